@@ -1,0 +1,43 @@
+# anim: `make demo` runs the main example, `make test` runs the specs.
+# Both install missing Debian packages first (scripts/deps.sh).
+LUA      ?= lua5.4
+LUA_INC  ?= /usr/include/lua5.4
+CC       ?= cc
+CFLAGS   ?= -O2 -g
+WARN      = -std=c99 -pedantic -Wall -Wextra -Werror
+# the noise and curve maths must give the same bits everywhere: no FMA contraction
+FPFLAGS   = -ffp-contract=off
+
+CORE_SRC  = $(wildcard csrc/*.c)
+CORE_HDR  = $(wildcard csrc/*.h)
+CORE_SO   = build/anim/core.so
+
+RUN = LUA_PATH="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH="build/?.so;;" \
+      LUA_PATH_5_4="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH_5_4="build/?.so;;" $(LUA)
+
+.PHONY: all build deps deps-test demo test spec clean
+
+all: build
+
+deps:
+	@LUA=$(LUA) LUA_INC=$(LUA_INC) sh scripts/deps.sh
+
+deps-test:
+	@LUA=$(LUA) LUA_INC=$(LUA_INC) sh scripts/deps.sh test
+
+build: $(CORE_SO)
+
+$(CORE_SO): $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p build/anim
+	$(CC) $(WARN) $(FPFLAGS) $(CFLAGS) -fPIC -shared -I$(LUA_INC) $(CORE_SRC) -o $@ -lm
+
+demo: deps
+	@$(MAKE) --no-print-directory build
+	$(RUN) examples/walk.lua
+
+test: deps-test
+	@$(MAKE) --no-print-directory build
+	$(RUN) $$(command -v busted) spec
+
+clean:
+	rm -rf build csrc/*.o

@@ -1,0 +1,38 @@
+-- luarocks --lua-version=5.4 make --deps-mode=none   (Debian provides lua-cjson)
+rockspec_format = "3.0"
+package = "anim"
+version = "dev-1"
+source = {
+  url = "git+file:///dev/null", -- built from a checkout with `luarocks make`
+}
+description = {
+  summary = "Animation clips, rigs and animators for Lua 5.4, with a C core",
+  detailed = [[
+Load .anim clips (and legacy XML), sample their curves exactly, play them on
+rigs through animators that blend, layer and time several tracks, and react
+to markers, events, sounds and chained clips through Lua callbacks.
+]],
+  license = "MIT",
+}
+dependencies = {
+  "lua >= 5.4, < 5.5",
+  "lua-cjson",
+}
+build = {
+  type = "builtin",
+  modules = {
+    ["anim.core"] = {
+      sources = {
+        "csrc/amath.c", "csrc/curve.c", "csrc/clip.c",
+        "csrc/lua_anim.c", "csrc/lua_clip.c",
+      },
+      incdirs = { "csrc" },
+      libraries = { "m" },
+    },
+    ["anim"] = "lua/anim/init.lua",
+    ["anim.errors"] = "lua/anim/errors.lua",
+    ["anim.json"] = "lua/anim/json.lua",
+    ["anim.format"] = "lua/anim/format.lua",
+    ["anim.clip"] = "lua/anim/clip.lua",
+  },
+}

@@ -1,0 +1,135 @@
+/* clip.c - building and sampling immutable clips (see clip.h). */
+#include "clip.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "amath.h"
+
+struct anim_block {
+  anim_block *next;
+  /* the payload follows, aligned as a double */
+  double payload[];
+};
+
+void *anim_clip_alloc(anim_clip *c, size_t size) {
+  anim_block *b;
+  if (size > ((size_t)-1) / 2) return NULL;
+  b = calloc(1, sizeof(anim_block) + size);
+  if (!b) return NULL;
+  b->next = c->blocks;
+  c->blocks = b;
+  return b->payload;
+}
+
+const char *anim_clip_strdup(anim_clip *c, const char *s, size_t len) {
+  char *d = anim_clip_alloc(c, len + 1);
+  if (d) memcpy(d, s, len);
+  return d;
+}
+
+anim_clip *anim_clip_new(int njoints, int nitems, int nmask) {
+  anim_clip *c;
+  if (njoints < 0 || nitems < 0 || nmask < 0) return NULL;
+  c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  c->speed = 1;
+  c->euler = ANIM_YXZ;
+  c->njoints = njoints;
+  c->nitems = nitems;
+  c->nmask = nmask;
+  c->joints = anim_clip_alloc(c, sizeof(anim_joint) * (size_t)(njoints ? njoints : 1));
+  c->items = anim_clip_alloc(c, sizeof(anim_item) * (size_t)(nitems ? nitems : 1));
+  c->mask = anim_clip_alloc(c, sizeof(char *) * (size_t)(nmask ? nmask : 1));
+  if (!c->joints || !c->items || !c->mask) { anim_clip_free(c); return NULL; }
+  return c;
+}
+
+void anim_clip_free(anim_clip *c) {
+  anim_block *b, *n;
+  if (!c) return;
+  for (b = c->blocks; b; b = n) { n = b->next; free(b); }
+  free(c);
+}
+
+static const char *check_curve(anim_curve *cv, int wrap) {
+  int i;
+  if (cv->n < 0 || (cv->n > 0 && !cv->keys)) return "bad curve";
+  cv->wrap = wrap;
+  for (i = 0; i < cv->n; i++) {
+    const anim_key *k = &cv->keys[i];
+    if (!isfinite(k->t) || !isfinite(k->v)) return "non-finite key";
+    if (i > 0 && k->t < cv->keys[i - 1].t) return "key times out of order";
+    if (k->interp >= ANIM_INTERP_COUNT || k->ease > ANIM_EASE_INOUT) return "bad interpolation";
+  }
+  for (i = 0; i < cv->nmods; i++) {
+    const anim_mod *m = &cv->mods[i];
+    if (m->type == ANIM_MOD_STEPPED && !(m->p[0] > 0)) return "step must be > 0";
+    if (m->type == ANIM_MOD_NOISE && !(m->p[0] > 0)) return "noise scale must be > 0";
+    if (m->type == ANIM_MOD_ENVELOPE && (m->npoints < 0 || (m->npoints && !m->points)))
+      return "bad envelope";
+  }
+  return NULL;
+}
+
+static int item_cmp(const void *pa, const void *pb) {
+  const anim_item *a = pa, *b = pb;
+  if (a->t != b->t) return a->t < b->t ? -1 : 1;
+  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+  return (a->index > b->index) - (a->index < b->index);
+}
+
+const char *anim_clip_finish(anim_clip *c) {
+  int j, a, i;
+  int wrap = c->loop == ANIM_LOOP;
+  if (!isfinite(c->length) || c->length < 0) return "length must be a finite number >= 0";
+  if (!isfinite(c->speed)) return "speed must be finite";
+  for (j = 0; j < c->njoints; j++) {
+    anim_joint *jt = &c->joints[j];
+    const char *e;
+    if (!jt->name) return "joint without a name";
+    for (a = 0; a < 3; a++) {
+      if ((e = check_curve(&jt->pos[a], wrap)) || (e = check_curve(&jt->rot[a], wrap)) ||
+          (e = check_curve(&jt->scl[a], wrap)))
+        return e;
+    }
+    if ((e = check_curve(&jt->pose_weight, 0))) return e;
+    for (i = 0; i < jt->qrot.n; i++) {
+      const anim_qkey *k = &jt->qrot.keys[i];
+      if (!isfinite(k->t) || (i > 0 && k->t < jt->qrot.keys[i - 1].t)) return "bad quaternion key time";
+      if (k->interp >= ANIM_INTERP_COUNT || k->ease > ANIM_EASE_INOUT) return "bad interpolation";
+    }
+  }
+  for (i = 0; i < c->nitems; i++)
+    if (!isfinite(c->items[i].t)) return "non-finite item time";
+  qsort(c->items, (size_t)c->nitems, sizeof(anim_item), item_cmp);
+  return NULL;
+}
+
+int anim_clip_find_joint(const anim_clip *c, const char *name) {
+  int j;
+  for (j = 0; j < c->njoints; j++)
+    if (strcmp(c->joints[j].name, name) == 0) return j;
+  return -1;
+}
+
+int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *cur,
+                           double pos[3], double rot[4], double scl[3], double *weight) {
+  const anim_joint *jt = &c->joints[j];
+  int a;
+  if (jt->channels & ANIM_CH_POS)
+    for (a = 0; a < 3; a++) pos[a] = anim_curve_eval(&jt->pos[a], t, cur ? cur + a : NULL);
+  if (jt->channels & ANIM_CH_ROT) {
+    if (jt->rot_quat) anim_qcurve_eval(&jt->qrot, t, cur ? cur + 3 : NULL, rot);
+    else {
+      double deg[3];
+      for (a = 0; a < 3; a++) deg[a] = anim_curve_eval(&jt->rot[a], t, cur ? cur + 3 + a : NULL);
+      anim_quat_from_euler(rot, deg, c->euler);
+    }
+  }
+  if (jt->channels & ANIM_CH_SCL)
+    for (a = 0; a < 3; a++) scl[a] = anim_curve_eval(&jt->scl[a], t, cur ? cur + 6 + a : NULL);
+  *weight = jt->pose_weight.n > 0 ? anim_curve_eval(&jt->pose_weight, t, cur ? cur + 9 : NULL) : 1;
+  return jt->channels;
+}

@@ -1,0 +1,78 @@
+/* clip.h - immutable clips: joints -> channels -> curves, plus the times of
+ * their timed items.  Built once through the functions below, then shared
+ * read-only by any number of tracks.  Plain C, no Lua. */
+#ifndef ANIM_CLIP_H
+#define ANIM_CLIP_H
+
+#include <stddef.h>
+
+#include "curve.h"
+
+enum { ANIM_ONCE, ANIM_LOOP, ANIM_HOLD, ANIM_PINGPONG };
+enum { ANIM_BLEND_NORMAL, ANIM_BLEND_ADDITIVE };
+enum { ANIM_SPACE_BODY, ANIM_SPACE_VIEW };
+/* Kinds of timed items, in the order they fire at equal times. */
+enum { ANIM_ITEM_MARKER, ANIM_ITEM_EVENT, ANIM_ITEM_SOUND, ANIM_ITEM_PLAY };
+/* Sides (an event's `on`, an animator's side). */
+enum { ANIM_SIDE_BOTH, ANIM_SIDE_SERVER, ANIM_SIDE_CLIENT };
+
+/* Channel flags. */
+enum { ANIM_CH_POS = 1, ANIM_CH_ROT = 2, ANIM_CH_SCL = 4 };
+
+/* Cursors a track keeps per joint: 3 position, 3 rotation (or 1 quat),
+ * 3 scale and 1 pose weight. */
+#define ANIM_JOINT_CURSORS 10
+
+typedef struct anim_joint {
+  const char *name;
+  double weight;           /* the joint's weight, 0..1 */
+  int muted;
+  int channels;            /* ANIM_CH_* present */
+  int rot_quat;            /* rotation keys are quaternions */
+  anim_curve pos[3], rot[3], scl[3];
+  anim_qcurve qrot;
+  anim_curve pose_weight;  /* version 1 pose weights; n = 0 when constant 1 */
+} anim_joint;
+
+typedef struct anim_item {
+  double t;
+  int kind;                /* ANIM_ITEM_* */
+  int index;               /* 0-based, in file order within its kind */
+  int side;                /* events: ANIM_SIDE_*; others ANIM_SIDE_BOTH */
+} anim_item;
+
+typedef struct anim_block anim_block;
+
+typedef struct anim_clip {
+  double length, speed, priority;
+  int loop, blend, space, euler;
+  int njoints;
+  anim_joint *joints;
+  int nmask;               /* 0: no mask */
+  const char **mask;
+  int nitems;
+  anim_item *items;        /* sorted by time, kind, file order */
+  anim_block *blocks;      /* everything the clip owns */
+} anim_clip;
+
+/* Building.  anim_clip_new returns a zeroed clip with njoints joints and
+ * nitems items (NULL when out of memory).  anim_clip_alloc gives zeroed
+ * memory owned by the clip.  anim_clip_finish checks the invariants the
+ * evaluator relies on, sorts the items and returns NULL, or a message. */
+anim_clip *anim_clip_new(int njoints, int nitems, int nmask);
+void *anim_clip_alloc(anim_clip *c, size_t size);
+const char *anim_clip_strdup(anim_clip *c, const char *s, size_t len);
+const char *anim_clip_finish(anim_clip *c);
+void anim_clip_free(anim_clip *c);
+
+/* Sample joint j at clip time t into pos[3], rot[4], scl[3] and *weight
+ * (the pose weight, 1 unless version 1 poses animate it).  Channels the
+ * joint does not animate are left as they were.  cursors is NULL or
+ * ANIM_JOINT_CURSORS ints.  Returns the ANIM_CH_* flags written. */
+int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *cursors,
+                           double pos[3], double rot[4], double scl[3], double *weight);
+
+/* Index of the joint with this name, or -1. */
+int anim_clip_find_joint(const anim_clip *c, const char *name);
+
+#endif

@@ -1,0 +1,266 @@
+/* curve.c - evaluation of scalar and quaternion curves (SEMANTICS 2) and
+ * of the curve modifiers (SEMANTICS 3). */
+#include "curve.h"
+
+#include <math.h>
+#include <stddef.h>
+
+#include "amath.h"
+
+#define KEY_T(keys, stride, i) (*(const double *)((const char *)(keys) + (size_t)(i) * (stride)))
+
+static int search_key(const void *keys, int n, int stride, double t) {
+  int lo = 0, hi = n - 1, ans = -1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (KEY_T(keys, stride, mid) <= t) { ans = mid; lo = mid + 1; }
+    else hi = mid - 1;
+  }
+  return ans;
+}
+
+/* Is k the answer for t: the last key with time <= t? */
+static int key_holds(const void *keys, int n, int stride, int k, double t) {
+  if (k < -1 || k >= n) return 0;
+  if (k >= 0 && !(KEY_T(keys, stride, k) <= t)) return 0;
+  return k + 1 == n || t < KEY_T(keys, stride, k + 1);
+}
+
+int anim_find_key(const void *keys, int n, int stride, double t, int *cursor) {
+  int k;
+  if (cursor) {
+    k = *cursor;
+    if (key_holds(keys, n, stride, k, t)) return k;
+    if (key_holds(keys, n, stride, k + 1, t)) return *cursor = k + 1;
+    if (key_holds(keys, n, stride, k - 1, t)) return *cursor = k - 1;
+  }
+  k = search_key(keys, n, stride, t);
+  if (cursor) *cursor = k;
+  return k;
+}
+
+/* ---- Catmull-Rom (uniform, Blockbench's neighbour rule) ---------------- */
+
+/* The first key at the second distinct time, and the last key at the
+ * second-to-last distinct time: the neighbours a looping channel wraps to. */
+static int second_time(const anim_key *k, int n) {
+  int j = 1;
+  while (j < n && k[j].t == k[0].t) j++;
+  return j < n ? j : n - 1;
+}
+static int second_last_time(const anim_key *k, int n) {
+  int j = n - 2;
+  while (j > 0 && k[j].t == k[n - 1].t) j--;
+  return j > 0 ? j : 0;
+}
+static int distinct_times(const anim_key *k, int n, int atleast) {
+  int i, c = n > 0;
+  for (i = 1; i < n && c < atleast; i++) c += k[i].t != k[i - 1].t;
+  return c;
+}
+
+static double catmullrom(const anim_curve *c, int i, double s) {
+  const anim_key *k = c->keys;
+  int n = c->n;
+  int wrap = c->wrap && distinct_times(k, n, 3) >= 3;
+  double p1 = k[i].v, p2 = k[i + 1].v, p0, p3, m1, m2, s2 = s * s, s3 = s2 * s;
+  if (i > 0) p0 = k[i - 1].t == k[i].t ? p1 : k[i - 1].v;
+  else p0 = wrap ? k[second_last_time(k, n)].v : p1;
+  if (i + 2 < n) p3 = k[i + 2].t == k[i + 1].t ? p2 : k[i + 2].v;
+  else p3 = wrap ? k[second_time(k, n)].v : p2;
+  m1 = (p2 - p0) / 2;
+  m2 = (p3 - p1) / 2;
+  return (2 * p1 - 2 * p2 + m1 + m2) * s3 + (-3 * p1 + 3 * p2 - 2 * m1 - m2) * s2 + m1 * s + p1;
+}
+
+/* ---- Bezier (Blender's F-curve segment) -------------------------------- */
+
+static double cubic(double a, double b, double c, double d, double u) {
+  double v = 1 - u;
+  return a * v * v * v + 3 * b * u * v * v + 3 * c * u * u * v + d * u * u * u;
+}
+
+/* Smallest u in [0,1] with x(u) = t.  The handle clamping makes x(u)
+ * monotone, so a safeguarded Newton iteration converges to the root. */
+static double solve_u(double x0, double x1, double x2, double x3, double t) {
+  double lo = 0, hi = 1, u = (t - x0) / (x3 - x0);
+  int it;
+  if (u <= 0) return 0;
+  if (u >= 1) return 1;
+  for (it = 0; it < 100; it++) {
+    double x = cubic(x0, x1, x2, x3, u) - t;
+    double v = 1 - u;
+    double dx = 3 * ((x1 - x0) * v * v + 2 * (x2 - x1) * u * v + (x3 - x2) * u * u);
+    double nu;
+    if (x == 0) return u;
+    if (x < 0) lo = u; else hi = u;
+    nu = dx > 0 ? u - x / dx : -1;
+    if (!(nu > lo && nu < hi)) nu = (lo + hi) / 2;
+    if (fabs(nu - u) <= 1e-16 || hi - lo <= 1e-16) return nu;
+    u = nu;
+  }
+  return u;
+}
+
+static double bezier(const anim_key *a, const anim_key *b, double t) {
+  double len = b->t - a->t;
+  double odt = isnan(a->out_dt) ? len / 3 : a->out_dt, odv = isnan(a->out_dt) ? 0 : a->out_dv;
+  double idt = isnan(b->in_dt) ? -len / 3 : b->in_dt, idv = isnan(b->in_dt) ? 0 : b->in_dv;
+  double l1, l2;
+  if (odt < 0) odt = 0;
+  if (idt > 0) idt = 0;
+  /* A handle longer than the segment is scaled down to it, keeping its
+   * slope (SEMANTICS 2.7). */
+  l1 = odt; l2 = -idt;
+  if (l1 > len) { odv *= len / l1; odt = len; }
+  if (l2 > len) { idv *= len / l2; idt = -len; }
+  {
+    double u = solve_u(a->t, a->t + odt, b->t + idt, b->t, t);
+    return cubic(a->v, a->v + odv, b->v + idv, b->v, u);
+  }
+}
+
+/* ---- scalar curves ------------------------------------------------------ */
+
+static double eval_keys(const anim_curve *c, double t, int *cursor) {
+  const anim_key *k = c->keys, *a, *b;
+  int i;
+  double s;
+  if (c->n <= 0) return 0;
+  i = anim_find_key(k, c->n, (int)sizeof(anim_key), t, cursor);
+  if (i < 0) return k[0].v;
+  if (i >= c->n - 1) return k[c->n - 1].v;
+  a = &k[i];
+  b = &k[i + 1];
+  s = (t - a->t) / (b->t - a->t);
+  switch (a->interp) {
+    case ANIM_STEP: return a->v;
+    case ANIM_LINEAR: return a->v + (b->v - a->v) * s;
+    case ANIM_CATMULLROM: return catmullrom(c, i, s);
+    case ANIM_BEZIER: return bezier(a, b, t);
+    default: return a->v + (b->v - a->v) * anim_ease(a->interp, a->ease, s);
+  }
+}
+
+/* Time modifiers map t into the keyed range; cycles "offset" adds a value
+ * per cycle, returned through *dv. */
+static double cycles_time(const anim_curve *c, const anim_mod *m, double t, double *dv) {
+  double t0 = c->keys[0].t, t1 = c->keys[c->n - 1].t, p = t1 - t0, k, r;
+  int mode;
+  if (p <= 0) return t;
+  if (t < t0) mode = m->before;
+  else if (t > t1) mode = m->after;
+  else return t;
+  if (mode == ANIM_CYC_NONE) return t;
+  k = floor((t - t0) / p);
+  r = (t - t0) - k * p;
+  if (r < 0) r = 0;
+  if (r > p) r = p;
+  if (mode == ANIM_CYC_OFFSET) *dv += k * (c->keys[c->n - 1].v - c->keys[0].v);
+  if (mode == ANIM_CYC_MIRROR && fmod(fabs(k), 2) == 1) return t1 - r;
+  return t0 + r;
+}
+
+static double envelope(const anim_mod *m, double t, double v) {
+  const double *pt = m->points;
+  int n = m->npoints, i;
+  double lo, hi;
+  if (n <= 0 || m->p[2] == m->p[1]) return v;
+  if (t <= pt[0]) { lo = pt[1]; hi = pt[2]; }
+  else if (t >= pt[3 * (n - 1)]) { lo = pt[3 * (n - 1) + 1]; hi = pt[3 * (n - 1) + 2]; }
+  else {
+    for (i = 0; i + 1 < n && pt[3 * (i + 1)] <= t; i++) {}
+    {
+      double ta = pt[3 * i], tb = pt[3 * i + 3];
+      double f = tb > ta ? (t - ta) / (tb - ta) : 1;
+      lo = pt[3 * i + 1] + (pt[3 * i + 4] - pt[3 * i + 1]) * f;
+      hi = pt[3 * i + 2] + (pt[3 * i + 5] - pt[3 * i + 2]) * f;
+    }
+  }
+  return lo + (v - (m->p[0] + m->p[1])) * (hi - lo) / (m->p[2] - m->p[1]);
+}
+
+double anim_curve_eval(const anim_curve *c, double t, int *cursor) {
+  double dv = 0, v;
+  int i;
+  if (c->n <= 0) return 0;
+  for (i = 0; i < c->nmods; i++) {
+    const anim_mod *m = &c->mods[i];
+    if (m->type == ANIM_MOD_CYCLES) t = cycles_time(c, m, t, &dv);
+    else if (m->type == ANIM_MOD_STEPPED)
+      t = m->p[1] + floor((t - m->p[1]) / m->p[0]) * m->p[0];
+  }
+  v = eval_keys(c, t, cursor) + dv;
+  for (i = 0; i < c->nmods; i++) {
+    const anim_mod *m = &c->mods[i];
+    switch (m->type) {
+      case ANIM_MOD_NOISE:
+        v += m->p[1] * (anim_noise((t - m->p[3]) / m->p[0], m->p[2]) - 0.5);
+        break;
+      case ANIM_MOD_LIMITS:
+        if (v < m->p[0]) v = m->p[0];
+        if (v > m->p[1]) v = m->p[1];
+        break;
+      case ANIM_MOD_ENVELOPE: v = envelope(m, t, v); break;
+      default: break;
+    }
+  }
+  return v;
+}
+
+/* ---- quaternion curves -------------------------------------------------- */
+
+void anim_qcurve_eval(const anim_qcurve *c, double t, int *cursor, double out[4]) {
+  const anim_qkey *k = c->keys, *a, *b;
+  int i, j;
+  double s;
+  if (c->n <= 0) { anim_quat_identity(out); return; }
+  i = anim_find_key(k, c->n, (int)sizeof(anim_qkey), t, cursor);
+  if (i < 0) i = 0;
+  if (i >= c->n - 1 || k[i].interp == ANIM_STEP) {
+    for (j = 0; j < 4; j++) out[j] = k[i].q[j];
+    return;
+  }
+  a = &k[i];
+  b = &k[i + 1];
+  s = (t - a->t) / (b->t - a->t);
+  if (a->interp >= ANIM_SINE) s = anim_ease(a->interp, a->ease, s);
+  anim_quat_slerp(out, a->q, b->q, s);
+}
+
+/* ---- noise -------------------------------------------------------------- */
+
+/* 2-D gradient noise over (x, phase): an integer hash picks one of eight
+ * unit gradients at each lattice point, blended with the quintic fade
+ * 6u^5 - 15u^4 + 10u^3 (C2).  Only +, -, * and floor on doubles and
+ * 32-bit integer arithmetic: the same bits on every IEEE platform.  For
+ * unit gradients |noise| <= sqrt(2)/2, so 0.5 + noise/sqrt(2) is in [0,1]. */
+static unsigned hash2(long long ix, long long iy) {
+  unsigned h = (unsigned)ix * 0x8da6b343u ^ (unsigned)iy * 0xd8163841u;
+  h ^= h >> 15; h *= 0x2c1b3c6du; h ^= h >> 12; h *= 0x297a2d39u; h ^= h >> 15;
+  return h;
+}
+
+static double grad(long long ix, long long iy, double dx, double dy) {
+  static const double g[8][2] = {
+    {1, 0}, {0.70710678118654752, 0.70710678118654752}, {0, 1},
+    {-0.70710678118654752, 0.70710678118654752}, {-1, 0},
+    {-0.70710678118654752, -0.70710678118654752}, {0, -1},
+    {0.70710678118654752, -0.70710678118654752}};
+  const double *v = g[hash2(ix, iy) & 7];
+  return v[0] * dx + v[1] * dy;
+}
+
+static double fade(double u) { return u * u * u * (u * (u * 6 - 15) + 10); }
+
+double anim_noise(double x, double y) {
+  double fx = floor(x), fy = floor(y), dx = x - fx, dy = y - fy, u, v, a, b, n;
+  long long ix, iy;
+  if (!(fabs(fx) < 4e15 && fabs(fy) < 4e15)) return 0.5;
+  ix = (long long)fx; iy = (long long)fy;
+  u = fade(dx); v = fade(dy);
+  a = grad(ix, iy, dx, dy) + u * (grad(ix + 1, iy, dx - 1, dy) - grad(ix, iy, dx, dy));
+  b = grad(ix, iy + 1, dx, dy - 1) + u * (grad(ix + 1, iy + 1, dx - 1, dy - 1) - grad(ix, iy + 1, dx, dy - 1));
+  n = 0.5 + (a + v * (b - a)) * 0.70710678118654752;
+  return n < 0 ? 0 : n > 1 ? 1 : n;
+}

@@ -1,0 +1,68 @@
+/* curve.h - scalar curves (one axis of a channel), quaternion curves and
+ * the curve modifiers.  Plain C, no Lua. */
+#ifndef ANIM_CURVE_H
+#define ANIM_CURVE_H
+
+/* A key of a scalar curve.  The interpolation decides the segment that
+ * starts at this key.  Bezier handles are [dt, dv] from the key; a handle
+ * whose dt is NaN is absent (flat, a third of the segment). */
+typedef struct anim_key {
+  double t, v;
+  double out_dt, out_dv, in_dt, in_dv;
+  unsigned char interp, ease;
+} anim_key;
+
+/* Curve modifiers (SEMANTICS 3). */
+enum { ANIM_MOD_CYCLES, ANIM_MOD_STEPPED, ANIM_MOD_NOISE, ANIM_MOD_LIMITS,
+       ANIM_MOD_ENVELOPE };
+enum { ANIM_CYC_NONE, ANIM_CYC_REPEAT, ANIM_CYC_OFFSET, ANIM_CYC_MIRROR };
+
+typedef struct anim_mod {
+  int type;
+  /* cycles: a = before mode, b = after mode
+   * stepped: step, offset
+   * noise: scale, strength, phase, offset
+   * limits: min, max (use -inf/+inf for an absent side)
+   * envelope: reference, min, max, then npoints points (time, lo, hi) */
+  int before, after;
+  double p[4];
+  int npoints;
+  const double *points;
+} anim_mod;
+
+typedef struct anim_curve {
+  int n;
+  const anim_key *keys;
+  int wrap;                /* catmullrom neighbours wrap (looping clip) */
+  int nmods;
+  const anim_mod *mods;    /* only those that apply to this axis, enabled */
+} anim_curve;
+
+/* A quaternion key: slerp; catmullrom and bezier act as linear. */
+typedef struct anim_qkey {
+  double t;
+  double q[4];
+  unsigned char interp, ease;
+} anim_qkey;
+
+typedef struct anim_qcurve {
+  int n;
+  const anim_qkey *keys;
+} anim_qcurve;
+
+/* Index of the last key whose time is <= t, or -1 before the first key.
+ * *cursor is the previous answer (any int; -1 to start): steady forward
+ * or backward play finds the key in O(1), a jump falls back to a binary
+ * search.  Works on any array of structs that start with a double time. */
+int anim_find_key(const void *keys, int n, int stride, double t, int *cursor);
+
+/* Value of the curve at time t (modifiers applied).  cursor may be NULL. */
+double anim_curve_eval(const anim_curve *c, double t, int *cursor);
+
+/* Rotation of the quaternion curve at time t.  cursor may be NULL. */
+void anim_qcurve_eval(const anim_qcurve *c, double t, int *cursor, double out[4]);
+
+/* The noise of the noise modifier: smooth (C2), deterministic, in [0, 1]. */
+double anim_noise(double x, double phase);
+
+#endif

@@ -1,0 +1,17 @@
+/* lua_anim.h - shared declarations of the Lua binding files (lua_*.c). */
+#ifndef ANIM_LUA_ANIM_H
+#define ANIM_LUA_ANIM_H
+
+#include "lua.h"
+
+#include "clip.h"
+
+#define ANIM_CLIP_MT "anim.clip"
+
+anim_clip *anim_lua_toclip(lua_State *L, int idx);
+anim_clip *anim_lua_checkclip(lua_State *L, int idx);
+
+/* Each adds its functions to the module table on the top of the stack. */
+void anim_lua_open_clip(lua_State *L);
+
+#endif

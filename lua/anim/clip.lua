@@ -1,0 +1,73 @@
+-- clip.lua: the Lua face of clips (userdata made by the C core).
+-- Scalar metadata are fields (clip.length), lists are methods
+-- (clip:markers()), and clip:sample(t) evaluates every curve in C.
+local core = require "anim.core"
+local E = require "anim.errors"
+local format = require "anim.format"
+
+local M = {}
+local info_of = core.clip_info
+
+local function copy(list)
+  if list == nil then return nil end
+  local out = {}
+  for i, v in ipairs(list) do
+    if type(v) == "table" then
+      local c = {}
+      for k, x in pairs(v) do c[k] = x end
+      out[i] = c
+    else
+      out[i] = v
+    end
+  end
+  return out
+end
+
+local methods = {}
+
+function methods.sample(self, t)
+  if type(t) ~= "number" then error("bad argument #1 to 'sample' (number expected, got " .. type(t) .. ")", 2) end
+  return core.clip_sample(self, t)
+end
+function methods.joints(self) return copy(info_of(self).joints) end
+function methods.markers(self) return copy(info_of(self).markers) end
+function methods.events(self) return copy(info_of(self).events) end
+function methods.sounds(self) return copy(info_of(self).sounds) end
+function methods.plays(self) return copy(info_of(self).plays) end
+
+local fields = {
+  name = true, version = true, length = true, loop = true, priority = true, speed = true,
+  blend = true, space = true, autoplay = true, euler = true, layout = true,
+}
+
+local mt = core.clip_metatable
+mt.__name = "anim.clip"
+mt.__index = function(self, k)
+  local m = methods[k]
+  if m then return m end
+  local info = info_of(self)
+  if fields[k] then return info[k] end
+  if k == "mask" then return copy(info.mask) end
+end
+mt.__newindex = function(_, k)
+  error("clips are read-only (cannot set '" .. tostring(k) .. "')", 2)
+end
+mt.__tostring = function(self)
+  local info = info_of(self)
+  return string.format("anim.clip(%s, %g s, %d joints)", info.name, info.length, #info.joints)
+end
+M.methods = methods
+
+-- Builds a clip from a table in the file's shape; raises a failure.
+function M.build(t, name)
+  local desc, info = format.read(t)
+  info.name = name
+  return core.clip_new(desc, info)
+end
+
+function M.is_clip(v)
+  return getmetatable(v) == mt
+end
+
+M.catch = E.catch
+return M

@@ -1,0 +1,141 @@
+-- errors.lua: input errors with JSON paths.
+--
+-- Readers of files call `fail(path, message)`; `catch(name, fn, ...)` runs a
+-- reader and turns such a failure into `nil, "name: path: message"`, the
+-- shape every loading function of the module returns for bad input.
+-- Anything else raised inside (a bug) propagates as a normal Lua error.
+local M = {}
+
+local Failure = {}
+Failure.__index = Failure
+
+local null -- cjson.null, filled lazily so this file has no hard dependency
+local function is_null(v)
+  if null == nil then
+    local ok, cjson = pcall(require, "cjson")
+    null = ok and cjson.null or false
+  end
+  return null ~= false and v == null
+end
+M.is_null = is_null
+
+-- "key" appended to a path: `a.b`, or `a["odd key"]` when not an identifier.
+function M.key(path, k)
+  if type(k) == "string" and k:match("^[%a_][%w_]*$") then
+    return path == "" and k or path .. "." .. k
+  end
+  return path .. "[" .. string.format("%q", tostring(k)) .. "]"
+end
+
+-- index i (1-based, as in Lua) appended to a path: `a[3]`.
+function M.index(path, i)
+  return path .. "[" .. i .. "]"
+end
+
+local function is_array(t)
+  local n = #t
+  for k in pairs(t) do
+    if type(k) ~= "number" or k < 1 or k > n or k % 1 ~= 0 then return false end
+  end
+  return true
+end
+M.is_array = is_array
+
+-- What a value is, for messages: "string", "null", "array", "object", "nan"...
+function M.describe(v)
+  local ty = type(v)
+  if ty == "number" then
+    if v ~= v then return "nan" end
+    if v == math.huge then return "inf" end
+    if v == -math.huge then return "-inf" end
+    return "number"
+  elseif ty == "table" then
+    if next(v) == nil then return "empty table" end
+    return is_array(v) and "array" or "object"
+  elseif is_null(v) then
+    return "null"
+  end
+  return ty
+end
+
+function M.fail(path, fmt, ...)
+  local msg = select("#", ...) > 0 and string.format(fmt, ...) or fmt
+  error(setmetatable({ path = path, msg = msg }, Failure), 0)
+end
+
+function M.is_failure(e)
+  return getmetatable(e) == Failure
+end
+
+-- The message of a failure, for a file or source called `name`.
+function M.message(name, e)
+  if e.path == nil or e.path == "" then return name .. ": " .. e.msg end
+  return name .. ": " .. e.path .. ": " .. e.msg
+end
+
+-- Run fn(...); a failure becomes nil, message.  Results pass through.
+function M.catch(name, fn, ...)
+  local res = table.pack(pcall(fn, ...))
+  if res[1] then return table.unpack(res, 2, res.n) end
+  if M.is_failure(res[2]) then return nil, M.message(name, res[2]) end
+  error(res[2], 0)
+end
+
+-- Common checks ------------------------------------------------------------
+
+function M.finite(v)
+  return type(v) == "number" and v == v and v ~= math.huge and v ~= -math.huge
+end
+
+function M.number(v, path, what)
+  if not M.finite(v) then
+    M.fail(path, "%s must be a finite number, got %s", what or "value", M.describe(v))
+  end
+  return v
+end
+
+function M.string(v, path, what)
+  if type(v) ~= "string" then
+    M.fail(path, "%s must be a string, got %s", what or "value", M.describe(v))
+  end
+  return v
+end
+
+function M.boolean(v, path, what)
+  if type(v) ~= "boolean" then
+    M.fail(path, "%s must be true or false, got %s", what or "value", M.describe(v))
+  end
+  return v
+end
+
+function M.object(v, path, what)
+  if type(v) ~= "table" or (next(v) ~= nil and is_array(v)) then
+    M.fail(path, "%s must be an object, got %s", what or "value", M.describe(v))
+  end
+  return v
+end
+
+function M.array(v, path, what)
+  if type(v) ~= "table" or not is_array(v) then
+    M.fail(path, "%s must be an array, got %s", what or "value", M.describe(v))
+  end
+  return v
+end
+
+-- One of a list of names; `names` is an array, the result its index.
+function M.enum(v, names, path, what)
+  if type(v) == "string" then
+    for i, n in ipairs(names) do
+      if n == v then return i end
+    end
+    M.fail(path, "unknown %s '%s' (expected %s)", what, v, table.concat(names, ", "))
+  end
+  M.fail(path, "%s must be one of %s, got %s", what, table.concat(names, ", "), M.describe(v))
+end
+
+-- An absent value: nil, or JSON null.
+function M.absent(v)
+  return v == nil or is_null(v)
+end
+
+return M

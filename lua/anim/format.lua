@@ -1,0 +1,689 @@
+-- format.lua: reads a clip table in the shape of a .anim file (versions 1,
+-- 2 and 3), checks every field, and turns it into the description the C
+-- core builds a clip from (core.clip_new) plus the info table the Lua API
+-- reads (metadata, timed items).  Nothing here samples: the C core does.
+local E = require "anim.errors"
+
+local M = {}
+
+local fail, describe, key, index = E.fail, E.describe, E.key, E.index
+
+-- Names and their codes in the C core (csrc/amath.h, csrc/clip.h). ---------
+
+local INTERPS = { "linear", "step", "catmullrom", "bezier", "sine", "quad", "cubic",
+  "quart", "quint", "expo", "circ", "back", "bounce", "elastic" }
+local INTERP_CODE = {}
+for i, n in ipairs(INTERPS) do INTERP_CODE[n] = i - 1 end
+local EASES = { "in", "out", "inOut" }
+local EASE_CODE = { ["in"] = 0, out = 1, inOut = 2 }
+local FIRST_EASING = INTERP_CODE.sine
+local function default_ease(code)
+  return (code == INTERP_CODE.back or code == INTERP_CODE.bounce or code == INTERP_CODE.elastic) and 1 or 0
+end
+
+M.LOOPS = { "once", "loop", "hold", "pingpong" }
+M.BLENDS = { "normal", "additive" }
+M.SPACES = { "body", "view" }
+M.SIDES = { "both", "server", "client" }
+M.EULERS = { "xyz", "xzy", "yxz", "yzx", "zxy", "zyx" }
+M.PRIORITIES = { core = 0, idle = 1, movement = 2, action = 3, action2 = 4, action3 = 5, action4 = 6 }
+local PRIORITY_NAMES = { "core", "idle", "movement", "action", "action2", "action3", "action4" }
+M.INTERPS, M.EASES = INTERPS, EASES
+
+local CYCLE_MODES = { "none", "repeat", "offset", "mirror" }
+local MOD_TYPES = { "cycles", "stepped", "noise", "limits", "envelope" }
+-- C codes: cycles 0, stepped 1, noise 2, limits 3, envelope 4 (curve.h)
+
+local MAX_JOINTS = 4096
+local MAX_KEYS = 1000000
+local MAX_ITEMS = 100000
+M.LIMITS = { joints = MAX_JOINTS, keys = MAX_KEYS, items = MAX_ITEMS }
+
+-- Shared field readers ---------------------------------------------------------
+
+function M.priority(v, path)
+  if type(v) == "string" then
+    local p = M.PRIORITIES[v]
+    if p then return p end
+    fail(path, "unknown priority '%s' (expected %s, or a number)", v, table.concat(PRIORITY_NAMES, ", "))
+  end
+  if not E.finite(v) then
+    fail(path, "priority must be a level name or a finite number, got %s", describe(v))
+  end
+  return v
+end
+
+function M.mask(v, path)
+  local names = {}
+  if type(v) == "string" then
+    for n in v:gmatch("[^,%s]+") do names[#names + 1] = n end
+  elseif type(v) == "table" and E.is_array(v) then
+    for i, n in ipairs(v) do names[i] = E.string(n, index(path, i), "mask name") end
+  else
+    fail(path, "mask must be an array of joint names or a string of names, got %s", describe(v))
+  end
+  return names
+end
+
+local function euler_code(v, path)
+  if type(v) ~= "string" then fail(path, "euler must be a string like \"yxz\", got %s", describe(v)) end
+  local lower = v:lower()
+  for i, n in ipairs(M.EULERS) do
+    if n == lower then return i - 1 end
+  end
+  fail(path, "unknown euler order '%s' (expected a permutation of xyz such as yxz or zyx)", v)
+end
+
+local function vec(v, n, path, what)
+  if type(v) ~= "table" or not E.is_array(v) or #v ~= n then
+    local got = (type(v) == "table" and E.is_array(v)) and ("an array of " .. #v) or describe(v)
+    fail(path, "%s must be an array of %d numbers, got %s", what, n, got)
+  end
+  for i = 1, n do E.number(v[i], index(path, i), what .. " component") end
+  return v
+end
+M.vec = vec
+
+local function quat(v, path, what)
+  vec(v, 4, path, what)
+  local len = math.sqrt(v[1] ^ 2 + v[2] ^ 2 + v[3] ^ 2 + v[4] ^ 2)
+  if len == 0 then fail(path, "%s is a zero quaternion (a rotation needs a non-zero [x, y, z, w])", what) end
+  if len ~= len or len == math.huge then fail(path, "%s is too large to normalise", what) end
+  return { v[1] / len, v[2] / len, v[3] / len, v[4] / len }
+end
+M.quat = quat
+
+-- A rotation given as [x, y, z] degrees or an [x, y, z, w] quaternion.
+function M.rotation(v, path, what)
+  if type(v) == "table" and #v == 4 then return quat(v, path, what) end
+  if type(v) == "table" and #v == 3 then return vec(v, 3, path, what) end
+  fail(path, "%s must be [x, y, z] degrees or an [x, y, z, w] quaternion, got %s", what,
+    (type(v) == "table" and E.is_array(v)) and ("an array of " .. #v) or describe(v))
+end
+
+-- Keys (versions 2 and 3) -------------------------------------------------------
+
+-- A handle [dt, dv] with dv one number or [dx, dy, dz].
+local function handle(h, path, which)
+  if type(h) ~= "table" or not E.is_array(h) or #h ~= 2 then
+    fail(path, "%s handle must be [dt, dv], got %s", which,
+      (type(h) == "table" and E.is_array(h)) and ("an array of " .. #h) or describe(h))
+  end
+  local dt = E.number(h[1], index(path, 1), which .. " handle time")
+  local dv = h[2]
+  if type(dv) == "table" then
+    vec(dv, 3, index(path, 2), which .. " handle value")
+    return dt, dv[1], dv[2], dv[3]
+  end
+  dv = E.number(dv, index(path, 2), which .. " handle value")
+  return dt, dv, dv, dv
+end
+
+local function interp_code(v, path)
+  if E.absent(v) then return INTERP_CODE.linear end
+  if type(v) ~= "string" then fail(path, "interpolation must be a string, got %s", describe(v)) end
+  local c = INTERP_CODE[v]
+  if not c then
+    fail(path, "unknown interpolation '%s' (expected %s)", v, table.concat(INTERPS, ", "))
+  end
+  return c
+end
+
+-- Reads one channel's keys; returns { t, vals (arrays), i, e, h, quat }.
+local function read_keys(list, path, channel)
+  E.array(list, path, channel .. " keys")
+  if #list > MAX_KEYS then fail(path, "too many keys (at most %d)", MAX_KEYS) end
+  local ch = { t = {}, vals = {}, i = {}, e = {}, h = nil, quat = nil }
+  local prev
+  for n, k in ipairs(list) do
+    local kp = index(path, n)
+    if type(k) ~= "table" or not E.is_array(k) or #k < 2 or #k > 4 then
+      fail(kp, "key must be [time, value, interpolation, extra], got %s",
+        (type(k) == "table" and E.is_array(k)) and ("an array of " .. #k) or describe(k))
+    end
+    local t = E.number(k[1], index(kp, 1), "time")
+    if prev and t < prev then
+      fail(index(kp, 1), "key times must not decrease (%.17g comes after %.17g)", t, prev)
+    end
+    prev = t
+    local v = k[2]
+    local vp = index(kp, 2)
+    local is_q
+    if channel == "rotation" then
+      if type(v) == "table" and #v == 4 then is_q = true end
+      v = M.rotation(v, vp, "rotation")
+      if ch.quat == nil then ch.quat = is_q or false
+      elseif ch.quat ~= (is_q or false) then
+        fail(vp, "a rotation channel must be all Euler angles or all quaternions; this key is %s, the first was %s",
+          is_q and "a quaternion" or "Euler angles", ch.quat and "a quaternion" or "Euler angles")
+      end
+    else
+      v = vec(v, 3, vp, channel)
+    end
+    local code = interp_code(k[3], index(kp, 3))
+    local extra = k[4]
+    local ease = 0
+    local ep = index(kp, 4)
+    if not E.absent(extra) then
+      E.object(extra, ep, "key extra")
+      if not E.absent(extra.ease) then
+        local ez = extra.ease
+        if type(ez) ~= "string" or not EASE_CODE[ez] then
+          fail(key(ep, "ease"), "unknown ease %s (expected in, out or inOut)",
+            type(ez) == "string" and ("'" .. ez .. "'") or describe(ez))
+        end
+        ease = EASE_CODE[ez]
+      elseif code >= FIRST_EASING then
+        ease = default_ease(code)
+      end
+      local hout, hin = extra.out, extra["in"]
+      if not E.absent(hout) or not E.absent(hin) then
+        ch.h = ch.h or {}
+        local hd = { 0 / 0, 0, 0, 0, 0 / 0, 0, 0, 0 }
+        if not E.absent(hout) then
+          hd[1], hd[2], hd[3], hd[4] = handle(hout, key(ep, "out"), "out")
+        end
+        if not E.absent(hin) then
+          hd[5], hd[6], hd[7], hd[8] = handle(hin, key(ep, "in"), "in")
+        end
+        ch.h[n] = hd
+      end
+    elseif code >= FIRST_EASING then
+      ease = default_ease(code)
+    end
+    ch.t[n], ch.vals[n], ch.i[n], ch.e[n] = t, v, code, ease
+  end
+  return ch
+end
+
+-- Per-axis curves for the C core from a channel read by read_keys.
+local function axis_curves(ch)
+  local curves = {}
+  for a = 1, 3 do
+    local v, h = {}, nil
+    for n = 1, #ch.t do v[n] = ch.vals[n][a] end
+    if ch.h then
+      h = {}
+      local nan = 0 / 0
+      for n = 1, #ch.t do
+        local hd = ch.h[n]
+        local b = 4 * (n - 1)
+        if hd then
+          h[b + 1], h[b + 2], h[b + 3], h[b + 4] = hd[1], hd[1 + a], hd[5], hd[5 + a]
+        else
+          h[b + 1], h[b + 2], h[b + 3], h[b + 4] = nan, 0, nan, 0
+        end
+      end
+    end
+    curves[a] = { t = ch.t, v = v, i = ch.i, e = ch.e, h = h }
+  end
+  return curves
+end
+
+local function quat_curve(ch)
+  local q = {}
+  for n = 1, #ch.t do
+    local v = ch.vals[n]
+    for a = 1, 4 do q[4 * (n - 1) + a] = v[a] end
+  end
+  return { t = ch.t, q = q, i = ch.i, e = ch.e }
+end
+
+-- Curve modifiers -----------------------------------------------------------------
+
+local function opt_number(m, k, path, dflt)
+  local v = m[k]
+  if E.absent(v) then return dflt end
+  return E.number(v, key(path, k), k)
+end
+
+local function read_modifier(m, path)
+  E.object(m, path, "modifier")
+  local ty = E.enum(m.type, MOD_TYPES, key(path, "type"), "modifier type")
+  local out = { type = ty - 1 }
+  local axis = m.axis
+  if not E.absent(axis) then
+    if axis ~= 0 and axis ~= 1 and axis ~= 2 then
+      fail(key(path, "axis"), "axis must be 0, 1 or 2 (x, y or z), got %s",
+        E.finite(axis) and tostring(axis) or describe(axis))
+    end
+    out.axis = axis + 1
+  end
+  if not E.absent(m.enabled) then out.enabled = E.boolean(m.enabled, key(path, "enabled"), "enabled") end
+  if out.enabled == nil then out.enabled = true end
+  local tyname = MOD_TYPES[ty]
+  if tyname == "cycles" then
+    out.before = E.absent(m.before) and 1 or E.enum(m.before, CYCLE_MODES, key(path, "before"), "cycles mode") - 1
+    out.after = E.absent(m.after) and 1 or E.enum(m.after, CYCLE_MODES, key(path, "after"), "cycles mode") - 1
+  elseif tyname == "stepped" then
+    out.p1 = opt_number(m, "step", path, 0.1)
+    out.p2 = opt_number(m, "offset", path, 0)
+    if out.p1 <= 0 then fail(key(path, "step"), "step must be greater than 0, got %.17g", out.p1) end
+  elseif tyname == "noise" then
+    out.p1 = opt_number(m, "scale", path, 1)
+    out.p2 = opt_number(m, "strength", path, 1)
+    out.p3 = opt_number(m, "phase", path, 0)
+    out.p4 = opt_number(m, "offset", path, 0)
+    if out.p1 <= 0 then fail(key(path, "scale"), "scale must be greater than 0, got %.17g", out.p1) end
+  elseif tyname == "limits" then
+    out.p1 = opt_number(m, "min", path, -math.huge)
+    out.p2 = opt_number(m, "max", path, math.huge)
+    if out.p2 < out.p1 then
+      fail(key(path, "max"), "max (%.17g) must not be less than min (%.17g)", out.p2, out.p1)
+    end
+  else -- envelope
+    out.p1 = opt_number(m, "reference", path, 0)
+    out.p2 = opt_number(m, "min", path, -1)
+    out.p3 = opt_number(m, "max", path, 1)
+    if out.p3 == out.p2 then
+      fail(key(path, "max"), "max must differ from min (both %.17g)", out.p2)
+    end
+    local pts = {}
+    if not E.absent(m.points) then
+      local pp = key(path, "points")
+      E.array(m.points, pp, "points")
+      local prev
+      for i, p in ipairs(m.points) do
+        vec(p, 3, index(pp, i), "envelope point [time, min, max]")
+        if prev and p[1] < prev then
+          fail(index(index(pp, i), 1), "envelope point times must not decrease (%.17g comes after %.17g)", p[1], prev)
+        end
+        prev = p[1]
+        pts[#pts + 1], pts[#pts + 2], pts[#pts + 3] = p[1], p[2], p[3]
+      end
+    end
+    out.points = pts
+  end
+  return out
+end
+
+-- Attaches the enabled modifiers of a channel to its per-axis curves.
+local function attach_modifiers(curves, mods)
+  for a = 1, 3 do
+    local list = {}
+    for _, m in ipairs(mods) do
+      if m.enabled and (m.axis == nil or m.axis == a) then list[#list + 1] = m end
+    end
+    if #list > 0 then curves[a].mods = list end
+  end
+end
+
+-- Timed items ---------------------------------------------------------------------
+
+local function read_items(c, info, items, path)
+  local function list(name)
+    local v = c[name]
+    if E.absent(v) then return {} end
+    E.array(v, key(path, name), name)
+    if #v > MAX_ITEMS then fail(key(path, name), "too many %s (at most %d)", name, MAX_ITEMS) end
+    return v
+  end
+  local last = nil
+  local function add(t, kind, i, side)
+    items[#items + 1] = { t = t, kind = kind, index = i - 1, side = side or 0 }
+    if not last or t > last then last = t end
+  end
+  info.markers, info.events, info.sounds, info.plays = {}, {}, {}, {}
+  for i, m in ipairs(list("markers")) do
+    local p = index(key(path, "markers"), i)
+    E.object(m, p, "marker")
+    local t = E.number(m.time, key(p, "time"), "time")
+    local name = E.string(m.name, key(p, "name"), "name")
+    local value = m.value
+    if E.absent(value) then value = nil else E.string(value, key(p, "value"), "value") end
+    info.markers[i] = { time = t, name = name, value = value }
+    add(t, 0, i)
+  end
+  for i, ev in ipairs(list("events")) do
+    local p = index(key(path, "events"), i)
+    E.object(ev, p, "event")
+    local t = E.number(ev.time, key(p, "time"), "time")
+    local name = E.string(ev.name, key(p, "name"), "name")
+    local on = E.absent(ev.on) and 1 or E.enum(ev.on, M.SIDES, key(p, "on"), "side")
+    info.events[i] = { time = t, name = name, payload = ev.payload, on = M.SIDES[on] }
+    add(t, 1, i, on - 1)
+  end
+  for i, s in ipairs(list("sounds")) do
+    local p = index(key(path, "sounds"), i)
+    E.object(s, p, "sound")
+    local t = E.number(s.time, key(p, "time"), "time")
+    local id = s.sound
+    local idp = key(p, "sound")
+    if E.absent(id) then id, idp = s.id, key(p, "id") end
+    if E.absent(id) then fail(p, "sound needs a sound id in 'sound' (or 'id')") end
+    E.string(id, idp, "sound id")
+    local volume = E.absent(s.volume) and 1 or E.number(s.volume, key(p, "volume"), "volume")
+    local pitch = E.absent(s.pitch) and 1 or E.number(s.pitch, key(p, "pitch"), "pitch")
+    info.sounds[i] = { time = t, sound = id, volume = volume, pitch = pitch }
+    add(t, 2, i)
+  end
+  for i, pl in ipairs(list("plays")) do
+    local p = index(key(path, "plays"), i)
+    E.object(pl, p, "play")
+    local t = E.number(pl.time, key(p, "time"), "time")
+    local clip = E.string(pl.clip, key(p, "clip"), "clip path")
+    local fade = E.absent(pl.fade) and 0.1 or E.number(pl.fade, key(p, "fade"), "fade")
+    if fade < 0 then fail(key(p, "fade"), "fade must be >= 0, got %.17g", fade) end
+    info.plays[i] = { time = t, clip = clip, fade = fade }
+    add(t, 3, i)
+  end
+  return last
+end
+
+-- Top-level fields common to every version ------------------------------------------
+
+local function read_common(c, info, desc)
+  if not E.absent(c.mask) then
+    info.mask = M.mask(c.mask, "mask")
+    desc.mask = info.mask
+  end
+  info.blend = "normal"
+  if not E.absent(c.blend) then
+    desc.blend = E.enum(c.blend, M.BLENDS, "blend", "blend") - 1
+    info.blend = M.BLENDS[desc.blend + 1]
+  end
+  info.space = "body"
+  if not E.absent(c.space) then
+    desc.space = E.enum(c.space, M.SPACES, "space", "space") - 1
+    info.space = M.SPACES[desc.space + 1]
+  end
+  if not E.absent(c.skeleton) then info.skeleton = M.skeleton(c.skeleton, "skeleton") end
+  if not E.absent(c.retarget) then
+    E.object(c.retarget, "retarget", "retarget")
+    local r = {}
+    for k, v in pairs(c.retarget) do r[k] = E.string(v, key("retarget", k), "retarget joint name") end
+    info.retarget = r
+  end
+end
+
+-- skeleton: joint name -> { parent, position, rotation } (SEMANTICS 5).
+function M.skeleton(s, path)
+  E.object(s, path, "skeleton")
+  local out = {}
+  for name, j in pairs(s) do
+    local p = key(path, name)
+    E.object(j, p, "skeleton joint")
+    local parent = j.parent
+    if E.absent(parent) then parent = nil else E.string(parent, key(p, "parent"), "parent") end
+    local pos = E.absent(j.position) and { 0, 0, 0 } or vec(j.position, 3, key(p, "position"), "position")
+    local rot = not E.absent(j.rotation) and M.rotation(j.rotation, key(p, "rotation"), "rotation") or nil
+    out[name] = { parent = parent, position = pos, rotation = rot }
+  end
+  for name, j in pairs(out) do
+    if j.parent and not out[j.parent] then
+      fail(key(key(path, name), "parent"), "unknown parent '%s'", j.parent)
+    end
+  end
+  return out
+end
+
+local function sorted_keys(t)
+  local ks = {}
+  for k in pairs(t) do
+    if type(k) ~= "string" then fail("joints", "joint names must be strings") end
+    ks[#ks + 1] = k
+  end
+  table.sort(ks)
+  return ks
+end
+
+-- Versions 2 and 3: curves per joint ------------------------------------------------
+
+local CHANNELS = { "position", "rotation", "scale" }
+
+local function read_curves(c, info, desc)
+  E.object(c.joints, "joints", "joints")
+  local names = sorted_keys(c.joints)
+  if #names > MAX_JOINTS then fail("joints", "too many joints (at most %d)", MAX_JOINTS) end
+  local last_key
+  local loop = desc.loop
+  desc.joints = {}
+  for _, name in ipairs(names) do
+    local j = c.joints[name]
+    local jp = key("joints", name)
+    E.object(j, jp, "joint")
+    local dj = { name = name }
+    if not E.absent(j.weight) then
+      local w = E.number(j.weight, key(jp, "weight"), "weight")
+      if w < 0 or w > 1 then fail(key(jp, "weight"), "weight must be between 0 and 1, got %.17g", w) end
+      dj.weight = w
+    end
+    if not E.absent(j.muted) then dj.muted = E.boolean(j.muted, key(jp, "muted"), "muted") end
+    local mods = {}
+    if not E.absent(j.modifiers) then
+      local mp = key(jp, "modifiers")
+      E.object(j.modifiers, mp, "modifiers")
+      for ch, list in pairs(j.modifiers) do
+        if ch ~= "position" and ch ~= "rotation" and ch ~= "scale" then
+          fail(key(mp, ch), "unknown channel '%s' (expected position, rotation or scale)", tostring(ch))
+        end
+        local lp = key(mp, ch)
+        E.array(list, lp, "modifier list")
+        local out = {}
+        for i, m in ipairs(list) do out[i] = read_modifier(m, index(lp, i)) end
+        mods[ch] = out
+      end
+    end
+    for _, chname in ipairs(CHANNELS) do
+      local list = j[chname]
+      if not E.absent(list) then
+        local cp = key(jp, chname)
+        local ch = read_keys(list, cp, chname)
+        if #ch.t > 0 then
+          if last_key == nil or ch.t[#ch.t] > last_key then last_key = ch.t[#ch.t] end
+          if ch.quat then
+            if mods.rotation and #mods.rotation > 0 then
+              fail(index(key(key(jp, "modifiers"), "rotation"), 1),
+                "curve modifiers work on Euler angles, not on quaternion keys")
+            end
+            dj.qrot = quat_curve(ch)
+          else
+            local curves = axis_curves(ch)
+            if mods[chname] then attach_modifiers(curves, mods[chname]) end
+            dj[chname == "position" and "pos" or chname == "rotation" and "rot" or "scl"] = curves
+          end
+        end
+      end
+    end
+    desc.joints[#desc.joints + 1] = dj
+  end
+  info.joints = names
+  desc.loop = loop
+  return last_key
+end
+
+-- Version 1: poses at keyframes -------------------------------------------------------
+
+local V1_EASINGS = { linear = INTERP_CODE.linear, constant = INTERP_CODE.step }
+for i = FIRST_EASING + 1, #INTERPS do V1_EASINGS[INTERPS[i]] = i - 1 end
+local V1_DIRS = { ["in"] = 0, out = 1, inout = 2 }
+local IDENTITY = { 0, 0, 0, 1 }
+local ZERO = { 0, 0, 0 }
+
+local function euler_to_quat(deg)
+  -- yxz: R = Ry * Rx * Rz (SEMANTICS 4)
+  local function axis(i, d)
+    local h = math.rad(d) / 2
+    local q = { 0, 0, 0, math.cos(h) }
+    q[i] = math.sin(h)
+    return q
+  end
+  local function mul(a, b)
+    return {
+      a[4] * b[1] + a[1] * b[4] + a[2] * b[3] - a[3] * b[2],
+      a[4] * b[2] - a[1] * b[3] + a[2] * b[4] + a[3] * b[1],
+      a[4] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[4],
+      a[4] * b[4] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+    }
+  end
+  return mul(mul(axis(2, deg[2]), axis(1, deg[1])), axis(3, deg[3]))
+end
+
+local function read_v1(c, info, desc)
+  local kfs = E.array(c.keyframes, "keyframes", "keyframes")
+  if #kfs > MAX_KEYS then fail("keyframes", "too many keyframes (at most %d)", MAX_KEYS) end
+  local times, poses = {}, {}
+  local joints = {} -- name -> { pos = bool, rot = bool, w = bool }
+  local prev
+  for i, kf in ipairs(kfs) do
+    local p = index("keyframes", i)
+    E.object(kf, p, "keyframe")
+    local t = E.number(kf.time, key(p, "time"), "time")
+    if prev and t < prev then
+      fail(key(p, "time"), "keyframe times must not decrease (%.17g comes after %.17g)", t, prev)
+    end
+    prev = t
+    times[i] = t
+    local ps = {}
+    if not E.absent(kf.poses) then
+      E.object(kf.poses, key(p, "poses"), "poses")
+      for name, pose in pairs(kf.poses) do
+        local pp = key(key(p, "poses"), name)
+        E.object(pose, pp, "pose")
+        local jr = joints[name] or {}
+        joints[name] = jr
+        local out = {}
+        if not E.absent(pose.position) then
+          out.pos = vec(pose.position, 3, key(pp, "position"), "position")
+          jr.pos = true
+        end
+        if not E.absent(pose.rotation) then
+          out.rot = quat(pose.rotation, key(pp, "rotation"), "rotation")
+          jr.rot = true
+        elseif not E.absent(pose.angles) then
+          out.rot = euler_to_quat(vec(pose.angles, 3, key(pp, "angles"), "angles"))
+          jr.rot = true
+        end
+        out.interp = INTERP_CODE.linear
+        if not E.absent(pose.easing) then
+          local ez = pose.easing
+          local code = type(ez) == "string" and V1_EASINGS[ez:lower()]
+          if not code then
+            fail(key(pp, "easing"), "unknown easing %s (expected linear, constant, %s)",
+              type(ez) == "string" and ("'" .. ez .. "'") or describe(ez),
+              table.concat(INTERPS, ", ", FIRST_EASING + 1))
+          end
+          out.interp = code
+        end
+        out.ease = 2
+        if not E.absent(pose.direction) then
+          local d = pose.direction
+          local code = type(d) == "string" and V1_DIRS[d:lower()]
+          if not code then
+            fail(key(pp, "direction"), "unknown direction %s (expected in, out or inOut)",
+              type(d) == "string" and ("'" .. d .. "'") or describe(d))
+          end
+          out.ease = code
+        end
+        out.w = 1
+        if not E.absent(pose.weight) then
+          local w = E.number(pose.weight, key(pp, "weight"), "weight")
+          if w < 0 or w > 1 then fail(key(pp, "weight"), "weight must be between 0 and 1, got %.17g", w) end
+          out.w = w
+          if w ~= 1 then jr.w = true end
+        end
+        ps[name] = out
+      end
+    end
+    poses[i] = ps
+  end
+  local names = sorted_keys(joints)
+  if #names > MAX_JOINTS then fail("keyframes", "too many joints (at most %d)", MAX_JOINTS) end
+  desc.joints = {}
+  info.weights_vary = false
+  for _, name in ipairs(names) do
+    local jr = joints[name]
+    local dj = { name = name }
+    local ip, ez, pv, qv, wv = {}, {}, { {}, {}, {} }, {}, {}
+    for i = 1, #times do
+      local pose = poses[i][name]
+      local pos = pose and pose.pos or ZERO
+      local rot = pose and pose.rot or IDENTITY
+      ip[i] = pose and pose.interp or INTERP_CODE.linear
+      ez[i] = pose and pose.ease or 2
+      for a = 1, 3 do pv[a][i] = pos[a] end
+      for a = 1, 4 do qv[4 * (i - 1) + a] = rot[a] end
+      wv[i] = pose and pose.w or 1
+    end
+    if jr.pos then
+      dj.pos = {}
+      for a = 1, 3 do dj.pos[a] = { t = times, v = pv[a], i = ip, e = ez } end
+    end
+    if jr.rot then dj.qrot = { t = times, q = qv, i = ip, e = ez } end
+    if jr.w then
+      dj.pw = { t = times, v = wv, i = ip, e = ez }
+      for i = 2, #wv do
+        if wv[i] ~= wv[1] then info.weights_vary = true end
+      end
+    end
+    desc.joints[#desc.joints + 1] = dj
+  end
+  info.joints = names
+  return times[#times]
+end
+
+-- Entry point -----------------------------------------------------------------------------
+
+-- Reads a clip table; returns desc (for core.clip_new) and info, or raises a
+-- failure (errors.lua).
+function M.read(c)
+  if type(c) ~= "table" or (next(c) ~= nil and E.is_array(c)) then
+    fail("", "expected an object with joints or keyframes, got %s", describe(c))
+  end
+  local version = c.version
+  if not E.absent(version) then
+    if version ~= 1 and version ~= 2 and version ~= 3 then
+      fail("version", "unknown version %s (expected 1, 2 or 3)",
+        E.finite(version) and string.format("%.17g", version) or describe(version))
+    end
+  end
+  local curves = not E.absent(c.joints)
+  if not curves and E.absent(c.keyframes) then
+    fail("", "expected an object with joints or keyframes, got an object without either")
+  end
+  local info = { source = c, version = curves and (version or 2) or 1, layout = curves and "curves" or "poses" }
+  local desc = {}
+  local last
+  -- playback fields
+  if curves then
+    local loop = 1
+    if not E.absent(c.loop) then loop = E.enum(c.loop, M.LOOPS, "loop", "loop mode") end
+    desc.loop = loop - 1
+    info.loop = M.LOOPS[loop]
+    desc.euler = 2
+    if not E.absent(c.euler) then desc.euler = euler_code(c.euler, "euler") end
+    info.euler = M.EULERS[desc.euler + 1]
+    last = read_curves(c, info, desc)
+  else
+    local looped = false
+    if not E.absent(c.looped) then looped = E.boolean(c.looped, "looped", "looped") end
+    desc.loop = looped and 1 or 0
+    info.loop = looped and "loop" or "once"
+    desc.euler = 2
+    info.euler = "yxz"
+    last = read_v1(c, info, desc)
+  end
+  desc.priority = 0
+  if not E.absent(c.priority) then desc.priority = M.priority(c.priority, "priority") end
+  info.priority = desc.priority
+  desc.speed = 1
+  if not E.absent(c.speed) then desc.speed = E.number(c.speed, "speed", "speed") end
+  info.speed = desc.speed
+  info.autoplay = false
+  if not E.absent(c.autoplay) then info.autoplay = E.boolean(c.autoplay, "autoplay", "autoplay") end
+  read_common(c, info, desc)
+  desc.items = {}
+  local last_item = read_items(c, info, desc.items, "")
+  if curves and last_item and (last == nil or last_item > last) then last = last_item end
+  if not E.absent(c.length) then
+    local len = E.number(c.length, "length", "length")
+    if len < 0 then fail("length", "length must be >= 0, got %.17g", len) end
+    desc.length = len
+  else
+    desc.length = math.max(last or 0, 0)
+  end
+  info.length = desc.length
+  return desc, info
+end
+
+return M

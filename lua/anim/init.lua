@@ -1,0 +1,48 @@
+-- anim: animation clips, rigs and animators for Lua 5.4, with a C core.
+-- See docs/api.md for the whole API.
+local E = require "anim.errors"
+local json = require "anim.json"
+local clip = require "anim.clip"
+
+local anim = { _VERSION = "anim dev-1" }
+
+local function check_opt_string(v, n, fname)
+  if v ~= nil and type(v) ~= "string" then
+    error(string.format("bad argument #%d to '%s' (string expected, got %s)", n, fname, type(v)), 3)
+  end
+end
+
+-- anim.load(path) -> clip | nil, message
+function anim.load(path)
+  if type(path) ~= "string" then
+    error("bad argument #1 to 'load' (string expected, got " .. type(path) .. ")", 2)
+  end
+  return E.catch(path, function()
+    return clip.build(json.decode(json.read_file(path)), path)
+  end)
+end
+
+-- anim.decode(json_text [, name]) -> clip | nil, message
+function anim.decode(text, name)
+  if type(text) ~= "string" then
+    error("bad argument #1 to 'decode' (string expected, got " .. type(text) .. ")", 2)
+  end
+  check_opt_string(name, 2, "decode")
+  name = name or "clip"
+  return E.catch(name, function() return clip.build(json.decode(text), name) end)
+end
+
+-- anim.clip(table [, name]) -> clip | nil, message
+function anim.clip(t, name)
+  if type(t) ~= "table" then
+    error("bad argument #1 to 'clip' (table expected, got " .. type(t) .. ")", 2)
+  end
+  check_opt_string(name, 2, "clip")
+  name = name or "clip"
+  return E.catch(name, clip.build, t, name)
+end
+
+anim.is_clip = clip.is_clip
+anim.null = json.null
+
+return anim

@@ -1,0 +1,42 @@
+#!/bin/sh
+# deps.sh: checks what `make demo` and `make test` need and, when it is
+# missing, installs it from Debian's archive (as root with apt-get), or
+# says exactly what to install.  Usage: scripts/deps.sh [test]
+LUA=${LUA:-lua5.4}
+LUA_INC=${LUA_INC:-/usr/include/lua5.4}
+missing=""
+need() { case " $missing " in *" $1 "*) ;; *) missing="$missing $1" ;; esac; }
+
+check() {
+  missing=""
+  command -v "$LUA" >/dev/null 2>&1 || need lua5.4
+  [ -f "$LUA_INC/lua.h" ] || need liblua5.4-dev
+  command -v cc >/dev/null 2>&1 || need gcc
+  if command -v "$LUA" >/dev/null 2>&1; then
+    "$LUA" -e 'require "cjson"' >/dev/null 2>&1 || need lua-cjson
+    if [ "$1" = test ]; then
+      "$LUA" -e 'require "busted.runner"' >/dev/null 2>&1 || need lua-busted
+    fi
+  else
+    need lua-cjson
+    [ "$1" = test ] && need lua-busted
+  fi
+  if [ "$1" = test ]; then
+    command -v luarocks >/dev/null 2>&1 || need luarocks
+  fi
+}
+
+check "$1"
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "installing missing Debian packages:$missing"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq && apt-get install -y -qq$missing || exit 1
+  check "$1"
+  [ -z "$missing" ] && exit 0
+  echo "still missing after apt-get:$missing" >&2
+  exit 1
+fi
+echo "missing packages:$missing" >&2
+echo "install them with:  sudo apt-get install$missing" >&2
+exit 1
