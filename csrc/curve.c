@@ -216,8 +216,10 @@ void anim_qcurve_eval(const anim_qcurve *c, double t, int *cursor, double out[4]
   double s;
   if (c->n <= 0) { anim_quat_identity(out); return; }
   i = anim_find_key(k, c->n, (int)sizeof(anim_qkey), t, cursor);
+  /* before the first key: the first key's value (SEMANTICS 2.2), not the
+   * first segment's slerp extrapolated backwards */
   if (i < 0) i = 0;
-  if (i >= c->n - 1 || k[i].interp == ANIM_STEP) {
+  if (t < k[0].t || i >= c->n - 1 || k[i].interp == ANIM_STEP) {
     for (j = 0; j < 4; j++) out[j] = k[i].q[j];
     return;
   }

@@ -58,6 +58,20 @@ function M.describe(v)
   return ty
 end
 
+-- A number for messages: the shortest text that reads back as the same
+-- number (0.1, not 0.10000000000000001), or nan / inf / -inf.
+function M.num(x)
+  if x ~= x then return "nan" end
+  if x == math.huge then return "inf" end
+  if x == -math.huge then return "-inf" end
+  if math.type(x) == "integer" then return tostring(x) end
+  for p = 1, 16 do
+    local s = string.format("%." .. p .. "g", x)
+    if tonumber(s) == x then return s end
+  end
+  return string.format("%.17g", x)
+end
+
 function M.fail(path, fmt, ...)
   local msg = select("#", ...) > 0 and string.format(fmt, ...) or fmt
   error(setmetatable({ path = path, msg = msg }, Failure), 0)

@@ -6,7 +6,7 @@ local E = require "anim.errors"
 
 local M = {}
 
-local fail, describe, key, index = E.fail, E.describe, E.key, E.index
+local fail, describe, key, index, num = E.fail, E.describe, E.key, E.index, E.num
 
 -- Names and their codes in the C core (csrc/amath.h, csrc/clip.h). ---------
 
@@ -86,10 +86,13 @@ M.vec = vec
 
 local function quat(v, path, what)
   vec(v, 4, path, what)
-  local len = math.sqrt(v[1] ^ 2 + v[2] ^ 2 + v[3] ^ 2 + v[4] ^ 2)
-  if len == 0 then fail(path, "%s is a zero quaternion (a rotation needs a non-zero [x, y, z, w])", what) end
-  if len ~= len or len == math.huge then fail(path, "%s is too large to normalise", what) end
-  return { v[1] / len, v[2] / len, v[3] / len, v[4] / len }
+  -- scaled by the largest component first, so that any finite non-zero
+  -- quaternion normalises (no overflow or underflow in the squares)
+  local m = math.max(math.abs(v[1]), math.abs(v[2]), math.abs(v[3]), math.abs(v[4]))
+  if m == 0 then fail(path, "%s is a zero quaternion (a rotation needs a non-zero [x, y, z, w])", what) end
+  local x, y, z, w = v[1] / m, v[2] / m, v[3] / m, v[4] / m
+  local len = math.sqrt(x * x + y * y + z * z + w * w)
+  return { x / len, y / len, z / len, w / len }
 end
 M.quat = quat
 
@@ -143,7 +146,7 @@ local function read_keys(list, path, channel)
     end
     local t = E.number(k[1], index(kp, 1), "time")
     if prev and t < prev then
-      fail(index(kp, 1), "key times must not decrease (%.17g comes after %.17g)", t, prev)
+      fail(index(kp, 1), "key times must not decrease (%s comes after %s)", num(t), num(prev))
     end
     prev = t
     local v = k[2]
@@ -168,9 +171,11 @@ local function read_keys(list, path, channel)
       E.object(extra, ep, "key extra")
       if not E.absent(extra.ease) then
         local ez = extra.ease
-        if type(ez) ~= "string" or not EASE_CODE[ez] then
-          fail(key(ep, "ease"), "unknown ease %s (expected in, out or inOut)",
-            type(ez) == "string" and ("'" .. ez .. "'") or describe(ez))
+        if type(ez) ~= "string" then
+          fail(key(ep, "ease"), "ease must be in, out or inOut, got %s", describe(ez))
+        end
+        if not EASE_CODE[ez] then
+          fail(key(ep, "ease"), "unknown ease '%s' (expected in, out or inOut)", ez)
         end
         ease = EASE_CODE[ez]
       elseif code >= FIRST_EASING then
@@ -258,25 +263,25 @@ local function read_modifier(m, path)
   elseif tyname == "stepped" then
     out.p1 = opt_number(m, "step", path, 0.1)
     out.p2 = opt_number(m, "offset", path, 0)
-    if out.p1 <= 0 then fail(key(path, "step"), "step must be greater than 0, got %.17g", out.p1) end
+    if out.p1 <= 0 then fail(key(path, "step"), "step must be greater than 0, got %s", num(out.p1)) end
   elseif tyname == "noise" then
     out.p1 = opt_number(m, "scale", path, 1)
     out.p2 = opt_number(m, "strength", path, 1)
     out.p3 = opt_number(m, "phase", path, 0)
     out.p4 = opt_number(m, "offset", path, 0)
-    if out.p1 <= 0 then fail(key(path, "scale"), "scale must be greater than 0, got %.17g", out.p1) end
+    if out.p1 <= 0 then fail(key(path, "scale"), "scale must be greater than 0, got %s", num(out.p1)) end
   elseif tyname == "limits" then
     out.p1 = opt_number(m, "min", path, -math.huge)
     out.p2 = opt_number(m, "max", path, math.huge)
     if out.p2 < out.p1 then
-      fail(key(path, "max"), "max (%.17g) must not be less than min (%.17g)", out.p2, out.p1)
+      fail(key(path, "max"), "max (%s) must not be less than min (%s)", num(out.p2), num(out.p1))
     end
   else -- envelope
     out.p1 = opt_number(m, "reference", path, 0)
     out.p2 = opt_number(m, "min", path, -1)
     out.p3 = opt_number(m, "max", path, 1)
     if out.p3 == out.p2 then
-      fail(key(path, "max"), "max must differ from min (both %.17g)", out.p2)
+      fail(key(path, "max"), "max must differ from min (both %s)", num(out.p2))
     end
     local pts = {}
     if not E.absent(m.points) then
@@ -286,7 +291,7 @@ local function read_modifier(m, path)
       for i, p in ipairs(m.points) do
         vec(p, 3, index(pp, i), "envelope point [time, min, max]")
         if prev and p[1] < prev then
-          fail(index(index(pp, i), 1), "envelope point times must not decrease (%.17g comes after %.17g)", p[1], prev)
+          fail(index(index(pp, i), 1), "envelope point times must not decrease (%s comes after %s)", num(p[1]), num(prev))
         end
         prev = p[1]
         pts[#pts + 1], pts[#pts + 2], pts[#pts + 3] = p[1], p[2], p[3]
@@ -363,7 +368,7 @@ local function read_items(c, info, items, path)
     local t = E.number(pl.time, key(p, "time"), "time")
     local clip = E.string(pl.clip, key(p, "clip"), "clip path")
     local fade = E.absent(pl.fade) and 0.1 or E.number(pl.fade, key(p, "fade"), "fade")
-    if fade < 0 then fail(key(p, "fade"), "fade must be >= 0, got %.17g", fade) end
+    if fade < 0 then fail(key(p, "fade"), "fade must be >= 0, got %s", num(fade)) end
     info.plays[i] = { time = t, clip = clip, fade = fade }
     add(t, 3, i)
   end
@@ -399,8 +404,18 @@ end
 -- skeleton: joint name -> { parent, position, rotation } (SEMANTICS 5).
 function M.skeleton(s, path)
   E.object(s, path, "skeleton")
+  -- in name order, so that the joint a message names does not depend on
+  -- the order pairs() visits the table
+  local names = {}
+  for name in pairs(s) do
+    if type(name) ~= "string" then fail(path, "skeleton joint names must be strings") end
+    names[#names + 1] = name
+  end
+  if #names > MAX_JOINTS then fail(path, "too many joints (at most %d)", MAX_JOINTS) end
+  table.sort(names)
   local out = {}
-  for name, j in pairs(s) do
+  for _, name in ipairs(names) do
+    local j = s[name]
     local p = key(path, name)
     E.object(j, p, "skeleton joint")
     local parent = j.parent
@@ -409,10 +424,25 @@ function M.skeleton(s, path)
     local rot = not E.absent(j.rotation) and M.rotation(j.rotation, key(p, "rotation"), "rotation") or nil
     out[name] = { parent = parent, position = pos, rotation = rot }
   end
-  for name, j in pairs(out) do
-    if j.parent and not out[j.parent] then
-      fail(key(key(path, name), "parent"), "unknown parent '%s'", j.parent)
+  for _, name in ipairs(names) do
+    local parent = out[name].parent
+    if parent and not out[parent] then
+      fail(key(key(path, name), "parent"), "unknown parent '%s'", parent)
     end
+  end
+  -- a hierarchy: following the parents from any joint reaches a root
+  local state = {} -- nil: not seen, 1: on the current chain, 2: reaches a root
+  for _, name in ipairs(names) do
+    local chain, at = {}, name
+    while at and state[at] == nil do
+      state[at] = 1
+      chain[#chain + 1] = at
+      at = out[at].parent
+    end
+    if at and state[at] == 1 then
+      fail(key(key(path, name), "parent"), "parents form a cycle through '%s'", at)
+    end
+    for _, n in ipairs(chain) do state[n] = 2 end
   end
   return out
 end
@@ -445,7 +475,7 @@ local function read_curves(c, info, desc)
     local dj = { name = name }
     if not E.absent(j.weight) then
       local w = E.number(j.weight, key(jp, "weight"), "weight")
-      if w < 0 or w > 1 then fail(key(jp, "weight"), "weight must be between 0 and 1, got %.17g", w) end
+      if w < 0 or w > 1 then fail(key(jp, "weight"), "weight must be between 0 and 1, got %s", num(w)) end
       dj.weight = w
     end
     if not E.absent(j.muted) then dj.muted = E.boolean(j.muted, key(jp, "muted"), "muted") end
@@ -530,7 +560,7 @@ local function read_v1(c, info, desc)
     E.object(kf, p, "keyframe")
     local t = E.number(kf.time, key(p, "time"), "time")
     if prev and t < prev then
-      fail(key(p, "time"), "keyframe times must not decrease (%.17g comes after %.17g)", t, prev)
+      fail(key(p, "time"), "keyframe times must not decrease (%s comes after %s)", num(t), num(prev))
     end
     prev = t
     times[i] = t
@@ -557,28 +587,32 @@ local function read_v1(c, info, desc)
         out.interp = INTERP_CODE.linear
         if not E.absent(pose.easing) then
           local ez = pose.easing
-          local code = type(ez) == "string" and V1_EASINGS[ez:lower()]
+          local names = "linear, constant, " .. table.concat(INTERPS, ", ", FIRST_EASING + 1)
+          if type(ez) ~= "string" then
+            fail(key(pp, "easing"), "easing must be a name (%s), got %s", names, describe(ez))
+          end
+          local code = V1_EASINGS[ez:lower()]
           if not code then
-            fail(key(pp, "easing"), "unknown easing %s (expected linear, constant, %s)",
-              type(ez) == "string" and ("'" .. ez .. "'") or describe(ez),
-              table.concat(INTERPS, ", ", FIRST_EASING + 1))
+            fail(key(pp, "easing"), "unknown easing '%s' (expected %s)", ez, names)
           end
           out.interp = code
         end
         out.ease = 2
         if not E.absent(pose.direction) then
           local d = pose.direction
-          local code = type(d) == "string" and V1_DIRS[d:lower()]
+          if type(d) ~= "string" then
+            fail(key(pp, "direction"), "direction must be in, out or inOut, got %s", describe(d))
+          end
+          local code = V1_DIRS[d:lower()]
           if not code then
-            fail(key(pp, "direction"), "unknown direction %s (expected in, out or inOut)",
-              type(d) == "string" and ("'" .. d .. "'") or describe(d))
+            fail(key(pp, "direction"), "unknown direction '%s' (expected in, out or inOut)", d)
           end
           out.ease = code
         end
         out.w = 1
         if not E.absent(pose.weight) then
           local w = E.number(pose.weight, key(pp, "weight"), "weight")
-          if w < 0 or w > 1 then fail(key(pp, "weight"), "weight must be between 0 and 1, got %.17g", w) end
+          if w < 0 or w > 1 then fail(key(pp, "weight"), "weight must be between 0 and 1, got %s", num(w)) end
           out.w = w
           if w ~= 1 then jr.w = true end
         end
@@ -632,9 +666,11 @@ function M.read(c)
   end
   local version = c.version
   if not E.absent(version) then
+    if type(version) ~= "number" then
+      fail("version", "version must be 1, 2 or 3, got %s", describe(version))
+    end
     if version ~= 1 and version ~= 2 and version ~= 3 then
-      fail("version", "unknown version %s (expected 1, 2 or 3)",
-        E.finite(version) and string.format("%.17g", version) or describe(version))
+      fail("version", "unknown version %s (expected 1, 2 or 3)", num(version))
     end
   end
   local curves = not E.absent(c.joints)
@@ -677,7 +713,7 @@ function M.read(c)
   if curves and last_item and (last == nil or last_item > last) then last = last_item end
   if not E.absent(c.length) then
     local len = E.number(c.length, "length", "length")
-    if len < 0 then fail("length", "length must be >= 0, got %.17g", len) end
+    if len < 0 then fail("length", "length must be >= 0, got %s", num(len)) end
     desc.length = len
   else
     desc.length = math.max(last or 0, 0)

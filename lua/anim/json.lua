@@ -28,7 +28,19 @@ end
 -- Reads a whole file, or raises a failure.
 function M.read_file(path)
   local f, err = io.open(path, "rb")
-  if not f then E.fail("", "cannot open file: %s", (tostring(err):gsub("^.-: ", ""))) end
+  if not f then
+    -- io.open says "path: reason"; the message names the path already
+    err = tostring(err)
+    local prefix = path .. ": "
+    if err:sub(1, #prefix) == prefix then err = err:sub(#prefix + 1) end
+    E.fail("", "cannot open file: %s", err)
+  end
+  -- a directory opens, but reading it fails (and its size is nonsense)
+  local probe, rerr = f:read(0)
+  if probe == nil and rerr then
+    f:close()
+    E.fail("", "cannot read file: %s", tostring(rerr))
+  end
   local size = f:seek("end")
   if size and size > M.MAX_BYTES then
     f:close()
