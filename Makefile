@@ -15,7 +15,7 @@ CORE_SO   = build/anim/core.so
 RUN = LUA_PATH="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH="build/?.so;;" \
       LUA_PATH_5_4="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH_5_4="build/?.so;;" $(LUA)
 
-.PHONY: all build deps deps-test demo test spec clean
+.PHONY: all build deps deps-test demo test memcheck clean
 
 all: build
 
@@ -38,6 +38,15 @@ demo: deps
 test: deps-test
 	@$(MAKE) --no-print-directory build
 	$(RUN) $$(command -v busted) spec
+
+# The specs that create and drop clips, rigs, animators and tracks, under
+# valgrind: any definite leak or memory error fails.
+MEMCHECK_SPECS = spec/animator_spec.lua spec/callbacks_spec.lua spec/timing_spec.lua spec/sampling_spec.lua
+memcheck: deps-test
+	@command -v valgrind >/dev/null || { echo "memcheck needs valgrind: apt-get install valgrind" >&2; exit 1; }
+	@$(MAKE) --no-print-directory build
+	ANIM_MEMCHECK=1 $(RUN:$(LUA)=valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 $(LUA)) \
+	  $$(command -v busted) $(MEMCHECK_SPECS)
 
 clean:
 	rm -rf build csrc/*.o

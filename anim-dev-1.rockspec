@@ -23,8 +23,8 @@ build = {
   modules = {
     ["anim.core"] = {
       sources = {
-        "csrc/amath.c", "csrc/curve.c", "csrc/clip.c",
-        "csrc/lua_anim.c", "csrc/lua_clip.c",
+        "csrc/amath.c", "csrc/curve.c", "csrc/clip.c", "csrc/rig.c", "csrc/animator.c",
+        "csrc/lua_anim.c", "csrc/lua_clip.c", "csrc/lua_animator.c",
       },
       incdirs = { "csrc" },
       libraries = { "m" },
@@ -34,5 +34,9 @@ build = {
     ["anim.json"] = "lua/anim/json.lua",
     ["anim.format"] = "lua/anim/format.lua",
     ["anim.clip"] = "lua/anim/clip.lua",
+    ["anim.rig"] = "lua/anim/rig.lua",
+    ["anim.bind"] = "lua/anim/bind.lua",
+    ["anim.animator"] = "lua/anim/animator.lua",
+    ["anim.library"] = "lua/anim/library.lua",
   },
 }

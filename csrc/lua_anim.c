@@ -1,5 +1,13 @@
 /* lua_anim.c - luaopen_anim_core: the C module `anim.core`.  The friendly
  * API lives in lua/anim/init.lua; this module holds the per-frame work. */
+/* realpath(3) is POSIX (XSI) */
+#define _XOPEN_SOURCE 700
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "lua.h"
 #include "lauxlib.h"
 
@@ -7,8 +15,26 @@
 
 int luaopen_anim_core(lua_State *L);
 
+/* core.realpath(path) -> the canonical absolute path | nil, message: the
+ * library uses it to refuse res:// paths that leave its root (symlinks). */
+static int realpath_l(lua_State *L) {
+  const char *p = luaL_checkstring(L, 1);
+  char *r = realpath(p, NULL);
+  if (!r) {
+    lua_pushnil(L);
+    lua_pushstring(L, strerror(errno));
+    return 2;
+  }
+  lua_pushstring(L, r);
+  free(r);
+  return 1;
+}
+
 int luaopen_anim_core(lua_State *L) {
   lua_newtable(L);
   anim_lua_open_clip(L);
+  anim_lua_open_animator(L);
+  lua_pushcfunction(L, realpath_l);
+  lua_setfield(L, -2, "realpath");
   return 1;
 }

@@ -65,6 +65,12 @@ function M.build(t, name)
   return core.clip_new(desc, info)
 end
 
+-- Loads a .anim file, naming the clip `name`: clip | nil, message.
+function M.load_file(path, name)
+  local json = require "anim.json"
+  return E.catch(name, function() return M.build(json.decode(json.read_file(path)), name) end)
+end
+
 function M.is_clip(v)
   return getmetatable(v) == mt
 end

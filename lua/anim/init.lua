@@ -17,9 +17,7 @@ function anim.load(path)
   if type(path) ~= "string" then
     error("bad argument #1 to 'load' (string expected, got " .. type(path) .. ")", 2)
   end
-  return E.catch(path, function()
-    return clip.build(json.decode(json.read_file(path)), path)
-  end)
+  return clip.load_file(path, path)
 end
 
 -- anim.decode(json_text [, name]) -> clip | nil, message
@@ -43,6 +41,18 @@ function anim.clip(t, name)
 end
 
 anim.is_clip = clip.is_clip
+
+-- Rigs, animators and libraries (docs/api.md).
+local rig = require "anim.rig"
+local animator = require "anim.animator"
+local library = require "anim.library"
+
+-- anim.rig("player") | anim.rig{ joints = {...} } -> rig | nil, message
+function anim.rig(def, name) return rig.new(def, name) end
+-- anim.animator(rig [, { side, space, library }]) -> animator
+function anim.animator(r, opts) return animator.new(r, opts) end
+-- anim.library(root) -> library | nil, message
+function anim.library(root) return library.new(root) end
 anim.null = json.null
 
 return anim

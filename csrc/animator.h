@@ -1,0 +1,87 @@
+/* animator.h - tracks playing clips on a rig: clocks, loop modes, fades,
+ * priority/weight blending and the queue of timed callbacks (SEMANTICS 6,
+ * 7 and 7a).  Plain C, no Lua: the binding delivers the queue to Lua. */
+#ifndef ANIM_ANIMATOR_H
+#define ANIM_ANIMATOR_H
+
+#include "clip.h"
+#include "rig.h"
+
+/* Most passes (stretches of a track's timeline in one direction) fired
+ * per track per update; beyond it whole loops are skipped silently. */
+#define ANIM_MAX_PASSES 64
+
+typedef struct anim_animator anim_animator;
+typedef struct anim_track anim_track;
+
+/* How a clip joint plays on a rig joint (computed once per clip, rig and
+ * retarget map by the caller).  A turn R is carried across as pre*R*post
+ * when `convert` is set; positions are multiplied by pscale. */
+typedef struct anim_binding {
+  int cj, rj;
+  int convert;
+  double pre[4], post[4];
+  double pscale;
+} anim_binding;
+
+/* Queue entries, in delivery order after anim_animator_update. */
+enum { ANIM_EV_ITEM, ANIM_EV_LOOPED, ANIM_EV_STOPPED, ANIM_EV_ENDED };
+typedef struct anim_event {
+  double at;          /* seconds after the start of the update */
+  double late;        /* dt - at */
+  anim_track *track;
+  int type;           /* ANIM_EV_* */
+  int item;           /* ANIM_EV_ITEM: index into the clip's items */
+  long long seq;      /* order of queueing, for ties */
+} anim_event;
+
+typedef struct anim_play_opts {
+  double fade, weight, speed, priority;
+  int has_priority;
+} anim_play_opts;
+
+anim_animator *anim_animator_new(const anim_rig *rig, int side);
+/* Frees the animator and releases its tracks (tracks still retained by
+ * someone stay valid but no longer play). */
+void anim_animator_free(anim_animator *a);
+const anim_rig *anim_animator_rig(const anim_animator *a);
+
+/* Starts a track at the next update.  The animator holds one reference;
+ * retain it to keep the track past its end.  NULL when out of memory. */
+anim_track *anim_animator_play(anim_animator *a, const anim_clip *c, const anim_play_opts *o,
+                               const anim_binding *binds, int nbind);
+
+/* Advances every track by dt (finite, >= 0; else returns -1 and changes
+ * nothing), computes the pose and fills the queue.  Returns 0. */
+int anim_animator_update(anim_animator *a, double dt);
+int anim_animator_nevents(const anim_animator *a);
+const anim_event *anim_animator_event(const anim_animator *a, int i);
+
+/* The blended offsets of joint j (position, rotation, scale: 10 numbers),
+ * identity where nothing animates; *animated gets ANIM_CH_* flags. */
+void anim_animator_get(const anim_animator *a, int j, double out[10], int *animated);
+/* Local and world transforms (10 numbers) from the rests and offsets. */
+void anim_animator_local(const anim_animator *a, int j, double out[10]);
+void anim_animator_world(anim_animator *a, int j, double out[10]);
+
+/* Tracks. */
+void anim_track_retain(anim_track *t);
+void anim_track_release(anim_track *t);
+int anim_track_playing(const anim_track *t);  /* started or pending, not ended */
+const anim_clip *anim_track_clip(const anim_track *t);
+long long anim_track_id(const anim_track *t);
+anim_animator *anim_track_animator(const anim_track *t);
+double anim_track_time(const anim_track *t);
+double anim_track_speed(const anim_track *t);
+double anim_track_weight(const anim_track *t);
+double anim_track_fade(const anim_track *t);
+long long anim_track_loops(const anim_track *t);
+void anim_track_stop(anim_track *t, double fade);
+void anim_track_adjust_weight(anim_track *t, double w, double fade);
+void anim_track_adjust_speed(anim_track *t, double s);
+void anim_track_seek(anim_track *t, double time);
+/* Back to the start with a fresh inclusive first pass, fading from the
+ * current fade to 1 over `fade` (a `plays` item hitting a live track). */
+void anim_track_restart(anim_track *t, double fade);
+
+#endif

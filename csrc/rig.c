@@ -1,0 +1,97 @@
+/* rig.c - building rigs: joints sorted parents first, rests derived. */
+#include "rig.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "amath.h"
+
+void anim_rig_free(anim_rig *r) {
+  if (!r) return;
+  free(r->mem);
+  free(r);
+}
+
+anim_rig *anim_rig_new(int n, const char *const *names, const int *parent,
+                       const double (*pivot)[3], const double (*rot)[4], const char **err) {
+  anim_rig *r;
+  int *order, *state, i, k = 0;
+  size_t namebytes = 0;
+  char *mem, *p;
+  *err = NULL;
+  if (n < 1) { *err = "a rig needs at least one joint"; return NULL; }
+  for (i = 0; i < n; i++) {
+    if (parent[i] < -1 || parent[i] >= n) { *err = "unknown parent"; return NULL; }
+    namebytes += strlen(names[i]) + 1;
+  }
+  r = calloc(1, sizeof *r);
+  order = malloc(sizeof(int) * 2 * (size_t)n);
+  mem = malloc((sizeof(char *) + sizeof(int) + sizeof(double) * 17) * (size_t)n + namebytes + 16);
+  if (!r || !order || !mem) {
+    free(r); free(order); free(mem);
+    *err = "not enough memory";
+    return NULL;
+  }
+  state = order + n;
+  /* depth-first: a joint is placed after its parent; a joint met again on
+   * its own ancestor path is a cycle */
+  for (i = 0; i < n; i++) state[i] = 0;
+  for (i = 0; i < n; i++) {
+    int j = i, depth = 0;
+    if (state[i] == 2) continue;
+    /* walk up to the first placed ancestor, counting the path */
+    while (j >= 0 && state[j] != 2) {
+      if (state[j] == 1 || depth > n) { free(r); free(order); free(mem); *err = "the parents form a cycle"; return NULL; }
+      state[j] = 1;
+      j = parent[j];
+      depth++;
+    }
+    /* place the path from the top down */
+    while (depth > 0) {
+      int top = i, d;
+      for (d = 1; d < depth; d++) top = parent[top];
+      order[k++] = top;
+      state[top] = 2;
+      depth--;
+    }
+  }
+  r->mem = mem;
+  r->n = n;
+  r->pivot = (double (*)[3])mem;
+  r->rest_pos = (double (*)[3])(mem + sizeof(double) * 3 * (size_t)n);
+  r->rest_rot = (double (*)[4])(mem + sizeof(double) * 6 * (size_t)n);
+  r->rig_rot = (double (*)[4])(mem + sizeof(double) * 10 * (size_t)n);
+  r->names = (const char **)(mem + sizeof(double) * 14 * (size_t)n);
+  r->parent = (int *)(mem + sizeof(double) * 14 * (size_t)n + sizeof(char *) * (size_t)n);
+  p = mem + sizeof(double) * 14 * (size_t)n + (sizeof(char *) + sizeof(int)) * (size_t)n;
+  {
+    int *newpos = state; /* reuse: old index -> new index */
+    for (i = 0; i < n; i++) newpos[order[i]] = i;
+    for (i = 0; i < n; i++) {
+      int o = order[i], a;
+      size_t len = strlen(names[o]) + 1;
+      memcpy(p, names[o], len);
+      r->names[i] = p;
+      p += len;
+      r->parent[i] = parent[o] < 0 ? -1 : newpos[parent[o]];
+      for (a = 0; a < 3; a++) r->pivot[i][a] = pivot[o][a];
+      for (a = 0; a < 4; a++) r->rest_rot[i][a] = rot[o][a];
+      anim_quat_normalize(r->rest_rot[i]);
+    }
+  }
+  for (i = 0; i < n; i++) {
+    int pa = r->parent[i], a;
+    for (a = 0; a < 3; a++) r->rest_pos[i][a] = r->pivot[i][a] - (pa >= 0 ? r->pivot[pa][a] : 0);
+    if (pa >= 0) anim_quat_mul(r->rig_rot[i], r->rig_rot[pa], r->rest_rot[i]);
+    else for (a = 0; a < 4; a++) r->rig_rot[i][a] = r->rest_rot[i][a];
+  }
+  free(order);
+  return r;
+}
+
+int anim_rig_find(const anim_rig *r, const char *name) {
+  int i;
+  for (i = 0; i < r->n; i++)
+    if (strcmp(r->names[i], name) == 0) return i;
+  return -1;
+}

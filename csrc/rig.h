@@ -1,0 +1,31 @@
+/* rig.h - joint hierarchies with rest transforms.  Plain C, no Lua.
+ * A rig gives each joint its pivot in rig space and its rest rotation
+ * relative to its parent (as Bedrock geometry does); the local rest
+ * position is pivot - parent pivot (SEMANTICS 1). */
+#ifndef ANIM_RIG_H
+#define ANIM_RIG_H
+
+typedef struct anim_rig {
+  int n;
+  const char **names;
+  int *parent;             /* -1 for a root; parents come before children */
+  double (*pivot)[3];      /* rig space */
+  double (*rest_pos)[3];   /* pivot - parent pivot */
+  double (*rest_rot)[4];   /* relative to the parent */
+  double (*rig_rot)[4];    /* rest rotation in rig space (composed down) */
+  void *mem;
+} anim_rig;
+
+/* A rig of n joints, in any order.  parent[i] is an index or -1.  Rotations
+ * are quaternions (x, y, z, w), normalised here.  Returns NULL and sets
+ * *err on bad input (unknown parent, a cycle) or when out of memory; joint
+ * order is then changed so that parents come first (names keep their
+ * strings: the caller's array must outlive the call only). */
+anim_rig *anim_rig_new(int n, const char *const *names, const int *parent,
+                       const double (*pivot)[3], const double (*rot)[4], const char **err);
+void anim_rig_free(anim_rig *r);
+
+/* Index of the joint with this name, or -1. */
+int anim_rig_find(const anim_rig *r, const char *name);
+
+#endif

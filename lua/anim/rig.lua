@@ -1,0 +1,132 @@
+-- rig.lua: rigs (joint hierarchies with rests) for animators.
+-- anim.rig("player") is the built-in blocky player rig; anim.rig{ joints =
+-- { {name=, parent=, position=, rotation=}, ... } } builds any other.
+local core = require "anim.core"
+local E = require "anim.errors"
+local format = require "anim.format"
+
+local M = {}
+local fail, key, index = E.fail, E.key, E.index
+
+-- The rig of the legacy XML viewer, in blocks, +Y up, facing +Z, its right
+-- side at -X (DESIGN.md, import-notes.md).  Rest rotations are zero.
+M.PLAYER = {
+  joints = {
+    { name = "root", position = { 0, 0, 0 } },
+    { name = "torso", parent = "root", position = { 0, 0.75, 0 } },
+    { name = "head", parent = "torso", position = { 0, 1.5, 0 } },
+    { name = "rightArm", parent = "torso", position = { -0.375, 1.375, 0 } },
+    { name = "leftArm", parent = "torso", position = { 0.375, 1.375, 0 } },
+    { name = "rightLeg", parent = "root", position = { -0.125, 0.75, 0 } },
+    { name = "leftLeg", parent = "root", position = { 0.125, 0.75, 0 } },
+  },
+}
+
+local function euler_yxz(deg)
+  local function axis(i, d)
+    local h = math.rad(d) / 2
+    local q = { 0, 0, 0, math.cos(h) }
+    q[i] = math.sin(h)
+    return q
+  end
+  return M.qmul(M.qmul(axis(2, deg[2]), axis(1, deg[1])), axis(3, deg[3]))
+end
+
+function M.qmul(a, b)
+  return {
+    a[4] * b[1] + a[1] * b[4] + a[2] * b[3] - a[3] * b[2],
+    a[4] * b[2] - a[1] * b[3] + a[2] * b[4] + a[3] * b[1],
+    a[4] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[4],
+    a[4] * b[4] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+  }
+end
+
+-- A rest rotation given as yxz degrees or a quaternion -> unit quaternion.
+function M.rest_quat(v, path)
+  local r = format.rotation(v, path, "rotation")
+  if #r == 4 then return r end
+  return euler_yxz(r)
+end
+
+local function build(def)
+  E.object(def, "", "rig")
+  local joints = E.array(def.joints, "joints", "joints")
+  if #joints == 0 then fail("joints", "a rig needs at least one joint") end
+  local names, parents, pivots, rots, idx = {}, {}, {}, {}, {}
+  for i, j in ipairs(joints) do
+    local p = index("joints", i)
+    E.object(j, p, "joint")
+    local name = E.string(j.name, key(p, "name"), "name")
+    if idx[name] then fail(key(p, "name"), "duplicate joint name '%s' (also joints[%d])", name, idx[name]) end
+    idx[name] = i
+    names[i] = name
+    pivots[i] = E.absent(j.position) and { 0, 0, 0 } or format.vec(j.position, 3, key(p, "position"), "position")
+    rots[i] = E.absent(j.rotation) and { 0, 0, 0, 1 } or M.rest_quat(j.rotation, key(p, "rotation"))
+  end
+  for i, j in ipairs(joints) do
+    local p = index("joints", i)
+    if E.absent(j.parent) then
+      parents[i] = 0
+    else
+      E.string(j.parent, key(p, "parent"), "parent")
+      parents[i] = idx[j.parent] or fail(key(p, "parent"), "unknown parent '%s'", j.parent)
+    end
+  end
+  local info = { names = names }
+  local rig, err = core.rig_new(names, parents, pivots, rots, info)
+  if not rig then
+    -- name the joints on the cycle
+    local cyc = {}
+    for i = 1, #names do
+      local seen, k = {}, i
+      while k ~= 0 and not seen[k] do seen[k] = true; k = parents[k] end
+      if k == i then cyc[#cyc + 1] = names[i] end
+    end
+    fail("joints", "%s: %s", err, table.concat(cyc, ", "))
+  end
+  info.index = {}
+  info.joints = core.rig_joints(rig)
+  for i, j in ipairs(info.joints) do info.index[j.name] = i end
+  return rig
+end
+
+local player -- built once: rigs are immutable and shared
+
+-- anim.rig("player") | anim.rig(definition [, name]) -> rig | nil, message
+function M.new(def, name)
+  if def == "player" then
+    player = player or build(M.PLAYER)
+    return player
+  end
+  if type(def) == "string" then
+    return nil, "rig: unknown built-in rig '" .. def .. "' (expected \"player\" or a table)"
+  end
+  if type(def) ~= "table" then
+    error("bad argument #1 to 'rig' (\"player\" or table expected, got " .. type(def) .. ")", 3)
+  end
+  if name ~= nil and type(name) ~= "string" then
+    error("bad argument #2 to 'rig' (string expected, got " .. type(name) .. ")", 3)
+  end
+  return E.catch(name or "rig", build, def)
+end
+
+local methods = {}
+function methods.joints(self)
+  local out = {}
+  for i, j in ipairs(core.rig_info(self).joints) do
+    out[i] = { name = j.name, parent = j.parent, position = { table.unpack(j.position) },
+      rotation = { table.unpack(j.rotation) } }
+  end
+  return out
+end
+function methods.has(self, name) return core.rig_info(self).index[name] ~= nil end
+
+local mt = core.rig_metatable
+mt.__name = "anim.rig"
+mt.__index = methods
+mt.__newindex = function() error("rigs are read-only", 2) end
+mt.__tostring = function(self) return "anim.rig(" .. #core.rig_info(self).names .. " joints)" end
+
+function M.is_rig(v) return getmetatable(v) == mt end
+M.info = core.rig_info
+return M
