@@ -38,5 +38,6 @@ build = {
     ["anim.bind"] = "lua/anim/bind.lua",
     ["anim.animator"] = "lua/anim/animator.lua",
     ["anim.library"] = "lua/anim/library.lua",
+    ["anim.retarget"] = "lua/anim/retarget.lua",
   },
 }

@@ -411,7 +411,29 @@ static int track_restart(lua_State *L) {
   return 0;
 }
 
+/* ---- retarget maps: plain userdata holding their Lua description ------- */
+
+#define RETARGET_MT "anim.retarget"
+
+/* core.retarget_new(info) -> map (info as its user value) */
+static int retarget_new(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_newuserdatauv(L, 0, 1);
+  luaL_setmetatable(L, RETARGET_MT);
+  lua_pushvalue(L, 1);
+  lua_setiuservalue(L, -2, 1);
+  return 1;
+}
+
+static int retarget_info(lua_State *L) {
+  luaL_checkudata(L, 1, RETARGET_MT);
+  lua_getiuservalue(L, 1, 1);
+  return 1;
+}
+
 static const luaL_Reg funcs[] = {
+  {"retarget_new", retarget_new},
+  {"retarget_info", retarget_info},
   {"rig_new", rig_new},
   {"rig_info", rig_info},
   {"rig_joints", rig_joints},
@@ -447,5 +469,7 @@ void anim_lua_open_animator(lua_State *L) {
   new_meta(L, RIG_MT, rig_gc, "rig_metatable");
   new_meta(L, ANIMATOR_MT, animator_gc, "animator_metatable");
   new_meta(L, TRACK_MT, track_gc, "track_metatable");
+  luaL_newmetatable(L, RETARGET_MT);
+  lua_setfield(L, -2, "retarget_metatable");
   luaL_setfuncs(L, funcs, 0);
 }

@@ -8,6 +8,7 @@ local bind = require "anim.bind"
 local clipmod = require "anim.clip"
 local rigmod = require "anim.rig"
 local library = require "anim.library"
+local retarget = require "anim.retarget"
 
 local M = {}
 
@@ -114,7 +115,20 @@ local function play(self, clip, opts, fname)
     if not ok then argerror(2, fname, "priority must be a level name or a finite number, got " .. tostring(priority)) end
     priority = p
   end
-  local bindings = bind.get(clip, st.rig)
+  local map = opts.retarget
+  if map ~= nil then
+    if type(map) == "string" then
+      if not st.library then
+        argerror(2, fname, "retarget '" .. map .. "' needs an animator with a library")
+      end
+      local m, err = st.library:retarget(map)
+      if not m then argerror(2, fname, "retarget: " .. err) end
+      map = m
+    elseif not retarget.is_map(map) then
+      argerror(2, fname, "retarget must be a retarget map or a res:// path, got " .. type(map))
+    end
+  end
+  local bindings = bind.get(clip, st.rig, map)
   local track = core.animator_play(self, clip, fade, weight, speed, priority, bindings, {})
   local _, _, _, _, _, _, id = core.track_state(track)
   st.live[id] = track

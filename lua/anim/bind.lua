@@ -1,14 +1,115 @@
--- bind.lua: which rig joint each clip joint plays on, computed once per
--- (clip, rig) and cached.  A clip joint plays on the rig joint of the same
--- name; joints outside the clip's mask (by clip or rig name) play on none.
+-- bind.lua: which rig joint each clip joint plays on, and how its turns are
+-- carried across (SEMANTICS 8).  Computed once per (clip, rig, map) and
+-- cached; the C core only applies the result.
+--
+-- Resolution, first that answers: the track's retarget map, the clip's
+-- `retarget` field, the rig joint of the same name, a guess from the name
+-- (unique matches only, both ways, among rig joints no earlier rule took).  An empty
+-- name keeps the joint still.  Masks match the clip or the rig name.
 local core = require "anim.core"
+local rigmod = require "anim.rig"
 
 local M = {}
-local cache = setmetatable({}, { __mode = "k" }) -- clip -> rig -> bindings
+local qmul = rigmod.qmul
+local function qinv(q) return { -q[1], -q[2], -q[3], q[4] } end
 
-local function compute(clip, rig)
+-- Name guessing -----------------------------------------------------------------
+
+local SIDES = { left = "L", l = "L", right = "R", r = "R" }
+local SYNONYMS = { body = "torso", chest = "torso", upperbody = "torso" }
+
+-- Words of a name: split at separators and lower-to-upper case changes.
+local function words(name)
+  local out = {}
+  local spaced = name:gsub("(%l)(%u)", "%1 %2"):gsub("(%d)(%a)", "%1 %2")
+  for w in spaced:gmatch("[^%s%-_%.:]+") do out[#out + 1] = w:lower() end
+  return out
+end
+
+-- The key a name is guessed by: a side (from a left/right/l/r word at the
+-- start or the end) and the rest of the words run together.
+function M.guess_key(name)
+  local w = words(name)
+  local side = ""
+  if #w > 1 and SIDES[w[1]] then side = SIDES[table.remove(w, 1)]
+  elseif #w > 1 and SIDES[w[#w]] then side = SIDES[table.remove(w)] end
+  local core_name = table.concat(w)
+  core_name = SYNONYMS[core_name] or core_name
+  return side .. ":" .. core_name
+end
+
+-- Rests ---------------------------------------------------------------------------
+
+-- Rig-space rest rotations of a clip skeleton (composed down its parents).
+local function skeleton_rests(skeleton)
+  local out = {}
+  local function rest(name, depth)
+    if out[name] then return out[name] end
+    local j = skeleton[name]
+    local r = j.rotation and rigmod.rest_quat(j.rotation, "skeleton") or { 0, 0, 0, 1 }
+    if j.parent and depth < 10000 then r = qmul(rest(j.parent, depth + 1), r) end
+    out[name] = r
+    return r
+  end
+  for name in pairs(skeleton) do rest(name, 0) end
+  return out
+end
+
+-- Resolution ------------------------------------------------------------------------
+
+-- For each clip joint: { joint = rig joint name or nil, by = how }.
+function M.resolve(clip, rig, map)
   local info = core.clip_info(clip)
-  local rindex = core.rig_info(rig).index
+  local rinfo = core.rig_info(rig)
+  local mj = map and core.retarget_info(map).joints or {}
+  local field = info.retarget or {}
+  local out, taken = {}, {}
+  local pending = {}
+  for _, name in ipairs(info.joints) do
+    local e = mj[name]
+    if e then
+      out[name] = { joint = e.to ~= "" and e.to or nil, by = "map", entry = e }
+    elseif field[name] then
+      out[name] = { joint = field[name] ~= "" and field[name] or nil, by = "field" }
+    elseif rinfo.index[name] then
+      out[name] = { joint = name, by = "same name" }
+    else
+      pending[#pending + 1] = name
+    end
+    if out[name] and out[name].joint then
+      if not rinfo.index[out[name].joint] then out[name] = { by = "unmatched", wanted = out[name].joint, was = out[name].by } end
+    end
+    if out[name] and out[name].joint then taken[out[name].joint] = true end
+  end
+  -- guesses among the rig joints nobody took
+  local keys = {}
+  for _, j in ipairs(rinfo.joints) do
+    if not taken[j.name] then
+      local k = M.guess_key(j.name)
+      if keys[k] == nil then keys[k] = j.name else keys[k] = false end -- false: ambiguous
+    end
+  end
+  -- a guess must be unique both ways: one rig joint for the clip joint,
+  -- and no other clip joint guessing the same rig joint
+  local claims = {}
+  for _, name in ipairs(pending) do
+    local hit = keys[M.guess_key(name)]
+    if hit then claims[hit] = (claims[hit] or 0) + 1 end
+  end
+  for _, name in ipairs(pending) do
+    local hit = keys[M.guess_key(name)]
+    if hit and claims[hit] == 1 then out[name] = { joint = hit, by = "guess" }
+    else out[name] = { by = "unmatched" } end
+  end
+  return out
+end
+
+local function compute(clip, rig, map)
+  local info = core.clip_info(clip)
+  local rinfo = core.rig_info(rig)
+  local resolved = M.resolve(clip, rig, map)
+  local scale = map and core.retarget_info(map).scale or 1
+  local srests = info.skeleton and skeleton_rests(info.skeleton) or {}
   local mask
   if info.mask then
     mask = {}
@@ -16,24 +117,42 @@ local function compute(clip, rig)
   end
   local out = {}
   for cj, name in ipairs(info.joints) do
-    local rj = rindex[name]
-    if rj and (not mask or mask[name]) then
-      out[#out + 1] = { cj = cj, rj = rj }
+    local r = resolved[name]
+    local rj = r.joint and rinfo.index[r.joint]
+    if rj and (not mask or mask[name] or mask[r.joint]) then
+      local b = { cj = cj, rj = rj }
+      if scale ~= 1 then b.pscale = scale end
+      local entry = r.entry or {}
+      local S = entry.source or srests[name]
+      if S then
+        local T = entry.target or rinfo.joints[rj].rig_rotation
+        b.pre = qmul(qinv(T), S)  -- T^-1 S R S^-1 T
+        b.post = qmul(qinv(S), T)
+      end
+      out[#out + 1] = b
     end
   end
   return out
 end
 
-function M.get(clip, rig)
+-- Cache: clip -> rig -> map (or the clip itself for none) -> bindings.
+local cache = setmetatable({}, { __mode = "k" })
+function M.get(clip, rig, map)
   local per = cache[clip]
   if not per then
     per = setmetatable({}, { __mode = "k" })
     cache[clip] = per
   end
-  local b = per[rig]
+  local per_rig = per[rig]
+  if not per_rig then
+    per_rig = setmetatable({}, { __mode = "k" })
+    per[rig] = per_rig
+  end
+  local k = map or clip
+  local b = per_rig[k]
   if not b then
-    b = compute(clip, rig)
-    per[rig] = b
+    b = compute(clip, rig, map)
+    per_rig[k] = b
   end
   return b
 end

@@ -29,6 +29,21 @@ function methods.sample(self, t)
   if type(t) ~= "number" then error("bad argument #1 to 'sample' (number expected, got " .. type(t) .. ")", 2) end
   return core.clip_sample(self, t)
 end
+-- clip:bindings(rig [, map]) -> { clip joint = { joint = rig joint | nil,
+-- by = "map" | "field" | "same name" | "guess" | "unmatched" } }
+function methods.bindings(self, rig, map)
+  local rigmod = require "anim.rig"
+  local retarget = require "anim.retarget"
+  if not rigmod.is_rig(rig) then error("bad argument #1 to 'bindings' (rig expected, got " .. type(rig) .. ")", 2) end
+  if map ~= nil and not retarget.is_map(map) then
+    error("bad argument #2 to 'bindings' (retarget map expected, got " .. type(map) .. ")", 2)
+  end
+  local out = {}
+  for name, r in pairs(require("anim.bind").resolve(self, rig, map)) do
+    out[name] = { joint = r.joint, by = r.by }
+  end
+  return out
+end
 function methods.joints(self) return copy(info_of(self).joints) end
 function methods.markers(self) return copy(info_of(self).markers) end
 function methods.events(self) return copy(info_of(self).events) end

@@ -53,6 +53,26 @@ function anim.rig(def, name) return rig.new(def, name) end
 function anim.animator(r, opts) return animator.new(r, opts) end
 -- anim.library(root) -> library | nil, message
 function anim.library(root) return library.new(root) end
+
+-- Retarget maps (SEMANTICS 8).
+local retarget = require "anim.retarget"
+
+-- anim.load_retarget(path) -> map | nil, message
+function anim.load_retarget(path)
+  if type(path) ~= "string" then
+    error("bad argument #1 to 'load_retarget' (string expected, got " .. type(path) .. ")", 2)
+  end
+  return retarget.load_file(path, path)
+end
+
+-- anim.decode_retarget(json_text [, name]) -> map | nil, message
+function anim.decode_retarget(text, name)
+  if type(text) ~= "string" then
+    error("bad argument #1 to 'decode_retarget' (string expected, got " .. type(text) .. ")", 2)
+  end
+  check_opt_string(name, 2, "decode_retarget")
+  return retarget.decode(text, name or "retarget")
+end
 anim.null = json.null
 
 return anim

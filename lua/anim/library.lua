@@ -25,22 +25,28 @@ local function resolve(self, path)
   return real
 end
 
--- lib:load(path, loader) -> the cached result of loader(file, path)
-local function cached(self, path, loader)
-  local hit = self.cache[path]
+-- The cached result of loader(file, path), per kind of resource.
+local function cached(self, kind, path, loader)
+  local cache = self.cache[kind]
+  if not cache then cache = {}; self.cache[kind] = cache end
+  local hit = cache[path]
   if hit then return hit end
   local file, err = resolve(self, path)
   if not file then return nil, err end
   local v, lerr = loader(file, path)
   if not v then return nil, lerr end
-  self.cache[path] = v
+  cache[path] = v
   return v
 end
 M.cached = cached
 
 -- A clip is named by its res:// path (in messages and clip.name).
 function methods.clip(self, path)
-  return cached(self, path, require("anim.clip").load_file)
+  return cached(self, "clip", path, require("anim.clip").load_file)
+end
+
+function methods.retarget(self, path)
+  return cached(self, "retarget", path, require("anim.retarget").load_file)
 end
 
 -- anim.library(root) -> library | nil, message
