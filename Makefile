@@ -15,7 +15,7 @@ CORE_SO   = build/anim/core.so
 RUN = LUA_PATH="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH="build/?.so;;" \
       LUA_PATH_5_4="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH_5_4="build/?.so;;" $(LUA)
 
-.PHONY: all build deps deps-test demo test memcheck clean
+.PHONY: all build deps deps-test demo test memcheck bench clean
 
 all: build
 
@@ -47,6 +47,12 @@ memcheck: deps-test
 	@$(MAKE) --no-print-directory build
 	ANIM_MEMCHECK=1 $(RUN:$(LUA)=valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 $(LUA)) \
 	  $$(command -v busted) $(MEMCHECK_SPECS)
+
+# Workload W1 of ../shared/bench (prints figures, asserts nothing).
+bench: deps
+	@$(MAKE) --no-print-directory build
+	$(RUN) bench/w1.lua
+	$(RUN) bench/w1.lua --euler
 
 clean:
 	rm -rf build csrc/*.o

@@ -87,17 +87,22 @@ void anim_quat_conj(double o[4], const double q[4]) {
 
 void anim_quat_slerp(double o[4], const double a[4], const double b[4], double f) {
   double d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
-  double s = 1, wa, wb;
+  double s = d < 0 ? -1 : 1, c[4], cn;
   int i;
-  if (d < 0) { d = -d; s = -1; }
+  d *= s;
   if (d > 0.9999999) {  /* nearly equal: the arc is a line to 1e-14 */
-    wa = 1 - f; wb = f;
+    for (i = 0; i < 4; i++) o[i] = (1 - f) * a[i] + f * s * b[i];
   } else {
-    double th = acos(d), sn = sin(th);
-    wa = sin((1 - f) * th) / sn;
-    wb = sin(f * th) / sn;
+    /* o = a cos(f th) + c sin(f th), with c the unit part of b orthogonal
+     * to a: one sin and one cos instead of three sines */
+    double th, sf, cf;
+    for (i = 0; i < 4; i++) c[i] = s * b[i] - d * a[i];
+    cn = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2] + c[3] * c[3]);
+    th = atan2(cn, d);
+    sf = sin(f * th) / cn;
+    cf = cos(f * th);
+    for (i = 0; i < 4; i++) o[i] = cf * a[i] + sf * c[i];
   }
-  for (i = 0; i < 4; i++) o[i] = wa * a[i] + s * wb * b[i];
   anim_quat_normalize(o);
 }
 

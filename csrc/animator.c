@@ -353,8 +353,11 @@ static int contributes(const anim_track *t) {
   return t->state == TR_PLAYING || t->shows_last;
 }
 
+/* Samples every binding of t at its time; sample[10] becomes the binding's
+ * effective weight: track weight x fade x joint weight x pose weight. */
 static void sample_track(anim_track *t) {
   const anim_clip *c = t->clip;
+  double tw = ramp_value(&t->weight) * ramp_value(&t->fade);
   int b;
   for (b = 0; b < t->nbind; b++) {
     const anim_binding *bd = &t->bind[b];
@@ -367,16 +370,11 @@ static void sample_track(anim_track *t) {
       anim_quat_mul(s + 3, bd->pre, s + 3);
       anim_quat_mul(s + 3, s + 3, bd->post);
     }
-    if (ch & ANIM_CH_POS) { s[0] *= bd->pscale; s[1] *= bd->pscale; s[2] *= bd->pscale; }
+    if ((ch & ANIM_CH_POS) && bd->pscale != 1) { s[0] *= bd->pscale; s[1] *= bd->pscale; s[2] *= bd->pscale; }
+    s[10] *= tw * c->joints[bd->cj].weight;
     t->chans[b] = ch;
   }
 }
-
-static double bind_weight(const anim_track *t, int b, double tw) {
-  return tw * t->clip->joints[t->bind[b].cj].weight * t->sample[b * SAMPLE_STRIDE + 10];
-}
-
-static const int CH_BITS[3] = {ANIM_CH_POS, ANIM_CH_ROT, ANIM_CH_SCL};
 
 /* Normal tracks of one priority level [from, to) of a->order. */
 static void blend_level(anim_animator *a, int from, int to) {
@@ -385,13 +383,13 @@ static void blend_level(anim_animator *a, int from, int to) {
     for (ch = 0; ch < 3; ch++) a->acc[j * ACC_SIZE + ACC_LEVELW + ch] = 0;
   for (i = from; i < to; i++) {
     anim_track *t = a->order[i];
-    double tw = ramp_value(&t->weight) * ramp_value(&t->fade);
     for (b = 0; b < t->nbind; b++) {
-      int rj = t->bind[b].rj;
-      double w = bind_weight(t, b, tw);
-      a->animated[rj] |= t->chans[b];
-      for (ch = 0; ch < 3; ch++)
-        if (t->chans[b] & CH_BITS[ch]) a->acc[rj * ACC_SIZE + ACC_LEVELW + ch] += w;
+      int rj = t->bind[b].rj, chans = t->chans[b];
+      double w = t->sample[b * SAMPLE_STRIDE + 10], *lw = &a->acc[rj * ACC_SIZE + ACC_LEVELW];
+      a->animated[rj] |= chans;
+      if (chans & ANIM_CH_POS) lw[0] += w;
+      if (chans & ANIM_CH_ROT) lw[1] += w;
+      if (chans & ANIM_CH_SCL) lw[2] += w;
     }
   }
   for (j = 0; j < n; j++) {
@@ -401,11 +399,10 @@ static void blend_level(anim_animator *a, int from, int to) {
   }
   for (i = from; i < to; i++) {
     anim_track *t = a->order[i];
-    double tw = ramp_value(&t->weight) * ramp_value(&t->fade);
     for (b = 0; b < t->nbind; b++) {
       double *ac = &a->acc[t->bind[b].rj * ACC_SIZE];
       const double *s = &t->sample[b * SAMPLE_STRIDE];
-      double w = bind_weight(t, b, tw), share;
+      double w = s[10], share;
       int k;
       if ((t->chans[b] & ANIM_CH_POS) && ac[ACC_LEVELW] > 0) {
         share = ac[ACC_TAKE] * w / ac[ACC_LEVELW];
@@ -438,13 +435,12 @@ static void blend_level(anim_animator *a, int from, int to) {
 }
 
 static void apply_additive(anim_animator *a, anim_track *t) {
-  double tw = ramp_value(&t->weight) * ramp_value(&t->fade);
   int b, k;
   for (b = 0; b < t->nbind; b++) {
     int rj = t->bind[b].rj;
     double *p = &a->pose[rj * 10];
     const double *s = &t->sample[b * SAMPLE_STRIDE];
-    double w = bind_weight(t, b, tw);
+    double w = s[10];
     a->animated[rj] |= t->chans[b];
     if (t->chans[b] & ANIM_CH_POS)
       for (k = 0; k < 3; k++) p[k] += w * s[k];

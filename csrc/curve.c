@@ -26,17 +26,26 @@ static int key_holds(const void *keys, int n, int stride, int k, double t) {
   return k + 1 == n || t < KEY_T(keys, stride, k + 1);
 }
 
+/* The cursor's key, its next or its previous: steady play in either
+ * direction; anything else is a binary search. */
+#define FIND_KEY(keys, n, stride, t, cursor)                                     \
+  do {                                                                           \
+    int k_ = *(cursor);                                                          \
+    if (key_holds(keys, n, stride, k_, t)) return k_;                            \
+    if (key_holds(keys, n, stride, k_ + 1, t)) return *(cursor) = k_ + 1;        \
+    if (key_holds(keys, n, stride, k_ - 1, t)) return *(cursor) = k_ - 1;        \
+    return *(cursor) = search_key(keys, n, stride, t);                           \
+  } while (0)
+
 int anim_find_key(const void *keys, int n, int stride, double t, int *cursor) {
-  int k;
-  if (cursor) {
-    k = *cursor;
-    if (key_holds(keys, n, stride, k, t)) return k;
-    if (key_holds(keys, n, stride, k + 1, t)) return *cursor = k + 1;
-    if (key_holds(keys, n, stride, k - 1, t)) return *cursor = k - 1;
-  }
-  k = search_key(keys, n, stride, t);
-  if (cursor) *cursor = k;
-  return k;
+  if (!cursor) return search_key(keys, n, stride, t);
+  FIND_KEY(keys, n, stride, t, cursor);
+}
+
+/* The same for scalar keys, with the stride known to the compiler. */
+static int find_scalar_key(const anim_key *keys, int n, double t, int *cursor) {
+  if (!cursor) return search_key(keys, n, (int)sizeof(anim_key), t);
+  FIND_KEY(keys, n, (int)sizeof(anim_key), t, cursor);
 }
 
 /* ---- Catmull-Rom (uniform, Blockbench's neighbour rule) ---------------- */
@@ -127,7 +136,7 @@ static double eval_keys(const anim_curve *c, double t, int *cursor) {
   int i;
   double s;
   if (c->n <= 0) return 0;
-  i = anim_find_key(k, c->n, (int)sizeof(anim_key), t, cursor);
+  i = find_scalar_key(k, c->n, t, cursor);
   if (i < 0) return k[0].v;
   if (i >= c->n - 1) return k[c->n - 1].v;
   a = &k[i];
@@ -183,7 +192,7 @@ static double envelope(const anim_mod *m, double t, double v) {
 double anim_curve_eval(const anim_curve *c, double t, int *cursor) {
   double dv = 0, v;
   int i;
-  if (c->n <= 0) return 0;
+  if (c->nmods == 0) return eval_keys(c, t, cursor);
   for (i = 0; i < c->nmods; i++) {
     const anim_mod *m = &c->mods[i];
     if (m->type == ANIM_MOD_CYCLES) t = cycles_time(c, m, t, &dv);
