@@ -39,5 +39,6 @@ build = {
     ["anim.animator"] = "lua/anim/animator.lua",
     ["anim.library"] = "lua/anim/library.lua",
     ["anim.retarget"] = "lua/anim/retarget.lua",
+    ["anim.encode"] = "lua/anim/encode.lua",
   },
 }

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "amath.h"
 
@@ -175,7 +176,7 @@ static double envelope(const anim_mod *m, double t, double v) {
   int n = m->npoints, i;
   double lo, hi;
   if (n <= 0 || m->p[2] == m->p[1]) return v;
-  if (t <= pt[0]) { lo = pt[1]; hi = pt[2]; }
+  if (t < pt[0]) { lo = pt[1]; hi = pt[2]; }
   else if (t >= pt[3 * (n - 1)]) { lo = pt[3 * (n - 1) + 1]; hi = pt[3 * (n - 1) + 2]; }
   else {
     for (i = 0; i + 1 < n && pt[3 * (i + 1)] <= t; i++) {}
@@ -246,8 +247,8 @@ void anim_qcurve_eval(const anim_qcurve *c, double t, int *cursor, double out[4]
  * 6u^5 - 15u^4 + 10u^3 (C2).  Only +, -, * and floor on doubles and
  * 32-bit integer arithmetic: the same bits on every IEEE platform.  For
  * unit gradients |noise| <= sqrt(2)/2, so 0.5 + noise/sqrt(2) is in [0,1]. */
-static unsigned hash2(long long ix, long long iy) {
-  unsigned h = (unsigned)ix * 0x8da6b343u ^ (unsigned)iy * 0xd8163841u;
+static uint32_t hash2(long long ix, long long iy) {
+  uint32_t h = (uint32_t)ix * 0x8da6b343u ^ (uint32_t)iy * 0xd8163841u;
   h ^= h >> 15; h *= 0x2c1b3c6du; h ^= h >> 12; h *= 0x297a2d39u; h ^= h >> 15;
   return h;
 }

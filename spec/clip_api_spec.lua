@@ -261,10 +261,24 @@ describe("clip metadata", function()
       assert.are.same({ sound = "x" }, src.events[1].preview)
     end)
 
-    it("anim.clip keeps the very table it was given", function()
+    it("anim.clip keeps a copy of the table it was given: changing the table later changes nothing", function()
       local t = { joints = {}, fps = 30, whatever = { 1 } }
       local c = assert(anim.clip(t))
-      assert.are.equal(t, core.clip_info(c).source)
+      local src = core.clip_info(c).source
+      assert.are_not.equal(t, src)
+      assert.are.same(t, src)
+      t.whatever[1] = 2
+      t.fps = 60
+      assert.are.same({ 1 }, src.whatever)
+      assert.are.equal(30, src.fps)
+    end)
+
+    it("anim.clip refuses a table that holds itself", function()
+      local t = { joints = {} }
+      t.joints.loop = t
+      local c, err = anim.clip(t, "self.anim")
+      assert.is_nil(c)
+      assert.are.equal("self.anim: nested too deep (at most 128 levels, or the table holds itself)", err)
     end)
   end)
 

@@ -73,6 +73,18 @@ mt.__tostring = function(self)
 end
 M.methods = methods
 
+-- A copy of a clip table, so that a caller changing its table later does
+-- not change what the clip encodes to.  Refuses cycles and deep nesting as
+-- the JSON reader would.
+function M.copy(v, depth)
+  if type(v) ~= "table" then return v end
+  depth = (depth or 0) + 1
+  if depth > 128 then E.fail("", "nested too deep (at most 128 levels, or the table holds itself)") end
+  local out = {}
+  for k, x in pairs(v) do out[k] = M.copy(x, depth) end
+  return out
+end
+
 -- Builds a clip from a table in the file's shape; raises a failure.
 function M.build(t, name)
   local desc, info = format.read(t)

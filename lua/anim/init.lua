@@ -3,6 +3,7 @@
 local E = require "anim.errors"
 local json = require "anim.json"
 local clip = require "anim.clip"
+local encode = require "anim.encode"
 
 local anim = { _VERSION = "anim dev-1" }
 
@@ -37,8 +38,13 @@ function anim.clip(t, name)
   end
   check_opt_string(name, 2, "clip")
   name = name or "clip"
-  return E.catch(name, clip.build, t, name)
+  return E.catch(name, function() return clip.build(clip.copy(t), name) end)
 end
+
+-- anim.encode(clip [, options]) -> text, approx | nil, message   (docs/formats.md, Encoding)
+anim.encode = encode.encode
+-- anim.save(clip, path [, options]) -> true, approx | nil, message (written atomically)
+anim.save = encode.save
 
 anim.is_clip = clip.is_clip
 
