@@ -154,6 +154,18 @@ describe("events, sounds and sides", function()
     assert.are.same({ "sound", "thud", 1, 2 }, { log[5][1], log[5][2], log[5][3], log[5][4] })
   end)
 
+  it("a sound's track leads to where the rig stands: its animator's root world transform", function()
+    local r = assert(anim.rig { joints = { { name = "arm", parent = "base", position = { 1, 2, 3 } },
+      { name = "base", position = { 4, 5, 6 } } } })
+    local a = anim.animator(r)
+    local at
+    a:on_sound(function(t) at = { t.animator:root_transform() } end)
+    a:play(assert(anim.clip { length = 1, joints = { base = { position = { { 0, { 1, 0, 0 } } } } },
+      sounds = { { time = 0, sound = "s" } } }), { fade = 0 })
+    a:update(0.1)
+    assert.are.same({ 5, 5, 6, 0, 0, 0, 1, 1, 1, 1 }, at)
+  end)
+
   it("a marker without value arrives as nil", function()
     local a = anim.animator(rig)
     local got = "unset"

@@ -233,6 +233,10 @@ methods.animated = joint_fn(core.animator_animated)
 methods.local_transform = joint_fn(core.animator_local)
 methods.world_transform = joint_fn(core.animator_world)
 
+-- Where the rig stands: the world transform of its first root joint (rigs
+-- keep parents first).  Hosts place sounds there (SEMANTICS 7a.13).
+function methods.root_transform(self) return core.animator_world(self, 1) end
+
 -- animator:pose_into(t [, "offsets"|"local"|"world"]) -> t, t[joint] = {10 numbers}
 function methods.pose_into(self, t, which)
   if type(t) ~= "table" then argerror(1, "pose_into", "table expected, got " .. type(t)) end
