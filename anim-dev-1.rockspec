@@ -31,6 +31,7 @@ build = {
     },
     ["anim"] = "lua/anim/init.lua",
     ["anim.errors"] = "lua/anim/errors.lua",
+    ["anim.quat"] = "lua/anim/quat.lua",
     ["anim.json"] = "lua/anim/json.lua",
     ["anim.format"] = "lua/anim/format.lua",
     ["anim.clip"] = "lua/anim/clip.lua",

@@ -10,8 +10,8 @@ local core = require "anim.core"
 local rigmod = require "anim.rig"
 
 local M = {}
-local qmul = rigmod.qmul
-local function qinv(q) return { -q[1], -q[2], -q[3], q[4] } end
+local Q = require "anim.quat"
+local qmul, qinv = Q.mul, Q.inverse
 
 -- Name guessing -----------------------------------------------------------------
 

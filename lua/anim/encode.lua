@@ -14,6 +14,7 @@ local core = require "anim.core"
 local E = require "anim.errors"
 local json = require "anim.json"
 local clipmod = require "anim.clip"
+local Q = require "anim.quat"
 
 local M = {}
 
@@ -275,23 +276,7 @@ end
 -- The same arithmetic as format.lua's reader of version 1 (yxz: Ry * Rx * Rz,
 -- SEMANTICS 4), so that the converted keys are the quaternions the version 1
 -- clip played.
-local function euler_yxz(deg)
-  local function axis(i, d)
-    local h = math.rad(d) / 2
-    local q = { 0, 0, 0, math.cos(h) }
-    q[i] = math.sin(h)
-    return q
-  end
-  local function mul(a, b)
-    return {
-      a[4] * b[1] + a[1] * b[4] + a[2] * b[3] - a[3] * b[2],
-      a[4] * b[2] - a[1] * b[3] + a[2] * b[4] + a[3] * b[1],
-      a[4] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[4],
-      a[4] * b[4] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-    }
-  end
-  return mul(mul(axis(2, deg[2]), axis(1, deg[1])), axis(3, deg[3]))
-end
+local function euler_yxz(deg) return Q.from_euler(deg, "yxz") end
 
 local V1_DIRECTIONS = { ["in"] = "in", out = "out", inout = "inOut" }
 local KEYFRAME_FIELDS = { time = true, poses = true }

@@ -3,6 +3,7 @@
 -- core builds a clip from (core.clip_new) plus the info table the Lua API
 -- reads (metadata, timed items).  Nothing here samples: the C core does.
 local E = require "anim.errors"
+local Q = require "anim.quat"
 
 local M = {}
 
@@ -530,24 +531,8 @@ local V1_DIRS = { ["in"] = 0, out = 1, inout = 2 }
 local IDENTITY = { 0, 0, 0, 1 }
 local ZERO = { 0, 0, 0 }
 
-local function euler_to_quat(deg)
-  -- yxz: R = Ry * Rx * Rz (SEMANTICS 4)
-  local function axis(i, d)
-    local h = math.rad(d) / 2
-    local q = { 0, 0, 0, math.cos(h) }
-    q[i] = math.sin(h)
-    return q
-  end
-  local function mul(a, b)
-    return {
-      a[4] * b[1] + a[1] * b[4] + a[2] * b[3] - a[3] * b[2],
-      a[4] * b[2] - a[1] * b[3] + a[2] * b[4] + a[3] * b[1],
-      a[4] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[4],
-      a[4] * b[4] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-    }
-  end
-  return mul(mul(axis(2, deg[2]), axis(1, deg[1])), axis(3, deg[3]))
-end
+-- angles are composed in yxz: R = Ry * Rx * Rz (SEMANTICS 4)
+local function euler_to_quat(deg) return Q.from_euler(deg, "yxz") end
 
 local function read_v1(c, info, desc)
   local kfs = E.array(c.keyframes, "keyframes", "keyframes")

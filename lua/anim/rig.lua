@@ -4,6 +4,7 @@
 local core = require "anim.core"
 local E = require "anim.errors"
 local format = require "anim.format"
+local Q = require "anim.quat"
 
 local M = {}
 local fail, key, index = E.fail, E.key, E.index
@@ -22,30 +23,12 @@ M.PLAYER = {
   },
 }
 
-local function euler_yxz(deg)
-  local function axis(i, d)
-    local h = math.rad(d) / 2
-    local q = { 0, 0, 0, math.cos(h) }
-    q[i] = math.sin(h)
-    return q
-  end
-  return M.qmul(M.qmul(axis(2, deg[2]), axis(1, deg[1])), axis(3, deg[3]))
-end
-
-function M.qmul(a, b)
-  return {
-    a[4] * b[1] + a[1] * b[4] + a[2] * b[3] - a[3] * b[2],
-    a[4] * b[2] - a[1] * b[3] + a[2] * b[4] + a[3] * b[1],
-    a[4] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[4],
-    a[4] * b[4] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-  }
-end
 
 -- A rest rotation given as yxz degrees or a quaternion -> unit quaternion.
 function M.rest_quat(v, path)
   local r = format.rotation(v, path, "rotation")
   if #r == 4 then return r end
-  return euler_yxz(r)
+  return Q.from_euler(r, "yxz")
 end
 
 local function build(def)
