@@ -1,0 +1,48 @@
+-- Every example runs on its own (no input), exits 0 and prints what its
+-- comment promises.
+local H = require "spec.helper"
+
+local function run(name)
+  local cmd = string.format(
+    "cd %q && LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_PATH_5_4='lua/?.lua;lua/?/init.lua;;' " ..
+    "LUA_CPATH='build/?.so;;' LUA_CPATH_5_4='build/?.so;;' lua5.4 examples/%s </dev/null 2>&1", H.root, name)
+  local p = assert(io.popen(cmd))
+  local out = p:read("a")
+  local ok = p:close()
+  assert(ok, name .. " failed:\n" .. out)
+  return out
+end
+
+describe("examples", function()
+  it("walk.lua: a game loop with an action fading in and out, callbacks printed as they fire", function()
+    local out = run("walk.lua")
+    assert.truthy(out:find(" 0.250  marker step  right", 1, true))
+    assert.truthy(out:find(" 1.000  play wave (fade 0.25)", 1, true))
+    assert.truthy(out:find(" 2.000  wave stopped", 1, true))
+    assert.truthy(out:find("wave ended (faded out)", 1, true))
+    assert.truthy(out:find("event  dust", 1, true))
+  end)
+
+  it("events.lua: markers, events, sounds and plays, filtered by side", function()
+    local out = run("events.lua")
+    local server = out:match("%-%- server animator %-%-(.-)%-%- client")
+    local client = out:match("%-%- client animator %-%-(.-)%-%- both")
+    assert.truthy(server:find("event\tdamage", 1, true))
+    assert.is_nil(server:find("sound", 1, true))
+    assert.truthy(server:find("play\tres://spark.anim", 1, true))
+    assert.truthy(client:find("sound\tswing", 1, true))
+    assert.truthy(client:find("event\tshake", 1, true))
+    assert.is_nil(client:find("play", 1, true))
+  end)
+
+  it("retarget.lua: the goblin's hands swing forward and back like the player's", function()
+    local out = run("retarget.lua")
+    assert.truthy(out:find("leftArm   -> arm_l  (map)", 1, true))
+    -- at 0.5 s both hands are forward (+z); through the names-only map the goblin's is not
+    local line = out:match("\n  0%.500 ([^\n]+)")
+    local z = {}
+    for v in line:gmatch("(%-?%d+%.%d+)%)") do z[#z + 1] = tonumber(v) end
+    assert.is_true(z[1] > 0.2 and z[2] > 0.1)
+    assert.is_true(math.abs(z[3]) < 1e-3)
+  end)
+end)
