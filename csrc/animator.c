@@ -66,8 +66,8 @@ struct anim_animator {
 };
 
 /* Blend accumulators per rig joint. */
-enum { ACC_BUDGET = 0, ACC_LEVELW = 3, ACC_TAKE = 6, ACC_POS = 9, ACC_ROT = 12, ACC_SCL = 16,
-       ACC_REF = 19, ACC_HASREF = 23, ACC_SIZE = 24 };
+enum { ACC_BUDGET = 0, ACC_LEVELW = 3, ACC_TAKE = 6, ACC_SHARE = 9, ACC_POS = 12, ACC_ROT = 15,
+       ACC_SCL = 19, ACC_REF = 22, ACC_HASREF = 26, ACC_SIZE = 27 };
 
 /* ---- creation ----------------------------------------------------------- */
 
@@ -392,10 +392,15 @@ static void blend_level(anim_animator *a, int from, int to) {
       if (chans & ANIM_CH_SCL) lw[2] += w;
     }
   }
+  /* each level takes min(W, budget); a contribution of weight w gets the
+   * share w * take / W (ACC_SHARE holds take / W, 0 when W is 0) */
   for (j = 0; j < n; j++) {
     double *ac = &a->acc[j * ACC_SIZE];
-    for (ch = 0; ch < 3; ch++)
-      ac[ACC_TAKE + ch] = ac[ACC_LEVELW + ch] < ac[ACC_BUDGET + ch] ? ac[ACC_LEVELW + ch] : ac[ACC_BUDGET + ch];
+    for (ch = 0; ch < 3; ch++) {
+      double W = ac[ACC_LEVELW + ch], take = W < ac[ACC_BUDGET + ch] ? W : ac[ACC_BUDGET + ch];
+      ac[ACC_TAKE + ch] = take;
+      ac[ACC_SHARE + ch] = W > 0 ? take / W : 0;
+    }
   }
   for (i = from; i < to; i++) {
     anim_track *t = a->order[i];
@@ -404,13 +409,13 @@ static void blend_level(anim_animator *a, int from, int to) {
       const double *s = &t->sample[b * SAMPLE_STRIDE];
       double w = s[10], share;
       int k;
-      if ((t->chans[b] & ANIM_CH_POS) && ac[ACC_LEVELW] > 0) {
-        share = ac[ACC_TAKE] * w / ac[ACC_LEVELW];
+      if (t->chans[b] & ANIM_CH_POS) {
+        share = w * ac[ACC_SHARE];
         for (k = 0; k < 3; k++) ac[ACC_POS + k] += share * s[k];
       }
-      if ((t->chans[b] & ANIM_CH_ROT) && ac[ACC_LEVELW + 1] > 0) {
+      if (t->chans[b] & ANIM_CH_ROT) {
         double sg = 1;
-        share = ac[ACC_TAKE + 1] * w / ac[ACC_LEVELW + 1];
+        share = w * ac[ACC_SHARE + 1];
         if (share > 0) {
           if (!ac[ACC_HASREF]) {
             for (k = 0; k < 4; k++) ac[ACC_REF + k] = s[3 + k];
@@ -422,8 +427,8 @@ static void blend_level(anim_animator *a, int from, int to) {
           for (k = 0; k < 4; k++) ac[ACC_ROT + k] += sg * share * s[3 + k];
         }
       }
-      if ((t->chans[b] & ANIM_CH_SCL) && ac[ACC_LEVELW + 2] > 0) {
-        share = ac[ACC_TAKE + 2] * w / ac[ACC_LEVELW + 2];
+      if (t->chans[b] & ANIM_CH_SCL) {
+        share = w * ac[ACC_SHARE + 2];
         for (k = 0; k < 3; k++) ac[ACC_SCL + k] += share * s[7 + k];
       }
     }
@@ -476,9 +481,14 @@ static void compute_pose(anim_animator *a) {
     m++;
   }
   for (j = 0; j < n; j++) {
+    /* the accumulators a level reads before writing (LEVELW, TAKE and
+     * SHARE are set by each level) */
     double *ac = &a->acc[j * ACC_SIZE];
-    memset(ac, 0, sizeof(double) * ACC_SIZE);
     ac[ACC_BUDGET] = ac[ACC_BUDGET + 1] = ac[ACC_BUDGET + 2] = 1;
+    ac[ACC_POS] = ac[ACC_POS + 1] = ac[ACC_POS + 2] = 0;
+    ac[ACC_ROT] = ac[ACC_ROT + 1] = ac[ACC_ROT + 2] = ac[ACC_ROT + 3] = 0;
+    ac[ACC_SCL] = ac[ACC_SCL + 1] = ac[ACC_SCL + 2] = 0;
+    ac[ACC_HASREF] = 0;
     a->animated[j] = 0;
   }
   for (i = 0; i < m && a->order[i]->clip->blend != ANIM_BLEND_ADDITIVE; i = k) {

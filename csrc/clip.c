@@ -100,6 +100,10 @@ const char *anim_clip_finish(anim_clip *c) {
       if (!isfinite(k->t) || (i > 0 && k->t < jt->qrot.keys[i - 1].t)) return "bad quaternion key time";
       if (k->interp >= ANIM_INTERP_COUNT || k->ease > ANIM_EASE_INOUT) return "bad interpolation";
     }
+    anim_qcurve_prepare((anim_qkey *)jt->qrot.keys, jt->qrot.n);
+    jt->shared = (anim_curves_share_times(jt->pos) ? ANIM_CH_POS : 0) |
+                 (!jt->rot_quat && anim_curves_share_times(jt->rot) ? ANIM_CH_ROT : 0) |
+                 (anim_curves_share_times(jt->scl) ? ANIM_CH_SCL : 0);
   }
   for (i = 0; i < c->nitems; i++)
     if (!isfinite(c->items[i].t)) return "non-finite item time";
@@ -114,22 +118,27 @@ int anim_clip_find_joint(const anim_clip *c, const char *name) {
   return -1;
 }
 
+/* One channel's three axes into out[3]. */
+static void sample3(const anim_curve c[3], int shared, double t, int *cur, double out[3]) {
+  int a;
+  if (shared) anim_curves_eval_shared(c, t, cur, out);
+  else for (a = 0; a < 3; a++) out[a] = anim_curve_eval(&c[a], t, cur ? cur + a : NULL);
+}
+
 int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *cur,
                            double pos[3], double rot[4], double scl[3], double *weight) {
   const anim_joint *jt = &c->joints[j];
-  int a;
-  if (jt->channels & ANIM_CH_POS)
-    for (a = 0; a < 3; a++) pos[a] = anim_curve_eval(&jt->pos[a], t, cur ? cur + a : NULL);
+  int *cu = cur;  /* NULL: binary searches */
+  if (jt->channels & ANIM_CH_POS) sample3(jt->pos, jt->shared & ANIM_CH_POS, t, cu, pos);
   if (jt->channels & ANIM_CH_ROT) {
-    if (jt->rot_quat) anim_qcurve_eval(&jt->qrot, t, cur ? cur + 3 : NULL, rot);
+    if (jt->rot_quat) anim_qcurve_eval(&jt->qrot, t, cu ? cu + 3 : NULL, rot);
     else {
       double deg[3];
-      for (a = 0; a < 3; a++) deg[a] = anim_curve_eval(&jt->rot[a], t, cur ? cur + 3 + a : NULL);
+      sample3(jt->rot, jt->shared & ANIM_CH_ROT, t, cu ? cu + 3 : NULL, deg);
       anim_quat_from_euler(rot, deg, c->euler);
     }
   }
-  if (jt->channels & ANIM_CH_SCL)
-    for (a = 0; a < 3; a++) scl[a] = anim_curve_eval(&jt->scl[a], t, cur ? cur + 6 + a : NULL);
-  *weight = jt->pose_weight.n > 0 ? anim_curve_eval(&jt->pose_weight, t, cur ? cur + 9 : NULL) : 1;
+  if (jt->channels & ANIM_CH_SCL) sample3(jt->scl, jt->shared & ANIM_CH_SCL, t, cu ? cu + 6 : NULL, scl);
+  *weight = jt->pose_weight.n > 0 ? anim_curve_eval(&jt->pose_weight, t, cu ? cu + 9 : NULL) : 1;
   return jt->channels;
 }

@@ -29,6 +29,7 @@ typedef struct anim_joint {
   int muted;
   int channels;            /* ANIM_CH_* present */
   int rot_quat;            /* rotation keys are quaternions */
+  int shared;              /* ANIM_CH_* whose three axes share key times */
   anim_curve pos[3], rot[3], scl[3];
   anim_qcurve qrot;
   anim_curve pose_weight;  /* version 1 pose weights; n = 0 when constant 1 */

@@ -132,12 +132,10 @@ static double bezier(const anim_key *a, const anim_key *b, double t) {
 
 /* ---- scalar curves ------------------------------------------------------ */
 
-static double eval_keys(const anim_curve *c, double t, int *cursor) {
+/* The value at t of a curve whose last key at or before t is key i. */
+static double eval_at(const anim_curve *c, int i, double t) {
   const anim_key *k = c->keys, *a, *b;
-  int i;
   double s;
-  if (c->n <= 0) return 0;
-  i = find_scalar_key(k, c->n, t, cursor);
   if (i < 0) return k[0].v;
   if (i >= c->n - 1) return k[c->n - 1].v;
   a = &k[i];
@@ -150,6 +148,27 @@ static double eval_keys(const anim_curve *c, double t, int *cursor) {
     case ANIM_BEZIER: return bezier(a, b, t);
     default: return a->v + (b->v - a->v) * anim_ease(a->interp, a->ease, s);
   }
+}
+
+static double eval_keys(const anim_curve *c, double t, int *cursor) {
+  if (c->n <= 0) return 0;
+  return eval_at(c, find_scalar_key(c->keys, c->n, t, cursor), t);
+}
+
+int anim_curves_share_times(const anim_curve c[3]) {
+  int a, i;
+  for (a = 0; a < 3; a++)
+    if (c[a].nmods != 0 || c[a].n != c[0].n || c[a].n == 0) return 0;
+  for (i = 0; i < c[0].n; i++)
+    if (c[1].keys[i].t != c[0].keys[i].t || c[2].keys[i].t != c[0].keys[i].t) return 0;
+  return 1;
+}
+
+void anim_curves_eval_shared(const anim_curve c[3], double t, int *cursor, double out[3]) {
+  int i = find_scalar_key(c[0].keys, c[0].n, t, cursor);
+  out[0] = eval_at(&c[0], i, t);
+  out[1] = eval_at(&c[1], i, t);
+  out[2] = eval_at(&c[2], i, t);
 }
 
 /* Time modifiers map t into the keyed range; cycles "offset" adds a value
@@ -220,6 +239,28 @@ double anim_curve_eval(const anim_curve *c, double t, int *cursor) {
 
 /* ---- quaternion curves -------------------------------------------------- */
 
+void anim_qcurve_prepare(anim_qkey *k, int n) {
+  int i, a;
+  for (i = 0; i < n; i++) {
+    const double *p = k[i].q, *q = i + 1 < n ? k[i + 1].q : k[i].q;
+    double d = p[0] * q[0] + p[1] * q[1] + p[2] * q[2] + p[3] * q[3];
+    double s = d < 0 ? -1 : 1, cn;
+    d *= s;
+    for (a = 0; a < 4; a++) k[i].c[a] = s * q[a] - d * p[a];
+    cn = sqrt(k[i].c[0] * k[i].c[0] + k[i].c[1] * k[i].c[1] + k[i].c[2] * k[i].c[2] +
+              k[i].c[3] * k[i].c[3]);
+    if (d > 0.9999999 || !(cn > 0)) {
+      /* nearly equal: slerp is the normalised lerp to 1e-14; keep the
+       * aligned next key in c */
+      k[i].th = 0;
+      for (a = 0; a < 4; a++) k[i].c[a] = s * q[a];
+    } else {
+      k[i].th = atan2(cn, d);
+      for (a = 0; a < 4; a++) k[i].c[a] /= cn;
+    }
+  }
+}
+
 void anim_qcurve_eval(const anim_qcurve *c, double t, int *cursor, double out[4]) {
   const anim_qkey *k = c->keys, *a, *b;
   int i, j;
@@ -237,7 +278,14 @@ void anim_qcurve_eval(const anim_qcurve *c, double t, int *cursor, double out[4]
   b = &k[i + 1];
   s = (t - a->t) / (b->t - a->t);
   if (a->interp >= ANIM_SINE) s = anim_ease(a->interp, a->ease, s);
-  anim_quat_slerp(out, a->q, b->q, s);
+  /* slerp on the arc prepared at build time (shortest arc) */
+  if (a->th == 0) {
+    for (j = 0; j < 4; j++) out[j] = (1 - s) * a->q[j] + s * a->c[j];
+  } else {
+    double cf = cos(s * a->th), sf = sin(s * a->th);
+    for (j = 0; j < 4; j++) out[j] = cf * a->q[j] + sf * a->c[j];
+  }
+  anim_quat_normalize(out);
 }
 
 /* ---- noise -------------------------------------------------------------- */

@@ -43,6 +43,10 @@ typedef struct anim_qkey {
   double t;
   double q[4];
   unsigned char interp, ease;
+  /* The arc to the next key, computed once by anim_qcurve_prepare: angle
+   * th and the unit quaternion c orthogonal to q (the next key, taken in
+   * q's hemisphere, is q cos th + c sin th).  th = 0: nearly equal keys. */
+  double th, c[4];
 } anim_qkey;
 
 typedef struct anim_qcurve {
@@ -58,6 +62,14 @@ int anim_find_key(const void *keys, int n, int stride, double t, int *cursor);
 
 /* Value of the curve at time t (modifiers applied).  cursor may be NULL. */
 double anim_curve_eval(const anim_curve *c, double t, int *cursor);
+
+/* Three curves (the axes of a channel) with the same key times and no
+ * modifiers: one key search serves all three. */
+int anim_curves_share_times(const anim_curve c[3]);
+void anim_curves_eval_shared(const anim_curve c[3], double t, int *cursor, double out[3]);
+
+/* Computes each key's arc to the next (the keys are unit quaternions). */
+void anim_qcurve_prepare(anim_qkey *keys, int n);
 
 /* Rotation of the quaternion curve at time t.  cursor may be NULL. */
 void anim_qcurve_eval(const anim_qcurve *c, double t, int *cursor, double out[4]);
