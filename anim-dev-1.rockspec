@@ -8,7 +8,6 @@ source = {
 description = {
   summary = "Animation clips, rigs and animators for Lua 5.4, with a C core",
   detailed = [[
-Load .anim clips (and legacy XML), sample their curves exactly, play them on
 rigs through animators that blend, layer and time several tracks, and react
 to markers, events, sounds and chained clips through Lua callbacks.
 ]],
@@ -17,6 +16,8 @@ to markers, events, sounds and chained clips through Lua callbacks.
 dependencies = {
   "lua >= 5.4, < 5.5",
   "lua-cjson",
+  "lpeg", -- the Blockbench importer's Molang parser (Debian: lua-lpeg)
+  "luaexpat", -- the legacy XML importer's parser (Debian: lua-expat)
 }
 build = {
   type = "builtin",
@@ -34,7 +35,13 @@ build = {
     ["anim.quat"] = "lua/anim/quat.lua",
     ["anim.json"] = "lua/anim/json.lua",
     ["anim.format"] = "lua/anim/format.lua",
-    ["anim.clip"] = "lua/anim/clip.lua",
+    ["anim.xml"] = "lua/anim/xml.lua",
+    ["anim.molang"] = "lua/anim/molang.lua",
+    ["anim.bake"] = "lua/anim/bake.lua",
+    ["anim.bbchannel"] = "lua/anim/bbchannel.lua",
+    ["anim.bbmodel"] = "lua/anim/bbmodel.lua",
+    ["anim.bedrock"] = "lua/anim/bedrock.lua",
+    ["anim.blockbench"] = "lua/anim/blockbench.lua",
     ["anim.rig"] = "lua/anim/rig.lua",
     ["anim.bind"] = "lua/anim/bind.lua",
     ["anim.animator"] = "lua/anim/animator.lua",

@@ -14,11 +14,17 @@ check() {
   command -v cc >/dev/null 2>&1 || need gcc
   if command -v "$LUA" >/dev/null 2>&1; then
     "$LUA" -e 'require "cjson"' >/dev/null 2>&1 || need lua-cjson
+    # the Blockbench importer parses Molang with LPeg
+    "$LUA" -e 'require "lpeg"' >/dev/null 2>&1 || need lua-lpeg
+    # the legacy XML importer parses with expat
+    "$LUA" -e 'require "lxp"' >/dev/null 2>&1 || need lua-expat
     if [ "$1" = test ]; then
       "$LUA" -e 'require "busted.runner"' >/dev/null 2>&1 || need lua-busted
     fi
   else
     need lua-cjson
+    need lua-lpeg
+    need lua-expat
     [ "$1" = test ] && need lua-busted
   fi
   if [ "$1" = test ]; then

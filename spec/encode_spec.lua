@@ -171,6 +171,44 @@ local SOURCES = {
       return out
     end,
   },
+  {
+    -- imported clips: the original is the version 3 table the importer made
+    -- (what encode writes); samples agree within the importer's bound
+    name = "../shared/data/xml (imported)",
+    list = function()
+      local out = {}
+      local dir = H.shared .. "/data/xml/Minecraft-Skin-Viewer"
+      for _, file in ipairs(H.ls(dir, "%.xml$")) do
+        local c = assert(anim.import_xml(dir .. "/" .. file))
+        out[#out + 1] = { name = file, clip = c, original = require("anim.core").clip_info(c).source }
+      end
+      return out
+    end,
+  },
+  {
+    name = "../shared/data/blockbench (imported; knight.bbmodel is refused for its Molang variables)",
+    list = function()
+      local out = {}
+      local p = assert(io.popen('find "' .. H.shared .. '/data/blockbench" -type f \\( -name "*.bbmodel" -o -name "*.json" \\) | sort'))
+      for path in p:lines() do
+        local clips, err = anim.import_blockbench(path)
+        if not clips then
+          assert(path:find("knight%.bbmodel$"), err)
+        else
+          local names = {}
+          for name in pairs(clips) do names[#names + 1] = name end
+          table.sort(names)
+          for _, name in ipairs(names) do
+            local c = clips[name]
+            out[#out + 1] = { name = path:match("[^/]+$") .. " " .. name, clip = c,
+              original = require("anim.core").clip_info(c).source }
+          end
+        end
+      end
+      p:close()
+      return out
+    end,
+  },
 }
 
 -- Fields of a version 1 file that the version 3 clip says its own way.
@@ -703,7 +741,6 @@ describe("encode refuses values JSON cannot hold", function()
   it("tables that contain themselves, or nest deeper than JSON is read", function()
     -- anim.clip copies its table and refuses these (clip_api_spec); an
     -- importer sets info.source itself, so the encoder checks again
-    local core = require "anim.core"
     local function err_with(k, v)
       local c = assert(anim.clip({ joints = {} }, "m"))
       core.clip_info(c).source[k] = v

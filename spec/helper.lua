@@ -47,6 +47,29 @@ function H.quatdiff(a, b)
   return math.min(d1, d2)
 end
 
+-- A small quaternion kit for the specs, independent of the module's code
+-- (quaternions {x, y, z, w}).
+function H.qaxis(i, deg)
+  local h = math.rad(deg) / 2
+  local q = { 0, 0, 0, math.cos(h) }
+  q[i] = math.sin(h)
+  return q
+end
+
+function H.qmul(a, b)
+  return {
+    a[4] * b[1] + a[1] * b[4] + a[2] * b[3] - a[3] * b[2],
+    a[4] * b[2] - a[1] * b[3] + a[2] * b[4] + a[3] * b[1],
+    a[4] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[4],
+    a[4] * b[4] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+  }
+end
+
+function H.qrotate(q, v)
+  local p = H.qmul(H.qmul(q, { v[1], v[2], v[3], 0 }), { -q[1], -q[2], -q[3], q[4] })
+  return { p[1], p[2], p[3] }
+end
+
 function H.tmpdir()
   local p = assert(io.popen("mktemp -d"))
   local d = p:read("l")

@@ -5,21 +5,10 @@ local H = require "spec.helper"
 
 local function near(a, b, tol) return math.abs(a - b) <= (tol or 1e-9) end
 
-local function qmul(a, b)
-  return {
-    a[4] * b[1] + a[1] * b[4] + a[2] * b[3] - a[3] * b[2],
-    a[4] * b[2] - a[1] * b[3] + a[2] * b[4] + a[3] * b[1],
-    a[4] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[4],
-    a[4] * b[4] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-  }
-end
+local qmul, rotate = H.qmul, H.qrotate
 local function axis_quat(x, y, z, deg)
   local h = math.rad(deg) / 2
   return { x * math.sin(h), y * math.sin(h), z * math.sin(h), math.cos(h) }
-end
-local function rotate(q, v)
-  local p = qmul(qmul(q, { v[1], v[2], v[3], 0 }), { -q[1], -q[2], -q[3], q[4] })
-  return { p[1], p[2], p[3] }
 end
 
 local function world(a, joint)

@@ -41,10 +41,51 @@ function anim.clip(t, name)
   return E.catch(name, function() return clip.build(clip.copy(t), name) end)
 end
 
+-- anim.import_xml(path) -> clip | nil, message   (the legacy XML format)
+-- anim.xml is required here, not at the top, so that `require "anim"`
+-- works without lua-expat for those who never import XML.
+function anim.import_xml(path)
+  if type(path) ~= "string" then
+    error("bad argument #1 to 'import_xml' (string expected, got " .. type(path) .. ")", 2)
+  end
+  local xml = require "anim.xml"
+  return E.catch(path, function() return xml.build(json.read_file(path), path) end)
+end
+
+-- anim.decode_xml(xml_text [, name]) -> clip | nil, message
+function anim.decode_xml(text, name)
+  if type(text) ~= "string" then
+    error("bad argument #1 to 'decode_xml' (string expected, got " .. type(text) .. ")", 2)
+  end
+  check_opt_string(name, 2, "decode_xml")
+  name = name or "clip"
+  local xml = require "anim.xml"
+  return E.catch(name, xml.build, text, name)
+end
+
 -- anim.encode(clip [, options]) -> text, approx | nil, message   (docs/formats.md, Encoding)
 anim.encode = encode.encode
 -- anim.save(clip, path [, options]) -> true, approx | nil, message (written atomically)
 anim.save = encode.save
+
+-- anim.import_blockbench(path) -> { [animation name] = clip } | nil, message
+-- (.bbmodel and Bedrock/GeckoLib *.animation.json; docs/formats.md).  Required
+-- here, not at the top: only the importer needs lua-lpeg (for Molang).
+function anim.import_blockbench(path)
+  if type(path) ~= "string" then
+    error("bad argument #1 to 'import_blockbench' (string expected, got " .. type(path) .. ")", 2)
+  end
+  return require("anim.blockbench").import(path)
+end
+
+-- anim.decode_blockbench(json_text [, name]) -> { [animation name] = clip } | nil, message
+function anim.decode_blockbench(text, name)
+  if type(text) ~= "string" then
+    error("bad argument #1 to 'decode_blockbench' (string expected, got " .. type(text) .. ")", 2)
+  end
+  check_opt_string(name, 2, "decode_blockbench")
+  return require("anim.blockbench").decode_text(text, name or "blockbench")
+end
 
 anim.is_clip = clip.is_clip
 

@@ -1,0 +1,474 @@
+-- bbchannel.lua: one animated channel of a Blockbench project or Bedrock
+-- animation file, held as Blockbench holds it (keys with pre and post
+-- values, per-key interpolation, per-axis bezier handles, GeckoLib
+-- easings), evaluated as Blockbench evaluates it, and turned into the keys
+-- of a version 3 clip channel.
+--
+-- The readers (bbmodel.lua, bedrock.lua) build channels already in the
+-- clip's units and signs: positions in blocks, angles in degrees in
+-- Blockbench's internal (three.js) axes, Euler order zyx.  A channel is
+--   { keys = { key, ... } } sorted by time, a key being
+--   { t, pre = {x, y, z}, post = {x, y, z}, two = (pre and post given),
+--     interp = "linear" | "catmullrom" | "bezier" | "step",
+--     ease = nil | a GeckoLib easing (M.easing),
+--     bz = nil | { lt = {3}, lv = {3}, rt = {3}, rv = {3} } }
+-- and each axis value is { c = number } or { f = function(t), src, periods }.
+-- A rotation channel with `slerp = true` is one Blockbench interpolates as
+-- quaternions (an animator's quaternion_interpolation).
+--
+-- M.convert writes exact keys wherever the clip format can say the same
+-- thing, and bakes the rest (bake.lua) within bake.BOUND.
+local E = require "anim.errors"
+local molang = require "anim.molang"
+local bake = require "anim.bake"
+local Q = require "anim.quat"
+
+local M = {}
+
+local fail = E.fail
+
+-- Values ---------------------------------------------------------------------------
+
+local function num(v)
+  if v == 0 then return 0 end -- no -0 in the clip: it reads the same and looks odd
+  return v
+end
+
+-- A value of a key axis from the file (a number or a Molang string), for
+-- messages `where` = "animation 'walk', bone 'head', rotation x".
+function M.value(v, path, where)
+  if type(v) == "number" then
+    if not E.finite(v) then fail(path, "%s: value must be a finite number, got %s", where, E.describe(v)) end
+    return { c = v }
+  end
+  if type(v) ~= "string" then
+    fail(path, "%s: value must be a number or a Molang string, got %s", where, E.describe(v))
+  end
+  if v:match("^%s*$") then return { c = 0 } end -- Blockbench reads an empty field as 0
+  local e, err = molang.compile(v)
+  if not e then fail(path, "%s: cannot import Molang %s", where, err) end
+  if e.const then
+    if not E.finite(e.const) then
+      fail(path, "%s: Molang '%s' evaluates to %s", where, v, E.describe(e.const))
+    end
+    return { c = e.const }
+  end
+  local fn = e.fn
+  return {
+    src = v,
+    periods = e.periods,
+    f = function(t)
+      local x = fn(t)
+      if not E.finite(x) then
+        fail(path, "%s: Molang '%s' evaluates to %s at query.anim_time = %s", where, v, E.describe(x), E.num(t))
+      end
+      return x
+    end,
+  }
+end
+
+-- k times a value (signs, pixels to blocks).
+function M.scale(e, k)
+  if e.c then return { c = num(e.c * k) } end
+  local f = e.f
+  return { src = e.src, periods = e.periods, f = function(t) return k * f(t) end }
+end
+
+local function ev(e, t) return e.c or e.f(t) end
+local function vec3(p, t) return { ev(p[1], t), ev(p[2], t), ev(p[3], t) } end
+local function is_const(p) return p[1].c ~= nil and p[2].c ~= nil and p[3].c ~= nil end
+
+-- Rotations --------------------------------------------------------------------------
+
+-- Degrees in Blockbench's order zyx (R = Rz·Ry·Rx, three.js 'ZYX').
+function M.quat_zyx(d) return Q.from_euler(d, "zyx") end
+
+-- R(rest)^-1 · R(rest + angles): the turn from the rest that Blockbench
+-- shows when it adds the animated angles to the rest angles.
+local function rest_offset(rest, v)
+  local q = Q.mul(Q.inverse(M.quat_zyx(rest)), M.quat_zyx { rest[1] + v[1], rest[2] + v[2], rest[3] + v[3] })
+  if q[4] < 0 then q = { -q[1], -q[2], -q[3], -q[4] } end
+  return q
+end
+M.rest_offset = rest_offset
+
+-- Does R(rest)·R(a) equal R(rest + a) for every a the channel takes?  With
+-- R = Rz·Ry·Rx: yes when the rest is a turn about z alone, when it has no
+-- x and the channel never turns about z, or when the channel only turns
+-- about x (the turns then meet their own axis next to each other).
+local function rest_composes(rest, keys)
+  local moves = { false, false, false }
+  for _, k in ipairs(keys) do
+    for _, p in ipairs { k.pre, k.post } do
+      for a = 1, 3 do
+        if p[a].c == nil or p[a].c ~= 0 then moves[a] = true end
+      end
+    end
+  end
+  return (rest[1] == 0 and rest[2] == 0) or (rest[1] == 0 and not moves[3]) or (not moves[2] and not moves[3])
+end
+M.rest_composes = rest_composes
+
+-- GeckoLib easings ------------------------------------------------------------------------
+--
+-- GeckoLib (the mod that plays these files) eases the segment that ends at
+-- a key with that key's `easing`, `easingArgs[1]` tuning back (overshoot
+-- factor times 1.70158), elastic (bounciness, 1) and bounce (0.5) and
+-- giving the number of steps of `step` (2).  Its base curves, on s in [0, 1]:
+local BASE = {
+  sine = function(s) return 1 - math.cos(s * math.pi / 2) end,
+  quad = function(s) return s * s end,
+  cubic = function(s) return s * s * s end,
+  quart = function(s) return s ^ 4 end,
+  quint = function(s) return s ^ 5 end,
+  expo = function(s) return 2 ^ (10 * (s - 1)) end,
+  circ = function(s) return 1 - math.sqrt(math.max(0, 1 - s * s)) end,
+}
+local function back(n)
+  local c = n == nil and 1.70158 or n * 1.70158
+  return function(s) return s * s * ((c + 1) * s - c) end
+end
+local function elastic(n)
+  local k = n == nil and 1 or n
+  return function(s) return 1 - math.cos(s * math.pi / 2) ^ 3 * math.cos(s * k * math.pi) end
+end
+local function bounce(n)
+  local k = n == nil and 0.5 or n
+  return function(x)
+    return math.min(121 / 16 * x * x, 121 / 4 * k * (x - 6 / 11) ^ 2 + 1 - k,
+      121 * k * k * (x - 9 / 11) ^ 2 + 1 - k * k, 484 * k ^ 3 * (x - 10.5 / 11) ^ 2 + 1 - k ^ 3)
+  end
+end
+local function step(n)
+  local steps = math.max(1, math.floor(n == nil and 2 or n))
+  return function(s) return math.min(math.floor(s * steps), steps - 1) / steps end
+end
+local DIRS = {
+  ["in"] = function(f) return f end,
+  out = function(f) return function(s) return 1 - f(1 - s) end end,
+  inout = function(f)
+    return function(s)
+      if s < 0.5 then return f(s * 2) / 2 end
+      return 1 - f((1 - s) * 2) / 2
+    end
+  end,
+}
+local CLIP_DIR = { ["in"] = "in", out = "out", inout = "inOut" }
+
+-- The easing called `name` (any case) with argument `arg` (a number or
+-- nil): { name, fn, exact = { interpolation, ease } when a clip easing is
+-- the same curve, catmull = true for GeckoLib's "catmullrom" }.
+function M.easing(name, arg)
+  local lname = name:lower()
+  local e = { name = name }
+  if lname == "linear" or lname == "none" then
+    e.fn, e.exact = function(s) return s end, { "linear" }
+    return e
+  end
+  if lname == "catmullrom" then
+    e.catmull = true
+    return e
+  end
+  if lname == "step" then
+    e.fn = step(arg)
+    return e
+  end
+  local dir, base = lname:match("^ease(inout)(%a+)$")
+  if not dir then dir, base = lname:match("^ease(in)(%a+)$") end
+  if not dir then dir, base = lname:match("^ease(out)(%a+)$") end
+  local f
+  if base and BASE[base] then
+    f = BASE[base]
+    -- The same formulas as the clip easings (easings.net).  Expo differs
+    -- at the one instant s = 0, where GeckoLib's 2^(10(s-1)) is 2^-10 and
+    -- easings.net's is 0; everywhere else they agree.
+    e.exact = { base, CLIP_DIR[dir] }
+  elseif base == "back" then
+    f = back(arg)
+    if arg == 0 then
+      e.exact = { "cubic", CLIP_DIR[dir] } -- no overshoot: s^3
+    elseif (arg == nil or arg == 1) and dir ~= "inout" then
+      -- easings.net's back in and out; its inOut uses 1.70158·1.525, GeckoLib's does not
+      e.exact = { "back", CLIP_DIR[dir] }
+    end
+  elseif base == "elastic" then
+    f = elastic(arg)
+  elseif base == "bounce" then
+    f = bounce(arg)
+  end
+  if not f then
+    -- GeckoLib reads a name it does not know as linear
+    e.fn, e.exact, e.unknown = function(s) return s end, { "linear" }, true
+    return e
+  end
+  e.fn = DIRS[dir](f)
+  return e
+end
+
+-- Blockbench's evaluation -------------------------------------------------------------
+
+-- The interpolation of the segment from key b to key a (Blockbench tests
+-- both ends, in this order), "ease" for a GeckoLib easing, or "slerp" in a
+-- channel interpolated as quaternions.
+local function seg_mode(b, a, slerp)
+  if b.interp == "step" then return "step" end
+  if slerp then return "slerp" end
+  if a.ease then return "ease" end
+  local bi, ai = b.interp, a.interp
+  if bi == "linear" and (ai == "linear" or ai == "step") then return "linear" end
+  if bi == "catmullrom" or ai == "catmullrom" then return "catmullrom" end
+  if bi == "bezier" or ai == "bezier" then return "bezier" end
+  return "linear"
+end
+
+local function cubic(a, b, c, d, u)
+  local v = 1 - u
+  return a * v * v * v + 3 * b * u * v * v + 3 * c * u * u * v + d * u * u * u
+end
+
+-- Per-axis bezier (Keyframe.getBezierLerp): handle times clamped into the
+-- segment, x(u) = t solved by bisection (x is monotone then).
+local function bezier_axis(tb, vb, rt, rv, ta, va, lt, lv, t)
+  local gap = ta - tb
+  local x1 = tb + math.min(math.max(rt, 0), gap)
+  local x2 = ta + math.min(math.max(lt, -gap), 0)
+  local lo, hi = 0, 1
+  for _ = 1, 64 do
+    local m = (lo + hi) / 2
+    if cubic(tb, x1, x2, ta, m) < t then lo = m else hi = m end
+  end
+  return cubic(vb, vb + rv, va + lv, va, (lo + hi) / 2)
+end
+
+-- The value of segment i (keys i and i+1) at t in [t_i, t_i+1].
+local function seg_value(K, i, mode, wrap, t)
+  local b, a = K[i], K[i + 1]
+  if mode == "step" then return vec3(b.post, t) end
+  local s = (t - b.t) / (a.t - b.t)
+  local v0, v1 = vec3(b.post, t), vec3(a.pre, t)
+  if mode == "linear" or mode == "ease" or mode == "slerp" then
+    -- (the angles of a slerped segment only matter at its ends: see convert)
+    local f = s
+    if mode == "ease" then f = s >= 1 and 1 or a.ease.fn(s) end -- GeckoLib ends on the key's value
+    return { v0[1] + (v1[1] - v0[1]) * f, v0[2] + (v1[2] - v0[2]) * f, v0[3] + (v1[3] - v0[3]) * f }
+  end
+  if mode == "catmullrom" then
+    -- uniform Catmull-Rom on the values (three.js SplineCurve as Blockbench
+    -- uses it); a key with pre and post breaks the neighbourhood
+    local p0, p3 = v0, v1
+    if not b.two then
+      local bp = K[i - 1] or (wrap and K[#K - 1])
+      if bp then p0 = vec3(bp.post, t) end
+    end
+    if not a.two then
+      local ap = K[i + 2] or (wrap and K[2])
+      if ap then p3 = vec3(ap.pre, t) end
+    end
+    local out, s2, s3 = {}, s * s, s * s * s
+    for x = 1, 3 do
+      local p1, p2 = v0[x], v1[x]
+      local m1, m2 = (p2 - p0[x]) / 2, (p3[x] - p1) / 2
+      out[x] = (2 * p1 - 2 * p2 + m1 + m2) * s3 + (-3 * p1 + 3 * p2 - 2 * m1 - m2) * s2 + m1 * s + p1
+    end
+    return out
+  end
+  local out = {}
+  for x = 1, 3 do
+    out[x] = bezier_axis(b.t, v0[x], b.bz.rt[x], b.bz.rv[x], a.t, v1[x], a.bz.lt[x], a.bz.lv[x], t)
+  end
+  return out
+end
+
+-- Bezier handles the clip can hold (one handle time for all axes): dt_out,
+-- dt_in, or nil when the axes that move need different times.
+local function bezier_times(b, a, v0, v1)
+  local gap = a.t - b.t
+  local dto, dti
+  for x = 1, 3 do
+    local rt = math.min(math.max(b.bz.rt[x], 0), gap)
+    local lt = math.min(math.max(a.bz.lt[x], -gap), 0)
+    local flat = v0[x] == v1[x] and b.bz.rv[x] == 0 and a.bz.lv[x] == 0
+    if not flat then
+      if dto == nil then
+        dto, dti = rt, lt
+      elseif dto ~= rt or dti ~= lt then
+        return nil
+      end
+    end
+  end
+  if dto == nil then return gap / 3, -gap / 3 end -- every axis flat: any handle does
+  return dto, dti
+end
+
+-- The channel's value at time t, as Blockbench shows it (Euler angles,
+-- offsets or scales; between keys as the segment says; held outside).
+function M.evaluate(chan, t, loop)
+  local K = chan.keys
+  local n = #K
+  if t < K[1].t then return vec3(K[1].pre, t) end
+  if t >= K[n].t then return vec3(K[n].post, t) end
+  local i = 1
+  while K[i + 1].t <= t do i = i + 1 end
+  return seg_value(K, i, seg_mode(K[i], K[i + 1], chan.slerp), loop == "loop" and n >= 3, t)
+end
+
+-- Conversion -------------------------------------------------------------------------------
+
+-- Keys of a clip channel for chan.  opts = { length, loop, rest = the
+-- bone's rest angles (rotation channels of a .bbmodel) }.  Returns the keys
+-- and a report { baked, quat, reasons = {text = true}, rate, err, jumps }.
+function M.convert(chan, opts)
+  local K = chan.keys
+  local n = #K
+  local L = opts.length
+  local wrap = opts.loop == "loop" and n >= 3
+  local report = { baked = false, quat = false, reasons = {}, rate = 0, err = 0, jumps = 0 }
+  local rest = opts.rest
+  local conv
+  if chan.slerp then
+    -- Blockbench slerps between the whole rotations R(rest + angles) of the
+    -- two keys; slerp commutes with R(rest)^-1, so the offsets from the rest
+    -- slerped are exactly that
+    rest = rest or { 0, 0, 0 }
+    report.quat = true
+    conv = function(v) return rest_offset(rest, v) end
+  elseif rest and not rest_composes(rest, K) then
+    report.quat = true
+    report.reasons["rest rotation (Blockbench adds the angles to the rest angles)"] = true
+    conv = function(v) return rest_offset(rest, v) end
+  end
+  local kind = report.quat and "quat" or "vec"
+  local dist = bake.dist[kind]
+  local function at(p, t)
+    local v = vec3(p, t)
+    return conv and conv(v) or v
+  end
+
+  -- a first grid fine enough to see the fastest oscillation
+  local hint = 0.1
+  for _, k in ipairs(K) do
+    for _, p in ipairs { k.pre, k.post } do
+      for x = 1, 3 do
+        for _, per in ipairs(p[x].periods or {}) do hint = math.min(hint, per / 16) end
+      end
+    end
+  end
+
+  -- Which segments the clip plays exactly.
+  local modes, exact, bz = {}, {}, {}
+  local has_catmull = false
+  local before = K[1].t > 0 and not is_const(K[1].pre)
+  local after = L > K[n].t and not is_const(K[n].post)
+  local all_exact = not before and not after
+  if before or after then report.reasons["Molang"] = true end
+  for i = 1, n - 1 do
+    local b, a = K[i], K[i + 1]
+    if a.t > b.t then
+      local m = seg_mode(b, a, chan.slerp)
+      modes[i] = m
+      if m == "catmullrom" then has_catmull = true end
+      local ok = chan.slerp or not report.quat
+      if not (is_const(b.post) and (m == "step" or is_const(a.pre))) then
+        ok = false
+        report.reasons["Molang"] = true
+      end
+      if ok and m == "ease" and not a.ease.exact then
+        ok = false
+        report.reasons["GeckoLib easing " .. a.ease.name] = true
+      end
+      if ok and m == "bezier" then
+        local dto, dti = bezier_times(b, a, vec3(b.post, 0), vec3(a.pre, 0))
+        if dto then
+          bz[i] = { dto, dti }
+        else
+          ok = false
+          report.reasons["bezier handle times that differ between axes"] = true
+        end
+      end
+      exact[i] = ok
+      all_exact = all_exact and ok
+    end
+  end
+  if has_catmull and not all_exact then
+    -- a catmullrom segment reads the keys on either side of it: once keys
+    -- are baked in anywhere, bake the whole channel
+    for i in pairs(exact) do exact[i] = false end
+  end
+
+  local recs = {}
+  local function push(t, v, fresh)
+    local last = recs[#recs]
+    if not fresh and last and last.t == t and dist(last.v, v) <= 1e-9 then return last end
+    local r = { t = t, v = v }
+    recs[#recs + 1] = r
+    return r
+  end
+  local function bake_into(f, t0, t1)
+    report.baked = true
+    local s, st = bake.sample(f, t0, t1, kind, nil, hint)
+    report.rate = math.max(report.rate, st.rate)
+    report.err = math.max(report.err, st.err)
+    report.jumps = report.jumps + st.jumps
+    for _, x in ipairs(s) do push(x[1], x[2]) end
+  end
+
+  if before then bake_into(function(t) return at(K[1].pre, t) end, 0, K[1].t) end
+  local pending_in
+  for i = 1, n do
+    local k = K[i]
+    local rp = push(k.t, at(k.pre, k.t))
+    if pending_in then
+      rp.hin = pending_in
+      pending_in = nil
+    end
+    -- a key with pre and post is two keys even when they are equal: it
+    -- breaks Catmull-Rom's neighbourhood in Blockbench, and so in the clip
+    local r = push(k.t, at(k.post, k.t), k.two)
+    local a = K[i + 1]
+    if a and a.t > k.t then
+      local m = modes[i]
+      if exact[i] then
+        if m == "step" then
+          r.interp = "step"
+        elseif m == "ease" then
+          r.interp, r.ease = a.ease.exact[1], a.ease.exact[2]
+        elseif m == "catmullrom" then
+          r.interp = "catmullrom"
+        elseif m == "bezier" then
+          r.interp = "bezier"
+          r.hout = { bz[i][1], { k.bz.rv[1], k.bz.rv[2], k.bz.rv[3] } }
+          pending_in = { bz[i][2], { a.bz.lv[1], a.bz.lv[2], a.bz.lv[3] } }
+        end
+      else
+        bake_into(function(t)
+          if m == "slerp" then
+            return bake.slerp(at(k.post, t), at(a.pre, t), (t - k.t) / (a.t - k.t))
+          end
+          local v = seg_value(K, i, m, wrap, t)
+          return conv and conv(v) or v
+        end, k.t, a.t)
+      end
+    end
+  end
+  if after then bake_into(function(t) return at(K[n].post, t) end, K[n].t, L) end
+
+  local keys = {}
+  for i, r in ipairs(recs) do
+    local v = {}
+    for x = 1, #r.v do v[x] = num(r.v[x]) end
+    local key = { r.t, v }
+    local interp = r.interp or "linear"
+    if interp ~= "linear" or r.ease or r.hin or r.hout then
+      key[3] = interp
+      local extra = {}
+      if r.ease then extra.ease = r.ease end
+      if r.hin then extra["in"] = r.hin end
+      if r.hout then extra.out = r.hout end
+      if next(extra) then key[4] = extra end
+    end
+    keys[i] = key
+  end
+  return keys, report
+end
+
+return M
