@@ -15,7 +15,7 @@ CORE_SO   = build/anim/core.so
 RUN = LUA_PATH="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH="build/?.so;;" \
       LUA_PATH_5_4="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH_5_4="build/?.so;;" $(LUA)
 
-.PHONY: all build deps deps-test demo test memcheck bench clean
+.PHONY: all build deps deps-test demo test memcheck bench lint clean
 
 all: build
 
@@ -53,6 +53,11 @@ bench: deps
 	@$(MAKE) --no-print-directory build
 	$(RUN) bench/w1.lua
 	$(RUN) bench/w1.lua --euler
+
+# Lua lint (Debian's lua-check) and C warnings as errors (the build).
+lint:
+	@command -v luacheck >/dev/null || { echo "lint needs luacheck: apt-get install lua-check" >&2; exit 1; }
+	luacheck -q lua spec bin/anim bench examples
 
 clean:
 	rm -rf build csrc/*.o

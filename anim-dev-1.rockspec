@@ -8,6 +8,7 @@ source = {
 description = {
   summary = "Animation clips, rigs and animators for Lua 5.4, with a C core",
   detailed = [[
+Load .anim clips (and legacy XML), sample their curves exactly, play them on
 rigs through animators that blend, layer and time several tracks, and react
 to markers, events, sounds and chained clips through Lua callbacks.
 ]],
@@ -35,6 +36,7 @@ build = {
     ["anim.quat"] = "lua/anim/quat.lua",
     ["anim.json"] = "lua/anim/json.lua",
     ["anim.format"] = "lua/anim/format.lua",
+    ["anim.clip"] = "lua/anim/clip.lua",
     ["anim.xml"] = "lua/anim/xml.lua",
     ["anim.molang"] = "lua/anim/molang.lua",
     ["anim.bake"] = "lua/anim/bake.lua",
@@ -48,5 +50,10 @@ build = {
     ["anim.library"] = "lua/anim/library.lua",
     ["anim.retarget"] = "lua/anim/retarget.lua",
     ["anim.encode"] = "lua/anim/encode.lua",
+    ["anim.cli"] = "lua/anim/cli.lua",
+    ["anim.svg"] = "lua/anim/svg.lua",
+    ["anim.plot"] = "lua/anim/plot.lua",
+    ["anim.sheet"] = "lua/anim/sheet.lua",
   },
+  install = { bin = { anim = "bin/anim" } }, -- the command (docs/cli.md)
 }

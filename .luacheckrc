@@ -1,0 +1,5 @@
+-- luacheck configuration: `make lint`
+std = "lua54"
+max_line_length = false
+files["spec/"] = { read_globals = { "describe", "it", "assert", "before_each", "after_each", "pending",
+  "setup", "teardown", "spy", "stub", "mock" } }
