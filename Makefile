@@ -15,7 +15,9 @@ CORE_SO   = build/anim/core.so
 RUN = LUA_PATH="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH="build/?.so;;" \
       LUA_PATH_5_4="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH_5_4="build/?.so;;" $(LUA)
 
-.PHONY: all build deps deps-test demo test memcheck bench lint clean
+EXAMPLES  = walk events retarget convert
+
+.PHONY: all build deps deps-test demo test memcheck bench lint clean $(EXAMPLES)
 
 all: build
 
@@ -34,6 +36,11 @@ $(CORE_SO): $(CORE_SRC) $(CORE_HDR)
 demo: deps
 	@$(MAKE) --no-print-directory build
 	$(RUN) examples/walk.lua
+
+# `make events`, `make retarget`, `make convert`: the other examples.
+$(EXAMPLES): deps
+	@$(MAKE) --no-print-directory build
+	$(RUN) examples/$@.lua
 
 test: deps-test
 	@$(MAKE) --no-print-directory build

@@ -2,7 +2,7 @@
 -- Imports examples/clips/nod.xml, writes it with anim.save (atomically) to a
 -- temporary file, loads that back and checks that it plays the same.
 -- (`bin/anim convert nod.xml -o nod.anim` does the same from the shell.)
--- Run: make build && LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_CPATH='build/?.so;;' lua5.4 examples/convert.lua
+-- Run with `make convert`.
 local anim = require "anim"
 
 local here = arg and arg[0] and arg[0]:match("^(.*)/[^/]*$") or "examples"

@@ -3,7 +3,7 @@
 -- event (damage), a client event (screen shake), a sound, and plays
 -- spark.anim from the same library.  Two animators show the sides: the
 -- server sees damage and runs plays; the client sees the shake and sounds.
--- Run: make build && LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_CPATH='build/?.so;;' lua5.4 examples/events.lua
+-- Run with `make events`.
 local anim = require "anim"
 
 local here = arg and arg[0] and arg[0]:match("^(.*)/[^/]*$") or "examples"

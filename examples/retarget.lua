@@ -5,7 +5,7 @@
 -- scales positions and gives both arm rests, so the goblin's hands swing
 -- forward and back in the world as the player's do; the last column plays
 -- through a map with the names only, where the twisted arms swing sideways.
--- Run with `lua5.4 examples/retarget.lua` (after `make build`; see README).
+-- Run with `make retarget`.
 local anim = require "anim"
 
 local here = arg and arg[0] and arg[0]:match("^(.*)/[^/]*$") or "examples"
