@@ -48,7 +48,8 @@ test: deps-test
 
 # The specs that create and drop clips, rigs, animators and tracks, under
 # valgrind: any definite leak or memory error fails.
-MEMCHECK_SPECS = spec/animator_spec.lua spec/callbacks_spec.lua spec/timing_spec.lua spec/sampling_spec.lua
+MEMCHECK_SPECS = spec/animator_spec.lua spec/callbacks_spec.lua spec/timing_spec.lua spec/sampling_spec.lua \
+                 spec/retarget_spec.lua spec/errors_spec.lua
 memcheck: deps-test
 	@command -v valgrind >/dev/null || { echo "memcheck needs valgrind: apt-get install valgrind" >&2; exit 1; }
 	@$(MAKE) --no-print-directory build
