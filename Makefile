@@ -42,8 +42,15 @@ $(EXAMPLES): deps
 	@$(MAKE) --no-print-directory build
 	$(RUN) examples/$@.lua
 
+# The C core on its own, from C (csrc/ without the lua_*.c binding files).
+CORE_ONLY = $(filter-out csrc/lua_%.c,$(CORE_SRC))
+build/core_test: tests/c/core_test.c $(CORE_ONLY) $(CORE_HDR)
+	@mkdir -p build
+	$(CC) $(WARN) $(FPFLAGS) $(CFLAGS) -Icsrc tests/c/core_test.c $(CORE_ONLY) -o $@ -lm
+
 test: deps-test
-	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory build build/core_test
+	build/core_test
 	$(RUN) $$(command -v busted) spec
 
 # The specs that create and drop clips, rigs, animators and tracks, under
@@ -52,7 +59,8 @@ MEMCHECK_SPECS = spec/animator_spec.lua spec/callbacks_spec.lua spec/timing_spec
                  spec/retarget_spec.lua spec/errors_spec.lua
 memcheck: deps-test
 	@command -v valgrind >/dev/null || { echo "memcheck needs valgrind: apt-get install valgrind" >&2; exit 1; }
-	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory build build/core_test
+	valgrind --quiet --leak-check=full --errors-for-leak-kinds=all --error-exitcode=99 build/core_test
 	ANIM_MEMCHECK=1 $(RUN:$(LUA)=valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 $(LUA)) \
 	  $$(command -v busted) $(MEMCHECK_SPECS)
 
