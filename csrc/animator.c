@@ -2,6 +2,8 @@
  * of timed callbacks (see animator.h; SEMANTICS 6, 7, 7a). */
 #include "animator.h"
 
+#include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +47,7 @@ struct anim_track {
   int fresh;               /* the next pass includes its start */
   int stopping, stop_pending;
   int shows_last;          /* ended by `once` in this update: still posed */
+  double last_at;          /* the latest event queued in this update */
   ramp fade, weight;
 };
 
@@ -163,6 +166,10 @@ static void push(anim_animator *a, double at, anim_track *t, int type, int item)
     a->qtmp = tmp;
     a->qcap = cap;
   }
+  /* a track's events keep their order in time, whatever the rounding of
+   * their offsets (a later event never sorts before an earlier one) */
+  if (at < t->last_at) at = t->last_at;
+  t->last_at = at;
   e = &a->queue[a->nqueue++];
   e->at = at;
   e->late = a->dt - at;
@@ -281,47 +288,54 @@ static void move_time(anim_track *t, double x) {
 }
 
 /* Advances track t by `span` animator seconds, queueing what it passes. */
+/* Moves the playhead by x and fires the pass it covers: from the old time
+ * to the new one exactly, so that consecutive passes join without a gap or
+ * an overlap whatever the rounding. */
+static void pass_to(anim_animator *a, anim_track *t, double x, int dir, int incl, double e, double sp) {
+  double from = t->time, L = t->clip->length;
+  move_time(t, x);
+  if (t->time < 0) t->time = 0, t->tlo = 0;
+  if (t->time > L) t->time = L, t->tlo = 0;
+  fire_pass(a, t, from, t->time, dir, incl, e, sp);
+}
+
+/* Advances track t by `span` animator seconds, queueing what it passes. */
 static void advance(anim_animator *a, anim_track *t, double span) {
   const anim_clip *c = t->clip;
-  double L = c->length, v = c->speed * t->speed, sp = fabs(v), D = sp * span, e = 0;
+  double L = c->length, v = c->speed * t->speed, sp = fabs(v), D, e = 0;
   int mode = L > 0 ? c->loop : ANIM_HOLD;
   int dir = (v < 0 ? -1 : 1) * (mode == ANIM_PINGPONG ? t->pdir : 1);
   int incl = t->fresh, passes = 0;
+  /* a speed or a step too large for a double saturates (no NaN, no inf) */
+  if (!(sp <= DBL_MAX)) sp = DBL_MAX;
+  D = span > 0 ? sp * span : 0;
+  if (!(D <= DBL_MAX)) D = DBL_MAX;
   t->fresh = 0;
   for (;;) {
     double pos = t->time + t->tlo;
     double b = dir > 0 ? L - pos : pos, bt = dir > 0 ? L : 0, eb;
     if (b < 0) b = 0;
     if (!(D > 0 && D >= b)) {  /* stays inside: nothing is crossed */
-      fire_pass(a, t, t->time, t->time + dir * D, dir, incl, e, sp);
-      move_time(t, dir * D);
-      if (t->time < 0) t->time = 0, t->tlo = 0;
-      if (t->time > L) t->time = L, t->tlo = 0;
+      pass_to(a, t, dir * D, dir, incl, e, sp);
       return;
     }
     if ((mode == ANIM_LOOP || mode == ANIM_PINGPONG) && passes >= ANIM_MAX_PASSES - 1) {
       /* Beyond the bound: skip whole lengths without firing, counting
-       * them, then fire the final partial pass. */
-      double k = floor((D - b) / L), rest;
+       * them (the count saturates), then fire the final partial pass.
+       * fmod is exact at any magnitude. */
+      double rest = fmod(D - b, L), k = floor((D - b) / L);
+      if (!(rest >= 0 && rest < L)) rest = 0;
       if (!(k >= 0)) k = 0;
-      rest = D - b - k * L;
-      if (rest >= L) { rest -= L; k += 1; }
-      if (rest < 0) rest = 0;
-      t->loops += (long long)k + 1;
+      t->loops = k + 1 >= (double)(LLONG_MAX - t->loops) ? LLONG_MAX : t->loops + (long long)k + 1;
       e += sp > 0 ? (D - rest) / sp : 0;
       if (mode == ANIM_LOOP) { t->time = dir > 0 ? 0 : L; incl = 1; }
       else {
-        long long flips = (long long)k + 1;
-        if (flips % 2) { dir = -dir; t->pdir = -t->pdir; }
+        if (fmod(k + 1, 2) == 1) { dir = -dir; t->pdir = -t->pdir; }
         t->time = (dir > 0) ? 0 : L;
         incl = 0;
       }
       t->tlo = 0;
-      D = rest;
-      passes++;
-      if (D >= L) D = 0;
-      fire_pass(a, t, t->time, t->time + dir * D, dir, incl, e, sp);
-      move_time(t, dir * D);
+      pass_to(a, t, dir * rest, dir, incl, e, sp);
       return;
     }
     eb = e + (sp > 0 ? b / sp : 0);
@@ -331,14 +345,14 @@ static void advance(anim_animator *a, anim_track *t, double span) {
     if (mode == ANIM_ONCE) {
       t->time = bt;
       t->tlo = 0;
-      push(a, eb, t, ANIM_EV_STOPPED, -1);
+      if (!t->stopping) push(a, eb, t, ANIM_EV_STOPPED, -1); /* a stop already said it */
       push(a, eb, t, ANIM_EV_ENDED, -1);
       t->state = TR_ENDED;
       t->shows_last = 1;
       return;
     }
     push(a, eb, t, ANIM_EV_LOOPED, -1);
-    t->loops++;
+    if (t->loops < LLONG_MAX) t->loops++;
     D -= b;
     e = eb;
     t->tlo = 0;
@@ -372,6 +386,8 @@ static void sample_track(anim_track *t) {
     }
     if ((ch & ANIM_CH_POS) && bd->pscale != 1) { s[0] *= bd->pscale; s[1] *= bd->pscale; s[2] *= bd->pscale; }
     s[10] *= tw * c->joints[bd->cj].weight;
+    /* capped so that a level's sum of weights stays finite */
+    if (s[10] > 1e300) s[10] = 1e300;
     t->chans[b] = ch;
   }
 }
@@ -535,6 +551,7 @@ int anim_animator_update(anim_animator *a, double dt) {
     int fade_ends = 0;
     if (t->state == TR_PENDING) t->state = TR_PLAYING;
     t->shows_last = 0;
+    t->last_at = 0;
     if (t->stop_pending) { push(a, 0, t, ANIM_EV_STOPPED, -1); t->stop_pending = 0; }
     if (t->stopping) {
       double left = t->fade.dur - t->fade.elapsed;

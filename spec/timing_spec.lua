@@ -315,4 +315,58 @@ describe("timing, special cases", function()
       assert.are.same({ "m1", "m2", "e1", "e2", "s1" }, log)
     end
   end)
+
+  it("with common frame steps, markers at any time fire exactly once per pass (passes join exactly)", function()
+    -- markers every 1/100 s, frame steps that are not dyadic: none may be
+    -- lost in a gap between passes or fired twice in an overlap
+    local markers = {}
+    for k = 1, 199 do markers[k] = { time = k / 100, name = tostring(k) } end
+    local c = assert(anim.clip { length = 2, loop = "loop", joints = {}, markers = markers })
+    for _, dt in ipairs { 1 / 60, 1 / 30, 0.02, 0.1, 1 / 7 } do
+      local a = anim.animator(rig)
+      local count = {}
+      a:on_marker(function(_, n) count[n] = (count[n] or 0) + 1 end)
+      a:play(c, { fade = 0 })
+      for _ = 1, math.floor(3.999 / dt) do a:update(dt) end -- almost two loops
+      for k = 1, 199 do
+        local got = count[tostring(k)]
+        assert(got == 1 or got == 2, string.format("dt %g: marker %d fired %s times", dt, k, tostring(got)))
+      end
+      local total = 0
+      for _, n in pairs(count) do total = total + n end
+      -- every marker once in the first loop, and those the second reached once more
+      local second = 0
+      for k = 1, 199 do if k / 100 <= math.floor(3.999 / dt) * dt - 2 + 1e-9 then second = second + 1 end end
+      assert.are.equal(199 + second, total)
+    end
+  end)
+
+  it("a once track stopped while it plays to its end says stopped once", function()
+    local a, tr, log = recorder(clip("once"))
+    a:update(0.8)
+    tr:stop(0.5)
+    a:update(0.3) -- stopped at the start; the end at e=.2: z, then ended (not stopped again)
+    same(log, { { "a", 0.8 }, { "m", 0.3 }, { "stopped", 0.3 }, { "z", 0.1 }, { "ended", 0.1 } })
+  end)
+
+  it("huge steps, speeds and tiny lengths saturate: no NaN, no wrapped loop count, items still fire", function()
+    local a, tr, log = recorder(clip("loop"))
+    a:update(1e300)
+    assert.is_true(tr.loops > 0)
+    assert.is_true(tr.time >= 0 and tr.time <= 1)
+    assert.are.equal("a", log[1][1])
+    local b, tb = recorder(clip("pingpong"))
+    b:update(1e20)
+    assert.is_true(tb.loops > 0 and tb.time >= 0 and tb.time <= 1)
+    local tiny = assert(anim.clip { length = 1e-300, loop = "loop", joints = {} })
+    local c2 = anim.animator(rig)
+    local t2 = c2:play(tiny, { fade = 0 })
+    c2:update(1 / 60)
+    assert.is_true(t2.loops > 0 and t2.time >= 0)
+    local fast, tf, flog = recorder(clip("loop", { speed = 1e200 }), { speed = 1e200 })
+    fast:update(0)
+    fast:update(0.1)
+    assert.is_true(tf.time == tf.time and tf.time >= 0 and tf.time <= 1)
+    assert.are.equal("a", flog[1][1]) -- the first pass's start still fires
+  end)
 end)
