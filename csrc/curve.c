@@ -198,7 +198,13 @@ static double envelope(const anim_mod *m, double t, double v) {
   if (t < pt[0]) { lo = pt[1]; hi = pt[2]; }
   else if (t >= pt[3 * (n - 1)]) { lo = pt[3 * (n - 1) + 1]; hi = pt[3 * (n - 1) + 2]; }
   else {
-    for (i = 0; i + 1 < n && pt[3 * (i + 1)] <= t; i++) {}
+    /* the last point at or before t: a binary search (no O(points) per sample) */
+    int a = 0, b = n - 1;
+    while (a < b) {
+      int mid = a + (b - a + 1) / 2;
+      if (pt[3 * mid] <= t) a = mid; else b = mid - 1;
+    }
+    i = a;
     {
       double ta = pt[3 * i], tb = pt[3 * i + 3];
       double f = tb > ta ? (t - ta) / (tb - ta) : 1;

@@ -25,7 +25,7 @@ anim_rig *anim_rig_new(int n, const char *const *names, const int *parent,
     namebytes += strlen(names[i]) + 1;
   }
   r = calloc(1, sizeof *r);
-  order = malloc(sizeof(int) * 2 * (size_t)n);
+  order = malloc(sizeof(int) * (3 * (size_t)n + 1));
   mem = malloc((sizeof(char *) + sizeof(int) + sizeof(double) * 17) * (size_t)n + namebytes + 16);
   if (!r || !order || !mem) {
     free(r); free(order); free(mem);
@@ -33,27 +33,27 @@ anim_rig *anim_rig_new(int n, const char *const *names, const int *parent,
     return NULL;
   }
   state = order + n;
-  /* depth-first: a joint is placed after its parent; a joint met again on
-   * its own ancestor path is a cycle */
-  for (i = 0; i < n; i++) state[i] = 0;
-  for (i = 0; i < n; i++) {
-    int j = i, depth = 0;
-    if (state[i] == 2) continue;
-    /* walk up to the first placed ancestor, counting the path */
-    while (j >= 0 && state[j] != 2) {
-      if (state[j] == 1 || depth > n) { free(r); free(order); free(mem); *err = "the parents form a cycle"; return NULL; }
-      state[j] = 1;
-      j = parent[j];
-      depth++;
+  {
+    /* Each joint's depth (a root is 0), each found once: walk up to a
+     * joint whose depth is known, then walk again setting the depths on
+     * the way.  A walk longer than n joints goes round a cycle.  Then a
+     * counting sort by depth puts parents first, in O(n). */
+    int *depth = state, *count = order + 2 * n, maxd = 0;
+    for (i = 0; i < n; i++) depth[i] = -1;
+    for (i = 0; i < n; i++) {
+      int j = i, steps = 0, d;
+      while (j >= 0 && depth[j] < 0) {
+        if (++steps > n) { free(r); free(order); free(mem); *err = "the parents form a cycle"; return NULL; }
+        j = parent[j];
+      }
+      d = (j < 0 ? -1 : depth[j]) + steps;
+      if (d > maxd) maxd = d;
+      for (j = i; j >= 0 && depth[j] < 0; j = parent[j]) depth[j] = d--;
     }
-    /* place the path from the top down */
-    while (depth > 0) {
-      int top = i, d;
-      for (d = 1; d < depth; d++) top = parent[top];
-      order[k++] = top;
-      state[top] = 2;
-      depth--;
-    }
+    for (i = 0; i <= maxd; i++) count[i] = 0;
+    for (i = 0; i < n; i++) count[depth[i]]++;
+    for (i = 0, k = 0; i <= maxd; i++) { int c = count[i]; count[i] = k; k += c; }
+    for (i = 0; i < n; i++) order[count[depth[i]]++] = i;
   }
   r->mem = mem;
   r->n = n;

@@ -89,6 +89,13 @@ describe("rigs", function()
     assert.are.equal("rig: joints: the parents form a cycle: a, b",
       err { joints = { { name = "a", parent = "b" }, { name = "b", parent = "a" } } })
     assert.are.equal("rig: joints: a rig needs at least one joint", err { joints = {} })
+    -- the cycle's joints are named, whatever else hangs off it
+    assert.are.equal("rig: joints: the parents form a cycle: b, c, d",
+      err { joints = { { name = "a", parent = "b" }, { name = "b", parent = "c" }, { name = "c", parent = "d" },
+        { name = "d", parent = "b" }, { name = "e" } } })
+    local many = {}
+    for i = 1, 65537 do many[i] = { name = "j" .. i } end
+    assert.are.equal("rig: joints: too many joints (65537; at most 65536)", err { joints = many })
     assert.are.equal("rig: joints[1].position: position must be an array of 3 numbers, got an array of 2",
       err { joints = { { name = "a", position = { 1, 2 } } } })
     assert.are.equal("rig: unknown built-in rig 'dragon' (expected \"player\" or a table)", err "dragon")

@@ -237,6 +237,23 @@ describe("plays", function()
     assert.are.equal(0, tracks[1].time)
   end)
 
+  it("restart the live track started first when two play the same clip", function()
+    local lib = assert(anim.library(dir))
+    local a = anim.animator(rig, { library = lib })
+    local flash = assert(lib:clip("res://fx/flash.anim"))
+    local first = a:play(flash, { fade = 0 })
+    local second = a:play(flash, { fade = 0 })
+    local restarted
+    a:on_play(function(t) restarted = t end)
+    a:play(main, { fade = 0 })
+    for _ = 1, 20 do
+      a:update(0.0625) -- 1.25 s: the plays item at .25 fires once (main loops at 1)
+      if restarted then break end
+    end
+    assert.are.equal(first, restarted)
+    assert.are_not.equal(second, restarted)
+  end)
+
   it("run only on server and both animators", function()
     local lib = assert(anim.library(dir))
     local a = anim.animator(rig, { library = lib, side = "client" })
@@ -296,6 +313,14 @@ describe("library", function()
     H.write(dir .. "/root/sub/bad.anim", [[{"joints": {"x": {"position": 3}}}]])
     local _, err = lib:clip("res://sub/bad.anim")
     assert.are.equal("res://sub/bad.anim: joints.x.position: position keys must be an array, got number", err)
+  end)
+
+  it("gives one object for two spellings of a path, and works with / as the root", function()
+    assert.are.equal(lib:clip("res://sub/a.anim"), lib:clip("res://sub/./a.anim"))
+    assert.are.equal(lib:clip("res://sub/a.anim"), lib:clip("res://sub//a.anim"))
+    local rootlib = assert(anim.library("/"))
+    local c = assert(rootlib:clip("res://" .. (dir .. "/root/sub/a.anim"):gsub("^/+", "")))
+    assert.is_true(anim.is_clip(c))
   end)
 
   it("reports a root that does not exist", function()

@@ -333,6 +333,16 @@ describe("envelope", function()
     expect(g, { { 1.5, 1.5 }, { 2, 25 } })
   end)
 
+  it("finds the points around the time among many", function()
+    -- 201 points at t = k/50 with lo = -k, hi = k: between them lo and hi are linear
+    local pts = {}
+    for k = 0, 200 do pts[#pts + 1] = { k / 50, -k, k } end
+    local f = xcurve(KEYS, { { type = "envelope", points = pts } })
+    -- at t = 1.01 (between k = 50 and 51, halfway): lo = -50.5, hi = 50.5, v = 1.01:
+    -- v' = -50.5 + (1.01 + 1) * 101 / 2
+    expect(f, { { 1.01, -50.5 + 2.01 * 101 / 2 }, { 3.3, -165 + 4.3 * 330 / 2 } })
+  end)
+
   it("uses reference, min and max", function()
     -- v' = 10 + (v - 1) * (20 - 10) / (2 - 0)
     local f = xcurve(KEYS, { { type = "envelope", reference = 1, min = 0, max = 2, points = { { 0, 10, 20 } } } })

@@ -65,13 +65,16 @@ describe("name resolution", function()
   end
 
   it("guesses left-arm, arm_l, LeftArm -> leftArm and body -> torso", function()
-    for _, n in ipairs { "left-arm", "arm_l", "LeftArm", "left_arm", "ARM-L" } do
+    for _, n in ipairs { "left-arm", "arm_l", "LeftArm", "left_arm", "ARM-L", "leftarm", "LEFTARM", "Leftarm",
+      "LeftARM", "left_Arm", "armLeft", "ARMLEFT" } do
       assert.are.same({ joint = "leftArm", by = "guess" }, clip_of { n }:bindings(player)[n])
     end
     for _, n in ipairs { "body", "chest", "upperBody", "Body" } do
       assert.are.same({ joint = "torso", by = "guess" }, clip_of { n }:bindings(player)[n])
     end
     assert.are.same({ joint = "rightLeg", by = "guess" }, clip_of { "r_leg" }:bindings(player).r_leg)
+    assert.are.same({ joint = "rightLeg", by = "guess" }, clip_of { "RIGHTLEG" }:bindings(player).RIGHTLEG)
+    assert.are.same({ joint = "torso", by = "guess" }, clip_of { "UPPER_BODY" }:bindings(player).UPPER_BODY)
   end)
 
   it("leaves an ambiguous guess unmatched", function()

@@ -92,7 +92,7 @@ function M.new(rig, opts)
   if lib ~= nil and not library.is_library(lib) then
     argerror(2, "animator", "library must be a library from anim.library, got " .. type(lib))
   end
-  local state = { live = {}, side = side, space = space, library = lib, rig = rig }
+  local state = { live = {}, ended = {}, side = side, space = space, library = lib, rig = rig }
   return core.animator_new(rig, SIDES[side], state)
 end
 
@@ -172,11 +172,16 @@ local function run_play(self, st, item, late, err)
   end
   local c, lerr = lib:clip(item.clip)
   if not c then return err or ("plays '" .. item.clip .. "': " .. lerr), nil end
-  for _, t in pairs(st.live) do
-    if track_uv(t, 1) == c and core.track_state and select(4, core.track_state(t)) then
-      core.track_restart(t, item.fade)
-      return call(st.on_play, err, t, c, late), t
+  -- the live track of that clip started first (7a.14: it keeps its rank)
+  local found, first
+  for id, t in pairs(st.live) do
+    if track_uv(t, 1) == c and select(4, core.track_state(t)) and (not first or id < first) then
+      found, first = t, id
     end
+  end
+  if found then
+    core.track_restart(found, item.fade)
+    return call(st.on_play, err, found, c, late), found
   end
   local ok, t = pcall(play, self, c, { fade = item.fade }, "update")
   if not ok then return err or ("plays '" .. item.clip .. "': " .. tostring(t)), nil end
@@ -189,7 +194,7 @@ function methods.update(self, dt)
   end
   local n = core_update(self, dt)
   local st = animator_state(self)
-  local live = st.live
+  local live, ended = st.live, st.ended
   local err
   for i = 1, n do
     local ty, id, kind, idx, late = core_event(self, i)
@@ -218,9 +223,15 @@ function methods.update(self, dt)
         err = call(cbs.stopped, err, tr, late)
       else
         err = call(cbs.ended, err, tr, late)
-        live[id] = nil
+        -- it leaves the live tracks after this delivery (kept alive until
+        -- then, with its clip); `ended` reuses one table, so no garbage
+        ended[#ended + 1] = id
       end
     end
+  end
+  for i = #ended, 1, -1 do
+    live[ended[i]] = nil
+    ended[i] = nil
   end
   if err ~= nil then error(err, 0) end
 end

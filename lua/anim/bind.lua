@@ -27,13 +27,26 @@ local function words(name)
 end
 
 -- The key a name is guessed by: a side (from a left/right/l/r word at the
--- start or the end) and the rest of the words run together.
+-- start or the end) and the rest of the words run together, lower case.
+-- A name in one case throughout ("leftarm", "RIGHTLEG") has no word
+-- boundaries to find: a leading or trailing "left"/"right" is its side.
 function M.guess_key(name)
   local w = words(name)
   local side = ""
   if #w > 1 and SIDES[w[1]] then side = SIDES[table.remove(w, 1)]
   elseif #w > 1 and SIDES[w[#w]] then side = SIDES[table.remove(w)] end
   local core_name = table.concat(w)
+  if side == "" then
+    for _, s in ipairs { "left", "right" } do
+      if #core_name > #s and core_name:sub(1, #s) == s then
+        side, core_name = SIDES[s], core_name:sub(#s + 1)
+        break
+      elseif #core_name > #s and core_name:sub(-#s) == s then
+        side, core_name = SIDES[s], core_name:sub(1, -#s - 1)
+        break
+      end
+    end
+  end
   core_name = SYNONYMS[core_name] or core_name
   return side .. ":" .. core_name
 end

@@ -19,23 +19,26 @@ local function resolve(self, path)
   end
   local real, err = core.realpath(self.root .. "/" .. rel)
   if not real then return nil, path .. ": cannot open file: " .. err end
-  if real:sub(1, #self.real + 1) ~= self.real .. "/" then
+  local prefix = self.real:sub(-1) == "/" and self.real or self.real .. "/" -- the root may be "/"
+  if real:sub(1, #prefix) ~= prefix then
     return nil, path .. ": refused: the path leaves the library root (through a link)"
   end
   return real
 end
 
--- The cached result of loader(file, path), per kind of resource.
+-- The cached result of loader(file, path), per kind of resource and per
+-- file: two spellings of one path (res://a/b, res://a/./b) give the same
+-- object, so a play of either restarts the same live track.
 local function cached(self, kind, path, loader)
   local cache = self.cache[kind]
   if not cache then cache = {}; self.cache[kind] = cache end
-  local hit = cache[path]
-  if hit then return hit end
   local file, err = resolve(self, path)
   if not file then return nil, err end
+  local hit = cache[file]
+  if hit then return hit end
   local v, lerr = loader(file, path)
   if not v then return nil, lerr end
-  cache[path] = v
+  cache[file] = v
   return v
 end
 M.cached = cached

@@ -8,6 +8,7 @@ local Q = require "anim.quat"
 
 local M = {}
 local fail, key, index = E.fail, E.key, E.index
+M.MAX_JOINTS = 65536
 
 -- The rig of the legacy XML viewer, in blocks, +Y up, facing +Z, its right
 -- side at -X (DESIGN.md, import-notes.md).  Rest rotations are zero.
@@ -35,6 +36,7 @@ local function build(def)
   E.object(def, "", "rig")
   local joints = E.array(def.joints, "joints", "joints")
   if #joints == 0 then fail("joints", "a rig needs at least one joint") end
+  if #joints > M.MAX_JOINTS then fail("joints", "too many joints (%d; at most %d)", #joints, M.MAX_JOINTS) end
   local names, parents, pivots, rots, idx = {}, {}, {}, {}, {}
   for i, j in ipairs(joints) do
     local p = index("joints", i)
@@ -58,12 +60,20 @@ local function build(def)
   local info = { names = names }
   local rig, err = core.rig_new(names, parents, pivots, rots, info)
   if not rig then
-    -- name the joints on the cycle
-    local cyc = {}
+    -- name the joints of the first cycle, in joint order (each joint is
+    -- walked through once: 1 on the current walk, 2 done)
+    local state, cyc = {}, {}
     for i = 1, #names do
-      local seen, k = {}, i
-      while k ~= 0 and not seen[k] do seen[k] = true; k = parents[k] end
-      if k == i then cyc[#cyc + 1] = names[i] end
+      local k = i
+      while k ~= 0 and not state[k] do state[k] = 1; k = parents[k] end
+      if k ~= 0 and state[k] == 1 then
+        local on = {}
+        repeat on[k] = true; k = parents[k] until on[k]
+        for j = 1, #names do if on[j] then cyc[#cyc + 1] = names[j] end end
+        break
+      end
+      k = i
+      while k ~= 0 and state[k] == 1 do state[k] = 2; k = parents[k] end
     end
     fail("joints", "%s: %s", err, table.concat(cyc, ", "))
   end
