@@ -368,6 +368,18 @@ describe("errors and changes in callbacks", function()
     assert.is_true(played.is_playing)
   end)
 
+  it("a callback may not update its own animator: that is an error, and the animator stays usable", function()
+    local a = anim.animator(rig)
+    local tr = a:play(clip { markers = MARKERS }, { fade = 0 })
+    local conn
+    conn = a:on_marker(function() conn:disconnect(); a:update(0.1) end)
+    local ok, err = pcall(a.update, a, 0.25)
+    assert.is_false(ok)
+    assert.truthy(err:find("animator:update called from one of this animator's own callbacks", 1, true))
+    a:update(0.25)
+    assert.are.equal(0.5, tr.time)
+  end)
+
   it("a callback may drop the animator", function()
     local a = anim.animator(rig)
     local ref = setmetatable({ a }, { __mode = "v" })

@@ -192,10 +192,14 @@ function methods.update(self, dt)
   if not finite(dt) or dt < 0 then
     argerror(1, "update", "dt must be a finite number >= 0, got " .. tostring(dt))
   end
-  local n = core_update(self, dt)
   local st = animator_state(self)
+  if st.updating then
+    error("animator:update called from one of this animator's own callbacks (update it after this one returns)", 2)
+  end
+  local n = core_update(self, dt)
   local live, ended = st.live, st.ended
   local err
+  st.updating = true
   for i = 1, n do
     local ty, id, kind, idx, late = core_event(self, i)
     local tr = live[id]
@@ -233,6 +237,7 @@ function methods.update(self, dt)
     live[ended[i]] = nil
     ended[i] = nil
   end
+  st.updating = false
   if err ~= nil then error(err, 0) end
 end
 
