@@ -273,6 +273,23 @@ describe("clip metadata", function()
       assert.are.equal(30, src.fps)
     end)
 
+    it("an imported clip tells how far its version 3 table is from what it plays", function()
+      local exact = assert(anim.decode_xml([[<animation length="1"><head><pitch>
+        <keyframe t="0" i="LINEAR">0</keyframe><keyframe t="1">10</keyframe></pitch></head></animation>]], "x"))
+      assert.is_nil(exact.approx)
+      assert.is_nil(assert(anim.decode('{"joints": {}}')).approx)
+      -- pitch and yaw with different key times and eased segments: version 3 approximates
+      local approx = assert(anim.decode_xml([[<animation length="1"><head>
+        <pitch i="SMOOTH"><keyframe t="0">0</keyframe><keyframe t="0.5">20</keyframe><keyframe t="1">0</keyframe></pitch>
+        <yaw i="SMOOTH"><keyframe t="0">0</keyframe><keyframe t="0.3">20</keyframe><keyframe t="1">0</keyframe></yaw>
+      </head></animation>]], "y"))
+      local a = approx.approx
+      assert.is_true(a.bound > 0 and a.bound < 1e-4)
+      assert.are.equal("string", type(a.note))
+      local _, second = anim.encode(approx)
+      assert.are.equal(a.bound, second.bound)
+    end)
+
     it("anim.clip refuses a table that holds itself", function()
       local t = { joints = {} }
       t.joints.loop = t

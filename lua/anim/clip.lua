@@ -63,6 +63,10 @@ mt.__index = function(self, k)
   local info = info_of(self)
   if fields[k] then return info[k] end
   if k == "mask" then return copy(info.mask) end
+  if k == "approx" and info.approx then
+    -- how far the version 3 table of an imported clip is from what it plays
+    return { bound = info.approx.bound, note = info.approx.note }
+  end
 end
 mt.__newindex = function(_, k)
   error("clips are read-only (cannot set '" .. tostring(k) .. "')", 2)
