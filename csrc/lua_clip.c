@@ -3,6 +3,7 @@
  * The description is checked again here (types, counts) so that no
  * Lua value can crash the core; user-facing messages come from format.lua. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lua.h"
@@ -14,7 +15,9 @@
 
 #define MAX_KEYS 1000000  /* per curve: bounds memory for hostile input */
 
-typedef struct { anim_clip *clip; } clip_box;
+/* The clip, and the key cursors clip:sample keeps between calls (a cache
+ * beside the immutable clip: steady forward sampling finds keys in O(1)). */
+typedef struct { anim_clip *clip; int *cursors; } clip_box;
 
 anim_clip *anim_lua_toclip(lua_State *L, int idx) {
   clip_box *b = luaL_testudata(L, idx, ANIM_CLIP_MT);
@@ -30,7 +33,9 @@ anim_clip *anim_lua_checkclip(lua_State *L, int idx) {
 static int clip_gc(lua_State *L) {
   clip_box *b = luaL_checkudata(L, 1, ANIM_CLIP_MT);
   anim_clip_free(b->clip);
+  free(b->cursors);
   b->clip = NULL;
+  b->cursors = NULL;
   return 0;
 }
 
@@ -244,6 +249,7 @@ static int clip_new(lua_State *L) {
   luaL_checktype(L, 2, LUA_TTABLE);
   b = lua_newuserdatauv(L, sizeof *b, 1);
   b->clip = NULL;
+  b->cursors = NULL;
   luaL_setmetatable(L, ANIM_CLIP_MT);
   nj = push_array(L, 1, "joints");
   if (nj < 0) luaL_error(L, "description needs joints");
@@ -294,6 +300,9 @@ static int clip_new(lua_State *L) {
     lua_pop(L, 1);
   }
   if ((err = anim_clip_finish(c))) return luaL_error(L, "invalid clip description: %s", err);
+  b->cursors = malloc(sizeof(int) * ANIM_JOINT_CURSORS * (size_t)(nj ? nj : 1));
+  if (!b->cursors) return luaL_error(L, "not enough memory");
+  for (i = 0; i < nj * ANIM_JOINT_CURSORS; i++) b->cursors[i] = -1;
   lua_pushvalue(L, 2);
   lua_setiuservalue(L, -2, 1);
   return 1;
@@ -318,13 +327,14 @@ static void push_vec(lua_State *L, const double *v, int n) {
 /* core.clip_sample(clip, t) -> { joint = { position, rotation, scale } } */
 static int clip_sample(lua_State *L) {
   anim_clip *c = anim_lua_checkclip(L, 1);
+  int *cursors = ((clip_box *)lua_touserdata(L, 1))->cursors;
   double t = luaL_checknumber(L, 2);
   int j;
   if (!isfinite(t)) return luaL_argerror(L, 2, "time must be finite");
   lua_createtable(L, 0, c->njoints);
   for (j = 0; j < c->njoints; j++) {
     double pos[3], rot[4], scl[3], w;
-    int ch = anim_clip_sample_joint(c, j, t, NULL, pos, rot, scl, &w);
+    int ch = anim_clip_sample_joint(c, j, t, cursors + j * ANIM_JOINT_CURSORS, pos, rot, scl, &w);
     if (!ch) continue;
     lua_createtable(L, 0, 3);
     if (ch & ANIM_CH_POS) { push_vec(L, pos, 3); lua_setfield(L, -2, "position"); }

@@ -846,3 +846,25 @@ describe("sampling", function()
     end)
   end)
 end)
+
+describe("clip:sample's key cursors", function()
+  it("give the same values in any order of times as a fresh search", function()
+    -- forward, backward and random orders over a clip with jumps, steps,
+    -- easings, bezier, catmullrom and quaternion keys
+    local src = [==[{"length": 2, "loop": "loop", "joints": {
+      "a": {"position": [[0, [0, 0, 0], "catmullrom"], [0.5, [1, 2, 3], "step"], [0.5, [2, 2, 2], "bezier"],
+                         [1.2, [-1, 0, 1], "back"], [2, [0, 0, 0]]]},
+      "b": {"rotation": [[0, [0, 0, 0, 1], "sine"], [0.7, [0, 0.7071, 0, 0.7071]], [1.4, [1, 0, 0, 0], "step"], [2, [0, 0, 0, 1]]]}}}]==]
+    local c = assert(anim.decode(src))
+    local times = {}
+    for i = 0, 400 do times[#times + 1] = i / 200 - 0.01 end
+    for i = 400, 0, -1 do times[#times + 1] = i / 200 end
+    math.randomseed(7)
+    for _ = 1, 400 do times[#times + 1] = math.random() * 2.2 - 0.1 end
+    for _, t in ipairs(times) do
+      local fresh = assert(anim.decode(src)):sample(t)
+      local got = c:sample(t)
+      assert.are.same(fresh, got)
+    end
+  end)
+end)
