@@ -714,6 +714,57 @@ describe("Blockbench import: Bedrock channel shapes (synthetic)", function()
     local c = assert(decode(bedrock { a = { blend_weight = "0.5", bones = { b = { rotation = { 0, 0, 0 } } } } })).a
     assert.are.equal(0.5, source(c).joints.b.weight)
   end)
+
+  it("accepts the default anim_time_update in any of its spellings, and nothing else", function()
+    for _, atu in ipairs { "query.anim_time + query.delta_time", "q.anim_time + q.delta_time",
+      "query.delta_time + query.anim_time", "q.delta_time+query.anim_time", "(Query.Anim_Time + Q.Delta_Time)",
+      " q.anim_time\n+ q.delta_time " } do
+      local clips, err = decode(bedrock { a = { anim_time_update = atu, bones = { b = { rotation = { 0, 0, 0 } } } } })
+      assert(clips, err)
+    end
+    for _, atu in ipairs { "q.anim_time", "q.anim_time + q.delta_time * 2", "q.anim_time - q.delta_time",
+      "q.anim_time + q.anim_time", "q.anim_time + q.delta_time + 0", "v.anim_time + q.delta_time", "q.anim_time +" } do
+      local clips, err = decode(bedrock { a = { anim_time_update = atu, bones = { b = { rotation = { 0, 0, 0 } } } } })
+      assert.is_nil(clips, atu)
+      assert.are.equal(string.format("synthetic: animations.a.anim_time_update: animation 'a': anim_time_update '%s'" ..
+        " is not supported (a clip's time runs at the animation's speed)", atu), err)
+    end
+  end)
+
+  it("orders time keys that are the same number by their text: both kept, a jump", function()
+    -- "0.5" and "0.50" (and ".5") are one time; they sort by their text,
+    -- byte-wise (".5" < "0.5" < "0.50"), and the clip jumps through them in
+    -- that order, showing the last at the time itself.  Many bones with
+    -- different strings, so that no hash order can pass by chance.
+    local bones, sounds = {}, {}
+    for i = 1, 24 do
+      local t = i / 32
+      local short, long = string.format("%.5f", t):gsub("0+$", ""), string.format("%.5f", t) .. "0"
+      bones["b" .. i] = { rotation = {
+        ["0.0"] = { 0, 0, 0 },
+        [long] = { 0, 0, 20 },
+        [short] = { 0, 0, 10 },
+        ["1.0"] = { 0, 0, 0 },
+      } }
+      sounds[short] = { effect = "first" .. i }
+      sounds[long] = { effect = "second" .. i }
+    end
+    local c = assert(decode(bedrock { a = { animation_length = 1, bones = bones, sound_effects = sounds } })).a
+    for i = 1, 24 do
+      local t = i / 32
+      local keys = source(c).joints["b" .. i].rotation
+      assert.are.equal(4, #keys)
+      assert.are.equal(keys[2][1], keys[3][1])
+      assert.are.same({ 0, 0, 10 }, keys[2][2], "b" .. i)
+      assert.are.same({ 0, 0, 20 }, keys[3][2], "b" .. i)
+      assert_rot(c, "b" .. i, t, qaxis(3, 20))
+    end
+    local got = {}
+    for _, snd in ipairs(c:sounds()) do got[#got + 1] = snd.sound end
+    local want = {}
+    for i = 1, 24 do want[#want + 1] = "first" .. i; want[#want + 1] = "second" .. i end
+    assert.are.same(want, got)
+  end)
 end)
 
 describe("Blockbench import: .bbmodel keys the data lacks (synthetic)", function()
@@ -781,6 +832,80 @@ describe("Blockbench import: .bbmodel keys the data lacks (synthetic)", function
     end
     local approx = core.clip_info(c).approx
     assert.truthy(approx.note:find("bezier handle times that differ between axes", 1, true))
+  end)
+
+  it("bezier handle values move an axis keyed 0 at both ends: the rest then bakes", function()
+    -- rest (45, 0, 45); x keyed 0 -> 90, z keyed 0 at both ends but with
+    -- handle values of 40: z rises to 30 in between.  R(rest)·R(angles) is
+    -- not R(rest + angles) once z moves, so this is no "x only" channel.
+    local c = assert(decode {
+      meta = { format_version = "5.0" },
+      groups = { { name = "b", uuid = "u", origin = { 0, 0, 0 }, rotation = { 45, 0, 45 } } },
+      outliner = { { uuid = "u", children = {} } },
+      animations = { { name = "a", length = 1, animators = { u = { name = "b", keyframes = {
+        { channel = "rotation", time = 0, interpolation = "bezier", data_points = { { x = 0, y = 0, z = 0 } },
+          bezier_right_time = { 0.3, 0.3, 0.3 }, bezier_right_value = { 0, 0, 40 } },
+        { channel = "rotation", time = 1, interpolation = "bezier", data_points = { { x = 90, y = 0, z = 0 } },
+          bezier_left_time = { -0.3, -0.3, -0.3 }, bezier_left_value = { 0, 0, 40 } },
+      } } } } },
+    }).a
+    for i = 0, 40 do
+      local t = i / 40
+      local x = bezier({ { 0, 0 }, { 0.3, 0 }, { 0.7, 90 }, { 1, 90 } }, t)
+      local z = bezier({ { 0, 0 }, { 0.3, 40 }, { 0.7, 40 }, { 1, 0 } }, t)
+      local d = qangle(world_rotation(c, "b", t), zyx(45 + x, 0, 45 + z))
+      assert(d <= 0.01, string.format("t=%g: %.4g degrees from Blockbench", t, d))
+    end
+    assert.are.equal(4, #source(c).joints.b.rotation[1][2]) -- quaternion keys
+    assert.truthy(core.clip_info(c).approx.note:find("b.rotation baked for rest rotation", 1, true))
+  end)
+
+  it("reads blend_weight, start_delay, loop_delay and anim_time_update as the Bedrock reader does", function()
+    local function doc(fields)
+      local a = { name = "a", length = 1, animators = { u = { name = "b", keyframes = {
+        { channel = "rotation", time = 0, data_points = { { x = 0, y = 0, z = 10 } } } } } } }
+      for k, v in pairs(fields) do a[k] = v end
+      return {
+        meta = { format_version = "5.0" },
+        groups = { { name = "b", uuid = "u", origin = { 0, 0, 0 } } },
+        outliner = { { uuid = "u", children = {} } },
+        animations = { a },
+      }
+    end
+    -- Blockbench writes "" for each when unused
+    local c = assert(decode(doc { blend_weight = "", start_delay = "", loop_delay = "", anim_time_update = "" })).a
+    assert.is_nil(source(c).joints.b.weight)
+    c = assert(decode(doc { blend_weight = "0.5", start_delay = "0", anim_time_update = "q.anim_time + q.delta_time" })).a
+    assert.are.equal(0.5, source(c).joints.b.weight)
+    local CASES = {
+      { { blend_weight = "2" }, "synthetic: animations[1].blend_weight: animation 'a': blend_weight must be between 0 and 1, got 2" },
+      { { blend_weight = "q.anim_time" },
+        "synthetic: animations[1].blend_weight: animation 'a': blend_weight must be a constant, got 'q.anim_time'" },
+      { { start_delay = "0.5" },
+        "synthetic: animations[1].start_delay: animation 'a': start_delay is not supported (a clip has no delays), got 0.5" },
+      { { loop_delay = "1" },
+        "synthetic: animations[1].loop_delay: animation 'a': loop_delay is not supported (a clip has no delays), got 1" },
+      { { anim_time_update = "q.anim_time + q.delta_time * 2" },
+        "synthetic: animations[1].anim_time_update: animation 'a': anim_time_update 'q.anim_time + q.delta_time * 2'" ..
+        " is not supported (a clip's time runs at the animation's speed)" },
+    }
+    for _, case in ipairs(CASES) do
+      assert.are.same({ nil, case[2] }, { decode(doc(case[1])) })
+    end
+  end)
+
+  it("keeps every field of a particle key, bind_to_actor included", function()
+    local c = assert(bb({}, { effects = { name = "Effects", type = "effect", keyframes = {
+      { channel = "particle", time = 1, data_points = {
+        { effect = "smoke", locator = "head", script = "v.x = 1;", file = "smoke.json", bind_to_actor = false },
+        { effect = "spark", bind_to_actor = true },
+      } },
+    } } })).a
+    assert.are.same({
+      { time = 1, name = "particle", on = "both",
+        payload = { effect = "smoke", locator = "head", script = "v.x = 1;", file = "smoke.json", bind_to_actor = false } },
+      { time = 1, name = "particle", on = "both", payload = { effect = "spark", bind_to_actor = true } },
+    }, c:events())
   end)
 
   it("step keys and two data points (a jump)", function()

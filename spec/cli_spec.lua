@@ -354,6 +354,80 @@ describe("anim validate", function()
     assert.are.equal("anim validate: 3 files checked, 2 files with problems\n", err)
   end)
 
+  it("follows symbolic links to folders and files, and reports links that lead nowhere", function()
+    os.execute("mkdir -p " .. q(tmp .. "/real/sub") .. " " .. q(tmp .. "/other"))
+    H.write(tmp .. "/real/good.anim", GOOD)
+    H.write(tmp .. "/real/sub/bad.anim", "not json")
+    H.write(tmp .. "/elsewhere.anim", "{")
+    os.execute(table.concat({
+      "cd " .. q(tmp),
+      "ln -s real link",                      -- a link to a folder, given as the argument
+      "ln -s ../real other/inner",            -- a link to a folder inside a folder
+      "ln -s ../elsewhere.anim other/f.anim", -- a link to a file
+      "ln -s nowhere.anim other/gone.anim",   -- a link that leads nowhere
+    }, " && "))
+    local _, bad = anim.load(tmp .. "/real/sub/bad.anim")
+    local _, brace = anim.load(tmp .. "/elsewhere.anim")
+    local function rel(msg, path) return path .. msg:match("^.-(: .*)$") end
+    local code, out, err = run("validate link")
+    assert.are.equal(1, code)
+    assert.are.same({ rel(bad, "link/sub/bad.anim") }, lines(out))
+    assert.are.equal("anim validate: 2 files checked, 1 file with problems\n", err)
+    code, out, err = run("validate other")
+    assert.are.equal(1, code)
+    assert.are.same({
+      rel(brace, "other/f.anim"),
+      "other/gone.anim: cannot open file: No such file or directory",
+      rel(bad, "other/inner/sub/bad.anim"),
+    }, lines(out))
+    assert.are.equal("anim validate: 4 files checked, 3 files with problems\n", err)
+  end)
+
+  it("prints each problem on one line, control characters escaped, and paths never hold a raw newline", function()
+    local E = require "anim.errors"
+    assert.are.equal('joints["a\\nb"]', E.key("joints", "a\nb"))
+    assert.are.equal('j["q\\"\\\\\\t\\001\\r"]', E.key("j", 'q"\\\t\1\r'))
+    -- a joint named "a\nb" with keys out of order; a file whose name holds
+    -- a newline; Molang text with a newline in it
+    write_clip("joint.anim", '{"joints": {"a\\nb": {"rotation": [[0, [1, 2, 3]], [-1, [0, 0, 0]]]}}}')
+    write_clip("new\nline.anim", "{")
+    local files = { "joint.anim", "new\nline.anim" }
+    if anim.import_blockbench then
+      write_clip("m.animation.json", '{"animations": {"a": {"bones": {"b": {"rotation": [0, 0, "v.x\\n* 2"]}}}}}')
+      files[#files + 1] = "m.animation.json"
+    end
+    local code, out, err = run("validate " .. table.concat((function()
+      local qs = {}
+      for i, f in ipairs(files) do qs[i] = q(f) end
+      return qs
+    end)(), " "))
+    assert.are.equal(1, code)
+    local want = { "joint.anim: joints[\"a\\nb\"].rotation[2][1]: key times must not decrease (-1 comes after 0)" }
+    if anim.import_blockbench then
+      want[3] = "m.animation.json: animations.a.bones.b.rotation[3]: animation 'a', bone 'b', rotation z: cannot import" ..
+        " Molang 'v.x\\n* 2': variable 'v.x' (only numbers, query.anim_time and math functions can be imported)"
+    end
+    local _, msg = anim.load(tmp .. "/new\nline.anim")
+    want[2] = "new\\nline.anim" .. msg:match("^.-line%.anim(: .*)$")
+    assert.are.same(want, lines(out))
+    assert.are.equal(string.format("anim validate: %d files checked, %d files with problems\n", #files, #files), err)
+  end)
+
+  it("checks every file after a Molang refusal (floats: math.mod by zero is nan, not a Lua error)", function()
+    if not anim.import_blockbench then pending("no anim.import_blockbench here") return end
+    os.execute("mkdir " .. q(tmp .. "/m"))
+    H.write(tmp .. "/m/a.animation.json", '{"animations": {"a": {"bones": {"b": {"rotation": [0, 0, "math.mod(5, 0)"]}}}}}')
+    H.write(tmp .. "/m/b.anim", "{")
+    local code, out, err = run("validate m")
+    assert.are.equal(1, code)
+    local ls = lines(out)
+    assert.are.equal(2, #ls)
+    assert.are.equal("m/a.animation.json: animations.a.bones.b.rotation[3]: animation 'a', bone 'b', rotation z:" ..
+      " Molang 'math.mod(5, 0)' evaluates to nan", ls[1])
+    assert.truthy(ls[2]:find("^m/b%.anim: "))
+    assert.are.equal("anim validate: 2 files checked, 2 files with problems\n", err)
+  end)
+
   it("is fast on a folder of 2000 clips (the time is printed, not asserted)", function()
     os.execute("mkdir " .. q(tmp .. "/many"))
     local walk = H.read(WALK)
@@ -572,6 +646,34 @@ describe("anim convert", function()
     code, out = run_with_importer("sample knight.bbmodel --at 0 --animation walk")
     assert.are.equal(0, code)
     assert.truthy(out:find("\nrightLeg ", 1, true))
+  end)
+
+  it("never writes two animations to one file: names that sanitise alike get -2, -3, ...", function()
+    if not anim.import_blockbench then pending("no anim.import_blockbench here") return end
+    -- byte order of the names: "Walk_fast" < "walk fast" < "walk/fast" < "walk_fast" < "walk_fast-2";
+    -- "walk_fast-2" is an animation's own file name, so the others skip it
+    local names = { "walk fast", "walk_fast", "walk/fast", "Walk_fast", "walk_fast-2" }
+    local anims = {}
+    for i, n in ipairs(names) do
+      anims[n] = { animation_length = 1, bones = { b = { position = { ["0.0"] = { 0, 0, 0 }, ["1.0"] = { 0, i, 0 } } } } }
+    end
+    H.write(tmp .. "/walks.animation.json", require("cjson").encode { format_version = "1.8.0", animations = anims })
+    local code, _, err = run("convert walks.animation.json -o k.anim")
+    assert.are.equal(0, code, err)
+    local want = {
+      ["Walk_fast"] = "k.Walk_fast.anim", ["walk fast"] = "k.walk_fast-3.anim", ["walk/fast"] = "k.walk_fast-4.anim",
+      ["walk_fast"] = "k.walk_fast-5.anim", ["walk_fast-2"] = "k.walk_fast-2.anim",
+    }
+    local files = {}
+    for _, f in pairs(want) do files[#files + 1] = f end
+    table.sort(files)
+    assert.are.same(files, H.ls(tmp, "^k%."))
+    local clips = assert(anim.import_blockbench(tmp .. "/walks.animation.json"))
+    for name, file in pairs(want) do
+      assert.is_true(sample_diff(clips[name], assert(anim.load(tmp .. "/" .. file))) < 1e-12, name)
+      assert.truthy(has_line(err, "anim convert: walks.animation.json -> " .. file), err)
+    end
+    assert.are.same({ "k.a_b.anim", "k.a_b-2.anim" }, require("anim.cli").output_names("k.anim", { "a b", "a/b" }))
   end)
 
   it("reads a real Blockbench file, one output per animation", function()
@@ -821,6 +923,31 @@ describe("anim plot", function()
     local els = parse_xml(out)
     assert.are.equal("a<&>\"'", find_els(els, "path", "curve")[1].attrs["data-joint"])
     assert.are.equal("<b>&amp; \"x\"", find_els(els, "text", "item-label")[1].text)
+  end)
+
+  it("writes well-formed XML whatever the names hold: bad UTF-8, U+FFFE, U+FFFF, control characters", function()
+    local KEYS = '[[0, [0, 0, 0]], [1, [1, 1, 1]]]'
+    write_clip("bad.anim", '{"joints": {' ..
+      '"bad\255\195(": {"position": ' .. KEYS .. '}, ' ..        -- not UTF-8
+      '"sur\237\160\128": {"position": ' .. KEYS .. '}, ' ..    -- an encoded surrogate
+      '"long\192\175": {"position": ' .. KEYS .. '}, ' ..        -- an overlong "/"
+      '"a\\ufffeb": {"position": ' .. KEYS .. '}, ' ..
+      '"c\\u0001\\uffff\\u001f": {"position": ' .. KEYS .. '}, ' ..
+      '"ok é \240\159\152\128": {"position": ' .. KEYS .. '}}, ' ..
+      '"markers": [{"time": 0.5, "name": "m\\ufffe\255"}]}')
+    local code, out = run("plot bad.anim -o -")
+    assert.are.equal(0, code)
+    local els = parse_xml(out)
+    local joints = {}
+    for _, e in ipairs(find_els(els, "path", "curve")) do joints[e.attrs["data-joint"]] = true end
+    local R = "\239\191\189" -- U+FFFD
+    for _, j in ipairs { "bad" .. R .. R .. "(", "sur" .. R .. R .. R, "long" .. R .. R, "a" .. R .. "b",
+      "c" .. R .. R .. R, "ok é \240\159\152\128" } do
+      assert.is_true(joints[j], j)
+    end
+    assert.are.equal("m" .. R .. R, find_els(els, "text", "item-label")[1].text)
+    local svg = require "anim.svg"
+    assert.are.equal("x&lt;" .. R .. "\t\n\r" .. R .. "é", svg.escape("x<\0\t\n\r\239\191\191é"))
   end)
 
   it("draws a clip without keys as an empty picture", function()

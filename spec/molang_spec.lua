@@ -116,6 +116,100 @@ describe("Molang: evaluation", function()
   end)
 end)
 
+describe("Molang: numbers are floats, and nothing raises", function()
+  local cjson = require "cjson"
+  local function import(expr, length)
+    return anim.decode_blockbench(cjson.encode { format_version = "1.8.0", animations = {
+      a = { animation_length = length or 1, bones = { b = { rotation = { 0, 0, expr } } } },
+    } }, "f")
+  end
+
+  it("reads every number as a float: no integer errors, no wrapped products", function()
+    for _, src in ipairs { "1", "2 * 3", "1 < 2", "!0", "0 ? 1", "math.floor(2.5)", "math.ceil(2.5)", "math.round(2.5)",
+      "math.trunc(-2.5)", "math.abs(-3)", "math.max(1, 2)", "math.mod(7, 3)", "q.anim_time" } do
+      assert.are.equal("float", math.type(val(src, 1)), src)
+    end
+    assert.are.equal(1.2e19, val("3000000000 * 4000000000"))
+    assert.are.equal(1.2e19, val("math.floor(3000000000) * math.floor(4000000000)"))
+    assert.are.equal(2 ^ 63, val("9223372036854775807 + 1"))
+    local m = val("math.mod(5, 0)") -- C's fmod of floats: nan, where Lua's integer fmod raises
+    assert.is_true(m ~= m)
+    assert.are.equal(-1, val("math.mod(-7, 3)"))
+  end)
+
+  it("refuses what evaluates to nan or inf with the documented message, raising nothing", function()
+    local CASES = {
+      { "math.mod(5, 0)", "nan" }, { "1/0", "inf" }, { "-1/0", "-inf" }, { "0/0", "nan" }, { "math.sqrt(-1)", "nan" },
+      { "math.pow(-8, 1/3)", "nan" }, { "math.ln(0)", "-inf" }, { "math.acos(2)", "nan" }, { "math.pow(10, 400)", "inf" },
+      { "1e999", "inf" }, { "3000000000 * 4000000000 * 1e300", "inf" },
+    }
+    for _, c in ipairs(CASES) do
+      local ok, clips, err = pcall(import, c[1])
+      assert(ok, clips)
+      assert.is_nil(clips)
+      assert.are.equal(string.format("f: animations.a.bones.b.rotation[3]: animation 'a', bone 'b', rotation z:" ..
+        " Molang '%s' evaluates to %s", c[1], c[2]), err)
+      -- and of time: the message says when
+      local src = c[1] .. " + q.anim_time"
+      ok, clips, err = pcall(import, src)
+      assert(ok, clips)
+      assert.is_nil(clips)
+      assert.are.equal(string.format("f: animations.a.bones.b.rotation[3]: animation 'a', bone 'b', rotation z:" ..
+        " Molang '%s' evaluates to %s at query.anim_time = 0", src, c[2]), err)
+    end
+  end)
+
+  it("reads 200 levels of nesting, and refuses deeper ones with a message", function()
+    local function nest(n, open, close, inner) return string.rep(open, n) .. (inner or "1") .. string.rep(close, n) end
+    -- LPeg's capture nesting stopped at 14 parentheses: no longer
+    assert.are.equal(1, val(nest(200, "(", ")")))
+    assert.are.equal(1, val(nest(200, "math.abs(", ")")))
+    assert.are.equal(201, val(string.rep("1 + ", 200) .. "1"))
+    assert.is_true(H.near(val(nest(100, "(q.anim_time + ", ")", "q.anim_time"), 0.5), 50.5, 1e-12))
+    local TOO_DEEP = " too deeply nested to import (more than 200 levels of operators, calls and parentheses)"
+    for _, src in ipairs {
+      nest(201, "(", ")"), nest(100000, "(", ")"), nest(201, "math.abs(", ")"), string.rep("-", 201) .. "1",
+      string.rep("1 + ", 201) .. "1", string.rep("q.anim_time * ", 100000) .. "1", nest(5000, "1 ? ", " : 1"),
+      nest(5000, "math.clamp(", ", 0, 1)"),
+    } do
+      local ok, e, err = pcall(molang.compile, src)
+      assert(ok, e)
+      assert.is_nil(e)
+      assert.are.equal("'" .. src .. "':" .. TOO_DEEP, err)
+      ok, e, err = pcall(import, src)
+      assert(ok, e)
+      assert.is_nil(e)
+      assert.truthy(err:find(TOO_DEEP, 1, true), err)
+    end
+  end)
+
+  it("raises nothing for any token soup (seeded fuzz)", function()
+    local ATOMS = { "1", "0", "-1", "2.5", "1e308", "1e-308", "q.anim_time", "math.pi", "(", ")", ",", "?", ":", "+", "-",
+      "*", "/", "!", "==", "!=", "<", ">=", "&&", "||", "math.mod(", "math.pow(", "math.sqrt(", "math.ln(", "math.floor(",
+      "math.clamp(", "math.lerprotate(", "math.min_angle(", "math.atan2(", "math.exp(", "math.asin(", "v.x", ";", "=" }
+    local seed = 12345
+    local function rnd(n) -- a small LCG: the same soup everywhere
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      return seed % n + 1
+    end
+    for _ = 1, 3000 do
+      local parts = {}
+      for i = 1, rnd(14) do parts[i] = ATOMS[rnd(#ATOMS)] end
+      local src = table.concat(parts, " ")
+      local ok, e = pcall(molang.compile, src)
+      assert(ok, src .. ": " .. tostring(e))
+      if e and e.fn then
+        for _, t in ipairs { 0, 0.5, 1e300, -1 } do
+          local fine, v = pcall(e.fn, t)
+          assert(fine and type(v) == "number", src .. ": " .. tostring(v))
+        end
+      end
+      ok, e = pcall(import, src)
+      assert(ok, src .. ": " .. tostring(e))
+    end
+  end)
+end)
+
 describe("Molang: periods", function()
   it("knows the period of sin and cos of a linear function of time", function()
     assert.are.same({ 1 }, assert(molang.compile("math.sin(query.anim_time*360)*2")).periods)
@@ -178,7 +272,7 @@ describe("Molang: baking into keys", function()
   -- The interpolation error of straight keys h apart over A sin(w t) is at
   -- most A w^2 h^2 / 8.  The baker works to 0.005 (half the 0.01 it
   -- promises), so for a uniform grid it needs about w sqrt(A / 0.04) keys
-  -- a second -- the rate docs/formats-blockbench.md states.
+  -- a second -- the rate docs/formats.md ("Blockbench and Bedrock") states.
   local function rate_for(A, hz)
     local w = 2 * math.pi * hz
     return w * math.sqrt(A / (8 * bake.TOL))
@@ -246,6 +340,59 @@ describe("Molang: baking into keys", function()
       if b[1] > a[1] then v = bake.slerp(a[2], b[2], (t - a[1]) / (b[1] - a[1])) end
       assert.is_true(bake.angle(v, q(t)) < bake.BOUND)
     end
+  end)
+
+  it("gives up, within a budget of keys, on a function that needs more", function()
+    -- sin of t²: ever faster, the keys needed have no bound
+    local e = assert(molang.compile("50 * math.sin(q.anim_time * q.anim_time * 360000)"))
+    local f = function(t) return { e.fn(t), 0, 0 } end
+    local s, stats = bake.sample(f, 0, 1, "vec", nil, nil, 500)
+    assert.is_nil(s)
+    assert.are.equal(500, stats.over)
+    -- a slow one fits: at most the budget
+    local g = assert(molang.compile("50 * math.sin(q.anim_time * 360)"))
+    s = bake.sample(function(t) return { g.fn(t), 0, 0 } end, 0, 1, "vec", nil, nil, 500)
+    assert.truthy(s)
+    assert.is_true(#s <= 500)
+    assert.are.equal(100000, bake.MAX_KEYS)
+  end)
+
+  it("refuses a channel that needs more than the cap of keys, naming file, animation, bone, expression and cap", function()
+    local cjson = require "cjson"
+    local src = "50*math.sin(q.anim_time*q.anim_time*360000)"
+    local t0 = os.clock()
+    local clips, err = anim.decode_blockbench(cjson.encode { format_version = "1.8.0", animations = {
+      a = { animation_length = 10, bones = { b = { rotation = { 0, 0, src } } } },
+    } }, "spin.animation.json")
+    assert.is_nil(clips)
+    assert.are.equal("spin.animation.json: animations.a.bones.b.rotation[3]: animation 'a', bone 'b', rotation z: Molang '"
+      .. src .. "' changes too fast to bake: more than 100000 keys on the channel (the cap) would be needed to stay"
+      .. " within 0.01 from 0 to 10 s", err)
+    assert.is_true(os.clock() - t0 < 60, "the refusal took " .. (os.clock() - t0) .. " s")
+    -- a .bbmodel says the same, with its own path
+    clips, err = anim.decode_blockbench(cjson.encode {
+      meta = { format_version = "5.0" },
+      groups = { { name = "b", uuid = "u", origin = { 0, 0, 0 } } },
+      outliner = { { uuid = "u", children = {} } },
+      animations = { { name = "a", length = 10, animators = { u = { name = "b", keyframes = {
+        { channel = "position", time = 0, data_points = { { x = 0, y = src, z = 0 } } },
+      } } } } },
+    }, "spin.bbmodel")
+    assert.is_nil(clips)
+    assert.are.equal("spin.bbmodel: animations[1].animators.u.keyframes[1].data_points[1].y: animation 'a', bone 'b',"
+      .. " position y: Molang '" .. src .. "' changes too fast to bake: more than 100000 keys on the channel (the cap)"
+      .. " would be needed to stay within 0.01 from 0 to 10 s", err)
+    -- baked for an easing: the key whose easing it is, and the reason
+    clips, err = anim.decode_blockbench(cjson.encode { format_version = "1.8.0", animations = {
+      a = { animation_length = 10, bones = { b = { rotation = {
+        ["0.0"] = { vector = { 0, 0, 0 } },
+        ["10.0"] = { vector = { 0, 0, 90 }, easing = "easeInElastic", easingArgs = { 1234567.37 } },
+      } } } },
+    } }, "f")
+    assert.is_nil(clips)
+    assert.are.equal("f: animations.a.bones.b.rotation[\"10.0\"]: animation 'a', bone 'b', rotation: baked for GeckoLib"
+      .. " easing easeInElastic, it changes too fast: more than 100000 keys on the channel (the cap) would be needed"
+      .. " to stay within 0.01 from 0 to 10 s", err)
   end)
 
   it("keeps an imported clip within 0.01 degree of the file's Molang (bat, move.fly)", function()

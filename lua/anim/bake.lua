@@ -9,7 +9,7 @@
 -- playback gives at 7 evenly spaced points, and keys are added until every
 -- comparison is within the tolerance.
 --
---   bake.sample(f, t0, t1, kind [, tol [, step]]) -> samples, stats
+--   bake.sample(f, t0, t1, kind [, tol [, step [, budget]]]) -> samples, stats
 --     f(t) -> {x, y, z} (kind "vec") or a unit quaternion {x, y, z, w}
 --     (kind "quat"), for t in [t0, t1].  samples = { {t, v}, ... } from t0
 --     to t1, a jump being two samples at one time.  stats = { rate = keys
@@ -17,6 +17,11 @@
 --     refined = segments refined locally, jumps = jumps found }.  step is
 --     the first grid's spacing (0.1 s, or less for a fast oscillation: a
 --     grid as coarse as the wave could see it flat).
+--     budget is the most samples it may give (M.MAX_KEYS by default): a
+--     function that needs more to stay within the tolerance gives
+--     nil, stats (stats.over = budget), after work in proportion to the
+--     budget -- a function that changes ever faster (sin of t²) would
+--     otherwise be refined down to M.MIN_GAP everywhere.
 local M = {}
 
 -- What the specs and docs promise (degrees, blocks, or scale factors), and
@@ -27,6 +32,7 @@ M.TOL = 0.005
 M.MAX_RATE = 1000   -- keys per second of the uniform grid; beyond, refine locally
 M.MIN_GAP = 1e-6    -- a segment this short that still misses is a jump
 M.CHECKS = 7        -- measuring points inside every segment
+M.MAX_KEYS = 100000 -- keys per baked channel, at most (bbchannel.lua shares it out)
 
 local function lerp_vec(a, b, s)
   return { a[1] + (b[1] - a[1]) * s, a[2] + (b[2] - a[2]) * s, a[3] + (b[3] - a[3]) * s }
@@ -86,11 +92,19 @@ local function seg_error(k, f, ta, va, tb, vb)
   return worst
 end
 
+local Over = {} -- raised (and caught in sample) when the budget is spent
+
+-- Appends a sample, within the budget.
+local function add(out, stats, t, v)
+  if #out >= stats.budget then error(Over, 0) end
+  out[#out + 1] = { t, v }
+end
+
 -- Keys for f on [a, b] (a and b already sampled as va, vb), appended to out
 -- (a excluded, b included).
 local function refine(k, f, a, va, b, vb, tol, out, stats)
   if seg_error(k, f, a, va, b, vb) <= tol then
-    out[#out + 1] = { b, vb }
+    add(out, stats, b, vb)
     return
   end
   if b - a < M.MIN_GAP then
@@ -103,9 +117,9 @@ local function refine(k, f, a, va, b, vb, tol, out, stats)
       local vm = f(m)
       if k.dist(vm, lv) <= k.dist(vm, hv) then lo, lv = m, vm else hi, hv = m, vm end
     end
-    out[#out + 1] = { hi, lv }
-    out[#out + 1] = { hi, hv }
-    if hi < b then out[#out + 1] = { b, vb } end
+    add(out, stats, hi, lv)
+    add(out, stats, hi, hv)
+    if hi < b then add(out, stats, b, vb) end
     stats.jumps = stats.jumps + 1
     return
   end
@@ -116,14 +130,16 @@ local function refine(k, f, a, va, b, vb, tol, out, stats)
   refine(k, f, m, vm, b, vb, tol, out, stats)
 end
 
-function M.sample(f, t0, t1, kind, tol, step)
+function M.sample(f, t0, t1, kind, tol, step, budget)
   local k = KINDS[kind]
   tol = tol or M.TOL
-  local stats = { rate = 0, err = 0, refined = 0, jumps = 0 }
+  budget = budget or M.MAX_KEYS
+  local stats = { rate = 0, err = 0, refined = 0, jumps = 0, budget = budget }
   local v0 = f(t0)
   if t1 <= t0 then return { { t0, v0 } }, stats end
   local span = t1 - t0
-  local cap = math.max(1, math.ceil(span * M.MAX_RATE))
+  -- n segments give n + 1 samples
+  local cap = math.max(1, math.min(math.ceil(span * M.MAX_RATE), budget - 1))
   -- Uniform grid first: for a smooth f the error shrinks as 1/n^2, so the
   -- grid is grown by the square root of how far it misses.  When growing
   -- stops paying (a kink or a jump keeps the error up), the segments that
@@ -155,14 +171,21 @@ function M.sample(f, t0, t1, kind, tol, step)
   end
   stats.rate = n / span
   local out = { { t0, v0 } }
-  for i = 1, n do
-    local a, b = t0 + span * (i - 1) / n, t0 + span * i / n
-    if i == n then b = t1 end
-    if errs and errs[i] <= tol then
-      out[#out + 1] = { b, grid[i + 1] }
-    else
-      refine(k, f, a, grid[i], b, grid[i + 1], tol, out, stats)
+  local ok, why = pcall(function()
+    for i = 1, n do
+      local a, b = t0 + span * (i - 1) / n, t0 + span * i / n
+      if i == n then b = t1 end
+      if errs and errs[i] <= tol then
+        add(out, stats, b, grid[i + 1])
+      else
+        refine(k, f, a, grid[i], b, grid[i + 1], tol, out, stats)
+      end
     end
+  end)
+  if not ok then
+    if why ~= Over then error(why, 0) end
+    stats.over = budget
+    return nil, stats
   end
   -- Local refinement leaves keys on straight runs (a flat stretch halved
   -- down to a jump): a key that lies on the line (arc) between its

@@ -7,12 +7,15 @@
 -- The readers (bbmodel.lua, bedrock.lua) build channels already in the
 -- clip's units and signs: positions in blocks, angles in degrees in
 -- Blockbench's internal (three.js) axes, Euler order zyx.  A channel is
---   { keys = { key, ... } } sorted by time, a key being
+--   { keys = { key, ... }, where = "animation 'a', bone 'b', rotation" }
+-- sorted by time, a key being
 --   { t, pre = {x, y, z}, post = {x, y, z}, two = (pre and post given),
+--     path = its JSON path,
 --     interp = "linear" | "catmullrom" | "bezier" | "step",
 --     ease = nil | a GeckoLib easing (M.easing),
 --     bz = nil | { lt = {3}, lv = {3}, rt = {3}, rv = {3} } }
--- and each axis value is { c = number } or { f = function(t), src, periods }.
+-- and each axis value is { c = number } or { f = function(t), src, periods,
+-- path, where } (Molang of time, with its JSON path and words for messages).
 -- A rotation channel with `slerp = true` is one Blockbench interpolates as
 -- quaternions (an animator's quaternion_interpolation).
 --
@@ -57,6 +60,8 @@ function M.value(v, path, where)
   return {
     src = v,
     periods = e.periods,
+    path = path,
+    where = where,
     f = function(t)
       local x = fn(t)
       if not E.finite(x) then
@@ -71,7 +76,7 @@ end
 function M.scale(e, k)
   if e.c then return { c = num(e.c * k) } end
   local f = e.f
-  return { src = e.src, periods = e.periods, f = function(t) return k * f(t) end }
+  return { src = e.src, periods = e.periods, path = e.path, where = e.where, f = function(t) return k * f(t) end }
 end
 
 local function ev(e, t) return e.c or e.f(t) end
@@ -96,7 +101,17 @@ M.rest_offset = rest_offset
 -- R = Rz·Ry·Rx: yes when the rest is a turn about z alone, when it has no
 -- x and the channel never turns about z, or when the channel only turns
 -- about x (the turns then meet their own axis next to each other).
-local function rest_composes(rest, keys)
+--
+-- An axis turns when any value of it is not 0 (a key's pre or post, or
+-- Molang, which may be anything), or when a bezier segment has a handle
+-- value on it that is not 0: Blockbench's bezier leaves the line between
+-- the keys by the handle values, so an axis keyed 0 at both ends moves in
+-- between.  Catmull-Rom, easings and steps only mix key values, so they
+-- move an axis only where its values do.  (Slerped channels never come
+-- here: they compose with the rest exactly.)
+local seg_mode -- below
+
+local function axes_that_move(keys)
   local moves = { false, false, false }
   for _, k in ipairs(keys) do
     for _, p in ipairs { k.pre, k.post } do
@@ -105,6 +120,20 @@ local function rest_composes(rest, keys)
       end
     end
   end
+  for i = 1, #keys - 1 do
+    local b, a = keys[i], keys[i + 1]
+    if a.t > b.t and seg_mode(b, a, false) == "bezier" then
+      for x = 1, 3 do
+        if b.bz.rv[x] ~= 0 or a.bz.lv[x] ~= 0 then moves[x] = true end
+      end
+    end
+  end
+  return moves
+end
+M.axes_that_move = axes_that_move
+
+local function rest_composes(rest, keys)
+  local moves = axes_that_move(keys)
   return (rest[1] == 0 and rest[2] == 0) or (rest[1] == 0 and not moves[3]) or (not moves[2] and not moves[3])
 end
 M.rest_composes = rest_composes
@@ -210,7 +239,7 @@ end
 -- The interpolation of the segment from key b to key a (Blockbench tests
 -- both ends, in this order), "ease" for a GeckoLib easing, or "slerp" in a
 -- channel interpolated as quaternions.
-local function seg_mode(b, a, slerp)
+function seg_mode(b, a, slerp)
   if b.interp == "step" then return "step" end
   if slerp then return "slerp" end
   if a.ease then return "ease" end
@@ -403,16 +432,47 @@ function M.convert(chan, opts)
     recs[#recs + 1] = r
     return r
   end
-  local function bake_into(f, t0, t1)
+  -- Refuses a stretch that needs more keys than the channel may have:
+  -- names the first Molang among `points` (the values the stretch reads),
+  -- or else the stretch's key (`key`) and why it is baked.
+  local function too_many(points, key, t0, t1)
+    local cap = string.format("more than %d keys on the channel (the cap) would be needed to stay within %s from %s to %s s",
+      bake.MAX_KEYS, E.num(bake.BOUND), E.num(t0), E.num(t1))
+    for _, p in ipairs(points) do
+      for x = 1, 3 do
+        local e = p[x]
+        if e.f then fail(e.path, "%s: Molang '%s' changes too fast to bake: %s", e.where, e.src, cap) end
+      end
+    end
+    local reasons = {}
+    for r in pairs(report.reasons) do reasons[#reasons + 1] = r end
+    table.sort(reasons)
+    fail(key.path, "%s: baked for %s, it changes too fast: %s", chan.where or "channel",
+      table.concat(reasons, ", "), cap)
+  end
+  -- The values segment i reads: its ends, and for Catmull-Rom the
+  -- neighbours (as seg_value picks them).
+  local function reads(i, m)
+    local pts = { K[i].post, K[i + 1].pre }
+    if m == "catmullrom" then
+      local bp = K[i - 1] or (wrap and K[n - 1])
+      local ap = K[i + 2] or (wrap and K[2])
+      if bp then pts[#pts + 1] = bp.post end
+      if ap then pts[#pts + 1] = ap.pre end
+    end
+    return pts
+  end
+  local function bake_into(f, t0, t1, points, key)
     report.baked = true
-    local s, st = bake.sample(f, t0, t1, kind, nil, hint)
+    local s, st = bake.sample(f, t0, t1, kind, nil, hint, bake.MAX_KEYS - #recs)
+    if not s then too_many(points, key, t0, t1) end
     report.rate = math.max(report.rate, st.rate)
     report.err = math.max(report.err, st.err)
     report.jumps = report.jumps + st.jumps
     for _, x in ipairs(s) do push(x[1], x[2]) end
   end
 
-  if before then bake_into(function(t) return at(K[1].pre, t) end, 0, K[1].t) end
+  if before then bake_into(function(t) return at(K[1].pre, t) end, 0, K[1].t, { K[1].pre }, K[1]) end
   local pending_in
   for i = 1, n do
     local k = K[i]
@@ -446,11 +506,11 @@ function M.convert(chan, opts)
           end
           local v = seg_value(K, i, m, wrap, t)
           return conv and conv(v) or v
-        end, k.t, a.t)
+        end, k.t, a.t, reads(i, m), m == "ease" and a or k) -- an easing is the key's it ends at
       end
     end
   end
-  if after then bake_into(function(t) return at(K[n].post, t) end, K[n].t, L) end
+  if after then bake_into(function(t) return at(K[n].post, t) end, K[n].t, L, { K[n].post }, K[n]) end
 
   local keys = {}
   for i, r in ipairs(recs) do

@@ -12,6 +12,7 @@
 -- load and so does this reader.  Positions are pixels, 16 to a block.
 local E = require "anim.errors"
 local CH = require "anim.bbchannel"
+local bedrock = require "anim.bedrock"
 
 local M = {}
 
@@ -148,7 +149,7 @@ local function read_keyframe(kf, path, where, old)
     if ch == "scale" and kf.uniform == true then p[2], p[3] = p[1], p[1] end
     points[i] = p
   end
-  local k = { t = t, interp = interp, pre = points[1], post = points[2] or points[1], two = #points == 2 }
+  local k = { t = t, interp = interp, pre = points[1], post = points[2] or points[1], two = #points == 2, path = path }
   -- per-axis handles: seconds from the key, and value offsets in the
   -- channel's units and signs
   local bz = {
@@ -183,8 +184,11 @@ local function read_effect(kf, path, where, anim)
       end
       anim.sounds[#anim.sounds + 1] = { time = t, sound = (effect or "") ~= "" and effect or file }
     elseif kf.channel == "particle" then
+      -- every field the data point has, as the Bedrock reader keeps its own
+      -- (bind_to_actor as written: a Bedrock file's is a boolean)
       local payload = {}
       for _, f in ipairs { "effect", "locator", "script", "file" } do payload[f] = opt(f) end
+      if not E.absent(dp.bind_to_actor) then payload.bind_to_actor = dp.bind_to_actor end
       anim.events[#anim.events + 1] = { time = t, name = "particle", payload = payload }
     else
       anim.events[#anim.events + 1] = { time = t, name = "timeline", payload = { script = opt("script") or "" } }
@@ -208,6 +212,8 @@ local function read_animation(a, path, ctx)
     anim.length = E.number(a.length, key(path, "length"), "length")
     if anim.length < 0 then fail(key(path, "length"), "length must be >= 0") end
   end
+  -- anim_time_update, blend_weight, start_delay, loop_delay: as in a Bedrock file
+  bedrock.read_playback(a, path, where, anim)
   local field = E.absent(a.animators) and "bones" or "animators"
   local animators = a[field]
   if E.absent(animators) then return anim end
@@ -261,7 +267,8 @@ local function read_animation(a, path, ctx)
           joints[jname] = joint
           anim.joints[#anim.joints + 1] = joint
         end
-        local chan = joint.channels[ch] or { keys = {}, slerp = ch == "rotation" and slerp or nil }
+        local chan = joint.channels[ch]
+          or { keys = {}, slerp = ch == "rotation" and slerp or nil, where = jwhere .. ", " .. ch }
         joint.channels[ch] = chan
         chan.keys[#chan.keys + 1] = read_keyframe(kf, kp, jwhere, ctx.old)
       end

@@ -10,7 +10,7 @@
 --   {vector, easing, easingArgs}.
 --
 -- Bedrock's axes differ from Blockbench's internal ones (which the clip
--- uses, see docs/formats-blockbench.md): position x and rotation x and y
+-- uses, see docs/formats.md, "Blockbench and Bedrock"): position x and rotation x and y
 -- change sign.  Positions are pixels, 16 to a block.
 local E = require "anim.errors"
 local CH = require "anim.bbchannel"
@@ -69,7 +69,7 @@ local LERP = { linear = "linear", catmullrom = "catmullrom" }
 
 -- One key from a value at time t.
 local function read_key(v, t, path, where, channel)
-  local k = { t = t, interp = "linear" }
+  local k = { t = t, interp = "linear", path = path }
   if not is_object(v) then
     local raw = raw_point(v, path, where)
     k.raw_pre, k.raw_post = raw, raw
@@ -126,9 +126,16 @@ local function read_channel(v, path, where, channel)
       if not t or not E.finite(t) then
         fail(key(path, ts), "%s: key time must be a number in a string like \"0.5\", got '%s'", where, tostring(ts))
       end
-      keys[#keys + 1] = read_key(kv, t, key(path, ts), where, channel)
+      local k = read_key(kv, t, key(path, ts), where, channel)
+      k.text = ts
+      keys[#keys + 1] = k
     end
-    table.sort(keys, function(a, b) return a.t < b.t end)
+    -- by time; time strings that are the same number ("0.5", "0.50") by
+    -- their text, byte-wise: both stay, a jump from the first to the second
+    table.sort(keys, function(a, b)
+      if a.t ~= b.t then return a.t < b.t end
+      return a.text < b.text
+    end)
   else
     keys[1] = read_key(v, 0, path, where, channel)
   end
@@ -142,7 +149,7 @@ local function read_channel(v, path, where, channel)
       b.two, b.pre, b.raw_pre = nil, b.post, b.raw_post
     end
   end
-  return { keys = keys }
+  return { keys = keys, where = where }
 end
 
 local function truthy(v)
@@ -175,7 +182,11 @@ local function read_effects(a, path, where, anim)
       end
       times[#times + 1] = { t, ts }
     end
-    table.sort(times, function(x, y) return x[1] < y[1] end)
+    -- by time, then by the time string (as the keys of a channel)
+    table.sort(times, function(x, y)
+      if x[1] ~= y[1] then return x[1] < y[1] end
+      return x[2] < y[2]
+    end)
     for _, tt in ipairs(times) do
       local v, ep = m[tt[2]], key(fp, tt[2])
       if type(v) == "table" and E.is_array(v) and #v > 0 then
@@ -204,7 +215,45 @@ local function read_effects(a, path, where, anim)
   end)
 end
 
-local DEFAULT_TIME_UPDATE = "query.anim_time+query.delta_time"
+-- Is src the default anim_time_update, query.anim_time + query.delta_time,
+-- in any of its spellings (q. or query., any case, either order, spaces,
+-- parentheses)?  Read with the Molang parser and compared as a tree.
+local TIME_UPDATE_TERMS = {
+  ["query.anim_time"] = "anim", ["q.anim_time"] = "anim",
+  ["query.delta_time"] = "delta", ["q.delta_time"] = "delta",
+}
+local function default_time_update(src)
+  local ast = molang.parse(src)
+  if not ast or ast.op ~= "bin" or ast.o ~= "+" or ast.a.op ~= "name" or ast.b.op ~= "name" then return false end
+  local a, b = TIME_UPDATE_TERMS[ast.a.name], TIME_UPDATE_TERMS[ast.b.name]
+  return (a == "anim" and b == "delta") or (a == "delta" and b == "anim")
+end
+M.default_time_update = default_time_update
+
+-- The fields of an animation that say how its time runs and how much it
+-- weighs, the same in a Bedrock file and a .bbmodel: anim_time_update,
+-- blend_weight, start_delay and loop_delay.  Sets anim.weight (a constant
+-- blend_weight other than 1); refuses what a clip cannot say.
+function M.read_playback(a, path, where, anim)
+  local atu = a.anim_time_update
+  if not E.absent(atu) and atu ~= "" then
+    if type(atu) ~= "string" or not default_time_update(atu) then
+      fail(key(path, "anim_time_update"), "%s: anim_time_update %s is not supported (a clip's time runs at the animation's speed)",
+        where, type(atu) == "string" and ("'" .. atu .. "'") or describe(atu))
+    end
+  end
+  local w = const_field(a.blend_weight, key(path, "blend_weight"), where, "blend_weight")
+  if w and (w < 0 or w > 1) then
+    fail(key(path, "blend_weight"), "%s: blend_weight must be between 0 and 1, got %s", where, E.num(w))
+  end
+  if w and w ~= 1 then anim.weight = w end
+  for _, f in ipairs { "start_delay", "loop_delay" } do
+    local d = const_field(a[f], key(path, f), where, f)
+    if d and d ~= 0 then
+      fail(key(path, f), "%s: %s is not supported (a clip has no delays), got %s", where, f, E.num(d))
+    end
+  end
+end
 
 -- doc: the decoded file.  Returns { animations = { anim, ... } } in the
 -- shape blockbench.lua builds clips from.
@@ -233,24 +282,7 @@ function M.read(doc)
       anim.length = E.number(a.animation_length, key(path, "animation_length"), "animation_length")
       if anim.length < 0 then fail(key(path, "animation_length"), "animation_length must be >= 0") end
     end
-    local atu = a.anim_time_update
-    if not E.absent(atu) and atu ~= "" then
-      if type(atu) ~= "string" or atu:lower():gsub("%s+", "") ~= DEFAULT_TIME_UPDATE then
-        fail(key(path, "anim_time_update"), "%s: anim_time_update %s is not supported (a clip's time runs at the animation's speed)",
-          where, type(atu) == "string" and ("'" .. atu .. "'") or describe(atu))
-      end
-    end
-    local w = const_field(a.blend_weight, key(path, "blend_weight"), where, "blend_weight")
-    if w and (w < 0 or w > 1) then
-      fail(key(path, "blend_weight"), "%s: blend_weight must be between 0 and 1, got %s", where, E.num(w))
-    end
-    if w and w ~= 1 then anim.weight = w end
-    for _, f in ipairs { "start_delay", "loop_delay" } do
-      local d = const_field(a[f], key(path, f), where, f)
-      if d and d ~= 0 then
-        fail(key(path, f), "%s: %s is not supported (a clip has no delays), got %s", where, f, E.num(d))
-      end
-    end
+    M.read_playback(a, path, where, anim)
     if not E.absent(a.bones) then
       local bp = key(path, "bones")
       E.object(a.bones, bp, "bones")

@@ -7,7 +7,7 @@
 -- (bbchannel.lua), adds the skeleton, sounds and events, and builds the
 -- clip from a version 3 table -- the table anim.encode writes back out.
 -- What cannot be said exactly is baked (bake.lua) and the clip's
--- info.approx says so: { bound, note, seam }.  docs/formats-blockbench.md
+-- info.approx says so: { bound, note, seam }.  docs/formats.md ("Blockbench and Bedrock")
 -- lists what is exact, approximated and refused.
 local core = require "anim.core"
 local E = require "anim.errors"

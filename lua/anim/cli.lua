@@ -45,6 +45,14 @@ end
 
 local function quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 
+-- Text on one line: control characters (a newline in a file or joint
+-- name, in Molang text) written as \n, \r, \t or \ddd.
+local CONTROL = { ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
+local function one_line(s)
+  return (s:gsub("%c", function(c) return CONTROL[c] or string.format("\\%03d", c:byte()) end))
+end
+M.one_line = one_line
+
 -- Writes text to path ("-": standard output) through a temporary file
 -- renamed over it, so a reader never sees half a picture.
 local function write_output(path, text)
@@ -350,10 +358,13 @@ end
 
 -- Files under dir, sorted byte-wise, through find(1): Lua has no
 -- directory listing and lfs is not a dependency.  -print0 keeps any byte
--- of a name, newlines included.
+-- of a name, newlines included.  Symbolic links are followed (-L), to
+-- folders and to files alike; a link that leads nowhere is still type l
+-- then, and is listed so that it is reported as a file that cannot be
+-- opened.  A link that loops back is walked once (find skips the loop).
 local function files_under(dir)
   local arg = dir:sub(1, 1) == "-" and "./" .. dir or dir
-  local p = assert(io.popen("find " .. quote(arg) .. " -type f -print0 2>/dev/null"))
+  local p = assert(io.popen("find -L " .. quote(arg) .. " \\( -type f -o -type l \\) -print0 2>/dev/null"))
   local text = p:read("a")
   p:close()
   local list = {}
@@ -377,7 +388,9 @@ prints one line per file that does not load:
 
 on standard output, then a count on standard error.  The status is 0 when
 every file loads, 1 otherwise.  A path that does not exist is a problem of
-its own ("path: cannot open file: ...").]],
+its own ("path: cannot open file: ...").  Symbolic links to folders and
+files are followed.  Control characters in a line (a newline in a name)
+are written \n, \r, \t or \ddd, so that each problem is one line.]],
   run = function(pos)
     if #pos == 0 then fail(USAGE, "expected at least one FILE or DIR") end
     local files, bad = 0, 0
@@ -386,13 +399,13 @@ its own ("path: cannot open file: ...").]],
       local list, err = read_clips(path)
       if not list then
         bad = bad + 1
-        out("%s", err)
+        out("%s", one_line(err))
       end
     end
     for _, p in ipairs(pos) do
       if os.execute("test -d " .. quote(p)) then
         local list = files_under(p)
-        if #list == 0 then io.stderr:write("anim validate: ", p, ": no clip files in it\n") end
+        if #list == 0 then io.stderr:write("anim validate: ", one_line(p), ": no clip files in it\n") end
         for _, f in ipairs(list) do check(f) end
       else
         check(p)
@@ -408,12 +421,38 @@ its own ("path: cannot open file: ...").]],
 
 -- OUT with an animation name inserted before its .anim ("knight.anim" and
 -- "walk" give "knight.walk.anim"); characters a file name should not hold
--- become "_".
-function M.output_name(outp, name)
+-- become "_".  `suffix` (a number) is added to the name: "knight.walk-2.anim".
+function M.output_name(outp, name, suffix)
   local safe = name:gsub("[^%w%._%-]", "_")
+  if suffix then safe = safe .. "-" .. suffix end
   local stem = outp:match("^(.*)%.anim$")
   if stem then return stem .. "." .. safe .. ".anim" end
   return outp .. "." .. safe .. ".anim"
+end
+
+-- The output file of each of `names` (in the order given, byte order of
+-- the names), all different: names that give the same file name -- after
+-- the "_" rule, and ignoring case, as a case-insensitive file system would
+-- -- keep it for the first of them; each later one gets "-2", "-3", ...,
+-- the first number whose file no other animation has.
+function M.output_names(outp, names)
+  local taken, paths = {}, {}
+  for _, n in ipairs(names) do
+    local k = M.output_name(outp, n):lower()
+    taken[k] = (taken[k] or 0) + 1
+  end
+  local used = {}
+  for i, n in ipairs(names) do
+    local path = M.output_name(outp, n)
+    if used[path:lower()] then
+      local k = 2
+      while taken[M.output_name(outp, n, k):lower()] or used[M.output_name(outp, n, k):lower()] do k = k + 1 end
+      path = M.output_name(outp, n, k)
+    end
+    used[path:lower()] = true
+    paths[i] = path
+  end
+  return paths
 end
 
 local function save_one(c, path, src_label)
@@ -442,7 +481,10 @@ JSON to standard output.
 A Blockbench file holds several animations: each is written to its own
 file, OUT with the animation's name inserted before .anim (-o knight.anim
 writes knight.walk.anim, knight.idle.anim, ...; characters other than
-letters, digits, '.', '_' and '-' in the name become '_').  --animation NAME
+letters, digits, '.', '_' and '-' in the name become '_').  Names that
+give the same file (ignoring case: "walk fast", "walk/fast", "Walk_fast")
+are told apart in byte order of the names: the first keeps the file, the
+others get -2, -3, ... ("knight.walk_fast-2.anim").  --animation NAME
 writes only that animation, to OUT itself.
 
 When the version 3 file can only approximate what IN says (some imports),
@@ -458,7 +500,10 @@ error.]],
       -- one clip to OUT itself (standard output takes one file only)
       jobs[1] = { clip = pick(pos[1], list, opt.animation), out = opt.output }
     else
-      for i, e in ipairs(list) do jobs[i] = { clip = e.clip, out = M.output_name(opt.output, e.name) } end
+      local names = {}
+      for i, e in ipairs(list) do names[i] = e.name end
+      local paths = M.output_names(opt.output, names)
+      for i, e in ipairs(list) do jobs[i] = { clip = e.clip, out = paths[i] } end
     end
     for _, j in ipairs(jobs) do
       local approx = save_one(j.clip, j.out, pos[1])
@@ -699,7 +744,7 @@ function M.main(argv)
   if getmetatable(res) ~= Exit then error(res, 0) end
   local who = verb_name and ("anim " .. verb_name) or "anim"
   local hint = res.code == USAGE and verb_name and string.format(" (see anim %s --help)", verb_name) or ""
-  io.stderr:write(string.format("%s: %s%s\n", who, res.msg, hint))
+  io.stderr:write(string.format("%s: %s%s\n", who, one_line(res.msg), hint))
   return res.code
 end
 

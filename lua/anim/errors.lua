@@ -19,12 +19,20 @@ local function is_null(v)
 end
 M.is_null = is_null
 
--- "key" appended to a path: `a.b`, or `a["odd key"]` when not an identifier.
+-- "key" appended to a path: `a.b`, or `a["odd key"]` when not an
+-- identifier.  Inside the quotes `"` and `\` are escaped with a backslash
+-- and control characters are written \n, \r, \t or \ddd (three decimal
+-- digits), so a path is always one line (%q would end a line at a newline).
+local QUOTED = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
+local function quoted(s)
+  return '"' .. s:gsub('[%c"\\]', function(c) return QUOTED[c] or string.format("\\%03d", c:byte()) end) .. '"'
+end
+
 function M.key(path, k)
   if type(k) == "string" and k:match("^[%a_][%w_]*$") then
     return path == "" and k or path .. "." .. k
   end
-  return path .. "[" .. string.format("%q", tostring(k)) .. "]"
+  return path .. "[" .. quoted(tostring(k)) .. "]"
 end
 
 -- index i (1-based, as in Lua) appended to a path: `a[3]`.
@@ -65,6 +73,9 @@ function M.num(x)
   if x == math.huge then return "inf" end
   if x == -math.huge then return "-inf" end
   if math.type(x) == "integer" then return tostring(x) end
+  -- a whole number as digits (10, not %.1g's 1e+01)
+  local i = math.tointeger(x)
+  if i and i > -1e15 and i < 1e15 then return tostring(i) end
   for p = 1, 16 do
     local s = string.format("%." .. p .. "g", x)
     if tonumber(s) == x then return s end

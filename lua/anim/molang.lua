@@ -17,74 +17,197 @@
 --
 -- Molang is case-insensitive (GeckoLib files write `Math.cos`); angles of
 -- math.sin/cos and the results of the inverse functions are in degrees.
--- The grammar is written with LPeg (Debian's lua-lpeg).
+-- The tokens are read with LPeg (Debian's lua-lpeg), the grammar by
+-- recursive descent with PEG's choices (an operator whose operand does not
+-- follow is left unread, and reading stops there).
+--
+-- Every Molang number is a float, as in the game (a JavaScript number in
+-- Blockbench): literals, comparisons and every function's result, so that
+-- math.mod(5, 0) is nan and 3000000000 * 4000000000 is 1.2e19, never a
+-- Lua integer error or a wrapped product.  Nothing an expression holds can
+-- raise a Lua error: what cannot be evaluated is a number (nan or inf,
+-- which the importers refuse) or a refusal `nil, message` -- also for an
+-- expression nested more than M.MAX_DEPTH levels deep.
 local lpeg = require "lpeg"
 
 local M = {}
 
-local P, R, S, V, C, Ct, Cp = lpeg.P, lpeg.R, lpeg.S, lpeg.V, lpeg.C, lpeg.Ct, lpeg.Cp
+local P, R, S, C, Ct, Cp = lpeg.P, lpeg.R, lpeg.S, lpeg.C, lpeg.Ct, lpeg.Cp
 
--- Grammar ------------------------------------------------------------------------
+-- The deepest expression read: every operator, sign, call, conditional and
+-- pair of parentheses is a level (a chain a + b + c is two), counted from
+-- the outside in.  Deeper ones are refused before anything recurses that
+-- far (the parser, the compiler, the evaluation).
+M.MAX_DEPTH = 200
+
+-- Tokens ---------------------------------------------------------------------------
 
 local space = S " \t\r\n" ^ 0
-local function tok(p) return p * space end
-
 local digit = R "09"
-local number = tok((digit ^ 1 * (P "." * digit ^ 0) ^ -1 + P "." * digit ^ 1)
-  * (S "eE" * S "+-" ^ -1 * digit ^ 1) ^ -1 / function(s) return { op = "num", v = tonumber(s) } end)
+local number = (digit ^ 1 * (P "." * digit ^ 0) ^ -1 + P "." * digit ^ 1) * (S "eE" * S "+-" ^ -1 * digit ^ 1) ^ -1
 local word = R("az", "AZ", "__") * R("az", "AZ", "09", "__") ^ 0
-local name = tok(C(word * (P "." * word) ^ 0)) / string.lower
+local OPS = { "||", "&&", "==", "!=", "<=", ">=", "<", ">", "+", "-", "*", "/", "!", "?", ":", "(", ")", "," }
+local operator = P(OPS[1])
+for i = 2, #OPS do operator = operator + P(OPS[i]) end
 
--- Left-associative chains: { a, op, b, op, c } -> ((a op b) op c).
-local function chain(list)
-  local node = list[1]
-  for i = 2, #list, 2 do node = { op = "bin", o = list[i], a = node, b = list[i + 1] } end
-  return node
-end
-local function ops(...)
-  local p
-  for _, o in ipairs { ... } do
-    p = p and (p + P(o)) or P(o)
-  end
-  return tok(C(p))
-end
+-- { pos, token, pos, token, ... } and where reading stopped: a token is a
+-- number (a float), { name = lower-case name } or an operator string.  The
+-- captures stay flat, however deep the expression.
+local lexer = space * Ct((Cp() * (
+  number / function(x) return tonumber(x) + 0.0 end
+  + C(word * (P "." * word) ^ 0) / function(n) return { name = n:lower() } end
+  + C(operator)) * space) ^ 0) * Cp()
 
-local grammar = P {
-  "Expr",
-  Expr = V "Cond",
-  -- `c ? a : b`, and Molang's binary conditional `c ? a` (0 when c is false)
-  Cond = (V "Or" * (tok "?" * V "Cond" * (tok ":" * V "Cond") ^ -1) ^ -1)
-    / function(c, a, b)
-      if a == nil then return c end
-      return { op = "cond", c = c, a = a, b = b or { op = "num", v = 0 } }
-    end,
-  Or = Ct(V "And" * (ops "||" * V "And") ^ 0) / chain,
-  And = Ct(V "Eq" * (ops "&&" * V "Eq") ^ 0) / chain,
-  Eq = Ct(V "Cmp" * (ops("==", "!=") * V "Cmp") ^ 0) / chain,
-  Cmp = Ct(V "Add" * (ops("<=", ">=", "<", ">") * V "Add") ^ 0) / chain,
-  Add = Ct(V "Mul" * (ops("+", "-") * V "Mul") ^ 0) / chain,
-  Mul = Ct(V "Unary" * (ops("*", "/") * V "Unary") ^ 0) / chain,
-  Unary = tok "-" * V "Unary" / function(a) return { op = "neg", a = a } end
-    + tok "!" * V "Unary" / function(a) return { op = "not", a = a } end
-    + tok "+" * V "Unary"
-    + V "Primary",
-  Primary = number
-    + tok "(" * V "Expr" * tok ")"
-    + name * tok "(" * Ct((V "Expr" * (tok "," * V "Expr") ^ 0) ^ -1) * tok ")"
-      / function(n, args) return { op = "call", name = n, args = args } end
-    + name / function(n) return { op = "name", name = n } end,
+-- Grammar ---------------------------------------------------------------------------
+--
+--   Expr    = Or ("?" Expr (":" Expr)?)?       Molang's `c ? a` is 0 when c is false
+--   Or      = And ("||" And)*                  (left to right, each level below)
+--   And     = Eq ("&&" Eq)*
+--   Eq      = Cmp (("==" | "!=") Cmp)*
+--   Cmp     = Add (("<=" | ">=" | "<" | ">") Add)*
+--   Add     = Mul (("+" | "-") Mul)*
+--   Mul     = Unary (("*" | "/") Unary)*
+--   Unary   = "-" Unary | "!" Unary | "+" Unary | Primary
+--   Primary = number | "(" Expr ")" | name "(" (Expr ("," Expr)*)? ")" | name
+
+local LEVELS = {
+  { ["||"] = true }, { ["&&"] = true }, { ["=="] = true, ["!="] = true },
+  { ["<="] = true, [">="] = true, ["<"] = true, [">"] = true }, { ["+"] = true, ["-"] = true },
+  { ["*"] = true, ["/"] = true },
 }
 
-local whole = space * grammar * Cp()
+local TooDeep = {}
+
+-- The tree of the tokens from the first; and the index of the first token
+-- it does not use.  A node is { op = "num", v } | { op = "name", name } |
+-- { op = "call", name, args } | { op = "neg" | "not", a } |
+-- { op = "bin", o, a, b } | { op = "cond", c, a, b }.
+local function read(toks)
+  local i = 1
+  local function tok() return toks[2 * i] end
+  local function deeper(d)
+    if d > M.MAX_DEPTH then error(TooDeep, 0) end
+    return d + 1
+  end
+  local expr
+  local function primary(d)
+    local t = tok()
+    if type(t) == "number" then
+      i = i + 1
+      return { op = "num", v = t }
+    elseif t == "(" then
+      local save = i
+      i = i + 1
+      local e = expr(deeper(d))
+      if e and tok() == ")" then
+        i = i + 1
+        return e
+      end
+      i = save
+      return nil
+    elseif type(t) == "table" then
+      i = i + 1
+      if tok() == "(" then
+        local save = i
+        i = i + 1
+        local args, ok = {}, true
+        local a = expr(deeper(d))
+        if a then
+          args[1] = a
+          while tok() == "," do
+            local before = i
+            i = i + 1
+            a = expr(deeper(d))
+            if not a then
+              i = before
+              break
+            end
+            args[#args + 1] = a
+          end
+        end
+        if tok() == ")" then
+          i = i + 1
+        else
+          ok = false
+        end
+        if ok then return { op = "call", name = t.name, args = args } end
+        i = save -- not a call: the name alone
+      end
+      return { op = "name", name = t.name }
+    end
+    return nil
+  end
+  local function unary(d)
+    local t = tok()
+    if t == "-" or t == "!" or t == "+" then
+      local save = i
+      i = i + 1
+      local a = unary(deeper(d))
+      if a then
+        if t == "+" then return a end
+        return { op = t == "-" and "neg" or "not", a = a }
+      end
+      i = save
+      return nil
+    end
+    return primary(d)
+  end
+  local function binary(level, d)
+    if level > #LEVELS then return unary(d) end
+    local node = binary(level + 1, d)
+    if not node then return nil end
+    local ops = LEVELS[level]
+    while ops[tok()] do
+      local save, o = i, tok()
+      i = i + 1
+      d = deeper(d) -- each link of a chain is a level of the tree
+      local b = binary(level + 1, d)
+      if not b then
+        i = save
+        break
+      end
+      node = { op = "bin", o = o, a = node, b = b }
+    end
+    return node
+  end
+  function expr(d)
+    local c = binary(1, d)
+    if not c or tok() ~= "?" then return c end
+    local save = i
+    i = i + 1
+    local a = expr(deeper(d))
+    if not a then
+      i = save
+      return c
+    end
+    local b = { op = "num", v = 0.0 }
+    if tok() == ":" then
+      local before = i
+      i = i + 1
+      local e = expr(deeper(d))
+      if e then b = e else i = before end
+    end
+    return { op = "cond", c = c, a = a, b = b }
+  end
+  local ast = expr(1)
+  return ast, i
+end
 
 -- Parses src; returns the tree, or nil and a message with the column where
 -- reading stopped.
 function M.parse(src)
   if type(src) ~= "string" then return nil, "a Molang expression must be a string" end
-  local ast, pos = whole:match(src)
+  local toks, stop = lexer:match(src)
+  local ok, ast, used = pcall(read, toks)
+  if not ok then
+    if ast ~= TooDeep then error(ast, 0) end
+    return nil, string.format("'%s': too deeply nested to import (more than %d levels of operators, calls and parentheses)",
+      src, M.MAX_DEPTH)
+  end
   if ast == nil then
     return nil, string.format("'%s': not an expression", src)
   end
+  local pos = toks[2 * used - 1] or stop -- the first token not used, or where the tokens end
   if pos <= #src then
     return nil, string.format("'%s': not an expression (stopped at column %d, '%s')",
       src, pos, src:sub(pos, pos + 9))
@@ -96,21 +219,27 @@ end
 
 local rad, deg = math.pi / 180, 180 / math.pi
 
-local function round(x) return math.floor(x + 0.5) end -- as JavaScript's Math.round
-local function trunc(x) return x >= 0 and math.floor(x) or math.ceil(x) end
+-- Lua's floor and ceil give an integer when the result fits one: back to
+-- a float, so that no integer ever enters the arithmetic.
+local function floor(x) return math.floor(x) + 0.0 end
+local function ceil(x) return math.ceil(x) + 0.0 end
+local function round(x) return floor(x + 0.5) end -- as JavaScript's Math.round
+local function trunc(x) return x >= 0 and floor(x) or ceil(x) end
 
--- math.<name> = { arity, function }.  Degrees in and out, as Molang.
+-- math.<name> = { arity, function }.  Degrees in and out, as Molang.  The
+-- arguments are floats, and so is every result (math.fmod of floats is C's
+-- fmod: nan for a zero divisor, where the integer version raises).
 local FUNCS = {
   abs = { 1, math.abs },
   acos = { 1, function(x) return math.acos(x) * deg end },
   asin = { 1, function(x) return math.asin(x) * deg end },
   atan = { 1, function(x) return math.atan(x) * deg end },
   atan2 = { 2, function(y, x) return math.atan(y, x) * deg end },
-  ceil = { 1, math.ceil },
+  ceil = { 1, ceil },
   clamp = { 3, function(v, lo, hi) return math.min(math.max(v, lo), hi) end },
   cos = { 1, function(x) return math.cos(x * rad) end },
   exp = { 1, math.exp },
-  floor = { 1, math.floor },
+  floor = { 1, floor },
   hermite_blend = { 1, function(x) return 3 * x * x - 2 * x * x * x end },
   lerp = { 3, function(a, b, f) return a + (b - a) * f end },
   lerprotate = { 3, function(a, b, f)
@@ -162,14 +291,14 @@ local BIN = {
   ["-"] = function(a, b) return a - b end,
   ["*"] = function(a, b) return a * b end,
   ["/"] = function(a, b) return a / b end,
-  ["<"] = function(a, b) return a < b and 1 or 0 end,
-  ["<="] = function(a, b) return a <= b and 1 or 0 end,
-  [">"] = function(a, b) return a > b and 1 or 0 end,
-  [">="] = function(a, b) return a >= b and 1 or 0 end,
-  ["=="] = function(a, b) return a == b and 1 or 0 end,
-  ["!="] = function(a, b) return a ~= b and 1 or 0 end,
-  ["&&"] = function(a, b) return (truth(a) and truth(b)) and 1 or 0 end,
-  ["||"] = function(a, b) return (truth(a) or truth(b)) and 1 or 0 end,
+  ["<"] = function(a, b) return a < b and 1.0 or 0.0 end,
+  ["<="] = function(a, b) return a <= b and 1.0 or 0.0 end,
+  [">"] = function(a, b) return a > b and 1.0 or 0.0 end,
+  [">="] = function(a, b) return a >= b and 1.0 or 0.0 end,
+  ["=="] = function(a, b) return a == b and 1.0 or 0.0 end,
+  ["!="] = function(a, b) return a ~= b and 1.0 or 0.0 end,
+  ["&&"] = function(a, b) return (truth(a) and truth(b)) and 1.0 or 0.0 end,
+  ["||"] = function(a, b) return (truth(a) or truth(b)) and 1.0 or 0.0 end,
 }
 
 local Refusal = {}
@@ -190,7 +319,7 @@ local function build(node)
   elseif op == "name" then
     local n = node.name
     if TIME[n] then
-      node.fn = function(t) return t end
+      node.fn = function(t) return t + 0.0 end
       node.time = true
     elseif CONSTS[n] then
       local v = CONSTS[n]
@@ -233,7 +362,7 @@ local function build(node)
     build(node.a)
     local g = node.a.fn
     node.fn = op == "neg" and function(t) return -g(t) end
-      or function(t) return g(t) == 0 and 1 or 0 end
+      or function(t) return g(t) == 0 and 1.0 or 0.0 end
     node.time = node.a.time
   elseif op == "bin" then
     build(node.a)
@@ -341,7 +470,9 @@ function M.compile(src)
     if getmetatable(e) == Refusal then
       return nil, string.format("'%s': %s (%s)", src, e.msg, ONLY)
     end
-    error(e, 0)
+    -- nothing in a tree of at most MAX_DEPTH levels of floats raises; should
+    -- something still, it is this expression's refusal, not a crash
+    return nil, string.format("'%s': cannot be evaluated (%s)", src, tostring(e))
   end
   local expr = { src = src, time = ast.time, fn = ast.fn }
   if not ast.time then

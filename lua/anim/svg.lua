@@ -7,12 +7,29 @@ local M = {}
 
 local ESC = { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;", ['"'] = "&quot;", ["'"] = "&apos;" }
 
--- Text for XML content or a quoted attribute.  Control characters other
--- than tab and newline are not allowed in XML 1.0 at all, so they become
--- U+FFFD rather than making the file unreadable.
+local REPLACEMENT = "\239\191\189" -- U+FFFD
+
+-- Text for XML content or a quoted attribute, always well-formed XML 1.0:
+-- what is not a character of XML 1.0 becomes U+FFFD rather than making the
+-- file unreadable -- bytes that are not UTF-8 (each byte of a broken,
+-- overlong or surrogate sequence, or one beyond U+10FFFF), the control
+-- characters other than tab, newline and carriage return, and the
+-- non-characters U+FFFE and U+FFFF (which JSON strings may hold).
 function M.escape(s)
-  s = tostring(s):gsub("[&<>\"']", ESC)
-  return (s:gsub("[%z\1-\8\11\12\14-\31]", "\239\191\189"))
+  s = tostring(s)
+  local out, i, n = {}, 1, #s
+  while i <= n do
+    local _, bad = utf8.len(s, i) -- strict: no surrogates, nothing past U+10FFFF
+    local stop = bad or n + 1
+    if stop > i then
+      local chunk = s:sub(i, stop - 1):gsub("[&<>\"']", ESC)
+      chunk = chunk:gsub("[%z\1-\8\11\12\14-\31]", REPLACEMENT):gsub("\239\191[\190\191]", REPLACEMENT)
+      out[#out + 1] = chunk
+    end
+    if bad then out[#out + 1] = REPLACEMENT end
+    i = stop + 1
+  end
+  return table.concat(out)
 end
 
 -- A coordinate or length: at most two decimals, no "-0", no trailing zeros.

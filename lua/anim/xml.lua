@@ -20,11 +20,7 @@ local M = {}
 
 local fail = E.fail
 
--- A number for messages: whole numbers without an exponent (1000, not 1e+03).
-local function num(x)
-  if x == math.floor(x) and math.abs(x) < 1e15 then return string.format("%d", x) end
-  return E.num(x)
-end
+local num = E.num -- numbers in messages as written (1000, not 1e+03)
 
 M.MAX_BYTES = 64 * 1024 * 1024 -- largest file or string read, as for JSON
 M.MAX_DEPTH = 256              -- deepest element nesting (the readers recurse)
