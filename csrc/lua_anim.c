@@ -4,6 +4,7 @@
 #define _XOPEN_SOURCE 700
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,11 +31,22 @@ static int realpath_l(lua_State *L) {
   return 1;
 }
 
+/* core.file_kind(path) -> "file" | "directory" | "other" | nil: what a path
+ * names after following links (anim.save refuses to replace a non-file). */
+static int file_kind(lua_State *L) {
+  struct stat st;
+  if (stat(luaL_checkstring(L, 1), &st) != 0) { lua_pushnil(L); return 1; }
+  lua_pushstring(L, S_ISREG(st.st_mode) ? "file" : S_ISDIR(st.st_mode) ? "directory" : "other");
+  return 1;
+}
+
 int luaopen_anim_core(lua_State *L) {
   lua_newtable(L);
   anim_lua_open_clip(L);
   anim_lua_open_animator(L);
   lua_pushcfunction(L, realpath_l);
   lua_setfield(L, -2, "realpath");
+  lua_pushcfunction(L, file_kind);
+  lua_setfield(L, -2, "file_kind");
   return 1;
 }

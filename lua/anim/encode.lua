@@ -464,9 +464,15 @@ function M.save(c, path, options)
   local function failed(fmt, ...)
     return nil, path .. ": cannot save: " .. string.format(fmt, ...)
   end
+  -- an existing target is written where its links lead (a link stays a
+  -- link); anything but a regular file there is refused, not replaced
+  local core = require "anim.core"
+  local kind = core.file_kind(path)
+  if kind and kind ~= "file" then return failed("it is a %s, not a regular file", kind == "other" and "device or special file" or kind) end
+  local target = kind and core.realpath(path) or path
   local tmp
   for _ = 1, 100 do
-    local name = string.format("%s.tmp%06x", path, math.random(0, 0xffffff))
+    local name = string.format("%s.tmp%06x", target, math.random(0, 0xffffff))
     local probe = io.open(name, "rb")
     if not probe then tmp = name break end
     probe:close()
@@ -494,7 +500,7 @@ function M.save(c, path, options)
     if not ok then error(res, 0) end
     return failed("cannot write the temporary file: %s", why(werr))
   end
-  local renamed, rerr = os.rename(tmp, path)
+  local renamed, rerr = os.rename(tmp, target)
   if not renamed then
     os.remove(tmp)
     return failed("cannot rename the temporary file over it: %s", why(rerr))
