@@ -466,7 +466,6 @@ function M.save(c, path, options)
   end
   -- an existing target is written where its links lead (a link stays a
   -- link); anything but a regular file there is refused, not replaced
-  local core = require "anim.core"
   local kind = core.file_kind(path)
   if kind and kind ~= "file" then return failed("it is a %s, not a regular file", kind == "other" and "device or special file" or kind) end
   local target = kind and core.realpath(path) or path
