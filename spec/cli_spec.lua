@@ -1141,3 +1141,17 @@ describe("anim output", function()
     assert.truthy(has_line(out, "joints (5)"), out)
   end)
 end)
+
+describe("anim info on odd names", function()
+  it("keeps one line per item: control characters in names are escaped", function()
+    local dir = H.tmpdir()
+    H.write(dir .. "/odd.anim", [==[{"joints": {"a\nb": {"position": [[0, [0, 0, 0]]]}},
+      "markers": [{"time": 0, "name": "m\nx", "value": "v\ty"}]}]==])
+    local p = assert(io.popen("cd " .. H.root .. " && bin/anim info '" .. dir .. "/odd.anim' 2>&1"))
+    local text = p:read("a")
+    p:close()
+    assert.truthy(text:find("  a\\nb  ", 1, true), text)
+    assert.truthy(text:find("m\\nx  v\\ty", 1, true), text)
+    for line in text:gmatch("[^\n]+") do assert.is_nil(line:find("^b ")) end
+  end)
+end)

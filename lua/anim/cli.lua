@@ -275,19 +275,19 @@ local function info_clip(c)
   out(bold(string.format("joints (%d)", #names)))
   local width = 8
   for _, n in ipairs(names) do width = math.max(width, #n) end
-  for _, n in ipairs(names) do out("  %-" .. width .. "s  %s", n, joint_line(src, info.layout, n)) end
+  for _, n in ipairs(names) do out("  %-" .. width .. "s  %s", one_line(n), one_line(joint_line(src, info.layout, n))) end
   local ms, es, ss, ps = c:markers(), c:events(), c:sounds(), c:plays()
   out(bold(string.format("markers (%d)", #ms)))
-  for _, m in ipairs(ms) do out("  %-8s %s%s", num(m.time), m.name, m.value and ("  " .. m.value) or "") end
+  for _, m in ipairs(ms) do out("  %-8s %s%s", num(m.time), one_line(m.name), m.value and ("  " .. one_line(m.value)) or "") end
   out(bold(string.format("events (%d)", #es)))
   for _, e in ipairs(es) do
     local payload = e.payload ~= nil and ("  " .. brief(e.payload)) or ""
-    out("  %-8s %s%s  on %s", num(e.time), e.name, payload, e.on)
+    out("  %-8s %s%s  on %s", num(e.time), one_line(e.name), one_line(payload), e.on)
   end
   out(bold(string.format("sounds (%d)", #ss)))
-  for _, s in ipairs(ss) do out("  %-8s %s  volume %s  pitch %s", num(s.time), s.sound, num(s.volume), num(s.pitch)) end
+  for _, s in ipairs(ss) do out("  %-8s %s  volume %s  pitch %s", num(s.time), one_line(s.sound), num(s.volume), num(s.pitch)) end
   out(bold(string.format("plays (%d)", #ps)))
-  for _, p in ipairs(ps) do out("  %-8s %s  fade %s", num(p.time), p.clip, num(p.fade)) end
+  for _, p in ipairs(ps) do out("  %-8s %s  fade %s", num(p.time), one_line(p.clip), num(p.fade)) end
   -- what the engine reads past: the editor's fields and any unknown ones
   local editor = {}
   for _, k in ipairs(EDITOR_FIELDS) do
@@ -337,7 +337,7 @@ the one --animation NAME names).]],
     for _, e in ipairs(list) do
       if not opt.animation or e.name == opt.animation then
         if shown > 0 then out("") end
-        out(bold(pos[1] .. (e.name and ("  animation " .. e.name) or "")))
+        out(bold(one_line(pos[1] .. (e.name and ("  animation " .. e.name) or ""))))
         info_clip(e.clip)
         shown = shown + 1
       end
