@@ -54,4 +54,19 @@ describe("examples", function()
     assert.is_true(bound > 0 and bound < 1e-4)
     assert.is_true(worst <= bound)
   end)
+
+  it("the README's tour runs as written", function()
+    local readme = H.read(H.root .. "/README.md")
+    local code = readme:match("## A tour.-```lua\n(.-)```")
+    assert.truthy(code, "no tour in the README")
+    -- run in an environment whose print records, from the checkout (the
+    -- tour names files relative to it)
+    local printed = {}
+    local env = setmetatable({ print = function(...) printed[#printed + 1] = table.concat({ ... }, " ") end },
+      { __index = _G })
+    local chunk = assert(load(code, "README tour", "t", env))
+    assert.is_truthy(io.open("examples/clips/walk.anim"), "the specs run from the checkout")
+    chunk()
+    assert.truthy(printed[1]:find("leftArm leftLeg rightArm rightLeg torso", 1, true))
+  end)
 end)
