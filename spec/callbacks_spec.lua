@@ -323,6 +323,13 @@ describe("library", function()
     assert.is_true(anim.is_clip(c))
   end)
 
+  it("answers a path seen before from its cache, without looking at the disk again", function()
+    H.write(dir .. "/root/sub/gone.anim", [[{"joints": {}}]])
+    local c = assert(lib:clip("res://sub/gone.anim"))
+    os.remove(dir .. "/root/sub/gone.anim")
+    assert.are.equal(c, lib:clip("res://sub/gone.anim"))
+  end)
+
   it("reports a root that does not exist", function()
     local l, err = anim.library(dir .. "/none")
     assert.is_nil(l)

@@ -28,18 +28,25 @@ end
 
 -- The cached result of loader(file, path), per kind of resource and per
 -- file: two spellings of one path (res://a/b, res://a/./b) give the same
--- object, so a play of either restarts the same live track.
+-- object, so a play of either restarts the same live track.  A path seen
+-- before is answered without resolving it again (plays fire during
+-- update: no system call there).
 local function cached(self, kind, path, loader)
   local cache = self.cache[kind]
-  if not cache then cache = {}; self.cache[kind] = cache end
+  if not cache then cache = { path = {}, file = {} }; self.cache[kind] = cache end
+  local hit = cache.path[path]
+  if hit then return hit end
   local file, err = resolve(self, path)
   if not file then return nil, err end
-  local hit = cache[file]
-  if hit then return hit end
-  local v, lerr = loader(file, path)
-  if not v then return nil, lerr end
-  cache[file] = v
-  return v
+  hit = cache.file[file]
+  if not hit then
+    local lerr
+    hit, lerr = loader(file, path)
+    if not hit then return nil, lerr end
+    cache.file[file] = hit
+  end
+  cache.path[path] = hit
+  return hit
 end
 M.cached = cached
 
