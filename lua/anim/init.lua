@@ -7,36 +7,32 @@ local encode = require "anim.encode"
 
 local anim = { _VERSION = "anim dev-1" }
 
-local function check_opt_string(v, n, fname)
-  if v ~= nil and type(v) ~= "string" then
-    error(string.format("bad argument #%d to '%s' (string expected, got %s)", n, fname, type(v)), 3)
+-- Argument checks: a Lua error naming the argument and what it had (an
+-- optional argument may be nil).
+local function check_arg(v, ty, n, fname, optional)
+  if type(v) ~= ty and not (optional and v == nil) then
+    error(string.format("bad argument #%d to '%s' (%s expected, got %s)", n, fname, ty, type(v)), 3)
   end
 end
 
 -- anim.load(path) -> clip | nil, message
 function anim.load(path)
-  if type(path) ~= "string" then
-    error("bad argument #1 to 'load' (string expected, got " .. type(path) .. ")", 2)
-  end
+  check_arg(path, "string", 1, "load")
   return clip.load_file(path, path)
 end
 
 -- anim.decode(json_text [, name]) -> clip | nil, message
 function anim.decode(text, name)
-  if type(text) ~= "string" then
-    error("bad argument #1 to 'decode' (string expected, got " .. type(text) .. ")", 2)
-  end
-  check_opt_string(name, 2, "decode")
+  check_arg(text, "string", 1, "decode")
+  check_arg(name, "string", 2, "decode", true)
   name = name or "clip"
   return E.catch(name, function() return clip.build(json.decode(text), name) end)
 end
 
 -- anim.clip(table [, name]) -> clip | nil, message
 function anim.clip(t, name)
-  if type(t) ~= "table" then
-    error("bad argument #1 to 'clip' (table expected, got " .. type(t) .. ")", 2)
-  end
-  check_opt_string(name, 2, "clip")
+  check_arg(t, "table", 1, "clip")
+  check_arg(name, "string", 2, "clip", true)
   name = name or "clip"
   return E.catch(name, function() return clip.build(clip.copy(t), name) end)
 end
@@ -45,19 +41,15 @@ end
 -- anim.xml is required here, not at the top, so that `require "anim"`
 -- works without lua-expat for those who never import XML.
 function anim.import_xml(path)
-  if type(path) ~= "string" then
-    error("bad argument #1 to 'import_xml' (string expected, got " .. type(path) .. ")", 2)
-  end
+  check_arg(path, "string", 1, "import_xml")
   local xml = require "anim.xml"
   return E.catch(path, function() return xml.build(json.read_file(path), path) end)
 end
 
 -- anim.decode_xml(xml_text [, name]) -> clip | nil, message
 function anim.decode_xml(text, name)
-  if type(text) ~= "string" then
-    error("bad argument #1 to 'decode_xml' (string expected, got " .. type(text) .. ")", 2)
-  end
-  check_opt_string(name, 2, "decode_xml")
+  check_arg(text, "string", 1, "decode_xml")
+  check_arg(name, "string", 2, "decode_xml", true)
   name = name or "clip"
   local xml = require "anim.xml"
   return E.catch(name, xml.build, text, name)
@@ -72,18 +64,14 @@ anim.save = encode.save
 -- (.bbmodel and Bedrock/GeckoLib *.animation.json; docs/formats.md).  Required
 -- here, not at the top: only the importer needs lua-lpeg (for Molang).
 function anim.import_blockbench(path)
-  if type(path) ~= "string" then
-    error("bad argument #1 to 'import_blockbench' (string expected, got " .. type(path) .. ")", 2)
-  end
+  check_arg(path, "string", 1, "import_blockbench")
   return require("anim.blockbench").import(path)
 end
 
 -- anim.decode_blockbench(json_text [, name]) -> { [animation name] = clip } | nil, message
 function anim.decode_blockbench(text, name)
-  if type(text) ~= "string" then
-    error("bad argument #1 to 'decode_blockbench' (string expected, got " .. type(text) .. ")", 2)
-  end
-  check_opt_string(name, 2, "decode_blockbench")
+  check_arg(text, "string", 1, "decode_blockbench")
+  check_arg(name, "string", 2, "decode_blockbench", true)
   return require("anim.blockbench").decode_text(text, name or "blockbench")
 end
 
@@ -106,18 +94,14 @@ local retarget = require "anim.retarget"
 
 -- anim.load_retarget(path) -> map | nil, message
 function anim.load_retarget(path)
-  if type(path) ~= "string" then
-    error("bad argument #1 to 'load_retarget' (string expected, got " .. type(path) .. ")", 2)
-  end
+  check_arg(path, "string", 1, "load_retarget")
   return retarget.load_file(path, path)
 end
 
 -- anim.decode_retarget(json_text [, name]) -> map | nil, message
 function anim.decode_retarget(text, name)
-  if type(text) ~= "string" then
-    error("bad argument #1 to 'decode_retarget' (string expected, got " .. type(text) .. ")", 2)
-  end
-  check_opt_string(name, 2, "decode_retarget")
+  check_arg(text, "string", 1, "decode_retarget")
+  check_arg(name, "string", 2, "decode_retarget", true)
   return retarget.decode(text, name or "retarget")
 end
 anim.null = json.null
