@@ -17,7 +17,7 @@ RUN = LUA_PATH="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH="build/?.so;;" \
 
 EXAMPLES  = walk events retarget convert
 
-.PHONY: all build deps deps-test demo test memcheck bench lint clean $(EXAMPLES)
+.PHONY: all build deps deps-test demo test memcheck bench bench-ref lint clean $(EXAMPLES)
 
 all: build
 
@@ -53,22 +53,182 @@ test: deps-test
 	build/core_test
 	$(RUN) $$(command -v busted) spec
 
-# The specs that create and drop clips, rigs, animators and tracks, under
-# valgrind: any definite leak or memory error fails.
-MEMCHECK_SPECS = spec/animator_spec.lua spec/callbacks_spec.lua spec/timing_spec.lua spec/sampling_spec.lua \
-                 spec/retarget_spec.lua spec/errors_spec.lua
+# `make memcheck`: the C test and the whole busted suite under valgrind's
+# memcheck: any invalid access, use of an uninitialised value or definite
+# leak fails.  The suite takes about 12 minutes of CPU under valgrind, most of
+# it in encode_spec (about 340 s) and molang and blockbench (260 s): it runs
+# as two busted processes at once (two cores), MEMCHECK_ALONE in one and the
+# other specs in the other (in the order `make test` runs them), each logging
+# to build/memcheck/ and printed when both are done.  The specs'
+# subprocesses (bin/anim, the examples, luarocks) are not run under
+# valgrind: make asan checks them.
+# SPECS=spec/x_spec.lua runs some specs only (memcheck and asan), in one process.
+SPECS         ?= spec
+MEMCHECK_ALONE = spec/encode_spec.lua
+VALGRIND = valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect \
+           --errors-for-leak-kinds=definite --error-exitcode=99 --keep-debuginfo=yes
 memcheck: deps-test
 	@command -v valgrind >/dev/null || { echo "memcheck needs valgrind: apt-get install valgrind" >&2; exit 1; }
 	@$(MAKE) --no-print-directory build build/core_test
 	valgrind --quiet --leak-check=full --errors-for-leak-kinds=all --error-exitcode=99 build/core_test
-	ANIM_MEMCHECK=1 $(RUN:$(LUA)=valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 $(LUA)) \
-	  $$(command -v busted) $(MEMCHECK_SPECS)
+	@rm -rf build/memcheck && mkdir -p build/memcheck
+	@if [ "$(SPECS)" != spec ]; then set -- "$(SPECS)"; \
+	else set -- "$(MEMCHECK_ALONE)" "$(filter-out $(MEMCHECK_ALONE),$(sort $(wildcard spec/*_spec.lua)))"; fi; \
+	i=0; for files in "$$@"; do i=$$((i + 1)); \
+	  echo "valgrind lua5.4 busted $$files (log: build/memcheck/$$i.log)"; \
+	  ( ANIM_MEMCHECK=1 $(RUN:$(LUA)=$(VALGRIND) $(LUA)) $$(command -v busted) $$files > build/memcheck/$$i.log 2>&1; \
+	    echo $$? > build/memcheck/$$i.status ) & \
+	done; wait; \
+	status=0; i=0; for files in "$$@"; do i=$$((i + 1)); \
+	  echo "==== valgrind lua5.4 busted $$files"; cat build/memcheck/$$i.log; \
+	  s=$$(cat build/memcheck/$$i.status); [ "$$s" = 0 ] || { echo "==== exit $$s (99: a valgrind error)"; status=1; }; \
+	done; \
+	[ $$status = 0 ] && echo "make memcheck: no valgrind error"; exit $$status
 
-# Workload W1 of ../shared/bench (prints figures, asserts nothing).
+# ---- The CI checks: sanitizers and fuzzing (.ci/run runs them after `make test`;
+# `scripts/deps.sh ci` installs valgrind, clang and its libFuzzer runtime) ----
+.PHONY: deps-ci asan fuzz fuzz-ci fuzz-build
+
+deps-ci:
+	@LUA=$(LUA) LUA_INC=$(LUA_INC) sh scripts/deps.sh ci
+
+# `make asan`: the whole busted suite under AddressSanitizer and UBSan.  The
+# core is built with clang's sanitizers into build/asan/anim/core.so (build/
+# is left alone), and a copy of the checkout in build/asan/tree has it as its
+# build/anim/core.so, so that the specs' subprocesses (bin/anim, the
+# examples) run it too.  The stock lua5.4 runs with clang's runtime preloaded
+# (one library for ASan, UBSan and LeakSanitizer; gcc's libubsan would not
+# write its reports to log_path); every subprocess inherits LD_PRELOAD and
+# the options.  Leaks are looked for in every lua5.4 process (the file
+# build/asan/options/lua5.4, read through include_if_exists=%b), not in the
+# system tools the specs run (sed, script, cc1... free not all at exit): no
+# suppression list.  Every report is written to build/asan/logs/ and fails
+# the target, whatever the spec did with it.
+SAN_CC     = clang
+SAN_CFLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fsanitize=float-cast-overflow \
+             -fno-sanitize-recover=all -shared-libsan
+SAN_RT     = $$($(SAN_CC) -print-file-name=libclang_rt.asan-x86_64.so)
+ASAN_DIR   = build/asan
+ASAN_SO    = $(ASAN_DIR)/anim/core.so
+ASAN_ENV   = ANIM_SHARED="$${ANIM_SHARED:-$(CURDIR)/../shared}" \
+  LD_PRELOAD="$(SAN_RT) $(CURDIR)/$(ASAN_DIR)/keep_modules.so" \
+  ASAN_OPTIONS="detect_leaks=0:include_if_exists=$(CURDIR)/$(ASAN_DIR)/options/%b:log_path=$(CURDIR)/$(ASAN_DIR)/logs/report:detect_stack_use_after_return=1" \
+  UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$(CURDIR)/$(ASAN_DIR)/logs/report"
+
+$(ASAN_SO): $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p $(ASAN_DIR)/anim
+	$(SAN_CC) -std=c99 -pedantic -Wall -Wextra $(FPFLAGS) $(SAN_CFLAGS) -fPIC -shared -I$(LUA_INC) $(CORE_SRC) -o $@ -lm
+
+# keep_modules.so makes dlclose a no-op: Lua unloads C modules when its state
+# closes, and a leak report is then written at exit with frames no one can
+# name any more.
+$(ASAN_DIR)/keep_modules.so:
+	@mkdir -p $(ASAN_DIR)
+	printf 'int dlclose(void *handle);\nint dlclose(void *handle) { (void)handle; return 0; }\n' | \
+	  $(SAN_CC) -O1 -fPIC -shared -x c - -o $@
+
+asan: deps-ci
+	@$(MAKE) --no-print-directory $(ASAN_SO) $(ASAN_DIR)/keep_modules.so
+	@rm -rf $(ASAN_DIR)/tree $(ASAN_DIR)/logs
+	@mkdir -p $(ASAN_DIR)/tree/build/anim $(ASAN_DIR)/logs $(ASAN_DIR)/options
+	@for f in * .busted; do case "$$f" in build) ;; *) cp -R "$$f" $(ASAN_DIR)/tree/ ;; esac; done
+	@cp $(ASAN_SO) $(ASAN_DIR)/tree/build/anim/core.so
+	@echo detect_leaks=1 > $(ASAN_DIR)/options/lua5.4
+	@echo "busted $(SPECS) in $(ASAN_DIR)/tree, lua5.4 with $(SAN_RT) preloaded"
+	@cd $(ASAN_DIR)/tree && $(ASAN_ENV) $(RUN) $$(command -v busted) $(SPECS); status=$$?; cd $(CURDIR); \
+	  if [ -n "$$(ls $(ASAN_DIR)/logs)" ]; then \
+	    for f in $(ASAN_DIR)/logs/*; do echo "==== $$f"; cat "$$f"; done; \
+	    echo "make asan: sanitizer reports above (also in $(ASAN_DIR)/logs/)" >&2; exit 1; \
+	  fi; \
+	  [ $$status = 0 ] || { echo "make asan: busted failed under the sanitizers" >&2; exit $$status; }; \
+	  echo "make asan: no sanitizer report"
+
+# `make fuzz [FUZZ_TIME=s]`: each libFuzzer target for FUZZ_TIME seconds, both
+# at once (two cores).  A target embeds a Lua 5.4 state, the core compiled in
+# and fuzz/<target>.lua as its driver (fuzz/README.md).  New inputs go to
+# build/fuzz/corpus/<target>, crashes to build/fuzz/artifacts/<target>/, the
+# whole log to build/fuzz/<target>.log; the committed seeds are
+# fuzz/corpus/<target>, and fuzz/regressions/<target> is run first.
+# `make fuzz-ci`: each for about 60 s, as CI does.
+FUZZ_CC      = clang
+FUZZ_TIME   ?= 300
+FUZZ_TARGETS = decode animator
+FUZZ_DIR     = build/fuzz
+FUZZ_CFLAGS  = -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fsanitize=float-cast-overflow \
+               -fno-sanitize-recover=all $(FPFLAGS)
+# a time limit per input (a hang is a bug), and no single allocation over
+# 256 MiB from inputs of a few KiB (a size claimed in a file is not trusted)
+FUZZ_FLAGS   = -timeout=20 -rss_limit_mb=2048 -malloc_limit_mb=256 -print_final_stats=1
+FUZZ_FLAGS_decode   = -max_len=8192
+# (programs of a few hundred operations from the start)
+FUZZ_FLAGS_animator = -max_len=1024 -len_control=0
+
+fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
+
+$(FUZZ_DIR)/fuzz_%: fuzz/harness.c $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p $(FUZZ_DIR)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -DFUZZ_DRIVER='"$*"' -DANIM_ROOT='"$(CURDIR)"' -I$(LUA_INC) -Icsrc \
+	  fuzz/harness.c $(CORE_SRC) -o $@ -llua5.4 -lm
+
+fuzz: deps-ci
+	@$(MAKE) --no-print-directory fuzz-build
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/artifacts/$$t; \
+	  dict=; [ -f fuzz/$$t.dict ] && dict=-dict=fuzz/$$t.dict; \
+	  echo "fuzz_$$t: $(FUZZ_TIME) s, log in $(FUZZ_DIR)/$$t.log"; \
+	  case $$t in decode) flags="$(FUZZ_FLAGS_decode)" ;; animator) flags="$(FUZZ_FLAGS_animator)" ;; *) flags= ;; esac; \
+	  ( $(FUZZ_DIR)/fuzz_$$t $(FUZZ_FLAGS) $$flags $$dict -max_total_time=$(FUZZ_TIME) \
+	      -artifact_prefix=$(FUZZ_DIR)/artifacts/$$t/ $(FUZZ_DIR)/corpus/$$t fuzz/corpus/$$t \
+	      $$(ls -d fuzz/regressions/$$t 2>/dev/null) > $(FUZZ_DIR)/$$t.log 2>&1; \
+	    echo $$? > $(FUZZ_DIR)/$$t.status ) & \
+	done; wait; \
+	status=0; for t in $(FUZZ_TARGETS); do \
+	  if [ "$$(cat $(FUZZ_DIR)/$$t.status)" = 0 ]; then \
+	    echo "fuzz_$$t: $$(grep -E '^Done [0-9]+ runs' $(FUZZ_DIR)/$$t.log), $$(ls $(FUZZ_DIR)/corpus/$$t | wc -l) inputs in $(FUZZ_DIR)/corpus/$$t, peak RSS $$(sed -n 's/^stat::peak_rss_mb: *//p' $(FUZZ_DIR)/$$t.log) MB"; \
+	  else \
+	    echo "==== fuzz_$$t FAILED (exit $$(cat $(FUZZ_DIR)/$$t.status)); the end of $(FUZZ_DIR)/$$t.log:"; \
+	    tail -n 80 $(FUZZ_DIR)/$$t.log; \
+	    echo "==== reproduce: $(FUZZ_DIR)/fuzz_$$t $$(ls -t $(FUZZ_DIR)/artifacts/$$t/* 2>/dev/null | head -n 1)"; \
+	    status=1; \
+	  fi; \
+	done; exit $$status
+
+fuzz-ci:
+	@$(MAKE) --no-print-directory fuzz FUZZ_TIME=60
+
+# The benchmarks of bench/README.md: W1 (update, update+read, W1e) and the
+# hand-tuned C loops for N = 1, 100, 1000, 10000, loading, callbacks,
+# allocations; JSON lines to build/bench/results.jsonl, the table to
+# build/bench/table.md (prints figures, asserts only the W1 cross-check).
+# BENCH_ARGS passes options to bench/run.lua, e.g. BENCH_ARGS='--n 1,100'.
 bench: deps
+	@$(MAKE) --no-print-directory build bench-ref
+	$(RUN) bench/run.lua $(BENCH_ARGS)
+
+# The hand-tuned C loops of ../shared/bench/README.md (-O2, as measured
+# there), malloc's figures for Lua (bench.memstat) and the malloc call
+# counter bench/allocs.lua preloads.
+BENCH_CFLAGS = -std=c99 -pedantic -Wall -Wextra -Werror -O2
+bench-ref: build/bench/w1_ref build/bench/memstat.so build/bench/malloc_count.so
+build/bench/w1_ref: bench/ref/w1_ref.c
+	@mkdir -p build/bench
+	$(CC) $(BENCH_CFLAGS) $< -o $@ -lm
+build/bench/memstat.so: bench/ref/memstat.c
+	@mkdir -p build/bench
+	$(CC) $(BENCH_CFLAGS) -fPIC -shared -I$(LUA_INC) $< -o $@
+build/bench/malloc_count.so: bench/ref/malloc_count.c
+	@mkdir -p build/bench
+	$(CC) $(BENCH_CFLAGS) -fPIC -shared $< -o $@
+
+# The soak test of issue 9 (bench/soak.lua; not part of `make test`): looping
+# clips for 24 simulated hours at 60 fps per animator, checking marker counts
+# against loop counts, time within [0, length] and flat memory; prints one
+# JSON line, fails on a failed check.  SOAK_HOURS=1 for a shorter run.
+.PHONY: soak
+SOAK_HOURS ?= 24
+soak: deps
 	@$(MAKE) --no-print-directory build
-	$(RUN) bench/w1.lua
-	$(RUN) bench/w1.lua --euler
+	$(RUN) bench/soak.lua $(SOAK_HOURS)
 
 # Lua lint (Debian's lua-check) and C warnings as errors (the build).
 lint:

@@ -1,29 +1,73 @@
--- bench/w1.lua: workload W1 of ../shared/bench (the benchmark the peers were
--- measured on).  Prints ns per joint-sample (run time / (600 x N x 20)),
--- median of several timed runs after one untimed warm-up, for N = 1, 100,
--- 1000, 10000 characters, and the cross-check values.  Never asserts a time.
---   lua5.4 bench/w1.lua [path/to/w1.txt] [--euler] [--runs K] [--n 1,100]
+-- bench/w1.lua: workload W1 of ../shared/bench/README.md (the benchmark the
+-- peers were measured on), through the public API.
+--
+--   lua5.4 bench/w1.lua [--n N] [--runs R] [--variant w1|w1e] [--read | --read-table] [--data w1.txt]
+--
+-- --n takes one N or a comma list (default 1,100,1000,10000); --runs the
+-- number of timed runs (default 5); --variant w1e builds the rotations as
+-- yxz Euler keys; --read also reads every joint's local pose into Lua each
+-- frame, the fastest allocation-free way: animator:local_transform(j), ten
+-- numbers returned into locals ("mode": "update+read"); --read-table reads
+-- it with animator:pose_into(t, "local") into one reused table per
+-- character ("update+read_table").  One JSON line per N on stdout.  For W1 the
+-- cross-check must match the README to 1e-3, else the script exits 1.
+--
+-- Time is os.clock(): process CPU time (clock(3), CLOCK_PROCESS_CPUTIME_ID),
+-- the only monotonic clock plain Lua has; the run is single-threaded, so it
+-- follows wall time, minus the time the machine takes the CPU away.
 local anim = require "anim"
 
-local args = { runs = 5 }
-local i = 1
-while i <= #arg do
-  local a = arg[i]
-  if a == "--euler" then args.euler = true
-  elseif a == "--runs" then i = i + 1; args.runs = tonumber(arg[i])
-  elseif a == "--n" then i = i + 1; args.n = arg[i]
-  elseif a == "--read" then args.read = true
-  else args.path = a end
-  i = i + 1
+local FRAMES, DT = 600, 1 / 60
+local PHI = 0.6180339887498949
+-- README cross-check (W1 only): j3 of character 0 after the warm-up
+local EXPECT = { q3 = { -0.1487, -0.0030, -0.1411, 0.9788 }, p3 = { 0.3329, 0.9340, -0.1903 }, psum = 20.024 }
+local TOL = 1e-3
+
+local function usage(msg)
+  io.stderr:write("w1.lua: ", msg, "\n",
+    "usage: lua5.4 bench/w1.lua [--n N[,N...]] [--runs R] [--variant w1|w1e] [--read | --read-table] [--data path/to/w1.txt]\n")
+  os.exit(2)
 end
-local here = arg[0]:match("^(.*)/[^/]*$") or "bench"
+
+local args = { runs = 5, variant = "w1" }
+do
+  local i = 1
+  local function value()
+    i = i + 1
+    if arg[i] == nil then usage(arg[i - 1] .. " needs a value") end
+    return arg[i]
+  end
+  while i <= #arg do
+    local a = arg[i]
+    if a == "--n" then args.n = value()
+    elseif a == "--runs" then args.runs = tonumber(value())
+    elseif a == "--variant" then args.variant = value()
+    elseif a == "--euler" then args.variant = "w1e" -- the old spelling
+    elseif a == "--read" then args.read = true
+    elseif a == "--read-table" then args.read = "table"
+    elseif a == "--data" then args.path = value()
+    else usage("unknown argument " .. a) end
+    i = i + 1
+  end
+end
+if args.variant ~= "w1" and args.variant ~= "w1e" then usage("--variant must be w1 or w1e") end
+if not args.runs or args.runs < 1 or args.runs % 1 ~= 0 then usage("--runs must be a whole number >= 1") end
+local ns = {}
+for x in (args.n or "1,100,1000,10000"):gmatch("[^,]+") do
+  local n = tonumber(x)
+  if not n or n < 1 or n % 1 ~= 0 then usage("--n must be whole numbers >= 1, got " .. x) end
+  ns[#ns + 1] = n
+end
+
+local here = arg[0]:match("^(.*)/[^/]*$") or "."
 local path = args.path or (os.getenv("ANIM_SHARED") or (here .. "/../../shared")) .. "/bench/w1.txt"
+local euler = args.variant == "w1e"
 
 -- W1 file: line 1 "W1 joints clips keys duration", then per clip, per joint:
 -- rotation times, rotation xyzw, position times, position xyz.
-local f = assert(io.open(path), "missing " .. path)
-local header = f:read("l")
-local J, C, K, D = header:match("^W1 (%d+) (%d+) (%d+) (%S+)")
+local f = io.open(path)
+if not f then usage("cannot read " .. path .. " (set ANIM_SHARED or --data)") end
+local J, C, K, D = f:read("l"):match("^W1 (%d+) (%d+) (%d+) (%S+)")
 J, C, K, D = tonumber(J), tonumber(C), tonumber(K), tonumber(D)
 local function numbers()
   local t = {}
@@ -31,11 +75,11 @@ local function numbers()
   return t
 end
 
--- Quaternion to yxz Euler degrees (for W1e), unwrapped against prev.
+-- Quaternion to yxz Euler degrees (W1e; R = Ry Rx Rz, as anim reads "yxz"),
+-- unwrapped against the previous key so consecutive keys differ by < 180°.
 local function to_yxz(q, prev)
   local x, y, z, w = q[1], q[2], q[3], q[4]
-  -- R = Ry Rx Rz: m12 = -sin(ax)
-  local m12 = 2 * (y * z - w * x)
+  local m12 = 2 * (y * z - w * x) -- = -sin(ax)
   local ax = math.asin(math.max(-1, math.min(1, -m12)))
   local ay = math.atan(2 * (x * z + w * y), 1 - 2 * (x * x + y * y))
   local az = math.atan(2 * (x * y + w * z), 1 - 2 * (x * x + z * z))
@@ -57,13 +101,14 @@ for c = 1, C do
     local rot, pos, prev = {}, {}, nil
     for k = 1, K do
       local q = { rv[4 * k - 3], rv[4 * k - 2], rv[4 * k - 1], rv[4 * k] }
-      if args.euler then prev = to_yxz(q, prev); q = prev end
+      if euler then prev = to_yxz(q, prev); q = prev end
       rot[k] = { rt[k], q }
       pos[k] = { pt[k], { pv[3 * k - 2], pv[3 * k - 1], pv[3 * k] } }
     end
     joints["j" .. j] = { rotation = rot, position = pos }
   end
-  clips[c] = assert(anim.clip({ version = 3, length = D, loop = "loop", joints = joints }, "w1-" .. c))
+  clips[c] = assert(anim.clip({ version = 3, length = D, loop = "loop", euler = "yxz", joints = joints },
+    "w1-" .. (c - 1)))
 end
 f:close()
 
@@ -71,62 +116,145 @@ local rj = {}
 for j = 0, J - 1 do rj[#rj + 1] = { name = "j" .. j } end
 local rig = assert(anim.rig { joints = rj })
 
+-- N characters: one animator each, both clips at weight 0.5, no fade,
+-- both tracks starting at frac((i + 1) * phi) * 2 (i 0-based).
 local function characters(n)
-  local list = {}
-  for c = 0, n - 1 do
+  local list, poses = {}, {}
+  for i = 0, n - 1 do
     local a = anim.animator(rig)
-    local start = ((c + 1) * 0.6180339887498949) % 1 * 2
+    local start = ((i + 1) * PHI) % 1 * D
     for k = 1, C do
       local t = a:play(clips[k], { fade = 0, weight = 0.5 })
       t.time = start
     end
-    list[#list + 1] = a
+    list[i + 1], poses[i + 1] = a, {}
   end
-  return list
+  return list, poses
 end
 
 local clock = os.clock
-local function run(list, read)
-  local pose = {}
+local read_sum -- luacheck: ignore 231 (kept so the reads are used)
+local function run(list, poses, read, frames)
+  local n = #list
   local t0 = clock()
-  for _ = 1, 600 do
-    for c = 1, #list do
-      local a = list[c]
-      a:update(1 / 60)
-      if read then a:pose_into(pose, "local") end
+  if read == "table" then
+    for _ = 1, frames do
+      for c = 1, n do
+        local a = list[c]
+        a:update(DT)
+        a:pose_into(poses[c], "local")
+      end
+    end
+  elseif read then
+    -- each joint's ten numbers returned on the stack, into locals: what a
+    -- game hands on to its renderer (summed here so that they are used)
+    local sum = 0
+    for _ = 1, frames do
+      for c = 1, n do
+        local a = list[c]
+        a:update(DT)
+        local lt = a.local_transform
+        for j = 1, J do
+          local px, py, pz, qx, qy, qz, qw, sx, sy, sz = lt(a, j)
+          sum = sum + px + py + pz + qx + qy + qz + qw + sx + sy + sz
+        end
+      end
+    end
+    read_sum = sum
+  else
+    for _ = 1, frames do
+      for c = 1, n do list[c]:update(DT) end
     end
   end
   return clock() - t0
 end
 
-local ns = { 1, 100, 1000, 10000 }
-if args.n then
-  ns = {}
-  for x in args.n:gmatch("%d+") do ns[#ns + 1] = tonumber(x) end
+local has_memstat, memstat = pcall(require, "bench.memstat")
+local function malloc_calls() return has_memstat and memstat.calls() or nil end
+
+local function peak_rss_kb()
+  local s = io.open("/proc/self/status")
+  if not s then return nil end
+  local kb = s:read("a"):match("VmHWM:%s*(%d+)")
+  s:close()
+  return tonumber(kb)
 end
 
-print(string.format("W1%s: %d joints, %d clips, %d keys, %g s; %d timed runs each%s",
-  args.euler and "e" or "", J, C, K, D, args.runs, args.read and "; pose read back each frame" or ""))
-for _, n in ipairs(ns) do
-  local list = characters(n)
-  run(list, args.read) -- warm-up
-  if n == ns[1] then
-    -- cross-check, character 0, after the warm-up (10 s = 5 loops: back at the start time)
-    local a = list[1]
-    local px, py, pz, qx, qy, qz, qw = a:local_transform("j3")
-    if qw < 0 then qx, qy, qz, qw = -qx, -qy, -qz, -qw end
-    local sum = 0
-    for j = 0, J - 1 do
-      local x, y, z = a:local_transform("j" .. j)
-      sum = sum + x + y + z
-    end
-    print(string.format("check j3 rotation (%.4f, %.4f, %.4f, %.4f) position (%.4f, %.4f, %.4f) sum %.3f",
-      qx, qy, qz, qw, px, py, pz, sum))
+-- The cross-check: joint j3 of character 0 (w >= 0) and the sum of the 60
+-- position components of character 0, from its local transforms (identity
+-- rests: the blended offsets).
+local function check(a)
+  local px, py, pz, qx, qy, qz, qw = a:local_transform("j3")
+  if qw < 0 then qx, qy, qz, qw = -qx, -qy, -qz, -qw end
+  local sum = 0
+  for j = 0, J - 1 do
+    local x, y, z = a:local_transform("j" .. j)
+    sum = sum + x + y + z
   end
+  return { q3 = { qx, qy, qz, qw }, p3 = { px, py, pz }, psum = sum }
+end
+
+local function close(a, b) return math.abs(a - b) <= TOL end -- false for NaN
+
+local function check_error(got)
+  local bad = {}
+  for _, k in ipairs { "q3", "p3" } do
+    for i, v in ipairs(EXPECT[k]) do
+      if not close(got[k][i], v) then bad[#bad + 1] = string.format("%s[%d] %.6f (README %.4f)", k, i, got[k][i], v) end
+    end
+  end
+  if not close(got.psum, EXPECT.psum) then
+    bad[#bad + 1] = string.format("psum %.6f (README %.3f)", got.psum, EXPECT.psum)
+  end
+  return #bad > 0 and table.concat(bad, ", ") or nil
+end
+
+local function nums(t, fmt)
+  local out = {}
+  for i, v in ipairs(t) do out[i] = string.format(fmt, v) end
+  return "[" .. table.concat(out, ",") .. "]"
+end
+
+local failed = false
+for _, n in ipairs(ns) do
+  local list, poses = characters(n)
+  run(list, poses, args.read, FRAMES) -- untimed warm-up: 10 s, five loops
+  local chk = check(list[1])
   local times = {}
-  for r = 1, args.runs do times[r] = run(list, args.read) end
+  for r = 1, args.runs do times[r] = run(list, poses, args.read, FRAMES) end
+  -- Lua-heap allocation in steady play: 60 more frames with the collector
+  -- stopped (after one frame: a full collection shrinks the Lua stack, which
+  -- the next calls grow again once)
+  -- With LD_PRELOAD=build/bench/malloc_count.so (bench/allocs.lua), also
+  -- the malloc calls of those frames, C core and Lua together.
+  collectgarbage("collect")
+  collectgarbage("stop")
+  run(list, poses, args.read, 1)
+  local kb0, calls0 = collectgarbage("count"), malloc_calls()
+  run(list, poses, args.read, 60)
+  local alloc = (collectgarbage("count") - kb0) * 1024 / 60
+  local calls = calls0 and (malloc_calls() - calls0) / 60
+  collectgarbage("restart")
   table.sort(times)
   local med = times[(#times + 1) // 2]
-  print(string.format("N = %5d: %7.1f ns per joint-sample (median; min %.1f, max %.1f)", n,
-    med / (600 * n * J) * 1e9, times[1] / (600 * n * J) * 1e9, times[#times] / (600 * n * J) * 1e9))
+  local per = 1e9 / (FRAMES * n * J)
+  print(string.format('{"workload":"W1","variant":"%s","n":%d,"mode":"%s","runs":%d,'
+    .. '"ns_per_joint_sample":%.2f,"ms_per_frame":%.4f,"peak_rss_kb":%s,'
+    .. '"check":{"q3":%s,"p3":%s,"psum":%.6f},'
+    .. '"ns_min":%.2f,"ns_max":%.2f,"lua_alloc_bytes_per_frame":%.1f,"malloc_calls_per_frame":%s,"clock":"os.clock"}',
+    args.variant, n, args.read == "table" and "update+read_table" or args.read and "update+read" or "update", args.runs,
+    med * per, med / FRAMES * 1e3, tostring(peak_rss_kb() or "null"),
+    nums(chk.q3, "%.6f"), nums(chk.p3, "%.6f"), chk.psum,
+    times[1] * per, times[#times] * per, alloc, calls and string.format("%.2f", calls) or "null"))
+  io.stdout:flush()
+  if not euler then
+    local bad = check_error(chk)
+    if bad then
+      io.stderr:write(string.format("w1.lua: N = %d: the W1 cross-check is off: %s\n", n, bad))
+      failed = true
+    end
+  end
+  list, poses = nil, nil -- luacheck: ignore (drop this N before the next)
+  collectgarbage("collect")
 end
+if failed then os.exit(1) end

@@ -1,7 +1,9 @@
 #!/bin/sh
 # deps.sh: checks what `make demo` and `make test` need and, when it is
 # missing, installs it from Debian's archive (as root with apt-get), or
-# says exactly what to install.  Usage: scripts/deps.sh [test]
+# says exactly what to install.  Usage: scripts/deps.sh [test|ci]
+# `ci` is `test` plus what the CI checks need: valgrind (make memcheck),
+# clang and its runtimes (ASan, UBSan and libFuzzer: make asan, make fuzz).
 LUA=${LUA:-lua5.4}
 LUA_INC=${LUA_INC:-/usr/include/lua5.4}
 missing=""
@@ -9,6 +11,8 @@ need() { case " $missing " in *" $1 "*) ;; *) missing="$missing $1" ;; esac; }
 
 check() {
   missing=""
+  mode=$1
+  [ "$mode" = ci ] && set -- test
   command -v "$LUA" >/dev/null 2>&1 || need lua5.4
   [ -f "$LUA_INC/lua.h" ] || need liblua5.4-dev
   command -v cc >/dev/null 2>&1 || need gcc
@@ -29,6 +33,18 @@ check() {
   fi
   if [ "$1" = test ]; then
     command -v luarocks >/dev/null 2>&1 || need luarocks
+  fi
+  if [ "$mode" = ci ]; then
+    command -v valgrind >/dev/null 2>&1 || need valgrind
+    command -v clang >/dev/null 2>&1 || need clang
+    # clang's runtimes: libFuzzer, and ASan + UBSan (make asan preloads
+    # libclang_rt.asan-x86_64.so into lua5.4)
+    if command -v clang >/dev/null 2>&1; then
+      [ -f "$(clang -print-file-name=libclang_rt.fuzzer-x86_64.a)" ] || need libclang-rt-14-dev
+      [ -f "$(clang -print-file-name=libclang_rt.asan-x86_64.so)" ] || need libclang-rt-14-dev
+    else
+      need libclang-rt-14-dev
+    fi
   fi
 }
 

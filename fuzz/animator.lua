@@ -1,0 +1,528 @@
+-- fuzz/animator.lua: the driver of the fuzz_animator target (and of the
+-- replay of its regression inputs in spec/fuzz_regressions_spec.lua).
+--
+-- run(bytes) reads the bytes as a program of animator operations over a few
+-- small clips (markers, events, sounds, plays; once, loop, hold, pingpong; a
+-- clip of length 1e-9; a backwards and a very fast clip): play, stop, adjust
+-- weight and speed, seek, update with odd dt (0, tiny, huge, negative, NaN,
+-- infinite), callbacks that play, stop, error, disconnect, update, yield or
+-- drop their animator, references dropped and collected, tracks used after
+-- their animator is gone.  One byte picks an operation, the next ones its
+-- operands; reading past the end gives zeros.
+--
+-- It checks the documented contracts (docs/api.md, docs/formats.md): a
+-- call with bad arguments raises a clean error and changes nothing, a good
+-- call does not raise (other than with the errors of the callbacks), track
+-- time stays within [0, length], poses are finite with unit rotations.  A
+-- broken contract raises an error starting "BUG"; the C harness aborts on
+-- it so that libFuzzer keeps the input.  Work is bounded: at most MAX_OPS
+-- operations and MAX_PLAYS tracks started per input.
+local anim = require "anim"
+
+local M = {}
+
+local MAX_OPS, MAX_PLAYS, MAX_TRACKS, MAX_CONNECTIONS = 300, 32, 32, 48
+local CALLBACK_ERROR = "fuzz-callback-error"
+local NaN, INF = 0 / 0, math.huge
+
+local function bug(fmt, ...)
+  error("BUG: " .. string.format(fmt, ...), 0)
+end
+
+-- reads fields (each read runs the module's code)
+local function touch(...) return select("#", ...) end
+
+local function finite(x)
+  return type(x) == "number" and x == x and x ~= INF and x ~= -INF
+end
+
+local function is_memory_error(e)
+  return type(e) == "string" and e:find("not enough memory", 1, true) ~= nil
+end
+
+-- Errors that only a bug in the module raises (a Lua runtime error inside
+-- it, an overflow), whatever the call.
+local INTERNAL = { "attempt to index", "attempt to call", "attempt to perform", "attempt to compare",
+  "attempt to concatenate", "attempt to get length", "stack overflow", "number has no integer representation",
+  "table index is nil", "table index is NaN", "invalid key to 'next'" }
+local function internal_error(e)
+  if type(e) ~= "string" then return "an error object of type " .. type(e) end
+  for _, p in ipairs(INTERNAL) do
+    if e:find(p, 1, true) then return p end
+  end
+end
+
+-- The clips ---------------------------------------------------------------------
+
+local here = rawget(_G, "ANIM_ROOT") or (debug.getinfo(1, "S").source:match("^@(.*)/fuzz/animator%.lua$") or ".")
+local library = assert(anim.library(here .. "/examples/clips"))
+local player = anim.rig("player")
+
+local function clip(text, name)
+  return assert(anim.decode(text, name))
+end
+
+local CLIPS = {
+  assert(library:clip("res://walk.anim")),
+  assert(library:clip("res://wave.anim")),
+  assert(library:clip("res://attack.anim")), -- plays res://spark.anim
+  assert(library:clip("res://spark.anim")),
+  clip([==[{"version":3,"length":1e-9,"loop":"loop","markers":[{"time":0,"name":"a"},{"time":1e-9,"name":"b"}],
+    "joints":{"head":{"position":[[0,[0,0,0]],[1e-9,[0,1,0]]]}}}]==], "tiny"),
+  clip([==[{"version":3,"length":0.5,"loop":"pingpong","speed":-2,
+    "markers":[{"time":0,"name":"start"},{"time":0.25,"name":"mid","value":"v"},{"time":0.5,"name":"end"}],
+    "events":[{"time":0.1,"name":"e1","payload":{"n":1},"on":"both"},{"time":0.4,"name":"e2","on":"client"}],
+    "sounds":[{"time":0.2,"sound":"s","volume":0.5}],
+    "joints":{"rightArm":{"rotation":[[0,[0,0,0],"sine"],[0.5,[90,0,0]]]}}}]==], "pingpong"),
+  clip([==[{"version":3,"length":0.3,"loop":"once",
+    "markers":[{"time":0,"name":"begin"},{"time":0.3,"name":"done"}],
+    "events":[{"time":0.3,"name":"hit","payload":[1,2,3],"on":"server"}],
+    "plays":[{"time":0.1,"clip":"res://spark.anim","fade":0},{"time":0.2,"clip":"res://missing.anim"}],
+    "joints":{"leftArm":{"rotation":[[0,[0,0,0]],[0.3,[0,0,45]]]}}}]==], "once"),
+  clip([==[{"version":3,"length":2,"loop":"hold","blend":"additive","priority":"action4",
+    "markers":[{"time":2,"name":"held"}],
+    "joints":{"torso":{"position":[[0,[0,0,0]],[2,[0,0.5,0]]],"scale":[[0,[1,1,1]],[2,[2,2,2]]]}}}]==], "hold"),
+  clip([==[{"version":3,"length":0.01,"loop":"loop","speed":1e6,"priority":0,
+    "markers":[{"time":0.005,"name":"fast"}],
+    "joints":{"leftLeg":{"rotation":[[0,[0,0,0]],[0.01,[0,180,0]]]}}}]==], "fast"),
+  clip([==[{"version":3,"length":1,"loop":"loop","space":"view",
+    "joints":{"head":{"rotation":[[0,[0,0,0]],[1,[0,90,0]]]}}}]==], "view"),
+}
+local MAP = assert(library:retarget("res://goblin.retarget"))
+local JOINTS = { "root", "torso", "head", "rightArm", "leftArm", "rightLeg", "leftLeg", 1, 7, 0, 8, "nope" }
+
+-- Operand decoding ---------------------------------------------------------------
+
+local DT = { 0, 1 / 60, 1 / 30, 0.25, 0.5, 1, 3.7, 1e-9, 1e-300, 5e-324, 1e9, 1e300, 1.7976931348623157e308,
+  -1, -0.0, -1e-300, NaN, INF, -INF, 0.1 + 0.2, 2 ^ 53, "raw" }
+local SPEED = { 1, 0, -1, 2, 0.5, -3, 1e-300, 1e300, -1e300, 1e9, -0.0, NaN, INF, -INF, "raw" }
+local WEIGHT = { 1, 0, 0.5, 2, 1e300, 5e-324, -1, NaN, INF, "raw" }
+local FADE = { "nil", 0, 0.1, 1e-9, 0.5, 1e300, -1, NaN, INF, "raw" }
+local TIME = { 0, 0.1, 0.25, 0.5, 1, -1, 1e300, -1e300, 1e-300, 1e9, NaN, INF, "raw" }
+local PRIORITY = { "nil", "core", "idle", "movement", "action", "action4", 3.5, -7, 1e300, "bogus", NaN }
+
+local Reader = {}
+Reader.__index = Reader
+
+function Reader:byte()
+  local b = self.s:byte(self.i) or 0
+  self.i = self.i + 1
+  return b
+end
+
+function Reader:done() return self.i > #self.s end
+
+function Reader:pick(list)
+  local v = list[self:byte() % #list + 1]
+  if v == "raw" then
+    local bytes = self.s:sub(self.i, self.i + 7)
+    self.i = self.i + 8
+    v = string.unpack("<d", bytes .. string.rep("\0", 8 - #bytes))
+  elseif v == "nil" then
+    v = nil
+  end
+  return v
+end
+
+-- The program's state --------------------------------------------------------------
+
+local S -- the state of the run under way (fresh per input)
+
+local function add_track(t)
+  if #S.tracks < MAX_TRACKS then S.tracks[#S.tracks + 1] = t
+  else S.tracks[S.r:byte() % MAX_TRACKS + 1] = t end
+end
+
+local function pick_track(r)
+  local n = #S.tracks
+  if n == 0 then return nil end
+  return S.tracks[r:byte() % n + 1]
+end
+
+local function pick_animator(r)
+  return S.animators[r:byte() % 3 + 1]
+end
+
+-- The state of every live track of `a`, to compare before and after a call
+-- that must change nothing.
+local function snapshot(a)
+  local out = {}
+  for i, t in ipairs(a:tracks()) do
+    out[i] = { t, t.time, t.speed, t.weight, t.is_playing, t.loops, t.fade }
+  end
+  return out
+end
+
+local function same(x, y) return x == y or (x ~= x and y ~= y) end
+
+local function check_unchanged(a, before, what)
+  local after = snapshot(a)
+  if #after ~= #before then bug("%s changed the number of tracks (%d -> %d)", what, #before, #after) end
+  for i, b in ipairs(before) do
+    for k = 1, #b do
+      if not same(b[k], after[i][k]) then
+        bug("%s changed track %d (field %d: %s -> %s)", what, i, k, tostring(b[k]), tostring(after[i][k]))
+      end
+    end
+  end
+end
+
+-- After an update: every live track within [0, length], a finite pose with
+-- unit rotations.
+local function check_animator(a, what)
+  for _, t in ipairs(a:tracks()) do
+    local time, len = t.time, t.length
+    if not finite(time) or time < 0 or time > len then
+      bug("%s: track %s has time %.17g outside [0, %.17g]", what, tostring(t.clip.name), time, len)
+    end
+    local loops = t.loops
+    if type(loops) ~= "number" or loops ~= loops or loops < 0 then
+      bug("%s: track loops is %s", what, tostring(loops))
+    end
+  end
+  for j = 1, 7 do
+    local v = { a:world_transform(j) }
+    for i = 1, 10 do
+      if not finite(v[i]) then bug("%s: world transform of joint %d has %s at %d", what, j, tostring(v[i]), i) end
+    end
+    local o = { a:get(j) }
+    local n = o[4] * o[4] + o[5] * o[5] + o[6] * o[6] + o[7] * o[7]
+    if n ~= n or math.abs(n - 1) >= 1e-6 then bug("%s: rotation offset of joint %d has |q|^2 = %.17g", what, j, n) end
+  end
+end
+
+-- A call that must succeed, or raise only the errors `allowed` says it may.
+local function expect_ok(what, allowed, f, ...)
+  local ok, err = xpcall(f, debug.traceback, ...)
+  if ok then return true end
+  if is_memory_error(err) then error(err, 0) end
+  local internal = internal_error(err)
+  if internal then bug("%s raised a Lua error from inside the module (%s): %s", what, internal, tostring(err)) end
+  if allowed and allowed(err) then return false, err end
+  bug("%s raised: %s", what, tostring(err))
+end
+
+-- A call with a bad argument: raises a clean "bad argument" error.
+local function expect_raise(what, f, ...)
+  local ok, err = pcall(f, ...)
+  if ok then bug("%s did not raise", what) end
+  if is_memory_error(err) then error(err, 0) end
+  local internal = internal_error(err)
+  if internal then bug("%s raised a Lua error from inside the module (%s): %s", what, internal, tostring(err)) end
+  return err
+end
+
+-- What an update may raise: the errors of our callbacks, a `plays` item whose
+-- clip cannot be found, an update of an animator from its own callback (that
+-- callback's error), a yield outside a coroutine.
+local function update_error(err)
+  return type(err) == "string" and not err:find("BUG:", 1, true) and (err:find(CALLBACK_ERROR, 1, true) or err:find("plays '", 1, true)
+    or err:find("own callbacks", 1, true) or err:find("yield", 1, true))
+end
+
+-- Callbacks ------------------------------------------------------------------------
+
+-- A callback doing action `act` (a byte) on animator `a`; `conn` is filled in
+-- after registration so that it can disconnect itself.
+local function make_callback(a, act, arg)
+  local box = {}
+  local fn = function(track)
+    S.calls = S.calls + 1
+    if S.calls > 2000 then return end
+    local k = act % 12
+    if k == 0 then
+      return
+    elseif k == 1 then
+      if S.plays < MAX_PLAYS then
+        S.plays = S.plays + 1
+        local c = CLIPS[arg % (#CLIPS - 1) + 1] -- not the view clip
+        add_track(a:play(c, { fade = (arg % 3) * 0.05, speed = ({ 1, -1, 0, 1e6 })[arg % 4 + 1] }))
+      end
+    elseif k == 2 then
+      if anim.is_clip(track and track.clip) then track:stop(({ 0, 0.1, 1e-9 })[arg % 3 + 1]) end
+    elseif k == 3 then
+      for _, t in ipairs(a:tracks()) do t:stop(arg % 2 == 0 and 0 or 0.2) end
+    elseif k == 4 then
+      error(CALLBACK_ERROR)
+    elseif k == 5 then
+      if box.conn then box.conn:disconnect() end
+    elseif k == 6 then
+      -- updating its own animator from its callback: refused, clearly
+      local ok, err = pcall(a.update, a, 1 / 60)
+      if ok then bug("animator:update from its own callback did not raise") end
+      if type(err) ~= "string" or not err:find("own callbacks", 1, true) then
+        bug("animator:update from its own callback raised an unclear error: %s", tostring(err))
+      end
+    elseif k == 7 then
+      -- update another animator (allowed), its errors are its own
+      local other = S.animators[arg % 3 + 1]
+      if other and other ~= a and S.depth < 2 then
+        S.depth = S.depth + 1
+        expect_ok("update of another animator from a callback", update_error, other.update, other, 1 / 30)
+        S.depth = S.depth - 1
+      end
+    elseif k == 8 then
+      -- drop every reference the program holds to this animator and collect
+      for i = 1, 3 do
+        if S.animators[i] == a then S.animators[i] = nil end
+      end
+      a = nil
+      collectgarbage("collect")
+    elseif k == 9 then
+      if track and anim.is_clip(track.clip) then
+        track:adjust_speed(({ 0, -1, 1e300, 2 })[arg % 4 + 1])
+        track:adjust_weight(arg % 3, 0)
+        track.time = (arg % 5) * 0.1
+      end
+    elseif k == 10 then
+      coroutine.yield("from a callback")
+    else
+      S.tracks = {}
+      collectgarbage("collect")
+    end
+  end
+  return fn, box
+end
+
+-- Operations -------------------------------------------------------------------------
+
+local OPS = {}
+
+-- 0: a new animator in one of the three slots
+OPS[#OPS + 1] = function(r)
+  local slot = r:byte() % 3 + 1
+  local b = r:byte()
+  local side = ({ "both", "server", "client" })[b % 3 + 1]
+  local space = (b // 3) % 4 == 3 and "view" or "body"
+  S.animators[slot] = anim.animator(player, { side = side, space = space, library = (b // 12) % 2 == 0 and library or nil })
+end
+
+-- play a clip with odd options
+OPS[#OPS + 1] = function(r)
+  local a = pick_animator(r)
+  local c = CLIPS[r:byte() % #CLIPS + 1]
+  local opts = { fade = r:pick(FADE), weight = r:pick(WEIGHT), speed = r:pick(SPEED), priority = r:pick(PRIORITY) }
+  local rt = r:byte() % 8
+  if rt == 0 then opts.retarget = MAP elseif rt == 1 then opts.retarget = "res://goblin.retarget" end
+  if not a or S.plays >= MAX_PLAYS then return end
+  local good = (opts.fade == nil or (finite(opts.fade) and opts.fade >= 0)) and finite(opts.weight) and opts.weight >= 0
+    and finite(opts.speed) and (c.space ~= "view" or a.space == "view")
+    and (opts.priority == nil or type(opts.priority) == "string" and opts.priority ~= "bogus" or finite(opts.priority))
+    and (rt ~= 1 or a.library ~= nil)
+  if good then
+    S.plays = S.plays + 1
+    local ok, t = pcall(a.play, a, c, opts)
+    if not ok then
+      if is_memory_error(t) then error(t, 0) end
+      bug("play(%s, fade=%s weight=%s speed=%s priority=%s) raised: %s", c.name, tostring(opts.fade),
+        tostring(opts.weight), tostring(opts.speed), tostring(opts.priority), tostring(t))
+    end
+    add_track(t)
+  else
+    local before = snapshot(a)
+    expect_raise("play with a bad option", a.play, a, c, opts)
+    check_unchanged(a, before, "play with a bad option")
+  end
+end
+
+local function track_call(r, name, list, list2)
+  local t = pick_track(r)
+  local v, w = r:pick(list), list2 and r:pick(list2)
+  if not t then return end
+  local a = t.animator
+  local good
+  if name == "stop" then good = v == nil or (finite(v) and v >= 0)
+  elseif name == "adjust_weight" then good = finite(v) and v >= 0 and (w == nil or (finite(w) and w >= 0))
+  elseif name == "adjust_speed" then good = finite(v) end
+  if good then
+    expect_ok("track:" .. name, nil, t[name], t, v, w)
+  else
+    local before = snapshot(a)
+    expect_raise("track:" .. name .. " with a bad argument", t[name], t, v, w)
+    check_unchanged(a, before, "track:" .. name .. " with a bad argument")
+  end
+end
+
+OPS[#OPS + 1] = function(r) track_call(r, "stop", FADE) end
+OPS[#OPS + 1] = function(r) track_call(r, "adjust_weight", WEIGHT, FADE) end
+OPS[#OPS + 1] = function(r) track_call(r, "adjust_speed", SPEED) end
+
+-- seek: track.time = v
+OPS[#OPS + 1] = function(r)
+  local t = pick_track(r)
+  local v = r:pick(TIME)
+  if not t then return end
+  if finite(v) then
+    expect_ok("track.time = " .. tostring(v), nil, function() t.time = v end)
+  else
+    local a = t.animator
+    local before = snapshot(a)
+    expect_raise("track.time = " .. tostring(v), function() t.time = v end)
+    check_unchanged(a, before, "track.time = " .. tostring(v))
+  end
+end
+
+local function update(a, dt, what)
+  if finite(dt) and dt >= 0 then
+    expect_ok(what, update_error, a.update, a, dt)
+    check_animator(a, what)
+  else
+    local before = snapshot(a)
+    local err = expect_raise(what, a.update, a, dt)
+    if not err:find("bad argument", 1, true) then bug("%s raised an unclear error: %s", what, tostring(err)) end
+    check_unchanged(a, before, what)
+  end
+end
+
+-- update(dt)
+OPS[#OPS + 1] = function(r)
+  local a = pick_animator(r)
+  local dt = r:pick(DT)
+  if a then update(a, dt, string.format("update(%.17g)", dt)) end
+end
+
+-- update inside a coroutine, whose callbacks may yield: a callback cannot
+-- suspend update (its yield is an error of that callback)
+OPS[#OPS + 1] = function(r)
+  local a = pick_animator(r)
+  local dt = r:pick(DT)
+  if not a then return end
+  local co = coroutine.create(function() update(a, dt, string.format("update(%.17g) in a coroutine", dt)) end)
+  local ok, err = coroutine.resume(co)
+  if not ok then
+    if is_memory_error(err) then error(err, 0) end
+    if type(err) == "string" and err:find("^BUG") then error(err, 0) end
+    bug("update in a coroutine: %s", tostring(err))
+  end
+  if coroutine.status(co) ~= "dead" then bug("a callback suspended animator:update (it yielded out of it)") end
+end
+
+-- an animator callback
+OPS[#OPS + 1] = function(r)
+  local a = pick_animator(r)
+  local kind = ({ "on_marker", "on_event", "on_sound", "on_play" })[r:byte() % 4 + 1]
+  local act, arg = r:byte(), r:byte()
+  if not a or S.connections >= MAX_CONNECTIONS then return end
+  local fn, box = make_callback(a, act, arg)
+  box.conn = a[kind](a, fn)
+  S.connections = S.connections + 1
+  if arg % 5 == 0 then S.conns[#S.conns + 1] = box.conn end
+end
+
+-- a track callback
+OPS[#OPS + 1] = function(r)
+  local t = pick_track(r)
+  local kind = ({ "on_looped", "on_stopped", "on_ended", "on_marker" })[r:byte() % 4 + 1]
+  local act, arg = r:byte(), r:byte()
+  if not t or S.connections >= MAX_CONNECTIONS then return end
+  local fn, box = make_callback(t.animator, act, arg)
+  if kind == "on_marker" then
+    local names = { "step", "wave", "hit", "a", "b", "mid", "end", "done", "fast", "held", "spark-done" }
+    box.conn = t:on_marker(names[arg % #names + 1], fn)
+  else
+    box.conn = t[kind](t, fn)
+  end
+  S.connections = S.connections + 1
+end
+
+-- drop references, collect
+OPS[#OPS + 1] = function(r)
+  local what = r:byte() % 6
+  if what == 0 then S.animators[r:byte() % 3 + 1] = nil
+  elseif what == 1 then S.tracks = {}
+  elseif what == 2 and #S.tracks > 0 then table.remove(S.tracks, r:byte() % #S.tracks + 1)
+  elseif what == 3 then
+    local c = S.conns[#S.conns]
+    if c then c:disconnect(); c:disconnect(); S.conns[#S.conns] = nil end
+  elseif what == 4 then
+    -- keep a track, drop its animator everywhere, collect: the track must
+    -- still answer (or raise a clear error)
+    local t = pick_track(r)
+    if t then
+      for i = 1, 3 do S.animators[i] = nil end
+      S.orphans[#S.orphans + 1] = t
+    end
+  end
+  collectgarbage(r:byte() % 2 == 0 and "collect" or "step")
+end
+
+-- read the pose
+OPS[#OPS + 1] = function(r)
+  local a = pick_animator(r)
+  local j = JOINTS[r:byte() % #JOINTS + 1]
+  local how = r:byte() % 6
+  if not a then return end
+  local good = player:has(j) or (math.type(j) == "integer" and j >= 1 and j <= 7)
+  local f = ({ a.get, a.animated, a.local_transform, a.world_transform })[how % 4 + 1]
+  if how == 4 then
+    local t = {}
+    expect_ok("pose_into", nil, a.pose_into, a, t, ({ "offsets", "local", "world" })[r:byte() % 3 + 1])
+    expect_ok("pose_into again", nil, a.pose_into, a, t)
+  elseif how == 5 then
+    expect_ok("root_transform", nil, a.root_transform, a)
+  elseif good then
+    expect_ok("reading joint " .. tostring(j), nil, f, a, j)
+  else
+    expect_raise("reading unknown joint " .. tostring(j), f, a, j)
+  end
+end
+
+-- tracks(), autoplay(), fields
+OPS[#OPS + 1] = function(r)
+  local a = pick_animator(r)
+  if not a then return end
+  if r:byte() % 2 == 0 then
+    for _, t in ipairs(a:tracks()) do
+      touch(t.time, t.speed, t.weight, t.is_playing, t.loops, t.fade, t.clip, t.animator, t.length, tostring(t))
+    end
+  elseif S.plays < MAX_PLAYS then
+    S.plays = S.plays + 1
+    for _, t in ipairs(a:autoplay(CLIPS)) do add_track(t) end
+  end
+  touch(a.rig, a.side, a.space, a.library)
+end
+
+-- use a track whose animator may have been collected
+OPS[#OPS + 1] = function(r)
+  local t = S.orphans[r:byte() % math.max(1, #S.orphans) + 1]
+  if not t then return end
+  local op = r:byte() % 5
+  local allowed = function(err) return type(err) == "string" end
+  if op == 0 then expect_ok("an orphan track's fields", allowed, function() return t.time, t.loops, t.is_playing, tostring(t) end)
+  elseif op == 1 then expect_ok("stop on an orphan track", allowed, t.stop, t, 0)
+  elseif op == 2 then expect_ok("adjust_speed on an orphan track", allowed, t.adjust_speed, t, -1)
+  elseif op == 3 then expect_ok("seek on an orphan track", allowed, function() t.time = 0.1 end)
+  else
+    local ok, a = pcall(function() return t.animator end)
+    if ok and a then update(a, 1 / 60, "update of an orphan track's animator") end
+  end
+end
+
+local function reset(data)
+  S = {
+    r = setmetatable({ s = data, i = 1 }, Reader),
+    animators = {}, tracks = {}, orphans = {}, conns = {},
+    plays = 0, calls = 0, connections = 0, depth = 0,
+  }
+  S.animators[1] = anim.animator(player, { library = library })
+  S.animators[2] = anim.animator(player, { side = "server" })
+end
+
+function M.run(data)
+  reset(data)
+  local r = S.r
+  local n = 0
+  while not r:done() and n < MAX_OPS do
+    n = n + 1
+    OPS[r:byte() % #OPS + 1](r)
+  end
+  -- a last update of whatever is left, then everything is dropped
+  for i = 1, 3 do
+    local a = S.animators[i]
+    if a then update(a, 1 / 60, "the last update") end
+  end
+  S = nil
+  collectgarbage("collect")
+end
+
+return M

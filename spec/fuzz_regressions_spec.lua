@@ -1,0 +1,56 @@
+-- Every committed fuzz input, replayed through the same Lua drivers the
+-- libFuzzer targets run (fuzz/README.md): each crash the fuzzers found is
+-- kept in fuzz/regressions/<target>/, and the seed corpora in
+-- fuzz/corpus/<target>/ keep the drivers in step with the API.  A driver
+-- raises "BUG: ..." when the module breaks a contract; under the fuzzer that
+-- is a crash, here a failed test.  (What only a sanitizer sees is caught by
+-- `make asan` and `make memcheck`, which run this spec too.)
+local H = require "spec.helper"
+
+local TARGETS = { "decode", "animator" }
+
+for _, target in ipairs(TARGETS) do
+  describe("fuzz_" .. target, function()
+    local driver = require("fuzz." .. target)
+
+    for _, kind in ipairs { "regressions", "corpus" } do
+      local dir = H.root .. "/fuzz/" .. kind .. "/" .. target
+      for _, name in ipairs(H.ls(dir)) do
+        it(string.format("replays fuzz/%s/%s/%s", kind, target, name), function()
+          local data = H.read(dir .. "/" .. name)
+          local ok, err = pcall(driver.run, data)
+          assert(ok, tostring(err))
+        end)
+      end
+    end
+  end)
+end
+
+describe("fuzz drivers", function()
+  it("have seed inputs for every target", function()
+    for _, target in ipairs(TARGETS) do
+      assert.is_true(#H.ls(H.root .. "/fuzz/corpus/" .. target) > 0, target)
+    end
+  end)
+
+  it("turn a loader that raises into an error starting BUG", function()
+    local anim = require "anim"
+    local old = anim.decode
+    anim.decode = function() error("boom") end
+    local ok, err = pcall(require("fuzz.decode").run, "{}")
+    anim.decode = old
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("^BUG: anim.decode raised"), err)
+  end)
+
+  it("turn an update that accepts a NaN dt into an error starting BUG", function()
+    local methods = require("anim.animator").methods
+    local old = methods.update
+    methods.update = function() end
+    -- play walk on the first animator, then update(NaN)
+    local ok, err = pcall(require("fuzz.animator").run, string.char(1, 0, 0, 2, 0, 0, 0, 2, 6, 0, 16))
+    methods.update = old
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("^BUG: update%(%-?nan%) did not raise"), err)
+  end)
+end)
