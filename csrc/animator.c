@@ -31,6 +31,8 @@ enum { TR_PENDING, TR_PLAYING, TR_ENDED };
 
 struct anim_track {
   int refs;
+  anim_mem mem;            /* the track frees itself (it may outlive its animator) */
+  size_t size;
   long long id;            /* start order: earlier wins ties */
   anim_animator *owner;    /* NULL once the animator let go of it */
   const anim_clip *clip;
@@ -52,6 +54,7 @@ struct anim_track {
 };
 
 struct anim_animator {
+  anim_mem mem;
   const anim_rig *rig;
   int side;
   long long next_id, seq;
@@ -74,30 +77,39 @@ enum { ACC_BUDGET = 0, ACC_LEVELW = 3, ACC_TAKE = 6, ACC_SHARE = 9, ACC_POS = 12
 
 /* ---- creation ----------------------------------------------------------- */
 
-anim_animator *anim_animator_new(const anim_rig *rig, int side) {
-  anim_animator *a = calloc(1, sizeof *a);
+anim_animator *anim_animator_new(const anim_mem *mem, const anim_rig *rig, int side) {
+  anim_animator *a = anim_calloc(mem, 1, sizeof *a);
   size_t n = (size_t)rig->n;
   if (!a) return NULL;
+  a->mem = *mem;
   a->rig = rig;
   a->side = side;
-  a->pose = calloc(n * 10, sizeof(double));
-  a->animated = calloc(n, sizeof(int));
-  a->acc = calloc(n * ACC_SIZE, sizeof(double));
-  a->world = calloc(n * 10, sizeof(double));
+  a->pose = anim_calloc(mem, n * 10, sizeof(double));
+  a->animated = anim_calloc(mem, n, sizeof(int));
+  a->acc = anim_calloc(mem, n * ACC_SIZE, sizeof(double));
+  a->world = anim_calloc(mem, n * 10, sizeof(double));
   if (!a->pose || !a->animated || !a->acc || !a->world) { anim_animator_free(a); return NULL; }
   return a;
 }
 
 void anim_animator_free(anim_animator *a) {
   int i;
+  size_t n;
   if (!a) return;
+  n = (size_t)a->rig->n;
   for (i = 0; i < a->ntracks; i++) {
     a->tracks[i]->owner = NULL;
     anim_track_release(a->tracks[i]);
   }
-  free(a->tracks); free(a->order); free(a->queue); free(a->qtmp);
-  free(a->pose); free(a->animated); free(a->acc); free(a->world);
-  free(a);
+  anim_free(&a->mem, a->tracks, sizeof(anim_track *) * (size_t)a->cap);
+  anim_free(&a->mem, a->order, sizeof(anim_track *) * (size_t)a->cap);
+  anim_free(&a->mem, a->queue, sizeof(anim_event) * (size_t)a->qcap);
+  anim_free(&a->mem, a->qtmp, sizeof(anim_event) * (size_t)a->qcap);
+  anim_free(&a->mem, a->pose, sizeof(double) * n * 10);
+  anim_free(&a->mem, a->animated, sizeof(int) * n);
+  anim_free(&a->mem, a->acc, sizeof(double) * n * ACC_SIZE);
+  anim_free(&a->mem, a->world, sizeof(double) * n * 10);
+  anim_free(&a->mem, a, sizeof *a);
 }
 
 const anim_rig *anim_animator_rig(const anim_animator *a) { return a->rig; }
@@ -108,21 +120,27 @@ anim_track *anim_animator_play(anim_animator *a, const anim_clip *c, const anim_
   size_t nb = (size_t)(nbind > 0 ? nbind : 0);
   double v;
   char *mem;
+  size_t size;
   if (a->ntracks == a->cap) {
+    /* both arrays grow together: the size of each is cap pointers */
     int cap = a->cap ? a->cap * 2 : 8;
-    anim_track **tr = realloc(a->tracks, sizeof(*tr) * (size_t)cap);
-    anim_track **od;
-    if (!tr) return NULL;
-    a->tracks = tr;
-    od = realloc(a->order, sizeof(*od) * (size_t)cap);
+    size_t os = sizeof(anim_track *) * (size_t)a->cap, ns = sizeof(anim_track *) * (size_t)cap;
+    anim_track **tr, **od = anim_malloc(&a->mem, ns);
     if (!od) return NULL;
+    tr = anim_realloc(&a->mem, a->tracks, os, ns);
+    if (!tr) { anim_free(&a->mem, od, ns); return NULL; }
+    a->tracks = tr;
+    anim_free(&a->mem, a->order, os);  /* scratch: nothing to keep */
     a->order = od;
     a->cap = cap;
   }
-  mem = calloc(1, sizeof *t + nb * (sizeof(anim_binding) + sizeof(double) * SAMPLE_STRIDE +
-                                    sizeof(int) * (ANIM_JOINT_CURSORS + 1)));
+  size = sizeof *t + nb * (sizeof(anim_binding) + sizeof(double) * SAMPLE_STRIDE +
+                           sizeof(int) * (ANIM_JOINT_CURSORS + 1));
+  mem = anim_calloc(&a->mem, 1, size);
   if (!mem) return NULL;
   t = (anim_track *)mem;
+  t->mem = a->mem;
+  t->size = size;
   mem += sizeof *t;
   t->bind = (anim_binding *)mem; mem += nb * sizeof(anim_binding);
   t->sample = (double *)mem; mem += nb * sizeof(double) * SAMPLE_STRIDE;
@@ -156,13 +174,15 @@ anim_track *anim_animator_play(anim_animator *a, const anim_clip *c, const anim_
 static void push(anim_animator *a, double at, anim_track *t, int type, int item) {
   anim_event *e;
   if (a->nqueue == a->qcap) {
+    /* grows in steps of two; the scratch array of the sort keeps nothing */
     int cap = a->qcap ? a->qcap * 2 : 64;
-    anim_event *q = realloc(a->queue, sizeof *q * (size_t)cap);
-    anim_event *tmp;
-    if (!q) { a->oom = 1; return; }
-    a->queue = q;
-    tmp = realloc(a->qtmp, sizeof *tmp * (size_t)cap);
+    size_t os = sizeof(anim_event) * (size_t)a->qcap, ns = sizeof(anim_event) * (size_t)cap;
+    anim_event *tmp = anim_malloc(&a->mem, ns), *q;
     if (!tmp) { a->oom = 1; return; }
+    q = anim_realloc(&a->mem, a->queue, os, ns);
+    if (!q) { anim_free(&a->mem, tmp, ns); a->oom = 1; return; }
+    a->queue = q;
+    anim_free(&a->mem, a->qtmp, os);
     a->qtmp = tmp;
     a->qcap = cap;
   }
@@ -615,7 +635,10 @@ void anim_animator_world(anim_animator *a, int j, double out[10]) {
 
 void anim_track_retain(anim_track *t) { t->refs++; }
 void anim_track_release(anim_track *t) {
-  if (--t->refs <= 0) free(t);
+  if (--t->refs <= 0) {
+    anim_mem m = t->mem;
+    anim_free(&m, t, t->size);
+  }
 }
 int anim_track_playing(const anim_track *t) { return t->owner && t->state != TR_ENDED; }
 const anim_clip *anim_track_clip(const anim_track *t) { return t->clip; }

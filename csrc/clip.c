@@ -9,17 +9,20 @@
 
 struct anim_block {
   anim_block *next;
+  size_t size;            /* of the whole block, for the allocator */
   /* the payload follows, aligned as a double */
   double payload[];
 };
 
 void *anim_clip_alloc(anim_clip *c, size_t size) {
   anim_block *b;
-  if (size > ((size_t)-1) / 2) return NULL;
-  b = calloc(1, sizeof(anim_block) + size);
+  if (size > ((size_t)-1) / 4) return NULL;
+  b = anim_calloc(&c->mem, 1, sizeof(anim_block) + size);
   if (!b) return NULL;
+  b->size = sizeof(anim_block) + size;
   b->next = c->blocks;
   c->blocks = b;
+  c->bytes += b->size;
   return b->payload;
 }
 
@@ -29,11 +32,13 @@ const char *anim_clip_strdup(anim_clip *c, const char *s, size_t len) {
   return d;
 }
 
-anim_clip *anim_clip_new(int njoints, int nitems, int nmask) {
+anim_clip *anim_clip_new(const anim_mem *mem, int njoints, int nitems, int nmask) {
   anim_clip *c;
   if (njoints < 0 || nitems < 0 || nmask < 0) return NULL;
-  c = calloc(1, sizeof *c);
+  c = anim_calloc(mem, 1, sizeof *c);
   if (!c) return NULL;
+  c->mem = *mem;
+  c->bytes = sizeof *c;
   c->speed = 1;
   c->euler = ANIM_YXZ;
   c->njoints = njoints;
@@ -49,8 +54,8 @@ anim_clip *anim_clip_new(int njoints, int nitems, int nmask) {
 void anim_clip_free(anim_clip *c) {
   anim_block *b, *n;
   if (!c) return;
-  for (b = c->blocks; b; b = n) { n = b->next; free(b); }
-  free(c);
+  for (b = c->blocks; b; b = n) { n = b->next; anim_free(&c->mem, b, b->size); }
+  anim_free(&c->mem, c, sizeof *c);
 }
 
 static const char *check_curve(anim_curve *cv, int wrap) {

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "amem.h"
 #include "curve.h"
 
 enum { ANIM_ONCE, ANIM_LOOP, ANIM_HOLD, ANIM_PINGPONG };
@@ -54,13 +55,15 @@ typedef struct anim_clip {
   int nitems;
   anim_item *items;        /* sorted by time, kind, file order */
   anim_block *blocks;      /* everything the clip owns */
+  anim_mem mem;            /* what it was allocated with */
+  size_t bytes;            /* how much */
 } anim_clip;
 
 /* Building.  anim_clip_new returns a zeroed clip with njoints joints and
- * nitems items (NULL when out of memory).  anim_clip_alloc gives zeroed
+ * nitems items, allocated through mem (NULL when out of memory).  anim_clip_alloc gives zeroed
  * memory owned by the clip.  anim_clip_finish checks the invariants the
  * evaluator relies on, sorts the items and returns NULL, or a message. */
-anim_clip *anim_clip_new(int njoints, int nitems, int nmask);
+anim_clip *anim_clip_new(const anim_mem *mem, int njoints, int nitems, int nmask);
 void *anim_clip_alloc(anim_clip *c, size_t size);
 const char *anim_clip_strdup(anim_clip *c, const char *s, size_t len);
 const char *anim_clip_finish(anim_clip *c);

@@ -77,7 +77,11 @@ static int rig_new(lua_State *L) {
   b = lua_newuserdatauv(L, sizeof *b, 1);
   b->rig = NULL;
   luaL_setmetatable(L, RIG_MT);
-  b->rig = anim_rig_new((int)n, names, parent, (const double (*)[3])pivot, (const double (*)[4])rot, &err);
+  {
+    anim_mem m = anim_lua_mem(L);
+    b->rig = anim_rig_new(&m, (int)n, names, parent, (const double (*)[3])pivot, (const double (*)[4])rot, &err);
+  }
+  if (!b->rig && err && strcmp(err, "not enough memory") == 0) return anim_lua_nomem(L);
   if (!b->rig) {
     lua_pushnil(L);
     lua_pushstring(L, err ? err : "cannot build the rig");
@@ -164,8 +168,11 @@ static int animator_new(lua_State *L) {
   b = lua_newuserdatauv(L, sizeof *b, 2);
   b->a = NULL;
   luaL_setmetatable(L, ANIMATOR_MT);
-  b->a = anim_animator_new(r, side);
-  if (!b->a) return luaL_error(L, "not enough memory");
+  {
+    anim_mem m = anim_lua_mem(L);
+    b->a = anim_animator_new(&m, r, side);
+  }
+  if (!b->a) return anim_lua_nomem(L);
   lua_pushvalue(L, 1);
   lua_setiuservalue(L, -2, 1);
   lua_pushvalue(L, 3);
@@ -236,7 +243,7 @@ static int animator_play(lua_State *L) {
   tb->t = NULL;
   luaL_setmetatable(L, TRACK_MT);
   tb->t = anim_animator_play(a, c, &o, binds, (int)nb);
-  if (!tb->t) return luaL_error(L, "not enough memory");
+  if (!tb->t) return anim_lua_nomem(L);
   anim_track_retain(tb->t);
   lua_pushvalue(L, 2);
   lua_setiuservalue(L, -2, 1);
