@@ -109,6 +109,18 @@ const char *anim_clip_finish(anim_clip *c) {
     jt->shared = (anim_curves_share_times(jt->pos) ? ANIM_CH_POS : 0) |
                  (!jt->rot_quat && anim_curves_share_times(jt->rot) ? ANIM_CH_ROT : 0) |
                  (anim_curves_share_times(jt->scl) ? ANIM_CH_SCL : 0);
+    jt->linear = 0;
+    if ((jt->shared & ANIM_CH_POS) && anim_curve_all_linear(&jt->pos[0]) &&
+        anim_curve_all_linear(&jt->pos[1]) && anim_curve_all_linear(&jt->pos[2]))
+      jt->linear |= ANIM_CH_POS;
+    if ((jt->shared & ANIM_CH_SCL) && anim_curve_all_linear(&jt->scl[0]) &&
+        anim_curve_all_linear(&jt->scl[1]) && anim_curve_all_linear(&jt->scl[2]))
+      jt->linear |= ANIM_CH_SCL;
+    if (jt->rot_quat ? anim_qcurve_all_slerp(&jt->qrot)
+                     : (jt->shared & ANIM_CH_ROT) && anim_curve_all_linear(&jt->rot[0]) &&
+                           anim_curve_all_linear(&jt->rot[1]) && anim_curve_all_linear(&jt->rot[2]))
+      jt->linear |= ANIM_CH_ROT;
+    jt->fast = jt->pose_weight.n == 0 && (jt->channels & ~jt->linear) == 0;
   }
   for (i = 0; i < c->nitems; i++)
     if (!isfinite(c->items[i].t)) return "non-finite item time";
@@ -134,6 +146,21 @@ int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *cur,
                            double pos[3], double rot[4], double scl[3], double *weight) {
   const anim_joint *jt = &c->joints[j];
   int *cu = cur;  /* NULL: binary searches */
+  if (jt->fast && cur) {
+    /* linear positions and scales, slerped rotations: the usual clip */
+    if (jt->channels & ANIM_CH_POS) anim_curves_lerp_shared(jt->pos, t, cur, pos);
+    if (jt->channels & ANIM_CH_ROT) {
+      if (jt->rot_quat) anim_qcurve_eval(&jt->qrot, t, cur + 3, rot);
+      else {
+        double deg[3];
+        anim_curves_lerp_shared(jt->rot, t, cur + 3, deg);
+        anim_quat_from_euler(rot, deg, c->euler);
+      }
+    }
+    if (jt->channels & ANIM_CH_SCL) anim_curves_lerp_shared(jt->scl, t, cur + 6, scl);
+    *weight = 1;
+    return jt->channels;
+  }
   if (jt->channels & ANIM_CH_POS) sample3(jt->pos, jt->shared & ANIM_CH_POS, t, cu, pos);
   if (jt->channels & ANIM_CH_ROT) {
     if (jt->rot_quat) anim_qcurve_eval(&jt->qrot, t, cu ? cu + 3 : NULL, rot);

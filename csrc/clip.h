@@ -28,9 +28,13 @@ typedef struct anim_joint {
   const char *name;
   double weight;           /* the joint's weight, 0..1 */
   int muted;
+  int fast;                /* every channel is in `linear` */
   int channels;            /* ANIM_CH_* present */
   int rot_quat;            /* rotation keys are quaternions */
   int shared;              /* ANIM_CH_* whose three axes share key times */
+  int linear;              /* ANIM_CH_* shared and linear throughout (or
+                            * slerped: rotation); with no pose weights,
+                            * all of them: the joint's fast path */
   anim_curve pos[3], rot[3], scl[3];
   anim_qcurve qrot;
   anim_curve pose_weight;  /* version 1 pose weights; n = 0 when constant 1 */

@@ -17,7 +17,9 @@
 #define TRACK_MT "anim.track"
 
 typedef struct { anim_rig *rig; } rig_box;
-typedef struct { anim_animator *a; } animator_box;
+/* delivering: the Lua side is delivering this animator's callbacks (an
+ * update from one of them is refused, not re-entered). */
+typedef struct { anim_animator *a; int delivering; } animator_box;
 typedef struct { anim_track *t; } track_box;
 
 /* ---- rigs --------------------------------------------------------------- */
@@ -167,6 +169,7 @@ static int animator_new(lua_State *L) {
   if (side < ANIM_SIDE_BOTH || side > ANIM_SIDE_CLIENT) return luaL_argerror(L, 2, "bad side");
   b = lua_newuserdatauv(L, sizeof *b, 2);
   b->a = NULL;
+  b->delivering = 0;
   luaL_setmetatable(L, ANIMATOR_MT);
   {
     anim_mem m = anim_lua_mem(L);
@@ -178,6 +181,13 @@ static int animator_new(lua_State *L) {
   lua_pushvalue(L, 3);
   lua_setiuservalue(L, -2, 2);
   return 1;
+}
+
+/* core.animator_delivering(animator, flag) */
+static int animator_delivering(lua_State *L) {
+  animator_box *b = luaL_checkudata(L, 1, ANIMATOR_MT);
+  b->delivering = lua_toboolean(L, 2);
+  return 0;
 }
 
 static int animator_state(lua_State *L) {
@@ -254,15 +264,21 @@ static int animator_play(lua_State *L) {
   return 1;
 }
 
-/* core.animator_update(animator, dt) -> number of queued callbacks */
+/* core.animator_update(animator, dt) -> number of queued callbacks, or -1
+ * when dt is not a finite number >= 0 and -2 during a delivery of this
+ * animator's callbacks (nothing changed then: the Lua side raises). */
 static int animator_update(lua_State *L) {
-  anim_animator *a = check_animator(L, 1);
-  double dt = luaL_checknumber(L, 2);
-  int r;
-  if (!isfinite(dt) || dt < 0) return luaL_argerror(L, 2, "dt must be a finite number >= 0");
-  r = anim_animator_update(a, dt);
+  animator_box *b = luaL_checkudata(L, 1, ANIMATOR_MT);
+  int isnum, r;
+  double dt = lua_tonumberx(L, 2, &isnum);
+  if (!b->a) return luaL_argerror(L, 1, "animator is not built");
+  if (!isnum || !isfinite(dt) || dt < 0 || lua_type(L, 2) != LUA_TNUMBER) r = -1;
+  else if (b->delivering) r = -2;
+  else r = 0;
+  if (r < 0) { lua_pushinteger(L, r); return 1; }
+  r = anim_animator_update(b->a, dt);
   if (r == -2) return luaL_error(L, "not enough memory for the callback queue");
-  lua_pushinteger(L, anim_animator_nevents(a));
+  lua_pushinteger(L, anim_animator_nevents(b->a));
   return 1;
 }
 
@@ -448,6 +464,7 @@ static const luaL_Reg funcs[] = {
   {"animator_state", animator_state},
   {"animator_play", animator_play},
   {"animator_update", animator_update},
+  {"animator_delivering", animator_delivering},
   {"animator_event", animator_event},
   {"animator_get", animator_get},
   {"animator_animated", animator_animated},

@@ -15,6 +15,7 @@ local M = {}
 local SIDES = { both = 0, server = 1, client = 2 }
 local clip_info, track_uv, animator_state = core.clip_info, core.track_uservalue, core.animator_state
 local core_update, core_event = core.animator_update, core.animator_event
+local core_delivering = core.animator_delivering
 local traceback = debug.traceback
 
 local function argerror(n, fname, msg)
@@ -188,18 +189,20 @@ local function run_play(self, st, item, late, err)
   return call(st.on_play, err, t, c, late), t
 end
 
+-- The common frame (nothing to deliver) is one call into C.
 function methods.update(self, dt)
-  if not finite(dt) or dt < 0 then
-    argerror(1, "update", "dt must be a finite number >= 0, got " .. tostring(dt))
-  end
-  local st = animator_state(self)
-  if st.updating then
+  local n = core_update(self, dt)
+  if n <= 0 then
+    if n == 0 then return end
+    if n == -1 then
+      argerror(1, "update", "dt must be a finite number >= 0, got " .. tostring(dt))
+    end
     error("animator:update called from one of this animator's own callbacks (update it after this one returns)", 2)
   end
-  local n = core_update(self, dt)
+  local st = animator_state(self)
   local live, ended = st.live, st.ended
   local err
-  st.updating = true
+  core_delivering(self, true)
   for i = 1, n do
     local ty, id, kind, idx, late = core_event(self, i)
     local tr = live[id]
@@ -237,7 +240,7 @@ function methods.update(self, dt)
     live[ended[i]] = nil
     ended[i] = nil
   end
-  st.updating = false
+  core_delivering(self, false)
   if err ~= nil then error(err, 0) end
 end
 

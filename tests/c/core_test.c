@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "amath.h"
 #include "animator.h"
 #include "clip.h"
 #include "rig.h"
@@ -123,6 +124,23 @@ int main(void) {
   double v[10], pos[3], rot[4], scl[3], w;
   int flags;
   long n, total;
+
+  {
+    /* the fast sines and cosines against libm's */
+    double x, e = 0, es = 0, sn, cs;
+    for (x = -2000; x <= 2000; x += 0.0123) {
+      anim_sincos(x, &sn, &cs);
+      e = fmax(e, fmax(fabs(sn - sin(x)), fabs(cs - cos(x))));
+    }
+    for (x = -ANIM_SINCOS_RANGE; x <= ANIM_SINCOS_RANGE; x += 1e-4) {
+      anim_sincos_small(x, &sn, &cs);
+      es = fmax(es, fmax(fabs(sn - sin(x)), fabs(cs - cos(x))));
+    }
+    CHECK(e < 1e-14, "anim_sincos within 1e-14 of libm");
+    CHECK(es < 1e-11, "anim_sincos_small within 1e-11 of libm on its range");
+    anim_sincos(1e300, &sn, &cs);
+    CHECK(sn == sin(1e300) && cs == cos(1e300), "huge angles: libm");
+  }
 
   mem.f = counting_alloc;
   mem.ud = &cn;
