@@ -1,6 +1,7 @@
 /* amath.c - quaternions, Euler orders and easings (see amath.h). */
 #include "amath.h"
 
+#include <float.h>
 #include <math.h>
 
 static double bounce_out(double x) {
@@ -83,6 +84,26 @@ void anim_quat_normalize(double q[4]) {
   } else {
     anim_quat_identity(q);
   }
+}
+
+void anim_finite10(double v[10]) {
+  double z = 0;
+  int k;
+  for (k = 0; k < 10; k++) z += v[k] * 0;
+  if (z == 0) {
+    if (v[3] != 0 || v[4] != 0 || v[5] != 0 || v[6] != 0) return;
+    anim_quat_identity(v + 3);
+    return;
+  }
+  for (k = 0; k < 10; k++) {
+    if (k >= 3 && k < 7) continue;
+    if (v[k] != v[k]) v[k] = 0;
+    else if (v[k] > DBL_MAX) v[k] = DBL_MAX;
+    else if (v[k] < -DBL_MAX) v[k] = -DBL_MAX;
+  }
+  z = 0;
+  for (k = 3; k < 7; k++) z += v[k] * 0;
+  if (z != 0 || (v[3] == 0 && v[4] == 0 && v[5] == 0 && v[6] == 0)) anim_quat_identity(v + 3);
 }
 
 void anim_quat_conj(double o[4], const double q[4]) {

@@ -38,6 +38,13 @@ void anim_quat_slerp(double out[4], const double a[4], const double b[4], double
 void anim_quat_from_euler(double out[4], const double deg[3], int order);
 void anim_quat_rotate(double out[3], const double q[4], const double v[3]);
 
+/* A transform (position 3, rotation 4, scale 3) made finite: finite keys
+ * can still overflow on the way (1e308 - -1e308), and nothing the core
+ * hands out is inf or NaN.  NaN becomes 0, +-inf +-DBL_MAX; a rotation
+ * with a component that is not finite, or with no length, the identity.
+ * Cheap when all is finite (the usual case): one sum of v * 0. */
+void anim_finite10(double v[10]);
+
 /* sin x and cos x for |x| <= 1.6 by their Taylor series to x^15 and x^16:
  * the error is below 1e-11 (the first left-out terms, 1.6^17/17! and
  * 1.6^18/18!).  About a fifth of libm's sincos, for slerp on the per-key

@@ -95,6 +95,7 @@ anim_animator *anim_animator_new(const anim_mem *mem, const anim_rig *rig, int s
   if (!a) return NULL;
   a->mem = *mem;
   a->rig = rig;
+  anim_rig_retain((anim_rig *)rig);  /* held until the animator is freed */
   a->side = side;
   a->pose = (double *)(a + 1);
   a->world = a->pose + n * 10;
@@ -116,6 +117,7 @@ void anim_animator_free(anim_animator *a) {
   anim_free(&a->mem, a->order, sizeof(anim_track *) * (size_t)a->cap);
   anim_free(&a->mem, a->queue, sizeof(anim_event) * (size_t)a->qcap);
   anim_free(&a->mem, a->qtmp, sizeof(anim_event) * (size_t)a->qcap);
+  anim_rig_free((anim_rig *)a->rig);
   anim_free(&a->mem, a, animator_bytes(n));
 }
 
@@ -181,6 +183,7 @@ anim_track *anim_animator_play(anim_animator *a, const anim_clip *c, const anim_
   t->id = a->next_id++;
   t->owner = a;
   t->clip = c;
+  anim_clip_retain((anim_clip *)c);  /* held until the track is freed */
   t->priority = o->has_priority ? o->priority : c->priority;
   t->speed = o->speed;
   v = c->speed * t->speed;
@@ -597,6 +600,7 @@ static void pose_one_level(anim_animator *a, int m, int j) {
   } else {
     anim_quat_identity(p + 3);
   }
+  anim_finite10(p);
 }
 
 static void compute_pose(anim_animator *a) {
@@ -647,6 +651,7 @@ static void compute_pose(anim_animator *a) {
     }
   }
   for (; i < m; i++) apply_additive(a, a->order[i]);
+  for (j = 0; j < n; j++) anim_finite10(&a->pose[j * 10]);
 }
 
 /* ---- update ------------------------------------------------------------- */
@@ -705,6 +710,7 @@ void anim_animator_local(const anim_animator *a, int j, double out[10]) {
   anim_quat_mul(out + 3, r->rest_rot[j], p + 3);
   anim_quat_normalize(out + 3);
   for (k = 0; k < 3; k++) out[7 + k] = p[7 + k];
+  anim_finite10(out);
 }
 
 void anim_animator_world(anim_animator *a, int j, double out[10]) {
@@ -724,6 +730,7 @@ void anim_animator_world(anim_animator *a, int j, double out[10]) {
         anim_quat_mul(w + 3, pw + 3, l + 3);
         anim_quat_normalize(w + 3);
         for (k = 0; k < 3; k++) w[7 + k] = pw[7 + k] * l[7 + k];
+        anim_finite10(w);
       }
     }
     a->world_valid = 1;
@@ -737,6 +744,7 @@ void anim_track_retain(anim_track *t) { t->refs++; }
 void anim_track_release(anim_track *t) {
   if (--t->refs <= 0) {
     anim_mem m = t->mem;
+    anim_clip_free((anim_clip *)t->clip);
     anim_free(&m, t, t->size);
   }
 }

@@ -39,6 +39,7 @@ anim_clip *anim_clip_new(const anim_mem *mem, int njoints, int nitems, int nmask
   if (!c) return NULL;
   c->mem = *mem;
   c->bytes = sizeof *c;
+  c->refs = 1;
   c->speed = 1;
   c->euler = ANIM_YXZ;
   c->njoints = njoints;
@@ -51,9 +52,11 @@ anim_clip *anim_clip_new(const anim_mem *mem, int njoints, int nitems, int nmask
   return c;
 }
 
+void anim_clip_retain(anim_clip *c) { c->refs++; }
+
 void anim_clip_free(anim_clip *c) {
   anim_block *b, *n;
-  if (!c) return;
+  if (!c || --c->refs > 0) return;
   for (b = c->blocks; b; b = n) { n = b->next; anim_free(&c->mem, b, b->size); }
   anim_free(&c->mem, c, sizeof *c);
 }

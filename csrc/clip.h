@@ -60,6 +60,7 @@ typedef struct anim_clip {
   anim_item *items;        /* sorted by time, kind, file order */
   anim_block *blocks;      /* everything the clip owns */
   anim_mem mem;            /* what it was allocated with */
+  int refs;                /* its owner and each track playing it */
   size_t bytes;            /* how much */
 } anim_clip;
 
@@ -71,7 +72,9 @@ anim_clip *anim_clip_new(const anim_mem *mem, int njoints, int nitems, int nmask
 void *anim_clip_alloc(anim_clip *c, size_t size);
 const char *anim_clip_strdup(anim_clip *c, const char *s, size_t len);
 const char *anim_clip_finish(anim_clip *c);
+/* Drops a reference (the creator holds the first); the last frees it. */
 void anim_clip_free(anim_clip *c);
+void anim_clip_retain(anim_clip *c);
 
 /* Sample joint j at clip time t into pos[3], rot[4], scl[3] and *weight
  * (the pose weight, 1 unless version 1 poses animate it).  Channels the

@@ -343,7 +343,16 @@ static int clip_sample(lua_State *L) {
   for (j = 0; j < c->njoints; j++) {
     double pos[3], rot[4], scl[3], w;
     int ch = anim_clip_sample_joint(c, j, t, cursors + j * ANIM_JOINT_CURSORS, pos, rot, scl, &w);
+    double v[10] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
+    int k;
     if (!ch) continue;
+    /* nothing handed out is inf or NaN (finite keys can overflow) */
+    if (ch & ANIM_CH_POS) for (k = 0; k < 3; k++) v[k] = pos[k];
+    if (ch & ANIM_CH_ROT) for (k = 0; k < 4; k++) v[3 + k] = rot[k];
+    if (ch & ANIM_CH_SCL) for (k = 0; k < 3; k++) v[7 + k] = scl[k];
+    anim_finite10(v);
+    for (k = 0; k < 3; k++) { pos[k] = v[k]; scl[k] = v[7 + k]; }
+    for (k = 0; k < 4; k++) rot[k] = v[3 + k];
     lua_createtable(L, 0, 3);
     if (ch & ANIM_CH_POS) { push_vec(L, pos, 3); lua_setfield(L, -2, "position"); }
     if (ch & ANIM_CH_ROT) { push_vec(L, rot, 4); lua_setfield(L, -2, "rotation"); }

@@ -10,8 +10,10 @@ static size_t rig_bytes(int n) {
   return (sizeof(char *) + sizeof(int) + sizeof(double) * 17) * (size_t)n + 16;
 }
 
+void anim_rig_retain(anim_rig *r) { r->refs++; }
+
 void anim_rig_free(anim_rig *r) {
-  if (!r) return;
+  if (!r || --r->refs > 0) return;
   anim_free(&r->alloc, r->mem, r->memsize);
   anim_free(&r->alloc, r, sizeof *r);
 }
@@ -39,6 +41,7 @@ anim_rig *anim_rig_new(const anim_mem *am, int n, const char *const *names, cons
     return NULL;
   }
   r->alloc = *am;
+  r->refs = 1;
   state = order + n;
   {
     /* Each joint's depth (a root is 0), each found once: walk up to a

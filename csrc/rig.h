@@ -18,6 +18,7 @@ typedef struct anim_rig {
   void *mem;               /* the arrays above, memsize bytes */
   size_t memsize;
   anim_mem alloc;
+  int refs;                /* its owner and each animator on it */
 } anim_rig;
 
 /* A rig of n joints, in any order.  parent[i] is an index or -1.  Rotations
@@ -27,7 +28,9 @@ typedef struct anim_rig {
  * strings: the caller's array must outlive the call only). */
 anim_rig *anim_rig_new(const anim_mem *mem, int n, const char *const *names, const int *parent,
                        const double (*pivot)[3], const double (*rot)[4], const char **err);
+/* Drops a reference (the creator holds the first); the last frees it. */
 void anim_rig_free(anim_rig *r);
+void anim_rig_retain(anim_rig *r);
 
 /* Index of the joint with this name, or -1. */
 int anim_rig_find(const anim_rig *r, const char *name);
