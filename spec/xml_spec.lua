@@ -583,25 +583,23 @@ describe("bad XML files", function()
     assert.are.equal(path .. ': animation/right-arm/pitch/keyframe[3] (line 22): value must be a number, got "thirty"', msg)
   end)
 
-  it("keeps within the documented limits", function()
-    local X = require "anim.xml"
+  it("keeps within the documented limits (anim.limits)", function()
     assert.truthy(err("<animation>" .. string.rep("<a>", 300) .. string.rep("</a>", 300) .. "</animation>")
-      :find("^bad.xml: line 1: elements nested too deeply %(at most 256 levels%)"))
-    local bytes, keys = X.MAX_BYTES, X.MAX_KEYS
-    X.MAX_BYTES = 20
+      :find("^bad.xml: line 1: elements nested too deeply %(at most 128 levels, anim.limits.depth%)"))
+    local old = anim.set_limits { bytes = 20 }
     local ok, msg = pcall(err, '<animation length="4"></animation>')
-    X.MAX_BYTES = bytes
+    anim.set_limits(old)
     assert(ok, msg)
-    assert.are.equal("bad.xml: too large (34 bytes; at most 20)", msg)
+    assert.are.equal("bad.xml: too large (34 bytes; at most 20, anim.limits.bytes)", msg)
     -- a length repeated 400 times over the animation, beside an axis with
     -- another length, is unrolled: too many keys for a limit of 100
-    X.MAX_KEYS = 100
+    old = anim.set_limits { keys = 100 }
     ok, msg = pcall(err, xml('<head><pitch length="0.01"><keyframe>0</keyframe><keyframe t="0.005">1</keyframe>' ..
       '</pitch><roll><keyframe>0</keyframe></roll></head>'))
-    X.MAX_KEYS = keys
+    anim.set_limits(old)
     assert(ok, msg)
     assert.are.equal("bad.xml: animation/head/pitch (line 1): length 0.01 repeats 400 times in the animation's 4 s:" ..
-      " too many keys (at most 100)", msg)
+      " too many keys (at most 100, anim.limits.keys)", msg)
   end)
 
   it("says when the file cannot be read", function()

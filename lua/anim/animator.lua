@@ -17,6 +17,7 @@ local clip_info, track_uv, animator_state = core.clip_info, core.track_uservalue
 local core_update, core_event = core.animator_update, core.animator_event
 local core_delivering = core.animator_delivering
 local traceback = debug.traceback
+local yield, resume, create, isyieldable = coroutine.yield, coroutine.resume, coroutine.create, coroutine.isyieldable
 
 local function argerror(n, fname, msg)
   error(string.format("bad argument #%d to '%s' (%s)", n, fname, msg), 3)
@@ -26,12 +27,22 @@ local function finite(v)
   return type(v) == "number" and v == v and v ~= math.huge and v ~= -math.huge
 end
 
+-- A value for messages: nan, inf and -inf spelled the same everywhere
+-- (tostring gives "-nan" or "nan" depending on the C library).
+local function show(v)
+  if type(v) ~= "number" then return type(v) end
+  if v ~= v then return "nan" end
+  if v == math.huge then return "inf" end
+  if v == -math.huge then return "-inf" end
+  return tostring(v)
+end
+
 -- An optional number option: nil is absent; else finite and >= lo.
 local function opt_number(opts, k, dflt, lo, fname)
   local v = opts[k]
   if v == nil then return dflt end
-  if not finite(v) then argerror(2, fname, k .. " must be a finite number, got " .. tostring(v)) end
-  if lo and v < lo then argerror(2, fname, k .. " must be >= " .. lo .. ", got " .. tostring(v)) end
+  if not finite(v) then argerror(2, fname, k .. " must be a finite number, got " .. show(v)) end
+  if lo and v < lo then argerror(2, fname, k .. " must be >= " .. lo .. ", got " .. show(v)) end
   return v
 end
 
@@ -63,12 +74,66 @@ local function connect(owner, field, fn, fname)
   return c
 end
 
+-- Calling callbacks --------------------------------------------------------------
+--
+-- A callback runs inside update, which cannot be suspended half way: a
+-- callback that yields gets an error ("a callback cannot yield"), reported
+-- like any other, and the other callbacks still run.  When update runs
+-- where nothing can yield (the main thread, or under a C call) a yield
+-- fails by itself, and its message is made plain.  When update runs in a
+-- coroutine, each callback runs in a runner coroutine of its own, so that
+-- its yield comes back here instead of suspending update (and the
+-- animator) with it.  Runners are reused: delivering allocates nothing.
+
+local YIELD_MSG = "a callback cannot yield (animator:update delivers callbacks and cannot be suspended)"
+
+-- Where nothing can yield, a yield is an error of its own: say it plainly.
+local function plain(err)
+  if type(err) == "string" and (err:find("^attempt to yield across a C%-call boundary")
+      or err:find("^attempt to yield from outside a coroutine")) then
+    return YIELD_MSG .. ": " .. err
+  end
+  return err
+end
+
+local DONE = {} -- what a runner yields when its callback has returned
+-- A runner calls fn(...), yields DONE and the outcome, and waits for the
+-- next call.  The tail calls leave nothing of a call on an idle runner's
+-- stack (no argument of the last callback is kept alive by the pool).
+local run
+local function finished(ok, err) return run(yield(DONE, ok, err)) end
+function run(fn, ...) return finished(xpcall(fn, traceback, ...)) end
+local runners = {} -- idle runners
+
+-- Calls fn(...) in a runner; returns nil or the error (with traceback).
+local function call_in_runner(fn, ...)
+  local co = runners[#runners]
+  if co then runners[#runners] = nil else co = create(run) end
+  local rok, tag, ok, err = resume(co, fn, ...)
+  if rok and tag == DONE then
+    runners[#runners + 1] = co
+    if ok then return nil end
+    return err
+  end
+  if not rok then return tag end -- (the runner itself failed: not reused)
+  -- the callback yielded: the runner stays suspended in it, and is dropped
+  return traceback(co, YIELD_MSG)
+end
+
 -- Calls every function of list with the arguments; returns the first error.
-local function call(list, err, ...)
+-- in_co: update runs where a callback could yield (see above).
+local function call(list, err, in_co, ...)
   if list == nil then return err end
   for i = 1, #list do
-    local ok, e = xpcall(list[i].fn, traceback, ...)
-    if not ok and err == nil then err = e end
+    local e
+    if in_co then
+      e = call_in_runner(list[i].fn, ...)
+    else
+      local ok
+      ok, e = xpcall(list[i].fn, traceback, ...)
+      if ok then e = nil else e = plain(e) end
+    end
+    if e ~= nil and err == nil then err = e end
   end
   return err
 end
@@ -166,7 +231,7 @@ function methods.tracks(self)
 end
 
 -- A `plays` item: start the library clip, or restart its live track.
-local function run_play(self, st, item, late, err)
+local function run_play(self, st, item, late, err, in_co)
   local lib = st.library
   if not lib then
     return err or string.format("plays '%s': the animator has no library to resolve it", item.clip), nil
@@ -182,27 +247,17 @@ local function run_play(self, st, item, late, err)
   end
   if found then
     core.track_restart(found, item.fade)
-    return call(st.on_play, err, found, c, late), found
+    return call(st.on_play, err, in_co, found, c, late), found
   end
   local ok, t = pcall(play, self, c, { fade = item.fade }, "update")
   if not ok then return err or ("plays '" .. item.clip .. "': " .. tostring(t)), nil end
-  return call(st.on_play, err, t, c, late), t
+  return call(st.on_play, err, in_co, t, c, late), t
 end
 
--- The common frame (nothing to deliver) is one call into C.
-function methods.update(self, dt)
-  local n = core_update(self, dt)
-  if n <= 0 then
-    if n == 0 then return end
-    if n == -1 then
-      argerror(1, "update", "dt must be a finite number >= 0, got " .. tostring(dt))
-    end
-    error("animator:update called from one of this animator's own callbacks (update it after this one returns)", 2)
-  end
-  local st = animator_state(self)
+-- Delivers the n callbacks queued by the core; returns the first error.
+local function deliver(self, st, n, in_co)
   local live, ended = st.live, st.ended
   local err
-  core_delivering(self, true)
   for i = 1, n do
     local ty, id, kind, idx, late = core_event(self, i)
     local tr = live[id]
@@ -213,35 +268,55 @@ function methods.update(self, dt)
         if kind == 0 then
           local m = info.markers[idx]
           local per = cbs.marker
-          if per then err = call(per[m.name], err, tr, m.value, late) end
-          err = call(st.on_marker, err, tr, m.name, m.value, late)
+          if per then err = call(per[m.name], err, in_co, tr, m.value, late) end
+          err = call(st.on_marker, err, in_co, tr, m.name, m.value, late)
         elseif kind == 1 then
           local e = info.events[idx]
-          err = call(st.on_event, err, tr, e.name, e.payload, late)
+          err = call(st.on_event, err, in_co, tr, e.name, e.payload, late)
         elseif kind == 2 then
           local s = info.sounds[idx]
-          err = call(st.on_sound, err, tr, s.sound, s.volume, s.pitch, late)
+          err = call(st.on_sound, err, in_co, tr, s.sound, s.volume, s.pitch, late)
         else
-          err = run_play(self, st, info.plays[idx], late, err)
+          err = run_play(self, st, info.plays[idx], late, err, in_co)
         end
       elseif ty == "looped" then
-        err = call(cbs.looped, err, tr, late)
+        err = call(cbs.looped, err, in_co, tr, late)
       elseif ty == "stopped" then
-        err = call(cbs.stopped, err, tr, late)
+        err = call(cbs.stopped, err, in_co, tr, late)
       else
-        err = call(cbs.ended, err, tr, late)
+        err = call(cbs.ended, err, in_co, tr, late)
         -- it leaves the live tracks after this delivery (kept alive until
         -- then, with its clip); `ended` reuses one table, so no garbage
         ended[#ended + 1] = id
       end
     end
   end
+  return err
+end
+
+-- The common frame (nothing to deliver) is one call into C, which also
+-- refuses a bad dt (-1) and an update from this animator's own callbacks
+-- (-2) without changing anything.
+function methods.update(self, dt)
+  local n = core_update(self, dt)
+  if n <= 0 then
+    if n == 0 then return end -- nothing to deliver (and nothing ended)
+    if n == -1 then
+      argerror(1, "update", "dt must be a finite number >= 0, got " .. show(dt))
+    end
+    error("animator:update called from one of this animator's own callbacks (update it after this one returns)", 2)
+  end
+  local st = animator_state(self)
+  core_delivering(self, true)
+  -- whatever happens while delivering, the animator comes out usable
+  local ok, err = pcall(deliver, self, st, n, isyieldable())
+  local live, ended = st.live, st.ended
   for i = #ended, 1, -1 do
     live[ended[i]] = nil
     ended[i] = nil
   end
   core_delivering(self, false)
-  if err ~= nil then error(err, 0) end
+  if not ok or err ~= nil then error(err, 0) end
 end
 
 local function joint_fn(f)
@@ -288,21 +363,21 @@ local tmethods = {}
 
 function tmethods.stop(self, fade)
   if fade ~= nil and (not finite(fade) or fade < 0) then
-    argerror(1, "stop", "fade must be a finite number >= 0, got " .. tostring(fade))
+    argerror(1, "stop", "fade must be a finite number >= 0, got " .. show(fade))
   end
   core.track_stop(self, fade or 0.1)
 end
 
 function tmethods.adjust_weight(self, w, fade)
-  if not finite(w) or w < 0 then argerror(1, "adjust_weight", "weight must be a finite number >= 0, got " .. tostring(w)) end
+  if not finite(w) or w < 0 then argerror(1, "adjust_weight", "weight must be a finite number >= 0, got " .. show(w)) end
   if fade ~= nil and (not finite(fade) or fade < 0) then
-    argerror(2, "adjust_weight", "fade must be a finite number >= 0, got " .. tostring(fade))
+    argerror(2, "adjust_weight", "fade must be a finite number >= 0, got " .. show(fade))
   end
   core.track_adjust_weight(self, w, fade or 0.1)
 end
 
 function tmethods.adjust_speed(self, s)
-  if not finite(s) then argerror(1, "adjust_speed", "speed must be a finite number, got " .. tostring(s)) end
+  if not finite(s) then argerror(1, "adjust_speed", "speed must be a finite number, got " .. show(s)) end
   core.track_adjust_speed(self, s)
 end
 
@@ -338,7 +413,7 @@ tmt.__index = function(self, k)
 end
 tmt.__newindex = function(self, k, v)
   if k == "time" then
-    if not finite(v) then error("track time must be a finite number, got " .. tostring(v), 2) end
+    if not finite(v) then error("track time must be a finite number, got " .. show(v), 2) end
     core.track_seek(self, v)
     return
   end
@@ -346,6 +421,54 @@ tmt.__newindex = function(self, k, v)
 end
 tmt.__tostring = function(self)
   return string.format("anim.track(%s, t=%g)", tostring(clip_info(track_uv(self, 1)).name), core.track_time(self))
+end
+
+-- After collection -----------------------------------------------------------------
+--
+-- An animator and its tracks are collected together (a track keeps its
+-- animator alive).  A finalizer of the host's may still reach them
+-- afterwards: their C side is gone, and every use raises a plain error
+-- instead of reaching it.  Connections stay usable: disconnect() does
+-- nothing once the animator is gone, so clean-up code may call it anyway.
+
+local function collected(what)
+  local function refuse()
+    error(what .. " used after it was garbage collected (with its animator)", 2)
+  end
+  return { __name = what .. " (collected)", __index = refuse, __newindex = refuse,
+    __tostring = function() return what .. " (collected)" end }
+end
+local DeadAnimator, DeadTrack = collected("anim.animator"), collected("anim.track")
+local setmeta = debug.setmetatable
+
+local function disconnect_all(list)
+  if list then
+    for _, c in ipairs(list) do c.connected = false end
+  end
+end
+
+local animator_gc = amt.__gc
+amt.__gc = function(self)
+  local st = animator_state(self)
+  animator_gc(self)
+  setmeta(self, DeadAnimator)
+  disconnect_all(st.on_marker); disconnect_all(st.on_event)
+  disconnect_all(st.on_sound); disconnect_all(st.on_play)
+end
+
+-- (a track is collected once its animator is, or once it ended and was
+-- dropped: either way its callbacks never fire again)
+local track_gc = tmt.__gc
+tmt.__gc = function(self)
+  local cbs = track_uv(self, 3)
+  track_gc(self)
+  setmeta(self, DeadTrack)
+  if cbs then
+    disconnect_all(cbs.looped); disconnect_all(cbs.stopped); disconnect_all(cbs.ended)
+    if cbs.marker then
+      for _, list in pairs(cbs.marker) do disconnect_all(list) end
+    end
+  end
 end
 
 M.methods, M.track_methods = methods, tmethods

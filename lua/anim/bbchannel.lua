@@ -344,13 +344,16 @@ end
 -- Conversion -------------------------------------------------------------------------------
 
 -- Keys of a clip channel for chan.  opts = { length, loop, rest = the
--- bone's rest angles (rotation channels of a .bbmodel) }.  Returns the keys
+-- bone's rest angles (rotation channels of a .bbmodel), budget = the most
+-- keys baking may still add for the clip (what anim.limits.keys leaves) }.  Returns the keys
 -- and a report { baked, quat, reasons = {text = true}, rate, err, jumps }.
 function M.convert(chan, opts)
   local K = chan.keys
   local n = #K
   local L = opts.length
   local wrap = opts.loop == "loop" and n >= 3
+  -- the channel's cap, or less when the clip's budget is nearly spent
+  local max_keys = math.min(bake.MAX_KEYS, opts.budget or math.huge)
   local report = { baked = false, quat = false, reasons = {}, rate = 0, err = 0, jumps = 0 }
   local rest = opts.rest
   local conv
@@ -436,8 +439,9 @@ function M.convert(chan, opts)
   -- names the first Molang among `points` (the values the stretch reads),
   -- or else the stretch's key (`key`) and why it is baked.
   local function too_many(points, key, t0, t1)
-    local cap = string.format("more than %d keys on the channel (the cap) would be needed to stay within %s from %s to %s s",
-      bake.MAX_KEYS, E.num(bake.BOUND), E.num(t0), E.num(t1))
+    local cap = string.format("more than %d keys on the channel (%s) would be needed to stay within %s from %s to %s s",
+      max_keys, max_keys < bake.MAX_KEYS and "what anim.limits.keys leaves for it" or "the cap",
+      E.num(bake.BOUND), E.num(t0), E.num(t1))
     for _, p in ipairs(points) do
       for x = 1, 3 do
         local e = p[x]
@@ -464,7 +468,7 @@ function M.convert(chan, opts)
   end
   local function bake_into(f, t0, t1, points, key)
     report.baked = true
-    local s, st = bake.sample(f, t0, t1, kind, nil, hint, bake.MAX_KEYS - #recs)
+    local s, st = bake.sample(f, t0, t1, kind, nil, hint, math.max(1, max_keys - #recs))
     if not s then too_many(points, key, t0, t1) end
     report.rate = math.max(report.rate, st.rate)
     report.err = math.max(report.err, st.err)

@@ -206,7 +206,7 @@ local function read_animation(a, path, ctx)
   E.object(a, path, "animation")
   local name = E.string(a.name, key(path, "name"), "animation name")
   local where = string.format("animation '%s'", name)
-  local anim = { name = name, joints = {}, sounds = {}, events = {} }
+  local anim = { name = name, path = path, joints = {}, sounds = {}, events = {} }
   anim.loop = type(a.loop) == "string" and LOOPS[a.loop] or "once" -- Blockbench ignores anything else
   if not E.absent(a.length) then
     anim.length = E.number(a.length, key(path, "length"), "length")

@@ -274,7 +274,7 @@ function M.read(doc)
     local path = key("animations", name)
     local where = string.format("animation '%s'", name)
     E.object(a, path, "animation")
-    local anim = { name = name, joints = {}, sounds = {}, events = {} }
+    local anim = { name = name, path = path, joints = {}, sounds = {}, events = {} }
     if a.loop == "hold_on_last_frame" then anim.loop = "hold"
     elseif truthy(a.loop) then anim.loop = "loop"
     else anim.loop = "once" end

@@ -18,6 +18,7 @@ local bake = require "anim.bake"
 local CH = require "anim.bbchannel"
 local bbmodel = require "anim.bbmodel"
 local bedrock = require "anim.bedrock"
+local limits = require "anim.limits"
 
 local M = {}
 
@@ -77,6 +78,9 @@ local function build(anim, file, rig)
   local length, chosen = length_of(anim)
   local t = { version = 3, length = length, loop = anim.loop, euler = "zyx", rig = rig, joints = {} }
   local notes, baked, err, seam = {}, false, 0, nil
+  -- baking shares anim.limits.keys among the channels of the clip: the
+  -- whole clip, not each channel, stays within it (and so does the work)
+  local budget = limits.current.keys
   for _, j in ipairs(anim.joints) do
     local jt, any = {}, false
     for _, ch in ipairs(CHANNELS) do
@@ -84,8 +88,9 @@ local function build(anim, file, rig)
       if chan and #chan.keys > 0 then
         any = true
         local keys, rep = CH.convert(chan, {
-          length = length, loop = anim.loop, rest = ch == "rotation" and j.rest or nil,
+          length = length, loop = anim.loop, rest = ch == "rotation" and j.rest or nil, budget = budget,
         })
+        budget = budget - #keys
         jt[ch] = keys
         if rep.baked then
           baked = true
@@ -120,7 +125,13 @@ local function build(anim, file, rig)
     end
     t.skeleton = sk
   end
-  local clip = clipmod.build(t, anim.name)
+  -- the clip's table is made here, not read: a failure in it (a limit:
+  -- too many joints, timed items...) is reported at the animation
+  local ok, clip = pcall(clipmod.build, t, anim.name, true)
+  if not ok then
+    if not E.is_failure(clip) then error(clip, 0) end
+    E.fail(anim.path or "", "the clip made of animation '%s': %s", anim.name, (E.message("", clip):gsub("^: ", "")))
+  end
   if chosen and chosen.fallback then
     notes[#notes + 1] = string.format(
       "no animation length and the Molang does not repeat within %g s: baked over %g s, where the loop seam jumps by up to %.4g",

@@ -83,15 +83,17 @@ M.methods = methods
 function M.copy(v, depth)
   if type(v) ~= "table" then return v end
   depth = (depth or 0) + 1
-  if depth > 128 then E.fail("", "nested too deep (at most 128 levels, or the table holds itself)") end
+  local max = require("anim.limits").current.depth
+  if depth > max then E.fail("", "nested too deep (at most %d levels, or the table holds itself)", max) end
   local out = {}
   for k, x in pairs(v) do out[k] = M.copy(x, depth) end
   return out
 end
 
 -- Builds a clip from a table in the file's shape; raises a failure.
-function M.build(t, name)
-  local desc, info = format.read(t)
+-- `from_file`: t was decoded from a file or text (format.read checks it all).
+function M.build(t, name, from_file)
+  local desc, info = format.read(t, from_file)
   info.name = name
   return core.clip_new(desc, info)
 end
@@ -99,7 +101,7 @@ end
 -- Loads a .anim file, naming the clip `name`: clip | nil, message.
 function M.load_file(path, name)
   local json = require "anim.json"
-  return E.catch(name, function() return M.build(json.decode(json.read_file(path)), name) end)
+  return E.catch(name, function() return M.build(json.decode(json.read_file(path)), name, true) end)
 end
 
 function M.is_clip(v)

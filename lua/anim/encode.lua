@@ -13,6 +13,7 @@
 local core = require "anim.core"
 local E = require "anim.errors"
 local json = require "anim.json"
+local limits = require "anim.limits"
 local clipmod = require "anim.clip"
 local Q = require "anim.quat"
 
@@ -206,8 +207,9 @@ end
 local function check_depth(depth, path)
   -- what we write must read back (anim.json refuses deeper nesting), and
   -- a table that contains itself must end in a message, not a stack overflow
-  if depth > json.MAX_DEPTH then
-    fail(path_text(path), "nested more than %d deep (does a table contain itself?)", json.MAX_DEPTH)
+  local max = limits.current.depth -- (anim.limits.depth, read at each call)
+  if depth > max then
+    fail(path_text(path), "nested more than %d deep (does a table contain itself?)", max)
   end
 end
 

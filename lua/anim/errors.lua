@@ -28,11 +28,19 @@ local function quoted(s)
   return '"' .. s:gsub('[%c"\\]', function(c) return QUOTED[c] or string.format("\\%03d", c:byte()) end) .. '"'
 end
 
+-- A key longer than this is cut in paths (its length is given instead):
+-- a message stays short whatever the file holds.
+local KEY_SHOWN = 64
+
 function M.key(path, k)
-  if type(k) == "string" and k:match("^[%a_][%w_]*$") then
+  if type(k) == "string" and #k <= KEY_SHOWN and k:match("^[%a_][%w_]*$") then
     return path == "" and k or path .. "." .. k
   end
-  return path .. "[" .. quoted(tostring(k)) .. "]"
+  k = tostring(k)
+  if #k > KEY_SHOWN then
+    return path .. "[" .. quoted(k:sub(1, KEY_SHOWN - 4)) .. "... (" .. #k .. " bytes)]"
+  end
+  return path .. "[" .. quoted(k) .. "]"
 end
 
 -- index i (1-based, as in Lua) appended to a path: `a[3]`.

@@ -4,6 +4,7 @@
 -- reads (metadata, timed items).  Nothing here samples: the C core does.
 local E = require "anim.errors"
 local Q = require "anim.quat"
+local limits = require "anim.limits"
 
 local M = {}
 
@@ -35,10 +36,30 @@ local CYCLE_MODES = { "none", "repeat", "offset", "mirror" }
 local MOD_TYPES = { "cycles", "stepped", "noise", "limits", "envelope" }
 -- C codes: cycles 0, stepped 1, noise 2, limits 3, envelope 4 (curve.h)
 
-local MAX_JOINTS = 4096
-local MAX_KEYS = 1000000
-local MAX_ITEMS = 100000
-M.LIMITS = { joints = MAX_JOINTS, keys = MAX_KEYS, items = MAX_ITEMS }
+-- The limits (limits.lua) are read at each call: a host changes them with
+-- anim.set_limits.  MAX_CURVE_KEYS is the C core's own bound on one curve.
+local L = limits.current
+local MAX_CURVE_KEYS = 1000000
+M.LIMITS = L
+
+-- What the clip being read has used of its limits (reset by M.read).
+local used = { keys = 0, modifiers = 0 }
+
+local function count_joints(n, path)
+  if n > L.joints then fail(path, "too many joints (%d; at most %d, anim.limits.joints)", n, L.joints) end
+end
+
+-- Adds n keys (or envelope points) to the clip's count.
+local function count_keys(n, path)
+  if n > MAX_CURVE_KEYS then
+    fail(path, "too many keys in one channel (%d; at most %d)", n, MAX_CURVE_KEYS)
+  end
+  used.keys = used.keys + n
+  if used.keys > L.keys then
+    fail(path, "too many keys: the clip would have %d (at most %d, anim.limits.keys)", used.keys, L.keys)
+  end
+end
+M.count_keys = count_keys
 
 -- Shared field readers ---------------------------------------------------------
 
@@ -58,7 +79,9 @@ function M.mask(v, path)
   local names = {}
   if type(v) == "string" then
     for n in v:gmatch("[^,%s]+") do names[#names + 1] = n end
+    count_joints(#names, path)
   elseif type(v) == "table" and E.is_array(v) then
+    count_joints(#v, path)
     for i, n in ipairs(v) do names[i] = E.string(n, index(path, i), "mask name") end
   else
     fail(path, "mask must be an array of joint names or a string of names, got %s", describe(v))
@@ -136,7 +159,7 @@ end
 -- Reads one channel's keys; returns { t, vals (arrays), i, e, h, quat }.
 local function read_keys(list, path, channel)
   E.array(list, path, channel .. " keys")
-  if #list > MAX_KEYS then fail(path, "too many keys (at most %d)", MAX_KEYS) end
+  count_keys(#list, path)
   local ch = { t = {}, vals = {}, i = {}, e = {}, h = nil, quat = nil }
   local prev
   for n, k in ipairs(list) do
@@ -288,6 +311,7 @@ local function read_modifier(m, path)
     if not E.absent(m.points) then
       local pp = key(path, "points")
       E.array(m.points, pp, "points")
+      count_keys(#m.points, pp)
       local prev
       for i, p in ipairs(m.points) do
         vec(p, 3, index(pp, i), "envelope point [time, min, max]")
@@ -317,20 +341,27 @@ end
 -- Timed items ---------------------------------------------------------------------
 
 local function read_items(c, info, items, path)
+  local total = 0
   local function list(name)
     local v = c[name]
     if E.absent(v) then return {} end
     E.array(v, key(path, name), name)
-    if #v > MAX_ITEMS then fail(key(path, name), "too many %s (at most %d)", name, MAX_ITEMS) end
+    total = total + #v
+    if total > L.items then
+      fail(key(path, name), "too many timed items: markers, events, sounds and plays would be %d (at most %d, anim.limits.items)",
+        total, L.items)
+    end
     return v
   end
+  -- every list is checked before any is read
+  local lists = { markers = list("markers"), events = list("events"), sounds = list("sounds"), plays = list("plays") }
   local last = nil
   local function add(t, kind, i, side)
     items[#items + 1] = { t = t, kind = kind, index = i - 1, side = side or 0 }
     if not last or t > last then last = t end
   end
   info.markers, info.events, info.sounds, info.plays = {}, {}, {}, {}
-  for i, m in ipairs(list("markers")) do
+  for i, m in ipairs(lists.markers) do
     local p = index(key(path, "markers"), i)
     E.object(m, p, "marker")
     local t = E.number(m.time, key(p, "time"), "time")
@@ -340,7 +371,7 @@ local function read_items(c, info, items, path)
     info.markers[i] = { time = t, name = name, value = value }
     add(t, 0, i)
   end
-  for i, ev in ipairs(list("events")) do
+  for i, ev in ipairs(lists.events) do
     local p = index(key(path, "events"), i)
     E.object(ev, p, "event")
     local t = E.number(ev.time, key(p, "time"), "time")
@@ -349,7 +380,7 @@ local function read_items(c, info, items, path)
     info.events[i] = { time = t, name = name, payload = ev.payload, on = M.SIDES[on] }
     add(t, 1, i, on - 1)
   end
-  for i, s in ipairs(list("sounds")) do
+  for i, s in ipairs(lists.sounds) do
     local p = index(key(path, "sounds"), i)
     E.object(s, p, "sound")
     local t = E.number(s.time, key(p, "time"), "time")
@@ -363,7 +394,7 @@ local function read_items(c, info, items, path)
     info.sounds[i] = { time = t, sound = id, volume = volume, pitch = pitch }
     add(t, 2, i)
   end
-  for i, pl in ipairs(list("plays")) do
+  for i, pl in ipairs(lists.plays) do
     local p = index(key(path, "plays"), i)
     E.object(pl, p, "play")
     local t = E.number(pl.time, key(p, "time"), "time")
@@ -412,7 +443,7 @@ function M.skeleton(s, path)
     if type(name) ~= "string" then fail(path, "skeleton joint names must be strings") end
     names[#names + 1] = name
   end
-  if #names > MAX_JOINTS then fail(path, "too many joints (at most %d)", MAX_JOINTS) end
+  count_joints(#names, path)
   table.sort(names)
   local out = {}
   for _, name in ipairs(names) do
@@ -465,7 +496,7 @@ local CHANNELS = { "position", "rotation", "scale" }
 local function read_curves(c, info, desc)
   E.object(c.joints, "joints", "joints")
   local names = sorted_keys(c.joints)
-  if #names > MAX_JOINTS then fail("joints", "too many joints (at most %d)", MAX_JOINTS) end
+  count_joints(#names, "joints")
   local last_key
   local loop = desc.loop
   desc.joints = {}
@@ -490,6 +521,11 @@ local function read_curves(c, info, desc)
         end
         local lp = key(mp, ch)
         E.array(list, lp, "modifier list")
+        used.modifiers = used.modifiers + #list
+        if used.modifiers > L.modifiers then
+          fail(lp, "too many curve modifiers: the clip would have %d (at most %d, anim.limits.modifiers)",
+            used.modifiers, L.modifiers)
+        end
         local out = {}
         for i, m in ipairs(list) do out[i] = read_modifier(m, index(lp, i)) end
         mods[ch] = out
@@ -536,7 +572,9 @@ local function euler_to_quat(deg) return Q.from_euler(deg, "yxz") end
 
 local function read_v1(c, info, desc)
   local kfs = E.array(c.keyframes, "keyframes", "keyframes")
-  if #kfs > MAX_KEYS then fail("keyframes", "too many keyframes (at most %d)", MAX_KEYS) end
+  if #kfs > MAX_CURVE_KEYS then
+    fail("keyframes", "too many keyframes (%d; at most %d)", #kfs, MAX_CURVE_KEYS)
+  end
   local times, poses = {}, {}
   local joints = {} -- name -> { pos = bool, rot = bool, w = bool }
   local prev
@@ -607,7 +645,12 @@ local function read_v1(c, info, desc)
     poses[i] = ps
   end
   local names = sorted_keys(joints)
-  if #names > MAX_JOINTS then fail("keyframes", "too many joints (at most %d)", MAX_JOINTS) end
+  count_joints(#names, "keyframes")
+  -- every joint gets a key at every keyframe
+  if #names > 0 and #times * #names > L.keys then
+    fail("keyframes", "too many keys: %d keyframes for %d joints make %d (at most %d, anim.limits.keys)",
+      #times, #names, #times * #names, L.keys)
+  end
   desc.joints = {}
   info.weights_vary = false
   for _, name in ipairs(names) do
@@ -644,8 +687,13 @@ end
 -- Entry point -----------------------------------------------------------------------------
 
 -- Reads a clip table; returns desc (for core.clip_new) and info, or raises a
--- failure (errors.lua).
-function M.read(c)
+-- failure (errors.lua).  `from_file`: the table was decoded from a file or
+-- text, so everything in it -- unknown fields and payloads too -- must be
+-- JSON within the limits (finite numbers, strings within
+-- anim.limits.strings); a table from Lua may hold any value in the fields
+-- this reader does not know (anim.encode refuses what JSON cannot say).
+function M.read(c, from_file)
+  used.keys, used.modifiers = 0, 0
   if type(c) ~= "table" or (next(c) ~= nil and E.is_array(c)) then
     fail("", "expected an object with joints or keyframes, got %s", describe(c))
   end
@@ -704,6 +752,7 @@ function M.read(c)
     desc.length = math.max(last or 0, 0)
   end
   info.length = desc.length
+  if from_file then require("anim.json").check(c) end
   return desc, info
 end
 

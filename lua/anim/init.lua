@@ -26,7 +26,7 @@ function anim.decode(text, name)
   check_arg(text, "string", 1, "decode")
   check_arg(name, "string", 2, "decode", true)
   name = name or "clip"
-  return E.catch(name, function() return clip.build(json.decode(text), name) end)
+  return E.catch(name, function() return clip.build(json.decode(text), name, true) end)
 end
 
 -- anim.clip(table [, name]) -> clip | nil, message
@@ -105,5 +105,13 @@ function anim.decode_retarget(text, name)
   return retarget.decode(text, name or "retarget")
 end
 anim.null = json.null
+
+-- Limits on what files may hold (docs/robustness.md).  anim.limits reads
+-- the values in force (read-only); anim.set_limits{ name = n, ... } changes
+-- some and returns all the previous values, so that
+-- `anim.set_limits(old)` restores them.
+local limits = require "anim.limits"
+anim.limits = limits.view
+function anim.set_limits(t) return limits.set(t) end
 
 return anim

@@ -1,25 +1,47 @@
--- json.lua: JSON decoding for the readers, with the module's limits.
+-- json.lua: JSON decoding for the readers, with the module's limits
+-- (limits.lua: bytes, depth), and the check of a decoded tree against the
+-- limits that apply to what a clip keeps (strings, finite numbers).
 local cjson = require "cjson"
 local E = require "anim.errors"
+local limits = require "anim.limits"
 
 local M = {}
 
-M.MAX_BYTES = 64 * 1024 * 1024  -- largest file or string read
-M.MAX_DEPTH = 128               -- deepest nesting of arrays and objects
+local L = limits.current
 M.null = cjson.null
 
+-- The defaults, for code that wants the numbers (the values in force are
+-- limits.current.bytes and .depth).
+M.MAX_BYTES = limits.SPEC.bytes[1]
+M.MAX_DEPTH = limits.SPEC.depth[1]
+
 local decoder = cjson.new()
-decoder.decode_max_depth(M.MAX_DEPTH)
-decoder.decode_invalid_numbers(false)
+decoder.decode_invalid_numbers(false) -- no NaN, Infinity or hex: JSON numbers only
+local depth_set
+local function set_depth()
+  if depth_set ~= L.depth then
+    decoder.decode_max_depth(L.depth)
+    depth_set = L.depth
+  end
+end
+set_depth()
+
+local function too_large(n)
+  E.fail("", "too large (%d bytes; at most %d, anim.limits.bytes)", n, L.bytes)
+end
+M.too_large = too_large
 
 -- Decodes text or raises a failure (errors.lua) saying why it is not JSON.
 function M.decode(text)
-  if #text > M.MAX_BYTES then
-    E.fail("", "too large (%d bytes; at most %d)", #text, M.MAX_BYTES)
-  end
+  if #text > L.bytes then too_large(#text) end
+  set_depth()
   local ok, v = pcall(decoder.decode, text)
   if not ok then
     local msg = tostring(v):gsub("^.-:%d+: ", "")
+    local at = msg:match("^Found too many nested data structures %(%d+%) at (character %d+)")
+    if at then
+      E.fail("", "not valid JSON: nested deeper than %d levels (anim.limits.depth) at %s", L.depth, at)
+    end
     E.fail("", "not valid JSON: %s", msg)
   end
   return v
@@ -42,15 +64,84 @@ function M.read_file(path)
     E.fail("", "cannot read file: %s", tostring(rerr))
   end
   local size = f:seek("end")
-  if size and size > M.MAX_BYTES then
+  if size and size > L.bytes then
     f:close()
-    E.fail("", "too large (%d bytes; at most %d)", size, M.MAX_BYTES)
+    too_large(size)
   end
   f:seek("set")
-  local text = f:read("a")
+  -- never more than the limit, even from a file that grows meanwhile (or
+  -- a device whose size seek cannot tell)
+  local text = f:read(L.bytes + 1)
   f:close()
-  if not text then E.fail("", "cannot read file") end
+  if text == nil then text = "" end
+  if #text > L.bytes then too_large(#text) end
   return text
+end
+
+-- Checks a decoded tree (or a Lua table in the same shape) against what a
+-- clip may keep: every string (key or value) at most limits.strings bytes,
+-- every number finite, every key a string or a positive whole number.
+-- Raises a failure naming the JSON path of the first offence.  The readers
+-- call it after their own checks, which give more specific messages for
+-- the fields they know; this catches the rest (unknown fields, payloads).
+-- The walk keeps the keys on a stack and makes a path only for a message:
+-- it costs little beside the decoding.
+local stack = {}
+
+local function fail_at(depth, fmt, ...)
+  local path = ""
+  for i = 1, depth - 1 do
+    local k = stack[i]
+    if type(k) == "string" then path = E.key(path, k)
+    else path = E.index(path, math.tointeger(k) or k) end
+  end
+  for i = 1, #stack do stack[i] = nil end
+  E.fail(path, fmt, ...)
+end
+
+local function check(v, depth)
+  local ty = type(v)
+  if ty == "string" then
+    if #v > L.strings then
+      fail_at(depth, "string too long (%d bytes; at most %d, anim.limits.strings)", #v, L.strings)
+    end
+  elseif ty == "number" then
+    if v ~= v or v == math.huge or v == -math.huge then
+      fail_at(depth, "number must be finite, got %s", E.describe(v))
+    end
+  elseif ty == "table" then
+    if depth > L.depth then fail_at(depth, "nested deeper than %d levels (anim.limits.depth)", L.depth) end
+    for k, x in pairs(v) do
+      local tk = type(k)
+      if tk == "string" then
+        if #k > L.strings then
+          fail_at(depth, "key too long (%d bytes; at most %d, anim.limits.strings)", #k, L.strings)
+        end
+      elseif not (tk == "number" and k >= 1 and k % 1 == 0 and k < math.huge) then
+        fail_at(depth, "keys must be strings or array indices, got %s",
+          tk == "number" and E.num(k) or E.describe(k))
+      end
+      local tx = type(x)
+      -- numbers, the bulk of a clip, are checked here without a call
+      if tx == "number" then
+        if x ~= x or x == math.huge or x == -math.huge then
+          stack[depth] = k
+          fail_at(depth + 1, "number must be finite, got %s", E.describe(x))
+        end
+      elseif tx ~= "boolean" then
+        stack[depth] = k
+        check(x, depth + 1)
+      end
+    end
+    stack[depth] = nil
+  elseif ty ~= "boolean" and not E.is_null(v) then
+    fail_at(depth, "value must be a string, number, boolean, null, array or object, got %s", ty)
+  end
+end
+
+function M.check(v)
+  check(v, 1)
+  return v
 end
 
 return M

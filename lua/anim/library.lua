@@ -7,24 +7,60 @@ local M = {}
 local methods = {}
 local Library = { __index = methods, __name = "anim.library" }
 
+-- A path as messages show it: control characters (a NUL byte too) written
+-- \ddd, and cut short, so that a message is one line of readable text.
+local SHOWN = 200
+local function show(path)
+  local s = path:gsub("%c", function(c) return string.format("\\%03d", c:byte()) end)
+  if #s > SHOWN then s = s:sub(1, SHOWN - 3) .. "..." end
+  return s
+end
+M.show = show
+
+local MAX_PATH = 4096 -- bytes of a res:// path, at most (PATH_MAX on Linux)
+
+-- Why a res:// path is refused before it reaches the file system, or nil.
+-- Only plain relative paths inside the root pass: no .., no absolute path
+-- or drive, no backslash (a separator elsewhere), no NUL or other control
+-- character (the C library would cut the path there), no % (a res:// path
+-- is not URL-decoded, so %2e%2e would name a file called "%2e%2e": refused
+-- so that no layer that does decode can be tricked).
+local function refusal(rel)
+  if #rel > MAX_PATH then return string.format("refused: the path is longer than %d bytes", MAX_PATH) end
+  if rel == "" or rel:sub(1, 1) == "/" or rel:match("^%a:") then
+    return "refused: the path must be relative to the library root"
+  end
+  if rel:find("\\", 1, true) then return "refused: backslashes are not path separators in res:// paths" end
+  if rel:find("%c") then return "refused: the path holds a control character" end
+  if rel:find("%", 1, true) then return "refused: percent-escapes are not decoded in res:// paths" end
+  for seg in rel:gmatch("[^/]+") do
+    if seg == ".." then return "refused: the path leaves the library root" end
+  end
+end
+
 local function resolve(self, path)
   if type(path) ~= "string" then
     error("bad argument #1 to 'clip' (string expected, got " .. type(path) .. ")", 3)
   end
   local rel = path:match("^res://(.*)$")
-  if not rel then return nil, path .. ": not a res:// path" end
-  if rel == "" or rel:sub(1, 1) == "/" then return nil, path .. ": refused: the path must be relative to the library root" end
-  for seg in rel:gmatch("[^/]+") do
-    if seg == ".." then return nil, path .. ": refused: the path leaves the library root" end
-  end
-  local real, err = core.realpath(self.root .. "/" .. rel)
-  if not real then return nil, path .. ": cannot open file: " .. err end
+  if not rel then return nil, show(path) .. ": not a res:// path" end
+  local why = refusal(rel)
+  if why then return nil, show(path) .. ": " .. why end
+  local real, err = core.realpath(self.real .. "/" .. rel)
+  if not real then return nil, show(path) .. ": cannot open file: " .. err end
   local prefix = self.real:sub(-1) == "/" and self.real or self.real .. "/" -- the root may be "/"
   if real:sub(1, #prefix) ~= prefix then
-    return nil, path .. ": refused: the path leaves the library root (through a link)"
+    return nil, show(path) .. ": refused: the path leaves the library root (through a link)"
+  end
+  -- a FIFO would block the read, a device never end it
+  local kind = core.file_kind(real)
+  if kind ~= "file" then
+    return nil, show(path) .. (kind == "directory" and ": cannot open file: it is a directory"
+      or ": refused: not a regular file")
   end
   return real
 end
+M.refusal = refusal
 
 -- The cached result of loader(file, path), per kind of resource and per
 -- file: two spellings of one path (res://a/b, res://a/./b) give the same
@@ -64,8 +100,9 @@ function M.new(root)
   if type(root) ~= "string" then
     error("bad argument #1 to 'library' (string expected, got " .. type(root) .. ")", 2)
   end
+  if root:find("\0", 1, true) then return nil, show(root) .. ": cannot open library root: the path holds a NUL byte" end
   local real, err = core.realpath(root)
-  if not real then return nil, root .. ": cannot open library root: " .. err end
+  if not real then return nil, show(root) .. ": cannot open library root: " .. err end
   return setmetatable({ root = root, real = real, cache = {} }, Library)
 end
 

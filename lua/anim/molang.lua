@@ -40,6 +40,9 @@ local P, R, S, C, Ct, Cp = lpeg.P, lpeg.R, lpeg.S, lpeg.C, lpeg.Ct, lpeg.Cp
 -- far (the parser, the compiler, the evaluation).
 M.MAX_DEPTH = 200
 
+-- common_period tries at most this many multiples of the longest period.
+M.MAX_CANDIDATES = 10000
+
 -- Tokens ---------------------------------------------------------------------------
 
 local space = S " \t\r\n" ^ 0
@@ -449,7 +452,9 @@ function M.common_period(list, max)
   local pmax = 0
   for _, p in ipairs(list) do pmax = math.max(pmax, p) end
   if pmax <= 0 then return nil end
-  for k = 1, math.floor(max / pmax + 1e-9) do
+  -- at most M.MAX_CANDIDATES spans are tried: periods far shorter than
+  -- `max` (sin of a huge multiple of time) must not make this loop for ever
+  for k = 1, math.min(math.floor(max / pmax + 1e-9), M.MAX_CANDIDATES) do
     local span = k * pmax
     local ok = true
     for _, p in ipairs(list) do

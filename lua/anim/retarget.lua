@@ -11,6 +11,8 @@ local rigmod = require "anim.rig"
 local M = {}
 local fail, key = E.fail, E.key
 
+local limits = require "anim.limits"
+
 local function read(t)
   E.object(t, "", "retarget map")
   if t.version ~= 1 then
@@ -24,6 +26,11 @@ local function read(t)
   local joints = {}
   if not E.absent(t.joints) then
     E.object(t.joints, "joints", "joints")
+    local n = 0
+    for _ in pairs(t.joints) do n = n + 1 end
+    if n > limits.current.joints then
+      fail("joints", "too many joints (%d; at most %d, anim.limits.joints)", n, limits.current.joints)
+    end
     for name, v in pairs(t.joints) do
       local p = key("joints", name)
       if type(v) == "string" then
@@ -40,6 +47,8 @@ local function read(t)
       end
     end
   end
+  -- the rest (unknown fields): finite numbers, strings within the limit
+  json.check(t)
   return { joints = joints, scale = scale, source = t }
 end
 

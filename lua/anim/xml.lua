@@ -15,6 +15,7 @@ local lxp = require "lxp"
 local core = require "anim.core"
 local E = require "anim.errors"
 local format = require "anim.format"
+local limits = require "anim.limits"
 
 local M = {}
 
@@ -22,9 +23,11 @@ local fail = E.fail
 
 local num = E.num -- numbers in messages as written (1000, not 1e+03)
 
-M.MAX_BYTES = 64 * 1024 * 1024 -- largest file or string read, as for JSON
-M.MAX_DEPTH = 256              -- deepest element nesting (the readers recurse)
-M.MAX_KEYS = format.LIMITS.keys
+-- The limits of limits.lua, read at each call (anim.set_limits changes
+-- them): bytes (the largest text), depth (the deepest element nesting: the
+-- readers recurse) and keys (per transformation, per channel once the axes
+-- are put together, and per clip).
+local LIM = limits.current
 -- Cubic pieces that stand in for a sine segment are made short enough that
 -- they stay within this many degrees (or blocks) of it.
 M.TOLERANCE = 1e-5
@@ -67,12 +70,19 @@ local POS_AXES = { { tag = "x", sign = 1 }, { tag = "y", sign = 1 }, { tag = "z"
 -- document order}, parent, index }, index counting the elements of the same
 -- name under the same parent.
 local function parse(text)
-  if #text > M.MAX_BYTES then fail("", "too large (%d bytes; at most %d)", #text, M.MAX_BYTES) end
+  if #text > LIM.bytes then fail("", "too large (%d bytes; at most %d, anim.limits.bytes)", #text, LIM.bytes) end
+  local max_depth = LIM.depth
   local root
   local stack = {}
+  local elements, max_elements = 0, LIM.keys
   local callbacks = {
     StartElement = function(p, name, attrs)
       local line = p:pos()
+      -- every element is a few Lua tables: their number is bounded too
+      elements = elements + 1
+      if elements > max_elements then
+        fail(string.format("line %d", line), "too many elements (more than %d, anim.limits.keys)", max_elements)
+      end
       local parent = stack[#stack]
       local el = { name = name, attrs = attrs, line = line, children = {}, content = {}, parent = parent, count = {} }
       if parent then
@@ -84,8 +94,8 @@ local function parse(text)
       else
         root = el
       end
-      if #stack >= M.MAX_DEPTH then
-        fail(string.format("line %d", line), "elements nested too deeply (at most %d levels)", M.MAX_DEPTH)
+      if #stack >= max_depth then
+        fail(string.format("line %d", line), "elements nested too deeply (at most %d levels, anim.limits.depth)", max_depth)
       end
       stack[#stack + 1] = el
     end,
@@ -201,7 +211,7 @@ local function read_transform(el, sign)
   if el.attrs.i ~= nil then default = interp(el.attrs.i, path) end
   local kfs = all(el, "keyframe")
   if #kfs == 0 then return nil end -- no keys: the viewer leaves the axis alone
-  if #kfs > M.MAX_KEYS then fail(path, "too many keyframes (at most %d)", M.MAX_KEYS) end
+  if #kfs > LIM.keys then fail(path, "too many keyframes (%d; at most %d, anim.limits.keys)", #kfs, LIM.keys) end
   local keys, prev = {}, nil
   for n, kf in ipairs(kfs) do
     local kp = where(kf)
@@ -372,8 +382,8 @@ local function merge(fs, T, window, path)
     local k = { t = t, v = v, c = LINEAR, e = 0 }
     if pending then k.mi, pending = pending, nil end
     out[#out + 1] = k
-    if #out > M.MAX_KEYS then
-      fail(path, "too many keys once the axes are put together (at most %d)", M.MAX_KEYS)
+    if #out > LIM.keys then
+      fail(path, "too many keys once the axes are put together (at most %d, anim.limits.keys)", LIM.keys)
     end
     return k
   end
@@ -531,9 +541,10 @@ end
 -- The window of a curve with its own length, repeated to cover [0, length].
 local function unroll(W, L, length, path)
   local cycles = math.max(1, math.ceil(length / L))
-  if cycles * #W > M.MAX_KEYS then
-    fail(path, "length %s repeats %d times in the animation's %s s: too many keys (at most %d)",
-      num(L), cycles, num(length), M.MAX_KEYS)
+  if cycles * #W > LIM.keys then
+    -- (cycles may be far beyond an integer: a float, written as such)
+    fail(path, "length %s repeats %s times in the animation's %s s: too many keys (at most %d, anim.limits.keys)",
+      num(L), num(cycles), num(length), LIM.keys)
   end
   local out = {}
   for k = 0, cycles - 1 do

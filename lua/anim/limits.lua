@@ -1,0 +1,88 @@
+-- limits.lua: the limits every reader of files applies (docs/robustness.md).
+--
+-- They bound what a file can make the module allocate and how much work it
+-- can make a frame do, whatever the numbers in it claim.  The readers look
+-- them up at each call, so a host changes them with anim.set_limits{...}
+-- (which returns the previous values, to restore them later) and reads them
+-- through anim.limits (read-only).
+local M = {}
+
+-- name -> { default, hard maximum, what it bounds (for messages and docs) }
+local SPEC = {
+  bytes = { 16 * 1024 * 1024, 2 ^ 31 - 1, "bytes in a file or text read" },
+  depth = { 128, 1000, "levels of nesting of JSON arrays and objects or XML elements" },
+  keys = { 1000000, 100000000, "keys in a clip (all channels) and envelope points" },
+  strings = { 65536, 2 ^ 31 - 1, "bytes in any string of a clip or map (names, values, payloads)" },
+  joints = { 4096, 65536, "joints of a clip, of its skeleton or of a retarget map" },
+  items = { 10000, 1000000, "timed items of a clip: markers, events, sounds and plays together" },
+  modifiers = { 4096, 1000000, "curve modifiers of a clip" },
+}
+M.SPEC = SPEC
+
+-- The values in force: readers index this table at each call.
+local current = {}
+for k, s in pairs(SPEC) do current[k] = s[1] end
+M.current = current
+
+local function names()
+  local list = {}
+  for k in pairs(SPEC) do list[#list + 1] = k end
+  table.sort(list)
+  return list
+end
+
+-- A copy of the values in force (a plain table: anim.set_limits accepts it).
+function M.get()
+  local out = {}
+  for k, v in pairs(current) do out[k] = v end
+  return out
+end
+
+function M.defaults()
+  local out = {}
+  for k, s in pairs(SPEC) do out[k] = s[1] end
+  return out
+end
+
+-- anim.set_limits(t) -> the previous values.  Every field of t must name a
+-- limit and be a whole number from 1 to that limit's hard maximum; nil
+-- leaves a limit as it is.  Nothing changes unless every value is valid.
+function M.set(t)
+  if type(t) ~= "table" then
+    error("bad argument #1 to 'set_limits' (table expected, got " .. type(t) .. ")", 3)
+  end
+  for k, v in pairs(t) do
+    local s = SPEC[k]
+    if not s then
+      error(string.format("bad argument #1 to 'set_limits' (unknown limit '%s'; the limits are %s)",
+        tostring(k), table.concat(names(), ", ")), 3)
+    end
+    if math.type(v) ~= "integer" and not (type(v) == "number" and v % 1 == 0 and v == v) then
+      error(string.format("bad argument #1 to 'set_limits' (%s must be a whole number, got %s)",
+        k, type(v) == "number" and string.format("%.14g", v) or type(v)), 3)
+    end
+    if v < 1 or v > s[2] then
+      error(string.format("bad argument #1 to 'set_limits' (%s must be from 1 to %d, got %s)",
+        k, math.tointeger(s[2]), string.format("%.14g", v)), 3)
+    end
+  end
+  local old = M.get()
+  for k, v in pairs(t) do current[k] = math.tointeger(v) end
+  return old
+end
+
+-- The read-only view published as anim.limits.
+M.view = setmetatable({}, {
+  __index = function(_, k) return current[k] end,
+  __newindex = function(_, k)
+    error("anim.limits is read-only (use anim.set_limits{ " .. tostring(k) .. " = n })", 2)
+  end,
+  __pairs = function()
+    return function(_, k)
+      local nk = next(current, k)
+      return nk, current[nk]
+    end, nil, nil
+  end,
+})
+
+return M

@@ -1,0 +1,131 @@
+-- res:// paths (issue 9, SEMANTICS 10, docs/robustness.md): a library only
+-- reads regular files under its root.  Every way out -- .., absolute paths
+-- and drives, backslashes, NUL and other control bytes, percent-escapes,
+-- symbolic links to files or directories outside -- is refused with
+-- `nil, message`, the message naming the path (control bytes written
+-- \ddd), before anything is read.
+local anim = require "anim"
+local H = require "spec.helper"
+
+local function sh(cmd)
+  assert(os.execute(cmd), cmd)
+end
+
+describe("res:// paths", function()
+  -- dir/root       the library root, with sub/a.anim and sub/b.retarget
+  -- dir/secret.anim, dir/outside/s.anim   files outside it
+  -- links in root: out-file, out-dir, up (a relative link up and out),
+  -- chain -> hop -> outside, in-file (a link that stays inside: allowed)
+  local dir = H.tmpdir()
+  sh("mkdir -p '" .. dir .. "/root/sub' '" .. dir .. "/outside'")
+  local CLIP = '{"joints": {}}'
+  H.write(dir .. "/root/sub/a.anim", CLIP)
+  H.write(dir .. "/root/sub/b.retarget", '{"version": 1}')
+  H.write(dir .. "/root/%2e%2e", CLIP) -- a file really named %2e%2e
+  H.write(dir .. "/root/a\\b.anim", CLIP) -- and one whose name holds a backslash
+  H.write(dir .. "/secret.anim", CLIP)
+  H.write(dir .. "/outside/s.anim", CLIP)
+  sh("ln -s '" .. dir .. "/secret.anim' '" .. dir .. "/root/out-file.anim'")
+  sh("ln -s '" .. dir .. "/outside' '" .. dir .. "/root/out-dir'")
+  sh("ln -s ../../secret.anim '" .. dir .. "/root/sub/up.anim'")
+  sh("ln -s '" .. dir .. "/root/hop' '" .. dir .. "/root/chain.anim'")
+  sh("ln -s ../secret.anim '" .. dir .. "/root/hop'")
+  sh("ln -s sub/a.anim '" .. dir .. "/root/in-file.anim'")
+  local lib = assert(anim.library(dir .. "/root"))
+
+  local function refused(path, why, what)
+    local r = table.pack((what == "retarget" and lib.retarget or lib.clip)(lib, path))
+    assert.are.equal(2, r.n)
+    assert.is_nil(r[1])
+    assert.are.equal(why, r[2])
+  end
+
+  it("loads a plain path, and a link that stays inside the root", function()
+    assert.is_true(anim.is_clip(lib:clip("res://sub/a.anim")))
+    assert.are.equal(lib:clip("res://sub/a.anim"), lib:clip("res://in-file.anim"))
+    assert.is_truthy(lib:retarget("res://sub/b.retarget"))
+  end)
+
+  it("refuses .. anywhere", function()
+    for _, p in ipairs { "res://../secret.anim", "res://sub/../../secret.anim", "res://sub/..", "res://..",
+      "res://sub/./../../secret.anim", "res://sub//..//../secret.anim" } do
+      refused(p, p .. ": refused: the path leaves the library root")
+    end
+    -- also when the path would come back inside
+    refused("res://sub/../sub/a.anim", "res://sub/../sub/a.anim: refused: the path leaves the library root")
+  end)
+
+  it("refuses absolute paths and drives", function()
+    for _, p in ipairs { "res:///etc/passwd", "res://" .. dir .. "/secret.anim", "res://C:/x.anim", "res://c:x.anim", "res://" } do
+      refused(p, p .. ": refused: the path must be relative to the library root")
+    end
+  end)
+
+  it("refuses backslashes (a separator elsewhere), even for a file whose name holds one", function()
+    for _, p in ipairs { "res://..\\secret.anim", "res://sub\\..\\..\\secret.anim", "res://a\\b.anim" } do
+      refused(p, p .. ": refused: backslashes are not path separators in res:// paths")
+    end
+  end)
+
+  it("refuses NUL and other control bytes, and names the path with them spelled out", function()
+    refused("res://sub/a.anim\0../../secret.anim",
+      "res://sub/a.anim\\000../../secret.anim: refused: the path holds a control character")
+    refused("res://sub/a.anim\0", "res://sub/a.anim\\000: refused: the path holds a control character")
+    refused("res://sub/\na.anim", "res://sub/\\010a.anim: refused: the path holds a control character")
+  end)
+
+  it("refuses percent-escapes of any kind (they are not decoded)", function()
+    for _, p in ipairs { "res://%2e%2e/secret.anim", "res://%2E%2E%2Fsecret.anim", "res://sub/%2e%2e%2f%2e%2e%2fsecret.anim",
+      "res://%2e%2e", "res://sub/a%20b.anim", "res://100%.anim" } do
+      refused(p, p .. ": refused: percent-escapes are not decoded in res:// paths")
+    end
+  end)
+
+  it("refuses symbolic links that lead outside the root: to a file, a directory, up, through a chain", function()
+    for _, p in ipairs { "res://out-file.anim", "res://out-dir/s.anim", "res://sub/up.anim", "res://chain.anim" } do
+      refused(p, p .. ": refused: the path leaves the library root (through a link)")
+    end
+  end)
+
+  it("the same rules for retarget maps", function()
+    refused("res://../x.retarget", "res://../x.retarget: refused: the path leaves the library root", "retarget")
+    refused("res://out-dir/x.retarget", "res://out-dir/x.retarget: cannot open file: No such file or directory", "retarget")
+    sh("ln -s '" .. dir .. "/secret.anim' '" .. dir .. "/root/m.retarget'")
+    refused("res://m.retarget", "res://m.retarget: refused: the path leaves the library root (through a link)", "retarget")
+  end)
+
+  it("refuses what is not a regular file, without blocking on it", function()
+    refused("res://sub", "res://sub: cannot open file: it is a directory")
+    -- a FIFO: reading it would wait for a writer.  The writer here gives
+    -- up after 3 s, so a library that opened it would read "{}" instead.
+    local fifo = dir .. "/root/pipe.anim"
+    sh("mkfifo '" .. fifo .. "'")
+    sh("(timeout 3 sh -c 'echo {} > \"" .. fifo .. "\"' >/dev/null 2>&1 &)")
+    refused("res://pipe.anim", "res://pipe.anim: refused: not a regular file")
+  end)
+
+  it("cuts a long path short in messages, and refuses one beyond 4096 bytes", function()
+    local long = "res://" .. string.rep("d/", 2100) .. "a.anim"
+    local _, err = lib:clip(long)
+    assert.are.equal(long:sub(1, 197) .. "...: refused: the path is longer than 4096 bytes", err)
+  end)
+
+  it("does not resolve a path as a plays item of a clip either", function()
+    H.write(dir .. "/root/sub/p.anim", '{"length": 1, "joints": {}, "plays": [{"time": 0, "clip": "res://../secret.anim"}]}')
+    local a = anim.animator(anim.rig("player"), { library = lib })
+    a:play(assert(lib:clip("res://sub/p.anim")), { fade = 0 })
+    local ok, err = pcall(a.update, a, 0.1)
+    assert.is_false(ok)
+    assert.are.equal("plays 'res://../secret.anim': res://../secret.anim: refused: the path leaves the library root", err)
+  end)
+
+  it("a root with a NUL byte is refused, not cut short", function()
+    local l, err = anim.library(dir .. "/root\0/etc")
+    assert.is_nil(l)
+    assert.are.equal(dir .. "/root\\000/etc: cannot open library root: the path holds a NUL byte", err)
+  end)
+
+  it("(clean up)", function()
+    sh("rm -rf '" .. dir .. "'")
+  end)
+end)
