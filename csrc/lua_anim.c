@@ -54,6 +54,7 @@ int luaopen_anim_core(lua_State *L) {
   lua_newtable(L);
   anim_lua_open_clip(L);
   anim_lua_open_animator(L);
+  anim_lua_open_check(L);
   lua_pushcfunction(L, realpath_l);
   lua_setfield(L, -2, "realpath");
   lua_pushcfunction(L, file_kind);

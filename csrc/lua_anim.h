@@ -20,5 +20,6 @@ anim_clip *anim_lua_checkclip(lua_State *L, int idx);
 /* Each adds its functions to the module table on the top of the stack. */
 void anim_lua_open_clip(lua_State *L);
 void anim_lua_open_animator(lua_State *L);
+void anim_lua_open_check(lua_State *L);
 
 #endif
