@@ -319,13 +319,13 @@ function methods.update(self, dt)
   if not ok or err ~= nil then error(err, 0) end
 end
 
-local function joint_fn(f)
-  return function(self, j) return f(self, j) end
-end
-methods.get = joint_fn(core.animator_get)
-methods.animated = joint_fn(core.animator_animated)
-methods.local_transform = joint_fn(core.animator_local)
-methods.world_transform = joint_fn(core.animator_world)
+-- The C functions themselves: a game reads every joint every frame, and
+-- ten numbers returned on the stack cost less than anything written into
+-- a table.
+methods.get = core.animator_get
+methods.animated = core.animator_animated
+methods.local_transform = core.animator_local
+methods.world_transform = core.animator_world
 
 -- Where the rig stands: the world transform of its first root joint (rigs
 -- keep parents first).  Hosts place sounds there (SEMANTICS 7a.13).
