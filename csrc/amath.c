@@ -87,10 +87,12 @@ void anim_quat_normalize(double q[4]) {
 }
 
 void anim_finite10(double v[10]) {
-  double z = 0;
+  /* a sum in a tree (short dependency chains): inf or NaN when any value
+   * is not finite -- or when finite values overflow, which the slow path
+   * below leaves as they are */
+  double z = ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7])) + (v[8] + v[9]);
   int k;
-  for (k = 0; k < 10; k++) z += v[k] * 0;
-  if (z == 0) {
+  if (z - z == 0) {
     if (v[3] != 0 || v[4] != 0 || v[5] != 0 || v[6] != 0) return;
     anim_quat_identity(v + 3);
     return;

@@ -38,7 +38,7 @@ struct anim_track {
   const anim_clip *clip;
   int nbind;
   anim_binding *bind;
-  int *cursors;            /* nbind * ANIM_JOINT_CURSORS */
+  int *cursors;            /* nbind * ANIM_HOT_CURSORS, then nbind * ANIM_COLD_CURSORS */
   double *sample;          /* nbind * SAMPLE_STRIDE */
   int *chans;              /* channels each binding wrote */
   int *byjoint;            /* per rig joint: its binding, or -1 */
@@ -423,7 +423,8 @@ static int sample_into(anim_track *t, int b, double tw, double *s) {
   int cj = t->cj[b], ch;
   const anim_joint *jt = &c->joints[cj];
   if (jt->muted) return 0;
-  ch = anim_clip_sample_joint(c, cj, t->time, &t->cursors[b * ANIM_JOINT_CURSORS],
+  ch = anim_clip_sample_joint(c, cj, t->time, &t->cursors[b * ANIM_HOT_CURSORS],
+                              &t->cursors[t->nbind * ANIM_HOT_CURSORS + b * ANIM_COLD_CURSORS],
                               s, s + 3, s + 7, s + 10);
   if (t->adjust[b]) {
     /* retargeted: turns carried across, positions scaled */
@@ -707,8 +708,8 @@ void anim_animator_local(const anim_animator *a, int j, double out[10]) {
   const double *p = &a->pose[j * 10];
   int k;
   for (k = 0; k < 3; k++) out[k] = r->rest_pos[j][k] + p[k];
+  /* both are unit quaternions: so is the product, within rounding */
   anim_quat_mul(out + 3, r->rest_rot[j], p + 3);
-  anim_quat_normalize(out + 3);
   for (k = 0; k < 3; k++) out[7 + k] = p[7 + k];
   anim_finite10(out);
 }

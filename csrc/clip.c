@@ -139,41 +139,45 @@ int anim_clip_find_joint(const anim_clip *c, const char *name) {
 }
 
 /* One channel's three axes into out[3]. */
-static void sample3(const anim_curve c[3], int shared, double t, int *cur, double out[3]) {
-  int a;
-  if (shared) anim_curves_eval_shared(c, t, cur, out);
-  else for (a = 0; a < 3; a++) out[a] = anim_curve_eval(&c[a], t, cur ? cur + a : NULL);
+static void sample3(const anim_curve c[3], int shared, double t, int *c0, int *c12, double out[3]) {
+  if (shared) { anim_curves_eval_shared(c, t, c0, out); return; }
+  out[0] = anim_curve_eval(&c[0], t, c0);
+  out[1] = anim_curve_eval(&c[1], t, c12);
+  out[2] = anim_curve_eval(&c[2], t, c12 ? c12 + 1 : NULL);
 }
 
-int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *cur,
+int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *hot, int *cold,
                            double pos[3], double rot[4], double scl[3], double *weight) {
   const anim_joint *jt = &c->joints[j];
-  int *cu = cur;  /* NULL: binary searches */
-  if (jt->fast && cur) {
+  int *h = hot, *x = hot ? cold : NULL;  /* NULL: binary searches */
+  if (jt->fast && hot) {
     /* linear positions and scales, slerped rotations: the usual clip */
-    if (jt->channels & ANIM_CH_POS) anim_curves_lerp_shared(jt->pos, t, cur, pos);
+    if (jt->channels & ANIM_CH_POS) anim_curves_lerp_shared(jt->pos, t, hot, pos);
     if (jt->channels & ANIM_CH_ROT) {
-      if (jt->rot_quat) anim_qcurve_eval(&jt->qrot, t, cur + 3, rot);
+      if (jt->rot_quat) anim_qcurve_eval(&jt->qrot, t, hot + 1, rot);
       else {
         double deg[3];
-        anim_curves_lerp_shared(jt->rot, t, cur + 3, deg);
+        anim_curves_lerp_shared(jt->rot, t, hot + 1, deg);
         anim_quat_from_euler(rot, deg, c->euler);
       }
     }
-    if (jt->channels & ANIM_CH_SCL) anim_curves_lerp_shared(jt->scl, t, cur + 6, scl);
+    if (jt->channels & ANIM_CH_SCL) anim_curves_lerp_shared(jt->scl, t, hot + 2, scl);
     *weight = 1;
     return jt->channels;
   }
-  if (jt->channels & ANIM_CH_POS) sample3(jt->pos, jt->shared & ANIM_CH_POS, t, cu, pos);
+  /* hot: first axes; cold: the other two axes of each channel, then the
+   * pose weight */
+  if (jt->channels & ANIM_CH_POS) sample3(jt->pos, jt->shared & ANIM_CH_POS, t, h, x, pos);
   if (jt->channels & ANIM_CH_ROT) {
-    if (jt->rot_quat) anim_qcurve_eval(&jt->qrot, t, cu ? cu + 3 : NULL, rot);
+    if (jt->rot_quat) anim_qcurve_eval(&jt->qrot, t, h ? h + 1 : NULL, rot);
     else {
       double deg[3];
-      sample3(jt->rot, jt->shared & ANIM_CH_ROT, t, cu ? cu + 3 : NULL, deg);
+      sample3(jt->rot, jt->shared & ANIM_CH_ROT, t, h ? h + 1 : NULL, x ? x + 2 : NULL, deg);
       anim_quat_from_euler(rot, deg, c->euler);
     }
   }
-  if (jt->channels & ANIM_CH_SCL) sample3(jt->scl, jt->shared & ANIM_CH_SCL, t, cu ? cu + 6 : NULL, scl);
-  *weight = jt->pose_weight.n > 0 ? anim_curve_eval(&jt->pose_weight, t, cu ? cu + 9 : NULL) : 1;
+  if (jt->channels & ANIM_CH_SCL)
+    sample3(jt->scl, jt->shared & ANIM_CH_SCL, t, h ? h + 2 : NULL, x ? x + 4 : NULL, scl);
+  *weight = jt->pose_weight.n > 0 ? anim_curve_eval(&jt->pose_weight, t, x ? x + 6 : NULL) : 1;
   return jt->channels;
 }

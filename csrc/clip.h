@@ -20,9 +20,14 @@ enum { ANIM_SIDE_BOTH, ANIM_SIDE_SERVER, ANIM_SIDE_CLIENT };
 /* Channel flags. */
 enum { ANIM_CH_POS = 1, ANIM_CH_ROT = 2, ANIM_CH_SCL = 4 };
 
-/* Cursors a track keeps per joint: 3 position, 3 rotation (or 1 quat),
- * 3 scale and 1 pose weight. */
-#define ANIM_JOINT_CURSORS 10
+/* Key cursors kept per joint: the hot ones (the first axis of position,
+ * rotation -- or its quaternions -- and scale: all a joint whose axes share
+ * their key times needs) and the cold ones (the other axes of each, then
+ * the pose weight).  Callers keep the hot ones of all joints together: few
+ * cache lines per character. */
+#define ANIM_HOT_CURSORS 3
+#define ANIM_COLD_CURSORS 7
+#define ANIM_JOINT_CURSORS (ANIM_HOT_CURSORS + ANIM_COLD_CURSORS)
 
 typedef struct anim_joint {
   const char *name;
@@ -78,9 +83,10 @@ void anim_clip_retain(anim_clip *c);
 
 /* Sample joint j at clip time t into pos[3], rot[4], scl[3] and *weight
  * (the pose weight, 1 unless version 1 poses animate it).  Channels the
- * joint does not animate are left as they were.  cursors is NULL or
- * ANIM_JOINT_CURSORS ints.  Returns the ANIM_CH_* flags written. */
-int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *cursors,
+ * joint does not animate are left as they were.  hot and cold are NULL
+ * (binary searches) or the joint's ANIM_HOT_CURSORS and ANIM_COLD_CURSORS
+ * ints (-1 to start).  Returns the ANIM_CH_* flags written. */
+int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *hot, int *cold,
                            double pos[3], double rot[4], double scl[3], double *weight);
 
 /* Index of the joint with this name, or -1. */

@@ -342,7 +342,9 @@ static int clip_sample(lua_State *L) {
   lua_createtable(L, 0, c->njoints);
   for (j = 0; j < c->njoints; j++) {
     double pos[3], rot[4], scl[3], w;
-    int ch = anim_clip_sample_joint(c, j, t, cursors + j * ANIM_JOINT_CURSORS, pos, rot, scl, &w);
+    int ch = anim_clip_sample_joint(c, j, t, cursors + j * ANIM_HOT_CURSORS,
+                                    cursors + c->njoints * ANIM_HOT_CURSORS + j * ANIM_COLD_CURSORS,
+                                    pos, rot, scl, &w);
     double v[10] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
     int k;
     if (!ch) continue;

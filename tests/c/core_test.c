@@ -152,7 +152,7 @@ int main(void) {
   if (!rig || !clip) return 1;
   CHECK(anim_rig_find(rig, "arm") == 1, "rig finds its joints");
 
-  flags = anim_clip_sample_joint(clip, 0, 0.25, NULL, pos, rot, scl, &w);
+  flags = anim_clip_sample_joint(clip, 0, 0.25, NULL, NULL, pos, rot, scl, &w);
   CHECK(flags == ANIM_CH_POS && near(pos[0], 0.5) && near(w, 1), "clip samples at 0.25");
 
   an = anim_animator_new(&mem, rig, ANIM_SIDE_BOTH);
