@@ -5,7 +5,6 @@
 #include <float.h>
 #include <limits.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "amath.h"
