@@ -48,8 +48,13 @@ build/core_test: tests/c/core_test.c $(CORE_ONLY) $(CORE_HDR)
 	@mkdir -p build
 	$(CC) $(WARN) $(FPFLAGS) $(CFLAGS) -Icsrc tests/c/core_test.c $(CORE_ONLY) -o $@ -lm
 
+# A test-only Lua module that fails a chosen allocation (spec/oom_spec.lua).
+build/failalloc.so: tests/c/failalloc.c
+	@mkdir -p build
+	$(CC) $(WARN) $(CFLAGS) -fPIC -shared -I$(LUA_INC) $< -o $@ -ldl
+
 test: deps-test
-	@$(MAKE) --no-print-directory build build/core_test
+	@$(MAKE) --no-print-directory build build/core_test build/failalloc.so
 	build/core_test
 	$(RUN) $$(command -v busted) spec
 
@@ -69,7 +74,7 @@ VALGRIND = valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirec
            --errors-for-leak-kinds=definite --error-exitcode=99 --keep-debuginfo=yes
 memcheck: deps-test
 	@command -v valgrind >/dev/null || { echo "memcheck needs valgrind: apt-get install valgrind" >&2; exit 1; }
-	@$(MAKE) --no-print-directory build build/core_test
+	@$(MAKE) --no-print-directory build build/core_test build/failalloc.so
 	valgrind --quiet --leak-check=full --errors-for-leak-kinds=all --error-exitcode=99 build/core_test
 	@rm -rf build/memcheck && mkdir -p build/memcheck
 	@if [ "$(SPECS)" != spec ]; then set -- "$(SPECS)"; \

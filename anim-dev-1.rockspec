@@ -26,7 +26,7 @@ build = {
     ["anim.core"] = {
       sources = {
         "csrc/amath.c", "csrc/curve.c", "csrc/clip.c", "csrc/rig.c", "csrc/animator.c",
-        "csrc/lua_anim.c", "csrc/lua_clip.c", "csrc/lua_animator.c",
+        "csrc/lua_anim.c", "csrc/lua_clip.c", "csrc/lua_animator.c", "csrc/lua_check.c",
       },
       incdirs = { "csrc" },
       libraries = { "m" },

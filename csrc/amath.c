@@ -1,6 +1,7 @@
 /* amath.c - quaternions, Euler orders and easings (see amath.h). */
 #include "amath.h"
 
+#include <float.h>
 #include <math.h>
 
 static double bounce_out(double x) {
@@ -77,8 +78,34 @@ void anim_quat_mul(double o[4], const double a[4], const double b[4]) {
 
 void anim_quat_normalize(double q[4]) {
   double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-  if (n > 0) { q[0] /= n; q[1] /= n; q[2] /= n; q[3] /= n; }
-  else anim_quat_identity(q);
+  if (n > 0) {
+    double r = 1 / n;  /* one division, four products */
+    q[0] *= r; q[1] *= r; q[2] *= r; q[3] *= r;
+  } else {
+    anim_quat_identity(q);
+  }
+}
+
+void anim_finite10(double v[10]) {
+  /* a sum in a tree (short dependency chains): inf or NaN when any value
+   * is not finite -- or when finite values overflow, which the slow path
+   * below leaves as they are */
+  double z = ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7])) + (v[8] + v[9]);
+  int k;
+  if (z - z == 0) {
+    if (v[3] != 0 || v[4] != 0 || v[5] != 0 || v[6] != 0) return;
+    anim_quat_identity(v + 3);
+    return;
+  }
+  for (k = 0; k < 10; k++) {
+    if (k >= 3 && k < 7) continue;
+    if (v[k] != v[k]) v[k] = 0;
+    else if (v[k] > DBL_MAX) v[k] = DBL_MAX;
+    else if (v[k] < -DBL_MAX) v[k] = -DBL_MAX;
+  }
+  z = 0;
+  for (k = 3; k < 7; k++) z += v[k] * 0;
+  if (z != 0 || (v[3] == 0 && v[4] == 0 && v[5] == 0 && v[6] == 0)) anim_quat_identity(v + 3);
 }
 
 void anim_quat_conj(double o[4], const double q[4]) {
@@ -106,23 +133,48 @@ void anim_quat_slerp(double o[4], const double a[4], const double b[4], double f
   anim_quat_normalize(o);
 }
 
-static void axis_quat(double q[4], int axis, double deg) {
-  double h = deg * (ANIM_PI / 360);
-  q[0] = q[1] = q[2] = 0;
-  q[axis] = sin(h);
-  q[3] = cos(h);
+void anim_sincos(double x, double *s, double *c) {
+  /* pi/2 = PIO2_HI + PIO2_LO; PIO2_HI has 33 bits, so k * PIO2_HI is
+   * exact for |k| < 2^20 (fdlibm's constants) */
+  static const double PIO2_HI = 1.57079632673412561417e+00, PIO2_LO = 6.07710050650619224932e-11;
+  double k, r, rs, rc;
+  if (!(fabs(x) < 1e5)) { *s = sin(x); *c = cos(x); return; }
+  k = floor(x * (2 / ANIM_PI) + 0.5);
+  r = (x - k * PIO2_HI) - k * PIO2_LO;
+  anim_sincos_small(r, &rs, &rc);
+  switch ((long)k & 3) {
+    case 0: *s = rs; *c = rc; break;
+    case 1: *s = rc; *c = -rs; break;
+    case 2: *s = -rs; *c = -rc; break;
+    default: *s = -rc; *c = rs; break;
+  }
 }
 
+/* R = R_a R_b R_c for the three distinct axes a, b, c of the order: the
+ * product of three one-axis quaternions, written out (a third of the
+ * products of two general quaternion products). */
 void anim_quat_from_euler(double o[4], const double deg[3], int order) {
   static const int axes[6][3] = {
     {0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
-  double qa[4], qb[4], qc[4];
   const int *ax = axes[order >= 0 && order < 6 ? order : ANIM_YXZ];
-  axis_quat(qa, ax[0], deg[ax[0]]);
-  axis_quat(qb, ax[1], deg[ax[1]]);
-  axis_quat(qc, ax[2], deg[ax[2]]);
-  anim_quat_mul(o, qa, qb);
-  anim_quat_mul(o, o, qc);
+  int a = ax[0], b = ax[1], c = ax[2];
+  /* e_a x e_b = eps e_c: +1 when a, b, c run x -> y -> z -> x */
+  double eps = (b == (a + 1) % 3) ? 1 : -1;
+  double sa, ca, sb, cb, sc, cc, v[3], w;
+  anim_sincos(deg[a] * (ANIM_PI / 360), &sa, &ca);
+  anim_sincos(deg[b] * (ANIM_PI / 360), &sb, &cb);
+  anim_sincos(deg[c] * (ANIM_PI / 360), &sc, &cc);
+  /* q_a q_b = (ca sb e_b + cb sa e_a + sa sb (e_a x e_b), ca cb) */
+  v[a] = sa * cb;
+  v[b] = ca * sb;
+  v[c] = eps * sa * sb;
+  w = ca * cb;
+  /* times (sc e_c, cc): v' = w sc e_c + cc v + sc (v x e_c), w' = w cc - sc v_c;
+   * v x e_c = v_a (e_a x e_c) + v_b (e_b x e_c) = eps (v_b e_a - v_a e_b) */
+  o[a] = cc * v[a] + sc * eps * v[b];
+  o[b] = cc * v[b] - sc * eps * v[a];
+  o[c] = cc * v[c] + w * sc;
+  o[3] = w * cc - sc * v[c];
 }
 
 void anim_quat_rotate(double o[3], const double q[4], const double v[3]) {

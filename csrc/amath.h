@@ -38,4 +38,29 @@ void anim_quat_slerp(double out[4], const double a[4], const double b[4], double
 void anim_quat_from_euler(double out[4], const double deg[3], int order);
 void anim_quat_rotate(double out[3], const double q[4], const double v[3]);
 
+/* A transform (position 3, rotation 4, scale 3) made finite: finite keys
+ * can still overflow on the way (1e308 - -1e308), and nothing the core
+ * hands out is inf or NaN.  NaN becomes 0, +-inf +-DBL_MAX; a rotation
+ * with a component that is not finite, or with no length, the identity.
+ * Cheap when all is finite (the usual case): one sum of v * 0. */
+void anim_finite10(double v[10]);
+
+/* sin x and cos x for |x| <= 1.6 by their Taylor series to x^15 and x^16:
+ * the error is below 1e-11 (the first left-out terms, 1.6^17/17! and
+ * 1.6^18/18!).  About a fifth of libm's sincos, for slerp on the per-key
+ * arcs (angles up to pi/2; eased fractions overshoot a little). */
+#define ANIM_SINCOS_RANGE 1.6
+/* sin x and cos x for any x: reduced by multiples of pi/2 (Cody and
+ * Waite's two-part pi/2, exact for |x| < 1e5; libm beyond), then the
+ * series above on |r| <= pi/4, where its error is below 1e-15.  Only +, -,
+ * * and floor: the same bits on every IEEE machine, unlike libm. */
+void anim_sincos(double x, double *s, double *c);
+static inline void anim_sincos_small(double x, double *s, double *c) {
+  double x2 = x * x;
+  *s = x * (1 + x2 * (-1.0 / 6 + x2 * (1.0 / 120 + x2 * (-1.0 / 5040 + x2 * (1.0 / 362880 +
+       x2 * (-1.0 / 39916800 + x2 * (1.0 / 6227020800.0 + x2 * (-1.0 / 1307674368000.0))))))));
+  *c = 1 + x2 * (-0.5 + x2 * (1.0 / 24 + x2 * (-1.0 / 720 + x2 * (1.0 / 40320 + x2 * (-1.0 / 3628800 +
+       x2 * (1.0 / 479001600 + x2 * (-1.0 / 87178291200.0 + x2 * (1.0 / 20922789888000.0))))))));
+}
+
 #endif

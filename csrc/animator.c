@@ -5,7 +5,6 @@
 #include <float.h>
 #include <limits.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "amath.h"
@@ -31,14 +30,21 @@ enum { TR_PENDING, TR_PLAYING, TR_ENDED };
 
 struct anim_track {
   int refs;
+  anim_mem mem;            /* the track frees itself (it may outlive its animator) */
+  size_t size;
   long long id;            /* start order: earlier wins ties */
   anim_animator *owner;    /* NULL once the animator let go of it */
   const anim_clip *clip;
   int nbind;
   anim_binding *bind;
-  int *cursors;            /* nbind * ANIM_JOINT_CURSORS */
+  int *cursors;            /* nbind * ANIM_HOT_CURSORS, then nbind * ANIM_COLD_CURSORS */
   double *sample;          /* nbind * SAMPLE_STRIDE */
   int *chans;              /* channels each binding wrote */
+  int *byjoint;            /* per rig joint: its binding, or -1 */
+  int *cj;                 /* per binding: its clip joint (hot: bind is cold) */
+  unsigned char *adjust;   /* per binding: converts turns or scales positions */
+  int unique;              /* no rig joint has two bindings */
+  double tw;               /* weight x fade, for this update's pose */
   double priority, speed;
   double time, tlo;        /* playhead, and the rounding carried (Kahan) */
   long long loops;
@@ -52,6 +58,7 @@ struct anim_track {
 };
 
 struct anim_animator {
+  anim_mem mem;
   const anim_rig *rig;
   int side;
   long long next_id, seq;
@@ -69,35 +76,48 @@ struct anim_animator {
 };
 
 /* Blend accumulators per rig joint. */
-enum { ACC_BUDGET = 0, ACC_LEVELW = 3, ACC_TAKE = 6, ACC_SHARE = 9, ACC_POS = 12, ACC_ROT = 15,
-       ACC_SCL = 19, ACC_REF = 22, ACC_HASREF = 26, ACC_SIZE = 27 };
+enum { ACC_BUDGET = 0, ACC_POS = 3, ACC_ROT = 6, ACC_SCL = 10, ACC_REF = 13, ACC_HASREF = 17,
+       ACC_LW = 18, ACC_LPOS = 21, ACC_LROT = 24, ACC_LSCL = 28, ACC_SIZE = 31 };
 
 /* ---- creation ----------------------------------------------------------- */
 
-anim_animator *anim_animator_new(const anim_rig *rig, int side) {
-  anim_animator *a = calloc(1, sizeof *a);
+/* The animator and its per-joint arrays are one block (few cache misses
+ * per character when thousands update in turn): the pose first, the
+ * world transforms and the accumulators of the general blend after. */
+static size_t animator_bytes(size_t n) {
+  return sizeof(anim_animator) + sizeof(double) * n * (10 + 10 + ACC_SIZE) + sizeof(int) * n;
+}
+
+anim_animator *anim_animator_new(const anim_mem *mem, const anim_rig *rig, int side) {
   size_t n = (size_t)rig->n;
+  anim_animator *a = anim_calloc(mem, 1, animator_bytes(n));
   if (!a) return NULL;
+  a->mem = *mem;
   a->rig = rig;
+  anim_rig_retain((anim_rig *)rig);  /* held until the animator is freed */
   a->side = side;
-  a->pose = calloc(n * 10, sizeof(double));
-  a->animated = calloc(n, sizeof(int));
-  a->acc = calloc(n * ACC_SIZE, sizeof(double));
-  a->world = calloc(n * 10, sizeof(double));
-  if (!a->pose || !a->animated || !a->acc || !a->world) { anim_animator_free(a); return NULL; }
+  a->pose = (double *)(a + 1);
+  a->world = a->pose + n * 10;
+  a->acc = a->world + n * 10;
+  a->animated = (int *)(a->acc + n * ACC_SIZE);
   return a;
 }
 
 void anim_animator_free(anim_animator *a) {
   int i;
+  size_t n;
   if (!a) return;
+  n = (size_t)a->rig->n;
   for (i = 0; i < a->ntracks; i++) {
     a->tracks[i]->owner = NULL;
     anim_track_release(a->tracks[i]);
   }
-  free(a->tracks); free(a->order); free(a->queue); free(a->qtmp);
-  free(a->pose); free(a->animated); free(a->acc); free(a->world);
-  free(a);
+  anim_free(&a->mem, a->tracks, sizeof(anim_track *) * (size_t)a->cap);
+  anim_free(&a->mem, a->order, sizeof(anim_track *) * (size_t)a->cap);
+  anim_free(&a->mem, a->queue, sizeof(anim_event) * (size_t)a->qcap);
+  anim_free(&a->mem, a->qtmp, sizeof(anim_event) * (size_t)a->qcap);
+  anim_rig_free((anim_rig *)a->rig);
+  anim_free(&a->mem, a, animator_bytes(n));
 }
 
 const anim_rig *anim_animator_rig(const anim_animator *a) { return a->rig; }
@@ -108,28 +128,52 @@ anim_track *anim_animator_play(anim_animator *a, const anim_clip *c, const anim_
   size_t nb = (size_t)(nbind > 0 ? nbind : 0);
   double v;
   char *mem;
+  size_t size;
   if (a->ntracks == a->cap) {
+    /* both arrays grow together: the size of each is cap pointers */
     int cap = a->cap ? a->cap * 2 : 8;
-    anim_track **tr = realloc(a->tracks, sizeof(*tr) * (size_t)cap);
-    anim_track **od;
-    if (!tr) return NULL;
-    a->tracks = tr;
-    od = realloc(a->order, sizeof(*od) * (size_t)cap);
+    size_t os = sizeof(anim_track *) * (size_t)a->cap, ns = sizeof(anim_track *) * (size_t)cap;
+    anim_track **tr, **od = anim_malloc(&a->mem, ns);
     if (!od) return NULL;
+    tr = anim_realloc(&a->mem, a->tracks, os, ns);
+    if (!tr) { anim_free(&a->mem, od, ns); return NULL; }
+    a->tracks = tr;
+    anim_free(&a->mem, a->order, os);  /* scratch: nothing to keep */
     a->order = od;
     a->cap = cap;
   }
-  mem = calloc(1, sizeof *t + nb * (sizeof(anim_binding) + sizeof(double) * SAMPLE_STRIDE +
-                                    sizeof(int) * (ANIM_JOINT_CURSORS + 1)));
+  size = sizeof *t + nb * (sizeof(anim_binding) + sizeof(double) * SAMPLE_STRIDE +
+                           sizeof(int) * (ANIM_JOINT_CURSORS + 2) + 1) +
+         sizeof(int) * (size_t)a->rig->n;
+  mem = anim_calloc(&a->mem, 1, size);
   if (!mem) return NULL;
   t = (anim_track *)mem;
+  t->mem = a->mem;
+  t->size = size;
+  /* one block: what every update reads first, the bindings (read only
+   * for retargeted joints) and the samples of the general blend last */
   mem += sizeof *t;
-  t->bind = (anim_binding *)mem; mem += nb * sizeof(anim_binding);
   t->sample = (double *)mem; mem += nb * sizeof(double) * SAMPLE_STRIDE;
+  t->bind = (anim_binding *)mem; mem += nb * sizeof(anim_binding);
   t->cursors = (int *)mem; mem += nb * sizeof(int) * ANIM_JOINT_CURSORS;
-  t->chans = (int *)mem;
+  t->cj = (int *)mem; mem += nb * sizeof(int);
+  t->byjoint = (int *)mem; mem += sizeof(int) * (size_t)a->rig->n;
+  t->chans = (int *)mem; mem += nb * sizeof(int);
+  t->adjust = (unsigned char *)mem;
   if (nb) memcpy(t->bind, binds, nb * sizeof(anim_binding));
   t->nbind = (int)nb;
+  {
+    int j, b;
+    t->unique = 1;
+    for (j = 0; j < a->rig->n; j++) t->byjoint[j] = -1;
+    for (b = 0; b < (int)nb; b++) {
+      int rj = binds[b].rj;
+      t->cj[b] = binds[b].cj;
+      t->adjust[b] = binds[b].convert || binds[b].pscale != 1;
+      if (rj < 0 || rj >= a->rig->n || t->byjoint[rj] >= 0) t->unique = 0;
+      else t->byjoint[rj] = b;
+    }
+  }
   {
     size_t i;
     for (i = 0; i < nb * ANIM_JOINT_CURSORS; i++) t->cursors[i] = -1;
@@ -138,6 +182,7 @@ anim_track *anim_animator_play(anim_animator *a, const anim_clip *c, const anim_
   t->id = a->next_id++;
   t->owner = a;
   t->clip = c;
+  anim_clip_retain((anim_clip *)c);  /* held until the track is freed */
   t->priority = o->has_priority ? o->priority : c->priority;
   t->speed = o->speed;
   v = c->speed * t->speed;
@@ -156,13 +201,15 @@ anim_track *anim_animator_play(anim_animator *a, const anim_clip *c, const anim_
 static void push(anim_animator *a, double at, anim_track *t, int type, int item) {
   anim_event *e;
   if (a->nqueue == a->qcap) {
+    /* grows in steps of two; the scratch array of the sort keeps nothing */
     int cap = a->qcap ? a->qcap * 2 : 64;
-    anim_event *q = realloc(a->queue, sizeof *q * (size_t)cap);
-    anim_event *tmp;
-    if (!q) { a->oom = 1; return; }
-    a->queue = q;
-    tmp = realloc(a->qtmp, sizeof *tmp * (size_t)cap);
+    size_t os = sizeof(anim_event) * (size_t)a->qcap, ns = sizeof(anim_event) * (size_t)cap;
+    anim_event *tmp = anim_malloc(&a->mem, ns), *q;
     if (!tmp) { a->oom = 1; return; }
+    q = anim_realloc(&a->mem, a->queue, os, ns);
+    if (!q) { anim_free(&a->mem, tmp, ns); a->oom = 1; return; }
+    a->queue = q;
+    anim_free(&a->mem, a->qtmp, os);
     a->qtmp = tmp;
     a->qcap = cap;
   }
@@ -367,96 +414,116 @@ static int contributes(const anim_track *t) {
   return t->state == TR_PLAYING || t->shows_last;
 }
 
-/* Samples every binding of t at its time; sample[10] becomes the binding's
- * effective weight: track weight x fade x joint weight x pose weight. */
-static void sample_track(anim_track *t) {
+/* Samples binding b of track t (weight tw = track weight x fade) into
+ * s[SAMPLE_STRIDE]; s[10] becomes the binding's effective weight: tw x
+ * joint weight x pose weight.  Returns the channels written. */
+static int sample_into(anim_track *t, int b, double tw, double *s) {
   const anim_clip *c = t->clip;
-  double tw = ramp_value(&t->weight) * ramp_value(&t->fade);
-  int b;
-  for (b = 0; b < t->nbind; b++) {
+  int cj = t->cj[b], ch;
+  const anim_joint *jt = &c->joints[cj];
+  if (jt->muted) return 0;
+  ch = anim_clip_sample_joint(c, cj, t->time, &t->cursors[b * ANIM_HOT_CURSORS],
+                              &t->cursors[t->nbind * ANIM_HOT_CURSORS + b * ANIM_COLD_CURSORS],
+                              s, s + 3, s + 7, s + 10);
+  if (t->adjust[b]) {
+    /* retargeted: turns carried across, positions scaled */
     const anim_binding *bd = &t->bind[b];
-    double *s = &t->sample[b * SAMPLE_STRIDE];
-    int ch;
-    if (c->joints[bd->cj].muted) { t->chans[b] = 0; continue; }
-    ch = anim_clip_sample_joint(c, bd->cj, t->time, &t->cursors[b * ANIM_JOINT_CURSORS],
-                                s, s + 3, s + 7, s + 10);
     if (bd->convert && (ch & ANIM_CH_ROT)) {
       anim_quat_mul(s + 3, bd->pre, s + 3);
       anim_quat_mul(s + 3, s + 3, bd->post);
     }
     if ((ch & ANIM_CH_POS) && bd->pscale != 1) { s[0] *= bd->pscale; s[1] *= bd->pscale; s[2] *= bd->pscale; }
-    s[10] *= tw * c->joints[bd->cj].weight;
-    /* capped so that a level's sum of weights stays finite */
-    if (s[10] > 1e300) s[10] = 1e300;
-    t->chans[b] = ch;
   }
+  s[10] *= tw * jt->weight;
+  /* capped so that a level's sum of weights stays finite */
+  if (s[10] > 1e300) s[10] = 1e300;
+  return ch;
 }
 
-/* Normal tracks of one priority level [from, to) of a->order. */
+/* The same into the binding's slot of t->sample (kept for the blending
+ * that reads it back). */
+static int sample_binding(anim_track *t, int b, double tw) {
+  return t->chans[b] = sample_into(t, b, tw, &t->sample[b * SAMPLE_STRIDE]);
+}
+
+static double track_weight(const anim_track *t) {
+  return ramp_value(&t->weight) * ramp_value(&t->fade);
+}
+
+/* Normal tracks of one priority level [from, to) of a->order, in one pass
+ * over their bindings: each is sampled and summed at once into the
+ * level's sums (LW: the weights W of each channel; LPOS, LROT, LSCL: the
+ * weighted values).  Then per joint the level takes min(W, budget) of
+ * each channel: its sums scaled by take / W (1 while W fits the budget: no
+ * division), and the budget shrinks by what it took.  A rotation is
+ * turned into the hemisphere of the first one that counts (the reference),
+ * so that q and -q add up; one counts when its weight and the budget left
+ * before the level are both > 0. */
 static void blend_level(anim_animator *a, int from, int to) {
-  int n = a->rig->n, i, j, b, ch;
-  for (j = 0; j < n; j++)
-    for (ch = 0; ch < 3; ch++) a->acc[j * ACC_SIZE + ACC_LEVELW + ch] = 0;
-  for (i = from; i < to; i++) {
-    anim_track *t = a->order[i];
-    for (b = 0; b < t->nbind; b++) {
-      int rj = t->bind[b].rj, chans = t->chans[b];
-      double w = t->sample[b * SAMPLE_STRIDE + 10], *lw = &a->acc[rj * ACC_SIZE + ACC_LEVELW];
-      a->animated[rj] |= chans;
-      if (chans & ANIM_CH_POS) lw[0] += w;
-      if (chans & ANIM_CH_ROT) lw[1] += w;
-      if (chans & ANIM_CH_SCL) lw[2] += w;
-    }
-  }
-  /* each level takes min(W, budget); a contribution of weight w gets the
-   * share w * take / W (ACC_SHARE holds take / W, 0 when W is 0) */
+  int n = a->rig->n, i, j, b;
+  double *acc = a->acc;
   for (j = 0; j < n; j++) {
-    double *ac = &a->acc[j * ACC_SIZE];
-    for (ch = 0; ch < 3; ch++) {
-      double W = ac[ACC_LEVELW + ch], take = W < ac[ACC_BUDGET + ch] ? W : ac[ACC_BUDGET + ch];
-      ac[ACC_TAKE + ch] = take;
-      ac[ACC_SHARE + ch] = W > 0 ? take / W : 0;
-    }
+    double *ac = &acc[j * ACC_SIZE];
+    ac[ACC_LW] = ac[ACC_LW + 1] = ac[ACC_LW + 2] = 0;
+    ac[ACC_LPOS] = ac[ACC_LPOS + 1] = ac[ACC_LPOS + 2] = 0;
+    ac[ACC_LROT] = ac[ACC_LROT + 1] = ac[ACC_LROT + 2] = ac[ACC_LROT + 3] = 0;
+    ac[ACC_LSCL] = ac[ACC_LSCL + 1] = ac[ACC_LSCL + 2] = 0;
   }
   for (i = from; i < to; i++) {
     anim_track *t = a->order[i];
+    const anim_binding *bd = t->bind;
     for (b = 0; b < t->nbind; b++) {
-      double *ac = &a->acc[t->bind[b].rj * ACC_SIZE];
-      const double *s = &t->sample[b * SAMPLE_STRIDE];
-      double w = s[10], share;
-      int k;
-      if (t->chans[b] & ANIM_CH_POS) {
-        share = w * ac[ACC_SHARE];
-        for (k = 0; k < 3; k++) ac[ACC_POS + k] += share * s[k];
+      int rj = bd[b].rj, ch = sample_binding(t, b, t->tw);
+      const double *sv = &t->sample[b * SAMPLE_STRIDE];
+      double w = sv[10], *ac = &acc[rj * ACC_SIZE];
+      a->animated[rj] |= ch;
+      if (ch & ANIM_CH_POS) {
+        ac[ACC_LW] += w;
+        ac[ACC_LPOS] += w * sv[0];
+        ac[ACC_LPOS + 1] += w * sv[1];
+        ac[ACC_LPOS + 2] += w * sv[2];
       }
-      if (t->chans[b] & ANIM_CH_ROT) {
-        double sg = 1;
-        share = w * ac[ACC_SHARE + 1];
-        if (share > 0) {
+      if (ch & ANIM_CH_ROT) {
+        ac[ACC_LW + 1] += w;
+        if (w > 0 && ac[ACC_BUDGET + 1] > 0) {
+          double *r = &ac[ACC_REF], sw = w;
           if (!ac[ACC_HASREF]) {
-            for (k = 0; k < 4; k++) ac[ACC_REF + k] = s[3 + k];
+            r[0] = sv[3]; r[1] = sv[4]; r[2] = sv[5]; r[3] = sv[6];
             ac[ACC_HASREF] = 1;
-          } else if (ac[ACC_REF] * s[3] + ac[ACC_REF + 1] * s[4] + ac[ACC_REF + 2] * s[5] +
-                     ac[ACC_REF + 3] * s[6] < 0) {
-            sg = -1;
+          } else if (r[0] * sv[3] + r[1] * sv[4] + r[2] * sv[5] + r[3] * sv[6] < 0) {
+            sw = -w;
           }
-          for (k = 0; k < 4; k++) ac[ACC_ROT + k] += sg * share * s[3 + k];
+          ac[ACC_LROT] += sw * sv[3];
+          ac[ACC_LROT + 1] += sw * sv[4];
+          ac[ACC_LROT + 2] += sw * sv[5];
+          ac[ACC_LROT + 3] += sw * sv[6];
         }
       }
-      if (t->chans[b] & ANIM_CH_SCL) {
-        share = w * ac[ACC_SHARE + 2];
-        for (k = 0; k < 3; k++) ac[ACC_SCL + k] += share * s[7 + k];
+      if (ch & ANIM_CH_SCL) {
+        ac[ACC_LW + 2] += w;
+        ac[ACC_LSCL] += w * sv[7];
+        ac[ACC_LSCL + 1] += w * sv[8];
+        ac[ACC_LSCL + 2] += w * sv[9];
       }
     }
   }
   for (j = 0; j < n; j++) {
-    double *ac = &a->acc[j * ACC_SIZE];
-    for (ch = 0; ch < 3; ch++) ac[ACC_BUDGET + ch] -= ac[ACC_TAKE + ch];
+    double *ac = &acc[j * ACC_SIZE], share[3];
+    int ch, k;
+    for (ch = 0; ch < 3; ch++) {
+      double W = ac[ACC_LW + ch], B = ac[ACC_BUDGET + ch];
+      if (W <= B) { share[ch] = 1; ac[ACC_BUDGET + ch] = B - W; }
+      else { share[ch] = B / W; ac[ACC_BUDGET + ch] = 0; }
+    }
+    for (k = 0; k < 3; k++) ac[ACC_POS + k] += share[0] * ac[ACC_LPOS + k];
+    for (k = 0; k < 4; k++) ac[ACC_ROT + k] += share[1] * ac[ACC_LROT + k];
+    for (k = 0; k < 3; k++) ac[ACC_SCL + k] += share[2] * ac[ACC_LSCL + k];
   }
 }
 
 static void apply_additive(anim_animator *a, anim_track *t) {
   int b, k;
+  for (b = 0; b < t->nbind; b++) sample_binding(t, b, t->tw);
   for (b = 0; b < t->nbind; b++) {
     int rj = t->bind[b].rj;
     double *p = &a->pose[rj * 10];
@@ -485,20 +552,77 @@ static int blend_before(const anim_track *x, const anim_track *y) {
   return x->id < y->id;
 }
 
+/* The pose of joint j when every contributing track is normal and of one
+ * priority (one level: the usual case): the same sums as blend_level,
+ * made joint by joint in registers instead of through the accumulators,
+ * and finished at once (the same operations in the same order: the same
+ * bits). */
+static void pose_one_level(anim_animator *a, int m, int j) {
+  double W0 = 0, W1 = 0, W2 = 0, P[3] = {0, 0, 0}, R[4] = {0, 0, 0, 0}, S[3] = {0, 0, 0};
+  double ref[4] = {0, 0, 0, 0}, sh, left, *p = &a->pose[j * 10];
+  int i, k, hasref = 0, animated = 0;
+  for (i = 0; i < m; i++) {
+    anim_track *t = a->order[i];
+    int b = t->byjoint[j], ch;
+    double sv[SAMPLE_STRIDE], w;
+    if (b < 0) continue;
+    ch = sample_into(t, b, t->tw, sv);
+    w = sv[10];
+    animated |= ch;
+    if (ch & ANIM_CH_POS) {
+      W0 += w;
+      for (k = 0; k < 3; k++) P[k] += w * sv[k];
+    }
+    if (ch & ANIM_CH_ROT) {
+      W1 += w;
+      if (w > 0) {
+        double sw = w;
+        if (!hasref) { for (k = 0; k < 4; k++) ref[k] = sv[3 + k]; hasref = 1; }
+        else if (ref[0] * sv[3] + ref[1] * sv[4] + ref[2] * sv[5] + ref[3] * sv[6] < 0) sw = -w;
+        for (k = 0; k < 4; k++) R[k] += sw * sv[3 + k];
+      }
+    }
+    if (ch & ANIM_CH_SCL) {
+      W2 += w;
+      for (k = 0; k < 3; k++) S[k] += w * sv[7 + k];
+    }
+  }
+  a->animated[j] = animated;
+  sh = W0 <= 1 ? 1 : 1 / W0;
+  for (k = 0; k < 3; k++) p[k] = 0 + sh * P[k];
+  if (W2 <= 1) { sh = 1; left = 1 - W2; } else { sh = 1 / W2; left = 0; }
+  for (k = 0; k < 3; k++) p[7 + k] = (0 + sh * S[k]) + left;
+  if (hasref) {
+    if (W1 <= 1) { sh = 1; left = 1 - W1; } else { sh = 1 / W1; left = 0; }
+    for (k = 0; k < 4; k++) p[3 + k] = 0 + sh * R[k];
+    p[6] += (ref[3] < 0 ? -left : left);
+    anim_quat_normalize(p + 3);
+  } else {
+    anim_quat_identity(p + 3);
+  }
+  anim_finite10(p);
+}
+
 static void compute_pose(anim_animator *a) {
-  int n = a->rig->n, m = 0, i, j, k;
+  int n = a->rig->n, m = 0, i, j, k, one_level = 1;
   for (i = 0; i < a->ntracks; i++) {
     anim_track *t = a->tracks[i];
     if (!contributes(t)) continue;
-    sample_track(t);
+    t->tw = track_weight(t);
+    if (!t->unique || t->clip->blend == ANIM_BLEND_ADDITIVE ||
+        (m > 0 && t->priority != a->order[0]->priority))
+      one_level = 0;
     /* insertion into blend order (tracks are few) */
     for (k = m; k > 0 && blend_before(t, a->order[k - 1]); k--) a->order[k] = a->order[k - 1];
     a->order[k] = t;
     m++;
   }
+  if (one_level) {
+    for (j = 0; j < n; j++) pose_one_level(a, m, j);
+    return;
+  }
   for (j = 0; j < n; j++) {
-    /* the accumulators a level reads before writing (LEVELW, TAKE and
-     * SHARE are set by each level) */
+    /* the accumulators the levels add to (each zeroes its own sums) */
     double *ac = &a->acc[j * ACC_SIZE];
     ac[ACC_BUDGET] = ac[ACC_BUDGET + 1] = ac[ACC_BUDGET + 2] = 1;
     ac[ACC_POS] = ac[ACC_POS + 1] = ac[ACC_POS + 2] = 0;
@@ -527,6 +651,7 @@ static void compute_pose(anim_animator *a) {
     }
   }
   for (; i < m; i++) apply_additive(a, a->order[i]);
+  for (j = 0; j < n; j++) anim_finite10(&a->pose[j * 10]);
 }
 
 /* ---- update ------------------------------------------------------------- */
@@ -582,9 +707,10 @@ void anim_animator_local(const anim_animator *a, int j, double out[10]) {
   const double *p = &a->pose[j * 10];
   int k;
   for (k = 0; k < 3; k++) out[k] = r->rest_pos[j][k] + p[k];
+  /* both are unit quaternions: so is the product, within rounding */
   anim_quat_mul(out + 3, r->rest_rot[j], p + 3);
-  anim_quat_normalize(out + 3);
   for (k = 0; k < 3; k++) out[7 + k] = p[7 + k];
+  anim_finite10(out);
 }
 
 void anim_animator_world(anim_animator *a, int j, double out[10]) {
@@ -604,6 +730,7 @@ void anim_animator_world(anim_animator *a, int j, double out[10]) {
         anim_quat_mul(w + 3, pw + 3, l + 3);
         anim_quat_normalize(w + 3);
         for (k = 0; k < 3; k++) w[7 + k] = pw[7 + k] * l[7 + k];
+        anim_finite10(w);
       }
     }
     a->world_valid = 1;
@@ -615,7 +742,11 @@ void anim_animator_world(anim_animator *a, int j, double out[10]) {
 
 void anim_track_retain(anim_track *t) { t->refs++; }
 void anim_track_release(anim_track *t) {
-  if (--t->refs <= 0) free(t);
+  if (--t->refs <= 0) {
+    anim_mem m = t->mem;
+    anim_clip_free((anim_clip *)t->clip);
+    anim_free(&m, t, t->size);
+  }
 }
 int anim_track_playing(const anim_track *t) { return t->owner && t->state != TR_ENDED; }
 const anim_clip *anim_track_clip(const anim_track *t) { return t->clip; }

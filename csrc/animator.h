@@ -40,7 +40,8 @@ typedef struct anim_play_opts {
   int has_priority;
 } anim_play_opts;
 
-anim_animator *anim_animator_new(const anim_rig *rig, int side);
+/* Allocates through mem (its tracks too); NULL when out of memory. */
+anim_animator *anim_animator_new(const anim_mem *mem, const anim_rig *rig, int side);
 /* Frees the animator and releases its tracks (tracks still retained by
  * someone stay valid but no longer play). */
 void anim_animator_free(anim_animator *a);

@@ -9,17 +9,20 @@
 
 struct anim_block {
   anim_block *next;
+  size_t size;            /* of the whole block, for the allocator */
   /* the payload follows, aligned as a double */
   double payload[];
 };
 
 void *anim_clip_alloc(anim_clip *c, size_t size) {
   anim_block *b;
-  if (size > ((size_t)-1) / 2) return NULL;
-  b = calloc(1, sizeof(anim_block) + size);
+  if (size > ((size_t)-1) / 4) return NULL;
+  b = anim_calloc(&c->mem, 1, sizeof(anim_block) + size);
   if (!b) return NULL;
+  b->size = sizeof(anim_block) + size;
   b->next = c->blocks;
   c->blocks = b;
+  c->bytes += b->size;
   return b->payload;
 }
 
@@ -29,11 +32,14 @@ const char *anim_clip_strdup(anim_clip *c, const char *s, size_t len) {
   return d;
 }
 
-anim_clip *anim_clip_new(int njoints, int nitems, int nmask) {
+anim_clip *anim_clip_new(const anim_mem *mem, int njoints, int nitems, int nmask) {
   anim_clip *c;
   if (njoints < 0 || nitems < 0 || nmask < 0) return NULL;
-  c = calloc(1, sizeof *c);
+  c = anim_calloc(mem, 1, sizeof *c);
   if (!c) return NULL;
+  c->mem = *mem;
+  c->bytes = sizeof *c;
+  c->refs = 1;
   c->speed = 1;
   c->euler = ANIM_YXZ;
   c->njoints = njoints;
@@ -46,11 +52,13 @@ anim_clip *anim_clip_new(int njoints, int nitems, int nmask) {
   return c;
 }
 
+void anim_clip_retain(anim_clip *c) { c->refs++; }
+
 void anim_clip_free(anim_clip *c) {
   anim_block *b, *n;
-  if (!c) return;
-  for (b = c->blocks; b; b = n) { n = b->next; free(b); }
-  free(c);
+  if (!c || --c->refs > 0) return;
+  for (b = c->blocks; b; b = n) { n = b->next; anim_free(&c->mem, b, b->size); }
+  anim_free(&c->mem, c, sizeof *c);
 }
 
 static const char *check_curve(anim_curve *cv, int wrap) {
@@ -104,6 +112,18 @@ const char *anim_clip_finish(anim_clip *c) {
     jt->shared = (anim_curves_share_times(jt->pos) ? ANIM_CH_POS : 0) |
                  (!jt->rot_quat && anim_curves_share_times(jt->rot) ? ANIM_CH_ROT : 0) |
                  (anim_curves_share_times(jt->scl) ? ANIM_CH_SCL : 0);
+    jt->linear = 0;
+    if ((jt->shared & ANIM_CH_POS) && anim_curve_all_linear(&jt->pos[0]) &&
+        anim_curve_all_linear(&jt->pos[1]) && anim_curve_all_linear(&jt->pos[2]))
+      jt->linear |= ANIM_CH_POS;
+    if ((jt->shared & ANIM_CH_SCL) && anim_curve_all_linear(&jt->scl[0]) &&
+        anim_curve_all_linear(&jt->scl[1]) && anim_curve_all_linear(&jt->scl[2]))
+      jt->linear |= ANIM_CH_SCL;
+    if (jt->rot_quat ? anim_qcurve_all_slerp(&jt->qrot)
+                     : (jt->shared & ANIM_CH_ROT) && anim_curve_all_linear(&jt->rot[0]) &&
+                           anim_curve_all_linear(&jt->rot[1]) && anim_curve_all_linear(&jt->rot[2]))
+      jt->linear |= ANIM_CH_ROT;
+    jt->fast = jt->pose_weight.n == 0 && (jt->channels & ~jt->linear) == 0;
   }
   for (i = 0; i < c->nitems; i++)
     if (!isfinite(c->items[i].t)) return "non-finite item time";
@@ -119,26 +139,45 @@ int anim_clip_find_joint(const anim_clip *c, const char *name) {
 }
 
 /* One channel's three axes into out[3]. */
-static void sample3(const anim_curve c[3], int shared, double t, int *cur, double out[3]) {
-  int a;
-  if (shared) anim_curves_eval_shared(c, t, cur, out);
-  else for (a = 0; a < 3; a++) out[a] = anim_curve_eval(&c[a], t, cur ? cur + a : NULL);
+static void sample3(const anim_curve c[3], int shared, double t, int *c0, int *c12, double out[3]) {
+  if (shared) { anim_curves_eval_shared(c, t, c0, out); return; }
+  out[0] = anim_curve_eval(&c[0], t, c0);
+  out[1] = anim_curve_eval(&c[1], t, c12);
+  out[2] = anim_curve_eval(&c[2], t, c12 ? c12 + 1 : NULL);
 }
 
-int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *cur,
+int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *hot, int *cold,
                            double pos[3], double rot[4], double scl[3], double *weight) {
   const anim_joint *jt = &c->joints[j];
-  int *cu = cur;  /* NULL: binary searches */
-  if (jt->channels & ANIM_CH_POS) sample3(jt->pos, jt->shared & ANIM_CH_POS, t, cu, pos);
+  int *h = hot, *x = hot ? cold : NULL;  /* NULL: binary searches */
+  if (jt->fast && hot) {
+    /* linear positions and scales, slerped rotations: the usual clip */
+    if (jt->channels & ANIM_CH_POS) anim_curves_lerp_shared(jt->pos, t, hot, pos);
+    if (jt->channels & ANIM_CH_ROT) {
+      if (jt->rot_quat) anim_qcurve_eval(&jt->qrot, t, hot + 1, rot);
+      else {
+        double deg[3];
+        anim_curves_lerp_shared(jt->rot, t, hot + 1, deg);
+        anim_quat_from_euler(rot, deg, c->euler);
+      }
+    }
+    if (jt->channels & ANIM_CH_SCL) anim_curves_lerp_shared(jt->scl, t, hot + 2, scl);
+    *weight = 1;
+    return jt->channels;
+  }
+  /* hot: first axes; cold: the other two axes of each channel, then the
+   * pose weight */
+  if (jt->channels & ANIM_CH_POS) sample3(jt->pos, jt->shared & ANIM_CH_POS, t, h, x, pos);
   if (jt->channels & ANIM_CH_ROT) {
-    if (jt->rot_quat) anim_qcurve_eval(&jt->qrot, t, cu ? cu + 3 : NULL, rot);
+    if (jt->rot_quat) anim_qcurve_eval(&jt->qrot, t, h ? h + 1 : NULL, rot);
     else {
       double deg[3];
-      sample3(jt->rot, jt->shared & ANIM_CH_ROT, t, cu ? cu + 3 : NULL, deg);
+      sample3(jt->rot, jt->shared & ANIM_CH_ROT, t, h ? h + 1 : NULL, x ? x + 2 : NULL, deg);
       anim_quat_from_euler(rot, deg, c->euler);
     }
   }
-  if (jt->channels & ANIM_CH_SCL) sample3(jt->scl, jt->shared & ANIM_CH_SCL, t, cu ? cu + 6 : NULL, scl);
-  *weight = jt->pose_weight.n > 0 ? anim_curve_eval(&jt->pose_weight, t, cu ? cu + 9 : NULL) : 1;
+  if (jt->channels & ANIM_CH_SCL)
+    sample3(jt->scl, jt->shared & ANIM_CH_SCL, t, h ? h + 2 : NULL, x ? x + 4 : NULL, scl);
+  *weight = jt->pose_weight.n > 0 ? anim_curve_eval(&jt->pose_weight, t, x ? x + 6 : NULL) : 1;
   return jt->channels;
 }

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "amem.h"
 #include "curve.h"
 
 enum { ANIM_ONCE, ANIM_LOOP, ANIM_HOLD, ANIM_PINGPONG };
@@ -19,17 +20,26 @@ enum { ANIM_SIDE_BOTH, ANIM_SIDE_SERVER, ANIM_SIDE_CLIENT };
 /* Channel flags. */
 enum { ANIM_CH_POS = 1, ANIM_CH_ROT = 2, ANIM_CH_SCL = 4 };
 
-/* Cursors a track keeps per joint: 3 position, 3 rotation (or 1 quat),
- * 3 scale and 1 pose weight. */
-#define ANIM_JOINT_CURSORS 10
+/* Key cursors kept per joint: the hot ones (the first axis of position,
+ * rotation -- or its quaternions -- and scale: all a joint whose axes share
+ * their key times needs) and the cold ones (the other axes of each, then
+ * the pose weight).  Callers keep the hot ones of all joints together: few
+ * cache lines per character. */
+#define ANIM_HOT_CURSORS 3
+#define ANIM_COLD_CURSORS 7
+#define ANIM_JOINT_CURSORS (ANIM_HOT_CURSORS + ANIM_COLD_CURSORS)
 
 typedef struct anim_joint {
   const char *name;
   double weight;           /* the joint's weight, 0..1 */
   int muted;
+  int fast;                /* every channel is in `linear` */
   int channels;            /* ANIM_CH_* present */
   int rot_quat;            /* rotation keys are quaternions */
   int shared;              /* ANIM_CH_* whose three axes share key times */
+  int linear;              /* ANIM_CH_* shared and linear throughout (or
+                            * slerped: rotation); with no pose weights,
+                            * all of them: the joint's fast path */
   anim_curve pos[3], rot[3], scl[3];
   anim_qcurve qrot;
   anim_curve pose_weight;  /* version 1 pose weights; n = 0 when constant 1 */
@@ -54,23 +64,29 @@ typedef struct anim_clip {
   int nitems;
   anim_item *items;        /* sorted by time, kind, file order */
   anim_block *blocks;      /* everything the clip owns */
+  anim_mem mem;            /* what it was allocated with */
+  int refs;                /* its owner and each track playing it */
+  size_t bytes;            /* how much */
 } anim_clip;
 
 /* Building.  anim_clip_new returns a zeroed clip with njoints joints and
- * nitems items (NULL when out of memory).  anim_clip_alloc gives zeroed
+ * nitems items, allocated through mem (NULL when out of memory).  anim_clip_alloc gives zeroed
  * memory owned by the clip.  anim_clip_finish checks the invariants the
  * evaluator relies on, sorts the items and returns NULL, or a message. */
-anim_clip *anim_clip_new(int njoints, int nitems, int nmask);
+anim_clip *anim_clip_new(const anim_mem *mem, int njoints, int nitems, int nmask);
 void *anim_clip_alloc(anim_clip *c, size_t size);
 const char *anim_clip_strdup(anim_clip *c, const char *s, size_t len);
 const char *anim_clip_finish(anim_clip *c);
+/* Drops a reference (the creator holds the first); the last frees it. */
 void anim_clip_free(anim_clip *c);
+void anim_clip_retain(anim_clip *c);
 
 /* Sample joint j at clip time t into pos[3], rot[4], scl[3] and *weight
  * (the pose weight, 1 unless version 1 poses animate it).  Channels the
- * joint does not animate are left as they were.  cursors is NULL or
- * ANIM_JOINT_CURSORS ints.  Returns the ANIM_CH_* flags written. */
-int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *cursors,
+ * joint does not animate are left as they were.  hot and cold are NULL
+ * (binary searches) or the joint's ANIM_HOT_CURSORS and ANIM_COLD_CURSORS
+ * ints (-1 to start).  Returns the ANIM_CH_* flags written. */
+int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *hot, int *cold,
                            double pos[3], double rot[4], double scl[3], double *weight);
 
 /* Index of the joint with this name, or -1. */

@@ -32,6 +32,10 @@ static int key_holds(const void *keys, int n, int stride, int k, double t) {
 #define FIND_KEY(keys, n, stride, t, cursor)                                     \
   do {                                                                           \
     int k_ = *(cursor);                                                          \
+    /* inside the cursor's segment: the steady case, two comparisons */          \
+    if (k_ >= 0 && k_ < (n) - 1 && KEY_T(keys, stride, k_) <= (t) &&             \
+        (t) < KEY_T(keys, stride, k_ + 1))                                       \
+      return k_;                                                                 \
     if (key_holds(keys, n, stride, k_, t)) return k_;                            \
     if (key_holds(keys, n, stride, k_ + 1, t)) return *(cursor) = k_ + 1;        \
     if (key_holds(keys, n, stride, k_ - 1, t)) return *(cursor) = k_ - 1;        \
@@ -155,6 +159,41 @@ static double eval_keys(const anim_curve *c, double t, int *cursor) {
   return eval_at(c, find_scalar_key(c->keys, c->n, t, cursor), t);
 }
 
+int anim_curve_all_linear(const anim_curve *c) {
+  int i;
+  if (c->nmods != 0) return 0;
+  for (i = 0; i < c->n; i++)
+    if (c->keys[i].interp != ANIM_LINEAR) return 0;
+  return 1;
+}
+
+int anim_qcurve_all_slerp(const anim_qcurve *c) {
+  int i;
+  for (i = 0; i < c->n; i++) {
+    int ip = c->keys[i].interp;
+    if (ip != ANIM_LINEAR && ip != ANIM_CATMULLROM && ip != ANIM_BEZIER) return 0;
+  }
+  return 1;
+}
+
+void anim_curves_lerp_shared(const anim_curve c[3], double t, int *cursor, double out[3]) {
+  const anim_key *k = c[0].keys;
+  int n = c[0].n, i = *cursor;
+  if (!(i >= 0 && i < n - 1 && k[i].t <= t && t < k[i + 1].t)) i = find_scalar_key(k, n, t, cursor);
+  if (i < 0 || i >= n - 1) {
+    int e = i < 0 ? 0 : n - 1;
+    out[0] = c[0].keys[e].v; out[1] = c[1].keys[e].v; out[2] = c[2].keys[e].v;
+    return;
+  }
+  {
+    double s = (t - k[i].t) / (k[i + 1].t - k[i].t);
+    const anim_key *a = &c[0].keys[i];
+    out[0] = a->v + (a[1].v - a->v) * s;
+    a = &c[1].keys[i]; out[1] = a->v + (a[1].v - a->v) * s;
+    a = &c[2].keys[i]; out[2] = a->v + (a[1].v - a->v) * s;
+  }
+}
+
 int anim_curves_share_times(const anim_curve c[3]) {
   int a, i;
   for (a = 0; a < 3; a++)
@@ -166,6 +205,16 @@ int anim_curves_share_times(const anim_curve c[3]) {
 
 void anim_curves_eval_shared(const anim_curve c[3], double t, int *cursor, double out[3]) {
   int i = find_scalar_key(c[0].keys, c[0].n, t, cursor);
+  if (i >= 0 && i < c[0].n - 1 && c[0].keys[i].interp == ANIM_LINEAR &&
+      c[1].keys[i].interp == ANIM_LINEAR && c[2].keys[i].interp == ANIM_LINEAR) {
+    /* the common case: one fraction for the three axes */
+    const anim_key *a = &c[0].keys[i];
+    double s = (t - a->t) / (a[1].t - a->t);
+    out[0] = a->v + (a[1].v - a->v) * s;
+    a = &c[1].keys[i]; out[1] = a->v + (a[1].v - a->v) * s;
+    a = &c[2].keys[i]; out[2] = a->v + (a[1].v - a->v) * s;
+    return;
+  }
   out[0] = eval_at(&c[0], i, t);
   out[1] = eval_at(&c[1], i, t);
   out[2] = eval_at(&c[2], i, t);
@@ -267,12 +316,17 @@ void anim_qcurve_prepare(anim_qkey *k, int n) {
   }
 }
 
+static int find_qkey(const anim_qkey *keys, int n, double t, int *cursor) {
+  if (!cursor) return search_key(keys, n, (int)sizeof(anim_qkey), t);
+  FIND_KEY(keys, n, (int)sizeof(anim_qkey), t, cursor);
+}
+
 void anim_qcurve_eval(const anim_qcurve *c, double t, int *cursor, double out[4]) {
   const anim_qkey *k = c->keys, *a, *b;
   int i, j;
   double s;
   if (c->n <= 0) { anim_quat_identity(out); return; }
-  i = anim_find_key(k, c->n, (int)sizeof(anim_qkey), t, cursor);
+  i = find_qkey(k, c->n, t, cursor);
   /* before the first key: the first key's value (SEMANTICS 2.2), not the
    * first segment's slerp extrapolated backwards */
   if (i < 0) i = 0;
@@ -287,11 +341,14 @@ void anim_qcurve_eval(const anim_qcurve *c, double t, int *cursor, double out[4]
   /* slerp on the arc prepared at build time (shortest arc) */
   if (a->th == 0) {
     for (j = 0; j < 4; j++) out[j] = (1 - s) * a->q[j] + s * a->c[j];
+    anim_quat_normalize(out);
   } else {
-    double cf = cos(s * a->th), sf = sin(s * a->th);
+    /* q and c are orthonormal: the result is a unit quaternion as it is */
+    double x = s * a->th, cf, sf;
+    if (fabs(x) <= ANIM_SINCOS_RANGE) anim_sincos_small(x, &sf, &cf);
+    else { cf = cos(x); sf = sin(x); }
     for (j = 0; j < 4; j++) out[j] = cf * a->q[j] + sf * a->c[j];
   }
-  anim_quat_normalize(out);
 }
 
 /* ---- noise -------------------------------------------------------------- */

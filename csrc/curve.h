@@ -68,6 +68,16 @@ double anim_curve_eval(const anim_curve *c, double t, int *cursor);
 int anim_curves_share_times(const anim_curve c[3]);
 void anim_curves_eval_shared(const anim_curve c[3], double t, int *cursor, double out[3]);
 
+/* Whether every key of the curve interpolates linearly (no easing, no
+ * bezier, catmull-rom or step) and no modifier applies. */
+int anim_curve_all_linear(const anim_curve *c);
+/* The same for a quaternion curve: slerp everywhere (catmull-rom and
+ * bezier act as linear on quaternions; no step, no easing). */
+int anim_qcurve_all_slerp(const anim_qcurve *c);
+/* Three curves with the same key times, all linear (both checked at build
+ * time): one key search and one fraction for the three axes. */
+void anim_curves_lerp_shared(const anim_curve c[3], double t, int *cursor, double out[3]);
+
 /* Computes each key's arc to the next (the keys are unit quaternions). */
 void anim_qcurve_prepare(anim_qkey *keys, int n);
 

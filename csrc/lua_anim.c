@@ -16,6 +16,16 @@
 
 int luaopen_anim_core(lua_State *L);
 
+anim_mem anim_lua_mem(lua_State *L) {
+  anim_mem m;
+  m.f = (anim_alloc_fn)lua_getallocf(L, &m.ud);
+  return m;
+}
+
+int anim_lua_nomem(lua_State *L) {
+  return luaL_error(L, "not enough memory");
+}
+
 /* core.realpath(path) -> the canonical absolute path | nil, message: the
  * library uses it to refuse res:// paths that leave its root (symlinks). */
 static int realpath_l(lua_State *L) {
@@ -44,6 +54,7 @@ int luaopen_anim_core(lua_State *L) {
   lua_newtable(L);
   anim_lua_open_clip(L);
   anim_lua_open_animator(L);
+  anim_lua_open_check(L);
   lua_pushcfunction(L, realpath_l);
   lua_setfield(L, -2, "realpath");
   lua_pushcfunction(L, file_kind);

@@ -17,7 +17,9 @@
 #define TRACK_MT "anim.track"
 
 typedef struct { anim_rig *rig; } rig_box;
-typedef struct { anim_animator *a; } animator_box;
+/* delivering: the Lua side is delivering this animator's callbacks (an
+ * update from one of them is refused, not re-entered). */
+typedef struct { anim_animator *a; int delivering; } animator_box;
 typedef struct { anim_track *t; } track_box;
 
 /* ---- rigs --------------------------------------------------------------- */
@@ -77,7 +79,11 @@ static int rig_new(lua_State *L) {
   b = lua_newuserdatauv(L, sizeof *b, 1);
   b->rig = NULL;
   luaL_setmetatable(L, RIG_MT);
-  b->rig = anim_rig_new((int)n, names, parent, (const double (*)[3])pivot, (const double (*)[4])rot, &err);
+  {
+    anim_mem m = anim_lua_mem(L);
+    b->rig = anim_rig_new(&m, (int)n, names, parent, (const double (*)[3])pivot, (const double (*)[4])rot, &err);
+  }
+  if (!b->rig && err && strcmp(err, "not enough memory") == 0) return anim_lua_nomem(L);
   if (!b->rig) {
     lua_pushnil(L);
     lua_pushstring(L, err ? err : "cannot build the rig");
@@ -163,14 +169,25 @@ static int animator_new(lua_State *L) {
   if (side < ANIM_SIDE_BOTH || side > ANIM_SIDE_CLIENT) return luaL_argerror(L, 2, "bad side");
   b = lua_newuserdatauv(L, sizeof *b, 2);
   b->a = NULL;
+  b->delivering = 0;
   luaL_setmetatable(L, ANIMATOR_MT);
-  b->a = anim_animator_new(r, side);
-  if (!b->a) return luaL_error(L, "not enough memory");
+  {
+    anim_mem m = anim_lua_mem(L);
+    b->a = anim_animator_new(&m, r, side);
+  }
+  if (!b->a) return anim_lua_nomem(L);
   lua_pushvalue(L, 1);
   lua_setiuservalue(L, -2, 1);
   lua_pushvalue(L, 3);
   lua_setiuservalue(L, -2, 2);
   return 1;
+}
+
+/* core.animator_delivering(animator, flag) */
+static int animator_delivering(lua_State *L) {
+  animator_box *b = luaL_checkudata(L, 1, ANIMATOR_MT);
+  b->delivering = lua_toboolean(L, 2);
+  return 0;
 }
 
 static int animator_state(lua_State *L) {
@@ -236,7 +253,7 @@ static int animator_play(lua_State *L) {
   tb->t = NULL;
   luaL_setmetatable(L, TRACK_MT);
   tb->t = anim_animator_play(a, c, &o, binds, (int)nb);
-  if (!tb->t) return luaL_error(L, "not enough memory");
+  if (!tb->t) return anim_lua_nomem(L);
   anim_track_retain(tb->t);
   lua_pushvalue(L, 2);
   lua_setiuservalue(L, -2, 1);
@@ -247,15 +264,21 @@ static int animator_play(lua_State *L) {
   return 1;
 }
 
-/* core.animator_update(animator, dt) -> number of queued callbacks */
+/* core.animator_update(animator, dt) -> number of queued callbacks, or -1
+ * when dt is not a finite number >= 0 and -2 during a delivery of this
+ * animator's callbacks (nothing changed then: the Lua side raises). */
 static int animator_update(lua_State *L) {
-  anim_animator *a = check_animator(L, 1);
-  double dt = luaL_checknumber(L, 2);
-  int r;
-  if (!isfinite(dt) || dt < 0) return luaL_argerror(L, 2, "dt must be a finite number >= 0");
-  r = anim_animator_update(a, dt);
+  animator_box *b = luaL_checkudata(L, 1, ANIMATOR_MT);
+  int isnum, r;
+  double dt = lua_tonumberx(L, 2, &isnum);
+  if (!b->a) return luaL_argerror(L, 1, "animator is not built");
+  if (!isnum || !isfinite(dt) || dt < 0 || lua_type(L, 2) != LUA_TNUMBER) r = -1;
+  else if (b->delivering) r = -2;
+  else r = 0;
+  if (r < 0) { lua_pushinteger(L, r); return 1; }
+  r = anim_animator_update(b->a, dt);
   if (r == -2) return luaL_error(L, "not enough memory for the callback queue");
-  lua_pushinteger(L, anim_animator_nevents(a));
+  lua_pushinteger(L, anim_animator_nevents(b->a));
   return 1;
 }
 
@@ -441,6 +464,7 @@ static const luaL_Reg funcs[] = {
   {"animator_state", animator_state},
   {"animator_play", animator_play},
   {"animator_update", animator_update},
+  {"animator_delivering", animator_delivering},
   {"animator_event", animator_event},
   {"animator_get", animator_get},
   {"animator_animated", animator_animated},

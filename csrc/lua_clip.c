@@ -17,7 +17,7 @@
 
 /* The clip, and the key cursors clip:sample keeps between calls (a cache
  * beside the immutable clip: steady forward sampling finds keys in O(1)). */
-typedef struct { anim_clip *clip; int *cursors; } clip_box;
+typedef struct { anim_clip *clip; int *cursors; size_t ncursors; } clip_box;
 
 anim_clip *anim_lua_toclip(lua_State *L, int idx) {
   clip_box *b = luaL_testudata(L, idx, ANIM_CLIP_MT);
@@ -32,8 +32,8 @@ anim_clip *anim_lua_checkclip(lua_State *L, int idx) {
 
 static int clip_gc(lua_State *L) {
   clip_box *b = luaL_checkudata(L, 1, ANIM_CLIP_MT);
+  if (b->cursors) anim_free(&b->clip->mem, b->cursors, sizeof(int) * b->ncursors);
   anim_clip_free(b->clip);
-  free(b->cursors);
   b->clip = NULL;
   b->cursors = NULL;
   return 0;
@@ -80,7 +80,7 @@ static double num_at(lua_State *L, int t, lua_Integer i) {
 
 static void *alloc(lua_State *L, anim_clip *c, size_t n) {
   void *p = anim_clip_alloc(c, n);
-  if (!p) luaL_error(L, "not enough memory");
+  if (!p) anim_lua_nomem(L);
   return p;
 }
 
@@ -220,7 +220,7 @@ static const char *dup_string(lua_State *L, anim_clip *c, int idx) {
   if (lua_type(L, idx) != LUA_TSTRING) luaL_error(L, "description name must be a string");
   s = lua_tolstring(L, idx, &len);
   s = anim_clip_strdup(c, s, len);
-  if (!s) luaL_error(L, "not enough memory");
+  if (!s) anim_lua_nomem(L);
   return s;
 }
 
@@ -250,6 +250,7 @@ static int clip_new(lua_State *L) {
   b = lua_newuserdatauv(L, sizeof *b, 1);
   b->clip = NULL;
   b->cursors = NULL;
+  b->ncursors = 0;
   luaL_setmetatable(L, ANIM_CLIP_MT);
   nj = push_array(L, 1, "joints");
   if (nj < 0) luaL_error(L, "description needs joints");
@@ -258,8 +259,11 @@ static int clip_new(lua_State *L) {
   if (ni >= 0) lua_pop(L, 1); else ni = 0;
   nm = push_array(L, 1, "mask");
   if (nm >= 0) lua_pop(L, 1); else nm = 0;
-  c = b->clip = anim_clip_new(nj, ni, nm);
-  if (!c) return luaL_error(L, "not enough memory");
+  {
+    anim_mem m = anim_lua_mem(L);
+    c = b->clip = anim_clip_new(&m, nj, ni, nm);
+  }
+  if (!c) return anim_lua_nomem(L);
   c->length = field_num(L, 1, "length", 0);
   c->speed = field_num(L, 1, "speed", 1);
   c->priority = field_num(L, 1, "priority", 0);
@@ -300,8 +304,12 @@ static int clip_new(lua_State *L) {
     lua_pop(L, 1);
   }
   if ((err = anim_clip_finish(c))) return luaL_error(L, "invalid clip description: %s", err);
-  b->cursors = malloc(sizeof(int) * ANIM_JOINT_CURSORS * (size_t)(nj ? nj : 1));
-  if (!b->cursors) return luaL_error(L, "not enough memory");
+  {
+    size_t nc = (size_t)ANIM_JOINT_CURSORS * (size_t)(nj ? nj : 1);
+    b->cursors = anim_malloc(&c->mem, sizeof(int) * nc);
+    if (!b->cursors) return anim_lua_nomem(L);
+    b->ncursors = nc;
+  }
   for (i = 0; i < nj * ANIM_JOINT_CURSORS; i++) b->cursors[i] = -1;
   lua_pushvalue(L, 2);
   lua_setiuservalue(L, -2, 1);
@@ -334,8 +342,19 @@ static int clip_sample(lua_State *L) {
   lua_createtable(L, 0, c->njoints);
   for (j = 0; j < c->njoints; j++) {
     double pos[3], rot[4], scl[3], w;
-    int ch = anim_clip_sample_joint(c, j, t, cursors + j * ANIM_JOINT_CURSORS, pos, rot, scl, &w);
+    int ch = anim_clip_sample_joint(c, j, t, cursors + j * ANIM_HOT_CURSORS,
+                                    cursors + c->njoints * ANIM_HOT_CURSORS + j * ANIM_COLD_CURSORS,
+                                    pos, rot, scl, &w);
+    double v[10] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
+    int k;
     if (!ch) continue;
+    /* nothing handed out is inf or NaN (finite keys can overflow) */
+    if (ch & ANIM_CH_POS) for (k = 0; k < 3; k++) v[k] = pos[k];
+    if (ch & ANIM_CH_ROT) for (k = 0; k < 4; k++) v[3 + k] = rot[k];
+    if (ch & ANIM_CH_SCL) for (k = 0; k < 3; k++) v[7 + k] = scl[k];
+    anim_finite10(v);
+    for (k = 0; k < 3; k++) { pos[k] = v[k]; scl[k] = v[7 + k]; }
+    for (k = 0; k < 4; k++) rot[k] = v[3 + k];
     lua_createtable(L, 0, 3);
     if (ch & ANIM_CH_POS) { push_vec(L, pos, 3); lua_setfield(L, -2, "position"); }
     if (ch & ANIM_CH_ROT) { push_vec(L, rot, 4); lua_setfield(L, -2, "rotation"); }

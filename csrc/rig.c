@@ -1,22 +1,28 @@
 /* rig.c - building rigs: joints sorted parents first, rests derived. */
 #include "rig.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "amath.h"
 
-void anim_rig_free(anim_rig *r) {
-  if (!r) return;
-  free(r->mem);
-  free(r);
+/* Bytes of the joint arrays of a rig of n joints (names follow them). */
+static size_t rig_bytes(int n) {
+  return (sizeof(char *) + sizeof(int) + sizeof(double) * 17) * (size_t)n + 16;
 }
 
-anim_rig *anim_rig_new(int n, const char *const *names, const int *parent,
+void anim_rig_retain(anim_rig *r) { r->refs++; }
+
+void anim_rig_free(anim_rig *r) {
+  if (!r || --r->refs > 0) return;
+  anim_free(&r->alloc, r->mem, r->memsize);
+  anim_free(&r->alloc, r, sizeof *r);
+}
+
+anim_rig *anim_rig_new(const anim_mem *am, int n, const char *const *names, const int *parent,
                        const double (*pivot)[3], const double (*rot)[4], const char **err) {
   anim_rig *r;
   int *order, *state, i, k = 0;
-  size_t namebytes = 0;
+  size_t namebytes = 0, ordersize, memsize;
   char *mem, *p;
   *err = NULL;
   if (n < 1) { *err = "a rig needs at least one joint"; return NULL; }
@@ -24,14 +30,18 @@ anim_rig *anim_rig_new(int n, const char *const *names, const int *parent,
     if (parent[i] < -1 || parent[i] >= n) { *err = "unknown parent"; return NULL; }
     namebytes += strlen(names[i]) + 1;
   }
-  r = calloc(1, sizeof *r);
-  order = malloc(sizeof(int) * (3 * (size_t)n + 1));
-  mem = malloc((sizeof(char *) + sizeof(int) + sizeof(double) * 17) * (size_t)n + namebytes + 16);
+  ordersize = sizeof(int) * (3 * (size_t)n + 1);
+  memsize = rig_bytes(n) + namebytes;
+  r = anim_calloc(am, 1, sizeof *r);
+  order = anim_malloc(am, ordersize);
+  mem = anim_malloc(am, memsize);
   if (!r || !order || !mem) {
-    free(r); free(order); free(mem);
+    anim_free(am, r, sizeof *r); anim_free(am, order, ordersize); anim_free(am, mem, memsize);
     *err = "not enough memory";
     return NULL;
   }
+  r->alloc = *am;
+  r->refs = 1;
   state = order + n;
   {
     /* Each joint's depth (a root is 0), each found once: walk up to a
@@ -43,7 +53,11 @@ anim_rig *anim_rig_new(int n, const char *const *names, const int *parent,
     for (i = 0; i < n; i++) {
       int j = i, steps = 0, d;
       while (j >= 0 && depth[j] < 0) {
-        if (++steps > n) { free(r); free(order); free(mem); *err = "the parents form a cycle"; return NULL; }
+        if (++steps > n) {
+          anim_free(am, r, sizeof *r); anim_free(am, order, ordersize); anim_free(am, mem, memsize);
+          *err = "the parents form a cycle";
+          return NULL;
+        }
         j = parent[j];
       }
       d = (j < 0 ? -1 : depth[j]) + steps;
@@ -56,6 +70,7 @@ anim_rig *anim_rig_new(int n, const char *const *names, const int *parent,
     for (i = 0; i < n; i++) order[count[depth[i]]++] = i;
   }
   r->mem = mem;
+  r->memsize = memsize;
   r->n = n;
   r->pivot = (double (*)[3])mem;
   r->rest_pos = (double (*)[3])(mem + sizeof(double) * 3 * (size_t)n);
@@ -85,7 +100,7 @@ anim_rig *anim_rig_new(int n, const char *const *names, const int *parent,
     if (pa >= 0) anim_quat_mul(r->rig_rot[i], r->rig_rot[pa], r->rest_rot[i]);
     else for (a = 0; a < 4; a++) r->rig_rot[i][a] = r->rest_rot[i][a];
   }
-  free(order);
+  anim_free(am, order, ordersize);
   return r;
 }
 

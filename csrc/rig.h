@@ -5,6 +5,8 @@
 #ifndef ANIM_RIG_H
 #define ANIM_RIG_H
 
+#include "amem.h"
+
 typedef struct anim_rig {
   int n;
   const char **names;
@@ -13,7 +15,10 @@ typedef struct anim_rig {
   double (*rest_pos)[3];   /* pivot - parent pivot */
   double (*rest_rot)[4];   /* relative to the parent */
   double (*rig_rot)[4];    /* rest rotation in rig space (composed down) */
-  void *mem;
+  void *mem;               /* the arrays above, memsize bytes */
+  size_t memsize;
+  anim_mem alloc;
+  int refs;                /* its owner and each animator on it */
 } anim_rig;
 
 /* A rig of n joints, in any order.  parent[i] is an index or -1.  Rotations
@@ -21,9 +26,11 @@ typedef struct anim_rig {
  * *err on bad input (unknown parent, a cycle) or when out of memory; joint
  * order is then changed so that parents come first (names keep their
  * strings: the caller's array must outlive the call only). */
-anim_rig *anim_rig_new(int n, const char *const *names, const int *parent,
+anim_rig *anim_rig_new(const anim_mem *mem, int n, const char *const *names, const int *parent,
                        const double (*pivot)[3], const double (*rot)[4], const char **err);
+/* Drops a reference (the creator holds the first); the last frees it. */
 void anim_rig_free(anim_rig *r);
+void anim_rig_retain(anim_rig *r);
 
 /* Index of the joint with this name, or -1. */
 int anim_rig_find(const anim_rig *r, const char *name);

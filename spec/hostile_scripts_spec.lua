@@ -371,13 +371,12 @@ describe("after collection", function()
   end)
 end)
 
--- These need changes in the C core (csrc/), described in docs/robustness.md
--- ("Waiting for the C core"); they are pending until the core has them.
-describe("waiting for the C core", function()
+-- Guarantees the C core keeps itself (csrc/).
+describe("the C core", function()
   -- Every number in such a file is finite, but the arithmetic on them
   -- overflows: 1e308 - (-1e308) is inf, and a cycles offset multiplies by
   -- the number of cycles.  The core must not hand out inf or NaN.
-  pending("finite values whose arithmetic overflows never reach a sample or a pose as inf or NaN", function()
+  it("finite values whose arithmetic overflows never reach a sample or a pose as inf or NaN", function()
     local c = assert(anim.decode([=[{"length": 1e300, "joints": {
       "rightArm": {"position": [[0, [1e308, 0, 0]], [1, [-1e308, 0, 0]]],
                    "rotation": [[0, [1e308, 0, 0]], [1, [-1e308, 0, 0]]],
@@ -407,10 +406,9 @@ describe("waiting for the C core", function()
 
   -- A script that reaches a metatable (getmetatable, or anim.core's
   -- *_metatable fields) can call __gc by hand on an object still in use.
-  -- Today the C clip is freed under its tracks (use after free): the core
-  -- must reference-count clips and rigs (tracks retain their clip,
-  -- animators their rig) so that a box's __gc only drops its own reference.
-  pending("calling a clip's or rig's __gc by hand while it plays does not crash", function()
+  -- The core reference-counts clips and rigs (tracks retain their clip,
+  -- animators their rig), so a box's __gc only drops its own reference.
+  it("calling a clip's or rig's __gc by hand while it plays does not crash", function()
     local r = anim.rig { joints = { { name = "a" }, { name = "b", parent = "a" } } }
     local c = assert(anim.clip({ loop = "loop", length = 1, joints = { b = { position = { { 0, { 0, 0, 0 } }, { 1, { 1, 1, 1 } } } } } }))
     local a = anim.animator(r)

@@ -15,6 +15,7 @@ local M = {}
 local SIDES = { both = 0, server = 1, client = 2 }
 local clip_info, track_uv, animator_state = core.clip_info, core.track_uservalue, core.animator_state
 local core_update, core_event = core.animator_update, core.animator_event
+local core_delivering = core.animator_delivering
 local traceback = debug.traceback
 local yield, resume, create, isyieldable = coroutine.yield, coroutine.resume, coroutine.create, coroutine.isyieldable
 
@@ -293,17 +294,20 @@ local function deliver(self, st, n, in_co)
   return err
 end
 
+-- The common frame (nothing to deliver) is one call into C, which also
+-- refuses a bad dt (-1) and an update from this animator's own callbacks
+-- (-2) without changing anything.
 function methods.update(self, dt)
-  if not finite(dt) or dt < 0 then
-    argerror(1, "update", "dt must be a finite number >= 0, got " .. show(dt))
-  end
-  local st = animator_state(self)
-  if st.updating then
+  local n = core_update(self, dt)
+  if n <= 0 then
+    if n == 0 then return end -- nothing to deliver (and nothing ended)
+    if n == -1 then
+      argerror(1, "update", "dt must be a finite number >= 0, got " .. show(dt))
+    end
     error("animator:update called from one of this animator's own callbacks (update it after this one returns)", 2)
   end
-  local n = core_update(self, dt)
-  if n == 0 then return end -- nothing to deliver (and nothing ended)
-  st.updating = true
+  local st = animator_state(self)
+  core_delivering(self, true)
   -- whatever happens while delivering, the animator comes out usable
   local ok, err = pcall(deliver, self, st, n, isyieldable())
   local live, ended = st.live, st.ended
@@ -311,17 +315,17 @@ function methods.update(self, dt)
     live[ended[i]] = nil
     ended[i] = nil
   end
-  st.updating = false
+  core_delivering(self, false)
   if not ok or err ~= nil then error(err, 0) end
 end
 
-local function joint_fn(f)
-  return function(self, j) return f(self, j) end
-end
-methods.get = joint_fn(core.animator_get)
-methods.animated = joint_fn(core.animator_animated)
-methods.local_transform = joint_fn(core.animator_local)
-methods.world_transform = joint_fn(core.animator_world)
+-- The C functions themselves: a game reads every joint every frame, and
+-- ten numbers returned on the stack cost less than anything written into
+-- a table.
+methods.get = core.animator_get
+methods.animated = core.animator_animated
+methods.local_transform = core.animator_local
+methods.world_transform = core.animator_world
 
 -- Where the rig stands: the world transform of its first root joint (rigs
 -- keep parents first).  Hosts place sounds there (SEMANTICS 7a.13).

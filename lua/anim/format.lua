@@ -98,12 +98,19 @@ local function euler_code(v, path)
   fail(path, "unknown euler order '%s' (expected a permutation of xyz such as yxz or zyx)", v)
 end
 
+local huge = math.huge
+
 local function vec(v, n, path, what)
   if type(v) ~= "table" or not E.is_array(v) or #v ~= n then
     local got = (type(v) == "table" and E.is_array(v)) and ("an array of " .. #v) or describe(v)
     fail(path, "%s must be an array of %d numbers, got %s", what, n, got)
   end
-  for i = 1, n do E.number(v[i], index(path, i), what .. " component") end
+  for i = 1, n do
+    local x = v[i]
+    if type(x) ~= "number" or x ~= x or x == huge or x == -huge then
+      E.number(x, index(path, i), what .. " component")
+    end
+  end
   return v
 end
 M.vec = vec
@@ -156,71 +163,188 @@ local function interp_code(v, path)
   return c
 end
 
+-- One key of a channel, with every check and the message of each: the
+-- general reader.  Stores the key at n of ch; returns its time.
+local function read_key(ch, n, k, path, channel, prev)
+  local kp = index(path, n)
+  if type(k) ~= "table" or not E.is_array(k) or #k < 2 or #k > 4 then
+    fail(kp, "key must be [time, value, interpolation, extra], got %s",
+      (type(k) == "table" and E.is_array(k)) and ("an array of " .. #k) or describe(k))
+  end
+  local t = E.number(k[1], index(kp, 1), "time")
+  if prev and t < prev then
+    fail(index(kp, 1), "key times must not decrease (%s comes after %s)", num(t), num(prev))
+  end
+  local v = k[2]
+  local vp = index(kp, 2)
+  local is_q
+  if channel == "rotation" then
+    if type(v) == "table" and #v == 4 then is_q = true end
+    v = M.rotation(v, vp, "rotation")
+    if ch.quat == nil then ch.quat = is_q or false
+    elseif ch.quat ~= (is_q or false) then
+      fail(vp, "a rotation channel must be all Euler angles or all quaternions; this key is %s, the first was %s",
+        is_q and "a quaternion" or "Euler angles", ch.quat and "a quaternion" or "Euler angles")
+    end
+  else
+    v = vec(v, 3, vp, channel)
+  end
+  local code = interp_code(k[3], index(kp, 3))
+  local extra = k[4]
+  local ease = 0
+  local ep = index(kp, 4)
+  if not E.absent(extra) then
+    E.object(extra, ep, "key extra")
+    if not E.absent(extra.ease) then
+      local ez = extra.ease
+      if type(ez) ~= "string" then
+        fail(key(ep, "ease"), "ease must be in, out or inOut, got %s", describe(ez))
+      end
+      if not EASE_CODE[ez] then
+        fail(key(ep, "ease"), "unknown ease '%s' (expected in, out or inOut)", ez)
+      end
+      ease = EASE_CODE[ez]
+    elseif code >= FIRST_EASING then
+      ease = default_ease(code)
+    end
+    local hout, hin = extra.out, extra["in"]
+    if not E.absent(hout) or not E.absent(hin) then
+      ch.h = ch.h or {}
+      local hd = { 0 / 0, 0, 0, 0, 0 / 0, 0, 0, 0 }
+      if not E.absent(hout) then
+        hd[1], hd[2], hd[3], hd[4] = handle(hout, key(ep, "out"), "out")
+      end
+      if not E.absent(hin) then
+        hd[5], hd[6], hd[7], hd[8] = handle(hin, key(ep, "in"), "in")
+      end
+      ch.h[n] = hd
+    end
+  elseif code >= FIRST_EASING then
+    ease = default_ease(code)
+  end
+  ch.t[n], ch.vals[n], ch.i[n], ch.e[n] = t, v, code, ease
+  return t
+end
+
+local LINEAR = INTERP_CODE.linear
+
+local function finite(x) return type(x) == "number" and x == x and x > -huge and x < huge end
+
+-- A well-formed handle [dt, dv] (dv a number or [dx, dy, dz]) as read_key
+-- reads it, or nothing.
+local function plain_handle(h, hd, at)
+  if type(h) ~= "table" or #h ~= 2 or next(h, 2) ~= nil then return false end
+  local dt, dv = h[1], h[2]
+  if not finite(dt) then return false end
+  if type(dv) == "table" then
+    local x, y, z = dv[1], dv[2], dv[3]
+    if #dv ~= 3 or next(dv, 3) ~= nil or not (finite(x) and finite(y) and finite(z)) then return false end
+    hd[at], hd[at + 1], hd[at + 2], hd[at + 3] = dt, x, y, z
+  elseif finite(dv) then
+    hd[at], hd[at + 1], hd[at + 2], hd[at + 3] = dt, dv, dv, dv
+  else
+    return false
+  end
+  return true
+end
+
+-- The ease and handles of a well-formed key extra, as read_key reads them:
+-- ease, handles (or nil) -- or nil when read_key must look at it.
+local function plain_extra(extra, code)
+  if type(extra) ~= "table" then return nil end
+  local first = next(extra)
+  if first ~= nil and type(first) == "number" then return nil end
+  local ez, ease = extra.ease
+  if ez == nil then
+    ease = code >= FIRST_EASING and default_ease(code) or 0
+  else
+    ease = EASE_CODE[ez]
+    if not ease then return nil end
+  end
+  local hout, hin = extra.out, extra["in"]
+  if hout == nil and hin == nil then return ease end
+  local hd = { 0 / 0, 0, 0, 0, 0 / 0, 0, 0, 0 }
+  if hout ~= nil and not plain_handle(hout, hd, 1) then return nil end
+  if hin ~= nil and not plain_handle(hin, hd, 5) then return nil end
+  return ease, hd
+end
+
 -- Reads one channel's keys; returns { t, vals (arrays), i, e, h, quat }.
+-- Loading time is spent here: a plain key ([time, value] or [time, value,
+-- interpolation], well formed) is checked inline, without building the
+-- JSON paths of its parts; any other key goes through read_key, which
+-- checks it field by field and names the path of what is wrong.  Both
+-- give the same result for the same key (M.plain_keys = false turns the
+-- inline checks off: spec/format_spec.lua compares the two).
+M.plain_keys = true
 local function read_keys(list, path, channel)
   E.array(list, path, channel .. " keys")
   count_keys(#list, path)
   local ch = { t = {}, vals = {}, i = {}, e = {}, h = nil, quat = nil }
+  local T, V, I, EZ = ch.t, ch.vals, ch.i, ch.e
+  local rot = channel == "rotation"
   local prev
-  for n, k in ipairs(list) do
-    local kp = index(path, n)
-    if type(k) ~= "table" or not E.is_array(k) or #k < 2 or #k > 4 then
-      fail(kp, "key must be [time, value, interpolation, extra], got %s",
-        (type(k) == "table" and E.is_array(k)) and ("an array of " .. #k) or describe(k))
-    end
-    local t = E.number(k[1], index(kp, 1), "time")
-    if prev and t < prev then
-      fail(index(kp, 1), "key times must not decrease (%s comes after %s)", num(t), num(prev))
-    end
-    prev = t
-    local v = k[2]
-    local vp = index(kp, 2)
-    local is_q
-    if channel == "rotation" then
-      if type(v) == "table" and #v == 4 then is_q = true end
-      v = M.rotation(v, vp, "rotation")
-      if ch.quat == nil then ch.quat = is_q or false
-      elseif ch.quat ~= (is_q or false) then
-        fail(vp, "a rotation channel must be all Euler angles or all quaternions; this key is %s, the first was %s",
-          is_q and "a quaternion" or "Euler angles", ch.quat and "a quaternion" or "Euler angles")
-      end
-    else
-      v = vec(v, 3, vp, channel)
-    end
-    local code = interp_code(k[3], index(kp, 3))
-    local extra = k[4]
-    local ease = 0
-    local ep = index(kp, 4)
-    if not E.absent(extra) then
-      E.object(extra, ep, "key extra")
-      if not E.absent(extra.ease) then
-        local ez = extra.ease
-        if type(ez) ~= "string" then
-          fail(key(ep, "ease"), "ease must be in, out or inOut, got %s", describe(ez))
+  for n = 1, #list do
+    local k = list[n]
+    local t, v, code
+    if type(k) == "table" and M.plain_keys then
+      local nk = #k
+      if nk >= 2 and nk <= 4 and next(k, nk) == nil then
+        t, v = k[1], k[2]
+        local c3 = k[3]
+        if c3 == nil then code = LINEAR else code = INTERP_CODE[c3] end
+        if not (code and type(t) == "number" and t == t and t > -huge and t < huge and
+                (prev == nil or t >= prev) and type(v) == "table") then
+          t = nil
+        else
+          local nv = #v
+          local x, y, z, w = v[1], v[2], v[3], v[4]
+          if nv < 3 or next(v, nv) ~= nil or type(x) ~= "number" or type(y) ~= "number" or type(z) ~= "number" or
+             not (x == x and y == y and z == z and x > -huge and x < huge and y > -huge and y < huge and
+                  z > -huge and z < huge) then
+            t = nil
+          elseif nv == 3 then
+            if rot then
+              if ch.quat == nil then ch.quat = false elseif ch.quat then t = nil end
+            end
+          elseif nv == 4 and rot and type(w) == "number" and w == w and w > -huge and w < huge and
+                 ch.quat ~= false then
+            -- as quat() does: scaled by the largest component first
+            local m = math.max(math.abs(x), math.abs(y), math.abs(z), math.abs(w))
+            if m == 0 then
+              t = nil
+            else
+              ch.quat = true
+              x, y, z, w = x / m, y / m, z / m, w / m
+              local len = math.sqrt(x * x + y * y + z * z + w * w)
+              v = { x / len, y / len, z / len, w / len }
+            end
+          else
+            t = nil
+          end
         end
-        if not EASE_CODE[ez] then
-          fail(key(ep, "ease"), "unknown ease '%s' (expected in, out or inOut)", ez)
-        end
-        ease = EASE_CODE[ez]
-      elseif code >= FIRST_EASING then
-        ease = default_ease(code)
       end
-      local hout, hin = extra.out, extra["in"]
-      if not E.absent(hout) or not E.absent(hin) then
+    end
+    local ease, hd
+    if t then
+      local extra = k[4]
+      if extra == nil then
+        ease = code >= FIRST_EASING and default_ease(code) or 0
+      else
+        ease, hd = plain_extra(extra, code)
+        if not ease then t = nil end
+      end
+    end
+    if t then
+      T[n], V[n], I[n], EZ[n] = t, v, code, ease
+      if hd then
         ch.h = ch.h or {}
-        local hd = { 0 / 0, 0, 0, 0, 0 / 0, 0, 0, 0 }
-        if not E.absent(hout) then
-          hd[1], hd[2], hd[3], hd[4] = handle(hout, key(ep, "out"), "out")
-        end
-        if not E.absent(hin) then
-          hd[5], hd[6], hd[7], hd[8] = handle(hin, key(ep, "in"), "in")
-        end
         ch.h[n] = hd
       end
-    elseif code >= FIRST_EASING then
-      ease = default_ease(code)
+    else
+      t = read_key(ch, n, k, path, channel, prev)
     end
-    ch.t[n], ch.vals[n], ch.i[n], ch.e[n] = t, v, code, ease
+    prev = t
   end
   return ch
 end

@@ -84,64 +84,36 @@ end
 -- Raises a failure naming the JSON path of the first offence.  The readers
 -- call it after their own checks, which give more specific messages for
 -- the fields they know; this catches the rest (unknown fields, payloads).
--- The walk keeps the keys on a stack and makes a path only for a message:
--- it costs little beside the decoding.
-local stack = {}
+-- The walk is core.check_tree (csrc/lua_check.c: in Lua it cost more than
+-- the decoding); it finds the place, the message is made here.
+local check_tree = require("anim.core").check_tree
 
-local function fail_at(depth, fmt, ...)
+local function path_of(keys)
   local path = ""
-  for i = 1, depth - 1 do
-    local k = stack[i]
+  for i = 1, #keys do
+    local k = keys[i]
     if type(k) == "string" then path = E.key(path, k)
     else path = E.index(path, math.tointeger(k) or k) end
   end
-  for i = 1, #stack do stack[i] = nil end
-  E.fail(path, fmt, ...)
-end
-
-local function check(v, depth)
-  local ty = type(v)
-  if ty == "string" then
-    if #v > L.strings then
-      fail_at(depth, "string too long (%d bytes; at most %d, anim.limits.strings)", #v, L.strings)
-    end
-  elseif ty == "number" then
-    if v ~= v or v == math.huge or v == -math.huge then
-      fail_at(depth, "number must be finite, got %s", E.describe(v))
-    end
-  elseif ty == "table" then
-    if depth > L.depth then fail_at(depth, "nested deeper than %d levels (anim.limits.depth)", L.depth) end
-    for k, x in pairs(v) do
-      local tk = type(k)
-      if tk == "string" then
-        if #k > L.strings then
-          fail_at(depth, "key too long (%d bytes; at most %d, anim.limits.strings)", #k, L.strings)
-        end
-      elseif not (tk == "number" and k >= 1 and k % 1 == 0 and k < math.huge) then
-        fail_at(depth, "keys must be strings or array indices, got %s",
-          tk == "number" and E.num(k) or E.describe(k))
-      end
-      local tx = type(x)
-      -- numbers, the bulk of a clip, are checked here without a call
-      if tx == "number" then
-        if x ~= x or x == math.huge or x == -math.huge then
-          stack[depth] = k
-          fail_at(depth + 1, "number must be finite, got %s", E.describe(x))
-        end
-      elseif tx ~= "boolean" then
-        stack[depth] = k
-        check(x, depth + 1)
-      end
-    end
-    stack[depth] = nil
-  elseif ty ~= "boolean" and not E.is_null(v) then
-    fail_at(depth, "value must be a string, number, boolean, null, array or object, got %s", ty)
-  end
+  return path
 end
 
 function M.check(v)
-  check(v, 1)
-  return v
+  local code, keys, what = check_tree(v, L.strings, L.depth)
+  if not code then return v end
+  local path = path_of(keys)
+  if code == 1 then
+    E.fail(path, "string too long (%d bytes; at most %d, anim.limits.strings)", #what, L.strings)
+  elseif code == 2 then
+    E.fail(path, "key too long (%d bytes; at most %d, anim.limits.strings)", #what, L.strings)
+  elseif code == 3 then
+    E.fail(path, "keys must be strings or array indices, got %s",
+      type(what) == "number" and E.num(what) or E.describe(what))
+  elseif code == 4 then
+    E.fail(path, "number must be finite, got %s", E.describe(what))
+  elseif code == 5 then
+    E.fail(path, "nested deeper than %d levels (anim.limits.depth)", L.depth)
+  end
+  E.fail(path, "value must be a string, number, boolean, null, array or object, got %s", type(what))
 end
-
 return M

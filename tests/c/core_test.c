@@ -3,8 +3,10 @@
  * and the queue of timed callbacks.  Run by `make test`. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "amath.h"
 #include "animator.h"
 #include "clip.h"
 #include "rig.h"
@@ -19,19 +21,46 @@ static int passed, failed;
 
 static int near(double a, double b) { return fabs(a - b) <= 1e-12; }
 
+/* An allocator with lua_Alloc's contract that checks the core keeps it:
+ * every free and realloc names the size of the block, and nothing is left
+ * when everything is freed.  fail_at > 0 fails that allocation. */
+typedef struct counting {
+  size_t live;
+  long count, fail_at;
+  int bad_size;
+} counting;
+
+static void *counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  counting *c = ud;
+  size_t *h = ptr ? (size_t *)ptr - 2 : NULL;
+  if (h && h[0] != osize) c->bad_size = 1;
+  if (nsize == 0) {
+    if (h) { c->live -= h[0]; free(h); }
+    return NULL;
+  }
+  if (++c->count == c->fail_at) return NULL;
+  h = realloc(h, nsize + 2 * sizeof(size_t));
+  if (!h) return NULL;
+  c->live += nsize - (ptr ? h[0] : 0);
+  h[0] = nsize;
+  return h + 2;
+}
+
 /* A clip of one joint "arm": position x from 0 to 2 over 1 s (linear, all
  * three axes), a marker at 0.5, looping. */
-static anim_clip *make_clip(void) {
-  anim_clip *c = anim_clip_new(1, 1, 0);
+static anim_clip *make_clip(const anim_mem *m) {
+  anim_clip *c = anim_clip_new(m, 1, 1, 0);
   anim_joint *j;
   int a;
   if (!c) return NULL;
   j = &c->joints[0];
   j->name = anim_clip_strdup(c, "arm", 3);
+  if (!j->name) { anim_clip_free(c); return NULL; }
   j->weight = 1;
   j->channels = ANIM_CH_POS;
   for (a = 0; a < 3; a++) {
     anim_key *k = anim_clip_alloc(c, 2 * sizeof(anim_key));
+    if (!k) { anim_clip_free(c); return NULL; }
     k[0].t = 0; k[0].v = 0; k[1].t = 1; k[1].v = a == 0 ? 2 : 0;
     k[0].out_dt = k[0].in_dt = k[1].out_dt = k[1].in_dt = NAN;
     j->pos[a].keys = k;
@@ -44,30 +73,89 @@ static anim_clip *make_clip(void) {
   return anim_clip_finish(c) ? (anim_clip_free(c), NULL) : c;
 }
 
-int main(void) {
-  const char *names[] = {"root", "arm"};
-  int parents[] = {-1, 0};
-  double pivots[][3] = {{0, 0, 0}, {1, 2, 3}};
-  double rots[][4] = {{0, 0, 0, 1}, {0, 0, 0, 1}};
+static const char *names[] = {"root", "arm"};
+static const int parents[] = {-1, 0};
+static const double pivots[][3] = {{0, 0, 0}, {1, 2, 3}};
+static const double rots[][4] = {{0, 0, 0, 1}, {0, 0, 0, 1}};
+
+/* Builds everything, plays and updates with an allocator that fails its
+ * fail_at-th allocation: returns 1 when it all worked, 0 when an
+ * allocation failed (and was reported, not crashed on). */
+static int run_with(counting *cn) {
+  anim_mem m;
   const char *err = NULL;
-  anim_rig *rig = anim_rig_new(2, names, parents, (const double (*)[3])pivots, (const double (*)[4])rots, &err);
-  anim_clip *clip = make_clip();
+  anim_rig *rig;
+  anim_clip *clip;
+  anim_animator *an = NULL;
+  anim_binding bind;
+  anim_play_opts opts;
+  int ok = 0, i;
+  m.f = counting_alloc;
+  m.ud = cn;
+  rig = anim_rig_new(&m, 2, names, parents, pivots, rots, &err);
+  clip = make_clip(&m);
+  if (rig && clip) an = anim_animator_new(&m, rig, ANIM_SIDE_BOTH);
+  if (an) {
+    memset(&bind, 0, sizeof bind);
+    bind.cj = 0; bind.rj = 1; bind.pscale = 1;
+    opts.fade = 0; opts.weight = 1; opts.speed = 1; opts.priority = 0; opts.has_priority = 0;
+    ok = 1;
+    /* ten tracks (the track arrays grow), then enough updates that the
+     * callback queue grows past its first size */
+    for (i = 0; i < 10 && ok; i++) ok = anim_animator_play(an, clip, &opts, &bind, 1) != NULL;
+    for (i = 0; i < 3 && ok; i++) ok = anim_animator_update(an, 9.75) == 0;
+  }
+  anim_animator_free(an);
+  anim_clip_free(clip);
+  anim_rig_free(rig);
+  return ok;
+}
+
+int main(void) {
+  const char *err = NULL;
+  counting cn = {0, 0, 0, 0};
+  anim_mem mem;
+  anim_rig *rig;
+  anim_clip *clip;
   anim_animator *an;
   anim_binding bind;
   anim_play_opts opts;
   anim_track *tr;
   double v[10], pos[3], rot[4], scl[3], w;
   int flags;
+  long n, total;
+
+  {
+    /* the fast sines and cosines against libm's */
+    double x, e = 0, es = 0, sn, cs;
+    for (x = -2000; x <= 2000; x += 0.0123) {
+      anim_sincos(x, &sn, &cs);
+      e = fmax(e, fmax(fabs(sn - sin(x)), fabs(cs - cos(x))));
+    }
+    for (x = -ANIM_SINCOS_RANGE; x <= ANIM_SINCOS_RANGE; x += 1e-4) {
+      anim_sincos_small(x, &sn, &cs);
+      es = fmax(es, fmax(fabs(sn - sin(x)), fabs(cs - cos(x))));
+    }
+    CHECK(e < 1e-14, "anim_sincos within 1e-14 of libm");
+    CHECK(es < 1e-11, "anim_sincos_small within 1e-11 of libm on its range");
+    anim_sincos(1e300, &sn, &cs);
+    CHECK(sn == sin(1e300) && cs == cos(1e300), "huge angles: libm");
+  }
+
+  mem.f = counting_alloc;
+  mem.ud = &cn;
+  rig = anim_rig_new(&mem, 2, names, parents, pivots, rots, &err);
+  clip = make_clip(&mem);
 
   CHECK(rig && !err, "rig builds");
   CHECK(clip != NULL, "clip builds");
   if (!rig || !clip) return 1;
   CHECK(anim_rig_find(rig, "arm") == 1, "rig finds its joints");
 
-  flags = anim_clip_sample_joint(clip, 0, 0.25, NULL, pos, rot, scl, &w);
+  flags = anim_clip_sample_joint(clip, 0, 0.25, NULL, NULL, pos, rot, scl, &w);
   CHECK(flags == ANIM_CH_POS && near(pos[0], 0.5) && near(w, 1), "clip samples at 0.25");
 
-  an = anim_animator_new(rig, ANIM_SIDE_BOTH);
+  an = anim_animator_new(&mem, rig, ANIM_SIDE_BOTH);
   CHECK(an != NULL, "animator");
   memset(&bind, 0, sizeof bind);
   bind.cj = 0; bind.rj = 1; bind.pscale = 1;
@@ -97,6 +185,20 @@ int main(void) {
   anim_track_release(tr);
   anim_clip_free(clip);
   anim_rig_free(rig);
+  CHECK(cn.live == 0 && !cn.bad_size, "everything allocated is freed, with its size");
+
+  /* Out of memory at every allocation in turn (SQLite's way): each run
+   * fails cleanly and frees all it took. */
+  cn.count = 0; cn.fail_at = 0;
+  CHECK(run_with(&cn), "the run works with memory");
+  total = cn.count;
+  CHECK(total > 10, "the run allocates");
+  for (n = 1; n <= total; n++) {
+    cn.count = 0; cn.fail_at = n; cn.live = 0;
+    if (run_with(&cn)) { failed++; fprintf(stderr, "FAIL: allocation %ld failed unnoticed\n", n); }
+    if (cn.live != 0 || cn.bad_size) { failed++; fprintf(stderr, "FAIL: allocation %ld failing leaks\n", n); }
+  }
+  passed++;
   printf("core_test: %d passed, %d failed\n", passed, failed);
   return failed != 0;
 }

@@ -1,0 +1,113 @@
+-- spec/oom_spec.lua: out of memory at every allocation in turn (SQLite's
+-- way).  build/failalloc.so (tests/c/failalloc.c, built by `make test`)
+-- puts an allocator in front of the state's; the C core allocates through
+-- the state's allocator, so its allocations fail too.  Each failure must
+-- raise "not enough memory" -- never crash, leak or leave a half-built
+-- object behind.
+local anim = require "anim"
+local H = require "spec.helper"
+
+local ok_fa, fa = pcall(require, "failalloc")
+
+describe("out of memory", function()
+  if not ok_fa then
+    it("needs build/failalloc.so (make test builds it)", function()
+      error("build/failalloc.so is missing: run `make test` (it builds tests/c/failalloc.c)")
+    end)
+    return
+  end
+
+  local text = H.read(H.root .. "/examples/clips/walk.anim")
+  local rig = anim.rig("player")
+
+  -- load, play and update with callbacks, read the pose: returns what a
+  -- host would look at
+  local function scenario(host)
+    local clip = assert(anim.decode(text, "walk"))
+    local a = anim.animator(rig)
+    local seen = 0
+    a:on_marker(function() seen = seen + 1 end)
+    local tr = a:play(clip, { fade = 0.1 })
+    host:play(clip, { weight = 0.5 })
+    for _ = 1, 4 do a:update(0.3); host:update(0.3) end
+    local pose = a:pose_into({}, "local")
+    return seen, tr.time, pose
+  end
+
+  local function pose_ok(p)
+    for _, v in pairs(p) do
+      for i = 1, 10 do
+        if v[i] ~= v[i] or math.abs(v[i]) == math.huge then return false end
+      end
+    end
+    return true
+  end
+
+  -- fail allocation n (and, persistent, every one after it) for every n
+  -- the scenario makes; returns how many runs failed
+  local function sweep(persist, total, ref_seen, ref_time)
+    local failures, base = 0, nil
+    for n = 1, total + 5 do
+      local host = anim.animator(rig)
+      local _, ok, seen, time = fa.pcall(n, persist, scenario, host)
+      if ok then
+        assert.are.equal(ref_seen, seen)
+        assert.are.equal(ref_time, time)
+      else
+        failures = failures + 1
+        assert.is_truthy(tostring(seen):find("not enough memory", 1, true),
+          "allocation " .. n .. " failed with: " .. tostring(seen))
+      end
+      -- the host animator the failed step played on still works
+      host:update(0.1)
+      assert.is_true(pose_ok(host:pose_into({}, "world")), "allocation " .. n)
+      for _, t in ipairs(host:tracks()) do
+        assert.is_true(t.time >= 0 and t.time <= t.clip.length)
+      end
+      -- half-built objects are collected without harm
+      host = nil -- luacheck: ignore 311
+      collectgarbage()
+      collectgarbage()
+      if n == 10 then base = fa.live() end
+    end
+    -- nothing leaked across all those failures (C memory included: it
+    -- goes through the same allocator)
+    collectgarbage()
+    collectgarbage()
+    assert.is_true(fa.live() - base < 64 * 1024, "live bytes grew by " .. (fa.live() - base))
+    return failures
+  end
+
+  it("fails every allocation in turn with a memory error, leaving everything usable", function()
+    collectgarbage()
+    local ref_seen, ref_time = scenario(anim.animator(rig))
+    assert.is_true(ref_seen > 0)
+    local total = fa.pcall(0, false, scenario, anim.animator(rig))
+    assert.is_true(total > 50, "the scenario allocates (" .. total .. ")")
+    -- from allocation n on, everything fails: each run up to the last
+    -- allocation raises
+    local failures = sweep(true, total, ref_seen, ref_time)
+    assert.is_true(failures >= total - 5, failures .. " failures of " .. total)
+    -- only allocation n fails (Lua retries its own after an emergency
+    -- collection; the core's fail): whatever happens stays consistent
+    sweep(false, total, ref_seen, ref_time)
+  end)
+
+  it("the core's own allocations go through the state's allocator", function()
+    -- an animator of a big rig: its pose and blend arrays are the core's
+    -- (about 380 bytes per joint); the Lua side holds a few small tables
+    local joints = {}
+    for i = 1, 10000 do joints[i] = { name = "j" .. i } end
+    local big = assert(anim.rig { joints = joints })
+    collectgarbage()
+    collectgarbage()
+    local grown
+    fa.pcall(0, false, function()
+      local before = fa.live()
+      local a = anim.animator(big)
+      grown = fa.live() - before
+      return a
+    end)
+    assert.is_true(grown > 3e6, "an animator of 10000 joints took " .. grown .. " bytes")
+  end)
+end)
