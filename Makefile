@@ -133,11 +133,12 @@ $(ASAN_DIR)/keep_modules.so:
 	  $(SAN_CC) -O1 -fPIC -shared -x c - -o $@
 
 asan: deps-ci
-	@$(MAKE) --no-print-directory $(ASAN_SO) $(ASAN_DIR)/keep_modules.so
+	@$(MAKE) --no-print-directory $(ASAN_SO) $(ASAN_DIR)/keep_modules.so build/failalloc.so
 	@rm -rf $(ASAN_DIR)/tree $(ASAN_DIR)/logs
 	@mkdir -p $(ASAN_DIR)/tree/build/anim $(ASAN_DIR)/logs $(ASAN_DIR)/options
 	@for f in * .busted; do case "$$f" in build) ;; *) cp -R "$$f" $(ASAN_DIR)/tree/ ;; esac; done
 	@cp $(ASAN_SO) $(ASAN_DIR)/tree/build/anim/core.so
+	@cp build/failalloc.so $(ASAN_DIR)/tree/build/failalloc.so
 	@echo detect_leaks=1 > $(ASAN_DIR)/options/lua5.4
 	@echo "busted $(SPECS) in $(ASAN_DIR)/tree, lua5.4 with $(SAN_RT) preloaded"
 	@cd $(ASAN_DIR)/tree && $(ASAN_ENV) $(RUN) $$(command -v busted) $(SPECS); status=$$?; cd $(CURDIR); \
