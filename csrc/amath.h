@@ -56,11 +56,17 @@ void anim_finite10(double v[10]);
  * * and floor: the same bits on every IEEE machine, unlike libm. */
 void anim_sincos(double x, double *s, double *c);
 static inline void anim_sincos_small(double x, double *s, double *c) {
-  double x2 = x * x;
-  *s = x * (1 + x2 * (-1.0 / 6 + x2 * (1.0 / 120 + x2 * (-1.0 / 5040 + x2 * (1.0 / 362880 +
-       x2 * (-1.0 / 39916800 + x2 * (1.0 / 6227020800.0 + x2 * (-1.0 / 1307674368000.0))))))));
-  *c = 1 + x2 * (-0.5 + x2 * (1.0 / 24 + x2 * (-1.0 / 720 + x2 * (1.0 / 40320 + x2 * (-1.0 / 3628800 +
-       x2 * (1.0 / 479001600 + x2 * (-1.0 / 87178291200.0 + x2 * (1.0 / 20922789888000.0))))))));
+  /* Estrin's scheme in y = x^2: short dependency chains (a slerp waits on
+   * this), the same terms as Horner's */
+  double y = x * x, y2 = y * y, y4 = y2 * y2;
+  double s01 = 1 + y * (-1.0 / 6), s23 = 1.0 / 120 + y * (-1.0 / 5040);
+  double s45 = 1.0 / 362880 + y * (-1.0 / 39916800);
+  double s67 = 1.0 / 6227020800.0 + y * (-1.0 / 1307674368000.0);
+  double c01 = 1 + y * -0.5, c23 = 1.0 / 24 + y * (-1.0 / 720);
+  double c45 = 1.0 / 40320 + y * (-1.0 / 3628800);
+  double c67 = 1.0 / 479001600 + y * (-1.0 / 87178291200.0);
+  *s = x * ((s01 + y2 * s23) + y4 * (s45 + y2 * s67));
+  *c = (c01 + y2 * c23) + y4 * ((c45 + y2 * c67) + y4 * (1.0 / 20922789888000.0));
 }
 
 #endif
