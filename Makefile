@@ -241,7 +241,7 @@ soak: deps
 # Lua lint (Debian's lua-check) and C warnings as errors (the build).
 lint:
 	@command -v luacheck >/dev/null || { echo "lint needs luacheck: apt-get install lua-check" >&2; exit 1; }
-	luacheck -q lua spec bin/anim bench examples
+	luacheck -q lua spec bin/anim bench examples fuzz
 
 clean:
 	rm -rf build csrc/*.o
