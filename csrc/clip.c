@@ -22,7 +22,6 @@ void *anim_clip_alloc(anim_clip *c, size_t size) {
   b->size = sizeof(anim_block) + size;
   b->next = c->blocks;
   c->blocks = b;
-  c->bytes += b->size;
   return b->payload;
 }
 
@@ -38,7 +37,6 @@ anim_clip *anim_clip_new(const anim_mem *mem, int njoints, int nitems, int nmask
   c = anim_calloc(mem, 1, sizeof *c);
   if (!c) return NULL;
   c->mem = *mem;
-  c->bytes = sizeof *c;
   c->refs = 1;
   c->speed = 1;
   c->euler = ANIM_YXZ;

@@ -66,7 +66,6 @@ typedef struct anim_clip {
   anim_block *blocks;      /* everything the clip owns */
   anim_mem mem;            /* what it was allocated with */
   int refs;                /* its owner and each track playing it */
-  size_t bytes;            /* how much */
 } anim_clip;
 
 /* Building.  anim_clip_new returns a zeroed clip with njoints joints and

@@ -176,22 +176,24 @@ int anim_qcurve_all_slerp(const anim_qcurve *c) {
   return 1;
 }
 
+/* The three axes at t on the linear segment from key i (same key times):
+ * one fraction for the three. */
+static void lerp3_at(const anim_curve c[3], int i, double t, double out[3]) {
+  const anim_key *a = &c[0].keys[i];
+  double s = (t - a->t) / (a[1].t - a->t);
+  out[0] = a->v + (a[1].v - a->v) * s;
+  a = &c[1].keys[i]; out[1] = a->v + (a[1].v - a->v) * s;
+  a = &c[2].keys[i]; out[2] = a->v + (a[1].v - a->v) * s;
+}
+
 void anim_curves_lerp_shared(const anim_curve c[3], double t, int *cursor, double out[3]) {
-  const anim_key *k = c[0].keys;
-  int n = c[0].n, i = *cursor;
-  if (!(i >= 0 && i < n - 1 && k[i].t <= t && t < k[i + 1].t)) i = find_scalar_key(k, n, t, cursor);
+  int n = c[0].n, i = find_scalar_key(c[0].keys, n, t, cursor);
   if (i < 0 || i >= n - 1) {
     int e = i < 0 ? 0 : n - 1;
     out[0] = c[0].keys[e].v; out[1] = c[1].keys[e].v; out[2] = c[2].keys[e].v;
     return;
   }
-  {
-    double s = (t - k[i].t) / (k[i + 1].t - k[i].t);
-    const anim_key *a = &c[0].keys[i];
-    out[0] = a->v + (a[1].v - a->v) * s;
-    a = &c[1].keys[i]; out[1] = a->v + (a[1].v - a->v) * s;
-    a = &c[2].keys[i]; out[2] = a->v + (a[1].v - a->v) * s;
-  }
+  lerp3_at(c, i, t, out);
 }
 
 int anim_curves_share_times(const anim_curve c[3]) {
@@ -207,12 +209,7 @@ void anim_curves_eval_shared(const anim_curve c[3], double t, int *cursor, doubl
   int i = find_scalar_key(c[0].keys, c[0].n, t, cursor);
   if (i >= 0 && i < c[0].n - 1 && c[0].keys[i].interp == ANIM_LINEAR &&
       c[1].keys[i].interp == ANIM_LINEAR && c[2].keys[i].interp == ANIM_LINEAR) {
-    /* the common case: one fraction for the three axes */
-    const anim_key *a = &c[0].keys[i];
-    double s = (t - a->t) / (a[1].t - a->t);
-    out[0] = a->v + (a[1].v - a->v) * s;
-    a = &c[1].keys[i]; out[1] = a->v + (a[1].v - a->v) * s;
-    a = &c[2].keys[i]; out[2] = a->v + (a[1].v - a->v) * s;
+    lerp3_at(c, i, t, out);  /* the common case */
     return;
   }
   out[0] = eval_at(&c[0], i, t);

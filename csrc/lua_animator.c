@@ -269,10 +269,10 @@ static int animator_play(lua_State *L) {
  * animator's callbacks (nothing changed then: the Lua side raises). */
 static int animator_update(lua_State *L) {
   animator_box *b = luaL_checkudata(L, 1, ANIMATOR_MT);
-  int isnum, r;
-  double dt = lua_tonumberx(L, 2, &isnum);
+  int r;
+  double dt = lua_type(L, 2) == LUA_TNUMBER ? lua_tonumber(L, 2) : -1;  /* no strings */
   if (!b->a) return luaL_argerror(L, 1, "animator is not built");
-  if (!isnum || !isfinite(dt) || dt < 0 || lua_type(L, 2) != LUA_TNUMBER) r = -1;
+  if (!isfinite(dt) || dt < 0) r = -1;
   else if (b->delivering) r = -2;
   else r = 0;
   if (r < 0) { lua_pushinteger(L, r); return 1; }

@@ -23,9 +23,7 @@ local function argerror(n, fname, msg)
   error(string.format("bad argument #%d to '%s' (%s)", n, fname, msg), 3)
 end
 
-local function finite(v)
-  return type(v) == "number" and v == v and v ~= math.huge and v ~= -math.huge
-end
+local finite = require("anim.errors").finite
 
 -- A value for messages: nan, inf and -inf spelled the same everywhere
 -- (tostring gives "-nan" or "nan" depending on the C library).

@@ -228,7 +228,7 @@ end
 
 local LINEAR = INTERP_CODE.linear
 
-local function finite(x) return type(x) == "number" and x == x and x > -huge and x < huge end
+local finite = E.finite
 
 -- A well-formed handle [dt, dv] (dv a number or [dx, dy, dz]) as read_key
 -- reads it, or nothing.

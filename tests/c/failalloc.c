@@ -39,14 +39,19 @@ static void *failing(void *ud, void *ptr, size_t osize, size_t nsize) {
   return p;
 }
 
-static int start(lua_State *L) {
+/* Installs the wrapper (once) and starts counting. */
+static void begin(lua_State *L, long fail_at, int persist) {
   void *ud;
   lua_Alloc f = lua_getallocf(L, &ud);
   if (f != failing) { W.f = f; W.ud = ud; lua_setallocf(L, failing, &W); }
-  W.fail_at = (long)luaL_optinteger(L, 1, 0);
-  W.persist = lua_toboolean(L, 2);
+  W.fail_at = fail_at;
+  W.persist = persist;
   W.count = 0;
   W.on = 1;
+}
+
+static int start(lua_State *L) {
+  begin(L, (long)luaL_optinteger(L, 1, 0), lua_toboolean(L, 2));
   return 0;
 }
 
@@ -68,10 +73,7 @@ static int fpcall(lua_State *L) {
   lua_pushinteger(L, 0);  /* the slot of the count, before the call */
   lua_insert(L, 3);
   base = 3;
-  lua_pushcfunction(L, start);
-  lua_pushinteger(L, n);
-  lua_pushboolean(L, persist);
-  lua_call(L, 2, 0);
+  begin(L, (long)n, persist);
   st = lua_pcall(L, lua_gettop(L) - base - 1, LUA_MULTRET, 0);
   W.on = 0;
   lua_pushinteger(L, W.count);
