@@ -365,4 +365,18 @@ describe("numbers in files", function()
   it("a Lua table may hold non-JSON values in unknown fields (anim.encode refuses them later)", function()
     assert.is_truthy(anim.clip({ joints = {}, extra = { 0 / 0 } }, "c"))
   end)
+  -- json.check (core.check_tree finds the place, json.lua words it): the
+  -- two kinds of offence a decoded text cannot hold, for the tables the
+  -- readers check
+  it("the tree check names keys that are not strings or indices, and values JSON cannot hold", function()
+    local json, E = require "anim.json", require "anim.errors"
+    local function check(t) return select(2, E.catch("t", json.check, t)) end
+    assert.are.equal("t: a.b: keys must be strings or array indices, got 1.5",
+      check { a = { b = { [1.5] = 1 } } })
+    assert.are.equal("t: a: keys must be strings or array indices, got boolean", check { a = { [true] = 1 } })
+    assert.are.equal("t: a[2]: value must be a string, number, boolean, null, array or object, got function",
+      check { a = { 1, print } })
+    assert.are.equal("t: a[1]: number must be finite, got inf", check { a = { 1 / 0 } })
+    assert.is_nil(check { a = { 1, "x", true, json.null, { b = 2 } } })
+  end)
 end)
