@@ -36,6 +36,7 @@ build = {
     ["anim.quat"] = "lua/anim/quat.lua",
     ["anim.json"] = "lua/anim/json.lua",
     ["anim.format"] = "lua/anim/format.lua",
+    ["anim.keys"] = "lua/anim/keys.lua",
     ["anim.clip"] = "lua/anim/clip.lua",
     ["anim.xml"] = "lua/anim/xml.lua",
     ["anim.molang"] = "lua/anim/molang.lua",

@@ -58,6 +58,7 @@ local function g(x) return string.format("%.6g", x) end
 
 local keys, target_bytes = 0, 0
 local pick = 0
+local editor = true -- write the editor's extras (key types, handle kinds)
 
 -- One key: [time, value, interpolation, extra].
 local function key(t, value, channel)
@@ -69,12 +70,12 @@ local function key(t, value, channel)
     local out_dv = pick % 2 == 0 and g(r(-2, 2)) or string.format("[%s,%s,%s]", g(r(-2, 2)), g(r(-2, 2)), g(r(-2, 2)))
     extra[#extra + 1] = string.format('"out":[%s,%s]', g(r(0.005, 0.03)), out_dv)
     extra[#extra + 1] = string.format('"in":[%s,%s]', g(-r(0.005, 0.03)), g(r(-2, 2)))
-    if pick % 3 == 0 then extra[#extra + 1] = '"left":"autoClamped","right":"free"' end
+    if editor and pick % 3 == 0 then extra[#extra + 1] = '"left":"autoClamped","right":"free"' end
   elseif interp and interp ~= "linear" and interp ~= "step" and interp ~= "catmullrom" then
     local ease = EASES[(pick // #INTERPS) % #EASES + 1]
     if ease then extra[#extra + 1] = string.format('"ease":"%s"', ease) end
   end
-  if pick % 7 == 0 then extra[#extra + 1] = string.format('"type":"%s"', TYPES[pick // 7 % #TYPES + 1]) end
+  if editor and pick % 7 == 0 then extra[#extra + 1] = string.format('"type":"%s"', TYPES[pick // 7 % #TYPES + 1]) end
   if interp or #extra > 0 then parts[3] = interp and ('"' .. interp .. '"') or '"linear"' end
   if #extra > 0 then parts[4] = "{" .. table.concat(extra, ",") .. "}" end
   keys = keys + 1
@@ -108,6 +109,7 @@ end
 
 local function generate(path)
   local parts = {}
+  keys, target_bytes, pick, seed = 0, 0, 0, 12345
   for j = 1, JOINTS do
     local quat = j % 2 == 0
     local body = { channel("position"), channel("rotation", quat), channel("scale") }
@@ -130,6 +132,12 @@ local function generate(path)
   return text
 end
 
+-- the same clip without the editor's extras, for memory per key (the
+-- target counts the sampled numbers; editor extras are kept as they are)
+editor = false
+local plain_path = args.out:gsub("%.anim$", "") .. "-plain.anim"
+generate(plain_path)
+editor = true
 local text = generate(args.out)
 
 -- Measurement -------------------------------------------------------------
@@ -156,16 +164,18 @@ full_gc()
 -- nothing freed by an earlier one), the clip held.
 local has_memstat, memstat = pcall(require, "bench.memstat")
 local function in_use() return has_memstat and memstat.in_use() or 0 end
-local function memory()
+local function memory(path)
   local lua0, malloc0, rss0 = collectgarbage("count"), in_use(), status_kb("VmRSS")
-  local clip = assert(anim.load(args.out))
+  local clip = assert(anim.load(path))
   full_gc()
   local lua1, malloc1, rss1 = collectgarbage("count"), in_use(), status_kb("VmRSS")
   assert(#clip:joints() == JOINTS)
   return (lua1 - lua0) * 1024 / keys, has_memstat and (malloc1 - malloc0) / keys or nil,
     rss0 and (rss1 - rss0) * 1024 / keys
 end
-local lua_bpk, malloc_bpk, rss_bpk = memory()
+local lua_bpk, malloc_bpk, rss_bpk = memory(plain_path)
+full_gc()
+local lua_ed, malloc_ed = memory(args.out)
 full_gc()
 
 local function median(fn)
@@ -191,8 +201,9 @@ print(string.format('{"workload":"load","bytes":%d,"joints":%d,"keys":%d,"runs":
   .. '"load_ms":%.2f,"decode_ms":%.2f,"cjson_decode_ms":%.2f,"load_over_cjson":%.2f,'
   .. '"target_bytes_per_key":%.1f,"lua_heap_bytes_per_key":%.1f,"malloc_bytes_per_key":%s,'
   .. '"rss_delta_bytes_per_key":%s,"lua_heap_over_target":%.2f,"malloc_over_target":%s,'
-  .. '"rss_delta_over_target":%s,"peak_rss_kb":%s,"clock":"os.clock"}',
+  .. '"rss_delta_over_target":%s,"editor_lua_heap_bytes_per_key":%.1f,"editor_malloc_bytes_per_key":%s,'
+  .. '"peak_rss_kb":%s,"clock":"os.clock"}',
   #text, JOINTS, keys, args.runs, t_load * 1e3, t_decode * 1e3, t_cjson * 1e3, t_load / t_cjson,
   target, lua_bpk, opt(malloc_bpk, "%.1f"), opt(rss_bpk, "%.1f"),
   lua_bpk / target, opt(malloc_bpk and malloc_bpk / target, "%.2f"), opt(rss_bpk and rss_bpk / target, "%.2f"),
-  opt(status_kb("VmHWM"), "%d")))
+  lua_ed, opt(malloc_ed, "%.1f"), opt(status_kb("VmHWM"), "%d")))

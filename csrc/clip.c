@@ -25,6 +25,48 @@ void *anim_clip_alloc(anim_clip *c, size_t size) {
   return b->payload;
 }
 
+anim_keys *anim_joint_keys(const anim_joint *jt, int s) {
+  if (s < 0 || s >= ANIM_K_COUNT) return NULL;
+  if (s <= ANIM_K_PW) return (anim_keys *)&jt->keys[s];
+  return jt->axes ? &jt->axes[s - ANIM_K_PW - 1] : NULL;
+}
+
+anim_keys *anim_clip_keys(anim_clip *c, int j, int ch, int n, int arity, int nh) {
+  anim_joint *jt = &c->joints[j];
+  anim_keys *k;
+  size_t nn = (size_t)n, words = nh ? (nn + 31) / 32 : 0, doubles, size;
+  char *p;
+  if (n < 0 || nh < 0 || nh > n || arity < 1 || arity > 4 || nn > ((size_t)-1) / 256 ||
+      ch < 0 || ch >= ANIM_K_COUNT)
+    return NULL;
+  if (ch >= ANIM_K_PW + 1 && !jt->axes) {
+    jt->axes = anim_clip_alloc(c, sizeof(anim_keys) * (ANIM_K_COUNT - ANIM_K_PW - 1));
+    if (!jt->axes) return NULL;
+  }
+  k = anim_joint_keys(jt, ch);
+  /* doubles first, then the words, then the bytes: each aligned */
+  doubles = nn * (1 + (size_t)arity + (arity == 4 ? 4 : 0)) + (size_t)nh * ANIM_HREC(arity);
+  size = doubles * sizeof(double) + 2 * words * sizeof(unsigned) + nn;
+  p = anim_clip_alloc(c, size ? size : 1);
+  if (!p) return NULL;
+  k->n = n;
+  k->arity = arity;
+  k->nh = nh;
+  k->t = (double *)p;
+  k->v = k->t + nn;
+  k->arc = arity == 4 ? k->v + nn * 4 : NULL;
+  k->h = k->v + nn * (size_t)arity + (arity == 4 ? nn * 4 : 0);
+  p += doubles * sizeof(double);
+  k->hbits = k->hrank = NULL;
+  if (nh) {
+    k->hbits = (unsigned *)p;
+    k->hrank = k->hbits + words;
+    p += 2 * words * sizeof(unsigned);
+  }
+  k->ie = (unsigned char *)p;
+  return k;
+}
+
 const char *anim_clip_strdup(anim_clip *c, const char *s, size_t len) {
   char *d = anim_clip_alloc(c, len + 1);
   if (d) memcpy(d, s, len);
@@ -59,22 +101,46 @@ void anim_clip_free(anim_clip *c) {
   anim_free(&c->mem, c, sizeof *c);
 }
 
-static const char *check_curve(anim_curve *cv, int wrap) {
-  int i;
-  if (cv->n < 0 || (cv->n > 0 && !cv->keys)) return "bad curve";
-  cv->wrap = wrap;
-  for (i = 0; i < cv->n; i++) {
-    const anim_key *k = &cv->keys[i];
-    if (!isfinite(k->t) || !isfinite(k->v)) return "non-finite key";
-    if (i > 0 && k->t < cv->keys[i - 1].t) return "key times out of order";
-    if (k->interp >= ANIM_INTERP_COUNT || k->ease > ANIM_EASE_INOUT) return "bad interpolation";
+/* Checks a channel's keys (the builder may be a hostile script). */
+static const char *check_keys(anim_keys *k) {
+  int i, a;
+  if (k->n < 0 || (k->n > 0 && (!k->t || !k->v || !k->ie))) return "bad curve";
+  for (i = 0; i < k->n; i++) {
+    int ip = k->ie[i] & ANIM_IE_INTERP, ez = (k->ie[i] & ANIM_IE_EASE) >> ANIM_IE_EASE_SHIFT;
+    if (!isfinite(k->t[i])) return "non-finite key";
+    for (a = 0; a < k->arity; a++)
+      if (!isfinite(k->v[(size_t)i * (size_t)k->arity + (size_t)a])) return "non-finite key";
+    if (i > 0 && k->t[i] < k->t[i - 1]) return "key times out of order";
+    if (ip >= ANIM_INTERP_COUNT || ez > ANIM_EASE_INOUT) return "bad interpolation";
   }
-  for (i = 0; i < cv->nmods; i++) {
-    const anim_mod *m = &cv->mods[i];
-    if (m->type == ANIM_MOD_STEPPED && !(m->p[0] > 0)) return "step must be > 0";
-    if (m->type == ANIM_MOD_NOISE && !(m->p[0] > 0)) return "noise scale must be > 0";
-    if (m->type == ANIM_MOD_ENVELOPE && (m->npoints < 0 || (m->npoints && !m->points)))
-      return "bad envelope";
+  if (anim_keys_rank(k) != k->nh) return "bad handle marks";
+  for (i = 0; i < k->nh * ANIM_HREC(k->arity); i++) {
+    int at = i % ANIM_HREC(k->arity);
+    /* a handle's dt is NaN when absent; the rest is finite */
+    if (at > 1 ? !isfinite(k->h[i]) : (isinf(k->h[i]))) return "non-finite handle";
+  }
+  return NULL;
+}
+
+/* Points the three curves of a channel (or one: the pose weight) at its
+ * keys; checks the modifiers the builder gave them. */
+static const char *setup_curves(anim_curve *cv, int ncurves, const anim_joint *jt, int ch,
+                                int wrap) {
+  int a, i, split = jt->split & (1 << ch);
+  for (a = 0; a < ncurves; a++) {
+    const anim_keys *k = anim_joint_keys(jt, split ? ANIM_K_AXIS(ch, a) : ch);
+    if (!k) return "bad split channel";
+    cv[a].k = k->n > 0 ? k : NULL;
+    cv[a].axis = split ? 0 : a;
+    if (k->n > 0 && k->arity != (split ? 1 : ncurves)) return "bad channel arity";
+    cv[a].wrap = wrap;
+    for (i = 0; i < cv[a].nmods; i++) {
+      const anim_mod *m = &cv[a].mods[i];
+      if (m->type == ANIM_MOD_STEPPED && !(m->p[0] > 0)) return "step must be > 0";
+      if (m->type == ANIM_MOD_NOISE && !(m->p[0] > 0)) return "noise scale must be > 0";
+      if (m->type == ANIM_MOD_ENVELOPE && (m->npoints < 0 || (m->npoints && !m->points)))
+        return "bad envelope";
+    }
   }
   return NULL;
 }
@@ -95,18 +161,21 @@ const char *anim_clip_finish(anim_clip *c) {
     anim_joint *jt = &c->joints[j];
     const char *e;
     if (!jt->name) return "joint without a name";
-    for (a = 0; a < 3; a++) {
-      if ((e = check_curve(&jt->pos[a], wrap)) || (e = check_curve(&jt->rot[a], wrap)) ||
-          (e = check_curve(&jt->scl[a], wrap)))
-        return e;
+    for (a = 0; a < ANIM_K_COUNT; a++) {
+      anim_keys *k = anim_joint_keys(jt, a);
+      if (k && (e = check_keys(k))) return e;
     }
-    if ((e = check_curve(&jt->pose_weight, 0))) return e;
-    for (i = 0; i < jt->qrot.n; i++) {
-      const anim_qkey *k = &jt->qrot.keys[i];
-      if (!isfinite(k->t) || (i > 0 && k->t < jt->qrot.keys[i - 1].t)) return "bad quaternion key time";
-      if (k->interp >= ANIM_INTERP_COUNT || k->ease > ANIM_EASE_INOUT) return "bad interpolation";
+    if ((e = setup_curves(jt->pos, 3, jt, ANIM_K_POS, wrap)) ||
+        (e = setup_curves(jt->scl, 3, jt, ANIM_K_SCL, wrap)) ||
+        (e = setup_curves(&jt->pose_weight, 1, jt, ANIM_K_PW, 0)))
+      return e;
+    if (!jt->rot_quat) {
+      if ((e = setup_curves(jt->rot, 3, jt, ANIM_K_ROT, wrap))) return e;
+    } else if (jt->keys[ANIM_K_ROT].n > 0) {
+      if (jt->keys[ANIM_K_ROT].arity != 4 || (jt->split & (1 << ANIM_K_ROT))) return "bad quaternion keys";
+      if (anim_qcurve_prepare(&jt->keys[ANIM_K_ROT]) < 0) return "quaternion key with no length";
+      jt->qrot.k = &jt->keys[ANIM_K_ROT];
     }
-    anim_qcurve_prepare((anim_qkey *)jt->qrot.keys, jt->qrot.n);
     jt->shared = (anim_curves_share_times(jt->pos) ? ANIM_CH_POS : 0) |
                  (!jt->rot_quat && anim_curves_share_times(jt->rot) ? ANIM_CH_ROT : 0) |
                  (anim_curves_share_times(jt->scl) ? ANIM_CH_SCL : 0);
@@ -121,7 +190,7 @@ const char *anim_clip_finish(anim_clip *c) {
                      : (jt->shared & ANIM_CH_ROT) && anim_curve_all_linear(&jt->rot[0]) &&
                            anim_curve_all_linear(&jt->rot[1]) && anim_curve_all_linear(&jt->rot[2]))
       jt->linear |= ANIM_CH_ROT;
-    jt->fast = jt->pose_weight.n == 0 && (jt->channels & ~jt->linear) == 0;
+    jt->fast = jt->keys[ANIM_K_PW].n == 0 && (jt->channels & ~jt->linear) == 0;
   }
   for (i = 0; i < c->nitems; i++)
     if (!isfinite(c->items[i].t)) return "non-finite item time";
@@ -176,6 +245,6 @@ int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *hot, int *c
   }
   if (jt->channels & ANIM_CH_SCL)
     sample3(jt->scl, jt->shared & ANIM_CH_SCL, t, h ? h + 2 : NULL, x ? x + 4 : NULL, scl);
-  *weight = jt->pose_weight.n > 0 ? anim_curve_eval(&jt->pose_weight, t, x ? x + 6 : NULL) : 1;
+  *weight = jt->keys[ANIM_K_PW].n > 0 ? anim_curve_eval(&jt->pose_weight, t, x ? x + 6 : NULL) : 1;
   return jt->channels;
 }

@@ -29,6 +29,13 @@ enum { ANIM_CH_POS = 1, ANIM_CH_ROT = 2, ANIM_CH_SCL = 4 };
 #define ANIM_COLD_CURSORS 7
 #define ANIM_JOINT_CURSORS (ANIM_HOT_CURSORS + ANIM_COLD_CURSORS)
 
+/* A joint's channels of keys: rotation is Euler angles (arity 3) or
+ * quaternions (arity 4, rot_quat set); pose weights have arity 1.  A split
+ * channel (an importer's exact curves whose axes have keys at different
+ * times) keeps axis a in slot ANIM_K_AXIS(ch, a), arity 1. */
+enum { ANIM_K_POS, ANIM_K_ROT, ANIM_K_SCL, ANIM_K_PW, ANIM_K_COUNT = 10 };
+#define ANIM_K_AXIS(ch, a) ((a) == 0 ? (ch) : 4 + 2 * (ch) + (a) - 1)
+
 typedef struct anim_joint {
   const char *name;
   double weight;           /* the joint's weight, 0..1 */
@@ -40,10 +47,18 @@ typedef struct anim_joint {
   int linear;              /* ANIM_CH_* shared and linear throughout (or
                             * slerped: rotation); with no pose weights,
                             * all of them: the joint's fast path */
+  /* The keys of each channel (ANIM_K_*), then the curves that read them
+   * (set up by anim_clip_finish; the builder sets only their modifiers).
+   * A channel in `split` has keys of its own per axis (slot ANIM_K_AXIS). */
+  int split;               /* 1 << ANIM_K_* of the split channels */
+  anim_keys keys[ANIM_K_PW + 1];
+  anim_keys *axes;         /* NULL, or slots ANIM_K_PW + 1 .. ANIM_K_COUNT - 1 */
   anim_curve pos[3], rot[3], scl[3];
   anim_qcurve qrot;
-  anim_curve pose_weight;  /* version 1 pose weights; n = 0 when constant 1 */
+  anim_curve pose_weight;  /* version 1 pose weights; no keys when constant 1 */
 } anim_joint;
+
+
 
 typedef struct anim_item {
   double t;
@@ -74,6 +89,15 @@ typedef struct anim_clip {
  * evaluator relies on, sorts the items and returns NULL, or a message. */
 anim_clip *anim_clip_new(const anim_mem *mem, int njoints, int nitems, int nmask);
 void *anim_clip_alloc(anim_clip *c, size_t size);
+/* The keys in slot s (ANIM_K_* or ANIM_K_AXIS) of a joint, or NULL (an
+ * axis slot of a joint with no split channel). */
+anim_keys *anim_joint_keys(const anim_joint *jt, int s);
+/* Gives slot ch (ANIM_K_* or ANIM_K_AXIS) of joint j room for n keys of `arity`
+ * numbers, nh of them with handles, in one block owned by the clip: the
+ * builder fills t, v and ie, and marks the nh keys with handles in order
+ * (anim_keys_mark) to fill their records.
+ * Returns the keys, or NULL when out of memory or too many. */
+anim_keys *anim_clip_keys(anim_clip *c, int j, int ch, int n, int arity, int nh);
 const char *anim_clip_strdup(anim_clip *c, const char *s, size_t len);
 const char *anim_clip_finish(anim_clip *c);
 /* Drops a reference (the creator holds the first); the last frees it. */

@@ -8,80 +8,80 @@
 
 #include "amath.h"
 
-#define KEY_T(keys, stride, i) (*(const double *)((const char *)(keys) + (size_t)(i) * (stride)))
-
-static int search_key(const void *keys, int n, int stride, double t) {
+static int search_key(const double *t, int n, double x) {
   int lo = 0, hi = n - 1, ans = -1;
   while (lo <= hi) {
     int mid = lo + (hi - lo) / 2;
-    if (KEY_T(keys, stride, mid) <= t) { ans = mid; lo = mid + 1; }
+    if (t[mid] <= x) { ans = mid; lo = mid + 1; }
     else hi = mid - 1;
   }
   return ans;
 }
 
-/* Is k the answer for t: the last key with time <= t? */
-static int key_holds(const void *keys, int n, int stride, int k, double t) {
+/* Is k the answer for x: the last time <= x? */
+static inline int key_holds(const double *t, int n, int k, double x) {
   if (k < -1 || k >= n) return 0;
-  if (k >= 0 && !(KEY_T(keys, stride, k) <= t)) return 0;
-  return k + 1 == n || t < KEY_T(keys, stride, k + 1);
+  if (k >= 0 && !(t[k] <= x)) return 0;
+  return k + 1 == n || x < t[k + 1];
 }
 
 /* The cursor's key, its next or its previous: steady play in either
  * direction; anything else is a binary search. */
-#define FIND_KEY(keys, n, stride, t, cursor)                                     \
-  do {                                                                           \
-    int k_ = *(cursor);                                                          \
-    /* inside the cursor's segment: the steady case, two comparisons */          \
-    if (k_ >= 0 && k_ < (n) - 1 && KEY_T(keys, stride, k_) <= (t) &&             \
-        (t) < KEY_T(keys, stride, k_ + 1))                                       \
-      return k_;                                                                 \
-    if (key_holds(keys, n, stride, k_, t)) return k_;                            \
-    if (key_holds(keys, n, stride, k_ + 1, t)) return *(cursor) = k_ + 1;        \
-    if (key_holds(keys, n, stride, k_ - 1, t)) return *(cursor) = k_ - 1;        \
-    return *(cursor) = search_key(keys, n, stride, t);                           \
-  } while (0)
-
-int anim_find_key(const void *keys, int n, int stride, double t, int *cursor) {
-  if (!cursor) return search_key(keys, n, stride, t);
-  FIND_KEY(keys, n, stride, t, cursor);
+static int find_key_moved(const double *t, int n, double x, int *cursor) {
+  int k = *cursor;
+  if (key_holds(t, n, k, x)) return k;
+  if (key_holds(t, n, k + 1, x)) return *cursor = k + 1;
+  if (key_holds(t, n, k - 1, x)) return *cursor = k - 1;
+  return *cursor = search_key(t, n, x);
 }
 
-/* The same for scalar keys, with the stride known to the compiler. */
-static int find_scalar_key(const anim_key *keys, int n, double t, int *cursor) {
-  if (!cursor) return search_key(keys, n, (int)sizeof(anim_key), t);
-  FIND_KEY(keys, n, (int)sizeof(anim_key), t, cursor);
+/* Index of the last of the n times that is <= x, or -1 before the first.
+ * *cursor is the previous answer (any int; -1 to start): steady forward
+ * or backward play finds the key in O(1), a jump falls back to a binary
+ * search.  cursor may be NULL (a binary search).  Inside the cursor's
+ * segment, the steady case, it is two comparisons, inline. */
+static inline int find_key(const double *t, int n, double x, int *cursor) {
+  int k;
+  if (!cursor) return search_key(t, n, x);
+  k = *cursor;
+  if (k >= 0 && k < n - 1 && t[k] <= x && x < t[k + 1]) return k;
+  return find_key_moved(t, n, x, cursor);
 }
+
+/* Key i's value on the curve's axis. */
+#define VAL(c, i) ((c)->k->v[(size_t)(i) * (size_t)(c)->k->arity + (size_t)(c)->axis])
+#define INTERP(k, i) ((k)->ie[i] & ANIM_IE_INTERP)
+#define EASE(k, i) (((k)->ie[i] & ANIM_IE_EASE) >> ANIM_IE_EASE_SHIFT)
 
 /* ---- Catmull-Rom (uniform, Blockbench's neighbour rule) ---------------- */
 
 /* The first key at the second distinct time, and the last key at the
  * second-to-last distinct time: the neighbours a looping channel wraps to. */
-static int second_time(const anim_key *k, int n) {
+static int second_time(const double *t, int n) {
   int j = 1;
-  while (j < n && k[j].t == k[0].t) j++;
+  while (j < n && t[j] == t[0]) j++;
   return j < n ? j : n - 1;
 }
-static int second_last_time(const anim_key *k, int n) {
+static int second_last_time(const double *t, int n) {
   int j = n - 2;
-  while (j > 0 && k[j].t == k[n - 1].t) j--;
+  while (j > 0 && t[j] == t[n - 1]) j--;
   return j > 0 ? j : 0;
 }
-static int distinct_times(const anim_key *k, int n, int atleast) {
+static int distinct_times(const double *t, int n, int atleast) {
   int i, c = n > 0;
-  for (i = 1; i < n && c < atleast; i++) c += k[i].t != k[i - 1].t;
+  for (i = 1; i < n && c < atleast; i++) c += t[i] != t[i - 1];
   return c;
 }
 
 static double catmullrom(const anim_curve *c, int i, double s) {
-  const anim_key *k = c->keys;
-  int n = c->n;
-  int wrap = c->wrap && distinct_times(k, n, 3) >= 3;
-  double p1 = k[i].v, p2 = k[i + 1].v, p0, p3, m1, m2, s2 = s * s, s3 = s2 * s;
-  if (i > 0) p0 = k[i - 1].t == k[i].t ? p1 : k[i - 1].v;
-  else p0 = wrap ? k[second_last_time(k, n)].v : p1;
-  if (i + 2 < n) p3 = k[i + 2].t == k[i + 1].t ? p2 : k[i + 2].v;
-  else p3 = wrap ? k[second_time(k, n)].v : p2;
+  const double *t = c->k->t;
+  int n = c->k->n;
+  int wrap = c->wrap && distinct_times(t, n, 3) >= 3;
+  double p1 = VAL(c, i), p2 = VAL(c, i + 1), p0, p3, m1, m2, s2 = s * s, s3 = s2 * s;
+  if (i > 0) p0 = t[i - 1] == t[i] ? p1 : VAL(c, i - 1);
+  else p0 = wrap ? VAL(c, second_last_time(t, n)) : p1;
+  if (i + 2 < n) p3 = t[i + 2] == t[i + 1] ? p2 : VAL(c, i + 2);
+  else p3 = wrap ? VAL(c, second_time(t, n)) : p2;
   m1 = (p2 - p0) / 2;
   m2 = (p3 - p1) / 2;
   return (2 * p1 - 2 * p2 + m1 + m2) * s3 + (-3 * p1 + 3 * p2 - 2 * m1 - m2) * s2 + m1 * s + p1;
@@ -116,11 +116,57 @@ static double solve_u(double x0, double x1, double x2, double x3, double t) {
   return u;
 }
 
-static double bezier(const anim_key *a, const anim_key *b, double t) {
-  double len = b->t - a->t;
-  double odt = isnan(a->out_dt) ? len / 3 : a->out_dt, odv = isnan(a->out_dt) ? 0 : a->out_dv;
-  double idt = isnan(b->in_dt) ? -len / 3 : b->in_dt, idv = isnan(b->in_dt) ? 0 : b->in_dv;
-  double l1, l2;
+static int popcount(unsigned x) {
+#if defined(__GNUC__) || defined(__clang__)
+  return __builtin_popcount(x);
+#else
+  int c = 0;
+  for (; x; x &= x - 1) c++;
+  return c;
+#endif
+}
+
+const double *anim_keys_handle(const anim_keys *k, int i) {
+  unsigned w, bit;
+  if (!k->hbits) return NULL;
+  w = k->hbits[i >> 5];
+  bit = 1u << (i & 31);
+  if (!(w & bit)) return NULL;
+  return k->h + (size_t)(k->hrank[i >> 5] + (unsigned)popcount(w & (bit - 1))) * ANIM_HREC(k->arity);
+}
+
+double *anim_keys_mark(anim_keys *k, int i, int rank) {
+  k->hbits[i >> 5] |= 1u << (i & 31);
+  return k->h + (size_t)rank * ANIM_HREC(k->arity);
+}
+
+int anim_keys_rank(anim_keys *k) {
+  int w, words = (k->n + 31) / 32;
+  unsigned total = 0;
+  if (!k->hbits) return 0;
+  for (w = 0; w < words; w++) {
+    k->hrank[w] = total;
+    total += (unsigned)popcount(k->hbits[w]);
+  }
+  return (int)total;
+}
+
+/* Key i's handle on the curve's axis: *dt (NaN: absent) and *dv. */
+static void handle(const anim_curve *c, int i, int in, double *dt, double *dv) {
+  const double *r = anim_keys_handle(c->k, i);
+  if (!r) { *dt = NAN; *dv = 0; return; }
+  *dt = r[in];
+  *dv = r[2 + in * ANIM_HDIMS(c->k->arity) + c->axis];
+}
+
+/* The segment from key i to key i + 1 at time x. */
+static double bezier(const anim_curve *c, int i, double x) {
+  double ta = c->k->t[i], tb = c->k->t[i + 1], va = VAL(c, i), vb = VAL(c, i + 1);
+  double len = tb - ta, odt, odv, idt, idv, l1, l2;
+  handle(c, i, 0, &odt, &odv);
+  handle(c, i + 1, 1, &idt, &idv);
+  if (isnan(odt)) { odt = len / 3; odv = 0; }
+  if (isnan(idt)) { idt = -len / 3; idv = 0; }
   if (odt < 0) odt = 0;
   if (idt > 0) idt = 0;
   /* A handle longer than the segment is scaled down to it, keeping its
@@ -129,87 +175,88 @@ static double bezier(const anim_key *a, const anim_key *b, double t) {
   if (l1 > len) { odv *= len / l1; odt = len; }
   if (l2 > len) { idv *= len / l2; idt = -len; }
   {
-    double u = solve_u(a->t, a->t + odt, b->t + idt, b->t, t);
-    return cubic(a->v, a->v + odv, b->v + idv, b->v, u);
+    double u = solve_u(ta, ta + odt, tb + idt, tb, x);
+    return cubic(va, va + odv, vb + idv, vb, u);
   }
 }
 
 /* ---- scalar curves ------------------------------------------------------ */
 
+static int curve_n(const anim_curve *c) { return c->k ? c->k->n : 0; }
+
 /* The value at t of a curve whose last key at or before t is key i. */
 static double eval_at(const anim_curve *c, int i, double t) {
-  const anim_key *k = c->keys, *a, *b;
-  double s;
-  if (i < 0) return k[0].v;
-  if (i >= c->n - 1) return k[c->n - 1].v;
-  a = &k[i];
-  b = &k[i + 1];
-  s = (t - a->t) / (b->t - a->t);
-  switch (a->interp) {
-    case ANIM_STEP: return a->v;
-    case ANIM_LINEAR: return a->v + (b->v - a->v) * s;
+  const anim_keys *k = c->k;
+  double s, va, vb;
+  if (i < 0) return VAL(c, 0);
+  if (i >= k->n - 1) return VAL(c, k->n - 1);
+  va = VAL(c, i);
+  vb = VAL(c, i + 1);
+  s = (t - k->t[i]) / (k->t[i + 1] - k->t[i]);
+  switch (INTERP(k, i)) {
+    case ANIM_STEP: return va;
+    case ANIM_LINEAR: return va + (vb - va) * s;
     case ANIM_CATMULLROM: return catmullrom(c, i, s);
-    case ANIM_BEZIER: return bezier(a, b, t);
-    default: return a->v + (b->v - a->v) * anim_ease(a->interp, a->ease, s);
+    case ANIM_BEZIER: return bezier(c, i, t);
+    default: return va + (vb - va) * anim_ease(INTERP(k, i), EASE(k, i), s);
   }
 }
 
 static double eval_keys(const anim_curve *c, double t, int *cursor) {
-  if (c->n <= 0) return 0;
-  return eval_at(c, find_scalar_key(c->keys, c->n, t, cursor), t);
+  if (curve_n(c) <= 0) return 0;
+  return eval_at(c, find_key(c->k->t, c->k->n, t, cursor), t);
 }
 
 int anim_curve_all_linear(const anim_curve *c) {
   int i;
   if (c->nmods != 0) return 0;
-  for (i = 0; i < c->n; i++)
-    if (c->keys[i].interp != ANIM_LINEAR) return 0;
+  for (i = 0; i < curve_n(c); i++)
+    if (INTERP(c->k, i) != ANIM_LINEAR) return 0;
   return 1;
 }
 
 int anim_qcurve_all_slerp(const anim_qcurve *c) {
-  int i;
-  for (i = 0; i < c->n; i++) {
-    int ip = c->keys[i].interp;
+  int i, n = c->k ? c->k->n : 0;
+  for (i = 0; i < n; i++) {
+    int ip = INTERP(c->k, i);
     if (ip != ANIM_LINEAR && ip != ANIM_CATMULLROM && ip != ANIM_BEZIER) return 0;
   }
   return 1;
 }
 
-/* The three axes at t on the linear segment from key i (same key times):
- * one fraction for the three. */
-static void lerp3_at(const anim_curve c[3], int i, double t, double out[3]) {
-  const anim_key *a = &c[0].keys[i];
-  double s = (t - a->t) / (a[1].t - a->t);
-  out[0] = a->v + (a[1].v - a->v) * s;
-  a = &c[1].keys[i]; out[1] = a->v + (a[1].v - a->v) * s;
-  a = &c[2].keys[i]; out[2] = a->v + (a[1].v - a->v) * s;
+/* The three axes at t on the linear segment from key i: one fraction for
+ * the three (the axes are the consecutive values of each key). */
+static void lerp3_at(const anim_keys *k, int i, double t, double out[3]) {
+  const double *a = k->v + 3 * (size_t)i, *tt = k->t + i;
+  double s = (t - tt[0]) / (tt[1] - tt[0]);
+  out[0] = a[0] + (a[3] - a[0]) * s;
+  out[1] = a[1] + (a[4] - a[1]) * s;
+  out[2] = a[2] + (a[5] - a[2]) * s;
 }
 
 void anim_curves_lerp_shared(const anim_curve c[3], double t, int *cursor, double out[3]) {
-  int n = c[0].n, i = find_scalar_key(c[0].keys, n, t, cursor);
+  const anim_keys *k = c[0].k;
+  int n = k->n, i = find_key(k->t, n, t, cursor);
   if (i < 0 || i >= n - 1) {
-    int e = i < 0 ? 0 : n - 1;
-    out[0] = c[0].keys[e].v; out[1] = c[1].keys[e].v; out[2] = c[2].keys[e].v;
+    const double *v = k->v + 3 * (size_t)(i < 0 ? 0 : n - 1);
+    out[0] = v[0]; out[1] = v[1]; out[2] = v[2];
     return;
   }
-  lerp3_at(c, i, t, out);
+  lerp3_at(k, i, t, out);
 }
 
 int anim_curves_share_times(const anim_curve c[3]) {
-  int a, i;
+  int a;
   for (a = 0; a < 3; a++)
-    if (c[a].nmods != 0 || c[a].n != c[0].n || c[a].n == 0) return 0;
-  for (i = 0; i < c[0].n; i++)
-    if (c[1].keys[i].t != c[0].keys[i].t || c[2].keys[i].t != c[0].keys[i].t) return 0;
-  return 1;
+    if (c[a].nmods != 0 || c[a].k != c[0].k || c[a].axis != a) return 0;
+  return curve_n(&c[0]) > 0 && c[0].k->arity == 3;
 }
 
 void anim_curves_eval_shared(const anim_curve c[3], double t, int *cursor, double out[3]) {
-  int i = find_scalar_key(c[0].keys, c[0].n, t, cursor);
-  if (i >= 0 && i < c[0].n - 1 && c[0].keys[i].interp == ANIM_LINEAR &&
-      c[1].keys[i].interp == ANIM_LINEAR && c[2].keys[i].interp == ANIM_LINEAR) {
-    lerp3_at(c, i, t, out);  /* the common case */
+  const anim_keys *k = c[0].k;
+  int i = find_key(k->t, k->n, t, cursor);
+  if (i >= 0 && i < k->n - 1 && INTERP(k, i) == ANIM_LINEAR) {
+    lerp3_at(k, i, t, out);  /* the common case */
     return;
   }
   out[0] = eval_at(&c[0], i, t);
@@ -220,7 +267,8 @@ void anim_curves_eval_shared(const anim_curve c[3], double t, int *cursor, doubl
 /* Time modifiers map t into the keyed range; cycles "offset" adds a value
  * per cycle, returned through *dv. */
 static double cycles_time(const anim_curve *c, const anim_mod *m, double t, double *dv) {
-  double t0 = c->keys[0].t, t1 = c->keys[c->n - 1].t, p = t1 - t0, k, r;
+  int n = c->k->n;
+  double t0 = c->k->t[0], t1 = c->k->t[n - 1], p = t1 - t0, k, r;
   int mode;
   if (p <= 0) return t;
   if (t < t0) mode = m->before;
@@ -231,7 +279,7 @@ static double cycles_time(const anim_curve *c, const anim_mod *m, double t, doub
   r = (t - t0) - k * p;
   if (r < 0) r = 0;
   if (r > p) r = p;
-  if (mode == ANIM_CYC_OFFSET) *dv += k * (c->keys[c->n - 1].v - c->keys[0].v);
+  if (mode == ANIM_CYC_OFFSET) *dv += k * (VAL(c, n - 1) - VAL(c, 0));
   if (mode == ANIM_CYC_MIRROR && fmod(fabs(k), 2) == 1) return t1 - r;
   return t0 + r;
 }
@@ -264,7 +312,7 @@ static double envelope(const anim_mod *m, double t, double v) {
 double anim_curve_eval(const anim_curve *c, double t, int *cursor) {
   double dv = 0, v;
   int i;
-  if (c->nmods == 0) return eval_keys(c, t, cursor);
+  if (c->nmods == 0 || curve_n(c) <= 0) return eval_keys(c, t, cursor);
   for (i = 0; i < c->nmods; i++) {
     const anim_mod *m = &c->mods[i];
     if (m->type == ANIM_MOD_CYCLES) t = cycles_time(c, m, t, &dv);
@@ -291,60 +339,83 @@ double anim_curve_eval(const anim_curve *c, double t, int *cursor) {
 
 /* ---- quaternion curves -------------------------------------------------- */
 
-void anim_qcurve_prepare(anim_qkey *k, int n) {
-  int i, a;
-  for (i = 0; i < n; i++) {
-    const double *p = k[i].q, *q = i + 1 < n ? k[i + 1].q : k[i].q;
-    double d = p[0] * q[0] + p[1] * q[1] + p[2] * q[2] + p[3] * q[3];
-    double s = d < 0 ? -1 : 1, cn;
-    d *= s;
-    for (a = 0; a < 4; a++) k[i].c[a] = s * q[a] - d * p[a];
-    cn = sqrt(k[i].c[0] * k[i].c[0] + k[i].c[1] * k[i].c[1] + k[i].c[2] * k[i].c[2] +
-              k[i].c[3] * k[i].c[3]);
-    if (d > 0.9999999 || !(cn > 0)) {
-      /* nearly equal: slerp is the normalised lerp to 1e-14; keep the
-       * aligned next key in c */
-      k[i].th = 0;
-      for (a = 0; a < 4; a++) k[i].c[a] = s * q[a];
-    } else {
-      k[i].th = atan2(cn, d);
-      for (a = 0; a < 4; a++) k[i].c[a] /= cn;
-    }
-  }
+/* Per key i, arc[4 i ..] = A, B, C, th such that the slerp from key i to
+ * key i + 1 at fraction u is v_i (A cos u th - B sin u th) + v_{i+1} C sin
+ * u th, v being the keys as written.  With p = v_i / |v_i| and q the next
+ * key made unit and turned into p's hemisphere (sign sg), the slerp is
+ * (p sin((1 - u) th) + q sin(u th)) / sin th, so A = 1 / |v_i|, B = A cot
+ * th and C = sg / (|v_{i+1}| sin th).  Nearly equal keys (th = 0) blend
+ * linearly then normalise: A and B = sg / |v_{i+1}|.  A alone makes key i
+ * unit (steps, ends). */
+static double inv_length(const double *v) {
+  double m = 0, l2 = 0, x;
+  int a;
+  for (a = 0; a < 4; a++) if (fabs(v[a]) > m) m = fabs(v[a]);
+  if (!(m > 0) || !isfinite(m)) return 0;
+  /* scaled by the largest component first: no overflow, no underflow */
+  for (a = 0; a < 4; a++) { x = v[a] / m; l2 += x * x; }
+  return 1 / m / sqrt(l2);
 }
 
-static int find_qkey(const anim_qkey *keys, int n, double t, int *cursor) {
-  if (!cursor) return search_key(keys, n, (int)sizeof(anim_qkey), t);
-  FIND_KEY(keys, n, (int)sizeof(anim_qkey), t, cursor);
+int anim_qcurve_prepare(anim_keys *k) {
+  int i, a, n = k->n;
+  for (i = 0; i < n; i++)
+    if (!(inv_length(k->v + 4 * (size_t)i) > 0)) return -1;
+  for (i = 0; i < n; i++) {
+    const double *vp = k->v + 4 * (size_t)i, *vq = i + 1 < n ? vp + 4 : vp;
+    double ip = inv_length(vp), iq = inv_length(vq), p[4], q[4], c[4];
+    double d = 0, sg, cn = 0, *arc = k->arc + 4 * (size_t)i;
+    for (a = 0; a < 4; a++) { p[a] = vp[a] * ip; q[a] = vq[a] * iq; d += p[a] * q[a]; }
+    sg = d < 0 ? -1 : 1;
+    d *= sg;
+    for (a = 0; a < 4; a++) { c[a] = sg * q[a] - d * p[a]; cn += c[a] * c[a]; }
+    cn = sqrt(cn);
+    arc[0] = ip;
+    if (d > 0.9999999 || !(cn > 0)) {
+      /* nearly equal: slerp is the normalised lerp to 1e-14 */
+      arc[1] = sg * iq;
+      arc[2] = 0;
+      arc[3] = 0;
+    } else {
+      double th = atan2(cn, d);
+      arc[1] = ip * cos(th) / sin(th);
+      arc[2] = sg * iq / sin(th);
+      arc[3] = th;
+    }
+  }
+  return 0;
 }
 
 void anim_qcurve_eval(const anim_qcurve *c, double t, int *cursor, double out[4]) {
-  const anim_qkey *k = c->keys, *a, *b;
-  int i, j;
+  const anim_keys *k = c->k;
+  const double *v, *arc;
+  int i, j, n = k ? k->n : 0;
   double s;
-  if (c->n <= 0) { anim_quat_identity(out); return; }
-  i = find_qkey(k, c->n, t, cursor);
+  if (n <= 0) { anim_quat_identity(out); return; }
+  i = find_key(k->t, n, t, cursor);
   /* before the first key: the first key's value (SEMANTICS 2.2), not the
    * first segment's slerp extrapolated backwards */
   if (i < 0) i = 0;
-  if (t < k[0].t || i >= c->n - 1 || k[i].interp == ANIM_STEP) {
-    for (j = 0; j < 4; j++) out[j] = k[i].q[j];
+  v = k->v + 4 * (size_t)i;
+  arc = k->arc + 4 * (size_t)i;
+  if (t < k->t[0] || i >= n - 1 || INTERP(k, i) == ANIM_STEP) {
+    for (j = 0; j < 4; j++) out[j] = v[j] * arc[0];
     return;
   }
-  a = &k[i];
-  b = &k[i + 1];
-  s = (t - a->t) / (b->t - a->t);
-  if (a->interp >= ANIM_SINE) s = anim_ease(a->interp, a->ease, s);
-  /* slerp on the arc prepared at build time (shortest arc) */
-  if (a->th == 0) {
-    for (j = 0; j < 4; j++) out[j] = (1 - s) * a->q[j] + s * a->c[j];
+  s = (t - k->t[i]) / (k->t[i + 1] - k->t[i]);
+  if (INTERP(k, i) >= ANIM_SINE) s = anim_ease(INTERP(k, i), EASE(k, i), s);
+  if (arc[3] == 0) {
+    double a = (1 - s) * arc[0], b = s * arc[1];
+    for (j = 0; j < 4; j++) out[j] = a * v[j] + b * v[4 + j];
     anim_quat_normalize(out);
   } else {
-    /* q and c are orthonormal: the result is a unit quaternion as it is */
-    double x = s * a->th, cf, sf;
+    /* the slerp of unit keys: a unit quaternion as it is */
+    double x = s * arc[3], cf, sf, a, b;
     if (fabs(x) <= ANIM_SINCOS_RANGE) anim_sincos_small(x, &sf, &cf);
     else { cf = cos(x); sf = sin(x); }
-    for (j = 0; j < 4; j++) out[j] = cf * a->q[j] + sf * a->c[j];
+    a = arc[0] * cf - arc[1] * sf;
+    b = arc[2] * sf;
+    for (j = 0; j < 4; j++) out[j] = a * v[j] + b * v[4 + j];
   }
 }
 

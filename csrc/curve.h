@@ -3,14 +3,50 @@
 #ifndef ANIM_CURVE_H
 #define ANIM_CURVE_H
 
-/* A key of a scalar curve.  The interpolation decides the segment that
- * starts at this key.  Bezier handles are [dt, dv] from the key; a handle
- * whose dt is NaN is absent (flat, a third of the segment). */
-typedef struct anim_key {
-  double t, v;
-  double out_dt, out_dv, in_dt, in_dv;
-  unsigned char interp, ease;
-} anim_key;
+/* A key's interpolation byte: the interpolation of the segment that
+ * starts at the key, the easing direction, and whether the file wrote the
+ * interpolation and the ease (kept so that a clip encodes back to the
+ * same text; sampling ignores them). */
+#define ANIM_IE_INTERP 0x0f
+#define ANIM_IE_EASE_SHIFT 4
+#define ANIM_IE_EASE 0x30
+#define ANIM_IE_HAS_INTERP 0x40
+#define ANIM_IE_HAS_EASE 0x80
+#define ANIM_IE(interp, ease) ((unsigned char)((interp) | (ease) << ANIM_IE_EASE_SHIFT))
+
+/* One channel's keys, stored as arrays: the numbers of the file and one
+ * byte per key, so that a clip of many keys stays small and sampling reads
+ * consecutive memory.  Bezier handles take room only for the keys that
+ * have them: bit i of hbits marks key i, and the records are in key order
+ * (anim_keys_handle finds key i's in O(1) from hrank, the count of marked
+ * keys before each word of hbits).  A record is ANIM_HREC(arity) numbers:
+ * out dt, in dt (NaN: that handle is absent), out dv[d], in dv[d] (d = 1
+ * for arity 1, else 3: a handle's dv has three axes), then ANIM_HFORM_*
+ * flags (for encoding; a quaternion key keeps its handles only for that).
+ * Quaternion channels (arity 4) also get arc: per key, the slerp to the
+ * next key prepared by anim_qcurve_prepare. */
+#define ANIM_HDIMS(arity) ((arity) == 1 ? 1 : 3)
+#define ANIM_HREC(arity) (3 + 2 * ANIM_HDIMS(arity))
+enum { ANIM_HFORM_OUT_ONE = 1, ANIM_HFORM_IN_ONE = 2 };  /* dv written as one number */
+
+typedef struct anim_keys {
+  int n, arity, nh;
+  double *t;               /* n times, not decreasing */
+  double *v;               /* n * arity values, key after key, as the file wrote them */
+  double *arc;             /* quaternions: n * 4 */
+  double *h;               /* nh records */
+  unsigned *hbits, *hrank; /* (n + 31) / 32 words each; NULL when nh = 0 */
+  unsigned char *ie;       /* n */
+} anim_keys;
+
+/* Key i's handle record, or NULL. */
+const double *anim_keys_handle(const anim_keys *k, int i);
+/* Marks key i as the one with record `rank` (records go in key order:
+ * rank is the count of keys marked before it); returns the record to
+ * fill.  anim_keys_rank then counts hrank (anim_clip_finish does). */
+double *anim_keys_mark(anim_keys *k, int i, int rank);
+/* Counts hrank from hbits; returns the number of marked keys. */
+int anim_keys_rank(anim_keys *k);
 
 /* Curve modifiers (SEMANTICS 3). */
 enum { ANIM_MOD_CYCLES, ANIM_MOD_STEPPED, ANIM_MOD_NOISE, ANIM_MOD_LIMITS,
@@ -30,35 +66,20 @@ typedef struct anim_mod {
   const double *points;
 } anim_mod;
 
+/* A scalar curve: one axis of a channel's keys. */
 typedef struct anim_curve {
-  int n;
-  const anim_key *keys;
+  const anim_keys *k;      /* NULL or no keys: the curve is 0 */
+  int axis;
   int wrap;                /* catmullrom neighbours wrap (looping clip) */
   int nmods;
   const anim_mod *mods;    /* only those that apply to this axis, enabled */
 } anim_curve;
 
-/* A quaternion key: slerp; catmullrom and bezier act as linear. */
-typedef struct anim_qkey {
-  double t;
-  double q[4];
-  unsigned char interp, ease;
-  /* The arc to the next key, computed once by anim_qcurve_prepare: angle
-   * th and the unit quaternion c orthogonal to q (the next key, taken in
-   * q's hemisphere, is q cos th + c sin th).  th = 0: nearly equal keys. */
-  double th, c[4];
-} anim_qkey;
-
+/* A quaternion curve: slerp; catmullrom and bezier act as linear.  The
+ * values are the file's; samples are made unit. */
 typedef struct anim_qcurve {
-  int n;
-  const anim_qkey *keys;
+  const anim_keys *k;      /* arity 4, arc prepared */
 } anim_qcurve;
-
-/* Index of the last key whose time is <= t, or -1 before the first key.
- * *cursor is the previous answer (any int; -1 to start): steady forward
- * or backward play finds the key in O(1), a jump falls back to a binary
- * search.  Works on any array of structs that start with a double time. */
-int anim_find_key(const void *keys, int n, int stride, double t, int *cursor);
 
 /* Value of the curve at time t (modifiers applied).  cursor may be NULL. */
 double anim_curve_eval(const anim_curve *c, double t, int *cursor);
@@ -78,8 +99,9 @@ int anim_qcurve_all_slerp(const anim_qcurve *c);
  * time): one key search and one fraction for the three axes. */
 void anim_curves_lerp_shared(const anim_curve c[3], double t, int *cursor, double out[3]);
 
-/* Computes each key's arc to the next (the keys are unit quaternions). */
-void anim_qcurve_prepare(anim_qkey *keys, int n);
+/* Fills k->arc: each key's slerp to the next, the values made unit on
+ * the way.  Returns 0, or -1 when a value has no length or is not finite. */
+int anim_qcurve_prepare(anim_keys *k);
 
 /* Rotation of the quaternion curve at time t.  cursor may be NULL. */
 void anim_qcurve_eval(const anim_qcurve *c, double t, int *cursor, double out[4]);

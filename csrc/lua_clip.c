@@ -84,10 +84,14 @@ static void *alloc(lua_State *L, anim_clip *c, size_t n) {
   return p;
 }
 
-static void read_mods(lua_State *L, anim_clip *c, int ct, anim_curve *cv) {
-  int n = push_array(L, ct, "mods"), i, mt;
+/* The modifier list at stack index lt into cv. */
+static void read_mods(lua_State *L, anim_clip *c, int lt, anim_curve *cv) {
+  int n, i, mt;
   anim_mod *m;
-  if (n < 0) return;
+  if (!lua_istable(L, lt)) luaL_error(L, "description modifier list must be a table");
+  n = (int)luaL_len(L, lt);
+  if (n < 0 || n > MAX_KEYS) luaL_error(L, "description modifier list too long");
+  lua_pushvalue(L, lt);
   mt = lua_gettop(L);
   m = alloc(L, c, sizeof(anim_mod) * (size_t)(n ? n : 1));
   for (i = 0; i < n; i++) {
@@ -119,98 +123,89 @@ static void read_mods(lua_State *L, anim_clip *c, int ct, anim_curve *cv) {
   cv->nmods = n;
 }
 
-/* A curve: { t = {}, v = {}, i = {}, e = {}, h = {out_dt, out_dv, in_dt,
- * in_dv per key; NaN dt = absent}, mods = {...} }. */
-static void read_curve(lua_State *L, anim_clip *c, int ct, anim_curve *cv) {
-  int n = push_array(L, ct, "t"), i, tt, vt, it, et, ht;
-  anim_key *k;
-  if (n < 0) luaL_error(L, "description curve without times");
+/* The keys of the table at ct into slot ch (ANIM_K_*, ANIM_K_AXIS) of
+ * joint j: { t = {n times}, vals = {n arrays of arity numbers} or v = {n *
+ * arity numbers}, ie = {n interpolation bytes (curve.h)}, h = nil or
+ * {[key] = handle record of ANIM_HREC(arity) numbers}, mods = nil or
+ * {[axis] = modifier list} }; the modifiers go to the ncurves curves cv. */
+static void read_keys(lua_State *L, anim_clip *c, int j, int ct, int ch, int arity, anim_curve *cv,
+                      int ncurves) {
+  int n, i, a, nh = 0, top = lua_gettop(L), tt, vt, flat, it, ht = 0, rec = ANIM_HREC(arity);
+  anim_keys *k;
+  n = push_array(L, ct, "t");
+  if (n < 0) luaL_error(L, "description channel without times");
   if (n > MAX_KEYS) luaL_error(L, "too many keys in one curve (at most %d)", MAX_KEYS);
   tt = lua_gettop(L);
-  if (push_array(L, ct, "v") != n) luaL_error(L, "description curve values do not match times");
+  flat = push_array(L, ct, "vals") < 0;
+  if (flat && push_array(L, ct, "v") != n * arity) luaL_error(L, "description channel values do not match times");
+  if (!flat && (int)luaL_len(L, -1) != n) luaL_error(L, "description channel values do not match times");
   vt = lua_gettop(L);
-  if (push_array(L, ct, "i") != n) luaL_error(L, "description curve interpolations do not match times");
+  if (push_array(L, ct, "ie") != n) luaL_error(L, "description channel interpolations do not match times");
   it = lua_gettop(L);
-  if (push_array(L, ct, "e") != n) luaL_error(L, "description curve eases do not match times");
-  et = lua_gettop(L);
-  ht = push_array(L, ct, "h");
-  if (ht >= 0) {
-    if (ht != 4 * n) luaL_error(L, "description curve handles do not match times");
+  if (lua_getfield(L, ct, "h") == LUA_TTABLE) {
     ht = lua_gettop(L);
+    for (i = 0; i < n; i++) nh += lua_geti(L, ht, i + 1) != LUA_TNIL, lua_pop(L, 1);
+  } else if (!lua_isnil(L, -1)) {
+    luaL_error(L, "description handles must be a table");
   }
-  k = alloc(L, c, sizeof(anim_key) * (size_t)(n ? n : 1));
+  k = anim_clip_keys(c, j, ch, n, arity, nh);
+  if (!k) anim_lua_nomem(L);
+  nh = 0;
   for (i = 0; i < n; i++) {
-    double ip = num_at(L, it, i + 1), ez = num_at(L, et, i + 1);
-    k[i].t = num_at(L, tt, i + 1);
-    k[i].v = num_at(L, vt, i + 1);
-    if (!(ip >= 0 && ip < ANIM_INTERP_COUNT) || !(ez >= 0 && ez <= ANIM_EASE_INOUT))
-      luaL_error(L, "description interpolation out of range");
-    k[i].interp = (unsigned char)ip;
-    k[i].ease = (unsigned char)ez;
-    if (ht >= 0) {
-      k[i].out_dt = num_at(L, ht, 4 * i + 1);
-      k[i].out_dv = num_at(L, ht, 4 * i + 2);
-      k[i].in_dt = num_at(L, ht, 4 * i + 3);
-      k[i].in_dv = num_at(L, ht, 4 * i + 4);
+    double ie = num_at(L, it, i + 1);
+    k->t[i] = num_at(L, tt, i + 1);
+    if (flat) {
+      for (a = 0; a < arity; a++) k->v[i * arity + a] = num_at(L, vt, (lua_Integer)i * arity + a + 1);
     } else {
-      k[i].out_dt = k[i].in_dt = NAN;
+      if (lua_geti(L, vt, i + 1) != LUA_TTABLE) luaL_error(L, "description key value must be a table");
+      for (a = 0; a < arity; a++) k->v[i * arity + a] = num_at(L, lua_gettop(L), a + 1);
+      lua_pop(L, 1);
+    }
+    if (!(ie >= 0 && ie <= 255 && ie == floor(ie))) luaL_error(L, "description interpolation out of range");
+    k->ie[i] = (unsigned char)ie;
+    if (ht && lua_geti(L, ht, i + 1) != LUA_TNIL) {
+      int r = lua_gettop(L);
+      double *h;
+      if (!lua_istable(L, r) || luaL_len(L, r) != rec) luaL_error(L, "description handle record must hold %d numbers", rec);
+      /* the table was counted above; a metatable may answer differently */
+      if (nh >= k->nh) luaL_error(L, "description handles changed while read");
+      h = anim_keys_mark(k, i, nh++);
+      for (a = 0; a < rec; a++) h[a] = num_at(L, r, a + 1);
+    }
+    if (ht) lua_pop(L, 1);
+  }
+  if (lua_getfield(L, ct, "mods") == LUA_TTABLE) {  /* or nil */
+    int mt = lua_gettop(L);
+    for (a = 0; a < ncurves; a++) {
+      if (lua_geti(L, mt, a + 1) != LUA_TNIL) read_mods(L, c, lua_gettop(L), &cv[a]);
+      lua_pop(L, 1);
     }
   }
-  lua_settop(L, tt - 1);
-  cv->keys = k;
-  cv->n = n;
-  read_mods(L, c, ct, cv);
+  lua_settop(L, top);
 }
 
-/* Three curves at field k of joint table jt; returns 1 when present. */
-static int read_vec3(lua_State *L, anim_clip *c, int jt, const char *k, anim_curve out[3]) {
-  int n = push_array(L, jt, k), a;
-  if (n < 0) return 0;
-  if (n != 3) luaL_error(L, "description channel '%s' must hold 3 curves", k);
-  for (a = 0; a < 3; a++) {
-    lua_geti(L, -1, a + 1);
-    if (!lua_istable(L, -1)) luaL_error(L, "description curve must be a table");
-    read_curve(L, c, lua_gettop(L), &out[a]);
+/* Channel ch of joint j from field `field` of the joint table jt: keys as
+ * read_keys reads them, or { axes = {three tables of keys of arity 1} }
+ * (a split channel).  Returns 1 when present. */
+static int read_channel(lua_State *L, anim_clip *c, int j, int jt, const char *field, int ch,
+                        int arity, anim_curve *cv, int ncurves) {
+  int a;
+  if (lua_getfield(L, jt, field) == LUA_TNIL) { lua_pop(L, 1); return 0; }
+  if (!lua_istable(L, -1)) luaL_error(L, "description channel '%s' must be a table", field);
+  if (lua_getfield(L, -1, "axes") == LUA_TNIL) {
+    lua_pop(L, 1);
+    read_keys(L, c, j, lua_gettop(L), ch, arity, cv, ncurves);
+  } else {
+    if (ncurves != 3) luaL_error(L, "description channel '%s' cannot be split", field);
+    for (a = 0; a < 3; a++) {
+      if (lua_geti(L, -1, a + 1) != LUA_TTABLE) luaL_error(L, "description axis must be a table");
+      read_keys(L, c, j, lua_gettop(L), ANIM_K_AXIS(ch, a), 1, &cv[a], 1);
+      lua_pop(L, 1);
+    }
+    c->joints[j].split |= 1 << ch;
     lua_pop(L, 1);
   }
   lua_pop(L, 1);
-  return 1;
-}
-
-static int read_qcurve(lua_State *L, anim_clip *c, int jt, anim_qcurve *q) {
-  int n, i, tt, qt, it, et;
-  anim_qkey *k;
-  if (lua_getfield(L, jt, "qrot") == LUA_TNIL) { lua_pop(L, 1); return 0; }
-  if (!lua_istable(L, -1)) luaL_error(L, "description qrot must be a table");
-  n = push_array(L, lua_gettop(L), "t");
-  if (n < 0 || n > MAX_KEYS) luaL_error(L, "description qrot needs times");
-  tt = lua_gettop(L);
-  if (push_array(L, tt - 1, "q") != 4 * n) luaL_error(L, "description qrot values do not match");
-  qt = lua_gettop(L);
-  if (push_array(L, tt - 1, "i") != n) luaL_error(L, "description qrot interpolations do not match");
-  it = lua_gettop(L);
-  if (push_array(L, tt - 1, "e") != n) luaL_error(L, "description qrot eases do not match");
-  et = lua_gettop(L);
-  k = alloc(L, c, sizeof(anim_qkey) * (size_t)(n ? n : 1));
-  for (i = 0; i < n; i++) {
-    double ip = num_at(L, it, i + 1), ez = num_at(L, et, i + 1);
-    int a;
-    k[i].t = num_at(L, tt, i + 1);
-    for (a = 0; a < 4; a++) k[i].q[a] = num_at(L, qt, 4 * i + a + 1);
-    if (!(ip >= 0 && ip < ANIM_INTERP_COUNT) || !(ez >= 0 && ez <= ANIM_EASE_INOUT))
-      luaL_error(L, "description interpolation out of range");
-    k[i].interp = (unsigned char)ip;
-    k[i].ease = (unsigned char)ez;
-    {
-      double len = sqrt(k[i].q[0] * k[i].q[0] + k[i].q[1] * k[i].q[1] +
-                        k[i].q[2] * k[i].q[2] + k[i].q[3] * k[i].q[3]);
-      if (!(len > 0) || !isfinite(len)) luaL_error(L, "description quaternion must be non-zero and finite");
-      for (a = 0; a < 4; a++) k[i].q[a] /= len;
-    }
-  }
-  lua_settop(L, tt - 2);
-  q->keys = k;
-  q->n = n;
   return 1;
 }
 
@@ -224,19 +219,22 @@ static const char *dup_string(lua_State *L, anim_clip *c, int idx) {
   return s;
 }
 
-static void read_joint(lua_State *L, anim_clip *c, int jt, anim_joint *j) {
+static void read_joint(lua_State *L, anim_clip *c, int jt, int ji) {
+  anim_joint *j = &c->joints[ji];
   lua_getfield(L, jt, "name");
   j->name = dup_string(L, c, -1);
   lua_pop(L, 1);
   j->weight = field_num(L, jt, "weight", 1);
   j->muted = lua_getfield(L, jt, "muted") != LUA_TNIL && lua_toboolean(L, -1);
   lua_pop(L, 1);
-  if (read_vec3(L, c, jt, "pos", j->pos)) j->channels |= ANIM_CH_POS;
-  if (read_vec3(L, c, jt, "scl", j->scl)) j->channels |= ANIM_CH_SCL;
-  if (read_vec3(L, c, jt, "rot", j->rot)) j->channels |= ANIM_CH_ROT;
-  else if (read_qcurve(L, c, jt, &j->qrot)) { j->channels |= ANIM_CH_ROT; j->rot_quat = 1; }
-  if (lua_getfield(L, jt, "pw") == LUA_TTABLE) read_curve(L, c, lua_gettop(L), &j->pose_weight);
-  lua_pop(L, 1);
+  if (read_channel(L, c, ji, jt, "pos", ANIM_K_POS, 3, j->pos, 3)) j->channels |= ANIM_CH_POS;
+  if (read_channel(L, c, ji, jt, "scl", ANIM_K_SCL, 3, j->scl, 3)) j->channels |= ANIM_CH_SCL;
+  if (read_channel(L, c, ji, jt, "rot", ANIM_K_ROT, 3, j->rot, 3)) j->channels |= ANIM_CH_ROT;
+  else if (read_channel(L, c, ji, jt, "qrot", ANIM_K_ROT, 4, NULL, 0)) {
+    j->channels |= ANIM_CH_ROT;
+    j->rot_quat = 1;
+  }
+  read_channel(L, c, ji, jt, "pw", ANIM_K_PW, 1, &j->pose_weight, 1);
 }
 
 /* core.clip_new(desc, info) -> clip userdata (info kept as its user value) */
@@ -275,7 +273,7 @@ static int clip_new(lua_State *L) {
   for (i = 0; i < nj; i++) {
     lua_geti(L, -1, i + 1);
     if (!lua_istable(L, -1)) return luaL_error(L, "description joint must be a table");
-    read_joint(L, c, lua_gettop(L), &c->joints[i]);
+    read_joint(L, c, lua_gettop(L), i);
     lua_pop(L, 1);
   }
   lua_pop(L, 1);
@@ -323,12 +321,12 @@ static int clip_info(lua_State *L) {
   return 1;
 }
 
-static void push_vec(lua_State *L, const double *v, int n) {
-  int i;
-  lua_createtable(L, n, 0);
+static void push_numbers(lua_State *L, const double *v, size_t n) {
+  size_t i;
+  lua_createtable(L, (int)n, 0);
   for (i = 0; i < n; i++) {
     lua_pushnumber(L, v[i]);
-    lua_rawseti(L, -2, i + 1);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
 }
 
@@ -356,12 +354,48 @@ static int clip_sample(lua_State *L) {
     for (k = 0; k < 3; k++) { pos[k] = v[k]; scl[k] = v[7 + k]; }
     for (k = 0; k < 4; k++) rot[k] = v[3 + k];
     lua_createtable(L, 0, 3);
-    if (ch & ANIM_CH_POS) { push_vec(L, pos, 3); lua_setfield(L, -2, "position"); }
-    if (ch & ANIM_CH_ROT) { push_vec(L, rot, 4); lua_setfield(L, -2, "rotation"); }
-    if (ch & ANIM_CH_SCL) { push_vec(L, scl, 3); lua_setfield(L, -2, "scale"); }
+    if (ch & ANIM_CH_POS) { push_numbers(L, pos, 3); lua_setfield(L, -2, "position"); }
+    if (ch & ANIM_CH_ROT) { push_numbers(L, rot, 4); lua_setfield(L, -2, "rotation"); }
+    if (ch & ANIM_CH_SCL) { push_numbers(L, scl, 3); lua_setfield(L, -2, "scale"); }
     lua_setfield(L, -2, c->joints[j].name);
   }
   return 1;
+}
+
+/* core.clip_keys(clip, joint, ch) -> times, values (flat), interpolation
+ * bytes, handles ({[key] = record} or nil), arity -- or nothing when the
+ * channel has no keys.  joint is 1-based (the description's order), ch an
+ * ANIM_K_* (0 position, 1 rotation, 2 scale, 3 pose weight).  For
+ * encoding: these are the numbers the file gave. */
+static int clip_keys(lua_State *L) {
+  anim_clip *c = anim_lua_checkclip(L, 1);
+  lua_Integer j = luaL_checkinteger(L, 2), ch = luaL_checkinteger(L, 3);
+  const anim_keys *k;
+  int i;
+  luaL_argcheck(L, j >= 1 && j <= c->njoints, 2, "no such joint");
+  luaL_argcheck(L, ch >= ANIM_K_POS && ch <= ANIM_K_PW, 3, "no such channel");
+  k = &c->joints[j - 1].keys[ch];
+  if (k->n <= 0) return 0;
+  push_numbers(L, k->t, (size_t)k->n);
+  push_numbers(L, k->v, (size_t)k->n * (size_t)k->arity);
+  lua_createtable(L, k->n, 0);
+  for (i = 0; i < k->n; i++) {
+    lua_pushinteger(L, k->ie[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  if (k->nh > 0) {
+    lua_createtable(L, 0, k->nh);
+    for (i = 0; i < k->n; i++) {
+      const double *h = anim_keys_handle(k, i);
+      if (!h) continue;
+      push_numbers(L, h, ANIM_HREC(k->arity));
+      lua_rawseti(L, -2, i + 1);
+    }
+  } else {
+    lua_pushnil(L);
+  }
+  lua_pushinteger(L, k->arity);
+  return 5;
 }
 
 static int noise(lua_State *L) {
@@ -373,6 +407,7 @@ static const luaL_Reg clip_funcs[] = {
   {"clip_new", clip_new},
   {"clip_info", clip_info},
   {"clip_sample", clip_sample},
+  {"clip_keys", clip_keys},
   {"noise", noise},
   {NULL, NULL}
 };

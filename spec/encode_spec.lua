@@ -740,10 +740,11 @@ describe("encode refuses values JSON cannot hold", function()
 
   it("tables that contain themselves, or nest deeper than JSON is read", function()
     -- anim.clip copies its table and refuses these (clip_api_spec); an
-    -- importer sets info.source itself, so the encoder checks again
+    -- importer builds the table the clip keeps (info.tree, keys.lua)
+    -- itself, so the encoder checks again
     local function err_with(k, v)
       local c = assert(anim.clip({ joints = {} }, "m"))
-      core.clip_info(c).source[k] = v
+      core.clip_info(c).tree[k] = v
       local text, err = anim.encode(c)
       assert.is_nil(text)
       return err

@@ -95,7 +95,7 @@ end
 function M.build(t, name, from_file)
   local desc, info = format.read(t, from_file)
   info.name = name
-  return core.clip_new(desc, info)
+  return require("anim.keys").build(desc, info)
 end
 
 -- Loads a .anim file, naming the clip `name`: clip | nil, message.

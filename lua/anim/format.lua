@@ -163,8 +163,20 @@ local function interp_code(v, path)
   return c
 end
 
+-- The core's interpolation byte (csrc/curve.h): the code, the ease << 4,
+-- and whether the key wrote its interpolation (64) and its ease (128),
+-- kept so that the clip encodes back to the same keys.
+local HAS_INTERP, HAS_EASE = 64, 128
+
+-- A handle record for the core (csrc/curve.h, arity 3): out dt, in dt (NaN
+-- when absent), out dv[3], in dv[3], then 1 when the out dv was written as
+-- one number, + 2 when the in dv was.
+local function handle_record() return { 0 / 0, 0 / 0, 0, 0, 0, 0, 0, 0, 0 } end
+
 -- One key of a channel, with every check and the message of each: the
--- general reader.  Stores the key at n of ch; returns its time.
+-- general reader.  Stores the key at n of ch; returns its time.  The key
+-- is also kept whole (ch.whole): what it holds may be more than the core
+-- keeps (a null, an integer beyond 2^53), and encoding writes it as it is.
 local function read_key(ch, n, k, path, channel, prev)
   local kp = index(path, n)
   if type(k) ~= "table" or not E.is_array(k) or #k < 2 or #k > 4 then
@@ -180,16 +192,17 @@ local function read_key(ch, n, k, path, channel, prev)
   local is_q
   if channel == "rotation" then
     if type(v) == "table" and #v == 4 then is_q = true end
-    v = M.rotation(v, vp, "rotation")
+    M.rotation(v, vp, "rotation")
     if ch.quat == nil then ch.quat = is_q or false
     elseif ch.quat ~= (is_q or false) then
       fail(vp, "a rotation channel must be all Euler angles or all quaternions; this key is %s, the first was %s",
         is_q and "a quaternion" or "Euler angles", ch.quat and "a quaternion" or "Euler angles")
     end
   else
-    v = vec(v, 3, vp, channel)
+    vec(v, 3, vp, channel)
   end
   local code = interp_code(k[3], index(kp, 3))
+  local ie = code + (E.absent(k[3]) and 0 or HAS_INTERP)
   local extra = k[4]
   local ease = 0
   local ep = index(kp, 4)
@@ -204,25 +217,30 @@ local function read_key(ch, n, k, path, channel, prev)
         fail(key(ep, "ease"), "unknown ease '%s' (expected in, out or inOut)", ez)
       end
       ease = EASE_CODE[ez]
+      ie = ie + HAS_EASE
     elseif code >= FIRST_EASING then
       ease = default_ease(code)
     end
     local hout, hin = extra.out, extra["in"]
     if not E.absent(hout) or not E.absent(hin) then
-      ch.h = ch.h or {}
-      local hd = { 0 / 0, 0, 0, 0, 0 / 0, 0, 0, 0 }
+      local hd = handle_record()
       if not E.absent(hout) then
-        hd[1], hd[2], hd[3], hd[4] = handle(hout, key(ep, "out"), "out")
+        hd[1], hd[3], hd[4], hd[5] = handle(hout, key(ep, "out"), "out")
+        if type(hout[2]) ~= "table" then hd[9] = 1 end
       end
       if not E.absent(hin) then
-        hd[5], hd[6], hd[7], hd[8] = handle(hin, key(ep, "in"), "in")
+        hd[2], hd[6], hd[7], hd[8] = handle(hin, key(ep, "in"), "in")
+        if type(hin[2]) ~= "table" then hd[9] = hd[9] + 2 end
       end
+      ch.h = ch.h or {}
       ch.h[n] = hd
     end
   elseif code >= FIRST_EASING then
     ease = default_ease(code)
   end
-  ch.t[n], ch.vals[n], ch.i[n], ch.e[n] = t, v, code, ease
+  ch.t[n], ch.vals[n], ch.ie[n] = t, v, ie + 16 * ease
+  ch.whole = ch.whole or {}
+  ch.whole[n] = k
   return t
 end
 
@@ -231,17 +249,20 @@ local LINEAR = INTERP_CODE.linear
 local finite = E.finite
 
 -- A well-formed handle [dt, dv] (dv a number or [dx, dy, dz]) as read_key
--- reads it, or nothing.
+-- reads it into hd (at: 0 out, 1 in), or nothing.
 local function plain_handle(h, hd, at)
   if type(h) ~= "table" or #h ~= 2 or next(h, 2) ~= nil then return false end
   local dt, dv = h[1], h[2]
   if not finite(dt) then return false end
+  local b = 3 + 3 * at
+  hd[1 + at] = dt
   if type(dv) == "table" then
     local x, y, z = dv[1], dv[2], dv[3]
     if #dv ~= 3 or next(dv, 3) ~= nil or not (finite(x) and finite(y) and finite(z)) then return false end
-    hd[at], hd[at + 1], hd[at + 2], hd[at + 3] = dt, x, y, z
+    hd[b], hd[b + 1], hd[b + 2] = x, y, z
   elseif finite(dv) then
-    hd[at], hd[at + 1], hd[at + 2], hd[at + 3] = dt, dv, dv, dv
+    hd[b], hd[b + 1], hd[b + 2] = dv, dv, dv
+    hd[9] = hd[9] + 1 + at
   else
     return false
   end
@@ -249,7 +270,9 @@ local function plain_handle(h, hd, at)
 end
 
 -- The ease and handles of a well-formed key extra, as read_key reads them:
--- ease, handles (or nil) -- or nil when read_key must look at it.
+-- ease, whether the extra wrote it, handles (or nil), and whether the
+-- extra holds more than the core keeps (other fields, or none at all) --
+-- or nil when read_key must look at it.
 local function plain_extra(extra, code)
   if type(extra) ~= "table" then return nil end
   local first = next(extra)
@@ -261,37 +284,63 @@ local function plain_extra(extra, code)
     ease = EASE_CODE[ez]
     if not ease then return nil end
   end
+  local more = first == nil
+  for f in next, extra do
+    if f ~= "ease" and f ~= "out" and f ~= "in" then more = true break end
+  end
   local hout, hin = extra.out, extra["in"]
-  if hout == nil and hin == nil then return ease end
-  local hd = { 0 / 0, 0, 0, 0, 0 / 0, 0, 0, 0 }
-  if hout ~= nil and not plain_handle(hout, hd, 1) then return nil end
-  if hin ~= nil and not plain_handle(hin, hd, 5) then return nil end
-  return ease, hd
+  if hout == nil and hin == nil then return ease, ez ~= nil, nil, more end
+  local hd = handle_record()
+  if hout ~= nil and not plain_handle(hout, hd, 0) then return nil end
+  if hin ~= nil and not plain_handle(hin, hd, 1) then return nil end
+  return ease, ez ~= nil, hd, more
 end
 
--- Reads one channel's keys; returns { t, vals (arrays), i, e, h, quat }.
--- Loading time is spent here: a plain key ([time, value] or [time, value,
--- interpolation], well formed) is checked inline, without building the
--- JSON paths of its parts; any other key goes through read_key, which
--- checks it field by field and names the path of what is wrong.  Both
--- give the same result for the same key (M.plain_keys = false turns the
--- inline checks off: spec/format_spec.lua compares the two).
+-- Is any number of a key from a Lua table an integer that a double cannot
+-- hold (beyond 2^53)?  Such a key is kept whole, so that nothing is lost.
+local function inexact(k)
+  for _, x in ipairs(k) do
+    if type(x) == "table" then
+      if inexact(x) then return true end
+    elseif math.type(x) == "integer" and (x > 2 ^ 53 or x < -2 ^ 53) then
+      return true
+    end
+  end
+  if type(k[4]) == "table" then
+    for _, f in ipairs({ "out", "in" }) do
+      if type(k[4][f]) == "table" and inexact(k[4][f]) then return true end
+    end
+  end
+  return false
+end
+
+-- Reads one channel's keys; returns { t, vals (the key values as given),
+-- ie (interpolation bytes), h (handle records by key, or nil), quat, keep
+-- (by key: extras holding more than the core keeps), whole (by key: keys
+-- kept whole) }.  Loading time is spent here: a plain key ([time, value]
+-- or [time, value, interpolation, extra], well formed) is checked inline,
+-- without building the JSON paths of its parts; any other key goes
+-- through read_key, which checks it field by field and names the path of
+-- what is wrong.  Both give the core the same numbers for the same key
+-- (M.plain_keys = false turns the inline checks off: spec/format_spec.lua
+-- compares the two).  `lua_table`: the clip came from Lua, whose integers
+-- may not fit a double.
 M.plain_keys = true
-local function read_keys(list, path, channel)
+local function read_keys(list, path, channel, lua_table)
   E.array(list, path, channel .. " keys")
   count_keys(#list, path)
-  local ch = { t = {}, vals = {}, i = {}, e = {}, h = nil, quat = nil }
-  local T, V, I, EZ = ch.t, ch.vals, ch.i, ch.e
+  local ch = { t = {}, vals = {}, ie = {}, h = nil, quat = nil, keep = nil, whole = nil }
+  local T, V, IE = ch.t, ch.vals, ch.ie
   local rot = channel == "rotation"
   local prev
   for n = 1, #list do
     local k = list[n]
-    local t, v, code
+    local t, v, code, c3
     if type(k) == "table" and M.plain_keys then
       local nk = #k
       if nk >= 2 and nk <= 4 and next(k, nk) == nil then
         t, v = k[1], k[2]
-        local c3 = k[3]
+        c3 = k[3]
         if c3 == nil then code = LINEAR else code = INTERP_CODE[c3] end
         if not (code and type(t) == "number" and t == t and t > -huge and t < huge and
                 (prev == nil or t >= prev) and type(v) == "table") then
@@ -308,38 +357,35 @@ local function read_keys(list, path, channel)
               if ch.quat == nil then ch.quat = false elseif ch.quat then t = nil end
             end
           elseif nv == 4 and rot and type(w) == "number" and w == w and w > -huge and w < huge and
-                 ch.quat ~= false then
-            -- as quat() does: scaled by the largest component first
-            local m = math.max(math.abs(x), math.abs(y), math.abs(z), math.abs(w))
-            if m == 0 then
-              t = nil
-            else
-              ch.quat = true
-              x, y, z, w = x / m, y / m, z / m, w / m
-              local len = math.sqrt(x * x + y * y + z * z + w * w)
-              v = { x / len, y / len, z / len, w / len }
-            end
+                 ch.quat ~= false and (x ~= 0 or y ~= 0 or z ~= 0 or w ~= 0) then
+            ch.quat = true
           else
             t = nil
           end
+          if t and lua_table and inexact(k) then t = nil end
         end
       end
     end
-    local ease, hd
+    local ease, ew, hd, more
     if t then
       local extra = k[4]
       if extra == nil then
         ease = code >= FIRST_EASING and default_ease(code) or 0
       else
-        ease, hd = plain_extra(extra, code)
+        ease, ew, hd, more = plain_extra(extra, code)
         if not ease then t = nil end
       end
     end
     if t then
-      T[n], V[n], I[n], EZ[n] = t, v, code, ease
+      T[n], V[n] = t, v
+      IE[n] = code + 16 * ease + (c3 ~= nil and HAS_INTERP or 0) + (ew and HAS_EASE or 0)
       if hd then
         ch.h = ch.h or {}
         ch.h[n] = hd
+      end
+      if more then
+        ch.keep = ch.keep or {}
+        ch.keep[n] = k[4]
       end
     else
       t = read_key(ch, n, k, path, channel, prev)
@@ -349,37 +395,22 @@ local function read_keys(list, path, channel)
   return ch
 end
 
--- Per-axis curves for the C core from a channel read by read_keys.
-local function axis_curves(ch)
-  local curves = {}
-  for a = 1, 3 do
-    local v, h = {}, nil
-    for n = 1, #ch.t do v[n] = ch.vals[n][a] end
-    if ch.h then
-      h = {}
-      local nan = 0 / 0
-      for n = 1, #ch.t do
-        local hd = ch.h[n]
-        local b = 4 * (n - 1)
-        if hd then
-          h[b + 1], h[b + 2], h[b + 3], h[b + 4] = hd[1], hd[1 + a], hd[5], hd[5 + a]
-        else
-          h[b + 1], h[b + 2], h[b + 3], h[b + 4] = nan, 0, nan, 0
-        end
+-- The core's description of a channel read by read_keys (and the
+-- modifiers of each axis, when there are).
+local function channel_desc(ch, mods)
+  local d = { t = ch.t, vals = ch.vals, ie = ch.ie, h = ch.h }
+  if mods then
+    local per = {}
+    for a = 1, 3 do
+      local list = {}
+      for _, m in ipairs(mods) do
+        if m.enabled and (m.axis == nil or m.axis == a) then list[#list + 1] = m end
       end
+      if #list > 0 then per[a] = list end
     end
-    curves[a] = { t = ch.t, v = v, i = ch.i, e = ch.e, h = h }
+    d.mods = per
   end
-  return curves
-end
-
-local function quat_curve(ch)
-  local q = {}
-  for n = 1, #ch.t do
-    local v = ch.vals[n]
-    for a = 1, 4 do q[4 * (n - 1) + a] = v[a] end
-  end
-  return { t = ch.t, q = q, i = ch.i, e = ch.e }
+  return d
 end
 
 -- Curve modifiers -----------------------------------------------------------------
@@ -452,16 +483,6 @@ local function read_modifier(m, path)
 end
 
 -- Attaches the enabled modifiers of a channel to its per-axis curves.
-local function attach_modifiers(curves, mods)
-  for a = 1, 3 do
-    local list = {}
-    for _, m in ipairs(mods) do
-      if m.enabled and (m.axis == nil or m.axis == a) then list[#list + 1] = m end
-    end
-    if #list > 0 then curves[a].mods = list end
-  end
-end
-
 -- Timed items ---------------------------------------------------------------------
 
 local function read_items(c, info, items, path)
@@ -617,8 +638,10 @@ end
 
 local CHANNELS = { "position", "rotation", "scale" }
 
-local function read_curves(c, info, desc)
+local function read_curves(c, info, desc, from_file)
   E.object(c.joints, "joints", "joints")
+  local compact = {}
+  info.compact = compact
   local names = sorted_keys(c.joints)
   count_joints(#names, "joints")
   local last_key
@@ -659,20 +682,25 @@ local function read_curves(c, info, desc)
       local list = j[chname]
       if not E.absent(list) then
         local cp = key(jp, chname)
-        local ch = read_keys(list, cp, chname)
+        local ch = read_keys(list, cp, chname, not from_file)
         if #ch.t > 0 then
           if last_key == nil or ch.t[#ch.t] > last_key then last_key = ch.t[#ch.t] end
+          local field, d
           if ch.quat then
             if mods.rotation and #mods.rotation > 0 then
               fail(index(key(key(jp, "modifiers"), "rotation"), 1),
                 "curve modifiers work on Euler angles, not on quaternion keys")
             end
-            dj.qrot = quat_curve(ch)
+            field, d = "qrot", channel_desc(ch)
           else
-            local curves = axis_curves(ch)
-            if mods[chname] then attach_modifiers(curves, mods[chname]) end
-            dj[chname == "position" and "pos" or chname == "rotation" and "rot" or "scl"] = curves
+            field = chname == "position" and "pos" or chname == "rotation" and "rot" or "scl"
+            d = channel_desc(ch, mods[chname])
           end
+          dj[field] = d
+          -- the source's keys give way to a placeholder once the clip is
+          -- built (keys.lua): the core holds their numbers
+          compact[#compact + 1] = { src = j, name = chname, joint = #desc.joints + 1, field = field,
+            d = d, keep = ch.keep, whole = ch.whole }
         end
       end
     end
@@ -780,24 +808,20 @@ local function read_v1(c, info, desc)
   for _, name in ipairs(names) do
     local jr = joints[name]
     local dj = { name = name }
-    local ip, ez, pv, qv, wv = {}, {}, { {}, {}, {} }, {}, {}
+    local ie, pv, qv, wv = {}, {}, {}, {}
     for i = 1, #times do
       local pose = poses[i][name]
       local pos = pose and pose.pos or ZERO
       local rot = pose and pose.rot or IDENTITY
-      ip[i] = pose and pose.interp or INTERP_CODE.linear
-      ez[i] = pose and pose.ease or 2
-      for a = 1, 3 do pv[a][i] = pos[a] end
+      ie[i] = (pose and pose.interp or INTERP_CODE.linear) + 16 * (pose and pose.ease or 2)
+      for a = 1, 3 do pv[3 * (i - 1) + a] = pos[a] end
       for a = 1, 4 do qv[4 * (i - 1) + a] = rot[a] end
       wv[i] = pose and pose.w or 1
     end
-    if jr.pos then
-      dj.pos = {}
-      for a = 1, 3 do dj.pos[a] = { t = times, v = pv[a], i = ip, e = ez } end
-    end
-    if jr.rot then dj.qrot = { t = times, q = qv, i = ip, e = ez } end
+    if jr.pos then dj.pos = { t = times, v = pv, ie = ie } end
+    if jr.rot then dj.qrot = { t = times, v = qv, ie = ie } end
     if jr.w then
-      dj.pw = { t = times, v = wv, i = ip, e = ez }
+      dj.pw = { t = times, v = wv, ie = ie }
       for i = 2, #wv do
         if wv[i] ~= wv[1] then info.weights_vary = true end
       end
@@ -846,7 +870,7 @@ function M.read(c, from_file)
     desc.euler = 2
     if not E.absent(c.euler) then desc.euler = euler_code(c.euler, "euler") end
     info.euler = M.EULERS[desc.euler + 1]
-    last = read_curves(c, info, desc)
+    last = read_curves(c, info, desc, from_file)
   else
     local looped = false
     if not E.absent(c.looped) then looped = E.boolean(c.looped, "looped", "looped") end

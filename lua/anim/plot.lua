@@ -95,11 +95,11 @@ local function pose_channels(src, names)
 end
 
 -- The shadow clip whose position channels are the Euler rotation curves.
-local function euler_clip(info, channels)
+local function euler_clip(info, src, channels)
   local joints, any = {}, false
   for _, c in ipairs(channels) do
     if c.kind == "euler" then
-      local j = info.source.joints[c.joint]
+      local j = src.joints[c.joint]
       local mods = present(j.modifiers) and j.modifiers.rotation or nil
       joints[c.joint] = { position = j.rotation, modifiers = mods and { position = mods } or nil }
       any = true
@@ -358,7 +358,9 @@ function M.curves(clip, joint)
     end
     names = { joint }
   end
-  local channels = info.layout == "poses" and pose_channels(info.source, names) or curve_channels(info.source, names)
+  -- info.source is rebuilt at each read (keys.lua): read once
+  local src = info.source
+  local channels = info.layout == "poses" and pose_channels(src, names) or curve_channels(src, names)
   local t0, t1 = 0, info.length
   for _, c in ipairs(channels) do
     t0 = math.min(t0, c.keys[1].t)
@@ -366,7 +368,7 @@ function M.curves(clip, joint)
   end
   for _, it in ipairs(items(clip)) do t0, t1 = math.min(t0, it.t), math.max(t1, it.t) end
   if t1 - t0 < 1e-9 then t1 = t0 + 1 end
-  sample_curves(clip, euler_clip(info, channels), channels, sample_times(t0, t1, channels))
+  sample_curves(clip, euler_clip(info, src, channels), channels, sample_times(t0, t1, channels))
   place_keys(channels)
   return channels, t0, t1
 end

@@ -567,28 +567,28 @@ end
 
 local NAN = 0 / 0
 
+-- One axis of keys K as the core's description of keys of arity 1 (a
+-- split channel's axis: csrc/lua_clip.c): handle records are out dt, in
+-- dt (NaN: absent), out dv, in dv, form.
 local function desc_curve(K)
-  local c = { t = {}, v = {}, i = {}, e = {} }
-  local cubic = false
+  local c = { t = {}, v = {}, ie = {} }
   for n, k in ipairs(K) do
-    c.t[n], c.v[n], c.i[n], c.e[n] = k.t, k.v, k.c, k.e
-    if k.c == BEZIER then cubic = true end
-  end
-  if cubic then
-    local h = {}
-    for n, k in ipairs(K) do
-      local b = 4 * (n - 1)
-      h[b + 1], h[b + 2], h[b + 3], h[b + 4] = NAN, 0, NAN, 0
-      if k.c == BEZIER and K[n + 1] then
+    c.t[n], c.v[n], c.ie[n] = k.t, k.v, k.c + 16 * k.e
+    local out = k.c == BEZIER and K[n + 1]
+    local inn = k.mi and K[n - 1]
+    if out or inn then
+      local r = { NAN, NAN, 0, 0, 0 }
+      if out then
         local span = K[n + 1].t - k.t
-        h[b + 1], h[b + 2] = span / 3, k.mo * span / 3
+        r[1], r[3] = span / 3, k.mo * span / 3
       end
-      if k.mi and K[n - 1] then
+      if inn then
         local span = k.t - K[n - 1].t
-        h[b + 3], h[b + 4] = -span / 3, -k.mi * span / 3
+        r[2], r[4] = -span / 3, -k.mi * span / 3
       end
+      c.h = c.h or {}
+      c.h[n] = r
     end
-    c.h = h
   end
   return c
 end
@@ -630,13 +630,13 @@ local function channel(axes, length)
   for a = 1, 3 do
     local tr = axes[a]
     if not tr then
-      exact_curves[a] = { t = { 0.0 }, v = { 0.0 }, i = { LINEAR }, e = { 0 } }
+      exact_curves[a] = { t = { 0.0 }, v = { 0.0 }, ie = { LINEAR } }
     elseif tr.L then
       local W, _, e = windowed({ tr.keys }, tr.L, tr.path)
       clip_err = math.max(clip_err, e)
       own[a] = axis_keys(W, 1)
       exact_curves[a] = desc_curve(own[a])
-      exact_curves[a].mods = { CYCLES }
+      exact_curves[a].mods = { { CYCLES } }
       plain = false
       if common == nil then common = tr.L elseif common ~= tr.L then common = false end
     else
@@ -666,7 +666,7 @@ local function channel(axes, length)
     end
     keys, exact = merge(fs, times(fs), false, path)
   end
-  return { keys = v3_keys(keys), mods = mods, exact = exact, exact_curves = exact_curves,
+  return { keys = v3_keys(keys), mods = mods, exact = exact, exact_curves = { axes = exact_curves },
     clip_err = clip_err, raw = keys, period = common or nil }
 end
 
@@ -896,7 +896,7 @@ end
 -- Builds the clip of XML text, or raises a failure (errors.lua).
 function M.build(text, name)
   local desc, info = M.read(text, name)
-  return core.clip_new(desc, info)
+  return require("anim.keys").build(desc, info)
 end
 
 return M

@@ -58,13 +58,13 @@ static anim_clip *make_clip(const anim_mem *m) {
   if (!j->name) { anim_clip_free(c); return NULL; }
   j->weight = 1;
   j->channels = ANIM_CH_POS;
-  for (a = 0; a < 3; a++) {
-    anim_key *k = anim_clip_alloc(c, 2 * sizeof(anim_key));
+  {
+    /* keys of arity 3: x goes 0 -> 2, y and z stay 0 */
+    anim_keys *k = anim_clip_keys(c, 0, ANIM_K_POS, 2, 3, 0);
     if (!k) { anim_clip_free(c); return NULL; }
-    k[0].t = 0; k[0].v = 0; k[1].t = 1; k[1].v = a == 0 ? 2 : 0;
-    k[0].out_dt = k[0].in_dt = k[1].out_dt = k[1].in_dt = NAN;
-    j->pos[a].keys = k;
-    j->pos[a].n = 2;
+    k->t[0] = 0; k->t[1] = 1;
+    for (a = 0; a < 6; a++) k->v[a] = a == 3 ? 2 : 0;
+    k->ie[0] = k->ie[1] = ANIM_IE(ANIM_LINEAR, 0);
   }
   c->length = 1;
   c->loop = ANIM_LOOP;

@@ -1,0 +1,102 @@
+-- keys.lua: a clip's keys are held once, by the C core.
+--
+-- A clip remembers the table it was read from, so that anim.encode writes
+-- every field back (editor-only ones, unknown ones).  Keeping the keys
+-- there too would cost ten times what the core needs for them (a Lua
+-- table per key and per value), so once the clip is built each list of
+-- keys in that table gives way to a placeholder naming the core's channel
+-- and holding, by key, only what the core does not: a key extra with
+-- fields beyond ease and handles (`keep`), and keys read the long way
+-- because they hold something the core cannot say (`whole`: a null, an
+-- integer beyond 2^53).  info.source rebuilds the whole table on demand,
+-- from the core's numbers (the file's own: csrc/curve.h) and those.
+-- Version 1 clips (poses at keyframes) keep their table as it is.
+local core = require "anim.core"
+
+local M = {}
+
+local PLACEHOLDER = { __name = "anim.keys" }
+-- The placeholder of a channel whose keys are all in the core; others are
+-- { keep or false, whole or false }.  The joint and the channel are those
+-- of the place it is at.
+local IN_CORE = setmetatable({}, PLACEHOLDER)
+local SLOT = { position = 0, rotation = 1, scale = 2 } -- ANIM_K_* (csrc/clip.h)
+local HAS_INTERP, HAS_EASE = 64, 128 -- the core's interpolation byte (format.lua)
+
+-- The list of keys of channel ch of joint j (1-based, in info.joints'
+-- order) with placeholder p, as the file had it.
+local function keys_of(clip, j, ch, p)
+  local format = require "anim.format"
+  local INTERPS, EASES = format.INTERPS, format.EASES
+  local t, v, ie, h, arity = core.clip_keys(clip, j, ch)
+  local out, keep, whole = {}, p[1], p[2]
+  for i = 1, #t do
+    local k = whole and whole[i]
+    if not k then
+      local b, val = (i - 1) * arity, {}
+      for a = 1, arity do val[a] = v[b + a] end
+      local byte = ie[i]
+      k = { t[i], val }
+      if byte & HAS_INTERP ~= 0 then k[3] = INTERPS[(byte & 15) + 1] end
+      local extra = keep and keep[i] or nil
+      local r = h and h[i]
+      if not extra and (byte & HAS_EASE ~= 0 or r) then
+        extra = {}
+        if byte & HAS_EASE ~= 0 then extra.ease = EASES[(byte >> 4 & 3) + 1] end
+        if r then
+          -- a record: out dt, in dt (NaN: absent), out dv[3], in dv[3], form
+          local form = math.tointeger(r[9])
+          if r[1] == r[1] then extra.out = { r[1], form & 1 ~= 0 and r[3] or { r[3], r[4], r[5] } } end
+          if r[2] == r[2] then extra["in"] = { r[2], form & 2 ~= 0 and r[6] or { r[6], r[7], r[8] } } end
+        end
+      end
+      k[4] = extra
+    end
+    out[i] = k
+  end
+  return out
+end
+
+-- The clip's table rebuilt: the top and each joint copied, lists of keys
+-- rebuilt, everything else shared with what the clip keeps.
+local function rebuild(info)
+  local tree, clip = rawget(info, "tree"), rawget(info, "clip")
+  local out = {}
+  for k, x in pairs(tree) do out[k] = x end
+  local index = {}
+  for i, name in ipairs(info.joints) do index[name] = i end
+  local joints = {}
+  for name, j in pairs(tree.joints) do
+    local cj = {}
+    for k, x in pairs(j) do
+      if getmetatable(x) == PLACEHOLDER then cj[k] = keys_of(clip, index[name], SLOT[k], x) else cj[k] = x end
+    end
+    joints[name] = cj
+  end
+  out.joints = joints
+  return out
+end
+
+local INFO = { __index = function(info, k) if k == "source" then return rebuild(info) end end }
+
+-- core.clip_new(desc, info), then the keys of info.source handed over to
+-- the core.  format.read listed the channels (info.compact); a channel
+-- whose description an importer replaced (its exact curves) keeps its keys.
+function M.build(desc, info)
+  local clip = core.clip_new(desc, info)
+  local list = info.compact
+  info.compact = nil
+  if list then
+    for _, r in ipairs(list) do
+      if desc.joints[r.joint][r.field] == r.d then
+        r.src[r.name] = (r.keep or r.whole) and setmetatable({ r.keep or false, r.whole or false }, PLACEHOLDER)
+          or IN_CORE
+      end
+    end
+    info.tree, info.clip, info.source = info.source, clip, nil
+    setmetatable(info, INFO)
+  end
+  return clip
+end
+
+return M
