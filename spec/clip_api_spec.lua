@@ -344,6 +344,8 @@ describe("clip metadata", function()
       local c = decode '{"version": 3, "joints": {}}'
       assert.are.equal("api.anim", c.name)
       assert.are.equal(3, c.version)
+      -- an integer, as a version is (JSON numbers decode as floats)
+      assert.are.equal("integer", math.type(c.version))
       assert.are.equal("curves", c.layout)
       assert.are.equal(2, decode('{"joints": {}}').version)
       local v1 = decode '{"keyframes": []}'

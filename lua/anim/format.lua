@@ -858,7 +858,9 @@ function M.read(c, from_file)
   if not curves and E.absent(c.keyframes) then
     fail("", "expected an object with joints or keyframes, got an object without either")
   end
-  local info = { source = c, version = curves and (version or 2) or 1, layout = curves and "curves" or "poses" }
+  -- the version as an integer (JSON numbers decode as floats: 3.0)
+  local info = { source = c, version = curves and math.tointeger(version or 2) or 1,
+    layout = curves and "curves" or "poses" }
   local desc = {}
   local last
   -- playback fields
