@@ -386,10 +386,18 @@ int anim_qcurve_prepare(anim_keys *k) {
   return 0;
 }
 
+/* a v[0..3] + b v[4..7], written out (a slerp waits on it). */
+static void blend4(double out[4], const double *v, double a, double b) {
+  out[0] = a * v[0] + b * v[4];
+  out[1] = a * v[1] + b * v[5];
+  out[2] = a * v[2] + b * v[6];
+  out[3] = a * v[3] + b * v[7];
+}
+
 void anim_qcurve_eval(const anim_qcurve *c, double t, int *cursor, double out[4]) {
   const anim_keys *k = c->k;
   const double *v, *arc;
-  int i, j, n = k ? k->n : 0;
+  int i, n = k ? k->n : 0;
   double s;
   if (n <= 0) { anim_quat_identity(out); return; }
   i = find_key(k->t, n, t, cursor);
@@ -399,23 +407,21 @@ void anim_qcurve_eval(const anim_qcurve *c, double t, int *cursor, double out[4]
   v = k->v + 4 * (size_t)i;
   arc = k->arc + 4 * (size_t)i;
   if (t < k->t[0] || i >= n - 1 || INTERP(k, i) == ANIM_STEP) {
-    for (j = 0; j < 4; j++) out[j] = v[j] * arc[0];
+    double a = arc[0];
+    out[0] = v[0] * a; out[1] = v[1] * a; out[2] = v[2] * a; out[3] = v[3] * a;
     return;
   }
   s = (t - k->t[i]) / (k->t[i + 1] - k->t[i]);
   if (INTERP(k, i) >= ANIM_SINE) s = anim_ease(INTERP(k, i), EASE(k, i), s);
   if (arc[3] == 0) {
-    double a = (1 - s) * arc[0], b = s * arc[1];
-    for (j = 0; j < 4; j++) out[j] = a * v[j] + b * v[4 + j];
+    blend4(out, v, (1 - s) * arc[0], s * arc[1]);
     anim_quat_normalize(out);
   } else {
     /* the slerp of unit keys: a unit quaternion as it is */
-    double x = s * arc[3], cf, sf, a, b;
+    double x = s * arc[3], cf, sf;
     if (fabs(x) <= ANIM_SINCOS_RANGE) anim_sincos_small(x, &sf, &cf);
     else { cf = cos(x); sf = sin(x); }
-    a = arc[0] * cf - arc[1] * sf;
-    b = arc[2] * sf;
-    for (j = 0; j < 4; j++) out[j] = a * v[j] + b * v[4 + j];
+    blend4(out, v, arc[0] * cf - arc[1] * sf, arc[2] * sf);
   }
 }
 
