@@ -104,6 +104,61 @@ describe("res:// paths", function()
     refused("res://pipe.anim", "res://pipe.anim: refused: not a regular file")
   end)
 
+  -- A path is resolved (realpath, then stat) then read: a directory or a
+  -- file of it swapped for a link in between must not be followed out of
+  -- the root.  The swap is made by core.realpath (or core.file_kind)
+  -- itself, right after it answers.
+  local function with_swap_after_resolve(target, swap, fn, after)
+    local core = require "anim.core"
+    after = after or "realpath"
+    local original = core[after]
+    core[after] = function(p)
+      local r, e = original(p)
+      if p:sub(-#target) == target then sh(swap) end
+      return r, e
+    end
+    local ok, err = pcall(fn)
+    core[after] = original
+    assert(ok, err)
+  end
+
+  it("refuses a link put on the path between resolving it and reading it", function()
+    sh("mkdir -p '" .. dir .. "/root/race' && cp '" .. dir .. "/outside/s.anim' '" .. dir .. "/root/race/s.anim'")
+    H.write(dir .. "/outside/s.anim", '{"joints": {"outside": {}}}')
+    with_swap_after_resolve("race/s.anim", "mv '" .. dir .. "/root/race' '" .. dir .. "/root/race.gone' && ln -s '"
+      .. dir .. "/outside' '" .. dir .. "/root/race'", function()
+      refused("res://race/s.anim", "res://race/s.anim: refused: the path leaves the library root (through a link)")
+    end)
+    H.write(dir .. "/root/race2.anim", CLIP)
+    with_swap_after_resolve("race2.anim", "rm '" .. dir .. "/root/race2.anim' && ln -s '" .. dir .. "/secret.anim' '"
+      .. dir .. "/root/race2.anim'", function()
+      refused("res://race2.anim", "res://race2.anim: refused: the path leaves the library root (through a link)")
+    end)
+  end)
+
+  it("reads what it resolved, or says why not", function()
+    -- a file swapped for a directory, or removed, in between
+    H.write(dir .. "/root/race3.anim", CLIP)
+    with_swap_after_resolve("race3.anim", "rm '" .. dir .. "/root/race3.anim' && mkdir '" .. dir .. "/root/race3.anim'",
+      function() refused("res://race3.anim", "res://race3.anim: cannot open file: it is a directory") end, "file_kind")
+    H.write(dir .. "/root/race4.anim", CLIP)
+    with_swap_after_resolve("race4.anim", "rm '" .. dir .. "/root/race4.anim'",
+      function() refused("res://race4.anim", "res://race4.anim: cannot open file: No such file or directory") end)
+    H.write(dir .. "/root/race4.anim", CLIP)
+    with_swap_after_resolve("race4.anim", "rm '" .. dir .. "/root/race4.anim'",
+      function() refused("res://race4.anim", "res://race4.anim: cannot open file: No such file or directory") end,
+      "file_kind")
+    H.write(dir .. "/root/race5.anim", CLIP)
+    with_swap_after_resolve("race5.anim", "rm '" .. dir .. "/root/race5.anim' && mkfifo '" .. dir .. "/root/race5.anim'",
+      function() refused("res://race5.anim", "res://race5.anim: refused: not a regular file") end, "file_kind")
+    -- the size limit holds as for any file
+    H.write(dir .. "/root/big.anim", CLIP)
+    local old = anim.set_limits { bytes = 10 }
+    local ok, err = pcall(refused, "res://big.anim", "res://big.anim: too large (14 bytes; at most 10, anim.limits.bytes)")
+    anim.set_limits(old)
+    assert(ok, err)
+  end)
+
   it("cuts a long path short in messages, and refuses one beyond 4096 bytes", function()
     local long = "res://" .. string.rep("d/", 2100) .. "a.anim"
     local _, err = lib:clip(long)

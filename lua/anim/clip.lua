@@ -99,9 +99,10 @@ function M.build(t, name, from_file)
 end
 
 -- Loads a .anim file, naming the clip `name`: clip | nil, message.
-function M.load_file(path, name)
+-- `beneath`: see json.read_file (the library's res:// files).
+function M.load_file(path, name, beneath)
   local json = require "anim.json"
-  return E.catch(name, function() return M.build(json.decode(json.read_file(path)), name, true) end)
+  return E.catch(name, function() return M.build(json.decode(json.read_file(path, beneath)), name, true) end)
 end
 
 function M.is_clip(v)

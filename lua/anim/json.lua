@@ -47,8 +47,28 @@ function M.decode(text)
   return v
 end
 
--- Reads a whole file, or raises a failure.
-function M.read_file(path)
+-- What core.read_beneath says, as read_file says it.
+local BENEATH = {
+  link = "refused: the path leaves the library root (through a link)",
+  directory = "cannot open file: it is a directory",
+  other = "refused: not a regular file",
+}
+
+-- Reads a whole file, or raises a failure.  `beneath` ({ root, rel }, from
+-- the library): the file rel under the directory root, opened one
+-- component after the other without following links (core.read_beneath),
+-- so that a link put on the path after it was resolved is not followed.
+function M.read_file(path, beneath)
+  if beneath then
+    local text, why, detail = require("anim.core").read_beneath(beneath.root, beneath.rel, L.bytes)
+    if text then
+      if #text > L.bytes then too_large(#text) end
+      return text
+    end
+    if why == "large" then too_large(tonumber(detail)) end
+    if BENEATH[why] then E.fail("", "%s", BENEATH[why]) end
+    E.fail("", "cannot %s file: %s", why == "read" and "read" or "open", detail)
+  end
   local f, err = io.open(path, "rb")
   if not f then
     -- io.open says "path: reason"; the message names the path already

@@ -1,6 +1,7 @@
 -- library.lua: res:// paths under a root the host gives (SEMANTICS 10).
 -- lib:clip("res://a/b.anim") loads once and caches; a path that leaves the
--- root (.., an absolute path, a symlink out) is refused.
+-- root (.., an absolute path, a symlink out, even one put there between
+-- the check and the read) is refused.
 local core = require "anim.core"
 
 local M = {}
@@ -53,12 +54,15 @@ local function resolve(self, path)
     return nil, show(path) .. ": refused: the path leaves the library root (through a link)"
   end
   -- a FIFO would block the read, a device never end it
-  local kind = core.file_kind(real)
+  local kind, kerr = core.file_kind(real)
+  if not kind then return nil, show(path) .. ": cannot open file: " .. kerr end -- gone meanwhile
   if kind ~= "file" then
     return nil, show(path) .. (kind == "directory" and ": cannot open file: it is a directory"
       or ": refused: not a regular file")
   end
-  return real
+  -- read below the root component by component, links refused: a link put
+  -- on the path from now on is not followed out (json.read_file)
+  return real, { root = self.real, rel = real:sub(#prefix + 1) }
 end
 M.refusal = refusal
 
@@ -72,12 +76,12 @@ local function cached(self, kind, path, loader)
   if not cache then cache = { path = {}, file = {} }; self.cache[kind] = cache end
   local hit = cache.path[path]
   if hit then return hit end
-  local file, err = resolve(self, path)
-  if not file then return nil, err end
+  local file, beneath = resolve(self, path)
+  if not file then return nil, beneath end
   hit = cache.file[file]
   if not hit then
     local lerr
-    hit, lerr = loader(file, path)
+    hit, lerr = loader(file, path, beneath)
     if not hit then return nil, lerr end
     cache.file[file] = hit
   end

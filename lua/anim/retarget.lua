@@ -63,8 +63,8 @@ function M.decode(text, name)
   return E.catch(name, function() return M.build(json.decode(text), name) end)
 end
 
-function M.load_file(path, name)
-  return E.catch(name, function() return M.build(json.decode(json.read_file(path)), name) end)
+function M.load_file(path, name, beneath)
+  return E.catch(name, function() return M.build(json.decode(json.read_file(path, beneath)), name) end)
 end
 
 local mt = core.retarget_metatable
