@@ -3,7 +3,7 @@
 --
 --   lua5.4 bench/allocs.lua [--n N]
 --
--- Runs bench/w1.lua (W1 update, W1 update+read, W1e update; N = 100 by
+-- Runs bench/w1.lua (W1 update, batch update, update+read, W1e update; N = 100 by
 -- default, one timed run) and bench/callbacks.lua with
 -- LD_PRELOAD=build/bench/malloc_count.so (from `make bench-ref`), which
 -- counts every malloc, calloc and realloc call; the scripts report the
@@ -26,6 +26,7 @@ end
 
 local sets = {
   { "w1 update", "w1.lua", "--runs 1", args.n },
+  { "w1 update(batch)", "w1.lua", "--runs 1 --batch", args.n },
   { "w1 update+read", "w1.lua", "--runs 1 --read", args.n },
   { "w1e update", "w1.lua", "--runs 1 --variant w1e", args.n },
   { "callbacks", "callbacks.lua", "--runs 1", 1000 },

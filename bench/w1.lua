@@ -1,11 +1,13 @@
 -- bench/w1.lua: workload W1 of ../shared/bench/README.md (the benchmark the
 -- peers were measured on), through the public API.
 --
---   lua5.4 bench/w1.lua [--n N] [--runs R] [--variant w1|w1e] [--read | --read-table] [--data w1.txt]
+--   lua5.4 bench/w1.lua [--n N] [--runs R] [--variant w1|w1e] [--batch] [--read | --read-table] [--data w1.txt]
 --
 -- --n takes one N or a comma list (default 1,100,1000,10000); --runs the
 -- number of timed runs (default 5); --variant w1e builds the rotations as
--- yxz Euler keys; --read also reads every joint's local pose into Lua each
+-- yxz Euler keys; --batch updates all the characters of a frame with one
+-- anim.update(list, dt) instead of animator:update(dt) on each ("mode":
+-- "update(batch)"); --read also reads every joint's local pose into Lua each
 -- frame, the fastest allocation-free way: animator:local_transform(j), ten
 -- numbers returned into locals ("mode": "update+read"); --read-table reads
 -- it with animator:pose_into(t, "local") into one reused table per
@@ -25,7 +27,8 @@ local TOL = 1e-3
 
 local function usage(msg)
   io.stderr:write("w1.lua: ", msg, "\n",
-    "usage: lua5.4 bench/w1.lua [--n N[,N...]] [--runs R] [--variant w1|w1e] [--read | --read-table] [--data path/to/w1.txt]\n")
+    "usage: lua5.4 bench/w1.lua [--n N[,N...]] [--runs R] [--variant w1|w1e] [--batch] [--read | --read-table]"
+    .. " [--data path/to/w1.txt]\n")
   os.exit(2)
 end
 
@@ -43,6 +46,7 @@ do
     elseif a == "--runs" then args.runs = tonumber(value())
     elseif a == "--variant" then args.variant = value()
     elseif a == "--euler" then args.variant = "w1e" -- the old spelling
+    elseif a == "--batch" then args.batch = true
     elseif a == "--read" then args.read = true
     elseif a == "--read-table" then args.read = "table"
     elseif a == "--data" then args.path = value()
@@ -133,15 +137,17 @@ local function characters(n)
 end
 
 local clock = os.clock
+local update_all = anim.update
 local read_sum -- luacheck: ignore 231 (kept so the reads are used)
 local function run(list, poses, read, frames)
-  local n = #list
+  local n, batch = #list, args.batch
   local t0 = clock()
   if read == "table" then
     for _ = 1, frames do
+      if batch then update_all(list, DT) end
       for c = 1, n do
         local a = list[c]
-        a:update(DT)
+        if not batch then a:update(DT) end
         a:pose_into(poses[c], "local")
       end
     end
@@ -150,9 +156,10 @@ local function run(list, poses, read, frames)
     -- game hands on to its renderer (summed here so that they are used)
     local sum = 0
     for _ = 1, frames do
+      if batch then update_all(list, DT) end
       for c = 1, n do
         local a = list[c]
-        a:update(DT)
+        if not batch then a:update(DT) end
         local lt = a.local_transform
         for j = 1, J do
           local px, py, pz, qx, qy, qz, qw, sx, sy, sz = lt(a, j)
@@ -161,6 +168,8 @@ local function run(list, poses, read, frames)
       end
     end
     read_sum = sum
+  elseif batch then
+    for _ = 1, frames do update_all(list, DT) end
   else
     for _ = 1, frames do
       for c = 1, n do list[c]:update(DT) end
@@ -242,7 +251,8 @@ for _, n in ipairs(ns) do
     .. '"ns_per_joint_sample":%.2f,"ms_per_frame":%.4f,"peak_rss_kb":%s,'
     .. '"check":{"q3":%s,"p3":%s,"psum":%.6f},'
     .. '"ns_min":%.2f,"ns_max":%.2f,"lua_alloc_bytes_per_frame":%.1f,"malloc_calls_per_frame":%s,"clock":"os.clock"}',
-    args.variant, n, args.read == "table" and "update+read_table" or args.read and "update+read" or "update", args.runs,
+    args.variant, n, (args.batch and "update(batch)" or "update")
+      .. (args.read == "table" and "+read_table" or args.read and "+read" or ""), args.runs,
     med * per, med / FRAMES * 1e3, tostring(peak_rss_kb() or "null"),
     nums(chk.q3, "%.6f"), nums(chk.p3, "%.6f"), chk.psum,
     times[1] * per, times[#times] * per, alloc, calls and string.format("%.2f", calls) or "null"))

@@ -5,6 +5,7 @@
 #include <float.h>
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "amath.h"
@@ -28,79 +29,116 @@ static void ramp_set(ramp *r, double to, double dur) {
 enum { TR_PENDING, TR_PLAYING, TR_ENDED };
 #define SAMPLE_STRIDE 11   /* pos 3, rot 4, scl 3, pose weight */
 
+/* A track is one block.  Every update reads the fields up to `hot_end`
+ * and the arrays after the struct up to t + hot_end (the key cursors the
+ * usual joint needs, the binding per rig joint, each binding's clip joint
+ * and whether it is adjusted): few cache lines per track, together, which
+ * the batch update prefetches.  The rest (the bindings themselves, the
+ * other cursors, the samples of the general blend) follows them. */
 struct anim_track {
-  int refs;
-  anim_mem mem;            /* the track frees itself (it may outlive its animator) */
-  size_t size;
-  long long id;            /* start order: earlier wins ties */
-  anim_animator *owner;    /* NULL once the animator let go of it */
   const anim_clip *clip;
-  int nbind;
-  anim_binding *bind;
-  int *cursors;            /* nbind * ANIM_HOT_CURSORS, then nbind * ANIM_COLD_CURSORS */
-  double *sample;          /* nbind * SAMPLE_STRIDE */
-  int *chans;              /* channels each binding wrote */
+  int *hot;                /* nbind * ANIM_HOT_CURSORS */
   int *byjoint;            /* per rig joint: its binding, or -1 */
-  int *cj;                 /* per binding: its clip joint (hot: bind is cold) */
+  int *cj;                 /* per binding: its clip joint */
   unsigned char *adjust;   /* per binding: converts turns or scales positions */
-  int unique;              /* no rig joint has two bindings */
   double tw;               /* weight x fade, for this update's pose */
   double priority, speed;
   double time, tlo;        /* playhead, and the rounding carried (Kahan) */
-  long long loops;
-  int pdir;                /* pingpong direction */
-  int state;
-  int fresh;               /* the next pass includes its start */
-  int stopping, stop_pending;
-  int shows_last;          /* ended by `once` in this update: still posed */
   double last_at;          /* the latest event queued in this update */
   ramp fade, weight;
+  long long id;            /* start order: earlier wins ties */
+  long long loops;
+  int nbind;
+  unsigned hot_end;        /* bytes from the track's start read by every update */
+  signed char pdir;        /* pingpong direction */
+  unsigned char state;
+  unsigned char fresh;     /* the next pass includes its start */
+  unsigned char stopping, stop_pending;
+  unsigned char shows_last; /* ended by `once` in this update: still posed */
+  unsigned char unique;    /* no rig joint has two bindings */
+  /* cold */
+  int refs;
+  anim_animator *owner;    /* NULL once the animator let go of it */
+  anim_mem mem;            /* the track frees itself (it may outlive its animator) */
+  size_t size;
+  anim_binding *bind;
+  int *cold;               /* nbind * ANIM_COLD_CURSORS */
+  double *sample;          /* nbind * SAMPLE_STRIDE */
+  int *chans;              /* channels each binding wrote */
 };
 
+/* Tracks held in the animator block itself: the usual few need no array
+ * of their own (one cache line fewer per character and frame). */
+#define INLINE_TRACKS 4
+
+/* The fields every update reads come first; the animated flags follow
+ * the struct, then the pose, on a cache line of its own. */
 struct anim_animator {
-  anim_mem mem;
-  const anim_rig *rig;
-  int side;
-  long long next_id, seq;
   int ntracks, cap;
   anim_track **tracks;     /* start order */
   anim_track **order;      /* scratch: blend order */
-  int nqueue, qcap, oom;
-  anim_event *queue, *qtmp;
-  double dt;
   double *pose;            /* per rig joint: pos 3, rot 4, scl 3 */
-  int *animated;           /* per rig joint: ANIM_CH_* */
+  unsigned char *animated; /* per rig joint: ANIM_CH_* */
+  const anim_rig *rig;
+  double dt;
+  long long seq;
+  int nqueue, oom;
+  int world_valid;
+  int side;
+  anim_event *queue;
+  anim_track *inl[2 * INLINE_TRACKS];  /* tracks and order while cap is INLINE_TRACKS */
+  /* cold */
+  anim_mem mem;
+  long long next_id;
+  int qcap;
+  anim_event *qtmp;
   double *acc;             /* per rig joint: see ACC_* */
   double *world;           /* per rig joint: 10 numbers */
-  int world_valid;
 };
 
 /* Blend accumulators per rig joint. */
 enum { ACC_BUDGET = 0, ACC_POS = 3, ACC_ROT = 6, ACC_SCL = 10, ACC_REF = 13, ACC_HASREF = 17,
        ACC_LW = 18, ACC_LPOS = 21, ACC_LROT = 24, ACC_LSCL = 28, ACC_SIZE = 31 };
 
+#define LINE 64  /* cache line bytes (for the layout and prefetching) */
+
+static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
+
 /* ---- creation ----------------------------------------------------------- */
 
 /* The animator and its per-joint arrays are one block (few cache misses
- * per character when thousands update in turn): the pose first, the
- * world transforms and the accumulators of the general blend after. */
+ * per character when thousands update in turn): the struct and the
+ * animated flags, then from the next cache line the pose, the world
+ * transforms and the accumulators of the general blend. */
 static size_t animator_bytes(size_t n) {
-  return sizeof(anim_animator) + sizeof(double) * n * (10 + 10 + ACC_SIZE) + sizeof(int) * n;
+  return sizeof(anim_animator) + n + LINE + sizeof(double) * n * (10 + 10 + ACC_SIZE);
 }
 
 anim_animator *anim_animator_new(const anim_mem *mem, const anim_rig *rig, int side) {
   size_t n = (size_t)rig->n;
   anim_animator *a = anim_calloc(mem, 1, animator_bytes(n));
+  char *p;
   if (!a) return NULL;
   a->mem = *mem;
   a->rig = rig;
   anim_rig_retain((anim_rig *)rig);  /* held until the animator is freed */
   a->side = side;
-  a->pose = (double *)(a + 1);
+  a->tracks = a->inl;
+  a->order = a->inl + INLINE_TRACKS;
+  a->cap = INLINE_TRACKS;
+  a->animated = (unsigned char *)(a + 1);
+  p = (char *)(a + 1) + n;
+  p += (LINE - (size_t)((uintptr_t)p % LINE)) % LINE;  /* the pose starts a line */
+  a->pose = (double *)(void *)p;
   a->world = a->pose + n * 10;
   a->acc = a->world + n * 10;
-  a->animated = (int *)(a->acc + n * ACC_SIZE);
   return a;
+}
+
+static void free_track_arrays(anim_animator *a) {
+  if (a->tracks == a->inl) return;
+  anim_free(&a->mem, a->tracks, sizeof(anim_track *) * (size_t)a->cap);
+  anim_free(&a->mem, a->order, sizeof(anim_track *) * (size_t)a->cap);
 }
 
 void anim_animator_free(anim_animator *a) {
@@ -112,8 +150,7 @@ void anim_animator_free(anim_animator *a) {
     a->tracks[i]->owner = NULL;
     anim_track_release(a->tracks[i]);
   }
-  anim_free(&a->mem, a->tracks, sizeof(anim_track *) * (size_t)a->cap);
-  anim_free(&a->mem, a->order, sizeof(anim_track *) * (size_t)a->cap);
+  free_track_arrays(a);
   anim_free(&a->mem, a->queue, sizeof(anim_event) * (size_t)a->qcap);
   anim_free(&a->mem, a->qtmp, sizeof(anim_event) * (size_t)a->qcap);
   anim_rig_free((anim_rig *)a->rig);
@@ -122,61 +159,75 @@ void anim_animator_free(anim_animator *a) {
 
 const anim_rig *anim_animator_rig(const anim_animator *a) { return a->rig; }
 
+/* Room for one more track (both arrays grow together: each holds cap
+ * pointers).  0 when out of memory, nothing changed. */
+static int grow_tracks(anim_animator *a) {
+  int cap = a->cap * 2;
+  size_t ns = sizeof(anim_track *) * (size_t)cap;
+  anim_track **tr = anim_malloc(&a->mem, ns), **od;
+  if (!tr) return 0;
+  od = anim_malloc(&a->mem, ns);
+  if (!od) { anim_free(&a->mem, tr, ns); return 0; }
+  memcpy(tr, a->tracks, sizeof(anim_track *) * (size_t)a->ntracks);
+  free_track_arrays(a);  /* order is scratch: nothing to keep */
+  a->tracks = tr;
+  a->order = od;
+  a->cap = cap;
+  return 1;
+}
+
 anim_track *anim_animator_play(anim_animator *a, const anim_clip *c, const anim_play_opts *o,
                                const anim_binding *binds, int nbind) {
   anim_track *t;
-  size_t nb = (size_t)(nbind > 0 ? nbind : 0);
+  size_t nb = (size_t)(nbind > 0 ? nbind : 0), rn = (size_t)a->rig->n;
+  size_t o_hot, o_byjoint, o_cj, o_adjust, o_bind, o_sample, o_cold, o_chans, size;
   double v;
   char *mem;
-  size_t size;
-  if (a->ntracks == a->cap) {
-    /* both arrays grow together: the size of each is cap pointers */
-    int cap = a->cap ? a->cap * 2 : 8;
-    size_t os = sizeof(anim_track *) * (size_t)a->cap, ns = sizeof(anim_track *) * (size_t)cap;
-    anim_track **tr, **od = anim_malloc(&a->mem, ns);
-    if (!od) return NULL;
-    tr = anim_realloc(&a->mem, a->tracks, os, ns);
-    if (!tr) { anim_free(&a->mem, od, ns); return NULL; }
-    a->tracks = tr;
-    anim_free(&a->mem, a->order, os);  /* scratch: nothing to keep */
-    a->order = od;
-    a->cap = cap;
-  }
-  size = sizeof *t + nb * (sizeof(anim_binding) + sizeof(double) * SAMPLE_STRIDE +
-                           sizeof(int) * (ANIM_JOINT_CURSORS + 2) + 1) +
-         sizeof(int) * (size_t)a->rig->n;
+  if (a->ntracks == a->cap && !grow_tracks(a)) return NULL;
+  /* one block: the struct, what every update reads (hot_end), then the
+   * bindings (read only for retargeted joints), the other cursors and
+   * the samples of the general blend */
+  o_hot = sizeof *t;
+  o_byjoint = o_hot + nb * sizeof(int) * ANIM_HOT_CURSORS;
+  o_cj = o_byjoint + rn * sizeof(int);
+  o_adjust = o_cj + nb * sizeof(int);
+  o_bind = round_up(o_adjust + nb, sizeof(double));
+  o_sample = o_bind + nb * sizeof(anim_binding);
+  o_cold = o_sample + nb * sizeof(double) * SAMPLE_STRIDE;
+  o_chans = o_cold + nb * sizeof(int) * ANIM_COLD_CURSORS;
+  size = o_chans + nb * sizeof(int);
   mem = anim_calloc(&a->mem, 1, size);
   if (!mem) return NULL;
-  t = (anim_track *)mem;
+  t = (anim_track *)(void *)mem;
   t->mem = a->mem;
   t->size = size;
-  /* one block: what every update reads first, the bindings (read only
-   * for retargeted joints) and the samples of the general blend last */
-  mem += sizeof *t;
-  t->sample = (double *)mem; mem += nb * sizeof(double) * SAMPLE_STRIDE;
-  t->bind = (anim_binding *)mem; mem += nb * sizeof(anim_binding);
-  t->cursors = (int *)mem; mem += nb * sizeof(int) * ANIM_JOINT_CURSORS;
-  t->cj = (int *)mem; mem += nb * sizeof(int);
-  t->byjoint = (int *)mem; mem += sizeof(int) * (size_t)a->rig->n;
-  t->chans = (int *)mem; mem += nb * sizeof(int);
-  t->adjust = (unsigned char *)mem;
+  t->hot = (int *)(void *)(mem + o_hot);
+  t->byjoint = (int *)(void *)(mem + o_byjoint);
+  t->cj = (int *)(void *)(mem + o_cj);
+  t->adjust = (unsigned char *)(mem + o_adjust);
+  t->hot_end = (unsigned)(o_adjust + nb);
+  t->bind = (anim_binding *)(void *)(mem + o_bind);
+  t->sample = (double *)(void *)(mem + o_sample);
+  t->cold = (int *)(void *)(mem + o_cold);
+  t->chans = (int *)(void *)(mem + o_chans);
   if (nb) memcpy(t->bind, binds, nb * sizeof(anim_binding));
   t->nbind = (int)nb;
   {
     int j, b;
     t->unique = 1;
-    for (j = 0; j < a->rig->n; j++) t->byjoint[j] = -1;
+    for (j = 0; j < (int)rn; j++) t->byjoint[j] = -1;
     for (b = 0; b < (int)nb; b++) {
       int rj = binds[b].rj;
       t->cj[b] = binds[b].cj;
       t->adjust[b] = binds[b].convert || binds[b].pscale != 1;
-      if (rj < 0 || rj >= a->rig->n || t->byjoint[rj] >= 0) t->unique = 0;
+      if (rj < 0 || rj >= (int)rn || t->byjoint[rj] >= 0) t->unique = 0;
       else t->byjoint[rj] = b;
     }
   }
   {
     size_t i;
-    for (i = 0; i < nb * ANIM_JOINT_CURSORS; i++) t->cursors[i] = -1;
+    for (i = 0; i < nb * ANIM_HOT_CURSORS; i++) t->hot[i] = -1;
+    for (i = 0; i < nb * ANIM_COLD_CURSORS; i++) t->cold[i] = -1;
   }
   t->refs = 1;
   t->id = a->next_id++;
@@ -417,14 +468,13 @@ static int contributes(const anim_track *t) {
 /* Samples binding b of track t (weight tw = track weight x fade) into
  * s[SAMPLE_STRIDE]; s[10] becomes the binding's effective weight: tw x
  * joint weight x pose weight.  Returns the channels written. */
-static int sample_into(anim_track *t, int b, double tw, double *s) {
+static inline int sample_into(anim_track *t, int b, double tw, double *s) {
   const anim_clip *c = t->clip;
   int cj = t->cj[b], ch;
   const anim_joint *jt = &c->joints[cj];
   if (jt->muted) return 0;
-  ch = anim_clip_sample_joint(c, cj, t->time, &t->cursors[b * ANIM_HOT_CURSORS],
-                              &t->cursors[t->nbind * ANIM_HOT_CURSORS + b * ANIM_COLD_CURSORS],
-                              s, s + 3, s + 7, s + 10);
+  ch = anim_clip_sample_joint(c, cj, t->time, &t->hot[b * ANIM_HOT_CURSORS],
+                              &t->cold[b * ANIM_COLD_CURSORS], s, s + 3, s + 7, s + 10);
   if (t->adjust[b]) {
     /* retargeted: turns carried across, positions scaled */
     const anim_binding *bd = &t->bind[b];
@@ -543,6 +593,9 @@ static void apply_additive(anim_animator *a, anim_track *t) {
   }
 }
 
+/* The most tracks pose_one_level takes (their samples are on its stack). */
+#define ONE_LEVEL_MAX 8
+
 static int blend_before(const anim_track *x, const anim_track *y) {
   int ax = x->clip->blend == ANIM_BLEND_ADDITIVE, ay = y->clip->blend == ANIM_BLEND_ADDITIVE;
   if (ax != ay) return ax < ay;               /* normal first */
@@ -553,49 +606,57 @@ static int blend_before(const anim_track *x, const anim_track *y) {
 }
 
 /* The pose of joint j when every contributing track is normal and of one
- * priority (one level: the usual case): the same sums as blend_level,
- * made joint by joint in registers instead of through the accumulators,
- * and finished at once (the same operations in the same order: the same
- * bits). */
+ * priority (one level: the usual case) and they are at most ONE_LEVEL_MAX:
+ * the same sums as blend_level, made joint by joint in registers instead
+ * of through the accumulators, and finished at once (the same operations
+ * in the same order: the same bits). */
 static void pose_one_level(anim_animator *a, int m, int j) {
-  double W0 = 0, W1 = 0, W2 = 0, P[3] = {0, 0, 0}, R[4] = {0, 0, 0, 0}, S[3] = {0, 0, 0};
-  double ref[4] = {0, 0, 0, 0}, sh, left, *p = &a->pose[j * 10];
-  int i, k, hasref = 0, animated = 0;
+  double W0 = 0, W1 = 0, W2 = 0, P0 = 0, P1 = 0, P2 = 0, R0 = 0, R1 = 0, R2 = 0, R3 = 0;
+  double S0 = 0, S1 = 0, S2 = 0, f0 = 0, f1 = 0, f2 = 0, f3 = 0, sh, left, *p = &a->pose[j * 10];
+  double sv[ONE_LEVEL_MAX][SAMPLE_STRIDE];
+  int chs[ONE_LEVEL_MAX];
+  int i, hasref = 0, animated = 0;
+  /* the samples first, then the sums (f: the reference rotation), in
+   * scalars: no call between the sums, which stay in registers */
   for (i = 0; i < m; i++) {
     anim_track *t = a->order[i];
-    int b = t->byjoint[j], ch;
-    double sv[SAMPLE_STRIDE], w;
-    if (b < 0) continue;
-    ch = sample_into(t, b, t->tw, sv);
-    w = sv[10];
+    int b = t->byjoint[j];
+    chs[i] = b < 0 ? 0 : sample_into(t, b, t->tw, sv[i]);
+  }
+  for (i = 0; i < m; i++) {
+    const double *v = sv[i];
+    int ch = chs[i];
+    double w;
+    if (!ch) continue;
+    w = v[10];
     animated |= ch;
     if (ch & ANIM_CH_POS) {
       W0 += w;
-      for (k = 0; k < 3; k++) P[k] += w * sv[k];
+      P0 += w * v[0]; P1 += w * v[1]; P2 += w * v[2];
     }
     if (ch & ANIM_CH_ROT) {
       W1 += w;
       if (w > 0) {
         double sw = w;
-        if (!hasref) { for (k = 0; k < 4; k++) ref[k] = sv[3 + k]; hasref = 1; }
-        else if (ref[0] * sv[3] + ref[1] * sv[4] + ref[2] * sv[5] + ref[3] * sv[6] < 0) sw = -w;
-        for (k = 0; k < 4; k++) R[k] += sw * sv[3 + k];
+        if (!hasref) { f0 = v[3]; f1 = v[4]; f2 = v[5]; f3 = v[6]; hasref = 1; }
+        else if (f0 * v[3] + f1 * v[4] + f2 * v[5] + f3 * v[6] < 0) sw = -w;
+        R0 += sw * v[3]; R1 += sw * v[4]; R2 += sw * v[5]; R3 += sw * v[6];
       }
     }
     if (ch & ANIM_CH_SCL) {
       W2 += w;
-      for (k = 0; k < 3; k++) S[k] += w * sv[7 + k];
+      S0 += w * v[7]; S1 += w * v[8]; S2 += w * v[9];
     }
   }
-  a->animated[j] = animated;
+  a->animated[j] = (unsigned char)animated;
   sh = W0 <= 1 ? 1 : 1 / W0;
-  for (k = 0; k < 3; k++) p[k] = 0 + sh * P[k];
+  p[0] = 0 + sh * P0; p[1] = 0 + sh * P1; p[2] = 0 + sh * P2;
   if (W2 <= 1) { sh = 1; left = 1 - W2; } else { sh = 1 / W2; left = 0; }
-  for (k = 0; k < 3; k++) p[7 + k] = (0 + sh * S[k]) + left;
+  p[7] = (0 + sh * S0) + left; p[8] = (0 + sh * S1) + left; p[9] = (0 + sh * S2) + left;
   if (hasref) {
     if (W1 <= 1) { sh = 1; left = 1 - W1; } else { sh = 1 / W1; left = 0; }
-    for (k = 0; k < 4; k++) p[3 + k] = 0 + sh * R[k];
-    p[6] += (ref[3] < 0 ? -left : left);
+    p[3] = 0 + sh * R0; p[4] = 0 + sh * R1; p[5] = 0 + sh * R2; p[6] = 0 + sh * R3;
+    p[6] += (f3 < 0 ? -left : left);
     anim_quat_normalize(p + 3);
   } else {
     anim_quat_identity(p + 3);
@@ -610,7 +671,7 @@ static void compute_pose(anim_animator *a) {
     if (!contributes(t)) continue;
     t->tw = track_weight(t);
     if (!t->unique || t->clip->blend == ANIM_BLEND_ADDITIVE ||
-        (m > 0 && t->priority != a->order[0]->priority))
+        (m > 0 && t->priority != a->order[0]->priority) || m == ONE_LEVEL_MAX)
       one_level = 0;
     /* insertion into blend order (tracks are few) */
     for (k = m; k > 0 && blend_before(t, a->order[k - 1]); k--) a->order[k] = a->order[k - 1];
@@ -693,6 +754,66 @@ int anim_animator_update(anim_animator *a, double dt) {
   compute_pose(a);
   sort_queue(a);
   return a->oom ? -2 : 0;
+}
+
+/* ---- updating many animators --------------------------------------------- */
+
+/* Software prefetching (a hint: no effect on results; nothing where the
+ * compiler has no such builtin).  Hot data is read and written. */
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH_W(p) __builtin_prefetch((p), 1, 3)
+#else
+#define PREFETCH_W(p) ((void)(p))
+#endif
+
+static void prefetch_range(const void *p, size_t bytes) {
+  uintptr_t c = (uintptr_t)p / LINE * LINE, end = (uintptr_t)p + bytes;
+  for (; c < end; c += LINE) PREFETCH_W((const void *)c);
+}
+
+/* The three stages of an animator's prefetch, each reading only what the
+ * stage before brought in: its struct; then its tracks' structs, the
+ * animated flags and the pose it writes; then the rest of its tracks'
+ * hot data (a track's hot_end is in its struct). */
+static void prefetch_head(const anim_animator *a) { prefetch_range(a, sizeof *a); }
+
+static void prefetch_tracks(const anim_animator *a) {
+  size_t n = (size_t)a->rig->n;
+  int i;
+  for (i = 0; i < a->ntracks; i++) PREFETCH_W(a->tracks[i]);
+  prefetch_range(a->animated, n);
+  prefetch_range(a->pose, sizeof(double) * 10 * n);
+}
+
+static void prefetch_hot(const anim_animator *a) {
+  int i;
+  for (i = 0; i < a->ntracks; i++) prefetch_range(a->tracks[i], a->tracks[i]->hot_end);
+}
+
+/* The prefetches run three, two and one animators ahead of the one being
+ * updated: each stage has a whole update's time to arrive.  Only current
+ * pointers are followed (an animator's ended tracks are freed by its own
+ * update), so a list naming one animator twice is safe too. */
+int anim_animators_update(anim_animator *const *as, int n, double dt, int *queued, int *nqueued) {
+  int i, k = 0;
+  if (nqueued) *nqueued = 0;
+  if (!isfinite(dt) || dt < 0) return -1;
+  /* (the first animator is used at once: nothing to prefetch) */
+  for (i = 1; i < n && i < 3; i++) prefetch_head(as[i]);
+  if (n > 1) prefetch_tracks(as[1]);
+  for (i = 0; i < n; i++) {
+    anim_animator *a = as[i];
+    if (i + 3 < n) prefetch_head(as[i + 3]);
+    if (i + 2 < n) prefetch_tracks(as[i + 2]);
+    if (i + 1 < n) prefetch_hot(as[i + 1]);
+    if (anim_animator_update(a, dt) == -2) {
+      if (nqueued) *nqueued = k;
+      return i + 1;
+    }
+    if (a->nqueue > 0 && queued) queued[k++] = i;
+  }
+  if (nqueued) *nqueued = k;
+  return 0;
 }
 
 /* ---- reading the pose --------------------------------------------------- */

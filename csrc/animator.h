@@ -55,6 +55,17 @@ anim_track *anim_animator_play(anim_animator *a, const anim_clip *c, const anim_
 /* Advances every track by dt (finite, >= 0; else returns -1 and changes
  * nothing), computes the pose and fills the queue.  Returns 0. */
 int anim_animator_update(anim_animator *a, double dt);
+/* Updates as[0..n-1] by dt, in order, each exactly as anim_animator_update
+ * would (each fills its own queue), prefetching the data of the next ones
+ * while one computes: thousands of animators do not wait on cache misses
+ * one after the other.  queued (n ints, or NULL) gets the indices of the
+ * animators whose queue is not empty, in order, and *nqueued (or NULL)
+ * their count.  Returns 0; -1 when dt is not finite and >= 0 (nothing
+ * changed); i + 1 when the queue of as[i] ran out of memory (as[0..i]
+ * were updated, as[i]'s queue is incomplete and not listed in queued, the
+ * animators after it are untouched).  An animator listed twice is
+ * updated twice (its queue holds the second update's). */
+int anim_animators_update(anim_animator *const *as, int n, double dt, int *queued, int *nqueued);
 int anim_animator_nevents(const anim_animator *a);
 const anim_event *anim_animator_event(const anim_animator *a, int i);
 

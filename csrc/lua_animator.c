@@ -17,9 +17,19 @@
 #define TRACK_MT "anim.track"
 
 typedef struct { anim_rig *rig; } rig_box;
-/* delivering: the Lua side is delivering this animator's callbacks (an
- * update from one of them is refused, not re-entered). */
-typedef struct { anim_animator *a; int delivering; } animator_box;
+/* delivering: DELIVERING while the Lua side delivers this animator's
+ * callbacks (an update from one of them is refused, not re-entered);
+ * QUEUED from the batch update that queued them until their delivery
+ * starts (an update then would drop them: refused too).  mark, slot: the
+ * batch update's call and list index that last saw this animator (an
+ * animator listed twice is refused). */
+enum { IDLE, DELIVERING, QUEUED };
+typedef struct {
+  anim_animator *a;
+  int delivering;
+  int slot;
+  unsigned long long mark;
+} animator_box;
 typedef struct { anim_track *t; } track_box;
 
 /* ---- rigs --------------------------------------------------------------- */
@@ -169,7 +179,9 @@ static int animator_new(lua_State *L) {
   if (side < ANIM_SIDE_BOTH || side > ANIM_SIDE_CLIENT) return luaL_argerror(L, 2, "bad side");
   b = lua_newuserdatauv(L, sizeof *b, 2);
   b->a = NULL;
-  b->delivering = 0;
+  b->delivering = IDLE;
+  b->slot = 0;
+  b->mark = 0;
   luaL_setmetatable(L, ANIMATOR_MT);
   {
     anim_mem m = anim_lua_mem(L);
@@ -183,10 +195,12 @@ static int animator_new(lua_State *L) {
   return 1;
 }
 
-/* core.animator_delivering(animator, flag) */
+/* core.animator_delivering(animator, flag): never raises (an animator
+ * collected by a __gc called by hand is left alone), so that the Lua side
+ * always releases the animators it delivers. */
 static int animator_delivering(lua_State *L) {
-  animator_box *b = luaL_checkudata(L, 1, ANIMATOR_MT);
-  b->delivering = lua_toboolean(L, 2);
+  animator_box *b = luaL_testudata(L, 1, ANIMATOR_MT);
+  if (b) b->delivering = lua_toboolean(L, 2) ? DELIVERING : IDLE;
   return 0;
 }
 
@@ -265,20 +279,136 @@ static int animator_play(lua_State *L) {
 }
 
 /* core.animator_update(animator, dt) -> number of queued callbacks, or -1
- * when dt is not a finite number >= 0 and -2 during a delivery of this
- * animator's callbacks (nothing changed then: the Lua side raises). */
+ * when dt is not a finite number >= 0, -2 during a delivery of this
+ * animator's callbacks and -3 while a batch update has yet to deliver
+ * them (nothing changed then: the Lua side raises). */
 static int animator_update(lua_State *L) {
   animator_box *b = luaL_checkudata(L, 1, ANIMATOR_MT);
   int r;
   double dt = lua_type(L, 2) == LUA_TNUMBER ? lua_tonumber(L, 2) : -1;  /* no strings */
   if (!b->a) return luaL_argerror(L, 1, "animator is not built");
   if (!isfinite(dt) || dt < 0) r = -1;
-  else if (b->delivering) r = -2;
+  else if (b->delivering) r = b->delivering == DELIVERING ? -2 : -3;
   else r = 0;
   if (r < 0) { lua_pushinteger(L, r); return 1; }
   r = anim_animator_update(b->a, dt);
   if (r == -2) return luaL_error(L, "not enough memory for the callback queue");
   lua_pushinteger(L, anim_animator_nevents(b->a));
+  return 1;
+}
+
+/* ---- the batch update ---------------------------------------------------- */
+
+/* The scratch of core.animators_update: the animators of the list and the
+ * indices of those with callbacks to deliver, grown to the longest list
+ * seen (through the state's allocator, called directly: no collection,
+ * so no finalizer runs while it is in use), and the count of calls that
+ * tells an animator listed twice.  One per state: the registry holds it
+ * and every copy of the module uses it. */
+#define BATCH_KEY "anim.batch"        /* the registry's key */
+#define BATCH_MT "anim.batch_scratch"  /* its metatable's */
+#define BATCH_MAX (1 << 26)
+typedef struct {
+  anim_mem mem;
+  unsigned long long gen;
+  int cap;
+  anim_animator **as;  /* cap pointers, then cap ints: queued */
+} batch_scratch;
+
+static size_t batch_bytes(int cap) { return (size_t)cap * (sizeof(anim_animator *) + sizeof(int)); }
+
+static int batch_gc(lua_State *L) {
+  batch_scratch *s = luaL_checkudata(L, 1, BATCH_MT);
+  anim_free(&s->mem, s->as, batch_bytes(s->cap));
+  s->as = NULL;
+  s->cap = 0;
+  return 0;
+}
+
+/* Room for n animators (the contents are not kept), taken from the
+ * state's allocator of the moment; 0 when out of memory. */
+static int batch_reserve(lua_State *L, batch_scratch *s, int n) {
+  int cap = s->cap ? s->cap : 64;
+  if (n <= s->cap) return 1;
+  while (cap < n) cap = cap > BATCH_MAX / 2 ? BATCH_MAX : cap * 2;
+  anim_free(&s->mem, s->as, batch_bytes(s->cap));
+  s->cap = 0;
+  s->mem = anim_lua_mem(L);
+  s->as = anim_malloc(&s->mem, batch_bytes(cap));
+  if (!s->as) return 0;
+  s->cap = cap;
+  return 1;
+}
+
+static int batch_fail(lua_State *L, int code, int i, int j) {
+  lua_pushinteger(L, code);
+  lua_pushinteger(L, i);
+  lua_pushinteger(L, j);
+  return 3;
+}
+
+/* core.animators_update(list, dt, pend) -> nqueued [, failed]
+ * (upvalues: the scratch, the animators' metatable)
+ * Updates the animators list[1..#list] (raw) by dt in order, after
+ * checking them all (nothing changes on a bad argument).  pend holds
+ * false in 1..#pend (its room: grown here, before anything changes, so
+ * that filling it allocates nothing): it gets animator, number of
+ * callbacks for each animator with callbacks to deliver, in list order,
+ * each marked QUEUED.  failed: the index of an animator whose callback
+ * queue ran out of memory (the animators after it are not updated).
+ * Bad arguments return a code, index, index (the Lua side raises): -1 dt;
+ * -2 list[i] is not an animator; -3 list[i] is delivering its callbacks;
+ * -4 list[i] has callbacks queued by a batch update still to deliver; -5
+ * list[i] is list[j]. */
+static int animators_update(lua_State *L) {
+  batch_scratch *s = lua_touserdata(L, lua_upvalueindex(1));
+  double dt = lua_type(L, 2) == LUA_TNUMBER ? lua_tonumber(L, 2) : -1;  /* no strings */
+  lua_Unsigned len;
+  lua_Integer room;
+  unsigned long long gen;
+  int n, i, k, nq = 0, r, mt;
+  int *queued;
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  len = lua_rawlen(L, 1);
+  if (len > BATCH_MAX) return luaL_error(L, "too many animators (at most %d)", BATCH_MAX);
+  n = (int)len;
+  if (!isfinite(dt) || dt < 0) return batch_fail(L, -1, 0, 0);
+  for (room = (lua_Integer)lua_rawlen(L, 3); room < 2 * (lua_Integer)n;) {
+    lua_pushboolean(L, 0);
+    lua_rawseti(L, 3, ++room);
+  }
+  if (!batch_reserve(L, s, n)) return anim_lua_nomem(L);
+  queued = (int *)(void *)(s->as + s->cap);
+  gen = ++s->gen;
+  mt = lua_upvalueindex(2);
+  for (i = 0; i < n; i++) {
+    animator_box *b = NULL;
+    lua_rawgeti(L, 1, i + 1);
+    if (lua_getmetatable(L, -1)) {
+      if (lua_rawequal(L, -1, mt)) b = lua_touserdata(L, -2);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    if (!b || !b->a) return batch_fail(L, -2, i + 1, 0);
+    if (b->delivering) return batch_fail(L, b->delivering == DELIVERING ? -3 : -4, i + 1, 0);
+    if (b->mark == gen) return batch_fail(L, -5, i + 1, b->slot);
+    b->mark = gen;
+    b->slot = i + 1;
+    s->as[i] = b->a;
+  }
+  r = anim_animators_update(s->as, n, dt, queued, &nq);
+  for (k = 0; k < nq; k++) {
+    animator_box *b;
+    lua_rawgeti(L, 1, queued[k] + 1);
+    b = lua_touserdata(L, -1);
+    b->delivering = QUEUED;
+    lua_rawseti(L, 3, 2 * k + 1);
+    lua_pushinteger(L, anim_animator_nevents(s->as[queued[k]]));
+    lua_rawseti(L, 3, 2 * k + 2);
+  }
+  lua_pushinteger(L, nq);
+  if (r > 0) { lua_pushinteger(L, r); return 2; }
   return 1;
 }
 
@@ -489,9 +619,32 @@ static void new_meta(lua_State *L, const char *name, lua_CFunction gc, const cha
   lua_setfield(L, -2, field);
 }
 
+/* Pushes the batch update's scratch of this state (made on first use). */
+static void push_batch_scratch(lua_State *L) {
+  batch_scratch *s;
+  lua_getfield(L, LUA_REGISTRYINDEX, BATCH_KEY);
+  if (luaL_testudata(L, -1, BATCH_MT)) return;
+  lua_pop(L, 1);
+  s = lua_newuserdatauv(L, sizeof *s, 0);
+  s->mem = anim_lua_mem(L);
+  s->gen = 0;
+  s->cap = 0;
+  s->as = NULL;
+  luaL_newmetatable(L, BATCH_MT);
+  lua_pushcfunction(L, batch_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  lua_pushvalue(L, -1);
+  lua_setfield(L, LUA_REGISTRYINDEX, BATCH_KEY);
+}
+
 void anim_lua_open_animator(lua_State *L) {
   new_meta(L, RIG_MT, rig_gc, "rig_metatable");
   new_meta(L, ANIMATOR_MT, animator_gc, "animator_metatable");
+  push_batch_scratch(L);
+  luaL_getmetatable(L, ANIMATOR_MT);
+  lua_pushcclosure(L, animators_update, 2);
+  lua_setfield(L, -2, "animators_update");
   new_meta(L, TRACK_MT, track_gc, "track_metatable");
   luaL_newmetatable(L, RETARGET_MT);
   lua_setfield(L, -2, "retarget_metatable");

@@ -25,8 +25,8 @@ describe("out of memory", function()
   local doc = require("cjson").decode(text)
   local rig = anim.rig("player")
 
-  -- load, play and update with callbacks, read the pose: returns what a
-  -- host would look at
+  -- load, play and update with callbacks (one by one, then in a batch),
+  -- read the pose: returns what a host would look at
   local function scenario(host)
     local clip = assert(anim.clip(doc, "walk"))
     local a = anim.animator(rig)
@@ -34,7 +34,8 @@ describe("out of memory", function()
     a:on_marker(function() seen = seen + 1 end)
     local tr = a:play(clip, { fade = 0.1 })
     host:play(clip, { weight = 0.5 })
-    for _ = 1, 4 do a:update(0.3); host:update(0.3) end
+    for _ = 1, 2 do a:update(0.3); host:update(0.3) end
+    for _ = 1, 2 do anim.update({ a, host }, 0.3) end
     local pose = a:pose_into({}, "local")
     return seen, tr.time, pose
   end

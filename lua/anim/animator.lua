@@ -15,8 +15,10 @@ local M = {}
 local SIDES = { both = 0, server = 1, client = 2 }
 local clip_info, track_uv, animator_state = core.clip_info, core.track_uservalue, core.animator_state
 local core_update, core_event = core.animator_update, core.animator_event
+local core_update_list = core.animators_update
 local core_delivering = core.animator_delivering
 local traceback = debug.traceback
+local type = type
 local yield, resume, create, isyieldable = coroutine.yield, coroutine.resume, coroutine.create, coroutine.isyieldable
 
 local function argerror(n, fname, msg)
@@ -292,9 +294,36 @@ local function deliver(self, st, n, in_co)
   return err
 end
 
+-- Delivers the n callbacks queued by self's last update, self marked as
+-- delivering (its callbacks may not update it); returns whether delivery
+-- went through, and the first error.  Whatever happens while delivering,
+-- the animator comes out usable.
+local function deliver_queue(self, n)
+  core_delivering(self, true)
+  local ok, st = pcall(animator_state, self)
+  local err
+  if ok then
+    ok, err = pcall(deliver, self, st, n, isyieldable())
+    local live, ended = st.live, st.ended
+    for i = #ended, 1, -1 do
+      live[ended[i]] = nil
+      ended[i] = nil
+    end
+  else
+    err = st
+  end
+  core_delivering(self, false)
+  return ok, err
+end
+
+local OWN_CALLBACK = "animator:update called from one of this animator's own callbacks (update it after this one returns)"
+local QUEUED = "animator:update called while anim.update has yet to deliver this animator's callbacks"
+  .. " (update it after that anim.update returns)"
+
 -- The common frame (nothing to deliver) is one call into C, which also
--- refuses a bad dt (-1) and an update from this animator's own callbacks
--- (-2) without changing anything.
+-- refuses a bad dt (-1), an update from this animator's own callbacks
+-- (-2) and one before anim.update delivered its callbacks (-3) without
+-- changing anything.
 function methods.update(self, dt)
   local n = core_update(self, dt)
   if n <= 0 then
@@ -302,19 +331,83 @@ function methods.update(self, dt)
     if n == -1 then
       argerror(1, "update", "dt must be a finite number >= 0, got " .. show(dt))
     end
-    error("animator:update called from one of this animator's own callbacks (update it after this one returns)", 2)
+    error(n == -2 and OWN_CALLBACK or QUEUED, 2)
   end
-  local st = animator_state(self)
-  core_delivering(self, true)
-  -- whatever happens while delivering, the animator comes out usable
-  local ok, err = pcall(deliver, self, st, n, isyieldable())
-  local live, ended = st.live, st.ended
-  for i = #ended, 1, -1 do
-    live[ended[i]] = nil
-    ended[i] = nil
-  end
-  core_delivering(self, false)
+  local ok, err = deliver_queue(self, n)
   if not ok or err ~= nil then error(err, 0) end
+end
+
+-- anim.update(animators, dt): the batch update.  One call into C updates
+-- every animator of the list; then the callbacks are delivered animator by
+-- animator.  pend (from a pool: a callback may run another batch update)
+-- holds false where nothing is pending, so that the C side fills it
+-- without allocating: animator, count, ... for those with callbacks.
+local pool = {}
+
+-- The type of a value for messages: its metatable's __name if any.
+local function type_name(v)
+  local mt = getmetatable(v)
+  local name = type(mt) == "table" and rawget(mt, "__name")
+  return type(name) == "string" and name or type(v)
+end
+
+-- The message of a refused batch update (see core.animators_update).
+local function refusal(code, i, j, list, dt)
+  local function bad(n, msg) return string.format("bad argument #%d to 'update' (%s)", n, msg) end
+  if code == -1 then return bad(2, "dt must be a finite number >= 0, got " .. show(dt)) end
+  if code == -2 then return bad(1, "animator expected at index " .. i .. ", got " .. type_name(rawget(list, i))) end
+  if code == -5 then
+    return bad(1, "the animator at index " .. i .. " is also at index " .. j .. ": each is updated once per call")
+  end
+  if code == -3 then
+    return "anim.update called from one of the callbacks of the animator at index " .. i
+      .. " (update it after this one returns)"
+  end
+  return "anim.update has yet to deliver the callbacks of the animator at index " .. i
+    .. " (update it after that anim.update returns)"
+end
+
+-- Delivers the callbacks of the n animators of pend, in order; returns
+-- whether one failed, and the first error.
+local function deliver_list(pend, n)
+  local bad, first = false, nil
+  for k = 1, 2 * n, 2 do
+    local ok, err = deliver_queue(pend[k], pend[k + 1])
+    pend[k] = false
+    if not bad and (not ok or err ~= nil) then bad, first = true, err end
+  end
+  return bad, first
+end
+
+function M.update_list(list, dt)
+  if type(list) ~= "table" then argerror(1, "update", "table of animators expected, got " .. type(list)) end
+  local np = #pool
+  local pend = pool[np]
+  if pend then pool[np] = nil else np, pend = np + 1, {} end
+  local n, i, j = core_update_list(list, dt, pend)
+  if n == 0 and not i then
+    pool[np] = pend
+    return
+  end
+  if n < 0 then
+    pool[#pool + 1] = pend
+    error(refusal(n, i, j, list, dt), 2)
+  end
+  -- deliver, animator by animator in list order; the first error is raised
+  -- once all are delivered.  Should the loop itself fail (out of memory
+  -- outside every callback), the animators not delivered are released.
+  local ok, bad, first = pcall(deliver_list, pend, n)
+  if not ok then
+    for k = 1, 2 * n, 2 do
+      local a = pend[k]
+      if a then core_delivering(a, false) end
+    end
+    bad, first = true, bad
+  end
+  for k = 1, 2 * n do pend[k] = false end
+  pool[#pool + 1] = pend
+  if i then error("not enough memory for the callback queue", 0) end
+  if bad then error(first, 0) end
 end
 
 -- The C functions themselves: a game reads every joint every frame, and

@@ -86,6 +86,9 @@ local library = require "anim.library"
 function anim.rig(def, name) return rig.new(def, name) end
 -- anim.animator(rig [, { side, space, library }]) -> animator
 function anim.animator(r, opts) return animator.new(r, opts) end
+-- anim.update(animators, dt): animator:update(dt) on each, in one call into
+-- C; the callbacks are delivered after all are updated, in list order
+anim.update = animator.update_list
 -- anim.library(root) -> library | nil, message
 function anim.library(root) return library.new(root) end
 

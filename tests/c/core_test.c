@@ -104,6 +104,11 @@ static int run_with(counting *cn) {
      * callback queue grows past its first size */
     for (i = 0; i < 10 && ok; i++) ok = anim_animator_play(an, clip, &opts, &bind, 1) != NULL;
     for (i = 0; i < 3 && ok; i++) ok = anim_animator_update(an, 9.75) == 0;
+    /* and through the batch update, which reports the failing animator */
+    if (ok) {
+      int queued[1], nq = -1;
+      ok = anim_animators_update(&an, 1, 19.5, queued, &nq) == 0 && nq == 1 && queued[0] == 0;
+    }
   }
   anim_animator_free(an);
   anim_clip_free(clip);
@@ -180,6 +185,37 @@ int main(void) {
   anim_track_stop(tr, 0);
   anim_animator_update(an, 0.1);
   CHECK(!anim_track_playing(tr), "stop(0) ends at the next update");
+
+  {
+    /* the batch update: the same as updating each in turn */
+    anim_animator *as[3], *one[3];
+    anim_track *ts[3], *t1[3];
+    int queued[3], nq = -1, i, same = 1;
+    for (i = 0; i < 3; i++) {
+      as[i] = anim_animator_new(&mem, rig, ANIM_SIDE_BOTH);
+      one[i] = anim_animator_new(&mem, rig, ANIM_SIDE_BOTH);
+      ts[i] = anim_animator_play(as[i], clip, &opts, &bind, 1);
+      t1[i] = anim_animator_play(one[i], clip, &opts, &bind, 1);
+      anim_track_seek(ts[i], 0.1 * i);
+      anim_track_seek(t1[i], 0.1 * i);
+    }
+    CHECK(anim_animators_update(as, 3, 0.35, queued, &nq) == 0, "batch update");
+    for (i = 0; i < 3; i++) {
+      double w1[10];
+      anim_animator_update(one[i], 0.35);
+      anim_animator_get(as[i], 1, v, NULL);
+      anim_animator_get(one[i], 1, w1, NULL);
+      same = same && memcmp(v, w1, sizeof v) == 0 && anim_track_time(ts[i]) == anim_track_time(t1[i]) &&
+             anim_animator_nevents(as[i]) == anim_animator_nevents(one[i]);
+    }
+    CHECK(same, "the batch update poses as an update of each");
+    /* the marker at 0.5 falls in (0.2, 0.55] only: the third animator */
+    CHECK(nq == 1 && queued[0] == 2, "the batch update lists the animators with callbacks");
+    CHECK(anim_animators_update(as, 3, NAN, queued, &nq) == -1 && nq == 0 &&
+          anim_track_time(ts[0]) == anim_track_time(t1[0]), "a bad dt changes nothing in a batch");
+    CHECK(anim_animators_update(as, 0, 1, NULL, NULL) == 0, "an empty batch");
+    for (i = 0; i < 3; i++) { anim_animator_free(as[i]); anim_animator_free(one[i]); }
+  }
 
   anim_animator_free(an);
   anim_track_release(tr);
