@@ -66,8 +66,6 @@ int anim_ease_default(int interp) {
     ? ANIM_EASE_OUT : ANIM_EASE_IN;
 }
 
-void anim_quat_identity(double q[4]) { q[0] = q[1] = q[2] = 0; q[3] = 1; }
-
 void anim_quat_mul(double o[4], const double a[4], const double b[4]) {
   double x = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
   double y = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
@@ -76,36 +74,19 @@ void anim_quat_mul(double o[4], const double a[4], const double b[4]) {
   o[0] = x; o[1] = y; o[2] = z; o[3] = w;
 }
 
-void anim_quat_normalize(double q[4]) {
-  double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-  if (n > 0) {
-    double r = 1 / n;  /* one division, four products */
-    q[0] *= r; q[1] *= r; q[2] *= r; q[3] *= r;
-  } else {
-    anim_quat_identity(q);
-  }
-}
-
-void anim_finite10(double v[10]) {
-  /* a sum in a tree (short dependency chains): inf or NaN when any value
-   * is not finite -- or when finite values overflow, which the slow path
-   * below leaves as they are */
-  double z = ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7])) + (v[8] + v[9]);
+void anim_finite10_fix(double v[10]) {
   int k;
-  if (z - z == 0) {
-    if (v[3] != 0 || v[4] != 0 || v[5] != 0 || v[6] != 0) return;
-    anim_quat_identity(v + 3);
-    return;
-  }
   for (k = 0; k < 10; k++) {
     if (k >= 3 && k < 7) continue;
     if (v[k] != v[k]) v[k] = 0;
     else if (v[k] > DBL_MAX) v[k] = DBL_MAX;
     else if (v[k] < -DBL_MAX) v[k] = -DBL_MAX;
   }
-  z = 0;
-  for (k = 3; k < 7; k++) z += v[k] * 0;
-  if (z != 0 || (v[3] == 0 && v[4] == 0 && v[5] == 0 && v[6] == 0)) anim_quat_identity(v + 3);
+  {
+    double z = 0;
+    for (k = 3; k < 7; k++) z += v[k] * 0;
+    if (z != 0 || (v[3] == 0 && v[4] == 0 && v[5] == 0 && v[6] == 0)) anim_quat_identity(v + 3);
+  }
 }
 
 void anim_quat_conj(double o[4], const double q[4]) {

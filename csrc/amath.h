@@ -3,6 +3,8 @@
 #ifndef ANIM_AMATH_H
 #define ANIM_AMATH_H
 
+#include <math.h>
+
 #define ANIM_PI 3.14159265358979323846
 
 /* Interpolations of a key (the segment that starts at it). */
@@ -27,10 +29,19 @@ double anim_ease(int interp, int ease, double s);
  * back, bounce and elastic ease out, the rest ease in. */
 int anim_ease_default(int interp);
 
-/* Quaternions are double[4] = x, y, z, w. */
-void anim_quat_identity(double q[4]);
+/* Quaternions are double[4] = x, y, z, w.  identity and normalize are
+ * inline: the blend calls them once per joint and character. */
+static inline void anim_quat_identity(double q[4]) { q[0] = q[1] = q[2] = 0; q[3] = 1; }
+static inline void anim_quat_normalize(double q[4]) {
+  double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  if (n > 0) {
+    double r = 1 / n;  /* one division, four products */
+    q[0] *= r; q[1] *= r; q[2] *= r; q[3] *= r;
+  } else {
+    anim_quat_identity(q);
+  }
+}
 void anim_quat_mul(double out[4], const double a[4], const double b[4]);
-void anim_quat_normalize(double q[4]);
 void anim_quat_conj(double out[4], const double q[4]);
 /* Shortest-arc slerp; f may lie outside [0,1] (carries on along the arc). */
 void anim_quat_slerp(double out[4], const double a[4], const double b[4], double f);
@@ -42,8 +53,16 @@ void anim_quat_rotate(double out[3], const double q[4], const double v[3]);
  * can still overflow on the way (1e308 - -1e308), and nothing the core
  * hands out is inf or NaN.  NaN becomes 0, +-inf +-DBL_MAX; a rotation
  * with a component that is not finite, or with no length, the identity.
- * Cheap when all is finite (the usual case): one sum of v * 0. */
-void anim_finite10(double v[10]);
+ * Cheap when all is finite (the usual case): inline, one sum in a tree
+ * (short dependency chains), inf or NaN when any value is not finite --
+ * or when finite values overflow, which anim_finite10_fix leaves as they
+ * are. */
+void anim_finite10_fix(double v[10]);
+static inline void anim_finite10(double v[10]) {
+  double z = ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7])) + (v[8] + v[9]);
+  if (z - z == 0 && (v[3] != 0 || v[4] != 0 || v[5] != 0 || v[6] != 0)) return;
+  anim_finite10_fix(v);
+}
 
 /* sin x and cos x for |x| <= 1.6 by their Taylor series to x^15 and x^16:
  * the error is below 1e-11 (the first left-out terms, 1.6^17/17! and

@@ -474,7 +474,7 @@ static inline int sample_into(anim_track *t, int b, double tw, double *s) {
   const anim_joint *jt = &c->joints[cj];
   if (jt->muted) return 0;
   ch = anim_clip_sample_joint(c, cj, t->time, &t->hot[b * ANIM_HOT_CURSORS],
-                              &t->cold[b * ANIM_COLD_CURSORS], s, s + 3, s + 7, s + 10);
+                              &t->cold[b * ANIM_COLD_CURSORS], s);
   if (t->adjust[b]) {
     /* retargeted: turns carried across, positions scaled */
     const anim_binding *bd = &t->bind[b];

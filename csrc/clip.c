@@ -213,14 +213,15 @@ static void sample3(const anim_curve c[3], int shared, double t, int *c0, int *c
   out[2] = anim_curve_eval(&c[2], t, c12 ? c12 + 1 : NULL);
 }
 
-int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *hot, int *cold,
-                           double pos[3], double rot[4], double scl[3], double *weight) {
+int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *hot, int *cold, double out[11]) {
   const anim_joint *jt = &c->joints[j];
   int *h = hot, *x = hot ? cold : NULL;  /* NULL: binary searches */
+  double *pos = out, *rot = out + 3, *scl = out + 7;
   if (jt->fast && hot) {
     /* linear positions and scales, slerped rotations: the usual clip */
-    if (jt->channels & ANIM_CH_POS) anim_curves_lerp_shared(jt->pos, t, hot, pos);
-    if (jt->channels & ANIM_CH_ROT) {
+    int ch = jt->channels;
+    if (ch & ANIM_CH_POS) anim_curves_lerp_shared(jt->pos, t, hot, pos);
+    if (ch & ANIM_CH_ROT) {
       if (jt->rot_quat) anim_qcurve_eval(&jt->qrot, t, hot + 1, rot);
       else {
         double deg[3];
@@ -228,9 +229,9 @@ int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *hot, int *c
         anim_quat_from_euler(rot, deg, c->euler);
       }
     }
-    if (jt->channels & ANIM_CH_SCL) anim_curves_lerp_shared(jt->scl, t, hot + 2, scl);
-    *weight = 1;
-    return jt->channels;
+    if (ch & ANIM_CH_SCL) anim_curves_lerp_shared(jt->scl, t, hot + 2, scl);
+    out[10] = 1;
+    return ch;
   }
   /* hot: first axes; cold: the other two axes of each channel, then the
    * pose weight */
@@ -245,6 +246,6 @@ int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *hot, int *c
   }
   if (jt->channels & ANIM_CH_SCL)
     sample3(jt->scl, jt->shared & ANIM_CH_SCL, t, h ? h + 2 : NULL, x ? x + 4 : NULL, scl);
-  *weight = jt->keys[ANIM_K_PW].n > 0 ? anim_curve_eval(&jt->pose_weight, t, x ? x + 6 : NULL) : 1;
+  out[10] = jt->keys[ANIM_K_PW].n > 0 ? anim_curve_eval(&jt->pose_weight, t, x ? x + 6 : NULL) : 1;
   return jt->channels;
 }

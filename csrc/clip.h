@@ -104,13 +104,13 @@ const char *anim_clip_finish(anim_clip *c);
 void anim_clip_free(anim_clip *c);
 void anim_clip_retain(anim_clip *c);
 
-/* Sample joint j at clip time t into pos[3], rot[4], scl[3] and *weight
- * (the pose weight, 1 unless version 1 poses animate it).  Channels the
- * joint does not animate are left as they were.  hot and cold are NULL
- * (binary searches) or the joint's ANIM_HOT_CURSORS and ANIM_COLD_CURSORS
- * ints (-1 to start).  Returns the ANIM_CH_* flags written. */
-int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *hot, int *cold,
-                           double pos[3], double rot[4], double scl[3], double *weight);
+/* Sample joint j at clip time t into out: position 0..2, rotation 3..6,
+ * scale 7..9 and at 10 the pose weight (1 unless version 1 poses animate
+ * it).  Channels the joint does not animate are left as they were.  hot
+ * and cold are NULL (binary searches) or the joint's ANIM_HOT_CURSORS and
+ * ANIM_COLD_CURSORS ints (-1 to start).  Returns the ANIM_CH_* flags
+ * written. */
+int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *hot, int *cold, double out[11]);
 
 /* Index of the joint with this name, or -1. */
 int anim_clip_find_joint(const anim_clip *c, const char *name);

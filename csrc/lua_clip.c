@@ -339,20 +339,16 @@ static int clip_sample(lua_State *L) {
   if (!isfinite(t)) return luaL_argerror(L, 2, "time must be finite");
   lua_createtable(L, 0, c->njoints);
   for (j = 0; j < c->njoints; j++) {
-    double pos[3], rot[4], scl[3], w;
+    double s[11], v[10] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1}, *pos = v, *rot = v + 3, *scl = v + 7;
     int ch = anim_clip_sample_joint(c, j, t, cursors + j * ANIM_HOT_CURSORS,
-                                    cursors + c->njoints * ANIM_HOT_CURSORS + j * ANIM_COLD_CURSORS,
-                                    pos, rot, scl, &w);
-    double v[10] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
+                                    cursors + c->njoints * ANIM_HOT_CURSORS + j * ANIM_COLD_CURSORS, s);
     int k;
     if (!ch) continue;
     /* nothing handed out is inf or NaN (finite keys can overflow) */
-    if (ch & ANIM_CH_POS) for (k = 0; k < 3; k++) v[k] = pos[k];
-    if (ch & ANIM_CH_ROT) for (k = 0; k < 4; k++) v[3 + k] = rot[k];
-    if (ch & ANIM_CH_SCL) for (k = 0; k < 3; k++) v[7 + k] = scl[k];
+    if (ch & ANIM_CH_POS) for (k = 0; k < 3; k++) v[k] = s[k];
+    if (ch & ANIM_CH_ROT) for (k = 0; k < 4; k++) v[3 + k] = s[3 + k];
+    if (ch & ANIM_CH_SCL) for (k = 0; k < 3; k++) v[7 + k] = s[7 + k];
     anim_finite10(v);
-    for (k = 0; k < 3; k++) { pos[k] = v[k]; scl[k] = v[7 + k]; }
-    for (k = 0; k < 4; k++) rot[k] = v[3 + k];
     lua_createtable(L, 0, 3);
     if (ch & ANIM_CH_POS) { push_numbers(L, pos, 3); lua_setfield(L, -2, "position"); }
     if (ch & ANIM_CH_ROT) { push_numbers(L, rot, 4); lua_setfield(L, -2, "rotation"); }
