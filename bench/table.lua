@@ -172,7 +172,10 @@ if load then
     string.format("%s bytes (malloc, Lua + C) vs 1.5 × %.1f = %.0f; Lua heap alone %.0f, RSS delta %s",
       (best and best ~= cjson.null) and string.format("%.0f", best) or "—", load.target_bytes_per_key,
       1.5 * load.target_bytes_per_key, load.lua_heap_bytes_per_key,
-      load.rss_delta_bytes_per_key ~= cjson.null and string.format("%.0f", load.rss_delta_bytes_per_key) or "—"), ok)
+      load.rss_delta_bytes_per_key ~= cjson.null and string.format("%.0f", load.rss_delta_bytes_per_key) or "—")
+      .. (load.editor_malloc_bytes_per_key and load.editor_malloc_bytes_per_key ~= cjson.null
+        and string.format("; the same clip with its editor extras (not counted) %.0f", load.editor_malloc_bytes_per_key)
+        or ""), ok)
 end
 do
   local worst, any = 0, false
@@ -217,7 +220,8 @@ if load or callbacks then
   if load then
     say(string.format("- Load: a %.1f MB `.anim` (%d joints, %d keys, every interpolation): `anim.load` %.0f ms, "
       .. "`anim.decode` of the text %.0f ms, `cjson.decode` alone %.0f ms (load / cjson = %.2f). "
-      .. "Memory per key with the clip held: %s bytes through malloc (Lua heap and C core), of which the Lua heap %.0f; "
+      .. "Memory per key with the clip held (the clip without its editor extras, which the target does not count): "
+      .. "%s bytes through malloc (Lua heap and C core), of which the Lua heap %.0f; "
       .. "RSS delta %s (an upper bound); target 8 × (1 + arity) = %.1f on average.",
       load.bytes / 1e6, load.joints, load.keys, load.load_ms, load.decode_ms, load.cjson_decode_ms,
       load.load_over_cjson,
