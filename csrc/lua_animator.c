@@ -152,7 +152,7 @@ static int joint_arg(lua_State *L, const anim_rig *r, int idx) {
     if (k < 1 || k > r->n) return luaL_error(L, "joint index %d out of range", (int)k);
     return (int)k - 1;
   }
-  return luaL_typeerror(L, idx, "joint name");
+  return luaL_typeerror(L, idx, "joint name or index");
 }
 
 /* ---- animators ---------------------------------------------------------- */
@@ -435,6 +435,19 @@ static int animator_event(lua_State *L) {
   return 5;
 }
 
+/* The animator at index 1 of a reader of the pose (called per joint, per
+ * character, per frame): its metatable is compared with the one in the
+ * reader's upvalue instead of being looked up in the registry by name. */
+static anim_animator *reader_animator(lua_State *L) {
+  animator_box *b = lua_touserdata(L, 1);
+  if (b && lua_getmetatable(L, 1)) {
+    int same = lua_rawequal(L, -1, lua_upvalueindex(1));
+    lua_pop(L, 1);
+    if (same && b->a) return b->a;
+  }
+  return check_animator(L, 1);  /* raises the usual message */
+}
+
 static int push10(lua_State *L, const double *v) {
   int i;
   for (i = 0; i < 10; i++) lua_pushnumber(L, v[i]);
@@ -442,14 +455,14 @@ static int push10(lua_State *L, const double *v) {
 }
 
 static int animator_get(lua_State *L) {
-  anim_animator *a = check_animator(L, 1);
+  anim_animator *a = reader_animator(L);
   double v[10];
   anim_animator_get(a, joint_arg(L, anim_animator_rig(a), 2), v, NULL);
   return push10(L, v);
 }
 
 static int animator_animated(lua_State *L) {
-  anim_animator *a = check_animator(L, 1);
+  anim_animator *a = reader_animator(L);
   double v[10];
   int f;
   anim_animator_get(a, joint_arg(L, anim_animator_rig(a), 2), v, &f);
@@ -460,14 +473,14 @@ static int animator_animated(lua_State *L) {
 }
 
 static int animator_local(lua_State *L) {
-  anim_animator *a = check_animator(L, 1);
+  anim_animator *a = reader_animator(L);
   double v[10];
   anim_animator_local(a, joint_arg(L, anim_animator_rig(a), 2), v);
   return push10(L, v);
 }
 
 static int animator_world(lua_State *L) {
-  anim_animator *a = check_animator(L, 1);
+  anim_animator *a = reader_animator(L);
   double v[10];
   anim_animator_world(a, joint_arg(L, anim_animator_rig(a), 2), v);
   return push10(L, v);
@@ -477,7 +490,7 @@ static int animator_world(lua_State *L) {
  * 10-number array per joint (created once, then reused): which is
  * "offsets" (default), "local" or "world". */
 static int animator_pose_into(lua_State *L) {
-  anim_animator *a = check_animator(L, 1);
+  anim_animator *a = reader_animator(L);
   const anim_rig *r = anim_animator_rig(a);
   const char *which = luaL_optstring(L, 3, "offsets");
   int j, k, mode = which[0] == 'w' ? 2 : which[0] == 'l' ? 1 : 0;
@@ -596,11 +609,6 @@ static const luaL_Reg funcs[] = {
   {"animator_update", animator_update},
   {"animator_delivering", animator_delivering},
   {"animator_event", animator_event},
-  {"animator_get", animator_get},
-  {"animator_animated", animator_animated},
-  {"animator_local", animator_local},
-  {"animator_world", animator_world},
-  {"animator_pose_into", animator_pose_into},
   {"track_uservalue", track_uservalue},
   {"track_state", track_state},
   {"track_time", track_time},
@@ -609,6 +617,16 @@ static const luaL_Reg funcs[] = {
   {"track_adjust_speed", track_adjust_speed},
   {"track_seek", track_seek},
   {"track_restart", track_restart},
+  {NULL, NULL}
+};
+
+/* The readers of the pose: the animator metatable is their upvalue. */
+static const luaL_Reg readers[] = {
+  {"animator_get", animator_get},
+  {"animator_animated", animator_animated},
+  {"animator_local", animator_local},
+  {"animator_world", animator_world},
+  {"animator_pose_into", animator_pose_into},
   {NULL, NULL}
 };
 
@@ -649,4 +667,6 @@ void anim_lua_open_animator(lua_State *L) {
   luaL_newmetatable(L, RETARGET_MT);
   lua_setfield(L, -2, "retarget_metatable");
   luaL_setfuncs(L, funcs, 0);
+  luaL_getmetatable(L, ANIMATOR_MT);
+  luaL_setfuncs(L, readers, 1);
 }

@@ -103,6 +103,34 @@ describe("rigs", function()
   end)
 end)
 
+describe("reading the pose", function()
+  it("names what is wrong with a joint or the animator", function()
+    local a = anim.animator(rig)
+    a:update(0)
+    local function err(f) local ok, e = pcall(f) assert.is_false(ok) return (e:gsub("^[^:]*:%d+: ", "")) end
+    for _, m in ipairs { "get", "animated", "local_transform", "world_transform" } do
+      assert.are.equal("unknown joint 'nope'", err(function() return a[m](a, "nope") end))
+      assert.are.equal("joint index 0 out of range", err(function() return a[m](a, 0) end))
+      assert.are.equal("joint index 3 out of range", err(function() return a[m](a, 3) end))
+    end
+    assert.are.equal("bad argument #1 to 'get' (joint name or index expected, got number)",
+      err(function() return a:get(2.5) end))
+    assert.are.equal("bad argument #1 to 'local_transform' (joint name or index expected, got table)",
+      err(function() return a:local_transform({}) end))
+    -- the animator itself: checked against the animator metatable
+    local clip = anim.clip({ joints = {} })
+    assert.are.equal("bad argument #1 to 'world_transform' (anim.animator expected, got anim.clip)",
+      err(function() return a.world_transform(clip, 1) end))
+    assert.are.equal("bad argument #1 to 'animated' (anim.animator expected, got table)",
+      err(function() return a.animated({}, 1) end))
+    assert.are.equal("bad argument #1 to 'get' (anim.animator expected, got FILE*)",
+      err(function() return a.get(io.stdout, 1) end))
+    assert.are.equal("bad argument #1 to 'pose_into' (table expected, got number)", err(function() return a:pose_into(5) end))
+    -- and the readers still read
+    assert.are.same({ 0, 0, 0, 0, 0, 0, 1, 1, 1, 1 }, { a:get(1) })
+  end)
+end)
+
 describe("blending", function()
   local function pose_x(...)
     local a = anim.animator(rig)
