@@ -25,6 +25,8 @@ void *anim_clip_alloc(anim_clip *c, size_t size) {
   return b->payload;
 }
 
+const char ANIM_CLIP_NOMEM[] = "out of memory";
+
 anim_keys *anim_joint_keys(const anim_joint *jt, int s) {
   if (s < 0 || s >= ANIM_K_COUNT) return NULL;
   if (s <= ANIM_K_PW) return (anim_keys *)&jt->keys[s];
@@ -173,7 +175,12 @@ const char *anim_clip_finish(anim_clip *c) {
       if ((e = setup_curves(jt->rot, 3, jt, ANIM_K_ROT, wrap))) return e;
     } else if (jt->keys[ANIM_K_ROT].n > 0) {
       if (jt->keys[ANIM_K_ROT].arity != 4 || (jt->split & (1 << ANIM_K_ROT))) return "bad quaternion keys";
-      if (anim_qcurve_prepare(&jt->keys[ANIM_K_ROT]) < 0) return "quaternion key with no length";
+      anim_keys *q = &jt->keys[ANIM_K_ROT];
+      if (!q->unit && anim_qcurve_needs_unit(q)) {
+        q->unit = anim_clip_alloc(c, sizeof(double) * 4 * (size_t)q->n);
+        if (!q->unit) return ANIM_CLIP_NOMEM;
+      }
+      if (anim_qcurve_prepare(q) < 0) return "quaternion key with no length";
       jt->qrot.k = &jt->keys[ANIM_K_ROT];
     }
     jt->shared = (anim_curves_share_times(jt->pos) ? ANIM_CH_POS : 0) |

@@ -100,6 +100,9 @@ anim_keys *anim_joint_keys(const anim_joint *jt, int s);
 anim_keys *anim_clip_keys(anim_clip *c, int j, int ch, int n, int arity, int nh);
 const char *anim_clip_strdup(anim_clip *c, const char *s, size_t len);
 const char *anim_clip_finish(anim_clip *c);
+/* What anim_clip_finish returns when an allocation failed (compare the
+ * pointer). */
+extern const char ANIM_CLIP_NOMEM[];
 /* Drops a reference (the creator holds the first); the last frees it. */
 void anim_clip_free(anim_clip *c);
 void anim_clip_retain(anim_clip *c);

@@ -347,22 +347,55 @@ double anim_curve_eval(const anim_curve *c, double t, int *cursor) {
  * th and C = sg / (|v_{i+1}| sin th).  Nearly equal keys (th = 0) blend
  * linearly then normalise: A and B = sg / |v_{i+1}|.  A alone makes key i
  * unit (steps, ends). */
-static double inv_length(const double *v) {
-  double m = 0, l2 = 0, x;
+/* The largest |component| of a quaternion. */
+static double largest(const double *v) {
+  double m = 0;
   int a;
   for (a = 0; a < 4; a++) if (fabs(v[a]) > m) m = fabs(v[a]);
+  return m;
+}
+
+static double inv_length(const double *v) {
+  double m = largest(v), l2 = 0, x;
+  int a;
   if (!(m > 0) || !isfinite(m)) return 0;
   /* scaled by the largest component first: no overflow, no underflow */
   for (a = 0; a < 4; a++) { x = v[a] / m; l2 += x * x; }
   return 1 / m / sqrt(l2);
 }
 
+/* 1 / m overflows (or loses bits as a subnormal) beyond these. */
+#define UNIT_LO 0x1p-1000
+#define UNIT_HI 0x1p+1000
+
+int anim_qcurve_needs_unit(const anim_keys *k) {
+  int i;
+  for (i = 0; i < k->n; i++) {
+    double m = largest(k->v + 4 * (size_t)i);
+    if (m > 0 && (m < UNIT_LO || m > UNIT_HI)) return 1;
+  }
+  return 0;
+}
+
 int anim_qcurve_prepare(anim_keys *k) {
   int i, a, n = k->n;
+  const double *vals = k->v;
   for (i = 0; i < n; i++)
-    if (!(inv_length(k->v + 4 * (size_t)i) > 0)) return -1;
+    if (!(largest(k->v + 4 * (size_t)i) > 0) || !isfinite(largest(k->v + 4 * (size_t)i))) return -1;
+  if (k->unit) {
+    /* each key over its largest component, then over its length: two
+     * steps that stay within range whatever the magnitude */
+    for (i = 0; i < n; i++) {
+      const double *v = k->v + 4 * (size_t)i;
+      double m = largest(v), l2 = 0, *u = k->unit + 4 * (size_t)i;
+      for (a = 0; a < 4; a++) { u[a] = v[a] / m; l2 += u[a] * u[a]; }
+      l2 = sqrt(l2);
+      for (a = 0; a < 4; a++) u[a] /= l2;
+    }
+    vals = k->unit;
+  }
   for (i = 0; i < n; i++) {
-    const double *vp = k->v + 4 * (size_t)i, *vq = i + 1 < n ? vp + 4 : vp;
+    const double *vp = vals + 4 * (size_t)i, *vq = i + 1 < n ? vp + 4 : vp;
     double ip = inv_length(vp), iq = inv_length(vq), p[4], q[4], c[4];
     double d = 0, sg, cn = 0, *arc = k->arc + 4 * (size_t)i;
     for (a = 0; a < 4; a++) { p[a] = vp[a] * ip; q[a] = vq[a] * iq; d += p[a] * q[a]; }
@@ -404,7 +437,7 @@ void anim_qcurve_eval(const anim_qcurve *c, double t, int *cursor, double out[4]
   /* before the first key: the first key's value (SEMANTICS 2.2), not the
    * first segment's slerp extrapolated backwards */
   if (i < 0) i = 0;
-  v = k->v + 4 * (size_t)i;
+  v = (k->unit ? k->unit : k->v) + 4 * (size_t)i;
   arc = k->arc + 4 * (size_t)i;
   if (t < k->t[0] || i >= n - 1 || INTERP(k, i) == ANIM_STEP) {
     double a = arc[0];

@@ -34,6 +34,9 @@ typedef struct anim_keys {
   double *t;               /* n times, not decreasing */
   double *v;               /* n * arity values, key after key, as the file wrote them */
   double *arc;             /* quaternions: n * 4 */
+  double *unit;            /* quaternions: NULL, or when a key's largest component is beyond
+                            * what one factor can scale (below 2^-1000, above 2^1000): the
+                            * keys made unit, which sampling then reads instead of v */
   double *h;               /* nh records */
   unsigned *hbits, *hrank; /* (n + 31) / 32 words each; NULL when nh = 0 */
   unsigned char *ie;       /* n */
@@ -99,8 +102,11 @@ int anim_qcurve_all_slerp(const anim_qcurve *c);
  * time): one key search and one fraction for the three axes. */
 void anim_curves_lerp_shared(const anim_curve c[3], double t, int *cursor, double out[3]);
 
-/* Fills k->arc: each key's slerp to the next, the values made unit on
- * the way.  Returns 0, or -1 when a value has no length or is not finite. */
+/* Whether the quaternion keys need k->unit (anim_qcurve_prepare fills it). */
+int anim_qcurve_needs_unit(const anim_keys *k);
+/* Fills k->arc (and k->unit when set): each key's slerp to the next, the
+ * values made unit on the way.  Returns 0, or -1 when a value has no
+ * length or is not finite. */
 int anim_qcurve_prepare(anim_keys *k);
 
 /* Rotation of the quaternion curve at time t.  cursor may be NULL. */

@@ -1,7 +1,9 @@
 /* lua_anim.c - luaopen_anim_core: the C module `anim.core`.  The friendly
  * API lives in lua/anim/init.lua; this module holds the per-frame work. */
-/* realpath(3) is POSIX (XSI) */
+/* realpath(3) is POSIX (XSI); O_PATH is Linux's (glibc shows it with
+ * _GNU_SOURCE), used when there */
 #define _XOPEN_SOURCE 700
+#define _GNU_SOURCE
 
 #include <errno.h>
 #include <fcntl.h>
@@ -57,6 +59,18 @@ static int file_kind(lua_State *L) {
   return 1;
 }
 
+/* Directories on the way are opened only to look names up in them:
+ * O_PATH (Linux) or O_SEARCH (POSIX 2008) need no read permission, as a
+ * lookup by path does not (a directory may allow search but not
+ * listing). */
+#if defined(O_PATH)
+#define DIR_OPEN (O_PATH | O_DIRECTORY)
+#elif defined(O_SEARCH)
+#define DIR_OPEN (O_SEARCH | O_DIRECTORY)
+#else
+#define DIR_OPEN (O_RDONLY | O_DIRECTORY)
+#endif
+
 /* The descriptor read_beneath has open, in a userdata made before it
  * opens anything: when an allocation fails half way (the read buffer),
  * the collector closes it. */
@@ -90,7 +104,8 @@ static int beneath_fail(lua_State *L, fd_box *f, const char *why, const char *de
  * the library resolved it (a directory swapped for a link) is refused,
  * not followed out of the root.  why: "open" (detail: the system's
  * message), "link", "directory", "other" (not a regular file), "large"
- * (detail: the size) or "read".  At most limit + 1 bytes are read. */
+ * (detail: the size) or "read".  It stops reading once it holds more
+ * than limit bytes (a file that grows meanwhile). */
 static int read_beneath(lua_State *L) {
   const char *root = luaL_checkstring(L, 1);
   size_t len, i = 0;
@@ -101,7 +116,7 @@ static int read_beneath(lua_State *L) {
   luaL_Buffer b;
   f->fd = -1;
   luaL_setmetatable(L, FD_BOX);
-  f->fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  f->fd = open(root, DIR_OPEN | O_CLOEXEC);
   if (f->fd < 0) return beneath_fail(L, f, "open", strerror(errno));
   while (i < len) {
     size_t j = i;
@@ -115,7 +130,7 @@ static int read_beneath(lua_State *L) {
     i = j + 1;
     if (name[0] == 0 || strcmp(name, ".") == 0) continue;
     if (strcmp(name, "..") == 0) return beneath_fail(L, f, "link", "..");
-    next = openat(f->fd, name, (last ? O_NONBLOCK : O_DIRECTORY) | O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    next = openat(f->fd, name, (last ? O_RDONLY | O_NONBLOCK : DIR_OPEN) | O_NOFOLLOW | O_CLOEXEC);
     if (next < 0) {
       /* O_NOFOLLOW on a link: ELOOP for the last component, ENOTDIR with
        * O_DIRECTORY on Linux; ask the directory what the name is */

@@ -370,6 +370,8 @@ static int animators_update(lua_State *L) {
   int *queued;
   luaL_checktype(L, 1, LUA_TTABLE);
   luaL_checktype(L, 3, LUA_TTABLE);
+  /* pend is written while list is read again below */
+  luaL_argcheck(L, !lua_rawequal(L, 1, 3), 3, "must not be the list itself");
   len = lua_rawlen(L, 1);
   if (len > BATCH_MAX) return luaL_error(L, "too many animators (at most %d)", BATCH_MAX);
   n = (int)len;

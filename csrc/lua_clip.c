@@ -301,7 +301,10 @@ static int clip_new(lua_State *L) {
     }
     lua_pop(L, 1);
   }
-  if ((err = anim_clip_finish(c))) return luaL_error(L, "invalid clip description: %s", err);
+  if ((err = anim_clip_finish(c))) {
+    if (err == ANIM_CLIP_NOMEM) return anim_lua_nomem(L);
+    return luaL_error(L, "invalid clip description: %s", err);
+  }
   {
     size_t nc = (size_t)ANIM_JOINT_CURSORS * (size_t)(nj ? nj : 1);
     b->cursors = anim_malloc(&c->mem, sizeof(int) * nc);

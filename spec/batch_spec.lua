@@ -262,6 +262,26 @@ describe("anim.update arguments", function()
     assert.are.same({ 0.2, 0.2, 0.2 }, times())
   end)
 
+  it("the core refuses a queue table that is the list itself (it writes one while reading the other)", function()
+    -- only a script calling the core directly can do this; it crashed once
+    local core = require "anim.core"
+    local marked = clip({ joints = { head = { position = { { 0, { 0, 0, 0 } }, { 1, { 0, 1, 0 } } } } },
+      markers = { { time = 0.05, name = "m" } } })
+    local list = {}
+    for i = 1, 2 do
+      list[i] = anim.animator(rig)
+      list[i]:play(marked)
+    end
+    local ok, err = pcall(core.animators_update, list, 0.1, list)
+    assert.is_false(ok)
+    assert.truthy(err:find("bad argument #3 to '.-animators_update' %(must not be the list itself%)"), err)
+    -- nothing was updated, and the animators still work
+    for _, a in ipairs(list) do
+      assert.are.equal(0, a:tracks()[1].time)
+      a:update(0.1)
+    end
+  end)
+
   it("an animator cannot be updated from its own callbacks", function()
     local mc = clip({ markers = { { time = 0.5, name = "m" } }, joints = { head = { position = { { 0, { 0, 0, 0 } } } } } })
     local a, b = anim.animator(rig), anim.animator(rig)

@@ -126,6 +126,28 @@ describe("keys held by the core", function()
     assert.are.equal(200, #core.clip_info(c).source.joints.j7.rotation)
   end)
 
+  it("play quaternions of any magnitude, subnormal or near the largest double", function()
+    local c = assert(anim.decode(doc('{"a":{"rotation":[[0,[5e-324,0,0,0]],[1,[0,0,0,1e-310]]]},'
+      .. '"b":{"rotation":[[0,[1.7976931348623157e308,0,0,0]],[1,[1.5e308,0,1e308,0]]]}}')))
+    local function near(q, want)
+      for i = 1, 4 do
+        if math.abs(q[i] - want[i]) > 1e-15 then return false end
+      end
+      return true
+    end
+    local h = math.sqrt(0.5)
+    assert.are.same({ 1, 0, 0, 0 }, c:sample(0).a.rotation)
+    assert.is_true(near(c:sample(0.5).a.rotation, { h, 0, 0, h }))
+    assert.are.same({ 0, 0, 0, 1 }, c:sample(1).a.rotation)
+    assert.are.same({ 1, 0, 0, 0 }, c:sample(0).b.rotation)
+    local l = math.sqrt(1.5 ^ 2 + 1)
+    assert.is_true(near(c:sample(1).b.rotation, { 1.5 / l, 0, 1 / l, 0 }))
+    -- and they are written back as the file wrote them
+    local back = cjson.decode((assert(anim.encode(c))))
+    assert.are.equal(5e-324, back.joints.a.rotation[1][2][1])
+    assert.are.equal(1.7976931348623157e308, back.joints.b.rotation[1][2][1])
+  end)
+
   it("find each key's handles by rank, across many keys", function()
     -- a long bezier channel with handles on scattered keys: each segment
     -- must play as the clip of its two keys alone
@@ -180,6 +202,21 @@ describe("the core's description of keys", function()
       if reads > 2 and i == 1 then return { 0.1, 0 / 0, 1, 1, 1, 0, 0, 0, 0 } end
     end })
     assert.truthy(err(d):find("description handles changed while read", 1, true))
+    assert.truthy(err(5):find("description channel 'pos' must be a table", 1, true))
+    assert.truthy(err({ v = {}, ie = {} }):find("description channel without times", 1, true))
+    d = base()
+    d.t = setmetatable({}, { __len = function() return 1000001 end })
+    assert.truthy(err(d):find("too many keys in one curve (at most 1000000)", 1, true))
+    d = base()
+    d.ie = { 0 }
+    assert.truthy(err(d):find("description channel interpolations do not match times", 1, true))
+    d = { t = { 0, 1 }, vals = { { 0, 0, 0 } }, ie = { 0, 0 } }
+    assert.truthy(err(d):find("description channel values do not match times", 1, true))
+    d = { t = { 0, 1 }, vals = { { 0, 0, 0 }, 7 }, ie = { 0, 0 } }
+    assert.truthy(err(d):find("description key value must be a table", 1, true))
+    d = base()
+    d.h = { [1] = { 1 / 0, 0 / 0, 1, 1, 1, 0, 0, 0, 0 } }
+    assert.truthy(err(d):find("invalid clip description: non-finite handle", 1, true))
     d = { axes = { { t = { 0 }, v = { 0 }, ie = { 0 } } } }
     assert.truthy(err(d):find("description axis must be a table", 1, true))
     local ok, e = pcall(core.clip_new, { joints = { { name = "a", qrot = { axes = {} } } } }, {})

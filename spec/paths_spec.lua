@@ -148,6 +148,10 @@ describe("res:// paths", function()
     with_swap_after_resolve("race4.anim", "rm '" .. dir .. "/root/race4.anim'",
       function() refused("res://race4.anim", "res://race4.anim: cannot open file: No such file or directory") end,
       "file_kind")
+    sh("mkdir -p '" .. dir .. "/root/race6'")
+    H.write(dir .. "/root/race6/x.anim", CLIP)
+    with_swap_after_resolve("race6/x.anim", "rm -r '" .. dir .. "/root/race6' && echo > '" .. dir .. "/root/race6'",
+      function() refused("res://race6/x.anim", "res://race6/x.anim: cannot open file: Not a directory") end, "file_kind")
     H.write(dir .. "/root/race5.anim", CLIP)
     with_swap_after_resolve("race5.anim", "rm '" .. dir .. "/root/race5.anim' && mkfifo '" .. dir .. "/root/race5.anim'",
       function() refused("res://race5.anim", "res://race5.anim: refused: not a regular file") end, "file_kind")
@@ -157,6 +161,38 @@ describe("res:// paths", function()
     local ok, err = pcall(refused, "res://big.anim", "res://big.anim: too large (14 bytes; at most 10, anim.limits.bytes)")
     anim.set_limits(old)
     assert(ok, err)
+  end)
+
+  it("reads through a directory that allows search but not listing, as a path lookup does", function()
+    -- the read opens each directory on the way only to look a name up in
+    -- it (O_PATH): no read permission needed.  Permissions bind only a
+    -- user other than root, so the check runs as nobody (setpriv).
+    local function as_nobody(cmd)
+      return os.execute("setpriv --reuid=65534 --regid=65534 --clear-groups " .. cmd .. " >/dev/null 2>&1")
+    end
+    sh("chmod 755 '" .. dir .. "'") -- mktemp -d made it 0700
+    local whoami = io.popen("id -u"):read("l")
+    if whoami ~= "0" or not os.execute("command -v setpriv >/dev/null 2>&1")
+       or not as_nobody("test -r lua/anim/init.lua -a -r build/anim/core.so -a -r " .. dir .. "/root/sub/a.anim") then
+      pending("needs root, setpriv, and a checkout that the user nobody can read")
+      return
+    end
+    sh("mkdir -p '" .. dir .. "/root/hidden' && cp '" .. dir .. "/root/sub/a.anim' '" .. dir .. "/root/hidden/h.anim'")
+    sh("chmod 711 '" .. dir .. "/root/hidden' && chmod 644 '" .. dir .. "/root/hidden/h.anim'")
+    local script = dir .. "/nobody.lua"
+    H.write(script, string.format([[
+      local anim = require "anim"
+      local lib = assert(anim.library(%q))
+      local c, err = lib:clip("res://hidden/h.anim")
+      assert(c, err)
+      -- the listing really is refused to this user
+      assert(not io.popen("ls %s/root/hidden 2>/dev/null"):read("l"))
+    ]], dir .. "/root", dir))
+    sh("chmod 644 '" .. script .. "'")
+    local out = io.popen("setpriv --reuid=65534 --regid=65534 --clear-groups env LUA_PATH='lua/?.lua;lua/?/init.lua;;' "
+      .. "LUA_CPATH='build/?.so;;' lua5.4 '" .. script .. "' 2>&1"):read("a")
+    assert.are.equal("", out)
+    assert.is_true(as_nobody("env LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_CPATH='build/?.so;;' lua5.4 '" .. script .. "'"))
   end)
 
   it("cuts a long path short in messages, and refuses one beyond 4096 bytes", function()

@@ -73,6 +73,29 @@ static anim_clip *make_clip(const anim_mem *m) {
   return anim_clip_finish(c) ? (anim_clip_free(c), NULL) : c;
 }
 
+/* What anim_clip_finish says of a clip whose keys a C builder got wrong:
+ * a handle counted but not marked, a split axis of arity 3. */
+static const char *finish_error(const anim_mem *m, int which) {
+  anim_clip *c = anim_clip_new(m, 1, 0, 0);
+  anim_keys *k;
+  const char *e;
+  if (!c) return "no memory";
+  c->joints[0].name = anim_clip_strdup(c, "j", 1);
+  c->joints[0].channels = ANIM_CH_POS;
+  if (which == 0) {
+    k = anim_clip_keys(c, 0, ANIM_K_POS, 2, 3, 1);  /* room for one handle, none marked */
+  } else {
+    c->joints[0].split = 1 << ANIM_K_POS;
+    k = anim_clip_keys(c, 0, ANIM_K_AXIS(ANIM_K_POS, 0), 2, 3, 0);
+  }
+  if (!k || !c->joints[0].name) { anim_clip_free(c); return "no memory"; }
+  k->t[1] = 1;
+  k->ie[0] = k->ie[1] = ANIM_IE(ANIM_LINEAR, 0);
+  e = anim_clip_finish(c);
+  anim_clip_free(c);
+  return e ? e : "";
+}
+
 static const char *names[] = {"root", "arm"};
 static const int parents[] = {-1, 0};
 static const double pivots[][3] = {{0, 0, 0}, {1, 2, 3}};
@@ -156,6 +179,8 @@ int main(void) {
   CHECK(clip != NULL, "clip builds");
   if (!rig || !clip) return 1;
   CHECK(anim_rig_find(rig, "arm") == 1, "rig finds its joints");
+  CHECK(strcmp(finish_error(&mem, 0), "bad handle marks") == 0, "finish: handles counted but not marked");
+  CHECK(strcmp(finish_error(&mem, 1), "bad channel arity") == 0, "finish: a split axis of arity 3");
 
   flags = anim_clip_sample_joint(clip, 0, 0.25, NULL, NULL, s);
   CHECK(flags == ANIM_CH_POS && near(s[0], 0.5) && near(s[10], 1), "clip samples at 0.25");
