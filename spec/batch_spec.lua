@@ -186,9 +186,27 @@ describe("anim.update(animators, dt)", function()
     local co = coroutine.create(function() return pcall(anim.update, { a, b }, 0.75) end)
     local _, ok, err = coroutine.resume(co)
     assert.is_false(ok)
-    assert.truthy(tostring(err):find("a callback cannot yield", 1, true))
+    -- the message names the function delivering
+    local msg = "a callback cannot yield (anim.update delivers callbacks and cannot be suspended)"
+    assert.are.equal(msg, tostring(err):sub(1, #msg))
     assert.is_true(after)
     assert.are.equal("dead", coroutine.status(co))
+    -- where nothing can yield (the main thread), the same words
+    ok, err = pcall(anim.update, { a, b }, 1)
+    assert.is_false(ok)
+    assert.are.equal(1, tostring(err):find(msg .. ": attempt to yield from outside a coroutine", 1, true), err)
+    -- and animator:update, called from inside this delivery, names itself
+    local c2 = clip({ markers = { { time = 0.5, name = "n" } }, joints = { head = { position = { { 0, { 0, 0, 0 } } } } } })
+    local inner = anim.animator(rig)
+    inner:play(c2, { fade = 0 })
+    inner:on_marker(function() coroutine.yield() end)
+    local d = anim.animator(rig)
+    d:play(c2, { fade = 0 })
+    local inner_err
+    d:on_marker(function() inner_err = select(2, pcall(inner.update, inner, 0.75)) end)
+    anim.update({ d }, 0.75)
+    local own = "a callback cannot yield (animator:update delivers callbacks and cannot be suspended)"
+    assert.are.equal(own, tostring(inner_err):sub(1, #own))
   end)
 end)
 

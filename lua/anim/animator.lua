@@ -85,7 +85,13 @@ end
 -- its yield comes back here instead of suspending update (and the
 -- animator) with it.  Runners are reused: delivering allocates nothing.
 
-local YIELD_MSG = "a callback cannot yield (animator:update delivers callbacks and cannot be suspended)"
+-- The message names the function delivering (deliver_queue sets it for
+-- the time of a delivery: animator:update or anim.update).
+local YIELD = {
+  update = "a callback cannot yield (animator:update delivers callbacks and cannot be suspended)",
+  batch = "a callback cannot yield (anim.update delivers callbacks and cannot be suspended)",
+}
+local YIELD_MSG = YIELD.update
 
 -- Where nothing can yield, a yield is an error of its own: say it plainly.
 local function plain(err)
@@ -298,7 +304,9 @@ end
 -- delivering (its callbacks may not update it); returns whether delivery
 -- went through, and the first error.  Whatever happens while delivering,
 -- the animator comes out usable.
-local function deliver_queue(self, n)
+local function deliver_queue(self, n, who)
+  local outer = YIELD_MSG
+  YIELD_MSG = YIELD[who]
   core_delivering(self, true)
   local ok, st = pcall(animator_state, self)
   local err
@@ -313,6 +321,7 @@ local function deliver_queue(self, n)
     err = st
   end
   core_delivering(self, false)
+  YIELD_MSG = outer
   return ok, err
 end
 
@@ -333,7 +342,7 @@ function methods.update(self, dt)
     end
     error(n == -2 and OWN_CALLBACK or QUEUED, 2)
   end
-  local ok, err = deliver_queue(self, n)
+  local ok, err = deliver_queue(self, n, "update")
   if not ok or err ~= nil then error(err, 0) end
 end
 
@@ -372,7 +381,7 @@ end
 local function deliver_list(pend, n)
   local bad, first = false, nil
   for k = 1, 2 * n, 2 do
-    local ok, err = deliver_queue(pend[k], pend[k + 1])
+    local ok, err = deliver_queue(pend[k], pend[k + 1], "batch")
     pend[k] = false
     if not bad and (not ok or err ~= nil) then bad, first = true, err end
   end
