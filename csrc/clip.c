@@ -36,7 +36,7 @@ anim_keys *anim_joint_keys(const anim_joint *jt, int s) {
 anim_keys *anim_clip_keys(anim_clip *c, int j, int ch, int n, int arity, int nh) {
   anim_joint *jt = &c->joints[j];
   anim_keys *k;
-  size_t nn = (size_t)n, words = nh ? (nn + 31) / 32 : 0, doubles, size;
+  size_t nn = (size_t)n, words = nh ? (nn + 31) / 32 : 0, arcs = arity == 4 ? nn * 4 : 0, doubles, size;
   char *p;
   if (n < 0 || nh < 0 || nh > n || arity < 1 || arity > 4 || nn > ((size_t)-1) / 256 ||
       ch < 0 || ch >= ANIM_K_COUNT)
@@ -47,7 +47,7 @@ anim_keys *anim_clip_keys(anim_clip *c, int j, int ch, int n, int arity, int nh)
   }
   k = anim_joint_keys(jt, ch);
   /* doubles first, then the words, then the bytes: each aligned */
-  doubles = nn * (1 + (size_t)arity + (arity == 4 ? 4 : 0)) + (size_t)nh * ANIM_HREC(arity);
+  doubles = nn * (1 + (size_t)arity) + arcs + (size_t)nh * ANIM_HREC(arity);
   size = doubles * sizeof(double) + 2 * words * sizeof(unsigned) + nn;
   p = anim_clip_alloc(c, size ? size : 1);
   if (!p) return NULL;
@@ -56,8 +56,8 @@ anim_keys *anim_clip_keys(anim_clip *c, int j, int ch, int n, int arity, int nh)
   k->nh = nh;
   k->t = (double *)p;
   k->v = k->t + nn;
-  k->arc = arity == 4 ? k->v + nn * 4 : NULL;
-  k->h = k->v + nn * (size_t)arity + (arity == 4 ? nn * 4 : 0);
+  k->arc = arcs ? k->v + nn * 4 : NULL;
+  k->h = k->v + nn * (size_t)arity + arcs;
   p += doubles * sizeof(double);
   k->hbits = k->hrank = NULL;
   if (nh) {

@@ -359,7 +359,9 @@ static double inv_length(const double *v) {
   double m = largest(v), l2 = 0, x;
   int a;
   if (!(m > 0) || !isfinite(m)) return 0;
-  /* scaled by the largest component first: no overflow, no underflow */
+  /* scaled by the largest component first: no overflow in the squares
+   * (1 / m itself overflows for keys beyond UNIT_LO: those are made unit
+   * first, anim_qcurve_needs_unit) */
   for (a = 0; a < 4; a++) { x = v[a] / m; l2 += x * x; }
   return 1 / m / sqrt(l2);
 }
@@ -380,8 +382,10 @@ int anim_qcurve_needs_unit(const anim_keys *k) {
 int anim_qcurve_prepare(anim_keys *k) {
   int i, a, n = k->n;
   const double *vals = k->v;
-  for (i = 0; i < n; i++)
-    if (!(largest(k->v + 4 * (size_t)i) > 0) || !isfinite(largest(k->v + 4 * (size_t)i))) return -1;
+  for (i = 0; i < n; i++) {
+    double m = largest(k->v + 4 * (size_t)i);
+    if (!(m > 0) || !isfinite(m)) return -1;
+  }
   if (k->unit) {
     /* each key over its largest component, then over its length: two
      * steps that stay within range whatever the magnitude */

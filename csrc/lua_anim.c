@@ -77,16 +77,14 @@ static int file_kind(lua_State *L) {
 #define FD_BOX "anim.fd"
 typedef struct { int fd; } fd_box;
 
-static int fd_box_gc(lua_State *L) {
-  fd_box *f = luaL_checkudata(L, 1, FD_BOX);
-  if (f->fd >= 0) close(f->fd);
-  f->fd = -1;
-  return 0;
-}
-
 static void fd_box_set(fd_box *f, int fd) {
   if (f->fd >= 0) close(f->fd);
   f->fd = fd;
+}
+
+static int fd_box_gc(lua_State *L) {
+  fd_box_set(luaL_checkudata(L, 1, FD_BOX), -1);
+  return 0;
 }
 
 /* nil, why (a word for the caller's message), detail; closes the file. */

@@ -167,6 +167,7 @@ end
 -- and whether the key wrote its interpolation (64) and its ease (128),
 -- kept so that the clip encodes back to the same keys.
 local HAS_INTERP, HAS_EASE = 64, 128
+M.HAS_INTERP, M.HAS_EASE = HAS_INTERP, HAS_EASE
 
 -- A handle record for the core (csrc/curve.h, arity 3): out dt, in dt (NaN
 -- when absent), out dv[3], in dv[3], then 1 when the out dv was written as

@@ -12,6 +12,7 @@
 -- from the core's numbers (the file's own: csrc/curve.h) and those.
 -- Version 1 clips (poses at keyframes) keep their table as it is.
 local core = require "anim.core"
+local format = require "anim.format"
 
 local M = {}
 
@@ -21,13 +22,12 @@ local PLACEHOLDER = { __name = "anim.keys" }
 -- of the place it is at.
 local IN_CORE = setmetatable({}, PLACEHOLDER)
 local SLOT = { position = 0, rotation = 1, scale = 2 } -- ANIM_K_* (csrc/clip.h)
-local HAS_INTERP, HAS_EASE = 64, 128 -- the core's interpolation byte (format.lua)
+-- the core's interpolation byte: code | ease << 4 | HAS_INTERP | HAS_EASE
+local INTERPS, EASES, HAS_INTERP, HAS_EASE = format.INTERPS, format.EASES, format.HAS_INTERP, format.HAS_EASE
 
 -- The list of keys of channel ch of joint j (1-based, in info.joints'
 -- order) with placeholder p, as the file had it.
 local function keys_of(clip, j, ch, p)
-  local format = require "anim.format"
-  local INTERPS, EASES = format.INTERPS, format.EASES
   local t, v, ie, h, arity = core.clip_keys(clip, j, ch)
   local out, keep, whole = {}, p[1], p[2]
   for i = 1, #t do
