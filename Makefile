@@ -8,8 +8,11 @@ WARN      = -std=c99 -pedantic -Wall -Wextra -Werror
 # the noise and curve maths must give the same bits everywhere: no FMA contraction
 FPFLAGS   = -ffp-contract=off
 
-CORE_SRC  = $(wildcard csrc/*.c)
-CORE_HDR  = $(wildcard csrc/*.h)
+# csrc/core/: the C core (no Lua header); csrc/lua/: the binding (docs/architecture.md)
+CORE_ONLY = $(wildcard csrc/core/*.c)
+BIND_SRC  = $(wildcard csrc/lua/*.c)
+CORE_SRC  = $(CORE_ONLY) $(BIND_SRC)
+CORE_HDR  = $(wildcard csrc/core/*.h csrc/lua/*.h)
 CORE_SO   = build/anim/core.so
 
 RUN = LUA_PATH="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH="build/?.so;;" \
@@ -31,7 +34,7 @@ build: $(CORE_SO)
 
 $(CORE_SO): $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p build/anim
-	$(CC) $(WARN) $(FPFLAGS) $(CFLAGS) -fPIC -shared -I$(LUA_INC) $(CORE_SRC) -o $@ -lm
+	$(CC) $(WARN) $(FPFLAGS) $(CFLAGS) -fPIC -shared -I$(LUA_INC) -Icsrc $(CORE_SRC) -o $@ -lm
 
 demo: deps
 	@$(MAKE) --no-print-directory build
@@ -42,11 +45,10 @@ $(EXAMPLES): deps
 	@$(MAKE) --no-print-directory build
 	$(RUN) examples/$@.lua
 
-# The C core on its own, from C (csrc/ without the lua_*.c binding files).
-CORE_ONLY = $(filter-out csrc/lua_%.c,$(CORE_SRC))
+# The C core on its own, from C (csrc/core/ without the binding).
 build/core_test: tests/c/core_test.c $(CORE_ONLY) $(CORE_HDR)
 	@mkdir -p build
-	$(CC) $(WARN) $(FPFLAGS) $(CFLAGS) -Icsrc tests/c/core_test.c $(CORE_ONLY) -o $@ -lm
+	$(CC) $(WARN) $(FPFLAGS) $(CFLAGS) -Icsrc/core tests/c/core_test.c $(CORE_ONLY) -o $@ -lm
 
 # A test-only Lua module that fails a chosen allocation (spec/oom_spec.lua).
 build/failalloc.so: tests/c/failalloc.c
@@ -124,7 +126,7 @@ ASAN_ENV   = ANIM_SHARED="$${ANIM_SHARED:-$(CURDIR)/../shared}" \
 
 $(ASAN_SO): $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(ASAN_DIR)/anim
-	$(SAN_CC) -std=c99 -pedantic -Wall -Wextra $(FPFLAGS) $(SAN_CFLAGS) -fPIC -shared -I$(LUA_INC) $(CORE_SRC) -o $@ -lm
+	$(SAN_CC) -std=c99 -pedantic -Wall -Wextra $(FPFLAGS) $(SAN_CFLAGS) -fPIC -shared -I$(LUA_INC) -Icsrc $(CORE_SRC) -o $@ -lm
 
 # keep_modules.so makes dlclose a no-op: Lua unloads C modules when its state
 # closes, and a leak report is then written at exit with frames no one can
@@ -244,4 +246,4 @@ lint:
 	luacheck -q lua spec bin/anim bench examples fuzz
 
 clean:
-	rm -rf build csrc/*.o
+	rm -rf build csrc/*/*.o

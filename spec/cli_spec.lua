@@ -325,7 +325,7 @@ describe("anim validate", function()
   end)
 
   it("checks legacy XML files in a folder when the XML importer is there", function()
-    if not pcall(require, "anim.xml") then pending("anim.xml does not load here") return end
+    if not pcall(require, "anim.import.xml") then pending("anim.xml does not load here") return end
     os.execute("mkdir " .. q(tmp .. "/x"))
     H.write(tmp .. "/x/ok.xml", '<animation length="1"><head><pitch><keyframe t="0">0</keyframe>' ..
       '<keyframe t="1">10</keyframe></pitch></head></animation>')
@@ -384,7 +384,7 @@ describe("anim validate", function()
   end)
 
   it("prints each problem on one line, control characters escaped, and paths never hold a raw newline", function()
-    local E = require "anim.errors"
+    local E = require "anim.base.errors"
     assert.are.equal('joints["a\\nb"]', E.key("joints", "a\nb"))
     assert.are.equal('j["q\\"\\\\\\t\\001\\r"]', E.key("j", 'q"\\\t\1\r'))
     -- a joint named "a\nb" with keys out of order; a file whose name holds
@@ -528,7 +528,7 @@ describe("anim convert", function()
   end)
 
   it("prints an importer's approximation note on stderr", function()
-    if not pcall(require, "anim.xml") then pending("anim.xml does not load here") return end
+    if not pcall(require, "anim.import.xml") then pending("anim.xml does not load here") return end
     local xml = SHARED .. "/data/xml/Minecraft-Skin-Viewer/sneak.xml"
     local c = assert(anim.import_xml(xml))
     local _, approx = anim.encode(c)
@@ -555,7 +555,7 @@ describe("anim convert", function()
         return { walk = walk, ["idle/2 x"] = other }
       end
       %s
-      os.exit(require("anim.cli").main({ ... }))
+      os.exit(require("anim.tool.cli").main({ ... }))
     ]==], ROOT, ROOT, ROOT, WALK, importer or ""))
     local errf = tmp .. "/.err"
     local p = io.popen(string.format("cd %s && lua5.4 %s %s 2>%s", q(tmp), q(script), args, q(errf)))
@@ -673,7 +673,7 @@ describe("anim convert", function()
       assert.is_true(sample_diff(clips[name], assert(anim.load(tmp .. "/" .. file))) < 1e-12, name)
       assert.truthy(has_line(err, "anim convert: walks.animation.json -> " .. file), err)
     end
-    assert.are.same({ "k.a_b.anim", "k.a_b-2.anim" }, require("anim.cli").output_names("k.anim", { "a b", "a/b" }))
+    assert.are.same({ "k.a_b.anim", "k.a_b-2.anim" }, require("anim.tool.cli").output_names("k.anim", { "a b", "a/b" }))
   end)
 
   it("reads a real Blockbench file, one output per animation", function()
@@ -684,7 +684,7 @@ describe("anim convert", function()
     assert.are.equal(0, code, err)
     local names = {}
     for name, c in pairs(clips) do
-      local out = require("anim.cli").output_name("k.anim", name)
+      local out = require("anim.tool.cli").output_name("k.anim", name)
       names[#names + 1] = out
       assert.is_true(sample_diff(c, assert(anim.load(tmp .. "/" .. out))) < 1e-3, name)
     end
@@ -775,8 +775,8 @@ describe("anim sample", function()
   end)
 
   it("converts quaternions to Euler angles for every order (round trip)", function()
-    local cli = require "anim.cli"
-    local Q = require "anim.quat"
+    local cli = require "anim.tool.cli"
+    local Q = require "anim.base.quat"
     local idx = { x = 1, y = 2, z = 3 }
     for _, order in ipairs { "xyz", "xzy", "yxz", "yzx", "zxy", "zyx" } do
       -- the middle angle within (-90, 90), the others within (-180, 180]
@@ -864,7 +864,7 @@ describe("anim plot", function()
   end)
 
   it("plots Euler curves as angles, beyond half a turn and through modifiers", function()
-    local plot = require "anim.plot"
+    local plot = require "anim.tool.plot"
     local c = assert(anim.decode([=[{"length": 2, "joints": {"head": {
       "rotation": [[0, [0, 0, 0]], [1, [270, 0, -400]]],
       "modifiers": {"rotation": [{"type": "cycles", "after": "offset", "axis": 0}]}}}}]=]))
@@ -881,7 +881,7 @@ describe("anim plot", function()
   end)
 
   it("keeps quaternion curves continuous across q / -q, the keys on them", function()
-    local plot = require "anim.plot"
+    local plot = require "anim.tool.plot"
     -- the key at 1 is stored with w < 0: playback slerps the short way and
     -- samples jump from -q to q at the key, the same turn
     local c = assert(anim.decode([=[{"joints": {"a": {"rotation":
@@ -946,7 +946,7 @@ describe("anim plot", function()
       assert.is_true(joints[j], j)
     end
     assert.are.equal("m" .. R .. R, find_els(els, "text", "item-label")[1].text)
-    local svg = require "anim.svg"
+    local svg = require "anim.tool.svg"
     assert.are.equal("x&lt;" .. R .. "\t\n\r" .. R .. "é", svg.escape("x<\0\t\n\r\239\191\191é"))
   end)
 
@@ -1020,7 +1020,7 @@ describe("anim sheet", function()
   end)
 
   it("places each part by its joint's world transform", function()
-    local sheet = require "anim.sheet"
+    local sheet = require "anim.tool.sheet"
     local c = assert(anim.decode('{"length": 1, "joints": {"rightArm": {"rotation": [[0, [0, 0, 0]], [1, [90, 0, 0]]]},'
       .. ' "root": {"position": [[0, [0, 0, 0]], [1, [0, 1, 0]]]}}}'))
     local function part(views, view, joint)
@@ -1057,7 +1057,7 @@ describe("anim sheet", function()
   end)
 
   it("computes convex outlines", function()
-    local hull = require("anim.sheet").hull
+    local hull = require("anim.tool.sheet").hull
     local h = hull { { 0, 0 }, { 1, 0 }, { 1, 1 }, { 0, 1 }, { 0.5, 0.5 }, { 0.5, 0 } }
     assert.are.same({ { 0, 0 }, { 1, 0 }, { 1, 1 }, { 0, 1 } }, h)
   end)

@@ -4,7 +4,7 @@
 -- mistake: random channels, well formed and not, read both ways.
 local anim = require "anim"
 local cjson = require "cjson"
-local format = require "anim.format"
+local format = require "anim.format.read"
 
 -- the chance of each kind of mistake is multiplied by `bad` (0: a clean
 -- channel that must read)

@@ -44,7 +44,7 @@ describe("fuzz drivers", function()
   end)
 
   it("turn an update that accepts a NaN dt into an error starting BUG", function()
-    local methods = require("anim.animator").methods
+    local methods = require("anim.runtime.animator").methods
     local old = methods.update
     methods.update = function() end
     -- play walk on the first animator, then update(NaN)

@@ -369,7 +369,7 @@ describe("numbers in files", function()
   -- two kinds of offence a decoded text cannot hold, for the tables the
   -- readers check
   it("the tree check names keys that are not strings or indices, and values JSON cannot hold", function()
-    local json, E = require "anim.json", require "anim.errors"
+    local json, E = require "anim.base.json", require "anim.base.errors"
     local function check(t) return select(2, E.catch("t", json.check, t)) end
     assert.are.equal("t: a.b: keys must be strings or array indices, got 1.5",
       check { a = { b = { [1.5] = 1 } } })

@@ -2,8 +2,8 @@
 -- functions, case-insensitivity), the periods that decide a clip's length,
 -- the messages for what cannot be imported, and the baking of expressions
 -- of query.anim_time into keys (anim.bake) within 0.01 degree or block.
-local molang = require "anim.molang"
-local bake = require "anim.bake"
+local molang = require "anim.import.molang"
+local bake = require "anim.import.bake"
 local anim = require "anim"
 local core = require "anim.core"
 local H = require "spec.helper"

@@ -218,7 +218,7 @@ describe("playing through a map", function()
   end)
 
   it("computes the bindings once per clip, rig and map", function()
-    local bind = require "anim.bind"
+    local bind = require "anim.format.bind"
     assert.are.equal(bind.get(swing, goblin, map), bind.get(swing, goblin, map))
     assert.are_not.equal(bind.get(swing, goblin, map), bind.get(swing, goblin))
   end)

@@ -1,9 +1,9 @@
 -- anim: animation clips, rigs and animators for Lua 5.4, with a C core.
 -- See docs/api.md for the whole API.
-local E = require "anim.errors"
-local json = require "anim.json"
-local clip = require "anim.clip"
-local encode = require "anim.encode"
+local E = require "anim.base.errors"
+local json = require "anim.base.json"
+local clip = require "anim.format.clip"
+local encode = require "anim.format.encode"
 
 local anim = { _VERSION = "anim dev-1" }
 
@@ -42,7 +42,7 @@ end
 -- works without lua-expat for those who never import XML.
 function anim.import_xml(path)
   check_arg(path, "string", 1, "import_xml")
-  local xml = require "anim.xml"
+  local xml = require "anim.import.xml"
   return E.catch(path, function() return xml.build(json.read_file(path), path) end)
 end
 
@@ -51,7 +51,7 @@ function anim.decode_xml(text, name)
   check_arg(text, "string", 1, "decode_xml")
   check_arg(name, "string", 2, "decode_xml", true)
   name = name or "clip"
-  local xml = require "anim.xml"
+  local xml = require "anim.import.xml"
   return E.catch(name, xml.build, text, name)
 end
 
@@ -65,22 +65,22 @@ anim.save = encode.save
 -- here, not at the top: only the importer needs lua-lpeg (for Molang).
 function anim.import_blockbench(path)
   check_arg(path, "string", 1, "import_blockbench")
-  return require("anim.blockbench").import(path)
+  return require("anim.import.blockbench").import(path)
 end
 
 -- anim.decode_blockbench(json_text [, name]) -> { [animation name] = clip } | nil, message
 function anim.decode_blockbench(text, name)
   check_arg(text, "string", 1, "decode_blockbench")
   check_arg(name, "string", 2, "decode_blockbench", true)
-  return require("anim.blockbench").decode_text(text, name or "blockbench")
+  return require("anim.import.blockbench").decode_text(text, name or "blockbench")
 end
 
 anim.is_clip = clip.is_clip
 
 -- Rigs, animators and libraries (docs/api.md).
-local rig = require "anim.rig"
-local animator = require "anim.animator"
-local library = require "anim.library"
+local rig = require "anim.format.rig"
+local animator = require "anim.runtime.animator"
+local library = require "anim.runtime.library"
 
 -- anim.rig("player") | anim.rig{ joints = {...} } -> rig | nil, message
 function anim.rig(def, name) return rig.new(def, name) end
@@ -93,7 +93,7 @@ anim.update = animator.update_list
 function anim.library(root) return library.new(root) end
 
 -- Retarget maps (SEMANTICS 8).
-local retarget = require "anim.retarget"
+local retarget = require "anim.format.retarget"
 
 -- anim.load_retarget(path) -> map | nil, message
 function anim.load_retarget(path)
@@ -113,7 +113,7 @@ anim.null = json.null
 -- the values in force (read-only); anim.set_limits{ name = n, ... } changes
 -- some and returns all the previous values, so that
 -- `anim.set_limits(old)` restores them.
-local limits = require "anim.limits"
+local limits = require "anim.base.limits"
 anim.limits = limits.view
 function anim.set_limits(t) return limits.set(t) end
 

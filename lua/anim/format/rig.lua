@@ -2,9 +2,9 @@
 -- anim.rig("player") is the built-in blocky player rig; anim.rig{ joints =
 -- { {name=, parent=, position=, rotation=}, ... } } builds any other.
 local core = require "anim.core"
-local E = require "anim.errors"
-local format = require "anim.format"
-local Q = require "anim.quat"
+local E = require "anim.base.errors"
+local format = require "anim.format.read"
+local Q = require "anim.base.quat"
 
 local M = {}
 local fail, key, index = E.fail, E.key, E.index

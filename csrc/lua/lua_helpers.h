@@ -4,8 +4,8 @@
 
 #include "lua.h"
 
-#include "amem.h"
-#include "clip.h"
+#include "core/amem.h"
+#include "core/clip.h"
 
 #define ANIM_CLIP_MT "anim.clip"
 

@@ -2,8 +2,8 @@
 -- Scalar metadata are fields (clip.length), lists are methods
 -- (clip:markers()), and clip:sample(t) evaluates every curve in C.
 local core = require "anim.core"
-local E = require "anim.errors"
-local format = require "anim.format"
+local E = require "anim.base.errors"
+local format = require "anim.format.read"
 
 local M = {}
 local info_of = core.clip_info
@@ -32,14 +32,14 @@ end
 -- clip:bindings(rig [, map]) -> { clip joint = { joint = rig joint | nil,
 -- by = "map" | "field" | "same name" | "guess" | "unmatched" } }
 function methods.bindings(self, rig, map)
-  local rigmod = require "anim.rig"
-  local retarget = require "anim.retarget"
+  local rigmod = require "anim.format.rig"
+  local retarget = require "anim.format.retarget"
   if not rigmod.is_rig(rig) then error("bad argument #1 to 'bindings' (rig expected, got " .. type(rig) .. ")", 2) end
   if map ~= nil and not retarget.is_map(map) then
     error("bad argument #2 to 'bindings' (retarget map expected, got " .. type(map) .. ")", 2)
   end
   local out = {}
-  for name, r in pairs(require("anim.bind").resolve(self, rig, map)) do
+  for name, r in pairs(require("anim.format.bind").resolve(self, rig, map)) do
     out[name] = { joint = r.joint, by = r.by }
   end
   return out
@@ -83,7 +83,7 @@ M.methods = methods
 function M.copy(v, depth)
   if type(v) ~= "table" then return v end
   depth = (depth or 0) + 1
-  local max = require("anim.limits").current.depth
+  local max = require("anim.base.limits").current.depth
   if depth > max then E.fail("", "nested too deep (at most %d levels, or the table holds itself)", max) end
   local out = {}
   for k, x in pairs(v) do out[k] = M.copy(x, depth) end
@@ -95,13 +95,13 @@ end
 function M.build(t, name, from_file)
   local desc, info = format.read(t, from_file)
   info.name = name
-  return require("anim.keys").build(desc, info)
+  return require("anim.format.keys").build(desc, info)
 end
 
 -- Loads a .anim file, naming the clip `name`: clip | nil, message.
 -- `beneath`: see json.read_file (the library's res:// files).
 function M.load_file(path, name, beneath)
-  local json = require "anim.json"
+  local json = require "anim.base.json"
   return E.catch(name, function() return M.build(json.decode(json.read_file(path, beneath)), name, true) end)
 end
 

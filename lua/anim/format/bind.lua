@@ -7,10 +7,10 @@
 -- (unique matches only, both ways, among rig joints no earlier rule took).  An empty
 -- name keeps the joint still.  Masks match the clip or the rig name.
 local core = require "anim.core"
-local rigmod = require "anim.rig"
+local rigmod = require "anim.format.rig"
 
 local M = {}
-local Q = require "anim.quat"
+local Q = require "anim.base.quat"
 local qmul, qinv = Q.mul, Q.inverse
 
 -- Name guessing -----------------------------------------------------------------

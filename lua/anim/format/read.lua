@@ -2,9 +2,9 @@
 -- 2 and 3), checks every field, and turns it into the description the C
 -- core builds a clip from (core.clip_new) plus the info table the Lua API
 -- reads (metadata, timed items).  Nothing here samples: the C core does.
-local E = require "anim.errors"
-local Q = require "anim.quat"
-local limits = require "anim.limits"
+local E = require "anim.base.errors"
+local Q = require "anim.base.quat"
+local limits = require "anim.base.limits"
 
 local M = {}
 
@@ -903,7 +903,7 @@ function M.read(c, from_file)
     desc.length = math.max(last or 0, 0)
   end
   info.length = desc.length
-  if from_file then require("anim.json").check(c) end
+  if from_file then require("anim.base.json").check(c) end
   return desc, info
 end
 

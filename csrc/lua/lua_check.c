@@ -10,7 +10,7 @@
 #include "lua.h"
 #include "lauxlib.h"
 
-#include "lua_anim.h"
+#include "lua_helpers.h"
 
 /* What was wrong (json.lua knows the codes). */
 enum { BAD_STRING = 1, BAD_KEY_LENGTH, BAD_KEY_TYPE, BAD_NUMBER, TOO_DEEP, BAD_VALUE };

@@ -21,10 +21,10 @@
 --
 -- M.convert writes exact keys wherever the clip format can say the same
 -- thing, and bakes the rest (bake.lua) within bake.BOUND.
-local E = require "anim.errors"
-local molang = require "anim.molang"
-local bake = require "anim.bake"
-local Q = require "anim.quat"
+local E = require "anim.base.errors"
+local molang = require "anim.import.molang"
+local bake = require "anim.import.bake"
+local Q = require "anim.base.quat"
 
 local M = {}
 

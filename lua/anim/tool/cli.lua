@@ -10,7 +10,7 @@
 -- load, a clip that cannot be written), 2 a wrong command line.
 local anim = require "anim"
 local core = require "anim.core"
-local E = require "anim.errors"
+local E = require "anim.base.errors"
 
 local M = {}
 
@@ -602,7 +602,7 @@ handles, and markers, events, sounds and plays as labelled vertical lines.
     if #pos ~= 1 then fail(USAGE, "expected one FILE, got %d arguments", #pos) end
     if not opt.output then fail(USAGE, "missing -o OUT.svg") end
     local c = one_clip(pos[1], opt.animation)
-    local text, err = require("anim.plot").render(c, { joint = opt.joint, title = pos[1] ..
+    local text, err = require("anim.tool.plot").render(c, { joint = opt.joint, title = pos[1] ..
       (opt.animation and (" (" .. opt.animation .. ")") or "") })
     if not text then fail(USAGE, "%s: %s", pos[1], err) end
     write_output(opt.output, text)
@@ -635,7 +635,7 @@ last frame is the end.  -o - writes the SVG to standard output.]],
       end
     end
     local c = one_clip(pos[1], opt.animation)
-    local sheet = require "anim.sheet"
+    local sheet = require "anim.tool.sheet"
     if #sheet.joints_on_rig(c, anim.rig(rigname)) == 0 then
       io.stderr:write(string.format("anim sheet: note: none of the joints of %s (%s) plays on the %s rig;" ..
         " the sheet shows its rest pose\n", pos[1], table.concat(c:joints(), ", "), rigname))

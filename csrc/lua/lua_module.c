@@ -16,7 +16,7 @@
 #include "lua.h"
 #include "lauxlib.h"
 
-#include "lua_anim.h"
+#include "lua_helpers.h"
 
 int luaopen_anim_core(lua_State *L);
 

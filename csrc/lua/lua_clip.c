@@ -9,9 +9,9 @@
 #include "lua.h"
 #include "lauxlib.h"
 
-#include "amath.h"
-#include "clip.h"
-#include "lua_anim.h"
+#include "core/amath.h"
+#include "core/clip.h"
+#include "lua_helpers.h"
 
 #define MAX_KEYS 1000000  /* per curve: bounds memory for hostile input */
 

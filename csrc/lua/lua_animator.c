@@ -8,9 +8,9 @@
 #include "lua.h"
 #include "lauxlib.h"
 
-#include "animator.h"
-#include "lua_anim.h"
-#include "rig.h"
+#include "core/animator.h"
+#include "lua_helpers.h"
+#include "core/rig.h"
 
 #define RIG_MT "anim.rig"
 #define ANIMATOR_MT "anim.animator"

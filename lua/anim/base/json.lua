@@ -2,8 +2,8 @@
 -- (limits.lua: bytes, depth), and the check of a decoded tree against the
 -- limits that apply to what a clip keeps (strings, finite numbers).
 local cjson = require "cjson"
-local E = require "anim.errors"
-local limits = require "anim.limits"
+local E = require "anim.base.errors"
+local limits = require "anim.base.limits"
 
 local M = {}
 

@@ -3,15 +3,15 @@
 -- still), optionally with the rest rotations on both rigs (so a turn is
 -- carried across as the same turn in the world) and a scale for positions.
 local core = require "anim.core"
-local E = require "anim.errors"
-local json = require "anim.json"
-local format = require "anim.format"
-local rigmod = require "anim.rig"
+local E = require "anim.base.errors"
+local json = require "anim.base.json"
+local format = require "anim.format.read"
+local rigmod = require "anim.format.rig"
 
 local M = {}
 local fail, key = E.fail, E.key
 
-local limits = require "anim.limits"
+local limits = require "anim.base.limits"
 
 local function read(t)
   E.object(t, "", "retarget map")

@@ -9,9 +9,9 @@
 -- transform, drawn as the convex outline of its 8 projected corners.
 local anim = require "anim"
 local core = require "anim.core"
-local E = require "anim.errors"
-local svg = require "anim.svg"
-local rotate = require("anim.quat").rotate
+local E = require "anim.base.errors"
+local svg = require "anim.tool.svg"
+local rotate = require("anim.base.quat").rotate
 
 local M = {}
 
@@ -110,7 +110,7 @@ end
 
 -- Which of the clip's joints play on the rig (by name, retarget field or guess).
 function M.joints_on_rig(clip, rig)
-  local bind = require "anim.bind"
+  local bind = require "anim.format.bind"
   local on = {}
   local resolved = bind.resolve(clip, rig)
   for _, name in ipairs(clip:joints()) do

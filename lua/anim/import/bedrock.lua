@@ -12,9 +12,9 @@
 -- Bedrock's axes differ from Blockbench's internal ones (which the clip
 -- uses, see docs/formats.md, "Blockbench and Bedrock"): position x and rotation x and y
 -- change sign.  Positions are pixels, 16 to a block.
-local E = require "anim.errors"
-local CH = require "anim.bbchannel"
-local molang = require "anim.molang"
+local E = require "anim.base.errors"
+local CH = require "anim.import.bbchannel"
+local molang = require "anim.import.molang"
 
 local M = {}
 

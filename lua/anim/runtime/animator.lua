@@ -3,12 +3,12 @@
 -- queue to the Lua callbacks in order (SEMANTICS 7).  Nothing here runs per
 -- joint; the per-frame path allocates nothing while callbacks fire.
 local core = require "anim.core"
-local format = require "anim.format"
-local bind = require "anim.bind"
-local clipmod = require "anim.clip"
-local rigmod = require "anim.rig"
-local library = require "anim.library"
-local retarget = require "anim.retarget"
+local format = require "anim.format.read"
+local bind = require "anim.format.bind"
+local clipmod = require "anim.format.clip"
+local rigmod = require "anim.format.rig"
+local library = require "anim.runtime.library"
+local retarget = require "anim.format.retarget"
 
 local M = {}
 
@@ -25,7 +25,7 @@ local function argerror(n, fname, msg)
   error(string.format("bad argument #%d to '%s' (%s)", n, fname, msg), 3)
 end
 
-local finite = require("anim.errors").finite
+local finite = require("anim.base.errors").finite
 
 -- A value for messages: nan, inf and -inf spelled the same everywhere
 -- (tostring gives "-nan" or "nan" depending on the C library).

@@ -10,9 +10,9 @@
 -- before 5.0 they are in Bedrock's signs (position x, rotation x and y
 -- negated, bezier handle values with them), which Blockbench converts on
 -- load and so does this reader.  Positions are pixels, 16 to a block.
-local E = require "anim.errors"
-local CH = require "anim.bbchannel"
-local bedrock = require "anim.bedrock"
+local E = require "anim.base.errors"
+local CH = require "anim.import.bbchannel"
+local bedrock = require "anim.import.bedrock"
 
 local M = {}
 

@@ -10,15 +10,15 @@
 -- info.approx says so: { bound, note, seam }.  docs/formats.md ("Blockbench and Bedrock")
 -- lists what is exact, approximated and refused.
 local core = require "anim.core"
-local E = require "anim.errors"
-local json = require "anim.json"
-local clipmod = require "anim.clip"
-local molang = require "anim.molang"
-local bake = require "anim.bake"
-local CH = require "anim.bbchannel"
-local bbmodel = require "anim.bbmodel"
-local bedrock = require "anim.bedrock"
-local limits = require "anim.limits"
+local E = require "anim.base.errors"
+local json = require "anim.base.json"
+local clipmod = require "anim.format.clip"
+local molang = require "anim.import.molang"
+local bake = require "anim.import.bake"
+local CH = require "anim.import.bbchannel"
+local bbmodel = require "anim.import.bbmodel"
+local bedrock = require "anim.import.bedrock"
+local limits = require "anim.base.limits"
 
 local M = {}
 

@@ -92,11 +92,11 @@ M.cached = cached
 
 -- A clip is named by its res:// path (in messages and clip.name).
 function methods.clip(self, path)
-  return cached(self, "clip", path, require("anim.clip").load_file)
+  return cached(self, "clip", path, require("anim.format.clip").load_file)
 end
 
 function methods.retarget(self, path)
-  return cached(self, "retarget", path, require("anim.retarget").load_file)
+  return cached(self, "retarget", path, require("anim.format.retarget").load_file)
 end
 
 -- anim.library(root) -> library | nil, message

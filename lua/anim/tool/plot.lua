@@ -16,9 +16,9 @@
 --   and rotation modifiers) samples the Euler curves themselves.
 local anim = require "anim"
 local core = require "anim.core"
-local E = require "anim.errors"
-local rigmod = require "anim.rig"
-local svg = require "anim.svg"
+local E = require "anim.base.errors"
+local rigmod = require "anim.format.rig"
+local svg = require "anim.tool.svg"
 
 local M = {}
 

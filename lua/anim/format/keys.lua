@@ -12,7 +12,7 @@
 -- from the core's numbers (the file's own: csrc/curve.h) and those.
 -- Version 1 clips (poses at keyframes) keep their table as it is.
 local core = require "anim.core"
-local format = require "anim.format"
+local format = require "anim.format.read"
 
 local M = {}
 

@@ -13,9 +13,9 @@
 -- info.approx says how far apart the two are.
 local lxp = require "lxp"
 local core = require "anim.core"
-local E = require "anim.errors"
-local format = require "anim.format"
-local limits = require "anim.limits"
+local E = require "anim.base.errors"
+local format = require "anim.format.read"
+local limits = require "anim.base.limits"
 
 local M = {}
 
@@ -896,7 +896,7 @@ end
 -- Builds the clip of XML text, or raises a failure (errors.lua).
 function M.build(text, name)
   local desc, info = M.read(text, name)
-  return require("anim.keys").build(desc, info)
+  return require("anim.format.keys").build(desc, info)
 end
 
 return M

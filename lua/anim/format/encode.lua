@@ -11,11 +11,11 @@
 -- The JSON writer is our own: Debian's lua-cjson writes at most 14
 -- significant digits, which would change the numbers and so the samples.
 local core = require "anim.core"
-local E = require "anim.errors"
-local json = require "anim.json"
-local limits = require "anim.limits"
-local clipmod = require "anim.clip"
-local Q = require "anim.quat"
+local E = require "anim.base.errors"
+local json = require "anim.base.json"
+local limits = require "anim.base.limits"
+local clipmod = require "anim.format.clip"
+local Q = require "anim.base.quat"
 
 local M = {}
 
