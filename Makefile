@@ -4,7 +4,10 @@ LUA      ?= lua5.4
 LUA_INC  ?= /usr/include/lua5.4
 CC       ?= cc
 CFLAGS   ?= -O2 -g
-WARN      = -std=c99 -pedantic -Wall -Wextra -Werror
+# The flags every build of the core uses, `luarocks make` too (it runs
+# `make build` and `make install`: anim-dev-1.rockspec); `make lint` adds
+# -Werror.
+WARN      = -std=c99 -pedantic -Wall -Wextra
 # the noise and curve maths must give the same bits everywhere: no FMA contraction
 FPFLAGS   = -ffp-contract=off
 
@@ -35,6 +38,20 @@ build: $(CORE_SO)
 $(CORE_SO): $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p build/anim
 	$(CC) $(WARN) $(FPFLAGS) $(CFLAGS) -fPIC -shared -I$(LUA_INC) -Icsrc $(CORE_SRC) -o $@ -lm
+
+# `make install`: what `luarocks make` installs (it sets the INST_* to the
+# rock's folders): the core, every Lua file under lua/ (by folder: no list
+# to forget one), and the command.
+INST_LIBDIR ?= /usr/local/lib/lua/5.4
+INST_LUADIR ?= /usr/local/share/lua/5.4
+INST_BINDIR ?= /usr/local/bin
+LUA_FILES = $(shell find lua -name '*.lua' | sort)
+.PHONY: install
+install: $(CORE_SO)
+	mkdir -p $(INST_LIBDIR)/anim $(INST_BINDIR)
+	cp $(CORE_SO) $(INST_LIBDIR)/anim/core.so
+	for f in $(LUA_FILES:lua/%=%); do mkdir -p $(INST_LUADIR)/$$(dirname $$f) && cp lua/$$f $(INST_LUADIR)/$$f || exit 1; done
+	cp bin/anim $(INST_BINDIR)/anim
 
 demo: deps
 	@$(MAKE) --no-print-directory build

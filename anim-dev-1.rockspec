@@ -1,17 +1,24 @@
--- luarocks --lua-version=5.4 make --deps-mode=none   (Debian provides lua-cjson)
+-- luarocks --lua-version=5.4 make --deps-mode=none   (Debian provides lua-cjson,
+-- lua-lpeg and lua-expat).  The build is the Makefile's: `make build` with
+-- LuaRocks' CFLAGS and Lua headers, then `make install` into the rock's
+-- folders, so the core is compiled with the flags `make test` tests
+-- (-std=c99 -ffp-contract=off) and every Lua file under lua/ is installed.
 rockspec_format = "3.0"
 package = "anim"
 version = "dev-1"
 source = {
-  url = "git+file:///dev/null", -- built from a checkout with `luarocks make`
+  url = "git+https://github.com/anim-lua/anim.git",
+  branch = "main",
 }
 description = {
   summary = "Animation clips, rigs and animators for Lua 5.4, with a C core",
   detailed = [[
-Load .anim clips (and legacy XML), sample their curves exactly, play them on
-rigs through animators that blend, layer and time several tracks, and react
-to markers, events, sounds and chained clips through Lua callbacks.
+Load .anim clips (and legacy XML, Blockbench and Bedrock animations), sample
+their curves exactly, play them on rigs through animators that blend, layer
+and time several tracks, retarget clips between rigs, and react to markers,
+events, sounds and chained clips through Lua callbacks.
 ]],
+  homepage = "https://github.com/anim-lua/anim",
   license = "MIT",
 }
 dependencies = {
@@ -21,40 +28,16 @@ dependencies = {
   "luaexpat", -- the legacy XML importer's parser (Debian: lua-expat)
 }
 build = {
-  type = "builtin",
-  modules = {
-    ["anim.core"] = {
-      sources = {
-        "csrc/core/amath.c", "csrc/core/curve.c", "csrc/core/clip.c", "csrc/core/rig.c", "csrc/core/animator.c",
-        "csrc/lua/lua_module.c", "csrc/lua/lua_clip.c", "csrc/lua/lua_animator.c", "csrc/lua/lua_check.c",
-      },
-      incdirs = { "csrc" },
-      libraries = { "m" },
-    },
-    ["anim"] = "lua/anim/init.lua",
-    ["anim.base.errors"] = "lua/anim/base/errors.lua",
-    ["anim.base.quat"] = "lua/anim/base/quat.lua",
-    ["anim.base.json"] = "lua/anim/base/json.lua",
-    ["anim.format.read"] = "lua/anim/format/read.lua",
-    ["anim.format.keys"] = "lua/anim/format/keys.lua",
-    ["anim.format.clip"] = "lua/anim/format/clip.lua",
-    ["anim.import.xml"] = "lua/anim/import/xml.lua",
-    ["anim.import.molang"] = "lua/anim/import/molang.lua",
-    ["anim.import.bake"] = "lua/anim/import/bake.lua",
-    ["anim.import.bbchannel"] = "lua/anim/import/bbchannel.lua",
-    ["anim.import.bbmodel"] = "lua/anim/import/bbmodel.lua",
-    ["anim.import.bedrock"] = "lua/anim/import/bedrock.lua",
-    ["anim.import.blockbench"] = "lua/anim/import/blockbench.lua",
-    ["anim.format.rig"] = "lua/anim/format/rig.lua",
-    ["anim.format.bind"] = "lua/anim/format/bind.lua",
-    ["anim.runtime.animator"] = "lua/anim/runtime/animator.lua",
-    ["anim.runtime.library"] = "lua/anim/runtime/library.lua",
-    ["anim.format.retarget"] = "lua/anim/format/retarget.lua",
-    ["anim.format.encode"] = "lua/anim/format/encode.lua",
-    ["anim.tool.cli"] = "lua/anim/tool/cli.lua",
-    ["anim.tool.svg"] = "lua/anim/tool/svg.lua",
-    ["anim.tool.plot"] = "lua/anim/tool/plot.lua",
-    ["anim.tool.sheet"] = "lua/anim/tool/sheet.lua",
+  type = "make",
+  build_target = "build",
+  build_variables = {
+    CFLAGS = "$(CFLAGS)",
+    LUA_INC = "$(LUA_INCDIR)",
   },
-  install = { bin = { anim = "bin/anim" } }, -- the command (docs/cli.md)
+  install_target = "install",
+  install_variables = {
+    INST_LIBDIR = "$(LIBDIR)",
+    INST_LUADIR = "$(LUADIR)",
+    INST_BINDIR = "$(BINDIR)",
+  },
 }

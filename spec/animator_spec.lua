@@ -108,13 +108,24 @@ describe("reading the pose", function()
     local a = anim.animator(rig)
     a:update(0)
     local function err(f) local ok, e = pcall(f) assert.is_false(ok) return (e:gsub("^[^:]*:%d+: ", "")) end
-    for _, m in ipairs { "get", "animated", "local_transform", "world_transform" } do
-      assert.are.equal("unknown joint 'nope'", err(function() return a[m](a, "nope") end))
-      assert.are.equal("joint index 0 out of range", err(function() return a[m](a, 0) end))
-      assert.are.equal("joint index 3 out of range", err(function() return a[m](a, 3) end))
+    local calls = { -- (as methods, so that the messages name them)
+      get = function(j) return a:get(j) end, animated = function(j) return a:animated(j) end,
+      local_transform = function(j) return a:local_transform(j) end,
+      world_transform = function(j) return a:world_transform(j) end,
+    }
+    for m, call in pairs(calls) do
+      local bad = "bad argument #1 to '" .. m .. "' ("
+      assert.are.equal(bad .. "unknown joint 'nope')", err(function() return call("nope") end))
+      assert.are.equal(bad .. "joint index 0 out of range 1..2)", err(function() return call(0) end))
+      assert.are.equal(bad .. "joint index 3 out of range 1..2)", err(function() return call(3) end))
+      -- (integers beyond int, and floats beyond lua_Integer: no cast wraps them onto a joint)
+      assert.are.equal(bad .. "joint index 1099511627776 out of range 1..2)", err(function() return call(1 << 40) end))
+      assert.are.equal(bad .. "joint index 4294967297 out of range 1..2)", err(function() return call((1 << 32) + 1) end))
+      assert.are.equal(bad .. "joint index 4294967297 out of range 1..2)", err(function() return call(2 ^ 32 + 1) end))
+      assert.are.equal(bad .. "joint index 1e+300 out of range 1..2)", err(function() return call(1e300) end))
+      assert.are.equal(bad .. "joint index must be an integer, got 2.5)", err(function() return call(2.5) end))
     end
-    assert.are.equal("bad argument #1 to 'get' (joint name or index expected, got number)",
-      err(function() return a:get(2.5) end))
+    assert.are.same({ a:get(2) }, { a:get(2.0) }) -- an integral float is an index
     assert.are.equal("bad argument #1 to 'local_transform' (joint name or index expected, got table)",
       err(function() return a:local_transform({}) end))
     -- the animator itself: checked against the animator metatable

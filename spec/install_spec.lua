@@ -1,5 +1,7 @@
 -- The rockspec builds and installs the module into a fresh tree, and
 -- `require "anim"` works from that tree alone (plus Debian's lua-cjson).
+-- The rockspec builds through the Makefile (build type "make"), so the
+-- core it installs is compiled with the flags `make test` tests.
 local H = require "spec.helper"
 
 local function sh(cmd)
@@ -9,16 +11,49 @@ local function sh(cmd)
   return ok, out, code
 end
 
+local function lines(text)
+  local out = {}
+  for l in text:gmatch("[^\n]+") do out[#out + 1] = l end
+  return out
+end
+
 describe("installation", function()
   it("runs under Lua 5.4", function()
     assert.are.equal("Lua 5.4", _VERSION)
   end)
 
   it("luarocks make installs a tree from which require 'anim' works", function()
-    local tree = H.tmpdir()
-    local ok, out = sh(string.format(
-      "cd %q && luarocks --lua-version=5.4 --tree=%q make --deps-mode=none anim-dev-1.rockspec", H.root, tree))
-    assert(ok, out)
+    local tree, src = H.tmpdir(), H.tmpdir()
+    -- from a copy of the checkout's files without build/: a build of its own
+    assert(sh(string.format("cd %q && git ls-files -co --exclude-standard | tar -cf - -T - | tar -xf - -C %q",
+      H.root, src)))
+    local ok, log = sh(string.format(
+      "cd %q && luarocks --lua-version=5.4 --tree=%q make --deps-mode=none anim-dev-1.rockspec", src, tree))
+    assert(ok, log)
+    -- the core was compiled with the Makefile's flags (one compile line)
+    local compiled
+    for _, l in ipairs(lines(log)) do
+      if l:find("-o build/anim/core.so", 1, true) then compiled = l end
+    end
+    assert(compiled, log)
+    for _, flag in ipairs { "-std=c99", "-pedantic", "-Wall", "-Wextra", "-ffp-contract=off", "-fPIC" } do
+      assert.truthy(compiled:find(" " .. flag .. " ", 1, true), flag .. " missing from: " .. compiled)
+    end
+    for _, file in ipairs(lines(select(2, sh("cd " .. H.root .. " && ls csrc/core/*.c csrc/lua/*.c")))) do
+      assert.truthy(compiled:find(file, 1, true), file .. " not compiled: " .. compiled)
+    end
+    -- every Lua file of lua/ is installed, unchanged
+    local _, files = sh("cd " .. H.root .. " && find lua -name '*.lua' | sort")
+    local n = 0
+    for _, f in ipairs(lines(files)) do
+      local a = assert(io.open(H.root .. "/" .. f, "rb")):read("a")
+      local b = io.open(tree .. "/share/lua/5.4/" .. f:sub(5), "rb")
+      assert(b, f .. " is not installed")
+      assert(a == b:read("a"), f .. " differs once installed")
+      b:close()
+      n = n + 1
+    end
+    assert.is_true(n > 20)
     local script = [==[
       local anim = require "anim"
       local core = package.searchpath("anim.core", package.cpath)
@@ -39,7 +74,15 @@ describe("installation", function()
     local ok2, out2 = sh(cmd)
     assert(ok2, out2)
     assert.truthy(out2:find("installed ok", 1, true))
-    sh("rm -rf " .. string.format("%q", tree))
+    sh(string.format("rm -rf %q %q", tree, src))
+  end)
+
+  it("has a rockspec luarocks lint accepts, with a real source url", function()
+    local ok, out = sh(string.format("cd %q && luarocks lint anim-dev-1.rockspec", H.root))
+    assert(ok, out)
+    local spec = assert(io.open(H.root .. "/anim-dev-1.rockspec")):read("a")
+    local url = spec:match('url%s*=%s*"([^"]+)"')
+    assert.truthy(url and url:match("^git%+https://"), url)
   end)
 
   it("keeps the core free of Lua headers outside the binding files", function()

@@ -61,11 +61,6 @@ double anim_ease(int interp, int ease, double x) {
                  : 1 - ease_in(interp, 2 - 2 * x) / 2;
 }
 
-int anim_ease_default(int interp) {
-  return (interp == ANIM_BACK || interp == ANIM_BOUNCE || interp == ANIM_ELASTIC)
-    ? ANIM_EASE_OUT : ANIM_EASE_IN;
-}
-
 void anim_quat_mul(double o[4], const double a[4], const double b[4]) {
   double x = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
   double y = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
@@ -87,10 +82,6 @@ void anim_finite10_fix(double v[10]) {
     for (k = 3; k < 7; k++) z += v[k] * 0;
     if (z != 0 || (v[3] == 0 && v[4] == 0 && v[5] == 0 && v[6] == 0)) anim_quat_identity(v + 3);
   }
-}
-
-void anim_quat_conj(double o[4], const double q[4]) {
-  o[0] = -q[0]; o[1] = -q[1]; o[2] = -q[2]; o[3] = q[3];
 }
 
 void anim_quat_slerp(double o[4], const double a[4], const double b[4], double f) {

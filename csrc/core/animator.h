@@ -7,9 +7,9 @@
 #include "clip.h"
 #include "rig.h"
 
-/* Most passes (stretches of a track's timeline in one direction) fired
- * per track per update; beyond it whole loops are skipped silently. */
-#define ANIM_MAX_PASSES 64
+/* ANIM_MAX_PASSES (codes.h): the most passes (stretches of a track's
+ * timeline in one direction) fired per track per update; beyond it whole
+ * loops are skipped silently. */
 
 typedef struct anim_animator anim_animator;
 typedef struct anim_track anim_track;
@@ -24,8 +24,8 @@ typedef struct anim_binding {
   double pscale;
 } anim_binding;
 
-/* Queue entries, in delivery order after anim_animator_update. */
-enum { ANIM_EV_ITEM, ANIM_EV_LOOPED, ANIM_EV_STOPPED, ANIM_EV_ENDED };
+/* Queue entries, in delivery order after anim_animator_update (their
+ * types are ANIM_EV_* in codes.h). */
 typedef struct anim_event {
   double at;          /* seconds after the start of the update */
   double late;        /* dt - at */
@@ -82,7 +82,6 @@ void anim_track_release(anim_track *t);
 int anim_track_playing(const anim_track *t);  /* started or pending, not ended */
 const anim_clip *anim_track_clip(const anim_track *t);
 long long anim_track_id(const anim_track *t);
-anim_animator *anim_track_animator(const anim_track *t);
 double anim_track_time(const anim_track *t);
 double anim_track_speed(const anim_track *t);
 double anim_track_weight(const anim_track *t);

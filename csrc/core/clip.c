@@ -205,13 +205,6 @@ const char *anim_clip_finish(anim_clip *c) {
   return NULL;
 }
 
-int anim_clip_find_joint(const anim_clip *c, const char *name) {
-  int j;
-  for (j = 0; j < c->njoints; j++)
-    if (strcmp(c->joints[j].name, name) == 0) return j;
-  return -1;
-}
-
 /* One channel's three axes into out[3]. */
 static void sample3(const anim_curve c[3], int shared, double t, int *c0, int *c12, double out[3]) {
   if (shared) { anim_curves_eval_shared(c, t, c0, out); return; }

@@ -7,18 +7,11 @@
 #include <stddef.h>
 
 #include "amem.h"
+#include "codes.h"
 #include "curve.h"
 
-enum { ANIM_ONCE, ANIM_LOOP, ANIM_HOLD, ANIM_PINGPONG };
-enum { ANIM_BLEND_NORMAL, ANIM_BLEND_ADDITIVE };
-enum { ANIM_SPACE_BODY, ANIM_SPACE_VIEW };
-/* Kinds of timed items, in the order they fire at equal times. */
-enum { ANIM_ITEM_MARKER, ANIM_ITEM_EVENT, ANIM_ITEM_SOUND, ANIM_ITEM_PLAY };
-/* Sides (an event's `on`, an animator's side). */
-enum { ANIM_SIDE_BOTH, ANIM_SIDE_SERVER, ANIM_SIDE_CLIENT };
-
-/* Channel flags. */
-enum { ANIM_CH_POS = 1, ANIM_CH_ROT = 2, ANIM_CH_SCL = 4 };
+/* Loop modes, blend modes, spaces, item kinds, sides, channel flags
+ * (ANIM_CH_*) and key slots (ANIM_K_*) are in codes.h. */
 
 /* Key cursors kept per joint: the hot ones (the first axis of position,
  * rotation -- or its quaternions -- and scale: all a joint whose axes share
@@ -33,7 +26,7 @@ enum { ANIM_CH_POS = 1, ANIM_CH_ROT = 2, ANIM_CH_SCL = 4 };
  * quaternions (arity 4, rot_quat set); pose weights have arity 1.  A split
  * channel (an importer's exact curves whose axes have keys at different
  * times) keeps axis a in slot ANIM_K_AXIS(ch, a), arity 1. */
-enum { ANIM_K_POS, ANIM_K_ROT, ANIM_K_SCL, ANIM_K_PW, ANIM_K_COUNT = 10 };
+enum { ANIM_K_COUNT = 10 };
 #define ANIM_K_AXIS(ch, a) ((a) == 0 ? (ch) : 4 + 2 * (ch) + (a) - 1)
 
 typedef struct anim_joint {
@@ -114,8 +107,5 @@ void anim_clip_retain(anim_clip *c);
  * ANIM_COLD_CURSORS ints (-1 to start).  Returns the ANIM_CH_* flags
  * written. */
 int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *hot, int *cold, double out[11]);
-
-/* Index of the joint with this name, or -1. */
-int anim_clip_find_joint(const anim_clip *c, const char *name);
 
 #endif

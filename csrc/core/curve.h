@@ -3,15 +3,13 @@
 #ifndef ANIM_CURVE_H
 #define ANIM_CURVE_H
 
-/* A key's interpolation byte: the interpolation of the segment that
- * starts at the key, the easing direction, and whether the file wrote the
- * interpolation and the ease (kept so that a clip encodes back to the
- * same text; sampling ignores them). */
-#define ANIM_IE_INTERP 0x0f
-#define ANIM_IE_EASE_SHIFT 4
-#define ANIM_IE_EASE 0x30
-#define ANIM_IE_HAS_INTERP 0x40
-#define ANIM_IE_HAS_EASE 0x80
+#include "codes.h"
+
+/* A key's interpolation byte (its bits are ANIM_IE_* in codes.h): the
+ * interpolation of the segment that starts at the key, the easing
+ * direction, and whether the file wrote the interpolation and the ease
+ * (kept so that a clip encodes back to the same text; sampling ignores
+ * them). */
 #define ANIM_IE(interp, ease) ((unsigned char)((interp) | (ease) << ANIM_IE_EASE_SHIFT))
 
 /* One channel's keys, stored as arrays: the numbers of the file and one
@@ -27,7 +25,6 @@
  * next key prepared by anim_qcurve_prepare. */
 #define ANIM_HDIMS(arity) ((arity) == 1 ? 1 : 3)
 #define ANIM_HREC(arity) (3 + 2 * ANIM_HDIMS(arity))
-enum { ANIM_HFORM_OUT_ONE = 1, ANIM_HFORM_IN_ONE = 2 };  /* dv written as one number */
 
 typedef struct anim_keys {
   int n, arity, nh;
@@ -51,10 +48,8 @@ double *anim_keys_mark(anim_keys *k, int i, int rank);
 /* Counts hrank from hbits; returns the number of marked keys. */
 int anim_keys_rank(anim_keys *k);
 
-/* Curve modifiers (SEMANTICS 3). */
-enum { ANIM_MOD_CYCLES, ANIM_MOD_STEPPED, ANIM_MOD_NOISE, ANIM_MOD_LIMITS,
-       ANIM_MOD_ENVELOPE };
-enum { ANIM_CYC_NONE, ANIM_CYC_REPEAT, ANIM_CYC_OFFSET, ANIM_CYC_MIRROR };
+/* Curve modifiers (SEMANTICS 3): their types (ANIM_MOD_*) and the modes
+ * of cycles (ANIM_CYC_*) are in codes.h. */
 
 typedef struct anim_mod {
   int type;

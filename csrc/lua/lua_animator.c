@@ -1,4 +1,4 @@
-/* lua_animator.c - the Lua binding of rigs, animators and tracks.  The
+/* lua_animator.c - the Lua binding of animators and tracks.  The
  * friendly API (callbacks, options, names) is lua/anim/animator.lua; this
  * file moves numbers between Lua and the C core without allocating on the
  * per-frame paths (update, event, get, pose_into). */
@@ -8,163 +8,33 @@
 #include "lua.h"
 #include "lauxlib.h"
 
-#include "core/animator.h"
 #include "lua_helpers.h"
-#include "core/rig.h"
 
-#define RIG_MT "anim.rig"
-#define ANIMATOR_MT "anim.animator"
-#define TRACK_MT "anim.track"
-
-typedef struct { anim_rig *rig; } rig_box;
-/* delivering: DELIVERING while the Lua side delivers this animator's
- * callbacks (an update from one of them is refused, not re-entered);
- * QUEUED from the batch update that queued them until their delivery
- * starts (an update then would drop them: refused too).  mark, slot: the
- * batch update's call and list index that last saw this animator (an
- * animator listed twice is refused). */
-enum { IDLE, DELIVERING, QUEUED };
-typedef struct {
-  anim_animator *a;
-  int delivering;
-  int slot;
-  unsigned long long mark;
-} animator_box;
-typedef struct { anim_track *t; } track_box;
-
-/* ---- rigs --------------------------------------------------------------- */
-
-static anim_rig *check_rig(lua_State *L, int idx) {
-  rig_box *b = luaL_checkudata(L, idx, RIG_MT);
-  if (!b->rig) luaL_argerror(L, idx, "rig is not built");
-  return b->rig;
-}
-
-static int rig_gc(lua_State *L) {
-  rig_box *b = luaL_checkudata(L, 1, RIG_MT);
-  anim_rig_free(b->rig);
-  b->rig = NULL;
-  return 0;
-}
-
-/* core.rig_new(names, parents, pivots, rotations, info) -> rig
- * parents: 1-based indices or 0; pivots {x,y,z}; rotations {x,y,z,w}.
- * Returns nil, message for a cycle. */
-static int rig_new(lua_State *L) {
-  lua_Integer n, i;
-  const char **names;
-  int *parent;
-  double (*pivot)[3], (*rot)[4];
-  const char *err = NULL;
-  rig_box *b;
-  luaL_checktype(L, 1, LUA_TTABLE);
-  luaL_checktype(L, 2, LUA_TTABLE);
-  luaL_checktype(L, 3, LUA_TTABLE);
-  luaL_checktype(L, 4, LUA_TTABLE);
-  luaL_checktype(L, 5, LUA_TTABLE);
-  n = luaL_len(L, 1);
-  if (n < 1 || n > 65536) return luaL_error(L, "a rig needs 1 to 65536 joints");
-  names = lua_newuserdatauv(L, (size_t)n * (sizeof(char *) + sizeof(int) + sizeof(double) * 7) + sizeof(int), 0);
-  parent = (int *)(names + n);
-  pivot = (double (*)[3])(void *)(parent + n + (n & 1));
-  rot = (double (*)[4])(pivot + n);
-  for (i = 0; i < n; i++) {
-    int a;
-    lua_geti(L, 1, i + 1);
-    if (lua_type(L, -1) != LUA_TSTRING) return luaL_error(L, "rig joint names must be strings");
-    names[i] = lua_tostring(L, -1);
-    lua_pop(L, 1); /* the names table keeps the string alive */
-    lua_geti(L, 2, i + 1);
-    parent[i] = (int)luaL_checkinteger(L, -1) - 1;
-    lua_pop(L, 1);
-    lua_geti(L, 3, i + 1);
-    luaL_checktype(L, -1, LUA_TTABLE);
-    for (a = 0; a < 3; a++) { lua_geti(L, -1, a + 1); pivot[i][a] = luaL_checknumber(L, -1); lua_pop(L, 1); }
-    lua_pop(L, 1);
-    lua_geti(L, 4, i + 1);
-    luaL_checktype(L, -1, LUA_TTABLE);
-    for (a = 0; a < 4; a++) { lua_geti(L, -1, a + 1); rot[i][a] = luaL_checknumber(L, -1); lua_pop(L, 1); }
-    lua_pop(L, 1);
-  }
-  b = lua_newuserdatauv(L, sizeof *b, 1);
-  b->rig = NULL;
-  luaL_setmetatable(L, RIG_MT);
-  {
-    anim_mem m = anim_lua_mem(L);
-    b->rig = anim_rig_new(&m, (int)n, names, parent, (const double (*)[3])pivot, (const double (*)[4])rot, &err);
-  }
-  if (!b->rig && err && strcmp(err, "not enough memory") == 0) return anim_lua_nomem(L);
-  if (!b->rig) {
-    lua_pushnil(L);
-    lua_pushstring(L, err ? err : "cannot build the rig");
-    return 2;
-  }
-  lua_pushvalue(L, 5);
-  lua_setiuservalue(L, -2, 1);
-  return 1;
-}
-
-static int rig_info(lua_State *L) {
-  luaL_checkudata(L, 1, RIG_MT);
-  lua_getiuservalue(L, 1, 1);
-  return 1;
-}
-
-/* core.rig_joints(rig) -> array of { name, parent (name or nil), pivot,
- * rest rotation, rig-space rest rotation } in the rig's order (parents
- * first). */
-static void push_numbers(lua_State *L, const double *v, int n) {
-  int i;
-  lua_createtable(L, n, 0);
-  for (i = 0; i < n; i++) { lua_pushnumber(L, v[i]); lua_rawseti(L, -2, i + 1); }
-}
-
-static int rig_joints(lua_State *L) {
-  anim_rig *r = check_rig(L, 1);
-  int i;
-  lua_createtable(L, r->n, 0);
-  for (i = 0; i < r->n; i++) {
-    lua_createtable(L, 0, 5);
-    lua_pushstring(L, r->names[i]);
-    lua_setfield(L, -2, "name");
-    if (r->parent[i] >= 0) { lua_pushstring(L, r->names[r->parent[i]]); lua_setfield(L, -2, "parent"); }
-    push_numbers(L, r->pivot[i], 3);
-    lua_setfield(L, -2, "position");
-    push_numbers(L, r->rest_rot[i], 4);
-    lua_setfield(L, -2, "rotation");
-    push_numbers(L, r->rig_rot[i], 4);
-    lua_setfield(L, -2, "rig_rotation");
-    lua_rawseti(L, -2, i + 1);
-  }
-  return 1;
-}
+typedef anim_animator_box animator_box;
+typedef anim_track_box track_box;
 
 /* Joint index (0-based) from a name or a 1-based index. */
 static int joint_arg(lua_State *L, const anim_rig *r, int idx) {
-  int j;
   if (lua_type(L, idx) == LUA_TSTRING) {
-    j = anim_rig_find(r, lua_tostring(L, idx));
-    if (j < 0) return luaL_error(L, "unknown joint '%s'", lua_tostring(L, idx));
+    int j = anim_rig_find(r, lua_tostring(L, idx));
+    if (j < 0) return anim_lua_argerror(L, idx, "unknown joint '%s'", lua_tostring(L, idx));
     return j;
   }
-  if (lua_isinteger(L, idx)) {
-    lua_Integer k = lua_tointeger(L, idx);
-    if (k < 1 || k > r->n) return luaL_error(L, "joint index %d out of range", (int)k);
-    return (int)k - 1;
-  }
-  return luaL_typeerror(L, idx, "joint name or index");
+  if (lua_type(L, idx) != LUA_TNUMBER)
+    return anim_lua_argerror(L, idx, "joint name or index expected, got %s", anim_lua_typename(L, idx));
+  return (int)anim_lua_checkrange(L, idx, 1, r->n, "joint index") - 1;
 }
 
 /* ---- animators ---------------------------------------------------------- */
 
 static anim_animator *check_animator(lua_State *L, int idx) {
-  animator_box *b = luaL_checkudata(L, idx, ANIMATOR_MT);
+  animator_box *b = anim_lua_checkbox(L, idx, ANIM_ANIMATOR_MT);
   if (!b->a) luaL_argerror(L, idx, "animator is not built");
   return b->a;
 }
 
 static int animator_gc(lua_State *L) {
-  animator_box *b = luaL_checkudata(L, 1, ANIMATOR_MT);
+  animator_box *b = luaL_checkudata(L, 1, ANIM_ANIMATOR_MT);
   anim_animator_free(b->a);
   b->a = NULL;
   return 0;
@@ -172,17 +42,16 @@ static int animator_gc(lua_State *L) {
 
 /* core.animator_new(rig, side, state) -> animator (uservalues: rig, state) */
 static int animator_new(lua_State *L) {
-  anim_rig *r = check_rig(L, 1);
-  int side = (int)luaL_checkinteger(L, 2);
+  anim_rig *r = anim_lua_checkrig(L, 1);
+  int side = (int)anim_lua_checkrange(L, 2, 0, ANIM_SIDE_COUNT - 1, "side");
   animator_box *b;
   luaL_checktype(L, 3, LUA_TTABLE);
-  if (side < ANIM_SIDE_BOTH || side > ANIM_SIDE_CLIENT) return luaL_argerror(L, 2, "bad side");
   b = lua_newuserdatauv(L, sizeof *b, 2);
   b->a = NULL;
-  b->delivering = IDLE;
+  b->delivering = ANIM_IDLE;
   b->slot = 0;
   b->mark = 0;
-  luaL_setmetatable(L, ANIMATOR_MT);
+  luaL_setmetatable(L, ANIM_ANIMATOR_MT);
   {
     anim_mem m = anim_lua_mem(L);
     b->a = anim_animator_new(&m, r, side);
@@ -199,16 +68,12 @@ static int animator_new(lua_State *L) {
  * collected by a __gc called by hand is left alone), so that the Lua side
  * always releases the animators it delivers. */
 static int animator_delivering(lua_State *L) {
-  animator_box *b = luaL_testudata(L, 1, ANIMATOR_MT);
-  if (b) b->delivering = lua_toboolean(L, 2) ? DELIVERING : IDLE;
+  animator_box *b = luaL_testudata(L, 1, ANIM_ANIMATOR_MT);
+  if (b) b->delivering = lua_toboolean(L, 2) ? ANIM_DELIVERING : ANIM_IDLE;
   return 0;
 }
 
-static int animator_state(lua_State *L) {
-  luaL_checkudata(L, 1, ANIMATOR_MT);
-  lua_getiuservalue(L, 1, 2);
-  return 1;
-}
+static int animator_state(lua_State *L) { return anim_lua_uservalue(L, ANIM_ANIMATOR_MT, 2); }
 
 static double opt_field(lua_State *L, int t, const char *k, double dflt) {
   double v = dflt;
@@ -245,7 +110,7 @@ static int animator_play(lua_State *L) {
   luaL_checktype(L, 7, LUA_TTABLE);
   luaL_checktype(L, 8, LUA_TTABLE);
   nb = luaL_len(L, 7);
-  if (nb < 0 || nb > 65536) return luaL_error(L, "too many bindings");
+  if (nb < 0 || nb > ANIM_MAX_RIG_JOINTS) return luaL_error(L, "too many bindings");
   binds = lua_newuserdatauv(L, sizeof(anim_binding) * (size_t)(nb ? nb : 1), 0);
   for (i = 0; i < nb; i++) {
     anim_binding *bd = &binds[i];
@@ -253,10 +118,14 @@ static int animator_play(lua_State *L) {
     lua_geti(L, 7, i + 1);
     luaL_checktype(L, -1, LUA_TTABLE);
     t = lua_gettop(L);
-    bd->cj = (int)opt_field(L, t, "cj", 0) - 1;
-    bd->rj = (int)opt_field(L, t, "rj", 0) - 1;
-    if (bd->cj < 0 || bd->cj >= c->njoints || bd->rj < 0 || bd->rj >= r->n)
-      return luaL_error(L, "binding out of range");
+    {
+      double cj = opt_field(L, t, "cj", 0), rj = opt_field(L, t, "rj", 0);
+      /* (compared as doubles: no cast before the range is known) */
+      if (!(cj >= 1 && cj <= c->njoints && cj == floor(cj) && rj >= 1 && rj <= r->n && rj == floor(rj)))
+        return luaL_error(L, "binding out of range");
+      bd->cj = (int)cj - 1;
+      bd->rj = (int)rj - 1;
+    }
     bd->pscale = opt_field(L, t, "pscale", 1);
     bd->convert = lua_getfield(L, t, "pre") != LUA_TNIL;
     lua_pop(L, 1);
@@ -265,7 +134,7 @@ static int animator_play(lua_State *L) {
   }
   tb = lua_newuserdatauv(L, sizeof *tb, 3);
   tb->t = NULL;
-  luaL_setmetatable(L, TRACK_MT);
+  luaL_setmetatable(L, ANIM_TRACK_MT);
   tb->t = anim_animator_play(a, c, &o, binds, (int)nb);
   if (!tb->t) return anim_lua_nomem(L);
   anim_track_retain(tb->t);
@@ -278,21 +147,22 @@ static int animator_play(lua_State *L) {
   return 1;
 }
 
-/* core.animator_update(animator, dt) -> number of queued callbacks, or -1
- * when dt is not a finite number >= 0, -2 during a delivery of this
- * animator's callbacks and -3 while a batch update has yet to deliver
- * them (nothing changed then: the Lua side raises). */
+/* core.animator_update(animator, dt) -> number of queued callbacks, or a
+ * status code (codes.h; nothing changed then: the Lua side raises):
+ * ANIM_ST_BAD_DT when dt is not a finite number >= 0, ANIM_ST_DELIVERING
+ * during a delivery of this animator's callbacks, ANIM_ST_QUEUED while a
+ * batch update has yet to deliver them. */
 static int animator_update(lua_State *L) {
-  animator_box *b = luaL_checkudata(L, 1, ANIMATOR_MT);
+  animator_box *b = anim_lua_checkbox(L, 1, ANIM_ANIMATOR_MT);
   int r;
   double dt = lua_type(L, 2) == LUA_TNUMBER ? lua_tonumber(L, 2) : -1;  /* no strings */
   if (!b->a) return luaL_argerror(L, 1, "animator is not built");
-  if (!isfinite(dt) || dt < 0) r = -1;
-  else if (b->delivering) r = b->delivering == DELIVERING ? -2 : -3;
-  else r = 0;
-  if (r < 0) { lua_pushinteger(L, r); return 1; }
+  if (!isfinite(dt) || dt < 0) r = ANIM_ST_BAD_DT;
+  else if (b->delivering) r = b->delivering == ANIM_DELIVERING ? ANIM_ST_DELIVERING : ANIM_ST_QUEUED;
+  else r = ANIM_ST_OK;
+  if (r != ANIM_ST_OK) { lua_pushinteger(L, r); return 1; }
   r = anim_animator_update(b->a, dt);
-  if (r == -2) return luaL_error(L, "not enough memory for the callback queue");
+  if (r == ANIM_ST_NOMEM) return luaL_error(L, "not enough memory for the callback queue");
   lua_pushinteger(L, anim_animator_nevents(b->a));
   return 1;
 }
@@ -307,7 +177,7 @@ static int animator_update(lua_State *L) {
  * and every copy of the module uses it. */
 #define BATCH_KEY "anim.batch"        /* the registry's key */
 #define BATCH_MT "anim.batch_scratch"  /* its metatable's */
-#define BATCH_MAX (1 << 26)
+#define BATCH_MAX ANIM_MAX_BATCH
 typedef struct {
   anim_mem mem;
   unsigned long long gen;
@@ -356,10 +226,11 @@ static int batch_fail(lua_State *L, int code, int i, int j) {
  * callbacks for each animator with callbacks to deliver, in list order,
  * each marked QUEUED.  failed: the index of an animator whose callback
  * queue ran out of memory (the animators after it are not updated).
- * Bad arguments return a code, index, index (the Lua side raises): -1 dt;
- * -2 list[i] is not an animator; -3 list[i] is delivering its callbacks;
- * -4 list[i] has callbacks queued by a batch update still to deliver; -5
- * list[i] is list[j]. */
+ * Bad arguments return a status code (codes.h), index, index (the Lua
+ * side raises): ANIM_ST_BAD_DT; ANIM_ST_NOT_ANIMATOR list[i] is not an
+ * animator; ANIM_ST_DELIVERING list[i] is delivering its callbacks;
+ * ANIM_ST_QUEUED list[i] has callbacks queued by a batch update still to
+ * deliver; ANIM_ST_TWICE list[i] is list[j]. */
 static int animators_update(lua_State *L) {
   batch_scratch *s = lua_touserdata(L, lua_upvalueindex(1));
   double dt = lua_type(L, 2) == LUA_TNUMBER ? lua_tonumber(L, 2) : -1;  /* no strings */
@@ -375,7 +246,7 @@ static int animators_update(lua_State *L) {
   len = lua_rawlen(L, 1);
   if (len > BATCH_MAX) return luaL_error(L, "too many animators (at most %d)", BATCH_MAX);
   n = (int)len;
-  if (!isfinite(dt) || dt < 0) return batch_fail(L, -1, 0, 0);
+  if (!isfinite(dt) || dt < 0) return batch_fail(L, ANIM_ST_BAD_DT, 0, 0);
   for (room = (lua_Integer)lua_rawlen(L, 3); room < 2 * (lua_Integer)n;) {
     lua_pushboolean(L, 0);
     lua_rawseti(L, 3, ++room);
@@ -392,9 +263,10 @@ static int animators_update(lua_State *L) {
       lua_pop(L, 1);
     }
     lua_pop(L, 1);
-    if (!b || !b->a) return batch_fail(L, -2, i + 1, 0);
-    if (b->delivering) return batch_fail(L, b->delivering == DELIVERING ? -3 : -4, i + 1, 0);
-    if (b->mark == gen) return batch_fail(L, -5, i + 1, b->slot);
+    if (!b || !b->a) return batch_fail(L, ANIM_ST_NOT_ANIMATOR, i + 1, 0);
+    if (b->delivering)
+      return batch_fail(L, b->delivering == ANIM_DELIVERING ? ANIM_ST_DELIVERING : ANIM_ST_QUEUED, i + 1, 0);
+    if (b->mark == gen) return batch_fail(L, ANIM_ST_TWICE, i + 1, b->slot);
     b->mark = gen;
     b->slot = i + 1;
     s->as[i] = b->a;
@@ -404,7 +276,7 @@ static int animators_update(lua_State *L) {
     animator_box *b;
     lua_rawgeti(L, 1, queued[k] + 1);
     b = lua_touserdata(L, -1);
-    b->delivering = QUEUED;
+    b->delivering = ANIM_QUEUED;
     lua_rawseti(L, 3, 2 * k + 1);
     lua_pushinteger(L, anim_animator_nevents(s->as[queued[k]]));
     lua_rawseti(L, 3, 2 * k + 2);
@@ -415,15 +287,15 @@ static int animators_update(lua_State *L) {
 }
 
 /* core.animator_event(animator, i) -> type, track id, kind, index, late
- * type: "item" | "looped" | "stopped" | "ended" (interned strings);
- * kind, index: the item's kind (0 marker .. 3 play) and 1-based index in
- * file order within its kind (nil for state callbacks). */
+ * type: an ANIM_EV_* code; kind, index: the item's kind (ANIM_ITEM_*) and
+ * 1-based index in file order within its kind (nil for state
+ * callbacks); nothing when there is no event i. */
 static int animator_event(lua_State *L) {
   anim_animator *a = check_animator(L, 1);
-  const anim_event *e = anim_animator_event(a, (int)luaL_checkinteger(L, 2) - 1);
-  static const char *const types[] = {"item", "looped", "stopped", "ended"};
+  lua_Integer i = luaL_checkinteger(L, 2);
+  const anim_event *e = i >= 1 && i <= anim_animator_nevents(a) ? anim_animator_event(a, (int)(i - 1)) : NULL;
   if (!e) return 0;
-  lua_pushstring(L, types[e->type]);
+  lua_pushinteger(L, e->type);
   lua_pushinteger(L, (lua_Integer)anim_track_id(e->track));
   if (e->type == ANIM_EV_ITEM) {
     const anim_item *it = &anim_track_clip(e->track)->items[e->item];
@@ -518,13 +390,13 @@ static int animator_pose_into(lua_State *L) {
 /* ---- tracks ------------------------------------------------------------- */
 
 static anim_track *check_track(lua_State *L, int idx) {
-  track_box *b = luaL_checkudata(L, idx, TRACK_MT);
+  track_box *b = anim_lua_checkbox(L, idx, ANIM_TRACK_MT);
   if (!b->t) luaL_argerror(L, idx, "track is not built");
   return b->t;
 }
 
 static int track_gc(lua_State *L) {
-  track_box *b = luaL_checkudata(L, 1, TRACK_MT);
+  track_box *b = luaL_checkudata(L, 1, ANIM_TRACK_MT);
   if (b->t) anim_track_release(b->t);
   b->t = NULL;
   return 0;
@@ -532,8 +404,8 @@ static int track_gc(lua_State *L) {
 
 /* core.track_uservalue(track, n) -> clip (1), animator (2), callbacks (3) */
 static int track_uservalue(lua_State *L) {
-  luaL_checkudata(L, 1, TRACK_MT);
-  lua_getiuservalue(L, 1, (int)luaL_checkinteger(L, 2));
+  anim_lua_checkbox(L, 1, ANIM_TRACK_MT);
+  lua_getiuservalue(L, 1, (int)anim_lua_checkrange(L, 2, 1, 3, "user value"));
   return 1;
 }
 
@@ -579,32 +451,7 @@ static int track_restart(lua_State *L) {
   return 0;
 }
 
-/* ---- retarget maps: plain userdata holding their Lua description ------- */
-
-#define RETARGET_MT "anim.retarget"
-
-/* core.retarget_new(info) -> map (info as its user value) */
-static int retarget_new(lua_State *L) {
-  luaL_checktype(L, 1, LUA_TTABLE);
-  lua_newuserdatauv(L, 0, 1);
-  luaL_setmetatable(L, RETARGET_MT);
-  lua_pushvalue(L, 1);
-  lua_setiuservalue(L, -2, 1);
-  return 1;
-}
-
-static int retarget_info(lua_State *L) {
-  luaL_checkudata(L, 1, RETARGET_MT);
-  lua_getiuservalue(L, 1, 1);
-  return 1;
-}
-
 static const luaL_Reg funcs[] = {
-  {"retarget_new", retarget_new},
-  {"retarget_info", retarget_info},
-  {"rig_new", rig_new},
-  {"rig_info", rig_info},
-  {"rig_joints", rig_joints},
   {"animator_new", animator_new},
   {"animator_state", animator_state},
   {"animator_play", animator_play},
@@ -632,13 +479,6 @@ static const luaL_Reg readers[] = {
   {NULL, NULL}
 };
 
-static void new_meta(lua_State *L, const char *name, lua_CFunction gc, const char *field) {
-  luaL_newmetatable(L, name);
-  lua_pushcfunction(L, gc);
-  lua_setfield(L, -2, "__gc");
-  lua_setfield(L, -2, field);
-}
-
 /* Pushes the batch update's scratch of this state (made on first use). */
 static void push_batch_scratch(lua_State *L) {
   batch_scratch *s;
@@ -659,16 +499,13 @@ static void push_batch_scratch(lua_State *L) {
 }
 
 void anim_lua_open_animator(lua_State *L) {
-  new_meta(L, RIG_MT, rig_gc, "rig_metatable");
-  new_meta(L, ANIMATOR_MT, animator_gc, "animator_metatable");
+  anim_lua_newmeta(L, ANIM_ANIMATOR_MT, animator_gc, "animator_metatable");
   push_batch_scratch(L);
-  luaL_getmetatable(L, ANIMATOR_MT);
+  luaL_getmetatable(L, ANIM_ANIMATOR_MT);
   lua_pushcclosure(L, animators_update, 2);
   lua_setfield(L, -2, "animators_update");
-  new_meta(L, TRACK_MT, track_gc, "track_metatable");
-  luaL_newmetatable(L, RETARGET_MT);
-  lua_setfield(L, -2, "retarget_metatable");
+  anim_lua_newmeta(L, ANIM_TRACK_MT, track_gc, "track_metatable");
   luaL_setfuncs(L, funcs, 0);
-  luaL_getmetatable(L, ANIMATOR_MT);
+  luaL_getmetatable(L, ANIM_ANIMATOR_MT);
   luaL_setfuncs(L, readers, 1);
 }

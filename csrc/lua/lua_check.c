@@ -10,10 +10,10 @@
 #include "lua.h"
 #include "lauxlib.h"
 
+#include "core/codes.h"
 #include "lua_helpers.h"
 
-/* What was wrong (json.lua knows the codes). */
-enum { BAD_STRING = 1, BAD_KEY_LENGTH, BAD_KEY_TYPE, BAD_NUMBER, TOO_DEEP, BAD_VALUE };
+/* What was wrong: ANIM_TREE_* (codes.h; json.lua words the message). */
 
 typedef struct walk {
   lua_State *L;
@@ -49,19 +49,19 @@ static int check(walk *w, int depth) {
   int v = lua_gettop(L);
   switch (lua_type(L, v)) {
     case LUA_TSTRING:
-      if (lua_rawlen(L, v) > w->max_string) { w->code = BAD_STRING; return 1; }
+      if (lua_rawlen(L, v) > w->max_string) { w->code = ANIM_TREE_BAD_STRING; return 1; }
       return 0;
     case LUA_TNUMBER:
-      if (!lua_isinteger(L, v) && !isfinite(lua_tonumber(L, v))) { w->code = BAD_NUMBER; return 1; }
+      if (!lua_isinteger(L, v) && !isfinite(lua_tonumber(L, v))) { w->code = ANIM_TREE_BAD_NUMBER; return 1; }
       return 0;
     case LUA_TBOOLEAN: return 0;
     case LUA_TTABLE: break;
     default:
       if (is_null(L, v)) return 0;
-      w->code = BAD_VALUE;
+      w->code = ANIM_TREE_BAD_VALUE;
       return 1;
   }
-  if (depth > w->max_depth) { w->code = TOO_DEEP; return 1; }
+  if (depth > w->max_depth) { w->code = ANIM_TREE_TOO_DEEP; return 1; }
   luaL_checkstack(L, 4, "nested too deep");
   lua_pushnil(L);
   while (lua_next(L, v)) {
@@ -69,19 +69,19 @@ static int check(walk *w, int depth) {
     int tk = lua_type(L, v + 1);
     if (tk == LUA_TSTRING) {
       if (lua_rawlen(L, v + 1) > w->max_string) {
-        w->code = BAD_KEY_LENGTH;
+        w->code = ANIM_TREE_BAD_KEY_LENGTH;
         lua_pushvalue(L, v + 1);
         return 1;
       }
     } else if (!(tk == LUA_TNUMBER && index_key(L, v + 1))) {
-      w->code = BAD_KEY_TYPE;
+      w->code = ANIM_TREE_BAD_KEY_TYPE;
       lua_pushvalue(L, v + 1);
       return 1;
     }
     if (lua_type(L, v + 2) == LUA_TNUMBER) {
       /* numbers, the bulk of a clip, without a call */
       if (!lua_isinteger(L, v + 2) && !isfinite(lua_tonumber(L, v + 2))) {
-        w->code = BAD_NUMBER;
+        w->code = ANIM_TREE_BAD_NUMBER;
         add_step(w, v + 1);
         return 1;
       }

@@ -10,25 +10,11 @@
 #include "lauxlib.h"
 
 #include "core/amath.h"
-#include "core/clip.h"
 #include "lua_helpers.h"
 
-#define MAX_KEYS 1000000  /* per curve: bounds memory for hostile input */
+#define MAX_KEYS ANIM_MAX_CURVE_KEYS  /* per curve: bounds memory for hostile input */
 
-/* The clip, and the key cursors clip:sample keeps between calls (a cache
- * beside the immutable clip: steady forward sampling finds keys in O(1)). */
-typedef struct { anim_clip *clip; int *cursors; size_t ncursors; } clip_box;
-
-anim_clip *anim_lua_toclip(lua_State *L, int idx) {
-  clip_box *b = luaL_testudata(L, idx, ANIM_CLIP_MT);
-  return b ? b->clip : NULL;
-}
-
-anim_clip *anim_lua_checkclip(lua_State *L, int idx) {
-  clip_box *b = luaL_checkudata(L, idx, ANIM_CLIP_MT);
-  if (!b->clip) luaL_argerror(L, idx, "clip is not built");
-  return b->clip;
-}
+typedef anim_clip_box clip_box;
 
 static int clip_gc(lua_State *L) {
   clip_box *b = luaL_checkudata(L, 1, ANIM_CLIP_MT);
@@ -318,20 +304,7 @@ static int clip_new(lua_State *L) {
 }
 
 /* core.clip_info(clip) -> the info table given to clip_new */
-static int clip_info(lua_State *L) {
-  luaL_checkudata(L, 1, ANIM_CLIP_MT);
-  lua_getiuservalue(L, 1, 1);
-  return 1;
-}
-
-static void push_numbers(lua_State *L, const double *v, size_t n) {
-  size_t i;
-  lua_createtable(L, (int)n, 0);
-  for (i = 0; i < n; i++) {
-    lua_pushnumber(L, v[i]);
-    lua_rawseti(L, -2, (lua_Integer)i + 1);
-  }
-}
+static int clip_info(lua_State *L) { return anim_lua_uservalue(L, ANIM_CLIP_MT, 1); }
 
 /* core.clip_sample(clip, t) -> { joint = { position, rotation, scale } } */
 static int clip_sample(lua_State *L) {
@@ -353,9 +326,9 @@ static int clip_sample(lua_State *L) {
     if (ch & ANIM_CH_SCL) for (k = 0; k < 3; k++) v[7 + k] = s[7 + k];
     anim_finite10(v);
     lua_createtable(L, 0, 3);
-    if (ch & ANIM_CH_POS) { push_numbers(L, pos, 3); lua_setfield(L, -2, "position"); }
-    if (ch & ANIM_CH_ROT) { push_numbers(L, rot, 4); lua_setfield(L, -2, "rotation"); }
-    if (ch & ANIM_CH_SCL) { push_numbers(L, scl, 3); lua_setfield(L, -2, "scale"); }
+    if (ch & ANIM_CH_POS) { anim_lua_pushnumbers(L, pos, 3); lua_setfield(L, -2, "position"); }
+    if (ch & ANIM_CH_ROT) { anim_lua_pushnumbers(L, rot, 4); lua_setfield(L, -2, "rotation"); }
+    if (ch & ANIM_CH_SCL) { anim_lua_pushnumbers(L, scl, 3); lua_setfield(L, -2, "scale"); }
     lua_setfield(L, -2, c->joints[j].name);
   }
   return 1;
@@ -375,8 +348,8 @@ static int clip_keys(lua_State *L) {
   luaL_argcheck(L, ch >= ANIM_K_POS && ch <= ANIM_K_PW, 3, "no such channel");
   k = &c->joints[j - 1].keys[ch];
   if (k->n <= 0) return 0;
-  push_numbers(L, k->t, (size_t)k->n);
-  push_numbers(L, k->v, (size_t)k->n * (size_t)k->arity);
+  anim_lua_pushnumbers(L, k->t, (size_t)k->n);
+  anim_lua_pushnumbers(L, k->v, (size_t)k->n * (size_t)k->arity);
   lua_createtable(L, k->n, 0);
   for (i = 0; i < k->n; i++) {
     lua_pushinteger(L, k->ie[i]);
@@ -387,7 +360,7 @@ static int clip_keys(lua_State *L) {
     for (i = 0; i < k->n; i++) {
       const double *h = anim_keys_handle(k, i);
       if (!h) continue;
-      push_numbers(L, h, ANIM_HREC(k->arity));
+      anim_lua_pushnumbers(L, h, ANIM_HREC(k->arity));
       lua_rawseti(L, -2, i + 1);
     }
   } else {
@@ -412,9 +385,6 @@ static const luaL_Reg clip_funcs[] = {
 };
 
 void anim_lua_open_clip(lua_State *L) {
-  luaL_newmetatable(L, ANIM_CLIP_MT);
-  lua_pushcfunction(L, clip_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_setfield(L, -2, "clip_metatable");
+  anim_lua_newmeta(L, ANIM_CLIP_MT, clip_gc, "clip_metatable");
   luaL_setfuncs(L, clip_funcs, 0);
 }

@@ -1,6 +1,7 @@
 -- anim: animation clips, rigs and animators for Lua 5.4, with a C core.
 -- See docs/api.md for the whole API.
 local E = require "anim.base.errors"
+local args = require "anim.base.args"
 local json = require "anim.base.json"
 local clip = require "anim.format.clip"
 local encode = require "anim.format.encode"
@@ -8,12 +9,8 @@ local encode = require "anim.format.encode"
 local anim = { _VERSION = "anim dev-1" }
 
 -- Argument checks: a Lua error naming the argument and what it had (an
--- optional argument may be nil).
-local function check_arg(v, ty, n, fname, optional)
-  if type(v) ~= ty and not (optional and v == nil) then
-    error(string.format("bad argument #%d to '%s' (%s expected, got %s)", n, fname, ty, type(v)), 3)
-  end
-end
+-- optional argument may be nil), at the caller's line.
+local check_arg = args.check
 
 -- anim.load(path) -> clip | nil, message
 function anim.load(path)

@@ -104,9 +104,10 @@ end
 -- Raises a failure naming the JSON path of the first offence.  The readers
 -- call it after their own checks, which give more specific messages for
 -- the fields they know; this catches the rest (unknown fields, payloads).
--- The walk is core.check_tree (csrc/lua_check.c: in Lua it cost more than
+-- The walk is core.check_tree (csrc/lua/lua_check.c: in Lua it cost more than
 -- the decoding); it finds the place, the message is made here.
 local check_tree = require("anim.core").check_tree
+local TREE = require("anim.base.codes").tree
 
 local function path_of(keys)
   local path = ""
@@ -122,16 +123,16 @@ function M.check(v)
   local code, keys, what = check_tree(v, L.strings, L.depth)
   if not code then return v end
   local path = path_of(keys)
-  if code == 1 then
+  if code == TREE.bad_string then
     E.fail(path, "string too long (%d bytes; at most %d, anim.limits.strings)", #what, L.strings)
-  elseif code == 2 then
+  elseif code == TREE.bad_key_length then
     E.fail(path, "key too long (%d bytes; at most %d, anim.limits.strings)", #what, L.strings)
-  elseif code == 3 then
+  elseif code == TREE.bad_key_type then
     E.fail(path, "keys must be strings or array indices, got %s",
       type(what) == "number" and E.num(what) or E.describe(what))
-  elseif code == 4 then
+  elseif code == TREE.bad_number then
     E.fail(path, "number must be finite, got %s", E.describe(what))
-  elseif code == 5 then
+  elseif code == TREE.too_deep then
     E.fail(path, "nested deeper than %d levels (anim.limits.depth)", L.depth)
   end
   E.fail(path, "value must be a string, number, boolean, null, array or object, got %s", type(what))

@@ -5,6 +5,8 @@
 -- them up at each call, so a host changes them with anim.set_limits{...}
 -- (which returns the previous values, to restore them later) and reads them
 -- through anim.limits (read-only).
+local args = require "anim.base.args"
+
 local M = {}
 
 -- name -> { default, hard maximum, what it bounds (for messages and docs) }
@@ -49,21 +51,21 @@ end
 -- leaves a limit as it is.  Nothing changes unless every value is valid.
 function M.set(t)
   if type(t) ~= "table" then
-    error("bad argument #1 to 'set_limits' (table expected, got " .. type(t) .. ")", 3)
+    args.error(1, "set_limits", "table expected, got " .. type(t))
   end
   for k, v in pairs(t) do
     local s = SPEC[k]
     if not s then
-      error(string.format("bad argument #1 to 'set_limits' (unknown limit '%s'; the limits are %s)",
-        tostring(k), table.concat(names(), ", ")), 3)
+      args.error(1, "set_limits", string.format("unknown limit '%s'; the limits are %s",
+        tostring(k), table.concat(names(), ", ")))
     end
     if math.type(v) ~= "integer" and not (type(v) == "number" and v % 1 == 0 and v == v) then
-      error(string.format("bad argument #1 to 'set_limits' (%s must be a whole number, got %s)",
-        k, type(v) == "number" and string.format("%.14g", v) or type(v)), 3)
+      args.error(1, "set_limits", string.format("%s must be a whole number, got %s",
+        k, type(v) == "number" and string.format("%.14g", v) or type(v)))
     end
     if v < 1 or v > s[2] then
-      error(string.format("bad argument #1 to 'set_limits' (%s must be from 1 to %d, got %s)",
-        k, math.tointeger(s[2]), string.format("%.14g", v)), 3)
+      args.error(1, "set_limits", string.format("%s must be from 1 to %d, got %s",
+        k, math.tointeger(s[2]), string.format("%.14g", v)))
     end
   end
   local old = M.get()
@@ -75,7 +77,7 @@ end
 M.view = setmetatable({}, {
   __index = function(_, k) return current[k] end,
   __newindex = function(_, k)
-    error("anim.limits is read-only (use anim.set_limits{ " .. tostring(k) .. " = n })", 2)
+    args.raise("anim.limits is read-only (use anim.set_limits{ " .. tostring(k) .. " = n })")
   end,
   __pairs = function()
     return function(_, k)

@@ -3,6 +3,7 @@
 -- (clip:markers()), and clip:sample(t) evaluates every curve in C.
 local core = require "anim.core"
 local E = require "anim.base.errors"
+local args = require "anim.base.args"
 local format = require "anim.format.read"
 
 local M = {}
@@ -26,7 +27,7 @@ end
 local methods = {}
 
 function methods.sample(self, t)
-  if type(t) ~= "number" then error("bad argument #1 to 'sample' (number expected, got " .. type(t) .. ")", 2) end
+  args.check(t, "number", 1, "sample")
   return core.clip_sample(self, t)
 end
 -- clip:bindings(rig [, map]) -> { clip joint = { joint = rig joint | nil,
@@ -34,9 +35,9 @@ end
 function methods.bindings(self, rig, map)
   local rigmod = require "anim.format.rig"
   local retarget = require "anim.format.retarget"
-  if not rigmod.is_rig(rig) then error("bad argument #1 to 'bindings' (rig expected, got " .. type(rig) .. ")", 2) end
+  if not rigmod.is_rig(rig) then args.error(1, "bindings", "rig expected, got " .. args.typename(rig)) end
   if map ~= nil and not retarget.is_map(map) then
-    error("bad argument #2 to 'bindings' (retarget map expected, got " .. type(map) .. ")", 2)
+    args.error(2, "bindings", "retarget map expected, got " .. args.typename(map))
   end
   local out = {}
   for name, r in pairs(require("anim.format.bind").resolve(self, rig, map)) do
@@ -69,7 +70,7 @@ mt.__index = function(self, k)
   end
 end
 mt.__newindex = function(_, k)
-  error("clips are read-only (cannot set '" .. tostring(k) .. "')", 2)
+  args.raise("clips are read-only (cannot set '" .. tostring(k) .. "')")
 end
 mt.__tostring = function(self)
   local info = info_of(self)

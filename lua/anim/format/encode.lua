@@ -12,6 +12,7 @@
 -- significant digits, which would change the numbers and so the samples.
 local core = require "anim.core"
 local E = require "anim.base.errors"
+local args = require "anim.base.args"
 local json = require "anim.base.json"
 local limits = require "anim.base.limits"
 local clipmod = require "anim.format.clip"
@@ -390,25 +391,24 @@ end
 local function check_options(options, n, fname)
   if options == nil then return nil end
   if type(options) ~= "table" then
-    error(string.format("bad argument #%d to '%s' (table of options expected, got %s)", n, fname, type(options)), 3)
+    args.error(n, fname, string.format("table of options expected, got %s", type(options)))
   end
   for k in pairs(options) do
     if k ~= "version" then
-      error(string.format("bad argument #%d to '%s' (unknown option '%s'; the options are: version)",
-        n, fname, tostring(k)), 3)
+      args.error(n, fname, string.format("unknown option '%s'; the options are: version", tostring(k)))
     end
   end
   local v = options.version
   if v ~= nil and v ~= 1 and v ~= 3 then
-    error(string.format("bad argument #%d to '%s' (option 'version' must be 1 or 3, got %s)",
-      n, fname, type(v) == "number" and tostring(v) or type(v)), 3)
+    args.error(n, fname, string.format("option 'version' must be 1 or 3, got %s",
+      type(v) == "number" and tostring(v) or type(v)))
   end
   return v
 end
 
 local function check_clip(c, fname)
   if not clipmod.is_clip(c) then
-    error(string.format("bad argument #1 to '%s' (anim.clip expected, got %s)", fname, type(c)), 3)
+    args.error(1, fname, "anim.clip expected, got " .. args.typename(c))
   end
 end
 
@@ -458,7 +458,7 @@ end
 function M.save(c, path, options)
   check_clip(c, "save")
   if type(path) ~= "string" then
-    error(string.format("bad argument #2 to 'save' (string expected, got %s)", type(path)), 2)
+    args.error(2, "save", string.format("string expected, got %s", type(path)))
   end
   check_options(options, 3, "save")
   local text, approx = M.encode(c, options)

@@ -13,6 +13,7 @@
 -- Version 1 clips (poses at keyframes) keep their table as it is.
 local core = require "anim.core"
 local format = require "anim.format.read"
+local codes = require "anim.base.codes"
 
 local M = {}
 
@@ -21,9 +22,11 @@ local PLACEHOLDER = { __name = "anim.keys" }
 -- { keep or false, whole or false }.  The joint and the channel are those
 -- of the place it is at.
 local IN_CORE = setmetatable({}, PLACEHOLDER)
-local SLOT = { position = 0, rotation = 1, scale = 2 } -- ANIM_K_* (csrc/clip.h)
--- the core's interpolation byte: code | ease << 4 | HAS_INTERP | HAS_EASE
+local SLOT = codes.slot -- position, rotation, scale: the core's key slots
+-- the core's interpolation byte: code | ease << ease_shift | HAS_INTERP | HAS_EASE
 local INTERPS, EASES, HAS_INTERP, HAS_EASE = format.INTERPS, format.EASES, format.HAS_INTERP, format.HAS_EASE
+local INTERP_MASK, EASE_MASK, EASE_SHIFT = codes.keybyte.interp_mask, codes.keybyte.ease_mask, codes.keybyte.ease_shift
+local OUT_ONE, IN_ONE = codes.handle.out_one, codes.handle.in_one
 
 -- The list of keys of channel ch of joint j (1-based, in info.joints'
 -- order) with placeholder p, as the file had it.
@@ -37,17 +40,17 @@ local function keys_of(clip, j, ch, p)
       for a = 1, arity do val[a] = v[b + a] end
       local byte = ie[i]
       k = { t[i], val }
-      if byte & HAS_INTERP ~= 0 then k[3] = INTERPS[(byte & 15) + 1] end
+      if byte & HAS_INTERP ~= 0 then k[3] = INTERPS[(byte & INTERP_MASK) + 1] end
       local extra = keep and keep[i] or nil
       local r = h and h[i]
       if not extra and (byte & HAS_EASE ~= 0 or r) then
         extra = {}
-        if byte & HAS_EASE ~= 0 then extra.ease = EASES[(byte >> 4 & 3) + 1] end
+        if byte & HAS_EASE ~= 0 then extra.ease = EASES[((byte & EASE_MASK) >> EASE_SHIFT) + 1] end
         if r then
           -- a record: out dt, in dt (NaN: absent), out dv[3], in dv[3], form
           local form = math.tointeger(r[9])
-          if r[1] == r[1] then extra.out = { r[1], form & 1 ~= 0 and r[3] or { r[3], r[4], r[5] } } end
-          if r[2] == r[2] then extra["in"] = { r[2], form & 2 ~= 0 and r[6] or { r[6], r[7], r[8] } } end
+          if r[1] == r[1] then extra.out = { r[1], form & OUT_ONE ~= 0 and r[3] or { r[3], r[4], r[5] } } end
+          if r[2] == r[2] then extra["in"] = { r[2], form & IN_ONE ~= 0 and r[6] or { r[6], r[7], r[8] } } end
         end
       end
       k[4] = extra

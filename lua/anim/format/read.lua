@@ -1,45 +1,46 @@
--- format.lua: reads a clip table in the shape of a .anim file (versions 1,
+-- read.lua: reads a clip table in the shape of a .anim file (versions 1,
 -- 2 and 3), checks every field, and turns it into the description the C
 -- core builds a clip from (core.clip_new) plus the info table the Lua API
 -- reads (metadata, timed items).  Nothing here samples: the C core does.
 local E = require "anim.base.errors"
 local Q = require "anim.base.quat"
 local limits = require "anim.base.limits"
+local codes = require "anim.base.codes"
 
 local M = {}
 
 local fail, describe, key, index, num = E.fail, E.describe, E.key, E.index, E.num
 
--- Names and their codes in the C core (csrc/amath.h, csrc/clip.h). ---------
+-- Names and their codes in the C core: all from csrc/core/codes.h --------
 
-local INTERPS = { "linear", "step", "catmullrom", "bezier", "sine", "quad", "cubic",
-  "quart", "quint", "expo", "circ", "back", "bounce", "elastic" }
-local INTERP_CODE = {}
-for i, n in ipairs(INTERPS) do INTERP_CODE[n] = i - 1 end
-local EASES = { "in", "out", "inOut" }
-local EASE_CODE = { ["in"] = 0, out = 1, inOut = 2 }
+local INTERPS = codes.names("interp")
+local INTERP_CODE = codes.interp
+local EASES = codes.names("ease")
+local EASE_CODE = codes.ease
 local FIRST_EASING = INTERP_CODE.sine
+-- The direction of an easing whose key leaves `ease` out: back, bounce and
+-- elastic ease out, the others in (docs/format-reference.md).
 local function default_ease(code)
-  return (code == INTERP_CODE.back or code == INTERP_CODE.bounce or code == INTERP_CODE.elastic) and 1 or 0
+  return (code == INTERP_CODE.back or code == INTERP_CODE.bounce or code == INTERP_CODE.elastic)
+    and EASE_CODE.out or EASE_CODE["in"]
 end
 
-M.LOOPS = { "once", "loop", "hold", "pingpong" }
-M.BLENDS = { "normal", "additive" }
-M.SPACES = { "body", "view" }
-M.SIDES = { "both", "server", "client" }
-M.EULERS = { "xyz", "xzy", "yxz", "yzx", "zxy", "zyx" }
-M.PRIORITIES = { core = 0, idle = 1, movement = 2, action = 3, action2 = 4, action3 = 5, action4 = 6 }
-local PRIORITY_NAMES = { "core", "idle", "movement", "action", "action2", "action3", "action4" }
+M.LOOPS = codes.names("loop")
+M.BLENDS = codes.names("blend")
+M.SPACES = codes.names("space")
+M.SIDES = codes.names("side")
+M.EULERS = codes.names("euler")
+M.PRIORITIES = codes.priority
+local PRIORITY_NAMES = codes.names("priority")
 M.INTERPS, M.EASES = INTERPS, EASES
 
-local CYCLE_MODES = { "none", "repeat", "offset", "mirror" }
-local MOD_TYPES = { "cycles", "stepped", "noise", "limits", "envelope" }
--- C codes: cycles 0, stepped 1, noise 2, limits 3, envelope 4 (curve.h)
+local CYCLE_MODES = codes.names("cycle")
+local MOD_TYPES = codes.names("modifier")
 
 -- The limits (limits.lua) are read at each call: a host changes them with
 -- anim.set_limits.  MAX_CURVE_KEYS is the C core's own bound on one curve.
 local L = limits.current
-local MAX_CURVE_KEYS = 1000000
+local MAX_CURVE_KEYS = codes.const.max_curve_keys
 M.LIMITS = L
 
 -- What the clip being read has used of its limits (reset by M.read).
@@ -163,11 +164,13 @@ local function interp_code(v, path)
   return c
 end
 
--- The core's interpolation byte (csrc/curve.h): the code, the ease << 4,
--- and whether the key wrote its interpolation (64) and its ease (128),
--- kept so that the clip encodes back to the same keys.
-local HAS_INTERP, HAS_EASE = 64, 128
-M.HAS_INTERP, M.HAS_EASE = HAS_INTERP, HAS_EASE
+-- The core's interpolation byte (codes.keybyte): the code, the ease times
+-- EASE_UNIT (ease << ease_shift), and whether the key wrote its
+-- interpolation and its ease, kept so that the clip encodes back to the
+-- same keys.
+local HAS_INTERP, HAS_EASE = codes.keybyte.has_interp, codes.keybyte.has_ease
+local EASE_UNIT = math.floor(2 ^ codes.keybyte.ease_shift)
+M.HAS_INTERP, M.HAS_EASE, M.EASE_UNIT = HAS_INTERP, HAS_EASE, EASE_UNIT
 
 -- A handle record for the core (csrc/curve.h, arity 3): out dt, in dt (NaN
 -- when absent), out dv[3], in dv[3], then 1 when the out dv was written as
@@ -239,7 +242,7 @@ local function read_key(ch, n, k, path, channel, prev)
   elseif code >= FIRST_EASING then
     ease = default_ease(code)
   end
-  ch.t[n], ch.vals[n], ch.ie[n] = t, v, ie + 16 * ease
+  ch.t[n], ch.vals[n], ch.ie[n] = t, v, ie + EASE_UNIT * ease
   ch.whole = ch.whole or {}
   ch.whole[n] = k
   return t
@@ -379,7 +382,7 @@ local function read_keys(list, path, channel, lua_table)
     end
     if t then
       T[n], V[n] = t, v
-      IE[n] = code + 16 * ease + (c3 ~= nil and HAS_INTERP or 0) + (ew and HAS_EASE or 0)
+      IE[n] = code + EASE_UNIT * ease + (c3 ~= nil and HAS_INTERP or 0) + (ew and HAS_EASE or 0)
       if hd then
         ch.h = ch.h or {}
         ch.h[n] = hd
@@ -438,8 +441,8 @@ local function read_modifier(m, path)
   if out.enabled == nil then out.enabled = true end
   local tyname = MOD_TYPES[ty]
   if tyname == "cycles" then
-    out.before = E.absent(m.before) and 1 or E.enum(m.before, CYCLE_MODES, key(path, "before"), "cycles mode") - 1
-    out.after = E.absent(m.after) and 1 or E.enum(m.after, CYCLE_MODES, key(path, "after"), "cycles mode") - 1
+    out.before = E.absent(m.before) and codes.cycle["repeat"] or E.enum(m.before, CYCLE_MODES, key(path, "before"), "cycles mode") - 1
+    out.after = E.absent(m.after) and codes.cycle["repeat"] or E.enum(m.after, CYCLE_MODES, key(path, "after"), "cycles mode") - 1
   elseif tyname == "stepped" then
     out.p1 = opt_number(m, "step", path, 0.1)
     out.p2 = opt_number(m, "offset", path, 0)
@@ -503,7 +506,7 @@ local function read_items(c, info, items, path)
   local lists = { markers = list("markers"), events = list("events"), sounds = list("sounds"), plays = list("plays") }
   local last = nil
   local function add(t, kind, i, side)
-    items[#items + 1] = { t = t, kind = kind, index = i - 1, side = side or 0 }
+    items[#items + 1] = { t = t, kind = kind, index = i - 1, side = side or codes.side.both }
     if not last or t > last then last = t end
   end
   info.markers, info.events, info.sounds, info.plays = {}, {}, {}, {}
@@ -515,7 +518,7 @@ local function read_items(c, info, items, path)
     local value = m.value
     if E.absent(value) then value = nil else E.string(value, key(p, "value"), "value") end
     info.markers[i] = { time = t, name = name, value = value }
-    add(t, 0, i)
+    add(t, codes.item.marker, i)
   end
   for i, ev in ipairs(lists.events) do
     local p = index(key(path, "events"), i)
@@ -524,7 +527,7 @@ local function read_items(c, info, items, path)
     local name = E.string(ev.name, key(p, "name"), "name")
     local on = E.absent(ev.on) and 1 or E.enum(ev.on, M.SIDES, key(p, "on"), "side")
     info.events[i] = { time = t, name = name, payload = ev.payload, on = M.SIDES[on] }
-    add(t, 1, i, on - 1)
+    add(t, codes.item.event, i, on - 1)
   end
   for i, s in ipairs(lists.sounds) do
     local p = index(key(path, "sounds"), i)
@@ -538,17 +541,17 @@ local function read_items(c, info, items, path)
     local volume = E.absent(s.volume) and 1 or E.number(s.volume, key(p, "volume"), "volume")
     local pitch = E.absent(s.pitch) and 1 or E.number(s.pitch, key(p, "pitch"), "pitch")
     info.sounds[i] = { time = t, sound = id, volume = volume, pitch = pitch }
-    add(t, 2, i)
+    add(t, codes.item.sound, i)
   end
   for i, pl in ipairs(lists.plays) do
     local p = index(key(path, "plays"), i)
     E.object(pl, p, "play")
     local t = E.number(pl.time, key(p, "time"), "time")
     local clip = E.string(pl.clip, key(p, "clip"), "clip path")
-    local fade = E.absent(pl.fade) and 0.1 or E.number(pl.fade, key(p, "fade"), "fade")
+    local fade = E.absent(pl.fade) and codes.float.default_fade or E.number(pl.fade, key(p, "fade"), "fade")
     if fade < 0 then fail(key(p, "fade"), "fade must be >= 0, got %s", num(fade)) end
     info.plays[i] = { time = t, clip = clip, fade = fade }
-    add(t, 3, i)
+    add(t, codes.item.play, i)
   end
   return last
 end
@@ -557,8 +560,7 @@ end
 
 local function read_common(c, info, desc)
   if not E.absent(c.mask) then
-    info.mask = M.mask(c.mask, "mask")
-    desc.mask = info.mask
+    info.mask = M.mask(c.mask, "mask") -- (applied by format/bind.lua: the core plays the joints it is given)
   end
   info.blend = "normal"
   if not E.absent(c.blend) then
@@ -567,8 +569,7 @@ local function read_common(c, info, desc)
   end
   info.space = "body"
   if not E.absent(c.space) then
-    desc.space = E.enum(c.space, M.SPACES, "space", "space") - 1
-    info.space = M.SPACES[desc.space + 1]
+    info.space = M.SPACES[E.enum(c.space, M.SPACES, "space", "space")] -- (checked by the animator, in Lua)
   end
   if not E.absent(c.skeleton) then info.skeleton = M.skeleton(c.skeleton, "skeleton") end
   if not E.absent(c.retarget) then
@@ -773,7 +774,7 @@ local function read_v1(c, info, desc)
           end
           out.interp = code
         end
-        out.ease = 2
+        out.ease = EASE_CODE.inOut
         if not E.absent(pose.direction) then
           local d = pose.direction
           if type(d) ~= "string" then
@@ -814,7 +815,7 @@ local function read_v1(c, info, desc)
       local pose = poses[i][name]
       local pos = pose and pose.pos or ZERO
       local rot = pose and pose.rot or IDENTITY
-      ie[i] = (pose and pose.interp or INTERP_CODE.linear) + 16 * (pose and pose.ease or 2)
+      ie[i] = (pose and pose.interp or INTERP_CODE.linear) + EASE_UNIT * (pose and pose.ease or EASE_CODE.inOut)
       for a = 1, 3 do pv[3 * (i - 1) + a] = pos[a] end
       for a = 1, 4 do qv[4 * (i - 1) + a] = rot[a] end
       wv[i] = pose and pose.w or 1
@@ -870,16 +871,16 @@ function M.read(c, from_file)
     if not E.absent(c.loop) then loop = E.enum(c.loop, M.LOOPS, "loop", "loop mode") end
     desc.loop = loop - 1
     info.loop = M.LOOPS[loop]
-    desc.euler = 2
+    desc.euler = codes.euler.yxz
     if not E.absent(c.euler) then desc.euler = euler_code(c.euler, "euler") end
     info.euler = M.EULERS[desc.euler + 1]
     last = read_curves(c, info, desc, from_file)
   else
     local looped = false
     if not E.absent(c.looped) then looped = E.boolean(c.looped, "looped", "looped") end
-    desc.loop = looped and 1 or 0
+    desc.loop = looped and codes.loop.loop or codes.loop.once
     info.loop = looped and "loop" or "once"
-    desc.euler = 2
+    desc.euler = codes.euler.yxz
     info.euler = "yxz"
     last = read_v1(c, info, desc)
   end

@@ -4,6 +4,7 @@
 -- carried across as the same turn in the world) and a scale for positions.
 local core = require "anim.core"
 local E = require "anim.base.errors"
+local args = require "anim.base.args"
 local json = require "anim.base.json"
 local format = require "anim.format.read"
 local rigmod = require "anim.format.rig"
@@ -78,7 +79,7 @@ mt.__index = function(self, k)
     return out
   end
 end
-mt.__newindex = function() error("retarget maps are read-only", 2) end
+mt.__newindex = function() args.raise("retarget maps are read-only") end
 mt.__tostring = function(self) return "anim.retarget(" .. tostring(core.retarget_info(self).name) .. ")" end
 
 function M.is_map(v) return getmetatable(v) == mt end

@@ -3,12 +3,13 @@
 -- { {name=, parent=, position=, rotation=}, ... } } builds any other.
 local core = require "anim.core"
 local E = require "anim.base.errors"
+local args = require "anim.base.args"
 local format = require "anim.format.read"
 local Q = require "anim.base.quat"
 
 local M = {}
 local fail, key, index = E.fail, E.key, E.index
-M.MAX_JOINTS = 65536
+M.MAX_JOINTS = require("anim.base.codes").const.max_rig_joints
 
 -- The rig of the legacy XML viewer, in blocks, +Y up, facing +Z, its right
 -- side at -X (DESIGN.md, import-notes.md).  Rest rotations are zero.
@@ -95,10 +96,10 @@ function M.new(def, name)
     return nil, "rig: unknown built-in rig '" .. def .. "' (expected \"player\" or a table)"
   end
   if type(def) ~= "table" then
-    error("bad argument #1 to 'rig' (\"player\" or table expected, got " .. type(def) .. ")", 3)
+    args.error(1, "rig", "\"player\" or table expected, got " .. args.typename(def))
   end
   if name ~= nil and type(name) ~= "string" then
-    error("bad argument #2 to 'rig' (string expected, got " .. type(name) .. ")", 3)
+    args.error(2, "rig", "string expected, got " .. args.typename(name))
   end
   return E.catch(name or "rig", build, def)
 end
@@ -117,7 +118,7 @@ function methods.has(self, name) return core.rig_info(self).index[name] ~= nil e
 local mt = core.rig_metatable
 mt.__name = "anim.rig"
 mt.__index = methods
-mt.__newindex = function() error("rigs are read-only", 2) end
+mt.__newindex = function() args.raise("rigs are read-only") end
 mt.__tostring = function(self) return "anim.rig(" .. #core.rig_info(self).names .. " joints)" end
 
 function M.is_rig(v) return getmetatable(v) == mt end

@@ -4,6 +4,7 @@
 -- joint; the per-frame path allocates nothing while callbacks fire.
 local core = require "anim.core"
 local format = require "anim.format.read"
+local codes = require "anim.base.codes"
 local bind = require "anim.format.bind"
 local clipmod = require "anim.format.clip"
 local rigmod = require "anim.format.rig"
@@ -12,7 +13,11 @@ local retarget = require "anim.format.retarget"
 
 local M = {}
 
-local SIDES = { both = 0, server = 1, client = 2 }
+local SIDES = codes.side
+local ST = codes.status
+local EV_ITEM, EV_LOOPED, EV_STOPPED = codes.event.item, codes.event.looped, codes.event.stopped
+local MARKER, EVENT, SOUND = codes.item.marker, codes.item.event, codes.item.sound
+local DEFAULT_FADE = codes.float.default_fade
 local clip_info, track_uv, animator_state = core.clip_info, core.track_uservalue, core.animator_state
 local core_update, core_event = core.animator_update, core.animator_event
 local core_update_list = core.animators_update
@@ -21,9 +26,8 @@ local traceback = debug.traceback
 local type = type
 local yield, resume, create, isyieldable = coroutine.yield, coroutine.resume, coroutine.create, coroutine.isyieldable
 
-local function argerror(n, fname, msg)
-  error(string.format("bad argument #%d to '%s' (%s)", n, fname, msg), 3)
-end
+local args = require "anim.base.args"
+local argerror = args.error
 
 local finite = require("anim.base.errors").finite
 
@@ -62,10 +66,9 @@ function Connection:disconnect()
   self.owner[self.field] = new
 end
 
-local function connect(owner, field, fn, fname)
-  if type(fn) ~= "function" then
-    error(string.format("bad argument to '%s' (function expected, got %s)", fname, type(fn)), 3)
-  end
+-- n: the position of fn among the method's arguments.
+local function connect(owner, field, fn, fname, n)
+  if type(fn) ~= "function" then argerror(n or 1, fname, "function expected, got " .. args.typename(fn)) end
   local c = setmetatable({ fn = fn, owner = owner, field = field, connected = true }, Connection)
   local old, new = owner[field] or {}, {}
   for i, x in ipairs(old) do new[i] = x end
@@ -175,10 +178,9 @@ local function play(self, clip, opts, fname)
   local st = animator_state(self)
   local info = clip_info(clip)
   if info.space == "view" and st.space ~= "view" then
-    error(string.format("bad argument #1 to '%s' (clip '%s' is a view clip: a body animator cannot play it)",
-      fname, tostring(info.name)), 3)
+    argerror(1, fname, string.format("clip '%s' is a view clip: a body animator cannot play it", tostring(info.name)))
   end
-  local fade = opt_number(opts, "fade", 0.1, 0, fname)
+  local fade = opt_number(opts, "fade", DEFAULT_FADE, 0, fname)
   local weight = opt_number(opts, "weight", 1, 0, fname)
   local speed = opt_number(opts, "speed", 1, nil, fname)
   local priority = opts.priority
@@ -269,25 +271,25 @@ local function deliver(self, st, n, in_co)
     local tr = live[id]
     if tr then
       local cbs = track_uv(tr, 3)
-      if ty == "item" then
+      if ty == EV_ITEM then
         local info = clip_info(track_uv(tr, 1))
-        if kind == 0 then
+        if kind == MARKER then
           local m = info.markers[idx]
           local per = cbs.marker
           if per then err = call(per[m.name], err, in_co, tr, m.value, late) end
           err = call(st.on_marker, err, in_co, tr, m.name, m.value, late)
-        elseif kind == 1 then
+        elseif kind == EVENT then
           local e = info.events[idx]
           err = call(st.on_event, err, in_co, tr, e.name, e.payload, late)
-        elseif kind == 2 then
+        elseif kind == SOUND then
           local s = info.sounds[idx]
           err = call(st.on_sound, err, in_co, tr, s.sound, s.volume, s.pitch, late)
         else
           err = run_play(self, st, info.plays[idx], late, err, in_co)
         end
-      elseif ty == "looped" then
+      elseif ty == EV_LOOPED then
         err = call(cbs.looped, err, in_co, tr, late)
-      elseif ty == "stopped" then
+      elseif ty == EV_STOPPED then
         err = call(cbs.stopped, err, in_co, tr, late)
       else
         err = call(cbs.ended, err, in_co, tr, late)
@@ -330,17 +332,17 @@ local QUEUED = "animator:update called while anim.update has yet to deliver this
   .. " (update it after that anim.update returns)"
 
 -- The common frame (nothing to deliver) is one call into C, which also
--- refuses a bad dt (-1), an update from this animator's own callbacks
--- (-2) and one before anim.update delivered its callbacks (-3) without
--- changing anything.
+-- refuses a bad dt, an update from this animator's own callbacks and one
+-- before anim.update delivered its callbacks without changing anything
+-- (codes.status).
 function methods.update(self, dt)
   local n = core_update(self, dt)
   if n <= 0 then
     if n == 0 then return end -- nothing to deliver (and nothing ended)
-    if n == -1 then
+    if n == ST.bad_dt then
       argerror(1, "update", "dt must be a finite number >= 0, got " .. show(dt))
     end
-    error(n == -2 and OWN_CALLBACK or QUEUED, 2)
+    args.raise(n == ST.delivering and OWN_CALLBACK or QUEUED)
   end
   local ok, err = deliver_queue(self, n, "update")
   if not ok or err ~= nil then error(err, 0) end
@@ -363,12 +365,14 @@ end
 -- The message of a refused batch update (see core.animators_update).
 local function refusal(code, i, j, list, dt)
   local function bad(n, msg) return string.format("bad argument #%d to 'update' (%s)", n, msg) end
-  if code == -1 then return bad(2, "dt must be a finite number >= 0, got " .. show(dt)) end
-  if code == -2 then return bad(1, "animator expected at index " .. i .. ", got " .. type_name(rawget(list, i))) end
-  if code == -5 then
+  if code == ST.bad_dt then return bad(2, "dt must be a finite number >= 0, got " .. show(dt)) end
+  if code == ST.not_animator then
+    return bad(1, "animator expected at index " .. i .. ", got " .. type_name(rawget(list, i)))
+  end
+  if code == ST.twice then
     return bad(1, "the animator at index " .. i .. " is also at index " .. j .. ": each is updated once per call")
   end
-  if code == -3 then
+  if code == ST.delivering then
     return "anim.update called from one of the callbacks of the animator at index " .. i
       .. " (update it after this one returns)"
   end
@@ -400,7 +404,7 @@ function M.update_list(list, dt)
   end
   if n < 0 then
     pool[#pool + 1] = pend
-    error(refusal(n, i, j, list, dt), 2)
+    args.raise(refusal(n, i, j, list, dt))
   end
   -- deliver, animator by animator in list order; the first error is raised
   -- once all are delivered.  Should the loop itself fail (out of memory
@@ -455,7 +459,7 @@ amt.__index = function(self, k)
   local f = fields[k]
   if f then return f(animator_state(self)) end
 end
-amt.__newindex = function(_, k) error("cannot set animator field '" .. tostring(k) .. "'", 2) end
+amt.__newindex = function(_, k) args.raise("cannot set animator field '" .. tostring(k) .. "'") end
 
 -- Tracks -------------------------------------------------------------------------
 
@@ -465,7 +469,7 @@ function tmethods.stop(self, fade)
   if fade ~= nil and (not finite(fade) or fade < 0) then
     argerror(1, "stop", "fade must be a finite number >= 0, got " .. show(fade))
   end
-  core.track_stop(self, fade or 0.1)
+  core.track_stop(self, fade or DEFAULT_FADE)
 end
 
 function tmethods.adjust_weight(self, w, fade)
@@ -473,7 +477,7 @@ function tmethods.adjust_weight(self, w, fade)
   if fade ~= nil and (not finite(fade) or fade < 0) then
     argerror(2, "adjust_weight", "fade must be a finite number >= 0, got " .. show(fade))
   end
-  core.track_adjust_weight(self, w, fade or 0.1)
+  core.track_adjust_weight(self, w, fade or DEFAULT_FADE)
 end
 
 function tmethods.adjust_speed(self, s)
@@ -485,7 +489,7 @@ function tmethods.on_marker(self, name, fn)
   if type(name) ~= "string" then argerror(1, "on_marker", "marker name expected, got " .. type(name)) end
   local cbs = track_uv(self, 3)
   cbs.marker = cbs.marker or {}
-  return connect(cbs.marker, name, fn, "on_marker")
+  return connect(cbs.marker, name, fn, "on_marker", 2)
 end
 function tmethods.on_looped(self, fn) return connect(track_uv(self, 3), "looped", fn, "on_looped") end
 function tmethods.on_stopped(self, fn) return connect(track_uv(self, 3), "stopped", fn, "on_stopped") end
@@ -513,11 +517,11 @@ tmt.__index = function(self, k)
 end
 tmt.__newindex = function(self, k, v)
   if k == "time" then
-    if not finite(v) then error("track time must be a finite number, got " .. show(v), 2) end
+    if not finite(v) then args.raise("track time must be a finite number, got " .. show(v)) end
     core.track_seek(self, v)
     return
   end
-  error("cannot set track field '" .. tostring(k) .. "'", 2)
+  args.raise("cannot set track field '" .. tostring(k) .. "'")
 end
 tmt.__tostring = function(self)
   return string.format("anim.track(%s, t=%g)", tostring(clip_info(track_uv(self, 1)).name), core.track_time(self))

@@ -3,6 +3,7 @@
 -- root (.., an absolute path, a symlink out, even one put there between
 -- the check and the read) is refused.
 local core = require "anim.core"
+local args = require "anim.base.args"
 
 local M = {}
 local methods = {}
@@ -39,10 +40,8 @@ local function refusal(rel)
   end
 end
 
-local function resolve(self, path)
-  if type(path) ~= "string" then
-    error("bad argument #1 to 'clip' (string expected, got " .. type(path) .. ")", 3)
-  end
+local function resolve(self, path, fname)
+  args.check(path, "string", 1, fname)
   local rel = path:match("^res://(.*)$")
   if not rel then return nil, show(path) .. ": not a res:// path" end
   local why = refusal(rel)
@@ -76,7 +75,7 @@ local function cached(self, kind, path, loader)
   if not cache then cache = { path = {}, file = {} }; self.cache[kind] = cache end
   local hit = cache.path[path]
   if hit then return hit end
-  local file, beneath = resolve(self, path)
+  local file, beneath = resolve(self, path, kind)
   if not file then return nil, beneath end
   hit = cache.file[file]
   if not hit then
@@ -101,9 +100,7 @@ end
 
 -- anim.library(root) -> library | nil, message
 function M.new(root)
-  if type(root) ~= "string" then
-    error("bad argument #1 to 'library' (string expected, got " .. type(root) .. ")", 2)
-  end
+  args.check(root, "string", 1, "library")
   if root:find("\0", 1, true) then return nil, show(root) .. ": cannot open library root: the path holds a NUL byte" end
   local real, err = core.realpath(root)
   if not real then return nil, show(root) .. ": cannot open library root: " .. err end

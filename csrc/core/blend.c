@@ -1,0 +1,260 @@
+/* blend.c - the pose of an update: normal tracks by priority level
+ * (highest first, each level taking what the budget left), additive
+ * tracks on top (lowest priority first), retargeted turns carried across
+ * (SEMANTICS 6, 7a.15-17). */
+#include "amath.h"
+#include "animator_impl.h"
+
+static int contributes(const anim_track *t) {
+  return t->state == TR_PLAYING || t->shows_last;
+}
+
+/* Samples binding b of track t (weight tw = track weight x fade) into
+ * s[SAMPLE_STRIDE]; s[10] becomes the binding's effective weight: tw x
+ * joint weight x pose weight.  Returns the channels written. */
+static inline int sample_into(anim_track *t, int b, double tw, double *s) {
+  const anim_clip *c = t->clip;
+  int cj = t->cj[b], ch;
+  const anim_joint *jt = &c->joints[cj];
+  if (jt->muted) return 0;
+  ch = anim_clip_sample_joint(c, cj, t->time, &t->hot[b * ANIM_HOT_CURSORS],
+                              &t->cold[b * ANIM_COLD_CURSORS], s);
+  if (t->adjust[b]) {
+    /* retargeted: turns carried across, positions scaled */
+    const anim_binding *bd = &t->bind[b];
+    if (bd->convert && (ch & ANIM_CH_ROT)) {
+      anim_quat_mul(s + 3, bd->pre, s + 3);
+      anim_quat_mul(s + 3, s + 3, bd->post);
+    }
+    if ((ch & ANIM_CH_POS) && bd->pscale != 1) { s[0] *= bd->pscale; s[1] *= bd->pscale; s[2] *= bd->pscale; }
+  }
+  s[10] *= tw * jt->weight;
+  /* capped so that a level's sum of weights stays finite */
+  if (s[10] > ANIM_WEIGHT_CAP) s[10] = ANIM_WEIGHT_CAP;
+  return ch;
+}
+
+/* The same into the binding's slot of t->sample (kept for the blending
+ * that reads it back). */
+static int sample_binding(anim_track *t, int b, double tw) {
+  return t->chans[b] = sample_into(t, b, tw, &t->sample[b * SAMPLE_STRIDE]);
+}
+
+static double track_weight(const anim_track *t) {
+  return anim_ramp_value(&t->weight) * anim_ramp_value(&t->fade);
+}
+
+/* Normal tracks of one priority level [from, to) of a->order, in one pass
+ * over their bindings: each is sampled and summed at once into the
+ * level's sums (LW: the weights W of each channel; LPOS, LROT, LSCL: the
+ * weighted values).  Then per joint the level takes min(W, budget) of
+ * each channel: its sums scaled by take / W (1 while W fits the budget: no
+ * division), and the budget shrinks by what it took.  A rotation is
+ * turned into the hemisphere of the first one that counts (the reference),
+ * so that q and -q add up; one counts when its weight and the budget left
+ * before the level are both > 0. */
+static void blend_level(anim_animator *a, int from, int to) {
+  int n = a->rig->n, i, j, b;
+  double *acc = a->acc;
+  for (j = 0; j < n; j++) {
+    double *ac = &acc[j * ACC_SIZE];
+    ac[ACC_LW] = ac[ACC_LW + 1] = ac[ACC_LW + 2] = 0;
+    ac[ACC_LPOS] = ac[ACC_LPOS + 1] = ac[ACC_LPOS + 2] = 0;
+    ac[ACC_LROT] = ac[ACC_LROT + 1] = ac[ACC_LROT + 2] = ac[ACC_LROT + 3] = 0;
+    ac[ACC_LSCL] = ac[ACC_LSCL + 1] = ac[ACC_LSCL + 2] = 0;
+  }
+  for (i = from; i < to; i++) {
+    anim_track *t = a->order[i];
+    const anim_binding *bd = t->bind;
+    for (b = 0; b < t->nbind; b++) {
+      int rj = bd[b].rj, ch = sample_binding(t, b, t->tw);
+      const double *sv = &t->sample[b * SAMPLE_STRIDE];
+      double w = sv[10], *ac = &acc[rj * ACC_SIZE];
+      a->animated[rj] |= ch;
+      if (ch & ANIM_CH_POS) {
+        ac[ACC_LW] += w;
+        ac[ACC_LPOS] += w * sv[0];
+        ac[ACC_LPOS + 1] += w * sv[1];
+        ac[ACC_LPOS + 2] += w * sv[2];
+      }
+      if (ch & ANIM_CH_ROT) {
+        ac[ACC_LW + 1] += w;
+        if (w > 0 && ac[ACC_BUDGET + 1] > 0) {
+          double *r = &ac[ACC_REF], sw = w;
+          if (!ac[ACC_HASREF]) {
+            r[0] = sv[3]; r[1] = sv[4]; r[2] = sv[5]; r[3] = sv[6];
+            ac[ACC_HASREF] = 1;
+          } else if (r[0] * sv[3] + r[1] * sv[4] + r[2] * sv[5] + r[3] * sv[6] < 0) {
+            sw = -w;
+          }
+          ac[ACC_LROT] += sw * sv[3];
+          ac[ACC_LROT + 1] += sw * sv[4];
+          ac[ACC_LROT + 2] += sw * sv[5];
+          ac[ACC_LROT + 3] += sw * sv[6];
+        }
+      }
+      if (ch & ANIM_CH_SCL) {
+        ac[ACC_LW + 2] += w;
+        ac[ACC_LSCL] += w * sv[7];
+        ac[ACC_LSCL + 1] += w * sv[8];
+        ac[ACC_LSCL + 2] += w * sv[9];
+      }
+    }
+  }
+  for (j = 0; j < n; j++) {
+    double *ac = &acc[j * ACC_SIZE], share[3];
+    int ch, k;
+    for (ch = 0; ch < 3; ch++) {
+      double W = ac[ACC_LW + ch], B = ac[ACC_BUDGET + ch];
+      if (W <= B) { share[ch] = 1; ac[ACC_BUDGET + ch] = B - W; }
+      else { share[ch] = B / W; ac[ACC_BUDGET + ch] = 0; }
+    }
+    for (k = 0; k < 3; k++) ac[ACC_POS + k] += share[0] * ac[ACC_LPOS + k];
+    for (k = 0; k < 4; k++) ac[ACC_ROT + k] += share[1] * ac[ACC_LROT + k];
+    for (k = 0; k < 3; k++) ac[ACC_SCL + k] += share[2] * ac[ACC_LSCL + k];
+  }
+}
+
+static void apply_additive(anim_animator *a, anim_track *t) {
+  int b, k;
+  for (b = 0; b < t->nbind; b++) sample_binding(t, b, t->tw);
+  for (b = 0; b < t->nbind; b++) {
+    int rj = t->bind[b].rj;
+    double *p = &a->pose[rj * 10];
+    const double *s = &t->sample[b * SAMPLE_STRIDE];
+    double w = s[10];
+    a->animated[rj] |= t->chans[b];
+    if (t->chans[b] & ANIM_CH_POS)
+      for (k = 0; k < 3; k++) p[k] += w * s[k];
+    if (t->chans[b] & ANIM_CH_ROT) {
+      double id[4] = {0, 0, 0, 1}, r[4];
+      anim_quat_slerp(r, id, s + 3, w);
+      anim_quat_mul(p + 3, p + 3, r);
+      anim_quat_normalize(p + 3);
+    }
+    if (t->chans[b] & ANIM_CH_SCL)
+      for (k = 0; k < 3; k++) p[7 + k] *= 1 + (s[7 + k] - 1) * w;
+  }
+}
+
+/* The most tracks pose_one_level takes (their samples are on its stack). */
+#define ONE_LEVEL_MAX 8
+
+static int blend_before(const anim_track *x, const anim_track *y) {
+  int ax = x->clip->blend == ANIM_BLEND_ADDITIVE, ay = y->clip->blend == ANIM_BLEND_ADDITIVE;
+  if (ax != ay) return ax < ay;               /* normal first */
+  if (x->priority != y->priority)
+    return ax ? x->priority < y->priority      /* additive: lowest first */
+              : x->priority > y->priority;     /* normal: highest first */
+  return x->id < y->id;
+}
+
+/* The pose of joint j when every contributing track is normal and of one
+ * priority (one level: the usual case) and they are at most ONE_LEVEL_MAX:
+ * the same sums as blend_level, made joint by joint in registers instead
+ * of through the accumulators, and finished at once (the same operations
+ * in the same order: the same bits). */
+static void pose_one_level(anim_animator *a, int m, int j) {
+  double W0 = 0, W1 = 0, W2 = 0, P0 = 0, P1 = 0, P2 = 0, R0 = 0, R1 = 0, R2 = 0, R3 = 0;
+  double S0 = 0, S1 = 0, S2 = 0, f0 = 0, f1 = 0, f2 = 0, f3 = 0, sh, left, *p = &a->pose[j * 10];
+  double sv[ONE_LEVEL_MAX][SAMPLE_STRIDE];
+  int chs[ONE_LEVEL_MAX];
+  int i, hasref = 0, animated = 0;
+  /* the samples first, then the sums (f: the reference rotation), in
+   * scalars: no call between the sums, which stay in registers */
+  for (i = 0; i < m; i++) {
+    anim_track *t = a->order[i];
+    int b = t->byjoint[j];
+    chs[i] = b < 0 ? 0 : sample_into(t, b, t->tw, sv[i]);
+  }
+  for (i = 0; i < m; i++) {
+    const double *v = sv[i];
+    int ch = chs[i];
+    double w;
+    if (!ch) continue;
+    w = v[10];
+    animated |= ch;
+    if (ch & ANIM_CH_POS) {
+      W0 += w;
+      P0 += w * v[0]; P1 += w * v[1]; P2 += w * v[2];
+    }
+    if (ch & ANIM_CH_ROT) {
+      W1 += w;
+      if (w > 0) {
+        double sw = w;
+        if (!hasref) { f0 = v[3]; f1 = v[4]; f2 = v[5]; f3 = v[6]; hasref = 1; }
+        else if (f0 * v[3] + f1 * v[4] + f2 * v[5] + f3 * v[6] < 0) sw = -w;
+        R0 += sw * v[3]; R1 += sw * v[4]; R2 += sw * v[5]; R3 += sw * v[6];
+      }
+    }
+    if (ch & ANIM_CH_SCL) {
+      W2 += w;
+      S0 += w * v[7]; S1 += w * v[8]; S2 += w * v[9];
+    }
+  }
+  a->animated[j] = (unsigned char)animated;
+  sh = W0 <= 1 ? 1 : 1 / W0;
+  p[0] = 0 + sh * P0; p[1] = 0 + sh * P1; p[2] = 0 + sh * P2;
+  if (W2 <= 1) { sh = 1; left = 1 - W2; } else { sh = 1 / W2; left = 0; }
+  p[7] = (0 + sh * S0) + left; p[8] = (0 + sh * S1) + left; p[9] = (0 + sh * S2) + left;
+  if (hasref) {
+    if (W1 <= 1) { sh = 1; left = 1 - W1; } else { sh = 1 / W1; left = 0; }
+    p[3] = 0 + sh * R0; p[4] = 0 + sh * R1; p[5] = 0 + sh * R2; p[6] = 0 + sh * R3;
+    p[6] += (f3 < 0 ? -left : left);
+    anim_quat_normalize(p + 3);
+  } else {
+    anim_quat_identity(p + 3);
+  }
+  anim_finite10(p);
+}
+
+void anim_blend_pose(anim_animator *a) {
+  int n = a->rig->n, m = 0, i, j, k, one_level = 1;
+  for (i = 0; i < a->ntracks; i++) {
+    anim_track *t = a->tracks[i];
+    if (!contributes(t)) continue;
+    t->tw = track_weight(t);
+    if (!t->unique || t->clip->blend == ANIM_BLEND_ADDITIVE ||
+        (m > 0 && t->priority != a->order[0]->priority) || m == ONE_LEVEL_MAX)
+      one_level = 0;
+    /* insertion into blend order (tracks are few) */
+    for (k = m; k > 0 && blend_before(t, a->order[k - 1]); k--) a->order[k] = a->order[k - 1];
+    a->order[k] = t;
+    m++;
+  }
+  if (one_level) {
+    for (j = 0; j < n; j++) pose_one_level(a, m, j);
+    return;
+  }
+  for (j = 0; j < n; j++) {
+    /* the accumulators the levels add to (each zeroes its own sums) */
+    double *ac = &a->acc[j * ACC_SIZE];
+    ac[ACC_BUDGET] = ac[ACC_BUDGET + 1] = ac[ACC_BUDGET + 2] = 1;
+    ac[ACC_POS] = ac[ACC_POS + 1] = ac[ACC_POS + 2] = 0;
+    ac[ACC_ROT] = ac[ACC_ROT + 1] = ac[ACC_ROT + 2] = ac[ACC_ROT + 3] = 0;
+    ac[ACC_SCL] = ac[ACC_SCL + 1] = ac[ACC_SCL + 2] = 0;
+    ac[ACC_HASREF] = 0;
+    a->animated[j] = 0;
+  }
+  for (i = 0; i < m && a->order[i]->clip->blend != ANIM_BLEND_ADDITIVE; i = k) {
+    for (k = i + 1; k < m && a->order[k]->clip->blend != ANIM_BLEND_ADDITIVE &&
+                    a->order[k]->priority == a->order[i]->priority; k++) {}
+    blend_level(a, i, k);
+  }
+  for (j = 0; j < n; j++) {
+    double *ac = &a->acc[j * ACC_SIZE], *p = &a->pose[j * 10];
+    for (k = 0; k < 3; k++) p[k] = ac[ACC_POS + k];
+    for (k = 0; k < 3; k++) p[7 + k] = ac[ACC_SCL + k] + ac[ACC_BUDGET + 2];
+    if (ac[ACC_HASREF]) {
+      /* the rest (identity) takes the budget left, aligned to the reference */
+      double left = ac[ACC_BUDGET + 1];
+      for (k = 0; k < 4; k++) p[3 + k] = ac[ACC_ROT + k];
+      p[6] += (ac[ACC_REF + 3] < 0 ? -left : left);
+      anim_quat_normalize(p + 3);
+    } else {
+      anim_quat_identity(p + 3);
+    }
+  }
+  for (; i < m; i++) apply_additive(a, a->order[i]);
+  for (j = 0; j < n; j++) anim_finite10(&a->pose[j * 10]);
+}

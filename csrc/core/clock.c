@@ -1,0 +1,165 @@
+/* clock.c - a track's time: its playhead through the clip's loop mode
+ * (once, loop, hold, pingpong; speed of either sign), the passes an update
+ * covers and the timed items and state changes they cross (SEMANTICS 7,
+ * 7a), queued with how far into the update each happened. */
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+
+#include "animator_impl.h"
+
+static int item_fires(const anim_animator *a, const anim_item *it) {
+  switch (it->kind) {
+    case ANIM_ITEM_EVENT:
+      return a->side == ANIM_SIDE_BOTH || it->side == ANIM_SIDE_BOTH || it->side == a->side;
+    case ANIM_ITEM_SOUND: return a->side != ANIM_SIDE_SERVER;
+    case ANIM_ITEM_PLAY: return a->side != ANIM_SIDE_CLIENT;
+    default: return 1;
+  }
+}
+
+/* First item index with time > x (strict) or >= x. */
+static int first_item(const anim_clip *c, double x, int strict) {
+  int lo = 0, hi = c->nitems;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    double t = c->items[mid].t;
+    if (strict ? t > x : t >= x) hi = mid; else lo = mid + 1;
+  }
+  return lo;
+}
+
+/* Queues the items of the pass from clip time `from` to `to` in direction
+ * dir, starting `e0` seconds into the update at playhead speed sp.  At
+ * equal times items keep their kind and file order in both directions. */
+static void fire_pass(anim_animator *a, anim_track *t, double from, double to, int dir,
+                      int incl, double e0, double sp) {
+  const anim_clip *c = t->clip;
+  int i;
+  if (c->nitems == 0) return;
+  if (dir > 0) {
+    for (i = first_item(c, from, !incl); i < c->nitems && c->items[i].t <= to; i++) {
+      const anim_item *it = &c->items[i];
+      if (item_fires(a, it)) anim_queue_push(a, e0 + (sp > 0 ? (it->t - from) / sp : 0), t, ANIM_EV_ITEM, i);
+    }
+  } else {
+    int end = first_item(c, from, incl) - 1;  /* last item with t < from (or <= from) */
+    while (end >= 0 && c->items[end].t >= to) {
+      int start = end, k;
+      double tt = c->items[end].t;
+      while (start > 0 && c->items[start - 1].t == tt) start--;
+      for (k = start; k <= end; k++) {
+        const anim_item *it = &c->items[k];
+        if (item_fires(a, it)) anim_queue_push(a, e0 + (sp > 0 ? (from - tt) / sp : 0), t, ANIM_EV_ITEM, k);
+      }
+      end = start - 1;
+    }
+  }
+}
+
+/* Moves the playhead by x (compensated summation: days of small steps
+ * keep their phase). */
+static void move_time(anim_track *t, double x) {
+  double s = t->time + x, bp = s - t->time;
+  double err = (t->time - (s - bp)) + (x - bp);
+  double lo = t->tlo + err, s2 = s + lo;
+  t->tlo = lo - (s2 - s);
+  t->time = s2;
+}
+
+/* Advances track t by `span` animator seconds, queueing what it passes. */
+/* Moves the playhead by x and fires the pass it covers: from the old time
+ * to the new one exactly, so that consecutive passes join without a gap or
+ * an overlap whatever the rounding. */
+static void pass_to(anim_animator *a, anim_track *t, double x, int dir, int incl, double e, double sp) {
+  double from = t->time, L = t->clip->length;
+  move_time(t, x);
+  if (t->time < 0) t->time = 0, t->tlo = 0;
+  if (t->time > L) t->time = L, t->tlo = 0;
+  fire_pass(a, t, from, t->time, dir, incl, e, sp);
+}
+
+/* Advances track t by `span` animator seconds, queueing what it passes. */
+static void advance(anim_animator *a, anim_track *t, double span) {
+  const anim_clip *c = t->clip;
+  double L = c->length, v = c->speed * t->speed, sp = fabs(v), D, e = 0;
+  int mode = L > 0 ? c->loop : ANIM_HOLD;
+  int dir = (v < 0 ? -1 : 1) * (mode == ANIM_PINGPONG ? t->pdir : 1);
+  int incl = t->fresh, passes = 0;
+  /* a speed or a step too large for a double saturates (no NaN, no inf) */
+  if (!(sp <= DBL_MAX)) sp = DBL_MAX;
+  D = span > 0 ? sp * span : 0;
+  if (!(D <= DBL_MAX)) D = DBL_MAX;
+  t->fresh = 0;
+  for (;;) {
+    double pos = t->time + t->tlo;
+    double b = dir > 0 ? L - pos : pos, bt = dir > 0 ? L : 0, eb;
+    if (b < 0) b = 0;
+    if (!(D > 0 && D >= b)) {  /* stays inside: nothing is crossed */
+      pass_to(a, t, dir * D, dir, incl, e, sp);
+      return;
+    }
+    if ((mode == ANIM_LOOP || mode == ANIM_PINGPONG) && passes >= ANIM_MAX_PASSES - 1) {
+      /* Beyond the bound: skip whole lengths without firing, counting
+       * them (the count saturates), then fire the final partial pass.
+       * fmod is exact at any magnitude. */
+      double rest = fmod(D - b, L), k = floor((D - b) / L);
+      if (!(rest >= 0 && rest < L)) rest = 0;
+      if (!(k >= 0)) k = 0;
+      t->loops = k + 1 >= (double)(LLONG_MAX - t->loops) ? LLONG_MAX : t->loops + (long long)k + 1;
+      e += sp > 0 ? (D - rest) / sp : 0;
+      if (mode == ANIM_LOOP) { t->time = dir > 0 ? 0 : L; incl = 1; }
+      else {
+        if (fmod(k + 1, 2) == 1) { dir = -dir; t->pdir = -t->pdir; }
+        t->time = (dir > 0) ? 0 : L;
+        incl = 0;
+      }
+      t->tlo = 0;
+      pass_to(a, t, dir * rest, dir, incl, e, sp);
+      return;
+    }
+    eb = e + (sp > 0 ? b / sp : 0);
+    fire_pass(a, t, t->time, bt, dir, incl, e, sp);
+    passes++;
+    if (mode == ANIM_HOLD) { t->time = bt; t->tlo = 0; return; }
+    if (mode == ANIM_ONCE) {
+      t->time = bt;
+      t->tlo = 0;
+      if (!t->stopping) anim_queue_push(a, eb, t, ANIM_EV_STOPPED, -1); /* a stop already said it */
+      anim_queue_push(a, eb, t, ANIM_EV_ENDED, -1);
+      t->state = TR_ENDED;
+      t->shows_last = 1;
+      return;
+    }
+    anim_queue_push(a, eb, t, ANIM_EV_LOOPED, -1);
+    if (t->loops < LLONG_MAX) t->loops++;
+    D -= b;
+    e = eb;
+    t->tlo = 0;
+    if (mode == ANIM_LOOP) { t->time = dir > 0 ? 0 : L; incl = 1; }
+    else { t->time = bt; dir = -dir; t->pdir = -t->pdir; incl = 0; }
+  }
+}
+
+/* Advances track t by the update's dt: a pending track starts, a stop
+ * requested since the last update says so, a fade-out that ends within dt
+ * cuts the advance short and ends the track there; ramps move on. */
+void anim_track_step(anim_animator *a, anim_track *t) {
+  double dt = a->dt, span = dt;
+  int fade_ends = 0;
+  if (t->state == TR_PENDING) t->state = TR_PLAYING;
+  t->shows_last = 0;
+  t->last_at = 0;
+  if (t->stop_pending) { anim_queue_push(a, 0, t, ANIM_EV_STOPPED, -1); t->stop_pending = 0; }
+  if (t->stopping) {
+    double left = t->fade.dur - t->fade.elapsed;
+    if (left <= dt) { span = left > 0 ? left : 0; fade_ends = 1; }
+  }
+  if (!(fade_ends && span <= 0)) advance(a, t, span);
+  if (fade_ends && t->state != TR_ENDED) {
+    anim_queue_push(a, span, t, ANIM_EV_ENDED, -1);
+    t->state = TR_ENDED;
+  }
+  t->fade.elapsed += dt;
+  t->weight.elapsed += dt;
+}

@@ -1,0 +1,48 @@
+/* pose.c - reading the pose an update made: the blended offsets, and the
+ * local and world transforms from the rig's rests (world transforms are
+ * computed once per update, on the first read). */
+#include <string.h>
+
+#include "amath.h"
+#include "animator_impl.h"
+
+void anim_animator_get(const anim_animator *a, int j, double out[10], int *animated) {
+  memcpy(out, &a->pose[j * 10], sizeof(double) * 10);
+  if (animated) *animated = a->animated[j];
+}
+
+void anim_animator_local(const anim_animator *a, int j, double out[10]) {
+  const anim_rig *r = a->rig;
+  const double *p = &a->pose[j * 10];
+  int k;
+  for (k = 0; k < 3; k++) out[k] = r->rest_pos[j][k] + p[k];
+  /* both are unit quaternions: so is the product, within rounding */
+  anim_quat_mul(out + 3, r->rest_rot[j], p + 3);
+  for (k = 0; k < 3; k++) out[7 + k] = p[7 + k];
+  anim_finite10(out);
+}
+
+void anim_animator_world(anim_animator *a, int j, double out[10]) {
+  if (!a->world_valid) {
+    const anim_rig *r = a->rig;
+    int i, k;
+    for (i = 0; i < r->n; i++) {
+      double *w = &a->world[i * 10], l[10];
+      anim_animator_local(a, i, l);
+      if (r->parent[i] < 0) { memcpy(w, l, sizeof l); continue; }
+      {
+        const double *pw = &a->world[r->parent[i] * 10];
+        double sp[3];
+        for (k = 0; k < 3; k++) sp[k] = pw[7 + k] * l[k];
+        anim_quat_rotate(w, pw + 3, sp);
+        for (k = 0; k < 3; k++) w[k] += pw[k];
+        anim_quat_mul(w + 3, pw + 3, l + 3);
+        anim_quat_normalize(w + 3);
+        for (k = 0; k < 3; k++) w[7 + k] = pw[7 + k] * l[7 + k];
+        anim_finite10(w);
+      }
+    }
+    a->world_valid = 1;
+  }
+  memcpy(out, &a->world[j * 10], sizeof(double) * 10);
+}

@@ -1,0 +1,141 @@
+/* track.c - a track's life: its block, its references, what scripts read
+ * of it and the controls they change it with (stop, weight, speed, seek,
+ * restart).  The controls take effect at the next update (SEMANTICS 7a.11). */
+#include <string.h>
+
+#include "animator_impl.h"
+
+static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
+
+/* A new ramp to `to` over `dur`, from where the current one is now. */
+static void ramp_set(ramp *r, double to, double dur) {
+  r->from = anim_ramp_value(r);
+  r->to = to;
+  r->dur = dur > 0 ? dur : 0;
+  r->elapsed = 0;
+}
+
+anim_track *anim_track_new(anim_animator *a, const anim_clip *c, const anim_play_opts *o,
+                           const anim_binding *binds, int nbind) {
+  anim_track *t;
+  size_t nb = (size_t)(nbind > 0 ? nbind : 0), rn = (size_t)a->rig->n;
+  size_t o_hot, o_byjoint, o_cj, o_adjust, o_bind, o_sample, o_cold, o_chans, size;
+  double v;
+  char *mem;
+  /* one block: the struct, what every update reads (hot_end), then the
+   * bindings (read only for retargeted joints), the other cursors and
+   * the samples of the general blend */
+  o_hot = sizeof *t;
+  o_byjoint = o_hot + nb * sizeof(int) * ANIM_HOT_CURSORS;
+  o_cj = o_byjoint + rn * sizeof(int);
+  o_adjust = o_cj + nb * sizeof(int);
+  o_bind = round_up(o_adjust + nb, sizeof(double));
+  o_sample = o_bind + nb * sizeof(anim_binding);
+  o_cold = o_sample + nb * sizeof(double) * SAMPLE_STRIDE;
+  o_chans = o_cold + nb * sizeof(int) * ANIM_COLD_CURSORS;
+  size = o_chans + nb * sizeof(int);
+  mem = anim_calloc(&a->mem, 1, size);
+  if (!mem) return NULL;
+  t = (anim_track *)(void *)mem;
+  t->mem = a->mem;
+  t->size = size;
+  t->hot = (int *)(void *)(mem + o_hot);
+  t->byjoint = (int *)(void *)(mem + o_byjoint);
+  t->cj = (int *)(void *)(mem + o_cj);
+  t->adjust = (unsigned char *)(mem + o_adjust);
+  t->hot_end = (unsigned)(o_adjust + nb);
+  t->bind = (anim_binding *)(void *)(mem + o_bind);
+  t->sample = (double *)(void *)(mem + o_sample);
+  t->cold = (int *)(void *)(mem + o_cold);
+  t->chans = (int *)(void *)(mem + o_chans);
+  if (nb) memcpy(t->bind, binds, nb * sizeof(anim_binding));
+  t->nbind = (int)nb;
+  {
+    int j, b;
+    t->unique = 1;
+    for (j = 0; j < (int)rn; j++) t->byjoint[j] = -1;
+    for (b = 0; b < (int)nb; b++) {
+      int rj = binds[b].rj;
+      t->cj[b] = binds[b].cj;
+      t->adjust[b] = binds[b].convert || binds[b].pscale != 1;
+      if (rj < 0 || rj >= (int)rn || t->byjoint[rj] >= 0) t->unique = 0;
+      else t->byjoint[rj] = b;
+    }
+  }
+  {
+    size_t i;
+    for (i = 0; i < nb * ANIM_HOT_CURSORS; i++) t->hot[i] = -1;
+    for (i = 0; i < nb * ANIM_COLD_CURSORS; i++) t->cold[i] = -1;
+  }
+  t->refs = 1;
+  t->id = a->next_id++;
+  t->owner = a;
+  t->clip = c;
+  anim_clip_retain((anim_clip *)c);  /* held until the track is freed */
+  t->priority = o->has_priority ? o->priority : c->priority;
+  t->speed = o->speed;
+  v = c->speed * t->speed;
+  t->time = v < 0 ? c->length : 0;
+  t->pdir = 1;
+  t->state = TR_PENDING;
+  t->fresh = 1;
+  t->fade.from = 0; t->fade.to = 1; t->fade.dur = o->fade > 0 ? o->fade : 0;
+  t->weight.from = t->weight.to = o->weight;
+  return t;
+}
+
+void anim_track_retain(anim_track *t) { t->refs++; }
+void anim_track_release(anim_track *t) {
+  if (--t->refs <= 0) {
+    anim_mem m = t->mem;
+    anim_clip_free((anim_clip *)t->clip);
+    anim_free(&m, t, t->size);
+  }
+}
+int anim_track_playing(const anim_track *t) { return t->owner && t->state != TR_ENDED; }
+const anim_clip *anim_track_clip(const anim_track *t) { return t->clip; }
+long long anim_track_id(const anim_track *t) { return t->id; }
+double anim_track_time(const anim_track *t) { return t->time; }
+double anim_track_speed(const anim_track *t) { return t->speed; }
+double anim_track_weight(const anim_track *t) { return anim_ramp_value(&t->weight); }
+double anim_track_fade(const anim_track *t) { return anim_ramp_value(&t->fade); }
+long long anim_track_loops(const anim_track *t) { return t->loops; }
+
+void anim_track_stop(anim_track *t, double fade) {
+  if (!anim_track_playing(t)) return;
+  if (!t->stopping) t->stop_pending = 1;
+  t->stopping = 1;
+  ramp_set(&t->fade, 0, fade);
+}
+
+void anim_track_adjust_weight(anim_track *t, double w, double fade) {
+  if (anim_track_playing(t)) ramp_set(&t->weight, w, fade);
+}
+
+void anim_track_adjust_speed(anim_track *t, double s) {
+  if (anim_track_playing(t)) t->speed = s;
+}
+
+void anim_track_seek(anim_track *t, double time) {
+  double L = t->clip->length;
+  if (!anim_track_playing(t)) return;
+  if (!(time >= 0)) time = 0;
+  if (time > L) time = L;
+  t->time = time;
+  t->tlo = 0;
+  t->fresh = 0;
+}
+
+void anim_track_restart(anim_track *t, double fade) {
+  double v;
+  if (!anim_track_playing(t)) return;
+  v = t->clip->speed * t->speed;
+  t->time = v < 0 ? t->clip->length : 0;
+  t->tlo = 0;
+  t->fresh = 1;
+  t->pdir = 1;
+  t->loops = 0;
+  t->stopping = 0;
+  t->stop_pending = 0;
+  ramp_set(&t->fade, 1, fade);
+}

@@ -1,0 +1,169 @@
+/* lua_fs.c - the file system calls the Lua side needs and Lua lacks:
+ * core.realpath, core.file_kind and core.read_beneath (a library's res://
+ * files read below its root without following links). */
+/* realpath(3) is POSIX (XSI); O_PATH is Linux's (glibc shows it with
+ * _GNU_SOURCE), used when there */
+#define _XOPEN_SOURCE 700
+#define _GNU_SOURCE
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lua.h"
+#include "lauxlib.h"
+
+#include "lua_helpers.h"
+
+
+/* core.realpath(path) -> the canonical absolute path | nil, message: the
+ * library uses it to refuse res:// paths that leave its root (symlinks). */
+static int realpath_l(lua_State *L) {
+  const char *p = luaL_checkstring(L, 1);
+  char *r = realpath(p, NULL);
+  if (!r) {
+    lua_pushnil(L);
+    lua_pushstring(L, strerror(errno));
+    return 2;
+  }
+  lua_pushstring(L, r);
+  free(r);
+  return 1;
+}
+
+/* core.file_kind(path) -> "file" | "directory" | "other" | nil, message:
+ * what a path names after following links (anim.save refuses to replace a
+ * non-file). */
+static int file_kind(lua_State *L) {
+  struct stat st;
+  if (stat(luaL_checkstring(L, 1), &st) != 0) {
+    lua_pushnil(L);
+    lua_pushstring(L, strerror(errno));
+    return 2;
+  }
+  lua_pushstring(L, S_ISREG(st.st_mode) ? "file" : S_ISDIR(st.st_mode) ? "directory" : "other");
+  return 1;
+}
+
+/* Directories on the way are opened only to look names up in them:
+ * O_PATH (Linux) or O_SEARCH (POSIX 2008) need no read permission, as a
+ * lookup by path does not (a directory may allow search but not
+ * listing). */
+#if defined(O_PATH)
+#define DIR_OPEN (O_PATH | O_DIRECTORY)
+#elif defined(O_SEARCH)
+#define DIR_OPEN (O_SEARCH | O_DIRECTORY)
+#else
+#define DIR_OPEN (O_RDONLY | O_DIRECTORY)
+#endif
+
+/* The descriptor read_beneath has open, in a userdata made before it
+ * opens anything: when an allocation fails half way (the read buffer),
+ * the collector closes it. */
+#define FD_BOX "anim.fd"
+typedef struct { int fd; } fd_box;
+
+static void fd_box_set(fd_box *f, int fd) {
+  if (f->fd >= 0) close(f->fd);
+  f->fd = fd;
+}
+
+static int fd_box_gc(lua_State *L) {
+  fd_box_set(luaL_checkudata(L, 1, FD_BOX), -1);
+  return 0;
+}
+
+/* nil, why (a word for the caller's message), detail; closes the file. */
+static int beneath_fail(lua_State *L, fd_box *f, const char *why, const char *detail) {
+  fd_box_set(f, -1);
+  lua_pushnil(L);
+  lua_pushstring(L, why);
+  lua_pushstring(L, detail);
+  return 3;
+}
+
+/* core.read_beneath(root, rel, limit) -> text | nil, why, detail.  Reads
+ * the regular file rel under the directory root, opening each component
+ * of rel from the one before with O_NOFOLLOW: a link put on the path after
+ * the library resolved it (a directory swapped for a link) is refused,
+ * not followed out of the root.  why: "open" (detail: the system's
+ * message), "link", "directory", "other" (not a regular file), "large"
+ * (detail: the size) or "read".  It stops reading once it holds more
+ * than limit bytes (a file that grows meanwhile). */
+static int read_beneath(lua_State *L) {
+  const char *root = luaL_checkstring(L, 1);
+  size_t len, i = 0;
+  const char *rel = luaL_checklstring(L, 2, &len);
+  lua_Integer limit = luaL_checkinteger(L, 3);
+  fd_box *f = lua_newuserdatauv(L, sizeof *f, 0);
+  struct stat st;
+  luaL_Buffer b;
+  f->fd = -1;
+  luaL_setmetatable(L, FD_BOX);
+  f->fd = open(root, DIR_OPEN | O_CLOEXEC);
+  if (f->fd < 0) return beneath_fail(L, f, "open", strerror(errno));
+  while (i < len) {
+    size_t j = i;
+    char name[NAME_MAX + 1];
+    int last, next;
+    while (j < len && rel[j] != '/') j++;
+    last = j == len;
+    if (j - i > NAME_MAX) return beneath_fail(L, f, "open", strerror(ENAMETOOLONG));
+    memcpy(name, rel + i, j - i);
+    name[j - i] = 0;
+    i = j + 1;
+    if (name[0] == 0 || strcmp(name, ".") == 0) continue;
+    if (strcmp(name, "..") == 0) return beneath_fail(L, f, "link", "..");
+    next = openat(f->fd, name, (last ? O_RDONLY | O_NONBLOCK : DIR_OPEN) | O_NOFOLLOW | O_CLOEXEC);
+    if (next < 0) {
+      /* O_NOFOLLOW on a link: ELOOP for the last component, ENOTDIR with
+       * O_DIRECTORY on Linux; ask the directory what the name is */
+      int e = errno;
+      struct stat ln;
+      if (e == ELOOP || (fstatat(f->fd, name, &ln, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(ln.st_mode)))
+        return beneath_fail(L, f, "link", "");
+      return beneath_fail(L, f, "open", strerror(e));
+    }
+    fd_box_set(f, next);
+  }
+  if (fstat(f->fd, &st) != 0) return beneath_fail(L, f, "open", strerror(errno));
+  if (S_ISDIR(st.st_mode)) return beneath_fail(L, f, "directory", "");
+  if (!S_ISREG(st.st_mode)) return beneath_fail(L, f, "other", "");
+  if (st.st_size > limit) {
+    lua_pushfstring(L, "%I", (lua_Integer)st.st_size);
+    return beneath_fail(L, f, "large", lua_tostring(L, -1));
+  }
+  luaL_buffinit(L, &b);
+  for (;;) {
+    char *p = luaL_prepbuffer(&b);
+    ssize_t n = read(f->fd, p, LUAL_BUFFERSIZE);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return beneath_fail(L, f, "read", strerror(errno));
+    if (n == 0) break;
+    luaL_addsize(&b, (size_t)n);
+    /* never more than the limit, even from a file that grows meanwhile */
+    if ((lua_Integer)luaL_bufflen(&b) > limit) break;
+  }
+  luaL_pushresult(&b);
+  fd_box_set(f, -1);
+  return 1;
+}
+
+static const luaL_Reg fs_funcs[] = {
+  {"realpath", realpath_l},
+  {"file_kind", file_kind},
+  {"read_beneath", read_beneath},
+  {NULL, NULL}
+};
+
+void anim_lua_open_fs(lua_State *L) {
+  luaL_newmetatable(L, FD_BOX);
+  lua_pushcfunction(L, fd_box_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_pop(L, 1);
+  luaL_setfuncs(L, fs_funcs, 0);
+}

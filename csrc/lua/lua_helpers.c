@@ -1,0 +1,93 @@
+/* lua_helpers.c - the helpers every binding file shares (lua_helpers.h). */
+#include <math.h>
+#include <stdarg.h>
+
+#include "lua.h"
+#include "lauxlib.h"
+
+#include "lua_helpers.h"
+
+anim_mem anim_lua_mem(lua_State *L) {
+  anim_mem m;
+  m.f = (anim_alloc_fn)lua_getallocf(L, &m.ud);
+  return m;
+}
+
+int anim_lua_nomem(lua_State *L) {
+  return luaL_error(L, "not enough memory");
+}
+
+int anim_lua_argerror(lua_State *L, int arg, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  lua_pushvfstring(L, fmt, ap);
+  va_end(ap);
+  return luaL_argerror(L, arg, lua_tostring(L, -1));
+}
+
+const char *anim_lua_typename(lua_State *L, int idx) {
+  const char *name = NULL;
+  if (luaL_getmetafield(L, idx, "__name") != LUA_TNIL) {
+    name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    lua_pop(L, 1);  /* (the metatable still holds the string) */
+  }
+  return name ? name : luaL_typename(L, idx);
+}
+
+void *anim_lua_checkbox(lua_State *L, int arg, const char *mt) {
+  void *p = luaL_testudata(L, arg, mt);
+  if (!p) anim_lua_argerror(L, arg, "%s expected, got %s", mt, anim_lua_typename(L, arg));
+  return p;
+}
+
+lua_Integer anim_lua_checkrange(lua_State *L, int arg, lua_Integer lo, lua_Integer hi, const char *what) {
+  int isnum;
+  lua_Integer k = lua_tointegerx(L, arg, &isnum);
+  if (!isnum || lua_type(L, arg) != LUA_TNUMBER) {
+    if (lua_type(L, arg) == LUA_TNUMBER) {
+      lua_Number x = lua_tonumber(L, arg);
+      if (x == floor(x)) /* integral, beyond lua_Integer */
+        anim_lua_argerror(L, arg, "%s %s out of range %I..%I", what, lua_tostring(L, arg), lo, hi);
+      anim_lua_argerror(L, arg, "%s must be an integer, got %s", what, lua_tostring(L, arg));
+    }
+    anim_lua_argerror(L, arg, "%s expected, got %s", what, anim_lua_typename(L, arg));
+  }
+  if (k < lo || k > hi) anim_lua_argerror(L, arg, "%s %I out of range %I..%I", what, k, lo, hi);
+  return k;
+}
+
+void anim_lua_pushnumbers(lua_State *L, const double *v, size_t n) {
+  size_t i;
+  lua_createtable(L, (int)n, 0);
+  for (i = 0; i < n; i++) {
+    lua_pushnumber(L, v[i]);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+}
+
+void anim_lua_newmeta(lua_State *L, const char *name, lua_CFunction gc, const char *field) {
+  luaL_newmetatable(L, name);
+  if (gc) {
+    lua_pushcfunction(L, gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setfield(L, -2, field);
+}
+
+int anim_lua_uservalue(lua_State *L, const char *mt, int n) {
+  anim_lua_checkbox(L, 1, mt);
+  lua_getiuservalue(L, 1, n);
+  return 1;
+}
+
+anim_clip *anim_lua_checkclip(lua_State *L, int arg) {
+  anim_clip_box *b = anim_lua_checkbox(L, arg, ANIM_CLIP_MT);
+  if (!b->clip) anim_lua_argerror(L, arg, "clip is not built");
+  return b->clip;
+}
+
+anim_rig *anim_lua_checkrig(lua_State *L, int arg) {
+  anim_rig_box *b = anim_lua_checkbox(L, arg, ANIM_RIG_MT);
+  if (!b->rig) anim_lua_argerror(L, arg, "rig is not built");
+  return b->rig;
+}

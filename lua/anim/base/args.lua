@@ -1,0 +1,60 @@
+-- args.lua: argument checks for every public function written in Lua.
+-- A message says "bad argument #n to 'name' (what is wrong)", as Lua's own
+-- luaL_argerror does, and it points at the line of the script that made
+-- the call: the first stack frame outside the module's own files, however
+-- deep inside the module the check runs (a C function called by the
+-- script gets the same from luaL_argerror in csrc/lua/lua_helpers.c).
+local M = {}
+
+local getinfo, format, type = debug.getinfo, string.format, type
+
+-- The folder of the module's Lua files: this file is <folder>base/args.lua
+-- (lua/anim/ in a checkout, <tree>/share/lua/5.4/anim/ once installed).
+local own = debug.getinfo(1, "S").source:match("^@(.*[/\\])base[/\\]args%.lua$")
+local OWN = own and "@" .. own
+
+local function inside(source)
+  return OWN ~= nil and source:sub(1, #OWN) == OWN
+end
+M.inside = inside
+
+-- The level, for error() called in the function that called this one, of
+-- the first frame outside the module (1 when there is none).
+local function outside_level()
+  -- 1: outside_level, 2: its caller (which calls error), 3: the one above
+  local level = 3
+  while true do
+    local info = getinfo(level, "S")
+    if not info then return 1 end
+    if not inside(info.source) then return level - 1 end
+    level = level + 1
+  end
+end
+
+-- Raises msg at the script's line.
+function M.raise(msg)
+  error(msg, outside_level())
+end
+
+-- Raises "bad argument #n to 'fname' (msg)" at the script's line.
+function M.error(n, fname, msg)
+  error(format("bad argument #%d to '%s' (%s)", n, fname, msg), outside_level())
+end
+
+-- What a value is, for messages: its metatable's __name (anim.clip,
+-- anim.rig...), else its type.
+function M.typename(v)
+  local mt = getmetatable(v)
+  local name = type(mt) == "table" and rawget(mt, "__name")
+  return type(name) == "string" and name or type(v)
+end
+
+-- Checks that v has Lua type ty (an optional argument may be nil).
+function M.check(v, ty, n, fname, optional)
+  if type(v) ~= ty and not (optional and v == nil) then
+    error(format("bad argument #%d to '%s' (%s expected, got %s)", n, fname, ty, M.typename(v)), outside_level())
+  end
+  return v
+end
+
+return M

@@ -1,0 +1,81 @@
+-- Argument errors (issue 16): every public function called wrongly raises
+-- "bad argument #n to 'name' (why)" at the line of the script that called
+-- it, whether the check runs in C (csrc/lua/lua_helpers.c) or deep inside
+-- the module's Lua files (lua/anim/base/args.lua).
+local anim = require "anim"
+local H = require "spec.helper"
+
+local SRC = debug.getinfo(1, "S").short_src
+
+-- Calls fn (a closure written on one line) and checks that it raises msg
+-- at that line of this file.
+local function raises_here(fn, msg)
+  local line = debug.getinfo(fn, "S").linedefined
+  local ok, err = pcall(fn)
+  assert.is_false(ok, "no error")
+  assert.are.equal(string.format("%s:%d: %s", SRC, line, msg), err)
+end
+
+local walk = assert(anim.load(H.root .. "/examples/clips/walk.anim"))
+
+describe("argument errors", function()
+  it("name the caller's line for options checked inside the library (play's fade)", function()
+    local a = anim.animator(anim.rig("player"))
+    raises_here(function() a:play(walk, { fade = -1 }) end,
+      "bad argument #2 to 'play' (fade must be >= 0, got -1)")
+    raises_here(function() a:play(walk, { weight = 0 / 0 }) end,
+      "bad argument #2 to 'play' (weight must be a finite number, got nan)")
+    raises_here(function() a:play(42) end, "bad argument #1 to 'play' (clip expected, got number)")
+    raises_here(function() a:autoplay({ 1 }) end, "bad argument #1 to 'autoplay' (table of clips expected)")
+  end)
+
+  it("name the function called: lib:retarget(42) is 'retarget', lib:clip(42) 'clip'", function()
+    local lib = assert(anim.library(H.root .. "/examples/clips"))
+    raises_here(function() lib:retarget(42) end, "bad argument #1 to 'retarget' (string expected, got number)")
+    raises_here(function() lib:clip(42) end, "bad argument #1 to 'clip' (string expected, got number)")
+    raises_here(function() anim.library(walk) end, "bad argument #1 to 'library' (string expected, got anim.clip)")
+  end)
+
+  it("say which argument a callback is", function()
+    local a = anim.animator(anim.rig("player"))
+    local t = a:play(walk)
+    raises_here(function() a:on_marker(nil) end, "bad argument #1 to 'on_marker' (function expected, got nil)")
+    raises_here(function() a:on_event(7) end, "bad argument #1 to 'on_event' (function expected, got number)")
+    raises_here(function() t:on_marker("step", nil) end,
+      "bad argument #2 to 'on_marker' (function expected, got nil)")
+    raises_here(function() t:on_ended({}) end, "bad argument #1 to 'on_ended' (function expected, got table)")
+  end)
+
+  it("give the joint index the script wrote, with the range, and never wrap it onto a joint", function()
+    local a = anim.animator(anim.rig("player"))
+    a:update(0)
+    raises_here(function() a:get(1 << 40) end,
+      "bad argument #1 to 'get' (joint index 1099511627776 out of range 1..7)")
+    raises_here(function() a:get(2 ^ 32 + 1) end,
+      "bad argument #1 to 'get' (joint index 4294967297 out of range 1..7)")
+    raises_here(function() a:world_transform((1 << 32) + 1) end,
+      "bad argument #1 to 'world_transform' (joint index 4294967297 out of range 1..7)")
+    raises_here(function() a:local_transform(-1) end,
+      "bad argument #1 to 'local_transform' (joint index -1 out of range 1..7)")
+  end)
+
+  it("name the module's functions and their arguments", function()
+    raises_here(function() anim.load(1) end, "bad argument #1 to 'load' (string expected, got number)")
+    raises_here(function() anim.decode("{}", {}) end, "bad argument #2 to 'decode' (string expected, got table)")
+    raises_here(function() anim.clip("x") end, "bad argument #1 to 'clip' (table expected, got string)")
+    raises_here(function() anim.encode(5) end, "bad argument #1 to 'encode' (anim.clip expected, got number)")
+    raises_here(function() anim.save(walk, 5) end, "bad argument #2 to 'save' (string expected, got number)")
+    raises_here(function() anim.set_limits(5) end, "bad argument #1 to 'set_limits' (table expected, got number)")
+    raises_here(function() anim.rig(5) end, "bad argument #1 to 'rig' (\"player\" or table expected, got number)")
+    raises_here(function() walk:sample("x") end, "bad argument #1 to 'sample' (number expected, got string)")
+    raises_here(function() anim.update(5, 0) end,
+      "bad argument #1 to 'update' (table of animators expected, got number)")
+  end)
+
+  it("refuse writes to read-only objects at the script's line", function()
+    local a = anim.animator(anim.rig("player"))
+    raises_here(function() a.speed = 2 end, "cannot set animator field 'speed'")
+    raises_here(function() walk.length = 2 end, "clips are read-only (cannot set 'length')")
+    raises_here(function() anim.limits.keys = 2 end, "anim.limits is read-only (use anim.set_limits{ keys = n })")
+  end)
+end)
