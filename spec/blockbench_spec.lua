@@ -62,7 +62,8 @@ local function world_rotation(clip, joint, t)
     joints[#joints + 1] = { name = name, parent = j.parent, position = j.position, rotation = j.rotation }
   end
   local a = anim.animator(assert(anim.rig { joints = joints }))
-  local track = a:play(clip, { fade = 0 })
+  -- (speed 0: a looping track seeked to its end would wrap in update(0), 7a.21)
+  local track = a:play(clip, { fade = 0, speed = 0 })
   track.time = t
   a:update(0)
   local w = { a:world_transform(joint) }

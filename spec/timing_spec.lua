@@ -370,3 +370,78 @@ describe("timing, special cases", function()
     assert.are.equal("a", flog[1][1]) -- the first pass's start still fires
   end)
 end)
+
+-- SEMANTICS 7a.21: what happens at an instant is delivered by the first
+-- update that reaches it, update(0) included.  A track sitting on the bound
+-- its playhead moves toward wraps, bounces or ends in that update, late 0,
+-- and the pose is the one after; on the other bound nothing happens (the
+-- seek made the pass exclusive of the time sought, 7a.6).
+describe("update(0) on a bound (SEMANTICS 7a.21)", function()
+  -- each case: loop mode, speed, where the seek goes, the callbacks of
+  -- update(0), the time after it, and whether the track still plays
+  local cases = {
+    -- forward to the end: a wrap fires looped then the items at 0
+    { "loop", 1, 1, { { "looped", 0 }, { "a", 0 } }, 0, true },
+    -- backward to the start: the wrap goes to the length, inclusive there
+    { "loop", -1, 0, { { "looped", 0 }, { "z", 0 } }, 1, true },
+    -- bounces: looped, the reversed pass excludes the bounce time
+    { "pingpong", 1, 1, { { "looped", 0 } }, 1, true },
+    { "pingpong", -1, 0, { { "looped", 0 } }, 0, true },
+    -- once ends where the playhead meets the bound
+    { "once", 1, 1, { { "stopped", 0 }, { "ended", 0 } }, 1, false },
+    { "once", -1, 0, { { "stopped", 0 }, { "ended", 0 } }, 0, false },
+    -- the other bound: moving inward, nothing is crossed
+    { "loop", 1, 0, {}, 0, true }, { "loop", -1, 1, {}, 1, true },
+    { "pingpong", 1, 0, {}, 0, true }, { "pingpong", -1, 1, {}, 1, true },
+    { "once", 1, 0, {}, 0, true }, { "once", -1, 1, {}, 1, true },
+  }
+  for _, case in ipairs(cases) do
+    local mode, speed, at, want, time, playing = table.unpack(case)
+    it(string.format("%s at speed %d, seek to %d, update(0)", mode, speed, at), function()
+      local a, tr, log = recorder(clip(mode), { speed = speed })
+      a:update(0.25)
+      for k in pairs(log) do log[k] = nil end
+      tr.time = at
+      a:update(0)
+      same(log, want)
+      assert.are.equal(time, tr.time)
+      assert.are.equal(playing, tr.is_playing)
+      -- the pose of that update is the one after the wrap or bounce
+      assert.are.equal(time, (a:get("j")))
+      -- and the next update(0) does nothing more
+      a:update(0)
+      same(log, want)
+    end)
+  end
+
+  it("a change of the speed's sign on a bound wraps in the next update(0)", function()
+    local a, tr, log = recorder(clip("loop"))
+    a:update(1) -- lands on the end: wraps in that update (7a.1), now at 0 moving forward
+    same(log, { { "a", 1 }, { "m", 0.5 }, { "z", 0 }, { "looped", 0 }, { "a", 0 } })
+    for k in pairs(log) do log[k] = nil end
+    tr:adjust_speed(-1)
+    a:update(0)
+    same(log, { { "looped", 0 }, { "z", 0 } })
+    assert.are.equal(1, tr.time)
+  end)
+
+  it("hold on its last frame stays there: update(0) fires nothing", function()
+    local a, tr, log = recorder(clip("hold"))
+    tr.time = 1
+    a:update(0)
+    a:update(0)
+    same(log, {})
+    assert.are.equal(1, tr.time)
+    assert.is_true(tr.is_playing)
+  end)
+
+  it("speed 0 never leaves its bound (7a.4)", function()
+    local a, tr, log = recorder(clip("loop"), { speed = 0 })
+    a:update(0.25)
+    for k in pairs(log) do log[k] = nil end
+    tr.time = 1
+    a:update(0)
+    a:update(0.5)
+    same(log, {})
+  end)
+end)

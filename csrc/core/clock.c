@@ -95,7 +95,12 @@ static void advance(anim_animator *a, anim_track *t, double span) {
     double pos = t->time + t->tlo;
     double b = dir > 0 ? L - pos : pos, bt = dir > 0 ? L : 0, eb;
     if (b < 0) b = 0;
-    if (!(D > 0 && D >= b)) {  /* stays inside: nothing is crossed */
+    /* Stays inside: nothing is crossed.  A playhead on the bound it moves
+     * toward (b = 0, after a seek there, a change of the speed's sign or a
+     * pass that ended exactly there) crosses it even when D is 0: what
+     * happens at an instant is delivered by the first update that reaches
+     * it, update(0) included (SEMANTICS 7a.21). */
+    if (!(D >= b && (D > 0 || (b <= 0 && sp > 0)))) {
       pass_to(a, t, dir * D, dir, incl, e, sp);
       return;
     }
