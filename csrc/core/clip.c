@@ -75,9 +75,9 @@ const char *anim_clip_strdup(anim_clip *c, const char *s, size_t len) {
   return d;
 }
 
-anim_clip *anim_clip_new(const anim_mem *mem, int njoints, int nitems, int nmask) {
+anim_clip *anim_clip_new(const anim_mem *mem, int njoints, int nitems) {
   anim_clip *c;
-  if (njoints < 0 || nitems < 0 || nmask < 0) return NULL;
+  if (njoints < 0 || nitems < 0) return NULL;
   c = anim_calloc(mem, 1, sizeof *c);
   if (!c) return NULL;
   c->mem = *mem;
@@ -86,11 +86,9 @@ anim_clip *anim_clip_new(const anim_mem *mem, int njoints, int nitems, int nmask
   c->euler = ANIM_YXZ;
   c->njoints = njoints;
   c->nitems = nitems;
-  c->nmask = nmask;
   c->joints = anim_clip_alloc(c, sizeof(anim_joint) * (size_t)(njoints ? njoints : 1));
   c->items = anim_clip_alloc(c, sizeof(anim_item) * (size_t)(nitems ? nitems : 1));
-  c->mask = anim_clip_alloc(c, sizeof(char *) * (size_t)(nmask ? nmask : 1));
-  if (!c->joints || !c->items || !c->mask) { anim_clip_free(c); return NULL; }
+  if (!c->joints || !c->items) { anim_clip_free(c); return NULL; }
   return c;
 }
 

@@ -64,11 +64,9 @@ typedef struct anim_block anim_block;
 
 typedef struct anim_clip {
   double length, speed, priority;
-  int loop, blend, space, euler;
+  int loop, blend, euler;
   int njoints;
   anim_joint *joints;
-  int nmask;               /* 0: no mask */
-  const char **mask;
   int nitems;
   anim_item *items;        /* sorted by time, kind, file order */
   anim_block *blocks;      /* everything the clip owns */
@@ -80,7 +78,7 @@ typedef struct anim_clip {
  * nitems items, allocated through mem (NULL when out of memory).  anim_clip_alloc gives zeroed
  * memory owned by the clip.  anim_clip_finish checks the invariants the
  * evaluator relies on, sorts the items and returns NULL, or a message. */
-anim_clip *anim_clip_new(const anim_mem *mem, int njoints, int nitems, int nmask);
+anim_clip *anim_clip_new(const anim_mem *mem, int njoints, int nitems);
 void *anim_clip_alloc(anim_clip *c, size_t size);
 /* The keys in slot s (ANIM_K_* or ANIM_K_AXIS) of a joint, or NULL (an
  * axis slot of a joint with no split channel). */

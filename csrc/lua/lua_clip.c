@@ -1,7 +1,38 @@
 /* lua_clip.c - the Lua binding of clips: builds a C clip from the
- * normalised description lua/anim/format.lua makes, and samples it.
- * The description is checked again here (types, counts) so that no
- * Lua value can crash the core; user-facing messages come from format.lua. */
+ * normalised description lua/anim/format/read.lua (and the importers) make,
+ * and samples it.  The description is checked again here (types, counts)
+ * so that no Lua value can crash the core; user-facing messages come from
+ * the Lua side.  This file is the description's one reader.
+ *
+ * The description (core.clip_new's first argument), every number a code
+ * of csrc/core/codes.h where it names one:
+ *   desc = {
+ *     length = seconds (0), speed = number (1), priority = number (0),
+ *     loop = ANIM_LOOP_CODES (once), blend = ANIM_BLEND_CODES (normal),
+ *     euler = ANIM_EULER_CODES (yxz),
+ *     joints = { joint, ... },               -- in the clip's order
+ *     items = { { t = seconds, kind = ANIM_ITEM_CODES, index = 0-based in
+ *                 file order within its kind, side = ANIM_SIDE_CODES }, ... },
+ *   }
+ *   joint = { name = string, weight = 0..1 (1), muted = boolean,
+ *             pos = channel, rot = channel (Euler degrees) | qrot = channel
+ *             (quaternions x, y, z, w), scl = channel, pw = channel (version
+ *             1 pose weights, arity 1) }   -- each channel optional
+ *   channel = keys, or { axes = { keys, keys, keys } } (a split channel:
+ *             each axis its own keys of arity 1)
+ *   keys = { t = { n times, not decreasing },
+ *            vals = { n arrays of arity numbers } | v = { n * arity numbers },
+ *            ie = { n key bytes: interp | ease << ease_shift | has_interp |
+ *                   has_ease (ANIM_KEYBYTE_CODES) },
+ *            h = nil | { [key] = handle record of ANIM_HREC(arity) numbers:
+ *                   out dt, in dt (NaN: absent), out dv[d], in dv[d], form
+ *                   (ANIM_HANDLE_CODES) },
+ *            mods = nil | { [axis] = { modifier, ... } } }
+ *   modifier = { type = ANIM_MODIFIER_CODES, before, after = ANIM_CYCLE_CODES
+ *                (repeat), p1..p4 = numbers (0; curve.h names them per type),
+ *                points = { time, lo, hi, ... } (envelope) }
+ * The second argument, info, is the Lua side's table of the clip (names,
+ * timed items, the source for encoding); it is kept as the user value. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,7 +258,7 @@ static void read_joint(lua_State *L, anim_clip *c, int jt, int ji) {
 static int clip_new(lua_State *L) {
   clip_box *b;
   anim_clip *c;
-  int nj, ni, nm, i;
+  int nj, ni, i;
   const char *err;
   luaL_checktype(L, 1, LUA_TTABLE);
   luaL_checktype(L, 2, LUA_TTABLE);
@@ -241,11 +272,9 @@ static int clip_new(lua_State *L) {
   lua_pop(L, 1);
   ni = push_array(L, 1, "items");
   if (ni >= 0) lua_pop(L, 1); else ni = 0;
-  nm = push_array(L, 1, "mask");
-  if (nm >= 0) lua_pop(L, 1); else nm = 0;
   {
     anim_mem m = anim_lua_mem(L);
-    c = b->clip = anim_clip_new(&m, nj, ni, nm);
+    c = b->clip = anim_clip_new(&m, nj, ni);
   }
   if (!c) return anim_lua_nomem(L);
   c->length = field_num(L, 1, "length", 0);
@@ -253,7 +282,6 @@ static int clip_new(lua_State *L) {
   c->priority = field_num(L, 1, "priority", 0);
   c->loop = field_int(L, 1, "loop", ANIM_ONCE, ANIM_ONCE, ANIM_PINGPONG);
   c->blend = field_int(L, 1, "blend", 0, 0, 1);
-  c->space = field_int(L, 1, "space", 0, 0, 1);
   c->euler = field_int(L, 1, "euler", ANIM_YXZ, ANIM_XYZ, ANIM_ZYX);
   lua_getfield(L, 1, "joints");
   for (i = 0; i < nj; i++) {
@@ -274,15 +302,6 @@ static int clip_new(lua_State *L) {
       c->items[i].kind = field_int(L, it, "kind", 0, ANIM_ITEM_MARKER, ANIM_ITEM_PLAY);
       c->items[i].index = field_int(L, it, "index", 0, 0, 1 << 30);
       c->items[i].side = field_int(L, it, "side", 0, ANIM_SIDE_BOTH, ANIM_SIDE_CLIENT);
-      lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
-  }
-  if (nm > 0) {
-    lua_getfield(L, 1, "mask");
-    for (i = 0; i < nm; i++) {
-      lua_geti(L, -1, i + 1);
-      c->mask[i] = dup_string(L, c, -1);
       lua_pop(L, 1);
     }
     lua_pop(L, 1);

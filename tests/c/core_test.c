@@ -49,7 +49,7 @@ static void *counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
 /* A clip of one joint "arm": position x from 0 to 2 over 1 s (linear, all
  * three axes), a marker at 0.5, looping. */
 static anim_clip *make_clip(const anim_mem *m) {
-  anim_clip *c = anim_clip_new(m, 1, 1, 0);
+  anim_clip *c = anim_clip_new(m, 1, 1);
   anim_joint *j;
   int a;
   if (!c) return NULL;
@@ -76,7 +76,7 @@ static anim_clip *make_clip(const anim_mem *m) {
 /* What anim_clip_finish says of a clip whose keys a C builder got wrong:
  * a handle counted but not marked, a split axis of arity 3. */
 static const char *finish_error(const anim_mem *m, int which) {
-  anim_clip *c = anim_clip_new(m, 1, 0, 0);
+  anim_clip *c = anim_clip_new(m, 1, 0);
   anim_keys *k;
   const char *e;
   if (!c) return "no memory";

@@ -9,13 +9,9 @@ local M = {}
 local Failure = {}
 Failure.__index = Failure
 
-local null -- cjson.null, filled lazily so this file has no hard dependency
+local null = require("cjson").null -- what JSON null decodes to
 local function is_null(v)
-  if null == nil then
-    local ok, cjson = pcall(require, "cjson")
-    null = ok and cjson.null or false
-  end
-  return null ~= false and v == null
+  return v == null
 end
 M.is_null = is_null
 

@@ -2,6 +2,8 @@
 -- (limits.lua: bytes, depth), and the check of a decoded tree against the
 -- limits that apply to what a clip keeps (strings, finite numbers).
 local cjson = require "cjson"
+local core = require "anim.core"
+local TREE = require("anim.base.codes").tree
 local E = require "anim.base.errors"
 local limits = require "anim.base.limits"
 
@@ -60,7 +62,7 @@ local BENEATH = {
 -- so that a link put on the path after it was resolved is not followed.
 function M.read_file(path, beneath)
   if beneath then
-    local text, why, detail = require("anim.core").read_beneath(beneath.root, beneath.rel, L.bytes)
+    local text, why, detail = core.read_beneath(beneath.root, beneath.rel, L.bytes)
     if text then
       if #text > L.bytes then too_large(#text) end
       return text
@@ -106,8 +108,7 @@ end
 -- the fields they know; this catches the rest (unknown fields, payloads).
 -- The walk is core.check_tree (csrc/lua/lua_check.c: in Lua it cost more than
 -- the decoding); it finds the place, the message is made here.
-local check_tree = require("anim.core").check_tree
-local TREE = require("anim.base.codes").tree
+local check_tree = core.check_tree
 
 local function path_of(keys)
   local path = ""

@@ -4,7 +4,13 @@
 local core = require "anim.core"
 local E = require "anim.base.errors"
 local args = require "anim.base.args"
+local json = require "anim.base.json"
+local limits = require "anim.base.limits"
 local format = require "anim.format.read"
+local keys = require "anim.format.keys"
+local rigmod = require "anim.format.rig"
+local retarget = require "anim.format.retarget"
+local bind = require "anim.format.bind"
 
 local M = {}
 local info_of = core.clip_info
@@ -33,14 +39,12 @@ end
 -- clip:bindings(rig [, map]) -> { clip joint = { joint = rig joint | nil,
 -- by = "map" | "field" | "same name" | "guess" | "unmatched" } }
 function methods.bindings(self, rig, map)
-  local rigmod = require "anim.format.rig"
-  local retarget = require "anim.format.retarget"
   if not rigmod.is_rig(rig) then args.error(1, "bindings", "rig expected, got " .. args.typename(rig)) end
   if map ~= nil and not retarget.is_map(map) then
     args.error(2, "bindings", "retarget map expected, got " .. args.typename(map))
   end
   local out = {}
-  for name, r in pairs(require("anim.format.bind").resolve(self, rig, map)) do
+  for name, r in pairs(bind.resolve(self, rig, map)) do
     out[name] = { joint = r.joint, by = r.by }
   end
   return out
@@ -84,7 +88,7 @@ M.methods = methods
 function M.copy(v, depth)
   if type(v) ~= "table" then return v end
   depth = (depth or 0) + 1
-  local max = require("anim.base.limits").current.depth
+  local max = limits.current.depth
   if depth > max then E.fail("", "nested too deep (at most %d levels, or the table holds itself)", max) end
   local out = {}
   for k, x in pairs(v) do out[k] = M.copy(x, depth) end
@@ -96,18 +100,28 @@ end
 function M.build(t, name, from_file)
   local desc, info = format.read(t, from_file)
   info.name = name
-  return require("anim.format.keys").build(desc, info)
+  return keys.build(desc, info)
 end
 
 -- Loads a .anim file, naming the clip `name`: clip | nil, message.
 -- `beneath`: see json.read_file (the library's res:// files).
 function M.load_file(path, name, beneath)
-  local json = require "anim.base.json"
   return E.catch(name, function() return M.build(json.decode(json.read_file(path, beneath)), name, true) end)
 end
 
 function M.is_clip(v)
   return getmetatable(v) == mt
+end
+
+-- The Lua side's table of a clip (name, timed items, source for encoding:
+-- format/read.lua makes it), for the importers and tools above this layer.
+M.info = info_of
+
+-- A clip straight from a core description (its layout is documented in
+-- csrc/lua/lua_clip.c, its one reader), with no metadata: importers use it
+-- to sample curves they are building (xml.lua measures its approximations).
+function M.from_description(desc)
+  return core.clip_new(desc, { name = "(description)", joints = {}, length = desc.length or 0 })
 end
 
 M.catch = E.catch

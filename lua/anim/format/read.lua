@@ -6,6 +6,7 @@ local E = require "anim.base.errors"
 local Q = require "anim.base.quat"
 local limits = require "anim.base.limits"
 local codes = require "anim.base.codes"
+local json = require "anim.base.json"
 
 local M = {}
 
@@ -904,7 +905,7 @@ function M.read(c, from_file)
     desc.length = math.max(last or 0, 0)
   end
   info.length = desc.length
-  if from_file then require("anim.base.json").check(c) end
+  if from_file then json.check(c) end
   return desc, info
 end
 

@@ -4,12 +4,13 @@
 local core = require "anim.core"
 local E = require "anim.base.errors"
 local args = require "anim.base.args"
+local codes = require "anim.base.codes"
 local format = require "anim.format.read"
 local Q = require "anim.base.quat"
 
 local M = {}
 local fail, key, index = E.fail, E.key, E.index
-M.MAX_JOINTS = require("anim.base.codes").const.max_rig_joints
+M.MAX_JOINTS = codes.const.max_rig_joints
 
 -- The rig of the legacy XML viewer, in blocks, +Y up, facing +Z, its right
 -- side at -X (DESIGN.md, import-notes.md).  Rest rotations are zero.

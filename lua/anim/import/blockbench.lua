@@ -9,7 +9,6 @@
 -- What cannot be said exactly is baked (bake.lua) and the clip's
 -- info.approx says so: { bound, note, seam }.  docs/formats.md ("Blockbench and Bedrock")
 -- lists what is exact, approximated and refused.
-local core = require "anim.core"
 local E = require "anim.base.errors"
 local json = require "anim.base.json"
 local clipmod = require "anim.format.clip"
@@ -140,7 +139,7 @@ local function build(anim, file, rig)
     notes[#notes + 1] = string.format("no animation length: %.6g s, a whole number of every sin/cos period", length)
   end
   if baked or (chosen and chosen.fallback) then
-    core.clip_info(clip).approx = {
+    clipmod.info(clip).approx = {
       bound = bake.BOUND,
       note = table.concat(notes, "; "),
       seam = seam,

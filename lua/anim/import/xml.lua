@@ -12,7 +12,8 @@
 -- to the curves, the clip plays the exact per-axis curves instead, and
 -- info.approx says how far apart the two are.
 local lxp = require "lxp"
-local core = require "anim.core"
+local keys = require "anim.format.keys"
+local clipmod = require "anim.format.clip"
 local E = require "anim.base.errors"
 local format = require "anim.format.read"
 local limits = require "anim.base.limits"
@@ -711,8 +712,8 @@ local function measure(list, length)
     j3[i] = { name = "p" .. i, pos = m.v3 }
     jx[i] = { name = "p" .. i, pos = m.exact }
   end
-  local c3 = core.clip_new({ joints = j3, length = length }, {})
-  local cx = core.clip_new({ joints = jx, length = length }, {})
+  local c3 = clipmod.from_description({ joints = j3, length = length })
+  local cx = clipmod.from_description({ joints = jx, length = length })
   -- samples { t, spacing to the next ones }
   local samples = {}
   for i = 0, 4095 do samples[#samples + 1] = { (i + 0.5) / 4096 * length, length / 4096 } end
@@ -740,8 +741,8 @@ local function measure(list, length)
   -- difference of channel i at t, or nil where it is not measured
   local function diff(i, t, p3, px)
     if t < 0 or t > length or t > upto[i] or near_any(marks[i], t, eps) then return nil end
-    p3 = p3 or core.clip_sample(c3, t)
-    px = px or core.clip_sample(cx, t)
+    p3 = p3 or c3:sample(t)
+    px = px or cx:sample(t)
     local a, b = p3["p" .. i].position, px["p" .. i].position
     return math.max(math.abs(a[1] - b[1]), math.abs(a[2] - b[2]), math.abs(a[3] - b[3]))
   end
@@ -751,7 +752,7 @@ local function measure(list, length)
   for _, smp in ipairs(samples) do
     local t = smp[1]
     if t >= 0 and t <= length then
-      local p3, px = core.clip_sample(c3, t), core.clip_sample(cx, t)
+      local p3, px = c3:sample(t), cx:sample(t)
       for i = 1, #list do
         local d = diff(i, t, p3, px)
         if d and d > 0 then
@@ -801,7 +802,7 @@ local function read_axes(el, spec)
   return any and axes or nil
 end
 
--- Reads XML text; returns desc and info for core.clip_new (info.source is
+-- Reads XML text; returns desc and info for keys.build (info.source is
 -- the version 3 table), or raises a failure.
 function M.read(text, name)
   local root = parse(text)
@@ -896,7 +897,7 @@ end
 -- Builds the clip of XML text, or raises a failure (errors.lua).
 function M.build(text, name)
   local desc, info = M.read(text, name)
-  return require("anim.format.keys").build(desc, info)
+  return keys.build(desc, info)
 end
 
 return M

@@ -4,6 +4,8 @@
 -- the check and the read) is refused.
 local core = require "anim.core"
 local args = require "anim.base.args"
+local clipmod = require "anim.format.clip"
+local retarget = require "anim.format.retarget"
 
 local M = {}
 local methods = {}
@@ -91,11 +93,11 @@ M.cached = cached
 
 -- A clip is named by its res:// path (in messages and clip.name).
 function methods.clip(self, path)
-  return cached(self, "clip", path, require("anim.format.clip").load_file)
+  return cached(self, "clip", path, clipmod.load_file)
 end
 
 function methods.retarget(self, path)
-  return cached(self, "retarget", path, require("anim.format.retarget").load_file)
+  return cached(self, "retarget", path, retarget.load_file)
 end
 
 -- anim.library(root) -> library | nil, message

@@ -9,8 +9,10 @@
 -- Exit status: 0 success, 1 bad input (a file that is missing or does not
 -- load, a clip that cannot be written), 2 a wrong command line.
 local anim = require "anim"
-local core = require "anim.core"
+local clipmod = require "anim.format.clip"
 local E = require "anim.base.errors"
+local plot = require "anim.tool.plot"
+local sheet = require "anim.tool.sheet"
 
 local M = {}
 
@@ -253,7 +255,7 @@ local function joint_line(src, layout, name)
 end
 
 local function info_clip(c)
-  local info = core.clip_info(c)
+  local info = clipmod.info(c)
   local src = info.source
   local function field(k, v) out("  %-10s %s", k, v) end
   field("version", string.format("%s (%s)", num(info.version),
@@ -602,7 +604,7 @@ handles, and markers, events, sounds and plays as labelled vertical lines.
     if #pos ~= 1 then fail(USAGE, "expected one FILE, got %d arguments", #pos) end
     if not opt.output then fail(USAGE, "missing -o OUT.svg") end
     local c = one_clip(pos[1], opt.animation)
-    local text, err = require("anim.tool.plot").render(c, { joint = opt.joint, title = pos[1] ..
+    local text, err = plot.render(c, { joint = opt.joint, title = pos[1] ..
       (opt.animation and (" (" .. opt.animation .. ")") or "") })
     if not text then fail(USAGE, "%s: %s", pos[1], err) end
     write_output(opt.output, text)
@@ -635,7 +637,6 @@ last frame is the end.  -o - writes the SVG to standard output.]],
       end
     end
     local c = one_clip(pos[1], opt.animation)
-    local sheet = require "anim.tool.sheet"
     if #sheet.joints_on_rig(c, anim.rig(rigname)) == 0 then
       io.stderr:write(string.format("anim sheet: note: none of the joints of %s (%s) plays on the %s rig;" ..
         " the sheet shows its rest pose\n", pos[1], table.concat(c:joints(), ", "), rigname))

@@ -15,7 +15,7 @@
 --   position channels are the rotation keys (with the clip's loop, length
 --   and rotation modifiers) samples the Euler curves themselves.
 local anim = require "anim"
-local core = require "anim.core"
+local clipmod = require "anim.format.clip"
 local E = require "anim.base.errors"
 local rigmod = require "anim.format.rig"
 local svg = require "anim.tool.svg"
@@ -347,7 +347,7 @@ local KINDS = { { "linear", "linear" }, { "step", "step" }, { "catmullrom", "cat
 -- outside it.  Quaternion curves keep to one side of q / -q (continuous),
 -- and `shown` is where a key is drawn on them.
 function M.curves(clip, joint)
-  local info = core.clip_info(clip)
+  local info = clipmod.info(clip)
   local names = clip:joints()
   if joint then
     local found = false
@@ -376,7 +376,7 @@ end
 -- plot.render(clip [, { joint = name, title = text }]) -> svg text | nil, message
 function M.render(clip, opts)
   opts = opts or {}
-  local info = core.clip_info(clip)
+  local info = clipmod.info(clip)
   local channels, t0, t1 = M.curves(clip, opts.joint)
   if not channels then return nil, t0 end
 

@@ -8,8 +8,9 @@
 -- SEMANTICS 7a.6), and every part is a box placed by its joint's world
 -- transform, drawn as the convex outline of its 8 projected corners.
 local anim = require "anim"
-local core = require "anim.core"
+local clipmod = require "anim.format.clip"
 local E = require "anim.base.errors"
+local bind = require "anim.format.bind"
 local svg = require "anim.tool.svg"
 local rotate = require("anim.base.quat").rotate
 
@@ -86,7 +87,7 @@ end
 -- { joint, fill, points (2D, world units), depth } }, nearest last.
 function M.outlines(clip, t)
   local rig, parts = anim.rig("player"), M.PLAYER_PARTS
-  local a = anim.animator(rig, { space = core.clip_info(clip).space })
+  local a = anim.animator(rig, { space = clipmod.info(clip).space })
   local track = a:play(clip, { fade = 0 })
   track.time = t
   a:update(0)
@@ -110,7 +111,6 @@ end
 
 -- Which of the clip's joints play on the rig (by name, retarget field or guess).
 function M.joints_on_rig(clip, rig)
-  local bind = require "anim.format.bind"
   local on = {}
   local resolved = bind.resolve(clip, rig)
   for _, name in ipairs(clip:joints()) do
@@ -124,7 +124,7 @@ local VIEW_W, VIEW_H = 130, 200
 
 -- sheet.render(clip, { frames = n, title = text }) -> svg text
 function M.render(clip, opts)
-  local info = core.clip_info(clip)
+  local info = clipmod.info(clip)
   local times = M.times(info.length, info.loop, opts.frames or 8)
   local poses = {}
   for i, t in ipairs(times) do poses[i] = M.outlines(clip, t) end

@@ -1,0 +1,150 @@
+-- The dependency rule of docs/architecture.md, read from the sources: each
+-- `require` of lua/anim/ and each `#include` of csrc/.  A layer uses only
+-- the layers below it (and its own):
+--   Lua:  anim.core < base < format < runtime < import < anim (init.lua) < tool
+--   C:    csrc/core (no Lua header) < csrc/lua (the binding, over lua_helpers.h)
+-- and anim.core is reached only from base, format and runtime (the layers
+-- that hold the C objects); importers and tools go through them.
+local H = require "spec.helper"
+
+local LAYERS = { core = 0, base = 1, format = 2, runtime = 3, import = 4, anim = 5, tool = 6 }
+local LAYER_NAMES = { [0] = "anim.core", "base", "format", "runtime", "import", "anim", "tool" }
+local EXTERNAL = { cjson = true, lpeg = true, lxp = true }
+local REACH_CORE = { base = true, format = true, runtime = true }
+
+local function sh(cmd)
+  local p = assert(io.popen(cmd))
+  local out = p:read("a")
+  p:close()
+  return out
+end
+
+local function files(pattern_cmd)
+  local out = {}
+  for f in sh("cd " .. H.root .. " && " .. pattern_cmd):gmatch("[^\n]+") do out[#out + 1] = f end
+  return out
+end
+
+-- The layer of a module name (nil: not one of the module's).
+local function module_layer(name)
+  if name == "anim.core" then return "core" end
+  if name == "anim" then return "anim" end
+  local layer = name:match("^anim%.(%w+)%.")
+  if layer and LAYERS[layer] then return layer end
+end
+
+-- The layer of a file of lua/anim/.
+local function file_layer(path)
+  if path == "lua/anim/init.lua" then return "anim" end
+  return path:match("^lua/anim/(%w+)/[%w_]+%.lua$")
+end
+
+-- Every breach of the Lua rule in the text of file `path`: a list of lines.
+local function lua_breaches(path, text)
+  local out = {}
+  local layer = file_layer(path)
+  if not layer or not LAYERS[layer] or layer == "core" then
+    out[#out + 1] = path .. ": not in a layer folder (lua/anim/{base,format,runtime,import,tool}/ or init.lua)"
+    return out
+  end
+  local n = 0
+  for line in (text .. "\n"):gmatch("([^\n]*)\n") do
+    n = n + 1
+    local code = line:gsub("%-%-.*$", "")
+    for call in code:gmatch("require%s*%(?%s*([^%s%)]+)") do
+      local name = call:match("^[\"']([%w_.]+)[\"']$")
+      local where = string.format("%s:%d", path, n)
+      if not name then
+        out[#out + 1] = where .. ": require of something not written as a string: " .. call
+      elseif not EXTERNAL[name] then
+        local to = module_layer(name)
+        if not to then
+          out[#out + 1] = where .. ": requires " .. name .. ", which is in no layer"
+        elseif LAYERS[to] > LAYERS[layer] then
+          out[#out + 1] = string.format("%s: requires %s: the %s layer is above %s (a layer uses only the layers below it)",
+            where, name, LAYER_NAMES[LAYERS[to]], layer)
+        elseif to == "core" and not REACH_CORE[layer] then
+          out[#out + 1] = string.format("%s: requires anim.core: %s goes through the format and runtime layers", where, layer)
+        end
+      end
+      -- a require inside a function (indented) only in init.lua, for the
+      -- importers whose parsers (lxp, lpeg) a game may not have
+      if line:match("^%s+") and layer ~= "anim" then
+        out[#out + 1] = where .. ": require inside a function (only init.lua loads lazily)"
+      end
+    end
+  end
+  return out
+end
+
+-- Every breach of the C rule in file `path`.
+local function c_breaches(path, text)
+  local out = {}
+  local dir = path:match("^csrc/(%w+)/")
+  local n = 0
+  for line in (text .. "\n"):gmatch("([^\n]*)\n") do
+    n = n + 1
+    local inc = line:match('^%s*#%s*include%s*"([^"]+)"')
+    if inc then
+      local where = string.format("%s:%d: includes \"%s\"", path, n, inc)
+      if dir == "core" then
+        if inc:match("^lua") or inc == "lauxlib.h" then
+          out[#out + 1] = where .. ": no Lua header in the core"
+        elseif inc:find("/", 1, true) or not io.open(H.root .. "/csrc/core/" .. inc) then
+          out[#out + 1] = where .. ": csrc/core includes only its own headers"
+        end
+      elseif dir == "lua" then
+        local ok = inc == "lua.h" or inc == "lauxlib.h" or inc == "lualib.h" or inc == "lua_helpers.h"
+          or (inc:match("^core/[%w_]+%.h$") and io.open(H.root .. "/csrc/" .. inc))
+        if not ok then
+          out[#out + 1] = where .. ": a binding file includes the Lua headers, lua_helpers.h and core/ only"
+        end
+      else
+        out[#out + 1] = path .. ": not in csrc/core or csrc/lua"
+      end
+    elseif line:match('^%s*#%s*include%s*<lua') or line:match('^%s*#%s*include%s*<lauxlib') then
+      if dir ~= "lua" then out[#out + 1] = string.format("%s:%d: a Lua header outside csrc/lua", path, n) end
+    end
+  end
+  return out
+end
+
+describe("the layers (docs/architecture.md)", function()
+  it("every require of lua/anim/ goes to its own layer or one below", function()
+    local breaches, count = {}, 0
+    for _, f in ipairs(files("find lua -name '*.lua' | sort")) do
+      for _, b in ipairs(lua_breaches(f, H.read(H.root .. "/" .. f))) do breaches[#breaches + 1] = b end
+      count = count + 1
+    end
+    assert.is_true(count > 20)
+    assert(#breaches == 0, "\n" .. table.concat(breaches, "\n"))
+  end)
+
+  it("every #include of csrc/ keeps the core free of Lua and the bindings apart", function()
+    local breaches = {}
+    for _, f in ipairs(files("find csrc -name '*.[ch]' | sort")) do
+      for _, b in ipairs(c_breaches(f, H.read(H.root .. "/" .. f))) do breaches[#breaches + 1] = b end
+    end
+    assert(#breaches == 0, "\n" .. table.concat(breaches, "\n"))
+  end)
+
+  it("the checks find a breach when there is one", function()
+    local up = lua_breaches("lua/anim/base/errors.lua", 'local a = require "anim.runtime.animator"\n')
+    assert.are.same({ "lua/anim/base/errors.lua:1: requires anim.runtime.animator: the runtime layer is above base"
+      .. " (a layer uses only the layers below it)" }, up)
+    assert.are.equal(1, #lua_breaches("lua/anim/tool/cli.lua", 'local core = require "anim.core"\n'))
+    assert.are.equal(1, #lua_breaches("lua/anim/format/clip.lua", 'local function f()\n  return require "anim.base.json"\nend\n'))
+    assert.are.equal(1, #lua_breaches("lua/anim/format/clip.lua", 'local m = require(name)\n'))
+    assert.are.equal(0, #lua_breaches("lua/anim/tool/cli.lua", 'local anim = require "anim"\nlocal l = require "lpeg"\n'))
+    assert.are.equal(1, #c_breaches("csrc/core/clip.c", '#include "lua.h"\n'))
+    assert.are.equal(1, #c_breaches("csrc/lua/lua_clip.c", '#include "lua_animator.c"\n'))
+    assert.are.equal(0, #c_breaches("csrc/lua/lua_clip.c", '#include "core/clip.h"\n#include "lua_helpers.h"\n'))
+  end)
+
+  it("the command loads only the tool layer", function()
+    local text = H.read(H.root .. "/bin/anim")
+    local names = {}
+    for name in text:gmatch('require%(?%s*"([%w_.]+)"') do names[#names + 1] = name end
+    assert.are.same({ "anim.tool.cli" }, names)
+  end)
+end)
