@@ -12,7 +12,7 @@
 -- to the curves, the clip plays the exact per-axis curves instead, and
 -- info.approx says how far apart the two are.
 local lxp = require "lxp"
-local keys = require "anim.format.keys"
+local keyset = require "anim.format.keys"
 local clipmod = require "anim.format.clip"
 local E = require "anim.base.errors"
 local format = require "anim.format.read"
@@ -897,7 +897,7 @@ end
 -- Builds the clip of XML text, or raises a failure (errors.lua).
 function M.build(text, name)
   local desc, info = M.read(text, name)
-  return keys.build(desc, info)
+  return keyset.build(desc, info)
 end
 
 return M
