@@ -1,9 +1,10 @@
 #!/bin/sh
 # deps.sh: checks what `make demo` and `make test` need and, when it is
 # missing, installs it from Debian's archive (as root with apt-get), or
-# says exactly what to install.  Usage: scripts/deps.sh [test|ci]
+# says exactly what to install.  Usage: scripts/deps.sh [test|ci|lint]
 # `ci` is `test` plus what the CI checks need: valgrind (make memcheck),
-# clang and its runtimes (ASan, UBSan and libFuzzer: make asan, make fuzz).
+# clang and its runtimes (ASan, UBSan and libFuzzer: make asan, make fuzz);
+# `lint` is what `make lint` needs (luacheck, a C compiler, Lua's headers).
 LUA=${LUA:-lua5.4}
 LUA_INC=${LUA_INC:-/usr/include/lua5.4}
 missing=""
@@ -13,6 +14,12 @@ check() {
   missing=""
   mode=$1
   [ "$mode" = ci ] && set -- test
+  if [ "$mode" = lint ]; then
+    command -v luacheck >/dev/null 2>&1 || need lua-check
+    command -v cc >/dev/null 2>&1 || need gcc
+    [ -f "$LUA_INC/lua.h" ] || need liblua5.4-dev
+    return
+  fi
   command -v "$LUA" >/dev/null 2>&1 || need lua5.4
   [ -f "$LUA_INC/lua.h" ] || need liblua5.4-dev
   command -v cc >/dev/null 2>&1 || need gcc

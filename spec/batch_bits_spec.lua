@@ -91,8 +91,9 @@ end
 describe("animator:update and anim.update pose bit for bit the same", function()
   local map = assert(anim.decode_retarget([[{"version": 1, "scale": 0.5,
     "joints": {"rightArm": {"to": "leftArm", "source": [0, 0, 0.3826834, 0.9238795]}, "head": "torso"}}]]))
-  for seed = 1, 6 do
-    it("on random scene " .. seed, function()
+  -- six scenes in make test, forty more in make test-long
+  for seed = 1, 46 do
+    it((seed > 6 and "#long " or "") .. "on random scene " .. seed, function()
       math.randomseed(1000 + seed)
       local r = math.random
       local clips = {}

@@ -99,6 +99,51 @@ describe("out of memory", function()
     sweep(false, total, ref_seen, ref_time)
   end)
 
+  -- The long tier (make test-long): the same sweeps over every example
+  -- clip, retargeted, with the controls a script uses between updates.
+  describe("#long at every allocation of", function()
+    local map = assert(anim.load_retarget(H.root .. "/examples/clips/goblin.retarget"))
+    local lib = assert(anim.library(H.root .. "/examples/clips")) -- (attack.anim plays spark.anim)
+    local cjson = require "cjson"
+    local function animator() return anim.animator(rig, { library = lib }) end
+    for _, file in ipairs(H.ls(H.root .. "/examples/clips", "%.anim$")) do
+      local d = cjson.decode(H.read(H.root .. "/examples/clips/" .. file))
+      it(file .. ", retargeted, stopped, seeked and re-weighted", function()
+        local function long_scenario(host)
+          local clip = assert(anim.clip(d, file))
+          local a = animator()
+          local seen = 0
+          a:on_marker(function() seen = seen + 1 end)
+          a:on_event(function() seen = seen + 1 end)
+          local tr = a:play(clip, { fade = 0.1, retarget = map })
+          local t2 = host:play(clip, { weight = 0.5, speed = -1 })
+          a:update(0.2); host:update(0.2)
+          tr:adjust_weight(0.5, 0.1); t2.time = 0.1; t2:stop(0.2)
+          for _ = 1, 3 do anim.update({ a, host }, 0.15) end
+          local pose = a:pose_into({}, "world")
+          return seen, tr.time, pose
+        end
+        local ref_seen, ref_time = long_scenario(animator())
+        local total = fa.pcall(0, false, long_scenario, animator())
+        for _, persist in ipairs { true, false } do
+          for n = 1, total + 5 do
+            local host = animator()
+            local _, ok, seen, time = fa.pcall(n, persist, long_scenario, host)
+            if ok then
+              assert.are.equal(ref_seen, seen)
+              assert.are.equal(ref_time, time)
+            else
+              assert.is_truthy(tostring(seen):find("not enough memory", 1, true),
+                file .. ", allocation " .. n .. " failed with: " .. tostring(seen))
+            end
+            host:update(0.1)
+            assert.is_true(pose_ok(host:pose_into({}, "world")), file .. ", allocation " .. n)
+          end
+        end
+      end)
+    end
+  end)
+
   it("the core's own allocations go through the state's allocator", function()
     -- an animator of a big rig: its pose and blend arrays are the core's
     -- (about 380 bytes per joint); the Lua side holds a few small tables

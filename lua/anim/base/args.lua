@@ -16,7 +16,6 @@ local OWN = own and "@" .. own
 local function inside(source)
   return OWN ~= nil and source:sub(1, #OWN) == OWN
 end
-M.inside = inside
 
 -- The level, for error() called in the function that called this one, of
 -- the first frame outside the module (1 when there is none).

@@ -14,8 +14,6 @@ M.null = cjson.null
 
 -- The defaults, for code that wants the numbers (the values in force are
 -- limits.current.bytes and .depth).
-M.MAX_BYTES = limits.SPEC.bytes[1]
-M.MAX_DEPTH = limits.SPEC.depth[1]
 
 local decoder = cjson.new()
 decoder.decode_invalid_numbers(false) -- no NaN, Infinity or hex: JSON numbers only
@@ -31,7 +29,6 @@ set_depth()
 local function too_large(n)
   E.fail("", "too large (%d bytes; at most %d, anim.limits.bytes)", n, L.bytes)
 end
-M.too_large = too_large
 
 -- Decodes text or raises a failure (errors.lua) saying why it is not JSON.
 function M.decode(text)

@@ -40,12 +40,6 @@ function M.get()
   return out
 end
 
-function M.defaults()
-  local out = {}
-  for k, s in pairs(SPEC) do out[k] = s[1] end
-  return out
-end
-
 -- anim.set_limits(t) -> the previous values.  Every field of t must name a
 -- limit and be a whole number from 1 to that limit's hard maximum; nil
 -- leaves a limit as it is.  Nothing changes unless every value is valid.

@@ -42,7 +42,6 @@ local MOD_TYPES = codes.names("modifier")
 -- anim.set_limits.  MAX_CURVE_KEYS is the C core's own bound on one curve.
 local L = limits.current
 local MAX_CURVE_KEYS = codes.const.max_curve_keys
-M.LIMITS = L
 
 -- What the clip being read has used of its limits (reset by M.read).
 local used = { keys = 0, modifiers = 0 }
@@ -61,7 +60,6 @@ local function count_keys(n, path)
     fail(path, "too many keys: the clip would have %d (at most %d, anim.limits.keys)", used.keys, L.keys)
   end
 end
-M.count_keys = count_keys
 
 -- Shared field readers ---------------------------------------------------------
 

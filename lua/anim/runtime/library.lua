@@ -19,7 +19,6 @@ local function show(path)
   if #s > SHOWN then s = s:sub(1, SHOWN - 3) .. "..." end
   return s
 end
-M.show = show
 
 local MAX_PATH = 4096 -- bytes of a res:// path, at most (PATH_MAX on Linux)
 
@@ -65,7 +64,6 @@ local function resolve(self, path, fname)
   -- on the path from now on is not followed out (json.read_file)
   return real, { root = self.real, rel = real:sub(#prefix + 1) }
 end
-M.refusal = refusal
 
 -- The cached result of loader(file, path), per kind of resource and per
 -- file: two spellings of one path (res://a/b, res://a/./b) give the same
@@ -89,7 +87,6 @@ local function cached(self, kind, path, loader)
   cache.path[path] = hit
   return hit
 end
-M.cached = cached
 
 -- A clip is named by its res:// path (in messages and clip.name).
 function methods.clip(self, path)

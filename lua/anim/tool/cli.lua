@@ -53,7 +53,6 @@ local CONTROL = { ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
 local function one_line(s)
   return (s:gsub("%c", function(c) return CONTROL[c] or string.format("\\%03d", c:byte()) end))
 end
-M.one_line = one_line
 
 -- Writes text to path ("-": standard output) through a temporary file
 -- renamed over it, so a reader never sees half a picture.

@@ -36,7 +36,6 @@ local function family(interp)
   if interp == "step" or interp == "catmullrom" or interp == "bezier" then return interp end
   return "linear"
 end
-M.family = family
 
 -- Channels -------------------------------------------------------------------------
 
