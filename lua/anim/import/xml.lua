@@ -17,6 +17,7 @@ local clipmod = require "anim.format.clip"
 local E = require "anim.base.errors"
 local format = require "anim.format.read"
 local limits = require "anim.base.limits"
+local codes = require "anim.base.codes"
 
 local M = {}
 
@@ -34,9 +35,10 @@ local LIM = limits.current
 M.TOLERANCE = 1e-5
 local MAX_PIECES = 4096        -- cubic pieces for one segment at most
 
--- Codes of the C core (csrc/amath.h).
-local LINEAR, STEP, BEZIER, SINE = 0, 1, 3, 4
-local EASE_IN, EASE_OUT, EASE_INOUT = 0, 1, 2
+-- Codes of the C core (csrc/core/codes.h).
+local LINEAR, STEP, BEZIER, SINE = codes.interp.linear, codes.interp.step, codes.interp.bezier, codes.interp.sine
+local EASE_IN, EASE_OUT, EASE_INOUT = codes.ease["in"], codes.ease.out, codes.ease.inOut
+local EASE_UNIT = format.EASE_UNIT
 local INTERP_NAME = { [LINEAR] = "linear", [STEP] = "step", [BEZIER] = "bezier", [SINE] = "sine" }
 local EASE_NAME = { [EASE_IN] = "in", [EASE_OUT] = "out", [EASE_INOUT] = "inOut" }
 
@@ -574,7 +576,7 @@ local NAN = 0 / 0
 local function desc_curve(K)
   local c = { t = {}, v = {}, ie = {} }
   for n, k in ipairs(K) do
-    c.t[n], c.v[n], c.ie[n] = k.t, k.v, k.c + 16 * k.e
+    c.t[n], c.v[n], c.ie[n] = k.t, k.v, k.c + EASE_UNIT * k.e
     local out = k.c == BEZIER and K[n + 1]
     local inn = k.mi and K[n - 1]
     if out or inn then

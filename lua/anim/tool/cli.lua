@@ -11,6 +11,7 @@
 local anim = require "anim"
 local clipmod = require "anim.format.clip"
 local E = require "anim.base.errors"
+local codes = require "anim.base.codes"
 local plot = require "anim.tool.plot"
 local sheet = require "anim.tool.sheet"
 
@@ -212,7 +213,6 @@ local PLAYBACK_FIELDS = {
   retarget = true, markers = true, events = true, sounds = true, plays = true,
 }
 local EDITOR_FIELDS = { "rig", "fps", "viewModel" }
-local PRIORITY_NAMES = { [0] = "core", "idle", "movement", "action", "action2", "action3", "action4" }
 
 local function count(list, word)
   return string.format("%d %s%s", list, word, list == 1 and "" or "s")
@@ -261,7 +261,7 @@ local function info_clip(c)
     info.layout == "poses" and "poses at keyframes" or "curves per joint"))
   field("length", num(info.length) .. " s")
   field("loop", info.loop)
-  local pname = PRIORITY_NAMES[info.priority]
+  local pname = codes.name("priority", info.priority)
   field("priority", num(info.priority) .. (pname and (" (" .. pname .. ")") or ""))
   field("speed", num(info.speed))
   field("euler", info.euler)
