@@ -7,6 +7,16 @@ H.root = here
 -- ../shared beside the clone (CI lays it there); ANIM_SHARED overrides.
 H.shared = os.getenv("ANIM_SHARED") or (here .. "/../shared")
 
+-- Under make asan (the sanitizers' runtime preloaded) or make memcheck
+-- (valgrind) the specs run many times slower, and resident memory says
+-- nothing (ASan keeps freed memory in quarantine): specs of time budgets
+-- multiply them by H.slowdown, specs of resident memory skip it.
+local preload = os.getenv("LD_PRELOAD") or ""
+H.valgrind = os.getenv("ANIM_MEMCHECK") ~= nil
+H.sanitized = preload:find("asan", 1, true) ~= nil
+H.instrumented = H.valgrind or H.sanitized
+H.slowdown = H.valgrind and 100 or H.sanitized and 10 or 1
+
 function H.read(path)
   local f = assert(io.open(path, "rb"), "missing file " .. path)
   local s = f:read("a")

@@ -90,7 +90,7 @@
   X(ANIM_ST_OK, "ok", 0) X(ANIM_ST_BAD_DT, "bad_dt", -1)                   \
   X(ANIM_ST_NOMEM, "nomem", -2) X(ANIM_ST_DELIVERING, "delivering", -3)    \
   X(ANIM_ST_QUEUED, "queued", -4) X(ANIM_ST_NOT_ANIMATOR, "not_animator", -5) \
-  X(ANIM_ST_TWICE, "twice", -6)
+  X(ANIM_ST_TWICE, "twice", -6) X(ANIM_ST_NOT_LIST, "not_list", -7)
 
 /* What core.check_tree found wrong in a decoded JSON tree. */
 #define ANIM_TREE_CODES(X)                                                 \

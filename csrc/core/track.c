@@ -101,6 +101,13 @@ double anim_track_weight(const anim_track *t) { return anim_ramp_value(&t->weigh
 double anim_track_fade(const anim_track *t) { return anim_ramp_value(&t->fade); }
 long long anim_track_loops(const anim_track *t) { return t->loops; }
 
+void anim_track_end(anim_track *t) {
+  t->state = TR_ENDED;
+  t->shows_last = 0;
+  t->stopping = 0;
+  t->stop_pending = 0;
+}
+
 void anim_track_stop(anim_track *t, double fade) {
   if (!anim_track_playing(t)) return;
   if (!t->stopping) t->stop_pending = 1;

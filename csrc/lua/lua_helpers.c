@@ -7,15 +7,201 @@
 
 #include "lua_helpers.h"
 
+/* ---- boxes ---------------------------------------------------------------- */
+
+static const struct { const char *mt, *dead; size_t size; } kinds[ANIM_BOX_KINDS] = {
+  {ANIM_CLIP_MT, ANIM_CLIP_MT " (finalized)", sizeof(anim_clip_box)},
+  {ANIM_RIG_MT, ANIM_RIG_MT " (finalized)", sizeof(anim_rig_box)},
+  {ANIM_ANIMATOR_MT, ANIM_ANIMATOR_MT " (finalized)", sizeof(anim_animator_box)},
+  {ANIM_TRACK_MT, ANIM_TRACK_MT " (finalized)", sizeof(anim_track_box)},
+  {ANIM_RETARGET_MT, ANIM_RETARGET_MT " (finalized)", sizeof(anim_retarget_box)},
+};
+
+#define FINALIZED "%s used after it was finalized (garbage collected, or its __gc called by hand)"
+
+/* The box at idx when its metatable is the one named mt (pushed and popped
+ * here) and its size and tag are its kind's. */
+static void *box_with(lua_State *L, int idx, int kind, const char *mt) {
+  void *p = lua_touserdata(L, idx);
+  int same;
+  if (!p || lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return NULL;
+  luaL_getmetatable(L, mt);
+  same = lua_rawequal(L, -1, -2);
+  lua_pop(L, 2);
+  if (!same || lua_rawlen(L, idx) < kinds[kind].size || *(unsigned *)p != ANIM_BOX_TAG(kind)) return NULL;
+  return p;
+}
+
+/* (no position: the caller of a C function of the module is mostly the
+ * module's own Lua side, whose line would say nothing to the script) */
+int anim_lua_finalized(lua_State *L, int kind) {
+  lua_pushfstring(L, FINALIZED, kinds[kind].mt);
+  return lua_error(L);
+}
+
+void *anim_lua_checkbox(lua_State *L, int arg, int kind) {
+  void *p = box_with(L, arg, kind, kinds[kind].mt);
+  if (p) return p;
+  if (box_with(L, arg, kind, kinds[kind].dead)) anim_lua_finalized(L, kind);
+  if (lua_type(L, arg) == LUA_TUSERDATA && lua_getmetatable(L, arg)) {
+    int same;
+    luaL_getmetatable(L, kinds[kind].mt);
+    same = lua_rawequal(L, -1, -2);
+    lua_pop(L, 2);
+    if (same) anim_lua_argerror(L, arg, "%s expected, got another userdata with its metatable", kinds[kind].mt);
+  }
+  anim_lua_argerror(L, arg, "%s expected, got %s", kinds[kind].mt, anim_lua_typename(L, arg));
+  return NULL;
+}
+
+void *anim_lua_testbox_any(lua_State *L, int idx, int kind) {
+  void *p = box_with(L, idx, kind, kinds[kind].mt);
+  return p ? p : box_with(L, idx, kind, kinds[kind].dead);
+}
+
+void anim_lua_setfinalized(lua_State *L, int idx, int kind) {
+  idx = lua_absindex(L, idx);
+  luaL_getmetatable(L, kinds[kind].dead);
+  lua_setmetatable(L, idx);
+}
+
+void *anim_lua_newbox(lua_State *L, int kind, size_t size, int nuv) {
+  unsigned char *p = lua_newuserdatauv(L, size, nuv);
+  size_t i;
+  for (i = 0; i < size; i++) p[i] = 0;
+  *(unsigned *)(void *)p = ANIM_BOX_TAG(kind);
+  luaL_setmetatable(L, kinds[kind].mt);
+  return p;
+}
+
+/* The metamethods of a finalized box: every use raises, at the line of the
+ * code that made it (level 1: who indexed, called or set). */
+static int dead_use(lua_State *L) {
+  const char *name = lua_tostring(L, lua_upvalueindex(1));
+  luaL_where(L, 1);
+  lua_pushfstring(L, FINALIZED, name);
+  lua_concat(L, 2);
+  return lua_error(L);
+}
+
+static int dead_tostring(lua_State *L) {
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_pushliteral(L, " (finalized)");
+  lua_concat(L, 2);
+  return 1;
+}
+
+void anim_lua_newmeta(lua_State *L, int kind, lua_CFunction gc, const char *field) {
+  static const char *const uses[] = {"__index", "__newindex", "__call", "__len", "__concat", NULL};
+  int i;
+  luaL_newmetatable(L, kinds[kind].dead);  /* its __name: "anim.clip (finalized)" */
+  for (i = 0; uses[i]; i++) {
+    lua_pushstring(L, kinds[kind].mt);
+    lua_pushcclosure(L, dead_use, 1);
+    lua_setfield(L, -2, uses[i]);
+  }
+  lua_pushstring(L, kinds[kind].mt);
+  lua_pushcclosure(L, dead_tostring, 1);
+  lua_setfield(L, -2, "__tostring");
+  lua_pushstring(L, kinds[kind].dead);
+  lua_setfield(L, -2, "__metatable");
+  lua_pop(L, 1);
+  luaL_newmetatable(L, kinds[kind].mt);
+  if (gc) {
+    lua_pushcfunction(L, gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  /* getmetatable(clip) is "anim.clip": no script changes the module's
+   * metatables or calls their functions by accident */
+  lua_pushstring(L, kinds[kind].mt);
+  lua_setfield(L, -2, "__metatable");
+  lua_setfield(L, -2, field);
+}
+
+int anim_lua_uservalue(lua_State *L, int kind, int n) {
+  if (!anim_lua_testbox_any(L, 1, kind)) anim_lua_checkbox(L, 1, kind);
+  lua_getiuservalue(L, 1, n);
+  return 1;
+}
+
+anim_clip *anim_lua_checkclip(lua_State *L, int arg) {
+  anim_clip_box *b = anim_lua_checkbox(L, arg, ANIM_BOX_CLIP);
+  if (!b->clip) anim_lua_finalized(L, ANIM_BOX_CLIP);
+  return b->clip;
+}
+
+anim_rig *anim_lua_checkrig(lua_State *L, int arg) {
+  anim_rig_box *b = anim_lua_checkbox(L, arg, ANIM_BOX_RIG);
+  if (!b->rig) anim_lua_finalized(L, ANIM_BOX_RIG);
+  return b->rig;
+}
+
+/* ---- memory ----------------------------------------------------------------- */
+
+#define ACCT_KEY "anim.acct"
+#define ACCT_TAG 0x616e6163u
+/* the collector is stepped once the core took this much */
+#define ACCT_STEP (64 * 1024)
+
+/* The state's allocator of the moment (a host may change it: Lua itself
+ * frees old blocks with the new one), counting what the core takes. */
+static void *acct_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  anim_lua_acct *acct = ud;
+  void *aud;
+  lua_Alloc f = lua_getallocf(acct->main, &aud);
+  void *p = f(aud, ptr, ptr ? osize : 0, nsize);
+  if (p && nsize > (ptr ? osize : 0)) acct->debt += nsize - (ptr ? osize : 0);
+  return p;
+}
+
+/* A userdata without __gc in the registry: it is freed only after every
+ * finalizer ran, when the state closes, so every core object can free
+ * itself through it until then. */
+anim_lua_acct *anim_lua_acct_of(lua_State *L) {
+  anim_lua_acct *acct;
+  lua_getfield(L, LUA_REGISTRYINDEX, ACCT_KEY);
+  acct = lua_touserdata(L, -1);
+  if (acct && lua_rawlen(L, -1) == sizeof *acct && acct->tag == ACCT_TAG) {
+    lua_pop(L, 1);
+    return acct;
+  }
+  lua_pop(L, 1);
+  acct = lua_newuserdatauv(L, sizeof *acct, 0);
+  acct->tag = ACCT_TAG;
+  acct->debt = 0;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
+  acct->main = lua_tothread(L, -1);
+  lua_pop(L, 1);
+  lua_setfield(L, LUA_REGISTRYINDEX, ACCT_KEY);
+  return acct;
+}
+
 anim_mem anim_lua_mem(lua_State *L) {
   anim_mem m;
-  m.f = (anim_alloc_fn)lua_getallocf(L, &m.ud);
+  m.f = acct_alloc;
+  m.ud = anim_lua_acct_of(L);
   return m;
+}
+
+void anim_lua_account(lua_State *L, anim_lua_acct *acct) {
+  size_t kb;
+  if (acct->debt < ACCT_STEP) return;
+  kb = acct->debt / 1024;
+  acct->debt = 0;
+  /* (a host that stopped the collector keeps it stopped) */
+  if (lua_gc(L, LUA_GCISRUNNING)) lua_gc(L, LUA_GCSTEP, kb > 1000000 ? 1000000 : (int)kb);
+}
+
+int anim_lua_retry(lua_State *L) {
+  lua_gc(L, LUA_GCCOLLECT);
+  return 1;
 }
 
 int anim_lua_nomem(lua_State *L) {
   return luaL_error(L, "not enough memory");
 }
+
+/* ---- argument checks ---------------------------------------------------------- */
 
 int anim_lua_argerror(lua_State *L, int arg, const char *fmt, ...) {
   va_list ap;
@@ -34,12 +220,6 @@ const char *anim_lua_typename(lua_State *L, int idx) {
   return name ? name : luaL_typename(L, idx);
 }
 
-void *anim_lua_checkbox(lua_State *L, int arg, const char *mt) {
-  void *p = luaL_testudata(L, arg, mt);
-  if (!p) anim_lua_argerror(L, arg, "%s expected, got %s", mt, anim_lua_typename(L, arg));
-  return p;
-}
-
 lua_Integer anim_lua_checkrange(lua_State *L, int arg, lua_Integer lo, lua_Integer hi, const char *what) {
   int isnum;
   lua_Integer k = lua_tointegerx(L, arg, &isnum);
@@ -56,38 +236,15 @@ lua_Integer anim_lua_checkrange(lua_State *L, int arg, lua_Integer lo, lua_Integ
   return k;
 }
 
-void anim_lua_pushnumbers(lua_State *L, const double *v, size_t n) {
+void anim_lua_fillnumbers(lua_State *L, const double *v, size_t n) {
   size_t i;
-  lua_createtable(L, (int)n, 0);
   for (i = 0; i < n; i++) {
     lua_pushnumber(L, v[i]);
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
 }
 
-void anim_lua_newmeta(lua_State *L, const char *name, lua_CFunction gc, const char *field) {
-  luaL_newmetatable(L, name);
-  if (gc) {
-    lua_pushcfunction(L, gc);
-    lua_setfield(L, -2, "__gc");
-  }
-  lua_setfield(L, -2, field);
-}
-
-int anim_lua_uservalue(lua_State *L, const char *mt, int n) {
-  anim_lua_checkbox(L, 1, mt);
-  lua_getiuservalue(L, 1, n);
-  return 1;
-}
-
-anim_clip *anim_lua_checkclip(lua_State *L, int arg) {
-  anim_clip_box *b = anim_lua_checkbox(L, arg, ANIM_CLIP_MT);
-  if (!b->clip) anim_lua_argerror(L, arg, "clip is not built");
-  return b->clip;
-}
-
-anim_rig *anim_lua_checkrig(lua_State *L, int arg) {
-  anim_rig_box *b = anim_lua_checkbox(L, arg, ANIM_RIG_MT);
-  if (!b->rig) anim_lua_argerror(L, arg, "rig is not built");
-  return b->rig;
+void anim_lua_pushnumbers(lua_State *L, const double *v, size_t n) {
+  lua_createtable(L, (int)n, 0);
+  anim_lua_fillnumbers(L, v, n);
 }

@@ -7,6 +7,8 @@
 local M = {}
 
 local getinfo, format, type = debug.getinfo, string.format, type
+-- (the module's metatables hide themselves from getmetatable: __metatable)
+local getmetatable = debug.getmetatable
 
 -- The folder of the module's Lua files: this file is <folder>base/args.lua
 -- (lua/anim/ in a checkout, <tree>/share/lua/5.4/anim/ once installed).

@@ -109,8 +109,17 @@ function M.load_file(path, name, beneath)
   return E.catch(name, function() return M.build(json.decode(json.read_file(path, beneath)), name, true) end)
 end
 
+local getmt = debug.getmetatable -- (getmetatable(clip) is the string "anim.clip")
 function M.is_clip(v)
-  return getmetatable(v) == mt
+  return getmt(v) == mt
+end
+
+-- A clip whose box was finalized (collected, or its __gc called by hand):
+-- its Lua side (core.clip_info) is still there, its keys are gone.
+local FINALIZED = "anim.clip (finalized)"
+function M.is_finalized(v)
+  local m = getmt(v)
+  return type(m) == "table" and rawget(m, "__name") == FINALIZED and type(v) == "userdata"
 end
 
 -- The Lua side's table of a clip (name, timed items, source for encoding:

@@ -407,7 +407,7 @@ local function check_options(options, n, fname)
 end
 
 local function check_clip(c, fname)
-  if not clipmod.is_clip(c) then
+  if not clipmod.is_clip(c) and not clipmod.is_finalized(c) then
     args.error(1, fname, "anim.clip expected, got " .. args.typename(c))
   end
 end
@@ -444,6 +444,10 @@ function M.encode(c, options)
   local version = check_options(options, 2, "encode")
   local info = core.clip_info(c)
   return E.catch(info.name or "clip", function()
+    -- (a finalizer of the host's, a state that closes: the keys are gone)
+    if not clipmod.is_clip(c) then
+      E.fail("", "cannot encode: the clip was finalized (garbage collected, or its __gc called by hand)")
+    end
     return M.json_text(document(info, version)), info.approx
   end)
 end

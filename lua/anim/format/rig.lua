@@ -122,6 +122,7 @@ mt.__index = methods
 mt.__newindex = function() args.raise("rigs are read-only") end
 mt.__tostring = function(self) return "anim.rig(" .. #core.rig_info(self).names .. " joints)" end
 
-function M.is_rig(v) return getmetatable(v) == mt end
+local getmt = debug.getmetatable -- (getmetatable(rig) is the string "anim.rig")
+function M.is_rig(v) return getmt(v) == mt end
 M.info = core.rig_info
 return M

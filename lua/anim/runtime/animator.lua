@@ -29,7 +29,8 @@ local yield, resume, create, isyieldable = coroutine.yield, coroutine.resume, co
 local args = require "anim.base.args"
 local argerror = args.error
 
-local finite = require("anim.base.errors").finite
+local E = require "anim.base.errors"
+local finite = E.finite
 
 -- A value for messages: nan, inf and -inf spelled the same everywhere
 -- (tostring gives "-nan" or "nan" depending on the C library).
@@ -55,6 +56,7 @@ end
 local Connection = {}
 Connection.__index = Connection
 Connection.__name = "anim.connection"
+Connection.__metatable = "anim.connection"
 
 function Connection:disconnect()
   if not self.connected then return end
@@ -152,7 +154,7 @@ end
 local methods = {}
 
 function M.new(rig, opts)
-  if not rigmod.is_rig(rig) then argerror(1, "animator", "rig expected, got " .. type(rig)) end
+  if not rigmod.is_rig(rig) then argerror(1, "animator", "rig expected, got " .. args.typename(rig)) end
   if opts ~= nil and type(opts) ~= "table" then argerror(2, "animator", "table expected, got " .. type(opts)) end
   opts = opts or {}
   local side = opts.side or "both"
@@ -172,7 +174,7 @@ function M.new(rig, opts)
 end
 
 local function play(self, clip, opts, fname)
-  if not clipmod.is_clip(clip) then argerror(1, fname, "clip expected, got " .. type(clip)) end
+  if not clipmod.is_clip(clip) then argerror(1, fname, "clip expected, got " .. args.typename(clip)) end
   if opts ~= nil and type(opts) ~= "table" then argerror(2, fname, "table expected, got " .. type(opts)) end
   opts = opts or {}
   local st = animator_state(self)
@@ -263,16 +265,20 @@ local function run_play(self, st, item, late, err, in_co)
 end
 
 -- Delivers the n callbacks queued by the core; returns the first error.
+-- (a track's callbacks and clip are looked up once for a run of its
+-- events: an update may queue hundreds of thousands)
 local function deliver(self, st, n, in_co)
   local live, ended = st.live, st.ended
   local err
+  local last, cbs, info
   for i = 1, n do
     local ty, id, kind, idx, late = core_event(self, i)
     local tr = live[id]
     if tr then
-      local cbs = track_uv(tr, 3)
+      if tr ~= last then
+        last, cbs, info = tr, track_uv(tr, 3), clip_info(track_uv(tr, 1))
+      end
       if ty == EV_ITEM then
-        local info = clip_info(track_uv(tr, 1))
         if kind == MARKER then
           local m = info.markers[idx]
           local per = cbs.marker
@@ -357,9 +363,29 @@ local pool = {}
 
 -- The type of a value for messages: its metatable's __name if any.
 local function type_name(v)
-  local mt = getmetatable(v)
+  local mt = debug.getmetatable(v)
   local name = type(mt) == "table" and rawget(mt, "__name")
   return type(name) == "string" and name or type(v)
+end
+
+-- pend back to the pool, unless it has room for far more than this list
+-- (a list of 100,000 once must not keep 200,000 slots for good).
+local KEEP = 2048
+local function give_back(pend, list)
+  local room, need = rawlen(pend), 2 * rawlen(list)
+  if room <= KEEP or room <= 8 * need then pool[#pool + 1] = pend end
+end
+
+-- A key for messages: numbers as written (1e9 as 1000000000), strings
+-- quoted, anything else by its type.
+local function show_key(k)
+  if type(k) == "number" then return E.num(k) end
+  if type(k) == "string" then
+    if #k > 40 then k = k:sub(1, 37) .. "..." end
+    return (string.format("%q", k):gsub("\\\n", "\\n"))
+  end
+  if type(k) == "boolean" then return tostring(k) end
+  return type_name(k)
 end
 
 -- The message of a refused batch update (see core.animators_update).
@@ -371,6 +397,10 @@ local function refusal(code, i, j, list, dt)
   end
   if code == ST.twice then
     return bad(1, "the animator at index " .. i .. " is also at index " .. j .. ": each is updated once per call")
+  end
+  if code == ST.not_list then
+    return bad(1, "key " .. show_key(i) .. " is not an index from 1 to #list (" .. j .. "): a list of animators"
+      .. " holds them at 1 to #list and nothing else")
   end
   if code == ST.delivering then
     return "anim.update called from one of the callbacks of the animator at index " .. i
@@ -399,11 +429,11 @@ function M.update_list(list, dt)
   if pend then pool[np] = nil else np, pend = np + 1, {} end
   local n, i, j = core_update_list(list, dt, pend)
   if n == 0 and not i then
-    pool[np] = pend
+    if rawlen(pend) <= KEEP then pool[np] = pend else give_back(pend, list) end
     return
   end
   if n < 0 then
-    pool[#pool + 1] = pend
+    give_back(pend, list)
     args.raise(refusal(n, i, j, list, dt))
   end
   -- deliver, animator by animator in list order; the first error is raised
@@ -418,7 +448,7 @@ function M.update_list(list, dt)
     bad, first = true, bad
   end
   for k = 1, 2 * n do pend[k] = false end
-  pool[#pool + 1] = pend
+  give_back(pend, list)
   if i then error("not enough memory for the callback queue", 0) end
   if bad then error(first, 0) end
 end
@@ -527,23 +557,19 @@ tmt.__tostring = function(self)
   return string.format("anim.track(%s, t=%g)", tostring(clip_info(track_uv(self, 1)).name), core.track_time(self))
 end
 
--- After collection -----------------------------------------------------------------
+-- After finalization ---------------------------------------------------------------
 --
 -- An animator and its tracks are collected together (a track keeps its
--- animator alive).  A finalizer of the host's may still reach them
--- afterwards: their C side is gone, and every use raises a plain error
--- instead of reaching it.  Connections stay usable: disconnect() does
--- nothing once the animator is gone, so clean-up code may call it anyway.
-
-local function collected(what)
-  local function refuse()
-    error(what .. " used after it was garbage collected (with its animator)", 2)
-  end
-  return { __name = what .. " (collected)", __index = refuse, __newindex = refuse,
-    __tostring = function() return what .. " (collected)" end }
-end
-local DeadAnimator, DeadTrack = collected("anim.animator"), collected("anim.track")
-local setmeta = debug.setmetatable
+-- animator alive), and a script that reaches their metatables
+-- (debug.getmetatable, anim.core) may call a __gc by hand at any time.
+-- Either way the C side gives a finalized object the metatable of its
+-- kind's finalized boxes ("anim.track (finalized)"), and every later use
+-- raises "anim.track used after it was finalized (...)" instead of
+-- reaching freed memory (csrc/lua/lua_helpers.c).  What is done here:
+-- connections are disconnected (disconnect() does nothing then, so that
+-- clean-up code may call it anyway), and a track finalized by hand while
+-- it plays ends (the C side) and leaves its animator's live tracks, so
+-- that the animator plays on without it.
 
 local function disconnect_all(list)
   if list then
@@ -555,21 +581,20 @@ local animator_gc = amt.__gc
 amt.__gc = function(self)
   local st = animator_state(self)
   animator_gc(self)
-  setmeta(self, DeadAnimator)
   disconnect_all(st.on_marker); disconnect_all(st.on_event)
   disconnect_all(st.on_sound); disconnect_all(st.on_play)
 end
 
--- (a track is collected once its animator is, or once it ended and was
--- dropped: either way its callbacks never fire again)
 local track_gc = tmt.__gc
 tmt.__gc = function(self)
-  local cbs = track_uv(self, 3)
+  local cbs, owner = track_uv(self, 3), track_uv(self, 2)
+  local _, _, _, _, _, _, id = core.track_state(self)
   track_gc(self)
-  setmeta(self, DeadTrack)
-  if cbs then
+  local ok, st = pcall(animator_state, owner)
+  if ok and type(st) == "table" and type(st.live) == "table" and st.live[id] == self then st.live[id] = nil end
+  if type(cbs) == "table" then
     disconnect_all(cbs.looped); disconnect_all(cbs.stopped); disconnect_all(cbs.ended)
-    if cbs.marker then
+    if type(cbs.marker) == "table" then
       for _, list in pairs(cbs.marker) do disconnect_all(list) end
     end
   end

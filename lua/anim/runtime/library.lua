@@ -9,7 +9,8 @@ local retarget = require "anim.format.retarget"
 
 local M = {}
 local methods = {}
-local Library = { __index = methods, __name = "anim.library" }
+-- (__metatable: no script changes the methods of every library)
+local Library = { __index = methods, __name = "anim.library", __metatable = "anim.library" }
 
 -- A path as messages show it: control characters (a NUL byte too) written
 -- \ddd, and cut short, so that a message is one line of readable text.
@@ -106,5 +107,6 @@ function M.new(root)
   return setmetatable({ root = root, real = real, cache = {} }, Library)
 end
 
-function M.is_library(v) return getmetatable(v) == Library end
+local getmt = debug.getmetatable
+function M.is_library(v) return getmt(v) == Library end
 return M

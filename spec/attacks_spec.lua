@@ -1,0 +1,152 @@
+-- The attack review of issue 19 (docs/robustness.md): scripts and files
+-- that made an update or an import quadratic or exponential, or that made
+-- memory grow without bound.  Each is done, or refused with a message that
+-- names the limit, in well under half a second, and memory stays bounded.
+-- (Defect 1, finalizers by hand, is spec/finalized_spec.lua; the XML
+-- importer's, spec/xml_spec.lua.)
+local anim = require "anim"
+local H = require "spec.helper"
+
+-- seconds of CPU for any one input below (more under the sanitizers and
+-- valgrind: H.slowdown)
+local BUDGET = 0.5 * H.slowdown
+
+-- Runs fn, returns its results after checking it took less than BUDGET.
+local function quick(what, fn, ...)
+  local t0 = os.clock()
+  local res = table.pack(fn(...))
+  local took = os.clock() - t0
+  assert(took < BUDGET, string.format("%s took %.2f s (budget %.1f s)", what, took, BUDGET))
+  return table.unpack(res, 1, res.n)
+end
+
+-- The resident size of this process, in MiB (Linux); 0 when instrumented
+-- (ASan keeps what is freed in quarantine, valgrind its own heap).
+local function rss()
+  if H.instrumented then return 0 end
+  for line in io.lines("/proc/self/status") do
+    local kb = line:match("^VmRSS:%s+(%d+)")
+    if kb then return tonumber(kb) / 1024 end
+  end
+end
+
+local function chain_rig(n)
+  local joints = {}
+  for i = 1, n do joints[i] = { name = "j" .. i, parent = i > 1 and "j" .. (i - 1) or nil } end
+  return assert(anim.rig { joints = joints })
+end
+
+describe("callbacks that tie (defect 2)", function()
+  it("two tracks of 4,000 markers at the same times at speed 1e15: one update sorts them in O(n log n)", function()
+    local n = 4000
+    local markers = {}
+    for i = 1, n do markers[i] = { time = i / n, name = "m", value = tostring(i) } end
+    local c = assert(anim.clip { loop = "loop", length = 1, markers = markers, joints = {} })
+    local a = anim.animator(anim.rig("player"))
+    local first = a:play(c, { speed = 1e15, fade = 0 })
+    a:play(c, { speed = 1e15, fade = 0 })
+    local got, k = {}, 0
+    a:on_marker(function(track, _, value)
+      k = k + 1
+      got[k] = (track == first and 0 or n) + tonumber(value)
+    end)
+    quick("the update", a.update, a, 1)
+    -- 63 whole passes of each track then the partial one, all within
+    -- 1e-12 s of each other: one tie, won by the track started first
+    local per = 63 * n
+    assert.are.equal(2 * per, k)
+    local want = {}
+    for i = 1, per do want[i] = (i - 1) % n + 1 end
+    for i = 1, per do want[per + i] = n + (i - 1) % n + 1 end
+    assert.are.same(want, got)
+  end)
+end)
+
+describe("core memory and Lua's collector (defect 6)", function()
+  it("animators of a 4,096-joint rig made and dropped in a loop: resident memory stays bounded", function()
+    local r = chain_rig(4096)
+    collectgarbage()
+    local before, peak = rss(), 0
+    quick("300 animators", function()
+      for _ = 1, 300 do
+        anim.animator(r) -- 1.6 MB of the core's each, dropped at once
+        peak = math.max(peak, rss())
+      end
+    end)
+    -- (they used to reach 480 MB: the collector saw userdata of 40 bytes)
+    assert.is_true(peak - before < 64, string.format("resident memory grew by %.0f MiB", peak - before))
+  end)
+
+  it("a host that stopped the collector: the module does not step it", function()
+    local r = chain_rig(4096)
+    collectgarbage()
+    collectgarbage("stop")
+    local finalized = false
+    setmetatable({}, { __gc = function() finalized = true end })
+    for _ = 1, 20 do anim.animator(r) end
+    local during = finalized
+    collectgarbage("restart")
+    assert.is_false(during)
+    collectgarbage()
+    assert.is_true(finalized)
+  end)
+end)
+
+describe("the list of anim.update (defect 7)", function()
+  local rig = anim.rig("player")
+
+  it("a table of keys 1, 2, 4, ... 2^26 (a raw length of 2^26) is refused before anything is grown for it", function()
+    -- (made from the largest key down: the keys stay in the hash part, where
+    -- the border search doubles its way up to 2^26)
+    local list = {}
+    for p = 26, 1, -1 do list[math.tointeger(2 ^ p)] = anim.animator(rig) end
+    list[1] = anim.animator(rig)
+    assert.are.equal(2 ^ 26, #list)
+    collectgarbage()
+    local kb, mb = collectgarbage("count"), rss()
+    local ok, err = quick("the refusal", pcall, anim.update, list, 0.1)
+    assert.is_false(ok)
+    assert.are.equal("bad argument #1 to 'update' (animator expected at index 3, got nil)", err:gsub("^.-:%d+: ", ""))
+    collectgarbage()
+    assert.is_true(collectgarbage("count") - kb < 1024, "the Lua heap grew by " .. (collectgarbage("count") - kb) .. " KiB")
+    assert.is_true(rss() - mb < 64, "resident memory grew by " .. (rss() - mb) .. " MiB")
+  end)
+
+  it("a key the length leaves out is refused, naming it, not ignored", function()
+    local a, b = anim.animator(rig), anim.animator(rig)
+    local tr = a:play(assert(anim.clip { length = 1, joints = {} }), { fade = 0 })
+    for _, case in ipairs {
+      { { [1] = a, [1e9] = b }, "key 1000000000 is not an index from 1 to #list (1)" },
+      { { a, b, x = true }, 'key "x" is not an index from 1 to #list (2)' },
+      { { a, [2.5] = b }, "key 2.5 is not an index from 1 to #list (1)" },
+      { { [2] = a }, "key 2 is not an index from 1 to #list (0)" },
+      { { a, [true] = b }, "key true is not an index from 1 to #list (1)" },
+    } do
+      local ok, err = pcall(anim.update, case[1], 0.25)
+      assert.is_false(ok)
+      assert.are.equal("bad argument #1 to 'update' (" .. case[2] .. ": a list of animators holds them at 1 to #list"
+        .. " and nothing else)", err:gsub("^.-:%d+: ", ""))
+    end
+    assert.are.equal(0, tr.time) -- nothing was updated
+    -- a list built out of order, in a table's hash part, is a list
+    anim.update({ [2] = b, [1] = a }, 0.25)
+    assert.are.equal(0.25, tr.time)
+  end)
+
+  it("the scratch shrinks back once the lists are short again", function()
+    local core = require "anim.core"
+    local list = {}
+    for i = 1, 5000 do list[i] = anim.animator(rig) end
+    anim.update(list, 0.1)
+    assert.are.equal(8192, core.batch_room())
+    anim.update({ list[1] }, 0.1)
+    assert.are.equal(64, core.batch_room())
+    -- and the table of what is pending, kept for reuse, with it
+    collectgarbage()
+    local kb = collectgarbage("count")
+    anim.update(list, 0.1)
+    anim.update({ list[1] }, 0.1)
+    collectgarbage()
+    assert.is_true(collectgarbage("count") - kb < 64, "kept " .. (collectgarbage("count") - kb) .. " KiB")
+  end)
+end)
