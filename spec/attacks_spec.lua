@@ -150,3 +150,70 @@ describe("the list of anim.update (defect 7)", function()
     assert.is_true(collectgarbage("count") - kb < 64, "kept " .. (collectgarbage("count") - kb) .. " KiB")
   end)
 end)
+
+describe("a library's failed loads (defect 8)", function()
+  local dir = H.tmpdir()
+  os.execute("mkdir -p " .. dir .. "/fx")
+  local core = require "anim.core"
+
+  -- counts the paths the library resolves on disk while fn runs
+  local function resolved(fn)
+    local real, n = core.realpath, 0
+    core.realpath = function(...) n = n + 1; return real(...) end
+    local ok, err = pcall(fn)
+    core.realpath = real
+    assert(ok, err)
+    return n
+  end
+
+  it("are kept: a plays item of a missing clip is not looked for on disk again at every pass", function()
+    local lib = assert(anim.library(dir))
+    local a = anim.animator(anim.rig("player"), { library = lib })
+    local c = assert(anim.clip { loop = "loop", length = 1, joints = {},
+      plays = { { time = 0.5, clip = "res://fx/missing.anim" } } })
+    a:play(c, { fade = 0, speed = 1e6 })
+    local errors = 0
+    local n = resolved(function()
+      for _ = 1, 10 do
+        local ok, err = pcall(a.update, a, 1)
+        assert.is_false(ok)
+        assert.truthy(err:find("plays 'res://fx/missing.anim': res://fx/missing.anim: cannot open file", 1, true), err)
+        errors = errors + 1
+      end
+    end)
+    assert.are.equal(10, errors)
+    assert.are.equal(1, n) -- (it was once per pass: 630)
+  end)
+
+  it("library:forget(path) reads the file again; library:forget() forgets everything", function()
+    local lib = assert(anim.library(dir))
+    local path = "res://fx/late.anim"
+    local _, err = lib:clip(path)
+    assert.are.equal("res://fx/late.anim: cannot open file: No such file or directory", err)
+    H.write(dir .. "/fx/late.anim", '{"joints": {}}')
+    assert.are.same({ nil, err }, { lib:clip(path) })
+    assert.is_true(lib:forget(path))
+    local c = assert(lib:clip(path))
+    assert.are.equal(c, lib:clip("res://fx/./late.anim"))
+    -- forgetting one spelling forgets the file's object under every spelling
+    assert.is_true(lib:forget("res://fx/./late.anim"))
+    local again = assert(lib:clip(path))
+    assert.are_not.equal(c, again)
+    assert.is_false(lib:forget("res://fx/never.anim"))
+    assert.is_true(lib:forget())
+    assert.is_false(lib:forget())
+    assert.are_not.equal(again, lib:clip(path))
+    assert.has_error(function() lib:forget(1) end, "bad argument #1 to 'forget' (string expected, got number)")
+  end)
+
+  it("at most 4,096 are kept: a script asking for ever new paths does not grow the library", function()
+    local lib = assert(anim.library(dir))
+    for i = 1, 5000 do assert.is_nil(lib:clip("res://fx/none" .. i .. ".anim")) end
+    local n = 0
+    for _ in pairs(lib.cache.clip.failed) do n = n + 1 end
+    assert.are.equal(4096, n)
+    -- the oldest went first
+    assert.are.equal(1, resolved(function() lib:clip("res://fx/none1.anim") end))
+    assert.are.equal(0, resolved(function() lib:clip("res://fx/none5000.anim") end))
+  end)
+end)

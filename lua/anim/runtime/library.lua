@@ -70,23 +70,69 @@ end
 -- file: two spellings of one path (res://a/b, res://a/./b) give the same
 -- object, so a play of either restarts the same live track.  A path seen
 -- before is answered without resolving it again (plays fire during
--- update: no system call there).
+-- update: no system call there), and so is a failure: a `plays` item of a
+-- missing clip is not looked for on disk again at every pass.  At most
+-- MAX_FAILURES failures are kept per kind (the oldest go first), so that
+-- a script asking for ever new paths does not grow the library without
+-- bound; library:forget(path) drops what the library holds for a path.
+local MAX_FAILURES = 4096
+M.MAX_FAILURES = MAX_FAILURES
+
+local function remember_failure(cache, path, msg)
+  local order = cache.order
+  if #order >= MAX_FAILURES then
+    local oldest = table.remove(order, 1)
+    cache.failed[oldest] = nil
+  end
+  order[#order + 1] = path
+  cache.failed[path] = msg
+  return nil, msg
+end
+
 local function cached(self, kind, path, loader)
   local cache = self.cache[kind]
-  if not cache then cache = { path = {}, file = {} }; self.cache[kind] = cache end
+  if not cache then
+    cache = { path = {}, file = {}, file_of = {}, failed = {}, order = {} }
+    self.cache[kind] = cache
+  end
   local hit = cache.path[path]
   if hit then return hit end
+  local failed = cache.failed[path]
+  if failed then return nil, failed end
   local file, beneath = resolve(self, path, kind)
-  if not file then return nil, beneath end
+  if not file then return remember_failure(cache, path, beneath) end
   hit = cache.file[file]
   if not hit then
     local lerr
     hit, lerr = loader(file, path, beneath)
-    if not hit then return nil, lerr end
+    if not hit then return remember_failure(cache, path, lerr) end
     cache.file[file] = hit
   end
   cache.path[path] = hit
+  cache.file_of[path] = file
   return hit
+end
+
+-- Drops what cache holds for path: its failure, or its object (for every
+-- spelling of that file).  Returns whether it held something.
+local function forget(cache, path)
+  local held = false
+  if cache.failed[path] then
+    held = true
+    cache.failed[path] = nil
+    for i, p in ipairs(cache.order) do
+      if p == path then table.remove(cache.order, i) break end
+    end
+  end
+  local file = cache.file_of[path]
+  if file then
+    held = true
+    cache.file[file] = nil
+    for p, f in pairs(cache.file_of) do
+      if f == file then cache.file_of[p] = nil; cache.path[p] = nil end
+    end
+  end
+  return held
 end
 
 -- A clip is named by its res:// path (in messages and clip.name).
@@ -96,6 +142,25 @@ end
 
 function methods.retarget(self, path)
   return cached(self, "retarget", path, retarget.load_file)
+end
+
+-- library:forget([path]) -> boolean: the next clip, retarget or `plays`
+-- of path reads the file again (after it was fixed, added or changed);
+-- without a path, everything is forgotten.  Tracks keep the clips they
+-- play; a `plays` item after a clip was forgotten starts a track of the
+-- new clip rather than restarting the live track of the old one.
+function methods.forget(self, path)
+  args.check(path, "string", 1, "forget", true)
+  if path == nil then
+    local held = next(self.cache) ~= nil
+    self.cache = {}
+    return held
+  end
+  local held = false
+  for _, cache in pairs(self.cache) do
+    if forget(cache, path) then held = true end
+  end
+  return held
 end
 
 -- anim.library(root) -> library | nil, message
