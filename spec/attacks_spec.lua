@@ -217,3 +217,52 @@ describe("a library's failed loads (defect 8)", function()
     assert.are.equal(0, resolved(function() lib:clip("res://fx/none5000.anim") end))
   end)
 end)
+
+describe("tables given to anim.clip (defect 9)", function()
+  it("a table shared at every level of 25 is refused at once, naming both places (it was copied 2^25 times)", function()
+    local t = { v = 1 }
+    for _ = 1, 25 do t = { a = t, b = t } end
+    local c, err = quick("the refusal", anim.clip, { joints = {}, extra = t }, "dag")
+    assert.is_nil(c)
+    -- (which of a and b comes first is the order of next: either way both
+    -- places are 25 steps down)
+    local here, there = err:match("^dag: extra([.ab]+): the same table is also at extra([.ab]+) %(the table must be a tree,"
+      .. " as a JSON document is: give each place its own table%)$")
+    assert.truthy(here, err)
+    assert.are.equal(50, #here)
+    assert.are.equal(50, #there)
+    assert.are_not.equal(here, there)
+  end)
+
+  it("so is one table used for two keys' values, and a table that holds itself deeper down", function()
+    local zero = { 0, 0, 0 }
+    local _, err = anim.clip({ joints = { j = { position = { { 0, zero }, { 1, zero } } } } }, "shared")
+    assert.are.equal("shared: joints.j.position[2][2]: the same table is also at joints.j.position[1][2]"
+      .. " (the table must be a tree, as a JSON document is: give each place its own table)", err)
+    local t = { joints = { j = {} } }
+    t.joints.j.up = t.joints
+    _, err = anim.clip(t, "cycle")
+    assert.are.equal("cycle: joints.j.up: the table holds itself (it is the table at joints)", err)
+  end)
+
+  it("is read raw: its metamethods neither run nor decide what the clip holds", function()
+    local calls = 0
+    local function count() calls = calls + 1 end
+    local forever = function() return function() count(); return 1, 1 end end -- a __pairs that never ends
+    local joints = setmetatable({ j = { position = { { 0, { 1, 2, 3 } } } } },
+      { __pairs = forever, __index = count, __len = function() count(); return 1e9 end })
+    local c = assert(quick("anim.clip", anim.clip, setmetatable({ joints = joints, length = 1 }, { __pairs = forever })))
+    assert.are.equal(0, calls)
+    assert.are.same({ "j" }, c:joints())
+  end)
+
+  it("anim.rig reads its table raw too, where one table may serve several joints", function()
+    local at = { 0, 1, 0 }
+    local calls = 0
+    local joints = setmetatable({ { name = "a", position = at }, { name = "b", parent = "a", position = at } },
+      { __index = function() calls = calls + 1 end, __len = function() calls = calls + 1; return 1e9 end })
+    local r = assert(anim.rig { joints = joints })
+    assert.are.equal(0, calls)
+    assert.are.equal(2, #r:joints())
+  end)
+end)

@@ -135,4 +135,60 @@ function M.check(v)
   end
   E.fail(path, "value must be a string, number, boolean, null, array or object, got %s", type(what))
 end
+
+-- Copies ------------------------------------------------------------------------
+
+-- Where a table is, from the nodes of the walk ({ up, k }): a JSON path.
+local function node_path(node)
+  local keys = {}
+  while node.up do
+    local k = node.k
+    -- (a Lua table may have keys of any type; the readers refuse them later)
+    if type(k) ~= "string" and type(k) ~= "number" then k = "<" .. type(k) .. " key>" end
+    table.insert(keys, 1, k)
+    node = node.up
+  end
+  return path_of(keys)
+end
+
+local function shown(path) return path == "" and "the top level" or path end
+
+-- A copy of a table, read raw (no metamethod of the caller's runs: no
+-- __pairs, __index or __len decides what is copied), nested at most
+-- limits.depth deep.  With `tree`, it must be a tree, as a JSON document
+-- is: a table that holds itself or that is found at two places is
+-- refused, naming both (a table shared 25 levels deep, two ways at each,
+-- used to be copied 2^25 times); else a table found twice is copied once
+-- (the copy shares it as the original does).
+function M.copy(v, tree)
+  if type(v) ~= "table" then return v end
+  local max = L.depth
+  local seen, copies = {}, {} -- table -> its node; table -> its copy
+  local function walk(t, depth, node)
+    if depth > max then
+      E.fail(node_path(node), "nested deeper than %d levels (anim.limits.depth)", max)
+    end
+    local at = seen[t]
+    if at then
+      if not tree then return copies[t] end
+      local p = node.up
+      while p do
+        if p == at then E.fail(node_path(node), "the table holds itself (it is the table at %s)", shown(node_path(at))) end
+        p = p.up
+      end
+      E.fail(node_path(node), "the same table is also at %s (the table must be a tree, as a JSON document is:"
+        .. " give each place its own table)", shown(node_path(at)))
+    end
+    seen[t] = node
+    local out = {}
+    copies[t] = out
+    for k, x in next, t do
+      if type(x) == "table" then x = walk(x, depth + 1, { up = node, k = k }) end
+      out[k] = x
+    end
+    return out
+  end
+  return walk(v, 1, {})
+end
+
 return M

@@ -47,7 +47,8 @@ function M.set(t)
   if type(t) ~= "table" then
     args.error(1, "set_limits", "table expected, got " .. type(t))
   end
-  for k, v in pairs(t) do
+  -- (raw: no __pairs of the caller's decides what is set)
+  for k, v in next, t do
     local s = SPEC[k]
     if not s then
       args.error(1, "set_limits", string.format("unknown limit '%s'; the limits are %s",
@@ -63,7 +64,7 @@ function M.set(t)
     end
   end
   local old = M.get()
-  for k, v in pairs(t) do current[k] = math.tointeger(v) end
+  for k, v in next, t do current[k] = math.tointeger(v) end
   return old
 end
 

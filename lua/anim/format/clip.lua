@@ -5,7 +5,6 @@ local core = require "anim.core"
 local E = require "anim.base.errors"
 local args = require "anim.base.args"
 local json = require "anim.base.json"
-local limits = require "anim.base.limits"
 local format = require "anim.format.read"
 local keys = require "anim.format.keys"
 local rigmod = require "anim.format.rig"
@@ -83,17 +82,8 @@ end
 M.methods = methods
 
 -- A copy of a clip table, so that a caller changing its table later does
--- not change what the clip encodes to.  Refuses cycles and deep nesting as
--- the JSON reader would.
-function M.copy(v, depth)
-  if type(v) ~= "table" then return v end
-  depth = (depth or 0) + 1
-  local max = limits.current.depth
-  if depth > max then E.fail("", "nested too deep (at most %d levels, or the table holds itself)", max) end
-  local out = {}
-  for k, x in pairs(v) do out[k] = M.copy(x, depth) end
-  return out
-end
+-- not change what the clip encodes to: raw, a tree (json.copy).
+function M.copy(v) return json.copy(v, true) end
 
 -- Builds a clip from a table in the file's shape; raises a failure.
 -- `from_file`: t was decoded from a file or text (format.read checks it all).

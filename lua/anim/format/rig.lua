@@ -3,6 +3,7 @@
 -- { {name=, parent=, position=, rotation=}, ... } } builds any other.
 local core = require "anim.core"
 local E = require "anim.base.errors"
+local json = require "anim.base.json"
 local args = require "anim.base.args"
 local codes = require "anim.base.codes"
 local format = require "anim.format.read"
@@ -102,7 +103,9 @@ function M.new(def, name)
   if name ~= nil and type(name) ~= "string" then
     args.error(2, "rig", "string expected, got " .. args.typename(name))
   end
-  return E.catch(name or "rig", build, def)
+  -- read raw: what the rig is made of is the table's data, not what its
+  -- metamethods answer (a table found twice is copied once)
+  return E.catch(name or "rig", function() return build(json.copy(def)) end)
 end
 
 local methods = {}

@@ -215,8 +215,11 @@ function methods.play(self, clip, opts) return play(self, clip, opts, "play") en
 
 function methods.autoplay(self, clips)
   if type(clips) ~= "table" then argerror(1, "autoplay", "table of clips expected, got " .. type(clips)) end
+  -- (raw: the clips are the list's elements 1 to #list, whatever its
+  -- metamethods would answer)
   local out = {}
-  for _, c in ipairs(clips) do
+  for i = 1, rawlen(clips) do
+    local c = rawget(clips, i)
     if not clipmod.is_clip(c) then argerror(1, "autoplay", "table of clips expected") end
     if clip_info(c).autoplay then out[#out + 1] = play(self, c, nil, "autoplay") end
   end
