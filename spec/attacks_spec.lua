@@ -266,3 +266,65 @@ describe("tables given to anim.clip (defect 9)", function()
     assert.are.equal(2, #r:joints())
   end)
 end)
+
+describe("smaller defects (defect 11)", function()
+  local dir = H.tmpdir()
+  local clip = assert(anim.clip { length = 1, joints = { a = { position = { { 0, { 0, 0, 0 } } } } } }, "c")
+
+  it("host paths with a NUL byte are refused everywhere, and shown with it spelled out", function()
+    H.write(dir .. "/x", '{"version": 1, "joints": {}}')
+    local path = dir .. "/x\0y"
+    local shown = dir .. "/x\\000y"
+    for _, load in ipairs { anim.load, anim.import_xml, anim.import_blockbench, anim.load_retarget } do
+      local v, err = load(path)
+      assert.is_nil(v)
+      assert.are.equal(shown .. ": cannot open file: the path holds a NUL byte", err)
+    end
+    assert.are.same({ nil, dir .. "/z\\000y: cannot save: the path holds a NUL byte" }, { anim.save(clip, dir .. "/z\0y") })
+    assert.is_nil(io.open(dir .. "/z")) -- (it used to write z)
+  end)
+
+  it("joint names with a NUL byte: refused in rigs, kept whole in clips, never read as the name before it", function()
+    local r, err = anim.rig { joints = { { name = "a\0b" }, { name = "a" } } }
+    assert.is_nil(r)
+    assert.are.equal("rig: joints[1].name: a joint name cannot hold a NUL byte", err)
+    local c = assert(anim.clip { length = 1, joints = {
+      ["a\0b"] = { position = { { 0, { 1, 0, 0 } } } }, a = { position = { { 0, { 2, 0, 0 } } } } } })
+    local pose = c:sample(0)
+    assert.are.equal(1, pose["a\0b"].position[1])
+    assert.are.equal(2, pose.a.position[1])
+    local a = anim.animator(anim.rig("player"))
+    assert.has_error(function() a:get("root\0x") end, "bad argument #1 to 'get' (unknown joint (the name holds a NUL byte))")
+  end)
+
+  it("anim.save over a symbolic link to nothing refuses, and leaves the link as it was", function()
+    local link = dir .. "/dangling.anim"
+    assert(os.execute("ln -s '" .. dir .. "/nowhere/x.anim' '" .. link .. "'"))
+    local ok, err = anim.save(clip, link)
+    assert.is_nil(ok)
+    assert.are.equal(link .. ": cannot save: it is a symbolic link to a file that does not exist"
+      .. " (anim.save writes through links only to existing files)", err)
+    local p = io.popen("readlink '" .. link .. "'")
+    assert.are.equal(dir .. "/nowhere/x.anim", p:read("l"))
+    p:close()
+  end)
+
+  it("anim.encode and anim.save of a clip while the state closes: nil, message, no internal path", function()
+    local script = dir .. "/closing.lua"
+    H.write(script, [[
+      local anim = require "anim"
+      -- made before the clip: finalized after it when the state closes
+      _G.holder = setmetatable({}, { __gc = function(o)
+        print(anim.encode(o.c))
+        print(anim.save(o.c, "]] .. dir .. [[/closing.anim"))
+      end })
+      _G.holder.c = assert(anim.clip({ length = 1, joints = { a = { position = { { 0, { 0, 0, 0 } } } } } }, "c"))
+    ]])
+    local p = io.popen("cd '" .. H.root .. "' && LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_CPATH='build/?.so;;' lua5.4 '"
+      .. script .. "' 2>&1")
+    local out = p:read("a")
+    p:close()
+    local msg = "c: cannot encode: the clip was finalized (garbage collected, or its __gc called by hand)"
+    assert.are.equal("nil\t" .. msg .. "\nnil\t" .. msg .. "\n", out)
+  end)
+end)

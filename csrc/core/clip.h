@@ -31,6 +31,7 @@ enum { ANIM_K_COUNT = 10 };
 
 typedef struct anim_joint {
   const char *name;
+  size_t name_len;         /* its bytes (a name may hold a NUL byte) */
   double weight;           /* the joint's weight, 0..1 */
   int muted;
   int fast;                /* every channel is in `linear` */

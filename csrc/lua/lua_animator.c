@@ -16,8 +16,13 @@ typedef anim_track_box track_box;
 /* Joint index (0-based) from a name or a 1-based index. */
 static int joint_arg(lua_State *L, const anim_rig *r, int idx) {
   if (lua_type(L, idx) == LUA_TSTRING) {
-    int j = anim_rig_find(r, lua_tostring(L, idx));
-    if (j < 0) return anim_lua_argerror(L, idx, "unknown joint '%s'", lua_tostring(L, idx));
+    size_t len;
+    const char *name = lua_tolstring(L, idx, &len);
+    int j;
+    /* (rig joint names hold no NUL: "a\0b" is no joint, not "a") */
+    if (strlen(name) != len) return anim_lua_argerror(L, idx, "unknown joint (the name holds a NUL byte)");
+    j = anim_rig_find(r, name);
+    if (j < 0) return anim_lua_argerror(L, idx, "unknown joint '%s'", name);
     return j;
   }
   if (lua_type(L, idx) != LUA_TNUMBER)

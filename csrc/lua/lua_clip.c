@@ -240,11 +240,12 @@ static int read_channel(lua_State *L, anim_clip *c, int j, int jt, const char *f
   return 1;
 }
 
-static const char *dup_string(lua_State *L, anim_clip *c, int idx) {
+static const char *dup_string(lua_State *L, anim_clip *c, int idx, size_t *plen) {
   size_t len;
   const char *s;
   if (lua_type(L, idx) != LUA_TSTRING) luaL_error(L, "description name must be a string");
   s = lua_tolstring(L, idx, &len);
+  *plen = len;
   {
     const char *d;
     ANIM_LUA_RETRY(L, d, anim_clip_strdup(c, s, len));
@@ -256,7 +257,7 @@ static const char *dup_string(lua_State *L, anim_clip *c, int idx) {
 static void read_joint(lua_State *L, anim_clip *c, int jt, int ji) {
   anim_joint *j = &c->joints[ji];
   lua_getfield(L, jt, "name");
-  j->name = dup_string(L, c, -1);
+  j->name = dup_string(L, c, -1, &j->name_len);
   lua_pop(L, 1);
   j->weight = field_num(L, jt, "weight", 1);
   j->muted = lua_getfield(L, jt, "muted") != LUA_TNIL && lua_toboolean(L, -1);
@@ -375,7 +376,10 @@ static int clip_sample(lua_State *L) {
     if (ch & ANIM_CH_POS) { anim_lua_pushnumbers(L, pos, 3); lua_setfield(L, -2, "position"); }
     if (ch & ANIM_CH_ROT) { anim_lua_pushnumbers(L, rot, 4); lua_setfield(L, -2, "rotation"); }
     if (ch & ANIM_CH_SCL) { anim_lua_pushnumbers(L, scl, 3); lua_setfield(L, -2, "scale"); }
-    lua_pushstring(L, live_clip(L, b)->joints[j].name);
+    {
+      const anim_joint *jt = &live_clip(L, b)->joints[j];
+      lua_pushlstring(L, jt->name, jt->name_len);  /* (all its bytes: "a\0b" is not "a") */
+    }
     lua_insert(L, -2);
     lua_rawset(L, -3);
   }

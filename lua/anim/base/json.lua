@@ -68,6 +68,8 @@ function M.read_file(path, beneath)
     if BENEATH[why] then E.fail("", "%s", BENEATH[why]) end
     E.fail("", "cannot %s file: %s", why == "read" and "read" or "open", detail)
   end
+  -- the C library ends a path at its first NUL: "x\0y" would open "x"
+  if path:find("\0", 1, true) then E.fail("", "cannot open file: the path holds a NUL byte") end
   local f, err = io.open(path, "rb")
   if not f then
     -- io.open says "path: reason"; the message names the path already

@@ -468,12 +468,21 @@ function M.save(c, path, options)
   local text, approx = M.encode(c, options)
   if not text then return nil, approx end
   local function failed(fmt, ...)
-    return nil, path .. ": cannot save: " .. string.format(fmt, ...)
+    return nil, E.shown(path) .. ": cannot save: " .. string.format(fmt, ...)
   end
+  -- the C library ends a path at its first NUL: "x\0y" would write "x"
+  if path:find("\0", 1, true) then return failed("the path holds a NUL byte") end
   -- an existing target is written where its links lead (a link stays a
   -- link); anything but a regular file there is refused, not replaced
   local kind = core.file_kind(path)
   if kind and kind ~= "file" then return failed("it is a %s, not a regular file", kind == "other" and "device or special file" or kind) end
+  -- a link to nothing is refused, not replaced by the file nor written
+  -- through (as GNU cp does: "not writing through dangling symlink",
+  -- coreutils src/copy.c, copy_reg): where it leads may be anywhere
+  if not kind and core.file_kind(path, true) == "link" then
+    return failed("it is a symbolic link to a file that does not exist (anim.save writes through links only to"
+      .. " existing files)")
+  end
   local target = kind and core.realpath(path) or path
   local tmp
   for _ = 1, 100 do

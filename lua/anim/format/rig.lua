@@ -45,6 +45,8 @@ local function build(def)
     local p = index("joints", i)
     E.object(j, p, "joint")
     local name = E.string(j.name, key(p, "name"), "name")
+    -- (the core keeps names as C strings: "a\0b" would be "a")
+    if name:find("\0", 1, true) then fail(key(p, "name"), "a joint name cannot hold a NUL byte") end
     if idx[name] then fail(key(p, "name"), "duplicate joint name '%s' (also joints[%d])", name, idx[name]) end
     idx[name] = i
     names[i] = name
