@@ -13,11 +13,24 @@
 typedef anim_animator_box animator_box;
 typedef anim_track_box track_box;
 
+/* "no joint 'x' in rig 'player'; did you mean 'X'?" for the name at idx:
+ * the rig's name from its Lua info (the animator at 1 holds the rig as
+ * its first user value). */
+static int no_joint(lua_State *L, const anim_rig *r, int idx) {
+  const char *name = lua_tostring(L, idx), *hint = anim_lua_suggest(name, r->names, r->n);
+  const char *rig = "rig";
+  if (lua_getiuservalue(L, 1, 1) == LUA_TUSERDATA && lua_getiuservalue(L, -1, 1) == LUA_TTABLE &&
+      lua_getfield(L, -1, "name") == LUA_TSTRING)
+    rig = lua_tostring(L, -1);
+  if (hint) return anim_lua_argerror(L, idx, "no joint '%s' in rig '%s'; did you mean '%s'?", name, rig, hint);
+  return anim_lua_argerror(L, idx, "no joint '%s' in rig '%s'", name, rig);
+}
+
 /* Joint index (0-based) from a name or a 1-based index. */
 static int joint_arg(lua_State *L, const anim_rig *r, int idx) {
   if (lua_type(L, idx) == LUA_TSTRING) {
     int j = anim_rig_find(r, lua_tostring(L, idx));
-    if (j < 0) return anim_lua_argerror(L, idx, "unknown joint '%s'", lua_tostring(L, idx));
+    if (j < 0) return no_joint(L, r, idx);
     return j;
   }
   if (lua_type(L, idx) != LUA_TNUMBER)

@@ -1,6 +1,8 @@
 /* lua_helpers.c - the helpers every binding file shares (lua_helpers.h). */
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
+#include <string.h>
 
 #include "lua.h"
 #include "lauxlib.h"
@@ -78,6 +80,57 @@ int anim_lua_uservalue(lua_State *L, const char *mt, int n) {
   anim_lua_checkbox(L, 1, mt);
   lua_getiuservalue(L, 1, n);
   return 1;
+}
+
+/* Edit distance (optimal string alignment, letter case ignored) of a and
+ * b, or a large number when either is longer than MAX_SUGGEST (names that
+ * long are not suggested). */
+#define MAX_SUGGEST 64
+static int distance(const char *a, size_t la, const char *b, size_t lb) {
+  int rows[3][MAX_SUGGEST + 1], *p2 = rows[0], *p = rows[1], *c = rows[2];
+  size_t i, j;
+  if (la > MAX_SUGGEST || lb > MAX_SUGGEST) return 1 << 20;
+  for (j = 0; j <= lb; j++) p[j] = (int)j;
+  for (i = 1; i <= la; i++) {
+    int ca = tolower((unsigned char)a[i - 1]);
+    int *t;
+    c[0] = (int)i;
+    for (j = 1; j <= lb; j++) {
+      int cb = tolower((unsigned char)b[j - 1]);
+      int d = p[j] + 1, x = c[j - 1] + 1, s = p[j - 1] + (ca != cb);
+      if (x < d) d = x;
+      if (s < d) d = s;
+      if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) && tolower((unsigned char)a[i - 2]) == cb &&
+          p2[j - 2] + 1 < d)
+        d = p2[j - 2] + 1;
+      c[j] = d;
+    }
+    t = p2; p2 = p; p = c; c = t;
+  }
+  return p[lb];
+}
+
+static int same_but_case(const char *a, const char *b) {
+  for (; *a && *b; a++, b++)
+    if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return 0;
+  return *a == *b;
+}
+
+const char *anim_lua_suggest(const char *name, const char *const *names, int n) {
+  size_t ln = strlen(name);
+  int i, limit = (int)(ln / 3), best = -1, bestd = 0;
+  if (limit < 1) limit = 1;
+  if (limit > 3) limit = 3;
+  for (i = 0; i < n; i++)
+    if (strcmp(names[i], name) != 0 && same_but_case(names[i], name)) return names[i];
+  for (i = 0; i < n; i++) {
+    size_t lc = strlen(names[i]);
+    int d;
+    if (strcmp(names[i], name) == 0 || (lc > ln ? lc - ln : ln - lc) > (size_t)limit) continue;
+    d = distance(name, ln, names[i], lc);
+    if (d <= limit && (best < 0 || d < bestd)) { best = i; bestd = d; }
+  }
+  return best < 0 ? NULL : names[best];
 }
 
 anim_clip *anim_lua_checkclip(lua_State *L, int arg) {

@@ -68,6 +68,13 @@ void anim_lua_newmeta(lua_State *L, const char *name, lua_CFunction gc, const ch
  * metatable mt: the Lua side's table of an object (returns 1). */
 int anim_lua_uservalue(lua_State *L, const char *mt, int n);
 
+/* The closest of names[0..n-1] to `name` for "did you mean?", or NULL:
+ * the one that differs only in letter case, else the nearest by edit
+ * distance (letter case ignored) when at most a third of the name's
+ * length (1 to 3) edits away; ties go to the first.  The same rule as
+ * lua/anim/base/suggest.lua. */
+const char *anim_lua_suggest(const char *name, const char *const *names, int n);
+
 /* The built objects under the boxes (raises when the box is empty). */
 anim_clip *anim_lua_checkclip(lua_State *L, int arg);
 anim_rig *anim_lua_checkrig(lua_State *L, int arg);

@@ -4,6 +4,8 @@
 -- the call: the first stack frame outside the module's own files, however
 -- deep inside the module the check runs (a C function called by the
 -- script gets the same from luaL_argerror in csrc/lua/lua_helpers.c).
+local suggest = require "anim.base.suggest"
+
 local M = {}
 
 local getinfo, format, type = debug.getinfo, string.format, type
@@ -54,6 +56,38 @@ function M.check(v, ty, n, fname, optional)
     error(format("bad argument #%d to '%s' (%s expected, got %s)", n, fname, ty, M.typename(v)), outside_level())
   end
   return v
+end
+
+-- The names of the options a function takes: args.names{ "fade", "weight" }
+-- (the order is the one suggestions prefer on a tie).
+function M.names(list)
+  local set = {}
+  for _, n in ipairs(list) do set[n] = true end
+  return { set = set, list = list }
+end
+
+-- Checks an options table (nil: no options): a table whose every key is
+-- one of known (from args.names); an unknown one raises "unknown option
+-- 'wieght'; did you mean 'weight'?".  Returns the table (or an empty one).
+function M.options(opts, known, n, fname)
+  if opts == nil then return {} end
+  if type(opts) ~= "table" then
+    error(format("bad argument #%d to '%s' (table of options expected, got %s)", n, fname, M.typename(opts)),
+      outside_level())
+  end
+  for k in pairs(opts) do
+    if not known.set[k] then
+      local msg
+      if type(k) == "string" then
+        msg = format("unknown option '%s'%s", k, suggest.hint(k, known.list))
+      else
+        msg = format("options are named: %s is not an option name (the options are %s)", M.typename(k),
+          table.concat(known.list, ", "))
+      end
+      error(format("bad argument #%d to '%s' (%s)", n, fname, msg), outside_level())
+    end
+  end
+  return opts
 end
 
 return M
