@@ -162,13 +162,15 @@ static int animator_play(lua_State *L) {
 
 /* core.animator_update(animator, dt) -> number of queued callbacks, or a
  * status code (codes.h; nothing changed then: the Lua side raises):
- * ANIM_ST_BAD_DT when dt is not a finite number >= 0, ANIM_ST_DELIVERING
+ * ANIM_ST_NOT_ANIMATOR when 1 is not an animator (the Lua side names its
+ * caller's line), ANIM_ST_BAD_DT when dt is not a finite number >= 0, ANIM_ST_DELIVERING
  * during a delivery of this animator's callbacks, ANIM_ST_QUEUED while a
  * batch update has yet to deliver them. */
 static int animator_update(lua_State *L) {
-  animator_box *b = anim_lua_checkbox(L, 1, ANIM_ANIMATOR_MT);
+  animator_box *b = luaL_testudata(L, 1, ANIM_ANIMATOR_MT);
   int r;
   double dt = lua_type(L, 2) == LUA_TNUMBER ? lua_tonumber(L, 2) : -1;  /* no strings */
+  if (!b) { lua_pushinteger(L, ANIM_ST_NOT_ANIMATOR); return 1; }
   if (!b->a) return luaL_argerror(L, 1, "animator is not built");
   if (!isfinite(dt) || dt < 0) r = ANIM_ST_BAD_DT;
   else if (b->delivering) r = b->delivering == ANIM_DELIVERING ? ANIM_ST_DELIVERING : ANIM_ST_QUEUED;

@@ -9,6 +9,7 @@ local suggest = require "anim.base.suggest"
 local M = {}
 
 local getinfo, format, type = debug.getinfo, string.format, type
+local debug_getmetatable = debug.getmetatable
 
 -- The folder of the module's Lua files: this file is <folder>base/args.lua
 -- (lua/anim/ in a checkout, <tree>/share/lua/5.4/anim/ once installed).
@@ -56,6 +57,25 @@ function M.check(v, ty, n, fname, optional)
     error(format("bad argument #%d to '%s' (%s expected, got %s)", n, fname, ty, M.typename(v)), outside_level())
   end
   return v
+end
+
+-- Every Lua function of a method table, wrapped so that a call on the
+-- wrong object raises "calling 'stop' on bad self (anim.track expected,
+-- got anim.clip)" at the script's line, as Lua's own methods say it
+-- (instead of an error from inside the module).  C functions (they check
+-- their own self) and the names in `except` are left as they are.
+function M.methods(list, mt, what, except)
+  for name, fn in pairs(list) do
+    if type(fn) == "function" and not (except and except[name]) and debug.getinfo(fn, "S").what == "Lua" then
+      list[name] = function(self, ...)
+        if debug_getmetatable(self) ~= mt then
+          error(format("calling '%s' on bad self (%s expected, got %s)", name, what, M.typename(self)),
+            outside_level())
+        end
+        return fn(self, ...)
+      end
+    end
+  end
 end
 
 -- The names of the options a function takes: args.names{ "fade", "weight" }

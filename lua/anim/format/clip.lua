@@ -81,6 +81,7 @@ mt.__tostring = function(self)
   local info = info_of(self)
   return string.format("anim.clip(%s, %g s, %d joints)", info.name, info.length, #info.joints)
 end
+args.methods(methods, mt, "anim.clip")
 M.methods = methods
 
 -- A copy of a clip table, so that a caller changing its table later does

@@ -134,6 +134,8 @@ mt.__tostring = function(self)
   return "anim.rig(" .. info.name .. ", " .. #info.names .. " joints)"
 end
 
+args.methods(methods, mt, "anim.rig")
+
 function M.is_rig(v) return getmetatable(v) == mt end
 M.info = core.rig_info
 return M

@@ -360,6 +360,9 @@ function methods.update(self, dt)
     if n == ST.bad_dt then
       argerror(1, "update", "dt must be a finite number >= 0, got " .. show(dt))
     end
+    if n == ST.not_animator then
+      args.raise("calling 'update' on bad self (anim.animator expected, got " .. args.typename(self) .. ")")
+    end
     args.raise(n == ST.delivering and OWN_CALLBACK or QUEUED)
   end
   local ok, err = deliver_queue(self, n, "update")
@@ -593,5 +596,10 @@ tmt.__gc = function(self)
   end
 end
 
+-- a method called on something else says so at the script's line
+-- (update: the C side tells, at no cost per frame)
+args.methods(methods, amt, "anim.animator", { update = true })
+args.methods(tmethods, tmt, "anim.track")
+args.methods(Connection, Connection, "anim.connection")
 M.methods, M.track_methods = methods, tmethods
 return M
