@@ -249,7 +249,7 @@ static int batch_fail(lua_State *L, int code, int i, int j) {
 static int animators_update(lua_State *L) {
   batch_scratch *s = lua_touserdata(L, lua_upvalueindex(1));
   double dt = lua_type(L, 2) == LUA_TNUMBER ? lua_tonumber(L, 2) : -1;  /* no strings */
-  lua_Unsigned len;
+  size_t len;
   lua_Integer room;
   unsigned long long gen;
   int n, i, k, nq = 0, r, mt;
@@ -259,7 +259,7 @@ static int animators_update(lua_State *L) {
   /* pend is written while list is read again below */
   luaL_argcheck(L, !lua_rawequal(L, 1, 3), 3, "must not be the list itself");
   len = lua_rawlen(L, 1);
-  if (len > BATCH_MAX) return luaL_error(L, "too many animators (at most %d)", BATCH_MAX);
+  if (len > (size_t)BATCH_MAX) return luaL_error(L, "too many animators (at most %d)", BATCH_MAX);
   n = (int)len;
   if (!isfinite(dt) || dt < 0) return batch_fail(L, ANIM_ST_BAD_DT, 0, 0);
   for (room = (lua_Integer)lua_rawlen(L, 3); room < 2 * (lua_Integer)n;) {

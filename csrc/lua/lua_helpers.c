@@ -42,20 +42,31 @@ void *anim_lua_checkbox(lua_State *L, int arg, const char *mt) {
   return p;
 }
 
+/* "what v out of range lo..hi" (v already on the stack as a string). */
+static int out_of_range(lua_State *L, int arg, const char *what, const char *v, lua_Integer lo, lua_Integer hi) {
+  const char *l = anim_lua_pushint(L, lo), *h = anim_lua_pushint(L, hi);
+  return anim_lua_argerror(L, arg, "%s %s out of range %s..%s", what, v, l, h);
+}
+
 lua_Integer anim_lua_checkrange(lua_State *L, int arg, lua_Integer lo, lua_Integer hi, const char *what) {
-  int isnum;
-  lua_Integer k = lua_tointegerx(L, arg, &isnum);
-  if (!isnum || lua_type(L, arg) != LUA_TNUMBER) {
-    if (lua_type(L, arg) == LUA_TNUMBER) {
-      lua_Number x = lua_tonumber(L, arg);
-      if (x == floor(x)) /* integral, beyond lua_Integer */
-        anim_lua_argerror(L, arg, "%s %s out of range %I..%I", what, lua_tostring(L, arg), lo, hi);
-      anim_lua_argerror(L, arg, "%s must be an integer, got %s", what, lua_tostring(L, arg));
-    }
+  lua_Number x;
+  if (lua_type(L, arg) != LUA_TNUMBER)
     anim_lua_argerror(L, arg, "%s expected, got %s", what, anim_lua_typename(L, arg));
+  if (lua_isinteger(L, arg)) {  /* 5.3+: an integer, exact at any size */
+    lua_Integer k = lua_tointeger(L, arg);
+    if (k < lo || k > hi) out_of_range(L, arg, what, anim_lua_pushint(L, k), lo, hi);
+    return k;
   }
-  if (k < lo || k > hi) anim_lua_argerror(L, arg, "%s %I out of range %I..%I", what, k, lo, hi);
-  return k;
+  /* a float (every number before 5.3): integral and within the range,
+   * compared as doubles before any cast */
+  x = lua_tonumber(L, arg);
+  if (x != floor(x)) anim_lua_argerror(L, arg, "%s must be an integer, got %s", what, lua_tostring(L, arg));
+  if (!(x >= (lua_Number)lo && x <= (lua_Number)hi)) {
+    if (x >= -9007199254740992.0 && x <= 9007199254740992.0)  /* 2^53: exact as an integer */
+      return out_of_range(L, arg, what, anim_lua_pushint(L, (lua_Integer)x), lo, hi);
+    return out_of_range(L, arg, what, lua_tostring(L, arg), lo, hi);
+  }
+  return (lua_Integer)x;
 }
 
 void anim_lua_pushnumbers(lua_State *L, const double *v, size_t n) {

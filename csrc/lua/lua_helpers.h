@@ -8,6 +8,7 @@
 
 #include "lua.h"
 
+#include "lua_compat.h"
 #include "core/amem.h"
 #include "core/animator.h"
 #include "core/clip.h"
