@@ -83,4 +83,15 @@ function H.write(path, text)
   f:close()
 end
 
+-- Runs f with some anim limits changed (anim.set_limits), restoring them
+-- even when f fails.
+function H.with_limits(t, f)
+  local anim = require "anim"
+  local old = anim.set_limits(t)
+  local r = table.pack(pcall(f))
+  anim.set_limits(old)
+  if not r[1] then error(r[2], 0) end
+  return table.unpack(r, 2, r.n)
+end
+
 return H

@@ -8,14 +8,7 @@ local anim = require "anim"
 local core = require "anim.core"
 local H = require "spec.helper"
 
--- Runs f with some limits changed, restoring them even when f fails.
-local function with_limits(t, f)
-  local old = anim.set_limits(t)
-  local r = table.pack(pcall(f))
-  anim.set_limits(old)
-  if not r[1] then error(r[2], 0) end
-  return table.unpack(r, 2, r.n)
-end
+local with_limits = H.with_limits
 
 -- A Blockbench import that imported no animation: its one warning, as
 -- the command prints it ("file: path: message").
