@@ -1030,10 +1030,15 @@ describe("Blockbench import: messages", function()
         .. "'1/math.sin(q.anim_time*360)' evaluates to inf at query.anim_time = 0", "walk" },
     { "a number too large", '{"animations": {"w": {"bones": {"b": {"scale": [1e999, 1, 1]}}}}}', "refused",
       "f: animations.w.bones.b.scale[1]: animation 'w', bone 'b', scale x: value must be a finite number, got inf", "w" },
-    { "a value of the wrong type", bedrock { w = { bones = { b = { scale = { true, 1, 1 } } } } }, "refused",
-      "f: animations.w.bones.b.scale[1]: animation 'w', bone 'b', scale x: value must be a number or a Molang string, got boolean" },
-    { "a channel array of two", bedrock { w = { bones = { b = { scale = { 1, 1 } } } } }, "refused",
-      "f: animations.w.bones.b.scale: animation 'w', bone 'b', scale: value must be [x, y, z], a number or a Molang string, got an array of 2" },
+    { "a value of the wrong type (the default, as Blockbench)", bedrock { w = { bones = { b = { scale = { true, 1, 1 } } } } },
+      "warned", "f: animations.w.bones.b.scale: animation 'w', bone 'b', scale: a value that is boolean read as 1 (as"
+        .. " Blockbench reads what is neither a number nor a string)" },
+    { "a channel array of two (the missing axis is the default)", bedrock { w = { bones = { b = { scale = { 1, 1 } } } } },
+      "warned", "f: animations.w.bones.b.scale: animation 'w', bone 'b', scale: a value of 2 numbers: the axes it lacks"
+        .. " read as the channel's default (as Blockbench reads it)" },
+    { "a channel value of another type", bedrock { w = { bones = { b = { scale = true } } } }, "refused",
+      "f: animations.w.bones.b.scale: animation 'w', bone 'b', scale: value must be [x, y, z], a number or a Molang"
+        .. " string, got boolean" },
     { "a key object of neither shape", bedrock { w = { bones = { b = { scale = { ["0.5"] = { value = 1 } } } } } }, "refused",
       "f: animations.w.bones.b.scale[\"0.5\"]: animation 'w', bone 'b', scale: a key must be [x, y, z], a number, "
         .. "a Molang string, {\"pre\", \"post\"} or {\"vector\"}" },

@@ -56,8 +56,10 @@ local note = M.note
 -- A value of a key axis from the file (a number or a Molang string), for
 -- messages `where` = "animation 'walk', bone 'head', rotation x".  chan
 -- collects the notes (stand-ins the Molang needed), env is the Molang
--- environment of the file (molang.compile).
-function M.value(v, path, where, chan, env)
+-- environment of the file (molang.compile); dflt the channel's default
+-- (0, or 1 for scale), what Blockbench reads for a value that is neither a
+-- number nor a string (Merge.molang in js/util/util.js keeps only those).
+function M.value(v, path, where, chan, env, dflt)
   if type(v) == "number" then
     if v ~= v then
       -- Blockbench's Molang reads a number that is not one as 0 (molangjs: `input || 0`)
@@ -68,7 +70,10 @@ function M.value(v, path, where, chan, env)
     return { c = v }
   end
   if type(v) ~= "string" then
-    fail(path, "%s: value must be a number or a Molang string, got %s", where, E.describe(v))
+    note(chan, string.format("a value that is %s read as %s (as Blockbench reads what is neither a number nor a string)",
+      E.describe(v) == "object" and "an object" or E.describe(v) == "array" and "an array" or E.describe(v),
+      E.num(dflt or 0)))
+    return { c = dflt or 0 }
   end
   if v:match("^%s*$") then return { c = 0 } end -- Blockbench reads an empty field as 0
   local e, err = molang.compile(v, env)

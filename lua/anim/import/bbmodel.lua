@@ -206,7 +206,7 @@ local function read_keyframe(kf, path, where, ctx, chan)
       for a = 1, 3 do
         local raw = dp[AXES[a]]
         if E.absent(raw) then raw = dflt end
-        p[a] = CH.scale(CH.value(raw, key(dpp, AXES[a]), where .. ", " .. ch .. " " .. AXES[a], chan, ctx.env), f[a])
+        p[a] = CH.scale(CH.value(raw, key(dpp, AXES[a]), where .. ", " .. ch .. " " .. AXES[a], chan, ctx.env, dflt), f[a])
       end
       -- `uniform` is an editor flag: Blockbench plays the stored x, y and z
       -- (Keyframe.extend drops the flag when they differ; calc reads each axis)

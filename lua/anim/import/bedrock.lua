@@ -34,16 +34,24 @@ local SIGNS = {
 
 local function is_object(v) return type(v) == "table" and (next(v) == nil or not E.is_array(v)) end
 
--- The raw [x, y, z] of a value: an array of three, one number or string
--- for all three axes, or GeckoLib's {"vector": ...} (also inside pre and
--- post, as GeckoLib reads them).  Returns it and the path of its array.
-local function raw_point(v, path, where)
+-- The raw [x, y, z] of a value: an array, one number or string for all
+-- three axes, or GeckoLib's {"vector": ...} (also inside pre and post, as
+-- GeckoLib reads them).  Returns it and the path of its array.  Blockbench
+-- reads an array's first three entries, an axis it lacks as the channel's
+-- default (getKeyframeDataPoints in bedrock_animation.js).
+local function raw_point(v, path, where, chan)
   if is_object(v) and v.vector ~= nil then
     path = key(path, "vector")
     v = v.vector
   end
   if type(v) == "number" or type(v) == "string" then return { v, v, v, scalar = true }, path end
-  if type(v) == "table" and E.is_array(v) and #v == 3 then return v, path end
+  if type(v) == "table" and E.is_array(v) and #v > 0 then
+    if #v ~= 3 then
+      CH.note(chan, string.format("a value of %d numbers: %s (as Blockbench reads it)", #v,
+        #v < 3 and "the axes it lacks read as the channel's default" or "the first three read"))
+    end
+    return { v[1], v[2], v[3], n = #v }, path
+  end
   fail(path, "%s: value must be [x, y, z], a number or a Molang string, got %s", where,
     (type(v) == "table" and E.is_array(v)) and ("an array of " .. #v) or describe(v))
 end
@@ -55,11 +63,12 @@ end
 local function point(raw, path, where, channel, chan, env)
   local sg = SIGNS[channel]
   local p = {}
+  local dflt = channel == "scale" and 1 or 0
   for a = 1, 3 do
     local ap = raw.scalar and path or index(path, a)
     local v = raw[a]
-    if E.is_null(v) then v = channel == "scale" and 1 or 0 end -- as an absent field
-    p[a] = CH.scale(CH.value(v, ap, where .. " " .. AXES[a], chan, env), sg[a])
+    if v == nil or E.is_null(v) then v = dflt end -- as an absent field
+    p[a] = CH.scale(CH.value(v, ap, where .. " " .. AXES[a], chan, env, dflt), sg[a])
   end
   return p
 end
@@ -107,14 +116,14 @@ local function read_key(v, t, path, where, channel, chan, ctx)
   local env = ctx.env
   local k = { t = t, interp = "linear", path = path }
   if not is_object(v) or v.vector ~= nil then
-    local raw, rp = raw_point(v, path, where)
+    local raw, rp = raw_point(v, path, where, chan)
     k.raw_pre, k.raw_post = raw, raw
     k.pre = point(raw, rp, where, channel, chan, env)
     k.post = k.pre
   elseif v.pre ~= nil or v.post ~= nil then
     local pre, pp, post, qp
-    if v.pre ~= nil then pre, pp = raw_point(v.pre, key(path, "pre"), where) end
-    if v.post ~= nil then post, qp = raw_point(v.post, key(path, "post"), where) end
+    if v.pre ~= nil then pre, pp = raw_point(v.pre, key(path, "pre"), where, chan) end
+    if v.post ~= nil then post, qp = raw_point(v.post, key(path, "post"), where, chan) end
     k.raw_pre, k.raw_post = pre or post, post or pre
     k.pre = point(k.raw_pre, pp or qp, where, channel, chan, env)
     if pre and post and not same_raw(pre, post) then
