@@ -70,7 +70,7 @@ describe("Blockbench import budgets (issue 19)", function()
     assert.are.equal(24, count(clips) + #w)
     for _, x in ipairs(w) do
       assert.are.equal("not imported: animation '" .. x.animation .. "', bone 'b', rotation: not baked: the file's baking"
-        .. " has used its 200000 evaluations (anim.limits.bake_samples; anim.set_limits raises it)", x.message)
+        .. " has used its 300000 evaluations (anim.limits.bake_samples; anim.set_limits raises it)", x.message)
     end
   end)
 
@@ -94,7 +94,7 @@ describe("Blockbench import budgets (issue 19)", function()
     assert.is_true(dt < 0.5, string.format("%.2f s", dt))
     assert.are.same({}, clips)
     assert.are.equal(3, #w)
-    assert.are.equal("not imported: the file's Molang has done its 4000000 steps of work (anim.limits.molang_work;"
+    assert.are.equal("not imported: the file's Molang has done its 50000000 steps of work (anim.limits.molang_work;"
       .. " anim.set_limits raises it)", w[1].message)
     assert.are.equal("animations.a1", w[1].channel)
     -- a Molang loop is bounded the same way, also in a constant
@@ -127,17 +127,17 @@ describe("Blockbench import budgets (issue 19)", function()
     assert.is_true(dt < 0.5, string.format("%.2f s", dt))
     assert.are.same({}, clips)
     assert.are.equal(2, #w)
-    assert.are.equal("not imported: animation 'a', bone 'b1', rotation: not baked: the file's baking has used its 200000"
+    assert.are.equal("not imported: animation 'a', bone 'b1', rotation: not baked: the file's baking has used its 300000"
       .. " evaluations (anim.limits.bake_samples; anim.set_limits raises it)", w[1].message)
   end)
 
   it("a host that trusts its files raises the budgets", function()
-    local text = bedrock(1, 60, "math.sin(q.anim_time*2292)*20")
+    local text = bedrock(1, 90, "math.sin(q.anim_time*2292)*20")
     local clips, w = anim.decode_blockbench(text, "k.json")
     assert.is_nil(clips.a1)
     assert.are.equal(1, #w)
     clips, w = with_limits({ bake_samples = 2000000 }, function() return anim.decode_blockbench(text, "k.json") end)
     assert.are.same({}, w)
-    assert.is_true(keys_of(clips.a1) > 40000)
+    assert.is_true(keys_of(clips.a1) > 60000)
   end)
 end)

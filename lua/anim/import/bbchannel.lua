@@ -114,13 +114,16 @@ end
 -- k times a value (signs, pixels to blocks).
 function M.scale(e, k)
   if e.c then return { c = num(e.c * k) } end
+  if k == 1 then return e end
   local f = e.f
   return { src = e.src, id = e.id .. "*" .. k, periods = e.periods, path = e.path, where = e.where,
     f = function(t) return k * f(t) end }
 end
 
-local function ev(e, t) return e.c or e.f(t) end
-local function vec3(p, t) return { ev(p[1], t), ev(p[2], t), ev(p[3], t) } end
+local function vec3(p, t)
+  local a, b, c = p[1], p[2], p[3]
+  return { a.c or a.f(t), b.c or b.f(t), c.c or c.f(t) }
+end
 local function is_const(p) return p[1].c ~= nil and p[2].c ~= nil and p[3].c ~= nil end
 
 -- The values of two points at t, the same function evaluated once (keys
@@ -628,7 +631,7 @@ function M.convert(chan, opts)
           local v = seg_value(K, i, m, wrap, t)
           return conv and conv(v) or v
         end, k.t, a.t, reads(i, m), m == "ease" and a or k, -- an easing is the key's it ends at
-          m == "bezier" and 4 or 1) -- a bezier sample solves a cubic per axis
+          m == "bezier" and 6 or 1) -- a bezier sample solves a cubic per axis
       end
     end
   end

@@ -60,6 +60,10 @@ local P, R, S, C, Ct, Cp = lpeg.P, lpeg.R, lpeg.S, lpeg.C, lpeg.Ct, lpeg.Cp
 M.MAX_DEPTH = 200
 M.MAX_CANDIDATES = 10000
 M.MAX_LOOP = 1024 -- loop() iterations, as molangjs clamps them
+-- An operation evaluated by closures (statements, strings, deep trees)
+-- costs this many steps of work; one of an expression written as Lua, 1
+-- (the closures take about that much longer).
+M.CLOSURE_COST = 8
 
 -- Raised (as an error value) when an evaluation would pass the work limit.
 M.Budget = setmetatable({}, { __tostring = function() return "molang work budget spent" end })
@@ -627,6 +631,7 @@ local function fold(node, fn)
   local v = fn(0)
   node.value = v
   node.fn = function() return v end
+  node.cost = 1 -- one value, whatever it was made of
   return node
 end
 
@@ -677,6 +682,7 @@ local function build_call(node, st)
     return node
   end
   local arity, fn = (f or mean)[1], (f or mean)[2]
+  node.impl = { arity, fn }
   if mean then note(st, string.format("%s read as its mean (it is random)", name)) end
   if #args < arity then
     note(st, string.format("%s takes %d argument%s, got %d: the missing ones read as 0 (as Blockbench reads them)",
@@ -847,7 +853,7 @@ function build(node, st)
     build(node.n, st)
     build(node.body, st)
     local gn, gb, flow, work = node.n.fn, node.body.fn, st.flow, st.env.work
-    local body_cost = node.body.cost
+    local body_cost = node.body.cost * M.CLOSURE_COST
     node.fn = function(t)
       local n = math.ceil(clamp(N(gn(t)), 0, M.MAX_LOOP))
       if work then
@@ -875,6 +881,108 @@ function build(node, st)
   end
   if not node.time and node.pure then fold(node, node.fn) end
   return node
+end
+
+-- Lua code ---------------------------------------------------------------------------
+--
+-- A pure expression of time made only of numbers (the common case: no
+-- statements, no strings) is also written as one Lua function and loaded:
+-- about eight times as fast as the closures above, with the same rules.
+-- Anything else, or a tree deeper than GEN_DEPTH (Lua's own parser nests
+-- only so far), keeps the closures.
+
+local GEN_DEPTH = 60
+
+local function lit(v)
+  if v ~= v then return "(0/0)" end
+  if v == math.huge then return "(1/0)" end
+  if v == -math.huge then return "(-1/0)" end
+  local s = string.format("%.17g", v)
+  if not s:find("[.eEn]") then s = s .. ".0" end
+  return "(" .. s .. ")"
+end
+
+local GEN_CMP = { ["<"] = "<", ["<="] = "<=", [">"] = ">", [">="] = ">=", ["=="] = "==", ["!="] = "~=" }
+local GEN_ARITH = { ["+"] = true, ["-"] = true, ["*"] = true, ["/"] = true }
+-- the functions written out (the same as FUNCS': degrees in and out)
+local GEN_DIRECT = {
+  ["math.sin"] = "sin(%s*rad)", ["math.cos"] = "cos(%s*rad)", ["math.abs"] = "abs(%s)", ["math.sqrt"] = "sqrt(%s)",
+  ["math.exp"] = "exp(%s)", ["math.ln"] = "log(%s)",
+}
+
+-- Lua source for node, or nil; `fns` collects the functions it calls.
+local function gen(node, fns, d)
+  if d > GEN_DEPTH then return nil end
+  if node.value ~= nil then
+    if type(node.value) ~= "number" then return nil end
+    return lit(node.value)
+  end
+  local op = node.op
+  if op == "name" then
+    if not node.time then return nil end
+    if node.step then return "(fl(t*" .. lit(node.step) .. ")/" .. lit(node.step) .. ")" end
+    return "t"
+  elseif op == "neg" then
+    local a = gen(node.a, fns, d + 1)
+    return a and ("(-" .. a .. ")")
+  elseif op == "not" then
+    local a = gen(node.a, fns, d + 1)
+    return a and ("(T(" .. a .. ") and 0.0 or 1.0)")
+  elseif op == "bin" then
+    local a, b = gen(node.a, fns, d + 1), gen(node.b, fns, d + 1)
+    if not a or not b then return nil end
+    local o = node.o
+    if GEN_ARITH[o] then return "(" .. a .. o .. b .. ")" end
+    if GEN_CMP[o] then return "((" .. a .. GEN_CMP[o] .. b .. ") and 1.0 or 0.0)" end
+    if o == "&&" then return "((T(" .. a .. ") and T(" .. b .. ")) and 1.0 or 0.0)" end
+    return "((T(" .. a .. ") or T(" .. b .. ")) and 1.0 or 0.0)"
+  elseif op == "cond" then
+    local c, a, b = gen(node.c, fns, d + 1), gen(node.a, fns, d + 1), gen(node.b, fns, d + 1)
+    if not c or not a or not b then return nil end
+    return "(T(" .. c .. ") and " .. a .. " or " .. b .. ")"
+  elseif op == "coal" then
+    return node.b and node.fn == node.b.fn and gen(node.b, fns, d + 1) or gen(node.a, fns, d + 1)
+  elseif op == "call" then
+    if not node.impl then return nil end
+    local direct = GEN_DIRECT[node.name]
+    if direct and #node.args >= 1 then
+      local a = gen(node.args[1], fns, d + 1)
+      return a and string.format(direct, a)
+    end
+    local args = {}
+    for k = 1, node.impl[1] do
+      local a = node.args[k]
+      args[k] = a and gen(a, fns, d + 1) or "0.0"
+      if not args[k] then return nil end
+    end
+    local id = fns[node.impl[2]]
+    if not id then
+      fns[#fns + 1] = node.impl[2]
+      id = "f" .. #fns
+      fns[node.impl[2]] = id
+    end
+    return id .. "(" .. table.concat(args, ",") .. ")"
+  end
+  return nil
+end
+
+local LOADER_HEAD = "local fl, T, F, W, C, B, M = ...\n"
+  .. "local sin, cos, abs, sqrt, exp, log, rad = M.sin, M.cos, M.abs, M.sqrt, M.exp, M.log, M.pi / 180\n"
+local COUNT = "local u = W.used + C W.used = u if u > W.limit then error(B, 0) end "
+
+-- fn(t) for the tree, or nil when it cannot be written as Lua; it adds
+-- `cost` to work (when given) at each call.
+local function generate(ast, work, cost)
+  local fns = {}
+  local code = gen(ast, fns, 1)
+  if not code then return nil end
+  local locals = {}
+  for k = 1, #fns do locals[k] = "local f" .. k .. " = F[" .. k .. "]" end
+  local chunk = LOADER_HEAD .. table.concat(locals, "\n") .. "\nreturn function(t) " .. (work and COUNT or "")
+    .. "t = t + 0.0 return " .. code .. " end"
+  local loader = load(chunk, "=molang", "t", {})
+  if not loader then return nil end
+  return loader(floor, truth, fns, work, cost, M.Budget, math)
 end
 
 -- Periods ------------------------------------------------------------------------------
@@ -1001,7 +1109,7 @@ function M.compile(src, env)
     return nil, string.format("'%s': cannot be evaluated (%s)", src, tostring(e))
   end
   local body, cells, init, nslot, flow = ast.fn, st.cells, st.init, #names, st.flow
-  local cost = ast.cost
+  local cost = ast.cost * M.CLOSURE_COST
   local work = env.work
   local function run(t)
     if work then
@@ -1015,7 +1123,7 @@ function M.compile(src, env)
     flow.state = nil
     return N(v), v
   end
-  local expr = { src = src, notes = st.notes, cost = cost }
+  local expr = { src = src, notes = st.notes }
   if not ast.time then
     -- no time anywhere: one evaluation (loops and all, within the budget)
     local v, raw = run(0)
@@ -1024,8 +1132,13 @@ function M.compile(src, env)
     expr.fn = function() return v end
   else
     expr.time = true
-    if nslot == 0 and ast.pure then
-      -- the common case: a pure expression of time, evaluated directly
+    local gen_fn = nslot == 0 and ast.pure and ast.isnum ~= false and generate(ast, work, ast.cost)
+    if gen_fn then
+      -- the common case: a pure expression of time, written as Lua
+      cost = ast.cost
+      expr.fn = gen_fn
+    elseif nslot == 0 and ast.pure then
+      -- a pure expression of time, evaluated by its closures
       expr.fn = function(t)
         if work then
           local u = work.used + cost
@@ -1037,6 +1150,7 @@ function M.compile(src, env)
     else
       expr.fn = function(t) return (run(t)) end
     end
+    expr.cost = cost
     local list = {}
     expr.periods = periods(ast, list) and list or false
   end
