@@ -20,7 +20,7 @@ RUN = LUA_PATH="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH="build/?.so;;" \
 
 EXAMPLES  = walk events retarget convert
 
-.PHONY: all build deps deps-test demo test memcheck bench bench-ref lint clean $(EXAMPLES)
+.PHONY: all build deps deps-test demo test test-long memcheck bench bench-ref lint clean $(EXAMPLES)
 
 all: build
 
@@ -55,10 +55,16 @@ build/failalloc.so: tests/c/failalloc.c
 	@mkdir -p build
 	$(CC) $(WARN) $(CFLAGS) -fPIC -shared -I$(LUA_INC) $< -o $@ -ldl
 
+# A spec that takes more than about 5 s is tagged `long` (#long in its name):
+# `make test` leaves those out, `make test-long` runs them.
 test: deps-test
 	@$(MAKE) --no-print-directory build build/core_test build/failalloc.so
 	build/core_test
-	$(RUN) $$(command -v busted) spec
+	$(RUN) $$(command -v busted) --exclude-tags=long spec
+
+test-long: deps-test
+	@$(MAKE) --no-print-directory build build/failalloc.so
+	$(RUN) $$(command -v busted) --tags=long spec
 
 # `make memcheck`: the C test and the whole busted suite under valgrind's
 # memcheck: any invalid access, use of an uninitialised value or definite
