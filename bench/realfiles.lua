@@ -42,12 +42,17 @@ end
 p:close()
 
 local by, slowest, slow_path = {}, 0, nil
+local most = { samples = 0, molang = 0, keys = 0 }
+local bb = package.loaded["anim.import.blockbench"]
 local total_got, total_n = 0, 0
 for _, f in ipairs(files) do
   local t0 = os.clock()
   local clips, w = anim.import_blockbench(f.path)
   local dt = os.clock() - t0
   if dt > slowest then slowest, slow_path = dt, f.path end
+  bb = bb or package.loaded["anim.import.blockbench"]
+  local u = bb and bb.last_usage
+  if u then for k, v in pairs(u) do if v > (most[k] or 0) then most[k] = v end end end
   local got = 0
   if clips then for _ in pairs(clips) do got = got + 1 end end
   local k = by[f.kind] or { got = 0, n = 0, files = 0, whole = 0 }
@@ -72,3 +77,7 @@ for _, k in ipairs(kinds) do
 end
 print(string.format("%-15s %4d / %4d animations (%.0f%%)", "all", total_got, total_n, 100 * total_got / total_n))
 print(string.format("slowest: %s %.3f s", slow_path, slowest))
+if bb and bb.last_usage then
+  print(string.format("most of one file's budgets: %d bake samples, %d Molang steps, %d keys", most.samples, most.molang,
+    most.keys))
+end

@@ -12,12 +12,15 @@
 --   { t, pre = {x, y, z}, post = {x, y, z}, two = (pre and post given),
 --     path = its JSON path,
 --     interp = "linear" | "catmullrom" | "bezier" | "step",
---     ease = nil | a GeckoLib easing (M.easing),
+--     ease = nil | a GeckoLib or Animated Java easing (M.easing),
 --     bz = nil | { lt = {3}, lv = {3}, rt = {3}, rv = {3} } }
 -- and each axis value is { c = number } or { f = function(t), src, periods,
 -- path, where } (Molang of time, with its JSON path and words for messages).
 -- A rotation channel with `slerp = true` is one Blockbench interpolates as
--- quaternions (an animator's quaternion_interpolation).
+-- quaternions (an animator's quaternion_interpolation); one with
+-- `ease_linear = true` (a .bbmodel's) plays its easings only on segments
+-- Blockbench plays linear, as the plugins do.  `notes` collects, in words,
+-- what the channel's import read otherwise than the game (M.note).
 --
 -- M.convert writes exact keys wherever the clip format can say the same
 -- thing, and bakes the rest (bake.lua) within bake.BOUND.

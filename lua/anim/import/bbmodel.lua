@@ -10,6 +10,12 @@
 -- before 5.0 they are in Bedrock's signs (position x, rotation x and y
 -- negated, bezier handle values with them), which Blockbench converts on
 -- load and so does this reader.  Positions are pixels, 16 to a block.
+--
+-- Animated Java projects are .bbmodel-shaped; their meta.format_version is
+-- Animated Java's version, which decides their signs (M.is_animated_java).
+-- Key easings follow the file's tool (the GeckoLib plugin's format:
+-- GeckoLib; Animated Java: its own; else Blockbench, which plays none).
+-- Groups and animations of one name are told apart with #2, #3...
 local E = require "anim.base.errors"
 local CH = require "anim.import.bbchannel"
 local bedrock = require "anim.import.bedrock"

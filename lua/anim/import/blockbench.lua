@@ -1,14 +1,19 @@
--- blockbench.lua: imports Blockbench projects (.bbmodel) and Bedrock
--- animation files (*.animation.json, GeckoLib's dialect included) as
--- clips, one per animation (anim.import_blockbench / decode_blockbench).
+-- blockbench.lua: imports Blockbench projects (.bbmodel), Animated Java
+-- projects (.ajblueprint, .ajmodel) and Bedrock animation files
+-- (*.animation.json, GeckoLib's dialect included) as clips, one per
+-- animation (anim.import_blockbench / decode_blockbench).
 --
--- bbmodel.lua and bedrock.lua read the two kinds of file into the same
--- shape; this file decides each clip's length, converts every channel
--- (bbchannel.lua), adds the skeleton, sounds and events, and builds the
--- clip from a version 3 table -- the table anim.encode writes back out.
+-- bbmodel.lua and bedrock.lua read the kinds of file into the same shape,
+-- one function per animation; this file runs each inside a pcall, so that
+-- an animation that cannot be imported becomes a warning and the others
+-- are imported all the same; it decides each clip's length, converts every
+-- channel (bbchannel.lua), adds the skeleton, sounds and events, and builds
+-- the clip from a version 3 table -- the table anim.encode writes back out.
 -- What cannot be said exactly is baked (bake.lua) and the clip's
--- info.approx says so: { bound, note, seam }.  docs/formats.md ("Blockbench and Bedrock")
--- lists what is exact, approximated and refused.
+-- info.approx says so: { bound, note, seam }.  The budgets of a file
+-- (anim.limits keys, animations, bake_samples, molang_work) live in the
+-- decode's context and are shared by all its animations.
+-- docs/formats.md ("Blockbench and Bedrock") lists every rule.
 local core = require "anim.core"
 local E = require "anim.base.errors"
 local json = require "anim.base.json"
@@ -337,6 +342,7 @@ function M.decode(text, name, opts, values)
     if why then warnings[#warnings + 1] = why end
     current = nil
   end
+  -- what the file used of its budgets (bench/realfiles.lua prints the most)
   M.last_usage = { samples = ctx.samples.used, molang = ctx.env.work.used, keys = limits.current.keys - ctx.keys_left }
   return clips, warnings
 end
