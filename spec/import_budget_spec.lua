@@ -141,3 +141,22 @@ describe("Blockbench import budgets (issue 19)", function()
     assert.is_true(keys_of(clips.a1) > 60000)
   end)
 end)
+
+describe("Blockbench import budgets: the variable placeholders", function()
+  it("a placeholder that loops is evaluated within the file's Molang budget", function()
+    local doc = {
+      meta = { format_version = "5.0" },
+      groups = { { name = "b", uuid = "u", origin = { 0, 0, 0 } } },
+      outliner = { { uuid = "u", children = {} } },
+      animation_variable_placeholders = "v.n = v.m = 0; loop(1024, {loop(1024, {loop(1024, {v.m = v.m + 1;});});}); return v.m;\ndegrees = 180",
+      animations = { { name = "a", length = 1, animators = { u = { name = "b", keyframes = {
+        { channel = "rotation", time = 0, data_points = { { x = "degrees", y = 0, z = 0 } } } } } } } },
+    }
+    local t0 = os.clock()
+    local clips, w = anim.decode_blockbench(cjson.encode(doc), "p.bbmodel")
+    assert.is_true(os.clock() - t0 < 0.5)
+    -- the budget is spent by the placeholder: the animation says so
+    assert.are.same({}, clips)
+    assert.truthy(w[1].message:find("anim.limits.molang_work", 1, true), w[1].message)
+  end)
+end)

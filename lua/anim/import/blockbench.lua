@@ -239,7 +239,7 @@ end
 -- of a .bbmodel, read as processVariablePlaceholderText in
 -- js/animations/animation_mode.js does): `name = Molang` lines give the
 -- preview's values; slider(), toggle() and impulse() buttons are 0.
-local function placeholders(text, values)
+local function placeholders(text, values, work)
   local out = {}
   if type(text) ~= "string" then return out end
   for line in text:gmatch("[^\n]+") do
@@ -253,8 +253,10 @@ local function placeholders(text, values)
         elseif v:match("^slider%(") or v:match("^toggle%(") or v:match("^impulse%(") then
           out[k] = 0.0
         else
-          local e = molang.compile(v, { values = values })
-          if e and e.const and E.finite(e.const) then out[k] = e.const end
+          -- within the file's Molang budget (a placeholder may loop)
+          local ok, e = pcall(molang.compile, v, { values = values, work = work })
+          if not ok and e ~= molang.Budget then error(e, 0) end
+          if ok and e and e.const and E.finite(e.const) then out[k] = e.const end
         end
       end
     end
@@ -292,10 +294,11 @@ function M.decode(text, name, opts, values)
     keys_left = limits.current.keys,
     samples = { used = 0, limit = limits.current.bake_samples },
   }
+  local work = { used = 0, limit = limits.current.molang_work }
   ctx.env = {
     values = values or {},
-    placeholders = placeholders(doc.animation_variable_placeholders, values or {}),
-    work = { used = 0, limit = limits.current.molang_work },
+    placeholders = placeholders(doc.animation_variable_placeholders, values or {}, work),
+    work = work,
   }
   function ctx.note(path, message)
     local list = current and current.warnings or warnings
