@@ -62,7 +62,7 @@ describe("Blockbench import budgets (issue 19)", function()
     local text = bedrock(24, 100, "math.sin(q.anim_time*2292)*20")
     assert.is_true(#text < 4000)
     local dt, clips, w = timed(function() return anim.decode_blockbench(text, "keys.animation.json") end)
-    assert.is_true(dt < 0.5, string.format("%.2f s", dt))
+    assert.is_true(dt < H.seconds(0.5), string.format("%.2f s", dt))
     local total = 0
     for _, c in pairs(clips) do total = total + keys_of(c) end
     assert.is_true(total <= anim.limits.keys)
@@ -91,7 +91,7 @@ describe("Blockbench import budgets (issue 19)", function()
     assert.is_true(#expr > 1700)
     local text = bedrock(3, 100, expr)
     local dt, clips, w = timed(function() return anim.decode_blockbench(text, "expr.animation.json") end)
-    assert.is_true(dt < 0.5, string.format("%.2f s", dt))
+    assert.is_true(dt < H.seconds(0.5), string.format("%.2f s", dt))
     assert.are.same({}, clips)
     assert.are.equal(3, #w)
     assert.are.equal("not imported: the file's Molang has done its 50000000 steps of work (anim.limits.molang_work;"
@@ -100,7 +100,7 @@ describe("Blockbench import budgets (issue 19)", function()
     -- a Molang loop is bounded the same way, also in a constant
     local loops = bedrock(1, 1, "v.n = 0; loop(1024, {loop(1024, {loop(1024, {v.n = v.n + 1;});});}); return v.n;")
     dt, clips, w = timed(function() return anim.decode_blockbench(loops, "loop.animation.json") end)
-    assert.is_true(dt < 0.5, string.format("%.2f s", dt))
+    assert.is_true(dt < H.seconds(0.5), string.format("%.2f s", dt))
     assert.are.same({}, clips)
     assert.truthy(w[1].message:find("anim.limits.molang_work", 1, true), w[1].message)
   end)
@@ -124,7 +124,7 @@ describe("Blockbench import budgets (issue 19)", function()
     local text = cjson.encode { meta = { format_version = "5.0" }, groups = groups, outliner = outliner,
       animations = { { name = "a", length = 1, animators = channels }, { name = "b", length = 1, animators = channels } } }
     local dt, clips, w = timed(function() return anim.decode_blockbench(text, "bezier.bbmodel") end)
-    assert.is_true(dt < 0.5, string.format("%.2f s", dt))
+    assert.is_true(dt < H.seconds(0.5), string.format("%.2f s", dt))
     assert.are.same({}, clips)
     assert.are.equal(2, #w)
     assert.are.equal("not imported: animation 'a', bone 'b1', rotation: not baked: the file's baking has used its 300000"
@@ -154,7 +154,7 @@ describe("Blockbench import budgets: the variable placeholders", function()
     }
     local t0 = os.clock()
     local clips, w = anim.decode_blockbench(cjson.encode(doc), "p.bbmodel")
-    assert.is_true(os.clock() - t0 < 0.5)
+    assert.is_true(os.clock() - t0 < H.seconds(0.5))
     -- the budget is spent by the placeholder: the animation says so
     assert.are.same({}, clips)
     assert.truthy(w[1].message:find("anim.limits.molang_work", 1, true), w[1].message)
