@@ -398,3 +398,26 @@ describe("options", function()
       "bad argument #2 to 'import_blockbench' (options must be a table, got number)")
   end)
 end)
+
+describe("Blockbench's variable placeholders", function()
+  it("give names their preview values, constants or of the time (`time` is the preview's timeline)", function()
+    local doc = project({ key("rotation", 0, 0, 0, "math.sin(query.modified_distance_moved * 45) * 10 + degrees") }, nil,
+      { animation_variable_placeholders = "query.modified_distance_moved = time * 8\ndegrees = 5\nv.s = slider('s')" })
+    local clips, w = decode(doc)
+    for _, t in ipairs { 0, 0.1, 0.37, 0.5 } do
+      local want = math.sin(math.rad(t * 8 * 45)) * 10 + 5
+      assert.is_true(math.abs(zdeg(clips.a:sample(t).b.rotation) - want) < 0.011, t)
+    end
+    local msgs = {}
+    for _, x in ipairs(w) do msgs[#msgs + 1] = x.message end
+    table.sort(msgs)
+    assert.are.same({
+      "animation 'a', bone 'b', rotation: degrees read as 5 (the file's variable placeholders)",
+      "animation 'a', bone 'b', rotation: query.modified_distance_moved read as 'time * 8' (the file's variable placeholders)",
+    }, msgs)
+    -- the game's values come first
+    clips, w = decode(doc, { molang = { queries = { modified_distance_moved = 1 }, variables = { degrees = 0 } } })
+    assert.are.same({}, w)
+    assert.is_true(math.abs(zdeg(clips.a:sample(0.3).b.rotation) - math.sin(math.rad(45)) * 10) < 1e-9)
+  end)
+end)

@@ -238,7 +238,9 @@ end
 -- Blockbench's variable placeholder panel (animation_variable_placeholders
 -- of a .bbmodel, read as processVariablePlaceholderText in
 -- js/animations/animation_mode.js does): `name = Molang` lines give the
--- preview's values; slider(), toggle() and impulse() buttons are 0.
+-- preview's values, constants or functions of the time (Blockbench writes
+-- `query.modified_distance_moved = time * 8`); slider(), toggle() and
+-- impulse() buttons are 0.
 local function placeholders(text, values, work)
   local out = {}
   if type(text) ~= "string" then return out end
@@ -256,7 +258,11 @@ local function placeholders(text, values, work)
           -- within the file's Molang budget (a placeholder may loop)
           local ok, e = pcall(molang.compile, v, { values = values, work = work })
           if not ok and e ~= molang.Budget then error(e, 0) end
-          if ok and e and e.const and E.finite(e.const) then out[k] = e.const end
+          if ok and e and e.const and E.finite(e.const) then
+            out[k] = e.const
+          elseif ok and e and e.time then
+            out[k] = { fn = e.fn, src = v } -- of the preview's time (`time * 8`)
+          end
         end
       end
     end

@@ -518,6 +518,9 @@ local TIME_NAMES = {
   ["query.time_stamp"] = {
     step = 20, note = "query.time_stamp read as the animation's time in steps of 1/20 s (as Blockbench previews it)",
   },
+  -- Blockbench's own name for its timeline's time (its placeholders write
+  -- `query.modified_distance_moved = time * 8`)
+  ["time"] = { note = "time read as the animation's time (Blockbench's preview timeline)" },
 }
 local PREVIEW_VALUES = {
   ["true"] = { 1.0 }, ["false"] = { 0.0 }, ["math.pi"] = { math.pi },
@@ -538,7 +541,10 @@ local function resolve(name, env)
   local pv = PREVIEW_VALUES[name]
   if pv then return { value = pv[1], note = pv[2] } end
   local ph = env.placeholders and env.placeholders[name]
-  if ph ~= nil then
+  if type(ph) == "table" then
+    -- a placeholder of time: its own compiled function (which counts its work)
+    return { fn = ph.fn, note = string.format("%s read as '%s' (the file's variable placeholders)", name, ph.src) }
+  elseif ph ~= nil then
     return { value = ph, note = string.format("%s read as %s (the file's variable placeholders)", name,
       type(ph) == "string" and ("'" .. ph .. "'") or E.num(ph)) }
   end
@@ -723,7 +729,10 @@ function build(node, st)
     else
       local r = resolve(n, st.env)
       note(st, r.note)
-      if r.time then
+      if r.fn then
+        node.fn, node.ext = r.fn, r.fn
+        node.time, node.pure, node.cost, node.isnum = true, true, 1, true
+      elseif r.time then
         local step = r.step
         if step then
           node.fn = function(t) return math.floor(t * step) / step end
@@ -910,6 +919,17 @@ local GEN_DIRECT = {
   ["math.exp"] = "exp(%s)", ["math.ln"] = "log(%s)",
 }
 
+-- The local the generated code calls function f by ("f3").
+local function fn_id(fns, f)
+  local id = fns[f]
+  if not id then
+    fns[#fns + 1] = f
+    id = "f" .. #fns
+    fns[f] = id
+  end
+  return id
+end
+
 -- Lua source for node, or nil; `fns` collects the functions it calls.
 local function gen(node, fns, d)
   if d > GEN_DEPTH then return nil end
@@ -921,6 +941,7 @@ local function gen(node, fns, d)
   if op == "name" then
     if not node.time then return nil end
     if node.step then return "(fl(t*" .. lit(node.step) .. ")/" .. lit(node.step) .. ")" end
+    if node.ext then return fn_id(fns, node.ext) .. "(t)" end
     return "t"
   elseif op == "neg" then
     local a = gen(node.a, fns, d + 1)
@@ -955,13 +976,7 @@ local function gen(node, fns, d)
       args[k] = a and gen(a, fns, d + 1) or "0.0"
       if not args[k] then return nil end
     end
-    local id = fns[node.impl[2]]
-    if not id then
-      fns[#fns + 1] = node.impl[2]
-      id = "f" .. #fns
-      fns[node.impl[2]] = id
-    end
-    return id .. "(" .. table.concat(args, ",") .. ")"
+    return fn_id(fns, node.impl[2]) .. "(" .. table.concat(args, ",") .. ")"
   end
   return nil
 end
@@ -995,7 +1010,7 @@ local function affine(node)
   end
   local op = node.op
   if op == "name" then
-    if node.step then return nil end
+    if node.step or node.ext then return nil end
     return 1, 0
   end
   if op == "neg" then
