@@ -346,6 +346,9 @@ describe("Molang: the constructs Blockbench evaluates (molangjs)", function()
     assert.are.equal(3, (ev("loop(3, {return 3;}); return 4;")))
     -- loop runs at most 1024 times, as molangjs clamps it
     assert.are.equal(1024, (ev("v.n = 0; loop(1e9, {v.n = v.n + 1;}); return v.n;")))
+    -- a sign before an assignment (Blockbench's invertMolang writes it so):
+    -- molangjs assigns all the same (Animated Java's armor stand test blueprint)
+    assert.are.equal(31, (ev("-v.a = 30; v.b = +1;\n+v.a + v.b")))
     -- without return, a list of statements is worth its last one (molangjs)
     assert.are.equal(2, (ev("v.a = 1; v.a * 2")))
     assert.are.equal(0, (ev("v.a = 1;")))

@@ -291,6 +291,16 @@ local function read(toks)
   end
   local function statement(d)
     local t = tok()
+    -- `-v.x = 1`: Blockbench's invertMolang puts a sign before a statement;
+    -- molangjs still assigns (and the statement is worth -0)
+    local nt = toks[2 * i + 2]
+    if (t == "-" or t == "+") and type(nt) == "table" and nt.name and toks[2 * i + 4] == "=" then
+      local save = i
+      i = i + 1
+      local st = statement(deeper(d))
+      if st and st.op == "set" then return t == "-" and { op = "neg", a = st } or st end
+      i = save
+    end
     if type(t) == "table" and t.name and toks[2 * i + 2] == "=" then
       local save = i
       i = i + 2
