@@ -1099,7 +1099,7 @@ describe("Blockbench import: messages", function()
         .. " points: the first and the last are played (as Blockbench plays them)" },
     { "a sound keyframe without a sound", bbdoc { channel = "sound", time = 0, data_points = { { effect = "" } } }, "refused",
       "f: " .. P .. ".data_points[1]: animation 'a', effects: a sound keyframe needs an 'effect' (or a 'file')" },
-    { "a keyframe time that is not a number", bbdoc { channel = "rotation", time = "0", data_points = { {} } }, "refused",
+    { "a keyframe time that is not a number", bbdoc { channel = "rotation", time = "soon", data_points = { {} } }, "refused",
       "f: " .. P .. ".time: time must be a finite number, got string" },
     { "an outliner uuid without a group", bbdoc(kf { x = 0 }, { outliner = { { uuid = "nope" } } }), "warned",
       "f: outliner[1]: outliner entry 'nope' names no group in 'groups': skipped, with what it holds", nil, "file" },
@@ -1128,8 +1128,9 @@ describe("Blockbench import: messages", function()
       "f: animations: animations must be an object, got number" },
     { "an animation that is not an object", bedrock { w = 5 }, "refused",
       "f: animations.w: animation must be an object, got number" },
-    { "an animation_length that is not a number", bedrock { w = { animation_length = "1" } }, "refused",
-      "f: animations.w.animation_length: animation_length must be a finite number, got string" },
+    { "an animation_length that is not a number (absent, as Blockbench)", bedrock { w = { animation_length = "long" } }, "warned",
+      "f: animations.w.animation_length: animation 'w': animation_length 'long' is not a number: read as absent (as"
+        .. " Blockbench reads it)" },
     { "bones that are not an object", bedrock { w = { bones = { 1, 2 } } }, "refused",
       "f: animations.w.bones: bones must be an object, got array" },
     { "a bone that is not an object", bedrock { w = { bones = { b = 5 } } }, "refused",
@@ -1166,9 +1167,10 @@ describe("Blockbench import: messages", function()
     end)(), "refused", "f: animations[1].name: animation name must be a string, got nil", false },
     { "a length that is not a number", (function()
       local d = bbdoc(kf { x = 0 })
-      d.animations[1].length = "1"
+      d.animations[1].length = "long"
       return d
-    end)(), "refused", "f: animations[1].length: length must be a finite number, got string" },
+    end)(), "warned", "f: animations[1].length: animation 'a': length 'long' is not a number: read as absent (as"
+      .. " Blockbench reads it)" },
     { "animators that are not an object", (function()
       local d = bbdoc(kf { x = 0 })
       d.animations[1].animators = 5

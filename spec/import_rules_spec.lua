@@ -239,6 +239,18 @@ describe("files that used to be refused", function()
     assert.are.equal(1, #w)
   end)
 
+  it("numbers written as strings: lengths and key times, as Blockbench's Merge.number reads them", function()
+    local d = project { key("rotation", "0", 0, 0, 0), key("rotation", "1.0", 0, 0, 90) }
+    d.animations[1].length = "2"
+    local clips, w = decode(d)
+    assert.are.same({}, w)
+    assert.are.equal(2, clips.a.length)
+    assert.is_true(math.abs(zdeg(clips.a:sample(0.5).b.rotation) - 45) < 1e-9)
+    clips, w = decode(bedrock { w = { animation_length = "1.5", bones = { b = { rotation = { 0, 0, 5 } } } } })
+    assert.are.same({}, w)
+    assert.are.equal(1.5, clips.w.length)
+  end)
+
   it("override_previous_animation is read past (a clip replaces what plays under it at full weight)", function()
     local clips, w = decode(bedrock { w = { override_previous_animation = true, bones = { b = { rotation = { 0, 0, 5 } } } } })
     assert.are.same({}, w)

@@ -114,6 +114,16 @@ function M.value(v, path, where, chan, env, dflt)
   }
 end
 
+-- A number field as Blockbench's Merge.number reads it: a number, or a
+-- string that is one ("1.5"); nil for NaN or anything else (Blockbench
+-- then keeps the field's default).  E.number refuses what is not finite.
+function M.number_field(v, path, what)
+  if type(v) == "string" then v = tonumber(v) or v end
+  if type(v) == "number" and v ~= v then return nil end
+  if type(v) ~= "number" then return nil end
+  return E.number(v, path, what)
+end
+
 -- k times a value (signs, pixels to blocks).
 function M.scale(e, k)
   if e.c then return { c = num(e.c * k) } end

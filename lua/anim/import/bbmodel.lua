@@ -184,9 +184,16 @@ local function read_easing(kf, path, where, ctx, chan)
   return e
 end
 
+-- A keyframe's time: a number, or a string that is one (Merge.number).
+local function key_time(kf, path)
+  local t = CH.number_field(kf.time, key(path, "time"), "time")
+  if t == nil then return E.number(kf.time, key(path, "time"), "time") end
+  return t
+end
+
 local function read_keyframe(kf, path, where, ctx, chan)
   local ch = kf.channel
-  local t = E.number(kf.time, key(path, "time"), "time")
+  local t = key_time(kf, path)
   local interp = "linear"
   if not E.absent(kf.interpolation) then
     interp = kf.interpolation
@@ -250,7 +257,7 @@ local function fields(dp)
 end
 
 local function read_effect(kf, path, where, anim, bone_name)
-  local t = E.number(kf.time, key(path, "time"), "time")
+  local t = key_time(kf, path)
   local dps = E.absent(kf.data_points) and {} or E.array(kf.data_points, key(path, "data_points"), "data_points")
   local ch = kf.channel
   for i, dp in ipairs(dps) do
@@ -296,10 +303,15 @@ local function read_animation(a, path, ctx)
   local anim = { name = name, path = path, joints = {}, sounds = {}, events = {} }
   anim.loop = type(a.loop) == "string" and LOOPS[a.loop] or "once" -- Blockbench ignores anything else
   if not E.absent(a.length) then
-    local l = a.length
-    if type(l) == "number" and l ~= l then l = 0 end -- Blockbench's `|| 0`
-    anim.length = E.number(l, key(path, "length"), "length")
-    if anim.length < 0 then fail(key(path, "length"), "length must be >= 0") end
+    -- Merge.number: a number or a numeric string; anything else leaves
+    -- the length to the keys
+    anim.length = CH.number_field(a.length, key(path, "length"), "length")
+    if anim.length == nil then
+      ctx.note(key(path, "length"), string.format("%s: length %s is not a number: read as absent (as Blockbench reads it)",
+        where, type(a.length) == "string" and ("'" .. a.length .. "'") or describe(a.length)))
+    elseif anim.length < 0 then
+      fail(key(path, "length"), "length must be >= 0")
+    end
   end
   -- anim_time_update, blend_weight, start_delay, loop_delay: as in a Bedrock file
   bedrock.read_playback(a, path, where, anim, ctx)

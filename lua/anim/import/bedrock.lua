@@ -334,12 +334,15 @@ local function read_animation(name, a, ctx)
   elseif truthy(a.loop) then anim.loop = "loop"
   else anim.loop = "once" end
   if not E.absent(a.animation_length) then
-    local l = a.animation_length
-    if type(l) == "number" and l ~= l then
-      ctx.note(key(path, "animation_length"), where .. ": animation_length NaN read as absent")
-    else
-      anim.length = E.number(l, key(path, "animation_length"), "animation_length")
-      if anim.length < 0 then fail(key(path, "animation_length"), "animation_length must be >= 0") end
+    -- as Blockbench's importer reads it (Merge.number): a number or a
+    -- numeric string; anything else leaves the length to the keys
+    anim.length = CH.number_field(a.animation_length, key(path, "animation_length"), "animation_length")
+    if anim.length == nil then
+      ctx.note(key(path, "animation_length"), string.format("%s: animation_length %s is not a number: read as absent"
+        .. " (as Blockbench reads it)", where, type(a.animation_length) == "string" and ("'" .. a.animation_length .. "'")
+        or describe(a.animation_length)))
+    elseif anim.length < 0 then
+      fail(key(path, "animation_length"), "animation_length must be >= 0")
     end
   end
   M.read_playback(a, path, where, anim, ctx)
