@@ -249,6 +249,12 @@ describe("files that used to be refused", function()
     clips, w = decode(bedrock { w = { animation_length = "1.5", bones = { b = { rotation = { 0, 0, 5 } } } } })
     assert.are.same({}, w)
     assert.are.equal(1.5, clips.w.length)
+    -- names written as numbers are their text (Merge.string)
+    d = project { key("rotation", 0, 0, 0, 0) }
+    d.groups[1].name, d.animations[1].name = 7, 3
+    clips, w = decode(d)
+    assert.are.same({}, w)
+    assert.are.same({ "7" }, clips["3"]:joints())
   end)
 
   it("override_previous_animation is read past (a clip replaces what plays under it at full weight)", function()

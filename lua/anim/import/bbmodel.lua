@@ -58,6 +58,12 @@ local function vec3(v, path, what, dflt)
   return out
 end
 
+-- A name as Blockbench's Merge.string reads it: a string, or a number's text.
+local function as_name(v)
+  if type(v) == "number" and E.finite(v) then return E.num(v) end
+  return v
+end
+
 -- name#2, name#3...: the first that `taken` does not hold (Blockbench
 -- allows two groups or animations of one name; clips need names of their own).
 local function unique(name, taken)
@@ -96,7 +102,7 @@ local function read_bones(doc, old_z, ctx)
           end
         end
         if g then
-        local name = E.string(g.name, key(gp, "name"), "group name")
+        local name = E.string(as_name(g.name), key(gp, "name"), "group name")
         if by_name[name] then
           -- Blockbench allows it (groups are told apart by uuid); a clip's
           -- joints need names of their own: the later ones get #2, #3...
@@ -463,10 +469,10 @@ function M.read(doc, ctx)
       if type(a) ~= "table" or E.is_array(a) then
         entry.read = function() E.object(a, path, "animation") end
         entry.name = nil
-      elseif type(a.name) ~= "string" then
+      elseif type(as_name(a.name)) ~= "string" then
         entry.read = function() E.string(a.name, key(path, "name"), "animation name") end
       else
-        local name = a.name
+        local name = as_name(a.name)
         if seen[name] then
           -- Blockbench allows it; clips are by name: the later ones get #2...
           local new = unique(name, seen)
