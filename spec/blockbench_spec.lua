@@ -1152,8 +1152,8 @@ describe("Blockbench import: messages", function()
     { "a group that is not an object", bbdoc(kf { x = 0 }, { groups = { 5 } }), "warned",
       "f: groups[1]: group must be an object, got number (the bone hierarchy cannot be read: the clips have no skeleton)",
       nil, "file" },
-    { "a group without a name", bbdoc(kf { x = 0 }, { outliner = { { uuid = "u", name = 5 } } }), "warned",
-      "f: outliner[1].name: group name must be a string, got number (the bone hierarchy cannot be read: the clips have"
+    { "a group without a name", bbdoc(kf { x = 0 }, { outliner = { { uuid = "u", name = true } } }), "warned",
+      "f: outliner[1].name: group name must be a string, got boolean (the bone hierarchy cannot be read: the clips have"
         .. " no skeleton)", nil, "file" },
     { "outliner children that are not an array", bbdoc(kf { x = 0 }, { outliner = { { name = "b", uuid = "u", children = 5 } } }),
       "warned", "f: outliner[1].children: outliner children must be an array, got number (the bone hierarchy cannot be"
