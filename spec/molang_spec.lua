@@ -370,7 +370,8 @@ describe("Molang: the constructs Blockbench evaluates (molangjs)", function()
     assert.are.equal(1, (ev("2 > 1 == 1")))
     assert.are.equal(4, (ev("v.missing ?? 2 + 2")))  -- ?? is the loosest
     assert.are.equal(0, (ev("(0/0) ? 1 : 0")))       -- NaN is false
-    assert.are.equal(1, (ev("!(0/0)")))
+    assert.are.equal(0, (ev("!(0/0)")))             -- molangjs: !a is a == 0 ? 1 : 0
+    assert.are.equal(0, (ev("!(q.anim_time / 0 * 0)", 1)))
     assert.are.equal(5, (ev("1 ? 0 ? 4 : 5 : 6")))
   end)
 

@@ -765,7 +765,7 @@ function build(node, st)
     if op == "neg" then
       node.fn = function(t) return -N(g(t)) end
     else
-      node.fn = function(t) return truth(g(t)) and 0.0 or 1.0 end
+      node.fn = function(t) return N(g(t)) == 0 and 1.0 or 0.0 end -- molangjs: `a == 0 ? 1 : 0` (!NaN is 0)
     end
     node.time, node.pure, node.cost, node.isnum = node.a.time, node.a.pure, node.a.cost + 1, true
   elseif op == "bin" then
@@ -958,7 +958,7 @@ local function gen(node, fns, d)
     return a and ("(-" .. a .. ")")
   elseif op == "not" then
     local a = gen(node.a, fns, d + 1)
-    return a and ("(T(" .. a .. ") and 0.0 or 1.0)")
+    return a and ("((" .. a .. ")==0 and 1.0 or 0.0)")
   elseif op == "bin" then
     local a, b = gen(node.a, fns, d + 1), gen(node.b, fns, d + 1)
     if not a or not b then return nil end
