@@ -369,6 +369,8 @@ describe("Molang: the constructs Blockbench evaluates (molangjs)", function()
     assert.are.equal(0, (ev("(1 || 0) && 0")))
     assert.are.equal(1, (ev("2 > 1 == 1")))
     assert.are.equal(4, (ev("v.missing ?? 2 + 2")))  -- ?? is the loosest
+    assert.are.equal(5, (ev("(v.missing + 1) ?? 5")))  -- an unassigned name met in a: b
+    assert.are.equal(3, (ev("(v.given + 1) ?? 5", 0, { values = { ["variable.given"] = 2.0 } })))
     assert.are.equal(0, (ev("(0/0) ? 1 : 0")))       -- NaN is false
     assert.are.equal(0, (ev("!(0/0)")))             -- molangjs: !a is a == 0 ? 1 : 0
     assert.are.equal(0, (ev("!(q.anim_time / 0 * 0)", 1)))

@@ -798,16 +798,22 @@ function build(node, st)
     node.cost = node.c.cost + math.max(node.a.cost, node.b.cost) + 1
     node.isnum = numeric(node.a) and numeric(node.b)
   elseif op == "coal" then
-    -- a ?? b: b when a is a name nothing gives a value (molangjs: an
-    -- unassigned variable); names given by the game, the placeholders or
-    -- an assignment keep theirs
+    -- a ?? b: b when a reads a name nothing gives a value (molangjs: an
+    -- unassigned variable met while evaluating a); names given by the
+    -- game, the placeholders or an assignment keep theirs
     build(node.b, st)
     local a = node.a
     local missing = false
-    if a.op == "name" and not st.slots[a.name] then
-      local r = resolve(a.name, st.env)
-      missing = r.unknown == true
+    local function unknown_in(x)
+      if x.op == "name" and not st.slots[x.name] then
+        if resolve(x.name, st.env).unknown then missing = true end
+      end
+      for _, k in ipairs { "a", "b", "c" } do
+        if type(x[k]) == "table" then unknown_in(x[k]) end
+      end
+      for _, arg in ipairs(x.args or {}) do unknown_in(arg) end
     end
+    unknown_in(a)
     if missing then
       node.fn, node.time, node.pure, node.cost, node.isnum = node.b.fn, node.b.time, node.b.pure, node.b.cost + 1,
         numeric(node.b)
