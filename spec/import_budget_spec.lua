@@ -70,7 +70,7 @@ describe("Blockbench import budgets (issue 19)", function()
     assert.are.equal(24, count(clips) + #w)
     for _, x in ipairs(w) do
       assert.are.equal("not imported: animation '" .. x.animation .. "', bone 'b', rotation: not baked: the file's baking"
-        .. " has used its 300000 evaluations (anim.limits.bake_samples; anim.set_limits raises it)", x.message)
+        .. " has used its 250000 evaluations (anim.limits.bake_samples; anim.set_limits raises it)", x.message)
     end
   end)
 
@@ -94,7 +94,7 @@ describe("Blockbench import budgets (issue 19)", function()
     assert.is_true(dt < H.seconds(0.5), string.format("%.2f s", dt))
     assert.are.same({}, clips)
     assert.are.equal(3, #w)
-    assert.are.equal("not imported: the file's Molang has done its 50000000 steps of work (anim.limits.molang_work;"
+    assert.are.equal("not imported: the file's Molang has done its 40000000 steps of work (anim.limits.molang_work;"
       .. " anim.set_limits raises it)", w[1].message)
     assert.are.equal("animations.a1", w[1].channel)
     -- a Molang loop is bounded the same way, also in a constant
@@ -127,7 +127,7 @@ describe("Blockbench import budgets (issue 19)", function()
     assert.is_true(dt < H.seconds(0.5), string.format("%.2f s", dt))
     assert.are.same({}, clips)
     assert.are.equal(2, #w)
-    assert.are.equal("not imported: animation 'a', bone 'b1', rotation: not baked: the file's baking has used its 300000"
+    assert.are.equal("not imported: animation 'a', bone 'b1', rotation: not baked: the file's baking has used its 250000"
       .. " evaluations (anim.limits.bake_samples; anim.set_limits raises it)", w[1].message)
   end)
 

@@ -47,7 +47,7 @@ end
 describe("the limits API", function()
   it("anim.limits reads the values in force, and is read-only", function()
     assert.are.same({ bytes = 16 * 1024 * 1024, depth = 128, keys = 1000000, strings = 65536, joints = 4096,
-      items = 10000, modifiers = 4096, animations = 4096, bake_samples = 300000, molang_work = 50000000 }, (function()
+      items = 10000, modifiers = 4096, animations = 4096, bake_samples = 250000, molang_work = 40000000 }, (function()
         local t = {}
         for k, v in pairs(anim.limits) do t[k] = v end
         return t

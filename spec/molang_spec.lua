@@ -539,7 +539,7 @@ describe("Molang: baking into keys", function()
     local clips, warnings = anim.decode_blockbench(spin, "spin.animation.json")
     assert.are.same({}, clips)
     assert.are.same({ { animation = "a", channel = "animations.a.bones.b.rotation", message = "not imported: animation 'a',"
-      .. " bone 'b', rotation: not baked: the file's baking has used its 300000 evaluations (anim.limits.bake_samples;"
+      .. " bone 'b', rotation: not baked: the file's baking has used its 250000 evaluations (anim.limits.bake_samples;"
       .. " anim.set_limits raises it)" } }, warnings)
     assert.is_true(os.clock() - t0 < H.seconds(0.5), "the refusal took " .. (os.clock() - t0) .. " s")
     -- with more, the channel's cap of keys
