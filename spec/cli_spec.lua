@@ -393,7 +393,7 @@ describe("anim validate", function()
     write_clip("new\nline.anim", "{")
     local files = { "joint.anim", "new\nline.anim" }
     if anim.import_blockbench then
-      write_clip("m.animation.json", '{"animations": {"a": {"bones": {"b": {"rotation": [0, 0, "v.x\\n* 2"]}}}}}')
+      write_clip("m.animation.json", '{"animations": {"a": {"bones": {"b": {"rotation": [0, 0, "v.x\\n+"]}}}}}')
       files[#files + 1] = "m.animation.json"
     end
     local code, out, err = run("validate " .. table.concat((function()
@@ -404,28 +404,86 @@ describe("anim validate", function()
     assert.are.equal(1, code)
     local want = { "joint.anim: joints[\"a\\nb\"].rotation[2][1]: key times must not decrease (-1 comes after 0)" }
     if anim.import_blockbench then
-      want[3] = "m.animation.json: animations.a.bones.b.rotation[3]: animation 'a', bone 'b', rotation z: cannot import" ..
-        " Molang 'v.x\\n* 2': variable 'v.x' (only numbers, query.anim_time and math functions can be imported)"
+      want[3] = "m.animation.json: animations.a.bones.b.rotation[3]: not imported: animation 'a', bone 'b', rotation z:" ..
+        " cannot import Molang 'v.x\\n+': not an expression (stopped at column 5, '+')"
     end
     local _, msg = anim.load(tmp .. "/new\nline.anim")
     want[2] = "new\\nline.anim" .. msg:match("^.-line%.anim(: .*)$")
     assert.are.same(want, lines(out))
-    assert.are.equal(string.format("anim validate: %d files checked, %d files with problems\n", #files, #files), err)
+    assert.are.equal(string.format("anim validate: %d files checked, %d files with problems%s\n", #files, #files,
+      anim.import_blockbench and " (1 warning)" or ""), err)
   end)
 
-  it("checks every file after a Molang refusal (floats: math.mod by zero is nan, not a Lua error)", function()
+  it("checks every file after a Molang refusal, and prints the warnings of those that import", function()
     if not anim.import_blockbench then pending("no anim.import_blockbench here") return end
     os.execute("mkdir " .. q(tmp .. "/m"))
+    -- math.mod by zero is nan (floats, not a Lua error), which Blockbench reads as 0
     H.write(tmp .. "/m/a.animation.json", '{"animations": {"a": {"bones": {"b": {"rotation": [0, 0, "math.mod(5, 0)"]}}}}}')
     H.write(tmp .. "/m/b.anim", "{")
+    H.write(tmp .. "/m/c.animation.json", '{"animations": {"c": {"bones": {"b": {"rotation": [0, 0, "1/0"]}}}}}')
     local code, out, err = run("validate m")
     assert.are.equal(1, code)
     local ls = lines(out)
-    assert.are.equal(2, #ls)
-    assert.are.equal("m/a.animation.json: animations.a.bones.b.rotation[3]: animation 'a', bone 'b', rotation z:" ..
-      " Molang 'math.mod(5, 0)' evaluates to nan", ls[1])
+    assert.are.equal(3, #ls)
+    assert.are.equal("m/a.animation.json: animations.a.bones.b.rotation: animation 'a', bone 'b', rotation:" ..
+      " Molang 'math.mod(5, 0)' evaluates to nan: read as 0 (as Blockbench reads it)", ls[1])
     assert.truthy(ls[2]:find("^m/b%.anim: "))
-    assert.are.equal("anim validate: 2 files checked, 2 files with problems\n", err)
+    assert.are.equal("m/c.animation.json: animations.c.bones.b.rotation[3]: not imported: animation 'c', bone 'b'," ..
+      " rotation z: Molang '1/0' evaluates to inf", ls[3])
+    assert.are.equal("anim validate: 3 files checked, 2 files with problems (2 warnings)\n", err)
+  end)
+
+  it("picks the importer by content, not by the file's name", function()
+    if not anim.import_blockbench then pending("no anim.import_blockbench here") return end
+    os.execute("mkdir " .. q(tmp .. "/c"))
+    local bedrock = '{"format_version": "1.8.0", "animations": {"wave": {"animation_length": 1, "bones": {"head":'
+      .. ' {"rotation": {"0": [0, 0, 0], "1": [0, 0, 90]}}}}}}'
+    -- a Bedrock file named .anim, one named .txt.json, one with comments and a byte-order mark
+    H.write(tmp .. "/c/wave.anim", bedrock)
+    H.write(tmp .. "/c/plain.json", bedrock)
+    H.write(tmp .. "/c/commented.json", "\239\187\191// made by hand\n" .. bedrock)
+    -- a .anim clip named .bbmodel, an XML animation named .json, and a JSON
+    -- that is none of them (a pack's manifest: not a clip file)
+    H.write(tmp .. "/c/clip.bbmodel", GOOD)
+    H.write(tmp .. "/c/legacy.json", '<animation length="1"><head><pitch><keyframe t="0">0</keyframe>'
+      .. '<keyframe t="1">10</keyframe></pitch></head></animation>')
+    H.write(tmp .. "/c/manifest.json", '{"header": {"name": "pack"}}')
+    for _, f in ipairs { "wave.anim", "plain.json", "commented.json" } do
+      local code, out = run("info c/" .. f)
+      assert.are.equal(0, code, f)
+      assert.truthy(has_line(out, "c/" .. f .. "  animation wave"), out)
+    end
+    local code, out = run("info c/clip.bbmodel")
+    assert.are.equal(0, code)
+    assert.truthy(out:find("curves per joint", 1, true), out)
+    code = run("info c/legacy.json")
+    assert.are.equal(0, code)
+    local err
+    code, out, err = run("validate c")
+    assert.are.equal(0, code, out)
+    assert.are.equal("", out)
+    assert.are.equal("anim validate: 5 files checked, all good\n", err)
+  end)
+
+  it("prints an import's warnings in info and convert", function()
+    if not anim.import_blockbench then pending("no anim.import_blockbench here") return end
+    H.write(tmp .. "/w.animation.json", '{"format_version": "1.8.0", "animations": {"a": {"animation_length": 1,'
+      .. ' "bones": {"b": {"rotation": ["q.life_time * 90", 0, 0]}}}, "z": {"bones": {"b": {"position": [0, "1 +", 0]}}}}}')
+    local W1 = "w.animation.json: animations.a.bones.b.rotation: animation 'a', bone 'b', rotation: query.life_time"
+      .. " read as the animation's time (as Blockbench previews it)"
+    local W2 = "w.animation.json: animations.z.bones.b.position[2]: not imported: animation 'z', bone 'b', position y:"
+      .. " cannot import Molang '1 +': not an expression (stopped at column 3, '+')"
+    local code, out = run("info w.animation.json")
+    assert.are.equal(0, code)
+    assert.truthy(has_line(out, "warnings (2)"), out)
+    assert.truthy(has_line(out, "  " .. W1), out)
+    assert.truthy(has_line(out, "  " .. W2), out)
+    local _, err
+    code, _, err = run("convert w.animation.json -o w.anim")
+    assert.are.equal(0, code, err)
+    assert.truthy(has_line(err, "anim convert: " .. W1), err)
+    assert.truthy(has_line(err, "anim convert: " .. W2), err)
+    assert.truthy(anim.load(tmp .. "/w.a.anim"))
   end)
 
   it("is fast on a folder of 2000 clips (the time is printed, not asserted)", function()

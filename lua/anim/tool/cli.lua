@@ -11,6 +11,7 @@
 local anim = require "anim"
 local clipmod = require "anim.format.clip"
 local E = require "anim.base.errors"
+local json = require "anim.base.json"
 local codes = require "anim.base.codes"
 local plot = require "anim.tool.plot"
 local sheet = require "anim.tool.sheet"
@@ -80,25 +81,64 @@ end
 
 -- Reading clips of any format ---------------------------------------------------------------
 
--- What reads a path, by its name: "xml", "blockbench" or "anim" (anything else).
-local function kind_of(path)
+-- What a file's name suggests: "xml", "blockbench" or "anim".
+local function kind_by_name(path)
   local lower = path:lower()
   if lower:match("%.xml$") then return "xml" end
-  if lower:match("%.bbmodel$") or lower:match("%.animation%.json$") then return "blockbench" end
+  if lower:match("%.bbmodel$") or lower:match("%.json$") or lower:match("%.ajblueprint$") or lower:match("%.ajmodel$") then
+    return "blockbench"
+  end
   return "anim"
+end
+
+-- What reads a file, by its content: XML by its first element; a JSON
+-- object with format_version and animations (or minecraft:geometry, or
+-- animation_controllers), or a project with meta, outliner and
+-- animations, is Blockbench or Bedrock; JSON with joints, keyframes or a
+-- version is .anim.  Only when the content says neither (an empty object,
+-- text that is not JSON) does the name decide.
+local function kind_of(path, text)
+  if text then
+    local first = text:gsub("^\239\187\191", ""):match("^%s*(.)")
+    if first == "<" then return "xml", true end
+    if first == "{" or first == "[" or first == "/" then
+      local ok, doc = pcall(json.decode_lenient, text)
+      if ok and type(doc) == "table" then
+        if not E.is_array(doc) and (
+          (not E.absent(doc.format_version) and (not E.absent(doc.animations) or not E.absent(doc["minecraft:geometry"])
+            or not E.absent(doc.animation_controllers)))
+          or (not E.absent(doc.animations) and (type(doc.meta) == "table" or not E.absent(doc.outliner)))
+          or (type(doc.meta) == "table" and not E.absent(doc.outliner))) then
+          return "blockbench", true
+        end
+        if not E.absent(doc.joints) or not E.absent(doc.keyframes) or not E.absent(doc.version) then return "anim", true end
+      end
+    end
+  end
+  return kind_by_name(path)
 end
 
 local IMPORTER = { xml = "import_xml", blockbench = "import_blockbench" }
 local FORMAT_NAME = { xml = "legacy XML", blockbench = "Blockbench" }
 
+-- The text of a file (within anim.limits.bytes), or nil when it cannot be
+-- read (the loader then says why).
+local function peek(path)
+  local ok, text = pcall(json.read_file, path)
+  if ok then return text end
+  return nil
+end
+
 -- The clips of a file: { { name = animation name or nil, clip = clip }, ... }
--- sorted by name, or nil, "path: json.path: message".
+-- sorted by name, and the import's warnings ({ { animation, channel,
+-- message, not_imported } }, "path: channel: message" in .text), or nil,
+-- "path: json.path: message".
 local function read_clips(path)
-  local kind = kind_of(path)
+  local kind = kind_of(path, peek(path))
   if kind == "anim" then
     local c, err = anim.load(path)
     if not c then return nil, err end
-    return { { clip = c } }
+    return { { clip = c } }, {}
   end
   local fn = anim[IMPORTER[kind]]
   if not fn then
@@ -106,19 +146,31 @@ local function read_clips(path)
   end
   local res, err = fn(path)
   if not res then return nil, err end
-  if kind == "xml" then return { { clip = res } } end
+  if kind == "xml" then return { { clip = res } }, {} end
+  local warnings = {}
+  for i, w in ipairs(type(err) == "table" and err or {}) do
+    local where = (w.channel and w.channel ~= "") and (w.channel .. ": ") or ""
+    warnings[i] = { text = path .. ": " .. where .. w.message, animation = w.animation,
+      not_imported = w.message:match("^not imported") ~= nil or w.message:match("^%d+ animations not imported") ~= nil }
+  end
   local list = {}
   for name, c in pairs(res) do list[#list + 1] = { name = name, clip = c } end
   table.sort(list, function(a, b) return a.name < b.name end)
-  if #list == 0 then return nil, path .. ": no animations in the file" end
-  return list
+  return list, warnings
 end
 
 -- The clips of a file, or stop with its loader's message.
 local function must_read(path)
-  local list, err = read_clips(path)
-  if not list then fail(INPUT, "%s", err) end
-  return list
+  local list, warnings = read_clips(path)
+  if not list then fail(INPUT, "%s", warnings) end
+  if #list == 0 then
+    -- none imported: why the first was not
+    for _, w in ipairs(warnings) do
+      if w.not_imported then fail(INPUT, "%s", w.text) end
+    end
+    fail(INPUT, "%s: no animations in the file", path)
+  end
+  return list, warnings
 end
 
 -- The one clip of a list a verb works on: --animation picks one of a
@@ -329,11 +381,14 @@ and the fields only the editor reads (rig, fps, viewModel, skeleton,
 retarget, unknown fields).
 
 FILE is a .anim file of any version, a legacy .xml animation, or a
-Blockbench .bbmodel / .animation.json file (every animation in it, or only
-the one --animation NAME names).]],
+Blockbench project (.bbmodel, Animated Java .ajblueprint) or Bedrock /
+GeckoLib animation file (every animation in it, or only the one --animation
+NAME names), told apart by their content, not their names.  The import's
+warnings (what it read otherwise than the game, what it could not import)
+are listed last, one a line: path: json.path: message.]],
   run = function(pos, opt)
     if #pos ~= 1 then fail(USAGE, "expected one FILE, got %d arguments", #pos) end
-    local list = must_read(pos[1])
+    local list, warnings = must_read(pos[1])
     local shown = 0
     for _, e in ipairs(list) do
       if not opt.animation or e.name == opt.animation then
@@ -344,16 +399,38 @@ the one --animation NAME names).]],
       end
     end
     if shown == 0 then pick(pos[1], list, opt.animation) end -- says which names there are
+    -- what the import could not say as the file does (all of them, or the
+    -- named animation's and the file's own)
+    local ws = {}
+    for _, w in ipairs(warnings) do
+      if not opt.animation or w.animation == nil or w.animation == opt.animation then ws[#ws + 1] = w end
+    end
+    if #ws > 0 then
+      out("")
+      out(bold(string.format("warnings (%d)", #ws)))
+      for _, w in ipairs(ws) do out("  %s", one_line(w.text)) end
+    end
     return 0
   end,
 }
 
 -- validate --------------------------------------------------------------------------------
 
--- Whether a directory walk checks this file.
+-- Whether a directory walk checks this file: every *.anim, *.xml,
+-- *.bbmodel, *.animation.json, *.ajblueprint and *.ajmodel, and the other
+-- *.json files whose content is one of the formats (a pack's
+-- manifest.json is not a clip file), when an importer of this anim reads it.
 local function wanted(path)
-  local kind = kind_of(path)
-  if kind == "anim" then return path:match("%.anim$") ~= nil end
+  if path:match("%.anim$") then return true end
+  local by_name = kind_by_name(path)
+  if by_name == "anim" then return false end
+  local kind, by_content = kind_of(path, peek(path) or "")
+  local lower = path:lower()
+  -- names that claim a format are checked whatever they hold; any other
+  -- .json only when its content is one
+  local claims = not lower:match("%.json$") or lower:match("%.animations?%.json$")
+  if not by_content and not claims then return false end
+  if kind == "anim" then return by_content end
   return anim[IMPORTER[kind]] ~= nil
 end
 
@@ -382,26 +459,38 @@ verbs.validate = {
   summary = "check clips, one line per problem",
   help = [[
 Loads every FILE, and every clip file under every DIR (recursively: *.anim,
-and *.xml, *.bbmodel, *.animation.json when the importers are there), and
-prints one line per file that does not load:
+and the *.xml, *.json, *.bbmodel, *.ajblueprint and *.ajmodel files whose
+content is a format an importer here reads), and prints one line per file
+that does not load, and one per warning of an import (an animation it could
+not import, or a value it read otherwise than the game):
 
   path: json.path: message
 
 on standard output, then a count on standard error.  The status is 0 when
-every file loads, 1 otherwise.  A path that does not exist is a problem of
+every file loads with all its animations (warnings of values read another
+way do not change it), 1 otherwise.  A path that does not exist is a problem of
 its own ("path: cannot open file: ...").  Symbolic links to folders and
 files are followed.  Control characters in a line (a newline in a name)
 are written \n, \r, \t or \ddd, so that each problem is one line.]],
   run = function(pos)
     if #pos == 0 then fail(USAGE, "expected at least one FILE or DIR") end
-    local files, bad = 0, 0
+    local files, bad, nwarn = 0, 0, 0
     local function check(path)
       files = files + 1
-      local list, err = read_clips(path)
+      local list, warnings = read_clips(path)
       if not list then
         bad = bad + 1
-        out("%s", one_line(err))
+        out("%s", one_line(warnings))
+        return
       end
+      local any = #list == 0
+      if #list == 0 and #warnings == 0 then out("%s", one_line(path .. ": no animations in the file")) end
+      for _, w in ipairs(warnings) do
+        out("%s", one_line(w.text))
+        nwarn = nwarn + 1
+        any = any or w.not_imported
+      end
+      if any then bad = bad + 1 end
     end
     for _, p in ipairs(pos) do
       if os.execute("test -d " .. quote(p)) then
@@ -412,8 +501,9 @@ are written \n, \r, \t or \ddd, so that each problem is one line.]],
         check(p)
       end
     end
-    io.stderr:write(string.format("anim validate: %s checked, %s\n", count(files, "file"),
-      bad == 0 and "all good" or (count(bad, "file") .. " with problems")))
+    io.stderr:write(string.format("anim validate: %s checked, %s%s\n", count(files, "file"),
+      bad == 0 and "all good" or (count(bad, "file") .. " with problems"),
+      nwarn > 0 and (" (" .. count(nwarn, "warning") .. ")") or ""))
     return bad == 0 and 0 or 1
   end,
 }
@@ -475,7 +565,8 @@ verbs.convert = {
   summary = "write any readable clip as a version 3 .anim",
   help = [[
 Reads IN (a .anim file of any version, a legacy .xml animation, or a
-Blockbench .bbmodel / .animation.json file) and writes it as a version 3
+Blockbench, Animated Java, Bedrock or GeckoLib file, told apart by their
+content) and writes it as a version 3
 .anim file, atomically (a temporary file renamed over OUT).  -o - writes the
 JSON to standard output.
 
@@ -489,13 +580,19 @@ others get -2, -3, ... ("knight.walk_fast-2.anim").  --animation NAME
 writes only that animation, to OUT itself.
 
 When the version 3 file can only approximate what IN says (some imports),
-the note and its bound are printed on standard error; the status stays 0.
+the note and its bound are printed on standard error; so is each warning of
+the import (path: json.path: message); the status stays 0.
 A version 1 clip that version 3 cannot hold (pose weights that vary) is an
 error.]],
   run = function(pos, opt)
     if #pos ~= 1 then fail(USAGE, "expected one input file, got %d arguments", #pos) end
     if not opt.output then fail(USAGE, "missing -o OUT.anim") end
-    local list = must_read(pos[1])
+    local list, warnings = must_read(pos[1])
+    for _, w in ipairs(warnings) do
+      if not opt.animation or w.animation == nil or w.animation == opt.animation then
+        io.stderr:write("anim convert: ", one_line(w.text), "\n")
+      end
+    end
     local jobs = {}
     if opt.animation or not list[1].name or opt.output == "-" then
       -- one clip to OUT itself (standard output takes one file only)
