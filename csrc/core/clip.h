@@ -65,6 +65,10 @@ typedef struct anim_block anim_block;
 typedef struct anim_clip {
   double length, speed, priority;
   int loop, blend, space, euler;
+  int absolute;            /* channels are the joint's local transform (a
+                            * glTF node's translation, rotation and scale),
+                            * not offsets from its rest: the animator turns
+                            * them into offsets from the rig's rests */
   int njoints;
   anim_joint *joints;
   int nmask;               /* 0: no mask */

@@ -255,6 +255,7 @@ static int clip_new(lua_State *L) {
   c->blend = field_int(L, 1, "blend", 0, 0, 1);
   c->space = field_int(L, 1, "space", 0, 0, 1);
   c->euler = field_int(L, 1, "euler", ANIM_YXZ, ANIM_XYZ, ANIM_ZYX);
+  c->absolute = field_int(L, 1, "absolute", 0, 0, 1);
   lua_getfield(L, 1, "joints");
   for (i = 0; i < nj; i++) {
     lua_geti(L, -1, i + 1);

@@ -134,7 +134,7 @@ local ITEM = schema {
     "payload", "preview" },
 }
 local ITEMS = schema { array = true, each = ITEM }
-local SKELETON = schema { each = schema { order = { "parent", "position", "rotation" } } }
+local SKELETON = schema { each = schema { order = { "parent", "position", "translation", "rotation", "scale" } } }
 local POSE = schema { order = { "position", "rotation", "angles", "easing", "direction", "weight" } }
 local POSES = schema { expand = true, each = POSE }
 local KEYFRAME = schema { expand = true, order = { "time", "poses" }, fields = { poses = POSES } }
@@ -142,7 +142,7 @@ local KEYFRAMES = schema { array = true, expand = true, each = KEYFRAME }
 local ROOT = schema {
   expand = true,
   order = { "version", "length", "loop", "looped", "speed", "autoplay", "priority", "blend", "space",
-    "mask", "euler", "rig", "fps", "viewModel", "skeleton", "retarget", "joints", "keyframes",
+    "absolute", "mask", "euler", "rig", "fps", "viewModel", "skeleton", "retarget", "joints", "keyframes",
     "markers", "events", "sounds", "plays" },
   fields = {
     joints = JOINTS, keyframes = KEYFRAMES, markers = ITEMS, events = ITEMS, sounds = ITEMS,

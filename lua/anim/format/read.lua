@@ -571,6 +571,13 @@ local function read_common(c, info, desc)
   if not E.absent(c.space) then
     info.space = M.SPACES[E.enum(c.space, M.SPACES, "space", "space")] -- (checked by the animator, in Lua)
   end
+  -- (this module's extension: the channels are the joints' local
+  -- transforms, as glTF's, not offsets from their rests)
+  info.absolute = false
+  if not E.absent(c.absolute) then
+    info.absolute = E.boolean(c.absolute, "absolute", "absolute")
+    desc.absolute = info.absolute and 1 or 0
+  end
   if not E.absent(c.skeleton) then info.skeleton = M.skeleton(c.skeleton, "skeleton") end
   if not E.absent(c.retarget) then
     E.object(c.retarget, "retarget", "retarget")
@@ -580,7 +587,8 @@ local function read_common(c, info, desc)
   end
 end
 
--- skeleton: joint name -> { parent, position, rotation } (SEMANTICS 5).
+-- skeleton: joint name -> { parent, position, rotation [, translation,
+-- scale] } (SEMANTICS 5).
 function M.skeleton(s, path)
   E.object(s, path, "skeleton")
   -- in name order, so that the joint a message names does not depend on
@@ -601,7 +609,11 @@ function M.skeleton(s, path)
     if E.absent(parent) then parent = nil else E.string(parent, key(p, "parent"), "parent") end
     local pos = E.absent(j.position) and { 0, 0, 0 } or vec(j.position, 3, key(p, "position"), "position")
     local rot = not E.absent(j.rotation) and M.rotation(j.rotation, key(p, "rotation"), "rotation") or nil
-    out[name] = { parent = parent, position = pos, rotation = rot }
+    -- (this module's extension, for glTF nodes: the local rest position in
+    -- the parent's frame, and the rest scale)
+    local tr = not E.absent(j.translation) and vec(j.translation, 3, key(p, "translation"), "translation") or nil
+    local sc = not E.absent(j.scale) and vec(j.scale, 3, key(p, "scale"), "scale") or nil
+    out[name] = { parent = parent, position = pos, rotation = rot, translation = tr, scale = sc }
   end
   for _, name in ipairs(names) do
     local parent = out[name].parent

@@ -1,6 +1,9 @@
 -- rig.lua: rigs (joint hierarchies with rests) for animators.
 -- anim.rig("player") is the built-in blocky player rig; anim.rig{ joints =
--- { {name=, parent=, position=, rotation=}, ... } } builds any other.
+-- { {name=, parent=, position=, rotation=}, ... } } builds any other.  A
+-- joint may give `translation` (its local rest position, in its parent's
+-- frame, as a glTF node does) instead of `position` (its pivot in rig
+-- space, as Bedrock geometry does), and a rest `scale`.
 local core = require "anim.core"
 local E = require "anim.base.errors"
 local args = require "anim.base.args"
@@ -39,6 +42,7 @@ local function build(def)
   if #joints == 0 then fail("joints", "a rig needs at least one joint") end
   if #joints > M.MAX_JOINTS then fail("joints", "too many joints (%d; at most %d)", #joints, M.MAX_JOINTS) end
   local names, parents, pivots, rots, idx = {}, {}, {}, {}, {}
+  local locals, scales, any_local, any_scale = {}, {}, false, false
   for i, j in ipairs(joints) do
     local p = index("joints", i)
     E.object(j, p, "joint")
@@ -48,6 +52,15 @@ local function build(def)
     names[i] = name
     pivots[i] = E.absent(j.position) and { 0, 0, 0 } or format.vec(j.position, 3, key(p, "position"), "position")
     rots[i] = E.absent(j.rotation) and { 0, 0, 0, 1 } or M.rest_quat(j.rotation, key(p, "rotation"))
+    locals[i] = false
+    if not E.absent(j.translation) then
+      locals[i] = format.vec(j.translation, 3, key(p, "translation"), "translation")
+      any_local = true
+    end
+    if not E.absent(j.scale) then
+      scales[i] = format.vec(j.scale, 3, key(p, "scale"), "scale")
+      any_scale = true
+    end
   end
   for i, j in ipairs(joints) do
     local p = index("joints", i)
@@ -59,7 +72,8 @@ local function build(def)
     end
   end
   local info = { names = names }
-  local rig, err = core.rig_new(names, parents, pivots, rots, info)
+  local rig, err = core.rig_new(names, parents, pivots, rots, info, any_local and locals or nil,
+    any_scale and scales or nil)
   if not rig then
     -- name the joints of the first cycle, in joint order (each joint is
     -- walked through once: 1 on the current walk, 2 done)
@@ -109,7 +123,8 @@ function methods.joints(self)
   local out = {}
   for i, j in ipairs(core.rig_info(self).joints) do
     out[i] = { name = j.name, parent = j.parent, position = { table.unpack(j.position) },
-      rotation = { table.unpack(j.rotation) } }
+      rotation = { table.unpack(j.rotation) }, translation = { table.unpack(j.translation) },
+      scale = { table.unpack(j.scale) } }
   end
   return out
 end
