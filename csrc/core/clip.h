@@ -95,6 +95,9 @@ anim_keys *anim_joint_keys(const anim_joint *jt, int s);
  * (anim_keys_mark) to fill their records.
  * Returns the keys, or NULL when out of memory or too many. */
 anim_keys *anim_clip_keys(anim_clip *c, int j, int ch, int n, int arity, int nh);
+/* Gives keys k (of clip c) room for tangents, all absent (NaN); returns
+ * k->tan or NULL when out of memory. */
+double *anim_clip_tangents(anim_clip *c, anim_keys *k);
 const char *anim_clip_strdup(anim_clip *c, const char *s, size_t len);
 const char *anim_clip_finish(anim_clip *c);
 /* What anim_clip_finish returns when an allocation failed (compare the

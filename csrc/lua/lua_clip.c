@@ -160,6 +160,24 @@ static void read_keys(lua_State *L, anim_clip *c, int j, int ct, int ch, int ari
     }
     if (ht) lua_pop(L, 1);
   }
+  if (lua_getfield(L, ct, "tan") == LUA_TTABLE) {  /* or nil */
+    /* cubicspline tangents: {[key] = {in-tangent, out-tangent: 2 * arity
+     * numbers, NaN for one the key does not give}} */
+    int tt2 = lua_gettop(L);
+    if (!anim_clip_tangents(c, k)) anim_lua_nomem(L);
+    for (i = 0; i < n; i++) {
+      if (lua_geti(L, tt2, i + 1) != LUA_TNIL) {
+        int r = lua_gettop(L);
+        if (!lua_istable(L, r) || luaL_len(L, r) != 2 * arity)
+          luaL_error(L, "description tangents must hold %d numbers", 2 * arity);
+        for (a = 0; a < 2 * arity; a++) k->tan[(size_t)i * 2 * (size_t)arity + (size_t)a] = num_at(L, r, a + 1);
+      }
+      lua_pop(L, 1);
+    }
+  } else if (!lua_isnil(L, -1)) {
+    luaL_error(L, "description tangents must be a table");
+  }
+  lua_pop(L, 1);
   if (lua_getfield(L, ct, "mods") == LUA_TTABLE) {  /* or nil */
     int mt = lua_gettop(L);
     for (a = 0; a < ncurves; a++) {
@@ -336,8 +354,9 @@ static int clip_sample(lua_State *L) {
 }
 
 /* core.clip_keys(clip, joint, ch) -> times, values (flat), interpolation
- * bytes, handles ({[key] = record} or nil), arity -- or nothing when the
- * channel has no keys.  joint is 1-based (the description's order), ch an
+ * bytes, handles ({[key] = record} or nil), arity, tangents ({[key] =
+ * {in, out: 2 * arity numbers, NaN when absent}} for the keys that give
+ * one, or nil) -- or nothing when the channel has no keys.  joint is 1-based (the description's order), ch an
  * ANIM_K_* (0 position, 1 rotation, 2 scale, 3 pose weight).  For
  * encoding: these are the numbers the file gave. */
 static int clip_keys(lua_State *L) {
@@ -368,7 +387,19 @@ static int clip_keys(lua_State *L) {
     lua_pushnil(L);
   }
   lua_pushinteger(L, k->arity);
-  return 5;
+  if (k->tan) {
+    size_t rec = 2 * (size_t)k->arity;
+    lua_createtable(L, 0, 0);
+    for (i = 0; i < k->n; i++) {
+      const double *v = k->tan + (size_t)i * rec;
+      if (!ANIM_TAN_GIVEN(v) && !ANIM_TAN_GIVEN(v + k->arity)) continue;
+      anim_lua_pushnumbers(L, v, rec);
+      lua_rawseti(L, -2, i + 1);
+    }
+  } else {
+    lua_pushnil(L);
+  }
+  return 6;
 }
 
 static int noise(lua_State *L) {

@@ -110,7 +110,7 @@ end
 local ANY = schema {}
 local ARRAY = schema { array = true }
 
-local EXTRA = schema { order = { "type", "ease", "left", "right", "in", "out" } }
+local EXTRA = schema { order = { "type", "ease", "left", "right", "in", "out", "in_tangent", "out_tangent" } }
 local KEY = schema { array = true, inline = true, items = { [4] = EXTRA } }
 local CHANNEL = schema { array = true, expand = true, each = KEY }
 local MODIFIER = schema {
