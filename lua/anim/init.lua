@@ -72,6 +72,30 @@ function anim.decode_blockbench(text, name)
   return require("anim.import.blockbench").decode_text(text, name or "blockbench")
 end
 
+-- anim.import_gltf(path [, options]) -> { clips, rigs, rig, scene, warnings } | nil, message
+-- (.gltf and .glb; docs/formats.md, glTF).  options: root (the folder
+-- buffers may be read from), loop (the clips' loop mode).
+function anim.import_gltf(path, options)
+  check_arg(path, "string", 1, "import_gltf")
+  check_arg(options, "table", 2, "import_gltf", true)
+  local gltf = require "anim.import.gltf"
+  if options then
+    for k, v in pairs(options) do
+      if k == "root" then
+        if type(v) ~= "string" then args.error(2, "import_gltf", "option 'root' must be a string, got " .. args.typename(v)) end
+      elseif k == "loop" then
+        if not gltf.LOOPS[v] then
+          args.error(2, "import_gltf", "option 'loop' must be once, loop, hold or pingpong, got " ..
+            (type(v) == "string" and "'" .. v .. "'" or args.typename(v)))
+        end
+      else
+        args.error(2, "import_gltf", "unknown option '" .. tostring(k) .. "' (expected root, loop)")
+      end
+    end
+  end
+  return E.catch(path, gltf.import, path, options)
+end
+
 anim.is_clip = clip.is_clip
 
 -- Rigs, animators and libraries (docs/api.md).
