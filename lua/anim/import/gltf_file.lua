@@ -15,9 +15,9 @@ local M = {}
 local fail, describe = E.fail, E.describe
 local L = limits.current
 
--- A path in glTF's 0-based JSON: at("buffers", 0, "uri") -> buffers[0].uri.
-local function at(...)
-  local path = ""
+-- A path in glTF's 0-based JSON: at("buffers", 0, "uri") -> buffers[0].uri;
+-- the first argument is a path already (at("buffers[0]", "uri") is the same).
+local function at(path, ...)
   for i = 1, select("#", ...) do
     local k = select(i, ...)
     if type(k) == "number" then path = path .. "[" .. math.tointeger(k) .. "]" else path = E.key(path, k) end
@@ -86,8 +86,8 @@ local function read_below(ctx, root, real, path, shown)
   local text, why, detail = core.read_beneath(root, real:sub(#prefix + 1), left)
   if not text then
     if why == "large" or why == nil then spend(ctx, tonumber(detail) or left + 1, path) end
-    if BENEATH[why] then fail(path, "%s: %s", shown, BENEATH[why]) end
-    fail(path, "cannot %s %s: %s", why == "read" and "read" or "open", shown, tostring(detail))
+    if BENEATH[why] then fail(path, "%s%s", shown and shown .. ": " or "", BENEATH[why]) end
+    fail(path, "cannot %s%s: %s", why == "read" and "read" or "open", shown and " " .. shown or " file", tostring(detail))
   end
   spend(ctx, #text, path)
   return text
@@ -102,7 +102,7 @@ function M.open(path, options)
   local real, err = core.realpath(path)
   if not real then fail("", "cannot open file: %s", err) end
   local rdir = split(real)
-  local text = read_below(ctx, rdir, real, "", "the file")
+  local text = read_below(ctx, rdir, real, "", nil)
   -- buffers are relative to the folder of the path as given (as a browser
   -- resolves them against the URL), confined to it or to options.root
   ctx.dir = split(path)
@@ -121,6 +121,10 @@ function M.open(path, options)
   local doc = ctx.doc
   if type(doc) ~= "table" or (next(doc) ~= nil and E.is_array(doc)) then
     fail("", "expected a glTF asset (a JSON object), got %s", describe(doc))
+  end
+  -- the top-level lists the importer indexes
+  for _, k in ipairs { "nodes", "skins", "animations", "accessors", "bufferViews", "buffers" } do
+    if not E.absent(doc[k]) then E.array(doc[k], k, k) else doc[k] = nil end
   end
   E.object(doc.asset, "asset", "asset")
   local v = doc.asset.version
