@@ -353,6 +353,30 @@ static int clip_sample(lua_State *L) {
   return 1;
 }
 
+/* core.clip_sample_joint(clip, joint, t) -> channels, px, py, pz, qx, qy,
+ * qz, qw, sx, sy, sz: joint (1-based, the description's order) at clip
+ * time t, as clip:sample gives it (the channels it does not animate:
+ * 0, identity, 1), with the clip's cursors (steady sampling is O(1)). */
+static int clip_sample_joint(lua_State *L) {
+  anim_clip *c = anim_lua_checkclip(L, 1);
+  int *cursors = ((clip_box *)lua_touserdata(L, 1))->cursors;
+  lua_Integer j = luaL_checkinteger(L, 2);
+  double t = luaL_checknumber(L, 3), s[11], v[10] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
+  int ch, k;
+  luaL_argcheck(L, j >= 1 && j <= c->njoints, 2, "no such joint");
+  if (!isfinite(t)) return luaL_argerror(L, 3, "time must be finite");
+  j--;
+  ch = anim_clip_sample_joint(c, (int)j, t, cursors + j * ANIM_HOT_CURSORS,
+                              cursors + c->njoints * ANIM_HOT_CURSORS + j * ANIM_COLD_CURSORS, s);
+  if (ch & ANIM_CH_POS) for (k = 0; k < 3; k++) v[k] = s[k];
+  if (ch & ANIM_CH_ROT) for (k = 0; k < 4; k++) v[3 + k] = s[3 + k];
+  if (ch & ANIM_CH_SCL) for (k = 0; k < 3; k++) v[7 + k] = s[7 + k];
+  anim_finite10(v);
+  lua_pushinteger(L, ch);
+  for (k = 0; k < 10; k++) lua_pushnumber(L, v[k]);
+  return 11;
+}
+
 /* core.clip_keys(clip, joint, ch) -> times, values (flat), interpolation
  * bytes, handles ({[key] = record} or nil), arity, tangents ({[key] =
  * {in, out: 2 * arity numbers, NaN when absent}} for the keys that give
@@ -412,6 +436,7 @@ static const luaL_Reg clip_funcs[] = {
   {"clip_info", clip_info},
   {"clip_sample", clip_sample},
   {"clip_keys", clip_keys},
+  {"clip_sample_joint", clip_sample_joint},
   {"noise", noise},
   {NULL, NULL}
 };

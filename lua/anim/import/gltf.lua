@@ -265,10 +265,13 @@ local function channel_keys(times, out, interp, n, sp)
   return keys
 end
 
+M.channel_keys = channel_keys
+
 -- The clip fields an animation's extras may hold (what anim.export_gltf
 -- writes there).
 local EXTRA_FIELDS = { "loop", "speed", "priority", "blend", "space", "autoplay", "mask",
   "markers", "events", "sounds", "plays" }
+M.EXTRA_FIELDS = EXTRA_FIELDS
 
 local function read_animation(ctx, ai, def, name, options)
   local ap = at("animations", ai)
