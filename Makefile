@@ -23,7 +23,7 @@ RUN = LUA_PATH="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH="build/?.so;;" \
 
 EXAMPLES  = walk events retarget convert
 
-.PHONY: all build deps deps-test demo test memcheck bench bench-ref lint clean $(EXAMPLES)
+.PHONY: all build deps deps-test demo test test-long gltf-ref gltf-ref-deps memcheck bench bench-ref lint clean $(EXAMPLES)
 
 all: build
 
@@ -72,10 +72,31 @@ build/failalloc.so: tests/c/failalloc.c
 	@mkdir -p build
 	$(CC) $(WARN) $(CFLAGS) -fPIC -shared -I$(LUA_INC) $< -o $@ -ldl
 
+# `make test`: every spec but those tagged `long` (more than a few seconds,
+# or needing what CI installs itself: `make test-long`).
 test: deps-test
 	@$(MAKE) --no-print-directory build build/core_test build/failalloc.so
 	build/core_test
-	$(RUN) $$(command -v busted) spec
+	$(RUN) $$(command -v busted) --exclude-tags=long spec
+
+# `make test-long`: the specs tagged `long`, among them three.js's reading
+# of the glTF files anim.export_gltf writes (it installs three.js first).
+test-long: deps-test gltf-ref-deps
+	@$(MAKE) --no-print-directory build
+	$(RUN) $$(command -v busted) --tags=long spec
+
+# `make gltf-ref`: three.js (tools/gltf-ref, from the npm registry: node and
+# npm needed) loads the glTF files anim.export_gltf writes and plays them;
+# spec/gltf_three_spec.lua compares with what the module plays.
+GLTF_REF = tools/gltf-ref
+gltf-ref-deps: $(GLTF_REF)/node_modules/three/package.json
+$(GLTF_REF)/node_modules/three/package.json: $(GLTF_REF)/package.json $(GLTF_REF)/package-lock.json
+	@command -v npm >/dev/null || { echo "gltf-ref needs node and npm (Debian: apt-get install nodejs npm)" >&2; exit 1; }
+	cd $(GLTF_REF) && npm ci --no-audit --no-fund
+	@touch $@
+gltf-ref: deps-test gltf-ref-deps
+	@$(MAKE) --no-print-directory build
+	$(RUN) $$(command -v busted) --tags=long spec/gltf_three_spec.lua
 
 # `make memcheck`: the C test and the whole busted suite under valgrind's
 # memcheck: any invalid access, use of an uninitialised value or definite
@@ -102,7 +123,7 @@ memcheck: deps-test
 	else set -- $(MEMCHECK_ALONE) "$(filter-out $(MEMCHECK_ALONE),$(sort $(wildcard spec/*_spec.lua)))"; fi; \
 	i=0; for files in "$$@"; do i=$$((i + 1)); \
 	  echo "valgrind lua5.4 busted $$files (log: build/memcheck/$$i.log)"; \
-	  ( ANIM_MEMCHECK=1 $(RUN:$(LUA)=$(VALGRIND) $(LUA)) $$(command -v busted) $$files > build/memcheck/$$i.log 2>&1; \
+	  ( ANIM_MEMCHECK=1 $(RUN:$(LUA)=$(VALGRIND) $(LUA)) $$(command -v busted) --exclude-tags=long $$files > build/memcheck/$$i.log 2>&1; \
 	    echo $$? > build/memcheck/$$i.status ) & \
 	done; wait; \
 	status=0; i=0; for files in "$$@"; do i=$$((i + 1)); \
@@ -162,7 +183,7 @@ asan: deps-ci
 	@cp build/failalloc.so $(ASAN_DIR)/tree/build/failalloc.so
 	@echo detect_leaks=1 > $(ASAN_DIR)/options/lua5.4
 	@echo "busted $(SPECS) in $(ASAN_DIR)/tree, lua5.4 with $(SAN_RT) preloaded"
-	@cd $(ASAN_DIR)/tree && $(ASAN_ENV) $(RUN) $$(command -v busted) $(SPECS); status=$$?; cd $(CURDIR); \
+	@cd $(ASAN_DIR)/tree && $(ASAN_ENV) $(RUN) $$(command -v busted) --exclude-tags=long $(SPECS); status=$$?; cd $(CURDIR); \
 	  if [ -n "$$(ls $(ASAN_DIR)/logs)" ]; then \
 	    for f in $(ASAN_DIR)/logs/*; do echo "==== $$f"; cat "$$f"; done; \
 	    echo "make asan: sanitizer reports above (also in $(ASAN_DIR)/logs/)" >&2; exit 1; \
@@ -263,4 +284,4 @@ lint:
 	luacheck -q lua spec bin/anim bench examples fuzz
 
 clean:
-	rm -rf build csrc/*/*.o
+	rm -rf build csrc/*/*.o $(GLTF_REF)/node_modules
