@@ -504,7 +504,7 @@ describe("bad glTF input", function()
       return seed % k
     end
     local f = dir .. "/fuzz.glb"
-    for _ = 1, 300 do
+    for _ = 1, 1000 do
       local b = { bytes:byte(1, -1) }
       for _ = 1, 1 + rnd(4) do b[1 + rnd(#b)] = rnd(256) end
       local s = string.char(table.unpack(b))
@@ -522,7 +522,7 @@ describe("bad glTF input", function()
       end
       return out
     end
-    for i = 1, 400 do
+    for i = 1, 1000 do
       local d = model()
       d.buffers[1].uri = "data:application/octet-stream;base64," .. b64(bin)
       local all = paths(d, "", {})

@@ -102,7 +102,20 @@ end
 
 local huge = math.huge
 
+-- Is v an array of n finite numbers?  (The common case, without building
+-- a path or walking the table's keys.)
+local function plain_vec(v, n)
+  if type(v) ~= "table" or #v ~= n or next(v, n) ~= nil then return false end
+  for i = 1, n do
+    local x = v[i]
+    if type(x) ~= "number" or x ~= x or x == huge or x == -huge then return false end
+  end
+  return true
+end
+M.plain_vec = plain_vec
+
 local function vec(v, n, path, what)
+  if plain_vec(v, n) then return v end
   if type(v) ~= "table" or not E.is_array(v) or #v ~= n then
     local got = (type(v) == "table" and E.is_array(v)) and ("an array of " .. #v) or describe(v)
     fail(path, "%s must be an array of %d numbers, got %s", what, n, got)
@@ -646,17 +659,29 @@ function M.skeleton(s, path)
   local out = {}
   for _, name in ipairs(names) do
     local j = s[name]
-    local p = key(path, name)
-    E.object(j, p, "skeleton joint")
+    -- (the path of the joint is built only for a message)
+    local function p() return key(path, name) end
+    if type(j) ~= "table" or (next(j) ~= nil and E.is_array(j)) then E.object(j, p(), "skeleton joint") end
     local parent = j.parent
-    if E.absent(parent) then parent = nil else E.string(parent, key(p, "parent"), "parent") end
-    local pos = E.absent(j.position) and { 0, 0, 0 } or vec(j.position, 3, key(p, "position"), "position")
-    local rot = not E.absent(j.rotation) and M.rotation(j.rotation, key(p, "rotation"), "rotation") or nil
+    if E.absent(parent) then parent = nil elseif type(parent) ~= "string" then E.string(parent, key(p(), "parent"), "parent") end
+    local function field(k, n)
+      local v = j[k]
+      if E.absent(v) then return nil end
+      if plain_vec(v, n) then return v end
+      return vec(v, n, key(p(), k), k)
+    end
+    local pos = field("position", 3) or { 0, 0, 0 }
+    local rot = j.rotation
+    if E.absent(rot) then rot = nil
+    elseif plain_vec(rot, 4) and (rot[1] ~= 0 or rot[2] ~= 0 or rot[3] ~= 0 or rot[4] ~= 0) then
+      rot = quat(rot, "", "rotation")
+    elseif not plain_vec(rot, 3) then -- (Euler angles are kept as they are)
+      rot = M.rotation(rot, key(p(), "rotation"), "rotation")
+    end
     -- (this module's extension, for glTF nodes: the local rest position in
     -- the parent's frame, and the rest scale)
-    local tr = not E.absent(j.translation) and vec(j.translation, 3, key(p, "translation"), "translation") or nil
-    local sc = not E.absent(j.scale) and vec(j.scale, 3, key(p, "scale"), "scale") or nil
-    out[name] = { parent = parent, position = pos, rotation = rot, translation = tr, scale = sc }
+    out[name] = { parent = parent, position = pos, rotation = rot, translation = field("translation", 3),
+      scale = field("scale", 3) }
   end
   for _, name in ipairs(names) do
     local parent = out[name].parent

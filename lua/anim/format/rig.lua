@@ -43,22 +43,31 @@ local function build(def)
   if #joints > M.MAX_JOINTS then fail("joints", "too many joints (%d; at most %d)", #joints, M.MAX_JOINTS) end
   local names, parents, pivots, rots, idx = {}, {}, {}, {}, {}
   local locals, scales, any_local, any_scale = {}, {}, false, false
+  -- (paths are built only for a message: a rig may have thousands of joints)
+  local plain = format.plain_vec
+  local function vec3(v, i, k)
+    if plain(v, 3) then return v end
+    return format.vec(v, 3, key(index("joints", i), k), k)
+  end
   for i, j in ipairs(joints) do
-    local p = index("joints", i)
-    E.object(j, p, "joint")
-    local name = E.string(j.name, key(p, "name"), "name")
-    if idx[name] then fail(key(p, "name"), "duplicate joint name '%s' (also joints[%d])", name, idx[name]) end
+    if type(j) ~= "table" or (next(j) ~= nil and E.is_array(j)) then E.object(j, index("joints", i), "joint") end
+    local name = j.name
+    if type(name) ~= "string" then E.string(name, key(index("joints", i), "name"), "name") end
+    if idx[name] then fail(key(index("joints", i), "name"), "duplicate joint name '%s' (also joints[%d])", name, idx[name]) end
     idx[name] = i
     names[i] = name
-    pivots[i] = E.absent(j.position) and { 0, 0, 0 } or format.vec(j.position, 3, key(p, "position"), "position")
-    rots[i] = E.absent(j.rotation) and { 0, 0, 0, 1 } or M.rest_quat(j.rotation, key(p, "rotation"))
+    pivots[i] = E.absent(j.position) and { 0, 0, 0 } or vec3(j.position, i, "position")
+    local r = j.rotation
+    if E.absent(r) then rots[i] = { 0, 0, 0, 1 }
+    elseif plain(r, 4) and (r[1] ~= 0 or r[2] ~= 0 or r[3] ~= 0 or r[4] ~= 0) then rots[i] = format.quat(r, "", "rotation")
+    else rots[i] = M.rest_quat(r, key(index("joints", i), "rotation")) end
     locals[i] = false
     if not E.absent(j.translation) then
-      locals[i] = format.vec(j.translation, 3, key(p, "translation"), "translation")
+      locals[i] = vec3(j.translation, i, "translation")
       any_local = true
     end
     if not E.absent(j.scale) then
-      scales[i] = format.vec(j.scale, 3, key(p, "scale"), "scale")
+      scales[i] = vec3(j.scale, i, "scale")
       any_scale = true
     end
   end

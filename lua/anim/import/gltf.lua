@@ -43,6 +43,7 @@ end
 
 -- n finite numbers.
 local function numbers(v, n, path, what)
+  if format.plain_vec(v, n) then return v end
   if type(v) ~= "table" or not E.is_array(v) or #v ~= n then
     fail(path, "%s must be an array of %d numbers, got %s", what, n,
       (type(v) == "table" and E.is_array(v)) and ("an array of " .. #v) or describe(v))
@@ -60,7 +61,8 @@ local function unique_names(list, prefix, kind)
   local names, taken = {}, {}
   for i, def in ipairs(list) do
     local n = type(def) == "table" and def.name
-    if n ~= nil and not E.absent(n) then E.string(n, at(kind, i - 1, "name"), "name") else n = nil end
+    if n ~= nil and type(n) ~= "string" and not E.absent(n) then E.string(n, at(kind, i - 1, "name"), "name") end
+    if type(n) ~= "string" then n = nil end
     if n and #n > L.strings then
       fail(at(kind, i - 1, "name"), "name too long (%d bytes; at most %d, anim.limits.strings)", #n, L.strings)
     end
@@ -80,6 +82,14 @@ end
 -- (Matrix4.decompose: the scales are the columns' lengths, x negated when
 -- the determinant is negative; the rotation the columns made unit).
 local function node_rest(ctx, def, i)
+  local plain = format.plain_vec
+  -- the common case: translation, rotation, scale well formed (or absent)
+  local ft, fr, fs = def.translation, def.rotation, def.scale
+  if E.absent(def.matrix) and (ft == nil or plain(ft, 3)) and (fs == nil or plain(fs, 3)) and
+      (fr == nil or (plain(fr, 4) and (fr[1] ~= 0 or fr[2] ~= 0 or fr[3] ~= 0 or fr[4] ~= 0))) then
+    return ft and { ft[1], ft[2], ft[3] } or { 0, 0, 0 }, fr and format.quat(fr, "", "rotation") or { 0, 0, 0, 1 },
+      fs and { fs[1], fs[2], fs[3] } or { 1, 1, 1 }
+  end
   local p = at("nodes", i)
   if not E.absent(def.matrix) then
     local m = numbers(def.matrix, 16, at(p, "matrix"), "matrix")
@@ -121,13 +131,20 @@ local function read_nodes(ctx)
     fail("nodes", "too many nodes (%d; at most %d)", #nodes, codes.const.max_rig_joints)
   end
   local parent = {}
+  local n = #nodes
   for i, def in ipairs(nodes) do
-    E.object(def, at("nodes", i - 1), "node")
-    for k, c in ipairs(array(def.children, at("nodes", i - 1, "children"), "children")) do
-      local cp = at("nodes", i - 1, "children", k - 1)
-      local ci = F.index(doc, c, cp, "nodes")
-      if ci == i - 1 then fail(cp, "node %d is its own child (the node tree must have no cycle)", ci) end
-      if parent[ci] then fail(cp, "node %d is already a child of node %d (a node has one parent)", ci, parent[ci]) end
+    if type(def) ~= "table" or (next(def) ~= nil and E.is_array(def)) then E.object(def, at("nodes", i - 1), "node") end
+    local children = def.children
+    if children == nil or E.absent(children) then
+      children = nil
+    elseif type(children) ~= "table" or (next(children) ~= nil and not E.is_array(children)) then
+      array(children, at("nodes", i - 1, "children"), "children")
+    end
+    for k, c in ipairs(children or {}) do
+      local ci = F.whole(c, 0, n) or F.index(doc, c, at("nodes", i - 1, "children", k - 1), "nodes")
+      local function cp() return at("nodes", i - 1, "children", k - 1) end
+      if ci == i - 1 then fail(cp(), "node %d is its own child (the node tree must have no cycle)", ci) end
+      if parent[ci] then fail(cp(), "node %d is already a child of node %d (a node has one parent)", ci, parent[ci]) end
       parent[ci] = i - 1
     end
   end
@@ -228,6 +245,7 @@ end
 
 -- The keys of one channel, in the .anim shape: [t, value] (LINEAR), [t,
 -- value, "step"], [t, value, "cubicspline", {in_tangent, out_tangent}].
+-- sp: the sampler's path (or a function that makes it), for messages.
 local function channel_keys(times, out, interp, n, sp)
   local keys = {}
   local v = out.values
@@ -246,7 +264,8 @@ local function channel_keys(times, out, interp, n, sp)
   local cubic = interp == "CUBICSPLINE"
   local need = cubic and 3 * #times or #times
   if out.count ~= need then
-    fail(at(sp, "output"), "%s has %d elements, %s with %d input times needs %d", out.path, out.count, interp,
+    fail(at(type(sp) == "function" and sp() or sp, "output"), "%s has %d elements, %s with %d input times needs %d",
+      out.path, out.count, interp,
       #times, need)
   end
   for k = 1, #times do
@@ -280,24 +299,30 @@ local function read_animation(ctx, ai, def, name, options)
   local channels = array(def.channels, at(ap, "channels"), "channels")
   local joints, targets, length = {}, {}, 0
   local animated, weights, keys_used, njoints = {}, 0, 0, 0
+  local function is_object(v) return type(v) == "table" and (next(v) == nil or not E.is_array(v)) end
   for ci, ch in ipairs(channels) do
-    local cp = at(ap, "channels", ci - 1)
-    E.object(ch, cp, "channel")
-    local si = count(ch.sampler, at(cp, "sampler"), "sampler")
-    if si >= #samplers then
-      fail(at(cp, "sampler"), "index %d out of range: the animation has %d samplers", si, #samplers)
+    -- (paths are made for messages only: a file may have thousands of channels)
+    local function cp() return at(ap, "channels", ci - 1) end
+    if not is_object(ch) then E.object(ch, cp(), "channel") end
+    local si = F.whole(ch.sampler, 0, #samplers)
+    if not si then
+      si = count(ch.sampler, at(cp(), "sampler"), "sampler")
+      fail(at(cp(), "sampler"), "index %d out of range: the animation has %d samplers", si, #samplers)
     end
-    local sp = at(ap, "samplers", si)
-    local s = E.object(samplers[si + 1], sp, "sampler")
-    local tg = E.object(ch.target, at(cp, "target"), "target")
+    local function sp() return at(ap, "samplers", si) end
+    local s = samplers[si + 1]
+    if not is_object(s) then E.object(s, sp(), "sampler") end
+    local tg = ch.target
+    if not is_object(tg) then E.object(tg, at(cp(), "target"), "target") end
     local path = tg.path
-    local interp = E.absent(s.interpolation) and "LINEAR" or s.interpolation
+    local interp = s.interpolation
+    if interp == nil or E.absent(interp) then interp = "LINEAR" end
     if not INTERPOLATIONS[interp] then
-      fail(at(sp, "interpolation"), "unknown interpolation %s (expected LINEAR, STEP or CUBICSPLINE)",
+      fail(at(sp(), "interpolation"), "unknown interpolation %s (expected LINEAR, STEP or CUBICSPLINE)",
         type(interp) == "string" and string.format("'%s'", interp) or describe(interp))
     end
-    local input = F.index(ctx.doc, s.input, at(sp, "input"), "accessors")
-    local output = F.index(ctx.doc, s.output, at(sp, "output"), "accessors")
+    local input = F.index(ctx.doc, s.input, function() return at(sp(), "input") end, "accessors")
+    local output = F.index(ctx.doc, s.output, function() return at(sp(), "output") end, "accessors")
     local ext, ev = view_extension(ctx, input)
     if not ext then ext, ev = view_extension(ctx, output) end
     if path == "weights" then
@@ -311,18 +336,18 @@ local function read_animation(ctx, ai, def, name, options)
         error(t, 0)
       end
     elseif type(path) ~= "string" or not PATHS[path] then
-      warn(ctx, at(cp, "target", "path"), "channel skipped: target path %s is not one the module plays",
+      warn(ctx, at(cp(), "target", "path"), "channel skipped: target path %s is not one the module plays",
         type(path) == "string" and string.format("'%s'", path) or describe(path))
     elseif E.absent(tg.node) then
-      warn(ctx, at(cp, "target"), "channel skipped: it targets no node")
+      warn(ctx, at(cp(), "target"), "channel skipped: it targets no node")
     elseif ext then
-      warn(ctx, cp, "channel skipped: bufferViews[%d] uses the extension %s, which the module does not read", ev, ext)
+      warn(ctx, cp(), "channel skipped: bufferViews[%d] uses the extension %s, which the module does not read", ev, ext)
     else
-      local node = F.index(ctx.doc, tg.node, at(cp, "target", "node"), "nodes")
+      local node = F.index(ctx.doc, tg.node, function() return at(cp(), "target", "node") end, "nodes")
       local what = PATHS[path]
       local tkey = node .. "." .. path
       if targets[tkey] then
-        fail(cp, "the %s of node %d is already animated by channels[%d] (a target is animated once per animation)",
+        fail(cp(), "the %s of node %d is already animated by channels[%d] (a target is animated once per animation)",
           path, node, targets[tkey])
       end
       targets[tkey] = ci - 1
@@ -333,11 +358,11 @@ local function read_animation(ctx, ai, def, name, options)
         fail(at(out.path, "type"), "the output of a %s channel must be %s, got %s", path, want, out.type)
       end
       if #times > MAX_CURVE_KEYS then
-        fail(at(sp, "input"), "too many keys in one channel (%d; at most %d)", #times, MAX_CURVE_KEYS)
+        fail(at(sp(), "input"), "too many keys in one channel (%d; at most %d)", #times, MAX_CURVE_KEYS)
       end
       keys_used = keys_used + #times
       if keys_used > L.keys then
-        fail(at(sp, "input"), "too many keys: the clip would have %d (at most %d, anim.limits.keys)", keys_used, L.keys)
+        fail(at(sp(), "input"), "too many keys: the clip would have %d (at most %d, anim.limits.keys)", keys_used, L.keys)
       end
       local jname = ctx.node_names[node]
       local j = joints[jname]
@@ -346,7 +371,7 @@ local function read_animation(ctx, ai, def, name, options)
         joints[jname] = j
         njoints = njoints + 1
         if njoints > L.joints then
-          fail(cp, "too many nodes animated (%d; at most %d, anim.limits.joints)", njoints, L.joints)
+          fail(cp(), "too many nodes animated (%d; at most %d, anim.limits.joints)", njoints, L.joints)
         end
         animated[node] = true
       end
@@ -440,8 +465,10 @@ function M.import(path, options)
     local js = E.array(def.joints, at(sp, "joints"), "joints")
     if #js == 0 then fail(at(sp, "joints"), "a skin needs at least one joint") end
     local set = {}
+    local n = #ctx.nodes
     for k, j in ipairs(js) do
-      with_ancestors(ctx, F.index(doc, j, at(sp, "joints", k - 1), "nodes"), set)
+      local ji = F.whole(j, 0, n) or F.index(doc, j, at(sp, "joints", k - 1), "nodes")
+      with_ancestors(ctx, ji, set)
     end
     local rig = rig_of(ctx, set, snames[i - 1])
     result.rigs[snames[i - 1]] = rig

@@ -49,11 +49,11 @@ end
 local function view(ctx, v)
   local doc = ctx.doc
   local bv = doc.bufferViews and doc.bufferViews[v + 1]
-  local vp = at("bufferViews", v)
-  E.object(bv, vp, "buffer view")
-  local b = F.index(doc, bv.buffer, at("bufferViews", v, "buffer"), "buffers")
-  local off = count(bv.byteOffset, at("bufferViews", v, "byteOffset"), "byteOffset", 0, 0)
-  local len = count(bv.byteLength, at("bufferViews", v, "byteLength"), "byteLength", 1)
+  if type(bv) ~= "table" then E.object(bv, at("bufferViews", v), "buffer view") end
+  local b = F.index(doc, bv.buffer, function() return at("bufferViews", v, "buffer") end, "buffers")
+  local off = bv.byteOffset == nil and 0 or F.whole(bv.byteOffset, 0)
+    or count(bv.byteOffset, at("bufferViews", v, "byteOffset"), "byteOffset", 0, 0)
+  local len = F.whole(bv.byteLength, 1) or count(bv.byteLength, at("bufferViews", v, "byteLength"), "byteLength", 1)
   local stride = not E.absent(bv.byteStride) and count(bv.byteStride, at("bufferViews", v, "byteStride"), "byteStride", 1) or nil
   if stride and stride > 252 then
     fail(at("bufferViews", v, "byteStride"), "byteStride must be at most 252, got %d", stride)
@@ -107,7 +107,8 @@ function M.read(ctx, i)
   local what = at("accessors", i)
   local def = doc.accessors[i + 1]
   E.object(def, what, "accessor")
-  local ct = component_type(def.componentType, at(what, "componentType"))
+  local ct = def.componentType
+  if not M.SIZES[ct] then component_type(ct, at(what, "componentType")) end
   local ty = def.type
   local shape = M.TYPES[ty]
   if not shape then
@@ -116,7 +117,7 @@ function M.read(ctx, i)
   end
   local rows, cols = shape[1], shape[2]
   local ncomp = rows * cols
-  local n = count(def.count, at(what, "count"), "count", 1)
+  local n = F.whole(def.count, 1) or count(def.count, at(what, "count"), "count", 1)
   if n > M.MAX_COUNT then
     fail(at(what, "count"), "too many elements (%d; at most %d)", n, M.MAX_COUNT)
   end
@@ -125,10 +126,10 @@ function M.read(ctx, i)
   if normalized and (ct == 5126 or ct == 5125) then
     fail(at(what, "normalized"), "only byte and short components can be normalized, not componentType %d", ct)
   end
-  local off = count(def.byteOffset, at(what, "byteOffset"), "byteOffset", 0, 0)
+  local off = def.byteOffset == nil and 0 or F.whole(def.byteOffset, 0) or count(def.byteOffset, at(what, "byteOffset"), "byteOffset", 0, 0)
   local values, bad
   if not E.absent(def.bufferView) then
-    local v = F.index(doc, def.bufferView, at(what, "bufferView"), "bufferViews")
+    local v = F.index(doc, def.bufferView, function() return at(what, "bufferView") end, "bufferViews")
     values, bad = elements(ctx, v, off, n, ct, rows, cols, normalized, what, true)
   else
     -- no data: zeros (the sparse substitution, if any, goes over them)

@@ -855,7 +855,7 @@ function M.export(clips, rig, path, options)
   for i = 1, #tjoints do joints[i] = i - 1 end
   local data = table.concat(bin)
   local doc = {
-    asset = { version = "2.0", generator = "anim " .. (require("anim")._VERSION or "") .. " (anim.export_gltf)" },
+    asset = { version = "2.0", generator = "anim (Lua), anim.export_gltf" },
     scene = 0,
     scenes = arr { { nodes = roots } },
     nodes = nodes,

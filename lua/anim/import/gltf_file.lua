@@ -17,17 +17,31 @@ local L = limits.current
 
 -- A path in glTF's 0-based JSON: at("buffers", 0, "uri") -> buffers[0].uri;
 -- the first argument is a path already (at("buffers[0]", "uri") is the same).
+-- (The keys are the format's own names: identifiers, joined with a dot.)
 local function at(path, ...)
   for i = 1, select("#", ...) do
     local k = select(i, ...)
-    if type(k) == "number" then path = path .. "[" .. math.tointeger(k) .. "]" else path = E.key(path, k) end
+    if type(k) == "number" then path = path .. "[" .. math.tointeger(k) .. "]"
+    elseif path == "" then path = k
+    else path = path .. "." .. k end
   end
   return path
 end
 M.at = at
 
+-- v as an integer when it is a whole number in [lo, hi), else nil: the
+-- common case checked without building a path (cjson gives floats).
+function M.whole(v, lo, hi)
+  if type(v) == "number" and v >= lo and (hi == nil or v < hi) and v % 1 == 0 and v < 2 ^ 53 then
+    return math.tointeger(v)
+  end
+end
+
 -- A whole number at least lo, or nil when absent (dflt then).
 function M.count(v, path, what, lo, dflt)
+  if v == nil and dflt ~= nil then return dflt end
+  local w = M.whole(v, lo or 0)
+  if w then return w end
   if E.absent(v) then
     if dflt ~= nil then return dflt end
     fail(path, "%s is required", what)
@@ -41,10 +55,14 @@ function M.count(v, path, what, lo, dflt)
 end
 
 -- An index into the top-level array `of` of the document (0-based).
+-- path may be a function that makes it (called for a message only).
 function M.index(doc, v, path, of)
-  local i = M.count(v, path, "index")
   local list = doc[of]
   local n = type(list) == "table" and #list or 0
+  local w = M.whole(v, 0, n)
+  if w then return w end
+  if type(path) == "function" then path = path() end
+  local i = M.count(v, path, "index")
   if i >= n then fail(path, "index %d out of range: the file has %d %s", i, n, of) end
   return i
 end
