@@ -25,9 +25,13 @@ void anim_animator_local(const anim_animator *a, int j, double out[10]) {
   /* the scale offset multiplies the rest scale; on an axis whose rest
    * scale is 0 it adds to it (offset 1 is the rest), so that an absolute
    * clip can still grow that axis from 0 (blend.c, to_offsets) */
-  for (k = 0; k < 3; k++) {
-    double rs = r->rest_scl[j][k];
-    out[7 + k] = rs != 0 ? rs * p[7 + k] : p[7 + k] - 1;
+  if (!r->scaled) {
+    for (k = 0; k < 3; k++) out[7 + k] = p[7 + k];
+  } else {
+    for (k = 0; k < 3; k++) {
+      double rs = r->rest_scl[j][k];
+      out[7 + k] = rs != 0 ? rs * p[7 + k] : p[7 + k] - 1;
+    }
   }
   anim_finite10(out);
 }

@@ -118,6 +118,7 @@ anim_rig *anim_rig_build(const anim_mem *am, int n, const anim_rig_def *defs, co
         r->pivot[i][a] = d->pivot[a];
         r->rest_pos[i][a] = d->translation[a];
         r->rest_scl[i][a] = d->scale[a];
+        if (d->scale[a] != 1) r->scaled = 1;
       }
       for (a = 0; a < 4; a++) r->rest_rot[i][a] = d->rot[a];
       anim_quat_normalize(r->rest_rot[i]);

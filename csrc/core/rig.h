@@ -18,6 +18,7 @@ typedef struct anim_rig {
   double (*rest_rot)[4];   /* relative to the parent */
   double (*rig_rot)[4];    /* rest rotation in rig space (composed down) */
   double (*rest_scl)[3];   /* rest scale (1, 1, 1 unless given) */
+  int scaled;              /* some rest scale is not 1 */
   void *mem;               /* the arrays above, memsize bytes */
   size_t memsize;
   anim_mem alloc;
