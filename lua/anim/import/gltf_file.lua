@@ -153,8 +153,10 @@ function M.open(path, options)
   return ctx
 end
 
--- JSON text (a .gltf, or a .glb's JSON chunk at byte `where`).
+-- JSON text (a .gltf, or a .glb's JSON chunk at byte `where`), after a
+-- UTF-8 byte order mark if there is one (three.js's TextDecoder drops it).
 function M.decode_json(text, where)
+  if text:sub(1, 3) == "\239\187\191" then text = text:sub(4) end
   local ok, doc = pcall(json.decode, text)
   if ok then return doc end
   if not E.is_failure(doc) then error(doc, 0) end
