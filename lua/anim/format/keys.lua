@@ -31,7 +31,7 @@ local OUT_ONE, IN_ONE = codes.handle.out_one, codes.handle.in_one
 -- The list of keys of channel ch of joint j (1-based, in info.joints'
 -- order) with placeholder p, as the file had it.
 local function keys_of(clip, j, ch, p)
-  local t, v, ie, h, arity = core.clip_keys(clip, j, ch)
+  local t, v, ie, h, arity, tan = core.clip_keys(clip, j, ch)
   local out, keep, whole = {}, p[1], p[2]
   for i = 1, #t do
     local k = whole and whole[i]
@@ -43,7 +43,8 @@ local function keys_of(clip, j, ch, p)
       if byte & HAS_INTERP ~= 0 then k[3] = INTERPS[(byte & INTERP_MASK) + 1] end
       local extra = keep and keep[i] or nil
       local r = h and h[i]
-      if not extra and (byte & HAS_EASE ~= 0 or r) then
+      local tg = tan and tan[i]
+      if not extra and (byte & HAS_EASE ~= 0 or r or tg) then
         extra = {}
         if byte & HAS_EASE ~= 0 then extra.ease = EASES[((byte & EASE_MASK) >> EASE_SHIFT) + 1] end
         if r then
@@ -51,6 +52,11 @@ local function keys_of(clip, j, ch, p)
           local form = math.tointeger(r[9])
           if r[1] == r[1] then extra.out = { r[1], form & OUT_ONE ~= 0 and r[3] or { r[3], r[4], r[5] } } end
           if r[2] == r[2] then extra["in"] = { r[2], form & IN_ONE ~= 0 and r[6] or { r[6], r[7], r[8] } } end
+        end
+        if tg then
+          -- cubicspline tangents: in then out, NaN when the key gave none
+          if tg[1] == tg[1] then extra.in_tangent = { table.unpack(tg, 1, arity) } end
+          if tg[arity + 1] == tg[arity + 1] then extra.out_tangent = { table.unpack(tg, arity + 1, 2 * arity) } end
         end
       end
       k[4] = extra
