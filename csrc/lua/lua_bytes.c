@@ -6,6 +6,7 @@
  * (glTF 2.0: "All buffer data ... MUST use little endian byte order"). */
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "lua.h"
@@ -226,7 +227,29 @@ static int float32(lua_State *L) {
   return 1;
 }
 
+/* core.float_bits(x) -> the bits of the 32-bit float nearest x, as a
+ * signed 32-bit integer (string.pack("<f") read back as "<i4");
+ * core.float_from_bits(b) -> that float. */
+static int float_bits(lua_State *L) {
+  float f = (float)luaL_checknumber(L, 1);
+  uint32_t w;
+  memcpy(&w, &f, sizeof w);  /* the same bytes, read as an integer */
+  lua_pushinteger(L, w >= 0x80000000UL ? (lua_Integer)w - (lua_Integer)0x100000000LL : (lua_Integer)w);
+  return 1;
+}
+
+static int float_from_bits(lua_State *L) {
+  lua_Integer b = luaL_checkinteger(L, 1);
+  uint32_t w = (uint32_t)((unsigned long long)(b < 0 ? b + (lua_Integer)0x100000000LL : b) & 0xffffffffULL);
+  float f;
+  memcpy(&f, &w, sizeof f);
+  lua_pushnumber(L, (lua_Number)f);
+  return 1;
+}
+
 static const luaL_Reg bytes_funcs[] = {
+  {"float_bits", float_bits},
+  {"float_from_bits", float_from_bits},
   {"base64_decode", base64_decode},
   {"base64_encode", base64_encode},
   {"gltf_unpack", gltf_unpack},

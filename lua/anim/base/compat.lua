@@ -31,10 +31,10 @@ M.tointeger = math.tointeger or function(v)
   return nil
 end
 
--- Integer division and the bit operations the key bytes need, on
--- non-negative integers below 2^31 (where every version agrees).
-function M.idiv(a, b) return math.floor(a / b) end
-
+-- The bit operations the key bytes and flags need, on non-negative
+-- integers below 2^31 (where every version agrees): 5.3+'s operators
+-- (compiled from text, so that 5.1 parses this file), LuaJIT's bit,
+-- 5.2's bit32, else arithmetic.
 local function bit_and(a, b)
   local r, bit = 0, 1
   while a > 0 and b > 0 do
@@ -43,9 +43,55 @@ local function bit_and(a, b)
   end
   return r
 end
-M.band = bit_and
+if M.version >= 503 then
+  M.band = load("return function(a, b) return a & b end")()
+elseif M.jit then
+  M.band = rawget(_G, "bit").band -- (LuaJIT's, loaded with it)
+elseif rawget(_G, "bit32") then
+  M.band = rawget(_G, "bit32").band
+else
+  M.band = bit_and
+end
 
 function M.rshift(a, n) return math.floor(a / 2 ^ n) end
+
+-- Little-endian 32-bit unsigned integers in strings (5.3's string.pack
+-- "<I4"): the 4 bytes of n, and the number at byte pos of s (or nil).
+function M.pack_u32le(n)
+  return string.char(n % 256, math.floor(n / 256) % 256, math.floor(n / 65536) % 256, math.floor(n / 16777216) % 256)
+end
+function M.u32le(s, pos)
+  local a, b, c, d = s:byte(pos, pos + 3)
+  if not d then return nil end
+  return a + b * 256 + c * 65536 + d * 16777216
+end
+
+-- utf8.len(s, i) as 5.3 has it, strict (no surrogates, nothing beyond
+-- U+10FFFF, no overlong forms): the count of characters from byte i, or
+-- nil and the position of the first byte that is not valid UTF-8.
+function M.utf8_len(s, i)
+  local n, len = 0, #s
+  i = i or 1
+  while i <= len do
+    local c = s:byte(i)
+    local need, min
+    if c < 0x80 then need, min = 0, 0
+    elseif c >= 0xC2 and c <= 0xDF then need, min = 1, 0x80
+    elseif c >= 0xE0 and c <= 0xEF then need, min = 2, 0x800
+    elseif c >= 0xF0 and c <= 0xF4 then need, min = 3, 0x10000
+    else return nil, i end
+    local cp = need == 0 and c or (c % (2 ^ (6 - need)))
+    for k = 1, need do
+      local cc = s:byte(i + k)
+      if not cc or cc < 0x80 or cc > 0xBF then return nil, i end
+      cp = cp * 64 + (cc - 0x80)
+    end
+    if cp < min or cp > 0x10FFFF or (cp >= 0xD800 and cp <= 0xDFFF) then return nil, i end
+    i = i + need + 1
+    n = n + 1
+  end
+  return n
+end
 
 -- Whether the running code may yield (5.3+: coroutine.isyieldable; 5.2:
 -- inside a coroutine; 5.1 and LuaJIT: inside a coroutine, which 5.1 can

@@ -12,6 +12,7 @@
 -- each rule.  Failures name the file, the JSON path with glTF's own
 -- 0-based indices and what is wrong; what the module cannot play (morph
 -- target weights, unknown extensions) is skipped with a warning.
+local compat = require "anim.base.compat"
 local E = require "anim.base.errors"
 local Q = require "anim.base.quat"
 local limits = require "anim.base.limits"
@@ -218,7 +219,7 @@ local function view_extension(ctx, acc)
     ids[#ids + 1] = type(def.sparse.values) == "table" and def.sparse.values.bufferView
   end
   for _, v in ipairs(ids) do
-    local bv = math.type(v) and doc.bufferViews and doc.bufferViews[v + 1]
+    local bv = compat.mtype(v) and doc.bufferViews and doc.bufferViews[v + 1]
     if type(bv) == "table" and type(bv.extensions) == "table" then
       for name in pairs(bv.extensions) do
         if not KNOWN_EXTENSIONS[name] then return name, v end
@@ -272,8 +273,8 @@ local function channel_keys(times, out, interp, n, sp)
     if cubic then
       -- each key: in-tangent, value, out-tangent (Appendix C)
       local e = 3 * (k - 1)
-      local tin, val, tout = { table.unpack(v, e * n + 1, e * n + n) }, value(e + 1),
-        { table.unpack(v, (e + 2) * n + 1, (e + 2) * n + n) }
+      local tin, val, tout = { compat.unpack(v, e * n + 1, e * n + n) }, value(e + 1),
+        { compat.unpack(v, (e + 2) * n + 1, (e + 2) * n + n) }
       keys[k] = { times[k], val, "cubicspline", { in_tangent = tin, out_tangent = tout } }
     elseif interp == "STEP" then
       keys[k] = { times[k], value(k - 1), "step" }

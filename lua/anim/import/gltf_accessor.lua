@@ -6,6 +6,7 @@
 -- zeros.  Nothing is trusted: every offset, length, stride and count is
 -- checked against the data before it is read, and min / max are not read
 -- at all.  The bytes themselves are decoded in C (core.gltf_unpack).
+local compat = require "anim.base.compat"
 local core = require "anim.core"
 local E = require "anim.base.errors"
 local codes = require "anim.base.codes"
@@ -40,7 +41,7 @@ end
 -- bytes an element takes when tightly packed (each column of a matrix of
 -- 1- or 2-byte components starts on a 4-byte boundary).
 local function layout(rows, cols, size)
-  local colstride = cols > 1 and (rows * size + 3) // 4 * 4 or rows * size
+  local colstride = cols > 1 and math.floor((rows * size + 3) / 4) * 4 or rows * size
   return colstride, colstride * cols
 end
 
@@ -59,7 +60,7 @@ local function view(ctx, v)
     fail(at("bufferViews", v, "byteStride"), "byteStride must be at most 252, got %d", stride)
   end
   local data = F.buffer(ctx, b)
-  local blen = math.tointeger(doc.buffers[b + 1].byteLength)
+  local blen = compat.tointeger(doc.buffers[b + 1].byteLength)
   if off + len > blen then
     fail(at("bufferViews", v, "byteLength"), "bytes %d to %d run past the end of buffers[%d] (%d bytes)",
       off, off + len, b, blen)
@@ -92,7 +93,7 @@ local function elements(ctx, v, off, n, ct, rows, cols, normalized, what, use_st
 end
 
 local function not_finite(values, k, ncomp, what)
-  local e = (k - 1) // ncomp
+  local e = math.floor((k - 1) / ncomp)
   fail(what, "element %d holds %s (glTF data must be finite numbers)", e, E.describe(values[k]))
 end
 
@@ -157,7 +158,7 @@ function M.read(ctx, i)
     if sbad then not_finite(sv, sbad, ncomp, vp) end
     local prev = -1
     for k = 1, sn do
-      local e = math.tointeger(idx[k])
+      local e = compat.tointeger(idx[k])
       if e >= n then fail(ip, "index %d (entry %d) is out of range: the accessor has %d elements", e, k - 1, n) end
       if e <= prev then
         fail(ip, "indices must increase: %d (entry %d) comes after %d", e, k - 1, prev)

@@ -16,6 +16,7 @@
 -- importer's own reading of the keys as written, in 32-bit floats) and
 -- compared with the clip at four times the bake rate: approx lists the
 -- baked channels and any other whose difference exceeds 1e-6.
+local compat = require "anim.base.compat"
 local core = require "anim.core"
 local E = require "anim.base.errors"
 local Q = require "anim.base.quat"
@@ -41,8 +42,7 @@ local MAX_CURVE_KEYS = codes.const.max_curve_keys
 -- 32-bit floats ---------------------------------------------------------------------------
 
 local f32 = core.float32
-local function bits(x) return string.unpack("<i4", string.pack("<f", x)) end
-local function from_bits(b) return (string.unpack("<f", string.pack("<i4", b))) end
+local bits, from_bits = core.float_bits, core.float_from_bits
 -- the float just above / below x (a float)
 local function next32(x)
   if x == 0 then return from_bits(1) end
@@ -155,8 +155,8 @@ local function segments(raw, arity, quat, wrap)
     local k = { t = t[i], v = vals[i] }
     keys[i] = k
     if i < n then
-      local ip = ie[i] & INTERP_MASK
-      local ease = (ie[i] & EASE_MASK) >> EASE_SHIFT
+      local ip = compat.band(ie[i], INTERP_MASK)
+      local ease = compat.rshift(compat.band(ie[i], EASE_MASK), EASE_SHIFT)
       local L = t[i + 1] - t[i]
       if L == 0 then
         k.kind = "jump"
@@ -687,7 +687,7 @@ function M.export(clips, rig, path, options)
   local function add_accessor(numbers, ty, ncomp, minmax)
     local bytes, bad = core.gltf_pack_floats(numbers)
     if not bytes then return nil, bad end
-    local acc = { componentType = 5126, count = #numbers // ncomp, type = ty }
+    local acc = { componentType = 5126, count = math.floor(#numbers / ncomp), type = ty }
     if minmax then
       local lo, hi = math.huge, -math.huge
       for _, x in ipairs(numbers) do
@@ -723,7 +723,7 @@ function M.export(clips, rig, path, options)
       local flags = core.clip_sample_joint(c, b.cj, 0)
       for _, chd in ipairs(CHANNELS) do
         local ch, slot, arity = chd[1], chd[3], chd[4]
-        if not muted and flags & CH_FLAG[ch] ~= 0 then
+        if not muted and compat.band(flags, CH_FLAG[ch]) ~= 0 then
           local t, v, ie, h, kar, tan = core.clip_keys(c, b.cj, slot)
           local mods = type(sj) == "table" and type(sj.modifiers) == "table" and sj.modifiers[ch]
           local modded = false
@@ -793,7 +793,7 @@ function M.export(clips, rig, path, options)
       for i, x in ipairs(times) do times[i] = f32(x) end
       for i, x in ipairs(outs) do outs[i] = f32(x) end
       check.joints[o.node] = check.joints[o.node] or {}
-      check.joints[o.node][o.ch] = gltf.channel_keys(times, { values = outs, count = #outs // o.n, path = "" },
+      check.joints[o.node][o.ch] = gltf.channel_keys(times, { values = outs, count = math.floor(#outs / o.n), path = "" },
         o.mode, o.n, "")
     end
     if #channels == 0 then
@@ -869,8 +869,9 @@ function M.export(clips, rig, path, options)
   if glb then
     local js = pad4(json_text(doc), " ")
     local bd = pad4(data, "\0")
-    text = string.pack("<I4I4I4", 0x46546C67, 2, 12 + 8 + #js + 8 + #bd) .. string.pack("<I4I4", #js, 0x4E4F534A) .. js
-      .. string.pack("<I4I4", #bd, 0x004E4942) .. bd
+    local u32 = compat.pack_u32le
+    text = u32(0x46546C67) .. u32(2) .. u32(12 + 8 + #js + 8 + #bd) .. u32(#js) .. u32(0x4E4F534A) .. js
+      .. u32(#bd) .. u32(0x004E4942) .. bd
   else
     doc.buffers[1].uri = "data:application/octet-stream;base64," .. core.base64_encode(data)
     text = json_text(doc)

@@ -6,6 +6,7 @@
 -- leaves it (.., an absolute path, a link out) is refused, a FIFO or a
 -- folder is never read.  Failures carry the glTF JSON's own 0-based paths
 -- (buffers[1].uri) or, for a .glb's structure, a byte offset.
+local compat = require "anim.base.compat"
 local library = require "anim.runtime.library"
 local core = require "anim.core"
 local E = require "anim.base.errors"
@@ -22,7 +23,7 @@ local L = limits.current
 local function at(path, ...)
   for i = 1, select("#", ...) do
     local k = select(i, ...)
-    if type(k) == "number" then path = path .. "[" .. math.tointeger(k) .. "]"
+    if type(k) == "number" then path = path .. "[" .. compat.tointeger(k) .. "]"
     elseif path == "" then path = k
     else path = path .. "." .. k end
   end
@@ -34,7 +35,7 @@ M.at = at
 -- common case checked without building a path (cjson gives floats).
 function M.whole(v, lo, hi)
   if type(v) == "number" and v >= lo and (hi == nil or v < hi) and v % 1 == 0 and v < 2 ^ 53 then
-    return math.tointeger(v)
+    return compat.tointeger(v)
   end
 end
 
@@ -47,10 +48,10 @@ function M.count(v, path, what, lo, dflt)
     if dflt ~= nil then return dflt end
     fail(path, "%s is required", what)
   end
-  if math.type(v) ~= "integer" and not (type(v) == "number" and v % 1 == 0 and v == v and math.abs(v) < 2 ^ 53) then
+  if compat.mtype(v) ~= "integer" and not (type(v) == "number" and v % 1 == 0 and v == v and math.abs(v) < 2 ^ 53) then
     fail(path, "%s must be a whole number, got %s", what, type(v) == "number" and E.num(v) or describe(v))
   end
-  v = math.tointeger(v)
+  v = compat.tointeger(v)
   if v < (lo or 0) then fail(path, "%s must be at least %d, got %d", what, lo or 0, v) end
   return v
 end
@@ -173,7 +174,7 @@ local GLB_JSON, GLB_BIN = 0x4E4F534A, 0x004E4942
 function M.read_glb(ctx, text)
   local size = #text
   if size < 12 then fail("byte 0", "truncated .glb: %d bytes, the header alone is 12", size) end
-  local version, length = string.unpack("<I4I4", text, 5)
+  local version, length = compat.u32le(text, 5), compat.u32le(text, 9)
   if version ~= 2 then fail("byte 4", "unsupported .glb version %d (expected 2)", version) end
   if length ~= size then
     fail("byte 8", "the header says the .glb is %d bytes, the file has %d%s", length, size,
@@ -184,7 +185,7 @@ function M.read_glb(ctx, text)
     if size - pos < 8 then
       fail("byte " .. pos, "truncated .glb: %d bytes left, a chunk header is 8", size - pos)
     end
-    local clen, ctype = string.unpack("<I4I4", text, pos + 1)
+    local clen, ctype = compat.u32le(text, pos + 1), compat.u32le(text, pos + 5)
     if clen > size - pos - 8 then
       fail("byte " .. pos, "chunk %d says it holds %d bytes, only %d are left in the file", n, clen, size - pos - 8)
     end

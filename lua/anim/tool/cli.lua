@@ -921,7 +921,7 @@ frame is the end.  -o - writes the SVG to standard output.]],
     local frames = 8
     if opt.frames then
       frames = tonumber(opt.frames)
-      if not frames or math.type(frames) ~= "integer" or frames < 1 or frames > 200 then
+      if not frames or frames ~= math.floor(frames) or frames < 1 or frames > 200 then
         fail(USAGE, "--frames needs a whole number from 1 to 200, got '%s'", opt.frames)
       end
     end
