@@ -57,7 +57,7 @@ anim_track *anim_track_new(anim_animator *a, const anim_clip *c, const anim_play
     for (b = 0; b < (int)nb; b++) {
       int rj = binds[b].rj;
       t->cj[b] = binds[b].cj;
-      t->adjust[b] = binds[b].convert || binds[b].pscale != 1;
+      t->adjust[b] = binds[b].convert || binds[b].pscale != 1 || c->absolute;
       if (rj < 0 || rj >= (int)rn || t->byjoint[rj] >= 0) t->unique = 0;
       else t->byjoint[rj] = b;
     }

@@ -13,6 +13,19 @@
 typedef anim_animator_box animator_box;
 typedef anim_track_box track_box;
 
+/* "no joint 'x' in rig 'player'; did you mean 'X'?" for the name at idx:
+ * the rig's name from its Lua info (the animator at 1 holds the rig as
+ * its first user value). */
+static int no_joint(lua_State *L, const anim_rig *r, int idx) {
+  const char *name = lua_tostring(L, idx), *hint = anim_lua_suggest(name, r->names, r->n);
+  const char *rig = "rig";
+  if (lua_getiuservalue(L, 1, 1) == LUA_TUSERDATA && lua_getiuservalue(L, -1, 1) == LUA_TTABLE &&
+      lua_getfield(L, -1, "name") == LUA_TSTRING)
+    rig = lua_tostring(L, -1);
+  if (hint) return anim_lua_argerror(L, idx, "no joint '%s' in rig '%s'; did you mean '%s'?", name, rig, hint);
+  return anim_lua_argerror(L, idx, "no joint '%s' in rig '%s'", name, rig);
+}
+
 /* Joint index (0-based) from a name or a 1-based index. */
 static int joint_arg(lua_State *L, const anim_rig *r, int idx) {
   if (lua_type(L, idx) == LUA_TSTRING) {
@@ -22,7 +35,7 @@ static int joint_arg(lua_State *L, const anim_rig *r, int idx) {
     /* (rig joint names hold no NUL: "a\0b" is no joint, not "a") */
     if (strlen(name) != len) return anim_lua_argerror(L, idx, "unknown joint (the name holds a NUL byte)");
     j = anim_rig_find(r, name);
-    if (j < 0) return anim_lua_argerror(L, idx, "unknown joint '%s'", name);
+    if (j < 0) return no_joint(L, r, idx);
     return j;
   }
   if (lua_type(L, idx) != LUA_TNUMBER)
@@ -160,13 +173,15 @@ static int animator_play(lua_State *L) {
 
 /* core.animator_update(animator, dt) -> number of queued callbacks, or a
  * status code (codes.h; nothing changed then: the Lua side raises):
- * ANIM_ST_BAD_DT when dt is not a finite number >= 0, ANIM_ST_DELIVERING
+ * ANIM_ST_NOT_ANIMATOR when 1 is not an animator (the Lua side names its
+ * caller's line), ANIM_ST_BAD_DT when dt is not a finite number >= 0, ANIM_ST_DELIVERING
  * during a delivery of this animator's callbacks, ANIM_ST_QUEUED while a
  * batch update has yet to deliver them. */
 static int animator_update(lua_State *L) {
-  animator_box *b = anim_lua_checkbox(L, 1, ANIM_BOX_ANIMATOR);
+  animator_box *b = anim_lua_testbox_any(L, 1, ANIM_BOX_ANIMATOR);
   int r;
   double dt = lua_type(L, 2) == LUA_TNUMBER ? lua_tonumber(L, 2) : -1;  /* no strings */
+  if (!b) { lua_pushinteger(L, ANIM_ST_NOT_ANIMATOR); return 1; }
   /* what the core took (a queue grown by an earlier update) is told to
    * the collector first, before the animator is looked at: its finalizers
    * may finalize it */
@@ -282,10 +297,10 @@ static int check_list(lua_State *L, int n, unsigned long long gen, anim_animator
 static int check_keys(lua_State *L, int n) {
   lua_pushnil(L);
   while (lua_next(L, 1)) {
-    int isint;
-    lua_Integer k = lua_tointegerx(L, -2, &isint);
+    /* (as a double: every version has those; n is below 2^53) */
+    lua_Number k = lua_type(L, -2) == LUA_TNUMBER ? lua_tonumber(L, -2) : 0;
     lua_pop(L, 1);
-    if (!isint || lua_type(L, -1) != LUA_TNUMBER || k < 1 || k > n) {
+    if (!(k >= 1 && k <= n && k == floor(k))) {
       lua_pushinteger(L, ANIM_ST_NOT_LIST);
       lua_insert(L, -2);
       lua_pushinteger(L, n);
@@ -316,7 +331,7 @@ static int check_keys(lua_State *L, int n) {
 static int animators_update(lua_State *L) {
   batch_scratch *s = lua_touserdata(L, lua_upvalueindex(1));
   double dt = lua_type(L, 2) == LUA_TNUMBER ? lua_tonumber(L, 2) : -1;  /* no strings */
-  lua_Unsigned len;
+  size_t len;
   lua_Integer room;
   int n, k, nq = 0, r;
   int *queued;
@@ -325,7 +340,7 @@ static int animators_update(lua_State *L) {
   /* pend is written while list is read again below */
   luaL_argcheck(L, !lua_rawequal(L, 1, 3), 3, "must not be the list itself");
   len = lua_rawlen(L, 1);
-  if (len > BATCH_MAX) return luaL_error(L, "too many animators (at most %d)", BATCH_MAX);
+  if (len > (size_t)BATCH_MAX) return luaL_error(L, "too many animators (at most %d)", BATCH_MAX);
   n = (int)len;
   if (!isfinite(dt) || dt < 0) return batch_fail(L, ANIM_ST_BAD_DT, 0, 0);
   /* what the core took is told to the collector before any pointer is
@@ -463,7 +478,8 @@ static int animator_pose_into(lua_State *L) {
     else anim_animator_get(a, j, v, NULL);
     lua_pushstring(L, anim_animator_rig(a)->names[j]);
     lua_pushvalue(L, -1);
-    if (lua_rawget(L, 2) != LUA_TTABLE) {
+    lua_rawget(L, 2);
+    if (lua_type(L, -1) != LUA_TTABLE) {
       lua_pop(L, 1);
       lua_createtable(L, 10, 0);
       lua_pushvalue(L, -2);

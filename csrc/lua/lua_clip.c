@@ -205,6 +205,24 @@ static void read_keys(lua_State *L, anim_clip *c, int j, int ct, int ch, int ari
     }
     if (ht) lua_pop(L, 1);
   }
+  if (lua_getfield(L, ct, "tan") == LUA_TTABLE) {  /* or nil */
+    /* cubicspline tangents: {[key] = {in-tangent, out-tangent: 2 * arity
+     * numbers, NaN for one the key does not give}} */
+    int tt2 = lua_gettop(L);
+    if (!anim_clip_tangents(c, k)) anim_lua_nomem(L);
+    for (i = 0; i < n; i++) {
+      if (lua_geti(L, tt2, i + 1) != LUA_TNIL) {
+        int r = lua_gettop(L);
+        if (!lua_istable(L, r) || luaL_len(L, r) != 2 * arity)
+          luaL_error(L, "description tangents must hold %d numbers", 2 * arity);
+        for (a = 0; a < 2 * arity; a++) k->tan[(size_t)i * 2 * (size_t)arity + (size_t)a] = num_at(L, r, a + 1);
+      }
+      lua_pop(L, 1);
+    }
+  } else if (!lua_isnil(L, -1)) {
+    luaL_error(L, "description tangents must be a table");
+  }
+  lua_pop(L, 1);
   if (lua_getfield(L, ct, "mods") == LUA_TTABLE) {  /* or nil */
     int mt = lua_gettop(L);
     for (a = 0; a < ncurves; a++) {
@@ -298,6 +316,7 @@ static int clip_new(lua_State *L) {
   c->loop = field_int(L, 1, "loop", ANIM_ONCE, ANIM_ONCE, ANIM_PINGPONG);
   c->blend = field_int(L, 1, "blend", 0, 0, 1);
   c->euler = field_int(L, 1, "euler", ANIM_YXZ, ANIM_XYZ, ANIM_ZYX);
+  c->absolute = field_int(L, 1, "absolute", 0, 0, 1);
   lua_getfield(L, 1, "joints");
   for (i = 0; i < nj; i++) {
     lua_geti(L, -1, i + 1);
@@ -386,9 +405,34 @@ static int clip_sample(lua_State *L) {
   return 1;
 }
 
+/* core.clip_sample_joint(clip, joint, t) -> channels, px, py, pz, qx, qy,
+ * qz, qw, sx, sy, sz: joint (1-based, the description's order) at clip
+ * time t, as clip:sample gives it (the channels it does not animate:
+ * 0, identity, 1), with the clip's cursors (steady sampling is O(1)). */
+static int clip_sample_joint(lua_State *L) {
+  anim_clip *c = anim_lua_checkclip(L, 1);
+  int *cursors = ((clip_box *)lua_touserdata(L, 1))->cursors;
+  lua_Integer j = luaL_checkinteger(L, 2);
+  double t = luaL_checknumber(L, 3), s[11], v[10] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
+  int ch, k;
+  luaL_argcheck(L, j >= 1 && j <= c->njoints, 2, "no such joint");
+  if (!isfinite(t)) return luaL_argerror(L, 3, "time must be finite");
+  j--;
+  ch = anim_clip_sample_joint(c, (int)j, t, cursors + j * ANIM_HOT_CURSORS,
+                              cursors + c->njoints * ANIM_HOT_CURSORS + j * ANIM_COLD_CURSORS, s);
+  if (ch & ANIM_CH_POS) for (k = 0; k < 3; k++) v[k] = s[k];
+  if (ch & ANIM_CH_ROT) for (k = 0; k < 4; k++) v[3 + k] = s[3 + k];
+  if (ch & ANIM_CH_SCL) for (k = 0; k < 3; k++) v[7 + k] = s[7 + k];
+  anim_finite10(v);
+  lua_pushinteger(L, ch);
+  for (k = 0; k < 10; k++) lua_pushnumber(L, v[k]);
+  return 11;
+}
+
 /* core.clip_keys(clip, joint, ch) -> times, values (flat), interpolation
- * bytes, handles ({[key] = record} or nil), arity -- or nothing when the
- * channel has no keys.  joint is 1-based (the description's order), ch an
+ * bytes, handles ({[key] = record} or nil), arity, tangents ({[key] =
+ * {in, out: 2 * arity numbers, NaN when absent}} for the keys that give
+ * one, or nil) -- or nothing when the channel has no keys.  joint is 1-based (the description's order), ch an
  * ANIM_K_* (0 position, 1 rotation, 2 scale, 3 pose weight).  For
  * encoding: these are the numbers the file gave. */
 static int clip_keys(lua_State *L) {
@@ -426,9 +470,22 @@ static int clip_keys(lua_State *L) {
   } else {
     lua_pushnil(L);
   }
-#undef KEYS
   lua_pushinteger(L, arity);
-  return 5;
+  if (KEYS()->tan) {
+    size_t rec = 2 * (size_t)arity;
+    lua_createtable(L, 0, 0);
+    for (i = 0; i < n; i++) {
+      const double *v = KEYS()->tan + (size_t)i * rec;
+      if (!ANIM_TAN_GIVEN(v) && !ANIM_TAN_GIVEN(v + arity)) continue;
+      lua_createtable(L, (int)rec, 0);
+      anim_lua_fillnumbers(L, KEYS()->tan + (size_t)i * rec, rec);
+      lua_rawseti(L, -2, i + 1);
+    }
+  } else {
+    lua_pushnil(L);
+  }
+#undef KEYS
+  return 6;
 }
 
 static int noise(lua_State *L) {
@@ -441,6 +498,7 @@ static const luaL_Reg clip_funcs[] = {
   {"clip_info", clip_info},
   {"clip_sample", clip_sample},
   {"clip_keys", clip_keys},
+  {"clip_sample_joint", clip_sample_joint},
   {"noise", noise},
   {NULL, NULL}
 };

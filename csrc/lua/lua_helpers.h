@@ -8,6 +8,7 @@
 
 #include "lua.h"
 
+#include "lua_compat.h"
 #include "core/amem.h"
 #include "core/animator.h"
 #include "core/clip.h"
@@ -129,6 +130,14 @@ void anim_lua_newmeta(lua_State *L, int kind, lua_CFunction gc, const char *fiel
  * finalized: the Lua side's table of an object (returns 1). */
 int anim_lua_uservalue(lua_State *L, int kind, int n);
 
+/* The closest of names[0..n-1] to `name` for "did you mean?", or NULL:
+ * the one that differs only in letter case, else the nearest by edit
+ * distance (letter case ignored) when at most a third of the name's
+ * length edits away (at most 3; at least 1 for names of 3 letters or more,
+ * none for shorter ones); ties go to the first.  The same rule as
+ * lua/anim/base/suggest.lua. */
+const char *anim_lua_suggest(const char *name, const char *const *names, int n);
+
 /* The built objects under the boxes (raises when the box is finalized). */
 anim_clip *anim_lua_checkclip(lua_State *L, int arg);
 anim_rig *anim_lua_checkrig(lua_State *L, int arg);
@@ -141,5 +150,6 @@ void anim_lua_open_rig(lua_State *L);
 void anim_lua_open_animator(lua_State *L);
 void anim_lua_open_check(lua_State *L);
 void anim_lua_open_fs(lua_State *L);
+void anim_lua_open_bytes(lua_State *L);
 
 #endif

@@ -16,5 +16,6 @@ int luaopen_anim_core(lua_State *L) {
   anim_lua_open_animator(L);
   anim_lua_open_check(L);
   anim_lua_open_fs(L);
+  anim_lua_open_bytes(L);
   return 1;
 }

@@ -1,6 +1,7 @@
 /* lua_rig.c - the Lua binding of rigs (the C core's joint hierarchies with
  * rests) and of retarget maps (userdata holding the description
  * lua/anim/format/retarget.lua read). */
+#include <math.h>
 #include <string.h>
 
 #include "lua.h"
@@ -18,69 +19,94 @@ static int rig_gc(lua_State *L) {
   return 0;
 }
 
-/* core.rig_new(names, parents, pivots, rotations, info) -> rig
- * parents: 1-based indices or 0; pivots {x,y,z}; rotations {x,y,z,w}.
- * Returns nil, message for a cycle.  The tables are read raw (no
- * metamethod runs), and nothing is allocated from the first name read to
- * the rig built: the names are pointers into strings the tables hold. */
+/* n numbers of the table at the top, read raw, into v; 0 when it is no
+ * table of n numbers. */
+static int read_vec(lua_State *L, double *v, int n) {
+  int a;
+  if (lua_type(L, -1) != LUA_TTABLE) return 0;
+  for (a = 0; a < n; a++) {
+    lua_rawgeti(L, -1, a + 1);
+    if (lua_type(L, -1) != LUA_TNUMBER) { lua_pop(L, 1); return 0; }
+    v[a] = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+  }
+  return 1;
+}
+
+/* core.rig_new(names, parents, pivots, rotations, info [, translations,
+ * scales]) -> rig
+ * parents: 1-based indices or 0; pivots {x,y,z}; rotations {x,y,z,w};
+ * translations (optional): per joint {x,y,z}, its local rest position,
+ * or false (then pivot - parent pivot); scales (optional): per joint
+ * {x,y,z} (default 1, 1, 1).  Returns nil, message for a cycle.  The
+ * tables are read raw (no metamethod runs), and nothing is allocated from
+ * the first name read to the rig built: the names are pointers into
+ * strings the tables hold. */
 static int rig_new(lua_State *L) {
   lua_Integer n, i;
-  const char **names;
-  int *parent;
-  double (*pivot)[3], (*rot)[4];
+  anim_rig_def *defs;
   const char *err = NULL;
   anim_rig_box *b;
   anim_mem m;
+  int has_t, has_s, tries;
   luaL_checktype(L, 1, LUA_TTABLE);
   luaL_checktype(L, 2, LUA_TTABLE);
   luaL_checktype(L, 3, LUA_TTABLE);
   luaL_checktype(L, 4, LUA_TTABLE);
   luaL_checktype(L, 5, LUA_TTABLE);
+  has_t = !lua_isnoneornil(L, 6);
+  has_s = !lua_isnoneornil(L, 7);
+  if (has_t) luaL_checktype(L, 6, LUA_TTABLE);
+  if (has_s) luaL_checktype(L, 7, LUA_TTABLE);
   n = (lua_Integer)lua_rawlen(L, 1);
   if (n < 1 || n > ANIM_MAX_RIG_JOINTS) return luaL_error(L, "a rig needs 1 to %d joints", ANIM_MAX_RIG_JOINTS);
   m = anim_lua_mem(L);
-  names = lua_newuserdatauv(L, (size_t)n * (sizeof(char *) + sizeof(int) + sizeof(double) * 7) + sizeof(int), 0);
-  parent = (int *)(names + n);
-  pivot = (double (*)[3])(void *)(parent + n + (n & 1));
-  rot = (double (*)[4])(pivot + n);
+  defs = lua_newuserdatauv(L, (size_t)n * sizeof *defs, 0);
   b = anim_lua_newbox(L, ANIM_BOX_RIG, sizeof *b, 1);
   for (i = 0; i < n; i++) {
+    anim_rig_def *d = &defs[i];
     int a;
     size_t len;
     lua_rawgeti(L, 1, i + 1);
     if (lua_type(L, -1) != LUA_TSTRING) return luaL_error(L, "rig joint names must be strings");
-    names[i] = lua_tolstring(L, -1, &len);
-    if (strlen(names[i]) != len) return luaL_error(L, "rig joint names cannot hold a NUL byte");
+    d->name = lua_tolstring(L, -1, &len);
+    if (strlen(d->name) != len) return luaL_error(L, "rig joint names cannot hold a NUL byte");
     lua_pop(L, 1); /* the names table keeps the string alive */
     lua_rawgeti(L, 2, i + 1);
     {
-      int isint;
-      lua_Integer pi = lua_tointegerx(L, -1, &isint);
-      if (!isint || pi < 0 || pi > n) return luaL_error(L, "rig joint parents must be indices 0..%I", n);
-      parent[i] = (int)pi - 1;
+      lua_Number pi = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : -1;
+      if (!(pi >= 0 && pi <= (lua_Number)n && pi == floor(pi)))
+        return luaL_error(L, "rig joint parents must be indices 0..%d", (int)n);
+      d->parent = (int)pi - 1;
     }
     lua_pop(L, 1);
-    if (lua_rawgeti(L, 3, i + 1) != LUA_TTABLE || lua_rawgeti(L, 4, i + 1) != LUA_TTABLE)
-      return luaL_error(L, "rig joint pivots and rotations must be tables");
-    for (a = 0; a < 3; a++) {
-      if (lua_rawgeti(L, -2, a + 1) != LUA_TNUMBER) return luaL_error(L, "rig joint pivots must hold numbers");
-      pivot[i][a] = lua_tonumber(L, -1);
+    lua_rawgeti(L, 3, i + 1);
+    if (!read_vec(L, d->pivot, 3)) return luaL_error(L, "rig joint pivots must be tables of 3 numbers");
+    lua_pop(L, 1);
+    lua_rawgeti(L, 4, i + 1);
+    if (!read_vec(L, d->rot, 4)) return luaL_error(L, "rig joint rotations must be tables of 4 numbers");
+    lua_pop(L, 1);
+    d->local = 0;
+    for (a = 0; a < 3; a++) { d->translation[a] = 0; d->scale[a] = 1; }
+    if (has_t) {
+      lua_rawgeti(L, 6, i + 1);
+      if (lua_toboolean(L, -1)) {
+        if (!read_vec(L, d->translation, 3)) return luaL_error(L, "rig joint translations must be tables of 3 numbers");
+        d->local = 1;
+      }
       lua_pop(L, 1);
     }
-    for (a = 0; a < 4; a++) {
-      if (lua_rawgeti(L, -1, a + 1) != LUA_TNUMBER) return luaL_error(L, "rig joint rotations must hold numbers");
-      rot[i][a] = lua_tonumber(L, -1);
+    if (has_s) {
+      lua_rawgeti(L, 7, i + 1);
+      if (!lua_isnil(L, -1) && !read_vec(L, d->scale, 3))
+        return luaL_error(L, "rig joint scales must be tables of 3 numbers");
       lua_pop(L, 1);
     }
-    lua_pop(L, 2);
   }
-  {
-    int tries;
-    for (tries = 0; tries < 2; tries++) {
-      b->rig = anim_rig_new(&m, (int)n, names, parent, (const double (*)[3])pivot, (const double (*)[4])rot, &err);
-      if (b->rig || !err || strcmp(err, "not enough memory") != 0 || tries) break;
-      anim_lua_retry(L);
-    }
+  for (tries = 0; tries < 2; tries++) {
+    b->rig = anim_rig_build(&m, (int)n, defs, &err);
+    if (b->rig || !err || strcmp(err, "not enough memory") != 0 || tries) break;
+    anim_lua_retry(L);
   }
   if (!b->rig && err && strcmp(err, "not enough memory") == 0) return anim_lua_nomem(L);
   if (!b->rig) {
@@ -97,8 +123,8 @@ static int rig_new(lua_State *L) {
 static int rig_info(lua_State *L) { return anim_lua_uservalue(L, ANIM_BOX_RIG, 1); }
 
 /* core.rig_joints(rig) -> array of { name, parent (name or nil), pivot,
- * rest rotation, rig-space rest rotation } in the rig's order (parents
- * first). */
+ * rest rotation, rig-space rest rotation, local rest position
+ * (translation), rest scale } in the rig's order (parents first). */
 static int rig_joints(lua_State *L) {
   anim_rig *r = anim_lua_checkrig(L, 1);
   anim_rig_box *b = lua_touserdata(L, 1);
@@ -108,7 +134,7 @@ static int rig_joints(lua_State *L) {
 #define RIG() (b->rig ? b->rig : (anim_lua_finalized(L, ANIM_BOX_RIG), b->rig))
   lua_createtable(L, n, 0);
   for (i = 0; i < n; i++) {
-    lua_createtable(L, 0, 5);
+    lua_createtable(L, 0, 7);
     lua_pushstring(L, RIG()->names[i]);
     lua_setfield(L, -2, "name");
     if (RIG()->parent[i] >= 0) { lua_pushstring(L, RIG()->names[RIG()->parent[i]]); lua_setfield(L, -2, "parent"); }
@@ -121,6 +147,12 @@ static int rig_joints(lua_State *L) {
     lua_createtable(L, 4, 0);
     anim_lua_fillnumbers(L, RIG()->rig_rot[i], 4);
     lua_setfield(L, -2, "rig_rotation");
+    lua_createtable(L, 3, 0);
+    anim_lua_fillnumbers(L, RIG()->rest_pos[i], 3);
+    lua_setfield(L, -2, "translation");
+    lua_createtable(L, 3, 0);
+    anim_lua_fillnumbers(L, RIG()->rest_scl[i], 3);
+    lua_setfield(L, -2, "scale");
     lua_rawseti(L, -2, i + 1);
   }
 #undef RIG

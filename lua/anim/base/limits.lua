@@ -6,6 +6,8 @@
 -- (which returns the previous values, to restore them later) and reads them
 -- through anim.limits (read-only).
 local args = require "anim.base.args"
+local compat = require "anim.base.compat"
+local suggest = require "anim.base.suggest"
 
 local M = {}
 
@@ -18,6 +20,9 @@ local SPEC = {
   joints = { 4096, 65536, "joints of a clip, of its skeleton or of a retarget map" },
   items = { 10000, 1000000, "timed items of a clip: markers, events, sounds and plays together" },
   modifiers = { 4096, 1000000, "curve modifiers of a clip" },
+  animations = { 4096, 1000000, "animations imported from one Blockbench or Bedrock file" },
+  bake_samples = { 250000, 1000000000, "evaluations of a curve baking may make for one imported file" },
+  molang_work = { 40000000, 10000000000, "steps of Molang evaluation (operations, loop iterations) for one imported file" },
 }
 M.SPEC = SPEC
 
@@ -51,20 +56,21 @@ function M.set(t)
   for k, v in next, t do
     local s = SPEC[k]
     if not s then
-      args.error(1, "set_limits", string.format("unknown limit '%s'; the limits are %s",
-        tostring(k), table.concat(names(), ", ")))
+      local hint = suggest.hint(k, names())
+      args.error(1, "set_limits", string.format("unknown limit '%s'%s", tostring(k),
+        hint ~= "" and hint or "; the limits are " .. table.concat(names(), ", ")))
     end
-    if math.type(v) ~= "integer" and not (type(v) == "number" and v % 1 == 0 and v == v) then
+    if compat.mtype(v) ~= "integer" and not (type(v) == "number" and v % 1 == 0 and v == v) then
       args.error(1, "set_limits", string.format("%s must be a whole number, got %s",
         k, type(v) == "number" and string.format("%.14g", v) or type(v)))
     end
     if v < 1 or v > s[2] then
       args.error(1, "set_limits", string.format("%s must be from 1 to %d, got %s",
-        k, math.tointeger(s[2]), string.format("%.14g", v)))
+        k, compat.tointeger(s[2]), string.format("%.14g", v)))
     end
   end
   local old = M.get()
-  for k, v in next, t do current[k] = math.tointeger(v) end
+  for k, v in next, t do current[k] = compat.tointeger(v) end
   return old
 end
 

@@ -11,6 +11,7 @@ local rigmod = require "anim.format.rig"
 
 local M = {}
 local Q = require "anim.base.quat"
+local suggest = require "anim.base.suggest"
 local qmul, qinv = Q.mul, Q.inverse
 
 -- Name guessing -----------------------------------------------------------------
@@ -117,6 +118,25 @@ function M.resolve(clip, rig, map)
   return out
 end
 
+-- The clip joints that play on no rig joint though nothing asked for
+-- that (a map or the clip's retarget field keeping a joint off with ""
+-- is asked for): { { joint = clip joint, wanted = the rig joint a map or
+-- the field named, if one did, suggestion = the closest rig joint name or
+-- nil }, ... } in the clip's joint order.
+function M.unmatched(clip, rig, map)
+  local info = core.clip_info(clip)
+  local rinfo = core.rig_info(rig)
+  local resolved = M.resolve(clip, rig, map)
+  local out = {}
+  for _, name in ipairs(info.joints) do
+    local r = resolved[name]
+    if r.by == "unmatched" then
+      out[#out + 1] = { joint = name, wanted = r.wanted, suggestion = suggest.closest(r.wanted or name, rinfo.names) }
+    end
+  end
+  return out
+end
+
 local function compute(clip, rig, map)
   local info = core.clip_info(clip)
   local rinfo = core.rig_info(rig)
@@ -136,7 +156,9 @@ local function compute(clip, rig, map)
       local b = { cj = cj, rj = rj }
       if scale ~= 1 then b.pscale = scale end
       local entry = r.entry or {}
-      local S = entry.source or srests[name]
+      -- an absolute clip sets the joint's local transform: no rest to carry
+      -- its turns across (the animator makes them offsets from the rig's)
+      local S = not info.absolute and (entry.source or srests[name])
       if S then
         local T = entry.target or rinfo.joints[rj].rig_rotation
         b.pre = qmul(qinv(T), S)  -- T^-1 S R S^-1 T

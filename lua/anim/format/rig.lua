@@ -1,11 +1,15 @@
 -- rig.lua: rigs (joint hierarchies with rests) for animators.
 -- anim.rig("player") is the built-in blocky player rig; anim.rig{ joints =
--- { {name=, parent=, position=, rotation=}, ... } } builds any other.
+-- { {name=, parent=, position=, rotation=}, ... } } builds any other.  A
+-- joint may give `translation` (its local rest position, in its parent's
+-- frame, as a glTF node does) instead of `position` (its pivot in rig
+-- space, as Bedrock geometry does), and a rest `scale`.
 local core = require "anim.core"
 local E = require "anim.base.errors"
 local json = require "anim.base.json"
 local args = require "anim.base.args"
 local codes = require "anim.base.codes"
+local fields = require "anim.format.fields"
 local format = require "anim.format.read"
 local Q = require "anim.base.quat"
 
@@ -35,23 +39,42 @@ function M.rest_quat(v, path)
   return Q.from_euler(r, "yxz")
 end
 
-local function build(def)
+local function build(def, rig_name)
   E.object(def, "", "rig")
   local joints = E.array(def.joints, "joints", "joints")
   if #joints == 0 then fail("joints", "a rig needs at least one joint") end
   if #joints > M.MAX_JOINTS then fail("joints", "too many joints (%d; at most %d)", #joints, M.MAX_JOINTS) end
   local names, parents, pivots, rots, idx = {}, {}, {}, {}, {}
+  local locals, scales, any_local, any_scale = {}, {}, false, false
+  -- (paths are built only for a message: a rig may have thousands of joints)
+  local plain = format.plain_vec
+  local function vec3(v, i, k)
+    if plain(v, 3) then return v end
+    return format.vec(v, 3, key(index("joints", i), k), k)
+  end
   for i, j in ipairs(joints) do
-    local p = index("joints", i)
-    E.object(j, p, "joint")
-    local name = E.string(j.name, key(p, "name"), "name")
+    if type(j) ~= "table" or (next(j) ~= nil and E.is_array(j)) then E.object(j, index("joints", i), "joint") end
+    local name = j.name
+    if type(name) ~= "string" then E.string(name, key(index("joints", i), "name"), "name") end
     -- (the core keeps names as C strings: "a\0b" would be "a")
-    if name:find("\0", 1, true) then fail(key(p, "name"), "a joint name cannot hold a NUL byte") end
-    if idx[name] then fail(key(p, "name"), "duplicate joint name '%s' (also joints[%d])", name, idx[name]) end
+    if name:find("\0", 1, true) then fail(key(index("joints", i), "name"), "a joint name cannot hold a NUL byte") end
+    if idx[name] then fail(key(index("joints", i), "name"), "duplicate joint name '%s' (also joints[%d])", name, idx[name]) end
     idx[name] = i
     names[i] = name
-    pivots[i] = E.absent(j.position) and { 0, 0, 0 } or format.vec(j.position, 3, key(p, "position"), "position")
-    rots[i] = E.absent(j.rotation) and { 0, 0, 0, 1 } or M.rest_quat(j.rotation, key(p, "rotation"))
+    pivots[i] = E.absent(j.position) and { 0, 0, 0 } or vec3(j.position, i, "position")
+    local r = j.rotation
+    if E.absent(r) then rots[i] = { 0, 0, 0, 1 }
+    elseif plain(r, 4) and (r[1] ~= 0 or r[2] ~= 0 or r[3] ~= 0 or r[4] ~= 0) then rots[i] = format.quat(r, "", "rotation")
+    else rots[i] = M.rest_quat(r, key(index("joints", i), "rotation")) end
+    locals[i] = false
+    if not E.absent(j.translation) then
+      locals[i] = vec3(j.translation, i, "translation")
+      any_local = true
+    end
+    if not E.absent(j.scale) then
+      scales[i] = vec3(j.scale, i, "scale")
+      any_scale = true
+    end
   end
   for i, j in ipairs(joints) do
     local p = index("joints", i)
@@ -62,8 +85,9 @@ local function build(def)
       parents[i] = idx[j.parent] or fail(key(p, "parent"), "unknown parent '%s'", j.parent)
     end
   end
-  local info = { names = names }
-  local rig, err = core.rig_new(names, parents, pivots, rots, info)
+  local info = { names = names, name = rig_name }
+  local rig, err = core.rig_new(names, parents, pivots, rots, info, any_local and locals or nil,
+    any_scale and scales or nil)
   if not rig then
     -- name the joints of the first cycle, in joint order (each joint is
     -- walked through once: 1 on the current walk, 2 done)
@@ -93,7 +117,7 @@ local player -- built once: rigs are immutable and shared
 -- anim.rig("player") | anim.rig(definition [, name]) -> rig | nil, message
 function M.new(def, name)
   if def == "player" then
-    player = player or build(M.PLAYER)
+    player = player or build(M.PLAYER, "player")
     return player
   end
   if type(def) == "string" then
@@ -106,8 +130,13 @@ function M.new(def, name)
     args.error(2, "rig", "string expected, got " .. args.typename(name))
   end
   -- read raw: what the rig is made of is the table's data, not what its
-  -- metamethods answer (a table found twice is copied once)
-  return E.catch(name or "rig", function() return build(json.copy(def)) end)
+  -- metamethods answer (a table found twice is copied once); then a field
+  -- the script misspelt raises (the definition is the script's own)
+  local copy, err = E.catch(name or "rig", json.copy, def)
+  if not copy then return nil, err end
+  local unknown = fields.unknown(copy, "rig")[1]
+  if unknown then args.error(1, "rig", fields.message(unknown, true)) end
+  return E.catch(name or "rig", build, copy, name or "rig")
 end
 
 local methods = {}
@@ -115,17 +144,28 @@ function methods.joints(self)
   local out = {}
   for i, j in ipairs(core.rig_info(self).joints) do
     out[i] = { name = j.name, parent = j.parent, position = { table.unpack(j.position) },
-      rotation = { table.unpack(j.rotation) } }
+      rotation = { table.unpack(j.rotation) }, translation = { table.unpack(j.translation) },
+      scale = { table.unpack(j.scale) } }
   end
   return out
 end
 function methods.has(self, name) return core.rig_info(self).index[name] ~= nil end
 
+local rfields = { name = true }
 local mt = core.rig_metatable
 mt.__name = "anim.rig"
-mt.__index = methods
+mt.__index = function(self, k)
+  local m = methods[k]
+  if m then return m end
+  if rfields[k] then return core.rig_info(self)[k] end
+end
 mt.__newindex = function() args.raise("rigs are read-only") end
-mt.__tostring = function(self) return "anim.rig(" .. #core.rig_info(self).names .. " joints)" end
+mt.__tostring = function(self)
+  local info = core.rig_info(self)
+  return "anim.rig(" .. info.name .. ", " .. #info.names .. " joints)"
+end
+
+args.methods(methods, mt, "anim.rig")
 
 local getmt = debug.getmetatable -- (getmetatable(rig) is the string "anim.rig")
 function M.is_rig(v) return getmt(v) == mt end
