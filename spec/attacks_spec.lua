@@ -9,7 +9,7 @@ local H = require "spec.helper"
 
 -- seconds of CPU for any one input below (more under the sanitizers and
 -- valgrind: H.slowdown)
-local BUDGET = 0.5 * H.slowdown
+local BUDGET = H.seconds(0.5)
 
 -- Runs fn, returns its results after checking it took less than BUDGET.
 local function quick(what, fn, ...)
@@ -326,5 +326,41 @@ describe("smaller defects (defect 11)", function()
     p:close()
     local msg = "c: cannot encode: the clip was finalized (garbage collected, or its __gc called by hand)"
     assert.are.equal("nil\t" .. msg .. "\nnil\t" .. msg .. "\n", out)
+  end)
+end)
+
+describe("what the module shares, finalized by hand", function()
+  local getmt = debug.getmetatable
+
+  it("the built-in player rig is made again (it stayed finalized for every later anim.rig('player'))", function()
+    local p = anim.rig("player")
+    getmt(p).__gc(p)
+    local q = anim.rig("player")
+    assert.are_not.equal(p, q)
+    assert.is_truthy(anim.animator(q))
+    assert.are.equal(q, anim.rig("player"))
+  end)
+
+  it("a library's clip is read again", function()
+    local dir = H.tmpdir()
+    H.write(dir .. "/c.anim", '{"length": 1, "joints": {}}')
+    local lib = assert(anim.library(dir))
+    local c = assert(lib:clip("res://c.anim"))
+    getmt(c).__gc(c)
+    local again = assert(lib:clip("res://c.anim"))
+    assert.are_not.equal(c, again)
+    assert.are.equal(1, again.length)
+  end)
+
+  it("a library's failure under limits since changed is tried again", function()
+    local dir = H.tmpdir()
+    H.write(dir .. "/big.anim", '{"length": 1, "joints": {"a": {"position": [[0, [0, 0, 0]], [1, [1, 1, 1]]]}}}')
+    local lib = assert(anim.library(dir))
+    local old = anim.set_limits { keys = 1 }
+    local c, err = lib:clip("res://big.anim")
+    anim.set_limits(old)
+    assert.is_nil(c)
+    assert.truthy(err:find("anim.limits.keys", 1, true), err)
+    assert.is_truthy(lib:clip("res://big.anim"))
   end)
 end)

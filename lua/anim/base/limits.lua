@@ -30,6 +30,9 @@ M.SPEC = SPEC
 local current = {}
 for k, s in pairs(SPEC) do current[k] = s[1] end
 M.current = current
+-- Counts the calls of set: what a file was refused for under limits since
+-- changed is worth reading again (a library's failures).
+M.generation = 0
 
 local function names()
   local list = {}
@@ -71,6 +74,7 @@ function M.set(t)
   end
   local old = M.get()
   for k, v in next, t do current[k] = compat.tointeger(v) end
+  M.generation = M.generation + 1
   return old
 end
 

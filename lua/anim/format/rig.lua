@@ -117,7 +117,8 @@ local player -- built once: rigs are immutable and shared
 -- anim.rig("player") | anim.rig(definition [, name]) -> rig | nil, message
 function M.new(def, name)
   if def == "player" then
-    player = player or build(M.PLAYER, "player")
+    -- (built again if a script finalized the one shared by hand)
+    if not (player and M.is_rig(player)) then player = build(M.PLAYER, "player") end
     return player
   end
   if type(def) == "string" then

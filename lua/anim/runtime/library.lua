@@ -6,6 +6,7 @@ local core = require "anim.core"
 local args = require "anim.base.args"
 local clipmod = require "anim.format.clip"
 local retarget = require "anim.format.retarget"
+local limits = require "anim.base.limits"
 
 local M = {}
 local methods = {}
@@ -87,9 +88,11 @@ local function remember_failure(cache, path, msg)
     cache.failed[oldest] = nil
   end
   order[#order + 1] = path
-  cache.failed[path] = msg
+  cache.failed[path] = { msg = msg, limits = limits.generation }
   return nil, msg
 end
+
+local forget -- (below)
 
 local function cached(self, kind, path, loader)
   local cache = self.cache[kind]
@@ -98,9 +101,13 @@ local function cached(self, kind, path, loader)
     self.cache[kind] = cache
   end
   local hit = cache.path[path]
-  if hit then return hit end
+  -- (a clip a script finalized by hand is read again, not handed out dead)
+  if hit and (kind ~= "clip" or clipmod.is_clip(hit)) then return hit end
+  if hit then forget(cache, path) end
+  -- (a failure under limits since changed is tried again)
   local failed = cache.failed[path]
-  if failed then return nil, failed end
+  if failed and failed.limits == limits.generation then return nil, failed.msg end
+  if failed then forget(cache, path) end
   local file, beneath = resolve(self, path, kind)
   if not file then return remember_failure(cache, path, beneath) end
   hit = cache.file[file]
@@ -117,7 +124,7 @@ end
 
 -- Drops what cache holds for path: its failure, or its object (for every
 -- spelling of that file).  Returns whether it held something.
-local function forget(cache, path)
+function forget(cache, path)
   local held = false
   if cache.failed[path] then
     held = true
