@@ -242,7 +242,7 @@ static int batch_gc(lua_State *L) {
  * than BATCH_KEEP).  0 when out of memory. */
 static int batch_reserve(lua_State *L, batch_scratch *s, int n) {
   int cap = BATCH_MIN;
-  if (n <= s->cap && !(s->cap > BATCH_KEEP && n < s->cap / 4)) return 1;
+  if (s->as && n <= s->cap && !(s->cap > BATCH_KEEP && n < s->cap / 4)) return 1;
   while (cap < n) cap = cap > BATCH_MAX / 2 ? BATCH_MAX : cap * 2;
   anim_free(&s->mem, s->as, batch_bytes(s->cap));
   s->cap = 0;
