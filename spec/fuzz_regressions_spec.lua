@@ -7,7 +7,7 @@
 -- `make asan` and `make memcheck`, which run this spec too.)
 local H = require "spec.helper"
 
-local TARGETS = { "decode", "animator" }
+local TARGETS = { "decode", "animator", "script", "import" }
 
 for _, target in ipairs(TARGETS) do
   describe("fuzz_" .. target, function()

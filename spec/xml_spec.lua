@@ -619,7 +619,7 @@ end)
 -- Hostile texts (issue 19, defect 4): every one is done, or refused with a
 -- message naming the limit, in linear time (well under half a second).
 describe("hostile XML texts", function()
-  local BUDGET = 0.5 * H.slowdown
+  local BUDGET = H.seconds(0.5)
   local function quick(what, text, name)
     local t0 = os.clock()
     local c, err = anim.decode_xml(text, name or "h.xml")
