@@ -8,6 +8,7 @@
 --   make build && LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_CPATH='build/?.so;;' lua5.4 bench/attacks.lua [churn]
 local anim = require "anim"
 local cjson = require "cjson"
+local hostile = require "bench.hostile"
 
 local BUDGET, CHURN_MB = 0.5, 64
 local churn = tonumber(arg and arg[1]) or 1000
@@ -79,41 +80,21 @@ end
 
 -- Imports --------------------------------------------------------------------------
 local pad = string.rep(" ", 80000)
-local function xml(length, value)
-  return '<animation length="' .. length .. '"><head><pitch><keyframe t="0">' .. value .. "</keyframe></pitch></head></animation>"
-end
-measure("import", "4: XML attribute padded with 80,000 spaces", function() anim.decode_xml(xml("1" .. pad .. "x", "0"), "p.xml") end)
+measure("import", "4: XML attribute padded with 80,000 spaces", function()
+  anim.decode_xml(hostile.xml("1" .. pad .. "x", "0"), "p.xml")
+end)
 do
-  local d = '<?xml version="1.0"?><!DOCTYPE animation [<!ENTITY e0 "          ">'
-  for i = 1, 4 do d = d .. string.format('<!ENTITY e%d "%s">', i, string.rep("&e" .. (i - 1) .. ";", 10)) end
-  d = d .. "]>" .. xml("1&e4;x", "1&e4;")
+  local d = hostile.entities(4) .. hostile.xml("1&e4;x", "1&e4;")
   measure("import", "4: a " .. #d .. "-byte XML file of entities", function() anim.decode_xml(d, "e.xml") end)
 end
-local function bedrock(n, length, expr)
-  local anims = {}
-  for i = 1, n do anims["a" .. i] = { animation_length = length, bones = { b = { rotation = { expr, 0, 0 } } } } end
-  return cjson.encode { format_version = "1.8.0", animations = anims }
-end
 do
-  local text = bedrock(24, 100, "math.sin(q.anim_time*2292)*20")
-  measure("import", "3: a " .. #text .. "-byte Bedrock file of 24 fast channels", function() anim.decode_blockbench(text, "k.json") end)
-  local terms = {}
-  for i = 1, 60 do terms[#terms + 1] = string.format("math.sin(q.anim_time*%d)*%d", 2000 + i * 37, 5 + i % 7) end
-  text = bedrock(3, 100, table.concat(terms, "+"))
+  local text = hostile.bedrock(24, 100, "math.sin(q.anim_time*2292)*20")
+  measure("import", "3: a " .. #text .. "-byte Bedrock file of 24 fast channels", function()
+    anim.decode_blockbench(text, "k.json")
+  end)
+  text = hostile.bedrock(3, 100, hostile.molang_terms())
   measure("import", "5: a 1.8 KB Molang expression baked", function() anim.decode_blockbench(text, "m.json") end)
-  local kfs, channels, groups, outliner = {}, {}, {}, {}
-  for i = 0, 1 do
-    kfs[#kfs + 1] = { channel = "rotation", time = i, interpolation = "bezier", data_points = { { x = "0", y = "0", z = "0" } },
-      bezier_left_time = { -0.1, -0.2, -0.3 }, bezier_right_time = { 0.1, 0.2, 0.3 },
-      bezier_left_value = { 1e300, -1e300, 1e300 }, bezier_right_value = { -1e300, 1e300, -1e300 } }
-  end
-  for i = 1, 6 do
-    channels["u" .. i] = { name = "b" .. i, keyframes = kfs }
-    groups[i] = { name = "b" .. i, uuid = "u" .. i, origin = { 0, 0, 0 } }
-    outliner[i] = { uuid = "u" .. i, children = {} }
-  end
-  text = cjson.encode { meta = { format_version = "5.0" }, groups = groups, outliner = outliner,
-    animations = { { name = "a", length = 1, animators = channels }, { name = "b", length = 1, animators = channels } } }
+  text = hostile.bezier_bbmodel()
   measure("import", "10: a .bbmodel of 1e300 bezier handles", function() anim.decode_blockbench(text, "b.bbmodel") end)
 end
 

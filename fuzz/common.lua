@@ -159,4 +159,39 @@ function M.use_clip(clip, from_decode)
   play_a_little(clip)
 end
 
+-- What an import of Blockbench answered, used: clips and a list of
+-- warnings, each a message on a channel's path (or the file's); a few of
+-- the clips are used as use_clip uses them.
+function M.use_blockbench(clips, warnings)
+  if type(warnings) ~= "table" then M.bug("anim.decode_blockbench returned clips without a list of warnings") end
+  for _, w in ipairs(warnings) do
+    if type(w.message) ~= "string" or (w.channel ~= nil and type(w.channel) ~= "string") then
+      M.bug("anim.decode_blockbench: a warning that is not { animation, channel, message }")
+    end
+  end
+  local n = 0
+  for _, c in pairs(clips) do
+    n = n + 1
+    if n > 4 then break end
+    M.must_not_raise("using an imported Blockbench clip", M.use_clip, c, false)
+  end
+end
+
+-- The bytes of an input read as a program: one byte at a time (zeros past
+-- the end); pick(list) chooses an element of list by the next byte.
+-- Readers are made with setmetatable({ s = bytes, i = 1 }, C.Reader).
+local Reader = {}
+Reader.__index = Reader
+M.Reader = Reader
+
+function Reader:byte()
+  local b = self.s:byte(self.i) or 0
+  self.i = self.i + 1
+  return b
+end
+
+function Reader:done() return self.i > #self.s end
+
+function Reader:pick(list) return list[self:byte() % #list + 1] end
+
 return M

@@ -59,15 +59,7 @@ end
 
 -- Operands --------------------------------------------------------------------------
 
-local Reader = {}
-Reader.__index = Reader
-function Reader:byte()
-  local b = self.s:byte(self.i) or 0
-  self.i = self.i + 1
-  return b
-end
-function Reader:pick(list) return list[self:byte() % #list + 1] end
-function Reader:done() return self.i > #self.s end
+local Reader = C.Reader
 
 local S -- the run under way
 

@@ -104,7 +104,7 @@ end
 
 -- script -----------------------------------------------------------------------------
 -- Operation numbers (fuzz/script.lua, OPS in order, from 0).
-local CLIP, DECODE, RIG, ANIMATOR, SPLAY, CALLBACK, SUPDATE, BATCH, SPOSE, TRACK, CLIPOP, FINALIZE, BOMB, FORGE, CORE,
+local CLIP, DECODE, RIG, _, SPLAY, CALLBACK, SUPDATE, BATCH, SPOSE, TRACK, CLIPOP, FINALIZE, BOMB, FORGE, CORE,
   LIBRARY, LIMITS, SDROP = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17
 local scripts = {
   -- play, update, read, finalize the animator by hand, use it again
@@ -136,36 +136,10 @@ for _, name in ipairs { "race_car", "bat" } do
   write("fuzz/corpus/import/bedrock-" .. name .. ".animation.json",
     "\1" .. read(shared .. "/data/blockbench/geckolib/1.20.4/" .. name .. ".animation.json"))
 end
+local hostile = require "bench.hostile"
 local pad = string.rep(" ", 2600)
-local function xml(length, value)
-  return '<animation length="' .. length .. '"><head><pitch><keyframe t="0">' .. value .. "</keyframe></pitch></head></animation>"
-end
-local entities = '<?xml version="1.0"?><!DOCTYPE animation [<!ENTITY e0 "          ">'
-for i = 1, 4 do entities = entities .. string.format('<!ENTITY e%d "%s">', i, string.rep("&e" .. (i - 1) .. ";", 10)) end
-entities = entities .. "]>"
-write("fuzz/corpus/import/hostile-padded.xml", "\0" .. xml("1" .. pad .. "x", pad .. "2f" .. pad))
-write("fuzz/corpus/import/hostile-entities.xml", "\0" .. entities .. xml("1&e4;x", "1&e4;"))
-local function bedrock(n, length, expr)
-  local anims = {}
-  for i = 1, n do anims["a" .. i] = { animation_length = length, bones = { b = { rotation = { expr, 0, 0 } } } } end
-  return cjson.encode { format_version = "1.8.0", animations = anims }
-end
-write("fuzz/corpus/import/hostile-keys.animation.json", "\1" .. bedrock(24, 100, "math.sin(q.anim_time*2292)*20"))
-local terms = {}
-for i = 1, 60 do terms[#terms + 1] = string.format("math.sin(q.anim_time*%d)*%d", 2000 + i * 37, 5 + i % 7) end
-write("fuzz/corpus/import/hostile-molang.animation.json", "\1" .. bedrock(3, 100, table.concat(terms, "+")))
-local kfs = {}
-for i = 0, 1 do
-  kfs[#kfs + 1] = { channel = "rotation", time = i, interpolation = "bezier", data_points = { { x = "0", y = "0", z = "0" } },
-    bezier_left_time = { -0.1, -0.2, -0.3 }, bezier_right_time = { 0.1, 0.2, 0.3 },
-    bezier_left_value = { 1e300, -1e300, 1e300 }, bezier_right_value = { -1e300, 1e300, -1e300 } }
-end
-local channels, groups, outliner = {}, {}, {}
-for i = 1, 6 do
-  channels["u" .. i] = { name = "b" .. i, keyframes = kfs }
-  groups[i] = { name = "b" .. i, uuid = "u" .. i, origin = { 0, 0, 0 } }
-  outliner[i] = { uuid = "u" .. i, children = {} }
-end
-write("fuzz/corpus/import/hostile-handles.bbmodel", "\1" .. cjson.encode { meta = { format_version = "5.0" },
-  groups = groups, outliner = outliner,
-  animations = { { name = "a", length = 1, animators = channels }, { name = "b", length = 1, animators = channels } } })
+write("fuzz/corpus/import/hostile-padded.xml", "\0" .. hostile.xml("1" .. pad .. "x", pad .. "2f" .. pad))
+write("fuzz/corpus/import/hostile-entities.xml", "\0" .. hostile.entities(4) .. hostile.xml("1&e4;x", "1&e4;"))
+write("fuzz/corpus/import/hostile-keys.animation.json", "\1" .. hostile.bedrock(24, 100, "math.sin(q.anim_time*2292)*20"))
+write("fuzz/corpus/import/hostile-molang.animation.json", "\1" .. hostile.bedrock(3, 100, hostile.molang_terms()))
+write("fuzz/corpus/import/hostile-handles.bbmodel", "\1" .. hostile.bezier_bbmodel())

@@ -320,8 +320,8 @@ describe("smaller defects (defect 11)", function()
       end })
       _G.holder.c = assert(anim.clip({ length = 1, joints = { a = { position = { { 0, { 0, 0, 0 } } } } } }, "c"))
     ]])
-    local p = io.popen("cd '" .. H.root .. "' && LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_CPATH='build/?.so;;' lua5.4 '"
-      .. script .. "' 2>&1")
+    local p = io.popen(string.format("cd '%s' && LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_PATH_5_4='lua/?.lua;lua/?/init.lua;;'"
+      .. " LUA_CPATH='%s/?.so;;' LUA_CPATH_5_4='%s/?.so;;' %s '%s' 2>&1", H.root, H.build, H.build, H.lua, script))
     local out = p:read("a")
     p:close()
     local msg = "c: cannot encode: the clip was finalized (garbage collected, or its __gc called by hand)"
