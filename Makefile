@@ -26,10 +26,13 @@ CORE_SO   = $(BUILD)/anim/core.so
 # ANIM_LUA: the interpreter the specs run subprocesses (bin/anim, the
 # examples) with, so that they test the same runtime.
 LUA_PATHS = LUA_PATH="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH="$(BUILD)/?.so;;"
-RUN = $(LUA_PATHS) LUA_PATH_5_4="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH_5_4="$(BUILD)/?.so;;" \
+# (RUN_ENV: the environment alone, for a command in front of the
+# interpreter: make memcheck's valgrind)
+RUN_ENV = $(LUA_PATHS) LUA_PATH_5_4="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH_5_4="$(BUILD)/?.so;;" \
       LUA_PATH_5_3="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH_5_3="$(BUILD)/?.so;;" \
       LUA_PATH_5_2="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH_5_2="$(BUILD)/?.so;;" \
-      ANIM_LUA=$(LUA) $(LUA)
+      ANIM_LUA=$(LUA)
+RUN = $(RUN_ENV) $(LUA)
 
 EXAMPLES  = walk events retarget convert
 
@@ -143,7 +146,7 @@ memcheck: deps-test
 	else set -- $(MEMCHECK_ALONE) "$(filter-out $(MEMCHECK_ALONE),$(sort $(wildcard spec/*_spec.lua)))"; fi; \
 	i=0; for files in "$$@"; do i=$$((i + 1)); \
 	  echo "valgrind lua5.4 busted $$files (log: build/memcheck/$$i.log)"; \
-	  ( ANIM_MEMCHECK=1 $(RUN:$(LUA)=$(VALGRIND) $(LUA)) $$(command -v busted) --exclude-tags=long $$files > build/memcheck/$$i.log 2>&1; \
+	  ( ANIM_MEMCHECK=1 $(RUN_ENV) $(VALGRIND) $(LUA) $$(command -v busted) --exclude-tags=long $$files > build/memcheck/$$i.log 2>&1; \
 	    echo $$? > build/memcheck/$$i.status ) & \
 	done; wait; \
 	status=0; i=0; for files in "$$@"; do i=$$((i + 1)); \
