@@ -30,6 +30,7 @@ local args = require "anim.base.args"
 local argerror = args.error
 
 local E = require "anim.base.errors"
+local compat_rawlen = require("anim.base.compat").rawlen
 local finite = E.finite
 
 -- A value for messages: nan, inf and -inf spelled the same everywhere
@@ -236,7 +237,7 @@ function methods.autoplay(self, clips)
   -- (raw: the clips are the list's elements 1 to #list, whatever its
   -- metamethods would answer)
   local out = {}
-  for i = 1, rawlen(clips) do
+  for i = 1, compat_rawlen(clips) do
     local c = rawget(clips, i)
     if not clipmod.is_clip(c) then argerror(1, "autoplay", "table of clips expected") end
     if clip_info(c).autoplay then out[#out + 1] = play(self, c, nil, "autoplay") end
@@ -396,7 +397,7 @@ end
 -- (a list of 100,000 once must not keep 200,000 slots for good).
 local KEEP = 2048
 local function give_back(pend, list)
-  local room, need = rawlen(pend), 2 * rawlen(list)
+  local room, need = compat_rawlen(pend), 2 * compat_rawlen(list)
   if room <= KEEP or room <= 8 * need then pool[#pool + 1] = pend end
 end
 
@@ -453,7 +454,7 @@ function M.update_list(list, dt)
   if pend then pool[np] = nil else np, pend = np + 1, {} end
   local n, i, j = core_update_list(list, dt, pend)
   if n == 0 and not i then
-    if rawlen(pend) <= KEEP then pool[np] = pend else give_back(pend, list) end
+    if compat_rawlen(pend) <= KEEP then pool[np] = pend else give_back(pend, list) end
     return
   end
   if n < 0 then
