@@ -67,6 +67,20 @@ demo: deps
 	@$(MAKE) --no-print-directory build
 	$(RUN) examples/walk.lua
 
+# `make love`: the LÖVE 11 example (examples/love/), on the core built for
+# LÖVE's LuaJIT; `make love-test`: its test under Xvfb (spec/love_spec.lua:
+# screenshots in build/love/).  Both install love (and xvfb) as the other
+# targets install their packages.
+.PHONY: love love-test
+love:
+	@LUA=luajit sh scripts/deps.sh love
+	@$(MAKE) --no-print-directory build LUA=luajit
+	love examples/love
+love-test:
+	@LUA=luajit sh scripts/deps.sh love
+	@$(MAKE) --no-print-directory build LUA=luajit
+	$(RUN) $$(command -v busted) --tags=long spec/love_spec.lua
+
 # `make events`, `make retarget`, `make convert`: the other examples.
 $(EXAMPLES): deps
 	@$(MAKE) --no-print-directory build
