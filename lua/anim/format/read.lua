@@ -26,6 +26,8 @@ local function default_ease(code)
     and EASE_CODE.out or EASE_CODE["in"]
 end
 
+M.default_ease = default_ease
+
 M.LOOPS = codes.names("loop")
 M.BLENDS = codes.names("blend")
 M.SPACES = codes.names("space")
@@ -137,8 +139,9 @@ end
 
 -- Keys (versions 2 and 3) -------------------------------------------------------
 
--- A handle [dt, dv] with dv one number or [dx, dy, dz].
-local function handle(h, path, which)
+-- A handle [dt, dv] with dv one number or an array of `dims` numbers
+-- ([dx, dy, dz] for a joint's channel): dt and the dims values of dv.
+local function handle(h, path, which, dims)
   if type(h) ~= "table" or not E.is_array(h) or #h ~= 2 then
     fail(path, "%s handle must be [dt, dv], got %s", which,
       (type(h) == "table" and E.is_array(h)) and ("an array of " .. #h) or describe(h))
@@ -146,12 +149,26 @@ local function handle(h, path, which)
   local dt = E.number(h[1], index(path, 1), which .. " handle time")
   local dv = h[2]
   if type(dv) == "table" then
-    vec(dv, 3, index(path, 2), which .. " handle value")
-    return dt, dv[1], dv[2], dv[3]
+    vec(dv, dims, index(path, 2), which .. " handle value")
+    return dt, dv
   end
   dv = E.number(dv, index(path, 2), which .. " handle value")
-  return dt, dv, dv, dv
+  local out = {}
+  for a = 1, dims do out[a] = dv end
+  return dt, out
 end
+
+M.count_keys = count_keys
+
+-- Adds n curve modifiers to the clip's count.
+local function count_modifiers(n, path)
+  used.modifiers = used.modifiers + n
+  if used.modifiers > L.modifiers then
+    fail(path, "too many curve modifiers: the clip would have %d (at most %d, anim.limits.modifiers)",
+      used.modifiers, L.modifiers)
+  end
+end
+M.count_modifiers = count_modifiers
 
 local function interp_code(v, path)
   if E.absent(v) then return INTERP_CODE.linear end
@@ -173,8 +190,57 @@ M.HAS_INTERP, M.HAS_EASE, M.EASE_UNIT = HAS_INTERP, HAS_EASE, EASE_UNIT
 
 -- A handle record for the core (csrc/curve.h, arity 3): out dt, in dt (NaN
 -- when absent), out dv[3], in dv[3], then 1 when the out dv was written as
--- one number, + 2 when the in dv was.
-local function handle_record() return { 0 / 0, 0 / 0, 0, 0, 0, 0, 0, 0, 0 } end
+-- one number, + 2 when the in dv was.  (A property of n components has
+-- records of 3 + 2n numbers: out dv[n], in dv[n].)
+local function handle_record(dims)
+  dims = dims or 3
+  local r = { 0 / 0, 0 / 0 }
+  for i = 3, 3 + 2 * dims do r[i] = 0 end
+  return r
+end
+
+-- The ease and handles of a key's extra (not absent) for a key of
+-- interpolation `code` whose values have `dims` components (3 for a
+-- joint's channel): what to add to the key's byte (the ease times
+-- EASE_UNIT, and HAS_EASE when the extra wrote it), and the handle record
+-- or nil.
+local function read_extra(extra, ep, code, dims)
+  E.object(extra, ep, "key extra")
+  local ease, bits = 0, 0
+  if not E.absent(extra.ease) then
+    local ez = extra.ease
+    if type(ez) ~= "string" then
+      fail(key(ep, "ease"), "ease must be in, out or inOut, got %s", describe(ez))
+    end
+    if not EASE_CODE[ez] then
+      fail(key(ep, "ease"), "unknown ease '%s' (expected in, out or inOut)", ez)
+    end
+    ease = EASE_CODE[ez]
+    bits = HAS_EASE
+  elseif code >= FIRST_EASING then
+    ease = default_ease(code)
+  end
+  local hout, hin = extra.out, extra["in"]
+  local hd
+  if not E.absent(hout) or not E.absent(hin) then
+    hd = handle_record(dims)
+    local form = 3 + 2 * dims
+    if not E.absent(hout) then
+      local dt, dv = handle(hout, key(ep, "out"), "out", dims)
+      hd[1] = dt
+      for a = 1, dims do hd[2 + a] = dv[a] end
+      if type(hout[2]) ~= "table" then hd[form] = 1 end
+    end
+    if not E.absent(hin) then
+      local dt, dv = handle(hin, key(ep, "in"), "in", dims)
+      hd[2] = dt
+      for a = 1, dims do hd[2 + dims + a] = dv[a] end
+      if type(hin[2]) ~= "table" then hd[form] = hd[form] + 2 end
+    end
+  end
+  return bits + EASE_UNIT * ease, hd
+end
+M.read_extra = read_extra
 
 -- One key of a channel, with every check and the message of each: the
 -- general reader.  Stores the key at n of ch; returns its time.  The key
@@ -208,33 +274,10 @@ local function read_key(ch, n, k, path, channel, prev)
   local ie = code + (E.absent(k[3]) and 0 or HAS_INTERP)
   local extra = k[4]
   local ease = 0
-  local ep = index(kp, 4)
   if not E.absent(extra) then
-    E.object(extra, ep, "key extra")
-    if not E.absent(extra.ease) then
-      local ez = extra.ease
-      if type(ez) ~= "string" then
-        fail(key(ep, "ease"), "ease must be in, out or inOut, got %s", describe(ez))
-      end
-      if not EASE_CODE[ez] then
-        fail(key(ep, "ease"), "unknown ease '%s' (expected in, out or inOut)", ez)
-      end
-      ease = EASE_CODE[ez]
-      ie = ie + HAS_EASE
-    elseif code >= FIRST_EASING then
-      ease = default_ease(code)
-    end
-    local hout, hin = extra.out, extra["in"]
-    if not E.absent(hout) or not E.absent(hin) then
-      local hd = handle_record()
-      if not E.absent(hout) then
-        hd[1], hd[3], hd[4], hd[5] = handle(hout, key(ep, "out"), "out")
-        if type(hout[2]) ~= "table" then hd[9] = 1 end
-      end
-      if not E.absent(hin) then
-        hd[2], hd[6], hd[7], hd[8] = handle(hin, key(ep, "in"), "in")
-        if type(hin[2]) ~= "table" then hd[9] = hd[9] + 2 end
-      end
+    local bits, hd = read_extra(extra, index(kp, 4), code, 3)
+    ie = ie + bits
+    if hd then
       ch.h = ch.h or {}
       ch.h[n] = hd
     end
@@ -247,6 +290,7 @@ local function read_key(ch, n, k, path, channel, prev)
   return t
 end
 
+M.interp_code = interp_code
 local LINEAR = INTERP_CODE.linear
 
 local finite = E.finite
@@ -424,17 +468,25 @@ local function opt_number(m, k, path, dflt)
   return E.number(v, key(path, k), k)
 end
 
-local function read_modifier(m, path)
+-- A modifier of a curve of `naxes` components (3, x y z, when left out:
+-- a joint's channel; a property's count otherwise).
+local function read_modifier(m, path, naxes)
   E.object(m, path, "modifier")
   local ty = E.enum(m.type, MOD_TYPES, key(path, "type"), "modifier type")
   local out = { type = ty - 1 }
   local axis = m.axis
   if not E.absent(axis) then
-    if axis ~= 0 and axis ~= 1 and axis ~= 2 then
-      fail(key(path, "axis"), "axis must be 0, 1 or 2 (x, y or z), got %s",
-        E.finite(axis) and tostring(axis) or describe(axis))
+    if not naxes then
+      if axis ~= 0 and axis ~= 1 and axis ~= 2 then
+        fail(key(path, "axis"), "axis must be 0, 1 or 2 (x, y or z), got %s",
+          E.finite(axis) and tostring(axis) or describe(axis))
+      end
+    elseif math.type(axis) == nil or axis % 1 ~= 0 or axis < 0 or axis >= naxes then
+      local shown = E.finite(axis) and num(axis) or describe(axis)
+      if naxes == 1 then fail(key(path, "axis"), "axis must be 0 (the property has one component), got %s", shown) end
+      fail(key(path, "axis"), "axis must be a component index from 0 to %d, got %s", naxes - 1, shown)
     end
-    out.axis = axis + 1
+    out.axis = math.tointeger(axis) + 1
   end
   if not E.absent(m.enabled) then out.enabled = E.boolean(m.enabled, key(path, "enabled"), "enabled") end
   if out.enabled == nil then out.enabled = true end
@@ -485,7 +537,8 @@ local function read_modifier(m, path)
   return out
 end
 
--- Attaches the enabled modifiers of a channel to its per-axis curves.
+M.read_modifier = read_modifier
+
 -- Timed items ---------------------------------------------------------------------
 
 local function read_items(c, info, items, path)
@@ -669,11 +722,7 @@ local function read_curves(c, info, desc, from_file)
         end
         local lp = key(mp, ch)
         E.array(list, lp, "modifier list")
-        used.modifiers = used.modifiers + #list
-        if used.modifiers > L.modifiers then
-          fail(lp, "too many curve modifiers: the clip would have %d (at most %d, anim.limits.modifiers)",
-            used.modifiers, L.modifiers)
-        end
+        count_modifiers(#list, lp)
         local out = {}
         for i, m in ipairs(list) do out[i] = read_modifier(m, index(lp, i)) end
         mods[ch] = out
