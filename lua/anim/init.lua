@@ -56,6 +56,9 @@ end
 anim.encode = encode.encode
 -- anim.save(clip, path [, options]) -> true, approx | nil, message (written atomically)
 anim.save = encode.save
+-- anim.table(clip [, options]) -> table, approx | nil, message: what anim.encode
+-- writes, as a Lua table anim.clip takes
+anim.table = encode.table
 
 -- anim.import_blockbench(path) -> { [animation name] = clip } | nil, message
 -- (.bbmodel and Bedrock/GeckoLib *.animation.json; docs/formats.md).  Required
@@ -88,6 +91,7 @@ function anim.animator(r, opts) return animator.new(r, opts) end
 anim.update = animator.update_list
 -- anim.library(root) -> library | nil, message
 function anim.library(root) return library.new(root) end
+
 
 -- Retarget maps (SEMANTICS 8).
 local retarget = require "anim.format.retarget"

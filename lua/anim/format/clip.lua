@@ -7,6 +7,7 @@ local args = require "anim.base.args"
 local json = require "anim.base.json"
 local limits = require "anim.base.limits"
 local format = require "anim.format.read"
+local props = require "anim.format.props"
 local keys = require "anim.format.keys"
 local rigmod = require "anim.format.rig"
 local retarget = require "anim.format.retarget"
@@ -50,6 +51,12 @@ function methods.bindings(self, rig, map)
   return out
 end
 function methods.joints(self) return copy(info_of(self).joints) end
+-- clip:properties() -> { name, ... }: the property channels, sorted
+function methods.properties(self)
+  local out = {}
+  for i, p in ipairs(info_of(self).properties or {}) do out[i] = p.name end
+  return out
+end
 function methods.markers(self) return copy(info_of(self).markers) end
 function methods.events(self) return copy(info_of(self).events) end
 function methods.sounds(self) return copy(info_of(self).sounds) end
@@ -99,6 +106,7 @@ end
 -- `from_file`: t was decoded from a file or text (format.read checks it all).
 function M.build(t, name, from_file)
   local desc, info = format.read(t, from_file)
+  props.read(t, desc, info)
   info.name = name
   return keys.build(desc, info)
 end
