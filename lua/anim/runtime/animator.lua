@@ -11,6 +11,7 @@ local rigmod = require "anim.format.rig"
 local library = require "anim.runtime.library"
 local retarget = require "anim.format.retarget"
 local playing = require "anim.runtime.playing"
+local override = require "anim.runtime.override"
 local suggest = require "anim.base.suggest"
 
 local M = {}
@@ -463,6 +464,11 @@ function methods.property(self, name)
   if type(name) ~= "string" then argerror(1, "property", "property name expected, got " .. args.typename(name)) end
   return property_result(self, name, core_property(self, name))
 end
+
+-- animator:override(joint, { rotation | position | scale, mode, weight }) -> handle
+-- (runtime/override.lua); animator:overrides() -> the handles in creation order
+function methods.override(self, joint, opts) return override.new(self, animator_state(self), joint, opts) end
+function methods.overrides(self) return override.list(animator_state(self)) end
 
 -- Where the rig stands: the world transform of its first root joint (rigs
 -- keep parents first).  Hosts place sounds there (SEMANTICS 7a.13).
