@@ -91,7 +91,10 @@ function anim.animator(r, opts) return animator.new(r, opts) end
 anim.update = animator.update_list
 -- anim.library(root) -> library | nil, message
 function anim.library(root) return library.new(root) end
-
+-- anim.reload(clip, source) -> clip | nil, message: the clip's content replaced
+-- in place by a file's, JSON text's or table's while its tracks play on
+local reload = require "anim.runtime.reload"
+anim.reload = reload.reload
 
 -- Retarget maps (SEMANTICS 8).
 local retarget = require "anim.format.retarget"
