@@ -55,6 +55,16 @@ describe("examples", function()
     assert.is_true(worst <= bound)
   end)
 
+  it("sprite.lua: a sprite-frame character idles, hops over it and lands, frame by frame", function()
+    local out = run("sprite.lua")
+    assert.truthy(out:find("sheet slime.png, 96x16, 6 frames", 1, true))
+    assert.truthy(out:find("  0.30  frame 2  quad(32, 0, 16, 16, 96, 16)", 1, true)) -- idle's ping-pong turn
+    assert.truthy(out:find("  0.50  frame 1  quad", 1, true))
+    assert.truthy(out:find("hop %(priority action%)\n  0.52  frame 3  quad%(48, 0, 16, 16, 96, 16%)"))
+    assert.truthy(out:find("marker land, 0.000 s before the end of this update\n  0.70  frame 5"))
+    assert.truthy(out:find("hop ended: idle again\n  0.82  frame 1"))
+  end)
+
   it("the README's tour runs as written", function()
     local readme = H.read(H.root .. "/README.md")
     local code = readme:match("## A tour.-```lua\n(.-)```")

@@ -75,6 +75,21 @@ function anim.decode_blockbench(text, name)
   return require("anim.import.blockbench").decode_text(text, name or "blockbench")
 end
 
+-- anim.import_aseprite(path) -> clips, sheet | nil, message: the JSON Aseprite
+-- exports with a sprite sheet, as sprite-frame clips (a `frame` property per
+-- tag, and clips.all) and the sheet's rectangles (docs/api.md)
+function anim.import_aseprite(path)
+  check_arg(path, "string", 1, "import_aseprite")
+  return require("anim.import.aseprite").import(path)
+end
+
+-- anim.decode_aseprite(json_text [, name]) -> clips, sheet | nil, message
+function anim.decode_aseprite(text, name)
+  check_arg(text, "string", 1, "decode_aseprite")
+  check_arg(name, "string", 2, "decode_aseprite", true)
+  return require("anim.import.aseprite").decode_text(text, name or "aseprite")
+end
+
 anim.is_clip = clip.is_clip
 
 -- Rigs, animators and libraries (docs/api.md).

@@ -80,16 +80,28 @@ end
 
 -- Reading clips of any format ---------------------------------------------------------------
 
--- What reads a path, by its name: "xml", "blockbench" or "anim" (anything else).
+-- Whether a .json file is an Aseprite sheet's data (frames, and none of
+-- a clip's joints or keyframes), from its first 64 KiB.
+local function looks_aseprite(path)
+  local f = io.open(path, "rb")
+  if not f then return false end
+  local head = f:read(65536) or ""
+  f:close()
+  return head:find('"frames"%s*:') ~= nil and not head:find('"joints"%s*:') and not head:find('"keyframes"%s*:')
+end
+
+-- What reads a path, by its name: "xml", "blockbench", "aseprite" (a
+-- *.aseprite.json, or a *.json that looks like one) or "anim" (anything else).
 local function kind_of(path)
   local lower = path:lower()
   if lower:match("%.xml$") then return "xml" end
   if lower:match("%.bbmodel$") or lower:match("%.animation%.json$") then return "blockbench" end
+  if lower:match("%.aseprite%.json$") or (lower:match("%.json$") and looks_aseprite(path)) then return "aseprite" end
   return "anim"
 end
 
-local IMPORTER = { xml = "import_xml", blockbench = "import_blockbench" }
-local FORMAT_NAME = { xml = "legacy XML", blockbench = "Blockbench" }
+local IMPORTER = { xml = "import_xml", blockbench = "import_blockbench", aseprite = "import_aseprite" }
+local FORMAT_NAME = { xml = "legacy XML", blockbench = "Blockbench", aseprite = "Aseprite" }
 
 -- The clips of a file: { { name = animation name or nil, clip = clip }, ... }
 -- sorted by name, or nil, "path: json.path: message".
@@ -210,7 +222,7 @@ local ORDER = { "info", "validate", "convert", "sample", "plot", "sheet" }
 local PLAYBACK_FIELDS = {
   version = true, length = true, loop = true, looped = true, speed = true, autoplay = true, priority = true,
   mask = true, blend = true, space = true, joints = true, keyframes = true, euler = true, skeleton = true,
-  retarget = true, markers = true, events = true, sounds = true, plays = true,
+  retarget = true, markers = true, events = true, sounds = true, plays = true, properties = true,
 }
 local EDITOR_FIELDS = { "rig", "fps", "viewModel" }
 
@@ -277,6 +289,19 @@ local function info_clip(c)
   local width = 8
   for _, n in ipairs(names) do width = math.max(width, #n) end
   for _, n in ipairs(names) do out("  %-" .. width .. "s  %s", one_line(n), one_line(joint_line(src, info.layout, n))) end
+  local props = clipmod.info(c).properties or {}
+  if #props > 0 then
+    out(bold(string.format("properties (%d)", #props)))
+    local pw = 8
+    for _, p in ipairs(props) do pw = math.max(pw, #p.name) end
+    for _, p in ipairs(props) do
+      local def = src.properties[p.name]
+      local keys = E.is_array(def) and def or def.keys
+      local mods = not E.is_array(def) and not E.absent(def.modifiers) and #def.modifiers or 0
+      out("  %-" .. pw .. "s  %s, %s%s", one_line(p.name), count(p.arity, "component"), count(#keys, "key"),
+        mods > 0 and (", " .. count(mods, "modifier")) or "")
+    end
+  end
   local ms, es, ss, ps = c:markers(), c:events(), c:sounds(), c:plays()
   out(bold(string.format("markers (%d)", #ms)))
   for _, m in ipairs(ms) do out("  %-8s %s%s", num(m.time), one_line(m.name), m.value and ("  " .. one_line(m.value)) or "") end
@@ -324,13 +349,14 @@ verbs.info = {
   help = [[
 Prints a clip's playback fields (version, length, loop, priority, speed,
 euler, blend, space, mask, autoplay), its joints with their channels and key
-counts (and weight, muted, modifiers), its markers, events, sounds and plays,
-and the fields only the editor reads (rig, fps, viewModel, skeleton,
-retarget, unknown fields).
+counts (and weight, muted, modifiers), its property channels, its markers,
+events, sounds and plays, and the fields only the editor reads (rig, fps,
+viewModel, skeleton, retarget, unknown fields).
 
-FILE is a .anim file of any version, a legacy .xml animation, or a
-Blockbench .bbmodel / .animation.json file (every animation in it, or only
-the one --animation NAME names).]],
+FILE is a .anim file of any version, a legacy .xml animation, a Blockbench
+.bbmodel / .animation.json file, or the JSON of an Aseprite sprite sheet
+(*.aseprite.json, or a *.json holding frames: a clip per tag, and all)
+(every animation in it, or only the one --animation NAME names).]],
   run = function(pos, opt)
     if #pos ~= 1 then fail(USAGE, "expected one FILE, got %d arguments", #pos) end
     local list = must_read(pos[1])
@@ -382,7 +408,8 @@ verbs.validate = {
   summary = "check clips, one line per problem",
   help = [[
 Loads every FILE, and every clip file under every DIR (recursively: *.anim,
-and *.xml, *.bbmodel, *.animation.json when the importers are there), and
+and *.xml, *.bbmodel, *.animation.json, *.aseprite.json and the *.json of
+Aseprite sheets when the importers are there), and
 prints one line per file that does not load:
 
   path: json.path: message
@@ -474,8 +501,9 @@ verbs.convert = {
   options = { output = true, animation = true },
   summary = "write any readable clip as a version 3 .anim",
   help = [[
-Reads IN (a .anim file of any version, a legacy .xml animation, or a
-Blockbench .bbmodel / .animation.json file) and writes it as a version 3
+Reads IN (a .anim file of any version, a legacy .xml animation, a
+Blockbench .bbmodel / .animation.json file, or an Aseprite sheet's JSON)
+and writes it as a version 3
 .anim file, atomically (a temporary file renamed over OUT).  -o - writes the
 JSON to standard output.
 
