@@ -62,6 +62,14 @@ $(EXAMPLES): deps
 	@$(MAKE) --no-print-directory build
 	$(RUN) examples/$@.lua
 
+# spec/data/animated_morph_cube_three.json: three.js's morph target weights of
+# ../shared/data/gltf/AnimatedMorphCube at chosen times (spec/gltf_morph_spec.lua
+# samples property channels against them).  Needs node and npm; the package
+# (three) goes to tools/morph-reference/node_modules, never committed.
+.PHONY: morph-reference
+morph-reference:
+	cd tools/morph-reference && npm install --no-audit --no-fund && npm run reference
+
 # The C core on its own, from C (csrc/core/ without the binding).
 build/core_test: tests/c/core_test.c $(CORE_ONLY) $(CORE_HDR)
 	@mkdir -p build
