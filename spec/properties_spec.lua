@@ -372,3 +372,50 @@ describe("property channels: blending on an animator", function()
     end
   end)
 end)
+
+-- What bench/beyond.lua measures, as a check that can fail: through
+-- tests/c/failalloc.c (built by `make test`), in front of the state's
+-- allocator before anything is made, every allocation of Lua and of the
+-- core is counted.
+describe("steady state with properties, overrides and a sprite-frame track", function()
+  it("a frame allocates nothing, in Lua or in the core", function()
+    local ok_fa, fa = pcall(require, "failalloc")
+    assert(ok_fa, "build/failalloc.so is missing: run `make test` (it builds tests/c/failalloc.c)")
+    fa.start(0)
+    fa.stop() -- (installed: the core takes the wrapper as its allocator from now on)
+    local H = require "spec.helper"
+    local body = must(anim.clip{ length = 2, loop = "loop", joints = { head = { rotation = { { 0, { 0, -20, 0 } }, { 2, { 0, 20, 0 } } } } },
+      properties = { glow = { { 0, 0 }, { 1, 1, "quad" }, { 2, 0 } }, tint = { { 0, { 1, 1, 1 } }, { 2, { 1, 0, 0 } } },
+        alpha = { keys = { { 0, 1 }, { 2, 0.5 } }, modifiers = { { type = "noise", strength = 0.1 } } } } })
+    local sway = must(anim.clip{ length = 1, loop = "pingpong", blend = "additive", joints = {},
+      properties = { sway = { { 0, { 0, 0 } }, { 1, { 0.3, -0.1 }, "sine" } } } })
+    local sprites = assert(anim.import_aseprite(H.root .. "/examples/clips/slime.json"))
+    local a = anim.animator(anim.rig("player"))
+    a:play(body, { fade = 0.2 })
+    a:play(sway, { fade = 0.2, weight = 0.5 })
+    a:play(sprites.idle, { fade = 0 })
+    local look = a:override("head", { mode = "add", rotation = { 0, 0, 0, 1 }, weight = 0.8 })
+    local recoil = a:override("rightArm", { position = { 0, 0, 0 }, weight = 0.5 })
+    local q, p, sum = { 0, 0, 0, 1 }, { 0, 0, 0 }, 0
+    local function frame(i)
+      q[2] = math.sin(i * 0.01) * 0.2
+      look.rotation = q
+      p[3] = -q[2]
+      recoil.position = p
+      a:update(1 / 60)
+      local r, g, b = a:property("tint")
+      local sx, sy = a:property("sway")
+      sum = sum + a:property("glow") + r + g + b + a:property("alpha") + sx + sy + a:property("frame") + a:get("head")
+    end
+    for i = 1, 300 do frame(i) end
+    collectgarbage(); collectgarbage()
+    collectgarbage("stop")
+    for i = 1, 64 do frame(i) end -- (a collection shrinks the stack: grown back once)
+    fa.start(0)
+    for i = 1, 2000 do frame(i) end
+    local n = fa.stop()
+    collectgarbage("restart")
+    assert.is_true(sum == sum)
+    assert.are.equal(0, n)
+  end)
+end)
