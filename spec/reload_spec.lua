@@ -15,7 +15,7 @@ end
 
 local function log_of(a)
   local log = {}
-  a:on_marker(function(tr, name, value, late) log[#log + 1] = string.format("%s %.6f", name, late) end)
+  a:on_marker(function(_, name, _, late) log[#log + 1] = string.format("%s %.6f", name, late) end)
   return log
 end
 
