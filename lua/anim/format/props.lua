@@ -48,14 +48,7 @@ local function read_keys(name, list, path)
   for i = 1, n do
     local k = list[i]
     local kp = index(path, i)
-    if type(k) ~= "table" or not E.is_array(k) or #k < 2 or #k > 4 then
-      fail(kp, "key must be [time, value, interpolation, extra], got %s",
-        (type(k) == "table" and E.is_array(k)) and ("an array of " .. #k) or describe(k))
-    end
-    local time = E.number(k[1], index(kp, 1), "time")
-    if prev and time < prev then
-      fail(index(kp, 1), "key times must not decrease (%s comes after %s)", num(time), num(prev))
-    end
+    local time = format.key_time(k, kp, prev)
     prev = time
     local vals, na = components(k[2], index(kp, 2))
     if not arity then

@@ -246,8 +246,9 @@ M.read_extra = read_extra
 -- general reader.  Stores the key at n of ch; returns its time.  The key
 -- is also kept whole (ch.whole): what it holds may be more than the core
 -- keeps (a null, an integer beyond 2^53), and encoding writes it as it is.
-local function read_key(ch, n, k, path, channel, prev)
-  local kp = index(path, n)
+-- What every key is checked for first, at path kp: its shape, and its time
+-- (a finite number, not before prev).  Returns the time.
+local function key_time(k, kp, prev)
   if type(k) ~= "table" or not E.is_array(k) or #k < 2 or #k > 4 then
     fail(kp, "key must be [time, value, interpolation, extra], got %s",
       (type(k) == "table" and E.is_array(k)) and ("an array of " .. #k) or describe(k))
@@ -256,6 +257,13 @@ local function read_key(ch, n, k, path, channel, prev)
   if prev and t < prev then
     fail(index(kp, 1), "key times must not decrease (%s comes after %s)", num(t), num(prev))
   end
+  return t
+end
+M.key_time = key_time
+
+local function read_key(ch, n, k, path, channel, prev)
+  local kp = index(path, n)
+  local t = key_time(k, kp, prev)
   local v = k[2]
   local vp = index(kp, 2)
   local is_q
