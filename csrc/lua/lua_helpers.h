@@ -8,6 +8,7 @@
 
 #include "lua.h"
 
+#include "lua_compat.h"
 #include "core/amem.h"
 #include "core/animator.h"
 #include "core/clip.h"
@@ -81,6 +82,13 @@ anim_binding *anim_lua_bindings(lua_State *L, int idx, const anim_clip *c, const
  * up in the registry by name; raises the usual message when it is not
  * an animator. */
 anim_animator *anim_lua_reader_animator(lua_State *L);
+
+/* The closest of names[0..n-1] to `name` for "did you mean?", or NULL:
+ * the one that differs only in letter case, else the nearest by edit
+ * distance (letter case ignored) when at most a third of the name's
+ * length (1 to 3) edits away; ties go to the first.  The same rule as
+ * lua/anim/base/suggest.lua. */
+const char *anim_lua_suggest(const char *name, const char *const *names, int n);
 
 /* The built objects under the boxes (raises when the box is empty). */
 anim_clip *anim_lua_checkclip(lua_State *L, int arg);

@@ -6,6 +6,7 @@
 -- (which returns the previous values, to restore them later) and reads them
 -- through anim.limits (read-only).
 local args = require "anim.base.args"
+local suggest = require "anim.base.suggest"
 
 local M = {}
 
@@ -50,8 +51,9 @@ function M.set(t)
   for k, v in pairs(t) do
     local s = SPEC[k]
     if not s then
-      args.error(1, "set_limits", string.format("unknown limit '%s'; the limits are %s",
-        tostring(k), table.concat(names(), ", ")))
+      local hint = suggest.hint(k, names())
+      args.error(1, "set_limits", string.format("unknown limit '%s'%s", tostring(k),
+        hint ~= "" and hint or "; the limits are " .. table.concat(names(), ", ")))
     end
     if math.type(v) ~= "integer" and not (type(v) == "number" and v % 1 == 0 and v == v) then
       args.error(1, "set_limits", string.format("%s must be a whole number, got %s",

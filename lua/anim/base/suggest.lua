@@ -1,48 +1,67 @@
--- suggest.lua: "did you mean" for unknown names in messages.  The closest
--- of a list of names to one that is not in it: a different letter case,
--- or few edits (insertions, deletions, substitutions, swaps of two
--- neighbours: the optimal string alignment distance), at most a third of
--- the name's length (at least 1).
+-- suggest.lua: "did you mean ...?" for a name a script or file misspelt.
+-- The suggestion is the known name that differs only in letter case, else
+-- the one nearest by edit distance (insertions, deletions, substitutions
+-- and swaps of two neighbours, letter case ignored), when it is close:
+-- at most a third of the name's length (at least 1, at most 3) edits
+-- away.  Ties go to the name listed first.  The C side has the same rule
+-- for joint names (csrc/lua/lua_helpers.c, anim_lua_suggest).
 local M = {}
 
-local function distance(a, b, limit)
+local lower, byte, min = string.lower, string.byte, math.min
+
+-- Optimal string alignment distance between a and b (both lower case).
+local function distance(a, b)
   local la, lb = #a, #b
-  if math.abs(la - lb) > limit then return limit + 1 end
+  if la == 0 then return lb end
+  if lb == 0 then return la end
   local prev2, prev, cur = {}, {}, {}
   for j = 0, lb do prev[j] = j end
   for i = 1, la do
     cur[0] = i
-    local best = i
-    local ca = a:byte(i)
+    local ca = byte(a, i)
     for j = 1, lb do
-      local cb = b:byte(j)
-      local d = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca == cb and 0 or 1))
-      if i > 1 and j > 1 and ca == b:byte(j - 1) and a:byte(i - 1) == cb then d = math.min(d, prev2[j - 2] + 1) end
+      local cb = byte(b, j)
+      local d = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca == cb and 0 or 1))
+      if i > 1 and j > 1 and ca == byte(b, j - 1) and byte(a, i - 1) == cb then
+        d = min(d, prev2[j - 2] + 1)
+      end
       cur[j] = d
-      if d < best then best = d end
     end
-    if best > limit then return limit + 1 end
     prev2, prev, cur = prev, cur, prev2
   end
   return prev[lb]
 end
+M.distance = distance
 
--- The name of `names` closest to `name`, or nil when none is close.
+-- The closest of the names (an array, or a set: a table of name -> true)
+-- to `name`, or nil when none is close.
 function M.closest(name, names)
-  local lower = name:lower()
-  local limit = math.max(1, #name // 3)
+  if type(name) ~= "string" then return nil end
+  local list = names
+  if #names == 0 and next(names) ~= nil then
+    list = {}
+    for k in pairs(names) do if type(k) == "string" then list[#list + 1] = k end end
+    table.sort(list)
+  end
+  local ln = lower(name)
+  for _, n in ipairs(list) do
+    if lower(n) == ln and n ~= name then return n end
+  end
+  local limit = min(3, math.max(1, math.floor(#name / 3)))
   local best, bestd
-  for _, n in ipairs(names) do
-    local d = n:lower() == lower and 0 or distance(name, n, limit)
-    if d <= limit and (not bestd or d < bestd or (d == bestd and n < best)) then best, bestd = n, d end
+  for _, n in ipairs(list) do
+    if n ~= name and math.abs(#n - #name) <= limit then
+      local d = distance(ln, lower(n))
+      if d <= limit and (not bestd or d < bestd) then best, bestd = n, d end
+    end
   end
   return best
 end
 
--- "; did you mean 'x'?", or "" when nothing is close.
+-- "; did you mean 'x'?" or "".
 function M.hint(name, names)
-  local c = M.closest(name, names)
-  return c and string.format("; did you mean '%s'?", c) or ""
+  local s = M.closest(name, names)
+  return s and string.format("; did you mean '%s'?", s) or ""
 end
 
 return M

@@ -186,15 +186,14 @@ end
 
 -- The clip table of a run of frames: `frame` in step keys, timed in ms
 -- summed as integers then divided once (no rounding carried along).
-local function clip_table(seq, frames, loops, extra)
+local function clip_table(seq, frames, loops)
   local keys, ms = {}, 0
   for i, f in ipairs(seq) do
     keys[i] = { ms / 1000, f, "step" }
     ms = ms + frames[f + 1].ms
   end
-  local t = { version = 3, length = ms / 1000, loop = loops and "loop" or "once", joints = {},
-    properties = { frame = keys }, aseprite = extra }
-  return t
+  return { version = 3, length = ms / 1000, loop = loops and "loop" or "once", joints = {},
+    properties = { frame = keys } }
 end
 
 local function read_tag(tag, p, nframes)
@@ -279,11 +278,9 @@ function M.decode(text, name)
   local clips = {}
   local all = {}
   for i = 1, #frames do all[i] = i - 1 end
-  clips.all = clipmod.build(clip_table(all, frames, true, { tag = false }), name .. "#all")
+  clips.all = clipmod.build(clip_table(all, frames, true), name .. "#all")
   for _, t in ipairs(tags) do
-    local seq = sequence(t, t["repeat"])
-    clips[t.name] = clipmod.build(clip_table(seq, frames, not t["repeat"],
-      { tag = t.name, from = t.from, to = t.to, direction = t.direction, ["repeat"] = t["repeat"] }), name .. "#" .. t.name)
+    clips[t.name] = clipmod.build(clip_table(sequence(t, t["repeat"]), frames, not t["repeat"]), name .. "#" .. t.name)
   end
   return clips, sheet
 end

@@ -154,10 +154,22 @@ end
 
 local methods = {}
 
+-- The options of anim.animator and of play, each listed once.
+local ANIMATOR_OPTIONS = args.names { "side", "space", "library", "warn" }
+local PLAY_OPTIONS = args.names { "fade", "weight", "speed", "priority", "retarget", "warn" }
+
+-- An optional function option.
+local function opt_function(opts, k, n, fname)
+  local v = opts[k]
+  if v ~= nil and type(v) ~= "function" then
+    argerror(n, fname, k .. " must be a function, got " .. args.typename(v))
+  end
+  return v
+end
+
 function M.new(rig, opts)
-  if not rigmod.is_rig(rig) then argerror(1, "animator", "rig expected, got " .. type(rig)) end
-  if opts ~= nil and type(opts) ~= "table" then argerror(2, "animator", "table expected, got " .. type(opts)) end
-  opts = opts or {}
+  if not rigmod.is_rig(rig) then argerror(1, "animator", "rig expected, got " .. args.typename(rig)) end
+  opts = args.options(opts, ANIMATOR_OPTIONS, 2, "animator")
   local side = opts.side or "both"
   if SIDES[side] == nil then
     argerror(2, "animator", "side must be \"server\", \"client\" or \"both\", got " .. tostring(side))
@@ -170,14 +182,14 @@ function M.new(rig, opts)
   if lib ~= nil and not library.is_library(lib) then
     argerror(2, "animator", "library must be a library from anim.library, got " .. type(lib))
   end
-  local state = { live = {}, ended = {}, side = side, space = space, library = lib, rig = rig }
+  local warn = opt_function(opts, "warn", 2, "animator")
+  local state = { live = {}, ended = {}, side = side, space = space, library = lib, rig = rig, warn = warn }
   return core.animator_new(rig, SIDES[side], state)
 end
 
 local function play(self, clip, opts, fname)
-  if not clipmod.is_clip(clip) then argerror(1, fname, "clip expected, got " .. type(clip)) end
-  if opts ~= nil and type(opts) ~= "table" then argerror(2, fname, "table expected, got " .. type(opts)) end
-  opts = opts or {}
+  if not clipmod.is_clip(clip) then argerror(1, fname, "clip expected, got " .. args.typename(clip)) end
+  opts = args.options(opts, PLAY_OPTIONS, 2, fname)
   local st = animator_state(self)
   local info = clip_info(clip)
   if info.space == "view" and st.space ~= "view" then
@@ -205,6 +217,7 @@ local function play(self, clip, opts, fname)
       argerror(2, fname, "retarget must be a retarget map or a res:// path, got " .. type(map))
     end
   end
+  local warn = opt_function(opts, "warn", 2, fname) or st.warn
   local bindings = bind.get(clip, st.rig, map)
   local track, p, other = core.animator_play(self, clip, fade, weight, speed, priority, bindings, {})
   if not track then
@@ -215,6 +228,11 @@ local function play(self, clip, opts, fname)
   local _, _, _, _, _, _, id = core.track_state(track)
   st.live[id] = track
   playing.note(clip, track, map)
+  if warn then
+    -- the clip joints that play on nothing, once per track (none: silence)
+    local unmatched = bind.unmatched(clip, st.rig, map)
+    if #unmatched > 0 then warn(track, unmatched) end
+  end
   return track
 end
 
@@ -352,6 +370,9 @@ function methods.update(self, dt)
     if n == 0 then return end -- nothing to deliver (and nothing ended)
     if n == ST.bad_dt then
       argerror(1, "update", "dt must be a finite number >= 0, got " .. show(dt))
+    end
+    if n == ST.not_animator then
+      args.raise("calling 'update' on bad self (anim.animator expected, got " .. args.typename(self) .. ")")
     end
     args.raise(n == ST.delivering and OWN_CALLBACK or QUEUED)
   end
@@ -614,5 +635,10 @@ tmt.__gc = function(self)
   end
 end
 
+-- a method called on something else says so at the script's line
+-- (update: the C side tells, at no cost per frame)
+args.methods(methods, amt, "anim.animator", { update = true })
+args.methods(tmethods, tmt, "anim.track")
+args.methods(Connection, Connection, "anim.connection")
 M.methods, M.track_methods = methods, tmethods
 return M

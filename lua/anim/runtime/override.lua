@@ -8,11 +8,12 @@
 local core = require "anim.core"
 local args = require "anim.base.args"
 local codes = require "anim.base.codes"
+local suggest = require "anim.base.suggest"
 
 local M = {}
 
 -- Every option of animator:override, in one place.
-M.OPTIONS = { "rotation", "position", "scale", "mode", "weight" }
+local OPTIONS = args.names { "rotation", "position", "scale", "mode", "weight" }
 
 local MODES = codes.override
 local CH_POS, CH_ROT, CH_SCL = codes.channel.position, codes.channel.rotation, codes.channel.scale
@@ -102,8 +103,6 @@ local READ = {
   rotation = function(o) if o.channels & CH_ROT ~= 0 then return { o.q[1], o.q[2], o.q[3], o.q[4] } end end,
   scale = function(o) if o.channels & CH_SCL ~= 0 then return { o.s[1], o.s[2], o.s[3] } end end,
 }
-local SETTABLE = {}
-for _, k in ipairs(M.OPTIONS) do SETTABLE[k] = true end
 
 Handle.__index = function(self, k)
   local m = methods[k]
@@ -114,8 +113,9 @@ end
 
 Handle.__newindex = function(self, k, v)
   local o = state[self]
-  if not SETTABLE[k] then
-    args.raise("cannot set override field '" .. tostring(k) .. "' (the settable ones: " .. table.concat(M.OPTIONS, ", ") .. ")")
+  if not OPTIONS.set[k] then
+    args.raise("cannot set override field '" .. tostring(k) .. "'" .. (type(k) == "string" and suggest.hint(k, OPTIONS.list) or "")
+      .. " (the settable ones: " .. table.concat(OPTIONS.list, ", ") .. ")")
   end
   if o.removed then args.raise("override of joint '" .. o.name .. "' was removed: its fields cannot be set") end
   local why = v ~= nil and refusal(k, v)
@@ -123,6 +123,8 @@ Handle.__newindex = function(self, k, v)
   store(o, k, v)
   push(o)
 end
+
+args.methods(methods, Handle, "anim.override")
 
 Handle.__tostring = function(self)
   local o = state[self]
@@ -145,9 +147,10 @@ function M.new(animator, st, joint, opts)
     args.error(1, "override", "joint name or index expected, got " .. args.typename(joint))
   end
   if type(opts) ~= "table" then args.error(2, "override", "table of options expected, got " .. args.typename(opts)) end
+  args.options(opts, OPTIONS, 2, "override")
   local o = { animator = animator, st = st, joint = j - 1, name = rinfo.joints[j].name, mode = "replace", weight = 1,
     channels = 0, p = { 0, 0, 0 }, q = { 0, 0, 0, 1 }, s = { 1, 1, 1 }, removed = false }
-  for _, k in ipairs(M.OPTIONS) do
+  for _, k in ipairs(OPTIONS.list) do
     local v = opts[k]
     if v ~= nil then
       local why = refusal(k, v)

@@ -12,6 +12,7 @@ local E = require "anim.base.errors"
 local json = require "anim.base.json"
 local clipmod = require "anim.format.clip"
 local bind = require "anim.format.bind"
+local fieldset = require "anim.format.fields"
 local playing = require "anim.runtime.playing"
 
 local M = {}
@@ -53,22 +54,26 @@ function M.replace(clip, fresh, where)
   return clip
 end
 
--- anim.reload(clip, source): source is a path, JSON text (a string whose
--- first character other than white space is `{`) or a table in the file's
--- shape.
-function M.reload(clip, source)
+-- anim.reload(clip, source, strict): source is a path, JSON text (a string
+-- whose first character other than white space is `{`) or a table in the
+-- file's shape.  strict: a field the format does not know raises for a
+-- table (as anim.clip does, unless strict is false) and fails a path or
+-- text (as anim.load does, when strict is true).
+function M.reload(clip, source, strict)
   if not clipmod.is_clip(clip) then args.error(1, "reload", "anim.clip expected, got " .. args.typename(clip)) end
   local name = core.clip_info(clip).name
   local fresh, err, where
   if type(source) == "table" then
+    local unknown = strict ~= false and fieldset.unknown(source, "clip")[1]
+    if unknown then args.error(2, "reload", fieldset.message(unknown, true)) end
     where = name
     fresh, err = E.catch(name, function() return clipmod.build(clipmod.copy(source), name) end)
   elseif type(source) == "string" and source:match("^%s*{") then
     where = name
-    fresh, err = E.catch(name, function() return clipmod.build(json.decode(source), name, true) end)
+    fresh, err = E.catch(name, function() return clipmod.build(json.decode(source), name, true, strict) end)
   elseif type(source) == "string" then
     where = source
-    fresh, err = clipmod.load_file(source, source)
+    fresh, err = clipmod.load_file(source, source, nil, strict)
   else
     args.error(2, "reload", "path, JSON text or table expected, got " .. args.typename(source))
   end
