@@ -325,6 +325,21 @@ describe("property channels: blending on an animator", function()
     a:play(must(anim.clip{ joints = {}, properties = { tint = { { 0, { 0.25, 0.5, 0.75, 1 } } } } }), { fade = 0 })
     a:update(0)
     assert.are.same({ 0.25, 0.5, 0.75, 1 }, { a:property("tint") })
+    -- the most components a property may have, through clip:sample and the animator
+    local up, down = {}, {}
+    for i = 1, codes.const.max_prop_arity do up[i], down[i] = i, -i end
+    local big = must(anim.clip{ joints = {}, properties = { m = { { 0, up }, { 1, down } } } })
+    local s = big:sample(0.25).properties.m
+    assert.are.equal(1024, #s)
+    assert.are.equal(0.5, s[1])
+    assert.are.equal(512, s[1024])
+    local b = anim.animator(rig)
+    b:play(big, { fade = 0 })
+    b:update(0.75)
+    local got = { b:property("m") }
+    assert.are.equal(1024, #got)
+    assert.are.equal(-0.5, got[1])
+    assert.are.equal(-512, got[1024])
   end)
 
   it("an unknown name raises with a suggestion, at the caller's line", function()
