@@ -10,7 +10,7 @@ local H = require "spec.helper"
 
 local LAYERS = { core = 0, base = 1, format = 2, runtime = 3, import = 4, anim = 5, tool = 6 }
 local LAYER_NAMES = { [0] = "anim.core", "base", "format", "runtime", "import", "anim", "tool" }
-local EXTERNAL = { cjson = true, lpeg = true, lxp = true }
+local EXTERNAL = { cjson = true, lpeg = true, lxp = true, argparse = true }
 local REACH_CORE = { base = true, format = true, runtime = true }
 
 local function sh(cmd)
@@ -52,7 +52,7 @@ local function lua_breaches(path, text)
   for line in (text .. "\n"):gmatch("([^\n]*)\n") do
     n = n + 1
     local code = line:gsub("%-%-.*$", "")
-    for call in code:gmatch("require%s*%(?%s*([^%s%)]+)") do
+    for call in code:gmatch("%f[%w_]require%f[^%w_]%s*%(?%s*([^%s%)]+)") do
       local name = call:match("^[\"']([%w_.]+)[\"']$")
       local where = string.format("%s:%d", path, n)
       if not name then

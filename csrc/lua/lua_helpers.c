@@ -130,10 +130,11 @@ static int same_but_case(const char *a, const char *b) {
 const char *anim_lua_suggest(const char *name, const char *const *names, int n) {
   size_t ln = strlen(name);
   int i, limit = (int)(ln / 3), best = -1, bestd = 0;
-  if (limit < 1) limit = 1;
+  if (ln >= 3 && limit < 1) limit = 1;
   if (limit > 3) limit = 3;
   for (i = 0; i < n; i++)
     if (strcmp(names[i], name) != 0 && same_but_case(names[i], name)) return names[i];
+  if (limit == 0) return NULL;
   for (i = 0; i < n; i++) {
     size_t lc = strlen(names[i]);
     int d;

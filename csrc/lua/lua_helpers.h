@@ -86,7 +86,8 @@ anim_animator *anim_lua_reader_animator(lua_State *L);
 /* The closest of names[0..n-1] to `name` for "did you mean?", or NULL:
  * the one that differs only in letter case, else the nearest by edit
  * distance (letter case ignored) when at most a third of the name's
- * length (1 to 3) edits away; ties go to the first.  The same rule as
+ * length edits away (at most 3; at least 1 for names of 3 letters or more,
+ * none for shorter ones); ties go to the first.  The same rule as
  * lua/anim/base/suggest.lua. */
 const char *anim_lua_suggest(const char *name, const char *const *names, int n);
 

@@ -84,19 +84,24 @@ anim.save = encode.save
 -- writes, as a Lua table anim.clip takes
 anim.table = encode.table
 
--- anim.import_blockbench(path) -> { [animation name] = clip } | nil, message
--- (.bbmodel and Bedrock/GeckoLib *.animation.json; docs/formats.md).  Required
--- here, not at the top: only the importer needs lua-lpeg (for Molang).
-function anim.import_blockbench(path)
+-- anim.import_blockbench(path [, options]) -> { [animation name] = clip }, warnings | nil, message
+-- (.bbmodel, Animated Java projects and Bedrock/GeckoLib *.animation.json;
+-- docs/formats.md).  Required here, not at the top: only the importer needs
+-- lua-lpeg (for Molang).
+function anim.import_blockbench(path, options)
   check_arg(path, "string", 1, "import_blockbench")
-  return require("anim.import.blockbench").import(path)
+  local bb = require "anim.import.blockbench"
+  local opts, values = bb.options(options, "import_blockbench", 2)
+  return bb.import(path, opts, values)
 end
 
--- anim.decode_blockbench(json_text [, name]) -> { [animation name] = clip } | nil, message
-function anim.decode_blockbench(text, name)
+-- anim.decode_blockbench(json_text [, name [, options]]) -> { [animation name] = clip }, warnings | nil, message
+function anim.decode_blockbench(text, name, options)
   check_arg(text, "string", 1, "decode_blockbench")
   check_arg(name, "string", 2, "decode_blockbench", true)
-  return require("anim.import.blockbench").decode_text(text, name or "blockbench")
+  local bb = require "anim.import.blockbench"
+  local opts, values = bb.options(options, "decode_blockbench", 3)
+  return bb.decode_text(text, name or "blockbench", opts, values)
 end
 
 -- anim.import_aseprite(path) -> clips, sheet | nil, message: the JSON Aseprite

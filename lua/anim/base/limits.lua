@@ -19,6 +19,9 @@ local SPEC = {
   joints = { 4096, 65536, "joints of a clip, of its skeleton or of a retarget map" },
   items = { 10000, 1000000, "timed items of a clip: markers, events, sounds and plays together" },
   modifiers = { 4096, 1000000, "curve modifiers of a clip" },
+  animations = { 4096, 1000000, "animations imported from one Blockbench or Bedrock file" },
+  bake_samples = { 250000, 1000000000, "evaluations of a curve baking may make for one imported file" },
+  molang_work = { 40000000, 10000000000, "steps of Molang evaluation (operations, loop iterations) for one imported file" },
 }
 M.SPEC = SPEC
 

@@ -2,8 +2,9 @@
 -- The suggestion is the known name that differs only in letter case, else
 -- the one nearest by edit distance (insertions, deletions, substitutions
 -- and swaps of two neighbours, letter case ignored), when it is close:
--- at most a third of the name's length (at least 1, at most 3) edits
--- away.  Ties go to the name listed first.  The C side has the same rule
+-- at most a third of the name's length (at most 3) edits away, and at
+-- least one for a name of three letters or more (a name of one or two
+-- letters is too short to guess: only its letter case is).  Ties go to the name listed first.  The C side has the same rule
 -- for joint names (csrc/lua/lua_helpers.c, anim_lua_suggest).
 local M = {}
 
@@ -47,7 +48,9 @@ function M.closest(name, names)
   for _, n in ipairs(list) do
     if lower(n) == ln and n ~= name then return n end
   end
-  local limit = min(3, math.max(1, math.floor(#name / 3)))
+  local limit = min(3, math.floor(#name / 3))
+  if #name >= 3 and limit < 1 then limit = 1 end
+  if limit == 0 then return nil end
   local best, bestd
   for _, n in ipairs(list) do
     if n ~= name and math.abs(#n - #name) <= limit then
