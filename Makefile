@@ -23,7 +23,7 @@ RUN = LUA_PATH="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH="build/?.so;;" \
 
 EXAMPLES  = walk events retarget convert sprite
 
-.PHONY: all build deps deps-test demo test test-long memcheck bench bench-ref lint clean $(EXAMPLES)
+.PHONY: all build deps deps-test demo test test-long gltf-ref gltf-ref-deps memcheck bench bench-ref lint clean $(EXAMPLES)
 
 all: build
 
@@ -95,12 +95,26 @@ test: deps-test
 	$(BUSTED) --exclude-tags=long --exclude-pattern=oom_spec spec
 	$(BUSTED) --exclude-tags=long spec/oom_spec.lua
 
+# three.js's reading of the glTF files anim.export_gltf writes is among the
+# long specs (it installs three.js first).
 .PHONY: test-long
-test-long: deps-test
+test-long: deps-test gltf-ref-deps
 	@$(MAKE) --no-print-directory build build/core_test build/failalloc.so
 	$(BUSTED) --tags=long --exclude-pattern=oom_spec spec
 	$(BUSTED) --tags=long spec/oom_spec.lua
 	$(RUN) bench/soak.lua 24
+# `make gltf-ref`: three.js (tools/gltf-ref, from the npm registry: node and
+# npm needed) loads the glTF files anim.export_gltf writes and plays them;
+# spec/gltf_three_spec.lua compares with what the module plays.
+GLTF_REF = tools/gltf-ref
+gltf-ref-deps: $(GLTF_REF)/node_modules/three/package.json
+$(GLTF_REF)/node_modules/three/package.json: $(GLTF_REF)/package.json $(GLTF_REF)/package-lock.json
+	@command -v npm >/dev/null || { echo "gltf-ref needs node and npm (Debian: apt-get install nodejs npm)" >&2; exit 1; }
+	cd $(GLTF_REF) && npm ci --no-audit --no-fund
+	@touch $@
+gltf-ref: deps-test gltf-ref-deps
+	@$(MAKE) --no-print-directory build
+	$(RUN) $$(command -v busted) --tags=long spec/gltf_three_spec.lua
 
 # `make memcheck`: the C test and the whole busted suite under valgrind's
 # memcheck: any invalid access, use of an uninitialised value or definite
@@ -294,4 +308,4 @@ lint:
 	$(CC) $(BENCH_CFLAGS) -fsyntax-only -I$(LUA_INC) bench/ref/memstat.c
 
 clean:
-	rm -rf build csrc/*/*.o
+	rm -rf build csrc/*/*.o $(GLTF_REF)/node_modules

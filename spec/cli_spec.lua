@@ -572,6 +572,31 @@ describe("anim convert", function()
     assert.are.same({ "out.anim" }, H.ls(tmp))
   end)
 
+  it("writes the animations of a glTF file as .anim files, and clips as a .glb", function()
+    local fox = SHARED .. "/data/gltf/Fox/glTF-Binary/Fox.glb"
+    local code, _, err = run("convert " .. q(fox) .. " -o fox.anim")
+    assert.are.equal(0, code, err)
+    assert.are.same({ "fox.Run.anim", "fox.Survey.anim", "fox.Walk.anim" }, H.ls(tmp))
+    local r = assert(anim.import_gltf(fox))
+    local run_clip = assert(anim.load(tmp .. "/fox.Run.anim"))
+    assert.is_true(run_clip.absolute)
+    assert.are.equal(0, sample_diff(r.clips.Run, run_clip))
+    -- and back: one .glb of the three, exact
+    code, _, err = run("convert fox.Run.anim -o run.glb")
+    assert.are.equal(0, code, err)
+    assert.are.equal("anim convert: fox.Run.anim -> run.glb\n", err)
+    local back = assert(anim.import_gltf(tmp .. "/run.glb"))
+    assert.is_true(sample_diff(r.clips.Run, back.clips["fox.Run"]) <= 1e-6)
+    -- a clip with no skeleton goes on the player rig; what is baked is said
+    code, _, err = run("convert " .. q(WALK) .. " -o walk.gltf")
+    assert.are.equal(0, code, err)
+    assert.matches("anim convert: walk.gltf: clip " .. WALK:gsub("%p", "%%%0") ..
+      ", joint leftArm, rotation: approximated within [%d.e-]+ radians\n", err)
+    local w = assert(anim.import_gltf(tmp .. "/walk.gltf"))
+    assert.are.same({ "leftArm", "leftLeg", "rightArm", "rightLeg", "torso" }, w.clips.walk:joints())
+    assert.is_truthy(w.rig:has("head"))
+  end)
+
   it("turns a version 1 clip into version 3", function()
     local path = write_clip("old.anim", [=[{ "looped": true, "keyframes": [
       { "time": 0, "poses": { "rightLeg": { "angles": [30, 0, 0], "easing": "sine" } } },

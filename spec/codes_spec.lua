@@ -59,7 +59,7 @@ describe("the codes of csrc/core/codes.h", function()
       for name, value in pairs(list) do assert.are.equal(value, codes[group][name], group .. "." .. name) end
     end
     assert.are.same({ "linear", "step", "catmullrom", "bezier", "sine", "quad", "cubic", "quart", "quint",
-      "expo", "circ", "back", "bounce", "elastic" }, codes.names("interp"))
+      "expo", "circ", "back", "bounce", "elastic", "cubicspline" }, codes.names("interp"))
     assert.are.equal("pingpong", codes.name("loop", 3))
     assert.is_nil(codes.name("loop", 4))
   end)

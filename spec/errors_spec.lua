@@ -197,7 +197,7 @@ describe("bad input", function()
     it("interpolation", function()
       expect(keys("position", '[[0, [0, 0, 0], "wobble"]]'),
         "joints.a.position[1][3]: unknown interpolation 'wobble' (expected linear, step, catmullrom, bezier, "
-        .. "sine, quad, cubic, quart, quint, expo, circ, back, bounce, elastic)")
+        .. "sine, quad, cubic, quart, quint, expo, circ, back, bounce, elastic, cubicspline)")
       expect(keys("position", '[[0, [0, 0, 0], 5]]'),
         "joints.a.position[1][3]: interpolation must be a string, got number")
     end)

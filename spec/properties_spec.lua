@@ -50,17 +50,25 @@ describe("property channels: reading and sampling", function()
     local vec, scalar, joint_y = {}, {}, {}
     local t = 0
     local values = { { 0, 1, -2 }, { 3, -1, 0.5 }, { -2, 4, 1 }, { 1, 1, 1 } }
-    -- extra: the key extra of the vector keys; yextra: of the scalar ones
-    local function add(interp, extra, yextra)
+    -- extra: the key extra of the vector keys; yextra: of the scalar ones;
+    -- jextra: of the joint's keys that carry the scalar on y
+    local function add(interp, extra, yextra, jextra)
       for _, v in ipairs(values) do
         vec[#vec + 1] = { t, { v[1], v[2], v[3] }, interp, extra }
         scalar[#scalar + 1] = { t, v[2], interp, yextra or extra }
-        joint_y[#joint_y + 1] = { t, { 0, v[2], 0 }, interp, yextra or extra }
+        joint_y[#joint_y + 1] = { t, { 0, v[2], 0 }, interp, jextra or yextra or extra }
         t = t + 0.25
       end
     end
-    for i, name in ipairs(INTERPS) do
-      if i > codes.interp.sine then
+    for _, name in ipairs(INTERPS) do
+      local code = codes.interp[name]
+      if name == "cubicspline" then
+        -- glTF's Hermite spline: tangents per component (left out: 0)
+        add(name, { in_tangent = { 1, -2, 0.5 }, out_tangent = { 0.3, 4, -1 } },
+          { in_tangent = { -2 }, out_tangent = { 4 } }, { in_tangent = { 0, -2, 0 }, out_tangent = { 0, 4, 0 } })
+        add(name, { out_tangent = { 2, 2, 2 } }, { out_tangent = { 2 } }, { out_tangent = { 0, 2, 0 } })
+        add(name)
+      elseif code >= codes.interp.sine and code <= codes.interp.elastic then
         for _, e in ipairs(EASES) do add(name, { ease = e }) end
         add(name) -- (its default direction)
       elseif name == "bezier" then

@@ -130,7 +130,7 @@ void anim_queue_sort(anim_animator *a);
 anim_track *anim_track_new(anim_animator *a, const anim_clip *c, const anim_play_opts *o,
                            const anim_binding *binds, int nbind);
 /* track.c: lays out a track's per-binding arrays in a block (see there). */
-size_t anim_track_lay_arrays(anim_track *t, char *mem, size_t base, const anim_binding *binds, int nbind,
-                             int nrig, size_t *hot_end);
+size_t anim_track_lay_arrays(anim_track *t, char *mem, size_t base, const anim_clip *c,
+                             const anim_binding *binds, int nbind, int nrig, size_t *hot_end);
 
 #endif

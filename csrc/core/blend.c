@@ -9,10 +9,32 @@ static int contributes(const anim_track *t) {
   return t->state == TR_PLAYING || t->shows_last;
 }
 
+/* An absolute clip's sample of rig joint j (channels ch) made offsets
+ * from the rig's rests, which the blend adds up like any others: the
+ * position less the rest position, the rest rotation undone (q0^-1 q),
+ * the scale over the rest scale -- so that anim_animator_local (pose.c)
+ * gives back the sample itself.  On an axis whose rest scale is 0, where
+ * the offset adds to the rest, the scale plus 1. */
+static void to_offsets(const anim_rig *r, int j, int ch, double *s) {
+  int k;
+  if (ch & ANIM_CH_POS) for (k = 0; k < 3; k++) s[k] -= r->rest_pos[j][k];
+  if (ch & ANIM_CH_ROT) {
+    const double *q0 = r->rest_rot[j];
+    double inv[4] = {-q0[0], -q0[1], -q0[2], q0[3]};
+    anim_quat_mul(s + 3, inv, s + 3);
+  }
+  if (ch & ANIM_CH_SCL)
+    for (k = 0; k < 3; k++) {
+      double rs = r->rest_scl[j][k];
+      s[7 + k] = rs != 0 ? s[7 + k] / rs : s[7 + k] + 1;
+    }
+}
+
 /* Samples binding b of track t (weight tw = track weight x fade) into
  * s[SAMPLE_STRIDE]; s[10] becomes the binding's effective weight: tw x
- * joint weight x pose weight.  Returns the channels written. */
-static inline int sample_into(anim_track *t, int b, double tw, double *s) {
+ * joint weight x pose weight.  Returns the channels written.  r is the
+ * rig the track plays on. */
+static inline int sample_into(const anim_rig *r, anim_track *t, int b, double tw, double *s) {
   const anim_clip *c = t->clip;
   int cj = t->cj[b], ch;
   const anim_joint *jt = &c->joints[cj];
@@ -27,6 +49,7 @@ static inline int sample_into(anim_track *t, int b, double tw, double *s) {
       anim_quat_mul(s + 3, s + 3, bd->post);
     }
     if ((ch & ANIM_CH_POS) && bd->pscale != 1) { s[0] *= bd->pscale; s[1] *= bd->pscale; s[2] *= bd->pscale; }
+    if (c->absolute) to_offsets(r, bd->rj, ch, s);
   }
   s[10] *= tw * jt->weight;
   /* capped so that a level's sum of weights stays finite */
@@ -36,8 +59,8 @@ static inline int sample_into(anim_track *t, int b, double tw, double *s) {
 
 /* The same into the binding's slot of t->sample (kept for the blending
  * that reads it back). */
-static int sample_binding(anim_track *t, int b, double tw) {
-  return t->chans[b] = sample_into(t, b, tw, &t->sample[b * SAMPLE_STRIDE]);
+static int sample_binding(const anim_rig *r, anim_track *t, int b, double tw) {
+  return t->chans[b] = sample_into(r, t, b, tw, &t->sample[b * SAMPLE_STRIDE]);
 }
 
 static double track_weight(const anim_track *t) {
@@ -67,7 +90,7 @@ static void blend_level(anim_animator *a, int from, int to) {
     anim_track *t = a->order[i];
     const anim_binding *bd = t->bind;
     for (b = 0; b < t->nbind; b++) {
-      int rj = bd[b].rj, ch = sample_binding(t, b, t->tw);
+      int rj = bd[b].rj, ch = sample_binding(a->rig, t, b, t->tw);
       const double *sv = &t->sample[b * SAMPLE_STRIDE];
       double w = sv[10], *ac = &acc[rj * ACC_SIZE];
       a->animated[rj] |= ch;
@@ -117,7 +140,7 @@ static void blend_level(anim_animator *a, int from, int to) {
 
 static void apply_additive(anim_animator *a, anim_track *t) {
   int b, k;
-  for (b = 0; b < t->nbind; b++) sample_binding(t, b, t->tw);
+  for (b = 0; b < t->nbind; b++) sample_binding(a->rig, t, b, t->tw);
   for (b = 0; b < t->nbind; b++) {
     int rj = t->bind[b].rj;
     double *p = &a->pose[rj * 10];
@@ -165,7 +188,7 @@ static void pose_one_level(anim_animator *a, int m, int j) {
   for (i = 0; i < m; i++) {
     anim_track *t = a->order[i];
     int b = t->byjoint[j];
-    chs[i] = b < 0 ? 0 : sample_into(t, b, t->tw, sv[i]);
+    chs[i] = b < 0 ? 0 : sample_into(a->rig, t, b, t->tw, sv[i]);
   }
   for (i = 0; i < m; i++) {
     const double *v = sv[i];

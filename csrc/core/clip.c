@@ -66,7 +66,15 @@ anim_keys *anim_clip_keys(anim_clip *c, int j, int ch, int n, int arity, int nh)
     p += 2 * words * sizeof(unsigned);
   }
   k->ie = (unsigned char *)p;
+  k->tan = NULL;
   return k;
+}
+
+double *anim_clip_tangents(anim_clip *c, anim_keys *k) {
+  size_t i, m = (size_t)k->n * 2 * (size_t)k->arity;
+  k->tan = anim_clip_alloc(c, sizeof(double) * (m ? m : 1));
+  if (k->tan) for (i = 0; i < m; i++) k->tan[i] = NAN;
+  return k->tan;
 }
 
 const char *anim_clip_strdup(anim_clip *c, const char *s, size_t len) {
@@ -118,6 +126,15 @@ const char *anim_keys_check(anim_keys *k) {
     int at = i % ANIM_HREC(k->arity);
     /* a handle's dt is NaN when absent; the rest is finite */
     if (at > 1 ? !isfinite(k->h[i]) : (isinf(k->h[i]))) return "non-finite handle";
+  }
+  if (k->tan) {
+    /* a tangent is all finite, or all NaN (absent) */
+    for (i = 0; i < 2 * k->n; i++) {
+      const double *v = k->tan + (size_t)i * (size_t)k->arity;
+      int given = ANIM_TAN_GIVEN(v);
+      for (a = 0; a < k->arity; a++)
+        if (given ? !isfinite(v[a]) : v[a] == v[a]) return "non-finite tangent";
+    }
   }
   return NULL;
 }

@@ -66,6 +66,10 @@ typedef struct anim_block anim_block;
 typedef struct anim_clip {
   double length, speed, priority;
   int loop, blend, euler;
+  int absolute;            /* channels are the joint's local transform (a
+                            * glTF node's translation, rotation and scale),
+                            * not offsets from its rest: the animator turns
+                            * them into offsets from the rig's rests */
   int njoints;
   anim_joint *joints;
   int nitems;
@@ -92,6 +96,9 @@ anim_keys *anim_joint_keys(const anim_joint *jt, int s);
  * (anim_keys_mark) to fill their records.
  * Returns the keys, or NULL when out of memory or too many. */
 anim_keys *anim_clip_keys(anim_clip *c, int j, int ch, int n, int arity, int nh);
+/* Gives keys k (of clip c) room for tangents, all absent (NaN); returns
+ * k->tan or NULL when out of memory. */
+double *anim_clip_tangents(anim_clip *c, anim_keys *k);
 const char *anim_clip_strdup(anim_clip *c, const char *s, size_t len);
 const char *anim_clip_finish(anim_clip *c);
 /* The checks anim_clip_finish makes of one channel's keys and of a curve's

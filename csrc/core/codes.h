@@ -12,14 +12,16 @@
 
 /* Interpolation of a key (the segment that starts at it); the easings run
  * from ANIM_SINE to ANIM_ELASTIC (docs/format-reference.md has their
- * formulas). */
+ * formulas); ANIM_CUBICSPLINE is glTF's cubic Hermite spline, with the
+ * keys' tangents (this module's extension of .anim). */
 #define ANIM_INTERP_CODES(X)                                              \
   X(ANIM_LINEAR, "linear", 0) X(ANIM_STEP, "step", 1)                     \
   X(ANIM_CATMULLROM, "catmullrom", 2) X(ANIM_BEZIER, "bezier", 3)         \
   X(ANIM_SINE, "sine", 4) X(ANIM_QUAD, "quad", 5) X(ANIM_CUBIC, "cubic", 6) \
   X(ANIM_QUART, "quart", 7) X(ANIM_QUINT, "quint", 8) X(ANIM_EXPO, "expo", 9) \
   X(ANIM_CIRC, "circ", 10) X(ANIM_BACK, "back", 11)                       \
-  X(ANIM_BOUNCE, "bounce", 12) X(ANIM_ELASTIC, "elastic", 13)
+  X(ANIM_BOUNCE, "bounce", 12) X(ANIM_ELASTIC, "elastic", 13)              \
+  X(ANIM_CUBICSPLINE, "cubicspline", 14)
 
 /* Easing directions. */
 #define ANIM_EASE_CODES(X) \

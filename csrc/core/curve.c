@@ -180,6 +180,38 @@ static double bezier(const anim_curve *c, int i, double x) {
   }
 }
 
+/* ---- cubic Hermite splines (glTF's CUBICSPLINE) ------------------------- */
+
+/* The tangent of key i on component a: in (which = 0) or out (1), value
+ * units per second; 0 when the key gives none. */
+static double tangent(const anim_keys *k, int i, int which, int a) {
+  const double *v;
+  if (!k->tan) return 0;
+  v = k->tan + ((size_t)i * 2 + (size_t)which) * (size_t)k->arity;
+  return ANIM_TAN_GIVEN(v) ? v[a] : 0;
+}
+
+/* The Hermite basis at s in [0, 1] (glTF 2.0, Appendix C, "Cubic Spline
+ * Interpolation", specification/2.0/Specification.adoc): the value is
+ * h[0] v_i + h[1] td b_i + h[2] v_{i+1} + h[3] td a_{i+1}, b_i the out-tangent
+ * of key i, a_{i+1} the in-tangent of the next, td the segment's length. */
+static void hermite_basis(double s, double h[4]) {
+  double s2 = s * s, s3 = s2 * s;
+  h[2] = -2 * s3 + 3 * s2;
+  h[0] = 1 - h[2];
+  h[3] = s3 - s2;
+  h[1] = h[3] - s2 + s;
+}
+
+/* Component a of the segment from key i (values v, arity numbers a key). */
+static double hermite_at(const anim_keys *k, const double *v, int i, int a, double s) {
+  double h[4], td = k->t[i + 1] - k->t[i];
+  size_t ar = (size_t)k->arity;
+  hermite_basis(s, h);
+  return h[0] * v[(size_t)i * ar + (size_t)a] + h[1] * td * tangent(k, i, 1, a) +
+         h[2] * v[(size_t)(i + 1) * ar + (size_t)a] + h[3] * td * tangent(k, i + 1, 0, a);
+}
+
 /* ---- scalar curves ------------------------------------------------------ */
 
 static int curve_n(const anim_curve *c) { return c->k ? c->k->n : 0; }
@@ -198,6 +230,7 @@ static double eval_at(const anim_curve *c, int i, double t) {
     case ANIM_LINEAR: return va + (vb - va) * s;
     case ANIM_CATMULLROM: return catmullrom(c, i, s);
     case ANIM_BEZIER: return bezier(c, i, t);
+    case ANIM_CUBICSPLINE: return hermite_at(k, k->v, i, c->axis, s);
     default: return va + (vb - va) * anim_ease(INTERP(k, i), EASE(k, i), s);
   }
 }
@@ -449,7 +482,20 @@ void anim_qcurve_eval(const anim_qcurve *c, double t, int *cursor, double out[4]
     return;
   }
   s = (t - k->t[i]) / (k->t[i + 1] - k->t[i]);
-  if (INTERP(k, i) >= ANIM_SINE) s = anim_ease(INTERP(k, i), EASE(k, i), s);
+  if (INTERP(k, i) == ANIM_CUBICSPLINE) {
+    /* the Hermite spline of the keys as written, made unit (glTF 2.0,
+     * Appendix C: "the interpolated quaternion MUST be normalized"); a
+     * spline through zero holds the key */
+    int a;
+    for (a = 0; a < 4; a++) out[a] = hermite_at(k, k->v, i, a, s);
+    if (out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3] > 0) {
+      anim_quat_normalize(out);
+      return;
+    }
+    for (a = 0; a < 4; a++) out[a] = v[a] * arc[0];
+    return;
+  }
+  if (INTERP(k, i) >= ANIM_SINE && INTERP(k, i) <= ANIM_ELASTIC) s = anim_ease(INTERP(k, i), EASE(k, i), s);
   if (arc[3] == 0) {
     blend4(out, v, (1 - s) * arc[0], s * arc[1]);
     anim_quat_normalize(out);

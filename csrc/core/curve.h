@@ -36,8 +36,15 @@ typedef struct anim_keys {
                             * keys made unit, which sampling then reads instead of v */
   double *h;               /* nh records */
   unsigned *hbits, *hrank; /* (n + 31) / 32 words each; NULL when nh = 0 */
+  double *tan;             /* NULL, or per key its in-tangent then its out-tangent
+                            * (arity numbers each, in value units per second) for
+                            * ANIM_CUBICSPLINE segments; a tangent the key does not
+                            * give is all NaN (sampled as 0) */
   unsigned char *ie;       /* n */
 } anim_keys;
+
+/* Is v (arity numbers) a tangent the key gave (not NaN)? */
+#define ANIM_TAN_GIVEN(v) ((v)[0] == (v)[0])
 
 /* Key i's handle record, or NULL. */
 const double *anim_keys_handle(const anim_keys *k, int i);
@@ -73,8 +80,10 @@ typedef struct anim_curve {
   const anim_mod *mods;    /* only those that apply to this axis, enabled */
 } anim_curve;
 
-/* A quaternion curve: slerp; catmullrom and bezier act as linear.  The
- * values are the file's; samples are made unit. */
+/* A quaternion curve: slerp; catmullrom and bezier act as linear;
+ * cubicspline is glTF's Hermite spline on the four components of the keys
+ * as written, made unit (glTF 2.0, Appendix C).  The values are the
+ * file's; samples are made unit. */
 typedef struct anim_qcurve {
   const anim_keys *k;      /* arity 4, arc prepared */
 } anim_qcurve;

@@ -1,6 +1,10 @@
 /* pose.c - reading the pose an update made: the blended offsets, and the
  * local and world transforms from the rig's rests (world transforms are
- * computed once per update, on the first read). */
+ * computed once per update, on the first read).  A world transform
+ * composes positions exactly as matrices would (the parent's rotation and
+ * scale applied to the child's position); its rotation and scale are the
+ * products of the parents', which is the matrix product when scales are
+ * uniform (a non-uniform scale above a turned joint would shear it). */
 #include <string.h>
 
 #include "amath.h"
@@ -18,7 +22,17 @@ void anim_animator_local(const anim_animator *a, int j, double out[10]) {
   for (k = 0; k < 3; k++) out[k] = r->rest_pos[j][k] + p[k];
   /* both are unit quaternions: so is the product, within rounding */
   anim_quat_mul(out + 3, r->rest_rot[j], p + 3);
-  for (k = 0; k < 3; k++) out[7 + k] = p[7 + k];
+  /* the scale offset multiplies the rest scale; on an axis whose rest
+   * scale is 0 it adds to it (offset 1 is the rest), so that an absolute
+   * clip can still grow that axis from 0 (blend.c, to_offsets) */
+  if (!r->scaled) {
+    for (k = 0; k < 3; k++) out[7 + k] = p[7 + k];
+  } else {
+    for (k = 0; k < 3; k++) {
+      double rs = r->rest_scl[j][k];
+      out[7 + k] = rs != 0 ? rs * p[7 + k] : p[7 + k] - 1;
+    }
+  }
   anim_finite10(out);
 }
 

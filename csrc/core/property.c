@@ -55,7 +55,7 @@ anim_keys *anim_prop_keys(anim_clip *c, int p, const char *name, size_t len, int
     k->t = d;
     k->v = d + nn + a * (nn + (size_t)nh * ANIM_HREC(1));
     k->h = k->v + nn;
-    k->arc = k->unit = NULL;
+    k->arc = k->unit = k->tan = NULL;
     k->hbits = k->hrank = NULL;
     if (nh) {
       k->hbits = (unsigned *)(void *)(mem + doubles * sizeof(double));

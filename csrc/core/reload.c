@@ -17,7 +17,7 @@ int anim_rebind_prepare(anim_rebind *r, anim_track *t, const anim_clip *old, con
     if (binds[b].cj < 0 || binds[b].cj >= fresh->njoints || binds[b].rj < 0 || binds[b].rj >= a->rig->n) return -3;
   st = anim_props_prepare(a, fresh, old, &r->props, which, other);
   if (st != ANIM_PROPS_OK) return st;
-  r->size = anim_track_lay_arrays(NULL, NULL, 0, binds, nbind, a->rig->n, &r->hot_end);
+  r->size = anim_track_lay_arrays(NULL, NULL, 0, fresh, binds, nbind, a->rig->n, &r->hot_end);
   r->arrays = anim_calloc(&a->mem, 1, r->size ? r->size : 1);
   if (!r->arrays) {
     anim_tprops_free(&a->mem, r->props);
@@ -26,7 +26,7 @@ int anim_rebind_prepare(anim_rebind *r, anim_track *t, const anim_clip *old, con
   }
   if (!r->size) r->size = 1;
   memset(&lay, 0, sizeof lay);
-  anim_track_lay_arrays(&lay, r->arrays, 0, binds, nbind, a->rig->n, NULL);
+  anim_track_lay_arrays(&lay, r->arrays, 0, fresh, binds, nbind, a->rig->n, NULL);
   r->t = t;
   r->hot = lay.hot;
   r->byjoint = lay.byjoint;

@@ -20,6 +20,29 @@ void anim_rig_free(anim_rig *r) {
 
 anim_rig *anim_rig_new(const anim_mem *am, int n, const char *const *names, const int *parent,
                        const double (*pivot)[3], const double (*rot)[4], const char **err) {
+  anim_rig_def *defs;
+  anim_rig *r;
+  int i, a;
+  if (n < 1) { *err = "a rig needs at least one joint"; return NULL; }
+  defs = anim_malloc(am, sizeof *defs * (size_t)n);
+  if (!defs) { *err = "not enough memory"; return NULL; }
+  for (i = 0; i < n; i++) {
+    defs[i].name = names[i];
+    defs[i].parent = parent[i];
+    defs[i].local = 0;
+    for (a = 0; a < 3; a++) {
+      defs[i].pivot[a] = pivot[i][a];
+      defs[i].translation[a] = 0;
+      defs[i].scale[a] = 1;
+    }
+    for (a = 0; a < 4; a++) defs[i].rot[a] = rot[i][a];
+  }
+  r = anim_rig_build(am, n, defs, err);
+  anim_free(am, defs, sizeof *defs * (size_t)n);
+  return r;
+}
+
+anim_rig *anim_rig_build(const anim_mem *am, int n, const anim_rig_def *defs, const char **err) {
   anim_rig *r;
   int *order, *state, i, k = 0;
   size_t namebytes = 0, ordersize, memsize;
@@ -27,8 +50,8 @@ anim_rig *anim_rig_new(const anim_mem *am, int n, const char *const *names, cons
   *err = NULL;
   if (n < 1) { *err = "a rig needs at least one joint"; return NULL; }
   for (i = 0; i < n; i++) {
-    if (parent[i] < -1 || parent[i] >= n) { *err = "unknown parent"; return NULL; }
-    namebytes += strlen(names[i]) + 1;
+    if (defs[i].parent < -1 || defs[i].parent >= n) { *err = "unknown parent"; return NULL; }
+    namebytes += strlen(defs[i].name) + 1;
   }
   ordersize = sizeof(int) * (3 * (size_t)n + 1);
   memsize = rig_bytes(n) + namebytes;
@@ -58,11 +81,11 @@ anim_rig *anim_rig_new(const anim_mem *am, int n, const char *const *names, cons
           *err = "the parents form a cycle";
           return NULL;
         }
-        j = parent[j];
+        j = defs[j].parent;
       }
       d = (j < 0 ? -1 : depth[j]) + steps;
       if (d > maxd) maxd = d;
-      for (j = i; j >= 0 && depth[j] < 0; j = parent[j]) depth[j] = d--;
+      for (j = i; j >= 0 && depth[j] < 0; j = defs[j].parent) depth[j] = d--;
     }
     for (i = 0; i <= maxd; i++) count[i] = 0;
     for (i = 0; i < n; i++) count[depth[i]]++;
@@ -76,27 +99,40 @@ anim_rig *anim_rig_new(const anim_mem *am, int n, const char *const *names, cons
   r->rest_pos = (double (*)[3])(mem + sizeof(double) * 3 * (size_t)n);
   r->rest_rot = (double (*)[4])(mem + sizeof(double) * 6 * (size_t)n);
   r->rig_rot = (double (*)[4])(mem + sizeof(double) * 10 * (size_t)n);
-  r->names = (const char **)(mem + sizeof(double) * 14 * (size_t)n);
-  r->parent = (int *)(mem + sizeof(double) * 14 * (size_t)n + sizeof(char *) * (size_t)n);
-  p = mem + sizeof(double) * 14 * (size_t)n + (sizeof(char *) + sizeof(int)) * (size_t)n;
+  r->rest_scl = (double (*)[3])(mem + sizeof(double) * 14 * (size_t)n);
+  r->names = (const char **)(mem + sizeof(double) * 17 * (size_t)n);
+  r->parent = (int *)(mem + sizeof(double) * 17 * (size_t)n + sizeof(char *) * (size_t)n);
+  p = mem + sizeof(double) * 17 * (size_t)n + (sizeof(char *) + sizeof(int)) * (size_t)n;
   {
     int *newpos = state; /* reuse: old index -> new index */
     for (i = 0; i < n; i++) newpos[order[i]] = i;
     for (i = 0; i < n; i++) {
-      int o = order[i], a;
-      size_t len = strlen(names[o]) + 1;
-      memcpy(p, names[o], len);
+      const anim_rig_def *d = &defs[order[i]];
+      int a;
+      size_t len = strlen(d->name) + 1;
+      memcpy(p, d->name, len);
       r->names[i] = p;
       p += len;
-      r->parent[i] = parent[o] < 0 ? -1 : newpos[parent[o]];
-      for (a = 0; a < 3; a++) r->pivot[i][a] = pivot[o][a];
-      for (a = 0; a < 4; a++) r->rest_rot[i][a] = rot[o][a];
+      r->parent[i] = d->parent < 0 ? -1 : newpos[d->parent];
+      for (a = 0; a < 3; a++) {
+        r->pivot[i][a] = d->pivot[a];
+        r->rest_pos[i][a] = d->translation[a];
+        r->rest_scl[i][a] = d->scale[a];
+        if (d->scale[a] != 1) r->scaled = 1;
+      }
+      for (a = 0; a < 4; a++) r->rest_rot[i][a] = d->rot[a];
       anim_quat_normalize(r->rest_rot[i]);
+      /* the parent comes first: its pivot is final */
+      for (a = 0; a < 3; a++) {
+        int pa = r->parent[i];
+        double pp = pa >= 0 ? r->pivot[pa][a] : 0;
+        if (d->local) r->pivot[i][a] = pp + d->translation[a];
+        else r->rest_pos[i][a] = r->pivot[i][a] - pp;
+      }
     }
   }
   for (i = 0; i < n; i++) {
     int pa = r->parent[i], a;
-    for (a = 0; a < 3; a++) r->rest_pos[i][a] = r->pivot[i][a] - (pa >= 0 ? r->pivot[pa][a] : 0);
     if (pa >= 0) anim_quat_mul(r->rig_rot[i], r->rig_rot[pa], r->rest_rot[i]);
     else for (a = 0; a < 4; a++) r->rig_rot[i][a] = r->rest_rot[i][a];
   }

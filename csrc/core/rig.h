@@ -1,7 +1,9 @@
 /* rig.h - joint hierarchies with rest transforms.  Plain C, no Lua.
  * A rig gives each joint its pivot in rig space and its rest rotation
  * relative to its parent (as Bedrock geometry does); the local rest
- * position is pivot - parent pivot (SEMANTICS 1). */
+ * position is pivot - parent pivot (SEMANTICS 1).  A joint may give its
+ * local rest position itself instead (a glTF node's translation, in the
+ * parent's frame), and a rest scale (1 when not given). */
 #ifndef ANIM_RIG_H
 #define ANIM_RIG_H
 
@@ -15,6 +17,8 @@ typedef struct anim_rig {
   double (*rest_pos)[3];   /* pivot - parent pivot */
   double (*rest_rot)[4];   /* relative to the parent */
   double (*rig_rot)[4];    /* rest rotation in rig space (composed down) */
+  double (*rest_scl)[3];   /* rest scale (1, 1, 1 unless given) */
+  int scaled;              /* some rest scale is not 1 */
   void *mem;               /* the arrays above, memsize bytes */
   size_t memsize;
   anim_mem alloc;
@@ -28,6 +32,16 @@ typedef struct anim_rig {
  * strings: the caller's array must outlive the call only). */
 anim_rig *anim_rig_new(const anim_mem *mem, int n, const char *const *names, const int *parent,
                        const double (*pivot)[3], const double (*rot)[4], const char **err);
+/* The same from one description per joint: `local` set, the joint's
+ * local rest position is `translation` (and its pivot the parent's pivot
+ * plus it); else it is pivot - parent pivot.  scale is the rest scale. */
+typedef struct anim_rig_def {
+  const char *name;
+  int parent;              /* an index, or -1 */
+  int local;
+  double pivot[3], translation[3], rot[4], scale[3];
+} anim_rig_def;
+anim_rig *anim_rig_build(const anim_mem *mem, int n, const anim_rig_def *defs, const char **err);
 /* Drops a reference (the creator holds the first); the last frees it. */
 void anim_rig_free(anim_rig *r);
 void anim_rig_retain(anim_rig *r);

@@ -24,8 +24,8 @@ static void ramp_set(ramp *r, double to, double dur) {
  * fresh cursors.  Returns the end of the block.  (The track's own block
  * holds them after its struct; a reload gives them a block of their
  * own, reload.c.) */
-size_t anim_track_lay_arrays(anim_track *t, char *mem, size_t base, const anim_binding *binds, int nbind,
-                             int nrig, size_t *hot_end) {
+size_t anim_track_lay_arrays(anim_track *t, char *mem, size_t base, const anim_clip *c,
+                             const anim_binding *binds, int nbind, int nrig, size_t *hot_end) {
   size_t nb = (size_t)(nbind > 0 ? nbind : 0), rn = (size_t)nrig;
   size_t o_hot, o_byjoint, o_cj, o_adjust, o_bind, o_sample, o_cold, o_chans, size;
   o_hot = base;
@@ -56,7 +56,7 @@ size_t anim_track_lay_arrays(anim_track *t, char *mem, size_t base, const anim_b
     for (b = 0; b < (int)nb; b++) {
       int rj = binds[b].rj;
       t->cj[b] = binds[b].cj;
-      t->adjust[b] = binds[b].convert || binds[b].pscale != 1;
+      t->adjust[b] = binds[b].convert || binds[b].pscale != 1 || c->absolute;
       if (rj < 0 || rj >= (int)rn || t->byjoint[rj] >= 0) t->unique = 0;
       else t->byjoint[rj] = b;
     }
@@ -76,13 +76,13 @@ anim_track *anim_track_new(anim_animator *a, const anim_clip *c, const anim_play
   double v;
   char *mem;
   /* one block: the struct, then its arrays */
-  size = anim_track_lay_arrays(NULL, NULL, sizeof *t, binds, nbind, a->rig->n, &hot_end);
+  size = anim_track_lay_arrays(NULL, NULL, sizeof *t, c, binds, nbind, a->rig->n, &hot_end);
   mem = anim_calloc(&a->mem, 1, size);
   if (!mem) return NULL;
   t = (anim_track *)(void *)mem;
   t->mem = a->mem;
   t->size = size;
-  anim_track_lay_arrays(t, mem, sizeof *t, binds, nbind, a->rig->n, NULL);
+  anim_track_lay_arrays(t, mem, sizeof *t, c, binds, nbind, a->rig->n, NULL);
   t->hot_end = (unsigned)hot_end;
   t->refs = 1;
   t->id = a->next_id++;

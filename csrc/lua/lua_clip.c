@@ -37,6 +37,8 @@
  *            ie = { n key bytes },
  *            h = nil | { [key] = record of 3 + 2 * arity numbers: out dt, in
  *                   dt (NaN: absent), out dv[arity], in dv[arity], form },
+ *            tan = nil | { [key] = in-tangent[arity], out-tangent[arity]
+ *                   (2 * arity numbers, NaN: absent; cubicspline) },
  *            mods = nil | { [component] = { modifier, ... } } }
  * The second argument, info, is the Lua side's table of the clip (names,
  * timed items, the source for encoding); it is kept as the user value. */
@@ -198,6 +200,24 @@ static void read_keys(lua_State *L, anim_clip *c, int j, int ct, int ch, int ari
     }
     if (ht) lua_pop(L, 1);
   }
+  if (lua_getfield(L, ct, "tan") == LUA_TTABLE) {  /* or nil */
+    /* cubicspline tangents: {[key] = {in-tangent, out-tangent: 2 * arity
+     * numbers, NaN for one the key does not give}} */
+    int tt2 = lua_gettop(L);
+    if (!anim_clip_tangents(c, k)) anim_lua_nomem(L);
+    for (i = 0; i < n; i++) {
+      if (lua_geti(L, tt2, i + 1) != LUA_TNIL) {
+        int r = lua_gettop(L);
+        if (!lua_istable(L, r) || luaL_len(L, r) != 2 * arity)
+          luaL_error(L, "description tangents must hold %d numbers", 2 * arity);
+        for (a = 0; a < 2 * arity; a++) k->tan[(size_t)i * 2 * (size_t)arity + (size_t)a] = num_at(L, r, a + 1);
+      }
+      lua_pop(L, 1);
+    }
+  } else if (!lua_isnil(L, -1)) {
+    luaL_error(L, "description tangents must be a table");
+  }
+  lua_pop(L, 1);
   if (lua_getfield(L, ct, "mods") == LUA_TTABLE) {  /* or nil */
     int mt = lua_gettop(L);
     for (a = 0; a < ncurves; a++) {
@@ -325,6 +345,26 @@ static void read_props(lua_State *L, anim_clip *c) {
         lua_pop(L, 1);
       }
     }
+    if (lua_getfield(L, o, "tan") == LUA_TTABLE) {  /* or nil */
+      /* component a's tangents: in, out of each key (anim_clip_tangents) */
+      int tt2 = lua_gettop(L);
+      for (a = 0; a < arity; a++)
+        if (!anim_clip_tangents(c, &k[a])) anim_lua_nomem(L);
+      for (i = 0; i < n; i++) {
+        if (lua_geti(L, tt2, i + 1) != LUA_TNIL) {
+          int r = lua_gettop(L);
+          if (!lua_istable(L, r) || luaL_len(L, r) != 2 * arity)
+            luaL_error(L, "description tangents must hold %d numbers", 2 * arity);
+          for (a = 0; a < arity; a++) {
+            k[a].tan[2 * (size_t)i] = num_at(L, r, a + 1);
+            k[a].tan[2 * (size_t)i + 1] = num_at(L, r, arity + a + 1);
+          }
+        }
+        lua_pop(L, 1);
+      }
+    } else if (!lua_isnil(L, -1)) {
+      luaL_error(L, "description tangents must be a table");
+    }
     lua_settop(L, pt);
   }
   lua_pop(L, 1);
@@ -368,6 +408,7 @@ static int clip_new(lua_State *L) {
   c->loop = field_int(L, 1, "loop", ANIM_ONCE, ANIM_ONCE, ANIM_PINGPONG);
   c->blend = field_int(L, 1, "blend", 0, 0, 1);
   c->euler = field_int(L, 1, "euler", ANIM_YXZ, ANIM_XYZ, ANIM_ZYX);
+  c->absolute = field_int(L, 1, "absolute", 0, 0, 1);
   lua_getfield(L, 1, "joints");
   for (i = 0; i < nj; i++) {
     lua_geti(L, -1, i + 1);
@@ -459,9 +500,34 @@ static int clip_sample(lua_State *L) {
   return 1;
 }
 
+/* core.clip_sample_joint(clip, joint, t) -> channels, px, py, pz, qx, qy,
+ * qz, qw, sx, sy, sz: joint (1-based, the description's order) at clip
+ * time t, as clip:sample gives it (the channels it does not animate:
+ * 0, identity, 1), with the clip's cursors (steady sampling is O(1)). */
+static int clip_sample_joint(lua_State *L) {
+  anim_clip *c = anim_lua_checkclip(L, 1);
+  int *cursors = ((clip_box *)lua_touserdata(L, 1))->cursors;
+  lua_Integer j = luaL_checkinteger(L, 2);
+  double t = luaL_checknumber(L, 3), s[11], v[10] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
+  int ch, k;
+  luaL_argcheck(L, j >= 1 && j <= c->njoints, 2, "no such joint");
+  if (!isfinite(t)) return luaL_argerror(L, 3, "time must be finite");
+  j--;
+  ch = anim_clip_sample_joint(c, (int)j, t, cursors + j * ANIM_HOT_CURSORS,
+                              cursors + c->njoints * ANIM_HOT_CURSORS + j * ANIM_COLD_CURSORS, s);
+  if (ch & ANIM_CH_POS) for (k = 0; k < 3; k++) v[k] = s[k];
+  if (ch & ANIM_CH_ROT) for (k = 0; k < 4; k++) v[3 + k] = s[3 + k];
+  if (ch & ANIM_CH_SCL) for (k = 0; k < 3; k++) v[7 + k] = s[7 + k];
+  anim_finite10(v);
+  lua_pushinteger(L, ch);
+  for (k = 0; k < 10; k++) lua_pushnumber(L, v[k]);
+  return 11;
+}
+
 /* core.clip_keys(clip, joint, ch) -> times, values (flat), interpolation
- * bytes, handles ({[key] = record} or nil), arity -- or nothing when the
- * channel has no keys.  joint is 1-based (the description's order), ch an
+ * bytes, handles ({[key] = record} or nil), arity, tangents ({[key] =
+ * {in, out: 2 * arity numbers, NaN when absent}} for the keys that give
+ * one, or nil) -- or nothing when the channel has no keys.  joint is 1-based (the description's order), ch an
  * ANIM_K_* (0 position, 1 rotation, 2 scale, 3 pose weight).  For
  * encoding: these are the numbers the file gave. */
 static int clip_keys(lua_State *L) {
@@ -492,7 +558,19 @@ static int clip_keys(lua_State *L) {
     lua_pushnil(L);
   }
   lua_pushinteger(L, k->arity);
-  return 5;
+  if (k->tan) {
+    size_t rec = 2 * (size_t)k->arity;
+    lua_createtable(L, 0, 0);
+    for (i = 0; i < k->n; i++) {
+      const double *v = k->tan + (size_t)i * rec;
+      if (!ANIM_TAN_GIVEN(v) && !ANIM_TAN_GIVEN(v + k->arity)) continue;
+      anim_lua_pushnumbers(L, v, rec);
+      lua_rawseti(L, -2, i + 1);
+    }
+  } else {
+    lua_pushnil(L);
+  }
+  return 6;
 }
 
 static int noise(lua_State *L) {
@@ -505,6 +583,7 @@ static const luaL_Reg clip_funcs[] = {
   {"clip_info", clip_info},
   {"clip_sample", clip_sample},
   {"clip_keys", clip_keys},
+  {"clip_sample_joint", clip_sample_joint},
   {"noise", noise},
   {NULL, NULL}
 };

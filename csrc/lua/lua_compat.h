@@ -7,7 +7,8 @@
  *     table), which holds a table of them here;
  *   - lua_geti, lua_getfield and lua_getiuservalue return the type pushed
  *     (5.3+); luaL_len, lua_rawlen, luaL_setfuncs, luaL_setmetatable,
- *     luaL_testudata, lua_absindex (5.2+);
+ *     luaL_testudata, lua_absindex, luaL_buffinitsize and
+ *     luaL_pushresultsize (5.2+);
  *   - integers: 5.1 and 5.2 have no integer subtype, so lua_isinteger is
  *     0 there and the callers read numbers as doubles (lua_helpers.c);
  *     lua_pushfstring's %I is 5.3+: anim_lua_pushint formats an integer
@@ -58,6 +59,20 @@ static inline void *anim_compat_testudata(lua_State *L, int i, const char *name)
   return p;
 }
 #define luaL_testudata(L, i, name) anim_compat_testudata(L, i, name)
+/* A buffer of a known size: 5.1's luaL_Buffer cannot hand out one piece
+ * of memory, so the bytes are written in a userdata on the top of the
+ * stack (the callers keep the stack as it was in between), then copied
+ * into the string. */
+static inline char *anim_compat_buffinitsize(lua_State *L, luaL_Buffer *b, size_t size) {
+  luaL_buffinit(L, b);
+  return (char *)lua_newuserdata(L, size ? size : 1);
+}
+#define luaL_buffinitsize(L, b, size) anim_compat_buffinitsize(L, b, size)
+static inline void anim_compat_pushresultsize(luaL_Buffer *b, size_t n) {
+  lua_pushlstring(b->L, (const char *)lua_touserdata(b->L, -1), n);
+  lua_remove(b->L, -2);
+}
+#define luaL_pushresultsize(b, n) anim_compat_pushresultsize(b, n)
 #define anim_compat_getuv(L, i) lua_getfenv(L, i)
 #define anim_compat_setuv(L, i) lua_setfenv(L, i)
 #else

@@ -106,5 +106,6 @@ void anim_lua_open_fs(lua_State *L);
 void anim_lua_open_reload(lua_State *L);
 void anim_lua_open_property(lua_State *L);
 void anim_lua_open_override(lua_State *L);
+void anim_lua_open_bytes(lua_State *L);
 
 #endif

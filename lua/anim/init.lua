@@ -119,6 +119,74 @@ function anim.decode_aseprite(text, name)
   return require("anim.import.aseprite").decode_text(text, name or "aseprite")
 end
 
+-- anim.import_gltf(path [, options]) -> { clips, rigs, rig, scene, warnings } | nil, message
+-- (.gltf and .glb; docs/formats.md, glTF).  options: root (the folder
+-- buffers may be read from), loop (the clips' loop mode).
+function anim.import_gltf(path, options)
+  check_arg(path, "string", 1, "import_gltf")
+  check_arg(options, "table", 2, "import_gltf", true)
+  local gltf = require "anim.import.gltf"
+  if options then
+    for k, v in pairs(options) do
+      if k == "root" then
+        if type(v) ~= "string" then args.error(2, "import_gltf", "option 'root' must be a string, got " .. args.typename(v)) end
+      elseif k == "loop" then
+        if not gltf.LOOPS[v] then
+          args.error(2, "import_gltf", "option 'loop' must be once, loop, hold or pingpong, got " ..
+            (type(v) == "string" and "'" .. v .. "'" or args.typename(v)))
+        end
+      else
+        args.error(2, "import_gltf", "unknown option '" .. tostring(k) .. "' (expected root, loop)")
+      end
+    end
+  end
+  return E.catch(path, gltf.import, path, options)
+end
+
+-- anim.export_gltf(clips [, rig], path [, options]) -> approx | nil, message
+-- clips: a clip or a list of clips; a .gltf (buffer embedded) or .glb by
+-- the path's extension; options.fps: the rate curves glTF cannot hold are
+-- baked at (default 60).  approx: { { clip, joint, channel, error }, ... }
+function anim.export_gltf(clips, rig, path, options)
+  local rigmod = require "anim.format.rig"
+  if type(rig) == "string" or (rig == nil and type(path) ~= "string") then
+    rig, path, options = nil, rig, path
+    if type(path) ~= "string" then
+      args.error(2, "export_gltf", "rig or path expected, got " .. args.typename(path))
+    end
+  elseif not rigmod.is_rig(rig) then
+    args.error(2, "export_gltf", "rig or path expected, got " .. args.typename(rig))
+  end
+  local n = rig and 3 or 2
+  check_arg(path, "string", n, "export_gltf")
+  if not path:lower():match("%.gltf$") and not path:lower():match("%.glb$") then
+    args.error(n, "export_gltf", "the path must end in .gltf or .glb, got '" .. path .. "'")
+  end
+  check_arg(options, "table", n + 1, "export_gltf", true)
+  if options then
+    for k, v in pairs(options) do
+      if k ~= "fps" then
+        args.error(n + 1, "export_gltf", "unknown option '" .. tostring(k) .. "' (expected fps)")
+      elseif type(v) ~= "number" or not (v > 0 and v <= 10000) then
+        args.error(n + 1, "export_gltf", "option 'fps' must be a number above 0 and at most 10000, got " ..
+          (type(v) == "number" and tostring(v) or args.typename(v)))
+      end
+    end
+  end
+  local list = clips
+  if clip.is_clip(clips) then list = { clips }
+  elseif type(clips) ~= "table" or #clips == 0 then
+    args.error(1, "export_gltf", "clip or list of clips expected, got " .. args.typename(clips))
+  else
+    for i, c in ipairs(clips) do
+      if not clip.is_clip(c) then
+        args.error(1, "export_gltf", "clip expected at index " .. i .. ", got " .. args.typename(c))
+      end
+    end
+  end
+  return E.catch(path, require("anim.import.gltf_export").export, list, rig, path, options)
+end
+
 anim.is_clip = clip.is_clip
 
 -- Rigs, animators and libraries (docs/api.md).

@@ -344,6 +344,57 @@ int main(void) {
     anim_clip_free(fresh);
   }
 
+  {
+    /* a rig of local rests and rest scales (glTF nodes), an absolute clip
+     * with a cubicspline quaternion channel */
+    anim_rig_def defs[2];
+    anim_rig *gr;
+    anim_clip *ac = anim_clip_new(&mem, 1, 0);
+    anim_keys *k;
+    anim_animator *ga;
+    double hs = sqrt(0.5);
+    int i;
+    memset(defs, 0, sizeof defs);
+    defs[0].name = "root"; defs[0].parent = -1; defs[0].local = 1;
+    defs[0].translation[1] = 1; defs[0].rot[3] = 1;
+    defs[0].scale[0] = defs[0].scale[1] = defs[0].scale[2] = 2;
+    defs[1].name = "arm"; defs[1].parent = 0; defs[1].local = 1;
+    defs[1].translation[0] = 1; defs[1].rot[2] = hs; defs[1].rot[3] = hs;
+    defs[1].scale[0] = defs[1].scale[1] = defs[1].scale[2] = 1;
+    gr = anim_rig_build(&mem, 2, defs, &err);
+    CHECK(gr && near(gr->rest_pos[1][0], 1) && near(gr->rest_scl[0][1], 2) && near(gr->pivot[1][1], 1),
+          "a rig of local rests and rest scales");
+    CHECK(ac != NULL, "absolute clip");
+    ac->joints[0].name = anim_clip_strdup(ac, "arm", 3);
+    ac->joints[0].weight = 1;
+    ac->joints[0].channels = ANIM_CH_ROT;
+    ac->joints[0].rot_quat = 1;
+    ac->absolute = 1;
+    ac->length = 1;
+    k = anim_clip_keys(ac, 0, ANIM_K_ROT, 2, 4, 0);
+    CHECK(k && anim_clip_tangents(ac, k), "keys and tangents");
+    k->t[0] = 0; k->t[1] = 1;
+    for (i = 0; i < 8; i++) k->v[i] = 0;
+    k->v[3] = 1; k->v[6] = 1;             /* identity, then half a turn about z */
+    k->ie[0] = ANIM_IE(ANIM_CUBICSPLINE, 0); k->ie[1] = ANIM_IE(ANIM_LINEAR, 0);
+    CHECK(anim_clip_finish(ac) == NULL, "the absolute clip finishes");
+    anim_clip_sample_joint(ac, 0, 0.5, NULL, NULL, s);
+    /* zero tangents: (1 - h) identity + h z-turn, h = 0.5 at the middle */
+    CHECK(near(s[5], hs) && near(s[6], hs), "cubicspline quaternion, made unit");
+    ga = anim_animator_new(&mem, gr, ANIM_SIDE_BOTH);
+    bind.cj = 0; bind.rj = 1;
+    anim_animator_play(ga, ac, &opts, &bind, 1);
+    anim_animator_update(ga, 0.5);
+    anim_animator_local(ga, 1, v);
+    /* the absolute rotation replaces the rest's; the rest position stays */
+    CHECK(near(v[0], 1) && near(v[5], hs) && near(v[6], hs) && near(v[7], 1), "the absolute clip sets the local turn");
+    anim_animator_world(ga, 1, v);
+    CHECK(near(v[0], 2) && near(v[1], 1) && near(v[7], 2), "world: the parent's rest scale applied");
+    anim_animator_free(ga);
+    anim_clip_free(ac);
+    anim_rig_free(gr);
+  }
+
   anim_animator_free(an);
   anim_track_release(tr);
   anim_clip_free(clip);

@@ -4,6 +4,8 @@
 -- reader and turns such a failure into `nil, "name: path: message"`, the
 -- shape every loading function of the module returns for bad input.
 -- Anything else raised inside (a bug) propagates as a normal Lua error.
+local compat = require "anim.base.compat"
+
 local M = {}
 
 local Failure = {}
@@ -76,9 +78,9 @@ function M.num(x)
   if x ~= x then return "nan" end
   if x == math.huge then return "inf" end
   if x == -math.huge then return "-inf" end
-  if math.type(x) == "integer" then return tostring(x) end
+  if compat.mtype(x) == "integer" then return tostring(x) end
   -- a whole number as digits (10, not %.1g's 1e+01)
-  local i = math.tointeger(x)
+  local i = compat.tointeger(x)
   if i and i > -1e15 and i < 1e15 then return tostring(i) end
   for p = 1, 16 do
     local s = string.format("%." .. p .. "g", x)
@@ -104,8 +106,8 @@ end
 
 -- Run fn(...); a failure becomes nil, message.  Results pass through.
 function M.catch(name, fn, ...)
-  local res = table.pack(pcall(fn, ...))
-  if res[1] then return table.unpack(res, 2, res.n) end
+  local res = compat.pack(pcall(fn, ...))
+  if res[1] then return compat.unpack(res, 2, res.n) end
   if M.is_failure(res[2]) then return nil, M.message(name, res[2]) end
   error(res[2], 0)
 end

@@ -2,6 +2,7 @@
 -- (limits.lua: bytes, depth), and the check of a decoded tree against the
 -- limits that apply to what a clip keeps (strings, finite numbers).
 local cjson = require "cjson"
+local compat = require "anim.base.compat"
 local core = require "anim.core"
 local TREE = require("anim.base.codes").tree
 local E = require "anim.base.errors"
@@ -183,7 +184,7 @@ local function path_of(keys)
   for i = 1, #keys do
     local k = keys[i]
     if type(k) == "string" then path = E.key(path, k)
-    else path = E.index(path, math.tointeger(k) or k) end
+    else path = E.index(path, compat.tointeger(k) or k) end
   end
   return path
 end

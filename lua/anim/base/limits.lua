@@ -6,6 +6,7 @@
 -- (which returns the previous values, to restore them later) and reads them
 -- through anim.limits (read-only).
 local args = require "anim.base.args"
+local compat = require "anim.base.compat"
 local suggest = require "anim.base.suggest"
 
 local M = {}
@@ -58,17 +59,17 @@ function M.set(t)
       args.error(1, "set_limits", string.format("unknown limit '%s'%s", tostring(k),
         hint ~= "" and hint or "; the limits are " .. table.concat(names(), ", ")))
     end
-    if math.type(v) ~= "integer" and not (type(v) == "number" and v % 1 == 0 and v == v) then
+    if compat.mtype(v) ~= "integer" and not (type(v) == "number" and v % 1 == 0 and v == v) then
       args.error(1, "set_limits", string.format("%s must be a whole number, got %s",
         k, type(v) == "number" and string.format("%.14g", v) or type(v)))
     end
     if v < 1 or v > s[2] then
       args.error(1, "set_limits", string.format("%s must be from 1 to %d, got %s",
-        k, math.tointeger(s[2]), string.format("%.14g", v)))
+        k, compat.tointeger(s[2]), string.format("%.14g", v)))
     end
   end
   local old = M.get()
-  for k, v in pairs(t) do current[k] = math.tointeger(v) end
+  for k, v in pairs(t) do current[k] = compat.tointeger(v) end
   return old
 end
 

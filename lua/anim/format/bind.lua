@@ -156,7 +156,9 @@ local function compute(clip, rig, map)
       local b = { cj = cj, rj = rj }
       if scale ~= 1 then b.pscale = scale end
       local entry = r.entry or {}
-      local S = entry.source or srests[name]
+      -- an absolute clip sets the joint's local transform: no rest to carry
+      -- its turns across (the animator makes them offsets from the rig's)
+      local S = not info.absolute and (entry.source or srests[name])
       if S then
         local T = entry.target or rinfo.joints[rj].rig_rotation
         b.pre = qmul(qinv(T), S)  -- T^-1 S R S^-1 T

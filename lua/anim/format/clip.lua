@@ -65,7 +65,7 @@ function methods.plays(self) return copy(info_of(self).plays) end
 
 local fields = {
   name = true, version = true, length = true, loop = true, priority = true, speed = true,
-  blend = true, space = true, autoplay = true, euler = true, layout = true,
+  blend = true, space = true, autoplay = true, euler = true, layout = true, absolute = true,
 }
 
 local mt = core.clip_metatable

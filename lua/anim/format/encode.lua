@@ -89,6 +89,8 @@ local function scalar_text(v, path)
   fail(path_text(path), "a %s cannot be written as JSON", ty)
 end
 
+M.scalar_text = scalar_text
+
 -- Schemas: where the writer is in a clip ---------------------------------------------
 --
 -- A schema says, for a place in the clip table: the order of an object's
@@ -110,7 +112,7 @@ end
 local ANY = schema {}
 local ARRAY = schema { array = true }
 
-local EXTRA = schema { order = { "type", "ease", "left", "right", "in", "out" } }
+local EXTRA = schema { order = { "type", "ease", "left", "right", "in", "out", "in_tangent", "out_tangent" } }
 local KEY = schema { array = true, inline = true, items = { [4] = EXTRA } }
 local CHANNEL = schema { array = true, expand = true, each = KEY }
 local MODIFIER = schema {
@@ -140,7 +142,7 @@ local ITEM = schema {
     "payload", "preview" },
 }
 local ITEMS = schema { array = true, each = ITEM }
-local SKELETON = schema { each = schema { order = { "parent", "position", "rotation" } } }
+local SKELETON = schema { each = schema { order = { "parent", "position", "translation", "rotation", "scale" } } }
 local POSE = schema { order = { "position", "rotation", "angles", "easing", "direction", "weight" } }
 local POSES = schema { expand = true, each = POSE }
 local KEYFRAME = schema { expand = true, order = { "time", "poses" }, fields = { poses = POSES } }
@@ -148,7 +150,7 @@ local KEYFRAMES = schema { array = true, expand = true, each = KEYFRAME }
 local ROOT = schema {
   expand = true,
   order = { "version", "length", "loop", "looped", "speed", "autoplay", "priority", "blend", "space",
-    "mask", "euler", "rig", "fps", "viewModel", "skeleton", "retarget", "joints", "keyframes",
+    "absolute", "mask", "euler", "rig", "fps", "viewModel", "skeleton", "retarget", "joints", "keyframes",
     "properties", "markers", "events", "sounds", "plays" },
   fields = {
     joints = JOINTS, keyframes = KEYFRAMES, properties = PROPERTIES, markers = ITEMS, events = ITEMS,
@@ -468,21 +470,10 @@ function M.table(c, options)
   end)
 end
 
--- anim.save(clip, path [, options]) -> true, approx | nil, message
--- Writes a temporary file beside the target and renames it over the target,
--- so the target is either the old file or the whole new one, never a part.
--- (Lua has no fsync: this guards against a crash of the program, not
--- against losing power before the system writes the file out.)
--- io.open, os.rename and os.remove are looked up at each call, not kept in
--- locals, so that the specs can make them fail.
-function M.save(c, path, options)
-  check_clip(c, "save")
-  if type(path) ~= "string" then
-    args.error(2, "save", string.format("string expected, got %s", type(path)))
-  end
-  check_options(options, 3, "save")
-  local text, approx = M.encode(c, options)
-  if not text then return nil, approx end
+-- Writes text to path atomically: a temporary file beside it, renamed
+-- over it (anim.save, anim.export_gltf).  true, or nil and
+-- "path: cannot save: why".
+function M.write_atomic(path, text)
   local function failed(fmt, ...)
     return nil, path .. ": cannot save: " .. string.format(fmt, ...)
   end
@@ -526,6 +517,26 @@ function M.save(c, path, options)
     os.remove(tmp)
     return failed("cannot rename the temporary file over it: %s", why(rerr))
   end
+  return true
+end
+
+-- anim.save(clip, path [, options]) -> true, approx | nil, message
+-- Writes a temporary file beside the target and renames it over the target,
+-- so the target is either the old file or the whole new one, never a part.
+-- (Lua has no fsync: this guards against a crash of the program, not
+-- against losing power before the system writes the file out.)
+-- io.open, os.rename and os.remove are looked up at each call, not kept in
+-- locals, so that the specs can make them fail.
+function M.save(c, path, options)
+  check_clip(c, "save")
+  if type(path) ~= "string" then
+    args.error(2, "save", string.format("string expected, got %s", type(path)))
+  end
+  check_options(options, 3, "save")
+  local text, approx = M.encode(c, options)
+  if not text then return nil, approx end
+  local ok, err = M.write_atomic(path, text)
+  if not ok then return nil, err end
   return true, approx
 end
 

@@ -34,8 +34,8 @@ end
 
 -- .anim: the top level, both layouts (version 1 reads a part of it)
 kind("clip", { "version", "length", "loop", "looped", "speed", "autoplay", "priority", "mask", "blend",
-  "space", "euler", "skeleton", "retarget", "joints", "keyframes", "markers", "events", "sounds", "plays",
-  "properties", "rig", "fps", "viewModel" }, {
+  "space", "euler", "absolute", "skeleton", "retarget", "joints", "keyframes", "markers", "events", "sounds",
+  "plays", "properties", "rig", "fps", "viewModel" }, {
   joints = "map:joint", keyframes = "list:keyframe", skeleton = "map:skeleton_joint", properties = "map:property",
   markers = "list:marker", events = "list:event", sounds = "list:sound", plays = "list:play",
   rig = ANY, fps = ANY, viewModel = ANY,
@@ -43,12 +43,12 @@ kind("clip", { "version", "length", "loop", "looped", "speed", "autoplay", "prio
 kind("joint", { "rotation", "position", "scale", "weight", "muted", "locked", "interpolation", "modifiers" }, {
   rotation = "keys", position = "keys", scale = "keys", modifiers = "map:modifier_list",
 })
-kind("skeleton_joint", { "parent", "position", "rotation" })
+kind("skeleton_joint", { "parent", "position", "rotation", "translation", "scale" })
 -- a property channel: a list of keys, or this object (format/props.lua)
 kind("property_object", { "keys", "modifiers" }, { keys = "keys", modifiers = "modifier_list" })
 kind("modifier", { "type", "axis", "enabled", "before", "after", "step", "offset", "scale", "strength", "phase",
   "min", "max", "reference", "points" })
-kind("key_extra", { "ease", "in", "out", "type", "left", "right" })
+kind("key_extra", { "ease", "in", "out", "in_tangent", "out_tangent", "type", "left", "right" })
 kind("marker", { "time", "name", "value" })
 kind("event", { "time", "name", "payload", "on", "preview" }, { payload = ANY, preview = ANY })
 kind("sound", { "time", "sound", "id", "volume", "pitch" })
@@ -61,7 +61,7 @@ kind("retarget", { "version", "joints", "scale", "source", "target" },
 kind("retarget_entry", { "to", "source", "target" })
 -- anim.rig{ ... }
 kind("rig", { "joints" }, { joints = "list:rig_joint" })
-kind("rig_joint", { "name", "parent", "position", "rotation" })
+kind("rig_joint", { "name", "parent", "position", "rotation", "translation", "scale" })
 
 -- What is inside a value of `kind` at `path`, into out.
 local walk

@@ -20,7 +20,7 @@ local M = {}
 local fail, describe, key, index, num = E.fail, E.describe, E.key, E.index, E.num
 local MAX_ARITY = codes.const.max_prop_arity
 local HAS_INTERP = format.HAS_INTERP
-local STEP, FIRST_EASING = codes.interp.step, codes.interp.sine
+local STEP = codes.interp.step
 
 -- The components of a key's value: its number, or the array's numbers.
 local function components(v, vp)
@@ -43,7 +43,7 @@ end
 local function read_keys(name, list, path)
   E.array(list, path, "property keys")
   local n = #list
-  local t, v, ie, h = {}, {}, {}, nil
+  local t, v, ie, h, tan = {}, {}, {}, nil, nil
   local arity, prev
   for i = 1, n do
     local k = list[i]
@@ -68,7 +68,12 @@ local function read_keys(name, list, path)
         h = h or {}
         h[i] = hd
       end
-    elseif code >= FIRST_EASING then
+      local rec = format.read_tangents(k[4], index(kp, 4), arity)
+      if rec then
+        tan = tan or {}
+        tan[i] = rec
+      end
+    elseif format.is_easing(code) then
       byte = byte + format.EASE_UNIT * format.default_ease(code)
     end
     -- a frame index (a sprite sheet's flipbook) holds still between its
@@ -85,7 +90,7 @@ local function read_keys(name, list, path)
     t[i], ie[i] = time, byte
     for a = 1, arity do v[(i - 1) * arity + a] = vals[a] end
   end
-  return { name = name, arity = arity, t = t, v = v, ie = ie, h = h }, prev
+  return { name = name, arity = arity, t = t, v = v, ie = ie, h = h, tan = tan }, prev
 end
 
 -- The modifiers of a property of `arity` components: { [component] = list }.

@@ -18,7 +18,8 @@ local INTERPS = codes.names("interp")
 local INTERP_CODE = codes.interp
 local EASES = codes.names("ease")
 local EASE_CODE = codes.ease
-local FIRST_EASING = INTERP_CODE.sine
+local FIRST_EASING, LAST_EASING = INTERP_CODE.sine, INTERP_CODE.elastic
+local function is_easing(code) return code >= FIRST_EASING and code <= LAST_EASING end
 -- The direction of an easing whose key leaves `ease` out: back, bounce and
 -- elastic ease out, the others in (docs/format-reference.md).
 local function default_ease(code)
@@ -27,6 +28,7 @@ local function default_ease(code)
 end
 
 M.default_ease = default_ease
+M.is_easing = is_easing
 
 M.LOOPS = codes.names("loop")
 M.BLENDS = codes.names("blend")
@@ -102,7 +104,20 @@ end
 
 local huge = math.huge
 
+-- Is v an array of n finite numbers?  (The common case, without building
+-- a path or walking the table's keys.)
+local function plain_vec(v, n)
+  if type(v) ~= "table" or #v ~= n or next(v, n) ~= nil then return false end
+  for i = 1, n do
+    local x = v[i]
+    if type(x) ~= "number" or x ~= x or x == huge or x == -huge then return false end
+  end
+  return true
+end
+M.plain_vec = plain_vec
+
 local function vec(v, n, path, what)
+  if plain_vec(v, n) then return v end
   if type(v) ~= "table" or not E.is_array(v) or #v ~= n then
     local got = (type(v) == "table" and E.is_array(v)) and ("an array of " .. #v) or describe(v)
     fail(path, "%s must be an array of %d numbers, got %s", what, n, got)
@@ -217,7 +232,7 @@ local function read_extra(extra, ep, code, dims)
     end
     ease = EASE_CODE[ez]
     bits = HAS_EASE
-  elseif code >= FIRST_EASING then
+  elseif is_easing(code) then
     ease = default_ease(code)
   end
   local hout, hin = extra.out, extra["in"]
@@ -246,6 +261,27 @@ M.read_extra = read_extra
 -- general reader.  Stores the key at n of ch; returns its time.  The key
 -- is also kept whole (ch.whole): what it holds may be more than the core
 -- keeps (a null, an integer beyond 2^53), and encoding writes it as it is.
+-- The cubicspline tangents of a key's extra (this module's extension,
+-- glTF's in- and out-tangents: arrays of as many numbers as the value, ar):
+-- a record of the in-tangent then the out-tangent (NaN where absent), or
+-- nil when the extra gives neither.
+local function read_tangents(extra, ep, ar)
+  local tin, tout = extra.in_tangent, extra.out_tangent
+  if E.absent(tin) and E.absent(tout) then return nil end
+  local rec = {}
+  for a = 1, 2 * ar do rec[a] = 0 / 0 end
+  if not E.absent(tin) then
+    vec(tin, ar, key(ep, "in_tangent"), "in tangent")
+    for a = 1, ar do rec[a] = tin[a] end
+  end
+  if not E.absent(tout) then
+    vec(tout, ar, key(ep, "out_tangent"), "out tangent")
+    for a = 1, ar do rec[ar + a] = tout[a] end
+  end
+  return rec
+end
+M.read_tangents = read_tangents
+
 -- What every key is checked for first, at path kp: its shape, and its time
 -- (a finite number, not before prev).  Returns the time.
 local function key_time(k, kp, prev)
@@ -282,14 +318,20 @@ local function read_key(ch, n, k, path, channel, prev)
   local ie = code + (E.absent(k[3]) and 0 or HAS_INTERP)
   local extra = k[4]
   local ease = 0
+  local ep = index(kp, 4)
   if not E.absent(extra) then
-    local bits, hd = read_extra(extra, index(kp, 4), code, 3)
+    local bits, hd = read_extra(extra, ep, code, 3)
     ie = ie + bits
     if hd then
       ch.h = ch.h or {}
       ch.h[n] = hd
     end
-  elseif code >= FIRST_EASING then
+    local rec = read_tangents(extra, ep, #v)
+    if rec then
+      ch.tan = ch.tan or {}
+      ch.tan[n] = rec
+    end
+  elseif is_easing(code) then
     ease = default_ease(code)
   end
   ch.t[n], ch.vals[n], ch.ie[n] = t, v, ie + EASE_UNIT * ease
@@ -324,31 +366,52 @@ local function plain_handle(h, hd, at)
   return true
 end
 
--- The ease and handles of a well-formed key extra, as read_key reads them:
--- ease, whether the extra wrote it, handles (or nil), and whether the
--- extra holds more than the core keeps (other fields, or none at all) --
--- or nil when read_key must look at it.
-local function plain_extra(extra, code)
+-- A well-formed tangent (nv finite numbers) into rec at offset b, or false.
+local function plain_tangent(v, nv, rec, b)
+  if type(v) ~= "table" or #v ~= nv or next(v, nv) ~= nil then return false end
+  for a = 1, nv do
+    if not finite(v[a]) then return false end
+    rec[b + a] = v[a]
+  end
+  return true
+end
+
+-- The ease, handles and tangents of a well-formed key extra, as read_key
+-- reads them: ease, whether the extra wrote it, handles (or nil), whether
+-- the extra holds more than the core keeps (other fields, or none at all),
+-- tangents (or nil) -- or nil when read_key must look at it.  nv: the
+-- number of values of the key.
+local function plain_extra(extra, code, nv)
   if type(extra) ~= "table" then return nil end
   local first = next(extra)
   if first ~= nil and type(first) == "number" then return nil end
   local ez, ease = extra.ease
   if ez == nil then
-    ease = code >= FIRST_EASING and default_ease(code) or 0
+    ease = is_easing(code) and default_ease(code) or 0
   else
     ease = EASE_CODE[ez]
     if not ease then return nil end
   end
   local more = first == nil
   for f in next, extra do
-    if f ~= "ease" and f ~= "out" and f ~= "in" then more = true break end
+    if f ~= "ease" and f ~= "out" and f ~= "in" and f ~= "in_tangent" and f ~= "out_tangent" then
+      more = true
+      break
+    end
+  end
+  local tin, tout, tan = extra.in_tangent, extra.out_tangent, nil
+  if tin ~= nil or tout ~= nil then
+    tan = {}
+    for a = 1, 2 * nv do tan[a] = 0 / 0 end
+    if tin ~= nil and not plain_tangent(tin, nv, tan, 0) then return nil end
+    if tout ~= nil and not plain_tangent(tout, nv, tan, nv) then return nil end
   end
   local hout, hin = extra.out, extra["in"]
-  if hout == nil and hin == nil then return ease, ez ~= nil, nil, more end
+  if hout == nil and hin == nil then return ease, ez ~= nil, nil, more, tan end
   local hd = handle_record()
   if hout ~= nil and not plain_handle(hout, hd, 0) then return nil end
   if hin ~= nil and not plain_handle(hin, hd, 1) then return nil end
-  return ease, ez ~= nil, hd, more
+  return ease, ez ~= nil, hd, more, tan
 end
 
 -- Is any number of a key from a Lua table an integer that a double cannot
@@ -421,13 +484,13 @@ local function read_keys(list, path, channel, lua_table)
         end
       end
     end
-    local ease, ew, hd, more
+    local ease, ew, hd, more, tan
     if t then
       local extra = k[4]
       if extra == nil then
-        ease = code >= FIRST_EASING and default_ease(code) or 0
+        ease = is_easing(code) and default_ease(code) or 0
       else
-        ease, ew, hd, more = plain_extra(extra, code)
+        ease, ew, hd, more, tan = plain_extra(extra, code, #v)
         if not ease then t = nil end
       end
     end
@@ -437,6 +500,10 @@ local function read_keys(list, path, channel, lua_table)
       if hd then
         ch.h = ch.h or {}
         ch.h[n] = hd
+      end
+      if tan then
+        ch.tan = ch.tan or {}
+        ch.tan[n] = tan
       end
       if more then
         ch.keep = ch.keep or {}
@@ -453,7 +520,7 @@ end
 -- The core's description of a channel read by read_keys (and the
 -- modifiers of each axis, when there are).
 local function channel_desc(ch, mods)
-  local d = { t = ch.t, vals = ch.vals, ie = ch.ie, h = ch.h }
+  local d = { t = ch.t, vals = ch.vals, ie = ch.ie, h = ch.h, tan = ch.tan }
   if mods then
     local per = {}
     for a = 1, 3 do
@@ -663,6 +730,13 @@ local function read_common(c, info, desc)
   if not E.absent(c.space) then
     info.space = M.SPACES[E.enum(c.space, M.SPACES, "space", "space")] -- (checked by the animator, in Lua)
   end
+  -- (this module's extension: the channels are the joints' local
+  -- transforms, as glTF's, not offsets from their rests)
+  info.absolute = false
+  if not E.absent(c.absolute) then
+    info.absolute = E.boolean(c.absolute, "absolute", "absolute")
+    desc.absolute = info.absolute and 1 or 0
+  end
   if not E.absent(c.skeleton) then info.skeleton = M.skeleton(c.skeleton, "skeleton") end
   if not E.absent(c.retarget) then
     E.object(c.retarget, "retarget", "retarget")
@@ -672,7 +746,8 @@ local function read_common(c, info, desc)
   end
 end
 
--- skeleton: joint name -> { parent, position, rotation } (SEMANTICS 5).
+-- skeleton: joint name -> { parent, position, rotation [, translation,
+-- scale] } (SEMANTICS 5).
 function M.skeleton(s, path)
   E.object(s, path, "skeleton")
   -- in name order, so that the joint a message names does not depend on
@@ -687,13 +762,29 @@ function M.skeleton(s, path)
   local out = {}
   for _, name in ipairs(names) do
     local j = s[name]
-    local p = key(path, name)
-    E.object(j, p, "skeleton joint")
+    -- (the path of the joint is built only for a message)
+    local function p() return key(path, name) end
+    if type(j) ~= "table" or (next(j) ~= nil and E.is_array(j)) then E.object(j, p(), "skeleton joint") end
     local parent = j.parent
-    if E.absent(parent) then parent = nil else E.string(parent, key(p, "parent"), "parent") end
-    local pos = E.absent(j.position) and { 0, 0, 0 } or vec(j.position, 3, key(p, "position"), "position")
-    local rot = not E.absent(j.rotation) and M.rotation(j.rotation, key(p, "rotation"), "rotation") or nil
-    out[name] = { parent = parent, position = pos, rotation = rot }
+    if E.absent(parent) then parent = nil elseif type(parent) ~= "string" then E.string(parent, key(p(), "parent"), "parent") end
+    local function field(k, n)
+      local v = j[k]
+      if E.absent(v) then return nil end
+      if plain_vec(v, n) then return v end
+      return vec(v, n, key(p(), k), k)
+    end
+    local pos = field("position", 3) or { 0, 0, 0 }
+    local rot = j.rotation
+    if E.absent(rot) then rot = nil
+    elseif plain_vec(rot, 4) and (rot[1] ~= 0 or rot[2] ~= 0 or rot[3] ~= 0 or rot[4] ~= 0) then
+      rot = quat(rot, "", "rotation")
+    elseif not plain_vec(rot, 3) then -- (Euler angles are kept as they are)
+      rot = M.rotation(rot, key(p(), "rotation"), "rotation")
+    end
+    -- (this module's extension, for glTF nodes: the local rest position in
+    -- the parent's frame, and the rest scale)
+    out[name] = { parent = parent, position = pos, rotation = rot, translation = field("translation", 3),
+      scale = field("scale", 3) }
   end
   for _, name in ipairs(names) do
     local parent = out[name].parent
@@ -804,7 +895,7 @@ end
 -- Version 1: poses at keyframes -------------------------------------------------------
 
 local V1_EASINGS = { linear = INTERP_CODE.linear, constant = INTERP_CODE.step }
-for i = FIRST_EASING + 1, #INTERPS do V1_EASINGS[INTERPS[i]] = i - 1 end
+for i = FIRST_EASING + 1, LAST_EASING + 1 do V1_EASINGS[INTERPS[i]] = i - 1 end
 local V1_DIRS = { ["in"] = 0, out = 1, inout = 2 }
 local IDENTITY = { 0, 0, 0, 1 }
 local ZERO = { 0, 0, 0 }
@@ -852,7 +943,7 @@ local function read_v1(c, info, desc)
         out.interp = INTERP_CODE.linear
         if not E.absent(pose.easing) then
           local ez = pose.easing
-          local names = "linear, constant, " .. table.concat(INTERPS, ", ", FIRST_EASING + 1)
+          local names = "linear, constant, " .. table.concat(INTERPS, ", ", FIRST_EASING + 1, LAST_EASING + 1)
           if type(ez) ~= "string" then
             fail(key(pp, "easing"), "easing must be a name (%s), got %s", names, describe(ez))
           end

@@ -1,6 +1,9 @@
 -- rig.lua: rigs (joint hierarchies with rests) for animators.
 -- anim.rig("player") is the built-in blocky player rig; anim.rig{ joints =
--- { {name=, parent=, position=, rotation=}, ... } } builds any other.
+-- { {name=, parent=, position=, rotation=}, ... } } builds any other.  A
+-- joint may give `translation` (its local rest position, in its parent's
+-- frame, as a glTF node does) instead of `position` (its pivot in rig
+-- space, as Bedrock geometry does), and a rest `scale`.
 local core = require "anim.core"
 local E = require "anim.base.errors"
 local args = require "anim.base.args"
@@ -41,15 +44,34 @@ local function build(def, rig_name)
   if #joints == 0 then fail("joints", "a rig needs at least one joint") end
   if #joints > M.MAX_JOINTS then fail("joints", "too many joints (%d; at most %d)", #joints, M.MAX_JOINTS) end
   local names, parents, pivots, rots, idx = {}, {}, {}, {}, {}
+  local locals, scales, any_local, any_scale = {}, {}, false, false
+  -- (paths are built only for a message: a rig may have thousands of joints)
+  local plain = format.plain_vec
+  local function vec3(v, i, k)
+    if plain(v, 3) then return v end
+    return format.vec(v, 3, key(index("joints", i), k), k)
+  end
   for i, j in ipairs(joints) do
-    local p = index("joints", i)
-    E.object(j, p, "joint")
-    local name = E.string(j.name, key(p, "name"), "name")
-    if idx[name] then fail(key(p, "name"), "duplicate joint name '%s' (also joints[%d])", name, idx[name]) end
+    if type(j) ~= "table" or (next(j) ~= nil and E.is_array(j)) then E.object(j, index("joints", i), "joint") end
+    local name = j.name
+    if type(name) ~= "string" then E.string(name, key(index("joints", i), "name"), "name") end
+    if idx[name] then fail(key(index("joints", i), "name"), "duplicate joint name '%s' (also joints[%d])", name, idx[name]) end
     idx[name] = i
     names[i] = name
-    pivots[i] = E.absent(j.position) and { 0, 0, 0 } or format.vec(j.position, 3, key(p, "position"), "position")
-    rots[i] = E.absent(j.rotation) and { 0, 0, 0, 1 } or M.rest_quat(j.rotation, key(p, "rotation"))
+    pivots[i] = E.absent(j.position) and { 0, 0, 0 } or vec3(j.position, i, "position")
+    local r = j.rotation
+    if E.absent(r) then rots[i] = { 0, 0, 0, 1 }
+    elseif plain(r, 4) and (r[1] ~= 0 or r[2] ~= 0 or r[3] ~= 0 or r[4] ~= 0) then rots[i] = format.quat(r, "", "rotation")
+    else rots[i] = M.rest_quat(r, key(index("joints", i), "rotation")) end
+    locals[i] = false
+    if not E.absent(j.translation) then
+      locals[i] = vec3(j.translation, i, "translation")
+      any_local = true
+    end
+    if not E.absent(j.scale) then
+      scales[i] = vec3(j.scale, i, "scale")
+      any_scale = true
+    end
   end
   for i, j in ipairs(joints) do
     local p = index("joints", i)
@@ -61,7 +83,8 @@ local function build(def, rig_name)
     end
   end
   local info = { names = names, name = rig_name }
-  local rig, err = core.rig_new(names, parents, pivots, rots, info)
+  local rig, err = core.rig_new(names, parents, pivots, rots, info, any_local and locals or nil,
+    any_scale and scales or nil)
   if not rig then
     -- name the joints of the first cycle, in joint order (each joint is
     -- walked through once: 1 on the current walk, 2 done)
@@ -114,7 +137,8 @@ function methods.joints(self)
   local out = {}
   for i, j in ipairs(core.rig_info(self).joints) do
     out[i] = { name = j.name, parent = j.parent, position = { table.unpack(j.position) },
-      rotation = { table.unpack(j.rotation) } }
+      rotation = { table.unpack(j.rotation) }, translation = { table.unpack(j.translation) },
+      scale = { table.unpack(j.scale) } }
   end
   return out
 end

@@ -51,6 +51,7 @@
 -- M.Budget (raised as a Lua error value: the importer turns it into a
 -- message naming the limit).
 local lpeg = require "lpeg"
+local compat = require "anim.base.compat"
 local E = require "anim.base.errors"
 
 local M = {}
@@ -691,7 +692,7 @@ local function build_call(node, st)
       local vals = {}
       for k = 1, n do vals[k] = fns[k](t) end
       if n == 0 then return 0.0 end
-      return qf(table.unpack(vals, 1, n))
+      return qf(compat.unpack(vals, 1, n))
     end
     node.time, node.pure = time, pure
     if not time and pure then fold(node, node.fn) end

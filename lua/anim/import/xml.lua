@@ -291,7 +291,7 @@ end
 local function find(K, t, le)
   local lo, hi, ans = 1, #K, 0
   while lo <= hi do
-    local mid = (lo + hi) // 2
+    local mid = math.floor((lo + hi) / 2)
     local kt = K[mid].t
     if kt < t or (le and kt == t) then ans = mid; lo = mid + 1 else hi = mid - 1 end
   end
@@ -684,7 +684,7 @@ local function breakpoints(ch, length)
   local list = {}
   local reps, upto = 0, math.huge
   if ch.period then
-    reps = math.min(math.ceil(length / ch.period), math.max(1, 200000 // #ch.raw))
+    reps = math.min(math.ceil(length / ch.period), math.max(1, math.floor(200000 / #ch.raw)))
     upto = reps * ch.period
   end
   for _, k in ipairs(ch.raw) do
@@ -725,7 +725,7 @@ local function measure(list, length)
     total = total + #marks[i]
   end
   -- at most about 200000 samples in all, whatever the number of keys
-  local per = math.max(1, math.min(15, 200000 // math.max(1, total)))
+  local per = math.max(1, math.min(15, math.floor(200000 / math.max(1, total))))
   local stride = math.max(1, math.ceil(total / 200000))
   for i = 1, #list do
     local bp = marks[i]

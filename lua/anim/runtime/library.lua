@@ -29,6 +29,8 @@ local MAX_PATH = 4096 -- bytes of a res:// path, at most (PATH_MAX on Linux)
 -- character (the C library would cut the path there), no % (a res:// path
 -- is not URL-decoded, so %2e%2e would name a file called "%2e%2e": refused
 -- so that no layer that does decode can be tricked).
+M.show = show
+
 local function refusal(rel)
   if #rel > MAX_PATH then return string.format("refused: the path is longer than %d bytes", MAX_PATH) end
   if rel == "" or rel:sub(1, 1) == "/" or rel:match("^%a:") then

@@ -91,6 +91,7 @@ local function kind_by_name(path)
   local lower = path:lower()
   if lower:match("%.xml$") then return "xml" end
   if lower:match("%.retarget$") then return "retarget" end
+  if lower:match("%.gltf$") or lower:match("%.glb$") then return "gltf" end
   if lower:match("%.bbmodel$") or lower:match("%.json$") or lower:match("%.ajblueprint$") or lower:match("%.ajmodel$") then
     return lower:match("%.aseprite%.json$") and "aseprite" or "blockbench"
   end
@@ -107,6 +108,7 @@ local function kind_of(path, text)
   if text then
     local first = text:gsub("^\239\187\191", ""):match("^%s*(.)")
     if first == "<" then return "xml", true end
+    if text:sub(1, 4) == "glTF" then return "gltf", true end -- a .glb's magic
     if first == "{" or first == "[" or first == "/" then
       local ok, doc = pcall(json.decode_lenient, text)
       if ok and type(doc) == "table" then
@@ -129,6 +131,7 @@ local function kind_of(path, text)
           end
           if map then return "retarget", true end
         end
+        if type(doc.asset) == "table" and not E.absent(doc.asset.version) then return "gltf", true end
         if not E.absent(doc.joints) or not E.absent(doc.keyframes) or not E.absent(doc.version) then
           return kind_by_name(path) == "retarget" and "retarget" or "anim", true
         end
@@ -138,8 +141,8 @@ local function kind_of(path, text)
   return kind_by_name(path)
 end
 
-local IMPORTER = { xml = "import_xml", blockbench = "import_blockbench", aseprite = "import_aseprite" }
-local FORMAT_NAME = { xml = "legacy XML", blockbench = "Blockbench", aseprite = "Aseprite" }
+local IMPORTER = { xml = "import_xml", blockbench = "import_blockbench", gltf = "import_gltf", aseprite = "import_aseprite" }
+local FORMAT_NAME = { xml = "legacy XML", blockbench = "Blockbench", gltf = "glTF", aseprite = "Aseprite" }
 
 -- The text of a file (within anim.limits.bytes), or nil when it cannot be
 -- read (the loader then says why).
@@ -190,9 +193,15 @@ local function read_clips(path)
   if kind == "xml" then return { { clip = res } }, {} end
   if kind == "aseprite" then err = nil end -- (its second result is the sheet: no warnings)
   local warnings = {}
-  for i, w in ipairs(type(err) == "table" and err or {}) do
+  if kind == "gltf" then
+    -- what the importer skipped, as warnings of the file
+    for i, w in ipairs(res.warnings) do warnings[i] = { text = path .. ": " .. w } end
+    res = res.clips
+    err = nil
+  end
+  for _, w in ipairs(type(err) == "table" and err or {}) do
     local where = (w.channel and w.channel ~= "") and (w.channel .. ": ") or ""
-    warnings[i] = { text = path .. ": " .. where .. w.message, animation = w.animation,
+    warnings[#warnings + 1] = { text = path .. ": " .. where .. w.message, animation = w.animation,
       not_imported = w.message:match("^not imported") ~= nil or w.message:match("^%d+ animations not imported") ~= nil }
   end
   local list = {}
@@ -306,7 +315,7 @@ local ORDER = { "info", "validate", "convert", "sample", "plot", "sheet" }
 
 local PLAYBACK_FIELDS = {
   version = true, length = true, loop = true, looped = true, speed = true, autoplay = true, priority = true,
-  mask = true, blend = true, space = true, joints = true, keyframes = true, euler = true, skeleton = true,
+  mask = true, blend = true, space = true, absolute = true, joints = true, keyframes = true, euler = true, skeleton = true,
   retarget = true, markers = true, events = true, sounds = true, plays = true, properties = true,
 }
 local EDITOR_FIELDS = { "rig", "fps", "viewModel" }
@@ -364,6 +373,7 @@ local function info_clip(c)
   field("euler", info.euler)
   field("blend", info.blend)
   field("space", info.space)
+  if info.absolute then field("absolute", "true (channels are the joints' local transforms)") end
   field("mask", info.mask and table.concat(info.mask, ", ") or "all joints")
   field("autoplay", tostring(info.autoplay))
   if info.approx then
@@ -697,6 +707,31 @@ function M.output_names(outp, names)
   return paths
 end
 
+-- Is path a glTF file to write?
+local function gltf_out(path)
+  local lower = path:lower()
+  return lower:match("%.gltf$") ~= nil or lower:match("%.glb$") ~= nil
+end
+
+-- Writes clips (a list) as one glTF file: the node tree of their skeletons
+-- when they have one, else the built-in player rig's.
+local function export_gltf(clips, path, src_label)
+  local rig
+  local has_skeleton = false
+  for _, c in ipairs(clips) do
+    if clipmod.info(c).skeleton then has_skeleton = true end
+  end
+  if not has_skeleton then rig = anim.rig("player") end
+  local approx, err
+  if rig then approx, err = anim.export_gltf(clips, rig, path) else approx, err = anim.export_gltf(clips, path) end
+  if not approx then fail(INPUT, "%s", err) end
+  io.stderr:write(string.format("anim convert: %s -> %s\n", src_label, path))
+  for _, a in ipairs(approx) do
+    io.stderr:write(string.format("anim convert: %s: clip %s, joint %s, %s: approximated within %.3g %s\n", path,
+      a.clip, a.joint, a.channel, a.error, a.channel == "rotation" and "radians" or a.channel == "position" and "units" or ""))
+  end
+end
+
 local function save_one(c, path, src_label)
   if path == "-" then
     local text, approx = anim.encode(c, { version = 3 })
@@ -718,9 +753,9 @@ local function save_one(c, path, src_label)
 end
 
 verbs.convert = {
-  usage = "anim convert IN -o OUT.anim [--animation NAME]",
+  usage = "anim convert IN -o OUT.anim|OUT.gltf|OUT.glb [--animation NAME]",
   options = { output = true, animation = true },
-  summary = "write any readable clip as a version 3 .anim",
+  summary = "write any readable clip as a version 3 .anim, or clips as glTF",
   help = [[
 Reads IN (a .anim file of any version, a legacy .xml animation, a
 Blockbench, Animated Java, Bedrock or GeckoLib file, or an Aseprite sheet's
@@ -741,7 +776,15 @@ When the version 3 file can only approximate what IN says (some imports),
 the note and its bound are printed on standard error; so is each warning of
 the import (path: json.path: message); the status stays 0.
 A version 1 clip that version 3 cannot hold (pose weights that vary) is an
-error.]],
+error.
+
+IN may be a glTF file (.gltf, .glb): each animation becomes a .anim file
+as a Blockbench file's do.  OUT ending in .gltf or .glb writes every clip
+of IN (or --animation NAME) as the animations of one glTF file
+(anim.export_gltf): the node tree of the clips' skeletons, or the built-in
+player rig's when they have none; each curve glTF cannot hold exactly is
+baked at 60 fps and reported on standard error with the largest
+difference found.]],
   run = function(pos, opt)
     if #pos ~= 1 then fail(USAGE, "expected one input file, got %d arguments", #pos) end
     if not opt.output then fail(USAGE, "missing -o OUT.anim") end
@@ -752,6 +795,13 @@ error.]],
       end
     end
     local jobs = {}
+    if opt.output ~= "-" and gltf_out(opt.output) then
+      local clips = {}
+      if opt.animation then clips[1] = pick(pos[1], list, opt.animation)
+      else for i, e in ipairs(list) do clips[i] = e.clip end end
+      export_gltf(clips, opt.output, pos[1])
+      return 0
+    end
     if opt.animation or not list[1].name or opt.output == "-" then
       -- one clip to OUT itself (standard output takes one file only)
       jobs[1] = { clip = pick(pos[1], list, opt.animation), out = opt.output }
@@ -892,7 +942,7 @@ frame is the end.  -o - writes the SVG to standard output.]],
     local frames = 8
     if opt.frames then
       frames = tonumber(opt.frames)
-      if not frames or math.type(frames) ~= "integer" or frames < 1 or frames > 200 then
+      if not frames or frames ~= math.floor(frames) or frames < 1 or frames > 200 then
         fail(USAGE, "--frames needs a whole number from 1 to 200, got '%s'", opt.frames)
       end
     end
@@ -933,7 +983,7 @@ end
 
 local function main_help()
   local lines = { "usage: anim COMMAND [ARGS]", "", "Inspect, check, convert and draw animation clips (.anim," ..
-    " legacy XML, Blockbench).", "", "commands:" }
+    " legacy XML, Blockbench, glTF).", "", "commands:" }
   for _, n in ipairs(ORDER) do lines[#lines + 1] = string.format("  %-9s %s", n, verbs[n].summary) end
   lines[#lines + 1] = ""
   lines[#lines + 1] = "anim help COMMAND or anim COMMAND --help: the options of a command."

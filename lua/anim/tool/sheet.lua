@@ -261,7 +261,7 @@ function M.render(clip, opts)
   doc:text(CELL_GAP, 26, string.format("%s — %g s, %s, on the %s rig, %d frames", title, info.length, info.loop,
     rigname == "skeleton" and "clip's own" or rigname, #times), { ["font-size"] = 15, ["font-weight"] = "bold", class = "title" })
   for i, t in ipairs(times) do
-    local col, row = (i - 1) % cols, (i - 1) // cols
+    local col, row = (i - 1) % cols, math.floor((i - 1) / cols)
     local x0 = CELL_GAP + col * (cell_w + CELL_GAP)
     local y0 = top + CELL_GAP + row * (cell_h + CELL_GAP)
     doc:group({ class = "frame", ["data-time"] = E.num(t) }, function()

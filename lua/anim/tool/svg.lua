@@ -3,6 +3,8 @@
 -- (later ones paint over earlier ones), attribute values and text are
 -- escaped, and numbers are written short (two decimals are far below a
 -- pixel), so the files stay small enough to commit and diff.
+local compat = require "anim.base.compat"
+
 local M = {}
 
 local ESC = { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;", ['"'] = "&quot;", ["'"] = "&apos;" }
@@ -19,7 +21,7 @@ function M.escape(s)
   s = tostring(s)
   local out, i, n = {}, 1, #s
   while i <= n do
-    local _, bad = utf8.len(s, i) -- strict: no surrogates, nothing past U+10FFFF
+    local _, bad = compat.utf8_len(s, i) -- strict: no surrogates, nothing past U+10FFFF
     local stop = bad or n + 1
     if stop > i then
       local chunk = s:sub(i, stop - 1):gsub("[&<>\"']", ESC)

@@ -1,0 +1,124 @@
+-- compat.lua: what differs between the Lua versions the module runs on
+-- (5.1, LuaJIT 2.1, 5.2, 5.3, 5.4), in one place.  The Lua files are
+-- written in the language all of them parse (no bit operators, no //, no
+-- goto, no integer-only functions); what the versions' libraries do
+-- differently comes from here.  The C side's differences are in
+-- csrc/lua/lua_compat.h.
+local M = {}
+
+-- The version: 501 (5.1 and LuaJIT), 502, 503, 504; jit: LuaJIT.
+M.version = tonumber((_VERSION:gsub("Lua (%d+)%.(%d+)", function(a, b) return a .. "0" .. b end)))
+M.jit = type(rawget(_G, "jit")) == "table"
+-- Whether numbers have an integer subtype (5.3+): before, 12 and 12.0
+-- are one value, and math.type does not exist.
+M.integers = math.type ~= nil
+
+M.unpack = table.unpack or unpack -- luacheck: ignore 113 (5.1's global)
+
+function M.pack(...) return { n = select("#", ...), ... } end
+
+-- math.type: "integer", "float" or nil.  Before 5.3 a number is a
+-- "float" (there are no integers to tell apart).
+M.mtype = math.type or function(v)
+  if type(v) == "number" then return "float" end
+  return nil
+end
+
+-- math.tointeger: the integer of an integral number, or nil.  Before 5.3,
+-- the same number (an integral double is what an integer is there).
+M.tointeger = math.tointeger or function(v)
+  if type(v) == "number" and v == math.floor(v) and v > -math.huge and v < math.huge then return v end
+  return nil
+end
+
+-- The bit operations the key bytes and flags need, on non-negative
+-- integers below 2^31 (where every version agrees): 5.3+'s operators
+-- (compiled from text, so that 5.1 parses this file), LuaJIT's bit,
+-- 5.2's bit32, else arithmetic.
+local function bit_and(a, b)
+  local r, bit = 0, 1
+  while a > 0 and b > 0 do
+    if a % 2 == 1 and b % 2 == 1 then r = r + bit end
+    a, b, bit = math.floor(a / 2), math.floor(b / 2), bit * 2
+  end
+  return r
+end
+if M.version >= 503 then
+  M.band = load("return function(a, b) return a & b end")()
+elseif M.jit then
+  M.band = rawget(_G, "bit").band -- (LuaJIT's, loaded with it)
+elseif rawget(_G, "bit32") then
+  M.band = rawget(_G, "bit32").band
+else
+  M.band = bit_and
+end
+
+function M.rshift(a, n) return math.floor(a / 2 ^ n) end
+
+-- Little-endian 32-bit unsigned integers in strings (5.3's string.pack
+-- "<I4"): the 4 bytes of n, and the number at byte pos of s (or nil).
+function M.pack_u32le(n)
+  return string.char(n % 256, math.floor(n / 256) % 256, math.floor(n / 65536) % 256, math.floor(n / 16777216) % 256)
+end
+function M.u32le(s, pos)
+  local a, b, c, d = s:byte(pos, pos + 3)
+  if not d then return nil end
+  return a + b * 256 + c * 65536 + d * 16777216
+end
+
+-- utf8.len(s, i) as 5.3 has it, strict (no surrogates, nothing beyond
+-- U+10FFFF, no overlong forms): the count of characters from byte i, or
+-- nil and the position of the first byte that is not valid UTF-8.
+function M.utf8_len(s, i)
+  local n, len = 0, #s
+  i = i or 1
+  while i <= len do
+    local c = s:byte(i)
+    local need, min
+    if c < 0x80 then need, min = 0, 0
+    elseif c >= 0xC2 and c <= 0xDF then need, min = 1, 0x80
+    elseif c >= 0xE0 and c <= 0xEF then need, min = 2, 0x800
+    elseif c >= 0xF0 and c <= 0xF4 then need, min = 3, 0x10000
+    else return nil, i end
+    local cp = need == 0 and c or (c % (2 ^ (6 - need)))
+    for k = 1, need do
+      local cc = s:byte(i + k)
+      if not cc or cc < 0x80 or cc > 0xBF then return nil, i end
+      cp = cp * 64 + (cc - 0x80)
+    end
+    if cp < min or cp > 0x10FFFF or (cp >= 0xD800 and cp <= 0xDFFF) then return nil, i end
+    i = i + need + 1
+    n = n + 1
+  end
+  return n
+end
+
+-- Whether the running code may yield (5.3+: coroutine.isyieldable; 5.2:
+-- inside a coroutine; 5.1 and LuaJIT: inside a coroutine, which 5.1 can
+-- leave only through Lua calls, not across a pcall: a yield there fails
+-- with its own error).
+M.isyieldable = coroutine.isyieldable or function()
+  local co, main = coroutine.running()
+  return co ~= nil and not main
+end
+
+-- xpcall(f, handler, ...): 5.1 takes no arguments for f (LuaJIT does).
+if M.version >= 502 or M.jit then
+  M.xpcall = xpcall
+else
+  M.xpcall = function(f, handler, ...)
+    local args = M.pack(...)
+    return xpcall(function() return f(M.unpack(args, 1, args.n)) end, handler)
+  end
+end
+
+-- load(text, name): 5.1 has loadstring for text (LuaJIT's load takes it).
+M.load = (M.version >= 502 or M.jit) and load or loadstring -- luacheck: ignore 113
+
+-- A whole number written without a fraction: "12", also for a float on
+-- 5.3+ ("12" where tostring gives "12.0").
+function M.intstring(v)
+  return string.format("%d", v)
+end
+
+return M

@@ -1,0 +1,488 @@
+-- gltf.lua: imports the skins and animations of a glTF 2.0 asset (.gltf
+-- or .glb): anim.import_gltf(path [, options]) -> { clips, rigs, rig,
+-- scene, warnings } | nil, message.
+--
+-- Each animation becomes an absolute clip (its channels are the nodes'
+-- local translation, rotation and scale, as glTF defines them), each skin a
+-- rig of its joints and every node above them, with the nodes' rests.  The
+-- rules are the specification's (specification/2.0/Specification.adoc:
+-- "Nodes and Hierarchy", "Transformations", "Animations", Appendix C),
+-- read the way three.js's GLTFLoader reads them where it leaves a choice
+-- (examples/jsm/loaders/GLTFLoader.js).  docs/formats.md ("glTF") lists
+-- each rule.  Failures name the file, the JSON path with glTF's own
+-- 0-based indices and what is wrong; what the module cannot play (morph
+-- target weights, unknown extensions) is skipped with a warning.
+local compat = require "anim.base.compat"
+local E = require "anim.base.errors"
+local Q = require "anim.base.quat"
+local limits = require "anim.base.limits"
+local codes = require "anim.base.codes"
+local clipmod = require "anim.format.clip"
+local format = require "anim.format.read"
+local rigmod = require "anim.format.rig"
+local F = require "anim.import.gltf_file"
+local A = require "anim.import.gltf_accessor"
+
+local M = {}
+local fail, at, count, describe = E.fail, F.at, F.count, E.describe
+local L = limits.current
+local MAX_CURVE_KEYS = codes.const.max_curve_keys
+
+-- Extensions the importer reads, or that change nothing it reads.
+local KNOWN_EXTENSIONS = { KHR_mesh_quantization = true }
+
+-- A warning, shaped as a message is: "file: json.path: what".
+local function warn(ctx, path, fmt, ...)
+  local msg = string.format(fmt, ...)
+  ctx.warnings[#ctx.warnings + 1] = ctx.name .. ": " .. (path ~= "" and path .. ": " or "") .. msg
+end
+
+local function array(v, path, what)
+  if E.absent(v) then return {} end
+  return E.array(v, path, what)
+end
+
+-- n finite numbers.
+local function numbers(v, n, path, what)
+  if format.plain_vec(v, n) then return v end
+  if type(v) ~= "table" or not E.is_array(v) or #v ~= n then
+    fail(path, "%s must be an array of %d numbers, got %s", what, n,
+      (type(v) == "table" and E.is_array(v)) and ("an array of " .. #v) or describe(v))
+  end
+  for i = 1, n do E.number(v[i], at(path, i - 1), what .. " component") end
+  return v
+end
+
+-- Names ----------------------------------------------------------------------------------
+
+-- Unique names for a list of objects: each its `name`, or prefix<i>
+-- without one (an empty name counts as none); a name met before gets #<i>
+-- appended (i its own 0-based index), again until it is unique.
+local function unique_names(list, prefix, kind)
+  local names, taken = {}, {}
+  for i, def in ipairs(list) do
+    local n = type(def) == "table" and def.name
+    if n ~= nil and type(n) ~= "string" and not E.absent(n) then E.string(n, at(kind, i - 1, "name"), "name") end
+    if type(n) ~= "string" then n = nil end
+    if n and #n > L.strings then
+      fail(at(kind, i - 1, "name"), "name too long (%d bytes; at most %d, anim.limits.strings)", #n, L.strings)
+    end
+    if n == "" then n = nil end
+    n = n or (prefix .. (i - 1))
+    while taken[n] do n = n .. "#" .. (i - 1) end
+    taken[n] = true
+    names[i - 1] = n
+  end
+  return names
+end
+
+-- Nodes -------------------------------------------------------------------------------------
+
+-- A node's local rest: translation, rotation, scale, from its TRS
+-- properties or its matrix decomposed as three.js decomposes it
+-- (Matrix4.decompose: the scales are the columns' lengths, x negated when
+-- the determinant is negative; the rotation the columns made unit).
+local function node_rest(ctx, def, i)
+  local plain = format.plain_vec
+  -- the common case: translation, rotation, scale well formed (or absent)
+  local ft, fr, fs = def.translation, def.rotation, def.scale
+  if E.absent(def.matrix) and (ft == nil or plain(ft, 3)) and (fs == nil or plain(fs, 3)) and
+      (fr == nil or (plain(fr, 4) and (fr[1] ~= 0 or fr[2] ~= 0 or fr[3] ~= 0 or fr[4] ~= 0))) then
+    return ft and { ft[1], ft[2], ft[3] } or { 0, 0, 0 }, fr and format.quat(fr, "", "rotation") or { 0, 0, 0, 1 },
+      fs and { fs[1], fs[2], fs[3] } or { 1, 1, 1 }
+  end
+  local p = at("nodes", i)
+  if not E.absent(def.matrix) then
+    local m = numbers(def.matrix, 16, at(p, "matrix"), "matrix")
+    local c1, c2, c3 = { m[1], m[2], m[3] }, { m[5], m[6], m[7] }, { m[9], m[10], m[11] }
+    local function len(c) return math.sqrt(c[1] * c[1] + c[2] * c[2] + c[3] * c[3]) end
+    local sx, sy, sz = len(c1), len(c2), len(c3)
+    if sx == 0 or sy == 0 or sz == 0 or sx ~= sx or sy ~= sy or sz ~= sz or sx == math.huge or sy == math.huge or sz == math.huge then
+      fail(at(p, "matrix"), "the matrix cannot be decomposed into translation, rotation and scale (a column has no length)")
+    end
+    local det = c1[1] * (c2[2] * c3[3] - c3[2] * c2[3]) - c2[1] * (c1[2] * c3[3] - c3[2] * c1[3])
+      + c3[1] * (c1[2] * c2[3] - c2[2] * c1[3])
+    if det < 0 then sx = -sx end
+    local u1 = { c1[1] / sx, c1[2] / sx, c1[3] / sx }
+    local u2 = { c2[1] / sy, c2[2] / sy, c2[3] / sy }
+    local u3 = { c3[1] / sz, c3[2] / sz, c3[3] / sz }
+    local function dot(a, b) return a[1] * b[1] + a[2] * b[2] + a[3] * b[3] end
+    if math.abs(dot(u1, u2)) > 1e-4 or math.abs(dot(u1, u3)) > 1e-4 or math.abs(dot(u2, u3)) > 1e-4
+      or m[4] ~= 0 or m[8] ~= 0 or m[12] ~= 0 or m[16] ~= 1 then
+      warn(ctx, at(p, "matrix"), "the matrix shears or projects: read as the nearest translation, rotation and scale")
+    end
+    return { m[13], m[14], m[15] }, Q.from_matrix(u1, u2, u3), { sx, sy, sz }
+  end
+  local t = E.absent(def.translation) and { 0, 0, 0 } or numbers(def.translation, 3, at(p, "translation"), "translation")
+  local r = { 0, 0, 0, 1 }
+  if not E.absent(def.rotation) then
+    -- made unit (a zero quaternion refused), as the .anim reader does
+    r = format.quat(numbers(def.rotation, 4, at(p, "rotation"), "rotation"), at(p, "rotation"), "rotation")
+  end
+  local s = E.absent(def.scale) and { 1, 1, 1 } or numbers(def.scale, 3, at(p, "scale"), "scale")
+  return { t[1], t[2], t[3] }, r, { s[1], s[2], s[3] }
+end
+
+-- The node tree: each node's parent (0-based index, or nil), checked to be
+-- disjoint strict trees ("Nodes and Hierarchy": no cycle, one parent).
+local function read_nodes(ctx)
+  local doc = ctx.doc
+  local nodes = array(doc.nodes, "nodes", "nodes")
+  if #nodes > codes.const.max_rig_joints then
+    fail("nodes", "too many nodes (%d; at most %d)", #nodes, codes.const.max_rig_joints)
+  end
+  local parent = {}
+  local n = #nodes
+  for i, def in ipairs(nodes) do
+    if type(def) ~= "table" or (next(def) ~= nil and E.is_array(def)) then E.object(def, at("nodes", i - 1), "node") end
+    local children = def.children
+    if children == nil or E.absent(children) then
+      children = nil
+    elseif type(children) ~= "table" or (next(children) ~= nil and not E.is_array(children)) then
+      array(children, at("nodes", i - 1, "children"), "children")
+    end
+    for k, c in ipairs(children or {}) do
+      local ci = F.whole(c, 0, n) or F.index(doc, c, at("nodes", i - 1, "children", k - 1), "nodes")
+      local function cp() return at("nodes", i - 1, "children", k - 1) end
+      if ci == i - 1 then fail(cp(), "node %d is its own child (the node tree must have no cycle)", ci) end
+      if parent[ci] then fail(cp(), "node %d is already a child of node %d (a node has one parent)", ci, parent[ci]) end
+      parent[ci] = i - 1
+    end
+  end
+  -- one parent each: a cycle is a loop of parents, found by walking up
+  local state = {} -- 1: on the current walk, 2: reaches a root
+  for i = 0, #nodes - 1 do
+    local walk, j = {}, i
+    while j ~= nil and not state[j] do
+      state[j] = 1
+      walk[#walk + 1] = j
+      j = parent[j]
+    end
+    if j ~= nil and state[j] == 1 then
+      fail(at("nodes", parent[j], "children"), "the node tree has a cycle through node %d", j)
+    end
+    for _, w in ipairs(walk) do state[w] = 2 end
+  end
+  ctx.nodes, ctx.parent = nodes, parent
+  ctx.node_names = unique_names(nodes, "node", "nodes")
+  ctx.rest = {}
+  for i, def in ipairs(nodes) do
+    local t, r, s = node_rest(ctx, def, i - 1)
+    ctx.rest[i - 1] = { t = t, r = r, s = s }
+  end
+end
+
+-- A node and every node above it, into `set` (index -> true).
+local function with_ancestors(ctx, i, set)
+  while i ~= nil and not set[i] do
+    set[i] = true
+    i = ctx.parent[i]
+  end
+end
+
+-- The nodes of a set, in index order, as a rig's or a skeleton's joints.
+local function sorted(set)
+  local list = {}
+  for i in pairs(set) do list[#list + 1] = i end
+  table.sort(list)
+  return list
+end
+
+local function rig_of(ctx, set, name)
+  local joints = {}
+  for _, i in ipairs(sorted(set)) do
+    local r = ctx.rest[i]
+    local p = ctx.parent[i]
+    joints[#joints + 1] = { name = ctx.node_names[i], parent = p and ctx.node_names[p] or nil,
+      translation = r.t, rotation = r.r, scale = r.s }
+  end
+  local rig, err = rigmod.new({ joints = joints }, name)
+  if not rig then error("gltf: a rig failed to build: " .. tostring(err)) end -- (checked above: a bug)
+  return rig
+end
+
+-- Animations ----------------------------------------------------------------------------------
+
+local PATHS = { translation = { "position", 3 }, rotation = { "rotation", 4 }, scale = { "scale", 3 } }
+local INTERPOLATIONS = { LINEAR = true, STEP = true, CUBICSPLINE = true }
+
+-- Does a buffer view an accessor reads carry an extension that changes
+-- its bytes (a compression)?  Its name, or nil.
+local function view_extension(ctx, acc)
+  local doc = ctx.doc
+  local ids = {}
+  local def = doc.accessors and doc.accessors[acc + 1]
+  if type(def) ~= "table" then return nil end
+  ids[#ids + 1] = def.bufferView
+  if type(def.sparse) == "table" then
+    ids[#ids + 1] = type(def.sparse.indices) == "table" and def.sparse.indices.bufferView
+    ids[#ids + 1] = type(def.sparse.values) == "table" and def.sparse.values.bufferView
+  end
+  for _, v in ipairs(ids) do
+    local bv = compat.mtype(v) and doc.bufferViews and doc.bufferViews[v + 1]
+    if type(bv) == "table" and type(bv.extensions) == "table" then
+      for name in pairs(bv.extensions) do
+        if not KNOWN_EXTENSIONS[name] then return name, v end
+      end
+    end
+  end
+end
+
+-- The input times of a sampler: finite (gltf_accessor) and in order.
+local function input_times(ctx, acc)
+  local a = A.read(ctx, acc)
+  if a.type ~= "SCALAR" then
+    fail(at(a.path, "type"), "animation input times must be SCALAR, got %s", a.type)
+  end
+  local t = a.values
+  for k = 2, #t do
+    if t[k] < t[k - 1] then
+      fail(a.path, "element %d (%s) comes before element %d (%s): animation input times must not decrease",
+        k - 1, E.num(t[k]), k - 2, E.num(t[k - 1]))
+    end
+  end
+  return t
+end
+
+-- The keys of one channel, in the .anim shape: [t, value] (LINEAR), [t,
+-- value, "step"], [t, value, "cubicspline", {in_tangent, out_tangent}].
+-- sp: the sampler's path (or a function that makes it), for messages.
+local function channel_keys(times, out, interp, n, sp)
+  local keys = {}
+  local v = out.values
+  local quat = n == 4
+  local function value(e)
+    local b = e * n
+    local val = { v[b + 1], v[b + 2], v[b + 3] }
+    if quat then
+      val[4] = v[b + 4]
+      if val[1] == 0 and val[2] == 0 and val[3] == 0 and val[4] == 0 then
+        fail(out.path, "element %d is a zero quaternion (a rotation key needs a non-zero [x, y, z, w])", e)
+      end
+    end
+    return val
+  end
+  local cubic = interp == "CUBICSPLINE"
+  local need = cubic and 3 * #times or #times
+  if out.count ~= need then
+    fail(at(type(sp) == "function" and sp() or sp, "output"), "%s has %d elements, %s with %d input times needs %d",
+      out.path, out.count, interp,
+      #times, need)
+  end
+  for k = 1, #times do
+    if cubic then
+      -- each key: in-tangent, value, out-tangent (Appendix C)
+      local e = 3 * (k - 1)
+      local tin, val, tout = { compat.unpack(v, e * n + 1, e * n + n) }, value(e + 1),
+        { compat.unpack(v, (e + 2) * n + 1, (e + 2) * n + n) }
+      keys[k] = { times[k], val, "cubicspline", { in_tangent = tin, out_tangent = tout } }
+    elseif interp == "STEP" then
+      keys[k] = { times[k], value(k - 1), "step" }
+    else
+      keys[k] = { times[k], value(k - 1) }
+    end
+  end
+  return keys
+end
+
+M.channel_keys = channel_keys
+
+-- The clip fields an animation's extras may hold (what anim.export_gltf
+-- writes there).
+local EXTRA_FIELDS = { "loop", "speed", "priority", "blend", "space", "autoplay", "mask",
+  "markers", "events", "sounds", "plays" }
+M.EXTRA_FIELDS = EXTRA_FIELDS
+
+local function read_animation(ctx, ai, def, name, options)
+  local ap = at("animations", ai)
+  E.object(def, ap, "animation")
+  local samplers = array(def.samplers, at(ap, "samplers"), "samplers")
+  local channels = array(def.channels, at(ap, "channels"), "channels")
+  local joints, targets, length = {}, {}, 0
+  local animated, weights, keys_used, njoints = {}, 0, 0, 0
+  local function is_object(v) return type(v) == "table" and (next(v) == nil or not E.is_array(v)) end
+  for ci, ch in ipairs(channels) do
+    -- (paths are made for messages only: a file may have thousands of channels)
+    local function cp() return at(ap, "channels", ci - 1) end
+    if not is_object(ch) then E.object(ch, cp(), "channel") end
+    local si = F.whole(ch.sampler, 0, #samplers)
+    if not si then
+      si = count(ch.sampler, at(cp(), "sampler"), "sampler")
+      fail(at(cp(), "sampler"), "index %d out of range: the animation has %d samplers", si, #samplers)
+    end
+    local function sp() return at(ap, "samplers", si) end
+    local s = samplers[si + 1]
+    if not is_object(s) then E.object(s, sp(), "sampler") end
+    local tg = ch.target
+    if not is_object(tg) then E.object(tg, at(cp(), "target"), "target") end
+    local path = tg.path
+    local interp = s.interpolation
+    if interp == nil or E.absent(interp) then interp = "LINEAR" end
+    if not INTERPOLATIONS[interp] then
+      fail(at(sp(), "interpolation"), "unknown interpolation %s (expected LINEAR, STEP or CUBICSPLINE)",
+        type(interp) == "string" and string.format("'%s'", interp) or describe(interp))
+    end
+    local input = F.index(ctx.doc, s.input, function() return at(sp(), "input") end, "accessors")
+    local output = F.index(ctx.doc, s.output, function() return at(sp(), "output") end, "accessors")
+    local ext, ev = view_extension(ctx, input)
+    if not ext then ext, ev = view_extension(ctx, output) end
+    if path == "weights" then
+      -- morph target weights (not played yet): skipped; their times still
+      -- count in the animation's length, as three.js's duration
+      weights = weights + 1
+      local ok, t = pcall(input_times, ctx, input)
+      if ok and not ext then
+        if #t > 0 and t[#t] > length then length = t[#t] end
+      elseif not ok and not E.is_failure(t) then
+        error(t, 0)
+      end
+    elseif type(path) ~= "string" or not PATHS[path] then
+      warn(ctx, at(cp(), "target", "path"), "channel skipped: target path %s is not one the module plays",
+        type(path) == "string" and string.format("'%s'", path) or describe(path))
+    elseif E.absent(tg.node) then
+      warn(ctx, at(cp(), "target"), "channel skipped: it targets no node")
+    elseif ext then
+      warn(ctx, cp(), "channel skipped: bufferViews[%d] uses the extension %s, which the module does not read", ev, ext)
+    else
+      local node = F.index(ctx.doc, tg.node, function() return at(cp(), "target", "node") end, "nodes")
+      local what = PATHS[path]
+      local tkey = node .. "." .. path
+      if targets[tkey] then
+        fail(cp(), "the %s of node %d is already animated by channels[%d] (a target is animated once per animation)",
+          path, node, targets[tkey])
+      end
+      targets[tkey] = ci - 1
+      local times = input_times(ctx, input)
+      local out = A.read(ctx, output)
+      local want = what[2] == 4 and "VEC4" or "VEC3"
+      if out.type ~= want then
+        fail(at(out.path, "type"), "the output of a %s channel must be %s, got %s", path, want, out.type)
+      end
+      if #times > MAX_CURVE_KEYS then
+        fail(at(sp(), "input"), "too many keys in one channel (%d; at most %d)", #times, MAX_CURVE_KEYS)
+      end
+      keys_used = keys_used + #times
+      if keys_used > L.keys then
+        fail(at(sp(), "input"), "too many keys: the clip would have %d (at most %d, anim.limits.keys)", keys_used, L.keys)
+      end
+      local jname = ctx.node_names[node]
+      local j = joints[jname]
+      if not j then
+        j = {}
+        joints[jname] = j
+        njoints = njoints + 1
+        if njoints > L.joints then
+          fail(cp(), "too many nodes animated (%d; at most %d, anim.limits.joints)", njoints, L.joints)
+        end
+        animated[node] = true
+      end
+      j[what[1]] = channel_keys(times, out, interp, what[2], sp)
+      if times[#times] > length then length = times[#times] end
+    end
+  end
+  if weights > 0 then
+    warn(ctx, ap, "%d morph target weights channel%s skipped (the module plays node transforms only)",
+      weights, weights == 1 and "" or "s")
+  end
+  -- the skeleton: every animated node and the nodes above it, with their
+  -- rests (the node tree anim.export_gltf writes without a rig)
+  local set = {}
+  for node in pairs(animated) do with_ancestors(ctx, node, set) end
+  local skeleton, nsk = {}, 0
+  for _, i in ipairs(sorted(set)) do
+    local r, p = ctx.rest[i], ctx.parent[i]
+    skeleton[ctx.node_names[i]] = { parent = p and ctx.node_names[p] or nil,
+      translation = r.t, rotation = r.r, scale = r.s }
+    nsk = nsk + 1
+  end
+  if nsk > L.joints then
+    fail(ap, "too many nodes in the clip's skeleton (%d; at most %d, anim.limits.joints)", nsk, L.joints)
+  end
+  local t = { version = 3, absolute = true, length = length, joints = joints }
+  if nsk > 0 then t.skeleton = skeleton end
+  -- what anim.export_gltf keeps in extras (markers, events...), when they
+  -- read as a clip's; otherwise they are left out, with a warning
+  local extras = def.extras
+  local taken = false
+  if type(extras) == "table" then
+    for _, f in ipairs(EXTRA_FIELDS) do
+      if extras[f] ~= nil and not E.absent(extras[f]) then t[f] = extras[f]; taken = true end
+    end
+  end
+  if options and options.loop then t.loop = options.loop end
+  local ok, clip = pcall(clipmod.build, t, name, true)
+  if not ok and taken and E.is_failure(clip) then
+    warn(ctx, at(ap, "extras"), "not read as the clip's fields (%s)", E.message("", clip):gsub("^: ", ""))
+    for _, f in ipairs(EXTRA_FIELDS) do t[f] = nil end
+    if options and options.loop then t.loop = options.loop end
+    ok, clip = pcall(clipmod.build, t, name, true)
+  end
+  if not ok then
+    if not E.is_failure(clip) then error(clip, 0) end
+    fail(ap, "%s", E.message("the clip made of it", clip))
+  end
+  return clip
+end
+
+-- The importer -------------------------------------------------------------------------------
+
+local LOOPS = {}
+for _, l in ipairs(codes.names("loop")) do LOOPS[l] = true end
+
+-- Raises a failure for bad input; returns the result table.
+function M.import(path, options)
+  local ctx = F.open(path, options)
+  ctx.name = path
+  local doc = ctx.doc
+  -- extensions: those it does not know are read past, said once each
+  local required = {}
+  for _, name in ipairs(array(doc.extensionsRequired, "extensionsRequired", "extensionsRequired")) do
+    required[name] = true
+  end
+  local said = {}
+  for _, list in ipairs { "extensionsRequired", "extensionsUsed" } do
+    for k, name in ipairs(array(doc[list], list, list)) do
+      if type(name) == "string" and not KNOWN_EXTENSIONS[name] and not said[name] then
+        said[name] = true
+        warn(ctx, at(list, k - 1), "extension %s is not supported: ignored%s", name,
+          required[name] and " (the file requires it: what it changes is not read)" or "")
+      end
+    end
+  end
+  read_nodes(ctx)
+  local result = { clips = {}, rigs = {}, warnings = ctx.warnings }
+  -- animations
+  local anims = array(doc.animations, "animations", "animations")
+  local anames = unique_names(anims, "animation", "animations")
+  for i, def in ipairs(anims) do
+    result.clips[anames[i - 1]] = read_animation(ctx, i - 1, def, anames[i - 1], options)
+  end
+  -- skins: their joints and every node above them
+  local skins = array(doc.skins, "skins", "skins")
+  local snames = unique_names(skins, "skin", "skins")
+  for i, def in ipairs(skins) do
+    local sp = at("skins", i - 1)
+    E.object(def, sp, "skin")
+    local js = E.array(def.joints, at(sp, "joints"), "joints")
+    if #js == 0 then fail(at(sp, "joints"), "a skin needs at least one joint") end
+    local set = {}
+    local n = #ctx.nodes
+    for k, j in ipairs(js) do
+      local ji = F.whole(j, 0, n) or F.index(doc, j, at(sp, "joints", k - 1), "nodes")
+      with_ancestors(ctx, ji, set)
+    end
+    local rig = rig_of(ctx, set, snames[i - 1])
+    result.rigs[snames[i - 1]] = rig
+    if i == 1 then result.rig = rig end
+  end
+  -- every node, for models without a skin
+  if #ctx.nodes > 0 then
+    local all = {}
+    for i = 0, #ctx.nodes - 1 do all[i] = true end
+    result.scene = rig_of(ctx, all, "scene")
+  end
+  return result
+end
+
+M.LOOPS = LOOPS
+return M
