@@ -21,6 +21,7 @@ local E = require "anim.base.errors"
 local json = require "anim.base.json"
 local limits = require "anim.base.limits"
 local clipmod = require "anim.format.clip"
+local compat = require "anim.base.compat"
 
 local M = {}
 
@@ -80,11 +81,11 @@ local function frame_names_in_order(text)
 end
 
 local function whole(v, path, what, lo)
-  if math.type(v) == nil or v % 1 ~= 0 or v < lo then
+  if compat.mtype(v) == nil or v % 1 ~= 0 or v < lo then
     fail(path, "%s must be a whole number%s, got %s", what, lo == 0 and " >= 0" or "",
       type(v) == "number" and num(v) or describe(v))
   end
-  return math.tointeger(v)
+  return compat.tointeger(v)
 end
 
 local function read_frame(f, p)
@@ -96,7 +97,7 @@ local function read_frame(f, p)
   for _, k in ipairs { "x", "y", "w", "h" } do
     local v = E.number(r[k], key(rp, k), k)
     if v < 0 then fail(key(rp, k), "%s must be >= 0, got %s", k, num(v)) end
-    rect[k] = math.tointeger(v) or v
+    rect[k] = compat.tointeger(v) or v
   end
   local d = E.number(f.duration, key(p, "duration"), "duration")
   if d <= 0 then fail(key(p, "duration"), "a frame's duration must be more than 0 ms, got %s", num(d)) end
@@ -247,7 +248,7 @@ function M.decode(text, name)
       E.object(meta.size, "meta.size", "size {w, h}")
       local w = E.number(meta.size.w, "meta.size.w", "w")
       local h = E.number(meta.size.h, "meta.size.h", "h")
-      sheet.w, sheet.h = math.tointeger(w) or w, math.tointeger(h) or h
+      sheet.w, sheet.h = compat.tointeger(w) or w, compat.tointeger(h) or h
     end
     if not E.absent(meta.frameTags) then
       E.array(meta.frameTags, "meta.frameTags", "frameTags")
