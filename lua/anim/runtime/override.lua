@@ -9,6 +9,7 @@ local core = require "anim.core"
 local args = require "anim.base.args"
 local codes = require "anim.base.codes"
 local suggest = require "anim.base.suggest"
+local compat = require "anim.base.compat"
 
 local M = {}
 
@@ -19,6 +20,10 @@ local MODES = codes.override
 local CH_POS, CH_ROT, CH_SCL = codes.channel.position, codes.channel.rotation, codes.channel.scale
 local core_set = core.override_set
 local huge = math.huge
+
+-- Channel bits (1, 2, 4) without bit operators (the module parses on Lua
+-- 5.1 and LuaJIT too).
+local function has(ch, bit) return math.floor(ch / bit) % 2 == 1 end
 
 local function finite(x) return type(x) == "number" and x == x and x > -huge and x < huge end
 
@@ -69,10 +74,10 @@ local function store(o, k, v)
   if vec then
     local dst, bit, n = o[vec[1]], vec[2], vec[3]
     if v == nil then
-      o.channels = o.channels & ~bit
+      if has(o.channels, bit) then o.channels = o.channels - bit end
     else
       for i = 1, n do dst[i] = v[i] end
-      o.channels = o.channels | bit
+      if not has(o.channels, bit) then o.channels = o.channels + bit end
     end
   elseif k == "mode" then
     o.mode = v == nil and "replace" or v
@@ -99,9 +104,9 @@ local READ = {
   mode = function(o) return o.mode end,
   weight = function(o) return o.weight end,
   removed = function(o) return o.removed end,
-  position = function(o) if o.channels & CH_POS ~= 0 then return { o.p[1], o.p[2], o.p[3] } end end,
-  rotation = function(o) if o.channels & CH_ROT ~= 0 then return { o.q[1], o.q[2], o.q[3], o.q[4] } end end,
-  scale = function(o) if o.channels & CH_SCL ~= 0 then return { o.s[1], o.s[2], o.s[3] } end end,
+  position = function(o) if has(o.channels, CH_POS) then return { o.p[1], o.p[2], o.p[3] } end end,
+  rotation = function(o) if has(o.channels, CH_ROT) then return { o.q[1], o.q[2], o.q[3], o.q[4] } end end,
+  scale = function(o) if has(o.channels, CH_SCL) then return { o.s[1], o.s[2], o.s[3] } end end,
 }
 
 Handle.__index = function(self, k)
@@ -138,11 +143,11 @@ function M.new(animator, st, joint, opts)
   if type(joint) == "string" then
     j = rinfo.index[joint]
     if not j then args.error(1, "override", "unknown joint '" .. joint .. "'") end
-  elseif math.type(joint) == "integer" or (type(joint) == "number" and joint % 1 == 0) then
+  elseif type(joint) == "number" and joint % 1 == 0 then
     if joint < 1 or joint > #rinfo.joints then
       args.error(1, "override", string.format("joint index %s out of range 1..%d", show(joint), #rinfo.joints))
     end
-    j = math.tointeger(joint)
+    j = compat.tointeger(joint)
   else
     args.error(1, "override", "joint name or index expected, got " .. args.typename(joint))
   end
