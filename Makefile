@@ -1,7 +1,12 @@
 # anim: `make demo` runs the main example, `make test` runs the specs.
 # Both install missing Debian packages first (scripts/deps.sh).
+# The Lua to build for and test under: lua5.4 (the default), lua5.3,
+# lua5.2, lua5.1 or luajit (`make test LUA=luajit`).  Its headers are
+# Debian's for it; the core built for it goes to build/ (5.4) or
+# build/$(LUA)/, so that builds for several runtimes live side by side.
 LUA      ?= lua5.4
-LUA_INC  ?= /usr/include/lua5.4
+LUA_INC  ?= $(if $(filter luajit,$(LUA)),/usr/include/luajit-2.1,/usr/include/$(LUA))
+BUILD    ?= $(if $(filter lua5.4,$(LUA)),build,build/$(LUA))
 CC       ?= cc
 CFLAGS   ?= -O2 -g
 # The flags every build of the core uses, `luarocks make` too (it runs
@@ -16,10 +21,15 @@ CORE_ONLY = $(wildcard csrc/core/*.c)
 BIND_SRC  = $(wildcard csrc/lua/*.c)
 CORE_SRC  = $(CORE_ONLY) $(BIND_SRC)
 CORE_HDR  = $(wildcard csrc/core/*.h csrc/lua/*.h)
-CORE_SO   = build/anim/core.so
+CORE_SO   = $(BUILD)/anim/core.so
 
-RUN = LUA_PATH="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH="build/?.so;;" \
-      LUA_PATH_5_4="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH_5_4="build/?.so;;" $(LUA)
+# ANIM_LUA: the interpreter the specs run subprocesses (bin/anim, the
+# examples) with, so that they test the same runtime.
+LUA_PATHS = LUA_PATH="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH="$(BUILD)/?.so;;"
+RUN = $(LUA_PATHS) LUA_PATH_5_4="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH_5_4="$(BUILD)/?.so;;" \
+      LUA_PATH_5_3="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH_5_3="$(BUILD)/?.so;;" \
+      LUA_PATH_5_2="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH_5_2="$(BUILD)/?.so;;" \
+      ANIM_LUA=$(LUA) $(LUA)
 
 EXAMPLES  = walk events retarget convert sprite
 
@@ -36,7 +46,7 @@ deps-test:
 build: $(CORE_SO)
 
 $(CORE_SO): $(CORE_SRC) $(CORE_HDR)
-	@mkdir -p build/anim
+	@mkdir -p $(BUILD)/anim
 	$(CC) $(WARN) $(FPFLAGS) $(CFLAGS) -fPIC -shared -I$(LUA_INC) -Icsrc $(CORE_SRC) -o $@ -lm
 
 # `make install`: what `luarocks make` installs (it sets the INST_* to the
@@ -76,8 +86,8 @@ build/core_test: tests/c/core_test.c $(CORE_ONLY) $(CORE_HDR)
 	$(CC) $(WARN) $(FPFLAGS) $(CFLAGS) -Icsrc/core tests/c/core_test.c $(CORE_ONLY) -o $@ -lm
 
 # A test-only Lua module that fails a chosen allocation (spec/oom_spec.lua).
-build/failalloc.so: tests/c/failalloc.c
-	@mkdir -p build
+$(BUILD)/failalloc.so: tests/c/failalloc.c
+	@mkdir -p $(BUILD)
 	$(CC) $(WARN) $(CFLAGS) -fPIC -shared -I$(LUA_INC) $< -o $@ -ldl
 
 # The tests come in two tiers.  `make test` (the README's command, about a
@@ -90,7 +100,7 @@ build/failalloc.so: tests/c/failalloc.c
 # took 40 s instead of 1.
 BUSTED = $(RUN) $$(command -v busted)
 test: deps-test
-	@$(MAKE) --no-print-directory build build/core_test build/failalloc.so
+	@$(MAKE) --no-print-directory build build/core_test $(BUILD)/failalloc.so
 	build/core_test
 	$(BUSTED) --exclude-tags=long --exclude-pattern=oom_spec spec
 	$(BUSTED) --exclude-tags=long spec/oom_spec.lua
@@ -99,7 +109,7 @@ test: deps-test
 # long specs (it installs three.js first).
 .PHONY: test-long
 test-long: deps-test gltf-ref-deps
-	@$(MAKE) --no-print-directory build build/core_test build/failalloc.so
+	@$(MAKE) --no-print-directory build build/core_test $(BUILD)/failalloc.so
 	$(BUSTED) --tags=long --exclude-pattern=oom_spec spec
 	$(BUSTED) --tags=long spec/oom_spec.lua
 	$(RUN) bench/soak.lua 24
@@ -134,7 +144,7 @@ VALGRIND = valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirec
            --errors-for-leak-kinds=definite --error-exitcode=99 --keep-debuginfo=yes
 memcheck: deps-test
 	@command -v valgrind >/dev/null || { echo "memcheck needs valgrind: apt-get install valgrind" >&2; exit 1; }
-	@$(MAKE) --no-print-directory build build/core_test build/failalloc.so
+	@$(MAKE) --no-print-directory build build/core_test $(BUILD)/failalloc.so
 	valgrind --quiet --leak-check=full --errors-for-leak-kinds=all --error-exitcode=99 build/core_test
 	@rm -rf build/memcheck && mkdir -p build/memcheck
 	@if [ "$(SPECS)" != spec ]; then set -- "$(SPECS)"; \
@@ -193,12 +203,12 @@ $(ASAN_DIR)/keep_modules.so:
 	  $(SAN_CC) -O1 -fPIC -shared -x c - -o $@
 
 asan: deps-ci
-	@$(MAKE) --no-print-directory $(ASAN_SO) $(ASAN_DIR)/keep_modules.so build/failalloc.so
+	@$(MAKE) --no-print-directory $(ASAN_SO) $(ASAN_DIR)/keep_modules.so $(BUILD)/failalloc.so
 	@rm -rf $(ASAN_DIR)/tree $(ASAN_DIR)/logs
 	@mkdir -p $(ASAN_DIR)/tree/build/anim $(ASAN_DIR)/logs $(ASAN_DIR)/options
 	@for f in * .busted; do case "$$f" in build) ;; *) cp -R "$$f" $(ASAN_DIR)/tree/ ;; esac; done
 	@cp $(ASAN_SO) $(ASAN_DIR)/tree/build/anim/core.so
-	@cp build/failalloc.so $(ASAN_DIR)/tree/build/failalloc.so
+	@cp $(BUILD)/failalloc.so $(ASAN_DIR)/tree/$(BUILD)/failalloc.so
 	@echo detect_leaks=1 > $(ASAN_DIR)/options/lua5.4
 	@echo "busted $(SPECS) in $(ASAN_DIR)/tree, lua5.4 with $(SAN_RT) preloaded"
 	@cd $(ASAN_DIR)/tree && $(ASAN_ENV) $(RUN) $$(command -v busted) --exclude-tags=long $(SPECS); status=$$?; cd $(CURDIR); \

@@ -11,7 +11,7 @@ source = {
   branch = "main",
 }
 description = {
-  summary = "Animation clips, rigs and animators for Lua 5.4, with a C core",
+  summary = "Animation clips, rigs and animators for Lua 5.1 to 5.4 and LuaJIT, with a C core",
   detailed = [[
 Load .anim clips (and legacy XML, Blockbench and Bedrock animations), sample
 their curves exactly, play them on rigs through animators that blend, layer
@@ -22,7 +22,7 @@ events, sounds and chained clips through Lua callbacks.
   license = "MIT",
 }
 dependencies = {
-  "lua >= 5.4, < 5.5",
+  "lua >= 5.1", -- 5.1 to 5.4, and LuaJIT 2.1: luarocks --lua-version=5.1 make LUA_INCDIR=/usr/include/luajit-2.1
   "lua-cjson",
   "lpeg", -- the Blockbench importer's Molang parser (Debian: lua-lpeg)
   "luaexpat", -- the legacy XML importer's parser (Debian: lua-expat)
@@ -34,9 +34,11 @@ build = {
   build_variables = {
     CFLAGS = "$(CFLAGS)",
     LUA_INC = "$(LUA_INCDIR)",
+    BUILD = "build/luarocks",
   },
   install_target = "install",
   install_variables = {
+    BUILD = "build/luarocks",
     INST_LIBDIR = "$(LIBDIR)",
     INST_LUADIR = "$(LUADIR)",
     INST_BINDIR = "$(BINDIR)",

@@ -7,6 +7,13 @@
 # `lint` is what `make lint` needs (luacheck, a C compiler, Lua's headers).
 LUA=${LUA:-lua5.4}
 LUA_INC=${LUA_INC:-/usr/include/lua5.4}
+# Debian's packages of the Lua asked for: the interpreter and its headers
+case "$LUA" in
+  luajit) LUA_PKG=luajit; LUA_DEV=libluajit-5.1-dev ;;
+  lua5.1) LUA_PKG=lua5.1; LUA_DEV=liblua5.1-0-dev ;;
+  lua5.2|lua5.3|lua5.4) LUA_PKG=$LUA; LUA_DEV=lib$LUA-dev ;;
+  *) LUA_PKG=$LUA; LUA_DEV=lib$LUA-dev ;;
+esac
 missing=""
 need() { case " $missing " in *" $1 "*) ;; *) missing="$missing $1" ;; esac; }
 
@@ -17,11 +24,11 @@ check() {
   if [ "$mode" = lint ]; then
     command -v luacheck >/dev/null 2>&1 || need lua-check
     command -v cc >/dev/null 2>&1 || need gcc
-    [ -f "$LUA_INC/lua.h" ] || need liblua5.4-dev
+    [ -f "$LUA_INC/lua.h" ] || need "$LUA_DEV"
     return
   fi
-  command -v "$LUA" >/dev/null 2>&1 || need lua5.4
-  [ -f "$LUA_INC/lua.h" ] || need liblua5.4-dev
+  command -v "$LUA" >/dev/null 2>&1 || need "$LUA_PKG"
+  [ -f "$LUA_INC/lua.h" ] || need "$LUA_DEV"
   command -v cc >/dev/null 2>&1 || need gcc
   if command -v "$LUA" >/dev/null 2>&1; then
     "$LUA" -e 'require "cjson"' >/dev/null 2>&1 || need lua-cjson

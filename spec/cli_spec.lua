@@ -32,8 +32,8 @@ after_each(function() os.execute("rm -rf " .. q(tmp)) end)
 -- status, stdout, stderr.
 local function run(args, env)
   local errf = tmp .. "/.stderr"
-  local cmd = string.format("cd %s && env -u LUA_PATH -u LUA_CPATH -u LUA_PATH_5_4 -u LUA_CPATH_5_4 %s %s %s 2>%s",
-    q(tmp), env or "", q(BIN), args, q(errf))
+  local cmd = string.format("cd %s && env -u LUA_PATH -u LUA_CPATH -u LUA_PATH_5_4 -u LUA_CPATH_5_4 %s %s %s %s 2>%s",
+    q(tmp), env or "", H.lua, q(BIN), args, q(errf))
   local p = assert(io.popen(cmd))
   local out = p:read("a")
   local _, _, code = p:close()
@@ -681,7 +681,7 @@ describe("anim convert", function()
       os.exit(require("anim.tool.cli").main({ ... }))
     ]==], ROOT, ROOT, ROOT, WALK, importer or ""))
     local errf = tmp .. "/.err"
-    local p = io.popen(string.format("cd %s && lua5.4 %s %s 2>%s", q(tmp), q(script), args, q(errf)))
+    local p = io.popen(string.format("cd %s && %s %s %s 2>%s", q(tmp), H.lua, q(script), args, q(errf)))
     local out = p:read("a")
     local _, _, code = p:close()
     return code, out, H.read(errf)
@@ -1096,7 +1096,7 @@ describe("anim plot", function()
   end)
 
   it("made docs/img/walk-curves.svg (regenerate: see lua/anim/cli.lua)", function()
-    local p = assert(io.popen(string.format("cd %s && bin/anim plot examples/clips/walk.anim -o -", q(ROOT))))
+    local p = assert(io.popen(string.format("cd %s && %s bin/anim plot examples/clips/walk.anim -o -", q(ROOT), H.lua)))
     local now = p:read("a")
     p:close()
     assert.are.equal(now, H.read(ROOT .. "/docs/img/walk-curves.svg"))
@@ -1211,7 +1211,7 @@ describe("anim sheet", function()
   end)
 
   it("made docs/img/walk-sheet.svg (regenerate: see lua/anim/cli.lua)", function()
-    local p = assert(io.popen(string.format("cd %s && bin/anim sheet examples/clips/walk.anim -o -", q(ROOT))))
+    local p = assert(io.popen(string.format("cd %s && %s bin/anim sheet examples/clips/walk.anim -o -", q(ROOT), H.lua)))
     local now = p:read("a")
     p:close()
     assert.are.equal(now, H.read(ROOT .. "/docs/img/walk-sheet.svg"))
@@ -1231,7 +1231,7 @@ describe("anim output", function()
     if not os.execute("command -v script >/dev/null 2>&1") then pending("no script(1) to make a terminal") return end
     local function on_tty(env)
       local p = assert(io.popen(string.format("cd %s && %s script -qec %s /dev/null", q(tmp), env,
-        q(q(BIN) .. " info " .. q(WALK)))))
+        q(H.lua .. " " .. q(BIN) .. " info " .. q(WALK)))))
       local out = p:read("a")
       p:close()
       return out
@@ -1266,7 +1266,7 @@ describe("anim info on odd names", function()
     local dir = H.tmpdir()
     H.write(dir .. "/odd.anim", [==[{"joints": {"a\nb": {"position": [[0, [0, 0, 0]]]}},
       "markers": [{"time": 0, "name": "m\nx", "value": "v\ty"}]}]==])
-    local p = assert(io.popen("cd " .. H.root .. " && bin/anim info '" .. dir .. "/odd.anim' 2>&1"))
+    local p = assert(io.popen("cd " .. H.root .. " && " .. H.lua .. " bin/anim info '" .. dir .. "/odd.anim' 2>&1"))
     local text = p:read("a")
     p:close()
     assert.truthy(text:find("  a\\nb  ", 1, true), text)

@@ -36,8 +36,8 @@ local function run(code, name)
   local file = dir .. "/block.lua"
   H.write(file, code)
   local cmd = string.format(
-    "cd %q && LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_CPATH='build/?.so;;' ANIM_DOC_TMP=%q lua5.4 %q 2>&1",
-    H.root, dir, file)
+    "cd %q && LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_CPATH='%s/?.so;;' ANIM_DOC_TMP=%q %s %q 2>&1",
+    H.root, H.build, dir, H.lua, file)
   local p = assert(io.popen(cmd))
   local out = p:read("a")
   local ok = p:close()

@@ -5,7 +5,7 @@ local H = require "spec.helper"
 local function run(name)
   local cmd = string.format(
     "cd %q && LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_PATH_5_4='lua/?.lua;lua/?/init.lua;;' " ..
-    "LUA_CPATH='build/?.so;;' LUA_CPATH_5_4='build/?.so;;' lua5.4 examples/%s </dev/null 2>&1", H.root, name)
+    "LUA_CPATH='%s/?.so;;' LUA_CPATH_5_4='%s/?.so;;' %s examples/%s </dev/null 2>&1", H.root, H.build, H.build, H.lua, name)
   local p = assert(io.popen(cmd))
   local out = p:read("a")
   local ok = p:close()

@@ -4,6 +4,13 @@ local H = {}
 
 local here = debug.getinfo(1, "S").source:match("^@(.*)/spec/helper%.lua$") or "."
 H.root = here
+-- The interpreter the suite runs under (the Makefile's ANIM_LUA: lua5.4,
+-- luajit, lua5.1...), for the subprocesses the specs start, and where the
+-- core built for it lies.
+H.lua = os.getenv("ANIM_LUA") or "lua5.4"
+H.build = H.lua == "lua5.4" and "build" or "build/" .. H.lua
+H.jit = type(rawget(_G, "jit")) == "table"
+
 -- ../shared beside the clone (CI lays it there); ANIM_SHARED overrides.
 H.shared = os.getenv("ANIM_SHARED") or (here .. "/../shared")
 

@@ -6,7 +6,7 @@ local H = require "spec.helper"
 
 local function sh(cmd)
   local p = assert(io.popen(cmd .. " 2>&1"))
-  local out = p:read("a")
+  local out = p:read("*a")
   local ok, _, code = p:close()
   return ok, out, code
 end
@@ -17,9 +17,20 @@ local function lines(text)
   return out
 end
 
+-- The Lua the suite runs under, as luarocks names it, and the headers it
+-- builds with (LuaJIT is a 5.1 to luarocks, with its own headers).
+local VER = H.jit and "5.1" or _VERSION:match("%d+%.%d+")
+local INCDIR = H.jit and " LUA_INCDIR=/usr/include/luajit-2.1" or ""
+
 describe("installation", function()
-  it("runs under Lua 5.4", function()
-    assert.are.equal("Lua 5.4", _VERSION)
+  it("runs under the Lua the suite was started for (ANIM_LUA)", function()
+    if H.lua == "luajit" then
+      assert.is_true(H.jit, "not LuaJIT")
+      assert.are.equal("Lua 5.1", _VERSION)
+    else
+      assert.are.equal("Lua " .. H.lua:match("lua(%d+%.%d+)"), _VERSION)
+      assert.is_false(H.jit)
+    end
   end)
 
   it("luarocks make installs a tree from which require 'anim' works", function()
@@ -28,17 +39,19 @@ describe("installation", function()
     assert(sh(string.format("cd %q && git ls-files -co --exclude-standard | tar -cf - -T - | tar -xf - -C %q",
       H.root, src)))
     local ok, log = sh(string.format(
-      "cd %q && luarocks --lua-version=5.4 --tree=%q make --deps-mode=none anim-dev-1.rockspec", src, tree))
+      "cd %q && luarocks --lua-version=%s --tree=%q make --deps-mode=none anim-dev-1.rockspec%s", src, VER, tree, INCDIR))
     assert(ok, log)
-    -- the core was compiled with the Makefile's flags (one compile line)
+    -- the core was compiled with the Makefile's flags (one compile line),
+    -- against this Lua's headers
     local compiled
     for _, l in ipairs(lines(log)) do
-      if l:find("-o build/anim/core.so", 1, true) then compiled = l end
+      if l:find("-o build/luarocks/anim/core.so", 1, true) then compiled = l end
     end
     assert(compiled, log)
     for _, flag in ipairs { "-std=c99", "-pedantic", "-Wall", "-Wextra", "-ffp-contract=off", "-fPIC" } do
       assert.truthy(compiled:find(" " .. flag .. " ", 1, true), flag .. " missing from: " .. compiled)
     end
+    assert.truthy(compiled:find(H.jit and "-I/usr/include/luajit-2.1" or ("-I/usr/include/lua" .. VER), 1, true), compiled)
     for _, file in ipairs(lines(select(2, sh("cd " .. H.root .. " && ls csrc/core/*.c csrc/lua/*.c")))) do
       assert.truthy(compiled:find(file, 1, true), file .. " not compiled: " .. compiled)
     end
@@ -46,18 +59,25 @@ describe("installation", function()
     local _, files = sh("cd " .. H.root .. " && find lua -name '*.lua' | sort")
     local n = 0
     for _, f in ipairs(lines(files)) do
-      local a = assert(io.open(H.root .. "/" .. f, "rb")):read("a")
-      local b = io.open(tree .. "/share/lua/5.4/" .. f:sub(5), "rb")
+      local a = assert(io.open(H.root .. "/" .. f, "rb")):read("*a")
+      local b = io.open(tree .. "/share/lua/" .. VER .. "/" .. f:sub(5), "rb")
       assert(b, f .. " is not installed")
-      assert(a == b:read("a"), f .. " differs once installed")
+      assert(a == b:read("*a"), f .. " differs once installed")
       b:close()
       n = n + 1
     end
     assert.is_true(n > 20)
     local script = [==[
+      local function where(name, path)
+        for p in path:gmatch("[^;]+") do
+          local f = p:gsub("%?", (name:gsub("%.", "/")))
+          local h = io.open(f)
+          if h then h:close() return f end
+        end
+      end
       local anim = require "anim"
-      local core = package.searchpath("anim.core", package.cpath)
-      local lua = package.searchpath("anim", package.path)
+      local core = where("anim.core", package.cpath)
+      local lua = where("anim", package.path)
       assert(core:find(TREE, 1, true), "core from " .. core)
       assert(lua:find(TREE, 1, true), "anim from " .. lua)
       local c = assert(anim.decode('{"joints":{"a":{"position":[[0,[0,0,0]],[1,[2,4,6]]]}}}'))
@@ -65,11 +85,11 @@ describe("installation", function()
       assert(p[1] == 1 and p[2] == 2 and p[3] == 3)
       print("installed ok")
     ]==]
+    local lp = tree .. "/share/lua/" .. VER .. "/?.lua;" .. tree .. "/share/lua/" .. VER .. "/?/init.lua;;"
+    local cp = tree .. "/lib/lua/" .. VER .. "/?.so;;"
     local cmd = string.format(
-      "cd / && LUA_PATH=%q LUA_PATH_5_4=%q LUA_CPATH=%q LUA_CPATH_5_4=%q lua5.4 -e %q",
-      tree .. "/share/lua/5.4/?.lua;" .. tree .. "/share/lua/5.4/?/init.lua;;",
-      tree .. "/share/lua/5.4/?.lua;" .. tree .. "/share/lua/5.4/?/init.lua;;",
-      tree .. "/lib/lua/5.4/?.so;;", tree .. "/lib/lua/5.4/?.so;;",
+      "cd / && LUA_PATH=%q LUA_PATH_%s=%q LUA_CPATH=%q LUA_CPATH_%s=%q %s -e %q",
+      lp, VER:gsub("%.", "_"), lp, cp, VER:gsub("%.", "_"), cp, H.lua,
       "TREE=" .. string.format("%q", tree) .. "\n" .. script)
     local ok2, out2 = sh(cmd)
     assert(ok2, out2)

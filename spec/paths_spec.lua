@@ -173,7 +173,7 @@ describe("res:// paths", function()
     sh("chmod 755 '" .. dir .. "'") -- mktemp -d made it 0700
     local whoami = io.popen("id -u"):read("l")
     if whoami ~= "0" or not os.execute("command -v setpriv >/dev/null 2>&1")
-       or not as_nobody("test -r lua/anim/init.lua -a -r build/anim/core.so -a -r " .. dir .. "/root/sub/a.anim") then
+       or not as_nobody("test -r lua/anim/init.lua -a -r " .. H.build .. "/anim/core.so -a -r " .. dir .. "/root/sub/a.anim") then
       pending("needs root, setpriv, and a checkout that the user nobody can read")
       return
     end
@@ -190,9 +190,10 @@ describe("res:// paths", function()
     ]], dir .. "/root", dir))
     sh("chmod 644 '" .. script .. "'")
     local out = io.popen("setpriv --reuid=65534 --regid=65534 --clear-groups env LUA_PATH='lua/?.lua;lua/?/init.lua;;' "
-      .. "LUA_CPATH='build/?.so;;' lua5.4 '" .. script .. "' 2>&1"):read("a")
+      .. "LUA_CPATH='" .. H.build .. "/?.so;;' " .. H.lua .. " '" .. script .. "' 2>&1"):read("a")
     assert.are.equal("", out)
-    assert.is_true(as_nobody("env LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_CPATH='build/?.so;;' lua5.4 '" .. script .. "'"))
+    assert.is_true(as_nobody("env LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_CPATH='" .. H.build .. "/?.so;;' "
+      .. H.lua .. " '" .. script .. "'"))
   end)
 
   it("cuts a long path short in messages, and refuses one beyond 4096 bytes", function()

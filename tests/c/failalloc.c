@@ -78,7 +78,7 @@ static int fpcall(lua_State *L) {
   W.on = 0;
   lua_pushinteger(L, W.count);
   lua_replace(L, base);
-  lua_pushboolean(L, st == LUA_OK);
+  lua_pushboolean(L, st == 0);  /* LUA_OK, which 5.1 does not name */
   lua_insert(L, base + 1);
   return lua_gettop(L) - base + 1;
 }
@@ -96,6 +96,13 @@ int luaopen_failalloc(lua_State *L) {
    * modules.  So this module is never unloaded. */
   Dl_info info;
   if (dladdr(&W, &info) && info.dli_fname) dlopen(info.dli_fname, RTLD_NOW | RTLD_NODELETE);
-  luaL_newlib(L, fns);
+  {
+    const luaL_Reg *r;  /* (luaL_newlib is 5.2+) */
+    lua_createtable(L, 0, 4);
+    for (r = fns; r->name; r++) {
+      lua_pushcfunction(L, r->func);
+      lua_setfield(L, -2, r->name);
+    }
+  }
   return 1;
 }
