@@ -7,6 +7,7 @@ local Q = require "anim.base.quat"
 local limits = require "anim.base.limits"
 local codes = require "anim.base.codes"
 local json = require "anim.base.json"
+local compat = require "anim.base.compat"
 
 local M = {}
 
@@ -420,7 +421,7 @@ local function inexact(k)
   for _, x in ipairs(k) do
     if type(x) == "table" then
       if inexact(x) then return true end
-    elseif math.type(x) == "integer" and (x > 2 ^ 53 or x < -2 ^ 53) then
+    elseif compat.mtype(x) == "integer" and (x > 2 ^ 53 or x < -2 ^ 53) then
       return true
     end
   end
@@ -556,12 +557,12 @@ local function read_modifier(m, path, naxes)
         fail(key(path, "axis"), "axis must be 0, 1 or 2 (x, y or z), got %s",
           E.finite(axis) and tostring(axis) or describe(axis))
       end
-    elseif math.type(axis) == nil or axis % 1 ~= 0 or axis < 0 or axis >= naxes then
+    elseif compat.mtype(axis) == nil or axis % 1 ~= 0 or axis < 0 or axis >= naxes then
       local shown = E.finite(axis) and num(axis) or describe(axis)
       if naxes == 1 then fail(key(path, "axis"), "axis must be 0 (the property has one component), got %s", shown) end
       fail(key(path, "axis"), "axis must be a component index from 0 to %d, got %s", naxes - 1, shown)
     end
-    out.axis = math.tointeger(axis) + 1
+    out.axis = compat.tointeger(axis) + 1
   end
   if not E.absent(m.enabled) then out.enabled = E.boolean(m.enabled, key(path, "enabled"), "enabled") end
   if out.enabled == nil then out.enabled = true end
@@ -624,7 +625,7 @@ M.read_modifier = read_modifier
 local TWO53 = 2 ^ 53
 local function integers(v)
   if type(v) == "number" then
-    if v == math.floor(v) and v >= -TWO53 and v <= TWO53 then return math.tointeger(v) end
+    if v == math.floor(v) and v >= -TWO53 and v <= TWO53 then return compat.tointeger(v) end
     return v
   end
   if type(v) == "table" then
@@ -1040,7 +1041,7 @@ function M.read(c, from_file)
     fail("", "expected an object with joints or keyframes, got an object without either")
   end
   -- the version as an integer (JSON numbers decode as floats: 3.0)
-  local info = { source = c, version = curves and math.tointeger(version or 2) or 1,
+  local info = { source = c, version = curves and compat.tointeger(version or 2) or 1,
     layout = curves and "curves" or "poses" }
   local desc = {}
   local last
