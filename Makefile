@@ -31,7 +31,7 @@ RUN = $(LUA_PATHS) LUA_PATH_5_4="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH_5
       LUA_PATH_5_2="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH_5_2="$(BUILD)/?.so;;" \
       ANIM_LUA=$(LUA) $(LUA)
 
-EXAMPLES  = walk events retarget convert
+EXAMPLES  = walk events retarget convert sprite
 
 .PHONY: all build deps deps-test demo test test-long gltf-ref gltf-ref-deps memcheck bench bench-ref lint clean $(EXAMPLES)
 
@@ -81,10 +81,18 @@ love-test:
 	@$(MAKE) --no-print-directory build LUA=luajit
 	$(RUN) $$(command -v busted) --tags=long spec/love_spec.lua
 
-# `make events`, `make retarget`, `make convert`: the other examples.
+# `make events`, `make retarget`, `make convert`, `make sprite`: the other examples.
 $(EXAMPLES): deps
 	@$(MAKE) --no-print-directory build
 	$(RUN) examples/$@.lua
+
+# spec/data/animated_morph_cube_three.json: three.js's morph target weights of
+# ../shared/data/gltf/AnimatedMorphCube at chosen times (spec/gltf_morph_spec.lua
+# samples property channels against them).  Needs node and npm; the package
+# (three) goes to tools/morph-reference/node_modules, never committed.
+.PHONY: morph-reference
+morph-reference:
+	cd tools/morph-reference && npm install --no-audit --no-fund && npm run reference
 
 # The C core on its own, from C (csrc/core/ without the binding).
 build/core_test: tests/c/core_test.c $(CORE_ONLY) $(CORE_HDR)

@@ -156,3 +156,62 @@ anim_rig *anim_lua_checkrig(lua_State *L, int arg) {
   if (!b->rig) anim_lua_argerror(L, arg, "rig is not built");
   return b->rig;
 }
+
+static double opt_field(lua_State *L, int t, const char *k, double dflt) {
+  double v = dflt;
+  if (lua_getfield(L, t, k) != LUA_TNIL) v = luaL_checknumber(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
+static void read_quat(lua_State *L, int t, const char *k, double q[4]) {
+  int a;
+  lua_getfield(L, t, k);
+  luaL_checktype(L, -1, LUA_TTABLE);
+  for (a = 0; a < 4; a++) { lua_geti(L, -1, a + 1); q[a] = luaL_checknumber(L, -1); lua_pop(L, 1); }
+  lua_pop(L, 1);
+}
+
+anim_binding *anim_lua_bindings(lua_State *L, int idx, const anim_clip *c, const anim_rig *r, int *n) {
+  anim_binding *binds;
+  lua_Integer nb, i;
+  idx = lua_absindex(L, idx);
+  luaL_checktype(L, idx, LUA_TTABLE);
+  nb = luaL_len(L, idx);
+  if (nb < 0 || nb > ANIM_MAX_RIG_JOINTS) luaL_error(L, "too many bindings");
+  binds = lua_newuserdatauv(L, sizeof(anim_binding) * (size_t)(nb ? nb : 1), 0);
+  for (i = 0; i < nb; i++) {
+    anim_binding *bd = &binds[i];
+    int t;
+    lua_geti(L, idx, i + 1);
+    luaL_checktype(L, -1, LUA_TTABLE);
+    t = lua_gettop(L);
+    {
+      double cj = opt_field(L, t, "cj", 0), rj = opt_field(L, t, "rj", 0);
+      /* (compared as doubles: no cast before the range is known) */
+      if (!(cj >= 1 && cj <= c->njoints && cj == floor(cj) && rj >= 1 && rj <= r->n && rj == floor(rj)))
+        luaL_error(L, "binding out of range");
+      bd->cj = (int)cj - 1;
+      bd->rj = (int)rj - 1;
+    }
+    bd->pscale = opt_field(L, t, "pscale", 1);
+    bd->convert = lua_getfield(L, t, "pre") != LUA_TNIL;
+    lua_pop(L, 1);
+    if (bd->convert) { read_quat(L, t, "pre", bd->pre); read_quat(L, t, "post", bd->post); }
+    lua_pop(L, 1);
+  }
+  *n = (int)nb;
+  return binds;
+}
+
+anim_animator *anim_lua_reader_animator(lua_State *L) {
+  anim_animator_box *b = lua_touserdata(L, 1);
+  if (b && lua_getmetatable(L, 1)) {
+    int same = lua_rawequal(L, -1, lua_upvalueindex(1));
+    lua_pop(L, 1);
+    if (same && b->a) return b->a;
+  }
+  b = anim_lua_checkbox(L, 1, ANIM_ANIMATOR_MT);
+  if (!b->a) luaL_argerror(L, 1, "animator is not built");
+  return b->a;
+}

@@ -69,6 +69,20 @@ void anim_lua_newmeta(lua_State *L, const char *name, lua_CFunction gc, const ch
  * metatable mt: the Lua side's table of an object (returns 1). */
 int anim_lua_uservalue(lua_State *L, const char *mt, int n);
 
+/* The bindings table at idx (anim_binding, animator.h):
+ *   { { cj = 1-based clip joint, rj = 1-based rig joint,
+ *       pre = quat?, post = quat?, pscale = number? }, ... }
+ * checked against clip c and rig r, into an array kept in a userdata
+ * pushed on the stack (freed by the collector); *n gets their count. */
+anim_binding *anim_lua_bindings(lua_State *L, int idx, const anim_clip *c, const anim_rig *r, int *n);
+
+/* The animator at index 1 of a function called per joint, per character,
+ * per frame (a reader of the pose): its metatable is compared with the
+ * animator metatable in the function's upvalue 1 instead of being looked
+ * up in the registry by name; raises the usual message when it is not
+ * an animator. */
+anim_animator *anim_lua_reader_animator(lua_State *L);
+
 /* The closest of names[0..n-1] to `name` for "did you mean?", or NULL:
  * the one that differs only in letter case, else the nearest by edit
  * distance (letter case ignored) when at most a third of the name's
@@ -89,6 +103,9 @@ void anim_lua_open_rig(lua_State *L);
 void anim_lua_open_animator(lua_State *L);
 void anim_lua_open_check(lua_State *L);
 void anim_lua_open_fs(lua_State *L);
+void anim_lua_open_reload(lua_State *L);
+void anim_lua_open_property(lua_State *L);
+void anim_lua_open_override(lua_State *L);
 void anim_lua_open_bytes(lua_State *L);
 
 #endif

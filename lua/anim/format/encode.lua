@@ -131,6 +131,12 @@ local JOINT = schema {
   fields = { position = CHANNEL, rotation = CHANNEL, scale = CHANNEL, modifiers = MODIFIERS },
 }
 local JOINTS = schema { expand = true, each = JOINT }
+-- a property channel: a list of keys, or { keys = [...], modifiers = [...] }
+local PROPERTY = schema {
+  array = true, expand = true, each = KEY,
+  order = { "keys", "modifiers" }, fields = { keys = CHANNEL, modifiers = MODLIST },
+}
+local PROPERTIES = schema { expand = true, each = PROPERTY }
 local ITEM = schema {
   order = { "time", "name", "value", "sound", "id", "clip", "on", "volume", "pitch", "fade",
     "payload", "preview" },
@@ -145,10 +151,10 @@ local ROOT = schema {
   expand = true,
   order = { "version", "length", "loop", "looped", "speed", "autoplay", "priority", "blend", "space",
     "absolute", "mask", "euler", "rig", "fps", "viewModel", "skeleton", "retarget", "joints", "keyframes",
-    "markers", "events", "sounds", "plays" },
+    "properties", "markers", "events", "sounds", "plays" },
   fields = {
-    joints = JOINTS, keyframes = KEYFRAMES, markers = ITEMS, events = ITEMS, sounds = ITEMS,
-    plays = ITEMS, mask = ARRAY, skeleton = SKELETON,
+    joints = JOINTS, keyframes = KEYFRAMES, properties = PROPERTIES, markers = ITEMS, events = ITEMS,
+    sounds = ITEMS, plays = ITEMS, mask = ARRAY, skeleton = SKELETON,
   },
 }
 
@@ -442,6 +448,25 @@ function M.encode(c, options)
   local info = core.clip_info(c)
   return E.catch(info.name or "clip", function()
     return M.json_text(document(info, version)), info.approx
+  end)
+end
+
+-- anim.table(clip [, options]) -> table, approx | nil, message: what
+-- anim.encode writes, as a fresh Lua table in the file's shape (anim.clip
+-- takes it back: a script adds markers to an imported clip this way).
+local function deep_copy(v)
+  if type(v) ~= "table" then return v end
+  local out = {}
+  for k, x in next, v do out[k] = deep_copy(x) end
+  return out
+end
+
+function M.table(c, options)
+  check_clip(c, "table")
+  local version = check_options(options, 2, "table")
+  local info = core.clip_info(c)
+  return E.catch(info.name or "clip", function()
+    return deep_copy(document(info, version)), info.approx
   end)
 end
 

@@ -35,8 +35,8 @@ end
 -- .anim: the top level, both layouts (version 1 reads a part of it)
 kind("clip", { "version", "length", "loop", "looped", "speed", "autoplay", "priority", "mask", "blend",
   "space", "euler", "absolute", "skeleton", "retarget", "joints", "keyframes", "markers", "events", "sounds",
-  "plays", "rig", "fps", "viewModel" }, {
-  joints = "map:joint", keyframes = "list:keyframe", skeleton = "map:skeleton_joint",
+  "plays", "properties", "rig", "fps", "viewModel" }, {
+  joints = "map:joint", keyframes = "list:keyframe", skeleton = "map:skeleton_joint", properties = "map:property",
   markers = "list:marker", events = "list:event", sounds = "list:sound", plays = "list:play",
   rig = ANY, fps = ANY, viewModel = ANY,
 })
@@ -44,6 +44,8 @@ kind("joint", { "rotation", "position", "scale", "weight", "muted", "locked", "i
   rotation = "keys", position = "keys", scale = "keys", modifiers = "map:modifier_list",
 })
 kind("skeleton_joint", { "parent", "position", "rotation", "translation", "scale" })
+-- a property channel: a list of keys, or this object (format/props.lua)
+kind("property_object", { "keys", "modifiers" }, { keys = "keys", modifiers = "modifier_list" })
 kind("modifier", { "type", "axis", "enabled", "before", "after", "step", "offset", "scale", "strength", "phase",
   "min", "max", "reference", "points" })
 kind("key_extra", { "ease", "in", "out", "in_tangent", "out_tangent", "type", "left", "right" })
@@ -78,6 +80,9 @@ end
 
 function walk(v, path, k, out)
   if k == ANY or type(v) ~= "table" then return end
+  if k == "property" then
+    if next(v) == nil or v[1] ~= nil then k = "keys" else k = "property_object" end
+  end
   if k == "keys" then
     -- a list of keys [time, value, interpolation, extra]
     for i, key in ipairs(v) do
