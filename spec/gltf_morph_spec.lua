@@ -5,8 +5,8 @@
 -- mesh.morphTargetInfluences at chosen times, written by
 -- tools/morph-reference (npm run reference) into
 -- spec/data/animated_morph_cube_three.json.  The keys are read here from
--- the model's .bin by hand, as the glTF importer is to give them: one key
--- per input time, the value the n weights of that time, `linear` for
+-- the model's .bin by hand, as the glTF importer gives them (checked): one
+-- key per input time, the value the n weights of that time, `linear` for
 -- LINEAR (`step` for STEP).
 local anim = require "anim"
 local H = require "spec.helper"
@@ -69,6 +69,24 @@ describe("glTF morph target weights as a property channel", function()
           string.format("t=%s weight %d: %.17g, three.js %.17g", s.time, j, got[j], s.weights[j]))
       end
     end
+  end)
+
+  it("anim.import_gltf reads the channel as that property: the same keys, the same samples", function()
+    local r = assert(anim.import_gltf(DIR .. "/AnimatedMorphCube.gltf"))
+    local imported = r.clips[anim_.name]
+    assert.are.same({ node .. ".weights" }, imported:properties())
+    for _, s in ipairs(ref.samples) do
+      local got = imported:sample(s.time).properties[node .. ".weights"]
+      local want = clip:sample(s.time).properties[node .. ".weights"]
+      assert.are.same(want, got)
+      for j = 1, 2 do assert.is_true(math.abs(got[j] - s.weights[j]) <= 1e-12) end
+    end
+    -- played on the model's nodes
+    local a = anim.animator(r.scene)
+    local tr = a:play(imported, { fade = 0 })
+    tr.time = 1.25
+    a:update(0)
+    assert.are.same(clip:sample(1.25).properties[node .. ".weights"], { a:property(node .. ".weights") })
   end)
 
   it("an animator playing it gives the same through animator:property", function()
