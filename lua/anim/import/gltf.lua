@@ -319,7 +319,7 @@ end
 -- The clip fields an animation's extras may hold (what anim.export_gltf
 -- writes there).
 local EXTRA_FIELDS = { "loop", "speed", "priority", "blend", "space", "autoplay", "mask",
-  "markers", "events", "sounds", "plays" }
+  "markers", "events", "sounds", "plays", "properties" }
 M.EXTRA_FIELDS = EXTRA_FIELDS
 
 local function read_animation(ctx, ai, def, name, options)
@@ -446,7 +446,17 @@ local function read_animation(ctx, ai, def, name, options)
   local taken = false
   if type(extras) == "table" then
     for _, f in ipairs(EXTRA_FIELDS) do
-      if extras[f] ~= nil and not E.absent(extras[f]) then t[f] = extras[f]; taken = true end
+      if extras[f] ~= nil and not E.absent(extras[f]) then
+        if f == "properties" and t.properties and type(extras[f]) == "table" then
+          -- the file's weights channels, then the properties extras carry
+          for name, p in pairs(extras[f]) do
+            if t.properties[name] == nil then t.properties[name] = p end
+          end
+        else
+          t[f] = extras[f]
+        end
+        taken = true
+      end
     end
   end
   if options and options.loop then t.loop = options.loop end
