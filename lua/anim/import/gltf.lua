@@ -449,8 +449,8 @@ local function read_animation(ctx, ai, def, name, options)
       if extras[f] ~= nil and not E.absent(extras[f]) then
         if f == "properties" and t.properties and type(extras[f]) == "table" then
           -- the file's weights channels, then the properties extras carry
-          for name, p in pairs(extras[f]) do
-            if t.properties[name] == nil then t.properties[name] = p end
+          for pname, p in pairs(extras[f]) do
+            if t.properties[pname] == nil then t.properties[pname] = p end
           end
         else
           t[f] = extras[f]
