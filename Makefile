@@ -34,7 +34,7 @@ RUN_ENV = $(LUA_PATHS) LUA_PATH_5_4="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPA
       ANIM_LUA=$(LUA)
 RUN = $(RUN_ENV) $(LUA)
 
-EXAMPLES  = walk events retarget convert
+EXAMPLES  = walk events retarget convert sprite
 
 .PHONY: all build deps deps-test demo test test-long gltf-ref gltf-ref-deps memcheck bench bench-ref lint clean $(EXAMPLES)
 
@@ -70,10 +70,32 @@ demo: deps
 	@$(MAKE) --no-print-directory build
 	$(RUN) examples/walk.lua
 
-# `make events`, `make retarget`, `make convert`: the other examples.
+# `make love`: the LÖVE 11 example (examples/love/), on the core built for
+# LÖVE's LuaJIT; `make love-test`: its test under Xvfb (spec/love_spec.lua:
+# screenshots in build/love/).  Both install love (and xvfb) as the other
+# targets install their packages.
+.PHONY: love love-test
+love:
+	@LUA=luajit sh scripts/deps.sh love
+	@$(MAKE) --no-print-directory build LUA=luajit
+	love examples/love
+love-test:
+	@LUA=luajit sh scripts/deps.sh love
+	@$(MAKE) --no-print-directory build LUA=luajit
+	$(RUN) $$(command -v busted) --tags=long spec/love_spec.lua
+
+# `make events`, `make retarget`, `make convert`, `make sprite`: the other examples.
 $(EXAMPLES): deps
 	@$(MAKE) --no-print-directory build
 	$(RUN) examples/$@.lua
+
+# spec/data/animated_morph_cube_three.json: three.js's morph target weights of
+# ../shared/data/gltf/AnimatedMorphCube at chosen times (spec/gltf_morph_spec.lua
+# samples property channels against them).  Needs node and npm; the package
+# (three) goes to tools/morph-reference/node_modules, never committed.
+.PHONY: morph-reference
+morph-reference:
+	cd tools/morph-reference && npm install --no-audit --no-fund && npm run reference
 
 # The C core on its own, from C (csrc/core/ without the binding).
 build/core_test: tests/c/core_test.c $(CORE_ONLY) $(CORE_HDR)

@@ -4,7 +4,8 @@
 --   lua5.4 bench/allocs.lua [--n N]
 --
 -- Runs bench/w1.lua (W1 update, batch update, update+read, W1e update; N = 100 by
--- default, one timed run) and bench/callbacks.lua with
+-- default, one timed run), bench/callbacks.lua and bench/beyond.lua (4
+-- property channels, 2 overrides and a sprite-frame track) with
 -- LD_PRELOAD=build/bench/malloc_count.so (from `make bench-ref`), which
 -- counts every malloc, calloc and realloc call; the scripts report the
 -- calls of 60 frames after their timed runs, with the collector stopped.
@@ -30,6 +31,7 @@ local sets = {
   { "w1 update+read", "w1.lua", "--runs 1 --read", args.n },
   { "w1e update", "w1.lua", "--runs 1 --variant w1e", args.n },
   { "callbacks", "callbacks.lua", "--runs 1", 1000 },
+  { "beyond", "beyond.lua", "--runs 1 --frames 2000", 1 },
 }
 local have = io.open(shim) ~= nil
 local parts = {}

@@ -73,6 +73,7 @@ for n in opts.n:gmatch("%d+") do
 end
 run(string.format("%s %s/load.lua --runs 5 --out %s/load.anim", lua, here, opts.out))
 run(string.format("%s %s/callbacks.lua --n 1000 --runs 5", lua, here))
+run(string.format("%s %s/beyond.lua --runs 5", lua, here))
 run(string.format("%s %s/allocs.lua --n 100", lua, here))
 res:close()
 

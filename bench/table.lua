@@ -191,7 +191,7 @@ do
   local m = allocs and allocs.malloc_calls
   if m and m["w1 update"] and m["w1 update"].per_frame ~= cjson.null then
     local list, all0 = {}, true
-    for _, k in ipairs { "w1 update", "w1 update(batch)", "w1 update+read", "w1e update", "callbacks" } do
+    for _, k in ipairs { "w1 update", "w1 update(batch)", "w1 update+read", "w1e update", "callbacks", "beyond" } do
       local e = m[k]
       if e and e.per_frame ~= cjson.null then
         list[#list + 1] = string.format("%s %.2f (N = %d)", k, e.per_frame, e.n)

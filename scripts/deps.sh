@@ -1,7 +1,7 @@
 #!/bin/sh
 # deps.sh: checks what `make demo` and `make test` need and, when it is
 # missing, installs it from Debian's archive (as root with apt-get), or
-# says exactly what to install.  Usage: scripts/deps.sh [test|ci|lint]
+# says exactly what to install.  Usage: scripts/deps.sh [test|ci|lint|love]
 # `ci` is `test` plus what the CI checks need: valgrind (make memcheck),
 # clang and its runtimes (ASan, UBSan and libFuzzer: make asan, make fuzz);
 # `lint` is what `make lint` needs (luacheck, a C compiler, Lua's headers).
@@ -21,6 +21,16 @@ check() {
   missing=""
   mode=$1
   [ "$mode" = ci ] && set -- test
+  if [ "$mode" = love ]; then
+    # the LÖVE example: love, Xvfb for its test, and the core's needs for LuaJIT
+    command -v love >/dev/null 2>&1 || need love
+    command -v xvfb-run >/dev/null 2>&1 || need xvfb
+    command -v luajit >/dev/null 2>&1 || need luajit
+    [ -f /usr/include/luajit-2.1/lua.h ] || need libluajit-5.1-dev
+    [ -f /usr/lib/x86_64-linux-gnu/lua/5.1/cjson.so ] || need lua-cjson
+    command -v cc >/dev/null 2>&1 || need gcc
+    return
+  fi
   if [ "$mode" = lint ]; then
     command -v luacheck >/dev/null 2>&1 || need lua-check
     command -v cc >/dev/null 2>&1 || need gcc

@@ -5,7 +5,8 @@
 -- the blend goes: one priority level (the register path) and several,
 -- more tracks than the one-level path takes, additive layers, joint
 -- weights, retargeted joints, Euler and quaternion rotations, all loop
--- modes and both directions of play.
+-- modes and both directions of play; property channels (scalar and
+-- vector, additive ones too) and joint overrides of both modes.
 local anim = require "anim"
 
 local rig = anim.rig("player")
@@ -47,8 +48,11 @@ local function random_clip(r, name)
   end
   local markers = {}
   for i = 1, r(4) - 1 do markers[i] = { time = r() * length, name = "m" .. i } end
+  local props = {}
+  if r() < 0.5 then props.glow = { { 0, r() }, { length * r(), 4 * r(), INTERPS[r(#INTERPS)] }, { length, r() } } end
+  if r() < 0.3 then props.tint = { { 0, { r(), r(), r() } }, { length, { r(), r(), r() }, INTERPS[r(#INTERPS)] } } end
   return assert(anim.clip({
-    length = length, loop = LOOPS[r(#LOOPS)], joints = joints, markers = markers,
+    length = length, loop = LOOPS[r(#LOOPS)], joints = joints, markers = markers, properties = props,
     priority = r(3) - 1, blend = r() < 0.15 and "additive" or "normal",
   }, name))
 end
@@ -61,6 +65,10 @@ local function bits(a)
       local v = { f(a, j) }
       for k = 1, #v do out[#out + 1] = string.format("%a", v[k]) end
     end
+  end
+  for _, name in ipairs { "glow", "tint" } do
+    local v = { pcall(a.property, a, name) }
+    for k = 2, #v do out[#out + 1] = type(v[k]) == "number" and string.format("%a", v[k]) or tostring(v[k]) end
   end
   return table.concat(out, " ")
 end
@@ -82,6 +90,12 @@ local function scene(seed, n, clips, map, log)
       if r() < 0.2 then opts.retarget = map end
       if r() < 0.3 then opts.priority = r(4) - 1 end
       ts[#ts + 1] = a:play(clips[r(#clips)], opts)
+    end
+    for _ = 1, r(3) - 1 do
+      local a_ = (r() - 0.5) * 2
+      a:override(JOINTS[r(#JOINTS)], { mode = r() < 0.5 and "add" or "replace", weight = r(),
+        rotation = r() < 0.7 and { math.sin(a_), 0, 0, math.cos(a_) } or nil,
+        position = r() < 0.5 and { r(), r(), r() } or nil, scale = r() < 0.3 and { 1 + r(), 1, 1 } or nil })
     end
     list[i], tracks[i] = a, ts
   end

@@ -55,6 +55,57 @@ describe("examples", function()
     assert.is_true(worst <= bound)
   end)
 
+  it("sprite.lua: a sprite-frame character idles, hops over it and lands, frame by frame", function()
+    local out = run("sprite.lua")
+    assert.truthy(out:find("sheet slime.png, 96x16, 6 frames", 1, true))
+    assert.truthy(out:find("  0.30  frame 2  quad(32, 0, 16, 16, 96, 16)", 1, true)) -- idle's ping-pong turn
+    assert.truthy(out:find("  0.50  frame 1  quad", 1, true))
+    assert.truthy(out:find("hop %(priority action%)\n  0.52  frame 3  quad%(48, 0, 16, 16, 96, 16%)"))
+    assert.truthy(out:find("marker land, 0.000 s before the end of this update\n  0.70  frame 5"))
+    assert.truthy(out:find("hop ended: idle again\n  0.82  frame 1"))
+  end)
+
+  it("the LÖVE example draws the sprite-frame slime (headless, when LÖVE and Xvfb are here)", function()
+    local have = os.execute("command -v love >/dev/null 2>&1 && command -v xvfb-run >/dev/null 2>&1")
+    local core = io.open(H.root .. "/build/luajit/anim/core.so")
+    if not have or not core then
+      pending("needs love, xvfb-run and the core for LuaJIT (make build LUA=luajit)")
+      return
+    end
+    core:close()
+    local function shot(nodraw)
+      local dir = H.tmpdir()
+      local cmd = string.format("cd %q && timeout 60 xvfb-run -a -s '-screen 0 800x600x24' env ANIM_LOVE_TEST=%q "
+        .. "ANIM_LOVE_SECONDS=1.6 ANIM_LOVE_SHOTS=1.4 SDL_AUDIODRIVER=dummy %s love examples/love >/dev/null 2>&1",
+        H.root, dir, nodraw and "ANIM_LOVE_NODRAW=1" or "")
+      os.execute(cmd)
+      local f = io.open(dir .. "/shot-1.rgba", "rb")
+      local px = f and f:read("a")
+      if f then f:close() end
+      local log = io.open(dir .. "/log.txt") and H.read(dir .. "/log.txt") or ""
+      os.execute("rm -rf " .. string.format("%q", dir))
+      return px, log
+    end
+    -- the slime's green, in its place (x 640..704, above the ground at 400)
+    local function green(px)
+      local n = 0
+      for y = 330, 399 do
+        for x = 630, 710 do
+          local i = (y * 800 + x) * 4
+          local r, g, b = px:byte(i + 1, i + 3)
+          if g > 150 and r < 120 and b < 100 then n = n + 1 end
+        end
+      end
+      return n
+    end
+    local px, log = shot(false)
+    assert.truthy(px, "no screenshot")
+    assert.truthy(log:find("1.2%d slime hops"), log)
+    assert.is_true(green(px) > 500, "slime pixels: " .. green(px))
+    local none = shot(true)
+    assert.are.equal(0, green(none))
+  end)
+
   it("the README's tour runs as written", function()
     local readme = H.read(H.root .. "/README.md")
     local code = readme:match("## A tour.-```lua\n(.-)```")

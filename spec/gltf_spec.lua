@@ -114,16 +114,13 @@ describe("glTF import of the sample models", function()
     assert.is_true(skins.skin0 and skins.skin83)
   end)
 
-  it("skips morph target weights with a warning, and counts their times in the length", function()
+  it("reads morph target weights as a property <node>.weights, its times in the length", function()
     local r = import("AnimatedMorphCube/glTF/AnimatedMorphCube.gltf")
     assert.are.same({}, r.clips.Square:joints())
+    assert.are.same({ "AnimatedMorphCube.weights" }, r.clips.Square:properties())
     assert.are.equal(META["AnimatedMorphCube/glTF/AnimatedMorphCube.gltf"].animations.Square.length, r.clips.Square.length)
-    assert.are.same({ DIR .. "AnimatedMorphCube/glTF/AnimatedMorphCube.gltf: animations[0]: 1 morph target "
-      .. "weights channel skipped (the module plays node transforms only)" }, r.warnings)
-    for _, file in ipairs(files()) do
-      local skipped = META[file].skipped_weights
-      if next(skipped) == nil then assert.are.same({}, import(file).warnings, file) end
-    end
+    assert.are.same({}, r.warnings)
+    for _, file in ipairs(files()) do assert.are.same({}, import(file).warnings, file) end
   end)
 
   it("gives one rig per skin: its joints and every node above them, parents from the node tree", function()

@@ -99,6 +99,59 @@ describe("out of memory", function()
     sweep(false, total, ref_seen, ref_time)
   end)
 
+  -- Issue 23's pieces: property channels (their slots and each track's
+  -- block), joint overrides and a hot reload (every track's new arrays,
+  -- made before the content is swapped), at every allocation in turn.
+  it("fails every allocation of property channels, overrides and a reload in turn, leaving everything usable", function()
+    local pdoc = { length = 1, loop = "loop", joints = { head = { position = { { 0, { 0, 0, 0 } }, { 1, { 1, 0, 0 } } } } },
+      properties = { glow = { { 0, 0 }, { 1, 1 } }, tint = { { 0, { 1, 1, 1 } }, { 1, { 1, 0, 0 }, "sine" } } },
+      markers = { { time = 0.5, name = "half" } } }
+    local ndoc = { length = 2, loop = "loop", joints = { torso = { scale = { { 0, { 1, 1, 1 } }, { 2, { 2, 2, 2 } } } } },
+      properties = { glow = { { 0, 5 } }, frame = { { 0, 1, "step" }, { 1, 2, "step" } } } }
+    local function beyond(host)
+      local clip = assert(anim.clip(pdoc, "p"))
+      local a = anim.animator(rig)
+      local seen = 0
+      a:on_marker(function() seen = seen + 1 end)
+      local tr = a:play(clip, { fade = 0.1 })
+      host:play(clip, { weight = 0.5 })
+      local h = a:override("head", { mode = "add", rotation = { 0, 0.1, 0, 1 }, weight = 0.5 })
+      host:override("torso", { position = { 0, 1, 0 } })
+      a:update(0.3); host:update(0.3)
+      h.position = { 0, 0.5, 0 }
+      assert(anim.reload(clip, ndoc))
+      anim.update({ a, host }, 0.3)
+      local glow = a:property("glow")
+      return seen, tr.time, glow
+    end
+    local ref_seen, ref_time, ref_glow = beyond(anim.animator(rig))
+    assert.are.equal(5, ref_glow)
+    local total = fa.pcall(0, false, beyond, anim.animator(rig))
+    assert.is_true(total > 50, "the scenario allocates (" .. total .. ")")
+    for _, persist in ipairs { true, false } do
+      for n = 1, total + 5 do
+        local host = anim.animator(rig)
+        local _, ok, seen, time, glow = fa.pcall(n, persist, beyond, host)
+        if ok then
+          assert.are.same({ ref_seen, ref_time, ref_glow }, { seen, time, glow })
+        else
+          assert.is_truthy(tostring(seen):find("not enough memory", 1, true),
+            "allocation " .. n .. " failed with: " .. tostring(seen))
+        end
+        host:update(0.1)
+        assert.is_true(pose_ok(host:pose_into({}, "world")), "allocation " .. n)
+        local okp, v = pcall(host.property, host, "glow")
+        assert.is_true(not okp or v == nil or v == v, "allocation " .. n)
+        for _, t in ipairs(host:tracks()) do
+          assert.is_true(t.time >= 0 and t.time <= t.clip.length, "allocation " .. n)
+        end
+        host = nil -- luacheck: ignore 311
+        collectgarbage()
+        collectgarbage()
+      end
+    end
+  end)
+
   -- The long tier (make test-long): the same sweeps over every example
   -- clip, retargeted, with the controls a script uses between updates.
   describe("#long at every allocation of", function()

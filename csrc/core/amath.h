@@ -49,6 +49,14 @@ static inline void anim_finite10(double v[10]) {
   anim_finite10_fix(v);
 }
 
+/* One number made finite the same way (property values). */
+static inline double anim_finite(double v) {
+  if (v != v) return 0;
+  if (v > 1.7976931348623157e308) return 1.7976931348623157e308;
+  if (v < -1.7976931348623157e308) return -1.7976931348623157e308;
+  return v;
+}
+
 /* sin x and cos x for |x| <= 1.6 by their Taylor series to x^15 and x^16:
  * the error is below 1e-11 (the first left-out terms, 1.6^17/17! and
  * 1.6^18/18!).  About a fifth of libm's sincos, for slerp on the per-key

@@ -58,10 +58,13 @@ void anim_animator_free(anim_animator *a) {
   if (!a) return;
   n = (size_t)a->rig->n;
   for (i = 0; i < a->ntracks; i++) {
+    anim_props_detach(a, a->tracks[i]);
     a->tracks[i]->owner = NULL;
     anim_track_release(a->tracks[i]);
   }
   free_track_arrays(a);
+  anim_pslots_free(a);
+  anim_overrides_free(a);
   anim_free(&a->mem, a->queue, sizeof(anim_event) * (size_t)a->qcap);
   anim_free(&a->mem, a->qtmp, sizeof(anim_event) * (size_t)a->qcap);
   anim_rig_free((anim_rig *)a->rig);
@@ -90,9 +93,15 @@ static int grow_tracks(anim_animator *a) {
 anim_track *anim_animator_play(anim_animator *a, const anim_clip *c, const anim_play_opts *o,
                                const anim_binding *binds, int nbind) {
   anim_track *t;
+  anim_tprops *tp;
   if (a->ntracks == a->cap && !grow_tracks(a)) return NULL;
+  /* its property channels first (propmix.c: refused when their number of
+   * components differs from the one a track on a gives a name) */
+  if (anim_props_prepare(a, c, NULL, &tp, NULL, NULL) != ANIM_PROPS_OK) return NULL;
   t = anim_track_new(a, c, o, binds, nbind);
-  if (t) a->tracks[a->ntracks++] = t;
+  if (!t) { anim_tprops_free(&a->mem, tp); return NULL; }
+  anim_props_install(a, t, tp);
+  a->tracks[a->ntracks++] = t;
   return t;
 }
 
@@ -111,12 +120,14 @@ int anim_animator_update(anim_animator *a, double dt) {
   a->world_valid = 0;
   for (i = 0; i < a->ntracks; i++) {
     anim_track *t = a->tracks[i];
-    if (t->state == TR_ENDED) { t->owner = NULL; anim_track_release(t); }
+    if (t->state == TR_ENDED) { anim_props_detach(a, t); t->owner = NULL; anim_track_release(t); }
     else a->tracks[k++] = t;
   }
   a->ntracks = k;
   for (i = 0; i < a->ntracks; i++) anim_track_step(a, a->tracks[i]);
   anim_blend_pose(a);
+  anim_overrides_apply(a);
+  anim_props_blend(a);
   anim_queue_sort(a);
   return a->oom ? ANIM_ST_NOMEM : ANIM_ST_OK;
 }

@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "animator.h"
+#include "propmix.h"
 
 /* A ramp from `from` to `to` over `dur` animator seconds; `elapsed` counts
  * the updates since it was requested (it starts at the next update). */
@@ -54,7 +55,11 @@ struct anim_track {
   unsigned char stopping, stop_pending;
   unsigned char shows_last; /* ended by `once` in this update: still posed */
   unsigned char unique;    /* no rig joint has two bindings */
+  unsigned char rebound;   /* (reload.c, during a commit) */
+  unsigned char own_priority; /* the priority came from play, not from the clip */
+  anim_tprops *props;      /* for its clip's property channels (propmix.c), or NULL */
   /* cold */
+  anim_track *clip_prev, *clip_next;  /* the other tracks that hold its clip */
   int refs;
   anim_animator *owner;    /* NULL once the animator let go of it */
   anim_mem mem;            /* the track frees itself (it may outlive its animator) */
@@ -63,6 +68,9 @@ struct anim_track {
   int *cold;               /* nbind * ANIM_COLD_CURSORS */
   double *sample;          /* nbind * SAMPLE_STRIDE */
   int *chans;              /* channels each binding wrote */
+  void *arrays;            /* NULL, or the block of the arrays above once a reload
+                            * rebound the track (reload.c), arrays_size bytes */
+  size_t arrays_size;
 };
 
 /* Tracks held in the animator block itself: the usual few need no array
@@ -92,6 +100,8 @@ struct anim_animator {
   anim_event *qtmp;
   double *acc;             /* per rig joint: see ACC_* */
   double *world;           /* per rig joint: 10 numbers */
+  struct anim_pslots *pslots;       /* property channels (propmix.c), NULL until one plays */
+  struct anim_overrides *overrides; /* joint overrides from scripts (override.c), or NULL */
 };
 
 /* Blend accumulators per rig joint. */
@@ -109,6 +119,10 @@ enum { ACC_BUDGET = 0, ACC_POS = 3, ACC_ROT = 6, ACC_SCL = 10, ACC_REF = 13, ACC
 void anim_track_step(anim_animator *a, anim_track *t);
 /* blend.c: the pose of this update from the contributing tracks. */
 void anim_blend_pose(anim_animator *a);
+/* override.c: the scripts' overrides of joints, on the blended pose, in
+ * creation order (before any constraint). */
+void anim_overrides_apply(anim_animator *a);
+void anim_overrides_free(anim_animator *a);
 /* queue.c: queues an event `at` seconds into the update (a->oom is set
  * when the queue cannot grow), and sorts the queue into delivery order. */
 void anim_queue_push(anim_animator *a, double at, anim_track *t, int type, int item);
@@ -117,5 +131,8 @@ void anim_queue_sort(anim_animator *a);
  * out of memory. */
 anim_track *anim_track_new(anim_animator *a, const anim_clip *c, const anim_play_opts *o,
                            const anim_binding *binds, int nbind);
+/* track.c: lays out a track's per-binding arrays in a block (see there). */
+size_t anim_track_lay_arrays(anim_track *t, char *mem, size_t base, const anim_clip *c,
+                             const anim_binding *binds, int nbind, int nrig, size_t *hot_end);
 
 #endif

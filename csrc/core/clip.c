@@ -110,7 +110,7 @@ void anim_clip_free(anim_clip *c) {
 }
 
 /* Checks a channel's keys (the builder may be a hostile script). */
-static const char *check_keys(anim_keys *k) {
+const char *anim_keys_check(anim_keys *k) {
   int i, a;
   if (k->n < 0 || (k->n > 0 && (!k->t || !k->v || !k->ie))) return "bad curve";
   for (i = 0; i < k->n; i++) {
@@ -141,9 +141,23 @@ static const char *check_keys(anim_keys *k) {
 
 /* Points the three curves of a channel (or one: the pose weight) at its
  * keys; checks the modifiers the builder gave them. */
+const char *anim_curve_check_mods(const anim_curve *cv) {
+  int i;
+  if (cv->nmods < 0 || (cv->nmods > 0 && !cv->mods)) return "bad modifier list";
+  for (i = 0; i < cv->nmods; i++) {
+    const anim_mod *m = &cv->mods[i];
+    if (m->type == ANIM_MOD_STEPPED && !(m->p[0] > 0)) return "step must be > 0";
+    if (m->type == ANIM_MOD_NOISE && !(m->p[0] > 0)) return "noise scale must be > 0";
+    if (m->type == ANIM_MOD_ENVELOPE && (m->npoints < 0 || (m->npoints && !m->points)))
+      return "bad envelope";
+  }
+  return NULL;
+}
+
 static const char *setup_curves(anim_curve *cv, int ncurves, const anim_joint *jt, int ch,
                                 int wrap) {
-  int a, i, split = jt->split & (1 << ch);
+  int a, split = jt->split & (1 << ch);
+  const char *e;
   for (a = 0; a < ncurves; a++) {
     const anim_keys *k = anim_joint_keys(jt, split ? ANIM_K_AXIS(ch, a) : ch);
     if (!k) return "bad split channel";
@@ -151,13 +165,7 @@ static const char *setup_curves(anim_curve *cv, int ncurves, const anim_joint *j
     cv[a].axis = split ? 0 : a;
     if (k->n > 0 && k->arity != (split ? 1 : ncurves)) return "bad channel arity";
     cv[a].wrap = wrap;
-    for (i = 0; i < cv[a].nmods; i++) {
-      const anim_mod *m = &cv[a].mods[i];
-      if (m->type == ANIM_MOD_STEPPED && !(m->p[0] > 0)) return "step must be > 0";
-      if (m->type == ANIM_MOD_NOISE && !(m->p[0] > 0)) return "noise scale must be > 0";
-      if (m->type == ANIM_MOD_ENVELOPE && (m->npoints < 0 || (m->npoints && !m->points)))
-        return "bad envelope";
-    }
+    if ((e = anim_curve_check_mods(&cv[a]))) return e;
   }
   return NULL;
 }
@@ -180,7 +188,7 @@ const char *anim_clip_finish(anim_clip *c) {
     if (!jt->name) return "joint without a name";
     for (a = 0; a < ANIM_K_COUNT; a++) {
       anim_keys *k = anim_joint_keys(jt, a);
-      if (k && (e = check_keys(k))) return e;
+      if (k && (e = anim_keys_check(k))) return e;
     }
     if ((e = setup_curves(jt->pos, 3, jt, ANIM_K_POS, wrap)) ||
         (e = setup_curves(jt->scl, 3, jt, ANIM_K_SCL, wrap)) ||
@@ -213,6 +221,10 @@ const char *anim_clip_finish(anim_clip *c) {
                            anim_curve_all_linear(&jt->rot[1]) && anim_curve_all_linear(&jt->rot[2]))
       jt->linear |= ANIM_CH_ROT;
     jt->fast = jt->keys[ANIM_K_PW].n == 0 && (jt->channels & ~jt->linear) == 0;
+  }
+  {
+    const char *e = anim_props_finish(c, wrap);
+    if (e) return e;
   }
   for (i = 0; i < c->nitems; i++)
     if (!isfinite(c->items[i].t)) return "non-finite item time";

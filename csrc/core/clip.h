@@ -9,6 +9,7 @@
 #include "amem.h"
 #include "codes.h"
 #include "curve.h"
+#include "property.h"
 
 /* Loop modes, blend modes, spaces, item kinds, sides, channel flags
  * (ANIM_CH_*) and key slots (ANIM_K_*) are in codes.h. */
@@ -63,6 +64,8 @@ typedef struct anim_item {
 
 typedef struct anim_block anim_block;
 
+struct anim_track;
+
 typedef struct anim_clip {
   double length, speed, priority;
   int loop, blend, euler;
@@ -74,9 +77,14 @@ typedef struct anim_clip {
   anim_joint *joints;
   int nitems;
   anim_item *items;        /* sorted by time, kind, file order */
+  int nprops;
+  anim_prop *props;        /* property channels (property.h), in the builder's order */
   anim_block *blocks;      /* everything the clip owns */
   anim_mem mem;            /* what it was allocated with */
   int refs;                /* its owner and each track playing it */
+  struct anim_track *tracks; /* the tracks that hold it, linked through them:
+                            * a reload ends those it does not rebind
+                            * (reload.c) */
 } anim_clip;
 
 /* Building.  anim_clip_new returns a zeroed clip with njoints joints and
@@ -99,6 +107,10 @@ anim_keys *anim_clip_keys(anim_clip *c, int j, int ch, int n, int arity, int nh)
 double *anim_clip_tangents(anim_clip *c, anim_keys *k);
 const char *anim_clip_strdup(anim_clip *c, const char *s, size_t len);
 const char *anim_clip_finish(anim_clip *c);
+/* The checks anim_clip_finish makes of one channel's keys and of a curve's
+ * modifiers (property.c makes them too): NULL, or a message. */
+const char *anim_keys_check(anim_keys *k);
+const char *anim_curve_check_mods(const anim_curve *cv);
 /* What anim_clip_finish returns when an allocation failed (compare the
  * pointer). */
 extern const char ANIM_CLIP_NOMEM[];

@@ -94,6 +94,9 @@
   X(ANIM_ST_QUEUED, "queued", -4) X(ANIM_ST_NOT_ANIMATOR, "not_animator", -5) \
   X(ANIM_ST_TWICE, "twice", -6) X(ANIM_ST_NOT_LIST, "not_list", -7)
 
+/* How an override of a joint combines with the blended pose (override.c). */
+#define ANIM_OVERRIDE_CODES(X) X(ANIM_OVR_REPLACE, "replace", 0) X(ANIM_OVR_ADD, "add", 1)
+
 /* What core.check_tree found wrong in a decoded JSON tree. */
 #define ANIM_TREE_CODES(X)                                                 \
   X(ANIM_TREE_BAD_STRING, "bad_string", 1) X(ANIM_TREE_BAD_KEY_LENGTH, "bad_key_length", 2) \
@@ -106,7 +109,8 @@
   X(ANIM_MAX_PASSES, "max_passes", 64)                /* passes fired per track per update */ \
   X(ANIM_MAX_CURVE_KEYS, "max_curve_keys", 1000000)   /* keys of one channel */ \
   X(ANIM_MAX_RIG_JOINTS, "max_rig_joints", 65536)     /* joints of a rig, bindings of a track */ \
-  X(ANIM_MAX_BATCH, "max_batch", 67108864)            /* animators of one anim.update (2^26) */
+  X(ANIM_MAX_BATCH, "max_batch", 67108864)            /* animators of one anim.update (2^26) */ \
+  X(ANIM_MAX_PROP_ARITY, "max_prop_arity", 1024)      /* components of one property channel */
 
 /* The same for numbers that are not integers (exported as floats). */
 #define ANIM_DEFAULT_FADE 0.1   /* play, stop and adjust_weight (SEMANTICS 7a.10) */
@@ -125,7 +129,7 @@
   G("channel", ANIM_CHANNEL_CODES) G("slot", ANIM_SLOT_CODES) G("modifier", ANIM_MODIFIER_CODES) \
   G("cycle", ANIM_CYCLE_CODES) G("keybyte", ANIM_KEYBYTE_CODES) G("handle", ANIM_HANDLE_CODES) \
   G("event", ANIM_EVENT_CODES) G("status", ANIM_STATUS_CODES) G("tree", ANIM_TREE_CODES) \
-  G("const", ANIM_CONST_CODES)
+  G("override", ANIM_OVERRIDE_CODES) G("const", ANIM_CONST_CODES)
 
 #define ANIM_CODE_ENUM(id, name, value) id = (value),
 enum { ANIM_INTERP_CODES(ANIM_CODE_ENUM) ANIM_INTERP_COUNT };
@@ -146,6 +150,7 @@ enum { ANIM_HANDLE_CODES(ANIM_CODE_ENUM) ANIM_HANDLE_END };
 enum { ANIM_EVENT_CODES(ANIM_CODE_ENUM) ANIM_EVENT_COUNT };
 enum { ANIM_STATUS_CODES(ANIM_CODE_ENUM) ANIM_STATUS_END };
 enum { ANIM_TREE_CODES(ANIM_CODE_ENUM) ANIM_TREE_END };
+enum { ANIM_OVERRIDE_CODES(ANIM_CODE_ENUM) ANIM_OVERRIDE_COUNT };
 enum { ANIM_CONST_CODES(ANIM_CODE_ENUM) ANIM_CONST_END };
 
 #endif

@@ -15,17 +15,20 @@ static void ramp_set(ramp *r, double to, double dur) {
   r->elapsed = 0;
 }
 
-anim_track *anim_track_new(anim_animator *a, const anim_clip *c, const anim_play_opts *o,
-                           const anim_binding *binds, int nbind) {
-  anim_track *t;
-  size_t nb = (size_t)(nbind > 0 ? nbind : 0), rn = (size_t)a->rig->n;
+/* The per-binding arrays of a track laid out from byte `base` of a block
+ * at mem (NULL: only measured): what every update reads first (the hot
+ * cursors, the binding of each rig joint, each binding's clip joint and
+ * whether it is adjusted: they end at *hot_end), then the bindings (read
+ * only for retargeted joints), the other cursors and the samples of the
+ * general blend.  Sets t's pointers to them, its bindings, unique and
+ * fresh cursors.  Returns the end of the block.  (The track's own block
+ * holds them after its struct; a reload gives them a block of their
+ * own, reload.c.) */
+size_t anim_track_lay_arrays(anim_track *t, char *mem, size_t base, const anim_clip *c,
+                             const anim_binding *binds, int nbind, int nrig, size_t *hot_end) {
+  size_t nb = (size_t)(nbind > 0 ? nbind : 0), rn = (size_t)nrig;
   size_t o_hot, o_byjoint, o_cj, o_adjust, o_bind, o_sample, o_cold, o_chans, size;
-  double v;
-  char *mem;
-  /* one block: the struct, what every update reads (hot_end), then the
-   * bindings (read only for retargeted joints), the other cursors and
-   * the samples of the general blend */
-  o_hot = sizeof *t;
+  o_hot = base;
   o_byjoint = o_hot + nb * sizeof(int) * ANIM_HOT_CURSORS;
   o_cj = o_byjoint + rn * sizeof(int);
   o_adjust = o_cj + nb * sizeof(int);
@@ -34,16 +37,12 @@ anim_track *anim_track_new(anim_animator *a, const anim_clip *c, const anim_play
   o_cold = o_sample + nb * sizeof(double) * SAMPLE_STRIDE;
   o_chans = o_cold + nb * sizeof(int) * ANIM_COLD_CURSORS;
   size = o_chans + nb * sizeof(int);
-  mem = anim_calloc(&a->mem, 1, size);
-  if (!mem) return NULL;
-  t = (anim_track *)(void *)mem;
-  t->mem = a->mem;
-  t->size = size;
+  if (hot_end) *hot_end = o_adjust + nb;
+  if (!mem) return size;
   t->hot = (int *)(void *)(mem + o_hot);
   t->byjoint = (int *)(void *)(mem + o_byjoint);
   t->cj = (int *)(void *)(mem + o_cj);
   t->adjust = (unsigned char *)(mem + o_adjust);
-  t->hot_end = (unsigned)(o_adjust + nb);
   t->bind = (anim_binding *)(void *)(mem + o_bind);
   t->sample = (double *)(void *)(mem + o_sample);
   t->cold = (int *)(void *)(mem + o_cold);
@@ -67,12 +66,34 @@ anim_track *anim_track_new(anim_animator *a, const anim_clip *c, const anim_play
     for (i = 0; i < nb * ANIM_HOT_CURSORS; i++) t->hot[i] = -1;
     for (i = 0; i < nb * ANIM_COLD_CURSORS; i++) t->cold[i] = -1;
   }
+  return size;
+}
+
+anim_track *anim_track_new(anim_animator *a, const anim_clip *c, const anim_play_opts *o,
+                           const anim_binding *binds, int nbind) {
+  anim_track *t;
+  size_t size, hot_end;
+  double v;
+  char *mem;
+  /* one block: the struct, then its arrays */
+  size = anim_track_lay_arrays(NULL, NULL, sizeof *t, c, binds, nbind, a->rig->n, &hot_end);
+  mem = anim_calloc(&a->mem, 1, size);
+  if (!mem) return NULL;
+  t = (anim_track *)(void *)mem;
+  t->mem = a->mem;
+  t->size = size;
+  anim_track_lay_arrays(t, mem, sizeof *t, c, binds, nbind, a->rig->n, NULL);
+  t->hot_end = (unsigned)hot_end;
   t->refs = 1;
   t->id = a->next_id++;
   t->owner = a;
   t->clip = c;
   anim_clip_retain((anim_clip *)c);  /* held until the track is freed */
+  t->clip_next = c->tracks;
+  if (c->tracks) c->tracks->clip_prev = t;
+  ((anim_clip *)c)->tracks = t;
   t->priority = o->has_priority ? o->priority : c->priority;
+  t->own_priority = o->has_priority != 0;
   t->speed = o->speed;
   v = c->speed * t->speed;
   t->time = v < 0 ? c->length : 0;
@@ -88,6 +109,12 @@ void anim_track_retain(anim_track *t) { t->refs++; }
 void anim_track_release(anim_track *t) {
   if (--t->refs <= 0) {
     anim_mem m = t->mem;
+    anim_clip *c = (anim_clip *)t->clip;
+    if (t->clip_prev) t->clip_prev->clip_next = t->clip_next;
+    else c->tracks = t->clip_next;
+    if (t->clip_next) t->clip_next->clip_prev = t->clip_prev;
+    anim_tprops_free(&m, t->props);
+    anim_free(&m, t->arrays, t->arrays_size);
     anim_clip_free((anim_clip *)t->clip);
     anim_free(&m, t, t->size);
   }

@@ -8,6 +8,7 @@
 #include "lua.h"
 #include "lauxlib.h"
 
+#include "core/propmix.h"
 #include "lua_helpers.h"
 
 typedef anim_animator_box animator_box;
@@ -96,69 +97,41 @@ static int animator_delivering(lua_State *L) {
 
 static int animator_state(lua_State *L) { return anim_lua_uservalue(L, ANIM_BOX_ANIMATOR, 2); }
 
-static double opt_field(lua_State *L, int t, const char *k, double dflt) {
-  double v = dflt;
-  if (lua_getfield(L, t, k) != LUA_TNIL) v = luaL_checknumber(L, -1);
-  lua_pop(L, 1);
-  return v;
-}
-
-static void read_quat(lua_State *L, int t, const char *k, double q[4]) {
-  int a;
-  lua_getfield(L, t, k);
-  luaL_checktype(L, -1, LUA_TTABLE);
-  for (a = 0; a < 4; a++) { lua_geti(L, -1, a + 1); q[a] = luaL_checknumber(L, -1); lua_pop(L, 1); }
-  lua_pop(L, 1);
-}
-
 /* core.animator_play(animator, clip, fade, weight, speed, priority|nil,
- *                    bindings, callbacks) -> track
- * bindings: { { cj = 1-based clip joint, rj = 1-based rig joint,
- *               pre = quat?, post = quat?, pscale = number? }, ... }
- * Reading the bindings and making the track's box may run Lua code
- * (metamethods of a script's tables, finalizers): the animator and the
- * clip are taken again before they are used, and the bounds the bindings
- * are checked against are read before anything runs. */
+ *                    bindings, callbacks) -> track | nil, property index,
+ *                    other arity
+ * bindings: as anim_lua_bindings reads them (lua_helpers.h).  nil, p, n:
+ * the clip's property p (1-based) has another number of components than
+ * the n a track on the animator gives that name (propmix.h).  Reading the
+ * bindings and making the track's box may run finalizers: the animator
+ * and the clip are taken again before they are used, and the bounds the
+ * bindings are checked against are read before. */
 static int animator_play(lua_State *L) {
   anim_animator *a = check_animator(L, 1);
   anim_clip *c = anim_lua_checkclip(L, 2);
   int njoints = c->njoints, rn = anim_animator_rig(a)->n;
   anim_play_opts o;
   anim_binding *binds;
-  lua_Integer nb, i;
+  int nb;
   track_box *tb;
   o.fade = luaL_checknumber(L, 3);
   o.weight = luaL_checknumber(L, 4);
   o.speed = luaL_checknumber(L, 5);
   o.has_priority = !lua_isnoneornil(L, 6);
   o.priority = o.has_priority ? luaL_checknumber(L, 6) : 0;
-  luaL_checktype(L, 7, LUA_TTABLE);
   luaL_checktype(L, 8, LUA_TTABLE);
-  nb = (lua_Integer)lua_rawlen(L, 7);
-  if (nb < 0 || nb > ANIM_MAX_RIG_JOINTS) return luaL_error(L, "too many bindings");
-  binds = lua_newuserdatauv(L, sizeof(anim_binding) * (size_t)(nb ? nb : 1), 0);
-  for (i = 0; i < nb; i++) {
-    anim_binding *bd = &binds[i];
-    int t;
-    lua_rawgeti(L, 7, i + 1);
-    luaL_checktype(L, -1, LUA_TTABLE);
-    t = lua_gettop(L);
-    {
-      double cj = opt_field(L, t, "cj", 0), rj = opt_field(L, t, "rj", 0);
-      /* (compared as doubles: no cast before the range is known) */
-      if (!(cj >= 1 && cj <= njoints && cj == floor(cj) && rj >= 1 && rj <= rn && rj == floor(rj)))
-        return luaL_error(L, "binding out of range");
-      bd->cj = (int)cj - 1;
-      bd->rj = (int)rj - 1;
+  binds = anim_lua_bindings(L, 7, njoints, rn, &nb);
+  {
+    int which = 0, other = 0;
+    if (anim_props_conflict(check_animator(L, 1), anim_lua_checkclip(L, 2), NULL, &which, &other) != ANIM_PROPS_OK) {
+      lua_pushnil(L);
+      lua_pushinteger(L, which + 1);
+      lua_pushinteger(L, other);
+      return 3;
     }
-    bd->pscale = opt_field(L, t, "pscale", 1);
-    bd->convert = lua_getfield(L, t, "pre") != LUA_TNIL;
-    lua_pop(L, 1);
-    if (bd->convert) { read_quat(L, t, "pre", bd->pre); read_quat(L, t, "post", bd->post); }
-    lua_pop(L, 1);
   }
   tb = anim_lua_newbox(L, ANIM_BOX_TRACK, sizeof *tb, 3);
-  ANIM_LUA_RETRY(L, tb->t, anim_animator_play(check_animator(L, 1), anim_lua_checkclip(L, 2), &o, binds, (int)nb));
+  ANIM_LUA_RETRY(L, tb->t, anim_animator_play(check_animator(L, 1), anim_lua_checkclip(L, 2), &o, binds, nb));
   if (!tb->t) return anim_lua_nomem(L);
   anim_track_retain(tb->t);
   lua_pushvalue(L, 2);
@@ -402,21 +375,9 @@ static int animator_event(lua_State *L) {
   return 5;
 }
 
-/* The animator at index 1 of a reader of the pose (called per joint, per
- * character, per frame): its metatable is compared with the one in the
- * reader's upvalue instead of being looked up in the registry by name. */
-static animator_box *reader_box(lua_State *L) {
-  animator_box *b = lua_touserdata(L, 1);
-  if (b && lua_getmetatable(L, 1)) {
-    int same = lua_rawequal(L, -1, lua_upvalueindex(1));
-    lua_pop(L, 1);
-    if (same && b->a && b->tag == ANIM_BOX_TAG(ANIM_BOX_ANIMATOR) && lua_rawlen(L, 1) == sizeof *b) return b;
-  }
-  check_animator(L, 1);  /* raises the usual message */
-  return b;
-}
-
-static anim_animator *reader_animator(lua_State *L) { return reader_box(L)->a; }
+/* The animator at index 1 of a reader of the pose (lua_helpers.h). */
+#define reader_box anim_lua_reader_box
+#define reader_animator anim_lua_reader_animator
 
 static int push10(lua_State *L, const double *v) {
   int i;

@@ -31,6 +31,15 @@
  *   modifier = { type = ANIM_MODIFIER_CODES, before, after = ANIM_CYCLE_CODES
  *                (repeat), p1..p4 = numbers (0; curve.h names them per type),
  *                points = { time, lo, hi, ... } (envelope) }
+ *   desc.props = nil | { prop, ... }          -- property channels (property.h)
+ *   prop = { name = string, arity = components (1..ANIM_MAX_PROP_ARITY),
+ *            t = { n times }, v = { n * arity numbers, key after key },
+ *            ie = { n key bytes },
+ *            h = nil | { [key] = record of 3 + 2 * arity numbers: out dt, in
+ *                   dt (NaN: absent), out dv[arity], in dv[arity], form },
+ *            tan = nil | { [key] = in-tangent[arity], out-tangent[arity]
+ *                   (2 * arity numbers, NaN: absent; cubicspline) },
+ *            mods = nil | { [component] = { modifier, ... } } }
  * The second argument, info, is the Lua side's table of the clip (names,
  * timed items, the source for encoding); it is kept as the user value. */
 #include <math.h>
@@ -290,6 +299,104 @@ static void read_joint(lua_State *L, anim_clip *c, int jt, int ji) {
   read_channel(L, c, ji, jt, "pw", ANIM_K_PW, 1, &j->pose_weight, 1);
 }
 
+/* desc.props into the clip's property channels. */
+static void read_props(lua_State *L, anim_clip *c) {
+  int np = push_array(L, 1, "props"), p, i, a, pt;
+  if (np < 0) return;
+  pt = lua_gettop(L);
+  if (np > MAX_KEYS) luaL_error(L, "description field 'props' too long");
+  if (anim_clip_props(c, np) < 0) anim_lua_nomem(L);
+  for (p = 0; p < np; p++) {
+    int o, n, arity, nh = 0, tt, vt, it, ht = 0, rec;
+    size_t len;
+    const char *name;
+    anim_keys *k;
+    if (lua_geti(L, pt, p + 1) != LUA_TTABLE) luaL_error(L, "description property must be a table");
+    o = lua_gettop(L);
+    if (lua_getfield(L, o, "name") != LUA_TSTRING) luaL_error(L, "description property name must be a string");
+    name = lua_tolstring(L, -1, &len);
+    arity = field_int(L, o, "arity", 1, 1, ANIM_MAX_PROP_ARITY);
+    rec = 3 + 2 * arity;
+    n = push_array(L, o, "t");
+    if (n < 0 || n > MAX_KEYS) luaL_error(L, "description property needs at most %d times", MAX_KEYS);
+    tt = lua_gettop(L);
+    if (push_array(L, o, "v") != n * arity) luaL_error(L, "description property values do not match times");
+    vt = lua_gettop(L);
+    if (push_array(L, o, "ie") != n) luaL_error(L, "description property interpolations do not match times");
+    it = lua_gettop(L);
+    if (lua_getfield(L, o, "h") == LUA_TTABLE) {
+      ht = lua_gettop(L);
+      for (i = 0; i < n; i++) nh += lua_geti(L, ht, i + 1) != LUA_TNIL, lua_pop(L, 1);
+    } else if (!lua_isnil(L, -1)) {
+      luaL_error(L, "description handles must be a table");
+    }
+    k = anim_prop_keys(c, p, name, len, n, arity, nh);
+    if (!k) anim_lua_nomem(L);
+    nh = 0;
+    for (i = 0; i < n; i++) {
+      double ie = num_at(L, it, i + 1);
+      k[0].t[i] = num_at(L, tt, i + 1);
+      for (a = 0; a < arity; a++) k[a].v[i] = num_at(L, vt, (lua_Integer)i * arity + a + 1);
+      if (!(ie >= 0 && ie <= 255 && ie == floor(ie))) luaL_error(L, "description interpolation out of range");
+      k[0].ie[i] = (unsigned char)ie;
+      if (ht && lua_geti(L, ht, i + 1) != LUA_TNIL) {
+        int r = lua_gettop(L);
+        if (!lua_istable(L, r) || luaL_len(L, r) != rec) luaL_error(L, "description handle record must hold %d numbers", rec);
+        if (nh >= k[0].nh) luaL_error(L, "description handles changed while read");
+        /* component a's record: out dt, in dt, its out dv and in dv, form */
+        for (a = 0; a < arity; a++) {
+          double *h = anim_keys_mark(&k[a], i, nh);
+          h[0] = num_at(L, r, 1);
+          h[1] = num_at(L, r, 2);
+          h[2] = num_at(L, r, 3 + a);
+          h[3] = num_at(L, r, 3 + arity + a);
+          h[4] = num_at(L, r, rec);
+        }
+        nh++;
+      }
+      if (ht) lua_pop(L, 1);
+    }
+    if (lua_getfield(L, o, "mods") == LUA_TTABLE) {  /* or nil */
+      int mt = lua_gettop(L);
+      for (a = 0; a < arity; a++) {
+        if (lua_geti(L, mt, a + 1) != LUA_TNIL) read_mods(L, c, lua_gettop(L), &c->props[p].curves[a]);
+        lua_pop(L, 1);
+      }
+    }
+    if (lua_getfield(L, o, "tan") == LUA_TTABLE) {  /* or nil */
+      /* component a's tangents: in, out of each key (anim_clip_tangents) */
+      int tt2 = lua_gettop(L);
+      for (a = 0; a < arity; a++)
+        if (!anim_clip_tangents(c, &k[a])) anim_lua_nomem(L);
+      for (i = 0; i < n; i++) {
+        if (lua_geti(L, tt2, i + 1) != LUA_TNIL) {
+          int r = lua_gettop(L);
+          if (!lua_istable(L, r) || luaL_len(L, r) != 2 * arity)
+            luaL_error(L, "description tangents must hold %d numbers", 2 * arity);
+          for (a = 0; a < arity; a++) {
+            k[a].tan[2 * (size_t)i] = num_at(L, r, a + 1);
+            k[a].tan[2 * (size_t)i + 1] = num_at(L, r, arity + a + 1);
+          }
+        }
+        lua_pop(L, 1);
+      }
+    } else if (!lua_isnil(L, -1)) {
+      luaL_error(L, "description tangents must be a table");
+    }
+    lua_settop(L, pt);
+  }
+  lua_pop(L, 1);
+}
+
+/* The components of every property of c, all together (the cursors of
+ * clip:sample). */
+static size_t prop_components(const anim_clip *c) {
+  size_t n = 0;
+  int p;
+  for (p = 0; p < c->nprops; p++) n += (size_t)c->props[p].arity;
+  return n;
+}
+
 /* core.clip_new(desc, info) -> clip userdata (info kept as its user value) */
 static int clip_new(lua_State *L) {
   clip_box *b;
@@ -340,6 +447,7 @@ static int clip_new(lua_State *L) {
     }
     lua_pop(L, 1);
   }
+  read_props(L, c);
   err = anim_clip_finish(c);
   if (err == ANIM_CLIP_NOMEM && anim_lua_retry(L)) err = anim_clip_finish(c);
   if (err) {
@@ -347,12 +455,13 @@ static int clip_new(lua_State *L) {
     return luaL_error(L, "invalid clip description: %s", err);
   }
   {
-    size_t nc = (size_t)ANIM_JOINT_CURSORS * (size_t)(nj ? nj : 1);
+    /* the joints' cursors, then the properties' */
+    size_t nc = (size_t)ANIM_JOINT_CURSORS * (size_t)(nj ? nj : 1) + prop_components(c), k;
     ANIM_LUA_RETRY(L, b->cursors, anim_malloc(&c->mem, sizeof(int) * nc));
     if (!b->cursors) return anim_lua_nomem(L);
     b->ncursors = nc;
+    for (k = 0; k < nc; k++) b->cursors[k] = -1;
   }
-  for (i = 0; i < nj * ANIM_JOINT_CURSORS; i++) b->cursors[i] = -1;
   lua_pushvalue(L, 2);
   lua_setiuservalue(L, -2, 1);
   /* the clip is whole: the collector hears of its memory (finalizers may
@@ -401,6 +510,33 @@ static int clip_sample(lua_State *L) {
     }
     lua_insert(L, -2);
     lua_rawset(L, -3);
+  }
+  if (live_clip(L, b)->nprops > 0) {
+    /* pose.properties[name]: a number, or an array of the components (the
+     * clip taken again after each table or string made) */
+    int p, np = live_clip(L, b)->nprops;
+    size_t pc = (size_t)ANIM_JOINT_CURSORS * (size_t)(nj ? nj : 1);
+    double buf[64], *v = buf;
+    lua_createtable(L, 0, np);
+    for (p = 0; p < np; p++) {
+      const anim_prop *pr = &live_clip(L, b)->props[p];
+      int arity = pr->arity;
+      if (arity > 64) {
+        v = lua_newuserdatauv(L, sizeof(double) * (size_t)arity, 0);
+        pr = &live_clip(L, b)->props[p];
+      }
+      anim_prop_sample(pr, t, b->cursors + pc, v);
+      /* (v is on the C stack, or a userdata on the Lua stack) */
+      if (arity == 1) lua_pushnumber(L, v[0]);
+      else anim_lua_pushnumbers(L, v, (size_t)arity);
+      if (v != buf) { lua_remove(L, -2); v = buf; }
+      pr = &live_clip(L, b)->props[p];
+      lua_pushlstring(L, pr->name, pr->len);
+      lua_insert(L, -2);
+      lua_rawset(L, -3);
+      pc += (size_t)arity;
+    }
+    lua_setfield(L, -2, "properties");
   }
   return 1;
 }

@@ -1,6 +1,6 @@
 /* lua_fs.c - the file system calls the Lua side needs and Lua lacks:
- * core.realpath, core.file_kind and core.read_beneath (a library's res://
- * files read below its root without following links). */
+ * core.realpath, core.file_kind, core.file_mtime and core.read_beneath (a
+ * library's res:// files read below its root without following links). */
 /* realpath(3) is POSIX (XSI); O_PATH is Linux's (glibc shows it with
  * _GNU_SOURCE), used when there */
 #define _XOPEN_SOURCE 700
@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -57,6 +58,23 @@ static int file_kind(lua_State *L) {
   }
   lua_pushstring(L, S_ISREG(st.st_mode) ? "file" : S_ISDIR(st.st_mode) ? "directory" :
                     S_ISLNK(st.st_mode) ? "link" : "other");
+  return 1;
+}
+
+/* core.file_mtime(path) -> the modification time as a string "seconds.nanoseconds"
+ * (exact, and compared as it is) | nil, message: a library's changed files. */
+static int file_mtime(lua_State *L) {
+  struct stat st;
+  if (stat(luaL_checkstring(L, 1), &st) != 0) {
+    lua_pushnil(L);
+    lua_pushstring(L, strerror(errno));
+    return 2;
+  }
+  {
+    char buf[64];
+    snprintf(buf, sizeof buf, "%lld.%09ld", (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec);
+    lua_pushstring(L, buf);
+  }
   return 1;
 }
 
@@ -171,6 +189,7 @@ static int read_beneath(lua_State *L) {
 static const luaL_Reg fs_funcs[] = {
   {"realpath", realpath_l},
   {"file_kind", file_kind},
+  {"file_mtime", file_mtime},
   {"read_beneath", read_beneath},
   {NULL, NULL}
 };

@@ -318,3 +318,79 @@ const char *anim_lua_suggest(const char *name, const char *const *names, int n) 
   }
   return best < 0 ? NULL : names[best];
 }
+
+/* A number at field k of the table at t, read raw (dflt when absent). */
+static double raw_number(lua_State *L, int t, const char *k, double dflt) {
+  double v = dflt;
+  lua_pushstring(L, k);
+  lua_rawget(L, t);
+  if (!lua_isnil(L, -1)) {
+    if (lua_type(L, -1) != LUA_TNUMBER) luaL_error(L, "binding field '%s' must be a number", k);
+    v = lua_tonumber(L, -1);
+  }
+  lua_pop(L, 1);
+  return v;
+}
+
+/* The quaternion at field k of the table at t, read raw. */
+static void raw_quat(lua_State *L, int t, const char *k, double q[4]) {
+  int a;
+  lua_pushstring(L, k);
+  lua_rawget(L, t);
+  luaL_checktype(L, -1, LUA_TTABLE);
+  for (a = 0; a < 4; a++) {
+    lua_rawgeti(L, -1, a + 1);
+    if (lua_type(L, -1) != LUA_TNUMBER) luaL_error(L, "binding field '%s' must hold 4 numbers", k);
+    q[a] = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+}
+
+anim_binding *anim_lua_bindings(lua_State *L, int idx, int njoints, int nrig, int *n) {
+  anim_binding *binds;
+  lua_Integer nb, i;
+  idx = lua_absindex(L, idx);
+  luaL_checktype(L, idx, LUA_TTABLE);
+  nb = (lua_Integer)lua_rawlen(L, idx);
+  if (nb < 0 || nb > ANIM_MAX_RIG_JOINTS) luaL_error(L, "too many bindings");
+  binds = lua_newuserdatauv(L, sizeof(anim_binding) * (size_t)(nb ? nb : 1), 0);
+  for (i = 0; i < nb; i++) {
+    anim_binding *bd = &binds[i];
+    int t;
+    lua_rawgeti(L, idx, i + 1);
+    luaL_checktype(L, -1, LUA_TTABLE);
+    t = lua_gettop(L);
+    {
+      double cj = raw_number(L, t, "cj", 0), rj = raw_number(L, t, "rj", 0);
+      /* (compared as doubles: no cast before the range is known) */
+      if (!(cj >= 1 && cj <= njoints && cj == floor(cj) && rj >= 1 && rj <= nrig && rj == floor(rj)))
+        luaL_error(L, "binding out of range");
+      bd->cj = (int)cj - 1;
+      bd->rj = (int)rj - 1;
+    }
+    bd->pscale = raw_number(L, t, "pscale", 1);
+    lua_pushliteral(L, "pre");
+    lua_rawget(L, t);
+    bd->convert = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (bd->convert) { raw_quat(L, t, "pre", bd->pre); raw_quat(L, t, "post", bd->post); }
+    lua_pop(L, 1);
+  }
+  *n = (int)nb;
+  return binds;
+}
+
+anim_animator_box *anim_lua_reader_box(lua_State *L) {
+  anim_animator_box *b = lua_touserdata(L, 1);
+  if (b && lua_getmetatable(L, 1)) {
+    int same = lua_rawequal(L, -1, lua_upvalueindex(1));
+    lua_pop(L, 1);
+    if (same && b->a && b->tag == ANIM_BOX_TAG(ANIM_BOX_ANIMATOR) && lua_rawlen(L, 1) == sizeof *b) return b;
+  }
+  b = anim_lua_checkbox(L, 1, ANIM_BOX_ANIMATOR);  /* raises the usual message */
+  if (!b->a) anim_lua_finalized(L, ANIM_BOX_ANIMATOR);
+  return b;
+}
+
+anim_animator *anim_lua_reader_animator(lua_State *L) { return anim_lua_reader_box(L)->a; }

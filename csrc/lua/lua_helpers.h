@@ -130,6 +130,26 @@ void anim_lua_newmeta(lua_State *L, int kind, lua_CFunction gc, const char *fiel
  * finalized: the Lua side's table of an object (returns 1). */
 int anim_lua_uservalue(lua_State *L, int kind, int n);
 
+/* The bindings table at idx (anim_binding, animator.h):
+ *   { { cj = 1-based clip joint, rj = 1-based rig joint,
+ *       pre = quat?, post = quat?, pscale = number? }, ... }
+ * read raw, checked against a clip of njoints joints and a rig of nrig
+ * (numbers the caller takes before: making the array may run finalizers,
+ * which may finalize the clip or the rig by hand), into an array kept in a
+ * userdata pushed on the stack (freed by the collector); *n gets their
+ * count. */
+anim_binding *anim_lua_bindings(lua_State *L, int idx, int njoints, int nrig, int *n);
+
+/* The animator at index 1 of a function called per joint, per character,
+ * per frame (a reader of the pose): its metatable is compared with the
+ * animator metatable in the function's upvalue 1 instead of being looked
+ * up in the registry by name (its tag and size too); raises the usual
+ * message when it is not an animator, or a finalized one.  The box: a
+ * reader that makes tables takes the animator out of it again after each
+ * (finalizers may finalize it by hand). */
+anim_animator_box *anim_lua_reader_box(lua_State *L);
+anim_animator *anim_lua_reader_animator(lua_State *L);
+
 /* The closest of names[0..n-1] to `name` for "did you mean?", or NULL:
  * the one that differs only in letter case, else the nearest by edit
  * distance (letter case ignored) when at most a third of the name's
@@ -150,6 +170,9 @@ void anim_lua_open_rig(lua_State *L);
 void anim_lua_open_animator(lua_State *L);
 void anim_lua_open_check(lua_State *L);
 void anim_lua_open_fs(lua_State *L);
+void anim_lua_open_reload(lua_State *L);
+void anim_lua_open_property(lua_State *L);
+void anim_lua_open_override(lua_State *L);
 void anim_lua_open_bytes(lua_State *L);
 
 #endif

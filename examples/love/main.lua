@@ -5,7 +5,10 @@
 -- arm); each `step` marker of the walk plays a short tone through
 -- love.audio, made here with love.sound.newSoundData.  A critter read from
 -- a glTF file (examples/clips/critter.gltf, made by make_critter.lua)
--- trots beside it.  Both are drawn with love.graphics from
+-- trots beside it, and a slime from an Aseprite sprite sheet's data
+-- (examples/clips/slime.json: a clip per tag, each a `frame` property)
+-- idles and hops now and then, drawn frame by frame with quads of the
+-- sheet.  The player and the critter are drawn with love.graphics from
 -- animator:world_transform, in a side view.
 --
 -- The module is the checkout's: lua/ for the Lua files and build/luajit/
@@ -83,6 +86,7 @@ local function outline(part, w, across, sx, sy, scale)
 end
 
 local player, critter, critter_rig, walk, wave, waving, tone
+local slime, slime_clips, sheet_image, quads, hop_at = nil, nil, nil, {}, 1.2
 local clock, shot, x_walk = 0, 1, -3
 
 -- A short tone: 60 ms of a sine at 660 Hz, fading out.
@@ -113,6 +117,27 @@ function love.load()
   critter_rig = imported.rig
   critter = anim.animator(critter_rig)
   critter:play(imported.clips.trot, { fade = 0 })
+  -- the slime: its sheet's picture is painted here (the data names
+  -- slime.png, which the example does not ship): frame i a blob that
+  -- squashes as i goes, on the rectangle the sheet gives
+  local sheet
+  slime_clips, sheet = assert(anim.import_aseprite(clips .. "slime.json"))
+  local data = love.image.newImageData(sheet.w, sheet.h)
+  for i, r in ipairs(sheet.frames) do
+    local squash = ({ 1, 0.85, 0.7, 1.25, 1.4, 0.8 })[i] or 1
+    local rx, ry = 7 / math.sqrt(squash), 7 * math.sqrt(squash)
+    for y = 0, r.h - 1 do
+      for x = 0, r.w - 1 do
+        local dx, dy = (x + 0.5 - r.w / 2) / rx, (y + 0.5 - (r.h - ry)) / ry
+        if dx * dx + dy * dy <= 1 and y + 0.5 <= r.h then data:setPixel(r.x + x, r.y + y, 0.3, 0.7, 0.25, 1) end
+      end
+    end
+  end
+  sheet_image = love.graphics.newImage(data)
+  sheet_image:setFilter("nearest", "nearest")
+  for i, r in ipairs(sheet.frames) do quads[i] = love.graphics.newQuad(r.x, r.y, r.w, r.h, sheet.w, sheet.h) end
+  slime = anim.animator(assert(anim.rig{ joints = { { name = "root" } } }))
+  slime:play(slime_clips.idle, { fade = 0 })
   say("anim %s on %s, %s", anim._VERSION, _VERSION, jit and jit.version or "no JIT")
 end
 
@@ -138,7 +163,13 @@ function love.update(dt)
   clock = clock + dt
   x_walk = x_walk + dt * 1.2
   if x_walk > 6 then x_walk = -6 end
-  anim.update({ player, critter }, dt)
+  if clock >= hop_at then
+    -- a hop over the idle: an action takes the whole frame while it plays
+    hop_at = hop_at + 2.5
+    slime:play(slime_clips.hop, { fade = 0, priority = "action" })
+    say("%.2f slime hops", clock)
+  end
+  anim.update({ player, critter, slime }, dt)
   if test_dir then
     if not pressed and clock >= 0.8 then pressed = true; press_space() end
     if shots[shot] and clock >= shots[shot] then
@@ -205,6 +236,9 @@ function love.draw()
     end
   end
   love.graphics.setLineWidth(1)
+  -- the slime: the quad of the frame its clip shows, four times its size
+  love.graphics.setColor(1, 1, 1)
+  love.graphics.draw(sheet_image, quads[slime:property("frame") + 1], 640, ground - 64, 0, 4, 4)
   love.graphics.setColor(0.2, 0.2, 0.2)
   love.graphics.print("space: wave    esc: quit", 10, 10)
 end

@@ -84,6 +84,9 @@ end
 anim.encode = encode.encode
 -- anim.save(clip, path [, options]) -> true, approx | nil, message (written atomically)
 anim.save = encode.save
+-- anim.table(clip [, options]) -> table, approx | nil, message: what anim.encode
+-- writes, as a Lua table anim.clip takes
+anim.table = encode.table
 
 -- anim.import_blockbench(path [, options]) -> { [animation name] = clip }, warnings | nil, message
 -- (.bbmodel, Animated Java projects and Bedrock/GeckoLib *.animation.json;
@@ -103,6 +106,21 @@ function anim.decode_blockbench(text, name, options)
   local bb = require "anim.import.blockbench"
   local opts, values = bb.options(options, "decode_blockbench", 3)
   return bb.decode_text(text, name or "blockbench", opts, values)
+end
+
+-- anim.import_aseprite(path) -> clips, sheet | nil, message: the JSON Aseprite
+-- exports with a sprite sheet, as sprite-frame clips (a `frame` property per
+-- tag, and clips.all) and the sheet's rectangles (docs/api.md)
+function anim.import_aseprite(path)
+  check_arg(path, "string", 1, "import_aseprite")
+  return require("anim.import.aseprite").import(path)
+end
+
+-- anim.decode_aseprite(json_text [, name]) -> clips, sheet | nil, message
+function anim.decode_aseprite(text, name)
+  check_arg(text, "string", 1, "decode_aseprite")
+  check_arg(name, "string", 2, "decode_aseprite", true)
+  return require("anim.import.aseprite").decode_text(text, name or "aseprite")
 end
 
 -- anim.import_gltf(path [, options]) -> { clips, rigs, rig, scene, warnings } | nil, message
@@ -189,6 +207,18 @@ function anim.animator(r, opts) return animator.new(r, opts) end
 anim.update = animator.update_list
 -- anim.library(root) -> library | nil, message
 function anim.library(root) return library.new(root) end
+-- anim.reload(clip, source [, { strict }]) -> clip | nil, message: the clip's
+-- content replaced in place by a file's, JSON text's or table's while its
+-- tracks play on.  strict as for anim.clip (a table: true unless said) and
+-- anim.load (a path or text: false unless said).
+local reload = require "anim.runtime.reload"
+function anim.reload(c, source, opts)
+  opts = args.options(opts, LOAD_OPTIONS, 3, "reload")
+  if opts.strict ~= nil and type(opts.strict) ~= "boolean" then
+    args.error(3, "reload", "option 'strict' must be a boolean, got " .. args.typename(opts.strict))
+  end
+  return reload.reload(c, source, opts.strict)
+end
 
 -- Retarget maps (SEMANTICS 8).
 local retarget = require "anim.format.retarget"

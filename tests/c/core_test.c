@@ -9,6 +9,9 @@
 #include "amath.h"
 #include "animator.h"
 #include "clip.h"
+#include "override.h"
+#include "propmix.h"
+#include "reload.h"
 #include "rig.h"
 
 static int passed, failed;
@@ -73,6 +76,42 @@ static anim_clip *make_clip(const anim_mem *m) {
   return anim_clip_finish(c) ? (anim_clip_free(c), NULL) : c;
 }
 
+/* A clip of one joint "arm" (position y 0 -> 1 over `len` s) and two
+ * property channels: "glow" (0 -> 2 over len, linear) and "tint" (3
+ * components, a bezier key with a handle on each), looping. */
+static anim_clip *make_prop_clip(const anim_mem *m, double len) {
+  anim_clip *c = anim_clip_new(m, 1, 0);
+  anim_keys *k, *p;
+  int a;
+  if (!c) return NULL;
+  c->joints[0].name = anim_clip_strdup(c, "arm", 3);
+  c->joints[0].weight = 1;
+  c->joints[0].channels = ANIM_CH_POS;
+  k = c->joints[0].name ? anim_clip_keys(c, 0, ANIM_K_POS, 2, 3, 0) : NULL;
+  if (!k || anim_clip_props(c, 2) < 0) { anim_clip_free(c); return NULL; }
+  k->t[0] = 0; k->t[1] = len;
+  for (a = 0; a < 6; a++) k->v[a] = a == 4 ? 1 : 0;
+  k->ie[0] = k->ie[1] = ANIM_IE(ANIM_LINEAR, 0);
+  p = anim_prop_keys(c, 0, "glow", 4, 2, 1, 0);
+  if (!p) { anim_clip_free(c); return NULL; }
+  p[0].t[0] = 0; p[0].t[1] = len;
+  p[0].v[0] = 0; p[0].v[1] = 2;
+  p[0].ie[0] = p[0].ie[1] = ANIM_IE(ANIM_LINEAR, 0);
+  p = anim_prop_keys(c, 1, "tint", 4, 2, 3, 1);
+  if (!p) { anim_clip_free(c); return NULL; }
+  p[0].t[0] = 0; p[0].t[1] = len;
+  p[0].ie[0] = ANIM_IE(ANIM_BEZIER, 0);
+  p[0].ie[1] = ANIM_IE(ANIM_LINEAR, 0);
+  for (a = 0; a < 3; a++) {
+    double *h = anim_keys_mark(&p[a], 0, 0);
+    p[a].v[0] = 0; p[a].v[1] = a + 1;
+    h[0] = len / 3; h[1] = NAN; h[2] = 0.5; h[3] = 0; h[4] = 0;
+  }
+  c->length = len;
+  c->loop = ANIM_LOOP;
+  return anim_clip_finish(c) ? (anim_clip_free(c), NULL) : c;
+}
+
 /* What anim_clip_finish says of a clip whose keys a C builder got wrong:
  * a handle counted but not marked, a split axis of arity 3. */
 static const char *finish_error(const anim_mem *m, int which) {
@@ -131,6 +170,24 @@ static int run_with(counting *cn) {
     if (ok) {
       int queued[1], nq = -1;
       ok = anim_animators_update(&an, 1, 19.5, queued, &nq) == 0 && nq == 1 && queued[0] == 0;
+    }
+    /* property channels, an override and a reload (issue 23) */
+    if (ok) {
+      anim_clip *pc = make_prop_clip(&m, 1), *fresh = make_prop_clip(&m, 2);
+      anim_track *pt = NULL;
+      anim_override o;
+      anim_rebind r;
+      memset(&o, 0, sizeof o);
+      o.joint = 1; o.mode = ANIM_OVR_ADD; o.channels = ANIM_CH_POS; o.weight = 1; o.pos[0] = 1; o.rot[3] = 1;
+      ok = pc && fresh && (pt = anim_animator_play(an, pc, &opts, &bind, 1)) != NULL &&
+           anim_override_add(an, &o) > 0 && anim_animator_update(an, 0.25) == 0;
+      if (ok) {
+        ok = anim_rebind_prepare(&r, pt, pc, fresh, &bind, 1, NULL, NULL) == ANIM_PROPS_OK;
+        if (ok) anim_reload_commit(pc, fresh, &r, 1);
+      }
+      ok = ok && anim_animator_update(an, 0.25) == 0;
+      anim_clip_free(pc);
+      anim_clip_free(fresh);
     }
   }
   anim_animator_free(an);
@@ -240,6 +297,51 @@ int main(void) {
           anim_track_time(ts[0]) == anim_track_time(t1[0]), "a bad dt changes nothing in a batch");
     CHECK(anim_animators_update(as, 0, 1, NULL, NULL) == 0, "an empty batch");
     for (i = 0; i < 3; i++) { anim_animator_free(as[i]); anim_animator_free(one[i]); }
+  }
+
+  /* Property channels, an override, a reload (issue 23), from C. */
+  {
+    anim_clip *pc = make_prop_clip(&mem, 1), *fresh = make_prop_clip(&mem, 0.5);
+    anim_animator *pa = anim_animator_new(&mem, rig, ANIM_SIDE_BOTH);
+    anim_binding bind;
+    anim_play_opts opts;
+    anim_track *pt;
+    anim_override o;
+    anim_rebind r;
+    const double *pv = NULL;
+    double s3[3], v[10];
+    int cur[3] = {-1, -1, -1};
+    long long id;
+    CHECK(pc && fresh && pa, "a clip with property channels builds");
+    CHECK(pc->nprops == 2 && anim_clip_find_prop(pc, "tint", 4) == 1, "its properties");
+    anim_prop_sample(&pc->props[1], 0.5, cur, s3);
+    CHECK(s3[0] > 0.5 && s3[0] < 1 && s3[2] > 1.5 && s3[2] < 3, "a bezier property samples");
+    memset(&bind, 0, sizeof bind);
+    bind.cj = 0; bind.rj = 1; bind.pscale = 1;
+    opts.fade = 0; opts.weight = 0.5; opts.speed = 1; opts.priority = 0; opts.has_priority = 0;
+    pt = anim_animator_play(pa, pc, &opts, &bind, 1);
+    CHECK(pt != NULL && anim_animator_property(pa, "glow", 4, &pv) == 0, "a property is known once its track plays");
+    CHECK(anim_animator_property(pa, "none", 4, &pv) == -1, "an unknown property");
+    anim_animator_update(pa, 0.25);
+    CHECK(anim_animator_property(pa, "glow", 4, &pv) == 1 && pv[0] == 0.5, "a lone track at weight 0.5 gives its own value");
+    memset(&o, 0, sizeof o);
+    o.joint = 1; o.mode = ANIM_OVR_REPLACE; o.channels = ANIM_CH_POS; o.weight = 1; o.pos[2] = 7; o.rot[3] = 1;
+    id = anim_override_add(pa, &o);
+    o.weight = 2;
+    CHECK(id > 0 && anim_override_add(pa, &o) == -1, "an override; a weight out of range refused");
+    anim_animator_update(pa, 0.25);
+    anim_animator_get(pa, 1, v, NULL);
+    CHECK(v[0] == 0 && v[1] == 0 && v[2] == 7, "the override replaces the blended position");
+    CHECK(anim_override_remove(pa, id) == 0 && anim_override_remove(pa, id) == -1, "removed once");
+    CHECK(anim_rebind_prepare(&r, pt, pc, fresh, &bind, 1, NULL, NULL) == ANIM_PROPS_OK, "a reload prepared");
+    anim_reload_commit(pc, fresh, &r, 1);
+    CHECK(pc->length == 0.5 && fresh->length == 1 && anim_track_time(pt) == 0.5, "swapped; the track clamped into the new length");
+    anim_animator_update(pa, 0.125);
+    CHECK(near(anim_track_time(pt), 0.125) && anim_animator_property(pa, "glow", 4, &pv) == 1 && near(pv[0], 0.5),
+          "the track plays the new content");
+    anim_animator_free(pa);
+    anim_clip_free(pc);
+    anim_clip_free(fresh);
   }
 
   {

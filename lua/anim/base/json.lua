@@ -229,12 +229,13 @@ local function shown(path) return path == "" and "the top level" or path end
 
 -- A copy of a table, read raw (no metamethod of the caller's runs: no
 -- __pairs, __index or __len decides what is copied), nested at most
--- limits.depth deep.  With `tree`, it must be a tree, as a JSON document
--- is: a table that holds itself or that is found at two places is
--- refused, naming both (a table shared 25 levels deep, two ways at each,
--- used to be copied 2^25 times); else a table found twice is copied once
--- (the copy shares it as the original does).
-function M.copy(v, tree)
+-- limits.depth deep.  A table found at several places is copied once, and
+-- the copy holds that copy at each (a table shared two ways at each of 25
+-- levels used to be copied 2^25 times; what walks the copy later walks a
+-- shared table once, or bounds what it writes: fields.lua, encode.lua).
+-- With `acyclic`, a table that holds itself (is one of its own parents) is
+-- refused, naming both places; without, it is copied as the cycle it is.
+function M.copy(v, acyclic)
   if type(v) ~= "table" then return v end
   local max = L.depth
   local seen, copies = {}, {} -- table -> its node; table -> its copy
@@ -244,14 +245,16 @@ function M.copy(v, tree)
     end
     local at = seen[t]
     if at then
-      if not tree then return copies[t] end
-      local p = node.up
-      while p do
-        if p == at then E.fail(node_path(node), "the table holds itself (it is the table at %s)", shown(node_path(at))) end
-        p = p.up
+      if acyclic then
+        local p = node.up
+        while p do
+          if p == at then
+            E.fail(node_path(node), "the table holds itself (it is the table at %s)", shown(node_path(at)))
+          end
+          p = p.up
+        end
       end
-      E.fail(node_path(node), "the same table is also at %s (the table must be a tree, as a JSON document is:"
-        .. " give each place its own table)", shown(node_path(at)))
+      return copies[t]
     end
     seen[t] = node
     local out = {}

@@ -192,4 +192,7 @@ function M.get(clip, rig, map)
   return b
 end
 
+-- Forgets what was computed for `clip` (its content was replaced: a hot reload).
+function M.forget(clip) cache[clip] = nil end
+
 return M

@@ -6,6 +6,7 @@ local E = require "anim.base.errors"
 local args = require "anim.base.args"
 local json = require "anim.base.json"
 local format = require "anim.format.read"
+local props = require "anim.format.props"
 local keys = require "anim.format.keys"
 local rigmod = require "anim.format.rig"
 local retarget = require "anim.format.retarget"
@@ -50,6 +51,12 @@ function methods.bindings(self, rig, map)
   return out
 end
 function methods.joints(self) return copy(info_of(self).joints) end
+-- clip:properties() -> { name, ... }: the property channels, sorted
+function methods.properties(self)
+  local out = {}
+  for i, p in ipairs(info_of(self).properties or {}) do out[i] = p.name end
+  return out
+end
 function methods.markers(self) return copy(info_of(self).markers) end
 function methods.events(self) return copy(info_of(self).events) end
 function methods.sounds(self) return copy(info_of(self).sounds) end
@@ -84,7 +91,8 @@ args.methods(methods, mt, "anim.clip")
 M.methods = methods
 
 -- A copy of a clip table, so that a caller changing its table later does
--- not change what the clip encodes to: raw, a tree (json.copy).
+-- not change what the clip encodes to: raw, shared tables copied once, a
+-- table that holds itself refused (json.copy).
 function M.copy(v) return json.copy(v, true) end
 
 -- Builds a clip from a table in the file's shape; raises a failure.
@@ -92,6 +100,7 @@ function M.copy(v) return json.copy(v, true) end
 -- `strict`: a field the format does not know is a failure too.
 function M.build(t, name, from_file, strict)
   local desc, info = format.read(t, from_file)
+  props.read(t, desc, info)
   if strict then
     local u = fieldset.unknown(t, "clip")[1]
     if u then E.fail(u.path, "unknown field%s", u.suggestion and (" (did you mean '" .. u.suggestion .. "'?)") or "") end

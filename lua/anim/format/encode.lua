@@ -131,6 +131,12 @@ local JOINT = schema {
   fields = { position = CHANNEL, rotation = CHANNEL, scale = CHANNEL, modifiers = MODIFIERS },
 }
 local JOINTS = schema { expand = true, each = JOINT }
+-- a property channel: a list of keys, or { keys = [...], modifiers = [...] }
+local PROPERTY = schema {
+  array = true, expand = true, each = KEY,
+  order = { "keys", "modifiers" }, fields = { keys = CHANNEL, modifiers = MODLIST },
+}
+local PROPERTIES = schema { expand = true, each = PROPERTY }
 local ITEM = schema {
   order = { "time", "name", "value", "sound", "id", "clip", "on", "volume", "pitch", "fade",
     "payload", "preview" },
@@ -145,10 +151,10 @@ local ROOT = schema {
   expand = true,
   order = { "version", "length", "loop", "looped", "speed", "autoplay", "priority", "blend", "space",
     "absolute", "mask", "euler", "rig", "fps", "viewModel", "skeleton", "retarget", "joints", "keyframes",
-    "markers", "events", "sounds", "plays" },
+    "properties", "markers", "events", "sounds", "plays" },
   fields = {
-    joints = JOINTS, keyframes = KEYFRAMES, markers = ITEMS, events = ITEMS, sounds = ITEMS,
-    plays = ITEMS, mask = ARRAY, skeleton = SKELETON,
+    joints = JOINTS, keyframes = KEYFRAMES, properties = PROPERTIES, markers = ITEMS, events = ITEMS,
+    sounds = ITEMS, plays = ITEMS, mask = ARRAY, skeleton = SKELETON,
   },
 }
 
@@ -268,11 +274,39 @@ local function render(v, sch, path, depth, indent, used)
   return "{\n" .. table.concat(lines, ",\n") .. "\n" .. indent .. "}"
 end
 
+-- The values a table holds, tables and their contents counted at every
+-- place they are (as the text writes them), counted once per table: a
+-- table anim.clip was given may hold one table at many places (it keeps
+-- that sharing), and written out 25 levels of two-way sharing would be
+-- 2^25 values.  Raises a failure when they are more than the bytes a
+-- text may have (anim.limits.bytes: each value takes at least one), before
+-- anything is written.
+local function check_size(t)
+  local memo, max = {}, limits.current.bytes
+  local function size(v, depth, path)
+    if type(v) ~= "table" then return 1 end
+    if memo[v] then return memo[v] end
+    check_depth(depth, path)
+    local n = 1
+    for k, x in next, v do
+      n = n + size(x, depth + 1, { up = path, k = k })
+      if n > max then break end
+    end
+    memo[v] = n
+    return n
+  end
+  if size(t, 1, nil) > max then
+    fail("", "the text would hold more than %d values, beyond anim.limits.bytes (a table held at several places"
+      .. " is written at each)", max)
+  end
+end
+
 -- JSON text of a clip-shaped table (exposed for other writers, such as the
 -- converters of the importers).  Raises a failure (errors.lua) for values
 -- JSON cannot hold.
 function M.json_text(t)
   foreign_point = string.format("%.1f", 0.5) ~= "0.5"
+  check_size(t)
   return render(t, ROOT, nil, 1, "", 0) .. "\n"
 end
 
@@ -446,6 +480,27 @@ function M.encode(c, options)
       E.fail("", "cannot encode: the clip was finalized (garbage collected, or its __gc called by hand)")
     end
     return M.json_text(document(info, version)), info.approx
+  end)
+end
+
+-- anim.table(clip [, options]) -> table, approx | nil, message: what
+-- anim.encode writes, as a fresh Lua table in the file's shape (anim.clip
+-- takes it back: a script adds markers to an imported clip this way).
+local function deep_copy(v)
+  if type(v) ~= "table" then return v end
+  local out = {}
+  for k, x in next, v do out[k] = deep_copy(x) end
+  return out
+end
+
+function M.table(c, options)
+  check_clip(c, "table")
+  local version = check_options(options, 2, "table")
+  local info = core.clip_info(c)
+  return E.catch(info.name or "clip", function()
+    local doc = document(info, version)
+    check_size(doc)
+    return deep_copy(doc), info.approx
   end)
 end
 

@@ -35,8 +35,8 @@ end
 -- .anim: the top level, both layouts (version 1 reads a part of it)
 kind("clip", { "version", "length", "loop", "looped", "speed", "autoplay", "priority", "mask", "blend",
   "space", "euler", "absolute", "skeleton", "retarget", "joints", "keyframes", "markers", "events", "sounds",
-  "plays", "rig", "fps", "viewModel" }, {
-  joints = "map:joint", keyframes = "list:keyframe", skeleton = "map:skeleton_joint",
+  "plays", "properties", "rig", "fps", "viewModel" }, {
+  joints = "map:joint", keyframes = "list:keyframe", skeleton = "map:skeleton_joint", properties = "map:property",
   markers = "list:marker", events = "list:event", sounds = "list:sound", plays = "list:play",
   rig = ANY, fps = ANY, viewModel = ANY,
 })
@@ -44,6 +44,8 @@ kind("joint", { "rotation", "position", "scale", "weight", "muted", "locked", "i
   rotation = "keys", position = "keys", scale = "keys", modifiers = "map:modifier_list",
 })
 kind("skeleton_joint", { "parent", "position", "rotation", "translation", "scale" })
+-- a property channel: a list of keys, or this object (format/props.lua)
+kind("property_object", { "keys", "modifiers" }, { keys = "keys", modifiers = "modifier_list" })
 kind("modifier", { "type", "axis", "enabled", "before", "after", "step", "offset", "scale", "strength", "phase",
   "min", "max", "reference", "points" })
 kind("key_extra", { "ease", "in", "out", "in_tangent", "out_tangent", "type", "left", "right" })
@@ -61,8 +63,12 @@ kind("retarget_entry", { "to", "source", "target" })
 kind("rig", { "joints" }, { joints = "list:rig_joint" })
 kind("rig_joint", { "name", "parent", "position", "rotation", "translation", "scale" })
 
--- What is inside a value of `kind` at `path`, into out.
+-- What is inside a value of `kind` at `path`, into out.  A table a
+-- script's clip holds at several places (anim.clip keeps that sharing) is
+-- walked once per kind: `seen` (set by M.unknown) keeps the walk linear in
+-- the tables, not in the places (a list of keys shared by 4,096 joints).
 local walk
+local seen
 local function each_entry(v, path, what, out)
   if type(v) ~= "table" then return end
   if what:sub(1, 4) == "map:" then
@@ -78,6 +84,13 @@ end
 
 function walk(v, path, k, out)
   if k == ANY or type(v) ~= "table" then return end
+  local kinds = seen[v]
+  if not kinds then kinds = {}; seen[v] = kinds end
+  if kinds[k] then return end
+  kinds[k] = true
+  if k == "property" then
+    if next(v) == nil or v[1] ~= nil then k = "keys" else k = "property_object" end
+  end
   if k == "keys" then
     -- a list of keys [time, value, interpolation, extra]
     for i, key in ipairs(v) do
@@ -118,7 +131,9 @@ end
 -- order of the paths.
 function M.unknown(tree, k)
   local out = {}
+  seen = {}
   walk(tree, "", k, out)
+  seen = nil
   return out
 end
 

@@ -7,6 +7,7 @@ local Q = require "anim.base.quat"
 local limits = require "anim.base.limits"
 local codes = require "anim.base.codes"
 local json = require "anim.base.json"
+local compat = require "anim.base.compat"
 
 local M = {}
 
@@ -26,6 +27,9 @@ local function default_ease(code)
   return (code == INTERP_CODE.back or code == INTERP_CODE.bounce or code == INTERP_CODE.elastic)
     and EASE_CODE.out or EASE_CODE["in"]
 end
+
+M.default_ease = default_ease
+M.is_easing = is_easing
 
 M.LOOPS = codes.names("loop")
 M.BLENDS = codes.names("blend")
@@ -151,8 +155,9 @@ end
 
 -- Keys (versions 2 and 3) -------------------------------------------------------
 
--- A handle [dt, dv] with dv one number or [dx, dy, dz].
-local function handle(h, path, which)
+-- A handle [dt, dv] with dv one number or an array of `dims` numbers
+-- ([dx, dy, dz] for a joint's channel): dt and the dims values of dv.
+local function handle(h, path, which, dims)
   if type(h) ~= "table" or not E.is_array(h) or #h ~= 2 then
     fail(path, "%s handle must be [dt, dv], got %s", which,
       (type(h) == "table" and E.is_array(h)) and ("an array of " .. #h) or describe(h))
@@ -160,12 +165,26 @@ local function handle(h, path, which)
   local dt = E.number(h[1], index(path, 1), which .. " handle time")
   local dv = h[2]
   if type(dv) == "table" then
-    vec(dv, 3, index(path, 2), which .. " handle value")
-    return dt, dv[1], dv[2], dv[3]
+    vec(dv, dims, index(path, 2), which .. " handle value")
+    return dt, dv
   end
   dv = E.number(dv, index(path, 2), which .. " handle value")
-  return dt, dv, dv, dv
+  local out = {}
+  for a = 1, dims do out[a] = dv end
+  return dt, out
 end
+
+M.count_keys = count_keys
+
+-- Adds n curve modifiers to the clip's count.
+local function count_modifiers(n, path)
+  used.modifiers = used.modifiers + n
+  if used.modifiers > L.modifiers then
+    fail(path, "too many curve modifiers: the clip would have %d (at most %d, anim.limits.modifiers)",
+      used.modifiers, L.modifiers)
+  end
+end
+M.count_modifiers = count_modifiers
 
 local function interp_code(v, path)
   if E.absent(v) then return INTERP_CODE.linear end
@@ -187,15 +206,86 @@ M.HAS_INTERP, M.HAS_EASE, M.EASE_UNIT = HAS_INTERP, HAS_EASE, EASE_UNIT
 
 -- A handle record for the core (csrc/curve.h, arity 3): out dt, in dt (NaN
 -- when absent), out dv[3], in dv[3], then 1 when the out dv was written as
--- one number, + 2 when the in dv was.
-local function handle_record() return { 0 / 0, 0 / 0, 0, 0, 0, 0, 0, 0, 0 } end
+-- one number, + 2 when the in dv was.  (A property of n components has
+-- records of 3 + 2n numbers: out dv[n], in dv[n].)
+local function handle_record(dims)
+  dims = dims or 3
+  local r = { 0 / 0, 0 / 0 }
+  for i = 3, 3 + 2 * dims do r[i] = 0 end
+  return r
+end
+
+-- The ease and handles of a key's extra (not absent) for a key of
+-- interpolation `code` whose values have `dims` components (3 for a
+-- joint's channel): what to add to the key's byte (the ease times
+-- EASE_UNIT, and HAS_EASE when the extra wrote it), and the handle record
+-- or nil.
+local function read_extra(extra, ep, code, dims)
+  E.object(extra, ep, "key extra")
+  local ease, bits = 0, 0
+  if not E.absent(extra.ease) then
+    local ez = extra.ease
+    if type(ez) ~= "string" then
+      fail(key(ep, "ease"), "ease must be in, out or inOut, got %s", describe(ez))
+    end
+    if not EASE_CODE[ez] then
+      fail(key(ep, "ease"), "unknown ease '%s' (expected in, out or inOut)", ez)
+    end
+    ease = EASE_CODE[ez]
+    bits = HAS_EASE
+  elseif is_easing(code) then
+    ease = default_ease(code)
+  end
+  local hout, hin = extra.out, extra["in"]
+  local hd
+  if not E.absent(hout) or not E.absent(hin) then
+    hd = handle_record(dims)
+    local form = 3 + 2 * dims
+    if not E.absent(hout) then
+      local dt, dv = handle(hout, key(ep, "out"), "out", dims)
+      hd[1] = dt
+      for a = 1, dims do hd[2 + a] = dv[a] end
+      if type(hout[2]) ~= "table" then hd[form] = 1 end
+    end
+    if not E.absent(hin) then
+      local dt, dv = handle(hin, key(ep, "in"), "in", dims)
+      hd[2] = dt
+      for a = 1, dims do hd[2 + dims + a] = dv[a] end
+      if type(hin[2]) ~= "table" then hd[form] = hd[form] + 2 end
+    end
+  end
+  return bits + EASE_UNIT * ease, hd
+end
+M.read_extra = read_extra
 
 -- One key of a channel, with every check and the message of each: the
 -- general reader.  Stores the key at n of ch; returns its time.  The key
 -- is also kept whole (ch.whole): what it holds may be more than the core
 -- keeps (a null, an integer beyond 2^53), and encoding writes it as it is.
-local function read_key(ch, n, k, path, channel, prev)
-  local kp = index(path, n)
+-- The cubicspline tangents of a key's extra (this module's extension,
+-- glTF's in- and out-tangents: arrays of as many numbers as the value, ar):
+-- a record of the in-tangent then the out-tangent (NaN where absent), or
+-- nil when the extra gives neither.
+local function read_tangents(extra, ep, ar)
+  local tin, tout = extra.in_tangent, extra.out_tangent
+  if E.absent(tin) and E.absent(tout) then return nil end
+  local rec = {}
+  for a = 1, 2 * ar do rec[a] = 0 / 0 end
+  if not E.absent(tin) then
+    vec(tin, ar, key(ep, "in_tangent"), "in tangent")
+    for a = 1, ar do rec[a] = tin[a] end
+  end
+  if not E.absent(tout) then
+    vec(tout, ar, key(ep, "out_tangent"), "out tangent")
+    for a = 1, ar do rec[ar + a] = tout[a] end
+  end
+  return rec
+end
+M.read_tangents = read_tangents
+
+-- What every key is checked for first, at path kp: its shape, and its time
+-- (a finite number, not before prev).  Returns the time.
+local function key_time(k, kp, prev)
   if type(k) ~= "table" or not E.is_array(k) or #k < 2 or #k > 4 then
     fail(kp, "key must be [time, value, interpolation, extra], got %s",
       (type(k) == "table" and E.is_array(k)) and ("an array of " .. #k) or describe(k))
@@ -204,6 +294,13 @@ local function read_key(ch, n, k, path, channel, prev)
   if prev and t < prev then
     fail(index(kp, 1), "key times must not decrease (%s comes after %s)", num(t), num(prev))
   end
+  return t
+end
+M.key_time = key_time
+
+local function read_key(ch, n, k, path, channel, prev)
+  local kp = index(path, n)
+  local t = key_time(k, kp, prev)
   local v = k[2]
   local vp = index(kp, 2)
   local is_q
@@ -224,48 +321,14 @@ local function read_key(ch, n, k, path, channel, prev)
   local ease = 0
   local ep = index(kp, 4)
   if not E.absent(extra) then
-    E.object(extra, ep, "key extra")
-    if not E.absent(extra.ease) then
-      local ez = extra.ease
-      if type(ez) ~= "string" then
-        fail(key(ep, "ease"), "ease must be in, out or inOut, got %s", describe(ez))
-      end
-      if not EASE_CODE[ez] then
-        fail(key(ep, "ease"), "unknown ease '%s' (expected in, out or inOut)", ez)
-      end
-      ease = EASE_CODE[ez]
-      ie = ie + HAS_EASE
-    elseif is_easing(code) then
-      ease = default_ease(code)
-    end
-    local hout, hin = extra.out, extra["in"]
-    if not E.absent(hout) or not E.absent(hin) then
-      local hd = handle_record()
-      if not E.absent(hout) then
-        hd[1], hd[3], hd[4], hd[5] = handle(hout, key(ep, "out"), "out")
-        if type(hout[2]) ~= "table" then hd[9] = 1 end
-      end
-      if not E.absent(hin) then
-        hd[2], hd[6], hd[7], hd[8] = handle(hin, key(ep, "in"), "in")
-        if type(hin[2]) ~= "table" then hd[9] = hd[9] + 2 end
-      end
+    local bits, hd = read_extra(extra, ep, code, 3)
+    ie = ie + bits
+    if hd then
       ch.h = ch.h or {}
       ch.h[n] = hd
     end
-    -- cubicspline tangents (this module's extension, glTF's in- and
-    -- out-tangents): arrays of as many numbers as the value
-    local tin, tout = extra.in_tangent, extra.out_tangent
-    if not E.absent(tin) or not E.absent(tout) then
-      local ar, rec = #v, {}
-      for a = 1, 2 * ar do rec[a] = 0 / 0 end
-      if not E.absent(tin) then
-        vec(tin, ar, key(ep, "in_tangent"), "in tangent")
-        for a = 1, ar do rec[a] = tin[a] end
-      end
-      if not E.absent(tout) then
-        vec(tout, ar, key(ep, "out_tangent"), "out tangent")
-        for a = 1, ar do rec[ar + a] = tout[a] end
-      end
+    local rec = read_tangents(extra, ep, #v)
+    if rec then
       ch.tan = ch.tan or {}
       ch.tan[n] = rec
     end
@@ -278,6 +341,7 @@ local function read_key(ch, n, k, path, channel, prev)
   return t
 end
 
+M.interp_code = interp_code
 local LINEAR = INTERP_CODE.linear
 
 local finite = E.finite
@@ -357,7 +421,7 @@ local function inexact(k)
   for _, x in ipairs(k) do
     if type(x) == "table" then
       if inexact(x) then return true end
-    elseif math.type(x) == "integer" and (x > 2 ^ 53 or x < -2 ^ 53) then
+    elseif compat.mtype(x) == "integer" and (x > 2 ^ 53 or x < -2 ^ 53) then
       return true
     end
   end
@@ -480,17 +544,25 @@ local function opt_number(m, k, path, dflt)
   return E.number(v, key(path, k), k)
 end
 
-local function read_modifier(m, path)
+-- A modifier of a curve of `naxes` components (3, x y z, when left out:
+-- a joint's channel; a property's count otherwise).
+local function read_modifier(m, path, naxes)
   E.object(m, path, "modifier")
   local ty = E.enum(m.type, MOD_TYPES, key(path, "type"), "modifier type")
   local out = { type = ty - 1 }
   local axis = m.axis
   if not E.absent(axis) then
-    if axis ~= 0 and axis ~= 1 and axis ~= 2 then
-      fail(key(path, "axis"), "axis must be 0, 1 or 2 (x, y or z), got %s",
-        E.finite(axis) and tostring(axis) or describe(axis))
+    if not naxes then
+      if axis ~= 0 and axis ~= 1 and axis ~= 2 then
+        fail(key(path, "axis"), "axis must be 0, 1 or 2 (x, y or z), got %s",
+          E.finite(axis) and tostring(axis) or describe(axis))
+      end
+    elseif compat.mtype(axis) == nil or axis % 1 ~= 0 or axis < 0 or axis >= naxes then
+      local shown = E.finite(axis) and num(axis) or describe(axis)
+      if naxes == 1 then fail(key(path, "axis"), "axis must be 0 (the property has one component), got %s", shown) end
+      fail(key(path, "axis"), "axis must be a component index from 0 to %d, got %s", naxes - 1, shown)
     end
-    out.axis = axis + 1
+    out.axis = compat.tointeger(axis) + 1
   end
   if not E.absent(m.enabled) then out.enabled = E.boolean(m.enabled, key(path, "enabled"), "enabled") end
   if out.enabled == nil then out.enabled = true end
@@ -541,7 +613,8 @@ local function read_modifier(m, path)
   return out
 end
 
--- Attaches the enabled modifiers of a channel to its per-axis curves.
+M.read_modifier = read_modifier
+
 -- Timed items ---------------------------------------------------------------------
 
 -- JSON has one kind of number, and lua-cjson decodes every one as a
@@ -552,7 +625,7 @@ end
 local TWO53 = 2 ^ 53
 local function integers(v)
   if type(v) == "number" then
-    if v == math.floor(v) and v >= -TWO53 and v <= TWO53 then return math.tointeger(v) end
+    if v == math.floor(v) and v >= -TWO53 and v <= TWO53 then return compat.tointeger(v) end
     return v
   end
   if type(v) == "table" then
@@ -781,11 +854,7 @@ local function read_curves(c, info, desc, from_file)
         end
         local lp = key(mp, ch)
         E.array(list, lp, "modifier list")
-        used.modifiers = used.modifiers + #list
-        if used.modifiers > L.modifiers then
-          fail(lp, "too many curve modifiers: the clip would have %d (at most %d, anim.limits.modifiers)",
-            used.modifiers, L.modifiers)
-        end
+        count_modifiers(#list, lp)
         local out = {}
         for i, m in ipairs(list) do out[i] = read_modifier(m, index(lp, i)) end
         mods[ch] = out
@@ -972,7 +1041,7 @@ function M.read(c, from_file)
     fail("", "expected an object with joints or keyframes, got an object without either")
   end
   -- the version as an integer (JSON numbers decode as floats: 3.0)
-  local info = { source = c, version = curves and math.tointeger(version or 2) or 1,
+  local info = { source = c, version = curves and compat.tointeger(version or 2) or 1,
     layout = curves and "curves" or "poses" }
   local desc = {}
   local last

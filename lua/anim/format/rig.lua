@@ -5,6 +5,7 @@
 -- frame, as a glTF node does) instead of `position` (its pivot in rig
 -- space, as Bedrock geometry does), and a rest `scale`.
 local core = require "anim.core"
+local compat = require "anim.base.compat"
 local E = require "anim.base.errors"
 local json = require "anim.base.json"
 local args = require "anim.base.args"
@@ -144,9 +145,9 @@ local methods = {}
 function methods.joints(self)
   local out = {}
   for i, j in ipairs(core.rig_info(self).joints) do
-    out[i] = { name = j.name, parent = j.parent, position = { table.unpack(j.position) },
-      rotation = { table.unpack(j.rotation) }, translation = { table.unpack(j.translation) },
-      scale = { table.unpack(j.scale) } }
+    out[i] = { name = j.name, parent = j.parent, position = { compat.unpack(j.position) },
+      rotation = { compat.unpack(j.rotation) }, translation = { compat.unpack(j.translation) },
+      scale = { compat.unpack(j.scale) } }
   end
   return out
 end

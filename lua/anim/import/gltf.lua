@@ -11,7 +11,8 @@
 -- (examples/jsm/loaders/GLTFLoader.js).  docs/formats.md ("glTF") lists
 -- each rule.  Failures name the file, the JSON path with glTF's own
 -- 0-based indices and what is wrong; what the module cannot play (morph
--- target weights, unknown extensions) is skipped with a warning.
+-- unknown extensions) is skipped with a warning; morph target weights are
+-- properties named "<node>.weights".
 local compat = require "anim.base.compat"
 local E = require "anim.base.errors"
 local Q = require "anim.base.quat"
@@ -287,10 +288,38 @@ end
 
 M.channel_keys = channel_keys
 
+-- The keys of a morph target weights channel: n weights a key (n: the
+-- output's elements per input time), as a property's vector keys.
+local function weights_keys(times, out, interp, sp)
+  if out.type ~= "SCALAR" then
+    fail(at(out.path, "type"), "the output of a weights channel must be SCALAR, got %s", out.type)
+  end
+  local cubic = interp == "CUBICSPLINE"
+  local per = (cubic and 3 or 1) * #times
+  if per == 0 or out.count % per ~= 0 then
+    fail(at(type(sp) == "function" and sp() or sp, "output"),
+      "%s has %d elements, not a whole number of weights for each of the %d input times%s", out.path, out.count,
+      #times, cubic and " (three sets each: CUBICSPLINE)" or "")
+  end
+  local n, v, keys = out.count / per, out.values, {}
+  local function vec(e) return { compat.unpack(v, e * n + 1, e * n + n) } end
+  for k = 1, #times do
+    if cubic then
+      local e = 3 * (k - 1)
+      keys[k] = { times[k], vec(e + 1), "cubicspline", { in_tangent = vec(e), out_tangent = vec(e + 2) } }
+    elseif interp == "STEP" then
+      keys[k] = { times[k], vec(k - 1), "step" }
+    else
+      keys[k] = { times[k], vec(k - 1) }
+    end
+  end
+  return keys
+end
+
 -- The clip fields an animation's extras may hold (what anim.export_gltf
 -- writes there).
 local EXTRA_FIELDS = { "loop", "speed", "priority", "blend", "space", "autoplay", "mask",
-  "markers", "events", "sounds", "plays" }
+  "markers", "events", "sounds", "plays", "properties" }
 M.EXTRA_FIELDS = EXTRA_FIELDS
 
 local function read_animation(ctx, ai, def, name, options)
@@ -299,7 +328,8 @@ local function read_animation(ctx, ai, def, name, options)
   local samplers = array(def.samplers, at(ap, "samplers"), "samplers")
   local channels = array(def.channels, at(ap, "channels"), "channels")
   local joints, targets, length = {}, {}, 0
-  local animated, weights, keys_used, njoints = {}, 0, 0, 0
+  local animated, keys_used, njoints = {}, 0, 0
+  local properties, nprops = {}, 0
   local function is_object(v) return type(v) == "table" and (next(v) == nil or not E.is_array(v)) end
   for ci, ch in ipairs(channels) do
     -- (paths are made for messages only: a file may have thousands of channels)
@@ -326,16 +356,29 @@ local function read_animation(ctx, ai, def, name, options)
     local output = F.index(ctx.doc, s.output, function() return at(sp(), "output") end, "accessors")
     local ext, ev = view_extension(ctx, input)
     if not ext then ext, ev = view_extension(ctx, output) end
-    if path == "weights" then
-      -- morph target weights (not played yet): skipped; their times still
-      -- count in the animation's length, as three.js's duration
-      weights = weights + 1
-      local ok, t = pcall(input_times, ctx, input)
-      if ok and not ext then
-        if #t > 0 and t[#t] > length then length = t[#t] end
-      elseif not ok and not E.is_failure(t) then
-        error(t, 0)
+    if path == "weights" and not E.absent(tg.node) and not ext then
+      -- morph target weights: a property named "<node>.weights", a vector
+      -- of the node's weights (animator:property gives them)
+      local node = F.index(ctx.doc, tg.node, function() return at(cp(), "target", "node") end, "nodes")
+      local tkey = node .. ".weights"
+      if targets[tkey] then
+        fail(cp(), "the weights of node %d are already animated by channels[%d] (a target is animated once per animation)",
+          node, targets[tkey])
       end
+      targets[tkey] = ci - 1
+      local times = input_times(ctx, input)
+      local keys = weights_keys(times, A.read(ctx, output), interp, sp)
+      keys_used = keys_used + #times
+      if keys_used > L.keys then
+        fail(at(sp(), "input"), "too many keys: the clip would have %d (at most %d, anim.limits.keys)", keys_used, L.keys)
+      end
+      properties[ctx.node_names[node] .. ".weights"] = keys
+      nprops = nprops + 1
+      if #times > 0 and times[#times] > length then length = times[#times] end
+    elseif path == "weights" and ext then
+      warn(ctx, cp(), "channel skipped: bufferViews[%d] uses the extension %s, which the module does not read", ev, ext)
+    elseif path == "weights" then
+      warn(ctx, at(cp(), "target"), "channel skipped: it targets no node")
     elseif type(path) ~= "string" or not PATHS[path] then
       warn(ctx, at(cp(), "target", "path"), "channel skipped: target path %s is not one the module plays",
         type(path) == "string" and string.format("'%s'", path) or describe(path))
@@ -380,10 +423,6 @@ local function read_animation(ctx, ai, def, name, options)
       if times[#times] > length then length = times[#times] end
     end
   end
-  if weights > 0 then
-    warn(ctx, ap, "%d morph target weights channel%s skipped (the module plays node transforms only)",
-      weights, weights == 1 and "" or "s")
-  end
   -- the skeleton: every animated node and the nodes above it, with their
   -- rests (the node tree anim.export_gltf writes without a rig)
   local set = {}
@@ -399,6 +438,7 @@ local function read_animation(ctx, ai, def, name, options)
     fail(ap, "too many nodes in the clip's skeleton (%d; at most %d, anim.limits.joints)", nsk, L.joints)
   end
   local t = { version = 3, absolute = true, length = length, joints = joints }
+  if nprops > 0 then t.properties = properties end
   if nsk > 0 then t.skeleton = skeleton end
   -- what anim.export_gltf keeps in extras (markers, events...), when they
   -- read as a clip's; otherwise they are left out, with a warning
@@ -406,7 +446,17 @@ local function read_animation(ctx, ai, def, name, options)
   local taken = false
   if type(extras) == "table" then
     for _, f in ipairs(EXTRA_FIELDS) do
-      if extras[f] ~= nil and not E.absent(extras[f]) then t[f] = extras[f]; taken = true end
+      if extras[f] ~= nil and not E.absent(extras[f]) then
+        if f == "properties" and t.properties and type(extras[f]) == "table" then
+          -- the file's weights channels, then the properties extras carry
+          for pname, p in pairs(extras[f]) do
+            if t.properties[pname] == nil then t.properties[pname] = p end
+          end
+        else
+          t[f] = extras[f]
+        end
+        taken = true
+      end
     end
   end
   if options and options.loop then t.loop = options.loop end

@@ -652,7 +652,10 @@ local function animation_name(c)
   return n
 end
 
--- What the animations carry in extras: the clip's timed items and the
+-- What the animations carry in extras: the clip's timed items, its
+-- property channels (as the clip's table has them: a glTF file has no
+-- place for values that are not node transforms, and morph weights need
+-- a mesh with targets, which the exporter does not write) and the
 -- playback fields a glTF animation has no place for (gltf.lua reads them).
 local DEFAULTS = { loop = "once", speed = 1, priority = 0, blend = "normal", space = "body", autoplay = false }
 local function extras_of(c)
@@ -663,6 +666,7 @@ local function extras_of(c)
     local list = src[f]
     if type(list) == "table" and #list > 0 then x[f] = arr(list) end
   end
+  if type(src.properties) == "table" and next(src.properties) ~= nil then x.properties = src.properties end
   for f, d in pairs(DEFAULTS) do
     if info[f] ~= nil and info[f] ~= d then x[f] = info[f] end
   end

@@ -10,6 +10,9 @@ local clipmod = require "anim.format.clip"
 local rigmod = require "anim.format.rig"
 local library = require "anim.runtime.library"
 local retarget = require "anim.format.retarget"
+local playing = require "anim.runtime.playing"
+local override = require "anim.runtime.override"
+local suggest = require "anim.base.suggest"
 
 local M = {}
 
@@ -219,9 +222,15 @@ local function play(self, clip, opts, fname)
   end
   local warn = opt_function(opts, "warn", 2, fname) or st.warn
   local bindings = bind.get(clip, st.rig, map)
-  local track = core.animator_play(self, clip, fade, weight, speed, priority, bindings, {})
+  local track, p, other = core.animator_play(self, clip, fade, weight, speed, priority, bindings, {})
+  if not track then
+    local prop = info.properties[p]
+    argerror(1, fname, string.format("clip '%s': its property '%s' has %d component%s, but a track on this animator gives it %d",
+      tostring(info.name), prop.name, prop.arity, prop.arity == 1 and "" or "s", other))
+  end
   local _, _, _, _, _, _, id = core.track_state(track)
   st.live[id] = track
+  playing.note(clip, track, map)
   if warn then
     -- the clip joints that play on nothing, once per track (none: silence)
     local unmatched = bind.unmatched(clip, st.rig, map)
@@ -337,6 +346,7 @@ end
 local function deliver_queue(self, n, who)
   local outer = YIELD_MSG
   YIELD_MSG = YIELD[who]
+  playing.delivering = playing.delivering + 1
   core_delivering(self, true)
   local ok, st = pcall(animator_state, self)
   local err
@@ -351,6 +361,7 @@ local function deliver_queue(self, n, who)
     err = st
   end
   core_delivering(self, false)
+  playing.delivering = playing.delivering - 1
   YIELD_MSG = outer
   return ok, err
 end
@@ -485,6 +496,34 @@ methods.get = core.animator_get
 methods.animated = core.animator_animated
 methods.local_transform = core.animator_local
 methods.world_transform = core.animator_world
+
+-- animator:property(name) -> v1 [, v2, ...] | nil: the blended value of a
+-- property channel after the last update (numbers on the stack: no
+-- table), nil when the name is known (a track on the animator, playing or
+-- fading, has it) but no track gives it a value.  core.animator_property
+-- answers false for a name no track has.
+local core_property, core_property_names = core.animator_property, core.animator_property_names
+
+local function property_result(self, name, first, ...)
+  if first == false then
+    local known = core_property_names(self)
+    table.sort(known)
+    local why = #known == 0 and "no track on this animator has property channels"
+      or ("the properties: " .. table.concat(known, ", ", 1, math.min(#known, 20)) .. (#known > 20 and ", ..." or ""))
+    argerror(1, "property", string.format("unknown property '%s'%s (%s)", name, suggest.hint(name, known), why))
+  end
+  return first, ...
+end
+
+function methods.property(self, name)
+  if type(name) ~= "string" then argerror(1, "property", "property name expected, got " .. args.typename(name)) end
+  return property_result(self, name, core_property(self, name))
+end
+
+-- animator:override(joint, { rotation | position | scale, mode, weight }) -> handle
+-- (runtime/override.lua); animator:overrides() -> the handles in creation order
+function methods.override(self, joint, opts) return override.new(self, animator_state(self), joint, opts) end
+function methods.overrides(self) return override.list(animator_state(self)) end
 
 -- Where the rig stands: the world transform of its first root joint (rigs
 -- keep parents first).  Hosts place sounds there (SEMANTICS 7a.13).

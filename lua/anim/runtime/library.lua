@@ -7,6 +7,7 @@ local args = require "anim.base.args"
 local clipmod = require "anim.format.clip"
 local retarget = require "anim.format.retarget"
 local limits = require "anim.base.limits"
+local reload = require "anim.runtime.reload"
 
 local M = {}
 local methods = {}
@@ -123,7 +124,8 @@ local function cached(self, kind, path, loader)
 end
 
 -- Drops what cache holds for path: its failure, or its object (for every
--- spelling of that file).  Returns whether it held something.
+-- spelling of that file).  Returns whether it held something, and the file
+-- of the object it dropped.
 function forget(cache, path)
   local held = false
   if cache.failed[path] then
@@ -141,12 +143,54 @@ function forget(cache, path)
       if f == file then cache.file_of[p] = nil; cache.path[p] = nil end
     end
   end
-  return held
+  return held, file
 end
 
--- A clip is named by its res:// path (in messages and clip.name).
+-- A clip is named by its res:// path (in messages and clip.name).  The
+-- file's modification time is taken before it is read (library:changed
+-- compares it): a change made while it is read shows as a change.
 function methods.clip(self, path)
-  return cached(self, "clip", path, clipmod.load_file)
+  return cached(self, "clip", path, function(file, name, beneath)
+    local mtime = core.file_mtime(file)
+    local c, err = clipmod.load_file(file, name, beneath)
+    if c then self.loaded[file] = { path = name, mtime = mtime, clip = c } end
+    return c, err
+  end)
+end
+
+-- library:reload(path) -> clip | nil, message: the clip of that path (the
+-- object library:clip gave and every track plays) gets the file's current
+-- content, in place (runtime/reload.lua); a file that fails to load
+-- leaves it as it was.  A path never loaded is loaded (library:clip).
+function methods.reload(self, path)
+  args.check(path, "string", 1, "reload")
+  local cache = self.cache.clip
+  local clip = cache and cache.path[path]
+  -- (a clip finalized by hand is loaded again, as library:clip does)
+  if not clip or not clipmod.is_clip(clip) then return methods.clip(self, path) end
+  local file, beneath = resolve(self, path, "reload")
+  if not file then return nil, beneath end
+  local mtime = core.file_mtime(file)
+  -- (whatever comes of it, this is the version seen: changed() lists the
+  -- file again when it changes again, not at every call)
+  for _, e in pairs(self.loaded) do
+    if e.clip == clip then e.mtime = mtime end
+  end
+  local fresh, err = clipmod.load_file(file, path, beneath)
+  if not fresh then return nil, err end
+  return reload.replace(clip, fresh, path)
+end
+
+-- library:changed() -> { path, ... }: the res:// paths (as first loaded)
+-- of the clips whose file's modification time is not the one seen when
+-- it was loaded or last reloaded (a file gone counts as changed), sorted.
+function methods.changed(self)
+  local out = {}
+  for file, e in pairs(self.loaded) do
+    if core.file_mtime(file) ~= e.mtime then out[#out + 1] = e.path end
+  end
+  table.sort(out)
+  return out
 end
 
 function methods.retarget(self, path)
@@ -162,12 +206,15 @@ function methods.forget(self, path)
   args.check(path, "string", 1, "forget", true)
   if path == nil then
     local held = next(self.cache) ~= nil
-    self.cache = {}
+    self.cache, self.loaded = {}, {}
     return held
   end
   local held = false
-  for _, cache in pairs(self.cache) do
-    if forget(cache, path) then held = true end
+  for kind, cache in pairs(self.cache) do
+    local h, file = forget(cache, path)
+    if h then held = true end
+    -- (a clip forgotten is no longer watched by library:changed)
+    if file and kind == "clip" then self.loaded[file] = nil end
   end
   return held
 end
@@ -180,7 +227,7 @@ function M.new(root)
   if root:find("\0", 1, true) then return nil, show(root) .. ": cannot open library root: the path holds a NUL byte" end
   local real, err = core.realpath(root)
   if not real then return nil, show(root) .. ": cannot open library root: " .. err end
-  return setmetatable({ root = root, real = real, cache = {} }, Library)
+  return setmetatable({ root = root, real = real, cache = {}, loaded = {} }, Library)
 end
 
 local getmt = debug.getmetatable

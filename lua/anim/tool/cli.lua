@@ -93,7 +93,7 @@ local function kind_by_name(path)
   if lower:match("%.retarget$") then return "retarget" end
   if lower:match("%.gltf$") or lower:match("%.glb$") then return "gltf" end
   if lower:match("%.bbmodel$") or lower:match("%.json$") or lower:match("%.ajblueprint$") or lower:match("%.ajmodel$") then
-    return "blockbench"
+    return lower:match("%.aseprite%.json$") and "aseprite" or "blockbench"
   end
   return "anim"
 end
@@ -119,6 +119,10 @@ local function kind_of(path, text)
           or (type(doc.meta) == "table" and not E.absent(doc.outliner))) then
           return "blockbench", true
         end
+        -- the JSON Aseprite writes beside a sprite sheet: frames, no joints
+        if not E.is_array(doc) and type(doc.frames) == "table" and E.absent(doc.joints) and E.absent(doc.keyframes) then
+          return "aseprite", true
+        end
         if type(doc.joints) == "table" and next(doc.joints) ~= nil and E.absent(doc.keyframes) then
           -- a retarget map's entries are names or { to = name }; a clip's joints are objects of channels
           local map = true
@@ -137,8 +141,8 @@ local function kind_of(path, text)
   return kind_by_name(path)
 end
 
-local IMPORTER = { xml = "import_xml", blockbench = "import_blockbench", gltf = "import_gltf" }
-local FORMAT_NAME = { xml = "legacy XML", blockbench = "Blockbench", gltf = "glTF" }
+local IMPORTER = { xml = "import_xml", blockbench = "import_blockbench", gltf = "import_gltf", aseprite = "import_aseprite" }
+local FORMAT_NAME = { xml = "legacy XML", blockbench = "Blockbench", gltf = "glTF", aseprite = "Aseprite" }
 
 -- The text of a file (within anim.limits.bytes), or nil when it cannot be
 -- read (the loader then says why).
@@ -187,6 +191,7 @@ local function read_clips(path)
   local res, err = fn(path)
   if not res then return nil, err end
   if kind == "xml" then return { { clip = res } }, {} end
+  if kind == "aseprite" then err = nil end -- (its second result is the sheet: no warnings)
   local warnings = {}
   if kind == "gltf" then
     -- what the importer skipped, as warnings of the file
@@ -311,7 +316,7 @@ local ORDER = { "info", "validate", "convert", "sample", "plot", "sheet" }
 local PLAYBACK_FIELDS = {
   version = true, length = true, loop = true, looped = true, speed = true, autoplay = true, priority = true,
   mask = true, blend = true, space = true, absolute = true, joints = true, keyframes = true, euler = true, skeleton = true,
-  retarget = true, markers = true, events = true, sounds = true, plays = true,
+  retarget = true, markers = true, events = true, sounds = true, plays = true, properties = true,
 }
 local EDITOR_FIELDS = { "rig", "fps", "viewModel" }
 
@@ -379,6 +384,19 @@ local function info_clip(c)
   local width = 8
   for _, n in ipairs(names) do width = math.max(width, #n) end
   for _, n in ipairs(names) do out("  %-" .. width .. "s  %s", one_line(n), one_line(joint_line(src, info.layout, n))) end
+  local props = clipmod.info(c).properties or {}
+  if #props > 0 then
+    out(bold(string.format("properties (%d)", #props)))
+    local pw = 8
+    for _, p in ipairs(props) do pw = math.max(pw, #p.name) end
+    for _, p in ipairs(props) do
+      local def = src.properties[p.name]
+      local keys = E.is_array(def) and def or def.keys
+      local mods = not E.is_array(def) and not E.absent(def.modifiers) and #def.modifiers or 0
+      out("  %-" .. pw .. "s  %s, %s%s", one_line(p.name), count(p.arity, "component"), count(#keys, "key"),
+        mods > 0 and (", " .. count(mods, "modifier")) or "")
+    end
+  end
   local ms, es, ss, ps = c:markers(), c:events(), c:sounds(), c:plays()
   out(bold(string.format("markers (%d)", #ms)))
   for _, m in ipairs(ms) do out("  %-8s %s%s", num(m.time), one_line(m.name), m.value and ("  " .. one_line(m.value)) or "") end
@@ -454,8 +472,9 @@ and the fields only the editor reads (rig, fps, viewModel, skeleton,
 retarget, unknown fields).
 
 FILE is a .anim file of any version, a legacy .xml animation, or a
-Blockbench project (.bbmodel, Animated Java .ajblueprint) or Bedrock /
-GeckoLib animation file (every animation in it, or only the one --animation
+Blockbench project (.bbmodel, Animated Java .ajblueprint), a Bedrock /
+GeckoLib animation file or the JSON of an Aseprite sprite sheet (a clip
+per tag, and all) (every animation in it, or only the one --animation
 NAME names), told apart by their content, not their names.  The import's
 warnings (what it read otherwise than the game, what it could not import)
 are listed last, one a line: path: json.path: message.]],
@@ -520,7 +539,9 @@ local function wanted(path)
     end
     return true
   end
-  if lower:match("%.json$") then return false, "JSON, but neither a clip, a retarget map nor a Blockbench or Bedrock file" end
+  if lower:match("%.json$") then
+    return false, "JSON, but neither a clip, a retarget map, a Blockbench or Bedrock file nor an Aseprite sheet"
+  end
   return false, "not a clip file (" .. (lower:match("%.([%w]+)$") and ("." .. lower:match("%.([%w]+)$")) or "no extension") .. ")"
 end
 
@@ -573,7 +594,7 @@ verbs.validate = {
   help = [[
 Loads every FILE, and every clip file under every DIR (recursively: *.anim,
 *.retarget, and the *.xml, *.json, *.bbmodel, *.ajblueprint and *.ajmodel
-files whose content is a format an importer here reads, told apart by
+files -- Aseprite sheets' JSON too -- whose content is a format an importer here reads, told apart by
 their content), and prints one line per file that does not load, one per
 warning of an import (an animation it could not import, or a value it read
 otherwise than the game), and one per field of a .anim or .retarget file
@@ -736,9 +757,9 @@ verbs.convert = {
   options = { output = true, animation = true },
   summary = "write any readable clip as a version 3 .anim, or clips as glTF",
   help = [[
-Reads IN (a .anim file of any version, a legacy .xml animation, or a
-Blockbench, Animated Java, Bedrock or GeckoLib file, told apart by their
-content) and writes it as a version 3
+Reads IN (a .anim file of any version, a legacy .xml animation, a
+Blockbench, Animated Java, Bedrock or GeckoLib file, or an Aseprite sheet's
+JSON, told apart by their content) and writes it as a version 3
 .anim file, atomically (a temporary file renamed over OUT).  -o - writes the
 JSON to standard output.
 

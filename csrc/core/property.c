@@ -1,0 +1,102 @@
+/* property.c - the property channels of a clip: building, checking and
+ * sampling them (see property.h).  The animator's side (names, blending)
+ * is propmix.c. */
+#include "property.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "amath.h"
+
+#include "clip.h"
+
+int anim_clip_props(anim_clip *c, int n) {
+  if (n < 0) return -1;
+  c->nprops = 0;
+  c->props = NULL;
+  if (n == 0) return 0;
+  c->props = anim_clip_alloc(c, sizeof(anim_prop) * (size_t)n);
+  if (!c->props) return -1;
+  c->nprops = n;
+  return 0;
+}
+
+/* One block per property: the shared times, then per component its values
+ * and handle records, then the shared handle marks and interpolation
+ * bytes; the keys, curves and base values in a block of their own. */
+anim_keys *anim_prop_keys(anim_clip *c, int p, const char *name, size_t len, int n, int arity, int nh) {
+  anim_prop *pr;
+  size_t nn = (size_t)n, words, doubles, size, a;
+  char *mem, *s;
+  double *d;
+  if (p < 0 || p >= c->nprops || n < 0 || n > ANIM_MAX_CURVE_KEYS || nh < 0 || nh > n ||
+      arity < 1 || arity > ANIM_MAX_PROP_ARITY || len > ((size_t)-1) / 4)
+    return NULL;
+  pr = &c->props[p];
+  words = nh ? (nn + 31) / 32 : 0;
+  doubles = nn + (size_t)arity * (nn + (size_t)nh * ANIM_HREC(1));
+  size = doubles * sizeof(double) + 2 * words * sizeof(unsigned) + nn;
+  mem = anim_clip_alloc(c, size ? size : 1);
+  s = anim_clip_alloc(c, len + 1);
+  pr->keys = anim_clip_alloc(c, (sizeof(anim_keys) + sizeof(anim_curve) + sizeof(double)) * (size_t)arity);
+  if (!mem || !s || !pr->keys) return NULL;
+  memcpy(s, name, len);
+  pr->name = s;
+  pr->len = len;
+  pr->arity = arity;
+  pr->curves = (anim_curve *)(void *)(pr->keys + arity);
+  pr->base = (double *)(void *)(pr->curves + arity);
+  d = (double *)(void *)mem;
+  for (a = 0; a < (size_t)arity; a++) {
+    anim_keys *k = &pr->keys[a];
+    k->n = n;
+    k->arity = 1;
+    k->nh = nh;
+    k->t = d;
+    k->v = d + nn + a * (nn + (size_t)nh * ANIM_HREC(1));
+    k->h = k->v + nn;
+    k->arc = k->unit = k->tan = NULL;
+    k->hbits = k->hrank = NULL;
+    if (nh) {
+      k->hbits = (unsigned *)(void *)(mem + doubles * sizeof(double));
+      k->hrank = k->hbits + words;
+    }
+    k->ie = (unsigned char *)(mem + doubles * sizeof(double) + 2 * words * sizeof(unsigned));
+  }
+  return pr->keys;
+}
+
+int anim_clip_find_prop(const anim_clip *c, const char *name, size_t len) {
+  int p;
+  for (p = 0; p < c->nprops; p++)
+    if (c->props[p].len == len && memcmp(c->props[p].name, name, len) == 0) return p;
+  return -1;
+}
+
+const char *anim_props_finish(anim_clip *c, int wrap) {
+  int p, a, q;
+  for (p = 0; p < c->nprops; p++) {
+    anim_prop *pr = &c->props[p];
+    const char *e;
+    if (!pr->name || !pr->keys || pr->arity < 1 || pr->arity > ANIM_MAX_PROP_ARITY) return "property without keys";
+    for (q = 0; q < p; q++)
+      if (c->props[q].len == pr->len && memcmp(c->props[q].name, pr->name, pr->len) == 0)
+        return "two properties of one name";
+    for (a = 0; a < pr->arity; a++) {
+      anim_curve *cv = &pr->curves[a];
+      if ((e = anim_keys_check(&pr->keys[a]))) return e;
+      if (pr->keys[a].n != pr->keys[0].n || pr->keys[a].t != pr->keys[0].t) return "bad property keys";
+      cv->k = pr->keys[a].n > 0 ? &pr->keys[a] : NULL;
+      cv->axis = 0;
+      cv->wrap = wrap;
+      if ((e = anim_curve_check_mods(cv))) return e;
+    }
+    for (a = 0; a < pr->arity; a++) pr->base[a] = anim_finite(anim_curve_eval(&pr->curves[a], 0, NULL));
+  }
+  return NULL;
+}
+
+void anim_prop_sample(const anim_prop *p, double t, int *cursors, double *out) {
+  int a;
+  for (a = 0; a < p->arity; a++) out[a] = anim_finite(anim_curve_eval(&p->curves[a], t, cursors ? cursors + a : NULL));
+}

@@ -1,0 +1,118 @@
+/* reload.c - hot reload: a clip's content replaced in place while tracks
+ * play it (see reload.h). */
+#include "reload.h"
+
+#include <string.h>
+
+#include "animator_impl.h"
+
+int anim_rebind_prepare(anim_rebind *r, anim_track *t, const anim_clip *old, const anim_clip *fresh,
+                        const anim_binding *binds, int nbind, int *which, int *other) {
+  anim_animator *a = t->owner;
+  anim_track lay;
+  int b, st;
+  memset(r, 0, sizeof *r);
+  if (!a || t->clip != old || nbind < 0) return -3;
+  for (b = 0; b < nbind; b++)
+    if (binds[b].cj < 0 || binds[b].cj >= fresh->njoints || binds[b].rj < 0 || binds[b].rj >= a->rig->n) return -3;
+  st = anim_props_prepare(a, fresh, old, &r->props, which, other);
+  if (st != ANIM_PROPS_OK) return st;
+  r->size = anim_track_lay_arrays(NULL, NULL, 0, fresh, binds, nbind, a->rig->n, &r->hot_end);
+  r->arrays = anim_calloc(&a->mem, 1, r->size ? r->size : 1);
+  if (!r->arrays) {
+    anim_tprops_free(&a->mem, r->props);
+    memset(r, 0, sizeof *r);
+    return ANIM_PROPS_NOMEM;
+  }
+  if (!r->size) r->size = 1;
+  memset(&lay, 0, sizeof lay);
+  anim_track_lay_arrays(&lay, r->arrays, 0, fresh, binds, nbind, a->rig->n, NULL);
+  r->t = t;
+  r->hot = lay.hot;
+  r->byjoint = lay.byjoint;
+  r->cj = lay.cj;
+  r->adjust = lay.adjust;
+  r->bind = lay.bind;
+  r->sample = lay.sample;
+  r->cold = lay.cold;
+  r->chans = lay.chans;
+  r->nbind = lay.nbind;
+  r->unique = lay.unique;
+  return ANIM_PROPS_OK;
+}
+
+const anim_rig *anim_track_rig(const anim_track *t) { return t->owner ? t->owner->rig : NULL; }
+
+void anim_rebind_discard(anim_rebind *r) {
+  if (r->t) {
+    anim_free(&r->t->mem, r->arrays, r->size);
+    anim_tprops_free(&r->t->mem, r->props);
+  }
+  memset(r, 0, sizeof *r);
+}
+
+/* (the references and the tracks that hold each stay with the object) */
+static void swap_content(anim_clip *x, anim_clip *y) {
+  anim_clip tmp = *x;
+  int rx = x->refs, ry = y->refs;
+  struct anim_track *tx = x->tracks, *ty = y->tracks;
+  *x = *y;
+  *y = tmp;
+  x->refs = rx;
+  y->refs = ry;
+  x->tracks = tx;
+  y->tracks = ty;
+}
+
+void anim_reload_commit(anim_clip *old, anim_clip *fresh, anim_rebind *r, int n) {
+  int i;
+  /* every track's names leave first: a name whose number of components
+   * changes is then free to (propmix.c) */
+  for (i = 0; i < n; i++) anim_props_detach(r[i].t->owner, r[i].t);
+  swap_content(old, fresh);
+  for (i = 0; i < n; i++) {
+    anim_track *t = r[i].t;
+    double L = old->length;
+    anim_free(&t->mem, t->arrays, t->arrays_size);
+    t->arrays = r[i].arrays;
+    t->arrays_size = r[i].size;
+    t->hot = r[i].hot;
+    t->byjoint = r[i].byjoint;
+    t->cj = r[i].cj;
+    t->adjust = r[i].adjust;
+    t->bind = r[i].bind;
+    t->sample = r[i].sample;
+    t->cold = r[i].cold;
+    t->chans = r[i].chans;
+    t->nbind = r[i].nbind;
+    t->unique = (unsigned char)r[i].unique;
+    /* (the batch update prefetches the struct only: the arrays moved) */
+    t->hot_end = (unsigned)sizeof *t;
+    anim_props_install(t->owner, t, r[i].props);
+    if (!t->own_priority) t->priority = old->priority;
+    if (t->state == TR_PENDING) {
+      /* never updated: it starts at the new content's start (its first
+       * pass still includes it) */
+      t->time = old->speed * t->speed < 0 ? L : 0;
+      t->tlo = 0;
+    } else if (t->time > L) {
+      t->time = L;
+      t->tlo = 0;
+    }
+    t->rebound = 1;
+    memset(&r[i], 0, sizeof r[i]);
+  }
+  /* A track of the clip the caller did not rebind (the binding trusts its
+   * Lua side to list them all; a script calling core.clip_reload itself
+   * need not) would go on with arrays laid out for the old content: it
+   * ends here, firing nothing, and leaves its animator at its next update
+   * (its property slots now: nothing reads it before). */
+  {
+    anim_track *t;
+    for (t = old->tracks; t; t = t->clip_next) {
+      if (t->rebound) { t->rebound = 0; continue; }
+      if (t->owner) anim_props_detach(t->owner, t);
+      anim_track_end(t);
+    }
+  }
+}

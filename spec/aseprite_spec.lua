@@ -1,0 +1,170 @@
+-- Sprite frames (issue 23): anim.import_aseprite reads the JSON Aseprite
+-- exports with a sprite sheet (spec/data/knight*.aseprite.json, written by
+-- hand in that shape: frames as a hash and as an array, per-frame
+-- durations, tags in every direction, with and without repeat) into clips
+-- whose `frame` property plays as Aseprite plays the tag.
+local anim = require "anim"
+local H = require "spec.helper"
+
+local HASH = H.root .. "/spec/data/knight.aseprite.json"
+local ARRAY = H.root .. "/spec/data/knight-array.aseprite.json"
+-- the frames' durations in the files, in ms
+local MS = { 100, 150, 100, 200, 50, 50 }
+
+-- The frame Aseprite shows at time t (seconds) of a run of frames that
+-- loops or not: the run's frames one after another, each for its duration.
+local function aseprite_frame(run, loops, t)
+  local total = 0
+  for _, f in ipairs(run) do total = total + MS[f + 1] end
+  local ms = t * 1000
+  if loops then ms = ms % total elseif ms >= total then return run[#run] end
+  for _, f in ipairs(run) do
+    if ms < MS[f + 1] then return f end
+    ms = ms - MS[f + 1]
+  end
+  return run[#run]
+end
+
+-- What each tag of the files shows, frame by frame (Aseprite's playback:
+-- a ping-pong bounce shows each end frame once; repeat N plays N passes,
+-- a ping-pong pass being one direction).
+local RUNS = {
+  all = { { 0, 1, 2, 3, 4, 5 }, true },
+  walk = { { 0, 1, 2, 3 }, true },                  -- forward 0..3
+  back = { { 3, 2, 1, 0 }, true },                  -- reverse 0..3
+  idle = { { 1, 2, 3, 2 }, true },                  -- pingpong 1..3
+  swing = { { 5, 4, 3, 4 }, true },                 -- pingpong_reverse 3..5
+  attack = { { 3, 4, 5, 3, 4, 5 }, false },         -- forward 3..5, repeat "2"
+  bob = { { 1, 2, 3, 2, 1, 2, 3 }, false },         -- pingpong 1..3, repeat "3"
+}
+
+describe("anim.import_aseprite", function()
+  for _, file in ipairs { HASH, ARRAY } do
+    it("reads the sheet and a clip per tag from " .. file:match("[^/]+$"), function()
+      local clips, sheet = anim.import_aseprite(file)
+      assert.is_table(clips, sheet)
+      assert.are.equal("knight.png", sheet.image)
+      assert.are.equal(64, sheet.w)
+      assert.are.equal(48, sheet.h)
+      assert.are.equal(6, #sheet.frames)
+      -- in the file's order, the hash's too (its names sort otherwise)
+      assert.are.same({ x = 16, y = 0, w = 16, h = 24, duration = 0.15, name = "walk 1" }, sheet.frames[2])
+      assert.are.same({ x = 0, y = 24, w = 16, h = 24, duration = 0.05, name = "attack 0" }, sheet.frames[5])
+      for tag, run in pairs(RUNS) do
+        local c = clips[tag]
+        assert.is_true(anim.is_clip(c), tag)
+        assert.are.same({ "frame" }, c:properties())
+        assert.are.equal(run[2] and "loop" or "once", c.loop, tag)
+        local total = 0
+        for _, f in ipairs(run[1]) do total = total + MS[f + 1] end
+        assert.are.equal(total / 1000, c.length, tag)
+      end
+    end)
+  end
+
+  it("plays each tag on an animator exactly as Aseprite shows it, per-frame durations and all", function()
+    local clips = assert(anim.import_aseprite(HASH))
+    for tag, run in pairs(RUNS) do
+      local a = anim.animator(anim.rig("player"))
+      local tr = a:play(clips[tag], { fade = 0 })
+      local t, ended = 0, nil
+      tr:on_ended(function(_, late) ended = t - late end)
+      -- steps of 10 ms for 3 s (several loops), read every update, 5 ms off
+      -- the frames' bounds (all on multiples of 50 ms)
+      for step = 0, 300 do
+        t = 0.005 + step / 100 -- (the time this update reaches: callbacks see it)
+        a:update(step == 0 and 0.005 or 0.01)
+        local want = aseprite_frame(run[1], run[2], t)
+        if ended and ended < t then break end
+        assert.are.equal(want, a:property("frame"), tag .. " at " .. t)
+      end
+      if not run[2] then
+        -- the track ended on the last frame shown, at the end of the last pass
+        assert.is_true(ended ~= nil, tag)
+        assert.is_true(math.abs(ended - clips[tag].length) < 1e-9, tag)
+      end
+    end
+  end)
+
+  it("markers added from Lua fire on the frame they are put at", function()
+    local clips = assert(anim.import_aseprite(HASH))
+    local t = assert(anim.table(clips.walk))
+    -- frame 2 of walk starts at 250 ms
+    t.markers = { { time = 0.25, name = "step", value = "left" } }
+    local walk = assert(anim.clip(t, "walk"))
+    local a = anim.animator(anim.rig("player"))
+    local seen = {}
+    a:on_marker(function(_, name, value) seen[#seen + 1] = { name, value, a:property("frame") } end)
+    a:play(walk, { fade = 0 })
+    for _ = 1, 30 do a:update(0.05) end
+    assert.are.same({ "step", "left", 2 }, seen[1])
+    assert.are.equal(3, #seen) -- three loops of 0.55 s in 1.5 s
+    -- and in place: reloading the imported clip itself with them
+    assert(anim.reload(clips.walk, t))
+    assert.are.equal(1, #clips.walk:markers())
+  end)
+
+  it("decodes text too, and names its clips <name>#<tag>", function()
+    local clips, sheet = anim.decode_aseprite(H.read(ARRAY), "knight")
+    assert.is_table(sheet)
+    assert.are.equal("knight#walk", clips.walk.name)
+    assert.are.equal("knight#all", clips.all.name)
+  end)
+end)
+
+describe("anim.import_aseprite: bad input", function()
+  local base = require("cjson").decode(H.read(ARRAY))
+  local function doc(edit)
+    local d = require("cjson").decode(H.read(ARRAY))
+    edit(d)
+    return require("cjson").encode(d)
+  end
+  local function bad(text, msg)
+    local clips, err = anim.decode_aseprite(text, "k.json")
+    assert.is_nil(clips)
+    assert.are.equal(msg, err)
+  end
+  assert(base)
+
+  it("names the field and says what is wrong", function()
+    bad("[1]", "k.json: expected the JSON Aseprite exports with a sprite sheet (an object with frames and meta), got array")
+    bad(doc(function(d) d.frames = nil end), "k.json: frames: an Aseprite sheet needs its frames (File > Export Sprite Sheet, JSON data)")
+    bad(doc(function(d) d.frames = 3 end), "k.json: frames: frames must be an array or an object of frames, got number")
+    bad(doc(function(d) d.frames[3].duration = 0 end), "k.json: frames[3].duration: a frame's duration must be more than 0 ms, got 0")
+    bad(doc(function(d) d.frames[2].duration = -10 end), "k.json: frames[2].duration: a frame's duration must be more than 0 ms, got -10")
+    bad(doc(function(d) d.frames[2].duration = nil end), "k.json: frames[2].duration: duration must be a finite number, got nil")
+    bad(doc(function(d) d.frames[1].frame.w = -1 end), "k.json: frames[1].frame.w: w must be >= 0, got -1")
+    bad(doc(function(d) d.meta.frameTags[2].to = 6 end), "k.json: meta.frameTags[2].to: the tag's range 0..6 is outside the frames 0..5")
+    bad(doc(function(d) d.meta.frameTags[2].from = 4 end),
+      "k.json: meta.frameTags[2].from: the tag's range 4..3 is outside the frames 0..5 (from comes after to)")
+    bad(doc(function(d) d.meta.frameTags[1].from = 1.5 end), "k.json: meta.frameTags[1].from: from must be a whole number >= 0, got 1.5")
+    bad(doc(function(d) d.meta.frameTags[3].direction = "bounce" end),
+      "k.json: meta.frameTags[3].direction: unknown direction 'bounce' (expected forward, reverse, pingpong or pingpong_reverse)")
+    bad(doc(function(d) d.meta.frameTags[5]["repeat"] = "twice" end),
+      "k.json: meta.frameTags[5].repeat: repeat must be a whole number of passes (as a string, as Aseprite writes it), got 'twice'")
+    bad(doc(function(d) d.meta.frameTags[5]["repeat"] = -1 end), "k.json: meta.frameTags[5].repeat: repeat must be a whole number >= 0, got -1")
+    bad(doc(function(d) d.meta.frameTags[4].name = "walk" end),
+      "k.json: meta.frameTags[4].name: two tags are named 'walk' (tags 1 and 4): each clip is named by its tag")
+    bad(doc(function(d) d.meta.frameTags[1].name = "all" end),
+      "k.json: meta.frameTags[1].name: a tag named 'all' would hide clips.all (every frame): rename the tag")
+    bad("{", "k.json: not valid JSON: Expected object key string but found T_END at character 2")
+    bad([[{"frames": {}}]], "k.json: frames: an Aseprite sheet needs at least one frame")
+    bad([[{"frames": {"a": {"frame": {"x": 0, "y": 0, "w": 1, "h": 1}, "duration": 10}, "a": {"frame": {"x": 0, "y": 0, "w": 1, "h": 1}, "duration": 10}}}]],
+      "k.json: frames.a: the frame name 'a' comes twice")
+    local clips, err = anim.import_aseprite(H.root .. "/spec/data/none.json")
+    assert.is_nil(clips)
+    assert.are.equal(H.root .. "/spec/data/none.json: cannot open file: No such file or directory", err)
+  end)
+
+  it("repeat \"0\" loops, as Aseprite's for ever does", function()
+    local clips = assert(anim.decode_aseprite(doc(function(d) d.meta.frameTags[5]["repeat"] = "0" end), "k"))
+    assert.are.equal("loop", clips.attack.loop)
+  end)
+
+  it("bounds the keys a repeat asks for by anim.limits.keys before building anything", function()
+    local text = doc(function(d) d.meta.frameTags[5]["repeat"] = "100000000" end)
+    local clips, err = anim.decode_aseprite(text, "k")
+    assert.is_nil(clips)
+    assert.truthy(err:find("^k: meta%.frameTags%[5%]: too many keys: the clips would have %d+ %(at most 1000000, anim%.limits%.keys%)"), err)
+  end)
+end)

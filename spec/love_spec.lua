@@ -1,0 +1,114 @@
+-- The LÖVE example (examples/love/) in a real LÖVE 11 under Xvfb (issue
+-- 21): it runs in its test mode (ANIM_LOVE_TEST: a scripted key press,
+-- screenshots at set times, quit after 2 s), with OpenAL's null driver
+-- where there is no sound card.  The check: the figures are drawn (pixels
+-- unlike the background where the rig stands) and move (two screenshots
+-- differ there); with ANIM_LOVE_NODRAW the same check must fail, so it
+-- can tell.  The screenshots stay in build/love/ for a person to look at.
+-- Needs `love`, `xvfb-run` and the core built for LuaJIT (make love-test
+-- installs and builds them); tagged long: make test-long runs it.
+local H = require "spec.helper"
+
+local OUT = H.root .. "/build/love"
+
+local function have(cmd) return os.execute("command -v " .. cmd .. " >/dev/null 2>&1") == true end
+
+-- Runs the example in test mode, its output in dir; returns ok, log.
+local function run(dir, env)
+  os.execute("rm -rf '" .. dir .. "' && mkdir -p '" .. dir .. "'")
+  local cmd = string.format(
+    "cd %q && ALSOFT_DRIVERS=null ANIM_LOVE_TEST=%q ANIM_LOVE_SHOTS=0.5,1.5 ANIM_LOVE_SECONDS=2 %s "
+      .. "timeout 60 xvfb-run -a -s '-screen 0 1024x768x24' love examples/love 2>&1",
+    H.root, dir, env or "")
+  local p = assert(io.popen(cmd))
+  local out = p:read("*a")
+  local ok = p:close()
+  return ok, out
+end
+
+-- The raw RGBA screenshot i of dir: width, height, bytes.
+local function shot(dir, i)
+  local f = assert(io.open(string.format("%s/shot-%d.rgba", dir, i), "rb"))
+  local bytes = f:read("*a")
+  f:close()
+  -- the window is 800 x 500 (conf.lua)
+  assert.are.equal(800 * 500 * 4, #bytes)
+  return 800, 500, bytes
+end
+
+-- Pixels of the rectangle that differ from the background (0.95, 0.95,
+-- 0.9 = 242, 242, 230), and those that differ between two shots.
+local function figure_pixels(bytes, x0, y0, x1, y1)
+  local n = 0
+  for y = y0, y1, 2 do
+    for x = x0, x1, 2 do
+      local i = (y * 800 + x) * 4 + 1
+      local r, g, b = bytes:byte(i, i + 2)
+      if math.abs(r - 242) + math.abs(g - 242) + math.abs(b - 230) > 30 then n = n + 1 end
+    end
+  end
+  return n
+end
+
+local function changed(a, b, x0, y0, x1, y1)
+  local n = 0
+  for y = y0, y1, 2 do
+    for x = x0, x1, 2 do
+      local i = (y * 800 + x) * 4 + 1
+      if a:byte(i) ~= b:byte(i) or a:byte(i + 1) ~= b:byte(i + 1) then n = n + 1 end
+    end
+  end
+  return n
+end
+
+-- The check of the example's screenshots: whether both figures are drawn
+-- and move.  Returns ok, what it saw.
+local function check(dir)
+  local _, _, s1 = shot(dir, 1)
+  local _, _, s2 = shot(dir, 2)
+  -- where the player walks (above the ground line at y 400) and where the critter stands
+  local player1, player2 = figure_pixels(s1, 200, 150, 600, 398), figure_pixels(s2, 200, 150, 600, 398)
+  local critter = figure_pixels(s1, 60, 250, 260, 398)
+  local moved = changed(s1, s2, 0, 100, 799, 398)
+  local seen = string.format("player %d and %d pixels, critter %d, %d changed between the shots",
+    player1, player2, critter, moved)
+  return player1 > 200 and player2 > 200 and critter > 50 and moved > 200, seen
+end
+
+describe("#long the LÖVE example", function()
+  if not (have("love") and have("xvfb-run")) then
+    it("needs love and xvfb-run (make love-test installs them)", function()
+      pending("love or xvfb-run is missing: apt-get install love xvfb")
+    end)
+    return
+  end
+  if not io.open(H.root .. "/build/luajit/anim/core.so") then
+    it("needs the core built for LuaJIT", function()
+      error("build/luajit/anim/core.so is missing: make build LUA=luajit (make love-test does it)")
+    end)
+    return
+  end
+
+  it("draws the player and the critter, moving, plays its step sound and takes the key press", function()
+    local ok, out = run(OUT)
+    assert(ok, out)
+    local good, seen = check(OUT)
+    assert(good, seen .. "\n" .. out)
+    local log = H.read(OUT .. "/log.txt")
+    assert.truthy(log:find("LuaJIT", 1, true), log)
+    assert.truthy(log:find("step", 1, true), log)       -- the walk's markers fired (and played the tone)
+    assert.truthy(log:find("%d wave"), log)             -- the scripted space bar started the wave
+    assert.truthy(log:find("screenshot 2", 1, true), log)
+    -- the pictures a person can look at
+    assert.truthy(io.open(OUT .. "/shot-1.png"))
+    assert.truthy(io.open(OUT .. "/shot-2.png"))
+  end)
+
+  it("has a check that fails when the example draws nothing", function()
+    local dir = OUT .. "-nodraw"
+    local ok, out = run(dir, "ANIM_LOVE_NODRAW=1")
+    assert(ok, out)
+    local good, seen = check(dir)
+    assert.is_false(good, seen)
+  end)
+end)
