@@ -9,39 +9,17 @@ static int contributes(const anim_track *t) {
   return t->state == TR_PLAYING || t->shows_last;
 }
 
-/* Samples binding b of track t (weight tw = track weight x fade) into
- * s[SAMPLE_STRIDE]; s[10] becomes the binding's effective weight: tw x
- * joint weight x pose weight.  Returns the channels written. */
-static inline int sample_into(anim_track *t, int b, double tw, double *s) {
-  const anim_clip *c = t->clip;
-  int cj = t->cj[b], ch;
-  const anim_joint *jt = &c->joints[cj];
-  if (jt->muted) return 0;
-  ch = anim_clip_sample_joint(c, cj, t->time, &t->hot[b * ANIM_HOT_CURSORS],
-                              &t->cold[b * ANIM_COLD_CURSORS], s);
-  if (t->adjust[b]) {
-    /* retargeted: turns carried across, positions scaled */
-    const anim_binding *bd = &t->bind[b];
-    if (bd->convert && (ch & ANIM_CH_ROT)) {
-      anim_quat_mul(s + 3, bd->pre, s + 3);
-      anim_quat_mul(s + 3, s + 3, bd->post);
-    }
-    if ((ch & ANIM_CH_POS) && bd->pscale != 1) { s[0] *= bd->pscale; s[1] *= bd->pscale; s[2] *= bd->pscale; }
-  }
-  s[10] *= tw * jt->weight;
-  /* capped so that a level's sum of weights stays finite */
-  if (s[10] > ANIM_WEIGHT_CAP) s[10] = ANIM_WEIGHT_CAP;
-  return ch;
-}
-
 /* The same into the binding's slot of t->sample (kept for the blending
  * that reads it back). */
 static int sample_binding(anim_track *t, int b, double tw) {
-  return t->chans[b] = sample_into(t, b, tw, &t->sample[b * SAMPLE_STRIDE]);
+  return t->chans[b] = anim_sample_binding(t, b, t->time, 1, tw, &t->sample[b * SAMPLE_STRIDE]);
 }
 
+/* weight x fade; a blend space's points share their lead's, each x its
+ * point's weight (spaceplay.c) */
 static double track_weight(const anim_track *t) {
-  return anim_ramp_value(&t->weight) * anim_ramp_value(&t->fade);
+  const anim_track *l = t->lead;
+  return anim_ramp_value(&l->weight) * anim_ramp_value(&l->fade) * t->bw;
 }
 
 /* Normal tracks of one priority level [from, to) of a->order, in one pass
@@ -165,7 +143,7 @@ static void pose_one_level(anim_animator *a, int m, int j) {
   for (i = 0; i < m; i++) {
     anim_track *t = a->order[i];
     int b = t->byjoint[j];
-    chs[i] = b < 0 ? 0 : sample_into(t, b, t->tw, sv[i]);
+    chs[i] = b < 0 ? 0 : anim_sample_binding(t, b, t->time, 1, t->tw, sv[i]);
   }
   for (i = 0; i < m; i++) {
     const double *v = sv[i];
@@ -222,6 +200,7 @@ void anim_blend_pose(anim_animator *a) {
     a->order[k] = t;
     m++;
   }
+  a->norder = m;
   if (one_level) {
     for (j = 0; j < n; j++) pose_one_level(a, m, j);
     return;

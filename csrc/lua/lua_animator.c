@@ -27,11 +27,7 @@ static int joint_arg(lua_State *L, const anim_rig *r, int idx) {
 
 /* ---- animators ---------------------------------------------------------- */
 
-static anim_animator *check_animator(lua_State *L, int idx) {
-  animator_box *b = anim_lua_checkbox(L, idx, ANIM_ANIMATOR_MT);
-  if (!b->a) luaL_argerror(L, idx, "animator is not built");
-  return b->a;
-}
+#define check_animator anim_lua_checkanimator
 
 static int animator_gc(lua_State *L) {
   animator_box *b = luaL_checkudata(L, 1, ANIM_ANIMATOR_MT);
@@ -75,75 +71,20 @@ static int animator_delivering(lua_State *L) {
 
 static int animator_state(lua_State *L) { return anim_lua_uservalue(L, ANIM_ANIMATOR_MT, 2); }
 
-static double opt_field(lua_State *L, int t, const char *k, double dflt) {
-  double v = dflt;
-  if (lua_getfield(L, t, k) != LUA_TNIL) v = luaL_checknumber(L, -1);
-  lua_pop(L, 1);
-  return v;
-}
-
-static void read_quat(lua_State *L, int t, const char *k, double q[4]) {
-  int a;
-  lua_getfield(L, t, k);
-  luaL_checktype(L, -1, LUA_TTABLE);
-  for (a = 0; a < 4; a++) { lua_geti(L, -1, a + 1); q[a] = luaL_checknumber(L, -1); lua_pop(L, 1); }
-  lua_pop(L, 1);
-}
-
 /* core.animator_play(animator, clip, fade, weight, speed, priority|nil,
  *                    bindings, callbacks) -> track
- * bindings: { { cj = 1-based clip joint, rj = 1-based rig joint,
- *               pre = quat?, post = quat?, pscale = number? }, ... } */
+ * bindings: see anim_lua_checkbindings (lua_helpers.c) */
 static int animator_play(lua_State *L) {
   anim_animator *a = check_animator(L, 1);
   anim_clip *c = anim_lua_checkclip(L, 2);
   anim_play_opts o;
   anim_binding *binds;
-  lua_Integer nb, i;
-  track_box *tb;
-  const anim_rig *r = anim_animator_rig(a);
-  o.fade = luaL_checknumber(L, 3);
-  o.weight = luaL_checknumber(L, 4);
-  o.speed = luaL_checknumber(L, 5);
-  o.has_priority = !lua_isnoneornil(L, 6);
-  o.priority = o.has_priority ? luaL_checknumber(L, 6) : 0;
-  luaL_checktype(L, 7, LUA_TTABLE);
+  int nb, tb;
+  anim_lua_checkplayopts(L, 3, &o);
   luaL_checktype(L, 8, LUA_TTABLE);
-  nb = luaL_len(L, 7);
-  if (nb < 0 || nb > ANIM_MAX_RIG_JOINTS) return luaL_error(L, "too many bindings");
-  binds = lua_newuserdatauv(L, sizeof(anim_binding) * (size_t)(nb ? nb : 1), 0);
-  for (i = 0; i < nb; i++) {
-    anim_binding *bd = &binds[i];
-    int t;
-    lua_geti(L, 7, i + 1);
-    luaL_checktype(L, -1, LUA_TTABLE);
-    t = lua_gettop(L);
-    {
-      double cj = opt_field(L, t, "cj", 0), rj = opt_field(L, t, "rj", 0);
-      /* (compared as doubles: no cast before the range is known) */
-      if (!(cj >= 1 && cj <= c->njoints && cj == floor(cj) && rj >= 1 && rj <= r->n && rj == floor(rj)))
-        return luaL_error(L, "binding out of range");
-      bd->cj = (int)cj - 1;
-      bd->rj = (int)rj - 1;
-    }
-    bd->pscale = opt_field(L, t, "pscale", 1);
-    bd->convert = lua_getfield(L, t, "pre") != LUA_TNIL;
-    lua_pop(L, 1);
-    if (bd->convert) { read_quat(L, t, "pre", bd->pre); read_quat(L, t, "post", bd->post); }
-    lua_pop(L, 1);
-  }
-  tb = lua_newuserdatauv(L, sizeof *tb, 3);
-  tb->t = NULL;
-  luaL_setmetatable(L, ANIM_TRACK_MT);
-  tb->t = anim_animator_play(a, c, &o, binds, (int)nb);
-  if (!tb->t) return anim_lua_nomem(L);
-  anim_track_retain(tb->t);
-  lua_pushvalue(L, 2);
-  lua_setiuservalue(L, -2, 1);
-  lua_pushvalue(L, 1);
-  lua_setiuservalue(L, -2, 2);
-  lua_pushvalue(L, 8);
-  lua_setiuservalue(L, -2, 3);
+  binds = anim_lua_checkbindings(L, 7, c, anim_animator_rig(a), &nb);
+  tb = anim_lua_newtrack(L);
+  anim_lua_settrack(L, tb, anim_animator_play(a, c, &o, binds, nb), 2, 1, 8);
   return 1;
 }
 
@@ -286,10 +227,11 @@ static int animators_update(lua_State *L) {
   return 1;
 }
 
-/* core.animator_event(animator, i) -> type, track id, kind, index, late
+/* core.animator_event(animator, i) -> type, track id, kind, index, late, point
  * type: an ANIM_EV_* code; kind, index: the item's kind (ANIM_ITEM_*) and
  * 1-based index in file order within its kind (nil for state
- * callbacks); nothing when there is no event i. */
+ * callbacks); point: for a blend space's track, the 1-based point whose
+ * clip has the item (nil otherwise); nothing when there is no event i. */
 static int animator_event(lua_State *L) {
   anim_animator *a = check_animator(L, 1);
   lua_Integer i = luaL_checkinteger(L, 2);
@@ -306,7 +248,9 @@ static int animator_event(lua_State *L) {
     lua_pushnil(L);
   }
   lua_pushnumber(L, e->late);
-  return 5;
+  if (anim_track_point(e->track) < 0) return 5;
+  lua_pushinteger(L, anim_track_point(e->track) + 1);
+  return 6;
 }
 
 /* The animator at index 1 of a reader of the pose (called per joint, per
@@ -389,11 +333,7 @@ static int animator_pose_into(lua_State *L) {
 
 /* ---- tracks ------------------------------------------------------------- */
 
-static anim_track *check_track(lua_State *L, int idx) {
-  track_box *b = anim_lua_checkbox(L, idx, ANIM_TRACK_MT);
-  if (!b->t) luaL_argerror(L, idx, "track is not built");
-  return b->t;
-}
+#define check_track anim_lua_checktrack
 
 static int track_gc(lua_State *L) {
   track_box *b = luaL_checkudata(L, 1, ANIM_TRACK_MT);

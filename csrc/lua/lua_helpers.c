@@ -86,8 +86,98 @@ anim_clip *anim_lua_checkclip(lua_State *L, int arg) {
   return b->clip;
 }
 
+anim_animator *anim_lua_checkanimator(lua_State *L, int arg) {
+  anim_animator_box *b = anim_lua_checkbox(L, arg, ANIM_ANIMATOR_MT);
+  if (!b->a) anim_lua_argerror(L, arg, "animator is not built");
+  return b->a;
+}
+
+anim_track *anim_lua_checktrack(lua_State *L, int arg) {
+  anim_track_box *b = anim_lua_checkbox(L, arg, ANIM_TRACK_MT);
+  if (!b->t) anim_lua_argerror(L, arg, "track is not built");
+  return b->t;
+}
+
 anim_rig *anim_lua_checkrig(lua_State *L, int arg) {
   anim_rig_box *b = anim_lua_checkbox(L, arg, ANIM_RIG_MT);
   if (!b->rig) anim_lua_argerror(L, arg, "rig is not built");
   return b->rig;
+}
+
+/* ---- what playing takes ---------------------------------------------------- */
+
+void anim_lua_checkplayopts(lua_State *L, int idx, anim_play_opts *o) {
+  o->fade = luaL_checknumber(L, idx);
+  o->weight = luaL_checknumber(L, idx + 1);
+  o->speed = luaL_checknumber(L, idx + 2);
+  o->has_priority = !lua_isnoneornil(L, idx + 3);
+  o->priority = o->has_priority ? luaL_checknumber(L, idx + 3) : 0;
+}
+
+static double opt_field(lua_State *L, int t, const char *k, double dflt) {
+  double v = dflt;
+  if (lua_getfield(L, t, k) != LUA_TNIL) v = luaL_checknumber(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
+static void read_quat(lua_State *L, int t, const char *k, double q[4]) {
+  int a;
+  lua_getfield(L, t, k);
+  luaL_checktype(L, -1, LUA_TTABLE);
+  for (a = 0; a < 4; a++) { lua_geti(L, -1, a + 1); q[a] = luaL_checknumber(L, -1); lua_pop(L, 1); }
+  lua_pop(L, 1);
+}
+
+anim_binding *anim_lua_checkbindings(lua_State *L, int idx, const anim_clip *c, const anim_rig *r, int *n) {
+  anim_binding *binds;
+  lua_Integer nb, i;
+  idx = lua_absindex(L, idx);
+  luaL_checktype(L, idx, LUA_TTABLE);
+  nb = luaL_len(L, idx);
+  if (nb < 0 || nb > ANIM_MAX_RIG_JOINTS) luaL_error(L, "too many bindings");
+  binds = lua_newuserdatauv(L, sizeof(anim_binding) * (size_t)(nb ? nb : 1), 0);
+  for (i = 0; i < nb; i++) {
+    anim_binding *bd = &binds[i];
+    int t;
+    lua_geti(L, idx, i + 1);
+    luaL_checktype(L, -1, LUA_TTABLE);
+    t = lua_gettop(L);
+    {
+      double cj = opt_field(L, t, "cj", 0), rj = opt_field(L, t, "rj", 0);
+      /* (compared as doubles: no cast before the range is known) */
+      if (!(cj >= 1 && cj <= c->njoints && cj == floor(cj) && rj >= 1 && rj <= r->n && rj == floor(rj)))
+        luaL_error(L, "binding out of range");
+      bd->cj = (int)cj - 1;
+      bd->rj = (int)rj - 1;
+    }
+    bd->pscale = opt_field(L, t, "pscale", 1);
+    bd->convert = lua_getfield(L, t, "pre") != LUA_TNIL;
+    lua_pop(L, 1);
+    if (bd->convert) { read_quat(L, t, "pre", bd->pre); read_quat(L, t, "post", bd->post); }
+    lua_pop(L, 1);
+  }
+  *n = (int)nb;
+  return binds;
+}
+
+int anim_lua_newtrack(lua_State *L) {
+  anim_track_box *tb = lua_newuserdatauv(L, sizeof *tb, 3);
+  tb->t = NULL;
+  luaL_setmetatable(L, ANIM_TRACK_MT);
+  return lua_gettop(L);
+}
+
+void anim_lua_settrack(lua_State *L, int box, anim_track *t, int src, int animator, int cbs) {
+  anim_track_box *tb = lua_touserdata(L, box);
+  if (!t) anim_lua_nomem(L);
+  tb->t = t;
+  anim_track_retain(t);
+  lua_pushvalue(L, src);
+  lua_setiuservalue(L, box, 1);
+  lua_pushvalue(L, animator);
+  lua_setiuservalue(L, box, 2);
+  lua_pushvalue(L, cbs);
+  lua_setiuservalue(L, box, 3);
+  lua_settop(L, box);
 }

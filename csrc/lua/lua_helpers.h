@@ -10,7 +10,9 @@
 
 #include "core/amem.h"
 #include "core/animator.h"
+#include "core/blendspace.h"
 #include "core/clip.h"
+#include "core/gameplay.h"
 #include "core/rig.h"
 
 /* The metatables of the userdata (their __name is what messages show). */
@@ -19,6 +21,7 @@
 #define ANIM_ANIMATOR_MT "anim.animator"
 #define ANIM_TRACK_MT "anim.track"
 #define ANIM_RETARGET_MT "anim.retarget"
+#define ANIM_SPACE_MT "anim.blendspace"
 
 /* The boxes.  A clip keeps the key cursors clip:sample uses between calls
  * (a cache beside the immutable clip: steady sampling finds keys in O(1)).
@@ -37,6 +40,7 @@ typedef struct {
   unsigned long long mark;
 } anim_animator_box;
 typedef struct { anim_track *t; } anim_track_box;
+typedef struct { anim_space *s; } anim_space_box;
 
 /* The state's allocator (lua_Alloc): the core allocates through it. */
 anim_mem anim_lua_mem(lua_State *L);
@@ -68,9 +72,25 @@ void anim_lua_newmeta(lua_State *L, const char *name, lua_CFunction gc, const ch
  * metatable mt: the Lua side's table of an object (returns 1). */
 int anim_lua_uservalue(lua_State *L, const char *mt, int n);
 
+/* Playing: the play options at idx..idx+3 (fade, weight, speed, priority
+ * or nil); the bindings of clip c on rig r from the table at idx ({ { cj
+ * = 1-based clip joint, rj = 1-based rig joint, pre = quat?, post =
+ * quat?, pscale = number? }, ... }, as lua/anim/format/bind.lua makes
+ * them), a userdata array pushed on the stack, their count in *n; a new
+ * empty track box (its stack index), then the track of a play in it
+ * (retained: raises the memory error for NULL), its user values the
+ * values at src (the clip or blend space), animator and cbs (the Lua
+ * side's callbacks), the box left on the top of the stack. */
+void anim_lua_checkplayopts(lua_State *L, int idx, anim_play_opts *o);
+anim_binding *anim_lua_checkbindings(lua_State *L, int idx, const anim_clip *c, const anim_rig *r, int *n);
+int anim_lua_newtrack(lua_State *L);
+void anim_lua_settrack(lua_State *L, int box, anim_track *t, int src, int animator, int cbs);
+
 /* The built objects under the boxes (raises when the box is empty). */
 anim_clip *anim_lua_checkclip(lua_State *L, int arg);
 anim_rig *anim_lua_checkrig(lua_State *L, int arg);
+anim_animator *anim_lua_checkanimator(lua_State *L, int arg);
+anim_track *anim_lua_checktrack(lua_State *L, int arg);
 
 /* Each adds its functions (and metatables) to the module table on the top
  * of the stack. */
@@ -80,5 +100,7 @@ void anim_lua_open_rig(lua_State *L);
 void anim_lua_open_animator(lua_State *L);
 void anim_lua_open_check(lua_State *L);
 void anim_lua_open_fs(lua_State *L);
+void anim_lua_open_blendspace(lua_State *L);
+void anim_lua_open_gameplay(lua_State *L);
 
 #endif

@@ -16,5 +16,7 @@ int luaopen_anim_core(lua_State *L) {
   anim_lua_open_animator(L);
   anim_lua_open_check(L);
   anim_lua_open_fs(L);
+  anim_lua_open_blendspace(L);
+  anim_lua_open_gameplay(L);
   return 1;
 }

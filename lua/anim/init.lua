@@ -88,6 +88,10 @@ function anim.animator(r, opts) return animator.new(r, opts) end
 anim.update = animator.update_list
 -- anim.library(root) -> library | nil, message
 function anim.library(root) return library.new(root) end
+-- anim.blendspace{ points = { { clip =, at = }, ... } [, sync, name] } -> space
+local blendspace = require "anim.runtime.blendspace"
+function anim.blendspace(def) return blendspace.new(def) end
+anim.is_blendspace = blendspace.is_space
 
 -- Retarget maps (SEMANTICS 8).
 local retarget = require "anim.format.retarget"

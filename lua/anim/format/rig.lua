@@ -123,5 +123,21 @@ mt.__newindex = function() args.raise("rigs are read-only") end
 mt.__tostring = function(self) return "anim.rig(" .. #core.rig_info(self).names .. " joints)" end
 
 function M.is_rig(v) return getmetatable(v) == mt end
+
+-- The 1-based index of joint j of a rig (a name, or an index of
+-- rig:joints()), or nil and why.
+function M.joint(rig, j)
+  local info = core.rig_info(rig)
+  if type(j) == "string" then
+    local i = info.index[j]
+    if not i then return nil, "unknown joint '" .. j .. "'" end
+    return i
+  end
+  if math.type(j) == "integer" or (type(j) == "number" and j == math.floor(j)) then
+    if j >= 1 and j <= #info.names then return math.tointeger(j) end
+    return nil, "joint index " .. tostring(j) .. " out of range 1.." .. #info.names
+  end
+  return nil, "joint name or index expected, got " .. args.show(j)
+end
 M.info = core.rig_info
 return M

@@ -10,8 +10,17 @@ local clipmod = require "anim.format.clip"
 local rigmod = require "anim.format.rig"
 local library = require "anim.runtime.library"
 local retarget = require "anim.format.retarget"
+local spaces = require "anim.runtime.blendspace"
+local ik = require "anim.runtime.ik"
 
 local M = {}
+
+-- The options of each function, in one place (a check of unknown option
+-- names reads these).
+M.options = {
+  animator = { "side", "space", "library", "root_motion" },
+  play = { "fade", "weight", "speed", "priority", "retarget", "at", "after" },
+}
 
 local SIDES = codes.side
 local ST = codes.status
@@ -19,6 +28,7 @@ local EV_ITEM, EV_LOOPED, EV_STOPPED = codes.event.item, codes.event.looped, cod
 local MARKER, EVENT, SOUND = codes.item.marker, codes.item.event, codes.item.sound
 local DEFAULT_FADE = codes.float.default_fade
 local clip_info, track_uv, animator_state = core.clip_info, core.track_uservalue, core.animator_state
+local space_info = core.space_info
 local core_update, core_event = core.animator_update, core.animator_event
 local core_update_list = core.animators_update
 local core_delivering = core.animator_delivering
@@ -30,16 +40,7 @@ local args = require "anim.base.args"
 local argerror = args.error
 
 local finite = require("anim.base.errors").finite
-
--- A value for messages: nan, inf and -inf spelled the same everywhere
--- (tostring gives "-nan" or "nan" depending on the C library).
-local function show(v)
-  if type(v) ~= "number" then return type(v) end
-  if v ~= v then return "nan" end
-  if v == math.huge then return "inf" end
-  if v == -math.huge then return "-inf" end
-  return tostring(v)
-end
+local show = args.show
 
 -- An optional number option: nil is absent; else finite and >= lo.
 local function opt_number(opts, k, dflt, lo, fname)
@@ -167,18 +168,49 @@ function M.new(rig, opts)
   if lib ~= nil and not library.is_library(lib) then
     argerror(2, "animator", "library must be a library from anim.library, got " .. type(lib))
   end
+  local motion
+  if opts.root_motion ~= nil then
+    local why
+    motion, why = rigmod.joint(rig, opts.root_motion)
+    if not motion then argerror(2, "animator", "root_motion: " .. why) end
+  end
   local state = { live = {}, ended = {}, side = side, space = space, library = lib, rig = rig }
-  return core.animator_new(rig, SIDES[side], state)
+  local a = core.animator_new(rig, SIDES[side], state)
+  if motion then core.animator_set_root_motion(a, motion) end
+  return a
 end
 
 local function play(self, clip, opts, fname)
-  if not clipmod.is_clip(clip) then argerror(1, fname, "clip expected, got " .. type(clip)) end
+  local space = spaces.is_space(clip)
+  if not space and not clipmod.is_clip(clip) then
+    argerror(1, fname, "clip or blend space expected, got " .. args.typename(clip))
+  end
   if opts ~= nil and type(opts) ~= "table" then argerror(2, fname, "table expected, got " .. type(opts)) end
   opts = opts or {}
   local st = animator_state(self)
-  local info = clip_info(clip)
+  local info = space and spaces.info(clip) or clip_info(clip)
   if info.space == "view" and st.space ~= "view" then
-    argerror(1, fname, string.format("clip '%s' is a view clip: a body animator cannot play it", tostring(info.name)))
+    argerror(1, fname, string.format("%s '%s' is a view clip: a body animator cannot play it",
+      space and "blend space" or "clip", tostring(info.name)))
+  end
+  local x, y
+  if space then
+    local at = opts.at
+    if at == nil then at = info.points[1].at end -- (the first point's clip alone)
+    x, y = spaces.check_at(clip, at, 2, fname, "at")
+  elseif opts.at ~= nil then
+    argerror(2, fname, "at: only a blend space takes a parameter (this is clip '" .. tostring(info.name) .. "')")
+  end
+  local after = opts.after
+  if after ~= nil then
+    if getmetatable(after) ~= core.track_metatable then
+      argerror(2, fname, "after must be a track, got " .. args.typename(after))
+    end
+    if track_uv(after, 2) ~= self then argerror(2, fname, "after: the track plays on another animator") end
+    local queued = st.queued_after and st.queued_after[after]
+    if queued and core.track_queued(queued) then
+      argerror(2, fname, "after: that track already has a track queued after it (queue after that one)")
+    end
   end
   local fade = opt_number(opts, "fade", DEFAULT_FADE, 0, fname)
   local weight = opt_number(opts, "weight", 1, 0, fname)
@@ -202,10 +234,20 @@ local function play(self, clip, opts, fname)
       argerror(2, fname, "retarget must be a retarget map or a res:// path, got " .. type(map))
     end
   end
-  local bindings = bind.get(clip, st.rig, map)
-  local track = core.animator_play(self, clip, fade, weight, speed, priority, bindings, {})
+  local track
+  if space then
+    local bindings = {}
+    for i, c in ipairs(info.clips) do bindings[i] = bind.get(c, st.rig, map) end
+    track = core.animator_play_space(self, clip, fade, weight, speed, priority, bindings, {}, x, y)
+  else
+    track = core.animator_play(self, clip, fade, weight, speed, priority, bind.get(clip, st.rig, map), {})
+  end
   local _, _, _, _, _, _, id = core.track_state(track)
   st.live[id] = track
+  if after ~= nil and core.track_queue_after(track, after) == 1 then
+    st.queued_after = st.queued_after or setmetatable({}, { __mode = "kv" })
+    st.queued_after[after] = track
+  end
   return track
 end
 
@@ -267,12 +309,14 @@ local function deliver(self, st, n, in_co)
   local live, ended = st.live, st.ended
   local err
   for i = 1, n do
-    local ty, id, kind, idx, late = core_event(self, i)
+    local ty, id, kind, idx, late, point = core_event(self, i)
     local tr = live[id]
     if tr then
       local cbs = track_uv(tr, 3)
       if ty == EV_ITEM then
-        local info = clip_info(track_uv(tr, 1))
+        -- (a blend space's item: its point's clip has it)
+        local src = track_uv(tr, 1)
+        local info = clip_info(point and space_info(src).clips[point] or src)
         if kind == MARKER then
           local m = info.markers[idx]
           local per = cbs.marker
@@ -431,6 +475,14 @@ methods.animated = core.animator_animated
 methods.local_transform = core.animator_local
 methods.world_transform = core.animator_world
 
+-- Root motion: this update's motion of the animator's root_motion joint
+-- (dx, dy, dz, qx, qy, qz, qw; no joint: 0, 0, 0, 0, 0, 0, 1).
+methods.root_motion = core.animator_root_motion
+
+-- Constraints (runtime/ik.lua).
+methods.two_bone_ik = ik.two_bone_ik
+methods.aim = ik.aim
+
 -- Where the rig stands: the world transform of its first root joint (rigs
 -- keep parents first).  Hosts place sounds there (SEMANTICS 7a.13).
 function methods.root_transform(self) return core.animator_world(self, 1) end
@@ -451,6 +503,27 @@ local fields = {
   library = function(st) return st.library end,
 }
 
+-- (read on the animator itself)
+local self_fields = {
+  root_motion_joint = function(self)
+    local j = core.animator_root_motion_joint(self)
+    return j and rigmod.info(animator_state(self).rig).names[j]
+  end,
+}
+
+-- animator.root_motion = joint name or index | nil
+local setters = {
+  root_motion = function(self, v)
+    local j
+    if v ~= nil then
+      local why
+      j, why = rigmod.joint(animator_state(self).rig, v)
+      if not j then args.raise("animator.root_motion: " .. why) end
+    end
+    core.animator_set_root_motion(self, j)
+  end,
+}
+
 local amt = core.animator_metatable
 amt.__name = "anim.animator"
 amt.__index = function(self, k)
@@ -458,8 +531,14 @@ amt.__index = function(self, k)
   if m then return m end
   local f = fields[k]
   if f then return f(animator_state(self)) end
+  f = self_fields[k]
+  if f then return f(self) end
 end
-amt.__newindex = function(_, k) args.raise("cannot set animator field '" .. tostring(k) .. "'") end
+amt.__newindex = function(self, k, v)
+  local f = setters[k]
+  if not f then args.raise("cannot set animator field '" .. tostring(k) .. "'") end
+  f(self, v)
+end
 
 -- Tracks -------------------------------------------------------------------------
 
@@ -485,6 +564,28 @@ function tmethods.adjust_speed(self, s)
   core.track_adjust_speed(self, s)
 end
 
+-- track:crossfade(clip [, fade]) -> track: plays clip now (a clip or a
+-- blend space, fading in over fade) and stops this track over the same.
+function tmethods.crossfade(self, clip, fade)
+  if fade ~= nil and (not finite(fade) or fade < 0) then
+    argerror(2, "crossfade", "fade must be a finite number >= 0, got " .. show(fade))
+  end
+  fade = fade or DEFAULT_FADE
+  local new = play(track_uv(self, 2), clip, { fade = fade }, "crossfade")
+  core.track_stop(self, fade)
+  return new
+end
+
+-- track:set_at(x [, y]): a blend space track's parameter (track.at), with
+-- no table.
+function tmethods.set_at(self, x, y)
+  local src = track_uv(self, 1)
+  if not spaces.is_space(src) then args.raise("track:set_at: the track plays a clip, not a blend space") end
+  local p = x
+  if space_info(src).dimensions == 2 then p = { x, y } end
+  core.track_set_at(self, spaces.check_at(src, p, 1, "set_at", "x, y"))
+end
+
 function tmethods.on_marker(self, name, fn)
   if type(name) ~= "string" then argerror(1, "on_marker", "marker name expected, got " .. type(name)) end
   local cbs = track_uv(self, 3)
@@ -504,7 +605,16 @@ local tfields = {
   fade = function(self) return select(6, core.track_state(self)) end,
   clip = function(self) return track_uv(self, 1) end,
   animator = function(self) return track_uv(self, 2) end,
-  length = function(self) return clip_info(track_uv(self, 1)).length end,
+  -- a blend space's: its first point's clip's (the space's clock)
+  length = function(self)
+    local src = track_uv(self, 1)
+    return (spaces.is_space(src) and space_info(src) or clip_info(src)).length
+  end,
+  at = function(self)
+    local x, y = core.track_at(self)
+    if y then return { x, y } end
+    return x
+  end,
 }
 
 local tmt = core.track_metatable
@@ -521,10 +631,29 @@ tmt.__newindex = function(self, k, v)
     core.track_seek(self, v)
     return
   end
+  if k == "at" then
+    local src = track_uv(self, 1)
+    if not spaces.is_space(src) then args.raise("track.at: the track plays a clip, not a blend space") end
+    local dim = space_info(src).dimensions
+    if dim == 1 and not finite(v) then
+      args.raise("track.at must be a finite number (a 1D blend space), got " .. show(v))
+    end
+    local x, y = v, nil
+    if dim == 2 then
+      x, y = type(v) == "table" and rawget(v, 1), type(v) == "table" and rawget(v, 2)
+      if not (finite(x) and finite(y)) then
+        args.raise("track.at must be { x, y } of finite numbers (a 2D blend space), got " .. args.typename(v))
+      end
+    end
+    core.track_set_at(self, x, y)
+    return
+  end
   args.raise("cannot set track field '" .. tostring(k) .. "'")
 end
 tmt.__tostring = function(self)
-  return string.format("anim.track(%s, t=%g)", tostring(clip_info(track_uv(self, 1)).name), core.track_time(self))
+  local src = track_uv(self, 1)
+  local info = spaces.is_space(src) and space_info(src) or clip_info(src)
+  return string.format("anim.track(%s, t=%g)", tostring(info.name), core.track_time(self))
 end
 
 -- After collection -----------------------------------------------------------------
