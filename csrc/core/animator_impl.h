@@ -207,7 +207,8 @@ void anim_space_end(anim_animator *a, anim_track *lead);
 int anim_space_follow(anim_animator *a, anim_track *t);
 void anim_space_pass(anim_animator *a, anim_track *lead, double from, double to, int dir, int incl,
                      double e0, double sp);
-void anim_space_skip(anim_animator *a, anim_track *lead, int mode, int dir, double k, double bt);
+void anim_space_skip(anim_animator *a, anim_track *lead, int mode, int dir, double k, double from,
+                     double bt);
 void anim_space_seek(anim_track *lead, double time);
 void anim_space_release(anim_track *lead);
 
@@ -226,7 +227,8 @@ void anim_chain_cancel(anim_track *t);
  * of the update blended into a->rm. */
 void anim_rootmotion_begin(anim_animator *a, anim_track *t);
 void anim_rootmotion_pass(anim_animator *a, anim_track *t, double from, double to);
-void anim_rootmotion_skip(anim_animator *a, anim_track *t, int mode, int dir, double k, double bt);
+void anim_rootmotion_skip(anim_animator *a, anim_track *t, int mode, int dir, double k, double from,
+                          double bt);
 void anim_rootmotion_apply(anim_animator *a);
 
 /* ik.c.  The constraints, in creation order, after blending. */

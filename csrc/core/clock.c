@@ -71,8 +71,8 @@ static void cover(anim_animator *a, anim_track *t, double from, double to, int d
 /* The same for the stretch passed over beyond the pass bound: from the
  * playhead to the bound bt, then k whole lengths (nothing fires). */
 static void cover_skip(anim_animator *a, anim_track *t, int mode, int dir, double k, double bt) {
-  if (t->sp) anim_space_skip(a, t, mode, dir, k, bt);
-  if (a->rm_joint >= 0) anim_rootmotion_skip(a, t, mode, dir, k, bt);
+  if (t->sp) anim_space_skip(a, t, mode, dir, k, t->time, bt);
+  if (a->rm_joint >= 0) anim_rootmotion_skip(a, t, mode, dir, k, t->time, bt);
 }
 
 void anim_track_end(anim_animator *a, anim_track *t, double at) {

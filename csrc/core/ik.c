@@ -162,10 +162,14 @@ static void two_bone(anim_animator *a, const anim_ik_desc *d) {
   lo = fabs(la - lb);
   if (dist > reach) dist = reach;
   if (dist < lo) dist = lo;
-  /* the mid joint: the angle the chain needs at it, against the one it has */
-  ang = acos(clamp1((la * la + lb * lb - dist * dist) / (2 * la * lb)));
-  ang0 = acos(clamp1(-dot3(u, v) / (la * lb)));
+  /* the mid joint: the angle the chain needs at it (straight at the end
+   * of its reach, folded at its start: exactly, where the law of cosines
+   * loses half the digits), against the one it has */
+  if (dist >= reach) ang = ANIM_PI;
+  else if (dist <= lo) ang = 0;
+  else ang = acos(clamp1((la * la + lb * lb - dist * dist) / (2 * la * lb)));
   cross3(n, v, u);  /* (-u) x v: turning v about it opens the angle */
+  ang0 = atan2(len3(n), -dot3(u, v));
   if (len3(n) > 1e-9 * la * lb) {
     unit3(n);
   } else {

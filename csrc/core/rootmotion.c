@@ -116,17 +116,19 @@ void anim_rootmotion_pass(anim_animator *a, anim_track *t, double from, double t
   r->yc = yt;
 }
 
-void anim_rootmotion_skip(anim_animator *a, anim_track *t, int mode, int dir, double k, double bt) {
+void anim_rootmotion_skip(anim_animator *a, anim_track *t, int mode, int dir, double k, double from,
+                          double bt) {
   anim_track_rm *r = &t->rm;
-  double f, whole[4];
-  const double *pb = bt <= 0 ? r->p0 : r->pL;
+  double L = t->clip->length, f, whole[4];
+  const double *pb = bt <= 0 ? r->p0 : r->pL, *pf = from <= 0 ? r->p0 : from >= L ? r->pL : r->pc;
+  double yf = from <= 0 ? r->y0 : from >= L ? r->yL : r->yc;
   int i;
   if (r->b < 0 || r->joint != a->rm_joint) return;
-  /* to the bound, then k whole passes: in a loop each goes the way of
-   * play; in pingpong they alternate, starting the other way, so that
-   * only an odd k leaves one (backwards) */
-  for (i = 0; i < 3; i++) { r->dp[i] += pb[i] - r->pc[i]; whole[i] = r->pL[i] - r->p0[i]; }
-  r->dy += wrap_pi((bt <= 0 ? r->y0 : r->yL) - r->yc);
+  /* from the playhead to the bound, then k whole passes: in a loop each
+   * goes the way of play; in pingpong they alternate, starting the other
+   * way, so that only an odd k leaves one (backwards) */
+  for (i = 0; i < 3; i++) { r->dp[i] += pb[i] - pf[i]; whole[i] = r->pL[i] - r->p0[i]; }
+  r->dy += wrap_pi((bt <= 0 ? r->y0 : r->yL) - yf);
   whole[3] = wrap_pi(r->yL - r->y0);
   f = mode == ANIM_LOOP ? dir * k : (fmod(k, 2) == 1 ? -dir : 0);
   for (i = 0; i < 3; i++) r->dp[i] += f * whole[i];

@@ -169,11 +169,14 @@ void anim_space_pass(anim_animator *a, anim_track *lead, double from, double to,
   }
 }
 
-void anim_space_skip(anim_animator *a, anim_track *lead, int mode, int dir, double k, double bt) {
+void anim_space_skip(anim_animator *a, anim_track *lead, int mode, int dir, double k, double from,
+                     double bt) {
   struct anim_spaceplay *s = lead->sp;
   int i;
   if (!s->space->sync || a->rm_joint < 0) return;
-  for (i = 1; i < s->n; i++) anim_rootmotion_skip(a, s->m[i], mode, dir, k, phase_time(lead, s->m[i], bt));
+  for (i = 1; i < s->n; i++)
+    anim_rootmotion_skip(a, s->m[i], mode, dir, k, phase_time(lead, s->m[i], from),
+                         phase_time(lead, s->m[i], bt));
 }
 
 void anim_space_seek(anim_track *lead, double time) {

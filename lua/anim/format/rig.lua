@@ -134,8 +134,8 @@ function M.joint(rig, j)
     return i
   end
   if math.type(j) == "integer" or (type(j) == "number" and j == math.floor(j)) then
-    if j >= 1 and j <= #info.names then return math.tointeger(j) end
-    return nil, "joint index " .. tostring(j) .. " out of range 1.." .. #info.names
+    if j >= 1 and j <= #info.joints then return math.tointeger(j) end
+    return nil, "joint index " .. tostring(j) .. " out of range 1.." .. #info.joints
   end
   return nil, "joint name or index expected, got " .. args.show(j)
 end

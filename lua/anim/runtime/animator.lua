@@ -507,7 +507,7 @@ local fields = {
 local self_fields = {
   root_motion_joint = function(self)
     local j = core.animator_root_motion_joint(self)
-    return j and rigmod.info(animator_state(self).rig).names[j]
+    return j and rigmod.info(animator_state(self).rig).joints[j].name
   end,
 }
 

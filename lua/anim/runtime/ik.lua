@@ -84,9 +84,13 @@ function M.two_bone_ik(self, def)
   local r = joint(rig, def.root, fname, "root")
   local m = joint(rig, def.mid, fname, "mid")
   local t = joint(rig, def.tip, fname, "tip")
-  local names = rigmod.info(rig).names
-  if not below(rig, m, r) then argerror(1, fname, string.format("mid '%s' is not below root '%s' in the rig", names[m], names[r])) end
-  if not below(rig, t, m) then argerror(1, fname, string.format("tip '%s' is not below mid '%s' in the rig", names[t], names[m])) end
+  local js = rigmod.info(rig).joints
+  if not below(rig, m, r) then
+    argerror(1, fname, string.format("mid '%s' is not below root '%s' in the rig", js[m].name, js[r].name))
+  end
+  if not below(rig, t, m) then
+    argerror(1, fname, string.format("tip '%s' is not below mid '%s' in the rig", js[t].name, js[m].name))
+  end
   local tx, ty, tz = opt(fname, vec3(def.target, "target"))
   local px, py, pz = opt(fname, vec3(def.pole, "pole"))
   local w = opt(fname, unit_number(def.weight, "weight", 1))
