@@ -214,10 +214,12 @@ void anim_space_release(anim_track *lead);
 
 /* chain.c.  At the bound of a track with a track queued after it: the
  * queued one starts at `eb`; returns 1 when t ended there (fade 0), else
- * t fades out over the queued one's fade from eb (its fade-out ends at
- * t->cut_at when within the update).  A queued track whose predecessor
- * ended at `at` starts there; a stop cancels a queued track. */
+ * anim_chain_fade (after the wrap's `looped`, if any) starts t's fade-out
+ * over the queued one's fade from eb (ending at t->cut_at when that is
+ * within the update).  A queued track whose predecessor ended at `at`
+ * starts there; a stop cancels a queued track. */
 int anim_chain_bound(anim_animator *a, anim_track *t, double eb);
+void anim_chain_fade(anim_animator *a, anim_track *t, double eb);
 void anim_chain_start(anim_track *t, double at);
 void anim_chain_cancel(anim_track *t);
 

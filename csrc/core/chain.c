@@ -36,16 +36,22 @@ void anim_chain_cancel(anim_track *t) {
 
 int anim_chain_bound(anim_animator *a, anim_track *t, double eb) {
   anim_track *q = t->queued;
-  double f = q->fade.dur;
   t->queued = NULL;
   anim_chain_start(q, eb);
-  if (f <= 0) {
+  t->cut_at = q->fade.dur;  /* (the fade-out's length, until anim_chain_fade) */
+  if (q->fade.dur <= 0) {
     if (!t->stopping) anim_queue_push(a, eb, t, ANIM_EV_STOPPED, -1);
     anim_track_end(a, t, eb);
     return 1;
   }
   if (t->clip->loop != ANIM_LOOP && t->clip->loop != ANIM_PINGPONG) t->hold_end = 1;
-  if (t->stopping) return 0;  /* already fading out: it ends as it was going to */
+  return 0;
+}
+
+void anim_chain_fade(anim_animator *a, anim_track *t, double eb) {
+  double f = t->cut_at;
+  t->cut_at = -1;
+  if (t->stopping) return;  /* already fading out: it ends as it was going to */
   anim_queue_push(a, eb, t, ANIM_EV_STOPPED, -1);
   t->stopping = 1;
   {
@@ -59,5 +65,4 @@ int anim_chain_bound(anim_animator *a, anim_track *t, double eb) {
     t->fade.elapsed = -eb;
   }
   if (eb + f <= a->dt) t->cut_at = eb + f;
-  return 0;
 }

@@ -112,7 +112,7 @@ static void pass_to(anim_animator *a, anim_track *t, double x, int dir, int incl
 static void advance(anim_animator *a, anim_track *t, double span, double e0) {
   const anim_clip *c = t->clip;
   double L = c->length, v = c->speed * t->speed * t->vscale, sp = fabs(v), D, e = e0;
-  int lead = t->lead == t, mode = L > 0 ? c->loop : ANIM_HOLD, dir, incl = t->fresh, passes = 0;
+  int lead = t->lead == t, mode = L > 0 ? c->loop : ANIM_HOLD, dir, incl = t->fresh, passes = 0, handover;
   if (mode == ANIM_ONCE && (!lead || t->hold_end)) mode = ANIM_HOLD;
   dir = (v < 0 ? -1 : 1) * (mode == ANIM_PINGPONG ? t->pdir : 1);
   /* a speed or a step too large for a double saturates (no NaN, no inf) */
@@ -156,13 +156,12 @@ static void advance(anim_animator *a, anim_track *t, double span, double e0) {
     eb = e + (sp > 0 ? b / sp : 0);
     cover(a, t, t->time, bt, dir, incl, e, sp);
     passes++;
-    if (t->queued) {
+    if ((handover = t->queued != NULL)) {
       /* the track queued after this one starts at this bound (chain.c):
        * this one ends here, or fades out (holding its last frame, or going
        * on into its next pass) until t->cut_at when that is within dt */
       if (anim_chain_bound(a, t, eb)) { t->time = bt; t->tlo = 0; return; }
-      if (mode != ANIM_LOOP && mode != ANIM_PINGPONG) mode = ANIM_HOLD;
-      else if (t->cut_at >= 0 && (t->cut_at - eb) * sp < D - b) D = b + (t->cut_at - eb) * sp;
+      if (mode != ANIM_LOOP && mode != ANIM_PINGPONG) { anim_chain_fade(a, t, eb); mode = ANIM_HOLD; }
     }
     if (mode == ANIM_HOLD) { t->time = bt; t->tlo = 0; return; }
     if (mode == ANIM_ONCE) {
@@ -174,6 +173,10 @@ static void advance(anim_animator *a, anim_track *t, double span, double e0) {
       return;
     }
     if (lead) anim_queue_push(a, eb, t, ANIM_EV_LOOPED, -1);
+    if (handover) {
+      anim_chain_fade(a, t, eb);
+      if (t->cut_at >= 0 && (t->cut_at - eb) * sp < D - b) D = b + (t->cut_at - eb) * sp;
+    }
     if (t->loops < LLONG_MAX) t->loops++;
     D -= b;
     e = eb;
