@@ -21,7 +21,7 @@ CORE_SO   = build/anim/core.so
 RUN = LUA_PATH="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH="build/?.so;;" \
       LUA_PATH_5_4="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH_5_4="build/?.so;;" $(LUA)
 
-EXAMPLES  = walk events retarget convert
+EXAMPLES  = walk events retarget convert character
 
 .PHONY: all build deps deps-test demo test memcheck bench bench-ref lint clean $(EXAMPLES)
 
@@ -57,7 +57,7 @@ demo: deps
 	@$(MAKE) --no-print-directory build
 	$(RUN) examples/walk.lua
 
-# `make events`, `make retarget`, `make convert`: the other examples.
+# `make events`, `make retarget`, `make convert`, `make character`: the other examples.
 $(EXAMPLES): deps
 	@$(MAKE) --no-print-directory build
 	$(RUN) examples/$@.lua
