@@ -146,6 +146,21 @@ describe("a two-bone constraint", function()
     assert.are.equal(1, c.soften)
   end)
 
+  it("reaches on a chain deeper than the ancestors it composes itself (the whole rig's world then)", function()
+    local js = { { name = "j1" } }
+    for i = 2, 80 do js[i] = { name = "j" .. i, parent = "j" .. (i - 1), position = { 0, (i - 1) * 0.5, 0 } } end
+    local deep = assert(anim.rig { joints = js })
+    for _, names in ipairs { { "j3", "j4", "j5" }, { "j77", "j78", "j79" } } do
+      local a = anim.animator(deep)
+      a:update(0)
+      local R = { a:world_transform(names[1]) }
+      local target = { R[1] + 0.6, R[2] + 0.3, R[3] + 0.2 }
+      a:two_bone_ik { root = names[1], mid = names[2], tip = names[3], target = target, pole = { 0, 0, 100 } }
+      a:update(0)
+      assert.is_true(dist(pos(a, names[3]), target) < 1e-9, names[1])
+    end
+  end)
+
   it("leaves a degenerate chain alone, with no NaN", function()
     local flat = assert(anim.rig { joints = {
       { name = "a" }, { name = "b", parent = "a" }, { name = "c", parent = "b", position = { 0, 1, 0 } },

@@ -150,6 +150,9 @@ enum { ACC_BUDGET = 0, ACC_POS = 3, ACC_ROT = 6, ACC_SCL = 10, ACC_REF = 13, ACC
 void anim_track_step(anim_animator *a, anim_track *t);
 /* blend.c: the pose of this update from the contributing tracks. */
 void anim_blend_pose(anim_animator *a);
+/* pose.c: the world transform w of a joint from its parent's pw and its
+ * local transform l (what anim_animator_world composes down the rig). */
+void anim_pose_compose(const double pw[10], const double l[10], double w[10]);
 /* queue.c: queues an event `at` seconds into the update (a->oom is set
  * when the queue cannot grow), and sorts the queue into delivery order. */
 void anim_queue_push(anim_animator *a, double at, anim_track *t, int type, int item);

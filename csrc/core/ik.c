@@ -86,17 +86,49 @@ static void from_to(double q[4], const double *a, const double *b) {
 
 static void qconj(double o[4], const double q[4]) { o[0] = -q[0]; o[1] = -q[1]; o[2] = -q[2]; o[3] = q[3]; }
 
+/* The world transforms a constraint reads: those of joint `last` and its
+ * ancestors, composed down from its root as pose.c does (a few joints,
+ * not the whole rig; the whole rig's, cached, when the chain is deeper
+ * than ANCESTORS).  w[j * 10] for each joint j of the path. */
+#define ANCESTORS 64
+typedef struct { int n, path[ANCESTORS]; double w[ANCESTORS][10]; int all; } chain_world;
+
+static void chain_of(anim_animator *a, int last, chain_world *cw) {
+  const anim_rig *r = a->rig;
+  int j, n = 0, k;
+  for (j = last; j >= 0 && n < ANCESTORS; j = r->parent[j]) cw->path[n++] = j;
+  cw->all = j >= 0;
+  cw->n = n;
+  if (cw->all) return;
+  for (k = n - 1; k >= 0; k--) {
+    double l[10];
+    anim_animator_local(a, cw->path[k], l);
+    if (k == n - 1) memcpy(cw->w[k], l, sizeof l);
+    else anim_pose_compose(cw->w[k + 1], l, cw->w[k]);
+  }
+}
+
+/* The world transform of joint j (on the path, or -1 for "the parent of
+ * the path's root": the identity). */
+static void world_of(anim_animator *a, const chain_world *cw, int j, double out[10]) {
+  int k;
+  if (j < 0) {
+    static const double id[10] = { 0, 0, 0, 0, 0, 0, 1, 1, 1, 1 };
+    memcpy(out, id, sizeof id);
+    return;
+  }
+  if (cw->all) { anim_animator_world(a, j, out); return; }
+  for (k = 0; k < cw->n; k++)
+    if (cw->path[k] == j) { memcpy(out, cw->w[k], sizeof(double) * 10); return; }
+  anim_animator_world(a, j, out);  /* (not on the path: not asked for) */
+}
+
 /* The turn the joint's local rotation is given in: its parent's world
  * turn times its rest turn (pose.c: world = parent . rest . offset). */
-static void frame_of(anim_animator *a, int j, double f[4]) {
-  const anim_rig *r = a->rig;
-  if (r->parent[j] >= 0) {
-    double w[10];
-    anim_animator_world(a, r->parent[j], w);
-    anim_quat_mul(f, w + 3, r->rest_rot[j]);
-  } else {
-    memcpy(f, r->rest_rot[j], sizeof(double) * 4);
-  }
+static void frame_of(anim_animator *a, const chain_world *cw, int j, double f[4]) {
+  double w[10];
+  world_of(a, cw, a->rig->parent[j], w);
+  anim_quat_mul(f, w + 3, a->rig->rest_rot[j]);
 }
 
 /* Joint j's offset rotation once the world turn R is applied to it
@@ -134,11 +166,13 @@ static void two_bone(anim_animator *a, const anim_ik_desc *d) {
   double wr[10], wm[10], wt[10], fr[4], fm[4], u[3], v[3], t[3], n[3], pv[3];
   double la, lb, lt, reach, lo, dist, ang, ang0, Rm[4], Rb[4], Rc[4], R[4], v2[3], e[3], m[3];
   double w = d->weight;
-  anim_animator_world(a, jr, wr);
-  anim_animator_world(a, jm, wm);
-  anim_animator_world(a, jt, wt);
-  frame_of(a, jr, fr);
-  frame_of(a, jm, fm);
+  chain_world cw;
+  chain_of(a, jt, &cw);  /* (the tip's path holds the mid joint and the root) */
+  world_of(a, &cw, jr, wr);
+  world_of(a, &cw, jm, wm);
+  world_of(a, &cw, jt, wt);
+  frame_of(a, &cw, jr, fr);
+  frame_of(a, &cw, jm, fm);
   sub3(u, wm, wr);
   sub3(v, wt, wm);
   sub3(t, d->target, wr);
@@ -208,8 +242,10 @@ static void aim(anim_animator *a, const anim_ik_desc *d) {
   int j = d->j[0];
   double wj[10], f[4], dir[3], fl[3], ul[3], cf[3], q1[4], q[4], cu[3], u[3], c[3], Q[4];
   double y[3] = { 0, 1, 0 }, k;
-  anim_animator_world(a, j, wj);
-  frame_of(a, j, f);
+  chain_world cw;
+  chain_of(a, j, &cw);
+  world_of(a, &cw, j, wj);
+  frame_of(a, &cw, j, f);
   sub3(dir, d->target, wj);
   if (!(len3(dir) > 1e-12) || !unit3(dir)) return;  /* the target on the joint */
   memcpy(fl, d->fwd, sizeof fl);

@@ -254,17 +254,9 @@ static int animator_event(lua_State *L) {
 }
 
 /* The animator at index 1 of a reader of the pose (called per joint, per
- * character, per frame): its metatable is compared with the one in the
- * reader's upvalue instead of being looked up in the registry by name. */
-static anim_animator *reader_animator(lua_State *L) {
-  animator_box *b = lua_touserdata(L, 1);
-  if (b && lua_getmetatable(L, 1)) {
-    int same = lua_rawequal(L, -1, lua_upvalueindex(1));
-    lua_pop(L, 1);
-    if (same && b->a) return b->a;
-  }
-  return check_animator(L, 1);  /* raises the usual message */
-}
+ * character, per frame): anim_lua_upanimator (the animator metatable is
+ * the reader's upvalue). */
+#define reader_animator anim_lua_upanimator
 
 static int push10(lua_State *L, const double *v) {
   int i;

@@ -21,7 +21,7 @@ static int set_root_motion(lua_State *L) {
 static int root_motion(lua_State *L) {
   double m[7];
   int i;
-  anim_animator_root_motion(anim_lua_checkanimator(L, 1), m);
+  anim_animator_root_motion(anim_lua_upanimator(L), m);
   for (i = 0; i < 7; i++) lua_pushnumber(L, m[i]);
   return 7;
 }
@@ -83,7 +83,7 @@ static int ik_remove(lua_State *L) {
 /* core.ik_set(animator, id, field, x [, y, z]) -> boolean (a field of one
  * number reads x only) */
 static int ik_set(lua_State *L) {
-  anim_animator *a = anim_lua_checkanimator(L, 1);
+  anim_animator *a = anim_lua_upanimator(L);
   lua_Integer id = luaL_checkinteger(L, 2);
   int f = (int)anim_lua_checkrange(L, 3, 0, ANIM_IKFIELD_COUNT - 1, "constraint field");
   double v[3] = { 0, 0, 0 };
@@ -107,15 +107,24 @@ static int ik_get(lua_State *L) {
 
 static const luaL_Reg funcs[] = {
   {"animator_set_root_motion", set_root_motion},
-  {"animator_root_motion", root_motion},
   {"animator_root_motion_joint", root_motion_joint},
   {"track_queue_after", queue_after},
   {"track_queued", track_queued},
   {"ik_add", ik_add},
   {"ik_remove", ik_remove},
-  {"ik_set", ik_set},
   {"ik_get", ik_get},
   {NULL, NULL}
 };
 
-void anim_lua_open_gameplay(lua_State *L) { luaL_setfuncs(L, funcs, 0); }
+/* Called every frame: the animator metatable is their upvalue. */
+static const luaL_Reg per_frame[] = {
+  {"animator_root_motion", root_motion},
+  {"ik_set", ik_set},
+  {NULL, NULL}
+};
+
+void anim_lua_open_gameplay(lua_State *L) {
+  luaL_setfuncs(L, funcs, 0);
+  luaL_getmetatable(L, ANIM_ANIMATOR_MT);
+  luaL_setfuncs(L, per_frame, 1);
+}

@@ -92,6 +92,16 @@ anim_animator *anim_lua_checkanimator(lua_State *L, int arg) {
   return b->a;
 }
 
+anim_animator *anim_lua_upanimator(lua_State *L) {
+  anim_animator_box *b = lua_touserdata(L, 1);
+  if (b && lua_getmetatable(L, 1)) {
+    int same = lua_rawequal(L, -1, lua_upvalueindex(1));
+    lua_pop(L, 1);
+    if (same && b->a) return b->a;
+  }
+  return anim_lua_checkanimator(L, 1);  /* raises the usual message */
+}
+
 anim_track *anim_lua_checktrack(lua_State *L, int arg) {
   anim_track_box *b = anim_lua_checkbox(L, arg, ANIM_TRACK_MT);
   if (!b->t) anim_lua_argerror(L, arg, "track is not built");

@@ -90,6 +90,10 @@ void anim_lua_settrack(lua_State *L, int box, anim_track *t, int src, int animat
 anim_clip *anim_lua_checkclip(lua_State *L, int arg);
 anim_rig *anim_lua_checkrig(lua_State *L, int arg);
 anim_animator *anim_lua_checkanimator(lua_State *L, int arg);
+/* The same at index 1 for the functions called every frame, whose upvalue
+ * 1 is the animator metatable: compared with it instead of looked up in
+ * the registry by name. */
+anim_animator *anim_lua_upanimator(lua_State *L);
 anim_track *anim_lua_checktrack(lua_State *L, int arg);
 
 /* Each adds its functions (and metatables) to the module table on the top

@@ -581,9 +581,12 @@ end
 function tmethods.set_at(self, x, y)
   local src = track_uv(self, 1)
   if not spaces.is_space(src) then args.raise("track:set_at: the track plays a clip, not a blend space") end
-  local p = x
-  if space_info(src).dimensions == 2 then p = { x, y } end
-  core.track_set_at(self, spaces.check_at(src, p, 1, "set_at", "x, y"))
+  local two = space_info(src).dimensions == 2
+  if not finite(x) or (two and not finite(y)) then
+    argerror(1, "set_at", (two and "x, y must be finite numbers (a 2D blend space), got " .. show(x) .. ", " .. show(y))
+      or ("x must be a finite number (a 1D blend space), got " .. show(x)))
+  end
+  core.track_set_at(self, x, y)
 end
 
 function tmethods.on_marker(self, name, fn)

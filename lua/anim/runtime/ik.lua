@@ -54,16 +54,16 @@ local function joint(rig, j, fname, what)
   return i
 end
 
--- A constraint's state is in the core; the Lua object is an empty table
--- (every field goes through its metatable) and this holds its animator
--- (which keeps it alive), its id, its kind and whether it was removed.
+-- A constraint's state is in the core; the Lua object holds, under a key
+-- no script has (so that every field of its own goes through the
+-- metatable), its animator (which keeps it alive), its id, its kind and
+-- whether it was removed.
 local Constraint = {}
-local state = setmetatable({}, { __mode = "k" })
+local STATE = {}
+local function state_of(c) return rawget(c, STATE) end
 
 local function new_constraint(animator, id, kind)
-  local c = setmetatable({}, Constraint)
-  state[c] = { animator = animator, id = id, kind = kind, removed = false }
-  return c
+  return setmetatable({ [STATE] = { animator = animator, id = id, kind = kind, removed = false } }, Constraint)
 end
 
 -- Is joint lo below joint hi in the rig?
@@ -126,27 +126,41 @@ end
 
 -- The live state of a constraint, else raises (named by what).
 local function live(self, what)
-  local st = state[self]
+  local st = state_of(self)
   if st.removed then args.raise(what .. ": the constraint was removed") end
   return st
 end
 
 local methods = {}
 
-local function set3(self, field, fname, x, y, z)
+-- (called every frame: the checks inline, x - x is 0 for finite numbers
+-- only; a failing one says what is wrong)
+local function bad3(self, fname, x, y, z)
   local st = live(self, "constraint:" .. fname)
-  if field == FIELD.pole and st.kind ~= "two_bone" then args.raise("constraint:set_pole: an aim constraint has no pole") end
-  if not (finite(x) and finite(y) and finite(z)) then
-    argerror(1, fname, "x, y, z must be finite numbers, got " .. show(x) .. ", " .. show(y) .. ", " .. show(z))
-  end
-  ik_set(st.animator, st.id, field, x, y, z)
+  if fname == "set_pole" and st.kind ~= "two_bone" then args.raise("constraint:set_pole: an aim constraint has no pole") end
+  argerror(1, fname, "x, y, z must be finite numbers, got " .. show(x) .. ", " .. show(y) .. ", " .. show(z))
 end
-function methods.set_target(self, x, y, z) set3(self, FIELD.target, "set_target", x, y, z) end
-function methods.set_pole(self, x, y, z) set3(self, FIELD.pole, "set_pole", x, y, z) end
+local TARGET, POLE = FIELD.target, FIELD.pole
+function methods.set_target(self, x, y, z)
+  local st = self[STATE]
+  if st.removed or type(x) ~= "number" or type(y) ~= "number" or type(z) ~= "number"
+      or x - x ~= 0 or y - y ~= 0 or z - z ~= 0 then
+    return bad3(self, "set_target", x, y, z)
+  end
+  ik_set(st.animator, st.id, TARGET, x, y, z)
+end
+function methods.set_pole(self, x, y, z)
+  local st = self[STATE]
+  if st.removed or st.kind ~= "two_bone" or type(x) ~= "number" or type(y) ~= "number" or type(z) ~= "number"
+      or x - x ~= 0 or y - y ~= 0 or z - z ~= 0 then
+    return bad3(self, "set_pole", x, y, z)
+  end
+  ik_set(st.animator, st.id, POLE, x, y, z)
+end
 
 -- Removes it (the next update is made without it); a second remove does nothing.
 function methods.remove(self)
-  local st = state[self]
+  local st = state_of(self)
   if st.removed then return end
   core.ik_remove(st.animator, st.id)
   st.removed = true
@@ -177,7 +191,7 @@ Constraint.__name = "anim.constraint"
 Constraint.__index = function(self, k)
   local m = methods[k]
   if m then return m end
-  local st = state[self]
+  local st = state_of(self)
   local f = fields[k] or (st.kind == "two_bone" and two_bone_fields[k])
   if not f then return nil end
   if st.removed and k ~= "kind" and k ~= "animator" and k ~= "removed" then return nil end
@@ -193,7 +207,7 @@ Constraint.__newindex = function(self, k, v)
   ik_set(st.animator, st.id, s[2], x, y, z)
 end
 Constraint.__tostring = function(self)
-  local st = state[self]
+  local st = state_of(self)
   return string.format("anim.constraint(%s%s)", st.kind, st.removed and ", removed" or "")
 end
 
