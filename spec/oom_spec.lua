@@ -55,7 +55,7 @@ describe("out of memory", function()
     local failures, base = 0, nil
     for n = 1, total + 5 do
       local host = anim.animator(rig)
-      local _, ok, seen, time = fa.pcall(n, persist, scen or scenario, host)
+      local _, ok, seen, time = fa.pcall(n, persist, scen, host)
       if ok then
         assert.are.equal(ref_seen, seen)
         assert.are.equal(ref_time, time)
@@ -84,19 +84,23 @@ describe("out of memory", function()
     return failures
   end
 
-  it("fails every allocation in turn with a memory error, leaving everything usable", function()
+  -- Both sweeps over a scenario: from allocation n on, everything fails
+  -- (each run up to the last allocation raises); then only allocation n
+  -- fails (Lua retries its own after an emergency collection; the core's
+  -- fail): whatever happens stays consistent.
+  local function sweeps(scen)
     collectgarbage()
-    local ref_seen, ref_time = scenario(anim.animator(rig))
+    local ref_seen, ref_time = scen(anim.animator(rig))
     assert.is_true(ref_seen > 0)
-    local total = fa.pcall(0, false, scenario, anim.animator(rig))
+    local total = fa.pcall(0, false, scen, anim.animator(rig))
     assert.is_true(total > 50, "the scenario allocates (" .. total .. ")")
-    -- from allocation n on, everything fails: each run up to the last
-    -- allocation raises
-    local failures = sweep(true, total, ref_seen, ref_time)
+    local failures = sweep(true, total, ref_seen, ref_time, scen)
     assert.is_true(failures >= total - 5, failures .. " failures of " .. total)
-    -- only allocation n fails (Lua retries its own after an emergency
-    -- collection; the core's fail): whatever happens stays consistent
-    sweep(false, total, ref_seen, ref_time)
+    sweep(false, total, ref_seen, ref_time, scen)
+  end
+
+  it("fails every allocation in turn with a memory error, leaving everything usable", function()
+    sweeps(scenario)
   end)
 
   -- Blend spaces, queued clips, cross-fades, root motion and constraints:
@@ -124,14 +128,7 @@ describe("out of memory", function()
   end
 
   it("fails every allocation of blend spaces, queued clips, root motion and constraints in turn", function()
-    collectgarbage()
-    local ref_seen, ref_time = gameplay(anim.animator(rig))
-    assert.is_true(ref_seen > 0)
-    local total = fa.pcall(0, false, gameplay, anim.animator(rig))
-    assert.is_true(total > 50, "the scenario allocates (" .. total .. ")")
-    local failures = sweep(true, total, ref_seen, ref_time, gameplay)
-    assert.is_true(failures >= total - 5, failures .. " failures of " .. total)
-    sweep(false, total, ref_seen, ref_time, gameplay)
+    sweeps(gameplay)
   end)
 
   -- The long tier (make test-long): the same sweeps over every example
