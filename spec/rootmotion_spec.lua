@@ -161,6 +161,21 @@ describe("root motion", function()
     assert.is_true(H.near(z, 2 + 0.5, 1e-12))
   end)
 
+  it("keeps the motion of a track that hands over to a queued one within the update", function()
+    -- A moves z 0 -> 1 a second, B 0 -> 3; B queued after A with fade 0:
+    -- the update that crosses A's end moves A's rest then B's start
+    local A = walk("A", 1, { 0, 0, 0 }, { 0, 0, 1 }, "loop")
+    local B = walk("B", 1, { 0, 0, 0 }, { 0, 0, 3 }, "loop")
+    local a = anim.animator(rig, { root_motion = "hips" })
+    local ta = a:play(A, { fade = 0 })
+    a:play(B, { after = ta, fade = 0 })
+    a:update(0.75)
+    a:update(0.5) -- A from 0.75 to its end, then B from 0 to 0.25
+    local z = motion(a)[3]
+    local want = (1 - A:sample(0.75).hips.position[3]) + B:sample(0.25).hips.position[3]
+    assert.is_true(H.near(z, want, 1e-12), z .. " " .. want)
+  end)
+
   it("is in the rig's space: the joint's parents at rest", function()
     local turned = assert(anim.rig { joints = {
       { name = "root", rotation = { 0, 90, 0 } }, { name = "hips", parent = "root", position = { 0, 1, 0 } },

@@ -234,6 +234,18 @@ void anim_rootmotion_apply(anim_animator *a) {
       my += w * t->rm.dy;
     }
   }
+  /* tracks that ended within this update and are not posed by it (a
+   * hand-over with fade 0, a fade-out's end) moved up to their end: their
+   * motion counts at the weight they had (0 at the end of a fade-out) */
+  for (i = 0; i < a->ntracks; i++) {
+    const anim_track *t = a->tracks[i];
+    double w;
+    if (t->state != TR_ENDED || t->shows_last || t->rm.b < 0 || t->rm.joint != j) continue;
+    w = anim_ramp_value(&t->lead->weight) * anim_ramp_value(&t->lead->fade) * t->bw *
+        t->clip->joints[t->cj[t->rm.b]].weight;
+    if (t->rm.ch & ANIM_CH_POS) for (c = 0; c < 3; c++) mp[c] += w * t->rm.dp[c];
+    if (t->rm.ch & ANIM_CH_ROT) my += w * t->rm.dy;
+  }
   p = &a->pose[j * 10];
   for (c = 0; c < 3; c++) p[c] = pos[c];
   for (c = 0; c < 4; c++) p[3 + c] = rot[c];
