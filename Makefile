@@ -23,7 +23,7 @@ RUN = LUA_PATH="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH="build/?.so;;" \
 
 EXAMPLES  = walk events retarget convert character
 
-.PHONY: all build deps deps-test demo test memcheck bench bench-ref lint clean $(EXAMPLES)
+.PHONY: all build deps deps-test demo test test-long memcheck bench bench-ref lint clean $(EXAMPLES)
 
 all: build
 

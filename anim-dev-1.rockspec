@@ -1,5 +1,5 @@
 -- luarocks --lua-version=5.4 make --deps-mode=none   (Debian provides lua-cjson,
--- lua-lpeg and lua-expat).  The build is the Makefile's: `make build` with
+-- lua-lpeg, lua-expat and lua-argparse).  The build is the Makefile's: `make build` with
 -- LuaRocks' CFLAGS and Lua headers, then `make install` into the rock's
 -- folders, so the core is compiled with the flags `make test` tests
 -- (-std=c99 -ffp-contract=off) and every Lua file under lua/ is installed.
@@ -26,6 +26,7 @@ dependencies = {
   "lua-cjson",
   "lpeg", -- the Blockbench importer's Molang parser (Debian: lua-lpeg)
   "luaexpat", -- the legacy XML importer's parser (Debian: lua-expat)
+  "argparse", -- the command's command line (Debian: lua-argparse)
 }
 build = {
   type = "make",

@@ -184,9 +184,17 @@ function M.run(data)
   local xclip = check_answer("anim.decode_xml", must_not_raise("anim.decode_xml", anim.decode_xml, data, NAME))
   if xclip then must_not_raise("using an imported XML clip", use_clip, xclip, false) end
 
-  local bb = check_answer("anim.decode_blockbench",
-    must_not_raise("anim.decode_blockbench", anim.decode_blockbench, data, NAME))
+  local bbs, warnings = must_not_raise("anim.decode_blockbench", anim.decode_blockbench, data, NAME)
+  local bb = check_answer("anim.decode_blockbench", bbs, warnings)
   if bb then
+    -- an import answers clips and a list of warnings, each a message on a
+    -- channel's path (or the file's)
+    if type(warnings) ~= "table" then bug("anim.decode_blockbench returned clips without a list of warnings") end
+    for _, w in ipairs(warnings) do
+      if type(w.message) ~= "string" or (w.channel ~= nil and type(w.channel) ~= "string") then
+        bug("anim.decode_blockbench: a warning that is not { animation, channel, message }")
+      end
+    end
     local n = 0
     for _, c in pairs(bb) do
       n = n + 1

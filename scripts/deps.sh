@@ -29,6 +29,8 @@ check() {
     "$LUA" -e 'require "lpeg"' >/dev/null 2>&1 || need lua-lpeg
     # the legacy XML importer parses with expat
     "$LUA" -e 'require "lxp"' >/dev/null 2>&1 || need lua-expat
+    # the command parses its command line with lua-argparse
+    "$LUA" -e 'require "argparse"' >/dev/null 2>&1 || need lua-argparse
     if [ "$1" = test ]; then
       "$LUA" -e 'require "busted.runner"' >/dev/null 2>&1 || need lua-busted
     fi
@@ -36,6 +38,7 @@ check() {
     need lua-cjson
     need lua-lpeg
     need lua-expat
+    need lua-argparse
     [ "$1" = test ] && need lua-busted
   fi
   if [ "$1" = test ]; then

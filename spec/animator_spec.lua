@@ -115,7 +115,7 @@ describe("reading the pose", function()
     }
     for m, call in pairs(calls) do
       local bad = "bad argument #1 to '" .. m .. "' ("
-      assert.are.equal(bad .. "unknown joint 'nope')", err(function() return call("nope") end))
+      assert.are.equal(bad .. "no joint 'nope' in rig 'rig')", err(function() return call("nope") end))
       assert.are.equal(bad .. "joint index 0 out of range 1..2)", err(function() return call(0) end))
       assert.are.equal(bad .. "joint index 3 out of range 1..2)", err(function() return call(3) end))
       -- (integers beyond int, and floats beyond lua_Integer: no cast wraps them onto a joint)

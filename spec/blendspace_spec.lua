@@ -367,7 +367,9 @@ describe("blend space errors", function()
 
   it("name the bad point and field", function()
     local cases = {
-      { 42, "table expected, got number" },
+      { 42, "table of options expected, got number" },
+      { { points = { { clip = a, at = 0 } }, snyc = true }, "unknown option 'snyc'; did you mean 'sync'?" },
+      { { points = { { clip = a, att = 0 } } }, "points[1]: unknown field 'att'; did you mean 'at'? (a point has clip and at)" },
       { {}, "points must be a list of { clip = clip, at = place }, got nil" },
       { { points = {} }, "points must hold 1 to 64 points, got 0" },
       { { points = { 3 } }, "points[1] must be a table { clip = clip, at = place }, got number" },
@@ -414,6 +416,7 @@ describe("blend space errors", function()
     assert.truthy(err(an.play, an, s2, { at = 3 }):find("bad argument #2 to 'play' (at must be { x, y } of finite numbers (a 2D blend space), got number)", 1, true))
     assert.truthy(err(an.play, an, a, { at = 0 }):find("bad argument #2 to 'play' (at: only a blend space takes a parameter (this is clip 'a'))", 1, true))
     assert.truthy(err(an.play, an, 7):find("bad argument #1 to 'play' (clip or blend space expected, got number)", 1, true))
+    assert.truthy(err(an.play, an, s1, { att = 0.5 }):find("bad argument #2 to 'play' (unknown option 'att'; did you mean 'at'?)", 1, true))
     local t1, t2, tc = an:play(s1), an:play(s2), an:play(a)
     assert.truthy(err(function() t1.at = { 1 } end):find("track.at must be a finite number (a 1D blend space), got table", 1, true))
     assert.truthy(err(function() t2.at = 1 end):find("track.at must be { x, y } of finite numbers (a 2D blend space), got number", 1, true))

@@ -140,15 +140,18 @@ describe("Blockbench import: the data files", function()
     end)
   end
 
-  it("refuses knight.bbmodel with the Molang message: its attacks use the variable 'degrees'", function()
-    local clips, err = anim.import_blockbench(DATA .. "BetterModel/knight.bbmodel")
-    assert.is_nil(clips)
-    -- the animators are visited in uuid order; the first Molang with
-    -- 'degrees' in that order is the head's in left_attack_1
-    assert.are.equal(DATA .. "BetterModel/knight.bbmodel: animations[2].animators[\"34097e46-c233-c03c-d8b9-aee154c9946f\"]"
-      .. ".keyframes[1].data_points[1].y: animation 'left_attack_1', bone 'h_ph_head', rotation y: "
-      .. "cannot import Molang '-75 * math.sin(query.anim_time / 0.5 * degrees / 2)': unknown name 'degrees' "
-      .. "(only numbers, query.anim_time and math functions can be imported)", err)
+  it("imports knight.bbmodel with its placeholder degrees = 180, saying so for every channel that reads it", function()
+    local clips, warnings = anim.import_blockbench(DATA .. "BetterModel/knight.bbmodel")
+    for _, n in ipairs { "roll", "left_attack_1", "left_attack_2", "left_attack_3" } do
+      assert.is_true(anim.is_clip(clips[n]), n)
+    end
+    -- Blockbench's variable placeholder panel says degrees=180: its preview
+    -- value, read as Blockbench reads it, with a warning per channel
+    assert.is_true(#warnings > 0)
+    for _, w in ipairs(warnings) do
+      assert.truthy(w.message:match(": degrees read as 180 %(the file's variable placeholders%)$"), w.message)
+      assert.truthy(w.animation:match("^left_attack_%d$"), w.animation)
+    end
   end)
 end)
 
@@ -380,6 +383,11 @@ describe("Blockbench import: rest + angles", function()
     -- turns pri_right_item (rest x = -90) about y and z as well.
     local text = H.read(DATA .. "BetterModel/knight.bbmodel"):gsub("degrees", "180")
     local c = assert(anim.decode_blockbench(text, "knight.bbmodel")).left_attack_3
+    -- the same as the file itself, read with its placeholder
+    local d = assert(anim.import_blockbench(DATA .. "BetterModel/knight.bbmodel")).left_attack_3
+    for t = 0, 0.75, 0.05 do
+      assert.is_true(qangle(c:sample(t).pri_right_item.rotation, d:sample(t).pri_right_item.rotation) <= 1e-9)
+    end
     assert.are.equal(4, #source(c).joints.pri_right_item.rotation[1][2])
     -- the key at 0.25: Blockbench shows zyx(-90 + 27.697928082, -29.8984523542, -46.3767048046)
     local want = zyx(-90 + 27.697928082, -29.8984523542, -46.3767048046)
@@ -716,19 +724,29 @@ describe("Blockbench import: Bedrock channel shapes (synthetic)", function()
     assert.are.equal(0.5, source(c).joints.b.weight)
   end)
 
-  it("accepts the default anim_time_update in any of its spellings, and nothing else", function()
+  it("reads the default anim_time_update in any of its spellings, a constant rate as the clip's speed, and says it follows no other", function()
     for _, atu in ipairs { "query.anim_time + query.delta_time", "q.anim_time + q.delta_time",
       "query.delta_time + query.anim_time", "q.delta_time+query.anim_time", "(Query.Anim_Time + Q.Delta_Time)",
       " q.anim_time\n+ q.delta_time " } do
-      local clips, err = decode(bedrock { a = { anim_time_update = atu, bones = { b = { rotation = { 0, 0, 0 } } } } })
-      assert(clips, err)
+      local clips, w = decode(bedrock { a = { anim_time_update = atu, bones = { b = { rotation = { 0, 0, 0 } } } } })
+      assert.are.same({}, w)
+      assert.are.equal(1, clips.a.speed)
     end
-    for _, atu in ipairs { "q.anim_time", "q.anim_time + q.delta_time * 2", "q.anim_time - q.delta_time",
-      "q.anim_time + q.anim_time", "q.anim_time + q.delta_time + 0", "v.anim_time + q.delta_time", "q.anim_time +" } do
-      local clips, err = decode(bedrock { a = { anim_time_update = atu, bones = { b = { rotation = { 0, 0, 0 } } } } })
-      assert.is_nil(clips, atu)
-      assert.are.equal(string.format("synthetic: animations.a.anim_time_update: animation 'a': anim_time_update '%s'" ..
-        " is not supported (a clip's time runs at the animation's speed)", atu), err)
+    -- query.anim_time + query.delta_time * k: the time runs k times as fast
+    for _, atu in ipairs { "q.anim_time + q.delta_time * 2", "q.anim_time + 2 * q.delta_time", "2*q.delta_time+q.anim_time" } do
+      local clips, w = decode(bedrock { a = { anim_time_update = atu, bones = { b = { rotation = { 0, 0, 0 } } } } })
+      assert.are.same({}, w)
+      assert.are.equal(2, clips.a.speed, atu)
+    end
+    for _, atu in ipairs { "q.anim_time", "q.anim_time - q.delta_time", "q.anim_time + q.anim_time",
+      "q.anim_time + q.delta_time + 0", "v.anim_time + q.delta_time", "query.modified_distance_moved",
+      "q.anim_time + q.delta_time * v.speed", "q.anim_time +" } do
+      local clips, w = decode(bedrock { a = { anim_time_update = atu, bones = { b = { rotation = { 0, 0, 0 } } } } })
+      assert.is_true(anim.is_clip(clips.a), atu)
+      assert.are.equal(1, clips.a.speed)
+      assert.are.same({ { animation = "a", channel = "animations.a.anim_time_update", message = string.format(
+        "animation 'a': anim_time_update '%s' is not followed: the clip's time runs at the animation's speed (as"
+        .. " Blockbench previews it)", atu) } }, w)
     end
   end)
 
@@ -879,19 +897,21 @@ describe("Blockbench import: .bbmodel keys the data lacks (synthetic)", function
     c = assert(decode(doc { blend_weight = "0.5", start_delay = "0", anim_time_update = "q.anim_time + q.delta_time" })).a
     assert.are.equal(0.5, source(c).joints.b.weight)
     local CASES = {
-      { { blend_weight = "2" }, "synthetic: animations[1].blend_weight: animation 'a': blend_weight must be between 0 and 1, got 2" },
-      { { blend_weight = "q.anim_time" },
-        "synthetic: animations[1].blend_weight: animation 'a': blend_weight must be a constant, got 'q.anim_time'" },
-      { { start_delay = "0.5" },
-        "synthetic: animations[1].start_delay: animation 'a': start_delay is not supported (a clip has no delays), got 0.5" },
-      { { loop_delay = "1" },
-        "synthetic: animations[1].loop_delay: animation 'a': loop_delay is not supported (a clip has no delays), got 1" },
-      { { anim_time_update = "q.anim_time + q.delta_time * 2" },
-        "synthetic: animations[1].anim_time_update: animation 'a': anim_time_update 'q.anim_time + q.delta_time * 2'" ..
-        " is not supported (a clip's time runs at the animation's speed)" },
+      { { blend_weight = "2" }, "animations[1].blend_weight", "animation 'a': blend_weight 2 read as 1 (a joint's weight is at most 1)" },
+      { { blend_weight = "q.anim_time" }, "animations[1].blend_weight",
+        "animation 'a': blend_weight 'q.anim_time' depends on the game: the clip plays at full weight" },
+      { { start_delay = "0.5" }, "animations[1].start_delay",
+        "animation 'a': start_delay '0.5' is not followed: a clip has no delays (Blockbench's preview ignores it too)" },
+      { { loop_delay = "1" }, "animations[1].loop_delay",
+        "animation 'a': loop_delay '1' is not followed: a clip has no delays (Blockbench's preview ignores it too)" },
+      { { anim_time_update = "q.anim_time + q.delta_time * v.x" }, "animations[1].anim_time_update",
+        "animation 'a': anim_time_update 'q.anim_time + q.delta_time * v.x' is not followed: the clip's time runs at the"
+        .. " animation's speed (as Blockbench previews it)" },
     }
     for _, case in ipairs(CASES) do
-      assert.are.same({ nil, case[2] }, { decode(doc(case[1])) })
+      local clips, w = decode(doc(case[1]))
+      assert.is_true(anim.is_clip(clips.a))
+      assert.are.same({ { animation = "a", channel = case[2], message = case[3] } }, w)
     end
   end)
 
@@ -988,189 +1008,246 @@ describe("Blockbench import: messages", function()
     return k
   end
   local P = 'animations[1].animators.u.keyframes[1]'
+  -- kind: "file" (nil, message), "refused" (the animation is not
+  -- imported: a warning "not imported: ..." at the path), "warned" (the
+  -- animation is imported, with this warning at the path; animation = nil
+  -- for one about the file as a whole)
   local CASES = {
-    { "a variable in a .bbmodel key", bbdoc(kf { x = "v.speed * 2", y = 0, z = 0 }),
-      "f: " .. P .. ".data_points[1].x: animation 'a', bone 'b', rotation x: cannot import Molang 'v.speed * 2': "
-        .. "variable 'v.speed' (only numbers, query.anim_time and math functions can be imported)" },
-    { "another query in a Bedrock channel", bedrock { walk = { bones = { leg = { rotation = { "q.life_time * 10", 0, 0 } } } } },
-      "f: animations.walk.bones.leg.rotation[1]: animation 'walk', bone 'leg', rotation x: cannot import Molang "
-        .. "'q.life_time * 10': query 'q.life_time' (only numbers, query.anim_time and math functions can be imported)" },
-    { "Molang that is not an expression", bedrock { walk = { bones = { leg = { position = { 0, "1 +", 0 } } } } },
+    { "a variable in a .bbmodel key (read as 0)", bbdoc(kf { x = "v.speed * 2", y = 0, z = 0 }), "warned",
+      "f: animations[1].animators.u.keyframes: animation 'a', bone 'b', rotation: variable.speed read as 0 (unknown here:"
+        .. " the game gives it; options.molang.variables can)" },
+    { "another query in a Bedrock channel (life_time follows the time)",
+      bedrock { walk = { bones = { leg = { rotation = { "q.life_time * 10", 0, 0 } } } } }, "warned",
+      "f: animations.walk.bones.leg.rotation: animation 'walk', bone 'leg', rotation: query.life_time read as the"
+        .. " animation's time (as Blockbench previews it)", "walk" },
+    { "Molang that is not an expression", bedrock { walk = { bones = { leg = { position = { 0, "1 +", 0 } } } } }, "refused",
       "f: animations.walk.bones.leg.position[2]: animation 'walk', bone 'leg', position y: cannot import Molang "
-        .. "'1 +': not an expression (stopped at column 3, '+')" },
-    { "a constant that is not finite", bedrock { walk = { bones = { leg = { position = { 0, "1/0", 0 } } } } },
-      "f: animations.walk.bones.leg.position[2]: animation 'walk', bone 'leg', position y: Molang '1/0' evaluates to inf" },
+        .. "'1 +': not an expression (stopped at column 3, '+')", "walk" },
+    { "a constant that is not finite", bedrock { walk = { bones = { leg = { position = { 0, "1/0", 0 } } } } }, "refused",
+      "f: animations.walk.bones.leg.position[2]: animation 'walk', bone 'leg', position y: Molang '1/0' evaluates to inf",
+      "walk" },
     { "Molang of time that is not finite", bedrock { walk = { bones = { leg = { position = { 0, "1/math.sin(q.anim_time*360)", 0 } } } } },
-      "f: animations.walk.bones.leg.position[2]: animation 'walk', bone 'leg', position y: Molang "
-        .. "'1/math.sin(q.anim_time*360)' evaluates to inf at query.anim_time = 0" },
-    { "a number too large", '{"animations": {"w": {"bones": {"b": {"scale": [1e999, 1, 1]}}}}}',
-      "f: animations.w.bones.b.scale[1]: animation 'w', bone 'b', scale x: value must be a finite number, got inf" },
-    { "a value of the wrong type", bedrock { w = { bones = { b = { scale = { true, 1, 1 } } } } },
-      "f: animations.w.bones.b.scale[1]: animation 'w', bone 'b', scale x: value must be a number or a Molang string, got boolean" },
-    { "a channel array of two", bedrock { w = { bones = { b = { scale = { 1, 1 } } } } },
-      "f: animations.w.bones.b.scale: animation 'w', bone 'b', scale: value must be [x, y, z], a number or a Molang string, got an array of 2" },
-    { "a key object of neither shape", bedrock { w = { bones = { b = { scale = { ["0.5"] = { value = 1 } } } } } },
+      "refused", "f: animations.walk.bones.leg.position[2]: animation 'walk', bone 'leg', position y: Molang "
+        .. "'1/math.sin(q.anim_time*360)' evaluates to inf at query.anim_time = 0", "walk" },
+    { "a number too large", '{"animations": {"w": {"bones": {"b": {"scale": [1e999, 1, 1]}}}}}', "refused",
+      "f: animations.w.bones.b.scale[1]: animation 'w', bone 'b', scale x: value must be a finite number, got inf", "w" },
+    { "a value of the wrong type (the default, as Blockbench)", bedrock { w = { bones = { b = { scale = { true, 1, 1 } } } } },
+      "warned", "f: animations.w.bones.b.scale: animation 'w', bone 'b', scale: a value that is boolean read as 1 (as"
+        .. " Blockbench reads what is neither a number nor a string)" },
+    { "a channel array of two (the missing axis is the default)", bedrock { w = { bones = { b = { scale = { 1, 1 } } } } },
+      "warned", "f: animations.w.bones.b.scale: animation 'w', bone 'b', scale: a value of 2 numbers: the axes it lacks"
+        .. " read as the channel's default (as Blockbench reads it)" },
+    { "a channel value of another type", bedrock { w = { bones = { b = { scale = true } } } }, "refused",
+      "f: animations.w.bones.b.scale: animation 'w', bone 'b', scale: value must be [x, y, z], a number or a Molang"
+        .. " string, got boolean" },
+    { "a key object of neither shape", bedrock { w = { bones = { b = { scale = { ["0.5"] = { value = 1 } } } } } }, "refused",
       "f: animations.w.bones.b.scale[\"0.5\"]: animation 'w', bone 'b', scale: a key must be [x, y, z], a number, "
         .. "a Molang string, {\"pre\", \"post\"} or {\"vector\"}" },
-    { "a time that is not a number", bedrock { w = { bones = { b = { scale = { soon = { 1, 1, 1 } } } } } },
+    { "a time that is not a number", bedrock { w = { bones = { b = { scale = { soon = { 1, 1, 1 } } } } } }, "refused",
       "f: animations.w.bones.b.scale.soon: animation 'w', bone 'b', scale: key time must be a number in a string like \"0.5\", got 'soon'" },
-    { "an unknown lerp_mode", bedrock { w = { bones = { b = { scale = { ["0"] = { post = 1, lerp_mode = "bezier" } } } } } },
+    { "an unknown lerp_mode", bedrock { w = { bones = { b = { scale = { ["0"] = { post = 1, lerp_mode = "bezier" } } } } } }, "refused",
       "f: animations.w.bones.b.scale[\"0\"].lerp_mode: animation 'w', bone 'b', scale: unknown lerp_mode 'bezier' (expected linear or catmullrom)" },
-    { "an easing that is not a string", bedrock { w = { bones = { b = { scale = { ["0"] = { vector = { 1, 1, 1 }, easing = 3 } } } } } },
+    { "an easing that is not a string", bedrock { w = { bones = { b = { scale = { ["0"] = { vector = { 1, 1, 1 }, easing = 3 } } } } } }, "refused",
       "f: animations.w.bones.b.scale[\"0\"].easing: easing must be a string, got number" },
     { "easingArgs that are not an array", bedrock { w = { bones = { b = { scale = { ["0"] = { vector = { 1, 1, 1 }, easing = "easeInBack", easingArgs = 2 } } } } } },
-      "f: animations.w.bones.b.scale[\"0\"].easingArgs: easingArgs must be an array, got number" },
+      "refused", "f: animations.w.bones.b.scale[\"0\"].easingArgs: easingArgs must be an array, got number" },
     { "an easing argument that changes", bedrock { w = { bones = { b = { scale = { ["0"] = { vector = { 1, 1, 1 }, easing = "easeInBack", easingArgs = { "q.anim_time" } } } } } } },
-      "f: animations.w.bones.b.scale[\"0\"].easingArgs[1]: animation 'w', bone 'b', scale: easing argument must be a constant number, got 'q.anim_time'" },
-    { "relative_to", bedrock { w = { bones = { b = { rotation = { 0, 0, 0 }, relative_to = { rotation = "entity" } } } } },
-      "f: animations.w.bones.b.relative_to: animation 'w', bone 'b': relative_to is not supported (clip rotations are relative to the parent joint)" },
-    { "anim_time_update", bedrock { w = { anim_time_update = "q.anim_time + q.delta_time * 2" } },
-      "f: animations.w.anim_time_update: animation 'w': anim_time_update 'q.anim_time + q.delta_time * 2' is not supported "
-        .. "(a clip's time runs at the animation's speed)" },
-    { "a blend_weight out of range", bedrock { w = { blend_weight = 2 } },
-      "f: animations.w.blend_weight: animation 'w': blend_weight must be between 0 and 1, got 2" },
-    { "a blend_weight that changes", bedrock { w = { blend_weight = "q.anim_time" } },
-      "f: animations.w.blend_weight: animation 'w': blend_weight must be a constant, got 'q.anim_time'" },
-    { "a start_delay", bedrock { w = { start_delay = 0.5 } },
-      "f: animations.w.start_delay: animation 'w': start_delay is not supported (a clip has no delays), got 0.5" },
-    { "a negative animation_length", bedrock { w = { animation_length = -1 } },
+      "refused", "f: animations.w.bones.b.scale[\"0\"].easingArgs[1]: animation 'w', bone 'b', scale: easing argument must be a constant number, got 'q.anim_time'" },
+    { "relative_to (read as relative to the parent)", bedrock { w = { bones = { b = { rotation = { 0, 0, 0 }, relative_to = { rotation = "entity" } } } } },
+      "warned", "f: animations.w.bones.b.relative_to: animation 'w', bone 'b': relative_to is not followed: the clip's"
+        .. " rotations are relative to the parent joint" },
+    { "anim_time_update of distance", bedrock { w = { anim_time_update = "query.modified_distance_moved" } }, "warned",
+      "f: animations.w.anim_time_update: animation 'w': anim_time_update 'query.modified_distance_moved' is not"
+        .. " followed: the clip's time runs at the animation's speed (as Blockbench previews it)" },
+    { "a blend_weight above 1", bedrock { w = { blend_weight = 2 } }, "warned",
+      "f: animations.w.blend_weight: animation 'w': blend_weight 2 read as 1 (a joint's weight is at most 1)" },
+    { "a blend_weight that changes", bedrock { w = { blend_weight = "q.anim_time" } }, "warned",
+      "f: animations.w.blend_weight: animation 'w': blend_weight 'q.anim_time' depends on the game: the clip plays at full weight" },
+    { "a blend_weight of a variable", bedrock { w = { blend_weight = "v.weight" } }, "warned",
+      "f: animations.w.blend_weight: animation 'w': blend_weight 'v.weight' depends on the game: the clip plays at full weight" },
+    { "a start_delay", bedrock { w = { start_delay = 0.5 } }, "warned",
+      "f: animations.w.start_delay: animation 'w': start_delay 0.5 is not followed: a clip has no delays (Blockbench's"
+        .. " preview ignores it too)" },
+    { "a loop_delay of Molang", bedrock { w = { loop = true, loop_delay = "math.random(1, 2)" } }, "warned",
+      "f: animations.w.loop_delay: animation 'w': loop_delay 'math.random(1, 2)' is not followed: a clip has no delays"
+        .. " (Blockbench's preview ignores it too)" },
+    { "a negative animation_length", bedrock { w = { animation_length = -1 } }, "refused",
       "f: animations.w.animation_length: animation_length must be >= 0" },
-    { "a sound effect without effect", bedrock { w = { sound_effects = { ["0"] = { sound = "x" } } } },
+    { "a sound effect without effect", bedrock { w = { sound_effects = { ["0"] = { sound = "x" } } } }, "refused",
       "f: animations.w.sound_effects[\"0\"].effect: sound effect name must be a string, got nil" },
-    { "a particle effect without effect", bedrock { w = { particle_effects = { ["0"] = { locator = "x" } } } },
+    { "a particle effect without effect", bedrock { w = { particle_effects = { ["0"] = { locator = "x" } } } }, "refused",
       "f: animations.w.particle_effects[\"0\"].effect: particle effect name must be a string, got nil" },
-    { "a timeline entry that is not a string", bedrock { w = { timeline = { ["0"] = 5 } } },
+    { "a timeline entry that is not a string", bedrock { w = { timeline = { ["0"] = 5 } } }, "refused",
       "f: animations.w.timeline[\"0\"]: timeline script must be a string, got number" },
-    { "an effect time that is not a number", bedrock { w = { timeline = { later = "v.x = 1;" } } },
+    { "an effect time that is not a number", bedrock { w = { timeline = { later = "v.x = 1;" } } }, "refused",
       "f: animations.w.timeline.later: animation 'w': time must be a number in a string like \"0.5\", got 'later'" },
-    { "animation controllers", { format_version = "1.10.0", animation_controllers = {} },
+    { "animation controllers", { format_version = "1.10.0", animation_controllers = {} }, "file",
       "f: animation_controllers: animation controllers are state machines, not animations: nothing to import" },
-    { "neither kind of file", { hello = 1 },
-      "f: not a Bedrock animation file: no 'animations'" },
-    { "not an object", "[1, 2]",
+    { "neither kind of file", { hello = 1 }, "file", "f: not a Bedrock animation file: no 'animations'" },
+    { "not an object", "[1, 2]", "file",
       "f: expected a Blockbench project or a Bedrock animation file (a JSON object), got array" },
-    { "not JSON", "{",
-      nil },
-    { "rotation_global", (function()
+    { "not JSON", "{", "file", nil },
+    { "rotation_global (read as relative to the parent)", (function()
       local d = bbdoc(kf { x = 0 })
       d.animations[1].animators.u.rotation_global = true
       return d
-    end)(), "f: animations[1].animators.u.rotation_global: animation 'a', bone 'b': rotation_global is not supported "
-      .. "(clip rotations are relative to the parent joint)" },
-    { "an unknown interpolation", bbdoc(kf({ x = 0, y = 0, z = 0 }, { interpolation = "smooth" })),
+    end)(), "warned", "f: animations[1].animators.u.rotation_global: animation 'a', bone 'b': rotation_global is not"
+      .. " followed: the clip's rotations are relative to the parent joint" },
+    { "an unknown interpolation", bbdoc(kf({ x = 0, y = 0, z = 0 }, { interpolation = "smooth" })), "refused",
       "f: " .. P .. ".interpolation: animation 'a', bone 'b': unknown interpolation 'smooth' (expected linear, catmullrom, bezier or step)" },
-    { "three data points", bbdoc { channel = "rotation", time = 0, data_points = { {}, {}, {} } },
-      "f: " .. P .. ".data_points: animation 'a', bone 'b': a keyframe has 1 or 2 data points, got 3" },
-    { "an unknown channel", bbdoc { channel = "colour", time = 0, data_points = { {} } },
-      "f: " .. P .. ".channel: animation 'a', bone 'b': unknown channel 'colour' (expected rotation, position or scale)" },
-    { "a sound keyframe without a sound", bbdoc { channel = "sound", time = 0, data_points = { { effect = "" } } },
+    { "three data points (the first and the last play)", bbdoc { channel = "rotation", time = 0, data_points = { {}, {}, {} } },
+      "warned", "f: animations[1].animators.u.keyframes: animation 'a', bone 'b', rotation: a keyframe at 0 s has 3 data"
+        .. " points: the first and the last are played (as Blockbench plays them)" },
+    { "a sound keyframe without a sound", bbdoc { channel = "sound", time = 0, data_points = { { effect = "" } } }, "refused",
       "f: " .. P .. ".data_points[1]: animation 'a', effects: a sound keyframe needs an 'effect' (or a 'file')" },
-    { "an unknown effect channel", (function()
-      local d = bbdoc { channel = "rotation", time = 0, data_points = { {} } }
-      d.animations[1].animators.effects = { type = "effect", keyframes = { { channel = "music", time = 0, data_points = {} } } }
-      return d
-    end)(), "f: animations[1].animators.effects.keyframes[1].channel: animation 'a': unknown effect channel 'music' (expected sound, particle or timeline)" },
-    { "a keyframe time that is not a number", bbdoc { channel = "rotation", time = "0", data_points = { {} } },
+    { "a keyframe time that is not a number", bbdoc { channel = "rotation", time = "soon", data_points = { {} } }, "refused",
       "f: " .. P .. ".time: time must be a finite number, got string" },
-    { "an outliner uuid without a group", bbdoc(kf { x = 0 }, { outliner = { { uuid = "nope" } } }),
-      "f: outliner[1]: outliner entry 'nope' names no group in 'groups'" },
-    { "an outliner entry of the wrong type", bbdoc(kf { x = 0 }, { outliner = { 5 } }),
-      "f: outliner[1]: outliner entry must be a group or an element uuid, got number" },
+    { "an outliner uuid without a group", bbdoc(kf { x = 0 }, { outliner = { { uuid = "nope" } } }), "warned",
+      "f: outliner[1]: outliner entry 'nope' names no group in 'groups': skipped, with what it holds", nil, "file" },
+    { "an outliner entry of the wrong type", bbdoc(kf { x = 0 }, { outliner = { 5 } }), "warned",
+      "f: outliner[1]: outliner entry must be a group or an element uuid, got number (the bone hierarchy cannot be"
+        .. " read: the clips have no skeleton)", nil, "file" },
     { "two groups with one name", bbdoc(kf { x = 0 }, { outliner = { { name = "b", uuid = "u" }, { name = "b", uuid = "v" } }, groups = cjson.empty_array }),
-      "f: outliner[2].name: two groups are named 'b': joint names must be unique" },
+      "warned", "f: outliner[2].name: two groups are named 'b': this one is joint 'b#2'", nil, "file" },
     { "a group origin of two numbers", bbdoc(kf { x = 0 }, { outliner = { { name = "b", uuid = "u", origin = { 1, 2 } } } }),
-      "f: outliner[1].origin: origin must be [x, y, z], got an array of 2" },
+      "warned", "f: outliner[1].origin: origin must be [x, y, z], got an array of 2 (the bone hierarchy cannot be"
+        .. " read: the clips have no skeleton)", nil, "file" },
     { "two animations with one name", (function()
       local d = bbdoc(kf { x = 0 })
       d.animations[2] = { name = "a", length = 1 }
       return d
-    end)(), "f: animations[2].name: two animations are named 'a'" },
-    { "a format_version of the wrong type", bbdoc(kf { x = 0 }, { meta = { format_version = true } }),
-      "f: meta.format_version: format_version must be a version like \"5.0\", got boolean" },
+    end)(), "warned", "f: animations[2].name: two animations are named 'a': this one is 'a#2'", nil, "file" },
+    { "a format_version of the wrong type", bbdoc(kf { x = 0 }, { meta = { format_version = true } }), "warned",
+      "f: meta.format_version: format_version must be a version like \"5.0\", got boolean: read as before 5.0", nil, "file" },
     { "a negative length", (function()
       local d = bbdoc(kf { x = 0 })
       d.animations[1].length = -2
       return d
-    end)(), "f: animations[1].length: length must be >= 0" },
+    end)(), "refused", "f: animations[1].length: length must be >= 0" },
     -- the shapes every field must have
-    { "animations that are not an object", { animations = 5 },
+    { "animations that are not an object", { animations = 5 }, "file",
       "f: animations: animations must be an object, got number" },
-    { "an animation that is not an object", bedrock { w = 5 },
+    { "an animation that is not an object", bedrock { w = 5 }, "refused",
       "f: animations.w: animation must be an object, got number" },
-    { "an animation_length that is not a number", bedrock { w = { animation_length = "1" } },
-      "f: animations.w.animation_length: animation_length must be a finite number, got string" },
-    { "bones that are not an object", bedrock { w = { bones = { 1, 2 } } },
+    { "an animation_length that is not a number (absent, as Blockbench)", bedrock { w = { animation_length = "long" } }, "warned",
+      "f: animations.w.animation_length: animation 'w': animation_length 'long' is not a number: read as absent (as"
+        .. " Blockbench reads it)" },
+    { "bones that are not an object", bedrock { w = { bones = { 1, 2 } } }, "refused",
       "f: animations.w.bones: bones must be an object, got array" },
-    { "a bone that is not an object", bedrock { w = { bones = { b = 5 } } },
+    { "a bone that is not an object", bedrock { w = { bones = { b = 5 } } }, "refused",
       "f: animations.w.bones.b: bone must be an object, got number" },
     { "an easing argument that is not Molang", bedrock { w = { bones = { b = { scale = { ["0"] = { vector = { 1, 1, 1 }, easing = "easeInBack", easingArgs = { "1 +" } } } } } } },
-      "f: animations.w.bones.b.scale[\"0\"].easingArgs[1]: animation 'w', bone 'b', scale: cannot import Molang '1 +': "
+      "refused", "f: animations.w.bones.b.scale[\"0\"].easingArgs[1]: animation 'w', bone 'b', scale: cannot import Molang '1 +': "
         .. "not an expression (stopped at column 3, '+')" },
-    { "sound_effects that are not an object", bedrock { w = { sound_effects = 5 } },
+    { "sound_effects that are not an object", bedrock { w = { sound_effects = 5 } }, "refused",
       "f: animations.w.sound_effects: sound_effects must be an object, got number" },
-    { "a sound effect that is not an object", bedrock { w = { sound_effects = { ["0"] = "boom" } } },
+    { "a sound effect that is not an object", bedrock { w = { sound_effects = { ["0"] = "boom" } } }, "refused",
       "f: animations.w.sound_effects[\"0\"]: sound effect must be an object, got string" },
-    { "a particle effect that is not an object", bedrock { w = { particle_effects = { ["0"] = 1 } } },
+    { "a particle effect that is not an object", bedrock { w = { particle_effects = { ["0"] = 1 } } }, "refused",
       "f: animations.w.particle_effects[\"0\"]: particle effect must be an object, got number" },
-    { "meta that is not an object", bbdoc(kf { x = 0 }, { meta = 5 }),
-      "f: meta: meta must be an object, got number" },
-    { "groups that are not an array", bbdoc(kf { x = 0 }, { groups = 5 }),
-      "f: groups: groups must be an array, got number" },
-    { "a group that is not an object", bbdoc(kf { x = 0 }, { groups = { 5 } }),
-      "f: groups[1]: group must be an object, got number" },
-    { "a group without a name", bbdoc(kf { x = 0 }, { outliner = { { uuid = "u", name = 5 } } }),
-      "f: outliner[1].name: group name must be a string, got number" },
+    { "meta that is not an object", bbdoc(kf { x = 0 }, { meta = 5 }), "warned",
+      "f: meta: meta must be an object, got number: read as absent (format before 5.0)", nil, "file" },
+    { "groups that are not an array", bbdoc(kf { x = 0 }, { groups = 5 }), "warned",
+      "f: groups: groups must be an array, got number (the bone hierarchy cannot be read: the clips have no skeleton)",
+      nil, "file" },
+    { "a group that is not an object", bbdoc(kf { x = 0 }, { groups = { 5 } }), "warned",
+      "f: groups[1]: group must be an object, got number (the bone hierarchy cannot be read: the clips have no skeleton)",
+      nil, "file" },
+    { "a group without a name", bbdoc(kf { x = 0 }, { outliner = { { uuid = "u", name = true } } }), "warned",
+      "f: outliner[1].name: group name must be a string, got boolean (the bone hierarchy cannot be read: the clips have"
+        .. " no skeleton)", nil, "file" },
     { "outliner children that are not an array", bbdoc(kf { x = 0 }, { outliner = { { name = "b", uuid = "u", children = 5 } } }),
-      "f: outliner[1].children: outliner children must be an array, got number" },
-    { "animations that are not an array", bbdoc(kf { x = 0 }, { animations = { x = 1 } }),
+      "warned", "f: outliner[1].children: outliner children must be an array, got number (the bone hierarchy cannot be"
+        .. " read: the clips have no skeleton)", nil, "file" },
+    { "animations that are not an array", bbdoc(kf { x = 0 }, { animations = { x = 1 } }), "file",
       "f: animations: animations must be an array, got object" },
     { "an animation without a name", (function()
       local d = bbdoc(kf { x = 0 })
       d.animations[1].name = nil
       return d
-    end)(), "f: animations[1].name: animation name must be a string, got nil" },
+    end)(), "refused", "f: animations[1].name: animation name must be a string, got nil", false },
     { "a length that is not a number", (function()
       local d = bbdoc(kf { x = 0 })
-      d.animations[1].length = "1"
+      d.animations[1].length = "long"
       return d
-    end)(), "f: animations[1].length: length must be a finite number, got string" },
+    end)(), "warned", "f: animations[1].length: animation 'a': length 'long' is not a number: read as absent (as"
+      .. " Blockbench reads it)" },
     { "animators that are not an object", (function()
       local d = bbdoc(kf { x = 0 })
       d.animations[1].animators = 5
       return d
-    end)(), "f: animations[1].animators: animators must be an object, got number" },
+    end)(), "refused", "f: animations[1].animators: animators must be an object, got number" },
     { "an animator that is not an object", (function()
       local d = bbdoc(kf { x = 0 })
       d.animations[1].animators.u = 5
       return d
-    end)(), "f: animations[1].animators.u: animator must be an object, got number" },
+    end)(), "refused", "f: animations[1].animators.u: animator must be an object, got number" },
     { "keyframes that are not an array", (function()
       local d = bbdoc(kf { x = 0 })
       d.animations[1].animators.u.keyframes = 5
       return d
-    end)(), "f: animations[1].animators.u.keyframes: keyframes must be an array, got number" },
-    { "a keyframe that is not an object", bbdoc(5),
-      "f: " .. P .. ": keyframe must be an object, got number" },
-    { "data_points that are not an array", bbdoc { channel = "rotation", time = 0, data_points = 5 },
+    end)(), "refused", "f: animations[1].animators.u.keyframes: keyframes must be an array, got number" },
+    { "a keyframe that is not an object", bbdoc(5), "refused", "f: " .. P .. ": keyframe must be an object, got number" },
+    { "data_points that are not an array", bbdoc { channel = "rotation", time = 0, data_points = 5 }, "refused",
       "f: " .. P .. ".data_points: data_points must be an array, got number" },
-    { "a data point that is not an object", bbdoc { channel = "rotation", time = 0, data_points = { 5 } },
+    { "a data point that is not an object", bbdoc { channel = "rotation", time = 0, data_points = { 5 } }, "refused",
       "f: " .. P .. ".data_points[1]: data point must be an object, got number" },
-    { "a bezier handle of two numbers", bbdoc(kf({ x = 0 }, { bezier_left_time = { 1, 2 } })),
+    { "a bezier handle of two numbers", bbdoc(kf({ x = 0 }, { bezier_left_time = { 1, 2 } })), "refused",
       "f: " .. P .. ".bezier_left_time: bezier_left_time must be [x, y, z], got an array of 2" },
     { "an effect field that is not a string", bbdoc { channel = "particle", time = 0, data_points = { { effect = 5 } } },
-      "f: " .. P .. ".data_points[1].effect: effect must be a string, got number" },
+      "refused", "f: " .. P .. ".data_points[1].effect: effect must be a string, got number" },
   }
   for _, case in ipairs(CASES) do
     it(case[1], function()
-      local clips, err = decode(case[2], "f")
-      assert.is_nil(clips)
-      if case[3] then
-        assert.are.equal(case[3], err)
+      local clips, w = decode(case[2], "f")
+      local kind, want = case[3], case[4]
+      if kind == "file" then
+        assert.is_nil(clips)
+        if want then assert.are.equal(want, w) else assert.truthy(w:match("^f: not valid JSON"), w) end
+        return
+      end
+      assert.are.equal("table", type(clips), tostring(w))
+      local path, msg = want:match("^f: (.-): (.*)$")
+      if not path then path, msg = nil, want:match("^f: (.*)$") end
+      local name = case[5]
+      if name == nil then name = case[2].animations and (case[2].animations.w and "w" or "a") end
+      if name == false then name = nil end
+      local who = name
+      if case[6] == "file" then who = nil end
+      local found
+      for _, x in ipairs(w) do
+        if x.message == (kind == "refused" and "not imported: " .. msg or msg) then found = x end
+      end
+      assert(found, "no warning '" .. msg .. "' among:\n" .. (function()
+        local t = {}
+        for _, x in ipairs(w) do t[#t + 1] = tostring(x.channel) .. ": " .. x.message end
+        return table.concat(t, "\n")
+      end)())
+      assert.are.equal(path, found.channel)
+      assert.are.equal(who, found.animation)
+      if kind == "refused" then
+        if name then assert.is_nil(clips[name]) end
+        assert.is_nil(next(clips), "the animation was refused: no clip")
       else
-        assert.truthy(err:match("^f: not valid JSON"), err)
+        assert.is_true(anim.is_clip(clips[name]), "the animation is imported")
       end
     end)
   end
+
+  it("reads keyframes of other channels as events named after them (Animated Java's variant and function keys)", function()
+    local d = bbdoc { channel = "colour", time = 0.5, data_points = { { x = "1", tint = "red" } } }
+    d.animations[1].animators.effects = { type = "effect", keyframes = {
+      { channel = "variant", time = 0.25, data_points = { { variant = "f00-uuid", execute_condition = "" } } },
+      { channel = "function", time = 0.75, data_points = { { ["function"] = "say hi", execute_condition = "" } } },
+    } }
+    local clips, w = decode(d, "f")
+    assert.are.same({}, w)
+    assert.are.same({
+      { time = 0.25, name = "variant", payload = { variant = "f00-uuid", execute_condition = "" }, on = "both" },
+      { time = 0.5, name = "colour", payload = { x = "1", tint = "red", bone = "b" }, on = "both" },
+      { time = 0.75, name = "function", payload = { ["function"] = "say hi", execute_condition = "" }, on = "both" },
+    }, clips.a:events())
+  end)
 
   it("names the file when it cannot be read", function()
     local clips, err = anim.import_blockbench("/nonexistent/x.bbmodel")

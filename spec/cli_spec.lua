@@ -298,7 +298,9 @@ describe("anim validate", function()
     end
     assert.are.same(expected, lines(out))
     assert.are.equal("clips/b.anim: joints.a.rotation[2][1]: key times must not decrease (-1 comes after 0)", expected[1])
-    assert.are.equal("anim validate: 5 files checked, 3 files with problems\n", err)
+    -- the files of the tree that are not clip files are named, with why
+    assert.are.equal("anim validate: skipped clips/notes.txt: not a clip file (.txt)\n"
+      .. "anim validate: 5 files checked, 3 files with problems, 1 file skipped\n", err)
   end)
 
   it("prints nothing on stdout and exits 0 when every file loads", function()
@@ -393,7 +395,7 @@ describe("anim validate", function()
     write_clip("new\nline.anim", "{")
     local files = { "joint.anim", "new\nline.anim" }
     if anim.import_blockbench then
-      write_clip("m.animation.json", '{"animations": {"a": {"bones": {"b": {"rotation": [0, 0, "v.x\\n* 2"]}}}}}')
+      write_clip("m.animation.json", '{"animations": {"a": {"bones": {"b": {"rotation": [0, 0, "v.x\\n+"]}}}}}')
       files[#files + 1] = "m.animation.json"
     end
     local code, out, err = run("validate " .. table.concat((function()
@@ -404,28 +406,87 @@ describe("anim validate", function()
     assert.are.equal(1, code)
     local want = { "joint.anim: joints[\"a\\nb\"].rotation[2][1]: key times must not decrease (-1 comes after 0)" }
     if anim.import_blockbench then
-      want[3] = "m.animation.json: animations.a.bones.b.rotation[3]: animation 'a', bone 'b', rotation z: cannot import" ..
-        " Molang 'v.x\\n* 2': variable 'v.x' (only numbers, query.anim_time and math functions can be imported)"
+      want[3] = "m.animation.json: animations.a.bones.b.rotation[3]: not imported: animation 'a', bone 'b', rotation z:" ..
+        " cannot import Molang 'v.x\\n+': not an expression (stopped at column 5, '+')"
     end
     local _, msg = anim.load(tmp .. "/new\nline.anim")
     want[2] = "new\\nline.anim" .. msg:match("^.-line%.anim(: .*)$")
     assert.are.same(want, lines(out))
-    assert.are.equal(string.format("anim validate: %d files checked, %d files with problems\n", #files, #files), err)
+    assert.are.equal(string.format("anim validate: %d files checked, %d files with problems%s\n", #files, #files,
+      anim.import_blockbench and " (1 warning)" or ""), err)
   end)
 
-  it("checks every file after a Molang refusal (floats: math.mod by zero is nan, not a Lua error)", function()
+  it("checks every file after a Molang refusal, and prints the warnings of those that import", function()
     if not anim.import_blockbench then pending("no anim.import_blockbench here") return end
     os.execute("mkdir " .. q(tmp .. "/m"))
+    -- math.mod by zero is nan (floats, not a Lua error), which Blockbench reads as 0
     H.write(tmp .. "/m/a.animation.json", '{"animations": {"a": {"bones": {"b": {"rotation": [0, 0, "math.mod(5, 0)"]}}}}}')
     H.write(tmp .. "/m/b.anim", "{")
+    H.write(tmp .. "/m/c.animation.json", '{"animations": {"c": {"bones": {"b": {"rotation": [0, 0, "1/0"]}}}}}')
     local code, out, err = run("validate m")
     assert.are.equal(1, code)
     local ls = lines(out)
-    assert.are.equal(2, #ls)
-    assert.are.equal("m/a.animation.json: animations.a.bones.b.rotation[3]: animation 'a', bone 'b', rotation z:" ..
-      " Molang 'math.mod(5, 0)' evaluates to nan", ls[1])
+    assert.are.equal(3, #ls)
+    assert.are.equal("m/a.animation.json: animations.a.bones.b.rotation: animation 'a', bone 'b', rotation:" ..
+      " Molang 'math.mod(5, 0)' evaluates to nan: read as 0 (as Blockbench reads it)", ls[1])
     assert.truthy(ls[2]:find("^m/b%.anim: "))
-    assert.are.equal("anim validate: 2 files checked, 2 files with problems\n", err)
+    assert.are.equal("m/c.animation.json: animations.c.bones.b.rotation[3]: not imported: animation 'c', bone 'b'," ..
+      " rotation z: Molang '1/0' evaluates to inf", ls[3])
+    assert.are.equal("anim validate: 3 files checked, 2 files with problems (2 warnings)\n", err)
+  end)
+
+  it("picks the importer by content, not by the file's name", function()
+    if not anim.import_blockbench then pending("no anim.import_blockbench here") return end
+    os.execute("mkdir " .. q(tmp .. "/c"))
+    local bedrock = '{"format_version": "1.8.0", "animations": {"wave": {"animation_length": 1, "bones": {"head":'
+      .. ' {"rotation": {"0": [0, 0, 0], "1": [0, 0, 90]}}}}}}'
+    -- a Bedrock file named .anim, one named .txt.json, one with comments and a byte-order mark
+    H.write(tmp .. "/c/wave.anim", bedrock)
+    H.write(tmp .. "/c/plain.json", bedrock)
+    H.write(tmp .. "/c/commented.json", "\239\187\191// made by hand\n" .. bedrock)
+    -- a .anim clip named .bbmodel, an XML animation named .json, and a JSON
+    -- that is none of them (a pack's manifest: not a clip file)
+    H.write(tmp .. "/c/clip.bbmodel", GOOD)
+    H.write(tmp .. "/c/legacy.json", '<animation length="1"><head><pitch><keyframe t="0">0</keyframe>'
+      .. '<keyframe t="1">10</keyframe></pitch></head></animation>')
+    H.write(tmp .. "/c/manifest.json", '{"header": {"name": "pack"}}')
+    for _, f in ipairs { "wave.anim", "plain.json", "commented.json" } do
+      local code, out = run("info c/" .. f)
+      assert.are.equal(0, code, f)
+      assert.truthy(has_line(out, "c/" .. f .. "  animation wave"), out)
+    end
+    local code, out = run("info c/clip.bbmodel")
+    assert.are.equal(0, code)
+    assert.truthy(out:find("curves per joint", 1, true), out)
+    code = run("info c/legacy.json")
+    assert.are.equal(0, code)
+    local err
+    code, out, err = run("validate c")
+    assert.are.equal(0, code, out)
+    assert.are.equal("", out)
+    assert.are.equal("anim validate: skipped c/manifest.json: JSON, but neither a clip, a retarget map nor a Blockbench"
+      .. " or Bedrock file\nanim validate: 5 files checked, all good, 1 file skipped\n", err)
+  end)
+
+  it("prints an import's warnings in info and convert", function()
+    if not anim.import_blockbench then pending("no anim.import_blockbench here") return end
+    H.write(tmp .. "/w.animation.json", '{"format_version": "1.8.0", "animations": {"a": {"animation_length": 1,'
+      .. ' "bones": {"b": {"rotation": ["q.life_time * 90", 0, 0]}}}, "z": {"bones": {"b": {"position": [0, "1 +", 0]}}}}}')
+    local W1 = "w.animation.json: animations.a.bones.b.rotation: animation 'a', bone 'b', rotation: query.life_time"
+      .. " read as the animation's time (as Blockbench previews it)"
+    local W2 = "w.animation.json: animations.z.bones.b.position[2]: not imported: animation 'z', bone 'b', position y:"
+      .. " cannot import Molang '1 +': not an expression (stopped at column 3, '+')"
+    local code, out = run("info w.animation.json")
+    assert.are.equal(0, code)
+    assert.truthy(has_line(out, "warnings (2)"), out)
+    assert.truthy(has_line(out, "  " .. W1), out)
+    assert.truthy(has_line(out, "  " .. W2), out)
+    local _, err
+    code, _, err = run("convert w.animation.json -o w.anim")
+    assert.are.equal(0, code, err)
+    assert.truthy(has_line(err, "anim convert: " .. W1), err)
+    assert.truthy(has_line(err, "anim convert: " .. W2), err)
+    assert.truthy(anim.load(tmp .. "/w.a.anim"))
   end)
 
   it("is fast on a folder of 2000 clips (the time is printed, not asserted)", function()
@@ -511,8 +572,13 @@ describe("anim convert", function()
 
   it("fails with status 1 when the output cannot be written", function()
     local code, _, err = run("convert " .. q(WALK) .. " -o no/such/dir/out.anim")
+    -- the missing folders are made; a folder that cannot be made is a failure
+    assert.are.equal(0, code, err)
+    assert.is_truthy(anim.load(tmp .. "/no/such/dir/out.anim"))
+    H.write(tmp .. "/file", "x")
+    code, _, err = run("convert " .. q(WALK) .. " -o file/sub/out.anim")
     assert.are.equal(1, code)
-    assert.truthy(err:find("^anim convert: no/such/dir/out.anim: cannot save: cannot create a temporary file beside it: ", 1))
+    assert.are.equal("anim convert: cannot write file/sub/out.anim: cannot make the folder file/sub\n", err)
   end)
 
   it("needs -o", function()
@@ -566,11 +632,7 @@ describe("anim convert", function()
 
   it("writes one file per animation of a Blockbench file, the name inserted before .anim", function()
     H.write(tmp .. "/knight.bbmodel", "{}")
-    local code, _, err = run_with_importer("convert knight.bbmodel -o out/knight.anim")
-    assert.are.equal(1, code) -- out/ does not exist yet
-    assert.truthy(err:find("out/knight.idle_2_x.anim: cannot save", 1, true), err)
-    os.execute("mkdir " .. q(tmp .. "/out"))
-    code, _, err = run_with_importer("convert knight.bbmodel -o out/knight.anim")
+    local code, _, err = run_with_importer("convert knight.bbmodel -o out/knight.anim") -- (out/ is made)
     assert.are.equal(0, code, err)
     assert.are.same({ "knight.idle_2_x.anim", "knight.walk.anim" }, H.ls(tmp .. "/out"))
     assert.are.equal(0, sample_diff(assert(anim.load(WALK)), assert(anim.load(tmp .. "/out/knight.walk.anim"))))
@@ -616,7 +678,8 @@ describe("anim convert", function()
     code, out, err = run_with_importer("validate d", "anim.import_blockbench = nil")
     assert.are.equal(0, code)
     assert.are.equal("", out)
-    assert.are.equal("anim validate: d: no clip files in it\nanim validate: 0 files checked, all good\n", err)
+    assert.are.equal("anim validate: d: no clip files in it\nanim validate: skipped d/knight.bbmodel: a Blockbench file,"
+      .. " and this anim cannot import them\nanim validate: 0 files checked, all good, 1 file skipped\n", err)
   end)
 
   it("shows every animation of a file in info, or the one --animation names", function()
@@ -1065,7 +1128,7 @@ describe("anim sheet", function()
   it("refuses an unknown rig, a bad --frames and a missing -o", function()
     local code, _, err = run("sheet " .. q(WALK) .. " --rig dragon -o s.svg")
     assert.are.equal(2, code)
-    assert.are.equal("anim sheet: unknown rig 'dragon' (the rigs: player) (see anim sheet --help)\n", err)
+    assert.are.equal("anim sheet: unknown rig 'dragon' (the rigs: player, skeleton) (see anim sheet --help)\n", err)
     for _, n in ipairs { "0", "2.5", "many", "201" } do
       code, _, err = run("sheet " .. q(WALK) .. " --frames " .. n .. " -o s.svg")
       assert.are.equal(2, code)
@@ -1152,5 +1215,136 @@ describe("anim info on odd names", function()
     assert.truthy(text:find("  a\\nb  ", 1, true), text)
     assert.truthy(text:find("m\\nx  v\\ty", 1, true), text)
     for line in text:gmatch("[^\n]+") do assert.is_nil(line:find("^b ")) end
+  end)
+end)
+
+-- Issue 17: the command catches typos, says what it skipped, shows maps,
+-- makes the folders it writes to and draws a file's own skeleton.
+describe("anim and typos", function()
+  it("suggests the command or option meant", function()
+    local code, _, err = run("infoo " .. q(WALK))
+    assert.are.equal(2, code)
+    assert.are.equal("anim: unknown command 'infoo'; did you mean 'info'? (the commands: info, validate, convert,"
+      .. " sample, plot, sheet; see anim --help)\n", err)
+    code, _, err = run("sheet " .. q(WALK) .. " --rigg player -o x.svg")
+    assert.are.equal(2, code)
+    assert.are.equal("anim sheet: unknown option '--rigg'; did you mean '--rig'? (see anim sheet --help)\n", err)
+    _, _, err = run("validate " .. q(WALK) .. " --strcit")
+    assert.are.equal("anim validate: unknown option '--strcit'; did you mean '--strict'? (see anim validate --help)\n", err)
+    _, _, err = run("help sampel")
+    assert.are.equal("anim: unknown command 'sampel'; did you mean 'sample'? (the commands: info, validate, convert,"
+      .. " sample, plot, sheet)\n", err)
+    -- nothing close: no suggestion
+    _, _, err = run("frobnicate")
+    assert.are.equal("anim: unknown command 'frobnicate' (the commands: info, validate, convert, sample, plot, sheet;"
+      .. " see anim --help)\n", err)
+  end)
+
+  it("validate reports the fields a file's format does not know, with their paths; --strict fails on them", function()
+    H.write(tmp .. "/walk.anim", [==[{"lenght": 2, "joints": {"rightArm": {"rotaton": [[0, [0, 0, 0]]]}},
+      "markers": [{"time": 0, "name": "m", "note": "x"}]}]==])
+    H.write(tmp .. "/m.retarget", '{"version": 1, "joints": {"a": "b"}, "sacle": 2}')
+    local code, out, err = run("validate walk.anim m.retarget")
+    assert.are.equal(0, code, err)
+    assert.are.same({
+      "walk.anim: joints.rightArm.rotaton: unknown field (did you mean 'rotation'?)",
+      "walk.anim: lenght: unknown field (did you mean 'length'?)",
+      "walk.anim: markers[1].note: unknown field",
+      "m.retarget: sacle: unknown field (did you mean 'scale'?)",
+    }, lines(out))
+    assert.are.equal("anim validate: 2 files checked, all good (4 warnings)\n", err)
+    code, out, err = run("validate --strict walk.anim m.retarget")
+    assert.are.equal(1, code)
+    assert.are.equal(4, #lines(out))
+    assert.are.equal("anim validate: 2 files checked, 2 files with problems (4 warnings)\n", err)
+  end)
+
+  it("validate --rig lists the joints that play on no joint of the rig", function()
+    H.write(tmp .. "/c.anim", '{"joints": {"rightarm": {}, "hed": {}, "tail": {}, "head": {}}}')
+    local code, out, err = run("validate c.anim --rig player")
+    assert.are.equal(0, code, err)
+    assert.are.same({
+      "c.anim: joints.hed: plays on no joint of rig 'player' (did you mean 'head'?)",
+      "c.anim: joints.tail: plays on no joint of rig 'player'",
+    }, lines(out))
+    code = run("validate c.anim --rig player --strict")
+    assert.are.equal(1, code)
+    -- silence when everything binds
+    code, out = run("validate " .. q(WALK) .. " --rig player")
+    assert.are.equal(0, code)
+    assert.are.equal("", out)
+    code, out, err = run("validate c.anim --rig goblin")
+    assert.are.equal("", out)
+    assert.are.equal(2, code)
+    assert.truthy(err:find("--rig: 'goblin' is neither player nor a file whose clips have a skeleton", 1, true), err)
+  end)
+
+  it("validate DIR covers every file of ../shared/data: each checked or skipped with why", function()
+    local code, out, err = run("validate " .. q(SHARED .. "/data"))
+    local p = assert(io.popen("find -L " .. q(SHARED .. "/data") .. " -type f | wc -l"))
+    local total = tonumber(p:read("a"))
+    p:close()
+    local checked, skipped = err:match("(%d+) files? checked, .-(%d+) files? skipped")
+    assert(checked and skipped, err)
+    assert.are.equal(total, tonumber(checked) + tonumber(skipped), err)
+    local reasons = 0
+    for l in err:gmatch("[^\n]+") do
+      if l:find("^anim validate: skipped ") then
+        assert.truthy(l:find(": [^:]+$"), l) -- each with why
+        reasons = reasons + 1
+      end
+    end
+    assert.are.equal(tonumber(skipped), reasons)
+    assert.is_true(tonumber(checked) >= 60, err)
+    assert.are.equal(0, code, out)
+  end)
+
+  it("info of a .retarget shows the map", function()
+    H.write(tmp .. "/g.retarget", [[{"version": 1, "scale": 1.5, "joints": {"rightArm": {"to": "arm_r",
+      "target": [0, 0, 80]}, "leftLeg": "", "head": "skull"}}]])
+    local code, out, err = run("info g.retarget")
+    assert.are.equal(0, code, err)
+    assert.truthy(has_line(out, "  scale      1.5"), out)
+    assert.truthy(has_line(out, "  head      -> skull"), out)
+    assert.truthy(has_line(out, "  leftLeg   -> (kept off the rig)"), out)
+    assert.truthy(out:find("  rightArm  -> arm_r  target rest ", 1, true), out)
+    -- a map with a name that is not .retarget is a map all the same (by content)
+    H.write(tmp .. "/g.json", H.read(tmp .. "/g.retarget"))
+    code, out = run("info g.json")
+    assert.are.equal(0, code)
+    assert.truthy(out:find("(retarget map)", 1, true), out)
+    -- and not a clip for the verbs that need one
+    code, out, err = run("sample g.retarget --at 0")
+    assert.are.equal("", out)
+    assert.are.equal(1, code)
+    assert.are.equal("anim sample: g.retarget: a retarget map, not a clip (anim info shows it)\n", err)
+  end)
+
+  it("sheet draws a .bbmodel's own skeleton, and a clip's skeleton field", function()
+    local file = SHARED .. "/data/blockbench/BetterModel/steve.bbmodel"
+    local code, _, err = run("sheet " .. q(file) .. " -o s.svg")
+    assert.are.equal(0, code, err)
+    local svgtext = H.read(tmp .. "/s.svg")
+    assert.truthy(svgtext:find("on the clip&apos;s own rig", 1, true))
+    local joints = {}
+    for j in svgtext:gmatch('data%-joint="([^"]+)"') do joints[j] = true end
+    assert.is_nil(joints.rightArm) -- not the player's parts
+    assert.is_true(next(joints) ~= nil)
+    -- --rig player draws the player instead
+    code = run("sheet " .. q(file) .. " --rig player -o p.svg")
+    assert.are.equal(0, code)
+    assert.truthy(H.read(tmp .. "/p.svg"):find("on the player rig", 1, true))
+    -- a clip's skeleton field
+    H.write(tmp .. "/k.anim", [==[{"length": 1, "skeleton": {"base": {}, "arm": {"parent": "base", "position": [0, 1, 0]},
+      "hand": {"parent": "arm", "position": [1, 1, 0]}},
+      "joints": {"arm": {"rotation": [[0, [0, 0, 0]], [1, [0, 0, 90]]]}}}]==])
+    code, _, err = run("sheet k.anim -o k.svg --frames 2")
+    assert.are.equal(0, code, err)
+    local k = H.read(tmp .. "/k.svg")
+    assert.truthy(k:find('data-joint="arm"', 1, true))
+    assert.truthy(k:find("on the clip&apos;s own rig", 1, true))
+    code, _, err = run("sheet " .. q(WALK) .. " --rig skeleton -o w.svg")
+    assert.are.equal(1, code)
+    assert.truthy(err:find("--rig skeleton: the clip has no skeleton", 1, true), err)
   end)
 end)

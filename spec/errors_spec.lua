@@ -420,7 +420,10 @@ describe("bad input", function()
       expect(items("markers", '[{"time": 0, "name": "a"}, {"time": 0}]'),
         "markers[2].name: name must be a string, got nil")
       expect(items("markers", '[{"time": "x", "name": "a"}]'), "markers[1].time: time must be a finite number, got string")
-      expect(items("markers", '[{"time": 0, "name": "a", "value": 5}]'), "markers[1].value: value must be a string, got number")
+      expect(items("markers", '[{"time": 0, "name": "a", "value": {"x": 1}}]'),
+        "markers[1].value: marker value must be a string, a number or a boolean, got object")
+      expect(items("markers", '[{"time": 0, "name": "a", "value": [1]}]'),
+        "markers[1].value: marker value must be a string, a number or a boolean, got array")
     end)
 
     it("events", function()

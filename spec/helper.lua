@@ -112,4 +112,24 @@ function H.write(path, text)
   f:close()
 end
 
+-- A time bound of the specs, in CPU seconds on a plain run: longer under
+-- valgrind (make memcheck sets ANIM_MEMCHECK) and the sanitizers (make
+-- asan preloads their runtime), which slow everything down.
+function H.seconds(s)
+  if os.getenv("ANIM_MEMCHECK") then return s * 60 end
+  if (os.getenv("LD_PRELOAD") or ""):find("san", 1, true) then return s * 4 end
+  return s
+end
+
+-- Runs f with some anim limits changed (anim.set_limits), restoring them
+-- even when f fails.
+function H.with_limits(t, f)
+  local anim = require "anim"
+  local old = anim.set_limits(t)
+  local r = table.pack(pcall(f))
+  anim.set_limits(old)
+  if not r[1] then error(r[2], 0) end
+  return table.unpack(r, 2, r.n)
+end
+
 return H

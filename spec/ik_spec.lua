@@ -306,7 +306,10 @@ describe("constraints", function()
       local e = err(a.two_bone_ik, a, c[1])
       assert.truthy(e:find("bad argument #1 to 'two_bone_ik' (" .. c[2] .. ")", 1, true), e)
     end
-    assert.truthy(err(a.two_bone_ik, a, 5):find("bad argument #1 to 'two_bone_ik' (table expected, got number)", 1, true))
+    assert.truthy(err(a.two_bone_ik, a, 5):find("bad argument #1 to 'two_bone_ik' (table of options expected, got number)", 1, true))
+    assert.truthy(err(a.two_bone_ik, a, with("targte", { 1, 1, 1 })):find("bad argument #1 to 'two_bone_ik' (unknown option 'targte'; did you mean 'target'?)", 1, true))
+    assert.truthy(err(a.aim, a, { joint = "hed", target = { 1, 1, 1 } }):find("bad argument #1 to 'aim' (joint: unknown joint 'hed'; did you mean 'head'?)", 1, true))
+    assert.truthy(err(a.aim, a):find("bad argument #1 to 'aim' (table of options expected, got nil)", 1, true))
     assert.truthy(err(a.aim, a, { joint = "head", target = { 1, 1, 1 }, forward = { 0, 1, 0 }, up = { 0, 2, 0 } }):find(
       "bad argument #1 to 'aim' (forward and up must not be parallel)", 1, true))
     assert.truthy(err(a.aim, a, { joint = "head", target = { 1, 1, 1 }, forward = { 0, 0, 0 } }):find(

@@ -8,13 +8,17 @@ local anim = require "anim"
 local core = require "anim.core"
 local H = require "spec.helper"
 
--- Runs f with some limits changed, restoring them even when f fails.
-local function with_limits(t, f)
-  local old = anim.set_limits(t)
-  local r = table.pack(pcall(f))
-  anim.set_limits(old)
-  if not r[1] then error(r[2], 0) end
-  return table.unpack(r, 2, r.n)
+local with_limits = H.with_limits
+
+-- A Blockbench import that imported no animation: its one warning, as
+-- the command prints it ("file: path: message").
+local function not_imported(name)
+  return function(clips, warnings)
+    assert.are.equal("table", type(clips), tostring(warnings))
+    assert.is_nil(next(clips))
+    assert.are.equal(1, #warnings)
+    return name .. ": " .. warnings[1].channel .. ": " .. warnings[1].message
+  end
 end
 
 -- Exactly nil and a message (nothing half built).
@@ -43,7 +47,7 @@ end
 describe("the limits API", function()
   it("anim.limits reads the values in force, and is read-only", function()
     assert.are.same({ bytes = 16 * 1024 * 1024, depth = 128, keys = 1000000, strings = 65536, joints = 4096,
-      items = 10000, modifiers = 4096 }, (function()
+      items = 10000, modifiers = 4096, animations = 4096, bake_samples = 250000, molang_work = 40000000 }, (function()
         local t = {}
         for k, v in pairs(anim.limits) do t[k] = v end
         return t
@@ -74,7 +78,10 @@ describe("the limits API", function()
     local before = anim.set_limits {}
     assert.has_error(function() anim.set_limits(5) end, "bad argument #1 to 'set_limits' (table expected, got number)")
     assert.has_error(function() anim.set_limits { byte = 5 } end,
-      "bad argument #1 to 'set_limits' (unknown limit 'byte'; the limits are bytes, depth, items, joints, keys, modifiers, strings)")
+      "bad argument #1 to 'set_limits' (unknown limit 'byte'; did you mean 'bytes'?)")
+    assert.has_error(function() anim.set_limits { zzz = 5 } end,
+      "bad argument #1 to 'set_limits' (unknown limit 'zzz'; the limits are animations, bake_samples, bytes, depth,"
+        .. " items, joints, keys, modifiers, molang_work, strings)")
     assert.has_error(function() anim.set_limits { keys = 0 } end,
       "bad argument #1 to 'set_limits' (keys must be from 1 to 100000000, got 0)")
     assert.has_error(function() anim.set_limits { keys = -3 } end,
@@ -150,7 +157,8 @@ describe("limits on files", function()
       local at = t
       for _ = 1, 20 do at.x = {} at = at.x end
       with_limits({ depth = 10 }, function()
-        assert.are.equal("c: nested too deep (at most 10 levels, or the table holds itself)", refused(anim.clip(t, "c")))
+        assert.are.equal("c: nested too deep (at most 10 levels, or the table holds itself)",
+          refused(anim.clip(t, "c", { strict = false })))
         assert.are.equal("x.xml: line 1: elements nested too deeply (at most 10 levels, anim.limits.depth)",
           refused(anim.decode_xml("<animation>" .. string.rep("<a>", 12) .. string.rep("</a>", 12) .. "</animation>", "x.xml")))
       end)
@@ -214,26 +222,37 @@ describe("limits on files", function()
         .. " 1e+300 s: too many keys (at most 1000000, anim.limits.keys)", refused(anim.decode_xml(huge, "x.xml")))
     end)
 
-    it("Blockbench: baking shares the limit among the channels of a clip", function()
-      local function doc(nb)
-        return '{"format_version": "1.8.0", "animations": {"a": {"loop": true, "animation_length": 4, "bones": {'
-          .. joints_json(nb, '"b%d": {"rotation": {"0": ["math.sin(query.anim_time * 360) * 90", 0, 0]}}') .. "}}}}"
+    it("Blockbench: baking shares the limit among the channels of the file's clips (not each clip)", function()
+      local function doc(na, nb)
+        local anims = {}
+        for a = 1, na do
+          anims[a] = string.format('"a%d": {"loop": true, "animation_length": 4, "bones": {', a)
+            .. joints_json(nb, '"b%d": {"rotation": {"0": ["math.sin(query.anim_time * 360) * 90", 0, 0]}}') .. "}}"
+        end
+        return '{"format_version": "1.8.0", "animations": {' .. table.concat(anims, ",") .. "}}"
       end
-      local one = assert(anim.decode_blockbench(doc(1), "b.json")).a
+      local one = assert(anim.decode_blockbench(doc(1, 1), "b.json")).a1
       local per = #core.clip_info(one).source.joints.b1.rotation -- keys one channel bakes to
       assert.is_true(per > 100, per)
       local limit = per + per // 2
-      local err = refused(with_limits({ keys = limit }, function() return anim.decode_blockbench(doc(2), "b.json") end))
-      assert.are.equal('b.json: animations.a.bones.b2.rotation["0"][1]: animation \'a\', bone \'b2\', rotation x:'
-        .. " Molang 'math.sin(query.anim_time * 360) * 90' changes too fast to bake: more than " .. (limit - per)
-        .. " keys on the channel (what anim.limits.keys leaves for it) would be needed to stay within 0.01 from 0 to 4 s",
-        err)
+      -- two channels of one clip, and two clips of one channel each: the
+      -- second channel gets what the first leaves, in both
+      for _, case in ipairs { { 1, 2, "a1", "b2" }, { 2, 1, "a2", "b1" } } do
+        local clips, w = with_limits({ keys = limit }, function() return anim.decode_blockbench(doc(case[1], case[2]), "b.json") end)
+        assert.is_nil(clips[case[3]])
+        assert.are.equal(1, #w)
+        assert.are.equal(string.format('animations.%s.bones.%s.rotation["0"][1]', case[3], case[4]), w[1].channel)
+        assert.are.equal(string.format("not imported: animation '%s', bone '%s', rotation x:", case[3], case[4])
+          .. " Molang 'math.sin(query.anim_time * 360) * 90' changes too fast to bake: more than " .. (limit - per)
+          .. " keys on the channel (what anim.limits.keys leaves for the file's clips) would be needed to stay within"
+          .. " 0.01 from 0 to 4 s", w[1].message)
+      end
     end)
 
     it("Blockbench: a length of 1e300 is baked within the cap, not over 1e300 s", function()
       local text = '{"format_version": "1.8.0", "animations": {"a": {"animation_length": 1e300, "bones": {"b": '
         .. '{"rotation": {"0": ["math.sin(query.anim_time * 100)", 0, 0]}}}}}}'
-      local err = refused(with_limits({ keys = 2000 }, function()
+      local err = not_imported("b.json")(with_limits({ keys = 2000 }, function()
         return bounded(200, function() return anim.decode_blockbench(text, "b.json") end)
       end))
       assert.truthy(err:find("changes too fast to bake: more than 2000 keys on the channel", 1, true), err)
@@ -248,7 +267,7 @@ describe("limits on files", function()
       end
       local text = '{"format_version": "1.8.0", "animations": {"a": {"loop": true, "bones": {"b": '
         .. '{"rotation": {"0": ["' .. table.concat(terms, " + ") .. '", 0, 0]}}}}}}'
-      local err = refused(with_limits({ keys = 1000 }, function()
+      local err = not_imported("b.json")(with_limits({ keys = 1000 }, function()
         return bounded(300, function() return anim.decode_blockbench(text, "b.json") end)
       end))
       assert.truthy(err:find("changes too fast to bake", 1, true), err)
@@ -311,9 +330,9 @@ describe("limits on files", function()
         refused(with_limits({ items = 10 }, function() return anim.decode(text, "i.anim") end)))
       -- an importer's clip: reported at the animation it is made of
       local bedrock = '{"animations": {"a": {"sound_effects": {' .. joints_json(12, '"%d": {"effect": "s"}') .. "}}}}"
-      assert.are.equal("b.json: animations.a: the clip made of animation 'a': sounds: too many timed items: markers,"
-        .. " events, sounds and plays would be 12 (at most 10, anim.limits.items)",
-        refused(with_limits({ items = 10 }, function() return anim.decode_blockbench(bedrock, "b.json") end)))
+      assert.are.equal("b.json: animations.a: not imported: the clip made of animation 'a': sounds: too many timed items:"
+        .. " markers, events, sounds and plays would be 12 (at most 10, anim.limits.items)",
+        not_imported("b.json")(with_limits({ items = 10 }, function() return anim.decode_blockbench(bedrock, "b.json") end)))
     end)
   end)
 
@@ -341,14 +360,16 @@ describe("numbers in files", function()
       refused(anim.decode_retarget('{"version": 1, "scale": 1e999}', "r")))
     assert.are.equal("r: editor: number must be finite, got inf",
       refused(anim.decode_retarget('{"version": 1, "editor": 1e999}', "r")))
-    assert.are.equal("b.json: animations.a.animation_length: animation_length must be a finite number, got inf",
-      refused(anim.decode_blockbench('{"animations": {"a": {"animation_length": 1e999}}}', "b.json")))
-    assert.are.equal('b.json: animations.a.bones.b.rotation["0"][1]: animation \'a\', bone \'b\', rotation x:'
+    -- Blockbench files: the animation that holds it is not imported
+    local bb = not_imported("b.json")
+    assert.are.equal("b.json: animations.a.animation_length: not imported: animation_length must be a finite number, got inf",
+      bb(anim.decode_blockbench('{"animations": {"a": {"animation_length": 1e999}}}', "b.json")))
+    assert.are.equal('b.json: animations.a.bones.b.rotation["0"][1]: not imported: animation \'a\', bone \'b\', rotation x:'
       .. " value must be a finite number, got inf",
-      refused(anim.decode_blockbench('{"animations": {"a": {"bones": {"b": {"rotation": {"0": [1e999, 0, 0]}}}}}}', "b.json")))
-    assert.are.equal("b.json: animations.a.timeline[\"1e999\"]: animation 'a': time must be a number in a string like"
-      .. " \"0.5\", got '1e999'",
-      refused(anim.decode_blockbench('{"animations": {"a": {"timeline": {"1e999": "x"}}}}', "b.json")))
+      bb(anim.decode_blockbench('{"animations": {"a": {"bones": {"b": {"rotation": {"0": [1e999, 0, 0]}}}}}}', "b.json")))
+    assert.are.equal("b.json: animations.a.timeline[\"1e999\"]: not imported: animation 'a': time must be a number in a"
+      .. " string like \"0.5\", got '1e999'",
+      bb(anim.decode_blockbench('{"animations": {"a": {"timeline": {"1e999": "x"}}}}', "b.json")))
     assert.are.equal('x.xml: animation (line 1): length must be a finite number, got "1e999"',
       refused(anim.decode_xml('<animation length="1e999"/>', "x.xml")))
     assert.are.equal('x.xml: animation/head/pitch/keyframe[1] (line 1): time t must be a finite number, got "1e999"',
@@ -363,7 +384,7 @@ describe("numbers in files", function()
   end)
 
   it("a Lua table may hold non-JSON values in unknown fields (anim.encode refuses them later)", function()
-    assert.is_truthy(anim.clip({ joints = {}, extra = { 0 / 0 } }, "c"))
+    assert.is_truthy(anim.clip({ joints = {}, extra = { 0 / 0 } }, "c", { strict = false }))
   end)
   -- json.check (core.check_tree finds the place, json.lua words it): the
   -- two kinds of offence a decoded text cannot hold, for the tables the

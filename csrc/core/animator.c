@@ -34,6 +34,16 @@ anim_animator *anim_animator_new(const anim_mem *mem, const anim_rig *rig, int s
   a->world = a->pose + n * 10;
   a->acc = a->world + n * 10;
   a->rm_joint = -1;
+  {
+    /* before the first update the pose is the rest: no offset, no turn,
+     * scale 1 (get, local and world transforms read it) */
+    size_t j;
+    for (j = 0; j < n; j++) {
+      double *p = a->pose + j * 10;
+      p[6] = 1;
+      p[7] = p[8] = p[9] = 1;
+    }
+  }
   return a;
 }
 

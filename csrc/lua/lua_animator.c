@@ -13,11 +13,24 @@
 typedef anim_animator_box animator_box;
 typedef anim_track_box track_box;
 
+/* "no joint 'x' in rig 'player'; did you mean 'X'?" for the name at idx:
+ * the rig's name from its Lua info (the animator at 1 holds the rig as
+ * its first user value). */
+static int no_joint(lua_State *L, const anim_rig *r, int idx) {
+  const char *name = lua_tostring(L, idx), *hint = anim_lua_suggest(name, r->names, r->n);
+  const char *rig = "rig";
+  if (lua_getiuservalue(L, 1, 1) == LUA_TUSERDATA && lua_getiuservalue(L, -1, 1) == LUA_TTABLE &&
+      lua_getfield(L, -1, "name") == LUA_TSTRING)
+    rig = lua_tostring(L, -1);
+  if (hint) return anim_lua_argerror(L, idx, "no joint '%s' in rig '%s'; did you mean '%s'?", name, rig, hint);
+  return anim_lua_argerror(L, idx, "no joint '%s' in rig '%s'", name, rig);
+}
+
 /* Joint index (0-based) from a name or a 1-based index. */
 static int joint_arg(lua_State *L, const anim_rig *r, int idx) {
   if (lua_type(L, idx) == LUA_TSTRING) {
     int j = anim_rig_find(r, lua_tostring(L, idx));
-    if (j < 0) return anim_lua_argerror(L, idx, "unknown joint '%s'", lua_tostring(L, idx));
+    if (j < 0) return no_joint(L, r, idx);
     return j;
   }
   if (lua_type(L, idx) != LUA_TNUMBER)
@@ -90,13 +103,15 @@ static int animator_play(lua_State *L) {
 
 /* core.animator_update(animator, dt) -> number of queued callbacks, or a
  * status code (codes.h; nothing changed then: the Lua side raises):
- * ANIM_ST_BAD_DT when dt is not a finite number >= 0, ANIM_ST_DELIVERING
+ * ANIM_ST_NOT_ANIMATOR when 1 is not an animator (the Lua side names its
+ * caller's line), ANIM_ST_BAD_DT when dt is not a finite number >= 0, ANIM_ST_DELIVERING
  * during a delivery of this animator's callbacks, ANIM_ST_QUEUED while a
  * batch update has yet to deliver them. */
 static int animator_update(lua_State *L) {
-  animator_box *b = anim_lua_checkbox(L, 1, ANIM_ANIMATOR_MT);
+  animator_box *b = luaL_testudata(L, 1, ANIM_ANIMATOR_MT);
   int r;
   double dt = lua_type(L, 2) == LUA_TNUMBER ? lua_tonumber(L, 2) : -1;  /* no strings */
+  if (!b) { lua_pushinteger(L, ANIM_ST_NOT_ANIMATOR); return 1; }
   if (!b->a) return luaL_argerror(L, 1, "animator is not built");
   if (!isfinite(dt) || dt < 0) r = ANIM_ST_BAD_DT;
   else if (b->delivering) r = b->delivering == ANIM_DELIVERING ? ANIM_ST_DELIVERING : ANIM_ST_QUEUED;
@@ -175,7 +190,7 @@ static int batch_fail(lua_State *L, int code, int i, int j) {
 static int animators_update(lua_State *L) {
   batch_scratch *s = lua_touserdata(L, lua_upvalueindex(1));
   double dt = lua_type(L, 2) == LUA_TNUMBER ? lua_tonumber(L, 2) : -1;  /* no strings */
-  lua_Unsigned len;
+  size_t len;
   lua_Integer room;
   unsigned long long gen;
   int n, i, k, nq = 0, r, mt;
@@ -185,7 +200,7 @@ static int animators_update(lua_State *L) {
   /* pend is written while list is read again below */
   luaL_argcheck(L, !lua_rawequal(L, 1, 3), 3, "must not be the list itself");
   len = lua_rawlen(L, 1);
-  if (len > BATCH_MAX) return luaL_error(L, "too many animators (at most %d)", BATCH_MAX);
+  if (len > (size_t)BATCH_MAX) return luaL_error(L, "too many animators (at most %d)", BATCH_MAX);
   n = (int)len;
   if (!isfinite(dt) || dt < 0) return batch_fail(L, ANIM_ST_BAD_DT, 0, 0);
   for (room = (lua_Integer)lua_rawlen(L, 3); room < 2 * (lua_Integer)n;) {

@@ -102,6 +102,7 @@ static int read_beneath(lua_State *L) {
   fd_box *f = lua_newuserdatauv(L, sizeof *f, 0);
   struct stat st;
   luaL_Buffer b;
+  size_t total = 0;
   f->fd = -1;
   luaL_setmetatable(L, FD_BOX);
   f->fd = open(root, DIR_OPEN | O_CLOEXEC);
@@ -134,8 +135,7 @@ static int read_beneath(lua_State *L) {
   if (S_ISDIR(st.st_mode)) return beneath_fail(L, f, "directory", "");
   if (!S_ISREG(st.st_mode)) return beneath_fail(L, f, "other", "");
   if (st.st_size > limit) {
-    lua_pushfstring(L, "%I", (lua_Integer)st.st_size);
-    return beneath_fail(L, f, "large", lua_tostring(L, -1));
+    return beneath_fail(L, f, "large", anim_lua_pushint(L, (lua_Integer)st.st_size));
   }
   luaL_buffinit(L, &b);
   for (;;) {
@@ -146,7 +146,8 @@ static int read_beneath(lua_State *L) {
     if (n == 0) break;
     luaL_addsize(&b, (size_t)n);
     /* never more than the limit, even from a file that grows meanwhile */
-    if ((lua_Integer)luaL_bufflen(&b) > limit) break;
+    total += (size_t)n;
+    if ((lua_Integer)total > limit) break;
   }
   luaL_pushresult(&b);
   fd_box_set(f, -1);

@@ -1,6 +1,8 @@
 /* lua_helpers.c - the helpers every binding file shares (lua_helpers.h). */
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
+#include <string.h>
 
 #include "lua.h"
 #include "lauxlib.h"
@@ -40,20 +42,31 @@ void *anim_lua_checkbox(lua_State *L, int arg, const char *mt) {
   return p;
 }
 
+/* "what v out of range lo..hi" (v already on the stack as a string). */
+static int out_of_range(lua_State *L, int arg, const char *what, const char *v, lua_Integer lo, lua_Integer hi) {
+  const char *l = anim_lua_pushint(L, lo), *h = anim_lua_pushint(L, hi);
+  return anim_lua_argerror(L, arg, "%s %s out of range %s..%s", what, v, l, h);
+}
+
 lua_Integer anim_lua_checkrange(lua_State *L, int arg, lua_Integer lo, lua_Integer hi, const char *what) {
-  int isnum;
-  lua_Integer k = lua_tointegerx(L, arg, &isnum);
-  if (!isnum || lua_type(L, arg) != LUA_TNUMBER) {
-    if (lua_type(L, arg) == LUA_TNUMBER) {
-      lua_Number x = lua_tonumber(L, arg);
-      if (x == floor(x)) /* integral, beyond lua_Integer */
-        anim_lua_argerror(L, arg, "%s %s out of range %I..%I", what, lua_tostring(L, arg), lo, hi);
-      anim_lua_argerror(L, arg, "%s must be an integer, got %s", what, lua_tostring(L, arg));
-    }
+  lua_Number x;
+  if (lua_type(L, arg) != LUA_TNUMBER)
     anim_lua_argerror(L, arg, "%s expected, got %s", what, anim_lua_typename(L, arg));
+  if (lua_isinteger(L, arg)) {  /* 5.3+: an integer, exact at any size */
+    lua_Integer k = lua_tointeger(L, arg);
+    if (k < lo || k > hi) out_of_range(L, arg, what, anim_lua_pushint(L, k), lo, hi);
+    return k;
   }
-  if (k < lo || k > hi) anim_lua_argerror(L, arg, "%s %I out of range %I..%I", what, k, lo, hi);
-  return k;
+  /* a float (every number before 5.3): integral and within the range,
+   * compared as doubles before any cast */
+  x = lua_tonumber(L, arg);
+  if (x != floor(x)) anim_lua_argerror(L, arg, "%s must be an integer, got %s", what, lua_tostring(L, arg));
+  if (!(x >= (lua_Number)lo && x <= (lua_Number)hi)) {
+    if (x >= -9007199254740992.0 && x <= 9007199254740992.0)  /* 2^53: exact as an integer */
+      return out_of_range(L, arg, what, anim_lua_pushint(L, (lua_Integer)x), lo, hi);
+    return out_of_range(L, arg, what, lua_tostring(L, arg), lo, hi);
+  }
+  return (lua_Integer)x;
 }
 
 void anim_lua_pushnumbers(lua_State *L, const double *v, size_t n) {
@@ -78,6 +91,58 @@ int anim_lua_uservalue(lua_State *L, const char *mt, int n) {
   anim_lua_checkbox(L, 1, mt);
   lua_getiuservalue(L, 1, n);
   return 1;
+}
+
+/* Edit distance (optimal string alignment, letter case ignored) of a and
+ * b, or a large number when either is longer than MAX_SUGGEST (names that
+ * long are not suggested). */
+#define MAX_SUGGEST 64
+static int distance(const char *a, size_t la, const char *b, size_t lb) {
+  int rows[3][MAX_SUGGEST + 1], *p2 = rows[0], *p = rows[1], *c = rows[2];
+  size_t i, j;
+  if (la > MAX_SUGGEST || lb > MAX_SUGGEST) return 1 << 20;
+  for (j = 0; j <= lb; j++) p[j] = (int)j;
+  for (i = 1; i <= la; i++) {
+    int ca = tolower((unsigned char)a[i - 1]);
+    int *t;
+    c[0] = (int)i;
+    for (j = 1; j <= lb; j++) {
+      int cb = tolower((unsigned char)b[j - 1]);
+      int d = p[j] + 1, x = c[j - 1] + 1, s = p[j - 1] + (ca != cb);
+      if (x < d) d = x;
+      if (s < d) d = s;
+      if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) && tolower((unsigned char)a[i - 2]) == cb &&
+          p2[j - 2] + 1 < d)
+        d = p2[j - 2] + 1;
+      c[j] = d;
+    }
+    t = p2; p2 = p; p = c; c = t;
+  }
+  return p[lb];
+}
+
+static int same_but_case(const char *a, const char *b) {
+  for (; *a && *b; a++, b++)
+    if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return 0;
+  return *a == *b;
+}
+
+const char *anim_lua_suggest(const char *name, const char *const *names, int n) {
+  size_t ln = strlen(name);
+  int i, limit = (int)(ln / 3), best = -1, bestd = 0;
+  if (ln >= 3 && limit < 1) limit = 1;
+  if (limit > 3) limit = 3;
+  for (i = 0; i < n; i++)
+    if (strcmp(names[i], name) != 0 && same_but_case(names[i], name)) return names[i];
+  if (limit == 0) return NULL;
+  for (i = 0; i < n; i++) {
+    size_t lc = strlen(names[i]);
+    int d;
+    if (strcmp(names[i], name) == 0 || (lc > ln ? lc - ln : ln - lc) > (size_t)limit) continue;
+    d = distance(name, ln, names[i], lc);
+    if (d <= limit && (best < 0 || d < bestd)) { best = i; bestd = d; }
+  }
+  return best < 0 ? NULL : names[best];
 }
 
 anim_clip *anim_lua_checkclip(lua_State *L, int arg) {

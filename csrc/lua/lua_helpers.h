@@ -8,6 +8,7 @@
 
 #include "lua.h"
 
+#include "lua_compat.h"
 #include "core/amem.h"
 #include "core/animator.h"
 #include "core/blendspace.h"
@@ -85,6 +86,14 @@ void anim_lua_checkplayopts(lua_State *L, int idx, anim_play_opts *o);
 anim_binding *anim_lua_checkbindings(lua_State *L, int idx, const anim_clip *c, const anim_rig *r, int *n);
 int anim_lua_newtrack(lua_State *L);
 void anim_lua_settrack(lua_State *L, int box, anim_track *t, int src, int animator, int cbs);
+
+/* The closest of names[0..n-1] to `name` for "did you mean?", or NULL:
+ * the one that differs only in letter case, else the nearest by edit
+ * distance (letter case ignored) when at most a third of the name's
+ * length edits away (at most 3; at least 1 for names of 3 letters or more,
+ * none for shorter ones); ties go to the first.  The same rule as
+ * lua/anim/base/suggest.lua. */
+const char *anim_lua_suggest(const char *name, const char *const *names, int n);
 
 /* The built objects under the boxes (raises when the box is empty). */
 anim_clip *anim_lua_checkclip(lua_State *L, int arg);

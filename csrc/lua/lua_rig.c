@@ -1,6 +1,7 @@
 /* lua_rig.c - the Lua binding of rigs (the C core's joint hierarchies with
  * rests) and of retarget maps (userdata holding the description
  * lua/anim/format/retarget.lua read). */
+#include <math.h>
 #include <string.h>
 
 #include "lua.h"
@@ -44,9 +45,9 @@ static int rig_new(lua_State *L) {
     lua_pop(L, 1); /* the names table keeps the string alive */
     lua_geti(L, 2, i + 1);
     {
-      int isint;
-      lua_Integer pi = lua_tointegerx(L, -1, &isint);
-      if (!isint || pi < 0 || pi > n) return luaL_error(L, "rig joint parents must be indices 0..%I", n);
+      lua_Number pi = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : -1;
+      if (!(pi >= 0 && pi <= (lua_Number)n && pi == floor(pi)))
+        return luaL_error(L, "rig joint parents must be indices 0..%d", (int)n);
       parent[i] = (int)pi - 1;
     }
     lua_pop(L, 1);

@@ -5,6 +5,7 @@ local args = require "anim.base.args"
 local json = require "anim.base.json"
 local clip = require "anim.format.clip"
 local encode = require "anim.format.encode"
+local fields = require "anim.format.fields"
 
 local anim = { _VERSION = "anim dev-1" }
 
@@ -12,24 +13,47 @@ local anim = { _VERSION = "anim dev-1" }
 -- optional argument may be nil), at the caller's line.
 local check_arg = args.check
 
--- anim.load(path) -> clip | nil, message
-function anim.load(path)
-  check_arg(path, "string", 1, "load")
-  return clip.load_file(path, path)
+-- Options of the loading functions: strict refuses the first field the
+-- format does not know (by default such fields are kept, as the format
+-- says; `anim validate` lists them).
+local LOAD_OPTIONS = args.names { "strict" }
+local function strict_of(opts, n, fname)
+  opts = args.options(opts, LOAD_OPTIONS, n, fname)
+  if opts.strict ~= nil and type(opts.strict) ~= "boolean" then
+    args.error(n, fname, "option 'strict' must be a boolean, got " .. args.typename(opts.strict))
+  end
+  return opts.strict == true
 end
 
--- anim.decode(json_text [, name]) -> clip | nil, message
-function anim.decode(text, name)
+-- anim.load(path [, { strict = true }]) -> clip | nil, message
+function anim.load(path, opts)
+  check_arg(path, "string", 1, "load")
+  return clip.load_file(path, path, nil, strict_of(opts, 2, "load"))
+end
+
+-- anim.decode(json_text [, name [, { strict = true }]]) -> clip | nil, message
+function anim.decode(text, name, opts)
   check_arg(text, "string", 1, "decode")
   check_arg(name, "string", 2, "decode", true)
+  local strict = strict_of(opts, 3, "decode")
   name = name or "clip"
-  return E.catch(name, function() return clip.build(json.decode(text), name, true) end)
+  return E.catch(name, function() return clip.build(json.decode(text), name, true, strict) end)
 end
 
--- anim.clip(table [, name]) -> clip | nil, message
-function anim.clip(t, name)
+-- anim.clip(table [, name [, { strict = false }]]) -> clip | nil, message.
+-- The table is the script's own, so strict is the default: a field the
+-- format does not know raises (a misspelt `lenght` would otherwise give a
+-- clip of length 0 without a word); strict = false keeps such fields, as
+-- a file's are kept.
+function anim.clip(t, name, opts)
   check_arg(t, "table", 1, "clip")
   check_arg(name, "string", 2, "clip", true)
+  opts = args.options(opts, LOAD_OPTIONS, 3, "clip")
+  if opts.strict ~= nil and type(opts.strict) ~= "boolean" then
+    args.error(3, "clip", "option 'strict' must be a boolean, got " .. args.typename(opts.strict))
+  end
+  local unknown = opts.strict ~= false and fields.unknown(t, "clip")[1]
+  if unknown then args.error(1, "clip", fields.message(unknown, true)) end
   name = name or "clip"
   return E.catch(name, function() return clip.build(clip.copy(t), name) end)
 end
@@ -57,19 +81,24 @@ anim.encode = encode.encode
 -- anim.save(clip, path [, options]) -> true, approx | nil, message (written atomically)
 anim.save = encode.save
 
--- anim.import_blockbench(path) -> { [animation name] = clip } | nil, message
--- (.bbmodel and Bedrock/GeckoLib *.animation.json; docs/formats.md).  Required
--- here, not at the top: only the importer needs lua-lpeg (for Molang).
-function anim.import_blockbench(path)
+-- anim.import_blockbench(path [, options]) -> { [animation name] = clip }, warnings | nil, message
+-- (.bbmodel, Animated Java projects and Bedrock/GeckoLib *.animation.json;
+-- docs/formats.md).  Required here, not at the top: only the importer needs
+-- lua-lpeg (for Molang).
+function anim.import_blockbench(path, options)
   check_arg(path, "string", 1, "import_blockbench")
-  return require("anim.import.blockbench").import(path)
+  local bb = require "anim.import.blockbench"
+  local opts, values = bb.options(options, "import_blockbench", 2)
+  return bb.import(path, opts, values)
 end
 
--- anim.decode_blockbench(json_text [, name]) -> { [animation name] = clip } | nil, message
-function anim.decode_blockbench(text, name)
+-- anim.decode_blockbench(json_text [, name [, options]]) -> { [animation name] = clip }, warnings | nil, message
+function anim.decode_blockbench(text, name, options)
   check_arg(text, "string", 1, "decode_blockbench")
   check_arg(name, "string", 2, "decode_blockbench", true)
-  return require("anim.import.blockbench").decode_text(text, name or "blockbench")
+  local bb = require "anim.import.blockbench"
+  local opts, values = bb.options(options, "decode_blockbench", 3)
+  return bb.decode_text(text, name or "blockbench", opts, values)
 end
 
 anim.is_clip = clip.is_clip
@@ -96,17 +125,17 @@ anim.is_blendspace = blendspace.is_space
 -- Retarget maps (SEMANTICS 8).
 local retarget = require "anim.format.retarget"
 
--- anim.load_retarget(path) -> map | nil, message
-function anim.load_retarget(path)
+-- anim.load_retarget(path [, { strict = true }]) -> map | nil, message
+function anim.load_retarget(path, opts)
   check_arg(path, "string", 1, "load_retarget")
-  return retarget.load_file(path, path)
+  return retarget.load_file(path, path, nil, strict_of(opts, 2, "load_retarget"))
 end
 
--- anim.decode_retarget(json_text [, name]) -> map | nil, message
-function anim.decode_retarget(text, name)
+-- anim.decode_retarget(json_text [, name [, { strict = true }]]) -> map | nil, message
+function anim.decode_retarget(text, name, opts)
   check_arg(text, "string", 1, "decode_retarget")
   check_arg(name, "string", 2, "decode_retarget", true)
-  return retarget.decode(text, name or "retarget")
+  return retarget.decode(text, name or "retarget", strict_of(opts, 3, "decode_retarget"))
 end
 anim.null = json.null
 

@@ -30,19 +30,90 @@ local function too_large(n)
   E.fail("", "too large (%d bytes; at most %d, anim.limits.bytes)", n, L.bytes)
 end
 
+-- Raises the failure for cjson's error message `err`.
+local function not_json(err)
+  local msg = tostring(err):gsub("^.-:%d+: ", "")
+  local at = msg:match("^Found too many nested data structures %(%d+%) at (character %d+)")
+  if at then
+    E.fail("", "not valid JSON: nested deeper than %d levels (anim.limits.depth) at %s", L.depth, at)
+  end
+  E.fail("", "not valid JSON: %s", msg)
+end
+
 -- Decodes text or raises a failure (errors.lua) saying why it is not JSON.
 function M.decode(text)
   if #text > L.bytes then too_large(#text) end
   set_depth()
   local ok, v = pcall(decoder.decode, text)
-  if not ok then
-    local msg = tostring(v):gsub("^.-:%d+: ", "")
-    local at = msg:match("^Found too many nested data structures %(%d+%) at (character %d+)")
-    if at then
-      E.fail("", "not valid JSON: nested deeper than %d levels (anim.limits.depth) at %s", L.depth, at)
+  if not ok then not_json(v) end
+  return v
+end
+
+-- The JSON the game and Blockbench read (Blockbench's autoParseJSON in
+-- js/util/json.ts): a byte-order mark first, `//` and `/* */` comments
+-- (stripped only when the text does not parse without), and NaN,
+-- Infinity (the numbers Blockbench once wrote) where a number goes.
+local lenient = cjson.new()
+lenient.decode_invalid_numbers(true)
+local lenient_depth
+
+-- The text with its comments blanked out (each byte of a comment a space,
+-- so that the decoder's positions stay right); strings are kept whole.
+local function strip_comments(text)
+  local parts, pos, n = {}, 1, #text
+  local i = 1
+  while true do
+    local s = text:find('["/]', i)
+    if not s then break end
+    if text:byte(s) == 34 then -- a string: to its closing quote
+      local j = s + 1
+      while true do
+        local q = text:find('["\\]', j)
+        if not q then j = n + 1 break end
+        if text:byte(q) == 92 then j = q + 2 else j = q + 1 break end
+      end
+      i = j
+    else
+      local nx = text:byte(s + 1)
+      local e
+      if nx == 47 then -- //
+        e = (text:find("[\r\n]", s + 2) or n + 1) - 1
+      elseif nx == 42 then -- /* */
+        local _, ce = text:find("*/", s + 2, true)
+        e = ce or n
+      end
+      if e then
+        parts[#parts + 1] = text:sub(pos, s - 1)
+        parts[#parts + 1] = string.rep(" ", e - s + 1)
+        pos = e + 1
+        i = e + 1
+      else
+        i = s + 1
+      end
     end
-    E.fail("", "not valid JSON: %s", msg)
   end
+  if pos == 1 then return text end
+  parts[#parts + 1] = text:sub(pos)
+  return table.concat(parts)
+end
+M.strip_comments = strip_comments
+
+function M.decode_lenient(text)
+  if #text > L.bytes then too_large(#text) end
+  if lenient_depth ~= L.depth then
+    lenient.decode_max_depth(L.depth)
+    lenient_depth = L.depth
+  end
+  if text:sub(1, 3) == "\239\187\191" then text = text:sub(4) end
+  local ok, v = pcall(lenient.decode, text)
+  if not ok and text:find("/", 1, true) then
+    local stripped = strip_comments(text)
+    if stripped ~= text then
+      local ok2, v2 = pcall(lenient.decode, stripped)
+      if ok2 then return v2 end
+    end
+  end
+  if not ok then not_json(v) end
   return v
 end
 

@@ -6,6 +6,7 @@
 -- (which returns the previous values, to restore them later) and reads them
 -- through anim.limits (read-only).
 local args = require "anim.base.args"
+local suggest = require "anim.base.suggest"
 
 local M = {}
 
@@ -18,6 +19,9 @@ local SPEC = {
   joints = { 4096, 65536, "joints of a clip, of its skeleton or of a retarget map" },
   items = { 10000, 1000000, "timed items of a clip: markers, events, sounds and plays together" },
   modifiers = { 4096, 1000000, "curve modifiers of a clip" },
+  animations = { 4096, 1000000, "animations imported from one Blockbench or Bedrock file" },
+  bake_samples = { 250000, 1000000000, "evaluations of a curve baking may make for one imported file" },
+  molang_work = { 40000000, 10000000000, "steps of Molang evaluation (operations, loop iterations) for one imported file" },
 }
 M.SPEC = SPEC
 
@@ -50,8 +54,9 @@ function M.set(t)
   for k, v in pairs(t) do
     local s = SPEC[k]
     if not s then
-      args.error(1, "set_limits", string.format("unknown limit '%s'; the limits are %s",
-        tostring(k), table.concat(names(), ", ")))
+      local hint = suggest.hint(k, names())
+      args.error(1, "set_limits", string.format("unknown limit '%s'%s", tostring(k),
+        hint ~= "" and hint or "; the limits are " .. table.concat(names(), ", ")))
     end
     if math.type(v) ~= "integer" and not (type(v) == "number" and v % 1 == 0 and v == v) then
       args.error(1, "set_limits", string.format("%s must be a whole number, got %s",

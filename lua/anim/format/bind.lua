@@ -11,6 +11,7 @@ local rigmod = require "anim.format.rig"
 
 local M = {}
 local Q = require "anim.base.quat"
+local suggest = require "anim.base.suggest"
 local qmul, qinv = Q.mul, Q.inverse
 
 -- Name guessing -----------------------------------------------------------------
@@ -113,6 +114,25 @@ function M.resolve(clip, rig, map)
     local hit = keys[M.guess_key(name)]
     if hit and claims[hit] == 1 then out[name] = { joint = hit, by = "guess" }
     else out[name] = { by = "unmatched" } end
+  end
+  return out
+end
+
+-- The clip joints that play on no rig joint though nothing asked for
+-- that (a map or the clip's retarget field keeping a joint off with ""
+-- is asked for): { { joint = clip joint, wanted = the rig joint a map or
+-- the field named, if one did, suggestion = the closest rig joint name or
+-- nil }, ... } in the clip's joint order.
+function M.unmatched(clip, rig, map)
+  local info = core.clip_info(clip)
+  local rinfo = core.rig_info(rig)
+  local resolved = M.resolve(clip, rig, map)
+  local out = {}
+  for _, name in ipairs(info.joints) do
+    local r = resolved[name]
+    if r.by == "unmatched" then
+      out[#out + 1] = { joint = name, wanted = r.wanted, suggestion = suggest.closest(r.wanted or name, rinfo.names) }
+    end
   end
   return out
 end

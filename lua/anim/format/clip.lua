@@ -11,6 +11,7 @@ local keys = require "anim.format.keys"
 local rigmod = require "anim.format.rig"
 local retarget = require "anim.format.retarget"
 local bind = require "anim.format.bind"
+local fieldset = require "anim.format.fields"
 
 local M = {}
 local info_of = core.clip_info
@@ -80,6 +81,7 @@ mt.__tostring = function(self)
   local info = info_of(self)
   return string.format("anim.clip(%s, %g s, %d joints)", info.name, info.length, #info.joints)
 end
+args.methods(methods, mt, "anim.clip")
 M.methods = methods
 
 -- A copy of a clip table, so that a caller changing its table later does
@@ -97,16 +99,21 @@ end
 
 -- Builds a clip from a table in the file's shape; raises a failure.
 -- `from_file`: t was decoded from a file or text (format.read checks it all).
-function M.build(t, name, from_file)
+-- `strict`: a field the format does not know is a failure too.
+function M.build(t, name, from_file, strict)
   local desc, info = format.read(t, from_file)
+  if strict then
+    local u = fieldset.unknown(t, "clip")[1]
+    if u then E.fail(u.path, "unknown field%s", u.suggestion and (" (did you mean '" .. u.suggestion .. "'?)") or "") end
+  end
   info.name = name
   return keys.build(desc, info)
 end
 
 -- Loads a .anim file, naming the clip `name`: clip | nil, message.
 -- `beneath`: see json.read_file (the library's res:// files).
-function M.load_file(path, name, beneath)
-  return E.catch(name, function() return M.build(json.decode(json.read_file(path, beneath)), name, true) end)
+function M.load_file(path, name, beneath, strict)
+  return E.catch(name, function() return M.build(json.decode(json.read_file(path, beneath)), name, true, strict) end)
 end
 
 function M.is_clip(v)

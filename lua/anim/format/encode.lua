@@ -388,16 +388,11 @@ end
 
 -- Options ----------------------------------------------------------------------------------
 
+local OPTIONS = args.names { "version" }
+
 local function check_options(options, n, fname)
   if options == nil then return nil end
-  if type(options) ~= "table" then
-    args.error(n, fname, string.format("table of options expected, got %s", type(options)))
-  end
-  for k in pairs(options) do
-    if k ~= "version" then
-      args.error(n, fname, string.format("unknown option '%s'; the options are: version", tostring(k)))
-    end
-  end
+  args.options(options, OPTIONS, n, fname)
   local v = options.version
   if v ~= nil and v ~= 1 and v ~= 3 then
     args.error(n, fname, string.format("option 'version' must be 1 or 3, got %s",

@@ -488,7 +488,38 @@ end
 -- Attaches the enabled modifiers of a channel to its per-axis curves.
 -- Timed items ---------------------------------------------------------------------
 
-local function read_items(c, info, items, path)
+-- JSON has one kind of number, and lua-cjson decodes every one as a
+-- float: a whole number (within 2^53, where doubles hold every integer)
+-- of a decoded payload or marker value becomes a Lua integer, so that a
+-- file's 12 reaches callbacks as 12, not 12.0 (docs/api.md).  Tables a
+-- script gave (anim.clip) keep the types the script wrote.
+local TWO53 = 2 ^ 53
+local function integers(v)
+  if type(v) == "number" then
+    if v == math.floor(v) and v >= -TWO53 and v <= TWO53 then return math.tointeger(v) end
+    return v
+  end
+  if type(v) == "table" then
+    for k, x in pairs(v) do
+      if type(x) == "number" or type(x) == "table" then v[k] = integers(x) end
+    end
+  end
+  return v
+end
+
+-- What a marker value may be: a string, a number or a boolean (a table
+-- would be shared by every delivery and changed by none: events carry
+-- those, in their payload).
+local function marker_value(v, path)
+  local t = type(v)
+  if t ~= "string" and t ~= "number" and t ~= "boolean" then
+    fail(path, "marker value must be a string, a number or a boolean, got %s", describe(v))
+  end
+  if t == "number" then E.number(v, path, "marker value") end
+  return v
+end
+
+local function read_items(c, info, items, path, from_file)
   local total = 0
   local function list(name)
     local v = c[name]
@@ -515,7 +546,8 @@ local function read_items(c, info, items, path)
     local t = E.number(m.time, key(p, "time"), "time")
     local name = E.string(m.name, key(p, "name"), "name")
     local value = m.value
-    if E.absent(value) then value = nil else E.string(value, key(p, "value"), "value") end
+    if E.absent(value) then value = nil else value = marker_value(value, key(p, "value")) end
+    if from_file then value = integers(value) end
     info.markers[i] = { time = t, name = name, value = value }
     add(t, codes.item.marker, i)
   end
@@ -525,7 +557,7 @@ local function read_items(c, info, items, path)
     local t = E.number(ev.time, key(p, "time"), "time")
     local name = E.string(ev.name, key(p, "name"), "name")
     local on = E.absent(ev.on) and 1 or E.enum(ev.on, M.SIDES, key(p, "on"), "side")
-    info.events[i] = { time = t, name = name, payload = ev.payload, on = M.SIDES[on] }
+    info.events[i] = { time = t, name = name, payload = from_file and integers(ev.payload) or ev.payload, on = M.SIDES[on] }
     add(t, codes.item.event, i, on - 1)
   end
   for i, s in ipairs(lists.sounds) do
@@ -893,7 +925,7 @@ function M.read(c, from_file)
   if not E.absent(c.autoplay) then info.autoplay = E.boolean(c.autoplay, "autoplay", "autoplay") end
   read_common(c, info, desc)
   desc.items = {}
-  local last_item = read_items(c, info, desc.items, "")
+  local last_item = read_items(c, info, desc.items, "", from_file)
   if curves and last_item and (last == nil or last_item > last) then last = last_item end
   if not E.absent(c.length) then
     local len = E.number(c.length, "length", "length")

@@ -5,6 +5,7 @@
 local core = require "anim.core"
 local E = require "anim.base.errors"
 local args = require "anim.base.args"
+local fields = require "anim.format.fields"
 local json = require "anim.base.json"
 local format = require "anim.format.read"
 local rigmod = require "anim.format.rig"
@@ -54,18 +55,23 @@ local function read(t)
 end
 
 -- Builds a map userdata from a decoded table; raises a failure.
-function M.build(t, name)
+-- `strict`: a field the format does not know is a failure too.
+function M.build(t, name, strict)
   local info = read(t)
+  if strict then
+    local u = fields.unknown(t, "retarget")[1]
+    if u then E.fail(u.path, "unknown field%s", u.suggestion and (" (did you mean '" .. u.suggestion .. "'?)") or "") end
+  end
   info.name = name
   return core.retarget_new(info)
 end
 
-function M.decode(text, name)
-  return E.catch(name, function() return M.build(json.decode(text), name) end)
+function M.decode(text, name, strict)
+  return E.catch(name, function() return M.build(json.decode(text), name, strict) end)
 end
 
-function M.load_file(path, name, beneath)
-  return E.catch(name, function() return M.build(json.decode(json.read_file(path, beneath)), name) end)
+function M.load_file(path, name, beneath, strict)
+  return E.catch(name, function() return M.build(json.decode(json.read_file(path, beneath)), name, strict) end)
 end
 
 local mt = core.retarget_metatable

@@ -5,8 +5,10 @@ local core = require "anim.core"
 local E = require "anim.base.errors"
 local args = require "anim.base.args"
 local codes = require "anim.base.codes"
+local fields = require "anim.format.fields"
 local format = require "anim.format.read"
 local Q = require "anim.base.quat"
+local suggest = require "anim.base.suggest"
 
 local M = {}
 local fail, key, index = E.fail, E.key, E.index
@@ -34,7 +36,7 @@ function M.rest_quat(v, path)
   return Q.from_euler(r, "yxz")
 end
 
-local function build(def)
+local function build(def, rig_name)
   E.object(def, "", "rig")
   local joints = E.array(def.joints, "joints", "joints")
   if #joints == 0 then fail("joints", "a rig needs at least one joint") end
@@ -59,7 +61,7 @@ local function build(def)
       parents[i] = idx[j.parent] or fail(key(p, "parent"), "unknown parent '%s'", j.parent)
     end
   end
-  local info = { names = names }
+  local info = { names = names, name = rig_name }
   local rig, err = core.rig_new(names, parents, pivots, rots, info)
   if not rig then
     -- name the joints of the first cycle, in joint order (each joint is
@@ -90,7 +92,7 @@ local player -- built once: rigs are immutable and shared
 -- anim.rig("player") | anim.rig(definition [, name]) -> rig | nil, message
 function M.new(def, name)
   if def == "player" then
-    player = player or build(M.PLAYER)
+    player = player or build(M.PLAYER, "player")
     return player
   end
   if type(def) == "string" then
@@ -102,7 +104,10 @@ function M.new(def, name)
   if name ~= nil and type(name) ~= "string" then
     args.error(2, "rig", "string expected, got " .. args.typename(name))
   end
-  return E.catch(name or "rig", build, def)
+  -- a field the script misspelt raises (the definition is the script's own)
+  local unknown = fields.unknown(def, "rig")[1]
+  if unknown then args.error(1, "rig", fields.message(unknown, true)) end
+  return E.catch(name or "rig", build, def, name or "rig")
 end
 
 local methods = {}
@@ -116,11 +121,21 @@ function methods.joints(self)
 end
 function methods.has(self, name) return core.rig_info(self).index[name] ~= nil end
 
+local rfields = { name = true }
 local mt = core.rig_metatable
 mt.__name = "anim.rig"
-mt.__index = methods
+mt.__index = function(self, k)
+  local m = methods[k]
+  if m then return m end
+  if rfields[k] then return core.rig_info(self)[k] end
+end
 mt.__newindex = function() args.raise("rigs are read-only") end
-mt.__tostring = function(self) return "anim.rig(" .. #core.rig_info(self).names .. " joints)" end
+mt.__tostring = function(self)
+  local info = core.rig_info(self)
+  return "anim.rig(" .. info.name .. ", " .. #info.names .. " joints)"
+end
+
+args.methods(methods, mt, "anim.rig")
 
 function M.is_rig(v) return getmetatable(v) == mt end
 
@@ -130,7 +145,7 @@ function M.joint(rig, j)
   local info = core.rig_info(rig)
   if type(j) == "string" then
     local i = info.index[j]
-    if not i then return nil, "unknown joint '" .. j .. "'" end
+    if not i then return nil, "unknown joint '" .. j .. "'" .. suggest.hint(j, info.names) end
     return i
   end
   if math.type(j) == "integer" or (type(j) == "number" and j == math.floor(j)) then

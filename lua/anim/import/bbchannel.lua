@@ -12,12 +12,15 @@
 --   { t, pre = {x, y, z}, post = {x, y, z}, two = (pre and post given),
 --     path = its JSON path,
 --     interp = "linear" | "catmullrom" | "bezier" | "step",
---     ease = nil | a GeckoLib easing (M.easing),
+--     ease = nil | a GeckoLib or Animated Java easing (M.easing),
 --     bz = nil | { lt = {3}, lv = {3}, rt = {3}, rv = {3} } }
 -- and each axis value is { c = number } or { f = function(t), src, periods,
 -- path, where } (Molang of time, with its JSON path and words for messages).
 -- A rotation channel with `slerp = true` is one Blockbench interpolates as
--- quaternions (an animator's quaternion_interpolation).
+-- quaternions (an animator's quaternion_interpolation); one with
+-- `ease_linear = true` (a .bbmodel's) plays its easings only on segments
+-- Blockbench plays linear, as the plugins do.  `notes` collects, in words,
+-- what the channel's import read otherwise than the game (M.note).
 --
 -- M.convert writes exact keys wherever the clip format can say the same
 -- thing, and bakes the rest (bake.lua) within bake.BOUND.
@@ -37,34 +40,73 @@ local function num(v)
   return v
 end
 
+-- Adds a note (a warning, in words) to a channel: what its import had
+-- to read some other way than the game does.
+function M.note(chan, text)
+  if not chan then return end
+  local notes = chan.notes
+  if not notes then
+    notes = {}
+    chan.notes = notes
+  end
+  if not notes[text] then
+    notes[text] = true
+    notes[#notes + 1] = text
+  end
+end
+local note = M.note
+
 -- A value of a key axis from the file (a number or a Molang string), for
--- messages `where` = "animation 'walk', bone 'head', rotation x".
-function M.value(v, path, where)
+-- messages `where` = "animation 'walk', bone 'head', rotation x".  chan
+-- collects the notes (stand-ins the Molang needed), env is the Molang
+-- environment of the file (molang.compile); dflt the channel's default
+-- (0, or 1 for scale), what Blockbench reads for a value that is neither a
+-- number nor a string (Merge.molang in js/util/util.js keeps only those).
+function M.value(v, path, where, chan, env, dflt)
   if type(v) == "number" then
+    if v ~= v then
+      -- Blockbench's Molang reads a number that is not one as 0 (molangjs: `input || 0`)
+      note(chan, "a value NaN read as 0 (as Blockbench reads it)")
+      return { c = 0 }
+    end
     if not E.finite(v) then fail(path, "%s: value must be a finite number, got %s", where, E.describe(v)) end
     return { c = v }
   end
   if type(v) ~= "string" then
-    fail(path, "%s: value must be a number or a Molang string, got %s", where, E.describe(v))
+    note(chan, string.format("a value that is %s read as %s (as Blockbench reads what is neither a number nor a string)",
+      E.describe(v) == "object" and "an object" or E.describe(v) == "array" and "an array" or E.describe(v),
+      E.num(dflt or 0)))
+    return { c = dflt or 0 }
   end
   if v:match("^%s*$") then return { c = 0 } end -- Blockbench reads an empty field as 0
-  local e, err = molang.compile(v)
+  local e, err = molang.compile(v, env)
   if not e then fail(path, "%s: cannot import Molang %s", where, err) end
+  for _, n in ipairs(e.notes) do note(chan, n) end
   if e.const then
-    if not E.finite(e.const) then
-      fail(path, "%s: Molang '%s' evaluates to %s", where, v, E.describe(e.const))
+    local c = e.const
+    if c ~= c then
+      note(chan, string.format("Molang '%s' evaluates to nan: read as 0 (as Blockbench reads it)", v))
+      return { c = 0 }
     end
-    return { c = e.const }
+    if not E.finite(c) then
+      fail(path, "%s: Molang '%s' evaluates to %s", where, v, E.describe(c))
+    end
+    return { c = c }
   end
   local fn = e.fn
   return {
     src = v,
+    id = v, -- values with one id are one function of time
     periods = e.periods,
     path = path,
     where = where,
     f = function(t)
       local x = fn(t)
-      if not E.finite(x) then
+      if x ~= x then
+        note(chan, string.format("Molang '%s' evaluates to nan at some times: read as 0 there (as Blockbench reads it)", v))
+        return 0
+      end
+      if x == math.huge or x == -math.huge then
         fail(path, "%s: Molang '%s' evaluates to %s at query.anim_time = %s", where, v, E.describe(x), E.num(t))
       end
       return x
@@ -72,16 +114,43 @@ function M.value(v, path, where)
   }
 end
 
+-- A number field as Blockbench's Merge.number reads it: a number, or a
+-- string that is one ("1.5"); nil for NaN or anything else (Blockbench
+-- then keeps the field's default).  E.number refuses what is not finite.
+function M.number_field(v, path, what)
+  if type(v) == "string" then v = tonumber(v) or v end
+  if type(v) == "number" and v ~= v then return nil end
+  if type(v) ~= "number" then return nil end
+  return E.number(v, path, what)
+end
+
 -- k times a value (signs, pixels to blocks).
 function M.scale(e, k)
   if e.c then return { c = num(e.c * k) } end
+  if k == 1 then return e end
   local f = e.f
-  return { src = e.src, periods = e.periods, path = e.path, where = e.where, f = function(t) return k * f(t) end }
+  return { src = e.src, id = e.id .. "*" .. k, periods = e.periods, path = e.path, where = e.where,
+    f = function(t) return k * f(t) end }
 end
 
-local function ev(e, t) return e.c or e.f(t) end
-local function vec3(p, t) return { ev(p[1], t), ev(p[2], t), ev(p[3], t) } end
+local function vec3(p, t)
+  local a, b, c = p[1], p[2], p[3]
+  return { a.c or a.f(t), b.c or b.f(t), c.c or c.f(t) }
+end
 local function is_const(p) return p[1].c ~= nil and p[2].c ~= nil and p[3].c ~= nil end
+
+-- The values of two points at t, the same function evaluated once (keys
+-- that repeat one Molang expression: the segment between is that function).
+local function vec3_pair(p, q, t)
+  local a, b = {}, {}
+  for x = 1, 3 do
+    local e, g = p[x], q[x]
+    local v = e.c or e.f(t)
+    a[x] = v
+    if g == e or (g.id ~= nil and g.id == e.id) then b[x] = v else b[x] = g.c or g.f(t) end
+  end
+  return a, b
+end
 
 -- Rotations --------------------------------------------------------------------------
 
@@ -122,7 +191,7 @@ local function axes_that_move(keys)
   end
   for i = 1, #keys - 1 do
     local b, a = keys[i], keys[i + 1]
-    if a.t > b.t and seg_mode(b, a, false) == "bezier" then
+    if a.t > b.t and seg_mode(b, a, false, true) == "bezier" then
       for x = 1, 3 do
         if b.bz.rv[x] ~= 0 or a.bz.lv[x] ~= 0 then moves[x] = true end
       end
@@ -138,12 +207,14 @@ local function rest_composes(rest, keys)
 end
 M.rest_composes = rest_composes
 
--- GeckoLib easings ------------------------------------------------------------------------
+-- Easings of GeckoLib and Animated Java ---------------------------------------------
 --
--- GeckoLib (the mod that plays these files) eases the segment that ends at
--- a key with that key's `easing`, `easingArgs[1]` tuning back (overshoot
--- factor times 1.70158), elastic (bounciness, 1) and bounce (0.5) and
--- giving the number of steps of `step` (2).  Its base curves, on s in [0, 1]:
+-- GeckoLib (the mod that plays GeckoLib files) and the Animated Java and
+-- GeckoLib plugins of Blockbench ease the segment that ends at a key with
+-- that key's `easing`, easingArgs[1] tuning back (overshoot factor times
+-- 1.70158), elastic (bounciness), bounce and the number of steps of
+-- `step`.  The curves on s in [0, 1] (GeckoLib's EasingType.java in 4.x
+-- and 5.x, EasingManager.java in 3.x; Animated Java's src/util/easing.ts):
 local BASE = {
   sine = function(s) return 1 - math.cos(s * math.pi / 2) end,
   quad = function(s) return s * s end,
@@ -154,24 +225,28 @@ local BASE = {
   circ = function(s) return 1 - math.sqrt(math.max(0, 1 - s * s)) end,
 }
 local function back(n)
-  local c = n == nil and 1.70158 or n * 1.70158
+  local c = n * 1.70158
   return function(s) return s * s * ((c + 1) * s - c) end
 end
 local function elastic(n)
-  local k = n == nil and 1 or n
-  return function(s) return 1 - math.cos(s * math.pi / 2) ^ 3 * math.cos(s * k * math.pi) end
+  return function(s) return 1 - math.cos(s * math.pi / 2) ^ 3 * math.cos(s * n * math.pi) end
 end
-local function bounce(n)
-  local k = n == nil and 0.5 or n
+local function bounce(k)
   return function(x)
     return math.min(121 / 16 * x * x, 121 / 4 * k * (x - 6 / 11) ^ 2 + 1 - k,
       121 * k * k * (x - 9 / 11) ^ 2 + 1 - k * k, 484 * k ^ 3 * (x - 10.5 / 11) ^ 2 + 1 - k ^ 3)
   end
 end
-local function step(n)
-  local steps = math.max(1, math.floor(n == nil and 2 or n))
-  return function(s) return math.min(math.floor(s * steps), steps - 1) / steps end
+-- floor(s·n)/n up to the last step: intervals i/d for i below `count`
+-- (GeckoLib: d = count = trunc(n); Animated Java: d = n, count = floor(n))
+local function step(count, d)
+  return function(s)
+    if s < 0 then return 0 end
+    local i = math.min(math.floor(s * d), count - 1)
+    return i / d
+  end
 end
+M.step_curve = step
 local DIRS = {
   ["in"] = function(f) return f end,
   out = function(f) return function(s) return 1 - f(1 - s) end end,
@@ -184,50 +259,90 @@ local DIRS = {
 }
 local CLIP_DIR = { ["in"] = "in", out = "out", inout = "inOut" }
 
--- The easing called `name` (any case) with argument `arg` (a number or
--- nil): { name, fn, exact = { interpolation, ease } when a clip easing is
--- the same curve, catmull = true for GeckoLib's "catmullrom" }.
-function M.easing(name, arg)
+-- Each tool's rules: its name, whether names are read in any case, the
+-- default arguments and the power of easeInQuint.
+M.EASING_RULES = {
+  geckolib = { name = "GeckoLib", any_case = true, back = 1, elastic = 1, bounce = 0.5, steps = 2, quint_in = 4 },
+  geckolib3 = { name = "GeckoLib 3", any_case = true, back = 1, elastic = 1, bounce = 0.5, steps = 2, quint_in = 5 },
+  animated_java = { name = "Animated Java", any_case = false, back = 1, elastic = 1, bounce = 0.25, steps = 5,
+    quint_in = 5, float_steps = true },
+}
+
+local AJ_NAMES = {} -- Animated Java's names, as it spells them (it reads no other)
+for _, b in ipairs { "Quad", "Cubic", "Quart", "Quint", "Sine", "Expo", "Circ", "Back", "Elastic", "Bounce" } do
+  for _, d in ipairs { "In", "Out", "InOut" } do AJ_NAMES["ease" .. d .. b] = true end
+end
+AJ_NAMES.linear, AJ_NAMES.step = true, true
+
+-- The easing called `name` with argument `arg` (a number or nil) under
+-- `rules` (M.EASING_RULES.*; opts.short_steps "two" or "refuse"):
+-- { name, fn, exact = { interpolation, ease } when a clip easing is the
+-- same curve, catmull = true for GeckoLib's "catmullrom", note = what was
+-- read otherwise, refuse = why it cannot be read }.
+function M.easing(name, arg, rules, short_steps)
   local lname = name:lower()
   local e = { name = name }
+  if not rules.any_case and not AJ_NAMES[name] then
+    e.fn, e.exact = function(s) return s end, { "linear" }
+    e.note = string.format("unknown easing '%s' read as linear (%s knows its names as it spells them)", name, rules.name)
+    return e
+  end
   if lname == "linear" or lname == "none" then
     e.fn, e.exact = function(s) return s end, { "linear" }
     return e
   end
-  if lname == "catmullrom" then
+  if lname == "catmullrom" and rules.any_case then
     e.catmull = true
     return e
   end
   if lname == "step" then
-    e.fn = step(arg)
+    local n = arg or rules.steps
+    local count = rules.float_steps and math.floor(n) or (n >= 0 and math.floor(n) or math.ceil(n))
+    if n < 2 then
+      if short_steps == "refuse" then
+        e.refuse = string.format("easing step with %s steps: %s refuses fewer than 2", E.num(n), rules.name)
+        return e
+      end
+      e.note = string.format("easing step with %s steps read as 2 steps (%s refuses fewer than 2;"
+        .. " options.short_steps = \"refuse\" drops the animation instead)", E.num(n), rules.name)
+      n, count = 2, 2
+    end
+    e.fn = step(count, rules.float_steps and n or count)
     return e
   end
   local dir, base = lname:match("^ease(inout)(%a+)$")
   if not dir then dir, base = lname:match("^ease(in)(%a+)$") end
   if not dir then dir, base = lname:match("^ease(out)(%a+)$") end
   local f
-  if base and BASE[base] then
+  if base == "quint" and dir == "in" and rules.quint_in == 4 then
+    -- GeckoLib 4.x and 5.x register easeInQuint as pow(4) (easeOutQuint and
+    -- easeInOutQuint as pow(5)); GeckoLib 3 and Animated Java use s^5
+    f = BASE.quart
+    e.exact = { "quart", "in" }
+  elseif base and BASE[base] then
     f = BASE[base]
     -- The same formulas as the clip easings (easings.net).  Expo differs
-    -- at the one instant s = 0, where GeckoLib's 2^(10(s-1)) is 2^-10 and
+    -- at the one instant s = 0, where 2^(10(s-1)) is 2^-10 and
     -- easings.net's is 0; everywhere else they agree.
     e.exact = { base, CLIP_DIR[dir] }
   elseif base == "back" then
-    f = back(arg)
-    if arg == 0 then
+    local n = arg or rules.back
+    f = back(n)
+    if n == 0 then
       e.exact = { "cubic", CLIP_DIR[dir] } -- no overshoot: s^3
-    elseif (arg == nil or arg == 1) and dir ~= "inout" then
-      -- easings.net's back in and out; its inOut uses 1.70158·1.525, GeckoLib's does not
+    elseif n == 1 and dir ~= "inout" then
+      -- easings.net's back in and out; its inOut uses 1.70158·1.525, these do not
       e.exact = { "back", CLIP_DIR[dir] }
     end
   elseif base == "elastic" then
-    f = elastic(arg)
+    f = elastic(arg or rules.elastic)
   elseif base == "bounce" then
-    f = bounce(arg)
+    f = bounce(arg or rules.bounce)
   end
   if not f then
     -- GeckoLib reads a name it does not know as linear
-    e.fn, e.exact, e.unknown = function(s) return s end, { "linear" }, true
+    e.fn, e.exact = function(s) return s end, { "linear" }
+    e.note = string.format("unknown easing '%s' read as linear (as %s reads it)", name, rules.name)
     return e
   end
   e.fn = DIRS[dir](f)
@@ -239,11 +354,14 @@ end
 -- The interpolation of the segment from key b to key a (Blockbench tests
 -- both ends, in this order), "ease" for a GeckoLib easing, or "slerp" in a
 -- channel interpolated as quaternions.
-function seg_mode(b, a, slerp)
+function seg_mode(b, a, slerp, ease_linear)
   if b.interp == "step" then return "step" end
   if slerp then return "slerp" end
-  if a.ease then return "ease" end
   local bi, ai = b.interp, a.interp
+  -- GeckoLib files: a key's easing is its segment's whole interpolation;
+  -- .bbmodel (the GeckoLib and Animated Java plugins patch Blockbench's
+  -- linear interpolation, Keyframe.getLerp): only where the segment is linear
+  if a.ease and (not ease_linear or (bi == "linear" and (ai == "linear" or ai == "step"))) then return "ease" end
   if bi == "linear" and (ai == "linear" or ai == "step") then return "linear" end
   if bi == "catmullrom" or ai == "catmullrom" then return "catmullrom" end
   if bi == "bezier" or ai == "bezier" then return "bezier" end
@@ -261,12 +379,21 @@ local function bezier_axis(tb, vb, rt, rv, ta, va, lt, lv, t)
   local gap = ta - tb
   local x1 = tb + math.min(math.max(rt, 0), gap)
   local x2 = ta + math.min(math.max(lt, -gap), 0)
+  -- Newton's method on x(u) = t, kept inside a shrinking bracket (a step
+  -- that leaves it bisects instead): a handful of steps, whatever the handles
   local lo, hi = 0, 1
-  for _ = 1, 64 do
-    local m = (lo + hi) / 2
-    if cubic(tb, x1, x2, ta, m) < t then lo = m else hi = m end
+  local u = gap > 0 and (t - tb) / gap or 0
+  for _ = 1, 40 do
+    local x = cubic(tb, x1, x2, ta, u) - t
+    if x < 0 then lo = u else hi = u end
+    if math.abs(x) <= 1e-12 * math.max(1, math.abs(t)) or hi - lo <= 1e-15 then break end
+    local v = 1 - u
+    local dx = 3 * (v * v * (x1 - tb) + 2 * u * v * (x2 - x1) + u * u * (ta - x2))
+    local nu = dx > 0 and u - x / dx or -1
+    if nu <= lo or nu >= hi then nu = (lo + hi) / 2 end
+    u = nu
   end
-  return cubic(vb, vb + rv, va + lv, va, (lo + hi) / 2)
+  return cubic(vb, vb + rv, va + lv, va, u)
 end
 
 -- The value of segment i (keys i and i+1) at t in [t_i, t_i+1].
@@ -274,7 +401,7 @@ local function seg_value(K, i, mode, wrap, t)
   local b, a = K[i], K[i + 1]
   if mode == "step" then return vec3(b.post, t) end
   local s = (t - b.t) / (a.t - b.t)
-  local v0, v1 = vec3(b.post, t), vec3(a.pre, t)
+  local v0, v1 = vec3_pair(b.post, a.pre, t)
   if mode == "linear" or mode == "ease" or mode == "slerp" then
     -- (the angles of a slerped segment only matter at its ends: see convert)
     local f = s
@@ -338,22 +465,24 @@ function M.evaluate(chan, t, loop)
   if t >= K[n].t then return vec3(K[n].post, t) end
   local i = 1
   while K[i + 1].t <= t do i = i + 1 end
-  return seg_value(K, i, seg_mode(K[i], K[i + 1], chan.slerp), loop == "loop" and n >= 3, t)
+  return seg_value(K, i, seg_mode(K[i], K[i + 1], chan.slerp, chan.ease_linear), loop == "loop" and n >= 3, t)
 end
 
 -- Conversion -------------------------------------------------------------------------------
 
 -- Keys of a clip channel for chan.  opts = { length, loop, rest = the
--- bone's rest angles (rotation channels of a .bbmodel), budget = the most
--- keys baking may still add for the clip (what anim.limits.keys leaves) }.  Returns the keys
--- and a report { baked, quat, reasons = {text = true}, rate, err, jumps }.
+-- bone's rest angles (rotation channels of a .bbmodel), keys_left = the
+-- most keys baking may still add for the file (what anim.limits.keys
+-- leaves), samples = { used, limit } (the file's anim.limits.bake_samples) }.
+-- Returns the keys and a report { baked, quat, reasons = {text = true},
+-- rate, err, jumps }.
 function M.convert(chan, opts)
   local K = chan.keys
   local n = #K
   local L = opts.length
   local wrap = opts.loop == "loop" and n >= 3
   -- the channel's cap, or less when the clip's budget is nearly spent
-  local max_keys = math.min(bake.MAX_KEYS, opts.budget or math.huge)
+  local max_keys = math.min(bake.MAX_KEYS, opts.keys_left or math.huge)
   local report = { baked = false, quat = false, reasons = {}, rate = 0, err = 0, jumps = 0 }
   local rest = opts.rest
   local conv
@@ -396,7 +525,7 @@ function M.convert(chan, opts)
   for i = 1, n - 1 do
     local b, a = K[i], K[i + 1]
     if a.t > b.t then
-      local m = seg_mode(b, a, chan.slerp)
+      local m = seg_mode(b, a, chan.slerp, chan.ease_linear)
       modes[i] = m
       if m == "catmullrom" then has_catmull = true end
       local ok = chan.slerp or not report.quat
@@ -406,7 +535,7 @@ function M.convert(chan, opts)
       end
       if ok and m == "ease" and not a.ease.exact then
         ok = false
-        report.reasons["GeckoLib easing " .. a.ease.name] = true
+        report.reasons[(a.ease.tool or "GeckoLib") .. " easing " .. a.ease.name] = true
       end
       if ok and m == "bezier" then
         local dto, dti = bezier_times(b, a, vec3(b.post, 0), vec3(a.pre, 0))
@@ -440,7 +569,7 @@ function M.convert(chan, opts)
   -- or else the stretch's key (`key`) and why it is baked.
   local function too_many(points, key, t0, t1)
     local cap = string.format("more than %d keys on the channel (%s) would be needed to stay within %s from %s to %s s",
-      max_keys, max_keys < bake.MAX_KEYS and "what anim.limits.keys leaves for it" or "the cap",
+      max_keys, max_keys < bake.MAX_KEYS and "what anim.limits.keys leaves for the file's clips" or "the cap",
       E.num(bake.BOUND), E.num(t0), E.num(t1))
     for _, p in ipairs(points) do
       for x = 1, 3 do
@@ -466,9 +595,13 @@ function M.convert(chan, opts)
     end
     return pts
   end
-  local function bake_into(f, t0, t1, points, key)
+  local function bake_into(f, t0, t1, points, key, weight)
     report.baked = true
-    local s, st = bake.sample(f, t0, t1, kind, nil, hint, math.max(1, max_keys - #recs))
+    local s, st = bake.sample(f, t0, t1, kind, nil, hint, math.max(1, max_keys - #recs), opts.samples, weight)
+    if not s and st.spent then
+      fail(key.path, "%s: not baked: the file's baking has used its %d evaluations (anim.limits.bake_samples;"
+        .. " anim.set_limits raises it)", chan.where or "channel", opts.samples.limit)
+    end
     if not s then too_many(points, key, t0, t1) end
     report.rate = math.max(report.rate, st.rate)
     report.err = math.max(report.err, st.err)
@@ -510,7 +643,8 @@ function M.convert(chan, opts)
           end
           local v = seg_value(K, i, m, wrap, t)
           return conv and conv(v) or v
-        end, k.t, a.t, reads(i, m), m == "ease" and a or k) -- an easing is the key's it ends at
+        end, k.t, a.t, reads(i, m), m == "ease" and a or k, -- an easing is the key's it ends at
+          m == "bezier" and 6 or 1) -- a bezier sample solves a cubic per axis
       end
     end
   end

@@ -10,6 +10,12 @@
 -- before 5.0 they are in Bedrock's signs (position x, rotation x and y
 -- negated, bezier handle values with them), which Blockbench converts on
 -- load and so does this reader.  Positions are pixels, 16 to a block.
+--
+-- Animated Java projects are .bbmodel-shaped; their meta.format_version is
+-- Animated Java's version, which decides their signs (M.is_animated_java).
+-- Key easings follow the file's tool (the GeckoLib plugin's format:
+-- GeckoLib; Animated Java: its own; else Blockbench, which plays none).
+-- Groups and animations of one name are told apart with #2, #3...
 local E = require "anim.base.errors"
 local CH = require "anim.import.bbchannel"
 local bedrock = require "anim.import.bedrock"
@@ -35,19 +41,40 @@ local function older(v, than)
 end
 M.older = function(a, b) return older(version(a), version(b)) end
 
+-- [x, y, z] of numbers; a NaN component is 0 (Blockbench writes NaN where
+-- it computed one, and reads it back as 0: `value || 0`).
 local function vec3(v, path, what, dflt)
   if E.absent(v) then return dflt end
   if type(v) ~= "table" or not E.is_array(v) or #v ~= 3 then
     fail(path, "%s must be [x, y, z], got %s", what,
       (type(v) == "table" and E.is_array(v)) and ("an array of " .. #v) or describe(v))
   end
-  for i = 1, 3 do E.number(v[i], index(path, i), what .. " component") end
-  return { v[1], v[2], v[3] }
+  local out = {}
+  for i = 1, 3 do
+    local x = v[i]
+    if type(x) == "number" and x ~= x then x = 0 end
+    out[i] = E.number(x, index(path, i), what .. " component")
+  end
+  return out
+end
+
+-- A name as Blockbench's Merge.string reads it: a string, or a number's text.
+local function as_name(v)
+  if type(v) == "number" and E.finite(v) then return E.num(v) end
+  return v
+end
+
+-- name#2, name#3...: the first that `taken` does not hold (Blockbench
+-- allows two groups or animations of one name; clips need names of their own).
+local function unique(name, taken)
+  local k = 2
+  while taken[name .. "#" .. k] do k = k + 1 end
+  return name .. "#" .. k
 end
 
 -- Bones --------------------------------------------------------------------------------
 
-local function read_bones(doc, old_z)
+local function read_bones(doc, old_z, ctx)
   local groups = {}
   if not E.absent(doc.groups) then
     E.array(doc.groups, "groups", "groups")
@@ -56,7 +83,7 @@ local function read_bones(doc, old_z)
       if type(g.uuid) == "string" then groups[g.uuid] = { g = g, path = index("groups", i) } end
     end
   end
-  local bones, by_uuid, by_name = {}, {}, {}
+  local bones, by_uuid, by_name, by_lower = {}, {}, {}, {}
   local function walk(list, path, parent)
     E.array(list, path, "outliner children")
     for i, node in ipairs(list) do
@@ -65,15 +92,23 @@ local function read_bones(doc, old_z)
         local g, gp = node, np
         if E.absent(node.name) then
           local entry = type(node.uuid) == "string" and groups[node.uuid]
-          if not entry then
-            fail(np, "outliner entry %s names no group in 'groups'",
-              type(node.uuid) == "string" and ("'" .. node.uuid .. "'") or "without a uuid")
+          if entry then
+            g, gp = entry.g, entry.path
+          else
+            -- an element's entry or a stale one: Blockbench skips it
+            ctx.note(np, string.format("outliner entry %s names no group in 'groups': skipped, with what it holds",
+              type(node.uuid) == "string" and ("'" .. node.uuid .. "'") or "without a uuid"))
+            g = nil
           end
-          g, gp = entry.g, entry.path
         end
-        local name = E.string(g.name, key(gp, "name"), "group name")
+        if g then
+        local name = E.string(as_name(g.name), key(gp, "name"), "group name")
         if by_name[name] then
-          fail(key(gp, "name"), "two groups are named '%s': joint names must be unique", name)
+          -- Blockbench allows it (groups are told apart by uuid); a clip's
+          -- joints need names of their own: the later ones get #2, #3...
+          local new = unique(name, by_name)
+          ctx.note(key(gp, "name"), string.format("two groups are named '%s': this one is joint '%s'", name, new))
+          name = new
         end
         local rot = vec3(g.rotation, key(gp, "rotation"), "rotation", { 0, 0, 0 })
         if old_z then rot[3] = -rot[3] end -- before 3.2 a group's z rotation was stored inverted
@@ -86,16 +121,17 @@ local function read_bones(doc, old_z)
         }
         bones[#bones + 1] = bone
         by_name[name] = bone
-        by_name[name:lower()] = by_name[name:lower()] or bone
+        by_lower[name:lower()] = by_lower[name:lower()] or bone
         if type(g.uuid) == "string" then by_uuid[g.uuid] = bone end
         if not E.absent(node.children) then walk(node.children, key(np, "children"), bone) end
+        end
       elseif type(node) ~= "string" then
         fail(np, "outliner entry must be a group or an element uuid, got %s", describe(node))
       end
     end
   end
   if not E.absent(doc.outliner) then walk(doc.outliner, "outliner", nil) end
-  return bones, by_uuid, by_name
+  return bones, by_uuid, by_name, by_lower
 end
 
 -- Keyframes -----------------------------------------------------------------------------
@@ -119,9 +155,51 @@ local function handle(v, path, what, dflt)
   return vec3(v, path, what, nil)
 end
 
-local function read_keyframe(kf, path, where, old)
+-- The easing of a key (the GeckoLib and Animated Java plugins'
+-- `easing`/`easingArgs`), as the file's tool reads it (ctx.easings), or
+-- nil; a plain Blockbench project plays keys linear whatever they carry.
+local function read_easing(kf, path, where, ctx, chan)
+  local name = kf.easing
+  if E.absent(name) then return nil end
+  E.string(name, key(path, "easing"), "easing")
+  local arg
+  if not E.absent(kf.easingArgs) then
+    E.array(kf.easingArgs, key(path, "easingArgs"), "easingArgs")
+    local a = kf.easingArgs[1]
+    if a ~= nil and not E.is_null(a) then
+      if type(a) == "string" then a = tonumber(a) end
+      if type(a) ~= "number" or not E.finite(a) then
+        fail(index(key(path, "easingArgs"), 1), "%s: easing argument must be a constant number, got %s", where,
+          describe(kf.easingArgs[1]))
+      end
+      arg = a
+    end
+  end
+  if not ctx.easings then
+    if name:lower() ~= "linear" then
+      CH.note(chan, string.format("easing '%s' not followed: Blockbench plays a %s project's keys without the"
+        .. " GeckoLib or Animated Java plugin's easings (options.easings picks one)", name, ctx.model_format or "plain"))
+    end
+    return nil
+  end
+  local e = CH.easing(name, arg, ctx.easings, ctx.short_steps)
+  if e.refuse then fail(key(path, "easing"), "%s: %s", where, e.refuse) end
+  if e.note then CH.note(chan, e.note) end
+  if e.catmull or (e.exact and e.exact[1] == "linear") then return nil end
+  e.tool = ctx.easings.name
+  return e
+end
+
+-- A keyframe's time: a number, or a string that is one (Merge.number).
+local function key_time(kf, path)
+  local t = CH.number_field(kf.time, key(path, "time"), "time")
+  if t == nil then return E.number(kf.time, key(path, "time"), "time") end
+  return t
+end
+
+local function read_keyframe(kf, path, where, ctx, chan)
   local ch = kf.channel
-  local t = E.number(kf.time, key(path, "time"), "time")
+  local t = key_time(kf, path)
   local interp = "linear"
   if not E.absent(kf.interpolation) then
     interp = kf.interpolation
@@ -130,24 +208,29 @@ local function read_keyframe(kf, path, where, old)
         where, type(interp) == "string" and ("'" .. interp .. "'") or describe(interp))
     end
   end
-  local dps = E.array(kf.data_points, key(path, "data_points"), "data_points")
-  if #dps < 1 or #dps > 2 then
-    fail(key(path, "data_points"), "%s: a keyframe has 1 or 2 data points, got %d", where, #dps)
+  local dps = E.absent(kf.data_points) and {} or E.array(kf.data_points, key(path, "data_points"), "data_points")
+  if #dps > 2 then
+    -- Blockbench keeps them all and plays the first and the last
+    CH.note(chan, string.format("a keyframe at %s s has %d data points: the first and the last are played"
+      .. " (as Blockbench plays them)", E.num(t), #dps))
   end
-  local f = factors(ch, old)
+  local f = factors(ch, ctx.old)
   local dflt = ch == "scale" and 1 or 0
   local points = {}
-  for i, dp in ipairs(dps) do
-    local dpp = index(key(path, "data_points"), i)
-    E.object(dp, dpp, "data point")
-    local p = {}
-    for a = 1, 3 do
-      local raw = dp[AXES[a]]
-      if E.absent(raw) then raw = dflt end
-      p[a] = CH.scale(CH.value(raw, key(dpp, AXES[a]), where .. ", " .. ch .. " " .. AXES[a]), f[a])
+  for i, dp in ipairs(#dps > 0 and dps or { {} }) do
+    if i == 1 or i == #dps then
+      local dpp = index(key(path, "data_points"), i)
+      E.object(dp, dpp, "data point")
+      local p = {}
+      for a = 1, 3 do
+        local raw = dp[AXES[a]]
+        if E.absent(raw) then raw = dflt end
+        p[a] = CH.scale(CH.value(raw, key(dpp, AXES[a]), where .. ", " .. ch .. " " .. AXES[a], chan, ctx.env, dflt), f[a])
+      end
+      -- `uniform` is an editor flag: Blockbench plays the stored x, y and z
+      -- (Keyframe.extend drops the flag when they differ; calc reads each axis)
+      points[#points + 1] = p
     end
-    if ch == "scale" and kf.uniform == true then p[2], p[3] = p[1], p[1] end
-    points[i] = p
   end
   local k = { t = t, interp = interp, pre = points[1], post = points[2] or points[1], two = #points == 2, path = path }
   -- per-axis handles: seconds from the key, and value offsets in the
@@ -163,12 +246,26 @@ local function read_keyframe(kf, path, where, old)
     bz.rv[a] = bz.rv[a] * f[a]
   end
   k.bz = bz
+  k.ease = read_easing(kf, path, where, ctx, chan)
   return k
 end
 
-local function read_effect(kf, path, where, anim)
-  local t = E.number(kf.time, key(path, "time"), "time")
-  local dps = E.array(kf.data_points, key(path, "data_points"), "data_points")
+-- A data point's fields that an event payload can hold (strings, numbers,
+-- booleans): the payload of keys of channels other than the ones below.
+local function fields(dp)
+  local out = {}
+  for k, v in pairs(dp) do
+    if type(k) == "string" and (type(v) == "string" or type(v) == "boolean" or (type(v) == "number" and E.finite(v))) then
+      out[k] = v
+    end
+  end
+  return out
+end
+
+local function read_effect(kf, path, where, anim, bone_name)
+  local t = key_time(kf, path)
+  local dps = E.absent(kf.data_points) and {} or E.array(kf.data_points, key(path, "data_points"), "data_points")
+  local ch = kf.channel
   for i, dp in ipairs(dps) do
     local dpp = index(key(path, "data_points"), i)
     E.object(dp, dpp, "data point")
@@ -177,43 +274,53 @@ local function read_effect(kf, path, where, anim)
       if E.absent(v) then return nil end
       return E.string(v, key(dpp, f), f)
     end
-    if kf.channel == "sound" then
+    if ch == "sound" then
       local effect, file = opt("effect"), opt("file")
       if (effect or "") == "" and (file or "") == "" then
         fail(dpp, "%s: a sound keyframe needs an 'effect' (or a 'file')", where)
       end
       anim.sounds[#anim.sounds + 1] = { time = t, sound = (effect or "") ~= "" and effect or file }
-    elseif kf.channel == "particle" then
+    elseif ch == "particle" then
       -- every field the data point has, as the Bedrock reader keeps its own
       -- (bind_to_actor as written: a Bedrock file's is a boolean)
       local payload = {}
       for _, f in ipairs { "effect", "locator", "script", "file" } do payload[f] = opt(f) end
       if not E.absent(dp.bind_to_actor) then payload.bind_to_actor = dp.bind_to_actor end
       anim.events[#anim.events + 1] = { time = t, name = "particle", payload = payload }
-    else
+    elseif ch == "timeline" then
       anim.events[#anim.events + 1] = { time = t, name = "timeline", payload = { script = opt("script") or "" } }
+    else
+      -- another tool's channel (Animated Java's variant, function and
+      -- commands keys): an event named after it, with the data point's fields
+      local payload = fields(dp)
+      if bone_name then payload.bone = bone_name end
+      anim.events[#anim.events + 1] = { time = t, name = ch, payload = payload }
     end
   end
 end
-
-local EFFECT_CHANNELS = { sound = true, particle = true, timeline = true }
 
 -- Animations --------------------------------------------------------------------------
 
 local LOOPS = { once = "once", loop = "loop", hold = "hold" }
 
 local function read_animation(a, path, ctx)
-  E.object(a, path, "animation")
-  local name = E.string(a.name, key(path, "name"), "animation name")
+  local name = a.name
   local where = string.format("animation '%s'", name)
   local anim = { name = name, path = path, joints = {}, sounds = {}, events = {} }
   anim.loop = type(a.loop) == "string" and LOOPS[a.loop] or "once" -- Blockbench ignores anything else
   if not E.absent(a.length) then
-    anim.length = E.number(a.length, key(path, "length"), "length")
-    if anim.length < 0 then fail(key(path, "length"), "length must be >= 0") end
+    -- Merge.number: a number or a numeric string; anything else leaves
+    -- the length to the keys
+    anim.length = CH.number_field(a.length, key(path, "length"), "length")
+    if anim.length == nil then
+      ctx.note(key(path, "length"), string.format("%s: length %s is not a number: read as absent (as Blockbench reads it)",
+        where, type(a.length) == "string" and ("'" .. a.length .. "'") or describe(a.length)))
+    elseif anim.length < 0 then
+      fail(key(path, "length"), "length must be >= 0")
+    end
   end
   -- anim_time_update, blend_weight, start_delay, loop_delay: as in a Bedrock file
-  bedrock.read_playback(a, path, where, anim)
+  bedrock.read_playback(a, path, where, anim, ctx)
   local field = E.absent(a.animators) and "bones" or "animators"
   local animators = a[field]
   if E.absent(animators) then return anim end
@@ -238,39 +345,37 @@ local function read_animation(a, path, ctx)
       if not E.absent(an.keyframes) then anp = key(anp, "keyframes") end
     end
     local effects = id == "effects" or atype == "effect"
-    local bone = ctx.by_uuid[id] or ctx.by_name[id] or ctx.by_name[tostring(id):lower()]
-    if not bone and type(aname) == "string" then bone = ctx.by_name[aname] or ctx.by_name[aname:lower()] end
+    local bone = ctx.by_uuid[id] or ctx.by_name[id] or ctx.by_lower[tostring(id):lower()]
+    if not bone and type(aname) == "string" then bone = ctx.by_name[aname] or ctx.by_lower[aname:lower()] end
     local jname = bone and bone.name or (type(aname) == "string" and aname) or id
     local jwhere = string.format("%s, bone '%s'", where, jname)
     if type(an) == "table" and an.rotation_global == true then
-      fail(key(key(ap, id), "rotation_global"),
-        "%s: rotation_global is not supported (clip rotations are relative to the parent joint)", jwhere)
+      ctx.note(key(key(ap, id), "rotation_global"), string.format("%s: rotation_global is not followed: the clip's"
+        .. " rotations are relative to the parent joint", jwhere))
     end
     local joint = joints[jname]
     for i, kf in ipairs(kfs) do
       local kp = index(anp, i)
       E.object(kf, kp, "keyframe")
       local ch = kf.channel
-      if effects or EFFECT_CHANNELS[ch] then
-        if not EFFECT_CHANNELS[ch] then
-          fail(key(kp, "channel"), "%s: unknown effect channel %s (expected sound, particle or timeline)",
-            where, type(ch) == "string" and ("'" .. ch .. "'") or describe(ch))
-        end
-        read_effect(kf, kp, where .. ", effects", anim)
+      if type(ch) ~= "string" then
+        fail(key(kp, "channel"), "%s: channel must be a string, got %s", effects and where or jwhere, describe(ch))
+      end
+      if effects or not CHANNELS[ch] then
+        read_effect(kf, kp, where .. ", effects", anim, not effects and jname or nil)
       else
-        if type(ch) ~= "string" or not CHANNELS[ch] then
-          fail(key(kp, "channel"), "%s: unknown channel %s (expected rotation, position or scale)",
-            jwhere, type(ch) == "string" and ("'" .. ch .. "'") or describe(ch))
-        end
         if not joint then
           joint = { name = jname, channels = {}, rest = bone and bone.rotation or nil }
           joints[jname] = joint
           anim.joints[#anim.joints + 1] = joint
         end
         local chan = joint.channels[ch]
-          or { keys = {}, slerp = ch == "rotation" and slerp or nil, where = jwhere .. ", " .. ch }
-        joint.channels[ch] = chan
-        chan.keys[#chan.keys + 1] = read_keyframe(kf, kp, jwhere, ctx.old)
+        if not chan then
+          chan = { keys = {}, slerp = ch == "rotation" and slerp or nil, where = jwhere .. ", " .. ch,
+            path = anp, ease_linear = true }
+          joint.channels[ch] = chan
+        end
+        chan.keys[#chan.keys + 1] = read_keyframe(kf, kp, jwhere, ctx, chan)
       end
     end
   end
@@ -288,34 +393,101 @@ local function read_animation(a, path, ctx)
   return anim
 end
 
--- doc: the decoded project.  Returns { bones, animations } in the shape
--- blockbench.lua builds clips from.
-function M.read(doc)
+-- Animated Java projects (.ajblueprint, .ajmodel): meta.format names them;
+-- their meta.format_version is Animated Java's version, and from
+-- 1.10.0-beta.1 on their values are in Blockbench 5's signs
+-- (src/formats/blueprint/versions/1.10.0-beta.1.ts inverts them).
+local AJ_FORMATS = {
+  animated_java_blueprint = true, ["animated-java:format/blueprint"] = true,
+  ["animated_java/ajmodel"] = true, ["animatedJava/ajmodel"] = true,
+}
+function M.is_animated_java(doc)
+  local meta = type(doc.meta) == "table" and doc.meta or {}
+  return AJ_FORMATS[meta.format] == true or AJ_FORMATS[meta.model_format] == true or type(doc.blueprint_settings) == "table"
+    or type(doc.animated_java) == "table"
+end
+
+-- The GeckoLib plugin's formats (its `geckolib_model`, formerly `animated_entity_model`).
+local GECKOLIB_FORMATS = { animated_entity_model = true, geckolib_model = true }
+
+-- doc: the decoded project; ctx = { env, options, note(path, text) }.
+-- Returns { bones, animations = { { name, path, read = function() -> anim } } }
+-- in the shape blockbench.lua builds clips from.
+function M.read(doc, ctx)
   local fv = "0"
+  local meta = {}
   if not E.absent(doc.meta) then
-    E.object(doc.meta, "meta", "meta")
-    if not E.absent(doc.meta.format_version) then
-      fv = doc.meta.format_version
+    if type(doc.meta) ~= "table" or E.is_array(doc.meta) then
+      ctx.note("meta", "meta must be an object, got " .. describe(doc.meta) .. ": read as absent (format before 5.0)")
+    else
+      meta = doc.meta
+    end
+    if not E.absent(meta.format_version) then
+      fv = meta.format_version
       if type(fv) ~= "string" and type(fv) ~= "number" then
-        fail(key("meta", "format_version"), "format_version must be a version like \"5.0\", got %s", describe(fv))
+        ctx.note(key("meta", "format_version"), "format_version must be a version like \"5.0\", got "
+          .. describe(fv) .. ": read as before 5.0")
+        fv = "0"
       end
     end
   end
   local v = version(fv)
-  local ctx = { old = older(v, { 5, 0 }), version = tostring(fv) }
-  local bones, by_uuid, by_name = read_bones(doc, older(v, { 3, 2 }))
-  ctx.by_uuid, ctx.by_name = by_uuid, by_name
+  local aj = M.is_animated_java(doc)
+  ctx.animated_java = aj
+  if aj then
+    -- Animated Java's version: Blockbench 5's signs from 1.10.0 (its beta.1)
+    ctx.old = older({ v[1] or 0, v[2] or 0, v[3] or 0 }, { 1, 10, 0 })
+    if type(fv) == "string" and #fv == 3 then ctx.old = true end -- the old .ajmodel versions ("1.4")
+  else
+    ctx.old = older(v, { 5, 0 })
+  end
+  ctx.version = tostring(fv)
+  ctx.model_format = type(meta.model_format) == "string" and meta.model_format or nil
+  local tool = ctx.options.easings
+  if tool == nil then
+    if aj then tool = "animated_java"
+    elseif GECKOLIB_FORMATS[ctx.model_format] then tool = "geckolib" end
+  end
+  if tool == "geckolib" and ctx.options.geckolib == 3 then tool = "geckolib3" end
+  ctx.easings = tool and tool ~= "blockbench" and CH.EASING_RULES[tool] or nil
+  -- a hierarchy that cannot be read leaves the clips without a skeleton
+  -- (animators keyed by bone name still find their joints)
+  local ok, bones, by_uuid, by_name, by_lower = pcall(read_bones, doc, not aj and older(v, { 3, 2 }), ctx)
+  if not ok then
+    if not E.is_failure(bones) then error(bones, 0) end
+    ctx.note(bones.path, bones.msg .. " (the bone hierarchy cannot be read: the clips have no skeleton)")
+    bones, by_uuid, by_name, by_lower = {}, {}, {}, {}
+  end
+  ctx.by_uuid, ctx.by_name, ctx.by_lower = by_uuid, by_name, by_lower
   local out = {}
   if not E.absent(doc.animations) then
     E.array(doc.animations, "animations", "animations")
     local seen = {}
     for i, a in ipairs(doc.animations) do
-      local anim = read_animation(a, index("animations", i), ctx)
-      if seen[anim.name] then
-        fail(key(index("animations", i), "name"), "two animations are named '%s'", anim.name)
+      local path = index("animations", i)
+      local entry = { path = path }
+      if type(a) ~= "table" or E.is_array(a) then
+        entry.read = function() E.object(a, path, "animation") end
+        entry.name = nil
+      elseif type(as_name(a.name)) ~= "string" then
+        entry.read = function() E.string(a.name, key(path, "name"), "animation name") end
+      else
+        local name = as_name(a.name)
+        if seen[name] then
+          -- Blockbench allows it; clips are by name: the later ones get #2...
+          local new = unique(name, seen)
+          ctx.note(key(path, "name"), string.format("two animations are named '%s': this one is '%s'", name, new))
+          name = new
+        end
+        seen[name] = true
+        entry.name = name
+        entry.read = function()
+          local anim = read_animation(a, path, ctx)
+          anim.name = name
+          return anim
+        end
       end
-      seen[anim.name] = true
-      out[#out + 1] = anim
+      out[#out + 1] = entry
     end
   end
   return { bones = bones, animations = out, old_signs = ctx.old, format_version = ctx.version }

@@ -1,15 +1,22 @@
--- blockbench.lua: imports Blockbench projects (.bbmodel) and Bedrock
--- animation files (*.animation.json, GeckoLib's dialect included) as
--- clips, one per animation (anim.import_blockbench / decode_blockbench).
+-- blockbench.lua: imports Blockbench projects (.bbmodel), Animated Java
+-- projects (.ajblueprint, .ajmodel) and Bedrock animation files
+-- (*.animation.json, GeckoLib's dialect included) as clips, one per
+-- animation (anim.import_blockbench / decode_blockbench).
 --
--- bbmodel.lua and bedrock.lua read the two kinds of file into the same
--- shape; this file decides each clip's length, converts every channel
--- (bbchannel.lua), adds the skeleton, sounds and events, and builds the
--- clip from a version 3 table -- the table anim.encode writes back out.
+-- bbmodel.lua and bedrock.lua read the kinds of file into the same shape,
+-- one function per animation; this file runs each inside a pcall, so that
+-- an animation that cannot be imported becomes a warning and the others
+-- are imported all the same; it decides each clip's length, converts every
+-- channel (bbchannel.lua), adds the skeleton, sounds and events, and builds
+-- the clip from a version 3 table -- the table anim.encode writes back out.
 -- What cannot be said exactly is baked (bake.lua) and the clip's
--- info.approx says so: { bound, note, seam }.  docs/formats.md ("Blockbench and Bedrock")
--- lists what is exact, approximated and refused.
+-- info.approx says so: { bound, note, seam }.  The budgets of a file
+-- (anim.limits keys, animations, bake_samples, molang_work) live in the
+-- decode's context and are shared by all its animations.
+-- docs/formats.md ("Blockbench and Bedrock") lists every rule.
 local E = require "anim.base.errors"
+local args = require "anim.base.args"
+local suggest = require "anim.base.suggest"
 local json = require "anim.base.json"
 local clipmod = require "anim.format.clip"
 local molang = require "anim.import.molang"
@@ -73,23 +80,25 @@ local function dist(a, b)
   return math.max(math.abs(a[1] - b[1]), math.abs(a[2] - b[2]), math.abs(a[3] - b[3]))
 end
 
-local function build(anim, file, rig)
+local function build(anim, file, rig, ctx)
   local length, chosen = length_of(anim)
   local t = { version = 3, length = length, loop = anim.loop, euler = "zyx", rig = rig, joints = {} }
+  if anim.speed then t.speed = anim.speed end
   local notes, baked, err, seam = {}, false, 0, nil
-  -- baking shares anim.limits.keys among the channels of the clip: the
-  -- whole clip, not each channel, stays within it (and so does the work)
-  local budget = limits.current.keys
+  local total = 0
   for _, j in ipairs(anim.joints) do
     local jt, any = {}, false
     for _, ch in ipairs(CHANNELS) do
       local chan = j.channels[ch]
       if chan and #chan.keys > 0 then
         any = true
+        -- baking shares what anim.limits.keys leaves among the channels of
+        -- the file's clips: the file, not each clip, stays within it
         local keys, rep = CH.convert(chan, {
-          length = length, loop = anim.loop, rest = ch == "rotation" and j.rest or nil, budget = budget,
+          length = length, loop = anim.loop, rest = ch == "rotation" and j.rest or nil,
+          keys_left = ctx.keys_left - total, samples = ctx.samples,
         })
-        budget = budget - #keys
+        total = total + #keys
         jt[ch] = keys
         if rep.baked then
           baked = true
@@ -105,11 +114,28 @@ local function build(anim, file, rig)
           seam = math.max(seam or 0, dist(CH.evaluate(chan, length, anim.loop), CH.evaluate(chan, 0, anim.loop)))
         end
       end
+      if chan and chan.notes then
+        for _, n in ipairs(chan.notes) do ctx.note(chan.path, chan.where .. ": " .. n) end
+      end
     end
     if any then
       if anim.weight then jt.weight = anim.weight end
       t.joints[j.name] = jt
     end
+  end
+  if total > ctx.keys_left then
+    E.fail(anim.path or "", "animation '%s': its clip would have %d keys, more than the %d the file's clips may still"
+      .. " have (anim.limits.keys is %d for a file; anim.set_limits raises it)", anim.name, total, ctx.keys_left,
+      limits.current.keys)
+  end
+  -- timed items by time; at one time in the order read
+  for _, list in ipairs { anim.sounds, anim.events } do
+    for i, x in ipairs(list) do x.order = i end
+    table.sort(list, function(a, b)
+      if a.time ~= b.time then return a.time < b.time end
+      return a.order < b.order
+    end)
+    for _, x in ipairs(list) do x.order = nil end
   end
   if #anim.sounds > 0 then t.sounds = anim.sounds end
   if #anim.events > 0 then t.events = anim.events end
@@ -131,6 +157,7 @@ local function build(anim, file, rig)
     if not E.is_failure(clip) then error(clip, 0) end
     E.fail(anim.path or "", "the clip made of animation '%s': %s", anim.name, (E.message("", clip):gsub("^: ", "")))
   end
+  ctx.keys_left = ctx.keys_left - total
   if chosen and chosen.fallback then
     notes[#notes + 1] = string.format(
       "no animation length and the Molang does not repeat within %g s: baked over %g s, where the loop seam jumps by up to %.4g",
@@ -149,32 +176,197 @@ local function build(anim, file, rig)
   return clip
 end
 
--- Clips by animation name from the text of a .bbmodel or .animation.json;
--- raises a failure (errors.lua) for bad input.  `name` names the file in
--- messages and becomes each clip's `rig`.
-function M.decode(text, name)
-  local doc = json.decode(text)
+-- Options -----------------------------------------------------------------------------
+
+local EASINGS = { blockbench = true, geckolib = true, animated_java = true }
+local SHORT_STEPS = { two = true, refuse = true }
+
+-- Checks the options (a Lua error for a wrong one, as for any argument)
+-- and gives the Molang values of the game by canonical name.
+local OPTIONS = args.names { "molang", "easings", "geckolib", "short_steps" }
+local MOLANG_FIELDS = { "variables", "queries" }
+
+function M.options(opts, fname, argn)
+  local function bad(fmt, ...)
+    args.error(argn, fname, string.format(fmt, ...))
+  end
+  if opts == nil then return {}, {} end
+  args.options(opts, OPTIONS, argn, fname)
+  if opts.easings ~= nil and not EASINGS[opts.easings] then
+    bad("options.easings must be \"blockbench\", \"geckolib\" or \"animated_java\", got %s", tostring(opts.easings))
+  end
+  if opts.geckolib ~= nil and opts.geckolib ~= 3 and opts.geckolib ~= 4 and opts.geckolib ~= 5 then
+    bad("options.geckolib must be 3, 4 or 5, got %s", tostring(opts.geckolib))
+  end
+  if opts.short_steps ~= nil and not SHORT_STEPS[opts.short_steps] then
+    bad("options.short_steps must be \"two\" or \"refuse\", got %s", tostring(opts.short_steps))
+  end
+  local values = {}
+  local m = opts.molang
+  if m ~= nil then
+    if type(m) ~= "table" then bad("options.molang must be a table, got %s", type(m)) end
+    for k in pairs(m) do
+      if k ~= "variables" and k ~= "queries" then
+        bad("unknown field options.molang.%s%s", tostring(k), suggest.hint(k, MOLANG_FIELDS))
+      end
+    end
+    for _, field in ipairs { "variables", "queries" } do
+      local list = m[field]
+      if list ~= nil then
+        if type(list) ~= "table" then bad("options.molang.%s must be a table, got %s", field, type(list)) end
+        for k, v in pairs(list) do
+          if type(k) ~= "string" then bad("options.molang.%s: names must be strings, got %s", field, type(k)) end
+          if type(v) == "boolean" then v = v and 1.0 or 0.0 end
+          if not ((type(v) == "number" and E.finite(v)) or type(v) == "string") then
+            bad("options.molang.%s.%s must be a finite number, a boolean or a string, got %s", field, k,
+              type(v) == "number" and E.num(v) or type(v))
+          end
+          local name = molang.canonical(k)
+          if field == "queries" and not name:match("^query%.") then name = "query." .. name end
+          if field == "variables" and not name:find(".", 1, true) then name = "variable." .. name end
+          values[name] = type(v) == "number" and v + 0.0 or v
+          -- `degrees` (a bare name, as in Blockbench's placeholders) is given too
+          if field == "variables" and not k:find(".", 1, true) then values[k:lower()] = values[name] end
+        end
+      end
+    end
+  end
+  return opts, values
+end
+
+-- Blockbench's variable placeholder panel (animation_variable_placeholders
+-- of a .bbmodel, read as processVariablePlaceholderText in
+-- js/animations/animation_mode.js does): `name = Molang` lines give the
+-- preview's values, constants or functions of the time (Blockbench writes
+-- `query.modified_distance_moved = time * 8`); slider(), toggle() and
+-- impulse() buttons are 0.
+local function placeholders(text, values, work)
+  local out = {}
+  if type(text) ~= "string" then return out end
+  for line in text:gmatch("[^\n]+") do
+    local k, v = line:match("^([^=]*)=%s*(.+)$")
+    if k and not v:match("^=") then
+      k = molang.canonical((k:gsub("[%s;]", "")))
+      v = v:gsub("%s+$", "")
+      if k ~= "" then
+        if v:match("^'") then
+          out[k] = v:match("^'([^']*)'") or ""
+        elseif v:match("^slider%(") or v:match("^toggle%(") or v:match("^impulse%(") then
+          out[k] = 0.0
+        else
+          -- within the file's Molang budget (a placeholder may loop)
+          local ok, e = pcall(molang.compile, v, { values = values, work = work })
+          if not ok and e ~= molang.Budget then error(e, 0) end
+          if ok and e and e.const and E.finite(e.const) then
+            out[k] = e.const
+          elseif ok and e and e.time then
+            out[k] = { fn = e.fn, src = v } -- of the preview's time (`time * 8`)
+          end
+        end
+      end
+    end
+  end
+  return out
+end
+
+-- Decoding ----------------------------------------------------------------------------
+
+local function kind_of(doc)
+  if not E.absent(doc.meta) or not E.absent(doc.outliner) or not E.absent(doc.groups)
+    or (type(doc.animations) == "table" and next(doc.animations) ~= nil and E.is_array(doc.animations)) then
+    return "bbmodel"
+  end
+  return "bedrock"
+end
+M.kind_of = kind_of
+
+-- Clips by animation name from the text of a .bbmodel, an Animated Java
+-- project or an .animation.json, and the warnings; raises a failure
+-- (errors.lua) only when the file as a whole cannot be read.  `name`
+-- names the file in messages and becomes each clip's `rig`; `opts` and
+-- `values` come from M.options.
+function M.decode(text, name, opts, values)
+  opts = opts or {}
+  local doc = json.decode_lenient(text)
   if type(doc) ~= "table" or (next(doc) ~= nil and E.is_array(doc)) then
     E.fail("", "expected a Blockbench project or a Bedrock animation file (a JSON object), got %s", E.describe(doc))
   end
+  local warnings = {}
+  local current -- the animation whose warnings are being made
+  local ctx = {
+    options = opts,
+    short_steps = opts.short_steps or "two",
+    keys_left = limits.current.keys,
+    samples = { used = 0, limit = limits.current.bake_samples },
+  }
+  local work = { used = 0, limit = limits.current.molang_work }
+  ctx.env = {
+    values = values or {},
+    placeholders = placeholders(doc.animation_variable_placeholders, values or {}, work),
+    work = work,
+  }
+  function ctx.note(path, message)
+    local list = current and current.warnings or warnings
+    list[#list + 1] = { animation = current and current.name or nil, channel = path, message = message }
+  end
+  local kind = kind_of(doc)
   local file
-  if not E.absent(doc.meta) or not E.absent(doc.outliner) or not E.absent(doc.groups)
-    or (type(doc.animations) == "table" and next(doc.animations) ~= nil and E.is_array(doc.animations)) then
-    file = bbmodel.read(doc)
+  if kind == "bbmodel" then
+    file = bbmodel.read(doc, ctx)
   else
-    file = bedrock.read(doc)
+    local rules = opts.easings
+    if rules == nil or rules == "geckolib" then rules = opts.geckolib == 3 and "geckolib3" or "geckolib" end
+    ctx.easings = rules ~= "blockbench" and CH.EASING_RULES[rules] or nil
+    if not ctx.easings then ctx.easings = { name = "Blockbench", none = true } end
+    file = bedrock.read(doc, ctx)
   end
   local clips = {}
-  for _, a in ipairs(file.animations) do clips[a.name] = build(a, file, name) end
-  return clips
+  local max = limits.current.animations
+  for i, entry in ipairs(file.animations) do
+    if i > max then
+      warnings[#warnings + 1] = {
+        animation = entry.name, channel = entry.path,
+        message = string.format("%d animations not imported, from '%s' on: the file has %d, more than"
+          .. " anim.limits.animations (%d; anim.set_limits raises it)", #file.animations - max,
+          tostring(entry.name or entry.path), #file.animations, max),
+      }
+      break
+    end
+    current = { name = entry.name, warnings = {} }
+    local ok, res = pcall(function() return build(entry.read(), file, name, ctx) end)
+    local why
+    if ok then
+      clips[entry.name] = res
+      for _, w in ipairs(current.warnings) do warnings[#warnings + 1] = w end
+    elseif E.is_failure(res) then
+      why = { animation = entry.name, channel = res.path, message = "not imported: " .. res.msg }
+    elseif res == molang.Budget then
+      why = { animation = entry.name, channel = entry.path, message = string.format("not imported: the file's"
+        .. " Molang has done its %d steps of work (anim.limits.molang_work; anim.set_limits raises it)",
+        ctx.env.work.limit) }
+    else
+      error(res, 0)
+    end
+    if why then warnings[#warnings + 1] = why end
+    current = nil
+  end
+  -- what the file used of its budgets (bench/realfiles.lua prints the most)
+  M.last_usage = { samples = ctx.samples.used, molang = ctx.env.work.used, keys = limits.current.keys - ctx.keys_left }
+  return clips, warnings
 end
 
-function M.import(path)
-  return E.catch(path, function() return M.decode(json.read_file(path), path) end)
+-- "file: path: message", one line.
+function M.warning_text(name, w)
+  if w.channel and w.channel ~= "" then return name .. ": " .. w.channel .. ": " .. w.message end
+  return name .. ": " .. w.message
 end
 
-function M.decode_text(text, name)
-  return E.catch(name, M.decode, text, name)
+function M.import(path, opts, values)
+  return E.catch(path, function() return M.decode(json.read_file(path), path, opts, values) end)
+end
+
+function M.decode_text(text, name, opts, values)
+  return E.catch(name, M.decode, text, name, opts, values)
 end
 
 return M

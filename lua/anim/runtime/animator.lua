@@ -15,13 +15,6 @@ local ik = require "anim.runtime.ik"
 
 local M = {}
 
--- The options of each function, in one place (a check of unknown option
--- names reads these).
-M.options = {
-  animator = { "side", "space", "library", "root_motion" },
-  play = { "fade", "weight", "speed", "priority", "retarget", "at", "after" },
-}
-
 local SIDES = codes.side
 local ST = codes.status
 local EV_ITEM, EV_LOOPED, EV_STOPPED = codes.event.item, codes.event.looped, codes.event.stopped
@@ -152,10 +145,22 @@ end
 
 local methods = {}
 
+-- The options of anim.animator and of play, each listed once.
+local ANIMATOR_OPTIONS = args.names { "side", "space", "library", "warn", "root_motion" }
+local PLAY_OPTIONS = args.names { "fade", "weight", "speed", "priority", "retarget", "warn", "at", "after" }
+
+-- An optional function option.
+local function opt_function(opts, k, n, fname)
+  local v = opts[k]
+  if v ~= nil and type(v) ~= "function" then
+    argerror(n, fname, k .. " must be a function, got " .. args.typename(v))
+  end
+  return v
+end
+
 function M.new(rig, opts)
-  if not rigmod.is_rig(rig) then argerror(1, "animator", "rig expected, got " .. type(rig)) end
-  if opts ~= nil and type(opts) ~= "table" then argerror(2, "animator", "table expected, got " .. type(opts)) end
-  opts = opts or {}
+  if not rigmod.is_rig(rig) then argerror(1, "animator", "rig expected, got " .. args.typename(rig)) end
+  opts = args.options(opts, ANIMATOR_OPTIONS, 2, "animator")
   local side = opts.side or "both"
   if SIDES[side] == nil then
     argerror(2, "animator", "side must be \"server\", \"client\" or \"both\", got " .. tostring(side))
@@ -174,7 +179,8 @@ function M.new(rig, opts)
     motion, why = rigmod.joint(rig, opts.root_motion)
     if not motion then argerror(2, "animator", "root_motion: " .. why) end
   end
-  local state = { live = {}, ended = {}, side = side, space = space, library = lib, rig = rig }
+  local warn = opt_function(opts, "warn", 2, "animator")
+  local state = { live = {}, ended = {}, side = side, space = space, library = lib, rig = rig, warn = warn }
   local a = core.animator_new(rig, SIDES[side], state)
   if motion then core.animator_set_root_motion(a, motion) end
   return a
@@ -185,8 +191,7 @@ local function play(self, clip, opts, fname)
   if not space and not clipmod.is_clip(clip) then
     argerror(1, fname, "clip or blend space expected, got " .. args.typename(clip))
   end
-  if opts ~= nil and type(opts) ~= "table" then argerror(2, fname, "table expected, got " .. type(opts)) end
-  opts = opts or {}
+  opts = args.options(opts, PLAY_OPTIONS, 2, fname)
   local st = animator_state(self)
   local info = space and spaces.info(clip) or clip_info(clip)
   if info.space == "view" and st.space ~= "view" then
@@ -234,6 +239,7 @@ local function play(self, clip, opts, fname)
       argerror(2, fname, "retarget must be a retarget map or a res:// path, got " .. type(map))
     end
   end
+  local warn = opt_function(opts, "warn", 2, fname) or st.warn
   local track
   if space then
     local bindings = {}
@@ -247,6 +253,14 @@ local function play(self, clip, opts, fname)
   if after ~= nil and core.track_queue_after(track, after) == 1 then
     st.queued_after = st.queued_after or setmetatable({}, { __mode = "kv" })
     st.queued_after[after] = track
+  end
+  if warn then
+    -- the clip joints that play on nothing, once per track (none: silence)
+    local unmatched = {}
+    for _, c in ipairs(space and info.clips or { clip }) do
+      for _, name in ipairs(bind.unmatched(c, st.rig, map)) do unmatched[#unmatched + 1] = name end
+    end
+    if #unmatched > 0 then warn(track, unmatched) end
   end
   return track
 end
@@ -385,6 +399,9 @@ function methods.update(self, dt)
     if n == 0 then return end -- nothing to deliver (and nothing ended)
     if n == ST.bad_dt then
       argerror(1, "update", "dt must be a finite number >= 0, got " .. show(dt))
+    end
+    if n == ST.not_animator then
+      args.raise("calling 'update' on bad self (anim.animator expected, got " .. args.typename(self) .. ")")
     end
     args.raise(n == ST.delivering and OWN_CALLBACK or QUEUED)
   end
@@ -707,5 +724,10 @@ tmt.__gc = function(self)
   end
 end
 
+-- a method called on something else says so at the script's line
+-- (update: the C side tells, at no cost per frame)
+args.methods(methods, amt, "anim.animator", { update = true })
+args.methods(tmethods, tmt, "anim.track")
+args.methods(Connection, Connection, "anim.connection")
 M.methods, M.track_methods = methods, tmethods
 return M

@@ -7,15 +7,14 @@ local args = require "anim.base.args"
 local codes = require "anim.base.codes"
 local clipmod = require "anim.format.clip"
 local finite = require("anim.base.errors").finite
+local suggest = require "anim.base.suggest"
 
 local M = {}
 
--- The options of each function, in one place (a check of unknown option
--- names reads these).
-M.options = {
-  blendspace = { "points", "sync", "name" },
-  point = { "clip", "at" },
-}
+-- The options of anim.blendspace and the fields of a point, each listed
+-- once (unknown names raise with a suggestion).
+local OPTIONS = args.names { "points", "sync", "name" }
+local POINT = args.names { "clip", "at" }
 
 local MAX = codes.const.max_space_points
 local info_of, clip_info = core.space_info, clipmod.info
@@ -41,7 +40,8 @@ end
 
 -- anim.blendspace(def) -> space
 function M.new(def)
-  if type(def) ~= "table" then fail("table expected, got " .. args.typename(def)) end
+  if def == nil then fail("table of options expected, got nil") end
+  def = args.options(def, OPTIONS, 1, "blendspace")
   local points = def.points
   if type(points) ~= "table" then
     fail("points must be a list of { clip = clip, at = place }, got " .. args.typename(points))
@@ -58,6 +58,12 @@ function M.new(def)
   for i = 1, n do
     local p, path = points[i], "points[" .. i .. "]"
     if type(p) ~= "table" then fail(path .. " must be a table { clip = clip, at = place }, got " .. args.typename(p)) end
+    for k in pairs(p) do
+      if not POINT.set[k] then
+        fail(string.format("%s: unknown field %s%s (a point has clip and at)", path,
+          type(k) == "string" and ("'" .. k .. "'") or args.typename(k), suggest.hint(k, POINT.list)))
+      end
+    end
     local c = p.clip
     if not clipmod.is_clip(c) then fail(path .. ".clip: clip expected, got " .. args.typename(c)) end
     local d, at = place(p.at, path .. ".at")

@@ -13,12 +13,10 @@ local finite = require("anim.base.errors").finite
 
 local M = {}
 
--- The options of each function, in one place (a check of unknown option
--- names reads these).
-M.options = {
-  two_bone_ik = { "root", "mid", "tip", "target", "pole", "weight", "soften" },
-  aim = { "joint", "target", "forward", "up", "weight" },
-}
+-- The options of each function, each listed once (unknown names raise
+-- with a suggestion).
+local TWO_BONE_OPTIONS = args.names { "root", "mid", "tip", "target", "pole", "weight", "soften" }
+local AIM_OPTIONS = args.names { "joint", "target", "forward", "up", "weight" }
 
 local KIND, FIELD = codes.ik, codes.ikfield
 local argerror, show = args.error, args.show
@@ -79,7 +77,8 @@ end
 
 function M.two_bone_ik(self, def)
   local fname = "two_bone_ik"
-  if type(def) ~= "table" then argerror(1, fname, "table expected, got " .. args.typename(def)) end
+  if def == nil then argerror(1, fname, "table of options expected, got nil") end
+  def = args.options(def, TWO_BONE_OPTIONS, 1, fname)
   local rig = self.rig
   local r = joint(rig, def.root, fname, "root")
   local m = joint(rig, def.mid, fname, "mid")
@@ -102,7 +101,8 @@ end
 
 function M.aim(self, def)
   local fname = "aim"
-  if type(def) ~= "table" then argerror(1, fname, "table expected, got " .. args.typename(def)) end
+  if def == nil then argerror(1, fname, "table of options expected, got nil") end
+  def = args.options(def, AIM_OPTIONS, 1, fname)
   local j = joint(self.rig, def.joint, fname, "joint")
   local tx, ty, tz = opt(fname, vec3(def.target, "target"))
   local fx, fy, fz = 0, 0, 1

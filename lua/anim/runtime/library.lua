@@ -97,6 +97,8 @@ function methods.retarget(self, path)
   return cached(self, "retarget", path, retarget.load_file)
 end
 
+args.methods(methods, Library, "anim.library")
+
 -- anim.library(root) -> library | nil, message
 function M.new(root)
   args.check(root, "string", 1, "library")

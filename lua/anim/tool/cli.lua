@@ -10,7 +10,13 @@
 -- load, a clip that cannot be written), 2 a wrong command line.
 local anim = require "anim"
 local clipmod = require "anim.format.clip"
+local argparse = require "argparse"
 local E = require "anim.base.errors"
+local suggest = require "anim.base.suggest"
+local json = require "anim.base.json"
+local fields = require "anim.format.fields"
+local retarget = require "anim.format.retarget"
+local bind = require "anim.format.bind"
 local codes = require "anim.base.codes"
 local plot = require "anim.tool.plot"
 local sheet = require "anim.tool.sheet"
@@ -80,25 +86,96 @@ end
 
 -- Reading clips of any format ---------------------------------------------------------------
 
--- What reads a path, by its name: "xml", "blockbench" or "anim" (anything else).
-local function kind_of(path)
+-- What a file's name suggests: "xml", "blockbench" or "anim".
+local function kind_by_name(path)
   local lower = path:lower()
   if lower:match("%.xml$") then return "xml" end
-  if lower:match("%.bbmodel$") or lower:match("%.animation%.json$") then return "blockbench" end
+  if lower:match("%.retarget$") then return "retarget" end
+  if lower:match("%.bbmodel$") or lower:match("%.json$") or lower:match("%.ajblueprint$") or lower:match("%.ajmodel$") then
+    return "blockbench"
+  end
   return "anim"
+end
+
+-- What reads a file, by its content: XML by its first element; a JSON
+-- object with format_version and animations (or minecraft:geometry, or
+-- animation_controllers), or a project with meta, outliner and
+-- animations, is Blockbench or Bedrock; JSON with joints, keyframes or a
+-- version is .anim.  Only when the content says neither (an empty object,
+-- text that is not JSON) does the name decide.
+local function kind_of(path, text)
+  if text then
+    local first = text:gsub("^\239\187\191", ""):match("^%s*(.)")
+    if first == "<" then return "xml", true end
+    if first == "{" or first == "[" or first == "/" then
+      local ok, doc = pcall(json.decode_lenient, text)
+      if ok and type(doc) == "table" then
+        if not E.is_array(doc) and (
+          (not E.absent(doc.format_version) and (not E.absent(doc.animations) or not E.absent(doc["minecraft:geometry"])
+            or not E.absent(doc.animation_controllers)))
+          or (not E.absent(doc.animations) and (type(doc.meta) == "table" or not E.absent(doc.outliner)))
+          or (type(doc.meta) == "table" and not E.absent(doc.outliner))) then
+          return "blockbench", true
+        end
+        if type(doc.joints) == "table" and next(doc.joints) ~= nil and E.absent(doc.keyframes) then
+          -- a retarget map's entries are names or { to = name }; a clip's joints are objects of channels
+          local map = true
+          for _, j in pairs(doc.joints) do
+            if not (type(j) == "string" or (type(j) == "table" and j.to ~= nil)) then map = false break end
+          end
+          if map then return "retarget", true end
+        end
+        if not E.absent(doc.joints) or not E.absent(doc.keyframes) or not E.absent(doc.version) then
+          return kind_by_name(path) == "retarget" and "retarget" or "anim", true
+        end
+      end
+    end
+  end
+  return kind_by_name(path)
 end
 
 local IMPORTER = { xml = "import_xml", blockbench = "import_blockbench" }
 local FORMAT_NAME = { xml = "legacy XML", blockbench = "Blockbench" }
 
+-- The text of a file (within anim.limits.bytes), or nil when it cannot be
+-- read (the loader then says why).
+local function peek(path)
+  local ok, text = pcall(json.read_file, path)
+  if ok then return text end
+  return nil
+end
+
 -- The clips of a file: { { name = animation name or nil, clip = clip }, ... }
--- sorted by name, or nil, "path: json.path: message".
+-- (a retarget map: { { map = map } })
+-- sorted by name, and the import's warnings ({ { animation, channel,
+-- message, not_imported } }, "path: channel: message" in .text), or nil,
+-- "path: json.path: message" (read_clips, below).
+
+-- The fields of a .anim or .retarget file that the format does not know,
+-- as warnings (the loaders keep them): "path: json.path: unknown field
+-- (did you mean 'x'?)".
+local function unknown_fields(path, text, kind)
+  local ok, doc = pcall(json.decode, text)
+  local list = {}
+  if not ok then return list end
+  for _, u in ipairs(fields.unknown(doc, kind)) do
+    list[#list + 1] = { text = path .. ": " .. fields.message(u), unknown = true }
+  end
+  return list
+end
+
 local function read_clips(path)
-  local kind = kind_of(path)
+  local text = peek(path)
+  local kind = kind_of(path, text)
   if kind == "anim" then
     local c, err = anim.load(path)
     if not c then return nil, err end
-    return { { clip = c } }
+    return { { clip = c } }, unknown_fields(path, text, "clip")
+  end
+  if kind == "retarget" then
+    local m, err = anim.load_retarget(path)
+    if not m then return nil, err end
+    return { { map = m } }, unknown_fields(path, text, "retarget")
   end
   local fn = anim[IMPORTER[kind]]
   if not fn then
@@ -106,19 +183,34 @@ local function read_clips(path)
   end
   local res, err = fn(path)
   if not res then return nil, err end
-  if kind == "xml" then return { { clip = res } } end
+  if kind == "xml" then return { { clip = res } }, {} end
+  local warnings = {}
+  for i, w in ipairs(type(err) == "table" and err or {}) do
+    local where = (w.channel and w.channel ~= "") and (w.channel .. ": ") or ""
+    warnings[i] = { text = path .. ": " .. where .. w.message, animation = w.animation,
+      not_imported = w.message:match("^not imported") ~= nil or w.message:match("^%d+ animations not imported") ~= nil }
+  end
   local list = {}
   for name, c in pairs(res) do list[#list + 1] = { name = name, clip = c } end
   table.sort(list, function(a, b) return a.name < b.name end)
-  if #list == 0 then return nil, path .. ": no animations in the file" end
-  return list
+  return list, warnings
 end
 
 -- The clips of a file, or stop with its loader's message.
-local function must_read(path)
-  local list, err = read_clips(path)
-  if not list then fail(INPUT, "%s", err) end
-  return list
+local function must_read(path, maps_too)
+  local list, warnings = read_clips(path)
+  if not list then fail(INPUT, "%s", warnings) end
+  if list[1] and list[1].map and not maps_too then
+    fail(INPUT, "%s: a retarget map, not a clip (anim info shows it)", path)
+  end
+  if #list == 0 then
+    -- none imported: why the first was not
+    for _, w in ipairs(warnings) do
+      if w.not_imported then fail(INPUT, "%s", w.text) end
+    end
+    fail(INPUT, "%s: no animations in the file", path)
+  end
+  return list, warnings
 end
 
 -- The one clip of a list a verb works on: --animation picks one of a
@@ -317,6 +409,29 @@ local function info_clip(c)
   for _, e in ipairs(editor) do field(e[1], e[2]) end
 end
 
+-- A retarget map: its scale and each clip joint's rig joint and rests.
+local function info_map(m)
+  local function field(k, v) out("  %-10s %s", k, v) end
+  local info = retarget.info(m)
+  field("version", "1 (retarget map)")
+  field("scale", num(info.scale or 1))
+  local names = {}
+  for name in pairs(info.joints) do names[#names + 1] = name end
+  table.sort(names)
+  out("")
+  out(bold(string.format("joints (%d)", #names)))
+  local width = 0
+  for _, n in ipairs(names) do width = math.max(width, #one_line(n)) end
+  for _, n in ipairs(names) do
+    local e = info.joints[n]
+    local to = e.to == "" and "(kept off the rig)" or e.to
+    local rests = {}
+    if e.source then rests[#rests + 1] = "source rest " .. brief(e.source) end
+    if e.target then rests[#rests + 1] = "target rest " .. brief(e.target) end
+    out("  %-" .. width .. "s  -> %s%s", one_line(n), one_line(to), #rests > 0 and ("  " .. table.concat(rests, ", ")) or "")
+  end
+end
+
 verbs.info = {
   usage = "anim info FILE [--animation NAME]",
   options = { animation = true },
@@ -329,12 +444,21 @@ and the fields only the editor reads (rig, fps, viewModel, skeleton,
 retarget, unknown fields).
 
 FILE is a .anim file of any version, a legacy .xml animation, or a
-Blockbench .bbmodel / .animation.json file (every animation in it, or only
-the one --animation NAME names).]],
+Blockbench project (.bbmodel, Animated Java .ajblueprint) or Bedrock /
+GeckoLib animation file (every animation in it, or only the one --animation
+NAME names), told apart by their content, not their names.  The import's
+warnings (what it read otherwise than the game, what it could not import)
+are listed last, one a line: path: json.path: message.]],
   run = function(pos, opt)
     if #pos ~= 1 then fail(USAGE, "expected one FILE, got %d arguments", #pos) end
-    local list = must_read(pos[1])
+    local list, warnings = must_read(pos[1], true)
     local shown = 0
+    if list[1].map then
+      out(bold(one_line(pos[1])))
+      info_map(list[1].map)
+      list = {}
+      shown = 1
+    end
     for _, e in ipairs(list) do
       if not opt.animation or e.name == opt.animation then
         if shown > 0 then out("") end
@@ -344,17 +468,50 @@ the one --animation NAME names).]],
       end
     end
     if shown == 0 then pick(pos[1], list, opt.animation) end -- says which names there are
+    -- what the import could not say as the file does (all of them, or the
+    -- named animation's and the file's own)
+    local ws = {}
+    for _, w in ipairs(warnings) do
+      if not opt.animation or w.animation == nil or w.animation == opt.animation then ws[#ws + 1] = w end
+    end
+    if #ws > 0 then
+      out("")
+      out(bold(string.format("warnings (%d)", #ws)))
+      for _, w in ipairs(ws) do out("  %s", one_line(w.text)) end
+    end
     return 0
   end,
 }
 
 -- validate --------------------------------------------------------------------------------
 
--- Whether a directory walk checks this file.
+-- Whether a directory walk checks this file: every *.anim, *.xml,
+-- *.bbmodel, *.animation.json, *.ajblueprint and *.ajmodel, and the other
+-- *.json files whose content is one of the formats (a pack's
+-- manifest.json is not a clip file), when an importer of this anim reads it.
+-- Whether a directory walk checks this file, and when not, why.
 local function wanted(path)
-  local kind = kind_of(path)
-  if kind == "anim" then return path:match("%.anim$") ~= nil end
-  return anim[IMPORTER[kind]] ~= nil
+  if path:match("%.anim$") or path:match("%.retarget$") then return true end
+  local text = peek(path)
+  local kind, by_content = kind_of(path, text or "")
+  if not text then return false, "cannot be read" end
+  local lower = path:lower()
+  if by_content then
+    if kind == "anim" or kind == "retarget" then return true end
+    if anim[IMPORTER[kind]] == nil then return false, "a " .. FORMAT_NAME[kind] .. " file, and this anim cannot import them" end
+    return true
+  end
+  -- names that claim a format are checked whatever they hold
+  if lower:match("%.xml$") or lower:match("%.bbmodel$") or lower:match("%.ajblueprint$") or lower:match("%.ajmodel$")
+    or lower:match("%.animations?%.json$") then
+    local by_name = kind_by_name(path)
+    if anim[IMPORTER[by_name]] == nil then
+      return false, "a " .. FORMAT_NAME[by_name] .. " file, and this anim cannot import them"
+    end
+    return true
+  end
+  if lower:match("%.json$") then return false, "JSON, but neither a clip, a retarget map nor a Blockbench or Bedrock file" end
+  return false, "not a clip file (" .. (lower:match("%.([%w]+)$") and ("." .. lower:match("%.([%w]+)$")) or "no extension") .. ")"
 end
 
 -- Files under dir, sorted byte-wise, through find(1): Lua has no
@@ -368,52 +525,115 @@ local function files_under(dir)
   local p = assert(io.popen("find -L " .. quote(arg) .. " \\( -type f -o -type l \\) -print0 2>/dev/null"))
   local text = p:read("a")
   p:close()
-  local list = {}
+  local list, skipped = {}, {}
   for f in text:gmatch("([^%z]+)%z") do
-    if wanted(f) then list[#list + 1] = f end
+    local ok, why = wanted(f)
+    if ok then list[#list + 1] = f else skipped[#skipped + 1] = { path = f, why = why } end
   end
   table.sort(list, function(a, b) return a < b end)
-  return list
+  table.sort(skipped, function(a, b) return a.path < b.path end)
+  return list, skipped
+end
+
+-- The rig `anim validate --rig` checks the clips against: "player", or
+-- the skeleton of a file's first clip that has one (a .bbmodel).
+local function rig_for(name)
+  if name == "player" then return anim.rig("player"), "player" end
+  local list = read_clips(name)
+  if list then
+    for _, e in ipairs(list) do
+      local sk = e.clip and clipmod.info(e.clip).skeleton
+      if sk and next(sk) ~= nil then
+        local joints = {}
+        for n, j in pairs(sk) do joints[#joints + 1] = { name = n, parent = j.parent, position = j.position, rotation = j.rotation } end
+        table.sort(joints, function(a, b) return a.name < b.name end)
+        local rig = anim.rig({ joints = joints }, name)
+        if rig then return rig, name end
+      end
+    end
+  end
+  fail(USAGE, "--rig: '%s' is neither player nor a file whose clips have a skeleton", name)
 end
 
 verbs.validate = {
-  usage = "anim validate FILE|DIR...",
-  options = {},
+  usage = "anim validate FILE|DIR... [--strict] [--rig player|FILE]",
+  options = { rig = true },
+  flags = { strict = true },
   summary = "check clips, one line per problem",
   help = [[
 Loads every FILE, and every clip file under every DIR (recursively: *.anim,
-and *.xml, *.bbmodel, *.animation.json when the importers are there), and
-prints one line per file that does not load:
+*.retarget, and the *.xml, *.json, *.bbmodel, *.ajblueprint and *.ajmodel
+files whose content is a format an importer here reads, told apart by
+their content), and prints one line per file that does not load, one per
+warning of an import (an animation it could not import, or a value it read
+otherwise than the game), and one per field of a .anim or .retarget file
+that the format does not know (kept by the loaders; a misspelt field
+gets a suggestion):
 
   path: json.path: message
 
-on standard output, then a count on standard error.  The status is 0 when
-every file loads, 1 otherwise.  A path that does not exist is a problem of
-its own ("path: cannot open file: ...").  Symbolic links to folders and
-files are followed.  Control characters in a line (a newline in a name)
-are written \n, \r, \t or \ddd, so that each problem is one line.]],
-  run = function(pos)
+on standard output, then the files a DIR held that are not clip files,
+each with why, and a count, on standard error.  --rig player (or --rig
+FILE: the skeleton of a .bbmodel's clips) also lists, per clip, the joints
+that play on no joint of that rig, with the closest name.  The status is 0
+when every file loads with all its animations (warnings do not change it,
+unless --strict: then any warning is a problem too), 1 otherwise.  A path
+that does not exist is a problem of its own ("path: cannot open file:
+...").  Symbolic links to folders and files are followed.  Control
+characters in a line (a newline in a name) are written \n, \r, \t or
+\ddd, so that each problem is one line.]],
+  run = function(pos, opt)
     if #pos == 0 then fail(USAGE, "expected at least one FILE or DIR") end
-    local files, bad = 0, 0
+    local rig, rigname
+    if opt.rig then rig, rigname = rig_for(opt.rig) end
+    local files, bad, nwarn, nskip = 0, 0, 0, 0
     local function check(path)
       files = files + 1
-      local list, err = read_clips(path)
+      local list, warnings = read_clips(path)
       if not list then
         bad = bad + 1
-        out("%s", one_line(err))
+        out("%s", one_line(warnings))
+        return
       end
+      local any = #list == 0
+      if #list == 0 and #warnings == 0 then out("%s", one_line(path .. ": no animations in the file")) end
+      for _, w in ipairs(warnings) do
+        out("%s", one_line(w.text))
+        nwarn = nwarn + 1
+        any = any or w.not_imported or opt.strict
+      end
+      if rig then
+        for _, e in ipairs(list) do
+          if e.clip then
+            for _, u in ipairs(bind.unmatched(e.clip, rig)) do
+              out("%s", one_line(string.format("%s: %sjoints.%s: plays on no joint of rig '%s'%s", path,
+                e.name and ("animation " .. e.name .. ": ") or "", u.joint, rigname,
+                u.suggestion and (" (did you mean '" .. u.suggestion .. "'?)") or "")))
+              nwarn = nwarn + 1
+              any = any or opt.strict
+            end
+          end
+        end
+      end
+      if any then bad = bad + 1 end
     end
     for _, p in ipairs(pos) do
       if os.execute("test -d " .. quote(p)) then
-        local list = files_under(p)
+        local list, skipped = files_under(p)
         if #list == 0 then io.stderr:write("anim validate: ", one_line(p), ": no clip files in it\n") end
         for _, f in ipairs(list) do check(f) end
+        for _, sk in ipairs(skipped) do
+          io.stderr:write("anim validate: skipped ", one_line(sk.path), ": ", sk.why, "\n")
+          nskip = nskip + 1
+        end
       else
         check(p)
       end
     end
-    io.stderr:write(string.format("anim validate: %s checked, %s\n", count(files, "file"),
-      bad == 0 and "all good" or (count(bad, "file") .. " with problems")))
+    io.stderr:write(string.format("anim validate: %s checked, %s%s%s\n", count(files, "file"),
+      bad == 0 and "all good" or (count(bad, "file") .. " with problems"),
+      nwarn > 0 and (" (" .. count(nwarn, "warning") .. ")") or "",
+      nskip > 0 and (", " .. count(nskip, "file") .. " skipped") or ""))
     return bad == 0 and 0 or 1
   end,
 }
@@ -463,6 +683,13 @@ local function save_one(c, path, src_label)
     io.stdout:write(text)
     return approx
   end
+  -- the folders of OUT are made when missing (mkdir -p)
+  local dir = path:match("^(.*)/[^/]*$")
+  if dir and dir ~= "" and not os.execute("test -d " .. quote(dir)) then
+    if not os.execute("mkdir -p " .. quote(dir) .. " 2>/dev/null") then
+      fail(INPUT, "cannot write %s: cannot make the folder %s", path, dir)
+    end
+  end
   local ok, approx = anim.save(c, path, { version = 3 })
   if not ok then fail(INPUT, "%s", approx) end
   io.stderr:write(string.format("anim convert: %s -> %s\n", src_label, path))
@@ -475,7 +702,8 @@ verbs.convert = {
   summary = "write any readable clip as a version 3 .anim",
   help = [[
 Reads IN (a .anim file of any version, a legacy .xml animation, or a
-Blockbench .bbmodel / .animation.json file) and writes it as a version 3
+Blockbench, Animated Java, Bedrock or GeckoLib file, told apart by their
+content) and writes it as a version 3
 .anim file, atomically (a temporary file renamed over OUT).  -o - writes the
 JSON to standard output.
 
@@ -489,13 +717,19 @@ others get -2, -3, ... ("knight.walk_fast-2.anim").  --animation NAME
 writes only that animation, to OUT itself.
 
 When the version 3 file can only approximate what IN says (some imports),
-the note and its bound are printed on standard error; the status stays 0.
+the note and its bound are printed on standard error; so is each warning of
+the import (path: json.path: message); the status stays 0.
 A version 1 clip that version 3 cannot hold (pose weights that vary) is an
 error.]],
   run = function(pos, opt)
     if #pos ~= 1 then fail(USAGE, "expected one input file, got %d arguments", #pos) end
     if not opt.output then fail(USAGE, "missing -o OUT.anim") end
-    local list = must_read(pos[1])
+    local list, warnings = must_read(pos[1])
+    for _, w in ipairs(warnings) do
+      if not opt.animation or w.animation == nil or w.animation == opt.animation then
+        io.stderr:write("anim convert: ", one_line(w.text), "\n")
+      end
+    end
     local jobs = {}
     if opt.animation or not list[1].name or opt.output == "-" then
       -- one clip to OUT itself (standard output takes one file only)
@@ -612,22 +846,28 @@ handles, and markers, events, sounds and plays as labelled vertical lines.
 }
 
 verbs.sheet = {
-  usage = "anim sheet FILE [--rig player] [--frames N] -o sheet.svg [--animation NAME]",
+  usage = "anim sheet FILE [--rig player|skeleton] [--frames N] -o sheet.svg [--animation NAME]",
   options = { output = true, rig = true, frames = true, animation = true },
   summary = "draw the rig's pose at N times as an SVG contact sheet",
   help = [[
-Plays the clip on a rig (the built-in blocky player, the only rig there is
-for now) and draws its pose at N evenly spaced clip times (default 8), each
-as a front view (x across, y up, the figure facing you) and a side view (z
-across, facing right), every body part a box from its world transform,
-labelled with the time.  The times are length * i / N for a looping clip
-(the end is the start again) and length * i / (N - 1) otherwise, so the
-last frame is the end.  -o - writes the SVG to standard output.]],
+Plays the clip on a rig and draws its pose at N evenly spaced clip times
+(default 8), each as a front view (x across, y up, the figure facing you)
+and a side view (z across, facing right), labelled with the time.  The
+rig is the clip's own skeleton when it has one (the clip's skeleton field;
+the clips of a .bbmodel carry the file's groups, pivots and rotations),
+drawn as its bones, a box from each joint to each child; else the
+built-in blocky player, drawn as its body parts.  --rig player or --rig
+skeleton picks one.  The times are length * i / N for a looping clip (the
+end is the start again) and length * i / (N - 1) otherwise, so the last
+frame is the end.  -o - writes the SVG to standard output.]],
   run = function(pos, opt)
     if #pos ~= 1 then fail(USAGE, "expected one FILE, got %d arguments", #pos) end
     if not opt.output then fail(USAGE, "missing -o OUT.svg") end
-    local rigname = opt.rig or "player"
-    if rigname ~= "player" then fail(USAGE, "unknown rig '%s' (the rigs: player)", rigname) end
+    local rigname = opt.rig
+    if rigname ~= nil and rigname ~= "player" and rigname ~= "skeleton" then
+      fail(USAGE, "unknown rig '%s'%s (the rigs: player, skeleton)", rigname,
+        suggest.hint(rigname, { "player", "skeleton" }))
+    end
     local frames = 8
     if opt.frames then
       frames = tonumber(opt.frames)
@@ -636,11 +876,14 @@ last frame is the end.  -o - writes the SVG to standard output.]],
       end
     end
     local c = one_clip(pos[1], opt.animation)
-    if #sheet.joints_on_rig(c, anim.rig(rigname)) == 0 then
+    local rig, _, used, note = sheet.setup(c, rigname)
+    if not rig then fail(INPUT, "%s: --rig skeleton: %s", pos[1], note) end
+    if note then io.stderr:write(string.format("anim sheet: note: %s; drawn on the player rig\n", note)) end
+    if #sheet.joints_on_rig(c, rig) == 0 then
       io.stderr:write(string.format("anim sheet: note: none of the joints of %s (%s) plays on the %s rig;" ..
-        " the sheet shows its rest pose\n", pos[1], table.concat(c:joints(), ", "), rigname))
+        " the sheet shows its rest pose\n", pos[1], table.concat(c:joints(), ", "), used))
     end
-    local text = sheet.render(c, { frames = frames, rig = rigname, title = pos[1] ..
+    local text = sheet.render(c, { frames = frames, rig = used, title = pos[1] ..
       (opt.animation and (" (" .. opt.animation .. ")") or "") })
     write_output(opt.output, text)
     return 0
@@ -651,7 +894,7 @@ last frame is the end.  -o - writes the SVG to standard output.]],
 
 local OPTION_HELP = {
   output = "-o, --output PATH", at = "--at T", joint = "--joint NAME", animation = "--animation NAME",
-  rig = "--rig NAME", frames = "--frames N",
+  rig = "--rig NAME", frames = "--frames N", strict = "--strict",
 }
 
 local function verb_help(name)
@@ -659,6 +902,7 @@ local function verb_help(name)
   local lines = { "usage: " .. v.usage, "", v.help, "" }
   local opts = {}
   for k in pairs(v.options) do opts[#opts + 1] = OPTION_HELP[k] end
+  for k in pairs(v.flags or {}) do opts[#opts + 1] = OPTION_HELP[k] end
   table.sort(opts)
   opts[#opts + 1] = "-h, --help"
   lines[#lines + 1] = "options: " .. table.concat(opts, ", ")
@@ -676,36 +920,81 @@ local function main_help()
   return table.concat(lines, "\n") .. "\n"
 end
 
--- Splits argv (from index `first`) into positional arguments and options.
--- Options take a value: "--at 0.5", "--at=0.5", "-o out.svg"; "--" ends
--- the options.
-local SHORT = { o = "output" }
-local function parse(v, argv, first)
-  local pos, opt = {}, {}
-  local i = first
+-- The command line is parsed by lua-argparse (Debian's lua-argparse),
+-- which also suggests the nearest command or option for a misspelt one;
+-- the usage, help texts and the one-line errors with their exit status
+-- are this command's own (docs/cli.md).  Every option takes a value:
+-- "--at 0.5", "--at=0.5", "-o out.svg"; "--" ends the options.
+local SHORT = { output = "-o" }
+
+local function build_parser()
+  local p = argparse("anim"):add_help(false):command_target("command")
+  for _, name in ipairs(ORDER) do
+    local v = verbs[name]
+    local c = p:command(name):add_help(false)
+    c:argument("args"):args("*")
+    c:flag("-h --help")
+    for opt in pairs(v.options) do
+      c:option((SHORT[opt] and (SHORT[opt] .. " ") or "") .. "--" .. opt):args(1)
+    end
+    for flag in pairs(v.flags or {}) do c:flag("--" .. flag) end
+  end
+  return p
+end
+
+-- A value that starts with "-" but is a number ("--at -0.5") is a value:
+-- written as "--at=-0.5" for the parser, which would take it for an option.
+local function join_negative(v, argv, first)
+  local res, i = {}, first
   while i <= #argv do
     local a = argv[i]
     if a == "--" then
-      for k = i + 1, #argv do pos[#pos + 1] = argv[k] end
+      for k = i, #argv do res[#res + 1] = argv[k] end
       break
-    elseif a == "-h" or a == "--help" then
-      opt.help = true
-    elseif a:sub(1, 1) == "-" and #a > 1 then
-      local name, value = a:match("^%-%-([^=]+)=(.*)$")
-      if not name then name = a:match("^%-%-(.+)$") or SHORT[a:sub(2)] end
-      if not name or not v.options[name] then fail(USAGE, "unknown option '%s'", a) end
-      if not value then
-        i = i + 1
-        value = argv[i]
-        if value == nil then fail(USAGE, "option '%s' needs a value", a) end
-      end
-      opt[name] = value
-    else
-      pos[#pos + 1] = a
     end
-    i = i + 1
+    local name = a:match("^%-%-([%w_]+)$") or (a == "-o" and "output")
+    local nxt = argv[i + 1]
+    if name and v.options[name] and nxt and nxt:match("^%-[%d.]") and tonumber(nxt) then
+      res[#res + 1] = "--" .. name .. "=" .. nxt
+      i = i + 2
+    else
+      res[#res + 1] = a
+      i = i + 1
+    end
   end
-  return pos, opt
+  return res
+end
+
+-- argparse's error as one line; an unknown option gets the suggestion of
+-- lua/anim/base/suggest.lua (the module's one rule) among the verb's
+-- options: "unknown option '--rigg'; did you mean '--rig'?".
+local function one_error(msg, v)
+  local first = msg:match("^([^\n]*)")
+  first = first:gsub("^(option '[^']*') requires an argument$", "%1 needs a value")
+  local bad = first:match("^unknown option '%-%-?([^'=]+)'$")
+  if bad then
+    local names = { "help" }
+    for o in pairs(v.options) do names[#names + 1] = o end
+    for f in pairs(v.flags or {}) do names[#names + 1] = f end
+    table.sort(names)
+    local s = suggest.closest(bad, names)
+    if s then return first .. "; did you mean '--" .. s .. "'?" end
+  end
+  return first
+end
+
+-- Splits argv (from index `first`) into positional arguments and options
+-- for verb `name`.
+local function parse(name, argv, first)
+  local v = verbs[name]
+  local args = { name }
+  for _, a in ipairs(join_negative(v, argv, first)) do args[#args + 1] = a end
+  local ok, res = build_parser():pparse(args)
+  if not ok then fail(USAGE, "%s", one_error(res, v)) end
+  local opt = { help = res.help or nil }
+  for o in pairs(v.options) do opt[o] = res[o] end
+  for f in pairs(v.flags or {}) do opt[f] = res[f] or nil end
+  return res.args or {}, opt
 end
 
 -- main(argv) -> exit status.
@@ -725,15 +1014,18 @@ function M.main(argv)
     if first == "help" then
       local n = argv[2]
       if n == nil then io.stdout:write(main_help()) return 0 end
-      if not verbs[n] then fail(USAGE, "unknown command '%s' (the commands: %s)", n, table.concat(ORDER, ", ")) end
+      if not verbs[n] then
+        fail(USAGE, "unknown command '%s'%s (the commands: %s)", n, suggest.hint(n, ORDER), table.concat(ORDER, ", "))
+      end
       io.stdout:write(verb_help(n))
       return 0
     end
     if not verbs[first] then
-      fail(USAGE, "unknown command '%s' (the commands: %s; see anim --help)", first, table.concat(ORDER, ", "))
+      fail(USAGE, "unknown command '%s'%s (the commands: %s; see anim --help)", first,
+        suggest.hint(first, ORDER), table.concat(ORDER, ", "))
     end
     verb_name = first
-    local pos, opt = parse(verbs[first], argv, 2)
+    local pos, opt = parse(first, argv, 2)
     if opt.help then io.stdout:write(verb_help(first)) return 0 end
     return verbs[first].run(pos, opt)
   end, function(e)

@@ -1,7 +1,10 @@
--- sheet.lua: a contact sheet of a clip played on the blocky player rig, as
--- SVG (`anim sheet`): the pose at N evenly spaced times, each in a front
--- view (x across, y up, the figure facing the viewer) and a side view (z
--- across: the figure faces right).
+-- sheet.lua: a contact sheet of a clip played on a rig, as SVG (`anim
+-- sheet`): the pose at N evenly spaced times, each in a front view (x
+-- across, y up, the figure facing the viewer) and a side view (z across:
+-- the figure faces right).  The rig is the blocky player, drawn as its
+-- body parts, or the clip's own skeleton (the `skeleton` field; a
+-- .bbmodel's clips carry the file's groups, pivots and rotations), drawn
+-- as its bones: a box from each joint to each of its children.
 --
 -- The poses are what a game sees: an animator plays the clip with no fade,
 -- the track is sought to each time and updated by 0 (a seek fires nothing,
@@ -29,18 +32,113 @@ M.PLAYER_PARTS = {
   { joint = "head", min = { -0.25, 0, -0.25 }, max = { 0.25, 0.5, 0.25 }, fill = "#e8b98f" },
 }
 
+-- The 8 corners of a part in its joint's own frame: its box (min, max),
+-- or the corners it lists.
+local function local_corners(part)
+  if part.corners then return part.corners end
+  local out = {}
+  for i = 0, 7 do
+    out[#out + 1] = { i % 2 == 0 and part.min[1] or part.max[1], i % 4 < 2 and part.min[2] or part.max[2],
+      i < 4 and part.min[3] or part.max[3] }
+  end
+  return out
+end
+
 -- The 8 world-space corners of a part from its joint's world transform
 -- (px, py, pz, qx, qy, qz, qw, sx, sy, sz).
 local function corners(part, w)
   local out = {}
   local q, s = { w[4], w[5], w[6], w[7] }, { w[8], w[9], w[10] }
-  for i = 0, 7 do
-    local c = { i & 1 == 0 and part.min[1] or part.max[1], i & 2 == 0 and part.min[2] or part.max[2],
-      i & 4 == 0 and part.min[3] or part.max[3] }
+  for _, c in ipairs(local_corners(part)) do
     local r = rotate(q, { c[1] * s[1], c[2] * s[2], c[3] * s[3] })
     out[#out + 1] = { w[1] + r[1], w[2] + r[2], w[3] + r[3] }
   end
   return out
+end
+
+-- A skeleton's rig: its joints as anim.rig takes them, or nil and why.
+local function skeleton_rig(skeleton)
+  local joints, names = {}, {}
+  for name in pairs(skeleton) do names[#names + 1] = name end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    local j = skeleton[name]
+    joints[#joints + 1] = { name = name, parent = j.parent, position = j.position, rotation = j.rotation }
+  end
+  return anim.rig({ joints = joints }, "skeleton")
+end
+
+local BONE_FILLS = { "#2a9d8f", "#e76f51", "#3f51a3", "#e9c46a", "#8d6cab", "#f4a261", "#5c8d4a", "#c98d63" }
+
+-- The corners of a box along v (in a joint's frame) from its origin, w wide.
+local function segment(v, w)
+  local len = math.sqrt(v[1] ^ 2 + v[2] ^ 2 + v[3] ^ 2)
+  local u = { v[1] / len, v[2] / len, v[3] / len }
+  -- two directions across u
+  local a = math.abs(u[1]) < 0.9 and { 1, 0, 0 } or { 0, 1, 0 }
+  local p = { u[2] * a[3] - u[3] * a[2], u[3] * a[1] - u[1] * a[3], u[1] * a[2] - u[2] * a[1] }
+  local pl = math.sqrt(p[1] ^ 2 + p[2] ^ 2 + p[3] ^ 2)
+  p = { p[1] / pl * w, p[2] / pl * w, p[3] / pl * w }
+  local r = { u[2] * p[3] - u[3] * p[2], u[3] * p[1] - u[1] * p[3], u[1] * p[2] - u[2] * p[1] }
+  local out = {}
+  for _, t in ipairs { 0, 1 } do
+    for _, sp in ipairs { -1, 1 } do
+      for _, sr in ipairs { -1, 1 } do
+        out[#out + 1] = { v[1] * t + sp * p[1] + sr * r[1], v[2] * t + sp * p[2] + sr * r[2], v[3] * t + sp * p[3] + sr * r[3] }
+      end
+    end
+  end
+  return out
+end
+
+-- The bones of a rig: for each joint, a box to each child (in the joint's
+-- frame, from the rest pose), a small cube for a joint without children.
+local function bone_parts(rig)
+  local a = anim.animator(rig) -- its pose is the rest until it is updated
+  local joints = rig:joints()
+  local world, extent = {}, 0
+  for _, j in ipairs(joints) do
+    world[j.name] = { a:world_transform(j.name) }
+    for k = 1, 3 do extent = math.max(extent, math.abs(world[j.name][k])) end
+  end
+  local w = math.max(extent, 0.5) * 0.03
+  local parts, children = {}, {}
+  for _, j in ipairs(joints) do
+    if j.parent then children[j.parent] = (children[j.parent] or 0) + 1 end
+  end
+  for i, j in ipairs(joints) do
+    local fill = BONE_FILLS[(i - 1) % #BONE_FILLS + 1]
+    if j.parent then
+      -- this joint's pivot in its parent's frame
+      local pw, cw = world[j.parent], world[j.name]
+      local d = { cw[1] - pw[1], cw[2] - pw[2], cw[3] - pw[3] }
+      local inv = { -pw[4], -pw[5], -pw[6], pw[7] }
+      local v = rotate(inv, d)
+      if v[1] ^ 2 + v[2] ^ 2 + v[3] ^ 2 > 1e-18 then
+        parts[#parts + 1] = { joint = j.parent, fill = BONE_FILLS[(i - 2) % #BONE_FILLS + 1], corners = segment(v, w) }
+      end
+    end
+    if not children[j.name] then
+      parts[#parts + 1] = { joint = j.name, fill = fill, min = { -w * 1.5, -w * 1.5, -w * 1.5 }, max = { w * 1.5, w * 1.5, w * 1.5 } }
+    end
+  end
+  return parts
+end
+
+-- The rig to draw a clip on and its parts: which = "player", "skeleton"
+-- (the clip's), or nil (the clip's skeleton when it has one that makes a
+-- rig, else the player).  Returns rig, parts, the rig's name, and a note
+-- when the skeleton could not be used.
+function M.setup(clip, which)
+  local sk = clipmod.info(clip).skeleton
+  if which ~= "player" and sk and next(sk) ~= nil then
+    local rig, err = skeleton_rig(sk)
+    if rig then return rig, bone_parts(rig), "skeleton" end
+    if which == "skeleton" then return nil, nil, nil, err end
+    return anim.rig("player"), M.PLAYER_PARTS, "player", "the clip's skeleton makes no rig (" .. err .. ")"
+  end
+  if which == "skeleton" then return nil, nil, nil, "the clip has no skeleton" end
+  return anim.rig("player"), M.PLAYER_PARTS, "player"
 end
 
 -- Convex hull of 2D points (Andrew's monotone chain), counter-clockwise.
@@ -85,8 +183,9 @@ end
 
 -- The outlines of every part at clip time t: { view name -> list of
 -- { joint, fill, points (2D, world units), depth } }, nearest last.
-function M.outlines(clip, t)
-  local rig, parts = anim.rig("player"), M.PLAYER_PARTS
+-- rig, parts: from M.setup (default: the player).
+function M.outlines(clip, t, rig, parts)
+  rig, parts = rig or anim.rig("player"), parts or M.PLAYER_PARTS
   local a = anim.animator(rig, { space = clipmod.info(clip).space })
   local track = a:play(clip, { fade = 0 })
   track.time = t
@@ -122,12 +221,15 @@ end
 local CELL_GAP, LABEL_H, MAX_SCALE = 18, 22, 70
 local VIEW_W, VIEW_H = 130, 200
 
--- sheet.render(clip, { frames = n, title = text }) -> svg text
+-- sheet.render(clip, { frames = n, title = text, rig = "player" | "skeleton" | nil })
+-- -> svg text | nil, why (a skeleton asked for that the clip has not)
 function M.render(clip, opts)
   local info = clipmod.info(clip)
   local times = M.times(info.length, info.loop, opts.frames or 8)
+  local rig, parts, rigname, note = M.setup(clip, opts.rig)
+  if not rig then return nil, note end
   local poses = {}
-  for i, t in ipairs(times) do poses[i] = M.outlines(clip, t) end
+  for i, t in ipairs(times) do poses[i] = M.outlines(clip, t, rig, parts) end
   -- one scale for every frame, so that motion compares across the sheet
   local box = {}
   for _, view in ipairs(VIEWS) do
@@ -157,7 +259,7 @@ function M.render(clip, opts)
   local doc = svg.new(width, height, title .. " — contact sheet")
   doc:rect(0, 0, width, height, { fill = "#ffffff" })
   doc:text(CELL_GAP, 26, string.format("%s — %g s, %s, on the %s rig, %d frames", title, info.length, info.loop,
-    opts.rig or "player", #times), { ["font-size"] = 15, ["font-weight"] = "bold", class = "title" })
+    rigname == "skeleton" and "clip's own" or rigname, #times), { ["font-size"] = 15, ["font-weight"] = "bold", class = "title" })
   for i, t in ipairs(times) do
     local col, row = (i - 1) % cols, (i - 1) // cols
     local x0 = CELL_GAP + col * (cell_w + CELL_GAP)
@@ -186,7 +288,7 @@ function M.render(clip, opts)
       end
     end)
   end
-  return doc:render()
+  return doc:render(), note
 end
 
 return M

@@ -1,0 +1,123 @@
+/* lua_compat.h - the one place where the Lua versions differ for the
+ * binding.  The binding is written against Lua 5.4's API; built against
+ * 5.1 (and LuaJIT 2.1, whose API is 5.1's), 5.2 or 5.3 this header gives
+ * the 5.4 names it uses their meaning there:
+ *   - userdata user values: 5.4 has any number per userdata; before, a
+ *     userdata has one (5.2, 5.3: lua_setuservalue; 5.1: its environment
+ *     table), which holds a table of them here;
+ *   - lua_geti, lua_getfield and lua_getiuservalue return the type pushed
+ *     (5.3+); luaL_len, lua_rawlen, luaL_setfuncs, luaL_setmetatable,
+ *     luaL_testudata, lua_absindex (5.2+);
+ *   - integers: 5.1 and 5.2 have no integer subtype, so lua_isinteger is
+ *     0 there and the callers read numbers as doubles (lua_helpers.c);
+ *     lua_pushfstring's %I is 5.3+: anim_lua_pushint formats an integer
+ *     everywhere.
+ * Included by lua_helpers.h, so by every binding file. */
+#ifndef ANIM_LUA_COMPAT_H
+#define ANIM_LUA_COMPAT_H
+
+#include <stdio.h>
+
+#include "lua.h"
+#include "lauxlib.h"
+
+/* A lua_Integer as a string on the stack (a message's number). */
+static inline const char *anim_lua_pushint(lua_State *L, lua_Integer v) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%lld", (long long)v);
+  lua_pushstring(L, buf);
+  return lua_tostring(L, -1);
+}
+
+#if LUA_VERSION_NUM < 502
+/* ---- 5.1 and LuaJIT ---- */
+static inline int anim_compat_absindex(lua_State *L, int i) {
+  return (i > 0 || i <= LUA_REGISTRYINDEX) ? i : lua_gettop(L) + i + 1;
+}
+#define lua_absindex(L, i) anim_compat_absindex(L, i)
+#define lua_rawlen(L, i) lua_objlen(L, i)
+#define luaL_len(L, i) ((lua_Integer)lua_objlen(L, i))
+static inline void anim_compat_setfuncs(lua_State *L, const luaL_Reg *l, int nup) {
+  luaL_checkstack(L, nup, "too many upvalues");
+  for (; l->name; l++) {
+    int i;
+    for (i = 0; i < nup; i++) lua_pushvalue(L, -nup);
+    lua_pushcclosure(L, l->func, nup);
+    lua_setfield(L, -(nup + 2), l->name);
+  }
+  lua_pop(L, nup);
+}
+#define luaL_setfuncs(L, l, nup) anim_compat_setfuncs(L, l, nup)
+#define luaL_setmetatable(L, name) (luaL_getmetatable(L, name), lua_setmetatable(L, -2))
+static inline void *anim_compat_testudata(lua_State *L, int i, const char *name) {
+  void *p = lua_touserdata(L, i);
+  if (p == NULL || !lua_getmetatable(L, i)) return NULL;
+  luaL_getmetatable(L, name);
+  if (!lua_rawequal(L, -1, -2)) p = NULL;
+  lua_pop(L, 2);
+  return p;
+}
+#define luaL_testudata(L, i, name) anim_compat_testudata(L, i, name)
+#define anim_compat_getuv(L, i) lua_getfenv(L, i)
+#define anim_compat_setuv(L, i) lua_setfenv(L, i)
+#else
+#define anim_compat_getuv(L, i) lua_getuservalue(L, i)
+#define anim_compat_setuv(L, i) lua_setuservalue(L, i)
+#endif
+
+#if LUA_VERSION_NUM < 503
+/* ---- 5.1, LuaJIT, 5.2 ---- */
+#define lua_isinteger(L, i) ((void)(L), (void)(i), 0)
+static inline int anim_compat_geti(lua_State *L, int i, lua_Integer n) {
+  i = lua_absindex(L, i);
+  lua_pushinteger(L, n);
+  lua_gettable(L, i);
+  return lua_type(L, -1);
+}
+#define lua_geti(L, i, n) anim_compat_geti(L, i, n)
+static inline int anim_compat_getfield(lua_State *L, int i, const char *k) {
+  lua_getfield(L, i, k);
+  return lua_type(L, -1);
+}
+#define lua_getfield(L, i, k) anim_compat_getfield(L, i, k)
+#endif
+
+#if LUA_VERSION_NUM < 504
+/* ---- user values: a table of them as the userdata's one ---- */
+static inline void *anim_compat_newuserdatauv(lua_State *L, size_t size, int nuv) {
+  void *p = lua_newuserdata(L, size);
+  if (nuv > 0) {
+    lua_createtable(L, nuv, 0);
+    anim_compat_setuv(L, -2);
+  }
+  return p;
+}
+#define lua_newuserdatauv(L, size, nuv) anim_compat_newuserdatauv(L, size, nuv)
+static inline int anim_compat_getiuservalue(lua_State *L, int i, int n) {
+  anim_compat_getuv(L, i);
+  if (lua_type(L, -1) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_pushnil(L);
+    return LUA_TNONE;
+  }
+  lua_rawgeti(L, -1, n);
+  lua_remove(L, -2);
+  return lua_type(L, -1);
+}
+#define lua_getiuservalue(L, i, n) anim_compat_getiuservalue(L, i, n)
+static inline int anim_compat_setiuservalue(lua_State *L, int i, int n) {
+  i = lua_absindex(L, i);
+  anim_compat_getuv(L, i);
+  if (lua_type(L, -1) != LUA_TTABLE) {
+    lua_pop(L, 2);
+    return 0;
+  }
+  lua_insert(L, -2);
+  lua_rawseti(L, -2, n);
+  lua_pop(L, 1);
+  return 1;
+}
+#define lua_setiuservalue(L, i, n) anim_compat_setiuservalue(L, i, n)
+#endif
+
+#endif
