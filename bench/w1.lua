@@ -190,13 +190,14 @@ for _, n in ipairs(ns) do
   local times = {}
   for r = 1, args.runs do times[r] = run(list, poses, args.read, FRAMES) end
   -- Lua-heap allocation in steady play: 60 more frames with the collector
-  -- stopped (after one frame: a full collection shrinks the Lua stack, which
-  -- the next calls grow again once)
+  -- stopped, after a whole loop of the clips (a full collection shrinks the
+  -- Lua stack, which the next calls grow again once: the first frame, and
+  -- the first delivery of the tracks' wraps, a frame in 120 at N = 1)
   -- With LD_PRELOAD=build/bench/malloc_count.so (bench/allocs.lua), also
   -- the malloc calls of those frames, C core and Lua together.
   collectgarbage("collect")
   collectgarbage("stop")
-  run(list, poses, args.read, 1)
+  run(list, poses, args.read, math.ceil(D / DT))
   local kb0, calls0 = collectgarbage("count"), malloc_calls()
   run(list, poses, args.read, 60)
   local alloc = (collectgarbage("count") - kb0) * 1024 / 60
