@@ -41,11 +41,7 @@ static int joint_arg(lua_State *L, const anim_rig *r, int idx) {
 
 /* ---- animators ---------------------------------------------------------- */
 
-static anim_animator *check_animator(lua_State *L, int idx) {
-  animator_box *b = anim_lua_checkbox(L, idx, ANIM_ANIMATOR_MT);
-  if (!b->a) luaL_argerror(L, idx, "animator is not built");
-  return b->a;
-}
+#define check_animator anim_lua_checkanimator
 
 static int animator_gc(lua_State *L) {
   animator_box *b = luaL_checkudata(L, 1, ANIM_ANIMATOR_MT);
@@ -92,24 +88,18 @@ static int animator_state(lua_State *L) { return anim_lua_uservalue(L, ANIM_ANIM
 /* core.animator_play(animator, clip, fade, weight, speed, priority|nil,
  *                    bindings, callbacks) -> track | nil, property index,
  *                    other arity
- * bindings: as anim_lua_bindings reads them (lua_helpers.h).  nil, p, n:
- * the clip's property p (1-based) has another number of components than
- * the n a track on the animator gives that name (propmix.h). */
+ * bindings: see anim_lua_checkbindings (lua_helpers.c).  nil, p, n: the
+ * clip's property p (1-based) has another number of components than the
+ * n a track on the animator gives that name (propmix.h). */
 static int animator_play(lua_State *L) {
   anim_animator *a = check_animator(L, 1);
   anim_clip *c = anim_lua_checkclip(L, 2);
   anim_play_opts o;
   anim_binding *binds;
-  int nb;
-  track_box *tb;
-  const anim_rig *r = anim_animator_rig(a);
-  o.fade = luaL_checknumber(L, 3);
-  o.weight = luaL_checknumber(L, 4);
-  o.speed = luaL_checknumber(L, 5);
-  o.has_priority = !lua_isnoneornil(L, 6);
-  o.priority = o.has_priority ? luaL_checknumber(L, 6) : 0;
+  int nb, tb;
+  anim_lua_checkplayopts(L, 3, &o);
   luaL_checktype(L, 8, LUA_TTABLE);
-  binds = anim_lua_bindings(L, 7, c, r, &nb);
+  binds = anim_lua_checkbindings(L, 7, c, anim_animator_rig(a), &nb);
   {
     int which = 0, other = 0;
     if (anim_props_conflict(a, c, NULL, &which, &other) != ANIM_PROPS_OK) {
@@ -119,18 +109,8 @@ static int animator_play(lua_State *L) {
       return 3;
     }
   }
-  tb = lua_newuserdatauv(L, sizeof *tb, 3);
-  tb->t = NULL;
-  luaL_setmetatable(L, ANIM_TRACK_MT);
-  tb->t = anim_animator_play(a, c, &o, binds, nb);
-  if (!tb->t) return anim_lua_nomem(L);
-  anim_track_retain(tb->t);
-  lua_pushvalue(L, 2);
-  lua_setiuservalue(L, -2, 1);
-  lua_pushvalue(L, 1);
-  lua_setiuservalue(L, -2, 2);
-  lua_pushvalue(L, 8);
-  lua_setiuservalue(L, -2, 3);
+  tb = anim_lua_newtrack(L);
+  anim_lua_settrack(L, tb, anim_animator_play(a, c, &o, binds, nb), 2, 1, 8);
   return 1;
 }
 
@@ -275,10 +255,11 @@ static int animators_update(lua_State *L) {
   return 1;
 }
 
-/* core.animator_event(animator, i) -> type, track id, kind, index, late
+/* core.animator_event(animator, i) -> type, track id, kind, index, late, point
  * type: an ANIM_EV_* code; kind, index: the item's kind (ANIM_ITEM_*) and
  * 1-based index in file order within its kind (nil for state
- * callbacks); nothing when there is no event i. */
+ * callbacks); point: for a blend space's track, the 1-based point whose
+ * clip has the item (nil otherwise); nothing when there is no event i. */
 static int animator_event(lua_State *L) {
   anim_animator *a = check_animator(L, 1);
   lua_Integer i = luaL_checkinteger(L, 2);
@@ -295,11 +276,13 @@ static int animator_event(lua_State *L) {
     lua_pushnil(L);
   }
   lua_pushnumber(L, e->late);
-  return 5;
+  if (anim_track_point(e->track) < 0) return 5;
+  lua_pushinteger(L, anim_track_point(e->track) + 1);
+  return 6;
 }
 
 /* The animator at index 1 of a reader of the pose (lua_helpers.h). */
-#define reader_animator anim_lua_reader_animator
+#define reader_animator anim_lua_upanimator
 
 static int push10(lua_State *L, const double *v) {
   int i;
@@ -368,11 +351,7 @@ static int animator_pose_into(lua_State *L) {
 
 /* ---- tracks ------------------------------------------------------------- */
 
-static anim_track *check_track(lua_State *L, int idx) {
-  track_box *b = anim_lua_checkbox(L, idx, ANIM_TRACK_MT);
-  if (!b->t) luaL_argerror(L, idx, "track is not built");
-  return b->t;
-}
+#define check_track anim_lua_checktrack
 
 static int track_gc(lua_State *L) {
   track_box *b = luaL_checkudata(L, 1, ANIM_TRACK_MT);

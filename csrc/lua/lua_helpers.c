@@ -151,10 +151,42 @@ anim_clip *anim_lua_checkclip(lua_State *L, int arg) {
   return b->clip;
 }
 
+anim_animator *anim_lua_checkanimator(lua_State *L, int arg) {
+  anim_animator_box *b = anim_lua_checkbox(L, arg, ANIM_ANIMATOR_MT);
+  if (!b->a) anim_lua_argerror(L, arg, "animator is not built");
+  return b->a;
+}
+
+anim_animator *anim_lua_upanimator(lua_State *L) {
+  anim_animator_box *b = lua_touserdata(L, 1);
+  if (b && lua_getmetatable(L, 1)) {
+    int same = lua_rawequal(L, -1, lua_upvalueindex(1));
+    lua_pop(L, 1);
+    if (same && b->a) return b->a;
+  }
+  return anim_lua_checkanimator(L, 1);  /* raises the usual message */
+}
+
+anim_track *anim_lua_checktrack(lua_State *L, int arg) {
+  anim_track_box *b = anim_lua_checkbox(L, arg, ANIM_TRACK_MT);
+  if (!b->t) anim_lua_argerror(L, arg, "track is not built");
+  return b->t;
+}
+
 anim_rig *anim_lua_checkrig(lua_State *L, int arg) {
   anim_rig_box *b = anim_lua_checkbox(L, arg, ANIM_RIG_MT);
   if (!b->rig) anim_lua_argerror(L, arg, "rig is not built");
   return b->rig;
+}
+
+/* ---- what playing takes ---------------------------------------------------- */
+
+void anim_lua_checkplayopts(lua_State *L, int idx, anim_play_opts *o) {
+  o->fade = luaL_checknumber(L, idx);
+  o->weight = luaL_checknumber(L, idx + 1);
+  o->speed = luaL_checknumber(L, idx + 2);
+  o->has_priority = !lua_isnoneornil(L, idx + 3);
+  o->priority = o->has_priority ? luaL_checknumber(L, idx + 3) : 0;
 }
 
 static double opt_field(lua_State *L, int t, const char *k, double dflt) {
@@ -172,7 +204,7 @@ static void read_quat(lua_State *L, int t, const char *k, double q[4]) {
   lua_pop(L, 1);
 }
 
-anim_binding *anim_lua_bindings(lua_State *L, int idx, const anim_clip *c, const anim_rig *r, int *n) {
+anim_binding *anim_lua_checkbindings(lua_State *L, int idx, const anim_clip *c, const anim_rig *r, int *n) {
   anim_binding *binds;
   lua_Integer nb, i;
   idx = lua_absindex(L, idx);
@@ -204,14 +236,23 @@ anim_binding *anim_lua_bindings(lua_State *L, int idx, const anim_clip *c, const
   return binds;
 }
 
-anim_animator *anim_lua_reader_animator(lua_State *L) {
-  anim_animator_box *b = lua_touserdata(L, 1);
-  if (b && lua_getmetatable(L, 1)) {
-    int same = lua_rawequal(L, -1, lua_upvalueindex(1));
-    lua_pop(L, 1);
-    if (same && b->a) return b->a;
-  }
-  b = anim_lua_checkbox(L, 1, ANIM_ANIMATOR_MT);
-  if (!b->a) luaL_argerror(L, 1, "animator is not built");
-  return b->a;
+int anim_lua_newtrack(lua_State *L) {
+  anim_track_box *tb = lua_newuserdatauv(L, sizeof *tb, 3);
+  tb->t = NULL;
+  luaL_setmetatable(L, ANIM_TRACK_MT);
+  return lua_gettop(L);
+}
+
+void anim_lua_settrack(lua_State *L, int box, anim_track *t, int src, int animator, int cbs) {
+  anim_track_box *tb = lua_touserdata(L, box);
+  if (!t) anim_lua_nomem(L);
+  tb->t = t;
+  anim_track_retain(t);
+  lua_pushvalue(L, src);
+  lua_setiuservalue(L, box, 1);
+  lua_pushvalue(L, animator);
+  lua_setiuservalue(L, box, 2);
+  lua_pushvalue(L, cbs);
+  lua_setiuservalue(L, box, 3);
+  lua_settop(L, box);
 }

@@ -11,7 +11,9 @@
 #include "lua_compat.h"
 #include "core/amem.h"
 #include "core/animator.h"
+#include "core/blendspace.h"
 #include "core/clip.h"
+#include "core/gameplay.h"
 #include "core/rig.h"
 
 /* The metatables of the userdata (their __name is what messages show). */
@@ -20,6 +22,7 @@
 #define ANIM_ANIMATOR_MT "anim.animator"
 #define ANIM_TRACK_MT "anim.track"
 #define ANIM_RETARGET_MT "anim.retarget"
+#define ANIM_SPACE_MT "anim.blendspace"
 
 /* The boxes.  A clip keeps the key cursors clip:sample uses between calls
  * (a cache beside the immutable clip: steady sampling finds keys in O(1)).
@@ -38,6 +41,7 @@ typedef struct {
   unsigned long long mark;
 } anim_animator_box;
 typedef struct { anim_track *t; } anim_track_box;
+typedef struct { anim_space *s; } anim_space_box;
 
 /* The state's allocator (lua_Alloc): the core allocates through it. */
 anim_mem anim_lua_mem(lua_State *L);
@@ -69,19 +73,19 @@ void anim_lua_newmeta(lua_State *L, const char *name, lua_CFunction gc, const ch
  * metatable mt: the Lua side's table of an object (returns 1). */
 int anim_lua_uservalue(lua_State *L, const char *mt, int n);
 
-/* The bindings table at idx (anim_binding, animator.h):
- *   { { cj = 1-based clip joint, rj = 1-based rig joint,
- *       pre = quat?, post = quat?, pscale = number? }, ... }
- * checked against clip c and rig r, into an array kept in a userdata
- * pushed on the stack (freed by the collector); *n gets their count. */
-anim_binding *anim_lua_bindings(lua_State *L, int idx, const anim_clip *c, const anim_rig *r, int *n);
-
-/* The animator at index 1 of a function called per joint, per character,
- * per frame (a reader of the pose): its metatable is compared with the
- * animator metatable in the function's upvalue 1 instead of being looked
- * up in the registry by name; raises the usual message when it is not
- * an animator. */
-anim_animator *anim_lua_reader_animator(lua_State *L);
+/* Playing: the play options at idx..idx+3 (fade, weight, speed, priority
+ * or nil); the bindings of clip c on rig r from the table at idx ({ { cj
+ * = 1-based clip joint, rj = 1-based rig joint, pre = quat?, post =
+ * quat?, pscale = number? }, ... }, as lua/anim/format/bind.lua makes
+ * them), a userdata array pushed on the stack, their count in *n; a new
+ * empty track box (its stack index), then the track of a play in it
+ * (retained: raises the memory error for NULL), its user values the
+ * values at src (the clip or blend space), animator and cbs (the Lua
+ * side's callbacks), the box left on the top of the stack. */
+void anim_lua_checkplayopts(lua_State *L, int idx, anim_play_opts *o);
+anim_binding *anim_lua_checkbindings(lua_State *L, int idx, const anim_clip *c, const anim_rig *r, int *n);
+int anim_lua_newtrack(lua_State *L);
+void anim_lua_settrack(lua_State *L, int box, anim_track *t, int src, int animator, int cbs);
 
 /* The closest of names[0..n-1] to `name` for "did you mean?", or NULL:
  * the one that differs only in letter case, else the nearest by edit
@@ -94,6 +98,12 @@ const char *anim_lua_suggest(const char *name, const char *const *names, int n);
 /* The built objects under the boxes (raises when the box is empty). */
 anim_clip *anim_lua_checkclip(lua_State *L, int arg);
 anim_rig *anim_lua_checkrig(lua_State *L, int arg);
+anim_animator *anim_lua_checkanimator(lua_State *L, int arg);
+/* The same at index 1 for the functions called every frame, whose upvalue
+ * 1 is the animator metatable: compared with it instead of looked up in
+ * the registry by name. */
+anim_animator *anim_lua_upanimator(lua_State *L);
+anim_track *anim_lua_checktrack(lua_State *L, int arg);
 
 /* Each adds its functions (and metatables) to the module table on the top
  * of the stack. */
@@ -107,5 +117,7 @@ void anim_lua_open_reload(lua_State *L);
 void anim_lua_open_property(lua_State *L);
 void anim_lua_open_override(lua_State *L);
 void anim_lua_open_bytes(lua_State *L);
+void anim_lua_open_blendspace(lua_State *L);
+void anim_lua_open_gameplay(lua_State *L);
 
 #endif

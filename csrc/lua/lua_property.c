@@ -11,7 +11,7 @@
 /* core.animator_property(animator, name) -> v1 [, v2, ...] | nil (known,
  * no value) | false (not known) */
 static int animator_property(lua_State *L) {
-  anim_animator *a = anim_lua_reader_animator(L);
+  anim_animator *a = anim_lua_upanimator(L);
   size_t len;
   const char *name = luaL_checklstring(L, 2, &len);
   const double *v;
@@ -25,7 +25,7 @@ static int animator_property(lua_State *L) {
 
 /* core.animator_property_names(animator) -> { name, ... } (the known ones) */
 static int animator_property_names(lua_State *L) {
-  anim_animator *a = anim_lua_reader_animator(L);
+  anim_animator *a = anim_lua_upanimator(L);
   const char *s;
   size_t len;
   int n = 0;

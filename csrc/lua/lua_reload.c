@@ -31,7 +31,7 @@ static int scratch_gc(lua_State *L) {
  * plays, built for this), which gets the old content in exchange (and
  * the two clips swap their info tables, user value 1, and sampling
  * cursors).  tracks[i] (anim.track) plays `clip`; bindings[i] is its
- * bindings for the new content (anim_lua_bindings).  A track that no
+ * bindings for the new content (anim_lua_checkbindings).  A track that no
  * longer plays (collected, its animator gone) is passed over.  false, i,
  * name, n, m: nothing changed, as property `name` of the new content has
  * n components where a track of another clip on the animator of
@@ -63,7 +63,7 @@ static int clip_reload(lua_State *L) {
     for (k = 0; k < s->n && s->r[k].t != tb->t; k++) {}
     if (k < s->n) continue;  /* listed twice */
     lua_geti(L, 4, i);
-    binds = anim_lua_bindings(L, -1, fresh, rig, &nb);
+    binds = anim_lua_checkbindings(L, -1, fresh, rig, &nb);
     st = anim_rebind_prepare(&s->r[s->n], tb->t, old, fresh, binds, nb, &which, &other);
     lua_pop(L, 2);
     if (st == ANIM_PROPS_CONFLICT) {
