@@ -34,7 +34,7 @@ RUN_ENV = $(LUA_PATHS) LUA_PATH_5_4="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPA
       ANIM_LUA=$(LUA)
 RUN = $(RUN_ENV) $(LUA)
 
-EXAMPLES  = walk events retarget convert sprite
+EXAMPLES  = walk events retarget convert sprite character
 
 .PHONY: all build deps deps-test demo test test-long gltf-ref gltf-ref-deps memcheck bench bench-ref lint clean $(EXAMPLES)
 
@@ -84,7 +84,7 @@ love-test:
 	@$(MAKE) --no-print-directory build LUA=luajit
 	$(RUN) $$(command -v busted) --tags=long spec/love_spec.lua
 
-# `make events`, `make retarget`, `make convert`, `make sprite`: the other examples.
+# `make events`, `make retarget`, `make convert`, `make sprite`, `make character`: the other examples.
 $(EXAMPLES): deps
 	@$(MAKE) --no-print-directory build
 	$(RUN) examples/$@.lua

@@ -4,8 +4,9 @@
 --   lua5.4 bench/allocs.lua [--n N]
 --
 -- Runs bench/w1.lua (W1 update, batch update, update+read, W1e update; N = 100 by
--- default, one timed run), bench/callbacks.lua and bench/beyond.lua (4
--- property channels, 2 overrides and a sprite-frame track) with
+-- default, one timed run), bench/gameplay.lua (the blend space and the IK
+-- sets), bench/callbacks.lua and bench/beyond.lua (4 property channels,
+-- 2 overrides and a sprite-frame track) with
 -- LD_PRELOAD=build/bench/malloc_count.so (from `make bench-ref`), which
 -- counts every malloc, calloc and realloc call; the scripts report the
 -- calls of 60 frames after their timed runs, with the collector stopped.
@@ -16,11 +17,13 @@ local lua = arg[-1] or "lua5.4"
 local here = arg[0]:match("^(.*)/[^/]*$") or "."
 local shim = here .. "/../build/bench/malloc_count.so"
 
-local function calls(script, opts, n)
+-- (set: the line of that set, for a script that prints several)
+local function calls(script, opts, n, set)
   local cmd = string.format("LD_PRELOAD=%s %s %s/%s %s", shim, lua, here, script, opts)
   local p = io.popen(cmd)
   local out = p:read("a")
   p:close()
+  if set then out = out:match('[^\n]*"set":"' .. set .. '"[^\n]*') or "" end
   local c = tonumber(out:match('"malloc_calls_per_frame":([%d.]+)'))
   return c, c and c / n
 end
@@ -32,14 +35,16 @@ local sets = {
   { "w1e update", "w1.lua", "--runs 1 --variant w1e", args.n },
   { "callbacks", "callbacks.lua", "--runs 1", 1000 },
   { "beyond", "beyond.lua", "--runs 1 --frames 2000", 1 },
+  { "space2d4", "gameplay.lua", "--runs 1", args.n, "space2d4" },
+  { "ik2", "gameplay.lua", "--runs 1", args.n, "ik2" },
 }
 local have = io.open(shim) ~= nil
 local parts = {}
 for _, s in ipairs(sets) do
   local n = s[4]
-  local opts = s[2] == "w1.lua" and (s[3] .. " --n " .. n) or s[3]
+  local opts = s[2] ~= "callbacks.lua" and (s[3] .. " --n " .. n) or s[3]
   local per_frame, per_update
-  if have then per_frame, per_update = calls(s[2], opts, n) end
+  if have then per_frame, per_update = calls(s[2], opts, n, s[5]) end
   parts[#parts + 1] = string.format('"%s":{"n":%d,"per_frame":%s,"per_update":%s}', s[1], n,
     per_frame and string.format("%.2f", per_frame) or "null", per_update and string.format("%.4f", per_update) or "null")
 end

@@ -71,6 +71,7 @@ for n in opts.n:gmatch("%d+") do
     run(string.format("%s %s/w1.lua --n %d --runs %d --data %s%s", lua, here, n, r, data, how))
   end
 end
+run(string.format("%s %s/gameplay.lua --n 1000 --runs 5 --data %s", lua, here, data))
 run(string.format("%s %s/load.lua --runs 5 --out %s/load.anim", lua, here, opts.out))
 run(string.format("%s %s/callbacks.lua --n 1000 --runs 5", lua, here))
 run(string.format("%s %s/beyond.lua --runs 5", lua, here))

@@ -26,7 +26,7 @@ local PEERS = {
   [10000] = { three = 1080, ozz = 88, c_o2 = 30, c_o3 = 24 },
 }
 
-local rows, load, callbacks, allocs, meta = {}, nil, nil, nil, {}
+local rows, load, callbacks, allocs, meta, gameplay = {}, nil, nil, nil, {}, {}
 local ns_seen, ns_list = {}, {}
 local f = assert(io.open(path), "no " .. path .. " (run `make bench` first)")
 for line in f:lines() do
@@ -36,6 +36,7 @@ for line in f:lines() do
     elseif r.workload == "load" then load = r
     elseif r.workload == "callbacks" then callbacks = r
     elseif r.workload == "allocs" then allocs = r
+    elseif r.workload == "gameplay" then gameplay[r.set] = r
     elseif r.n then
       local key = r.workload == "W1" and (r.variant .. " " .. r.mode) or r.workload
       rows[key] = rows[key] or {}
@@ -191,7 +192,7 @@ do
   local m = allocs and allocs.malloc_calls
   if m and m["w1 update"] and m["w1 update"].per_frame ~= cjson.null then
     local list, all0 = {}, true
-    for _, k in ipairs { "w1 update", "w1 update(batch)", "w1 update+read", "w1e update", "callbacks", "beyond" } do
+    for _, k in ipairs { "w1 update", "w1 update(batch)", "w1 update+read", "w1e update", "callbacks", "beyond", "space2d4", "ik2" } do
       local e = m[k]
       if e and e.per_frame ~= cjson.null then
         list[#list + 1] = string.format("%s %.2f (N = %d)", k, e.per_frame, e.n)
@@ -213,6 +214,25 @@ say("| target | figures | |")
 say("|---|---|---|")
 for _, t in ipairs(targets) do say(t) end
 say()
+
+if gameplay.w1 then
+  local g = gameplay
+  local function row(name, r, note)
+    if not r then return end
+    say(string.format("| %s | %.2f | %.0f | %.2f× | %s |", name, r.ms_per_frame, r.ns_per_character,
+      r.ns_per_character / g.w1.ns_per_character, note))
+  end
+  say(string.format("**Gameplay features** (N = %d characters of 20 joints, one `anim.update(list, dt)` a frame; bench/gameplay.lua)", g.w1.n))
+  say()
+  say("| set | ms per frame | ns per character | × W1 | |")
+  say("|---|---|---|---|---|")
+  row("W1 (two clips at 0.5)", g.w1, "the baseline of this run")
+  row("2D blend space of 4 clips", g.space2d4, "synced; the parameter moved every frame with `track:set_at`")
+  row("W1, the rig's first three joints chained", g.w1chain, "the baseline of the next row")
+  row("W1 + a two-bone IK", g.ik2, g.ik2 and string.format("the target moved every frame with `set_target`; the constraint alone %.0f ns",
+    g.ik2.ns_per_constraint) or "")
+  say()
+end
 
 if load or callbacks then
   say("**Loading and callbacks**")

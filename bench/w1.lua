@@ -67,54 +67,12 @@ local here = arg[0]:match("^(.*)/[^/]*$") or "."
 local path = args.path or (os.getenv("ANIM_SHARED") or (here .. "/../../shared")) .. "/bench/w1.txt"
 local euler = args.variant == "w1e"
 
--- W1 file: line 1 "W1 joints clips keys duration", then per clip, per joint:
--- rotation times, rotation xyzw, position times, position xyz.
-local f = io.open(path)
-if not f then usage("cannot read " .. path .. " (set ANIM_SHARED or --data)") end
-local J, C, K, D = f:read("l"):match("^W1 (%d+) (%d+) (%d+) (%S+)")
-J, C, K, D = tonumber(J), tonumber(C), tonumber(K), tonumber(D)
-local function numbers()
-  local t = {}
-  for x in f:read("l"):gmatch("%S+") do t[#t + 1] = tonumber(x) end
-  return t
-end
-
--- Quaternion to yxz Euler degrees (W1e; R = Ry Rx Rz, as anim reads "yxz"),
--- unwrapped against the previous key so consecutive keys differ by < 180°.
-local function to_yxz(q, prev)
-  local x, y, z, w = q[1], q[2], q[3], q[4]
-  local m12 = 2 * (y * z - w * x) -- = -sin(ax)
-  local ax = math.asin(math.max(-1, math.min(1, -m12)))
-  local ay = math.atan(2 * (x * z + w * y), 1 - 2 * (x * x + y * y))
-  local az = math.atan(2 * (x * y + w * z), 1 - 2 * (x * x + z * z))
-  local e = { math.deg(ax), math.deg(ay), math.deg(az) }
-  if prev then
-    for k = 1, 3 do
-      while e[k] - prev[k] > 180 do e[k] = e[k] - 360 end
-      while e[k] - prev[k] < -180 do e[k] = e[k] + 360 end
-    end
-  end
-  return e
-end
-
+local w1 = require "bench.w1data"
+local data, why = w1.read(path, euler)
+if not data then usage(why) end
+local J, C, D = data.J, data.C, data.D
 local clips = {}
-for c = 1, C do
-  local joints = {}
-  for j = 0, J - 1 do
-    local rt, rv, pt, pv = numbers(), numbers(), numbers(), numbers()
-    local rot, pos, prev = {}, {}, nil
-    for k = 1, K do
-      local q = { rv[4 * k - 3], rv[4 * k - 2], rv[4 * k - 1], rv[4 * k] }
-      if euler then prev = to_yxz(q, prev); q = prev end
-      rot[k] = { rt[k], q }
-      pos[k] = { pt[k], { pv[3 * k - 2], pv[3 * k - 1], pv[3 * k] } }
-    end
-    joints["j" .. j] = { rotation = rot, position = pos }
-  end
-  clips[c] = assert(anim.clip({ version = 3, length = D, loop = "loop", euler = "yxz", joints = joints },
-    "w1-" .. (c - 1)))
-end
-f:close()
+for c = 1, C do clips[c] = w1.clip(data, c) end
 
 local rj = {}
 for j = 0, J - 1 do rj[#rj + 1] = { name = "j" .. j } end
@@ -232,13 +190,14 @@ for _, n in ipairs(ns) do
   local times = {}
   for r = 1, args.runs do times[r] = run(list, poses, args.read, FRAMES) end
   -- Lua-heap allocation in steady play: 60 more frames with the collector
-  -- stopped (after one frame: a full collection shrinks the Lua stack, which
-  -- the next calls grow again once)
+  -- stopped, after a whole loop of the clips (a full collection shrinks the
+  -- Lua stack, which the next calls grow again once: the first frame, and
+  -- the first delivery of the tracks' wraps, a frame in 120 at N = 1)
   -- With LD_PRELOAD=build/bench/malloc_count.so (bench/allocs.lua), also
   -- the malloc calls of those frames, C core and Lua together.
   collectgarbage("collect")
   collectgarbage("stop")
-  run(list, poses, args.read, 1)
+  run(list, poses, args.read, math.ceil(D / DT))
   local kb0, calls0 = collectgarbage("count"), malloc_calls()
   run(list, poses, args.read, 60)
   local alloc = (collectgarbage("count") - kb0) * 1024 / 60

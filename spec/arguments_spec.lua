@@ -25,7 +25,7 @@ describe("argument errors", function()
       "bad argument #2 to 'play' (fade must be >= 0, got -1)")
     raises_here(function() a:play(walk, { weight = 0 / 0 }) end,
       "bad argument #2 to 'play' (weight must be a finite number, got nan)")
-    raises_here(function() a:play(42) end, "bad argument #1 to 'play' (clip expected, got number)")
+    raises_here(function() a:play(42) end, "bad argument #1 to 'play' (clip or blend space expected, got number)")
     raises_here(function() a:autoplay({ 1 }) end, "bad argument #1 to 'autoplay' (table of clips expected)")
   end)
 

@@ -6,7 +6,9 @@
 -- more tracks than the one-level path takes, additive layers, joint
 -- weights, retargeted joints, Euler and quaternion rotations, all loop
 -- modes and both directions of play; property channels (scalar and
--- vector, additive ones too) and joint overrides of both modes.
+-- vector, additive ones too) and joint overrides of both modes; and the
+-- gameplay features: blend spaces (1D, 2D, synced or not), root motion,
+-- queued clips and constraints (issue 22).
 local anim = require "anim"
 
 local rig = anim.rig("player")
@@ -57,9 +59,10 @@ local function random_clip(r, name)
   }, name))
 end
 
--- Every number the animator shows, by its bits.
+-- Every number the animator shows, by its bits (its root motion too).
 local function bits(a)
   local out = {}
+  for _, v in ipairs { a:root_motion() } do out[#out + 1] = string.format("%a", v) end
   for j = 1, #JOINTS do
     for _, f in ipairs { a.get, a.local_transform, a.world_transform } do
       local v = { f(a, j) }
@@ -73,9 +76,31 @@ local function bits(a)
   return table.concat(out, " ")
 end
 
+-- Blend spaces of the pool's clips: 1D and 2D, synced when the clips
+-- allow it.
+local function random_spaces(r, clips)
+  local out = {}
+  for k = 1, 4 do
+    local pts, dim = {}, k <= 2 and 1 or 2
+    local n = dim == 1 and 2 + r(2) or 3 + r(3)
+    local loop = nil
+    local same = true
+    local first = clips[r(#clips)]
+    for i = 1, n do
+      local c = i == 1 and first or clips[r(#clips)]
+      if c.blend ~= first.blend then c = first end -- (one blend mode a space)
+      loop = loop or c.loop
+      same = same and c.loop == loop
+      pts[i] = { clip = c, at = dim == 1 and i + r() / 2 or { i % 3 + r() / 2, (i // 3) + r() / 2 } }
+    end
+    out[k] = anim.blendspace { points = pts, sync = same and k % 2 == 1 }
+  end
+  return out
+end
+
 -- A scene: n animators, each with tracks of clips from the pool, built the
 -- same way twice from the same seed; callbacks logged.
-local function scene(seed, n, clips, map, log)
+local function scene(seed, n, clips, map, log, spaces)
   math.randomseed(seed)
   local r = math.random
   local list, tracks = {}, {}
@@ -89,7 +114,14 @@ local function scene(seed, n, clips, map, log)
       local opts = { fade = r(3) == 1 and 0 or r() * 0.3, weight = r() * 1.2, speed = (r() - 0.3) * 2 }
       if r() < 0.2 then opts.retarget = map end
       if r() < 0.3 then opts.priority = r(4) - 1 end
-      ts[#ts + 1] = a:play(clips[r(#clips)], opts)
+      local what = clips[r(#clips)]
+      if r() < 0.25 then what, opts.at = spaces[r(#spaces)], nil end
+      if anim.is_blendspace(what) then
+        opts.at = what.dimensions == 1 and (r() * 3 - 1) or { r() * 3 - 1, r() * 3 - 1 }
+      end
+      if #ts > 0 and r() < 0.2 then opts.after = ts[r(#ts)] end
+      local ok, t = pcall(a.play, a, what, opts) -- (a track may already have one queued after it)
+      if ok then ts[#ts + 1] = t end
     end
     for _ = 1, r(3) - 1 do
       local a_ = (r() - 0.5) * 2
@@ -97,6 +129,12 @@ local function scene(seed, n, clips, map, log)
         rotation = r() < 0.7 and { math.sin(a_), 0, 0, math.cos(a_) } or nil,
         position = r() < 0.5 and { r(), r(), r() } or nil, scale = r() < 0.3 and { 1 + r(), 1, 1 } or nil })
     end
+    if r() < 0.5 then a.root_motion = JOINTS[r(3)] end
+    if r() < 0.3 then
+      a:two_bone_ik { root = "root", mid = "torso", tip = "head", target = { r() - 0.5, 1 + r(), r() - 0.5 },
+        pole = { 0, 1, 1 }, weight = r(), soften = 0.5 + r() / 2 }
+    end
+    if r() < 0.3 then a:aim { joint = "rightArm", target = { r() * 4 - 2, r() * 3, 2 }, forward = { 0, -1, 0 }, up = { 0, 0, 1 } } end
     list[i], tracks[i] = a, ts
   end
   return list, tracks
@@ -112,9 +150,10 @@ describe("animator:update and anim.update pose bit for bit the same", function()
       local r = math.random
       local clips = {}
       for i = 1, 8 do clips[i] = random_clip(r, "c" .. i) end
+      local spaces = random_spaces(r, clips)
       local log_one, log_batch = {}, {}
-      local one, tone = scene(seed, 12, clips, map, log_one)
-      local batch, tbatch = scene(seed, 12, clips, map, log_batch)
+      local one, tone = scene(seed, 12, clips, map, log_one, spaces)
+      local batch, tbatch = scene(seed, 12, clips, map, log_batch, spaces)
       math.randomseed(seed)
       for frame = 1, 120 do
         local dt = ({ 0, 1 / 60, 0.1, 1 / 30, 0.7 })[r(5)]
@@ -128,6 +167,12 @@ describe("animator:update and anim.update pose bit for bit the same", function()
           local k = r(#tone[i])
           tone[i][k]:stop(0.1); tbatch[i][k]:stop(0.1)
           tone[i][1]:adjust_speed(-1); tbatch[i][1]:adjust_speed(-1)
+          for _, t in ipairs { tone[i][k], tbatch[i][k] } do
+            if anim.is_blendspace(t.clip) then t.at = t.clip.dimensions == 1 and 0.5 or { 1, 0.5 } end
+          end
+          local c = tone[i][k]:crossfade(clips[1 + frame % #clips], 0.2)
+          tone[i][#tone[i] + 1] = c
+          tbatch[i][#tbatch[i] + 1] = tbatch[i][k]:crossfade(clips[1 + frame % #clips], 0.2)
         end
       end
       assert.is_true(#log_one > 0)

@@ -106,6 +106,24 @@ describe("examples", function()
     assert.are.equal(0, green(none))
   end)
 
+  it("character.lua: walks, then runs, by a blend space; moves by root motion; looks at the lamp", function()
+    local out = run("character.lua")
+    assert.truthy(out:find(" 1.000    speed 1.40 (walk 1.00, run 0.00)  moving 1.40 blocks/s", 1, true))
+    assert.truthy(out:find(" 2.000    speed 2.70 (walk 0.50, run 0.50)  moving 2.37 blocks/s", 1, true))
+    assert.truthy(out:find(" 6.000    speed 4.00 (walk 0.00, run 1.00)  moving 4.00 blocks/s  at z 18.316", 1, true))
+    -- the head on the lamp every time it is measured
+    local n = 0
+    for off in out:gmatch("([%d.e+-]+)° off the lamp") do
+      n = n + 1
+      assert.is_true(tonumber(off) < 1e-9, off)
+    end
+    assert.are.equal(12, n)
+    -- footsteps of the clip that weighs most, walking then running
+    assert.truthy(out:find(" 0.500  walk_step left  (footstep 2)", 1, true))
+    assert.truthy(out:find("run_step left  (footstep 16)", 1, true))
+    assert.truthy(out:find("after 6.0 s: 18 footsteps, 18.383 blocks forward, 0.000 sideways", 1, true))
+  end)
+
   it("the README's tour runs as written", function()
     local readme = H.read(H.root .. "/README.md")
     local code = readme:match("## A tour.-```lua\n(.-)```")

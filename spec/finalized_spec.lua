@@ -181,10 +181,90 @@ describe("a clip whose __gc is called by hand while tracks play it", function()
     assert.are.equal(2, seen)
     assert.are.equal(1, tr.length)
     -- what takes a clip names it
-    assert.has_error(function() a:play(c) end, "bad argument #1 to 'play' (clip expected, got anim.clip (finalized))")
+    assert.has_error(function() a:play(c) end, "bad argument #1 to 'play' (clip or blend space expected, got anim.clip (finalized))")
     local text, err = anim.encode(c)
     assert.is_nil(text)
     assert.are.equal("loop: cannot encode: the clip was finalized (garbage collected, or its __gc called by hand)", err)
+  end)
+end)
+
+describe("blend spaces and queued tracks, finalized by hand", function()
+  local function two_points(markers)
+    return anim.blendspace { points = { { clip = looping(markers), at = 0 }, { clip = looping(markers), at = 1 } } }
+  end
+
+  it("a blend space refuses every use of its own, while its tracks play on", function()
+    local a = anim.animator(rig_of(2))
+    local space = two_points { 0.5 }
+    local tr = a:play(space, { at = 0.5, fade = 0 })
+    local seen = 0
+    a:on_marker(function() seen = seen + 1 end)
+    finalize(space)
+    assert.are.equal("anim.blendspace (finalized)", tostring(space))
+    local ok, err = pcall(function() return space.points end)
+    assert.is_false(ok)
+    assert.truthy(err:find("anim.blendspace " .. FINALIZED), err)
+    assert.has_error(function() core.space_weights(space, 0) end,
+      "anim.blendspace used after it was finalized (garbage collected, or its __gc called by hand)")
+    for _ = 1, 4 do a:update(0.5) end
+    assert.are.equal(4, seen) -- (a marker per cycle from each point: both weigh 0.5)
+    tr:set_at(1)
+    a:update(0.5)
+    assert.is_true(tr.is_playing)
+  end)
+
+  it("a blend space's track ends at once with every point, and its animator plays on", function()
+    local a = anim.animator(rig_of(2))
+    local tr = a:play(two_points { 0.5 }, { at = 0.5, fade = 0 })
+    local keep = a:play(looping { 0.25 }, { fade = 0 })
+    local seen = {}
+    a:on_marker(function(track, name) seen[#seen + 1] = (track == keep and "keep " or "space ") .. name end)
+    a:update(0.1)
+    finalize(tr)
+    for _ = 1, 4 do a:update(0.5) end
+    assert.are.same({ keep }, a:tracks())
+    -- (the space's points fired before, at 0.5 and 1.5: nothing of theirs now)
+    assert.are.same({ "keep m1", "keep m1" }, seen)
+  end)
+
+  it("a track with one queued after it: the queued one starts at the next update", function()
+    local a = anim.animator(rig_of(2))
+    local first = a:play(looping(), { fade = 0 })
+    local next_one = a:play(looping(), { after = first, fade = 0 })
+    a:update(0.1)
+    assert.is_false(next_one.is_playing)
+    finalize(first)
+    a:update(0.1)
+    assert.is_true(next_one.is_playing)
+    assert.are.same({ next_one }, a:tracks())
+  end)
+
+  it("a queued track finalized by hand never starts, and what it waited for plays on", function()
+    local a = anim.animator(rig_of(2))
+    local first = a:play(looping(), { fade = 0 })
+    local queued = a:play(looping(), { after = first, fade = 0 })
+    finalize(queued)
+    for _ = 1, 3 do a:update(0.4) end
+    assert.are.same({ first }, a:tracks())
+    -- and another may be queued after it now
+    local again = a:play(looping(), { after = first, fade = 0 })
+    assert.is_false(again.is_playing)
+  end)
+
+  it("animator:play of a blend space on an animator a finalizer finalizes half way", function()
+    local r = rig_of(3000)
+    local joints = {}
+    for i = 1, 3000 do joints["j" .. i] = { position = { { 0, { 0, 0, 0 } } } } end
+    local c = assert(anim.clip { length = 1, joints = joints })
+    local space = anim.blendspace { points = { { clip = c, at = 0 }, { clip = c, at = 1 } } }
+    local a = anim.animator(r)
+    local binds = {}
+    for i = 1, 3000 do binds[i] = { cj = i, rj = i } end
+    local ok, err = finalized_during(a, function()
+      return core.animator_play_space(a, space, 0, 1, 1, nil, { binds, binds }, {}, 0.5)
+    end)
+    assert.is_false(ok)
+    assert.truthy(err:find("anim.animator " .. FINALIZED), err)
   end)
 end)
 

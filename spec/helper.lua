@@ -86,6 +86,35 @@ function H.qrotate(q, v)
   return { p[1], p[2], p[3] }
 end
 
+-- Asserts that a log of callbacks { { name, late }, ... } is `want`: the
+-- same names in the same order, each late within 1e-9 (the timing specs).
+function H.same_log(log, want)
+  local function show(l)
+    local s = {}
+    for i, e in ipairs(l) do s[i] = string.format("%s@%.12g", e[1], e[2]) end
+    return table.concat(s, " ")
+  end
+  local ok = #log == #want
+  for i = 1, math.min(#log, #want) do
+    if log[i][1] ~= want[i][1] or math.abs(log[i][2] - want[i][2]) > 1e-9 then ok = false end
+  end
+  assert(ok, "got  " .. show(log) .. "\nwant " .. show(want))
+end
+
+-- Updates animator a by each dt of dts in turn; returns the part of log
+-- (a list its callbacks append to) that each update added.
+function H.per_update(a, log, dts)
+  local per = {}
+  for i, dt in ipairs(dts) do
+    local from = #log
+    a:update(dt)
+    local l = {}
+    for k = from + 1, #log do l[#l + 1] = log[k] end
+    per[i] = l
+  end
+  return per
+end
+
 function H.tmpdir()
   local p = assert(io.popen("mktemp -d"))
   local d = p:read("l")

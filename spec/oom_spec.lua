@@ -51,11 +51,11 @@ describe("out of memory", function()
 
   -- fail allocation n (and, persistent, every one after it) for every n
   -- the scenario makes; returns how many runs failed
-  local function sweep(persist, total, ref_seen, ref_time)
+  local function sweep(persist, total, ref_seen, ref_time, scen)
     local failures, base = 0, nil
     for n = 1, total + 5 do
       local host = anim.animator(rig)
-      local _, ok, seen, time = fa.pcall(n, persist, scenario, host)
+      local _, ok, seen, time = fa.pcall(n, persist, scen, host)
       if ok then
         assert.are.equal(ref_seen, seen)
         assert.are.equal(ref_time, time)
@@ -68,7 +68,7 @@ describe("out of memory", function()
       host:update(0.1)
       assert.is_true(pose_ok(host:pose_into({}, "world")), "allocation " .. n)
       for _, t in ipairs(host:tracks()) do
-        assert.is_true(t.time >= 0 and t.time <= t.clip.length)
+        assert.is_true(t.time >= 0 and t.time <= t.length)
       end
       -- half-built objects are collected without harm
       host = nil -- luacheck: ignore 311
@@ -84,19 +84,51 @@ describe("out of memory", function()
     return failures
   end
 
-  it("fails every allocation in turn with a memory error, leaving everything usable", function()
+  -- Both sweeps over a scenario: from allocation n on, everything fails
+  -- (each run up to the last allocation raises); then only allocation n
+  -- fails (Lua retries its own after an emergency collection; the core's
+  -- fail): whatever happens stays consistent.
+  local function sweeps(scen)
     collectgarbage()
-    local ref_seen, ref_time = scenario(anim.animator(rig))
+    local ref_seen, ref_time = scen(anim.animator(rig))
     assert.is_true(ref_seen > 0)
-    local total = fa.pcall(0, false, scenario, anim.animator(rig))
+    local total = fa.pcall(0, false, scen, anim.animator(rig))
     assert.is_true(total > 50, "the scenario allocates (" .. total .. ")")
-    -- from allocation n on, everything fails: each run up to the last
-    -- allocation raises
-    local failures = sweep(true, total, ref_seen, ref_time)
+    local failures = sweep(true, total, ref_seen, ref_time, scen)
     assert.is_true(failures >= total - 5, failures .. " failures of " .. total)
-    -- only allocation n fails (Lua retries its own after an emergency
-    -- collection; the core's fail): whatever happens stays consistent
-    sweep(false, total, ref_seen, ref_time)
+    sweep(false, total, ref_seen, ref_time, scen)
+  end
+
+  it("fails every allocation in turn with a memory error, leaving everything usable", function()
+    sweeps(scenario)
+  end)
+
+  -- Blend spaces, queued clips, cross-fades, root motion and constraints:
+  -- the host plays a space, queues after it, reaches and aims
+  local function gameplay(host)
+    local walk = assert(anim.clip(doc, "walk"))
+    local space = anim.blendspace { points = { { clip = walk, at = { 0, 0 } }, { clip = walk, at = { 1, 0 } },
+      { clip = walk, at = { 0, 1 } } } }
+    local a = anim.animator(rig, { root_motion = "root" })
+    local seen = 0
+    a:on_marker(function() seen = seen + 1 end)
+    local tr = a:play(space, { at = { 0.2, 0.3 }, fade = 0.1 })
+    a:play(walk, { after = tr, fade = 0.2 })
+    a:two_bone_ik { root = "root", mid = "torso", tip = "head", target = { 0.5, 1.2, 0.3 }, pole = { 0, 1, 1 } }
+    a:aim { joint = "rightArm", target = { 1, 1, 2 }, forward = { 0, -1, 0 }, up = { 0, 0, 1 } }
+    local h = host:play(space, { at = { 0.5, 0.5 } })
+    host.root_motion = "torso"
+    host:aim { joint = "head", target = { 0, 2, 3 } }
+    for _ = 1, 2 do a:update(0.3); host:update(0.3) end
+    h:crossfade(walk, 0.1)
+    tr.at = { 0.9, 0.05 }
+    for _ = 1, 2 do anim.update({ a, host }, 0.3) end
+    local pose = a:pose_into({}, "world")
+    return seen, tr.time, pose
+  end
+
+  it("fails every allocation of blend spaces, queued clips, root motion and constraints in turn", function()
+    sweeps(gameplay)
   end)
 
   -- Issue 23's pieces: property channels (their slots and each track's

@@ -2,6 +2,7 @@
 -- sequences (name, order, count) and `late` within 1e-9.  Every expected
 -- sequence is worked by hand in the comment above it.
 local anim = require "anim"
+local H = require "spec.helper"
 
 local rig = assert(anim.rig { joints = { { name = "j" } } })
 
@@ -30,30 +31,12 @@ local function recorder(c, opts)
   return a, tr, log
 end
 
-local function same(log, want)
-  local function show(l)
-    local s = {}
-    for i, e in ipairs(l) do s[i] = string.format("%s@%.12g", e[1], e[2]) end
-    return table.concat(s, " ")
-  end
-  local ok = #log == #want
-  for i = 1, math.min(#log, #want) do
-    if log[i][1] ~= want[i][1] or math.abs(log[i][2] - want[i][2]) > 1e-9 then ok = false end
-  end
-  assert(ok, "got  " .. show(log) .. "\nwant " .. show(want))
-end
 
 -- Runs updates of dt and returns the log of each update separately.
 local function run(a, log, dt, n)
-  local per = {}
-  for i = 1, n do
-    local from = #log
-    a:update(dt)
-    local l = {}
-    for k = from + 1, #log do l[#l + 1] = log[k] end
-    per[i] = l
-  end
-  return per
+  local dts = {}
+  for i = 1, n do dts[i] = dt end
+  return H.per_update(a, log, dts)
 end
 
 describe("timing, speed 1", function()
@@ -62,11 +45,11 @@ describe("timing, speed 1", function()
     -- u4 (0.75,1]: z, looped, then [0,0]: a, all late 0 (7a.1); u5 (0,0.25]: -.
     local a, tr, log = recorder(clip("loop"))
     local per = run(a, log, 0.25, 5)
-    same(per[1], { { "a", 0.25 } })
-    same(per[2], { { "m", 0 } })
-    same(per[3], {})
-    same(per[4], { { "z", 0 }, { "looped", 0 }, { "a", 0 } })
-    same(per[5], {})
+    H.same_log(per[1], { { "a", 0.25 } })
+    H.same_log(per[2], { { "m", 0 } })
+    H.same_log(per[3], {})
+    H.same_log(per[4], { { "z", 0 }, { "looped", 0 }, { "a", 0 } })
+    H.same_log(per[5], {})
     assert.are.equal(0.25, tr.time)
     assert.are.equal(1, tr.loops)
   end)
@@ -75,10 +58,10 @@ describe("timing, speed 1", function()
     -- u1 [0,.4]: a (.4); u2 (.4,.8]: m at e=.1 (late .3); u3: z at e=.2 (late .2), stopped, ended (.2)
     local a, tr, log = recorder(clip("once"))
     local per = run(a, log, 0.4, 4)
-    same(per[1], { { "a", 0.4 } })
-    same(per[2], { { "m", 0.3 } })
-    same(per[3], { { "z", 0.2 }, { "stopped", 0.2 }, { "ended", 0.2 } })
-    same(per[4], {})
+    H.same_log(per[1], { { "a", 0.4 } })
+    H.same_log(per[2], { { "m", 0.3 } })
+    H.same_log(per[3], { { "z", 0.2 }, { "stopped", 0.2 }, { "ended", 0.2 } })
+    H.same_log(per[4], {})
     assert.is_false(tr.is_playing)
     assert.are.equal(1, tr.time)
   end)
@@ -97,11 +80,11 @@ describe("timing, speed 1", function()
   it("hold, dt 0.4: reaches the end without a state callback and stays", function()
     local a, tr, log = recorder(clip("hold"))
     local per = run(a, log, 0.4, 5)
-    same(per[1], { { "a", 0.4 } })
-    same(per[2], { { "m", 0.3 } })
-    same(per[3], { { "z", 0.2 } })
-    same(per[4], {})
-    same(per[5], {})
+    H.same_log(per[1], { { "a", 0.4 } })
+    H.same_log(per[2], { { "m", 0.3 } })
+    H.same_log(per[3], { { "z", 0.2 } })
+    H.same_log(per[4], {})
+    H.same_log(per[5], {})
     assert.is_true(tr.is_playing)
     assert.are.equal(1, tr.time)
     assert.are.equal(1, (a:get("j")))
@@ -113,12 +96,12 @@ describe("timing, speed 1", function()
     -- u6 (0 -> .4 forward, excluding 0): -.
     local a, tr, log = recorder(clip("pingpong"))
     local per = run(a, log, 0.4, 6)
-    same(per[1], { { "a", 0.4 } })
-    same(per[2], { { "m", 0.3 } })
-    same(per[3], { { "z", 0.2 }, { "looped", 0.2 } })
-    same(per[4], { { "m", 0.1 } })
-    same(per[5], { { "a", 0 }, { "looped", 0 } })
-    same(per[6], {})
+    H.same_log(per[1], { { "a", 0.4 } })
+    H.same_log(per[2], { { "m", 0.3 } })
+    H.same_log(per[3], { { "z", 0.2 }, { "looped", 0.2 } })
+    H.same_log(per[4], { { "m", 0.1 } })
+    H.same_log(per[5], { { "a", 0 }, { "looped", 0 } })
+    H.same_log(per[6], {})
     assert.are.equal(2, tr.loops)
     assert.is_true(math.abs(tr.time - 0.4) < 1e-12)
   end)
@@ -131,18 +114,18 @@ describe("timing, speed -1 (backwards)", function()
     local a, tr, log = recorder(clip("loop"), { speed = -1 })
     assert.are.equal(1, tr.time)
     local per = run(a, log, 0.4, 3)
-    same(per[1], { { "z", 0.4 } })
-    same(per[2], { { "m", 0.3 } })
-    same(per[3], { { "a", 0.2 }, { "looped", 0.2 }, { "z", 0.2 } })
+    H.same_log(per[1], { { "z", 0.4 } })
+    H.same_log(per[2], { { "m", 0.3 } })
+    H.same_log(per[3], { { "a", 0.2 }, { "looped", 0.2 }, { "z", 0.2 } })
     assert.is_true(math.abs(tr.time - 0.8) < 1e-12)
   end)
 
   it("once ends at 0", function()
     local a, tr, log = recorder(clip("once"), { speed = -1 })
     local per = run(a, log, 0.4, 3)
-    same(per[1], { { "z", 0.4 } })
-    same(per[2], { { "m", 0.3 } })
-    same(per[3], { { "a", 0.2 }, { "stopped", 0.2 }, { "ended", 0.2 } })
+    H.same_log(per[1], { { "z", 0.4 } })
+    H.same_log(per[2], { { "m", 0.3 } })
+    H.same_log(per[3], { { "a", 0.2 }, { "stopped", 0.2 }, { "ended", 0.2 } })
     assert.is_false(tr.is_playing)
   end)
 
@@ -150,9 +133,9 @@ describe("timing, speed -1 (backwards)", function()
     local a, _, log = recorder(clip("once", { speed = -2 }))
     local per = run(a, log, 0.2, 3)
     -- v = -2: u1 [1 -> .6]: z (.2); u2 (.6 -> .2]: m at e=.05 (.15); u3 (.2 -> 0]: a at e=.1 (.1), stopped, ended
-    same(per[1], { { "z", 0.2 } })
-    same(per[2], { { "m", 0.15 } })
-    same(per[3], { { "a", 0.1 }, { "stopped", 0.1 }, { "ended", 0.1 } })
+    H.same_log(per[1], { { "z", 0.2 } })
+    H.same_log(per[2], { { "m", 0.15 } })
+    H.same_log(per[3], { { "a", 0.1 }, { "stopped", 0.1 }, { "ended", 0.1 } })
   end)
 
   it("pingpong backwards bounces at 0 then at the length", function()
@@ -160,8 +143,8 @@ describe("timing, speed -1 (backwards)", function()
     -- then (0 -> .5] forward, excluding 0: m at e=.75 (0)
     local a, _, log = recorder(clip("pingpong"), { speed = -1 })
     local per = run(a, log, 0.75, 2)
-    same(per[1], { { "z", 0.75 }, { "m", 0.25 } })
-    same(per[2], { { "a", 0.5 }, { "looped", 0.5 }, { "m", 0 } })
+    H.same_log(per[1], { { "z", 0.75 }, { "m", 0.25 } })
+    H.same_log(per[2], { { "a", 0.5 }, { "looped", 0.5 }, { "m", 0 } })
   end)
 end)
 
@@ -171,17 +154,17 @@ describe("timing, speed 2.5", function()
     -- u4 (.9375,1.25]: z at e=.025 (.1), looped (.1), a (.1)
     local a, tr, log = recorder(clip("loop"), { speed = 2.5 })
     local per = run(a, log, 0.125, 4)
-    same(per[1], { { "a", 0.125 } })
-    same(per[2], { { "m", 0.05 } })
-    same(per[3], {})
-    same(per[4], { { "z", 0.1 }, { "looped", 0.1 }, { "a", 0.1 } })
+    H.same_log(per[1], { { "a", 0.125 } })
+    H.same_log(per[2], { { "m", 0.05 } })
+    H.same_log(per[3], {})
+    H.same_log(per[4], { { "z", 0.1 }, { "looped", 0.1 }, { "a", 0.1 } })
     assert.are.equal(0.25, tr.time)
   end)
 
   it("once with dt 0.125", function()
     local a, _, log = recorder(clip("once"), { speed = 2.5 })
     local per = run(a, log, 0.125, 4)
-    same(per[4], { { "z", 0.1 }, { "stopped", 0.1 }, { "ended", 0.1 } })
+    H.same_log(per[4], { { "z", 0.1 }, { "stopped", 0.1 }, { "ended", 0.1 } })
   end)
 end)
 
@@ -190,9 +173,9 @@ describe("timing, dt values", function()
     -- u1 [0,.5]: a (.5), m (0); u2 (.5,1]: z (0), looped (0), a (0); u3 (0,.5]: m (0)
     local a, _, log = recorder(clip("loop"))
     local per = run(a, log, 0.5, 3)
-    same(per[1], { { "a", 0.5 }, { "m", 0 } })
-    same(per[2], { { "z", 0 }, { "looped", 0 }, { "a", 0 } })
-    same(per[3], { { "m", 0 } })
+    H.same_log(per[1], { { "a", 0.5 }, { "m", 0 } })
+    H.same_log(per[2], { { "z", 0 }, { "looped", 0 }, { "a", 0 } })
+    H.same_log(per[3], { { "m", 0 } })
   end)
 
   it("tiny dt fires every marker exactly once per pass", function()
@@ -212,7 +195,7 @@ describe("timing, dt values", function()
     -- [0,1] a 1.25 m .75 z .25 looped .25 | [0,.25] a .25
     local a, tr, log = recorder(clip("loop"))
     a:update(3.25)
-    same(log, {
+    H.same_log(log, {
       { "a", 3.25 }, { "m", 2.75 }, { "z", 2.25 }, { "looped", 2.25 },
       { "a", 2.25 }, { "m", 1.75 }, { "z", 1.25 }, { "looped", 1.25 },
       { "a", 1.25 }, { "m", 0.75 }, { "z", 0.25 }, { "looped", 0.25 },
@@ -227,7 +210,7 @@ describe("timing, dt values", function()
     -- (0 -> 1] m .75 z .25 looped .25 | (1 -> .75]: -
     local a, tr, log = recorder(clip("pingpong"))
     a:update(3.25)
-    same(log, {
+    H.same_log(log, {
       { "a", 3.25 }, { "m", 2.75 }, { "z", 2.25 }, { "looped", 2.25 },
       { "m", 1.75 }, { "a", 1.25 }, { "looped", 1.25 },
       { "m", 0.75 }, { "z", 0.25 }, { "looped", 0.25 },
@@ -239,7 +222,7 @@ describe("timing, dt values", function()
   it("one update spanning the whole clip once (once)", function()
     local a, _, log = recorder(clip("once"))
     a:update(3.25)
-    same(log, { { "a", 3.25 }, { "m", 2.75 }, { "z", 2.25 }, { "stopped", 2.25 }, { "ended", 2.25 } })
+    H.same_log(log, { { "a", 3.25 }, { "m", 2.75 }, { "z", 2.25 }, { "stopped", 2.25 }, { "ended", 2.25 } })
   end)
 
   it("ten full lengths in one update still fire every pass (the bound is 64 passes)", function()
@@ -267,9 +250,9 @@ describe("timing, special cases", function()
   it("speed 0: the start point fires once with late = dt, then nothing; never loops or ends", function()
     local a, tr, log = recorder(clip("once"), { speed = 0 })
     local per = run(a, log, 0.3, 3)
-    same(per[1], { { "a", 0.3 } })
-    same(per[2], {})
-    same(per[3], {})
+    H.same_log(per[1], { { "a", 0.3 } })
+    H.same_log(per[2], {})
+    H.same_log(per[3], {})
     assert.is_true(tr.is_playing)
   end)
 
@@ -278,8 +261,8 @@ describe("timing, special cases", function()
       markers = { { time = 0, name = "a" } } })
     local a, tr, log = recorder(c)
     local per = run(a, log, 0.5, 3)
-    same(per[1], { { "a", 0.5 } })
-    same(per[2], {})
+    H.same_log(per[1], { { "a", 0.5 } })
+    H.same_log(per[2], {})
     assert.is_true(tr.is_playing)
   end)
 
@@ -287,14 +270,14 @@ describe("timing, special cases", function()
     local a, tr, log = recorder(clip("loop"))
     tr.time = 0.5 -- before the first update
     local per = run(a, log, 0.25, 3)
-    same(per[1], {})                -- (.5, .75]: m at .5 is excluded
-    same(per[2], { { "z", 0 }, { "looped", 0 }, { "a", 0 } })
+    H.same_log(per[1], {})                -- (.5, .75]: m at .5 is excluded
+    H.same_log(per[2], { { "z", 0 }, { "looped", 0 }, { "a", 0 } })
     tr.time = 5                     -- clamps to the length
     assert.are.equal(1, tr.time)
     tr.time = -1
     assert.are.equal(0, tr.time)
     -- the pass after a seek to 0 excludes 0 (no a) and reaches m at .5
-    same(run(a, log, 0.5, 1)[1], { { "m", 0 } })
+    H.same_log(run(a, log, 0.5, 1)[1], { { "m", 0 } })
   end)
 
   it("at equal times: markers, events, sounds, plays in file order, in both directions", function()
@@ -346,7 +329,7 @@ describe("timing, special cases", function()
     a:update(0.8)
     tr:stop(0.5)
     a:update(0.3) -- stopped at the start; the end at e=.2: z, then ended (not stopped again)
-    same(log, { { "a", 0.8 }, { "m", 0.3 }, { "stopped", 0.3 }, { "z", 0.1 }, { "ended", 0.1 } })
+    H.same_log(log, { { "a", 0.8 }, { "m", 0.3 }, { "stopped", 0.3 }, { "z", 0.1 }, { "ended", 0.1 } })
   end)
 
   it("huge steps, speeds and tiny lengths saturate: no NaN, no wrapped loop count, items still fire", function()
@@ -403,25 +386,25 @@ describe("update(0) on a bound (SEMANTICS 7a.21)", function()
       for k in pairs(log) do log[k] = nil end
       tr.time = at
       a:update(0)
-      same(log, want)
+      H.same_log(log, want)
       assert.are.equal(time, tr.time)
       assert.are.equal(playing, tr.is_playing)
       -- the pose of that update is the one after the wrap or bounce
       assert.are.equal(time, (a:get("j")))
       -- and the next update(0) does nothing more
       a:update(0)
-      same(log, want)
+      H.same_log(log, want)
     end)
   end
 
   it("a change of the speed's sign on a bound wraps in the next update(0)", function()
     local a, tr, log = recorder(clip("loop"))
     a:update(1) -- lands on the end: wraps in that update (7a.1), now at 0 moving forward
-    same(log, { { "a", 1 }, { "m", 0.5 }, { "z", 0 }, { "looped", 0 }, { "a", 0 } })
+    H.same_log(log, { { "a", 1 }, { "m", 0.5 }, { "z", 0 }, { "looped", 0 }, { "a", 0 } })
     for k in pairs(log) do log[k] = nil end
     tr:adjust_speed(-1)
     a:update(0)
-    same(log, { { "looped", 0 }, { "z", 0 } })
+    H.same_log(log, { { "looped", 0 }, { "z", 0 } })
     assert.are.equal(1, tr.time)
   end)
 
@@ -430,7 +413,7 @@ describe("update(0) on a bound (SEMANTICS 7a.21)", function()
     tr.time = 1
     a:update(0)
     a:update(0)
-    same(log, {})
+    H.same_log(log, {})
     assert.are.equal(1, tr.time)
     assert.is_true(tr.is_playing)
   end)
@@ -442,6 +425,6 @@ describe("update(0) on a bound (SEMANTICS 7a.21)", function()
     tr.time = 1
     a:update(0)
     a:update(0.5)
-    same(log, {})
+    H.same_log(log, {})
   end)
 end)

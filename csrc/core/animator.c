@@ -33,6 +33,7 @@ anim_animator *anim_animator_new(const anim_mem *mem, const anim_rig *rig, int s
   a->pose = (double *)(void *)p;
   a->world = a->pose + n * 10;
   a->acc = a->world + n * 10;
+  a->rm_joint = -1;
   {
     /* before the first update the pose is the rest: no offset, no turn,
      * scale 1 (get, local and world transforms read it) */
@@ -65,6 +66,7 @@ void anim_animator_free(anim_animator *a) {
   free_track_arrays(a);
   anim_pslots_free(a);
   anim_overrides_free(a);
+  anim_ik_free(a);
   anim_free(&a->mem, a->queue, sizeof(anim_event) * (size_t)a->qcap);
   anim_free(&a->mem, a->qtmp, sizeof(anim_event) * (size_t)a->qcap);
   anim_rig_free((anim_rig *)a->rig);
@@ -109,8 +111,10 @@ anim_track *anim_animator_play(anim_animator *a, const anim_clip *c, const anim_
 
 /* The path of a frame: tracks that ended in the previous update leave;
  * each track steps through dt (clock.c, queueing what it passes); the
- * pose is blended (blend.c); the queue is put in delivery order
- * (queue.c).  The binding then delivers the queue to Lua. */
+ * pose is blended (blend.c), the root motion joint held and its motion
+ * taken out (rootmotion.c), the constraints applied (ik.c); the queue is
+ * put in delivery order (queue.c).  The binding then delivers the queue
+ * to Lua. */
 int anim_animator_update(anim_animator *a, double dt) {
   int i, k = 0;
   if (!isfinite(dt) || dt < 0) return ANIM_ST_BAD_DT;
@@ -126,8 +130,11 @@ int anim_animator_update(anim_animator *a, double dt) {
   a->ntracks = k;
   for (i = 0; i < a->ntracks; i++) anim_track_step(a, a->tracks[i]);
   anim_blend_pose(a);
+  anim_rootmotion_apply(a);
   anim_overrides_apply(a);
   anim_props_blend(a);
+  /* after blending and the overrides, before the constraints */
+  anim_ik_apply(a);
   anim_queue_sort(a);
   return a->oom ? ANIM_ST_NOMEM : ANIM_ST_OK;
 }

@@ -79,7 +79,11 @@ void anim_animator_world(anim_animator *a, int j, double out[10]);
 /* Tracks. */
 void anim_track_retain(anim_track *t);
 void anim_track_release(anim_track *t);
-int anim_track_playing(const anim_track *t);  /* started or pending, not ended */
+int anim_track_playing(const anim_track *t);  /* started or pending, not ended nor queued */
+int anim_track_queued(const anim_track *t);   /* waiting for the track it was queued after */
+/* The point of a blend space's track (0-based; the space's own track is
+ * point 0), -1 for a track that plays a clip. */
+int anim_track_point(const anim_track *t);
 const anim_clip *anim_track_clip(const anim_track *t);
 long long anim_track_id(const anim_track *t);
 double anim_track_time(const anim_track *t);
@@ -90,8 +94,9 @@ long long anim_track_loops(const anim_track *t);
 void anim_track_stop(anim_track *t, double fade);
 /* Ends the track now: it is no longer playing, fires nothing more and
  * leaves its animator at the next update (the binding's track finalized
- * by hand while it played). */
-void anim_track_end(anim_track *t);
+ * by hand while it played), with the other points of its blend space; a
+ * track queued after it starts at the next update, as after a stop. */
+void anim_track_end_now(anim_track *t);
 void anim_track_adjust_weight(anim_track *t, double w, double fade);
 void anim_track_adjust_speed(anim_track *t, double s);
 void anim_track_seek(anim_track *t, double time);

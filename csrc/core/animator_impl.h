@@ -7,12 +7,19 @@
  *   queue.c     the queue of callbacks and its order
  *   blend.c     priorities, weights, fades, additive layers: the pose
  *   pose.c      reading the pose: offsets, local and world transforms
+ * and the gameplay features, each in a file of its own, called through the
+ * hooks declared at the end (hooks of the animator's files into them):
+ *   spaceplay.c a blend space played as one track per point
+ *   chain.c     tracks queued after others
+ *   rootmotion.c the motion joint held, its motion taken out
+ *   ik.c        constraints after blending
  * Plain C, no Lua. */
 #ifndef ANIM_ANIMATOR_IMPL_H
 #define ANIM_ANIMATOR_IMPL_H
 
 #include <stddef.h>
 
+#include "amath.h"
 #include "animator.h"
 #include "propmix.h"
 
@@ -20,12 +27,28 @@
  * the updates since it was requested (it starts at the next update). */
 typedef struct ramp { double from, to, dur, elapsed; } ramp;
 
+/* A track's root motion (rootmotion.c): the motion joint's position offset
+ * and yaw (radians, in the rig's space) at the clip's two ends and at the
+ * playhead, and what this update moved it.  For the rig joint `joint`. */
+typedef struct anim_track_rm {
+  int joint;               /* the rig joint these are for (-1: not set up) */
+  int b;                   /* the track's binding of it (-1: none) */
+  int ch;                  /* the channels that binding animates */
+  int valid;               /* pc, yc are at the playhead (a seek clears it) */
+  double p0[3], pL[3], pc[3];
+  double y0, yL, yc;
+  double q0[4];            /* the yaw at time 0 (what the joint is held at) */
+  double dp[3], dy;        /* this update's motion */
+} anim_track_rm;
+
 static inline double anim_ramp_value(const ramp *r) {
   if (r->dur <= 0 || r->elapsed >= r->dur) return r->to;
   return r->from + (r->to - r->from) * (r->elapsed / r->dur);
 }
 
-enum { TR_PENDING, TR_PLAYING, TR_ENDED };
+/* A track is pending from play to its first update, queued while it waits
+ * for the track it was queued after (chain.c), playing, then ended. */
+enum { TR_PENDING, TR_PLAYING, TR_ENDED, TR_QUEUED };
 #define SAMPLE_STRIDE 11   /* pos 3, rot 4, scl 3, pose weight */
 
 /* A track is one block.  Every update reads the fields up to `hot_end`
@@ -58,6 +81,11 @@ struct anim_track {
   unsigned char rebound;   /* (reload.c, during a commit) */
   unsigned char own_priority; /* the priority came from play, not from the clip */
   anim_tprops *props;      /* for its clip's property channels (propmix.c), or NULL */
+  unsigned char hold_end;  /* once or hold, at its end while a track queued after it fades in */
+  double vscale;           /* the playhead speed's factor: 1 (a synced space's lead: spaceplay.c) */
+  double bw;               /* its point's weight in its blend space (1 outside one) */
+  anim_track *lead;        /* its blend space's first track (itself outside a space) */
+  double e0, e1;           /* where in this update its advance began and ended */
   /* cold */
   anim_track *clip_prev, *clip_next;  /* the other tracks that hold its clip */
   int refs;
@@ -71,6 +99,15 @@ struct anim_track {
   void *arrays;            /* NULL, or the block of the arrays above once a reload
                             * rebound the track (reload.c), arrays_size bytes */
   size_t arrays_size;
+  /* blend spaces (spaceplay.c): on a lead, its space and points' tracks */
+  struct anim_spaceplay *sp;
+  int point;               /* its point in its space (0 outside one) */
+  /* queued clips (chain.c) */
+  anim_track *after;       /* the track it is queued after (while queued) */
+  anim_track *queued;      /* the track queued after it */
+  double start_at;         /* queued: it starts this far into the update (< 0: not yet) */
+  double cut_at;           /* < 0, or its fade-out ends this far into the update */
+  anim_track_rm rm;        /* root motion (rootmotion.c) */
 };
 
 /* Tracks held in the animator block itself: the usual few need no array
@@ -102,6 +139,10 @@ struct anim_animator {
   double *world;           /* per rig joint: 10 numbers */
   struct anim_pslots *pslots;       /* property channels (propmix.c), NULL until one plays */
   struct anim_overrides *overrides; /* joint overrides from scripts (override.c), or NULL */
+  int norder;              /* the tracks in `order` after the blend */
+  int rm_joint;            /* the root motion joint (-1: none; rootmotion.c) */
+  double rm[4];            /* this update's root motion: dx, dy, dz, yaw */
+  struct anim_ik *ik;      /* the constraints (ik.c) */
 };
 
 /* Blend accumulators per rig joint. */
@@ -123,6 +164,9 @@ void anim_blend_pose(anim_animator *a);
  * creation order (before any constraint). */
 void anim_overrides_apply(anim_animator *a);
 void anim_overrides_free(anim_animator *a);
+/* pose.c: the world transform w of a joint from its parent's pw and its
+ * local transform l (what anim_animator_world composes down the rig). */
+void anim_pose_compose(const double pw[10], const double l[10], double w[10]);
 /* queue.c: queues an event `at` seconds into the update (a->oom is set
  * when the queue cannot grow), and sorts the queue into delivery order. */
 void anim_queue_push(anim_animator *a, double at, anim_track *t, int type, int item);
@@ -134,5 +178,109 @@ anim_track *anim_track_new(anim_animator *a, const anim_clip *c, const anim_play
 /* track.c: lays out a track's per-binding arrays in a block (see there). */
 size_t anim_track_lay_arrays(anim_track *t, char *mem, size_t base, const anim_clip *c,
                              const anim_binding *binds, int nbind, int nrig, size_t *hot_end);
+/* clock.c: ends t `at` seconds into the update (ended queued, the track
+ * queued after it started there), and queues the items of a pass of t's
+ * clip (see fire_pass there): the blend space's other points use it. */
+void anim_track_end(anim_animator *a, anim_track *t, double at);
+void anim_clock_fire_pass(anim_animator *a, anim_track *t, double from, double to, int dir,
+                          int incl, double e0, double sp);
+
+/* An absolute clip's sample of rig joint j (channels ch) made offsets
+ * from the rig's rests, which the blend adds up like any others: the
+ * position less the rest position, the rest rotation undone (q0^-1 q),
+ * the scale over the rest scale -- so that anim_animator_local (pose.c)
+ * gives back the sample itself.  On an axis whose rest scale is 0, where
+ * the offset adds to the rest, the scale plus 1. */
+static inline void anim_to_offsets(const anim_rig *r, int j, int ch, double *s) {
+  int k;
+  if (ch & ANIM_CH_POS) for (k = 0; k < 3; k++) s[k] -= r->rest_pos[j][k];
+  if (ch & ANIM_CH_ROT) {
+    const double *q0 = r->rest_rot[j];
+    double inv[4] = {-q0[0], -q0[1], -q0[2], q0[3]};
+    anim_quat_mul(s + 3, inv, s + 3);
+  }
+  if (ch & ANIM_CH_SCL)
+    for (k = 0; k < 3; k++) {
+      double rs = r->rest_scl[j][k];
+      s[7 + k] = rs != 0 ? s[7 + k] / rs : s[7 + k] + 1;
+    }
+}
+
+/* Samples binding b of track t at clip time `at` into s[SAMPLE_STRIDE]
+ * with the key cursors (hot, cold) of the binding, or binary searches
+ * when `cursors` is 0; retargeted turns and positions carried across;
+ * s[10] becomes the binding's effective weight: tw x joint weight x pose
+ * weight (capped).  Returns the channels written, 0 for a muted joint. */
+static inline int anim_sample_binding(anim_track *t, int b, double at, int cursors, double tw,
+                                      double *s) {
+  const anim_clip *c = t->clip;
+  int cj = t->cj[b], ch;
+  const anim_joint *jt = &c->joints[cj];
+  if (jt->muted) return 0;
+  ch = cursors ? anim_clip_sample_joint(c, cj, at, &t->hot[b * ANIM_HOT_CURSORS],
+                                        &t->cold[b * ANIM_COLD_CURSORS], s)
+               : anim_clip_sample_joint(c, cj, at, NULL, NULL, s);
+  if (t->adjust[b]) {
+    /* retargeted: turns carried across, positions scaled; an absolute
+     * clip's sample made offsets from the rests */
+    const anim_binding *bd = &t->bind[b];
+    if (bd->convert && (ch & ANIM_CH_ROT)) {
+      anim_quat_mul(s + 3, bd->pre, s + 3);
+      anim_quat_mul(s + 3, s + 3, bd->post);
+    }
+    if ((ch & ANIM_CH_POS) && bd->pscale != 1) { s[0] *= bd->pscale; s[1] *= bd->pscale; s[2] *= bd->pscale; }
+    if (c->absolute) anim_to_offsets(t->owner->rig, bd->rj, ch, s);
+  }
+  s[10] *= tw * jt->weight;
+  /* capped so that a level's sum of weights stays finite */
+  if (s[10] > ANIM_WEIGHT_CAP) s[10] = ANIM_WEIGHT_CAP;
+  return ch;
+}
+
+/* ---- hooks: the steps the gameplay features add ---------------------------- */
+
+/* spaceplay.c.  Before a space's lead steps: its points' weights from its
+ * parameter, its playhead speed (synced), its points' tracks made ready.
+ * After: a synced space's other tracks follow the lead.  A track of a
+ * point other than the first steps through anim_space_follow.  A pass (or
+ * whole loops skipped) of a synced lead covers the other points' clips at
+ * the same phase.  A seek of a lead moves its points. */
+void anim_space_begin(anim_animator *a, anim_track *lead);
+void anim_space_end(anim_animator *a, anim_track *lead);
+int anim_space_follow(anim_animator *a, anim_track *t);
+void anim_space_pass(anim_animator *a, anim_track *lead, double from, double to, int dir, int incl,
+                     double e0, double sp);
+void anim_space_skip(anim_animator *a, anim_track *lead, int mode, int dir, double k, double from,
+                     double bt);
+void anim_space_seek(anim_track *lead, double time);
+void anim_space_release(anim_track *lead);
+/* A space's number of points, and the track of point i (0: the lead). */
+int anim_space_points(const anim_track *lead);
+anim_track *anim_space_point(const anim_track *lead, int i);
+
+/* chain.c.  At the bound of a track with a track queued after it: the
+ * queued one starts at `eb`; returns 1 when t ended there (fade 0), else
+ * anim_chain_fade (after the wrap's `looped`, if any) starts t's fade-out
+ * over the queued one's fade from eb (ending at t->cut_at when that is
+ * within the update).  A queued track whose predecessor ended at `at`
+ * starts there; a stop cancels a queued track. */
+int anim_chain_bound(anim_animator *a, anim_track *t, double eb);
+void anim_chain_fade(anim_animator *a, anim_track *t, double eb);
+void anim_chain_start(anim_track *t, double at);
+void anim_chain_cancel(anim_track *t);
+
+/* rootmotion.c.  Before a track steps: its motion set to 0 (its samples
+ * set up for the motion joint); each pass adds what it moved, whole loops
+ * skipped too; after the blend, the motion joint is held and the motion
+ * of the update blended into a->rm. */
+void anim_rootmotion_begin(anim_animator *a, anim_track *t);
+void anim_rootmotion_pass(anim_animator *a, anim_track *t, double from, double to);
+void anim_rootmotion_skip(anim_animator *a, anim_track *t, int mode, int dir, double k, double from,
+                          double bt);
+void anim_rootmotion_apply(anim_animator *a);
+
+/* ik.c.  The constraints, in creation order, after blending. */
+void anim_ik_apply(anim_animator *a);
+void anim_ik_free(anim_animator *a);
 
 #endif

@@ -9,62 +9,17 @@ static int contributes(const anim_track *t) {
   return t->state == TR_PLAYING || t->shows_last;
 }
 
-/* An absolute clip's sample of rig joint j (channels ch) made offsets
- * from the rig's rests, which the blend adds up like any others: the
- * position less the rest position, the rest rotation undone (q0^-1 q),
- * the scale over the rest scale -- so that anim_animator_local (pose.c)
- * gives back the sample itself.  On an axis whose rest scale is 0, where
- * the offset adds to the rest, the scale plus 1. */
-static void to_offsets(const anim_rig *r, int j, int ch, double *s) {
-  int k;
-  if (ch & ANIM_CH_POS) for (k = 0; k < 3; k++) s[k] -= r->rest_pos[j][k];
-  if (ch & ANIM_CH_ROT) {
-    const double *q0 = r->rest_rot[j];
-    double inv[4] = {-q0[0], -q0[1], -q0[2], q0[3]};
-    anim_quat_mul(s + 3, inv, s + 3);
-  }
-  if (ch & ANIM_CH_SCL)
-    for (k = 0; k < 3; k++) {
-      double rs = r->rest_scl[j][k];
-      s[7 + k] = rs != 0 ? s[7 + k] / rs : s[7 + k] + 1;
-    }
-}
-
-/* Samples binding b of track t (weight tw = track weight x fade) into
- * s[SAMPLE_STRIDE]; s[10] becomes the binding's effective weight: tw x
- * joint weight x pose weight.  Returns the channels written.  r is the
- * rig the track plays on. */
-static inline int sample_into(const anim_rig *r, anim_track *t, int b, double tw, double *s) {
-  const anim_clip *c = t->clip;
-  int cj = t->cj[b], ch;
-  const anim_joint *jt = &c->joints[cj];
-  if (jt->muted) return 0;
-  ch = anim_clip_sample_joint(c, cj, t->time, &t->hot[b * ANIM_HOT_CURSORS],
-                              &t->cold[b * ANIM_COLD_CURSORS], s);
-  if (t->adjust[b]) {
-    /* retargeted: turns carried across, positions scaled */
-    const anim_binding *bd = &t->bind[b];
-    if (bd->convert && (ch & ANIM_CH_ROT)) {
-      anim_quat_mul(s + 3, bd->pre, s + 3);
-      anim_quat_mul(s + 3, s + 3, bd->post);
-    }
-    if ((ch & ANIM_CH_POS) && bd->pscale != 1) { s[0] *= bd->pscale; s[1] *= bd->pscale; s[2] *= bd->pscale; }
-    if (c->absolute) to_offsets(r, bd->rj, ch, s);
-  }
-  s[10] *= tw * jt->weight;
-  /* capped so that a level's sum of weights stays finite */
-  if (s[10] > ANIM_WEIGHT_CAP) s[10] = ANIM_WEIGHT_CAP;
-  return ch;
-}
-
 /* The same into the binding's slot of t->sample (kept for the blending
  * that reads it back). */
-static int sample_binding(const anim_rig *r, anim_track *t, int b, double tw) {
-  return t->chans[b] = sample_into(r, t, b, tw, &t->sample[b * SAMPLE_STRIDE]);
+static int sample_binding(anim_track *t, int b, double tw) {
+  return t->chans[b] = anim_sample_binding(t, b, t->time, 1, tw, &t->sample[b * SAMPLE_STRIDE]);
 }
 
+/* weight x fade; a blend space's points share their lead's, each x its
+ * point's weight (spaceplay.c) */
 static double track_weight(const anim_track *t) {
-  return anim_ramp_value(&t->weight) * anim_ramp_value(&t->fade);
+  const anim_track *l = t->lead;
+  return anim_ramp_value(&l->weight) * anim_ramp_value(&l->fade) * t->bw;
 }
 
 /* Normal tracks of one priority level [from, to) of a->order, in one pass
@@ -90,7 +45,7 @@ static void blend_level(anim_animator *a, int from, int to) {
     anim_track *t = a->order[i];
     const anim_binding *bd = t->bind;
     for (b = 0; b < t->nbind; b++) {
-      int rj = bd[b].rj, ch = sample_binding(a->rig, t, b, t->tw);
+      int rj = bd[b].rj, ch = sample_binding(t, b, t->tw);
       const double *sv = &t->sample[b * SAMPLE_STRIDE];
       double w = sv[10], *ac = &acc[rj * ACC_SIZE];
       a->animated[rj] |= ch;
@@ -140,7 +95,7 @@ static void blend_level(anim_animator *a, int from, int to) {
 
 static void apply_additive(anim_animator *a, anim_track *t) {
   int b, k;
-  for (b = 0; b < t->nbind; b++) sample_binding(a->rig, t, b, t->tw);
+  for (b = 0; b < t->nbind; b++) sample_binding(t, b, t->tw);
   for (b = 0; b < t->nbind; b++) {
     int rj = t->bind[b].rj;
     double *p = &a->pose[rj * 10];
@@ -188,7 +143,7 @@ static void pose_one_level(anim_animator *a, int m, int j) {
   for (i = 0; i < m; i++) {
     anim_track *t = a->order[i];
     int b = t->byjoint[j];
-    chs[i] = b < 0 ? 0 : sample_into(a->rig, t, b, t->tw, sv[i]);
+    chs[i] = b < 0 ? 0 : anim_sample_binding(t, b, t->time, 1, t->tw, sv[i]);
   }
   for (i = 0; i < m; i++) {
     const double *v = sv[i];
@@ -245,6 +200,7 @@ void anim_blend_pose(anim_animator *a) {
     a->order[k] = t;
     m++;
   }
+  a->norder = m;
   if (one_level) {
     for (j = 0; j < n; j++) pose_one_level(a, m, j);
     return;

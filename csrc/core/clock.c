@@ -32,8 +32,8 @@ static int first_item(const anim_clip *c, double x, int strict) {
 /* Queues the items of the pass from clip time `from` to `to` in direction
  * dir, starting `e0` seconds into the update at playhead speed sp.  At
  * equal times items keep their kind and file order in both directions. */
-static void fire_pass(anim_animator *a, anim_track *t, double from, double to, int dir,
-                      int incl, double e0, double sp) {
+void anim_clock_fire_pass(anim_animator *a, anim_track *t, double from, double to, int dir,
+                          int incl, double e0, double sp) {
   const anim_clip *c = t->clip;
   int i;
   if (c->nitems == 0) return;
@@ -57,6 +57,31 @@ static void fire_pass(anim_animator *a, anim_track *t, double from, double to, i
   }
 }
 
+/* Everything a pass covers: the items of t's clip while its point has a
+ * weight (always, outside a blend space), the same phase of a synced
+ * space's other points (spaceplay.c) and the motion of the root motion
+ * joint (rootmotion.c). */
+static void cover(anim_animator *a, anim_track *t, double from, double to, int dir, int incl,
+                  double e0, double sp) {
+  if (t->bw > 0) anim_clock_fire_pass(a, t, from, to, dir, incl, e0, sp);
+  if (t->sp) anim_space_pass(a, t, from, to, dir, incl, e0, sp);
+  if (a->rm_joint >= 0) anim_rootmotion_pass(a, t, from, to);
+}
+
+/* The same for the stretch passed over beyond the pass bound: from the
+ * playhead to the bound bt, then k whole lengths (nothing fires). */
+static void cover_skip(anim_animator *a, anim_track *t, int mode, int dir, double k, double bt) {
+  if (t->sp) anim_space_skip(a, t, mode, dir, k, t->time, bt);
+  if (a->rm_joint >= 0) anim_rootmotion_skip(a, t, mode, dir, k, t->time, bt);
+}
+
+void anim_track_end(anim_animator *a, anim_track *t, double at) {
+  anim_queue_push(a, at, t, ANIM_EV_ENDED, -1);
+  t->state = TR_ENDED;
+  t->e1 = at;
+  if (t->queued) { anim_chain_start(t->queued, at); t->queued = NULL; }
+}
+
 /* Moves the playhead by x (compensated summation: days of small steps
  * keep their phase). */
 static void move_time(anim_track *t, double x) {
@@ -76,16 +101,20 @@ static void pass_to(anim_animator *a, anim_track *t, double x, int dir, int incl
   move_time(t, x);
   if (t->time < 0) t->time = 0, t->tlo = 0;
   if (t->time > L) t->time = L, t->tlo = 0;
-  fire_pass(a, t, from, t->time, dir, incl, e, sp);
+  cover(a, t, from, t->time, dir, incl, e, sp);
 }
 
-/* Advances track t by `span` animator seconds, queueing what it passes. */
-static void advance(anim_animator *a, anim_track *t, double span) {
+/* Advances track t by `span` animator seconds from `e0` seconds into the
+ * update, queueing what it passes.  A blend space's points other than the
+ * first, and a track fading out at its end for the one queued after it,
+ * hold at the end instead of ending there; only a space's first point
+ * reports its wraps and its end. */
+static void advance(anim_animator *a, anim_track *t, double span, double e0) {
   const anim_clip *c = t->clip;
-  double L = c->length, v = c->speed * t->speed, sp = fabs(v), D, e = 0;
-  int mode = L > 0 ? c->loop : ANIM_HOLD;
-  int dir = (v < 0 ? -1 : 1) * (mode == ANIM_PINGPONG ? t->pdir : 1);
-  int incl = t->fresh, passes = 0;
+  double L = c->length, v = c->speed * t->speed * t->vscale, sp = fabs(v), D, e = e0;
+  int lead = t->lead == t, mode = L > 0 ? c->loop : ANIM_HOLD, dir, incl = t->fresh, passes = 0, handover;
+  if (mode == ANIM_ONCE && (!lead || t->hold_end)) mode = ANIM_HOLD;
+  dir = (v < 0 ? -1 : 1) * (mode == ANIM_PINGPONG ? t->pdir : 1);
   /* a speed or a step too large for a double saturates (no NaN, no inf) */
   if (!(sp <= DBL_MAX)) sp = DBL_MAX;
   D = span > 0 ? sp * span : 0;
@@ -111,6 +140,7 @@ static void advance(anim_animator *a, anim_track *t, double span) {
       double rest = fmod(D - b, L), k = floor((D - b) / L);
       if (!(rest >= 0 && rest < L)) rest = 0;
       if (!(k >= 0)) k = 0;
+      cover_skip(a, t, mode, dir, k, bt);
       t->loops = k + 1 >= (double)(LLONG_MAX - t->loops) ? LLONG_MAX : t->loops + (long long)k + 1;
       e += sp > 0 ? (D - rest) / sp : 0;
       if (mode == ANIM_LOOP) { t->time = dir > 0 ? 0 : L; incl = 1; }
@@ -124,19 +154,29 @@ static void advance(anim_animator *a, anim_track *t, double span) {
       return;
     }
     eb = e + (sp > 0 ? b / sp : 0);
-    fire_pass(a, t, t->time, bt, dir, incl, e, sp);
+    cover(a, t, t->time, bt, dir, incl, e, sp);
     passes++;
+    if ((handover = t->queued != NULL)) {
+      /* the track queued after this one starts at this bound (chain.c):
+       * this one ends here, or fades out (holding its last frame, or going
+       * on into its next pass) until t->cut_at when that is within dt */
+      if (anim_chain_bound(a, t, eb)) { t->time = bt; t->tlo = 0; return; }
+      if (mode != ANIM_LOOP && mode != ANIM_PINGPONG) { anim_chain_fade(a, t, eb); mode = ANIM_HOLD; }
+    }
     if (mode == ANIM_HOLD) { t->time = bt; t->tlo = 0; return; }
     if (mode == ANIM_ONCE) {
       t->time = bt;
       t->tlo = 0;
       if (!t->stopping) anim_queue_push(a, eb, t, ANIM_EV_STOPPED, -1); /* a stop already said it */
-      anim_queue_push(a, eb, t, ANIM_EV_ENDED, -1);
-      t->state = TR_ENDED;
+      anim_track_end(a, t, eb);
       t->shows_last = 1;
       return;
     }
-    anim_queue_push(a, eb, t, ANIM_EV_LOOPED, -1);
+    if (lead) anim_queue_push(a, eb, t, ANIM_EV_LOOPED, -1);
+    if (handover) {
+      anim_chain_fade(a, t, eb);
+      if (t->cut_at >= 0 && (t->cut_at - eb) * sp < D - b) D = b + (t->cut_at - eb) * sp;
+    }
     if (t->loops < LLONG_MAX) t->loops++;
     D -= b;
     e = eb;
@@ -146,25 +186,47 @@ static void advance(anim_animator *a, anim_track *t, double span) {
   }
 }
 
-/* Advances track t by the update's dt: a pending track starts, a stop
- * requested since the last update says so, a fade-out that ends within dt
- * cuts the advance short and ends the track there; ramps move on. */
+/* Advances track t by the update's dt: a pending track starts (a queued
+ * one where the track it waited for ended), a stop requested since the
+ * last update says so, a fade-out that ends within dt cuts the advance
+ * short and ends the track there; ramps move on.  A blend space steps
+ * through its first point's track (spaceplay.c). */
 void anim_track_step(anim_animator *a, anim_track *t) {
-  double dt = a->dt, span = dt;
+  double dt = a->dt, span = dt, e0 = 0;
   int fade_ends = 0;
-  if (t->state == TR_PENDING) t->state = TR_PLAYING;
+  if (t->lead != t) {
+    /* another point of a blend space: it moves with its lead, or on its
+     * own clock from where the lead's advance began to where it ended */
+    if (anim_space_follow(a, t)) advance(a, t, t->lead->e1 - t->lead->e0, t->lead->e0);
+    return;
+  }
+  if (t->sp) anim_space_begin(a, t);  /* (root motion set up there for every point) */
+  else if (a->rm_joint >= 0) anim_rootmotion_begin(a, t);
   t->shows_last = 0;
   t->last_at = 0;
+  t->cut_at = -1;
+  t->e0 = t->e1 = dt;
+  if (t->state == TR_QUEUED) {
+    if (t->start_at < 0) return;  /* still waiting (its ramps too) */
+    e0 = t->start_at;
+    span = dt - e0;
+    t->start_at = -1;
+    t->fade.elapsed -= e0;
+    t->weight.elapsed -= e0;
+  }
+  if (t->state != TR_ENDED) t->state = TR_PLAYING;
   if (t->stop_pending) { anim_queue_push(a, 0, t, ANIM_EV_STOPPED, -1); t->stop_pending = 0; }
   if (t->stopping) {
     double left = t->fade.dur - t->fade.elapsed;
-    if (left <= dt) { span = left > 0 ? left : 0; fade_ends = 1; }
+    if (left <= dt) { span = left > e0 ? left - e0 : 0; fade_ends = 1; }
   }
-  if (!(fade_ends && span <= 0)) advance(a, t, span);
-  if (fade_ends && t->state != TR_ENDED) {
-    anim_queue_push(a, span, t, ANIM_EV_ENDED, -1);
-    t->state = TR_ENDED;
+  t->e0 = e0;
+  if (!(fade_ends && span <= 0)) advance(a, t, span, e0);
+  if (t->state != TR_ENDED) {
+    if (fade_ends) anim_track_end(a, t, e0 + span);
+    else if (t->cut_at >= 0) anim_track_end(a, t, t->cut_at);
   }
   t->fade.elapsed += dt;
   t->weight.elapsed += dt;
+  if (t->sp) anim_space_end(a, t);
 }

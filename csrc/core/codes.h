@@ -84,6 +84,12 @@
 #define ANIM_EVENT_CODES(X) \
   X(ANIM_EV_ITEM, "item", 0) X(ANIM_EV_LOOPED, "looped", 1) X(ANIM_EV_STOPPED, "stopped", 2) X(ANIM_EV_ENDED, "ended", 3)
 
+/* Inverse kinematics constraints (ik.c) and the fields a script sets. */
+#define ANIM_IK_CODES(X) X(ANIM_IK_TWO_BONE, "two_bone", 0) X(ANIM_IK_AIM, "aim", 1)
+#define ANIM_IKFIELD_CODES(X) \
+  X(ANIM_IKF_TARGET, "target", 0) X(ANIM_IKF_POLE, "pole", 1) X(ANIM_IKF_WEIGHT, "weight", 2) \
+  X(ANIM_IKF_SOFTEN, "soften", 3)
+
 /* What an update says, from the core (anim_animator_update) and from the
  * binding (core.animator_update, core.animators_update): 0 is done; the
  * others change nothing, except ANIM_ST_NOMEM (the update was made, its
@@ -110,7 +116,8 @@
   X(ANIM_MAX_CURVE_KEYS, "max_curve_keys", 1000000)   /* keys of one channel */ \
   X(ANIM_MAX_RIG_JOINTS, "max_rig_joints", 65536)     /* joints of a rig, bindings of a track */ \
   X(ANIM_MAX_BATCH, "max_batch", 67108864)            /* animators of one anim.update (2^26) */ \
-  X(ANIM_MAX_PROP_ARITY, "max_prop_arity", 1024)      /* components of one property channel */
+  X(ANIM_MAX_PROP_ARITY, "max_prop_arity", 1024)      /* components of one property channel */ \
+  X(ANIM_MAX_SPACE_POINTS, "max_space_points", 64)    /* points of a blend space */
 
 /* The same for numbers that are not integers (exported as floats). */
 #define ANIM_DEFAULT_FADE 0.1   /* play, stop and adjust_weight (SEMANTICS 7a.10) */
@@ -129,7 +136,8 @@
   G("channel", ANIM_CHANNEL_CODES) G("slot", ANIM_SLOT_CODES) G("modifier", ANIM_MODIFIER_CODES) \
   G("cycle", ANIM_CYCLE_CODES) G("keybyte", ANIM_KEYBYTE_CODES) G("handle", ANIM_HANDLE_CODES) \
   G("event", ANIM_EVENT_CODES) G("status", ANIM_STATUS_CODES) G("tree", ANIM_TREE_CODES) \
-  G("override", ANIM_OVERRIDE_CODES) G("const", ANIM_CONST_CODES)
+  G("override", ANIM_OVERRIDE_CODES) G("ik", ANIM_IK_CODES) G("ikfield", ANIM_IKFIELD_CODES) \
+  G("const", ANIM_CONST_CODES)
 
 #define ANIM_CODE_ENUM(id, name, value) id = (value),
 enum { ANIM_INTERP_CODES(ANIM_CODE_ENUM) ANIM_INTERP_COUNT };
@@ -151,6 +159,8 @@ enum { ANIM_EVENT_CODES(ANIM_CODE_ENUM) ANIM_EVENT_COUNT };
 enum { ANIM_STATUS_CODES(ANIM_CODE_ENUM) ANIM_STATUS_END };
 enum { ANIM_TREE_CODES(ANIM_CODE_ENUM) ANIM_TREE_END };
 enum { ANIM_OVERRIDE_CODES(ANIM_CODE_ENUM) ANIM_OVERRIDE_COUNT };
+enum { ANIM_IK_CODES(ANIM_CODE_ENUM) ANIM_IK_COUNT };
+enum { ANIM_IKFIELD_CODES(ANIM_CODE_ENUM) ANIM_IKFIELD_COUNT };
 enum { ANIM_CONST_CODES(ANIM_CODE_ENUM) ANIM_CONST_END };
 
 #endif

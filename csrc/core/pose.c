@@ -36,25 +36,27 @@ void anim_animator_local(const anim_animator *a, int j, double out[10]) {
   anim_finite10(out);
 }
 
+void anim_pose_compose(const double pw[10], const double l[10], double w[10]) {
+  double sp[3];
+  int k;
+  for (k = 0; k < 3; k++) sp[k] = pw[7 + k] * l[k];
+  anim_quat_rotate(w, pw + 3, sp);
+  for (k = 0; k < 3; k++) w[k] += pw[k];
+  anim_quat_mul(w + 3, pw + 3, l + 3);
+  anim_quat_normalize(w + 3);
+  for (k = 0; k < 3; k++) w[7 + k] = pw[7 + k] * l[7 + k];
+  anim_finite10(w);
+}
+
 void anim_animator_world(anim_animator *a, int j, double out[10]) {
   if (!a->world_valid) {
     const anim_rig *r = a->rig;
-    int i, k;
+    int i;
     for (i = 0; i < r->n; i++) {
       double *w = &a->world[i * 10], l[10];
       anim_animator_local(a, i, l);
-      if (r->parent[i] < 0) { memcpy(w, l, sizeof l); continue; }
-      {
-        const double *pw = &a->world[r->parent[i] * 10];
-        double sp[3];
-        for (k = 0; k < 3; k++) sp[k] = pw[7 + k] * l[k];
-        anim_quat_rotate(w, pw + 3, sp);
-        for (k = 0; k < 3; k++) w[k] += pw[k];
-        anim_quat_mul(w + 3, pw + 3, l + 3);
-        anim_quat_normalize(w + 3);
-        for (k = 0; k < 3; k++) w[7 + k] = pw[7 + k] * l[7 + k];
-        anim_finite10(w);
-      }
+      if (r->parent[i] < 0) memcpy(w, l, sizeof l);
+      else anim_pose_compose(&a->world[r->parent[i] * 10], l, w);
     }
     a->world_valid = 1;
   }

@@ -112,7 +112,7 @@ void anim_reload_commit(anim_clip *old, anim_clip *fresh, anim_rebind *r, int n)
     for (t = old->tracks; t; t = t->clip_next) {
       if (t->rebound) { t->rebound = 0; continue; }
       if (t->owner) anim_props_detach(t->owner, t);
-      anim_track_end(t);
+      anim_track_end_now(t);
     }
   }
 }

@@ -102,6 +102,12 @@ anim_track *anim_track_new(anim_animator *a, const anim_clip *c, const anim_play
   t->fresh = 1;
   t->fade.from = 0; t->fade.to = 1; t->fade.dur = o->fade > 0 ? o->fade : 0;
   t->weight.from = t->weight.to = o->weight;
+  t->lead = t;
+  t->bw = 1;
+  t->vscale = 1;
+  t->start_at = -1;
+  t->cut_at = -1;
+  t->rm.joint = -1;
   return t;
 }
 
@@ -115,11 +121,17 @@ void anim_track_release(anim_track *t) {
     if (t->clip_next) t->clip_next->clip_prev = t->clip_prev;
     anim_tprops_free(&m, t->props);
     anim_free(&m, t->arrays, t->arrays_size);
+    if (t->sp) anim_space_release(t);
     anim_clip_free((anim_clip *)t->clip);
     anim_free(&m, t, t->size);
   }
 }
-int anim_track_playing(const anim_track *t) { return t->owner && t->state != TR_ENDED; }
+/* Alive: in an animator, not ended (queued ones too: scripts set them up
+ * before they start); playing: alive and not queued. */
+static int alive(const anim_track *t) { return t->owner && t->state != TR_ENDED; }
+int anim_track_playing(const anim_track *t) { return alive(t) && t->state != TR_QUEUED; }
+int anim_track_queued(const anim_track *t) { return alive(t) && t->state == TR_QUEUED; }
+int anim_track_point(const anim_track *t) { return t->lead->sp ? t->point : -1; }
 const anim_clip *anim_track_clip(const anim_track *t) { return t->clip; }
 long long anim_track_id(const anim_track *t) { return t->id; }
 double anim_track_time(const anim_track *t) { return t->time; }
@@ -128,36 +140,48 @@ double anim_track_weight(const anim_track *t) { return anim_ramp_value(&t->weigh
 double anim_track_fade(const anim_track *t) { return anim_ramp_value(&t->fade); }
 long long anim_track_loops(const anim_track *t) { return t->loops; }
 
-void anim_track_end(anim_track *t) {
+static void end_silently(anim_track *t) {
   t->state = TR_ENDED;
   t->shows_last = 0;
   t->stopping = 0;
   t->stop_pending = 0;
 }
 
+void anim_track_end_now(anim_track *t) {
+  int i;
+  if (t->state == TR_QUEUED) anim_chain_cancel(t);
+  if (t->queued) { anim_chain_start(t->queued, 0); t->queued = NULL; }
+  end_silently(t);
+  /* (the other points go with their lead: none may outlive it playing) */
+  for (i = 1; t->sp && i < anim_space_points(t); i++) end_silently(anim_space_point(t, i));
+}
+
 void anim_track_stop(anim_track *t, double fade) {
-  if (!anim_track_playing(t)) return;
+  if (!alive(t)) return;
+  if (t->state == TR_QUEUED) { anim_chain_cancel(t); fade = 0; }  /* it never starts */
   if (!t->stopping) t->stop_pending = 1;
   t->stopping = 1;
   ramp_set(&t->fade, 0, fade);
 }
 
 void anim_track_adjust_weight(anim_track *t, double w, double fade) {
-  if (anim_track_playing(t)) ramp_set(&t->weight, w, fade);
+  if (alive(t)) ramp_set(&t->weight, w, fade);
 }
 
 void anim_track_adjust_speed(anim_track *t, double s) {
-  if (anim_track_playing(t)) t->speed = s;
+  if (alive(t)) t->speed = s;
 }
 
 void anim_track_seek(anim_track *t, double time) {
   double L = t->clip->length;
-  if (!anim_track_playing(t)) return;
+  if (!alive(t)) return;
   if (!(time >= 0)) time = 0;
   if (time > L) time = L;
   t->time = time;
   t->tlo = 0;
   t->fresh = 0;
+  t->rm.valid = 0;  /* a seek moves nothing */
+  if (t->sp) anim_space_seek(t, time);
 }
 
 void anim_track_restart(anim_track *t, double fade) {
@@ -171,5 +195,6 @@ void anim_track_restart(anim_track *t, double fade) {
   t->loops = 0;
   t->stopping = 0;
   t->stop_pending = 0;
+  t->rm.valid = 0;
   ramp_set(&t->fade, 1, fade);
 }

@@ -46,11 +46,7 @@ static int joint_arg(lua_State *L, const anim_rig *r, int idx) {
 
 /* ---- animators ---------------------------------------------------------- */
 
-static anim_animator *check_animator(lua_State *L, int idx) {
-  animator_box *b = anim_lua_checkbox(L, idx, ANIM_BOX_ANIMATOR);
-  if (!b->a) anim_lua_finalized(L, ANIM_BOX_ANIMATOR);
-  return b->a;
-}
+#define check_animator anim_lua_checkanimator
 
 /* By the collector or by hand (a script may reach the metatable): the
  * animator is freed (tracks retained elsewhere stay valid, no longer
@@ -100,7 +96,7 @@ static int animator_state(lua_State *L) { return anim_lua_uservalue(L, ANIM_BOX_
 /* core.animator_play(animator, clip, fade, weight, speed, priority|nil,
  *                    bindings, callbacks) -> track | nil, property index,
  *                    other arity
- * bindings: as anim_lua_bindings reads them (lua_helpers.h).  nil, p, n:
+ * bindings: as anim_lua_checkbindings reads them (lua_helpers.h).  nil, p, n:
  * the clip's property p (1-based) has another number of components than
  * the n a track on the animator gives that name (propmix.h).  Reading the
  * bindings and making the track's box may run finalizers: the animator
@@ -112,15 +108,10 @@ static int animator_play(lua_State *L) {
   int njoints = c->njoints, rn = anim_animator_rig(a)->n;
   anim_play_opts o;
   anim_binding *binds;
-  int nb;
-  track_box *tb;
-  o.fade = luaL_checknumber(L, 3);
-  o.weight = luaL_checknumber(L, 4);
-  o.speed = luaL_checknumber(L, 5);
-  o.has_priority = !lua_isnoneornil(L, 6);
-  o.priority = o.has_priority ? luaL_checknumber(L, 6) : 0;
+  int nb, tb;
+  anim_lua_checkplayopts(L, 3, &o);
   luaL_checktype(L, 8, LUA_TTABLE);
-  binds = anim_lua_bindings(L, 7, njoints, rn, &nb);
+  binds = anim_lua_checkbindings(L, 7, njoints, rn, &nb);
   {
     int which = 0, other = 0;
     if (anim_props_conflict(check_animator(L, 1), anim_lua_checkclip(L, 2), NULL, &which, &other) != ANIM_PROPS_OK) {
@@ -130,17 +121,12 @@ static int animator_play(lua_State *L) {
       return 3;
     }
   }
-  tb = anim_lua_newbox(L, ANIM_BOX_TRACK, sizeof *tb, 3);
-  ANIM_LUA_RETRY(L, tb->t, anim_animator_play(check_animator(L, 1), anim_lua_checkclip(L, 2), &o, binds, nb));
-  if (!tb->t) return anim_lua_nomem(L);
-  anim_track_retain(tb->t);
-  lua_pushvalue(L, 2);
-  lua_setiuservalue(L, -2, 1);
-  lua_pushvalue(L, 1);
-  lua_setiuservalue(L, -2, 2);
-  lua_pushvalue(L, 8);
-  lua_setiuservalue(L, -2, 3);
-  anim_lua_account(L, ((animator_box *)lua_touserdata(L, 1))->acct);
+  tb = anim_lua_newtrack(L);
+  {
+    anim_track *t;
+    ANIM_LUA_RETRY(L, t, anim_animator_play(check_animator(L, 1), anim_lua_checkclip(L, 2), &o, binds, nb));
+    anim_lua_settrack(L, tb, t, 2, 1, 8);
+  }
   return 1;
 }
 
@@ -352,10 +338,11 @@ static int batch_room(lua_State *L) {
   return 1;
 }
 
-/* core.animator_event(animator, i) -> type, track id, kind, index, late
+/* core.animator_event(animator, i) -> type, track id, kind, index, late, point
  * type: an ANIM_EV_* code; kind, index: the item's kind (ANIM_ITEM_*) and
  * 1-based index in file order within its kind (nil for state
- * callbacks); nothing when there is no event i. */
+ * callbacks); point: for a blend space's track, the 1-based point whose
+ * clip has the item (nil otherwise); nothing when there is no event i. */
 static int animator_event(lua_State *L) {
   anim_animator *a = check_animator(L, 1);
   lua_Integer i = luaL_checkinteger(L, 2);
@@ -372,12 +359,14 @@ static int animator_event(lua_State *L) {
     lua_pushnil(L);
   }
   lua_pushnumber(L, e->late);
-  return 5;
+  if (anim_track_point(e->track) < 0) return 5;
+  lua_pushinteger(L, anim_track_point(e->track) + 1);
+  return 6;
 }
 
 /* The animator at index 1 of a reader of the pose (lua_helpers.h). */
 #define reader_box anim_lua_reader_box
-#define reader_animator anim_lua_reader_animator
+#define reader_animator anim_lua_upanimator
 
 static int push10(lua_State *L, const double *v) {
   int i;
@@ -457,11 +446,7 @@ static int animator_pose_into(lua_State *L) {
 
 /* ---- tracks ------------------------------------------------------------- */
 
-static anim_track *check_track(lua_State *L, int idx) {
-  track_box *b = anim_lua_checkbox(L, idx, ANIM_BOX_TRACK);
-  if (!b->t) anim_lua_finalized(L, ANIM_BOX_TRACK);
-  return b->t;
-}
+#define check_track anim_lua_checktrack
 
 /* By the collector or by hand.  The collector finalizes a track once
  * nothing plays it (it ended, or its animator goes too); by hand, a track
@@ -470,7 +455,7 @@ static anim_track *check_track(lua_State *L, int idx) {
 static int track_gc(lua_State *L) {
   track_box *b = anim_lua_checkbox(L, 1, ANIM_BOX_TRACK);
   if (b->t) {
-    anim_track_end(b->t);
+    anim_track_end_now(b->t);
     anim_track_release(b->t);
   }
   b->t = NULL;

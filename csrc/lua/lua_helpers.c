@@ -17,6 +17,7 @@ static const struct { const char *mt, *dead; size_t size; } kinds[ANIM_BOX_KINDS
   {ANIM_ANIMATOR_MT, ANIM_ANIMATOR_MT " (finalized)", sizeof(anim_animator_box)},
   {ANIM_TRACK_MT, ANIM_TRACK_MT " (finalized)", sizeof(anim_track_box)},
   {ANIM_RETARGET_MT, ANIM_RETARGET_MT " (finalized)", sizeof(anim_retarget_box)},
+  {ANIM_SPACE_MT, ANIM_SPACE_MT " (finalized)", sizeof(anim_space_box)},
 };
 
 #define FINALIZED "%s used after it was finalized (garbage collected, or its __gc called by hand)"
@@ -118,6 +119,11 @@ void anim_lua_newmeta(lua_State *L, int kind, lua_CFunction gc, const char *fiel
   lua_pushstring(L, kinds[kind].mt);
   lua_setfield(L, -2, "__metatable");
   lua_setfield(L, -2, field);
+  /* the finalized one as field "<field>_finalized": the Lua side tells an
+   * object finalized by hand from another kind of value */
+  lua_pushfstring(L, "%s_finalized", field);
+  luaL_getmetatable(L, kinds[kind].dead);
+  lua_rawset(L, -3);
 }
 
 int anim_lua_uservalue(lua_State *L, int kind, int n) {
@@ -319,6 +325,28 @@ const char *anim_lua_suggest(const char *name, const char *const *names, int n) 
   return best < 0 ? NULL : names[best];
 }
 
+anim_animator *anim_lua_checkanimator(lua_State *L, int arg) {
+  anim_animator_box *b = anim_lua_checkbox(L, arg, ANIM_BOX_ANIMATOR);
+  if (!b->a) anim_lua_finalized(L, ANIM_BOX_ANIMATOR);
+  return b->a;
+}
+
+anim_track *anim_lua_checktrack(lua_State *L, int arg) {
+  anim_track_box *b = anim_lua_checkbox(L, arg, ANIM_BOX_TRACK);
+  if (!b->t) anim_lua_finalized(L, ANIM_BOX_TRACK);
+  return b->t;
+}
+
+/* ---- what playing takes ---------------------------------------------------- */
+
+void anim_lua_checkplayopts(lua_State *L, int idx, anim_play_opts *o) {
+  o->fade = luaL_checknumber(L, idx);
+  o->weight = luaL_checknumber(L, idx + 1);
+  o->speed = luaL_checknumber(L, idx + 2);
+  o->has_priority = !lua_isnoneornil(L, idx + 3);
+  o->priority = o->has_priority ? luaL_checknumber(L, idx + 3) : 0;
+}
+
 /* A number at field k of the table at t, read raw (dflt when absent). */
 static double raw_number(lua_State *L, int t, const char *k, double dflt) {
   double v = dflt;
@@ -347,7 +375,7 @@ static void raw_quat(lua_State *L, int t, const char *k, double q[4]) {
   lua_pop(L, 1);
 }
 
-anim_binding *anim_lua_bindings(lua_State *L, int idx, int njoints, int nrig, int *n) {
+anim_binding *anim_lua_checkbindings(lua_State *L, int idx, int njoints, int nrig, int *n) {
   anim_binding *binds;
   lua_Integer nb, i;
   idx = lua_absindex(L, idx);
@@ -381,6 +409,27 @@ anim_binding *anim_lua_bindings(lua_State *L, int idx, int njoints, int nrig, in
   return binds;
 }
 
+int anim_lua_newtrack(lua_State *L) {
+  anim_lua_newbox(L, ANIM_BOX_TRACK, sizeof(anim_track_box), 3);
+  return lua_gettop(L);
+}
+
+void anim_lua_settrack(lua_State *L, int box, anim_track *t, int src, int animator, int cbs) {
+  anim_track_box *tb = lua_touserdata(L, box);
+  if (!t) anim_lua_nomem(L);
+  tb->t = t;
+  anim_track_retain(t);
+  lua_pushvalue(L, src);
+  lua_setiuservalue(L, box, 1);
+  lua_pushvalue(L, animator);
+  lua_setiuservalue(L, box, 2);
+  lua_pushvalue(L, cbs);
+  lua_setiuservalue(L, box, 3);
+  lua_settop(L, box);
+  /* (last: the collector may run finalizers) */
+  anim_lua_account(L, ((anim_animator_box *)lua_touserdata(L, animator))->acct);
+}
+
 anim_animator_box *anim_lua_reader_box(lua_State *L) {
   anim_animator_box *b = lua_touserdata(L, 1);
   if (b && lua_getmetatable(L, 1)) {
@@ -393,4 +442,4 @@ anim_animator_box *anim_lua_reader_box(lua_State *L) {
   return b;
 }
 
-anim_animator *anim_lua_reader_animator(lua_State *L) { return anim_lua_reader_box(L)->a; }
+anim_animator *anim_lua_upanimator(lua_State *L) { return anim_lua_reader_box(L)->a; }

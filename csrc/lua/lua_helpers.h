@@ -11,7 +11,9 @@
 #include "lua_compat.h"
 #include "core/amem.h"
 #include "core/animator.h"
+#include "core/blendspace.h"
 #include "core/clip.h"
+#include "core/gameplay.h"
 #include "core/rig.h"
 
 /* The metatables of the userdata (their __name is what messages show). */
@@ -20,6 +22,7 @@
 #define ANIM_ANIMATOR_MT "anim.animator"
 #define ANIM_TRACK_MT "anim.track"
 #define ANIM_RETARGET_MT "anim.retarget"
+#define ANIM_SPACE_MT "anim.blendspace"
 
 /* The kinds of box, each with its metatable and the one a finalized box
  * of that kind gets ("anim.clip (finalized)": every use of the object then
@@ -28,7 +31,7 @@
  * userdata given a box's metatable by debug.setmetatable (a box of another
  * kind, any other userdata) is refused, never read as that box. */
 enum { ANIM_BOX_CLIP, ANIM_BOX_RIG, ANIM_BOX_ANIMATOR, ANIM_BOX_TRACK, ANIM_BOX_RETARGET,
-       ANIM_BOX_KINDS };
+       ANIM_BOX_SPACE, ANIM_BOX_KINDS };
 #define ANIM_BOX_TAG(kind) (0x616e0000u + (unsigned)(kind))
 
 /* The boxes.  A clip keeps the key cursors clip:sample uses between calls
@@ -53,6 +56,7 @@ typedef struct {
 } anim_animator_box;
 typedef struct { unsigned tag; anim_track *t; } anim_track_box;
 typedef struct { unsigned tag; } anim_retarget_box;
+typedef struct { unsigned tag; anim_space *s; } anim_space_box;
 
 /* ---- memory ---------------------------------------------------------------
  * The core allocates through the state's allocator (lua_Alloc), called
@@ -123,22 +127,32 @@ void anim_lua_pushnumbers(lua_State *L, const double *v, size_t n);
 void anim_lua_fillnumbers(lua_State *L, const double *v, size_t n);
 /* Makes the metatable of kind `kind` (with gc as its __gc, unless NULL;
  * __metatable set, so that getmetatable gives its name) and the one of its
- * finalized boxes, and sets the first as field `field` of the table on the
- * top of the stack. */
+ * finalized boxes, and sets them as fields `field` and `field`_finalized
+ * of the table on the top of the stack. */
 void anim_lua_newmeta(lua_State *L, int kind, lua_CFunction gc, const char *field);
 /* Pushes user value n of the box of kind `kind` at index 1, live or
  * finalized: the Lua side's table of an object (returns 1). */
 int anim_lua_uservalue(lua_State *L, int kind, int n);
 
-/* The bindings table at idx (anim_binding, animator.h):
+/* Playing.  The play options at idx..idx+3 (fade, weight, speed,
+ * priority or nil: numbers only, nothing runs).  The bindings table at idx
+ * (anim_binding, animator.h):
  *   { { cj = 1-based clip joint, rj = 1-based rig joint,
  *       pre = quat?, post = quat?, pscale = number? }, ... }
- * read raw, checked against a clip of njoints joints and a rig of nrig
- * (numbers the caller takes before: making the array may run finalizers,
- * which may finalize the clip or the rig by hand), into an array kept in a
- * userdata pushed on the stack (freed by the collector); *n gets their
- * count. */
-anim_binding *anim_lua_bindings(lua_State *L, int idx, int njoints, int nrig, int *n);
+ * as lua/anim/format/bind.lua makes them, read raw, checked against a clip
+ * of njoints joints and a rig of nrig (numbers the caller takes before:
+ * making the array may run finalizers, which may finalize the clip or the
+ * rig by hand), into an array kept in a userdata pushed on the stack
+ * (freed by the collector); *n gets their count.  A new empty track box
+ * (its stack index; making it may run finalizers too), then the track of a
+ * play in it (retained: raises the memory error for NULL), its user values
+ * the values at src (the clip or blend space), animator and cbs (the Lua
+ * side's callbacks), the core memory told to the collector, the box left
+ * on the top of the stack. */
+void anim_lua_checkplayopts(lua_State *L, int idx, anim_play_opts *o);
+anim_binding *anim_lua_checkbindings(lua_State *L, int idx, int njoints, int nrig, int *n);
+int anim_lua_newtrack(lua_State *L);
+void anim_lua_settrack(lua_State *L, int box, anim_track *t, int src, int animator, int cbs);
 
 /* The animator at index 1 of a function called per joint, per character,
  * per frame (a reader of the pose): its metatable is compared with the
@@ -148,7 +162,6 @@ anim_binding *anim_lua_bindings(lua_State *L, int idx, int njoints, int nrig, in
  * reader that makes tables takes the animator out of it again after each
  * (finalizers may finalize it by hand). */
 anim_animator_box *anim_lua_reader_box(lua_State *L);
-anim_animator *anim_lua_reader_animator(lua_State *L);
 
 /* The closest of names[0..n-1] to `name` for "did you mean?", or NULL:
  * the one that differs only in letter case, else the nearest by edit
@@ -161,6 +174,10 @@ const char *anim_lua_suggest(const char *name, const char *const *names, int n);
 /* The built objects under the boxes (raises when the box is finalized). */
 anim_clip *anim_lua_checkclip(lua_State *L, int arg);
 anim_rig *anim_lua_checkrig(lua_State *L, int arg);
+anim_animator *anim_lua_checkanimator(lua_State *L, int arg);
+/* anim_lua_reader_box(L)->a */
+anim_animator *anim_lua_upanimator(lua_State *L);
+anim_track *anim_lua_checktrack(lua_State *L, int arg);
 
 /* Each adds its functions (and metatables) to the module table on the top
  * of the stack. */
@@ -174,5 +191,7 @@ void anim_lua_open_reload(lua_State *L);
 void anim_lua_open_property(lua_State *L);
 void anim_lua_open_override(lua_State *L);
 void anim_lua_open_bytes(lua_State *L);
+void anim_lua_open_blendspace(lua_State *L);
+void anim_lua_open_gameplay(lua_State *L);
 
 #endif

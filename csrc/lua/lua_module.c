@@ -20,5 +20,7 @@ int luaopen_anim_core(lua_State *L) {
   anim_lua_open_override(L);
   anim_lua_open_reload(L);
   anim_lua_open_bytes(L);
+  anim_lua_open_blendspace(L);
+  anim_lua_open_gameplay(L);
   return 1;
 }

@@ -14,7 +14,7 @@ static int animator_property(lua_State *L) {
   size_t len;
   /* (the name first: a number converted to one may run a collection) */
   const char *name = luaL_checklstring(L, 2, &len);
-  anim_animator *a = anim_lua_reader_animator(L);
+  anim_animator *a = anim_lua_upanimator(L);
   const double *v;
   int n = anim_animator_property(a, name, len, &v), i;
   if (n < 0) { lua_pushboolean(L, 0); return 1; }

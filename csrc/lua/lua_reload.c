@@ -40,7 +40,7 @@ static int scratch_gc(lua_State *L) {
  * plays, built for this), which gets the old content in exchange (and
  * the two clips swap their info tables, user value 1, and sampling
  * cursors).  tracks[i] (anim.track) plays `clip`; bindings[i] is its
- * bindings for the new content (anim_lua_bindings).  A track that no
+ * bindings for the new content (anim_lua_checkbindings).  A track that no
  * longer plays (collected, its animator gone) is passed over.  false, i,
  * name, n, m: nothing changed, as property `name` of the new content has
  * n components where a track of another clip on the animator of
@@ -80,7 +80,7 @@ static int clip_reload(lua_State *L) {
     lua_pop(L, 1);
     if (!tb->t || anim_track_clip(tb->t) != old || !(rig = anim_track_rig(tb->t))) continue;
     lua_rawgeti(L, 4, i);
-    anim_lua_bindings(L, -1, fresh_joints, rig->n, &nb);
+    anim_lua_checkbindings(L, -1, fresh_joints, rig->n, &nb);
     lua_rawseti(L, binds_at, i);  /* the array's userdata */
     lua_pop(L, 1);
     lua_pushinteger(L, nb);

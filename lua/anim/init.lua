@@ -220,6 +220,11 @@ function anim.reload(c, source, opts)
   return reload.reload(c, source, opts.strict)
 end
 
+-- anim.blendspace{ points = { { clip =, at = }, ... } [, sync, name] } -> space
+local blendspace = require "anim.runtime.blendspace"
+function anim.blendspace(def) return blendspace.new(def) end
+anim.is_blendspace = blendspace.is_space
+
 -- Retarget maps (SEMANTICS 8).
 local retarget = require "anim.format.retarget"
 

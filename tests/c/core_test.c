@@ -12,6 +12,7 @@
 #include "override.h"
 #include "propmix.h"
 #include "reload.h"
+#include "gameplay.h"
 #include "rig.h"
 
 static int passed, failed;
@@ -393,6 +394,63 @@ int main(void) {
     anim_animator_free(ga);
     anim_clip_free(ac);
     anim_rig_free(gr);
+  }
+
+  {
+    /* the gameplay features from C: a blend space of the clip at two
+     * places, root motion of the arm, a track queued after it, and a
+     * two-bone constraint on a rig of three joints in a chain */
+    static const char *cn3[] = {"a", "b", "c"};
+    static const int cp3[] = {-1, 0, 1};
+    static const double cv3[][3] = {{0, 0, 0}, {0, 1, 0}, {0, 2, 0}}, cr3[][4] = {{0, 0, 0, 1}, {0, 0, 0, 1}, {0, 0, 0, 1}};
+    const anim_clip *two[2];
+    const double at[2][2] = {{0, 0}, {1, 0}}, p[2] = {0.25, 0};
+    const anim_binding *bs[2];
+    int nb[2] = {1, 1};
+    double w[2], m[7];
+    anim_space *sp;
+    anim_animator *a2 = anim_animator_new(&mem, rig, ANIM_SIDE_BOTH);
+    anim_track *st, *q;
+    anim_rig *chain = anim_rig_new(&mem, 3, cn3, cp3, cv3, cr3, &err);
+    anim_animator *a3 = chain ? anim_animator_new(&mem, chain, ANIM_SIDE_BOTH) : NULL;
+    anim_ik_desc d;
+    two[0] = two[1] = clip;
+    bs[0] = bs[1] = &bind;
+    sp = anim_space_new(&mem, 2, 1, two, at, 1, &err);
+    CHECK(sp && a2 && a3, "a space, animators");
+    if (sp && a2 && a3) {
+      anim_space_weights(sp, p, w);
+      CHECK(near(w[0], 0.75) && near(w[1], 0.25), "weights at 0.25");
+      st = anim_animator_play_space(a2, sp, &opts, bs, nb, p);
+      q = anim_animator_play(a2, clip, &opts, &bind, 1);
+      CHECK(st && q && anim_track_queue_after(q, st) == 1 && anim_track_queued(q), "queued after the space");
+      anim_animator_set_root_motion(a2, 1);
+      CHECK(anim_animator_update(a2, 0.75) == 0, "update");
+      anim_animator_root_motion(a2, m);
+      CHECK(near(m[0], 1.5) && near(m[6], 1), "root motion: 0.75 of a loop of 2");
+      anim_animator_get(a2, 1, v, NULL);
+      CHECK(near(v[0], 0), "the arm held at time 0");
+      CHECK(anim_animator_update(a2, 0.5) == 0 && !anim_track_playing(st) && anim_track_playing(q),
+            "the queued track starts at the loop's end (fade 0)");
+      anim_animator_root_motion(a2, m);
+      CHECK(near(m[0], 0.5 + 0.5), "the rest of the space's loop, then the queued track's");
+      memset(&d, 0, sizeof d);
+      d.kind = ANIM_IK_TWO_BONE;
+      d.j[0] = 0; d.j[1] = 1; d.j[2] = 2;
+      d.target[0] = 1; d.target[1] = 1;
+      d.pole[2] = 1;
+      d.weight = 1; d.soften = 1;
+      CHECK(anim_ik_add(a3, &d) > 0, "a constraint");
+      anim_animator_update(a3, 0);
+      anim_animator_world(a3, 2, v);
+      CHECK(fabs(v[0] - 1) < 1e-9 && fabs(v[1] - 1) < 1e-9 && fabs(v[2]) < 1e-9, "the tip on the target");
+      d.j[1] = 2; d.j[2] = 1;
+      CHECK(anim_ik_add(a3, &d) == -2, "a chain upside down is refused");
+    }
+    anim_space_free(sp);
+    anim_animator_free(a2);
+    anim_animator_free(a3);
+    anim_rig_free(chain);
   }
 
   anim_animator_free(an);

@@ -52,6 +52,17 @@ function M.typename(v)
   return type(name) == "string" and name or type(v)
 end
 
+-- A value for messages: numbers as they are, with nan, inf and -inf
+-- spelled the same everywhere (tostring gives "-nan" or "nan" depending on
+-- the C library); anything else by its type.
+function M.show(v)
+  if type(v) ~= "number" then return M.typename(v) end
+  if v ~= v then return "nan" end
+  if v == math.huge then return "inf" end
+  if v == -math.huge then return "-inf" end
+  return tostring(v)
+end
+
 -- Checks that v has Lua type ty (an optional argument may be nil).
 function M.check(v, ty, n, fname, optional)
   if type(v) ~= ty and not (optional and v == nil) then

@@ -13,6 +13,7 @@ local codes = require "anim.base.codes"
 local fields = require "anim.format.fields"
 local format = require "anim.format.read"
 local Q = require "anim.base.quat"
+local suggest = require "anim.base.suggest"
 
 local M = {}
 local fail, key, index = E.fail, E.key, E.index
@@ -171,5 +172,21 @@ args.methods(methods, mt, "anim.rig")
 
 local getmt = debug.getmetatable -- (getmetatable(rig) is the string "anim.rig")
 function M.is_rig(v) return getmt(v) == mt end
+
+-- The 1-based index of joint j of a rig (a name, or an index of
+-- rig:joints()), or nil and why.
+function M.joint(rig, j)
+  local info = core.rig_info(rig)
+  if type(j) == "string" then
+    local i = info.index[j]
+    if not i then return nil, "unknown joint '" .. j .. "'" .. suggest.hint(j, info.names) end
+    return i
+  end
+  if type(j) == "number" and j == math.floor(j) then
+    if j >= 1 and j <= #info.joints then return compat.tointeger(j) end
+    return nil, "joint index " .. tostring(j) .. " out of range 1.." .. #info.joints
+  end
+  return nil, "joint name or index expected, got " .. args.show(j)
+end
 M.info = core.rig_info
 return M

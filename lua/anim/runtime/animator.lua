@@ -13,6 +13,8 @@ local retarget = require "anim.format.retarget"
 local playing = require "anim.runtime.playing"
 local override = require "anim.runtime.override"
 local suggest = require "anim.base.suggest"
+local spaces = require "anim.runtime.blendspace"
+local ik = require "anim.runtime.ik"
 
 local M = {}
 
@@ -22,6 +24,7 @@ local EV_ITEM, EV_LOOPED, EV_STOPPED = codes.event.item, codes.event.looped, cod
 local MARKER, EVENT, SOUND = codes.item.marker, codes.item.event, codes.item.sound
 local DEFAULT_FADE = codes.float.default_fade
 local clip_info, track_uv, animator_state = core.clip_info, core.track_uservalue, core.animator_state
+local space_info = core.space_info
 local core_update, core_event = core.animator_update, core.animator_event
 local core_update_list = core.animators_update
 local core_delivering = core.animator_delivering
@@ -35,16 +38,7 @@ local argerror = args.error
 local E = require "anim.base.errors"
 local compat_rawlen = require("anim.base.compat").rawlen
 local finite = E.finite
-
--- A value for messages: nan, inf and -inf spelled the same everywhere
--- (tostring gives "-nan" or "nan" depending on the C library).
-local function show(v)
-  if type(v) ~= "number" then return type(v) end
-  if v ~= v then return "nan" end
-  if v == math.huge then return "inf" end
-  if v == -math.huge then return "-inf" end
-  return tostring(v)
-end
+local show = args.show
 
 -- An optional number option: nil is absent; else finite and >= lo.
 local function opt_number(opts, k, dflt, lo, fname)
@@ -158,8 +152,8 @@ end
 local methods = {}
 
 -- The options of anim.animator and of play, each listed once.
-local ANIMATOR_OPTIONS = args.names { "side", "space", "library", "warn" }
-local PLAY_OPTIONS = args.names { "fade", "weight", "speed", "priority", "retarget", "warn" }
+local ANIMATOR_OPTIONS = args.names { "side", "space", "library", "warn", "root_motion" }
+local PLAY_OPTIONS = args.names { "fade", "weight", "speed", "priority", "retarget", "warn", "at", "after" }
 
 -- An optional function option.
 local function opt_function(opts, k, n, fname)
@@ -185,18 +179,50 @@ function M.new(rig, opts)
   if lib ~= nil and not library.is_library(lib) then
     argerror(2, "animator", "library must be a library from anim.library, got " .. type(lib))
   end
+  local motion
+  if opts.root_motion ~= nil then
+    local why
+    motion, why = rigmod.joint(rig, opts.root_motion)
+    if not motion then argerror(2, "animator", "root_motion: " .. why) end
+  end
   local warn = opt_function(opts, "warn", 2, "animator")
   local state = { live = {}, ended = {}, side = side, space = space, library = lib, rig = rig, warn = warn }
-  return core.animator_new(rig, SIDES[side], state)
+  local a = core.animator_new(rig, SIDES[side], state)
+  if motion then core.animator_set_root_motion(a, motion) end
+  return a
 end
 
 local function play(self, clip, opts, fname)
-  if not clipmod.is_clip(clip) then argerror(1, fname, "clip expected, got " .. args.typename(clip)) end
+  local space = spaces.is_space(clip)
+  if not space and not clipmod.is_clip(clip) then
+    argerror(1, fname, "clip or blend space expected, got " .. args.typename(clip))
+  end
   opts = args.options(opts, PLAY_OPTIONS, 2, fname)
   local st = animator_state(self)
-  local info = clip_info(clip)
+  local info = space and spaces.info(clip) or clip_info(clip)
   if info.space == "view" and st.space ~= "view" then
-    argerror(1, fname, string.format("clip '%s' is a view clip: a body animator cannot play it", tostring(info.name)))
+    argerror(1, fname, string.format("%s '%s' is a view clip: a body animator cannot play it",
+      space and "blend space" or "clip", tostring(info.name)))
+  end
+  local x, y
+  if space then
+    local at = opts.at
+    if at == nil then at = info.points[1].at end -- (the first point's clip alone)
+    x, y = spaces.check_at(clip, at, 2, fname, "at")
+  elseif opts.at ~= nil then
+    argerror(2, fname, "at: only a blend space takes a parameter (this is clip '" .. tostring(info.name) .. "')")
+  end
+  local after = opts.after
+  if after ~= nil then
+    if debug.getmetatable(after) ~= core.track_metatable then
+      argerror(2, fname, "after must be a track, got " .. args.typename(after))
+    end
+    if track_uv(after, 2) ~= self then argerror(2, fname, "after: the track plays on another animator") end
+    local queued = st.queued_after and st.queued_after[after]
+    -- (a track finalized by hand no longer waits: its metatable is another)
+    if queued and debug.getmetatable(queued) == core.track_metatable and core.track_queued(queued) then
+      argerror(2, fname, "after: that track already has a track queued after it (queue after that one)")
+    end
   end
   local fade = opt_number(opts, "fade", DEFAULT_FADE, 0, fname)
   local weight = opt_number(opts, "weight", 1, 0, fname)
@@ -221,8 +247,14 @@ local function play(self, clip, opts, fname)
     end
   end
   local warn = opt_function(opts, "warn", 2, fname) or st.warn
-  local bindings = bind.get(clip, st.rig, map)
-  local track, p, other = core.animator_play(self, clip, fade, weight, speed, priority, bindings, {})
+  local track, p, other
+  if space then
+    local bindings = {}
+    for i, c in ipairs(info.clips) do bindings[i] = bind.get(c, st.rig, map) end
+    track = core.animator_play_space(self, clip, fade, weight, speed, priority, bindings, {}, x, y)
+  else
+    track, p, other = core.animator_play(self, clip, fade, weight, speed, priority, bind.get(clip, st.rig, map), {})
+  end
   if not track then
     local prop = info.properties[p]
     argerror(1, fname, string.format("clip '%s': its property '%s' has %d component%s, but a track on this animator gives it %d",
@@ -230,10 +262,17 @@ local function play(self, clip, opts, fname)
   end
   local _, _, _, _, _, _, id = core.track_state(track)
   st.live[id] = track
-  playing.note(clip, track, map)
+  if not space then playing.note(clip, track, map) end
+  if after ~= nil and core.track_queue_after(track, after) == 1 then
+    st.queued_after = st.queued_after or setmetatable({}, { __mode = "kv" })
+    st.queued_after[after] = track
+  end
   if warn then
     -- the clip joints that play on nothing, once per track (none: silence)
-    local unmatched = bind.unmatched(clip, st.rig, map)
+    local unmatched = {}
+    for _, c in ipairs(space and info.clips or { clip }) do
+      for _, name in ipairs(bind.unmatched(c, st.rig, map)) do unmatched[#unmatched + 1] = name end
+    end
     if #unmatched > 0 then warn(track, unmatched) end
   end
   return track
@@ -301,15 +340,21 @@ end
 local function deliver(self, st, n, in_co)
   local live, ended = st.live, st.ended
   local err
-  local last, cbs, info
+  -- (the last track's callbacks and source, and the info of the clip
+  -- whose items it fires: consecutive entries are mostly of one track)
+  local last, cbs, src, lastpoint, info
   for i = 1, n do
-    local ty, id, kind, idx, late = core_event(self, i)
+    local ty, id, kind, idx, late, point = core_event(self, i)
     local tr = live[id]
     if tr then
       if tr ~= last then
-        last, cbs, info = tr, track_uv(tr, 3), clip_info(track_uv(tr, 1))
+        last, cbs, src, info = tr, track_uv(tr, 3), track_uv(tr, 1), nil
       end
       if ty == EV_ITEM then
+        -- (a blend space's item: its point's clip has it)
+        if not info or point ~= lastpoint then
+          info, lastpoint = clip_info(point and space_info(src).clips[point] or src), point
+        end
         if kind == MARKER then
           local m = info.markers[idx]
           local per = cbs.marker
@@ -524,6 +569,13 @@ end
 -- (runtime/override.lua); animator:overrides() -> the handles in creation order
 function methods.override(self, joint, opts) return override.new(self, animator_state(self), joint, opts) end
 function methods.overrides(self) return override.list(animator_state(self)) end
+-- Root motion: this update's motion of the animator's root_motion joint
+-- (dx, dy, dz, qx, qy, qz, qw; no joint: 0, 0, 0, 0, 0, 0, 1).
+methods.root_motion = core.animator_root_motion
+
+-- Constraints (runtime/ik.lua).
+methods.two_bone_ik = ik.two_bone_ik
+methods.aim = ik.aim
 
 -- Where the rig stands: the world transform of its first root joint (rigs
 -- keep parents first).  Hosts place sounds there (SEMANTICS 7a.13).
@@ -545,6 +597,27 @@ local fields = {
   library = function(st) return st.library end,
 }
 
+-- (read on the animator itself)
+local self_fields = {
+  root_motion_joint = function(self)
+    local j = core.animator_root_motion_joint(self)
+    return j and rigmod.info(animator_state(self).rig).joints[j].name
+  end,
+}
+
+-- animator.root_motion = joint name or index | nil
+local setters = {
+  root_motion = function(self, v)
+    local j
+    if v ~= nil then
+      local why
+      j, why = rigmod.joint(animator_state(self).rig, v)
+      if not j then args.raise("animator.root_motion: " .. why) end
+    end
+    core.animator_set_root_motion(self, j)
+  end,
+}
+
 local amt = core.animator_metatable
 amt.__name = "anim.animator"
 amt.__index = function(self, k)
@@ -552,8 +625,14 @@ amt.__index = function(self, k)
   if m then return m end
   local f = fields[k]
   if f then return f(animator_state(self)) end
+  f = self_fields[k]
+  if f then return f(self) end
 end
-amt.__newindex = function(_, k) args.raise("cannot set animator field '" .. tostring(k) .. "'") end
+amt.__newindex = function(self, k, v)
+  local f = setters[k]
+  if not f then args.raise("cannot set animator field '" .. tostring(k) .. "'") end
+  f(self, v)
+end
 
 -- Tracks -------------------------------------------------------------------------
 
@@ -579,6 +658,31 @@ function tmethods.adjust_speed(self, s)
   core.track_adjust_speed(self, s)
 end
 
+-- track:crossfade(clip [, fade]) -> track: plays clip now (a clip or a
+-- blend space, fading in over fade) and stops this track over the same.
+function tmethods.crossfade(self, clip, fade)
+  if fade ~= nil and (not finite(fade) or fade < 0) then
+    argerror(2, "crossfade", "fade must be a finite number >= 0, got " .. show(fade))
+  end
+  fade = fade or DEFAULT_FADE
+  local new = play(track_uv(self, 2), clip, { fade = fade }, "crossfade")
+  core.track_stop(self, fade)
+  return new
+end
+
+-- track:set_at(x [, y]): a blend space track's parameter (track.at), with
+-- no table.
+function tmethods.set_at(self, x, y)
+  local src = track_uv(self, 1)
+  if not spaces.is_space_box(src) then args.raise("track:set_at: the track plays a clip, not a blend space") end
+  local two = space_info(src).dimensions == 2
+  if not finite(x) or (two and not finite(y)) then
+    argerror(1, "set_at", (two and "x, y must be finite numbers (a 2D blend space), got " .. show(x) .. ", " .. show(y))
+      or ("x must be a finite number (a 1D blend space), got " .. show(x)))
+  end
+  core.track_set_at(self, x, y)
+end
+
 function tmethods.on_marker(self, name, fn)
   if type(name) ~= "string" then argerror(1, "on_marker", "marker name expected, got " .. type(name)) end
   local cbs = track_uv(self, 3)
@@ -598,7 +702,16 @@ local tfields = {
   fade = function(self) return select(6, core.track_state(self)) end,
   clip = function(self) return track_uv(self, 1) end,
   animator = function(self) return track_uv(self, 2) end,
-  length = function(self) return clip_info(track_uv(self, 1)).length end,
+  -- a blend space's: its first point's clip's (the space's clock)
+  length = function(self)
+    local src = track_uv(self, 1)
+    return (spaces.is_space_box(src) and space_info(src) or clip_info(src)).length
+  end,
+  at = function(self)
+    local x, y = core.track_at(self)
+    if y then return { x, y } end
+    return x
+  end,
 }
 
 local tmt = core.track_metatable
@@ -615,10 +728,29 @@ tmt.__newindex = function(self, k, v)
     core.track_seek(self, v)
     return
   end
+  if k == "at" then
+    local src = track_uv(self, 1)
+    if not spaces.is_space_box(src) then args.raise("track.at: the track plays a clip, not a blend space") end
+    local dim = space_info(src).dimensions
+    if dim == 1 and not finite(v) then
+      args.raise("track.at must be a finite number (a 1D blend space), got " .. show(v))
+    end
+    local x, y = v, nil
+    if dim == 2 then
+      x, y = type(v) == "table" and rawget(v, 1), type(v) == "table" and rawget(v, 2)
+      if not (finite(x) and finite(y)) then
+        args.raise("track.at must be { x, y } of finite numbers (a 2D blend space), got " .. args.typename(v))
+      end
+    end
+    core.track_set_at(self, x, y)
+    return
+  end
   args.raise("cannot set track field '" .. tostring(k) .. "'")
 end
 tmt.__tostring = function(self)
-  return string.format("anim.track(%s, t=%g)", tostring(clip_info(track_uv(self, 1)).name), core.track_time(self))
+  local src = track_uv(self, 1)
+  local info = spaces.is_space_box(src) and space_info(src) or clip_info(src)
+  return string.format("anim.track(%s, t=%g)", tostring(info.name), core.track_time(self))
 end
 
 -- After finalization ---------------------------------------------------------------

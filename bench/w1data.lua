@@ -1,0 +1,84 @@
+-- bench/w1data.lua: the W1 data of ../shared/bench/README.md, read once for
+-- the scripts that play it (bench/w1.lua, bench/gameplay.lua).
+--
+--   local w1 = require "bench.w1data"
+--   local d = w1.read(path [, euler]) -- nil, why when the file cannot be read
+--   d.J, d.C, d.K, d.D     joints, clips, keys per channel, clip length
+--   d.joints[c]            clip c's joints table in anim.clip's shape
+--   w1.clip(d, c [, shift]) the clip (shift: its values moved `shift` keys on)
+local anim = require "anim"
+
+local M = {}
+
+-- Quaternion to yxz Euler degrees (W1e; R = Ry Rx Rz, as anim reads "yxz"),
+-- unwrapped against the previous key so consecutive keys differ by < 180°.
+local function to_yxz(q, prev)
+  local x, y, z, w = q[1], q[2], q[3], q[4]
+  local m12 = 2 * (y * z - w * x) -- = -sin(ax)
+  local ax = math.asin(math.max(-1, math.min(1, -m12)))
+  local ay = math.atan(2 * (x * z + w * y), 1 - 2 * (x * x + y * y))
+  local az = math.atan(2 * (x * y + w * z), 1 - 2 * (x * x + z * z))
+  local e = { math.deg(ax), math.deg(ay), math.deg(az) }
+  if prev then
+    for k = 1, 3 do
+      while e[k] - prev[k] > 180 do e[k] = e[k] - 360 end
+      while e[k] - prev[k] < -180 do e[k] = e[k] + 360 end
+    end
+  end
+  return e
+end
+
+-- W1 file: line 1 "W1 joints clips keys duration", then per clip, per joint:
+-- rotation times, rotation xyzw, position times, position xyz.
+function M.read(path, euler)
+  local f = io.open(path)
+  if not f then return nil, "cannot read " .. path .. " (set ANIM_SHARED or --data)" end
+  local J, C, K, D = f:read("l"):match("^W1 (%d+) (%d+) (%d+) (%S+)")
+  J, C, K, D = tonumber(J), tonumber(C), tonumber(K), tonumber(D)
+  local function numbers()
+    local t = {}
+    for x in f:read("l"):gmatch("%S+") do t[#t + 1] = tonumber(x) end
+    return t
+  end
+  local out = { J = J, C = C, K = K, D = D, joints = {} }
+  for c = 1, C do
+    local joints = {}
+    for j = 0, J - 1 do
+      local rt, rv, pt, pv = numbers(), numbers(), numbers(), numbers()
+      local rot, pos, prev = {}, {}, nil
+      for k = 1, K do
+        local q = { rv[4 * k - 3], rv[4 * k - 2], rv[4 * k - 1], rv[4 * k] }
+        if euler then prev = to_yxz(q, prev); q = prev end
+        rot[k] = { rt[k], q }
+        pos[k] = { pt[k], { pv[3 * k - 2], pv[3 * k - 1], pv[3 * k] } }
+      end
+      joints["j" .. j] = { rotation = rot, position = pos }
+    end
+    out.joints[c] = joints
+  end
+  f:close()
+  return out
+end
+
+-- Clip c of the data; with shift, each channel's values moved `shift` keys
+-- on (the same times: another clip of the same shape and cost).
+function M.clip(d, c, shift)
+  local joints = d.joints[c]
+  if shift then
+    local moved = {}
+    for name, jt in pairs(joints) do
+      local m = {}
+      for ch, keys in pairs(jt) do
+        local n, ks = #keys, {}
+        for k = 1, n do ks[k] = { keys[k][1], keys[(k - 1 + shift) % n + 1][2] } end
+        m[ch] = ks
+      end
+      moved[name] = m
+    end
+    joints = moved
+  end
+  return assert(anim.clip({ version = 3, length = d.D, loop = "loop", euler = "yxz", joints = joints },
+    "w1-" .. (c - 1) .. (shift and ("+" .. shift) or "")))
+end
+
+return M

@@ -1,0 +1,199 @@
+/* spaceplay.c - a blend space on an animator.  The space plays as one
+ * track per point, consecutive in the animator's tracks: the first point's
+ * (the lead: the track scripts hold, stop, seek) then the others, all with
+ * the lead's start order and priority.  Each blends with the lead's weight
+ * and fade times its point's weight (blend.c), so the points of a space
+ * combine as tracks of one level do.  Before the lead steps, the
+ * parameter gives the points their weights.
+ *
+ * Synced (the default): the lead's clock is the space's, its playhead
+ * speed scaled so that a cycle lasts the weighted mean of the clips'
+ * durations (length / speed); the other points sit at the same phase
+ * (their time is the lead's time x their length / the lead's length) and
+ * the lead's passes cover their items and motion at that phase.  On its
+ * own point the lead plays exactly as its clip alone would.  Not synced:
+ * each point runs on its own clock beside the lead's, from where the
+ * lead's advance began to where it ended (a `once` clip holds its end);
+ * only the lead reports wraps and ends.  Either way a point fires its
+ * items while its weight is above 0. */
+#include "animator_impl.h"
+#include "blendspace.h"
+
+struct anim_spaceplay {
+  anim_space *space;       /* retained */
+  double at[2];            /* the parameter */
+  size_t size;
+  int n;
+  anim_track *m[1];        /* n: the points' tracks, m[0] the lead (the others retained) */
+};
+
+anim_track *anim_animator_play_space(anim_animator *a, anim_space *s, const anim_play_opts *o,
+                                     const anim_binding *const *binds, const int *nbind,
+                                     const double p[2]) {
+  size_t size = sizeof(struct anim_spaceplay) + sizeof(anim_track *) * (size_t)(s->n - 1);
+  struct anim_spaceplay *sp = anim_malloc(&a->mem, size);
+  int i, base = a->ntracks;
+  anim_track *lead;
+  if (!sp) return NULL;
+  for (i = 0; i < s->n; i++) {
+    anim_track *t = anim_animator_play(a, s->clip[i], o, binds[i], nbind[i]);
+    if (!t) {
+      /* out of memory: the tracks made so far go (nothing changed) */
+      int k;
+      for (k = base; k < a->ntracks; k++) {
+        a->tracks[k]->owner = NULL;
+        anim_track_release(a->tracks[k]);
+      }
+      a->ntracks = base;
+      anim_free(&a->mem, sp, size);
+      return NULL;
+    }
+    sp->m[i] = t;
+  }
+  lead = sp->m[0];
+  for (i = 0; i < s->n; i++) {
+    anim_track *t = sp->m[i];
+    t->lead = lead;
+    t->point = i;
+    t->id = lead->id;
+    t->priority = lead->priority;
+    if (i > 0) anim_track_retain(t);
+  }
+  sp->space = s;
+  anim_space_retain(s);
+  sp->at[0] = p[0];
+  sp->at[1] = s->dim == 2 ? p[1] : 0;
+  sp->size = size;
+  sp->n = s->n;
+  lead->sp = sp;
+  return lead;
+}
+
+int anim_space_points(const anim_track *lead) { return lead->sp->n; }
+anim_track *anim_space_point(const anim_track *lead, int i) { return lead->sp->m[i]; }
+
+void anim_space_release(anim_track *lead) {
+  struct anim_spaceplay *sp = lead->sp;
+  anim_mem m = lead->mem;
+  int i;
+  lead->sp = NULL;
+  for (i = 1; i < sp->n; i++) anim_track_release(sp->m[i]);
+  anim_space_free(sp->space);
+  anim_free(&m, sp, sp->size);
+}
+
+int anim_track_set_at(anim_track *t, const double p[2]) {
+  if (!t->sp) return 0;
+  t->sp->at[0] = p[0];
+  t->sp->at[1] = t->sp->space->dim == 2 ? p[1] : 0;
+  return 1;
+}
+
+int anim_track_at(const anim_track *t, double p[2]) {
+  if (!t->sp) return 0;
+  p[0] = t->sp->at[0];
+  p[1] = t->sp->at[1];
+  return 1;
+}
+
+const anim_space *anim_track_space(const anim_track *t) { return t->sp ? t->sp->space : NULL; }
+
+/* A synced point's clip time at the lead's clip time x: the same phase,
+ * each end onto its end exactly (items there are neither lost nor fired
+ * twice at a wrap). */
+static double phase_time(const anim_track *lead, const anim_track *t, double x) {
+  double L0 = lead->clip->length, L = t->clip->length, y;
+  if (x >= L0) return L;
+  if (x <= 0) return 0;
+  y = x * (L / L0);
+  return y < L ? y : L;
+}
+
+void anim_space_begin(anim_animator *a, anim_track *lead) {
+  struct anim_spaceplay *sp = lead->sp;
+  const anim_space *s = sp->space;
+  double w[ANIM_MAX_SPACE_POINTS];
+  int i;
+  anim_space_weights(s, sp->at, w);
+  for (i = 0; i < sp->n; i++) {
+    anim_track *t = sp->m[i];
+    t->bw = w[i];
+    t->last_at = 0;
+    if (a->rm_joint >= 0) anim_rootmotion_begin(a, t);
+  }
+  if (s->sync) {
+    /* a cycle lasts the weighted mean of the durations: on the first
+     * point alone the factor is exactly 1 */
+    double cycle = 0;
+    for (i = 0; i < sp->n; i++) cycle += w[i] * (s->clip[i]->length / s->clip[i]->speed);
+    lead->vscale = (s->clip[0]->length / s->clip[0]->speed) / cycle;
+    for (i = 1; i < sp->n; i++) sp->m[i]->shows_last = 0;
+  }
+}
+
+void anim_space_end(anim_animator *a, anim_track *lead) {
+  struct anim_spaceplay *sp = lead->sp;
+  int i;
+  (void)a;
+  if (!sp->space->sync) return;
+  for (i = 1; i < sp->n; i++) {
+    anim_track *t = sp->m[i];
+    t->time = phase_time(lead, t, lead->time);
+    t->tlo = 0;
+    t->pdir = lead->pdir;
+    t->loops = lead->loops;
+    t->fresh = lead->fresh;
+    t->state = lead->state;
+    t->shows_last = lead->shows_last;
+  }
+}
+
+int anim_space_follow(anim_animator *a, anim_track *t) {
+  const anim_track *l = t->lead;
+  (void)a;
+  if (l->sp->space->sync || l->state == TR_QUEUED) return 0;  /* moved by the lead, or waiting */
+  t->state = l->state == TR_ENDED ? TR_ENDED : TR_PLAYING;
+  t->shows_last = l->shows_last;
+  t->speed = l->speed;
+  return l->state != TR_ENDED || l->e1 > l->e0;
+}
+
+void anim_space_pass(anim_animator *a, anim_track *lead, double from, double to, int dir, int incl,
+                     double e0, double sp) {
+  struct anim_spaceplay *s = lead->sp;
+  int i;
+  if (!s->space->sync) return;
+  for (i = 1; i < s->n; i++) {
+    anim_track *t = s->m[i];
+    double f = phase_time(lead, t, from), g = phase_time(lead, t, to);
+    if (t->bw > 0)
+      anim_clock_fire_pass(a, t, f, g, dir, incl, e0, sp * (t->clip->length / lead->clip->length));
+    if (a->rm_joint >= 0) anim_rootmotion_pass(a, t, f, g);
+  }
+}
+
+void anim_space_skip(anim_animator *a, anim_track *lead, int mode, int dir, double k, double from,
+                     double bt) {
+  struct anim_spaceplay *s = lead->sp;
+  int i;
+  if (!s->space->sync || a->rm_joint < 0) return;
+  for (i = 1; i < s->n; i++)
+    anim_rootmotion_skip(a, s->m[i], mode, dir, k, phase_time(lead, s->m[i], from),
+                         phase_time(lead, s->m[i], bt));
+}
+
+void anim_space_seek(anim_track *lead, double time) {
+  struct anim_spaceplay *sp = lead->sp;
+  int i;
+  for (i = 1; i < sp->n; i++) {
+    anim_track *t = sp->m[i];
+    if (sp->space->sync) {
+      t->time = phase_time(lead, t, time);
+      t->tlo = 0;
+      t->fresh = 0;
+      t->rm.valid = 0;
+    } else {
+      anim_track_seek(t, time);
+    }
+  }
+}
