@@ -21,7 +21,7 @@ local shim = here .. "/../build/bench/malloc_count.so"
 local function calls(script, opts, n, set)
   local cmd = string.format("LD_PRELOAD=%s %s %s/%s %s", shim, lua, here, script, opts)
   local p = io.popen(cmd)
-  local out = p:read("a")
+  local out = p:read("*a")
   p:close()
   if set then out = out:match('[^\n]*"set":"' .. set .. '"[^\n]*') or "" end
   local c = tonumber(out:match('"malloc_calls_per_frame":([%d.]+)'))

@@ -67,7 +67,7 @@ for r = 1, args.runs do
   times[r] = os.clock() - t0
 end
 table.sort(times)
-local med = times[(args.runs + 1) // 2]
+local med = times[math.floor((args.runs + 1) / 2)]
 
 local has_memstat, memstat = pcall(require, "bench.memstat")
 local function malloc_calls() return has_memstat and memstat.calls() or nil end

@@ -102,7 +102,7 @@ collectgarbage("restart")
 local med = {}
 for _, k in ipairs(order) do
   table.sort(times[k])
-  med[k] = times[k][(args.runs + 1) // 2]
+  med[k] = times[k][math.floor((args.runs + 1) / 2)]
 end
 local function per_update(k) return med[k] / (FRAMES * N) * 1e9 end
 print(string.format('{"workload":"callbacks","n":%d,"runs":%d,"calls_per_run":%d,'

@@ -46,7 +46,7 @@ local path = opts.data or (os.getenv("ANIM_SHARED") or (here .. "/../../shared")
 local data = assert(w1.read(path))
 local J, D = data.J, data.D
 local clips = { w1.clip(data, 1), w1.clip(data, 2) }
-local shifted = { w1.clip(data, 1, data.K // 2), w1.clip(data, 2, data.K // 2) }
+local shifted = { w1.clip(data, 1, math.floor(data.K / 2)), w1.clip(data, 2, math.floor(data.K / 2)) }
 
 local function rig_of(chain)
   local rj = {}
@@ -128,7 +128,7 @@ for _, set in ipairs { "w1", "space2d4", "w1chain", "ik2" } do
   local calls = calls0 and (malloc_calls() - calls0) / 60
   collectgarbage("restart")
   table.sort(times)
-  local med = times[(#times + 1) // 2]
+  local med = times[math.floor((#times + 1) / 2)]
   local per = med / (FRAMES * n) * 1e9
   results[set] = per
   local extra = ""

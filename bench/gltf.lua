@@ -28,7 +28,7 @@ end
 
 local function read(path)
   local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
+  local s = f:read("*a")
   f:close()
   return s
 end
@@ -43,7 +43,7 @@ local function median(fn)
     t[r] = os.clock() - t0
   end
   table.sort(t)
-  return t[(#t + 1) // 2]
+  return t[math.floor((#t + 1) / 2)]
 end
 
 local ref = cjson.decode(read(args.data .. "/reference.json"))

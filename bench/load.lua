@@ -72,10 +72,10 @@ local function key(t, value, channel)
     extra[#extra + 1] = string.format('"in":[%s,%s]', g(-r(0.005, 0.03)), g(r(-2, 2)))
     if editor and pick % 3 == 0 then extra[#extra + 1] = '"left":"autoClamped","right":"free"' end
   elseif interp and interp ~= "linear" and interp ~= "step" and interp ~= "catmullrom" then
-    local ease = EASES[(pick // #INTERPS) % #EASES + 1]
+    local ease = EASES[math.floor(pick / #INTERPS) % #EASES + 1]
     if ease then extra[#extra + 1] = string.format('"ease":"%s"', ease) end
   end
-  if editor and pick % 7 == 0 then extra[#extra + 1] = string.format('"type":"%s"', TYPES[pick // 7 % #TYPES + 1]) end
+  if editor and pick % 7 == 0 then extra[#extra + 1] = string.format('"type":"%s"', TYPES[math.floor(pick / 7) % #TYPES + 1]) end
   if interp or #extra > 0 then parts[3] = interp and ('"' .. interp .. '"') or '"linear"' end
   if #extra > 0 then parts[4] = "{" .. table.concat(extra, ",") .. "}" end
   keys = keys + 1
@@ -145,7 +145,7 @@ local text = generate(args.out)
 local function status_kb(field)
   local s = io.open("/proc/self/status")
   if not s then return nil end
-  local kb = s:read("a"):match(field .. ":%s*(%d+)")
+  local kb = s:read("*a"):match(field .. ":%s*(%d+)")
   s:close()
   return tonumber(kb)
 end
@@ -188,7 +188,7 @@ local function median(fn)
     assert(v)
   end
   table.sort(times)
-  return times[(#times + 1) // 2]
+  return times[math.floor((#times + 1) / 2)]
 end
 
 local t_load = median(function() return anim.load(args.out) end)

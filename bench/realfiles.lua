@@ -16,7 +16,7 @@ end
 
 local function read(p)
   local f = assert(io.open(p, "rb"))
-  local s = f:read("a")
+  local s = f:read("*a")
   f:close()
   return s
 end

@@ -42,7 +42,7 @@ local failed = {}
 -- what was measured: the commit (with -dirty for uncommitted changes)
 local function first_line(cmd)
   local p = io.popen(cmd .. " 2>/dev/null")
-  local l = p and p:read("l")
+  local l = p and p:read("*l")
   if p then p:close() end
   return l
 end
@@ -80,7 +80,7 @@ res:close()
 
 run(string.format("%s %s/table.lua %s > %s/table.md", lua, here, results, opts.out))
 local t = assert(io.open(opts.out .. "/table.md"))
-io.write("\n", t:read("a"))
+io.write("\n", t:read("*a"))
 t:close()
 io.stderr:write("written: ", results, ", ", opts.out, "/table.md\n")
 if #failed > 0 then

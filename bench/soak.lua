@@ -79,10 +79,10 @@ local function expected(mode, L, speed, loops, time, m)
   if m == start then
     -- pass 1, every pass that came back to it, and the one under way if it has
     local heading_back = loops % 2 == 1
-    return 1 + loops // 2 + ((heading_back and time == start) and 1 or 0)
+    return 1 + math.floor(loops / 2) + ((heading_back and time == start) and 1 or 0)
   end
   if m == far then
-    return (loops + 1) // 2 + ((loops % 2 == 0 and time == far) and 1 or 0)
+    return math.floor((loops + 1) / 2) + ((loops % 2 == 0 and time == far) and 1 or 0)
   end
   return loops + (reached and 1 or 0)
 end
@@ -151,7 +151,7 @@ local pose = {}
 -- the samples' table made at its full size first: its growth is not the
 -- animators'
 local samples, nsamples = {}, 0
-for i = 1, UPDATES // SAMPLE_EVERY + 1 do samples[i] = 0 end
+for i = 1, math.floor(UPDATES / SAMPLE_EVERY) + 1 do samples[i] = 0 end
 local started = os.clock()
 collectgarbage()
 collectgarbage()

@@ -61,7 +61,7 @@ end
 local function first_line(cmd)
   local p = io.popen(cmd .. " 2>/dev/null")
   if not p then return nil end
-  local s = p:read("l")
+  local s = p:read("*l")
   p:close()
   return s
 end
@@ -265,7 +265,7 @@ print(text)
 
 if doc then
   local d = assert(io.open(doc))
-  local s = d:read("a")
+  local s = d:read("*a")
   d:close()
   local a, b = s:find("<!%-%- bench:begin %-%->\n", 1)
   local c = s:find("<!%-%- bench:end %-%->", b or 1)

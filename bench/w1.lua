@@ -142,7 +142,7 @@ local function malloc_calls() return has_memstat and memstat.calls() or nil end
 local function peak_rss_kb()
   local s = io.open("/proc/self/status")
   if not s then return nil end
-  local kb = s:read("a"):match("VmHWM:%s*(%d+)")
+  local kb = s:read("*a"):match("VmHWM:%s*(%d+)")
   s:close()
   return tonumber(kb)
 end
@@ -204,7 +204,7 @@ for _, n in ipairs(ns) do
   local calls = calls0 and (malloc_calls() - calls0) / 60
   collectgarbage("restart")
   table.sort(times)
-  local med = times[(#times + 1) // 2]
+  local med = times[math.floor((#times + 1) / 2)]
   local per = 1e9 / (FRAMES * n * J)
   print(string.format('{"workload":"W1","variant":"%s","n":%d,"mode":"%s","runs":%d,'
     .. '"ns_per_joint_sample":%.2f,"ms_per_frame":%.4f,"peak_rss_kb":%s,'

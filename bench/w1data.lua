@@ -33,11 +33,11 @@ end
 function M.read(path, euler)
   local f = io.open(path)
   if not f then return nil, "cannot read " .. path .. " (set ANIM_SHARED or --data)" end
-  local J, C, K, D = f:read("l"):match("^W1 (%d+) (%d+) (%d+) (%S+)")
+  local J, C, K, D = f:read("*l"):match("^W1 (%d+) (%d+) (%d+) (%S+)")
   J, C, K, D = tonumber(J), tonumber(C), tonumber(K), tonumber(D)
   local function numbers()
     local t = {}
-    for x in f:read("l"):gmatch("%S+") do t[#t + 1] = tonumber(x) end
+    for x in f:read("*l"):gmatch("%S+") do t[#t + 1] = tonumber(x) end
     return t
   end
   local out = { J = J, C = C, K = K, D = D, joints = {} }

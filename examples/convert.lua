@@ -19,7 +19,7 @@ else
 end
 
 local f = assert(io.open(out))
-local text = f:read("a")
+local text = f:read("*a")
 f:close()
 print(string.format("wrote %d bytes of version 3 JSON; the head's rotation keys:", #text))
 print((text:match('"head": {.-"rotation": (%b[])') or ""):sub(1, 300))

@@ -289,8 +289,8 @@ OPS[#OPS + 1] = function(r)
   local slot = r:byte() % 3 + 1
   local b = r:byte()
   local side = ({ "both", "server", "client" })[b % 3 + 1]
-  local space = (b // 3) % 4 == 3 and "view" or "body"
-  S.animators[slot] = anim.animator(player, { side = side, space = space, library = (b // 12) % 2 == 0 and library or nil })
+  local space = math.floor(b / 3) % 4 == 3 and "view" or "body"
+  S.animators[slot] = anim.animator(player, { side = side, space = space, library = math.floor(b / 12) % 2 == 0 and library or nil })
 end
 
 -- play a clip with odd options

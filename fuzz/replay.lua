@@ -11,7 +11,7 @@ local driver = require("fuzz." .. target)
 local failed = 0
 for i = 2, #arg do
   local f = assert(io.open(arg[i], "rb"))
-  local data = f:read("a")
+  local data = f:read("*a")
   f:close()
   local ok, err = xpcall(driver.run, debug.traceback, data)
   if ok then

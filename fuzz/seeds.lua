@@ -17,7 +17,7 @@ local shared = os.getenv("ANIM_SHARED") or "../shared"
 
 local function read(path)
   local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
+  local s = f:read("*a")
   f:close()
   return s
 end

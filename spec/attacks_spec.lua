@@ -310,7 +310,7 @@ describe("smaller defects (defect 11)", function()
     assert.are.equal(link .. ": cannot save: it is a symbolic link to a file that does not exist"
       .. " (anim.save writes through links only to existing files)", err)
     local p = io.popen("readlink '" .. link .. "'")
-    assert.are.equal(dir .. "/nowhere/x.anim", p:read("l"))
+    assert.are.equal(dir .. "/nowhere/x.anim", p:read("*l"))
     p:close()
   end)
 
@@ -327,7 +327,7 @@ describe("smaller defects (defect 11)", function()
     ]])
     local p = io.popen(string.format("cd '%s' && LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_PATH_5_4='lua/?.lua;lua/?/init.lua;;'"
       .. " LUA_CPATH='%s/?.so;;' LUA_CPATH_5_4='%s/?.so;;' %s '%s' 2>&1", H.root, H.build, H.build, H.lua, script))
-    local out = p:read("a")
+    local out = p:read("*a")
     p:close()
     local msg = "c: cannot encode: the clip was finalized (garbage collected, or its __gc called by hand)"
     assert.are.equal("nil\t" .. msg .. "\nnil\t" .. msg .. "\n", out)

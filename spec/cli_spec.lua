@@ -11,7 +11,7 @@ local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 -- absolute: the commands run in temp directories
 local ROOT = (function()
   local p = assert(io.popen("cd " .. q(H.root) .. " && pwd"))
-  local d = p:read("l")
+  local d = p:read("*l")
   p:close()
   return d
 end)()
@@ -19,7 +19,7 @@ local BIN = ROOT .. "/bin/anim"
 local WALK = ROOT .. "/examples/clips/walk.anim"
 local SHARED = (function()
   local p = assert(io.popen("cd " .. q(H.shared) .. " 2>/dev/null && pwd"))
-  local d = p:read("l")
+  local d = p:read("*l")
   p:close()
   return d or H.shared
 end)()
@@ -35,7 +35,7 @@ local function run(args, env)
   local cmd = string.format("cd %s && env -u LUA_PATH -u LUA_CPATH -u LUA_PATH_5_4 -u LUA_CPATH_5_4 %s %s %s %s 2>%s",
     q(tmp), env or "", H.lua, q(BIN), args, q(errf))
   local p = assert(io.popen(cmd))
-  local out = p:read("a")
+  local out = p:read("*a")
   local _, _, code = p:close()
   local err = H.read(errf)
   os.remove(errf)
@@ -529,7 +529,7 @@ describe("anim validate", function()
     end
     local function now()
       local p = assert(io.popen("date +%s.%N"))
-      local t = tonumber(p:read("l"))
+      local t = tonumber(p:read("*l"))
       p:close()
       return t
     end
@@ -682,7 +682,7 @@ describe("anim convert", function()
     ]==], ROOT, ROOT, ROOT, WALK, importer or ""))
     local errf = tmp .. "/.err"
     local p = io.popen(string.format("cd %s && %s %s %s 2>%s", q(tmp), H.lua, q(script), args, q(errf)))
-    local out = p:read("a")
+    local out = p:read("*a")
     local _, _, code = p:close()
     return code, out, H.read(errf)
   end
@@ -1097,7 +1097,7 @@ describe("anim plot", function()
 
   it("made docs/img/walk-curves.svg (regenerate: see lua/anim/cli.lua)", function()
     local p = assert(io.popen(string.format("cd %s && %s bin/anim plot examples/clips/walk.anim -o -", q(ROOT), H.lua)))
-    local now = p:read("a")
+    local now = p:read("*a")
     p:close()
     assert.are.equal(now, H.read(ROOT .. "/docs/img/walk-curves.svg"))
   end)
@@ -1212,7 +1212,7 @@ describe("anim sheet", function()
 
   it("made docs/img/walk-sheet.svg (regenerate: see lua/anim/cli.lua)", function()
     local p = assert(io.popen(string.format("cd %s && %s bin/anim sheet examples/clips/walk.anim -o -", q(ROOT), H.lua)))
-    local now = p:read("a")
+    local now = p:read("*a")
     p:close()
     assert.are.equal(now, H.read(ROOT .. "/docs/img/walk-sheet.svg"))
   end)
@@ -1232,7 +1232,7 @@ describe("anim output", function()
     local function on_tty(env)
       local p = assert(io.popen(string.format("cd %s && %s script -qec %s /dev/null", q(tmp), env,
         q(H.lua .. " " .. q(BIN) .. " info " .. q(WALK)))))
-      local out = p:read("a")
+      local out = p:read("*a")
       p:close()
       return out
     end
@@ -1244,7 +1244,7 @@ describe("anim output", function()
     local tree = tmp .. "/tree"
     local p = assert(io.popen(string.format("cd %s && luarocks --lua-version=5.4 --tree=%s make --deps-mode=none anim-dev-1.rockspec 2>&1",
       q(ROOT), q(tree))))
-    local log = p:read("a")
+    local log = p:read("*a")
     local ok = p:close()
     assert(ok, log)
     local code, out = (function()
@@ -1252,7 +1252,7 @@ describe("anim output", function()
       local pp = assert(io.popen(string.format(
         "cd / && env -u LUA_PATH -u LUA_PATH_5_4 -u LUA_CPATH -u LUA_CPATH_5_4 %s info %s",
         q(tree .. "/bin/anim"), q(WALK))))
-      local o = pp:read("a")
+      local o = pp:read("*a")
       local _, _, c = pp:close()
       return c, o
     end)()
@@ -1267,7 +1267,7 @@ describe("anim info on odd names", function()
     H.write(dir .. "/odd.anim", [==[{"joints": {"a\nb": {"position": [[0, [0, 0, 0]]]}},
       "markers": [{"time": 0, "name": "m\nx", "value": "v\ty"}]}]==])
     local p = assert(io.popen("cd " .. H.root .. " && " .. H.lua .. " bin/anim info '" .. dir .. "/odd.anim' 2>&1"))
-    local text = p:read("a")
+    local text = p:read("*a")
     p:close()
     assert.truthy(text:find("  a\\nb  ", 1, true), text)
     assert.truthy(text:find("m\\nx  v\\ty", 1, true), text)
@@ -1339,7 +1339,7 @@ describe("anim and typos", function()
   it("validate DIR covers every file of ../shared/data: each checked or skipped with why", function()
     local code, out, err = run("validate " .. q(SHARED .. "/data"))
     local p = assert(io.popen("find -L " .. q(SHARED .. "/data") .. " -type f | wc -l"))
-    local total = tonumber(p:read("a"))
+    local total = tonumber(p:read("*a"))
     p:close()
     local checked, skipped = err:match("(%d+) files? checked, .-(%d+) files? skipped")
     assert(checked and skipped, err)

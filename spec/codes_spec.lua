@@ -8,7 +8,7 @@ local codes = require "anim.base.codes"
 
 local function read(path)
   local f = assert(io.open(H.root .. "/" .. path, "rb"))
-  local s = f:read("a")
+  local s = f:read("*a")
   f:close()
   return s
 end

@@ -39,7 +39,7 @@ local function run(code, name)
     "cd %q && LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_CPATH='%s/?.so;;' ANIM_DOC_TMP=%q %s %q 2>&1",
     H.root, H.build, dir, H.lua, file)
   local p = assert(io.popen(cmd))
-  local out = p:read("a")
+  local out = p:read("*a")
   local ok = p:close()
   os.execute("rm -rf " .. string.format("%q", dir))
   return ok, name .. "\n" .. out
@@ -64,6 +64,6 @@ describe("the documentation's Lua examples", function()
 
   it("are mostly meant to run: few are marked norun", function()
     assert.is_true(total >= 5, total .. " blocks")
-    assert.is_true(skipped <= math.max(2, total // 4), skipped .. " of " .. total .. " blocks are marked norun")
+    assert.is_true(skipped <= math.max(2, math.floor(total / 4)), skipped .. " of " .. total .. " blocks are marked norun")
   end)
 end)

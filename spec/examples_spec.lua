@@ -7,7 +7,7 @@ local function run(name)
     "cd %q && LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_PATH_5_4='lua/?.lua;lua/?/init.lua;;' " ..
     "LUA_CPATH='%s/?.so;;' LUA_CPATH_5_4='%s/?.so;;' %s examples/%s </dev/null 2>&1", H.root, H.build, H.build, H.lua, name)
   local p = assert(io.popen(cmd))
-  local out = p:read("a")
+  local out = p:read("*a")
   local ok = p:close()
   assert(ok, name .. " failed:\n" .. out)
   return out
@@ -80,7 +80,7 @@ describe("examples", function()
         H.root, dir, nodraw and "ANIM_LOVE_NODRAW=1" or "")
       os.execute(cmd)
       local f = io.open(dir .. "/shot-1.rgba", "rb")
-      local px = f and f:read("a")
+      local px = f and f:read("*a")
       if f then f:close() end
       local log = io.open(dir .. "/log.txt") and H.read(dir .. "/log.txt") or ""
       os.execute("rm -rf " .. string.format("%q", dir))

@@ -16,7 +16,7 @@ local function b64(s)
     local a, b, c = s:byte(i, i + 2)
     local n = a * 65536 + (b or 0) * 256 + (c or 0)
     local q = {}
-    for k = 3, 0, -1 do q[#q + 1] = B64:sub((n >> (6 * k)) % 64 + 1, (n >> (6 * k)) % 64 + 1) end
+    for k = 3, 0, -1 do q[#q + 1] = B64:sub(math.floor(n / 2 ^ (6 * k)) % 64 + 1, math.floor(n / 2 ^ (6 * k)) % 64 + 1) end
     if not b then q[3], q[4] = "=", "=" elseif not c then q[4] = "=" end
     out[#out + 1] = table.concat(q)
   end
@@ -150,7 +150,7 @@ describe("glTF accessors", function()
     for _, c in ipairs { { 5120, "b" }, { 5121, "B" }, { 5122, "h" }, { 5123, "H" }, { 5125, "I4" } } do
       local doc, bin = model()
       local v = string.pack("<" .. c[2]:rep(3), 1, 2, 3)
-      local stride = (#v + 3) // 4 * 4
+      local stride = math.floor((#v + 3) / 4) * 4
       local data = pad4(string.pack("<" .. c[2]:rep(3), 0, 0, 0)) .. pad4(v) .. pad4(string.pack("<" .. c[2]:rep(3), 4, 5, 6))
       bin = bin .. data
       doc.buffers[1].byteLength = #bin
@@ -515,7 +515,7 @@ describe("bad glTF input", function()
     -- (in memory where there is a tmpfs: a thousand files written to a disk
     -- take seconds on a loaded machine)
     local mk = assert(io.popen("mktemp -d -p /dev/shm 2>/dev/null || mktemp -d"))
-    local fdir = mk:read("l")
+    local fdir = mk:read("*l")
     mk:close()
     local f = fdir .. "/fuzz.glb"
     for _ = 1, 1000 do

@@ -43,7 +43,7 @@ describe("glTF morph target weights as a property channel", function()
   local node = gltf.nodes[ch.target.node + 1].name
   local times = floats(gltf, bin, sampler.input)
   local values = floats(gltf, bin, sampler.output)
-  local n = #values // #times
+  local n = math.floor(#values / #times)
   local keys = {}
   for k, t in ipairs(times) do
     local v = {}

@@ -96,7 +96,7 @@ describe("glTF files as three.js reads them #long", function()
     local reqf = dir .. "/request.json"
     H.write(reqf, cjson.encode(request))
     local p = assert(io.popen("node " .. q(REF .. "/sample.mjs") .. " " .. q(reqf)))
-    local answer = cjson.decode(p:read("a"))
+    local answer = cjson.decode(p:read("*a"))
     assert.is_true(p:close())
 
     local checked = 0

@@ -25,7 +25,7 @@ H.slowdown = H.valgrind and 60 or H.sanitized and 4 or 1
 
 function H.read(path)
   local f = assert(io.open(path, "rb"), "missing file " .. path)
-  local s = f:read("a")
+  local s = f:read("*a")
   f:close()
   return s
 end
@@ -117,7 +117,7 @@ end
 
 function H.tmpdir()
   local p = assert(io.popen("mktemp -d"))
-  local d = p:read("l")
+  local d = p:read("*l")
   p:close()
   return d
 end

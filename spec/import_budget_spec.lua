@@ -46,13 +46,13 @@ describe("Blockbench import budgets (issue 19)", function()
     local text = bedrock(3, 4, "math.sin(query.anim_time * 360) * 90")
     local one = assert(anim.decode_blockbench(bedrock(1, 4, "math.sin(query.anim_time * 360) * 90"), "k.json")).a1
     local per = keys_of(one)
-    local clips, w = with_limits({ keys = 2 * per + per // 2 }, function() return anim.decode_blockbench(text, "k.json") end)
+    local clips, w = with_limits({ keys = 2 * per + math.floor(per / 2) }, function() return anim.decode_blockbench(text, "k.json") end)
     assert.are.equal(2, count(clips))
     assert.is_nil(clips.a3)
     assert.are.equal(1, #w)
     assert.are.equal("a3", w[1].animation)
     assert.are.equal("not imported: animation 'a3', bone 'b', rotation x: Molang 'math.sin(query.anim_time * 360) * 90'"
-      .. " changes too fast to bake: more than " .. (per // 2) .. " keys on the channel (what anim.limits.keys leaves"
+      .. " changes too fast to bake: more than " .. (math.floor(per / 2)) .. " keys on the channel (what anim.limits.keys leaves"
       .. " for the file's clips) would be needed to stay within 0.01 from 0 to 4 s", w[1].message)
   end)
 

@@ -16,7 +16,7 @@ local REACH_CORE = { base = true, format = true, runtime = true, import = true }
 
 local function sh(cmd)
   local p = assert(io.popen(cmd))
-  local out = p:read("a")
+  local out = p:read("*a")
   p:close()
   return out
 end

@@ -6,6 +6,7 @@
 -- Blender on busier curves.
 local anim = require "anim"
 local core = require "anim.core"
+local compat = require "anim.base.compat"
 
 local function near(a, b, tol)
   return math.abs(a - b) <= (tol or 1e-9)
@@ -129,25 +130,34 @@ end)
 -- on doubles and 32-bit integer arithmetic).
 local G = 0.70710678118654752
 local GRADIENTS = { { 1, 0 }, { G, G }, { 0, 1 }, { -G, G }, { -1, 0 }, { -G, -G }, { 0, -1 }, { G, -G } }
-local M32 = 0xffffffff
+-- (32-bit arithmetic through compat, in doubles below 2^53: the spec runs
+-- on 5.1 and LuaJIT, which have no integers nor bit operators)
+local bxor, rshift = compat.bxor, compat.rshift
+local function u32(v) return v % 4294967296 end
+-- a * b modulo 2^32, exactly: each partial product stays below 2^49
+local function mul32(a, b)
+  a, b = u32(a), u32(b)
+  local ah, al = math.floor(a / 65536), a % 65536
+  return u32(al * b + (ah * b % 65536) * 65536)
+end
 local function hash2(ix, iy)
-  local h = ((ix * 0x8da6b343) ~ (iy * 0xd8163841)) & M32
-  h = h ~ (h >> 15)
-  h = (h * 0x2c1b3c6d) & M32
-  h = h ~ (h >> 12)
-  h = (h * 0x297a2d39) & M32
-  h = h ~ (h >> 15)
+  local h = bxor(mul32(ix, 0x8da6b343), mul32(iy, 0xd8163841))
+  h = bxor(h, rshift(h, 15))
+  h = mul32(h, 0x2c1b3c6d)
+  h = bxor(h, rshift(h, 12))
+  h = mul32(h, 0x297a2d39)
+  h = bxor(h, rshift(h, 15))
   return h
 end
 local function grad(ix, iy, dx, dy)
-  local g = GRADIENTS[(hash2(ix, iy) & 7) + 1]
+  local g = GRADIENTS[hash2(ix, iy) % 8 + 1]
   return g[1] * dx + g[2] * dy
 end
 local function fade(u) return u * u * u * (u * (u * 6 - 15) + 10) end
 local function ref_noise(x, y)
   local fx, fy = math.floor(x), math.floor(y)
   if not (math.abs(fx) < 4e15 and math.abs(fy) < 4e15) then return 0.5 end
-  local ix, iy = math.tointeger(fx), math.tointeger(fy)
+  local ix, iy = compat.tointeger(fx), compat.tointeger(fy)
   local dx, dy = x - fx, y - fy
   local u, v = fade(dx), fade(dy)
   local a = grad(ix, iy, dx, dy) + u * (grad(ix + 1, iy, dx - 1, dy) - grad(ix, iy, dx, dy))

@@ -171,7 +171,7 @@ describe("res:// paths", function()
       return os.execute("setpriv --reuid=65534 --regid=65534 --clear-groups " .. cmd .. " >/dev/null 2>&1")
     end
     sh("chmod 755 '" .. dir .. "'") -- mktemp -d made it 0700
-    local whoami = io.popen("id -u"):read("l")
+    local whoami = io.popen("id -u"):read("*l")
     if whoami ~= "0" or not os.execute("command -v setpriv >/dev/null 2>&1")
        or not as_nobody("test -r lua/anim/init.lua -a -r " .. H.build .. "/anim/core.so -a -r " .. dir .. "/root/sub/a.anim") then
       pending("needs root, setpriv, and a checkout that the user nobody can read")
@@ -186,11 +186,11 @@ describe("res:// paths", function()
       local c, err = lib:clip("res://hidden/h.anim")
       assert(c, err)
       -- the listing really is refused to this user
-      assert(not io.popen("ls %s/root/hidden 2>/dev/null"):read("l"))
+      assert(not io.popen("ls %s/root/hidden 2>/dev/null"):read("*l"))
     ]], dir .. "/root", dir))
     sh("chmod 644 '" .. script .. "'")
     local out = io.popen("setpriv --reuid=65534 --regid=65534 --clear-groups env LUA_PATH='lua/?.lua;lua/?/init.lua;;' "
-      .. "LUA_CPATH='" .. H.build .. "/?.so;;' " .. H.lua .. " '" .. script .. "' 2>&1"):read("a")
+      .. "LUA_CPATH='" .. H.build .. "/?.so;;' " .. H.lua .. " '" .. script .. "' 2>&1"):read("*a")
     assert.are.equal("", out)
     assert.is_true(as_nobody("env LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_CPATH='" .. H.build .. "/?.so;;' "
       .. H.lua .. " '" .. script .. "'"))

@@ -34,18 +34,22 @@ M.tointeger = math.tointeger or function(v)
   return nil
 end
 
+-- (arithmetic, bit by bit: a result bit is set where keep(x, y) says so)
+local function bitwise(keep)
+  return function(a, b)
+    local r, bit = 0, 1
+    while a > 0 or b > 0 do
+      if keep(a % 2, b % 2) then r = r + bit end
+      a, b, bit = math.floor(a / 2), math.floor(b / 2), bit * 2
+    end
+    return r
+  end
+end
+
 -- The bit operations the key bytes and flags need, on non-negative
 -- integers below 2^31 (where every version agrees): 5.3+'s operators
 -- (compiled from text, so that 5.1 parses this file), LuaJIT's bit,
 -- 5.2's bit32, else arithmetic.
-local function bit_and(a, b)
-  local r, bit = 0, 1
-  while a > 0 and b > 0 do
-    if a % 2 == 1 and b % 2 == 1 then r = r + bit end
-    a, b, bit = math.floor(a / 2), math.floor(b / 2), bit * 2
-  end
-  return r
-end
 if M.version >= 503 then
   M.band = load("return function(a, b) return a & b end")()
 elseif M.jit then
@@ -53,7 +57,21 @@ elseif M.jit then
 elseif rawget(_G, "bit32") then
   M.band = rawget(_G, "bit32").band
 else
-  M.band = bit_and
+  M.band = bitwise(function(x, y) return x == 1 and y == 1 end)
+end
+
+-- Exclusive or, on integers below 2^32 (the specs' reference of the noise
+-- hash), unsigned on every version: LuaJIT's bit and 5.2's bit32 give
+-- signed or 32-bit results, taken back to [0, 2^32) here.
+if M.version >= 503 then
+  M.bxor = load("return function(a, b) return a ~ b end")()
+elseif M.jit then
+  local bxor = rawget(_G, "bit").bxor
+  M.bxor = function(a, b) return bxor(a, b) % 4294967296 end
+elseif rawget(_G, "bit32") then
+  M.bxor = rawget(_G, "bit32").bxor
+else
+  M.bxor = bitwise(function(x, y) return x ~= y end)
 end
 
 function M.rshift(a, n) return math.floor(a / 2 ^ n) end

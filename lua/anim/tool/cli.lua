@@ -554,7 +554,7 @@ end
 local function files_under(dir)
   local arg = dir:sub(1, 1) == "-" and "./" .. dir or dir
   local p = assert(io.popen("find -L " .. quote(arg) .. " \\( -type f -o -type l \\) -print0 2>/dev/null"))
-  local text = p:read("a")
+  local text = p:read("*a")
   p:close()
   local list, skipped = {}, {}
   for f in text:gmatch("([^%z]+)%z") do
