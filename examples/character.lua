@@ -9,6 +9,7 @@
 -- the same phase when both have weight), so the game sounds only those of
 -- the clip that weighs most.  Run with `make character`.
 local anim = require "anim"
+local compat = require "anim.base.compat"
 
 -- A stride of the player rig: the root moves `distance` forward (+z) over
 -- one cycle, the legs swing by `swing` degrees, a footstep at each half.
@@ -67,9 +68,9 @@ for frame = 1, 360 do
     local fz = 1 - 2 * (qx * qx + qy * qy)
     local tx, ty, tz = lamp[1] - x - hx, lamp[2] - hy, lamp[3] - z - hz
     local cx, cy, cz = fy * tz - fz * ty, fz * tx - fx * tz, fx * ty - fy * tx
-    local off = math.deg(math.atan(math.sqrt(cx * cx + cy * cy + cz * cz), fx * tx + fy * ty + fz * tz))
+    local off = math.deg(compat.atan2(math.sqrt(cx * cx + cy * cy + cz * cz), fx * tx + fy * ty + fz * tz))
     print(string.format("%6.3f    speed %.2f (walk %.2f, run %.2f)  moving %.2f blocks/s  at z %6.3f  head yaw %6.1f°, %.0e° off the lamp",
-      clock, speed, w[1], w[2], select(3, hero:root_motion()) / dt, z, math.deg(math.atan(fx, fz)), off))
+      clock, speed, w[1], w[2], select(3, hero:root_motion()) / dt, z, math.deg(compat.atan2(fx, fz)), off))
   end
   -- the game moves the character by the root motion of the update
   local dx, _, dz = hero:root_motion()

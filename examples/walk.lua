@@ -3,6 +3,7 @@
 -- a higher priority) fades in, and a second later it fades out again.
 -- Markers and events print as they fire.  Run with `make demo`.
 local anim = require "anim"
+local compat = require "anim.base.compat"
 
 local here = arg and arg[0] and arg[0]:match("^(.*)/[^/]*$") or "examples"
 local walk = assert(anim.load(here .. "/clips/walk.anim"))
@@ -29,7 +30,7 @@ local waving
 -- Rotation about z and x of a joint's world transform, in degrees.
 local function angles(joint)
   local _, _, _, qx, _, qz, qw = player:world_transform(joint)
-  return math.deg(2 * math.atan(qz, qw)), math.deg(2 * math.atan(qx, qw))
+  return math.deg(2 * compat.atan2(qz, qw)), math.deg(2 * compat.atan2(qx, qw))
 end
 
 local dt = 1 / 20

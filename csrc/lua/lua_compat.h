@@ -6,7 +6,7 @@
  *     userdata has one (5.2, 5.3: lua_setuservalue; 5.1: its environment
  *     table), which holds a table of them here;
  *   - lua_geti, lua_getfield and lua_getiuservalue return the type pushed
- *     (5.3+); luaL_len, lua_rawlen, luaL_setfuncs, luaL_setmetatable,
+ *     (5.3+), and luaL_newmetatable sets __name (5.3+); luaL_len, lua_rawlen, luaL_setfuncs, luaL_setmetatable,
  *     luaL_testudata, lua_absindex, luaL_buffinitsize and
  *     luaL_pushresultsize (5.2+);
  *   - integers: 5.1 and 5.2 have no integer subtype, so lua_isinteger is
@@ -83,6 +83,15 @@ static inline void anim_compat_pushresultsize(luaL_Buffer *b, size_t n) {
 #if LUA_VERSION_NUM < 503
 /* ---- 5.1, LuaJIT, 5.2 ---- */
 #define lua_isinteger(L, i) ((void)(L), (void)(i), 0)
+/* luaL_newmetatable sets __name from 5.3 on; the messages name values by
+ * it ("got anim.clip (finalized)"), so it is set here before. */
+static inline int anim_compat_newmetatable(lua_State *L, const char *name) {
+  if (!luaL_newmetatable(L, name)) return 0;
+  lua_pushstring(L, name);
+  lua_setfield(L, -2, "__name");
+  return 1;
+}
+#define luaL_newmetatable(L, name) anim_compat_newmetatable(L, name)
 static inline int anim_compat_geti(lua_State *L, int i, lua_Integer n) {
   i = lua_absindex(L, i);
   lua_pushinteger(L, n);

@@ -27,11 +27,21 @@ M.mtype = math.type or function(v)
   return nil
 end
 
--- math.tointeger: the integer of an integral number, or nil.  Before 5.3,
--- the same number (an integral double is what an integer is there).
-M.tointeger = math.tointeger or function(v)
-  if type(v) == "number" and v == math.floor(v) and v > -math.huge and v < math.huge then return v end
-  return nil
+-- math.tointeger, of numbers only (5.4.3+ also converts the string "3";
+-- 5.1 has no such thing): the integer of an integral number in the
+-- range of a 64-bit integer, or nil.  Before 5.3, the same number (an
+-- integral double is what an integer is there).
+local tointeger = math.tointeger
+if tointeger then
+  M.tointeger = function(v)
+    if type(v) ~= "number" then return nil end
+    return tointeger(v)
+  end
+else
+  M.tointeger = function(v)
+    if type(v) == "number" and v % 1 == 0 and v >= -2 ^ 63 and v < 2 ^ 63 then return v end
+    return nil
+  end
 end
 
 -- (arithmetic, bit by bit: a result bit is set where keep(x, y) says so)
@@ -123,6 +133,10 @@ M.isyieldable = coroutine.isyieldable or function()
   return co ~= nil and not main
 end
 
+-- Whether a coroutine can yield from inside a pcall (5.2+ and LuaJIT; 5.1
+-- cannot: "attempt to yield across metamethod/C-call boundary").
+M.pcall_yields = M.version >= 502 or M.jit
+
 -- xpcall(f, handler, ...): 5.1 takes no arguments for f (LuaJIT does).
 if M.version >= 502 or M.jit then
   M.xpcall = xpcall
@@ -133,8 +147,34 @@ else
   end
 end
 
--- load(text, name): 5.1 has loadstring for text (LuaJIT's load takes it).
-M.load = (M.version >= 502 or M.jit) and load or loadstring -- luacheck: ignore 113
+-- load(text, name, mode, env) of a text: 5.1's load takes only functions,
+-- its loadstring takes no environment (setfenv gives it); LuaJIT's load
+-- takes all four.
+if M.version >= 502 or M.jit then
+  M.load = load
+else
+  M.load = function(text, name, _, env)
+    local f, err = loadstring(text, name) -- luacheck: ignore 113
+    if f and env then setfenv(f, env) end -- luacheck: ignore 113
+    return f, err
+  end
+end
+
+-- os.execute(cmd) as 5.2+ answers: true when the command exited with
+-- status 0, else nil (5.1 and LuaJIT return the status, 0 on success).
+function M.execute(cmd)
+  local r = os.execute(cmd)
+  if type(r) == "number" then return r == 0 or nil end
+  return r or nil
+end
+
+-- atan2(y, x): 5.1 and LuaJIT's math.atan takes one argument (their
+-- math.atan2 takes two), 5.4 has only math.atan(y, x)
+M.atan2 = math.atan2 or math.atan -- luacheck: ignore 143
+
+-- log10: 5.1 and LuaJIT have math.log10, 5.4 only math.log(x, 10), which
+-- 5.1 reads as math.log(x)
+M.log10 = math.log10 or function(x) return math.log(x, 10) end -- luacheck: ignore 143
 
 -- A whole number written without a fraction: "12", also for a float on
 -- 5.3+ ("12" where tostring gives "12.0").

@@ -17,6 +17,7 @@ local json = require "anim.base.json"
 local limits = require "anim.base.limits"
 local clipmod = require "anim.format.clip"
 local Q = require "anim.base.quat"
+local compat = require "anim.base.compat"
 
 local M = {}
 
@@ -34,7 +35,7 @@ local function path_text(p)
   if p == nil then return "" end
   if type(p) == "string" then return p end
   local base = path_text(p.up)
-  if math.type(p.k) == "integer" then return index(base, p.k) end
+  if compat.tointeger(p.k) then return index(base, p.k) end
   return key(base, p.k)
 end
 
@@ -54,7 +55,9 @@ end
 -- (%.17g always does), integers without a fraction, and -0 kept as -0 so
 -- that even the sign of a zero survives.
 local function number_text(v, path)
-  if math.type(v) == "integer" then return string.format("%d", v) end
+  -- (5.1, 5.2 and LuaJIT have no integers: the float path below writes
+  -- an integral value the same way)
+  if compat.mtype(v) == "integer" then return string.format("%d", v) end
   if v ~= v or v == math.huge or v == -math.huge then
     fail(path_text(path), "%s cannot be written as JSON (only finite numbers can)", E.describe(v))
   end
@@ -75,7 +78,8 @@ local ESCAPES = {
 -- JSON escapes for quotes, backslashes and control characters; every other
 -- byte (UTF-8 included) is written as it is.
 local function string_text(s)
-  return '"' .. s:gsub('[\0-\31"\\]', function(c)
+  -- (%z: 5.1 and LuaJIT end a pattern at a zero byte; 5.2+ still read %z)
+  return '"' .. s:gsub('[%z\1-\31"\\]', function(c)
     return ESCAPES[c] or string.format("\\u%04x", c:byte())
   end) .. '"'
 end
@@ -179,7 +183,9 @@ local function classify(t, sch, path)
   local n, max, strings, other = 0, 0, {}, nil
   for k in next, t do
     n = n + 1
-    if math.type(k) == "integer" and k >= 1 then
+    -- (an integer key: on 5.3+ a float key is never integral, on 5.1 an
+    -- integral one is what an integer is)
+    if compat.tointeger(k) and k >= 1 then
       if k > max then max = k end
     elseif type(k) == "string" then
       strings[#strings + 1] = k

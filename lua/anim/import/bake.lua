@@ -24,6 +24,7 @@
 --     evaluations of f (a file's anim.limits.bake_samples), each as
 --     `weight` (1; more for an f that costs more): passing the limit
 --     gives nil, stats (stats.spent = true).
+local compat = require "anim.base.compat"
 local M = {}
 
 M.BOUND = 0.01      -- what the specs and docs promise (degrees, blocks or scale factors)
@@ -68,7 +69,7 @@ local function angle(a, b)
   local y = a[4] * b[2] + a[1] * b[3] - a[2] * b[4] - a[3] * b[1]
   local z = a[4] * b[3] - a[1] * b[2] + a[2] * b[1] - a[3] * b[4]
   local w = a[4] * b[4] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
-  return 2 * math.atan(math.sqrt(x * x + y * y + z * z), math.abs(w)) * 180 / math.pi
+  return 2 * compat.atan2(math.sqrt(x * x + y * y + z * z), math.abs(w)) * 180 / math.pi
 end
 M.angle = angle
 

@@ -584,7 +584,7 @@ local function difference(ch, a, b)
       dn = dn + (qa[i] - sg * qb[i]) ^ 2
       sn = sn + (qa[i] + sg * qb[i]) ^ 2
     end
-    return 2 * math.atan(math.sqrt(dn), math.sqrt(sn))
+    return 2 * compat.atan2(math.sqrt(dn), math.sqrt(sn))
   end
   local m = 0
   for i = 1, 3 do m = math.max(m, math.abs(a[i] - b[i])) end

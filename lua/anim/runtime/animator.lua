@@ -30,13 +30,17 @@ local core_update_list = core.animators_update
 local core_delivering = core.animator_delivering
 local traceback = debug.traceback
 local type = type
-local yield, resume, create, isyieldable = coroutine.yield, coroutine.resume, coroutine.create, coroutine.isyieldable
+local yield, resume, create = coroutine.yield, coroutine.resume, coroutine.create
+-- (5.1 and 5.2 have no coroutine.isyieldable; 5.1's xpcall passes no
+-- arguments: docs/runtimes.md)
+local compat = require "anim.base.compat"
+local isyieldable, xpcall = compat.isyieldable, compat.xpcall
 
 local args = require "anim.base.args"
 local argerror = args.error
 
 local E = require "anim.base.errors"
-local compat_rawlen = require("anim.base.compat").rawlen
+local compat_rawlen = compat.rawlen
 local finite = E.finite
 local show = args.show
 
@@ -98,8 +102,12 @@ local YIELD_MSG = YIELD.update
 
 -- Where nothing can yield, a yield is an error of its own: say it plainly.
 local function plain(err)
-  if type(err) == "string" and (err:find("^attempt to yield across a C%-call boundary")
-      or err:find("^attempt to yield from outside a coroutine")) then
+  if type(err) ~= "string" then return err end
+  -- (each runtime words it its way: 5.4 "across a C-call boundary", 5.1
+  -- "across metamethod/C-call boundary", LuaJIT "across C-call boundary"
+  -- after the callback's position)
+  local first = err:match("^[^\n]*")
+  if first:find("attempt to yield across [%w/ ]*C%-call boundary") or first:find("attempt to yield from outside a coroutine") then
     return YIELD_MSG .. ": " .. err
   end
   return err
@@ -396,7 +404,9 @@ local function deliver_queue(self, n, who)
   local ok, st = pcall(animator_state, self)
   local err
   if ok then
-    ok, err = pcall(deliver, self, st, n, isyieldable())
+    -- (on 5.1 nothing under this pcall can yield: the callbacks are called
+    -- as on the main thread, and a yield fails with 5.1's message)
+    ok, err = pcall(deliver, self, st, n, compat.pcall_yields and isyieldable())
     local live, ended = st.live, st.ended
     for i = #ended, 1, -1 do
       live[ended[i]] = nil
@@ -783,8 +793,15 @@ end
 
 local track_gc = tmt.__gc
 tmt.__gc = function(self)
+  -- A track the collector finalizes after its animator: the core's side
+  -- is gone with the animator, nothing is left to do.  (5.4 turns an error
+  -- in a finalizer into a warning; 5.1 to 5.3 and LuaJIT raise it wherever
+  -- the collector runs.)  Called by hand on a finalized box (another
+  -- metatable), it still raises.
+  local alive, _, _, _, _, _, _, id = pcall(core.track_state, self)
+  if not alive and debug.getmetatable(self) == tmt then return end
   local cbs, owner = track_uv(self, 3), track_uv(self, 2)
-  local _, _, _, _, _, _, id = core.track_state(self)
+  if not alive then _, _, _, _, _, _, id = core.track_state(self) end
   track_gc(self)
   local ok, st = pcall(animator_state, owner)
   if ok and type(st) == "table" and type(st.live) == "table" and st.live[id] == self then st.live[id] = nil end

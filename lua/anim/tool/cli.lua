@@ -12,6 +12,7 @@ local anim = require "anim"
 local clipmod = require "anim.format.clip"
 local argparse = require "argparse"
 local E = require "anim.base.errors"
+local compat = require "anim.base.compat"
 local suggest = require "anim.base.suggest"
 local json = require "anim.base.json"
 local fields = require "anim.format.fields"
@@ -41,7 +42,7 @@ local colour_on
 local function colour(code, s)
   if colour_on == nil then
     local nc = os.getenv("NO_COLOR")
-    colour_on = (nc == nil or nc == "") and os.execute("test -t 1") == true
+    colour_on = (nc == nil or nc == "") and compat.execute("test -t 1") == true
   end
   if not colour_on then return s end
   return "\27[" .. code .. "m" .. s .. "\27[0m"
@@ -297,10 +298,10 @@ function M.euler_of(q, order)
   local a, c
   local b = math.asin(s * mik)
   if math.abs(mik) < 0.9999999 then
-    a = math.atan(-s * m[j][k], m[k][k])
-    c = math.atan(-s * m[i][j], m[i][i])
+    a = compat.atan2(-s * m[j][k], m[k][k])
+    c = compat.atan2(-s * m[i][j], m[i][i])
   else -- gimbal lock: the first and last axes turn about one line
-    a = math.atan(s * m[k][j], m[j][j])
+    a = compat.atan2(s * m[k][j], m[j][j])
     c = 0
   end
   local e = {}
@@ -649,7 +650,7 @@ characters in a line (a newline in a name) are written \n, \r, \t or
       if any then bad = bad + 1 end
     end
     for _, p in ipairs(pos) do
-      if os.execute("test -d " .. quote(p)) then
+      if compat.execute("test -d " .. quote(p)) then
         local list, skipped = files_under(p)
         if #list == 0 then io.stderr:write("anim validate: ", one_line(p), ": no clip files in it\n") end
         for _, f in ipairs(list) do check(f) end
@@ -741,8 +742,8 @@ local function save_one(c, path, src_label)
   end
   -- the folders of OUT are made when missing (mkdir -p)
   local dir = path:match("^(.*)/[^/]*$")
-  if dir and dir ~= "" and not os.execute("test -d " .. quote(dir)) then
-    if not os.execute("mkdir -p " .. quote(dir) .. " 2>/dev/null") then
+  if dir and dir ~= "" and not compat.execute("test -d " .. quote(dir)) then
+    if not compat.execute("mkdir -p " .. quote(dir) .. " 2>/dev/null") then
       fail(INPUT, "cannot write %s: cannot make the folder %s", path, dir)
     end
   end

@@ -17,6 +17,7 @@
 local anim = require "anim"
 local clipmod = require "anim.format.clip"
 local E = require "anim.base.errors"
+local compat = require "anim.base.compat"
 local rigmod = require "anim.format.rig"
 local svg = require "anim.tool.svg"
 
@@ -215,7 +216,7 @@ end
 -- A "nice" tick step (1, 2, 2.5 or 5 times a power of ten) for a span.
 local function nice_step(span, n)
   local raw = span / n
-  local p = 10 ^ math.floor(math.log(raw, 10))
+  local p = 10 ^ math.floor(compat.log10(raw))
   for _, m in ipairs { 1, 2, 2.5, 5, 10 } do
     if m * p >= raw then return m * p end
   end
@@ -223,7 +224,7 @@ local function nice_step(span, n)
 end
 
 local function tick_label(v, step)
-  local decimals = math.max(0, -math.floor(math.log(step, 10) + 1e-9))
+  local decimals = math.max(0, -math.floor(compat.log10(step) + 1e-9))
   if step * 10 ^ decimals % 1 ~= 0 then decimals = decimals + 1 end
   local s = string.format("%." .. decimals .. "f", v)
   if tonumber(s) == 0 then s = string.format("%." .. decimals .. "f", 0) end
