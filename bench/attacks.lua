@@ -8,6 +8,7 @@
 --   make build && LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_CPATH='build/?.so;;' lua5.4 bench/attacks.lua [churn]
 local anim = require "anim"
 local cjson = require "cjson"
+local compat = require "anim.base.compat"
 local hostile = require "bench.hostile"
 
 local BUDGET, CHURN_MB = 0.5, 64
@@ -59,7 +60,7 @@ do -- defect 2: two tracks of 4,000 markers at the same times, speed 1e15
 end
 do -- defect 7: a list of keys 1, 2, 4 ... 2^26 (raw length 2^26)
   local list = {}
-  for p = 26, 1, -1 do list[math.tointeger(2 ^ p)] = anim.animator(player) end
+  for p = 26, 1, -1 do list[compat.tointeger(2 ^ p)] = anim.animator(player) end
   list[1] = anim.animator(player)
   measure("update", "7: anim.update of a raw length of 2^26", function() assert(not pcall(anim.update, list, 0.1)) end)
 end

@@ -10,6 +10,7 @@
 -- os.clock() (process CPU time).
 local anim = require "anim"
 local cjson = require "cjson"
+local binary = require "spec.bytes"
 
 local args = { runs = 9, data = (os.getenv("ANIM_SHARED") or "../shared") .. "/data/gltf" }
 do
@@ -54,7 +55,7 @@ for _, f in ipairs(files) do
   local path = args.data .. "/" .. f
   local bytes = read(path)
   local json = bytes
-  if bytes:sub(1, 4) == "glTF" then json = bytes:sub(21, 20 + string.unpack("<I4", bytes, 13)) end
+  if bytes:sub(1, 4) == "glTF" then json = bytes:sub(21, 20 + binary.unpack("<I4", bytes, 13)) end
   local r = assert(anim.import_gltf(path))
   local keys, joints = 0, 0
   for _, c in pairs(r.clips) do

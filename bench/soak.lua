@@ -21,6 +21,7 @@
 -- `lua bench/soak.lua [hours]` soaks for another number of simulated hours.
 local anim = require "anim"
 local cjson = require "cjson"
+local compat = require "anim.base.compat"
 
 local HOURS = tonumber(arg and arg[1]) or 24
 local FPS = 60
@@ -43,7 +44,7 @@ local CLIPS = {
 local ANIMATORS = { { 1, 5 }, { 2, 6 }, { 3, 4 } }
 
 local function build(def)
-  local name, mode, length, _, times = table.unpack(def)
+  local name, mode, length, _, times = compat.unpack(def)
   local markers = {}
   for i, t in ipairs(times) do markers[i] = { time = t, name = "m" .. i } end
   return assert(anim.clip({
@@ -201,7 +202,7 @@ local out = {
   tracks = {},
 }
 for _, rec in ipairs(tracks) do
-  local name, mode, L, speed, times = table.unpack(rec.def)
+  local name, mode, L, speed, times = compat.unpack(rec.def)
   local tr = rec.track
   local loops, time = tr.loops, tr.time
   local markers, wrong = {}, 0
@@ -236,7 +237,7 @@ if rss_base and rss_max - rss_base > RSS_SLACK_KB then
   fail("resident size grew from %d KiB to %d KiB", rss_base, rss_max)
 end
 out.ok = #failures == 0
-if os.getenv("SOAK_SAMPLES") then out.samples = { table.unpack(samples, 1, nsamples) } end
+if os.getenv("SOAK_SAMPLES") then out.samples = { compat.unpack(samples, 1, nsamples) } end
 out.failures = #failures > 0 and failures or nil
 print(cjson.encode(out))
 os.exit(out.ok and 0 or 1)

@@ -8,6 +8,7 @@
 -- replaces the text between the lines "<!-- bench:begin -->" and
 -- "<!-- bench:end -->" of that file with the table.
 local cjson = require "cjson"
+local compat = require "anim.base.compat"
 
 local path, doc = "build/bench/results.jsonl", nil
 do
@@ -54,7 +55,7 @@ local function ns(key, n)
 end
 local function fmt(x)
   if x == nil then return "—" end
-  if math.type(x) == "integer" or x >= 100 then return string.format("%.0f", x) end
+  if compat.mtype(x) == "integer" or x >= 100 then return string.format("%.0f", x) end
   return string.format("%.1f", x)
 end
 

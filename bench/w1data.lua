@@ -7,6 +7,7 @@
 --   d.joints[c]            clip c's joints table in anim.clip's shape
 --   w1.clip(d, c [, shift]) the clip (shift: its values moved `shift` keys on)
 local anim = require "anim"
+local compat = require "anim.base.compat"
 
 local M = {}
 
@@ -16,8 +17,8 @@ local function to_yxz(q, prev)
   local x, y, z, w = q[1], q[2], q[3], q[4]
   local m12 = 2 * (y * z - w * x) -- = -sin(ax)
   local ax = math.asin(math.max(-1, math.min(1, -m12)))
-  local ay = math.atan(2 * (x * z + w * y), 1 - 2 * (x * x + y * y))
-  local az = math.atan(2 * (x * y + w * z), 1 - 2 * (x * x + z * z))
+  local ay = compat.atan2(2 * (x * z + w * y), 1 - 2 * (x * x + y * y))
+  local az = compat.atan2(2 * (x * y + w * z), 1 - 2 * (x * x + z * z))
   local e = { math.deg(ax), math.deg(ay), math.deg(az) }
   if prev then
     for k = 1, 3 do

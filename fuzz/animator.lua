@@ -19,6 +19,8 @@
 -- operations and MAX_PLAYS tracks started per input.
 local anim = require "anim"
 local C = require "fuzz.common"
+local compat = require "anim.base.compat"
+local binary = require "spec.bytes"
 
 local M = {}
 
@@ -31,6 +33,12 @@ local function bug(fmt, ...)
 end
 
 -- reads fields (each read runs the module's code)
+-- (5.3+: of the integer subtype; before, without one, an integral number)
+local function is_integer(v)
+  if compat.integers then return compat.mtype(v) == "integer" end
+  return type(v) == "number" and v % 1 == 0
+end
+
 local function touch(...) return select("#", ...) end
 
 local function finite(x)
@@ -111,7 +119,7 @@ function Reader:pick(list)
   if v == "raw" then
     local bytes = self.s:sub(self.i, self.i + 7)
     self.i = self.i + 8
-    v = string.unpack("<d", bytes .. string.rep("\0", 8 - #bytes))
+    v = binary.unpack("<d", bytes .. string.rep("\0", 8 - #bytes))
   elseif v == "nil" then
     v = nil
   end
@@ -373,11 +381,11 @@ local function update(a, dt, what)
     fn, args, what = anim.update, { list, dt }, what .. " through anim.update"
   end
   if finite(dt) and dt >= 0 then
-    expect_ok(what, update_error, fn, table.unpack(args))
+    expect_ok(what, update_error, fn, compat.unpack(args))
     check_animator(a, what)
   else
     local before = snapshot(a)
-    local err = expect_raise(what, fn, table.unpack(args))
+    local err = expect_raise(what, fn, compat.unpack(args))
     if not err:find("bad argument", 1, true) then bug("%s raised an unclear error: %s", what, tostring(err)) end
     check_unchanged(a, before, what)
   end
@@ -461,7 +469,7 @@ OPS[#OPS + 1] = function(r)
   local j = JOINTS[r:byte() % #JOINTS + 1]
   local how = r:byte() % 6
   if not a then return end
-  local good = player:has(j) or (math.type(j) == "integer" and j >= 1 and j <= 7)
+  local good = player:has(j) or (is_integer(j) and j >= 1 and j <= 7)
   local f = ({ a.get, a.animated, a.local_transform, a.world_transform })[how % 4 + 1]
   if how == 4 then
     local t = {}

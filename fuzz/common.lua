@@ -5,6 +5,7 @@
 -- documented contract; running out of memory ("not enough memory") is not
 -- a bug.
 local anim = require "anim"
+local compat = require "anim.base.compat"
 
 local M = {}
 
@@ -23,13 +24,13 @@ end
 -- pcall(f, ...) that lets memory errors through to the caller and turns
 -- every other raised error into a BUG naming `what`.
 function M.must_not_raise(what, f, ...)
-  local res = table.pack(xpcall(f, debug.traceback, ...))
+  local res = compat.pack(xpcall(f, debug.traceback, ...))
   if not res[1] then
     local e = res[2]
     if M.is_memory_error(e) or (type(e) == "string" and e:sub(1, 4) == "BUG:") then error(e, 0) end
     M.bug("%s raised instead of returning nil, message: %s", what, tostring(res[2]))
   end
-  return table.unpack(res, 2, res.n)
+  return compat.unpack(res, 2, res.n)
 end
 
 -- A loader's answer: (object) or (nil, "NAME: ...").

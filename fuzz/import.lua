@@ -16,6 +16,7 @@
 -- fails and the input is a finding.
 local anim = require "anim"
 local C = require "fuzz.common"
+local compat = require "anim.base.compat"
 
 local M = {}
 
@@ -27,7 +28,7 @@ local bug, must_not_raise, check_answer, use_clip = C.bug, C.must_not_raise, C.c
 -- The CPU seconds fn(...) took, and its results.
 local function timed(fn, ...)
   local t0 = os.clock()
-  local res = table.pack(fn(...))
+  local res = compat.pack(fn(...))
   return os.clock() - t0, res
 end
 

@@ -12,6 +12,7 @@
 -- issue 19 (padded numbers, entities, a Bedrock file of many channels that
 -- change fast, a long Molang expression, bezier handles of 1e300).
 local cjson = require "cjson"
+local compat = require "anim.base.compat"
 
 local shared = os.getenv("ANIM_SHARED") or "../shared"
 
@@ -71,7 +72,7 @@ end
 local function frames(slot, n, dt)
   local ops = {}
   for i = 1, n do ops[i] = { UPDATE, slot, dt } end
-  return table.unpack(ops)
+  return compat.unpack(ops)
 end
 
 local programs = {

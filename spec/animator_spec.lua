@@ -1,5 +1,6 @@
 -- Rigs, and how an animator blends its tracks into a pose (SEMANTICS 1, 6).
 local anim = require "anim"
+local compat = require "anim.base.compat"
 
 local function near(a, b, tol) return math.abs(a - b) <= (tol or 1e-9) end
 
@@ -16,7 +17,7 @@ end
 local function yaw(qx, qy, qz, qw)
   assert(near(qx, 0) and near(qz, 0), "not a rotation about y")
   if qw < 0 then qy, qw = -qy, -qw end
-  return math.deg(2 * math.atan(qy, qw))
+  return math.deg(2 * compat.atan2(qy, qw))
 end
 
 local rig = assert(anim.rig { joints = { { name = "j" }, { name = "k" } } })

@@ -6,6 +6,7 @@
 -- importer's, spec/xml_spec.lua.)
 local anim = require "anim"
 local H = require "spec.helper"
+local compat = require "anim.base.compat"
 
 -- seconds of CPU for any one input below (more under the sanitizers and
 -- valgrind: H.slowdown)
@@ -14,10 +15,10 @@ local BUDGET = H.seconds(0.5)
 -- Runs fn, returns its results after checking it took less than BUDGET.
 local function quick(what, fn, ...)
   local t0 = os.clock()
-  local res = table.pack(fn(...))
+  local res = compat.pack(fn(...))
   local took = os.clock() - t0
   assert(took < BUDGET, string.format("%s took %.2f s (budget %.1f s)", what, took, BUDGET))
-  return table.unpack(res, 1, res.n)
+  return compat.unpack(res, 1, res.n)
 end
 
 -- The resident size of this process, in MiB (Linux); 0 when instrumented
@@ -82,7 +83,7 @@ describe("core memory and Lua's collector (defect 6)", function()
     collectgarbage()
     collectgarbage("stop")
     local finalized = false
-    setmetatable({}, { __gc = function() finalized = true end })
+    H.finalizer(function() finalized = true end)
     for _ = 1, 20 do anim.animator(r) end
     local during = finalized
     collectgarbage("restart")
@@ -99,7 +100,7 @@ describe("the list of anim.update (defect 7)", function()
     -- (made from the largest key down: the keys stay in the hash part, where
     -- the border search doubles its way up to 2^26)
     local list = {}
-    for p = 26, 1, -1 do list[math.tointeger(2 ^ p)] = anim.animator(rig) end
+    for p = 26, 1, -1 do list[compat.tointeger(2 ^ p)] = anim.animator(rig) end
     list[1] = anim.animator(rig)
     assert.are.equal(2 ^ 26, #list)
     collectgarbage()
@@ -304,7 +305,7 @@ describe("smaller defects (defect 11)", function()
 
   it("anim.save over a symbolic link to nothing refuses, and leaves the link as it was", function()
     local link = dir .. "/dangling.anim"
-    assert(os.execute("ln -s '" .. dir .. "/nowhere/x.anim' '" .. link .. "'"))
+    assert(compat.execute("ln -s '" .. dir .. "/nowhere/x.anim' '" .. link .. "'"))
     local ok, err = anim.save(clip, link)
     assert.is_nil(ok)
     assert.are.equal(link .. ": cannot save: it is a symbolic link to a file that does not exist"
@@ -319,10 +320,19 @@ describe("smaller defects (defect 11)", function()
     H.write(script, [[
       local anim = require "anim"
       -- made before the clip: finalized after it when the state closes
-      _G.holder = setmetatable({}, { __gc = function(o)
+      local function finalizer(o)
         print(anim.encode(o.c))
         print(anim.save(o.c, "]] .. dir .. [[/closing.anim"))
-      end })
+      end
+      -- (5.1 and LuaJIT run __gc for userdata only: a newproxy's calls it)
+      if newproxy then
+        _G.holder = {}
+        local p = newproxy(true)
+        getmetatable(p).__gc = function() finalizer(_G.holder) end
+        _G.holder.p = p
+      else
+        _G.holder = setmetatable({}, { __gc = finalizer })
+      end
       _G.holder.c = assert(anim.clip({ length = 1, joints = { a = { position = { { 0, { 0, 0, 0 } } } } } }, "c"))
     ]])
     local p = io.popen(string.format("cd '%s' && LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_PATH_5_4='lua/?.lua;lua/?/init.lua;;'"

@@ -16,6 +16,7 @@ local anim = require "anim"
 local core = require "anim.core"
 local cjson = require "cjson"
 local H = require "spec.helper"
+local compat = require "anim.base.compat"
 
 local DATA = H.shared .. "/data/blockbench/"
 
@@ -38,7 +39,7 @@ local function zyx(x, y, z) return qmul(qmul(qaxis(3, z), qaxis(2, y)), qaxis(1,
 -- angle between two rotations, degrees
 local function qangle(a, b)
   local r = qmul({ -a[1], -a[2], -a[3], a[4] }, b)
-  return 2 * math.atan(math.sqrt(r[1] ^ 2 + r[2] ^ 2 + r[3] ^ 2), math.abs(r[4])) * 180 / math.pi
+  return 2 * compat.atan2(math.sqrt(r[1] ^ 2 + r[2] ^ 2 + r[3] ^ 2), math.abs(r[4])) * 180 / math.pi
 end
 
 local function assert_rot(clip, joint, t, want, tol)

@@ -5,6 +5,7 @@
 local H = require "spec.helper"
 local anim = require "anim"
 local lxp = require "lxp"
+local compat = require "anim.base.compat"
 
 local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 
@@ -28,15 +29,17 @@ local tmp -- a fresh directory per test
 before_each(function() tmp = H.tmpdir() end)
 after_each(function() os.execute("rm -rf " .. q(tmp)) end)
 
+-- (every variable by which Lua 5.1 to 5.4 take their module paths)
+local NO_PATHS = "-u LUA_PATH -u LUA_CPATH -u LUA_PATH_5_4 -u LUA_CPATH_5_4 -u LUA_PATH_5_3 -u LUA_CPATH_5_3"
+  .. " -u LUA_PATH_5_2 -u LUA_CPATH_5_2"
+
 -- Runs `anim ARGS` (a shell fragment) in the temp dir with no LUA_PATH:
 -- status, stdout, stderr.
 local function run(args, env)
   local errf = tmp .. "/.stderr"
-  local cmd = string.format("cd %s && env -u LUA_PATH -u LUA_CPATH -u LUA_PATH_5_4 -u LUA_CPATH_5_4 %s %s %s %s 2>%s",
-    q(tmp), env or "", H.lua, q(BIN), args, q(errf))
-  local p = assert(io.popen(cmd))
-  local out = p:read("*a")
-  local _, _, code = p:close()
+  local cmd = string.format("cd %s && env %s %s %s %s %s 2>%s",
+    q(tmp), NO_PATHS, env or "", H.lua, q(BIN), args, q(errf))
+  local out, code = H.popen(cmd)
   local err = H.read(errf)
   os.remove(errf)
   return code, out, err
@@ -670,7 +673,7 @@ describe("anim convert", function()
     local script = tmp .. "/with_importer.lua"
     H.write(script, string.format([==[
       package.path = %q .. "/lua/?.lua;" .. %q .. "/lua/?/init.lua;" .. package.path
-      package.cpath = %q .. "/build/?.so;" .. package.cpath
+      package.cpath = %q .. "/]==] .. H.build .. [==[/?.so;" .. package.cpath
       local anim = require "anim"
       anim.import_blockbench = function(path)
         local walk = assert(anim.load(%q))
@@ -681,9 +684,7 @@ describe("anim convert", function()
       os.exit(require("anim.tool.cli").main({ ... }))
     ]==], ROOT, ROOT, ROOT, WALK, importer or ""))
     local errf = tmp .. "/.err"
-    local p = io.popen(string.format("cd %s && %s %s %s 2>%s", q(tmp), H.lua, q(script), args, q(errf)))
-    local out = p:read("*a")
-    local _, _, code = p:close()
+    local out, code = H.popen(string.format("cd %s && %s %s %s 2>%s", q(tmp), H.lua, q(script), args, q(errf)))
     return code, out, H.read(errf)
   end
 
@@ -852,7 +853,7 @@ describe("anim sample", function()
     end
     -- rightLeg at 0.1 is a pure turn about x: its Euler x is the angle
     local r = rows.rightLeg
-    assert.is_true(H.near(r["euler.x"], math.deg(2 * math.atan(r["rot.x"], r["rot.w"])), 1e-4))
+    assert.is_true(H.near(r["euler.x"], math.deg(2 * compat.atan2(r["rot.x"], r["rot.w"])), 1e-4))
     assert.are.equal(0, r["euler.y"])
     assert.truthy(out:find("Euler yxz degrees", 1, true))
   end)
@@ -1228,7 +1229,7 @@ describe("anim output", function()
   end)
 
   it("uses colour on a terminal, unless NO_COLOR is set", function()
-    if not os.execute("command -v script >/dev/null 2>&1") then pending("no script(1) to make a terminal") return end
+    if not compat.execute("command -v script >/dev/null 2>&1") then pending("no script(1) to make a terminal") return end
     local function on_tty(env)
       local p = assert(io.popen(string.format("cd %s && %s script -qec %s /dev/null", q(tmp), env,
         q(H.lua .. " " .. q(BIN) .. " info " .. q(WALK)))))
@@ -1242,18 +1243,12 @@ describe("anim output", function()
 
   it("is installed as a command by the rockspec", function()
     local tree = tmp .. "/tree"
-    local p = assert(io.popen(string.format("cd %s && luarocks --lua-version=5.4 --tree=%s make --deps-mode=none anim-dev-1.rockspec 2>&1",
-      q(ROOT), q(tree))))
-    local log = p:read("*a")
-    local ok = p:close()
-    assert(ok, log)
+    local log, status = H.popen(string.format("cd %s && luarocks --lua-version=5.4 --tree=%s make --deps-mode=none anim-dev-1.rockspec 2>&1",
+      q(ROOT), q(tree)))
+    assert(status == 0, log)
     local code, out = (function()
       -- with no path of the tree's set: the command finds its own modules
-      local pp = assert(io.popen(string.format(
-        "cd / && env -u LUA_PATH -u LUA_PATH_5_4 -u LUA_CPATH -u LUA_CPATH_5_4 %s info %s",
-        q(tree .. "/bin/anim"), q(WALK))))
-      local o = pp:read("*a")
-      local _, _, c = pp:close()
+      local o, c = H.popen(string.format("cd / && env %s %s info %s", NO_PATHS, q(tree .. "/bin/anim"), q(WALK)))
       return c, o
     end)()
     assert.are.equal(0, code, out)

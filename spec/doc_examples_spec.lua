@@ -38,9 +38,8 @@ local function run(code, name)
   local cmd = string.format(
     "cd %q && LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_CPATH='%s/?.so;;' ANIM_DOC_TMP=%q %s %q 2>&1",
     H.root, H.build, dir, H.lua, file)
-  local p = assert(io.popen(cmd))
-  local out = p:read("*a")
-  local ok = p:close()
+  local out, status = H.popen(cmd)
+  local ok = status == 0
   os.execute("rm -rf " .. string.format("%q", dir))
   return ok, name .. "\n" .. out
 end

@@ -5,10 +5,11 @@
 -- programming errors and raise Lua errors instead.
 local anim = require "anim"
 local H = require "spec.helper"
+local compat = require "anim.base.compat"
 
 -- Decodes `text` as "walk.anim"; the result must be exactly nil, message.
 local function decode_err(text)
-  local r = table.pack(anim.decode(text, "walk.anim"))
+  local r = compat.pack(anim.decode(text, "walk.anim"))
   assert.are.equal(2, r.n, "expected exactly nil, message")
   assert.is_nil(r[1])
   assert.are.equal("string", type(r[2]))
@@ -17,7 +18,7 @@ end
 
 -- The same through anim.clip with a Lua table.
 local function clip_err(t)
-  local r = table.pack(anim.clip(t, "t.anim"))
+  local r = compat.pack(anim.clip(t, "t.anim"))
   assert.are.equal(2, r.n, "expected exactly nil, message")
   assert.is_nil(r[1])
   assert.are.equal("string", type(r[2]))
@@ -492,7 +493,7 @@ describe("bad input", function()
 
   describe("files", function()
     it("an unreadable file names the path", function()
-      local r = table.pack(anim.load("/nonexistent/dir/walk.anim"))
+      local r = compat.pack(anim.load("/nonexistent/dir/walk.anim"))
       assert.are.equal(2, r.n)
       assert.is_nil(r[1])
       assert.are.equal("/nonexistent/dir/walk.anim: cannot open file: No such file or directory", r[2])
@@ -516,7 +517,7 @@ describe("bad input", function()
       local dir = H.tmpdir()
       local path = dir .. "/walk.anim"
       H.write(path, '{"joints": {"rightLeg": {"rotation": [[0, [0, 0, 0]], ["1", [0, 90, 0]]]}}}')
-      local r = table.pack(anim.load(path))
+      local r = compat.pack(anim.load(path))
       os.remove(path)
       os.remove(dir)
       assert.are.equal(2, r.n)
@@ -586,7 +587,7 @@ describe("bad input", function()
         function() return anim.load("/nonexistent.anim") end,
       }
       for i, f in ipairs(cases) do
-        local r = table.pack(f())
+        local r = compat.pack(f())
         assert.are.equal(2, r.n, "case " .. i)
         assert.is_nil(r[1], "case " .. i)
         assert.are.equal("string", type(r[2]), "case " .. i)
@@ -594,7 +595,7 @@ describe("bad input", function()
     end)
 
     it("a success returns exactly one clip", function()
-      local r = table.pack(anim.decode('{"joints": {}}'))
+      local r = compat.pack(anim.decode('{"joints": {}}'))
       assert.are.equal(1, r.n)
       assert.is_true(anim.is_clip(r[1]))
     end)

@@ -1,15 +1,14 @@
 -- Every example runs on its own (no input), exits 0 and prints what its
 -- comment promises.
 local H = require "spec.helper"
+local compat = require "anim.base.compat"
 
 local function run(name)
   local cmd = string.format(
     "cd %q && LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_PATH_5_4='lua/?.lua;lua/?/init.lua;;' " ..
     "LUA_CPATH='%s/?.so;;' LUA_CPATH_5_4='%s/?.so;;' %s examples/%s </dev/null 2>&1", H.root, H.build, H.build, H.lua, name)
-  local p = assert(io.popen(cmd))
-  local out = p:read("*a")
-  local ok = p:close()
-  assert(ok, name .. " failed:\n" .. out)
+  local out, code = H.popen(cmd)
+  assert(code == 0, name .. " failed:\n" .. out)
   return out
 end
 
@@ -66,7 +65,7 @@ describe("examples", function()
   end)
 
   it("the LÖVE example draws the sprite-frame slime (headless, when LÖVE and Xvfb are here)", function()
-    local have = os.execute("command -v love >/dev/null 2>&1 && command -v xvfb-run >/dev/null 2>&1")
+    local have = compat.execute("command -v love >/dev/null 2>&1 && command -v xvfb-run >/dev/null 2>&1")
     local core = io.open(H.root .. "/build/luajit/anim/core.so")
     if not have or not core then
       pending("needs love, xvfb-run and the core for LuaJIT (make build LUA=luajit)")
@@ -133,7 +132,7 @@ describe("examples", function()
     local printed = {}
     local env = setmetatable({ print = function(...) printed[#printed + 1] = table.concat({ ... }, " ") end },
       { __index = _G })
-    local chunk = assert(load(code, "README tour", "t", env))
+    local chunk = assert(compat.load(code, "README tour", "t", env))
     assert.is_truthy(io.open("examples/clips/walk.anim"), "the specs run from the checkout")
     chunk()
     assert.truthy(printed[1]:find("leftArm leftLeg rightArm rightLeg torso", 1, true))

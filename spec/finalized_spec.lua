@@ -8,6 +8,7 @@
 -- object refuses every later use with a clear error, and what it leaves
 -- behind plays on.
 local anim = require "anim"
+local H = require "spec.helper"
 local core = require "anim.core"
 
 local FINALIZED = "used after it was finalized %(garbage collected, or its __gc called by hand%)"
@@ -31,24 +32,38 @@ end
 -- Runs fn while a finalizer calls target's __gc by hand at one of the
 -- allocations fn makes (in the C functions of the module: where a pointer
 -- taken from a box before the allocation would then dangle).  In
--- generational mode Lua runs every pending finalizer at the end of each
--- minor collection, and a minor collection comes once the program
+-- generational mode (5.4) Lua runs every pending finalizer at the end of
+-- each minor collection, and a minor collection comes once the program
 -- allocated a share of the heap (1 %: collectgarbage("generational", 1)):
 -- the finalizer is made right after one, and runs at the next, inside fn
--- when fn allocates more than that.  Retries until it fired inside fn;
--- returns pcall's results.
+-- when fn allocates more than that.  5.1 to 5.3 and LuaJIT have no
+-- generational mode: there the incremental collector runs with no pause
+-- between cycles, and each try doubles its step, so that the cycle whose
+-- end runs the finalizer ends after fewer allocations, until it ends
+-- inside fn.  Retries until it fired inside fn; returns pcall's results.
 local function finalized_during(target, fn)
-  for _ = 1, 10 do
+  for try = 1, H.generational and 10 or 24 do
     local inside, fired = false, false
-    collectgarbage("generational", 1, 100)
-    collectgarbage("step")
-    setmetatable({}, { __gc = function()
+    local pause, stepmul
+    if H.generational then
+      collectgarbage("generational", 1, 100)
+      collectgarbage("step")
+    else
+      pause, stepmul = collectgarbage("setpause", 0), collectgarbage("setstepmul", 100 * 2 ^ try)
+      collectgarbage("collect")
+    end
+    H.finalizer(function()
       if inside then fired = true; finalize(target) end
-    end })
+    end)
     inside = true
     local ok, err = pcall(fn)
     inside = false
-    collectgarbage("incremental")
+    if H.generational then
+      collectgarbage("incremental")
+    else
+      collectgarbage("setpause", pause)
+      collectgarbage("setstepmul", stepmul)
+    end
     if fired then return ok, err end
   end
   error("the finalizer never ran inside the call")

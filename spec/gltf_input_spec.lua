@@ -7,6 +7,8 @@
 local anim = require "anim"
 local H = require "spec.helper"
 local cjson = require "cjson"
+local compat = require "anim.base.compat"
+local binary = require "spec.bytes"
 
 -- Base64, written here (not the module's).
 local B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -25,7 +27,7 @@ end
 
 local function pad4(s, with) return s .. string.rep(with or "\0", (4 - #s % 4) % 4) end
 
-local function floats(...) return string.pack("<" .. string.rep("f", select("#", ...)), ...) end
+local function floats(...) return binary.pack("<" .. string.rep("f", select("#", ...)), ...) end
 
 -- A small model: node 0 "root" with child 1 "arm" (a skin's joint), one
 -- animation "move" of arm: translation (LINEAR) and rotation (LINEAR) on
@@ -72,12 +74,12 @@ end
 -- A .glb of doc (buffer 0 in the BIN chunk) or of the given chunks.
 local function glb_bytes(doc, bin)
   local js = pad4(cjson.encode(doc), " ")
-  local body = string.pack("<I4I4", #js, 0x4E4F534A) .. js
+  local body = binary.pack("<I4I4", #js, 0x4E4F534A) .. js
   if bin then
     local b = pad4(bin)
-    body = body .. string.pack("<I4I4", #b, 0x004E4942) .. b
+    body = body .. binary.pack("<I4I4", #b, 0x004E4942) .. b
   end
-  return string.pack("<I4I4I4", 0x46546C67, 2, 12 + #body) .. body
+  return binary.pack("<I4I4I4", 0x46546C67, 2, 12 + #body) .. body
 end
 
 local function glb(doc, bin)
@@ -132,7 +134,7 @@ describe("glTF accessors", function()
     }
     for _, c in ipairs(cases) do
       local doc, bin = model()
-      local q = string.pack("<" .. c[2]:rep(4), table.unpack(c[3]))
+      local q = binary.pack("<" .. c[2]:rep(4), compat.unpack(c[3]))
       local rot = pad4(q) -- one key's worth, repeated
       bin = bin:sub(1, 48) .. rot .. rot .. rot
       doc.buffers[1].byteLength = #bin
@@ -149,9 +151,9 @@ describe("glTF accessors", function()
   it("read integer components as their values when not normalized (KHR_mesh_quantization layouts)", function()
     for _, c in ipairs { { 5120, "b" }, { 5121, "B" }, { 5122, "h" }, { 5123, "H" }, { 5125, "I4" } } do
       local doc, bin = model()
-      local v = string.pack("<" .. c[2]:rep(3), 1, 2, 3)
+      local v = binary.pack("<" .. c[2]:rep(3), 1, 2, 3)
       local stride = math.floor((#v + 3) / 4) * 4
-      local data = pad4(string.pack("<" .. c[2]:rep(3), 0, 0, 0)) .. pad4(v) .. pad4(string.pack("<" .. c[2]:rep(3), 4, 5, 6))
+      local data = pad4(binary.pack("<" .. c[2]:rep(3), 0, 0, 0)) .. pad4(v) .. pad4(binary.pack("<" .. c[2]:rep(3), 4, 5, 6))
       bin = bin .. data
       doc.buffers[1].byteLength = #bin
       doc.bufferViews[2] = { buffer = 0, byteOffset = 96, byteLength = #data, byteStride = stride }
@@ -183,7 +185,7 @@ describe("glTF accessors", function()
   it("substitute sparse elements over the data, or over zeros without a bufferView", function()
     local doc, bin = model()
     -- replace key 1 of the translation by (7, 8, 9): indices as unsigned bytes
-    bin = bin .. pad4(string.pack("<B", 1)) .. floats(7, 8, 9)
+    bin = bin .. pad4(binary.pack("<B", 1)) .. floats(7, 8, 9)
     doc.buffers[1].byteLength = #bin
     doc.bufferViews[4] = { buffer = 0, byteOffset = 96, byteLength = 1 }
     doc.bufferViews[5] = { buffer = 0, byteOffset = 100, byteLength = 12 }
@@ -194,9 +196,9 @@ describe("glTF accessors", function()
     -- over zeros, indices as unsigned shorts and ints
     for _, ct in ipairs { { 5123, "H" }, { 5125, "I4" } } do
       doc, bin = model()
-      bin = bin .. pad4(string.pack("<" .. ct[2], 2)) .. floats(7, 8, 9)
+      bin = bin .. pad4(binary.pack("<" .. ct[2], 2)) .. floats(7, 8, 9)
       doc.buffers[1].byteLength = #bin
-      local il = #pad4(string.pack("<" .. ct[2], 2))
+      local il = #pad4(binary.pack("<" .. ct[2], 2))
       doc.bufferViews[4] = { buffer = 0, byteOffset = 96, byteLength = il }
       doc.bufferViews[5] = { buffer = 0, byteOffset = 96 + il, byteLength = 12 }
       doc.accessors[2] = { componentType = 5126, count = 3, type = "VEC3",
@@ -211,8 +213,8 @@ describe("glTF accessors", function()
     local A = require "anim.import.gltf_accessor"
     local F = require "anim.import.gltf_file"
     -- MAT3 of unsigned bytes: each 3-byte column padded to 4; MAT2 of shorts: no padding
-    local m3 = string.pack("<BBBxBBBxBBBx", 1, 2, 3, 4, 5, 6, 7, 8, 9)
-    local m2 = string.pack("<hhhh", -1, 2, -3, 4)
+    local m3 = binary.pack("<BBBxBBBxBBBx", 1, 2, 3, 4, 5, 6, 7, 8, 9)
+    local m2 = binary.pack("<hhhh", -1, 2, -3, 4)
     local bin = m3 .. m2
     local doc = { asset = { version = "2.0" }, buffers = { { byteLength = #bin } },
       bufferViews = { { buffer = 0, byteLength = 12 }, { buffer = 0, byteOffset = 12, byteLength = 8 } },
@@ -268,24 +270,24 @@ describe("bad glTF input", function()
     f = with(bytes:sub(1, 100))
     fails(f, f:match("[^/]+$") .. ": byte 8: the header says the .glb is " .. #bytes .. " bytes, the file has 100 (truncated)")
     -- the JSON chunk claims more than the file holds
-    local jlen = string.unpack("<I4", bytes, 13)
-    local bad = bytes:sub(1, 12) .. string.pack("<I4", jlen + 1000) .. bytes:sub(17)
+    local jlen = binary.unpack("<I4", bytes, 13)
+    local bad = bytes:sub(1, 12) .. binary.pack("<I4", jlen + 1000) .. bytes:sub(17)
     f = with(bad)
     fails(f, string.format("%s: byte 12: chunk 0 says it holds %d bytes, only %d are left in the file",
       f:match("[^/]+$"), jlen + 1000, #bytes - 20))
     -- the BIN chunk's header cut short
     bad = bytes:sub(1, 20 + jlen + 4)
-    bad = bad:sub(1, 8) .. string.pack("<I4", #bad) .. bad:sub(13)
+    bad = bad:sub(1, 8) .. binary.pack("<I4", #bad) .. bad:sub(13)
     f = with(bad)
     fails(f, f:match("[^/]+$") .. ": byte " .. (20 + jlen) .. ": truncated .glb: 4 bytes left, a chunk header is 8")
-    bad = bytes:sub(1, 16) .. string.pack("<I4", 0x004E4942) .. bytes:sub(21)
+    bad = bytes:sub(1, 16) .. binary.pack("<I4", 0x004E4942) .. bytes:sub(21)
     f = with(bad)
     fails(f, f:match("[^/]+$") .. ": byte 16: the first chunk must be JSON (type 0x4E4F534A), got 0x004E4942")
-    bad = bytes:sub(1, 4) .. string.pack("<I4", 1) .. bytes:sub(9)
+    bad = bytes:sub(1, 4) .. binary.pack("<I4", 1) .. bytes:sub(9)
     f = with(bad)
     fails(f, f:match("[^/]+$") .. ": byte 4: unsupported .glb version 1 (expected 2)")
     -- a .glb whose JSON is not JSON
-    f = with(string.pack("<I4I4I4I4I4", 0x46546C67, 2, 24, 4, 0x4E4F534A) .. "{x  ")
+    f = with(binary.pack("<I4I4I4I4I4", 0x46546C67, 2, 24, 4, 0x4E4F534A) .. "{x  ")
     local _, err = import(f)
     assert.matches("^m%d+%.glb: byte 20: not valid JSON", err)
   end)
@@ -521,7 +523,7 @@ describe("bad glTF input", function()
     for _ = 1, 1000 do
       local b = { bytes:byte(1, -1) }
       for _ = 1, 1 + rnd(4) do b[1 + rnd(#b)] = rnd(256) end
-      local s = string.char(table.unpack(b))
+      local s = string.char(compat.unpack(b))
       if rnd(4) == 0 then s = s:sub(1, rnd(#s)) end
       H.write(f, s)
       local ok, r = pcall(anim.import_gltf, f)

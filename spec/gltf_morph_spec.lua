@@ -11,6 +11,7 @@
 local anim = require "anim"
 local H = require "spec.helper"
 local cjson = require "cjson"
+local binary = require "spec.bytes"
 
 local DIR = H.shared .. "/data/gltf/AnimatedMorphCube/glTF"
 
@@ -21,7 +22,7 @@ local function floats(gltf, bin, i)
   assert(acc.componentType == 5126, "float accessors only")
   local n = acc.count * ({ SCALAR = 1, VEC2 = 2, VEC3 = 3, VEC4 = 4 })[acc.type]
   local out, at = {}, (view.byteOffset or 0) + (acc.byteOffset or 0) + 1
-  for k = 1, n do out[k], at = string.unpack("<f", bin, at) end
+  for k = 1, n do out[k], at = binary.unpack("<f", bin, at) end
   return out
 end
 

@@ -7,6 +7,7 @@
 local anim = require "anim"
 local H = require "spec.helper"
 local cjson = require "cjson"
+local binary = require "spec.bytes"
 
 local DIR = H.shared .. "/data/gltf/"
 local REF = cjson.decode(H.read(DIR .. "reference.json"))
@@ -30,7 +31,7 @@ end
 local function gltf_json(file)
   local bytes = H.read(DIR .. file)
   if bytes:sub(1, 4) ~= "glTF" then return cjson.decode(bytes) end
-  local len = string.unpack("<I4", bytes, 13)
+  local len = binary.unpack("<I4", bytes, 13)
   return cjson.decode(bytes:sub(21, 20 + len))
 end
 

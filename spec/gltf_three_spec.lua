@@ -8,16 +8,18 @@
 local anim = require "anim"
 local H = require "spec.helper"
 local cjson = require "cjson"
+local binary = require "spec.bytes"
+local compat = require "anim.base.compat"
 
 local REF = H.root .. "/tools/gltf-ref"
 local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
-local have = os.execute("command -v node >/dev/null 2>&1 && test -f " .. q(REF .. "/node_modules/three/package.json"))
+local have = compat.execute("command -v node >/dev/null 2>&1 && test -f " .. q(REF .. "/node_modules/three/package.json"))
 
 -- The JSON of a written file (.gltf or .glb).
 local function gltf_json(path)
   local bytes = H.read(path)
   if bytes:sub(1, 4) ~= "glTF" then return cjson.decode(bytes) end
-  return cjson.decode(bytes:sub(21, 20 + string.unpack("<I4", bytes, 13)))
+  return cjson.decode(bytes:sub(21, 20 + binary.unpack("<I4", bytes, 13)))
 end
 
 local function matrix(px, py, pz, x, y, z, w, sx, sy, sz)
@@ -95,9 +97,9 @@ describe("glTF files as three.js reads them #long", function()
     end
     local reqf = dir .. "/request.json"
     H.write(reqf, cjson.encode(request))
-    local p = assert(io.popen("node " .. q(REF .. "/sample.mjs") .. " " .. q(reqf)))
-    local answer = cjson.decode(p:read("*a"))
-    assert.is_true(p:close())
+    local text, code = H.popen("node " .. q(REF .. "/sample.mjs") .. " " .. q(reqf))
+    assert.are.equal(0, code, text)
+    local answer = cjson.decode(text)
 
     local checked = 0
     for _, j in ipairs(jobs) do

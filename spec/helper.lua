@@ -1,5 +1,6 @@
 -- spec/helper.lua: shared by the specs (paths to the repository and to the
 -- shared data laid beside it, and comparisons).
+local compat = require "anim.base.compat"
 local H = {}
 
 local here = debug.getinfo(1, "S").source:match("^@(.*)/spec/helper%.lua$") or "."
@@ -10,6 +11,36 @@ H.root = here
 H.lua = os.getenv("ANIM_LUA") or "lua5.4"
 H.build = H.lua == "lua5.4" and "build" or "build/" .. H.lua
 H.jit = type(rawget(_G, "jit")) == "table"
+-- What the runtimes do differently (docs/runtimes.md): whether numbers
+-- have an integer subtype (5.3+), whether a table's __gc runs (5.2+),
+-- whether the collector has a generational mode (5.4).
+H.integers = compat.integers
+H.table_gc = compat.version >= 502
+-- whether pairs and # on a table consult its __pairs and __len (5.2+)
+H.meta_pairs = compat.version >= 502
+H.generational = compat.version >= 504
+
+-- Whether v is an integer: on 5.3+ of the integer subtype (12, not 12.0);
+-- 5.1, 5.2 and LuaJIT have no subtype, 12 and 12.0 are one number there,
+-- and an integer is an integral number.
+function H.is_integer(v)
+  if H.integers then return math.type(v) == "integer" end
+  return type(v) == "number" and v % 1 == 0
+end
+
+-- A table whose finalizer calls fn(t) when it is collected.  5.2+ run a
+-- table's __gc; 5.1 and LuaJIT run __gc for userdata only, so there the
+-- table holds a newproxy (its key hidden from the specs' fields) whose
+-- finalizer calls fn(t).
+local PROXY = {}
+function H.finalizer(fn)
+  local t = {}
+  if H.table_gc then return setmetatable(t, { __gc = fn }) end
+  local p = newproxy(true) -- luacheck: ignore 113 (5.1's and LuaJIT's)
+  getmetatable(p).__gc = function() fn(t) end
+  t[PROXY] = p
+  return t
+end
 
 -- ../shared beside the clone (CI lays it there); ANIM_SHARED overrides.
 H.shared = os.getenv("ANIM_SHARED") or (here .. "/../shared")
@@ -115,6 +146,17 @@ function H.per_update(a, log, dts)
   return per
 end
 
+-- Runs a shell command; returns its output and its exit status.  (5.1's
+-- and LuaJIT's close of a popen file gives no status: the shell prints it
+-- after the output, and it is taken off here.)
+function H.popen(cmd)
+  local p = assert(io.popen("{ " .. cmd .. "\n}; printf '\\n\\001%d' $?"))
+  local out = p:read("*a")
+  p:close()
+  local body, code = out:match("^(.*)\n\001(%d+)$")
+  return body, tonumber(code)
+end
+
 function H.tmpdir()
   local p = assert(io.popen("mktemp -d"))
   local d = p:read("*l")
@@ -137,10 +179,10 @@ function H.seconds(s) return s * H.slowdown end
 function H.with_limits(t, f)
   local anim = require "anim"
   local old = anim.set_limits(t)
-  local r = table.pack(pcall(f))
+  local r = compat.pack(pcall(f))
   anim.set_limits(old)
   if not r[1] then error(r[2], 0) end
-  return table.unpack(r, 2, r.n)
+  return compat.unpack(r, 2, r.n)
 end
 
 return H

@@ -4,6 +4,7 @@
 -- raises a plain error or is bounded, and never leaves the animator stuck,
 -- corrupt or crashed.
 local anim = require "anim"
+local H = require "spec.helper"
 
 local rig = anim.rig("player")
 local MAX_PASSES = 64 -- the documented bound on passes per track per update
@@ -341,7 +342,7 @@ describe("after collection", function()
   -- a track and a connection whose animator has been collected.
   it("a track used from a finalizer raises a plain error; a connection disconnects quietly", function()
     local got = {}
-    local holder = setmetatable({}, { __gc = function(o)
+    local holder = H.finalizer(function(o)
       for _, use in ipairs {
         function() return o.track.time end,
         function() return o.track:stop() end,
@@ -355,7 +356,7 @@ describe("after collection", function()
       got[#got + 1] = pcall(o.conn.disconnect, o.conn) and "disconnect ok" or "disconnect failed"
       got[#got + 1] = tostring(o.conn.connected)
       got[#got + 1] = pcall(o.tconn.disconnect, o.tconn) and "disconnect ok" or "disconnect failed"
-    end })
+    end)
     do
       local a = anim.animator(rig)
       holder.track = a:play(clip(1))

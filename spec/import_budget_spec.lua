@@ -8,13 +8,14 @@ local cjson = require "cjson"
 local core = require "anim.core"
 
 local H = require "spec.helper"
+local compat = require "anim.base.compat"
 local with_limits = H.with_limits
 
 -- Runs f, returns its results and the CPU seconds it took.
 local function timed(f)
   local t0 = os.clock()
-  local r = table.pack(f())
-  return os.clock() - t0, table.unpack(r, 1, r.n)
+  local r = compat.pack(f())
+  return os.clock() - t0, compat.unpack(r, 1, r.n)
 end
 
 local function count(t)

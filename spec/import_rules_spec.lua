@@ -7,6 +7,7 @@ local anim = require "anim"
 local cjson = require "cjson"
 local core = require "anim.core"
 local H = require "spec.helper"
+local compat = require "anim.base.compat"
 
 local function decode(doc, opts)
   local text = type(doc) == "string" and doc or cjson.encode(doc)
@@ -14,7 +15,7 @@ local function decode(doc, opts)
 end
 
 -- Degrees of a rotation about z alone (a quaternion {0, 0, s, c}).
-local function zdeg(q) return 2 * math.deg(math.atan(q[3], q[4])) end
+local function zdeg(q) return 2 * math.deg(compat.atan2(q[3], q[4])) end
 
 local function bedrock(anims) return { format_version = "1.8.0", animations = anims } end
 

@@ -5,10 +5,8 @@
 local H = require "spec.helper"
 
 local function sh(cmd)
-  local p = assert(io.popen(cmd .. " 2>&1"))
-  local out = p:read("*a")
-  local ok, _, code = p:close()
-  return ok, out, code
+  local out, code = H.popen(cmd .. " 2>&1")
+  return code == 0, out, code
 end
 
 local function lines(text)

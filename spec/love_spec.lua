@@ -8,10 +8,11 @@
 -- Needs `love`, `xvfb-run` and the core built for LuaJIT (make love-test
 -- installs and builds them); tagged long: make test-long runs it.
 local H = require "spec.helper"
+local compat = require "anim.base.compat"
 
 local OUT = H.root .. "/build/love"
 
-local function have(cmd) return os.execute("command -v " .. cmd .. " >/dev/null 2>&1") == true end
+local function have(cmd) return compat.execute("command -v " .. cmd .. " >/dev/null 2>&1") == true end
 
 -- Runs the example in test mode, its output in dir; returns ok, log.
 local function run(dir, env)
@@ -20,10 +21,8 @@ local function run(dir, env)
     "cd %q && ALSOFT_DRIVERS=null ANIM_LOVE_TEST=%q ANIM_LOVE_SHOTS=0.5,1.5 ANIM_LOVE_SECONDS=2 %s "
       .. "timeout 60 xvfb-run -a -s '-screen 0 1024x768x24' love examples/love 2>&1",
     H.root, dir, env or "")
-  local p = assert(io.popen(cmd))
-  local out = p:read("*a")
-  local ok = p:close()
-  return ok, out
+  local out, code = H.popen(cmd)
+  return code == 0, out
 end
 
 -- The raw RGBA screenshot i of dir: width, height, bytes.

@@ -5,6 +5,7 @@
 -- blended value to that result.
 local anim = require "anim"
 local H = require "spec.helper"
+local compat = require "anim.base.compat"
 
 local rig = anim.rig("player")
 -- the head turns 90 degrees about y and moves up, its scale grows
@@ -158,8 +159,8 @@ describe("joint overrides", function()
   it("refuses bad arguments and values, naming them", function()
     local a = anim.animator(rig)
     local function bad(msg, ...)
-      local args = table.pack(...)
-      local ok, err = pcall(function() a:override(table.unpack(args, 1, args.n)) end)
+      local args = compat.pack(...)
+      local ok, err = pcall(function() a:override(compat.unpack(args, 1, args.n)) end)
       assert.is_false(ok)
       assert.truthy(err:find(msg, 1, true), err)
     end

@@ -6,9 +6,10 @@
 -- \ddd), before anything is read.
 local anim = require "anim"
 local H = require "spec.helper"
+local compat = require "anim.base.compat"
 
 local function sh(cmd)
-  assert(os.execute(cmd), cmd)
+  assert(compat.execute(cmd), cmd)
 end
 
 describe("res:// paths", function()
@@ -34,7 +35,7 @@ describe("res:// paths", function()
   local lib = assert(anim.library(dir .. "/root"))
 
   local function refused(path, why, what)
-    local r = table.pack((what == "retarget" and lib.retarget or lib.clip)(lib, path))
+    local r = compat.pack((what == "retarget" and lib.retarget or lib.clip)(lib, path))
     assert.are.equal(2, r.n)
     assert.is_nil(r[1])
     assert.are.equal(why, r[2])
@@ -168,11 +169,11 @@ describe("res:// paths", function()
     -- it (O_PATH): no read permission needed.  Permissions bind only a
     -- user other than root, so the check runs as nobody (setpriv).
     local function as_nobody(cmd)
-      return os.execute("setpriv --reuid=65534 --regid=65534 --clear-groups " .. cmd .. " >/dev/null 2>&1")
+      return compat.execute("setpriv --reuid=65534 --regid=65534 --clear-groups " .. cmd .. " >/dev/null 2>&1")
     end
     sh("chmod 755 '" .. dir .. "'") -- mktemp -d made it 0700
     local whoami = io.popen("id -u"):read("*l")
-    if whoami ~= "0" or not os.execute("command -v setpriv >/dev/null 2>&1")
+    if whoami ~= "0" or not compat.execute("command -v setpriv >/dev/null 2>&1")
        or not as_nobody("test -r lua/anim/init.lua -a -r " .. H.build .. "/anim/core.so -a -r " .. dir .. "/root/sub/a.anim") then
       pending("needs root, setpriv, and a checkout that the user nobody can read")
       return

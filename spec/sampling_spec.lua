@@ -716,7 +716,7 @@ describe("sampling", function()
         local count = 0
         for k, x in pairs(v) do
           count = count + 1
-          if math.type(k) ~= "integer" or k < 1 or k > n or type(x) ~= "number" then return false end
+          if not H.is_integer(k) or k < 1 or k > n or type(x) ~= "number" then return false end
         end
         return count == n
       end

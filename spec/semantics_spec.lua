@@ -32,7 +32,9 @@ describe("a restart by a plays item (7a.14)", function()
     a:update(1.5) -- p: start at 0 (late 1.5), bounce at 1, backwards to .5
     p:stop(4)     -- fading out over 4 s
     a:update(1.5) -- p: back to 0 at e = .5 (start, late 1), bounce, forwards to 1 at the end
-    assert.are.same({ "start@1.5", "start@1.0" }, log)
+    -- (tostring: "1.0" on 5.3+, where late is a float; "1" before, which
+    -- has no integer subtype to tell it from)
+    assert.are.same({ "start@1.5", "start@" .. tostring(1.0) }, log)
     a:update(2)   -- p: 1 -> 0 -> 1 again (fade .125 by now); the trigger reaches 5: restart
     log = {}
     assert.is_true(p.is_playing)

@@ -3,6 +3,7 @@
 -- sequence is worked by hand in the comment above it.
 local anim = require "anim"
 local H = require "spec.helper"
+local compat = require "anim.base.compat"
 
 local rig = assert(anim.rig { joints = { { name = "j" } } })
 
@@ -379,7 +380,7 @@ describe("update(0) on a bound (SEMANTICS 7a.21)", function()
     { "once", 1, 0, {}, 0, true }, { "once", -1, 1, {}, 1, true },
   }
   for _, case in ipairs(cases) do
-    local mode, speed, at, want, time, playing = table.unpack(case)
+    local mode, speed, at, want, time, playing = compat.unpack(case)
     it(string.format("%s at speed %d, seek to %d, update(0)", mode, speed, at), function()
       local a, tr, log = recorder(clip(mode), { speed = speed })
       a:update(0.25)

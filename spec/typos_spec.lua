@@ -221,18 +221,31 @@ describe("values keep their type", function()
     a:on_marker(function(_, name, v) values[name] = v end)
     a:play(c, { fade = 0 })
     a:update(0.1)
-    assert.are.equal("integer", math.type(payload.n))
     assert.are.equal(12, payload.n)
+    assert.are.equal("x", values.s)
+    if not H.integers then
+      -- 5.1, 5.2 and LuaJIT: numbers have no integer subtype, 12 and 12.0
+      -- are one value; each payload number is the number the file wrote
+      -- (docs/runtimes.md)
+      assert.are.same({ 12, 2.5, { 1, 2, 3.25 }, 1e300, 7 },
+        { payload.n, payload.f, payload.list, payload.big, values.m })
+      return
+    end
+    assert.are.equal("integer", math.type(payload.n))
     assert.are.equal("float", math.type(payload.f))
     assert.are.equal("integer", math.type(payload.list[2]))
     assert.are.equal("float", math.type(payload.big)) -- beyond 2^53: a double
     assert.are.equal("integer", math.type(values.m))
-    assert.are.equal("x", values.s)
   end)
 
   it("a script's table keeps the types it wrote", function()
     local c = assert(anim.clip({ joints = {}, events = { { time = 0, name = "e", payload = { n = 12.0, i = 3 } } },
       markers = { { time = 0, name = "m", value = 2.0 } } }))
+    if not H.integers then
+      -- (no subtype to keep before 5.3: the values are the numbers written)
+      assert.are.same({ 12, 3, 2 }, { c:events()[1].payload.n, c:events()[1].payload.i, c:markers()[1].value })
+      return
+    end
     assert.are.equal("float", math.type(c:events()[1].payload.n))
     assert.are.equal("integer", math.type(c:events()[1].payload.i))
     assert.are.equal("float", math.type(c:markers()[1].value))
