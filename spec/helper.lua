@@ -174,6 +174,21 @@ end
 -- valgrind and the sanitizers (H.slowdown), which slow everything down.
 function H.seconds(s) return s * H.slowdown end
 
+-- Runs f with LuaJIT's compiler off (elsewhere, just runs it): it
+-- allocates its traces in the Lua heap, through the state's allocator, so
+-- collectgarbage("count") and the allocation counters count them; a spec
+-- measuring what the module allocates measures with it off.
+function H.without_jit(f)
+  if not H.jit then return f() end
+  local jit = rawget(_G, "jit")
+  jit.off()
+  jit.flush() -- (the traces already made, which may exit into allocations)
+  local r = compat.pack(pcall(f))
+  jit.on()
+  if not r[1] then error(r[2], 0) end
+  return compat.unpack(r, 2, r.n)
+end
+
 -- Runs f with some anim limits changed (anim.set_limits), restoring them
 -- even when f fails.
 function H.with_limits(t, f)

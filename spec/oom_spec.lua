@@ -6,10 +6,20 @@
 -- object behind.
 local anim = require "anim"
 local H = require "spec.helper"
+local compat = require "anim.base.compat"
 
 local ok_fa, fa = pcall(require, "failalloc")
 
 describe("out of memory", function()
+  if H.jit then
+    -- LuaJIT's compiled code does not survive an allocator put in front of
+    -- its own with lua_setallocf failing (a crash inside LuaJIT's machine
+    -- code; with the compiler off it runs): docs/runtimes.md
+    it("is not run on LuaJIT", function()
+      pending("LuaJIT: failing allocations through lua_setallocf's allocator crashes its JIT-compiled code")
+    end)
+    return
+  end
   if not ok_fa then
     it("needs build/failalloc.so (make test builds it)", function()
       error("build/failalloc.so is missing: run `make test` (it builds tests/c/failalloc.c)")
@@ -242,10 +252,22 @@ describe("out of memory", function()
     end
     local total = fa.pcall(0, false, make)
     assert.is_true(total > 50, "making them allocates (" .. total .. ")")
+    -- (5.1 has no emergency collection: an allocation of Lua's own that
+    -- fails raises "not enough memory" there; the core's are retried by
+    -- the binding on every runtime, docs/runtimes.md)
+    local emergency = compat.version >= 502
+    local retried = 0
     for n = 1, total do
       local _, ok, err = fa.pcall(n, false, make)
-      assert(ok, "with allocation " .. n .. " of " .. total .. " failing: " .. tostring(err))
+      if emergency then
+        assert(ok, "with allocation " .. n .. " of " .. total .. " failing: " .. tostring(err))
+      else
+        assert(ok or tostring(err):find("not enough memory", 1, true),
+          "with allocation " .. n .. " of " .. total .. " failing: " .. tostring(err))
+        if ok then retried = retried + 1 end
+      end
     end
+    if not emergency then assert.is_true(retried > 0, "no failed allocation was retried") end
   end)
 
   it("the core's own allocations go through the state's allocator", function()

@@ -433,15 +433,13 @@ describe("steady state with properties, overrides and a sprite-frame track", fun
     for i = 1, 300 do frame(i) end
     collectgarbage(); collectgarbage()
     collectgarbage("stop")
-    -- (LuaJIT's compiler allocates its traces in the state's heap, through
-    -- the same allocator: the frames are measured with it off, so that
-    -- what is counted is the module's)
-    if H.jit then jit.off() end -- luacheck: ignore 113
-    for i = 1, 64 do frame(i) end -- (a collection shrinks the stack: grown back once)
-    fa.start(0)
-    for i = 1, 2000 do frame(i) end
-    local n = fa.stop()
-    if H.jit then jit.on() end -- luacheck: ignore 113
+    -- (H.without_jit: LuaJIT's compiler allocates through the same allocator)
+    local n = H.without_jit(function()
+      for i = 1, 64 do frame(i) end -- (a collection shrinks the stack: grown back once)
+      fa.start(0)
+      for i = 1, 2000 do frame(i) end
+      return fa.stop()
+    end)
     collectgarbage("restart")
     assert.is_true(sum == sum)
     assert.are.equal(0, n)

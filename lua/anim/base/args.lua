@@ -29,7 +29,9 @@ local function outside_level()
   while true do
     local info = getinfo(level, "S")
     if not info then return 1 end
-    if not inside(info.source) then return level - 1 end
+    -- (5.1 shows a call in tail position as a frame of its own, "(tail
+    -- call)", where 5.2+ and LuaJIT show none: passed over)
+    if not inside(info.source) and info.what ~= "tail" then return level - 1 end
     level = level + 1
   end
 end

@@ -1012,7 +1012,7 @@ local function generate(ast, work, cost)
   for k = 1, #fns do locals[k] = "local f" .. k .. " = F[" .. k .. "]" end
   local chunk = LOADER_HEAD .. table.concat(locals, "\n") .. "\nreturn function(t) " .. (work and COUNT or "")
     .. "t = t + 0.0 return " .. code .. " end"
-  local loader = load(chunk, "=molang", "t", {})
+  local loader = compat.load(chunk, "=molang", "t", {})
   if not loader then return nil end
   return loader(floor, truth, fns, work, cost, M.Budget, math)
 end

@@ -787,6 +787,10 @@ local animator_gc = amt.__gc
 amt.__gc = function(self)
   local st = animator_state(self)
   animator_gc(self)
+  -- (an animator whose making ran out of memory has no state yet: 5.1 to
+  -- 5.3 and LuaJIT would raise the error of indexing it wherever the
+  -- collector runs)
+  if type(st) ~= "table" then return end
   disconnect_all(st.on_marker); disconnect_all(st.on_event)
   disconnect_all(st.on_sound); disconnect_all(st.on_play)
 end
