@@ -195,7 +195,7 @@ end
 
 -- A call that must succeed, or raise only the errors `allowed` says it may.
 local function expect_ok(what, allowed, f, ...)
-  local ok, err = xpcall(f, debug.traceback, ...)
+  local ok, err = compat.xpcall(f, debug.traceback, ...)
   if ok then return true end
   if is_memory_error(err) then error(err, 0) end
   local internal = internal_error(err)

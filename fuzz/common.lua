@@ -24,7 +24,7 @@ end
 -- pcall(f, ...) that lets memory errors through to the caller and turns
 -- every other raised error into a BUG naming `what`.
 function M.must_not_raise(what, f, ...)
-  local res = compat.pack(xpcall(f, debug.traceback, ...))
+  local res = compat.pack(compat.xpcall(f, debug.traceback, ...))
   if not res[1] then
     local e = res[2]
     if M.is_memory_error(e) or (type(e) == "string" and e:sub(1, 4) == "BUG:") then error(e, 0) end

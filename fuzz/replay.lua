@@ -8,12 +8,13 @@ if not target or not arg[2] then
   os.exit(2)
 end
 local driver = require("fuzz." .. target)
+local compat = require "anim.base.compat"
 local failed = 0
 for i = 2, #arg do
   local f = assert(io.open(arg[i], "rb"))
   local data = f:read("*a")
   f:close()
-  local ok, err = xpcall(driver.run, debug.traceback, data)
+  local ok, err = compat.xpcall(driver.run, debug.traceback, data)
   if ok then
     print("ok   " .. arg[i])
   else

@@ -394,19 +394,22 @@ describe("encode numbers", function()
   end)
 
   it("keep the sign of zero", function()
-    local literal, back = number_round_trip(-0.0)
+    -- (zeros made at run time: 5.1 keeps one constant for 0.0 and -0.0 of
+    -- a function, which are equal)
+    local literal, back = number_round_trip(-1 / math.huge)
     assert.are.equal("-0", literal)
     assert.are.equal(-math.huge, 1 / back)
-    literal = number_round_trip(0.0)
+    literal = number_round_trip(1 / math.huge)
     assert.are.equal("0", literal)
   end)
 
   it("read back bit for bit, for any finite double (cjson.encode would keep only 14 digits)", function()
-    -- random bit patterns cover every exponent, subnormals included
+    -- random bit patterns cover every exponent, subnormals included (in
+    -- 16-bit pieces: 5.1's math.random takes ranges below 2^31)
     local rng = math.random
     local values = {}
     while #values < 3000 do
-      local x = binary.unpack("<d", binary.pack("<I4I4", rng(0, 0xffffffff), rng(0, 0xffffffff)))
+      local x = binary.unpack("<d", binary.pack("<I2I2I2I2", rng(0, 0xffff), rng(0, 0xffff), rng(0, 0xffff), rng(0, 0xffff)))
       if x == x and x ~= math.huge and x ~= -math.huge then values[#values + 1] = x end
     end
     local c = assert(lenient({ joints = {}, values = values }))
@@ -739,7 +742,7 @@ describe("encode refuses values JSON cannot hold", function()
 
   it("functions and other Lua values", function()
     assert.are.equal("m: joints.a.f: a function cannot be written as JSON", err_of({ joints = { a = { f = print } } }))
-    assert.are.equal("m: co: a thread cannot be written as JSON", err_of({ joints = {}, co = coroutine.create(print) }))
+    assert.are.equal("m: co: a thread cannot be written as JSON", err_of({ joints = {}, co = coroutine.create(function() end) }))
   end)
 
   it("arrays with holes and tables with keys that are not strings", function()

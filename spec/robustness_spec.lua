@@ -109,7 +109,7 @@ describe("robustness", function()
     for _ = 1, 2000 do
       local s = text
       for _ = 1, math.random(1, 5) do
-        local pos = math.random(1, #s)
+        local pos = math.random(1, math.max(1, #s)) -- (s may have been emptied)
         local r = math.random()
         if r < 0.4 then s = s:sub(1, pos - 1) .. s:sub(pos + 1)
         elseif r < 0.8 then s = s:sub(1, pos - 1) .. chars[math.random(#chars)] .. s:sub(pos + 1)

@@ -34,7 +34,7 @@ local yield, resume, create = coroutine.yield, coroutine.resume, coroutine.creat
 -- (5.1 and 5.2 have no coroutine.isyieldable; 5.1's xpcall passes no
 -- arguments: docs/runtimes.md)
 local compat = require "anim.base.compat"
-local isyieldable, xpcall = compat.isyieldable, compat.xpcall
+local isyieldable, xpcall, xpcall_5_1 = compat.isyieldable, compat.xpcall, xpcall
 
 local args = require "anim.base.args"
 local argerror = args.error
@@ -137,6 +137,29 @@ local function call_in_runner(fn, ...)
   return traceback(co, YIELD_MSG)
 end
 
+-- xpcall(fn, traceback, ...): on 5.1, whose xpcall passes no arguments,
+-- they go to fn through upvalues of one function made once (a closure per
+-- call would allocate, and delivery allocates nothing); callbacks take at
+-- most 6 arguments.
+local xpcall_args = xpcall
+if not compat.pcall_yields then
+  local f, n, b1, b2, b3, b4, b5, b6
+  local function bounce()
+    local g, k, c1, c2, c3, c4, c5, c6 = f, n, b1, b2, b3, b4, b5, b6
+    f, b1, b2, b3, b4, b5, b6 = nil, nil, nil, nil, nil, nil, nil
+    if k == 0 then return g() elseif k == 1 then return g(c1) elseif k == 2 then return g(c1, c2)
+    elseif k == 3 then return g(c1, c2, c3) elseif k == 4 then return g(c1, c2, c3, c4)
+    elseif k == 5 then return g(c1, c2, c3, c4, c5) end
+    return g(c1, c2, c3, c4, c5, c6)
+  end
+  xpcall_args = function(fn, handler, ...)
+    n = select("#", ...)
+    if n > 6 then return xpcall(fn, handler, ...) end
+    f, b1, b2, b3, b4, b5, b6 = fn, ...
+    return xpcall_5_1(bounce, handler)
+  end
+end
+
 -- Calls every function of list with the arguments; returns the first error.
 -- in_co: update runs where a callback could yield (see above).
 local function call(list, err, in_co, ...)
@@ -147,7 +170,7 @@ local function call(list, err, in_co, ...)
       e = call_in_runner(list[i].fn, ...)
     else
       local ok
-      ok, e = xpcall(list[i].fn, traceback, ...)
+      ok, e = xpcall_args(list[i].fn, traceback, ...)
       if ok then e = nil else e = plain(e) end
     end
     if e ~= nil and err == nil then err = e end
