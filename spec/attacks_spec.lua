@@ -51,7 +51,16 @@ describe("callbacks that tie (defect 2)", function()
       k = k + 1
       got[k] = (track == first and 0 or n) + tonumber(value)
     end)
-    quick("the update", a.update, a, 1)
+    -- (504,000 callbacks delivered: 5.1's and 5.2's interpreters take 2 to
+    -- 3 times 5.4's time for them, so their budget is 1.5 s; a quadratic
+    -- sort of them would take minutes on any)
+    if compat.version <= 502 and not compat.jit then
+      local t0 = os.clock()
+      a:update(1)
+      assert.is_true(os.clock() - t0 < H.seconds(1.5), string.format("the update took %.2f s (budget 1.5 s)", os.clock() - t0))
+    else
+      quick("the update", a.update, a, 1)
+    end
     -- 63 whole passes of each track then the partial one, all within
     -- 1e-12 s of each other: one tie, won by the track started first
     local per = 63 * n
@@ -97,7 +106,10 @@ describe("core memory and Lua's collector (defect 6)", function()
     for _ = 1, 20 do anim.animator(r) end
     local during = finalized
     collectgarbage("restart")
-    assert.is_false(during)
+    -- (5.1 cannot tell the binding whether the collector runs, there is no
+    -- LUA_GCISRUNNING: the core's accounting steps it, and a stopped 5.1
+    -- collector runs again, docs/runtimes.md)
+    assert.are.equal(compat.version == 501 and not compat.jit, during)
     collectgarbage()
     assert.is_true(finalized)
   end)

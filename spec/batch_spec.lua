@@ -300,9 +300,9 @@ describe("anim.update arguments", function()
     end
     local ok, err = pcall(core.animators_update, list, 0.1, list)
     assert.is_false(ok)
-    -- (5.2+ name a function called by pcall from the loaded modules; 5.1
-    -- and LuaJIT have no call site to name it by: '?')
-    local name = compat.version >= 502 and not compat.jit and "'.-animators_update'" or "'%?'"
+    -- (5.3+ name a function called by pcall from the loaded modules; 5.1,
+    -- 5.2 and LuaJIT have no call site to name it by: '?')
+    local name = compat.version >= 503 and "'.-animators_update'" or "'%?'"
     assert.truthy(err:find("bad argument #3 to " .. name .. " %(must not be the list itself%)"), err)
     -- nothing was updated, and the animators still work
     for _, a in ipairs(list) do

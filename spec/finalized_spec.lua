@@ -38,18 +38,19 @@ end
 -- the finalizer is made right after one, and runs at the next, inside fn
 -- when fn allocates more than that.  5.1 to 5.3 and LuaJIT have no
 -- generational mode: there the incremental collector runs with no pause
--- between cycles, and each try doubles its step, so that the cycle whose
--- end runs the finalizer ends after fewer allocations, until it ends
--- inside fn.  Retries until it fired inside fn; returns pcall's results.
+-- between cycles, and each try halves its step, from one that ends the
+-- cycle (and runs the finalizer) before fn starts to ones that end it
+-- later: the first try where it ends inside fn ends it at one of fn's
+-- first allocations, as the generational mode does.  Retries until it fired inside fn; returns pcall's results.
 local function finalized_during(target, fn)
-  for try = 1, H.generational and 10 or 24 do
+  for try = 1, H.generational and 10 or 20 do
     local inside, fired = false, false
     local pause, stepmul
     if H.generational then
       collectgarbage("generational", 1, 100)
       collectgarbage("step")
     else
-      pause, stepmul = collectgarbage("setpause", 0), collectgarbage("setstepmul", 100 * 2 ^ try)
+      pause, stepmul = collectgarbage("setpause", 0), collectgarbage("setstepmul", 100 * 2 ^ (21 - try))
       collectgarbage("collect")
     end
     H.finalizer(function()
