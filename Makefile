@@ -124,6 +124,8 @@ test: deps-test
 .PHONY: test-long
 test-long: deps-test gltf-ref-deps
 	@$(MAKE) --no-print-directory build build/core_test $(BUILD)/failalloc.so
+	@LUA=luajit sh scripts/deps.sh love
+	@$(MAKE) --no-print-directory build LUA=luajit
 	$(BUSTED) --tags=long --exclude-pattern=oom_spec spec
 	$(BUSTED) --tags=long spec/oom_spec.lua
 	$(RUN) bench/soak.lua 24
