@@ -26,10 +26,13 @@ CORE_SO   = $(BUILD)/anim/core.so
 # ANIM_LUA: the interpreter the specs run subprocesses (bin/anim, the
 # examples) with, so that they test the same runtime.
 LUA_PATHS = LUA_PATH="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH="$(BUILD)/?.so;;"
-RUN = $(LUA_PATHS) LUA_PATH_5_4="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH_5_4="$(BUILD)/?.so;;" \
+# (RUN_ENV: the environment alone, for a command in front of the
+# interpreter: make memcheck's valgrind)
+RUN_ENV = $(LUA_PATHS) LUA_PATH_5_4="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH_5_4="$(BUILD)/?.so;;" \
       LUA_PATH_5_3="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH_5_3="$(BUILD)/?.so;;" \
       LUA_PATH_5_2="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH_5_2="$(BUILD)/?.so;;" \
-      ANIM_LUA=$(LUA) $(LUA)
+      ANIM_LUA=$(LUA)
+RUN = $(RUN_ENV) $(LUA)
 
 EXAMPLES  = walk events retarget convert sprite character
 
@@ -167,7 +170,7 @@ memcheck: deps-test
 	else set -- $(MEMCHECK_ALONE) "$(filter-out $(MEMCHECK_ALONE),$(sort $(wildcard spec/*_spec.lua)))"; fi; \
 	i=0; for files in "$$@"; do i=$$((i + 1)); \
 	  echo "valgrind lua5.4 busted $$files (log: build/memcheck/$$i.log)"; \
-	  ( ANIM_MEMCHECK=1 $(RUN:$(LUA)=$(VALGRIND) $(LUA)) $$(command -v busted) --exclude-tags=long $$files > build/memcheck/$$i.log 2>&1; \
+	  ( ANIM_MEMCHECK=1 $(RUN_ENV) $(VALGRIND) $(LUA) $$(command -v busted) --exclude-tags=long $$files > build/memcheck/$$i.log 2>&1; \
 	    echo $$? > build/memcheck/$$i.status ) & \
 	done; wait; \
 	status=0; i=0; for files in "$$@"; do i=$$((i + 1)); \
@@ -235,25 +238,32 @@ asan: deps-ci
 	  [ $$status = 0 ] || { echo "make asan: busted failed under the sanitizers" >&2; exit $$status; }; \
 	  echo "make asan: no sanitizer report"
 
-# `make fuzz [FUZZ_TIME=s]`: each libFuzzer target for FUZZ_TIME seconds, both
-# at once (two cores).  A target embeds a Lua 5.4 state, the core compiled in
-# and fuzz/<target>.lua as its driver (fuzz/README.md).  New inputs go to
-# build/fuzz/corpus/<target>, crashes to build/fuzz/artifacts/<target>/, the
-# whole log to build/fuzz/<target>.log; the committed seeds are
-# fuzz/corpus/<target>, and fuzz/regressions/<target> is run first.
-# `make fuzz-ci`: each for about 60 s, as CI does.
+# `make fuzz [FUZZ_TIME=s]`: each libFuzzer target for FUZZ_TIME seconds, two
+# at a time (FUZZ_JOBS; the machine has two cores).  A target embeds a Lua
+# 5.4 state, the core compiled in and fuzz/<target>.lua as its driver
+# (fuzz/README.md).  New inputs go to build/fuzz/corpus/<target>, crashes to
+# build/fuzz/artifacts/<target>/, the whole log to build/fuzz/<target>.log;
+# the committed seeds are fuzz/corpus/<target>, and fuzz/regressions/<target>
+# is run first.  `make fuzz-ci`: each for about 60 s, as CI does (four
+# targets, two rounds: about two and a half minutes with the builds).
 FUZZ_CC      = clang
 FUZZ_TIME   ?= 300
-FUZZ_TARGETS = decode animator
+FUZZ_JOBS   ?= 2
+FUZZ_TARGETS = decode animator script import
 FUZZ_DIR     = build/fuzz
 FUZZ_CFLAGS  = -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fsanitize=float-cast-overflow \
                -fno-sanitize-recover=all $(FPFLAGS)
 # a time limit per input (a hang is a bug), and no single allocation over
-# 256 MiB from inputs of a few KiB (a size claimed in a file is not trusted)
+# 256 MiB from inputs of a few KiB (a size claimed in a file is not trusted);
+# the drivers of script and import hold each input to a budget of their own
+# (fuzz/harness.c: CPU seconds, memory)
 FUZZ_FLAGS   = -timeout=20 -rss_limit_mb=2048 -malloc_limit_mb=256 -print_final_stats=1
 FUZZ_FLAGS_decode   = -max_len=8192
 # (programs of a few hundred operations from the start)
 FUZZ_FLAGS_animator = -max_len=1024 -len_control=0
+FUZZ_FLAGS_script   = -max_len=1024 -len_control=0
+# (texts of a few kB: the hostile files of issue 19 are 300 bytes to 4 kB)
+FUZZ_FLAGS_import   = -max_len=8192
 
 fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
 
@@ -262,18 +272,22 @@ $(FUZZ_DIR)/fuzz_%: fuzz/harness.c $(CORE_SRC) $(CORE_HDR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -DFUZZ_DRIVER='"$*"' -DANIM_ROOT='"$(CURDIR)"' -I$(LUA_INC) -Icsrc \
 	  fuzz/harness.c $(CORE_SRC) -o $@ -llua5.4 -lm
 
-fuzz: deps-ci
-	@$(MAKE) --no-print-directory fuzz-build
-	@for t in $(FUZZ_TARGETS); do \
-	  mkdir -p $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/artifacts/$$t; \
+# (one target: its run in the background, its exit status in a file)
+FUZZ_RUN = mkdir -p $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/artifacts/$$t; \
 	  dict=; [ -f fuzz/$$t.dict ] && dict=-dict=fuzz/$$t.dict; \
 	  echo "fuzz_$$t: $(FUZZ_TIME) s, log in $(FUZZ_DIR)/$$t.log"; \
-	  case $$t in decode) flags="$(FUZZ_FLAGS_decode)" ;; animator) flags="$(FUZZ_FLAGS_animator)" ;; *) flags= ;; esac; \
+	  case $$t in decode) flags="$(FUZZ_FLAGS_decode)" ;; animator) flags="$(FUZZ_FLAGS_animator)" ;; \
+	    script) flags="$(FUZZ_FLAGS_script)" ;; import) flags="$(FUZZ_FLAGS_import)" ;; *) flags= ;; esac; \
 	  ( $(FUZZ_DIR)/fuzz_$$t $(FUZZ_FLAGS) $$flags $$dict -max_total_time=$(FUZZ_TIME) \
 	      -artifact_prefix=$(FUZZ_DIR)/artifacts/$$t/ $(FUZZ_DIR)/corpus/$$t fuzz/corpus/$$t \
 	      $$(ls -d fuzz/regressions/$$t 2>/dev/null) > $(FUZZ_DIR)/$$t.log 2>&1; \
-	    echo $$? > $(FUZZ_DIR)/$$t.status ) & \
-	done; wait; \
+	    echo $$? > $(FUZZ_DIR)/$$t.status ) &
+
+fuzz: deps-ci
+	@$(MAKE) --no-print-directory fuzz-build
+	@set -- $(FUZZ_TARGETS); while [ $$# -gt 0 ]; do \
+	  i=0; while [ $$# -gt 0 ] && [ $$i -lt $(FUZZ_JOBS) ]; do t=$$1; shift; i=$$((i + 1)); $(FUZZ_RUN) done; wait; \
+	done; \
 	status=0; for t in $(FUZZ_TARGETS); do \
 	  if [ "$$(cat $(FUZZ_DIR)/$$t.status)" = 0 ]; then \
 	    echo "fuzz_$$t: $$(grep -E '^Done [0-9]+ runs' $(FUZZ_DIR)/$$t.log), $$(ls $(FUZZ_DIR)/corpus/$$t | wc -l) inputs in $(FUZZ_DIR)/corpus/$$t, peak RSS $$(sed -n 's/^stat::peak_rss_mb: *//p' $(FUZZ_DIR)/$$t.log) MB"; \
@@ -311,6 +325,13 @@ build/bench/memstat.so: bench/ref/memstat.c
 build/bench/malloc_count.so: bench/ref/malloc_count.c
 	@mkdir -p build/bench
 	$(CC) $(BENCH_CFLAGS) -fPIC -shared $< -o $@
+
+# The figures of issue 19 (bench/attacks.lua): peak RSS over the churn of
+# big animators, the worst hostile update and import; fails over budget.
+.PHONY: bench-attacks
+bench-attacks: deps
+	@$(MAKE) --no-print-directory build
+	$(RUN) bench/attacks.lua
 
 # The soak test of issue 9 (bench/soak.lua; not part of `make test`): looping
 # clips for 24 simulated hours at 60 fps per animator, checking marker counts

@@ -18,6 +18,7 @@
 -- it so that libFuzzer keeps the input.  Work is bounded: at most MAX_OPS
 -- operations and MAX_PLAYS tracks started per input.
 local anim = require "anim"
+local C = require "fuzz.common"
 
 local M = {}
 
@@ -101,16 +102,9 @@ local FADE = { "nil", 0, 0.1, 1e-9, 0.5, 1e300, -1, NaN, INF, "raw" }
 local TIME = { 0, 0.1, 0.25, 0.5, 1, -1, 1e300, -1e300, 1e-300, 1e9, NaN, INF, "raw" }
 local PRIORITY = { "nil", "core", "idle", "movement", "action", "action4", 3.5, -7, 1e300, "bogus", NaN }
 
-local Reader = {}
+-- (a reader of fuzz/common.lua whose pick also reads "raw" doubles and "nil")
+local Reader = setmetatable({}, { __index = C.Reader })
 Reader.__index = Reader
-
-function Reader:byte()
-  local b = self.s:byte(self.i) or 0
-  self.i = self.i + 1
-  return b
-end
-
-function Reader:done() return self.i > #self.s end
 
 function Reader:pick(list)
   local v = list[self:byte() % #list + 1]

@@ -11,160 +11,17 @@
 -- harness aborts on it so that libFuzzer keeps the input.  Running out of
 -- memory ("not enough memory") is not a bug.
 local anim = require "anim"
+local C = require "fuzz.common"
 
 local M = {}
 
-local NAME = "fuzz.in"
+local NAME = C.NAME
 local player = anim.rig("player")
+local bug, must_not_raise, check_answer, use_clip = C.bug, C.must_not_raise, C.check_answer, C.use_clip
 
-local function bug(fmt, ...)
-  error("BUG: " .. string.format(fmt, ...), 0)
-end
-
-local function is_memory_error(e)
-  return type(e) == "string" and e:find("not enough memory", 1, true) ~= nil
-end
-
--- pcall(f, ...) that lets memory errors through to the caller and turns
--- every other raised error into a BUG naming `what`.
-local function must_not_raise(what, f, ...)
-  local res = table.pack(xpcall(f, debug.traceback, ...))
-  if not res[1] then
-    local e = res[2]
-    if is_memory_error(e) or (type(e) == "string" and e:sub(1, 4) == "BUG:") then error(e, 0) end
-    bug("%s raised instead of returning nil, message: %s", what, tostring(res[2]))
-  end
-  return table.unpack(res, 2, res.n)
-end
-
--- A loader's answer: (object) or (nil, "NAME: ...").
-local function check_answer(what, v, msg)
-  if v == nil then
-    if type(msg) ~= "string" then bug("%s returned nil without a message (%s)", what, type(msg)) end
-    if msg:sub(1, #NAME + 2) ~= NAME .. ": " then
-      bug("%s: the message does not name the source: %q", what, msg:sub(1, 300))
-    end
-    return nil
-  end
-  return v
-end
-
--- reads fields (each read runs the module's code)
-local function touch(...) return select("#", ...) end
-
-local function finite(x)
-  return type(x) == "number" and x == x and x ~= math.huge and x ~= -math.huge
-end
-
--- Sampling returns finite numbers and unit quaternions.
-local function check_pose(what, pose)
-  for joint, ch in pairs(pose) do
-    for kind, v in pairs(ch) do
-      for i = 1, #v do
-        if type(v[i]) ~= "number" then bug("%s: %s.%s[%d] is a %s", what, joint, kind, i, type(v[i])) end
-      end
-      if kind == "rotation" then
-        local n = v[1] * v[1] + v[2] * v[2] + v[3] * v[3] + v[4] * v[4]
-        -- (a NaN norm is reported as it is: a clip of finite keys samples finite)
-        if n ~= n or math.abs(n - 1) >= 1e-6 then bug("%s: %s.rotation is not a unit quaternion (|q|^2 = %s)", what, joint, n) end
-      end
-    end
-  end
-end
-
-local function same_pose(a, b)
-  for joint, ch in pairs(a) do
-    local other = b[joint]
-    if not other then return false, joint end
-    for kind, v in pairs(ch) do
-      local w = other[kind]
-      if not w then return false, joint .. "." .. kind end
-      for i = 1, #v do
-        -- (within 1e-9: a version 1 clip written as version 3 may differ in
-        -- the last bits; a real difference is far larger)
-        local d = math.abs(v[i] - w[i])
-        local both_nan = v[i] ~= v[i] and w[i] ~= w[i]
-        if not both_nan and (d ~= d or d > 1e-9 * math.max(1, math.abs(v[i]), math.abs(w[i]))) then
-          return false, string.format("%s.%s[%d]: %.17g vs %.17g", joint, kind, i, v[i], w[i])
-        end
-      end
-    end
-  end
-  for joint in pairs(b) do
-    if not a[joint] then return false, joint end
-  end
-  return true
-end
-
-local function times(clip)
-  local len = clip.length
-  return { 0, len * 0.5, len, len * 0.25 + 1e-9, -1, len + 1, 1e-300, 1e9 }
-end
-
--- Plays the clip a little on an animator of the right space.  `plays` items
--- need a library (the animator has none): their error is expected.
-local function play_a_little(clip)
-  local a = anim.animator(player, { space = clip.space, side = "both" })
-  local seen = 0
-  a:on_marker(function() seen = seen + 1 end)
-  a:on_event(function() seen = seen + 1 end)
-  a:on_sound(function() seen = seen + 1 end)
-  local t = a:play(clip, { fade = 0 })
-  for _, dt in ipairs { 0, 1 / 60, 0.37, clip.length, 1e-9, 1e6 } do
-    local ok, err = pcall(a.update, a, dt)
-    if not ok then
-      if is_memory_error(err) then error(err, 0) end
-      if not (type(err) == "string" and err:find("^plays '")) then
-        bug("update(%s) of a decoded clip raised: %s", dt, tostring(err))
-      end
-    end
-    local time = t.time
-    if not (finite(time) and time >= 0 and time <= clip.length) then
-      bug("track time %s left [0, %s] after update(%s)", tostring(time), clip.length, dt)
-    end
-    for _, j in ipairs { "root", "torso", "head", "rightArm", "leftLeg" } do
-      local px, py, pz, qx, qy, qz, qw, sx, sy, sz = a:world_transform(j)
-      for _, v in ipairs { px, py, pz, qx, qy, qz, qw, sx, sy, sz } do
-        if v ~= v then bug("NaN in the world transform of %s after update(%s)", j, dt) end
-      end
-    end
-  end
-  t:stop(0)
-  a:update(0)
-end
-
-local function use_clip(clip, from_decode)
-  if not anim.is_clip(clip) then bug("a loader returned a %s, not a clip", type(clip)) end
-  touch(clip.name, clip.version, clip.layout, clip.loop, clip.priority, clip.speed, clip.blend,
-    clip.space, clip.autoplay, clip.euler, clip.mask, clip.approx)
-  if not (finite(clip.length) and clip.length >= 0) then bug("clip.length is %s", tostring(clip.length)) end
-  clip:joints(); clip:markers(); clip:events(); clip:sounds(); clip:plays()
-  clip:bindings(player)
-  local poses = {}
-  for i, t in ipairs(times(clip)) do
-    poses[i] = clip:sample(t)
-    check_pose(string.format("sample(%.17g)", t), poses[i])
-  end
-  -- encode, then decode again: a whole clip, sampling identically when the
-  -- source was a .anim text (an imported clip may be approximated: approx)
-  local text, approx = anim.encode(clip)
-  if text then
-    local again, err = anim.decode(text, NAME)
-    if not again then bug("anim.encode wrote text that anim.decode refuses: %s", err) end
-    if from_decode and approx == nil then
-      for i, t in ipairs(times(clip)) do
-        local same, where = same_pose(poses[i], again:sample(t))
-        if not same then bug("the encoded clip samples differently at %.17g (beyond 1e-9): %s", t, where) end
-      end
-    end
-  elseif type(approx) ~= "string" then
-    bug("anim.encode returned nil without a message")
-  end
-  play_a_little(clip)
-end
-
+-- A retarget map that decodes is used to play a clip.
 local function use_map(map)
-  touch(map.joints, map.scale, map.name)
+  C.touch(map.joints, map.scale, map.name)
   local walk = M.walk
   walk:bindings(player, map)
   local a = anim.animator(player)
@@ -186,22 +43,7 @@ function M.run(data)
 
   local bbs, warnings = must_not_raise("anim.decode_blockbench", anim.decode_blockbench, data, NAME)
   local bb = check_answer("anim.decode_blockbench", bbs, warnings)
-  if bb then
-    -- an import answers clips and a list of warnings, each a message on a
-    -- channel's path (or the file's)
-    if type(warnings) ~= "table" then bug("anim.decode_blockbench returned clips without a list of warnings") end
-    for _, w in ipairs(warnings) do
-      if type(w.message) ~= "string" or (w.channel ~= nil and type(w.channel) ~= "string") then
-        bug("anim.decode_blockbench: a warning that is not { animation, channel, message }")
-      end
-    end
-    local n = 0
-    for _, c in pairs(bb) do
-      n = n + 1
-      if n > 4 then break end
-      must_not_raise("using an imported Blockbench clip", use_clip, c, false)
-    end
-  end
+  if bb then C.use_blockbench(bb, warnings) end
 end
 
 M.walk = assert(anim.decode([==[{"version":3,"length":1,"loop":"loop","joints":{

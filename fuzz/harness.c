@@ -10,7 +10,16 @@
  * replay inputs under busted (spec/fuzz_regressions_spec.lua).
  *
  * <root> is ANIM_ROOT from the environment, else the checkout this was
- * built from (-DANIM_ROOT=...). */
+ * built from (-DANIM_ROOT=...).
+ *
+ * Budgets per input (issue 19): a driver whose module has a field budget =
+ * { seconds = s, mb = m } is held to them.  The state allocates through a
+ * counter here (the C core allocates through the state's allocator, so its
+ * memory counts too): an input that makes it hold more than m MiB beyond
+ * what it held before gets its allocations refused, and is then a finding.
+ * The time is the driver's to check (it knows what it times); the global
+ * FUZZ_SLOWDOWN tells it how much slower this instrumented build runs than
+ * the plain one its budget is written for. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,6 +40,36 @@ int luaopen_anim_core(lua_State *L);
 
 static lua_State *L;
 static int run_ref = LUA_NOREF;
+
+/* How much slower this build (ASan, UBSan, coverage, the line hook) runs
+ * the drivers than the plain build: measured on the seeds of fuzz_import
+ * (fuzz/README.md). */
+#ifndef FUZZ_SLOWDOWN
+#define FUZZ_SLOWDOWN 8
+#endif
+
+/* The state's memory: live bytes, the limit of the input under way
+ * (0: none), and whether an input went over it. */
+static size_t mem_live, mem_limit, mem_budget;
+static int mem_over;
+
+static void *counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  size_t old = ptr ? osize : 0;
+  void *p;
+  (void)ud;
+  if (nsize == 0) {
+    free(ptr);
+    mem_live -= old;
+    return NULL;
+  }
+  if (mem_limit && nsize > old && mem_live + (nsize - old) > mem_limit) {
+    mem_over = 1;
+    return NULL;
+  }
+  p = realloc(ptr, nsize);
+  if (p) mem_live += nsize - old;
+  return p;
+}
 
 /* Coverage of the Lua code for libFuzzer: only the C is compiled with
  * coverage, and most of the checks of a file (and the animator's callback
@@ -65,7 +104,7 @@ static void die(const char *what) {
 static void setup(void) {
   const char *root = getenv("ANIM_ROOT");
   if (root == NULL || *root == '\0') root = ANIM_ROOT;
-  L = luaL_newstate();
+  L = lua_newstate(counting_alloc, NULL);
   if (L == NULL) die("cannot create a Lua state");
   luaL_openlibs(L);
   lua_pushcfunction(L, traceback);
@@ -82,10 +121,15 @@ static void setup(void) {
   lua_pop(L, 1);
   lua_pushstring(L, root);
   lua_setglobal(L, "ANIM_ROOT");
+  lua_pushnumber(L, FUZZ_SLOWDOWN);
+  lua_setglobal(L, "FUZZ_SLOWDOWN");
   /* run = require("fuzz.<driver>").run */
   lua_getglobal(L, "require");
   lua_pushstring(L, "fuzz." FUZZ_DRIVER);
   if (lua_pcall(L, 1, 1, msgh) != LUA_OK) die(lua_tostring(L, -1));
+  if (lua_getfield(L, -1, "budget") == LUA_TTABLE && lua_getfield(L, -1, "mb") == LUA_TNUMBER)
+    mem_budget = (size_t)(lua_tonumber(L, -1) * 1024 * 1024);
+  lua_settop(L, msgh + 1);
   lua_getfield(L, -1, "run");
   if (lua_type(L, -1) != LUA_TFUNCTION) die("the driver has no run function");
   run_ref = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -106,7 +150,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   lua_pushcfunction(L, traceback);
   lua_rawgeti(L, LUA_REGISTRYINDEX, run_ref);
   lua_pushlstring(L, (const char *)data, size);
+  mem_over = 0;
+  mem_limit = mem_budget ? mem_live + mem_budget : 0;
   int status = lua_pcall(L, 1, 0, 1);
+  mem_limit = 0;
+  if (mem_over) {
+    fprintf(stderr, "\n==== fuzz/%s.lua: the input needed more than %zu MiB (its budget): a greedy input\n",
+            FUZZ_DRIVER, mem_budget / (1024 * 1024));
+    abort();
+  }
   if (status != LUA_OK && status != LUA_ERRMEM) {
     /* the drivers raise only for a broken contract; running out of memory
      * (a memory error) is not one */

@@ -6,6 +6,11 @@
 -- files and two small Bedrock animation files of ../shared/data.
 -- animator: hand-made programs for fuzz/animator.lua (see its OPS: one byte
 -- picks an operation, the next ones its operands).
+-- script: hand-made programs for fuzz/script.lua (the same way).
+-- import: the legacy XML files (first byte 0) and the small Blockbench and
+-- Bedrock files (first byte 1) of ../shared/data, and the hostile texts of
+-- issue 19 (padded numbers, entities, a Bedrock file of many channels that
+-- change fast, a long Molang expression, bezier handles of 1e300).
 local cjson = require "cjson"
 
 local shared = os.getenv("ANIM_SHARED") or "../shared"
@@ -23,7 +28,7 @@ local function write(path, s)
   f:close()
 end
 
-os.execute("rm -rf fuzz/corpus && mkdir -p fuzz/corpus/decode fuzz/corpus/animator")
+os.execute("rm -rf fuzz/corpus && mkdir -p fuzz/corpus/decode fuzz/corpus/animator fuzz/corpus/script fuzz/corpus/import")
 
 -- decode -------------------------------------------------------------------------
 for _, name in ipairs { "walk.anim", "wave.anim", "attack.anim", "spark.anim", "goblin.retarget", "nod.xml" } do
@@ -96,3 +101,45 @@ local programs = {
 for name, ops in pairs(programs) do
   write("fuzz/corpus/animator/" .. name, program(ops))
 end
+
+-- script -----------------------------------------------------------------------------
+-- Operation numbers (fuzz/script.lua, OPS in order, from 0).
+local CLIP, DECODE, RIG, _, SPLAY, CALLBACK, SUPDATE, BATCH, SPOSE, TRACK, CLIPOP, FINALIZE, BOMB, FORGE, CORE,
+  LIBRARY, LIMITS, SDROP = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17
+local scripts = {
+  -- play, update, read, finalize the animator by hand, use it again
+  finalize = { { SPLAY, 0, 1, 0, 1, 1, 0 }, { SUPDATE, 0, 3 }, { SPOSE, 0, 0, 0, 0 }, { FINALIZE, 0 },
+    { SUPDATE, 0, 3 }, { SPOSE, 0, 0, 0, 0 }, { TRACK, 2, 4 } },
+  -- a finalizer that finalizes the clip in the middle of the next calls
+  bomb = { { BOMB, 1, 0 }, { CLIPOP, 1, 0, 3 }, { SPOSE, 0, 1, 0, 2 }, { BOMB, 0, 1 }, { SUPDATE, 0, 3 },
+    { BATCH, 2, 0, 0, 3 } },
+  -- callbacks that finalize, raise, collect, update another
+  callbacks = { { CALLBACK, 0, 2, 0, 0 }, { CALLBACK, 0, 1, 0, 1 }, { CALLBACK, 0, 0, 0, 3 }, { SUPDATE, 0, 4 },
+    { SUPDATE, 0, 4 }, { BATCH, 3, 0, 1, 2, 4, 1 } },
+  -- boxes given other kinds' metatables; core functions with odd arguments
+  forge = { { FORGE, 0, 1 }, { FORGE, 1, 2 }, { FORGE, 2, 0 }, { CORE, 0, 2, 0, 2, 1, 0, 0 }, { CORE, 10, 5, 0, 0 },
+    { CORE, 17, 4, 1, 0, 0 } },
+  -- clip tables that are no tree, hostile tables, limits
+  tables = { { CLIP, 1, 1, 2, 0, 0, 0, 0 }, { CLIP, 2, 1, 1, 0, 0, 1, 1 }, { RIG, 1, 0, 4, 1 }, { LIMITS, 0, 0 },
+    { DECODE, 0, 0 }, { LIBRARY, 5, 0 }, { LIBRARY, 7, 2 }, { SDROP, 0, 0 } },
+}
+for name, ops in pairs(scripts) do
+  write("fuzz/corpus/script/" .. name, program(ops))
+end
+
+-- import -----------------------------------------------------------------------------
+for _, name in ipairs { "breathe", "sneak", "walk", "wave" } do
+  write("fuzz/corpus/import/xml-" .. name .. ".xml", "\0" .. read(shared .. "/data/xml/Minecraft-Skin-Viewer/" .. name .. ".xml"))
+end
+write("fuzz/corpus/import/xml-nod.xml", "\0" .. read("examples/clips/nod.xml"))
+for _, name in ipairs { "race_car", "bat" } do
+  write("fuzz/corpus/import/bedrock-" .. name .. ".animation.json",
+    "\1" .. read(shared .. "/data/blockbench/geckolib/1.20.4/" .. name .. ".animation.json"))
+end
+local hostile = require "bench.hostile"
+local pad = string.rep(" ", 2600)
+write("fuzz/corpus/import/hostile-padded.xml", "\0" .. hostile.xml("1" .. pad .. "x", pad .. "2f" .. pad))
+write("fuzz/corpus/import/hostile-entities.xml", "\0" .. hostile.entities(4) .. hostile.xml("1&e4;x", "1&e4;"))
+write("fuzz/corpus/import/hostile-keys.animation.json", "\1" .. hostile.bedrock(24, 100, "math.sin(q.anim_time*2292)*20"))
+write("fuzz/corpus/import/hostile-molang.animation.json", "\1" .. hostile.bedrock(3, 100, hostile.molang_terms()))
+write("fuzz/corpus/import/hostile-handles.bbmodel", "\1" .. hostile.bezier_bbmodel())

@@ -7,7 +7,13 @@
 -- `make asan` and `make memcheck`, which run this spec too.)
 local H = require "spec.helper"
 
-local TARGETS = { "decode", "animator" }
+local TARGETS = { "decode", "animator", "script", "import" }
+
+-- The drivers hold some inputs to a time budget of the plain build, times
+-- FUZZ_SLOWDOWN (the fuzzer's harness sets it for its instrumented build):
+-- here the slowdown of the sanitizers or valgrind, when the suite runs under
+-- them.
+rawset(_G, "FUZZ_SLOWDOWN", H.slowdown)
 
 for _, target in ipairs(TARGETS) do
   describe("fuzz_" .. target, function()

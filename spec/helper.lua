@@ -14,6 +14,15 @@ H.jit = type(rawget(_G, "jit")) == "table"
 -- ../shared beside the clone (CI lays it there); ANIM_SHARED overrides.
 H.shared = os.getenv("ANIM_SHARED") or (here .. "/../shared")
 
+-- Under make asan (the sanitizers' runtime preloaded) or make memcheck
+-- (valgrind: ANIM_MEMCHECK) the specs run many times slower, and resident
+-- memory says nothing (ASan keeps freed memory in quarantine): time bounds
+-- go through H.seconds, specs of resident memory skip it (H.instrumented).
+H.valgrind = os.getenv("ANIM_MEMCHECK") ~= nil
+H.sanitized = (os.getenv("LD_PRELOAD") or ""):find("san", 1, true) ~= nil
+H.instrumented = H.valgrind or H.sanitized
+H.slowdown = H.valgrind and 60 or H.sanitized and 4 or 1
+
 function H.read(path)
   local f = assert(io.open(path, "rb"), "missing file " .. path)
   local s = f:read("a")
@@ -120,13 +129,8 @@ function H.write(path, text)
 end
 
 -- A time bound of the specs, in CPU seconds on a plain run: longer under
--- valgrind (make memcheck sets ANIM_MEMCHECK) and the sanitizers (make
--- asan preloads their runtime), which slow everything down.
-function H.seconds(s)
-  if os.getenv("ANIM_MEMCHECK") then return s * 60 end
-  if (os.getenv("LD_PRELOAD") or ""):find("san", 1, true) then return s * 4 end
-  return s
-end
+-- valgrind and the sanitizers (H.slowdown), which slow everything down.
+function H.seconds(s) return s * H.slowdown end
 
 -- Runs f with some anim limits changed (anim.set_limits), restoring them
 -- even when f fails.

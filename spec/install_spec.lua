@@ -36,8 +36,10 @@ describe("installation", function()
   it("luarocks make installs a tree from which require 'anim' works", function()
     local tree, src = H.tmpdir(), H.tmpdir()
     -- from a copy of the checkout's files without build/: a build of its own
-    assert(sh(string.format("cd %q && git ls-files -co --exclude-standard | tar -cf - -T - | tar -xf - -C %q",
-      H.root, src)))
+    -- (make asan runs the suite in a copy that is no git checkout: then
+    -- every file but build/)
+    assert(sh(string.format("cd %q && { if [ -e .git ]; then git ls-files -co --exclude-standard;"
+      .. " else find . -path ./build -prune -o -type f -print; fi; } | tar -cf - -T - | tar -xf - -C %q", H.root, src)))
     local ok, log = sh(string.format(
       "cd %q && luarocks --lua-version=%s --tree=%q make --deps-mode=none anim-dev-1.rockspec%s", src, VER, tree, INCDIR))
     assert(ok, log)

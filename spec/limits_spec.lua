@@ -157,7 +157,7 @@ describe("limits on files", function()
       local at = t
       for _ = 1, 20 do at.x = {} at = at.x end
       with_limits({ depth = 10 }, function()
-        assert.are.equal("c: nested too deep (at most 10 levels, or the table holds itself)",
+        assert.are.equal("c: x.x.x.x.x.x.x.x.x.x: nested deeper than 10 levels (anim.limits.depth)",
           refused(anim.clip(t, "c", { strict = false })))
         assert.are.equal("x.xml: line 1: elements nested too deeply (at most 10 levels, anim.limits.depth)",
           refused(anim.decode_xml("<animation>" .. string.rep("<a>", 12) .. string.rep("</a>", 12) .. "</animation>", "x.xml")))

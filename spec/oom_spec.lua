@@ -229,6 +229,25 @@ describe("out of memory", function()
     end
   end)
 
+  -- Lua retries an allocation of its own after an emergency collection;
+  -- the binding does the same for the core's (a full collection frees what
+  -- the finalizers of garbage hold), so that one failed allocation of a
+  -- host's allocator that is short for a moment makes nothing fail.
+  it("a single failed allocation while making clips, rigs, animators and tracks is retried: nothing fails", function()
+    local function make()
+      local clip = assert(anim.clip(doc, "walk"))
+      local r = assert(anim.rig { joints = { { name = "torso" }, { name = "rightArm", parent = "torso" } } })
+      local a = anim.animator(r)
+      return a:play(clip)
+    end
+    local total = fa.pcall(0, false, make)
+    assert.is_true(total > 50, "making them allocates (" .. total .. ")")
+    for n = 1, total do
+      local _, ok, err = fa.pcall(n, false, make)
+      assert(ok, "with allocation " .. n .. " of " .. total .. " failing: " .. tostring(err))
+    end
+  end)
+
   it("the core's own allocations go through the state's allocator", function()
     -- an animator of a big rig: its pose and blend arrays are the core's
     -- (about 380 bytes per joint); the Lua side holds a few small tables

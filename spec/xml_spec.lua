@@ -615,3 +615,70 @@ describe("bad XML files", function()
       "bad argument #2 to 'decode_xml' (string expected, got number)")
   end)
 end)
+
+-- Hostile texts (issue 19, defect 4): every one is done, or refused with a
+-- message naming the limit, in linear time (well under half a second).
+describe("hostile XML texts", function()
+  local BUDGET = H.seconds(0.5)
+  local function quick(what, text, name)
+    local t0 = os.clock()
+    local c, err = anim.decode_xml(text, name or "h.xml")
+    local took = os.clock() - t0
+    assert(took < BUDGET, string.format("%s took %.2f s (budget %.1f s)", what, took, BUDGET))
+    return c, err
+  end
+  local function doc(length, value)
+    return '<animation length="' .. length .. '"><head><pitch><keyframe t="0">' .. value
+      .. '</keyframe></pitch></head></animation>'
+  end
+  local pad = string.rep(" ", 80000)
+
+  it("numbers padded with 80,000 spaces: trimmed in linear time (16 s, quadratic, before)", function()
+    local c = assert(quick("a padded length", doc(pad .. "1.5" .. pad, pad .. "2f" .. pad)))
+    assert.are.equal(1.5, c.length)
+    local _, err = quick("a padded length with junk", doc("1" .. pad .. "x", "0"))
+    assert.truthy(err:find('^h.xml: animation %(line 1%): length must be a number, got "1  '), err)
+    _, err = quick("a padded value with junk", doc("1", "1" .. pad .. "x"))
+    assert.truthy(err:find('^h.xml: animation/head/pitch/keyframe%[1%] %(line 1%): value must be a number, got "1  '), err)
+  end)
+
+  -- <!ENTITY e0 "          "> and e1..e<levels>, each ten of the one before
+  local function entities(levels)
+    local d = '<?xml version="1.0"?><!DOCTYPE animation [<!ENTITY e0 "          ">'
+    for i = 1, levels do d = d .. string.format('<!ENTITY e%d "%s">', i, string.rep("&e" .. (i - 1) .. ";", 10)) end
+    return d .. "]>"
+  end
+
+  it("a 300-byte file whose entities expand to 100,000 spaces: linear too", function()
+    local text = entities(4) .. doc("1&e4;x", "1&e4;")
+    assert.is_true(#text < 400)
+    local _, err = quick("entities", text)
+    assert.truthy(err:find('^h.xml: animation %(line 1%): length must be a number, got "1  '), err)
+  end)
+
+  it("entities that expand beyond anim.limits.bytes are refused, naming it", function()
+    -- 21 kB expanding to 2 MB: a ratio of 100, which expat lets through
+    local old = anim.set_limits { bytes = 1024 * 1024 }
+    local text = entities(4) .. '<animation length="1"><head><pitch>' .. string.rep('<keyframe t="0">&e4;0</keyframe>', 20)
+      .. string.rep(" ", 20000) .. "</pitch></head></animation>"
+    local ok, c, err = pcall(quick, "entities over the limit", text)
+    anim.set_limits(old)
+    assert(ok, c)
+    assert.is_nil(c)
+    assert.truthy(err:find("^h.xml: line 1: the text expands to more than 1048576 bytes with its entities "
+      .. "%(anim.limits.bytes%)$"), err)
+  end)
+
+  it("a billion laughs are refused by expat's own protection", function()
+    local _, err = quick("a billion laughs", entities(9) .. doc("1", "&e9;"))
+    assert.truthy(err:find("^h.xml: line 1, column %d+: not valid XML: limit on input amplification factor"), err)
+  end)
+
+  it("15,000 keyframes nested 120 elements deep: their paths are made for messages only", function()
+    local kfs = {}
+    for i = 1, 15000 do kfs[i] = string.format('<keyframe t="%d" i="LINEAR">%d</keyframe>', i - 1, i % 7) end
+    local text = '<animation length="15000"><head><pitch>' .. string.rep("<g>", 120) .. table.concat(kfs)
+      .. string.rep("</g>", 120) .. "</pitch></head></animation>"
+    assert(quick("deep keyframes", text))
+  end)
+end)

@@ -92,6 +92,11 @@ double anim_track_weight(const anim_track *t);
 double anim_track_fade(const anim_track *t);
 long long anim_track_loops(const anim_track *t);
 void anim_track_stop(anim_track *t, double fade);
+/* Ends the track now: it is no longer playing, fires nothing more and
+ * leaves its animator at the next update (the binding's track finalized
+ * by hand while it played), with the other points of its blend space; a
+ * track queued after it starts at the next update, as after a stop. */
+void anim_track_end_now(anim_track *t);
 void anim_track_adjust_weight(anim_track *t, double w, double fade);
 void anim_track_adjust_speed(anim_track *t, double s);
 void anim_track_seek(anim_track *t, double time);

@@ -78,6 +78,7 @@ struct anim_track {
   unsigned char stopping, stop_pending;
   unsigned char shows_last; /* ended by `once` in this update: still posed */
   unsigned char unique;    /* no rig joint has two bindings */
+  unsigned char rebound;   /* (reload.c, during a commit) */
   unsigned char own_priority; /* the priority came from play, not from the clip */
   anim_tprops *props;      /* for its clip's property channels (propmix.c), or NULL */
   unsigned char hold_end;  /* once or hold, at its end while a track queued after it fades in */
@@ -86,6 +87,7 @@ struct anim_track {
   anim_track *lead;        /* its blend space's first track (itself outside a space) */
   double e0, e1;           /* where in this update its advance began and ended */
   /* cold */
+  anim_track *clip_prev, *clip_next;  /* the other tracks that hold its clip */
   int refs;
   anim_animator *owner;    /* NULL once the animator let go of it */
   anim_mem mem;            /* the track frees itself (it may outlive its animator) */
@@ -252,6 +254,9 @@ void anim_space_skip(anim_animator *a, anim_track *lead, int mode, int dir, doub
                      double bt);
 void anim_space_seek(anim_track *lead, double time);
 void anim_space_release(anim_track *lead);
+/* A space's number of points, and the track of point i (0: the lead). */
+int anim_space_points(const anim_track *lead);
+anim_track *anim_space_point(const anim_track *lead, int i);
 
 /* chain.c.  At the bound of a track with a track queued after it: the
  * queued one starts at `eb`; returns 1 when t ended there (fade 0), else

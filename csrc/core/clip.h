@@ -32,6 +32,7 @@ enum { ANIM_K_COUNT = 10 };
 
 typedef struct anim_joint {
   const char *name;
+  size_t name_len;         /* its bytes (a name may hold a NUL byte) */
   double weight;           /* the joint's weight, 0..1 */
   int muted;
   int fast;                /* every channel is in `linear` */
@@ -63,6 +64,8 @@ typedef struct anim_item {
 
 typedef struct anim_block anim_block;
 
+struct anim_track;
+
 typedef struct anim_clip {
   double length, speed, priority;
   int loop, blend, euler;
@@ -79,6 +82,9 @@ typedef struct anim_clip {
   anim_block *blocks;      /* everything the clip owns */
   anim_mem mem;            /* what it was allocated with */
   int refs;                /* its owner and each track playing it */
+  struct anim_track *tracks; /* the tracks that hold it, linked through them:
+                            * a reload ends those it does not rebind
+                            * (reload.c) */
 } anim_clip;
 
 /* Building.  anim_clip_new returns a zeroed clip with njoints joints and

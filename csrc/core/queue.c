@@ -45,33 +45,50 @@ static int ev_rank_before(const anim_event *x, const anim_event *y) {
   return x->seq < y->seq;
 }
 
-/* Order of occurrence; occurrences within ANIM_TIE_SECONDS are ties, won by the
- * track started earlier (SEMANTICS 7a.12).  A stable merge sort on the
- * exact times, then each cluster of ties re-ordered by rank. */
-void anim_queue_sort(anim_animator *a) {
-  int n = a->nqueue, w, i, j;
-  anim_event *src = a->queue, *dst = a->qtmp;
-  for (w = 1; w < n; w *= 2) {
-    for (i = 0; i < n; i += 2 * w) {
-      int mid = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n;
-      int l = i, r = mid, k = i;
-      while (l < mid && r < hi) dst[k++] = ev_before(&src[r], &src[l]) ? src[r++] : src[l++];
+/* Sorts q[0..n) by `before`, stably, using tmp[0..n) as scratch; the
+ * result ends in q.  A natural merge sort: the runs already in order are
+ * found first, then merged pairwise, O(n log r) for r runs -- and the queue
+ * comes in few runs (each track queues its events in order, tracks step in
+ * start order), so two tracks of 250,000 events each take one merge.  Any
+ * input is O(n log n). */
+static void merge_sort(anim_event *q, anim_event *tmp, int n,
+                       int (*before)(const anim_event *, const anim_event *)) {
+  anim_event *src = q, *dst = tmp;
+  int merged = 0, i;
+  for (i = 1; i < n && !before(&q[i], &q[i - 1]); i++) {}
+  if (i >= n) return;  /* in order already (the usual queue) */
+  while (!merged) {
+    merged = 1;
+    for (i = 0; i < n;) {
+      /* two runs from i: [i, mid) and [mid, hi) */
+      int mid = i + 1, hi, l, r, k;
+      while (mid < n && !before(&src[mid], &src[mid - 1])) mid++;
+      hi = mid < n ? mid + 1 : n;
+      while (hi < n && !before(&src[hi], &src[hi - 1])) hi++;
+      if (mid < n) merged = 0;
+      l = i, r = mid, k = i;
+      while (l < mid && r < hi) dst[k++] = before(&src[r], &src[l]) ? src[r++] : src[l++];
       while (l < mid) dst[k++] = src[l++];
       while (r < hi) dst[k++] = src[r++];
+      i = hi;
     }
     { anim_event *s = src; src = dst; dst = s; }
   }
-  if (src != a->queue) memcpy(a->queue, src, sizeof *src * (size_t)n);
+  if (src != q) memcpy(q, src, sizeof *src * (size_t)n);
+}
+
+/* Order of occurrence; occurrences within ANIM_TIE_SECONDS are ties, won by the
+ * track started earlier (SEMANTICS 7a.12).  A merge sort on the exact
+ * times, then each cluster of ties sorted by rank the same way: O(n log n)
+ * in the events queued, however many tie (an insertion sort of the
+ * clusters took 30 s for the 512,000 events of two tracks of 4,000
+ * markers at speed 1e15, all within 1e-12 s). */
+void anim_queue_sort(anim_animator *a) {
+  int n = a->nqueue, i, j;
+  merge_sort(a->queue, a->qtmp, n, ev_before);
   for (i = 0; i < n; i = j) {
     for (j = i + 1; j < n && a->queue[j].at - a->queue[i].at <= ANIM_TIE_SECONDS; j++) {}
-    if (j - i > 1) {
-      int p, q;
-      for (p = i + 1; p < j; p++) {
-        anim_event e = a->queue[p];
-        for (q = p; q > i && ev_rank_before(&e, &a->queue[q - 1]); q--) a->queue[q] = a->queue[q - 1];
-        a->queue[q] = e;
-      }
-    }
+    if (j - i > 1) merge_sort(a->queue + i, a->qtmp + i, j - i, ev_rank_before);
   }
 }
 

@@ -51,13 +51,17 @@ void anim_rebind_discard(anim_rebind *r) {
   memset(r, 0, sizeof *r);
 }
 
+/* (the references and the tracks that hold each stay with the object) */
 static void swap_content(anim_clip *x, anim_clip *y) {
   anim_clip tmp = *x;
   int rx = x->refs, ry = y->refs;
+  struct anim_track *tx = x->tracks, *ty = y->tracks;
   *x = *y;
   *y = tmp;
   x->refs = rx;
   y->refs = ry;
+  x->tracks = tx;
+  y->tracks = ty;
 }
 
 void anim_reload_commit(anim_clip *old, anim_clip *fresh, anim_rebind *r, int n) {
@@ -95,6 +99,20 @@ void anim_reload_commit(anim_clip *old, anim_clip *fresh, anim_rebind *r, int n)
       t->time = L;
       t->tlo = 0;
     }
+    t->rebound = 1;
     memset(&r[i], 0, sizeof r[i]);
+  }
+  /* A track of the clip the caller did not rebind (the binding trusts its
+   * Lua side to list them all; a script calling core.clip_reload itself
+   * need not) would go on with arrays laid out for the old content: it
+   * ends here, firing nothing, and leaves its animator at its next update
+   * (its property slots now: nothing reads it before). */
+  {
+    anim_track *t;
+    for (t = old->tracks; t; t = t->clip_next) {
+      if (t->rebound) { t->rebound = 0; continue; }
+      if (t->owner) anim_props_detach(t->owner, t);
+      anim_track_end_now(t);
+    }
   }
 }

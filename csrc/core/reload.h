@@ -42,7 +42,9 @@ const anim_rig *anim_track_rig(const anim_track *t);
 
 /* Swaps the contents of clips `old` and `fresh` (each keeps its
  * references: every track of old plays the new content, fresh holds the
- * old one, to be freed with it), then rebinds the n prepared tracks: their
+ * old one, to be freed with it), then rebinds the n prepared tracks (any
+ * other track that holds old ends, firing nothing: its arrays were laid
+ * out for the old content): their
  * arrays and property blocks, their time clamped into the new length (a
  * track that was never updated keeps its first pass inclusive; any other
  * goes on from its time, which the next pass excludes), their priority

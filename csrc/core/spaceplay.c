@@ -69,6 +69,9 @@ anim_track *anim_animator_play_space(anim_animator *a, anim_space *s, const anim
   return lead;
 }
 
+int anim_space_points(const anim_track *lead) { return lead->sp->n; }
+anim_track *anim_space_point(const anim_track *lead, int i) { return lead->sp->m[i]; }
+
 void anim_space_release(anim_track *lead) {
   struct anim_spaceplay *sp = lead->sp;
   anim_mem m = lead->mem;

@@ -89,6 +89,9 @@ anim_track *anim_track_new(anim_animator *a, const anim_clip *c, const anim_play
   t->owner = a;
   t->clip = c;
   anim_clip_retain((anim_clip *)c);  /* held until the track is freed */
+  t->clip_next = c->tracks;
+  if (c->tracks) c->tracks->clip_prev = t;
+  ((anim_clip *)c)->tracks = t;
   t->priority = o->has_priority ? o->priority : c->priority;
   t->own_priority = o->has_priority != 0;
   t->speed = o->speed;
@@ -112,6 +115,10 @@ void anim_track_retain(anim_track *t) { t->refs++; }
 void anim_track_release(anim_track *t) {
   if (--t->refs <= 0) {
     anim_mem m = t->mem;
+    anim_clip *c = (anim_clip *)t->clip;
+    if (t->clip_prev) t->clip_prev->clip_next = t->clip_next;
+    else c->tracks = t->clip_next;
+    if (t->clip_next) t->clip_next->clip_prev = t->clip_prev;
     anim_tprops_free(&m, t->props);
     anim_free(&m, t->arrays, t->arrays_size);
     if (t->sp) anim_space_release(t);
@@ -132,6 +139,22 @@ double anim_track_speed(const anim_track *t) { return t->speed; }
 double anim_track_weight(const anim_track *t) { return anim_ramp_value(&t->weight); }
 double anim_track_fade(const anim_track *t) { return anim_ramp_value(&t->fade); }
 long long anim_track_loops(const anim_track *t) { return t->loops; }
+
+static void end_silently(anim_track *t) {
+  t->state = TR_ENDED;
+  t->shows_last = 0;
+  t->stopping = 0;
+  t->stop_pending = 0;
+}
+
+void anim_track_end_now(anim_track *t) {
+  int i;
+  if (t->state == TR_QUEUED) anim_chain_cancel(t);
+  if (t->queued) { anim_chain_start(t->queued, 0); t->queued = NULL; }
+  end_silently(t);
+  /* (the other points go with their lead: none may outlive it playing) */
+  for (i = 1; t->sp && i < anim_space_points(t); i++) end_silently(anim_space_point(t, i));
+}
 
 void anim_track_stop(anim_track *t, double fade) {
   if (!alive(t)) return;

@@ -30,7 +30,12 @@ static int no_joint(lua_State *L, const anim_rig *r, int idx) {
 /* Joint index (0-based) from a name or a 1-based index. */
 static int joint_arg(lua_State *L, const anim_rig *r, int idx) {
   if (lua_type(L, idx) == LUA_TSTRING) {
-    int j = anim_rig_find(r, lua_tostring(L, idx));
+    size_t len;
+    const char *name = lua_tolstring(L, idx, &len);
+    int j;
+    /* (rig joint names hold no NUL: "a\0b" is no joint, not "a") */
+    if (strlen(name) != len) return anim_lua_argerror(L, idx, "unknown joint (the name holds a NUL byte)");
+    j = anim_rig_find(r, name);
     if (j < 0) return no_joint(L, r, idx);
     return j;
   }
@@ -43,34 +48,37 @@ static int joint_arg(lua_State *L, const anim_rig *r, int idx) {
 
 #define check_animator anim_lua_checkanimator
 
+/* By the collector or by hand (a script may reach the metatable): the
+ * animator is freed (tracks retained elsewhere stay valid, no longer
+ * playing) and every later use of it raises. */
 static int animator_gc(lua_State *L) {
-  animator_box *b = luaL_checkudata(L, 1, ANIM_ANIMATOR_MT);
+  animator_box *b = anim_lua_checkbox(L, 1, ANIM_BOX_ANIMATOR);
   anim_animator_free(b->a);
   b->a = NULL;
+  anim_lua_setfinalized(L, 1, ANIM_BOX_ANIMATOR);
   return 0;
 }
 
 /* core.animator_new(rig, side, state) -> animator (uservalues: rig, state) */
 static int animator_new(lua_State *L) {
-  anim_rig *r = anim_lua_checkrig(L, 1);
-  int side = (int)anim_lua_checkrange(L, 2, 0, ANIM_SIDE_COUNT - 1, "side");
+  int side;
   animator_box *b;
+  anim_mem m;
+  anim_lua_checkrig(L, 1);
+  side = (int)anim_lua_checkrange(L, 2, 0, ANIM_SIDE_COUNT - 1, "side");
   luaL_checktype(L, 3, LUA_TTABLE);
-  b = lua_newuserdatauv(L, sizeof *b, 2);
-  b->a = NULL;
-  b->delivering = ANIM_IDLE;
-  b->slot = 0;
-  b->mark = 0;
-  luaL_setmetatable(L, ANIM_ANIMATOR_MT);
-  {
-    anim_mem m = anim_lua_mem(L);
-    b->a = anim_animator_new(&m, r, side);
-  }
+  b = anim_lua_newbox(L, ANIM_BOX_ANIMATOR, sizeof *b, 2);
+  m = anim_lua_mem(L);
+  b->acct = m.ud;
+  /* (the rig is taken again after making the box: that may have run
+   * finalizers, and the retry collects) */
+  ANIM_LUA_RETRY(L, b->a, anim_animator_new(&m, anim_lua_checkrig(L, 1), side));
   if (!b->a) return anim_lua_nomem(L);
   lua_pushvalue(L, 1);
   lua_setiuservalue(L, -2, 1);
   lua_pushvalue(L, 3);
   lua_setiuservalue(L, -2, 2);
+  anim_lua_account(L, b->acct);
   return 1;
 }
 
@@ -78,31 +86,35 @@ static int animator_new(lua_State *L) {
  * collected by a __gc called by hand is left alone), so that the Lua side
  * always releases the animators it delivers. */
 static int animator_delivering(lua_State *L) {
-  animator_box *b = luaL_testudata(L, 1, ANIM_ANIMATOR_MT);
+  animator_box *b = anim_lua_testbox_any(L, 1, ANIM_BOX_ANIMATOR);
   if (b) b->delivering = lua_toboolean(L, 2) ? ANIM_DELIVERING : ANIM_IDLE;
   return 0;
 }
 
-static int animator_state(lua_State *L) { return anim_lua_uservalue(L, ANIM_ANIMATOR_MT, 2); }
+static int animator_state(lua_State *L) { return anim_lua_uservalue(L, ANIM_BOX_ANIMATOR, 2); }
 
 /* core.animator_play(animator, clip, fade, weight, speed, priority|nil,
  *                    bindings, callbacks) -> track | nil, property index,
  *                    other arity
- * bindings: see anim_lua_checkbindings (lua_helpers.c).  nil, p, n: the
- * clip's property p (1-based) has another number of components than the
- * n a track on the animator gives that name (propmix.h). */
+ * bindings: as anim_lua_checkbindings reads them (lua_helpers.h).  nil, p, n:
+ * the clip's property p (1-based) has another number of components than
+ * the n a track on the animator gives that name (propmix.h).  Reading the
+ * bindings and making the track's box may run finalizers: the animator
+ * and the clip are taken again before they are used, and the bounds the
+ * bindings are checked against are read before. */
 static int animator_play(lua_State *L) {
   anim_animator *a = check_animator(L, 1);
   anim_clip *c = anim_lua_checkclip(L, 2);
+  int njoints = c->njoints, rn = anim_animator_rig(a)->n;
   anim_play_opts o;
   anim_binding *binds;
   int nb, tb;
   anim_lua_checkplayopts(L, 3, &o);
   luaL_checktype(L, 8, LUA_TTABLE);
-  binds = anim_lua_checkbindings(L, 7, c, anim_animator_rig(a), &nb);
+  binds = anim_lua_checkbindings(L, 7, njoints, rn, &nb);
   {
     int which = 0, other = 0;
-    if (anim_props_conflict(a, c, NULL, &which, &other) != ANIM_PROPS_OK) {
+    if (anim_props_conflict(check_animator(L, 1), anim_lua_checkclip(L, 2), NULL, &which, &other) != ANIM_PROPS_OK) {
       lua_pushnil(L);
       lua_pushinteger(L, which + 1);
       lua_pushinteger(L, other);
@@ -110,7 +122,11 @@ static int animator_play(lua_State *L) {
     }
   }
   tb = anim_lua_newtrack(L);
-  anim_lua_settrack(L, tb, anim_animator_play(a, c, &o, binds, nb), 2, 1, 8);
+  {
+    anim_track *t;
+    ANIM_LUA_RETRY(L, t, anim_animator_play(check_animator(L, 1), anim_lua_checkclip(L, 2), &o, binds, nb));
+    anim_lua_settrack(L, tb, t, 2, 1, 8);
+  }
   return 1;
 }
 
@@ -121,11 +137,15 @@ static int animator_play(lua_State *L) {
  * during a delivery of this animator's callbacks, ANIM_ST_QUEUED while a
  * batch update has yet to deliver them. */
 static int animator_update(lua_State *L) {
-  animator_box *b = luaL_testudata(L, 1, ANIM_ANIMATOR_MT);
+  animator_box *b = anim_lua_testbox_any(L, 1, ANIM_BOX_ANIMATOR);
   int r;
   double dt = lua_type(L, 2) == LUA_TNUMBER ? lua_tonumber(L, 2) : -1;  /* no strings */
   if (!b) { lua_pushinteger(L, ANIM_ST_NOT_ANIMATOR); return 1; }
-  if (!b->a) return luaL_argerror(L, 1, "animator is not built");
+  /* what the core took (a queue grown by an earlier update) is told to
+   * the collector first, before the animator is looked at: its finalizers
+   * may finalize it */
+  anim_lua_account(L, b->acct);
+  if (!b->a) return anim_lua_finalized(L, ANIM_BOX_ANIMATOR);
   if (!isfinite(dt) || dt < 0) r = ANIM_ST_BAD_DT;
   else if (b->delivering) r = b->delivering == ANIM_DELIVERING ? ANIM_ST_DELIVERING : ANIM_ST_QUEUED;
   else r = ANIM_ST_OK;
@@ -140,14 +160,19 @@ static int animator_update(lua_State *L) {
 
 /* The scratch of core.animators_update: the animators of the list and the
  * indices of those with callbacks to deliver, grown to the longest list
- * seen (through the state's allocator, called directly: no collection,
- * so no finalizer runs while it is in use), and the count of calls that
- * tells an animator listed twice.  One per state: the registry holds it
- * and every copy of the module uses it. */
+ * of the moment and shrunk back when lists get much shorter (through the
+ * state's allocator, called directly: no collection, so no finalizer runs
+ * while it is in use), and the count of calls that tells an animator
+ * listed twice.  One per state: the registry holds it and every copy of
+ * the module uses it. */
 #define BATCH_KEY "anim.batch"        /* the registry's key */
 #define BATCH_MT "anim.batch_scratch"  /* its metatable's */
+#define BATCH_TAG 0x616e6273u
 #define BATCH_MAX ANIM_MAX_BATCH
+#define BATCH_MIN 64                  /* its smallest room */
+#define BATCH_KEEP 1024               /* room kept whatever the lists */
 typedef struct {
+  unsigned tag;
   anim_mem mem;
   unsigned long long gen;
   int cap;
@@ -156,8 +181,14 @@ typedef struct {
 
 static size_t batch_bytes(int cap) { return (size_t)cap * (sizeof(anim_animator *) + sizeof(int)); }
 
+static batch_scratch *test_scratch(lua_State *L, int idx) {
+  batch_scratch *s = luaL_testudata(L, idx, BATCH_MT);
+  return s && lua_rawlen(L, idx) == sizeof *s && s->tag == BATCH_TAG ? s : NULL;
+}
+
 static int batch_gc(lua_State *L) {
-  batch_scratch *s = luaL_checkudata(L, 1, BATCH_MT);
+  batch_scratch *s = test_scratch(L, 1);
+  if (!s) return luaL_argerror(L, 1, "the batch scratch expected");
   anim_free(&s->mem, s->as, batch_bytes(s->cap));
   s->as = NULL;
   s->cap = 0;
@@ -165,10 +196,12 @@ static int batch_gc(lua_State *L) {
 }
 
 /* Room for n animators (the contents are not kept), taken from the
- * state's allocator of the moment; 0 when out of memory. */
+ * state's allocator of the moment: grown to the power of two, or shrunk to
+ * it once a list is less than a quarter of the room (and the room more
+ * than BATCH_KEEP).  0 when out of memory. */
 static int batch_reserve(lua_State *L, batch_scratch *s, int n) {
-  int cap = s->cap ? s->cap : 64;
-  if (n <= s->cap) return 1;
+  int cap = BATCH_MIN;
+  if (s->as && n <= s->cap && !(s->cap > BATCH_KEEP && n < s->cap / 4)) return 1;
   while (cap < n) cap = cap > BATCH_MAX / 2 ? BATCH_MAX : cap * 2;
   anim_free(&s->mem, s->as, batch_bytes(s->cap));
   s->cap = 0;
@@ -186,6 +219,56 @@ static int batch_fail(lua_State *L, int code, int i, int j) {
   return 3;
 }
 
+/* The animator box of list[i] (raw), or NULL (mt: the stack index of the
+ * animators' metatable). */
+static animator_box *list_box(lua_State *L, int i, int mt) {
+  animator_box *b = NULL;
+  lua_rawgeti(L, 1, i);
+  if (lua_getmetatable(L, -1)) {
+    if (lua_rawequal(L, -1, mt) && lua_rawlen(L, -2) == sizeof *b) b = lua_touserdata(L, -2);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return b && b->tag == ANIM_BOX_TAG(ANIM_BOX_ANIMATOR) ? b : NULL;
+}
+
+/* Checks list[1..n]: every one an animator with its core, not delivering
+ * nor queued, none twice (marks of call gen); fills as[] when not NULL.
+ * 0, or the failure's values pushed (batch_fail). */
+static int check_list(lua_State *L, int n, unsigned long long gen, anim_animator **as) {
+  int i, mt = lua_upvalueindex(2);
+  for (i = 0; i < n; i++) {
+    animator_box *b = list_box(L, i + 1, mt);
+    if (!b || !b->a) return batch_fail(L, ANIM_ST_NOT_ANIMATOR, i + 1, 0);
+    if (b->delivering)
+      return batch_fail(L, b->delivering == ANIM_DELIVERING ? ANIM_ST_DELIVERING : ANIM_ST_QUEUED, i + 1, 0);
+    if (b->mark == gen) return batch_fail(L, ANIM_ST_TWICE, i + 1, b->slot);
+    b->mark = gen;
+    b->slot = i + 1;
+    if (as) as[i] = b->a;
+  }
+  return 0;
+}
+
+/* A key of the list other than 1..n (raw, by lua_next: a list is its
+ * elements 1 to #list, and nothing the length leaves out is ignored
+ * silently): 0, or ANIM_ST_NOT_LIST, the key, n pushed. */
+static int check_keys(lua_State *L, int n) {
+  lua_pushnil(L);
+  while (lua_next(L, 1)) {
+    /* (as a double: every version has those; n is below 2^53) */
+    lua_Number k = lua_type(L, -2) == LUA_TNUMBER ? lua_tonumber(L, -2) : 0;
+    lua_pop(L, 1);
+    if (!(k >= 1 && k <= n && k == floor(k))) {
+      lua_pushinteger(L, ANIM_ST_NOT_LIST);
+      lua_insert(L, -2);
+      lua_pushinteger(L, n);
+      return 3;
+    }
+  }
+  return 0;
+}
+
 /* core.animators_update(list, dt, pend) -> nqueued [, failed]
  * (upvalues: the scratch, the animators' metatable)
  * Updates the animators list[1..#list] (raw) by dt in order, after
@@ -199,14 +282,17 @@ static int batch_fail(lua_State *L, int code, int i, int j) {
  * side raises): ANIM_ST_BAD_DT; ANIM_ST_NOT_ANIMATOR list[i] is not an
  * animator; ANIM_ST_DELIVERING list[i] is delivering its callbacks;
  * ANIM_ST_QUEUED list[i] has callbacks queued by a batch update still to
- * deliver; ANIM_ST_TWICE list[i] is list[j]. */
+ * deliver; ANIM_ST_TWICE list[i] is list[j]; ANIM_ST_NOT_LIST, key, n:
+ * the list holds a key that is not an index 1..n.
+ * The list is checked before anything is grown for it (a table of a few
+ * keys can have a raw length of 2^26: its scratch would take 2 GB), and
+ * again after growing, which may run finalizers (a collection). */
 static int animators_update(lua_State *L) {
   batch_scratch *s = lua_touserdata(L, lua_upvalueindex(1));
   double dt = lua_type(L, 2) == LUA_TNUMBER ? lua_tonumber(L, 2) : -1;  /* no strings */
   size_t len;
   lua_Integer room;
-  unsigned long long gen;
-  int n, i, k, nq = 0, r, mt;
+  int n, k, nq = 0, r;
   int *queued;
   luaL_checktype(L, 1, LUA_TTABLE);
   luaL_checktype(L, 3, LUA_TTABLE);
@@ -216,30 +302,21 @@ static int animators_update(lua_State *L) {
   if (len > (size_t)BATCH_MAX) return luaL_error(L, "too many animators (at most %d)", BATCH_MAX);
   n = (int)len;
   if (!isfinite(dt) || dt < 0) return batch_fail(L, ANIM_ST_BAD_DT, 0, 0);
-  for (room = (lua_Integer)lua_rawlen(L, 3); room < 2 * (lua_Integer)n;) {
-    lua_pushboolean(L, 0);
-    lua_rawseti(L, 3, ++room);
-  }
-  if (!batch_reserve(L, s, n)) return anim_lua_nomem(L);
-  queued = (int *)(void *)(s->as + s->cap);
-  gen = ++s->gen;
-  mt = lua_upvalueindex(2);
-  for (i = 0; i < n; i++) {
-    animator_box *b = NULL;
-    lua_rawgeti(L, 1, i + 1);
-    if (lua_getmetatable(L, -1)) {
-      if (lua_rawequal(L, -1, mt)) b = lua_touserdata(L, -2);
-      lua_pop(L, 1);
+  /* what the core took is told to the collector before any pointer is
+   * taken (finalizers may run) */
+  anim_lua_account(L, anim_lua_acct_of(L));
+  room = (lua_Integer)lua_rawlen(L, 3);
+  if (!s->as || room < 2 * (lua_Integer)n || n > s->cap || (s->cap > BATCH_KEEP && n < s->cap / 4)) {
+    if ((r = check_list(L, n, ++s->gen, NULL)) || (r = check_keys(L, n))) return r;
+    for (; room < 2 * (lua_Integer)n;) {
+      lua_pushboolean(L, 0);
+      lua_rawseti(L, 3, ++room);
     }
-    lua_pop(L, 1);
-    if (!b || !b->a) return batch_fail(L, ANIM_ST_NOT_ANIMATOR, i + 1, 0);
-    if (b->delivering)
-      return batch_fail(L, b->delivering == ANIM_DELIVERING ? ANIM_ST_DELIVERING : ANIM_ST_QUEUED, i + 1, 0);
-    if (b->mark == gen) return batch_fail(L, ANIM_ST_TWICE, i + 1, b->slot);
-    b->mark = gen;
-    b->slot = i + 1;
-    s->as[i] = b->a;
+    if (!batch_reserve(L, s, n) && !(anim_lua_retry(L) && batch_reserve(L, s, n))) return anim_lua_nomem(L);
   }
+  /* from here nothing allocates: no finalizer runs */
+  if ((r = check_list(L, n, ++s->gen, s->as)) || (r = check_keys(L, n))) return r;
+  queued = (int *)(void *)(s->as + s->cap);
   r = anim_animators_update(s->as, n, dt, queued, &nq);
   for (k = 0; k < nq; k++) {
     animator_box *b;
@@ -252,6 +329,12 @@ static int animators_update(lua_State *L) {
   }
   lua_pushinteger(L, nq);
   if (r > 0) { lua_pushinteger(L, r); return 2; }
+  return 1;
+}
+
+/* core.batch_room() -> the room of the scratch (for the specs) */
+static int batch_room(lua_State *L) {
+  lua_pushinteger(L, ((batch_scratch *)lua_touserdata(L, lua_upvalueindex(1)))->cap);
   return 1;
 }
 
@@ -282,6 +365,7 @@ static int animator_event(lua_State *L) {
 }
 
 /* The animator at index 1 of a reader of the pose (lua_helpers.h). */
+#define reader_box anim_lua_reader_box
 #define reader_animator anim_lua_upanimator
 
 static int push10(lua_State *L, const double *v) {
@@ -324,26 +408,37 @@ static int animator_world(lua_State *L) {
 
 /* core.animator_pose_into(animator, t [, which]) fills t[name] with a
  * 10-number array per joint (created once, then reused): which is
- * "offsets" (default), "local" or "world". */
+ * "offsets" (default), "local" or "world".  t is read and written raw: no
+ * metamethod of the script's runs.  Making an array may still run a
+ * collection, whose finalizers may finalize the animator by hand: the
+ * animator is taken again for each joint, and the joint's name is pushed
+ * before anything is made. */
 static int animator_pose_into(lua_State *L) {
-  anim_animator *a = reader_animator(L);
-  const anim_rig *r = anim_animator_rig(a);
   const char *which = luaL_optstring(L, 3, "offsets");
-  int j, k, mode = which[0] == 'w' ? 2 : which[0] == 'l' ? 1 : 0;
+  int j, k, n, mode = which[0] == 'w' ? 2 : which[0] == 'l' ? 1 : 0;
+  animator_box *b = reader_box(L);
   luaL_checktype(L, 2, LUA_TTABLE);
-  for (j = 0; j < r->n; j++) {
+  n = anim_animator_rig(b->a)->n;
+  for (j = 0; j < n; j++) {
     double v[10];
+    anim_animator *a = b->a;
+    if (!a) return anim_lua_finalized(L, ANIM_BOX_ANIMATOR);
     if (mode == 2) anim_animator_world(a, j, v);
     else if (mode == 1) anim_animator_local(a, j, v);
     else anim_animator_get(a, j, v, NULL);
-    if (lua_getfield(L, 2, r->names[j]) != LUA_TTABLE) {
+    lua_pushstring(L, anim_animator_rig(a)->names[j]);
+    lua_pushvalue(L, -1);
+    lua_rawget(L, 2);
+    if (lua_type(L, -1) != LUA_TTABLE) {
       lua_pop(L, 1);
       lua_createtable(L, 10, 0);
-      lua_pushvalue(L, -1);
-      lua_setfield(L, 2, r->names[j]);
+      lua_pushvalue(L, -2);
+      lua_pushvalue(L, -2);
+      lua_rawset(L, 2);
     }
+    /* (v is on the C stack) */
     for (k = 0; k < 10; k++) { lua_pushnumber(L, v[k]); lua_rawseti(L, -2, k + 1); }
-    lua_pop(L, 1);
+    lua_pop(L, 2);
   }
   lua_settop(L, 2);
   return 1;
@@ -353,17 +448,27 @@ static int animator_pose_into(lua_State *L) {
 
 #define check_track anim_lua_checktrack
 
+/* By the collector or by hand.  The collector finalizes a track once
+ * nothing plays it (it ended, or its animator goes too); by hand, a track
+ * may still be playing: it ends at once (firing nothing more: its
+ * callbacks are gone with it), and its animator plays on without it. */
 static int track_gc(lua_State *L) {
-  track_box *b = luaL_checkudata(L, 1, ANIM_TRACK_MT);
-  if (b->t) anim_track_release(b->t);
+  track_box *b = anim_lua_checkbox(L, 1, ANIM_BOX_TRACK);
+  if (b->t) {
+    anim_track_end_now(b->t);
+    anim_track_release(b->t);
+  }
   b->t = NULL;
+  anim_lua_setfinalized(L, 1, ANIM_BOX_TRACK);
   return 0;
 }
 
-/* core.track_uservalue(track, n) -> clip (1), animator (2), callbacks (3) */
+/* core.track_uservalue(track, n) -> clip (1), animator (2), callbacks (3)
+ * (of a finalized track too) */
 static int track_uservalue(lua_State *L) {
-  anim_lua_checkbox(L, 1, ANIM_TRACK_MT);
-  lua_getiuservalue(L, 1, (int)anim_lua_checkrange(L, 2, 1, 3, "user value"));
+  int n = (int)anim_lua_checkrange(L, 2, 1, 3, "user value");
+  if (!anim_lua_testbox_any(L, 1, ANIM_BOX_TRACK)) anim_lua_checkbox(L, 1, ANIM_BOX_TRACK);
+  lua_getiuservalue(L, 1, n);
   return 1;
 }
 
@@ -441,9 +546,10 @@ static const luaL_Reg readers[] = {
 static void push_batch_scratch(lua_State *L) {
   batch_scratch *s;
   lua_getfield(L, LUA_REGISTRYINDEX, BATCH_KEY);
-  if (luaL_testudata(L, -1, BATCH_MT)) return;
+  if (test_scratch(L, -1)) return;
   lua_pop(L, 1);
   s = lua_newuserdatauv(L, sizeof *s, 0);
+  s->tag = BATCH_TAG;
   s->mem = anim_lua_mem(L);
   s->gen = 0;
   s->cap = 0;
@@ -451,18 +557,23 @@ static void push_batch_scratch(lua_State *L) {
   luaL_newmetatable(L, BATCH_MT);
   lua_pushcfunction(L, batch_gc);
   lua_setfield(L, -2, "__gc");
+  lua_pushliteral(L, BATCH_MT);
+  lua_setfield(L, -2, "__metatable");
   lua_setmetatable(L, -2);
   lua_pushvalue(L, -1);
   lua_setfield(L, LUA_REGISTRYINDEX, BATCH_KEY);
 }
 
 void anim_lua_open_animator(lua_State *L) {
-  anim_lua_newmeta(L, ANIM_ANIMATOR_MT, animator_gc, "animator_metatable");
+  anim_lua_newmeta(L, ANIM_BOX_ANIMATOR, animator_gc, "animator_metatable");
   push_batch_scratch(L);
   luaL_getmetatable(L, ANIM_ANIMATOR_MT);
   lua_pushcclosure(L, animators_update, 2);
   lua_setfield(L, -2, "animators_update");
-  anim_lua_newmeta(L, ANIM_TRACK_MT, track_gc, "track_metatable");
+  push_batch_scratch(L);
+  lua_pushcclosure(L, batch_room, 1);
+  lua_setfield(L, -2, "batch_room");
+  anim_lua_newmeta(L, ANIM_BOX_TRACK, track_gc, "track_metatable");
   luaL_setfuncs(L, funcs, 0);
   luaL_getmetatable(L, ANIM_ANIMATOR_MT);
   luaL_setfuncs(L, readers, 1);

@@ -11,15 +11,18 @@
 #include "lua_helpers.h"
 
 static anim_space *check_space(lua_State *L, int idx) {
-  anim_space_box *b = anim_lua_checkbox(L, idx, ANIM_SPACE_MT);
-  if (!b->s) anim_lua_argerror(L, idx, "blend space is not built");
+  anim_space_box *b = anim_lua_checkbox(L, idx, ANIM_BOX_SPACE);
+  if (!b->s) anim_lua_finalized(L, ANIM_BOX_SPACE);
   return b->s;
 }
 
+/* By the collector or by hand: the tracks that play the space keep it
+ * (and its clips) until they end; every later use of the box raises. */
 static int space_gc(lua_State *L) {
-  anim_space_box *b = luaL_checkudata(L, 1, ANIM_SPACE_MT);
+  anim_space_box *b = anim_lua_checkbox(L, 1, ANIM_BOX_SPACE);
   anim_space_free(b->s);
   b->s = NULL;
+  anim_lua_setfinalized(L, 1, ANIM_BOX_SPACE);
   return 0;
 }
 
@@ -30,42 +33,56 @@ static void check_at(lua_State *L, int idx, int dim, double p[2]) {
   if (!isfinite(p[0]) || !isfinite(p[1])) anim_lua_argerror(L, idx, "parameter must be finite");
 }
 
+/* The space of the n clips in the table at 1 (read raw: no code runs
+ * between taking the clips and making the space, so that no finalizer may
+ * free one in between). */
+static anim_space *make_space(lua_State *L, int n, int dim, const double (*at)[2], int sync, const char **err) {
+  const anim_clip *clips[ANIM_MAX_SPACE_POINTS];
+  anim_mem m = anim_lua_mem(L);
+  int i;
+  for (i = 0; i < n; i++) {
+    lua_rawgeti(L, 1, i + 1);
+    clips[i] = anim_lua_checkclip(L, -1);
+    lua_pop(L, 1);
+  }
+  return anim_space_new(&m, n, dim, clips, at, sync, err);
+}
+
 /* core.space_new(clips, places, dim, sync, info) -> space | nil, message
  * clips: { clip, ... }; places: { x, ... } (1D) or { {x, y}, ... } (2D);
- * info: the Lua side's table of the space (its user value). */
+ * info: the Lua side's table of the space (its user value).  The tables
+ * are read raw. */
 static int space_new(lua_State *L) {
-  const anim_clip *clips[ANIM_MAX_SPACE_POINTS];
   double at[ANIM_MAX_SPACE_POINTS][2];
-  lua_Integer n = (luaL_checktype(L, 1, LUA_TTABLE), luaL_len(L, 1)), i;
+  lua_Integer n, i;
   int dim = (int)anim_lua_checkrange(L, 3, 1, 2, "dimensions"), sync = lua_toboolean(L, 4);
   const char *err = NULL;
   anim_space_box *b;
+  luaL_checktype(L, 1, LUA_TTABLE);
   luaL_checktype(L, 2, LUA_TTABLE);
   luaL_checktype(L, 5, LUA_TTABLE);
+  n = (lua_Integer)lua_rawlen(L, 1);
   luaL_argcheck(L, n >= 1 && n <= ANIM_MAX_SPACE_POINTS, 1, "1 to 64 points");
-  luaL_argcheck(L, luaL_len(L, 2) == n, 2, "one place per clip");
+  luaL_argcheck(L, (lua_Integer)lua_rawlen(L, 2) == n, 2, "one place per clip");
   for (i = 0; i < n; i++) {
-    lua_geti(L, 1, i + 1);
-    clips[i] = anim_lua_checkclip(L, -1);
+    lua_rawgeti(L, 1, i + 1);
+    anim_lua_checkclip(L, -1);  /* (for the message: taken again below) */
     lua_pop(L, 1);
-    lua_geti(L, 2, i + 1);
+    lua_rawgeti(L, 2, i + 1);
     if (dim == 1) {
       at[i][0] = luaL_checknumber(L, -1);
       at[i][1] = 0;
     } else {
       int k;
       luaL_checktype(L, -1, LUA_TTABLE);
-      for (k = 0; k < 2; k++) { lua_geti(L, -1, k + 1); at[i][k] = luaL_checknumber(L, -1); lua_pop(L, 1); }
+      for (k = 0; k < 2; k++) { lua_rawgeti(L, -1, k + 1); at[i][k] = luaL_checknumber(L, -1); lua_pop(L, 1); }
     }
     lua_pop(L, 1);
   }
-  b = lua_newuserdatauv(L, sizeof *b, 1);
-  b->s = NULL;
-  luaL_setmetatable(L, ANIM_SPACE_MT);
-  {
-    anim_mem m = anim_lua_mem(L);
-    b->s = anim_space_new(&m, (int)n, dim, clips, (const double (*)[2])at, sync, &err);
-  }
+  b = anim_lua_newbox(L, ANIM_BOX_SPACE, sizeof *b, 1);
+  b->s = make_space(L, (int)n, dim, (const double (*)[2])at, sync, &err);
+  if (!b->s && err == ANIM_CLIP_NOMEM && anim_lua_retry(L))
+    b->s = make_space(L, (int)n, dim, (const double (*)[2])at, sync, &err);
   if (!b->s) {
     if (err == ANIM_CLIP_NOMEM) return anim_lua_nomem(L);
     lua_pushnil(L);
@@ -74,10 +91,11 @@ static int space_new(lua_State *L) {
   }
   lua_pushvalue(L, 5);
   lua_setiuservalue(L, -2, 1);
+  anim_lua_account(L, anim_lua_acct_of(L));
   return 1;
 }
 
-static int space_info(lua_State *L) { return anim_lua_uservalue(L, ANIM_SPACE_MT, 1); }
+static int space_info(lua_State *L) { return anim_lua_uservalue(L, ANIM_BOX_SPACE, 1); }
 
 /* core.space_weights(space, x [, y]) -> { w1, ..., wn } */
 static int space_weights(lua_State *L) {
@@ -91,12 +109,12 @@ static int space_weights(lua_State *L) {
 
 /* core.space_triangles(space) -> { {i, j, k}, ... } (1-based, counter-clockwise) */
 static int space_triangles(lua_State *L) {
-  anim_space *s = check_space(L, 1);
-  int i, k;
-  lua_createtable(L, s->ntri, 0);
-  for (i = 0; i < s->ntri; i++) {
+  int i, k, ntri = check_space(L, 1)->ntri;
+  lua_createtable(L, ntri, 0);
+  for (i = 0; i < ntri; i++) {
     lua_createtable(L, 3, 0);
-    for (k = 0; k < 3; k++) { lua_pushinteger(L, s->tri[i][k] + 1); lua_rawseti(L, -2, k + 1); }
+    /* (taken again after each table made: finalizers may have run) */
+    for (k = 0; k < 3; k++) { lua_pushinteger(L, check_space(L, 1)->tri[i][k] + 1); lua_rawseti(L, -2, k + 1); }
     lua_rawseti(L, -2, i + 1);
   }
   return 1;
@@ -104,27 +122,37 @@ static int space_triangles(lua_State *L) {
 
 /* core.animator_play_space(animator, space, fade, weight, speed,
  *   priority|nil, bindings, callbacks, x [, y]) -> track
- * bindings: { bindings of point 1's clip, ... } (anim_lua_checkbindings) */
+ * bindings: { bindings of point 1's clip, ... } (anim_lua_checkbindings,
+ * read raw).  Reading the bindings and making the track's box may run
+ * finalizers: the bounds they are checked against are read first, the
+ * animator and the space taken again after. */
 static int animator_play_space(lua_State *L) {
-  anim_animator *a = anim_lua_checkanimator(L, 1);
-  anim_space *s = check_space(L, 2);
   const anim_binding *binds[ANIM_MAX_SPACE_POINTS];
-  int nbind[ANIM_MAX_SPACE_POINTS], i, tb;
+  int nbind[ANIM_MAX_SPACE_POINTS], njoints[ANIM_MAX_SPACE_POINTS], i, tb, n, rn;
   anim_play_opts o;
   double p[2];
-  anim_lua_checkplayopts(L, 3, &o);
-  luaL_checktype(L, 7, LUA_TTABLE);
-  luaL_checktype(L, 8, LUA_TTABLE);
-  check_at(L, 9, s->dim, p);
-  luaL_argcheck(L, luaL_len(L, 7) == s->n, 7, "one list of bindings per point");
-  luaL_checkstack(L, s->n + 4, "too many points");
-  for (i = 0; i < s->n; i++) {
-    lua_geti(L, 7, i + 1);
-    binds[i] = anim_lua_checkbindings(L, -1, s->clip[i], anim_animator_rig(a), &nbind[i]);
+  anim_track *t;
+  {
+    anim_animator *a = anim_lua_checkanimator(L, 1);
+    anim_space *s = check_space(L, 2);
+    anim_lua_checkplayopts(L, 3, &o);
+    luaL_checktype(L, 7, LUA_TTABLE);
+    luaL_checktype(L, 8, LUA_TTABLE);
+    check_at(L, 9, s->dim, p);
+    n = s->n;
+    rn = anim_animator_rig(a)->n;
+    for (i = 0; i < n; i++) njoints[i] = s->clip[i]->njoints;
+  }
+  luaL_argcheck(L, (lua_Integer)lua_rawlen(L, 7) == n, 7, "one list of bindings per point");
+  luaL_checkstack(L, n + 4, "too many points");
+  for (i = 0; i < n; i++) {
+    lua_rawgeti(L, 7, i + 1);
+    binds[i] = anim_lua_checkbindings(L, -1, njoints[i], rn, &nbind[i]);
     lua_replace(L, -2);  /* the array stays on the stack while it is read */
   }
   tb = anim_lua_newtrack(L);
-  anim_lua_settrack(L, tb, anim_animator_play_space(a, s, &o, binds, nbind, p), 2, 1, 8);
+  ANIM_LUA_RETRY(L, t, anim_animator_play_space(anim_lua_checkanimator(L, 1), check_space(L, 2), &o, binds, nbind, p));
+  anim_lua_settrack(L, tb, t, 2, 1, 8);
   return 1;
 }
 
@@ -163,6 +191,6 @@ static const luaL_Reg funcs[] = {
 };
 
 void anim_lua_open_blendspace(lua_State *L) {
-  anim_lua_newmeta(L, ANIM_SPACE_MT, space_gc, "space_metatable");
+  anim_lua_newmeta(L, ANIM_BOX_SPACE, space_gc, "space_metatable");
   luaL_setfuncs(L, funcs, 0);
 }

@@ -56,13 +56,24 @@
 
 typedef anim_clip_box clip_box;
 
+/* By the collector or by hand (a script may reach the metatable): the box
+ * lets go of the clip (tracks playing it hold their own references) and
+ * every later use of it raises. */
 static int clip_gc(lua_State *L) {
-  clip_box *b = luaL_checkudata(L, 1, ANIM_CLIP_MT);
+  clip_box *b = anim_lua_checkbox(L, 1, ANIM_BOX_CLIP);
   if (b->cursors) anim_free(&b->clip->mem, b->cursors, sizeof(int) * b->ncursors);
   anim_clip_free(b->clip);
   b->clip = NULL;
   b->cursors = NULL;
+  anim_lua_setfinalized(L, 1, ANIM_BOX_CLIP);
   return 0;
+}
+
+/* The clip of the box at idx, taken again after anything that may have run
+ * a collection (its finalizers may finalize the clip by hand). */
+static anim_clip *live_clip(lua_State *L, clip_box *b) {
+  if (!b->clip) anim_lua_finalized(L, ANIM_BOX_CLIP);
+  return b->clip;
 }
 
 /* ---- reading the description ------------------------------------------- */
@@ -104,8 +115,11 @@ static double num_at(lua_State *L, int t, lua_Integer i) {
   return v;
 }
 
+/* The clip being built is not reachable from Lua: a collection (the retry
+ * after a failed allocation) does not finalize it. */
 static void *alloc(lua_State *L, anim_clip *c, size_t n) {
-  void *p = anim_clip_alloc(c, n);
+  void *p;
+  ANIM_LUA_RETRY(L, p, anim_clip_alloc(c, n));
   if (!p) anim_lua_nomem(L);
   return p;
 }
@@ -174,7 +188,7 @@ static void read_keys(lua_State *L, anim_clip *c, int j, int ct, int ch, int ari
   } else if (!lua_isnil(L, -1)) {
     luaL_error(L, "description handles must be a table");
   }
-  k = anim_clip_keys(c, j, ch, n, arity, nh);
+  ANIM_LUA_RETRY(L, k, anim_clip_keys(c, j, ch, n, arity, nh));
   if (!k) anim_lua_nomem(L);
   nh = 0;
   for (i = 0; i < n; i++) {
@@ -253,20 +267,24 @@ static int read_channel(lua_State *L, anim_clip *c, int j, int jt, const char *f
   return 1;
 }
 
-static const char *dup_string(lua_State *L, anim_clip *c, int idx) {
+static const char *dup_string(lua_State *L, anim_clip *c, int idx, size_t *plen) {
   size_t len;
   const char *s;
   if (lua_type(L, idx) != LUA_TSTRING) luaL_error(L, "description name must be a string");
   s = lua_tolstring(L, idx, &len);
-  s = anim_clip_strdup(c, s, len);
-  if (!s) anim_lua_nomem(L);
-  return s;
+  *plen = len;
+  {
+    const char *d;
+    ANIM_LUA_RETRY(L, d, anim_clip_strdup(c, s, len));
+    if (!d) anim_lua_nomem(L);
+    return d;
+  }
 }
 
 static void read_joint(lua_State *L, anim_clip *c, int jt, int ji) {
   anim_joint *j = &c->joints[ji];
   lua_getfield(L, jt, "name");
-  j->name = dup_string(L, c, -1);
+  j->name = dup_string(L, c, -1, &j->name_len);
   lua_pop(L, 1);
   j->weight = field_num(L, jt, "weight", 1);
   j->muted = lua_getfield(L, jt, "muted") != LUA_TNIL && lua_toboolean(L, -1);
@@ -387,11 +405,7 @@ static int clip_new(lua_State *L) {
   const char *err;
   luaL_checktype(L, 1, LUA_TTABLE);
   luaL_checktype(L, 2, LUA_TTABLE);
-  b = lua_newuserdatauv(L, sizeof *b, 1);
-  b->clip = NULL;
-  b->cursors = NULL;
-  b->ncursors = 0;
-  luaL_setmetatable(L, ANIM_CLIP_MT);
+  b = anim_lua_newbox(L, ANIM_BOX_CLIP, sizeof *b, 1);
   nj = push_array(L, 1, "joints");
   if (nj < 0) luaL_error(L, "description needs joints");
   lua_pop(L, 1);
@@ -399,7 +413,8 @@ static int clip_new(lua_State *L) {
   if (ni >= 0) lua_pop(L, 1); else ni = 0;
   {
     anim_mem m = anim_lua_mem(L);
-    c = b->clip = anim_clip_new(&m, nj, ni);
+    ANIM_LUA_RETRY(L, c, anim_clip_new(&m, nj, ni));
+    b->clip = c;
   }
   if (!c) return anim_lua_nomem(L);
   c->length = field_num(L, 1, "length", 0);
@@ -433,36 +448,48 @@ static int clip_new(lua_State *L) {
     lua_pop(L, 1);
   }
   read_props(L, c);
-  if ((err = anim_clip_finish(c))) {
+  err = anim_clip_finish(c);
+  if (err == ANIM_CLIP_NOMEM && anim_lua_retry(L)) err = anim_clip_finish(c);
+  if (err) {
     if (err == ANIM_CLIP_NOMEM) return anim_lua_nomem(L);
     return luaL_error(L, "invalid clip description: %s", err);
   }
   {
     /* the joints' cursors, then the properties' */
     size_t nc = (size_t)ANIM_JOINT_CURSORS * (size_t)(nj ? nj : 1) + prop_components(c), k;
-    b->cursors = anim_malloc(&c->mem, sizeof(int) * nc);
+    ANIM_LUA_RETRY(L, b->cursors, anim_malloc(&c->mem, sizeof(int) * nc));
     if (!b->cursors) return anim_lua_nomem(L);
     b->ncursors = nc;
     for (k = 0; k < nc; k++) b->cursors[k] = -1;
   }
   lua_pushvalue(L, 2);
   lua_setiuservalue(L, -2, 1);
+  /* the clip is whole: the collector hears of its memory (finalizers may
+   * run: nothing of it is used after this) */
+  anim_lua_account(L, anim_lua_acct_of(L));
   return 1;
 }
 
 /* core.clip_info(clip) -> the info table given to clip_new */
-static int clip_info(lua_State *L) { return anim_lua_uservalue(L, ANIM_CLIP_MT, 1); }
+static int clip_info(lua_State *L) { return anim_lua_uservalue(L, ANIM_BOX_CLIP, 1); }
 
-/* core.clip_sample(clip, t) -> { joint = { position, rotation, scale } } */
+/* core.clip_sample(clip, t) -> { joint = { position, rotation, scale } }
+ * Making the tables may run a collection, whose finalizers may finalize
+ * the clip by hand: the clip and its cursors are taken again for each
+ * joint. */
 static int clip_sample(lua_State *L) {
-  anim_clip *c = anim_lua_checkclip(L, 1);
-  int *cursors = ((clip_box *)lua_touserdata(L, 1))->cursors;
+  clip_box *b;
   double t = luaL_checknumber(L, 2);
-  int j;
+  int j, nj;
+  anim_lua_checkclip(L, 1);
+  b = lua_touserdata(L, 1);
   if (!isfinite(t)) return luaL_argerror(L, 2, "time must be finite");
-  lua_createtable(L, 0, c->njoints);
-  for (j = 0; j < c->njoints; j++) {
+  nj = b->clip->njoints;
+  lua_createtable(L, 0, nj);
+  for (j = 0; j < nj; j++) {
     double s[11], v[10] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1}, *pos = v, *rot = v + 3, *scl = v + 7;
+    anim_clip *c = live_clip(L, b);
+    int *cursors = b->cursors;
     int ch = anim_clip_sample_joint(c, j, t, cursors + j * ANIM_HOT_CURSORS,
                                     cursors + c->njoints * ANIM_HOT_CURSORS + j * ANIM_COLD_CURSORS, s);
     int k;
@@ -472,28 +499,42 @@ static int clip_sample(lua_State *L) {
     if (ch & ANIM_CH_ROT) for (k = 0; k < 4; k++) v[3 + k] = s[3 + k];
     if (ch & ANIM_CH_SCL) for (k = 0; k < 3; k++) v[7 + k] = s[7 + k];
     anim_finite10(v);
+    /* (v is on the C stack: no finalizer frees it) */
     lua_createtable(L, 0, 3);
     if (ch & ANIM_CH_POS) { anim_lua_pushnumbers(L, pos, 3); lua_setfield(L, -2, "position"); }
     if (ch & ANIM_CH_ROT) { anim_lua_pushnumbers(L, rot, 4); lua_setfield(L, -2, "rotation"); }
     if (ch & ANIM_CH_SCL) { anim_lua_pushnumbers(L, scl, 3); lua_setfield(L, -2, "scale"); }
-    lua_setfield(L, -2, c->joints[j].name);
+    {
+      const anim_joint *jt = &live_clip(L, b)->joints[j];
+      lua_pushlstring(L, jt->name, jt->name_len);  /* (all its bytes: "a\0b" is not "a") */
+    }
+    lua_insert(L, -2);
+    lua_rawset(L, -3);
   }
-  if (c->nprops > 0) {
-    /* pose.properties[name]: a number, or an array of the components */
-    int p, *pc = cursors + (size_t)ANIM_JOINT_CURSORS * (size_t)(c->njoints ? c->njoints : 1);
+  if (live_clip(L, b)->nprops > 0) {
+    /* pose.properties[name]: a number, or an array of the components (the
+     * clip taken again after each table or string made) */
+    int p, np = live_clip(L, b)->nprops;
+    size_t pc = (size_t)ANIM_JOINT_CURSORS * (size_t)(nj ? nj : 1);
     double buf[64], *v = buf;
-    lua_createtable(L, 0, c->nprops);
-    for (p = 0; p < c->nprops; p++) {
-      const anim_prop *pr = &c->props[p];
-      if (pr->arity > 64) v = lua_newuserdatauv(L, sizeof(double) * (size_t)pr->arity, 0);
-      anim_prop_sample(pr, t, pc, v);
-      if (pr->arity == 1) lua_pushnumber(L, v[0]);
-      else anim_lua_pushnumbers(L, v, (size_t)pr->arity);
+    lua_createtable(L, 0, np);
+    for (p = 0; p < np; p++) {
+      const anim_prop *pr = &live_clip(L, b)->props[p];
+      int arity = pr->arity;
+      if (arity > 64) {
+        v = lua_newuserdatauv(L, sizeof(double) * (size_t)arity, 0);
+        pr = &live_clip(L, b)->props[p];
+      }
+      anim_prop_sample(pr, t, b->cursors + pc, v);
+      /* (v is on the C stack, or a userdata on the Lua stack) */
+      if (arity == 1) lua_pushnumber(L, v[0]);
+      else anim_lua_pushnumbers(L, v, (size_t)arity);
       if (v != buf) { lua_remove(L, -2); v = buf; }
+      pr = &live_clip(L, b)->props[p];
       lua_pushlstring(L, pr->name, pr->len);
       lua_insert(L, -2);
       lua_rawset(L, -3);
-      pc += pr->arity;
+      pc += (size_t)arity;
     }
     lua_setfield(L, -2, "properties");
   }
@@ -532,44 +573,54 @@ static int clip_sample_joint(lua_State *L) {
  * encoding: these are the numbers the file gave. */
 static int clip_keys(lua_State *L) {
   anim_clip *c = anim_lua_checkclip(L, 1);
+  clip_box *b = lua_touserdata(L, 1);
   lua_Integer j = luaL_checkinteger(L, 2), ch = luaL_checkinteger(L, 3);
   const anim_keys *k;
-  int i;
+  int i, n, arity, nh;
   luaL_argcheck(L, j >= 1 && j <= c->njoints, 2, "no such joint");
   luaL_argcheck(L, ch >= ANIM_K_POS && ch <= ANIM_K_PW, 3, "no such channel");
   k = &c->joints[j - 1].keys[ch];
-  if (k->n <= 0) return 0;
-  anim_lua_pushnumbers(L, k->t, (size_t)k->n);
-  anim_lua_pushnumbers(L, k->v, (size_t)k->n * (size_t)k->arity);
-  lua_createtable(L, k->n, 0);
-  for (i = 0; i < k->n; i++) {
+  n = k->n, arity = k->arity, nh = k->nh;
+  if (n <= 0) return 0;
+  /* each table is made, then filled from the keys taken again: making it
+   * may run finalizers, which may finalize the clip by hand */
+#define KEYS() (&live_clip(L, b)->joints[j - 1].keys[ch])
+  lua_createtable(L, n, 0);
+  anim_lua_fillnumbers(L, KEYS()->t, (size_t)n);
+  lua_createtable(L, (int)((size_t)n * (size_t)arity), 0);
+  anim_lua_fillnumbers(L, KEYS()->v, (size_t)n * (size_t)arity);
+  lua_createtable(L, n, 0);
+  k = KEYS();
+  for (i = 0; i < n; i++) {
     lua_pushinteger(L, k->ie[i]);
     lua_rawseti(L, -2, i + 1);
   }
-  if (k->nh > 0) {
-    lua_createtable(L, 0, k->nh);
-    for (i = 0; i < k->n; i++) {
-      const double *h = anim_keys_handle(k, i);
-      if (!h) continue;
-      anim_lua_pushnumbers(L, h, ANIM_HREC(k->arity));
+  if (nh > 0) {
+    lua_createtable(L, 0, nh);
+    for (i = 0; i < n; i++) {
+      if (!anim_keys_handle(KEYS(), i)) continue;
+      lua_createtable(L, ANIM_HREC(arity), 0);
+      anim_lua_fillnumbers(L, anim_keys_handle(KEYS(), i), ANIM_HREC(arity));
       lua_rawseti(L, -2, i + 1);
     }
   } else {
     lua_pushnil(L);
   }
-  lua_pushinteger(L, k->arity);
-  if (k->tan) {
-    size_t rec = 2 * (size_t)k->arity;
+  lua_pushinteger(L, arity);
+  if (KEYS()->tan) {
+    size_t rec = 2 * (size_t)arity;
     lua_createtable(L, 0, 0);
-    for (i = 0; i < k->n; i++) {
-      const double *v = k->tan + (size_t)i * rec;
-      if (!ANIM_TAN_GIVEN(v) && !ANIM_TAN_GIVEN(v + k->arity)) continue;
-      anim_lua_pushnumbers(L, v, rec);
+    for (i = 0; i < n; i++) {
+      const double *v = KEYS()->tan + (size_t)i * rec;
+      if (!ANIM_TAN_GIVEN(v) && !ANIM_TAN_GIVEN(v + arity)) continue;
+      lua_createtable(L, (int)rec, 0);
+      anim_lua_fillnumbers(L, KEYS()->tan + (size_t)i * rec, rec);
       lua_rawseti(L, -2, i + 1);
     }
   } else {
     lua_pushnil(L);
   }
+#undef KEYS
   return 6;
 }
 
@@ -589,6 +640,6 @@ static const luaL_Reg clip_funcs[] = {
 };
 
 void anim_lua_open_clip(lua_State *L) {
-  anim_lua_newmeta(L, ANIM_CLIP_MT, clip_gc, "clip_metatable");
+  anim_lua_newmeta(L, ANIM_BOX_CLIP, clip_gc, "clip_metatable");
   luaL_setfuncs(L, clip_funcs, 0);
 }

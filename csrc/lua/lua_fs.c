@@ -24,8 +24,14 @@
 /* core.realpath(path) -> the canonical absolute path | nil, message: the
  * library uses it to refuse res:// paths that leave its root (symlinks). */
 static int realpath_l(lua_State *L) {
-  const char *p = luaL_checkstring(L, 1);
-  char *r = realpath(p, NULL);
+  size_t len;
+  const char *p = luaL_checklstring(L, 1, &len);
+  char *r = strlen(p) != len ? NULL : realpath(p, NULL);  /* (a NUL byte would cut the path) */
+  if (!r && strlen(p) != len) {
+    lua_pushnil(L);
+    lua_pushliteral(L, "the path holds a NUL byte");
+    return 2;
+  }
   if (!r) {
     lua_pushnil(L);
     lua_pushstring(L, strerror(errno));
@@ -36,17 +42,22 @@ static int realpath_l(lua_State *L) {
   return 1;
 }
 
-/* core.file_kind(path) -> "file" | "directory" | "other" | nil, message:
- * what a path names after following links (anim.save refuses to replace a
- * non-file). */
+/* core.file_kind(path [, nofollow]) -> "file" | "directory" | "link" |
+ * "other" | nil, message: what a path names after following links, or
+ * itself with nofollow (anim.save refuses to replace a non-file, and a
+ * link to nothing).  A path holding a NUL byte names nothing. */
 static int file_kind(lua_State *L) {
   struct stat st;
-  if (stat(luaL_checkstring(L, 1), &st) != 0) {
+  size_t len;
+  const char *path = luaL_checklstring(L, 1, &len);
+  int r = strlen(path) != len ? (errno = EINVAL, -1) : lua_toboolean(L, 2) ? lstat(path, &st) : stat(path, &st);
+  if (r != 0) {
     lua_pushnil(L);
     lua_pushstring(L, strerror(errno));
     return 2;
   }
-  lua_pushstring(L, S_ISREG(st.st_mode) ? "file" : S_ISDIR(st.st_mode) ? "directory" : "other");
+  lua_pushstring(L, S_ISREG(st.st_mode) ? "file" : S_ISDIR(st.st_mode) ? "directory" :
+                    S_ISLNK(st.st_mode) ? "link" : "other");
   return 1;
 }
 
@@ -91,7 +102,9 @@ static void fd_box_set(fd_box *f, int fd) {
 }
 
 static int fd_box_gc(lua_State *L) {
-  fd_box_set(luaL_checkudata(L, 1, FD_BOX), -1);
+  fd_box *f = luaL_checkudata(L, 1, FD_BOX);
+  if (lua_rawlen(L, 1) != sizeof *f) return luaL_argerror(L, 1, "a file box expected");
+  fd_box_set(f, -1);
   return 0;
 }
 
@@ -113,8 +126,8 @@ static int beneath_fail(lua_State *L, fd_box *f, const char *why, const char *de
  * (detail: the size) or "read".  It stops reading once it holds more
  * than limit bytes (a file that grows meanwhile). */
 static int read_beneath(lua_State *L) {
-  const char *root = luaL_checkstring(L, 1);
-  size_t len, i = 0;
+  size_t rootlen, len, i = 0;
+  const char *root = luaL_checklstring(L, 1, &rootlen);
   const char *rel = luaL_checklstring(L, 2, &len);
   lua_Integer limit = luaL_checkinteger(L, 3);
   fd_box *f = lua_newuserdatauv(L, sizeof *f, 0);
@@ -123,6 +136,7 @@ static int read_beneath(lua_State *L) {
   size_t total = 0;
   f->fd = -1;
   luaL_setmetatable(L, FD_BOX);
+  if (strlen(root) != rootlen || memchr(rel, 0, len)) return beneath_fail(L, f, "open", "the path holds a NUL byte");
   f->fd = open(root, DIR_OPEN | O_CLOEXEC);
   if (f->fd < 0) return beneath_fail(L, f, "open", strerror(errno));
   while (i < len) {

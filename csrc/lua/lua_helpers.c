@@ -9,15 +9,212 @@
 
 #include "lua_helpers.h"
 
+/* ---- boxes ---------------------------------------------------------------- */
+
+static const struct { const char *mt, *dead; size_t size; } kinds[ANIM_BOX_KINDS] = {
+  {ANIM_CLIP_MT, ANIM_CLIP_MT " (finalized)", sizeof(anim_clip_box)},
+  {ANIM_RIG_MT, ANIM_RIG_MT " (finalized)", sizeof(anim_rig_box)},
+  {ANIM_ANIMATOR_MT, ANIM_ANIMATOR_MT " (finalized)", sizeof(anim_animator_box)},
+  {ANIM_TRACK_MT, ANIM_TRACK_MT " (finalized)", sizeof(anim_track_box)},
+  {ANIM_RETARGET_MT, ANIM_RETARGET_MT " (finalized)", sizeof(anim_retarget_box)},
+  {ANIM_SPACE_MT, ANIM_SPACE_MT " (finalized)", sizeof(anim_space_box)},
+};
+
+#define FINALIZED "%s used after it was finalized (garbage collected, or its __gc called by hand)"
+
+/* The box at idx when its metatable is the one named mt (pushed and popped
+ * here) and its size and tag are its kind's. */
+static void *box_with(lua_State *L, int idx, int kind, const char *mt) {
+  void *p = lua_touserdata(L, idx);
+  int same;
+  if (!p || lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return NULL;
+  luaL_getmetatable(L, mt);
+  same = lua_rawequal(L, -1, -2);
+  lua_pop(L, 2);
+  if (!same || lua_rawlen(L, idx) < kinds[kind].size || *(unsigned *)p != ANIM_BOX_TAG(kind)) return NULL;
+  return p;
+}
+
+/* (no position: the caller of a C function of the module is mostly the
+ * module's own Lua side, whose line would say nothing to the script) */
+int anim_lua_finalized(lua_State *L, int kind) {
+  lua_pushfstring(L, FINALIZED, kinds[kind].mt);
+  return lua_error(L);
+}
+
+void *anim_lua_checkbox(lua_State *L, int arg, int kind) {
+  void *p = box_with(L, arg, kind, kinds[kind].mt);
+  if (p) return p;
+  if (box_with(L, arg, kind, kinds[kind].dead)) anim_lua_finalized(L, kind);
+  if (lua_type(L, arg) == LUA_TUSERDATA && lua_getmetatable(L, arg)) {
+    int same;
+    luaL_getmetatable(L, kinds[kind].mt);
+    same = lua_rawequal(L, -1, -2);
+    lua_pop(L, 2);
+    if (same) anim_lua_argerror(L, arg, "%s expected, got another userdata with its metatable", kinds[kind].mt);
+  }
+  anim_lua_argerror(L, arg, "%s expected, got %s", kinds[kind].mt, anim_lua_typename(L, arg));
+  return NULL;
+}
+
+void *anim_lua_testbox_any(lua_State *L, int idx, int kind) {
+  void *p = box_with(L, idx, kind, kinds[kind].mt);
+  return p ? p : box_with(L, idx, kind, kinds[kind].dead);
+}
+
+void anim_lua_setfinalized(lua_State *L, int idx, int kind) {
+  idx = lua_absindex(L, idx);
+  luaL_getmetatable(L, kinds[kind].dead);
+  lua_setmetatable(L, idx);
+}
+
+void *anim_lua_newbox(lua_State *L, int kind, size_t size, int nuv) {
+  unsigned char *p = lua_newuserdatauv(L, size, nuv);
+  size_t i;
+  for (i = 0; i < size; i++) p[i] = 0;
+  *(unsigned *)(void *)p = ANIM_BOX_TAG(kind);
+  luaL_setmetatable(L, kinds[kind].mt);
+  return p;
+}
+
+/* The metamethods of a finalized box: every use raises, at the line of the
+ * code that made it (level 1: who indexed, called or set). */
+static int dead_use(lua_State *L) {
+  const char *name = lua_tostring(L, lua_upvalueindex(1));
+  luaL_where(L, 1);
+  lua_pushfstring(L, FINALIZED, name);
+  lua_concat(L, 2);
+  return lua_error(L);
+}
+
+static int dead_tostring(lua_State *L) {
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_pushliteral(L, " (finalized)");
+  lua_concat(L, 2);
+  return 1;
+}
+
+void anim_lua_newmeta(lua_State *L, int kind, lua_CFunction gc, const char *field) {
+  static const char *const uses[] = {"__index", "__newindex", "__call", "__len", "__concat", NULL};
+  int i;
+  luaL_newmetatable(L, kinds[kind].dead);  /* its __name: "anim.clip (finalized)" */
+  for (i = 0; uses[i]; i++) {
+    lua_pushstring(L, kinds[kind].mt);
+    lua_pushcclosure(L, dead_use, 1);
+    lua_setfield(L, -2, uses[i]);
+  }
+  lua_pushstring(L, kinds[kind].mt);
+  lua_pushcclosure(L, dead_tostring, 1);
+  lua_setfield(L, -2, "__tostring");
+  lua_pushstring(L, kinds[kind].dead);
+  lua_setfield(L, -2, "__metatable");
+  lua_pop(L, 1);
+  luaL_newmetatable(L, kinds[kind].mt);
+  if (gc) {
+    lua_pushcfunction(L, gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  /* getmetatable(clip) is "anim.clip": no script changes the module's
+   * metatables or calls their functions by accident */
+  lua_pushstring(L, kinds[kind].mt);
+  lua_setfield(L, -2, "__metatable");
+  lua_setfield(L, -2, field);
+  /* the finalized one as field "<field>_finalized": the Lua side tells an
+   * object finalized by hand from another kind of value */
+  lua_pushfstring(L, "%s_finalized", field);
+  luaL_getmetatable(L, kinds[kind].dead);
+  lua_rawset(L, -3);
+}
+
+int anim_lua_uservalue(lua_State *L, int kind, int n) {
+  if (!anim_lua_testbox_any(L, 1, kind)) anim_lua_checkbox(L, 1, kind);
+  lua_getiuservalue(L, 1, n);
+  return 1;
+}
+
+anim_clip *anim_lua_checkclip(lua_State *L, int arg) {
+  anim_clip_box *b = anim_lua_checkbox(L, arg, ANIM_BOX_CLIP);
+  if (!b->clip) anim_lua_finalized(L, ANIM_BOX_CLIP);
+  return b->clip;
+}
+
+anim_rig *anim_lua_checkrig(lua_State *L, int arg) {
+  anim_rig_box *b = anim_lua_checkbox(L, arg, ANIM_BOX_RIG);
+  if (!b->rig) anim_lua_finalized(L, ANIM_BOX_RIG);
+  return b->rig;
+}
+
+/* ---- memory ----------------------------------------------------------------- */
+
+#define ACCT_KEY "anim.acct"
+#define ACCT_TAG 0x616e6163u
+/* the collector is stepped once the core took this much */
+#define ACCT_STEP (64 * 1024)
+
+/* The state's allocator of the moment (a host may change it: Lua itself
+ * frees old blocks with the new one), counting what the core takes. */
+static void *acct_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  anim_lua_acct *acct = ud;
+  void *aud;
+  lua_Alloc f = lua_getallocf(acct->main, &aud);
+  void *p = f(aud, ptr, ptr ? osize : 0, nsize);
+  if (p && nsize > (ptr ? osize : 0)) acct->debt += nsize - (ptr ? osize : 0);
+  return p;
+}
+
+/* A userdata without __gc in the registry: it is freed only after every
+ * finalizer ran, when the state closes, so every core object can free
+ * itself through it until then. */
+anim_lua_acct *anim_lua_acct_of(lua_State *L) {
+  anim_lua_acct *acct;
+  lua_getfield(L, LUA_REGISTRYINDEX, ACCT_KEY);
+  acct = lua_touserdata(L, -1);
+  if (acct && lua_rawlen(L, -1) == sizeof *acct && acct->tag == ACCT_TAG) {
+    lua_pop(L, 1);
+    return acct;
+  }
+  lua_pop(L, 1);
+  acct = lua_newuserdatauv(L, sizeof *acct, 0);
+  acct->tag = ACCT_TAG;
+  acct->debt = 0;
+  /* the thread that made it, kept alive by the registry (5.1 has no
+   * LUA_RIDX_MAINTHREAD; any thread of the state tells its allocator) */
+  acct->main = L;
+  lua_setfield(L, LUA_REGISTRYINDEX, ACCT_KEY);
+  lua_pushthread(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, ACCT_KEY ".thread");
+  return acct;
+}
+
 anim_mem anim_lua_mem(lua_State *L) {
   anim_mem m;
-  m.f = (anim_alloc_fn)lua_getallocf(L, &m.ud);
+  m.f = acct_alloc;
+  m.ud = anim_lua_acct_of(L);
   return m;
+}
+
+void anim_lua_account(lua_State *L, anim_lua_acct *acct) {
+  size_t kb;
+  if (acct->debt < ACCT_STEP) return;
+  kb = acct->debt / 1024;
+  acct->debt = 0;
+  /* (a host that stopped the collector keeps it stopped; 5.1 cannot tell) */
+#ifdef LUA_GCISRUNNING
+  if (!lua_gc(L, LUA_GCISRUNNING, 0)) return;
+#endif
+  lua_gc(L, LUA_GCSTEP, kb > 1000000 ? 1000000 : (int)kb);
+}
+
+int anim_lua_retry(lua_State *L) {
+  lua_gc(L, LUA_GCCOLLECT, 0);
+  return 1;
 }
 
 int anim_lua_nomem(lua_State *L) {
   return luaL_error(L, "not enough memory");
 }
+
+/* ---- argument checks ---------------------------------------------------------- */
 
 int anim_lua_argerror(lua_State *L, int arg, const char *fmt, ...) {
   va_list ap;
@@ -34,12 +231,6 @@ const char *anim_lua_typename(lua_State *L, int idx) {
     lua_pop(L, 1);  /* (the metatable still holds the string) */
   }
   return name ? name : luaL_typename(L, idx);
-}
-
-void *anim_lua_checkbox(lua_State *L, int arg, const char *mt) {
-  void *p = luaL_testudata(L, arg, mt);
-  if (!p) anim_lua_argerror(L, arg, "%s expected, got %s", mt, anim_lua_typename(L, arg));
-  return p;
 }
 
 /* "what v out of range lo..hi" (v already on the stack as a string). */
@@ -69,28 +260,17 @@ lua_Integer anim_lua_checkrange(lua_State *L, int arg, lua_Integer lo, lua_Integ
   return (lua_Integer)x;
 }
 
-void anim_lua_pushnumbers(lua_State *L, const double *v, size_t n) {
+void anim_lua_fillnumbers(lua_State *L, const double *v, size_t n) {
   size_t i;
-  lua_createtable(L, (int)n, 0);
   for (i = 0; i < n; i++) {
     lua_pushnumber(L, v[i]);
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
 }
 
-void anim_lua_newmeta(lua_State *L, const char *name, lua_CFunction gc, const char *field) {
-  luaL_newmetatable(L, name);
-  if (gc) {
-    lua_pushcfunction(L, gc);
-    lua_setfield(L, -2, "__gc");
-  }
-  lua_setfield(L, -2, field);
-}
-
-int anim_lua_uservalue(lua_State *L, const char *mt, int n) {
-  anim_lua_checkbox(L, 1, mt);
-  lua_getiuservalue(L, 1, n);
-  return 1;
+void anim_lua_pushnumbers(lua_State *L, const double *v, size_t n) {
+  lua_createtable(L, (int)n, 0);
+  anim_lua_fillnumbers(L, v, n);
 }
 
 /* Edit distance (optimal string alignment, letter case ignored) of a and
@@ -145,38 +325,16 @@ const char *anim_lua_suggest(const char *name, const char *const *names, int n) 
   return best < 0 ? NULL : names[best];
 }
 
-anim_clip *anim_lua_checkclip(lua_State *L, int arg) {
-  anim_clip_box *b = anim_lua_checkbox(L, arg, ANIM_CLIP_MT);
-  if (!b->clip) anim_lua_argerror(L, arg, "clip is not built");
-  return b->clip;
-}
-
 anim_animator *anim_lua_checkanimator(lua_State *L, int arg) {
-  anim_animator_box *b = anim_lua_checkbox(L, arg, ANIM_ANIMATOR_MT);
-  if (!b->a) anim_lua_argerror(L, arg, "animator is not built");
+  anim_animator_box *b = anim_lua_checkbox(L, arg, ANIM_BOX_ANIMATOR);
+  if (!b->a) anim_lua_finalized(L, ANIM_BOX_ANIMATOR);
   return b->a;
 }
 
-anim_animator *anim_lua_upanimator(lua_State *L) {
-  anim_animator_box *b = lua_touserdata(L, 1);
-  if (b && lua_getmetatable(L, 1)) {
-    int same = lua_rawequal(L, -1, lua_upvalueindex(1));
-    lua_pop(L, 1);
-    if (same && b->a) return b->a;
-  }
-  return anim_lua_checkanimator(L, 1);  /* raises the usual message */
-}
-
 anim_track *anim_lua_checktrack(lua_State *L, int arg) {
-  anim_track_box *b = anim_lua_checkbox(L, arg, ANIM_TRACK_MT);
-  if (!b->t) anim_lua_argerror(L, arg, "track is not built");
+  anim_track_box *b = anim_lua_checkbox(L, arg, ANIM_BOX_TRACK);
+  if (!b->t) anim_lua_finalized(L, ANIM_BOX_TRACK);
   return b->t;
-}
-
-anim_rig *anim_lua_checkrig(lua_State *L, int arg) {
-  anim_rig_box *b = anim_lua_checkbox(L, arg, ANIM_RIG_MT);
-  if (!b->rig) anim_lua_argerror(L, arg, "rig is not built");
-  return b->rig;
 }
 
 /* ---- what playing takes ---------------------------------------------------- */
@@ -189,47 +347,62 @@ void anim_lua_checkplayopts(lua_State *L, int idx, anim_play_opts *o) {
   o->priority = o->has_priority ? luaL_checknumber(L, idx + 3) : 0;
 }
 
-static double opt_field(lua_State *L, int t, const char *k, double dflt) {
+/* A number at field k of the table at t, read raw (dflt when absent). */
+static double raw_number(lua_State *L, int t, const char *k, double dflt) {
   double v = dflt;
-  if (lua_getfield(L, t, k) != LUA_TNIL) v = luaL_checknumber(L, -1);
+  lua_pushstring(L, k);
+  lua_rawget(L, t);
+  if (!lua_isnil(L, -1)) {
+    if (lua_type(L, -1) != LUA_TNUMBER) luaL_error(L, "binding field '%s' must be a number", k);
+    v = lua_tonumber(L, -1);
+  }
   lua_pop(L, 1);
   return v;
 }
 
-static void read_quat(lua_State *L, int t, const char *k, double q[4]) {
+/* The quaternion at field k of the table at t, read raw. */
+static void raw_quat(lua_State *L, int t, const char *k, double q[4]) {
   int a;
-  lua_getfield(L, t, k);
+  lua_pushstring(L, k);
+  lua_rawget(L, t);
   luaL_checktype(L, -1, LUA_TTABLE);
-  for (a = 0; a < 4; a++) { lua_geti(L, -1, a + 1); q[a] = luaL_checknumber(L, -1); lua_pop(L, 1); }
+  for (a = 0; a < 4; a++) {
+    lua_rawgeti(L, -1, a + 1);
+    if (lua_type(L, -1) != LUA_TNUMBER) luaL_error(L, "binding field '%s' must hold 4 numbers", k);
+    q[a] = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+  }
   lua_pop(L, 1);
 }
 
-anim_binding *anim_lua_checkbindings(lua_State *L, int idx, const anim_clip *c, const anim_rig *r, int *n) {
+anim_binding *anim_lua_checkbindings(lua_State *L, int idx, int njoints, int nrig, int *n) {
   anim_binding *binds;
   lua_Integer nb, i;
   idx = lua_absindex(L, idx);
   luaL_checktype(L, idx, LUA_TTABLE);
-  nb = luaL_len(L, idx);
+  nb = (lua_Integer)lua_rawlen(L, idx);
   if (nb < 0 || nb > ANIM_MAX_RIG_JOINTS) luaL_error(L, "too many bindings");
   binds = lua_newuserdatauv(L, sizeof(anim_binding) * (size_t)(nb ? nb : 1), 0);
   for (i = 0; i < nb; i++) {
     anim_binding *bd = &binds[i];
     int t;
-    lua_geti(L, idx, i + 1);
+    lua_rawgeti(L, idx, i + 1);
     luaL_checktype(L, -1, LUA_TTABLE);
     t = lua_gettop(L);
     {
-      double cj = opt_field(L, t, "cj", 0), rj = opt_field(L, t, "rj", 0);
+      double cj = raw_number(L, t, "cj", 0), rj = raw_number(L, t, "rj", 0);
       /* (compared as doubles: no cast before the range is known) */
-      if (!(cj >= 1 && cj <= c->njoints && cj == floor(cj) && rj >= 1 && rj <= r->n && rj == floor(rj)))
+      if (!(cj >= 1 && cj <= njoints && cj == floor(cj) && rj >= 1 && rj <= nrig && rj == floor(rj)))
         luaL_error(L, "binding out of range");
       bd->cj = (int)cj - 1;
       bd->rj = (int)rj - 1;
     }
-    bd->pscale = opt_field(L, t, "pscale", 1);
-    bd->convert = lua_getfield(L, t, "pre") != LUA_TNIL;
+    bd->pscale = raw_number(L, t, "pscale", 1);
+    lua_pushliteral(L, "pre");
+    lua_rawget(L, t);
+    bd->convert = !lua_isnil(L, -1);
     lua_pop(L, 1);
-    if (bd->convert) { read_quat(L, t, "pre", bd->pre); read_quat(L, t, "post", bd->post); }
+    if (bd->convert) { raw_quat(L, t, "pre", bd->pre); raw_quat(L, t, "post", bd->post); }
     lua_pop(L, 1);
   }
   *n = (int)nb;
@@ -237,9 +410,7 @@ anim_binding *anim_lua_checkbindings(lua_State *L, int idx, const anim_clip *c, 
 }
 
 int anim_lua_newtrack(lua_State *L) {
-  anim_track_box *tb = lua_newuserdatauv(L, sizeof *tb, 3);
-  tb->t = NULL;
-  luaL_setmetatable(L, ANIM_TRACK_MT);
+  anim_lua_newbox(L, ANIM_BOX_TRACK, sizeof(anim_track_box), 3);
   return lua_gettop(L);
 }
 
@@ -255,4 +426,20 @@ void anim_lua_settrack(lua_State *L, int box, anim_track *t, int src, int animat
   lua_pushvalue(L, cbs);
   lua_setiuservalue(L, box, 3);
   lua_settop(L, box);
+  /* (last: the collector may run finalizers) */
+  anim_lua_account(L, ((anim_animator_box *)lua_touserdata(L, animator))->acct);
 }
+
+anim_animator_box *anim_lua_reader_box(lua_State *L) {
+  anim_animator_box *b = lua_touserdata(L, 1);
+  if (b && lua_getmetatable(L, 1)) {
+    int same = lua_rawequal(L, -1, lua_upvalueindex(1));
+    lua_pop(L, 1);
+    if (same && b->a && b->tag == ANIM_BOX_TAG(ANIM_BOX_ANIMATOR) && lua_rawlen(L, 1) == sizeof *b) return b;
+  }
+  b = anim_lua_checkbox(L, 1, ANIM_BOX_ANIMATOR);  /* raises the usual message */
+  if (!b->a) anim_lua_finalized(L, ANIM_BOX_ANIMATOR);
+  return b;
+}
+
+anim_animator *anim_lua_upanimator(lua_State *L) { return anim_lua_reader_box(L)->a; }

@@ -24,27 +24,69 @@
 #define ANIM_RETARGET_MT "anim.retarget"
 #define ANIM_SPACE_MT "anim.blendspace"
 
+/* The kinds of box, each with its metatable and the one a finalized box
+ * of that kind gets ("anim.clip (finalized)": every use of the object then
+ * raises a clear error).  Every box starts with its kind's tag, and a box
+ * is taken as one only with its kind's metatable, its tag and its size: a
+ * userdata given a box's metatable by debug.setmetatable (a box of another
+ * kind, any other userdata) is refused, never read as that box. */
+enum { ANIM_BOX_CLIP, ANIM_BOX_RIG, ANIM_BOX_ANIMATOR, ANIM_BOX_TRACK, ANIM_BOX_RETARGET,
+       ANIM_BOX_SPACE, ANIM_BOX_KINDS };
+#define ANIM_BOX_TAG(kind) (0x616e0000u + (unsigned)(kind))
+
 /* The boxes.  A clip keeps the key cursors clip:sample uses between calls
  * (a cache beside the immutable clip: steady sampling finds keys in O(1)).
  * An animator's `delivering` is DELIVERING while the Lua side delivers its
  * callbacks (an update from one of them is refused, not re-entered), QUEUED
  * from the batch update that queued them until their delivery starts (an
  * update then would drop them); mark and slot: the batch update's call and
- * list index that last saw it (an animator listed twice is refused). */
-typedef struct { anim_clip *clip; int *cursors; size_t ncursors; } anim_clip_box;
-typedef struct { anim_rig *rig; } anim_rig_box;
+ * list index that last saw it (an animator listed twice is refused).  A
+ * finalized box (its __gc ran, by the collector or by hand) holds NULL. */
+typedef struct { unsigned tag; anim_clip *clip; int *cursors; size_t ncursors; } anim_clip_box;
+typedef struct { unsigned tag; anim_rig *rig; } anim_rig_box;
 enum { ANIM_IDLE, ANIM_DELIVERING, ANIM_QUEUED };
+typedef struct anim_lua_acct anim_lua_acct;
 typedef struct {
+  unsigned tag;
   anim_animator *a;
+  anim_lua_acct *acct;
   int delivering;
   int slot;
   unsigned long long mark;
 } anim_animator_box;
-typedef struct { anim_track *t; } anim_track_box;
-typedef struct { anim_space *s; } anim_space_box;
+typedef struct { unsigned tag; anim_track *t; } anim_track_box;
+typedef struct { unsigned tag; } anim_retarget_box;
+typedef struct { unsigned tag; anim_space *s; } anim_space_box;
 
-/* The state's allocator (lua_Alloc): the core allocates through it. */
+/* ---- memory ---------------------------------------------------------------
+ * The core allocates through the state's allocator (lua_Alloc), called
+ * directly: Lua's collector does not see those bytes, and an animator of a
+ * 4,096-joint rig (1.6 MB) looks like a userdata of 40 bytes to it.  So
+ * the core's allocator is a counter in front of the state's: what the core
+ * takes is added up per state, and the binding steps the collector by it
+ * (anim_lua_account), as if Lua had allocated it.  When an allocation of
+ * the core fails, the binding collects in full (finalizers free the core
+ * memory of what is garbage) and tries once more (anim_lua_retry). */
+struct anim_lua_acct {
+  unsigned tag;
+  lua_State *main;   /* the state's main thread: its allocator of the moment */
+  size_t debt;       /* bytes the core took since the last step */
+};
+
+/* The core's allocator for this state: the state's allocator, counted. */
 anim_mem anim_lua_mem(lua_State *L);
+/* The counter of this state (made on first use). */
+anim_lua_acct *anim_lua_acct_of(lua_State *L);
+/* Steps the collector by what the core took since the last step (when it
+ * is more than a few KiB and the collector runs).  Finalizers may run:
+ * call it before taking pointers out of boxes, or after the last use. */
+void anim_lua_account(lua_State *L, anim_lua_acct *acct);
+/* After an allocation of the core failed: a full collection, then 1 (try
+ * again, once: pointers taken from boxes before must be taken again). */
+int anim_lua_retry(lua_State *L);
+/* p = expr, and once more after a full collection when it is NULL. */
+#define ANIM_LUA_RETRY(L, p, expr) \
+  do { (p) = (expr); if (!(p) && anim_lua_retry(L)) (p) = (expr); } while (0)
 /* Raises the memory error of a failed allocation in the core. */
 int anim_lua_nomem(lua_State *L);
 
@@ -57,35 +99,69 @@ int anim_lua_nomem(lua_State *L);
 int anim_lua_argerror(lua_State *L, int arg, const char *fmt, ...);
 /* The __name of the value's metatable, else its type name. */
 const char *anim_lua_typename(lua_State *L, int idx);
-/* The userdata at arg with metatable `mt` ("X expected, got Y"). */
-void *anim_lua_checkbox(lua_State *L, int arg, const char *mt);
+/* The box of kind `kind` (ANIM_BOX_*) at arg ("anim.clip expected, got
+ * Y"; a finalized box: "anim.clip used after it was finalized (...)"). */
+void *anim_lua_checkbox(lua_State *L, int arg, int kind);
+/* The box at idx if it is one of kind `kind`, live or finalized (what
+ * was the Lua side's of it, its user values, is still there), else NULL. */
+void *anim_lua_testbox_any(lua_State *L, int idx, int kind);
+/* Raises "anim.clip used after it was finalized (...)". */
+int anim_lua_finalized(lua_State *L, int kind);
+/* Gives the box at idx the metatable of a finalized box of its kind. */
+void anim_lua_setfinalized(lua_State *L, int idx, int kind);
+/* A new box of kind `kind` (size bytes, its tag set, the rest zero) with
+ * nuv user values and its kind's metatable, on the top of the stack. */
+void *anim_lua_newbox(lua_State *L, int kind, size_t size, int nuv);
 /* An integer in [lo, hi] at arg: a Lua integer, or a float with an integral
  * value; anything else, or out of range, raises naming `what` (never a
  * cast that wraps: 2^32 + 1 is out of range, not 1). */
 lua_Integer anim_lua_checkrange(lua_State *L, int arg, lua_Integer lo, lua_Integer hi, const char *what);
 
-/* A new array of the n numbers of v. */
+/* A new array of the n numbers of v.  Making it may run a collection, and
+ * finalizers: v must be memory no finalizer can free (the C stack), else
+ * make the table (lua_createtable(L, n, 0)), take the pointer again and
+ * fill it with anim_lua_fillnumbers. */
 void anim_lua_pushnumbers(lua_State *L, const double *v, size_t n);
-/* Makes the metatable `name` (with gc as its __gc, unless NULL) and sets
- * it as field `field` of the table on the top of the stack. */
-void anim_lua_newmeta(lua_State *L, const char *name, lua_CFunction gc, const char *field);
-/* Pushes user value n of the userdata at index 1, which must have the
- * metatable mt: the Lua side's table of an object (returns 1). */
-int anim_lua_uservalue(lua_State *L, const char *mt, int n);
+/* Sets t[1..n] = v[0..n-1] in the table on the top of the stack, made with
+ * room for n in its array part: nothing is allocated, nothing runs. */
+void anim_lua_fillnumbers(lua_State *L, const double *v, size_t n);
+/* Makes the metatable of kind `kind` (with gc as its __gc, unless NULL;
+ * __metatable set, so that getmetatable gives its name) and the one of its
+ * finalized boxes, and sets them as fields `field` and `field`_finalized
+ * of the table on the top of the stack. */
+void anim_lua_newmeta(lua_State *L, int kind, lua_CFunction gc, const char *field);
+/* Pushes user value n of the box of kind `kind` at index 1, live or
+ * finalized: the Lua side's table of an object (returns 1). */
+int anim_lua_uservalue(lua_State *L, int kind, int n);
 
-/* Playing: the play options at idx..idx+3 (fade, weight, speed, priority
- * or nil); the bindings of clip c on rig r from the table at idx ({ { cj
- * = 1-based clip joint, rj = 1-based rig joint, pre = quat?, post =
- * quat?, pscale = number? }, ... }, as lua/anim/format/bind.lua makes
- * them), a userdata array pushed on the stack, their count in *n; a new
- * empty track box (its stack index), then the track of a play in it
- * (retained: raises the memory error for NULL), its user values the
- * values at src (the clip or blend space), animator and cbs (the Lua
- * side's callbacks), the box left on the top of the stack. */
+/* Playing.  The play options at idx..idx+3 (fade, weight, speed,
+ * priority or nil: numbers only, nothing runs).  The bindings table at idx
+ * (anim_binding, animator.h):
+ *   { { cj = 1-based clip joint, rj = 1-based rig joint,
+ *       pre = quat?, post = quat?, pscale = number? }, ... }
+ * as lua/anim/format/bind.lua makes them, read raw, checked against a clip
+ * of njoints joints and a rig of nrig (numbers the caller takes before:
+ * making the array may run finalizers, which may finalize the clip or the
+ * rig by hand), into an array kept in a userdata pushed on the stack
+ * (freed by the collector); *n gets their count.  A new empty track box
+ * (its stack index; making it may run finalizers too), then the track of a
+ * play in it (retained: raises the memory error for NULL), its user values
+ * the values at src (the clip or blend space), animator and cbs (the Lua
+ * side's callbacks), the core memory told to the collector, the box left
+ * on the top of the stack. */
 void anim_lua_checkplayopts(lua_State *L, int idx, anim_play_opts *o);
-anim_binding *anim_lua_checkbindings(lua_State *L, int idx, const anim_clip *c, const anim_rig *r, int *n);
+anim_binding *anim_lua_checkbindings(lua_State *L, int idx, int njoints, int nrig, int *n);
 int anim_lua_newtrack(lua_State *L);
 void anim_lua_settrack(lua_State *L, int box, anim_track *t, int src, int animator, int cbs);
+
+/* The animator at index 1 of a function called per joint, per character,
+ * per frame (a reader of the pose): its metatable is compared with the
+ * animator metatable in the function's upvalue 1 instead of being looked
+ * up in the registry by name (its tag and size too); raises the usual
+ * message when it is not an animator, or a finalized one.  The box: a
+ * reader that makes tables takes the animator out of it again after each
+ * (finalizers may finalize it by hand). */
+anim_animator_box *anim_lua_reader_box(lua_State *L);
 
 /* The closest of names[0..n-1] to `name` for "did you mean?", or NULL:
  * the one that differs only in letter case, else the nearest by edit
@@ -95,13 +171,11 @@ void anim_lua_settrack(lua_State *L, int box, anim_track *t, int src, int animat
  * lua/anim/base/suggest.lua. */
 const char *anim_lua_suggest(const char *name, const char *const *names, int n);
 
-/* The built objects under the boxes (raises when the box is empty). */
+/* The built objects under the boxes (raises when the box is finalized). */
 anim_clip *anim_lua_checkclip(lua_State *L, int arg);
 anim_rig *anim_lua_checkrig(lua_State *L, int arg);
 anim_animator *anim_lua_checkanimator(lua_State *L, int arg);
-/* The same at index 1 for the functions called every frame, whose upvalue
- * 1 is the animator metatable: compared with it instead of looked up in
- * the registry by name. */
+/* anim_lua_reader_box(L)->a */
 anim_animator *anim_lua_upanimator(lua_State *L);
 anim_track *anim_lua_checktrack(lua_State *L, int arg);
 

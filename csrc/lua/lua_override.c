@@ -8,9 +8,11 @@
 #include "core/override.h"
 #include "lua_helpers.h"
 
+/* (the arguments are read first: nothing between taking the animator and
+ * using it runs Lua code) */
 static anim_animator *checked_animator(lua_State *L) {
-  anim_animator_box *b = anim_lua_checkbox(L, 1, ANIM_ANIMATOR_MT);
-  if (!b->a) luaL_argerror(L, 1, "animator is not built");
+  anim_animator_box *b = anim_lua_checkbox(L, 1, ANIM_BOX_ANIMATOR);
+  if (!b->a) anim_lua_finalized(L, ANIM_BOX_ANIMATOR);
   return b->a;
 }
 
@@ -31,11 +33,10 @@ static void read_override(lua_State *L, int from, anim_override *o) {
 /* core.override_add(animator, joint, mode, channels, weight, p3, q4, s3)
  * -> id | nil (out of range: the Lua side checked, so a bug) */
 static int override_add(lua_State *L) {
-  anim_animator *a = checked_animator(L);
   anim_override o;
   long long id;
   read_override(L, 2, &o);
-  id = anim_override_add(a, &o);
+  id = anim_override_add(checked_animator(L), &o);
   if (id == 0) return anim_lua_nomem(L);
   if (id < 0) return luaL_error(L, "override out of range");
   lua_pushinteger(L, (lua_Integer)id);
@@ -44,18 +45,17 @@ static int override_add(lua_State *L) {
 
 /* core.override_set(animator, id, joint, mode, channels, weight, p3, q4, s3) */
 static int override_set(lua_State *L) {
-  anim_animator *a = checked_animator(L);
   lua_Integer id = luaL_checkinteger(L, 2);
   anim_override o;
   read_override(L, 3, &o);
-  if (anim_override_set(a, id, &o) < 0) return luaL_error(L, "no such override, or out of range");
+  if (anim_override_set(checked_animator(L), id, &o) < 0) return luaL_error(L, "no such override, or out of range");
   return 0;
 }
 
 /* core.override_remove(animator, id) -> whether it was there */
 static int override_remove(lua_State *L) {
-  anim_animator *a = checked_animator(L);
-  lua_pushboolean(L, anim_override_remove(a, luaL_checkinteger(L, 2)) == 0);
+  lua_Integer id = luaL_checkinteger(L, 2);
+  lua_pushboolean(L, anim_override_remove(checked_animator(L), id) == 0);
   return 1;
 }
 

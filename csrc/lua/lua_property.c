@@ -11,9 +11,10 @@
 /* core.animator_property(animator, name) -> v1 [, v2, ...] | nil (known,
  * no value) | false (not known) */
 static int animator_property(lua_State *L) {
-  anim_animator *a = anim_lua_upanimator(L);
   size_t len;
+  /* (the name first: a number converted to one may run a collection) */
   const char *name = luaL_checklstring(L, 2, &len);
+  anim_animator *a = anim_lua_upanimator(L);
   const double *v;
   int n = anim_animator_property(a, name, len, &v), i;
   if (n < 0) { lua_pushboolean(L, 0); return 1; }
@@ -25,12 +26,15 @@ static int animator_property(lua_State *L) {
 
 /* core.animator_property_names(animator) -> { name, ... } (the known ones) */
 static int animator_property_names(lua_State *L) {
-  anim_animator *a = anim_lua_upanimator(L);
+  anim_animator_box *b = anim_lua_reader_box(L);
   const char *s;
   size_t len;
   int n = 0;
   lua_newtable(L);
-  while ((s = anim_animator_property_name(a, n, &len))) {
+  /* (the animator taken again after each string made: finalizers may run) */
+  for (;;) {
+    if (!b->a) return anim_lua_finalized(L, ANIM_BOX_ANIMATOR);
+    if (!(s = anim_animator_property_name(b->a, n, &len))) break;
     lua_pushlstring(L, s, len);
     lua_rawseti(L, -2, ++n);
   }

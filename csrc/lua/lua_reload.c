@@ -9,19 +9,28 @@
 #include "lua_helpers.h"
 
 #define SCRATCH_MT "anim.rebind_scratch"
+#define SCRATCH_TAG 0x616e7262u
 
-/* The prepared tracks, in a userdata: the collector frees what an error
- * (a bad argument, out of memory) left prepared and not committed. */
+/* The prepared tracks, in a userdata: what fails after preparing began is
+ * discarded there and then (no Lua code runs from the first prepare to the
+ * commit, so every track prepared is still alive); the collector's
+ * discard is for what a longjmp leaves (out of memory). */
 typedef struct {
-  int n;
+  unsigned tag;
+  int n, cap;
   anim_rebind r[1];
 } scratch;
 
-static int scratch_gc(lua_State *L) {
-  scratch *s = luaL_checkudata(L, 1, SCRATCH_MT);
+static void discard_all(scratch *s) {
   int i;
   for (i = 0; i < s->n; i++) anim_rebind_discard(&s->r[i]);
   s->n = 0;
+}
+
+static int scratch_gc(lua_State *L) {
+  scratch *s = luaL_checkudata(L, 1, SCRATCH_MT);
+  if (lua_rawlen(L, 1) < sizeof *s || s->tag != SCRATCH_TAG || s->n > s->cap) return 0;
+  discard_all(s);
   return 0;
 }
 
@@ -35,38 +44,78 @@ static int scratch_gc(lua_State *L) {
  * longer plays (collected, its animator gone) is passed over.  false, i,
  * name, n, m: nothing changed, as property `name` of the new content has
  * n components where a track of another clip on the animator of
- * tracks[i] gives it m. */
+ * tracks[i] gives it m.
+ * Two steps: the tables are read (raw) and the bindings made, which may
+ * run finalizers, keeping only numbers and boxes; then the clips and the
+ * tracks are taken out of their boxes again, and prepared and committed
+ * with no Lua code in between. */
 static int clip_reload(lua_State *L) {
-  anim_clip_box *ob = anim_lua_checkbox(L, 1, ANIM_CLIP_MT), *fb = anim_lua_checkbox(L, 2, ANIM_CLIP_MT);
+  anim_clip_box *ob = anim_lua_checkbox(L, 1, ANIM_BOX_CLIP), *fb = anim_lua_checkbox(L, 2, ANIM_BOX_CLIP);
   anim_clip *old = anim_lua_checkclip(L, 1), *fresh = anim_lua_checkclip(L, 2);
+  int fresh_joints = fresh->njoints, binds_at, counts_at, k;
   lua_Integer n, i;
   scratch *s;
-  int k;
   luaL_checktype(L, 3, LUA_TTABLE);
   luaL_checktype(L, 4, LUA_TTABLE);
   luaL_argcheck(L, old != fresh, 2, "must be another clip");
-  luaL_argcheck(L, fresh->refs == 1, 2, "must be a clip nothing plays");
-  n = luaL_len(L, 3);
+  n = (lua_Integer)lua_rawlen(L, 3);
   if (n < 0 || n > (1 << 24)) return luaL_error(L, "too many tracks");
   s = lua_newuserdatauv(L, sizeof(scratch) + sizeof(anim_rebind) * (size_t)(n > 0 ? n - 1 : 0), 0);
+  s->tag = SCRATCH_TAG;
   s->n = 0;
+  s->cap = (int)(n > 0 ? n : 1);
   luaL_setmetatable(L, SCRATCH_MT);
+  /* step 1: each track's box and bindings (the arrays kept in binds_at[i],
+   * their counts in counts_at[i]) */
+  lua_createtable(L, (int)n, 0);
+  binds_at = lua_gettop(L);
+  lua_createtable(L, (int)n, 0);
+  counts_at = lua_gettop(L);
   for (i = 1; i <= n; i++) {
     anim_track_box *tb;
     const anim_rig *rig;
-    anim_binding *binds;
-    int nb, which = 0, other = 0, st;
-    lua_geti(L, 3, i);
-    tb = anim_lua_checkbox(L, -1, ANIM_TRACK_MT);
+    int nb;
+    lua_rawgeti(L, 3, i);
+    tb = anim_lua_checkbox(L, -1, ANIM_BOX_TRACK);
     lua_pop(L, 1);
     if (!tb->t || anim_track_clip(tb->t) != old || !(rig = anim_track_rig(tb->t))) continue;
+    lua_rawgeti(L, 4, i);
+    anim_lua_checkbindings(L, -1, fresh_joints, rig->n, &nb);
+    lua_rawseti(L, binds_at, i);  /* the array's userdata */
+    lua_pop(L, 1);
+    lua_pushinteger(L, nb);
+    lua_rawseti(L, counts_at, i);
+    /* (finalizers may have run: the clips are taken again below) */
+    old = anim_lua_checkclip(L, 1);
+    fresh = anim_lua_checkclip(L, 2);
+  }
+  /* step 2: nothing runs Lua code from here */
+  old = anim_lua_checkclip(L, 1);
+  fresh = anim_lua_checkclip(L, 2);
+  luaL_argcheck(L, fresh->refs == 1, 2, "must be a clip nothing plays");
+  luaL_argcheck(L, fresh->njoints == fresh_joints, 2, "changed while read");
+  for (i = 1; i <= n; i++) {
+    anim_track_box *tb;
+    anim_binding *binds;
+    int which = 0, other = 0, st, nb;
+    lua_rawgeti(L, binds_at, i);
+    binds = lua_touserdata(L, -1);
+    lua_pop(L, 1);  /* (binds_at keeps it) */
+    if (!binds) continue;
+    lua_rawgeti(L, counts_at, i);
+    nb = (int)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    lua_rawgeti(L, 3, i);
+    tb = anim_lua_testbox_any(L, -1, ANIM_BOX_TRACK);
+    lua_pop(L, 1);
+    /* a track finalized, or of an animator gone, since: passed over (the
+     * bindings were checked against its rig, which it still plays on) */
+    if (!tb || !tb->t || anim_track_clip(tb->t) != old || !anim_track_rig(tb->t)) continue;
     for (k = 0; k < s->n && s->r[k].t != tb->t; k++) {}
     if (k < s->n) continue;  /* listed twice */
-    lua_geti(L, 4, i);
-    binds = anim_lua_checkbindings(L, -1, fresh, rig, &nb);
     st = anim_rebind_prepare(&s->r[s->n], tb->t, old, fresh, binds, nb, &which, &other);
-    lua_pop(L, 2);
     if (st == ANIM_PROPS_CONFLICT) {
+      discard_all(s);
       lua_pushboolean(L, 0);
       lua_pushinteger(L, i);
       lua_pushlstring(L, fresh->props[which].name, fresh->props[which].len);
@@ -74,10 +123,9 @@ static int clip_reload(lua_State *L) {
       lua_pushinteger(L, other);
       return 5;
     }
-    if (st == ANIM_PROPS_NOMEM) return anim_lua_nomem(L);
+    if (st == ANIM_PROPS_NOMEM) { discard_all(s); return anim_lua_nomem(L); }
     if (st == ANIM_PROPS_OK) s->n++;
   }
-  /* nothing below fails */
   anim_reload_commit(old, fresh, s->r, s->n);
   s->n = 0;
   {

@@ -9,18 +9,28 @@
 
 #include "lua_helpers.h"
 
+/* By the collector or by hand: the box lets go of the rig (animators on it
+ * hold their own references) and every later use of it raises. */
 static int rig_gc(lua_State *L) {
-  anim_rig_box *b = luaL_checkudata(L, 1, ANIM_RIG_MT);
+  anim_rig_box *b = anim_lua_checkbox(L, 1, ANIM_BOX_RIG);
   anim_rig_free(b->rig);
   b->rig = NULL;
+  anim_lua_setfinalized(L, 1, ANIM_BOX_RIG);
   return 0;
 }
 
-/* Three numbers from field a+1 of the table at the top, into v. */
-static void read_vec(lua_State *L, double *v, int n) {
+/* n numbers of the table at the top, read raw, into v; 0 when it is no
+ * table of n numbers. */
+static int read_vec(lua_State *L, double *v, int n) {
   int a;
-  luaL_checktype(L, -1, LUA_TTABLE);
-  for (a = 0; a < n; a++) { lua_geti(L, -1, a + 1); v[a] = luaL_checknumber(L, -1); lua_pop(L, 1); }
+  if (lua_type(L, -1) != LUA_TTABLE) return 0;
+  for (a = 0; a < n; a++) {
+    lua_rawgeti(L, -1, a + 1);
+    if (lua_type(L, -1) != LUA_TNUMBER) { lua_pop(L, 1); return 0; }
+    v[a] = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+  }
+  return 1;
 }
 
 /* core.rig_new(names, parents, pivots, rotations, info [, translations,
@@ -28,13 +38,17 @@ static void read_vec(lua_State *L, double *v, int n) {
  * parents: 1-based indices or 0; pivots {x,y,z}; rotations {x,y,z,w};
  * translations (optional): per joint {x,y,z}, its local rest position,
  * or false (then pivot - parent pivot); scales (optional): per joint
- * {x,y,z} (default 1, 1, 1).  Returns nil, message for a cycle. */
+ * {x,y,z} (default 1, 1, 1).  Returns nil, message for a cycle.  The
+ * tables are read raw (no metamethod runs), and nothing is allocated from
+ * the first name read to the rig built: the names are pointers into
+ * strings the tables hold. */
 static int rig_new(lua_State *L) {
   lua_Integer n, i;
   anim_rig_def *defs;
   const char *err = NULL;
   anim_rig_box *b;
-  int has_t, has_s;
+  anim_mem m;
+  int has_t, has_s, tries;
   luaL_checktype(L, 1, LUA_TTABLE);
   luaL_checktype(L, 2, LUA_TTABLE);
   luaL_checktype(L, 3, LUA_TTABLE);
@@ -44,17 +58,21 @@ static int rig_new(lua_State *L) {
   has_s = !lua_isnoneornil(L, 7);
   if (has_t) luaL_checktype(L, 6, LUA_TTABLE);
   if (has_s) luaL_checktype(L, 7, LUA_TTABLE);
-  n = luaL_len(L, 1);
+  n = (lua_Integer)lua_rawlen(L, 1);
   if (n < 1 || n > ANIM_MAX_RIG_JOINTS) return luaL_error(L, "a rig needs 1 to %d joints", ANIM_MAX_RIG_JOINTS);
+  m = anim_lua_mem(L);
   defs = lua_newuserdatauv(L, (size_t)n * sizeof *defs, 0);
+  b = anim_lua_newbox(L, ANIM_BOX_RIG, sizeof *b, 1);
   for (i = 0; i < n; i++) {
     anim_rig_def *d = &defs[i];
     int a;
-    lua_geti(L, 1, i + 1);
+    size_t len;
+    lua_rawgeti(L, 1, i + 1);
     if (lua_type(L, -1) != LUA_TSTRING) return luaL_error(L, "rig joint names must be strings");
-    d->name = lua_tostring(L, -1);
+    d->name = lua_tolstring(L, -1, &len);
+    if (strlen(d->name) != len) return luaL_error(L, "rig joint names cannot hold a NUL byte");
     lua_pop(L, 1); /* the names table keeps the string alive */
-    lua_geti(L, 2, i + 1);
+    lua_rawgeti(L, 2, i + 1);
     {
       lua_Number pi = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : -1;
       if (!(pi >= 0 && pi <= (lua_Number)n && pi == floor(pi)))
@@ -62,28 +80,33 @@ static int rig_new(lua_State *L) {
       d->parent = (int)pi - 1;
     }
     lua_pop(L, 1);
-    lua_geti(L, 3, i + 1);
-    read_vec(L, d->pivot, 3);
+    lua_rawgeti(L, 3, i + 1);
+    if (!read_vec(L, d->pivot, 3)) return luaL_error(L, "rig joint pivots must be tables of 3 numbers");
     lua_pop(L, 1);
-    lua_geti(L, 4, i + 1);
-    read_vec(L, d->rot, 4);
+    lua_rawgeti(L, 4, i + 1);
+    if (!read_vec(L, d->rot, 4)) return luaL_error(L, "rig joint rotations must be tables of 4 numbers");
     lua_pop(L, 1);
     d->local = 0;
     for (a = 0; a < 3; a++) { d->translation[a] = 0; d->scale[a] = 1; }
-    if (has_t && lua_geti(L, 6, i + 1) != LUA_TNIL && lua_toboolean(L, -1)) {
-      read_vec(L, d->translation, 3);
-      d->local = 1;
+    if (has_t) {
+      lua_rawgeti(L, 6, i + 1);
+      if (lua_toboolean(L, -1)) {
+        if (!read_vec(L, d->translation, 3)) return luaL_error(L, "rig joint translations must be tables of 3 numbers");
+        d->local = 1;
+      }
+      lua_pop(L, 1);
     }
-    if (has_t) lua_pop(L, 1);
-    if (has_s && lua_geti(L, 7, i + 1) != LUA_TNIL) read_vec(L, d->scale, 3);
-    if (has_s) lua_pop(L, 1);
+    if (has_s) {
+      lua_rawgeti(L, 7, i + 1);
+      if (!lua_isnil(L, -1) && !read_vec(L, d->scale, 3))
+        return luaL_error(L, "rig joint scales must be tables of 3 numbers");
+      lua_pop(L, 1);
+    }
   }
-  b = lua_newuserdatauv(L, sizeof *b, 1);
-  b->rig = NULL;
-  luaL_setmetatable(L, ANIM_RIG_MT);
-  {
-    anim_mem m = anim_lua_mem(L);
+  for (tries = 0; tries < 2; tries++) {
     b->rig = anim_rig_build(&m, (int)n, defs, &err);
+    if (b->rig || !err || strcmp(err, "not enough memory") != 0 || tries) break;
+    anim_lua_retry(L);
   }
   if (!b->rig && err && strcmp(err, "not enough memory") == 0) return anim_lua_nomem(L);
   if (!b->rig) {
@@ -93,35 +116,46 @@ static int rig_new(lua_State *L) {
   }
   lua_pushvalue(L, 5);
   lua_setiuservalue(L, -2, 1);
+  anim_lua_account(L, anim_lua_acct_of(L));
   return 1;
 }
 
-static int rig_info(lua_State *L) { return anim_lua_uservalue(L, ANIM_RIG_MT, 1); }
+static int rig_info(lua_State *L) { return anim_lua_uservalue(L, ANIM_BOX_RIG, 1); }
 
 /* core.rig_joints(rig) -> array of { name, parent (name or nil), pivot,
  * rest rotation, rig-space rest rotation, local rest position
  * (translation), rest scale } in the rig's order (parents first). */
 static int rig_joints(lua_State *L) {
   anim_rig *r = anim_lua_checkrig(L, 1);
-  int i;
-  lua_createtable(L, r->n, 0);
-  for (i = 0; i < r->n; i++) {
+  anim_rig_box *b = lua_touserdata(L, 1);
+  int i, n = r->n;
+  /* making tables and strings may run finalizers, which may finalize the
+   * rig by hand: it is taken again after each */
+#define RIG() (b->rig ? b->rig : (anim_lua_finalized(L, ANIM_BOX_RIG), b->rig))
+  lua_createtable(L, n, 0);
+  for (i = 0; i < n; i++) {
     lua_createtable(L, 0, 7);
-    lua_pushstring(L, r->names[i]);
+    lua_pushstring(L, RIG()->names[i]);
     lua_setfield(L, -2, "name");
-    if (r->parent[i] >= 0) { lua_pushstring(L, r->names[r->parent[i]]); lua_setfield(L, -2, "parent"); }
-    anim_lua_pushnumbers(L, r->pivot[i], 3);
+    if (RIG()->parent[i] >= 0) { lua_pushstring(L, RIG()->names[RIG()->parent[i]]); lua_setfield(L, -2, "parent"); }
+    lua_createtable(L, 3, 0);
+    anim_lua_fillnumbers(L, RIG()->pivot[i], 3);
     lua_setfield(L, -2, "position");
-    anim_lua_pushnumbers(L, r->rest_rot[i], 4);
+    lua_createtable(L, 4, 0);
+    anim_lua_fillnumbers(L, RIG()->rest_rot[i], 4);
     lua_setfield(L, -2, "rotation");
-    anim_lua_pushnumbers(L, r->rig_rot[i], 4);
+    lua_createtable(L, 4, 0);
+    anim_lua_fillnumbers(L, RIG()->rig_rot[i], 4);
     lua_setfield(L, -2, "rig_rotation");
-    anim_lua_pushnumbers(L, r->rest_pos[i], 3);
+    lua_createtable(L, 3, 0);
+    anim_lua_fillnumbers(L, RIG()->rest_pos[i], 3);
     lua_setfield(L, -2, "translation");
-    anim_lua_pushnumbers(L, r->rest_scl[i], 3);
+    lua_createtable(L, 3, 0);
+    anim_lua_fillnumbers(L, RIG()->rest_scl[i], 3);
     lua_setfield(L, -2, "scale");
     lua_rawseti(L, -2, i + 1);
   }
+#undef RIG
   return 1;
 }
 
@@ -130,14 +164,13 @@ static int rig_joints(lua_State *L) {
 /* core.retarget_new(info) -> map (info as its user value) */
 static int retarget_new(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
-  lua_newuserdatauv(L, 0, 1);
-  luaL_setmetatable(L, ANIM_RETARGET_MT);
+  anim_lua_newbox(L, ANIM_BOX_RETARGET, sizeof(anim_retarget_box), 1);
   lua_pushvalue(L, 1);
   lua_setiuservalue(L, -2, 1);
   return 1;
 }
 
-static int retarget_info(lua_State *L) { return anim_lua_uservalue(L, ANIM_RETARGET_MT, 1); }
+static int retarget_info(lua_State *L) { return anim_lua_uservalue(L, ANIM_BOX_RETARGET, 1); }
 
 static const luaL_Reg rig_funcs[] = {
   {"retarget_new", retarget_new},
@@ -149,7 +182,7 @@ static const luaL_Reg rig_funcs[] = {
 };
 
 void anim_lua_open_rig(lua_State *L) {
-  anim_lua_newmeta(L, ANIM_RIG_MT, rig_gc, "rig_metatable");
-  anim_lua_newmeta(L, ANIM_RETARGET_MT, NULL, "retarget_metatable");
+  anim_lua_newmeta(L, ANIM_BOX_RIG, rig_gc, "rig_metatable");
+  anim_lua_newmeta(L, ANIM_BOX_RETARGET, NULL, "retarget_metatable");
   luaL_setfuncs(L, rig_funcs, 0);
 }

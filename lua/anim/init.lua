@@ -52,10 +52,14 @@ function anim.clip(t, name, opts)
   if opts.strict ~= nil and type(opts.strict) ~= "boolean" then
     args.error(3, "clip", "option 'strict' must be a boolean, got " .. args.typename(opts.strict))
   end
-  local unknown = opts.strict ~= false and fields.unknown(t, "clip")[1]
-  if unknown then args.error(1, "clip", fields.message(unknown, true)) end
   name = name or "clip"
-  return E.catch(name, function() return clip.build(clip.copy(t), name) end)
+  -- the copy first: it reads the table raw and refuses one that is no tree,
+  -- so that nothing after it walks a script's metamethods or a DAG
+  local copy, err = E.catch(name, clip.copy, t)
+  if not copy then return nil, err end
+  local unknown = opts.strict ~= false and fields.unknown(copy, "clip")[1]
+  if unknown then args.error(1, "clip", fields.message(unknown, true)) end
+  return E.catch(name, function() return clip.build(copy, name) end)
 end
 
 -- anim.import_xml(path) -> clip | nil, message   (the legacy XML format)

@@ -9,6 +9,7 @@ local suggest = require "anim.base.suggest"
 local M = {}
 
 local getinfo, format, type = debug.getinfo, string.format, type
+-- (the module's metatables hide themselves from getmetatable: __metatable)
 local debug_getmetatable = debug.getmetatable
 
 -- The folder of the module's Lua files: this file is <folder>base/args.lua
@@ -46,7 +47,7 @@ end
 -- What a value is, for messages: its metatable's __name (anim.clip,
 -- anim.rig...), else its type.
 function M.typename(v)
-  local mt = getmetatable(v)
+  local mt = debug_getmetatable(v)
   local name = type(mt) == "table" and rawget(mt, "__name")
   return type(name) == "string" and name or type(v)
 end
@@ -106,7 +107,8 @@ function M.options(opts, known, n, fname)
     error(format("bad argument #%d to '%s' (table of options expected, got %s)", n, fname, M.typename(opts)),
       outside_level())
   end
-  for k in pairs(opts) do
+  -- (raw: a __pairs of the script's decides nothing here)
+  for k in next, opts do
     if not known.set[k] then
       local msg
       if type(k) == "string" then

@@ -15,6 +15,9 @@ M.integers = math.type ~= nil
 
 M.unpack = table.unpack or unpack -- luacheck: ignore 113 (5.1's global)
 
+-- rawlen (5.2+): 5.1's # of a table is raw already (it has no __len).
+M.rawlen = rawlen or function(t) return #t end -- luacheck: ignore 113
+
 function M.pack(...) return { n = select("#", ...), ... } end
 
 -- math.type: "integer", "float" or nil.  Before 5.3 a number is a

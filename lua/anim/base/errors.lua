@@ -98,8 +98,15 @@ function M.is_failure(e)
   return getmetatable(e) == Failure
 end
 
+-- A name as messages show it: control characters written \n, \r, \t or
+-- \ddd (a NUL byte \000), so that a message is one line of text.
+function M.shown(name)
+  return (tostring(name):gsub("%c", function(c) return QUOTED[c] or string.format("\\%03d", c:byte()) end))
+end
+
 -- The message of a failure, for a file or source called `name`.
 function M.message(name, e)
+  name = M.shown(name)
   if e.path == nil or e.path == "" then return name .. ": " .. e.msg end
   return name .. ": " .. e.path .. ": " .. e.msg
 end

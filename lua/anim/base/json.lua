@@ -140,6 +140,8 @@ function M.read_file(path, beneath)
     if BENEATH[why] then E.fail("", "%s", BENEATH[why]) end
     E.fail("", "cannot %s file: %s", why == "read" and "read" or "open", detail)
   end
+  -- the C library ends a path at its first NUL: "x\0y" would open "x"
+  if path:find("\0", 1, true) then E.fail("", "cannot open file: the path holds a NUL byte") end
   local f, err = io.open(path, "rb")
   if not f then
     -- io.open says "path: reason"; the message names the path already
@@ -207,4 +209,63 @@ function M.check(v)
   end
   E.fail(path, "value must be a string, number, boolean, null, array or object, got %s", type(what))
 end
+
+-- Copies ------------------------------------------------------------------------
+
+-- Where a table is, from the nodes of the walk ({ up, k }): a JSON path.
+local function node_path(node)
+  local keys = {}
+  while node.up do
+    local k = node.k
+    -- (a Lua table may have keys of any type; the readers refuse them later)
+    if type(k) ~= "string" and type(k) ~= "number" then k = "<" .. type(k) .. " key>" end
+    table.insert(keys, 1, k)
+    node = node.up
+  end
+  return path_of(keys)
+end
+
+local function shown(path) return path == "" and "the top level" or path end
+
+-- A copy of a table, read raw (no metamethod of the caller's runs: no
+-- __pairs, __index or __len decides what is copied), nested at most
+-- limits.depth deep.  A table found at several places is copied once, and
+-- the copy holds that copy at each (a table shared two ways at each of 25
+-- levels used to be copied 2^25 times; what walks the copy later walks a
+-- shared table once, or bounds what it writes: fields.lua, encode.lua).
+-- With `acyclic`, a table that holds itself (is one of its own parents) is
+-- refused, naming both places; without, it is copied as the cycle it is.
+function M.copy(v, acyclic)
+  if type(v) ~= "table" then return v end
+  local max = L.depth
+  local seen, copies = {}, {} -- table -> its node; table -> its copy
+  local function walk(t, depth, node)
+    if depth > max then
+      E.fail(node_path(node), "nested deeper than %d levels (anim.limits.depth)", max)
+    end
+    local at = seen[t]
+    if at then
+      if acyclic then
+        local p = node.up
+        while p do
+          if p == at then
+            E.fail(node_path(node), "the table holds itself (it is the table at %s)", shown(node_path(at)))
+          end
+          p = p.up
+        end
+      end
+      return copies[t]
+    end
+    seen[t] = node
+    local out = {}
+    copies[t] = out
+    for k, x in next, t do
+      if type(x) == "table" then x = walk(x, depth + 1, { up = node, k = k }) end
+      out[k] = x
+    end
+    return out
+  end
+  return walk(v, 1, {})
+end
+
 return M

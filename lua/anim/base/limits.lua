@@ -30,6 +30,9 @@ M.SPEC = SPEC
 local current = {}
 for k, s in pairs(SPEC) do current[k] = s[1] end
 M.current = current
+-- Counts the calls of set: what a file was refused for under limits since
+-- changed is worth reading again (a library's failures).
+M.generation = 0
 
 local function names()
   local list = {}
@@ -52,7 +55,8 @@ function M.set(t)
   if type(t) ~= "table" then
     args.error(1, "set_limits", "table expected, got " .. type(t))
   end
-  for k, v in pairs(t) do
+  -- (raw: no __pairs of the caller's decides what is set)
+  for k, v in next, t do
     local s = SPEC[k]
     if not s then
       local hint = suggest.hint(k, names())
@@ -69,7 +73,8 @@ function M.set(t)
     end
   end
   local old = M.get()
-  for k, v in pairs(t) do current[k] = compat.tointeger(v) end
+  for k, v in next, t do current[k] = compat.tointeger(v) end
+  M.generation = M.generation + 1
   return old
 end
 

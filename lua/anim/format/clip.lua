@@ -5,7 +5,6 @@ local core = require "anim.core"
 local E = require "anim.base.errors"
 local args = require "anim.base.args"
 local json = require "anim.base.json"
-local limits = require "anim.base.limits"
 local format = require "anim.format.read"
 local props = require "anim.format.props"
 local keys = require "anim.format.keys"
@@ -92,17 +91,9 @@ args.methods(methods, mt, "anim.clip")
 M.methods = methods
 
 -- A copy of a clip table, so that a caller changing its table later does
--- not change what the clip encodes to.  Refuses cycles and deep nesting as
--- the JSON reader would.
-function M.copy(v, depth)
-  if type(v) ~= "table" then return v end
-  depth = (depth or 0) + 1
-  local max = limits.current.depth
-  if depth > max then E.fail("", "nested too deep (at most %d levels, or the table holds itself)", max) end
-  local out = {}
-  for k, x in pairs(v) do out[k] = M.copy(x, depth) end
-  return out
-end
+-- not change what the clip encodes to: raw, shared tables copied once, a
+-- table that holds itself refused (json.copy).
+function M.copy(v) return json.copy(v, true) end
 
 -- Builds a clip from a table in the file's shape; raises a failure.
 -- `from_file`: t was decoded from a file or text (format.read checks it all).
@@ -124,8 +115,17 @@ function M.load_file(path, name, beneath, strict)
   return E.catch(name, function() return M.build(json.decode(json.read_file(path, beneath)), name, true, strict) end)
 end
 
+local getmt = debug.getmetatable -- (getmetatable(clip) is the string "anim.clip")
 function M.is_clip(v)
-  return getmetatable(v) == mt
+  return getmt(v) == mt
+end
+
+-- A clip whose box was finalized (collected, or its __gc called by hand):
+-- its Lua side (core.clip_info) is still there, its keys are gone.
+local FINALIZED = "anim.clip (finalized)"
+function M.is_finalized(v)
+  local m = getmt(v)
+  return type(m) == "table" and rawget(m, "__name") == FINALIZED and type(v) == "userdata"
 end
 
 -- The Lua side's table of a clip (name, timed items, source for encoding:

@@ -274,11 +274,39 @@ local function render(v, sch, path, depth, indent, used)
   return "{\n" .. table.concat(lines, ",\n") .. "\n" .. indent .. "}"
 end
 
+-- The values a table holds, tables and their contents counted at every
+-- place they are (as the text writes them), counted once per table: a
+-- table anim.clip was given may hold one table at many places (it keeps
+-- that sharing), and written out 25 levels of two-way sharing would be
+-- 2^25 values.  Raises a failure when they are more than the bytes a
+-- text may have (anim.limits.bytes: each value takes at least one), before
+-- anything is written.
+local function check_size(t)
+  local memo, max = {}, limits.current.bytes
+  local function size(v, depth, path)
+    if type(v) ~= "table" then return 1 end
+    if memo[v] then return memo[v] end
+    check_depth(depth, path)
+    local n = 1
+    for k, x in next, v do
+      n = n + size(x, depth + 1, { up = path, k = k })
+      if n > max then break end
+    end
+    memo[v] = n
+    return n
+  end
+  if size(t, 1, nil) > max then
+    fail("", "the text would hold more than %d values, beyond anim.limits.bytes (a table held at several places"
+      .. " is written at each)", max)
+  end
+end
+
 -- JSON text of a clip-shaped table (exposed for other writers, such as the
 -- converters of the importers).  Raises a failure (errors.lua) for values
 -- JSON cannot hold.
 function M.json_text(t)
   foreign_point = string.format("%.1f", 0.5) ~= "0.5"
+  check_size(t)
   return render(t, ROOT, nil, 1, "", 0) .. "\n"
 end
 
@@ -410,7 +438,7 @@ local function check_options(options, n, fname)
 end
 
 local function check_clip(c, fname)
-  if not clipmod.is_clip(c) then
+  if not clipmod.is_clip(c) and not clipmod.is_finalized(c) then
     args.error(1, fname, "anim.clip expected, got " .. args.typename(c))
   end
 end
@@ -447,6 +475,10 @@ function M.encode(c, options)
   local version = check_options(options, 2, "encode")
   local info = core.clip_info(c)
   return E.catch(info.name or "clip", function()
+    -- (a finalizer of the host's, a state that closes: the keys are gone)
+    if not clipmod.is_clip(c) then
+      E.fail("", "cannot encode: the clip was finalized (garbage collected, or its __gc called by hand)")
+    end
     return M.json_text(document(info, version)), info.approx
   end)
 end
@@ -466,7 +498,9 @@ function M.table(c, options)
   local version = check_options(options, 2, "table")
   local info = core.clip_info(c)
   return E.catch(info.name or "clip", function()
-    return deep_copy(document(info, version)), info.approx
+    local doc = document(info, version)
+    check_size(doc)
+    return deep_copy(doc), info.approx
   end)
 end
 
@@ -475,12 +509,21 @@ end
 -- "path: cannot save: why".
 function M.write_atomic(path, text)
   local function failed(fmt, ...)
-    return nil, path .. ": cannot save: " .. string.format(fmt, ...)
+    return nil, E.shown(path) .. ": cannot save: " .. string.format(fmt, ...)
   end
+  -- the C library ends a path at its first NUL: "x\0y" would write "x"
+  if path:find("\0", 1, true) then return failed("the path holds a NUL byte") end
   -- an existing target is written where its links lead (a link stays a
   -- link); anything but a regular file there is refused, not replaced
   local kind = core.file_kind(path)
   if kind and kind ~= "file" then return failed("it is a %s, not a regular file", kind == "other" and "device or special file" or kind) end
+  -- a link to nothing is refused, not replaced by the file nor written
+  -- through (as GNU cp does: "not writing through dangling symlink",
+  -- coreutils src/copy.c, copy_reg): where it leads may be anywhere
+  if not kind and core.file_kind(path, true) == "link" then
+    return failed("it is a symbolic link to a file that does not exist (anim.save writes through links only to"
+      .. " existing files)")
+  end
   local target = kind and core.realpath(path) or path
   local tmp
   for _ = 1, 100 do

@@ -63,8 +63,12 @@ kind("retarget_entry", { "to", "source", "target" })
 kind("rig", { "joints" }, { joints = "list:rig_joint" })
 kind("rig_joint", { "name", "parent", "position", "rotation", "translation", "scale" })
 
--- What is inside a value of `kind` at `path`, into out.
+-- What is inside a value of `kind` at `path`, into out.  A table a
+-- script's clip holds at several places (anim.clip keeps that sharing) is
+-- walked once per kind: `seen` (set by M.unknown) keeps the walk linear in
+-- the tables, not in the places (a list of keys shared by 4,096 joints).
 local walk
+local seen
 local function each_entry(v, path, what, out)
   if type(v) ~= "table" then return end
   if what:sub(1, 4) == "map:" then
@@ -80,6 +84,10 @@ end
 
 function walk(v, path, k, out)
   if k == ANY or type(v) ~= "table" then return end
+  local kinds = seen[v]
+  if not kinds then kinds = {}; seen[v] = kinds end
+  if kinds[k] then return end
+  kinds[k] = true
   if k == "property" then
     if next(v) == nil or v[1] ~= nil then k = "keys" else k = "property_object" end
   end
@@ -123,7 +131,9 @@ end
 -- order of the paths.
 function M.unknown(tree, k)
   local out = {}
+  seen = {}
   walk(tree, "", k, out)
+  seen = nil
   return out
 end
 

@@ -88,7 +88,8 @@ end
 mt.__newindex = function() args.raise("retarget maps are read-only") end
 mt.__tostring = function(self) return "anim.retarget(" .. tostring(core.retarget_info(self).name) .. ")" end
 
-function M.is_map(v) return getmetatable(v) == mt end
+local getmt = debug.getmetatable -- (getmetatable(map) is the string "anim.retarget")
+function M.is_map(v) return getmt(v) == mt end
 M.info = core.retarget_info
 M.format = format
 return M

@@ -7,6 +7,7 @@
 local core = require "anim.core"
 local compat = require "anim.base.compat"
 local E = require "anim.base.errors"
+local json = require "anim.base.json"
 local args = require "anim.base.args"
 local codes = require "anim.base.codes"
 local fields = require "anim.format.fields"
@@ -57,6 +58,8 @@ local function build(def, rig_name)
     if type(j) ~= "table" or (next(j) ~= nil and E.is_array(j)) then E.object(j, index("joints", i), "joint") end
     local name = j.name
     if type(name) ~= "string" then E.string(name, key(index("joints", i), "name"), "name") end
+    -- (the core keeps names as C strings: "a\0b" would be "a")
+    if name:find("\0", 1, true) then fail(key(index("joints", i), "name"), "a joint name cannot hold a NUL byte") end
     if idx[name] then fail(key(index("joints", i), "name"), "duplicate joint name '%s' (also joints[%d])", name, idx[name]) end
     idx[name] = i
     names[i] = name
@@ -116,7 +119,8 @@ local player -- built once: rigs are immutable and shared
 -- anim.rig("player") | anim.rig(definition [, name]) -> rig | nil, message
 function M.new(def, name)
   if def == "player" then
-    player = player or build(M.PLAYER, "player")
+    -- (built again if a script finalized the one shared by hand)
+    if not (player and M.is_rig(player)) then player = build(M.PLAYER, "player") end
     return player
   end
   if type(def) == "string" then
@@ -128,10 +132,14 @@ function M.new(def, name)
   if name ~= nil and type(name) ~= "string" then
     args.error(2, "rig", "string expected, got " .. args.typename(name))
   end
-  -- a field the script misspelt raises (the definition is the script's own)
-  local unknown = fields.unknown(def, "rig")[1]
+  -- read raw: what the rig is made of is the table's data, not what its
+  -- metamethods answer (a table found twice is copied once); then a field
+  -- the script misspelt raises (the definition is the script's own)
+  local copy, err = E.catch(name or "rig", json.copy, def)
+  if not copy then return nil, err end
+  local unknown = fields.unknown(copy, "rig")[1]
   if unknown then args.error(1, "rig", fields.message(unknown, true)) end
-  return E.catch(name or "rig", build, def, name or "rig")
+  return E.catch(name or "rig", build, copy, name or "rig")
 end
 
 local methods = {}
@@ -162,7 +170,8 @@ end
 
 args.methods(methods, mt, "anim.rig")
 
-function M.is_rig(v) return getmetatable(v) == mt end
+local getmt = debug.getmetatable -- (getmetatable(rig) is the string "anim.rig")
+function M.is_rig(v) return getmt(v) == mt end
 
 -- The 1-based index of joint j of a rig (a name, or an index of
 -- rig:joints()), or nil and why.
@@ -173,8 +182,8 @@ function M.joint(rig, j)
     if not i then return nil, "unknown joint '" .. j .. "'" .. suggest.hint(j, info.names) end
     return i
   end
-  if math.type(j) == "integer" or (type(j) == "number" and j == math.floor(j)) then
-    if j >= 1 and j <= #info.joints then return math.tointeger(j) end
+  if type(j) == "number" and j == math.floor(j) then
+    if j >= 1 and j <= #info.joints then return compat.tointeger(j) end
     return nil, "joint index " .. tostring(j) .. " out of range 1.." .. #info.joints
   end
   return nil, "joint name or index expected, got " .. args.show(j)

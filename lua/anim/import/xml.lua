@@ -78,6 +78,19 @@ local function parse(text)
   local root
   local stack = {}
   local elements, max_elements = 0, LIM.keys
+  -- The text and attribute values the parser hands over, entities expanded,
+  -- are bounded like a file's bytes: entities defined in the file's DTD can
+  -- make a few hundred bytes expand to megabytes (expat's own protection
+  -- against "billion laughs" starts at 8 MiB of expansion, then allows
+  -- 100 times the input).
+  local expanded, max_expanded = 0, LIM.bytes
+  local function spend(p, n)
+    expanded = expanded + n
+    if expanded > max_expanded then
+      fail(string.format("line %d", (p:pos())), "the text expands to more than %d bytes with its entities"
+        .. " (anim.limits.bytes)", max_expanded)
+    end
+  end
   local callbacks = {
     StartElement = function(p, name, attrs)
       local line = p:pos()
@@ -86,6 +99,7 @@ local function parse(text)
       if elements > max_elements then
         fail(string.format("line %d", line), "too many elements (more than %d, anim.limits.keys)", max_elements)
       end
+      for _, v in pairs(attrs) do spend(p, #v) end
       local parent = stack[#stack]
       local el = { name = name, attrs = attrs, line = line, children = {}, content = {}, parent = parent, count = {} }
       if parent then
@@ -105,7 +119,8 @@ local function parse(text)
     EndElement = function()
       stack[#stack] = nil
     end,
-    CharacterData = function(_, s)
+    CharacterData = function(p, s)
+      spend(p, #s)
       local el = stack[#stack]
       if el then el.content[#el.content + 1] = s end
     end,
@@ -123,16 +138,18 @@ end
 -- Keyframes always carry their index; other elements only when the parent
 -- has more than one of that name.
 local function where(el)
-  local parts = {}
+  local up = {}
   local e = el
   while e do
     local s = e.name
     if e.parent and (e.name == "keyframe" or e.parent.count[e.name] > 1) then
       s = s .. "[" .. e.index .. "]"
     end
-    table.insert(parts, 1, s)
+    up[#up + 1] = s
     e = e.parent
   end
+  local parts = {}
+  for i = #up, 1, -1 do parts[#parts + 1] = up[i] end
   return table.concat(parts, "/") .. " (line " .. el.line .. ")"
 end
 
@@ -142,15 +159,28 @@ local function quote(s)
   return string.format("%q", s):gsub("\\\n", "\\n")
 end
 
+-- s without the white space around it, in linear time: the pattern
+-- "^%s*(.-)%s*$" tries the trailing %s* at every length of the middle, so
+-- "1", 80,000 spaces and "x" took 16 s.  ("^.*%S" backtracks once over the
+-- trailing spaces.)
+local function trim(s)
+  local i = s:find("%S")
+  if not i then return "" end
+  return s:sub(i, #s:match("^.*%S"))
+end
+M.trim = trim
+
 -- A number as Java's Float.parseFloat reads decimal text: white space
 -- around it, a sign, digits with at most one point, an exponent, and a
--- trailing f/F/d/D.  NaN and Infinity are refused (not finite).
+-- trailing f/F/d/D.  NaN and Infinity are refused (not finite).  `path`
+-- is where it is, or the element (its path is made for a message only).
 local function number(s, path, what)
-  local body = s:match("^%s*(.-)%s*$"):gsub("[fFdD]$", "", 1)
+  local body = trim(s):gsub("[fFdD]$", "", 1)
   local mant = body:match("^([+-]?[%d.]+)[eE][+-]?%d+$") or body:match("^[+-]?[%d.]+$")
   local v = mant and select(2, mant:gsub("%.", "")) <= 1 and mant:find("%d") and tonumber(body)
+  if type(path) == "table" and not (v and v == v and v ~= math.huge and v ~= -math.huge) then path = where(path) end
   if not v then
-    if s:match("^%s*$") then fail(path, "%s must be a number, got nothing", what) end
+    if body == "" then fail(path, "%s must be a number, got nothing", what) end
     fail(path, "%s must be a number, got %s", what, quote(s))
   end
   v = v + 0.0
@@ -163,6 +193,7 @@ end
 local function interp(s, path)
   local ip = INTERPS[s]
   if not ip then
+    if type(path) == "table" then path = where(path) end
     fail(path, "unknown interpolation %s (expected %s; the names are case-sensitive)", quote(s), INTERP_LIST)
   end
   return ip
@@ -217,11 +248,11 @@ local function read_transform(el, sign)
   if #kfs > LIM.keys then fail(path, "too many keyframes (%d; at most %d, anim.limits.keys)", #kfs, LIM.keys) end
   local keys, prev = {}, nil
   for n, kf in ipairs(kfs) do
-    local kp = where(kf)
+    local kp = kf -- (its path, where(kf), is made for a message only)
     local t = 0.0
     if kf.attrs.t ~= nil then t = number(kf.attrs.t, kp, "time t") end
     if prev and t < prev.t then
-      fail(kp, "keys out of order: t=%s comes after t=%s (the viewer does not sort keyframes)", num(t), num(prev.t))
+      fail(where(kf), "keys out of order: t=%s comes after t=%s (the viewer does not sort keyframes)", num(t), num(prev.t))
     end
     local v = number(text_of(kf), kp, "value")
     if sign < 0 and v ~= 0 then v = -v end

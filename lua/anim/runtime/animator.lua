@@ -35,7 +35,9 @@ local yield, resume, create, isyieldable = coroutine.yield, coroutine.resume, co
 local args = require "anim.base.args"
 local argerror = args.error
 
-local finite = require("anim.base.errors").finite
+local E = require "anim.base.errors"
+local compat_rawlen = require("anim.base.compat").rawlen
+local finite = E.finite
 local show = args.show
 
 -- An optional number option: nil is absent; else finite and >= lo.
@@ -52,6 +54,7 @@ end
 local Connection = {}
 Connection.__index = Connection
 Connection.__name = "anim.connection"
+Connection.__metatable = "anim.connection"
 
 function Connection:disconnect()
   if not self.connected then return end
@@ -211,12 +214,13 @@ local function play(self, clip, opts, fname)
   end
   local after = opts.after
   if after ~= nil then
-    if getmetatable(after) ~= core.track_metatable then
+    if debug.getmetatable(after) ~= core.track_metatable then
       argerror(2, fname, "after must be a track, got " .. args.typename(after))
     end
     if track_uv(after, 2) ~= self then argerror(2, fname, "after: the track plays on another animator") end
     local queued = st.queued_after and st.queued_after[after]
-    if queued and core.track_queued(queued) then
+    -- (a track finalized by hand no longer waits: its metatable is another)
+    if queued and debug.getmetatable(queued) == core.track_metatable and core.track_queued(queued) then
       argerror(2, fname, "after: that track already has a track queued after it (queue after that one)")
     end
   end
@@ -278,8 +282,11 @@ function methods.play(self, clip, opts) return play(self, clip, opts, "play") en
 
 function methods.autoplay(self, clips)
   if type(clips) ~= "table" then argerror(1, "autoplay", "table of clips expected, got " .. type(clips)) end
+  -- (raw: the clips are the list's elements 1 to #list, whatever its
+  -- metamethods would answer)
   local out = {}
-  for _, c in ipairs(clips) do
+  for i = 1, compat_rawlen(clips) do
+    local c = rawget(clips, i)
     if not clipmod.is_clip(c) then argerror(1, "autoplay", "table of clips expected") end
     if clip_info(c).autoplay then out[#out + 1] = play(self, c, nil, "autoplay") end
   end
@@ -328,18 +335,26 @@ local function run_play(self, st, item, late, err, in_co)
 end
 
 -- Delivers the n callbacks queued by the core; returns the first error.
+-- (a track's callbacks and clip are looked up once for a run of its
+-- events: an update may queue hundreds of thousands)
 local function deliver(self, st, n, in_co)
   local live, ended = st.live, st.ended
   local err
+  -- (the last track's callbacks and source, and the info of the clip
+  -- whose items it fires: consecutive entries are mostly of one track)
+  local last, cbs, src, lastpoint, info
   for i = 1, n do
     local ty, id, kind, idx, late, point = core_event(self, i)
     local tr = live[id]
     if tr then
-      local cbs = track_uv(tr, 3)
+      if tr ~= last then
+        last, cbs, src, info = tr, track_uv(tr, 3), track_uv(tr, 1), nil
+      end
       if ty == EV_ITEM then
         -- (a blend space's item: its point's clip has it)
-        local src = track_uv(tr, 1)
-        local info = clip_info(point and space_info(src).clips[point] or src)
+        if not info or point ~= lastpoint then
+          info, lastpoint = clip_info(point and space_info(src).clips[point] or src), point
+        end
         if kind == MARKER then
           local m = info.markers[idx]
           local per = cbs.marker
@@ -429,9 +444,29 @@ local pool = {}
 
 -- The type of a value for messages: its metatable's __name if any.
 local function type_name(v)
-  local mt = getmetatable(v)
+  local mt = debug.getmetatable(v)
   local name = type(mt) == "table" and rawget(mt, "__name")
   return type(name) == "string" and name or type(v)
+end
+
+-- pend back to the pool, unless it has room for far more than this list
+-- (a list of 100,000 once must not keep 200,000 slots for good).
+local KEEP = 2048
+local function give_back(pend, list)
+  local room, need = compat_rawlen(pend), 2 * compat_rawlen(list)
+  if room <= KEEP or room <= 8 * need then pool[#pool + 1] = pend end
+end
+
+-- A key for messages: numbers as written (1e9 as 1000000000), strings
+-- quoted, anything else by its type.
+local function show_key(k)
+  if type(k) == "number" then return E.num(k) end
+  if type(k) == "string" then
+    if #k > 40 then k = k:sub(1, 37) .. "..." end
+    return (string.format("%q", k):gsub("\\\n", "\\n"))
+  end
+  if type(k) == "boolean" then return tostring(k) end
+  return type_name(k)
 end
 
 -- The message of a refused batch update (see core.animators_update).
@@ -443,6 +478,10 @@ local function refusal(code, i, j, list, dt)
   end
   if code == ST.twice then
     return bad(1, "the animator at index " .. i .. " is also at index " .. j .. ": each is updated once per call")
+  end
+  if code == ST.not_list then
+    return bad(1, "key " .. show_key(i) .. " is not an index from 1 to #list (" .. j .. "): a list of animators"
+      .. " holds them at 1 to #list and nothing else")
   end
   if code == ST.delivering then
     return "anim.update called from one of the callbacks of the animator at index " .. i
@@ -471,11 +510,11 @@ function M.update_list(list, dt)
   if pend then pool[np] = nil else np, pend = np + 1, {} end
   local n, i, j = core_update_list(list, dt, pend)
   if n == 0 and not i then
-    pool[np] = pend
+    if compat_rawlen(pend) <= KEEP then pool[np] = pend else give_back(pend, list) end
     return
   end
   if n < 0 then
-    pool[#pool + 1] = pend
+    give_back(pend, list)
     args.raise(refusal(n, i, j, list, dt))
   end
   -- deliver, animator by animator in list order; the first error is raised
@@ -490,7 +529,7 @@ function M.update_list(list, dt)
     bad, first = true, bad
   end
   for k = 1, 2 * n do pend[k] = false end
-  pool[#pool + 1] = pend
+  give_back(pend, list)
   if i then error("not enough memory for the callback queue", 0) end
   if bad then error(first, 0) end
 end
@@ -635,7 +674,7 @@ end
 -- no table.
 function tmethods.set_at(self, x, y)
   local src = track_uv(self, 1)
-  if not spaces.is_space(src) then args.raise("track:set_at: the track plays a clip, not a blend space") end
+  if not spaces.is_space_box(src) then args.raise("track:set_at: the track plays a clip, not a blend space") end
   local two = space_info(src).dimensions == 2
   if not finite(x) or (two and not finite(y)) then
     argerror(1, "set_at", (two and "x, y must be finite numbers (a 2D blend space), got " .. show(x) .. ", " .. show(y))
@@ -666,7 +705,7 @@ local tfields = {
   -- a blend space's: its first point's clip's (the space's clock)
   length = function(self)
     local src = track_uv(self, 1)
-    return (spaces.is_space(src) and space_info(src) or clip_info(src)).length
+    return (spaces.is_space_box(src) and space_info(src) or clip_info(src)).length
   end,
   at = function(self)
     local x, y = core.track_at(self)
@@ -691,7 +730,7 @@ tmt.__newindex = function(self, k, v)
   end
   if k == "at" then
     local src = track_uv(self, 1)
-    if not spaces.is_space(src) then args.raise("track.at: the track plays a clip, not a blend space") end
+    if not spaces.is_space_box(src) then args.raise("track.at: the track plays a clip, not a blend space") end
     local dim = space_info(src).dimensions
     if dim == 1 and not finite(v) then
       args.raise("track.at must be a finite number (a 1D blend space), got " .. show(v))
@@ -710,27 +749,23 @@ tmt.__newindex = function(self, k, v)
 end
 tmt.__tostring = function(self)
   local src = track_uv(self, 1)
-  local info = spaces.is_space(src) and space_info(src) or clip_info(src)
+  local info = spaces.is_space_box(src) and space_info(src) or clip_info(src)
   return string.format("anim.track(%s, t=%g)", tostring(info.name), core.track_time(self))
 end
 
--- After collection -----------------------------------------------------------------
+-- After finalization ---------------------------------------------------------------
 --
 -- An animator and its tracks are collected together (a track keeps its
--- animator alive).  A finalizer of the host's may still reach them
--- afterwards: their C side is gone, and every use raises a plain error
--- instead of reaching it.  Connections stay usable: disconnect() does
--- nothing once the animator is gone, so clean-up code may call it anyway.
-
-local function collected(what)
-  local function refuse()
-    error(what .. " used after it was garbage collected (with its animator)", 2)
-  end
-  return { __name = what .. " (collected)", __index = refuse, __newindex = refuse,
-    __tostring = function() return what .. " (collected)" end }
-end
-local DeadAnimator, DeadTrack = collected("anim.animator"), collected("anim.track")
-local setmeta = debug.setmetatable
+-- animator alive), and a script that reaches their metatables
+-- (debug.getmetatable, anim.core) may call a __gc by hand at any time.
+-- Either way the C side gives a finalized object the metatable of its
+-- kind's finalized boxes ("anim.track (finalized)"), and every later use
+-- raises "anim.track used after it was finalized (...)" instead of
+-- reaching freed memory (csrc/lua/lua_helpers.c).  What is done here:
+-- connections are disconnected (disconnect() does nothing then, so that
+-- clean-up code may call it anyway), and a track finalized by hand while
+-- it plays ends (the C side) and leaves its animator's live tracks, so
+-- that the animator plays on without it.
 
 local function disconnect_all(list)
   if list then
@@ -742,21 +777,20 @@ local animator_gc = amt.__gc
 amt.__gc = function(self)
   local st = animator_state(self)
   animator_gc(self)
-  setmeta(self, DeadAnimator)
   disconnect_all(st.on_marker); disconnect_all(st.on_event)
   disconnect_all(st.on_sound); disconnect_all(st.on_play)
 end
 
--- (a track is collected once its animator is, or once it ended and was
--- dropped: either way its callbacks never fire again)
 local track_gc = tmt.__gc
 tmt.__gc = function(self)
-  local cbs = track_uv(self, 3)
+  local cbs, owner = track_uv(self, 3), track_uv(self, 2)
+  local _, _, _, _, _, _, id = core.track_state(self)
   track_gc(self)
-  setmeta(self, DeadTrack)
-  if cbs then
+  local ok, st = pcall(animator_state, owner)
+  if ok and type(st) == "table" and type(st.live) == "table" and st.live[id] == self then st.live[id] = nil end
+  if type(cbs) == "table" then
     disconnect_all(cbs.looped); disconnect_all(cbs.stopped); disconnect_all(cbs.ended)
-    if cbs.marker then
+    if type(cbs.marker) == "table" then
       for _, list in pairs(cbs.marker) do disconnect_all(list) end
     end
   end

@@ -108,7 +108,14 @@ end
 
 local mt = core.space_metatable
 
-function M.is_space(v) return getmetatable(v) == mt end
+local getmt = debug.getmetatable -- (getmetatable(space) is the string "anim.blendspace")
+function M.is_space(v) return getmt(v) == mt end
+-- A space, or one finalized (what a track that plays it still holds).
+local dead = core.space_metatable_finalized
+function M.is_space_box(v)
+  local m = getmt(v)
+  return m == mt or m == dead
+end
 M.info = info_of
 
 -- The parameter `at` of space s as numbers x[, y], else raises bad

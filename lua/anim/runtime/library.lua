@@ -6,11 +6,13 @@ local core = require "anim.core"
 local args = require "anim.base.args"
 local clipmod = require "anim.format.clip"
 local retarget = require "anim.format.retarget"
+local limits = require "anim.base.limits"
 local reload = require "anim.runtime.reload"
 
 local M = {}
 local methods = {}
-local Library = { __index = methods, __name = "anim.library" }
+-- (__metatable: no script changes the methods of every library)
+local Library = { __index = methods, __name = "anim.library", __metatable = "anim.library" }
 
 -- A path as messages show it: control characters (a NUL byte too) written
 -- \ddd, and cut short, so that a message is one line of readable text.
@@ -72,23 +74,76 @@ end
 -- file: two spellings of one path (res://a/b, res://a/./b) give the same
 -- object, so a play of either restarts the same live track.  A path seen
 -- before is answered without resolving it again (plays fire during
--- update: no system call there).
+-- update: no system call there), and so is a failure: a `plays` item of a
+-- missing clip is not looked for on disk again at every pass.  At most
+-- MAX_FAILURES failures are kept per kind (the oldest go first), so that
+-- a script asking for ever new paths does not grow the library without
+-- bound; library:forget(path) drops what the library holds for a path.
+local MAX_FAILURES = 4096
+M.MAX_FAILURES = MAX_FAILURES
+
+local function remember_failure(cache, path, msg)
+  local order = cache.order
+  if #order >= MAX_FAILURES then
+    local oldest = table.remove(order, 1)
+    cache.failed[oldest] = nil
+  end
+  order[#order + 1] = path
+  cache.failed[path] = { msg = msg, limits = limits.generation }
+  return nil, msg
+end
+
+local forget -- (below)
+
 local function cached(self, kind, path, loader)
   local cache = self.cache[kind]
-  if not cache then cache = { path = {}, file = {} }; self.cache[kind] = cache end
+  if not cache then
+    cache = { path = {}, file = {}, file_of = {}, failed = {}, order = {} }
+    self.cache[kind] = cache
+  end
   local hit = cache.path[path]
-  if hit then return hit end
+  -- (a clip a script finalized by hand is read again, not handed out dead)
+  if hit and (kind ~= "clip" or clipmod.is_clip(hit)) then return hit end
+  if hit then forget(cache, path) end
+  -- (a failure under limits since changed is tried again)
+  local failed = cache.failed[path]
+  if failed and failed.limits == limits.generation then return nil, failed.msg end
+  if failed then forget(cache, path) end
   local file, beneath = resolve(self, path, kind)
-  if not file then return nil, beneath end
+  if not file then return remember_failure(cache, path, beneath) end
   hit = cache.file[file]
   if not hit then
     local lerr
     hit, lerr = loader(file, path, beneath)
-    if not hit then return nil, lerr end
+    if not hit then return remember_failure(cache, path, lerr) end
     cache.file[file] = hit
   end
   cache.path[path] = hit
+  cache.file_of[path] = file
   return hit
+end
+
+-- Drops what cache holds for path: its failure, or its object (for every
+-- spelling of that file).  Returns whether it held something, and the file
+-- of the object it dropped.
+function forget(cache, path)
+  local held = false
+  if cache.failed[path] then
+    held = true
+    cache.failed[path] = nil
+    for i, p in ipairs(cache.order) do
+      if p == path then table.remove(cache.order, i) break end
+    end
+  end
+  local file = cache.file_of[path]
+  if file then
+    held = true
+    cache.file[file] = nil
+    for p, f in pairs(cache.file_of) do
+      if f == file then cache.file_of[p] = nil; cache.path[p] = nil end
+    end
+  end
+  return held, file
 end
 
 -- A clip is named by its res:// path (in messages and clip.name).  The
@@ -111,7 +166,8 @@ function methods.reload(self, path)
   args.check(path, "string", 1, "reload")
   local cache = self.cache.clip
   local clip = cache and cache.path[path]
-  if not clip then return methods.clip(self, path) end
+  -- (a clip finalized by hand is loaded again, as library:clip does)
+  if not clip or not clipmod.is_clip(clip) then return methods.clip(self, path) end
   local file, beneath = resolve(self, path, "reload")
   if not file then return nil, beneath end
   local mtime = core.file_mtime(file)
@@ -141,6 +197,28 @@ function methods.retarget(self, path)
   return cached(self, "retarget", path, retarget.load_file)
 end
 
+-- library:forget([path]) -> boolean: the next clip, retarget or `plays`
+-- of path reads the file again (after it was fixed, added or changed);
+-- without a path, everything is forgotten.  Tracks keep the clips they
+-- play; a `plays` item after a clip was forgotten starts a track of the
+-- new clip rather than restarting the live track of the old one.
+function methods.forget(self, path)
+  args.check(path, "string", 1, "forget", true)
+  if path == nil then
+    local held = next(self.cache) ~= nil
+    self.cache, self.loaded = {}, {}
+    return held
+  end
+  local held = false
+  for kind, cache in pairs(self.cache) do
+    local h, file = forget(cache, path)
+    if h then held = true end
+    -- (a clip forgotten is no longer watched by library:changed)
+    if file and kind == "clip" then self.loaded[file] = nil end
+  end
+  return held
+end
+
 args.methods(methods, Library, "anim.library")
 
 -- anim.library(root) -> library | nil, message
@@ -152,5 +230,6 @@ function M.new(root)
   return setmetatable({ root = root, real = real, cache = {}, loaded = {} }, Library)
 end
 
-function M.is_library(v) return getmetatable(v) == Library end
+local getmt = debug.getmetatable
+function M.is_library(v) return getmt(v) == Library end
 return M

@@ -29,7 +29,7 @@ function M.replace(clip, fresh, where)
   local tracks, binds = {}, {}
   for track, map in pairs(playing.tracks(clip)) do
     -- (a track collected with its animator is passed over)
-    if getmetatable(track) == track_mt then
+    if debug.getmetatable(track) == track_mt then -- (getmetatable gives the name)
       local animator = core.track_uservalue(track, 2)
       local ok, st = pcall(core.animator_state, animator)
       if ok and st then

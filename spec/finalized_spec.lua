@@ -1,0 +1,351 @@
+-- Finalizers called by hand, and finalizers that run in the middle of a call
+-- (issue 19, defect 1; docs/robustness.md, "Scripts").  A script that
+-- reaches a metatable of the module (debug.getmetatable, anim.core's
+-- *_metatable fields) can call its __gc by hand at any time: from a
+-- metamethod the module calls, from a callback, from a finalizer that a
+-- collection runs while a C function of the module is half way.  No call
+-- may then reach freed memory (make asan runs this spec), a finalized
+-- object refuses every later use with a clear error, and what it leaves
+-- behind plays on.
+local anim = require "anim"
+local core = require "anim.core"
+
+local FINALIZED = "used after it was finalized %(garbage collected, or its __gc called by hand%)"
+local getmt = debug.getmetatable
+
+local function finalize(x) getmt(x).__gc(x) end
+
+local function rig_of(n)
+  local joints = { { name = "j1" } }
+  for i = 2, n do joints[i] = { name = "j" .. i, parent = "j" .. (i - 1), position = { 0, i, 0 } } end
+  return assert(anim.rig { joints = joints })
+end
+
+local function looping(markers)
+  local t = { loop = "loop", length = 1, markers = {},
+    joints = { j2 = { rotation = { { 0, { 0, 0, 0 } }, { 1, { 90, 0, 0 } } } } } }
+  for i, at in ipairs(markers or {}) do t.markers[i] = { time = at, name = "m" .. i } end
+  return assert(anim.clip(t, "loop"))
+end
+
+-- Runs fn while a finalizer calls target's __gc by hand at one of the
+-- allocations fn makes (in the C functions of the module: where a pointer
+-- taken from a box before the allocation would then dangle).  In
+-- generational mode Lua runs every pending finalizer at the end of each
+-- minor collection, and a minor collection comes once the program
+-- allocated a share of the heap (1 %: collectgarbage("generational", 1)):
+-- the finalizer is made right after one, and runs at the next, inside fn
+-- when fn allocates more than that.  Retries until it fired inside fn;
+-- returns pcall's results.
+local function finalized_during(target, fn)
+  for _ = 1, 10 do
+    local inside, fired = false, false
+    collectgarbage("generational", 1, 100)
+    collectgarbage("step")
+    setmetatable({}, { __gc = function()
+      if inside then fired = true; finalize(target) end
+    end })
+    inside = true
+    local ok, err = pcall(fn)
+    inside = false
+    collectgarbage("incremental")
+    if fired then return ok, err end
+  end
+  error("the finalizer never ran inside the call")
+end
+
+describe("the module's metatables", function()
+  it("are hidden from getmetatable, which gives their names", function()
+    local r = rig_of(2)
+    local a = anim.animator(r)
+    local c = looping()
+    local tr = a:play(c)
+    local map = assert(anim.decode_retarget('{"version": 1}', "m"))
+    local lib = assert(anim.library("."))
+    local conn = a:on_marker(function() end)
+    assert.are.same({ "anim.clip", "anim.rig", "anim.animator", "anim.track", "anim.retarget", "anim.library",
+      "anim.connection" }, { getmetatable(c), getmetatable(r), getmetatable(a), getmetatable(tr),
+      getmetatable(map), getmetatable(lib), getmetatable(conn) })
+    assert.has_error(function() setmetatable(lib, nil) end, "cannot change a protected metatable")
+  end)
+end)
+
+describe("pose_into", function()
+  it("reads and writes the table raw: none of its metamethods runs (one used to free the animator)", function()
+    local a = anim.animator(rig_of(3))
+    a:play(looping(), { fade = 0 })
+    a:update(0.25)
+    local calls = 0
+    local function hostile() calls = calls + 1; finalize(a) end
+    local t = setmetatable({ j1 = setmetatable({}, { __newindex = hostile }) },
+      { __index = hostile, __newindex = hostile })
+    assert.are.equal(t, a:pose_into(t, "world"))
+    assert.are.equal(0, calls)
+    assert.are.equal(10, #rawget(t, "j3"))
+    assert.are.same({ a:world_transform("j1") }, rawget(t, "j1"))
+  end)
+
+  it("refuses, with a clear error, an animator a finalizer finalized half way", function()
+    local a = anim.animator(rig_of(2000))
+    a:play(looping(), { fade = 0 })
+    a:update(0.25)
+    local pose_into, t = core.animator_pose_into, {}
+    local ok, err = finalized_during(a, function() return pose_into(a, t, "world") end)
+    assert.is_false(ok)
+    assert.truthy(err:find("anim.animator " .. FINALIZED), err)
+  end)
+end)
+
+describe("a finalizer that runs while the module makes tables", function()
+  -- each of these used to keep a pointer to the object across the
+  -- allocations that run finalizers
+  it("clip:sample of a clip it finalizes", function()
+    local joints = {}
+    for i = 1, 2000 do joints["j" .. i] = { position = { { 0, { 0, 0, 0 } }, { 1, { i, 0, 0 } } } } end
+    local c = assert(anim.clip { length = 1, joints = joints })
+    local sample = core.clip_sample
+    local ok, err = finalized_during(c, function() return sample(c, 0.5) end)
+    assert.is_false(ok)
+    assert.truthy(err:find("anim.clip " .. FINALIZED), err)
+  end)
+
+  it("the joints of a rig it finalizes", function()
+    local r = rig_of(2000)
+    local joints = core.rig_joints
+    local ok, err = finalized_during(r, function() return joints(r) end)
+    assert.is_false(ok)
+    assert.truthy(err:find("anim.rig " .. FINALIZED), err)
+  end)
+
+  it("the keys anim.encode reads of a clip it finalizes", function()
+    local keys = {}
+    for i = 1, 20000 do keys[i] = { i / 20000, { i, 0, 0 } } end
+    local c = assert(anim.clip { length = 1, joints = { j = { position = keys } } })
+    local clip_keys = core.clip_keys
+    local ok, err = finalized_during(c, function() return clip_keys(c, 1, 0) end)
+    assert.is_false(ok)
+    assert.truthy(err:find("anim.clip " .. FINALIZED), err)
+  end)
+
+  it("animator:play on an animator it finalizes", function()
+    local r = rig_of(3000)
+    local joints = {}
+    for i = 1, 3000 do joints["j" .. i] = { position = { { 0, { 0, 0, 0 } } } } end
+    local c = assert(anim.clip { length = 1, joints = joints })
+    local a = anim.animator(r)
+    local play, binds, cbs = core.animator_play, {}, {}
+    for i = 1, 3000 do binds[i] = { cj = i, rj = i } end
+    local ok, err = finalized_during(a, function() return play(a, c, 0, 1, 1, nil, binds, cbs) end)
+    assert.is_false(ok)
+    assert.truthy(err:find("anim.animator " .. FINALIZED), err)
+  end)
+end)
+
+describe("a track whose __gc is called by hand", function()
+  it("ends at once, fires nothing more, and its animator plays on (it used to refuse every update)", function()
+    local a = anim.animator(rig_of(2))
+    local c = looping { 0.5 }
+    local keep, gone = a:play(c, { fade = 0 }), a:play(c, { fade = 0 })
+    local seen = {}
+    a:on_marker(function(track) seen[#seen + 1] = track == keep and "keep" or "other" end)
+    a:update(0.1)
+    finalize(gone)
+    assert.are.same({ keep }, a:tracks())
+    for _ = 1, 5 do a:update(0.3) end
+    assert.are.same({ "keep", "keep" }, seen)
+    assert.has_error(function() return gone.time end)
+    assert.are.equal("anim.track (finalized)", tostring(gone))
+    assert.is_true(keep.is_playing)
+  end)
+end)
+
+describe("a clip whose __gc is called by hand while tracks play it", function()
+  it("refuses every use of its own, while its tracks play on with their callbacks", function()
+    local a = anim.animator(rig_of(2))
+    local c = looping { 0.5 }
+    local tr = a:play(c, { fade = 0 })
+    local seen = 0
+    a:on_marker(function() seen = seen + 1 end)
+    finalize(c)
+    for _, use in ipairs {
+      function() return c.length end,
+      function() return c:sample(0) end,
+      function() c.loop = "once" end,
+    } do
+      local ok, err = pcall(use)
+      assert.is_false(ok)
+      assert.truthy(err:find("^spec/finalized_spec.lua:%d+: anim.clip " .. FINALIZED), err)
+    end
+    assert.are.equal("anim.clip (finalized)", tostring(c))
+    for _ = 1, 4 do a:update(0.5) end
+    assert.are.equal(2, seen)
+    assert.are.equal(1, tr.length)
+    -- what takes a clip names it
+    assert.has_error(function() a:play(c) end, "bad argument #1 to 'play' (clip or blend space expected, got anim.clip (finalized))")
+    local text, err = anim.encode(c)
+    assert.is_nil(text)
+    assert.are.equal("loop: cannot encode: the clip was finalized (garbage collected, or its __gc called by hand)", err)
+  end)
+end)
+
+describe("blend spaces and queued tracks, finalized by hand", function()
+  local function two_points(markers)
+    return anim.blendspace { points = { { clip = looping(markers), at = 0 }, { clip = looping(markers), at = 1 } } }
+  end
+
+  it("a blend space refuses every use of its own, while its tracks play on", function()
+    local a = anim.animator(rig_of(2))
+    local space = two_points { 0.5 }
+    local tr = a:play(space, { at = 0.5, fade = 0 })
+    local seen = 0
+    a:on_marker(function() seen = seen + 1 end)
+    finalize(space)
+    assert.are.equal("anim.blendspace (finalized)", tostring(space))
+    local ok, err = pcall(function() return space.points end)
+    assert.is_false(ok)
+    assert.truthy(err:find("anim.blendspace " .. FINALIZED), err)
+    assert.has_error(function() core.space_weights(space, 0) end,
+      "anim.blendspace used after it was finalized (garbage collected, or its __gc called by hand)")
+    for _ = 1, 4 do a:update(0.5) end
+    assert.are.equal(4, seen) -- (a marker per cycle from each point: both weigh 0.5)
+    tr:set_at(1)
+    a:update(0.5)
+    assert.is_true(tr.is_playing)
+  end)
+
+  it("a blend space's track ends at once with every point, and its animator plays on", function()
+    local a = anim.animator(rig_of(2))
+    local tr = a:play(two_points { 0.5 }, { at = 0.5, fade = 0 })
+    local keep = a:play(looping { 0.25 }, { fade = 0 })
+    local seen = {}
+    a:on_marker(function(track, name) seen[#seen + 1] = (track == keep and "keep " or "space ") .. name end)
+    a:update(0.1)
+    finalize(tr)
+    for _ = 1, 4 do a:update(0.5) end
+    assert.are.same({ keep }, a:tracks())
+    -- (the space's points fired before, at 0.5 and 1.5: nothing of theirs now)
+    assert.are.same({ "keep m1", "keep m1" }, seen)
+  end)
+
+  it("a track with one queued after it: the queued one starts at the next update", function()
+    local a = anim.animator(rig_of(2))
+    local first = a:play(looping(), { fade = 0 })
+    local next_one = a:play(looping(), { after = first, fade = 0 })
+    a:update(0.1)
+    assert.is_false(next_one.is_playing)
+    finalize(first)
+    a:update(0.1)
+    assert.is_true(next_one.is_playing)
+    assert.are.same({ next_one }, a:tracks())
+  end)
+
+  it("a queued track finalized by hand never starts, and what it waited for plays on", function()
+    local a = anim.animator(rig_of(2))
+    local first = a:play(looping(), { fade = 0 })
+    local queued = a:play(looping(), { after = first, fade = 0 })
+    finalize(queued)
+    for _ = 1, 3 do a:update(0.4) end
+    assert.are.same({ first }, a:tracks())
+    -- and another may be queued after it now
+    local again = a:play(looping(), { after = first, fade = 0 })
+    assert.is_false(again.is_playing)
+  end)
+
+  it("animator:play of a blend space on an animator a finalizer finalizes half way", function()
+    local r = rig_of(3000)
+    local joints = {}
+    for i = 1, 3000 do joints["j" .. i] = { position = { { 0, { 0, 0, 0 } } } } end
+    local c = assert(anim.clip { length = 1, joints = joints })
+    local space = anim.blendspace { points = { { clip = c, at = 0 }, { clip = c, at = 1 } } }
+    local a = anim.animator(r)
+    local binds = {}
+    for i = 1, 3000 do binds[i] = { cj = i, rj = i } end
+    local ok, err = finalized_during(a, function()
+      return core.animator_play_space(a, space, 0, 1, 1, nil, { binds, binds }, {}, 0.5)
+    end)
+    assert.is_false(ok)
+    assert.truthy(err:find("anim.animator " .. FINALIZED), err)
+  end)
+end)
+
+describe("every kind of object, finalized by hand", function()
+  it("refuses every later use with a clear error, and its __gc is not run twice", function()
+    local r = rig_of(2)
+    local a = anim.animator(r)
+    local c = looping()
+    local tr = a:play(c)
+    local objects = { { "anim.clip", c }, { "anim.track", tr }, { "anim.animator", a }, { "anim.rig", r } }
+    for _, o in ipairs(objects) do
+      local name, x = o[1], o[2]
+      local gc = getmt(x).__gc
+      gc(x)
+      local ok, err = pcall(function() return x.anything end)
+      assert.is_false(ok)
+      assert.are.equal("spec/finalized_spec.lua:" .. debug.getinfo(1, "l").currentline - 2 .. ": " .. name
+        .. " used after it was finalized (garbage collected, or its __gc called by hand)", err)
+      assert.are.equal(name .. " (finalized)", tostring(x))
+      assert.are.equal(name .. " (finalized)", getmetatable(x))
+      assert.has_error(function() gc(x) end)
+    end
+    assert.has_error(function() anim.animator(r) end, "bad argument #1 to 'animator' (rig expected, got anim.rig (finalized))")
+    assert.has_error(function() anim.update({ a }, 0.1) end,
+      "bad argument #1 to 'update' (animator expected at index 1, got anim.animator (finalized))")
+    -- the internal functions too, called directly
+    assert.has_error(function() core.animator_update(a, 0.1) end,
+      "anim.animator used after it was finalized (garbage collected, or its __gc called by hand)")
+    assert.has_error(function() core.track_state(tr) end,
+      "anim.track used after it was finalized (garbage collected, or its __gc called by hand)")
+    assert.has_error(function() core.clip_sample(c, 0) end,
+      "anim.clip used after it was finalized (garbage collected, or its __gc called by hand)")
+  end)
+
+  it("a box given another kind's metatable is refused, not read as that kind", function()
+    local r = rig_of(2)
+    local a = anim.animator(r)
+    local tr = a:play(looping())
+    debug.setmetatable(tr, core.clip_metatable)
+    assert.has_error(function() core.clip_sample(tr, 0) end,
+      "bad argument #1 to 'clip_sample' (anim.clip expected, got another userdata with its metatable)")
+    debug.setmetatable(r, core.animator_metatable)
+    -- (core.animator_update says so with a status: the Lua side names the line)
+    assert.are.equal(require("anim.base.codes").status.not_animator, core.animator_update(r, 0))
+    assert.has_error(function() core.animator_event(r, 1) end,
+      "bad argument #1 to 'animator_event' (anim.animator expected, got another userdata with its metatable)")
+    assert.has_error(function() core.animator_get(r, 1) end)
+    assert.has_error(function() anim.update({ r }, 0) end)
+    local file_mt = getmt(io.stdout)
+    debug.setmetatable(io.stdout, core.track_metatable)
+    assert.has_error(function() core.track_time(io.stdout) end)
+    -- (their own metatables back: a metatable replaced takes its finalizer
+    -- with it, and what the box holds would never be freed)
+    debug.setmetatable(io.stdout, file_mt)
+    debug.setmetatable(tr, core.track_metatable)
+    debug.setmetatable(r, core.rig_metatable)
+  end)
+
+  it("an animator finalized by its own callback: update says so, nothing breaks", function()
+    local a = anim.animator(rig_of(2))
+    a:play(looping { 0.2, 0.4 }, { fade = 0 })
+    a:on_marker(function() finalize(a) end)
+    local ok, err = pcall(a.update, a, 0.5)
+    assert.is_false(ok)
+    assert.truthy(err:find("anim.animator " .. FINALIZED), err)
+    assert.has_error(function() a:update(0.1) end)
+  end)
+
+  it("an animator of a batch finalized by the callback of another: anim.update says so after delivering the rest", function()
+    local r = rig_of(2)
+    local a, b, c = anim.animator(r), anim.animator(r), anim.animator(r)
+    local clip = looping { 0.2 }
+    for _, x in ipairs { a, b, c } do x:play(clip, { fade = 0 }) end
+    local seen = {}
+    a:on_marker(function() seen[#seen + 1] = "a"; finalize(b) end)
+    b:on_marker(function() seen[#seen + 1] = "b" end)
+    c:on_marker(function() seen[#seen + 1] = "c" end)
+    local ok, err = pcall(anim.update, { a, b, c }, 0.5)
+    assert.is_false(ok)
+    assert.truthy(err:find("anim.animator " .. FINALIZED), err)
+    assert.are.same({ "a", "c" }, seen)
+    anim.update({ a, c }, 0.5)
+  end)
+end)
