@@ -8,6 +8,7 @@
 #include "amath.h"
 
 #include "animator_impl.h"
+#include "state.h"
 
 /* A name some track of the animator has animated: its value after the
  * last update and the sums of its blend.  Slots are never removed (a
@@ -360,4 +361,17 @@ void anim_props_blend(anim_animator *a) {
     if (s->valid)
       for (c = 0; c < s->arity; c++) s->v[c] = anim_finite(s->v[c]);
   }
+}
+
+/* ---- the saveable state (state.h) ----------------------------------------- */
+
+int anim_props_put(anim_animator *a, const anim_state_prop *p) {
+  int i = find_slot(a->pslots, p->name, p->len), c;
+  pslot *s;
+  if (i < 0 || a->pslots->slot[i].users <= 0) return -1;
+  s = &a->pslots->slot[i];
+  if (s->arity != p->arity) return -2;
+  for (c = 0; c < s->arity; c++) s->v[c] = p->v[c];
+  s->valid = 1;
+  return 0;
 }
