@@ -145,7 +145,8 @@ static const char *track_refusal(const anim_rig *rig, const anim_track_state *s,
   if (!(s->time >= 0 && s->time <= c->length)) return "time";
   if (s->loops < 0) return "loops";
   if (s->rm_joint < -1 || s->rm_joint >= rig->n) return "rm_joint";
-  if (s->rm_binding < -1 || s->rm_binding >= nbind) return "rm_binding";
+  /* (the binding is followed only for the joint it was found for) */
+  if (s->rm_joint >= 0 && (s->rm_binding < -1 || s->rm_binding >= nbind)) return "rm_binding";
   if (s->rm_channels < 0 || s->rm_channels > ANIM_CHANNEL_ALL) return "rm_channels";
   for (k = 0; k < 4; k++)
     if (!isfinite(s->fade[k]) || !isfinite(s->weight[k])) return k < 2 ? "fade" : "weight";
@@ -243,8 +244,9 @@ static int build_rest(anim_animator *a, const anim_state_in *in, int *which, con
   for (i = 0; i < in->nprops; i++) {
     *which = i;
     r = anim_props_put(a, &in->props[i]);
+    if (r == -3) return ANIM_STATE_NOMEM;
     if (r != 0) {
-      *why = r == -1 ? "no saved track animates it" : "another number of components";
+      *why = "its value has another number of components than the property has on the tracks";
       return ANIM_STATE_BAD_PROP;
     }
   }

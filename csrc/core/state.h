@@ -89,7 +89,7 @@ typedef struct anim_state_lead {
   const anim_track_state *points;
 } anim_state_lead;
 
-/* A property's value after the last update (only those that had one). */
+/* A property known after the last update and its value (arity 0: none). */
 typedef struct anim_state_prop {
   const char *name;
   size_t len;
@@ -128,7 +128,10 @@ int anim_state_build(const anim_mem *mem, const anim_rig *rig, int side, const a
 /* The steps of building that reach into other files' structs (override.c,
  * ik.c, propmix.c): an override or a constraint added with its id (0, or
  * -1 refused / -2 out of memory), the next ids, a property's value set
- * (0; -1 no track on a animates it; -2 another number of components). */
+ * (0; -2 another number of components than the tracks on a give it; -3
+ * out of memory; a name no track on a animates -- only tracks that ended
+ * in the saved animator's last update did -- is held known until the
+ * next update, as the saved animator holds it). */
 int anim_override_put(anim_animator *a, long long id, const anim_override *o);
 long long anim_overrides_next(const anim_animator *a);
 void anim_overrides_set_next(anim_animator *a, long long next);
@@ -136,5 +139,7 @@ int anim_ik_put(anim_animator *a, long long id, const anim_ik_desc *d);
 long long anim_ik_next(const anim_animator *a);
 void anim_ik_set_next(anim_animator *a, long long next);
 int anim_props_put(anim_animator *a, const anim_state_prop *p);
+/* (propmix.c: lets go of the names anim_props_put held; the update does) */
+void anim_props_release(anim_animator *a);
 
 #endif
