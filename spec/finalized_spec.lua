@@ -139,6 +139,23 @@ describe("a finalizer that runs while the module makes tables", function()
     assert.is_false(ok)
     assert.truthy(err:find("anim.animator " .. FINALIZED), err)
   end)
+
+  it("animator:restore on an animator it finalizes (before the swap it raises; after, the new one is finalized)", function()
+    local r = rig_of(3000)
+    local joints = {}
+    for i = 1, 3000 do joints["j" .. i] = { position = { { 0, { 0, 0, 0 } }, { 1, { i, 0, 0 } } } } end
+    local c = assert(anim.clip({ length = 1, joints = joints }, "big"))
+    local a = anim.animator(r)
+    for _ = 1, 4 do a:play(c, { fade = 0.5 }) end
+    a:update(0.25)
+    local s = a:state()
+    local b = anim.animator(r)
+    local ok, err = finalized_during(b, function() return b:restore(s, function() return c end) end)
+    if not ok then assert.truthy(tostring(err):find("anim.animator " .. FINALIZED), err) end
+    local uok, uerr = pcall(function() b:update(0.1) end)
+    assert.is_false(uok)
+    assert.truthy(uerr:find("anim.animator " .. FINALIZED), uerr)
+  end)
 end)
 
 describe("a track whose __gc is called by hand", function()
