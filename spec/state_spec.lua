@@ -250,6 +250,13 @@ describe("animator:state and animator:restore", function()
     a:on_marker(function() if not err then err = select(2, pcall(a.restore, a, s)) end end)
     for _ = 1, 20 do a:update(0.1) end
     assert.matches("animator:restore called from one of this animator's callbacks", err, 1, true)
+    -- and not while anim.update has yet to deliver them (from another animator's callback)
+    local other = anim.animator(rig, { library = lib })
+    other:play(lib_clips[1])
+    local err2
+    other:on_marker(function() if not err2 then err2 = select(2, pcall(a.restore, a, s)) end end)
+    for _ = 1, 20 do anim.update({ other, a }, 0.1) end
+    assert.matches("animator:restore called while anim.update has yet to deliver this animator's callbacks", err2, 1, true)
   end)
 
   describe("refuses a bad state with nil, a message naming the field, and changes nothing", function()

@@ -233,6 +233,7 @@ static lua_Integer raw_len_field(lua_State *L, int t, const char *k) {
 #define MAX_PLAN 1000000
 /* (the binding's own refusal, beside the ANIM_STATE_* codes) */
 #define RESTORE_DELIVERING 6
+#define RESTORE_QUEUED 7
 
 /* The length of plan[field] (a list), and the sum over its entries of the
  * lengths of entry[sub], each in [lo, hi] (raises otherwise: the Lua side
@@ -546,7 +547,8 @@ static void plan_boxes(lua_State *L, const plan_size *z) {
 }
 
 /* core.animator_restore(animator, plan) -> plan.out | nil, code, which
- * (0-based), why (code 6: the animator is delivering its callbacks)
+ * (0-based), why (code 6: the animator is delivering its callbacks; 7: a
+ * batch update has yet to deliver them)
  * plan = { out = {}, live = {}, queued_after = {} (filled here: plan_boxes),
  *   side =, animator = flat, pose = {..}, animated = {..},
  *   leads = { { src = clip | space, bindings = { per point }, at = { x, y }?, after = -1 | ordinal,
@@ -574,7 +576,7 @@ static int animator_restore(lua_State *L) {
   if (b->delivering) {
     /* (its callbacks would be delivered for tracks it no longer has) */
     lua_pushnil(L);
-    lua_pushinteger(L, RESTORE_DELIVERING);
+    lua_pushinteger(L, b->delivering == ANIM_DELIVERING ? RESTORE_DELIVERING : RESTORE_QUEUED);
     return 2;
   }
   lua_getfield(L, 2, "side");

@@ -536,6 +536,8 @@ local function refusal(code, which, why)
 end
 
 local DELIVERING = "animator:restore called from one of this animator's callbacks (restore it after update returns)"
+local QUEUED = "animator:restore called while anim.update has yet to deliver this animator's callbacks"
+  .. " (restore it after that anim.update returns)"
 
 -- animator:restore(state [, resolve]) -> { tracks = { [id] = track }, overrides = {...},
 -- constraints = {...} } | nil, message
@@ -562,7 +564,7 @@ function M.restore(animator, st, s, resolve)
   for _, lead in ipairs(plan.leads) do result.tracks[lead.id] = false end
   local out, code, which, why = core.animator_restore(animator, plan)
   if not out then
-    if code == 6 then error(DELIVERING, 3) end
+    if code == 6 or code == 7 then error(code == 6 and DELIVERING or QUEUED, 3) end
     return nil, refusal(code, which, why)
   end
   st.live, st.queued_after = plan.live, plan.queued_after
