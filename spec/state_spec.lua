@@ -324,6 +324,9 @@ describe("animator:state and animator:restore", function()
       { "another side", function(s) s.side = "server" end,
         "state.side: the state is of a 'server' animator, this one is 'both'" },
       { "no table", function() return "walk" end, "state: must be a table (from animator:state()), got string" },
+      { "more entries than anim.limits.state_entries", function(s)
+          for i = 1, 10001 do s.properties[i] = { name = "p" .. i, value = false } end
+        end, "state: holds 10005 tracks, points, properties, overrides and constraints (at most 10000, anim.limits.state_entries)" },
     }
     for _, case in ipairs(cases) do
       it("(" .. case[1] .. ")", function()

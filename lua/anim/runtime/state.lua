@@ -20,6 +20,7 @@ local spaces = require "anim.runtime.blendspace"
 local playing = require "anim.runtime.playing"
 local override = require "anim.runtime.override"
 local ik = require "anim.runtime.ik"
+local limits = require "anim.base.limits"
 
 local M = {}
 
@@ -27,6 +28,7 @@ M.FORMAT, M.VERSION = "anim.state", 1
 
 local FIELDS = core.state_fields()
 local SIDES, OVR, IKK = codes.side, codes.override, codes.ik
+local MAX_ARITY = codes.const.max_prop_arity
 local clip_info, space_info, track_uv = core.clip_info, core.space_info, core.track_uservalue
 local fail, key, index = E.fail, E.key, E.index
 
@@ -410,6 +412,21 @@ local function plan_of(st, s, resolve)
   end
   local find = resolver(st, resolve)
   local tracks = list_of(s.tracks, "state.tracks", "an array of tracks")
+  do
+    -- (a state may come from the network: what restore builds is bounded
+    -- before anything is resolved)
+    local n_entries, max = #tracks, limits.current.state_entries
+    for _, r in ipairs(tracks) do
+      if type(r) == "table" and type(r.points) == "table" then n_entries = n_entries + #r.points end
+    end
+    for _, k in ipairs { "properties", "overrides", "constraints" } do
+      if type(s[k]) == "table" then n_entries = n_entries + #s[k] end
+    end
+    if n_entries > max then
+      fail("state", "holds %d tracks, points, properties, overrides and constraints (at most %d, anim.limits.state_entries)",
+        n_entries, max)
+    end
+  end
   local ids = {}
   for i, r in ipairs(tracks) do
     local path = index("state.tracks", i)
@@ -469,7 +486,7 @@ local function plan_of(st, s, resolve)
       plan.properties[i] = { name = p.name, v = {} }
     else
       local v = list_of(p.value, key(path, "value"), "an array of finite numbers, or false")
-      if #v < 1 then fail(key(path, "value"), "must hold at least one number") end
+      if #v < 1 or #v > MAX_ARITY then fail(key(path, "value"), "must hold 1 to %d numbers", MAX_ARITY) end
       plan.properties[i] = { name = p.name, v = nums(v, key(path, "value"), #v) }
     end
   end
