@@ -12,52 +12,9 @@
 local anim = require "anim"
 
 local rig = anim.rig("player")
-local JOINTS = { "root", "torso", "head", "rightArm", "leftArm", "rightLeg", "leftLeg" }
-local INTERPS = { "linear", "step", "catmullrom", "bezier", "sine", "quad", "back", "elastic" }
-local LOOPS = { "loop", "once", "hold", "pingpong" }
-
--- A random clip from the generator r (r(n): 1..n; r(): [0, 1)).
-local function random_clip(r, name)
-  local length = 0.2 + 2 * r()
-  local joints = {}
-  for _, j in ipairs(JOINTS) do
-    if r() < 0.6 then
-      local jt = {}
-      local function keys(arity, quat)
-        local out, t = {}, 0
-        for _ = 1, r(5) do
-          local v = {}
-          if quat then
-            local a = (r() - 0.5) * 3
-            v = { math.sin(a) * 0.6, math.sin(a) * 0.8, 0, math.cos(a) }
-          else
-            for k = 1, arity do v[k] = (r() - 0.5) * (k == 1 and 90 or 2) end
-          end
-          out[#out + 1] = { t, v, INTERPS[r(#INTERPS)] }
-          t = t + r() * length / 2
-        end
-        return out
-      end
-      if r() < 0.7 then jt.rotation = keys(3, r() < 0.4) end
-      if r() < 0.5 then jt.position = keys(3) end
-      if r() < 0.3 then
-        jt.scale = keys(3)
-        for _, k in ipairs(jt.scale) do for a = 1, 3 do k[2][a] = 1 + k[2][a] / 4 end end
-      end
-      if r() < 0.2 then jt.weight = r() end
-      joints[j] = jt
-    end
-  end
-  local markers = {}
-  for i = 1, r(4) - 1 do markers[i] = { time = r() * length, name = "m" .. i } end
-  local props = {}
-  if r() < 0.5 then props.glow = { { 0, r() }, { length * r(), 4 * r(), INTERPS[r(#INTERPS)] }, { length, r() } } end
-  if r() < 0.3 then props.tint = { { 0, { r(), r(), r() } }, { length, { r(), r(), r() }, INTERPS[r(#INTERPS)] } } end
-  return assert(anim.clip({
-    length = length, loop = LOOPS[r(#LOOPS)], joints = joints, markers = markers, properties = props,
-    priority = r(3) - 1, blend = r() < 0.15 and "additive" or "normal",
-  }, name))
-end
+local random = require "spec.random_clips"
+local JOINTS = random.JOINTS
+local random_clip, random_spaces = random.clip, random.spaces
 
 -- Every number the animator shows, by its bits (its root motion too).
 local function bits(a)
@@ -74,28 +31,6 @@ local function bits(a)
     for k = 2, #v do out[#out + 1] = type(v[k]) == "number" and string.format("%a", v[k]) or tostring(v[k]) end
   end
   return table.concat(out, " ")
-end
-
--- Blend spaces of the pool's clips: 1D and 2D, synced when the clips
--- allow it.
-local function random_spaces(r, clips)
-  local out = {}
-  for k = 1, 4 do
-    local pts, dim = {}, k <= 2 and 1 or 2
-    local n = dim == 1 and 2 + r(2) or 3 + r(3)
-    local loop = nil
-    local same = true
-    local first = clips[r(#clips)]
-    for i = 1, n do
-      local c = i == 1 and first or clips[r(#clips)]
-      if c.blend ~= first.blend then c = first end -- (one blend mode a space)
-      loop = loop or c.loop
-      same = same and c.loop == loop
-      pts[i] = { clip = c, at = dim == 1 and i + r() / 2 or { i % 3 + r() / 2, (i // 3) + r() / 2 } }
-    end
-    out[k] = anim.blendspace { points = pts, sync = same and k % 2 == 1 }
-  end
-  return out
 end
 
 -- A scene: n animators, each with tracks of clips from the pool, built the

@@ -15,6 +15,7 @@ local override = require "anim.runtime.override"
 local suggest = require "anim.base.suggest"
 local spaces = require "anim.runtime.blendspace"
 local ik = require "anim.runtime.ik"
+local saved = require "anim.runtime.state"
 
 local M = {}
 
@@ -262,7 +263,12 @@ local function play(self, clip, opts, fname)
   end
   local _, _, _, _, _, _, id = core.track_state(track)
   st.live[id] = track
-  if not space then playing.note(clip, track, map) end
+  if not space then playing.note(clip, track, map)
+  elseif map then
+    -- (a saved state names the map a space's track plays with: runtime/state.lua)
+    st.space_maps = st.space_maps or setmetatable({}, { __mode = "k" })
+    st.space_maps[track] = map
+  end
   if after ~= nil and core.track_queue_after(track, after) == 1 then
     st.queued_after = st.queued_after or setmetatable({}, { __mode = "kv" })
     st.queued_after[after] = track
@@ -573,6 +579,16 @@ function methods.overrides(self) return override.list(animator_state(self)) end
 -- (dx, dy, dz, qx, qy, qz, qw; no joint: 0, 0, 0, 0, 0, 0, 1).
 methods.root_motion = core.animator_root_motion
 
+-- The saveable state (runtime/state.lua): animator:state() -> table,
+-- animator:restore(state [, resolve]) -> { tracks, overrides, constraints } | nil, message
+function methods.state(self) return saved.save(self, animator_state(self)) end
+function methods.restore(self, state, resolve)
+  if resolve ~= nil and type(resolve) ~= "function" then
+    argerror(2, "restore", "resolve must be a function, got " .. args.typename(resolve))
+  end
+  return saved.restore(self, animator_state(self), state, resolve)
+end
+
 -- Constraints (runtime/ik.lua).
 methods.two_bone_ik = ik.two_bone_ik
 methods.aim = ik.aim
@@ -700,6 +716,8 @@ local tfields = {
   is_playing = function(self) return select(4, core.track_state(self)) end,
   loops = function(self) return select(5, core.track_state(self)) end,
   fade = function(self) return select(6, core.track_state(self)) end,
+  -- its start order: the key of animator:restore's tracks (runtime/state.lua)
+  id = function(self) return select(7, core.track_state(self)) end,
   clip = function(self) return track_uv(self, 1) end,
   animator = function(self) return track_uv(self, 2) end,
   -- a blend space's: its first point's clip's (the space's clock)
