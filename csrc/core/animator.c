@@ -24,6 +24,7 @@ anim_animator *anim_animator_new(const anim_mem *mem, const anim_rig *rig, int s
   a->rig = rig;
   anim_rig_retain((anim_rig *)rig);  /* held until the animator is freed */
   a->side = side;
+  a->hear = ANIM_HEAR_ALL;  /* a caller that says nothing hears everything */
   a->tracks = a->inl;
   a->order = a->inl + INLINE_TRACKS;
   a->cap = INLINE_TRACKS;
@@ -74,6 +75,8 @@ void anim_animator_free(anim_animator *a) {
 }
 
 const anim_rig *anim_animator_rig(const anim_animator *a) { return a->rig; }
+
+void anim_animator_hear(anim_animator *a, unsigned mask) { a->hear = mask & ANIM_HEAR_ALL; }
 
 /* Room for one more track (both arrays grow together: each holds cap
  * pointers).  0 when out of memory, nothing changed. */

@@ -67,6 +67,12 @@ int anim_animator_update(anim_animator *a, double dt);
  * updated twice (its queue holds the second update's). */
 int anim_animators_update(anim_animator *const *as, int n, double dt, int *queued, int *nqueued);
 int anim_animator_nevents(const anim_animator *a);
+/* Which kinds of entries (ANIM_HEAR_* bits, codes.h) the animator's own
+ * callbacks listen to; a track adds those of its callbacks.  An update
+ * queues only what the animator or the entry's track hears.  A new
+ * animator hears everything, a new track nothing of its own. */
+void anim_animator_hear(anim_animator *a, unsigned mask);
+void anim_track_hear(anim_track *t, unsigned mask);
 const anim_event *anim_animator_event(const anim_animator *a, int i);
 
 /* The blended offsets of joint j (position, rotation, scale: 10 numbers),

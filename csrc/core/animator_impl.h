@@ -80,6 +80,7 @@ struct anim_track {
   unsigned char unique;    /* no rig joint has two bindings */
   unsigned char rebound;   /* (reload.c, during a commit) */
   unsigned char own_priority; /* the priority came from play, not from the clip */
+  unsigned char hear;      /* ANIM_HEAR_* its own callbacks listen to (a space's lead: all its points') */
   anim_tprops *props;      /* for its clip's property channels (propmix.c), or NULL */
   unsigned char hold_end;  /* once or hold, at its end while a track queued after it fades in */
   double vscale;           /* the playhead speed's factor: 1 (a synced space's lead: spaceplay.c) */
@@ -128,6 +129,7 @@ struct anim_animator {
   int nqueue, oom;
   int world_valid;
   int side;
+  unsigned hear;           /* ANIM_HEAR_* the animator's callbacks listen to (all by default) */
   anim_event *queue;
   anim_track *inl[2 * INLINE_TRACKS];  /* tracks and order while cap is INLINE_TRACKS */
   /* cold */
@@ -171,6 +173,17 @@ void anim_pose_compose(const double pw[10], const double l[10], double w[10]);
  * when the queue cannot grow), and sorts the queue into delivery order. */
 void anim_queue_push(anim_animator *a, double at, anim_track *t, int type, int item);
 void anim_queue_sort(anim_animator *a);
+
+/* Queues an entry of kind `bit` (ANIM_HEAR_*) only when someone hears it:
+ * the animator, or the track (a blend space's point: its lead, whose
+ * callbacks its entries reach).  Inline, so that an unheard marker costs a
+ * test and no call.  An entry left out still moves the track's latest
+ * time, so that the entries queued keep the times they had with it. */
+static inline void anim_queue_offer(anim_animator *a, double at, anim_track *t, int type, int item,
+                                    unsigned bit) {
+  if ((a->hear | t->lead->hear) & bit) anim_queue_push(a, at, t, type, item);
+  else if (at > t->last_at) t->last_at = at;
+}
 /* track.c: a new track of a (one block), not yet in a->tracks; NULL when
  * out of memory. */
 anim_track *anim_track_new(anim_animator *a, const anim_clip *c, const anim_play_opts *o,

@@ -364,6 +364,25 @@ static int animator_event(lua_State *L) {
   return 6;
 }
 
+/* core.animator_hear(animator, mask), core.track_hear(track, mask): the
+ * kinds of entries (codes.hear bits) their callbacks listen to; the Lua
+ * side says so whenever a registration changes. */
+static int animator_hear(lua_State *L) {
+  anim_animator_hear(check_animator(L, 1), (unsigned)anim_lua_checkrange(L, 2, 0, ANIM_HEAR_ALL, "mask"));
+  return 0;
+}
+
+static int track_hear(lua_State *L) {
+  anim_track_hear(anim_lua_checktrack(L, 1), (unsigned)anim_lua_checkrange(L, 2, 0, ANIM_HEAR_ALL, "mask"));
+  return 0;
+}
+
+/* core.animator_queued(animator) -> the entries its last update queued */
+static int animator_queued(lua_State *L) {
+  lua_pushinteger(L, anim_animator_nevents(check_animator(L, 1)));
+  return 1;
+}
+
 /* The animator at index 1 of a reader of the pose (lua_helpers.h). */
 #define reader_box anim_lua_reader_box
 #define reader_animator anim_lua_upanimator
@@ -521,6 +540,9 @@ static const luaL_Reg funcs[] = {
   {"animator_update", animator_update},
   {"animator_delivering", animator_delivering},
   {"animator_event", animator_event},
+  {"animator_hear", animator_hear},
+  {"animator_queued", animator_queued},
+  {"track_hear", track_hear},
   {"track_uservalue", track_uservalue},
   {"track_state", track_state},
   {"track_time", track_time},

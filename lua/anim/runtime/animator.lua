@@ -49,8 +49,52 @@ local function opt_number(opts, k, dflt, lo, fname)
   return v
 end
 
+-- Who listens: the C side queues only the kinds of entries that a callback
+-- hears (codes.hear), so that a marker nobody listens to costs no Lua work.
+-- `plays` items always have work to do (they start clips), and `ended`
+-- keeps the live tracks (st.live) up to date: both are always heard.  The
+-- animator's own mask covers on_marker, on_event and on_sound; a track's,
+-- its on_marker (any name: the name is looked up when delivering),
+-- on_looped, on_stopped and on_ended.  A blend space's points share their
+-- lead's callbacks (the C side reads the lead's mask for them).
+local HEAR = codes.hear
+local ALWAYS = HEAR.plays + HEAR.ended
+-- a callbacks table (an animator's state, a track's callbacks) -> its
+-- animator or track; weak both ways, so that a connection kept by a script
+-- does not keep them alive
+local owners = setmetatable({}, { __mode = "kv" })
+
+local function heard(list) return list ~= nil and #list > 0 end
+
+local function animator_mask(st)
+  return ALWAYS + (heard(st.on_marker) and HEAR.marker or 0) + (heard(st.on_event) and HEAR.event or 0)
+    + (heard(st.on_sound) and HEAR.sound or 0)
+end
+
+local function track_mask(cbs)
+  local m = 0
+  if cbs.marker then
+    for _, list in pairs(cbs.marker) do
+      if heard(list) then m = HEAR.marker; break end
+    end
+  end
+  return m + (heard(cbs.looped) and HEAR.looped or 0) + (heard(cbs.stopped) and HEAR.stopped or 0)
+    + (heard(cbs.ended) and HEAR.ended or 0)
+end
+
+-- Tells the C side what the callbacks of root (a state or a track's
+-- callbacks table) now hear; nothing for an object already finalized.
+local function sync(root)
+  local obj = owners[root]
+  if obj == nil then return end
+  local mt = debug.getmetatable(obj)
+  if mt == core.animator_metatable then core.animator_hear(obj, animator_mask(root))
+  elseif mt == core.track_metatable then core.track_hear(obj, track_mask(root)) end
+end
+
 -- Connections: callback lists are replaced, never changed in place, so a
 -- delivery loop over the old list is not disturbed by (dis)connections.
+-- root: the callbacks table whose mask the connection changes.
 local Connection = {}
 Connection.__index = Connection
 Connection.__name = "anim.connection"
@@ -64,16 +108,19 @@ function Connection:disconnect()
     if c ~= self then new[#new + 1] = c end
   end
   self.owner[self.field] = new
+  sync(self.root)
 end
 
--- n: the position of fn among the method's arguments.
-local function connect(owner, field, fn, fname, n)
+-- n: the position of fn among the method's arguments; root: as above
+-- (owner itself when nil).
+local function connect(owner, field, fn, fname, n, root)
   if type(fn) ~= "function" then argerror(n or 1, fname, "function expected, got " .. args.typename(fn)) end
-  local c = setmetatable({ fn = fn, owner = owner, field = field, connected = true }, Connection)
+  local c = setmetatable({ fn = fn, owner = owner, field = field, connected = true, root = root or owner }, Connection)
   local old, new = owner[field] or {}, {}
   for i, x in ipairs(old) do new[i] = x end
   new[#new + 1] = c
   owner[field] = new
+  sync(c.root)
   return c
 end
 
@@ -188,6 +235,8 @@ function M.new(rig, opts)
   local warn = opt_function(opts, "warn", 2, "animator")
   local state = { live = {}, ended = {}, side = side, space = space, library = lib, rig = rig, warn = warn }
   local a = core.animator_new(rig, SIDES[side], state)
+  owners[state] = a
+  core.animator_hear(a, ALWAYS)
   if motion then core.animator_set_root_motion(a, motion) end
   return a
 end
@@ -293,6 +342,7 @@ function methods.autoplay(self, clips)
   return out
 end
 
+-- (on_play: what a `plays` item starts; those are always heard)
 function methods.on_marker(self, fn) return connect(animator_state(self), "on_marker", fn, "on_marker") end
 function methods.on_event(self, fn) return connect(animator_state(self), "on_event", fn, "on_event") end
 function methods.on_sound(self, fn) return connect(animator_state(self), "on_sound", fn, "on_sound") end
@@ -683,15 +733,22 @@ function tmethods.set_at(self, x, y)
   core.track_set_at(self, x, y)
 end
 
+-- A track's callbacks table, known as the track's for sync().
+local function track_cbs(self)
+  local cbs = track_uv(self, 3)
+  owners[cbs] = self
+  return cbs
+end
+
 function tmethods.on_marker(self, name, fn)
   if type(name) ~= "string" then argerror(1, "on_marker", "marker name expected, got " .. type(name)) end
-  local cbs = track_uv(self, 3)
+  local cbs = track_cbs(self)
   cbs.marker = cbs.marker or {}
-  return connect(cbs.marker, name, fn, "on_marker", 2)
+  return connect(cbs.marker, name, fn, "on_marker", 2, cbs)
 end
-function tmethods.on_looped(self, fn) return connect(track_uv(self, 3), "looped", fn, "on_looped") end
-function tmethods.on_stopped(self, fn) return connect(track_uv(self, 3), "stopped", fn, "on_stopped") end
-function tmethods.on_ended(self, fn) return connect(track_uv(self, 3), "ended", fn, "on_ended") end
+function tmethods.on_looped(self, fn) return connect(track_cbs(self), "looped", fn, "on_looped") end
+function tmethods.on_stopped(self, fn) return connect(track_cbs(self), "stopped", fn, "on_stopped") end
+function tmethods.on_ended(self, fn) return connect(track_cbs(self), "ended", fn, "on_ended") end
 
 local tfields = {
   time = function(self) return (core.track_state(self)) end,
