@@ -66,6 +66,20 @@ int anim_animator_update(anim_animator *a, double dt);
  * animators after it are untouched).  An animator listed twice is
  * updated twice (its queue holds the second update's). */
 int anim_animators_update(anim_animator *const *as, int n, double dt, int *queued, int *nqueued);
+/* The same on the threads of a pool (pool.h; NULL or one thread: exactly
+ * anim_animators_update): the list split in anim_pool_threads(pool)
+ * stretches of equal counts, each updated on a thread of its own, the
+ * poses and queues bit for bit those of anim_animators_update; queued
+ * lists them in list order.  The animators must be distinct (one listed
+ * twice would be updated by two threads at once).  Out of memory differs:
+ * every animator is updated, and the first whose queue ran out of memory
+ * is returned (index + 1), its queue incomplete and not listed; the
+ * others are listed.  The tracks the update frees are freed on the
+ * calling thread (their clips are shared), and a queue that grows takes
+ * the pool's lock (mem need not be thread-safe). */
+struct anim_pool;
+int anim_animators_update_pool(struct anim_pool *pool, anim_animator *const *as, int n, double dt,
+                               int *queued, int *nqueued);
 int anim_animator_nevents(const anim_animator *a);
 /* Which kinds of entries (ANIM_HEAR_* bits, codes.h) the animator's own
  * callbacks listen to; a track adds those of its callbacks.  An update

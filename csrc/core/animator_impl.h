@@ -109,6 +109,7 @@ struct anim_track {
   double start_at;         /* queued: it starts this far into the update (< 0: not yet) */
   double cut_at;           /* < 0, or its fade-out ends this far into the update */
   anim_track_rm rm;        /* root motion (rootmotion.c) */
+  anim_track *dead_next;   /* a threaded batch update's tracks to free afterwards (animator.c) */
 };
 
 /* Tracks held in the animator block itself: the usual few need no array
@@ -145,6 +146,8 @@ struct anim_animator {
   int rm_joint;            /* the root motion joint (-1: none; rootmotion.c) */
   double rm[4];            /* this update's root motion: dx, dy, dz, yaw */
   struct anim_ik *ik;      /* the constraints (ik.c) */
+  struct anim_pool *serial; /* while a worker thread updates it: the pool whose lock its
+                             * allocations take (queue.c), else NULL */
 };
 
 /* Blend accumulators per rig joint. */
@@ -184,6 +187,11 @@ static inline void anim_queue_offer(anim_animator *a, double at, anim_track *t, 
   if ((a->hear | t->lead->hear) & bit) anim_queue_push(a, at, t, type, item);
   else if (at > t->last_at) t->last_at = at;
 }
+/* track.c: drops a reference; 1 when it was the last (the track must then
+ * go through anim_track_destroy, which touches its clip: shared between
+ * animators, so a worker thread leaves it to the calling thread). */
+int anim_track_unref(anim_track *t);
+void anim_track_destroy(anim_track *t);
 /* track.c: a new track of a (one block), not yet in a->tracks; NULL when
  * out of memory. */
 anim_track *anim_track_new(anim_animator *a, const anim_clip *c, const anim_play_opts *o,

@@ -125,7 +125,9 @@
   X(ANIM_MAX_RIG_JOINTS, "max_rig_joints", 65536)     /* joints of a rig, bindings of a track */ \
   X(ANIM_MAX_BATCH, "max_batch", 67108864)            /* animators of one anim.update (2^26) */ \
   X(ANIM_MAX_PROP_ARITY, "max_prop_arity", 1024)      /* components of one property channel */ \
-  X(ANIM_MAX_SPACE_POINTS, "max_space_points", 64)    /* points of a blend space */
+  X(ANIM_MAX_SPACE_POINTS, "max_space_points", 64)    /* points of a blend space */ \
+  X(ANIM_MAX_THREADS, "max_threads", 64)              /* threads of one anim.update (pool.c) */ \
+  X(ANIM_THREADS_MIN_BATCH, "threads_min_batch", 256) /* the default uses threads from this many animators */
 
 /* The same for numbers that are not integers (exported as floats). */
 #define ANIM_DEFAULT_FADE 0.1   /* play, stop and adjust_weight (SEMANTICS 7a.10) */

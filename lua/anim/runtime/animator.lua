@@ -553,12 +553,32 @@ local function deliver_list(pend, n)
   return bad, first
 end
 
-function M.update_list(list, dt)
+-- The options of anim.update: threads, the threads that compute the poses
+-- (1 to codes.const.max_threads; absent: the processors online for lists
+-- of codes.const.threads_min_batch animators or more, else 1).  The
+-- callbacks are delivered on the calling thread in list order whatever
+-- the count, and the poses are the same bits.
+local UPDATE_OPTIONS = args.names { "threads" }
+local MAX_THREADS = codes.const.max_threads
+
+local function threads_option(opts)
+  opts = args.options(opts, UPDATE_OPTIONS, 3, "update")
+  local t = opts.threads
+  if t == nil then return 0 end
+  if type(t) ~= "number" or t ~= math.floor(t) or t < 1 or t > MAX_THREADS then
+    argerror(3, "update", "threads must be an integer from 1 to " .. MAX_THREADS .. ", got " .. show(t))
+  end
+  return t
+end
+
+function M.update_list(list, dt, opts)
   if type(list) ~= "table" then argerror(1, "update", "table of animators expected, got " .. type(list)) end
+  -- (no options: no table made)
+  local threads = opts ~= nil and threads_option(opts) or 0
   local np = #pool
   local pend = pool[np]
   if pend then pool[np] = nil else np, pend = np + 1, {} end
-  local n, i, j = core_update_list(list, dt, pend)
+  local n, i, j = core_update_list(list, dt, pend, threads)
   if n == 0 and not i then
     if compat_rawlen(pend) <= KEEP then pool[np] = pend else give_back(pend, list) end
     return
