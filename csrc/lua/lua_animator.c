@@ -131,7 +131,8 @@ static int animator_play(lua_State *L) {
   return 1;
 }
 
-/* core.animator_update(animator, dt) -> number of queued callbacks, or a
+/* core.animator_update(animator, dt) -> number of queued callbacks (and,
+ * when there are some, the animator's state: its second user value), or a
  * status code (codes.h; nothing changed then: the Lua side raises):
  * ANIM_ST_NOT_ANIMATOR when 1 is not an animator (the Lua side names its
  * caller's line), ANIM_ST_BAD_DT when dt is not a finite number >= 0, ANIM_ST_DELIVERING
@@ -153,8 +154,12 @@ static int animator_update(lua_State *L) {
   if (r != ANIM_ST_OK) { lua_pushinteger(L, r); return 1; }
   r = anim_animator_update(b->a, dt);
   if (r == ANIM_ST_NOMEM) return luaL_error(L, "not enough memory for the callback queue");
-  lua_pushinteger(L, anim_animator_nevents(b->a));
-  return 1;
+  r = anim_animator_nevents(b->a);
+  lua_pushinteger(L, r);
+  if (r == 0) return 1;
+  /* the state too, for the delivery (no call back into C for it) */
+  lua_getiuservalue(L, 1, 2);
+  return 2;
 }
 
 /* ---- the batch update ---------------------------------------------------- */

@@ -233,7 +233,11 @@ function M.new(rig, opts)
     if not motion then argerror(2, "animator", "root_motion: " .. why) end
   end
   local warn = opt_function(opts, "warn", 2, "animator")
-  local state = { live = {}, ended = {}, side = side, space = space, library = lib, rig = rig, warn = warn }
+  -- live: track id -> track, for the tracks playing; cbs, src: the same
+  -- ids -> the track's callbacks table and source (clip or blend space),
+  -- which deliver reads without a call into C per track and update
+  local state = { live = {}, cbs = {}, src = {}, ended = {}, side = side, space = space, library = lib, rig = rig,
+    warn = warn }
   local a = core.animator_new(rig, SIDES[side], state)
   owners[state] = a
   core.animator_hear(a, ALWAYS)
@@ -297,12 +301,13 @@ local function play(self, clip, opts, fname)
   end
   local warn = opt_function(opts, "warn", 2, fname) or st.warn
   local track, p, other
+  local cbs = {}
   if space then
     local bindings = {}
     for i, c in ipairs(info.clips) do bindings[i] = bind.get(c, st.rig, map) end
-    track = core.animator_play_space(self, clip, fade, weight, speed, priority, bindings, {}, x, y)
+    track = core.animator_play_space(self, clip, fade, weight, speed, priority, bindings, cbs, x, y)
   else
-    track, p, other = core.animator_play(self, clip, fade, weight, speed, priority, bind.get(clip, st.rig, map), {})
+    track, p, other = core.animator_play(self, clip, fade, weight, speed, priority, bind.get(clip, st.rig, map), cbs)
   end
   if not track then
     local prop = info.properties[p]
@@ -310,7 +315,7 @@ local function play(self, clip, opts, fname)
       tostring(info.name), prop.name, prop.arity, prop.arity == 1 and "" or "s", other))
   end
   local _, _, _, _, _, _, id = core.track_state(track)
-  st.live[id] = track
+  st.live[id], st.cbs[id], st.src[id] = track, cbs, clip
   if not space then playing.note(clip, track, map) end
   if after ~= nil and core.track_queue_after(track, after) == 1 then
     st.queued_after = st.queued_after or setmetatable({}, { __mode = "kv" })
@@ -388,7 +393,7 @@ end
 -- (a track's callbacks and clip are looked up once for a run of its
 -- events: an update may queue hundreds of thousands)
 local function deliver(self, st, n, in_co)
-  local live, ended = st.live, st.ended
+  local live, ended, cbs_of, src_of = st.live, st.ended, st.cbs, st.src
   local err
   -- (the last track's callbacks and source, and the info of the clip
   -- whose items it fires: consecutive entries are mostly of one track)
@@ -398,7 +403,7 @@ local function deliver(self, st, n, in_co)
     local tr = live[id]
     if tr then
       if tr ~= last then
-        last, cbs, src, info = tr, track_uv(tr, 3), track_uv(tr, 1), nil
+        last, cbs, src, info = tr, cbs_of[id], src_of[id], nil
       end
       if ty == EV_ITEM then
         -- (a blend space's item: its point's clip has it)
@@ -407,9 +412,9 @@ local function deliver(self, st, n, in_co)
         end
         if kind == MARKER then
           local m = info.markers[idx]
-          local per = cbs.marker
+          local per, all = cbs.marker, st.on_marker
           if per then err = call(per[m.name], err, in_co, tr, m.value, late) end
-          err = call(st.on_marker, err, in_co, tr, m.name, m.value, late)
+          if all then err = call(all, err, in_co, tr, m.name, m.value, late) end
         elseif kind == EVENT then
           local e = info.events[idx]
           err = call(st.on_event, err, in_co, tr, e.name, e.payload, late)
@@ -438,18 +443,22 @@ end
 -- delivering (its callbacks may not update it); returns whether delivery
 -- went through, and the first error.  Whatever happens while delivering,
 -- the animator comes out usable.
-local function deliver_queue(self, n, who)
+-- st: the animator's state when the caller has it (animator:update: from
+-- the core's update itself), else nil.
+local function deliver_queue(self, n, who, st)
   local outer = YIELD_MSG
   YIELD_MSG = YIELD[who]
   playing.delivering = playing.delivering + 1
   core_delivering(self, true)
-  local ok, st = pcall(animator_state, self)
+  local ok = true
+  if st == nil then ok, st = pcall(animator_state, self) end
   local err
   if ok then
     ok, err = pcall(deliver, self, st, n, isyieldable())
-    local live, ended = st.live, st.ended
+    local live, ended, cbs_of, src_of = st.live, st.ended, st.cbs, st.src
     for i = #ended, 1, -1 do
-      live[ended[i]] = nil
+      local id = ended[i]
+      live[id], cbs_of[id], src_of[id] = nil, nil, nil
       ended[i] = nil
     end
   else
@@ -470,7 +479,7 @@ local QUEUED = "animator:update called while anim.update has yet to deliver this
 -- before anim.update delivered its callbacks without changing anything
 -- (codes.status).
 function methods.update(self, dt)
-  local n = core_update(self, dt)
+  local n, st = core_update(self, dt)
   if n <= 0 then
     if n == 0 then return end -- nothing to deliver (and nothing ended)
     if n == ST.bad_dt then
@@ -481,7 +490,7 @@ function methods.update(self, dt)
     end
     args.raise(n == ST.delivering and OWN_CALLBACK or QUEUED)
   end
-  local ok, err = deliver_queue(self, n, "update")
+  local ok, err = deliver_queue(self, n, "update", st)
   if not ok or err ~= nil then error(err, 0) end
 end
 
@@ -864,7 +873,9 @@ tmt.__gc = function(self)
   local _, _, _, _, _, _, id = core.track_state(self)
   track_gc(self)
   local ok, st = pcall(animator_state, owner)
-  if ok and type(st) == "table" and type(st.live) == "table" and st.live[id] == self then st.live[id] = nil end
+  if ok and type(st) == "table" and type(st.live) == "table" and st.live[id] == self then
+    st.live[id], st.cbs[id], st.src[id] = nil, nil, nil
+  end
   if type(cbs) == "table" then
     disconnect_all(cbs.looped); disconnect_all(cbs.stopped); disconnect_all(cbs.ended)
     if type(cbs.marker) == "table" then
