@@ -24,7 +24,8 @@
 -- --threads, CPU time would add up the threads: the time is then the wall
 -- clock CLOCK_MONOTONIC, read through build/bench/wallclock.so
 -- (bench.wallclock, from make bench-ref), and "cpu_ms_per_frame" says the
--- process CPU time beside it.
+-- process CPU time beside it, "caller_cpu_ms_per_frame" the calling
+-- thread's (its share of the work, and its delivery).
 local anim = require "anim"
 
 local FRAMES, DT = 600, 1 / 60
@@ -109,13 +110,14 @@ end
 local clock = args.threads and wallclock.now or os.clock
 local update_opts = { threads = args.threads or 1 }
 local function update_all(list, dt) anim.update(list, dt, update_opts) end
-local cpu_time = 0 -- the process CPU time of the runs (--threads)
+local cpu_time, caller_time = 0, 0 -- the process's and the calling thread's CPU time of a run (--threads)
 local read_sum -- luacheck: ignore 231 (kept so the reads are used)
 local run_frames
 local function run(list, poses, read, frames)
-  local c0 = os.clock()
+  local c0, t0 = os.clock(), has_wall and wallclock.thread_cpu()
   local dt = run_frames(list, poses, read, frames)
   cpu_time = os.clock() - c0
+  caller_time = t0 and wallclock.thread_cpu() - t0 or 0
   return dt
 end
 
@@ -209,12 +211,13 @@ for _, n in ipairs(ns) do
   local list, poses = characters(n)
   run(list, poses, args.read, FRAMES) -- untimed warm-up: 10 s, five loops
   local chk = check(list[1])
-  local times, cpus = {}, {}
+  local times, cpus, callers = {}, {}, {}
   for r = 1, args.runs do
     times[r] = run(list, poses, args.read, FRAMES)
-    cpus[r] = cpu_time
+    cpus[r], callers[r] = cpu_time, caller_time
   end
   table.sort(cpus)
+  table.sort(callers)
   -- Lua-heap allocation in steady play: 60 more frames with the collector
   -- stopped, after a whole loop of the clips (a full collection shrinks the
   -- Lua stack, which the next calls grow again once: the first frame, and
@@ -242,8 +245,8 @@ for _, n in ipairs(ns) do
     nums(chk.q3, "%.6f"), nums(chk.p3, "%.6f"), chk.psum,
     times[1] * per, times[#times] * per, alloc, calls and string.format("%.2f", calls) or "null",
     args.threads and "monotonic" or "os.clock",
-    args.threads and string.format(',"threads":%d,"cpu_ms_per_frame":%.4f', args.threads,
-      cpus[(#cpus + 1) // 2] / FRAMES * 1e3) or ""))
+    args.threads and string.format(',"threads":%d,"cpu_ms_per_frame":%.4f,"caller_cpu_ms_per_frame":%.4f', args.threads,
+      cpus[(#cpus + 1) // 2] / FRAMES * 1e3, callers[(#callers + 1) // 2] / FRAMES * 1e3) or ""))
   io.stdout:flush()
   if not euler then
     local bad = check_error(chk)
