@@ -7,6 +7,17 @@
 local anim = require "anim"
 local S = require "spec.scenes"
 
+-- A once clip of length (p + i % 3) / 10 with a property channel: the
+-- tracks of the test below end on several updates, many at the same one.
+local prop_clips = {}
+local function prop_clip(i, p)
+  local key = i % 3 .. ":" .. p
+  prop_clips[key] = prop_clips[key] or assert(anim.clip({ length = (p + i % 3) / 10, loop = "once",
+    joints = { root = { position = { { 0, { 0, 0, 0 } }, { 0.3, { 1, 0, 0 } } } } },
+    properties = { glow = { { 0, p }, { 0.5, 2 * p } } } }, "prop" .. key))
+  return prop_clips[key]
+end
+
 describe("anim.update on threads", function()
   local map = assert(anim.decode_retarget(S.retarget))
   for seed = 1, 16 do
@@ -60,6 +71,32 @@ describe("anim.update on threads", function()
     end
     assert.are.same(logs[1], logs[2])
     assert.are.same(logs[1], logs[3])
+  end)
+
+  it("tracks with property channels that end on both threads at once (their shares freed there)", function()
+    local rig = anim.rig("player")
+    local lists = {}
+    for k = 1, 2 do
+      local list = {}
+      for i = 1, 64 do
+        local a = anim.animator(rig)
+        for p = 1, 3 do
+          a:play(prop_clip(i, p), { fade = 0 })
+        end
+        list[i] = a
+      end
+      lists[k] = list
+    end
+    for frame = 1, 12 do
+      anim.update(lists[1], 0.1, { threads = 1 })
+      anim.update(lists[2], 0.1, { threads = 2 })
+      for i = 1, 64 do
+        assert(S.bits(lists[1][i]) == S.bits(lists[2][i]), "frame " .. frame .. ", animator " .. i)
+        assert.are.same({ pcall(lists[1][i].property, lists[1][i], "glow") },
+          { pcall(lists[2][i].property, lists[2][i], "glow") })
+      end
+    end
+    assert.are.same({}, lists[2][1]:tracks())
   end)
 
   it("refuses bad options with a suggestion, changing nothing", function()

@@ -131,7 +131,11 @@ static int update_one(anim_animator *a, double dt, anim_track **dead) {
   for (i = 0; i < a->ntracks; i++) {
     anim_track *t = a->tracks[i];
     if (t->state != TR_ENDED) { a->tracks[k++] = t; continue; }
+    /* (detaching frees the track's property shares: on a worker, under the
+     * pool's lock, as every allocation there) */
+    if (a->serial) anim_pool_lock(a->serial);
     anim_props_detach(a, t);
+    if (a->serial) anim_pool_unlock(a->serial);
     t->owner = NULL;
     if (!dead) anim_track_release(t);
     else if (anim_track_unref(t)) { t->dead_next = *dead; *dead = t; }

@@ -75,8 +75,9 @@ int anim_animators_update(anim_animator *const *as, int n, double dt, int *queue
  * every animator is updated, and the first whose queue ran out of memory
  * is returned (index + 1), its queue incomplete and not listed; the
  * others are listed.  The tracks the update frees are freed on the
- * calling thread (their clips are shared), and a queue that grows takes
- * the pool's lock (mem need not be thread-safe). */
+ * calling thread (their clips are shared), and what a worker allocates or
+ * frees (a queue that grows, an ended track's property shares) takes the
+ * pool's lock (mem need not be thread-safe). */
 struct anim_pool;
 int anim_animators_update_pool(struct anim_pool *pool, anim_animator *const *as, int n, double dt,
                                int *queued, int *nqueued);
