@@ -115,6 +115,15 @@ function H.per_update(a, log, dts)
   return per
 end
 
+-- A clip from a table: length 1, looping, joint j moving along x, unless
+-- t says otherwise (t is filled in).
+function H.clip(t)
+  t.length = t.length or 1
+  t.loop = t.loop or "loop"
+  t.joints = t.joints or { j = { position = { { 0, { 0, 0, 0 } }, { 1, { 1, 0, 0 } } } } }
+  return assert(require("anim").clip(t))
+end
+
 function H.tmpdir()
   local p = assert(io.popen("mktemp -d"))
   local d = p:read("l")

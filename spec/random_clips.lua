@@ -1,6 +1,7 @@
 -- random_clips.lua: the random clips and blend spaces of the specs that
 -- compare two ways of playing the same scene bit for bit
--- (spec/batch_bits_spec.lua, spec/state_spec.lua), from a generator r
+-- (spec/batch_bits_spec.lua and spec/threads_spec.lua through spec/scenes.lua,
+-- spec/state_spec.lua), from a generator r
 -- (r(n): 1..n; r(): [0, 1)).
 local anim = require "anim"
 

@@ -585,6 +585,9 @@ function M.restore(animator, st, s, resolve)
     return nil, refusal(code, which, why)
   end
   st.live, st.queued_after = plan.live, plan.queued_after
+  -- (what delivery reads per track id: its callbacks table and its source)
+  st.cbs, st.src = {}, {}
+  for _, lead in ipairs(plan.leads) do st.cbs[lead.id], st.src[lead.id] = lead.cbs, lead.src end
   ov_commit()
   ik_commit()
   for i, lead in ipairs(plan.leads) do result.tracks[lead.id] = out[i] end
