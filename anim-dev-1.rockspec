@@ -2,7 +2,7 @@
 -- lua-lpeg, lua-expat and lua-argparse).  The build is the Makefile's: `make build` with
 -- LuaRocks' CFLAGS and Lua headers, then `make install` into the rock's
 -- folders, so the core is compiled with the flags `make test` tests
--- (-std=c99 -ffp-contract=off) and every Lua file under lua/ is installed.
+-- (-std=c99 -ffp-contract=off, -pthread) and every Lua file under lua/ is installed.
 rockspec_format = "3.0"
 package = "anim"
 version = "dev-1"
@@ -35,6 +35,7 @@ build = {
     CFLAGS = "$(CFLAGS)",
     LUA_INC = "$(LUA_INCDIR)",
     BUILD = "build/luarocks",
+    THREADS = "-pthread", -- the batch update's worker threads (csrc/core/pool.c)
   },
   install_target = "install",
   install_variables = {

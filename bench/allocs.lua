@@ -31,6 +31,7 @@ end
 local sets = {
   { "w1 update", "w1.lua", "--runs 1", args.n },
   { "w1 update(batch)", "w1.lua", "--runs 1 --batch", args.n },
+  { "w1 update(batch,threads=2)", "w1.lua", "--runs 1 --threads 2", args.n },
   { "w1 update+read", "w1.lua", "--runs 1 --read", args.n },
   { "w1e update", "w1.lua", "--runs 1 --variant w1e", args.n },
   { "callbacks", "callbacks.lua", "--runs 1", 1000 },

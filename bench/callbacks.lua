@@ -5,15 +5,23 @@
 -- N animators (default 1000) on a one-joint rig, each playing a looping
 -- 1 s clip with 60 markers, one every 1/60 s half a frame apart from the
 -- frame times, so that each update (dt = 1/60) fires exactly one marker on
--- every animator.  Three sets of N animators are timed over 600 frames
--- (one warm-up, then R runs, interleaved; medians):
+-- every animator (the markers are footsteps: all named "step").  Four sets
+-- of N animators are timed over 600 frames (one warm-up, then R runs,
+-- interleaved; medians), and a plain Lua loop:
 --   plain    the same clip without markers, no callback;
 --   markers  the clip with markers, no callback connected;
 --   callback the clip with markers and one animator:on_marker callback
---            each (it counts its calls).
+--            each (it counts its calls);
+--   track    the clip with markers and one track:on_marker("step")
+--            callback each;
+--   lua_loop the track callback's function called N x 600 times from a
+--            Lua loop with the same arguments.
 -- One JSON line: ns per delivered callback = (callback - markers) / calls,
--- and the whole marker cost (callback - plain) / calls, with the update
--- cost per animator of each set.  Time is os.clock() (process CPU time).
+-- the whole marker cost (callback - plain) / calls, the update cost per
+-- animator of each set, and the figures of issue 24: an unheard marker
+-- (markers - plain) / calls, and a delivered track:on_marker callback over
+-- the plain Lua call ((track - plain) - lua_loop) / calls.  Time is
+-- os.clock() (process CPU time).
 local anim = require "anim"
 
 local args = { n = 1000, runs = 5 }
@@ -36,7 +44,7 @@ local rig = assert(anim.rig { joints = { { name = "root" } } })
 local function clip(with_markers)
   local markers = {}
   if with_markers then
-    for k = 1, 60 do markers[k] = { time = (k - 0.5) / 60, name = "m" .. k, value = "v" } end
+    for k = 1, 60 do markers[k] = { time = (k - 0.5) / 60, name = "step", value = "v" } end
   end
   return assert(anim.clip({
     version = 3, length = 1, loop = "loop",
@@ -46,21 +54,34 @@ local function clip(with_markers)
 end
 local plain, marked = clip(false), clip(true)
 
-local calls = 0
+local calls, tcalls = 0, 0
 local function on_marker() calls = calls + 1 end
+local function on_step() tcalls = tcalls + 1 end
 
+local a_track -- a track, for the Lua loop's arguments
 local function set(c, connect)
   local list = {}
   for i = 1, N do
     local a = anim.animator(rig)
-    a:play(c, { fade = 0 })
-    if connect then a:on_marker(on_marker) end
+    local tr = a:play(c, { fade = 0 })
+    if connect == "animator" then a:on_marker(on_marker)
+    elseif connect == "track" then tr:on_marker("step", on_step) end
+    a_track = a_track or tr
     list[i] = a
   end
   return list
 end
-local sets = { plain = set(plain, false), markers = set(marked, false), callback = set(marked, true) }
-local order = { "plain", "markers", "callback" }
+local sets = { plain = set(plain), markers = set(marked), callback = set(marked, "animator"),
+  track = set(marked, "track") }
+local order = { "plain", "markers", "callback", "track", "lua_loop" }
+
+-- the same function called from Lua as the delivery calls it
+local function lua_loop(frames)
+  local fn, tr, n = on_step, a_track, frames * N
+  local t0 = os.clock()
+  for _ = 1, n do fn(tr, "v", 0.0) end
+  return os.clock() - t0
+end
 
 local function run(list, frames)
   local t0 = os.clock()
@@ -70,12 +91,13 @@ local function run(list, frames)
   return os.clock() - t0
 end
 
-for _, k in ipairs(order) do run(sets[k], FRAMES) end -- warm-up
-local times = { plain = {}, markers = {}, callback = {} }
+local function timed(k) if k == "lua_loop" then return lua_loop(FRAMES) end return run(sets[k], FRAMES) end
+for _, k in ipairs(order) do timed(k) end -- warm-up
+local times = { plain = {}, markers = {}, callback = {}, track = {}, lua_loop = {} }
 local per_run
 for r = 1, args.runs do
   calls = 0
-  for _, k in ipairs(order) do times[k][r] = run(sets[k], FRAMES) end
+  for _, k in ipairs(order) do times[k][r] = timed(k) end
   per_run = calls
 end
 if per_run < N * FRAMES then
@@ -108,8 +130,11 @@ local function per_update(k) return med[k] / (FRAMES * N) * 1e9 end
 print(string.format('{"workload":"callbacks","n":%d,"runs":%d,"calls_per_run":%d,'
   .. '"ns_per_callback":%.1f,"ns_per_marker_with_callback":%.1f,'
   .. '"ns_per_update_plain":%.1f,"ns_per_update_markers":%.1f,"ns_per_update_callback":%.1f,'
+  .. '"ns_per_update_track":%.1f,"ns_per_lua_call":%.1f,"ns_per_unheard_marker":%.1f,"ns_track_callback_over_lua_call":%.1f,'
   .. '"lua_alloc_bytes_per_frame":%.1f,"malloc_calls_per_frame":%s,"clock":"os.clock"}',
   N, args.runs, per_run, (med.callback - med.markers) / per_run * 1e9,
   (med.callback - med.plain) / per_run * 1e9,
-  per_update("plain"), per_update("markers"), per_update("callback"), alloc,
+  per_update("plain"), per_update("markers"), per_update("callback"), per_update("track"),
+  med.lua_loop / per_run * 1e9, (med.markers - med.plain) / per_run * 1e9,
+  (med.track - med.plain - med.lua_loop) / per_run * 1e9, alloc,
   mcalls and string.format("%.2f", mcalls) or "null"))

@@ -193,7 +193,7 @@ do
   local m = allocs and allocs.malloc_calls
   if m and m["w1 update"] and m["w1 update"].per_frame ~= cjson.null then
     local list, all0 = {}, true
-    for _, k in ipairs { "w1 update", "w1 update(batch)", "w1 update+read", "w1e update", "callbacks", "beyond", "space2d4", "ik2" } do
+    for _, k in ipairs { "w1 update", "w1 update(batch)", "w1 update(batch,threads=2)", "w1 update+read", "w1e update", "callbacks", "beyond", "space2d4", "ik2" } do
       local e = m[k]
       if e and e.per_frame ~= cjson.null then
         list[#list + 1] = string.format("%s %.2f (N = %d)", k, e.per_frame, e.n)
@@ -215,6 +215,42 @@ say("| target | figures | |")
 say("|---|---|---|")
 for _, t in ipairs(targets) do say(t) end
 say()
+
+-- Issue 24: unheard markers, delivered track callbacks, threads
+targets = {}
+if callbacks and callbacks.ns_per_unheard_marker then
+  target("a marker crossing with no listener ≤ 15 ns more than the same update without markers (same run)",
+    string.format("%.1f ns (update per animator %.0f ns with markers, %.0f without)", callbacks.ns_per_unheard_marker,
+      callbacks.ns_per_update_markers, callbacks.ns_per_update_plain), callbacks.ns_per_unheard_marker <= 15)
+  target("a delivered `track:on_marker` callback ≤ 60 ns more than calling the same Lua function from a Lua loop",
+    string.format("%.0f ns more (the update with it %.0f ns, without markers %.0f, the Lua call %.1f)",
+      callbacks.ns_track_callback_over_lua_call, callbacks.ns_per_update_track, callbacks.ns_per_update_plain,
+      callbacks.ns_per_lua_call), callbacks.ns_track_callback_over_lua_call <= 60)
+end
+for _, n in ipairs { 1000, 10000 } do
+  local t1, t2 = rows["w1 update(batch,threads=1)"], rows["w1 update(batch,threads=2)"]
+  t1, t2 = t1 and t1[n], t2 and t2[n]
+  if t1 and t2 then
+    local sp = t1.ms_per_frame / t2.ms_per_frame
+    -- (the calling thread's CPU time: its share of the work, which shows
+    -- the split even when the machine's cores are busy with other work)
+    local split = t2.caller_cpu_ms_per_frame and t2.caller_cpu_ms_per_frame > 0
+      and string.format("; the calling thread's %.2f ms of it (%.2f× less than the process's)", t2.caller_cpu_ms_per_frame,
+        t2.cpu_ms_per_frame / t2.caller_cpu_ms_per_frame) or ""
+    target(string.format("W1 `anim.update` on 2 threads, N = %d: wall-clock speed-up ≥ 1.7×", n),
+      string.format("%.2f ms a frame on 1 thread, %.2f on 2 (%.2f×; CPU time %.2f ms on 2%s)", t1.ms_per_frame,
+        t2.ms_per_frame, sp, t2.cpu_ms_per_frame or 0, split), sp >= 1.7)
+  end
+end
+if #targets > 0 then
+  say("**Targets of issue 24** (bench/callbacks.lua: 1000 animators, one marker each a frame; "
+    .. "W1 on threads: `bench/w1.lua --threads T`, wall clock, the machine shared)")
+  say()
+  say("| target | figures | |")
+  say("|---|---|---|")
+  for _, t in ipairs(targets) do say(t) end
+  say()
+end
 
 if gameplay.w1 then
   local g = gameplay

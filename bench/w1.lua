@@ -1,7 +1,8 @@
 -- bench/w1.lua: workload W1 of ../shared/bench/README.md (the benchmark the
 -- peers were measured on), through the public API.
 --
---   lua5.4 bench/w1.lua [--n N] [--runs R] [--variant w1|w1e] [--batch] [--read | --read-table] [--data w1.txt]
+--   lua5.4 bench/w1.lua [--n N] [--runs R] [--variant w1|w1e] [--batch] [--threads T] [--read | --read-table]
+--                       [--data w1.txt]
 --
 -- --n takes one N or a comma list (default 1,100,1000,10000); --runs the
 -- number of timed runs (default 5); --variant w1e builds the rotations as
@@ -11,12 +12,20 @@
 -- frame, the fastest allocation-free way: animator:local_transform(j), ten
 -- numbers returned into locals ("mode": "update+read"); --read-table reads
 -- it with animator:pose_into(t, "local") into one reused table per
--- character ("update+read_table").  One JSON line per N on stdout.  For W1 the
+-- character ("update+read_table").  --batch runs anim.update on one thread
+-- ({ threads = 1 }: the figures are of the work, not of the machine);
+-- --threads T (implies --batch) on T ("mode": "update(batch,threads=T)"),
+-- timed by the wall (below).  One JSON line per N on stdout.  For W1 the
 -- cross-check must match the README to 1e-3, else the script exits 1.
 --
 -- Time is os.clock(): process CPU time (clock(3), CLOCK_PROCESS_CPUTIME_ID),
 -- the only monotonic clock plain Lua has; the run is single-threaded, so it
--- follows wall time, minus the time the machine takes the CPU away.
+-- follows wall time, minus the time the machine takes the CPU away.  With
+-- --threads, CPU time would add up the threads: the time is then the wall
+-- clock CLOCK_MONOTONIC, read through build/bench/wallclock.so
+-- (bench.wallclock, from make bench-ref), and "cpu_ms_per_frame" says the
+-- process CPU time beside it, "caller_cpu_ms_per_frame" the calling
+-- thread's (its share of the work, and its delivery).
 local anim = require "anim"
 
 local FRAMES, DT = 600, 1 / 60
@@ -47,6 +56,7 @@ do
     elseif a == "--variant" then args.variant = value()
     elseif a == "--euler" then args.variant = "w1e" -- the old spelling
     elseif a == "--batch" then args.batch = true
+    elseif a == "--threads" then args.threads = tonumber(value()); args.batch = true
     elseif a == "--read" then args.read = true
     elseif a == "--read-table" then args.read = "table"
     elseif a == "--data" then args.path = value()
@@ -56,6 +66,9 @@ do
 end
 if args.variant ~= "w1" and args.variant ~= "w1e" then usage("--variant must be w1 or w1e") end
 if not args.runs or args.runs < 1 or args.runs % 1 ~= 0 then usage("--runs must be a whole number >= 1") end
+if args.threads and (args.threads < 1 or args.threads % 1 ~= 0) then usage("--threads must be a whole number >= 1") end
+local has_wall, wallclock = pcall(require, "bench.wallclock")
+if args.threads and not has_wall then usage("--threads needs build/bench/wallclock.so (make bench-ref)") end
 local ns = {}
 for x in (args.n or "1,100,1000,10000"):gmatch("[^,]+") do
   local n = tonumber(x)
@@ -94,10 +107,21 @@ local function characters(n)
   return list, poses
 end
 
-local clock = os.clock
-local update_all = anim.update
+local clock = args.threads and wallclock.now or os.clock
+local update_opts = { threads = args.threads or 1 }
+local function update_all(list, dt) anim.update(list, dt, update_opts) end
+local cpu_time, caller_time = 0, 0 -- the process's and the calling thread's CPU time of a run (--threads)
 local read_sum -- luacheck: ignore 231 (kept so the reads are used)
+local run_frames
 local function run(list, poses, read, frames)
+  local c0, t0 = os.clock(), has_wall and wallclock.thread_cpu()
+  local dt = run_frames(list, poses, read, frames)
+  cpu_time = os.clock() - c0
+  caller_time = t0 and wallclock.thread_cpu() - t0 or 0
+  return dt
+end
+
+function run_frames(list, poses, read, frames)
   local n, batch = #list, args.batch
   local t0 = clock()
   if read == "table" then
@@ -187,8 +211,13 @@ for _, n in ipairs(ns) do
   local list, poses = characters(n)
   run(list, poses, args.read, FRAMES) -- untimed warm-up: 10 s, five loops
   local chk = check(list[1])
-  local times = {}
-  for r = 1, args.runs do times[r] = run(list, poses, args.read, FRAMES) end
+  local times, cpus, callers = {}, {}, {}
+  for r = 1, args.runs do
+    times[r] = run(list, poses, args.read, FRAMES)
+    cpus[r], callers[r] = cpu_time, caller_time
+  end
+  table.sort(cpus)
+  table.sort(callers)
   -- Lua-heap allocation in steady play: 60 more frames with the collector
   -- stopped, after a whole loop of the clips (a full collection shrinks the
   -- Lua stack, which the next calls grow again once: the first frame, and
@@ -209,12 +238,15 @@ for _, n in ipairs(ns) do
   print(string.format('{"workload":"W1","variant":"%s","n":%d,"mode":"%s","runs":%d,'
     .. '"ns_per_joint_sample":%.2f,"ms_per_frame":%.4f,"peak_rss_kb":%s,'
     .. '"check":{"q3":%s,"p3":%s,"psum":%.6f},'
-    .. '"ns_min":%.2f,"ns_max":%.2f,"lua_alloc_bytes_per_frame":%.1f,"malloc_calls_per_frame":%s,"clock":"os.clock"}',
-    args.variant, n, (args.batch and "update(batch)" or "update")
+    .. '"ns_min":%.2f,"ns_max":%.2f,"lua_alloc_bytes_per_frame":%.1f,"malloc_calls_per_frame":%s,"clock":"%s"%s}',
+    args.variant, n, (args.threads and ("update(batch,threads=" .. args.threads .. ")") or args.batch and "update(batch)" or "update")
       .. (args.read == "table" and "+read_table" or args.read and "+read" or ""), args.runs,
     med * per, med / FRAMES * 1e3, tostring(peak_rss_kb() or "null"),
     nums(chk.q3, "%.6f"), nums(chk.p3, "%.6f"), chk.psum,
-    times[1] * per, times[#times] * per, alloc, calls and string.format("%.2f", calls) or "null"))
+    times[1] * per, times[#times] * per, alloc, calls and string.format("%.2f", calls) or "null",
+    args.threads and "monotonic" or "os.clock",
+    args.threads and string.format(',"threads":%d,"cpu_ms_per_frame":%.4f,"caller_cpu_ms_per_frame":%.4f', args.threads,
+      cpus[(#cpus + 1) // 2] / FRAMES * 1e3, callers[(#callers + 1) // 2] / FRAMES * 1e3) or ""))
   io.stdout:flush()
   if not euler then
     local bad = check_error(chk)

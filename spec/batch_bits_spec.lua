@@ -1,162 +1,19 @@
 -- The single-animator path (animator:update) and the batch path
--- (anim.update) must pose bit for bit the same (issue 16): random scenes,
--- every number of every joint compared by its bits (-0 and 0 differ),
--- and the callbacks of both in the same order.  The scenes reach every way
--- the blend goes: one priority level (the register path) and several,
--- more tracks than the one-level path takes, additive layers, joint
--- weights, retargeted joints, Euler and quaternion rotations, all loop
--- modes and both directions of play; property channels (scalar and
--- vector, additive ones too) and joint overrides of both modes; and the
--- gameplay features: blend spaces (1D, 2D, synced or not), root motion,
--- queued clips and constraints (issue 22).
+-- (anim.update) must pose bit for bit the same (issue 16): random scenes
+-- (spec/scenes.lua), every number of every joint compared by its bits (%a:
+-- -0 and 0 differ), and the callbacks of both in the same order.
 local anim = require "anim"
--- a number by its bits: %.17g reads back as the same double, and -0 is
--- told from 0 (5.1 and LuaJIT's string.format has no %a)
-local function hex(v)
-  if v == 0 and 1 / v < 0 then return "-0" end
-  return string.format("%.17g", v)
-end
+local S = require "spec.scenes"
 
-local rig = anim.rig("player")
-local JOINTS = { "root", "torso", "head", "rightArm", "leftArm", "rightLeg", "leftLeg" }
-local INTERPS = { "linear", "step", "catmullrom", "bezier", "sine", "quad", "back", "elastic" }
-local LOOPS = { "loop", "once", "hold", "pingpong" }
-
--- A random clip from the generator r (r(n): 1..n; r(): [0, 1)).
-local function random_clip(r, name)
-  local length = 0.2 + 2 * r()
-  local joints = {}
-  for _, j in ipairs(JOINTS) do
-    if r() < 0.6 then
-      local jt = {}
-      local function keys(arity, quat)
-        local out, t = {}, 0
-        for _ = 1, r(5) do
-          local v = {}
-          if quat then
-            local a = (r() - 0.5) * 3
-            v = { math.sin(a) * 0.6, math.sin(a) * 0.8, 0, math.cos(a) }
-          else
-            for k = 1, arity do v[k] = (r() - 0.5) * (k == 1 and 90 or 2) end
-          end
-          out[#out + 1] = { t, v, INTERPS[r(#INTERPS)] }
-          t = t + r() * length / 2
-        end
-        return out
-      end
-      if r() < 0.7 then jt.rotation = keys(3, r() < 0.4) end
-      if r() < 0.5 then jt.position = keys(3) end
-      if r() < 0.3 then
-        jt.scale = keys(3)
-        for _, k in ipairs(jt.scale) do for a = 1, 3 do k[2][a] = 1 + k[2][a] / 4 end end
-      end
-      if r() < 0.2 then jt.weight = r() end
-      joints[j] = jt
-    end
-  end
-  local markers = {}
-  for i = 1, r(4) - 1 do markers[i] = { time = r() * length, name = "m" .. i } end
-  local props = {}
-  if r() < 0.5 then props.glow = { { 0, r() }, { length * r(), 4 * r(), INTERPS[r(#INTERPS)] }, { length, r() } } end
-  if r() < 0.3 then props.tint = { { 0, { r(), r(), r() } }, { length, { r(), r(), r() }, INTERPS[r(#INTERPS)] } } end
-  return assert(anim.clip({
-    length = length, loop = LOOPS[r(#LOOPS)], joints = joints, markers = markers, properties = props,
-    priority = r(3) - 1, blend = r() < 0.15 and "additive" or "normal",
-  }, name))
-end
-
--- Every number the animator shows, by its bits (its root motion too).
-local function bits(a)
-  local out = {}
-  for _, v in ipairs { a:root_motion() } do out[#out + 1] = hex(v) end
-  for j = 1, #JOINTS do
-    for _, f in ipairs { a.get, a.local_transform, a.world_transform } do
-      local v = { f(a, j) }
-      for k = 1, #v do out[#out + 1] = hex(v[k]) end
-    end
-  end
-  for _, name in ipairs { "glow", "tint" } do
-    local v = { pcall(a.property, a, name) }
-    for k = 2, #v do out[#out + 1] = type(v[k]) == "number" and hex(v[k]) or tostring(v[k]) end
-  end
-  return table.concat(out, " ")
-end
-
--- Blend spaces of the pool's clips: 1D and 2D, synced when the clips
--- allow it.
-local function random_spaces(r, clips)
-  local out = {}
-  for k = 1, 4 do
-    local pts, dim = {}, k <= 2 and 1 or 2
-    local n = dim == 1 and 2 + r(2) or 3 + r(3)
-    local loop = nil
-    local same = true
-    local first = clips[r(#clips)]
-    for i = 1, n do
-      local c = i == 1 and first or clips[r(#clips)]
-      if c.blend ~= first.blend then c = first end -- (one blend mode a space)
-      loop = loop or c.loop
-      same = same and c.loop == loop
-      pts[i] = { clip = c, at = dim == 1 and i + r() / 2 or { i % 3 + r() / 2, math.floor(i / 3) + r() / 2 } }
-    end
-    out[k] = anim.blendspace { points = pts, sync = same and k % 2 == 1 }
-  end
-  return out
-end
-
--- A scene: n animators, each with tracks of clips from the pool, built the
--- same way twice from the same seed; callbacks logged.
-local function scene(seed, n, clips, map, log, spaces)
-  math.randomseed(seed)
-  local r = math.random
-  local list, tracks = {}, {}
-  for i = 1, n do
-    local a = anim.animator(rig)
-    a:on_marker(function(tr, name, _, late)
-      log[#log + 1] = string.format("%d %s %s %s", i, tr.clip.name, name, hex(late))
-    end)
-    local ts = {}
-    for _ = 1, r(12) do
-      local opts = { fade = r(3) == 1 and 0 or r() * 0.3, weight = r() * 1.2, speed = (r() - 0.3) * 2 }
-      if r() < 0.2 then opts.retarget = map end
-      if r() < 0.3 then opts.priority = r(4) - 1 end
-      local what = clips[r(#clips)]
-      if r() < 0.25 then what, opts.at = spaces[r(#spaces)], nil end
-      if anim.is_blendspace(what) then
-        opts.at = what.dimensions == 1 and (r() * 3 - 1) or { r() * 3 - 1, r() * 3 - 1 }
-      end
-      if #ts > 0 and r() < 0.2 then opts.after = ts[r(#ts)] end
-      local ok, t = pcall(a.play, a, what, opts) -- (a track may already have one queued after it)
-      if ok then ts[#ts + 1] = t end
-    end
-    for _ = 1, r(3) - 1 do
-      local a_ = (r() - 0.5) * 2
-      a:override(JOINTS[r(#JOINTS)], { mode = r() < 0.5 and "add" or "replace", weight = r(),
-        rotation = r() < 0.7 and { math.sin(a_), 0, 0, math.cos(a_) } or nil,
-        position = r() < 0.5 and { r(), r(), r() } or nil, scale = r() < 0.3 and { 1 + r(), 1, 1 } or nil })
-    end
-    if r() < 0.5 then a.root_motion = JOINTS[r(3)] end
-    if r() < 0.3 then
-      a:two_bone_ik { root = "root", mid = "torso", tip = "head", target = { r() - 0.5, 1 + r(), r() - 0.5 },
-        pole = { 0, 1, 1 }, weight = r(), soften = 0.5 + r() / 2 }
-    end
-    if r() < 0.3 then a:aim { joint = "rightArm", target = { r() * 4 - 2, r() * 3, 2 }, forward = { 0, -1, 0 }, up = { 0, 0, 1 } } end
-    list[i], tracks[i] = a, ts
-  end
-  return list, tracks
-end
+local scene, bits = S.scene, S.bits
 
 describe("animator:update and anim.update pose bit for bit the same", function()
-  local map = assert(anim.decode_retarget([[{"version": 1, "scale": 0.5,
-    "joints": {"rightArm": {"to": "leftArm", "source": [0, 0, 0.3826834, 0.9238795]}, "head": "torso"}}]]))
+  local map = assert(anim.decode_retarget(S.retarget))
   -- six scenes in make test, forty more in make test-long
   for seed = 1, 46 do
     it((seed > 6 and "#long " or "") .. "on random scene " .. seed, function()
-      math.randomseed(1000 + seed)
       local r = math.random
-      local clips = {}
-      for i = 1, 8 do clips[i] = random_clip(r, "c" .. i) end
-      local spaces = random_spaces(r, clips)
+      local clips, spaces = S.pool(1000 + seed, 8)
       local log_one, log_batch = {}, {}
       local one, tone = scene(seed, 12, clips, map, log_one, spaces)
       local batch, tbatch = scene(seed, 12, clips, map, log_batch, spaces)

@@ -144,16 +144,37 @@ describe("a finalizer that runs while the module makes tables", function()
   end)
 
   it("animator:play on an animator it finalizes", function()
-    local r = rig_of(3000)
+    -- (the bindings' array must outgrow 1 % of the heap, or the collection
+    -- comes only once play is done: 10,000 joints keep that true for heaps
+    -- up to 80 MB, which the whole suite's comes near with 3,000)
+    local n = 10000
+    local r = rig_of(n)
     local joints = {}
-    for i = 1, 3000 do joints["j" .. i] = { position = { { 0, { 0, 0, 0 } } } } end
-    local c = assert(anim.clip { length = 1, joints = joints })
+    for i = 1, n do joints["j" .. i] = { position = { { 0, { 0, 0, 0 } } } } end
+    local c = H.with_limits({ joints = n }, function() return assert(anim.clip { length = 1, joints = joints }) end)
     local a = anim.animator(r)
     local play, binds, cbs = core.animator_play, {}, {}
-    for i = 1, 3000 do binds[i] = { cj = i, rj = i } end
+    for i = 1, n do binds[i] = { cj = i, rj = i } end
     local ok, err = finalized_during(a, function() return play(a, c, 0, 1, 1, nil, binds, cbs) end)
     assert.is_false(ok)
     assert.truthy(err:find("anim.animator " .. FINALIZED), err)
+  end)
+
+  it("animator:restore on an animator it finalizes (before the swap it raises; after, the new one is finalized)", function()
+    local r = rig_of(3000)
+    local joints = {}
+    for i = 1, 3000 do joints["j" .. i] = { position = { { 0, { 0, 0, 0 } }, { 1, { i, 0, 0 } } } } end
+    local c = assert(anim.clip({ length = 1, joints = joints }, "big"))
+    local a = anim.animator(r)
+    for _ = 1, 4 do a:play(c, { fade = 0.5 }) end
+    a:update(0.25)
+    local s = a:state()
+    local b = anim.animator(r)
+    local ok, err = finalized_during(b, function() return b:restore(s, function() return c end) end)
+    if not ok then assert.truthy(tostring(err):find("anim.animator " .. FINALIZED), err) end
+    local uok, uerr = pcall(function() b:update(0.1) end)
+    assert.is_false(uok)
+    assert.truthy(uerr:find("anim.animator " .. FINALIZED), uerr)
   end)
 end)
 

@@ -9,12 +9,7 @@ local rig = assert(anim.rig { joints = { { name = "j" }, { name = "k", parent = 
 local function near(a, b, tol) return math.abs(a - b) <= (tol or 1e-9) end
 
 local MARKERS = { { time = 0, name = "a" }, { time = 0.5, name = "m" }, { time = 1, name = "z" } }
-local function clip(t)
-  t.length = t.length or 1
-  t.loop = t.loop or "loop"
-  t.joints = t.joints or { j = { position = { { 0, { 0, 0, 0 } }, { 1, { 1, 0, 0 } } } } }
-  return assert(anim.clip(t))
-end
+local clip = H.clip
 
 describe("a restart by a plays item (7a.14)", function()
   local dir = H.tmpdir()

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "animator_impl.h"
+#include "pool.h"
 
 /* The animator and its per-joint arrays are one block (few cache misses
  * per character when thousands update in turn): the struct and the
@@ -24,6 +25,7 @@ anim_animator *anim_animator_new(const anim_mem *mem, const anim_rig *rig, int s
   a->rig = rig;
   anim_rig_retain((anim_rig *)rig);  /* held until the animator is freed */
   a->side = side;
+  a->hear = ANIM_HEAR_ALL;  /* a caller that says nothing hears everything */
   a->tracks = a->inl;
   a->order = a->inl + INLINE_TRACKS;
   a->cap = INLINE_TRACKS;
@@ -75,6 +77,8 @@ void anim_animator_free(anim_animator *a) {
 
 const anim_rig *anim_animator_rig(const anim_animator *a) { return a->rig; }
 
+void anim_animator_hear(anim_animator *a, unsigned mask) { a->hear = mask & ANIM_HEAR_ALL; }
+
 /* Room for one more track (both arrays grow together: each holds cap
  * pointers).  0 when out of memory, nothing changed. */
 static int grow_tracks(anim_animator *a) {
@@ -115,7 +119,9 @@ anim_track *anim_animator_play(anim_animator *a, const anim_clip *c, const anim_
  * taken out (rootmotion.c), the constraints applied (ik.c); the queue is
  * put in delivery order (queue.c).  The binding then delivers the queue
  * to Lua. */
-int anim_animator_update(anim_animator *a, double dt) {
+/* dead: NULL, or where a worker thread leaves the tracks whose last
+ * reference went (see anim_animators_update_pool). */
+static int update_one(anim_animator *a, double dt, anim_track **dead) {
   int i, k = 0;
   if (!isfinite(dt) || dt < 0) return ANIM_ST_BAD_DT;
   a->nqueue = 0;
@@ -124,8 +130,15 @@ int anim_animator_update(anim_animator *a, double dt) {
   a->world_valid = 0;
   for (i = 0; i < a->ntracks; i++) {
     anim_track *t = a->tracks[i];
-    if (t->state == TR_ENDED) { anim_props_detach(a, t); t->owner = NULL; anim_track_release(t); }
-    else a->tracks[k++] = t;
+    if (t->state != TR_ENDED) { a->tracks[k++] = t; continue; }
+    /* (detaching frees the track's property shares: on a worker, under the
+     * pool's lock, as every allocation there) */
+    if (a->serial) anim_pool_lock(a->serial);
+    anim_props_detach(a, t);
+    if (a->serial) anim_pool_unlock(a->serial);
+    t->owner = NULL;
+    if (!dead) anim_track_release(t);
+    else if (anim_track_unref(t)) { t->dead_next = *dead; *dead = t; }
   }
   a->ntracks = k;
   for (i = 0; i < a->ntracks; i++) anim_track_step(a, a->tracks[i]);
@@ -138,6 +151,8 @@ int anim_animator_update(anim_animator *a, double dt) {
   anim_queue_sort(a);
   return a->oom ? ANIM_ST_NOMEM : ANIM_ST_OK;
 }
+
+int anim_animator_update(anim_animator *a, double dt) { return update_one(a, dt, NULL); }
 
 /* ---- updating many animators --------------------------------------------- */
 
@@ -177,24 +192,98 @@ static void prefetch_hot(const anim_animator *a) {
  * updated: each stage has a whole update's time to arrive.  Only current
  * pointers are followed (an animator's ended tracks are freed by its own
  * update), so a list naming one animator twice is safe too. */
-int anim_animators_update(anim_animator *const *as, int n, double dt, int *queued, int *nqueued) {
-  int i, k = 0;
-  if (nqueued) *nqueued = 0;
-  if (!isfinite(dt) || dt < 0) return -1;
+/* Updates as[lo..hi) in order, prefetching (above).  Single-threaded
+ * (pool NULL): stops after the first animator whose queue ran out of
+ * memory and returns its index + 1.  On a worker (pool set): goes on after
+ * one, each animator's allocations under the pool's lock and its freed
+ * tracks left in *dead; returns the first such index + 1.  queued[0..)
+ * gets the indices of the queues to deliver, *nq their count. */
+static int update_range(anim_animator *const *as, int lo, int hi, double dt, int *queued, int *nq,
+                        anim_pool *pool, anim_track **dead) {
+  int i, k = 0, fail = 0;
   /* (the first animator is used at once: nothing to prefetch) */
-  for (i = 1; i < n && i < 3; i++) prefetch_head(as[i]);
-  if (n > 1) prefetch_tracks(as[1]);
-  for (i = 0; i < n; i++) {
+  for (i = lo + 1; i < hi && i < lo + 3; i++) prefetch_head(as[i]);
+  if (lo + 1 < hi) prefetch_tracks(as[lo + 1]);
+  for (i = lo; i < hi; i++) {
     anim_animator *a = as[i];
-    if (i + 3 < n) prefetch_head(as[i + 3]);
-    if (i + 2 < n) prefetch_tracks(as[i + 2]);
-    if (i + 1 < n) prefetch_hot(as[i + 1]);
-    if (anim_animator_update(a, dt) == ANIM_ST_NOMEM) {
-      if (nqueued) *nqueued = k;
-      return i + 1;
+    int r;
+    if (i + 3 < hi) prefetch_head(as[i + 3]);
+    if (i + 2 < hi) prefetch_tracks(as[i + 2]);
+    if (i + 1 < hi) prefetch_hot(as[i + 1]);
+    a->serial = pool;
+    r = update_one(a, dt, dead);
+    a->serial = NULL;
+    if (r == ANIM_ST_NOMEM) {
+      if (!fail) fail = i + 1;
+      if (!pool) break;
+      continue;
     }
     if (a->nqueue > 0 && queued) queued[k++] = i;
   }
+  *nq = k;
+  return fail;
+}
+
+int anim_animators_update(anim_animator *const *as, int n, double dt, int *queued, int *nqueued) {
+  int k = 0, r;
+  if (nqueued) *nqueued = 0;
+  if (!isfinite(dt) || dt < 0) return -1;
+  r = update_range(as, 0, n, dt, queued, &k, NULL, NULL);
   if (nqueued) *nqueued = k;
-  return 0;
+  return r;
+}
+
+/* ---- the same on the threads of a pool ------------------------------------ */
+
+/* One run: part p updates the p-th stretch of the list (equal counts), its
+ * queue indices written from queued[lo] on (a stretch lists at most its
+ * own animators), its freed tracks in dead[p]. */
+typedef struct batch_run {
+  anim_animator *const *as;
+  int n;
+  double dt;
+  int *queued;
+  anim_pool *pool;
+  int nq[ANIM_POOL_MAX], fail[ANIM_POOL_MAX];
+  anim_track *dead[ANIM_POOL_MAX];
+} batch_run;
+
+static int part_lo(int n, int part, int nparts) { return (int)((long long)n * part / nparts); }
+
+static void batch_part(void *arg, int part, int nparts) {
+  batch_run *b = arg;
+  int lo = part_lo(b->n, part, nparts), hi = part_lo(b->n, part + 1, nparts);
+  b->dead[part] = NULL;
+  b->fail[part] = update_range(b->as, lo, hi, b->dt, b->queued ? b->queued + lo : NULL, &b->nq[part],
+                               b->pool, &b->dead[part]);
+}
+
+int anim_animators_update_pool(anim_pool *pool, anim_animator *const *as, int n, double dt, int *queued,
+                               int *nqueued) {
+  batch_run b;
+  int parts, p, k = 0, fail = 0;
+  if (!pool || anim_pool_threads(pool) == 1 || n < 2) return anim_animators_update(as, n, dt, queued, nqueued);
+  if (nqueued) *nqueued = 0;
+  if (!isfinite(dt) || dt < 0) return -1;
+  b.as = as;
+  b.n = n;
+  b.dt = dt;
+  b.queued = queued;
+  b.pool = pool;
+  anim_pool_run(pool, batch_part, &b);
+  parts = anim_pool_threads(pool);
+  for (p = 0; p < parts; p++) {
+    int lo = part_lo(n, p, parts), i;
+    anim_track *t = b.dead[p];
+    /* (k <= lo: the stretches' lists move down, in list order) */
+    if (queued) for (i = 0; i < b.nq[p]; i++) queued[k++] = queued[lo + i];
+    if (b.fail[p] && !fail) fail = b.fail[p];
+    while (t) {
+      anim_track *next = t->dead_next;
+      anim_track_destroy(t);
+      t = next;
+    }
+  }
+  if (nqueued) *nqueued = k;
+  return fail;
 }

@@ -66,7 +66,28 @@ int anim_animator_update(anim_animator *a, double dt);
  * animators after it are untouched).  An animator listed twice is
  * updated twice (its queue holds the second update's). */
 int anim_animators_update(anim_animator *const *as, int n, double dt, int *queued, int *nqueued);
+/* The same on the threads of a pool (pool.h; NULL or one thread: exactly
+ * anim_animators_update): the list split in anim_pool_threads(pool)
+ * stretches of equal counts, each updated on a thread of its own, the
+ * poses and queues bit for bit those of anim_animators_update; queued
+ * lists them in list order.  The animators must be distinct (one listed
+ * twice would be updated by two threads at once).  Out of memory differs:
+ * every animator is updated, and the first whose queue ran out of memory
+ * is returned (index + 1), its queue incomplete and not listed; the
+ * others are listed.  The tracks the update frees are freed on the
+ * calling thread (their clips are shared), and what a worker allocates or
+ * frees (a queue that grows, an ended track's property shares) takes the
+ * pool's lock (mem need not be thread-safe). */
+struct anim_pool;
+int anim_animators_update_pool(struct anim_pool *pool, anim_animator *const *as, int n, double dt,
+                               int *queued, int *nqueued);
 int anim_animator_nevents(const anim_animator *a);
+/* Which kinds of entries (ANIM_HEAR_* bits, codes.h) the animator's own
+ * callbacks listen to; a track adds those of its callbacks.  An update
+ * queues only what the animator or the entry's track hears.  A new
+ * animator hears everything, a new track nothing of its own. */
+void anim_animator_hear(anim_animator *a, unsigned mask);
+void anim_track_hear(anim_track *t, unsigned mask);
 const anim_event *anim_animator_event(const anim_animator *a, int i);
 
 /* The blended offsets of joint j (position, rotation, scale: 10 numbers),

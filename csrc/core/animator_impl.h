@@ -80,6 +80,7 @@ struct anim_track {
   unsigned char unique;    /* no rig joint has two bindings */
   unsigned char rebound;   /* (reload.c, during a commit) */
   unsigned char own_priority; /* the priority came from play, not from the clip */
+  unsigned char hear;      /* ANIM_HEAR_* its own callbacks listen to (a space's lead: all its points') */
   anim_tprops *props;      /* for its clip's property channels (propmix.c), or NULL */
   unsigned char hold_end;  /* once or hold, at its end while a track queued after it fades in */
   double vscale;           /* the playhead speed's factor: 1 (a synced space's lead: spaceplay.c) */
@@ -108,6 +109,7 @@ struct anim_track {
   double start_at;         /* queued: it starts this far into the update (< 0: not yet) */
   double cut_at;           /* < 0, or its fade-out ends this far into the update */
   anim_track_rm rm;        /* root motion (rootmotion.c) */
+  anim_track *dead_next;   /* a threaded batch update's tracks to free afterwards (animator.c) */
 };
 
 /* Tracks held in the animator block itself: the usual few need no array
@@ -128,6 +130,7 @@ struct anim_animator {
   int nqueue, oom;
   int world_valid;
   int side;
+  unsigned hear;           /* ANIM_HEAR_* the animator's callbacks listen to (all by default) */
   anim_event *queue;
   anim_track *inl[2 * INLINE_TRACKS];  /* tracks and order while cap is INLINE_TRACKS */
   /* cold */
@@ -143,6 +146,8 @@ struct anim_animator {
   int rm_joint;            /* the root motion joint (-1: none; rootmotion.c) */
   double rm[4];            /* this update's root motion: dx, dy, dz, yaw */
   struct anim_ik *ik;      /* the constraints (ik.c) */
+  struct anim_pool *serial; /* while a worker thread updates it: the pool whose lock its
+                             * allocations take (queue.c), else NULL */
 };
 
 /* Blend accumulators per rig joint. */
@@ -171,6 +176,22 @@ void anim_pose_compose(const double pw[10], const double l[10], double w[10]);
  * when the queue cannot grow), and sorts the queue into delivery order. */
 void anim_queue_push(anim_animator *a, double at, anim_track *t, int type, int item);
 void anim_queue_sort(anim_animator *a);
+
+/* Queues an entry of kind `bit` (ANIM_HEAR_*) only when someone hears it:
+ * the animator, or the track (a blend space's point: its lead, whose
+ * callbacks its entries reach).  Inline, so that an unheard marker costs a
+ * test and no call.  An entry left out still moves the track's latest
+ * time, so that the entries queued keep the times they had with it. */
+static inline void anim_queue_offer(anim_animator *a, double at, anim_track *t, int type, int item,
+                                    unsigned bit) {
+  if ((a->hear | t->lead->hear) & bit) anim_queue_push(a, at, t, type, item);
+  else if (at > t->last_at) t->last_at = at;
+}
+/* track.c: drops a reference; 1 when it was the last (the track must then
+ * go through anim_track_destroy, which touches its clip: shared between
+ * animators, so a worker thread leaves it to the calling thread). */
+int anim_track_unref(anim_track *t);
+void anim_track_destroy(anim_track *t);
 /* track.c: a new track of a (one block), not yet in a->tracks; NULL when
  * out of memory. */
 anim_track *anim_track_new(anim_animator *a, const anim_clip *c, const anim_play_opts *o,

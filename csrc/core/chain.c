@@ -40,7 +40,7 @@ int anim_chain_bound(anim_animator *a, anim_track *t, double eb) {
   anim_chain_start(q, eb);
   t->cut_at = q->fade.dur;  /* (the fade-out's length, until anim_chain_fade) */
   if (q->fade.dur <= 0) {
-    if (!t->stopping) anim_queue_push(a, eb, t, ANIM_EV_STOPPED, -1);
+    if (!t->stopping) anim_queue_offer(a, eb, t, ANIM_EV_STOPPED, -1, ANIM_HEAR_STOPPED);
     anim_track_end(a, t, eb);
     return 1;
   }
@@ -52,7 +52,7 @@ void anim_chain_fade(anim_animator *a, anim_track *t, double eb) {
   double f = t->cut_at;
   t->cut_at = -1;
   if (t->stopping) return;  /* already fading out: it ends as it was going to */
-  anim_queue_push(a, eb, t, ANIM_EV_STOPPED, -1);
+  anim_queue_offer(a, eb, t, ANIM_EV_STOPPED, -1, ANIM_HEAR_STOPPED);
   t->stopping = 1;
   {
     /* the fade-out starts at eb, from the fade reached there (the step

@@ -40,7 +40,8 @@ void anim_clock_fire_pass(anim_animator *a, anim_track *t, double from, double t
   if (dir > 0) {
     for (i = first_item(c, from, !incl); i < c->nitems && c->items[i].t <= to; i++) {
       const anim_item *it = &c->items[i];
-      if (item_fires(a, it)) anim_queue_push(a, e0 + (sp > 0 ? (it->t - from) / sp : 0), t, ANIM_EV_ITEM, i);
+      if (item_fires(a, it))
+        anim_queue_offer(a, e0 + (sp > 0 ? (it->t - from) / sp : 0), t, ANIM_EV_ITEM, i, 1u << it->kind);
     }
   } else {
     int end = first_item(c, from, incl) - 1;  /* last item with t < from (or <= from) */
@@ -50,7 +51,8 @@ void anim_clock_fire_pass(anim_animator *a, anim_track *t, double from, double t
       while (start > 0 && c->items[start - 1].t == tt) start--;
       for (k = start; k <= end; k++) {
         const anim_item *it = &c->items[k];
-        if (item_fires(a, it)) anim_queue_push(a, e0 + (sp > 0 ? (from - tt) / sp : 0), t, ANIM_EV_ITEM, k);
+        if (item_fires(a, it))
+          anim_queue_offer(a, e0 + (sp > 0 ? (from - tt) / sp : 0), t, ANIM_EV_ITEM, k, 1u << it->kind);
       }
       end = start - 1;
     }
@@ -76,7 +78,7 @@ static void cover_skip(anim_animator *a, anim_track *t, int mode, int dir, doubl
 }
 
 void anim_track_end(anim_animator *a, anim_track *t, double at) {
-  anim_queue_push(a, at, t, ANIM_EV_ENDED, -1);
+  anim_queue_offer(a, at, t, ANIM_EV_ENDED, -1, ANIM_HEAR_ENDED);
   t->state = TR_ENDED;
   t->e1 = at;
   if (t->queued) { anim_chain_start(t->queued, at); t->queued = NULL; }
@@ -167,12 +169,12 @@ static void advance(anim_animator *a, anim_track *t, double span, double e0) {
     if (mode == ANIM_ONCE) {
       t->time = bt;
       t->tlo = 0;
-      if (!t->stopping) anim_queue_push(a, eb, t, ANIM_EV_STOPPED, -1); /* a stop already said it */
+      if (!t->stopping) anim_queue_offer(a, eb, t, ANIM_EV_STOPPED, -1, ANIM_HEAR_STOPPED); /* a stop already said it */
       anim_track_end(a, t, eb);
       t->shows_last = 1;
       return;
     }
-    if (lead) anim_queue_push(a, eb, t, ANIM_EV_LOOPED, -1);
+    if (lead) anim_queue_offer(a, eb, t, ANIM_EV_LOOPED, -1, ANIM_HEAR_LOOPED);
     if (handover) {
       anim_chain_fade(a, t, eb);
       if (t->cut_at >= 0 && (t->cut_at - eb) * sp < D - b) D = b + (t->cut_at - eb) * sp;
@@ -215,7 +217,7 @@ void anim_track_step(anim_animator *a, anim_track *t) {
     t->weight.elapsed -= e0;
   }
   if (t->state != TR_ENDED) t->state = TR_PLAYING;
-  if (t->stop_pending) { anim_queue_push(a, 0, t, ANIM_EV_STOPPED, -1); t->stop_pending = 0; }
+  if (t->stop_pending) { anim_queue_offer(a, 0, t, ANIM_EV_STOPPED, -1, ANIM_HEAR_STOPPED); t->stop_pending = 0; }
   if (t->stopping) {
     double left = t->fade.dur - t->fade.elapsed;
     if (left <= dt) { span = left > e0 ? left - e0 : 0; fade_ends = 1; }

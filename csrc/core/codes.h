@@ -84,6 +84,14 @@
 #define ANIM_EVENT_CODES(X) \
   X(ANIM_EV_ITEM, "item", 0) X(ANIM_EV_LOOPED, "looped", 1) X(ANIM_EV_STOPPED, "stopped", 2) X(ANIM_EV_ENDED, "ended", 3)
 
+/* Who listens (anim_animator_hear, anim_track_hear): one bit per kind of
+ * queue entry.  An entry whose bit neither its animator's mask nor its
+ * track's has is not queued, so that what nobody hears costs no Lua work. */
+#define ANIM_HEAR_CODES(X) \
+  X(ANIM_HEAR_MARKER, "marker", 1) X(ANIM_HEAR_EVENT, "event", 2) X(ANIM_HEAR_SOUND, "sound", 4) \
+  X(ANIM_HEAR_PLAYS, "plays", 8) X(ANIM_HEAR_LOOPED, "looped", 16) X(ANIM_HEAR_STOPPED, "stopped", 32) \
+  X(ANIM_HEAR_ENDED, "ended", 64) X(ANIM_HEAR_ALL, "all", 127)
+
 /* Inverse kinematics constraints (ik.c) and the fields a script sets. */
 #define ANIM_IK_CODES(X) X(ANIM_IK_TWO_BONE, "two_bone", 0) X(ANIM_IK_AIM, "aim", 1)
 #define ANIM_IKFIELD_CODES(X) \
@@ -117,7 +125,9 @@
   X(ANIM_MAX_RIG_JOINTS, "max_rig_joints", 65536)     /* joints of a rig, bindings of a track */ \
   X(ANIM_MAX_BATCH, "max_batch", 67108864)            /* animators of one anim.update (2^26) */ \
   X(ANIM_MAX_PROP_ARITY, "max_prop_arity", 1024)      /* components of one property channel */ \
-  X(ANIM_MAX_SPACE_POINTS, "max_space_points", 64)    /* points of a blend space */
+  X(ANIM_MAX_SPACE_POINTS, "max_space_points", 64)    /* points of a blend space */ \
+  X(ANIM_MAX_THREADS, "max_threads", 64)              /* threads of one anim.update (pool.c) */ \
+  X(ANIM_THREADS_MIN_BATCH, "threads_min_batch", 256) /* the default uses threads from this many animators */
 
 /* The same for numbers that are not integers (exported as floats). */
 #define ANIM_DEFAULT_FADE 0.1   /* play, stop and adjust_weight (SEMANTICS 7a.10) */
@@ -137,7 +147,7 @@
   G("cycle", ANIM_CYCLE_CODES) G("keybyte", ANIM_KEYBYTE_CODES) G("handle", ANIM_HANDLE_CODES) \
   G("event", ANIM_EVENT_CODES) G("status", ANIM_STATUS_CODES) G("tree", ANIM_TREE_CODES) \
   G("override", ANIM_OVERRIDE_CODES) G("ik", ANIM_IK_CODES) G("ikfield", ANIM_IKFIELD_CODES) \
-  G("const", ANIM_CONST_CODES)
+  G("hear", ANIM_HEAR_CODES) G("const", ANIM_CONST_CODES)
 
 #define ANIM_CODE_ENUM(id, name, value) id = (value),
 enum { ANIM_INTERP_CODES(ANIM_CODE_ENUM) ANIM_INTERP_COUNT };
@@ -161,6 +171,7 @@ enum { ANIM_TREE_CODES(ANIM_CODE_ENUM) ANIM_TREE_END };
 enum { ANIM_OVERRIDE_CODES(ANIM_CODE_ENUM) ANIM_OVERRIDE_COUNT };
 enum { ANIM_IK_CODES(ANIM_CODE_ENUM) ANIM_IK_COUNT };
 enum { ANIM_IKFIELD_CODES(ANIM_CODE_ENUM) ANIM_IKFIELD_COUNT };
+enum { ANIM_HEAR_CODES(ANIM_CODE_ENUM) ANIM_HEAR_END };
 enum { ANIM_CONST_CODES(ANIM_CODE_ENUM) ANIM_CONST_END };
 
 #endif

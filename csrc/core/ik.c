@@ -22,6 +22,7 @@
 
 #include "animator_impl.h"
 #include "gameplay.h"
+#include "state.h"
 
 typedef struct anim_ik_c {
   long long id;
@@ -387,4 +388,33 @@ int anim_ik_get(const anim_animator *a, long long id, int field, double v[3]) {
     default: return 0;
   }
   return 1;
+}
+
+/* ---- the saveable state (state.h) ----------------------------------------- */
+
+int anim_state_nik(const anim_animator *a) { return a->ik ? a->ik->n : 0; }
+
+long long anim_state_ik(const anim_animator *a, int i, anim_ik_desc *d) {
+  *d = a->ik->c[i].d;
+  return a->ik->c[i].id;
+}
+
+long long anim_ik_next(const anim_animator *a) { return a->ik ? a->ik->next_id : 0; }
+
+/* (ids stay unique and in creation order, as anim_override_put's) */
+int anim_ik_put(anim_animator *a, long long id, const anim_ik_desc *d) {
+  struct anim_ik *ik = a->ik;
+  long long made;
+  if (id <= 0 || (ik && ik->n > 0 && id <= ik->c[ik->n - 1].id)) return -1;
+  made = anim_ik_add(a, d);
+  if (made == -2) return -1;
+  if (made < 0) return -2;
+  ik = a->ik;
+  ik->c[ik->n - 1].id = id;
+  ik->next_id = id;
+  return 0;
+}
+
+void anim_ik_set_next(anim_animator *a, long long next) {
+  if (a->ik && next > a->ik->next_id) a->ik->next_id = next;
 }

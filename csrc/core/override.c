@@ -7,6 +7,7 @@
 
 #include "amath.h"
 #include "animator_impl.h"
+#include "state.h"
 
 typedef struct entry {
   long long id;
@@ -128,4 +129,34 @@ void anim_overrides_apply(anim_animator *a) {
     a->animated[o->joint] |= (unsigned char)o->channels;
     anim_finite10(p);
   }
+}
+
+/* ---- the saveable state (state.h) ----------------------------------------- */
+
+int anim_state_noverrides(const anim_animator *a) { return a->overrides ? a->overrides->n : 0; }
+
+long long anim_state_override(const anim_animator *a, int i, anim_override *o) {
+  *o = a->overrides->e[i].o;
+  return a->overrides->e[i].id;
+}
+
+long long anim_overrides_next(const anim_animator *a) { return a->overrides ? a->overrides->next_id : 1; }
+
+/* (the ids given back must stay unique and in creation order: each after
+ * the last, below the next) */
+int anim_override_put(anim_animator *a, long long id, const anim_override *o) {
+  anim_overrides *ov = a->overrides;
+  long long made;
+  if (id <= 0 || (ov && ov->n > 0 && id <= ov->e[ov->n - 1].id)) return -1;
+  made = anim_override_add(a, o);
+  if (made < 0) return -1;
+  if (made == 0) return -2;
+  ov = a->overrides;
+  ov->e[ov->n - 1].id = id;
+  ov->next_id = id + 1;
+  return 0;
+}
+
+void anim_overrides_set_next(anim_animator *a, long long next) {
+  if (a->overrides && next > a->overrides->next_id) a->overrides->next_id = next;
 }

@@ -8,6 +8,7 @@
 #include "amath.h"
 
 #include "animator_impl.h"
+#include "state.h"
 
 /* A name some track of the animator has animated: its value after the
  * last update and the sums of its blend.  Slots are never removed (a
@@ -17,7 +18,8 @@ typedef struct pslot {
   char *name;
   size_t len;
   int arity, vcap;        /* components, and room in v */
-  int users;              /* installed track blocks that animate it */
+  int users;              /* installed track blocks that animate it (and a hold: below) */
+  int held;               /* a restore holds it known until the next update (state.h) */
   int valid;              /* the last update gave it a value */
   long long stamp;        /* the level whose take it holds */
   double W, budget, T, take;
@@ -29,6 +31,7 @@ typedef struct anim_pslots {
   pslot *slot;
   anim_track **order;     /* scratch: the tracks with properties, in blend order */
   int ocap;
+  int held;               /* slots held by a restore */
   long long stamp;
 } anim_pslots;
 
@@ -308,6 +311,7 @@ void anim_props_blend(anim_animator *a) {
   anim_pslots *ps = a->pslots;
   int i, j, k, m = 0, p, c;
   if (!ps) return;
+  if (ps->held) anim_props_release(a);
   for (j = 0; j < ps->n; j++) {
     pslot *s = &ps->slot[j];
     s->valid = 0;
@@ -360,4 +364,44 @@ void anim_props_blend(anim_animator *a) {
     if (s->valid)
       for (c = 0; c < s->arity; c++) s->v[c] = anim_finite(s->v[c]);
   }
+}
+
+/* ---- the saveable state (state.h) ----------------------------------------- */
+
+/* A name only tracks that ended in the last update animated (they are not
+ * saved) is held known, with its value (arity 0: known, no value), until
+ * the next update lets go of it where the saved animator lets go of those
+ * tracks. */
+int anim_props_put(anim_animator *a, const anim_state_prop *p) {
+  int i = find_slot(a->pslots, p->name, p->len), c, arity = p->arity > 0 ? p->arity : 1;
+  pslot *s;
+  if (i < 0 || a->pslots->slot[i].users <= 0) {
+    anim_prop q;
+    memset(&q, 0, sizeof q);
+    q.name = p->name;
+    q.len = p->len;
+    q.arity = arity;
+    if (i < 0 && (i = slot_for(a, &q)) < 0) return -3;
+    s = &a->pslots->slot[i];
+    if (s->vcap < arity) return -2;  /* (a slot once of fewer components: not worth a block of its own) */
+    s->arity = arity;
+    s->users = 1;
+    s->held = 1;
+    s->valid = 0;
+    a->pslots->held++;
+  }
+  s = &a->pslots->slot[i];
+  if (p->arity == 0) return 0;
+  if (s->arity != p->arity) return -2;
+  for (c = 0; c < s->arity; c++) s->v[c] = p->v[c];
+  s->valid = 1;
+  return 0;
+}
+
+void anim_props_release(anim_animator *a) {
+  anim_pslots *ps = a->pslots;
+  int i;
+  for (i = 0; i < ps->n; i++)
+    if (ps->slot[i].held) { ps->slot[i].held = 0; ps->slot[i].users--; }
+  ps->held = 0;
 }

@@ -4,21 +4,34 @@
 #include <string.h>
 
 #include "animator_impl.h"
+#include "pool.h"
+
+/* Room for one more: grows in steps of two (the scratch array of the sort
+ * keeps nothing).  0 when out of memory, nothing changed. */
+static int grow(anim_animator *a) {
+  int cap = a->qcap ? a->qcap * 2 : 64;
+  size_t os = sizeof(anim_event) * (size_t)a->qcap, ns = sizeof(anim_event) * (size_t)cap;
+  anim_event *tmp = anim_malloc(&a->mem, ns), *q;
+  if (!tmp) return 0;
+  q = anim_realloc(&a->mem, a->queue, os, ns);
+  if (!q) { anim_free(&a->mem, tmp, ns); return 0; }
+  a->queue = q;
+  anim_free(&a->mem, a->qtmp, os);
+  a->qtmp = tmp;
+  a->qcap = cap;
+  return 1;
+}
 
 void anim_queue_push(anim_animator *a, double at, anim_track *t, int type, int item) {
   anim_event *e;
   if (a->nqueue == a->qcap) {
-    /* grows in steps of two; the scratch array of the sort keeps nothing */
-    int cap = a->qcap ? a->qcap * 2 : 64;
-    size_t os = sizeof(anim_event) * (size_t)a->qcap, ns = sizeof(anim_event) * (size_t)cap;
-    anim_event *tmp = anim_malloc(&a->mem, ns), *q;
-    if (!tmp) { a->oom = 1; return; }
-    q = anim_realloc(&a->mem, a->queue, os, ns);
-    if (!q) { anim_free(&a->mem, tmp, ns); a->oom = 1; return; }
-    a->queue = q;
-    anim_free(&a->mem, a->qtmp, os);
-    a->qtmp = tmp;
-    a->qcap = cap;
+    /* on a worker thread, one allocation at a time: the host's allocator
+     * need not be thread-safe (animator.c) */
+    int ok;
+    if (a->serial) anim_pool_lock(a->serial);
+    ok = grow(a);
+    if (a->serial) anim_pool_unlock(a->serial);
+    if (!ok) { a->oom = 1; return; }
   }
   /* a track's events keep their order in time, whatever the rounding of
    * their offsets (a later event never sorts before an earlier one) */

@@ -112,19 +112,21 @@ anim_track *anim_track_new(anim_animator *a, const anim_clip *c, const anim_play
 }
 
 void anim_track_retain(anim_track *t) { t->refs++; }
+int anim_track_unref(anim_track *t) { return --t->refs <= 0; }
 void anim_track_release(anim_track *t) {
-  if (--t->refs <= 0) {
-    anim_mem m = t->mem;
-    anim_clip *c = (anim_clip *)t->clip;
-    if (t->clip_prev) t->clip_prev->clip_next = t->clip_next;
-    else c->tracks = t->clip_next;
-    if (t->clip_next) t->clip_next->clip_prev = t->clip_prev;
-    anim_tprops_free(&m, t->props);
-    anim_free(&m, t->arrays, t->arrays_size);
-    if (t->sp) anim_space_release(t);
-    anim_clip_free((anim_clip *)t->clip);
-    anim_free(&m, t, t->size);
-  }
+  if (anim_track_unref(t)) anim_track_destroy(t);
+}
+void anim_track_destroy(anim_track *t) {
+  anim_mem m = t->mem;
+  anim_clip *c = (anim_clip *)t->clip;
+  if (t->clip_prev) t->clip_prev->clip_next = t->clip_next;
+  else c->tracks = t->clip_next;
+  if (t->clip_next) t->clip_next->clip_prev = t->clip_prev;
+  anim_tprops_free(&m, t->props);
+  anim_free(&m, t->arrays, t->arrays_size);
+  if (t->sp) anim_space_release(t);
+  anim_clip_free((anim_clip *)t->clip);
+  anim_free(&m, t, t->size);
 }
 /* Alive: in an animator, not ended (queued ones too: scripts set them up
  * before they start); playing: alive and not queued. */
@@ -134,6 +136,7 @@ int anim_track_queued(const anim_track *t) { return alive(t) && t->state == TR_Q
 int anim_track_point(const anim_track *t) { return t->lead->sp ? t->point : -1; }
 const anim_clip *anim_track_clip(const anim_track *t) { return t->clip; }
 long long anim_track_id(const anim_track *t) { return t->id; }
+void anim_track_hear(anim_track *t, unsigned mask) { t->hear = (unsigned char)(mask & ANIM_HEAR_ALL); }
 double anim_track_time(const anim_track *t) { return t->time; }
 double anim_track_speed(const anim_track *t) { return t->speed; }
 double anim_track_weight(const anim_track *t) { return anim_ramp_value(&t->weight); }

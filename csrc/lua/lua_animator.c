@@ -8,6 +8,7 @@
 #include "lua.h"
 #include "lauxlib.h"
 
+#include "core/pool.h"
 #include "core/propmix.h"
 #include "lua_helpers.h"
 
@@ -130,7 +131,8 @@ static int animator_play(lua_State *L) {
   return 1;
 }
 
-/* core.animator_update(animator, dt) -> number of queued callbacks, or a
+/* core.animator_update(animator, dt) -> number of queued callbacks (and,
+ * when there are some, the animator's state: its second user value), or a
  * status code (codes.h; nothing changed then: the Lua side raises):
  * ANIM_ST_NOT_ANIMATOR when 1 is not an animator (the Lua side names its
  * caller's line), ANIM_ST_BAD_DT when dt is not a finite number >= 0, ANIM_ST_DELIVERING
@@ -152,8 +154,12 @@ static int animator_update(lua_State *L) {
   if (r != ANIM_ST_OK) { lua_pushinteger(L, r); return 1; }
   r = anim_animator_update(b->a, dt);
   if (r == ANIM_ST_NOMEM) return luaL_error(L, "not enough memory for the callback queue");
-  lua_pushinteger(L, anim_animator_nevents(b->a));
-  return 1;
+  r = anim_animator_nevents(b->a);
+  lua_pushinteger(L, r);
+  if (r == 0) return 1;
+  /* the state too, for the delivery (no call back into C for it) */
+  lua_getiuservalue(L, 1, 2);
+  return 2;
 }
 
 /* ---- the batch update ---------------------------------------------------- */
@@ -163,7 +169,9 @@ static int animator_update(lua_State *L) {
  * of the moment and shrunk back when lists get much shorter (through the
  * state's allocator, called directly: no collection, so no finalizer runs
  * while it is in use), and the count of calls that tells an animator
- * listed twice.  One per state: the registry holds it and every copy of
+ * listed twice, and the pool of worker threads of a threaded batch (made
+ * on the first batch that asks for threads, kept, made again only for
+ * another count).  One per state: the registry holds it and every copy of
  * the module uses it. */
 #define BATCH_KEY "anim.batch"        /* the registry's key */
 #define BATCH_MT "anim.batch_scratch"  /* its metatable's */
@@ -177,6 +185,7 @@ typedef struct {
   unsigned long long gen;
   int cap;
   anim_animator **as;  /* cap pointers, then cap ints: queued */
+  anim_pool *pool;     /* NULL until a batch runs on threads */
 } batch_scratch;
 
 static size_t batch_bytes(int cap) { return (size_t)cap * (sizeof(anim_animator *) + sizeof(int)); }
@@ -192,7 +201,27 @@ static int batch_gc(lua_State *L) {
   anim_free(&s->mem, s->as, batch_bytes(s->cap));
   s->as = NULL;
   s->cap = 0;
+  anim_pool_free(s->pool);
+  s->pool = NULL;
   return 0;
+}
+
+/* The pool for a batch of n animators asked to run on `threads` (0: the
+ * default, the processors online from ANIM_THREADS_MIN_BATCH animators
+ * on), or NULL to run on the calling thread alone.  A pool that cannot be
+ * made (memory, threads) is NULL too: the batch runs on one thread, which
+ * gives the same results. */
+static anim_pool *batch_pool(lua_State *L, batch_scratch *s, int n, int threads) {
+  if (threads == 0) threads = n >= ANIM_THREADS_MIN_BATCH ? anim_pool_cores() : 1;
+  if (threads > n) threads = n;
+  if (threads <= 1) return NULL;
+  if (s->pool && anim_pool_threads(s->pool) == threads) return s->pool;
+  anim_pool_free(s->pool);
+  {
+    anim_mem m = anim_lua_mem(L);
+    s->pool = anim_pool_new(&m, threads);
+  }
+  return s->pool;
 }
 
 /* Room for n animators (the contents are not kept), taken from the
@@ -269,8 +298,12 @@ static int check_keys(lua_State *L, int n) {
   return 0;
 }
 
-/* core.animators_update(list, dt, pend) -> nqueued [, failed]
+/* core.animators_update(list, dt, pend [, threads]) -> nqueued [, failed]
  * (upvalues: the scratch, the animators' metatable)
+ * threads: 1 to ANIM_MAX_THREADS, or 0 or absent for the default (see
+ * batch_pool); with more than one, the animators' updates are split
+ * between the pool's threads (anim_animators_update_pool: the same poses
+ * and queues), and their callbacks are delivered in list order as ever.
  * Updates the animators list[1..#list] (raw) by dt in order, after
  * checking them all (nothing changes on a bad argument).  pend holds
  * false in 1..#pend (its room: grown here, before anything changes, so
@@ -292,10 +325,13 @@ static int animators_update(lua_State *L) {
   double dt = lua_type(L, 2) == LUA_TNUMBER ? lua_tonumber(L, 2) : -1;  /* no strings */
   size_t len;
   lua_Integer room;
-  int n, k, nq = 0, r;
+  int n, k, nq = 0, r, threads;
   int *queued;
+  anim_pool *pool;
   luaL_checktype(L, 1, LUA_TTABLE);
   luaL_checktype(L, 3, LUA_TTABLE);
+  threads = (int)luaL_optinteger(L, 4, 0);
+  luaL_argcheck(L, threads >= 0 && threads <= ANIM_MAX_THREADS, 4, "threads out of range");
   /* pend is written while list is read again below */
   luaL_argcheck(L, !lua_rawequal(L, 1, 3), 3, "must not be the list itself");
   len = lua_rawlen(L, 1);
@@ -314,10 +350,13 @@ static int animators_update(lua_State *L) {
     }
     if (!batch_reserve(L, s, n) && !(anim_lua_retry(L) && batch_reserve(L, s, n))) return anim_lua_nomem(L);
   }
+  /* (the pool is made through the state's allocator, called directly: no
+   * collection, no finalizer) */
+  pool = batch_pool(L, s, n, threads);
   /* from here nothing allocates: no finalizer runs */
   if ((r = check_list(L, n, ++s->gen, s->as)) || (r = check_keys(L, n))) return r;
   queued = (int *)(void *)(s->as + s->cap);
-  r = anim_animators_update(s->as, n, dt, queued, &nq);
+  r = anim_animators_update_pool(pool, s->as, n, dt, queued, &nq);
   for (k = 0; k < nq; k++) {
     animator_box *b;
     lua_rawgeti(L, 1, queued[k] + 1);
@@ -362,6 +401,25 @@ static int animator_event(lua_State *L) {
   if (anim_track_point(e->track) < 0) return 5;
   lua_pushinteger(L, anim_track_point(e->track) + 1);
   return 6;
+}
+
+/* core.animator_hear(animator, mask), core.track_hear(track, mask): the
+ * kinds of entries (codes.hear bits) their callbacks listen to; the Lua
+ * side says so whenever a registration changes. */
+static int animator_hear(lua_State *L) {
+  anim_animator_hear(check_animator(L, 1), (unsigned)anim_lua_checkrange(L, 2, 0, ANIM_HEAR_ALL, "mask"));
+  return 0;
+}
+
+static int track_hear(lua_State *L) {
+  anim_track_hear(anim_lua_checktrack(L, 1), (unsigned)anim_lua_checkrange(L, 2, 0, ANIM_HEAR_ALL, "mask"));
+  return 0;
+}
+
+/* core.animator_queued(animator) -> the entries its last update queued */
+static int animator_queued(lua_State *L) {
+  lua_pushinteger(L, anim_animator_nevents(check_animator(L, 1)));
+  return 1;
 }
 
 /* The animator at index 1 of a reader of the pose (lua_helpers.h). */
@@ -521,6 +579,9 @@ static const luaL_Reg funcs[] = {
   {"animator_update", animator_update},
   {"animator_delivering", animator_delivering},
   {"animator_event", animator_event},
+  {"animator_hear", animator_hear},
+  {"animator_queued", animator_queued},
+  {"track_hear", track_hear},
   {"track_uservalue", track_uservalue},
   {"track_state", track_state},
   {"track_time", track_time},
@@ -554,6 +615,7 @@ static void push_batch_scratch(lua_State *L) {
   s->gen = 0;
   s->cap = 0;
   s->as = NULL;
+  s->pool = NULL;
   luaL_newmetatable(L, BATCH_MT);
   lua_pushcfunction(L, batch_gc);
   lua_setfield(L, -2, "__gc");

@@ -193,5 +193,6 @@ void anim_lua_open_override(lua_State *L);
 void anim_lua_open_bytes(lua_State *L);
 void anim_lua_open_blendspace(lua_State *L);
 void anim_lua_open_gameplay(lua_State *L);
+void anim_lua_open_state(lua_State *L);
 
 #endif

@@ -22,5 +22,6 @@ int luaopen_anim_core(lua_State *L) {
   anim_lua_open_bytes(L);
   anim_lua_open_blendspace(L);
   anim_lua_open_gameplay(L);
+  anim_lua_open_state(L);
   return 1;
 }

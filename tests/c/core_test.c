@@ -14,6 +14,7 @@
 #include "reload.h"
 #include "gameplay.h"
 #include "rig.h"
+#include "state.h"
 
 static int passed, failed;
 
@@ -141,6 +142,62 @@ static const int parents[] = {-1, 0};
 static const double pivots[][3] = {{0, 0, 0}, {1, 2, 3}};
 static const double rots[][4] = {{0, 0, 0, 1}, {0, 0, 0, 1}};
 
+#define MAX_SAVED 16
+static int state_round_trip(const anim_mem *m, const anim_rig *rig, anim_animator *an, const anim_binding *bind) {
+  anim_track_state ts[MAX_SAVED];
+  anim_state_lead leads[MAX_SAVED];
+  anim_track *made[MAX_SAVED];
+  anim_override ov[4];
+  long long ov_id[4];
+  double pose[20], va[10], vb[10];
+  int animated[2], n = anim_state_count(an), k, point, after, which, nb = 1, ok, r;
+  const anim_binding *bp = bind;
+  anim_state_in in;
+  anim_animator *b = NULL;
+  const char *why;
+  if (n > MAX_SAVED || anim_state_noverrides(an) > 4) return 0;
+  memset(&in, 0, sizeof in);
+  for (k = 0; k < n; k++) {
+    const anim_track *t = anim_state_track(an, k, &ts[k], &point, &after);
+    leads[k].clip = anim_track_clip(t);
+    leads[k].space = NULL;
+    leads[k].binds = &bp;
+    leads[k].nbind = &nb;
+    leads[k].at[0] = leads[k].at[1] = 0;
+    leads[k].after = after;
+    leads[k].id = anim_track_id(t);
+    leads[k].points = &ts[k];
+  }
+  in.nov = anim_state_noverrides(an);
+  for (k = 0; k < in.nov; k++) ov_id[k] = anim_state_override(an, k, &ov[k]);
+  anim_state_animator(an, &in.an);
+  for (k = 0; k < 2; k++) anim_animator_get(an, k, pose + 10 * k, &animated[k]);
+  in.nlead = n;
+  in.lead = leads;
+  in.pose = pose;
+  in.animated = animated;
+  in.ov = ov;
+  in.ov_id = ov_id;
+  if (n > 0) {
+    /* queued after itself: refused, after its tracks were made (or out
+     * of memory: reported like any other failure) */
+    leads[0].after = 0;
+    r = anim_state_build(m, rig, ANIM_SIDE_BOTH, &in, &b, made, &which, &why);
+    leads[0].after = -1;
+    if (b || r != ANIM_STATE_BAD_TRACK || which != 0 || strcmp(why, "after") != 0) return 0;
+  }
+  if (anim_state_build(m, rig, ANIM_SIDE_BOTH, &in, &b, made, &which, &why) != ANIM_STATE_OK) return 0;
+  ok = anim_animator_update(an, 0.3) == 0 && anim_animator_update(b, 0.3) == 0 &&
+       anim_animator_nevents(an) == anim_animator_nevents(b);
+  for (k = 0; k < 2 && ok; k++) {
+    anim_animator_get(an, k, va, NULL);
+    anim_animator_get(b, k, vb, NULL);
+    ok = memcmp(va, vb, sizeof va) == 0;
+  }
+  anim_animator_free(b);
+  return ok;
+}
+
 /* Builds everything, plays and updates with an allocator that fails its
  * fail_at-th allocation: returns 1 when it all worked, 0 when an
  * allocation failed (and was reported, not crashed on). */
@@ -190,6 +247,10 @@ static int run_with(counting *cn) {
       anim_clip_free(pc);
       anim_clip_free(fresh);
     }
+    /* the saveable state (state.h): every track and override read out, a
+     * state that does not fit refused (nothing left behind), a new
+     * animator built from the state; both updated alike pose alike */
+    if (ok) ok = state_round_trip(&m, rig, an, &bind);
   }
   anim_animator_free(an);
   anim_clip_free(clip);

@@ -182,4 +182,25 @@ function M.intstring(v)
   return string.format("%d", v)
 end
 
+-- A finite double as a hex float string that tonumber reads back bit for
+-- bit: string.format("%a") where the version has it (5.1 has not: there,
+-- the same digits from math.frexp, each step exact in binary).
+local has_a = pcall(string.format, "%a", 1)
+function M.hexfloat(x)
+  if has_a then return string.format("%a", x) end
+  if x == 0 then return 1 / x < 0 and "-0x0p+0" or "0x0p+0" end
+  local sign = ""
+  if x < 0 then sign, x = "-", -x end
+  local m, e = math.frexp(x) -- luacheck: ignore 143 (5.1's, gone from 5.4, which has %a)
+  local frac, digits = m * 2 - 1, {}
+  while frac > 0 do
+    frac = frac * 16
+    local d = math.floor(frac)
+    digits[#digits + 1] = string.format("%x", d)
+    frac = frac - d
+  end
+  e = e - 1
+  return sign .. "0x1" .. (#digits > 0 and "." .. table.concat(digits) or "") .. "p" .. (e >= 0 and "+" or "") .. e
+end
+
 return M

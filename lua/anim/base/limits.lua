@@ -23,6 +23,7 @@ local SPEC = {
   animations = { 4096, 1000000, "animations imported from one Blockbench or Bedrock file" },
   bake_samples = { 250000, 1000000000, "evaluations of a curve baking may make for one imported file" },
   molang_work = { 40000000, 10000000000, "steps of Molang evaluation (operations, loop iterations) for one imported file" },
+  state_entries = { 10000, 1000000, "tracks (a blend space's points too), properties, overrides and constraints of a state animator:restore reads" },
 }
 M.SPEC = SPEC
 

@@ -15,6 +15,7 @@ local override = require "anim.runtime.override"
 local suggest = require "anim.base.suggest"
 local spaces = require "anim.runtime.blendspace"
 local ik = require "anim.runtime.ik"
+local saved = require "anim.runtime.state"
 
 local M = {}
 
@@ -53,8 +54,52 @@ local function opt_number(opts, k, dflt, lo, fname)
   return v
 end
 
+-- Who listens: the C side queues only the kinds of entries that a callback
+-- hears (codes.hear), so that a marker nobody listens to costs no Lua work.
+-- `plays` items always have work to do (they start clips), and `ended`
+-- keeps the live tracks (st.live) up to date: both are always heard.  The
+-- animator's own mask covers on_marker, on_event and on_sound; a track's,
+-- its on_marker (any name: the name is looked up when delivering),
+-- on_looped, on_stopped and on_ended.  A blend space's points share their
+-- lead's callbacks (the C side reads the lead's mask for them).
+local HEAR = codes.hear
+local ALWAYS = HEAR.plays + HEAR.ended
+-- a callbacks table (an animator's state, a track's callbacks) -> its
+-- animator or track; weak both ways, so that a connection kept by a script
+-- does not keep them alive
+local owners = setmetatable({}, { __mode = "kv" })
+
+local function heard(list) return list ~= nil and #list > 0 end
+
+local function animator_mask(st)
+  return ALWAYS + (heard(st.on_marker) and HEAR.marker or 0) + (heard(st.on_event) and HEAR.event or 0)
+    + (heard(st.on_sound) and HEAR.sound or 0)
+end
+
+local function track_mask(cbs)
+  local m = 0
+  if cbs.marker then
+    for _, list in pairs(cbs.marker) do
+      if heard(list) then m = HEAR.marker; break end
+    end
+  end
+  return m + (heard(cbs.looped) and HEAR.looped or 0) + (heard(cbs.stopped) and HEAR.stopped or 0)
+    + (heard(cbs.ended) and HEAR.ended or 0)
+end
+
+-- Tells the C side what the callbacks of root (a state or a track's
+-- callbacks table) now hear; nothing for an object already finalized.
+local function sync(root)
+  local obj = owners[root]
+  if obj == nil then return end
+  local mt = debug.getmetatable(obj)
+  if mt == core.animator_metatable then core.animator_hear(obj, animator_mask(root))
+  elseif mt == core.track_metatable then core.track_hear(obj, track_mask(root)) end
+end
+
 -- Connections: callback lists are replaced, never changed in place, so a
 -- delivery loop over the old list is not disturbed by (dis)connections.
+-- root: the callbacks table whose mask the connection changes.
 local Connection = {}
 Connection.__index = Connection
 Connection.__name = "anim.connection"
@@ -68,16 +113,19 @@ function Connection:disconnect()
     if c ~= self then new[#new + 1] = c end
   end
   self.owner[self.field] = new
+  sync(self.root)
 end
 
--- n: the position of fn among the method's arguments.
-local function connect(owner, field, fn, fname, n)
+-- n: the position of fn among the method's arguments; root: as above
+-- (owner itself when nil).
+local function connect(owner, field, fn, fname, n, root)
   if type(fn) ~= "function" then argerror(n or 1, fname, "function expected, got " .. args.typename(fn)) end
-  local c = setmetatable({ fn = fn, owner = owner, field = field, connected = true }, Connection)
+  local c = setmetatable({ fn = fn, owner = owner, field = field, connected = true, root = root or owner }, Connection)
   local old, new = owner[field] or {}, {}
   for i, x in ipairs(old) do new[i] = x end
   new[#new + 1] = c
   owner[field] = new
+  sync(c.root)
   return c
 end
 
@@ -217,8 +265,14 @@ function M.new(rig, opts)
     if not motion then argerror(2, "animator", "root_motion: " .. why) end
   end
   local warn = opt_function(opts, "warn", 2, "animator")
-  local state = { live = {}, ended = {}, side = side, space = space, library = lib, rig = rig, warn = warn }
+  -- live: track id -> track, for the tracks playing; cbs, src: the same
+  -- ids -> the track's callbacks table and source (clip or blend space),
+  -- which deliver reads without a call into C per track and update
+  local state = { live = {}, cbs = {}, src = {}, ended = {}, side = side, space = space, library = lib, rig = rig,
+    warn = warn }
   local a = core.animator_new(rig, SIDES[side], state)
+  owners[state] = a
+  core.animator_hear(a, ALWAYS)
   if motion then core.animator_set_root_motion(a, motion) end
   return a
 end
@@ -279,12 +333,13 @@ local function play(self, clip, opts, fname)
   end
   local warn = opt_function(opts, "warn", 2, fname) or st.warn
   local track, p, other
+  local cbs = {}
   if space then
     local bindings = {}
     for i, c in ipairs(info.clips) do bindings[i] = bind.get(c, st.rig, map) end
-    track = core.animator_play_space(self, clip, fade, weight, speed, priority, bindings, {}, x, y)
+    track = core.animator_play_space(self, clip, fade, weight, speed, priority, bindings, cbs, x, y)
   else
-    track, p, other = core.animator_play(self, clip, fade, weight, speed, priority, bind.get(clip, st.rig, map), {})
+    track, p, other = core.animator_play(self, clip, fade, weight, speed, priority, bind.get(clip, st.rig, map), cbs)
   end
   if not track then
     local prop = info.properties[p]
@@ -292,8 +347,13 @@ local function play(self, clip, opts, fname)
       tostring(info.name), prop.name, prop.arity, prop.arity == 1 and "" or "s", other))
   end
   local _, _, _, _, _, _, id = core.track_state(track)
-  st.live[id] = track
-  if not space then playing.note(clip, track, map) end
+  st.live[id], st.cbs[id], st.src[id] = track, cbs, clip
+  if not space then playing.note(clip, track, map)
+  elseif map then
+    -- (a saved state names the map a space's track plays with: runtime/state.lua)
+    st.space_maps = st.space_maps or setmetatable({}, { __mode = "k" })
+    st.space_maps[track] = map
+  end
   if after ~= nil and core.track_queue_after(track, after) == 1 then
     st.queued_after = st.queued_after or setmetatable({}, { __mode = "kv" })
     st.queued_after[after] = track
@@ -324,6 +384,7 @@ function methods.autoplay(self, clips)
   return out
 end
 
+-- (on_play: what a `plays` item starts; those are always heard)
 function methods.on_marker(self, fn) return connect(animator_state(self), "on_marker", fn, "on_marker") end
 function methods.on_event(self, fn) return connect(animator_state(self), "on_event", fn, "on_event") end
 function methods.on_sound(self, fn) return connect(animator_state(self), "on_sound", fn, "on_sound") end
@@ -369,7 +430,7 @@ end
 -- (a track's callbacks and clip are looked up once for a run of its
 -- events: an update may queue hundreds of thousands)
 local function deliver(self, st, n, in_co)
-  local live, ended = st.live, st.ended
+  local live, ended, cbs_of, src_of = st.live, st.ended, st.cbs, st.src
   local err
   -- (the last track's callbacks and source, and the info of the clip
   -- whose items it fires: consecutive entries are mostly of one track)
@@ -379,7 +440,7 @@ local function deliver(self, st, n, in_co)
     local tr = live[id]
     if tr then
       if tr ~= last then
-        last, cbs, src, info = tr, track_uv(tr, 3), track_uv(tr, 1), nil
+        last, cbs, src, info = tr, cbs_of[id], src_of[id], nil
       end
       if ty == EV_ITEM then
         -- (a blend space's item: its point's clip has it)
@@ -388,9 +449,9 @@ local function deliver(self, st, n, in_co)
         end
         if kind == MARKER then
           local m = info.markers[idx]
-          local per = cbs.marker
+          local per, all = cbs.marker, st.on_marker
           if per then err = call(per[m.name], err, in_co, tr, m.value, late) end
-          err = call(st.on_marker, err, in_co, tr, m.name, m.value, late)
+          if all then err = call(all, err, in_co, tr, m.name, m.value, late) end
         elseif kind == EVENT then
           local e = info.events[idx]
           err = call(st.on_event, err, in_co, tr, e.name, e.payload, late)
@@ -419,20 +480,24 @@ end
 -- delivering (its callbacks may not update it); returns whether delivery
 -- went through, and the first error.  Whatever happens while delivering,
 -- the animator comes out usable.
-local function deliver_queue(self, n, who)
+-- st: the animator's state when the caller has it (animator:update: from
+-- the core's update itself), else nil.
+local function deliver_queue(self, n, who, st)
   local outer = YIELD_MSG
   YIELD_MSG = YIELD[who]
   playing.delivering = playing.delivering + 1
   core_delivering(self, true)
-  local ok, st = pcall(animator_state, self)
+  local ok = true
+  if st == nil then ok, st = pcall(animator_state, self) end
   local err
   if ok then
     -- (on 5.1 nothing under this pcall can yield: the callbacks are called
     -- as on the main thread, and a yield fails with 5.1's message)
     ok, err = pcall(deliver, self, st, n, compat.pcall_yields and isyieldable())
-    local live, ended = st.live, st.ended
+    local live, ended, cbs_of, src_of = st.live, st.ended, st.cbs, st.src
     for i = #ended, 1, -1 do
-      live[ended[i]] = nil
+      local id = ended[i]
+      live[id], cbs_of[id], src_of[id] = nil, nil, nil
       ended[i] = nil
     end
   else
@@ -453,7 +518,7 @@ local QUEUED = "animator:update called while anim.update has yet to deliver this
 -- before anim.update delivered its callbacks without changing anything
 -- (codes.status).
 function methods.update(self, dt)
-  local n = core_update(self, dt)
+  local n, st = core_update(self, dt)
   if n <= 0 then
     if n == 0 then return end -- nothing to deliver (and nothing ended)
     if n == ST.bad_dt then
@@ -464,7 +529,7 @@ function methods.update(self, dt)
     end
     args.raise(n == ST.delivering and OWN_CALLBACK or QUEUED)
   end
-  local ok, err = deliver_queue(self, n, "update")
+  local ok, err = deliver_queue(self, n, "update", st)
   if not ok or err ~= nil then error(err, 0) end
 end
 
@@ -536,12 +601,32 @@ local function deliver_list(pend, n)
   return bad, first
 end
 
-function M.update_list(list, dt)
+-- The options of anim.update: threads, the threads that compute the poses
+-- (1 to codes.const.max_threads; absent: the processors online for lists
+-- of codes.const.threads_min_batch animators or more, else 1).  The
+-- callbacks are delivered on the calling thread in list order whatever
+-- the count, and the poses are the same bits.
+local UPDATE_OPTIONS = args.names { "threads" }
+local MAX_THREADS = codes.const.max_threads
+
+local function threads_option(opts)
+  opts = args.options(opts, UPDATE_OPTIONS, 3, "update")
+  local t = opts.threads
+  if t == nil then return 0 end
+  if type(t) ~= "number" or t ~= math.floor(t) or t < 1 or t > MAX_THREADS then
+    argerror(3, "update", "threads must be an integer from 1 to " .. MAX_THREADS .. ", got " .. show(t))
+  end
+  return t
+end
+
+function M.update_list(list, dt, opts)
   if type(list) ~= "table" then argerror(1, "update", "table of animators expected, got " .. type(list)) end
+  -- (no options: no table made)
+  local threads = opts ~= nil and threads_option(opts) or 0
   local np = #pool
   local pend = pool[np]
   if pend then pool[np] = nil else np, pend = np + 1, {} end
-  local n, i, j = core_update_list(list, dt, pend)
+  local n, i, j = core_update_list(list, dt, pend, threads)
   if n == 0 and not i then
     if compat_rawlen(pend) <= KEEP then pool[np] = pend else give_back(pend, list) end
     return
@@ -605,6 +690,21 @@ function methods.overrides(self) return override.list(animator_state(self)) end
 -- Root motion: this update's motion of the animator's root_motion joint
 -- (dx, dy, dz, qx, qy, qz, qw; no joint: 0, 0, 0, 0, 0, 0, 1).
 methods.root_motion = core.animator_root_motion
+
+-- The saveable state (runtime/state.lua): animator:state() -> table,
+-- animator:restore(state [, resolve]) -> { tracks, overrides, constraints } | nil, message
+function methods.state(self) return saved.save(self, animator_state(self)) end
+function methods.restore(self, state, resolve)
+  if resolve ~= nil and type(resolve) ~= "function" then
+    argerror(2, "restore", "resolve must be a function, got " .. args.typename(resolve))
+  end
+  local st = animator_state(self)
+  local result, err = saved.restore(self, st, state, resolve)
+  -- (the restored core animator hears everything until told what its
+  -- callbacks listen to: they stay on the animator)
+  if result then core.animator_hear(self, animator_mask(st)) end
+  return result, err
+end
 
 -- Constraints (runtime/ik.lua).
 methods.two_bone_ik = ik.two_bone_ik
@@ -716,15 +816,22 @@ function tmethods.set_at(self, x, y)
   core.track_set_at(self, x, y)
 end
 
+-- A track's callbacks table, known as the track's for sync().
+local function track_cbs(self)
+  local cbs = track_uv(self, 3)
+  owners[cbs] = self
+  return cbs
+end
+
 function tmethods.on_marker(self, name, fn)
   if type(name) ~= "string" then argerror(1, "on_marker", "marker name expected, got " .. type(name)) end
-  local cbs = track_uv(self, 3)
+  local cbs = track_cbs(self)
   cbs.marker = cbs.marker or {}
-  return connect(cbs.marker, name, fn, "on_marker", 2)
+  return connect(cbs.marker, name, fn, "on_marker", 2, cbs)
 end
-function tmethods.on_looped(self, fn) return connect(track_uv(self, 3), "looped", fn, "on_looped") end
-function tmethods.on_stopped(self, fn) return connect(track_uv(self, 3), "stopped", fn, "on_stopped") end
-function tmethods.on_ended(self, fn) return connect(track_uv(self, 3), "ended", fn, "on_ended") end
+function tmethods.on_looped(self, fn) return connect(track_cbs(self), "looped", fn, "on_looped") end
+function tmethods.on_stopped(self, fn) return connect(track_cbs(self), "stopped", fn, "on_stopped") end
+function tmethods.on_ended(self, fn) return connect(track_cbs(self), "ended", fn, "on_ended") end
 
 local tfields = {
   time = function(self) return (core.track_state(self)) end,
@@ -733,6 +840,8 @@ local tfields = {
   is_playing = function(self) return select(4, core.track_state(self)) end,
   loops = function(self) return select(5, core.track_state(self)) end,
   fade = function(self) return select(6, core.track_state(self)) end,
+  -- its start order: the key of animator:restore's tracks (runtime/state.lua)
+  id = function(self) return select(7, core.track_state(self)) end,
   clip = function(self) return track_uv(self, 1) end,
   animator = function(self) return track_uv(self, 2) end,
   -- a blend space's: its first point's clip's (the space's clock)
@@ -831,7 +940,9 @@ tmt.__gc = function(self)
   if not alive then _, _, _, _, _, _, id = core.track_state(self) end
   track_gc(self)
   local ok, st = pcall(animator_state, owner)
-  if ok and type(st) == "table" and type(st.live) == "table" and st.live[id] == self then st.live[id] = nil end
+  if ok and type(st) == "table" and type(st.live) == "table" and st.live[id] == self then
+    st.live[id], st.cbs[id], st.src[id] = nil, nil, nil
+  end
   if type(cbs) == "table" then
     disconnect_all(cbs.looped); disconnect_all(cbs.stopped); disconnect_all(cbs.ended)
     if type(cbs.marker) == "table" then

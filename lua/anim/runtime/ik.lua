@@ -60,8 +60,15 @@ local Constraint = {}
 local STATE = {}
 local function state_of(c) return rawget(c, STATE) end
 
+-- Each is also listed in its animator's Lua state (weakly), so that a
+-- restore (runtime/state.lua) can mark the ones it replaces as removed.
+local animator_state = core.animator_state
 local function new_constraint(animator, id, kind)
-  return setmetatable({ [STATE] = { animator = animator, id = id, kind = kind, removed = false } }, Constraint)
+  local c = setmetatable({ [STATE] = { animator = animator, id = id, kind = kind, removed = false } }, Constraint)
+  local st = animator_state(animator)
+  st.constraints = st.constraints or setmetatable({}, { __mode = "k" })
+  st.constraints[c] = true
+  return c
 end
 
 -- Is joint lo below joint hi in the rig?
@@ -212,5 +219,23 @@ Constraint.__tostring = function(self)
 end
 
 function M.is_constraint(v) return getmetatable(v) == Constraint end
+
+-- The handles of a restore (runtime/state.lua), made before it happens:
+-- list = { { id =, kind = }, ... } in creation order; commit() marks the
+-- animator's old handles removed and lists these instead.
+function M.prepare(animator, list)
+  local st = animator_state(animator)
+  st.constraints = st.constraints or setmetatable({}, { __mode = "k" })
+  local handles, set = {}, setmetatable({}, { __mode = "k" })
+  for i, e in ipairs(list) do
+    handles[i] = setmetatable({ [STATE] = { animator = animator, id = e.id, kind = e.kind, removed = false } }, Constraint)
+    set[handles[i]] = true
+  end
+  local function commit()
+    for c in pairs(st.constraints) do state_of(c).removed = true end
+    st.constraints = set
+  end
+  return handles, commit
+end
 
 return M

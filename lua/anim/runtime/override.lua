@@ -182,4 +182,40 @@ function M.list(st)
   return out
 end
 
+-- The saveable state (runtime/state.lua) -------------------------------------
+
+-- Each live override as the script set it (the core holds its rotation
+-- made unit: adding these values again gives the same bits), in creation
+-- order: { id, joint (0-based), name, mode, weight, channels, p, q, s }.
+function M.export(st)
+  local out = {}
+  for i, h in ipairs(M.list(st)) do
+    local o = state[h]
+    out[i] = { id = o.id, joint = o.joint, name = o.name, mode = o.mode, weight = o.weight, channels = o.channels,
+      p = { o.p[1], o.p[2], o.p[3] }, q = { o.q[1], o.q[2], o.q[3], o.q[4] }, s = { o.s[1], o.s[2], o.s[3] } }
+  end
+  return out
+end
+
+-- The handles of a restore, made before it happens (list: as M.export
+-- gives); commit() then removes the animator's old handles and puts these
+-- in their place, allocating nothing (st.overrides exists from here on).
+function M.prepare(animator, st, list)
+  st.overrides = st.overrides or {}
+  local map, handles = {}, {}
+  for i, e in ipairs(list) do
+    local o = { animator = animator, st = st, joint = e.joint, name = e.name, mode = e.mode, weight = e.weight,
+      channels = e.channels, p = e.p, q = e.q, s = e.s, removed = false, id = e.id }
+    local h = setmetatable({}, Handle)
+    state[h] = o
+    map[e.id] = h
+    handles[i] = h
+  end
+  local function commit()
+    for _, h in pairs(st.overrides) do state[h].removed = true end
+    st.overrides = map
+  end
+  return handles, commit
+end
+
 return M
