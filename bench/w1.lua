@@ -246,7 +246,7 @@ for _, n in ipairs(ns) do
     times[1] * per, times[#times] * per, alloc, calls and string.format("%.2f", calls) or "null",
     args.threads and "monotonic" or "os.clock",
     args.threads and string.format(',"threads":%d,"cpu_ms_per_frame":%.4f,"caller_cpu_ms_per_frame":%.4f', args.threads,
-      cpus[(#cpus + 1) // 2] / FRAMES * 1e3, callers[(#callers + 1) // 2] / FRAMES * 1e3) or ""))
+      cpus[math.floor((#cpus + 1) / 2)] / FRAMES * 1e3, callers[math.floor((#callers + 1) / 2)] / FRAMES * 1e3) or ""))
   io.stdout:flush()
   if not euler then
     local bad = check_error(chk)

@@ -144,10 +144,12 @@ describe("a finalizer that runs while the module makes tables", function()
   end)
 
   it("animator:play on an animator it finalizes", function()
-    -- (the bindings' array must outgrow 1 % of the heap, or the collection
-    -- comes only once play is done: 10,000 joints keep that true for heaps
-    -- up to 80 MB, which the whole suite's comes near with 3,000)
-    local n = 10000
+    -- (the bindings' array must outgrow 1 % of the heap on 5.4, or the
+    -- collection comes only once play is done: this spec runs in a process
+    -- of its own (Makefile: ALONE), whose heap 3,000 joints outgrow; more
+    -- would drive the other runtimes' collector, with no pause between
+    -- cycles, through minutes of work)
+    local n = 3000
     local r = rig_of(n)
     local joints = {}
     for i = 1, n do joints["j" .. i] = { position = { { 0, { 0, 0, 0 } } } } end
@@ -171,7 +173,13 @@ describe("a finalizer that runs while the module makes tables", function()
     local s = a:state()
     local b = anim.animator(r)
     local ok, err = finalized_during(b, function() return b:restore(s, function() return c end) end)
-    if not ok then assert.truthy(tostring(err):find("anim.animator " .. FINALIZED), err) end
+    -- (finalized before the method's check of self, as happens on LuaJIT,
+    -- that check names it: "calling 'restore' on bad self (... got
+    -- anim.animator (finalized))")
+    if not ok then
+      err = tostring(err)
+      assert.truthy(err:find("anim.animator " .. FINALIZED) or err:find("got anim.animator (finalized)", 1, true), err)
+    end
     local uok, uerr = pcall(function() b:update(0.1) end)
     assert.is_false(uok)
     assert.truthy(uerr:find("anim.animator " .. FINALIZED), uerr)

@@ -69,7 +69,7 @@ function M.spaces(r, clips)
       if c.blend ~= first.blend then c = first end -- (one blend mode a space)
       loop = loop or c.loop
       same = same and c.loop == loop
-      pts[i] = { clip = c, at = dim == 1 and i + r() / 2 or { i % 3 + r() / 2, (i // 3) + r() / 2 } }
+      pts[i] = { clip = c, at = dim == 1 and i + r() / 2 or { i % 3 + r() / 2, math.floor(i / 3) + r() / 2 } }
     end
     out[k] = anim.blendspace { points = pts, sync = same and k % 2 == 1 }
   end

@@ -10,6 +10,7 @@
 -- ==, every callback (names, values, late) in order.  Then each refusal
 -- of a bad state by its message, and the animator untouched after one.
 local anim = require "anim"
+local compat = require "anim.base.compat"
 local cjson = require "cjson"
 
 local rig = anim.rig("player")
@@ -37,7 +38,7 @@ local function same_numbers(x, y, what)
   assert(#x == #y, what .. ": not as many numbers")
   for i = 1, #x do
     if x[i] ~= y[i] then
-      local function show(v) return type(v) == "number" and string.format("%a", v) or tostring(v) end
+      local function show(v) return type(v) == "number" and compat.hexfloat(v) or tostring(v) end
       error(string.format("%s: number %d is %s, not %s", what, i, show(y[i]), show(x[i])), 2)
     end
   end
@@ -49,7 +50,7 @@ local function listen(a, log)
     local parts = {}
     for i = 1, select("#", ...) do
       local v = select(i, ...)
-      parts[i] = type(v) == "number" and string.format("%a", v) or type(v) == "table" and "table" or tostring(v)
+      parts[i] = type(v) == "number" and compat.hexfloat(v) or type(v) == "table" and "table" or tostring(v)
     end
     log[#log + 1] = table.concat(parts, " ")
   end
@@ -197,7 +198,7 @@ describe("animator:state and animator:restore", function()
       if type(v) == "table" then
         for k, x in pairs(v) do walk(x, path .. "." .. tostring(k)) end
       elseif type(v) == "number" then
-        assert(math.type(v) == "integer" and math.abs(v) < 2 ^ 31, path .. " is a number cjson may not keep")
+        assert(v == math.floor(v) and math.abs(v) < 2 ^ 31, path .. " is a number cjson may not keep")
       else
         assert(type(v) == "string" or type(v) == "boolean", path .. " is a " .. type(v))
       end
