@@ -39,7 +39,7 @@ describe("conformance vectors", function()
               end
             end
           end
-          assert(worst <= data.tolerance, string.format("off by %.3g (tolerance %g): %s", worst, data.tolerance, where))
+          assert(worst <= data.tolerance, string.format("off by %.3g (tolerance %g): %s", worst, data.tolerance, tostring(where)))
         end)
       end
     end)
