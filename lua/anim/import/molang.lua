@@ -998,7 +998,9 @@ local function gen(node, fns, d)
   return nil
 end
 
-local LOADER_HEAD = "local fl, T, F, W, C, B, M = ...\n"
+-- (the chunk runs in an empty environment: what it calls comes in as
+-- arguments, error too, which the work budget raises with)
+local LOADER_HEAD = "local fl, T, F, W, C, B, M, error = ...\n"
   .. "local sin, cos, abs, sqrt, exp, log, rad = M.sin, M.cos, M.abs, M.sqrt, M.exp, M.log, M.pi / 180\n"
 local COUNT = "local u = W.used + C W.used = u if u > W.limit then error(B, 0) end "
 
@@ -1014,7 +1016,7 @@ local function generate(ast, work, cost)
     .. "t = t + 0.0 return " .. code .. " end"
   local loader = compat.load(chunk, "=molang", "t", {})
   if not loader then return nil end
-  return loader(floor, truth, fns, work, cost, M.Budget, math)
+  return loader(floor, truth, fns, work, cost, M.Budget, math, error)
 end
 
 -- Periods ------------------------------------------------------------------------------
