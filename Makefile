@@ -160,12 +160,14 @@ gltf-ref: deps-test gltf-ref-deps
 # and one for the other specs (in the order `make test` runs them), each
 # logging to build/memcheck/ and printed when all are done.  oom_spec runs
 # alone because it costs in proportion to the Lua heap it finds: 15 s under
-# valgrind on its own, about 40 times more after the other specs.  The specs'
+# valgrind on its own, about 40 times more after the other specs;
+# finalized_spec too, whose tries depend on the heap's size (as in make test:
+# ALONE).  The specs'
 # subprocesses (bin/anim, the examples, luarocks) are not run under
 # valgrind: make asan checks them.
 # SPECS=spec/x_spec.lua runs some specs only (memcheck and asan), in one process.
 SPECS         ?= spec
-MEMCHECK_ALONE = spec/encode_spec.lua spec/oom_spec.lua
+MEMCHECK_ALONE = spec/encode_spec.lua $(ALONE:%=spec/%.lua)
 VALGRIND = valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect \
            --errors-for-leak-kinds=definite --error-exitcode=99 --keep-debuginfo=yes
 memcheck: deps-test
@@ -204,7 +206,8 @@ deps-ci:
 # build/asan/options/lua5.4, read through include_if_exists=%b), not in the
 # system tools the specs run (sed, script, cc1... free not all at exit): no
 # suppression list.  Every report is written to build/asan/logs/ and fails
-# the target, whatever the spec did with it.
+# the target, whatever the spec did with it.  The specs of ALONE run in
+# processes of their own, as in make test.
 SAN_CC     = clang
 SAN_CFLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fsanitize=float-cast-overflow \
              -fno-sanitize-recover=all -shared-libsan
@@ -237,7 +240,12 @@ asan: deps-ci
 	@cp $(BUILD)/failalloc.so $(ASAN_DIR)/tree/$(BUILD)/failalloc.so
 	@echo detect_leaks=1 > $(ASAN_DIR)/options/lua5.4
 	@echo "busted $(SPECS) in $(ASAN_DIR)/tree, lua5.4 with $(SAN_RT) preloaded"
-	@cd $(ASAN_DIR)/tree && $(ASAN_ENV) $(RUN) $$(command -v busted) --exclude-tags=long $(SPECS); status=$$?; cd $(CURDIR); \
+	@cd $(ASAN_DIR)/tree && if [ "$(SPECS)" != spec ]; then \
+	  $(ASAN_ENV) $(RUN) $$(command -v busted) --exclude-tags=long $(SPECS); status=$$?; \
+	else $(ASAN_ENV) $(RUN) $$(command -v busted) --exclude-tags=long $(ALONE:%=--exclude-pattern=%) spec; status=$$?; \
+	  for s in $(ALONE); do echo "busted spec/$$s.lua (a process of its own, as in make test)"; \
+	    $(ASAN_ENV) $(RUN) $$(command -v busted) --exclude-tags=long spec/$$s.lua || status=1; done; \
+	fi; cd $(CURDIR); \
 	  if [ -n "$$(ls $(ASAN_DIR)/logs)" ]; then \
 	    for f in $(ASAN_DIR)/logs/*; do echo "==== $$f"; cat "$$f"; done; \
 	    echo "make asan: sanitizer reports above (also in $(ASAN_DIR)/logs/)" >&2; exit 1; \
