@@ -53,6 +53,26 @@ describe("anim.update on threads", function()
     end)
   end
 
+  -- The threads share a list out in chunks (csrc/core/animator.c: sixteen
+  -- animators at least, eight a thread): 300 animators are eighteen
+  -- chunks, taken in whatever order the threads come.
+  it("a list of many chunks: threads = 1 and threads = 2 agree", function()
+    local clips, spaces = S.pool(4242, 8)
+    local log1, log2 = {}, {}
+    local one = S.scene(42, 300, clips, nil, log1, spaces)
+    local two = S.scene(42, 300, clips, nil, log2, spaces)
+    for frame = 1, 20 do
+      local dt = frame % 3 == 0 and 0.1 or 1 / 60
+      anim.update(one, dt, { threads = 1 })
+      anim.update(two, dt, { threads = 2 })
+      for i = 1, #one do
+        assert(S.bits(one[i]) == S.bits(two[i]), string.format("frame %d, animator %d differs", frame, i))
+      end
+    end
+    assert.is_true(#log1 > 100)
+    assert.are.same(log1, log2)
+  end)
+
   it("more threads than animators, and the default, give the same bits", function()
     local clips, spaces = S.pool(77, 4)
     local logs, lists = {}, {}

@@ -235,55 +235,74 @@ int anim_animators_update(anim_animator *const *as, int n, double dt, int *queue
 
 /* ---- the same on the threads of a pool ------------------------------------ */
 
-/* One run: part p updates the p-th stretch of the list (equal counts), its
- * queue indices written from queued[lo] on (a stretch lists at most its
- * own animators), its freed tracks in dead[p]. */
+/* One run: the list is cut into chunks of equal counts, which the threads
+ * take in turn (anim_pool_take) until none is left: the calling thread
+ * starts on the first chunks at once, and a worker that wakes late takes
+ * fewer (static stretches made every run wait for the last worker to
+ * wake).  A chunk's queue indices are written from queued[lo] on (a chunk
+ * lists at most its own animators) and the rest of its slots set to -1;
+ * the tracks a thread freed go to dead[its part].  Which thread updates
+ * an animator changes nothing in it: the results are those of one thread. */
 typedef struct batch_run {
   anim_animator *const *as;
-  int n;
+  int n, chunk, next;      /* next: the first chunk not taken yet (the pool's mutex) */
   double dt;
   int *queued;
   anim_pool *pool;
-  int nq[ANIM_POOL_MAX], fail[ANIM_POOL_MAX];
+  int fail[ANIM_POOL_MAX];
   anim_track *dead[ANIM_POOL_MAX];
 } batch_run;
 
-static int part_lo(int n, int part, int nparts) { return (int)((long long)n * part / nparts); }
+/* (eight chunks a thread: a late start is made up by the others within
+ * one chunk, and a chunk is long enough for the prefetches of
+ * update_range to pay) */
+#define CHUNKS_PER_THREAD 8
+#define CHUNK_MIN 16
 
 static void batch_part(void *arg, int part, int nparts) {
   batch_run *b = arg;
-  int lo = part_lo(b->n, part, nparts), hi = part_lo(b->n, part + 1, nparts);
+  int c, fail = 0;
+  (void)nparts;
   b->dead[part] = NULL;
-  b->fail[part] = update_range(b->as, lo, hi, b->dt, b->queued ? b->queued + lo : NULL, &b->nq[part],
-                               b->pool, &b->dead[part]);
+  while ((c = anim_pool_take(b->pool, &b->next)) < (b->n + b->chunk - 1) / b->chunk) {
+    int lo = c * b->chunk, hi = b->n - lo < b->chunk ? b->n : lo + b->chunk, nq = 0, f, i;
+    f = update_range(b->as, lo, hi, b->dt, b->queued ? b->queued + lo : NULL, &nq, b->pool, &b->dead[part]);
+    if (f && (!fail || f < fail)) fail = f;
+    if (b->queued) for (i = lo + nq; i < hi; i++) b->queued[i] = -1;
+  }
+  b->fail[part] = fail;
 }
 
 int anim_animators_update_pool(anim_pool *pool, anim_animator *const *as, int n, double dt, int *queued,
                                int *nqueued) {
   batch_run b;
-  int parts, p, k = 0, fail = 0;
+  int parts, p, i, k = 0, fail = 0;
   if (!pool || anim_pool_threads(pool) == 1 || n < 2) return anim_animators_update(as, n, dt, queued, nqueued);
   if (nqueued) *nqueued = 0;
   if (!isfinite(dt) || dt < 0) return -1;
+  parts = anim_pool_threads(pool);
   b.as = as;
   b.n = n;
+  b.chunk = n / (parts * CHUNKS_PER_THREAD);
+  if (b.chunk < CHUNK_MIN) b.chunk = CHUNK_MIN;
+  b.next = 0;
   b.dt = dt;
   b.queued = queued;
   b.pool = pool;
   anim_pool_run(pool, batch_part, &b);
-  parts = anim_pool_threads(pool);
   for (p = 0; p < parts; p++) {
-    int lo = part_lo(n, p, parts), i;
     anim_track *t = b.dead[p];
-    /* (k <= lo: the stretches' lists move down, in list order) */
-    if (queued) for (i = 0; i < b.nq[p]; i++) queued[k++] = queued[lo + i];
-    if (b.fail[p] && !fail) fail = b.fail[p];
+    if (b.fail[p] && (!fail || b.fail[p] < fail)) fail = b.fail[p];
     while (t) {
       anim_track *next = t->dead_next;
       anim_track_destroy(t);
       t = next;
     }
   }
+  /* (k <= i: the chunks' lists move down, in list order) */
+  if (queued)
+    for (i = 0; i < n; i++)
+      if (queued[i] >= 0) queued[k++] = queued[i];
   if (nqueued) *nqueued = k;
   return fail;
 }

@@ -21,7 +21,7 @@ struct anim_pool {
   anim_mem mem;
   int threads;
   int started;             /* workers running */
-  pthread_mutex_t m;       /* guards gen, pending, quit, job, arg */
+  pthread_mutex_t m;       /* guards gen, pending, quit, job, arg and the counters of anim_pool_take */
   pthread_cond_t go, done;
   unsigned long gen;       /* runs so far */
   int pending;             /* parts of this run still running on workers */
@@ -129,6 +129,14 @@ void anim_pool_run(anim_pool *p, anim_pool_job job, void *arg) {
     while (p->pending > 0) pthread_cond_wait(&p->done, &p->m);
     pthread_mutex_unlock(&p->m);
   }
+}
+
+int anim_pool_take(anim_pool *p, int *next) {
+  int v;
+  pthread_mutex_lock(&p->m);
+  v = (*next)++;
+  pthread_mutex_unlock(&p->m);
+  return v;
 }
 
 void anim_pool_lock(anim_pool *p) { pthread_mutex_lock(&p->serial); }

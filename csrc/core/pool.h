@@ -27,6 +27,9 @@ int anim_pool_threads(const anim_pool *p);
 /* Runs job(arg, i, n) for every part i of n = anim_pool_threads(p), and
  * returns once all have returned.  Not reentrant: one run at a time. */
 void anim_pool_run(anim_pool *p, anim_pool_job job, void *arg);
+/* Returns *next and adds 1 to it, under the pool's mutex: the parts of a
+ * run share out work by it. */
+int anim_pool_take(anim_pool *p, int *next);
 /* The pool's serializing mutex. */
 void anim_pool_lock(anim_pool *p);
 void anim_pool_unlock(anim_pool *p);
