@@ -20,6 +20,7 @@ describe("out of memory", function()
     -- errors during GC step raising in the context of a JIT trace").  The module's C code is the same
     -- under the interpreter, so the spec runs there: the compiler off
     -- (and its traces flushed) for this file only (docs/runtimes.md).
+    local jit = require "jit"
     setup(function() jit.off(); jit.flush() end)
     teardown(function() jit.on() end)
   end

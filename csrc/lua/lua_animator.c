@@ -131,15 +131,19 @@ static int animator_play(lua_State *L) {
   return 1;
 }
 
-/* core.animator_update(animator, dt) -> number of queued callbacks (and,
- * when there are some, the animator's state: its second user value), or a
- * status code (codes.h; nothing changed then: the Lua side raises):
+/* core.animator_update(animator, dt) -> 0 when nothing is left to deliver
+ * (the callbacks it queued were delivered from C, none failing:
+ * lua_deliver.c); else the number of queued callbacks, the animator's
+ * state (its second user value), the 1-based index of the first entry
+ * not delivered yet and the first error of those delivered (or nil), for
+ * the Lua side to deliver the rest; or a status code (codes.h; nothing
+ * changed then: the Lua side raises):
  * ANIM_ST_NOT_ANIMATOR when 1 is not an animator (the Lua side names its
  * caller's line), ANIM_ST_BAD_DT when dt is not a finite number >= 0, ANIM_ST_DELIVERING
  * during a delivery of this animator's callbacks, ANIM_ST_QUEUED while a
  * batch update has yet to deliver them. */
 static int animator_update(lua_State *L) {
-  animator_box *b = anim_lua_testbox_any(L, 1, ANIM_BOX_ANIMATOR);
+  animator_box *b = anim_lua_deliver_animator(L, 1);
   int r;
   double dt = lua_type(L, 2) == LUA_TNUMBER ? lua_tonumber(L, 2) : -1;  /* no strings */
   if (!b) { lua_pushinteger(L, ANIM_ST_NOT_ANIMATOR); return 1; }
@@ -155,11 +159,36 @@ static int animator_update(lua_State *L) {
   r = anim_animator_update(b->a, dt);
   if (r == ANIM_ST_NOMEM) return luaL_error(L, "not enough memory for the callback queue");
   r = anim_animator_nevents(b->a);
-  lua_pushinteger(L, r);
-  if (r == 0) return 1;
-  /* the state too, for the delivery (no call back into C for it) */
-  lua_getiuservalue(L, 1, 2);
-  return 2;
+  lua_settop(L, 2);
+  if (r > 0) {
+    lua_getiuservalue(L, 1, 2);
+    anim_lua_deliver(L, b, 3, r);  /* from at 4, error at 5 */
+    if (lua_tointeger(L, 4) <= r || !lua_isnil(L, 5)) {
+      lua_pushinteger(L, r);
+      lua_insert(L, 3);
+      return 4;
+    }
+  }
+  lua_pushinteger(L, 0);
+  return 1;
+}
+
+/* core.animator_deliver(animator, n) -> the index of the first entry not
+ * delivered, the first error or nil: the batch update's delivery from C
+ * of an animator's n queued entries (lua_deliver.c). */
+static int animator_deliver(lua_State *L) {
+  int n = (int)luaL_checkinteger(L, 2);
+  animator_box *b = anim_lua_deliver_animator(L, 1);
+  lua_settop(L, 2);
+  if (b) lua_getiuservalue(L, 1, 2);
+  else lua_pushnil(L);
+  return anim_lua_deliver(L, b, 3, n);
+}
+
+/* core.delivering() -> the deliveries from C under way (a reload waits) */
+static int delivering(lua_State *L) {
+  lua_pushinteger(L, anim_lua_acct_of(L)->delivering);
+  return 1;
 }
 
 /* ---- the batch update ---------------------------------------------------- */
@@ -576,7 +605,7 @@ static const luaL_Reg funcs[] = {
   {"animator_new", animator_new},
   {"animator_state", animator_state},
   {"animator_play", animator_play},
-  {"animator_update", animator_update},
+  {"delivering", delivering},
   {"animator_delivering", animator_delivering},
   {"animator_event", animator_event},
   {"animator_hear", animator_hear},
@@ -600,6 +629,13 @@ static const luaL_Reg readers[] = {
   {"animator_local", animator_local},
   {"animator_world", animator_world},
   {"animator_pose_into", animator_pose_into},
+  {NULL, NULL}
+};
+
+/* (with the upvalues of a delivery from C: anim_lua_pushdeliver) */
+static const luaL_Reg delivering_funcs[] = {
+  {"animator_update", animator_update},
+  {"animator_deliver", animator_deliver},
   {NULL, NULL}
 };
 
@@ -637,6 +673,7 @@ void anim_lua_open_animator(lua_State *L) {
   lua_setfield(L, -2, "batch_room");
   anim_lua_newmeta(L, ANIM_BOX_TRACK, track_gc, "track_metatable");
   luaL_setfuncs(L, funcs, 0);
+  luaL_setfuncs(L, delivering_funcs, anim_lua_pushdeliver(L));
   luaL_getmetatable(L, ANIM_ANIMATOR_MT);
   luaL_setfuncs(L, readers, 1);
 }

@@ -71,6 +71,7 @@ struct anim_lua_acct {
   unsigned tag;
   lua_State *main;   /* the state's main thread: its allocator of the moment */
   size_t debt;       /* bytes the core took since the last step */
+  int delivering;    /* deliveries from C under way (lua_deliver.c; core.delivering) */
 };
 
 /* The core's allocator for this state: the state's allocator, counted. */
@@ -170,6 +171,19 @@ anim_animator_box *anim_lua_reader_box(lua_State *L);
  * none for shorter ones); ties go to the first.  The same rule as
  * lua/anim/base/suggest.lua. */
 const char *anim_lua_suggest(const char *name, const char *const *names, int n);
+
+/* Delivery from C (lua_deliver.c).  anim_lua_pushdeliver pushes the
+ * upvalues the functions that deliver are made with (debug.traceback and
+ * the keys of the Lua side's tables) and returns their count.  From one
+ * of those functions, anim_lua_deliver delivers the n entries queued by
+ * the animator of box b, live or finalized (its state, the Lua side's table, at sti) from the
+ * first on, and pushes the 1-based index of the first entry it did not
+ * deliver (n + 1: all) and the first error of a callback, or nil. */
+int anim_lua_pushdeliver(lua_State *L);
+/* From one of those functions: the animator box at idx, live or finalized,
+ * else NULL (anim_lua_testbox_any, faster for a live one). */
+anim_animator_box *anim_lua_deliver_animator(lua_State *L, int idx);
+int anim_lua_deliver(lua_State *L, anim_animator_box *b, int sti, int n);
 
 /* The built objects under the boxes (raises when the box is finalized). */
 anim_clip *anim_lua_checkclip(lua_State *L, int arg);

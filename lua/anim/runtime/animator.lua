@@ -1,6 +1,9 @@
 -- animator.lua: the Lua face of animators and tracks.  The C core advances
 -- tracks, blends the pose and queues what happened; update() delivers that
--- queue to the Lua callbacks in order (SEMANTICS 7).  Nothing here runs per
+-- queue to the Lua callbacks in order (SEMANTICS 7): the core's update
+-- delivers what it can from C where no callback can yield
+-- (csrc/lua/lua_deliver.c: the same callbacks, order and arguments as
+-- `deliver` below), and this file the rest.  Nothing here runs per
 -- joint; the per-frame path allocates nothing while callbacks fire.
 local core = require "anim.core"
 local format = require "anim.format.read"
@@ -28,7 +31,7 @@ local clip_info, track_uv, animator_state = core.clip_info, core.track_uservalue
 local space_info = core.space_info
 local core_update, core_event = core.animator_update, core.animator_event
 local core_update_list = core.animators_update
-local core_delivering = core.animator_delivering
+local core_delivering, core_deliver = core.animator_delivering, core.animator_deliver
 local traceback = debug.traceback
 local type = type
 local yield, resume, create = coroutine.yield, coroutine.resume, coroutine.create
@@ -429,13 +432,13 @@ end
 -- Delivers the n callbacks queued by the core; returns the first error.
 -- (a track's callbacks and clip are looked up once for a run of its
 -- events: an update may queue hundreds of thousands)
-local function deliver(self, st, n, in_co)
+-- from: the first entry to deliver; err: the first error of those before.
+local function deliver(self, st, n, in_co, from, err)
   local live, ended, cbs_of, src_of = st.live, st.ended, st.cbs, st.src
-  local err
   -- (the last track's callbacks and source, and the info of the clip
   -- whose items it fires: consecutive entries are mostly of one track)
   local last, cbs, src, lastpoint, info
-  for i = 1, n do
+  for i = from, n do
     local ty, id, kind, idx, late, point = core_event(self, i)
     local tr = live[id]
     if tr then
@@ -481,8 +484,16 @@ end
 -- went through, and the first error.  Whatever happens while delivering,
 -- the animator comes out usable.
 -- st: the animator's state when the caller has it (animator:update: from
--- the core's update itself), else nil.
-local function deliver_queue(self, n, who, st)
+-- the core's update itself), else nil.  from, err0: the first entry not
+-- delivered yet and the first error of those before, when the core's
+-- update delivered the first ones from C (csrc/lua/lua_deliver.c: the
+-- same callbacks, in the same order, with the same arguments); else the
+-- batch update's entries are offered to C here first.
+local function deliver_queue(self, n, who, st, from, err0)
+  if from == nil then
+    from, err0 = core_deliver(self, n)
+    if from > n and err0 == nil then return true, nil end
+  end
   local outer = YIELD_MSG
   YIELD_MSG = YIELD[who]
   playing.delivering = playing.delivering + 1
@@ -493,7 +504,8 @@ local function deliver_queue(self, n, who, st)
   if ok then
     -- (on 5.1 nothing under this pcall can yield: the callbacks are called
     -- as on the main thread, and a yield fails with 5.1's message)
-    ok, err = pcall(deliver, self, st, n, compat.pcall_yields and isyieldable())
+    if err0 ~= nil then err0 = plain(err0) end
+    ok, err = pcall(deliver, self, st, n, compat.pcall_yields and isyieldable(), from, err0)
     local live, ended, cbs_of, src_of = st.live, st.ended, st.cbs, st.src
     for i = #ended, 1, -1 do
       local id = ended[i]
@@ -518,7 +530,7 @@ local QUEUED = "animator:update called while anim.update has yet to deliver this
 -- before anim.update delivered its callbacks without changing anything
 -- (codes.status).
 function methods.update(self, dt)
-  local n, st = core_update(self, dt)
+  local n, st, from, err0 = core_update(self, dt)
   if n <= 0 then
     if n == 0 then return end -- nothing to deliver (and nothing ended)
     if n == ST.bad_dt then
@@ -529,7 +541,7 @@ function methods.update(self, dt)
     end
     args.raise(n == ST.delivering and OWN_CALLBACK or QUEUED)
   end
-  local ok, err = deliver_queue(self, n, "update", st)
+  local ok, err = deliver_queue(self, n, "update", st, from, err0)
   if not ok or err ~= nil then error(err, 0) end
 end
 

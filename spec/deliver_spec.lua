@@ -1,0 +1,198 @@
+-- Delivery from C (issue 24; csrc/lua/lua_deliver.c).  Where no callback
+-- can yield (the main thread), the core's update delivers markers, events,
+-- sounds, looped and stopped itself and hands the Lua side only what it
+-- leaves (plays, ended, blend space items, errors); inside a coroutine the
+-- Lua side delivers everything.  Both must call the same callbacks, in the
+-- same order, with the same arguments, and raise the same first error.
+local anim = require "anim"
+local H = require "spec.helper"
+local core = require "anim.core"
+local hex = require("spec.scenes").hex -- (lossless on every runtime: 5.1 has no %a)
+
+local rig = anim.rig("player")
+local lib = assert(anim.library(H.root .. "/examples/clips")) -- (attack.anim plays spark.anim)
+
+-- Six clips with markers (values of every kind), events, sounds, in every
+-- loop mode, and the library's attack (it plays spark: a `plays` item).
+local function pool()
+  local list, loops = {}, { "loop", "once", "pingpong" }
+  local values = { 1, "s", true, 2.5 }
+  for i = 1, 6 do
+    local markers = {}
+    for k = 1, 3 do
+      markers[k] = { time = (k * 0.29 + i * 0.07) % 1, name = "m" .. (k % 2 + 1), value = values[(i + k) % 4 + 1] }
+    end
+    list[i] = assert(anim.clip({ length = 1, loop = loops[i % 3 + 1],
+      joints = { torso = { position = { { 0, { 0, 0, 0 } }, { 1, { 1, 0, 0 } } } } },
+      markers = markers,
+      events = { { time = (0.5 + i * 0.11) % 1, name = "e" .. i, payload = { n = i } } },
+      sounds = { { time = (0.3 + i * 0.13) % 1, sound = "s" .. i, volume = 0.5, pitch = 1.25 } } }, "c" .. i))
+  end
+  list[7] = assert(lib:clip("res://attack.anim"))
+  return list
+end
+
+local function show(v)
+  if type(v) == "table" then
+    local keys = {}
+    for k, x in pairs(v) do keys[#keys + 1] = tostring(k) .. "=" .. tostring(x) end
+    table.sort(keys)
+    return "{" .. table.concat(keys, ",") .. "}"
+  end
+  return type(v) .. ":" .. tostring(v)
+end
+
+-- n animators listening to everything, each callback logged with its
+-- arguments (the track by its clip's name and start rank); some callbacks
+-- fail, stop tracks or play more.
+local function scene(seed, n, clips, log)
+  math.randomseed(seed)
+  local r = math.random
+  local list, ranks, rank = {}, setmetatable({}, { __mode = "k" }), 0
+  local function name(tr)
+    if not ranks[tr] then rank = rank + 1; ranks[tr] = rank end
+    return tr.clip.name .. "#" .. ranks[tr]
+  end
+  local function note(i, what, ...)
+    local out = { i, what }
+    for k = 1, select("#", ...) do
+      local v = select(k, ...)
+      if debug.getmetatable(v) == core.track_metatable then out[#out + 1] = name(v)
+      elseif type(v) == "userdata" then out[#out + 1] = "clip " .. v.name
+      elseif type(v) == "number" then out[#out + 1] = hex(v)
+      else out[#out + 1] = show(v) end
+    end
+    log[#log + 1] = table.concat(out, " ")
+  end
+  for i = 1, n do
+    local a = anim.animator(rig, { library = lib })
+    local count = 0
+    a:on_marker(function(tr, mname, value, late)
+      note(i, "marker", tr, mname, value, late)
+      count = count + 1
+      if count % 7 == 0 then error("marker failed " .. i, 0) end
+      if count % 5 == 0 then tr:stop(0.1) end
+      if count % 11 == 0 then a:play(clips[1 + count % #clips], { fade = 0.05 }) end
+    end)
+    a:on_event(function(...) note(i, "event", ...) end)
+    a:on_sound(function(...) note(i, "sound", ...) end)
+    a:on_play(function(...) note(i, "play", ...) end)
+    for _ = 1, r(4) do
+      local tr = a:play(clips[r(#clips)], { fade = r() * 0.2, speed = (r() - 0.3) * 2 })
+      if r() < 0.6 then tr:on_marker("m" .. r(2), function(...) note(i, "track marker", ...) end) end
+      if r() < 0.5 then tr:on_looped(function(...) note(i, "looped", ...) end) end
+      if r() < 0.5 then tr:on_stopped(function(...) note(i, "stopped", ...) end) end
+      if r() < 0.5 then tr:on_ended(function(...) note(i, "ended", ...) end) end
+    end
+    list[i] = a
+  end
+  return list
+end
+
+-- Updates each animator of the list from fn's thread; logs the first line of
+-- each error raised.
+local function run(list, log, frames, inside)
+  math.randomseed(99)
+  for _ = 1, frames do
+    local dt = ({ 1 / 60, 0.1, 1 / 30, 0.45 })[math.random(4)]
+    for i, a in ipairs(list) do
+      local ok, err
+      if inside then
+        local co = coroutine.create(function() return a:update(dt) end)
+        ok, err = coroutine.resume(co)
+      else
+        ok, err = pcall(a.update, a, dt)
+      end
+      if not ok then log[#log + 1] = i .. " raised " .. tostring(err):match("^[^\n]*") end
+    end
+  end
+end
+
+describe("delivery from C", function()
+  it("is what the main thread's update does: nothing is left to the Lua side for markers, events, sounds, looped, stopped", function()
+    local c = assert(anim.clip { length = 1, loop = "loop", joints = {},
+      markers = { { time = 0.05, name = "m" } }, events = { { time = 0.06, name = "e" } },
+      sounds = { { time = 0.07, sound = "s" } } })
+    local a = anim.animator(rig)
+    local seen = {}
+    a:on_marker(function(_, n) seen[#seen + 1] = n end)
+    a:on_event(function(_, n) seen[#seen + 1] = n end)
+    a:on_sound(function(_, s) seen[#seen + 1] = s end)
+    local tr = a:play(c, { fade = 0 })
+    tr:on_looped(function() seen[#seen + 1] = "looped" end)
+    tr:on_stopped(function() seen[#seen + 1] = "stopped" end)
+    -- (the core's update, called as animator:update calls it: 0 = all delivered)
+    assert.are.equal(0, core.animator_update(a, 0.1))
+    assert.are.equal(0, core.animator_update(a, 1.0))
+    tr:stop(0.5)
+    assert.are.equal(0, core.animator_update(a, 0.1))
+    assert.are.same({ "m", "e", "s", "looped", "m", "e", "s", "stopped" }, seen)
+    -- an ended track is left to the Lua side (it changes the live tracks)
+    local n, st, from, err = core.animator_update(a, 1)
+    assert.are.equal(1, n)
+    assert.are.equal("table", type(st))
+    assert.are.equal(1, from)
+    assert.is_nil(err)
+  end)
+
+  it("hands the Lua side the rest from a plays item on, keeping the order", function()
+    local a = anim.animator(rig, { library = lib })
+    local seen = {}
+    a:on_marker(function(_, n) seen[#seen + 1] = "marker " .. n end)
+    a:on_sound(function(_, s) seen[#seen + 1] = "sound " .. s end)
+    a:on_play(function(_, c) seen[#seen + 1] = "play " .. c.name end) -- (a library clip is named by its path)
+    a:play(assert(lib:clip("res://attack.anim")), { fade = 0 })
+    a:update(0.3)
+    a:update(0.1)
+    assert.are.same({ "marker windup", "sound swing", "marker hit", "sound impact", "play res://spark.anim" }, seen)
+  end)
+
+  for seed = 1, 6 do
+    it("calls what the Lua side calls, in the same order, raising the same errors (random scene " .. seed .. ")", function()
+      local clips = pool()
+      local log_c, log_lua = {}, {}
+      run(scene(seed, 12, clips, log_c), log_c, 60, false)
+      run(scene(seed, 12, clips, log_lua), log_lua, 60, true)
+      assert.is_true(#log_c > 150, #log_c .. " entries")
+      local raised = 0
+      for _, line in ipairs(log_c) do if line:find(" raised ", 1, true) then raised = raised + 1 end end
+      assert.is_true(raised > 0)
+      for _, kind in ipairs { "marker", "track marker", "event", "sound", "play", "looped", "stopped", "ended" } do
+        assert.truthy(table.concat(log_c, "\n"):find("%d " .. kind .. " "), kind)
+      end
+      assert.are.same(log_lua, log_c)
+    end)
+  end
+
+  it("refuses a reload from a callback it delivers, and its animator's own update", function()
+    local clip = assert(anim.clip { length = 1, joints = {}, markers = { { time = 0, name = "go" } } })
+    local a = anim.animator(rig)
+    local errs = {}
+    a:on_marker(function()
+      errs[1] = select(2, pcall(anim.reload, clip, { joints = {} }))
+      errs[2] = select(2, pcall(a.update, a, 0.1))
+    end)
+    a:play(clip)
+    assert.are.equal(0, core.animator_update(a, 0.1)) -- (delivered from C)
+    assert.truthy(errs[1]:find("a clip cannot be reloaded while an update delivers its callbacks", 1, true), errs[1])
+    assert.truthy(errs[2]:find("called from one of this animator's own callbacks", 1, true), errs[2])
+    assert.are.equal(0, core.delivering())
+    assert(anim.reload(clip, { length = 2, joints = {} }))
+  end)
+
+  it("a callback that finalizes its animator: the Lua side raises for the entries after it", function()
+    local c = assert(anim.clip { length = 1, joints = {}, markers = { { time = 0.01, name = "a" }, { time = 0.02, name = "b" } } })
+    local a = anim.animator(rig)
+    local seen = {}
+    a:on_marker(function(_, n)
+      seen[#seen + 1] = n
+      debug.getmetatable(a).__gc(a)
+    end)
+    a:play(c, { fade = 0 })
+    local ok, err = pcall(a.update, a, 0.1)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("anim.animator used after it was finalized", 1, true), err)
+    assert.are.same({ "a" }, seen)
+    assert.are.equal(0, core.delivering())
+  end)
+end)
