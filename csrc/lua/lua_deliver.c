@@ -16,9 +16,11 @@
  *
  * The Lua side's tables, read raw (keys are upvalues: nothing is
  * interned, so nothing allocates outside the protected calls):
- *   st = the animator's state: live, cbs, src = { [track id] = track,
- *        its callbacks, its clip }; on_marker, on_event, on_sound = lists
- *   a track's callbacks: marker = { [name] = list }, looped, stopped
+ *   st = the animator's state: live = { [track id] = track }; on_marker,
+ *        on_event, on_sound = lists
+ *   a track (its user values): 1 its clip, 3 its callbacks = { marker =
+ *        { [name] = list }, looped, stopped } (st.cbs[id] and st.src[id]
+ *        of the Lua side are the same)
  *   a list: { connection, ... }, connection.fn the function
  *   a clip's info (its first user value): markers[i] = { name, value },
  *        events[i] = { name, payload }, sounds[i] = { sound, volume, pitch } */
@@ -32,11 +34,11 @@
  * (anim_lua_pushdeliver pushes them). */
 enum {
   UV_ANIMATOR_MT = 1, UV_TRACEBACK,
-  K_LIVE, K_CBS, K_SRC, K_ON_MARKER, K_ON_EVENT, K_ON_SOUND, K_MARKER, K_LOOPED, K_STOPPED, K_FN,
+  K_LIVE, K_ON_MARKER, K_ON_EVENT, K_ON_SOUND, K_MARKER, K_LOOPED, K_STOPPED, K_FN,
   K_MARKERS, K_EVENTS, K_SOUNDS, K_NAME, K_VALUE, K_PAYLOAD, K_SOUND, K_VOLUME, K_PITCH,
   UV_COUNT = K_PITCH
 };
-static const char *const keys[] = {"live", "cbs", "src", "on_marker", "on_event", "on_sound", "marker",
+static const char *const keys[] = {"live", "on_marker", "on_event", "on_sound", "marker",
                                    "looped", "stopped", "fn", "markers", "events", "sounds", "name",
                                    "value", "payload", "sound", "volume", "pitch"};
 
@@ -71,15 +73,24 @@ anim_animator_box *anim_lua_deliver_animator(lua_State *L, int idx) {
 /* t[key k] (t an absolute index), pushed; returns its type. */
 static int getk(lua_State *L, int t, int k) {
   lua_pushvalue(L, lua_upvalueindex(k));
+#if LUA_VERSION_NUM >= 503
+  return lua_rawget(L, t);
+#else
   lua_rawget(L, t);
   return lua_type(L, -1);
+#endif
 }
 
-/* t[i] (any integer: ids are lua_Integers, lua_rawgeti takes an int before 5.3) */
+/* t[i], pushed; returns its type (any integer: ids are lua_Integers, and
+ * lua_rawgeti takes an int before 5.3) */
 static int geti(lua_State *L, int t, lua_Integer i) {
+#if LUA_VERSION_NUM >= 503
+  return lua_rawgeti(L, t, i);
+#else
   lua_pushinteger(L, i);
   lua_rawget(L, t);
   return lua_type(L, -1);
+#endif
 }
 
 /* Whether a callback called from here could yield (then the Lua side
@@ -95,7 +106,7 @@ static int may_yield(lua_State *L) {
 }
 
 /* The stack slots of a delivery, from base + 1 on. */
-enum { S_MSGH = 1, S_ERR, S_LIVE, S_CBS_OF, S_SRC_OF, S_TRACK, S_CBS, S_INFO, S_COUNT = S_INFO };
+enum { S_MSGH = 1, S_ERR, S_LIVE, S_TRACK, S_CBS, S_INFO, S_COUNT = S_INFO };
 
 /* Calls fn of each connection of the list at `list` (when a table) with
  * the nargs values on the top of the stack, which it pops; the first error
@@ -109,7 +120,11 @@ static void call_list(lua_State *L, int base, int list, int nargs) {
       if (geti(L, list, i) == LUA_TTABLE) getk(L, lua_gettop(L), K_FN);
       else lua_pushnil(L);  /* (not a connection: "attempt to call a nil value") */
       lua_remove(L, -2);
-      for (j = 1; j <= nargs; j++) lua_pushvalue(L, top + j);
+      if (i < n) {
+        for (j = 1; j <= nargs; j++) lua_pushvalue(L, top + j);
+      } else {
+        lua_insert(L, top + 1);  /* the last takes the arguments themselves */
+      }
       if (lua_pcall(L, nargs, 0, base + S_MSGH) != 0) {
         if (lua_isnil(L, base + S_ERR)) lua_replace(L, base + S_ERR);
         else lua_pop(L, 1);
@@ -127,8 +142,7 @@ int anim_lua_deliver(lua_State *L, anim_animator_box *b, int sti, int n) {
   lua_pushvalue(L, lua_upvalueindex(UV_TRACEBACK));
   lua_pushnil(L);
   if (n <= 0 || !b || !b->a || lua_type(L, base + S_MSGH) != LUA_TFUNCTION || lua_type(L, sti) != LUA_TTABLE ||
-      may_yield(L) || getk(L, sti, K_LIVE) != LUA_TTABLE || getk(L, sti, K_CBS) != LUA_TTABLE ||
-      getk(L, sti, K_SRC) != LUA_TTABLE) {
+      may_yield(L) || getk(L, sti, K_LIVE) != LUA_TTABLE) {
     lua_settop(L, base);
     lua_pushinteger(L, 1);
     lua_pushnil(L);
@@ -152,13 +166,14 @@ int anim_lua_deliver(lua_State *L, anim_animator_box *b, int sti, int n) {
     id = anim_track_id(e->track);
     if (geti(L, base + S_LIVE, id) == LUA_TNIL) { lua_pop(L, 1); continue; }  /* not a live track */
     if (id != last) {
+      /* a track's user values: its clip (whose first is the clip's info)
+       * and its callbacks table, the one its connections go to and
+       * st.cbs[id] names (nothing of a box is read here: only Lua values) */
+      if (lua_type(L, -1) != LUA_TUSERDATA) break;
       lua_replace(L, base + S_TRACK);
-      if (geti(L, base + S_CBS_OF, id) != LUA_TTABLE) break;
+      if (lua_getiuservalue(L, base + S_TRACK, 3) != LUA_TTABLE) break;
       lua_replace(L, base + S_CBS);
-      geti(L, base + S_SRC_OF, id);
-      /* (a clip's info is its first user value; src is the clip the Lua
-       * side played, and nothing of a box is read here: only Lua values) */
-      if (lua_type(L, -1) == LUA_TUSERDATA) lua_getiuservalue(L, -1, 1);
+      if (lua_getiuservalue(L, base + S_TRACK, 1) == LUA_TUSERDATA) lua_getiuservalue(L, -1, 1);
       else lua_pushnil(L);
       lua_replace(L, base + S_INFO);
       lua_pop(L, 1);
