@@ -20,8 +20,8 @@ describe("out of memory", function()
     -- errors during GC step raising in the context of a JIT trace").  The module's C code is the same
     -- under the interpreter, so the spec runs there: the compiler off
     -- (and its traces flushed) for this file only (docs/runtimes.md).
-    setup(function() jit.off(); jit.flush() end)
-    teardown(function() jit.on() end)
+    setup(function() jit.off(); jit.flush() end) -- luacheck: ignore 113 (LuaJIT's)
+    teardown(function() jit.on() end) -- luacheck: ignore 113
   end
   if not ok_fa then
     it("needs build/failalloc.so (make test builds it)", function()
