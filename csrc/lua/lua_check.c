@@ -156,68 +156,84 @@ static int check_tree(lua_State *L) {
  * Upvalues: the interpolation names -> codes, the ease names -> codes, the
  * default ease of each interpolation (by code + 1: read.lua's
  * default_ease, 0 for what is not an easing), Lua's 0/0 (the NaN of an
- * absent handle time or tangent, bit for bit read.lua's), then the field
- * names below. */
-enum { UP_INTERP = 1, UP_EASE, UP_DEFAULT, UP_NAN, UP_S_EASE, UP_S_OUT, UP_S_IN, UP_S_TIN, UP_S_TOUT,
-       UP_COUNT = UP_S_TOUT };
+ * absent handle time or tangent, bit for bit read.lua's), the names of
+ * the extra's fields the core keeps, and the names of the scanner (below).
+ * Names are compared by address: every runtime interns strings of up to
+ * 40 bytes, so a string equal to a name is that name's string. */
+enum { UP_INTERP = 1, UP_EASE, UP_DEFAULT, UP_NAN, UP_FIELDS, UP_NAMES, UP_COUNT = UP_NAMES };
 #define UP(i) lua_upvalueindex(i)
 
-#define TWO53 ((lua_Integer)1 << 53)
+/* The fields of a key's extra the core keeps, in the order of UP_FIELDS. */
+enum { F_EASE, F_OUT, F_IN, F_TIN, F_TOUT, F_COUNT };
+static const char *const FIELDS[F_COUNT] = { "ease", "out", "in", "in_tangent", "out_tangent" };
 
-/* The value at idx is a number that compares in C as it does in Lua (a
- * float, or an integer a double holds): 1 with it in *d, else 0. */
-static int scan_num(lua_State *L, int idx, double *d) {
-  if (lua_type(L, idx) != LUA_TNUMBER) return 0;
-  if (lua_isinteger(L, idx)) {
-    lua_Integer i = lua_tointeger(L, idx);
-    if (i > TWO53 || i < -TWO53) return 0;
-  }
-  *d = lua_tonumber(L, idx);
-  return 1;
-}
+/* The names the scanner compares, by address (made by key_scanner). */
+typedef struct names {
+  const char *interp[ANIM_INTERP_COUNT], *ease[ANIM_EASE_COUNT], *field[F_COUNT];
+  int interp_code[ANIM_INTERP_COUNT], ease_code[ANIM_EASE_COUNT], dflt[ANIM_INTERP_COUNT];
+  int ninterp, nease;
+} names;
 
-static int scan_finite(lua_State *L, int idx, double *d) {
-  return scan_num(L, idx, d) && *d == *d && *d > -HUGE_VAL && *d < HUGE_VAL;
-}
-
-/* The value at idx (an absolute index) is a table without a metatable
- * whose length is n (1 to 4) and which holds nothing after index n
- * (read.lua: #v == n and next(v, n) == nil).  Leaves the stack as it was. */
-static int scan_array(lua_State *L, int idx, size_t n) {
-  int after;
-  if (lua_type(L, idx) != LUA_TTABLE) return 0;
-  if (lua_getmetatable(L, idx)) {
-    lua_pop(L, 1);
-    return 0;
-  }
-  if (lua_rawlen(L, idx) != n) return 0;
-  lua_pushinteger(L, (lua_Integer)n);
-  after = lua_next(L, idx);
-  if (after) lua_pop(L, 2);
-  return !after;
-}
-
-/* Pushes t[i] (raw); returns its stack index. */
-static int scan_get(lua_State *L, int t, int i) {
-  lua_rawgeti(L, t, i);
-  return lua_gettop(L);
-}
-
-/* Pushes the field of the table at t named by upvalue up (raw); returns
- * its stack index. */
-static int scan_field(lua_State *L, int t, int up) {
-  lua_pushvalue(L, UP(up));
-  lua_rawget(L, t);
-  return lua_gettop(L);
-}
-
-/* What the scanner is given beside the keys: the tree check's limits,
- * and whether what it took so far meets them (so that the tree check can
- * leave the list out). */
+/* What the scanner is given beside the keys: its names, the tree check's
+ * limits, and whether what it took so far meets them (so that the tree
+ * check can leave the list out). */
 typedef struct scan {
+  const names *nm;
   size_t max_string;
   int verified;
 } scan;
+
+#define TWO53 ((lua_Integer)1 << 53)
+
+/* The value at idx, of type ty, is a finite number that compares in C as
+ * it does in Lua (a float, or an integer a double holds): 1 with it in *d,
+ * else 0. */
+static int scan_finite(lua_State *L, int idx, int ty, double *d) {
+  double x;
+  if (ty != LUA_TNUMBER) return 0;
+  x = lua_tonumber(L, idx);
+  if (!(x == x && x > -HUGE_VAL && x < HUGE_VAL)) return 0;
+  if ((x >= 9007199254740992.0 || x <= -9007199254740992.0) && lua_isinteger(L, idx)) {
+    lua_Integer i = lua_tointeger(L, idx);
+    if (i > TWO53 || i < -TWO53) return 0;
+  }
+  *d = x;
+  return 1;
+}
+
+/* The length of the value at idx (an absolute index), of type ty, when it
+ * is a table without a metatable holding nothing after its length
+ * (read.lua: #v, and next(v, #v) == nil); else -1.  (0 for an empty one,
+ * which no caller takes.)  Leaves the stack as it was. */
+static int scan_len(lua_State *L, int idx, int ty) {
+  int after;
+  size_t n;
+  if (ty != LUA_TTABLE) return -1;
+  if (lua_getmetatable(L, idx)) {
+    lua_pop(L, 1);
+    return -1;
+  }
+  n = lua_rawlen(L, idx);
+  if (n == 0 || n > 8) return n == 0 ? 0 : -1;
+  lua_pushinteger(L, (lua_Integer)n);
+  after = lua_next(L, idx);
+  if (after) {
+    lua_pop(L, 2);
+    return -1;
+  }
+  return (int)n;
+}
+
+/* The string at idx (of type ty) is names[0..n-1][i]: i, else -1. */
+static int scan_name(lua_State *L, int idx, int ty, const char *const *list, int n) {
+  const char *s;
+  int i;
+  if (ty != LUA_TSTRING) return -1;
+  s = lua_tostring(L, idx);
+  for (i = 0; i < n; i++)
+    if (list[i] == s) return i;
+  return -1;
+}
 
 /* The value at idx is a leaf the tree check passes (check above): a
  * string within the limit, a boolean, null, a finite number or an
@@ -235,21 +251,21 @@ static int scan_leaf(lua_State *L, const scan *sc, int idx) {
  * at rec (read.lua's plain_handle; at: 0 out, 1 in); *form gets 1 + at
  * for a one-number dv.  0 when not plain. */
 static int scan_handle(lua_State *L, int h, int rec, int at, int *form) {
-  int top = lua_gettop(L), dt, dv, ok = 0, b = 3 + 3 * at, a;
+  int top = lua_gettop(L), dt = top + 1, dv = top + 2, tv, ok = 0, b = 3 + 3 * at, a;
   double d;
-  if (!scan_array(L, h, 2)) return 0;
-  dt = scan_get(L, h, 1);
-  dv = scan_get(L, h, 2);
-  if (scan_finite(L, dt, &d)) {
+  if (scan_len(L, h, lua_type(L, h)) != 2) return 0;
+  lua_rawgeti(L, h, 1);
+  tv = lua_rawgeti(L, h, 2);
+  if (scan_finite(L, dt, lua_type(L, dt), &d)) {
     lua_pushvalue(L, dt);
     lua_rawseti(L, rec, 1 + at);
-    if (lua_type(L, dv) == LUA_TTABLE) {
-      ok = scan_array(L, dv, 3);
+    if (tv == LUA_TTABLE) {
+      ok = scan_len(L, dv, tv) == 3;
       for (a = 0; a < 3 && ok; a++) {
-        ok = scan_finite(L, scan_get(L, dv, a + 1), &d);
+        ok = scan_finite(L, dv + 1, lua_rawgeti(L, dv, a + 1), &d);
         lua_rawseti(L, rec, b + a);
       }
-    } else if (scan_finite(L, dv, &d)) {
+    } else if (scan_finite(L, dv, tv, &d)) {
       for (a = 0; a < 3; a++) {
         lua_pushvalue(L, dv);
         lua_rawseti(L, rec, b + a);
@@ -265,11 +281,11 @@ static int scan_handle(lua_State *L, int h, int rec, int at, int *form) {
 /* A tangent of nv finite numbers at v into the record at rec from index
  * b + 1 (read.lua's plain_tangent).  0 when not plain. */
 static int scan_tangent(lua_State *L, int v, int nv, int rec, int b) {
-  int a, ok;
+  int a, ok, top = lua_gettop(L);
   double d;
-  if (!scan_array(L, v, (size_t)nv)) return 0;
+  if (scan_len(L, v, lua_type(L, v)) != nv) return 0;
   for (a = 1; a <= nv; a++) {
-    ok = scan_finite(L, scan_get(L, v, a), &d);
+    ok = scan_finite(L, top + 1, lua_rawgeti(L, v, a), &d);
     lua_rawseti(L, rec, b + a);
     if (!ok) return 0;
   }
@@ -288,49 +304,46 @@ static int scan_nans(lua_State *L, int n) {
   return rec;
 }
 
-/* The extra of a key at e, for interpolation code and nv values (read.lua's
- * plain_extra): 0 when not plain; else 1, with *ie its ease bits (and
- * HAS_EASE when it wrote its ease), *more whether it holds more than the
- * core keeps, and two values pushed: its handle record and its tangent
- * record (each a table or nil). */
-static int scan_extra(lua_State *L, scan *sc, int e, int code, int nv, int *ie, int *more) {
-  int top = lua_gettop(L), first = 1, ez, tin, tout, hout, hin, hrec, trec;
-  if (lua_type(L, e) != LUA_TTABLE) return 0;
+/* The extra of a key at e (of type ty), for interpolation code and nv
+ * values (read.lua's plain_extra): 0 when not plain; else 1, with *ie its
+ * ease bits (and HAS_EASE when it wrote its ease), *more whether it holds
+ * more than the core keeps, and two values pushed: its handle record and
+ * its tangent record (each a table or nil). */
+static int scan_extra(lua_State *L, scan *sc, int e, int ty, int code, int nv, int *ie, int *more) {
+  int top = lua_gettop(L), f = top + F_COUNT + 1, first = 1, i, hrec, trec;
+  int ez = top + 1 + F_EASE, hout = top + 1 + F_OUT, hin = top + 1 + F_IN, tin = top + 1 + F_TIN,
+      tout = top + 1 + F_TOUT;
+  if (ty != LUA_TTABLE) return 0;
   if (lua_getmetatable(L, e)) { lua_settop(L, top); return 0; }
+  for (i = 0; i < F_COUNT; i++) lua_pushnil(L);
   *more = 1;  /* (an empty extra) */
   lua_pushnil(L);
   while (lua_next(L, e)) {
-    int f = top + 1;  /* the field's name, then its value */
-    if (first && lua_type(L, f) == LUA_TNUMBER) { lua_settop(L, top); return 0; }
+    /* the field's name at f, its value at f + 1 */
+    int tk = lua_type(L, f);
+    if (first && tk == LUA_TNUMBER) { lua_settop(L, top); return 0; }
     if (first) *more = 0;
     first = 0;
-    if (!(lua_rawequal(L, f, UP(UP_S_EASE)) || lua_rawequal(L, f, UP(UP_S_OUT)) || lua_rawequal(L, f, UP(UP_S_IN)) ||
-          lua_rawequal(L, f, UP(UP_S_TIN)) || lua_rawequal(L, f, UP(UP_S_TOUT)))) {
+    i = scan_name(L, f, tk, sc->nm->field, F_COUNT);
+    if (i >= 0) {
+      lua_pushvalue(L, f + 1);
+      lua_replace(L, top + 1 + i);
+    } else {
       /* a field the core does not keep (an editor's: the extra is kept
        * as it is); what the tree check would look at, looked at here */
       *more = 1;
-      if (sc->verified && !(lua_type(L, f) == LUA_TSTRING && lua_rawlen(L, f) <= sc->max_string &&
-                            scan_leaf(L, sc, f + 1)))
+      if (sc->verified && !(tk == LUA_TSTRING && lua_rawlen(L, f) <= sc->max_string && scan_leaf(L, sc, f + 1)))
         sc->verified = 0;
     }
     lua_settop(L, f);
   }
-  lua_settop(L, top);
-  ez = scan_field(L, e, UP_S_EASE);
   if (lua_isnil(L, ez)) {
-    lua_rawgeti(L, UP(UP_DEFAULT), code + 1);
-    *ie = (int)lua_tointeger(L, -1) << ANIM_IE_EASE_SHIFT;
+    *ie = sc->nm->dflt[code] << ANIM_IE_EASE_SHIFT;
   } else {
-    if (lua_type(L, ez) != LUA_TSTRING) { lua_settop(L, top); return 0; }
-    lua_pushvalue(L, ez);
-    lua_rawget(L, UP(UP_EASE));
-    if (lua_isnil(L, -1)) { lua_settop(L, top); return 0; }
-    *ie = ((int)lua_tointeger(L, -1) << ANIM_IE_EASE_SHIFT) | ANIM_IE_HAS_EASE;
+    i = scan_name(L, ez, lua_type(L, ez), sc->nm->ease, sc->nm->nease);
+    if (i < 0) { lua_settop(L, top); return 0; }
+    *ie = (sc->nm->ease_code[i] << ANIM_IE_EASE_SHIFT) | ANIM_IE_HAS_EASE;
   }
-  tin = scan_field(L, e, UP_S_TIN);
-  tout = scan_field(L, e, UP_S_TOUT);
-  hout = scan_field(L, e, UP_S_OUT);
-  hin = scan_field(L, e, UP_S_IN);
   if (lua_isnil(L, hout) && lua_isnil(L, hin)) {
     lua_pushnil(L);
     hrec = lua_gettop(L);
@@ -398,6 +411,7 @@ static int scan_keys(lua_State *L) {
   scan sc;
   luaL_checktype(L, LIST, LUA_TTABLE);
   luaL_checktype(L, CH, LUA_TTABLE);
+  sc.nm = lua_touserdata(L, UP(UP_NAMES));
   sc.max_string = (size_t)luaL_checkinteger(L, 5);
   /* the deepest a plain key's table is: list, key, extra, handle, dv;
    * the longest name a plain key holds is 11 bytes (cubicspline,
@@ -416,35 +430,28 @@ static int scan_keys(lua_State *L) {
   base = lua_gettop(L);
   ANIM_KEYBLOCK_ARRAYS(kb, bt, bv, bie);
   for (n = 1; n <= count; n++) {
-    int k, tk, v, c3, e, code, nv, q = quat, ie, more = 0, hrec, trec, a, ok;
+    /* the key, its time, value, interpolation and extra at k..e */
+    int k = base + 1, tk = base + 2, v = base + 3, c3 = base + 4, e = base + 5;
+    int tyv, ty3, tye, nk, code, nv, q = quat, ie, more = 0, hrec, trec, a, ok;
     double t, x[4];
     lua_settop(L, base);
-    k = scan_get(L, LIST, (int)n);
-    if (lua_type(L, k) != LUA_TTABLE) break;
-    {
-      size_t nk = lua_rawlen(L, k);
-      if (nk < 2 || nk > 4 || !scan_array(L, k, nk)) break;
-    }
-    tk = scan_get(L, k, 1);
-    v = scan_get(L, k, 2);
-    c3 = scan_get(L, k, 3);
-    e = scan_get(L, k, 4);
-    if (lua_isnil(L, c3)) {
+    nk = scan_len(L, k, lua_rawgeti(L, LIST, n));
+    if (nk < 2 || nk > 4) break;
+    if (!scan_finite(L, tk, lua_rawgeti(L, k, 1), &t) || (last && !(t >= prev))) break;
+    tyv = lua_rawgeti(L, k, 2);
+    ty3 = lua_rawgeti(L, k, 3);
+    tye = lua_rawgeti(L, k, 4);
+    if (ty3 == LUA_TNIL) {
       code = ANIM_LINEAR;
     } else {
-      if (lua_type(L, c3) != LUA_TSTRING) break;
-      lua_pushvalue(L, c3);
-      lua_rawget(L, UP(UP_INTERP));
-      if (lua_isnil(L, -1)) break;
-      code = (int)lua_tointeger(L, -1);
-      lua_pop(L, 1);
+      a = scan_name(L, c3, ty3, sc.nm->interp, sc.nm->ninterp);
+      if (a < 0) break;
+      code = sc.nm->interp_code[a];
     }
-    if (!scan_finite(L, tk, &t) || (last && !(t >= prev))) break;
-    if (lua_type(L, v) != LUA_TTABLE) break;
-    nv = (int)lua_rawlen(L, v);
-    if (nv < 3 || nv > 4 || !scan_array(L, v, (size_t)nv)) break;
+    nv = scan_len(L, v, tyv);
+    if (nv < 3 || nv > 4) break;
     for (a = 0, ok = 1; a < nv && ok; a++) {
-      ok = scan_finite(L, scan_get(L, v, a + 1), &x[a]);
+      ok = scan_finite(L, e + 1, lua_rawgeti(L, v, a + 1), &x[a]);
       lua_pop(L, 1);
     }
     if (!ok) break;
@@ -457,21 +464,20 @@ static int scan_keys(lua_State *L) {
       if (!rot || q == 0 || (x[0] == 0 && x[1] == 0 && x[2] == 0 && x[3] == 0)) break;
       q = 1;
     }
-    if (lua_isnil(L, e)) {
-      lua_rawgeti(L, UP(UP_DEFAULT), code + 1);
-      ie = (int)lua_tointeger(L, -1) << ANIM_IE_EASE_SHIFT;
+    if (tye == LUA_TNIL) {
+      ie = sc.nm->dflt[code] << ANIM_IE_EASE_SHIFT;
       lua_pushnil(L);
       lua_pushnil(L);
-    } else if (!scan_extra(L, &sc, e, code, nv, &ie, &more)) {
+    } else if (!scan_extra(L, &sc, e, tye, code, nv, &ie, &more)) {
       break;
     }
-    hrec = lua_gettop(L) - 1;
-    trec = lua_gettop(L);
+    hrec = e + 1;
+    trec = e + 2;
     /* taken: into the block, the records and the extra as read_keys
      * stores them */
     bt[n - 1] = t;
     for (a = 0; a < nv; a++) bv[(n - 1) * nv + a] = x[a];
-    bie[n - 1] = (unsigned char)(ie + code + (lua_isnil(L, c3) ? 0 : ANIM_IE_HAS_INTERP));
+    bie[n - 1] = (unsigned char)(ie + code + (ty3 == LUA_TNIL ? 0 : ANIM_IE_HAS_INTERP));
     nv0 = nv;
     if (!lua_isnil(L, hrec)) {
       scan_need(L, CH, H, "h");
@@ -505,17 +511,16 @@ static int scan_keys(lua_State *L) {
   } else if (last) {
     /* the keys taken, as read_keys stores them: the times and the value
      * tables of the list, the bytes */
-    int T, V, IE, i;
+    int T = base + 1, V = base + 2, IE = base + 3, i;
     lua_getfield(L, CH, "t");
     lua_getfield(L, CH, "vals");
     lua_getfield(L, CH, "ie");
-    T = base + 1, V = base + 2, IE = base + 3;
     if (!lua_istable(L, T) || !lua_istable(L, V) || !lua_istable(L, IE)) luaL_error(L, "scan: a channel of read_keys expected");
     for (i = 1; i <= last; i++) {
-      int k = scan_get(L, LIST, i);
-      lua_rawgeti(L, k, 1);
+      lua_rawgeti(L, LIST, i);
+      lua_rawgeti(L, -1, 1);
       lua_rawseti(L, T, i);
-      lua_rawgeti(L, k, 2);
+      lua_rawgeti(L, -1, 2);
       lua_rawseti(L, V, i);
       lua_pushinteger(L, bie[i - 1]);
       lua_rawseti(L, IE, i);
@@ -533,6 +538,49 @@ static int scan_keys(lua_State *L) {
   }
   lua_pushboolean(L, n > count && sc.verified);
   return 3;
+}
+
+/* The names of table t (name -> code, codes from 0 to max - 1) into
+ * list and codes: their count. */
+static int scan_names(lua_State *L, int t, const char **list, int *codes, int max) {
+  int n = 0;
+  lua_pushnil(L);
+  while (lua_next(L, t)) {
+    lua_Integer c = lua_tointeger(L, -1);
+    if (lua_type(L, -2) != LUA_TSTRING || n >= max || c < 0 || c >= max) luaL_error(L, "key_scanner: bad names");
+    list[n] = lua_tostring(L, -2);
+    codes[n++] = (int)c;
+    lua_pop(L, 1);
+  }
+  return n;
+}
+
+/* core.key_scanner(interp codes, ease codes, default eases, nan) -> scan */
+static int key_scanner(lua_State *L) {
+  names *nm;
+  int i;
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  luaL_checktype(L, 4, LUA_TNUMBER);
+  lua_settop(L, 4);
+  lua_createtable(L, F_COUNT, 0);  /* UP_FIELDS: keeps the strings below */
+  nm = lua_newuserdatauv(L, sizeof *nm, 0);  /* UP_NAMES */
+  nm->ninterp = scan_names(L, 1, nm->interp, nm->interp_code, ANIM_INTERP_COUNT);
+  nm->nease = scan_names(L, 2, nm->ease, nm->ease_code, ANIM_EASE_COUNT);
+  for (i = 0; i < ANIM_INTERP_COUNT; i++) {
+    lua_rawgeti(L, 3, i + 1);
+    nm->dflt[i] = (int)lua_tointeger(L, -1);
+    if (nm->dflt[i] < 0 || nm->dflt[i] >= ANIM_EASE_COUNT) luaL_error(L, "key_scanner: bad default ease");
+    lua_pop(L, 1);
+  }
+  for (i = 0; i < F_COUNT; i++) {
+    lua_pushstring(L, FIELDS[i]);
+    nm->field[i] = lua_tostring(L, -1);
+    lua_rawseti(L, 5, i + 1);
+  }
+  lua_pushcclosure(L, scan_keys, UP_COUNT);
+  return 1;
 }
 
 /* core.plain_array(v) -> whether v is a table without a metatable whose
@@ -557,22 +605,6 @@ static int plain_array(lua_State *L) {
   }
   lua_settop(L, 1);
   lua_pushboolean(L, ok);
-  return 1;
-}
-
-/* core.key_scanner(interp codes, ease codes, default eases, nan) -> scan */
-static int key_scanner(lua_State *L) {
-  luaL_checktype(L, 1, LUA_TTABLE);
-  luaL_checktype(L, 2, LUA_TTABLE);
-  luaL_checktype(L, 3, LUA_TTABLE);
-  luaL_checktype(L, 4, LUA_TNUMBER);
-  lua_settop(L, 4);
-  lua_pushstring(L, "ease");
-  lua_pushstring(L, "out");
-  lua_pushstring(L, "in");
-  lua_pushstring(L, "in_tangent");
-  lua_pushstring(L, "out_tangent");
-  lua_pushcclosure(L, scan_keys, UP_COUNT);
   return 1;
 }
 
