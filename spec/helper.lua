@@ -204,6 +204,31 @@ function H.without_jit(f)
   return compat.unpack(r, 2, r.n)
 end
 
+-- Where a and b differ (tables compared field by field, numbers to the
+-- bit: their subtype, the sign of zero, a NaN's bits where the runtime can
+-- read them, 5.3+), or nil.
+local function bits(x)
+  if x ~= x then return string.pack and string.pack("<d", x) or "nan" end
+  return x
+end
+function H.bitdiff(a, b, path)
+  path = path or "$"
+  if type(a) == "number" and type(b) == "number" then
+    -- (compat.mtype: before 5.3 every number is a "float")
+    if bits(a) == bits(b) and (a ~= 0 or 1 / a == 1 / b) and compat.mtype(a) == compat.mtype(b) then return nil end
+    return string.format("%s: %s (%s) vs %s (%s)", path, a, compat.mtype(a), b, compat.mtype(b))
+  end
+  if type(a) ~= type(b) then return string.format("%s: %s vs %s", path, type(a), type(b)) end
+  if type(a) ~= "table" then return a ~= b and string.format("%s: %s vs %s", path, tostring(a), tostring(b)) or nil end
+  for k, v in pairs(a) do
+    local d = H.bitdiff(v, b[k], path .. "." .. tostring(k))
+    if d then return d end
+  end
+  for k in pairs(b) do
+    if a[k] == nil then return path .. "." .. tostring(k) .. ": only on the right" end
+  end
+end
+
 -- Runs f with some anim limits changed (anim.set_limits), restoring them
 -- even when f fails.
 function H.with_limits(t, f)

@@ -5,28 +5,9 @@
 local anim = require "anim"
 local core = require "anim.core"
 local cjson = require "cjson"
-local compat = require "anim.base.compat"
 local H = require "spec.helper"
 
--- Equal decoded JSON values, numbers to the bit (the sign of zero too);
--- returns nil or where they differ.
-local function diff(a, b, path)
-  path = path or "$"
-  if type(a) == "number" and type(b) == "number" then
-    -- (compat.mtype: before 5.3 every number is a "float")
-    if a == b and (a ~= 0 or 1 / a == 1 / b) and compat.mtype(a) == compat.mtype(b) then return nil end
-    return string.format("%s: %s (%s) vs %s (%s)", path, a, compat.mtype(a), b, compat.mtype(b))
-  end
-  if type(a) ~= type(b) then return string.format("%s: %s vs %s", path, type(a), type(b)) end
-  if type(a) ~= "table" then return a ~= b and string.format("%s: %s vs %s", path, tostring(a), tostring(b)) or nil end
-  for k, v in pairs(a) do
-    local d = diff(v, b[k], path .. "." .. tostring(k))
-    if d then return d end
-  end
-  for k in pairs(b) do
-    if a[k] == nil then return path .. "." .. tostring(k) .. ": only on the right" end
-  end
-end
+local diff = H.bitdiff
 
 local function assert_same(a, b)
   local d = diff(a, b)

@@ -24,6 +24,8 @@
  *            vals = { n arrays of arity numbers } | v = { n * arity numbers },
  *            ie = { n key bytes: interp | ease << ease_shift | has_interp |
  *                   has_ease (ANIM_KEYBYTE_CODES) },
+ *            -- or, for t, vals and ie: block = a key block of arity
+ *            -- numbers per key (lua_helpers.h: core.key_scanner's)
  *            h = nil | { [key] = handle record of ANIM_HREC(arity) numbers:
  *                   out dt, in dt (NaN: absent), out dv[d], in dv[d], form
  *                   (ANIM_HANDLE_CODES) },
@@ -163,25 +165,50 @@ static void read_mods(lua_State *L, anim_clip *c, int lt, anim_curve *cv) {
   cv->nmods = n;
 }
 
+/* Key i of keys k from the description's tables (stack indices: times
+ * tt, values vt, flat or a table per key, interpolation bytes it). */
+static void key_values(lua_State *L, anim_keys *k, int i, int tt, int vt, int it, int flat) {
+  int a, arity = k->arity;
+  double ie = num_at(L, it, i + 1);
+  k->t[i] = num_at(L, tt, i + 1);
+  if (flat) {
+    for (a = 0; a < arity; a++) k->v[i * arity + a] = num_at(L, vt, (lua_Integer)i * arity + a + 1);
+  } else {
+    if (lua_geti(L, vt, i + 1) != LUA_TTABLE) luaL_error(L, "description key value must be a table");
+    for (a = 0; a < arity; a++) k->v[i * arity + a] = num_at(L, lua_gettop(L), a + 1);
+    lua_pop(L, 1);
+  }
+  if (!(ie >= 0 && ie <= 255 && ie == floor(ie))) luaL_error(L, "description interpolation out of range");
+  k->ie[i] = (unsigned char)ie;
+}
+
 /* The keys of the table at ct into slot ch (ANIM_K_*, ANIM_K_AXIS) of
  * joint j: { t = {n times}, vals = {n arrays of arity numbers} or v = {n *
- * arity numbers}, ie = {n interpolation bytes (curve.h)}, h = nil or
+ * arity numbers}, ie = {n interpolation bytes (curve.h)} -- or block = a
+ * key block of those (copied as it is) --, h = nil or
  * {[key] = handle record of ANIM_HREC(arity) numbers}, mods = nil or
  * {[axis] = modifier list} }; the modifiers go to the ncurves curves cv. */
 static void read_keys(lua_State *L, anim_clip *c, int j, int ct, int ch, int arity, anim_curve *cv,
                       int ncurves) {
-  int n, i, a, nh = 0, top = lua_gettop(L), tt, vt, flat, it, ht = 0, rec = ANIM_HREC(arity);
+  int n, i, a, nh = 0, top = lua_gettop(L), tt = 0, vt = 0, flat = 0, it = 0, ht = 0, rec = ANIM_HREC(arity);
   anim_keys *k;
-  n = push_array(L, ct, "t");
-  if (n < 0) luaL_error(L, "description channel without times");
-  if (n > MAX_KEYS) luaL_error(L, "too many keys in one curve (at most %d)", MAX_KEYS);
-  tt = lua_gettop(L);
-  flat = push_array(L, ct, "vals") < 0;
-  if (flat && push_array(L, ct, "v") != n * arity) luaL_error(L, "description channel values do not match times");
-  if (!flat && (int)luaL_len(L, -1) != n) luaL_error(L, "description channel values do not match times");
-  vt = lua_gettop(L);
-  if (push_array(L, ct, "ie") != n) luaL_error(L, "description channel interpolations do not match times");
-  it = lua_gettop(L);
+  const anim_keyblock *kb = NULL;
+  if (lua_getfield(L, ct, "block") != LUA_TNIL) {
+    kb = anim_lua_tokeyblock(L, -1);
+    if (!kb || kb->arity != arity || kb->n > MAX_KEYS) luaL_error(L, "description key block must be one of arity %d", arity);
+    n = kb->n;
+  } else {
+    n = push_array(L, ct, "t");
+    if (n < 0) luaL_error(L, "description channel without times");
+    if (n > MAX_KEYS) luaL_error(L, "too many keys in one curve (at most %d)", MAX_KEYS);
+    tt = lua_gettop(L);
+    flat = push_array(L, ct, "vals") < 0;
+    if (flat && push_array(L, ct, "v") != n * arity) luaL_error(L, "description channel values do not match times");
+    if (!flat && (int)luaL_len(L, -1) != n) luaL_error(L, "description channel values do not match times");
+    vt = lua_gettop(L);
+    if (push_array(L, ct, "ie") != n) luaL_error(L, "description channel interpolations do not match times");
+    it = lua_gettop(L);
+  }
   if (lua_getfield(L, ct, "h") == LUA_TTABLE) {
     ht = lua_gettop(L);
     for (i = 0; i < n; i++) nh += lua_geti(L, ht, i + 1) != LUA_TNIL, lua_pop(L, 1);
@@ -191,18 +218,17 @@ static void read_keys(lua_State *L, anim_clip *c, int j, int ct, int ch, int ari
   ANIM_LUA_RETRY(L, k, anim_clip_keys(c, j, ch, n, arity, nh));
   if (!k) anim_lua_nomem(L);
   nh = 0;
+  if (kb) {
+    /* (the block is on the stack: no finalizer frees it) */
+    const double *bt, *bv;
+    const unsigned char *bie;
+    ANIM_KEYBLOCK_ARRAYS(kb, bt, bv, bie);
+    memcpy(k->t, bt, sizeof(double) * (size_t)n);
+    memcpy(k->v, bv, sizeof(double) * (size_t)n * (size_t)arity);
+    memcpy(k->ie, bie, (size_t)n);
+  }
   for (i = 0; i < n; i++) {
-    double ie = num_at(L, it, i + 1);
-    k->t[i] = num_at(L, tt, i + 1);
-    if (flat) {
-      for (a = 0; a < arity; a++) k->v[i * arity + a] = num_at(L, vt, (lua_Integer)i * arity + a + 1);
-    } else {
-      if (lua_geti(L, vt, i + 1) != LUA_TTABLE) luaL_error(L, "description key value must be a table");
-      for (a = 0; a < arity; a++) k->v[i * arity + a] = num_at(L, lua_gettop(L), a + 1);
-      lua_pop(L, 1);
-    }
-    if (!(ie >= 0 && ie <= 255 && ie == floor(ie))) luaL_error(L, "description interpolation out of range");
-    k->ie[i] = (unsigned char)ie;
+    if (!kb) key_values(L, k, i, tt, vt, it, flat);
     if (ht && lua_geti(L, ht, i + 1) != LUA_TNIL) {
       int r = lua_gettop(L);
       double *h;

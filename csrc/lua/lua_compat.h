@@ -5,8 +5,8 @@
  *   - userdata user values: 5.4 has any number per userdata; before, a
  *     userdata has one (5.2, 5.3: lua_setuservalue; 5.1: its environment
  *     table), which holds a table of them here;
- *   - lua_geti, lua_getfield and lua_getiuservalue return the type pushed
- *     (5.3+), and luaL_newmetatable sets __name (5.3+); luaL_len, lua_rawlen, luaL_setfuncs, luaL_setmetatable,
+ *   - lua_geti, lua_getfield, lua_rawgeti, lua_rawget and lua_getiuservalue
+ *     return the type pushed (5.3+), and luaL_newmetatable sets __name (5.3+); luaL_len, lua_rawlen, luaL_setfuncs, luaL_setmetatable,
  *     luaL_testudata, lua_absindex, luaL_buffinitsize and
  *     luaL_pushresultsize (5.2+);
  *   - integers: 5.1 and 5.2 have no integer subtype, so lua_isinteger is
@@ -104,6 +104,16 @@ static inline int anim_compat_getfield(lua_State *L, int i, const char *k) {
   return lua_type(L, -1);
 }
 #define lua_getfield(L, i, k) anim_compat_getfield(L, i, k)
+static inline int anim_compat_rawgeti(lua_State *L, int i, lua_Integer n) {
+  lua_rawgeti(L, i, (int)n);
+  return lua_type(L, -1);
+}
+#define lua_rawgeti(L, i, n) anim_compat_rawgeti(L, i, n)
+static inline int anim_compat_rawget(lua_State *L, int i) {
+  lua_rawget(L, i);
+  return lua_type(L, -1);
+}
+#define lua_rawget(L, i) anim_compat_rawget(L, i)
 #endif
 
 #if LUA_VERSION_NUM < 504

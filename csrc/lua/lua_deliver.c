@@ -73,12 +73,7 @@ anim_animator_box *anim_lua_deliver_animator(lua_State *L, int idx) {
 /* t[key k] (t an absolute index), pushed; returns its type. */
 static int getk(lua_State *L, int t, int k) {
   lua_pushvalue(L, lua_upvalueindex(k));
-#if LUA_VERSION_NUM >= 503
-  return lua_rawget(L, t);
-#else
-  lua_rawget(L, t);
-  return lua_type(L, -1);
-#endif
+  return lua_rawget(L, t);  /* (the type: lua_compat.h before 5.3) */
 }
 
 /* t[i], pushed; returns its type (any integer: ids are lua_Integers, and
@@ -88,8 +83,7 @@ static int geti(lua_State *L, int t, lua_Integer i) {
   return lua_rawgeti(L, t, i);
 #else
   lua_pushinteger(L, i);
-  lua_rawget(L, t);
-  return lua_type(L, -1);
+  return lua_rawget(L, t);
 #endif
 }
 

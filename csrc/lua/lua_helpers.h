@@ -185,6 +185,27 @@ int anim_lua_pushdeliver(lua_State *L);
 anim_animator_box *anim_lua_deliver_animator(lua_State *L, int idx);
 int anim_lua_deliver(lua_State *L, anim_animator_box *b, int sti, int n);
 
+/* A key block: one channel's keys as core.key_scanner took them from a
+ * decoded file (lua_check.c), which clip_new copies into the clip
+ * (lua_clip.c) instead of reading a Lua table per key.  A userdata of the
+ * header, then cap times, cap * stride values (n * arity used: key after
+ * key) and cap key bytes; n and arity are set when the scanner took every
+ * key of the channel.  Its metatable is the registry's ANIM_KEYBLOCK_MT. */
+typedef struct { unsigned tag; int n, arity, cap, stride, pad; } anim_keyblock;
+#define ANIM_KEYBLOCK_MT "anim.keyblock"
+#define ANIM_KEYBLOCK_TAG 0x616e6b62u
+#define ANIM_KEYBLOCK_SIZE(cap, stride) \
+  (sizeof(anim_keyblock) + (size_t)(cap) * (sizeof(double) * (1 + (size_t)(stride)) + 1))
+#define ANIM_KEYBLOCK_ARRAYS(kb, t, v, ie) \
+  ((t) = (double *)(void *)((kb) + 1), (v) = (t) + (kb)->cap, \
+   (ie) = (unsigned char *)(void *)((v) + (size_t)(kb)->cap * (size_t)(kb)->stride))
+/* A new key block with room for cap keys of at most stride values, on the
+ * top of the stack (n and arity 0). */
+anim_keyblock *anim_lua_newkeyblock(lua_State *L, int cap, int stride);
+/* The key block at idx (its metatable, tag and size checked), else NULL. */
+anim_keyblock *anim_lua_tokeyblock(lua_State *L, int idx);
+void anim_lua_open_keyblock(lua_State *L);
+
 /* The built objects under the boxes (raises when the box is finalized). */
 anim_clip *anim_lua_checkclip(lua_State *L, int arg);
 anim_rig *anim_lua_checkrig(lua_State *L, int arg);

@@ -191,8 +191,10 @@ local function path_of(keys)
   return path
 end
 
-function M.check(v)
-  local code, keys, what = check_tree(v, L.strings, L.depth)
+-- `skip`: nil, or a set of tables inside v already found so (the key
+-- lists core.key_scanner read: format/read.lua), left out.
+function M.check(v, skip)
+  local code, keys, what = check_tree(v, L.strings, L.depth, skip)
   if not code then return v end
   local path = path_of(keys)
   if code == TREE.bad_string then

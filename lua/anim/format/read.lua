@@ -8,6 +8,7 @@ local limits = require "anim.base.limits"
 local codes = require "anim.base.codes"
 local json = require "anim.base.json"
 local compat = require "anim.base.compat"
+local core = require "anim.core"
 
 local M = {}
 
@@ -444,15 +445,41 @@ end
 -- (M.plain_keys = false turns the inline checks off: spec/format_spec.lua
 -- compares the two).  `lua_table`: the clip came from Lua, whose integers
 -- may not fit a double.
+--
+-- For a decoded file the inline checks run in C first (core.key_scanner,
+-- csrc/lua/lua_check.c): the scanner takes keys while they are plain, as
+-- the inline checks below take them, and hands the first key it does not
+-- take to them; when it takes them all, their numbers go to the core in
+-- a key block (ch.block), not in a Lua table per key (M.scan_keys = false
+-- leaves it out: spec/format_spec.lua compares).
 M.plain_keys = true
-local function read_keys(list, path, channel, lua_table)
-  E.array(list, path, channel .. " keys")
-  count_keys(#list, path)
-  local ch = { t = {}, vals = {}, ie = {}, h = nil, quat = nil, keep = nil, whole = nil }
+M.scan_keys = true
+local scan_keys
+do
+  local interp, ease, dflt = {}, {}, {}
+  for i, name in ipairs(INTERPS) do
+    interp[name] = INTERP_CODE[name]
+    dflt[i] = is_easing(i - 1) and default_ease(i - 1) or 0
+  end
+  for _, name in ipairs(EASES) do ease[name] = EASE_CODE[name] end
+  scan_keys = core.key_scanner(interp, ease, dflt, 0 / 0)
+end
+M.scanner = scan_keys
+local plain_array = core.plain_array
+-- `depth`: the list's in the tree (for the scanner's share of the tree
+-- check: ch.checked, when it found every key as json.check would).
+local function read_keys(list, path, channel, lua_table, depth)
+  local scan = M.scan_keys and M.plain_keys and not lua_table
+  if not (scan and plain_array(list)) then E.array(list, path, channel .. " keys") end
+  local count = #list
+  count_keys(count, path)
+  local ch = { t = {}, vals = {}, ie = {}, h = nil, quat = nil, keep = nil, whole = nil, checked = false,
+    n = count, last = nil, block = nil }
   local T, V, IE = ch.t, ch.vals, ch.ie
   local rot = channel == "rotation"
-  local prev
-  for n = 1, #list do
+  local first, prev = 1, nil
+  if scan then first, prev, ch.checked = scan_keys(list, count, ch, rot, L.strings, L.depth, depth) end
+  for n = first, count do
     local k = list[n]
     local t, v, code, c3
     if type(k) == "table" and M.plain_keys then
@@ -515,13 +542,16 @@ local function read_keys(list, path, channel, lua_table)
     end
     prev = t
   end
+  ch.last = prev
   return ch
 end
 
 -- The core's description of a channel read by read_keys (and the
 -- modifiers of each axis, when there are).
 local function channel_desc(ch, mods)
-  local d = { t = ch.t, vals = ch.vals, ie = ch.ie, h = ch.h, tan = ch.tan }
+  local d
+  if ch.block then d = { block = ch.block, h = ch.h, tan = ch.tan }
+  else d = { t = ch.t, vals = ch.vals, ie = ch.ie, h = ch.h, tan = ch.tan } end
   if mods then
     local per = {}
     for a = 1, 3 do
@@ -824,7 +854,7 @@ end
 
 local CHANNELS = { "position", "rotation", "scale" }
 
-local function read_curves(c, info, desc, from_file)
+local function read_curves(c, info, desc, from_file, checked)
   E.object(c.joints, "joints", "joints")
   local compact = {}
   info.compact = compact
@@ -864,9 +894,10 @@ local function read_curves(c, info, desc, from_file)
       local list = j[chname]
       if not E.absent(list) then
         local cp = key(jp, chname)
-        local ch = read_keys(list, cp, chname, not from_file)
-        if #ch.t > 0 then
-          if last_key == nil or ch.t[#ch.t] > last_key then last_key = ch.t[#ch.t] end
+        local ch = read_keys(list, cp, chname, not from_file, 4)
+        if ch.checked then checked[list] = true end
+        if ch.n > 0 then
+          if last_key == nil or ch.last > last_key then last_key = ch.last end
           local field, d
           if ch.quat then
             if mods.rotation and #mods.rotation > 0 then
@@ -1045,6 +1076,9 @@ function M.read(c, from_file)
     layout = curves and "curves" or "poses" }
   local desc = {}
   local last
+  -- the lists of keys the scanner found as json.check would (it leaves
+  -- them out)
+  local checked = {}
   -- playback fields
   if curves then
     local loop = 1
@@ -1054,7 +1088,7 @@ function M.read(c, from_file)
     desc.euler = codes.euler.yxz
     if not E.absent(c.euler) then desc.euler = euler_code(c.euler, "euler") end
     info.euler = M.EULERS[desc.euler + 1]
-    last = read_curves(c, info, desc, from_file)
+    last = read_curves(c, info, desc, from_file, checked)
   else
     local looped = false
     if not E.absent(c.looped) then looped = E.boolean(c.looped, "looped", "looped") end
@@ -1084,7 +1118,7 @@ function M.read(c, from_file)
     desc.length = math.max(last or 0, 0)
   end
   info.length = desc.length
-  if from_file then json.check(c) end
+  if from_file then json.check(c, next(checked) and checked) end
   return desc, info
 end
 
