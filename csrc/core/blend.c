@@ -127,63 +127,90 @@ static int blend_before(const anim_track *x, const anim_track *y) {
   return x->id < y->id;
 }
 
-/* The pose of joint j when every contributing track is normal and of one
- * priority (one level: the usual case) and they are at most ONE_LEVEL_MAX:
- * the same sums as blend_level, made joint by joint in registers instead
- * of through the accumulators, and finished at once (the same operations
- * in the same order: the same bits). */
-static void pose_one_level(anim_animator *a, int m, int j) {
-  double W0 = 0, W1 = 0, W2 = 0, P0 = 0, P1 = 0, P2 = 0, R0 = 0, R1 = 0, R2 = 0, R3 = 0;
-  double S0 = 0, S1 = 0, S2 = 0, f0 = 0, f1 = 0, f2 = 0, f3 = 0, sh, left, *p = &a->pose[j * 10];
-  double sv[ONE_LEVEL_MAX][SAMPLE_STRIDE];
-  int chs[ONE_LEVEL_MAX];
-  int i, hasref = 0, animated = 0;
-  /* the samples first, then the sums (f: the reference rotation), in
-   * scalars: no call between the sums, which stay in registers */
+/* The joints pose_one_level takes at a time (its samples are on its
+ * stack: ONE_LEVEL_MAX x ONE_LEVEL_CHUNK of them). */
+#define ONE_LEVEL_CHUNK 16
+
+/* Binding b of track t sampled into s: anim_sample_binding, with the
+ * usual joint's (fast, not muted, not adjusted) inline: the same bits. */
+static inline int sample_one(anim_track *t, const anim_joint *joints, int b, double *s) {
+  const anim_joint *jt = &joints[t->cj[b]];
+  if (jt->fast && !jt->muted && !t->adjust[b]) {
+    double w = t->tw * jt->weight;
+    int ch = anim_clip_sample_fast(t->clip, jt, t->time, &t->hot[b * ANIM_HOT_CURSORS], s);
+    s[10] = w > ANIM_WEIGHT_CAP ? ANIM_WEIGHT_CAP : w;
+    return ch;
+  }
+  return anim_sample_binding(t, b, t->time, 1, t->tw, s);
+}
+
+/* The pose of joints [j0, j1) (at most ONE_LEVEL_CHUNK) when every
+ * contributing track is normal and of one priority (one level: the usual
+ * case) and they are at most ONE_LEVEL_MAX: the same sums as blend_level,
+ * made joint by joint in registers instead of through the accumulators,
+ * and finished at once (the same operations in the same order: the same
+ * bits).  The samples come first, track by track over the joints (the
+ * samples of different joints do not wait on each other), then the sums
+ * joint by joint. */
+static void pose_one_level(anim_animator *a, int m, int j0, int j1) {
+  double sv[ONE_LEVEL_MAX][ONE_LEVEL_CHUNK][SAMPLE_STRIDE];
+  int chs[ONE_LEVEL_MAX][ONE_LEVEL_CHUNK];
+  int i, j;
   for (i = 0; i < m; i++) {
     anim_track *t = a->order[i];
-    int b = t->byjoint[j];
-    chs[i] = b < 0 ? 0 : anim_sample_binding(t, b, t->time, 1, t->tw, sv[i]);
-  }
-  for (i = 0; i < m; i++) {
-    const double *v = sv[i];
-    int ch = chs[i];
-    double w;
-    if (!ch) continue;
-    w = v[10];
-    animated |= ch;
-    if (ch & ANIM_CH_POS) {
-      W0 += w;
-      P0 += w * v[0]; P1 += w * v[1]; P2 += w * v[2];
+    const anim_joint *joints = t->clip->joints;
+    const int *byjoint = t->byjoint;
+    for (j = j0; j < j1; j++) {
+      int b = byjoint[j];
+      chs[i][j - j0] = b < 0 ? 0 : sample_one(t, joints, b, sv[i][j - j0]);
     }
-    if (ch & ANIM_CH_ROT) {
-      W1 += w;
-      if (w > 0) {
-        double sw = w;
-        if (!hasref) { f0 = v[3]; f1 = v[4]; f2 = v[5]; f3 = v[6]; hasref = 1; }
-        else if (f0 * v[3] + f1 * v[4] + f2 * v[5] + f3 * v[6] < 0) sw = -w;
-        R0 += sw * v[3]; R1 += sw * v[4]; R2 += sw * v[5]; R3 += sw * v[6];
+  }
+  for (j = j0; j < j1; j++) {
+    double W0 = 0, W1 = 0, W2 = 0, P0 = 0, P1 = 0, P2 = 0, R0 = 0, R1 = 0, R2 = 0, R3 = 0;
+    double S0 = 0, S1 = 0, S2 = 0, f0 = 0, f1 = 0, f2 = 0, f3 = 0, sh, left, *p = &a->pose[j * 10];
+    int hasref = 0, animated = 0;
+    /* the sums (f: the reference rotation), in scalars: no call between
+     * them, which stay in registers */
+    for (i = 0; i < m; i++) {
+      const double *v = sv[i][j - j0];
+      int ch = chs[i][j - j0];
+      double w;
+      if (!ch) continue;
+      w = v[10];
+      animated |= ch;
+      if (ch & ANIM_CH_POS) {
+        W0 += w;
+        P0 += w * v[0]; P1 += w * v[1]; P2 += w * v[2];
+      }
+      if (ch & ANIM_CH_ROT) {
+        W1 += w;
+        if (w > 0) {
+          double sw = w;
+          if (!hasref) { f0 = v[3]; f1 = v[4]; f2 = v[5]; f3 = v[6]; hasref = 1; }
+          else if (f0 * v[3] + f1 * v[4] + f2 * v[5] + f3 * v[6] < 0) sw = -w;
+          R0 += sw * v[3]; R1 += sw * v[4]; R2 += sw * v[5]; R3 += sw * v[6];
+        }
+      }
+      if (ch & ANIM_CH_SCL) {
+        W2 += w;
+        S0 += w * v[7]; S1 += w * v[8]; S2 += w * v[9];
       }
     }
-    if (ch & ANIM_CH_SCL) {
-      W2 += w;
-      S0 += w * v[7]; S1 += w * v[8]; S2 += w * v[9];
+    a->animated[j] = (unsigned char)animated;
+    sh = W0 <= 1 ? 1 : 1 / W0;
+    p[0] = 0 + sh * P0; p[1] = 0 + sh * P1; p[2] = 0 + sh * P2;
+    if (W2 <= 1) { sh = 1; left = 1 - W2; } else { sh = 1 / W2; left = 0; }
+    p[7] = (0 + sh * S0) + left; p[8] = (0 + sh * S1) + left; p[9] = (0 + sh * S2) + left;
+    if (hasref) {
+      if (W1 <= 1) { sh = 1; left = 1 - W1; } else { sh = 1 / W1; left = 0; }
+      p[3] = 0 + sh * R0; p[4] = 0 + sh * R1; p[5] = 0 + sh * R2; p[6] = 0 + sh * R3;
+      p[6] += (f3 < 0 ? -left : left);
+      anim_quat_normalize(p + 3);
+    } else {
+      anim_quat_identity(p + 3);
     }
+    anim_finite10(p);
   }
-  a->animated[j] = (unsigned char)animated;
-  sh = W0 <= 1 ? 1 : 1 / W0;
-  p[0] = 0 + sh * P0; p[1] = 0 + sh * P1; p[2] = 0 + sh * P2;
-  if (W2 <= 1) { sh = 1; left = 1 - W2; } else { sh = 1 / W2; left = 0; }
-  p[7] = (0 + sh * S0) + left; p[8] = (0 + sh * S1) + left; p[9] = (0 + sh * S2) + left;
-  if (hasref) {
-    if (W1 <= 1) { sh = 1; left = 1 - W1; } else { sh = 1 / W1; left = 0; }
-    p[3] = 0 + sh * R0; p[4] = 0 + sh * R1; p[5] = 0 + sh * R2; p[6] = 0 + sh * R3;
-    p[6] += (f3 < 0 ? -left : left);
-    anim_quat_normalize(p + 3);
-  } else {
-    anim_quat_identity(p + 3);
-  }
-  anim_finite10(p);
 }
 
 void anim_blend_pose(anim_animator *a) {
@@ -202,7 +229,7 @@ void anim_blend_pose(anim_animator *a) {
   }
   a->norder = m;
   if (one_level) {
-    for (j = 0; j < n; j++) pose_one_level(a, m, j);
+    for (j = 0; j < n; j += ONE_LEVEL_CHUNK) pose_one_level(a, m, j, j + ONE_LEVEL_CHUNK < n ? j + ONE_LEVEL_CHUNK : n);
     return;
   }
   for (j = 0; j < n; j++) {

@@ -244,22 +244,7 @@ int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *hot, int *c
   const anim_joint *jt = &c->joints[j];
   int *h = hot, *x = hot ? cold : NULL;  /* NULL: binary searches */
   double *pos = out, *rot = out + 3, *scl = out + 7;
-  if (jt->fast && hot) {
-    /* linear positions and scales, slerped rotations: the usual clip */
-    int ch = jt->channels;
-    if (ch & ANIM_CH_POS) anim_curves_lerp_shared(jt->pos, t, hot, pos);
-    if (ch & ANIM_CH_ROT) {
-      if (jt->rot_quat) anim_qcurve_eval(&jt->qrot, t, hot + 1, rot);
-      else {
-        double deg[3];
-        anim_curves_lerp_shared(jt->rot, t, hot + 1, deg);
-        anim_quat_from_euler(rot, deg, c->euler);
-      }
-    }
-    if (ch & ANIM_CH_SCL) anim_curves_lerp_shared(jt->scl, t, hot + 2, scl);
-    out[10] = 1;
-    return ch;
-  }
+  if (jt->fast && hot) return anim_clip_sample_fast(c, jt, t, hot, out);
   /* hot: first axes; cold: the other two axes of each channel, then the
    * pose weight */
   if (jt->channels & ANIM_CH_POS) sample3(jt->pos, jt->shared & ANIM_CH_POS, t, h, x, pos);

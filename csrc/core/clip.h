@@ -126,4 +126,25 @@ void anim_clip_retain(anim_clip *c);
  * written. */
 int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *hot, int *cold, double out[11]);
 
+/* anim_clip_sample_joint for a joint with `fast` set, with its hot
+ * cursors: linear positions and scales, slerped rotations (the usual
+ * clip), inline in the steady case (anim_curves_lerp_inline,
+ * anim_qcurve_slerp_inline): the same bits. */
+static inline int anim_clip_sample_fast(const anim_clip *c, const anim_joint *jt, double t, int *hot,
+                                        double out[11]) {
+  int ch = jt->channels;
+  if (ch & ANIM_CH_POS) anim_curves_lerp_inline(jt->pos, t, hot, out);
+  if (ch & ANIM_CH_ROT) {
+    if (jt->rot_quat) anim_qcurve_slerp_inline(&jt->qrot, t, hot + 1, out + 3);
+    else {
+      double deg[3];
+      anim_curves_lerp_inline(jt->rot, t, hot + 1, deg);
+      anim_quat_from_euler(out + 3, deg, c->euler);
+    }
+  }
+  if (ch & ANIM_CH_SCL) anim_curves_lerp_inline(jt->scl, t, hot + 2, out + 7);
+  out[10] = 1;
+  return ch;
+}
+
 #endif

@@ -3,6 +3,10 @@
 #ifndef ANIM_CURVE_H
 #define ANIM_CURVE_H
 
+#include <math.h>
+#include <stddef.h>
+
+#include "amath.h"
 #include "codes.h"
 
 /* A key's interpolation byte (its bits are ANIM_IE_* in codes.h): the
@@ -115,6 +119,59 @@ int anim_qcurve_prepare(anim_keys *k);
 
 /* Rotation of the quaternion curve at time t.  cursor may be NULL. */
 void anim_qcurve_eval(const anim_qcurve *c, double t, int *cursor, double out[4]);
+
+/* The steady case of a cursor, inline (the blend calls these per joint and
+ * track): the segment [t_i, t_i+1) holding t when it is the cursor's or
+ * the next one (the cursor then moves to it), else -1.  A segment holds at
+ * most one t, so this is the key anim_curve_eval's search finds. */
+static inline int anim_keys_segment(const double *tt, int n, double t, int *cursor) {
+  int i = *cursor;
+  if (i >= 0 && i < n - 1 && tt[i] <= t && t < tt[i + 1]) return i;
+  if (i >= -1 && i < n - 2 && tt[i + 1] <= t && t < tt[i + 2]) return *cursor = i + 1;
+  return -1;
+}
+
+/* anim_curves_lerp_shared with a cursor (the same arithmetic, so the same
+ * bits): inline on the cursor's segment or the next; anything else
+ * through the function. */
+static inline void anim_curves_lerp_inline(const anim_curve c[3], double t, int *cursor, double out[3]) {
+  const anim_keys *k = c[0].k;
+  const double *a, *tt;
+  double s;
+  int i = anim_keys_segment(k->t, k->n, t, cursor);
+  if (i < 0) { anim_curves_lerp_shared(c, t, cursor, out); return; }
+  a = k->v + 3 * (size_t)i;
+  tt = k->t + i;
+  s = (t - tt[0]) / (tt[1] - tt[0]);
+  out[0] = a[0] + (a[3] - a[0]) * s;
+  out[1] = a[1] + (a[4] - a[1]) * s;
+  out[2] = a[2] + (a[5] - a[2]) * s;
+}
+
+/* anim_qcurve_eval with a cursor on a curve that slerps everywhere
+ * (anim_qcurve_all_slerp): inline on the cursor's segment or the next when
+ * its arc is one of sines and cosines within ANIM_SINCOS_RANGE (the usual
+ * case: the same arithmetic, so the same bits); anything else through the
+ * function. */
+static inline void anim_qcurve_slerp_inline(const anim_qcurve *c, double t, int *cursor, double out[4]) {
+  const anim_keys *k = c->k;
+  const double *v, *arc;
+  double s, x, sf, cf, wa, wb;
+  int i = k ? anim_keys_segment(k->t, k->n, t, cursor) : -1;
+  if (i < 0) { anim_qcurve_eval(c, t, cursor, out); return; }
+  arc = k->arc + 4 * (size_t)i;
+  s = (t - k->t[i]) / (k->t[i + 1] - k->t[i]);
+  x = s * arc[3];
+  if (arc[3] == 0 || !(fabs(x) <= ANIM_SINCOS_RANGE)) { anim_qcurve_eval(c, t, cursor, out); return; }
+  anim_sincos_small(x, &sf, &cf);
+  v = (k->unit ? k->unit : k->v) + 4 * (size_t)i;
+  wa = arc[0] * cf - arc[1] * sf;
+  wb = arc[2] * sf;
+  out[0] = wa * v[0] + wb * v[4];
+  out[1] = wa * v[1] + wb * v[5];
+  out[2] = wa * v[2] + wb * v[6];
+  out[3] = wa * v[3] + wb * v[7];
+}
 
 /* The noise of the noise modifier: smooth (C2), deterministic, in [0, 1]. */
 double anim_noise(double x, double phase);
