@@ -67,9 +67,10 @@ static inline double anim_finite(double v) {
  * series above on |r| <= pi/4, where its error is below 1e-15.  Only +, -,
  * * and floor: the same bits on every IEEE machine, unlike libm. */
 void anim_sincos(double x, double *s, double *c);
-static inline void anim_sincos_small(double x, double *s, double *c) {
-  /* Estrin's scheme in y = x^2: short dependency chains (a slerp waits on
-   * this), the same terms as Horner's */
+
+/* The series in scalars: Estrin's scheme in y = x^2 (short dependency
+ * chains: a slerp waits on this), the same terms as Horner's. */
+static inline void anim_sincos_small_scalar(double x, double *s, double *c) {
   double y = x * x, y2 = y * y, y4 = y2 * y2;
   double s01 = 1 + y * (-1.0 / 6), s23 = 1.0 / 120 + y * (-1.0 / 5040);
   double s45 = 1.0 / 362880 + y * (-1.0 / 39916800);
@@ -79,6 +80,38 @@ static inline void anim_sincos_small(double x, double *s, double *c) {
   double c67 = 1.0 / 479001600 + y * (-1.0 / 87178291200.0);
   *s = x * ((s01 + y2 * s23) + y4 * (s45 + y2 * s67));
   *c = (c01 + y2 * c23) + y4 * ((c45 + y2 * c67) + y4 * (1.0 / 20922789888000.0));
+}
+
+/* ANIM_VECTOR: the compiler's vector extensions (GCC, Clang) carry the
+ * hot loops two doubles at a time; each lane makes the operations the
+ * scalar code makes, in the same order (no FMA: -ffp-contract=off), so
+ * the bits are the same with or without them (-DANIM_NO_VECTOR builds the
+ * scalar code; tests/c/core_test.c compares the two). */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(ANIM_NO_VECTOR)
+#define ANIM_VECTOR 1
+typedef double anim_v2 __attribute__((vector_size(16)));
+#else
+#define ANIM_VECTOR 0
+#endif
+
+/* The series above with the sine in one lane and the cosine in the other:
+ * half the operations.  The sine's lane adds y^4 * 0 where the cosine's
+ * adds its last term: (s45 + y2 s67) + 0 is s45 + y2 s67 itself (a
+ * positive number, never -0), so both lanes give the scalar bits. */
+static inline void anim_sincos_small(double x, double *s, double *c) {
+#if ANIM_VECTOR
+  const anim_v2 k0 = {1, 1}, k1 = {-1.0 / 6, -0.5}, k2 = {1.0 / 120, 1.0 / 24},
+                k3 = {-1.0 / 5040, -1.0 / 720}, k4 = {1.0 / 362880, 1.0 / 40320},
+                k5 = {-1.0 / 39916800, -1.0 / 3628800}, k6 = {1.0 / 6227020800.0, 1.0 / 479001600},
+                k7 = {-1.0 / 1307674368000.0, -1.0 / 87178291200.0}, k8 = {0, 1.0 / 20922789888000.0};
+  double y = x * x, y2 = y * y, y4 = y2 * y2;
+  anim_v2 vy = {y, y}, vy2 = {y2, y2}, vy4 = {y4, y4}, r;
+  r = ((k0 + vy * k1) + vy2 * (k2 + vy * k3)) + vy4 * (((k4 + vy * k5) + vy2 * (k6 + vy * k7)) + vy4 * k8);
+  *s = x * r[0];
+  *c = r[1];
+#else
+  anim_sincos_small_scalar(x, s, c);
+#endif
 }
 
 #endif
