@@ -4,6 +4,7 @@
 #define ANIM_AMATH_H
 
 #include <math.h>
+#include <string.h>
 
 #include "codes.h"
 
@@ -82,36 +83,63 @@ static inline void anim_sincos_small_scalar(double x, double *s, double *c) {
   *c = (c01 + y2 * c23) + y4 * ((c45 + y2 * c67) + y4 * (1.0 / 20922789888000.0));
 }
 
-/* ANIM_VECTOR: the compiler's vector extensions (GCC, Clang) carry the
- * hot loops two doubles at a time; each lane makes the operations the
- * scalar code makes, in the same order (no FMA: -ffp-contract=off), so
- * the bits are the same with or without them (-DANIM_NO_VECTOR builds the
- * scalar code; tests/c/core_test.c compares the two). */
+/* Two doubles, added and multiplied lane by lane: the hot loops carry
+ * pairs of numbers through these.  With ANIM_VECTOR (GCC and Clang) they
+ * are the compiler's vector extensions, two lanes in one register; else
+ * (or with -DANIM_NO_VECTOR) a struct of two.  Each lane makes the
+ * operation the scalar code makes (no FMA: -ffp-contract=off), so both
+ * builds give the same bits. */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(ANIM_NO_VECTOR)
 #define ANIM_VECTOR 1
 typedef double anim_v2 __attribute__((vector_size(16)));
+static inline anim_v2 anim_v2_set(double a, double b) { anim_v2 r = {a, b}; return r; }
+static inline anim_v2 anim_v2_add(anim_v2 a, anim_v2 b) { return a + b; }
+static inline anim_v2 anim_v2_sub(anim_v2 a, anim_v2 b) { return a - b; }
+static inline anim_v2 anim_v2_mul(anim_v2 a, anim_v2 b) { return a * b; }
+static inline double anim_v2_lo(anim_v2 a) { return a[0]; }
+static inline double anim_v2_hi(anim_v2 a) { return a[1]; }
 #else
 #define ANIM_VECTOR 0
+typedef struct anim_v2 { double l[2]; } anim_v2;
+static inline anim_v2 anim_v2_set(double a, double b) { anim_v2 r; r.l[0] = a; r.l[1] = b; return r; }
+static inline anim_v2 anim_v2_add(anim_v2 a, anim_v2 b) { return anim_v2_set(a.l[0] + b.l[0], a.l[1] + b.l[1]); }
+static inline anim_v2 anim_v2_sub(anim_v2 a, anim_v2 b) { return anim_v2_set(a.l[0] - b.l[0], a.l[1] - b.l[1]); }
+static inline anim_v2 anim_v2_mul(anim_v2 a, anim_v2 b) { return anim_v2_set(a.l[0] * b.l[0], a.l[1] * b.l[1]); }
+static inline double anim_v2_lo(anim_v2 a) { return a.l[0]; }
+static inline double anim_v2_hi(anim_v2 a) { return a.l[1]; }
 #endif
+static inline anim_v2 anim_v2_splat(double a) { return anim_v2_set(a, a); }
+/* p[0], p[1] (any alignment) */
+static inline anim_v2 anim_v2_load(const double *p) {
+  anim_v2 r;
+  memcpy(&r, p, sizeof r);
+  return r;
+}
+static inline void anim_v2_store(double *p, anim_v2 a) { memcpy(p, &a, sizeof a); }
+/* a x + b y, lane by lane */
+static inline anim_v2 anim_v2_lin(anim_v2 a, anim_v2 x, anim_v2 b, anim_v2 y) {
+  return anim_v2_add(anim_v2_mul(a, x), anim_v2_mul(b, y));
+}
 
 /* The series above with the sine in one lane and the cosine in the other:
  * half the operations.  The sine's lane adds y^4 * 0 where the cosine's
  * adds its last term: (s45 + y2 s67) + 0 is s45 + y2 s67 itself (a
- * positive number, never -0), so both lanes give the scalar bits. */
+ * positive number, never -0), so both lanes give the scalar bits
+ * (tests/c/core_test.c compares them). */
 static inline void anim_sincos_small(double x, double *s, double *c) {
-#if ANIM_VECTOR
-  const anim_v2 k0 = {1, 1}, k1 = {-1.0 / 6, -0.5}, k2 = {1.0 / 120, 1.0 / 24},
-                k3 = {-1.0 / 5040, -1.0 / 720}, k4 = {1.0 / 362880, 1.0 / 40320},
-                k5 = {-1.0 / 39916800, -1.0 / 3628800}, k6 = {1.0 / 6227020800.0, 1.0 / 479001600},
-                k7 = {-1.0 / 1307674368000.0, -1.0 / 87178291200.0}, k8 = {0, 1.0 / 20922789888000.0};
   double y = x * x, y2 = y * y, y4 = y2 * y2;
-  anim_v2 vy = {y, y}, vy2 = {y2, y2}, vy4 = {y4, y4}, r;
-  r = ((k0 + vy * k1) + vy2 * (k2 + vy * k3)) + vy4 * (((k4 + vy * k5) + vy2 * (k6 + vy * k7)) + vy4 * k8);
-  *s = x * r[0];
-  *c = r[1];
-#else
-  anim_sincos_small_scalar(x, s, c);
-#endif
+  anim_v2 vy = anim_v2_splat(y), vy2 = anim_v2_splat(y2), vy4 = anim_v2_splat(y4), r;
+  anim_v2 t01 = anim_v2_add(anim_v2_set(1, 1), anim_v2_mul(vy, anim_v2_set(-1.0 / 6, -0.5)));
+  anim_v2 t23 = anim_v2_add(anim_v2_set(1.0 / 120, 1.0 / 24), anim_v2_mul(vy, anim_v2_set(-1.0 / 5040, -1.0 / 720)));
+  anim_v2 t45 = anim_v2_add(anim_v2_set(1.0 / 362880, 1.0 / 40320),
+                            anim_v2_mul(vy, anim_v2_set(-1.0 / 39916800, -1.0 / 3628800)));
+  anim_v2 t67 = anim_v2_add(anim_v2_set(1.0 / 6227020800.0, 1.0 / 479001600),
+                            anim_v2_mul(vy, anim_v2_set(-1.0 / 1307674368000.0, -1.0 / 87178291200.0)));
+  anim_v2 hi = anim_v2_add(anim_v2_add(t45, anim_v2_mul(vy2, t67)),
+                           anim_v2_mul(vy4, anim_v2_set(0, 1.0 / 20922789888000.0)));
+  r = anim_v2_add(anim_v2_add(t01, anim_v2_mul(vy2, t23)), anim_v2_mul(vy4, hi));
+  *s = x * anim_v2_lo(r);
+  *c = anim_v2_hi(r);
 }
 
 #endif

@@ -166,44 +166,62 @@ static void pose_one_level(anim_animator *a, int m, int j0, int j1) {
     }
   }
   for (j = j0; j < j1; j++) {
-    double W0 = 0, W1 = 0, W2 = 0, P0 = 0, P1 = 0, P2 = 0, R0 = 0, R1 = 0, R2 = 0, R3 = 0;
-    double S0 = 0, S1 = 0, S2 = 0, f0 = 0, f1 = 0, f2 = 0, f3 = 0, sh, left, *p = &a->pose[j * 10];
+    /* the sums (f: the reference rotation), x and y of each in a pair
+     * (anim_v2: P01 is P0, P1 of the scalars), in registers: no call
+     * between them */
+    anim_v2 P01 = anim_v2_splat(0), R01 = P01, R23 = P01, S01 = P01, f01 = P01, f23 = P01;
+    double W0 = 0, W1 = 0, W2 = 0, P2 = 0, S2 = 0, f3 = 0, sh, left, *p = &a->pose[j * 10];
     int hasref = 0, animated = 0;
-    /* the sums (f: the reference rotation), in scalars: no call between
-     * them, which stay in registers */
     for (i = 0; i < m; i++) {
       const double *v = sv[i][j - j0];
       int ch = chs[i][j - j0];
       double w;
+      anim_v2 vw;
       if (!ch) continue;
       w = v[10];
+      vw = anim_v2_splat(w);
       animated |= ch;
       if (ch & ANIM_CH_POS) {
         W0 += w;
-        P0 += w * v[0]; P1 += w * v[1]; P2 += w * v[2];
+        P01 = anim_v2_add(P01, anim_v2_mul(vw, anim_v2_load(v)));
+        P2 += w * v[2];
       }
       if (ch & ANIM_CH_ROT) {
         W1 += w;
         if (w > 0) {
-          double sw = w;
-          if (!hasref) { f0 = v[3]; f1 = v[4]; f2 = v[5]; f3 = v[6]; hasref = 1; }
-          else if (f0 * v[3] + f1 * v[4] + f2 * v[5] + f3 * v[6] < 0) sw = -w;
-          R0 += sw * v[3]; R1 += sw * v[4]; R2 += sw * v[5]; R3 += sw * v[6];
+          anim_v2 r01 = anim_v2_load(v + 3), r23 = anim_v2_load(v + 5), vs = vw;
+          if (!hasref) { f01 = r01; f23 = r23; f3 = v[6]; hasref = 1; }
+          else {
+            /* f . v in the scalar order: ((f0 v3 + f1 v4) + f2 v5) + f3 v6 */
+            anim_v2 d01 = anim_v2_mul(f01, r01), d23 = anim_v2_mul(f23, r23);
+            if (((anim_v2_lo(d01) + anim_v2_hi(d01)) + anim_v2_lo(d23)) + anim_v2_hi(d23) < 0)
+              vs = anim_v2_splat(-w);
+          }
+          R01 = anim_v2_add(R01, anim_v2_mul(vs, r01));
+          R23 = anim_v2_add(R23, anim_v2_mul(vs, r23));
         }
       }
       if (ch & ANIM_CH_SCL) {
         W2 += w;
-        S0 += w * v[7]; S1 += w * v[8]; S2 += w * v[9];
+        S01 = anim_v2_add(S01, anim_v2_mul(vw, anim_v2_load(v + 7)));
+        S2 += w * v[9];
       }
     }
     a->animated[j] = (unsigned char)animated;
+    /* p[k] = 0 + sh * P_k (0 +: a sum of -0 gives 0, as the general blend's) */
     sh = W0 <= 1 ? 1 : 1 / W0;
-    p[0] = 0 + sh * P0; p[1] = 0 + sh * P1; p[2] = 0 + sh * P2;
+    anim_v2_store(p, anim_v2_add(anim_v2_splat(0), anim_v2_mul(anim_v2_splat(sh), P01)));
+    p[2] = 0 + sh * P2;
     if (W2 <= 1) { sh = 1; left = 1 - W2; } else { sh = 1 / W2; left = 0; }
-    p[7] = (0 + sh * S0) + left; p[8] = (0 + sh * S1) + left; p[9] = (0 + sh * S2) + left;
+    anim_v2_store(p + 7, anim_v2_add(anim_v2_add(anim_v2_splat(0), anim_v2_mul(anim_v2_splat(sh), S01)),
+                                     anim_v2_splat(left)));
+    p[9] = (0 + sh * S2) + left;
     if (hasref) {
+      anim_v2 vsh;
       if (W1 <= 1) { sh = 1; left = 1 - W1; } else { sh = 1 / W1; left = 0; }
-      p[3] = 0 + sh * R0; p[4] = 0 + sh * R1; p[5] = 0 + sh * R2; p[6] = 0 + sh * R3;
+      vsh = anim_v2_splat(sh);
+      anim_v2_store(p + 3, anim_v2_add(anim_v2_splat(0), anim_v2_mul(vsh, R01)));
+      anim_v2_store(p + 5, anim_v2_add(anim_v2_splat(0), anim_v2_mul(vsh, R23)));
       p[6] += (f3 < 0 ? -left : left);
       anim_quat_normalize(p + 3);
     } else {

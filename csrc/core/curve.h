@@ -143,8 +143,11 @@ static inline void anim_curves_lerp_inline(const anim_curve c[3], double t, int 
   a = k->v + 3 * (size_t)i;
   tt = k->t + i;
   s = (t - tt[0]) / (tt[1] - tt[0]);
-  out[0] = a[0] + (a[3] - a[0]) * s;
-  out[1] = a[1] + (a[4] - a[1]) * s;
+  {
+    /* x and y as a pair (anim_v2), z alone */
+    anim_v2 a01 = anim_v2_load(a);
+    anim_v2_store(out, anim_v2_add(a01, anim_v2_mul(anim_v2_sub(anim_v2_load(a + 3), a01), anim_v2_splat(s))));
+  }
   out[2] = a[2] + (a[5] - a[2]) * s;
 }
 
@@ -167,10 +170,12 @@ static inline void anim_qcurve_slerp_inline(const anim_qcurve *c, double t, int 
   v = (k->unit ? k->unit : k->v) + 4 * (size_t)i;
   wa = arc[0] * cf - arc[1] * sf;
   wb = arc[2] * sf;
-  out[0] = wa * v[0] + wb * v[4];
-  out[1] = wa * v[1] + wb * v[5];
-  out[2] = wa * v[2] + wb * v[6];
-  out[3] = wa * v[3] + wb * v[7];
+  {
+    /* out[c] = wa v[c] + wb v[4 + c], two components at a time */
+    anim_v2 va = anim_v2_splat(wa), vb = anim_v2_splat(wb);
+    anim_v2_store(out, anim_v2_lin(va, anim_v2_load(v), vb, anim_v2_load(v + 4)));
+    anim_v2_store(out + 2, anim_v2_lin(va, anim_v2_load(v + 2), vb, anim_v2_load(v + 6)));
+  }
 }
 
 /* The noise of the noise modifier: smooth (C2), deterministic, in [0, 1]. */
