@@ -217,13 +217,26 @@ static void pose_one_level(anim_animator *a, int m, int j0, int j1) {
                                      anim_v2_splat(left)));
     p[9] = (0 + sh * S2) + left;
     if (hasref) {
-      anim_v2 vsh;
+      /* q = 0 + sh R, w += the rest's share (+0 on z: q's z is never -0),
+       * then anim_quat_normalize written out on the pairs (its sum of
+       * squares in its order) */
+      anim_v2 vsh, q01, q23, s01, s23;
+      double n2;
       if (W1 <= 1) { sh = 1; left = 1 - W1; } else { sh = 1 / W1; left = 0; }
       vsh = anim_v2_splat(sh);
-      anim_v2_store(p + 3, anim_v2_add(anim_v2_splat(0), anim_v2_mul(vsh, R01)));
-      anim_v2_store(p + 5, anim_v2_add(anim_v2_splat(0), anim_v2_mul(vsh, R23)));
-      p[6] += (f3 < 0 ? -left : left);
-      anim_quat_normalize(p + 3);
+      q01 = anim_v2_add(anim_v2_splat(0), anim_v2_mul(vsh, R01));
+      q23 = anim_v2_add(anim_v2_add(anim_v2_splat(0), anim_v2_mul(vsh, R23)), anim_v2_set(0, f3 < 0 ? -left : left));
+      s01 = anim_v2_mul(q01, q01);
+      s23 = anim_v2_mul(q23, q23);
+      n2 = ((anim_v2_lo(s01) + anim_v2_hi(s01)) + anim_v2_lo(s23)) + anim_v2_hi(s23);
+      n2 = sqrt(n2);
+      if (n2 > 0) {
+        anim_v2 r = anim_v2_splat(1 / n2);
+        anim_v2_store(p + 3, anim_v2_mul(q01, r));
+        anim_v2_store(p + 5, anim_v2_mul(q23, r));
+      } else {
+        anim_quat_identity(p + 3);
+      }
     } else {
       anim_quat_identity(p + 3);
     }

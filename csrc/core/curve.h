@@ -165,7 +165,11 @@ static inline void anim_qcurve_slerp_inline(const anim_qcurve *c, double t, int 
   arc = k->arc + 4 * (size_t)i;
   s = (t - k->t[i]) / (k->t[i + 1] - k->t[i]);
   x = s * arc[3];
-  if (arc[3] == 0 || !(fabs(x) <= ANIM_SINCOS_RANGE)) { anim_qcurve_eval(c, t, cursor, out); return; }
+  /* on the segment s is in [0, 1] (rounding is monotone) and the arc in
+   * (0, pi/2] (anim_qcurve_prepare turns the next key into the first's
+   * hemisphere): x is within ANIM_SINCOS_RANGE, where anim_qcurve_eval
+   * takes the series too */
+  if (arc[3] == 0) { anim_qcurve_eval(c, t, cursor, out); return; }
   anim_sincos_small(x, &sf, &cf);
   v = (k->unit ? k->unit : k->v) + 4 * (size_t)i;
   wa = arc[0] * cf - arc[1] * sf;
