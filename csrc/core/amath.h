@@ -83,6 +83,14 @@ static inline void anim_sincos_small_scalar(double x, double *s, double *c) {
   *c = (c01 + y2 * c23) + y4 * ((c45 + y2 * c67) + y4 * (1.0 / 20922789888000.0));
 }
 
+/* A function to be inlined wherever it is called (its callers give it
+ * constants to fold). */
+#if defined(__GNUC__) || defined(__clang__)
+#define ANIM_INLINE inline __attribute__((always_inline))
+#else
+#define ANIM_INLINE inline
+#endif
+
 /* Two doubles, added and multiplied lane by lane: the hot loops carry
  * pairs of numbers through these.  With ANIM_VECTOR (GCC and Clang) they
  * are the compiler's vector extensions, two lanes in one register; else
@@ -126,7 +134,7 @@ static inline anim_v2 anim_v2_lin(anim_v2 a, anim_v2 x, anim_v2 b, anim_v2 y) {
  * adds its last term: (s45 + y2 s67) + 0 is s45 + y2 s67 itself (a
  * positive number, never -0), so both lanes give the scalar bits
  * (tests/c/core_test.c compares them). */
-static inline void anim_sincos_small(double x, double *s, double *c) {
+static ANIM_INLINE void anim_sincos_small(double x, double *s, double *c) {
   double y = x * x, y2 = y * y, y4 = y2 * y2;
   anim_v2 vy = anim_v2_splat(y), vy2 = anim_v2_splat(y2), vy4 = anim_v2_splat(y4), r;
   anim_v2 t01 = anim_v2_add(anim_v2_set(1, 1), anim_v2_mul(vy, anim_v2_set(-1.0 / 6, -0.5)));

@@ -133,7 +133,7 @@ static int blend_before(const anim_track *x, const anim_track *y) {
 
 /* Binding b of track t sampled into s: anim_sample_binding, with the
  * usual joint's (fast, not muted, not adjusted) inline: the same bits. */
-static inline int sample_one(anim_track *t, const anim_joint *joints, int b, double *s) {
+static ANIM_INLINE int sample_one(anim_track *t, const anim_joint *joints, int b, double *s) {
   const anim_joint *jt = &joints[t->cj[b]];
   if (jt->fast && !jt->muted && !t->adjust[b]) {
     double w = t->tw * jt->weight;
@@ -152,7 +152,7 @@ static inline int sample_one(anim_track *t, const anim_joint *joints, int b, dou
  * bits).  The samples come first, track by track over the joints (the
  * samples of different joints do not wait on each other), then the sums
  * joint by joint. */
-static void pose_one_level(anim_animator *a, int m, int j0, int j1) {
+static ANIM_INLINE void pose_chunk(anim_animator *a, int m, int j0, int j1) {
   double sv[ONE_LEVEL_MAX][ONE_LEVEL_CHUNK][SAMPLE_STRIDE];
   int chs[ONE_LEVEL_MAX][ONE_LEVEL_CHUNK];
   int i, j;
@@ -208,40 +208,62 @@ static void pose_one_level(anim_animator *a, int m, int j0, int j1) {
       }
     }
     a->animated[j] = (unsigned char)animated;
-    /* p[k] = 0 + sh * P_k (0 +: a sum of -0 gives 0, as the general blend's) */
-    sh = W0 <= 1 ? 1 : 1 / W0;
-    anim_v2_store(p, anim_v2_add(anim_v2_splat(0), anim_v2_mul(anim_v2_splat(sh), P01)));
-    p[2] = 0 + sh * P2;
-    if (W2 <= 1) { sh = 1; left = 1 - W2; } else { sh = 1 / W2; left = 0; }
-    anim_v2_store(p + 7, anim_v2_add(anim_v2_add(anim_v2_splat(0), anim_v2_mul(anim_v2_splat(sh), S01)),
-                                     anim_v2_splat(left)));
-    p[9] = (0 + sh * S2) + left;
-    if (hasref) {
-      /* q = 0 + sh R, w += the rest's share (+0 on z: q's z is never -0),
-       * then anim_quat_normalize written out on the pairs (its sum of
-       * squares in its order) */
-      anim_v2 vsh, q01, q23, s01, s23;
-      double n2;
-      if (W1 <= 1) { sh = 1; left = 1 - W1; } else { sh = 1 / W1; left = 0; }
-      vsh = anim_v2_splat(sh);
-      q01 = anim_v2_add(anim_v2_splat(0), anim_v2_mul(vsh, R01));
-      q23 = anim_v2_add(anim_v2_add(anim_v2_splat(0), anim_v2_mul(vsh, R23)), anim_v2_set(0, f3 < 0 ? -left : left));
-      s01 = anim_v2_mul(q01, q01);
-      s23 = anim_v2_mul(q23, q23);
-      n2 = ((anim_v2_lo(s01) + anim_v2_hi(s01)) + anim_v2_lo(s23)) + anim_v2_hi(s23);
-      n2 = sqrt(n2);
-      if (n2 > 0) {
-        anim_v2 r = anim_v2_splat(1 / n2);
-        anim_v2_store(p + 3, anim_v2_mul(q01, r));
-        anim_v2_store(p + 5, anim_v2_mul(q23, r));
+    {
+      /* p[k] = 0 + sh * P_k (0 +: a sum of -0 gives 0, as the general
+       * blend's); z: the sum anim_finite10 tests, by pairs (its order
+       * does not matter: anim_finite10_fix changes only what is not
+       * finite, or a rotation of no length) */
+      anim_v2 p01, s01, z;
+      double n2 = 0;
+      sh = W0 <= 1 ? 1 : 1 / W0;
+      p01 = anim_v2_add(anim_v2_splat(0), anim_v2_mul(anim_v2_splat(sh), P01));
+      anim_v2_store(p, p01);
+      p[2] = 0 + sh * P2;
+      if (W2 <= 1) { sh = 1; left = 1 - W2; } else { sh = 1 / W2; left = 0; }
+      s01 = anim_v2_add(anim_v2_add(anim_v2_splat(0), anim_v2_mul(anim_v2_splat(sh), S01)), anim_v2_splat(left));
+      anim_v2_store(p + 7, s01);
+      p[9] = (0 + sh * S2) + left;
+      z = anim_v2_add(p01, s01);
+      if (hasref) {
+        /* q = 0 + sh R, w += the rest's share (+0 on z: q's z is never
+         * -0), then anim_quat_normalize written out on the pairs (its sum
+         * of squares in its order) */
+        anim_v2 vsh, q01, q23, s01q, s23q;
+        if (W1 <= 1) { sh = 1; left = 1 - W1; } else { sh = 1 / W1; left = 0; }
+        vsh = anim_v2_splat(sh);
+        q01 = anim_v2_add(anim_v2_splat(0), anim_v2_mul(vsh, R01));
+        q23 = anim_v2_add(anim_v2_add(anim_v2_splat(0), anim_v2_mul(vsh, R23)), anim_v2_set(0, f3 < 0 ? -left : left));
+        s01q = anim_v2_mul(q01, q01);
+        s23q = anim_v2_mul(q23, q23);
+        n2 = sqrt(((anim_v2_lo(s01q) + anim_v2_hi(s01q)) + anim_v2_lo(s23q)) + anim_v2_hi(s23q));
+        if (n2 > 0) {
+          anim_v2 r = anim_v2_splat(1 / n2);
+          q01 = anim_v2_mul(q01, r);
+          q23 = anim_v2_mul(q23, r);
+          anim_v2_store(p + 3, q01);
+          anim_v2_store(p + 5, q23);
+          z = anim_v2_add(z, anim_v2_add(q01, q23));
+        } else {
+          anim_quat_identity(p + 3);
+        }
       } else {
         anim_quat_identity(p + 3);
       }
-    } else {
-      anim_quat_identity(p + 3);
+      /* a rotation of finite length > 0 made unit has a component of
+       * about 1/2 or more: not of no length */
+      {
+        double zz = (anim_v2_lo(z) + anim_v2_hi(z)) + (p[2] + p[9]);
+        if (!(zz - zz == 0) || !(n2 <= 1.7976931348623157e308)) anim_finite10_fix(p);
+      }
     }
-    anim_finite10(p);
   }
+}
+
+/* pose_chunk with the number of tracks a constant for the usual 2 (its
+ * loops then unrolled). */
+static void pose_one_level(anim_animator *a, int m, int j0, int j1) {
+  if (m == 2) pose_chunk(a, 2, j0, j1);
+  else pose_chunk(a, m, j0, j1);
 }
 
 void anim_blend_pose(anim_animator *a) {

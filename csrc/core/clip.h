@@ -130,7 +130,7 @@ int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *hot, int *c
  * cursors: linear positions and scales, slerped rotations (the usual
  * clip), inline in the steady case (anim_curves_lerp_inline,
  * anim_qcurve_slerp_inline): the same bits. */
-static inline int anim_clip_sample_fast(const anim_clip *c, const anim_joint *jt, double t, int *hot,
+static ANIM_INLINE int anim_clip_sample_fast(const anim_clip *c, const anim_joint *jt, double t, int *hot,
                                         double out[11]) {
   int ch = jt->channels;
   if (ch & ANIM_CH_POS) anim_curves_lerp_inline(jt->pos, t, hot, out);

@@ -124,7 +124,7 @@ void anim_qcurve_eval(const anim_qcurve *c, double t, int *cursor, double out[4]
  * track): the segment [t_i, t_i+1) holding t when it is the cursor's or
  * the next one (the cursor then moves to it), else -1.  A segment holds at
  * most one t, so this is the key anim_curve_eval's search finds. */
-static inline int anim_keys_segment(const double *tt, int n, double t, int *cursor) {
+static ANIM_INLINE int anim_keys_segment(const double *tt, int n, double t, int *cursor) {
   int i = *cursor;
   if (i >= 0 && i < n - 1 && tt[i] <= t && t < tt[i + 1]) return i;
   if (i >= -1 && i < n - 2 && tt[i + 1] <= t && t < tt[i + 2]) return *cursor = i + 1;
@@ -134,7 +134,7 @@ static inline int anim_keys_segment(const double *tt, int n, double t, int *curs
 /* anim_curves_lerp_shared with a cursor (the same arithmetic, so the same
  * bits): inline on the cursor's segment or the next; anything else
  * through the function. */
-static inline void anim_curves_lerp_inline(const anim_curve c[3], double t, int *cursor, double out[3]) {
+static ANIM_INLINE void anim_curves_lerp_inline(const anim_curve c[3], double t, int *cursor, double out[3]) {
   const anim_keys *k = c[0].k;
   const double *a, *tt;
   double s;
@@ -156,7 +156,7 @@ static inline void anim_curves_lerp_inline(const anim_curve c[3], double t, int 
  * its arc is one of sines and cosines within ANIM_SINCOS_RANGE (the usual
  * case: the same arithmetic, so the same bits); anything else through the
  * function. */
-static inline void anim_qcurve_slerp_inline(const anim_qcurve *c, double t, int *cursor, double out[4]) {
+static ANIM_INLINE void anim_qcurve_slerp_inline(const anim_qcurve *c, double t, int *cursor, double out[4]) {
   const anim_keys *k = c->k;
   const double *v, *arc;
   double s, x, sf, cf, wa, wb;
