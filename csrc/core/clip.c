@@ -221,6 +221,19 @@ const char *anim_clip_finish(anim_clip *c) {
                            anim_curve_all_linear(&jt->rot[1]) && anim_curve_all_linear(&jt->rot[2]))
       jt->linear |= ANIM_CH_ROT;
     jt->fast = jt->keys[ANIM_K_PW].n == 0 && (jt->channels & ~jt->linear) == 0;
+    memset(jt->fk, 0, sizeof jt->fk);
+    if (jt->fast) {
+      /* (a fast channel's curves share their keys: anim_curves_share_times) */
+      static const int slot[3] = {ANIM_K_POS, ANIM_K_ROT, ANIM_K_SCL}, bit[3] = {ANIM_CH_POS, ANIM_CH_ROT, ANIM_CH_SCL};
+      for (a = 0; a < 3; a++) {
+        const anim_keys *k = &jt->keys[slot[a]];
+        if (!(jt->channels & bit[a]) || k->n <= 0) continue;
+        jt->fk[a].t = k->t;
+        jt->fk[a].v = k->unit ? k->unit : k->v;
+        jt->fk[a].arc = k->arc;
+        jt->fk[a].n = k->n;
+      }
+    }
   }
   {
     const char *e = anim_props_finish(c, wrap);

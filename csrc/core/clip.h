@@ -42,6 +42,11 @@ typedef struct anim_joint {
   int linear;              /* ANIM_CH_* shared and linear throughout (or
                             * slerped: rotation); with no pose weights,
                             * all of them: the joint's fast path */
+  /* A fast joint's position, rotation and scale keys as its inline
+   * sampling reads them (anim_clip_sample_fast; n = 0 when not `fast`),
+   * beside the fields above: the blend's usual joint reads one cache line
+   * of its struct. */
+  anim_fastkeys fk[3];
   /* The keys of each channel (ANIM_K_*), then the curves that read them
    * (set up by anim_clip_finish; the builder sets only their modifiers).
    * A channel in `split` has keys of its own per axis (slot ANIM_K_AXIS). */
@@ -131,18 +136,18 @@ int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *hot, int *c
  * clip), inline in the steady case (anim_curves_lerp_inline,
  * anim_qcurve_slerp_inline): the same bits. */
 static ANIM_INLINE int anim_clip_sample_fast(const anim_clip *c, const anim_joint *jt, double t, int *hot,
-                                        double out[11]) {
+                                             double out[11]) {
   int ch = jt->channels;
-  if (ch & ANIM_CH_POS) anim_curves_lerp_inline(jt->pos, t, hot, out);
+  if (ch & ANIM_CH_POS) anim_curves_lerp_inline(jt->pos, &jt->fk[0], t, hot, out);
   if (ch & ANIM_CH_ROT) {
-    if (jt->rot_quat) anim_qcurve_slerp_inline(&jt->qrot, t, hot + 1, out + 3);
+    if (jt->rot_quat) anim_qcurve_slerp_inline(&jt->qrot, &jt->fk[1], t, hot + 1, out + 3);
     else {
       double deg[3];
-      anim_curves_lerp_inline(jt->rot, t, hot + 1, deg);
+      anim_curves_lerp_inline(jt->rot, &jt->fk[1], t, hot + 1, deg);
       anim_quat_from_euler(out + 3, deg, c->euler);
     }
   }
-  if (ch & ANIM_CH_SCL) anim_curves_lerp_inline(jt->scl, t, hot + 2, out + 7);
+  if (ch & ANIM_CH_SCL) anim_curves_lerp_inline(jt->scl, &jt->fk[2], t, hot + 2, out + 7);
   out[10] = 1;
   return ch;
 }

@@ -131,17 +131,27 @@ static ANIM_INLINE int anim_keys_segment(const double *tt, int n, double t, int 
   return -1;
 }
 
+/* A channel's keys as the inline sampling below reads them (an
+ * anim_joint keeps one per channel of a `fast` joint, set by
+ * anim_clip_finish): times, values (quaternions: made unit when the keys
+ * needed it: anim_keys' unit, else v), the slerps' arcs, the count; n = 0
+ * sends every sample through the curve functions. */
+typedef struct anim_fastkeys {
+  const double *t, *v, *arc;
+  int n;
+} anim_fastkeys;
+
 /* anim_curves_lerp_shared with a cursor (the same arithmetic, so the same
- * bits): inline on the cursor's segment or the next; anything else
- * through the function. */
-static ANIM_INLINE void anim_curves_lerp_inline(const anim_curve c[3], double t, int *cursor, double out[3]) {
-  const anim_keys *k = c[0].k;
+ * bits) on f, c's keys: inline on the cursor's segment or the next;
+ * anything else through the function. */
+static ANIM_INLINE void anim_curves_lerp_inline(const anim_curve c[3], const anim_fastkeys *f, double t,
+                                                int *cursor, double out[3]) {
   const double *a, *tt;
   double s;
-  int i = anim_keys_segment(k->t, k->n, t, cursor);
+  int i = anim_keys_segment(f->t, f->n, t, cursor);
   if (i < 0) { anim_curves_lerp_shared(c, t, cursor, out); return; }
-  a = k->v + 3 * (size_t)i;
-  tt = k->t + i;
+  a = f->v + 3 * (size_t)i;
+  tt = f->t + i;
   s = (t - tt[0]) / (tt[1] - tt[0]);
   {
     /* x and y as a pair (anim_v2), z alone */
@@ -151,27 +161,27 @@ static ANIM_INLINE void anim_curves_lerp_inline(const anim_curve c[3], double t,
   out[2] = a[2] + (a[5] - a[2]) * s;
 }
 
-/* anim_qcurve_eval with a cursor on a curve that slerps everywhere
- * (anim_qcurve_all_slerp): inline on the cursor's segment or the next when
- * its arc is one of sines and cosines within ANIM_SINCOS_RANGE (the usual
- * case: the same arithmetic, so the same bits); anything else through the
+/* anim_qcurve_eval with a cursor, on f, c's keys, for a curve that slerps
+ * everywhere (anim_qcurve_all_slerp): inline on the cursor's segment or
+ * the next when its arc is one of sines and cosines (the usual case: the
+ * same arithmetic, so the same bits); anything else through the
  * function. */
-static ANIM_INLINE void anim_qcurve_slerp_inline(const anim_qcurve *c, double t, int *cursor, double out[4]) {
-  const anim_keys *k = c->k;
+static ANIM_INLINE void anim_qcurve_slerp_inline(const anim_qcurve *c, const anim_fastkeys *f, double t,
+                                                 int *cursor, double out[4]) {
   const double *v, *arc;
   double s, x, sf, cf, wa, wb;
-  int i = k ? anim_keys_segment(k->t, k->n, t, cursor) : -1;
+  int i = anim_keys_segment(f->t, f->n, t, cursor);
   if (i < 0) { anim_qcurve_eval(c, t, cursor, out); return; }
-  arc = k->arc + 4 * (size_t)i;
-  s = (t - k->t[i]) / (k->t[i + 1] - k->t[i]);
-  x = s * arc[3];
+  arc = f->arc + 4 * (size_t)i;
+  if (arc[3] == 0) { anim_qcurve_eval(c, t, cursor, out); return; }
+  s = (t - f->t[i]) / (f->t[i + 1] - f->t[i]);
   /* on the segment s is in [0, 1] (rounding is monotone) and the arc in
    * (0, pi/2] (anim_qcurve_prepare turns the next key into the first's
    * hemisphere): x is within ANIM_SINCOS_RANGE, where anim_qcurve_eval
    * takes the series too */
-  if (arc[3] == 0) { anim_qcurve_eval(c, t, cursor, out); return; }
+  x = s * arc[3];
   anim_sincos_small(x, &sf, &cf);
-  v = (k->unit ? k->unit : k->v) + 4 * (size_t)i;
+  v = f->v + 4 * (size_t)i;
   wa = arc[0] * cf - arc[1] * sf;
   wb = arc[2] * sf;
   {

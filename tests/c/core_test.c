@@ -388,10 +388,10 @@ static void slerp_sweep(const anim_mem *mem, unsigned char ie, double *qerr, dou
       long double pr;
       int ip = ie & ANIM_IE_INTERP;
       anim_qcurve_eval(&jt->qrot, t, &cur1, q1);
-      if (ip == ANIM_LINEAR) anim_qcurve_slerp_inline(&jt->qrot, t, &cur2, q2);
+      if (ip == ANIM_LINEAR) anim_qcurve_slerp_inline(&jt->qrot, &jt->fk[1], t, &cur2, q2);
       else memcpy(q2, q1, sizeof q2);  /* (the inline path is for curves that slerp everywhere) */
       anim_curves_lerp_shared(jt->pos, t, &pc, p1);
-      anim_curves_lerp_inline(jt->pos, t, &pc2, p2);
+      anim_curves_lerp_inline(jt->pos, &jt->fk[0], t, &pc2, p2);
       if (memcmp(q1, q2, sizeof q1) || memcmp(p1, p2, sizeof p1)) *same = 0;
       f = ip >= ANIM_SINE && ip <= ANIM_ELASTIC
                              ? anim_ease(ip, (ie & ANIM_IE_EASE) >> ANIM_IE_EASE_SHIFT, s) : s;
