@@ -137,11 +137,118 @@ static ANIM_INLINE int sample_one(anim_track *t, const anim_joint *joints, int b
   const anim_joint *jt = &joints[t->cj[b]];
   if (jt->fast && !jt->muted && !t->adjust[b]) {
     double w = t->tw * jt->weight;
-    int ch = anim_clip_sample_fast(t->clip, jt, t->time, &t->hot[b * ANIM_HOT_CURSORS], s);
+    int ch, *hot = &t->hot[b * ANIM_HOT_CURSORS];
+    if (jt->fast == ANIM_FAST_PQ) {
+      /* anim_clip_sample_fast of a position and a quaternion rotation */
+      anim_curves_lerp_inline(jt->pos, &jt->fk[0], t->time, hot, s);
+      anim_qcurve_slerp_inline(&jt->qrot, &jt->fk[1], t->time, hot + 1, s + 3);
+      ch = ANIM_CH_POS | ANIM_CH_ROT;
+    } else {
+      ch = anim_clip_sample_fast(t->clip, jt, t->time, hot, s);
+    }
     s[10] = w > ANIM_WEIGHT_CAP ? ANIM_WEIGHT_CAP : w;
     return ch;
   }
   return anim_sample_binding(t, b, t->time, 1, t->tw, s);
+}
+
+/* The sums and the pose of joint j from the m samples sv[i][jj] that
+ * wrote chs[i][jj]: pq, every one a position and a rotation (a constant
+ * where it is called, so that the tests fold). */
+static ANIM_INLINE void pose_joint(anim_animator *a, int m, int j, int jj,
+                                   double sv[ONE_LEVEL_MAX][ONE_LEVEL_CHUNK][SAMPLE_STRIDE],
+                                   int chs[ONE_LEVEL_MAX][ONE_LEVEL_CHUNK], int pq) {
+  int i;
+  /* the sums (f: the reference rotation), x and y of each in a pair
+   * (anim_v2: P01 is P0, P1 of the scalars), in registers: no call
+   * between them */
+  anim_v2 P01 = anim_v2_splat(0), R01 = P01, R23 = P01, S01 = P01, f01 = P01, f23 = P01;
+  double W0 = 0, W1 = 0, W2 = 0, P2 = 0, S2 = 0, f3 = 0, sh, left, *p = &a->pose[j * 10];
+  int hasref = 0, animated = 0;
+  for (i = 0; i < m; i++) {
+    const double *v = sv[i][jj];
+    int ch = pq ? ANIM_CH_POS | ANIM_CH_ROT : chs[i][jj];
+    double w;
+    anim_v2 vw;
+    if (!ch) continue;
+    w = v[10];
+    vw = anim_v2_splat(w);
+    animated |= ch;
+    if (ch & ANIM_CH_POS) {
+      W0 += w;
+      P01 = anim_v2_add(P01, anim_v2_mul(vw, anim_v2_load(v)));
+      P2 += w * v[2];
+    }
+    if (ch & ANIM_CH_ROT) {
+      W1 += w;
+      if (w > 0) {
+        anim_v2 r01 = anim_v2_load(v + 3), r23 = anim_v2_load(v + 5), vs = vw;
+        if (!hasref) { f01 = r01; f23 = r23; f3 = v[6]; hasref = 1; }
+        else {
+          /* f . v in the scalar order: ((f0 v3 + f1 v4) + f2 v5) + f3 v6 */
+          anim_v2 d01 = anim_v2_mul(f01, r01), d23 = anim_v2_mul(f23, r23);
+          if (((anim_v2_lo(d01) + anim_v2_hi(d01)) + anim_v2_lo(d23)) + anim_v2_hi(d23) < 0)
+            vs = anim_v2_splat(-w);
+        }
+        R01 = anim_v2_add(R01, anim_v2_mul(vs, r01));
+        R23 = anim_v2_add(R23, anim_v2_mul(vs, r23));
+      }
+    }
+    if (ch & ANIM_CH_SCL) {
+      W2 += w;
+      S01 = anim_v2_add(S01, anim_v2_mul(vw, anim_v2_load(v + 7)));
+      S2 += w * v[9];
+    }
+  }
+  a->animated[j] = (unsigned char)animated;
+  {
+    /* p[k] = 0 + sh * P_k (0 +: a sum of -0 gives 0, as the general
+     * blend's); z: the sum anim_finite10 tests, by pairs (its order
+     * does not matter: anim_finite10_fix changes only what is not
+     * finite, or a rotation of no length) */
+    anim_v2 p01, s01, z;
+    double n2 = 0;
+    sh = W0 <= 1 ? 1 : 1 / W0;
+    p01 = anim_v2_add(anim_v2_splat(0), anim_v2_mul(anim_v2_splat(sh), P01));
+    anim_v2_store(p, p01);
+    p[2] = 0 + sh * P2;
+    if (W2 <= 1) { sh = 1; left = 1 - W2; } else { sh = 1 / W2; left = 0; }
+    s01 = anim_v2_add(anim_v2_add(anim_v2_splat(0), anim_v2_mul(anim_v2_splat(sh), S01)), anim_v2_splat(left));
+    anim_v2_store(p + 7, s01);
+    p[9] = (0 + sh * S2) + left;
+    z = anim_v2_add(p01, s01);
+    if (hasref) {
+      /* q = 0 + sh R, w += the rest's share (+0 on z: q's z is never
+       * -0), then anim_quat_normalize written out on the pairs (its sum
+       * of squares in its order) */
+      anim_v2 vsh, q01, q23, s01q, s23q;
+      if (W1 <= 1) { sh = 1; left = 1 - W1; } else { sh = 1 / W1; left = 0; }
+      vsh = anim_v2_splat(sh);
+      q01 = anim_v2_add(anim_v2_splat(0), anim_v2_mul(vsh, R01));
+      q23 = anim_v2_add(anim_v2_add(anim_v2_splat(0), anim_v2_mul(vsh, R23)), anim_v2_set(0, f3 < 0 ? -left : left));
+      s01q = anim_v2_mul(q01, q01);
+      s23q = anim_v2_mul(q23, q23);
+      n2 = sqrt(((anim_v2_lo(s01q) + anim_v2_hi(s01q)) + anim_v2_lo(s23q)) + anim_v2_hi(s23q));
+      if (n2 > 0) {
+        anim_v2 r = anim_v2_splat(1 / n2);
+        q01 = anim_v2_mul(q01, r);
+        q23 = anim_v2_mul(q23, r);
+        anim_v2_store(p + 3, q01);
+        anim_v2_store(p + 5, q23);
+        z = anim_v2_add(z, anim_v2_add(q01, q23));
+      } else {
+        anim_quat_identity(p + 3);
+      }
+    } else {
+      anim_quat_identity(p + 3);
+    }
+    /* a rotation of finite length > 0 made unit has a component of
+     * about 1/2 or more: not of no length */
+    {
+      double zz = (anim_v2_lo(z) + anim_v2_hi(z)) + (p[2] + p[9]);
+      if (!(zz - zz == 0) || !(n2 <= 1.7976931348623157e308)) anim_finite10_fix(p);
+    }
+  }
 }
 
 /* The pose of joints [j0, j1) (at most ONE_LEVEL_CHUNK) when every
@@ -166,96 +273,10 @@ static ANIM_INLINE void pose_chunk(anim_animator *a, int m, int j0, int j1) {
     }
   }
   for (j = j0; j < j1; j++) {
-    /* the sums (f: the reference rotation), x and y of each in a pair
-     * (anim_v2: P01 is P0, P1 of the scalars), in registers: no call
-     * between them */
-    anim_v2 P01 = anim_v2_splat(0), R01 = P01, R23 = P01, S01 = P01, f01 = P01, f23 = P01;
-    double W0 = 0, W1 = 0, W2 = 0, P2 = 0, S2 = 0, f3 = 0, sh, left, *p = &a->pose[j * 10];
-    int hasref = 0, animated = 0;
-    for (i = 0; i < m; i++) {
-      const double *v = sv[i][j - j0];
-      int ch = chs[i][j - j0];
-      double w;
-      anim_v2 vw;
-      if (!ch) continue;
-      w = v[10];
-      vw = anim_v2_splat(w);
-      animated |= ch;
-      if (ch & ANIM_CH_POS) {
-        W0 += w;
-        P01 = anim_v2_add(P01, anim_v2_mul(vw, anim_v2_load(v)));
-        P2 += w * v[2];
-      }
-      if (ch & ANIM_CH_ROT) {
-        W1 += w;
-        if (w > 0) {
-          anim_v2 r01 = anim_v2_load(v + 3), r23 = anim_v2_load(v + 5), vs = vw;
-          if (!hasref) { f01 = r01; f23 = r23; f3 = v[6]; hasref = 1; }
-          else {
-            /* f . v in the scalar order: ((f0 v3 + f1 v4) + f2 v5) + f3 v6 */
-            anim_v2 d01 = anim_v2_mul(f01, r01), d23 = anim_v2_mul(f23, r23);
-            if (((anim_v2_lo(d01) + anim_v2_hi(d01)) + anim_v2_lo(d23)) + anim_v2_hi(d23) < 0)
-              vs = anim_v2_splat(-w);
-          }
-          R01 = anim_v2_add(R01, anim_v2_mul(vs, r01));
-          R23 = anim_v2_add(R23, anim_v2_mul(vs, r23));
-        }
-      }
-      if (ch & ANIM_CH_SCL) {
-        W2 += w;
-        S01 = anim_v2_add(S01, anim_v2_mul(vw, anim_v2_load(v + 7)));
-        S2 += w * v[9];
-      }
-    }
-    a->animated[j] = (unsigned char)animated;
-    {
-      /* p[k] = 0 + sh * P_k (0 +: a sum of -0 gives 0, as the general
-       * blend's); z: the sum anim_finite10 tests, by pairs (its order
-       * does not matter: anim_finite10_fix changes only what is not
-       * finite, or a rotation of no length) */
-      anim_v2 p01, s01, z;
-      double n2 = 0;
-      sh = W0 <= 1 ? 1 : 1 / W0;
-      p01 = anim_v2_add(anim_v2_splat(0), anim_v2_mul(anim_v2_splat(sh), P01));
-      anim_v2_store(p, p01);
-      p[2] = 0 + sh * P2;
-      if (W2 <= 1) { sh = 1; left = 1 - W2; } else { sh = 1 / W2; left = 0; }
-      s01 = anim_v2_add(anim_v2_add(anim_v2_splat(0), anim_v2_mul(anim_v2_splat(sh), S01)), anim_v2_splat(left));
-      anim_v2_store(p + 7, s01);
-      p[9] = (0 + sh * S2) + left;
-      z = anim_v2_add(p01, s01);
-      if (hasref) {
-        /* q = 0 + sh R, w += the rest's share (+0 on z: q's z is never
-         * -0), then anim_quat_normalize written out on the pairs (its sum
-         * of squares in its order) */
-        anim_v2 vsh, q01, q23, s01q, s23q;
-        if (W1 <= 1) { sh = 1; left = 1 - W1; } else { sh = 1 / W1; left = 0; }
-        vsh = anim_v2_splat(sh);
-        q01 = anim_v2_add(anim_v2_splat(0), anim_v2_mul(vsh, R01));
-        q23 = anim_v2_add(anim_v2_add(anim_v2_splat(0), anim_v2_mul(vsh, R23)), anim_v2_set(0, f3 < 0 ? -left : left));
-        s01q = anim_v2_mul(q01, q01);
-        s23q = anim_v2_mul(q23, q23);
-        n2 = sqrt(((anim_v2_lo(s01q) + anim_v2_hi(s01q)) + anim_v2_lo(s23q)) + anim_v2_hi(s23q));
-        if (n2 > 0) {
-          anim_v2 r = anim_v2_splat(1 / n2);
-          q01 = anim_v2_mul(q01, r);
-          q23 = anim_v2_mul(q23, r);
-          anim_v2_store(p + 3, q01);
-          anim_v2_store(p + 5, q23);
-          z = anim_v2_add(z, anim_v2_add(q01, q23));
-        } else {
-          anim_quat_identity(p + 3);
-        }
-      } else {
-        anim_quat_identity(p + 3);
-      }
-      /* a rotation of finite length > 0 made unit has a component of
-       * about 1/2 or more: not of no length */
-      {
-        double zz = (anim_v2_lo(z) + anim_v2_hi(z)) + (p[2] + p[9]);
-        if (!(zz - zz == 0) || !(n2 <= 1.7976931348623157e308)) anim_finite10_fix(p);
-      }
-    }
+    int jj = j - j0, pq = 1;
+    for (i = 0; i < m; i++) pq &= chs[i][jj] == (ANIM_CH_POS | ANIM_CH_ROT);
+    if (pq) pose_joint(a, m, j, jj, sv, chs, 1);
+    else pose_joint(a, m, j, jj, sv, chs, 0);
   }
 }
 

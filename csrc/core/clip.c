@@ -221,6 +221,8 @@ const char *anim_clip_finish(anim_clip *c) {
                            anim_curve_all_linear(&jt->rot[1]) && anim_curve_all_linear(&jt->rot[2]))
       jt->linear |= ANIM_CH_ROT;
     jt->fast = jt->keys[ANIM_K_PW].n == 0 && (jt->channels & ~jt->linear) == 0;
+    if (jt->fast && jt->channels == (ANIM_CH_POS | ANIM_CH_ROT) && jt->rot_quat && !jt->muted)
+      jt->fast = ANIM_FAST_PQ;
     memset(jt->fk, 0, sizeof jt->fk);
     if (jt->fast) {
       /* (a fast channel's curves share their keys: anim_curves_share_times) */

@@ -28,6 +28,7 @@
  * channel (an importer's exact curves whose axes have keys at different
  * times) keeps axis a in slot ANIM_K_AXIS(ch, a), arity 1. */
 enum { ANIM_K_COUNT = 10 };
+#define ANIM_FAST_PQ 2
 #define ANIM_K_AXIS(ch, a) ((a) == 0 ? (ch) : 4 + 2 * (ch) + (a) - 1)
 
 typedef struct anim_joint {
@@ -35,7 +36,9 @@ typedef struct anim_joint {
   size_t name_len;         /* its bytes (a name may hold a NUL byte) */
   double weight;           /* the joint's weight, 0..1 */
   int muted;
-  int fast;                /* every channel is in `linear` */
+  int fast;                /* every channel is in `linear`; ANIM_FAST_PQ:
+                            * and they are a position and a quaternion
+                            * rotation (W1's joints), not muted */
   int channels;            /* ANIM_CH_* present */
   int rot_quat;            /* rotation keys are quaternions */
   int shared;              /* ANIM_CH_* whose three axes share key times */
