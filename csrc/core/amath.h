@@ -4,6 +4,7 @@
 #define ANIM_AMATH_H
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "codes.h"
@@ -127,6 +128,17 @@ static inline void anim_v2_store(double *p, anim_v2 a) { memcpy(p, &a, sizeof a)
 /* a x + b y, lane by lane */
 static inline anim_v2 anim_v2_lin(anim_v2 a, anim_v2 x, anim_v2 b, anim_v2 y) {
   return anim_v2_add(anim_v2_mul(a, x), anim_v2_mul(b, y));
+}
+
+/* -x when c, else x, without a branch (where the sign is anyone's guess:
+ * a missed guess costs a dozen instructions' time): negation is the sign
+ * bit flipped, so the bits are those of -x. */
+static inline double anim_neg_if(double x, int c) {
+  uint64_t u;
+  memcpy(&u, &x, sizeof u);
+  u ^= (uint64_t)(c != 0) << 63;
+  memcpy(&x, &u, sizeof x);
+  return x;
 }
 
 /* The series above with the sine in one lane and the cosine in the other:

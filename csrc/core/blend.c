@@ -187,8 +187,8 @@ static ANIM_INLINE void pose_joint(anim_animator *a, int m, int j, int jj,
         else {
           /* f . v in the scalar order: ((f0 v3 + f1 v4) + f2 v5) + f3 v6 */
           anim_v2 d01 = anim_v2_mul(f01, r01), d23 = anim_v2_mul(f23, r23);
-          if (((anim_v2_lo(d01) + anim_v2_hi(d01)) + anim_v2_lo(d23)) + anim_v2_hi(d23) < 0)
-            vs = anim_v2_splat(-w);
+          double d = ((anim_v2_lo(d01) + anim_v2_hi(d01)) + anim_v2_lo(d23)) + anim_v2_hi(d23);
+          vs = anim_v2_splat(anim_neg_if(w, d < 0));
         }
         R01 = anim_v2_add(R01, anim_v2_mul(vs, r01));
         R23 = anim_v2_add(R23, anim_v2_mul(vs, r23));
@@ -225,7 +225,7 @@ static ANIM_INLINE void pose_joint(anim_animator *a, int m, int j, int jj,
       if (W1 <= 1) { sh = 1; left = 1 - W1; } else { sh = 1 / W1; left = 0; }
       vsh = anim_v2_splat(sh);
       q01 = anim_v2_add(anim_v2_splat(0), anim_v2_mul(vsh, R01));
-      q23 = anim_v2_add(anim_v2_add(anim_v2_splat(0), anim_v2_mul(vsh, R23)), anim_v2_set(0, f3 < 0 ? -left : left));
+      q23 = anim_v2_add(anim_v2_add(anim_v2_splat(0), anim_v2_mul(vsh, R23)), anim_v2_set(0, anim_neg_if(left, f3 < 0)));
       s01q = anim_v2_mul(q01, q01);
       s23q = anim_v2_mul(q23, q23);
       n2 = sqrt(((anim_v2_lo(s01q) + anim_v2_hi(s01q)) + anim_v2_lo(s23q)) + anim_v2_hi(s23q));
