@@ -131,25 +131,37 @@ static int blend_before(const anim_track *x, const anim_track *y) {
  * stack: ONE_LEVEL_MAX x ONE_LEVEL_CHUNK of them). */
 #define ONE_LEVEL_CHUNK 16
 
-/* Binding b of track t sampled into s: anim_sample_binding, with the
+/* What the chunk's sampling reads of a track, in locals: the stores of
+ * the samples (doubles, ints) could otherwise be its fields for all the
+ * compiler knows, and it would read them again after each. */
+typedef struct track_view {
+  anim_track *t;
+  const anim_joint *joints;
+  const int *byjoint, *cj;
+  const unsigned char *adjust;
+  int *hot;
+  double time, tw;
+} track_view;
+
+/* Binding b of track v.t sampled into s: anim_sample_binding, with the
  * usual joint's (fast, not muted, not adjusted) inline: the same bits. */
-static ANIM_INLINE int sample_one(anim_track *t, const anim_joint *joints, int b, double *s) {
-  const anim_joint *jt = &joints[t->cj[b]];
-  if (jt->fast && !jt->muted && !t->adjust[b]) {
-    double w = t->tw * jt->weight;
-    int ch, *hot = &t->hot[b * ANIM_HOT_CURSORS];
+static ANIM_INLINE int sample_one(const track_view *v, int b, double *s) {
+  const anim_joint *jt = &v->joints[v->cj[b]];
+  if (jt->fast && !jt->muted && !v->adjust[b]) {
+    double w = v->tw * jt->weight;
+    int ch, *hot = &v->hot[b * ANIM_HOT_CURSORS];
     if (jt->fast == ANIM_FAST_PQ) {
       /* anim_clip_sample_fast of a position and a quaternion rotation */
-      anim_curves_lerp_inline(jt->pos, &jt->fk[0], t->time, hot, s);
-      anim_qcurve_slerp_inline(&jt->qrot, &jt->fk[1], t->time, hot + 1, s + 3);
+      anim_curves_lerp_inline(jt->pos, &jt->fk[0], v->time, hot, s);
+      anim_qcurve_slerp_inline(&jt->qrot, &jt->fk[1], v->time, hot + 1, s + 3);
       ch = ANIM_CH_POS | ANIM_CH_ROT;
     } else {
-      ch = anim_clip_sample_fast(t->clip, jt, t->time, hot, s);
+      ch = anim_clip_sample_fast(v->t->clip, jt, v->time, hot, s);
     }
     s[10] = w > ANIM_WEIGHT_CAP ? ANIM_WEIGHT_CAP : w;
     return ch;
   }
-  return anim_sample_binding(t, b, t->time, 1, t->tw, s);
+  return anim_sample_binding(v->t, b, v->time, 1, v->tw, s);
 }
 
 /* The sums and the pose of joint j from the m samples sv[i][jj] that
@@ -265,11 +277,18 @@ static ANIM_INLINE void pose_chunk(anim_animator *a, int m, int j0, int j1) {
   int i, j;
   for (i = 0; i < m; i++) {
     anim_track *t = a->order[i];
-    const anim_joint *joints = t->clip->joints;
-    const int *byjoint = t->byjoint;
+    track_view v;
+    v.t = t;
+    v.joints = t->clip->joints;
+    v.byjoint = t->byjoint;
+    v.cj = t->cj;
+    v.adjust = t->adjust;
+    v.hot = t->hot;
+    v.time = t->time;
+    v.tw = t->tw;
     for (j = j0; j < j1; j++) {
-      int b = byjoint[j];
-      chs[i][j - j0] = b < 0 ? 0 : sample_one(t, joints, b, sv[i][j - j0]);
+      int b = v.byjoint[j];
+      chs[i][j - j0] = b < 0 ? 0 : sample_one(&v, b, sv[i][j - j0]);
     }
   }
   for (j = j0; j < j1; j++) {
