@@ -4,6 +4,8 @@
 #define ANIM_AMATH_H
 
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "codes.h"
 
@@ -67,9 +69,10 @@ static inline double anim_finite(double v) {
  * series above on |r| <= pi/4, where its error is below 1e-15.  Only +, -,
  * * and floor: the same bits on every IEEE machine, unlike libm. */
 void anim_sincos(double x, double *s, double *c);
-static inline void anim_sincos_small(double x, double *s, double *c) {
-  /* Estrin's scheme in y = x^2: short dependency chains (a slerp waits on
-   * this), the same terms as Horner's */
+
+/* The series in scalars: Estrin's scheme in y = x^2 (short dependency
+ * chains: a slerp waits on this), the same terms as Horner's. */
+static inline void anim_sincos_small_scalar(double x, double *s, double *c) {
   double y = x * x, y2 = y * y, y4 = y2 * y2;
   double s01 = 1 + y * (-1.0 / 6), s23 = 1.0 / 120 + y * (-1.0 / 5040);
   double s45 = 1.0 / 362880 + y * (-1.0 / 39916800);
@@ -79,6 +82,84 @@ static inline void anim_sincos_small(double x, double *s, double *c) {
   double c67 = 1.0 / 479001600 + y * (-1.0 / 87178291200.0);
   *s = x * ((s01 + y2 * s23) + y4 * (s45 + y2 * s67));
   *c = (c01 + y2 * c23) + y4 * ((c45 + y2 * c67) + y4 * (1.0 / 20922789888000.0));
+}
+
+/* A function to be inlined wherever it is called (its callers give it
+ * constants to fold). */
+#if defined(__GNUC__) || defined(__clang__)
+#define ANIM_INLINE inline __attribute__((always_inline))
+#else
+#define ANIM_INLINE inline
+#endif
+
+/* Two doubles, added and multiplied lane by lane: the hot loops carry
+ * pairs of numbers through these.  With ANIM_VECTOR (GCC and Clang) they
+ * are the compiler's vector extensions, two lanes in one register; else
+ * (or with -DANIM_NO_VECTOR) a struct of two.  Each lane makes the
+ * operation the scalar code makes (no FMA: -ffp-contract=off), so both
+ * builds give the same bits. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(ANIM_NO_VECTOR)
+#define ANIM_VECTOR 1
+typedef double anim_v2 __attribute__((vector_size(16)));
+static inline anim_v2 anim_v2_set(double a, double b) { anim_v2 r = {a, b}; return r; }
+static inline anim_v2 anim_v2_add(anim_v2 a, anim_v2 b) { return a + b; }
+static inline anim_v2 anim_v2_sub(anim_v2 a, anim_v2 b) { return a - b; }
+static inline anim_v2 anim_v2_mul(anim_v2 a, anim_v2 b) { return a * b; }
+static inline double anim_v2_lo(anim_v2 a) { return a[0]; }
+static inline double anim_v2_hi(anim_v2 a) { return a[1]; }
+#else
+#define ANIM_VECTOR 0
+typedef struct anim_v2 { double l[2]; } anim_v2;
+static inline anim_v2 anim_v2_set(double a, double b) { anim_v2 r; r.l[0] = a; r.l[1] = b; return r; }
+static inline anim_v2 anim_v2_add(anim_v2 a, anim_v2 b) { return anim_v2_set(a.l[0] + b.l[0], a.l[1] + b.l[1]); }
+static inline anim_v2 anim_v2_sub(anim_v2 a, anim_v2 b) { return anim_v2_set(a.l[0] - b.l[0], a.l[1] - b.l[1]); }
+static inline anim_v2 anim_v2_mul(anim_v2 a, anim_v2 b) { return anim_v2_set(a.l[0] * b.l[0], a.l[1] * b.l[1]); }
+static inline double anim_v2_lo(anim_v2 a) { return a.l[0]; }
+static inline double anim_v2_hi(anim_v2 a) { return a.l[1]; }
+#endif
+static inline anim_v2 anim_v2_splat(double a) { return anim_v2_set(a, a); }
+/* p[0], p[1] (any alignment) */
+static inline anim_v2 anim_v2_load(const double *p) {
+  anim_v2 r;
+  memcpy(&r, p, sizeof r);
+  return r;
+}
+static inline void anim_v2_store(double *p, anim_v2 a) { memcpy(p, &a, sizeof a); }
+/* a x + b y, lane by lane */
+static inline anim_v2 anim_v2_lin(anim_v2 a, anim_v2 x, anim_v2 b, anim_v2 y) {
+  return anim_v2_add(anim_v2_mul(a, x), anim_v2_mul(b, y));
+}
+
+/* -x when c, else x, without a branch (where the sign is anyone's guess:
+ * a missed guess costs a dozen instructions' time): negation is the sign
+ * bit flipped, so the bits are those of -x. */
+static inline double anim_neg_if(double x, int c) {
+  uint64_t u;
+  memcpy(&u, &x, sizeof u);
+  u ^= (uint64_t)(c != 0) << 63;
+  memcpy(&x, &u, sizeof x);
+  return x;
+}
+
+/* The series above with the sine in one lane and the cosine in the other:
+ * half the operations.  The sine's lane adds y^4 * 0 where the cosine's
+ * adds its last term: (s45 + y2 s67) + 0 is s45 + y2 s67 itself (a
+ * positive number, never -0), so both lanes give the scalar bits
+ * (tests/c/core_test.c compares them). */
+static ANIM_INLINE void anim_sincos_small(double x, double *s, double *c) {
+  double y = x * x, y2 = y * y, y4 = y2 * y2;
+  anim_v2 vy = anim_v2_splat(y), vy2 = anim_v2_splat(y2), vy4 = anim_v2_splat(y4), r;
+  anim_v2 t01 = anim_v2_add(anim_v2_set(1, 1), anim_v2_mul(vy, anim_v2_set(-1.0 / 6, -0.5)));
+  anim_v2 t23 = anim_v2_add(anim_v2_set(1.0 / 120, 1.0 / 24), anim_v2_mul(vy, anim_v2_set(-1.0 / 5040, -1.0 / 720)));
+  anim_v2 t45 = anim_v2_add(anim_v2_set(1.0 / 362880, 1.0 / 40320),
+                            anim_v2_mul(vy, anim_v2_set(-1.0 / 39916800, -1.0 / 3628800)));
+  anim_v2 t67 = anim_v2_add(anim_v2_set(1.0 / 6227020800.0, 1.0 / 479001600),
+                            anim_v2_mul(vy, anim_v2_set(-1.0 / 1307674368000.0, -1.0 / 87178291200.0)));
+  anim_v2 hi = anim_v2_add(anim_v2_add(t45, anim_v2_mul(vy2, t67)),
+                           anim_v2_mul(vy4, anim_v2_set(0, 1.0 / 20922789888000.0)));
+  r = anim_v2_add(anim_v2_add(t01, anim_v2_mul(vy2, t23)), anim_v2_mul(vy4, hi));
+  *s = x * anim_v2_lo(r);
+  *c = anim_v2_hi(r);
 }
 
 #endif

@@ -127,63 +127,210 @@ static int blend_before(const anim_track *x, const anim_track *y) {
   return x->id < y->id;
 }
 
-/* The pose of joint j when every contributing track is normal and of one
- * priority (one level: the usual case) and they are at most ONE_LEVEL_MAX:
- * the same sums as blend_level, made joint by joint in registers instead
- * of through the accumulators, and finished at once (the same operations
- * in the same order: the same bits). */
-static void pose_one_level(anim_animator *a, int m, int j) {
-  double W0 = 0, W1 = 0, W2 = 0, P0 = 0, P1 = 0, P2 = 0, R0 = 0, R1 = 0, R2 = 0, R3 = 0;
-  double S0 = 0, S1 = 0, S2 = 0, f0 = 0, f1 = 0, f2 = 0, f3 = 0, sh, left, *p = &a->pose[j * 10];
-  double sv[ONE_LEVEL_MAX][SAMPLE_STRIDE];
-  int chs[ONE_LEVEL_MAX];
-  int i, hasref = 0, animated = 0;
-  /* the samples first, then the sums (f: the reference rotation), in
-   * scalars: no call between the sums, which stay in registers */
-  for (i = 0; i < m; i++) {
-    anim_track *t = a->order[i];
-    int b = t->byjoint[j];
-    chs[i] = b < 0 ? 0 : anim_sample_binding(t, b, t->time, 1, t->tw, sv[i]);
+/* The joints pose_one_level takes at a time (its samples are on its
+ * stack: ONE_LEVEL_MAX x ONE_LEVEL_CHUNK of them). */
+#define ONE_LEVEL_CHUNK 16
+
+/* What the chunk's sampling reads of a track, in locals: the stores of
+ * the samples (doubles, ints) could otherwise be its fields for all the
+ * compiler knows, and it would read them again after each. */
+typedef struct track_view {
+  anim_track *t;
+  const anim_joint *joints;
+  const int *byjoint, *cj;
+  const unsigned char *adjust;
+  int *hot;
+  double time, tw;
+} track_view;
+
+/* A hint (no effect on results; nothing where the compiler has no such
+ * builtin): the keys binding b of v will read at its cursors, asked for a
+ * couple of joints ahead.  Each character plays its clips at its own time,
+ * so its keys are anywhere in the clip's arrays: rarely in the first
+ * level of cache. */
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH_R(p) __builtin_prefetch((p), 0, 3)
+#else
+#define PREFETCH_R(p) ((void)(p))
+#endif
+#define KEYS_AHEAD 2
+static ANIM_INLINE void prefetch_keys(const track_view *v, int b) {
+  const anim_joint *jt = &v->joints[v->cj[b]];
+  const int *hot = &v->hot[b * ANIM_HOT_CURSORS];
+  if (jt->fast == ANIM_FAST_PQ && (unsigned)hot[0] < (unsigned)jt->fk[0].n &&
+      (unsigned)hot[1] < (unsigned)jt->fk[1].n) {
+    PREFETCH_R(jt->fk[0].t + hot[0]);
+    PREFETCH_R(jt->fk[0].v + 3 * (size_t)hot[0]);
+    PREFETCH_R(jt->fk[1].t + hot[1]);
+    PREFETCH_R(jt->fk[1].arc + 4 * (size_t)hot[1]);
+    PREFETCH_R(jt->fk[1].v + 4 * (size_t)hot[1]);
   }
+}
+
+/* Binding b of track v.t sampled into s: anim_sample_binding, with the
+ * usual joint's (fast, not muted, not adjusted) inline: the same bits. */
+static ANIM_INLINE int sample_one(const track_view *v, int b, double *s) {
+  const anim_joint *jt = &v->joints[v->cj[b]];
+  int ch, *hot = &v->hot[b * ANIM_HOT_CURSORS];
+  double w;
+  if (v->adjust[b]) return anim_sample_binding(v->t, b, v->time, 1, v->tw, s);
+  if (jt->fast == ANIM_FAST_PQ) {
+    /* anim_clip_sample_fast of a position and a quaternion rotation (not
+     * muted: ANIM_FAST_PQ says so) */
+    anim_curves_lerp_inline(jt->pos, &jt->fk[0], v->time, hot, s);
+    anim_qcurve_slerp_inline(&jt->qrot, &jt->fk[1], v->time, hot + 1, s + 3);
+    ch = ANIM_CH_POS | ANIM_CH_ROT;
+  } else if (jt->fast && !jt->muted) {
+    ch = anim_clip_sample_fast(v->t->clip, jt, v->time, hot, s);
+  } else {
+    return anim_sample_binding(v->t, b, v->time, 1, v->tw, s);
+  }
+  w = v->tw * jt->weight;
+  s[10] = w > ANIM_WEIGHT_CAP ? ANIM_WEIGHT_CAP : w;
+  return ch;
+}
+
+/* The sums and the pose of joint j from the m samples sv[i][jj] that
+ * wrote chs[i][jj]: pq, every one a position and a rotation (a constant
+ * where it is called, so that the tests fold). */
+static ANIM_INLINE void pose_joint(anim_animator *a, int m, int j, int jj,
+                                   double sv[ONE_LEVEL_MAX][ONE_LEVEL_CHUNK][SAMPLE_STRIDE],
+                                   int chs[ONE_LEVEL_MAX][ONE_LEVEL_CHUNK], int pq) {
+  int i;
+  /* the sums (f: the reference rotation), x and y of each in a pair
+   * (anim_v2: P01 is P0, P1 of the scalars), in registers: no call
+   * between them */
+  anim_v2 P01 = anim_v2_splat(0), R01 = P01, R23 = P01, S01 = P01, f01 = P01, f23 = P01;
+  double W0 = 0, W1 = 0, W2 = 0, P2 = 0, S2 = 0, f3 = 0, sh, left, *p = &a->pose[j * 10];
+  int hasref = 0, animated = 0;
   for (i = 0; i < m; i++) {
-    const double *v = sv[i];
-    int ch = chs[i];
+    const double *v = sv[i][jj];
+    int ch = pq ? ANIM_CH_POS | ANIM_CH_ROT : chs[i][jj];
     double w;
+    anim_v2 vw;
     if (!ch) continue;
     w = v[10];
+    vw = anim_v2_splat(w);
     animated |= ch;
     if (ch & ANIM_CH_POS) {
       W0 += w;
-      P0 += w * v[0]; P1 += w * v[1]; P2 += w * v[2];
+      P01 = anim_v2_add(P01, anim_v2_mul(vw, anim_v2_load(v)));
+      P2 += w * v[2];
     }
     if (ch & ANIM_CH_ROT) {
       W1 += w;
       if (w > 0) {
-        double sw = w;
-        if (!hasref) { f0 = v[3]; f1 = v[4]; f2 = v[5]; f3 = v[6]; hasref = 1; }
-        else if (f0 * v[3] + f1 * v[4] + f2 * v[5] + f3 * v[6] < 0) sw = -w;
-        R0 += sw * v[3]; R1 += sw * v[4]; R2 += sw * v[5]; R3 += sw * v[6];
+        anim_v2 r01 = anim_v2_load(v + 3), r23 = anim_v2_load(v + 5), vs = vw;
+        if (!hasref) { f01 = r01; f23 = r23; f3 = v[6]; hasref = 1; }
+        else {
+          /* f . v in the scalar order: ((f0 v3 + f1 v4) + f2 v5) + f3 v6 */
+          anim_v2 d01 = anim_v2_mul(f01, r01), d23 = anim_v2_mul(f23, r23);
+          double d = ((anim_v2_lo(d01) + anim_v2_hi(d01)) + anim_v2_lo(d23)) + anim_v2_hi(d23);
+          vs = anim_v2_splat(anim_neg_if(w, d < 0));
+        }
+        R01 = anim_v2_add(R01, anim_v2_mul(vs, r01));
+        R23 = anim_v2_add(R23, anim_v2_mul(vs, r23));
       }
     }
     if (ch & ANIM_CH_SCL) {
       W2 += w;
-      S0 += w * v[7]; S1 += w * v[8]; S2 += w * v[9];
+      S01 = anim_v2_add(S01, anim_v2_mul(vw, anim_v2_load(v + 7)));
+      S2 += w * v[9];
     }
   }
   a->animated[j] = (unsigned char)animated;
-  sh = W0 <= 1 ? 1 : 1 / W0;
-  p[0] = 0 + sh * P0; p[1] = 0 + sh * P1; p[2] = 0 + sh * P2;
-  if (W2 <= 1) { sh = 1; left = 1 - W2; } else { sh = 1 / W2; left = 0; }
-  p[7] = (0 + sh * S0) + left; p[8] = (0 + sh * S1) + left; p[9] = (0 + sh * S2) + left;
-  if (hasref) {
-    if (W1 <= 1) { sh = 1; left = 1 - W1; } else { sh = 1 / W1; left = 0; }
-    p[3] = 0 + sh * R0; p[4] = 0 + sh * R1; p[5] = 0 + sh * R2; p[6] = 0 + sh * R3;
-    p[6] += (f3 < 0 ? -left : left);
-    anim_quat_normalize(p + 3);
-  } else {
-    anim_quat_identity(p + 3);
+  {
+    /* p[k] = 0 + sh * P_k (0 +: a sum of -0 gives 0, as the general
+     * blend's); z: the sum anim_finite10 tests, by pairs (its order
+     * does not matter: anim_finite10_fix changes only what is not
+     * finite, or a rotation of no length) */
+    anim_v2 p01, s01, z;
+    double n2 = 0;
+    sh = W0 <= 1 ? 1 : 1 / W0;
+    p01 = anim_v2_add(anim_v2_splat(0), anim_v2_mul(anim_v2_splat(sh), P01));
+    anim_v2_store(p, p01);
+    p[2] = 0 + sh * P2;
+    if (W2 <= 1) { sh = 1; left = 1 - W2; } else { sh = 1 / W2; left = 0; }
+    s01 = anim_v2_add(anim_v2_add(anim_v2_splat(0), anim_v2_mul(anim_v2_splat(sh), S01)), anim_v2_splat(left));
+    anim_v2_store(p + 7, s01);
+    p[9] = (0 + sh * S2) + left;
+    z = anim_v2_add(p01, s01);
+    if (hasref) {
+      /* q = 0 + sh R, w += the rest's share (+0 on z: q's z is never
+       * -0), then anim_quat_normalize written out on the pairs (its sum
+       * of squares in its order) */
+      anim_v2 vsh, q01, q23, s01q, s23q;
+      if (W1 <= 1) { sh = 1; left = 1 - W1; } else { sh = 1 / W1; left = 0; }
+      vsh = anim_v2_splat(sh);
+      q01 = anim_v2_add(anim_v2_splat(0), anim_v2_mul(vsh, R01));
+      q23 = anim_v2_add(anim_v2_add(anim_v2_splat(0), anim_v2_mul(vsh, R23)), anim_v2_set(0, anim_neg_if(left, f3 < 0)));
+      s01q = anim_v2_mul(q01, q01);
+      s23q = anim_v2_mul(q23, q23);
+      n2 = sqrt(((anim_v2_lo(s01q) + anim_v2_hi(s01q)) + anim_v2_lo(s23q)) + anim_v2_hi(s23q));
+      if (n2 > 0) {
+        anim_v2 r = anim_v2_splat(1 / n2);
+        q01 = anim_v2_mul(q01, r);
+        q23 = anim_v2_mul(q23, r);
+        anim_v2_store(p + 3, q01);
+        anim_v2_store(p + 5, q23);
+        z = anim_v2_add(z, anim_v2_add(q01, q23));
+      } else {
+        anim_quat_identity(p + 3);
+      }
+    } else {
+      anim_quat_identity(p + 3);
+    }
+    /* a rotation of finite length > 0 made unit has a component of
+     * about 1/2 or more: not of no length */
+    {
+      double zz = (anim_v2_lo(z) + anim_v2_hi(z)) + (p[2] + p[9]);
+      if (!(zz - zz == 0) || !(n2 <= 1.7976931348623157e308)) anim_finite10_fix(p);
+    }
   }
-  anim_finite10(p);
+}
+
+/* The pose of joints [j0, j1) (at most ONE_LEVEL_CHUNK) when every
+ * contributing track is normal and of one priority (one level: the usual
+ * case) and they are at most ONE_LEVEL_MAX: the same sums as blend_level,
+ * made joint by joint in registers instead of through the accumulators,
+ * and finished at once (the same operations in the same order: the same
+ * bits).  The samples come first, track by track over the joints (the
+ * samples of different joints do not wait on each other), then the sums
+ * joint by joint. */
+static ANIM_INLINE void pose_chunk(anim_animator *a, int m, int j0, int j1) {
+  double sv[ONE_LEVEL_MAX][ONE_LEVEL_CHUNK][SAMPLE_STRIDE];
+  int chs[ONE_LEVEL_MAX][ONE_LEVEL_CHUNK];
+  int i, j;
+  for (i = 0; i < m; i++) {
+    anim_track *t = a->order[i];
+    track_view v;
+    v.t = t;
+    v.joints = t->clip->joints;
+    v.byjoint = t->byjoint;
+    v.cj = t->cj;
+    v.adjust = t->adjust;
+    v.hot = t->hot;
+    v.time = t->time;
+    v.tw = t->tw;
+    for (j = j0; j < j1; j++) {
+      int b = v.byjoint[j];
+      if (j + KEYS_AHEAD < j1 && v.byjoint[j + KEYS_AHEAD] >= 0) prefetch_keys(&v, v.byjoint[j + KEYS_AHEAD]);
+      chs[i][j - j0] = b < 0 ? 0 : sample_one(&v, b, sv[i][j - j0]);
+    }
+  }
+  for (j = j0; j < j1; j++) {
+    int jj = j - j0, pq = 1;
+    for (i = 0; i < m; i++) pq &= chs[i][jj] == (ANIM_CH_POS | ANIM_CH_ROT);
+    if (pq) pose_joint(a, m, j, jj, sv, chs, 1);
+    else pose_joint(a, m, j, jj, sv, chs, 0);
+  }
+}
+
+/* pose_chunk with the number of tracks a constant for the usual 2 (its
+ * loops then unrolled). */
+static void pose_one_level(anim_animator *a, int m, int j0, int j1) {
+  if (m == 2) pose_chunk(a, 2, j0, j1);
+  else pose_chunk(a, m, j0, j1);
 }
 
 void anim_blend_pose(anim_animator *a) {
@@ -202,7 +349,7 @@ void anim_blend_pose(anim_animator *a) {
   }
   a->norder = m;
   if (one_level) {
-    for (j = 0; j < n; j++) pose_one_level(a, m, j);
+    for (j = 0; j < n; j += ONE_LEVEL_CHUNK) pose_one_level(a, m, j, j + ONE_LEVEL_CHUNK < n ? j + ONE_LEVEL_CHUNK : n);
     return;
   }
   for (j = 0; j < n; j++) {

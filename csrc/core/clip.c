@@ -221,6 +221,21 @@ const char *anim_clip_finish(anim_clip *c) {
                            anim_curve_all_linear(&jt->rot[1]) && anim_curve_all_linear(&jt->rot[2]))
       jt->linear |= ANIM_CH_ROT;
     jt->fast = jt->keys[ANIM_K_PW].n == 0 && (jt->channels & ~jt->linear) == 0;
+    if (jt->fast && jt->channels == (ANIM_CH_POS | ANIM_CH_ROT) && jt->rot_quat && !jt->muted)
+      jt->fast = ANIM_FAST_PQ;
+    memset(jt->fk, 0, sizeof jt->fk);
+    if (jt->fast) {
+      /* (a fast channel's curves share their keys: anim_curves_share_times) */
+      static const int slot[3] = {ANIM_K_POS, ANIM_K_ROT, ANIM_K_SCL}, bit[3] = {ANIM_CH_POS, ANIM_CH_ROT, ANIM_CH_SCL};
+      for (a = 0; a < 3; a++) {
+        const anim_keys *k = &jt->keys[slot[a]];
+        if (!(jt->channels & bit[a]) || k->n <= 0) continue;
+        jt->fk[a].t = k->t;
+        jt->fk[a].v = k->unit ? k->unit : k->v;
+        jt->fk[a].arc = k->arc;
+        jt->fk[a].n = k->n;
+      }
+    }
   }
   {
     const char *e = anim_props_finish(c, wrap);
@@ -244,22 +259,7 @@ int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *hot, int *c
   const anim_joint *jt = &c->joints[j];
   int *h = hot, *x = hot ? cold : NULL;  /* NULL: binary searches */
   double *pos = out, *rot = out + 3, *scl = out + 7;
-  if (jt->fast && hot) {
-    /* linear positions and scales, slerped rotations: the usual clip */
-    int ch = jt->channels;
-    if (ch & ANIM_CH_POS) anim_curves_lerp_shared(jt->pos, t, hot, pos);
-    if (ch & ANIM_CH_ROT) {
-      if (jt->rot_quat) anim_qcurve_eval(&jt->qrot, t, hot + 1, rot);
-      else {
-        double deg[3];
-        anim_curves_lerp_shared(jt->rot, t, hot + 1, deg);
-        anim_quat_from_euler(rot, deg, c->euler);
-      }
-    }
-    if (ch & ANIM_CH_SCL) anim_curves_lerp_shared(jt->scl, t, hot + 2, scl);
-    out[10] = 1;
-    return ch;
-  }
+  if (jt->fast && hot) return anim_clip_sample_fast(c, jt, t, hot, out);
   /* hot: first axes; cold: the other two axes of each channel, then the
    * pose weight */
   if (jt->channels & ANIM_CH_POS) sample3(jt->pos, jt->shared & ANIM_CH_POS, t, h, x, pos);

@@ -28,6 +28,7 @@
  * channel (an importer's exact curves whose axes have keys at different
  * times) keeps axis a in slot ANIM_K_AXIS(ch, a), arity 1. */
 enum { ANIM_K_COUNT = 10 };
+#define ANIM_FAST_PQ 2
 #define ANIM_K_AXIS(ch, a) ((a) == 0 ? (ch) : 4 + 2 * (ch) + (a) - 1)
 
 typedef struct anim_joint {
@@ -35,13 +36,20 @@ typedef struct anim_joint {
   size_t name_len;         /* its bytes (a name may hold a NUL byte) */
   double weight;           /* the joint's weight, 0..1 */
   int muted;
-  int fast;                /* every channel is in `linear` */
+  int fast;                /* every channel is in `linear`; ANIM_FAST_PQ:
+                            * and they are a position and a quaternion
+                            * rotation (W1's joints), not muted */
   int channels;            /* ANIM_CH_* present */
   int rot_quat;            /* rotation keys are quaternions */
   int shared;              /* ANIM_CH_* whose three axes share key times */
   int linear;              /* ANIM_CH_* shared and linear throughout (or
                             * slerped: rotation); with no pose weights,
                             * all of them: the joint's fast path */
+  /* A fast joint's position, rotation and scale keys as its inline
+   * sampling reads them (anim_clip_sample_fast; n = 0 when not `fast`),
+   * beside the fields above: the blend's usual joint reads one cache line
+   * of its struct. */
+  anim_fastkeys fk[3];
   /* The keys of each channel (ANIM_K_*), then the curves that read them
    * (set up by anim_clip_finish; the builder sets only their modifiers).
    * A channel in `split` has keys of its own per axis (slot ANIM_K_AXIS). */
@@ -125,5 +133,26 @@ void anim_clip_retain(anim_clip *c);
  * ANIM_COLD_CURSORS ints (-1 to start).  Returns the ANIM_CH_* flags
  * written. */
 int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *hot, int *cold, double out[11]);
+
+/* anim_clip_sample_joint for a joint with `fast` set, with its hot
+ * cursors: linear positions and scales, slerped rotations (the usual
+ * clip), inline in the steady case (anim_curves_lerp_inline,
+ * anim_qcurve_slerp_inline): the same bits. */
+static ANIM_INLINE int anim_clip_sample_fast(const anim_clip *c, const anim_joint *jt, double t, int *hot,
+                                             double out[11]) {
+  int ch = jt->channels;
+  if (ch & ANIM_CH_POS) anim_curves_lerp_inline(jt->pos, &jt->fk[0], t, hot, out);
+  if (ch & ANIM_CH_ROT) {
+    if (jt->rot_quat) anim_qcurve_slerp_inline(&jt->qrot, &jt->fk[1], t, hot + 1, out + 3);
+    else {
+      double deg[3];
+      anim_curves_lerp_inline(jt->rot, &jt->fk[1], t, hot + 1, deg);
+      anim_quat_from_euler(out + 3, deg, c->euler);
+    }
+  }
+  if (ch & ANIM_CH_SCL) anim_curves_lerp_inline(jt->scl, &jt->fk[2], t, hot + 2, out + 7);
+  out[10] = 1;
+  return ch;
+}
 
 #endif

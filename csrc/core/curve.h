@@ -3,6 +3,10 @@
 #ifndef ANIM_CURVE_H
 #define ANIM_CURVE_H
 
+#include <math.h>
+#include <stddef.h>
+
+#include "amath.h"
 #include "codes.h"
 
 /* A key's interpolation byte (its bits are ANIM_IE_* in codes.h): the
@@ -115,6 +119,83 @@ int anim_qcurve_prepare(anim_keys *k);
 
 /* Rotation of the quaternion curve at time t.  cursor may be NULL. */
 void anim_qcurve_eval(const anim_qcurve *c, double t, int *cursor, double out[4]);
+
+/* The steady case of a cursor, inline (the blend calls these per joint and
+ * track): the segment [t_i, t_i+1) holding t when it is the cursor's or
+ * the next one (the cursor then moves to it), else -1.  A segment holds at
+ * most one t, so this is the key anim_curve_eval's search finds.  Which of
+ * the two is chosen without a branch: in steady play the move to the next
+ * segment comes every few frames, at no time a branch predictor can
+ * guess, and each guess it misses costs a dozen instructions' time. */
+static ANIM_INLINE int anim_keys_segment(const double *tt, int n, double t, int *cursor) {
+  int i = *cursor;
+  if (i >= 0 && i < n - 1) {
+    i += (i + 1 < n - 1) & (t >= tt[i + 1]);
+    if (tt[i] <= t && t < tt[i + 1]) return *cursor = i;
+  }
+  return -1;
+}
+
+/* A channel's keys as the inline sampling below reads them (an
+ * anim_joint keeps one per channel of a `fast` joint, set by
+ * anim_clip_finish): times, values (quaternions: made unit when the keys
+ * needed it: anim_keys' unit, else v), the slerps' arcs, the count; n = 0
+ * sends every sample through the curve functions. */
+typedef struct anim_fastkeys {
+  const double *t, *v, *arc;
+  int n;
+} anim_fastkeys;
+
+/* anim_curves_lerp_shared with a cursor (the same arithmetic, so the same
+ * bits) on f, c's keys: inline on the cursor's segment or the next;
+ * anything else through the function. */
+static ANIM_INLINE void anim_curves_lerp_inline(const anim_curve c[3], const anim_fastkeys *f, double t,
+                                                int *cursor, double out[3]) {
+  const double *a, *tt;
+  double s;
+  int i = anim_keys_segment(f->t, f->n, t, cursor);
+  if (i < 0) { anim_curves_lerp_shared(c, t, cursor, out); return; }
+  a = f->v + 3 * (size_t)i;
+  tt = f->t + i;
+  s = (t - tt[0]) / (tt[1] - tt[0]);
+  {
+    /* x and y as a pair (anim_v2), z alone */
+    anim_v2 a01 = anim_v2_load(a);
+    anim_v2_store(out, anim_v2_add(a01, anim_v2_mul(anim_v2_sub(anim_v2_load(a + 3), a01), anim_v2_splat(s))));
+  }
+  out[2] = a[2] + (a[5] - a[2]) * s;
+}
+
+/* anim_qcurve_eval with a cursor, on f, c's keys, for a curve that slerps
+ * everywhere (anim_qcurve_all_slerp): inline on the cursor's segment or
+ * the next when its arc is one of sines and cosines (the usual case: the
+ * same arithmetic, so the same bits); anything else through the
+ * function. */
+static ANIM_INLINE void anim_qcurve_slerp_inline(const anim_qcurve *c, const anim_fastkeys *f, double t,
+                                                 int *cursor, double out[4]) {
+  const double *v, *arc;
+  double s, x, sf, cf, wa, wb;
+  int i = anim_keys_segment(f->t, f->n, t, cursor);
+  if (i < 0) { anim_qcurve_eval(c, t, cursor, out); return; }
+  arc = f->arc + 4 * (size_t)i;
+  if (arc[3] == 0) { anim_qcurve_eval(c, t, cursor, out); return; }
+  s = (t - f->t[i]) / (f->t[i + 1] - f->t[i]);
+  /* on the segment s is in [0, 1] (rounding is monotone) and the arc in
+   * (0, pi/2] (anim_qcurve_prepare turns the next key into the first's
+   * hemisphere): x is within ANIM_SINCOS_RANGE, where anim_qcurve_eval
+   * takes the series too */
+  x = s * arc[3];
+  anim_sincos_small(x, &sf, &cf);
+  v = f->v + 4 * (size_t)i;
+  wa = arc[0] * cf - arc[1] * sf;
+  wb = arc[2] * sf;
+  {
+    /* out[c] = wa v[c] + wb v[4 + c], two components at a time */
+    anim_v2 va = anim_v2_splat(wa), vb = anim_v2_splat(wb);
+    anim_v2_store(out, anim_v2_lin(va, anim_v2_load(v), vb, anim_v2_load(v + 4)));
+    anim_v2_store(out + 2, anim_v2_lin(va, anim_v2_load(v + 2), vb, anim_v2_load(v + 6)));
+  }
+}
 
 /* The noise of the noise modifier: smooth (C2), deterministic, in [0, 1]. */
 double anim_noise(double x, double phase);

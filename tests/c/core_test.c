@@ -258,6 +258,156 @@ static int run_with(counting *cn) {
   return ok;
 }
 
+/* ---- the slerp's error bound over a dense sweep of angles ---------------- */
+
+/* Quaternion keys are sampled with a series for sine and cosine
+ * (anim_sincos_small: Taylor to x^15 and x^16) on per-key arcs prepared at
+ * build (anim_qcurve_prepare): no acos or sin per sample.  The claim
+ * (issue 24 asks for 1e-7): every component of a sampled rotation is within
+ * SLERP_BOUND of the exact slerp of the keys made unit, for every angle
+ * between keys, at every fraction, eased or not; positions (linear) within
+ * LERP_BOUND.  The reference is the textbook formula in long double. */
+#define SLERP_BOUND 2e-11
+#define LERP_BOUND 1e-12
+
+static unsigned long long lcg_state = 88172645463325252ull;
+static double lcg(void) {  /* in [-1, 1) */
+  lcg_state = lcg_state * 6364136223846793005ull + 1442695040888963407ull;
+  return (double)(lcg_state >> 11) * (2.0 / 9007199254740992.0) - 1;
+}
+
+static void unit4(double q[4]) {
+  double n;
+  do {
+    int a;
+    for (a = 0; a < 4; a++) q[a] = lcg();
+    n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  } while (n < 0.1);
+  q[0] /= n; q[1] /= n; q[2] /= n; q[3] /= n;
+}
+
+/* The exact slerp (shortest arc) of the keys a and b made unit, at f (any
+ * real: an easing may overshoot), in long double; `other`: along the
+ * other arc (both are shortest when the keys are orthogonal). */
+static void slerp_ref(const double *a, const double *b, double f, int other, long double out[4]) {
+  long double p[4], q[4], np = 0, nq = 0, d = 0, c[4], cn = 0, th;
+  int i;
+  for (i = 0; i < 4; i++) { np += (long double)a[i] * a[i]; nq += (long double)b[i] * b[i]; }
+  np = sqrtl(np); nq = sqrtl(nq);
+  for (i = 0; i < 4; i++) { p[i] = a[i] / np; q[i] = b[i] / nq; d += p[i] * q[i]; }
+  if ((d < 0) != (other != 0)) { for (i = 0; i < 4; i++) q[i] = -q[i]; d = -d; }
+  for (i = 0; i < 4; i++) { c[i] = q[i] - d * p[i]; cn += c[i] * c[i]; }
+  cn = sqrtl(cn);
+  th = atan2l(cn, d);
+  for (i = 0; i < 4; i++)
+    out[i] = th == 0 ? p[i] : (p[i] * sinl((1 - f) * th) + q[i] * sinl(f * th)) / sinl(th);
+}
+
+static double quat_err(const double got[4], const double *a, const double *b, double f) {
+  long double r[4];
+  double e = 0, e2 = 0;
+  int i, orth;
+  long double d = 0;
+  for (i = 0; i < 4; i++) d += (long double)a[i] * b[i];
+  orth = fabsl(d) < 1e-9L * sqrtl(((long double)a[0] * a[0] + (long double)a[1] * a[1] +
+                                    (long double)a[2] * a[2] + (long double)a[3] * a[3]) *
+                                   ((long double)b[0] * b[0] + (long double)b[1] * b[1] +
+                                    (long double)b[2] * b[2] + (long double)b[3] * b[3]));
+  slerp_ref(a, b, f, 0, r);
+  for (i = 0; i < 4; i++) e = fmax(e, (double)fabsl(got[i] - r[i]));
+  if (!orth) return e;
+  slerp_ref(a, b, f, 1, r);
+  for (i = 0; i < 4; i++) e2 = fmax(e2, (double)fabsl(got[i] - r[i]));
+  return fmin(e, e2);
+}
+
+/* The angles between consecutive keys (as quaternions: the keys' dot is
+ * cos w, w in [0, pi]; the turn between them is 2w, or 2(pi - w) the short
+ * way): a uniform sweep, and sweeps near 0, near pi/2 (turns near 180
+ * degrees, either hemisphere) and near pi. */
+static int sweep_angles(double *w, int cap) {
+  int n = 0, k;
+  double e;
+  for (k = 0; k <= 4000 && n < cap; k++) w[n++] = ANIM_PI * k / 4000;
+  for (e = 1; e <= 15 && n + 4 <= cap; e += 0.125) {
+    double x = pow(10, -e);
+    w[n++] = x; w[n++] = ANIM_PI - x;
+    w[n++] = ANIM_PI / 2 - x; w[n++] = ANIM_PI / 2 + x;
+  }
+  return n;
+}
+
+/* One clip of one joint whose quaternion keys, at times 0, 1, 2 ..., turn
+ * by the sweep's angles about random axes (some keys not unit), all in
+ * interpolation ie; and a position channel of random keys.  Every segment
+ * sampled at 65 fractions through anim_qcurve_eval and the inline path of
+ * the blend (the same bits), measured against the exact values. */
+static void slerp_sweep(const anim_mem *mem, unsigned char ie, double *qerr, double *perr, int *same) {
+  static double w[8000];
+  int nw = sweep_angles(w, 8000), n = nw + 1, i, a, cur1 = -1, cur2 = -1, pc = -1, pc2 = -1;
+  anim_clip *c = anim_clip_new(mem, 1, 0);
+  anim_joint *jt;
+  anim_keys *k, *kp;
+  if (!c) { *same = 0; return; }
+  jt = &c->joints[0];
+  jt->name = anim_clip_strdup(c, "j", 1);
+  jt->weight = 1;
+  jt->channels = ANIM_CH_ROT | ANIM_CH_POS;
+  jt->rot_quat = 1;
+  k = anim_clip_keys(c, 0, ANIM_K_ROT, n, 4, 0);
+  kp = anim_clip_keys(c, 0, ANIM_K_POS, n, 3, 0);
+  if (!jt->name || !k || !kp) { anim_clip_free(c); *same = 0; return; }
+  unit4(k->v);
+  for (i = 0; i < n; i++) {
+    k->t[i] = kp->t[i] = i;
+    k->ie[i] = ie;
+    kp->ie[i] = ANIM_IE(ANIM_LINEAR, 0);
+    for (a = 0; a < 3; a++) kp->v[3 * i + a] = 100 * lcg();
+    if (i > 0) {
+      /* q = p cos w + u sin w, u a unit quaternion orthogonal to p */
+      const double *p = k->v + 4 * (i - 1);
+      double pn = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]), pu[4], u[4], d = 0, un = 0;
+      for (a = 0; a < 4; a++) pu[a] = p[a] / pn;
+      unit4(u);
+      for (a = 0; a < 4; a++) d += u[a] * pu[a];
+      for (a = 0; a < 4; a++) { u[a] -= d * pu[a]; un += u[a] * u[a]; }
+      un = sqrt(un);
+      for (a = 0; a < 4; a++) k->v[4 * i + a] = pu[a] * cos(w[i - 1]) + u[a] / un * sin(w[i - 1]);
+    }
+  }
+  /* some keys not unit: a key is made unit when sampled */
+  for (i = 0; i < n; i += 7)
+    for (a = 0; a < 4; a++) k->v[4 * i + a] *= i % 2 ? 3.5 : 1e-3;
+  c->length = n - 1;
+  if (anim_clip_finish(c)) { anim_clip_free(c); *same = 0; return; }
+  jt = &c->joints[0];
+  for (i = 0; i < n - 1; i++) {
+    int m;
+    for (m = 0; m <= 64; m++) {
+      double s = m / 64.0, t = i + s, f, q1[4], q2[4], p1[3], p2[3];
+      long double pr;
+      int ip = ie & ANIM_IE_INTERP;
+      anim_qcurve_eval(&jt->qrot, t, &cur1, q1);
+      if (ip == ANIM_LINEAR) anim_qcurve_slerp_inline(&jt->qrot, &jt->fk[1], t, &cur2, q2);
+      else memcpy(q2, q1, sizeof q2);  /* (the inline path is for curves that slerp everywhere) */
+      anim_curves_lerp_shared(jt->pos, t, &pc, p1);
+      anim_curves_lerp_inline(jt->pos, &jt->fk[0], t, &pc2, p2);
+      if (memcmp(q1, q2, sizeof q1) || memcmp(p1, p2, sizeof p1)) *same = 0;
+      f = ip >= ANIM_SINE && ip <= ANIM_ELASTIC
+                             ? anim_ease(ip, (ie & ANIM_IE_EASE) >> ANIM_IE_EASE_SHIFT, s) : s;
+      /* s = 1: the next key itself, made unit */
+      *qerr = fmax(*qerr, m < 64 ? quat_err(q1, k->v + 4 * i, k->v + 4 * (i + 1), f)
+                                  : quat_err(q1, k->v + 4 * (i + 1), k->v + 4 * (i + 1), 0));
+      for (a = 0; a < 3; a++) {
+        long double va = kp->v[3 * (m == 64 ? i + 1 : i) + a], vb = kp->v[3 * (m == 64 ? i + 1 : i + 1) + a];
+        pr = m == 64 ? va : va + (vb - va) * (long double)s;
+        *perr = fmax(*perr, (double)fabsl(p1[a] - pr));
+      }
+    }
+  }
+  anim_clip_free(c);
+}
+
 int main(void) {
   const char *err = NULL;
   counting cn = {0, 0, 0, 0};
@@ -279,10 +429,16 @@ int main(void) {
       anim_sincos(x, &sn, &cs);
       e = fmax(e, fmax(fabs(sn - sin(x)), fabs(cs - cos(x))));
     }
+    int vsame = 1;
     for (x = -ANIM_SINCOS_RANGE; x <= ANIM_SINCOS_RANGE; x += 1e-4) {
+      double sn2, cs2;
       anim_sincos_small(x, &sn, &cs);
       es = fmax(es, fmax(fabs(sn - sin(x)), fabs(cs - cos(x))));
+      /* the lanes of the vector form (ANIM_VECTOR) give the scalar bits */
+      anim_sincos_small_scalar(x, &sn2, &cs2);
+      if (memcmp(&sn, &sn2, sizeof sn) || memcmp(&cs, &cs2, sizeof cs)) vsame = 0;
     }
+    CHECK(vsame, "anim_sincos_small: the vector form gives the scalar form's bits");
     CHECK(e < 1e-14, "anim_sincos within 1e-14 of libm");
     CHECK(es < 1e-11, "anim_sincos_small within 1e-11 of libm on its range");
     anim_sincos(1e300, &sn, &cs);
@@ -291,6 +447,20 @@ int main(void) {
 
   mem.f = counting_alloc;
   mem.ud = &cn;
+  {
+    /* the slerp's error over a dense sweep of angles (see slerp_sweep) */
+    static const unsigned char ies[] = {ANIM_IE(ANIM_LINEAR, 0), ANIM_IE(ANIM_BACK, ANIM_EASE_INOUT),
+                                        ANIM_IE(ANIM_ELASTIC, ANIM_EASE_OUT), ANIM_IE(ANIM_QUAD, ANIM_EASE_IN)};
+    double qerr = 0, perr = 0;
+    int same = 1;
+    size_t e;
+    for (e = 0; e < sizeof ies; e++) slerp_sweep(&mem, ies[e], &qerr, &perr, &same);
+    printf("slerp sweep: quaternion components within %.3g of the exact slerp, positions within %.3g\n",
+           qerr, perr);
+    CHECK(qerr <= SLERP_BOUND, "sampled rotations within SLERP_BOUND of the exact slerp, every angle");
+    CHECK(perr <= LERP_BOUND, "sampled positions within LERP_BOUND of the exact lerp");
+    CHECK(same, "the blend's inline sampling gives the bits of the curve functions");
+  }
   rig = anim_rig_new(&mem, 2, names, parents, pivots, rots, &err);
   clip = make_clip(&mem);
 
