@@ -216,7 +216,7 @@ say("|---|---|---|")
 for _, t in ipairs(targets) do say(t) end
 say()
 
--- Issue 24: unheard markers, delivered track callbacks, threads
+-- Issue 24: unheard markers, delivered track callbacks, sampling, loading, threads
 targets = {}
 if callbacks and callbacks.ns_per_unheard_marker then
   target("a marker crossing with no listener ≤ 15 ns more than the same update without markers (same run)",
@@ -226,6 +226,16 @@ if callbacks and callbacks.ns_per_unheard_marker then
     string.format("%.0f ns more (the update with it %.0f ns, without markers %.0f, the Lua call %.1f)",
       callbacks.ns_track_callback_over_lua_call, callbacks.ns_per_update_track, callbacks.ns_per_update_plain,
       callbacks.ns_per_lua_call), callbacks.ns_track_callback_over_lua_call <= 60)
+end
+-- (the sampling's error bound is asserted by tests/c/core_test.c's sweep
+-- of angles, not measured here)
+target("W1 update, N = 1000, ≤ 1.5 × the float/nlerp loop (same run), within 1e-7 of the exact results",
+  string.format("%s%s vs 1.5 × %s = %s ns (%s); error ≤ 2e-11 (tests/c/core_test.c's sweep)", fmt(u1000), by,
+    fmt(f1000), fmt(f1000 and 1.5 * f1000), rfmt(ratio(u1000, f1000))), cmp(u1000, f1000, 1.5))
+if load then
+  target("loading ≤ 2 × cjson.decode of the same file (same run)",
+    string.format("anim.load %.0f ms vs cjson.decode %.0f ms (%s)", load.load_ms, load.cjson_decode_ms,
+      rfmt(load.load_over_cjson)), load.load_over_cjson <= 2)
 end
 for _, n in ipairs { 1000, 10000 } do
   local t1, t2 = rows["w1 update(batch,threads=1)"], rows["w1 update(batch,threads=2)"]
