@@ -88,7 +88,7 @@ static int animator_new(lua_State *L) {
  * always releases the animators it delivers. */
 static int animator_delivering(lua_State *L) {
   animator_box *b = anim_lua_testbox_any(L, 1, ANIM_BOX_ANIMATOR);
-  if (b) b->delivering = lua_toboolean(L, 2) ? ANIM_DELIVERING : ANIM_IDLE;
+  if (b) anim_lua_setdelivering(b, lua_toboolean(L, 2) ? ANIM_DELIVERING : ANIM_IDLE);
   return 0;
 }
 
@@ -185,7 +185,8 @@ static int animator_deliver(lua_State *L) {
   return anim_lua_deliver(L, b, 3, n);
 }
 
-/* core.delivering() -> the deliveries from C under way (a reload waits) */
+/* core.delivering() -> the animators delivering their callbacks now, from
+ * C or from Lua (a reload waits for none) */
 static int delivering(lua_State *L) {
   lua_pushinteger(L, anim_lua_acct_of(L)->delivering);
   return 1;
@@ -280,14 +281,11 @@ static int batch_fail(lua_State *L, int code, int i, int j) {
 /* The animator box of list[i] (raw), or NULL (mt: the stack index of the
  * animators' metatable). */
 static animator_box *list_box(lua_State *L, int i, int mt) {
-  animator_box *b = NULL;
+  animator_box *b;
   lua_rawgeti(L, 1, i);
-  if (lua_getmetatable(L, -1)) {
-    if (lua_rawequal(L, -1, mt) && lua_rawlen(L, -2) == sizeof *b) b = lua_touserdata(L, -2);
-    lua_pop(L, 1);
-  }
+  b = anim_lua_animator_at(L, lua_gettop(L), mt);
   lua_pop(L, 1);
-  return b && b->tag == ANIM_BOX_TAG(ANIM_BOX_ANIMATOR) ? b : NULL;
+  return b;
 }
 
 /* Checks list[1..n]: every one an animator with its core, not delivering
@@ -390,7 +388,7 @@ static int animators_update(lua_State *L) {
     animator_box *b;
     lua_rawgeti(L, 1, queued[k] + 1);
     b = lua_touserdata(L, -1);
-    b->delivering = ANIM_QUEUED;
+    anim_lua_setdelivering(b, ANIM_QUEUED);
     lua_rawseti(L, 3, 2 * k + 1);
     lua_pushinteger(L, anim_animator_nevents(s->as[queued[k]]));
     lua_rawseti(L, 3, 2 * k + 2);

@@ -1,6 +1,6 @@
 /* lua_deliver.c - an animator's queued callbacks delivered from C (issue
- * 24: a delivered callback costs about a protected call, not a Lua loop
- * over the queue with a call into C per entry).  It delivers what most
+ * 24: a protected call and a few raw table reads a callback, instead of a
+ * Lua loop over the queue with a call into C per entry).  It delivers what most
  * updates queue -- markers, events and sounds of a clip's track, a
  * track's looped and stopped -- exactly as the Lua side's `deliver` does
  * (lua/anim/runtime/animator.lua: the same tables read, the same
@@ -53,21 +53,11 @@ int anim_lua_pushdeliver(lua_State *L) {
   return UV_COUNT;
 }
 
-/* The box of kind `kind` at idx, live or finalized (as
- * anim_lua_testbox_any), its metatable compared first with the one in
- * upvalue uv: a live box costs no lookup in the registry. */
-static void *box_at(lua_State *L, int idx, int kind, int uv, size_t size) {
-  void *p = lua_touserdata(L, idx);
-  if (p && lua_type(L, idx) == LUA_TUSERDATA && lua_getmetatable(L, idx)) {
-    int same = lua_rawequal(L, -1, lua_upvalueindex(uv));
-    lua_pop(L, 1);
-    if (same && *(unsigned *)p == ANIM_BOX_TAG(kind) && lua_rawlen(L, idx) >= size) return p;
-  }
-  return anim_lua_testbox_any(L, idx, kind);
-}
-
+/* (a live box found by the metatable in upvalue 1; a finalized one, or
+ * nothing, as anim_lua_testbox_any finds it) */
 anim_animator_box *anim_lua_deliver_animator(lua_State *L, int idx) {
-  return box_at(L, idx, ANIM_BOX_ANIMATOR, UV_ANIMATOR_MT, sizeof(anim_animator_box));
+  anim_animator_box *b = anim_lua_animator_at(L, idx, lua_upvalueindex(UV_ANIMATOR_MT));
+  return b ? b : anim_lua_testbox_any(L, idx, ANIM_BOX_ANIMATOR);
 }
 
 /* t[key k] (t an absolute index), pushed; returns its type. */
@@ -143,8 +133,7 @@ int anim_lua_deliver(lua_State *L, anim_animator_box *b, int sti, int n) {
     return 2;
   }
   lua_settop(L, base + S_COUNT);
-  b->delivering = ANIM_DELIVERING;
-  b->acct->delivering++;
+  anim_lua_setdelivering(b, ANIM_DELIVERING);
   for (i = 1; i <= n; i++) {
     const anim_event *e;
     const anim_item *it = NULL;
@@ -228,8 +217,7 @@ int anim_lua_deliver(lua_State *L, anim_animator_box *b, int sti, int n) {
     }
     lua_settop(L, base + S_COUNT);
   }
-  b->acct->delivering--;
-  b->delivering = ANIM_IDLE;
+  anim_lua_setdelivering(b, ANIM_IDLE);
   lua_pushinteger(L, i);
   lua_replace(L, base + S_MSGH);
   lua_settop(L, base + S_ERR);

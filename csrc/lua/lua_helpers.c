@@ -206,6 +206,12 @@ void anim_lua_account(lua_State *L, anim_lua_acct *acct) {
   lua_gc(L, LUA_GCSTEP, kb > 1000000 ? 1000000 : (int)kb);
 }
 
+void anim_lua_setdelivering(anim_animator_box *b, int state) {
+  if ((b->delivering == ANIM_DELIVERING) != (state == ANIM_DELIVERING))
+    b->acct->delivering += state == ANIM_DELIVERING ? 1 : -1;
+  b->delivering = state;
+}
+
 int anim_lua_retry(lua_State *L) {
   lua_gc(L, LUA_GCCOLLECT, 0);
   return 1;
@@ -431,13 +437,18 @@ void anim_lua_settrack(lua_State *L, int box, anim_track *t, int src, int animat
   anim_lua_account(L, ((anim_animator_box *)lua_touserdata(L, animator))->acct);
 }
 
+anim_animator_box *anim_lua_animator_at(lua_State *L, int idx, int mt) {
+  anim_animator_box *b = lua_touserdata(L, idx);
+  int same;
+  if (!b || !lua_getmetatable(L, idx)) return NULL;
+  same = lua_rawequal(L, -1, mt);
+  lua_pop(L, 1);
+  return same && b->tag == ANIM_BOX_TAG(ANIM_BOX_ANIMATOR) && lua_rawlen(L, idx) == sizeof *b ? b : NULL;
+}
+
 anim_animator_box *anim_lua_reader_box(lua_State *L) {
-  anim_animator_box *b = lua_touserdata(L, 1);
-  if (b && lua_getmetatable(L, 1)) {
-    int same = lua_rawequal(L, -1, lua_upvalueindex(1));
-    lua_pop(L, 1);
-    if (same && b->a && b->tag == ANIM_BOX_TAG(ANIM_BOX_ANIMATOR) && lua_rawlen(L, 1) == sizeof *b) return b;
-  }
+  anim_animator_box *b = anim_lua_animator_at(L, 1, lua_upvalueindex(1));
+  if (b && b->a) return b;
   b = anim_lua_checkbox(L, 1, ANIM_BOX_ANIMATOR);  /* raises the usual message */
   if (!b->a) anim_lua_finalized(L, ANIM_BOX_ANIMATOR);
   return b;

@@ -71,7 +71,7 @@ struct anim_lua_acct {
   unsigned tag;
   lua_State *main;   /* the state's main thread: its allocator of the moment */
   size_t debt;       /* bytes the core took since the last step */
-  int delivering;    /* deliveries from C under way (lua_deliver.c; core.delivering) */
+  int delivering;    /* animators delivering now (anim_lua_setdelivering; core.delivering) */
 };
 
 /* The core's allocator for this state: the state's allocator, counted. */
@@ -163,6 +163,10 @@ void anim_lua_settrack(lua_State *L, int box, anim_track *t, int src, int animat
  * reader that makes tables takes the animator out of it again after each
  * (finalizers may finalize it by hand). */
 anim_animator_box *anim_lua_reader_box(lua_State *L);
+/* The animator box at the absolute index idx when its metatable is the
+ * one at mt (an upvalue: no lookup in the registry), its tag and size an
+ * animator box's; NULL otherwise (a finalized box has another metatable). */
+anim_animator_box *anim_lua_animator_at(lua_State *L, int idx, int mt);
 
 /* The closest of names[0..n-1] to `name` for "did you mean?", or NULL:
  * the one that differs only in letter case, else the nearest by edit
@@ -180,6 +184,10 @@ const char *anim_lua_suggest(const char *name, const char *const *names, int n);
  * first on, and pushes the 1-based index of the first entry it did not
  * deliver (n + 1: all) and the first error of a callback, or nil. */
 int anim_lua_pushdeliver(lua_State *L);
+/* Sets b->delivering; the state's count of animators delivering (a reload
+ * waits while it is not 0) follows b into and out of ANIM_DELIVERING, from
+ * C (lua_deliver.c) or from Lua (core.animator_delivering). */
+void anim_lua_setdelivering(anim_animator_box *b, int state);
 /* From one of those functions: the animator box at idx, live or finalized,
  * else NULL (anim_lua_testbox_any, faster for a live one). */
 anim_animator_box *anim_lua_deliver_animator(lua_State *L, int idx);

@@ -496,7 +496,6 @@ local function deliver_queue(self, n, who, st, from, err0)
   end
   local outer = YIELD_MSG
   YIELD_MSG = YIELD[who]
-  playing.delivering = playing.delivering + 1
   core_delivering(self, true)
   local ok = true
   if st == nil then ok, st = pcall(animator_state, self) end
@@ -516,7 +515,6 @@ local function deliver_queue(self, n, who, st, from, err0)
     err = st
   end
   core_delivering(self, false)
-  playing.delivering = playing.delivering - 1
   YIELD_MSG = outer
   return ok, err
 end

@@ -1,9 +1,9 @@
 -- playing.lua: what the runtime knows of the tracks in play, for a hot
 -- reload (runtime/reload.lua): which tracks play each clip, with the
--- retarget map each was played with, and whether callbacks are being
--- delivered (a reload then would change the clip under the callbacks
--- still to come).  Weak tables: a track and its clip are collected as if
--- nothing here held them.
+-- retarget map each was played with (whether callbacks are being
+-- delivered, when a reload would change the clip under the callbacks
+-- still to come, is core.delivering()).  Weak tables: a track and its
+-- clip are collected as if nothing here held them.
 local M = {}
 
 local by_clip = setmetatable({}, { __mode = "k" })
@@ -20,8 +20,5 @@ end
 
 -- The tracks that were started on `clip`: { [track] = map or false }.
 function M.tracks(clip) return by_clip[clip] or {} end
-
--- Callbacks being delivered (animator:update and anim.update count them).
-M.delivering = 0
 
 return M

@@ -25,8 +25,8 @@ local DELIVERING = "a clip cannot be reloaded while an update delivers its callb
 -- Gives `clip` the content of `fresh` (a clip just built, nothing plays
 -- it): clip | nil, message.  `where` names the source in messages.
 function M.replace(clip, fresh, where)
-  -- (deliveries from Lua, and from C: csrc/lua/lua_deliver.c)
-  if playing.delivering > 0 or core.delivering() > 0 then args.raise(DELIVERING) end
+  -- (the animators delivering now, from C or from Lua)
+  if core.delivering() > 0 then args.raise(DELIVERING) end
   local tracks, binds = {}, {}
   for track, map in pairs(playing.tracks(clip)) do
     -- (a track collected with its animator is passed over)
