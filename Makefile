@@ -17,6 +17,9 @@ WARN      = -std=c99 -pedantic -Wall -Wextra
 FPFLAGS   = -ffp-contract=off
 # the batch update's worker threads (csrc/core/pool.c)
 THREADS   = -pthread
+# the module exports luaopen_anim_core alone (csrc/lua/lua_module.c): calls
+# inside the core need no procedure linkage table
+VISIBLE   = -fvisibility=hidden
 
 # csrc/core/: the C core (no Lua header); csrc/lua/: the binding (docs/architecture.md)
 CORE_ONLY = $(wildcard csrc/core/*.c)
@@ -52,7 +55,7 @@ build: $(CORE_SO)
 
 $(CORE_SO): $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(BUILD)/anim
-	$(CC) $(WARN) $(FPFLAGS) $(CFLAGS) $(THREADS) -fPIC -shared -I$(LUA_INC) -Icsrc $(CORE_SRC) -o $@ -lm
+	$(CC) $(WARN) $(FPFLAGS) $(CFLAGS) $(THREADS) $(VISIBLE) -fPIC -shared -I$(LUA_INC) -Icsrc $(CORE_SRC) -o $@ -lm
 
 # `make install`: what `luarocks make` installs (it sets the INST_* to the
 # rock's folders): the core, every Lua file under lua/ (by folder: no list

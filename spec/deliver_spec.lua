@@ -67,12 +67,19 @@ local function scene(seed, n, clips, log)
   for i = 1, n do
     local a = anim.animator(rig, { library = lib })
     local count = 0
+    local conns = {}
     a:on_marker(function(tr, mname, value, late)
       note(i, "marker", tr, mname, value, late)
       count = count + 1
       if count % 7 == 0 then error("marker failed " .. i, 0) end
       if count % 5 == 0 then tr:stop(0.1) end
       if count % 11 == 0 then a:play(clips[1 + count % #clips], { fade = 0.05 }) end
+      -- (the track's own marker callbacks change while its markers are delivered)
+      if count % 3 == 0 then
+        conns[#conns + 1] = tr:on_marker(mname, function(...) note(i, "late track marker", ...) end)
+      elseif count % 4 == 0 and #conns > 0 then
+        table.remove(conns, 1):disconnect()
+      end
     end)
     a:on_event(function(...) note(i, "event", ...) end)
     a:on_sound(function(...) note(i, "sound", ...) end)
@@ -90,10 +97,12 @@ local function scene(seed, n, clips, log)
 end
 
 -- Updates each animator of the list from fn's thread; logs the first line of
--- each error raised.
-local function run(list, log, frames, inside)
+-- each error raised.  Every 20 frames clips[1] is reloaded with its markers
+-- moved and renamed (reload: a function of the frame).
+local function run(list, log, frames, inside, reload)
   math.randomseed(99)
-  for _ = 1, frames do
+  for frame = 1, frames do
+    if reload and frame % 20 == 0 then reload(frame) end
     local dt = ({ 1 / 60, 0.1, 1 / 30, 0.45 })[math.random(4)]
     for i, a in ipairs(list) do
       local ok, err
@@ -149,20 +158,128 @@ describe("delivery from C", function()
 
   for seed = 1, 6 do
     it("calls what the Lua side calls, in the same order, raising the same errors (random scene " .. seed .. ")", function()
-      local clips = pool()
       local log_c, log_lua = {}, {}
-      run(scene(seed, 12, clips, log_c), log_c, 60, false)
-      run(scene(seed, 12, clips, log_lua), log_lua, 60, true)
+      for _, how in ipairs { { log_c, false }, { log_lua, true } } do
+        local clips = pool()
+        local function reload(frame)
+          local markers = {}
+          for k = 1, 2 + frame % 3 do
+            markers[k] = { time = (k * 0.17 + frame * 0.01) % 1, name = "m" .. (k + frame) % 3, value = frame + k }
+          end
+          assert(anim.reload(clips[1], { length = 1, loop = "loop",
+            joints = { torso = { position = { { 0, { 0, 0, 0 } }, { 1, { 1, 0, 0 } } } } }, markers = markers }))
+        end
+        run(scene(seed, 12, clips, how[1]), how[1], 60, how[2], reload)
+      end
       assert.is_true(#log_c > 150, #log_c .. " entries")
       local raised = 0
       for _, line in ipairs(log_c) do if line:find(" raised ", 1, true) then raised = raised + 1 end end
       assert.is_true(raised > 0)
-      for _, kind in ipairs { "marker", "track marker", "event", "sound", "play", "looped", "stopped", "ended" } do
+      for _, kind in ipairs { "marker", "track marker", "late track marker", "event", "sound", "play", "looped",
+                              "stopped", "ended" } do
         assert.truthy(table.concat(log_c, "\n"):find("%d " .. kind .. " "), kind)
       end
       assert.are.same(log_lua, log_c)
     end)
   end
+
+  -- What the delivery from C reads of a track's markers
+  -- (runtime/dispatch.lua): the clip's marker table (user value 5) and the
+  -- track's callbacks by name (user value 4), kept up to date by every
+  -- connection, disconnection and reload.
+  describe("a track's marker tables", function()
+    local function clip(markers) return assert(anim.clip { length = 1, loop = "loop", joints = {}, markers = markers }) end
+
+    it("hold the names and values of its clip (false and nil too), one table per clip", function()
+      local c = clip { { time = 0.1, name = "a", value = false }, { time = 0.2, name = "b" }, { time = 0.3, name = "a", value = 7 } }
+      local a = anim.animator(rig)
+      local t1, t2 = a:play(c), a:play(c)
+      local m = core.track_uservalue(t1, 5)
+      assert.are.same({ "a", false, "b", nil, "a", 7 }, { m[1], m[2], m[3], m[4], m[5], m[6] })
+      assert.are.equal(m, core.track_uservalue(t2, 5))
+      assert.is_nil(core.track_uservalue(a:play(clip {}), 5))
+      local seen = {}
+      t1:on_marker("a", function(_, v, late) seen[#seen + 1] = tostring(v) .. " " .. late end)
+      t1:on_marker("b", function(_, v) seen[#seen + 1] = "b " .. tostring(v) end)
+      assert.are.equal(0, core.animator_update(a, 0.25)) -- (all from C)
+      assert.are.same({ "false 0.15", "b nil" }, seen)
+    end)
+
+    it("share one table of callbacks between tracks that connect one function to one name", function()
+      local c = clip { { time = 0.1, name = "step" } }
+      local a = anim.animator(rig)
+      local n = 0
+      local function step() n = n + 1 end
+      local t1, t2, t3 = a:play(c), a:play(c), a:play(c)
+      assert.is_nil(core.track_uservalue(t1, 4))
+      local c1 = t1:on_marker("step", step)
+      t2:on_marker("step", step)
+      t3:on_marker("step", function() n = n + 100 end)
+      assert.are.equal(core.track_uservalue(t1, 4), core.track_uservalue(t2, 4))
+      assert.are_not.equal(core.track_uservalue(t1, 4), core.track_uservalue(t3, 4))
+      a:update(0.2)
+      assert.are.equal(102, n)
+      c1:disconnect()
+      assert.is_nil(core.track_uservalue(t1, 4))
+      assert.are.equal(step, core.track_uservalue(t2, 4).step) -- (replaced, never changed in place)
+      a:update(1)
+      assert.are.equal(203, n)
+    end)
+
+    it("follow connections and disconnections made by a callback in the same update", function()
+      local c = clip { { time = 0.1, name = "x" }, { time = 0.2, name = "y" }, { time = 0.3, name = "x" } }
+      local a = anim.animator(rig)
+      local tr = a:play(c, { fade = 0 })
+      local seen, conn = {}, nil
+      tr:on_marker("x", function(_, _, late)
+        seen[#seen + 1] = "x1"
+        if not conn then
+          conn = tr:on_marker("y", function() seen[#seen + 1] = "y" end)
+          tr:on_marker("x", function() seen[#seen + 1] = "x2" end)
+        else
+          conn:disconnect()
+        end
+        assert(late >= 0)
+      end)
+      assert.are.equal(0, core.animator_update(a, 0.35))
+      -- the first x connects y and a second x (not called for this x: its
+      -- list was read before), the second x sees both and disconnects y
+      assert.are.same({ "x1", "y", "x1", "x2" }, seen)
+      seen = {}
+      a:update(1)
+      assert.are.same({ "x1", "x2", "x1", "x2" }, seen)
+    end)
+
+    it("follow a reload of the clip: the new names and values", function()
+      local c = clip { { time = 0.1, name = "old", value = 1 } }
+      local a = anim.animator(rig)
+      local tr = a:play(c, { fade = 0 })
+      local seen = {}
+      tr:on_marker("new", function(_, v) seen[#seen + 1] = "new " .. v end)
+      tr:on_marker("old", function(_, v) seen[#seen + 1] = "old " .. v end)
+      a:on_marker(function(_, name, v) seen[#seen + 1] = "all " .. name .. " " .. v end)
+      a:update(0.2)
+      assert(anim.reload(c, { length = 1, loop = "loop", joints = {},
+        markers = { { time = 0.5, name = "new", value = 2 }, { time = 0.6, name = "old", value = 3 } } }))
+      assert.are.equal(core.clip_info(c).markers[1].name, core.track_uservalue(tr, 5)[1])
+      a:update(0.5)
+      assert.are.same({ "old 1", "all old 1", "new 2", "all new 2", "old 3", "all old 3" }, seen)
+    end)
+
+    it("a track without its marker table has its markers delivered by the Lua side, the same", function()
+      local c = clip { { time = 0.1, name = "m", value = "v" } }
+      local a = anim.animator(rig)
+      local tr = a:play(c, { fade = 0 })
+      local seen = {}
+      tr:on_marker("m", function(_, v, late) seen[#seen + 1] = v .. " " .. late end)
+      core.track_set_dispatch(tr, 5, nil)
+      local n, _, from = core.animator_update(a, 0.25)
+      assert.are.same({ 1, 1 }, { n, from }) -- (left to the Lua side)
+      assert.are.same({}, seen)
+      a:update(1) -- (delivered by it: the marker of the next loop)
+      assert.are.same({ "v 0.15" }, seen)
+    end)
+  end)
 
   it("refuses a reload from a callback it delivers, and its animator's own update", function()
     local clip = assert(anim.clip { length = 1, joints = {}, markers = { { time = 0, name = "go" } } })

@@ -78,6 +78,7 @@ void anim_animator_free(anim_animator *a) {
 const anim_rig *anim_animator_rig(const anim_animator *a) { return a->rig; }
 
 void anim_animator_hear(anim_animator *a, unsigned mask) { a->hear = mask & ANIM_HEAR_ALL; }
+unsigned anim_animator_hears(const anim_animator *a) { return a->hear; }
 
 /* Room for one more track (both arrays grow together: each holds cap
  * pointers).  0 when out of memory, nothing changed. */
@@ -148,7 +149,7 @@ static int update_one(anim_animator *a, double dt, anim_track **dead) {
   anim_props_blend(a);
   /* after blending and the overrides, before the constraints */
   anim_ik_apply(a);
-  anim_queue_sort(a);
+  if (a->nqueue > 1) anim_queue_sort(a);  /* (one entry is in order) */
   return a->oom ? ANIM_ST_NOMEM : ANIM_ST_OK;
 }
 

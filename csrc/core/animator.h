@@ -33,6 +33,12 @@ typedef struct anim_event {
   int type;           /* ANIM_EV_* */
   int item;           /* ANIM_EV_ITEM: index into the clip's items */
   long long seq;      /* order of queueing, for ties */
+  /* what a delivery reads, copied from the track and the item when queued
+   * (none of it changes before the next update) */
+  long long id;       /* the track's anim_track_id */
+  int kind, index;    /* ANIM_EV_ITEM: the item's kind and 0-based index
+                       * within its kind (-1, -1 otherwise) */
+  int point;          /* anim_track_point of the track */
 } anim_event;
 
 typedef struct anim_play_opts {
@@ -88,6 +94,8 @@ int anim_animator_nevents(const anim_animator *a);
  * animator hears everything, a new track nothing of its own. */
 void anim_animator_hear(anim_animator *a, unsigned mask);
 void anim_track_hear(anim_track *t, unsigned mask);
+/* The animator's own mask (what anim_animator_hear set). */
+unsigned anim_animator_hears(const anim_animator *a);
 const anim_event *anim_animator_event(const anim_animator *a, int i);
 
 /* The blended offsets of joint j (position, rotation, scale: 10 numbers),

@@ -29,6 +29,20 @@ static int first_item(const anim_clip *c, double x, int strict) {
   return lo;
 }
 
+/* first_item, answered in O(1) when `hint` is the answer: the index where
+ * the track's last pass stopped is where the next one starts, in steady
+ * play (the items of a pass are found without a search per update).  The
+ * answer is the one index with the condition false before it and true
+ * from it on (the items are sorted), so a hint that passes is exact. */
+static int first_item_from(const anim_clip *c, double x, int strict, int hint) {
+  const anim_item *it = c->items;
+  if (hint >= 0 && hint <= c->nitems &&
+      (hint == c->nitems || (strict ? it[hint].t > x : it[hint].t >= x)) &&
+      (hint == 0 || !(strict ? it[hint - 1].t > x : it[hint - 1].t >= x)))
+    return hint;
+  return first_item(c, x, strict);
+}
+
 /* Queues the items of the pass from clip time `from` to `to` in direction
  * dir, starting `e0` seconds into the update at playhead speed sp.  At
  * equal times items keep their kind and file order in both directions. */
@@ -38,13 +52,14 @@ void anim_clock_fire_pass(anim_animator *a, anim_track *t, double from, double t
   int i;
   if (c->nitems == 0) return;
   if (dir > 0) {
-    for (i = first_item(c, from, !incl); i < c->nitems && c->items[i].t <= to; i++) {
+    for (i = first_item_from(c, from, !incl, t->icur); i < c->nitems && c->items[i].t <= to; i++) {
       const anim_item *it = &c->items[i];
       if (item_fires(a, it))
         anim_queue_offer(a, e0 + (sp > 0 ? (it->t - from) / sp : 0), t, ANIM_EV_ITEM, i, 1u << it->kind);
     }
+    t->icur = i;  /* the first item after `to`: the next pass (exclusive of to) starts there */
   } else {
-    int end = first_item(c, from, incl) - 1;  /* last item with t < from (or <= from) */
+    int end = first_item_from(c, from, incl, t->icur) - 1;  /* last item with t < from (or <= from) */
     while (end >= 0 && c->items[end].t >= to) {
       int start = end, k;
       double tt = c->items[end].t;
@@ -56,6 +71,7 @@ void anim_clock_fire_pass(anim_animator *a, anim_track *t, double from, double t
       }
       end = start - 1;
     }
+    t->icur = end + 1;  /* the first item at or after `to`: where the next pass back starts */
   }
 }
 

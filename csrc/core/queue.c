@@ -45,6 +45,15 @@ void anim_queue_push(anim_animator *a, double at, anim_track *t, int type, int i
   e->type = type;
   e->item = item;
   e->seq = a->seq++;
+  e->id = t->id;
+  e->point = t->lead->sp ? t->point : -1;
+  if (type == ANIM_EV_ITEM) {
+    const anim_item *it = &t->clip->items[item];
+    e->kind = it->kind;
+    e->index = it->index;
+  } else {
+    e->kind = e->index = -1;
+  }
 }
 
 static int ev_before(const anim_event *x, const anim_event *y) {

@@ -60,7 +60,8 @@ static int animator_gc(lua_State *L) {
   return 0;
 }
 
-/* core.animator_new(rig, side, state) -> animator (uservalues: rig, state) */
+/* core.animator_new(rig, side, state) -> animator (uservalues: rig, state,
+ * state.live) */
 static int animator_new(lua_State *L) {
   int side;
   animator_box *b;
@@ -68,7 +69,7 @@ static int animator_new(lua_State *L) {
   anim_lua_checkrig(L, 1);
   side = (int)anim_lua_checkrange(L, 2, 0, ANIM_SIDE_COUNT - 1, "side");
   luaL_checktype(L, 3, LUA_TTABLE);
-  b = anim_lua_newbox(L, ANIM_BOX_ANIMATOR, sizeof *b, 2);
+  b = anim_lua_newbox(L, ANIM_BOX_ANIMATOR, sizeof *b, 3);
   m = anim_lua_mem(L);
   b->acct = m.ud;
   /* (the rig is taken again after making the box: that may have run
@@ -79,6 +80,10 @@ static int animator_new(lua_State *L) {
   lua_setiuservalue(L, -2, 1);
   lua_pushvalue(L, 3);
   lua_setiuservalue(L, -2, 2);
+  /* (state.live, for the delivery from C: lua_deliver.c; a restore
+   * replaces both) */
+  lua_getfield(L, 3, "live");
+  lua_setiuservalue(L, -2, 3);
   anim_lua_account(L, b->acct);
   return 1;
 }
@@ -161,11 +166,12 @@ static int animator_update(lua_State *L) {
   r = anim_animator_nevents(b->a);
   lua_settop(L, 2);
   if (r > 0) {
-    lua_getiuservalue(L, 1, 2);
-    anim_lua_deliver(L, b, 3, r);  /* from at 4, error at 5 */
-    if (lua_tointeger(L, 4) <= r || !lua_isnil(L, 5)) {
+    int err, from = anim_lua_deliver(L, b, 1, r, &err);
+    if (from <= r || !lua_isnil(L, err)) {
       lua_pushinteger(L, r);
-      lua_insert(L, 3);
+      lua_getiuservalue(L, 1, 2);
+      lua_pushinteger(L, from);
+      lua_pushvalue(L, err);
       return 4;
     }
   }
@@ -179,10 +185,12 @@ static int animator_update(lua_State *L) {
 static int animator_deliver(lua_State *L) {
   int n = (int)luaL_checkinteger(L, 2);
   animator_box *b = anim_lua_deliver_animator(L, 1);
+  int err, from;
   lua_settop(L, 2);
-  if (b) lua_getiuservalue(L, 1, 2);
-  else lua_pushnil(L);
-  return anim_lua_deliver(L, b, 3, n);
+  from = anim_lua_deliver(L, b, 1, n, &err);
+  lua_pushinteger(L, from);
+  lua_pushvalue(L, err);
+  return 2;
 }
 
 /* core.delivering() -> the animators delivering their callbacks now, from
@@ -548,13 +556,27 @@ static int track_gc(lua_State *L) {
   return 0;
 }
 
-/* core.track_uservalue(track, n) -> clip (1), animator (2), callbacks (3)
- * (of a finalized track too) */
+/* core.track_uservalue(track, n) -> clip (1), animator (2), callbacks (3),
+ * marker callbacks by name (4), the clip's marker table (5) (of a
+ * finalized track too) */
 static int track_uservalue(lua_State *L) {
-  int n = (int)anim_lua_checkrange(L, 2, 1, 3, "user value");
+  int n = (int)anim_lua_checkrange(L, 2, 1, 5, "user value");
   if (!anim_lua_testbox_any(L, 1, ANIM_BOX_TRACK)) anim_lua_checkbox(L, 1, ANIM_BOX_TRACK);
   lua_getiuservalue(L, 1, n);
   return 1;
+}
+
+/* core.track_set_dispatch(track, n, table | nil): what the delivery from C
+ * reads of a track's markers (lua_deliver.c), its user value 4 (its
+ * marker callbacks by name) or 5 (its clip's marker table), made by
+ * runtime/dispatch.lua */
+static int track_set_dispatch(lua_State *L) {
+  int n = (int)anim_lua_checkrange(L, 2, 4, 5, "user value");
+  if (!anim_lua_testbox_any(L, 1, ANIM_BOX_TRACK)) anim_lua_checkbox(L, 1, ANIM_BOX_TRACK);
+  if (!lua_isnil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
+  lua_settop(L, 3);
+  lua_setiuservalue(L, 1, n);
+  return 0;
 }
 
 static int track_state(lua_State *L) {
@@ -610,6 +632,7 @@ static const luaL_Reg funcs[] = {
   {"animator_queued", animator_queued},
   {"track_hear", track_hear},
   {"track_uservalue", track_uservalue},
+  {"track_set_dispatch", track_set_dispatch},
   {"track_state", track_state},
   {"track_time", track_time},
   {"track_stop", track_stop},

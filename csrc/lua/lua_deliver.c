@@ -1,29 +1,33 @@
 /* lua_deliver.c - an animator's queued callbacks delivered from C (issue
- * 24: a protected call and a few raw table reads a callback, instead of a
- * Lua loop over the queue with a call into C per entry).  It delivers what most
- * updates queue -- markers, events and sounds of a clip's track, a
+ * 24: a few raw table reads and a protected call a callback, instead of a
+ * Lua loop over the queue with a call into C per entry).  It delivers what
+ * most updates queue -- markers, events and sounds of a clip's track, a
  * track's looped and stopped -- exactly as the Lua side's `deliver` does
- * (lua/anim/runtime/animator.lua: the same tables read, the same
- * callbacks in the same order with the same arguments, each in a
- * protected call with debug.traceback as its message handler, the first
- * error kept), and stops at the first entry it leaves to the Lua side:
- * a `plays` item (it starts a clip), an `ended` (the live tracks change),
- * an item of a blend space's point, an animator finalized by one of the
- * callbacks, or Lua tables not as the Lua side makes them.  The Lua side
- * then delivers from that entry on and raises the first error.  Nothing
- * is delivered here where a callback could yield (in a coroutine: the
- * Lua side runs each callback in a coroutine of its own there).
+ * (lua/anim/runtime/animator.lua: the same callbacks in the same order
+ * with the same arguments, each in a protected call with debug.traceback
+ * as its message handler, the first error kept), and stops at the first
+ * entry it leaves to the Lua side: a `plays` item (it starts a clip), an
+ * `ended` (the live tracks change), an item of a blend space's point, a
+ * marker of a track without its marker table, an animator finalized by
+ * one of the callbacks, or Lua tables not as the Lua side makes them.  The Lua side then delivers from that
+ * entry on and raises the first error.  Nothing is delivered here where a
+ * callback could yield (in a coroutine: the Lua side runs each callback in
+ * a coroutine of its own there).
  *
  * The Lua side's tables, read raw (keys are upvalues: nothing is
  * interned, so nothing allocates outside the protected calls):
  *   st = the animator's state: live = { [track id] = track }; on_marker,
  *        on_event, on_sound = lists
- *   a track (its user values): 1 its clip, 3 its callbacks = { marker =
- *        { [name] = list }, looped, stopped } (st.cbs[id] and st.src[id]
- *        of the Lua side are the same)
+ *   the animator's third user value: st.live
+ *   a track (its user values): 1 its clip (whose first user value is the
+ *        clip's info), 3 its callbacks = { looped, stopped, ... } (st.cbs[id]
+ *        of the Lua side), 4 its marker callbacks by name, or nil: { [name]
+ *        = the function of the only connection, or the list of connections
+ *        when several }, 5 its clip's marker table, or nil: [2k - 1] =
+ *        marker k's name, [2k] = its value (runtime/dispatch.lua)
  *   a list: { connection, ... }, connection.fn the function
- *   a clip's info (its first user value): markers[i] = { name, value },
- *        events[i] = { name, payload }, sounds[i] = { sound, volume, pitch } */
+ *   a clip's info: events[i] = { name, payload }, sounds[i] = { sound,
+ *        volume, pitch } */
 #include "lua.h"
 #include "lauxlib.h"
 
@@ -34,13 +38,12 @@
  * (anim_lua_pushdeliver pushes them). */
 enum {
   UV_ANIMATOR_MT = 1, UV_TRACEBACK,
-  K_LIVE, K_ON_MARKER, K_ON_EVENT, K_ON_SOUND, K_MARKER, K_LOOPED, K_STOPPED, K_FN,
-  K_MARKERS, K_EVENTS, K_SOUNDS, K_NAME, K_VALUE, K_PAYLOAD, K_SOUND, K_VOLUME, K_PITCH,
+  K_ON_MARKER, K_ON_EVENT, K_ON_SOUND, K_LOOPED, K_STOPPED, K_FN,
+  K_EVENTS, K_SOUNDS, K_NAME, K_PAYLOAD, K_SOUND, K_VOLUME, K_PITCH,
   UV_COUNT = K_PITCH
 };
-static const char *const keys[] = {"live", "on_marker", "on_event", "on_sound", "marker",
-                                   "looped", "stopped", "fn", "markers", "events", "sounds", "name",
-                                   "value", "payload", "sound", "volume", "pitch"};
+static const char *const keys[] = {"on_marker", "on_event", "on_sound", "looped", "stopped", "fn",
+                                   "events", "sounds", "name", "payload", "sound", "volume", "pitch"};
 
 int anim_lua_pushdeliver(lua_State *L) {
   size_t i;
@@ -89,18 +92,43 @@ static int may_yield(lua_State *L) {
 #endif
 }
 
-/* The stack slots of a delivery, from base + 1 on. */
-enum { S_MSGH = 1, S_ERR, S_LIVE, S_TRACK, S_CBS, S_INFO, S_COUNT = S_INFO };
+/* A delivery's stack, from base + 1 on: the message handler, the first
+ * error, st.live, then what a run of one track's entries reads: the
+ * track, its marker callbacks by name and its clip's marker table, and
+ * (when an entry needs one of them, all made nil at once, each read when
+ * first needed) its callbacks table, its clip's info and st.  Above them,
+ * an entry's values.  The stack's height between entries is kept in
+ * `run` rather than asked for: every call into Lua counts on this path. */
+enum { S_MSGH = 1, S_ERR, S_LIVE, S_TRACK, S_BY, S_MARKS, S_CBS, S_INFO, S_ST, S_COUNT = S_ST };
+
+typedef struct {
+  lua_State *L;
+  int base, ai;  /* ai: the animator's stack index */
+  int run;       /* the height between entries: base + S_MARKS, or base + S_COUNT */
+  int by, marks; /* the types of the run's S_BY and S_MARKS */
+  int called;    /* a callback ran since S_BY was read (it may have replaced it) */
+} deliv;
+
+/* A protected call of the function below its nargs arguments; the first
+ * error goes to the slot S_ERR. */
+static void pcall_keep(deliv *d, int nargs) {
+  lua_State *L = d->L;
+  d->called = 1;
+  if (lua_pcall(L, nargs, 0, d->base + S_MSGH) != 0) {
+    if (lua_isnil(L, d->base + S_ERR)) lua_replace(L, d->base + S_ERR);
+    else lua_pop(L, 1);
+  }
+}
 
 /* Calls fn of each connection of the list at `list` (when a table) with
- * the nargs values on the top of the stack, which it pops; the first error
- * goes to the slot base + S_ERR. */
-static void call_list(lua_State *L, int base, int list, int nargs) {
+ * the nargs values on the top of the stack, which it pops. */
+static void call_list(deliv *d, int list, int nargs) {
+  lua_State *L = d->L;
   int top = lua_gettop(L) - nargs;
   if (lua_type(L, list) == LUA_TTABLE) {
-    int i, n = (int)lua_rawlen(L, list);
+    int i, j, n = (int)lua_rawlen(L, list);
+    luaL_checkstack(L, nargs + 2, NULL);
     for (i = 1; i <= n; i++) {
-      int j;
       if (geti(L, list, i) == LUA_TTABLE) getk(L, lua_gettop(L), K_FN);
       else lua_pushnil(L);  /* (not a connection: "attempt to call a nil value") */
       lua_remove(L, -2);
@@ -109,117 +137,210 @@ static void call_list(lua_State *L, int base, int list, int nargs) {
       } else {
         lua_insert(L, top + 1);  /* the last takes the arguments themselves */
       }
-      if (lua_pcall(L, nargs, 0, base + S_MSGH) != 0) {
-        if (lua_isnil(L, base + S_ERR)) lua_replace(L, base + S_ERR);
-        else lua_pop(L, 1);
-      }
+      pcall_keep(d, nargs);
     }
   }
   lua_settop(L, top);
 }
 
-int anim_lua_deliver(lua_State *L, anim_animator_box *b, int sti, int n) {
-  int base, i = 1;
+/* Slot t (S_CBS, S_INFO or S_ST) of the run, read when first needed:
+ * whether it is a table.  Only between entries (it may set the stack's
+ * height). */
+static int slot(deliv *d, int t) {
+  lua_State *L = d->L;
+  int base = d->base, ty;
+  if (d->run != base + S_COUNT) {
+    lua_settop(L, base + S_COUNT);
+    d->run = base + S_COUNT;
+  }
+  ty = lua_type(L, base + t);
+  if (ty != LUA_TNIL) return ty == LUA_TTABLE;
+  if (t == S_CBS) {
+    ty = lua_getiuservalue(L, base + S_TRACK, 3);
+  } else if (t == S_ST) {
+    ty = lua_getiuservalue(L, d->ai, 2);
+  } else if (lua_getiuservalue(L, base + S_TRACK, 1) == LUA_TUSERDATA) {
+    ty = lua_getiuservalue(L, -1, 1);
+    lua_remove(L, -2);
+  }
+  lua_replace(L, base + t);
+  return ty == LUA_TTABLE;
+}
+
+/* st[key k], pushed (nil when st is not a table); st's slot must be read
+ * before (slot(d, S_ST)). */
+static void st_get(deliv *d, int k) {
+  if (lua_type(d->L, d->base + S_ST) == LUA_TTABLE) getk(d->L, d->base + S_ST, k);
+  else lua_pushnil(d->L);
+}
+
+/* Marker k (0-based) of the run's track: the callbacks its track connected
+ * to its name, then (when the animator hears markers) the animator's
+ * on_marker list, both read before either is called.  0 when the track
+ * has no marker table. */
+static int deliver_marker(deliv *d, int k, double late, int all) {
+  lua_State *L = d->L;
+  int base = d->base, top, per;
+  lua_Integer j = (lua_Integer)k + 1;
+  if (d->marks != LUA_TTABLE || (all && !slot(d, S_ST))) return 0;
+  if (d->called) {
+    /* (a callback may have (dis)connected one of the track's: the table
+     * is replaced then, never changed) */
+    d->by = lua_getiuservalue(L, base + S_TRACK, 4);
+    lua_replace(L, base + S_BY);
+    d->called = 0;
+  }
+  top = d->run;
+  geti(L, base + S_MARKS, 2 * j - 1);  /* top + 1: the name */
+  if (d->by == LUA_TTABLE) {
+    lua_pushvalue(L, top + 1);
+    per = lua_rawget(L, base + S_BY);  /* top + 2: its callbacks */
+  } else {
+    lua_pushnil(L);
+    per = LUA_TNIL;
+  }
+  if (!all) {
+    if (per == LUA_TFUNCTION) {
+      /* the usual marker: one callback of its track */
+      lua_pushvalue(L, base + S_TRACK);
+      geti(L, base + S_MARKS, 2 * j);
+      lua_pushnumber(L, late);
+      pcall_keep(d, 3);
+      lua_settop(L, top);
+      return 1;
+    }
+    if (per != LUA_TTABLE) {  /* (none: heard for a marker of another name) */
+      lua_settop(L, top);
+      return 1;
+    }
+  }
+  geti(L, base + S_MARKS, 2 * j);  /* top + 3: the value */
+  if (all) st_get(d, K_ON_MARKER);  /* top + 4 */
+  if (per == LUA_TFUNCTION) {
+    lua_pushvalue(L, top + 2);
+    lua_pushvalue(L, base + S_TRACK);
+    lua_pushvalue(L, top + 3);
+    lua_pushnumber(L, late);
+    pcall_keep(d, 3);
+  } else if (per == LUA_TTABLE) {
+    lua_pushvalue(L, base + S_TRACK);
+    lua_pushvalue(L, top + 3);
+    lua_pushnumber(L, late);
+    call_list(d, top + 2, 3);
+  }
+  if (all) {
+    lua_pushvalue(L, base + S_TRACK);
+    lua_pushvalue(L, top + 1);
+    lua_pushvalue(L, top + 3);
+    lua_pushnumber(L, late);
+    call_list(d, top + 4, 4);
+  }
+  lua_settop(L, top);
+  return 1;
+}
+
+/* Event or sound k (0-based) of the run's track's clip, to the animator's
+ * on_event or on_sound; 0 when the tables are not as the Lua side makes
+ * them. */
+static int deliver_item(deliv *d, int kind, int k, double late) {
+  lua_State *L = d->L;
+  int m, top;
+  if (!slot(d, S_INFO) || !slot(d, S_ST)) return 0;
+  top = d->run;
+  if (getk(L, d->base + S_INFO, kind == ANIM_ITEM_EVENT ? K_EVENTS : K_SOUNDS) != LUA_TTABLE ||
+      geti(L, top + 1, (lua_Integer)k + 1) != LUA_TTABLE) {
+    lua_settop(L, top);
+    return 0;
+  }
+  m = top + 2;
+  st_get(d, kind == ANIM_ITEM_EVENT ? K_ON_EVENT : K_ON_SOUND);  /* top + 3 */
+  lua_pushvalue(L, d->base + S_TRACK);
+  if (kind == ANIM_ITEM_EVENT) {
+    getk(L, m, K_NAME);
+    getk(L, m, K_PAYLOAD);
+    lua_pushnumber(L, late);
+    call_list(d, top + 3, 4);
+  } else {
+    getk(L, m, K_SOUND);
+    getk(L, m, K_VOLUME);
+    getk(L, m, K_PITCH);
+    lua_pushnumber(L, late);
+    call_list(d, top + 3, 5);
+  }
+  lua_settop(L, top);
+  return 1;
+}
+
+/* A track's looped or stopped, to its callbacks; 0 when its callbacks
+ * table is not a table. */
+static int deliver_state(deliv *d, int type, double late) {
+  lua_State *L = d->L;
+  if (!slot(d, S_CBS)) return 0;
+  getk(L, d->base + S_CBS, type == ANIM_EV_LOOPED ? K_LOOPED : K_STOPPED);
+  lua_pushvalue(L, d->base + S_TRACK);
+  lua_pushnumber(L, late);
+  call_list(d, d->run + 1, 2);
+  lua_settop(L, d->run);
+  return 1;
+}
+
+int anim_lua_deliver(lua_State *L, anim_animator_box *b, int ai, int n, int *err) {
+  deliv d;
+  int i = 1;
   long long last = -1;
-  luaL_checkstack(L, S_COUNT + 16, NULL);
-  base = lua_gettop(L);
+  d.L = L;
+  d.ai = ai;
+  d.base = lua_gettop(L);
+  /* The callers come with two values on the stack: the room every C
+   * function has (LUA_MINSTACK, 20) holds the slots and what an entry
+   * pushes before call_list, which checks for its own. */
+  if (d.base > 2) luaL_checkstack(L, S_COUNT + 10, NULL);
+  *err = d.base + S_ERR;
   lua_pushvalue(L, lua_upvalueindex(UV_TRACEBACK));
   lua_pushnil(L);
-  if (n <= 0 || !b || !b->a || lua_type(L, base + S_MSGH) != LUA_TFUNCTION || lua_type(L, sti) != LUA_TTABLE ||
-      may_yield(L) || getk(L, sti, K_LIVE) != LUA_TTABLE) {
-    lua_settop(L, base);
-    lua_pushinteger(L, 1);
-    lua_pushnil(L);
-    return 2;
-  }
-  lua_settop(L, base + S_COUNT);
+  /* (the animator's third user value is st.live: lua_animator.c) */
+  if (n <= 0 || !b || !b->a || lua_type(L, d.base + S_MSGH) != LUA_TFUNCTION || may_yield(L) ||
+      lua_getiuservalue(L, ai, 3) != LUA_TTABLE)
+    return 1;
+  d.run = d.base + S_LIVE;
   anim_lua_setdelivering(b, ANIM_DELIVERING);
   for (i = 1; i <= n; i++) {
     const anim_event *e;
-    const anim_item *it = NULL;
-    long long id;
+    int ok;
     if (!b->a) break;  /* finalized by a callback: the Lua side says so */
     if (i > anim_animator_nevents(b->a)) { i = n + 1; break; }
     e = anim_animator_event(b->a, i - 1);
-    if (e->type == ANIM_EV_ENDED || anim_track_point(e->track) >= 0) break;
-    if (e->type == ANIM_EV_ITEM) {
-      it = &anim_track_clip(e->track)->items[e->item];
-      if (it->kind == ANIM_ITEM_PLAY) break;
-    }
-    id = anim_track_id(e->track);
-    if (geti(L, base + S_LIVE, id) == LUA_TNIL) { lua_pop(L, 1); continue; }  /* not a live track */
-    if (id != last) {
-      /* a track's user values: its clip (whose first is the clip's info)
-       * and its callbacks table, the one its connections go to and
-       * st.cbs[id] names (nothing of a box is read here: only Lua values) */
-      if (lua_type(L, -1) != LUA_TUSERDATA) break;
-      lua_replace(L, base + S_TRACK);
-      if (lua_getiuservalue(L, base + S_TRACK, 3) != LUA_TTABLE) break;
-      lua_replace(L, base + S_CBS);
-      if (lua_getiuservalue(L, base + S_TRACK, 1) == LUA_TUSERDATA) lua_getiuservalue(L, -1, 1);
-      else lua_pushnil(L);
-      lua_replace(L, base + S_INFO);
-      lua_pop(L, 1);
-      last = id;
-    } else {
-      lua_pop(L, 1);
-    }
-    if (it) {
-      int top, m;
-      static const int lists[] = {K_MARKERS, K_EVENTS, K_SOUNDS};
-      if (lua_type(L, base + S_INFO) != LUA_TTABLE || getk(L, base + S_INFO, lists[it->kind]) != LUA_TTABLE ||
-          geti(L, lua_gettop(L), it->index + 1) != LUA_TTABLE)
-        break;
-      m = lua_gettop(L);
-      top = m;
-      if (it->kind == ANIM_ITEM_MARKER) {
-        /* per-track lists first, then the animator's (both read before) */
-        getk(L, m, K_NAME);                              /* top + 1 */
-        getk(L, m, K_VALUE);                             /* top + 2 */
-        if (getk(L, base + S_CBS, K_MARKER) == LUA_TTABLE) {
-          lua_pushvalue(L, top + 1);
-          lua_rawget(L, -2);
-        } else {
-          lua_pushnil(L);
-        }
-        lua_remove(L, -2);                               /* top + 3: per[name] */
-        getk(L, sti, K_ON_MARKER);                       /* top + 4 */
-        lua_pushvalue(L, base + S_TRACK);
-        lua_pushvalue(L, top + 2);
-        lua_pushnumber(L, e->late);
-        call_list(L, base, top + 3, 3);
-        lua_pushvalue(L, base + S_TRACK);
-        lua_pushvalue(L, top + 1);
-        lua_pushvalue(L, top + 2);
-        lua_pushnumber(L, e->late);
-        call_list(L, base, top + 4, 4);
-      } else if (it->kind == ANIM_ITEM_EVENT) {
-        getk(L, sti, K_ON_EVENT);                        /* top + 1 */
-        lua_pushvalue(L, base + S_TRACK);
-        getk(L, m, K_NAME);
-        getk(L, m, K_PAYLOAD);
-        lua_pushnumber(L, e->late);
-        call_list(L, base, top + 1, 4);
-      } else {
-        getk(L, sti, K_ON_SOUND);                        /* top + 1 */
-        lua_pushvalue(L, base + S_TRACK);
-        getk(L, m, K_SOUND);
-        getk(L, m, K_VOLUME);
-        getk(L, m, K_PITCH);
-        lua_pushnumber(L, e->late);
-        call_list(L, base, top + 1, 5);
+    if (e->type == ANIM_EV_ENDED || e->point >= 0 || e->kind == ANIM_ITEM_PLAY) break;
+    /* st.live[id] is read for every entry: a track finalized by a callback
+     * has left the live tracks, and its entries are passed over */
+    if (e->id != last) {
+      /* a new run: the track, its marker callbacks and marker table */
+      int t;
+      if (d.run != d.base + S_LIVE) {
+        lua_settop(L, d.base + S_LIVE);
+        d.run = d.base + S_LIVE;
+        last = -1;
       }
+      if ((t = geti(L, d.base + S_LIVE, e->id)) != LUA_TUSERDATA) {
+        lua_settop(L, d.base + S_LIVE);
+        if (t == LUA_TNIL) continue;
+        break;
+      }
+      d.by = lua_getiuservalue(L, d.base + S_TRACK, 4);
+      d.marks = lua_getiuservalue(L, d.base + S_TRACK, 5);
+      d.run = d.base + S_MARKS;
+      d.called = 0;
+      last = e->id;
     } else {
-      getk(L, base + S_CBS, e->type == ANIM_EV_LOOPED ? K_LOOPED : K_STOPPED);
-      lua_pushvalue(L, base + S_TRACK);
-      lua_pushnumber(L, e->late);
-      call_list(L, base, lua_gettop(L) - 2, 2);
+      int t = geti(L, d.base + S_LIVE, e->id);
+      lua_settop(L, d.run);
+      if (t == LUA_TNIL) continue;
     }
-    lua_settop(L, base + S_COUNT);
+    if (e->type != ANIM_EV_ITEM) ok = deliver_state(&d, e->type, e->late);
+    else if (e->kind != ANIM_ITEM_MARKER) ok = deliver_item(&d, e->kind, e->index, e->late);
+    else ok = deliver_marker(&d, e->index, e->late, (anim_animator_hears(b->a) & ANIM_HEAR_MARKER) != 0);
+    if (!ok) break;
   }
   anim_lua_setdelivering(b, ANIM_IDLE);
-  lua_pushinteger(L, i);
-  lua_replace(L, base + S_MSGH);
-  lua_settop(L, base + S_ERR);
-  return 2;
+  return i;
 }

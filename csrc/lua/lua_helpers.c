@@ -206,12 +206,6 @@ void anim_lua_account(lua_State *L, anim_lua_acct *acct) {
   lua_gc(L, LUA_GCSTEP, kb > 1000000 ? 1000000 : (int)kb);
 }
 
-void anim_lua_setdelivering(anim_animator_box *b, int state) {
-  if ((b->delivering == ANIM_DELIVERING) != (state == ANIM_DELIVERING))
-    b->acct->delivering += state == ANIM_DELIVERING ? 1 : -1;
-  b->delivering = state;
-}
-
 int anim_lua_retry(lua_State *L) {
   lua_gc(L, LUA_GCCOLLECT, 0);
   return 1;
@@ -417,7 +411,7 @@ anim_binding *anim_lua_checkbindings(lua_State *L, int idx, int njoints, int nri
 }
 
 int anim_lua_newtrack(lua_State *L) {
-  anim_lua_newbox(L, ANIM_BOX_TRACK, sizeof(anim_track_box), 3);
+  anim_lua_newbox(L, ANIM_BOX_TRACK, sizeof(anim_track_box), 5);
   return lua_gettop(L);
 }
 

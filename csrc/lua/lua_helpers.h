@@ -180,18 +180,23 @@ const char *anim_lua_suggest(const char *name, const char *const *names, int n);
  * upvalues the functions that deliver are made with (debug.traceback and
  * the keys of the Lua side's tables) and returns their count.  From one
  * of those functions, anim_lua_deliver delivers the n entries queued by
- * the animator of box b, live or finalized (its state, the Lua side's table, at sti) from the
- * first on, and pushes the 1-based index of the first entry it did not
- * deliver (n + 1: all) and the first error of a callback, or nil. */
+ * the animator of box b (at stack index ai), live or finalized, from the
+ * first on; returns the 1-based index of the first entry it did not
+ * deliver (n + 1: all), the stack index of the first error of a callback
+ * (or nil) in *err. */
 int anim_lua_pushdeliver(lua_State *L);
 /* Sets b->delivering; the state's count of animators delivering (a reload
  * waits while it is not 0) follows b into and out of ANIM_DELIVERING, from
  * C (lua_deliver.c) or from Lua (core.animator_delivering). */
-void anim_lua_setdelivering(anim_animator_box *b, int state);
+static inline void anim_lua_setdelivering(anim_animator_box *b, int state) {
+  if ((b->delivering == ANIM_DELIVERING) != (state == ANIM_DELIVERING))
+    b->acct->delivering += state == ANIM_DELIVERING ? 1 : -1;
+  b->delivering = state;
+}
 /* From one of those functions: the animator box at idx, live or finalized,
  * else NULL (anim_lua_testbox_any, faster for a live one). */
 anim_animator_box *anim_lua_deliver_animator(lua_State *L, int idx);
-int anim_lua_deliver(lua_State *L, anim_animator_box *b, int sti, int n);
+int anim_lua_deliver(lua_State *L, anim_animator_box *b, int ai, int n, int *err);
 
 /* A key block: one channel's keys as core.key_scanner took them from a
  * decoded file (lua_check.c), which clip_new copies into the clip

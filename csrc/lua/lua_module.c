@@ -6,9 +6,18 @@
 
 #include "lua_helpers.h"
 
-int luaopen_anim_core(lua_State *L);
+/* The one symbol the module exports: the rest of the core is built with
+ * hidden visibility (Makefile), so that its calls between files are
+ * direct, not through the procedure linkage table of a shared library. */
+#if defined(__GNUC__)
+#define ANIM_EXPORT __attribute__((visibility("default")))
+#else
+#define ANIM_EXPORT
+#endif
 
-int luaopen_anim_core(lua_State *L) {
+ANIM_EXPORT int luaopen_anim_core(lua_State *L);
+
+ANIM_EXPORT int luaopen_anim_core(lua_State *L) {
   lua_newtable(L);
   anim_lua_open_codes(L);
   anim_lua_open_clip(L);

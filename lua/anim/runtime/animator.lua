@@ -19,6 +19,7 @@ local suggest = require "anim.base.suggest"
 local spaces = require "anim.runtime.blendspace"
 local ik = require "anim.runtime.ik"
 local saved = require "anim.runtime.state"
+local dispatch = require "anim.runtime.dispatch"
 
 local M = {}
 
@@ -92,12 +93,17 @@ end
 
 -- Tells the C side what the callbacks of root (a state or a track's
 -- callbacks table) now hear; nothing for an object already finalized.
-local function sync(root)
+-- owner: the table whose list changed; a track's marker callbacks (owner
+-- its cbs.marker) go to what the delivery from C reads too
+-- (runtime/dispatch.lua), also once the track is finalized (a finalizer
+-- disconnects them).
+local function sync(root, owner)
   local obj = owners[root]
   if obj == nil then return end
   local mt = debug.getmetatable(obj)
   if mt == core.animator_metatable then core.animator_hear(obj, animator_mask(root))
   elseif mt == core.track_metatable then core.track_hear(obj, track_mask(root)) end
+  if owner ~= root and owner == root.marker then dispatch.update(obj, root) end
 end
 
 -- Connections: callback lists are replaced, never changed in place, so a
@@ -116,7 +122,7 @@ function Connection:disconnect()
     if c ~= self then new[#new + 1] = c end
   end
   self.owner[self.field] = new
-  sync(self.root)
+  sync(self.root, self.owner)
 end
 
 -- n: the position of fn among the method's arguments; root: as above
@@ -128,7 +134,7 @@ local function connect(owner, field, fn, fname, n, root)
   for i, x in ipairs(old) do new[i] = x end
   new[#new + 1] = c
   owner[field] = new
-  sync(c.root)
+  sync(c.root, owner)
   return c
 end
 
@@ -351,6 +357,8 @@ local function play(self, clip, opts, fname)
   end
   local _, _, _, _, _, _, id = core.track_state(track)
   st.live[id], st.cbs[id], st.src[id] = track, cbs, clip
+  -- (its markers delivered from C: runtime/dispatch.lua)
+  if not space and info.markers and #info.markers > 0 then dispatch.marks(track) end
   if not space then playing.note(clip, track, map)
   elseif map then
     -- (a saved state names the map a space's track plays with: runtime/state.lua)

@@ -14,6 +14,7 @@ local clipmod = require "anim.format.clip"
 local bind = require "anim.format.bind"
 local fieldset = require "anim.format.fields"
 local playing = require "anim.runtime.playing"
+local dispatch = require "anim.runtime.dispatch"
 
 local M = {}
 
@@ -52,6 +53,8 @@ function M.replace(clip, fresh, where)
   if rawget(new_info, "clip") then rawset(new_info, "clip", clip) end
   if rawget(old_info, "clip") then rawset(old_info, "clip", fresh) end
   bind.forget(clip)
+  -- (the markers changed: the tracks' marker tables follow)
+  for track in pairs(playing.tracks(clip)) do dispatch.marks(track) end
   return clip
 end
 

@@ -18,6 +18,7 @@ local retarget = require "anim.format.retarget"
 local rigmod = require "anim.format.rig"
 local spaces = require "anim.runtime.blendspace"
 local playing = require "anim.runtime.playing"
+local dispatch = require "anim.runtime.dispatch"
 local override = require "anim.runtime.override"
 local ik = require "anim.runtime.ik"
 local limits = require "anim.base.limits"
@@ -594,7 +595,9 @@ function M.restore(animator, st, s, resolve)
   -- (what a hot reload and a later state() need to know of the new tracks:
   -- side tables of their own, beside the animator, which is whole by now)
   for i, lead in ipairs(plan.leads) do
-    if clipmod.is_clip(lead.src) then playing.note(lead.src, out[i], lead.map)
+    if clipmod.is_clip(lead.src) then
+      playing.note(lead.src, out[i], lead.map)
+      dispatch.marks(out[i]) -- (its markers delivered from C)
     elseif lead.map then
       st.space_maps = st.space_maps or setmetatable({}, { __mode = "k" })
       st.space_maps[out[i]] = lead.map
