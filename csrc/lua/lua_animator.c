@@ -61,7 +61,8 @@ static int animator_gc(lua_State *L) {
 }
 
 /* core.animator_new(rig, side, state) -> animator (uservalues: rig, state,
- * state.live) */
+ * state.live, then its callbacks for the delivery from C:
+ * animator_set_callbacks) */
 static int animator_new(lua_State *L) {
   int side;
   animator_box *b;
@@ -69,7 +70,7 @@ static int animator_new(lua_State *L) {
   anim_lua_checkrig(L, 1);
   side = (int)anim_lua_checkrange(L, 2, 0, ANIM_SIDE_COUNT - 1, "side");
   luaL_checktype(L, 3, LUA_TTABLE);
-  b = anim_lua_newbox(L, ANIM_BOX_ANIMATOR, sizeof *b, 3);
+  b = anim_lua_newbox(L, ANIM_BOX_ANIMATOR, sizeof *b, 6);
   m = anim_lua_mem(L);
   b->acct = m.ud;
   /* (the rig is taken again after making the box: that may have run
@@ -438,6 +439,22 @@ static int animator_event(lua_State *L) {
   return 6;
 }
 
+/* core.animator_set_callbacks(animator, marker, event, sound): its
+ * on_marker, on_event and on_sound callbacks as the delivery from C calls
+ * them (lua_deliver.c), each the function of the only connection, the
+ * list of connections, or nil (runtime/animator.lua keeps them) */
+static int animator_set_callbacks(lua_State *L) {
+  int i;
+  if (!anim_lua_testbox_any(L, 1, ANIM_BOX_ANIMATOR)) anim_lua_checkbox(L, 1, ANIM_BOX_ANIMATOR);
+  lua_settop(L, 4);
+  for (i = 4; i >= 2; i--) {
+    int t = lua_type(L, i);
+    luaL_argcheck(L, t == LUA_TNIL || t == LUA_TFUNCTION || t == LUA_TTABLE, i, "function, table or nil expected");
+    lua_setiuservalue(L, 1, i + 2);
+  }
+  return 0;
+}
+
 /* core.animator_hear(animator, mask), core.track_hear(track, mask): the
  * kinds of entries (codes.hear bits) their callbacks listen to; the Lua
  * side says so whenever a registration changes. */
@@ -629,6 +646,7 @@ static const luaL_Reg funcs[] = {
   {"animator_delivering", animator_delivering},
   {"animator_event", animator_event},
   {"animator_hear", animator_hear},
+  {"animator_set_callbacks", animator_set_callbacks},
   {"animator_queued", animator_queued},
   {"track_hear", track_hear},
   {"track_uservalue", track_uservalue},

@@ -16,9 +16,9 @@
  *
  * The Lua side's tables, read raw (keys are upvalues: nothing is
  * interned, so nothing allocates outside the protected calls):
- *   st = the animator's state: live = { [track id] = track }; on_marker,
- *        on_event, on_sound = lists
- *   the animator's third user value: st.live
+ *   the animator's user values: 3 st.live = { [track id] = track }; 4, 5, 6
+ *        its on_marker, on_event and on_sound callbacks: the function of
+ *        the only connection, the list of connections when several, or nil
  *   a track (its user values): 1 its clip (whose first user value is the
  *        clip's info), 3 its callbacks = { looped, stopped, ... } (st.cbs[id]
  *        of the Lua side), 4 its marker callbacks by name, or nil: { [name]
@@ -38,11 +38,11 @@
  * (anim_lua_pushdeliver pushes them). */
 enum {
   UV_ANIMATOR_MT = 1, UV_TRACEBACK,
-  K_ON_MARKER, K_ON_EVENT, K_ON_SOUND, K_LOOPED, K_STOPPED, K_FN,
+  K_LOOPED, K_STOPPED, K_FN,
   K_EVENTS, K_SOUNDS, K_NAME, K_PAYLOAD, K_SOUND, K_VOLUME, K_PITCH,
   UV_COUNT = K_PITCH
 };
-static const char *const keys[] = {"on_marker", "on_event", "on_sound", "looped", "stopped", "fn",
+static const char *const keys[] = {"looped", "stopped", "fn",
                                    "events", "sounds", "name", "payload", "sound", "volume", "pitch"};
 
 int anim_lua_pushdeliver(lua_State *L) {
@@ -95,11 +95,11 @@ static int may_yield(lua_State *L) {
 /* A delivery's stack, from base + 1 on: the message handler, the first
  * error, st.live, then what a run of one track's entries reads: the
  * track, its marker callbacks by name and its clip's marker table, and
- * (when an entry needs one of them, all made nil at once, each read when
- * first needed) its callbacks table, its clip's info and st.  Above them,
+ * (when an entry needs one of them, both made nil at once, each read when
+ * first needed) its callbacks table and its clip's info.  Above them,
  * an entry's values.  The stack's height between entries is kept in
  * `run` rather than asked for: every call into Lua counts on this path. */
-enum { S_MSGH = 1, S_ERR, S_LIVE, S_TRACK, S_BY, S_MARKS, S_CBS, S_INFO, S_ST, S_COUNT = S_ST };
+enum { S_MSGH = 1, S_ERR, S_LIVE, S_TRACK, S_BY, S_MARKS, S_CBS, S_INFO, S_COUNT = S_INFO };
 
 typedef struct {
   lua_State *L;
@@ -143,9 +143,8 @@ static void call_list(deliv *d, int list, int nargs) {
   lua_settop(L, top);
 }
 
-/* Slot t (S_CBS, S_INFO or S_ST) of the run, read when first needed:
- * whether it is a table.  Only between entries (it may set the stack's
- * height). */
+/* Slot t (S_CBS or S_INFO) of the run, read when first needed: whether it
+ * is a table.  Only between entries (it may set the stack's height). */
 static int slot(deliv *d, int t) {
   lua_State *L = d->L;
   int base = d->base, ty;
@@ -157,8 +156,6 @@ static int slot(deliv *d, int t) {
   if (ty != LUA_TNIL) return ty == LUA_TTABLE;
   if (t == S_CBS) {
     ty = lua_getiuservalue(L, base + S_TRACK, 3);
-  } else if (t == S_ST) {
-    ty = lua_getiuservalue(L, d->ai, 2);
   } else if (lua_getiuservalue(L, base + S_TRACK, 1) == LUA_TUSERDATA) {
     ty = lua_getiuservalue(L, -1, 1);
     lua_remove(L, -2);
@@ -167,11 +164,21 @@ static int slot(deliv *d, int t) {
   return ty == LUA_TTABLE;
 }
 
-/* st[key k], pushed (nil when st is not a table); st's slot must be read
- * before (slot(d, S_ST)). */
-static void st_get(deliv *d, int k) {
-  if (lua_type(d->L, d->base + S_ST) == LUA_TTABLE) getk(d->L, d->base + S_ST, k);
-  else lua_pushnil(d->L);
+/* Calls the callbacks at cb (the function of the only connection, the list
+ * of connections, or nothing) with the nargs values on the top of the
+ * stack, which it pops. */
+static void call_callbacks(deliv *d, int cb, int nargs) {
+  lua_State *L = d->L;
+  int t = lua_type(L, cb);
+  if (t == LUA_TFUNCTION) {
+    lua_pushvalue(L, cb);
+    lua_insert(L, -nargs - 1);
+    pcall_keep(d, nargs);
+  } else if (t == LUA_TTABLE) {
+    call_list(d, cb, nargs);
+  } else {
+    lua_pop(L, nargs);
+  }
 }
 
 /* Marker k (0-based) of the run's track: the callbacks its track connected
@@ -182,7 +189,7 @@ static int deliver_marker(deliv *d, int k, double late, int all) {
   lua_State *L = d->L;
   int base = d->base, top, per;
   lua_Integer j = (lua_Integer)k + 1;
-  if (d->marks != LUA_TTABLE || (all && !slot(d, S_ST))) return 0;
+  if (d->marks != LUA_TTABLE) return 0;
   if (d->called) {
     /* (a callback may have (dis)connected one of the track's: the table
      * is replaced then, never changed) */
@@ -215,37 +222,31 @@ static int deliver_marker(deliv *d, int k, double late, int all) {
     }
   }
   geti(L, base + S_MARKS, 2 * j);  /* top + 3: the value */
-  if (all) st_get(d, K_ON_MARKER);  /* top + 4 */
-  if (per == LUA_TFUNCTION) {
-    lua_pushvalue(L, top + 2);
-    lua_pushvalue(L, base + S_TRACK);
-    lua_pushvalue(L, top + 3);
-    lua_pushnumber(L, late);
-    pcall_keep(d, 3);
-  } else if (per == LUA_TTABLE) {
-    lua_pushvalue(L, base + S_TRACK);
-    lua_pushvalue(L, top + 3);
-    lua_pushnumber(L, late);
-    call_list(d, top + 2, 3);
-  }
+  /* top + 4: the animator's (its fourth user value: its on_marker
+   * callbacks, as lua_animator.c keeps them) */
+  if (all) lua_getiuservalue(L, d->ai, 4);
+  lua_pushvalue(L, base + S_TRACK);
+  lua_pushvalue(L, top + 3);
+  lua_pushnumber(L, late);
+  call_callbacks(d, top + 2, 3);
   if (all) {
     lua_pushvalue(L, base + S_TRACK);
     lua_pushvalue(L, top + 1);
     lua_pushvalue(L, top + 3);
     lua_pushnumber(L, late);
-    call_list(d, top + 4, 4);
+    call_callbacks(d, top + 4, 4);
   }
   lua_settop(L, top);
   return 1;
 }
 
 /* Event or sound k (0-based) of the run's track's clip, to the animator's
- * on_event or on_sound; 0 when the tables are not as the Lua side makes
- * them. */
+ * on_event or on_sound (its fifth and sixth user values); 0 when the
+ * tables are not as the Lua side makes them. */
 static int deliver_item(deliv *d, int kind, int k, double late) {
   lua_State *L = d->L;
   int m, top;
-  if (!slot(d, S_INFO) || !slot(d, S_ST)) return 0;
+  if (!slot(d, S_INFO)) return 0;
   top = d->run;
   if (getk(L, d->base + S_INFO, kind == ANIM_ITEM_EVENT ? K_EVENTS : K_SOUNDS) != LUA_TTABLE ||
       geti(L, top + 1, (lua_Integer)k + 1) != LUA_TTABLE) {
@@ -253,19 +254,19 @@ static int deliver_item(deliv *d, int kind, int k, double late) {
     return 0;
   }
   m = top + 2;
-  st_get(d, kind == ANIM_ITEM_EVENT ? K_ON_EVENT : K_ON_SOUND);  /* top + 3 */
+  lua_getiuservalue(L, d->ai, kind == ANIM_ITEM_EVENT ? 5 : 6);  /* top + 3 */
   lua_pushvalue(L, d->base + S_TRACK);
   if (kind == ANIM_ITEM_EVENT) {
     getk(L, m, K_NAME);
     getk(L, m, K_PAYLOAD);
     lua_pushnumber(L, late);
-    call_list(d, top + 3, 4);
+    call_callbacks(d, top + 3, 4);
   } else {
     getk(L, m, K_SOUND);
     getk(L, m, K_VOLUME);
     getk(L, m, K_PITCH);
     lua_pushnumber(L, late);
-    call_list(d, top + 3, 5);
+    call_callbacks(d, top + 3, 5);
   }
   lua_settop(L, top);
   return 1;

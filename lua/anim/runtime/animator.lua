@@ -101,7 +101,10 @@ local function sync(root, owner)
   local obj = owners[root]
   if obj == nil then return end
   local mt = debug.getmetatable(obj)
-  if mt == core.animator_metatable then core.animator_hear(obj, animator_mask(root))
+  if mt == core.animator_metatable then
+    core.animator_hear(obj, animator_mask(root))
+    core.animator_set_callbacks(obj, dispatch.callbacks(root.on_marker), dispatch.callbacks(root.on_event),
+      dispatch.callbacks(root.on_sound))
   elseif mt == core.track_metatable then core.track_hear(obj, track_mask(root)) end
   if owner ~= root and owner == root.marker then dispatch.update(obj, root) end
 end

@@ -51,14 +51,18 @@ end
 -- the sharing of tables made before is lost.
 local single, names, NAMES = {}, 0, 1024
 
--- The callbacks of a list of connections (lists are replaced, never
--- changed in place: a list kept here is the list of the moment).
+-- The callbacks of a list of connections as the delivery from C calls
+-- them: the function of the only connection, the list when there are
+-- several, nil when none (lists are replaced, never changed in place: a
+-- list kept here is the list of the moment).  The animator's on_marker,
+-- on_event and on_sound go to it so too (animator.lua's sync).
 local function callbacks(list)
   local n = list and #list or 0
   if n == 0 then return nil end
   if n == 1 then return list[1].fn end
   return list
 end
+M.callbacks = callbacks
 
 -- The marker callbacks of `track` (cbs: its callbacks table) changed.
 function M.update(track, cbs)
