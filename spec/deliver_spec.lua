@@ -185,7 +185,7 @@ describe("delivery from C", function()
 
   -- What the delivery from C reads of a track's markers
   -- (runtime/dispatch.lua): the clip's marker table (user value 5) and the
-  -- track's callbacks by name (user value 4), kept up to date by every
+  -- track's callbacks by marker (user value 4), kept up to date by every
   -- connection, disconnection and reload.
   describe("a track's marker tables", function()
     local function clip(markers) return assert(anim.clip { length = 1, loop = "loop", joints = {}, markers = markers }) end
@@ -205,7 +205,7 @@ describe("delivery from C", function()
       assert.are.same({ "false 0.15", "b nil" }, seen)
     end)
 
-    it("share one table of callbacks between tracks that connect one function to one name", function()
+    it("share one table of callbacks by marker between tracks that connect one function to one name", function()
       local c = clip { { time = 0.1, name = "step" } }
       local a = anim.animator(rig)
       local n = 0
@@ -221,7 +221,7 @@ describe("delivery from C", function()
       assert.are.equal(102, n)
       c1:disconnect()
       assert.is_nil(core.track_uservalue(t1, 4))
-      assert.are.equal(step, core.track_uservalue(t2, 4).step) -- (replaced, never changed in place)
+      assert.are.equal(step, core.track_uservalue(t2, 4)[1]) -- (replaced, never changed in place)
       a:update(1)
       assert.are.equal(203, n)
     end)
@@ -264,6 +264,26 @@ describe("delivery from C", function()
       assert.are.equal(core.clip_info(c).markers[1].name, core.track_uservalue(tr, 5)[1])
       a:update(0.5)
       assert.are.same({ "old 1", "all old 1", "new 2", "all new 2", "old 3", "all old 3" }, seen)
+    end)
+
+    it("keep callbacks by marker up to a bound: past it the Lua side delivers the markers, the same", function()
+      local markers = {}
+      for k = 1, 4097 do markers[k] = { time = (k - 1) / 4097, name = k % 2 == 0 and "even" or "odd", value = k } end
+      local c = clip(markers)
+      local a = anim.animator(rig)
+      local tr = a:play(c, { fade = 0 })
+      local seen = 0
+      tr:on_marker("odd", function(_, v) seen = seen + v end) -- (2,049 markers: kept)
+      assert.are.equal("table", type(core.track_uservalue(tr, 4)))
+      assert.are.equal(0, core.animator_update(a, 0.001)) -- (from C)
+      tr:on_marker("even", function(_, v) seen = seen - v end) -- (4,097: not)
+      assert.is_false(core.track_uservalue(tr, 4))
+      local n, _, from = core.animator_update(a, 0.001)
+      assert.is_true(n > 0)
+      assert.are.equal(1, from) -- (left to the Lua side)
+      seen = 0
+      a:update(0.001) -- (the Lua side: 1 - 2 + 3 - 4 ... over the markers it crosses)
+      assert.is_true(seen ~= 0)
     end)
 
     it("a track without its marker table has its markers delivered by the Lua side, the same", function()

@@ -574,7 +574,7 @@ static int track_gc(lua_State *L) {
 }
 
 /* core.track_uservalue(track, n) -> clip (1), animator (2), callbacks (3),
- * marker callbacks by name (4), the clip's marker table (5) (of a
+ * marker callbacks by marker (4), the clip's marker table (5) (of a
  * finalized track too) */
 static int track_uservalue(lua_State *L) {
   int n = (int)anim_lua_checkrange(L, 2, 1, 5, "user value");
@@ -585,12 +585,13 @@ static int track_uservalue(lua_State *L) {
 
 /* core.track_set_dispatch(track, n, table | nil): what the delivery from C
  * reads of a track's markers (lua_deliver.c), its user value 4 (its
- * marker callbacks by name) or 5 (its clip's marker table), made by
- * runtime/dispatch.lua */
+ * marker callbacks by marker, or false: too many) or 5 (its clip's marker
+ * table), made by runtime/dispatch.lua */
 static int track_set_dispatch(lua_State *L) {
   int n = (int)anim_lua_checkrange(L, 2, 4, 5, "user value");
   if (!anim_lua_testbox_any(L, 1, ANIM_BOX_TRACK)) anim_lua_checkbox(L, 1, ANIM_BOX_TRACK);
-  if (!lua_isnil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
+  luaL_argcheck(L, lua_istable(L, 3) || lua_isnil(L, 3) || (n == 4 && lua_isboolean(L, 3) && !lua_toboolean(L, 3)), 3,
+                "table or nil expected (or false for 4)");
   lua_settop(L, 3);
   lua_setiuservalue(L, 1, n);
   return 0;

@@ -21,7 +21,8 @@
  *        the only connection, the list of connections when several, or nil
  *   a track (its user values): 1 its clip (whose first user value is the
  *        clip's info), 3 its callbacks = { looped, stopped, ... } (st.cbs[id]
- *        of the Lua side), 4 its marker callbacks by name, or nil: { [name]
+ *        of the Lua side), 4 its marker callbacks by marker, nil (none) or
+ *        false (too many to keep: the Lua side delivers its markers): { [k]
  *        = the function of the only connection, or the list of connections
  *        when several }, 5 its clip's marker table, or nil: [2k - 1] =
  *        marker k's name, [2k] = its value (runtime/dispatch.lua)
@@ -94,7 +95,7 @@ static int may_yield(lua_State *L) {
 
 /* A delivery's stack, from base + 1 on: the message handler, the first
  * error, st.live, then what a run of one track's entries reads: the
- * track, its marker callbacks by name and its clip's marker table, and
+ * track, its marker callbacks by marker and its clip's marker table, and
  * (when an entry needs one of them, both made nil at once, each read when
  * first needed) its callbacks table and its clip's info.  Above them,
  * an entry's values.  The stack's height between entries is kept in
@@ -183,13 +184,12 @@ static void call_callbacks(deliv *d, int cb, int nargs) {
 
 /* Marker k (0-based) of the run's track: the callbacks its track connected
  * to its name, then (when the animator hears markers) the animator's
- * on_marker list, both read before either is called.  0 when the track
- * has no marker table. */
+ * on_marker callbacks, both read before either is called.  0 when the
+ * track has no marker table or keeps no callbacks by marker (false). */
 static int deliver_marker(deliv *d, int k, double late, int all) {
   lua_State *L = d->L;
   int base = d->base, top, per;
   lua_Integer j = (lua_Integer)k + 1;
-  if (d->marks != LUA_TTABLE) return 0;
   if (d->called) {
     /* (a callback may have (dis)connected one of the track's: the table
      * is replaced then, never changed) */
@@ -197,11 +197,10 @@ static int deliver_marker(deliv *d, int k, double late, int all) {
     lua_replace(L, base + S_BY);
     d->called = 0;
   }
+  if (d->marks != LUA_TTABLE || d->by == LUA_TBOOLEAN) return 0;
   top = d->run;
-  geti(L, base + S_MARKS, 2 * j - 1);  /* top + 1: the name */
   if (d->by == LUA_TTABLE) {
-    lua_pushvalue(L, top + 1);
-    per = lua_rawget(L, base + S_BY);  /* top + 2: its callbacks */
+    per = geti(L, base + S_BY, j);  /* top + 1: its callbacks */
   } else {
     lua_pushnil(L);
     per = LUA_TNIL;
@@ -213,26 +212,28 @@ static int deliver_marker(deliv *d, int k, double late, int all) {
       geti(L, base + S_MARKS, 2 * j);
       lua_pushnumber(L, late);
       pcall_keep(d, 3);
-      lua_settop(L, top);
       return 1;
     }
     if (per != LUA_TTABLE) {  /* (none: heard for a marker of another name) */
-      lua_settop(L, top);
+      lua_pop(L, 1);
       return 1;
     }
   }
-  geti(L, base + S_MARKS, 2 * j);  /* top + 3: the value */
-  /* top + 4: the animator's (its fourth user value: its on_marker
-   * callbacks, as lua_animator.c keeps them) */
-  if (all) lua_getiuservalue(L, d->ai, 4);
+  geti(L, base + S_MARKS, 2 * j);  /* top + 2: the value */
+  if (all) {
+    geti(L, base + S_MARKS, 2 * j - 1);  /* top + 3: the name */
+    /* top + 4: the animator's (its fourth user value: its on_marker
+     * callbacks, as lua_animator.c keeps them) */
+    lua_getiuservalue(L, d->ai, 4);
+  }
   lua_pushvalue(L, base + S_TRACK);
-  lua_pushvalue(L, top + 3);
+  lua_pushvalue(L, top + 2);
   lua_pushnumber(L, late);
-  call_callbacks(d, top + 2, 3);
+  call_callbacks(d, top + 1, 3);
   if (all) {
     lua_pushvalue(L, base + S_TRACK);
-    lua_pushvalue(L, top + 1);
     lua_pushvalue(L, top + 3);
+    lua_pushvalue(L, top + 2);
     lua_pushnumber(L, late);
     call_callbacks(d, top + 4, 4);
   }

@@ -5,12 +5,15 @@
 --      value; one per clip content (its info table), shared by the tracks
 --      that play it (set when the track starts, and again when the clip
 --      is reloaded);
---   4: its marker callbacks by name, { [name] = the function of the only
---      connection, or the list of connections when there are several },
---      or nil when it has none (set again at every (dis)connection).  The
---      usual table, one name with one function, is shared by every track
---      with the same (a thousand characters calling one footstep handler
---      read one table: it stays in the processor's cache).
+--   4: its marker callbacks by marker, { [k] = the callbacks the track
+--      connected to marker k's name: the function of the only connection,
+--      or the list of connections when there are several }, nil when it
+--      has none, false when that would take more than BY_INDEX entries (a
+--      clip of very many markers: the Lua side delivers them then); set
+--      again at every (dis)connection and reload.  The usual table, one
+--      name with one function, is shared by every track of the clip with
+--      the same (a thousand characters calling one footstep handler read
+--      one table: it stays in the processor's cache).
 -- Both are caches of what the Lua side's own delivery reads (the clip's
 -- info and the track's callbacks table, animator.lua's deliver): a track
 -- without its marker table has its markers delivered by the Lua side.
@@ -22,34 +25,33 @@ local M = {}
 
 local clip_info, track_uv, set_uv = core.clip_info, core.track_uservalue, core.track_set_dispatch
 
--- clip info -> its marker table
+-- clip info -> its marker table; marker table -> { [name] = { k, ... } }
 local marks_of = setmetatable({}, { __mode = "k" })
+local at_of = setmetatable({}, { __mode = "k" })
 
 local function marks(info)
   local m = marks_of[info]
   if m then return m end
+  local at = {}
   m = {}
-  for k, mk in ipairs(info.markers or {}) do m[2 * k - 1], m[2 * k] = mk.name, mk.value end
-  marks_of[info] = m
+  for k, mk in ipairs(info.markers or {}) do
+    m[2 * k - 1], m[2 * k] = mk.name, mk.value
+    local ks = at[mk.name]
+    if not ks then ks = {}; at[mk.name] = ks end
+    ks[#ks + 1] = k
+  end
+  marks_of[info], at_of[m] = m, at
   return m
 end
 
--- Gives `track` (a clip's track) its clip's marker table; nothing for a
--- clip without markers.  (A track whose clip was finalized by hand
--- delivers nothing more.)
-function M.marks(track)
-  local ok, info = pcall(clip_info, track_uv(track, 1))
-  local m = ok and info.markers and #info.markers > 0 and marks(info) or nil
-  set_uv(track, 5, m)
-end
+-- The most entries a track's table of callbacks by marker holds.
+local BY_INDEX = 4096
 
--- name -> fn -> { [name] = fn }: the shared tables of one callback.  Weak
--- both ways (5.1 and LuaJIT have no ephemerons: a table kept by a weak key
--- that refers to its key would keep it for good): an entry lives while a
--- track holds its table.  At most NAMES names are kept (a script may
--- connect any number of them): past that the cache starts again, and only
--- the sharing of tables made before is lost.
-local single, names, NAMES = {}, 0, 1024
+-- marker table -> name -> fn -> the table of that one callback, shared.
+-- The last level is weak both ways (5.1 and LuaJIT have no ephemerons: a
+-- table kept by a weak key that refers to its key would keep it for
+-- good): an entry lives while a track holds its table.
+local single = setmetatable({}, { __mode = "k" })
 
 -- The callbacks of a list of connections as the delivery from C calls
 -- them: the function of the only connection, the list when there are
@@ -64,26 +66,54 @@ local function callbacks(list)
 end
 M.callbacks = callbacks
 
--- The marker callbacks of `track` (cbs: its callbacks table) changed.
+-- The marker callbacks of `track` (cbs: its callbacks table) changed, or
+-- its marker table did.
 function M.update(track, cbs)
-  local by, n, one_name, one = {}, 0, nil, nil
-  for name, list in pairs(cbs.marker or {}) do
-    local f = callbacks(list)
-    if f ~= nil then by[name], n, one_name, one = f, n + 1, name, f end
-  end
-  if n == 0 then
-    by = nil
-  elseif n == 1 and type(one) == "function" then
-    local of_name = single[one_name]
-    if not of_name then
-      if names >= NAMES then single, names = {}, 0 end
-      of_name = setmetatable({}, { __mode = "kv" })
-      single[one_name], names = of_name, names + 1
+  local m = track_uv(track, 5)
+  local at = m and at_of[m]
+  local by, entries, one_name, one = nil, 0, nil, nil
+  if at and type(cbs) == "table" and type(cbs.marker) == "table" then
+    for name, list in pairs(cbs.marker) do
+      local f, ks = callbacks(list), at[name]
+      if f ~= nil and ks then
+        by = by or {}
+        by[name] = f
+        entries, one_name, one = entries + #ks, one_name == nil and name or false, f
+      end
     end
-    by = of_name[one] or by
-    of_name[one] = by
   end
-  set_uv(track, 4, by)
+  local t
+  if by == nil then
+    t = nil
+  elseif entries > BY_INDEX then
+    t = false
+  elseif one_name and type(one) == "function" then
+    local of_marks = single[m]
+    if not of_marks then of_marks = {}; single[m] = of_marks end
+    local of_name = of_marks[one_name]
+    if not of_name then of_name = setmetatable({}, { __mode = "kv" }); of_marks[one_name] = of_name end
+    t = of_name[one]
+    if not t then
+      t = {}
+      for _, k in ipairs(at[one_name]) do t[k] = one end
+      of_name[one] = t
+    end
+  else
+    t = {}
+    for name, f in pairs(by) do
+      for _, k in ipairs(at[name]) do t[k] = f end
+    end
+  end
+  set_uv(track, 4, t)
+end
+
+-- Gives `track` (a clip's track) its clip's marker table, nil for a clip
+-- without markers, and its callbacks by marker from it.  (A track whose
+-- clip was finalized by hand delivers nothing more.)
+function M.marks(track)
+  local ok, info = pcall(clip_info, track_uv(track, 1))
+  set_uv(track, 5, ok and info.markers and #info.markers > 0 and marks(info) or nil)
+  M.update(track, track_uv(track, 3))
 end
 
 return M
