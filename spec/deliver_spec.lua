@@ -301,6 +301,68 @@ describe("delivery from C", function()
     end)
   end)
 
+  -- The slot table (csrc/lua/lua_deliver.c): a live clip track's entries
+  -- are found through its slot; a track that leaves (ended, finalized, its
+  -- animator collected or restored) gives its slot back.
+  describe("slots", function()
+    local slots = debug.getregistry()["anim.slots"]
+    local c = assert(anim.clip { length = 1, loop = "loop", joints = {},
+      markers = { { time = 0.1, name = "a" }, { time = 0.2, name = "b" }, { time = 0.3, name = "a" } } })
+
+    it("a callback that finalizes its track and plays another in its slot: the old track's entries are passed over", function()
+      local logs = {}
+      for _, inside in ipairs { false, true } do
+        local a = anim.animator(rig)
+        local log, played = {}, nil
+        local tr = a:play(c, { fade = 0 })
+        tr:on_marker("a", function(t)
+          log[#log + 1] = t == tr and "a of the first" or "a of the second"
+          if t == tr then
+            debug.getmetatable(tr).__gc(tr) -- (by hand: it leaves its slot)
+            played = a:play(c, { fade = 0 })
+            played:on_marker("a", function() log[#log + 1] = "a of the new" end)
+          end
+        end)
+        tr:on_marker("b", function() log[#log + 1] = "b of the first" end)
+        if inside then assert(coroutine.resume(coroutine.create(function() a:update(0.35) end)))
+        else a:update(0.35) end
+        a:update(0.15) -- (the new track: its a at 0.1)
+        logs[#logs + 1] = table.concat(log, ", ")
+      end
+      assert.are.equal("a of the first, a of the new", logs[1])
+      assert.are.equal(logs[2], logs[1]) -- (the Lua side's delivery)
+    end)
+
+    it("are given back: tracks that end, animators collected, restored, finalized by hand", function()
+      collectgarbage("collect")
+      local before = slots[0]
+      for round = 1, 50 do
+        local a = anim.animator(rig)
+        local once = assert(anim.clip { length = 0.05, loop = "once", joints = {} })
+        for _ = 1, 4 do a:play(once, { fade = 0 }) end
+        local kept = a:play(c, { fade = 0 })
+        a:update(0.1) -- (the once tracks end)
+        if round % 3 == 0 then debug.getmetatable(kept).__gc(kept) end
+        if round % 5 == 0 then assert(a:restore(a:state(), function() return c end)) end
+        a = nil -- luacheck: ignore 311
+        collectgarbage("collect")
+        collectgarbage("collect")
+      end
+      assert.is_true(slots[0] - before <= 6, (slots[0] - before) .. " slots made for 250 tracks")
+    end)
+
+    it("a track that ends gives its slot back at once (the script may keep it)", function()
+      local a = anim.animator(rig)
+      local once = assert(anim.clip { length = 0.05, loop = "once", joints = {} })
+      local kept, before = {}, slots[0]
+      for _ = 1, 100 do
+        kept[#kept + 1] = a:play(once, { fade = 0 })
+        a:update(0.1)
+      end
+      assert.is_true(slots[0] - before <= 1, (slots[0] - before) .. " slots made for 100 tracks")
+    end)
+  end)
+
   it("refuses a reload from a callback it delivers, and its animator's own update", function()
     local clip = assert(anim.clip { length = 1, joints = {}, markers = { { time = 0, name = "go" } } })
     local a = anim.animator(rig)

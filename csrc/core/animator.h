@@ -39,6 +39,7 @@ typedef struct anim_event {
   int kind, index;    /* ANIM_EV_ITEM: the item's kind and 0-based index
                        * within its kind (-1, -1 otherwise) */
   int point;          /* anim_track_point of the track */
+  int slot;           /* the track's anim_track_set_slot when queued */
 } anim_event;
 
 typedef struct anim_play_opts {
@@ -94,6 +95,10 @@ int anim_animator_nevents(const anim_animator *a);
  * animator hears everything, a new track nothing of its own. */
 void anim_animator_hear(anim_animator *a, unsigned mask);
 void anim_track_hear(anim_track *t, unsigned mask);
+/* A number of the binding's for the track (0 when new), copied into the
+ * entries it queues (anim_event.slot): the binding finds its own objects
+ * for an entry by it, without a search. */
+void anim_track_set_slot(anim_track *t, int slot);
 /* The animator's own mask (what anim_animator_hear set). */
 unsigned anim_animator_hears(const anim_animator *a);
 const anim_event *anim_animator_event(const anim_animator *a, int i);

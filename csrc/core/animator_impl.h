@@ -81,6 +81,7 @@ struct anim_track {
   unsigned char rebound;   /* (reload.c, during a commit) */
   unsigned char own_priority; /* the priority came from play, not from the clip */
   unsigned char hear;      /* ANIM_HEAR_* its own callbacks listen to (a space's lead: all its points') */
+  int slot;                /* the binding's (anim_track_set_slot), copied into its entries */
   int icur;                /* the item its last pass stopped at: the next pass's
                             * first, in steady play (clock.c checks it) */
   anim_tprops *props;      /* for its clip's property channels (propmix.c), or NULL */

@@ -61,8 +61,7 @@ static int animator_gc(lua_State *L) {
 }
 
 /* core.animator_new(rig, side, state) -> animator (uservalues: rig, state,
- * state.live, then its callbacks for the delivery from C:
- * animator_set_callbacks) */
+ * then its callbacks for the delivery from C: animator_set_callbacks) */
 static int animator_new(lua_State *L) {
   int side;
   animator_box *b;
@@ -70,7 +69,7 @@ static int animator_new(lua_State *L) {
   anim_lua_checkrig(L, 1);
   side = (int)anim_lua_checkrange(L, 2, 0, ANIM_SIDE_COUNT - 1, "side");
   luaL_checktype(L, 3, LUA_TTABLE);
-  b = anim_lua_newbox(L, ANIM_BOX_ANIMATOR, sizeof *b, 6);
+  b = anim_lua_newbox(L, ANIM_BOX_ANIMATOR, sizeof *b, 5);
   m = anim_lua_mem(L);
   b->acct = m.ud;
   /* (the rig is taken again after making the box: that may have run
@@ -81,10 +80,6 @@ static int animator_new(lua_State *L) {
   lua_setiuservalue(L, -2, 1);
   lua_pushvalue(L, 3);
   lua_setiuservalue(L, -2, 2);
-  /* (state.live, for the delivery from C: lua_deliver.c; a restore
-   * replaces both) */
-  lua_getfield(L, 3, "live");
-  lua_setiuservalue(L, -2, 3);
   anim_lua_account(L, b->acct);
   return 1;
 }
@@ -167,7 +162,9 @@ static int animator_update(lua_State *L) {
   r = anim_animator_nevents(b->a);
   lua_settop(L, 2);
   if (r > 0) {
-    int err, from = anim_lua_deliver(L, b, 1, r, &err);
+    int err, from;
+    b->unslots = b->acct->unslots;  /* (its queue was just made: lua_deliver.c) */
+    from = anim_lua_deliver(L, b, 1, r, &err);
     if (from <= r || !lua_isnil(L, err)) {
       lua_pushinteger(L, r);
       lua_getiuservalue(L, 1, 2);
@@ -441,8 +438,9 @@ static int animator_event(lua_State *L) {
 
 /* core.animator_set_callbacks(animator, marker, event, sound): its
  * on_marker, on_event and on_sound callbacks as the delivery from C calls
- * them (lua_deliver.c), each the function of the only connection, the
- * list of connections, or nil (runtime/animator.lua keeps them) */
+ * them (lua_deliver.c: its user values 3 to 5), each the function of the
+ * only connection, the list of connections, or nil (runtime/animator.lua
+ * keeps them) */
 static int animator_set_callbacks(lua_State *L) {
   int i;
   if (!anim_lua_testbox_any(L, 1, ANIM_BOX_ANIMATOR)) anim_lua_checkbox(L, 1, ANIM_BOX_ANIMATOR);
@@ -450,7 +448,7 @@ static int animator_set_callbacks(lua_State *L) {
   for (i = 4; i >= 2; i--) {
     int t = lua_type(L, i);
     luaL_argcheck(L, t == LUA_TNIL || t == LUA_TFUNCTION || t == LUA_TTABLE, i, "function, table or nil expected");
-    lua_setiuservalue(L, 1, i + 2);
+    lua_setiuservalue(L, 1, i + 1);
   }
   return 0;
 }
@@ -593,8 +591,25 @@ static int track_set_dispatch(lua_State *L) {
   luaL_argcheck(L, lua_istable(L, 3) || lua_isnil(L, 3) || (n == 4 && lua_isboolean(L, 3) && !lua_toboolean(L, 3)), 3,
                 "table or nil expected (or false for 4)");
   lua_settop(L, 3);
-  lua_setiuservalue(L, 1, n);
+  anim_lua_set_dispatch(L, 1, n);
   return 0;
+}
+
+/* core.track_slot(track): gives a clip's track playing on an animator its
+ * slot (lua_deliver.c: its entries are delivered from C through it); once
+ * (nothing for a track that has one, or a finalized one).
+ * core.track_unslot(track) -> its slot, 0 when it had none: takes it back
+ * (the track left its animator's live tracks). */
+static int track_slot(lua_State *L) {
+  anim_lua_checkbox(L, 1, ANIM_BOX_TRACK);
+  anim_lua_slot(L, 1);
+  return 0;
+}
+
+static int track_unslot(lua_State *L) {
+  if (!anim_lua_testbox_any(L, 1, ANIM_BOX_TRACK)) anim_lua_checkbox(L, 1, ANIM_BOX_TRACK);
+  lua_pushinteger(L, anim_lua_unslot(L, 1));
+  return 1;
 }
 
 static int track_state(lua_State *L) {
@@ -652,6 +667,8 @@ static const luaL_Reg funcs[] = {
   {"track_hear", track_hear},
   {"track_uservalue", track_uservalue},
   {"track_set_dispatch", track_set_dispatch},
+  {"track_slot", track_slot},
+  {"track_unslot", track_unslot},
   {"track_state", track_state},
   {"track_time", track_time},
   {"track_stop", track_stop},

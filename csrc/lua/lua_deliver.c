@@ -7,18 +7,22 @@
  * with the same arguments, each in a protected call with debug.traceback
  * as its message handler, the first error kept), and stops at the first
  * entry it leaves to the Lua side: a `plays` item (it starts a clip), an
- * `ended` (the live tracks change), an item of a blend space's point, a
- * marker of a track without its marker table, an animator finalized by
- * one of the callbacks, or Lua tables not as the Lua side makes them.  The Lua side then delivers from that
+ * `ended` (the live tracks change), an item of a blend space's point, an
+ * entry of a track without a slot, a marker of a track without its marker
+ * table, an animator finalized by one of the callbacks, or Lua tables not
+ * as the Lua side makes them.  The Lua side then delivers from that
  * entry on and raises the first error.  Nothing is delivered here where a
  * callback could yield (in a coroutine: the Lua side runs each callback in
  * a coroutine of its own there).
  *
  * The Lua side's tables, read raw (keys are upvalues: nothing is
  * interned, so nothing allocates outside the protected calls):
- *   the animator's user values: 3 st.live = { [track id] = track }; 4, 5, 6
- *        its on_marker, on_event and on_sound callbacks: the function of
- *        the only connection, the list of connections when several, or nil
+ *   the slot table (anim_lua_pushslots): a live clip track's entries carry
+ *        its slot s (anim_event.slot), [4s - 3] the track, [4s - 2] and
+ *        [4s - 1] its user values 4 and 5, [4s] the core track
+ *   the animator's user values: 3, 4, 5 its on_marker, on_event and
+ *        on_sound callbacks: the function of the only connection, the list
+ *        of connections when several, or nil
  *   a track (its user values): 1 its clip (whose first user value is the
  *        clip's info), 3 its callbacks = { looped, stopped, ... } (st.cbs[id]
  *        of the Lua side), 4 its marker callbacks by marker, nil (none) or
@@ -29,16 +33,18 @@
  *   a list: { connection, ... }, connection.fn the function
  *   a clip's info: events[i] = { name, payload }, sounds[i] = { sound,
  *        volume, pitch } */
+#include <limits.h>
+
 #include "lua.h"
 #include "lauxlib.h"
 
 #include "lua_helpers.h"
 
 /* The upvalues of the functions that deliver: the metatable of animators,
- * debug.traceback, then the keys, in this order
+ * debug.traceback, the slot table, then the keys, in this order
  * (anim_lua_pushdeliver pushes them). */
 enum {
-  UV_ANIMATOR_MT = 1, UV_TRACEBACK,
+  UV_ANIMATOR_MT = 1, UV_TRACEBACK, UV_SLOTS,
   K_LOOPED, K_STOPPED, K_FN,
   K_EVENTS, K_SOUNDS, K_NAME, K_PAYLOAD, K_SOUND, K_VOLUME, K_PITCH,
   UV_COUNT = K_PITCH
@@ -53,6 +59,7 @@ int anim_lua_pushdeliver(lua_State *L) {
   if (lua_type(L, -1) == LUA_TTABLE) lua_getfield(L, -1, "traceback");
   else lua_pushnil(L);
   lua_remove(L, -2);
+  anim_lua_pushslots(L);
   for (i = 0; i < sizeof keys / sizeof keys[0]; i++) lua_pushstring(L, keys[i]);
   return UV_COUNT;
 }
@@ -93,14 +100,117 @@ static int may_yield(lua_State *L) {
 #endif
 }
 
+/* ---- the slot table (lua_helpers.h) ----------------------------------------
+ * What an entry of a track needs, found by the slot number it carries
+ * (anim_event.slot) in one table of the state's instead of the animator's
+ * live tracks, the track's user values and their tables: a frame of a
+ * thousand characters would find each of those out of the processor's
+ * cache. */
+#define SLOTS_KEY "anim.slots"
+
+void anim_lua_pushslots(lua_State *L) {
+  if (lua_getfield(L, LUA_REGISTRYINDEX, SLOTS_KEY) == LUA_TTABLE) return;
+  lua_pop(L, 1);
+  lua_newtable(L);
+  lua_createtable(L, 0, 1);
+  lua_pushliteral(L, "v");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+  lua_pushvalue(L, -1);
+  lua_setfield(L, LUA_REGISTRYINDEX, SLOTS_KEY);
+}
+
+/* slots[i] = the value on the top of the stack (popped); slots at st. */
+static void seti(lua_State *L, int st, lua_Integer i) {
+#if LUA_VERSION_NUM >= 503
+  lua_rawseti(L, st, i);
+#else
+  lua_pushinteger(L, i);
+  lua_insert(L, -2);
+  lua_rawset(L, st);
+#endif
+}
+
+static lua_Integer slot_int(lua_State *L, int st, lua_Integer i) {
+  lua_Integer v;
+  geti(L, st, i);
+  v = lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
+void anim_lua_slot(lua_State *L, int idx) {
+  anim_track_box *b = lua_touserdata(L, idx);
+  lua_Integer s;
+  int st, n;
+  idx = lua_absindex(L, idx);
+  anim_lua_pushslots(L);
+  st = lua_gettop(L);
+  if (b->slot > 0 || !b->t) { lua_pop(L, 1); return; }
+  /* (the first free slot, or a new one) */
+  if ((s = slot_int(L, st, -1)) > 0) {
+    lua_pushinteger(L, slot_int(L, st, 4 * s));
+  } else {
+    s = slot_int(L, st, 0) + 1;
+    if (s > INT_MAX / 4) luaL_error(L, "too many tracks");
+    lua_pushinteger(L, s);
+    seti(L, st, 0);
+    lua_pushinteger(L, 0);
+  }
+  seti(L, st, -1);
+  lua_pushvalue(L, idx);
+  seti(L, st, 4 * s - 3);
+  for (n = 4; n <= 5; n++) {
+    lua_getiuservalue(L, idx, n);
+    seti(L, st, 4 * s - 6 + n);
+  }
+  lua_pushlightuserdata(L, b->t);
+  seti(L, st, 4 * s);
+  b->slot = (int)s;
+  anim_track_set_slot(b->t, (int)s);
+  lua_pop(L, 1);
+}
+
+int anim_lua_unslot(lua_State *L, int idx) {
+  anim_track_box *b = lua_touserdata(L, idx);
+  int s = b->slot, i;
+  if (s <= 0) return 0;
+  anim_lua_pushslots(L);
+  for (i = 3; i >= 1; i--) {
+    lua_pushnil(L);
+    seti(L, -2, 4 * (lua_Integer)s - i);
+  }
+  geti(L, -1, -1);
+  seti(L, -2, 4 * (lua_Integer)s);
+  lua_pushinteger(L, s);
+  seti(L, -2, -1);
+  lua_pop(L, 1);
+  if (b->t) anim_track_set_slot(b->t, 0);
+  b->slot = 0;
+  anim_lua_acct_of(L)->unslots++;
+  return s;
+}
+
+void anim_lua_set_dispatch(lua_State *L, int idx, int n) {
+  anim_track_box *b = lua_touserdata(L, idx);
+  idx = lua_absindex(L, idx);
+  if (b->slot > 0) {
+    anim_lua_pushslots(L);
+    lua_pushvalue(L, -2);
+    seti(L, -2, 4 * (lua_Integer)b->slot - 6 + n);
+    lua_pop(L, 1);
+  }
+  lua_setiuservalue(L, idx, n);
+}
+
 /* A delivery's stack, from base + 1 on: the message handler, the first
- * error, st.live, then what a run of one track's entries reads: the
+ * error, then what a run of one track's entries reads from its slot: the
  * track, its marker callbacks by marker and its clip's marker table, and
  * (when an entry needs one of them, both made nil at once, each read when
  * first needed) its callbacks table and its clip's info.  Above them,
  * an entry's values.  The stack's height between entries is kept in
  * `run` rather than asked for: every call into Lua counts on this path. */
-enum { S_MSGH = 1, S_ERR, S_LIVE, S_TRACK, S_BY, S_MARKS, S_CBS, S_INFO, S_COUNT = S_INFO };
+enum { S_MSGH = 1, S_ERR, S_TRACK, S_BY, S_MARKS, S_CBS, S_INFO, S_COUNT = S_INFO };
 
 typedef struct {
   lua_State *L;
@@ -108,6 +218,7 @@ typedef struct {
   int run;       /* the height between entries: base + S_MARKS, or base + S_COUNT */
   int by, marks; /* the types of the run's S_BY and S_MARKS */
   int called;    /* a callback ran since S_BY was read (it may have replaced it) */
+  unsigned long long unslots;  /* the state's count of unslots when the run's slot was checked */
 } deliv;
 
 /* A protected call of the function below its nargs arguments; the first
@@ -222,9 +333,9 @@ static int deliver_marker(deliv *d, int k, double late, int all) {
   geti(L, base + S_MARKS, 2 * j);  /* top + 2: the value */
   if (all) {
     geti(L, base + S_MARKS, 2 * j - 1);  /* top + 3: the name */
-    /* top + 4: the animator's (its fourth user value: its on_marker
+    /* top + 4: the animator's (its third user value: its on_marker
      * callbacks, as lua_animator.c keeps them) */
-    lua_getiuservalue(L, d->ai, 4);
+    lua_getiuservalue(L, d->ai, 3);
   }
   lua_pushvalue(L, base + S_TRACK);
   lua_pushvalue(L, top + 2);
@@ -242,7 +353,7 @@ static int deliver_marker(deliv *d, int k, double late, int all) {
 }
 
 /* Event or sound k (0-based) of the run's track's clip, to the animator's
- * on_event or on_sound (its fifth and sixth user values); 0 when the
+ * on_event or on_sound (its fourth and fifth user values); 0 when the
  * tables are not as the Lua side makes them. */
 static int deliver_item(deliv *d, int kind, int k, double late) {
   lua_State *L = d->L;
@@ -255,7 +366,7 @@ static int deliver_item(deliv *d, int kind, int k, double late) {
     return 0;
   }
   m = top + 2;
-  lua_getiuservalue(L, d->ai, kind == ANIM_ITEM_EVENT ? 5 : 6);  /* top + 3 */
+  lua_getiuservalue(L, d->ai, kind == ANIM_ITEM_EVENT ? 4 : 5);  /* top + 3 */
   lua_pushvalue(L, d->base + S_TRACK);
   if (kind == ANIM_ITEM_EVENT) {
     getk(L, m, K_NAME);
@@ -286,10 +397,19 @@ static int deliver_state(deliv *d, int type, double late) {
   return 1;
 }
 
+/* Whether slot s still holds the core track t: a callback may have taken
+ * its track out (finalized, or its animator) and given the slot to
+ * another. */
+static int slot_holds(lua_State *L, int s, const anim_track *t) {
+  int same = geti(L, lua_upvalueindex(UV_SLOTS), 4 * (lua_Integer)s) == LUA_TLIGHTUSERDATA &&
+             lua_touserdata(L, -1) == (const void *)t;
+  lua_pop(L, 1);
+  return same;
+}
+
 int anim_lua_deliver(lua_State *L, anim_animator_box *b, int ai, int n, int *err) {
   deliv d;
-  int i = 1;
-  long long last = -1;
+  int i = 1, last = 0, sl = lua_upvalueindex(UV_SLOTS);
   d.L = L;
   d.ai = ai;
   d.base = lua_gettop(L);
@@ -300,43 +420,43 @@ int anim_lua_deliver(lua_State *L, anim_animator_box *b, int ai, int n, int *err
   *err = d.base + S_ERR;
   lua_pushvalue(L, lua_upvalueindex(UV_TRACEBACK));
   lua_pushnil(L);
-  /* (the animator's third user value is st.live: lua_animator.c) */
   if (n <= 0 || !b || !b->a || lua_type(L, d.base + S_MSGH) != LUA_TFUNCTION || may_yield(L) ||
-      lua_getiuservalue(L, ai, 3) != LUA_TTABLE)
+      lua_type(L, sl) != LUA_TTABLE)
     return 1;
-  d.run = d.base + S_LIVE;
+  d.run = d.base + S_ERR;
   anim_lua_setdelivering(b, ANIM_DELIVERING);
   for (i = 1; i <= n; i++) {
     const anim_event *e;
-    int ok;
+    int ok, s;
     if (!b->a) break;  /* finalized by a callback: the Lua side says so */
     if (i > anim_animator_nevents(b->a)) { i = n + 1; break; }
     e = anim_animator_event(b->a, i - 1);
-    if (e->type == ANIM_EV_ENDED || e->point >= 0 || e->kind == ANIM_ITEM_PLAY) break;
-    /* st.live[id] is read for every entry: a track finalized by a callback
-     * has left the live tracks, and its entries are passed over */
-    if (e->id != last) {
+    if (e->type == ANIM_EV_ENDED || e->point >= 0 || e->kind == ANIM_ITEM_PLAY || (s = e->slot) <= 0) break;
+    /* A track taken out of its slot since its entries were queued (the
+     * state counts those) has left the live tracks: its entries are
+     * passed over, as the Lua side passes over a track no longer in
+     * st.live. */
+    if (s != last) {
       /* a new run: the track, its marker callbacks and marker table */
-      int t;
-      if (d.run != d.base + S_LIVE) {
-        lua_settop(L, d.base + S_LIVE);
-        d.run = d.base + S_LIVE;
-        last = -1;
+      if (d.run != d.base + S_ERR) {
+        lua_settop(L, d.base + S_ERR);
+        d.run = d.base + S_ERR;
       }
-      if ((t = geti(L, d.base + S_LIVE, e->id)) != LUA_TUSERDATA) {
-        lua_settop(L, d.base + S_LIVE);
-        if (t == LUA_TNIL) continue;
+      last = 0;
+      if (b->acct->unslots != b->unslots && !slot_holds(L, s, e->track)) continue;
+      if (geti(L, sl, 4 * (lua_Integer)s - 3) != LUA_TUSERDATA) {
+        lua_settop(L, d.base + S_ERR);
         break;
       }
-      d.by = lua_getiuservalue(L, d.base + S_TRACK, 4);
-      d.marks = lua_getiuservalue(L, d.base + S_TRACK, 5);
+      d.by = geti(L, sl, 4 * (lua_Integer)s - 2);
+      d.marks = geti(L, sl, 4 * (lua_Integer)s - 1);
       d.run = d.base + S_MARKS;
       d.called = 0;
-      last = e->id;
-    } else {
-      int t = geti(L, d.base + S_LIVE, e->id);
-      lua_settop(L, d.run);
-      if (t == LUA_TNIL) continue;
+      d.unslots = b->acct->unslots;
+      last = s;
+    } else if (b->acct->unslots != d.unslots) {
+      if (!slot_holds(L, s, e->track)) continue;
+      d.unslots = b->acct->unslots;
     }
     if (e->type != ANIM_EV_ITEM) ok = deliver_state(&d, e->type, e->late);
     else if (e->kind != ANIM_ITEM_MARKER) ok = deliver_item(&d, e->kind, e->index, e->late);

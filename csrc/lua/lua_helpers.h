@@ -53,8 +53,9 @@ typedef struct {
   int delivering;
   int slot;
   unsigned long long mark;
+  unsigned long long unslots;  /* acct->unslots when its queue was made (lua_deliver.c) */
 } anim_animator_box;
-typedef struct { unsigned tag; anim_track *t; } anim_track_box;
+typedef struct { unsigned tag; anim_track *t; int slot; } anim_track_box;
 typedef struct { unsigned tag; } anim_retarget_box;
 typedef struct { unsigned tag; anim_space *s; } anim_space_box;
 
@@ -72,6 +73,7 @@ struct anim_lua_acct {
   lua_State *main;   /* the state's main thread: its allocator of the moment */
   size_t debt;       /* bytes the core took since the last step */
   int delivering;    /* animators delivering now (anim_lua_setdelivering; core.delivering) */
+  unsigned long long unslots; /* tracks taken out of the slot table so far (lua_deliver.c) */
 };
 
 /* The core's allocator for this state: the state's allocator, counted. */
@@ -191,11 +193,27 @@ int anim_lua_pushdeliver(lua_State *L);
 static inline void anim_lua_setdelivering(anim_animator_box *b, int state) {
   if ((b->delivering == ANIM_DELIVERING) != (state == ANIM_DELIVERING))
     b->acct->delivering += state == ANIM_DELIVERING ? 1 : -1;
+  if (state == ANIM_QUEUED) b->unslots = b->acct->unslots;  /* (its queue was just made) */
   b->delivering = state;
 }
 /* From one of those functions: the animator box at idx, live or finalized,
  * else NULL (anim_lua_testbox_any, faster for a live one). */
 anim_animator_box *anim_lua_deliver_animator(lua_State *L, int idx);
+/* The slot table (lua_deliver.c), pushed: made on first use, one per
+ * state.  A clip's track playing on an animator has a slot s in it
+ * (anim_lua_slot): [4s - 3] the track, [4s - 2] and [4s - 1] its user
+ * values 4 and 5 (what a marker reads, runtime/dispatch.lua), [4s] the
+ * core track as a light userdata; a free slot's [4s] is the next free
+ * one, [-1] the first, [0] the number of slots.  Weak values: the slots
+ * keep nothing alive. */
+void anim_lua_pushslots(lua_State *L);
+/* Gives the track box at idx (live) a slot; takes it back (0 when it
+ * had none; a finalized box too). */
+void anim_lua_slot(lua_State *L, int idx);
+int anim_lua_unslot(lua_State *L, int idx);
+/* Sets user value n (4 or 5) of the track box at idx to the value on the
+ * top of the stack (popped), in its slot too. */
+void anim_lua_set_dispatch(lua_State *L, int idx, int n);
 int anim_lua_deliver(lua_State *L, anim_animator_box *b, int ai, int n, int *err);
 
 /* A key block: one channel's keys as core.key_scanner took them from a

@@ -629,10 +629,6 @@ static int animator_restore(lua_State *L) {
     }
     b->a = made;
     anim_animator_free(old);
-    /* (the live tracks the delivery from C reads: plan.live becomes the
-     * state's live, lua_deliver.c) */
-    lua_getfield(L, 2, "live");
-    lua_setiuservalue(L, 1, 3);
   }
   lua_pushvalue(L, res);
   return 1;

@@ -360,8 +360,10 @@ local function play(self, clip, opts, fname)
   end
   local _, _, _, _, _, _, id = core.track_state(track)
   st.live[id], st.cbs[id], st.src[id] = track, cbs, clip
-  -- (its markers delivered from C: runtime/dispatch.lua)
+  -- (its entries delivered from C through its slot, its markers through
+  -- its marker tables: runtime/dispatch.lua)
   if not space and info.markers and #info.markers > 0 then dispatch.marks(track) end
+  core.track_slot(track)
   if not space then playing.note(clip, track, map)
   elseif map then
     -- (a saved state names the map a space's track plays with: runtime/state.lua)
@@ -519,6 +521,8 @@ local function deliver_queue(self, n, who, st, from, err0)
     local live, ended, cbs_of, src_of = st.live, st.ended, st.cbs, st.src
     for i = #ended, 1, -1 do
       local id = ended[i]
+      -- (out of its slot too: runtime/dispatch.lua)
+      if live[id] ~= nil then core.track_unslot(live[id]) end
       live[id], cbs_of[id], src_of[id] = nil, nil, nil
       ended[i] = nil
     end
@@ -944,6 +948,10 @@ amt.__gc = function(self)
   -- 5.3 and LuaJIT would raise the error of indexing it wherever the
   -- collector runs)
   if type(st) ~= "table" then return end
+  -- (its tracks leave their slots: nothing is delivered to them any more)
+  if type(st.live) == "table" then
+    for _, t in pairs(st.live) do core.track_unslot(t) end
+  end
   disconnect_all(st.on_marker); disconnect_all(st.on_event)
   disconnect_all(st.on_sound); disconnect_all(st.on_play)
 end
@@ -960,6 +968,7 @@ tmt.__gc = function(self)
   local cbs, owner = track_uv(self, 3), track_uv(self, 2)
   if not alive then _, _, _, _, _, _, id = core.track_state(self) end
   track_gc(self)
+  core.track_unslot(self)
   local ok, st = pcall(animator_state, owner)
   if ok and type(st) == "table" and type(st.live) == "table" and st.live[id] == self then
     st.live[id], st.cbs[id], st.src[id] = nil, nil, nil

@@ -585,7 +585,13 @@ function M.restore(animator, st, s, resolve)
     if code == 6 or code == 7 then error(code == 6 and DELIVERING or QUEUED, 3) end
     return nil, refusal(code, which, why)
   end
+  -- (the old tracks leave their slots, the new ones take theirs: the
+  -- delivery from C finds a track's entries through it)
+  if type(st.live) == "table" then
+    for _, t in pairs(st.live) do core.track_unslot(t) end
+  end
   st.live, st.queued_after = plan.live, plan.queued_after
+  for i = 1, #plan.leads do core.track_slot(out[i]) end
   -- (what delivery reads per track id: its callbacks table and its source)
   st.cbs, st.src = {}, {}
   for _, lead in ipairs(plan.leads) do st.cbs[lead.id], st.src[lead.id] = lead.cbs, lead.src end
