@@ -83,6 +83,7 @@ static int geti(lua_State *L, int t, lua_Integer i) {
 #if LUA_VERSION_NUM >= 503
   return lua_rawgeti(L, t, i);
 #else
+  t = lua_absindex(L, t);
   lua_pushinteger(L, i);
   return lua_rawget(L, t);
 #endif
@@ -125,6 +126,7 @@ static void seti(lua_State *L, int st, lua_Integer i) {
 #if LUA_VERSION_NUM >= 503
   lua_rawseti(L, st, i);
 #else
+  st = lua_absindex(L, st);
   lua_pushinteger(L, i);
   lua_insert(L, -2);
   lua_rawset(L, st);
