@@ -98,13 +98,23 @@ end
 
 -- Updates each animator of the list from fn's thread; logs the first line of
 -- each error raised.  Every 20 frames clips[1] is reloaded with its markers
--- moved and renamed (reload: a function of the frame).
-local function run(list, log, frames, inside, reload)
+-- moved and renamed (reload: a function of the frame).  batch: one
+-- anim.update of the list a frame.
+local function run(list, log, frames, inside, reload, batch)
   math.randomseed(99)
   for frame = 1, frames do
     if reload and frame % 20 == 0 then reload(frame) end
     local dt = ({ 1 / 60, 0.1, 1 / 30, 0.45 })[math.random(4)]
-    for i, a in ipairs(list) do
+    if batch then
+      local ok, err
+      if inside then
+        ok, err = select(2, coroutine.resume(coroutine.create(function() return pcall(anim.update, list, dt) end)))
+      else
+        ok, err = pcall(anim.update, list, dt)
+      end
+      if not ok then log[#log + 1] = "batch raised " .. tostring(err):match("^[^\n]*") end
+    end
+    for i, a in ipairs(batch and {} or list) do
       local ok, err
       if inside then
         local co = coroutine.create(function() return a:update(dt) end)
@@ -156,8 +166,10 @@ describe("delivery from C", function()
     assert.are.same({ "marker windup", "sound swing", "marker hit", "sound impact", "play res://spark.anim" }, seen)
   end)
 
-  for seed = 1, 6 do
-    it("calls what the Lua side calls, in the same order, raising the same errors (random scene " .. seed .. ")", function()
+  for seed = 1, 8 do
+    local batch = seed > 6
+    it("calls what the Lua side calls, in the same order, raising the same errors (random scene " .. seed
+      .. (batch and ", anim.update" or "") .. ")", function()
       local log_c, log_lua = {}, {}
       for _, how in ipairs { { log_c, false }, { log_lua, true } } do
         local clips = pool()
@@ -169,7 +181,7 @@ describe("delivery from C", function()
           assert(anim.reload(clips[1], { length = 1, loop = "loop",
             joints = { torso = { position = { { 0, { 0, 0, 0 } }, { 1, { 1, 0, 0 } } } } }, markers = markers }))
         end
-        run(scene(seed, 12, clips, how[1]), how[1], 60, how[2], reload)
+        run(scene(seed, 12, clips, how[1]), how[1], 60, how[2], reload, batch)
       end
       assert.is_true(#log_c > 150, #log_c .. " entries")
       local raised = 0

@@ -331,7 +331,50 @@ static int check_keys(lua_State *L, int n) {
   return 0;
 }
 
-/* core.animators_update(list, dt, pend [, threads]) -> nqueued [, failed]
+/* After the batch update: the callbacks of the nq animators of pend
+ * (animator, count, ... each QUEUED), delivered from C in list order
+ * (lua_deliver.c: each one's entries from the first until one the Lua
+ * side must deliver) until an animator has entries left for the Lua side;
+ * those delivered are set false in pend.  Returns nq, failed (or nil),
+ * then where the Lua side goes on: the pair of pend (1-based: nq + 1 when
+ * nothing is left), the entry of its animator (nil: from its first, C not
+ * having tried), and the first error of a callback so far (or nil). */
+static int batch_deliver(lua_State *L, int nq, int failed) {
+  int k = 0, from = 0, top = lua_gettop(L), first = top + 1;
+  lua_pushnil(L);  /* first */
+  for (; k < nq; k++) {
+    animator_box *b;
+    int err, cnt;
+    lua_rawgeti(L, 3, 2 * k + 1);
+    lua_rawgeti(L, 3, 2 * k + 2);
+    cnt = (int)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    b = lua_touserdata(L, top + 2);  /* (a box of the list checked) */
+    if (!b || !b->a) break;  /* (finalized by a callback: the Lua side raises) */
+    from = anim_lua_deliver_uv(L, 2, b, top + 2, cnt, &err);
+    if (from == 1 && b->delivering == ANIM_QUEUED) { from = 0; break; }  /* (not tried: where a callback may yield) */
+    if (lua_isnil(L, first) && !lua_isnil(L, err)) lua_copy(L, err, first);
+    lua_settop(L, top + 1);
+    if (from <= cnt) break;
+    lua_pushboolean(L, 0);
+    lua_rawseti(L, 3, 2 * k + 1);
+    from = 0;
+  }
+  lua_settop(L, first);
+  lua_pushinteger(L, nq);
+  lua_insert(L, top + 1);
+  if (failed > 0) lua_pushinteger(L, failed);
+  else lua_pushnil(L);
+  lua_insert(L, top + 2);
+  lua_pushinteger(L, k + 1);
+  lua_insert(L, top + 3);
+  if (from > 0) lua_pushinteger(L, from);
+  else lua_pushnil(L);
+  lua_insert(L, top + 4);
+  return 5;
+}
+
+/* core.animators_update(list, dt, pend [, threads]) -> see batch_deliver
  * (upvalues: the scratch, the animators' metatable)
  * threads: 1 to ANIM_MAX_THREADS, or 0 or absent for the default (see
  * batch_pool); with more than one, the animators' updates are split
@@ -399,9 +442,7 @@ static int animators_update(lua_State *L) {
     lua_pushinteger(L, anim_animator_nevents(s->as[queued[k]]));
     lua_rawseti(L, 3, 2 * k + 2);
   }
-  lua_pushinteger(L, nq);
-  if (r > 0) { lua_pushinteger(L, r); return 2; }
-  return 1;
+  return batch_deliver(L, nq, r);
 }
 
 /* core.batch_room() -> the room of the scratch (for the specs) */
@@ -723,7 +764,8 @@ void anim_lua_open_animator(lua_State *L) {
   anim_lua_newmeta(L, ANIM_BOX_ANIMATOR, animator_gc, "animator_metatable");
   push_batch_scratch(L);
   luaL_getmetatable(L, ANIM_ANIMATOR_MT);
-  lua_pushcclosure(L, animators_update, 2);
+  /* (then a delivery's: batch_deliver) */
+  lua_pushcclosure(L, animators_update, 2 + anim_lua_pushdeliver(L));
   lua_setfield(L, -2, "animators_update");
   push_batch_scratch(L);
   lua_pushcclosure(L, batch_room, 1);

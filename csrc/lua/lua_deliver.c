@@ -71,11 +71,6 @@ anim_animator_box *anim_lua_deliver_animator(lua_State *L, int idx) {
   return b ? b : anim_lua_testbox_any(L, idx, ANIM_BOX_ANIMATOR);
 }
 
-/* t[key k] (t an absolute index), pushed; returns its type. */
-static int getk(lua_State *L, int t, int k) {
-  lua_pushvalue(L, lua_upvalueindex(k));
-  return lua_rawget(L, t);  /* (the type: lua_compat.h before 5.3) */
-}
 
 /* t[i], pushed; returns its type (any integer: ids are lua_Integers, and
  * lua_rawgeti takes an int before 5.3) */
@@ -221,7 +216,14 @@ typedef struct {
   int by, marks; /* the types of the run's S_BY and S_MARKS */
   int called;    /* a callback ran since S_BY was read (it may have replaced it) */
   unsigned long long unslots;  /* the state's count of unslots when the run's slot was checked */
+  int uv;        /* the delivery's upvalues start at lua_upvalueindex(uv + 1) */
 } deliv;
+
+/* t[key k] (t an absolute index), pushed; returns its type. */
+static int getk(deliv *d, int t, int k) {
+  lua_pushvalue(d->L, lua_upvalueindex(d->uv + k));
+  return lua_rawget(d->L, t);  /* (the type: lua_compat.h before 5.3) */
+}
 
 /* A protected call of the function below its nargs arguments; the first
  * error goes to the slot S_ERR. */
@@ -243,7 +245,7 @@ static void call_list(deliv *d, int list, int nargs) {
     int i, j, n = (int)lua_rawlen(L, list);
     luaL_checkstack(L, nargs + 2, NULL);
     for (i = 1; i <= n; i++) {
-      if (geti(L, list, i) == LUA_TTABLE) getk(L, lua_gettop(L), K_FN);
+      if (geti(L, list, i) == LUA_TTABLE) getk(d, lua_gettop(L), K_FN);
       else lua_pushnil(L);  /* (not a connection: "attempt to call a nil value") */
       lua_remove(L, -2);
       if (i < n) {
@@ -362,7 +364,7 @@ static int deliver_item(deliv *d, int kind, int k, double late) {
   int m, top;
   if (!slot(d, S_INFO)) return 0;
   top = d->run;
-  if (getk(L, d->base + S_INFO, kind == ANIM_ITEM_EVENT ? K_EVENTS : K_SOUNDS) != LUA_TTABLE ||
+  if (getk(d, d->base + S_INFO, kind == ANIM_ITEM_EVENT ? K_EVENTS : K_SOUNDS) != LUA_TTABLE ||
       geti(L, top + 1, (lua_Integer)k + 1) != LUA_TTABLE) {
     lua_settop(L, top);
     return 0;
@@ -371,14 +373,14 @@ static int deliver_item(deliv *d, int kind, int k, double late) {
   lua_getiuservalue(L, d->ai, kind == ANIM_ITEM_EVENT ? 4 : 5);  /* top + 3 */
   lua_pushvalue(L, d->base + S_TRACK);
   if (kind == ANIM_ITEM_EVENT) {
-    getk(L, m, K_NAME);
-    getk(L, m, K_PAYLOAD);
+    getk(d, m, K_NAME);
+    getk(d, m, K_PAYLOAD);
     lua_pushnumber(L, late);
     call_callbacks(d, top + 3, 4);
   } else {
-    getk(L, m, K_SOUND);
-    getk(L, m, K_VOLUME);
-    getk(L, m, K_PITCH);
+    getk(d, m, K_SOUND);
+    getk(d, m, K_VOLUME);
+    getk(d, m, K_PITCH);
     lua_pushnumber(L, late);
     call_callbacks(d, top + 3, 5);
   }
@@ -391,7 +393,7 @@ static int deliver_item(deliv *d, int kind, int k, double late) {
 static int deliver_state(deliv *d, int type, double late) {
   lua_State *L = d->L;
   if (!slot(d, S_CBS)) return 0;
-  getk(L, d->base + S_CBS, type == ANIM_EV_LOOPED ? K_LOOPED : K_STOPPED);
+  getk(d, d->base + S_CBS, type == ANIM_EV_LOOPED ? K_LOOPED : K_STOPPED);
   lua_pushvalue(L, d->base + S_TRACK);
   lua_pushnumber(L, late);
   call_list(d, d->run + 1, 2);
@@ -402,17 +404,22 @@ static int deliver_state(deliv *d, int type, double late) {
 /* Whether slot s still holds the core track t: a callback may have taken
  * its track out (finalized, or its animator) and given the slot to
  * another. */
-static int slot_holds(lua_State *L, int s, const anim_track *t) {
-  int same = geti(L, lua_upvalueindex(UV_SLOTS), 4 * (lua_Integer)s) == LUA_TLIGHTUSERDATA &&
+static int slot_holds(lua_State *L, int sl, int s, const anim_track *t) {
+  int same = geti(L, sl, 4 * (lua_Integer)s) == LUA_TLIGHTUSERDATA &&
              lua_touserdata(L, -1) == (const void *)t;
   lua_pop(L, 1);
   return same;
 }
 
 int anim_lua_deliver(lua_State *L, anim_animator_box *b, int ai, int n, int *err) {
+  return anim_lua_deliver_uv(L, 0, b, ai, n, err);
+}
+
+int anim_lua_deliver_uv(lua_State *L, int uv, anim_animator_box *b, int ai, int n, int *err) {
   deliv d;
-  int i = 1, last = 0, sl = lua_upvalueindex(UV_SLOTS);
+  int i = 1, last = 0, sl = lua_upvalueindex(uv + UV_SLOTS);
   d.L = L;
+  d.uv = uv;
   d.ai = ai;
   d.base = lua_gettop(L);
   /* The callers come with two values on the stack: the room every C
@@ -420,7 +427,7 @@ int anim_lua_deliver(lua_State *L, anim_animator_box *b, int ai, int n, int *err
    * pushes before call_list, which checks for its own. */
   if (d.base > 2) luaL_checkstack(L, S_COUNT + 10, NULL);
   *err = d.base + S_ERR;
-  lua_pushvalue(L, lua_upvalueindex(UV_TRACEBACK));
+  lua_pushvalue(L, lua_upvalueindex(uv + UV_TRACEBACK));
   lua_pushnil(L);
   if (n <= 0 || !b || !b->a || lua_type(L, d.base + S_MSGH) != LUA_TFUNCTION || may_yield(L) ||
       lua_type(L, sl) != LUA_TTABLE)
@@ -445,7 +452,7 @@ int anim_lua_deliver(lua_State *L, anim_animator_box *b, int ai, int n, int *err
         d.run = d.base + S_ERR;
       }
       last = 0;
-      if (b->acct->unslots != b->unslots && !slot_holds(L, s, e->track)) continue;
+      if (b->acct->unslots != b->unslots && !slot_holds(L, sl, s, e->track)) continue;
       if (geti(L, sl, 4 * (lua_Integer)s - 3) != LUA_TUSERDATA) {
         lua_settop(L, d.base + S_ERR);
         break;
@@ -457,7 +464,7 @@ int anim_lua_deliver(lua_State *L, anim_animator_box *b, int ai, int n, int *err
       d.unslots = b->acct->unslots;
       last = s;
     } else if (b->acct->unslots != d.unslots) {
-      if (!slot_holds(L, s, e->track)) continue;
+      if (!slot_holds(L, sl, s, e->track)) continue;
       d.unslots = b->acct->unslots;
     }
     if (e->type != ANIM_EV_ITEM) ok = deliver_state(&d, e->type, e->late);

@@ -215,6 +215,8 @@ int anim_lua_unslot(lua_State *L, int idx);
  * top of the stack (popped), in its slot too. */
 void anim_lua_set_dispatch(lua_State *L, int idx, int n);
 int anim_lua_deliver(lua_State *L, anim_animator_box *b, int ai, int n, int *err);
+/* The same from a function whose delivery upvalues start after uv others. */
+int anim_lua_deliver_uv(lua_State *L, int uv, anim_animator_box *b, int ai, int n, int *err);
 
 /* A key block: one channel's keys as core.key_scanner took them from a
  * decoded file (lua_check.c), which clip_new copies into the clip

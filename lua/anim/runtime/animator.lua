@@ -614,13 +614,22 @@ local function refusal(code, i, j, list, dt)
     .. " (update it after that anim.update returns)"
 end
 
--- Delivers the callbacks of the n animators of pend, in order; returns
--- whether one failed, and the first error.
-local function deliver_list(pend, n)
-  local bad, first = false, nil
-  for k = 1, 2 * n, 2 do
-    local ok, err = deliver_queue(pend[k], pend[k + 1], "batch")
-    pend[k] = false
+-- Delivers the callbacks of the n animators of pend, in order, from the
+-- pair `start` on (those before it were delivered from C:
+-- core.animators_update), the first from its entry `from` when C delivered
+-- those before; returns whether one failed, and the first error (first:
+-- that of the callbacks delivered from C, or nil).
+local function deliver_list(pend, n, start, from, first)
+  local bad = first ~= nil
+  if bad then
+    local outer = YIELD_MSG
+    YIELD_MSG = YIELD.batch
+    first = plain(first)
+    YIELD_MSG = outer
+  end
+  for k = 2 * start - 1, 2 * n, 2 do
+    local ok, err = deliver_queue(pend[k], pend[k + 1], "batch", nil, from, nil)
+    pend[k], from = false, nil
     if not bad and (not ok or err ~= nil) then bad, first = true, err end
   end
   return bad, first
@@ -651,8 +660,9 @@ function M.update_list(list, dt, opts)
   local np = #pool
   local pend = pool[np]
   if pend then pool[np] = nil else np, pend = np + 1, {} end
-  local n, i, j = core_update_list(list, dt, pend, threads)
-  if n == 0 and not i then
+  local n, i, j, from, first = core_update_list(list, dt, pend, threads)
+  -- (every callback delivered from C, none failing: the usual frame)
+  if not i and j == n + 1 and first == nil then
     if compat_rawlen(pend) <= KEEP then pool[np] = pend else give_back(pend, list) end
     return
   end
@@ -660,10 +670,12 @@ function M.update_list(list, dt, opts)
     give_back(pend, list)
     args.raise(refusal(n, i, j, list, dt))
   end
-  -- deliver, animator by animator in list order; the first error is raised
-  -- once all are delivered.  Should the loop itself fail (out of memory
-  -- outside every callback), the animators not delivered are released.
-  local ok, bad, first = pcall(deliver_list, pend, n)
+  -- deliver the rest, animator by animator in list order; the first error
+  -- is raised once all are delivered.  Should the loop itself fail (out of
+  -- memory outside every callback), the animators not delivered are
+  -- released.
+  local ok, bad
+  ok, bad, first = pcall(deliver_list, pend, n, j, from, first)
   if not ok then
     for k = 1, 2 * n, 2 do
       local a = pend[k]
