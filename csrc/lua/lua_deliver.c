@@ -429,9 +429,8 @@ int anim_lua_deliver_uv(lua_State *L, int uv, anim_animator_box *b, int ai, int 
   *err = d.base + S_ERR;
   lua_pushvalue(L, lua_upvalueindex(uv + UV_TRACEBACK));
   lua_pushnil(L);
-  if (n <= 0 || !b || !b->a || lua_type(L, d.base + S_MSGH) != LUA_TFUNCTION || may_yield(L) ||
-      lua_type(L, sl) != LUA_TTABLE)
-    return 1;
+  /* (the slot table is always one: anim_lua_pushslots) */
+  if (n <= 0 || !b || !b->a || lua_type(L, d.base + S_MSGH) != LUA_TFUNCTION || may_yield(L)) return 1;
   d.run = d.base + S_ERR;
   anim_lua_setdelivering(b, ANIM_DELIVERING);
   for (i = 1; i <= n; i++) {
