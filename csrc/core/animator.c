@@ -69,8 +69,7 @@ void anim_animator_free(anim_animator *a) {
   anim_pslots_free(a);
   anim_overrides_free(a);
   anim_ik_free(a);
-  anim_free(&a->mem, a->queue, sizeof(anim_event) * (size_t)a->qcap);
-  anim_free(&a->mem, a->qtmp, sizeof(anim_event) * (size_t)a->qcap);
+  anim_queue_free(a);
   anim_rig_free((anim_rig *)a->rig);
   anim_free(&a->mem, a, animator_bytes(n));
 }

@@ -134,12 +134,13 @@ struct anim_animator {
   int world_valid;
   int side;
   unsigned hear;           /* ANIM_HEAR_* the animator's callbacks listen to (all by default) */
-  anim_event *queue;
+  int qcap;                /* the room of queue and qtmp */
+  anim_event *queue;       /* starts a cache line: an entry (64 bytes) is one line (queue.c) */
   anim_track *inl[2 * INLINE_TRACKS];  /* tracks and order while cap is INLINE_TRACKS */
   /* cold */
   anim_mem mem;
   long long next_id;
-  int qcap;
+  void *qraw;              /* the block queue is in */
   anim_event *qtmp;
   double *acc;             /* per rig joint: see ACC_* */
   double *world;           /* per rig joint: 10 numbers */
@@ -178,6 +179,8 @@ void anim_pose_compose(const double pw[10], const double l[10], double w[10]);
 /* queue.c: queues an event `at` seconds into the update (a->oom is set
  * when the queue cannot grow), and sorts the queue into delivery order. */
 void anim_queue_push(anim_animator *a, double at, anim_track *t, int type, int item);
+/* queue.c: frees the queue's arrays (none after it). */
+void anim_queue_free(anim_animator *a);
 void anim_queue_sort(anim_animator *a);
 
 /* Queues an entry of kind `bit` (ANIM_HEAR_*) only when someone hears it:

@@ -1,25 +1,43 @@
 /* queue.c - the callbacks an update queues, and their delivery order:
  * order of occurrence, ties (within ANIM_TIE_SECONDS) won by the track
  * started earlier (SEMANTICS 7a.12). */
+#include <stdint.h>
 #include <string.h>
 
 #include "animator_impl.h"
 #include "pool.h"
 
+/* The bytes of a queue block of cap entries: one line more, for the
+ * entries to start a line (an entry is 64 bytes: queueing one writes one
+ * line, not two). */
+static size_t qbytes(int cap) { return cap ? sizeof(anim_event) * (size_t)cap + LINE : 0; }
+
 /* Room for one more: grows in steps of two (the scratch array of the sort
  * keeps nothing).  0 when out of memory, nothing changed. */
 static int grow(anim_animator *a) {
   int cap = a->qcap ? a->qcap * 2 : 64;
-  size_t os = sizeof(anim_event) * (size_t)a->qcap, ns = sizeof(anim_event) * (size_t)cap;
+  size_t ns = sizeof(anim_event) * (size_t)cap;
   anim_event *tmp = anim_malloc(&a->mem, ns), *q;
+  char *raw;
   if (!tmp) return 0;
-  q = anim_realloc(&a->mem, a->queue, os, ns);
-  if (!q) { anim_free(&a->mem, tmp, ns); return 0; }
+  raw = anim_malloc(&a->mem, qbytes(cap));
+  if (!raw) { anim_free(&a->mem, tmp, ns); return 0; }
+  q = (anim_event *)(void *)(raw + (LINE - (size_t)((uintptr_t)raw % LINE)) % LINE);
+  if (a->nqueue > 0) memcpy(q, a->queue, sizeof(anim_event) * (size_t)a->nqueue);
+  anim_queue_free(a);
+  a->qraw = raw;
   a->queue = q;
-  anim_free(&a->mem, a->qtmp, os);
   a->qtmp = tmp;
   a->qcap = cap;
   return 1;
+}
+
+void anim_queue_free(anim_animator *a) {
+  anim_free(&a->mem, a->qraw, qbytes(a->qcap));
+  anim_free(&a->mem, a->qtmp, sizeof(anim_event) * (size_t)a->qcap);
+  a->qraw = NULL;
+  a->queue = a->qtmp = NULL;
+  a->qcap = 0;
 }
 
 void anim_queue_push(anim_animator *a, double at, anim_track *t, int type, int item) {
