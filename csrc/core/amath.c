@@ -61,14 +61,6 @@ double anim_ease(int interp, int ease, double x) {
                  : 1 - ease_in(interp, 2 - 2 * x) / 2;
 }
 
-void anim_quat_mul(double o[4], const double a[4], const double b[4]) {
-  double x = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
-  double y = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
-  double z = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
-  double w = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
-  o[0] = x; o[1] = y; o[2] = z; o[3] = w;
-}
-
 void anim_finite10_fix(double v[10]) {
   int k;
   for (k = 0; k < 10; k++) {

@@ -17,8 +17,9 @@
  * direction `ease`, at fraction s in [0,1]. */
 double anim_ease(int interp, int ease, double s);
 
-/* Quaternions are double[4] = x, y, z, w.  identity and normalize are
- * inline: the blend calls them once per joint and character. */
+/* Quaternions are double[4] = x, y, z, w.  identity, normalize and mul
+ * are inline: the blend calls them once per joint and character, the
+ * pose readers mul once per joint read (o may be a or b). */
 static inline void anim_quat_identity(double q[4]) { q[0] = q[1] = q[2] = 0; q[3] = 1; }
 static inline void anim_quat_normalize(double q[4]) {
   double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
@@ -29,7 +30,7 @@ static inline void anim_quat_normalize(double q[4]) {
     anim_quat_identity(q);
   }
 }
-void anim_quat_mul(double out[4], const double a[4], const double b[4]);
+static inline void anim_quat_mul(double o[4], const double a[4], const double b[4]);
 /* Shortest-arc slerp; f may lie outside [0,1] (carries on along the arc). */
 void anim_quat_slerp(double out[4], const double a[4], const double b[4], double f);
 /* Angles in degrees, composed in `order` (ANIM_XYZ..). */
@@ -128,6 +129,24 @@ static inline void anim_v2_store(double *p, anim_v2 a) { memcpy(p, &a, sizeof a)
 /* a x + b y, lane by lane */
 static inline anim_v2 anim_v2_lin(anim_v2 a, anim_v2 x, anim_v2 b, anim_v2 y) {
   return anim_v2_add(anim_v2_mul(a, x), anim_v2_mul(b, y));
+}
+
+/* o = a b, as
+ *   x = a3 b0 + a0 b3 + a1 b2 - a2 b1    y = a3 b1 - a0 b2 + a1 b3 + a2 b0
+ *   z = a3 b2 + a0 b1 - a1 b0 + a2 b3    w = a3 b3 - a0 b0 - a1 b1 - a2 b2
+ * summed left to right, in the pairs (x, y) and (z, w): a subtraction is
+ * the addition of the product with b's component negated (u - v is
+ * u + -v, and a (-c) is -(a c), to the bit), so each lane makes the
+ * scalar operations.  o may be a or b. */
+static inline void anim_quat_mul(double o[4], const double a[4], const double b[4]) {
+  anim_v2 a0 = anim_v2_splat(a[0]), a1 = anim_v2_splat(a[1]), a2 = anim_v2_splat(a[2]), a3 = anim_v2_splat(a[3]);
+  anim_v2 b01 = anim_v2_load(b), b23 = anim_v2_load(b + 2);
+  anim_v2 xy = anim_v2_add(anim_v2_add(anim_v2_add(anim_v2_mul(a3, b01), anim_v2_mul(a0, anim_v2_set(b[3], -b[2]))),
+                                       anim_v2_mul(a1, b23)), anim_v2_mul(a2, anim_v2_set(-b[1], b[0])));
+  anim_v2 zw = anim_v2_add(anim_v2_add(anim_v2_add(anim_v2_mul(a3, b23), anim_v2_mul(a0, anim_v2_set(b[1], -b[0]))),
+                                       anim_v2_mul(a1, anim_v2_set(-b[0], -b[1]))), anim_v2_mul(a2, anim_v2_set(b[3], -b[2])));
+  anim_v2_store(o, xy);
+  anim_v2_store(o + 2, zw);
 }
 
 /* -x when c, else x, without a branch (where the sign is anyone's guess:

@@ -17,16 +17,22 @@ void anim_animator_get(const anim_animator *a, int j, double out[10], int *anima
 
 void anim_animator_local(const anim_animator *a, int j, double out[10]) {
   const anim_rig *r = a->rig;
-  const double *p = &a->pose[j * 10];
+  const double *p = &a->pose[j * 10], *rp = r->rest_pos[j];
   int k;
-  for (k = 0; k < 3; k++) out[k] = r->rest_pos[j][k] + p[k];
+  /* (written out: this runs once per joint read, and the compiler keeps
+   * a loop of three) */
+  out[0] = rp[0] + p[0];
+  out[1] = rp[1] + p[1];
+  out[2] = rp[2] + p[2];
   /* both are unit quaternions: so is the product, within rounding */
   anim_quat_mul(out + 3, r->rest_rot[j], p + 3);
   /* the scale offset multiplies the rest scale; on an axis whose rest
    * scale is 0 it adds to it (offset 1 is the rest), so that an absolute
    * clip can still grow that axis from 0 (blend.c, to_offsets) */
   if (!r->scaled) {
-    for (k = 0; k < 3; k++) out[7 + k] = p[7 + k];
+    out[7] = p[7];
+    out[8] = p[8];
+    out[9] = p[9];
   } else {
     for (k = 0; k < 3; k++) {
       double rs = r->rest_scl[j][k];

@@ -28,8 +28,20 @@ static int no_joint(lua_State *L, const anim_rig *r, int idx) {
   return anim_lua_argerror(L, idx, "no joint '%s' in rig '%s'", name, rig);
 }
 
+/* For the readers of one joint (below): their usual path inline in each,
+ * joint_arg out of line -- inlined there too, its registers would be
+ * saved and restored on every read.  GCC and Clang; elsewhere the
+ * compiler's choice. */
+#if defined(__GNUC__) || defined(__clang__)
+#define HOT inline __attribute__((always_inline))
+#define COLD __attribute__((noinline))
+#else
+#define HOT inline
+#define COLD
+#endif
+
 /* Joint index (0-based) from a name or a 1-based index. */
-static int joint_arg(lua_State *L, const anim_rig *r, int idx) {
+static COLD int joint_arg(lua_State *L, const anim_rig *r, int idx) {
   if (lua_type(L, idx) == LUA_TSTRING) {
     size_t len;
     const char *name = lua_tolstring(L, idx, &len);
@@ -517,24 +529,45 @@ static int animator_queued(lua_State *L) {
 #define reader_box anim_lua_reader_box
 #define reader_animator anim_lua_upanimator
 
-static int push10(lua_State *L, const double *v) {
-  int i;
-  for (i = 0; i < 10; i++) lua_pushnumber(L, v[i]);
+/* (written out: no loop counter and branch between the ten calls of
+ * every read) */
+static HOT int push10(lua_State *L, const double *v) {
+  lua_pushnumber(L, v[0]); lua_pushnumber(L, v[1]); lua_pushnumber(L, v[2]); lua_pushnumber(L, v[3]);
+  lua_pushnumber(L, v[4]); lua_pushnumber(L, v[5]); lua_pushnumber(L, v[6]);
+  lua_pushnumber(L, v[7]); lua_pushnumber(L, v[8]); lua_pushnumber(L, v[9]);
   return 10;
 }
 
+/* The animator of a reader of one joint (get, animated, local_transform,
+ * world_transform: called per joint, per character, per frame) and the
+ * joint at 2, 0-based in *j.  The usual call takes seven calls into Lua:
+ * a live animator, in the five of anim_lua_animator_mt (its metatable
+ * left on the stack: these readers return their results from the top),
+ * and an integer index in range, in two.  Anything else goes the checked
+ * way, reader_animator and joint_arg, which raise the usual messages
+ * (before 5.3 every number is a float, and goes there). */
+static HOT anim_animator *joint_reader(lua_State *L, int *j) {
+  animator_box *b = anim_lua_animator_mt(L, 1, lua_upvalueindex(1));
+  anim_animator *a = b && b->a ? b->a : reader_animator(L);
+  const anim_rig *r = anim_animator_rig(a);
+  lua_Integer k;
+  *j = lua_isinteger(L, 2) && (k = lua_tointeger(L, 2)) >= 1 && k <= r->n ? (int)k - 1 : joint_arg(L, r, 2);
+  return a;
+}
+
 static int animator_get(lua_State *L) {
-  anim_animator *a = reader_animator(L);
+  int j;
+  anim_animator *a = joint_reader(L, &j);
   double v[10];
-  anim_animator_get(a, joint_arg(L, anim_animator_rig(a), 2), v, NULL);
+  anim_animator_get(a, j, v, NULL);
   return push10(L, v);
 }
 
 static int animator_animated(lua_State *L) {
-  anim_animator *a = reader_animator(L);
+  int j, f;
+  anim_animator *a = joint_reader(L, &j);
   double v[10];
-  int f;
-  anim_animator_get(a, joint_arg(L, anim_animator_rig(a), 2), v, &f);
+  anim_animator_get(a, j, v, &f);
   lua_pushboolean(L, f & ANIM_CH_POS);
   lua_pushboolean(L, f & ANIM_CH_ROT);
   lua_pushboolean(L, f & ANIM_CH_SCL);
@@ -542,16 +575,18 @@ static int animator_animated(lua_State *L) {
 }
 
 static int animator_local(lua_State *L) {
-  anim_animator *a = reader_animator(L);
+  int j;
+  anim_animator *a = joint_reader(L, &j);
   double v[10];
-  anim_animator_local(a, joint_arg(L, anim_animator_rig(a), 2), v);
+  anim_animator_local(a, j, v);
   return push10(L, v);
 }
 
 static int animator_world(lua_State *L) {
-  anim_animator *a = reader_animator(L);
+  int j;
+  anim_animator *a = joint_reader(L, &j);
   double v[10];
-  anim_animator_world(a, joint_arg(L, anim_animator_rig(a), 2), v);
+  anim_animator_world(a, j, v);
   return push10(L, v);
 }
 

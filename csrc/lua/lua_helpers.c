@@ -432,12 +432,9 @@ void anim_lua_settrack(lua_State *L, int box, anim_track *t, int src, int animat
 }
 
 anim_animator_box *anim_lua_animator_at(lua_State *L, int idx, int mt) {
-  anim_animator_box *b = lua_touserdata(L, idx);
-  int same;
-  if (!b || !lua_getmetatable(L, idx)) return NULL;
-  same = lua_rawequal(L, -1, mt);
-  lua_pop(L, 1);
-  return same && b->tag == ANIM_BOX_TAG(ANIM_BOX_ANIMATOR) && lua_rawlen(L, idx) == sizeof *b ? b : NULL;
+  anim_animator_box *b = anim_lua_animator_mt(L, idx, mt);
+  if (b) lua_pop(L, 1);
+  return b;
 }
 
 anim_animator_box *anim_lua_reader_box(lua_State *L) {

@@ -165,9 +165,28 @@ void anim_lua_settrack(lua_State *L, int box, anim_track *t, int src, int animat
  * reader that makes tables takes the animator out of it again after each
  * (finalizers may finalize it by hand). */
 anim_animator_box *anim_lua_reader_box(lua_State *L);
-/* The animator box at the absolute index idx when its metatable is the
- * one at mt (an upvalue: no lookup in the registry), its tag and size an
- * animator box's; NULL otherwise (a finalized box has another metatable). */
+/* The animator box at the absolute index idx when its size and tag are an
+ * animator box's and its metatable is the one at mt (an upvalue or an
+ * absolute index: no lookup in the registry); NULL otherwise (a finalized
+ * box has another metatable).  The size before the tag is read (a smaller
+ * userdata given the metatable by debug.setmetatable may not hold four
+ * bytes); both before the metatable, so that most other values fail
+ * without anything pushed (a light userdata's length is 0).  Found, the
+ * metatable compared is left on the top of the stack: a reader of one
+ * joint returns its results from the top, and a pop would be one more
+ * call into Lua per read (anim_lua_animator_at pops it).  Inline: its five
+ * calls into Lua are most of its cost, a call more is not needed. */
+static inline anim_animator_box *anim_lua_animator_mt(lua_State *L, int idx, int mt) {
+  anim_animator_box *b = lua_touserdata(L, idx);
+  if (!b || lua_rawlen(L, idx) != sizeof *b || b->tag != ANIM_BOX_TAG(ANIM_BOX_ANIMATOR) || !lua_getmetatable(L, idx))
+    return NULL;
+  /* (two tables are the same when their addresses are: lua_rawequal
+   * would say so after finding out what they are) */
+  if (lua_topointer(L, -1) == lua_topointer(L, mt)) return b;
+  lua_pop(L, 1);
+  return NULL;
+}
+/* The same, the stack left as it was. */
 anim_animator_box *anim_lua_animator_at(lua_State *L, int idx, int mt);
 
 /* The closest of names[0..n-1] to `name` for "did you mean?", or NULL:

@@ -444,6 +444,34 @@ int main(void) {
     anim_sincos(1e300, &sn, &cs);
     CHECK(sn == sin(1e300) && cs == cos(1e300), "huge angles: libm");
   }
+  {
+    /* anim_quat_mul in pairs against the products summed one by one, left
+     * to right, to the bit: random quaternions, and components of +-0, 1,
+     * tiny, huge (overflowing) in every place (not NaN: a NaN rotation
+     * never leaves the core, the finite tests make it the identity) */
+    static const double vals[] = {0.0, -0.0, 1.0, -0.5, 0.3, 1e-310, -1e-200, 1e300, -1e308};
+    const int nv = (int)(sizeof vals / sizeof vals[0]);
+    int i, k, qsame = 1;
+    unsigned long long seed = 88172645463325252ull;
+    for (i = 0; i < 200000; i++) {
+      double a[4], b[4], o[4], e[4];
+      for (k = 0; k < 8; k++) {
+        double *q = k < 4 ? a : b;
+        seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17;
+        q[k & 3] = i < 100000 ? vals[(seed >> 8) % (unsigned)nv] : (double)(seed >> 11) / 9007199254740992.0 * 2 - 1;
+      }
+      e[0] = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
+      e[1] = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
+      e[2] = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
+      e[3] = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+      anim_quat_mul(o, a, b);
+      for (k = 0; k < 4; k++)
+        if (e[k] == e[k] && memcmp(&o[k], &e[k], sizeof o[k])) qsame = 0;
+      anim_quat_mul(a, a, b);  /* o may be a */
+      if (memcmp(a, o, sizeof o) && e[0] == e[0] && e[1] == e[1] && e[2] == e[2] && e[3] == e[3]) qsame = 0;
+    }
+    CHECK(qsame, "anim_quat_mul: the pairs give the scalar products' bits");
+  }
 
   mem.f = counting_alloc;
   mem.ud = &cn;
