@@ -28,8 +28,9 @@
  *        of the Lua side), 4 its marker callbacks by marker, nil (none) or
  *        false (too many to keep: the Lua side delivers its markers): { [k]
  *        = the function of the only connection, or the list of connections
- *        when several }, 5 its clip's marker table, or nil: [2k - 1] =
- *        marker k's name, [2k] = its value (runtime/dispatch.lua)
+ *        when several, [-k] = marker k's value where [k] is set }, 5 its
+ *        clip's marker table, or nil: [2k - 1] = marker k's name, [2k] = its
+ *        value (runtime/dispatch.lua)
  *   a list: { connection, ... }, connection.fn the function
  *   a clip's info: events[i] = { name, payload }, sounds[i] = { sound,
  *        volume, pitch } */
@@ -202,18 +203,19 @@ void anim_lua_set_dispatch(lua_State *L, int idx, int n) {
 
 /* A delivery's stack, from base + 1 on: the message handler, the first
  * error, then what a run of one track's entries reads from its slot: the
- * track, its marker callbacks by marker and its clip's marker table, and
- * (when an entry needs one of them, both made nil at once, each read when
- * first needed) its callbacks table and its clip's info.  Above them,
- * an entry's values.  The stack's height between entries is kept in
- * `run` rather than asked for: every call into Lua counts on this path. */
+ * track and its marker callbacks by marker, and (when an entry needs one
+ * of them, all made nil at once, each read when first needed) its clip's
+ * marker table, its callbacks table and its clip's info.  Above them, an
+ * entry's values.  The stack's height between entries is kept in `run`
+ * rather than asked for: every call into Lua counts on this path. */
 enum { S_MSGH = 1, S_ERR, S_TRACK, S_BY, S_MARKS, S_CBS, S_INFO, S_COUNT = S_INFO };
 
 typedef struct {
   lua_State *L;
   int base, ai;  /* ai: the animator's stack index */
-  int run;       /* the height between entries: base + S_MARKS, or base + S_COUNT */
-  int by, marks; /* the types of the run's S_BY and S_MARKS */
+  int run;       /* the height between entries: base + S_BY, S_MARKS or S_COUNT */
+  int s;         /* the run's slot */
+  int by, marks; /* the types of the run's S_BY and S_MARKS (LUA_TNONE: not read) */
   int called;    /* a callback ran since S_BY was read (it may have replaced it) */
   unsigned long long unslots;  /* the state's count of unslots when the run's slot was checked */
   int uv;        /* the delivery's upvalues start at lua_upvalueindex(uv + 1) */
@@ -259,18 +261,22 @@ static void call_list(deliv *d, int list, int nargs) {
   lua_settop(L, top);
 }
 
-/* Slot t (S_CBS or S_INFO) of the run, read when first needed: whether it
- * is a table.  Only between entries (it may set the stack's height). */
+/* Slot t (S_MARKS, S_CBS or S_INFO) of the run, read when first needed:
+ * whether it is a table.  Only between entries (it may set the stack's
+ * height). */
 static int slot(deliv *d, int t) {
   lua_State *L = d->L;
   int base = d->base, ty;
+  if (t == S_MARKS && d->marks != LUA_TNONE) return d->marks == LUA_TTABLE;
   if (d->run != base + S_COUNT) {
     lua_settop(L, base + S_COUNT);
     d->run = base + S_COUNT;
   }
   ty = lua_type(L, base + t);
   if (ty != LUA_TNIL) return ty == LUA_TTABLE;
-  if (t == S_CBS) {
+  if (t == S_MARKS) {
+    ty = d->marks = geti(L, lua_upvalueindex(d->uv + UV_SLOTS), 4 * (lua_Integer)d->s - 1);
+  } else if (t == S_CBS) {
     ty = lua_getiuservalue(L, base + S_TRACK, 3);
   } else if (lua_getiuservalue(L, base + S_TRACK, 1) == LUA_TUSERDATA) {
     ty = lua_getiuservalue(L, -1, 1);
@@ -300,7 +306,9 @@ static void call_callbacks(deliv *d, int cb, int nargs) {
 /* Marker k (0-based) of the run's track: the callbacks its track connected
  * to its name, then (when the animator hears markers) the animator's
  * on_marker callbacks, both read before either is called.  0 when the
- * track has no marker table or keeps no callbacks by marker (false). */
+ * track keeps no callbacks by marker (false: too many) or, where its
+ * marker table is needed (for the name, or the value of a marker without
+ * callbacks of the track), has none. */
 static int deliver_marker(deliv *d, int k, double late, int all) {
   lua_State *L = d->L;
   int base = d->base, top, per;
@@ -312,7 +320,7 @@ static int deliver_marker(deliv *d, int k, double late, int all) {
     lua_replace(L, base + S_BY);
     d->called = 0;
   }
-  if (d->marks != LUA_TTABLE || d->by == LUA_TBOOLEAN) return 0;
+  if (d->by == LUA_TBOOLEAN || ((all || d->by != LUA_TTABLE) && !slot(d, S_MARKS))) return 0;
   top = d->run;
   if (d->by == LUA_TTABLE) {
     per = geti(L, base + S_BY, j);  /* top + 1: its callbacks */
@@ -322,9 +330,9 @@ static int deliver_marker(deliv *d, int k, double late, int all) {
   }
   if (!all) {
     if (per == LUA_TFUNCTION) {
-      /* the usual marker: one callback of its track */
+      /* the usual marker: one callback of its track ([-k]: the value) */
       lua_pushvalue(L, base + S_TRACK);
-      geti(L, base + S_MARKS, 2 * j);
+      geti(L, base + S_BY, -j);
       lua_pushnumber(L, late);
       pcall_keep(d, 3);
       return 1;
@@ -334,7 +342,9 @@ static int deliver_marker(deliv *d, int k, double late, int all) {
       return 1;
     }
   }
-  geti(L, base + S_MARKS, 2 * j);  /* top + 2: the value */
+  /* top + 2: the value */
+  if (per == LUA_TFUNCTION || per == LUA_TTABLE) geti(L, base + S_BY, -j);
+  else geti(L, base + S_MARKS, 2 * j);
   if (all) {
     geti(L, base + S_MARKS, 2 * j - 1);  /* top + 3: the name */
     /* top + 4: the animator's (its third user value: its on_marker
@@ -457,8 +467,15 @@ int anim_lua_deliver_uv(lua_State *L, int uv, anim_animator_box *b, int ai, int 
         break;
       }
       d.by = geti(L, sl, 4 * (lua_Integer)s - 2);
-      d.marks = geti(L, sl, 4 * (lua_Integer)s - 1);
-      d.run = d.base + S_MARKS;
+      d.run = d.base + S_BY;
+      d.s = s;
+      d.marks = LUA_TNONE;
+      /* (the marker table too where markers need it: the animator hears
+       * them, or the track keeps no callbacks by marker) */
+      if (d.by != LUA_TTABLE || (anim_animator_hears(b->a) & ANIM_HEAR_MARKER)) {
+        d.marks = geti(L, sl, 4 * (lua_Integer)s - 1);
+        d.run = d.base + S_MARKS;
+      }
       d.called = 0;
       d.unslots = b->acct->unslots;
       last = s;

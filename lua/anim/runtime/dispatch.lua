@@ -7,7 +7,8 @@
 --      is reloaded);
 --   4: its marker callbacks by marker, { [k] = the callbacks the track
 --      connected to marker k's name: the function of the only connection,
---      or the list of connections when there are several }, nil when it
+--      or the list of connections when there are several, [-k] = marker
+--      k's value (from the marker table: one read less) }, nil when it
 --      has none, false when that would take more than BY_INDEX entries (a
 --      clip of very many markers: the Lua side delivers them then); set
 --      again at every (dis)connection and reload.  The usual table, one
@@ -44,7 +45,7 @@ local function marks(info)
   return m
 end
 
--- The most entries a track's table of callbacks by marker holds.
+-- The most markers a track's table of callbacks by marker holds.
 local BY_INDEX = 4096
 
 -- marker table -> name -> fn -> the table of that one callback, shared.
@@ -95,13 +96,13 @@ function M.update(track, cbs)
     t = of_name[one]
     if not t then
       t = {}
-      for _, k in ipairs(at[one_name]) do t[k] = one end
+      for _, k in ipairs(at[one_name]) do t[k], t[-k] = one, m[2 * k] end
       of_name[one] = t
     end
   else
     t = {}
     for name, f in pairs(by) do
-      for _, k in ipairs(at[name]) do t[k] = f end
+      for _, k in ipairs(at[name]) do t[k], t[-k] = f, m[2 * k] end
     end
   end
   set_uv(track, 4, t)
