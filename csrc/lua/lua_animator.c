@@ -663,7 +663,7 @@ static int pose_which(lua_State *L) {
 
 /* out[o + 1 .. o + 10] = v[0 .. 9], out at 2, raw (written out, as
  * push10).  Each number is a push and a set, each a call into Lua that
- * moves the stack's top: most of what pose_array costs (about 10 ns a
+ * moves the stack's top: most of what pose_array costs (8 to 10 ns a
  * number on the development VM, docs/performance.md).  On 5.3+ lua_seti
  * finds a slot of the array part inline where lua_rawseti calls two
  * functions of the table (about 20 % less time a number); on a table
