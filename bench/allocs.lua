@@ -3,10 +3,11 @@
 --
 --   lua5.4 bench/allocs.lua [--n N]
 --
--- Runs bench/w1.lua (W1 update, batch update, update+read, W1e update; N = 100 by
--- default, one timed run), bench/gameplay.lua (the blend space and the IK
--- sets), bench/callbacks.lua and bench/beyond.lua (4 property channels,
--- 2 overrides and a sprite-frame track) with
+-- Runs bench/w1.lua (W1 update, batch update, update+read with pose_array
+-- and with a call a joint, W1e update; N = 100 by default, one timed run),
+-- bench/gameplay.lua (the blend space and the IK sets), bench/callbacks.lua
+-- and bench/beyond.lua (4 property channels, 2 overrides and a
+-- sprite-frame track) with
 -- LD_PRELOAD=build/bench/malloc_count.so (from `make bench-ref`), which
 -- counts every malloc, calloc and realloc call; the scripts report the
 -- calls of 60 frames after their timed runs, with the collector stopped.
@@ -33,6 +34,7 @@ local sets = {
   { "w1 update(batch)", "w1.lua", "--runs 1 --batch", args.n },
   { "w1 update(batch,threads=2)", "w1.lua", "--runs 1 --threads 2", args.n },
   { "w1 update+read", "w1.lua", "--runs 1 --read", args.n },
+  { "w1 update+read_joints", "w1.lua", "--runs 1 --read-joints", args.n },
   { "w1e update", "w1.lua", "--runs 1 --variant w1e", args.n },
   { "callbacks", "callbacks.lua", "--runs 1", 1000 },
   { "beyond", "beyond.lua", "--runs 1 --frames 2000", 1 },

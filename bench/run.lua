@@ -6,7 +6,8 @@
 -- minutes apart at most: the hand-tuned C loops (float, exact;
 -- build/bench/w1_ref from `make bench-ref`), then bench/w1.lua for W1
 -- update (animator:update on each character, then the batch anim.update),
--- W1 update+read (locals and tables) and W1e update, and for N >= 1000 the
+-- W1 update+read (pose_array, a call a joint, pose_into's tables) and W1e
+-- update, and for N >= 1000 the
 -- batch on one thread and on two by the wall clock.  Then bench/load.lua,
 -- bench/callbacks.lua and bench/allocs.lua (valgrind).  Each JSON line goes
 -- to <out>/results.jsonl and to the terminal; bench/table.lua then writes
@@ -68,7 +69,7 @@ for n in opts.n:gmatch("%d+") do
   for _, kind in ipairs { "float", "exact" } do
     run(string.format("%s/../build/bench/w1_ref --kind %s --n %d --runs %d --data %s", here, kind, n, r, data))
   end
-  for _, how in ipairs { "", " --batch", " --read", " --read-table", " --variant w1e" } do
+  for _, how in ipairs { "", " --batch", " --read", " --read-joints", " --read-table", " --variant w1e" } do
     run(string.format("%s %s/w1.lua --n %d --runs %d --data %s%s", lua, here, n, r, data, how))
   end
   -- the batch on one thread and on two, by the wall clock (issue 24)

@@ -83,18 +83,22 @@ say("Times are process CPU time (`os.clock`; `CLOCK_PROCESS_CPUTIME_ID` in C), m
 say()
 say("**W1, ns per joint-sample** (run time / (600 × N × 20))")
 say()
-say("| N | anim W1 update | anim W1 update, batch | anim W1 update+read | anim W1e update | C float/nlerp -O2 | C exact/slerp -O2 | three.js r187 | ozz 0.16 | README C -O2 | README C -O3 native |")
-say("|---|---|---|---|---|---|---|---|---|---|---|")
+say("| N | anim W1 update | anim W1 update, batch | anim W1 update+read | anim W1 update+read, per joint | anim W1e update | C float/nlerp -O2 | C exact/slerp -O2 | three.js r187 | ozz 0.16 | README C -O2 | README C -O3 native |")
+say("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for _, n in ipairs(ns_list) do
   local p = PEERS[n] or {}
-  say(string.format("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", n,
-    fmt(ns("w1 update", n)), fmt(ns("w1 update(batch)", n)), fmt(ns("w1 update+read", n)), fmt(ns("w1e update", n)),
+  say(string.format("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", n,
+    fmt(ns("w1 update", n)), fmt(ns("w1 update(batch)", n)), fmt(ns("w1 update+read", n)),
+    fmt(ns("w1 update+read_joints", n)), fmt(ns("w1e update", n)),
     fmt(ns("W1-ref-float", n)), fmt(ns("W1-ref-exact", n)),
     fmt(p.three), fmt(p.ozz), fmt(p.c_o2), fmt(p.c_o3)))
 end
 say()
 say("`update`: `animator:update(dt)` on each character; `batch`: one `anim.update(list, dt)` a frame. "
-  .. "The W1 update targets below use the faster of the two, named in each row.")
+  .. "The W1 update targets below use the faster of the two, named in each row. "
+  .. "`update+read`: `animator:update(dt)`, then the character's pose read with one `animator:pose_array(t)` "
+  .. "into its array and summed in Lua; `per joint`: with `animator:local_transform(j)` a joint, its ten numbers "
+  .. "summed (the update+read target uses the faster of the two, named in its row).")
 say()
 
 -- Targets -------------------------------------------------------------------
@@ -137,9 +141,26 @@ target("W1 update, N = 1000, ≥ 10 × faster than three.js (README: 858 ns)",
 -- update+read and W1e run animator:update on each character: compared
 -- with the same way of W1 update
 local p1000 = ns("w1 update", 1000)
-local r1000 = ns("w1 update+read", 1000)
-target("W1 update+read, N = 1000, ≤ 2 × W1 update (both animator:update)",
-  string.format("%s vs %s ns (%s)", fmt(r1000), fmt(p1000), rfmt(ratio(r1000, p1000))), cmp(r1000, p1000, 2))
+do
+  -- the read the fastest way a game has (issue 8): one pose_array a
+  -- character, or a local_transform a joint, the other beside it
+  local reads = { { key = "w1 update+read", name = "pose_array" },
+    { key = "w1 update+read_joints", name = "local_transform a joint" } }
+  local best, other
+  for _, r in ipairs(reads) do
+    r.ns = ns(r.key, 1000)
+    if r.ns and (not best or r.ns < best.ns) then best = r end
+  end
+  for _, r in ipairs(reads) do
+    if r.ns and r ~= best then other = r end
+  end
+  local r1000 = best and best.ns
+  target("W1 update+read, N = 1000, ≤ 2 × W1 update (both animator:update)",
+    string.format("%s%s vs %s ns (%s)%s", fmt(r1000), best and (" (" .. best.name .. ")") or "", fmt(p1000),
+      rfmt(ratio(r1000, p1000)),
+      other and string.format("; %s %s ns (%s)", other.name, fmt(other.ns), rfmt(ratio(other.ns, p1000))) or ""),
+    cmp(r1000, p1000, 2))
+end
 local eu1000 = ns("w1e update", 1000)
 target("W1e update, N = 1000, ≤ 2.5 × W1 update (both animator:update)",
   string.format("%s vs %s ns (%s)", fmt(eu1000), fmt(p1000), rfmt(ratio(eu1000, p1000))), cmp(eu1000, p1000, 2.5))
@@ -193,7 +214,8 @@ do
   local m = allocs and allocs.malloc_calls
   if m and m["w1 update"] and m["w1 update"].per_frame ~= cjson.null then
     local list, all0 = {}, true
-    for _, k in ipairs { "w1 update", "w1 update(batch)", "w1 update(batch,threads=2)", "w1 update+read", "w1e update", "callbacks", "beyond", "space2d4", "ik2" } do
+    for _, k in ipairs { "w1 update", "w1 update(batch)", "w1 update(batch,threads=2)", "w1 update+read",
+      "w1 update+read_joints", "w1e update", "callbacks", "beyond", "space2d4", "ik2" } do
       local e = m[k]
       if e and e.per_frame ~= cjson.null then
         list[#list + 1] = string.format("%s %.2f (N = %d)", k, e.per_frame, e.n)

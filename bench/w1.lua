@@ -1,7 +1,8 @@
 -- bench/w1.lua: workload W1 of ../shared/bench/README.md (the benchmark the
 -- peers were measured on), through the public API.
 --
---   lua5.4 bench/w1.lua [--n N] [--runs R] [--variant w1|w1e] [--batch] [--threads T] [--read | --read-table]
+--   lua5.4 bench/w1.lua [--n N] [--runs R] [--variant w1|w1e] [--batch] [--threads T]
+--                       [--read | --read-joints | --read-table]
 --                       [--data w1.txt]
 --
 -- --n takes one N or a comma list (default 1,100,1000,10000); --runs the
@@ -9,11 +10,16 @@
 -- yxz Euler keys; --batch updates all the characters of a frame with one
 -- anim.update(list, dt) instead of animator:update(dt) on each ("mode":
 -- "update(batch)"); --read also reads every joint's local pose into Lua each
--- frame, the fastest allocation-free way: animator:local_transform(j), ten
--- numbers returned into locals ("mode": "update+read"); --read-table reads
--- it with animator:pose_into(t, "local") into one reused table per
--- character ("update+read_table").  --batch runs anim.update on one thread
--- ({ threads = 1 }: the figures are of the work, not of the machine);
+-- frame, allocating nothing, with one call a character:
+-- animator:pose_array(t) fills the flat array the character keeps from
+-- frame to frame with its joints' ten numbers, which the loop then sums
+-- ("mode": "update+read"); --read-joints reads it with a call a joint,
+-- animator:local_transform(j), ten numbers returned into locals and summed
+-- ("update+read_joints"; on Lua 5.4 the faster of the two,
+-- docs/performance.md); --read-table with animator:pose_into(t, "local")
+-- into one reused table per character ("update+read_table").  --batch runs
+-- anim.update on one thread ({ threads = 1 }: the figures are of the work,
+-- not of the machine);
 -- --threads T (implies --batch) on T ("mode": "update(batch,threads=T)"),
 -- timed by the wall (below).  One JSON line per N on stdout.  For W1 the
 -- cross-check must match the README to 1e-3, else the script exits 1.
@@ -36,7 +42,8 @@ local TOL = 1e-3
 
 local function usage(msg)
   io.stderr:write("w1.lua: ", msg, "\n",
-    "usage: lua5.4 bench/w1.lua [--n N[,N...]] [--runs R] [--variant w1|w1e] [--batch] [--read | --read-table]"
+    "usage: lua5.4 bench/w1.lua [--n N[,N...]] [--runs R] [--variant w1|w1e] [--batch] [--threads T]"
+    .. " [--read | --read-joints | --read-table]"
     .. " [--data path/to/w1.txt]\n")
   os.exit(2)
 end
@@ -57,7 +64,8 @@ do
     elseif a == "--euler" then args.variant = "w1e" -- the old spelling
     elseif a == "--batch" then args.batch = true
     elseif a == "--threads" then args.threads = tonumber(value()); args.batch = true
-    elseif a == "--read" then args.read = true
+    elseif a == "--read" then args.read = "array"
+    elseif a == "--read-joints" then args.read = "joints"
     elseif a == "--read-table" then args.read = "table"
     elseif a == "--data" then args.path = value()
     else usage("unknown argument " .. a) end
@@ -133,9 +141,22 @@ function run_frames(list, poses, read, frames)
         a:pose_into(poses[c], "local")
       end
     end
+  elseif read == "array" then
+    -- every joint's ten numbers in the character's array: what a game
+    -- hands on to its renderer (summed here so that they are used)
+    local sum, m = 0, 10 * J
+    for _ = 1, frames do
+      if batch then update_all(list, DT) end
+      for c = 1, n do
+        local a, p = list[c], poses[c]
+        if not batch then a:update(DT) end
+        a:pose_array(p)
+        for k = 1, m do sum = sum + p[k] end
+      end
+    end
+    read_sum = sum
   elseif read then
-    -- each joint's ten numbers returned on the stack, into locals: what a
-    -- game hands on to its renderer (summed here so that they are used)
+    -- each joint's ten numbers returned on the stack, into locals
     local sum = 0
     for _ = 1, frames do
       if batch then update_all(list, DT) end
@@ -240,7 +261,8 @@ for _, n in ipairs(ns) do
     .. '"check":{"q3":%s,"p3":%s,"psum":%.6f},'
     .. '"ns_min":%.2f,"ns_max":%.2f,"lua_alloc_bytes_per_frame":%.1f,"malloc_calls_per_frame":%s,"clock":"%s"%s}',
     args.variant, n, (args.threads and ("update(batch,threads=" .. args.threads .. ")") or args.batch and "update(batch)" or "update")
-      .. (args.read == "table" and "+read_table" or args.read and "+read" or ""), args.runs,
+      .. (args.read == "table" and "+read_table" or args.read == "joints" and "+read_joints" or args.read and "+read" or ""),
+    args.runs,
     med * per, med / FRAMES * 1e3, tostring(peak_rss_kb() or "null"),
     nums(chk.q3, "%.6f"), nums(chk.p3, "%.6f"), chk.psum,
     times[1] * per, times[#times] * per, alloc, calls and string.format("%.2f", calls) or "null",

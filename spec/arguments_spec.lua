@@ -109,6 +109,29 @@ describe("argument errors", function()
     raises_here(function() conn.disconnect(5) end, "calling 'disconnect' on bad self (anim.connection expected, got number)")
   end)
 
+  it("name the caller's line for pose_array's array and pose, with a suggestion for a misspelt pose", function()
+    local a = anim.animator(anim.rig("player"))
+    local t = {}
+    raises_here(function() a:pose_array(5) end, "bad argument #1 to 'pose_array' (table expected, got number)")
+    raises_here(function() a:pose_array(nil) end, "bad argument #1 to 'pose_array' (table expected, got nil)")
+    raises_here(function() a:pose_array(walk) end, "bad argument #1 to 'pose_array' (table expected, got anim.clip)")
+    raises_here(function() a:pose_array(t, "wrold") end,
+      "bad argument #2 to 'pose_array' (\"local\", \"world\" or \"offsets\" expected, got 'wrold'; did you mean 'world'?)")
+    raises_here(function() a:pose_array(t, "Local") end,
+      "bad argument #2 to 'pose_array' (\"local\", \"world\" or \"offsets\" expected, got 'Local'; did you mean 'local'?)")
+    raises_here(function() a:pose_array(t, "offset") end,
+      "bad argument #2 to 'pose_array' (\"local\", \"world\" or \"offsets\" expected, got 'offset'; did you mean 'offsets'?)")
+    raises_here(function() a:pose_array(t, "pose") end,
+      "bad argument #2 to 'pose_array' (\"local\", \"world\" or \"offsets\" expected, got 'pose')")
+    raises_here(function() a:pose_array(t, "world\0") end,
+      "bad argument #2 to 'pose_array' (\"local\", \"world\" or \"offsets\" expected, got a string holding a NUL byte)")
+    raises_here(function() a:pose_array(t, 1) end,
+      "bad argument #2 to 'pose_array' (\"local\", \"world\" or \"offsets\" expected, got number)")
+    raises_here(function() a:pose_array(t, false) end,
+      "bad argument #2 to 'pose_array' (\"local\", \"world\" or \"offsets\" expected, got boolean)")
+    assert.are.same({}, t)
+  end)
+
   it("refuse writes to read-only objects at the script's line", function()
     local a = anim.animator(anim.rig("player"))
     raises_here(function() a.speed = 2 end, "cannot set animator field 'speed'")

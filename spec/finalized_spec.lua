@@ -42,29 +42,36 @@ end
 -- cycle (and runs the finalizer) before fn starts to ones that end it
 -- later: the first try where it ends inside fn ends it at one of fn's
 -- first allocations, as the generational mode does.  Retries until it fired inside fn; returns pcall's results.
+local TRIES = H.generational and 10 or 20
+
+-- Sets the collector as try number `try` of finalized_during does, so
+-- that a finalizer made right after runs at one of the next allocations;
+-- returns the function that sets it back.
+local function arm(try)
+  if H.generational then
+    collectgarbage("generational", 1, 100)
+    collectgarbage("step")
+    return function() collectgarbage("incremental") end
+  end
+  local pause, stepmul = collectgarbage("setpause", 0), collectgarbage("setstepmul", 100 * 2 ^ (21 - try))
+  collectgarbage("collect")
+  return function()
+    collectgarbage("setpause", pause)
+    collectgarbage("setstepmul", stepmul)
+  end
+end
+
 local function finalized_during(target, fn)
-  for try = 1, H.generational and 10 or 20 do
+  for try = 1, TRIES do
     local inside, fired = false, false
-    local pause, stepmul
-    if H.generational then
-      collectgarbage("generational", 1, 100)
-      collectgarbage("step")
-    else
-      pause, stepmul = collectgarbage("setpause", 0), collectgarbage("setstepmul", 100 * 2 ^ (21 - try))
-      collectgarbage("collect")
-    end
+    local disarm = arm(try)
     H.finalizer(function()
       if inside then fired = true; finalize(target) end
     end)
     inside = true
     local ok, err = pcall(fn)
     inside = false
-    if H.generational then
-      collectgarbage("incremental")
-    else
-      collectgarbage("setpause", pause)
-      collectgarbage("setstepmul", stepmul)
-    end
+    disarm()
     if fired then return ok, err end
   end
   error("the finalizer never ran inside the call")
@@ -109,6 +116,52 @@ describe("pose_into", function()
     local ok, err = finalized_during(a, function() return pose_into(a, t, "world") end)
     assert.is_false(ok)
     assert.truthy(err:find("anim.animator " .. FINALIZED), err)
+  end)
+end)
+
+describe("pose_array", function()
+  -- Its code reads out's metatable once and relies on no Lua code running
+  -- inside the call (csrc/lua/lua_animator.c, animator_pose_array): the
+  -- sets into the table, even those that grow it, never step the
+  -- collector.  A finalizer set to run at the next allocations runs after
+  -- the call, however much the array grew inside it.
+  it("runs no finalizer while the array grows (nothing inside steps the collector)", function()
+    local a = anim.animator(rig_of(2000))
+    a:play(looping(), { fade = 0 })
+    a:update(0.25)
+    local pose_array = core.animator_pose_array
+    local want = pose_array(a, {}, "world")
+    -- where the finalizer ran: in pose_array (the function on the stack
+    -- below it), or after it returned
+    local function where()
+      for level = 2, 50 do
+        local info = debug.getinfo(level, "f")
+        if not info then break end
+        if info.func == pose_array then return "inside" end
+      end
+      return "outside"
+    end
+    -- (the first tries of finalized_during: the finalizer runs at the
+    -- first allocation that steps the collector, and the array's growth
+    -- allocates about 1 MB; the later tries wait longer)
+    local after = 0
+    for try = 1, 3 do
+      local ran, t = nil, {}
+      local disarm = arm(try)
+      H.finalizer(function() ran = ran or where() end)
+      local ok, err = pcall(pose_array, a, t, "world")
+      for _ = 1, 10000 do
+        if ran then break end
+        local _ = { try } -- luacheck: ignore 311 (an allocation)
+      end
+      disarm()
+      assert.is_true(ok, err)
+      assert.are_not.equal("inside", ran)
+      assert.is_nil(H.bitdiff(want, t))
+      if ran then after = after + 1 end
+    end
+    -- (the finalizer was set to run soon: it ran after the call)
+    assert.are.equal(3, after)
   end)
 end)
 

@@ -74,9 +74,29 @@ end
 
 local function pack(...) return { n = select("#", ...), ... } end
 
+-- The arrays an animator's pose_array fills from frame to frame, one per
+-- `which`, each holding entries past the pose that must stay: a plain
+-- table (lua_seti on 5.3+), one whose metatable refuses everything
+-- (lua_rawseti; the numbers are read raw here), and one that starts with
+-- its pose's keys in the hash part and a hole.
+local REFUSE = { __index = function() error("__index ran") end, __newindex = function() error("__newindex ran") end }
+local function kept_arrays(n)
+  local past = 10 * n + 1
+  return { ["local"] = { [past] = "past", name = "kept" }, world = setmetatable({ [past] = "past" }, REFUSE),
+    offsets = { [past] = "past", [past + 1] = 0.5, [3] = "x", [7] = 7 } }
+end
+
+-- pose_array's ten numbers of joint i (1-based) in t, raw.
+local function slice(t, i)
+  local o = {}
+  for k = 1, 10 do o[k] = rawget(t, 10 * (i - 1) + k) end
+  return o
+end
+
 -- Every reader of every joint of a against the rule, by name, integer and
--- float index, and pose_into.
-local function check_readers(a, rig, where)
+-- float index, pose_into, and pose_array into new arrays and into the kept
+-- ones (kept_arrays).
+local function check_readers(a, rig, where, kept)
   local rests, index, scaled = {}, {}, false
   for i, j in ipairs(rig:joints()) do
     rests[j.name], index[j.name] = j, i
@@ -84,6 +104,14 @@ local function check_readers(a, rig, where)
   end
   local into = { offsets = a:pose_into({}, "offsets"), ["local"] = a:pose_into({}, "local"),
     world = a:pose_into({}, "world") }
+  local n, arrays = #rig:joints(), { offsets = a:pose_array({}, "offsets"), ["local"] = a:pose_array({}),
+    world = a:pose_array({}, "world") }
+  for mode, t in pairs(kept) do
+    assert(rawequal(t, a:pose_array(t, mode)), where .. " pose_array returns its array")
+    assert(rawget(t, 10 * n + 1) == "past", where .. " pose_array wrote past the pose")
+  end
+  assert(kept["local"].name == "kept" and kept.offsets[10 * n + 2] == 0.5, where .. " pose_array wrote past the pose")
+  for _, t in pairs(arrays) do assert(#t == 10 * n and next(t, 10 * n) == nil, where .. " pose_array's length") end
   local world = {}
   for _, j in ipairs(rig:joints()) do
     local name, i = j.name, index[j.name]
@@ -104,6 +132,10 @@ local function check_readers(a, rig, where)
     for mode, reader in pairs { offsets = "get", ["local"] = "local_transform", world = "world_transform" } do
       local d = H.bitdiff(want[reader], into[mode][name])
       assert(not d, string.format("%s pose_into %s %s %s", where, mode, name, tostring(d)))
+      for _, t in ipairs { arrays[mode], kept[mode] } do
+        d = H.bitdiff(want[reader], slice(t, i))
+        assert(not d, string.format("%s pose_array %s %s %s", where, mode, name, tostring(d)))
+      end
     end
     local f = pack(a:animated(i))
     assert(f.n == 3 and H.bitdiff(f, pack(a:animated(name))) == nil, where .. " animated " .. name)
@@ -111,16 +143,18 @@ local function check_readers(a, rig, where)
 end
 
 describe("the readers of one joint", function()
-  it("give the offsets, and the local and world transforms the rests make of them, to the bit", function()
+  it("give the offsets, and the local and world transforms the rests make of them, to the bit (pose_array too)", function()
     local map = assert(anim.decode_retarget(S.retarget))
     for seed = 1, 4 do
       local clips, spaces = S.pool(2000 + seed, 6)
       local scenes = { { anim.rig("player"), S.scene(seed, 4, clips, map, {}, spaces) } }
       local rig = rested_rig()
       math.randomseed(seed)
-      local list = {}
+      local list, kept = {}, {}
+      for _, a in ipairs(scenes[1][2]) do kept[a] = kept_arrays(#scenes[1][1]:joints()) end
       for i = 1, 4 do
         list[i] = anim.animator(rig)
+        kept[list[i]] = kept_arrays(#rig:joints())
         for k = 1, math.random(3) do
           list[i]:play(clips[math.random(#clips)], { fade = k == 1 and 0 or 0.2, weight = math.random() })
         end
@@ -131,7 +165,7 @@ describe("the readers of one joint", function()
         for s, sc in ipairs(scenes) do
           for i, a in ipairs(sc[2]) do
             a:update(dt)
-            check_readers(a, sc[1], string.format("seed %d scene %d frame %d animator %d", seed, s, frame, i))
+            check_readers(a, sc[1], string.format("seed %d scene %d frame %d animator %d", seed, s, frame, i), kept[a])
           end
         end
       end
@@ -180,6 +214,15 @@ describe("the readers of one joint", function()
       end
       assert.are.equal(m == "animated" and 3 or 10, select("#", f(a, 1)))
     end
+    -- pose_array, the same way (its table: after the animator)
+    local f = a.pose_array
+    refuses(f, gone, {}, FINALIZED)
+    refuses(f, {}, {}, "anim.animator expected, got table")
+    refuses(f, nil, {}, "anim.animator expected, got nil")
+    refuses(f, tr, {}, "anim.animator expected, got anim.track")
+    refuses(f, gone, 5, FINALIZED)
+    local t = {}
+    assert.are.equal(t, f(a, t))
   end)
 
   it("refuse what is not a joint with the checked path's messages, and take an integral float as its integer", function()
@@ -210,5 +253,69 @@ describe("the readers of one joint", function()
         assert.is_nil(H.bitdiff(pack(f(a, j)), pack(f(a, names[j]))))
       end
     end
+  end)
+end)
+
+describe("animator:pose_array", function()
+  local function playing(rig)
+    local a = anim.animator(rig or rested_rig())
+    a:play(S.pool(11, 1)[1], { fade = 0 })
+    a:update(0.3)
+    return a
+  end
+
+  it("reads 'local' by default and for an explicit nil, and grows an empty or short array", function()
+    local a = playing()
+    local want = a:pose_array({}, "local")
+    assert.are.equal(70, #want)
+    assert.is_nil(H.bitdiff(want, a:pose_array({}, nil)))
+    assert.is_nil(H.bitdiff(want, a:pose_array({})))
+    -- a short array, one with the pose's keys in its hash part, one with holes
+    for _, t in ipairs { { 1, 2, 3 }, { [70] = 1, [35] = 2, [1] = 3 }, { 1, nil, 3, [69] = 0 } } do
+      assert.is_nil(H.bitdiff(want, a:pose_array(t)))
+    end
+  end)
+
+  it("allocates nothing into an array already as long as the pose, with or without a metatable", function()
+    local a = playing(anim.rig("player"))
+    local plain, guarded = {}, setmetatable({}, REFUSE)
+    -- (what the reads allocate, not the updates: a clip's items may)
+    local grew, count, modes = 0, collectgarbage, { "local", "world", "offsets" }
+    local function frames(n)
+      for _ = 1, n do
+        a:update(1 / 60)
+        local before = count("count")
+        for _, mode in ipairs(modes) do
+          a:pose_array(plain, mode)
+          a:pose_array(guarded, mode)
+        end
+        grew = grew + (count("count") - before)
+      end
+    end
+    -- (H.without_jit: LuaJIT's compiler allocates in the Lua heap)
+    H.without_jit(function()
+      frames(1)
+      -- (a full collection shrinks the Lua stack, which the next calls grow
+      -- again once: a frame after it)
+      collectgarbage("collect")
+      frames(1)
+      collectgarbage("stop")
+      grew = 0
+      frames(100)
+      collectgarbage("restart")
+    end)
+    assert.are.equal(0, grew)
+    assert.is_nil(H.bitdiff({ a:get(7) }, slice(guarded, 7)))
+  end)
+
+  it("does not read the array it writes: a metatable's __index or __newindex never runs", function()
+    local a = playing()
+    local calls = 0
+    local function count() calls = calls + 1 end
+    local t = setmetatable({}, { __index = count, __newindex = count, __len = count })
+    assert.are.equal(t, a:pose_array(t, "world"))
+    assert.are.equal(t, a:pose_array(t, "offsets"))
+    assert.are.equal(0, calls)
+    assert.is_nil(H.bitdiff(a:pose_array({}, "offsets"), t))
   end)
 end)

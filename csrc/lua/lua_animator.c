@@ -590,6 +590,20 @@ static int animator_world(lua_State *L) {
   return push10(L, v);
 }
 
+/* Joint j's ten numbers into v, which by pose_into's numbering (0
+ * offsets, 1 local, 2 world), from the animator of b: taken again for each
+ * joint by the readers of the whole pose (a finalizer run by an
+ * allocation between two joints may have finalized it by hand: then this
+ * raises).  Returns it. */
+static HOT anim_animator *pose_joint(lua_State *L, animator_box *b, int mode, int j, double *v) {
+  anim_animator *a = b->a;
+  if (!a) anim_lua_finalized(L, ANIM_BOX_ANIMATOR);
+  if (mode == 2) anim_animator_world(a, j, v);
+  else if (mode == 1) anim_animator_local(a, j, v);
+  else anim_animator_get(a, j, v, NULL);
+  return a;
+}
+
 /* core.animator_pose_into(animator, t [, which]) fills t[name] with a
  * 10-number array per joint (created once, then reused): which is
  * "offsets" (default), "local" or "world".  t is read and written raw: no
@@ -605,11 +619,7 @@ static int animator_pose_into(lua_State *L) {
   n = anim_animator_rig(b->a)->n;
   for (j = 0; j < n; j++) {
     double v[10];
-    anim_animator *a = b->a;
-    if (!a) return anim_lua_finalized(L, ANIM_BOX_ANIMATOR);
-    if (mode == 2) anim_animator_world(a, j, v);
-    else if (mode == 1) anim_animator_local(a, j, v);
-    else anim_animator_get(a, j, v, NULL);
+    anim_animator *a = pose_joint(L, b, mode, j, v);
     lua_pushstring(L, anim_animator_rig(a)->names[j]);
     lua_pushvalue(L, -1);
     lua_rawget(L, 2);
@@ -625,6 +635,86 @@ static int animator_pose_into(lua_State *L) {
     lua_pop(L, 2);
   }
   lua_settop(L, 2);
+  return 1;
+}
+
+/* The `which` of pose_array at 3 (nil or absent: "local"), in
+ * pose_into's numbering (pose_joint), its index in POSES.  Compared with
+ * its length, so that "world\0x" is no pose. */
+static const char *const POSES[] = {"offsets", "local", "world"};
+static int pose_which(lua_State *L) {
+  size_t len;
+  const char *s, *hint;
+  int i;
+  if (lua_isnoneornil(L, 3)) return 1;
+  if (lua_type(L, 3) != LUA_TSTRING)
+    return anim_lua_argerror(L, 3, "\"local\", \"world\" or \"offsets\" expected, got %s", anim_lua_typename(L, 3));
+  s = lua_tolstring(L, 3, &len);
+  for (i = 0; i < 3; i++)
+    if (len == strlen(POSES[i]) && memcmp(s, POSES[i], len) == 0) return i;
+  if (strlen(s) != len)
+    return anim_lua_argerror(L, 3, "\"local\", \"world\" or \"offsets\" expected, got a string holding a NUL byte");
+  hint = anim_lua_suggest(s, POSES, 3);
+  if (hint)
+    return anim_lua_argerror(L, 3, "\"local\", \"world\" or \"offsets\" expected, got '%s'; did you mean '%s'?", s,
+                             hint);
+  return anim_lua_argerror(L, 3, "\"local\", \"world\" or \"offsets\" expected, got '%s'", s);
+}
+
+/* out[o + 1 .. o + 10] = v[0 .. 9], out at 2, raw (written out, as
+ * push10).  Each number is a push and a set, each a call into Lua that
+ * moves the stack's top: most of what pose_array costs (8 to 10 ns a
+ * number on the development VM, docs/performance.md).  On 5.3+ lua_seti
+ * finds a slot of the array part inline where lua_rawseti calls two
+ * functions of the table (about 20 % less time a number); on a table
+ * without a metatable it is a raw set (a missing key is set as
+ * lua_rawseti sets it), so it is used then.  Before 5.3 there is only
+ * lua_rawseti, whose key is an int. */
+#if LUA_VERSION_NUM >= 503
+#define SET_AT(L, plain, k) ((plain) ? lua_seti(L, 2, k) : lua_rawseti(L, 2, k))
+#else
+#define SET_AT(L, plain, k) ((void)(plain), lua_rawseti(L, 2, (int)(k)))
+#endif
+static HOT void put10(lua_State *L, int plain, lua_Integer o, const double *v) {
+  lua_pushnumber(L, v[0]); SET_AT(L, plain, o + 1);
+  lua_pushnumber(L, v[1]); SET_AT(L, plain, o + 2);
+  lua_pushnumber(L, v[2]); SET_AT(L, plain, o + 3);
+  lua_pushnumber(L, v[3]); SET_AT(L, plain, o + 4);
+  lua_pushnumber(L, v[4]); SET_AT(L, plain, o + 5);
+  lua_pushnumber(L, v[5]); SET_AT(L, plain, o + 6);
+  lua_pushnumber(L, v[6]); SET_AT(L, plain, o + 7);
+  lua_pushnumber(L, v[7]); SET_AT(L, plain, o + 8);
+  lua_pushnumber(L, v[8]); SET_AT(L, plain, o + 9);
+  lua_pushnumber(L, v[9]); SET_AT(L, plain, o + 10);
+}
+
+/* core.animator_pose_array(animator, out [, which]) -> out: out[10j + 1 ..
+ * 10j + 10] = joint j's ten numbers (j 0-based, rig order), the numbers
+ * pose_into gives; which is "local" (default), "world" or "offsets".  One
+ * call a character instead of one a joint.  out is written raw (no
+ * metamethod runs) and its entries past 10 * #joints are left alone; an
+ * array already that long is written in place, allocating nothing, a
+ * shorter one grows.  No Lua code runs in between, so out's metatable,
+ * read once, stays what it was: neither set steps the collector, even
+ * when it grows the table, on any runtime the binding supports (only a
+ * failed allocation collects, in an emergency collection, which runs no
+ * finalizer; spec/finalized_spec.lua checks it).  pose_joint takes the
+ * animator again for each joint all the same (a load and a test), and
+ * reads a joint's numbers onto the C stack before any is written. */
+static int animator_pose_array(lua_State *L) {
+  animator_box *b = reader_box(L);
+  int j, n, mode, plain;
+  if (lua_type(L, 2) != LUA_TTABLE)
+    return anim_lua_argerror(L, 2, "table expected, got %s", anim_lua_typename(L, 2));
+  mode = pose_which(L);
+  plain = !lua_getmetatable(L, 2);
+  lua_settop(L, 2);
+  n = anim_animator_rig(b->a)->n;
+  for (j = 0; j < n; j++) {
+    double v[10];
+    pose_joint(L, b, mode, j, v);
+    put10(L, plain, (lua_Integer)j * 10, v);
+  }
   return 1;
 }
 
@@ -762,6 +852,7 @@ static const luaL_Reg readers[] = {
   {"animator_local", animator_local},
   {"animator_world", animator_world},
   {"animator_pose_into", animator_pose_into},
+  {"animator_pose_array", animator_pose_array},
   {NULL, NULL}
 };
 

@@ -7,7 +7,7 @@
  *     table), which holds a table of them here;
  *   - lua_geti, lua_getfield, lua_rawgeti, lua_rawget and lua_getiuservalue
  *     return the type pushed (5.3+), and luaL_newmetatable sets __name (5.3+); luaL_len, lua_rawlen, luaL_setfuncs, luaL_setmetatable,
- *     luaL_testudata, lua_absindex, luaL_buffinitsize and
+ *     luaL_testudata, lua_absindex, lua_copy, luaL_buffinitsize and
  *     luaL_pushresultsize (5.2+);
  *   - integers: 5.1 and 5.2 have no integer subtype, so lua_isinteger is
  *     0 there and the callers read numbers as doubles (lua_helpers.c);
@@ -37,6 +37,13 @@ static inline int anim_compat_absindex(lua_State *L, int i) {
 }
 #define lua_absindex(L, i) anim_compat_absindex(L, i)
 #define lua_rawlen(L, i) lua_objlen(L, i)
+/* (5.1 has no lua_copy; LuaJIT's is the same as this) */
+static inline void anim_compat_copy(lua_State *L, int from, int to) {
+  to = anim_compat_absindex(L, to);
+  lua_pushvalue(L, from);
+  lua_replace(L, to);
+}
+#define lua_copy(L, from, to) anim_compat_copy(L, from, to)
 #define luaL_len(L, i) ((lua_Integer)lua_objlen(L, i))
 static inline void anim_compat_setfuncs(lua_State *L, const luaL_Reg *l, int nup) {
   luaL_checkstack(L, nup, "too many upvalues");

@@ -696,6 +696,9 @@ methods.get = core.animator_get
 methods.animated = core.animator_animated
 methods.local_transform = core.animator_local
 methods.world_transform = core.animator_world
+-- animator:pose_array(out [, "local"|"world"|"offsets"]) -> out: every
+-- joint's ten numbers in one call, out[10 * (j - 1) + 1 .. 10 * j]
+methods.pose_array = core.animator_pose_array
 
 -- animator:property(name) -> v1 [, v2, ...] | nil: the blended value of a
 -- property channel after the last update (numbers on the stack: no
