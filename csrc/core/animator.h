@@ -102,6 +102,9 @@ void anim_track_set_slot(anim_track *t, int slot);
 /* The animator's own mask (what anim_animator_hear set). */
 unsigned anim_animator_hears(const anim_animator *a);
 const anim_event *anim_animator_event(const anim_animator *a, int i);
+/* The queue itself, in delivery order, and its count in *n: valid until
+ * the animator's next update or its end. */
+const anim_event *anim_animator_events(const anim_animator *a, int *n);
 
 /* The blended offsets of joint j (position, rotation, scale: 10 numbers),
  * identity where nothing animates; *animated gets ANIM_CH_* flags. */

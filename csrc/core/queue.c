@@ -134,6 +134,10 @@ void anim_queue_sort(anim_animator *a) {
 }
 
 int anim_animator_nevents(const anim_animator *a) { return a->nqueue; }
+const anim_event *anim_animator_events(const anim_animator *a, int *n) {
+  *n = a->nqueue;
+  return a->queue;
+}
 const anim_event *anim_animator_event(const anim_animator *a, int i) {
   return i >= 0 && i < a->nqueue ? &a->queue[i] : NULL;
 }

@@ -53,6 +53,13 @@ enum {
 static const char *const keys[] = {"looped", "stopped", "fn",
                                    "events", "sounds", "name", "payload", "sound", "volume", "pitch"};
 
+/* The message handler when there is no debug.traceback: the message as
+ * it is. */
+static int message_as_is(lua_State *L) {
+  (void)L;
+  return 1;
+}
+
 int anim_lua_pushdeliver(lua_State *L) {
   size_t i;
   luaL_getmetatable(L, ANIM_ANIMATOR_MT);
@@ -60,6 +67,10 @@ int anim_lua_pushdeliver(lua_State *L) {
   if (lua_type(L, -1) == LUA_TTABLE) lua_getfield(L, -1, "traceback");
   else lua_pushnil(L);
   lua_remove(L, -2);
+  if (lua_type(L, -1) != LUA_TFUNCTION) {
+    lua_pop(L, 1);
+    lua_pushcfunction(L, message_as_is);
+  }
   anim_lua_pushslots(L);
   for (i = 0; i < sizeof keys / sizeof keys[0]; i++) lua_pushstring(L, keys[i]);
   return UV_COUNT;
@@ -427,7 +438,8 @@ int anim_lua_deliver(lua_State *L, anim_animator_box *b, int ai, int n, int *err
 
 int anim_lua_deliver_uv(lua_State *L, int uv, anim_animator_box *b, int ai, int n, int *err) {
   deliv d;
-  int i = 1, last = 0, sl = lua_upvalueindex(uv + UV_SLOTS);
+  int i = 1, last = 0, sl = lua_upvalueindex(uv + UV_SLOTS), nev;
+  const anim_event *q;
   d.L = L;
   d.uv = uv;
   d.ai = ai;
@@ -440,15 +452,19 @@ int anim_lua_deliver_uv(lua_State *L, int uv, anim_animator_box *b, int ai, int 
   lua_pushvalue(L, lua_upvalueindex(uv + UV_TRACEBACK));
   lua_pushnil(L);
   /* (the slot table is always one: anim_lua_pushslots) */
-  if (n <= 0 || !b || !b->a || lua_type(L, d.base + S_MSGH) != LUA_TFUNCTION || may_yield(L)) return 1;
+  /* (the handler is a function: anim_lua_pushdeliver) */
+  if (n <= 0 || !b || !b->a || may_yield(L)) return 1;
+  q = anim_animator_events(b->a, &nev);
   d.run = d.base + S_ERR;
   anim_lua_setdelivering(b, ANIM_DELIVERING);
   for (i = 1; i <= n; i++) {
     const anim_event *e;
     int ok, s;
+    /* (q stays the queue: no callback can update the animator while it
+     * delivers, nor restore it; finalized, it has none) */
     if (!b->a) break;  /* finalized by a callback: the Lua side says so */
-    if (i > anim_animator_nevents(b->a)) { i = n + 1; break; }
-    e = anim_animator_event(b->a, i - 1);
+    if (i > nev) { i = n + 1; break; }
+    e = &q[i - 1];
     if (e->type == ANIM_EV_ENDED || e->point >= 0 || e->kind == ANIM_ITEM_PLAY || (s = e->slot) <= 0) break;
     /* A track taken out of its slot since its entries were queued (the
      * state counts those) has left the live tracks: its entries are
