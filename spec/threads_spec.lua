@@ -58,10 +58,11 @@ describe("anim.update on threads", function()
     end)
   end
 
-  -- The threads share a list out in chunks (csrc/core/animator.c: sixteen
-  -- animators at least, eight a thread): 300 animators are seventeen
-  -- chunks of 18, taken in whatever order the threads come.
-  it("a list of many chunks: threads = 1 and threads = 2 agree", function()
+  -- The threads share a list out in stretches (anim_pool_take of
+  -- csrc/core/pool.c: on two threads a quarter of what is left, eight
+  -- animators at least): 300 animators are twelve stretches, from 75 down
+  -- to 7, taken in whatever order the threads come.
+  it("a list of many stretches: threads = 1 and threads = 2 agree", function()
     local clips, spaces = S.pool(4242, 8)
     local log1, log2 = {}, {}
     local one = S.scene(42, 300, clips, nil, log1, spaces)

@@ -235,17 +235,20 @@ int anim_animators_update(anim_animator *const *as, int n, double dt, int *queue
 
 /* ---- the same on the threads of a pool ------------------------------------ */
 
-/* One run: the list is cut into chunks of equal counts, which the threads
- * take in turn (anim_pool_take) until none is left: the calling thread
- * starts on the first chunks at once, and a worker that wakes late takes
- * fewer (static stretches made every run wait for the last worker to
- * wake).  A chunk's queue indices are written from queued[lo] on (a chunk
+/* One run: the threads take stretches of the list in turn
+ * (anim_pool_take) until none is left, each a share of what is left: the
+ * calling thread starts on the first at once, a worker that wakes late
+ * takes fewer, and the last stretches are short, so the threads end close
+ * together (fixed stretches of n / 16 left the caller waiting up to a
+ * whole one, 60 us of a 1000-animator W1 frame, for the last).  A
+ * stretch's queue indices are written from queued[lo] on (a stretch
  * lists at most its own animators) and the rest of its slots set to -1;
  * the tracks a thread freed go to dead[its part].  Which thread updates
- * an animator changes nothing in it: the results are those of one thread. */
+ * an animator changes nothing in it: the results are those of one
+ * thread. */
 typedef struct batch_run {
   anim_animator *const *as;
-  int n, chunk, next;      /* next: the first chunk not taken yet (the pool's mutex) */
+  int n, next;             /* next: the first animator not taken yet (anim_pool_take) */
   double dt;
   int *queued;
   anim_pool *pool;
@@ -253,19 +256,17 @@ typedef struct batch_run {
   anim_track *dead[ANIM_POOL_MAX];
 } batch_run;
 
-/* (eight chunks a thread: a late start is made up by the others within
- * one chunk, and a chunk is long enough for the prefetches of
- * update_range to pay) */
-#define CHUNKS_PER_THREAD 8
-#define CHUNK_MIN 16
+/* (the shortest stretch: long enough for the prefetches of update_range to
+ * pay, which start again at each) */
+#define STRETCH_LEAST 8
 
 static void batch_part(void *arg, int part, int nparts) {
   batch_run *b = arg;
-  int c, fail = 0;
+  int lo, hi, fail = 0;
   (void)nparts;
   b->dead[part] = NULL;
-  while ((c = anim_pool_take(b->pool, &b->next)) < (b->n + b->chunk - 1) / b->chunk) {
-    int lo = c * b->chunk, hi = b->n - lo < b->chunk ? b->n : lo + b->chunk, nq = 0, f, i;
+  while ((lo = anim_pool_take(b->pool, &b->next, b->n, STRETCH_LEAST, &hi)) < b->n) {
+    int nq = 0, f, i;
     f = update_range(b->as, lo, hi, b->dt, b->queued ? b->queued + lo : NULL, &nq, b->pool, &b->dead[part]);
     if (f && (!fail || f < fail)) fail = f;
     if (b->queued) for (i = lo + nq; i < hi; i++) b->queued[i] = -1;
@@ -277,14 +278,15 @@ int anim_animators_update_pool(anim_pool *pool, anim_animator *const *as, int n,
                                int *nqueued) {
   batch_run b;
   int parts, p, i, k = 0, fail = 0;
-  if (!pool || anim_pool_threads(pool) == 1 || n < 2) return anim_animators_update(as, n, dt, queued, nqueued);
+  /* (a pool woken for this run (anim_pool_wake) rests when none comes) */
+  if (!pool || anim_pool_threads(pool) == 1 || n < 2 || !isfinite(dt) || dt < 0) {
+    if (pool) anim_pool_rest(pool);
+    return anim_animators_update(as, n, dt, queued, nqueued);
+  }
   if (nqueued) *nqueued = 0;
-  if (!isfinite(dt) || dt < 0) return -1;
   parts = anim_pool_threads(pool);
   b.as = as;
   b.n = n;
-  b.chunk = n / (parts * CHUNKS_PER_THREAD);
-  if (b.chunk < CHUNK_MIN) b.chunk = CHUNK_MIN;
   b.next = 0;
   b.dt = dt;
   b.queued = queued;

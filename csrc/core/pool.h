@@ -24,12 +24,21 @@ anim_pool *anim_pool_new(const anim_mem *mem, int threads);
 /* Stops and joins the workers, frees the pool (NULL: nothing). */
 void anim_pool_free(anim_pool *p);
 int anim_pool_threads(const anim_pool *p);
+/* Wakes the sleeping workers for a run to come: they wait for it awake (a
+ * bounded while), so that their wake-up overlaps what the caller does
+ * before anim_pool_run instead of delaying the run.  To be followed by
+ * anim_pool_run, or anim_pool_rest when no run comes after all. */
+void anim_pool_wake(anim_pool *p);
+void anim_pool_rest(anim_pool *p);
 /* Runs job(arg, i, n) for every part i of n = anim_pool_threads(p), and
  * returns once all have returned.  Not reentrant: one run at a time. */
 void anim_pool_run(anim_pool *p, anim_pool_job job, void *arg);
-/* Returns *next and adds 1 to it, under the pool's mutex: the parts of a
- * run share out work by it. */
-int anim_pool_take(anim_pool *p, int *next);
+/* Takes the next stretch [lo, *hi) of [*next, n) for a part of a run and
+ * returns lo (n when none is left): its share of what is left (a
+ * 1 / (2 x threads) of it, at least `least`), so that the stretches get
+ * shorter as the run ends and the threads end close together.  *next,
+ * shared by the parts of the run, is set to 0 before the run. */
+int anim_pool_take(anim_pool *p, int *next, int n, int least, int *hi);
 /* The pool's serializing mutex. */
 void anim_pool_lock(anim_pool *p);
 void anim_pool_unlock(anim_pool *p);

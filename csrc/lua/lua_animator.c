@@ -380,8 +380,14 @@ static int animators_update(lua_State *L) {
   /* (the pool is made through the state's allocator, called directly: no
    * collection, no finalizer) */
   pool = batch_pool(L, s, n, threads);
-  /* from here nothing allocates: no finalizer runs */
-  if ((r = check_list(L, n, ++s->gen, s->as)) || (r = check_keys(L, n))) return r;
+  /* The workers are woken now: they come up while the list is checked
+   * (anim_pool_wake), and rest if it is refused.  From here nothing
+   * allocates (no finalizer runs) and nothing raises. */
+  if (pool) anim_pool_wake(pool);
+  if ((r = check_list(L, n, ++s->gen, s->as)) || (r = check_keys(L, n))) {
+    if (pool) anim_pool_rest(pool);
+    return r;
+  }
   queued = (int *)(void *)(s->as + s->cap);
   r = anim_animators_update_pool(pool, s->as, n, dt, queued, &nq);
   for (k = 0; k < nq; k++) {
