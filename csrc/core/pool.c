@@ -10,12 +10,16 @@
  * animators.  So:
  *   - the binding wakes the workers as its call begins (anim_pool_wake),
  *     and their wake-up overlaps its check of the list; a woken worker
- *     waits for the run awake, yielding its processor between looks
- *     (sched_yield: another process that wants it gets it), at most
- *     SPIN_RUN, then sleeps again;
+ *     waits for the run awake, at most SPIN_RUN, then sleeps again;
  *   - the caller, its part done, waits for the last parts awake (they
  *     are at most a short stretch of anim_pool_take each) at most
  *     SPIN_DONE, then sleeps.
+ * Both wait yielding the processor between looks (sched_yield): when the
+ * machine is busy, another process may want it, and the scheduler may
+ * have put the caller and a worker on the same processor, where a wait
+ * that kept it would hold up the very thread it waits for (measured: the
+ * caller spun out SPIN_DONE in three frames of four while a worker on its
+ * processor held the last stretch).
  * Nothing waits awake between calls: a run puts the workers back to
  * sleep once their part is done, so a game's frame that leaves time
  * between updates pays each wake-up again (bench/w1.lua --gap measures
@@ -120,14 +124,6 @@ static int ldi(anim_pool *p, int *x) {
   cas(p, x, &v, 0);
   return v;
 }
-#endif
-
-/* A moment in a wait that expects to be short: the processor is told (a
- * hyperthread's sibling gets its share) where the compiler can say so. */
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-#define RELAX() __builtin_ia32_pause()
-#else
-#define RELAX() ((void)0)
 #endif
 
 static double now(void) {
@@ -272,7 +268,7 @@ void anim_pool_rest(anim_pool *p) {
  * last stretches are short), then asleep until the last part signals. */
 static void await_parts(anim_pool *p) {
   double end = now() + SPIN_DONE;
-  while (ld(p, &p->pending) && now() < end) RELAX();
+  while (ld(p, &p->pending) && now() < end) sched_yield();
   if (!ld(p, &p->pending)) return;
   pthread_mutex_lock(&p->m);
   p->waiting = 1;
