@@ -262,15 +262,21 @@ typedef struct batch_run {
 
 static void batch_part(void *arg, int part, int nparts) {
   batch_run *b = arg;
-  int lo, hi, fail = 0;
+  /* (the run's fields read once: every take writes the cache line of next,
+   * which they share) */
+  anim_animator *const *as = b->as;
+  int n = b->n, *queued = b->queued, lo, hi, fail = 0;
+  double dt = b->dt;
+  anim_pool *pool = b->pool;
+  anim_track *dead = NULL;
   (void)nparts;
-  b->dead[part] = NULL;
-  while ((lo = anim_pool_take(b->pool, &b->next, b->n, STRETCH_LEAST, &hi)) < b->n) {
+  while ((lo = anim_pool_take(pool, &b->next, n, STRETCH_LEAST, &hi)) < n) {
     int nq = 0, f, i;
-    f = update_range(b->as, lo, hi, b->dt, b->queued ? b->queued + lo : NULL, &nq, b->pool, &b->dead[part]);
+    f = update_range(as, lo, hi, dt, queued ? queued + lo : NULL, &nq, pool, &dead);
     if (f && (!fail || f < fail)) fail = f;
-    if (b->queued) for (i = lo + nq; i < hi; i++) b->queued[i] = -1;
+    if (queued) for (i = lo + nq; i < hi; i++) queued[i] = -1;
   }
+  b->dead[part] = dead;
   b->fail[part] = fail;
 }
 
