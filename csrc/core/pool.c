@@ -11,15 +11,15 @@
  *   - the binding wakes the workers as its call begins (anim_pool_wake),
  *     and their wake-up overlaps its check of the list; a woken worker
  *     waits for the run awake, at most SPIN_RUN, then sleeps again;
- *   - the caller, its part done, waits for the last parts awake (they
- *     are at most a short stretch of anim_pool_take each) at most
- *     SPIN_DONE, then sleeps.
+ *   - the caller, its part done, waits for the last parts awake (what
+ *     they have left is what anim_pool_next would not let it take: a few
+ *     indices each) at most SPIN_DONE, then sleeps.
  * Both wait yielding the processor between looks (sched_yield): when the
  * machine is busy, another process may want it, and the scheduler may
  * have put the caller and a worker on the same processor, where a wait
  * that kept it would hold up the very thread it waits for (measured: the
  * caller spun out SPIN_DONE in three frames of four while a worker on its
- * processor held the last stretch).
+ * processor held the last of a stretch).
  * Nothing waits awake between calls: a run puts the workers back to
  * sleep once their part is done, so a game's frame that leaves time
  * between updates pays each wake-up again (bench/w1.lua --gap measures
@@ -31,6 +31,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,6 +44,20 @@
 /* The caller's wait for the last parts, beyond which their thread is
  * likely not running at all (the machine is busy). */
 #define SPIN_DONE 2e-4
+
+/* A part's share of a run's indices (anim_pool_share): its next index and
+ * its end, packed in one word (next << 32 | end) so that the owner's take
+ * and another part's cut change both at once, and SPAN_FRESH while its
+ * owner has taken none of it (it was promised nothing yet: see cut).
+ * Each is on cache lines of its own, SPAN_STRIDE bytes apart: its owner
+ * changes it at every index, and a line shared with another part's share
+ * would move between the processors each time. */
+typedef unsigned long long span;
+#define SPAN(next, end) ((span)(unsigned)(next) << 32 | (unsigned)(end))
+#define SPAN_NEXT(s) ((int)((s) >> 32))
+#define SPAN_END(s) ((int)((s) & 0x7fffffffu))
+#define SPAN_FRESH 0x80000000u
+#define SPAN_STRIDE 128
 
 typedef struct worker {
   struct anim_pool *pool;
@@ -66,6 +81,7 @@ struct anim_pool {
   anim_pool_job job;       /* the run's: written before it is published */
   void *arg;
   pthread_mutex_t serial;
+  unsigned char *spans;    /* the parts' shares, SPAN_STRIDE apart, in this block */
 #ifndef __ATOMIC_ACQUIRE
   pthread_mutex_t am;      /* the atomic operations, where the compiler has none */
 #endif
@@ -81,14 +97,14 @@ static unsigned ld(anim_pool *p, unsigned *x) { (void)p; return __atomic_load_n(
 static void st(anim_pool *p, unsigned *x, unsigned v) { (void)p; __atomic_store_n(x, v, __ATOMIC_RELEASE); }
 /* *x - 1, stored and returned */
 static unsigned dec(anim_pool *p, unsigned *x) { (void)p; return __atomic_sub_fetch(x, 1, __ATOMIC_ACQ_REL); }
-/* *x = v when *x is *expect (1); else *expect = *x (0).  Relaxed: the
- * stretches it hands out are published by the run, and their results by
- * pending. */
-static int cas(anim_pool *p, int *x, int *expect, int v) {
+/* *x = v when *x is *expect (1); else *expect = *x (0).  Relaxed: a
+ * share only says which part updates what; what the parts read and write
+ * is published by the run and by pending. */
+static int cas(anim_pool *p, span *x, span *expect, span v) {
   (void)p;
   return __atomic_compare_exchange_n(x, expect, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
-static int ldi(anim_pool *p, int *x) { (void)p; return __atomic_load_n(x, __ATOMIC_RELAXED); }
+static span lds(anim_pool *p, span *x) { (void)p; return __atomic_load_n(x, __ATOMIC_RELAXED); }
 #else
 static unsigned ld(anim_pool *p, unsigned *x) {
   unsigned v;
@@ -109,7 +125,7 @@ static unsigned dec(anim_pool *p, unsigned *x) {
   pthread_mutex_unlock(&p->am);
   return v;
 }
-static int cas(anim_pool *p, int *x, int *expect, int v) {
+static int cas(anim_pool *p, span *x, span *expect, span v) {
   int ok;
   pthread_mutex_lock(&p->am);
   ok = *x == *expect;
@@ -119,8 +135,8 @@ static int cas(anim_pool *p, int *x, int *expect, int v) {
   return ok;
 }
 /* (*x is left as it is: 0 when it is 0) */
-static int ldi(anim_pool *p, int *x) {
-  int v = 0;
+static span lds(anim_pool *p, span *x) {
+  span v = 0;
   cas(p, x, &v, 0);
   return v;
 }
@@ -132,9 +148,13 @@ static double now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static size_t pool_bytes(int threads) {
+/* The pool, its workers, then room for the shares on their own lines. */
+static size_t workers_end(int threads) {
   return sizeof(struct anim_pool) + sizeof(worker) * (size_t)(threads > 2 ? threads - 2 : 0);
 }
+static size_t pool_bytes(int threads) { return workers_end(threads) + SPAN_STRIDE * (size_t)(threads + 1); }
+
+static span *span_of(anim_pool *p, int part) { return (span *)(void *)(p->spans + SPAN_STRIDE * (size_t)part); }
 
 /* Returns 1 once run seen + 1 is published, 0 when the pool quits.  While
  * a run is announced (awake) the worker waits for it awake, at most
@@ -203,6 +223,8 @@ anim_pool *anim_pool_new(const anim_mem *mem, int threads) {
   if (!p) return NULL;
   p->mem = *mem;
   p->threads = threads;
+  p->spans = (unsigned char *)p + workers_end(threads);
+  p->spans += (SPAN_STRIDE - (size_t)((uintptr_t)p->spans % SPAN_STRIDE)) % SPAN_STRIDE;
   if (pthread_mutex_init(&p->m, NULL)) goto no_m;
   if (pthread_mutex_init(&p->serial, NULL)) goto no_serial;
 #ifndef __ATOMIC_ACQUIRE
@@ -264,8 +286,9 @@ void anim_pool_rest(anim_pool *p) {
   if (p->threads > 1) st(p, &p->awake, 0);
 }
 
-/* The caller's wait for the workers' parts: awake at most SPIN_DONE (the
- * last stretches are short), then asleep until the last part signals. */
+/* The caller's wait for the workers' parts: awake at most SPIN_DONE
+ * (they have a few indices left), then asleep until the last part
+ * signals. */
 static void await_parts(anim_pool *p) {
   double end = now() + SPIN_DONE;
   while (ld(p, &p->pending) && now() < end) sched_yield();
@@ -294,15 +317,63 @@ void anim_pool_run(anim_pool *p, anim_pool_job job, void *arg) {
   if (p->threads > 1) await_parts(p);
 }
 
-int anim_pool_take(anim_pool *p, int *next, int n, int least, int *hi) {
-  int lo = ldi(p, next), size;
-  do {
-    if (lo >= n) return n;
-    size = (n - lo) / (2 * p->threads);
-    if (size < least) size = least;
-    *hi = n - lo <= size ? n : lo + size;
-  } while (!cas(p, next, &lo, *hi));
-  return lo;
+void anim_pool_share(anim_pool *p, int n) {
+  int i;
+  for (i = 0; i < p->threads; i++)
+    *span_of(p, i) = SPAN((long long)n * i / p->threads, (long long)n * (i + 1) / p->threads) | SPAN_FRESH;
+}
+
+/* Where another part may cut share s: its back half when at least
+ * 2 x (ANIM_POOL_AHEAD + 1) are left; else all of it when its owner has
+ * not started (a worker that wakes late need not be waited for), or all
+ * but the ANIM_POOL_AHEAD its owner was told are its own (anim_pool_next's
+ * ahead: it may be reading them).  SPAN_END(s): nothing. */
+static int cut(span s) {
+  int b = SPAN_NEXT(s), e = SPAN_END(s), left = e - b;
+  if (left >= 2 * (ANIM_POOL_AHEAD + 1)) return b + left / 2;
+  if (s & SPAN_FRESH) return b;
+  return left > ANIM_POOL_AHEAD ? b + ANIM_POOL_AHEAD : e;
+}
+
+/* Part `part`, its share done (*own: its value), takes what it may of the
+ * share with the most to take (cut), and makes it its own share.  Returns
+ * 0 when no share has anything to take. */
+static int steal(anim_pool *p, int part, span *own) {
+  for (;;) {
+    int v, best = -1, most = 0;
+    span bs = 0;
+    for (v = 0; v < p->threads; v++) {
+      span s = v == part ? 0 : lds(p, span_of(p, v));
+      if (SPAN_END(s) - cut(s) > most) {
+        best = v;
+        bs = s;
+        most = SPAN_END(s) - cut(s);
+      }
+    }
+    if (best < 0) return 0;
+    /* (the owner's part keeps SPAN_FRESH: it has still taken none) */
+    if (cas(p, span_of(p, best), &bs, SPAN(SPAN_NEXT(bs), cut(bs)) | (bs & SPAN_FRESH))) {
+      span mine = SPAN(cut(bs), SPAN_END(bs));
+      /* (an empty share is no one else's to change: this succeeds) */
+      while (!cas(p, span_of(p, part), own, mine)) continue;
+      *own = mine;
+      return 1;
+    }
+  }
+}
+
+int anim_pool_next(anim_pool *p, int part, int *ahead) {
+  span *mine = span_of(p, part), s = lds(p, mine);
+  for (;;) {
+    int b = SPAN_NEXT(s), e = SPAN_END(s);
+    if (b >= e) {
+      if (!steal(p, part, &s)) return -1;
+    } else if (cas(p, mine, &s, SPAN(b + 1, e))) {
+      *ahead = e - b - 1 < ANIM_POOL_AHEAD ? e - b - 1 : ANIM_POOL_AHEAD;
+      return b;
+    }
+    /* (else s is what another part left of it: taken again) */
+  }
 }
 
 void anim_pool_lock(anim_pool *p) { pthread_mutex_lock(&p->serial); }
