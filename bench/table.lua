@@ -276,7 +276,7 @@ for _, n in ipairs { 1000, 10000 } do
 end
 if #targets > 0 then
   say("**Targets of issue 24** (bench/callbacks.lua: 1000 animators, one marker each a frame; "
-    .. "W1 on threads: `bench/w1.lua --threads T`, wall clock, the machine shared)")
+    .. "W1 on threads: `bench/w1.lua --threads 1,2`, wall clock, the two counts taking turns in one process, the machine shared)")
   say()
   say("| target | figures | |")
   say("|---|---|---|")

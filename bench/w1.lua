@@ -1,8 +1,8 @@
 -- bench/w1.lua: workload W1 of ../shared/bench/README.md (the benchmark the
 -- peers were measured on), through the public API.
 --
---   lua5.4 bench/w1.lua [--n N] [--runs R] [--variant w1|w1e] [--batch] [--threads T]
---                       [--read | --read-joints | --read-table]
+--   lua5.4 bench/w1.lua [--n N] [--runs R] [--variant w1|w1e] [--batch] [--threads T[,T...]]
+--                       [--read | --read-joints | --read-table] [--frames F] [--gap MS]
 --                       [--data w1.txt]
 --
 -- --n takes one N or a comma list (default 1,100,1000,10000); --runs the
@@ -21,7 +21,15 @@
 -- anim.update on one thread ({ threads = 1 }: the figures are of the work,
 -- not of the machine);
 -- --threads T (implies --batch) on T ("mode": "update(batch,threads=T)"),
--- timed by the wall (below).  One JSON line per N on stdout.  For W1 the
+-- timed by the wall (below); a list (--threads 1,2) measures each count in
+-- the same process, their timed runs taking turns (run 1 with each count,
+-- then run 2...), so that what the machine does meanwhile falls on all of
+-- them alike.  --frames F: frames per timed run (default 600; the warm-up
+-- stays 600).  --gap MS: sleeps MS milliseconds before every frame,
+-- outside the timed part (each frame is timed alone), as a game's frame
+-- leaves time between updates: the pool's workers then go back to sleep
+-- and every update wakes them ("mode": "update(batch,threads=T,gap=MSms)").
+-- One JSON line per N (and thread count) on stdout.  For W1 the
 -- cross-check must match the README to 1e-3, else the script exits 1.
 --
 -- Time is os.clock(): process CPU time (clock(3), CLOCK_PROCESS_CPUTIME_ID),
@@ -42,13 +50,12 @@ local TOL = 1e-3
 
 local function usage(msg)
   io.stderr:write("w1.lua: ", msg, "\n",
-    "usage: lua5.4 bench/w1.lua [--n N[,N...]] [--runs R] [--variant w1|w1e] [--batch] [--threads T]"
-    .. " [--read | --read-joints | --read-table]"
-    .. " [--data path/to/w1.txt]\n")
+    "usage: lua5.4 bench/w1.lua [--n N[,N...]] [--runs R] [--variant w1|w1e] [--batch] [--threads T[,T...]]"
+    .. " [--read | --read-joints | --read-table] [--frames F] [--gap MS] [--data path/to/w1.txt]\n")
   os.exit(2)
 end
 
-local args = { runs = 5, variant = "w1" }
+local args = { runs = 5, variant = "w1", frames = FRAMES, gap = 0 }
 do
   local i = 1
   local function value()
@@ -63,7 +70,9 @@ do
     elseif a == "--variant" then args.variant = value()
     elseif a == "--euler" then args.variant = "w1e" -- the old spelling
     elseif a == "--batch" then args.batch = true
-    elseif a == "--threads" then args.threads = tonumber(value()); args.batch = true
+    elseif a == "--threads" then args.threads = value(); args.batch = true
+    elseif a == "--frames" then args.frames = tonumber(value())
+    elseif a == "--gap" then args.gap = tonumber(value())
     elseif a == "--read" then args.read = "array"
     elseif a == "--read-joints" then args.read = "joints"
     elseif a == "--read-table" then args.read = "table"
@@ -74,9 +83,21 @@ do
 end
 if args.variant ~= "w1" and args.variant ~= "w1e" then usage("--variant must be w1 or w1e") end
 if not args.runs or args.runs < 1 or args.runs % 1 ~= 0 then usage("--runs must be a whole number >= 1") end
-if args.threads and (args.threads < 1 or args.threads % 1 ~= 0) then usage("--threads must be a whole number >= 1") end
+if not args.frames or args.frames < 1 or args.frames % 1 ~= 0 then usage("--frames must be a whole number >= 1") end
+if not args.gap or not (args.gap >= 0 and args.gap <= 1000) then usage("--gap must be milliseconds from 0 to 1000") end
+-- the thread counts to measure (false: no --threads)
+local counts = { false }
+if args.threads then
+  counts = {}
+  for x in args.threads:gmatch("[^,]+") do
+    local t = tonumber(x)
+    if not t or t < 1 or t % 1 ~= 0 then usage("--threads must be whole numbers >= 1, got " .. x) end
+    counts[#counts + 1] = t
+  end
+end
 local has_wall, wallclock = pcall(require, "bench.wallclock")
 if args.threads and not has_wall then usage("--threads needs build/bench/wallclock.so (make bench-ref)") end
+if args.gap > 0 and not has_wall then usage("--gap needs build/bench/wallclock.so (make bench-ref)") end
 local ns = {}
 for x in (args.n or "1,100,1000,10000"):gmatch("[^,]+") do
   local n = tonumber(x)
@@ -116,14 +137,25 @@ local function characters(n)
 end
 
 local clock = args.threads and wallclock.now or os.clock
-local update_opts = { threads = args.threads or 1 }
+-- (the one table of options, its count set before each run: no table a frame)
+local update_opts = { threads = 1 }
 local function update_all(list, dt) anim.update(list, dt, update_opts) end
 local cpu_time, caller_time = 0, 0 -- the process's and the calling thread's CPU time of a run (--threads)
 local read_sum -- luacheck: ignore 231 (kept so the reads are used)
 local run_frames
+local gap = args.gap / 1000
 local function run(list, poses, read, frames)
   local c0, t0 = os.clock(), has_wall and wallclock.thread_cpu()
-  local dt = run_frames(list, poses, read, frames)
+  local dt
+  if gap > 0 then
+    dt = 0
+    for _ = 1, frames do
+      wallclock.sleep(gap)
+      dt = dt + run_frames(list, poses, read, 1)
+    end
+  else
+    dt = run_frames(list, poses, read, frames)
+  end
   cpu_time = os.clock() - c0
   caller_time = t0 and wallclock.thread_cpu() - t0 or 0
   return dt
@@ -227,49 +259,71 @@ local function nums(t, fmt)
   return "[" .. table.concat(out, ",") .. "]"
 end
 
+local function median(t)
+  table.sort(t)
+  return t[math.floor((#t + 1) / 2)]
+end
+
 local failed = false
 for _, n in ipairs(ns) do
   local list, poses = characters(n)
-  run(list, poses, args.read, FRAMES) -- untimed warm-up: 10 s, five loops
+  -- the untimed warm-up: 10 s, five loops (the cross-check is the state
+  -- after it), then a shorter one on each other thread count (its pool)
+  update_opts.threads = counts[1] or 1
+  run_frames(list, poses, args.read, FRAMES)
   local chk = check(list[1])
-  local times, cpus, callers = {}, {}, {}
-  for r = 1, args.runs do
-    times[r] = run(list, poses, args.read, FRAMES)
-    cpus[r], callers[r] = cpu_time, caller_time
+  for k = 2, #counts do
+    update_opts.threads = counts[k]
+    run_frames(list, poses, args.read, 60)
   end
-  table.sort(cpus)
-  table.sort(callers)
-  -- Lua-heap allocation in steady play: 60 more frames with the collector
-  -- stopped, after a whole loop of the clips (a full collection shrinks the
-  -- Lua stack, which the next calls grow again once: the first frame, and
-  -- the first delivery of the tracks' wraps, a frame in 120 at N = 1)
-  -- With LD_PRELOAD=build/bench/malloc_count.so (bench/allocs.lua), also
-  -- the malloc calls of those frames, C core and Lua together.
-  collectgarbage("collect")
-  collectgarbage("stop")
-  run(list, poses, args.read, math.ceil(D / DT))
-  local kb0, calls0 = collectgarbage("count"), malloc_calls()
-  run(list, poses, args.read, 60)
-  local alloc = (collectgarbage("count") - kb0) * 1024 / 60
-  local calls = calls0 and (malloc_calls() - calls0) / 60
-  collectgarbage("restart")
-  table.sort(times)
-  local med = times[math.floor((#times + 1) / 2)]
-  local per = 1e9 / (FRAMES * n * J)
-  print(string.format('{"workload":"W1","variant":"%s","n":%d,"mode":"%s","runs":%d,'
-    .. '"ns_per_joint_sample":%.2f,"ms_per_frame":%.4f,"peak_rss_kb":%s,'
-    .. '"check":{"q3":%s,"p3":%s,"psum":%.6f},'
-    .. '"ns_min":%.2f,"ns_max":%.2f,"lua_alloc_bytes_per_frame":%.1f,"malloc_calls_per_frame":%s,"clock":"%s"%s}',
-    args.variant, n, (args.threads and ("update(batch,threads=" .. args.threads .. ")") or args.batch and "update(batch)" or "update")
-      .. (args.read == "table" and "+read_table" or args.read == "joints" and "+read_joints" or args.read and "+read" or ""),
-    args.runs,
-    med * per, med / FRAMES * 1e3, tostring(peak_rss_kb() or "null"),
-    nums(chk.q3, "%.6f"), nums(chk.p3, "%.6f"), chk.psum,
-    times[1] * per, times[#times] * per, alloc, calls and string.format("%.2f", calls) or "null",
-    args.threads and "monotonic" or "os.clock",
-    args.threads and string.format(',"threads":%d,"cpu_ms_per_frame":%.4f,"caller_cpu_ms_per_frame":%.4f', args.threads,
-      cpus[math.floor((#cpus + 1) / 2)] / FRAMES * 1e3, callers[math.floor((#callers + 1) / 2)] / FRAMES * 1e3) or ""))
-  io.stdout:flush()
+  local times, cpus, callers = {}, {}, {}
+  for k = 1, #counts do times[k], cpus[k], callers[k] = {}, {}, {} end
+  for r = 1, args.runs do
+    for k, t in ipairs(counts) do
+      update_opts.threads = t or 1
+      times[k][r] = run(list, poses, args.read, args.frames)
+      cpus[k][r], callers[k][r] = cpu_time, caller_time
+    end
+  end
+  for k, t in ipairs(counts) do
+    update_opts.threads = t or 1
+    -- Lua-heap allocation in steady play: 60 more frames with the collector
+    -- stopped, after a whole loop of the clips (a full collection shrinks the
+    -- Lua stack, which the next calls grow again once: the first frame, and
+    -- the first delivery of the tracks' wraps, a frame in 120 at N = 1)
+    -- With LD_PRELOAD=build/bench/malloc_count.so (bench/allocs.lua), also
+    -- the malloc calls of those frames, C core and Lua together.
+    collectgarbage("collect")
+    collectgarbage("stop")
+    run(list, poses, args.read, math.ceil(D / DT))
+    local kb0, calls0 = collectgarbage("count"), malloc_calls()
+    run(list, poses, args.read, 60)
+    local alloc = (collectgarbage("count") - kb0) * 1024 / 60
+    local calls = calls0 and (malloc_calls() - calls0) / 60
+    collectgarbage("restart")
+    local ts = times[k]
+    local med = median(ts)
+    local per = 1e9 / (args.frames * n * J)
+    local how = {}
+    if args.batch then how[#how + 1] = "batch" end
+    if t then how[#how + 1] = "threads=" .. t end
+    if gap > 0 then how[#how + 1] = "gap=" .. args.gap .. "ms" end
+    local mode = "update" .. (#how > 0 and "(" .. table.concat(how, ",") .. ")" or "")
+    print(string.format('{"workload":"W1","variant":"%s","n":%d,"mode":"%s","runs":%d,'
+      .. '"ns_per_joint_sample":%.2f,"ms_per_frame":%.4f,"peak_rss_kb":%s,'
+      .. '"check":{"q3":%s,"p3":%s,"psum":%.6f},'
+      .. '"ns_min":%.2f,"ns_max":%.2f,"lua_alloc_bytes_per_frame":%.1f,"malloc_calls_per_frame":%s,"clock":"%s"%s%s}',
+      args.variant, n, mode .. (args.read == "table" and "+read_table" or args.read == "joints" and "+read_joints"
+        or args.read and "+read" or ""), args.runs,
+      med * per, med / args.frames * 1e3, tostring(peak_rss_kb() or "null"),
+      nums(chk.q3, "%.6f"), nums(chk.p3, "%.6f"), chk.psum,
+      ts[1] * per, ts[#ts] * per, alloc, calls and string.format("%.2f", calls) or "null",
+      t and "monotonic" or "os.clock",
+      t and string.format(',"threads":%d,"cpu_ms_per_frame":%.4f,"caller_cpu_ms_per_frame":%.4f', t,
+        median(cpus[k]) / args.frames * 1e3, median(callers[k]) / args.frames * 1e3) or "",
+      (gap > 0 or args.frames ~= FRAMES) and string.format(',"frames":%d,"gap_ms":%g', args.frames, args.gap) or ""))
+    io.stdout:flush()
+  end
   if not euler then
     local bad = check_error(chk)
     if bad then

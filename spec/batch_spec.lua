@@ -288,6 +288,95 @@ describe("anim.update arguments", function()
     assert.are.same({ 0.2, 0.2, 0.2 }, times())
   end)
 
+  -- The list is read in one pass of lua_next, keys and animators at once
+  -- (scan_list in csrc/lua/lua_animator.c); anything amiss sends it to the
+  -- checks by index, then by key, so a refusal names what it always named
+  -- whichever order the table keeps its keys in: its array part in order,
+  -- its hash part in an order of its own (a table filled out of order).
+  local function orders(n)
+    local out, r = { {} }, math.random
+    for k = 1, n do out[1][k] = n + 1 - k end -- from the last key down
+    for o = 2, 12 do
+      local p = {}
+      for k = 1, n do p[k] = k end
+      for k = n, 2, -1 do
+        local j = r(k)
+        p[k], p[j] = p[j], p[k]
+      end
+      out[o] = p
+    end
+    return out
+  end
+  local function filled(order, values, extra)
+    local t = {}
+    for _, k in ipairs(order) do t[k] = values[k] end
+    for k, v in pairs(extra or {}) do t[k] = v end
+    return t
+  end
+
+  it("a list filled in any order: updated, or refused naming the lowest bad index, then a bad key", function()
+    local list, times = animators(6)
+    local dead = anim.animator(rig)
+    debug.getmetatable(dead).__gc(dead)
+    local function with(changes)
+      local v = {}
+      for i = 1, 6 do v[i] = list[i] end
+      for k, x in pairs(changes) do v[k] = x end
+      return v
+    end
+    -- on one thread and on two (the pool's workers are woken before the
+    -- check, and rest when it refuses)
+    local function refused(l, msg)
+      refuses(l, 0.1, msg)
+      local ok, err = pcall(anim.update, l, 0.1, { threads = 2 })
+      assert.is_false(ok)
+      assert.are.equal(msg, (err:gsub("^[^:]*:%d+: ", "")))
+    end
+    math.randomseed(24)
+    for _, order in ipairs(orders(6)) do
+      refused(filled(order, with { [2] = "x", [5] = {} }),
+        "bad argument #1 to 'update' (animator expected at index 2, got string)")
+      refused(filled(order, with { [3] = dead, [6] = false }),
+        "bad argument #1 to 'update' (animator expected at index 3, got anim.animator (finalized))")
+      refused(filled(order, with { [4] = list[1], [6] = list[2] }),
+        "bad argument #1 to 'update' (the animator at index 4 is also at index 1: each is updated once per call)")
+      refused(filled(order, with { [5] = list[6] }),
+        "bad argument #1 to 'update' (the animator at index 6 is also at index 5: each is updated once per call)")
+      -- an element before a key; a key alone
+      refused(filled(order, with { [4] = 7 }, { x = list[1] }),
+        "bad argument #1 to 'update' (animator expected at index 4, got number)")
+      refused(filled(order, with {}, { [7.5] = true }), "bad argument #1 to 'update' (key 7.5 is not an index"
+        .. " from 1 to #list (6): a list of animators holds them at 1 to #list and nothing else)")
+      assert.are.same({ 0, 0, 0, 0, 0, 0 }, times())
+    end
+    -- a hole the length does not see: index 3 is nil, the list has five keys
+    refused({ list[1], list[2], nil, list[4], list[5], list[6] },
+      "bad argument #1 to 'update' (animator expected at index 3, got nil)")
+    local ref = anim.animator(rig)
+    local tr = ref:play(c, { fade = 0 })
+    for k, order in ipairs(orders(6)) do
+      anim.update(filled(order, list), 0.1, { threads = k % 2 + 1 })
+      ref:update(0.1)
+    end
+    assert.are.same({ tr.time, tr.time, tr.time, tr.time, tr.time, tr.time }, times())
+    assert.is_true(tr.time > 0)
+  end)
+
+  it("takes the boxes of the call before as hints only: they may have been collected since", function()
+    -- (the pass prefetches the boxes the last call read at each index; under
+    -- make asan a read of a freed one would be reported)
+    local list = animators(300)
+    anim.update(list, 0.1)
+    anim.update(list, 0.1, { threads = 2 })
+    list = nil -- luacheck: ignore 311
+    collectgarbage()
+    collectgarbage()
+    local other, times = animators(400)
+    anim.update(other, 0.25, { threads = 2 })
+    anim.update(other, 0.25)
+    for _, t in ipairs(times()) do assert.are.equal(0.5, t) end
+  end)
+
   it("the core refuses a queue table that is the list itself (it writes one while reading the other)", function()
     -- only a script calling the core directly can do this; it crashed once
     local core = require "anim.core"

@@ -191,61 +191,48 @@ static void prefetch_hot(const anim_animator *a) {
 /* The prefetches run three, two and one animators ahead of the one being
  * updated: each stage has a whole update's time to arrive.  Only current
  * pointers are followed (an animator's ended tracks are freed by its own
- * update), so a list naming one animator twice is safe too. */
-/* Updates as[lo..hi) in order, prefetching (above).  Single-threaded
- * (pool NULL): stops after the first animator whose queue ran out of
- * memory and returns its index + 1.  On a worker (pool set): goes on after
- * one, each animator's allocations under the pool's lock and its freed
- * tracks left in *dead; returns the first such index + 1.  queued[0..)
- * gets the indices of the queues to deliver, *nq their count. */
-static int update_range(anim_animator *const *as, int lo, int hi, double dt, int *queued, int *nq,
-                        anim_pool *pool, anim_track **dead) {
-  int i, k = 0, fail = 0;
-  /* (the first animator is used at once: nothing to prefetch) */
-  for (i = lo + 1; i < hi && i < lo + 3; i++) prefetch_head(as[i]);
-  if (lo + 1 < hi) prefetch_tracks(as[lo + 1]);
-  for (i = lo; i < hi; i++) {
-    anim_animator *a = as[i];
-    int r;
-    if (i + 3 < hi) prefetch_head(as[i + 3]);
-    if (i + 2 < hi) prefetch_tracks(as[i + 2]);
-    if (i + 1 < hi) prefetch_hot(as[i + 1]);
-    a->serial = pool;
-    r = update_one(a, dt, dead);
-    a->serial = NULL;
-    if (r == ANIM_ST_NOMEM) {
-      if (!fail) fail = i + 1;
-      if (!pool) break;
-      continue;
-    }
-    if (a->nqueue > 0 && queued) queued[k++] = i;
-  }
-  *nq = k;
-  return fail;
+ * update), so a list naming one animator twice is safe too.  The
+ * animators of as[i + 1 .. end) are the caller's to read. */
+static void prefetch_start(anim_animator *const *as, int i, int end) {
+  int k;
+  /* (as[i] is used at once: nothing to prefetch) */
+  for (k = i + 1; k < end && k < i + 3; k++) prefetch_head(as[k]);
+  if (i + 1 < end) prefetch_tracks(as[i + 1]);
+}
+
+static void prefetch_next(anim_animator *const *as, int i, int end) {
+  if (i + 3 < end) prefetch_head(as[i + 3]);
+  if (i + 2 < end) prefetch_tracks(as[i + 2]);
+  if (i + 1 < end) prefetch_hot(as[i + 1]);
 }
 
 int anim_animators_update(anim_animator *const *as, int n, double dt, int *queued, int *nqueued) {
-  int k = 0, r;
+  int i, k = 0;
   if (nqueued) *nqueued = 0;
   if (!isfinite(dt) || dt < 0) return -1;
-  r = update_range(as, 0, n, dt, queued, &k, NULL, NULL);
+  prefetch_start(as, 0, n);
+  for (i = 0; i < n; i++) {
+    prefetch_next(as, i, n);
+    if (update_one(as[i], dt, NULL) == ANIM_ST_NOMEM) break;
+    if (as[i]->nqueue > 0 && queued) queued[k++] = i;
+  }
   if (nqueued) *nqueued = k;
-  return r;
+  return i < n ? i + 1 : 0;
 }
 
 /* ---- the same on the threads of a pool ------------------------------------ */
 
-/* One run: the list is cut into chunks of equal counts, which the threads
- * take in turn (anim_pool_take) until none is left: the calling thread
- * starts on the first chunks at once, and a worker that wakes late takes
- * fewer (static stretches made every run wait for the last worker to
- * wake).  A chunk's queue indices are written from queued[lo] on (a chunk
- * lists at most its own animators) and the rest of its slots set to -1;
- * the tracks a thread freed go to dead[its part].  Which thread updates
- * an animator changes nothing in it: the results are those of one thread. */
+/* One run: the threads share the list out through anim_pool_next (each
+ * starts on a stretch of its own and takes the back half of what another
+ * has left when its own is done), so they end within an animator or so of
+ * each other, a worker that wakes late or runs slowly is relieved, and
+ * each takes its animators in long runs in list order, prefetching ahead
+ * within what is its own.  queued[i] gets i when as[i] has a queue to
+ * deliver, else -1; the tracks a thread freed go to dead[its part].
+ * Which thread updates an animator changes nothing in it: the results are
+ * those of one thread. */
 typedef struct batch_run {
   anim_animator *const *as;
-  int n, chunk, next;      /* next: the first chunk not taken yet (the pool's mutex) */
   double dt;
   int *queued;
   anim_pool *pool;
@@ -253,23 +240,31 @@ typedef struct batch_run {
   anim_track *dead[ANIM_POOL_MAX];
 } batch_run;
 
-/* (eight chunks a thread: a late start is made up by the others within
- * one chunk, and a chunk is long enough for the prefetches of
- * update_range to pay) */
-#define CHUNKS_PER_THREAD 8
-#define CHUNK_MIN 16
-
 static void batch_part(void *arg, int part, int nparts) {
   batch_run *b = arg;
-  int c, fail = 0;
+  anim_animator *const *as = b->as;
+  int *queued = b->queued, i, ahead, last = -2, fail = 0;
+  double dt = b->dt;
+  anim_pool *pool = b->pool;
+  anim_track *dead = NULL;
   (void)nparts;
-  b->dead[part] = NULL;
-  while ((c = anim_pool_take(b->pool, &b->next)) < (b->n + b->chunk - 1) / b->chunk) {
-    int lo = c * b->chunk, hi = b->n - lo < b->chunk ? b->n : lo + b->chunk, nq = 0, f, i;
-    f = update_range(b->as, lo, hi, b->dt, b->queued ? b->queued + lo : NULL, &nq, b->pool, &b->dead[part]);
-    if (f && (!fail || f < fail)) fail = f;
-    if (b->queued) for (i = lo + nq; i < hi; i++) b->queued[i] = -1;
+  while ((i = anim_pool_next(pool, part, &ahead)) >= 0) {
+    anim_animator *a = as[i];
+    int r;
+    /* (a new run of animators, after taking another's: its prefetches
+     * start again) */
+    if (i != last + 1) prefetch_start(as, i, i + 1 + ahead);
+    prefetch_next(as, i, i + 1 + ahead);
+    last = i;
+    /* (each animator's allocations under the pool's lock, its freed
+     * tracks left for the calling thread) */
+    a->serial = pool;
+    r = update_one(a, dt, &dead);
+    a->serial = NULL;
+    if (r == ANIM_ST_NOMEM && (!fail || i + 1 < fail)) fail = i + 1;
+    if (queued) queued[i] = r != ANIM_ST_NOMEM && a->nqueue > 0 ? i : -1;
   }
+  b->dead[part] = dead;
   b->fail[part] = fail;
 }
 
@@ -277,15 +272,15 @@ int anim_animators_update_pool(anim_pool *pool, anim_animator *const *as, int n,
                                int *nqueued) {
   batch_run b;
   int parts, p, i, k = 0, fail = 0;
-  if (!pool || anim_pool_threads(pool) == 1 || n < 2) return anim_animators_update(as, n, dt, queued, nqueued);
+  /* (a pool woken for this run (anim_pool_wake) rests when none comes) */
+  if (!pool || anim_pool_threads(pool) == 1 || n < 2 || !isfinite(dt) || dt < 0) {
+    if (pool) anim_pool_rest(pool);
+    return anim_animators_update(as, n, dt, queued, nqueued);
+  }
   if (nqueued) *nqueued = 0;
-  if (!isfinite(dt) || dt < 0) return -1;
   parts = anim_pool_threads(pool);
+  anim_pool_share(pool, n);
   b.as = as;
-  b.n = n;
-  b.chunk = n / (parts * CHUNKS_PER_THREAD);
-  if (b.chunk < CHUNK_MIN) b.chunk = CHUNK_MIN;
-  b.next = 0;
   b.dt = dt;
   b.queued = queued;
   b.pool = pool;
@@ -299,7 +294,7 @@ int anim_animators_update_pool(anim_pool *pool, anim_animator *const *as, int n,
       t = next;
     }
   }
-  /* (k <= i: the chunks' lists move down, in list order) */
+  /* (k <= i: the list moves down, in list order) */
   if (queued)
     for (i = 0; i < n; i++)
       if (queued[i] >= 0) queued[k++] = queued[i];

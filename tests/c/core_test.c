@@ -1,15 +1,19 @@
 /* core_test.c - the C core used from C alone (no Lua): build a clip, a rig
  * and an animator through the public headers, play, update, read the pose
- * and the queue of timed callbacks.  Run by `make test`. */
+ * and the queue of timed callbacks; share a run's indices out on a pool.
+ * Run by `make test`. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "amath.h"
 #include "animator.h"
 #include "clip.h"
 #include "override.h"
+#include "pool.h"
 #include "propmix.h"
 #include "reload.h"
 #include "gameplay.h"
@@ -408,6 +412,69 @@ static void slerp_sweep(const anim_mem *mem, unsigned char ie, double *qerr, dou
   anim_clip_free(c);
 }
 
+/* A pool's run sharing [0, n) out (anim_pool_next): every index taken
+ * once, the `ahead` after an index its taker's own, and a late part (it
+ * sleeps first) relieved of its stretch by the others. */
+#define SHARE_N 20000
+typedef struct share_run {
+  anim_pool *pool;
+  int late;                    /* the part that starts late */
+  unsigned char owner[SHARE_N];  /* part + 1 that took each index */
+  unsigned char ahead_bad;     /* an ahead index taken by another part (set by part 0) */
+  int ahead[SHARE_N];
+  int count[ANIM_POOL_MAX];
+} share_run;
+
+static void share_part(void *arg, int part, int nparts) {
+  share_run *r = arg;
+  int i, a;
+  (void)nparts;
+  if (part == r->late) {
+    struct timespec ts = {0, 50000000};
+    nanosleep(&ts, NULL);
+  }
+  while ((i = anim_pool_next(r->pool, part, &a)) >= 0) {
+    r->owner[i] = (unsigned char)(part + 1);
+    r->ahead[i] = a;
+    r->count[part]++;
+  }
+}
+
+static void test_share(anim_mem *mem, int threads, int late) {
+  anim_pool *p = anim_pool_new(mem, threads);
+  share_run *r = calloc(1, sizeof *r);
+  int i, k, once = 1, ahead_own = 1;
+  char what[96];
+  CHECK(p && r, "a pool and its run");
+  if (!p || !r) { anim_pool_free(p); free(r); return; }
+  r->pool = p;
+  r->late = late;
+  anim_pool_share(p, SHARE_N);
+  anim_pool_run(p, share_part, r);
+  for (i = 0; i < SHARE_N; i++) {
+    if (!r->owner[i]) once = 0;
+    for (k = 1; k <= r->ahead[i] && i + k < SHARE_N; k++)
+      if (r->owner[i + k] != r->owner[i]) ahead_own = 0;
+  }
+  for (i = k = 0; i < threads; i++) k += r->count[i];
+  snprintf(what, sizeof what, "%d threads: every index taken, once", threads);
+  CHECK(once && k == SHARE_N, what);
+  snprintf(what, sizeof what, "%d threads: the indices said ahead are the taker's", threads);
+  CHECK(ahead_own, what);
+  snprintf(what, sizeof what, "%d threads: the late part took less than its stretch (%d)", threads, r->count[late]);
+  CHECK(r->count[late] < SHARE_N / threads, what);
+  /* and again on the same pool, no part late */
+  memset(r->owner, 0, sizeof r->owner);
+  memset(r->count, 0, sizeof r->count);
+  r->late = -1;
+  anim_pool_share(p, 7);
+  anim_pool_run(p, share_part, r);
+  for (i = k = 0; i < threads; i++) k += r->count[i];
+  CHECK(k == 7 && r->owner[0] && r->owner[6] && !r->owner[7], "a run of fewer indices than threads x 8");
+  anim_pool_free(p);
+  free(r);
+}
+
 int main(void) {
   const char *err = NULL;
   counting cn = {0, 0, 0, 0};
@@ -717,6 +784,11 @@ int main(void) {
   anim_clip_free(clip);
   anim_rig_free(rig);
   CHECK(cn.live == 0 && !cn.bad_size, "everything allocated is freed, with its size");
+
+  test_share(&mem, 2, 1);
+  test_share(&mem, 3, 1);
+  test_share(&mem, 3, 0);
+  CHECK(cn.live == 0 && !cn.bad_size, "the pools are freed, with their size");
 
   /* Out of memory at every allocation in turn (SQLite's way): each run
    * fails cleanly and frees all it took. */
