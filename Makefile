@@ -157,8 +157,9 @@ gltf-ref: deps-test gltf-ref-deps
 
 # `make memcheck`: the C test and the whole busted suite under valgrind's
 # memcheck: any invalid access, use of an uninitialised value or definite
-# leak fails.  The suite takes about 13 minutes of CPU under valgrind, most of
-# it in encode_spec (about 340 s) and molang and blockbench (260 s): it runs
+# leak fails.  The suite takes about 45 minutes of process time under
+# valgrind (2 December, two at a time on two cores: encode_spec 770 s,
+# oom_spec 340 s, the other specs together 1,650 s): it runs
 # as busted processes at once (two cores), one per spec of MEMCHECK_ALONE
 # and one for the other specs (in the order `make test` runs them), each
 # logging to build/memcheck/ and printed when all are done.  oom_spec runs
