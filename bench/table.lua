@@ -144,16 +144,11 @@ local p1000 = ns("w1 update", 1000)
 do
   -- the read the fastest way a game has (issue 8): one pose_array a
   -- character, or a local_transform a joint, the other beside it
-  local reads = { { key = "w1 update+read", name = "pose_array" },
-    { key = "w1 update+read_joints", name = "local_transform a joint" } }
-  local best, other
-  for _, r in ipairs(reads) do
-    r.ns = ns(r.key, 1000)
-    if r.ns and (not best or r.ns < best.ns) then best = r end
-  end
-  for _, r in ipairs(reads) do
-    if r.ns and r ~= best then other = r end
-  end
+  local best = { name = "pose_array", ns = ns("w1 update+read", 1000) }
+  local other = { name = "local_transform a joint", ns = ns("w1 update+read_joints", 1000) }
+  if other.ns and (not best.ns or other.ns < best.ns) then best, other = other, best end
+  if not best.ns then best = nil end
+  if not other.ns then other = nil end
   local r1000 = best and best.ns
   target("W1 update+read, N = 1000, ≤ 2 × W1 update (both animator:update)",
     string.format("%s%s vs %s ns (%s)%s", fmt(r1000), best and (" (" .. best.name .. ")") or "", fmt(p1000),

@@ -76,9 +76,10 @@ int anim_animators_update(anim_animator *const *as, int n, double dt, int *queue
 /* The same on the threads of a pool (pool.h; NULL or one thread: exactly
  * anim_animators_update): the anim_pool_threads(pool) threads share the
  * list out (anim_pool_next), the poses and queues bit for bit those of
- * anim_animators_update; queued lists them in list order.  The pool may have been woken for it (anim_pool_wake): it runs
- * or rests.  The animators must be distinct (one listed
- * twice would be updated by two threads at once).  Out of memory differs:
+ * anim_animators_update; queued lists them in list order.  The pool may
+ * have been woken for it (anim_pool_wake): it runs or rests.  The
+ * animators must be distinct (one listed twice would be updated by two
+ * threads at once).  Out of memory differs:
  * every animator is updated, and the first whose queue ran out of memory
  * is returned (index + 1), its queue incomplete and not listed; the
  * others are listed.  The tracks the update frees are freed on the
