@@ -9,8 +9,10 @@
 -- the ten easings with in/out/inOut, and keys that leave it out), some keys
 -- with editor extras (`type`, handle kinds), markers and events.  Then
 -- measures, as one JSON line:
--- - the median time of anim.load(path) against cjson.decode of the same
---   text alone (and anim.decode(text), for the share of reading the file);
+-- - the median times of anim.load(path), anim.decode(text) (the share of
+--   reading the file) and cjson.decode of the same text alone, timed in
+--   turn in each of R rounds, and the median of the rounds' ratios of
+--   load to cjson.decode;
 -- - memory per key with the clip held, against 8 x (1 + arity) bytes
 --   (arity 3 for position, scale and Euler keys, 4 for quaternion keys):
 --   three figures, each before/after the first load of the process, after
@@ -25,7 +27,7 @@
 local anim = require "anim"
 local cjson = require "cjson"
 
-local args = { runs = 5, out = "build/bench/load.anim" }
+local args = { runs = 7, out = "build/bench/load.anim" }
 do
   local i = 1
   while i <= #arg do
@@ -178,22 +180,34 @@ full_gc()
 local lua_ed, malloc_ed = memory(args.out)
 full_gc()
 
-local function median(fn)
-  local times = {}
-  for i = 1, args.runs do
-    full_gc()
-    local t0 = os.clock()
-    local v = fn()
-    times[i] = os.clock() - t0
-    assert(v)
-  end
-  table.sort(times)
-  return times[math.floor((#times + 1) / 2)]
+-- Time: R rounds, each timing anim.load, anim.decode and cjson.decode in
+-- turn after full collections, so that the three meet the same state of
+-- the heap and of the machine (timed one after the other in blocks, the
+-- ratio moved between 1.6 and 2.7 from one run to the next on the same
+-- commit: cjson.decode's time follows what the heap went through before).
+-- The figures are the medians of each; the ratio is the median of the
+-- rounds' ratios of load to cjson.
+local function timed(fn)
+  full_gc()
+  local t0 = os.clock()
+  local v = fn()
+  local t = os.clock() - t0
+  assert(v)
+  return t
+end
+local function median(list)
+  table.sort(list)
+  return list[math.floor((#list + 1) / 2)]
 end
 
-local t_load = median(function() return anim.load(args.out) end)
-local t_decode = median(function() return anim.decode(text, args.out) end)
-local t_cjson = median(function() return cjson.decode(text) end)
+local loads, decodes, cjsons, ratios = {}, {}, {}, {}
+for round = 1, args.runs do
+  loads[round] = timed(function() return anim.load(args.out) end)
+  decodes[round] = timed(function() return anim.decode(text, args.out) end)
+  cjsons[round] = timed(function() return cjson.decode(text) end)
+  ratios[round] = loads[round] / cjsons[round]
+end
+local t_load, t_decode, t_cjson, ratio = median(loads), median(decodes), median(cjsons), median(ratios)
 
 local target = target_bytes / keys
 local function opt(x, fmt) return x and string.format(fmt, x) or "null" end
@@ -203,7 +217,7 @@ print(string.format('{"workload":"load","bytes":%d,"joints":%d,"keys":%d,"runs":
   .. '"rss_delta_bytes_per_key":%s,"lua_heap_over_target":%.2f,"malloc_over_target":%s,'
   .. '"rss_delta_over_target":%s,"editor_lua_heap_bytes_per_key":%.1f,"editor_malloc_bytes_per_key":%s,'
   .. '"peak_rss_kb":%s,"clock":"os.clock"}',
-  #text, JOINTS, keys, args.runs, t_load * 1e3, t_decode * 1e3, t_cjson * 1e3, t_load / t_cjson,
+  #text, JOINTS, keys, args.runs, t_load * 1e3, t_decode * 1e3, t_cjson * 1e3, ratio,
   target, lua_bpk, opt(malloc_bpk, "%.1f"), opt(rss_bpk, "%.1f"),
   lua_bpk / target, opt(malloc_bpk and malloc_bpk / target, "%.2f"), opt(rss_bpk and rss_bpk / target, "%.2f"),
   lua_ed, opt(malloc_ed, "%.1f"), opt(status_kb("VmHWM"), "%d")))

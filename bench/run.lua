@@ -79,8 +79,8 @@ for n in opts.n:gmatch("%d+") do
   end
 end
 run(string.format("%s %s/gameplay.lua --n 1000 --runs 5 --data %s", lua, here, data))
-run(string.format("%s %s/load.lua --runs 5 --out %s/load.anim", lua, here, opts.out))
-run(string.format("%s %s/callbacks.lua --n 1000 --runs 5", lua, here))
+run(string.format("%s %s/load.lua --runs 7 --out %s/load.anim", lua, here, opts.out))
+run(string.format("%s %s/callbacks.lua --n 1000 --runs 7", lua, here))
 run(string.format("%s %s/beyond.lua --runs 5", lua, here))
 run(string.format("%s %s/allocs.lua --n 100", lua, here))
 res:close()

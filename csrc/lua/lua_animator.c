@@ -351,45 +351,48 @@ static int check_keys(lua_State *L, int n) {
 }
 
 /* After the batch update: the callbacks of the nq animators of pend
- * (animator, count, ... each QUEUED), delivered from C in list order
- * (lua_deliver.c: each one's entries from the first until one the Lua
- * side must deliver) until an animator has entries left for the Lua side;
- * those delivered are set false in pend.  Returns nq, failed (or nil),
- * then where the Lua side goes on: the pair of pend (1-based: nq + 1 when
- * nothing is left), the entry of its animator (nil: from its first, C not
- * having tried), and the first error of a callback so far (or nil). */
+ * (pend[2k + 1] = the k-th with callbacks, QUEUED, the count of its
+ * entries in its box), delivered from C in list order (lua_deliver.c: each
+ * one's entries from the first until one the Lua side must deliver), above
+ * one message handler and first error, until an animator has entries left
+ * for the Lua side; those delivered are set false in pend, and the count
+ * of each animator left is written beside it (pend[2k + 2]).  Returns nq,
+ * failed (or nil), then where the Lua side goes on: the pair of pend
+ * (1-based: nq + 1 when nothing is left), the entry of its animator (nil:
+ * from its first, C not having tried), and the first error of a callback
+ * so far (or nil). */
 static int batch_deliver(lua_State *L, int nq, int failed) {
-  int k = 0, from = 0, top = lua_gettop(L), first = top + 1;
-  lua_pushnil(L);  /* first */
-  for (; k < nq; k++) {
+  int k, j, from = 0, ai, base;
+  lua_pushnil(L);  /* the animator delivering */
+  ai = lua_gettop(L);
+  base = anim_lua_deliver_open(L, 2);  /* (ai: the handler above it, then the first error) */
+  for (k = 0; k < nq; k++) {
     animator_box *b;
-    int err, cnt;
     lua_rawgeti(L, 3, 2 * k + 1);
-    lua_rawgeti(L, 3, 2 * k + 2);
-    cnt = (int)lua_tointeger(L, -1);
-    lua_pop(L, 1);
-    b = lua_touserdata(L, top + 2);  /* (a box of the list checked) */
+    lua_replace(L, ai);
+    b = lua_touserdata(L, ai);  /* (a box of the list checked) */
     if (!b || !b->a) break;  /* (finalized by a callback: the Lua side raises) */
-    from = anim_lua_deliver_uv(L, 2, b, top + 2, cnt, &err);
+    from = anim_lua_deliver_from(L, 2, base, b, ai, b->queued);
+    lua_settop(L, base + 2);
     if (from == 1 && b->delivering == ANIM_QUEUED) { from = 0; break; }  /* (not tried: where a callback may yield) */
-    if (lua_isnil(L, first) && !lua_isnil(L, err)) lua_copy(L, err, first);
-    lua_settop(L, top + 1);
-    if (from <= cnt) break;
+    if (from <= b->queued) break;
     lua_pushboolean(L, 0);
     lua_rawseti(L, 3, 2 * k + 1);
     from = 0;
   }
-  lua_settop(L, first);
+  for (j = k; j < nq; j++) {
+    lua_rawgeti(L, 3, 2 * j + 1);
+    lua_pushinteger(L, ((animator_box *)lua_touserdata(L, -1))->queued);
+    lua_rawseti(L, 3, 2 * j + 2);
+    lua_pop(L, 1);
+  }
   lua_pushinteger(L, nq);
-  lua_insert(L, top + 1);
   if (failed > 0) lua_pushinteger(L, failed);
   else lua_pushnil(L);
-  lua_insert(L, top + 2);
   lua_pushinteger(L, k + 1);
-  lua_insert(L, top + 3);
   if (from > 0) lua_pushinteger(L, from);
   else lua_pushnil(L);
-  lua_insert(L, top + 4);
+  lua_pushvalue(L, base + 2);
   return 5;
 }
 
@@ -516,9 +519,8 @@ static int animators_update(lua_State *L) {
     lua_rawgeti(L, 1, queued[k] + 1);
     b = lua_touserdata(L, -1);
     anim_lua_setdelivering(b, ANIM_QUEUED);
+    b->queued = anim_animator_nevents(s->as[queued[k]]);
     lua_rawseti(L, 3, 2 * k + 1);
-    lua_pushinteger(L, anim_animator_nevents(s->as[queued[k]]));
-    lua_rawseti(L, 3, 2 * k + 2);
   }
   return batch_deliver(L, nq, r);
 }

@@ -437,22 +437,32 @@ int anim_lua_deliver(lua_State *L, anim_animator_box *b, int ai, int n, int *err
 }
 
 int anim_lua_deliver_uv(lua_State *L, int uv, anim_animator_box *b, int ai, int n, int *err) {
+  int base = anim_lua_deliver_open(L, uv);
+  *err = base + S_ERR;
+  return anim_lua_deliver_from(L, uv, base, b, ai, n);
+}
+
+int anim_lua_deliver_open(lua_State *L, int uv) {
+  int base = lua_gettop(L);
+  /* The callers come with two values on the stack: the room every C
+   * function has (LUA_MINSTACK, 20) holds the slots and what an entry
+   * pushes before call_list, which checks for its own. */
+  if (base > 2) luaL_checkstack(L, S_COUNT + 10, NULL);
+  /* (the handler is a function: anim_lua_pushdeliver) */
+  lua_pushvalue(L, lua_upvalueindex(uv + UV_TRACEBACK));
+  lua_pushnil(L);
+  return base;
+}
+
+int anim_lua_deliver_from(lua_State *L, int uv, int base, anim_animator_box *b, int ai, int n) {
   deliv d;
   int i = 1, last = 0, sl = lua_upvalueindex(uv + UV_SLOTS), nev;
   const anim_event *q;
   d.L = L;
   d.uv = uv;
   d.ai = ai;
-  d.base = lua_gettop(L);
-  /* The callers come with two values on the stack: the room every C
-   * function has (LUA_MINSTACK, 20) holds the slots and what an entry
-   * pushes before call_list, which checks for its own. */
-  if (d.base > 2) luaL_checkstack(L, S_COUNT + 10, NULL);
-  *err = d.base + S_ERR;
-  lua_pushvalue(L, lua_upvalueindex(uv + UV_TRACEBACK));
-  lua_pushnil(L);
+  d.base = base;
   /* (the slot table is always one: anim_lua_pushslots) */
-  /* (the handler is a function: anim_lua_pushdeliver) */
   if (n <= 0 || !b || !b->a || may_yield(L)) return 1;
   q = anim_animator_events(b->a, &nev);
   d.run = d.base + S_ERR;

@@ -54,6 +54,7 @@ typedef struct {
   int slot;
   unsigned long long mark;
   unsigned long long unslots;  /* acct->unslots when its queue was made (lua_deliver.c) */
+  int queued;                  /* the entries of its queue when a batch update queued it (lua_animator.c) */
 } anim_animator_box;
 typedef struct { unsigned tag; anim_track *t; int slot; } anim_track_box;
 typedef struct { unsigned tag; } anim_retarget_box;
@@ -236,6 +237,14 @@ void anim_lua_set_dispatch(lua_State *L, int idx, int n);
 int anim_lua_deliver(lua_State *L, anim_animator_box *b, int ai, int n, int *err);
 /* The same from a function whose delivery upvalues start after uv others. */
 int anim_lua_deliver_uv(lua_State *L, int uv, anim_animator_box *b, int ai, int n, int *err);
+/* The same in two steps, for a batch of animators delivered one after the
+ * other above the same message handler and first error: _open pushes
+ * them (the handler at base + 1, the error, nil, at base + 2) and returns
+ * base, the height of the stack before; _from delivers as above, keeps a
+ * callback's error at base + 2 only while that is nil, and may leave
+ * values above it (the stack must be back at base + 2 for the next). */
+int anim_lua_deliver_open(lua_State *L, int uv);
+int anim_lua_deliver_from(lua_State *L, int uv, int base, anim_animator_box *b, int ai, int n);
 
 /* A key block: one channel's keys as core.key_scanner took them from a
  * decoded file (lua_check.c), which clip_new copies into the clip
