@@ -115,8 +115,40 @@ function M.sample(f, t0, t1, kind, tol, step, max_keys, budget, weight)
       return e
     end
   else
+    -- the same arithmetic as slerp and angle above, in the same order (the
+    -- same bits: the keys baked do not change), with the arc's angle and
+    -- sine found once for the three points and no table per point
+    local acos, sin, sqrt, abs, atan2 = math.acos, math.sin, math.sqrt, math.abs, compat.atan2
+    local a1, a2, a3, a4, b1, b2, b3, b4, sgn, th, sn
+    local function off(f, v)
+      local wa, wb
+      if not th then
+        wa, wb = 1 - f, f
+      else
+        wa, wb = sin((1 - f) * th) / sn, sin(f * th) / sn
+      end
+      local o1, o2 = wa * a1 + sgn * wb * b1, wa * a2 + sgn * wb * b2
+      local o3, o4 = wa * a3 + sgn * wb * b3, wa * a4 + sgn * wb * b4
+      local n = sqrt(o1 ^ 2 + o2 ^ 2 + o3 ^ 2 + o4 ^ 2)
+      o1, o2, o3, o4 = o1 / n, o2 / n, o3 / n, o4 / n
+      local c1, c2, c3, c4 = v[1], v[2], v[3], v[4]
+      local x = o4 * c1 - o1 * c4 - o2 * c3 + o3 * c2
+      local y = o4 * c2 + o1 * c3 - o2 * c4 - o3 * c1
+      local z = o4 * c3 - o1 * c2 + o2 * c1 - o3 * c4
+      local w = o4 * c4 + o1 * c1 + o2 * c2 + o3 * c3
+      return 2 * atan2(sqrt(x * x + y * y + z * z), abs(w)) * 180 / math.pi
+    end
     seg_err = function(va, vb, vm, v1, v3)
-      return math.max(dist(lerp(va, vb, 0.5), vm), dist(lerp(va, vb, 0.25), v1), dist(lerp(va, vb, 0.75), v3))
+      a1, a2, a3, a4, b1, b2, b3, b4 = va[1], va[2], va[3], va[4], vb[1], vb[2], vb[3], vb[4]
+      local d = a1 * b1 + a2 * b2 + a3 * b3 + a4 * b4
+      sgn = 1
+      if d < 0 then d, sgn = -d, -1 end
+      th, sn = nil, nil
+      if not (d > 0.9999999) then
+        th = acos(d)
+        sn = sin(th)
+      end
+      return math.max(off(0.5, vm), off(0.25, v1), off(0.75, v3))
     end
   end
   local out = {}
