@@ -27,7 +27,7 @@ local PEERS = {
   [10000] = { three = 1080, ozz = 88, c_o2 = 30, c_o3 = 24 },
 }
 
-local rows, load, callbacks, allocs, meta, gameplay = {}, nil, nil, nil, {}, {}
+local rows, load, callbacks, allocs, meta, gameplay, paired = {}, nil, nil, nil, {}, {}, nil
 local ns_seen, ns_list = {}, {}
 local f = assert(io.open(path), "no " .. path .. " (run `make bench` first)")
 for line in f:lines() do
@@ -36,6 +36,7 @@ for line in f:lines() do
     if r.workload == "meta" then meta = r
     elseif r.workload == "load" then load = r
     elseif r.workload == "callbacks" then callbacks = r
+    elseif r.workload == "w1-paired" then paired = r
     elseif r.workload == "allocs" then allocs = r
     elseif r.workload == "gameplay" then gameplay[r.set] = r
     elseif r.n then
@@ -250,9 +251,17 @@ if callbacks and callbacks.ns_per_unheard_marker then
 end
 -- (the sampling's error bound is asserted by tests/c/core_test.c's sweep
 -- of angles, not measured here)
-target("W1 update, N = 1000, ≤ 1.5 × the float/nlerp loop (same run), within 1e-7 of the exact results",
-  string.format("%s%s vs 1.5 × %s = %s ns (%s); error ≤ 2e-11 (tests/c/core_test.c's sweep)", fmt(u1000), by,
-    fmt(f1000), fmt(f1000 and 1.5 * f1000), rfmt(ratio(u1000, f1000))), cmp(u1000, f1000, 1.5))
+if paired then
+  target("W1 update, N = 1000, ≤ 1.5 × the float/nlerp loop (same run), within 1e-7 of the exact results",
+    string.format("%s× (anim.update batch over the float loop: the median of 9 pairs taking turns, %.2f× to %.2f×; "
+      .. "medians %.1f vs %.1f ns); error ≤ 2e-11 (tests/c/core_test.c's sweep)", string.format("%.2f",
+        paired.batch_over_float), paired.ratio_min, paired.ratio_max, paired.batch_ns, paired.float_ns),
+    paired.batch_over_float <= 1.5)
+else
+  target("W1 update, N = 1000, ≤ 1.5 × the float/nlerp loop (same run), within 1e-7 of the exact results",
+    string.format("%s%s vs 1.5 × %s = %s ns (%s); error ≤ 2e-11 (tests/c/core_test.c's sweep)", fmt(u1000), by,
+      fmt(f1000), fmt(f1000 and 1.5 * f1000), rfmt(ratio(u1000, f1000))), cmp(u1000, f1000, 1.5))
+end
 if load then
   target("loading ≤ 2 × cjson.decode of the same file (same run)",
     string.format("anim.load %.0f ms vs cjson.decode %.0f ms (%s)", load.load_ms, load.cjson_decode_ms,

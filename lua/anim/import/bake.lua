@@ -120,12 +120,12 @@ function M.sample(f, t0, t1, kind, tol, step, max_keys, budget, weight)
     -- sine found once for the three points and no table per point
     local acos, sin, sqrt, abs, atan2 = math.acos, math.sin, math.sqrt, math.abs, compat.atan2
     local a1, a2, a3, a4, b1, b2, b3, b4, sgn, th, sn
-    local function off(f, v)
+    local function off(at, v)
       local wa, wb
       if not th then
-        wa, wb = 1 - f, f
+        wa, wb = 1 - at, at
       else
-        wa, wb = sin((1 - f) * th) / sn, sin(f * th) / sn
+        wa, wb = sin((1 - at) * th) / sn, sin(at * th) / sn
       end
       local o1, o2 = wa * a1 + sgn * wb * b1, wa * a2 + sgn * wb * b2
       local o3, o4 = wa * a3 + sgn * wb * b3, wa * a4 + sgn * wb * b4
@@ -143,8 +143,9 @@ function M.sample(f, t0, t1, kind, tol, step, max_keys, budget, weight)
       local d = a1 * b1 + a2 * b2 + a3 * b3 + a4 * b4
       sgn = 1
       if d < 0 then d, sgn = -d, -1 end
-      th, sn = nil, nil
-      if not (d > 0.9999999) then
+      if d > 0.9999999 then
+        th, sn = nil, nil
+      else
         th = acos(d)
         sn = sin(th)
       end
