@@ -26,6 +26,7 @@
 -- ((track_batch - plain_batch) - lua_loop) / calls.  Time is
 -- os.clock() (process CPU time).
 local anim = require "anim"
+local median = require "bench.median"
 
 local args = { n = 1000, runs = 7 }
 do
@@ -136,12 +137,6 @@ local alloc = (collectgarbage("count") - kb0) * 1024 / 60
 local mcalls = calls0 and (malloc_calls() - calls0) / 60
 collectgarbage("restart")
 
-local function median(list)
-  local l = {}
-  for i, v in ipairs(list) do l[i] = v end
-  table.sort(l)
-  return l[math.floor((#l + 1) / 2)]
-end
 local med = {}
 for _, k in ipairs(order) do med[k] = median(times[k]) end
 -- issue 24's two figures: the median of the rounds' own differences (the

@@ -25,6 +25,7 @@
 --   temporaries, an upper bound.
 -- Time is os.clock() (process CPU time).
 local anim = require "anim"
+local median = require "bench.median"
 local cjson = require "cjson"
 
 local args = { runs = 7, out = "build/bench/load.anim" }
@@ -194,10 +195,6 @@ local function timed(fn)
   local t = os.clock() - t0
   assert(v)
   return t
-end
-local function median(list)
-  table.sort(list)
-  return list[math.floor((#list + 1) / 2)]
 end
 
 local loads, decodes, cjsons, ratios = {}, {}, {}, {}

@@ -92,12 +92,7 @@ do
     if not p:close() then failed[#failed + 1] = cmd end
     return tonumber(out:match('"ns_per_joint_sample":([%d.]+)'))
   end
-  local function median(list)
-    local l = {}
-    for i, v in ipairs(list) do l[i] = v end
-    table.sort(l)
-    return l[math.floor((#l + 1) / 2)]
-  end
+  local median = dofile(here .. "/median.lua")
   local floats, batches, ratios = {}, {}, {}
   for i = 1, 9 do
     floats[i] = ns_of(string.format("%s/../build/bench/w1_ref --kind float --n 1000 --runs 1 --data %s", here, data))
