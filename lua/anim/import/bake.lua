@@ -41,36 +41,50 @@ local function dist_vec(a, b)
   return math.max(math.abs(a[1] - b[1]), math.abs(a[2] - b[2]), math.abs(a[3] - b[3]))
 end
 
--- Shortest-arc slerp, the interpolation the C core plays quaternion keys with.
-local function slerp(a, b, f)
+-- Shortest-arc slerp, the interpolation the C core plays quaternion keys
+-- with, in pieces that the segment error below shares: the arc from a to
+-- b (the sign that takes the shorter way, its angle and sine, nil when the
+-- two nearly coincide), the point at f on it (four numbers, made unit).
+local function arc(a, b)
   local d = a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4]
   local s = 1
   if d < 0 then d, s = -d, -1 end
+  if d > 0.9999999 then return s end
+  local th = math.acos(d)
+  return s, th, math.sin(th)
+end
+
+local function arc_point(a, b, s, th, sn, f)
   local wa, wb
-  if d > 0.9999999 then
+  if not th then
     wa, wb = 1 - f, f
   else
-    local th = math.acos(d)
-    local sn = math.sin(th)
     wa, wb = math.sin((1 - f) * th) / sn, math.sin(f * th) / sn
   end
-  local o = {}
-  for i = 1, 4 do o[i] = wa * a[i] + s * wb * b[i] end
-  local n = math.sqrt(o[1] ^ 2 + o[2] ^ 2 + o[3] ^ 2 + o[4] ^ 2)
-  for i = 1, 4 do o[i] = o[i] / n end
-  return o
+  local o1, o2 = wa * a[1] + s * wb * b[1], wa * a[2] + s * wb * b[2]
+  local o3, o4 = wa * a[3] + s * wb * b[3], wa * a[4] + s * wb * b[4]
+  local n = math.sqrt(o1 ^ 2 + o2 ^ 2 + o3 ^ 2 + o4 ^ 2)
+  return o1 / n, o2 / n, o3 / n, o4 / n
+end
+
+local function slerp(a, b, f)
+  local s, th, sn = arc(a, b)
+  return { arc_point(a, b, s, th, sn, f) }
 end
 M.slerp = slerp
 
--- The angle between two rotations, in degrees (atan2 keeps small angles exact).
-local function angle(a, b)
+-- The angle between rotation (a1, a2, a3, a4) and rotation b, in degrees
+-- (atan2 keeps small angles exact).
+local function angle_from(a1, a2, a3, a4, b)
   -- r = conj(a) * b
-  local x = a[4] * b[1] - a[1] * b[4] - a[2] * b[3] + a[3] * b[2]
-  local y = a[4] * b[2] + a[1] * b[3] - a[2] * b[4] - a[3] * b[1]
-  local z = a[4] * b[3] - a[1] * b[2] + a[2] * b[1] - a[3] * b[4]
-  local w = a[4] * b[4] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
+  local x = a4 * b[1] - a1 * b[4] - a2 * b[3] + a3 * b[2]
+  local y = a4 * b[2] + a1 * b[3] - a2 * b[4] - a3 * b[1]
+  local z = a4 * b[3] - a1 * b[2] + a2 * b[1] - a3 * b[4]
+  local w = a4 * b[4] + a1 * b[1] + a2 * b[2] + a3 * b[3]
   return 2 * compat.atan2(math.sqrt(x * x + y * y + z * z), math.abs(w)) * 180 / math.pi
 end
+
+local function angle(a, b) return angle_from(a[1], a[2], a[3], a[4], b) end
 M.angle = angle
 
 local KINDS = {
@@ -115,41 +129,16 @@ function M.sample(f, t0, t1, kind, tol, step, max_keys, budget, weight)
       return e
     end
   else
-    -- the same arithmetic as slerp and angle above, in the same order (the
-    -- same bits: the keys baked do not change), with the arc's angle and
-    -- sine found once for the three points and no table per point
-    local acos, sin, sqrt, abs, atan2 = math.acos, math.sin, math.sqrt, math.abs, compat.atan2
-    local a1, a2, a3, a4, b1, b2, b3, b4, sgn, th, sn
-    local function off(at, v)
-      local wa, wb
-      if not th then
-        wa, wb = 1 - at, at
-      else
-        wa, wb = sin((1 - at) * th) / sn, sin(at * th) / sn
-      end
-      local o1, o2 = wa * a1 + sgn * wb * b1, wa * a2 + sgn * wb * b2
-      local o3, o4 = wa * a3 + sgn * wb * b3, wa * a4 + sgn * wb * b4
-      local n = sqrt(o1 ^ 2 + o2 ^ 2 + o3 ^ 2 + o4 ^ 2)
-      o1, o2, o3, o4 = o1 / n, o2 / n, o3 / n, o4 / n
-      local c1, c2, c3, c4 = v[1], v[2], v[3], v[4]
-      local x = o4 * c1 - o1 * c4 - o2 * c3 + o3 * c2
-      local y = o4 * c2 + o1 * c3 - o2 * c4 - o3 * c1
-      local z = o4 * c3 - o1 * c2 + o2 * c1 - o3 * c4
-      local w = o4 * c4 + o1 * c1 + o2 * c2 + o3 * c3
-      return 2 * atan2(sqrt(x * x + y * y + z * z), abs(w)) * 180 / math.pi
+    -- slerp and angle's own pieces, the arc found once for the three
+    -- points and no table per point (the same bits as dist(lerp(...)))
+    local function off(va, vb, s, th, sn, at, v)
+      local o1, o2, o3, o4 = arc_point(va, vb, s, th, sn, at)
+      return angle_from(o1, o2, o3, o4, v)
     end
     seg_err = function(va, vb, vm, v1, v3)
-      a1, a2, a3, a4, b1, b2, b3, b4 = va[1], va[2], va[3], va[4], vb[1], vb[2], vb[3], vb[4]
-      local d = a1 * b1 + a2 * b2 + a3 * b3 + a4 * b4
-      sgn = 1
-      if d < 0 then d, sgn = -d, -1 end
-      if d > 0.9999999 then
-        th, sn = nil, nil
-      else
-        th = acos(d)
-        sn = sin(th)
-      end
-      return math.max(off(0.5, vm), off(0.25, v1), off(0.75, v3))
+      local s, th, sn = arc(va, vb)
+      return math.max(off(va, vb, s, th, sn, 0.5, vm), off(va, vb, s, th, sn, 0.25, v1),
+        off(va, vb, s, th, sn, 0.75, v3))
     end
   end
   local out = {}
