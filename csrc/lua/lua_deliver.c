@@ -433,13 +433,9 @@ static int slot_holds(lua_State *L, int sl, int s, const anim_track *t) {
 }
 
 int anim_lua_deliver(lua_State *L, anim_animator_box *b, int ai, int n, int *err) {
-  return anim_lua_deliver_uv(L, 0, b, ai, n, err);
-}
-
-int anim_lua_deliver_uv(lua_State *L, int uv, anim_animator_box *b, int ai, int n, int *err) {
-  int base = anim_lua_deliver_open(L, uv);
+  int base = anim_lua_deliver_open(L, 0);
   *err = base + S_ERR;
-  return anim_lua_deliver_from(L, uv, base, b, ai, n);
+  return anim_lua_deliver_from(L, 0, base, b, ai, n);
 }
 
 int anim_lua_deliver_open(lua_State *L, int uv) {

@@ -235,9 +235,8 @@ int anim_lua_unslot(lua_State *L, int idx);
  * top of the stack (popped), in its slot too. */
 void anim_lua_set_dispatch(lua_State *L, int idx, int n);
 int anim_lua_deliver(lua_State *L, anim_animator_box *b, int ai, int n, int *err);
-/* The same from a function whose delivery upvalues start after uv others. */
-int anim_lua_deliver_uv(lua_State *L, int uv, anim_animator_box *b, int ai, int n, int *err);
-/* The same in two steps, for a batch of animators delivered one after the
+/* The same in two steps, from a function whose delivery upvalues start
+ * after uv others, for a batch of animators delivered one after the
  * other above the same message handler and first error: _open pushes
  * them (the handler at base + 1, the error, nil, at base + 2) and returns
  * base, the height of the stack before; _from delivers as above, keeps a
