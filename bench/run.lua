@@ -53,15 +53,22 @@ local commit = first_line("git describe --always --dirty")
 res:write(string.format('{"workload":"meta","commit":%s,"date":"%s"}\n',
   commit and string.format("%q", commit) or "null", os.date("!%Y-%m-%d")))
 
-local function run(cmd)
+-- Runs cmd, prints its lines and keeps its JSON lines in the results;
+-- with `quiet`, only returns its output.
+local function run(cmd, quiet)
   io.stderr:write("$ ", cmd, "\n")
   local p = assert(io.popen(cmd))
+  local out = {}
   for line in p:lines() do
-    print(line)
-    if line:match("^{") then res:write(line, "\n"); res:flush() end
+    out[#out + 1] = line
+    if not quiet then
+      print(line)
+      if line:match("^{") then res:write(line, "\n"); res:flush() end
+    end
   end
   local ok = p:close()
   if not ok then failed[#failed + 1] = cmd end
+  return table.concat(out, "\n")
 end
 
 for n in opts.n:gmatch("%d+") do
@@ -85,13 +92,7 @@ end
 -- falls on both sides of a ratio alike (measured minutes apart above, the
 -- ratio moved between 1.46 and 1.76 from one make bench to the next).
 do
-  local function ns_of(cmd)
-    io.stderr:write("$ ", cmd, "\n")
-    local p = assert(io.popen(cmd))
-    local out = p:read("*a")
-    if not p:close() then failed[#failed + 1] = cmd end
-    return tonumber(out:match('"ns_per_joint_sample":([%d.]+)'))
-  end
+  local function ns_of(cmd) return tonumber(run(cmd, true):match('"ns_per_joint_sample":([%d.]+)')) end
   local median = dofile(here .. "/median.lua")
   local floats, batches, ratios = {}, {}, {}
   for i = 1, 9 do

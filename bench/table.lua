@@ -251,16 +251,17 @@ if callbacks and callbacks.ns_per_unheard_marker then
 end
 -- (the sampling's error bound is asserted by tests/c/core_test.c's sweep
 -- of angles, not measured here)
-if paired then
-  target("W1 update, N = 1000, ≤ 1.5 × the float/nlerp loop (same run), within 1e-7 of the exact results",
-    string.format("%s× (anim.update batch over the float loop: the median of 9 pairs taking turns, %.2f× to %.2f×; "
-      .. "medians %.1f vs %.1f ns); error ≤ 2e-11 (tests/c/core_test.c's sweep)", string.format("%.2f",
-        paired.batch_over_float), paired.ratio_min, paired.ratio_max, paired.batch_ns, paired.float_ns),
-    paired.batch_over_float <= 1.5)
-else
-  target("W1 update, N = 1000, ≤ 1.5 × the float/nlerp loop (same run), within 1e-7 of the exact results",
-    string.format("%s%s vs 1.5 × %s = %s ns (%s); error ≤ 2e-11 (tests/c/core_test.c's sweep)", fmt(u1000), by,
-      fmt(f1000), fmt(f1000 and 1.5 * f1000), rfmt(ratio(u1000, f1000))), cmp(u1000, f1000, 1.5))
+do
+  local name = "W1 update, N = 1000, ≤ 1.5 × the float/nlerp loop (same run), within 1e-7 of the exact results"
+  local bound = "error ≤ 2e-11 (tests/c/core_test.c's sweep)"
+  if paired then
+    target(name, string.format("%.2f× (anim.update batch over the float loop: the median of 9 pairs taking turns, "
+      .. "%.2f× to %.2f×; medians %.1f vs %.1f ns); %s", paired.batch_over_float, paired.ratio_min, paired.ratio_max,
+      paired.batch_ns, paired.float_ns, bound), paired.batch_over_float <= 1.5)
+  else
+    target(name, string.format("%s%s vs 1.5 × %s = %s ns (%s); %s", fmt(u1000), by, fmt(f1000),
+      fmt(f1000 and 1.5 * f1000), rfmt(ratio(u1000, f1000)), bound), cmp(u1000, f1000, 1.5))
+  end
 end
 if load then
   target("loading ≤ 2 × cjson.decode of the same file (same run)",
