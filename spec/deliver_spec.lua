@@ -127,6 +127,15 @@ local function run(list, log, frames, inside, reload, batch)
   end
 end
 
+-- A scene's logs, delivered from C (the main thread), then by the Lua side
+-- (in coroutines): play(log, inside) runs it.
+local function both(play)
+  local log_c, log_lua = {}, {}
+  play(log_c, false)
+  play(log_lua, true)
+  return log_c, log_lua
+end
+
 describe("delivery from C", function()
   it("is what the main thread's update does: nothing is left to the Lua side for markers, events, sounds, looped, stopped", function()
     local c = assert(anim.clip { length = 1, loop = "loop", joints = {},
@@ -170,8 +179,7 @@ describe("delivery from C", function()
     local batch = seed > 6
     it("calls what the Lua side calls, in the same order, raising the same errors (random scene " .. seed
       .. (batch and ", anim.update" or "") .. ")", function()
-      local log_c, log_lua = {}, {}
-      for _, how in ipairs { { log_c, false }, { log_lua, true } } do
+      local log_c, log_lua = both(function(log, inside)
         local clips = pool()
         local function reload(frame)
           local markers = {}
@@ -181,8 +189,8 @@ describe("delivery from C", function()
           assert(anim.reload(clips[1], { length = 1, loop = "loop",
             joints = { torso = { position = { { 0, { 0, 0, 0 } }, { 1, { 1, 0, 0 } } } } }, markers = markers }))
         end
-        run(scene(seed, 12, clips, how[1]), how[1], 60, how[2], reload, batch)
-      end
+        run(scene(seed, 12, clips, log), log, 60, inside, reload, batch)
+      end)
       assert.is_true(#log_c > 150, #log_c .. " entries")
       local raised = 0
       for _, line in ipairs(log_c) do if line:find(" raised ", 1, true) then raised = raised + 1 end end
@@ -194,6 +202,90 @@ describe("delivery from C", function()
       assert.are.same(log_lua, log_c)
     end)
   end
+
+  -- The usual frame queues one marker for a track's callback: delivered
+  -- without the loop over the queue (deliver_lone_marker), the same.
+  describe("the lone marker of an update", function()
+    -- n animators, each playing one or two clips with a marker every 1/8 s
+    -- (values of every kind, nil too) and no callback of its own: each
+    -- track connects one function to one name, which logs its arguments
+    -- and sometimes fails, stops its track, disconnects itself or plays.
+    local function lone_scene(seed, n, log)
+      math.randomseed(seed)
+      local r = math.random
+      local values, loops, clips = { 1, "s", true, false, 2.5 }, { "loop", "once", "pingpong", "loop" }, {}
+      for i = 1, 4 do
+        local markers = {}
+        for k = 1, 8 do
+          markers[k] = { time = (k - 0.5) / 8 + i * 0.01, name = "m" .. (k % 2 + 1), value = values[(i + k) % 6 + 1] }
+        end
+        clips[i] = assert(anim.clip({ length = 1, loop = loops[i], joints = {}, markers = markers }, "lone" .. i))
+      end
+      local list = {}
+      for i = 1, n do
+        local a = anim.animator(rig)
+        local count = 0
+        for _ = 1, r(2) do
+          local tr = a:play(clips[r(#clips)], { fade = 0, speed = (r() - 0.3) * 2 })
+          local conn
+          conn = tr:on_marker("m" .. r(2), function(t, v, late)
+            count = count + 1
+            log[#log + 1] = table.concat({ i, t.clip.name, show(v), hex(late) }, " ")
+            if count % 7 == 0 then error("lone failed " .. i, 0) end
+            if count % 5 == 0 then t:stop(0.1) end
+            if count % 9 == 0 then conn:disconnect() end
+            if count % 11 == 0 then a:play(clips[1 + count % #clips], { fade = 0 }) end
+          end)
+        end
+        list[i] = a
+      end
+      return list
+    end
+
+    for seed = 1, 4 do
+      local batch = seed > 2
+      it("calls what the Lua side calls, with the same arguments and errors (random scene " .. seed
+        .. (batch and ", anim.update" or "") .. ")", function()
+        local log_c, log_lua = both(function(log, inside)
+          run(lone_scene(seed, 16, log), log, 150, inside, nil, batch)
+        end)
+        assert.is_true(#log_c > 80, #log_c .. " entries")
+        assert.truthy(table.concat(log_c, "\n"):find(" raised lone failed", 1, true))
+        assert.are.same(log_lua, log_c)
+      end)
+    end
+
+    it("is delivered from C: the track, the marker's value and how late, nothing left to the Lua side", function()
+      local c = assert(anim.clip { length = 1, loop = "loop", joints = {},
+        markers = { { time = 0.25, name = "step", value = "left" }, { time = 0.75, name = "step" } } })
+      local a = anim.animator(rig)
+      local tr = a:play(c, { fade = 0 })
+      local seen = {}
+      tr:on_marker("step", function(t, v, late) seen[#seen + 1] = { t == tr, v, late } end)
+      assert.are.equal(0, core.animator_update(a, 0.3))
+      assert.are.equal(0, core.animator_update(a, 0.5))
+      assert.are.same({ { true, "left", 0.3 - 0.25 } }, { seen[1] })
+      assert.are.same({ true, nil }, { seen[2][1], seen[2][2] })
+      assert.is_true(math.abs(seen[2][3] - 0.05) < 1e-12, seen[2][3]) -- (0.5 - (0.75 - 0.3))
+    end)
+
+    it("a failing callback: its error with a traceback, the animator free for the next update", function()
+      local c = assert(anim.clip { length = 1, loop = "loop", joints = {}, markers = { { time = 0.25, name = "step" } } })
+      local a = anim.animator(rig)
+      local tr = a:play(c, { fade = 0 })
+      local calls = 0
+      tr:on_marker("step", function() calls = calls + 1; error("stumbled") end)
+      local n, st, from, err = core.animator_update(a, 0.3)
+      assert.are.same({ 1, "table", 2 }, { n, type(st), from })
+      assert.truthy(err:find("stumbled", 1, true))
+      assert.truthy(err:find("stack traceback", 1, true))
+      local ok, err2 = pcall(a.update, a, 1)
+      assert.is_false(ok)
+      assert.truthy(err2:find("stumbled", 1, true))
+      assert.truthy(err2:find("stack traceback", 1, true))
+      assert.are.equal(2, calls)
+    end)
+  end)
 
   -- What the delivery from C reads of a track's markers
   -- (runtime/dispatch.lua): the clip's marker table (user value 5) and the
@@ -347,6 +439,28 @@ describe("delivery from C", function()
       assert.are.equal(logs[2], logs[1]) -- (the Lua side's delivery)
     end)
 
+    it("anim.update: a callback that finalizes another animator's track and plays in its slot: that entry is passed over", function()
+      local c1 = assert(anim.clip { length = 1, loop = "loop", joints = {}, markers = { { time = 0.1, name = "a" } } })
+      local logs = {}
+      for _, inside in ipairs { false, true } do
+        local a, b = anim.animator(rig), anim.animator(rig)
+        local log = {}
+        local ta, tb = a:play(c1, { fade = 0 }), b:play(c1, { fade = 0 })
+        ta:on_marker("a", function()
+          log[#log + 1] = "a of a"
+          debug.getmetatable(tb).__gc(tb) -- (by hand: it leaves its slot, which the next track takes)
+          b:play(c1, { fade = 0 }):on_marker("a", function() log[#log + 1] = "a of b's new" end)
+        end)
+        tb:on_marker("a", function() log[#log + 1] = "a of b's first" end)
+        if inside then assert(coroutine.resume(coroutine.create(function() anim.update({ a, b }, 0.15) end)))
+        else anim.update({ a, b }, 0.15) end
+        anim.update({ a, b }, 0.15) -- (b's new track: its a at 0.1)
+        logs[#logs + 1] = table.concat(log, ", ")
+      end
+      assert.are.equal("a of a, a of b's new", logs[1])
+      assert.are.equal(logs[2], logs[1]) -- (the Lua side's delivery)
+    end)
+
     it("are given back: tracks that end, animators collected, restored, finalized by hand", function()
       collectgarbage("collect")
       local before = slots[0]
@@ -390,6 +504,26 @@ describe("delivery from C", function()
     assert.truthy(errs[1]:find("a clip cannot be reloaded while an update delivers its callbacks", 1, true), errs[1])
     assert.truthy(errs[2]:find("called from one of this animator's own callbacks", 1, true), errs[2])
     assert.are.equal(0, core.delivering())
+    assert(anim.reload(clip, { length = 2, joints = {} }))
+  end)
+
+  it("refuses them from a track's callback of the lone marker of an update too, through anim.update as well", function()
+    local clip = assert(anim.clip { length = 1, joints = {}, markers = { { time = 0, name = "go" } } })
+    for _, batch in ipairs { false, true } do
+      local a = anim.animator(rig)
+      local errs = {}
+      a:play(clip):on_marker("go", function()
+        errs[1] = select(2, pcall(anim.reload, clip, { joints = {} }))
+        errs[2] = select(2, pcall(a.update, a, 0.1))
+        errs[3] = core.delivering()
+      end)
+      if batch then anim.update({ a }, 0.1)
+      else assert.are.equal(0, core.animator_update(a, 0.1)) end -- (delivered from C)
+      assert.truthy(errs[1]:find("a clip cannot be reloaded while an update delivers its callbacks", 1, true), errs[1])
+      assert.truthy(errs[2]:find("called from one of this animator's own callbacks", 1, true), errs[2])
+      assert.are.equal(1, errs[3])
+      assert.are.equal(0, core.delivering())
+    end
     assert(anim.reload(clip, { length = 2, joints = {} }))
   end)
 

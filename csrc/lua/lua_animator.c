@@ -30,18 +30,10 @@ static int no_joint(lua_State *L, const anim_rig *r, int idx) {
 
 /* For the readers of one joint (below): their usual path inline in each,
  * joint_arg out of line -- inlined there too, its registers would be
- * saved and restored on every read.  GCC and Clang; elsewhere the
- * compiler's choice. */
-#if defined(__GNUC__) || defined(__clang__)
-#define HOT inline __attribute__((always_inline))
-#define COLD __attribute__((noinline))
-#else
-#define HOT inline
-#define COLD
-#endif
+ * saved and restored on every read. */
 
 /* Joint index (0-based) from a name or a 1-based index. */
-static COLD int joint_arg(lua_State *L, const anim_rig *r, int idx) {
+static ANIM_LUA_COLD int joint_arg(lua_State *L, const anim_rig *r, int idx) {
   if (lua_type(L, idx) == LUA_TSTRING) {
     size_t len;
     const char *name = lua_tolstring(L, idx, &len);
@@ -599,7 +591,7 @@ static int animator_queued(lua_State *L) {
 
 /* (written out: no loop counter and branch between the ten calls of
  * every read) */
-static HOT int push10(lua_State *L, const double *v) {
+static ANIM_LUA_HOT int push10(lua_State *L, const double *v) {
   lua_pushnumber(L, v[0]); lua_pushnumber(L, v[1]); lua_pushnumber(L, v[2]); lua_pushnumber(L, v[3]);
   lua_pushnumber(L, v[4]); lua_pushnumber(L, v[5]); lua_pushnumber(L, v[6]);
   lua_pushnumber(L, v[7]); lua_pushnumber(L, v[8]); lua_pushnumber(L, v[9]);
@@ -614,7 +606,7 @@ static HOT int push10(lua_State *L, const double *v) {
  * and an integer index in range, in two.  Anything else goes the checked
  * way, reader_animator and joint_arg, which raise the usual messages
  * (before 5.3 every number is a float, and goes there). */
-static HOT anim_animator *joint_reader(lua_State *L, int *j) {
+static ANIM_LUA_HOT anim_animator *joint_reader(lua_State *L, int *j) {
   animator_box *b = anim_lua_animator_mt(L, 1, lua_upvalueindex(1));
   anim_animator *a = b && b->a ? b->a : reader_animator(L);
   const anim_rig *r = anim_animator_rig(a);
@@ -663,7 +655,7 @@ static int animator_world(lua_State *L) {
  * joint by the readers of the whole pose (a finalizer run by an
  * allocation between two joints may have finalized it by hand: then this
  * raises).  Returns it. */
-static HOT anim_animator *pose_joint(lua_State *L, animator_box *b, int mode, int j, double *v) {
+static ANIM_LUA_HOT anim_animator *pose_joint(lua_State *L, animator_box *b, int mode, int j, double *v) {
   anim_animator *a = b->a;
   if (!a) anim_lua_finalized(L, ANIM_BOX_ANIMATOR);
   if (mode == 2) anim_animator_world(a, j, v);
@@ -743,7 +735,7 @@ static int pose_which(lua_State *L) {
 #else
 #define SET_AT(L, plain, k) ((void)(plain), lua_rawseti(L, 2, (int)(k)))
 #endif
-static HOT void put10(lua_State *L, int plain, lua_Integer o, const double *v) {
+static ANIM_LUA_HOT void put10(lua_State *L, int plain, lua_Integer o, const double *v) {
   lua_pushnumber(L, v[0]); SET_AT(L, plain, o + 1);
   lua_pushnumber(L, v[1]); SET_AT(L, plain, o + 2);
   lua_pushnumber(L, v[2]); SET_AT(L, plain, o + 3);

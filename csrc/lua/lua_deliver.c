@@ -86,15 +86,15 @@ anim_animator_box *anim_lua_deliver_animator(lua_State *L, int idx) {
 
 /* t[i], pushed; returns its type (any integer: ids are lua_Integers, and
  * lua_rawgeti takes an int before 5.3) */
-static int geti(lua_State *L, int t, lua_Integer i) {
 #if LUA_VERSION_NUM >= 503
-  return lua_rawgeti(L, t, i);
+#define geti(L, t, i) lua_rawgeti((L), (t), (i))
 #else
+static int geti(lua_State *L, int t, lua_Integer i) {
   t = lua_absindex(L, t);
   lua_pushinteger(L, i);
   return lua_rawget(L, t);
-#endif
 }
+#endif
 
 /* Whether a callback called from here could yield (then the Lua side
  * delivers): 5.3+ say so; before, only the main thread surely cannot. */
@@ -432,13 +432,8 @@ static int slot_holds(lua_State *L, int sl, int s, const anim_track *t) {
   return same;
 }
 
-int anim_lua_deliver(lua_State *L, anim_animator_box *b, int ai, int n, int *err) {
-  int base = anim_lua_deliver_open(L, 0);
-  *err = base + S_ERR;
-  return anim_lua_deliver_from(L, 0, base, b, ai, n);
-}
-
-int anim_lua_deliver_open(lua_State *L, int uv) {
+/* anim_lua_deliver_open, inline in anim_lua_deliver */
+static ANIM_LUA_HOT int open_base(lua_State *L, int uv) {
   int base = lua_gettop(L);
   /* The callers come with two values on the stack: the room every C
    * function has (LUA_MINSTACK, 20) holds the slots and what an entry
@@ -450,7 +445,43 @@ int anim_lua_deliver_open(lua_State *L, int uv) {
   return base;
 }
 
-int anim_lua_deliver_from(lua_State *L, int uv, int base, anim_animator_box *b, int ai, int n) {
+/* The usual update's queue, delivered without the loop's bookkeeping: a
+ * single entry, a marker of a clip's track whose marker callbacks hold a
+ * function for it, on an animator that does not hear markers itself.
+ * The same reads, checks and call as the loop below makes for it (a new
+ * run, then deliver_marker's first case), the function read first so that
+ * it and its arguments come in place.  1 when delivered; 0 with nothing
+ * done when the entry is not such a one (the loop then takes it). */
+static ANIM_LUA_HOT int deliver_lone_marker(lua_State *L, int uv, int base, anim_animator_box *b, int n) {
+  int sl = lua_upvalueindex(uv + UV_SLOTS), nev = 0;
+  const anim_event *e = n == 1 && b && b->a && !may_yield(L) ? anim_animator_events(b->a, &nev) : NULL;
+  lua_Integer s, j;
+  if (nev < 1) return 0;
+  s = e->slot;
+  j = (lua_Integer)e->index + 1;
+  if (e->type != ANIM_EV_ITEM || e->kind != ANIM_ITEM_MARKER || e->point >= 0 || s <= 0 ||
+      b->acct->unslots != b->unslots || (anim_animator_hears(b->a) & ANIM_HEAR_MARKER))
+    return 0;
+  /* base + 3: the track's marker callbacks, then the function, the
+   * track, the marker's value ([-j]) and how late */
+  if (geti(L, sl, 4 * s - 2) != LUA_TTABLE || geti(L, base + S_TRACK, j) != LUA_TFUNCTION ||
+      geti(L, sl, 4 * s - 3) != LUA_TUSERDATA) {
+    lua_settop(L, base + S_ERR);
+    return 0;
+  }
+  geti(L, base + S_TRACK, -j);
+  lua_pushnumber(L, e->late);
+  anim_lua_setdelivering(b, ANIM_DELIVERING);
+  if (lua_pcall(L, 3, 0, base + S_MSGH) != 0) {
+    if (lua_isnil(L, base + S_ERR)) lua_replace(L, base + S_ERR);
+    else lua_pop(L, 1);
+  }
+  anim_lua_setdelivering(b, ANIM_IDLE);
+  return 1;  /* (the table of callbacks left above: the callers set the top) */
+}
+
+/* anim_lua_deliver_from past the lone marker: the entries one by one. */
+static ANIM_LUA_COLD int deliver_loop(lua_State *L, int uv, int base, anim_animator_box *b, int ai, int n) {
   deliv d;
   int i = 1, last = 0, sl = lua_upvalueindex(uv + UV_SLOTS), nev;
   const anim_event *q;
@@ -512,4 +543,20 @@ int anim_lua_deliver_from(lua_State *L, int uv, int base, anim_animator_box *b, 
   }
   anim_lua_setdelivering(b, ANIM_IDLE);
   return i;
+}
+
+/* The lone marker inline, the loop out of line: the usual update pays
+ * neither the loop's registers nor another call. */
+int anim_lua_deliver_from(lua_State *L, int uv, int base, anim_animator_box *b, int ai, int n) {
+  if (deliver_lone_marker(L, uv, base, b, n)) return 2;
+  return deliver_loop(L, uv, base, b, ai, n);
+}
+
+int anim_lua_deliver_open(lua_State *L, int uv) { return open_base(L, uv); }
+
+int anim_lua_deliver(lua_State *L, anim_animator_box *b, int ai, int n, int *err) {
+  int base = open_base(L, 0);
+  *err = base + S_ERR;
+  if (deliver_lone_marker(L, 0, base, b, n)) return 2;
+  return deliver_loop(L, 0, base, b, ai, n);
 }

@@ -16,6 +16,18 @@
 #include "core/gameplay.h"
 #include "core/rig.h"
 
+/* A function on a hot path inlined wherever it is called, and one kept out
+ * of line (inlined, its registers would be saved and restored on every
+ * call of its caller, not only when it runs).  GCC and Clang; elsewhere
+ * the compiler's choice. */
+#if defined(__GNUC__) || defined(__clang__)
+#define ANIM_LUA_HOT inline __attribute__((always_inline))
+#define ANIM_LUA_COLD __attribute__((noinline))
+#else
+#define ANIM_LUA_HOT inline
+#define ANIM_LUA_COLD
+#endif
+
 /* The metatables of the userdata (their __name is what messages show). */
 #define ANIM_CLIP_MT "anim.clip"
 #define ANIM_RIG_MT "anim.rig"
@@ -205,7 +217,7 @@ const char *anim_lua_suggest(const char *name, const char *const *names, int n);
  * the animator of box b (at stack index ai), live or finalized, from the
  * first on; returns the 1-based index of the first entry it did not
  * deliver (n + 1: all), the stack index of the first error of a callback
- * (or nil) in *err. */
+ * (or nil) in *err; values may be left above it. */
 int anim_lua_pushdeliver(lua_State *L);
 /* Sets b->delivering; the state's count of animators delivering (a reload
  * waits while it is not 0) follows b into and out of ANIM_DELIVERING, from
