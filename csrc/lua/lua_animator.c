@@ -28,11 +28,10 @@ static int no_joint(lua_State *L, const anim_rig *r, int idx) {
   return anim_lua_argerror(L, idx, "no joint '%s' in rig '%s'", name, rig);
 }
 
-/* For the readers of one joint (below): their usual path inline in each,
- * joint_arg out of line -- inlined there too, its registers would be
+/* Joint index (0-based) from a name or a 1-based index.  Out of line: the
+ * readers of one joint (below) have their usual path inline
+ * (ANIM_LUA_HOT), and this inlined there too would have its registers
  * saved and restored on every read. */
-
-/* Joint index (0-based) from a name or a 1-based index. */
 static ANIM_LUA_COLD int joint_arg(lua_State *L, const anim_rig *r, int idx) {
   if (lua_type(L, idx) == LUA_TSTRING) {
     size_t len;

@@ -238,15 +238,20 @@ static int getk(deliv *d, int t, int k) {
   return lua_rawget(d->L, t);  /* (the type: lua_compat.h before 5.3) */
 }
 
-/* A protected call of the function below its nargs arguments; the first
- * error goes to the slot S_ERR. */
-static void pcall_keep(deliv *d, int nargs) {
-  lua_State *L = d->L;
-  d->called = 1;
-  if (lua_pcall(L, nargs, 0, d->base + S_MSGH) != 0) {
-    if (lua_isnil(L, d->base + S_ERR)) lua_replace(L, d->base + S_ERR);
+/* A protected call of the function below its nargs arguments, above the
+ * delivery's handler at base + S_MSGH; the first error goes to base +
+ * S_ERR. */
+static ANIM_LUA_HOT void pcall_first(lua_State *L, int base, int nargs) {
+  if (lua_pcall(L, nargs, 0, base + S_MSGH) != 0) {
+    if (lua_isnil(L, base + S_ERR)) lua_replace(L, base + S_ERR);
     else lua_pop(L, 1);
   }
+}
+
+/* pcall_first in a run, which then reads the track's callbacks again. */
+static void pcall_keep(deliv *d, int nargs) {
+  d->called = 1;
+  pcall_first(d->L, d->base, nargs);
 }
 
 /* Calls fn of each connection of the list at `list` (when a table) with
@@ -472,10 +477,7 @@ static ANIM_LUA_HOT int deliver_lone_marker(lua_State *L, int uv, int base, anim
   geti(L, base + S_TRACK, -j);
   lua_pushnumber(L, e->late);
   anim_lua_setdelivering(b, ANIM_DELIVERING);
-  if (lua_pcall(L, 3, 0, base + S_MSGH) != 0) {
-    if (lua_isnil(L, base + S_ERR)) lua_replace(L, base + S_ERR);
-    else lua_pop(L, 1);
-  }
+  pcall_first(L, base, 3);
   anim_lua_setdelivering(b, ANIM_IDLE);
   return 1;  /* (the table of callbacks left above: the callers set the top) */
 }
@@ -547,9 +549,13 @@ static ANIM_LUA_COLD int deliver_loop(lua_State *L, int uv, int base, anim_anima
 
 /* The lone marker inline, the loop out of line: the usual update pays
  * neither the loop's registers nor another call. */
-int anim_lua_deliver_from(lua_State *L, int uv, int base, anim_animator_box *b, int ai, int n) {
+static ANIM_LUA_HOT int deliver_from(lua_State *L, int uv, int base, anim_animator_box *b, int ai, int n) {
   if (deliver_lone_marker(L, uv, base, b, n)) return 2;
   return deliver_loop(L, uv, base, b, ai, n);
+}
+
+int anim_lua_deliver_from(lua_State *L, int uv, int base, anim_animator_box *b, int ai, int n) {
+  return deliver_from(L, uv, base, b, ai, n);
 }
 
 int anim_lua_deliver_open(lua_State *L, int uv) { return open_base(L, uv); }
@@ -557,6 +563,5 @@ int anim_lua_deliver_open(lua_State *L, int uv) { return open_base(L, uv); }
 int anim_lua_deliver(lua_State *L, anim_animator_box *b, int ai, int n, int *err) {
   int base = open_base(L, 0);
   *err = base + S_ERR;
-  if (deliver_lone_marker(L, 0, base, b, n)) return 2;
-  return deliver_loop(L, 0, base, b, ai, n);
+  return deliver_from(L, 0, base, b, ai, n);
 }
