@@ -354,14 +354,19 @@ bench: deps
 	$(RUN) bench/run.lua $(BENCH_ARGS)
 
 # The hand-tuned C loops of ../shared/bench/README.md (-O2, as measured
-# there), malloc's figures for Lua (bench.memstat), a monotonic wall clock
+# there), the float loop again as a Lua module (bench.w1float:
+# bench/w1pair.lua times it beside the batch update in one process),
+# malloc's figures for Lua (bench.memstat), a monotonic wall clock
 # for Lua (bench.wallclock: the threaded update's timing) and the malloc
 # call counter bench/allocs.lua preloads.
 BENCH_CFLAGS = -std=c99 -pedantic -Wall -Wextra -Werror -O2
-bench-ref: build/bench/w1_ref build/bench/memstat.so build/bench/malloc_count.so build/bench/wallclock.so
+bench-ref: build/bench/w1_ref build/bench/w1float.so build/bench/memstat.so build/bench/malloc_count.so build/bench/wallclock.so
 build/bench/w1_ref: bench/ref/w1_ref.c
 	@mkdir -p build/bench
 	$(CC) $(BENCH_CFLAGS) $< -o $@ -lm
+build/bench/w1float.so: bench/ref/w1_ref.c
+	@mkdir -p build/bench
+	$(CC) $(BENCH_CFLAGS) -DW1_REF_LUA -fPIC -shared -I$(LUA_INC) $< -o $@ -lm
 build/bench/memstat.so: bench/ref/memstat.c
 	@mkdir -p build/bench
 	$(CC) $(BENCH_CFLAGS) -fPIC -shared -I$(LUA_INC) $< -o $@
@@ -399,6 +404,7 @@ lint:
 	$(CC) $(WARN) -Werror -fsyntax-only -I$(LUA_INC) tests/c/failalloc.c tests/c/tsan_lua.c
 	$(CC) $(BENCH_CFLAGS) -fsyntax-only bench/ref/w1_ref.c bench/ref/malloc_count.c
 	$(CC) $(BENCH_CFLAGS) -fsyntax-only -I$(LUA_INC) bench/ref/memstat.c bench/ref/wallclock.c
+	$(CC) $(BENCH_CFLAGS) -fsyntax-only -I$(LUA_INC) -DW1_REF_LUA bench/ref/w1_ref.c
 
 clean:
 	rm -rf build csrc/*/*.o $(GLTF_REF)/node_modules

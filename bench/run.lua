@@ -9,7 +9,8 @@
 -- W1 update+read (pose_array, a call a joint, pose_into's tables) and W1e
 -- update, and for N >= 1000 the batch on one thread and on two by the wall
 -- clock (in one process, their runs taking turns).  Then the float loop
--- and the batch at N = 1000 in pairs (issue 24's target), bench/load.lua,
+-- and the batch at N = 1000 in slices taking turns (issue 24's target:
+-- bench/w1pair.lua), bench/gameplay.lua, bench/load.lua,
 -- bench/callbacks.lua and bench/allocs.lua (valgrind).  Each JSON line goes
 -- to <out>/results.jsonl and to the terminal; bench/table.lua then writes
 -- <out>/table.md and prints it.  Exits 1 if a cross-check failed.
@@ -53,22 +54,16 @@ local commit = first_line("git describe --always --dirty")
 res:write(string.format('{"workload":"meta","commit":%s,"date":"%s"}\n',
   commit and string.format("%q", commit) or "null", os.date("!%Y-%m-%d")))
 
--- Runs cmd, prints its lines and keeps its JSON lines in the results;
--- with `quiet`, only returns its output.
-local function run(cmd, quiet)
+-- Runs cmd, prints its lines and keeps its JSON lines in the results.
+local function run(cmd)
   io.stderr:write("$ ", cmd, "\n")
   local p = assert(io.popen(cmd))
-  local out = {}
   for line in p:lines() do
-    out[#out + 1] = line
-    if not quiet then
-      print(line)
-      if line:match("^{") then res:write(line, "\n"); res:flush() end
-    end
+    print(line)
+    if line:match("^{") then res:write(line, "\n"); res:flush() end
   end
   local ok = p:close()
   if not ok then failed[#failed + 1] = cmd end
-  return table.concat(out, "\n")
 end
 
 for n in opts.n:gmatch("%d+") do
@@ -86,31 +81,13 @@ for n in opts.n:gmatch("%d+") do
     run(string.format("%s %s/w1.lua --n %d --runs %d --data %s --threads 1,2", lua, here, n, math.max(r, 3), data))
   end
 end
--- Issue 24's W1 target in pairs: the float loop and the batch update at
--- N = 1000 taking turns, one timed run each, nine times; the figure is the
--- median of the pairs' own ratios, so that what the shared machine does
--- falls on both sides of a ratio alike (measured minutes apart above, the
--- ratio moved between 1.46 and 1.76 from one make bench to the next).
-do
-  local function ns_of(cmd) return tonumber(run(cmd, true):match('"ns_per_joint_sample":([%d.]+)')) end
-  local median = dofile(here .. "/median.lua")
-  local floats, batches, ratios = {}, {}, {}
-  for i = 1, 9 do
-    floats[i] = ns_of(string.format("%s/../build/bench/w1_ref --kind float --n 1000 --runs 1 --data %s", here, data))
-    batches[i] = ns_of(string.format("%s %s/w1.lua --n 1000 --runs 1 --batch --data %s", lua, here, data))
-    if not (floats[i] and batches[i]) then break end
-    ratios[i] = batches[i] / floats[i]
-  end
-  if #ratios == 9 then
-    local lo, hi = math.huge, -math.huge
-    for _, x in ipairs(ratios) do lo, hi = math.min(lo, x), math.max(hi, x) end
-    local line = string.format('{"workload":"w1-paired","n":1000,"rounds":9,"float_ns":%.2f,"batch_ns":%.2f,'
-      .. '"batch_over_float":%.3f,"ratio_min":%.3f,"ratio_max":%.3f}', median(floats), median(batches), median(ratios),
-      lo, hi)
-    print(line)
-    res:write(line, "\n")
-  end
-end
+-- Issue 24's W1 target: the float loop and the batch update at N = 1000
+-- in one process, in slices of 60 frames taking turns, nine rounds
+-- (bench/w1pair.lua); the figure is the median of the rounds' own ratios.
+-- (Measured minutes apart above, the ratio moved between 1.46 and 1.76
+-- from one make bench to the next; in pairs of runs taking turns, a
+-- process each, between 1.24 and 2.25 within one make bench.)
+run(string.format("%s %s/w1pair.lua --n 1000 --rounds 9 --data %s", lua, here, data))
 run(string.format("%s %s/gameplay.lua --n 1000 --runs 5 --data %s", lua, here, data))
 run(string.format("%s %s/load.lua --runs 7 --out %s/load.anim", lua, here, opts.out))
 run(string.format("%s %s/callbacks.lua --n 1000 --runs 7", lua, here))

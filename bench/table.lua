@@ -255,9 +255,15 @@ do
   local name = "W1 update, N = 1000, ≤ 1.5 × the float/nlerp loop (same run), within 1e-7 of the exact results"
   local bound = "error ≤ 2e-11 (tests/c/core_test.c's sweep)"
   if paired then
-    target(name, string.format("%.2f× (anim.update batch over the float loop: the median of 9 pairs taking turns, "
-      .. "%.2f× to %.2f×; medians %.1f vs %.1f ns); %s", paired.batch_over_float, paired.ratio_min, paired.ratio_max,
-      paired.batch_ns, paired.float_ns, bound), paired.batch_over_float <= 1.5)
+    -- (slice_frames: bench/w1pair.lua, one process; else the runs of
+    -- the older bench/run.lua, a process each)
+    local how = paired.slice_frames
+      and string.format("the median of %d rounds in one process, the two taking turns in slices of %d frames",
+        paired.rounds, paired.slice_frames)
+      or string.format("the median of %d pairs taking turns", paired.rounds)
+    target(name, string.format("%.2f× (anim.update batch over the float loop: %s, "
+      .. "%.2f× to %.2f×; medians %.1f vs %.1f ns); %s", paired.batch_over_float, how, paired.ratio_min,
+      paired.ratio_max, paired.batch_ns, paired.float_ns, bound), paired.batch_over_float <= 1.5)
   else
     target(name, string.format("%s%s vs 1.5 × %s = %s ns (%s); %s", fmt(u1000), by, fmt(f1000),
       fmt(f1000 and 1.5 * f1000), rfmt(ratio(u1000, f1000)), bound), cmp(u1000, f1000, 1.5))

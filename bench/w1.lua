@@ -43,7 +43,6 @@
 local anim = require "anim"
 
 local FRAMES, DT = 600, 1 / 60
-local PHI = 0.6180339887498949
 -- README cross-check (W1 only): j3 of character 0 after the warm-up
 local EXPECT = { q3 = { -0.1487, -0.0030, -0.1411, 0.9788 }, p3 = { 0.3329, 0.9340, -0.1903 }, psum = 20.024 }
 local TOL = 1e-3
@@ -123,16 +122,8 @@ local rig = assert(anim.rig { joints = rj })
 -- N characters: one animator each, both clips at weight 0.5, no fade,
 -- both tracks starting at frac((i + 1) * phi) * 2 (i 0-based).
 local function characters(n)
-  local list, poses = {}, {}
-  for i = 0, n - 1 do
-    local a = anim.animator(rig)
-    local start = ((i + 1) * PHI) % 1 * D
-    for k = 1, C do
-      local t = a:play(clips[k], { fade = 0, weight = 0.5 })
-      t.time = start
-    end
-    list[i + 1], poses[i + 1] = a, {}
-  end
+  local list, poses = w1.characters(rig, clips, n, D), {}
+  for i = 1, n do poses[i] = {} end
   return list, poses
 end
 

@@ -6,10 +6,15 @@
 --   d.J, d.C, d.K, d.D     joints, clips, keys per channel, clip length
 --   d.joints[c]            clip c's joints table in anim.clip's shape
 --   w1.clip(d, c [, shift]) the clip (shift: its values moved `shift` keys on)
+--   w1.characters(rig, clips, n, D) W1's n characters: an animator each,
+--                          every clip at weight 0.5, no fade, from
+--                          frac((i + 1) * phi) * D (i 0-based)
 local anim = require "anim"
 local compat = require "anim.base.compat"
 
 local M = {}
+
+local PHI = 0.6180339887498949
 
 -- Quaternion to yxz Euler degrees (W1e; R = Ry Rx Rz, as anim reads "yxz"),
 -- unwrapped against the previous key so consecutive keys differ by < 180°.
@@ -80,6 +85,20 @@ function M.clip(d, c, shift)
   end
   return assert(anim.clip({ version = 3, length = d.D, loop = "loop", euler = "yxz", joints = joints },
     "w1-" .. (c - 1) .. (shift and ("+" .. shift) or "")))
+end
+
+function M.characters(rig, clips, n, D)
+  local list = {}
+  for i = 0, n - 1 do
+    local a = anim.animator(rig)
+    local start = ((i + 1) * PHI) % 1 * D
+    for k = 1, #clips do
+      local t = a:play(clips[k], { fade = 0, weight = 0.5 })
+      t.time = start
+    end
+    list[i + 1] = a
+  end
+  return list
 end
 
 return M

@@ -36,12 +36,14 @@ static int J, C, K;
 static double D;
 static track rot[CMAX][JMAX], pos[CMAX][JMAX];
 
-static void read_w1(const char *path) {
+/* NULL, or what is wrong with the file */
+static const char *read_w1(const char *path) {
   FILE *f = fopen(path, "r");
   int c, j, k;
-  if (!f || fscanf(f, "W1 %d %d %d %lf", &J, &C, &K, &D) != 4 || J > JMAX || C != CMAX || K > KMAX || K < 2) {
-    fprintf(stderr, "w1_ref: cannot read %s\n", path);
-    exit(2);
+  if (!f) return "cannot read";
+  if (fscanf(f, "W1 %d %d %d %lf", &J, &C, &K, &D) != 4 || J > JMAX || C != CMAX || K > KMAX || K < 2) {
+    fclose(f);
+    return "not W1 data";
   }
   for (c = 0; c < C; c++)
     for (j = 0; j < J; j++) {
@@ -52,12 +54,13 @@ static void read_w1(const char *path) {
       for (k = 0; k < 4 * K; k++) ok &= fscanf(f, "%lf", &r->v[k]) == 1;
       for (k = 0; k < K; k++) ok &= fscanf(f, "%lf", &p->t[k]) == 1;
       for (k = 0; k < 3 * K; k++) ok &= fscanf(f, "%lf", &p->v[k]) == 1;
-      if (!ok) { fprintf(stderr, "w1_ref: %s is short\n", path); exit(2); }
+      if (!ok) { fclose(f); return "short"; }
       for (k = 0; k < K; k++) { r->tf[k] = (float)r->t[k]; p->tf[k] = (float)p->t[k]; }
       for (k = 0; k < 4 * K; k++) r->vf[k] = (float)r->v[k];
       for (k = 0; k < 3 * K; k++) p->vf[k] = (float)p->v[k];
     }
   fclose(f);
+  return NULL;
 }
 
 /* The segment [cur, cur + 1] holding t, moving the cursor forward (or back
@@ -115,6 +118,7 @@ static void frame_float(char_f *ch, int n, float dt, float len) {
   }
 }
 
+#ifndef W1_REF_LUA /* (the module times the float loop alone) */
 /* ---- double, libm slerp -------------------------------------------------- */
 
 typedef struct { double time[CMAX]; unsigned char cr[CMAX][JMAX], cp[CMAX][JMAX]; double out[JMAX][7]; } char_d;
@@ -173,6 +177,12 @@ static void frame_exact(char_d *ch, int n, double dt, double len) {
   }
 }
 
+#endif
+
+/* W1's start times: character i at frac((i + 1) * phi) * D */
+static double start_of(int i) { return fmod((i + 1) * 0.6180339887498949, 1.0) * D; }
+
+#ifndef W1_REF_LUA
 /* ---- driver --------------------------------------------------------------- */
 
 static double now(void) {
@@ -200,7 +210,7 @@ static int cmp(const void *a, const void *b) {
 static int close_to(double a, double b) { return fabs(a - b) <= 1e-3; }
 
 int main(int argc, char **argv) {
-  const char *kind = "float", *data = "../shared/bench/w1.txt";
+  const char *kind = "float", *data = "../shared/bench/w1.txt", *why;
   int n = 1000, runs = 5, i, r, c, exact, bad;
   double *times, med, per, q3[4], p3[3], psum = 0;
   char_f *chf = NULL;
@@ -220,12 +230,15 @@ int main(int argc, char **argv) {
     fprintf(stderr, "w1_ref: --kind float|exact, --n >= 1, --runs >= 1\n");
     return 2;
   }
-  read_w1(data);
+  if ((why = read_w1(data))) {
+    fprintf(stderr, "w1_ref: %s: %s\n", data, why);
+    return 2;
+  }
   times = malloc(sizeof *times * runs);
   if (exact) chd = calloc(n, sizeof *chd); else chf = calloc(n, sizeof *chf);
   if (!times || (!chd && !chf)) { fprintf(stderr, "w1_ref: out of memory\n"); return 2; }
   for (i = 0; i < n; i++) {
-    double start = fmod((i + 1) * 0.6180339887498949, 1.0) * D;
+    double start = start_of(i);
     for (c = 0; c < C; c++) {
       if (exact) chd[i].time[c] = start; else chf[i].time[c] = (float)start;
     }
@@ -270,3 +283,87 @@ int main(int argc, char **argv) {
   free(times); free(chf); free(chd);
   return bad;
 }
+#else
+/* ---- the float loop as the Lua module bench.w1float ------------------------
+ * (build/bench/w1float.so: this file built with -DW1_REF_LUA) so that
+ * bench/w1pair.lua can time it and anim's batch update in the same process,
+ * in slices taking turns.
+ * - setup(path, n): reads the W1 data, makes n characters at W1's start
+ *   times (the float loop's state), or nil and why.
+ * - frames(k): k frames of the float loop (dt 1/60).
+ * - check(): character 0's joint j3 (px, py, pz, qx, qy, qz, qw) and the
+ *   sum of its 60 position components: the W1 cross-check. */
+#include <lauxlib.h>
+#include <lua.h>
+
+/* the characters, in the module's one upvalue (a full userdata) */
+typedef struct { int n; char_f *ch; } w1float;
+
+static int w1f_gc(lua_State *L) {
+  w1float *w = lua_touserdata(L, 1);
+  free(w->ch);
+  w->ch = NULL;
+  w->n = 0;
+  return 0;
+}
+
+static int w1f_setup(lua_State *L) {
+  w1float *w = lua_touserdata(L, lua_upvalueindex(1));
+  const char *path = luaL_checkstring(L, 1), *why;
+  lua_Integer n = luaL_checkinteger(L, 2);
+  int i, c;
+  luaL_argcheck(L, n >= 1 && n <= 1000000, 2, "1 to 1000000 characters");
+  if ((why = read_w1(path))) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s: %s", path, why);
+    return 2;
+  }
+  free(w->ch);
+  w->n = 0;
+  if (!(w->ch = calloc((size_t)n, sizeof *w->ch))) return luaL_error(L, "out of memory");
+  w->n = (int)n;
+  for (i = 0; i < w->n; i++)
+    for (c = 0; c < C; c++) w->ch[i].time[c] = (float)start_of(i);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+static w1float *w1f_ready(lua_State *L) {
+  w1float *w = lua_touserdata(L, lua_upvalueindex(1));
+  if (!w->ch) luaL_error(L, "bench.w1float: setup first");
+  return w;
+}
+
+static int w1f_frames(lua_State *L) {
+  w1float *w = w1f_ready(L);
+  lua_Integer k = luaL_checkinteger(L, 1);
+  for (; k > 0; k--) frame_float(w->ch, w->n, 1.0f / 60, (float)D);
+  return 0;
+}
+
+static int w1f_check(lua_State *L) {
+  w1float *w = w1f_ready(L);
+  double psum = 0;
+  int j, m;
+  for (m = 0; m < 7; m++) lua_pushnumber(L, w->ch[0].out[3][m]);
+  for (j = 0; j < J; j++)
+    for (m = 0; m < 3; m++) psum += w->ch[0].out[j][m];
+  lua_pushnumber(L, psum);
+  return 8;
+}
+
+int luaopen_bench_w1float(lua_State *L) {
+  static const luaL_Reg fns[] = { { "setup", w1f_setup }, { "frames", w1f_frames }, { "check", w1f_check }, { NULL, NULL } };
+  w1float *w;
+  lua_newtable(L);
+  w = lua_newuserdata(L, sizeof *w);
+  w->n = 0;
+  w->ch = NULL;
+  lua_newtable(L);
+  lua_pushcfunction(L, w1f_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  luaL_setfuncs(L, fns, 1);
+  return 1;
+}
+#endif
