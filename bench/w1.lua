@@ -44,8 +44,6 @@ local anim = require "anim"
 
 local FRAMES, DT = 600, 1 / 60
 -- README cross-check (W1 only): j3 of character 0 after the warm-up
-local EXPECT = { q3 = { -0.1487, -0.0030, -0.1411, 0.9788 }, p3 = { 0.3329, 0.9340, -0.1903 }, psum = 20.024 }
-local TOL = 1e-3
 
 local function usage(msg)
   io.stderr:write("w1.lua: ", msg, "\n",
@@ -115,9 +113,7 @@ local J, C, D = data.J, data.C, data.D
 local clips = {}
 for c = 1, C do clips[c] = w1.clip(data, c) end
 
-local rj = {}
-for j = 0, J - 1 do rj[#rj + 1] = { name = "j" .. j } end
-local rig = assert(anim.rig { joints = rj })
+local rig = w1.rig(data)
 
 -- N characters: one animator each, both clips at weight 0.5, no fade,
 -- both tracks starting at frac((i + 1) * phi) * 2 (i 0-based).
@@ -215,35 +211,6 @@ local function peak_rss_kb()
   return tonumber(kb)
 end
 
--- The cross-check: joint j3 of character 0 (w >= 0) and the sum of the 60
--- position components of character 0, from its local transforms (identity
--- rests: the blended offsets).
-local function check(a)
-  local px, py, pz, qx, qy, qz, qw = a:local_transform("j3")
-  if qw < 0 then qx, qy, qz, qw = -qx, -qy, -qz, -qw end
-  local sum = 0
-  for j = 0, J - 1 do
-    local x, y, z = a:local_transform("j" .. j)
-    sum = sum + x + y + z
-  end
-  return { q3 = { qx, qy, qz, qw }, p3 = { px, py, pz }, psum = sum }
-end
-
-local function close(a, b) return math.abs(a - b) <= TOL end -- false for NaN
-
-local function check_error(got)
-  local bad = {}
-  for _, k in ipairs { "q3", "p3" } do
-    for i, v in ipairs(EXPECT[k]) do
-      if not close(got[k][i], v) then bad[#bad + 1] = string.format("%s[%d] %.6f (README %.4f)", k, i, got[k][i], v) end
-    end
-  end
-  if not close(got.psum, EXPECT.psum) then
-    bad[#bad + 1] = string.format("psum %.6f (README %.3f)", got.psum, EXPECT.psum)
-  end
-  return #bad > 0 and table.concat(bad, ", ") or nil
-end
-
 local function nums(t, fmt)
   local out = {}
   for i, v in ipairs(t) do out[i] = string.format(fmt, v) end
@@ -262,7 +229,7 @@ for _, n in ipairs(ns) do
   -- after it), then a shorter one on each other thread count (its pool)
   update_opts.threads = counts[1] or 1
   run_frames(list, poses, args.read, FRAMES)
-  local chk = check(list[1])
+  local chk = w1.check(list[1], J)
   for k = 2, #counts do
     update_opts.threads = counts[k]
     run_frames(list, poses, args.read, 60)
@@ -316,7 +283,7 @@ for _, n in ipairs(ns) do
     io.stdout:flush()
   end
   if not euler then
-    local bad = check_error(chk)
+    local bad = w1.check_error(chk)
     if bad then
       io.stderr:write(string.format("w1.lua: N = %d: the W1 cross-check is off: %s\n", n, bad))
       failed = true

@@ -6,9 +6,14 @@
 --   d.J, d.C, d.K, d.D     joints, clips, keys per channel, clip length
 --   d.joints[c]            clip c's joints table in anim.clip's shape
 --   w1.clip(d, c [, shift]) the clip (shift: its values moved `shift` keys on)
+--   w1.rig(d)              W1's rig: joints j0 .. j(J-1), identity rests
 --   w1.characters(rig, clips, n, D) W1's n characters: an animator each,
 --                          every clip at weight 0.5, no fade, from
 --                          frac((i + 1) * phi) * D (i 0-based)
+--   w1.check(a, J)         the cross-check's figures of animator a:
+--                          { q3 = j3's rotation (w >= 0), p3 = its
+--                          position, psum = the sum of the 3J positions }
+--   w1.check_error(got)    nil, or what of got is off the README's values
 local anim = require "anim"
 local compat = require "anim.base.compat"
 
@@ -87,6 +92,12 @@ function M.clip(d, c, shift)
     "w1-" .. (c - 1) .. (shift and ("+" .. shift) or "")))
 end
 
+function M.rig(d)
+  local rj = {}
+  for j = 0, d.J - 1 do rj[#rj + 1] = { name = "j" .. j } end
+  return assert(anim.rig { joints = rj })
+end
+
 function M.characters(rig, clips, n, D)
   local list = {}
   for i = 0, n - 1 do
@@ -99,6 +110,38 @@ function M.characters(rig, clips, n, D)
     list[i + 1] = a
   end
   return list
+end
+
+-- The README's cross-check (W1, not W1e): joint j3 of character 0 (w >= 0)
+-- and the sum of the 60 position components of character 0, from its local
+-- transforms (identity rests: the blended offsets).
+local EXPECT = { q3 = { -0.1487, -0.0030, -0.1411, 0.9788 }, p3 = { 0.3329, 0.9340, -0.1903 }, psum = 20.024 }
+local TOL = 1e-3
+
+function M.check(a, J)
+  local px, py, pz, qx, qy, qz, qw = a:local_transform("j3")
+  if qw < 0 then qx, qy, qz, qw = -qx, -qy, -qz, -qw end
+  local sum = 0
+  for j = 0, J - 1 do
+    local x, y, z = a:local_transform("j" .. j)
+    sum = sum + x + y + z
+  end
+  return { q3 = { qx, qy, qz, qw }, p3 = { px, py, pz }, psum = sum }
+end
+
+local function close(a, b) return math.abs(a - b) <= TOL end -- false for NaN
+
+function M.check_error(got)
+  local bad = {}
+  for _, k in ipairs { "q3", "p3" } do
+    for i, v in ipairs(EXPECT[k]) do
+      if not close(got[k][i], v) then bad[#bad + 1] = string.format("%s[%d] %.6f (README %.4f)", k, i, got[k][i], v) end
+    end
+  end
+  if not close(got.psum, EXPECT.psum) then
+    bad[#bad + 1] = string.format("psum %.6f (README %.3f)", got.psum, EXPECT.psum)
+  end
+  return #bad > 0 and table.concat(bad, ", ") or nil
 end
 
 return M

@@ -52,9 +52,7 @@ local ok, ferr = float.setup(path, args.n)
 if not ok then usage(ferr) end
 
 local FRAMES, SLICE, DT, N = 600, 60, 1 / 60, args.n
-local rj = {}
-for j = 0, data.J - 1 do rj[#rj + 1] = { name = "j" .. j } end
-local rig = assert(anim.rig { joints = rj })
+local rig = w1.rig(data)
 local clips = {}
 for c = 1, data.C do clips[c] = w1.clip(data, c) end
 local list = w1.characters(rig, clips, N, data.D)
@@ -71,33 +69,20 @@ local function floats(frames)
   return os.clock() - t0
 end
 
--- warm-up, then the README's cross-check on both (character 0, joint j3,
--- rotation with w >= 0; the sum of its 60 position components)
+-- warm-up, then the README's cross-check on both (bench/w1data.lua's)
 batch(FRAMES)
 floats(FRAMES)
-local EXPECT = { -0.1487, -0.0030, -0.1411, 0.9788, 0.3329, 0.9340, -0.1903, 20.024 }
-local function off(got, who)
-  for k = 1, 8 do
-    if got[k] ~= got[k] or math.abs(got[k] - EXPECT[k]) > 1e-3 then -- (NaN is off too)
-      io.stderr:write(string.format("w1pair.lua: the W1 cross-check of %s is off: %s\n", who,
-        table.concat(got, ", ")))
-      return true
-    end
+local f = { float.check() } -- j3's px py pz qx qy qz qw, then the sum
+if f[7] < 0 then f[4], f[5], f[6], f[7] = -f[4], -f[5], -f[6], -f[7] end
+local bad = false
+for who, got in pairs { anim = w1.check(list[1], data.J),
+  ["the float loop"] = { q3 = { f[4], f[5], f[6], f[7] }, p3 = { f[1], f[2], f[3] }, psum = f[8] } } do
+  local off = w1.check_error(got)
+  if off then
+    io.stderr:write(string.format("w1pair.lua: the W1 cross-check of %s is off: %s\n", who, off))
+    bad = true
   end
 end
-local function signed(q) return q[4] < 0 and { -q[1], -q[2], -q[3], -q[4] } or q end
-local a0 = list[1]
-local lt = { a0:local_transform(4) } -- j3: px py pz qx qy qz qw sx sy sz
-local q = signed { lt[4], lt[5], lt[6], lt[7] }
-local psum = 0
-for j = 1, data.J do
-  local t = { a0:local_transform(j) }
-  psum = psum + t[1] + t[2] + t[3]
-end
-local f = { float.check() }
-local fq = signed { f[4], f[5], f[6], f[7] }
-local bad = off({ q[1], q[2], q[3], q[4], lt[1], lt[2], lt[3], psum }, "anim")
-bad = off({ fq[1], fq[2], fq[3], fq[4], f[1], f[2], f[3], f[8] }, "the float loop") or bad
 if bad then os.exit(1) end
 
 local tb, tf, ratios = {}, {}, {}
