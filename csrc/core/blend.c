@@ -143,30 +143,6 @@ typedef struct track_view {
   double time, tw;
 } track_view;
 
-/* A hint (no effect on results; nothing where the compiler has no such
- * builtin): the keys binding b of v will read at its cursors, asked for a
- * couple of joints ahead.  Each character plays its clips at its own time,
- * so its keys are anywhere in the clip's arrays: rarely in the first
- * level of cache. */
-#if defined(__GNUC__) || defined(__clang__)
-#define PREFETCH_R(p) __builtin_prefetch((p), 0, 3)
-#else
-#define PREFETCH_R(p) ((void)(p))
-#endif
-#define KEYS_AHEAD 2
-static ANIM_INLINE void prefetch_keys(const track_view *v, int b) {
-  const anim_joint *jt = &v->joints[v->cj[b]];
-  const int *hot = &v->hot[b * ANIM_HOT_CURSORS];
-  if (jt->fast == ANIM_FAST_PQ && (unsigned)hot[0] < (unsigned)jt->fk[0].n &&
-      (unsigned)hot[1] < (unsigned)jt->fk[1].n) {
-    PREFETCH_R(jt->fk[0].t + hot[0]);
-    PREFETCH_R(jt->fk[0].v + 3 * (size_t)hot[0]);
-    PREFETCH_R(jt->fk[1].t + hot[1]);
-    PREFETCH_R(jt->fk[1].arc + 4 * (size_t)hot[1]);
-    PREFETCH_R(jt->fk[1].v + 4 * (size_t)hot[1]);
-  }
-}
-
 /* Binding b of track v.t sampled into s: anim_sample_binding, with the
  * usual joint's (fast, not muted, not adjusted) inline: the same bits. */
 static ANIM_INLINE int sample_one(const track_view *v, int b, double *s) {
@@ -296,7 +272,11 @@ static ANIM_INLINE void pose_joint(anim_animator *a, int m, int j, int jj,
  * and finished at once (the same operations in the same order: the same
  * bits).  The samples come first, track by track over the joints (the
  * samples of different joints do not wait on each other), then the sums
- * joint by joint. */
+ * joint by joint.  The keys at the cursors are not prefetched: a clip's
+ * keys stay in the second-level cache (W1's two clips are 125 KB), where
+ * out-of-order execution covers their latency, and the hints cost about 60
+ * instructions a joint (7% of W1's update) for no gain in time
+ * (bench/w1pair.lua, docs/performance.md). */
 static ANIM_INLINE void pose_chunk(anim_animator *a, int m, int j0, int j1) {
   double sv[ONE_LEVEL_MAX][ONE_LEVEL_CHUNK][SAMPLE_STRIDE];
   int chs[ONE_LEVEL_MAX][ONE_LEVEL_CHUNK];
@@ -314,7 +294,6 @@ static ANIM_INLINE void pose_chunk(anim_animator *a, int m, int j0, int j1) {
     v.tw = t->tw;
     for (j = j0; j < j1; j++) {
       int b = v.byjoint[j];
-      if (j + KEYS_AHEAD < j1 && v.byjoint[j + KEYS_AHEAD] >= 0) prefetch_keys(&v, v.byjoint[j + KEYS_AHEAD]);
       chs[i][j - j0] = b < 0 ? 0 : sample_one(&v, b, sv[i][j - j0]);
     }
   }
