@@ -48,15 +48,16 @@ local J, D = data.J, data.D
 local clips = { w1.clip(data, 1), w1.clip(data, 2) }
 local shifted = { w1.clip(data, 1, math.floor(data.K / 2)), w1.clip(data, 2, math.floor(data.K / 2)) }
 
-local function rig_of(chain)
+-- W1's rig with j0 > j1 > j2 chained, each a unit above its parent
+local function chained_rig()
   local rj = {}
   for j = 0, J - 1 do
-    rj[#rj + 1] = { name = "j" .. j, parent = chain and j > 0 and j <= 2 and "j" .. (j - 1) or nil,
-      position = chain and j <= 2 and { 0, j, 0 } or nil }
+    rj[#rj + 1] = { name = "j" .. j, parent = j > 0 and j <= 2 and "j" .. (j - 1) or nil,
+      position = j <= 2 and { 0, j, 0 } or nil }
   end
   return assert(anim.rig { joints = rj })
 end
-local flat, chained = rig_of(false), rig_of(true)
+local flat, chained = w1.rig(data), chained_rig()
 local space = anim.blendspace { points = {
   { clip = clips[1], at = { 0, 0 } }, { clip = clips[2], at = { 1, 0 } },
   { clip = shifted[1], at = { 0, 1 } }, { clip = shifted[2], at = { 1, 1 } },

@@ -43,7 +43,6 @@
 local anim = require "anim"
 
 local FRAMES, DT = 600, 1 / 60
--- README cross-check (W1 only): j3 of character 0 after the warm-up
 
 local function usage(msg)
   io.stderr:write("w1.lua: ", msg, "\n",

@@ -275,7 +275,7 @@ static ANIM_INLINE void pose_joint(anim_animator *a, int m, int j, int jj,
  * joint by joint.  The keys at the cursors are not prefetched: a clip's
  * keys stay in the second-level cache (W1's two clips are 125 KB), where
  * out-of-order execution covers their latency, and the hints cost about 60
- * instructions a joint (7% of W1's update) for no gain in time
+ * instructions a joint (7% of W1's update) and, timed, about 1% of its time
  * (bench/w1pair.lua, docs/performance.md). */
 static ANIM_INLINE void pose_chunk(anim_animator *a, int m, int j0, int j1) {
   double sv[ONE_LEVEL_MAX][ONE_LEVEL_CHUNK][SAMPLE_STRIDE];
