@@ -86,11 +86,14 @@ static inline void anim_sincos_small_scalar(double x, double *s, double *c) {
 }
 
 /* A function to be inlined wherever it is called (its callers give it
- * constants to fold). */
+ * constants to fold), and one kept out of line (a rare path whose
+ * registers, inlined, its caller would save on every call). */
 #if defined(__GNUC__) || defined(__clang__)
 #define ANIM_INLINE inline __attribute__((always_inline))
+#define ANIM_NOINLINE __attribute__((noinline))
 #else
 #define ANIM_INLINE inline
+#define ANIM_NOINLINE
 #endif
 
 /* Two doubles, added and multiplied lane by lane: the hot loops carry

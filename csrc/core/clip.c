@@ -177,6 +177,25 @@ static int item_cmp(const void *pa, const void *pb) {
   return (a->index > b->index) - (a->index < b->index);
 }
 
+/* The animator sides an item fires on, a bit per ANIM_SIDE_* (SEMANTICS 7:
+ * an event where its `on` matches, `both` animators firing all; sounds on
+ * client and both; plays on server and both; markers everywhere): decided
+ * once here, so that the clock's pass tests a bit (clock.c). */
+static int item_sides(const anim_item *it) {
+  int s, bits = 0;
+  for (s = 0; s < ANIM_SIDE_COUNT; s++) {
+    int f;
+    switch (it->kind) {
+      case ANIM_ITEM_EVENT: f = s == ANIM_SIDE_BOTH || it->side == ANIM_SIDE_BOTH || it->side == s; break;
+      case ANIM_ITEM_SOUND: f = s != ANIM_SIDE_SERVER; break;
+      case ANIM_ITEM_PLAY: f = s != ANIM_SIDE_CLIENT; break;
+      default: f = 1;
+    }
+    bits |= f << s;
+  }
+  return bits;
+}
+
 const char *anim_clip_finish(anim_clip *c) {
   int j, a, i;
   int wrap = c->loop == ANIM_LOOP;
@@ -241,8 +260,10 @@ const char *anim_clip_finish(anim_clip *c) {
     const char *e = anim_props_finish(c, wrap);
     if (e) return e;
   }
-  for (i = 0; i < c->nitems; i++)
+  for (i = 0; i < c->nitems; i++) {
     if (!isfinite(c->items[i].t)) return "non-finite item time";
+    c->items[i].fires = item_sides(&c->items[i]);
+  }
   qsort(c->items, (size_t)c->nitems, sizeof(anim_item), item_cmp);
   return NULL;
 }

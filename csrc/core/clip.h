@@ -68,6 +68,8 @@ typedef struct anim_item {
   int kind;                /* ANIM_ITEM_* */
   int index;               /* 0-based, in file order within its kind */
   int side;                /* events: ANIM_SIDE_*; others ANIM_SIDE_BOTH */
+  int fires;               /* bit s set: fires on an animator of ANIM_SIDE s
+                              (anim_clip_finish, from kind and side: SEMANTICS 7) */
 } anim_item;
 
 typedef struct anim_block anim_block;
