@@ -132,6 +132,31 @@ describe("argument errors", function()
     assert.are.same({}, t)
   end)
 
+  it("name the caller's line for pose_into's table and pose, with a suggestion for a misspelt pose", function()
+    local a = anim.animator(anim.rig("player"))
+    local t = {}
+    local expected = "\"offsets\", \"local\" or \"world\" expected"
+    raises_here(function() a:pose_into(nil) end, "bad argument #1 to 'pose_into' (table expected, got nil)")
+    raises_here(function() a:pose_into(walk) end, "bad argument #1 to 'pose_into' (table expected, got anim.clip)")
+    raises_here(function() a:pose_into(t, "wrold") end,
+      "bad argument #2 to 'pose_into' (" .. expected .. ", got 'wrold'; did you mean 'world'?)")
+    raises_here(function() a:pose_into(t, "offset") end,
+      "bad argument #2 to 'pose_into' (" .. expected .. ", got 'offset'; did you mean 'offsets'?)")
+    raises_here(function() a:pose_into(t, "Local") end,
+      "bad argument #2 to 'pose_into' (" .. expected .. ", got 'Local'; did you mean 'local'?)")
+    raises_here(function() a:pose_into(t, "pose") end, "bad argument #2 to 'pose_into' (" .. expected .. ", got 'pose')")
+    raises_here(function() a:pose_into(t, "world\0") end,
+      "bad argument #2 to 'pose_into' (" .. expected .. ", got a string holding a NUL byte)")
+    raises_here(function() a:pose_into(t, 1) end, "bad argument #2 to 'pose_into' (" .. expected .. ", got number)")
+    raises_here(function() a:pose_into(t, walk) end, "bad argument #2 to 'pose_into' (" .. expected .. ", got anim.clip)")
+    raises_here(function() a.pose_into(walk, t) end, "bad argument #1 to 'pose_into' (anim.animator expected, got anim.clip)")
+    local other = { pose_into = a.pose_into }
+    raises_here(function() other:pose_into(t) end, "calling 'pose_into' on bad self (anim.animator expected, got table)")
+    assert.are.same({}, t)
+    -- nil is the default, offsets
+    assert.are.same(a:pose_into({}, "offsets"), a:pose_into({}, nil))
+  end)
+
   it("refuse writes to read-only objects at the script's line", function()
     local a = anim.animator(anim.rig("player"))
     raises_here(function() a.speed = 2 end, "cannot set animator field 'speed'")

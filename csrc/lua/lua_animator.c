@@ -663,18 +663,46 @@ static ANIM_LUA_HOT anim_animator *pose_joint(lua_State *L, animator_box *b, int
   return a;
 }
 
+/* The `which` at 3 of pose_array (nil or absent: dflt 1, "local") and
+ * pose_into (dflt 0, "offsets"): its index in POSES, pose_joint's
+ * numbering.  Compared with its length, so that "world\0x" is no pose;
+ * a misspelt one gets a suggestion.  The message names the default
+ * first. */
+static const char *const POSES[] = {"offsets", "local", "world"};
+static const char *const POSES_EXPECTED[] = {"\"offsets\", \"local\" or \"world\"",
+                                             "\"local\", \"world\" or \"offsets\""};
+static int pose_which(lua_State *L, int dflt) {
+  size_t len;
+  const char *s, *hint, *expected = POSES_EXPECTED[dflt];
+  int i;
+  if (lua_isnoneornil(L, 3)) return dflt;
+  if (lua_type(L, 3) != LUA_TSTRING)
+    return anim_lua_argerror(L, 3, "%s expected, got %s", expected, anim_lua_typename(L, 3));
+  s = lua_tolstring(L, 3, &len);
+  for (i = 0; i < 3; i++)
+    if (len == strlen(POSES[i]) && memcmp(s, POSES[i], len) == 0) return i;
+  if (strlen(s) != len) return anim_lua_argerror(L, 3, "%s expected, got a string holding a NUL byte", expected);
+  hint = anim_lua_suggest(s, POSES, 3);
+  if (hint) return anim_lua_argerror(L, 3, "%s expected, got '%s'; did you mean '%s'?", expected, s, hint);
+  return anim_lua_argerror(L, 3, "%s expected, got '%s'", expected, s);
+}
+
 /* core.animator_pose_into(animator, t [, which]) fills t[name] with a
  * 10-number array per joint (created once, then reused): which is
- * "offsets" (default), "local" or "world".  t is read and written raw: no
- * metamethod of the script's runs.  Making an array may still run a
- * collection, whose finalizers may finalize the animator by hand: the
- * animator is taken again for each joint, and the joint's name is pushed
- * before anything is made. */
+ * "offsets" (default), "local" or "world" (pose_which).  It is the method
+ * animator:pose_into itself, so that its errors name the script's line
+ * and argument.  t is read and written raw: no metamethod of the
+ * script's runs.  Making an array may still run a collection, whose
+ * finalizers may finalize the animator by hand: the animator is taken
+ * again for each joint, and the joint's name is pushed before anything
+ * is made. */
 static int animator_pose_into(lua_State *L) {
-  const char *which = luaL_optstring(L, 3, "offsets");
-  int j, k, n, mode = which[0] == 'w' ? 2 : which[0] == 'l' ? 1 : 0;
   animator_box *b = reader_box(L);
-  luaL_checktype(L, 2, LUA_TTABLE);
+  int j, k, n, mode;
+  if (lua_type(L, 2) != LUA_TTABLE)
+    return anim_lua_argerror(L, 2, "table expected, got %s", anim_lua_typename(L, 2));
+  mode = pose_which(L, 0);
+  lua_settop(L, 2);
   n = anim_animator_rig(b->a)->n;
   for (j = 0; j < n; j++) {
     double v[10];
@@ -695,29 +723,6 @@ static int animator_pose_into(lua_State *L) {
   }
   lua_settop(L, 2);
   return 1;
-}
-
-/* The `which` of pose_array at 3 (nil or absent: "local"), in
- * pose_into's numbering (pose_joint), its index in POSES.  Compared with
- * its length, so that "world\0x" is no pose. */
-static const char *const POSES[] = {"offsets", "local", "world"};
-static int pose_which(lua_State *L) {
-  size_t len;
-  const char *s, *hint;
-  int i;
-  if (lua_isnoneornil(L, 3)) return 1;
-  if (lua_type(L, 3) != LUA_TSTRING)
-    return anim_lua_argerror(L, 3, "\"local\", \"world\" or \"offsets\" expected, got %s", anim_lua_typename(L, 3));
-  s = lua_tolstring(L, 3, &len);
-  for (i = 0; i < 3; i++)
-    if (len == strlen(POSES[i]) && memcmp(s, POSES[i], len) == 0) return i;
-  if (strlen(s) != len)
-    return anim_lua_argerror(L, 3, "\"local\", \"world\" or \"offsets\" expected, got a string holding a NUL byte");
-  hint = anim_lua_suggest(s, POSES, 3);
-  if (hint)
-    return anim_lua_argerror(L, 3, "\"local\", \"world\" or \"offsets\" expected, got '%s'; did you mean '%s'?", s,
-                             hint);
-  return anim_lua_argerror(L, 3, "\"local\", \"world\" or \"offsets\" expected, got '%s'", s);
 }
 
 /* out[o + 1 .. o + 10] = v[0 .. 9], out at 2, raw (written out, as
@@ -765,7 +770,7 @@ static int animator_pose_array(lua_State *L) {
   int j, n, mode, plain;
   if (lua_type(L, 2) != LUA_TTABLE)
     return anim_lua_argerror(L, 2, "table expected, got %s", anim_lua_typename(L, 2));
-  mode = pose_which(L);
+  mode = pose_which(L, 1);
   plain = !lua_getmetatable(L, 2);
   lua_settop(L, 2);
   n = anim_animator_rig(b->a)->n;

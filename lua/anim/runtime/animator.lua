@@ -754,14 +754,10 @@ methods.aim = ik.aim
 -- keep parents first).  Hosts place sounds there (SEMANTICS 7a.13).
 function methods.root_transform(self) return core.animator_world(self, 1) end
 
--- animator:pose_into(t [, "offsets"|"local"|"world"]) -> t, t[joint] = {10 numbers}
-function methods.pose_into(self, t, which)
-  if type(t) ~= "table" then argerror(1, "pose_into", "table expected, got " .. type(t)) end
-  if which ~= nil and which ~= "offsets" and which ~= "local" and which ~= "world" then
-    argerror(2, "pose_into", "\"offsets\", \"local\" or \"world\" expected, got " .. tostring(which))
-  end
-  return core.animator_pose_into(self, t, which)
-end
+-- animator:pose_into(t [, "offsets"|"local"|"world"]) -> t, t[joint] = {10
+-- numbers}: the core's, its arguments checked there (pose_which, with a
+-- suggestion for a misspelt pose, as pose_array's).
+methods.pose_into = core.animator_pose_into
 
 local fields = {
   rig = function(st) return st.rig end,
