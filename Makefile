@@ -357,10 +357,13 @@ bench: deps
 # there), the float loop again as a Lua module (bench.w1float:
 # bench/w1pair.lua times it beside the batch update in one process),
 # malloc's figures for Lua (bench.memstat), a monotonic wall clock
-# for Lua (bench.wallclock: the threaded update's timing) and the malloc
-# call counter bench/allocs.lua preloads.
+# for Lua (bench.wallclock: the threaded update's timing), the least
+# delivery of a callback from C (bench.callfloor: bench/callbacks.lua times
+# it beside the module's) and the malloc call counter bench/allocs.lua
+# preloads.
 BENCH_CFLAGS = -std=c99 -pedantic -Wall -Wextra -Werror -O2
-bench-ref: build/bench/w1_ref build/bench/w1float.so build/bench/memstat.so build/bench/malloc_count.so build/bench/wallclock.so
+bench-ref: build/bench/w1_ref build/bench/w1float.so build/bench/memstat.so build/bench/malloc_count.so build/bench/wallclock.so \
+           build/bench/callfloor.so
 build/bench/w1_ref: bench/ref/w1_ref.c
 	@mkdir -p build/bench
 	$(CC) $(BENCH_CFLAGS) $< -o $@ -lm
@@ -371,6 +374,9 @@ build/bench/memstat.so: bench/ref/memstat.c
 	@mkdir -p build/bench
 	$(CC) $(BENCH_CFLAGS) -fPIC -shared -I$(LUA_INC) $< -o $@
 build/bench/wallclock.so: bench/ref/wallclock.c
+	@mkdir -p build/bench
+	$(CC) $(BENCH_CFLAGS) -fPIC -shared -I$(LUA_INC) $< -o $@
+build/bench/callfloor.so: bench/ref/callfloor.c
 	@mkdir -p build/bench
 	$(CC) $(BENCH_CFLAGS) -fPIC -shared -I$(LUA_INC) $< -o $@
 build/bench/malloc_count.so: bench/ref/malloc_count.c
@@ -403,7 +409,7 @@ lint:
 	$(CC) $(WARN) -Werror $(FPFLAGS) -fsyntax-only -Icsrc/core tests/c/core_test.c
 	$(CC) $(WARN) -Werror -fsyntax-only -I$(LUA_INC) tests/c/failalloc.c tests/c/tsan_lua.c
 	$(CC) $(BENCH_CFLAGS) -fsyntax-only bench/ref/w1_ref.c bench/ref/malloc_count.c
-	$(CC) $(BENCH_CFLAGS) -fsyntax-only -I$(LUA_INC) bench/ref/memstat.c bench/ref/wallclock.c
+	$(CC) $(BENCH_CFLAGS) -fsyntax-only -I$(LUA_INC) bench/ref/memstat.c bench/ref/wallclock.c bench/ref/callfloor.c
 	$(CC) $(BENCH_CFLAGS) -fsyntax-only -I$(LUA_INC) -DW1_REF_LUA bench/ref/w1_ref.c
 
 clean:

@@ -17,7 +17,17 @@
 --   plain_batch, track_batch  plain and track again, on sets of their
 --            own updated with one anim.update(list, dt) a frame;
 --   lua_loop the track callback's function called N x 600 times from a
---            Lua loop with the same arguments.
+--            Lua loop with the same arguments;
+--   floor, floor_nop  the least delivery from C (bench/ref/callfloor.c,
+--            built by make bench-ref; the two sets are left out without
+--            it): for each track of the track set, in turn, what the
+--            module's delivery reads found in tables of the same shape
+--            (runtime/dispatch.lua: a slot table, [4s - 3] the track and
+--            [4s - 2] its callbacks by marker, [k] the function and [-k]
+--            the value of each of the clip's markers, a table per track)
+--            and the same function called with the same arguments in a
+--            protected call, from a Lua loop; floor_nop the same loop
+--            calling a C function that does nothing.
 -- One JSON line: ns per delivered callback = (callback - markers) / calls,
 -- the whole marker cost (callback - plain) / calls, the update cost per
 -- animator of each set (medians), and the figures of issue 24, each the
@@ -25,8 +35,10 @@
 -- (markers - plain) / calls, and a delivered track:on_marker callback over
 -- the plain Lua call ((track - plain) - lua_loop) / calls (the figure the
 -- target is judged on), and the same through anim.update
--- ((track_batch - plain_batch) - lua_loop) / calls.  Time is
--- os.clock() (process CPU time).
+-- ((track_batch - plain_batch) - lua_loop) / calls; and the floor of a
+-- delivery from C over the same Lua call ((floor - floor_nop) - lua_loop)
+-- / calls: what the delivered callback's figure cannot go below.  Time
+-- is os.clock() (process CPU time).
 local anim = require "anim"
 local median = require "bench.median"
 
@@ -65,12 +77,14 @@ local function on_marker() calls = calls + 1 end
 local function on_step() tcalls = tcalls + 1 end
 
 local a_track -- a track, for the Lua loop's arguments
+local track_of = {} -- animator -> its track
 local function character(c, connect)
   local a = anim.animator(rig)
   local tr = a:play(c, { fade = 0 })
   if connect == "animator" then a:on_marker(on_marker)
   elseif connect == "track" then tr:on_marker("step", on_step) end
   a_track = a_track or tr
+  track_of[a] = tr
   return a
 end
 -- the sets' animators made in turns, the i-th of every set one after the
@@ -78,7 +92,12 @@ end
 -- set after the other, two sets of the same update differed by about 15 ns)
 local shape = { plain = { plain }, markers = { marked }, callback = { marked, "animator" },
   track = { marked, "track" }, plain_batch = { plain }, track_batch = { marked, "track" } }
+local has_floor, callfloor = pcall(require, "bench.callfloor")
 local order = { "plain", "markers", "callback", "track", "plain_batch", "track_batch", "lua_loop" }
+if has_floor then
+  order[#order + 1] = "floor"
+  order[#order + 1] = "floor_nop"
+end
 local sets = {}
 for _, k in ipairs(order) do sets[k] = shape[k] and {} end
 for i = 1, N do
@@ -93,6 +112,32 @@ local function lua_loop(frames)
   local fn, tr, n = on_step, a_track, frames * N
   local t0 = os.clock()
   for _ = 1, n do fn(tr, "v", 0.0) end
+  return os.clock() - t0
+end
+
+-- the least delivery from C, for the tracks of the track set (see above)
+local floor_deliver, floor_nop
+if has_floor then
+  local slots = {}
+  for s, a in ipairs(sets.track) do
+    local by = {}
+    for k = 1, 60 do by[k], by[-k] = on_step, "v" end
+    slots[4 * s - 3], slots[4 * s - 2], slots[4 * s - 1], slots[4 * s] = track_of[a], by, false, false
+  end
+  floor_deliver, floor_nop = callfloor.delivery(slots), callfloor.nop
+  local before = tcalls
+  floor_deliver(1, 1, 0.0)
+  if tcalls ~= before + 1 then
+    io.stderr:write("callbacks.lua: bench.callfloor's delivery did not call the callback\n")
+    os.exit(1)
+  end
+end
+local function floor_loop(frames, fn)
+  local t0 = os.clock()
+  for f = 1, frames do
+    local j = f % 60 + 1
+    for s = 1, N do fn(s, j, 0.0) end
+  end
   return os.clock() - t0
 end
 
@@ -113,6 +158,8 @@ end
 
 local function timed(k, frames)
   if k == "lua_loop" then return lua_loop(frames) end
+  if k == "floor" then return floor_loop(frames, floor_deliver) end
+  if k == "floor_nop" then return floor_loop(frames, floor_nop) end
   return (batch[k] and run_batch or run)(sets[k], frames)
 end
 for _, k in ipairs(order) do timed(k, FRAMES) end -- warm-up
@@ -164,11 +211,12 @@ for _, k in ipairs(order) do med[k] = median(times[k]) end
 -- issue 24's two figures: the median of the rounds' own differences (the
 -- sets of a round ran one after the other, under the same load of the
 -- machine; differences of medians mix rounds)
-local unheard, over, over_batch = {}, {}, {}
+local unheard, over, over_batch, floor = {}, {}, {}, {}
 for r = 1, args.runs do
   unheard[r] = (times.markers[r] - times.plain[r]) / per_run * 1e9
   over[r] = (times.track[r] - times.plain[r] - times.lua_loop[r]) / per_run * 1e9
   over_batch[r] = (times.track_batch[r] - times.plain_batch[r] - times.lua_loop[r]) / per_run * 1e9
+  if has_floor then floor[r] = (times.floor[r] - times.floor_nop[r] - times.lua_loop[r]) / per_run * 1e9 end
 end
 local function per_update(k) return med[k] / (FRAMES * N) * 1e9 end
 print(string.format('{"workload":"callbacks","n":%d,"runs":%d,"calls_per_run":%d,'
@@ -176,10 +224,12 @@ print(string.format('{"workload":"callbacks","n":%d,"runs":%d,"calls_per_run":%d
   .. '"ns_per_update_plain":%.1f,"ns_per_update_markers":%.1f,"ns_per_update_callback":%.1f,'
   .. '"ns_per_update_track":%.1f,"ns_per_lua_call":%.1f,"ns_per_unheard_marker":%.1f,"ns_track_callback_over_lua_call":%.1f,'
   .. '"ns_per_update_plain_batch":%.1f,"ns_per_update_track_batch":%.1f,"ns_track_callback_over_lua_call_batch":%.1f,'
+  .. '"ns_floor_over_lua_call":%s,'
   .. '"lua_alloc_bytes_per_frame":%.1f,"malloc_calls_per_frame":%s,"clock":"os.clock"}',
   N, args.runs, per_run, (med.callback - med.markers) / per_run * 1e9,
   (med.callback - med.plain) / per_run * 1e9,
   per_update("plain"), per_update("markers"), per_update("callback"), per_update("track"),
   med.lua_loop / per_run * 1e9, median(unheard), median(over),
-  per_update("plain_batch"), per_update("track_batch"), median(over_batch), alloc,
+  per_update("plain_batch"), per_update("track_batch"), median(over_batch),
+  has_floor and string.format("%.1f", median(floor)) or "null", alloc,
   mcalls and string.format("%.2f", mcalls) or "null"))

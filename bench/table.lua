@@ -246,7 +246,11 @@ if callbacks and callbacks.ns_per_unheard_marker then
       callbacks.ns_per_lua_call, callbacks.ns_track_callback_over_lua_call_batch
         and string.format("; through anim.update %.0f ns more (%.0f with it, %.0f without)",
           callbacks.ns_track_callback_over_lua_call_batch, callbacks.ns_per_update_track_batch,
-          callbacks.ns_per_update_plain_batch) or ""),
+          callbacks.ns_per_update_plain_batch) or "")
+      -- (the floor of any delivery from C: bench/ref/callfloor.c; JSON null before it was built)
+      .. (type(callbacks.ns_floor_over_lua_call) == "number"
+        and string.format("; the least delivery from C, %.0f ns more (bench/ref/callfloor.c)",
+          callbacks.ns_floor_over_lua_call) or ""),
     callbacks.ns_track_callback_over_lua_call <= 60)
 end
 -- (the sampling's error bound is asserted by tests/c/core_test.c's sweep
