@@ -37,8 +37,9 @@
 -- target is judged on), and the same through anim.update
 -- ((track_batch - plain_batch) - lua_loop) / calls; and the floor of a
 -- delivery from C over the same Lua call ((floor - floor_nop) - lua_loop)
--- / calls: what the delivered callback's figure cannot go below.  Time
--- is os.clock() (process CPU time).
+-- / calls: the part of the delivered callback's figure that the reads
+-- and the protected call cost with the module's tables as they are laid
+-- out.  Time is os.clock() (process CPU time).
 local anim = require "anim"
 local median = require "bench.median"
 
