@@ -67,22 +67,23 @@ kind("rig_joint", { "name", "parent", "position", "rotation", "translation", "sc
 -- script's clip holds at several places (anim.clip keeps that sharing) is
 -- walked once per kind: `seen` (set by M.unknown) keeps the walk linear in
 -- the tables, not in the places (a list of keys shared by 4,096 joints).
+-- It is each walk's own (a finalizer may run another walk in the middle
+-- of one).
 local walk
-local seen
-local function each_entry(v, path, what, out)
+local function each_entry(v, path, what, out, seen)
   if type(v) ~= "table" then return end
   if what:sub(1, 4) == "map:" then
     local k = what:sub(5)
     for name, x in pairs(v) do
-      if type(name) == "string" then walk(x, E.key(path, name), k, out) end
+      if type(name) == "string" then walk(x, E.key(path, name), k, out, seen) end
     end
   elseif what:sub(1, 5) == "list:" then
     local k = what:sub(6)
-    for i, x in ipairs(v) do walk(x, E.index(path, i), k, out) end
+    for i, x in ipairs(v) do walk(x, E.index(path, i), k, out, seen) end
   end
 end
 
-function walk(v, path, k, out)
+function walk(v, path, k, out, seen)
   if k == ANY or type(v) ~= "table" then return end
   local kinds = seen[v]
   if not kinds then kinds = {}; seen[v] = kinds end
@@ -95,16 +96,16 @@ function walk(v, path, k, out)
     -- a list of keys [time, value, interpolation, extra]
     for i, key in ipairs(v) do
       if type(key) == "table" and type(key[4]) == "table" then
-        walk(key[4], E.index(E.index(path, i), 4), "key_extra", out)
+        walk(key[4], E.index(E.index(path, i), 4), "key_extra", out, seen)
       end
     end
     return
   end
   if k == "modifier_list" then
-    for i, m in ipairs(v) do walk(m, E.index(path, i), "modifier", out) end
+    for i, m in ipairs(v) do walk(m, E.index(path, i), "modifier", out, seen) end
     return
   end
-  if k:find(":", 1, true) then return each_entry(v, path, k, out) end
+  if k:find(":", 1, true) then return each_entry(v, path, k, out, seen) end
   local spec = KINDS[k]
   -- an object only: an array in its place is an error the readers report
   if next(v) ~= nil and v[1] ~= nil then return end
@@ -118,8 +119,8 @@ function walk(v, path, k, out)
       else
         local inner = spec.walk[name]
         if inner ~= nil then
-          if type(inner) == "string" and inner:find(":", 1, true) then each_entry(v[name], E.key(path, name), inner, out)
-          else walk(v[name], E.key(path, name), inner, out) end
+          if type(inner) == "string" and inner:find(":", 1, true) then each_entry(v[name], E.key(path, name), inner, out, seen)
+          else walk(v[name], E.key(path, name), inner, out, seen) end
         end
       end
     end
@@ -131,9 +132,7 @@ end
 -- order of the paths.
 function M.unknown(tree, k)
   local out = {}
-  seen = {}
-  walk(tree, "", k, out)
-  seen = nil
+  walk(tree, "", k, out, {})
   return out
 end
 
