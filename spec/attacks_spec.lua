@@ -405,7 +405,7 @@ end)
 describe("anim.core's C functions called directly", function()
   local core = require "anim.core"
 
-  it("core.clip_reload not told of a track that plays the clip: the track ends, nothing reads the old layout", function()
+  it("core.clip_reload not told of a live track that plays the clip refuses, changing nothing", function()
     local player = anim.rig("player")
     local joints = {}
     for _, j in ipairs { "root", "torso", "head", "rightArm", "leftArm", "rightLeg", "leftLeg" } do
@@ -413,12 +413,25 @@ describe("anim.core's C functions called directly", function()
     end
     local c = assert(anim.clip { loop = "loop", length = 1, joints = joints })
     local fresh = assert(anim.clip { loop = "loop", length = 1, joints = { head = joints.head } })
-    local a = anim.animator(player)
+    local a, same = anim.animator(player), anim.animator(player)
     local tr = a:play(c, { fade = 0 })
+    same:play(assert(anim.clip { loop = "loop", length = 1, joints = joints }), { fade = 0 })
     a:update(0.25)
-    -- (the Lua side lists every track: anim.reload; a script need not)
-    assert.is_true(core.clip_reload(c, fresh, {}, {}))
+    same:update(0.25)
+    -- (the Lua side lists every track: anim.reload; a script need not, and
+    -- the track would go on with arrays laid out for the old content)
+    assert.are.same({ false, 0 }, { core.clip_reload(c, fresh, {}, {}) })
+    assert.are.equal(7, #c:joints())
+    assert.is_true(tr.is_playing)
+    a:update(0.25)
+    same:update(0.25)
+    assert.are.same({ same:get("leftLeg") }, { a:get("leftLeg") })
+    -- an ended track may be left out: it plays nothing more
+    tr:stop(0)
+    a:update(0)
     assert.is_false(tr.is_playing)
+    assert.is_true(core.clip_reload(c, fresh, {}, {}))
+    assert.are.same({ "head" }, c:joints())
     for _ = 1, 3 do a:update(0.25) end
     assert.is_false(tr.is_playing)
     for _, v in ipairs { a:world_transform("leftLeg") } do assert.is_true(v == v) end

@@ -31,50 +31,10 @@ end
 
 -- Runs fn while a finalizer calls target's __gc by hand at one of the
 -- allocations fn makes (in the C functions of the module: where a pointer
--- taken from a box before the allocation would then dangle).  In
--- generational mode (5.4) Lua runs every pending finalizer at the end of
--- each minor collection, and a minor collection comes once the program
--- allocated a share of the heap (1 %: collectgarbage("generational", 1)):
--- the finalizer is made right after one, and runs at the next, inside fn
--- when fn allocates more than that.  5.1 to 5.3 and LuaJIT have no
--- generational mode: there the incremental collector runs with no pause
--- between cycles, and each try halves its step, from one that ends the
--- cycle (and runs the finalizer) before fn starts to ones that end it
--- later: the first try where it ends inside fn ends it at one of fn's
--- first allocations, as the generational mode does.  Retries until it fired inside fn; returns pcall's results.
-local TRIES = H.generational and 10 or 20
-
--- Sets the collector as try number `try` of finalized_during does, so
--- that a finalizer made right after runs at one of the next allocations;
--- returns the function that sets it back.
-local function arm(try)
-  if H.generational then
-    collectgarbage("generational", 1, 100)
-    collectgarbage("step")
-    return function() collectgarbage("incremental") end
-  end
-  local pause, stepmul = collectgarbage("setpause", 0), collectgarbage("setstepmul", 100 * 2 ^ (21 - try))
-  collectgarbage("collect")
-  return function()
-    collectgarbage("setpause", pause)
-    collectgarbage("setstepmul", stepmul)
-  end
-end
-
+-- taken from a box before the allocation would then dangle): see
+-- spec/helper.lua, H.during_finalizer.
 local function finalized_during(target, fn)
-  for try = 1, TRIES do
-    local inside, fired = false, false
-    local disarm = arm(try)
-    H.finalizer(function()
-      if inside then fired = true; finalize(target) end
-    end)
-    inside = true
-    local ok, err = pcall(fn)
-    inside = false
-    disarm()
-    if fired then return ok, err end
-  end
-  error("the finalizer never ran inside the call")
+  return H.during_finalizer(function() finalize(target) end, fn)
 end
 
 describe("the module's metatables", function()
@@ -147,7 +107,7 @@ describe("pose_array", function()
     local after = 0
     for try = 1, 3 do
       local ran, t = nil, {}
-      local disarm = arm(try)
+      local disarm = H.arm_finalizers(try)
       H.finalizer(function() ran = ran or where() end)
       local ok, err = pcall(pose_array, a, t, "world")
       for _ = 1, 10000 do
@@ -445,5 +405,27 @@ describe("every kind of object, finalized by hand", function()
     assert.truthy(err:find("anim.animator " .. FINALIZED), err)
     assert.are.same({ "a", "c" }, seen)
     anim.update({ a, c }, 0.5)
+  end)
+end)
+
+describe("a finalizer that builds a clip while another is built", function()
+  it("does not disturb the outer build: each walk for unknown fields has its own tables (the outer raised)", function()
+    local fields = require "anim.format.fields"
+    local joints = {}
+    for i = 1, 2000 do joints["j" .. i] = { position = { { 0, { 0, 0, 0 } } } } end
+    local inner
+    local function build_inner() inner = anim.clip({ length = 1, joints = { a = { position = {} } } }, "inner") end
+    local ok, clip, err = H.during_finalizer_in(fields, "unknown", build_inner,
+      function() return anim.clip({ length = 1, joints = joints }, "outer") end)
+    assert.is_true(ok, clip)
+    assert.are.equal("anim.clip", getmetatable(clip), err)
+    assert.are.equal(2000, #clip:joints())
+    assert.are.equal("anim.clip", getmetatable(inner))
+    -- the outer build still names its own first unknown field
+    joints.j1000.rotaton = {}
+    ok, err = H.during_finalizer_in(fields, "unknown", build_inner,
+      function() return anim.clip({ length = 1, joints = joints }, "outer") end)
+    assert.is_false(ok)
+    assert.truthy(err:find("joints.j1000.rotaton: unknown field; did you mean 'rotation'?", 1, true), err)
   end)
 end)

@@ -240,4 +240,90 @@ function H.with_limits(t, f)
   return compat.unpack(r, 2, r.n)
 end
 
+-- Runs fn while a finalizer runs action() at one of the allocations fn
+-- makes (in the C functions of the module: where a pointer or a count
+-- taken before the allocation would then be stale).  In generational
+-- mode (5.4) Lua runs every pending finalizer at the end of each minor
+-- collection, and a minor collection comes once the program allocated a
+-- share of the heap (1 %: collectgarbage("generational", 1)): the
+-- finalizer is made right after one, and runs at the next, inside fn when
+-- fn allocates more than that.  5.1 to 5.3 and LuaJIT have no generational
+-- mode: there the incremental collector runs with no pause between
+-- cycles, and each try halves its step, from one that ends the cycle (and
+-- runs the finalizer) before fn starts to ones that end it later: the
+-- first try where it ends inside fn ends it at one of fn's first
+-- allocations, as the generational mode does.  Retries until it fired
+-- inside fn; returns pcall's results.
+local DURING_TRIES = H.generational and 10 or 20
+
+-- Sets the collector as try number `try` of during_finalizer does, so
+-- that a finalizer made right after runs at one of the next allocations;
+-- returns the function that sets it back.
+function H.arm_finalizers(try)
+  if H.generational then
+    collectgarbage("generational", 1, 100)
+    collectgarbage("step")
+    return function() collectgarbage("incremental") end
+  end
+  local pause, stepmul = collectgarbage("setpause", 0), collectgarbage("setstepmul", 100 * 2 ^ (21 - try))
+  collectgarbage("collect")
+  return function()
+    collectgarbage("setpause", pause)
+    collectgarbage("setstepmul", stepmul)
+  end
+end
+
+-- (Once it fired, the collector is set back there and then on 5.1 to 5.3
+-- and LuaJIT: the rest of fn would run a whole cycle at every few
+-- allocations, minutes for a call that allocates much.  5.4 ignores a
+-- change of mode from a finalizer; its minor collections cost little.)
+local function fired_now(disarm)
+  if not H.generational then disarm() end
+end
+
+function H.during_finalizer(action, fn)
+  for try = 1, DURING_TRIES do
+    local inside, fired = false, false
+    local disarm = H.arm_finalizers(try)
+    H.finalizer(function()
+      if inside then fired = true; fired_now(disarm); action() end
+    end)
+    inside = true
+    local ok, err = pcall(fn)
+    inside = false
+    disarm()
+    if fired then return ok, err end
+  end
+  error("the finalizer never ran inside the call")
+end
+
+-- The same for a function of table `tbl` (the C function anim.core[name])
+-- that fn calls: the finalizer is set just before the first call of it,
+-- and runs action() only while that call runs (the Lua code around it
+-- allocates too, and would run it first).  fn must be one that can run
+-- again: each try calls it anew.
+function H.during_finalizer_in(tbl, name, action, fn)
+  local orig = tbl[name]
+  for try = 1, DURING_TRIES do
+    local inside, fired = false, false
+    tbl[name] = function(...)
+      tbl[name] = orig
+      local disarm = H.arm_finalizers(try)
+      H.finalizer(function()
+        if inside then fired = true; fired_now(disarm); action() end
+      end)
+      inside = true
+      local r = compat.pack(pcall(orig, ...))
+      inside = false
+      disarm()
+      if not r[1] then error(r[2], 0) end
+      return compat.unpack(r, 2, r.n)
+    end
+    local r = compat.pack(pcall(fn))
+    tbl[name] = orig
+    if fired then return compat.unpack(r, 1, r.n) end
+  end
+  error("the finalizer never ran inside " .. name)
+end
+
 return H

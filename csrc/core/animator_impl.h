@@ -78,7 +78,7 @@ struct anim_track {
   unsigned char stopping, stop_pending;
   unsigned char shows_last; /* ended by `once` in this update: still posed */
   unsigned char unique;    /* no rig joint has two bindings */
-  unsigned char rebound;   /* (reload.c, during a commit) */
+  unsigned char rebound;   /* prepared for a reload, until its commit (reload.c) */
   unsigned char own_priority; /* the priority came from play, not from the clip */
   unsigned char hear;      /* ANIM_HEAR_* its own callbacks listen to (a space's lead: all its points') */
   int slot;                /* the binding's (anim_track_set_slot), copied into its entries */

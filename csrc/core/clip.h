@@ -92,6 +92,9 @@ typedef struct anim_clip {
   anim_block *blocks;      /* everything the clip owns */
   anim_mem mem;            /* what it was allocated with */
   int refs;                /* its owner and each track playing it */
+  unsigned gen;            /* reloads so far (reload.c): bindings made for
+                            * one content are stale once it changes, which
+                            * a finalizer run by an allocation may do */
   struct anim_track *tracks; /* the tracks that hold it, linked through them:
                             * a reload ends those it does not rebind
                             * (reload.c) */

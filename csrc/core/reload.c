@@ -12,7 +12,7 @@ int anim_rebind_prepare(anim_rebind *r, anim_track *t, const anim_clip *old, con
   anim_track lay;
   int b, st;
   memset(r, 0, sizeof *r);
-  if (!a || t->clip != old || nbind < 0) return -3;
+  if (!a || t->clip != old || nbind < 0 || t->rebound) return -3;
   for (b = 0; b < nbind; b++)
     if (binds[b].cj < 0 || binds[b].cj >= fresh->njoints || binds[b].rj < 0 || binds[b].rj >= a->rig->n) return -3;
   st = anim_props_prepare(a, fresh, old, &r->props, which, other);
@@ -38,30 +38,70 @@ int anim_rebind_prepare(anim_rebind *r, anim_track *t, const anim_clip *old, con
   r->chans = lay.chans;
   r->nbind = lay.nbind;
   r->unique = lay.unique;
+  t->rebound = 1;  /* (prepared: anim_reload_covers, and no second time) */
   return ANIM_PROPS_OK;
+}
+
+int anim_reload_covers(const anim_clip *old) {
+  const anim_track *t;
+  for (t = old->tracks; t; t = t->clip_next)
+    if (!t->rebound && t->owner && t->state != TR_ENDED) return 0;
+  return 1;
+}
+
+anim_track *anim_reload_point(anim_track *lead, int i) {
+  if (i == 0) return lead;
+  if (lead->lead != lead || !lead->sp || i < 0 || i >= anim_space_points(lead)) return NULL;
+  return anim_space_point(lead, i);
 }
 
 const anim_rig *anim_track_rig(const anim_track *t) { return t->owner ? t->owner->rig : NULL; }
 
 void anim_rebind_discard(anim_rebind *r) {
   if (r->t) {
+    r->t->rebound = 0;
     anim_free(&r->t->mem, r->arrays, r->size);
     anim_tprops_free(&r->t->mem, r->props);
   }
   memset(r, 0, sizeof *r);
 }
 
-/* (the references and the tracks that hold each stay with the object) */
+/* (the references, the tracks that hold each and the count of reloads
+ * stay with the object) */
 static void swap_content(anim_clip *x, anim_clip *y) {
   anim_clip tmp = *x;
   int rx = x->refs, ry = y->refs;
+  unsigned gx = x->gen, gy = y->gen;
   struct anim_track *tx = x->tracks, *ty = y->tracks;
   *x = *y;
   *y = tmp;
   x->refs = rx;
   y->refs = ry;
+  x->gen = gx + 1;
+  y->gen = gy + 1;
   x->tracks = tx;
   y->tracks = ty;
+}
+
+/* Root motion keeps the track's binding of the motion joint and the
+ * joint sampled at the clip's ends (rootmotion.c): all of the old
+ * content.  Forgotten, they are found again at the next update, from the
+ * playhead (nothing moves across the reload, as nothing fires). */
+static void forget_root_motion(anim_track *t) {
+  t->rm.joint = -1;
+  t->rm.b = -1;
+  t->rm.ch = 0;
+  t->rm.valid = 0;
+}
+
+/* A track left with arrays laid out for the old content plays nothing
+ * more: no binding, every rig joint unbound. */
+static void unbind(anim_track *t) {
+  int j, n = t->owner ? t->owner->rig->n : 0;
+  for (j = 0; j < n; j++) t->byjoint[j] = -1;
+  t->nbind = 0;
+  t->unique = 1;
+  forget_root_motion(t);
 }
 
 void anim_reload_commit(anim_clip *old, anim_clip *fresh, anim_rebind *r, int n) {
@@ -86,6 +126,8 @@ void anim_reload_commit(anim_clip *old, anim_clip *fresh, anim_rebind *r, int n)
     t->chans = r[i].chans;
     t->nbind = r[i].nbind;
     t->unique = (unsigned char)r[i].unique;
+    forget_root_motion(t);
+    t->rebound = 1;  /* (cleared below, with the others) */
     /* (the batch update prefetches the struct only: the arrays moved) */
     t->hot_end = (unsigned)sizeof *t;
     anim_props_install(t->owner, t, r[i].props);
@@ -99,20 +141,21 @@ void anim_reload_commit(anim_clip *old, anim_clip *fresh, anim_rebind *r, int n)
       t->time = L;
       t->tlo = 0;
     }
-    t->rebound = 1;
     memset(&r[i], 0, sizeof r[i]);
   }
-  /* A track of the clip the caller did not rebind (the binding trusts its
-   * Lua side to list them all; a script calling core.clip_reload itself
-   * need not) would go on with arrays laid out for the old content: it
-   * ends here, firing nothing, and leaves its animator at its next update
-   * (its property slots now: nothing reads it before). */
+  /* A track of the clip the caller did not rebind (the binding refuses a
+   * reload that leaves out a live track: csrc/lua/lua_reload.c; an ended
+   * one may be left out) would go on with arrays laid out for the old
+   * content: it ends here, firing nothing, plays nothing more, and leaves
+   * its animator at its next update (its property slots now: nothing
+   * reads it before). */
   {
     anim_track *t;
     for (t = old->tracks; t; t = t->clip_next) {
       if (t->rebound) { t->rebound = 0; continue; }
       if (t->owner) anim_props_detach(t->owner, t);
       anim_track_end_now(t);
+      unbind(t);
     }
   }
 }

@@ -32,11 +32,18 @@ typedef struct anim_rebind {
  * ANIM_PROPS_OK; ANIM_PROPS_NOMEM; ANIM_PROPS_CONFLICT (propmix.h: a
  * property of fresh has another number of components than a track of
  * another clip on the animator gives that name: *which and *other say
- * which and how many); -3 when t has no animator or bindings are out of
- * range.  r is empty (nothing to discard) on failure. */
+ * which and how many); -3 when t has no animator, was prepared already
+ * or bindings are out of range.  r is empty (nothing to discard) on
+ * failure. */
 int anim_rebind_prepare(anim_rebind *r, anim_track *t, const anim_clip *old, const anim_clip *fresh,
                         const anim_binding *binds, int nbind, int *which, int *other);
 void anim_rebind_discard(anim_rebind *r);
+/* 1 when every live track of `old` (in an animator, not ended: queued
+ * ones too) is prepared, so that the commit ends none of them. */
+int anim_reload_covers(const anim_clip *old);
+/* Point i of the blend space that `lead` plays (0: lead itself, whatever
+ * it plays), or NULL when there is no such point. */
+anim_track *anim_reload_point(anim_track *lead, int i);
 /* The rig of the animator track t plays on, or NULL when it has none. */
 const anim_rig *anim_track_rig(const anim_track *t);
 
@@ -44,7 +51,7 @@ const anim_rig *anim_track_rig(const anim_track *t);
  * references: every track of old plays the new content, fresh holds the
  * old one, to be freed with it), then rebinds the n prepared tracks (any
  * other track that holds old ends, firing nothing: its arrays were laid
- * out for the old content): their
+ * out for the old content, and it plays nothing more): their
  * arrays and property blocks, their time clamped into the new length (a
  * track that was never updated keeps its first pass inclusive; any other
  * goes on from its time, which the next pass excludes), their priority

@@ -16,6 +16,8 @@
  * lead's advance began to where it ended (a `once` clip holds its end);
  * only the lead reports wraps and ends.  Either way a point fires its
  * items while its weight is above 0. */
+#include <math.h>
+
 #include "animator_impl.h"
 #include "blendspace.h"
 
@@ -98,6 +100,13 @@ int anim_track_at(const anim_track *t, double p[2]) {
 
 const anim_space *anim_track_space(const anim_track *t) { return t->sp ? t->sp->space : NULL; }
 
+/* A clip's duration at its own speed, or 0 when it has none (a length
+ * or a speed not above 0). */
+static double duration(const anim_clip *c) {
+  double d = c->length / c->speed;
+  return c->length > 0 && c->speed > 0 && d < HUGE_VAL ? d : 0;
+}
+
 /* A synced point's clip time at the lead's clip time x: the same phase,
  * each end onto its end exactly (items there are neither lost nor fired
  * twice at a wrap). */
@@ -123,10 +132,16 @@ void anim_space_begin(anim_animator *a, anim_track *lead) {
   }
   if (s->sync) {
     /* a cycle lasts the weighted mean of the durations: on the first
-     * point alone the factor is exactly 1 */
-    double cycle = 0;
-    for (i = 0; i < sp->n; i++) cycle += w[i] * (s->clip[i]->length / s->clip[i]->speed);
-    lead->vscale = (s->clip[0]->length / s->clip[0]->speed) / cycle;
+     * point alone the factor is exactly 1 (a clip without a duration, as
+     * a synced space's are not but core.clip_reload may make one, counts
+     * as the first point's; without that, the lead keeps its speed) */
+    double d0 = duration(s->clip[0]), cycle = 0, f;
+    for (i = 0; i < sp->n; i++) {
+      double d = duration(s->clip[i]);
+      cycle += w[i] * (d > 0 ? d : d0);
+    }
+    f = d0 / cycle;
+    lead->vscale = d0 > 0 && f > 0 && f < HUGE_VAL ? f : 1;
     for (i = 1; i < sp->n; i++) sp->m[i]->shows_last = 0;
   }
 }
@@ -167,7 +182,8 @@ void anim_space_pass(anim_animator *a, anim_track *lead, double from, double to,
     anim_track *t = s->m[i];
     double f = phase_time(lead, t, from), g = phase_time(lead, t, to);
     if (t->bw > 0)
-      anim_clock_fire_pass(a, t, f, g, dir, incl, e0, sp * (t->clip->length / lead->clip->length));
+      anim_clock_fire_pass(a, t, f, g, dir, incl, e0,
+                           lead->clip->length > 0 ? sp * (t->clip->length / lead->clip->length) : sp);
     if (a->rm_joint >= 0) anim_rootmotion_pass(a, t, f, g);
   }
 }

@@ -100,38 +100,43 @@ static int animator_state(lua_State *L) { return anim_lua_uservalue(L, ANIM_BOX_
 
 /* core.animator_play(animator, clip, fade, weight, speed, priority|nil,
  *                    bindings, callbacks) -> track | nil, property index,
- *                    other arity
+ *                    other arity | false
  * bindings: as anim_lua_checkbindings reads them (lua_helpers.h).  nil, p, n:
  * the clip's property p (1-based) has another number of components than
- * the n a track on the animator gives that name (propmix.h).  Reading the
- * bindings and making the track's box may run finalizers: the animator
- * and the clip are taken again before they are used, and the bounds the
- * bindings are checked against are read before. */
+ * the n a track on the animator gives that name (propmix.h).  false: the
+ * clip was reloaded since the call began (by a finalizer that reading the
+ * bindings, making the track's box or a collection to find memory ran):
+ * the bindings are for its old content, the caller makes them again.
+ * The animator and the clip are taken again after each of those. */
 static int animator_play(lua_State *L) {
   anim_animator *a = check_animator(L, 1);
   anim_clip *c = anim_lua_checkclip(L, 2);
+  unsigned gen = c->gen;
   int njoints = c->njoints, rn = anim_animator_rig(a)->n;
   anim_play_opts o;
   anim_binding *binds;
-  int nb, tb;
+  anim_track *t;
+  int nb, tb, tries;
   anim_lua_checkplayopts(L, 3, &o);
   luaL_checktype(L, 8, LUA_TTABLE);
-  binds = anim_lua_checkbindings(L, 7, njoints, rn, &nb);
-  {
+  binds = anim_lua_checkbindings(L, 7, njoints, gen, rn, &nb);
+  if (!binds) { lua_pushboolean(L, 0); return 1; }
+  tb = anim_lua_newtrack(L);
+  for (tries = 0;; tries++) {
     int which = 0, other = 0;
-    if (anim_props_conflict(check_animator(L, 1), anim_lua_checkclip(L, 2), NULL, &which, &other) != ANIM_PROPS_OK) {
+    c = anim_lua_checkclip(L, 2);
+    a = check_animator(L, 1);
+    if (c->gen != gen) { lua_pushboolean(L, 0); return 1; }
+    if (anim_props_conflict(a, c, NULL, &which, &other) != ANIM_PROPS_OK) {
       lua_pushnil(L);
       lua_pushinteger(L, which + 1);
       lua_pushinteger(L, other);
       return 3;
     }
+    t = anim_animator_play(a, c, &o, binds, nb);
+    if (t || tries > 0 || !anim_lua_retry(L)) break;
   }
-  tb = anim_lua_newtrack(L);
-  {
-    anim_track *t;
-    ANIM_LUA_RETRY(L, t, anim_animator_play(check_animator(L, 1), anim_lua_checkclip(L, 2), &o, binds, nb));
-    anim_lua_settrack(L, tb, t, 2, 1, 8);
-  }
+  anim_lua_settrack(L, tb, t, 2, 1, 8);
   return 1;
 }
 

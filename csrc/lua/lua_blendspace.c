@@ -8,6 +8,7 @@
 #include "lua.h"
 #include "lauxlib.h"
 
+#include "core/propmix.h"
 #include "lua_helpers.h"
 
 static anim_space *check_space(lua_State *L, int idx) {
@@ -121,14 +122,20 @@ static int space_triangles(lua_State *L) {
 }
 
 /* core.animator_play_space(animator, space, fade, weight, speed,
- *   priority|nil, bindings, callbacks, x [, y]) -> track
+ *   priority|nil, bindings, callbacks, x [, y]) -> track | nil, point,
+ *   property index, other arity | false
  * bindings: { bindings of point 1's clip, ... } (anim_lua_checkbindings,
- * read raw).  Reading the bindings and making the track's box may run
- * finalizers: the bounds they are checked against are read first, the
- * animator and the space taken again after. */
+ * read raw).  nil, i, p, n: property p (1-based) of point i's clip has
+ * another number of components than the n a track on the animator gives
+ * that name.  false: a point's clip was reloaded since the call began (by
+ * a finalizer that reading the bindings, making the track's box or a
+ * collection to find memory ran): the caller makes the bindings again.
+ * The bounds the bindings are checked against are read first, the
+ * animator and the space taken again after each of those. */
 static int animator_play_space(lua_State *L) {
   const anim_binding *binds[ANIM_MAX_SPACE_POINTS];
-  int nbind[ANIM_MAX_SPACE_POINTS], njoints[ANIM_MAX_SPACE_POINTS], i, tb, n, rn;
+  int nbind[ANIM_MAX_SPACE_POINTS], njoints[ANIM_MAX_SPACE_POINTS], i, tb, n, rn, tries;
+  unsigned gen[ANIM_MAX_SPACE_POINTS];
   anim_play_opts o;
   double p[2];
   anim_track *t;
@@ -141,17 +148,37 @@ static int animator_play_space(lua_State *L) {
     check_at(L, 9, s->dim, p);
     n = s->n;
     rn = anim_animator_rig(a)->n;
-    for (i = 0; i < n; i++) njoints[i] = s->clip[i]->njoints;
+    for (i = 0; i < n; i++) {
+      njoints[i] = s->clip[i]->njoints;
+      gen[i] = s->clip[i]->gen;
+    }
   }
   luaL_argcheck(L, (lua_Integer)lua_rawlen(L, 7) == n, 7, "one list of bindings per point");
   luaL_checkstack(L, n + 4, "too many points");
   for (i = 0; i < n; i++) {
     lua_rawgeti(L, 7, i + 1);
-    binds[i] = anim_lua_checkbindings(L, -1, njoints[i], rn, &nbind[i]);
+    binds[i] = anim_lua_checkbindings(L, -1, njoints[i], gen[i], rn, &nbind[i]);
+    if (!binds[i]) { lua_pushboolean(L, 0); return 1; }
     lua_replace(L, -2);  /* the array stays on the stack while it is read */
   }
   tb = anim_lua_newtrack(L);
-  ANIM_LUA_RETRY(L, t, anim_animator_play_space(anim_lua_checkanimator(L, 1), check_space(L, 2), &o, binds, nbind, p));
+  for (tries = 0;; tries++) {
+    anim_animator *a = anim_lua_checkanimator(L, 1);
+    anim_space *s = check_space(L, 2);
+    for (i = 0; i < n; i++) {
+      int which = 0, other = 0;
+      if (s->clip[i]->gen != gen[i]) { lua_pushboolean(L, 0); return 1; }
+      if (anim_props_conflict(a, s->clip[i], NULL, &which, &other) != ANIM_PROPS_OK) {
+        lua_pushnil(L);
+        lua_pushinteger(L, i + 1);
+        lua_pushinteger(L, which + 1);
+        lua_pushinteger(L, other);
+        return 4;
+      }
+    }
+    t = anim_animator_play_space(a, s, &o, binds, nbind, p);
+    if (t || tries > 0 || !anim_lua_retry(L)) break;
+  }
   anim_lua_settrack(L, tb, t, 2, 1, 8);
   return 1;
 }

@@ -377,11 +377,12 @@ static void raw_quat(lua_State *L, int t, const char *k, double q[4]) {
   lua_pop(L, 1);
 }
 
-anim_binding *anim_lua_checkbindings(lua_State *L, int idx, int njoints, int nrig, int *n) {
+anim_binding *anim_lua_checkbindings(lua_State *L, int idx, int njoints, unsigned gen, int nrig, int *n) {
   anim_binding *binds;
   lua_Integer nb, i;
   idx = lua_absindex(L, idx);
   luaL_checktype(L, idx, LUA_TTABLE);
+  if (raw_number(L, idx, "gen", 0) != (double)gen) return NULL;
   nb = (lua_Integer)lua_rawlen(L, idx);
   if (nb < 0 || nb > ANIM_MAX_RIG_JOINTS) luaL_error(L, "too many bindings");
   binds = lua_newuserdatauv(L, sizeof(anim_binding) * (size_t)(nb ? nb : 1), 0);

@@ -159,14 +159,19 @@ int anim_lua_uservalue(lua_State *L, int kind, int n);
  * of njoints joints and a rig of nrig (numbers the caller takes before:
  * making the array may run finalizers, which may finalize the clip or the
  * rig by hand), into an array kept in a userdata pushed on the stack
- * (freed by the collector); *n gets their count.  A new empty track box
+ * (freed by the collector); *n gets their count.  The list's field `gen`
+ * (absent: 0) is the clip's count of reloads when they were made: NULL,
+ * nothing pushed, when it is not `gen` (the clip's, which the caller took
+ * with njoints): the bindings are for content the clip no longer has.  A
+ * caller compares the clip's count with gen again after every allocation
+ * that may run finalizers (this one too), which may reload it.  A new empty track box
  * (its stack index; making it may run finalizers too), then the track of a
  * play in it (retained: raises the memory error for NULL), its user values
  * the values at src (the clip or blend space), animator and cbs (the Lua
  * side's callbacks), the core memory told to the collector, the box left
  * on the top of the stack. */
 void anim_lua_checkplayopts(lua_State *L, int idx, anim_play_opts *o);
-anim_binding *anim_lua_checkbindings(lua_State *L, int idx, int njoints, int nrig, int *n);
+anim_binding *anim_lua_checkbindings(lua_State *L, int idx, int njoints, unsigned gen, int nrig, int *n);
 int anim_lua_newtrack(lua_State *L);
 void anim_lua_settrack(lua_State *L, int box, anim_track *t, int src, int animator, int cbs);
 

@@ -234,6 +234,10 @@ static lua_Integer raw_len_field(lua_State *L, int t, const char *k) {
 /* (the binding's own refusal, beside the ANIM_STATE_* codes) */
 #define RESTORE_DELIVERING 6
 #define RESTORE_QUEUED 7
+/* (a clip of the plan reloaded since its bindings were made: the Lua side
+ * makes the plan again) */
+#define RESTORE_STALE 8
+#define PLAN_STALE (-1)
 
 /* The length of plan[field] (a list), and the sum over its entries of the
  * lengths of entry[sub], each in [lo, hi] (raises otherwise: the Lua side
@@ -345,10 +349,12 @@ static int lead_source(lua_State *L, int li, anim_state_lead *l) {
 
 /* Fills p from the plan at 2 (nothing is allocated: no finalizer runs),
  * the sources taken out of their boxes now.  binds: the stack index of
- * the table of binding arrays (one per point, in order).  0 when the plan
- * is not of the shape the Lua side makes, or a source was finalized. */
+ * the table of binding arrays (one per point, in order: array, count,
+ * the clip's count of reloads).  0 when the plan is not of the shape the
+ * Lua side makes, or a source was finalized; PLAN_STALE when a clip was
+ * reloaded since its bindings were made. */
 static int plan_fill(lua_State *L, plan_mem *p, const plan_size *z, int binds) {
-  int ok = 1, i, k, pt = 0, c = 0, top = lua_gettop(L);
+  int ok = 1, stale = 0, i, k, pt = 0, c = 0, top = lua_gettop(L);
   anim_state_in *in = &p->in;
   lua_getfield(L, 2, "animator");
   ok = lua_type(L, -1) == LUA_TTABLE && read_flat(L, lua_gettop(L), anim_animator_state_fields, &in->an);
@@ -390,12 +396,16 @@ static int plan_fill(lua_State *L, plan_mem *p, const plan_size *z, int binds) {
       if (lua_type(L, -1) != LUA_TTABLE || !read_flat(L, lua_gettop(L), anim_track_state_fields, &p->points[pt]))
         ok = 0;
       lua_pop(L, 1);
-      /* the binding arrays were made before (anim_lua_checkbindings) */
-      lua_rawgeti(L, binds, 2 * pt + 1);
+      /* the binding arrays were made before (anim_lua_checkbindings),
+       * for the content the clip had then (a finalizer may have reloaded
+       * it since) */
+      lua_rawgeti(L, binds, 3 * pt + 1);
       p->binds[pt] = lua_touserdata(L, -1);
-      lua_rawgeti(L, binds, 2 * pt + 2);
+      lua_rawgeti(L, binds, 3 * pt + 2);
       p->nbind[pt] = (int)lua_tointeger(L, -1);
-      lua_pop(L, 2);
+      lua_rawgeti(L, binds, 3 * pt + 3);
+      if ((l->space ? l->space->clip[k] : l->clip)->gen != (unsigned)lua_tointeger(L, -1)) stale = 1;
+      lua_pop(L, 3);
     }
     lua_settop(L, top + 1);
   }
@@ -468,13 +478,15 @@ static int plan_fill(lua_State *L, plan_mem *p, const plan_size *z, int binds) {
   in->nik = z->nik;
   in->ik_id = p->ik_id;
   in->ik = p->ik;
-  return ok;
+  return !ok ? 0 : stale ? PLAN_STALE : 1;
 }
 
 /* Binding arrays for every point of every lead, into the table at
- * `binds` (array, count pairs), each checked against its clip's joints
- * and the rig (read before the array is made: that may run finalizers). */
-static void plan_bindings(lua_State *L, const plan_size *z, int binds) {
+ * `binds` (array, count and the clip's count of reloads, per point), each
+ * checked against its clip's joints and the rig (read before the array
+ * is made: that may run finalizers).  0 when bindings of the plan were
+ * made for content their clip no longer has (nothing more is made). */
+static int plan_bindings(lua_State *L, const plan_size *z, int binds) {
   int i, k, pt = 0, top = lua_gettop(L);
   lua_getfield(L, 2, "leads");
   for (i = 0; i < z->nlead; i++) {
@@ -486,22 +498,32 @@ static void plan_bindings(lua_State *L, const plan_size *z, int binds) {
     n = (int)lua_rawlen(L, -1);
     for (k = 0; k < n; k++, pt++) {
       anim_state_lead l;
+      const anim_clip *c;
       int njoints, nb;
+      unsigned gen;
       if (!lead_source(L, li, &l)) luaL_error(L, "state plan: a clip or blend space was finalized");
       if (l.space && k >= l.space->n) luaL_error(L, "state plan: bad bindings");
       if (!l.space && k > 0) luaL_error(L, "state plan: bad bindings");
-      njoints = l.space ? l.space->clip[k]->njoints : l.clip->njoints;
+      c = l.space ? l.space->clip[k] : l.clip;
+      njoints = c->njoints;
+      gen = c->gen;
       lua_rawgeti(L, li + 1, k + 1);
-      anim_lua_checkbindings(L, -1, njoints, z->nrig, &nb);
-      lua_rawseti(L, binds, 2 * pt + 1);
+      if (!anim_lua_checkbindings(L, -1, njoints, gen, z->nrig, &nb)) {
+        lua_settop(L, top);
+        return 0;
+      }
+      lua_rawseti(L, binds, 3 * pt + 1);
       lua_pop(L, 1);
       lua_pushinteger(L, nb);
-      lua_rawseti(L, binds, 2 * pt + 2);
+      lua_rawseti(L, binds, 3 * pt + 2);
+      lua_pushinteger(L, (lua_Integer)gen);
+      lua_rawseti(L, binds, 3 * pt + 3);
     }
     lua_settop(L, top + 1);
   }
   lua_settop(L, top);
   if (pt != z->npoints) luaL_error(L, "state plan: bad bindings");
+  return 1;
 }
 
 /* A track box for each lead, its user values set (its source, the
@@ -548,7 +570,9 @@ static void plan_boxes(lua_State *L, const plan_size *z) {
 
 /* core.animator_restore(animator, plan) -> plan.out | nil, code, which
  * (0-based), why (code 6: the animator is delivering its callbacks; 7: a
- * batch update has yet to deliver them)
+ * batch update has yet to deliver them; 8: a clip of the plan was
+ * reloaded since its bindings were made, by a finalizer: the Lua side
+ * makes the plan again)
  * plan = { out = {}, live = {}, queued_after = {} (filled here: plan_boxes),
  *   side =, animator = flat, pose = {..}, animated = {..},
  *   leads = { { src = clip | space, bindings = { per point }, at = { x, y }?, after = -1 | ordinal,
@@ -561,6 +585,13 @@ static void plan_boxes(lua_State *L, const plan_size *z) {
  * plan is read and the new animator built; only then does it replace the
  * old one, which is freed (its tracks' boxes no longer play).  On a
  * refusal nothing changed. */
+/* nil, RESTORE_STALE: nothing changed (what was made is garbage) */
+static int stale(lua_State *L) {
+  lua_pushnil(L);
+  lua_pushinteger(L, RESTORE_STALE);
+  return 2;
+}
+
 static int animator_restore(lua_State *L) {
   anim_animator_box *b = anim_lua_checkbox(L, 1, ANIM_BOX_ANIMATOR);
   plan_size z;
@@ -588,16 +619,18 @@ static int animator_restore(lua_State *L) {
   plan_boxes(L, &z);
   lua_getfield(L, 2, "out");
   res = lua_gettop(L);
-  lua_createtable(L, 2 * z.npoints, 0);
+  lua_createtable(L, 3 * z.npoints, 0);
   binds = lua_gettop(L);
-  plan_bindings(L, &z, binds);
+  if (!plan_bindings(L, &z, binds)) return stale(L);
   p = plan_alloc(L, &z);
   m = anim_lua_mem(L);
   for (i = 0;; i++) {
     /* from here until the swap nothing of Lua's is made: pointers taken
      * now stay good (unless a retry collects: then they are taken again) */
     anim_animator *a;
-    if (!plan_fill(L, p, &z, binds)) luaL_error(L, "state plan: not of the shape expected");
+    int filled = plan_fill(L, p, &z, binds);
+    if (filled == PLAN_STALE) return stale(L);
+    if (!filled) luaL_error(L, "state plan: not of the shape expected");
     a = anim_lua_checkanimator(L, 1);
     r = anim_state_build(&m, anim_animator_rig(a), side, &p->in, &made, p->made, &which, &why);
     if (r != ANIM_STATE_NOMEM || i > 0 || !anim_lua_retry(L)) break;

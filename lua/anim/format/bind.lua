@@ -138,6 +138,10 @@ function M.unmatched(clip, rig, map)
 end
 
 local function compute(clip, rig, map)
+  -- (noted in the list: the core refuses bindings made for content the
+  -- clip no longer has, which a finalizer run while they are made or
+  -- used may reload: csrc/lua/lua_helpers.h, anim_lua_checkbindings)
+  local gen = core.clip_reloads(clip)
   local info = core.clip_info(clip)
   local rinfo = core.rig_info(rig)
   local resolved = M.resolve(clip, rig, map)
@@ -167,6 +171,7 @@ local function compute(clip, rig, map)
       out[#out + 1] = b
     end
   end
+  out.gen = gen
   return out
 end
 
@@ -185,7 +190,7 @@ function M.get(clip, rig, map)
   end
   local k = map or clip
   local b = per_rig[k]
-  if not b then
+  if not b or b.gen ~= core.clip_reloads(clip) then
     b = compute(clip, rig, map)
     per_rig[k] = b
   end

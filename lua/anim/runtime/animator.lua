@@ -289,6 +289,11 @@ function M.new(rig, opts)
   return a
 end
 
+-- How many times play makes a clip's bindings again when a finalizer
+-- reloads the clip while the core makes its track (a finalizer runs once:
+-- a second reload in a row needs new garbage that reloads it).
+local RETRIES = 8
+
 local function play(self, clip, opts, fname)
   local space = spaces.is_space(clip)
   if not space and not clipmod.is_clip(clip) then
@@ -297,7 +302,8 @@ local function play(self, clip, opts, fname)
   opts = args.options(opts, PLAY_OPTIONS, 2, fname)
   local st = animator_state(self)
   local info = space and spaces.info(clip) or clip_info(clip)
-  if info.space == "view" and st.space ~= "view" then
+  -- (a space is a view space while a clip of it is one: a reload may make it one)
+  if (space and spaces.space_of(info.clips) or info.space) == "view" and st.space ~= "view" then
     argerror(1, fname, string.format("%s '%s' is a view clip: a body animator cannot play it",
       space and "blend space" or "clip", tostring(info.name)))
   end
@@ -344,19 +350,28 @@ local function play(self, clip, opts, fname)
     end
   end
   local warn = opt_function(opts, "warn", 2, fname) or st.warn
-  local track, p, other
+  local track, p, other, point
   local cbs = {}
-  if space then
-    local bindings = {}
-    for i, c in ipairs(info.clips) do bindings[i] = bind.get(c, st.rig, map) end
-    track = core.animator_play_space(self, clip, fade, weight, speed, priority, bindings, cbs, x, y)
-  else
-    track, p, other = core.animator_play(self, clip, fade, weight, speed, priority, bind.get(clip, st.rig, map), cbs)
+  -- (false: a finalizer reloaded a clip while the core made the track;
+  -- its bindings are made again for the new content, as a reload makes
+  -- them for the tracks that play it)
+  for _ = 1, RETRIES do
+    if space then
+      local bindings = {}
+      for i, c in ipairs(info.clips) do bindings[i] = bind.get(c, st.rig, map) end
+      track, point, p, other = core.animator_play_space(self, clip, fade, weight, speed, priority, bindings, cbs, x, y)
+    else
+      track, p, other = core.animator_play(self, clip, fade, weight, speed, priority, bind.get(clip, st.rig, map), cbs)
+    end
+    if track ~= false then break end
   end
+  if track == false then args.raise(fname .. ": the clip kept being reloaded (by finalizers) while it was played") end
   if not track then
-    local prop = info.properties[p]
-    argerror(1, fname, string.format("clip '%s': its property '%s' has %d component%s, but a track on this animator gives it %d",
-      tostring(info.name), prop.name, prop.arity, prop.arity == 1 and "" or "s", other))
+    local cinfo = point and clip_info(info.clips[point]) or info
+    local prop = cinfo.properties[p]
+    argerror(1, fname, string.format("%sclip '%s': its property '%s' has %d component%s, but a track on this animator gives it %d",
+      point and string.format("blend space '%s': points[%d].", tostring(info.name), point) or "",
+      tostring(cinfo.name), prop.name, prop.arity, prop.arity == 1 and "" or "s", other))
   end
   local _, _, _, _, _, _, id = core.track_state(track)
   st.live[id], st.cbs[id], st.src[id] = track, cbs, clip
@@ -365,10 +380,13 @@ local function play(self, clip, opts, fname)
   if not space and info.markers and #info.markers > 0 then dispatch.marks(track) end
   core.track_slot(track)
   if not space then playing.note(clip, track, map)
-  elseif map then
-    -- (a saved state names the map a space's track plays with: runtime/state.lua)
-    st.space_maps = st.space_maps or setmetatable({}, { __mode = "k" })
-    st.space_maps[track] = map
+  else
+    playing.note_space(info.clips, track, map)
+    if map then
+      -- (a saved state names the map a space's track plays with: runtime/state.lua)
+      st.space_maps = st.space_maps or setmetatable({}, { __mode = "k" })
+      st.space_maps[track] = map
+    end
   end
   if after ~= nil and core.track_queue_after(track, after) == 1 then
     st.queued_after = st.queued_after or setmetatable({}, { __mode = "kv" })

@@ -38,6 +38,50 @@ local function place(at, path)
   fail(path .. " must be a number (1D) or { x, y } (2D), got " .. args.typename(at))
 end
 
+-- clip -> the spaces made with it (weak: neither is kept alive by it)
+local holding = setmetatable({}, { __mode = "k" })
+
+-- What keeps a point's clip (its info) out of a space whose first point's
+-- clip has info `first`: nil, or the end of a message after the point's
+-- path (a clip reloaded while a space holds it must keep to it too:
+-- runtime/reload.lua).
+function M.point_problem(info, first, sync)
+  if info.blend ~= first.blend then
+    return string.format(" blends %s, points[1].clip %s: a blend space's clips blend one way", info.blend, first.blend)
+  end
+  if not sync then return nil end
+  local why
+  if info.length <= 0 then why = "a length above 0"
+  elseif info.speed <= 0 then why = "a speed above 0 (it has " .. show(info.speed) .. ")"
+  elseif info.loop ~= first.loop then why = "the loop mode of points[1].clip (" .. first.loop .. ", this one " .. info.loop .. ")"
+  end
+  if why then return ": a synced blend space needs clips with " .. why .. " (sync = false plays any)" end
+end
+
+-- The first point (of the clips' infos, in order) whose clip gives a
+-- property another number of components than an earlier point's clip
+-- does (the points play on one animator, where a name has one number of
+-- components): nil, or its index and the end of a message after its path.
+function M.props_problem(infos)
+  local arity, from = {}, {}
+  for i, info in ipairs(infos) do
+    for _, prop in ipairs(info.properties or {}) do
+      local n = arity[prop.name]
+      if n and n ~= prop.arity then
+        return i, string.format(": its property '%s' has %d component%s, points[%d].clip's has %d", prop.name,
+          prop.arity, prop.arity == 1 and "" or "s", from[prop.name], n)
+      end
+      arity[prop.name], from[prop.name] = prop.arity, from[prop.name] or i
+    end
+  end
+end
+
+-- "view" when a clip of the list is a view clip, else "body".
+function M.space_of(clips)
+  for _, c in ipairs(clips) do if clip_info(c).space == "view" then return "view" end end
+  return "body"
+end
+
 -- anim.blendspace(def) -> space
 function M.new(def)
   if def == nil then fail("table of options expected, got nil") end
@@ -54,7 +98,6 @@ function M.new(def)
   local name = def.name
   if name ~= nil and type(name) ~= "string" then fail("name must be a string, got " .. args.typename(name)) end
   local clips, places, copies, dim = {}, {}, {}, nil
-  local first
   for i = 1, n do
     local p, path = points[i], "points[" .. i .. "]"
     if type(p) ~= "table" then fail(path .. " must be a table { clip = clip, at = place }, got " .. args.typename(p)) end
@@ -78,33 +121,34 @@ function M.new(def)
         fail(path .. ".at is the place of points[" .. k .. "].at: each point needs a place of its own")
       end
     end
-    local info = clip_info(c)
-    first = first or info
-    if info.blend ~= first.blend then
-      fail(string.format("%s.clip blends %s, points[1].clip %s: a blend space's clips blend one way",
-        path, info.blend, first.blend))
-    end
-    if sync then
-      local why
-      if info.length <= 0 then why = "a length above 0"
-      elseif info.speed <= 0 then why = "a speed above 0 (it has " .. show(info.speed) .. ")"
-      elseif info.loop ~= first.loop then why = "the loop mode of points[1].clip (" .. first.loop .. ", this one " .. info.loop .. ")"
-      end
-      if why then fail(path .. ".clip: a synced blend space needs clips with " .. why .. " (sync = false plays any)") end
-    end
+    local why = M.point_problem(clip_info(c), clip_info(clips[1] or c), sync)
+    if why then fail(path .. ".clip" .. why) end
     clips[i], places[i] = c, at
     copies[i] = { clip = c, at = dim == 2 and { at[1], at[2] } or at }
   end
-  local view = false
-  for i = 1, n do if clip_info(clips[i]).space == "view" then view = true end end
+  do
+    local infos = {}
+    for i = 1, n do infos[i] = clip_info(clips[i]) end
+    local i, why = M.props_problem(infos)
+    if i then fail("points[" .. i .. "].clip" .. why) end
+  end
   local info = {
     name = name or "blendspace", points = copies, clips = clips, dimensions = dim, sync = sync,
-    space = view and "view" or "body", length = first.length,
+    space = M.space_of(clips), length = clip_info(clips[1]).length,
   }
   local s, err = core.space_new(clips, places, dim, sync, info)
   if not s then fail(err) end
+  for i = 1, n do
+    local set = holding[clips[i]]
+    if not set then set = setmetatable({}, { __mode = "k" }); holding[clips[i]] = set end
+    set[s] = true
+  end
   return s
 end
+
+-- The spaces that hold `clip` as a point's clip: { [space] = true } (a
+-- reload keeps to what they need of it: runtime/reload.lua).
+function M.holding(clip) return holding[clip] or {} end
 
 local mt = core.space_metatable
 

@@ -1,6 +1,7 @@
 -- playing.lua: what the runtime knows of the tracks in play, for a hot
 -- reload (runtime/reload.lua): which tracks play each clip, with the
--- retarget map each was played with (whether callbacks are being
+-- retarget map each was played with, and for the track of a blend space
+-- which of its points play the clip (whether callbacks are being
 -- delivered, when a reload would change the clip under the callbacks
 -- still to come, is core.delivering()).  Weak tables: a track and its
 -- clip are collected as if nothing here held them.
@@ -8,17 +9,45 @@ local M = {}
 
 local by_clip = setmetatable({}, { __mode = "k" })
 
--- A track of `clip` was started, with retarget map `map` (or nil).
-function M.note(clip, track, map)
+local function set_of(clip)
   local set = by_clip[clip]
   if not set then
     set = setmetatable({}, { __mode = "k" })
     by_clip[clip] = set
   end
-  set[track] = map or false
+  return set
 end
 
--- The tracks that were started on `clip`: { [track] = map or false }.
+-- A track of `clip` was started, with retarget map `map` (or nil).
+function M.note(clip, track, map)
+  set_of(clip)[track] = { map = map or false, points = { 1 } }
+end
+
+-- A track of blend space `clips` (its points' clips, in order) was
+-- started, with retarget map `map` (or nil): each clip is played by the
+-- points that hold it.
+function M.note_space(clips, track, map)
+  local noted = {}
+  for i, clip in ipairs(clips) do
+    local entry = noted[clip]
+    if not entry then
+      entry = { map = map or false, points = {} }
+      noted[clip] = entry
+      set_of(clip)[track] = entry
+    end
+    entry.points[#entry.points + 1] = i
+  end
+end
+
+-- The tracks that were started on `clip`: { [track] = { map = map or
+-- false, points = { point, ... } } } (a clip's track: its point 1).
 function M.tracks(clip) return by_clip[clip] or {} end
+
+-- The retarget map `track` plays `clip` with, or nil.
+function M.map(clip, track)
+  local set = by_clip[clip]
+  local entry = set and set[track]
+  return entry and entry.map or nil
+end
 
 return M

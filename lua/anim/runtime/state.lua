@@ -126,7 +126,7 @@ function M.save(animator, st)
       else
         lead.clip = clip_name(src)
       end
-      local map = spaces.is_space_box(src) and st.space_maps and st.space_maps[track] or playing.tracks(src)[track]
+      local map = spaces.is_space_box(src) and st.space_maps and st.space_maps[track] or playing.map(src, track)
       if map then lead.retarget = retarget.info(map).name end
       if t.after >= 0 then lead.after = t.after + 1 end
       out.tracks[#out.tracks + 1] = lead
@@ -458,8 +458,8 @@ local function plan_of(st, s, resolve)
     else
       fail(path, "names no clip and no blend space")
     end
-    local vinfo = r.space ~= nil and space_info(lead.src) or clip_info(lead.src)
-    if vinfo.space == "view" and st.space ~= "view" then
+    local kind = r.space ~= nil and spaces.space_of(space_info(lead.src).clips) or clip_info(lead.src).space
+    if kind == "view" and st.space ~= "view" then
       fail(path, "plays a view %s: a body animator cannot play it", r.space ~= nil and "blend space" or "clip")
     end
     for k, c in ipairs(clips) do
@@ -557,9 +557,9 @@ local DELIVERING = "animator:restore called from one of this animator's callback
 local QUEUED = "animator:restore called while anim.update has yet to deliver this animator's callbacks"
   .. " (restore it after that anim.update returns)"
 
--- animator:restore(state [, resolve]) -> { tracks = { [id] = track }, overrides = {...},
--- constraints = {...} } | nil, message
-function M.restore(animator, st, s, resolve)
+-- One try of restore: its result, or nil, message, or nil, nil, true when
+-- a clip of the state was reloaded while it was restored (M.restore).
+local function restore_once(animator, st, s, resolve)
   local ok, plan = pcall(plan_of, st, s, resolve)
   if not ok then
     if E.is_failure(plan) then return nil, plan.path .. ": " .. plan.msg end
@@ -582,7 +582,8 @@ function M.restore(animator, st, s, resolve)
   for _, lead in ipairs(plan.leads) do result.tracks[lead.id] = false end
   local out, code, which, why = core.animator_restore(animator, plan)
   if not out then
-    if code == 6 or code == 7 then error(code == 6 and DELIVERING or QUEUED, 3) end
+    if code == 6 or code == 7 then error(code == 6 and DELIVERING or QUEUED, 4) end
+    if code == 8 then return nil, nil, true end -- (a clip reloaded: planned again)
     return nil, refusal(code, which, why)
   end
   -- (the old tracks leave their slots, the new ones take theirs: the
@@ -604,12 +605,30 @@ function M.restore(animator, st, s, resolve)
     if clipmod.is_clip(lead.src) then
       playing.note(lead.src, out[i], lead.map)
       dispatch.marks(out[i]) -- (its markers delivered from C)
-    elseif lead.map then
-      st.space_maps = st.space_maps or setmetatable({}, { __mode = "k" })
-      st.space_maps[out[i]] = lead.map
+    else
+      playing.note_space(space_info(lead.src).clips, out[i], lead.map)
+      if lead.map then
+        st.space_maps = st.space_maps or setmetatable({}, { __mode = "k" })
+        st.space_maps[out[i]] = lead.map
+      end
     end
   end
   return result
+end
+
+-- How many times restore makes its plan again when a finalizer reloads a
+-- clip of the state while it is restored (the bindings were made for the
+-- old content): a finalizer runs once.
+local RETRIES = 8
+
+-- animator:restore(state [, resolve]) -> { tracks = { [id] = track }, overrides = {...},
+-- constraints = {...} } | nil, message
+function M.restore(animator, st, s, resolve)
+  for _ = 1, RETRIES do
+    local result, err, again = restore_once(animator, st, s, resolve)
+    if not again then return result, err end
+  end
+  return nil, "state: not restored: its clips kept being reloaded (by finalizers) while it was"
 end
 
 return M
