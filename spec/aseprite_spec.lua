@@ -250,9 +250,9 @@ describe("anim.import_aseprite: hostile sheets", function()
     assert.are.same({ "b", 'a\\"x', "c", "d" }, names)
     assert.are.same({ 8, 33, 44, 51 }, starts)
     assert.are.same({ {}, {} }, { core.json_members("{ }", 1) })
-    for _, bad in ipairs { '{"a": 1', '{"a": [1, 2}', '{"a": "x}', '{"a" 1}', '{"a": 1,}', '{a: 1}', '{"a": 1 "b": 2}',
+    for _, odd in ipairs { '{"a": 1', '{"a": [1, 2}', '{"a": "x}', '{"a" 1}', '{"a": 1,}', '{a: 1}', '{"a": 1 "b": 2}',
       '{"a": }', '{"a\\', "[1]", "" } do
-      assert.are.same({}, { core.json_members(bad, 1) }, bad)
+      assert.are.same({}, { core.json_members(odd, 1) }, odd)
     end
     assert.are.same({}, { core.json_members("{}", 0) })
     assert.are.same({}, { core.json_members("{}", 3) })
