@@ -113,16 +113,17 @@ do -- issue 35, 7: a FIFO given to anim.load, refused at once (open(2) waited fo
   os.execute("rm -rf " .. dir)
 end
 do -- issue 35, 8: a valid 15.7 MB Aseprite sheet of 320,000 frames and a ping-pong tag over them (7.8 s before).
-  -- Not a hostile input: its bound is a few times (5) the decoding of its JSON, not the 0.5 s
+  -- Not a hostile input: its bound is a few times the decoding of its JSON (8: it reads 4 to 6 times a warm
+  -- decoding on a loaded machine, the decoding being 0.16 to 0.5 s), not the 0.5 s
   local text = hostile.aseprite_pingpong(320000)
   collectgarbage()
   local t = os.clock()
   cjson.decode(text)
   local decode = os.clock() - t
   worst.sheet = { 0 }
-  measure("sheet", string.format("35: a %.1f MB Aseprite sheet (budget 5 x JSON's %.2f s)", #text / 1e6, decode),
+  measure("sheet", string.format("35: a %.1f MB Aseprite sheet (budget 8 x JSON's %.2f s)", #text / 1e6, decode),
     function() assert(anim.decode_aseprite(text, "s.json")) end)
-  rows[#rows][4] = 5 * decode
+  rows[#rows][4] = 8 * decode
 end
 
 -- Report ---------------------------------------------------------------------------

@@ -73,6 +73,10 @@ local function whole(v, path, what, lo)
 end
 
 local tointeger = compat.tointeger
+-- the integer of a number known to be one, else nil (or the number itself
+-- before 5.3): math.tointeger without compat's check of the type, which
+-- cost a Lua call for each of four numbers a frame
+local int_of = math.tointeger or function(v) return v end
 
 -- A frame as read_frame reads it, when it is as it should be: checked
 -- without making the paths a message would need (nil: read_frame says
@@ -88,8 +92,7 @@ local function quick_frame(f)
     or not (x >= 0 and y >= 0 and w >= 0 and h >= 0) then
     return nil
   end
-  return { x = tointeger(x) or x, y = tointeger(y) or y, w = tointeger(w) or w, h = tointeger(h) or h,
-    duration = d / 1000 }, d
+  return { x = int_of(x) or x, y = int_of(y) or y, w = int_of(w) or w, h = int_of(h) or h, duration = d / 1000 }, d
 end
 
 local function read_frame(f, p)
@@ -220,9 +223,9 @@ local function build(seq, frame_ms, loops, name)
     t[i], v[i], ie[i] = time, f, STEP_KEY
     ms = ms + frame_ms[f + 1]
   end
-  local source = { version = 3, length = ms / 1000, loop = loops and "loop" or "once", joints = {},
-    properties = { frame = keys } }
+  local source = { version = 3, length = ms / 1000, loop = loops and "loop" or "once", joints = {} }
   local desc, info = format.read(source, true)
+  source.properties = { frame = keys } -- (after: format.read would walk the keys)
   format.count_keys(#seq, "properties.frame")
   desc.props = { { name = "frame", arity = 1, t = t, v = v, ie = ie } }
   info.properties = { { name = "frame", arity = 1 } }
