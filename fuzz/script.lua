@@ -287,7 +287,7 @@ end)
 local CORE = { "clip_sample", "clip_keys", "clip_info", "rig_joints", "rig_info", "animator_update", "animator_event",
   "animator_get", "animator_local", "animator_world", "animator_pose_into", "animator_state", "track_state",
   "track_time", "track_stop", "track_seek", "track_uservalue", "animators_update", "check_tree", "realpath",
-  "file_kind", "retarget_info", "batch_room" }
+  "file_kind", "retarget_info", "batch_room", "json_members" }
 op(function(r)
   local name = r:pick(CORE)
   local a1, a2, a3 = value(r), value(r), value(r)

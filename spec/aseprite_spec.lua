@@ -168,3 +168,119 @@ describe("anim.import_aseprite: bad input", function()
     assert.truthy(err:find("^k: meta%.frameTags%[5%]: too many keys: the clips would have %d+ %(at most 1000000, anim%.limits%.keys%)"), err)
   end)
 end)
+
+-- Hostile sheets (issue 35): every number that becomes an integer is
+-- range-checked first (a `to` of 1e20 or a `repeat` of 1e300 raised
+-- "attempt to compare nil with number"), the keys of each tag are counted
+-- exactly before anything is built, and a large sheet imports in work
+-- linear in its size (320,000 frames with a ping-pong tag took 7.8 s: the
+-- keys were read again, making a path for each, as for a file).
+describe("anim.import_aseprite: hostile sheets", function()
+  local compat = require "anim.base.compat"
+  local F = '{"frame": {"x": 0, "y": 0, "w": 1, "h": 1}, "duration": 100}'
+  local function sheet(tag, frames)
+    return '{"frames": [' .. (frames or F .. ", " .. F) .. '], "meta": {"frameTags": [' .. tag .. "]}}"
+  end
+  local function bad(text, msg)
+    local r = compat.pack(anim.decode_aseprite(text, "k.json"))
+    assert.are.same({ n = 2, nil, msg }, r)
+  end
+
+  it("refuses frame indices, repeats and durations beyond the integers, naming the field", function()
+    bad(sheet('{"name": "a", "from": 0, "to": 1e20}'),
+      "k.json: meta.frameTags[1].to: the tag's range 0..1e+20 is outside the frames 0..1")
+    bad(sheet('{"name": "a", "from": 0, "to": 9223372036854775808}'),
+      "k.json: meta.frameTags[1].to: the tag's range 0..9.223372036854776e+18 is outside the frames 0..1")
+    bad(sheet('{"name": "a", "from": 1e20, "to": 1}'),
+      "k.json: meta.frameTags[1].from: the tag's range 1e+20..1 is outside the frames 0..1 (from comes after to)")
+    bad(sheet('{"name": "a", "from": 0, "to": 1, "repeat": 1e300}'),
+      "k.json: meta.frameTags[1]: too many keys: the clips would have 2e+300 (at most 1000000, anim.limits.keys)")
+    bad(sheet('{"name": "a", "from": 0, "to": 1, "repeat": "99999999999999999999"}'),
+      "k.json: meta.frameTags[1]: too many keys: the clips would have 2e+20 (at most 1000000, anim.limits.keys)")
+    bad(sheet('{"name": "a", "from": 0, "to": 0, "direction": "pingpong", "repeat": 9223372036854775807}'),
+      "k.json: meta.frameTags[1]: too many keys: the clips would have 9.223372036854776e+18 (at most 1000000, anim.limits.keys)")
+    bad(sheet('{"name": "a", "from": 0, "to": 1}', F .. ', {"frame": {"x": 0, "y": 0, "w": 1, "h": 1}, "duration": 1e300}'),
+      "k.json: frames[2].duration: a frame's duration must be at most 2147483647 ms, got 1e+300")
+  end)
+
+  it("counts the keys of each tag exactly, against anim.limits.keys and the core's bound on one clip", function()
+    -- 2 frames (clips.all) and 4 frames a ping-pong tag of repeat 3 shows
+    -- (0 1, 0, 1), then 2 a ping-pong loop shows (0 1)
+    local text = sheet('{"name": "a", "from": 0, "to": 1, "direction": "pingpong", "repeat": "3"}, '
+      .. '{"name": "b", "from": 0, "to": 1, "direction": "pingpong_reverse"}')
+    local old = anim.set_limits { keys = 8 }
+    local ok, clips, err = pcall(anim.decode_aseprite, text, "k.json")
+    anim.set_limits { keys = 7 }
+    local r = compat.pack(pcall(anim.decode_aseprite, text, "k.json"))
+    anim.set_limits(old)
+    assert(ok and clips, ok and err or clips)
+    assert.are.equal(4, #anim.table(clips.a).properties.frame)
+    assert.are.equal(2, #anim.table(clips.b).properties.frame)
+    assert.are.same({ n = 3, true, nil, "k.json: meta.frameTags[2]: too many keys: the clips would have 8 "
+      .. "(at most 7, anim.limits.keys)" }, r)
+    -- one clip holds at most a million keys, whatever the limit
+    old = anim.set_limits { keys = 3000000 }
+    r = compat.pack(pcall(anim.decode_aseprite, sheet('{"name": "a", "from": 0, "to": 1, "repeat": 500001}'), "k.json"))
+    anim.set_limits(old)
+    assert.are.same({ n = 3, true, nil, "k.json: meta.frameTags[1]: too many keys: the tag's clip would have 1000002 "
+      .. "(at most 1000000)" }, r)
+  end)
+
+  it("builds each clip as anim.clip builds it from the clip's table", function()
+    local clips = assert(anim.import_aseprite(HASH))
+    for name, c in pairs(clips) do
+      local again = assert(anim.clip(anim.table(c), c.name))
+      assert.are.equal(anim.encode(again), anim.encode(c))
+      assert.are.same({ again.length, again.loop, again:properties() }, { c.length, c.loop, c:properties() })
+      for t = 0, c.length + 0.1, 0.01 do
+        assert.are.same(again:sample(t), c:sample(t), name .. " at " .. t)
+      end
+    end
+  end)
+
+  it("reads the names of a hash's frames as JSON, escapes and all", function()
+    local text = '{"frames": {"a\\"b": ' .. F .. ', "\\u00e9": ' .. F .. ', "c": ' .. F .. '}}'
+    local _, s = assert(anim.decode_aseprite(text, "k.json"))
+    assert.are.same({ 'a"b', "\195\169", "c" }, { s.frames[1].name, s.frames[2].name, s.frames[3].name })
+  end)
+
+  it("core.json_members reads an object's members in order, or gives nil for what it cannot follow", function()
+    local core = require "anim.core"
+    local names, starts = core.json_members(' {"b": [1, {"}": "]"}], "a\\"x": "{", "c" : 2, "d":{}}', 2)
+    assert.are.same({ "b", 'a\\"x', "c", "d" }, names)
+    assert.are.same({ 8, 33, 44, 51 }, starts)
+    assert.are.same({ {}, {} }, { core.json_members("{ }", 1) })
+    for _, odd in ipairs { '{"a": 1', '{"a": [1, 2}', '{"a": "x}', '{"a" 1}', '{"a": 1,}', '{a: 1}', '{"a": 1 "b": 2}',
+      '{"a": }', '{"a\\', "[1]", "" } do
+      assert.are.same({}, { core.json_members(odd, 1) }, odd)
+    end
+    assert.are.same({}, { core.json_members("{}", 0) })
+    assert.are.same({}, { core.json_members("{}", 3) })
+  end)
+
+  -- the Lua instructions an import runs, in millions (C work, the JSON
+  -- decoding, is not counted)
+  local function instructions(f)
+    local n = 0
+    debug.sethook(function() n = n + 1 end, "", 1000)
+    local r = compat.pack(pcall(f))
+    debug.sethook()
+    assert(r[1], r[2])
+    return n / 1000, compat.unpack(r, 2, r.n)
+  end
+
+  it("imports a large ping-pong sheet in work linear in its size, each key read once", function()
+    -- 20,000 frames and a ping-pong tag over them all: 60,000 keys.  About
+    -- 165 instructions a frame; 1,230 before (a path made for each key)
+    local frames = {}
+    for i = 1, 20000 do frames[i] = '{"frame": {"x": 0, "y": 0, "w": 0, "h": 0}, "duration": 1}' end
+    local text = sheet('{"name": "p", "from": 0, "to": 19999, "direction": "pingpong"}', table.concat(frames, ","))
+    local m, clips = H.without_jit(function()
+      return instructions(function() return anim.decode_aseprite(text, "k.json") end)
+    end)
+    assert.is_table(clips)
+    assert(m < 8, string.format("%.1f million instructions for 20,000 frames (at most 8)", m))
+    assert.are.equal(39998, #anim.table(clips.p).properties.frame)
+    assert.are.equal(39.998, clips.p.length)
+  end)
+end)

@@ -510,7 +510,7 @@ describe("bad input", function()
       local clip, err = anim.load(dir)
       os.remove(dir)
       assert.is_nil(clip)
-      assert.are.equal(dir .. ": cannot read file: Is a directory", err)
+      assert.are.equal(dir .. ": cannot open file: it is a directory", err)
     end)
 
     it("a bad file names the path and the field", function()

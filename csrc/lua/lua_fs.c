@@ -1,6 +1,9 @@
 /* lua_fs.c - the file system calls the Lua side needs and Lua lacks:
- * core.realpath, core.file_kind, core.file_mtime and core.read_beneath (a
- * library's res:// files read below its root without following links). */
+ * core.realpath, core.file_kind, core.file_mtime, and the two readers of
+ * a whole file every reader of the module goes through: core.read_file
+ * (a host path) and core.read_beneath (a library's res:// files, read
+ * below its root without following links).  Both read only a regular
+ * file: a FIFO would block open(2) and read(2), a device never end. */
 /* realpath(3) is POSIX (XSI); O_PATH is Linux's (glibc shows it with
  * _GNU_SOURCE), used when there */
 #define _XOPEN_SOURCE 700
@@ -109,7 +112,7 @@ static int fd_box_gc(lua_State *L) {
 }
 
 /* nil, why (a word for the caller's message), detail; closes the file. */
-static int beneath_fail(lua_State *L, fd_box *f, const char *why, const char *detail) {
+static int read_fail(lua_State *L, fd_box *f, const char *why, const char *detail) {
   fd_box_set(f, -1);
   lua_pushnil(L);
   lua_pushstring(L, why);
@@ -117,79 +120,147 @@ static int beneath_fail(lua_State *L, fd_box *f, const char *why, const char *de
   return 3;
 }
 
-/* core.read_beneath(root, rel, limit) -> text | nil, why, detail.  Reads
- * the regular file rel under the directory root, opening each component
- * of rel from the one before with O_NOFOLLOW: a link put on the path after
- * the library resolved it (a directory swapped for a link) is refused,
- * not followed out of the root.  why: "open" (detail: the system's
- * message), "link", "directory", "other" (not a regular file), "large"
- * (detail: the size) or "read".  It stops reading once it holds more
- * than limit bytes (a file that grows meanwhile). */
-static int read_beneath(lua_State *L) {
-  size_t rootlen, len, i = 0;
-  const char *root = luaL_checklstring(L, 1, &rootlen);
-  const char *rel = luaL_checklstring(L, 2, &len);
-  lua_Integer limit = luaL_checkinteger(L, 3);
-  fd_box *f = lua_newuserdatauv(L, sizeof *f, 0);
+/* What a file that is not a regular one is, for a message. */
+static const char *kind_of(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  return "a special file";
+}
+
+/* How a file is opened for reading: O_NONBLOCK, so that opening a FIFO
+ * does not wait for a writer (the descriptor is fstat()ed and refused
+ * before anything is read; on a regular file the flag changes nothing);
+ * O_NOCTTY, so that a terminal opened by mistake does not become the
+ * process's controlling one. */
+#define READ_OPEN (O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+
+/* Why open(2) failed, for the caller: a socket cannot be opened (ENXIO),
+ * so a path that names one is told as such (st: what a stat of the path
+ * found, or NULL). */
+static int open_fail(lua_State *L, fd_box *f, int e, const struct stat *st) {
+  if (e == ENXIO && st && S_ISSOCK(st->st_mode)) return read_fail(L, f, "other", "a socket");
+  return read_fail(L, f, "open", strerror(e));
+}
+
+/* The file open in f, read whole if it is a regular file of at most limit
+ * bytes: text | nil, why, detail (read_fail).  It is fstat()ed once open,
+ * not before (no stat-then-open race), and never more than limit + 1
+ * bytes are read, even from a file that grows meanwhile; the first read
+ * asks for the size fstat gave (one read(2) for a file that does not
+ * change). */
+static int read_open(lua_State *L, fd_box *f, lua_Integer limit) {
   struct stat st;
   luaL_Buffer b;
-  size_t total = 0;
-  f->fd = -1;
-  luaL_setmetatable(L, FD_BOX);
-  if (strlen(root) != rootlen || memchr(rel, 0, len)) return beneath_fail(L, f, "open", "the path holds a NUL byte");
-  f->fd = open(root, DIR_OPEN | O_CLOEXEC);
-  if (f->fd < 0) return beneath_fail(L, f, "open", strerror(errno));
-  while (i < len) {
-    size_t j = i;
-    char name[NAME_MAX + 1];
-    int last, next;
-    while (j < len && rel[j] != '/') j++;
-    last = j == len;
-    if (j - i > NAME_MAX) return beneath_fail(L, f, "open", strerror(ENAMETOOLONG));
-    memcpy(name, rel + i, j - i);
-    name[j - i] = 0;
-    i = j + 1;
-    if (name[0] == 0 || strcmp(name, ".") == 0) continue;
-    if (strcmp(name, "..") == 0) return beneath_fail(L, f, "link", "..");
-    next = openat(f->fd, name, (last ? O_RDONLY | O_NONBLOCK : DIR_OPEN) | O_NOFOLLOW | O_CLOEXEC);
-    if (next < 0) {
-      /* O_NOFOLLOW on a link: ELOOP for the last component, ENOTDIR with
-       * O_DIRECTORY on Linux; ask the directory what the name is */
-      int e = errno;
-      struct stat ln;
-      if (e == ELOOP || (fstatat(f->fd, name, &ln, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(ln.st_mode)))
-        return beneath_fail(L, f, "link", "");
-      return beneath_fail(L, f, "open", strerror(e));
-    }
-    fd_box_set(f, next);
-  }
-  if (fstat(f->fd, &st) != 0) return beneath_fail(L, f, "open", strerror(errno));
-  if (S_ISDIR(st.st_mode)) return beneath_fail(L, f, "directory", "");
-  if (!S_ISREG(st.st_mode)) return beneath_fail(L, f, "other", "");
-  if (st.st_size > limit) {
-    return beneath_fail(L, f, "large", anim_lua_pushint(L, (lua_Integer)st.st_size));
-  }
+  size_t total = 0, want;
+  if (fstat(f->fd, &st) != 0) return read_fail(L, f, "open", strerror(errno));
+  if (S_ISDIR(st.st_mode)) return read_fail(L, f, "directory", "");
+  if (!S_ISREG(st.st_mode)) return read_fail(L, f, "other", kind_of(st.st_mode));
+  if (limit < 0) limit = 0;
+  if (st.st_size > limit) return read_fail(L, f, "large", anim_lua_pushint(L, (lua_Integer)st.st_size));
+  want = (size_t)st.st_size + 1; /* (at most limit + 1) */
   luaL_buffinit(L, &b);
   for (;;) {
+#if LUA_VERSION_NUM >= 502
+    char *p = luaL_prepbuffsize(&b, want);
+#else
     char *p = luaL_prepbuffer(&b);
-    ssize_t n = read(f->fd, p, LUAL_BUFFERSIZE);
+    if (want > LUAL_BUFFERSIZE) want = LUAL_BUFFERSIZE;
+#endif
+    ssize_t n = read(f->fd, p, want);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return beneath_fail(L, f, "read", strerror(errno));
+    if (n < 0) return read_fail(L, f, "read", strerror(errno));
     if (n == 0) break;
     luaL_addsize(&b, (size_t)n);
-    /* never more than the limit, even from a file that grows meanwhile */
     total += (size_t)n;
+    /* never more than the limit, even from a file that grows meanwhile */
     if ((lua_Integer)total > limit) break;
+    want = LUAL_BUFFERSIZE;
+    if ((lua_Integer)want > limit + 1 - (lua_Integer)total) want = (size_t)(limit + 1 - (lua_Integer)total);
   }
   luaL_pushresult(&b);
   fd_box_set(f, -1);
   return 1;
 }
 
+/* A box for a descriptor, made before anything is opened. */
+static fd_box *new_fd_box(lua_State *L) {
+  fd_box *f = lua_newuserdatauv(L, sizeof *f, 0);
+  f->fd = -1;
+  luaL_setmetatable(L, FD_BOX);
+  return f;
+}
+
+/* core.read_file(path, limit) -> text | nil, why, detail: the whole of
+ * the regular file at path, for anim.load, the importers and the CLI
+ * (json.read_file).  why: "open" (detail: the system's message),
+ * "directory", "other" (not a regular file; detail: what it is, "a
+ * FIFO"), "large" (detail: the size) or "read". */
+static int read_file(lua_State *L) {
+  size_t len;
+  const char *path = luaL_checklstring(L, 1, &len);
+  lua_Integer limit = luaL_checkinteger(L, 2);
+  fd_box *f = new_fd_box(L);
+  if (strlen(path) != len) return read_fail(L, f, "open", "the path holds a NUL byte");
+  f->fd = open(path, READ_OPEN);
+  if (f->fd < 0) {
+    int e = errno;
+    struct stat st;
+    return open_fail(L, f, e, stat(path, &st) == 0 ? &st : NULL);
+  }
+  return read_open(L, f, limit);
+}
+
+/* core.read_beneath(root, rel, limit) -> text | nil, why, detail.  Reads
+ * the regular file rel under the directory root, opening each component
+ * of rel from the one before with O_NOFOLLOW: a link put on the path after
+ * the library resolved it (a directory swapped for a link) is refused,
+ * not followed out of the root.  why: those of core.read_file, and "link".
+ * It stops reading once it holds more than limit bytes (a file that grows
+ * meanwhile). */
+static int read_beneath(lua_State *L) {
+  size_t rootlen, len, i = 0;
+  const char *root = luaL_checklstring(L, 1, &rootlen);
+  const char *rel = luaL_checklstring(L, 2, &len);
+  lua_Integer limit = luaL_checkinteger(L, 3);
+  fd_box *f = new_fd_box(L);
+  if (strlen(root) != rootlen || memchr(rel, 0, len)) return read_fail(L, f, "open", "the path holds a NUL byte");
+  f->fd = open(root, DIR_OPEN | O_CLOEXEC);
+  if (f->fd < 0) return read_fail(L, f, "open", strerror(errno));
+  while (i < len) {
+    size_t j = i;
+    char name[NAME_MAX + 1];
+    int last, next;
+    while (j < len && rel[j] != '/') j++;
+    last = j == len;
+    if (j - i > NAME_MAX) return read_fail(L, f, "open", strerror(ENAMETOOLONG));
+    memcpy(name, rel + i, j - i);
+    name[j - i] = 0;
+    i = j + 1;
+    if (name[0] == 0 || strcmp(name, ".") == 0) continue;
+    if (strcmp(name, "..") == 0) return read_fail(L, f, "link", "..");
+    next = openat(f->fd, name, (last ? READ_OPEN : DIR_OPEN | O_CLOEXEC) | O_NOFOLLOW);
+    if (next < 0) {
+      /* O_NOFOLLOW on a link: ELOOP for the last component, ENOTDIR with
+       * O_DIRECTORY on Linux; ask the directory what the name is */
+      int e = errno;
+      struct stat ln;
+      int known = fstatat(f->fd, name, &ln, AT_SYMLINK_NOFOLLOW) == 0;
+      if (e == ELOOP || (known && S_ISLNK(ln.st_mode))) return read_fail(L, f, "link", "");
+      return open_fail(L, f, e, known ? &ln : NULL);
+    }
+    fd_box_set(f, next);
+  }
+  return read_open(L, f, limit);
+}
+
 static const luaL_Reg fs_funcs[] = {
   {"realpath", realpath_l},
   {"file_kind", file_kind},
   {"file_mtime", file_mtime},
+  {"read_file", read_file},
   {"read_beneath", read_beneath},
   {NULL, NULL}
 };

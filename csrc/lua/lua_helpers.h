@@ -299,6 +299,7 @@ void anim_lua_open_rig(lua_State *L);
 void anim_lua_open_animator(lua_State *L);
 void anim_lua_open_check(lua_State *L);
 void anim_lua_open_fs(lua_State *L);
+void anim_lua_open_jsonkeys(lua_State *L);
 void anim_lua_open_reload(lua_State *L);
 void anim_lua_open_property(lua_State *L);
 void anim_lua_open_override(lua_State *L);

@@ -25,6 +25,7 @@ ANIM_EXPORT int luaopen_anim_core(lua_State *L) {
   anim_lua_open_animator(L);
   anim_lua_open_check(L);
   anim_lua_open_fs(L);
+  anim_lua_open_jsonkeys(L);
   anim_lua_open_property(L);
   anim_lua_open_override(L);
   anim_lua_open_reload(L);

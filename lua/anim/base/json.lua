@@ -118,57 +118,37 @@ function M.decode_lenient(text)
   return v
 end
 
--- What core.read_beneath says, as read_file says it.
-local BENEATH = {
+-- What core.read_file and core.read_beneath say, as read_file says it.
+local REFUSED = {
   link = "refused: the path leaves the library root (through a link)",
   directory = "cannot open file: it is a directory",
-  other = "refused: not a regular file",
 }
 
--- Reads a whole file, or raises a failure.  `beneath` ({ root, rel }, from
--- the library): the file rel under the directory root, opened one
+-- Reads a whole file, or raises a failure: every reader of the module
+-- reads its files here (anim.load and reload, retarget maps, the
+-- importers, the CLI).  Only a regular file is read: the C side opens it
+-- without blocking (a FIFO would wait for a writer in open) and fstat()s
+-- what it opened before reading anything (csrc/lua/lua_fs.c), so that a
+-- FIFO, a device, a socket or a directory is refused at once, and it never
+-- reads more than anim.limits.bytes + 1 bytes.  `beneath` ({ root, rel },
+-- from the library): the file rel under the directory root, opened one
 -- component after the other without following links (core.read_beneath),
 -- so that a link put on the path after it was resolved is not followed.
 function M.read_file(path, beneath)
+  local text, why, detail
   if beneath then
-    local text, why, detail = core.read_beneath(beneath.root, beneath.rel, L.bytes)
-    if text then
-      if #text > L.bytes then too_large(#text) end
-      return text
-    end
-    if why == "large" then too_large(tonumber(detail)) end
-    if BENEATH[why] then E.fail("", "%s", BENEATH[why]) end
-    E.fail("", "cannot %s file: %s", why == "read" and "read" or "open", detail)
+    text, why, detail = core.read_beneath(beneath.root, beneath.rel, L.bytes)
+  else
+    text, why, detail = core.read_file(path, L.bytes)
   end
-  -- the C library ends a path at its first NUL: "x\0y" would open "x"
-  if path:find("\0", 1, true) then E.fail("", "cannot open file: the path holds a NUL byte") end
-  local f, err = io.open(path, "rb")
-  if not f then
-    -- io.open says "path: reason"; the message names the path already
-    err = tostring(err)
-    local prefix = path .. ": "
-    if err:sub(1, #prefix) == prefix then err = err:sub(#prefix + 1) end
-    E.fail("", "cannot open file: %s", err)
+  if text then
+    if #text > L.bytes then too_large(#text) end
+    return text
   end
-  -- a directory opens, but reading it fails (and its size is nonsense)
-  local probe, rerr = f:read(0)
-  if probe == nil and rerr then
-    f:close()
-    E.fail("", "cannot read file: %s", tostring(rerr))
-  end
-  local size = f:seek("end")
-  if size and size > L.bytes then
-    f:close()
-    too_large(size)
-  end
-  f:seek("set")
-  -- never more than the limit, even from a file that grows meanwhile (or
-  -- a device whose size seek cannot tell)
-  local text = f:read(L.bytes + 1)
-  f:close()
-  if text == nil then text = "" end
-  if #text > L.bytes then too_large(#text) end
-  return text
+  if why == "large" then too_large(tonumber(detail)) end
+  if why == "other" then E.fail("", "refused: not a regular file (%s)", detail) end
+  if REFUSED[why] then E.fail("", "%s", REFUSED[why]) end
+  E.fail("", "cannot %s file: %s", why == "read" and "read" or "open", detail)
 end
 
 -- Checks a decoded tree (or a Lua table in the same shape) against what a

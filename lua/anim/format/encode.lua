@@ -534,9 +534,9 @@ function M.write_atomic(path, text)
   local tmp
   for _ = 1, 100 do
     local name = string.format("%s.tmp%06x", target, math.random(0, 0xffffff))
-    local probe = io.open(name, "rb")
-    if not probe then tmp = name break end
-    probe:close()
+    -- a free name: nothing there, not even a link (lstat: opening it to
+    -- see would block on a FIFO of that name, and pass a dangling link)
+    if not core.file_kind(name, true) then tmp = name break end
   end
   if not tmp then return failed("no free name for a temporary file beside it") end
   -- io messages start with the file name, which the caller did not choose

@@ -90,7 +90,7 @@ end
 local BENEATH = {
   link = "refused: the path leaves the model's folder (through a link)",
   directory = "refused: it is a directory, not a file",
-  other = "refused: not a regular file (a FIFO, a device...)",
+  other = "refused: not a regular file",
 }
 
 -- The regular file `real` (a canonical path) below the canonical folder
@@ -106,7 +106,7 @@ local function read_below(ctx, root, real, path, shown)
   local text, why, detail = core.read_beneath(root, real:sub(#prefix + 1), left)
   if not text then
     if why == "large" or why == nil then spend(ctx, tonumber(detail) or left + 1, path) end
-    if BENEATH[why] then fail(path, "%s%s", shown and shown .. ": " or "", BENEATH[why]) end
+    if BENEATH[why] then fail(path, "%s%s%s", shown and shown .. ": " or "", BENEATH[why], why == "other" and " (" .. detail .. ")" or "") end
     fail(path, "cannot %s%s: %s", why == "read" and "read" or "open", shown and " " .. shown or " file", tostring(detail))
   end
   spend(ctx, #text, path)

@@ -58,15 +58,10 @@ local function resolve(self, path, fname)
   if real:sub(1, #prefix) ~= prefix then
     return nil, show(path) .. ": refused: the path leaves the library root (through a link)"
   end
-  -- a FIFO would block the read, a device never end it
-  local kind, kerr = core.file_kind(real)
-  if not kind then return nil, show(path) .. ": cannot open file: " .. kerr end -- gone meanwhile
-  if kind ~= "file" then
-    return nil, show(path) .. (kind == "directory" and ": cannot open file: it is a directory"
-      or ": refused: not a regular file")
-  end
   -- read below the root component by component, links refused: a link put
-  -- on the path from now on is not followed out (json.read_file)
+  -- on the path from now on is not followed out, and what is not a regular
+  -- file (a FIFO, a device, a directory) is refused once open, before
+  -- anything is read (json.read_file)
   return real, { root = self.real, rel = real:sub(#prefix + 1) }
 end
 
