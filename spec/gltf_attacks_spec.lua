@@ -178,6 +178,53 @@ describe("glTF counts the file does not back", function()
     assert.are.same({ 0, 0 }, r.clips.animation0:sample(1).properties["a.weights"])
   end)
 
+  it("checks every number of the file that becomes an integer before it is used", function()
+    -- (a count, index, offset, length, stride or component type of 2^53,
+    -- 2^63, 1e300, -1 or 0.5: each refused naming the field, never a Lua
+    -- error, never a loop or an allocation of that size)
+    local function model()
+      local doc, bin = with_times(animated({ TIMES, { bufferView = 1, componentType = 5126, count = 3, type = "VEC3" } }))
+      doc.bufferViews[2] = { buffer = 0, byteOffset = 12, byteLength = 36 }
+      doc.skins = { { joints = { 0 } } }
+      return doc, bin .. floats(0, 0, 0, 1, 1, 1, 2, 2, 2)
+    end
+    local fields = {
+      { "accessors[1].byteOffset", function(d, v) d.accessors[2].byteOffset = v end },
+      { "accessors[1].count", function(d, v) d.accessors[2].count = v end },
+      { "accessors[1].bufferView", function(d, v) d.accessors[2].bufferView = v end },
+      { "bufferViews[1].byteOffset", function(d, v) d.bufferViews[2].byteOffset = v end },
+      { "bufferViews[1].byteLength", function(d, v) d.bufferViews[2].byteLength = v end },
+      { "bufferViews[1].byteStride", function(d, v) d.bufferViews[2].byteStride = v end },
+      { "bufferViews[1].buffer", function(d, v) d.bufferViews[2].buffer = v end },
+      { "buffers[0].byteLength", function(d, v) d.buffers[1].byteLength = v end },
+      { "animations[0].channels[0].sampler", function(d, v) d.animations[1].channels[1].sampler = v end },
+      { "animations[0].channels[0].target.node", function(d, v) d.animations[1].channels[1].target.node = v end },
+      { "animations[0].samplers[0].output", function(d, v) d.animations[1].samplers[1].output = v end },
+      { "skins[0].joints[0]", function(d, v) d.skins[1].joints[1] = v end },
+    }
+    local names = { byteOffset = "byteOffset", count = "count", byteLength = "byteLength", byteStride = "byteStride",
+      sampler = "sampler" }
+    for _, f in ipairs(fields) do
+      local what = names[f[1]:match("([%a]+)$")] or "index"
+      for _, c in ipairs { { 2 ^ 53, what .. " is out of range: 9.007199254741e+15 (at most 9007199254740991)" },
+        { 2 ^ 63, what .. " is out of range: 9.2233720368548e+18 (at most 9007199254740991)" },
+        { 1e300, what .. " is out of range: 1e+300 (at most 9007199254740991)" },
+        { -1, what .. " must be at least " .. ((what == "count" or what:match("^byte[LS]")) and 1 or 0) .. ", got -1" },
+        { 0.5, what .. " must be a whole number, got 0.5" } } do
+        local doc, bin = model()
+        -- (the buffer as it is: its byteLength is set after write)
+        local file = write(doc, bin)
+        doc.buffers[1].uri = file:match("[^/]+$"):gsub("gltf$", "bin")
+        f[2](doc, c[1])
+        H.write(file, cjson.encode(doc))
+        local ok, r, err = pcall(anim.import_gltf, file)
+        assert(ok, r)
+        assert.is_nil(r)
+        assert.are.equal(file .. ": " .. f[1] .. ": " .. c[2], err)
+      end
+    end
+  end)
+
   it("anim.limits.keys bounds the keys of the file's clips together", function()
     -- three animations of 3 keys, sharing their sampler's accessors
     local doc, bin = with_times(animated({ TIMES, { bufferView = 1, componentType = 5126, count = 3, type = "VEC3" } }))
