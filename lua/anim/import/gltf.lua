@@ -29,9 +29,11 @@ local fail, at, count, describe = E.fail, F.at, F.count, E.describe
 local L = limits.current
 local MAX_CURVE_KEYS = codes.const.max_curve_keys
 local MAX_ARITY = codes.const.max_prop_arity
--- The most nodes a file may have; also the most nodes the skeletons of its
--- clips, and the rigs of its skins, hold together (see M.import).
+-- The most nodes a file may have; also the most joints the rigs of its
+-- skins hold together, and half of it the most nodes the skeletons of its
+-- clips do (see M.import: each costs about 6 microseconds and 1 KiB).
 local MAX_NODES = codes.const.max_rig_joints
+local MAX_SKELETON_NODES = compat.tointeger(MAX_NODES / 2)
 
 -- Extensions the importer reads, or that change nothing it reads.
 local KNOWN_EXTENSIONS = { KHR_mesh_quantization = true }
@@ -91,10 +93,12 @@ local function node_rest(ctx, def, i)
   local plain = format.plain_vec
   -- the common case: translation, rotation, scale well formed (or absent)
   local ft, fr, fs = def.translation, def.rotation, def.scale
-  if E.absent(def.matrix) and (ft == nil or plain(ft, 3)) and (fs == nil or plain(fs, 3)) and
+  if def.matrix == nil and (ft == nil or plain(ft, 3)) and (fs == nil or plain(fs, 3)) and
       (fr == nil or (plain(fr, 4) and (fr[1] ~= 0 or fr[2] ~= 0 or fr[3] ~= 0 or fr[4] ~= 0))) then
-    return ft and { ft[1], ft[2], ft[3] } or { 0, 0, 0 }, fr and format.quat(fr, "", "rotation") or { 0, 0, 0, 1 },
-      fs and { fs[1], fs[2], fs[3] } or { 1, 1, 1 }
+    -- (the file's own arrays, checked: the import's only reference to them;
+    -- the defaults, one table each for the import's nodes)
+    local d = ctx.defaults
+    return ft or d.t, fr and format.quat(fr, "", "rotation") or d.r, fs or d.s
   end
   local p = at("nodes", i)
   if not E.absent(def.matrix) then
@@ -139,18 +143,20 @@ local function read_nodes(ctx)
   local parent = {}
   local n = #nodes
   for i, def in ipairs(nodes) do
-    -- (an object decoded from JSON has string keys only: an array has [1],
-    -- or is empty)
-    if type(def) ~= "table" or (def[1] ~= nil or (next(def) ~= nil and E.is_array(def))) then
-      E.object(def, at("nodes", i - 1), "node")
-    end
+    -- (JSON decodes an object with string keys only: a table with [1] is
+    -- an array, one without is an object or the empty array, read as {})
+    if type(def) ~= "table" or def[1] ~= nil then E.object(def, at("nodes", i - 1), "node") end
     local children = def.children
     if children ~= nil and not E.absent(children) then
       if type(children) ~= "table" or (next(children) ~= nil and children[1] == nil) then
         array(children, at("nodes", i - 1, "children"), "children")
       end
       for k, c in ipairs(children) do
-        local ci = F.whole(c, 0, n) or F.index(doc, c, at("nodes", i - 1, "children", k - 1), "nodes")
+        -- (a float of a whole number is the same table key as the integer)
+        local ci = c
+        if not (type(c) == "number" and c >= 0 and c < n and c % 1 == 0) then
+          ci = F.index(doc, c, at("nodes", i - 1, "children", k - 1), "nodes")
+        end
         if ci == i - 1 or parent[ci] then
           local cp = at("nodes", i - 1, "children", k - 1)
           if ci == i - 1 then fail(cp, "node %d is its own child (the node tree must have no cycle)", ci) end
@@ -179,6 +185,7 @@ local function read_nodes(ctx)
   ctx.nodes, ctx.parent = nodes, parent
   ctx.node_names = unique_names(nodes, "node", "nodes")
   ctx.rest = {}
+  ctx.defaults = { t = { 0, 0, 0 }, r = { 0, 0, 0, 1 }, s = { 1, 1, 1 } }
   for i, def in ipairs(nodes) do
     local t, r, s = node_rest(ctx, def, i - 1)
     ctx.rest[i - 1] = { t = t, r = r, s = s }
@@ -354,6 +361,21 @@ local function channel_keys(times, out, interp, n, sp)
     fail(at(type(sp) == "function" and sp() or sp, "output"), "%s has %d elements, %s with %d input times needs %d",
       out.path, out.count, interp,
       #times, need)
+  end
+  if not cubic and n == 3 then
+    -- (the common case, written out: a key is two tables, made here alone)
+    if interp == "STEP" then
+      for k = 1, #times do
+        local b = 3 * k - 3
+        keys[k] = { times[k], { v[b + 1], v[b + 2], v[b + 3] }, "step" }
+      end
+    else
+      for k = 1, #times do
+        local b = 3 * k - 3
+        keys[k] = { times[k], { v[b + 1], v[b + 2], v[b + 3] } }
+      end
+    end
+    return keys
   end
   for k = 1, #times do
     if cubic then
@@ -589,14 +611,15 @@ function M.import(path, options)
   -- animations
   local anims = array(doc.animations, "animations", "animations")
   local anames = unique_names(anims, "animation", "animations")
-  ctx.skeleton_left, ctx.skeleton_entries = MAX_NODES, {}
+  ctx.skeleton_left, ctx.skeleton_entries = MAX_SKELETON_NODES, {}
   for i, def in ipairs(anims) do
     result.clips[anames[i - 1]] = read_animation(ctx, i - 1, def, anames[i - 1], options)
   end
   local sk = ctx.skeletonless
   if sk then
     warn(ctx, at("animations", sk.first), "imported without a skeleton%s: the skeletons of the file's clips would hold"
-      .. " more than %d nodes together", sk.n > 1 and string.format(", as are %d animations after it", sk.n - 1) or "", MAX_NODES)
+      .. " more than %d nodes together", sk.n > 1 and string.format(", as are %d animations after it", sk.n - 1) or "",
+      MAX_SKELETON_NODES)
   end
   -- skins: their joints and every node above them.  A skin's joints are in
   -- its bytes, the nodes above them are not (a joint at the end of a long
