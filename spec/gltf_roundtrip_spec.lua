@@ -192,6 +192,34 @@ describe("glTF round trips", function()
     end
   end)
 
+  it("place a clip joint the rig lacks where its skeleton puts it, unless that moves another off the rig", function()
+    local S = math.sqrt(0.5)
+    local rig = assert(anim.rig { joints = { { name = "body" }, { name = "leftArm", parent = "body", position = { 1, 0, 0 } } } })
+    local function export(skeleton)
+      local c = assert(anim.clip({ length = 1, joints = {
+        left_arm = { rotation = { { 0, { 0, 0, 0, 1 } }, { 1, { 0, 0, S, S } } } },
+        hand = { position = { { 0, { 0, 0, 0 } }, { 1, { 1, 0, 0 } } } } }, skeleton = skeleton }, "g"))
+      local out = dir .. "/g.glb"
+      assert(anim.export_gltf(c, rig, out))
+      local back = assert(anim.import_gltf(out))
+      same_rig(rig, back.rig, "g")
+      return by_name(back.scene), back.clips.g:joints()
+    end
+    -- the hand under the rig's leftArm, as the skeleton says (left_arm is
+    -- guessed to be leftArm: its channel plays there)
+    local nodes, joints = export({ leftArm = { position = { 1, 0, 0 } },
+      hand = { parent = "leftArm", position = { 2, 0, 0 } } })
+    assert.are.equal("leftArm", nodes.hand.parent)
+    assert.are.same({ 1, 0, 0 }, nodes.hand.translation)
+    assert.are.same({ "hand", "leftArm" }, joints)
+    -- under a node of its own named left_arm, the guessed clip joint would
+    -- play there: the hand stays a root
+    nodes, joints = export({ left_arm = { position = { 1, 0, 0 } }, hand = { parent = "left_arm", position = { 2, 0, 0 } } })
+    assert.is_nil(nodes.hand.parent)
+    assert.is_nil(nodes.left_arm)
+    assert.are.same({ "hand", "leftArm" }, joints)
+  end)
+
   it("are a fixed point for files of several skins and scenes and of unnamed nodes", function()
     -- nodes: 0 (unnamed) > 1 "hip" > 2 (unnamed); 3 "x" > 4 "node2" (the
     -- name the importer gives node 2); 5 (unnamed) alone in scene 1.  Two
