@@ -125,6 +125,100 @@ do -- issue 35, 8: a valid 15.7 MB Aseprite sheet of 320,000 frames and a ping-p
     function() assert(anim.decode_aseprite(text, "s.json")) end)
   rows[#rows][4] = 8 * decode
 end
+-- Issue 35, defect 6: glTF counts the file's bytes do not back.  Each file is
+-- written to a temp folder (its buffer beside it) and imported from there.
+local gltf_dir = os.tmpname()
+os.remove(gltf_dir)
+assert(os.execute("mkdir " .. gltf_dir))
+local gltf_n = 0
+local function gltf_file(json, bin)
+  gltf_n = gltf_n + 1
+  local path = gltf_dir .. "/m" .. gltf_n .. ".gltf"
+  if bin then
+    local f = assert(io.open(gltf_dir .. "/m" .. gltf_n .. ".bin", "wb"))
+    f:write(bin)
+    f:close()
+    json.buffers = { { byteLength = #bin, uri = "m" .. gltf_n .. ".bin" } }
+  end
+  local f = assert(io.open(path, "wb"))
+  f:write(type(json) == "string" and json or cjson.encode(json))
+  f:close()
+  return path
+end
+local function gltf_animated(accessors, path)
+  return { asset = { version = "2.0" }, nodes = { { name = "a" } }, accessors = accessors,
+    animations = { { samplers = { { input = 0, output = 1 } },
+      channels = { { sampler = 0, target = { node = 0, path = path or "translation" } } } } } }
+end
+local function gltf_chain(count)
+  local parts = {}
+  for i = 0, count - 2 do parts[#parts + 1] = string.format('{"name":"n%d","children":[%d]}', i, i + 1) end
+  parts[#parts + 1] = string.format('{"name":"n%d"}', count - 1)
+  return "[" .. table.concat(parts, ",") .. "]"
+end
+do -- an accessor of 3,000,000 MAT4 zeros (no bufferView): 1.09 GB before it was refused
+  local f = gltf_file(gltf_animated({ { componentType = 5126, count = 3000000, type = "MAT4" },
+    { componentType = 5126, count = 3000000, type = "VEC3" } }))
+  measure("import", "35/6: a glTF of 3,000,000 MAT4 zeros", function() assert(not anim.import_gltf(f)) end)
+end
+do -- 1,000,000 input times of zeros: a clip of 1,000,000 keys (391 MB)
+  local f = gltf_file(gltf_animated({ { componentType = 5126, count = 1000000, type = "SCALAR" },
+    { componentType = 5126, count = 1000000, type = "VEC3" } }))
+  measure("import", "35/6: a glTF of 1,000,000 zero input times", function() assert(not anim.import_gltf(f)) end)
+end
+do -- an output of 1,000,000 morph weights for each of 3 times (zeros)
+  local doc = gltf_animated({ { bufferView = 0, componentType = 5126, count = 3, type = "SCALAR" },
+    { componentType = 5126, count = 3000000, type = "SCALAR" } }, "weights")
+  doc.bufferViews = { { buffer = 0, byteLength = 12 } }
+  local f = gltf_file(doc, string.pack("<fff", 0, 1, 2))
+  measure("import", "35/6: a glTF of 1,000,000 weights a key for 3 times", function()
+    assert(not anim.import_gltf(f))
+  end)
+end
+do -- 101 animations sharing one input of 10,000 times: each was a clip of 10,000 keys
+  local parts = {}
+  for i = 1, 10000 do parts[i] = string.pack("<f", i / 100) end
+  local bin = table.concat(parts) .. string.rep("\0", 120000)
+  local doc = gltf_animated({ { bufferView = 0, componentType = 5126, count = 10000, type = "SCALAR" },
+    { bufferView = 1, componentType = 5126, count = 10000, type = "VEC3" } })
+  doc.bufferViews = { { buffer = 0, byteLength = 40000 }, { buffer = 0, byteOffset = 40000, byteLength = 120000 } }
+  for i = 2, 101 do doc.animations[i] = doc.animations[1] end
+  local f = gltf_file(doc, bin)
+  measure("import", "35/6: 101 glTF animations of one 10,000-time input", function() assert(not anim.import_gltf(f)) end)
+end
+do -- 100 animations of the end of a 4,096-node chain: 409,600 skeleton nodes (2.5 s, 360 MB)
+  local anims = {}
+  for i = 1, 100 do
+    anims[i] = '{"samplers":[{"input":0,"output":1}],"channels":[{"sampler":0,"target":{"node":4095,'
+      .. '"path":"translation"}}]}'
+  end
+  gltf_n = gltf_n + 1
+  local bin = string.pack("<ffff", 0, 1, 2, 3)
+  local bf = assert(io.open(gltf_dir .. "/m" .. gltf_n .. ".bin", "wb"))
+  bf:write(bin)
+  bf:close()
+  local f = gltf_file('{"asset":{"version":"2.0"},"nodes":' .. gltf_chain(4096) .. ',"buffers":[{"byteLength":16,"uri":"m'
+    .. gltf_n .. '.bin"}],"bufferViews":[{"buffer":0,"byteLength":4},{"buffer":0,"byteOffset":4,"byteLength":12}],'
+    .. '"accessors":[{"bufferView":0,"componentType":5126,"count":1,"type":"SCALAR"},{"bufferView":1,'
+    .. '"componentType":5126,"count":1,"type":"VEC3"}],"animations":[' .. table.concat(anims, ",") .. "]}")
+  gltf_n = gltf_n - 1
+  measure("import", "35/6: 100 glTF animations of a 4,096-node chain's end", function() assert(anim.import_gltf(f)) end)
+end
+do -- 40 skins of the end of a 4,096-node chain: 163,840 rig joints
+  local skins = {}
+  for i = 1, 40 do skins[i] = '{"joints":[4095]}' end
+  local f = gltf_file('{"asset":{"version":"2.0"},"nodes":' .. gltf_chain(4096) .. ',"skins":[' .. table.concat(skins, ",")
+    .. "]}")
+  measure("import", "35/6: 40 glTF skins of a 4,096-node chain's end", function() assert(anim.import_gltf(f)) end)
+end
+do -- a 65,536-node chain with a skin (3 MB): 3.8 s and 360 MB
+  local js = {}
+  for i = 1, 65536 do js[i] = 65536 - i end
+  local f = gltf_file('{"asset":{"version":"2.0"},"nodes":' .. gltf_chain(65536) .. ',"skins":[{"joints":['
+    .. table.concat(js, ",") .. "]}]}")
+  measure("import", "35/6: a 65,536-node glTF chain with a skin", function() assert(anim.import_gltf(f)) end)
+end
+os.execute("rm -rf " .. gltf_dir)
 
 -- Report ---------------------------------------------------------------------------
 local failed = false

@@ -87,9 +87,15 @@ local function build(def, rig_name)
       parents[i] = idx[j.parent] or fail(key(p, "parent"), "unknown parent '%s'", j.parent)
     end
   end
+  return M.from_lists(names, parents, pivots, rots, any_local and locals or nil, any_scale and scales or nil, rig_name)
+end
+
+-- A rig from the lists core.rig_new takes, checked by the caller (build
+-- above; an importer whose joints are its own: no table of its is copied
+-- or checked again).  Raises a failure naming the joints of a cycle.
+function M.from_lists(names, parents, pivots, rots, locals, scales, rig_name)
   local info = { names = names, name = rig_name }
-  local rig, err = core.rig_new(names, parents, pivots, rots, info, any_local and locals or nil,
-    any_scale and scales or nil)
+  local rig, err = core.rig_new(names, parents, pivots, rots, info, locals, scales)
   if not rig then
     -- name the joints of the first cycle, in joint order (each joint is
     -- walked through once: 1 on the current walk, 2 done)

@@ -28,6 +28,12 @@ local M = {}
 local fail, at, count, describe = E.fail, F.at, F.count, E.describe
 local L = limits.current
 local MAX_CURVE_KEYS = codes.const.max_curve_keys
+local MAX_ARITY = codes.const.max_prop_arity
+-- The most nodes a file may have; also the most joints the rigs of its
+-- skins hold together, and half of it the most nodes the skeletons of its
+-- clips do (see M.import: each costs about 6 microseconds and 1 KiB).
+local MAX_NODES = codes.const.max_rig_joints
+local MAX_SKELETON_NODES = compat.tointeger(MAX_NODES / 2)
 
 -- Extensions the importer reads, or that change nothing it reads.
 local KNOWN_EXTENSIONS = { KHR_mesh_quantization = true }
@@ -87,10 +93,12 @@ local function node_rest(ctx, def, i)
   local plain = format.plain_vec
   -- the common case: translation, rotation, scale well formed (or absent)
   local ft, fr, fs = def.translation, def.rotation, def.scale
-  if E.absent(def.matrix) and (ft == nil or plain(ft, 3)) and (fs == nil or plain(fs, 3)) and
+  if def.matrix == nil and (ft == nil or plain(ft, 3)) and (fs == nil or plain(fs, 3)) and
       (fr == nil or (plain(fr, 4) and (fr[1] ~= 0 or fr[2] ~= 0 or fr[3] ~= 0 or fr[4] ~= 0))) then
-    return ft and { ft[1], ft[2], ft[3] } or { 0, 0, 0 }, fr and format.quat(fr, "", "rotation") or { 0, 0, 0, 1 },
-      fs and { fs[1], fs[2], fs[3] } or { 1, 1, 1 }
+    -- (the file's own arrays, checked: the import's only reference to them;
+    -- the defaults, one table each for the import's nodes)
+    local d = ctx.defaults
+    return ft or d.t, fr and format.quat(fr, "", "rotation") or d.r, fs or d.s
   end
   local p = at("nodes", i)
   if not E.absent(def.matrix) then
@@ -129,56 +137,73 @@ end
 local function read_nodes(ctx)
   local doc = ctx.doc
   local nodes = array(doc.nodes, "nodes", "nodes")
-  if #nodes > codes.const.max_rig_joints then
-    fail("nodes", "too many nodes (%d; at most %d)", #nodes, codes.const.max_rig_joints)
+  if #nodes > MAX_NODES then
+    fail("nodes", "too many nodes (%d; at most %d)", #nodes, MAX_NODES)
   end
   local parent = {}
   local n = #nodes
   for i, def in ipairs(nodes) do
-    if type(def) ~= "table" or (next(def) ~= nil and E.is_array(def)) then E.object(def, at("nodes", i - 1), "node") end
+    -- (JSON decodes an object with string keys only: a table with [1] is
+    -- an array, one without is an object or the empty array, read as {})
+    if type(def) ~= "table" or def[1] ~= nil then E.object(def, at("nodes", i - 1), "node") end
     local children = def.children
-    if children == nil or E.absent(children) then
-      children = nil
-    elseif type(children) ~= "table" or (next(children) ~= nil and not E.is_array(children)) then
-      array(children, at("nodes", i - 1, "children"), "children")
-    end
-    for k, c in ipairs(children or {}) do
-      local ci = F.whole(c, 0, n) or F.index(doc, c, at("nodes", i - 1, "children", k - 1), "nodes")
-      local function cp() return at("nodes", i - 1, "children", k - 1) end
-      if ci == i - 1 then fail(cp(), "node %d is its own child (the node tree must have no cycle)", ci) end
-      if parent[ci] then fail(cp(), "node %d is already a child of node %d (a node has one parent)", ci, parent[ci]) end
-      parent[ci] = i - 1
+    if children ~= nil and not E.absent(children) then
+      if type(children) ~= "table" or (next(children) ~= nil and children[1] == nil) then
+        array(children, at("nodes", i - 1, "children"), "children")
+      end
+      for k, c in ipairs(children) do
+        -- (a float of a whole number is the same table key as the integer)
+        local ci = c
+        if not (type(c) == "number" and c >= 0 and c < n and c % 1 == 0) then
+          ci = F.index(doc, c, at("nodes", i - 1, "children", k - 1), "nodes")
+        end
+        if ci == i - 1 or parent[ci] then
+          local cp = at("nodes", i - 1, "children", k - 1)
+          if ci == i - 1 then fail(cp, "node %d is its own child (the node tree must have no cycle)", ci) end
+          fail(cp, "node %d is already a child of node %d (a node has one parent)", ci, parent[ci])
+        end
+        parent[ci] = i - 1
+      end
     end
   end
   -- one parent each: a cycle is a loop of parents, found by walking up
-  local state = {} -- 1: on the current walk, 2: reaches a root
-  for i = 0, #nodes - 1 do
-    local walk, j = {}, i
+  -- (each node is walked through once)
+  local state, walk = {}, {} -- state: 1 on the current walk, 2 reaches a root
+  for i = 0, n - 1 do
+    local j, w = i, 0
     while j ~= nil and not state[j] do
       state[j] = 1
-      walk[#walk + 1] = j
+      w = w + 1
+      walk[w] = j
       j = parent[j]
     end
     if j ~= nil and state[j] == 1 then
       fail(at("nodes", parent[j], "children"), "the node tree has a cycle through node %d", j)
     end
-    for _, w in ipairs(walk) do state[w] = 2 end
+    for k = 1, w do state[walk[k]] = 2 end
   end
   ctx.nodes, ctx.parent = nodes, parent
   ctx.node_names = unique_names(nodes, "node", "nodes")
   ctx.rest = {}
+  ctx.defaults = { t = { 0, 0, 0 }, r = { 0, 0, 0, 1 }, s = { 1, 1, 1 } }
   for i, def in ipairs(nodes) do
     local t, r, s = node_rest(ctx, def, i - 1)
     ctx.rest[i - 1] = { t = t, r = r, s = s }
   end
 end
 
--- A node and every node above it, into `set` (index -> true).
-local function with_ancestors(ctx, i, set)
+-- A node and every node above it, into `set` (index -> true), which held
+-- `size` nodes: returns the size after, or nil as soon as it would be more
+-- than `most` (the walk stops there).
+local function with_ancestors(ctx, i, set, size, most)
+  local parent = ctx.parent
   while i ~= nil and not set[i] do
+    size = size + 1
+    if size > most then return nil end
     set[i] = true
-    i = ctx.parent[i]
+    i = parent[i]
   end
+  return size
 end
 
 -- The nodes of a set, in index order, as a rig's or a skeleton's joints.
@@ -189,17 +214,20 @@ local function sorted(set)
   return list
 end
 
+-- The rig of a set of nodes (each node's parent in it: with_ancestors),
+-- made straight from the nodes read (read_nodes checked them all).
 local function rig_of(ctx, set, name)
-  local joints = {}
-  for _, i in ipairs(sorted(set)) do
-    local r = ctx.rest[i]
-    local p = ctx.parent[i]
-    joints[#joints + 1] = { name = ctx.node_names[i], parent = p and ctx.node_names[p] or nil,
-      translation = r.t, rotation = r.r, scale = r.s }
+  local list = sorted(set)
+  local pos = {}
+  for k, i in ipairs(list) do pos[i] = k end
+  local names, parents, pivots, rots, locals, scales = {}, {}, {}, {}, {}, {}
+  local zero = { 0, 0, 0 } -- (a pivot the translations replace)
+  for k, i in ipairs(list) do
+    local r, p = ctx.rest[i], ctx.parent[i]
+    names[k], parents[k], pivots[k], rots[k], locals[k], scales[k] = ctx.node_names[i], p and pos[p] or 0, zero, r.r,
+      r.t, r.s
   end
-  local rig, err = rigmod.new({ joints = joints }, name)
-  if not rig then error("gltf: a rig failed to build: " .. tostring(err)) end -- (checked above: a bug)
-  return rig
+  return rigmod.from_lists(names, parents, pivots, rots, locals, scales, name)
 end
 
 -- Animations ----------------------------------------------------------------------------------
@@ -231,18 +259,82 @@ end
 
 -- The input times of a sampler: finite (gltf_accessor) and in order.
 local function input_times(ctx, acc)
-  local a = A.read(ctx, acc)
-  if a.type ~= "SCALAR" then
-    fail(at(a.path, "type"), "animation input times must be SCALAR, got %s", a.type)
-  end
+  local a = A.read(ctx, acc, A.shape(ctx, acc).given + 1)
   local t = a.values
+  if a.ordered then return t end
   for k = 2, #t do
     if t[k] < t[k - 1] then
       fail(a.path, "element %d (%s) comes before element %d (%s): animation input times must not decrease",
         k - 1, E.num(t[k]), k - 2, E.num(t[k - 1]))
     end
   end
+  a.ordered = true
   return t
+end
+
+-- The keys a sampler makes: its input times and its output's elements,
+-- their counts checked against each other and against anim.limits.keys
+-- (for the file's clips together: ctx.keys) before anything is read.
+-- Specification.adoc, animation.sampler.input: "The values represent time
+-- in seconds with time[0] >= 0.0, and strictly increasing values, i.e.,
+-- time[n + 1] > time[n]"; "Animations": an output has one element per
+-- input time (three for CUBICSPLINE: in-tangent, value, out-tangent), and
+-- a weights channel one per morph target and input time.  So the input's
+-- count is the claim every other count of the sampler is measured by, and
+-- it must be in the file's bytes: times left to zeros (an accessor without
+-- a bufferView is zeros) cannot increase, so one at most can be.  An
+-- output without a bufferView (a constant zero channel: legal) is then
+-- bounded by those times.  Returns the times, the output read, and the
+-- values each key holds (1 but for weights).  `path`: the target's path.
+local function sampler_keys(ctx, clip_keys, input, output, interp, path, sp)
+  local ia = A.shape(ctx, input)
+  if ia.type ~= "SCALAR" then
+    fail(at(ia.path, "type"), "animation input times must be SCALAR, got %s", ia.type)
+  end
+  if ia.count > ia.given + 1 then
+    fail(at(ia.path, "count"), "%d animation input times, of which the file's bytes give %d: the others would be zeros"
+      .. " (no bufferView), and input times increase: one at most can be", ia.count, ia.given)
+  end
+  local oa = A.shape(ctx, output)
+  local cubic = interp == "CUBICSPLINE"
+  local per = (cubic and 3 or 1) * ia.count
+  local arity = 1
+  if path == "weights" then
+    if oa.type ~= "SCALAR" then
+      fail(at(oa.path, "type"), "the output of a weights channel must be SCALAR, got %s", oa.type)
+    end
+    if oa.count % per ~= 0 then
+      fail(at(sp(), "output"), "%s has %d elements, not a whole number of weights for each of the %d input times%s",
+        oa.path, oa.count, ia.count, cubic and " (three sets each: CUBICSPLINE)" or "")
+    end
+    arity = compat.tointeger(oa.count / per)
+    if arity > MAX_ARITY then
+      fail(at(sp(), "output"), "%s has %d weights for each input time (at most %d)", oa.path, arity, MAX_ARITY)
+    end
+  else
+    local want = PATHS[path][2] == 4 and "VEC4" or "VEC3"
+    if oa.type ~= want then
+      fail(at(oa.path, "type"), "the output of a %s channel must be %s, got %s", path, want, oa.type)
+    end
+    if oa.count ~= per then
+      fail(at(sp(), "output"), "%s has %d elements, %s with %d input times needs %d", oa.path, oa.count, interp,
+        ia.count, per)
+    end
+  end
+  if ia.count > MAX_CURVE_KEYS then
+    fail(at(sp(), "input"), "too many keys in one channel (%d; at most %d)", ia.count, MAX_CURVE_KEYS)
+  end
+  -- (a weights key counts one key for each weight, as a property's does)
+  local n = ia.count * arity
+  ctx.keys = ctx.keys + n
+  if ctx.keys > L.keys then
+    if ctx.keys == clip_keys + n then
+      fail(at(sp(), "input"), "too many keys: the clip would have %d (at most %d, anim.limits.keys)", ctx.keys, L.keys)
+    end
+    fail(at(sp(), "input"), "too many keys: the file's clips would have %d (at most %d, anim.limits.keys)",
+      ctx.keys, L.keys)
+  end
+  return input_times(ctx, input), A.read(ctx, output, oa.count), n
 end
 
 -- The keys of one channel, in the .anim shape: [t, value] (LINEAR), [t,
@@ -270,6 +362,21 @@ local function channel_keys(times, out, interp, n, sp)
       out.path, out.count, interp,
       #times, need)
   end
+  if not cubic and n == 3 then
+    -- (the common case, written out: a key is two tables, made here alone)
+    if interp == "STEP" then
+      for k = 1, #times do
+        local b = 3 * k - 3
+        keys[k] = { times[k], { v[b + 1], v[b + 2], v[b + 3] }, "step" }
+      end
+    else
+      for k = 1, #times do
+        local b = 3 * k - 3
+        keys[k] = { times[k], { v[b + 1], v[b + 2], v[b + 3] } }
+      end
+    end
+    return keys
+  end
   for k = 1, #times do
     if cubic then
       -- each key: in-tangent, value, out-tangent (Appendix C)
@@ -289,19 +396,11 @@ end
 M.channel_keys = channel_keys
 
 -- The keys of a morph target weights channel: n weights a key (n: the
--- output's elements per input time), as a property's vector keys.
-local function weights_keys(times, out, interp, sp)
-  if out.type ~= "SCALAR" then
-    fail(at(out.path, "type"), "the output of a weights channel must be SCALAR, got %s", out.type)
-  end
+-- output's elements per input time, checked by sampler_keys), as a
+-- property's vector keys.
+local function weights_keys(times, out, interp)
   local cubic = interp == "CUBICSPLINE"
-  local per = (cubic and 3 or 1) * #times
-  if per == 0 or out.count % per ~= 0 then
-    fail(at(type(sp) == "function" and sp() or sp, "output"),
-      "%s has %d elements, not a whole number of weights for each of the %d input times%s", out.path, out.count,
-      #times, cubic and " (three sets each: CUBICSPLINE)" or "")
-  end
-  local n, v, keys = out.count / per, out.values, {}
+  local n, v, keys = compat.tointeger(out.count / ((cubic and 3 or 1) * #times)), out.values, {}
   local function vec(e) return { compat.unpack(v, e * n + 1, e * n + n) } end
   for k = 1, #times do
     if cubic then
@@ -366,12 +465,9 @@ local function read_animation(ctx, ai, def, name, options)
           node, targets[tkey])
       end
       targets[tkey] = ci - 1
-      local times = input_times(ctx, input)
-      local keys = weights_keys(times, A.read(ctx, output), interp, sp)
-      keys_used = keys_used + #times
-      if keys_used > L.keys then
-        fail(at(sp(), "input"), "too many keys: the clip would have %d (at most %d, anim.limits.keys)", keys_used, L.keys)
-      end
+      local times, out, n = sampler_keys(ctx, keys_used, input, output, interp, path, sp)
+      keys_used = keys_used + n
+      local keys = weights_keys(times, out, interp)
       properties[ctx.node_names[node] .. ".weights"] = keys
       nprops = nprops + 1
       if #times > 0 and times[#times] > length then length = times[#times] end
@@ -395,19 +491,8 @@ local function read_animation(ctx, ai, def, name, options)
           path, node, targets[tkey])
       end
       targets[tkey] = ci - 1
-      local times = input_times(ctx, input)
-      local out = A.read(ctx, output)
-      local want = what[2] == 4 and "VEC4" or "VEC3"
-      if out.type ~= want then
-        fail(at(out.path, "type"), "the output of a %s channel must be %s, got %s", path, want, out.type)
-      end
-      if #times > MAX_CURVE_KEYS then
-        fail(at(sp(), "input"), "too many keys in one channel (%d; at most %d)", #times, MAX_CURVE_KEYS)
-      end
-      keys_used = keys_used + #times
-      if keys_used > L.keys then
-        fail(at(sp(), "input"), "too many keys: the clip would have %d (at most %d, anim.limits.keys)", keys_used, L.keys)
-      end
+      local times, out, n = sampler_keys(ctx, keys_used, input, output, interp, path, sp)
+      keys_used = keys_used + n
       local jname = ctx.node_names[node]
       local j = joints[jname]
       if not j then
@@ -424,22 +509,43 @@ local function read_animation(ctx, ai, def, name, options)
     end
   end
   -- the skeleton: every animated node and the nodes above it, with their
-  -- rests (the node tree anim.export_gltf writes without a rig)
-  local set = {}
-  for node in pairs(animated) do with_ancestors(ctx, node, set) end
-  local skeleton, nsk = {}, 0
-  for _, i in ipairs(sorted(set)) do
-    local r, p = ctx.rest[i], ctx.parent[i]
-    skeleton[ctx.node_names[i]] = { parent = p and ctx.node_names[p] or nil,
-      translation = r.t, rotation = r.r, scale = r.s }
-    nsk = nsk + 1
+  -- rests (the node tree anim.export_gltf writes without a rig).  The
+  -- nodes above are not in the animation's bytes (a channel on the end of
+  -- a long chain brings the whole chain), so the skeletons of the file's
+  -- clips hold at most ctx.skeleton_left nodes together: the clips past
+  -- it have none (a warning says which)
+  local set, nsk = {}, 0
+  local most = math.min(L.joints, ctx.skeleton_left)
+  for node in pairs(animated) do
+    nsk = with_ancestors(ctx, node, set, nsk, most)
+    if not nsk then break end
   end
-  if nsk > L.joints then
-    fail(ap, "too many nodes in the clip's skeleton (%d; at most %d, anim.limits.joints)", nsk, L.joints)
+  if not nsk and most == L.joints then
+    fail(ap, "too many nodes in the clip's skeleton (more than %d, anim.limits.joints)", L.joints)
+  end
+  local skeleton
+  if nsk then
+    skeleton = {}
+    ctx.skeleton_left = ctx.skeleton_left - nsk
+    -- (a node's entry is one table, whatever the clips that hold it)
+    local entries = ctx.skeleton_entries
+    for i in pairs(set) do
+      local e = entries[i]
+      if not e then
+        local r, p = ctx.rest[i], ctx.parent[i]
+        e = { parent = p and ctx.node_names[p] or nil, translation = r.t, rotation = r.r, scale = r.s }
+        entries[i] = e
+      end
+      skeleton[ctx.node_names[i]] = e
+    end
+  else
+    ctx.skeleton_left = 0
+    ctx.skeletonless = ctx.skeletonless or { first = ai, n = 0 }
+    ctx.skeletonless.n = ctx.skeletonless.n + 1
   end
   local t = { version = 3, absolute = true, length = length, joints = joints }
   if nprops > 0 then t.properties = properties end
-  if nsk > 0 then t.skeleton = skeleton end
+  if nsk and nsk > 0 then t.skeleton = skeleton end
   -- what anim.export_gltf keeps in extras (markers, events...), when they
   -- read as a clip's; otherwise they are left out, with a warning
   local extras = def.extras
@@ -483,6 +589,7 @@ for _, l in ipairs(codes.names("loop")) do LOOPS[l] = true end
 function M.import(path, options)
   local ctx = F.open(path, options)
   ctx.name = path
+  ctx.keys = 0 -- the keys of the file's clips so far (anim.limits.keys bounds them together)
   local doc = ctx.doc
   -- extensions: those it does not know are read past, said once each
   local required = {}
@@ -504,31 +611,54 @@ function M.import(path, options)
   -- animations
   local anims = array(doc.animations, "animations", "animations")
   local anames = unique_names(anims, "animation", "animations")
+  ctx.skeleton_left, ctx.skeleton_entries = MAX_SKELETON_NODES, {}
   for i, def in ipairs(anims) do
     result.clips[anames[i - 1]] = read_animation(ctx, i - 1, def, anames[i - 1], options)
   end
-  -- skins: their joints and every node above them
+  local sk = ctx.skeletonless
+  if sk then
+    warn(ctx, at("animations", sk.first), "imported without a skeleton%s: the skeletons of the file's clips would hold"
+      .. " more than %d nodes together", sk.n > 1 and string.format(", as are %d animations after it", sk.n - 1) or "",
+      MAX_SKELETON_NODES)
+  end
+  -- skins: their joints and every node above them.  A skin's joints are in
+  -- its bytes, the nodes above them are not (a joint at the end of a long
+  -- chain brings the whole chain): the rigs of the skins hold at most
+  -- MAX_NODES joints together, and the skins past it are left out
   local skins = array(doc.skins, "skins", "skins")
   local snames = unique_names(skins, "skin", "skins")
+  local left, first_out, nout = MAX_NODES, nil, 0
+  local n = #ctx.nodes
   for i, def in ipairs(skins) do
     local sp = at("skins", i - 1)
     E.object(def, sp, "skin")
     local js = E.array(def.joints, at(sp, "joints"), "joints")
     if #js == 0 then fail(at(sp, "joints"), "a skin needs at least one joint") end
-    local set = {}
-    local n = #ctx.nodes
+    local set, size = {}, 0
     for k, j in ipairs(js) do
       local ji = F.whole(j, 0, n) or F.index(doc, j, at(sp, "joints", k - 1), "nodes")
-      with_ancestors(ctx, ji, set)
+      if size then size = with_ancestors(ctx, ji, set, size, first_out and 0 or left) end
     end
-    local rig = rig_of(ctx, set, snames[i - 1])
-    result.rigs[snames[i - 1]] = rig
-    if i == 1 then result.rig = rig end
+    if size then
+      left = left - size
+      local rig = rig_of(ctx, set, snames[i - 1])
+      result.rigs[snames[i - 1]] = rig
+      if i == 1 then result.rig = rig end
+      -- (the rig of every node, when the skin's is)
+      if size == n then result.scene = rig end
+    else
+      first_out = first_out or i - 1
+      nout = nout + 1
+    end
+  end
+  if first_out then
+    warn(ctx, at("skins", first_out), "skin left out%s: the rigs of the file's skins would hold more than %d joints"
+      .. " together", nout > 1 and string.format(", as are the %d skins after it", nout - 1) or "", MAX_NODES)
   end
   -- every node, for models without a skin
-  if #ctx.nodes > 0 then
+  if n > 0 and not result.scene then
     local all = {}
-    for i = 0, #ctx.nodes - 1 do all[i] = true end
+    for i = 0, n - 1 do all[i] = true end
     result.scene = rig_of(ctx, all, "scene")
   end
   return result

@@ -49,6 +49,10 @@ function M.count(v, path, what, lo, dflt)
     fail(path, "%s is required", what)
   end
   if compat.mtype(v) ~= "integer" and not (type(v) == "number" and v % 1 == 0 and v == v and math.abs(v) < 2 ^ 53) then
+    if type(v) == "number" and v % 1 == 0 and v >= 2 ^ 53 then
+      -- (a whole number beyond the integers a double holds exactly)
+      fail(path, "%s is out of range: %s (at most %d)", what, E.num(v), 2 ^ 53 - 1)
+    end
     fail(path, "%s must be a whole number, got %s", what, type(v) == "number" and E.num(v) or describe(v))
   end
   v = compat.tointeger(v)

@@ -771,7 +771,8 @@ letters, digits, '.', '_' and '-' in the name become '_').  Names that
 give the same file (ignoring case: "walk fast", "walk/fast", "Walk_fast")
 are told apart in byte order of the names: the first keeps the file, the
 others get -2, -3, ... ("knight.walk_fast-2.anim").  --animation NAME
-writes only that animation, to OUT itself.
+writes only that animation, to OUT itself; so is the animation of a file
+that holds one.
 
 When the version 3 file can only approximate what IN says (some imports),
 the note and its bound are printed on standard error; so is each warning of
@@ -803,7 +804,13 @@ difference found.]],
       export_gltf(clips, opt.output, pos[1])
       return 0
     end
-    if opt.animation or not list[1].name or opt.output == "-" then
+    -- a file of one animation (none other left out by the import) is
+    -- written to OUT itself, as a clip is
+    local one = #list == 1
+    for _, w in ipairs(warnings) do
+      if w.not_imported then one = false end
+    end
+    if opt.animation or not list[1].name or opt.output == "-" or one then
       -- one clip to OUT itself (standard output takes one file only)
       jobs[1] = { clip = pick(pos[1], list, opt.animation), out = opt.output }
     else
