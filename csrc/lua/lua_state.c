@@ -148,12 +148,13 @@ static int animator_state_export(lua_State *L) {
   lua_setfield(L, 2, "tracks");
   lua_newtable(L);
   for (i = 0;; i++) {
-    size_t len;
-    const char *name = anim_animator_property_name(anim_lua_checkanimator(L, 1), i, &len);
+    size_t len = 0;
+    const char *name = NULL;
     const double *v;
     double copy[ANIM_MAX_PROP_ARITY];
-    int arity;
-    if (!name) break;
+    int arity, known = anim_animator_property_slot(anim_lua_checkanimator(L, 1), i, &name, &len);
+    if (known < 0) break;
+    if (!known) continue;
     arity = anim_animator_property(anim_lua_checkanimator(L, 1), name, len, &v);
     if (arity < 0) continue;
     if (arity > 0) memcpy(copy, v, sizeof(double) * (size_t)arity);
