@@ -200,7 +200,7 @@ describe("res:// paths", function()
   it("cuts a long path short in messages, and refuses one beyond 4096 bytes", function()
     local long = "res://" .. string.rep("d/", 2100) .. "a.anim"
     local _, err = lib:clip(long)
-    assert.are.equal(long:sub(1, 197) .. "...: refused: the path is longer than 4096 bytes", err)
+    assert.are.equal(long:sub(1, 197) .. "... (" .. #long .. " bytes): refused: the path is longer than 4096 bytes", err)
   end)
 
   it("does not resolve a path as a plays item of a clip either", function()

@@ -13,7 +13,14 @@ local rig = anim.rig("player")
 -- (the budget of docs/robustness.md for a hostile input: 0.5 s of CPU)
 local function quick(what, fn, ...) return H.quick(0.5, what, fn, ...) end
 
+local function count(t)
+  local n = 0
+  for _ in pairs(t) do n = n + 1 end
+  return n
+end
+
 local lib = assert(anim.library("examples/clips"))
+local walk = assert(lib:clip("res://walk.anim"))
 
 -- A state of one animator, as a peer would send it (through JSON).
 local function saved(setup)
@@ -23,7 +30,83 @@ local function saved(setup)
   return cjson.decode(cjson.encode(a:state()))
 end
 
+local function one_walk(a) a:play(walk) end
+
+-- `n` copies of the state's first track, ids 1 to n (the last refused
+-- when `refuse`), each given to each(r, i).
+local function copies(s, n, each, refuse)
+  local t = s.tracks[1]
+  s.tracks = {}
+  s.animator.next_id = tostring(n + 1)
+  for i = 1, n do
+    local r = cjson.decode(cjson.encode(t))
+    r.id = tostring(i)
+    if each then each(r, i) end
+    s.tracks[i] = r
+  end
+  if refuse then s.tracks[n].time = "nan" end
+  return s
+end
+
 describe("a hostile state given to animator:restore", function()
+  it("naming one file in ever new spellings keeps one entry in the library, and memory bounded (defect 4)", function()
+    local l = assert(anim.library("examples/clips"))
+    local b = anim.animator(rig, { library = l })
+    local s = saved(one_walk)
+    collectgarbage()
+    collectgarbage()
+    local kb = collectgarbage("count")
+    for round = 1, 3 do
+      local hostile = copies(cjson.decode(cjson.encode(s)), 1000, function(r, i)
+        r.clip = "res://" .. string.rep(".//", 100) .. string.rep("./", round) .. string.rep("/", i) .. "walk.anim"
+      end, true)
+      local ok, msg = b:restore(hostile)
+      assert.is_nil(ok)
+      assert.are.equal("state.tracks[1000].time: must be a finite number", msg)
+    end
+    -- (every spelling was kept for good: 3,000 entries here, 146 MB for
+    -- eight states of 9,990 spellings of 900 bytes)
+    assert.are.same({ "res://walk.anim" }, (function()
+      local keys = {}
+      for k in pairs(l.cache.clip.path) do keys[#keys + 1] = k end
+      return keys
+    end)())
+    collectgarbage()
+    collectgarbage()
+    assert.is_true(collectgarbage("count") - kb < 256, "the Lua heap grew by " .. (collectgarbage("count") - kb) .. " KiB")
+    -- every spelling is still the one clip
+    assert.are.equal(walk, lib:clip("res://.//./walk.anim"))
+  end)
+
+  it("naming files that fail keeps at most 1 MiB of their paths and messages in the library (defect 4)", function()
+    local l = assert(anim.library("examples/clips"))
+    local long = string.rep("d/", 1500)
+    for i = 1, 600 do assert.is_nil(l:clip("res://" .. long .. i .. ".anim")) end
+    local bytes = 0
+    for k, f in pairs(l.cache.clip.failed) do bytes = bytes + #k + #(f.why or f.msg) end
+    assert.is_true(bytes <= 1024 * 1024, bytes .. " bytes kept")
+    assert.is_true(count(l.cache.clip.failed) >= 200)
+    -- the newest is kept, the oldest went
+    assert.are.equal(l.cache.clip.failed["res://" .. long .. "600.anim"] ~= nil, true)
+    assert.is_nil(l.cache.clip.failed["res://" .. long .. "1.anim"])
+  end)
+
+  it("naming files through links to the root in ever new ways keeps at most 4,096 of them (defect 4)", function()
+    local dir = H.tmpdir()
+    H.write(dir .. "/a.anim", '{"length": 1, "joints": {}}')
+    os.execute("ln -s . " .. dir .. "/x && ln -s . " .. dir .. "/y")
+    local l = assert(anim.library(dir))
+    local first = assert(l:clip("res://a.anim"))
+    for i = 1, 5000 do
+      -- (res://y/a.anim, res://x/y/a.anim, ...: the bits of i, each a key of its own)
+      local p, k = {}, i
+      while k > 0 do p[#p + 1] = k % 2 == 1 and "x/" or "y/"; k = k // 2 end
+      assert.are.equal(first, l:clip("res://" .. table.concat(p) .. "a.anim"))
+    end
+    assert.is_true(count(l.cache.clip.path) <= 4096, count(l.cache.clip.path) .. " keys kept")
+    os.execute("rm -rf " .. dir)
+  end)
+
   it("of 6,000 property names of one 5 kB prefix restores in n log n, and writes back (defect 5)", function()
     local s = saved(function() end)
     local prefix = string.rep("x", 5000)
