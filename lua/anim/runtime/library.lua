@@ -55,11 +55,10 @@ local function key_of(path, fname)
   local why = refusal(rel)
   if why then return nil, show(path) .. ": " .. why end
   -- (by patterns, not segment by segment: a path of 4,096 bytes may hold
-  -- 2,000 of them; each pass of "/./" halves a run of them)
-  local s = ("/" .. rel .. "/"):gsub("//+", "/")
-  local n
-  repeat s, n = s:gsub("/%./", "/") until n == 0
-  rel = s:sub(2, -2)
+  -- 2,000 of them; a name followed by / or /. names a directory: kept so)
+  local s = ("/" .. rel .. "/"):gsub("/%.%f[/]", "")
+  s = s:gsub("//+", "/")
+  rel = s:sub(2, (s ~= "/" and (rel:find("/$") or rel:find("/%.$"))) and -1 or -2)
   return "res://" .. rel, rel
 end
 
