@@ -31,11 +31,18 @@ local MAX_PATH = 4096 -- bytes of a res:// path, at most (PATH_MAX on Linux)
 -- so that no layer that does decode can be tricked).
 M.show = show
 
+-- (what can be told from the spelling's first bytes and length)
 local function refusal(rel)
   if #rel > MAX_PATH then return string.format("refused: the path is longer than %d bytes", MAX_PATH) end
   if rel == "" or rel:sub(1, 1) == "/" or rel:match("^%a:") then
     return "refused: the path must be relative to the library root"
   end
+end
+
+-- (what needs every byte: read on the key's path, which has the same
+-- bytes but its "." and empty segments, and is short when a hostile
+-- spelling is long with them)
+local function content_refusal(rel)
   if rel:find("\\", 1, true) then return "refused: backslashes are not path separators in res:// paths" end
   if rel:find("%c") then return "refused: the path holds a control character" end
   if rel:find("%", 1, true) then return "refused: percent-escapes are not decoded in res:// paths" end
@@ -47,19 +54,24 @@ end
 -- empty and "." ones (res://a/./b and res://a//b are res://a/b), and that
 -- relative path.  Every spelling of a path is one key: the cache below
 -- holds one entry per file a script or state names, not one per spelling
--- (eight states naming 9,990 spellings each grew the heap by 146 MB).
+-- (eight states naming 9,990 spellings each grew the heap by 185 MB).
 local function key_of(path, fname)
   args.check(path, "string", 1, fname)
-  local rel = path:match("^res://(.*)$")
-  if not rel then return nil, show(path) .. ": not a res:// path" end
+  if path:sub(1, 6) ~= "res://" then return nil, show(path) .. ": not a res:// path" end
+  local rel = path:sub(7)
   local why = refusal(rel)
   if why then return nil, show(path) .. ": " .. why end
   -- (by patterns, not segment by segment: a path of 4,096 bytes may hold
-  -- 2,000 of them; a name followed by / or /. names a directory: kept so)
-  local s = ("/" .. rel .. "/"):gsub("/%.%f[/]", "")
-  s = s:gsub("//+", "/")
-  rel = s:sub(2, (s ~= "/" and (rel:find("/$") or rel:find("/%.$"))) and -1 or -2)
-  return "res://" .. rel, rel
+  -- 2,000 of them; plain finds first, for the usual path that has none)
+  local s = "/" .. rel .. "/"
+  if s:find("/./", 1, true) then s = s:gsub("/%.%f[/]", "") end
+  if s:find("//", 1, true) then s = s:gsub("//+", "/") end
+  -- (a name followed by / or /. names a directory: kept so)
+  local last = rel:sub(-2)
+  local key = s:sub(2, (s ~= "/" and (last:sub(-1) == "/" or last == "/.")) and -1 or -2)
+  why = content_refusal(key)
+  if why then return nil, show(path) .. ": " .. why end
+  return "res://" .. key, key
 end
 
 -- The real file of a key's relative path below the root, and where it is
