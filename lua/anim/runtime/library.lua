@@ -54,18 +54,28 @@ end
 -- empty and "." ones (res://a/./b and res://a//b are res://a/b), and that
 -- relative path.  Every spelling of a path is one key: the cache below
 -- holds one entry per file a script or state names, not one per spelling
--- (eight states naming 9,990 spellings each grew the heap by 185 MB).
+-- (eight states naming 9,990 spellings each grew the heap by 185 MB).  A
+-- path of more than MAX_SKIPPED of those segments is refused: the work of
+-- a spelling that loads is then that of its file's path, give or take
+-- 128 bytes (a state of 10,000 spellings of 4 kB, all runs of "./", took
+-- a second), and no pattern reads a spelling past them.
+local MAX_SKIPPED = 64
 local function key_of(path, fname)
   args.check(path, "string", 1, fname)
   if path:sub(1, 6) ~= "res://" then return nil, show(path) .. ": not a res:// path" end
   local rel = path:sub(7)
   local why = refusal(rel)
   if why then return nil, show(path) .. ": " .. why end
-  -- (by patterns, not segment by segment: a path of 4,096 bytes may hold
-  -- 2,000 of them; plain finds first, for the usual path that has none)
-  local s = "/" .. rel .. "/"
-  if s:find("/./", 1, true) then s = s:gsub("/%.%f[/]", "") end
-  if s:find("//", 1, true) then s = s:gsub("//+", "/") end
+  -- (each gsub stops at the bound: a run of k slashes is k - 1 empty
+  -- segments, /%.%f[/] a "." segment)
+  local s, n, m = "/" .. rel .. "/", 0, 0
+  if s:find("//", 1, true) then
+    s = s:gsub("//+", function(run) n = n + #run - 1; return "/" end, MAX_SKIPPED + 1)
+  end
+  if n <= MAX_SKIPPED and s:find("/./", 1, true) then s, m = s:gsub("/%.%f[/]", "", MAX_SKIPPED + 1 - n) end
+  if n + m > MAX_SKIPPED then
+    return nil, show(path) .. ": refused: the path holds more than " .. MAX_SKIPPED .. " '.' or empty segments"
+  end
   -- (a name followed by / or /. names a directory: kept so)
   local last = rel:sub(-2)
   local key = s:sub(2, (s ~= "/" and (last:sub(-1) == "/" or last == "/.")) and -1 or -2)
