@@ -5,7 +5,9 @@
  * the place of the old one in its box only once every part of it is made.
  * Numbers travel as flat arrays in the order of core.state_fields, read
  * with lua_rawgeti: nothing is allocated while they are read. */
+#include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "lua.h"
@@ -17,7 +19,7 @@
 
 static const char *const KINDS[] = { "num", "count", "int", "flag", "enum" };
 
-/* One list of fields as { { name =, kind =, n =, lo =, hi =, names = "a,b" }, ... } */
+/* One list of fields as { { name =, kind =, n =, lo =, hi =, names = "a,b", max = "digits" }, ... } */
 static void push_fields(lua_State *L, const anim_state_field *f) {
   int i;
   lua_newtable(L);
@@ -37,17 +39,28 @@ static void push_fields(lua_State *L, const anim_state_field *f) {
       lua_pushstring(L, f[i].names);
       lua_setfield(L, -2, "names");
     }
+    if (f[i].kind == ANIM_SF_COUNT) {
+      /* (its digits: a double would round it) */
+      char buf[24];
+      snprintf(buf, sizeof buf, "%lld", f[i].max);
+      lua_pushstring(L, buf);
+      lua_setfield(L, -2, "max");
+    }
     lua_rawseti(L, -2, i + 1);
   }
 }
 
-/* core.state_fields() -> { track = fields, animator = fields } */
+/* core.state_fields() -> { track = fields, animator = fields, max_id = "digits" } */
 static int state_fields(lua_State *L) {
-  lua_createtable(L, 0, 2);
+  char buf[24];
+  lua_createtable(L, 0, 3);
   push_fields(L, anim_track_state_fields);
   lua_setfield(L, -2, "track");
   push_fields(L, anim_animator_state_fields);
   lua_setfield(L, -2, "animator");
+  snprintf(buf, sizeof buf, "%lld", ANIM_STATE_MAX_COUNTER - 1);
+  lua_pushstring(L, buf);
+  lua_setfield(L, -2, "max_id");
   return 1;
 }
 
@@ -62,7 +75,14 @@ static void push_flat(lua_State *L, const anim_state_field *f, const void *s) {
     for (k = 0; k < f[i].n; k++) {
       switch (f[i].kind) {
         case ANIM_SF_NUM: lua_pushnumber(L, ((const double *)(const void *)p)[k]); break;
-        case ANIM_SF_COUNT: lua_pushinteger(L, (lua_Integer)((const long long *)(const void *)p)[k]); break;
+        case ANIM_SF_COUNT: {
+          /* (a decimal string: exact on every runtime, where a double
+           * would round a count beyond 2^53 and 5.1's %d overflow) */
+          char buf[24];
+          snprintf(buf, sizeof buf, "%lld", ((const long long *)(const void *)p)[k]);
+          lua_pushstring(L, buf);
+          break;
+        }
         default: lua_pushinteger(L, ((const int *)(const void *)p)[k]); break;
       }
       lua_rawseti(L, -2, ++at);
@@ -70,8 +90,44 @@ static void push_flat(lua_State *L, const anim_state_field *f, const void *s) {
   }
 }
 
-/* The flat array at idx into struct s (fields f): numbers only, raw (the
- * Lua side made it); 0 when one is missing or not a number. */
+/* A count at idx: a decimal string of digits (what the Lua side passes:
+ * exact on every runtime), or a whole number, within [0, LLONG_MAX].  0
+ * when it is neither; nothing is allocated. */
+static int to_count(lua_State *L, int idx, long long *out) {
+  if (lua_type(L, idx) == LUA_TSTRING) {
+    size_t len, i;
+    const char *s = lua_tolstring(L, idx, &len);
+    unsigned long long v = 0;
+    /* (19 digits fit an unsigned 64-bit number: the range is checked after) */
+    if (len == 0 || len > 19) return 0;
+    for (i = 0; i < len; i++) {
+      if (s[i] < '0' || s[i] > '9') return 0;
+      v = v * 10 + (unsigned)(s[i] - '0');
+    }
+    if (v > (unsigned long long)LLONG_MAX) return 0;
+    *out = (long long)v;
+    return 1;
+  }
+  if (lua_type(L, idx) == LUA_TNUMBER) {
+    double v;
+    if (lua_isinteger(L, idx)) {
+      lua_Integer k = lua_tointeger(L, idx);
+      if (k < 0) return 0;
+      *out = (long long)k;
+      return 1;
+    }
+    /* (compared as a double: no cast before the range is known) */
+    v = lua_tonumber(L, idx);
+    if (!(v == floor(v) && v >= 0 && v < 9223372036854775808.0)) return 0;
+    *out = (long long)v;
+    return 1;
+  }
+  return 0;
+}
+
+/* The flat array at idx into struct s (fields f): numbers, and counts as
+ * to_count reads them, raw (the Lua side made it); 0 when one is missing
+ * or not of its kind. */
 static int read_flat(lua_State *L, int idx, const anim_state_field *f, void *s) {
   int i, k, at = 0, ok = 1;
   for (i = 0; f[i].name; i++) {
@@ -79,15 +135,20 @@ static int read_flat(lua_State *L, int idx, const anim_state_field *f, void *s) 
     for (k = 0; k < f[i].n; k++) {
       double v;
       lua_rawgeti(L, idx, ++at);
+      if (f[i].kind == ANIM_SF_COUNT) {
+        long long c = 0;
+        ok = ok && to_count(L, -1, &c);
+        ((long long *)(void *)p)[k] = c;
+        lua_pop(L, 1);
+        continue;
+      }
       ok = ok && lua_type(L, -1) == LUA_TNUMBER;
       v = lua_tonumber(L, -1);
       lua_pop(L, 1);
       if (f[i].kind == ANIM_SF_NUM) { ((double *)(void *)p)[k] = v; continue; }
       /* (compared as doubles: no cast before the range is known) */
-      if (!(v == floor(v) && fabs(v) < 9.2e18)) { ok = 0; v = 0; }
-      if (f[i].kind == ANIM_SF_COUNT) ((long long *)(void *)p)[k] = (long long)v;
-      else if (!(v >= -2147483647.0 && v <= 2147483647.0)) { ok = 0; ((int *)(void *)p)[k] = 0; }
-      else ((int *)(void *)p)[k] = (int)v;
+      if (!(v == floor(v) && v >= -2147483647.0 && v <= 2147483647.0)) { ok = 0; v = 0; }
+      ((int *)(void *)p)[k] = (int)v;
     }
   }
   return ok;
@@ -316,6 +377,14 @@ static double num_at(lua_State *L, int t, int i, int *ok) {
   return v;
 }
 
+static long long count_at(lua_State *L, int t, int i, int *ok) {
+  long long c = 0;
+  lua_rawgeti(L, t, i);
+  if (!to_count(L, -1, &c)) *ok = 0;
+  lua_pop(L, 1);
+  return c;
+}
+
 static int int_at(lua_State *L, int t, int i, int *ok) {
   double v = num_at(L, t, i, ok);
   if (!(v == floor(v) && v >= -2147483647.0 && v <= 2147483647.0)) { *ok = 0; return 0; }
@@ -373,9 +442,12 @@ static int plan_fill(lua_State *L, plan_mem *p, const plan_size *z, int binds) {
     np = (int)raw_len_field(L, li, "points");
     if (np != n) return 0;
     lua_getfield(L, li, "after");
-    l->after = lua_type(L, -1) == LUA_TNUMBER ? (int)lua_tointeger(L, -1) : -2;
+    {
+      double v = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : -2;
+      l->after = v >= -1 && v < z->nlead && v == floor(v) ? (int)v : -2;
+    }
     lua_getfield(L, li, "id");
-    l->id = lua_type(L, -1) == LUA_TNUMBER ? (long long)lua_tointeger(L, -1) : -1;
+    if (!to_count(L, -1, &l->id)) l->id = -1;
     lua_getfield(L, li, "at");
     if (lua_type(L, -1) == LUA_TTABLE) {
       l->at[0] = num_at(L, lua_gettop(L), 1, &ok);
@@ -425,7 +497,7 @@ static int plan_fill(lua_State *L, plan_mem *p, const plan_size *z, int binds) {
     lua_rawgeti(L, top + 1, i + 1);
     t = lua_gettop(L);
     if (lua_type(L, t) != LUA_TTABLE) return 0;
-    p->ov_id[i] = (long long)num_at(L, t, 1, &ok);
+    p->ov_id[i] = count_at(L, t, 1, &ok);
     o->joint = int_at(L, t, 2, &ok);
     o->mode = int_at(L, t, 3, &ok);
     o->channels = int_at(L, t, 4, &ok);
@@ -443,7 +515,7 @@ static int plan_fill(lua_State *L, plan_mem *p, const plan_size *z, int binds) {
     lua_rawgeti(L, top + 1, i + 1);
     t = lua_gettop(L);
     if (lua_type(L, t) != LUA_TTABLE) return 0;
-    p->ik_id[i] = (long long)num_at(L, t, 1, &ok);
+    p->ik_id[i] = count_at(L, t, 1, &ok);
     d->kind = int_at(L, t, 2, &ok);
     for (k = 0; k < 3; k++) d->j[k] = int_at(L, t, 3 + k, &ok);
     for (k = 0; k < 3; k++) {
