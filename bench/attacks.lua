@@ -136,7 +136,7 @@ do -- defect 4: eight refused states of 9,990 distinct spellings each of res://w
     for round = 1, 8 do
       local s = walk_state(9990, function(r, i)
         local p, k = {}, round * 10000 + i -- (its bits, "./" or "/" each: 17 segments)
-        while k > 0 do p[#p + 1] = k % 2 == 1 and "./" or "/"; k = k // 2 end
+        while k > 0 do p[#p + 1] = k % 2 == 1 and "./" or "/"; k = math.floor(k / 2) end
         r.clip = "res://./" .. table.concat(p) .. "walk.anim"
       end)
       s.tracks[9990].time = "nan"

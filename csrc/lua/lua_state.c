@@ -19,6 +19,13 @@
 
 static const char *const KINDS[] = { "num", "count", "int", "flag", "enum" };
 
+/* A count's digits, pushed (exact on every runtime). */
+static void push_digits(lua_State *L, long long c) {
+  char buf[24];
+  snprintf(buf, sizeof buf, "%lld", c);
+  lua_pushstring(L, buf);
+}
+
 /* One list of fields as { { name =, kind =, n =, lo =, hi =, names = "a,b", max = "digits" }, ... } */
 static void push_fields(lua_State *L, const anim_state_field *f) {
   int i;
@@ -41,9 +48,7 @@ static void push_fields(lua_State *L, const anim_state_field *f) {
     }
     if (f[i].kind == ANIM_SF_COUNT) {
       /* (its digits: a double would round it) */
-      char buf[24];
-      snprintf(buf, sizeof buf, "%lld", f[i].max);
-      lua_pushstring(L, buf);
+      push_digits(L, f[i].max);
       lua_setfield(L, -2, "max");
     }
     lua_rawseti(L, -2, i + 1);
@@ -52,14 +57,12 @@ static void push_fields(lua_State *L, const anim_state_field *f) {
 
 /* core.state_fields() -> { track = fields, animator = fields, max_id = "digits" } */
 static int state_fields(lua_State *L) {
-  char buf[24];
   lua_createtable(L, 0, 3);
   push_fields(L, anim_track_state_fields);
   lua_setfield(L, -2, "track");
   push_fields(L, anim_animator_state_fields);
   lua_setfield(L, -2, "animator");
-  snprintf(buf, sizeof buf, "%lld", ANIM_STATE_MAX_COUNTER - 1);
-  lua_pushstring(L, buf);
+  push_digits(L, ANIM_STATE_MAX_COUNTER - 1);
   lua_setfield(L, -2, "max_id");
   return 1;
 }
@@ -75,14 +78,9 @@ static void push_flat(lua_State *L, const anim_state_field *f, const void *s) {
     for (k = 0; k < f[i].n; k++) {
       switch (f[i].kind) {
         case ANIM_SF_NUM: lua_pushnumber(L, ((const double *)(const void *)p)[k]); break;
-        case ANIM_SF_COUNT: {
-          /* (a decimal string: exact on every runtime, where a double
-           * would round a count beyond 2^53 and 5.1's %d overflow) */
-          char buf[24];
-          snprintf(buf, sizeof buf, "%lld", ((const long long *)(const void *)p)[k]);
-          lua_pushstring(L, buf);
-          break;
-        }
+        /* (a decimal string: exact on every runtime, where a double would
+         * round a count beyond 2^53 and 5.1's %d overflow) */
+        case ANIM_SF_COUNT: push_digits(L, ((const long long *)(const void *)p)[k]); break;
         default: lua_pushinteger(L, ((const int *)(const void *)p)[k]); break;
       }
       lua_rawseti(L, -2, ++at);
@@ -161,9 +159,9 @@ static void push_vec(lua_State *L, const double *v, int n) { anim_lua_pushnumber
 
 /* core.animator_state_export(animator) -> {
  *   animator = flat, pose = { 10 numbers per joint }, animated = { flags per joint },
- *   tracks = { { id =, point = 0-based, after = -1 | lead ordinal, f = flat }, ... },
+ *   tracks = { { id =, digits = id's, point = 0-based, after = -1 | lead ordinal, f = flat }, ... },
  *   properties = { { name =, v = { ... } }, ... } (the names known; v empty: no value),
- *   constraints = { { id =, kind =, j = { 3 }, target, pole, fwd, up, weight =, soften = }, ... } }
+ *   constraints = { { id =, digits = id's, kind =, j = { 3 }, target, pole, fwd, up, weight =, soften = }, ... } }
  * Every table made may run finalizers: the animator is taken out of its
  * box again before each read, and what is read is copied to the C stack
  * before the next table is made. */
@@ -195,9 +193,11 @@ static int animator_state_export(lua_State *L) {
     anim_track_state s;
     int point, after;
     long long id = anim_track_id(anim_state_track(anim_lua_checkanimator(L, 1), i, &s, &point, &after));
-    lua_createtable(L, 0, 4);
+    lua_createtable(L, 0, 5);
     lua_pushinteger(L, (lua_Integer)id);
     lua_setfield(L, -2, "id");
+    push_digits(L, id);
+    lua_setfield(L, -2, "digits");
     lua_pushinteger(L, point);
     lua_setfield(L, -2, "point");
     lua_pushinteger(L, after);
@@ -235,9 +235,11 @@ static int animator_state_export(lua_State *L) {
     long long id = anim_state_ik(anim_lua_checkanimator(L, 1), i, &d);
     double j[3];
     j[0] = d.j[0]; j[1] = d.j[1]; j[2] = d.j[2];
-    lua_createtable(L, 0, 9);
+    lua_createtable(L, 0, 10);
     lua_pushinteger(L, (lua_Integer)id);
     lua_setfield(L, -2, "id");
+    push_digits(L, id);
+    lua_setfield(L, -2, "digits");
     lua_pushinteger(L, d.kind);
     lua_setfield(L, -2, "kind");
     push_vec(L, j, 3);
@@ -377,9 +379,10 @@ static double num_at(lua_State *L, int t, int i, int *ok) {
   return v;
 }
 
-static long long count_at(lua_State *L, int t, int i, int *ok) {
+/* The id of an override or constraint at t: its digits. */
+static long long id_at(lua_State *L, int t, int *ok) {
   long long c = 0;
-  lua_rawgeti(L, t, i);
+  lua_getfield(L, t, "digits");
   if (!to_count(L, -1, &c)) *ok = 0;
   lua_pop(L, 1);
   return c;
@@ -446,7 +449,7 @@ static int plan_fill(lua_State *L, plan_mem *p, const plan_size *z, int binds) {
       double v = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : -2;
       l->after = v >= -1 && v < z->nlead && v == floor(v) ? (int)v : -2;
     }
-    lua_getfield(L, li, "id");
+    lua_getfield(L, li, "digits");
     if (!to_count(L, -1, &l->id)) l->id = -1;
     lua_getfield(L, li, "at");
     if (lua_type(L, -1) == LUA_TTABLE) {
@@ -497,7 +500,7 @@ static int plan_fill(lua_State *L, plan_mem *p, const plan_size *z, int binds) {
     lua_rawgeti(L, top + 1, i + 1);
     t = lua_gettop(L);
     if (lua_type(L, t) != LUA_TTABLE) return 0;
-    p->ov_id[i] = count_at(L, t, 1, &ok);
+    p->ov_id[i] = id_at(L, t, &ok);
     o->joint = int_at(L, t, 2, &ok);
     o->mode = int_at(L, t, 3, &ok);
     o->channels = int_at(L, t, 4, &ok);
@@ -515,7 +518,7 @@ static int plan_fill(lua_State *L, plan_mem *p, const plan_size *z, int binds) {
     lua_rawgeti(L, top + 1, i + 1);
     t = lua_gettop(L);
     if (lua_type(L, t) != LUA_TTABLE) return 0;
-    p->ik_id[i] = count_at(L, t, 1, &ok);
+    p->ik_id[i] = id_at(L, t, &ok);
     d->kind = int_at(L, t, 2, &ok);
     for (k = 0; k < 3; k++) d->j[k] = int_at(L, t, 3 + k, &ok);
     for (k = 0; k < 3; k++) {
@@ -625,10 +628,11 @@ static void plan_boxes(lua_State *L, const plan_size *z) {
  * plan = { out = {}, live = {}, queued_after = {} (filled here: plan_boxes),
  *   side =, animator = flat, pose = {..}, animated = {..},
  *   leads = { { src = clip | space, bindings = { per point }, at = { x, y }?, after = -1 | ordinal,
- *               id =, cbs = table, points = { flat per point } }, ... },
+ *               id =, digits = id's digits, cbs = table, points = { flat per point } }, ... },
  *   properties = { { name =, v = { ... } } },
- *   overrides = { { id, joint, mode, channels, weight, p x3, q x4, s x3 } },
- *   constraints = { { id, kind, j x3, target x3, pole x3, fwd x3, up x3, weight, soften } } }
+ *   overrides = { { id, joint, mode, channels, weight, p x3, q x4, s x3, digits = id's } },
+ *   constraints = { { id, kind, j x3, target x3, pole x3, fwd x3, up x3, weight, soften, digits = id's } } }
+ * (ids are read from their digits: exact on every runtime)
  * (0-based joints, as the core has them).  Everything Lua is made first
  * (the track boxes, the binding arrays, the plan's memory), then the
  * plan is read and the new animator built; only then does it replace the

@@ -115,7 +115,7 @@ function M.save(animator, st)
       local track = by_id[t.id]
       if not track then error("state: the core's track " .. t.id .. " has no Lua track", 0) end
       local src = track_uv(track, 1)
-      lead = record(FIELDS.track, t.f, joints, { id = count(t.id) })
+      lead = record(FIELDS.track, t.f, joints, { id = t.digits })
       if spaces.is_space_box(src) then
         local info = space_info(src)
         local pts = {}
@@ -150,7 +150,7 @@ function M.save(animator, st)
   end
   for i, c in ipairs(raw.constraints) do
     local kind = codes.name("ik", c.kind)
-    local r = { id = count(c.id), kind = kind, target = hexes(c.target, 1, 3), weight = hex(c.weight) }
+    local r = { id = c.digits, kind = kind, target = hexes(c.target, 1, 3), weight = hex(c.weight) }
     if kind == "two_bone" then
       r.joints = { joints[c.j[1] + 1].name, joints[c.j[2] + 1].name, joints[c.j[3] + 1].name }
       r.pole, r.soften = hexes(c.pole, 1, 3), hex(c.soften)
@@ -551,12 +551,13 @@ local function plan_of(st, s, resolve)
   for i, r in ipairs(tracks) do
     local path = index("state.tracks", i)
     fields_of(r, path, TRACK_KEYS, "an object (a saved track)")
-    local id = cnt(r.id, path, "id", 0, MAX_ID)
-    if ids[id] then fail(key(path, "id"), "is the id of state.tracks[%d] too", ids[id]) end
-    ids[id] = i
+    -- (by its digits: exact, where 5.1's doubles round ids beyond 2^53)
+    local id, id_digits = cnt(r.id, path, "id", 0, MAX_ID)
+    if ids[id_digits] then fail(key(path, "id"), "is the id of state.tracks[%d] too", ids[id_digits]) end
+    ids[id_digits] = i
     local map
     if r.retarget ~= nil then map = find(r.retarget, "retarget", path, "retarget") end
-    local lead = { id = id, cbs = {}, after = -1, points = {}, bindings = {} }
+    local lead = { id = id, digits = id_digits, cbs = {}, after = -1, points = {}, bindings = {} }
     local clips, view
     if r.space ~= nil then
       if r.clip ~= nil then fail(path, "names both a clip and a blend space") end
@@ -620,7 +621,7 @@ local function plan_of(st, s, resolve)
   for i, o in ipairs(list_of(s.overrides, "state.overrides", "an array of overrides")) do
     local path = index("state.overrides", i)
     fields_of(o, path, OVERRIDE_KEYS, "an object (an override)")
-    local id = cnt(o.id, path, "id", last + 1, MAX_ID)
+    local id, id_digits = cnt(o.id, path, "id", last + 1, MAX_ID)
     last = id
     local j = joint_of(o.joint, path, "joint", rinfo.index)
     if OVR[o.mode] == nil then fail(key(path, "mode"), "must be 'replace' or 'add', got %s", got(o.mode)) end
@@ -634,14 +635,14 @@ local function plan_of(st, s, resolve)
     end
     if o.scale ~= nil then ch, sc = ch + 4, nums(o.scale, path, "scale", 3) end
     plan.overrides[i] = { id, j, OVR[o.mode], ch, w, p[1], p[2], p[3], q[1], q[2], q[3], q[4], sc[1], sc[2], sc[3],
-      name = o.joint, mode = o.mode, p = p, q = q, s = sc }
+      name = o.joint, mode = o.mode, p = p, q = q, s = sc, digits = id_digits }
   end
   last = 0
   for i, c in ipairs(list_of(s.constraints, "state.constraints", "an array of constraints")) do
     local path = index("state.constraints", i)
     local two = type(c) == "table" and c.kind == "two_bone"
     fields_of(c, path, two and TWO_BONE_KEYS or AIM_KEYS, "an object (a constraint)")
-    local id = cnt(c.id, path, "id", last + 1, MAX_ID)
+    local id, id_digits = cnt(c.id, path, "id", last + 1, MAX_ID)
     last = id
     if IKK[c.kind] == nil then fail(key(path, "kind"), "must be 'two_bone' or 'aim', got %s", E.describe(c.kind)) end
     local js = list_of(c.joints, key(path, "joints"), "an array of joint names")
@@ -654,7 +655,7 @@ local function plan_of(st, s, resolve)
     if two then pole, soft = nums(c.pole, path, "pole", 3), num(c.soften, path, "soften")
     else fwd, upv = nums(c.forward, path, "forward", 3), nums(c.up, path, "up", 3) end
     plan.constraints[i] = { id, IKK[c.kind], j[1], j[2] or j[1], j[3] or j[1], t[1], t[2], t[3], pole[1], pole[2], pole[3],
-      fwd[1], fwd[2], fwd[3], upv[1], upv[2], upv[3], w, soft, kind = c.kind }
+      fwd[1], fwd[2], fwd[3], upv[1], upv[2], upv[3], w, soft, kind = c.kind, digits = id_digits }
   end
   -- last, the blend spaces: every other field is checked by now, so that
   -- a state refused for one of them costs no triangulation
