@@ -21,7 +21,7 @@ local function rss()
   end
 end
 
-local rows, worst = {}, { update = { 0 }, import = { 0 } }
+local rows, worst = {}, { update = { 0 }, import = { 0 }, restore = { 0 } }
 local function measure(kind, name, fn)
   collectgarbage()
   local t0 = os.clock()
@@ -222,6 +222,93 @@ do -- a 65,536-node chain with a skin (3 MB): 3.8 s and 360 MB
   measure("import", "35/6: a 65,536-node glTF chain with a skin", function() assert(anim.import_gltf(f)) end)
 end
 os.execute("rm -rf " .. gltf_dir)
+-- Restores of hostile states (issue 35) --------------------------------------------
+-- A state of n tracks of walk.anim (the first the animator saved), each
+-- given to each(r, i) (bench's own copy of spec/state_attacks_spec.lua's).
+local function walk_state(n, each)
+  local lib = assert(anim.library("examples/clips"))
+  local a = anim.animator(player, { library = lib })
+  a:play(assert(lib:clip("res://walk.anim")))
+  a:update(0.1)
+  local s = a:state()
+  local t = cjson.encode(s.tracks[1])
+  s.tracks, s.animator.next_id = {}, tostring(n + 1)
+  for i = 1, n do
+    local r = cjson.decode(t)
+    r.id = tostring(i)
+    if each then each(r, i) end
+    s.tracks[i] = r
+  end
+  return s, lib
+end
+-- (the Lua heap's growth over fn, in MB, noted after the last row's name;
+-- the core allocates outside collectgarbage's count)
+local function heap_note(fn)
+  collectgarbage()
+  collectgarbage()
+  local kb = collectgarbage("count")
+  fn()
+  collectgarbage()
+  collectgarbage()
+  rows[#rows][2] = rows[#rows][2] .. string.format(" (heap %+.1f MB)", (collectgarbage("count") - kb) / 1024)
+end
+do -- defect 4: eight refused states of 9,990 distinct spellings each of res://walk.anim
+  local lib = assert(anim.library("examples/clips"))
+  local b = anim.animator(player, { library = lib })
+  heap_note(function()
+    for round = 1, 8 do
+      local s = walk_state(9990, function(r, i)
+        local p, k = {}, round * 10000 + i -- (its bits, "./" or "/" each: 17 segments)
+        while k > 0 do p[#p + 1] = k % 2 == 1 and "./" or "/"; k = math.floor(k / 2) end
+        r.clip = "res://./" .. table.concat(p) .. "walk.anim"
+      end)
+      s.tracks[9990].time = "nan"
+      local function refused() assert(not b:restore(s)) end
+      if round < 8 then refused() else measure("restore", "35/4: 8 states of 9,990 spellings, the 8th", refused) end
+    end
+  end)
+end
+do -- defect 5: 9,998 property names sharing a 5 kB prefix
+  local s = walk_state(0)
+  local prefix = string.rep("x", 5000)
+  for i = 1, 9998 do s.properties[i] = { name = prefix .. string.format("%08d", i), value = { "0x1p+0" } } end
+  local b = anim.animator(player)
+  heap_note(function()
+    measure("restore", "35/5: 9,998 names of one 5 kB prefix", function() assert(b:restore(s)) end)
+  end)
+end
+do -- defect 5: 156 tracks of distinct 64-point 2D blend spaces (points on circles)
+  local c = assert(anim.clip({ length = 1, loop = "loop", joints = {} }, "c"))
+  local a = anim.animator(player)
+  for k = 1, 156 do
+    local pts = {}
+    for i = 1, 64 do pts[i] = { clip = c, at = { k * math.cos(i * math.pi / 32), k * math.sin(i * math.pi / 32) } } end
+    a:play(anim.blendspace { points = pts, name = "s" .. k }, { at = { 0, 0 } })
+  end
+  a:update(0.1)
+  local s = a:state()
+  local b = anim.animator(player)
+  heap_note(function()
+    measure("restore", "35/5: 156 distinct 64-point 2D spaces", function()
+      assert(b:restore(s, function() return c end))
+    end)
+  end)
+end
+do -- defect 5: a clip name of 100 MB of control bytes
+  local s = walk_state(1)
+  s.tracks[1].clip = string.rep("\1", 100 * 1024 * 1024)
+  local b = anim.animator(player)
+  local msg
+  heap_note(function()
+    measure("restore", "35/5: a 100 MB name of control bytes", function() msg = select(2, b:restore(s)) end)
+  end)
+  rows[#rows][2] = rows[#rows][2] .. " -> " .. #msg .. " B"
+end
+do -- defect 12, and the most tracks a state holds: 9,999 tracks queued in one ring
+  local s, lib = walk_state(9999, function(r, i) r.state, r.after = "queued", i % 9999 + 1 end)
+  local b = anim.animator(player, { library = lib })
+  measure("restore", "35/12: 9,999 tracks queued in a ring", function() assert(not b:restore(s)) end)
+end
 
 -- Report ---------------------------------------------------------------------------
 local failed = false
@@ -237,5 +324,5 @@ print(string.format("churn: %d animators of a 4,096-joint rig made and dropped i
   .. " above the start (%.0f MiB)", churn, churn_s, grown, peak))
 print(cjson.encode { workload = "attacks", churn = churn, churn_peak_rss_growth_mb = grown, churn_seconds = churn_s,
   worst_update_s = worst.update[1], worst_update = worst.update[2], worst_import_s = worst.import[1],
-  worst_import = worst.import[2], budget_s = BUDGET })
+  worst_import = worst.import[2], worst_restore_s = worst.restore[1], worst_restore = worst.restore[2], budget_s = BUDGET })
 os.exit(failed and 1 or 0)

@@ -189,6 +189,26 @@ end
 H.LOAD_MARGIN = 4
 function H.seconds(s) return s * H.LOAD_MARGIN * H.slowdown end
 
+-- fn's results, after checking that it took less than H.seconds(s) of CPU
+-- (what: named in the failure).
+function H.quick(s, what, fn, ...)
+  local t0 = os.clock()
+  local res = compat.pack(fn(...))
+  local took = os.clock() - t0
+  assert(took < H.seconds(s), string.format("%s took %.2f s (budget %.1f s)", what, took, H.seconds(s)))
+  return compat.unpack(res, 1, res.n)
+end
+
+-- fn's results, failing it (rather than hanging) past n million Lua
+-- instructions: work that must be bounded, counted.
+function H.bounded(n, fn)
+  debug.sethook(function() error("more than " .. n .. " million instructions: not bounded", 2) end, "", n * 1000000)
+  local r = compat.pack(pcall(fn))
+  debug.sethook()
+  if not r[1] then error(r[2], 0) end
+  return compat.unpack(r, 2, r.n)
+end
+
 -- Runs f with LuaJIT's compiler off (elsewhere, just runs it): it
 -- allocates its traces in the Lua heap, through the state's allocator, so
 -- collectgarbage("count") and the allocation counters count them; a spec

@@ -75,6 +75,20 @@ describe("res:// paths", function()
     refused("res://sub/\na.anim", "res://sub/\\010a.anim: refused: the path holds a control character")
   end)
 
+  it("refuses more than 64 '.' or empty segments, and finds the file through as many", function()
+    -- (every spelling is read through by patterns: a spelling that loads
+    -- is thus that of its file, give or take 128 bytes; issue 35)
+    local a = lib:clip("res://sub/a.anim")
+    assert.are.equal(a, lib:clip("res://" .. string.rep("./", 64) .. "sub/a.anim"))
+    assert.are.equal(a, lib:clip("res://sub" .. string.rep("/", 65) .. "a.anim"))
+    assert.are.equal(a, lib:clip("res://" .. string.rep(".//", 32) .. "sub/a.anim"))
+    for _, p in ipairs { "res://" .. string.rep("./", 65) .. "sub/a.anim", "res://sub" .. string.rep("/", 66) .. "a.anim",
+      "res://" .. string.rep(".//", 33) .. "sub/a.anim", "res://sub/" .. string.rep("./", 2000) .. "a.anim" } do
+      local shown = #p > 200 and p:sub(1, 197) .. "... (" .. #p .. " bytes)" or p
+      refused(p, shown .. ": refused: the path holds more than 64 '.' or empty segments")
+    end
+  end)
+
   it("refuses percent-escapes of any kind (they are not decoded)", function()
     for _, p in ipairs { "res://%2e%2e/secret.anim", "res://%2E%2E%2Fsecret.anim", "res://sub/%2e%2e%2f%2e%2e%2fsecret.anim",
       "res://%2e%2e", "res://sub/a%20b.anim", "res://100%.anim" } do
@@ -196,7 +210,7 @@ describe("res:// paths", function()
   it("cuts a long path short in messages, and refuses one beyond 4096 bytes", function()
     local long = "res://" .. string.rep("d/", 2100) .. "a.anim"
     local _, err = lib:clip(long)
-    assert.are.equal(long:sub(1, 197) .. "...: refused: the path is longer than 4096 bytes", err)
+    assert.are.equal(long:sub(1, 197) .. "... (" .. #long .. " bytes): refused: the path is longer than 4096 bytes", err)
   end)
 
   it("does not resolve a path as a plays item of a clip either", function()

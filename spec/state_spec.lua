@@ -187,6 +187,102 @@ describe("animator:state and animator:restore", function()
     end)
   end
 
+  -- (issue 35) States written after play at the extremes the API allows
+  -- restore and go on bit for bit: speeds of 1e300 for dts of 1e9 (a
+  -- track's loops saturate at 2^63 - 1, a state wrote that count and could
+  -- not read it back), root motion over them (its sums were saved as
+  -- infinities and NaNs), dts near the largest double (the ramps' elapsed
+  -- times overflowed), queued tracks, blend spaces and properties.
+  local BIG = 1.7976931348623157e308
+  local SPEEDS = { 1e300, -1e300, 5e-324, 1e15, 1, 0, BIG, -BIG }
+  local DTS = { 1e9, 1e300, BIG, 5e-324, 0, 1 / 60 }
+
+  local function extreme_scene(r, a, pool, spaces)
+    local ts = {}
+    if r() < 0.8 then a.root_motion = JOINTS[r(3)] end
+    for _ = 1, 2 + r(4) do
+      local opts = { speed = SPEEDS[r(#SPEEDS)], fade = ({ 0, 1e300, 1e-300, 0.2, BIG })[r(5)],
+        weight = ({ 1, 1e300, 0, 1e-300 })[r(4)] }
+      local what = pool[r(#pool)]
+      if r() < 0.3 then
+        what = spaces[r(#spaces)]
+        opts.at = what.dimensions == 1 and r() * 1e300 or { r() * 3, -1e300 }
+      end
+      if #ts > 0 and r() < 0.3 then opts.after = ts[r(#ts)] end
+      local ok, t = pcall(a.play, a, what, opts)
+      if ok then ts[#ts + 1] = t end
+    end
+    for _ = 1, r(6) do
+      a:update(DTS[r(#DTS)])
+      local t, k = ts[r(#ts)], r(6)
+      if t and k == 1 then pcall(t.stop, t, ({ 0, 1e300, BIG })[r(3)])
+      elseif t and k == 2 then pcall(t.adjust_speed, t, SPEEDS[r(#SPEEDS)], ({ 0, 1e300 })[r(2)])
+      elseif t and k == 3 then pcall(t.adjust_weight, t, ({ 0, 1e300, BIG })[r(3)], ({ 0, 1e300, BIG })[r(3)]) end
+    end
+  end
+
+  it("restores the states of play at the extremes and goes on bit for bit (issue 35)", function()
+    for seed = 1, 60 do
+      math.randomseed(3500 + seed)
+      local r = math.random
+      local pool, named = {}, {}
+      for i = 1, 4 do pool[i] = random_clip(r, "c" .. i); named["c" .. i] = pool[i] end
+      local spaces = random_spaces(r, pool)
+      local function resolve(name) return named[name] end
+      local a = anim.animator(rig)
+      local log_a, log_b, log_c = {}, {}, {}
+      local add_a = listen(a, log_a)
+      extreme_scene(r, a, pool, spaces)
+      local s = a:state()
+      local json = cjson.encode(s)
+      for k in pairs(log_a) do log_a[k] = nil end
+      local b, c = anim.animator(rig), anim.animator(rig)
+      local add_b, add_c = listen(b, log_b), listen(c, log_c)
+      local rb, err = b:restore(s, resolve)
+      assert(rb, "seed " .. seed .. ": " .. tostring(err))
+      local rc = assert(c:restore(cjson.decode(json), resolve))
+      listen_tracks(by_id(a), add_a)
+      listen_tracks(rb.tracks, add_b)
+      listen_tracks(rc.tracks, add_c)
+      same_numbers(numbers(a), numbers(b), "seed " .. seed .. " after restore")
+      assert.are.same(s, b:state())
+      assert.are.same(cjson.decode(json), c:state())
+      for i = 1, 5 do
+        local dt = DTS[r(#DTS)]
+        a:update(dt); b:update(dt); c:update(dt)
+        same_numbers(numbers(a), numbers(b), "seed " .. seed .. " update " .. i)
+        same_numbers(numbers(a), numbers(c), "seed " .. seed .. " update " .. i .. " (cjson)")
+      end
+      assert.are.same(log_a, log_b)
+      assert.are.same(log_a, log_c)
+    end
+  end)
+
+  it("restores a track whose loops saturated at 2^63 - 1, and its root motion (issue 35)", function()
+    local hips = assert(anim.clip({ length = 0.8, loop = "loop", joints = { torso = {
+      position = { { 0, { 0, 0, 0 } }, { 0.8, { 0.3, 0, 2 } } },
+      rotation = { { 0, { 10, 0, 0 } }, { 0.8, { 10, 30, 0 } } } } } }, "hips"))
+    for _, speed in ipairs { 1e300, -1e300 } do
+      local a = anim.animator(rig, { root_motion = "torso" })
+      a:play(hips, { speed = speed })
+      a:update(1e9)
+      local s = a:state()
+      assert.are.equal("9223372036854775807", s.tracks[1].loops)
+      -- (the motion of infinitely many loops: the largest double, not inf)
+      for _, x in ipairs(s.tracks[1].rm_dp) do assert.is_truthy(tonumber(x), x) end
+      assert.is_truthy(tonumber(s.tracks[1].rm_dy), s.tracks[1].rm_dy)
+      local b = anim.animator(rig)
+      assert(b:restore(cjson.decode(cjson.encode(s)), function() return hips end))
+      assert.are.equal(a:tracks()[1].loops, b:tracks()[1].loops)
+      same_numbers(numbers(a), numbers(b), "after restore")
+      for i = 1, 3 do
+        a:update(1e9); b:update(1e9)
+        same_numbers(numbers(a), numbers(b), "update " .. i)
+      end
+      assert.are.same(a:state(), b:state())
+    end
+  end)
+
   it("writes only JSON-safe values: strings, booleans and small integers", function()
     math.randomseed(99)
     local r = math.random

@@ -63,7 +63,7 @@ static int triangulate(const double (*p)[2], int n, int (*tri)[3], int cap) {
         int empty = 1, cnt = 0, first = 1;
         if (fabs(o) <= eps_o) continue;  /* on a line */
         if (o < 0) { const double *t = b; b = c; c = t; }
-        for (m = 0; m < n && empty; m++) {
+        for (m = 0; m < n && empty && first; m++) {
           double d;
           if (m == i || m == j || m == k) continue;
           d = incircle(a, b, c, p[m]);

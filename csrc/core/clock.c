@@ -274,7 +274,9 @@ void anim_track_step(anim_animator *a, anim_track *t) {
     if (fade_ends) anim_track_end(a, t, e0 + span);
     else if (t->cut_at >= 0) anim_track_end(a, t, t->cut_at);
   }
-  t->fade.elapsed += dt;
-  t->weight.elapsed += dt;
+  /* (kept finite: dts near the largest double would make them infinite,
+   * and a state saves them; past any duration either way) */
+  t->fade.elapsed = anim_finite(t->fade.elapsed + dt);
+  t->weight.elapsed = anim_finite(t->weight.elapsed + dt);
   if (t->sp) anim_space_end(a, t);
 }

@@ -29,6 +29,7 @@ typedef struct pslot {
 typedef struct anim_pslots {
   int n, cap;
   pslot *slot;
+  int *sorted;            /* cap: the slots' indices by name (length, then bytes): found in O(log n) */
   anim_track **order;     /* scratch: the tracks with properties, in blend order */
   int ocap;
   int held;               /* slots held by a restore */
@@ -46,12 +47,30 @@ struct anim_tprops {
   double *a, *take;       /* n each: w / W of its level, and the level's take */
 };
 
-static int find_slot(const anim_pslots *ps, const char *name, size_t len) {
-  int i;
-  if (!ps) return -1;
-  for (i = 0; i < ps->n; i++)
-    if (ps->slot[i].len == len && memcmp(ps->slot[i].name, name, len) == 0) return i;
+/* Names in the order of `sorted`: shorter first, then by their bytes. */
+static int name_cmp(const pslot *s, const char *name, size_t len) {
+  if (s->len != len) return s->len < len ? -1 : 1;
+  return memcmp(s->name, name, len);
+}
+
+/* Where name is in ps->sorted, or (*at) where it would go; a binary
+ * search: O(log n) comparisons, each of at most len bytes.  (A linear
+ * search made a restore of 10,000 names of one long prefix take 13 s.) */
+static int search(const anim_pslots *ps, const char *name, size_t len, int *at) {
+  int lo = 0, hi = ps->n;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2, c = name_cmp(&ps->slot[ps->sorted[mid]], name, len);
+    if (c == 0) { *at = mid; return ps->sorted[mid]; }
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  *at = lo;
   return -1;
+}
+
+static int find_slot(const anim_pslots *ps, const char *name, size_t len) {
+  int at;
+  return ps ? search(ps, name, len, &at) : -1;
 }
 
 /* ---- reading ---------------------------------------------------------- */
@@ -77,6 +96,16 @@ const char *anim_animator_property_name(const anim_animator *a, int n, size_t *l
   return NULL;
 }
 
+int anim_animator_property_slot(const anim_animator *a, int i, const char **name, size_t *len) {
+  const pslot *s;
+  if (!a->pslots || i < 0 || i >= a->pslots->n) return -1;
+  s = &a->pslots->slot[i];
+  if (s->users <= 0) return 0;
+  *name = s->name;
+  *len = s->len;
+  return 1;
+}
+
 /* ---- tracks ----------------------------------------------------------- */
 
 void anim_tprops_free(const anim_mem *m, anim_tprops *tp) {
@@ -86,7 +115,7 @@ void anim_tprops_free(const anim_mem *m, anim_tprops *tp) {
 /* Room for one more slot; 0 when out of memory. */
 static int grow_slots(anim_animator *a) {
   anim_pslots *ps = a->pslots;
-  int cap;
+  int cap, *sorted;
   pslot *s;
   if (!ps) {
     ps = anim_calloc(&a->mem, 1, sizeof *ps);
@@ -95,8 +124,13 @@ static int grow_slots(anim_animator *a) {
   }
   if (ps->n < ps->cap) return 1;
   cap = ps->cap ? ps->cap * 2 : 8;
+  sorted = anim_malloc(&a->mem, sizeof(int) * (size_t)cap);
+  if (!sorted) return 0;
   s = anim_realloc(&a->mem, ps->slot, sizeof(pslot) * (size_t)ps->cap, sizeof(pslot) * (size_t)cap);
-  if (!s) return 0;
+  if (!s) { anim_free(&a->mem, sorted, sizeof(int) * (size_t)cap); return 0; }
+  if (ps->n > 0) memcpy(sorted, ps->sorted, sizeof(int) * (size_t)ps->n);
+  anim_free(&a->mem, ps->sorted, sizeof(int) * (size_t)ps->cap);
+  ps->sorted = sorted;
   ps->slot = s;
   ps->cap = cap;
   return 1;
@@ -105,11 +139,14 @@ static int grow_slots(anim_animator *a) {
 /* The slot of a name, made when new (users 0, `arity` components); -1
  * when out of memory. */
 static int slot_for(anim_animator *a, const anim_prop *p) {
-  int i = find_slot(a->pslots, p->name, p->len);
+  int at, i = a->pslots ? search(a->pslots, p->name, p->len, &at) : -1;
+  anim_pslots *ps;
   pslot *s;
   if (i >= 0) return i;
   if (!grow_slots(a)) return -1;
-  s = &a->pslots->slot[a->pslots->n];
+  ps = a->pslots;
+  if (ps->n == 0) at = 0;
+  s = &ps->slot[ps->n];
   memset(s, 0, sizeof *s);
   s->name = anim_malloc(&a->mem, p->len + 1);
   s->v = anim_malloc(&a->mem, sizeof(double) * (size_t)p->arity);
@@ -122,29 +159,38 @@ static int slot_for(anim_animator *a, const anim_prop *p) {
   s->name[p->len] = 0;
   s->len = p->len;
   s->arity = s->vcap = p->arity;
-  return a->pslots->n++;
+  memmove(ps->sorted + at + 1, ps->sorted + at, sizeof(int) * (size_t)(ps->n - at));
+  ps->sorted[at] = ps->n;
+  return ps->n++;
 }
 
-/* The number of components the tracks of a (but those of clip `except`)
- * give the name of p, or 0 when none has it. */
-static int arity_in_use(const anim_animator *a, const anim_prop *p, const anim_clip *except) {
-  int i, q;
-  for (i = 0; i < a->ntracks; i++) {
-    const anim_track *t = a->tracks[i];
-    if (!t->props || t->clip == except) continue;
-    for (q = 0; q < t->clip->nprops; q++) {
-      const anim_prop *o = &t->clip->props[q];
-      if (o->len == p->len && memcmp(o->name, p->name, p->len) == 0) return o->arity;
-    }
-  }
-  return 0;
+/* The number of components the tracks of a (but those whose block is
+ * among the nex blocks like ex: the tracks of a clip being reloaded) give
+ * the name of p, or 0 when none has it.  Read from the slot: its users
+ * (the installed blocks that have the name, and a restore's hold) all
+ * give it the slot's arity (anim_props_install), so one search per name,
+ * not a scan of every track's names (quadratic in the names played). */
+static int arity_in_use(const anim_animator *a, const anim_prop *p, const anim_tprops *ex, int nex) {
+  int k = find_slot(a->pslots, p->name, p->len), users, q;
+  if (k < 0) return 0;
+  users = a->pslots->slot[k].users;
+  if (ex)
+    for (q = 0; q < ex->n; q++)
+      if (ex->slot[q] == k) { users -= nex; break; }
+  return users > 0 ? a->pslots->slot[k].arity : 0;
 }
 
 int anim_props_conflict(const anim_animator *a, const anim_clip *c, const anim_clip *except, int *which,
                         int *other) {
-  int p;
+  const anim_tprops *ex = NULL;
+  int i, p, nex = 0;
+  if (except) {
+    /* the tracks of `except` all hold the slots of its names (ex: one's) */
+    for (i = 0; i < a->ntracks; i++)
+      if (a->tracks[i]->clip == except && a->tracks[i]->props) { ex = a->tracks[i]->props; nex++; }
+  }
   for (p = 0; p < c->nprops; p++) {
-    int used = arity_in_use(a, &c->props[p], except);
+    int used = arity_in_use(a, &c->props[p], ex, nex);
     if (used && used != c->props[p].arity) {
       if (which) *which = p;
       if (other) *other = used;
@@ -243,6 +289,7 @@ void anim_pslots_free(anim_animator *a) {
     anim_free(&a->mem, ps->slot[i].v, sizeof(double) * (size_t)ps->slot[i].vcap);
   }
   anim_free(&a->mem, ps->slot, sizeof(pslot) * (size_t)ps->cap);
+  anim_free(&a->mem, ps->sorted, sizeof(int) * (size_t)ps->cap);
   anim_free(&a->mem, ps->order, sizeof(anim_track *) * (size_t)ps->ocap);
   anim_free(&a->mem, ps, sizeof *ps);
   a->pslots = NULL;

@@ -21,6 +21,10 @@ int anim_animator_property(const anim_animator *a, const char *name, size_t len,
 /* The names known now, for messages: the n-th (0-based), or NULL past the
  * last; *len gets its length. */
 const char *anim_animator_property_name(const anim_animator *a, int n, size_t *len);
+/* The names known, slot by slot (in the order they were first played), for
+ * a walk over all of them in linear time: 1 with *name and *len set when
+ * slot i is known now, 0 when it is not, -1 past the last slot. */
+int anim_animator_property_slot(const anim_animator *a, int i, const char **name, size_t *len);
 
 /* ---- tracks (the animator's files and reload.c) --------------------------- */
 

@@ -64,6 +64,17 @@ static int binding_of(const anim_track *t, int j) {
   return -1;
 }
 
+/* v, or the nearest finite number (0 for a NaN).  The motion a track
+ * sums over an update is kept finite with it: a speed of 1e300 for 1e9 s
+ * moves the joint by more than a double holds (an infinity, or a NaN of 0
+ * motion times infinite loops), and a state saves the sums (state.c). */
+static double finite_or(double v) {
+  if (v != v) return 0;
+  if (v > DBL_MAX) return DBL_MAX;
+  if (v < -DBL_MAX) return -DBL_MAX;
+  return v;
+}
+
 void anim_rootmotion_begin(anim_animator *a, anim_track *t) {
   anim_track_rm *r = &t->rm;
   const double *rr = a->rig->rig_rot[a->rm_joint];
@@ -111,8 +122,8 @@ void anim_rootmotion_pass(anim_animator *a, anim_track *t, double from, double t
     for (k = 0; k < 3; k++) pt[k] = s[k];
     yt = yaw_of(q);
   }
-  for (k = 0; k < 3; k++) { r->dp[k] += pt[k] - pf[k]; r->pc[k] = pt[k]; }
-  r->dy += wrap_pi(yt - yf);
+  for (k = 0; k < 3; k++) { r->dp[k] = finite_or(r->dp[k] + finite_or(pt[k] - pf[k])); r->pc[k] = pt[k]; }
+  r->dy = finite_or(r->dy + wrap_pi(yt - yf));
   r->yc = yt;
 }
 
@@ -127,12 +138,13 @@ void anim_rootmotion_skip(anim_animator *a, anim_track *t, int mode, int dir, do
   /* from the playhead to the bound, then k whole passes: in a loop each
    * goes the way of play; in pingpong they alternate, starting the other
    * way, so that only an odd k leaves one (backwards) */
-  for (i = 0; i < 3; i++) { r->dp[i] += pb[i] - pf[i]; whole[i] = r->pL[i] - r->p0[i]; }
-  r->dy += wrap_pi((bt <= 0 ? r->y0 : r->yL) - yf);
+  for (i = 0; i < 3; i++) { r->dp[i] = finite_or(r->dp[i] + finite_or(pb[i] - pf[i])); whole[i] = r->pL[i] - r->p0[i]; }
+  r->dy = finite_or(r->dy + wrap_pi((bt <= 0 ? r->y0 : r->yL) - yf));
   whole[3] = wrap_pi(r->yL - r->y0);
   f = mode == ANIM_LOOP ? dir * k : (fmod(k, 2) == 1 ? -dir : 0);
-  for (i = 0; i < 3; i++) r->dp[i] += f * whole[i];
-  r->dy += f * whole[3];
+  /* (k may be infinite: no motion times it is none) */
+  for (i = 0; i < 3; i++) r->dp[i] = finite_or(r->dp[i] + finite_or(f * whole[i]));
+  r->dy = finite_or(r->dy + finite_or(f * whole[3]));
 }
 
 /* One track's part of the held joint: the sample at its playhead with
@@ -167,13 +179,6 @@ static double take(double W, double *budget) {
   double share = W <= *budget ? 1 : *budget / W;
   *budget = W <= *budget ? *budget - W : 0;
   return share;
-}
-
-static double finite_or(double v) {
-  if (v != v) return 0;
-  if (v > DBL_MAX) return DBL_MAX;
-  if (v < -DBL_MAX) return -DBL_MAX;
-  return v;
 }
 
 void anim_rootmotion_apply(anim_animator *a) {

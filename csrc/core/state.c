@@ -6,13 +6,14 @@
  * animator in only once all of it is made. */
 #include "state.h"
 
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
 #include "animator_impl.h"
 
 #define TF(name, kind, n, member, lo, hi, names) \
-  { name, kind, n, offsetof(anim_track_state, member), lo, hi, names }
+  { name, kind, n, offsetof(anim_track_state, member), lo, hi, names, 0 }
 const anim_state_field anim_track_state_fields[] = {
   TF("time", ANIM_SF_NUM, 1, time, 0, 0, NULL),
   TF("tlo", ANIM_SF_NUM, 1, tlo, 0, 0, NULL),
@@ -21,7 +22,8 @@ const anim_state_field anim_track_state_fields[] = {
   TF("own_priority", ANIM_SF_FLAG, 1, own_priority, 0, 1, NULL),
   TF("fade", ANIM_SF_NUM, 4, fade, 0, 0, NULL),
   TF("weight", ANIM_SF_NUM, 4, weight, 0, 0, NULL),
-  TF("loops", ANIM_SF_COUNT, 1, loops, 0, 0, NULL),
+  /* (loops saturate there: clock.c) */
+  { "loops", ANIM_SF_COUNT, 1, offsetof(anim_track_state, loops), 0, 0, NULL, LLONG_MAX },
   TF("direction", ANIM_SF_INT, 1, dir, -1, 1, NULL),
   TF("state", ANIM_SF_ENUM, 1, state, 0, 3, "pending,playing,ended,queued"),
   TF("fresh", ANIM_SF_FLAG, 1, fresh, 0, 1, NULL),
@@ -50,11 +52,11 @@ const anim_state_field anim_track_state_fields[] = {
   TF("rm_q0", ANIM_SF_NUM, 4, rm_q0, 0, 0, NULL),
   TF("rm_dp", ANIM_SF_NUM, 3, rm_dp, 0, 0, NULL),
   TF("rm_dy", ANIM_SF_NUM, 1, rm_dy, 0, 0, NULL),
-  { NULL, 0, 0, 0, 0, 0, NULL }
+  { NULL, 0, 0, 0, 0, 0, NULL, 0 }
 };
 
 #define AF(name, kind, n, member, lo, hi) \
-  { name, kind, n, offsetof(anim_animator_state, member), lo, hi, NULL }
+  { name, kind, n, offsetof(anim_animator_state, member), lo, hi, NULL, ANIM_STATE_MAX_COUNTER }
 const anim_state_field anim_animator_state_fields[] = {
   AF("seq", ANIM_SF_COUNT, 1, seq, 0, 0),
   AF("next_id", ANIM_SF_COUNT, 1, next_id, 0, 0),
@@ -63,7 +65,7 @@ const anim_state_field anim_animator_state_fields[] = {
   AF("dt", ANIM_SF_NUM, 1, dt, 0, 0),
   AF("root_motion_joint", ANIM_SF_INT, 1, rm_joint, -1, ANIM_MAX_RIG_JOINTS),
   AF("root_motion", ANIM_SF_NUM, 4, rm, 0, 0),
-  { NULL, 0, 0, 0, 0, 0, NULL }
+  { NULL, 0, 0, 0, 0, 0, NULL, 0 }
 };
 
 /* ---- reading ------------------------------------------------------------- */
@@ -186,6 +188,32 @@ static anim_track *play_lead(anim_animator *a, const anim_state_lead *l, int *co
   return anim_animator_play(a, l->clip, &o, l->binds[0], l->nbind[0]);
 }
 
+/* Refuses a queue that comes back to a track (1 after 2 after 1: each
+ * would wait for the other for ever; the public API cannot make one, a
+ * state can).  With one predecessor and one successor at most per lead,
+ * the leads form chains and cycles: those reached from the chains' heads
+ * are every lead when there is no cycle.  Linear; nothing allocated. */
+static int queue_cycle(const anim_state_in *in, anim_track **leads, int *which, const char **why) {
+  int i, reached = 0;
+  for (i = 0; i < in->nlead; i++) {
+    const anim_track *t;
+    if (in->lead[i].after >= 0) continue;
+    for (t = leads[i]; t; t = t->queued) reached++;
+  }
+  if (reached == in->nlead) return ANIM_STATE_OK;
+  /* (name one lead of a cycle: the first whose predecessors come back to
+   * it; the Lua side refused such a state before, with its path) */
+  for (i = 0; i < in->nlead; i++) {
+    const anim_track *t = leads[i]->after;
+    int k;
+    for (k = 0; t && t != leads[i] && k < in->nlead; k++) t = t->after;
+    if (t == leads[i]) break;
+  }
+  *which = i < in->nlead ? i : 0;
+  *why = "after";
+  return ANIM_STATE_BAD_TRACK;
+}
+
 static int build_tracks(anim_animator *a, const anim_state_in *in, anim_track **leads, int *which,
                         const char **why) {
   int i, k;
@@ -199,7 +227,8 @@ static int build_tracks(anim_animator *a, const anim_state_in *in, anim_track **
       const char *bad = track_refusal(a->rig, &l->points[k], c, l->nbind[k]);
       if (bad) { *why = bad; return ANIM_STATE_BAD_TRACK; }
     }
-    if (l->id < 0 || (i > 0 && l->id <= in->lead[i - 1].id) || l->id >= in->an.next_id) {
+    if (l->id < 0 || (i > 0 && l->id <= in->lead[i - 1].id) || l->id >= in->an.next_id ||
+        in->an.next_id > ANIM_STATE_MAX_COUNTER) {
       *why = "id";
       return ANIM_STATE_BAD_TRACK;
     }
@@ -225,7 +254,7 @@ static int build_tracks(anim_animator *a, const anim_state_in *in, anim_track **
     t->after = leads[l->after];
     leads[l->after]->queued = t;
   }
-  return ANIM_STATE_OK;
+  return queue_cycle(in, leads, which, why);
 }
 
 static int build_rest(anim_animator *a, const anim_state_in *in, int *which, const char **why) {
@@ -233,12 +262,14 @@ static int build_rest(anim_animator *a, const anim_state_in *in, int *which, con
   for (i = 0; i < in->nov; i++) {
     *which = i;
     *why = "override";
+    if (in->ov_id[i] >= ANIM_STATE_MAX_COUNTER) return ANIM_STATE_BAD_OVERRIDE;
     if ((r = anim_override_put(a, in->ov_id[i], &in->ov[i])) != 0)
       return r == -2 ? ANIM_STATE_NOMEM : ANIM_STATE_BAD_OVERRIDE;
   }
   for (i = 0; i < in->nik; i++) {
     *which = i;
     *why = "constraint";
+    if (in->ik_id[i] >= ANIM_STATE_MAX_COUNTER) return ANIM_STATE_BAD_IK;
     if ((r = anim_ik_put(a, in->ik_id[i], &in->ik[i])) != 0) return r == -2 ? ANIM_STATE_NOMEM : ANIM_STATE_BAD_IK;
   }
   for (i = 0; i < in->nprops; i++) {
@@ -252,8 +283,16 @@ static int build_rest(anim_animator *a, const anim_state_in *in, int *which, con
   }
   *which = 0;
   *why = "root_motion_joint";
-  if (in->an.rm_joint < -1 || in->an.rm_joint >= n || in->an.seq < 0 || in->an.next_id < 0)
-    return ANIM_STATE_BAD_ANIMATOR;
+  if (in->an.rm_joint < -1 || in->an.rm_joint >= n) return ANIM_STATE_BAD_ANIMATOR;
+  *why = "seq";
+  if (in->an.seq < 0 || in->an.seq > ANIM_STATE_MAX_COUNTER) return ANIM_STATE_BAD_ANIMATOR;
+  *why = "next_id";
+  if (in->an.next_id < 0 || in->an.next_id > ANIM_STATE_MAX_COUNTER) return ANIM_STATE_BAD_ANIMATOR;
+  *why = "overrides_next";
+  if (in->an.overrides_next < 0 || in->an.overrides_next > ANIM_STATE_MAX_COUNTER) return ANIM_STATE_BAD_ANIMATOR;
+  *why = "ik_next";
+  if (in->an.ik_next < 0 || in->an.ik_next > ANIM_STATE_MAX_COUNTER) return ANIM_STATE_BAD_ANIMATOR;
+  *why = "root_motion";
   for (i = 0; i < 4; i++) if (!isfinite(in->an.rm[i])) return ANIM_STATE_BAD_ANIMATOR;
   for (i = 0; i < n * 10; i++) if (!isfinite(in->pose[i])) { *why = "pose"; return ANIM_STATE_BAD_ANIMATOR; }
   for (i = 0; i < n; i++) {

@@ -37,9 +37,9 @@ typedef struct anim_animator_state {
 } anim_animator_state;
 
 /* What a field is, for the binding to move it and the Lua side to check
- * and write it: a finite double; a 64-bit count >= lo; a small int in
- * [lo, hi]; a flag (0 or 1); an int in [0, hi] written by name (names:
- * comma-separated, in code order).  n numbers at byte `off`. */
+ * and write it: a finite double; a 64-bit count from lo to max; a small
+ * int in [lo, hi]; a flag (0 or 1); an int in [0, hi] written by name
+ * (names: comma-separated, in code order).  n numbers at byte `off`. */
 enum { ANIM_SF_NUM, ANIM_SF_COUNT, ANIM_SF_INT, ANIM_SF_FLAG, ANIM_SF_ENUM };
 typedef struct anim_state_field {
   const char *name;
@@ -47,6 +47,7 @@ typedef struct anim_state_field {
   size_t off;
   double lo, hi;
   const char *names;
+  long long max;
 } anim_state_field;
 
 /* The fields of anim_track_state and of anim_animator_state, ended by a
@@ -112,6 +113,13 @@ typedef struct anim_state_in {
   const long long *ik_id;
   const anim_ik_desc *ik;
 } anim_state_in;
+
+/* The most a restored counter may hold (the callback clock, the next ids;
+ * every id is below it): 2^62, so that as many plays, callbacks,
+ * overrides or constraints again cannot overflow 64 bits.  An animator
+ * that counts from 0 would need 2^62 of them to reach it.  (A track's
+ * loops saturate at LLONG_MAX instead: any count >= 0 restores.) */
+#define ANIM_STATE_MAX_COUNTER 4611686018427387904LL
 
 /* What anim_state_build found wrong (*which: the index of the lead, prop,
  * override or constraint; *why: what, for the message). */

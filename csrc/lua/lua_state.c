@@ -5,7 +5,9 @@
  * the place of the old one in its box only once every part of it is made.
  * Numbers travel as flat arrays in the order of core.state_fields, read
  * with lua_rawgeti: nothing is allocated while they are read. */
+#include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "lua.h"
@@ -17,7 +19,14 @@
 
 static const char *const KINDS[] = { "num", "count", "int", "flag", "enum" };
 
-/* One list of fields as { { name =, kind =, n =, lo =, hi =, names = "a,b" }, ... } */
+/* A count's digits, pushed (exact on every runtime). */
+static void push_digits(lua_State *L, long long c) {
+  char buf[24];
+  snprintf(buf, sizeof buf, "%lld", c);
+  lua_pushstring(L, buf);
+}
+
+/* One list of fields as { { name =, kind =, n =, lo =, hi =, names = "a,b", max = "digits" }, ... } */
 static void push_fields(lua_State *L, const anim_state_field *f) {
   int i;
   lua_newtable(L);
@@ -37,17 +46,24 @@ static void push_fields(lua_State *L, const anim_state_field *f) {
       lua_pushstring(L, f[i].names);
       lua_setfield(L, -2, "names");
     }
+    if (f[i].kind == ANIM_SF_COUNT) {
+      /* (its digits: a double would round it) */
+      push_digits(L, f[i].max);
+      lua_setfield(L, -2, "max");
+    }
     lua_rawseti(L, -2, i + 1);
   }
 }
 
-/* core.state_fields() -> { track = fields, animator = fields } */
+/* core.state_fields() -> { track = fields, animator = fields, max_id = "digits" } */
 static int state_fields(lua_State *L) {
-  lua_createtable(L, 0, 2);
+  lua_createtable(L, 0, 3);
   push_fields(L, anim_track_state_fields);
   lua_setfield(L, -2, "track");
   push_fields(L, anim_animator_state_fields);
   lua_setfield(L, -2, "animator");
+  push_digits(L, ANIM_STATE_MAX_COUNTER - 1);
+  lua_setfield(L, -2, "max_id");
   return 1;
 }
 
@@ -62,7 +78,9 @@ static void push_flat(lua_State *L, const anim_state_field *f, const void *s) {
     for (k = 0; k < f[i].n; k++) {
       switch (f[i].kind) {
         case ANIM_SF_NUM: lua_pushnumber(L, ((const double *)(const void *)p)[k]); break;
-        case ANIM_SF_COUNT: lua_pushinteger(L, (lua_Integer)((const long long *)(const void *)p)[k]); break;
+        /* (a decimal string: exact on every runtime, where a double would
+         * round a count beyond 2^53 and 5.1's %d overflow) */
+        case ANIM_SF_COUNT: push_digits(L, ((const long long *)(const void *)p)[k]); break;
         default: lua_pushinteger(L, ((const int *)(const void *)p)[k]); break;
       }
       lua_rawseti(L, -2, ++at);
@@ -70,8 +88,44 @@ static void push_flat(lua_State *L, const anim_state_field *f, const void *s) {
   }
 }
 
-/* The flat array at idx into struct s (fields f): numbers only, raw (the
- * Lua side made it); 0 when one is missing or not a number. */
+/* A count at idx: a decimal string of digits (what the Lua side passes:
+ * exact on every runtime), or a whole number, within [0, LLONG_MAX].  0
+ * when it is neither; nothing is allocated. */
+static int to_count(lua_State *L, int idx, long long *out) {
+  if (lua_type(L, idx) == LUA_TSTRING) {
+    size_t len, i;
+    const char *s = lua_tolstring(L, idx, &len);
+    unsigned long long v = 0;
+    /* (19 digits fit an unsigned 64-bit number: the range is checked after) */
+    if (len == 0 || len > 19) return 0;
+    for (i = 0; i < len; i++) {
+      if (s[i] < '0' || s[i] > '9') return 0;
+      v = v * 10 + (unsigned)(s[i] - '0');
+    }
+    if (v > (unsigned long long)LLONG_MAX) return 0;
+    *out = (long long)v;
+    return 1;
+  }
+  if (lua_type(L, idx) == LUA_TNUMBER) {
+    double v;
+    if (lua_isinteger(L, idx)) {
+      lua_Integer k = lua_tointeger(L, idx);
+      if (k < 0) return 0;
+      *out = (long long)k;
+      return 1;
+    }
+    /* (compared as a double: no cast before the range is known) */
+    v = lua_tonumber(L, idx);
+    if (!(v == floor(v) && v >= 0 && v < 9223372036854775808.0)) return 0;
+    *out = (long long)v;
+    return 1;
+  }
+  return 0;
+}
+
+/* The flat array at idx into struct s (fields f): numbers, and counts as
+ * to_count reads them, raw (the Lua side made it); 0 when one is missing
+ * or not of its kind. */
 static int read_flat(lua_State *L, int idx, const anim_state_field *f, void *s) {
   int i, k, at = 0, ok = 1;
   for (i = 0; f[i].name; i++) {
@@ -79,15 +133,20 @@ static int read_flat(lua_State *L, int idx, const anim_state_field *f, void *s) 
     for (k = 0; k < f[i].n; k++) {
       double v;
       lua_rawgeti(L, idx, ++at);
+      if (f[i].kind == ANIM_SF_COUNT) {
+        long long c = 0;
+        ok = ok && to_count(L, -1, &c);
+        ((long long *)(void *)p)[k] = c;
+        lua_pop(L, 1);
+        continue;
+      }
       ok = ok && lua_type(L, -1) == LUA_TNUMBER;
       v = lua_tonumber(L, -1);
       lua_pop(L, 1);
       if (f[i].kind == ANIM_SF_NUM) { ((double *)(void *)p)[k] = v; continue; }
       /* (compared as doubles: no cast before the range is known) */
-      if (!(v == floor(v) && fabs(v) < 9.2e18)) { ok = 0; v = 0; }
-      if (f[i].kind == ANIM_SF_COUNT) ((long long *)(void *)p)[k] = (long long)v;
-      else if (!(v >= -2147483647.0 && v <= 2147483647.0)) { ok = 0; ((int *)(void *)p)[k] = 0; }
-      else ((int *)(void *)p)[k] = (int)v;
+      if (!(v == floor(v) && v >= -2147483647.0 && v <= 2147483647.0)) { ok = 0; v = 0; }
+      ((int *)(void *)p)[k] = (int)v;
     }
   }
   return ok;
@@ -100,9 +159,9 @@ static void push_vec(lua_State *L, const double *v, int n) { anim_lua_pushnumber
 
 /* core.animator_state_export(animator) -> {
  *   animator = flat, pose = { 10 numbers per joint }, animated = { flags per joint },
- *   tracks = { { id =, point = 0-based, after = -1 | lead ordinal, f = flat }, ... },
+ *   tracks = { { id =, digits = id's, point = 0-based, after = -1 | lead ordinal, f = flat }, ... },
  *   properties = { { name =, v = { ... } }, ... } (the names known; v empty: no value),
- *   constraints = { { id =, kind =, j = { 3 }, target, pole, fwd, up, weight =, soften = }, ... } }
+ *   constraints = { { id =, digits = id's, kind =, j = { 3 }, target, pole, fwd, up, weight =, soften = }, ... } }
  * Every table made may run finalizers: the animator is taken out of its
  * box again before each read, and what is read is copied to the C stack
  * before the next table is made. */
@@ -134,9 +193,11 @@ static int animator_state_export(lua_State *L) {
     anim_track_state s;
     int point, after;
     long long id = anim_track_id(anim_state_track(anim_lua_checkanimator(L, 1), i, &s, &point, &after));
-    lua_createtable(L, 0, 4);
+    lua_createtable(L, 0, 5);
     lua_pushinteger(L, (lua_Integer)id);
     lua_setfield(L, -2, "id");
+    push_digits(L, id);
+    lua_setfield(L, -2, "digits");
     lua_pushinteger(L, point);
     lua_setfield(L, -2, "point");
     lua_pushinteger(L, after);
@@ -148,12 +209,13 @@ static int animator_state_export(lua_State *L) {
   lua_setfield(L, 2, "tracks");
   lua_newtable(L);
   for (i = 0;; i++) {
-    size_t len;
-    const char *name = anim_animator_property_name(anim_lua_checkanimator(L, 1), i, &len);
+    size_t len = 0;
+    const char *name = NULL;
     const double *v;
     double copy[ANIM_MAX_PROP_ARITY];
-    int arity;
-    if (!name) break;
+    int arity, known = anim_animator_property_slot(anim_lua_checkanimator(L, 1), i, &name, &len);
+    if (known < 0) break;
+    if (!known) continue;
     arity = anim_animator_property(anim_lua_checkanimator(L, 1), name, len, &v);
     if (arity < 0) continue;
     if (arity > 0) memcpy(copy, v, sizeof(double) * (size_t)arity);
@@ -173,9 +235,11 @@ static int animator_state_export(lua_State *L) {
     long long id = anim_state_ik(anim_lua_checkanimator(L, 1), i, &d);
     double j[3];
     j[0] = d.j[0]; j[1] = d.j[1]; j[2] = d.j[2];
-    lua_createtable(L, 0, 9);
+    lua_createtable(L, 0, 10);
     lua_pushinteger(L, (lua_Integer)id);
     lua_setfield(L, -2, "id");
+    push_digits(L, id);
+    lua_setfield(L, -2, "digits");
     lua_pushinteger(L, d.kind);
     lua_setfield(L, -2, "kind");
     push_vec(L, j, 3);
@@ -319,6 +383,15 @@ static double num_at(lua_State *L, int t, int i, int *ok) {
   return v;
 }
 
+/* The id of an override or constraint at t: its digits. */
+static long long id_at(lua_State *L, int t, int *ok) {
+  long long c = 0;
+  lua_getfield(L, t, "digits");
+  if (!to_count(L, -1, &c)) *ok = 0;
+  lua_pop(L, 1);
+  return c;
+}
+
 static int int_at(lua_State *L, int t, int i, int *ok) {
   double v = num_at(L, t, i, ok);
   if (!(v == floor(v) && v >= -2147483647.0 && v <= 2147483647.0)) { *ok = 0; return 0; }
@@ -378,9 +451,12 @@ static int plan_fill(lua_State *L, plan_mem *p, const plan_size *z, int binds) {
     np = (int)raw_len_field(L, li, "points");
     if (np != n) return 0;
     lua_getfield(L, li, "after");
-    l->after = lua_type(L, -1) == LUA_TNUMBER ? (int)lua_tointeger(L, -1) : -2;
-    lua_getfield(L, li, "id");
-    l->id = lua_type(L, -1) == LUA_TNUMBER ? (long long)lua_tointeger(L, -1) : -1;
+    {
+      double v = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : -2;
+      l->after = v >= -1 && v < z->nlead && v == floor(v) ? (int)v : -2;
+    }
+    lua_getfield(L, li, "digits");
+    if (!to_count(L, -1, &l->id)) l->id = -1;
     lua_getfield(L, li, "at");
     if (lua_type(L, -1) == LUA_TTABLE) {
       l->at[0] = num_at(L, lua_gettop(L), 1, &ok);
@@ -434,7 +510,7 @@ static int plan_fill(lua_State *L, plan_mem *p, const plan_size *z, int binds) {
     lua_rawgeti(L, top + 1, i + 1);
     t = lua_gettop(L);
     if (lua_type(L, t) != LUA_TTABLE) return 0;
-    p->ov_id[i] = (long long)num_at(L, t, 1, &ok);
+    p->ov_id[i] = id_at(L, t, &ok);
     o->joint = int_at(L, t, 2, &ok);
     o->mode = int_at(L, t, 3, &ok);
     o->channels = int_at(L, t, 4, &ok);
@@ -452,7 +528,7 @@ static int plan_fill(lua_State *L, plan_mem *p, const plan_size *z, int binds) {
     lua_rawgeti(L, top + 1, i + 1);
     t = lua_gettop(L);
     if (lua_type(L, t) != LUA_TTABLE) return 0;
-    p->ik_id[i] = (long long)num_at(L, t, 1, &ok);
+    p->ik_id[i] = id_at(L, t, &ok);
     d->kind = int_at(L, t, 2, &ok);
     for (k = 0; k < 3; k++) d->j[k] = int_at(L, t, 3 + k, &ok);
     for (k = 0; k < 3; k++) {
@@ -576,10 +652,11 @@ static void plan_boxes(lua_State *L, const plan_size *z) {
  * plan = { out = {}, live = {}, queued_after = {} (filled here: plan_boxes),
  *   side =, animator = flat, pose = {..}, animated = {..},
  *   leads = { { src = clip | space, bindings = { per point }, at = { x, y }?, after = -1 | ordinal,
- *               id =, cbs = table, points = { flat per point } }, ... },
+ *               id =, digits = id's digits, cbs = table, points = { flat per point } }, ... },
  *   properties = { { name =, v = { ... } } },
- *   overrides = { { id, joint, mode, channels, weight, p x3, q x4, s x3 } },
- *   constraints = { { id, kind, j x3, target x3, pole x3, fwd x3, up x3, weight, soften } } }
+ *   overrides = { { id, joint, mode, channels, weight, p x3, q x4, s x3, digits = id's } },
+ *   constraints = { { id, kind, j x3, target x3, pole x3, fwd x3, up x3, weight, soften, digits = id's } } }
+ * (ids are read from their digits: exact on every runtime)
  * (0-based joints, as the core has them).  Everything Lua is made first
  * (the track boxes, the binding arrays, the plan's memory), then the
  * plan is read and the new animator built; only then does it replace the

@@ -98,10 +98,46 @@ function M.is_failure(e)
   return getmetatable(e) == Failure
 end
 
+-- At most this many bytes of a name or value go into a message: a longer
+-- one is cut (at a character's start, never inside an escape) and its
+-- length given, so that a message stays short whatever a file or a state
+-- holds (a name of 10 MB of control bytes made a 40 MB message).
+local SHOWN = 200
+M.SHOWN = SHOWN
+
+local function escape(c) return QUOTED[c] or string.format("\\%03d", c:byte()) end
+
+-- s as a message quotes it: each control character written esc(c), the
+-- whole at most SHOWN bytes, else cut with "... (N bytes)".  Reads at most
+-- SHOWN bytes of s.
+function M.cut(s, esc)
+  esc = esc or escape
+  local head = s:sub(1, SHOWN):gsub("%c", esc)
+  if #s <= SHOWN and #head <= SHOWN then return head end
+  local out, n, i = {}, 0, 0
+  local room = SHOWN - 3
+  while i < SHOWN do
+    local c = s:sub(i + 1, i + 1)
+    local e = c:find("^%c") and esc(c) or c
+    if n + #e > room then break end
+    i, n = i + 1, n + #e
+    out[i] = e
+  end
+  -- (not in the middle of a UTF-8 sequence: its continuation bytes go too)
+  local b = s:byte(i + 1)
+  while i > 0 and b and b >= 0x80 and b < 0xC0 do
+    b = s:byte(i)
+    out[i] = nil
+    i = i - 1
+  end
+  return table.concat(out) .. "... (" .. #s .. " bytes)"
+end
+
 -- A name as messages show it: control characters written \n, \r, \t or
--- \ddd (a NUL byte \000), so that a message is one line of text.
+-- \ddd (a NUL byte \000), so that a message is one line of text, and at
+-- most SHOWN bytes of it (M.cut).
 function M.shown(name)
-  return (tostring(name):gsub("%c", function(c) return QUOTED[c] or string.format("\\%03d", c:byte()) end))
+  return M.cut(tostring(name))
 end
 
 -- The message of a failure, for a file or source called `name`.
@@ -166,7 +202,7 @@ function M.enum(v, names, path, what)
     for i, n in ipairs(names) do
       if n == v then return i end
     end
-    M.fail(path, "unknown %s '%s' (expected %s)", what, v, table.concat(names, ", "))
+    M.fail(path, "unknown %s '%s' (expected %s)", what, M.shown(v), table.concat(names, ", "))
   end
   M.fail(path, "%s must be one of %s, got %s", what, table.concat(names, ", "), M.describe(v))
 end

@@ -4,6 +4,7 @@
 -- the check and the read) is refused.
 local core = require "anim.core"
 local args = require "anim.base.args"
+local E = require "anim.base.errors"
 local clipmod = require "anim.format.clip"
 local retarget = require "anim.format.retarget"
 local limits = require "anim.base.limits"
@@ -15,13 +16,10 @@ local methods = {}
 local Library = { __index = methods, __name = "anim.library", __metatable = "anim.library" }
 
 -- A path as messages show it: control characters (a NUL byte too) written
--- \ddd, and cut short, so that a message is one line of readable text.
-local SHOWN = 200
-local function show(path)
-  local s = path:gsub("%c", function(c) return string.format("\\%03d", c:byte()) end)
-  if #s > SHOWN then s = s:sub(1, SHOWN - 3) .. "..." end
-  return s
-end
+-- \ddd, and cut short with its length (E.cut: reads at most 200 bytes of
+-- it), so that a message is one line of readable text.
+local function ddd(c) return string.format("\\%03d", c:byte()) end
+local function show(path) return E.cut(path, ddd) end
 
 local MAX_PATH = 4096 -- bytes of a res:// path, at most (PATH_MAX on Linux)
 
@@ -33,30 +31,68 @@ local MAX_PATH = 4096 -- bytes of a res:// path, at most (PATH_MAX on Linux)
 -- so that no layer that does decode can be tricked).
 M.show = show
 
+-- (what can be told from the spelling's first bytes and length)
 local function refusal(rel)
   if #rel > MAX_PATH then return string.format("refused: the path is longer than %d bytes", MAX_PATH) end
   if rel == "" or rel:sub(1, 1) == "/" or rel:match("^%a:") then
     return "refused: the path must be relative to the library root"
   end
+end
+
+-- (what needs every byte: read on the key's path, which has the same
+-- bytes but its "." and empty segments, and is short when a hostile
+-- spelling is long with them)
+local function content_refusal(rel)
   if rel:find("\\", 1, true) then return "refused: backslashes are not path separators in res:// paths" end
   if rel:find("%c") then return "refused: the path holds a control character" end
   if rel:find("%", 1, true) then return "refused: percent-escapes are not decoded in res:// paths" end
-  for seg in rel:gmatch("[^/]+") do
-    if seg == ".." then return "refused: the path leaves the library root" end
-  end
+  if ("/" .. rel .. "/"):find("/../", 1, true) then return "refused: the path leaves the library root" end
 end
 
-local function resolve(self, path, fname)
+-- The key of a res:// path: nil and the message when it is not one or is
+-- refused (nothing on disk is asked), else "res://" and its segments but
+-- empty and "." ones (res://a/./b and res://a//b are res://a/b), and that
+-- relative path.  Every spelling of a path is one key: the cache below
+-- holds one entry per file a script or state names, not one per spelling
+-- (eight states naming 9,990 spellings each grew the heap by 185 MB).  A
+-- path of more than MAX_SKIPPED of those segments is refused: the work of
+-- a spelling that loads is then that of its file's path, give or take
+-- 128 bytes (a state of 10,000 spellings of 4 kB, all runs of "./", took
+-- a second), and no pattern reads a spelling past them.
+local MAX_SKIPPED = 64
+local function key_of(path, fname)
   args.check(path, "string", 1, fname)
-  local rel = path:match("^res://(.*)$")
-  if not rel then return nil, show(path) .. ": not a res:// path" end
+  if path:sub(1, 6) ~= "res://" then return nil, show(path) .. ": not a res:// path" end
+  local rel = path:sub(7)
   local why = refusal(rel)
   if why then return nil, show(path) .. ": " .. why end
+  -- (each gsub stops at the bound: a run of k slashes is k - 1 empty
+  -- segments, /%.%f[/] a "." segment)
+  local s, n, m = "/" .. rel .. "/", 0, 0
+  if s:find("//", 1, true) then
+    s = s:gsub("//+", function(run) n = n + #run - 1; return "/" end, MAX_SKIPPED + 1)
+  end
+  if n <= MAX_SKIPPED and s:find("/./", 1, true) then s, m = s:gsub("/%.%f[/]", "", MAX_SKIPPED + 1 - n) end
+  if n + m > MAX_SKIPPED then
+    return nil, show(path) .. ": refused: the path holds more than " .. MAX_SKIPPED .. " '.' or empty segments"
+  end
+  -- (a name followed by / or /. names a directory: kept so)
+  local last = rel:sub(-2)
+  local key = s:sub(2, (s ~= "/" and (last:sub(-1) == "/" or last == "/.")) and -1 or -2)
+  why = content_refusal(key)
+  if why then return nil, show(path) .. ": " .. why end
+  return "res://" .. key, key
+end
+
+-- The real file of a key's relative path below the root, and where it is
+-- beneath it (json.read_file); else nil and why (the message names the
+-- path as the script spelt it: the caller prefixes it).
+local function resolve(self, rel)
   local real, err = core.realpath(self.real .. "/" .. rel)
-  if not real then return nil, show(path) .. ": cannot open file: " .. err end
+  if not real then return nil, "cannot open file: " .. err end
   local prefix = self.real:sub(-1) == "/" and self.real or self.real .. "/" -- the root may be "/"
   if real:sub(1, #prefix) ~= prefix then
-    return nil, show(path) .. ": refused: the path leaves the library root (through a link)"
+    return nil, "refused: the path leaves the library root (through a link)"
   end
   -- read below the root component by component, links refused: a link put
   -- on the path from now on is not followed out, and what is not a regular
@@ -65,77 +101,131 @@ local function resolve(self, path, fname)
   return real, { root = self.real, rel = real:sub(#prefix + 1) }
 end
 
--- The cached result of loader(file, path), per kind of resource and per
--- file: two spellings of one path (res://a/b, res://a/./b) give the same
--- object, so a play of either restarts the same live track.  A path seen
--- before is answered without resolving it again (plays fire during
--- update: no system call there), and so is a failure: a `plays` item of a
--- missing clip is not looked for on disk again at every pass.  At most
--- MAX_FAILURES failures are kept per kind (the oldest go first), so that
--- a script asking for ever new paths does not grow the library without
--- bound; library:forget(path) drops what the library holds for a path.
-local MAX_FAILURES = 4096
-M.MAX_FAILURES = MAX_FAILURES
+-- The cached result of loader(file, path) (the object named as first
+-- asked for), per kind of resource and per key: two spellings of one path (res://a/b, res://a/./b) give the same
+-- object, so a play of either restarts the same live track; so do two
+-- keys of one file (through a link in the root).  A key seen before is
+-- answered without resolving it again (plays fire during update: no
+-- system call there), and so is a failure: a `plays` item of a missing
+-- clip is not looked for on disk again at every pass.  Both are bounded:
+-- at most MAX_FAILURES failures and MAX_KEYS keys of loaded files are kept
+-- per kind, and MAX_BYTES bytes of keys and messages for each (the oldest
+-- go first: a key forgotten is resolved again, its file's object is kept),
+-- so that a script or state naming ever new paths does not grow the
+-- library without bound.  library:forget(path) drops what the library
+-- holds for a path.
+local MAX_FAILURES, MAX_KEYS, MAX_BYTES = 4096, 4096, 1024 * 1024
+M.MAX_FAILURES, M.MAX_KEYS, M.MAX_BYTES = MAX_FAILURES, MAX_KEYS, MAX_BYTES
 
-local function remember_failure(cache, path, msg)
-  local order = cache.order
-  if #order >= MAX_FAILURES then
-    local oldest = table.remove(order, 1)
-    cache.failed[oldest] = nil
+-- A record of keys, oldest first, of at most `max` keys and MAX_BYTES
+-- bytes; past either the oldest still held is dropped (drop(key)).  A key
+-- let go of (release) is skipped when its turn comes.
+local function new_fifo(max, drop)
+  return { max = max, drop = drop, first = 1, last = 0, n = 0, bytes = 0, keys = {}, sizes = {}, at = {} }
+end
+
+local function release(q, key)
+  local i = q.at[key]
+  if not i then return end
+  q.at[key], q.keys[i] = nil, false
+  q.n, q.bytes = q.n - 1, q.bytes - q.sizes[i]
+end
+
+local function push(q, key, size)
+  release(q, key)
+  q.last = q.last + 1
+  q.keys[q.last], q.sizes[q.last], q.at[key] = key, size, q.last
+  q.n, q.bytes = q.n + 1, q.bytes + size
+  while q.n > q.max or q.bytes > MAX_BYTES do
+    local i = q.first
+    local old = q.keys[i]
+    q.keys[i], q.first = nil, i + 1
+    if old then
+      q.at[old] = nil
+      q.n, q.bytes = q.n - 1, q.bytes - q.sizes[i]
+      q.drop(old)
+    end
+    q.sizes[i] = nil
   end
-  order[#order + 1] = path
-  cache.failed[path] = { msg = msg, limits = limits.generation }
-  return nil, msg
+end
+
+local function new_cache()
+  local cache = { path = {}, file = {}, file_of = {}, failed = {} }
+  cache.failures = new_fifo(MAX_FAILURES, function(key) cache.failed[key] = nil end)
+  cache.keys = new_fifo(MAX_KEYS, function(key) cache.path[key], cache.file_of[key] = nil, nil end)
+  return cache
+end
+
+-- A failure of key: `why` for a path that did not resolve (the message
+-- names each spelling asked for), `msg` for a file that did not load (it
+-- names the spelling that loaded it).
+local function remember_failure(cache, key, why, msg)
+  cache.failed[key] = { why = why, msg = msg, limits = limits.generation }
+  push(cache.failures, key, #key + #(why or msg))
+end
+
+local function failure_message(failed, path)
+  return failed.msg or show(path) .. ": " .. failed.why
 end
 
 local forget -- (below)
 
 local function cached(self, kind, path, loader)
+  local key, rel = key_of(path, kind)
+  if not key then return nil, rel end
   local cache = self.cache[kind]
   if not cache then
-    cache = { path = {}, file = {}, file_of = {}, failed = {}, order = {} }
+    cache = new_cache()
     self.cache[kind] = cache
   end
-  local hit = cache.path[path]
+  local hit = cache.path[key]
   -- (a clip a script finalized by hand is read again, not handed out dead)
   if hit and (kind ~= "clip" or clipmod.is_clip(hit)) then return hit end
-  if hit then forget(cache, path) end
+  if hit then forget(cache, key) end
   -- (a failure under limits since changed is tried again)
-  local failed = cache.failed[path]
-  if failed and failed.limits == limits.generation then return nil, failed.msg end
-  if failed then forget(cache, path) end
-  local file, beneath = resolve(self, path, kind)
-  if not file then return remember_failure(cache, path, beneath) end
+  local failed = cache.failed[key]
+  if failed and failed.limits == limits.generation then return nil, failure_message(failed, path) end
+  if failed then forget(cache, key) end
+  local file, beneath = resolve(self, rel)
+  if not file then
+    remember_failure(cache, key, beneath)
+    return nil, show(path) .. ": " .. beneath
+  end
   hit = cache.file[file]
   if not hit then
     local lerr
     hit, lerr = loader(file, path, beneath)
-    if not hit then return remember_failure(cache, path, lerr) end
+    if not hit then
+      remember_failure(cache, key, nil, lerr)
+      return nil, lerr
+    end
     cache.file[file] = hit
   end
-  cache.path[path] = hit
-  cache.file_of[path] = file
+  cache.path[key] = hit
+  cache.file_of[key] = file
+  push(cache.keys, key, #key)
   return hit
 end
 
--- Drops what cache holds for path: its failure, or its object (for every
--- spelling of that file).  Returns whether it held something, and the file
--- of the object it dropped.
-function forget(cache, path)
+-- Drops what cache holds for key: its failure, or its object (for every
+-- key of that file).  Returns whether it held something, and the file of
+-- the object it dropped.
+function forget(cache, key)
   local held = false
-  if cache.failed[path] then
+  if cache.failed[key] then
     held = true
-    cache.failed[path] = nil
-    for i, p in ipairs(cache.order) do
-      if p == path then table.remove(cache.order, i) break end
-    end
+    cache.failed[key] = nil
+    release(cache.failures, key)
   end
-  local file = cache.file_of[path]
+  local file = cache.file_of[key]
   if file then
     held = true
     cache.file[file] = nil
     for p, f in pairs(cache.file_of) do
-      if f == file then cache.file_of[p] = nil; cache.path[p] = nil end
+      if f == file then
+        cache.file_of[p], cache.path[p] = nil, nil
+        release(cache.keys, p)
+      end
     end
   end
   return held, file
@@ -158,13 +248,14 @@ end
 -- content, in place (runtime/reload.lua); a file that fails to load
 -- leaves it as it was.  A path never loaded is loaded (library:clip).
 function methods.reload(self, path)
-  args.check(path, "string", 1, "reload")
+  local key, rel = key_of(path, "reload")
+  if not key then return nil, rel end
   local cache = self.cache.clip
-  local clip = cache and cache.path[path]
+  local clip = cache and cache.path[key]
   -- (a clip finalized by hand is loaded again, as library:clip does)
   if not clip or not clipmod.is_clip(clip) then return methods.clip(self, path) end
-  local file, beneath = resolve(self, path, "reload")
-  if not file then return nil, beneath end
+  local file, beneath = resolve(self, rel)
+  if not file then return nil, show(path) .. ": " .. beneath end
   local mtime = core.file_mtime(file)
   -- (whatever comes of it, this is the version seen: changed() lists the
   -- file again when it changes again, not at every call)
@@ -204,9 +295,11 @@ function methods.forget(self, path)
     self.cache, self.loaded = {}, {}
     return held
   end
+  local key = key_of(path, "forget")
+  if not key then return false end
   local held = false
   for kind, cache in pairs(self.cache) do
-    local h, file = forget(cache, path)
+    local h, file = forget(cache, key)
     if h then held = true end
     -- (a clip forgotten is no longer watched by library:changed)
     if file and kind == "clip" then self.loaded[file] = nil end
