@@ -567,6 +567,30 @@ describe("a finalizer that reloads a clip in the middle of a call", function()
     same_on(ref, b)
   end)
 
+  it("in clip:sample and core.clip_keys: read again, whole, from the new content (they read past it)", function()
+    local c = clip("run")
+    local result = {}
+    local ok, pose = H.during_finalizer_in(core, "clip_sample", recording(c, wide(3, 2), result),
+      function() return c:sample(0.5) end)
+    assert.is_true(ok, pose)
+    assert.is_true(result[1] == c, result[2])
+    assert.are.same(anim.clip(wide(3, 2)):sample(0.5), pose)
+    -- (a channel of many keys: its tables are big enough to run the finalizer)
+    local function long(n)
+      local k = {}
+      for i = 1, n do k[i] = { (i - 1) / n, { i, 0, 0 } } end
+      return { length = 1, joints = { j2 = { position = k } } }
+    end
+    local d = assert(anim.clip(long(200000), "long"))
+    local keys = {}
+    ok, keys[1], keys[2] = H.during_finalizer_in(core, "clip_keys", recording(d, long(3), result),
+      function() return core.clip_keys(d, 1, 0) end)
+    assert.is_true(ok, keys[1])
+    assert.are.equal(3, #keys[1])
+    local times, values = core.clip_keys(anim.clip(long(3)), 1, 0)
+    assert.are.same({ times, values }, keys)
+  end)
+
   it("in anim.reload itself, finalizing a track it lists: the track is passed over (it raised 'used after it was finalized')", function()
     local c = clip("run")
     local a = anim.animator(big)

@@ -270,3 +270,45 @@ describe("every kind of track reloaded to fewer and to more joints", function()
     assert.are.equal(6, #a:tracks() + (first.is_playing and 0 or 1))
   end)
 end)
+
+describe("a reload and the queue of the last update", function()
+  it("empties the queues that name the clip's items by index (core.animator_event read past the new items)", function()
+    local core = require "anim.core"
+    local markers = {}
+    for i = 1, 1000 do markers[i] = { time = i / 1001, name = "m" } end
+    local c = anim.clip({ length = 1, loop = "loop", joints = {}, markers = markers }, "c")
+    local a = anim.animator(rig)
+    local heard = 0
+    a:on_marker(function() heard = heard + 1 end)
+    a:play(c, { fade = 0 })
+    a:update(0.99)
+    assert.are.equal(990, heard)
+    assert.are.equal(5, select("#", core.animator_event(a, 900))) -- (type, id, kind, index, late)
+    assert(anim.reload(c, { length = 1, loop = "loop", joints = {}, markers = { { time = 0.5, name = "m" } } }))
+    assert.are.equal(0, select("#", core.animator_event(a, 900)))
+    a:update(0.6) -- 0.99 .. 1, wraps, 0 .. 0.59: the new content's one marker
+    assert.are.equal(991, heard)
+  end)
+end)
+
+describe("a reload while anim.update delivers", function()
+  it("waits for every animator whose queue is still to be delivered (each names the old items by index)", function()
+    local core = require "anim.core"
+    local c = anim.clip({ length = 1, loop = "loop", joints = {}, markers = { { time = 0.25, name = "m" } } }, "c")
+    local list, seen = {}, {}
+    for i = 1, 3 do
+      list[i] = anim.animator(rig)
+      list[i]:play(c, { fade = 0 })
+      list[i]:on_marker(function()
+        seen[#seen + 1] = core.delivering()
+        local ok, err = pcall(anim.reload, c, { length = 1, loop = "loop", joints = {} })
+        seen[#seen + 1] = not ok and err:match("cannot be reloaded while an update delivers") ~= nil
+      end)
+    end
+    anim.update(list, 0.5)
+    -- the one delivering and those still to come
+    assert.are.same({ 3, true, 2, true, 1, true }, seen)
+    assert.are.equal(0, core.delivering())
+    assert(anim.reload(c, { length = 1, loop = "loop", joints = {} }))
+  end)
+end)

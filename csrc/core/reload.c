@@ -152,6 +152,10 @@ void anim_reload_commit(anim_clip *old, anim_clip *fresh, anim_rebind *r, int n)
   {
     anim_track *t;
     for (t = old->tracks; t; t = t->clip_next) {
+      /* the queue its animator's last update made (delivered: a reload
+       * waits while one is to be) names items by their index in the old
+       * content: it goes (core.animator_event read past the new items) */
+      if (t->owner) t->owner->nqueue = 0;
       if (t->rebound) { t->rebound = 0; continue; }
       if (t->owner) anim_props_detach(t->owner, t);
       anim_track_end_now(t);

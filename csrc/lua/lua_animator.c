@@ -510,12 +510,19 @@ static int animators_update(lua_State *L) {
   }
   queued = batch_queued(s);
   r = anim_animators_update_pool(pool, s->as, n, dt, queued, &nq);
+  /* every animator with a queue is marked before the pend table is
+   * filled, which may run finalizers: a reload waits for the queues (they
+   * name the clips' items by index: anim_lua_setdelivering) */
   for (k = 0; k < nq; k++) {
     animator_box *b;
     lua_rawgeti(L, 1, queued[k] + 1);
     b = lua_touserdata(L, -1);
     anim_lua_setdelivering(b, ANIM_QUEUED);
     b->queued = anim_animator_nevents(s->as[queued[k]]);
+    lua_pop(L, 1);
+  }
+  for (k = 0; k < nq; k++) {
+    lua_rawgeti(L, 1, queued[k] + 1);
     lua_rawseti(L, 3, 2 * k + 1);
   }
   return batch_deliver(L, nq, r);

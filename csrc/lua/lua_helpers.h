@@ -85,7 +85,8 @@ struct anim_lua_acct {
   unsigned tag;
   lua_State *main;   /* the state's main thread: its allocator of the moment */
   size_t debt;       /* bytes the core took since the last step */
-  int delivering;    /* animators delivering now (anim_lua_setdelivering; core.delivering) */
+  int delivering;    /* animators delivering now, or queued by a batch update (anim_lua_setdelivering;
+                      * core.delivering) */
   unsigned long long unslots; /* tracks taken out of the slot table so far (lua_deliver.c) */
 };
 
@@ -224,12 +225,13 @@ const char *anim_lua_suggest(const char *name, const char *const *names, int n);
  * deliver (n + 1: all), the stack index of the first error of a callback
  * (or nil) in *err; values may be left above it. */
 int anim_lua_pushdeliver(lua_State *L);
-/* Sets b->delivering; the state's count of animators delivering (a reload
- * waits while it is not 0) follows b into and out of ANIM_DELIVERING, from
- * C (lua_deliver.c) or from Lua (core.animator_delivering). */
+/* Sets b->delivering; the state's count of animators delivering or with
+ * callbacks queued (a reload waits while it is not 0: the queues name the
+ * clips' items by index) follows b out of and into ANIM_IDLE, from C
+ * (lua_deliver.c, the batch update) or from Lua (core.animator_delivering). */
 static inline void anim_lua_setdelivering(anim_animator_box *b, int state) {
-  if ((b->delivering == ANIM_DELIVERING) != (state == ANIM_DELIVERING))
-    b->acct->delivering += state == ANIM_DELIVERING ? 1 : -1;
+  if ((b->delivering == ANIM_IDLE) != (state == ANIM_IDLE))
+    b->acct->delivering += state == ANIM_IDLE ? -1 : 1;
   if (state == ANIM_QUEUED) b->unslots = b->acct->unslots;  /* (its queue was just made) */
   b->delivering = state;
 }
