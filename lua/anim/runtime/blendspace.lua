@@ -38,8 +38,10 @@ local function place(at, path)
   fail(path .. " must be a number (1D) or { x, y } (2D), got " .. args.typename(at))
 end
 
--- clip -> the spaces made with it (weak: neither is kept alive by it)
+-- clip -> the spaces made with it -> the count of spaces made when it was
+-- (weak: neither is kept alive by it)
 local holding = setmetatable({}, { __mode = "k" })
+local made = 0
 
 -- What keeps a point's clip (its info) out of a space whose first point's
 -- clip has info `first`: nil, or the end of a message after the point's
@@ -138,17 +140,23 @@ function M.new(def)
   }
   local s, err = core.space_new(clips, places, dim, sync, info)
   if not s then fail(err) end
+  made = made + 1
   for i = 1, n do
     local set = holding[clips[i]]
     if not set then set = setmetatable({}, { __mode = "k" }); holding[clips[i]] = set end
-    set[s] = true
+    set[s] = made
   end
   return s
 end
 
--- The spaces that hold `clip` as a point's clip: { [space] = true } (a
--- reload keeps to what they need of it: runtime/reload.lua).
-function M.holding(clip) return holding[clip] or {} end
+-- The spaces that hold `clip` as a point's clip, in the order they were
+-- made (a reload keeps to what they need of it: runtime/reload.lua).
+function M.holding(clip)
+  local list, order = {}, {}
+  for space, k in pairs(holding[clip] or {}) do list[#list + 1], order[space] = space, k end
+  table.sort(list, function(a, b) return order[a] < order[b] end)
+  return list
+end
 
 local mt = core.space_metatable
 

@@ -39,7 +39,7 @@ local function breaks(clip, finfo, entries)
       end
     end
   end
-  for space in pairs(spaces.holding(clip)) do
+  for _, space in ipairs(spaces.holding(clip)) do
     if spaces.is_space(space) then
       local sinfo = spaces.info(space)
       local infos = {}
