@@ -19,12 +19,15 @@ typedef anim_track_box track_box;
  * the rig's name from its Lua info (the animator at 1 holds the rig as
  * its first user value). */
 static int no_joint(lua_State *L, const anim_rig *r, int idx) {
-  const char *name = lua_tostring(L, idx), *hint = anim_lua_suggest(name, r->names, r->n);
-  const char *rig = "rig";
+  const char *hint = anim_lua_suggest(lua_tostring(L, idx), r->names, r->n);
+  const char *rig = "rig", *name = anim_lua_shown(L, idx);
   if (lua_getiuservalue(L, 1, 1) == LUA_TUSERDATA && lua_getiuservalue(L, -1, 1) == LUA_TTABLE &&
       lua_getfield(L, -1, "name") == LUA_TSTRING)
-    rig = lua_tostring(L, -1);
-  if (hint) return anim_lua_argerror(L, idx, "no joint '%s' in rig '%s'; did you mean '%s'?", name, rig, hint);
+    rig = anim_lua_shown(L, -1);
+  /* (every name quoted cut: anim_lua_shown) */
+  if (hint)
+    return anim_lua_argerror(L, idx, "no joint '%s' in rig '%s'; did you mean '%s'?", name, rig,
+                             anim_lua_pushshown(L, hint, strlen(hint), 0));
   return anim_lua_argerror(L, idx, "no joint '%s' in rig '%s'", name, rig);
 }
 
@@ -688,6 +691,7 @@ static int pose_which(lua_State *L, int dflt) {
     if (len == strlen(POSES[i]) && memcmp(s, POSES[i], len) == 0) return i;
   if (strlen(s) != len) return anim_lua_argerror(L, 3, "%s expected, got a string holding a NUL byte", expected);
   hint = anim_lua_suggest(s, POSES, 3);
+  s = anim_lua_shown(L, 3);
   if (hint) return anim_lua_argerror(L, 3, "%s expected, got '%s'; did you mean '%s'?", expected, s, hint);
   return anim_lua_argerror(L, 3, "%s expected, got '%s'", expected, s);
 }

@@ -227,12 +227,13 @@ int anim_lua_argerror(lua_State *L, int arg, const char *fmt, ...) {
 }
 
 const char *anim_lua_typename(lua_State *L, int idx) {
-  const char *name = NULL;
+  idx = lua_absindex(L, idx);
   if (luaL_getmetafield(L, idx, "__name") != LUA_TNIL) {
-    name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-    lua_pop(L, 1);  /* (the metatable still holds the string) */
+    /* (a script's __name: quoted as user data is, left on the stack) */
+    if (lua_type(L, -1) == LUA_TSTRING) return anim_lua_shown(L, -1);
+    lua_pop(L, 1);
   }
-  return name ? name : luaL_typename(L, idx);
+  return luaL_typename(L, idx);
 }
 
 /* "what v out of range lo..hi" (v already on the stack as a string). */

@@ -6,9 +6,20 @@
 -- least one for a name of three letters or more (a name of one or two
 -- letters is too short to guess: only its letter case is).  Ties go to the name listed first.  The C side has the same rule
 -- for joint names (csrc/lua/lua_helpers.c, anim_lua_suggest).
+--
+-- The work is bounded whatever the names: the edit distance is computed
+-- only between names of at most MAX_EDIT bytes (a longer one is suggested
+-- only for its letter case: 64 x 64 steps at most per known name, where
+-- two names of 10 MB made 10^14), and letter case is compared only
+-- between names of one length.  The suggestion is quoted as user data is
+-- (errors.lua's E.shown): it may be a name of the file's.
+local E = require "anim.base.errors"
+
 local M = {}
 
 local lower, byte, min = string.lower, string.byte, math.min
+local MAX_EDIT = 64 -- (MAX_SUGGEST in csrc/lua/lua_helpers.c)
+M.MAX_EDIT = MAX_EDIT
 
 -- Optimal string alignment distance between a and b (both lower case).
 local function distance(a, b)
@@ -44,16 +55,21 @@ function M.closest(name, names)
     for k in pairs(names) do if type(k) == "string" then list[#list + 1] = k end end
     table.sort(list)
   end
-  local ln = lower(name)
+  local len = #name
+  local ln -- (lower case, made when a name of its length is there)
   for _, n in ipairs(list) do
-    if lower(n) == ln and n ~= name then return n end
+    if #n == len and n ~= name then
+      ln = ln or lower(name)
+      if lower(n) == ln then return n end
+    end
   end
-  local limit = min(3, math.floor(#name / 3))
-  if #name >= 3 and limit < 1 then limit = 1 end
-  if limit == 0 then return nil end
+  local limit = min(3, math.floor(len / 3))
+  if len >= 3 and limit < 1 then limit = 1 end
+  if limit == 0 or len > MAX_EDIT then return nil end
+  ln = ln or lower(name)
   local best, bestd
   for _, n in ipairs(list) do
-    if n ~= name and math.abs(#n - #name) <= limit then
+    if n ~= name and #n <= MAX_EDIT and math.abs(#n - len) <= limit then
       local d = distance(ln, lower(n))
       if d <= limit and (not bestd or d < bestd) then best, bestd = n, d end
     end
@@ -64,7 +80,7 @@ end
 -- "; did you mean 'x'?" or "".
 function M.hint(name, names)
   local s = M.closest(name, names)
-  return s and string.format("; did you mean '%s'?", s) or ""
+  return s and string.format("; did you mean '%s'?", E.shown(s)) or ""
 end
 
 return M
