@@ -1,5 +1,6 @@
 /* lua_helpers.c - the helpers every binding file shares (lua_helpers.h). */
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
@@ -244,6 +245,8 @@ static int out_of_range(lua_State *L, int arg, const char *what, const char *v, 
 
 lua_Integer anim_lua_checkrange(lua_State *L, int arg, lua_Integer lo, lua_Integer hi, const char *what) {
   lua_Number x;
+  /* 2^(bits - 1): every double in [-top, top) is a lua_Integer, exactly */
+  const lua_Number top = ldexp(1.0, (int)(sizeof(lua_Integer) * CHAR_BIT) - 1);
   if (lua_type(L, arg) != LUA_TNUMBER)
     anim_lua_argerror(L, arg, "%s expected, got %s", what, anim_lua_typename(L, arg));
   if (lua_isinteger(L, arg)) {  /* 5.3+: an integer, exact at any size */
@@ -252,15 +255,23 @@ lua_Integer anim_lua_checkrange(lua_State *L, int arg, lua_Integer lo, lua_Integ
     return k;
   }
   /* a float (every number before 5.3): integral and within the range,
-   * compared as doubles before any cast */
+   * compared as doubles before any cast (a cast of NaN, of an infinity
+   * or of 2^63 is undefined: never made) */
   x = lua_tonumber(L, arg);
+  if (x != x) anim_lua_argerror(L, arg, "%s must be an integer, got nan", what);
   if (x != floor(x)) anim_lua_argerror(L, arg, "%s must be an integer, got %s", what, lua_tostring(L, arg));
-  if (!(x >= (lua_Number)lo && x <= (lua_Number)hi)) {
-    if (x >= -9007199254740992.0 && x <= 9007199254740992.0)  /* 2^53: exact as an integer */
-      return out_of_range(L, arg, what, anim_lua_pushint(L, (lua_Integer)x), lo, hi);
-    return out_of_range(L, arg, what, lua_tostring(L, arg), lo, hi);
+  if (x >= -top && x < top && x >= (lua_Number)lo && x <= (lua_Number)hi) {
+    lua_Integer k = (lua_Integer)x;
+    /* ((lua_Number)hi may round up: the integer is compared too) */
+    if (k >= lo && k <= hi) return k;
   }
-  return (lua_Integer)x;
+  if (x >= -9007199254740992.0 && x <= 9007199254740992.0)  /* 2^53: exact as an integer */
+    return out_of_range(L, arg, what, anim_lua_pushint(L, (lua_Integer)x), lo, hi);
+  return out_of_range(L, arg, what, lua_tostring(L, arg), lo, hi);
+}
+
+lua_Integer anim_lua_optrange(lua_State *L, int arg, lua_Integer dflt, lua_Integer lo, lua_Integer hi, const char *what) {
+  return lua_isnoneornil(L, arg) ? dflt : anim_lua_checkrange(L, arg, lo, hi, what);
 }
 
 void anim_lua_fillnumbers(lua_State *L, const double *v, size_t n) {

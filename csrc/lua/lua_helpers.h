@@ -133,6 +133,13 @@ void *anim_lua_newbox(lua_State *L, int kind, size_t size, int nuv);
  * value; anything else, or out of range, raises naming `what` (never a
  * cast that wraps: 2^32 + 1 is out of range, not 1). */
 lua_Integer anim_lua_checkrange(lua_State *L, int arg, lua_Integer lo, lua_Integer hi, const char *what);
+/* The same for an optional argument: dflt when it is none or nil. */
+lua_Integer anim_lua_optrange(lua_State *L, int arg, lua_Integer dflt, lua_Integer lo, lua_Integer hi, const char *what);
+/* The whole range of lua_Integer (5.1 has no LUA_MAXINTEGER): an id or
+ * an index any integer may be, checked as one (never a cast of a float
+ * that has no integer value). */
+#define ANIM_LUA_IMAX ((lua_Integer)(((unsigned long long)1 << (sizeof(lua_Integer) * 8 - 1)) - 1))
+#define ANIM_LUA_IMIN (-ANIM_LUA_IMAX - 1)
 
 /* A new array of the n numbers of v.  Making it may run a collection, and
  * finalizers: v must be memory no finalizer can free (the C stack), else
