@@ -68,9 +68,16 @@ end
 
 -- name#2, name#3...: the first that `taken` does not hold (Blockbench
 -- allows two groups or animations of one name; clips need names of their own).
+-- The search for a name goes on from where the last one for it stopped
+-- (`taken` only grows: the numbers before are still taken), so n names
+-- alike cost n tries, not n^2 / 2 (8,000 animations named alike took 4.6 s).
+local next_k = setmetatable({}, { __mode = "k" }) -- taken -> name -> next number to try
 local function unique(name, taken)
-  local k = 2
+  local from = next_k[taken]
+  if not from then from = {}; next_k[taken] = from end
+  local k = from[name] or 2
   while taken[name .. "#" .. k] do k = k + 1 end
+  from[name] = k + 1
   return name .. "#" .. k
 end
 
