@@ -269,3 +269,41 @@ describe("a misspelt name against long names: no quadratic edit distance (issue 
     assert.truthy(msg:find("did you mean '" .. name .. "'?", 1, true), msg)
   end)
 end)
+
+describe("a path of many long keys: its first keys and its last, the middle said by its length (issue 35)", function()
+  it("(a .anim's unknown fields nested 120 deep, each key 64 bytes: 9 kB of path before)", function()
+    local t = {}
+    local at = t
+    for i = 1, 120 do
+      local inner = {}
+      at[string.rep(string.char(96 + i % 26), 63) .. "\1"] = inner
+      at = inner
+    end
+    at.x = string.rep("s", 70000)
+    local _, err = anim.decode(cjson.encode { version = 3, length = 1, joints = {}, extra = t }, "x.anim")
+    assert.is_true(#err < 800, #err .. " bytes")
+    assert.truthy(err:find("^x%.anim: extra%[\"aaaa"), err)
+    assert.truthy(err:find("%.x %(a path of %d+ bytes%): string too long %(70000 bytes"), err)
+  end)
+
+  it("(XML elements nested 100 deep, each name 300 bytes: 30 kB of path before)", function()
+    local open, close = {}, {}
+    for i = 1, 100 do
+      local n = string.rep(string.char(97 + i % 26), 300)
+      open[i], close[101 - i] = "<" .. n .. ">", "</" .. n .. ">"
+    end
+    local text = '<animation>' .. table.concat(open) .. '<head><pitch><keyframe t="x">0</keyframe></pitch></head>'
+      .. table.concat(close) .. '</animation>'
+    local _, err = anim.decode_xml(text, "x.xml")
+    assert.is_true(#err < 800, #err .. " bytes")
+    assert.truthy(err:find("^x%.xml: animation %.%.%. /head/pitch/keyframe%[1%] %(line 1%) %(a path of %d+ bytes%): "
+      .. "time t must be a number"), err)
+  end)
+
+  it("(a Bedrock warning's path, as the command prints it)", function()
+    local bones = { [string.rep("b", 300)] = { rotation = "1 +" } }
+    local text = cjson.encode { format_version = "1.8.0", animations = { [string.rep("a", 300)] = { bones = bones } } }
+    local w = bedrock_warning(text)
+    assert.is_true(#w < 1000, #w .. " bytes")
+  end)
+end)

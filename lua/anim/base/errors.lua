@@ -126,11 +126,35 @@ function M.shown_list(names, most)
   return table.concat(some, ", ") .. (#names > most and (", ... (" .. #names .. " in all)") or "")
 end
 
+-- A path as messages show it: each key is cut already (M.key), and a path
+-- longer than PATH_SHOWN bytes (a file nested deep, its keys long: 128
+-- levels of 64-byte keys made 9 kB, 128 XML elements of 200-byte names
+-- 25 kB) keeps its first keys and its last, the middle said by its length.
+local PATH_SHOWN = 400
+-- Where keys start in s (`[`, `/`, or `.` before a name: not the dots of
+-- a cut key's "..."), in order.
+local function starts(s)
+  local at = {}
+  for i in s:gmatch("()[%[/]") do at[#at + 1] = i end
+  for i in s:gmatch("()%.[%a_]") do at[#at + 1] = i end
+  table.sort(at)
+  return at
+end
+function M.path(p)
+  if #p <= PATH_SHOWN then return p end
+  -- (cut where a key starts: never inside a UTF-8 character)
+  local head, tail = p:sub(1, 150), p:sub(-200)
+  local h, t = starts(head), starts(tail)
+  head = #h > 0 and h[#h] > 1 and head:sub(1, h[#h] - 1) or head:gsub("[\192-\255]?[\128-\191]*$", "")
+  tail = #t > 0 and tail:sub(t[1]) or tail:gsub("^[\128-\191]+", "")
+  return head .. " ... " .. tail .. " (a path of " .. #p .. " bytes)"
+end
+
 -- The message of a failure, for a file or source called `name`.
 function M.message(name, e)
   name = M.shown(name)
   if e.path == nil or e.path == "" then return name .. ": " .. e.msg end
-  return name .. ": " .. e.path .. ": " .. e.msg
+  return name .. ": " .. M.path(e.path) .. ": " .. e.msg
 end
 
 -- Run fn(...); a failure becomes nil, message.  Results pass through.

@@ -361,7 +361,7 @@ end
 -- "file: path: message", one line.
 function M.warning_text(name, w)
   name = E.shown(name)
-  if w.channel and w.channel ~= "" then return name .. ": " .. w.channel .. ": " .. w.message end
+  if w.channel and w.channel ~= "" then return name .. ": " .. E.path(w.channel) .. ": " .. w.message end
   return name .. ": " .. w.message
 end
 

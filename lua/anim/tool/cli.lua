@@ -206,7 +206,7 @@ local function read_clips(path)
     err = nil
   end
   for _, w in ipairs(type(err) == "table" and err or {}) do
-    local where = (w.channel and w.channel ~= "") and (w.channel .. ": ") or ""
+    local where = (w.channel and w.channel ~= "") and (E.path(w.channel) .. ": ") or ""
     warnings[#warnings + 1] = { text = shown(path) .. ": " .. where .. w.message, animation = w.animation,
       not_imported = w.message:match("^not imported") ~= nil or w.message:match("^%d+ animations not imported") ~= nil }
   end
