@@ -255,11 +255,66 @@ describe("a misspelt name against long names: no quadratic edit distance (issue 
     assert.is_true(#msg < 600, #msg .. " bytes")
   end)
 
+  it("(a misspelt root_motion against a rig of 16,384 names of 64 bytes alike: 9 s of edit distance before)", function()
+    local joints = {}
+    for i = 1, 16384 do joints[i] = { name = string.format("%064d", i) } end
+    local rig = assert(anim.rig { joints = joints })
+    local q = string.rep("0", 60) .. "wxyz"
+    -- (the search stops once it has spent suggest.MAX_CELLS: about 22
+    -- million instructions)
+    local msg = H.bounded(40, function() return message(function() return anim.animator(rig, { root_motion = q }) end) end)
+    assert.truthy(msg:find("root_motion: unknown joint '" .. q .. "'", 1, true), msg)
+  end)
+
+  it("(the joints of a clip that play on no joint of a rig: one budget for all, 12.6 s for 1,000 against 1,000)", function()
+    local cj, rj = {}, {}
+    for i = 1, 1000 do
+      cj[string.format("c%08d", i)] = { position = { { 0, { 0, 0, 0 } } } }
+      rj[i] = { name = string.format("r%08dx", i) }
+    end
+    local c = assert(anim.clip { length = 1, joints = cj })
+    local rig = assert(anim.rig { joints = rj })
+    local u = H.bounded(40, function() return require("anim.format.bind").unmatched(c, rig) end)
+    assert.are.equal(1000, #u)
+    assert.are.equal("r00000001x", u[1].suggestion) -- (the first ones still get theirs)
+  end)
+
   it("a suggestion that differs only in letter case is quoted cut too", function()
     local rig = assert(anim.rig { joints = { { name = long } } })
     local msg = message(function() return anim.animator(rig, { root_motion = string.rep("A", 20000) }) end)
     assert.is_true(#msg < 600, #msg .. " bytes")
     assert.truthy(msg:find("did you mean '" .. string.rep("a", 197) .. "... (20000 bytes)'?", 1, true), msg)
+  end)
+
+  it("C and Lua suggest alike (the same rule, banded and bounded in both)", function()
+    local suggest = require "anim.base.suggest"
+    local seed = 5
+    local function rnd(n) seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n + 1 end
+    local function word(n)
+      local t = {}
+      for i = 1, n do
+        local k = rnd(5)
+        t[i] = ("abABc"):sub(k, k)
+      end
+      return table.concat(t)
+    end
+    for _ = 1, 300 do
+      local names, seen = {}, {}
+      for _ = 1, rnd(12) do
+        local n = word(rnd(8))
+        if not seen[n] then seen[n], names[#names + 1] = true, n end
+      end
+      local joints = {}
+      for i, n in ipairs(names) do joints[i] = { name = n } end
+      local a = anim.animator(assert(anim.rig { joints = joints }))
+      for _ = 1, 5 do
+        local q = word(rnd(9))
+        if not seen[q] then
+          local c = select(2, pcall(a.get, a, q)):match("did you mean '(.-)'%?")
+          assert.are.equal(suggest.closest(q, names), c, q .. " among " .. table.concat(names, ","))
+        end
+      end
+    end
   end)
 
   it("still suggests for names of up to 64 bytes", function()
