@@ -331,9 +331,9 @@ do -- issue 35: an option name of 10 MB of control bytes, misspelt (a 40 MB mess
   rows[#rows][2] = rows[#rows][2] .. " -> " .. #msg .. " B"
 end
 do -- issue 35: a misspelt joint against 65,536 rig joints of 64 bytes alike (35 s of edit distance before)
-  local joints = {}
-  for i = 1, 65536 do joints[i] = { name = string.format("%064d", i) } end
-  local rig = assert(anim.rig { joints = joints })
+  local alike = {}
+  for i = 1, 65536 do alike[i] = { name = string.format("%064d", i) } end
+  local rig = assert(anim.rig { joints = alike })
   local q = string.rep("0", 60) .. "wxyz"
   measure("message", "35: a misspelt joint among 65,536 of 64 bytes", function() pcall(anim.animator, rig, { root_motion = q }) end)
 end
