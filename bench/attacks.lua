@@ -310,6 +310,45 @@ do -- defect 12, and the most tracks a state holds: 9,999 tracks queued in one r
   measure("restore", "35/12: 9,999 tracks queued in a ring", function() assert(not b:restore(s)) end)
 end
 
+do -- issue 35: a misspelt name of 20,000 bytes against a property of 20,000 bytes (65 s of edit distance before)
+  local long = string.rep("a", 20000)
+  local c = assert(anim.clip { length = 1, joints = {}, properties = { [long] = { { 0, 1 } } } })
+  local a = anim.animator(player)
+  a:play(c)
+  a:update(0)
+  worst.message = { 0 }
+  local msg
+  measure("message", "35: a misspelt 20 kB property name", function()
+    msg = select(2, pcall(a.property, a, string.rep("a", 19999) .. "b"))
+  end)
+  rows[#rows][2] = rows[#rows][2] .. " -> " .. #msg .. " B"
+end
+do -- issue 35: an option name of 10 MB of control bytes, misspelt (a 40 MB message before)
+  local a = anim.animator(player)
+  local c = assert(anim.clip { length = 1, joints = {} })
+  local msg, opts = nil, { [string.rep("\1", 10 * 1024 * 1024)] = 1 }
+  measure("message", "35: a 10 MB option name of control bytes", function() msg = select(2, pcall(a.play, a, c, opts)) end)
+  rows[#rows][2] = rows[#rows][2] .. " -> " .. #msg .. " B"
+end
+do -- issue 35: a misspelt joint against 65,536 rig joints of 64 bytes alike (35 s of edit distance before)
+  local alike = {}
+  for i = 1, 65536 do alike[i] = { name = string.format("%064d", i) } end
+  local rig = assert(anim.rig { joints = alike })
+  local q = string.rep("0", 60) .. "wxyz"
+  measure("message", "35: a misspelt joint among 65,536 of 64 bytes", function() pcall(anim.animator, rig, { root_motion = q }) end)
+end
+do -- issue 35: 20,000 .bbmodel animations of one name (a#2...: 4.6 s for 8,000 before)
+  local anims = {}
+  for i = 1, 20000 do anims[i] = { name = "a", length = 1, animators = {} } end
+  local text = cjson.encode { meta = { format_version = "4.5" }, outliner = {}, animations = anims }
+  measure("import", "35: 20,000 .bbmodel animations of one name", function() anim.decode_blockbench(text, "x.bbmodel") end)
+end
+do -- issue 35: a placeholder line padded with 65,000 spaces (12.9 s before)
+  local text = cjson.encode { meta = { format_version = "5.0" }, animations = { { name = "a", length = 1, animators = {} } },
+    animation_variable_placeholders = "v.x = 1" .. string.rep(" ", 65000) .. "x" }
+  measure("import", "35: a placeholder padded with 65,000 spaces", function() anim.decode_blockbench(text, "p.bbmodel") end)
+end
+
 -- Report ---------------------------------------------------------------------------
 local failed = false
 print(string.format("%-8s %-58s %8s", "kind", "input", "CPU s"))
@@ -324,5 +363,6 @@ print(string.format("churn: %d animators of a 4,096-joint rig made and dropped i
   .. " above the start (%.0f MiB)", churn, churn_s, grown, peak))
 print(cjson.encode { workload = "attacks", churn = churn, churn_peak_rss_growth_mb = grown, churn_seconds = churn_s,
   worst_update_s = worst.update[1], worst_update = worst.update[2], worst_import_s = worst.import[1],
-  worst_import = worst.import[2], worst_restore_s = worst.restore[1], worst_restore = worst.restore[2], budget_s = BUDGET })
+  worst_import = worst.import[2], worst_restore_s = worst.restore[1], worst_restore = worst.restore[2],
+  worst_message_s = worst.message[1], worst_message = worst.message[2], budget_s = BUDGET })
 os.exit(failed and 1 or 0)

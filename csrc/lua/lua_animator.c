@@ -2,6 +2,7 @@
  * friendly API (callbacks, options, names) is lua/anim/animator.lua; this
  * file moves numbers between Lua and the C core without allocating on the
  * per-frame paths (update, event, get, pose_into). */
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -19,12 +20,15 @@ typedef anim_track_box track_box;
  * the rig's name from its Lua info (the animator at 1 holds the rig as
  * its first user value). */
 static int no_joint(lua_State *L, const anim_rig *r, int idx) {
-  const char *name = lua_tostring(L, idx), *hint = anim_lua_suggest(name, r->names, r->n);
-  const char *rig = "rig";
+  const char *hint = anim_lua_suggest(lua_tostring(L, idx), r->names, r->n);
+  const char *rig = "rig", *name = anim_lua_shown(L, idx);
   if (lua_getiuservalue(L, 1, 1) == LUA_TUSERDATA && lua_getiuservalue(L, -1, 1) == LUA_TTABLE &&
       lua_getfield(L, -1, "name") == LUA_TSTRING)
-    rig = lua_tostring(L, -1);
-  if (hint) return anim_lua_argerror(L, idx, "no joint '%s' in rig '%s'; did you mean '%s'?", name, rig, hint);
+    rig = anim_lua_shown(L, -1);
+  /* (every name quoted cut: anim_lua_shown) */
+  if (hint)
+    return anim_lua_argerror(L, idx, "no joint '%s' in rig '%s'; did you mean '%s'?", name, rig,
+                             anim_lua_pushshown(L, hint, strlen(hint), 0));
   return anim_lua_argerror(L, idx, "no joint '%s' in rig '%s'", name, rig);
 }
 
@@ -189,7 +193,7 @@ static int animator_update(lua_State *L) {
  * delivered, the first error or nil: the batch update's delivery from C
  * of an animator's n queued entries (lua_deliver.c). */
 static int animator_deliver(lua_State *L) {
-  int n = (int)luaL_checkinteger(L, 2);
+  int n = (int)anim_lua_checkrange(L, 2, 0, INT_MAX, "count");
   animator_box *b = anim_lua_deliver_animator(L, 1);
   int err, from;
   lua_settop(L, 2);
@@ -476,8 +480,7 @@ static int animators_update(lua_State *L) {
   anim_pool *pool;
   luaL_checktype(L, 1, LUA_TTABLE);
   luaL_checktype(L, 3, LUA_TTABLE);
-  threads = (int)luaL_optinteger(L, 4, 0);
-  luaL_argcheck(L, threads >= 0 && threads <= ANIM_MAX_THREADS, 4, "threads out of range");
+  threads = (int)anim_lua_optrange(L, 4, 0, 0, ANIM_MAX_THREADS, "threads");
   /* pend is written while list is read again below */
   luaL_argcheck(L, !lua_rawequal(L, 1, 3), 3, "must not be the list itself");
   len = lua_rawlen(L, 1);
@@ -541,7 +544,7 @@ static int batch_room(lua_State *L) {
  * clip has the item (nil otherwise); nothing when there is no event i. */
 static int animator_event(lua_State *L) {
   anim_animator *a = check_animator(L, 1);
-  lua_Integer i = luaL_checkinteger(L, 2);
+  lua_Integer i = anim_lua_checkrange(L, 2, ANIM_LUA_IMIN, ANIM_LUA_IMAX, "entry");
   const anim_event *e = i >= 1 && i <= anim_animator_nevents(a) ? anim_animator_event(a, (int)(i - 1)) : NULL;
   if (!e) return 0;
   lua_pushinteger(L, e->type);
@@ -695,6 +698,7 @@ static int pose_which(lua_State *L, int dflt) {
     if (len == strlen(POSES[i]) && memcmp(s, POSES[i], len) == 0) return i;
   if (strlen(s) != len) return anim_lua_argerror(L, 3, "%s expected, got a string holding a NUL byte", expected);
   hint = anim_lua_suggest(s, POSES, 3);
+  s = anim_lua_shown(L, 3);
   if (hint) return anim_lua_argerror(L, 3, "%s expected, got '%s'; did you mean '%s'?", expected, s, hint);
   return anim_lua_argerror(L, 3, "%s expected, got '%s'", expected, s);
 }

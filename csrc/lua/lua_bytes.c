@@ -25,14 +25,13 @@ static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0
 static int base64_decode(lua_State *L) {
   size_t n, i, end, body, out = 0;
   const char *s = luaL_checklstring(L, 1, &n);
-  lua_Integer from = luaL_optinteger(L, 2, 1);
+  lua_Integer from = anim_lua_optrange(L, 2, 1, 1, (lua_Integer)n + 1, "from");
   unsigned char val[256];
   luaL_Buffer b;
   char *p;
   unsigned long acc = 0;
   int bits = 0;
   size_t pad = 0;
-  if (from < 1 || (size_t)from > n + 1) return luaL_argerror(L, 2, "out of range");
   memset(val, 0xff, sizeof val);
   for (i = 0; i < 64; i++) val[(unsigned char)B64[i]] = (unsigned char)i;
   end = n;
@@ -152,16 +151,17 @@ static double component(const unsigned char *p, int ct, int normalized) {
 static int gltf_unpack(lua_State *L) {
   size_t n;
   const unsigned char *d = (const unsigned char *)luaL_checklstring(L, 1, &n);
-  lua_Integer off = luaL_checkinteger(L, 2), count = luaL_checkinteger(L, 3);
-  int ct = (int)luaL_checkinteger(L, 4);
-  lua_Integer rows = luaL_checkinteger(L, 5), cols = luaL_checkinteger(L, 6), stride = luaL_checkinteger(L, 7);
+  /* (each in its range before any arithmetic: off + stride * count must
+   * not overflow) */
+  lua_Integer off = anim_lua_checkrange(L, 2, 0, (lua_Integer)n, "offset");
+  lua_Integer count = anim_lua_checkrange(L, 3, 0, ANIM_MAX_CURVE_KEYS * 3, "count");
+  int ct = (int)anim_lua_checkrange(L, 4, 0, 65535, "component type");
+  lua_Integer rows = anim_lua_checkrange(L, 5, 1, 4, "rows"), cols = anim_lua_checkrange(L, 6, 1, 4, "columns");
+  lua_Integer stride = anim_lua_checkrange(L, 7, 0, 1024, "stride");
   int normalized = lua_toboolean(L, 8), cs = component_size(ct);
   lua_Integer e, r, c, k = 0, bad = 0, colstride, need;
   luaL_argcheck(L, cs > 0, 4, "unknown component type");
-  luaL_argcheck(L, rows >= 1 && rows <= 4 && cols >= 1 && cols <= 4, 5, "1 to 4 rows and columns");
-  luaL_argcheck(L, count >= 0 && count <= ANIM_MAX_CURVE_KEYS * 3, 3, "count out of range");
   colstride = cols > 1 ? (rows * cs + 3) / 4 * 4 : rows * cs;
-  luaL_argcheck(L, stride >= 0 && stride <= 1024, 7, "stride out of range");
   need = count == 0 ? 0 : off + stride * (count - 1) + colstride * (cols - 1) + rows * cs;
   luaL_argcheck(L, off >= 0 && need <= (lua_Integer)n, 2, "the elements run past the data");
   lua_createtable(L, (int)(count * rows * cols), 0);
@@ -188,8 +188,8 @@ static int gltf_pack_floats(lua_State *L) {
   luaL_Buffer b;
   char *p;
   luaL_checktype(L, 1, LUA_TTABLE);
-  from = luaL_optinteger(L, 2, 1);
-  to = luaL_optinteger(L, 3, (lua_Integer)lua_rawlen(L, 1));
+  from = anim_lua_optrange(L, 2, 1, 1, ANIM_LUA_IMAX, "from");
+  to = anim_lua_optrange(L, 3, (lua_Integer)lua_rawlen(L, 1), 0, ANIM_LUA_IMAX, "to");
   luaL_argcheck(L, from >= 1 && to >= from - 1 && to - from < (lua_Integer)1 << 28, 3, "range out of bounds");
   p = luaL_buffinitsize(L, &b, (size_t)(to - from + 1) * 4);
   for (i = from; i <= to; i++) {
@@ -239,7 +239,8 @@ static int float_bits(lua_State *L) {
 }
 
 static int float_from_bits(lua_State *L) {
-  lua_Integer b = luaL_checkinteger(L, 1);
+  /* (the 32 bits as a signed or an unsigned integer: nothing else wraps) */
+  lua_Integer b = anim_lua_checkrange(L, 1, -(lua_Integer)0x80000000LL, (lua_Integer)0xffffffffLL, "bits");
   uint32_t w = (uint32_t)((unsigned long long)(b < 0 ? b + (lua_Integer)0x100000000LL : b) & 0xffffffffULL);
   float f;
   memcpy(&f, &w, sizeof f);

@@ -13,6 +13,10 @@
 #include "core/codes.h"
 #include "lua_helpers.h"
 
+/* The deepest a tree may be checked to: the hard maximum of
+ * anim.limits.depth (lua/anim/base/limits.lua). */
+#define MAX_DEPTH 1000
+
 /* What was wrong: ANIM_TREE_* (codes.h; json.lua words the message). */
 
 typedef struct walk {
@@ -111,8 +115,10 @@ static int check_tree(lua_State *L) {
   walk w;
   luaL_checkany(L, 1);
   w.L = L;
-  w.max_string = (size_t)luaL_checkinteger(L, 2);
-  w.max_depth = (int)luaL_checkinteger(L, 3);
+  w.max_string = (size_t)anim_lua_checkrange(L, 2, 0, ANIM_LUA_IMAX, "max_string");
+  /* (the walk recurses once per level: at most the hard maximum of
+   * anim.limits.depth, whatever a script asks for) */
+  w.max_depth = (int)anim_lua_checkrange(L, 3, 0, MAX_DEPTH, "max_depth");
   w.code = 0;
   if (!lua_isnoneornil(L, 4)) luaL_checktype(L, 4, LUA_TTABLE);
   lua_settop(L, 4);
@@ -401,7 +407,7 @@ static void scan_need(lua_State *L, int ch, int slot, const char *field) {
  * list out.  (For a decoded file: its arrays hold nothing but their items,
  * its objects no number keys.) */
 static int scan_keys(lua_State *L) {
-  lua_Integer count = luaL_checkinteger(L, 2), n;
+  lua_Integer count = anim_lua_checkrange(L, 2, 0, ANIM_MAX_CURVE_KEYS, "count"), n;
   int rot = lua_toboolean(L, 4), last = 0, quat, base, nv0 = 0;
   enum { LIST = 1, CH = 3, BLOCK = 8, H, TAN, KEEP };
   double prev = 0;
@@ -412,12 +418,12 @@ static int scan_keys(lua_State *L) {
   luaL_checktype(L, LIST, LUA_TTABLE);
   luaL_checktype(L, CH, LUA_TTABLE);
   sc.nm = lua_touserdata(L, UP(UP_NAMES));
-  sc.max_string = (size_t)luaL_checkinteger(L, 5);
+  sc.max_string = (size_t)anim_lua_checkrange(L, 5, 0, ANIM_LUA_IMAX, "max_string");
   /* the deepest a plain key's table is: list, key, extra, handle, dv;
    * the longest name a plain key holds is 11 bytes (cubicspline,
    * in_tangent, out_tangent): only other fields' strings are measured */
-  sc.verified = luaL_checkinteger(L, 7) + 4 <= luaL_checkinteger(L, 6) && sc.max_string >= 11;
-  if (count < 0 || count > ANIM_MAX_CURVE_KEYS) luaL_argerror(L, 2, "too many keys");
+  sc.verified = anim_lua_checkrange(L, 7, 0, MAX_DEPTH, "depth") + 4 <= anim_lua_checkrange(L, 6, 0, MAX_DEPTH, "max_depth") &&
+                sc.max_string >= 11;
   lua_settop(L, 7);
   luaL_checkstack(L, 40, "scanning keys");
   kb = anim_lua_newkeyblock(L, (int)count, rot ? 4 : 3);  /* at BLOCK */
@@ -546,8 +552,10 @@ static int scan_names(lua_State *L, int t, const char **list, int *codes, int ma
   int n = 0;
   lua_pushnil(L);
   while (lua_next(L, t)) {
-    lua_Integer c = lua_tointeger(L, -1);
-    if (lua_type(L, -2) != LUA_TSTRING || n >= max || c < 0 || c >= max) luaL_error(L, "key_scanner: bad names");
+    /* (compared as a double: no cast before the range is known) */
+    lua_Number c = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : -1;
+    if (lua_type(L, -2) != LUA_TSTRING || n >= max || !(c >= 0 && c < max && c == floor(c)))
+      luaL_error(L, "key_scanner: bad names");
     list[n] = lua_tostring(L, -2);
     codes[n++] = (int)c;
     lua_pop(L, 1);
@@ -569,9 +577,11 @@ static int key_scanner(lua_State *L) {
   nm->ninterp = scan_names(L, 1, nm->interp, nm->interp_code, ANIM_INTERP_COUNT);
   nm->nease = scan_names(L, 2, nm->ease, nm->ease_code, ANIM_EASE_COUNT);
   for (i = 0; i < ANIM_INTERP_COUNT; i++) {
+    lua_Number d;
     lua_rawgeti(L, 3, i + 1);
-    nm->dflt[i] = (int)lua_tointeger(L, -1);
-    if (nm->dflt[i] < 0 || nm->dflt[i] >= ANIM_EASE_COUNT) luaL_error(L, "key_scanner: bad default ease");
+    d = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : -1;
+    if (!(d >= 0 && d < ANIM_EASE_COUNT && d == floor(d))) luaL_error(L, "key_scanner: bad default ease");
+    nm->dflt[i] = (int)d;
     lua_pop(L, 1);
   }
   for (i = 0; i < F_COUNT; i++) {

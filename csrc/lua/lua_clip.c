@@ -131,8 +131,12 @@ static void read_mods(lua_State *L, anim_clip *c, int lt, anim_curve *cv) {
   int n, i, mt;
   anim_mod *m;
   if (!lua_istable(L, lt)) luaL_error(L, "description modifier list must be a table");
-  n = (int)luaL_len(L, lt);
-  if (n < 0 || n > MAX_KEYS) luaL_error(L, "description modifier list too long");
+  {
+    /* (in range before it becomes an int: a __len of 2^32 + 1 is no 1) */
+    lua_Integer len = luaL_len(L, lt);
+    if (len < 0 || len > MAX_KEYS) luaL_error(L, "description modifier list too long");
+    n = (int)len;
+  }
   lua_pushvalue(L, lt);
   mt = lua_gettop(L);
   m = alloc(L, c, sizeof(anim_mod) * (size_t)(n ? n : 1));
@@ -204,7 +208,7 @@ static void read_keys(lua_State *L, anim_clip *c, int j, int ct, int ch, int ari
     tt = lua_gettop(L);
     flat = push_array(L, ct, "vals") < 0;
     if (flat && push_array(L, ct, "v") != n * arity) luaL_error(L, "description channel values do not match times");
-    if (!flat && (int)luaL_len(L, -1) != n) luaL_error(L, "description channel values do not match times");
+    if (!flat && luaL_len(L, -1) != (lua_Integer)n) luaL_error(L, "description channel values do not match times");
     vt = lua_gettop(L);
     if (push_array(L, ct, "ie") != n) luaL_error(L, "description channel interpolations do not match times");
     it = lua_gettop(L);
@@ -606,10 +610,9 @@ static int clip_sample(lua_State *L) { return read_whole(L, 2, sample_once); }
 static int clip_sample_joint(lua_State *L) {
   anim_clip *c = anim_lua_checkclip(L, 1);
   int *cursors = ((clip_box *)lua_touserdata(L, 1))->cursors;
-  lua_Integer j = luaL_checkinteger(L, 2);
+  lua_Integer j = anim_lua_checkrange(L, 2, 1, c->njoints, "joint");
   double t = luaL_checknumber(L, 3), s[11], v[10] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
   int ch, k;
-  luaL_argcheck(L, j >= 1 && j <= c->njoints, 2, "no such joint");
   if (!isfinite(t)) return luaL_argerror(L, 3, "time must be finite");
   j--;
   ch = anim_clip_sample_joint(c, (int)j, t, cursors + j * ANIM_HOT_CURSORS,
@@ -631,11 +634,10 @@ static int clip_sample_joint(lua_State *L) {
  * encoding: these are the numbers the file gave. */
 static int keys_once(lua_State *L, clip_box *b, unsigned gen) {
   anim_clip *c = b->clip;
-  lua_Integer j = luaL_checkinteger(L, 2), ch = luaL_checkinteger(L, 3);
+  lua_Integer j = anim_lua_checkrange(L, 2, 1, c->njoints, "joint");
+  lua_Integer ch = anim_lua_checkrange(L, 3, ANIM_K_POS, ANIM_K_PW, "channel");
   const anim_keys *k;
   int i, n, arity, nh;
-  luaL_argcheck(L, j >= 1 && j <= c->njoints, 2, "no such joint");
-  luaL_argcheck(L, ch >= ANIM_K_POS && ch <= ANIM_K_PW, 3, "no such channel");
   k = &c->joints[j - 1].keys[ch];
   n = k->n, arity = k->arity, nh = k->nh;
   if (n <= 0) return 0;

@@ -201,7 +201,7 @@ static fd_box *new_fd_box(lua_State *L) {
 static int read_file(lua_State *L) {
   size_t len;
   const char *path = luaL_checklstring(L, 1, &len);
-  lua_Integer limit = luaL_checkinteger(L, 2);
+  lua_Integer limit = anim_lua_checkrange(L, 2, ANIM_LUA_IMIN, ANIM_LUA_IMAX - 1, "limit");
   fd_box *f = new_fd_box(L);
   if (strlen(path) != len) return read_fail(L, f, "open", "the path holds a NUL byte");
   f->fd = open(path, READ_OPEN);
@@ -224,7 +224,7 @@ static int read_beneath(lua_State *L) {
   size_t rootlen, len, i = 0;
   const char *root = luaL_checklstring(L, 1, &rootlen);
   const char *rel = luaL_checklstring(L, 2, &len);
-  lua_Integer limit = luaL_checkinteger(L, 3);
+  lua_Integer limit = anim_lua_checkrange(L, 3, ANIM_LUA_IMIN, ANIM_LUA_IMAX - 1, "limit");
   fd_box *f = new_fd_box(L);
   if (strlen(root) != rootlen || memchr(rel, 0, len)) return read_fail(L, f, "open", "the path holds a NUL byte");
   f->fd = open(root, DIR_OPEN | O_CLOEXEC);

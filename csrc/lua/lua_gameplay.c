@@ -76,7 +76,7 @@ static int ik_add(lua_State *L) {
 /* core.ik_remove(animator, id) -> boolean */
 static int ik_remove(lua_State *L) {
   anim_animator *a = anim_lua_checkanimator(L, 1);
-  lua_pushboolean(L, anim_ik_remove(a, luaL_checkinteger(L, 2)));
+  lua_pushboolean(L, anim_ik_remove(a, anim_lua_checkrange(L, 2, ANIM_LUA_IMIN, ANIM_LUA_IMAX, "id")));
   return 1;
 }
 
@@ -84,7 +84,7 @@ static int ik_remove(lua_State *L) {
  * number reads x only) */
 static int ik_set(lua_State *L) {
   anim_animator *a = anim_lua_upanimator(L);
-  lua_Integer id = luaL_checkinteger(L, 2);
+  lua_Integer id = anim_lua_checkrange(L, 2, ANIM_LUA_IMIN, ANIM_LUA_IMAX, "id");
   int f = (int)anim_lua_checkrange(L, 3, 0, ANIM_IKFIELD_COUNT - 1, "constraint field");
   double v[3] = { 0, 0, 0 };
   if (f == ANIM_IKF_TARGET || f == ANIM_IKF_POLE) check3(L, 4, v);
@@ -96,7 +96,7 @@ static int ik_set(lua_State *L) {
 /* core.ik_get(animator, id, field) -> x, y, z | x | nothing (no such constraint) */
 static int ik_get(lua_State *L) {
   anim_animator *a = anim_lua_checkanimator(L, 1);
-  lua_Integer id = luaL_checkinteger(L, 2);
+  lua_Integer id = anim_lua_checkrange(L, 2, ANIM_LUA_IMIN, ANIM_LUA_IMAX, "id");
   int f = (int)anim_lua_checkrange(L, 3, 0, ANIM_IKFIELD_COUNT - 1, "constraint field"), k;
   double v[3];
   if (!anim_ik_get(a, id, f, v)) return 0;

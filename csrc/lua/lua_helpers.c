@@ -1,5 +1,6 @@
 /* lua_helpers.c - the helpers every binding file shares (lua_helpers.h). */
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
@@ -227,12 +228,13 @@ int anim_lua_argerror(lua_State *L, int arg, const char *fmt, ...) {
 }
 
 const char *anim_lua_typename(lua_State *L, int idx) {
-  const char *name = NULL;
+  idx = lua_absindex(L, idx);
   if (luaL_getmetafield(L, idx, "__name") != LUA_TNIL) {
-    name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-    lua_pop(L, 1);  /* (the metatable still holds the string) */
+    /* (a script's __name: quoted as user data is, left on the stack) */
+    if (lua_type(L, -1) == LUA_TSTRING) return anim_lua_shown(L, -1);
+    lua_pop(L, 1);
   }
-  return name ? name : luaL_typename(L, idx);
+  return luaL_typename(L, idx);
 }
 
 /* "what v out of range lo..hi" (v already on the stack as a string). */
@@ -243,6 +245,8 @@ static int out_of_range(lua_State *L, int arg, const char *what, const char *v, 
 
 lua_Integer anim_lua_checkrange(lua_State *L, int arg, lua_Integer lo, lua_Integer hi, const char *what) {
   lua_Number x;
+  /* 2^(bits - 1): every double in [-top, top) is a lua_Integer, exactly */
+  const lua_Number top = ldexp(1.0, (int)(sizeof(lua_Integer) * CHAR_BIT) - 1);
   if (lua_type(L, arg) != LUA_TNUMBER)
     anim_lua_argerror(L, arg, "%s expected, got %s", what, anim_lua_typename(L, arg));
   if (lua_isinteger(L, arg)) {  /* 5.3+: an integer, exact at any size */
@@ -251,15 +255,23 @@ lua_Integer anim_lua_checkrange(lua_State *L, int arg, lua_Integer lo, lua_Integ
     return k;
   }
   /* a float (every number before 5.3): integral and within the range,
-   * compared as doubles before any cast */
+   * compared as doubles before any cast (a cast of NaN, of an infinity
+   * or of 2^63 is undefined: never made) */
   x = lua_tonumber(L, arg);
+  if (x != x) anim_lua_argerror(L, arg, "%s must be an integer, got nan", what);
   if (x != floor(x)) anim_lua_argerror(L, arg, "%s must be an integer, got %s", what, lua_tostring(L, arg));
-  if (!(x >= (lua_Number)lo && x <= (lua_Number)hi)) {
-    if (x >= -9007199254740992.0 && x <= 9007199254740992.0)  /* 2^53: exact as an integer */
-      return out_of_range(L, arg, what, anim_lua_pushint(L, (lua_Integer)x), lo, hi);
-    return out_of_range(L, arg, what, lua_tostring(L, arg), lo, hi);
+  if (x >= -top && x < top && x >= (lua_Number)lo && x <= (lua_Number)hi) {
+    lua_Integer k = (lua_Integer)x;
+    /* ((lua_Number)hi may round up: the integer is compared too) */
+    if (k >= lo && k <= hi) return k;
   }
-  return (lua_Integer)x;
+  if (x >= -9007199254740992.0 && x <= 9007199254740992.0)  /* 2^53: exact as an integer */
+    return out_of_range(L, arg, what, anim_lua_pushint(L, (lua_Integer)x), lo, hi);
+  return out_of_range(L, arg, what, lua_tostring(L, arg), lo, hi);
+}
+
+lua_Integer anim_lua_optrange(lua_State *L, int arg, lua_Integer dflt, lua_Integer lo, lua_Integer hi, const char *what) {
+  return lua_isnoneornil(L, arg) ? dflt : anim_lua_checkrange(L, arg, lo, hi, what);
 }
 
 void anim_lua_fillnumbers(lua_State *L, const double *v, size_t n) {
@@ -276,19 +288,23 @@ void anim_lua_pushnumbers(lua_State *L, const double *v, size_t n) {
 }
 
 /* Edit distance (optimal string alignment, letter case ignored) of a and
- * b, or a large number when either is longer than MAX_SUGGEST (names that
- * long are not suggested). */
+ * b when it is at most limit, else limit + 1 (also when either is longer
+ * than MAX_SUGGEST: names that long are not suggested); *cells gets the
+ * cells of the table filled.  Only the band within limit of the diagonal
+ * is filled, and a row whose every cell is over limit ends it: the same
+ * as lua/anim/base/suggest.lua's distance. */
 #define MAX_SUGGEST 64
-static int distance(const char *a, size_t la, const char *b, size_t lb) {
-  int rows[3][MAX_SUGGEST + 1], *p2 = rows[0], *p = rows[1], *c = rows[2];
-  size_t i, j;
-  if (la > MAX_SUGGEST || lb > MAX_SUGGEST) return 1 << 20;
-  for (j = 0; j <= lb; j++) p[j] = (int)j;
+static int distance(const char *a, size_t la, const char *b, size_t lb, int limit, long *cells) {
+  int rows[3][MAX_SUGGEST + 2], *p2 = rows[0], *p = rows[1], *c = rows[2], big = limit + 1;
+  size_t i, j, lim = (size_t)limit;
+  *cells = 0;
+  if (la > MAX_SUGGEST || lb > MAX_SUGGEST || (la > lb ? la - lb : lb - la) > lim) return big;
+  for (j = 0; j <= lb; j++) p[j] = j <= lim ? (int)j : big;
   for (i = 1; i <= la; i++) {
-    int ca = tolower((unsigned char)a[i - 1]);
-    int *t;
-    c[0] = (int)i;
-    for (j = 1; j <= lb; j++) {
+    int ca = tolower((unsigned char)a[i - 1]), row, *t;
+    size_t lo = i > lim ? i - lim : 1, hi = i + lim < lb ? i + lim : lb;
+    row = c[lo - 1] = lo == 1 && i <= lim ? (int)i : big;
+    for (j = lo; j <= hi; j++) {
       int cb = tolower((unsigned char)b[j - 1]);
       int d = p[j] + 1, x = c[j - 1] + 1, s = p[j - 1] + (ca != cb);
       if (x < d) d = x;
@@ -296,8 +312,13 @@ static int distance(const char *a, size_t la, const char *b, size_t lb) {
       if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) && tolower((unsigned char)a[i - 2]) == cb &&
           p2[j - 2] + 1 < d)
         d = p2[j - 2] + 1;
+      if (d > big) d = big;
       c[j] = d;
+      if (d < row) row = d;
     }
+    c[hi + 1] = big;  /* (the next row reads one cell further right) */
+    *cells += hi >= lo ? (long)(hi - lo + 1) : 0;
+    if (row > limit) return big;
     t = p2; p2 = p; p = c; c = t;
   }
   return p[lb];
@@ -309,19 +330,28 @@ static int same_but_case(const char *a, const char *b) {
   return *a == *b;
 }
 
+/* The work one suggestion may do: a name looked at costs 1, a cell of a
+ * distance table 1 (MAX_CELLS in lua/anim/base/suggest.lua). */
+#define MAX_CELLS 500000L
+
 const char *anim_lua_suggest(const char *name, const char *const *names, int n) {
   size_t ln = strlen(name);
   int i, limit = (int)(ln / 3), best = -1, bestd = 0;
+  long budget = MAX_CELLS;
   if (ln >= 3 && limit < 1) limit = 1;
   if (limit > 3) limit = 3;
   for (i = 0; i < n; i++)
     if (strcmp(names[i], name) != 0 && same_but_case(names[i], name)) return names[i];
-  if (limit == 0) return NULL;
-  for (i = 0; i < n; i++) {
+  if (limit == 0 || ln > MAX_SUGGEST) return NULL;
+  for (i = 0; i < n && budget > 0; i++) {
     size_t lc = strlen(names[i]);
+    long cells;
     int d;
-    if (strcmp(names[i], name) == 0 || (lc > ln ? lc - ln : ln - lc) > (size_t)limit) continue;
-    d = distance(name, ln, names[i], lc);
+    budget--;
+    if (strcmp(names[i], name) == 0 || lc > MAX_SUGGEST || (lc > ln ? lc - ln : ln - lc) > (size_t)limit) continue;
+    /* (past the best so far, nothing is worth the cells) */
+    d = distance(name, ln, names[i], lc, best < 0 ? limit : bestd - 1, &cells);
+    budget -= cells;
     if (d <= limit && (best < 0 || d < bestd)) { best = i; bestd = d; }
   }
   return best < 0 ? NULL : names[best];

@@ -114,7 +114,8 @@ int anim_lua_nomem(lua_State *L);
 
 /* luaL_argerror with a formatted message. */
 int anim_lua_argerror(lua_State *L, int arg, const char *fmt, ...);
-/* The __name of the value's metatable, else its type name. */
+/* The __name of the value's metatable (shown: anim_lua_shown, pushed
+ * with the name under it), else its type name (nothing pushed). */
 const char *anim_lua_typename(lua_State *L, int idx);
 /* The box of kind `kind` (ANIM_BOX_*) at arg ("anim.clip expected, got
  * Y"; a finalized box: "anim.clip used after it was finalized (...)"). */
@@ -133,6 +134,13 @@ void *anim_lua_newbox(lua_State *L, int kind, size_t size, int nuv);
  * value; anything else, or out of range, raises naming `what` (never a
  * cast that wraps: 2^32 + 1 is out of range, not 1). */
 lua_Integer anim_lua_checkrange(lua_State *L, int arg, lua_Integer lo, lua_Integer hi, const char *what);
+/* The same for an optional argument: dflt when it is none or nil. */
+lua_Integer anim_lua_optrange(lua_State *L, int arg, lua_Integer dflt, lua_Integer lo, lua_Integer hi, const char *what);
+/* The whole range of lua_Integer (5.1 has no LUA_MAXINTEGER): an id or
+ * an index any integer may be, checked as one (never a cast of a float
+ * that has no integer value). */
+#define ANIM_LUA_IMAX ((lua_Integer)(((unsigned long long)1 << (sizeof(lua_Integer) * 8 - 1)) - 1))
+#define ANIM_LUA_IMIN (-ANIM_LUA_IMAX - 1)
 
 /* A new array of the n numbers of v.  Making it may run a collection, and
  * finalizers: v must be memory no finalizer can free (the C stack), else
@@ -208,12 +216,26 @@ static inline anim_animator_box *anim_lua_animator_mt(lua_State *L, int idx, int
 /* The same, the stack left as it was. */
 anim_animator_box *anim_lua_animator_at(lua_State *L, int idx, int mt);
 
+/* ---- user data in messages (lua_shown.c) ---------------------------------
+ * A name, key, path or value from a file, a state or a script, as every
+ * message quotes it: control bytes written \n, \r, \t or \ddd (ddd: all
+ * \ddd), at most ANIM_LUA_SHOWN bytes, a longer one cut with "... (N
+ * bytes)".  Pushed on the stack, and returned; reads at most
+ * ANIM_LUA_SHOWN + 1 bytes of s.  The same rule for the Lua side:
+ * core.shown (lua/anim/base/errors.lua's E.shown). */
+#define ANIM_LUA_SHOWN 200
+const char *anim_lua_pushshown(lua_State *L, const char *s, size_t len, int ddd);
+/* The string (or number) at idx, shown, pushed. */
+const char *anim_lua_shown(lua_State *L, int idx);
+
 /* The closest of names[0..n-1] to `name` for "did you mean?", or NULL:
  * the one that differs only in letter case, else the nearest by edit
  * distance (letter case ignored) when at most a third of the name's
  * length edits away (at most 3; at least 1 for names of 3 letters or more,
- * none for shorter ones); ties go to the first.  The same rule as
- * lua/anim/base/suggest.lua. */
+ * none for shorter ones); ties go to the first.  The edit distance is
+ * computed only between names of at most 64 bytes (a longer one is
+ * suggested for its letter case only), so the work is bounded whatever
+ * the names.  The same rule as lua/anim/base/suggest.lua. */
 const char *anim_lua_suggest(const char *name, const char *const *names, int n);
 
 /* Delivery from C (lua_deliver.c).  anim_lua_pushdeliver pushes the
@@ -309,5 +331,6 @@ void anim_lua_open_bytes(lua_State *L);
 void anim_lua_open_blendspace(lua_State *L);
 void anim_lua_open_gameplay(lua_State *L);
 void anim_lua_open_state(lua_State *L);
+void anim_lua_open_shown(lua_State *L);
 
 #endif

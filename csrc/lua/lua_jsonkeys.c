@@ -64,7 +64,7 @@ static size_t skip_value(const char *s, size_t n, size_t i) {
 static int json_members(lua_State *L) {
   size_t n, i;
   const char *s = luaL_checklstring(L, 1, &n);
-  lua_Integer pos = luaL_checkinteger(L, 2);
+  lua_Integer pos = anim_lua_checkrange(L, 2, ANIM_LUA_IMIN, ANIM_LUA_IMAX, "position");
   lua_Integer k = 0;
   if (pos < 1 || (size_t)(pos - 1) >= n || s[pos - 1] != '{') return 0;
   lua_newtable(L);

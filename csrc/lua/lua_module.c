@@ -33,5 +33,6 @@ ANIM_EXPORT int luaopen_anim_core(lua_State *L) {
   anim_lua_open_blendspace(L);
   anim_lua_open_gameplay(L);
   anim_lua_open_state(L);
+  anim_lua_open_shown(L);
   return 1;
 }

@@ -2,6 +2,8 @@
  * set and remove by id.  The handle scripts hold is
  * lua/anim/runtime/override.lua; setting its fields every frame calls
  * core.override_set, which allocates nothing. */
+#include <limits.h>
+
 #include "lua.h"
 #include "lauxlib.h"
 
@@ -21,9 +23,10 @@ static anim_animator *checked_animator(lua_State *L) {
  * sx, sy, sz. */
 static void read_override(lua_State *L, int from, anim_override *o) {
   int k;
-  o->joint = (int)luaL_checkinteger(L, from);
-  o->mode = (int)luaL_checkinteger(L, from + 1);
-  o->channels = (int)luaL_checkinteger(L, from + 2);
+  /* (each in its range before it becomes an int: 2^32 is no joint 0) */
+  o->joint = (int)anim_lua_checkrange(L, from, 0, INT_MAX, "joint");
+  o->mode = (int)anim_lua_checkrange(L, from + 1, 0, ANIM_OVERRIDE_COUNT - 1, "mode");
+  o->channels = (int)anim_lua_checkrange(L, from + 2, 0, ANIM_CH_POS | ANIM_CH_ROT | ANIM_CH_SCL, "channels");
   o->weight = luaL_checknumber(L, from + 3);
   for (k = 0; k < 3; k++) o->pos[k] = luaL_checknumber(L, from + 4 + k);
   for (k = 0; k < 4; k++) o->rot[k] = luaL_checknumber(L, from + 7 + k);
@@ -45,7 +48,7 @@ static int override_add(lua_State *L) {
 
 /* core.override_set(animator, id, joint, mode, channels, weight, p3, q4, s3) */
 static int override_set(lua_State *L) {
-  lua_Integer id = luaL_checkinteger(L, 2);
+  lua_Integer id = anim_lua_checkrange(L, 2, ANIM_LUA_IMIN, ANIM_LUA_IMAX, "id");
   anim_override o;
   read_override(L, 3, &o);
   if (anim_override_set(checked_animator(L), id, &o) < 0) return luaL_error(L, "no such override, or out of range");
@@ -54,7 +57,7 @@ static int override_set(lua_State *L) {
 
 /* core.override_remove(animator, id) -> whether it was there */
 static int override_remove(lua_State *L) {
-  lua_Integer id = luaL_checkinteger(L, 2);
+  lua_Integer id = anim_lua_checkrange(L, 2, ANIM_LUA_IMIN, ANIM_LUA_IMAX, "id");
   lua_pushboolean(L, anim_override_remove(checked_animator(L), id) == 0);
   return 1;
 }

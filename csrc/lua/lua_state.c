@@ -688,9 +688,13 @@ static int animator_restore(lua_State *L) {
     return 2;
   }
   lua_getfield(L, 2, "side");
-  side = (int)luaL_checkinteger(L, -1);
+  {
+    /* (compared as a double: no cast before the range is known) */
+    double v = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : -1;
+    if (!(v >= 0 && v < ANIM_SIDE_COUNT && v == floor(v))) luaL_error(L, "state plan: bad side");
+    side = (int)v;
+  }
   lua_pop(L, 1);
-  if (side < 0 || side >= ANIM_SIDE_COUNT) luaL_error(L, "state plan: bad side");
   plan_sizes(L, &z);
   z.nrig = anim_animator_rig(anim_lua_checkanimator(L, 1))->n;
   plan_boxes(L, &z);

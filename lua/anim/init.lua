@@ -137,10 +137,10 @@ function anim.import_gltf(path, options)
       elseif k == "loop" then
         if not gltf.LOOPS[v] then
           args.error(2, "import_gltf", "option 'loop' must be once, loop, hold or pingpong, got " ..
-            (type(v) == "string" and "'" .. v .. "'" or args.typename(v)))
+            (type(v) == "string" and "'" .. E.shown(v) .. "'" or args.typename(v)))
         end
       else
-        args.error(2, "import_gltf", "unknown option '" .. tostring(k) .. "' (expected root, loop)")
+        args.error(2, "import_gltf", "unknown option '" .. E.shown(k) .. "' (expected root, loop)")
       end
     end
   end
@@ -164,13 +164,13 @@ function anim.export_gltf(clips, rig, path, options)
   local n = rig and 3 or 2
   check_arg(path, "string", n, "export_gltf")
   if not path:lower():match("%.gltf$") and not path:lower():match("%.glb$") then
-    args.error(n, "export_gltf", "the path must end in .gltf or .glb, got '" .. path .. "'")
+    args.error(n, "export_gltf", "the path must end in .gltf or .glb, got '" .. E.shown(path) .. "'")
   end
   check_arg(options, "table", n + 1, "export_gltf", true)
   if options then
     for k, v in pairs(options) do
       if k ~= "fps" then
-        args.error(n + 1, "export_gltf", "unknown option '" .. tostring(k) .. "' (expected fps)")
+        args.error(n + 1, "export_gltf", "unknown option '" .. E.shown(k) .. "' (expected fps)")
       elseif type(v) ~= "number" or not (v > 0 and v <= 10000) then
         args.error(n + 1, "export_gltf", "option 'fps' must be a number above 0 and at most 10000, got " ..
           (type(v) == "number" and tostring(v) or args.typename(v)))

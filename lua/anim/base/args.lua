@@ -5,6 +5,7 @@
 -- deep inside the module the check runs (a C function called by the
 -- script gets the same from luaL_argerror in csrc/lua/lua_helpers.c).
 local suggest = require "anim.base.suggest"
+local E = require "anim.base.errors"
 
 local M = {}
 
@@ -47,11 +48,12 @@ function M.error(n, fname, msg)
 end
 
 -- What a value is, for messages: its metatable's __name (anim.clip,
--- anim.rig...), else its type.
+-- anim.rig...; a script's own quoted as user data is: E.shown), else its
+-- type.
 function M.typename(v)
   local mt = debug_getmetatable(v)
   local name = type(mt) == "table" and rawget(mt, "__name")
-  return type(name) == "string" and name or type(v)
+  return type(name) == "string" and E.shown(name) or type(v)
 end
 
 -- A value for messages: numbers as they are, with nan, inf and -inf
@@ -114,7 +116,7 @@ function M.options(opts, known, n, fname)
     if not known.set[k] then
       local msg
       if type(k) == "string" then
-        msg = format("unknown option '%s'%s", k, suggest.hint(k, known.list))
+        msg = format("unknown option '%s'%s", E.shown(k), suggest.hint(k, known.list))
       else
         msg = format("options are named: %s is not an option name (the options are %s)", M.typename(k),
           table.concat(known.list, ", "))

@@ -42,7 +42,7 @@ end
 local function readonly(t, what)
   return setmetatable({}, {
     __index = t,
-    __newindex = function(_, k) error(what .. " is read-only (cannot set '" .. tostring(k) .. "')", 2) end,
+    __newindex = function(_, k) error(what .. " is read-only (cannot set '" .. core.shown(tostring(k)) .. "')", 2) end,
     __pairs = function() return next, t, nil end,
     __metatable = false,
   })

@@ -5,6 +5,9 @@
 -- shape every loading function of the module returns for bad input.
 -- Anything else raised inside (a bug) propagates as a normal Lua error.
 local compat = require "anim.base.compat"
+local core = require "anim.core"
+-- (the quoting rule of every message: csrc/lua/lua_shown.c)
+local core_shown = core.shown
 
 local M = {}
 
@@ -21,24 +24,16 @@ M.is_null = is_null
 -- identifier.  Inside the quotes `"` and `\` are escaped with a backslash
 -- and control characters are written \n, \r, \t or \ddd (three decimal
 -- digits), so a path is always one line (%q would end a line at a newline).
-local QUOTED = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
-local function quoted(s)
-  return '"' .. s:gsub('[%c"\\]', function(c) return QUOTED[c] or string.format("\\%03d", c:byte()) end) .. '"'
-end
-
--- A key longer than this is cut in paths (its length is given instead):
--- a message stays short whatever the file holds.
+-- A key whose escapes are longer than this is cut in paths (its length is
+-- given instead: `a["xxx"... (100 bytes)]`), so a message stays short
+-- whatever the file holds; the rule is core.shown's (below).
 local KEY_SHOWN = 64
 
 function M.key(path, k)
   if type(k) == "string" and #k <= KEY_SHOWN and k:match("^[%a_][%w_]*$") then
     return path == "" and k or path .. "." .. k
   end
-  k = tostring(k)
-  if #k > KEY_SHOWN then
-    return path .. "[" .. quoted(k:sub(1, KEY_SHOWN - 4)) .. "... (" .. #k .. " bytes)]"
-  end
-  return path .. "[" .. quoted(k) .. "]"
+  return path .. "[" .. core_shown(tostring(k), "key") .. "]"
 end
 
 -- index i (1-based, as in Lua) appended to a path: `a[3]`.
@@ -102,49 +97,64 @@ end
 -- one is cut (at a character's start, never inside an escape) and its
 -- length given, so that a message stays short whatever a file or a state
 -- holds (a name of 10 MB of control bytes made a 40 MB message).
-local SHOWN = 200
+local SHOWN = core.shown_bytes
 M.SHOWN = SHOWN
 
-local function escape(c) return QUOTED[c] or string.format("\\%03d", c:byte()) end
-
--- s as a message quotes it: each control character written esc(c), the
--- whole at most SHOWN bytes, else cut with "... (N bytes)".  Reads at most
--- SHOWN bytes of s.
-function M.cut(s, esc)
-  esc = esc or escape
-  local head = s:sub(1, SHOWN):gsub("%c", esc)
-  if #s <= SHOWN and #head <= SHOWN then return head end
-  local out, n, i = {}, 0, 0
-  local room = SHOWN - 3
-  while i < SHOWN do
-    local c = s:sub(i + 1, i + 1)
-    local e = c:find("^%c") and esc(c) or c
-    if n + #e > room then break end
-    i, n = i + 1, n + #e
-    out[i] = e
-  end
-  -- (not in the middle of a UTF-8 sequence: its continuation bytes go too)
-  local b = s:byte(i + 1)
-  while i > 0 and b and b >= 0x80 and b < 0xC0 do
-    b = s:byte(i)
-    out[i] = nil
-    i = i - 1
-  end
-  return table.concat(out) .. "... (" .. #s .. " bytes)"
+-- s (a string) as a message quotes it: each control character written \n,
+-- \r, \t or \ddd (ddd: every one \ddd), the whole at most SHOWN bytes,
+-- else cut with "... (N bytes)".  Reads at most SHOWN + 1 bytes of s.  The
+-- rule is the binding's (csrc/lua/lua_shown.c: one implementation for the
+-- messages of C and of Lua).
+function M.cut(s, ddd)
+  return core_shown(s, ddd and true or nil)
 end
 
--- A name as messages show it: control characters written \n, \r, \t or
--- \ddd (a NUL byte \000), so that a message is one line of text, and at
--- most SHOWN bytes of it (M.cut).
+-- A name (or any value: tostring) as messages show it: control characters
+-- written \n, \r, \t or \ddd (a NUL byte \000), so that a message is one
+-- line of text, and at most SHOWN bytes of it (M.cut).
 function M.shown(name)
-  return M.cut(tostring(name))
+  return core_shown(tostring(name))
+end
+
+-- A list of names as messages show it: the first `most` (default 20),
+-- each shown, then how many there are in all ("a, b, ... (300 in all)"):
+-- a message stays short whatever a file names.
+function M.shown_list(names, most)
+  most = most or 20
+  local some = {}
+  for i = 1, math.min(#names, most) do some[i] = M.shown(names[i]) end
+  return table.concat(some, ", ") .. (#names > most and (", ... (" .. #names .. " in all)") or "")
+end
+
+-- A path as messages show it: each key is cut already (M.key), and a path
+-- longer than PATH_SHOWN bytes (a file nested deep, its keys long: 128
+-- levels of 64-byte keys made 9 kB, 128 XML elements of 200-byte names
+-- 25 kB) keeps its first keys and its last, the middle said by its length.
+local PATH_SHOWN = 400
+-- Where keys start in s (`[`, `/`, or `.` before a name: not the dots of
+-- a cut key's "..."), in order.
+local function starts(s)
+  local at = {}
+  for i in s:gmatch("()[%[/]") do at[#at + 1] = i end
+  for i in s:gmatch("()%.[%a_]") do at[#at + 1] = i end
+  table.sort(at)
+  return at
+end
+function M.path(p)
+  if #p <= PATH_SHOWN then return p end
+  -- (cut where a key starts: never inside a UTF-8 character)
+  local head, tail = p:sub(1, 150), p:sub(-200)
+  local h, t = starts(head), starts(tail)
+  head = #h > 0 and h[#h] > 1 and head:sub(1, h[#h] - 1) or head:gsub("[\192-\255]?[\128-\191]*$", "")
+  tail = #t > 0 and tail:sub(t[1]) or tail:gsub("^[\128-\191]+", "")
+  return head .. " ... " .. tail .. " (a path of " .. #p .. " bytes)"
 end
 
 -- The message of a failure, for a file or source called `name`.
 function M.message(name, e)
   name = M.shown(name)
   if e.path == nil or e.path == "" then return name .. ": " .. e.msg end
-  return name .. ": " .. e.path .. ": " .. e.msg
+  return name .. ": " .. M.path(e.path) .. ": " .. e.msg
 end
 
 -- Run fn(...); a failure becomes nil, message.  Results pass through.

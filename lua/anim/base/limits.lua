@@ -8,6 +8,7 @@
 local args = require "anim.base.args"
 local compat = require "anim.base.compat"
 local suggest = require "anim.base.suggest"
+local E = require "anim.base.errors"
 
 local M = {}
 
@@ -61,7 +62,7 @@ function M.set(t)
     local s = SPEC[k]
     if not s then
       local hint = suggest.hint(k, names())
-      args.error(1, "set_limits", string.format("unknown limit '%s'%s", tostring(k),
+      args.error(1, "set_limits", string.format("unknown limit '%s'%s", E.shown(k),
         hint ~= "" and hint or "; the limits are " .. table.concat(names(), ", ")))
     end
     if compat.mtype(v) ~= "integer" and not (type(v) == "number" and v % 1 == 0 and v == v) then
@@ -83,7 +84,7 @@ end
 M.view = setmetatable({}, {
   __index = function(_, k) return current[k] end,
   __newindex = function(_, k)
-    args.raise("anim.limits is read-only (use anim.set_limits{ " .. tostring(k) .. " = n })")
+    args.raise("anim.limits is read-only (use anim.set_limits{ " .. E.shown(k) .. " = n })")
   end,
   __pairs = function()
     return function(_, k)

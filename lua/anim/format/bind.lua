@@ -128,10 +128,14 @@ function M.unmatched(clip, rig, map)
   local rinfo = core.rig_info(rig)
   local resolved = M.resolve(clip, rig, map)
   local out = {}
+  -- (one search budget for all: 4,096 joints against a rig of 65,536 were
+  -- 268 million names looked at; 1,000 against 1,000 took 12.6 s)
+  local names, budget = nil, { cells = suggest.MAX_CELLS }
   for _, name in ipairs(info.joints) do
     local r = resolved[name]
     if r.by == "unmatched" then
-      out[#out + 1] = { joint = name, wanted = r.wanted, suggestion = suggest.closest(r.wanted or name, rinfo.names) }
+      names = names or suggest.prepare(rinfo.names)
+      out[#out + 1] = { joint = name, wanted = r.wanted, suggestion = suggest.closest(r.wanted or name, names, budget) }
     end
   end
   return out

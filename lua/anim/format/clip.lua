@@ -81,7 +81,7 @@ mt.__index = function(self, k)
   end
 end
 mt.__newindex = function(_, k)
-  args.raise("clips are read-only (cannot set '" .. tostring(k) .. "')")
+  args.raise("clips are read-only (cannot set '" .. E.shown(k) .. "')")
 end
 mt.__tostring = function(self)
   local info = info_of(self)

@@ -207,7 +207,7 @@ local function classify(t, sch, path)
       if type(kk) ~= "string" and (k == nil or byte_less(tostring(kk), tostring(k))) then k = kk end
     end
     fail(path_text(path), "cannot be written as JSON: a table is either an array or has only string keys, got the %s key %s",
-      type(k), tostring(k))
+      type(k), E.shown(k))
   end
   local rank = sch.rank or {}
   table.sort(strings, function(a, b)
@@ -377,11 +377,11 @@ local function v1_to_v3(src, info)
   end
   if not absent(src.loop) and src.loop ~= info.loop then
     return nil, string.format("its field loop (%s) is not what looped says (%s); version 3 has only loop",
-      type(src.loop) == "string" and src.loop or E.describe(src.loop), info.loop)
+      type(src.loop) == "string" and E.shown(src.loop) or E.describe(src.loop), info.loop)
   end
   if not absent(src.euler) and not (type(src.euler) == "string" and src.euler:lower() == "yxz") then
     return nil, string.format("its field euler (%s) is not the order version 1 uses (yxz), and version 3 would read it",
-      type(src.euler) == "string" and src.euler or E.describe(src.euler))
+      type(src.euler) == "string" and E.shown(src.euler) or E.describe(src.euler))
   end
   table.sort(names, byte_less)
   local joints = {}
@@ -399,7 +399,7 @@ local function v1_to_v3(src, info)
     for i = 2, #weights do
       if weights[i] ~= weights[1] then
         return nil, string.format("the pose weight of joint '%s' varies over time (%s at keyframe 1, %s at keyframe %d), "
-          .. "and version 3 has no animated joint weight", name, num(weights[1]), num(weights[i]), i)
+          .. "and version 3 has no animated joint weight", E.shown(name), num(weights[1]), num(weights[i]), i)
       end
     end
     if #weights > 0 and weights[1] ~= 1 then j.weight = weights[1] end

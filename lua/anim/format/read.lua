@@ -13,6 +13,9 @@ local core = require "anim.core"
 local M = {}
 
 local fail, describe, key, index, num = E.fail, E.describe, E.key, E.index, E.num
+-- (a name or value of the file a message quotes goes through shown:
+-- escaped, and cut at E.SHOWN bytes)
+local shown = E.shown
 
 -- Names and their codes in the C core: all from csrc/core/codes.h --------
 
@@ -73,7 +76,7 @@ function M.priority(v, path)
   if type(v) == "string" then
     local p = M.PRIORITIES[v]
     if p then return p end
-    fail(path, "unknown priority '%s' (expected %s, or a number)", v, table.concat(PRIORITY_NAMES, ", "))
+    fail(path, "unknown priority '%s' (expected %s, or a number)", shown(v), table.concat(PRIORITY_NAMES, ", "))
   end
   if not E.finite(v) then
     fail(path, "priority must be a level name or a finite number, got %s", describe(v))
@@ -101,7 +104,7 @@ local function euler_code(v, path)
   for i, n in ipairs(M.EULERS) do
     if n == lower then return i - 1 end
   end
-  fail(path, "unknown euler order '%s' (expected a permutation of xyz such as yxz or zyx)", v)
+  fail(path, "unknown euler order '%s' (expected a permutation of xyz such as yxz or zyx)", shown(v))
 end
 
 local huge = math.huge
@@ -192,7 +195,7 @@ local function interp_code(v, path)
   if type(v) ~= "string" then fail(path, "interpolation must be a string, got %s", describe(v)) end
   local c = INTERP_CODE[v]
   if not c then
-    fail(path, "unknown interpolation '%s' (expected %s)", v, table.concat(INTERPS, ", "))
+    fail(path, "unknown interpolation '%s' (expected %s)", shown(v), table.concat(INTERPS, ", "))
   end
   return c
 end
@@ -230,7 +233,7 @@ local function read_extra(extra, ep, code, dims)
       fail(key(ep, "ease"), "ease must be in, out or inOut, got %s", describe(ez))
     end
     if not EASE_CODE[ez] then
-      fail(key(ep, "ease"), "unknown ease '%s' (expected in, out or inOut)", ez)
+      fail(key(ep, "ease"), "unknown ease '%s' (expected in, out or inOut)", shown(ez))
     end
     ease = EASE_CODE[ez]
     bits = HAS_EASE
@@ -588,9 +591,9 @@ local function read_modifier(m, path, naxes)
           E.finite(axis) and tostring(axis) or describe(axis))
       end
     elseif compat.mtype(axis) == nil or axis % 1 ~= 0 or axis < 0 or axis >= naxes then
-      local shown = E.finite(axis) and num(axis) or describe(axis)
-      if naxes == 1 then fail(key(path, "axis"), "axis must be 0 (the property has one component), got %s", shown) end
-      fail(key(path, "axis"), "axis must be a component index from 0 to %d, got %s", naxes - 1, shown)
+      local got = E.finite(axis) and num(axis) or describe(axis)
+      if naxes == 1 then fail(key(path, "axis"), "axis must be 0 (the property has one component), got %s", got) end
+      fail(key(path, "axis"), "axis must be a component index from 0 to %d, got %s", naxes - 1, got)
     end
     out.axis = compat.tointeger(axis) + 1
   end
@@ -820,7 +823,7 @@ function M.skeleton(s, path)
   for _, name in ipairs(names) do
     local parent = out[name].parent
     if parent and not out[parent] then
-      fail(key(key(path, name), "parent"), "unknown parent '%s'", parent)
+      fail(key(key(path, name), "parent"), "unknown parent '%s'", shown(parent))
     end
   end
   -- a hierarchy: following the parents from any joint reaches a root
@@ -833,7 +836,7 @@ function M.skeleton(s, path)
       at = out[at].parent
     end
     if at and state[at] == 1 then
-      fail(key(key(path, name), "parent"), "parents form a cycle through '%s'", at)
+      fail(key(key(path, name), "parent"), "parents form a cycle through '%s'", shown(at))
     end
     for _, n in ipairs(chain) do state[n] = 2 end
   end
@@ -880,7 +883,7 @@ local function read_curves(c, info, desc, from_file, checked)
       E.object(j.modifiers, mp, "modifiers")
       for ch, list in pairs(j.modifiers) do
         if ch ~= "position" and ch ~= "rotation" and ch ~= "scale" then
-          fail(key(mp, ch), "unknown channel '%s' (expected position, rotation or scale)", tostring(ch))
+          fail(key(mp, ch), "unknown channel '%s' (expected position, rotation or scale)", shown(ch))
         end
         local lp = key(mp, ch)
         E.array(list, lp, "modifier list")
@@ -981,7 +984,7 @@ local function read_v1(c, info, desc)
           end
           local code = V1_EASINGS[ez:lower()]
           if not code then
-            fail(key(pp, "easing"), "unknown easing '%s' (expected %s)", ez, names)
+            fail(key(pp, "easing"), "unknown easing '%s' (expected %s)", shown(ez), names)
           end
           out.interp = code
         end
@@ -993,7 +996,7 @@ local function read_v1(c, info, desc)
           end
           local code = V1_DIRS[d:lower()]
           if not code then
-            fail(key(pp, "direction"), "unknown direction '%s' (expected in, out or inOut)", d)
+            fail(key(pp, "direction"), "unknown direction '%s' (expected in, out or inOut)", shown(d))
           end
           out.ease = code
         end

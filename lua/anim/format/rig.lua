@@ -60,7 +60,7 @@ local function build(def, rig_name)
     if type(name) ~= "string" then E.string(name, key(index("joints", i), "name"), "name") end
     -- (the core keeps names as C strings: "a\0b" would be "a")
     if name:find("\0", 1, true) then fail(key(index("joints", i), "name"), "a joint name cannot hold a NUL byte") end
-    if idx[name] then fail(key(index("joints", i), "name"), "duplicate joint name '%s' (also joints[%d])", name, idx[name]) end
+    if idx[name] then fail(key(index("joints", i), "name"), "duplicate joint name '%s' (also joints[%d])", E.shown(name), idx[name]) end
     idx[name] = i
     names[i] = name
     pivots[i] = E.absent(j.position) and { 0, 0, 0 } or vec3(j.position, i, "position")
@@ -84,7 +84,7 @@ local function build(def, rig_name)
       parents[i] = 0
     else
       E.string(j.parent, key(p, "parent"), "parent")
-      parents[i] = idx[j.parent] or fail(key(p, "parent"), "unknown parent '%s'", j.parent)
+      parents[i] = idx[j.parent] or fail(key(p, "parent"), "unknown parent '%s'", E.shown(j.parent))
     end
   end
   return M.from_lists(names, parents, pivots, rots, any_local and locals or nil, any_scale and scales or nil, rig_name)
@@ -130,7 +130,7 @@ function M.new(def, name)
     return player
   end
   if type(def) == "string" then
-    return nil, "rig: unknown built-in rig '" .. def .. "' (expected \"player\" or a table)"
+    return nil, "rig: unknown built-in rig '" .. E.shown(def) .. "' (expected \"player\" or a table)"
   end
   if type(def) ~= "table" then
     args.error(1, "rig", "\"player\" or table expected, got " .. args.typename(def))
@@ -185,7 +185,7 @@ function M.joint(rig, j)
   local info = core.rig_info(rig)
   if type(j) == "string" then
     local i = info.index[j]
-    if not i then return nil, "unknown joint '" .. j .. "'" .. suggest.hint(j, info.names) end
+    if not i then return nil, "unknown joint '" .. E.shown(j) .. "'" .. suggest.hint(j, info.names) end
     return i
   end
   if type(j) == "number" and j == math.floor(j) then

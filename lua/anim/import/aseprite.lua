@@ -138,7 +138,7 @@ local function read_frames(doc, text)
       -- (JSON lets a name come twice; the decoder keeps the last)
       local seen = {}
       for _, name in ipairs(order or {}) do
-        if seen[name] then fail(key("frames", name), "the frame name '%s' comes twice", name) end
+        if seen[name] then fail(key("frames", name), "the frame name '%s' comes twice", E.shown(name)) end
         seen[name] = true
       end
       fail("frames", "cannot tell the order of the frames")
@@ -248,7 +248,7 @@ local function read_tag(tag, p, nframes)
   if E.absent(dir) then dir = "forward" end
   if type(dir) ~= "string" or not DIRECTIONS[dir] then
     fail(key(p, "direction"), "unknown direction %s (expected forward, reverse, pingpong or pingpong_reverse)",
-      type(dir) == "string" and ("'" .. dir .. "'") or describe(dir))
+      type(dir) == "string" and ("'" .. E.shown(dir) .. "'") or describe(dir))
   end
   out.direction = dir
   local rep = tag["repeat"]
@@ -256,7 +256,7 @@ local function read_tag(tag, p, nframes)
     local rp = key(p, "repeat")
     local n = type(rep) == "string" and rep:match("^%s*(%d+)%s*$") and tonumber(rep) or rep
     if type(rep) == "string" and type(n) ~= "number" then
-      fail(rp, "repeat must be a whole number of passes (as a string, as Aseprite writes it), got '%s'", rep)
+      fail(rp, "repeat must be a whole number of passes (as a string, as Aseprite writes it), got '%s'", E.shown(rep))
     end
     -- (kept as the file has it: the keys it makes are counted before it
     -- becomes an integer)
@@ -300,7 +300,7 @@ local function read_sheet(text)
           fail(key(p, "name"), "a tag named 'all' would hide clips.all (every frame): rename the tag")
         end
         if seen[t.name] then
-          fail(key(p, "name"), "two tags are named '%s' (tags %d and %d): each clip is named by its tag", t.name, seen[t.name], i)
+          fail(key(p, "name"), "two tags are named '%s' (tags %d and %d): each clip is named by its tag", E.shown(t.name), seen[t.name], i)
         end
         seen[t.name] = i
         tags[i] = t

@@ -85,11 +85,11 @@ function M.value(v, path, where, chan, env, dflt)
   if e.const then
     local c = e.const
     if c ~= c then
-      note(chan, string.format("Molang '%s' evaluates to nan: read as 0 (as Blockbench reads it)", v))
+      note(chan, string.format("Molang '%s' evaluates to nan: read as 0 (as Blockbench reads it)", E.shown(v)))
       return { c = 0 }
     end
     if not E.finite(c) then
-      fail(path, "%s: Molang '%s' evaluates to %s", where, v, E.describe(c))
+      fail(path, "%s: Molang '%s' evaluates to %s", where, E.shown(v), E.describe(c))
     end
     return { c = c }
   end
@@ -103,11 +103,12 @@ function M.value(v, path, where, chan, env, dflt)
     f = function(t)
       local x = fn(t)
       if x ~= x then
-        note(chan, string.format("Molang '%s' evaluates to nan at some times: read as 0 there (as Blockbench reads it)", v))
+        note(chan, string.format("Molang '%s' evaluates to nan at some times: read as 0 there (as Blockbench reads it)",
+          E.shown(v)))
         return 0
       end
       if x == math.huge or x == -math.huge then
-        fail(path, "%s: Molang '%s' evaluates to %s at query.anim_time = %s", where, v, E.describe(x), E.num(t))
+        fail(path, "%s: Molang '%s' evaluates to %s at query.anim_time = %s", where, E.shown(v), E.describe(x), E.num(t))
       end
       return x
     end,
@@ -284,7 +285,8 @@ function M.easing(name, arg, rules, short_steps)
   local e = { name = name }
   if not rules.any_case and not AJ_NAMES[name] then
     e.fn, e.exact = function(s) return s end, { "linear" }
-    e.note = string.format("unknown easing '%s' read as linear (%s knows its names as it spells them)", name, rules.name)
+    e.note = string.format("unknown easing '%s' read as linear (%s knows its names as it spells them)", E.shown(name),
+      rules.name)
     return e
   end
   if lname == "linear" or lname == "none" then
@@ -342,7 +344,7 @@ function M.easing(name, arg, rules, short_steps)
   if not f then
     -- GeckoLib reads a name it does not know as linear
     e.fn, e.exact = function(s) return s end, { "linear" }
-    e.note = string.format("unknown easing '%s' read as linear (as %s reads it)", name, rules.name)
+    e.note = string.format("unknown easing '%s' read as linear (as %s reads it)", E.shown(name), rules.name)
     return e
   end
   e.fn = DIRS[dir](f)
@@ -574,7 +576,7 @@ function M.convert(chan, opts)
     for _, p in ipairs(points) do
       for x = 1, 3 do
         local e = p[x]
-        if e.f then fail(e.path, "%s: Molang '%s' changes too fast to bake: %s", e.where, e.src, cap) end
+        if e.f then fail(e.path, "%s: Molang '%s' changes too fast to bake: %s", e.where, E.shown(e.src), cap) end
       end
     end
     local reasons = {}

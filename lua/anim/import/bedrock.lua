@@ -24,6 +24,8 @@ local molang = require "anim.import.molang"
 local M = {}
 
 local fail, key, index, describe = E.fail, E.key, E.index, E.describe
+-- (a name or value of the file a message quotes: escaped, cut at E.SHOWN bytes)
+local shown = E.shown
 
 local AXES = { "x", "y", "z" }
 local SIGNS = {
@@ -83,7 +85,7 @@ local function easing_arg(v, path, where, env)
     if e.const and E.finite(e.const) and #e.notes == 0 then return e.const end
   end
   fail(path, "%s: easing argument must be a constant number, got %s", where,
-    type(v) == "string" and ("'" .. v .. "'") or describe(v))
+    type(v) == "string" and ("'" .. shown(v) .. "'") or describe(v))
 end
 
 -- The easing of a key ({easing, easingArgs} of GeckoLib's dialect), or nil.
@@ -98,7 +100,7 @@ local function read_easing(v, path, where, ctx, chan)
   if ctx.easings.none then
     if v.easing:lower() ~= "linear" then
       CH.note(chan, string.format("easing '%s' not followed (options.easings = \"blockbench\": Blockbench's own"
-        .. " importer reads no easing)", v.easing))
+        .. " importer reads no easing)", shown(v.easing)))
     end
     return nil
   end
@@ -144,7 +146,7 @@ local function read_key(v, t, path, where, channel, chan, ctx)
       local lm = type(v.lerp_mode) == "string" and LERP[v.lerp_mode]
       if not lm then
         fail(key(path, "lerp_mode"), "%s: unknown lerp_mode %s (expected linear or catmullrom)", where,
-          type(v.lerp_mode) == "string" and ("'" .. v.lerp_mode .. "'") or describe(v.lerp_mode))
+          type(v.lerp_mode) == "string" and ("'" .. shown(v.lerp_mode) .. "'") or describe(v.lerp_mode))
       end
       k.interp = lm
     end
@@ -160,7 +162,7 @@ local function read_channel(v, path, where, channel, ctx)
     for ts, kv in pairs(v) do
       local t = type(ts) == "string" and tonumber(ts)
       if not t or not E.finite(t) then
-        fail(key(path, ts), "%s: key time must be a number in a string like \"0.5\", got '%s'", where, tostring(ts))
+        fail(key(path, ts), "%s: key time must be a number in a string like \"0.5\", got '%s'", where, shown(ts))
       end
       local k = read_key(kv, t, key(path, ts), where, channel, chan, ctx)
       k.text = ts
@@ -221,7 +223,7 @@ local function read_effects(a, path, where, anim)
     for ts in pairs(m) do
       local t = type(ts) == "string" and tonumber(ts)
       if not t or not E.finite(t) then
-        fail(key(fp, ts), "%s: time must be a number in a string like \"0.5\", got '%s'", where, tostring(ts))
+        fail(key(fp, ts), "%s: time must be a number in a string like \"0.5\", got '%s'", where, shown(ts))
       end
       times[#times + 1] = { t, ts }
     end
@@ -298,7 +300,7 @@ function M.read_playback(a, path, where, anim, ctx)
       anim.speed = speed
     elseif speed == false then
       ctx.note(key(path, "anim_time_update"), string.format("%s: anim_time_update '%s' is not followed: the clip's"
-        .. " time runs at the animation's speed (as Blockbench previews it)", where, atu))
+        .. " time runs at the animation's speed (as Blockbench previews it)", where, shown(atu)))
     end
   end
   local bw = a.blend_weight
@@ -313,13 +315,13 @@ function M.read_playback(a, path, where, anim, ctx)
     if w ~= 1 then anim.weight = w end
   elseif w ~= nil or exact == false then
     ctx.note(key(path, "blend_weight"), string.format("%s: blend_weight '%s' depends on the game: the clip plays"
-      .. " at full weight", where, tostring(bw)))
+      .. " at full weight", where, shown(bw)))
   end
   for _, f in ipairs { "start_delay", "loop_delay" } do
     local d, dexact = molang_field(a[f], key(path, f), where, f, ctx.env)
     if (d ~= nil and d ~= 0) or dexact == false then
       ctx.note(key(path, f), string.format("%s: %s %s is not followed: a clip has no delays (Blockbench's preview"
-        .. " ignores it too)", where, f, type(a[f]) == "string" and ("'" .. a[f] .. "'") or E.num(d)))
+        .. " ignores it too)", where, f, type(a[f]) == "string" and ("'" .. shown(a[f]) .. "'") or E.num(d)))
     end
   end
 end
@@ -327,7 +329,7 @@ end
 -- One animation of the file.
 local function read_animation(name, a, ctx)
   local path = key("animations", name)
-  local where = string.format("animation '%s'", name)
+  local where = string.format("animation '%s'", shown(name))
   E.object(a, path, "animation")
   local anim = { name = name, path = path, joints = {}, sounds = {}, events = {} }
   if a.loop == "hold_on_last_frame" then anim.loop = "hold"
@@ -339,7 +341,7 @@ local function read_animation(name, a, ctx)
     anim.length = CH.number_field(a.animation_length, key(path, "animation_length"), "animation_length")
     if anim.length == nil then
       ctx.note(key(path, "animation_length"), string.format("%s: animation_length %s is not a number: read as absent"
-        .. " (as Blockbench reads it)", where, type(a.animation_length) == "string" and ("'" .. a.animation_length .. "'")
+        .. " (as Blockbench reads it)", where, type(a.animation_length) == "string" and ("'" .. shown(a.animation_length) .. "'")
         or describe(a.animation_length)))
     elseif anim.length < 0 then
       fail(key(path, "animation_length"), "animation_length must be >= 0")
@@ -355,7 +357,7 @@ local function read_animation(name, a, ctx)
     for _, bname in ipairs(bones) do
       local b = a.bones[bname]
       local jp = key(bp, bname)
-      local jwhere = string.format("%s, bone '%s'", where, bname)
+      local jwhere = string.format("%s, bone '%s'", where, shown(bname))
       E.object(b, jp, "bone")
       if not E.absent(b.relative_to) then
         ctx.note(key(jp, "relative_to"), string.format("%s: relative_to is not followed: the clip's rotations are"

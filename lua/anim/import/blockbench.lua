@@ -107,7 +107,7 @@ local function build(anim, file, rig, ctx)
           for r in pairs(rep.reasons) do reasons[#reasons + 1] = r end
           table.sort(reasons)
           notes[#notes + 1] = string.format("%s.%s baked for %s%s at %.4g keys/s (measured error %.2g)",
-            j.name, ch, table.concat(reasons, ", "), rep.quat and " as quaternions" or "", rep.rate, rep.err)
+            E.shown(j.name), ch, table.concat(reasons, ", "), rep.quat and " as quaternions" or "", rep.rate, rep.err)
         end
         if chosen and chosen.fallback then
           -- where the span ends against where it starts: the jump a loop shows
@@ -125,7 +125,7 @@ local function build(anim, file, rig, ctx)
   end
   if total > ctx.keys_left then
     E.fail(anim.path or "", "animation '%s': its clip would have %d keys, more than the %d the file's clips may still"
-      .. " have (anim.limits.keys is %d for a file; anim.set_limits raises it)", anim.name, total, ctx.keys_left,
+      .. " have (anim.limits.keys is %d for a file; anim.set_limits raises it)", E.shown(anim.name), total, ctx.keys_left,
       limits.current.keys)
   end
   -- timed items by time; at one time in the order read
@@ -155,7 +155,8 @@ local function build(anim, file, rig, ctx)
   local ok, clip = pcall(clipmod.build, t, anim.name, true)
   if not ok then
     if not E.is_failure(clip) then error(clip, 0) end
-    E.fail(anim.path or "", "the clip made of animation '%s': %s", anim.name, (E.message("", clip):gsub("^: ", "")))
+    E.fail(anim.path or "", "the clip made of animation '%s': %s", E.shown(anim.name),
+      (E.message("", clip):gsub("^: ", "")))
   end
   ctx.keys_left = ctx.keys_left - total
   if chosen and chosen.fallback then
@@ -193,13 +194,13 @@ function M.options(opts, fname, argn)
   if opts == nil then return {}, {} end
   args.options(opts, OPTIONS, argn, fname)
   if opts.easings ~= nil and not EASINGS[opts.easings] then
-    bad("options.easings must be \"blockbench\", \"geckolib\" or \"animated_java\", got %s", tostring(opts.easings))
+    bad("options.easings must be \"blockbench\", \"geckolib\" or \"animated_java\", got %s", E.shown(opts.easings))
   end
   if opts.geckolib ~= nil and opts.geckolib ~= 3 and opts.geckolib ~= 4 and opts.geckolib ~= 5 then
-    bad("options.geckolib must be 3, 4 or 5, got %s", tostring(opts.geckolib))
+    bad("options.geckolib must be 3, 4 or 5, got %s", E.shown(opts.geckolib))
   end
   if opts.short_steps ~= nil and not SHORT_STEPS[opts.short_steps] then
-    bad("options.short_steps must be \"two\" or \"refuse\", got %s", tostring(opts.short_steps))
+    bad("options.short_steps must be \"two\" or \"refuse\", got %s", E.shown(opts.short_steps))
   end
   local values = {}
   local m = opts.molang
@@ -207,7 +208,7 @@ function M.options(opts, fname, argn)
     if type(m) ~= "table" then bad("options.molang must be a table, got %s", type(m)) end
     for k in pairs(m) do
       if k ~= "variables" and k ~= "queries" then
-        bad("unknown field options.molang.%s%s", tostring(k), suggest.hint(k, MOLANG_FIELDS))
+        bad("unknown field options.molang.%s%s", E.shown(k), suggest.hint(k, MOLANG_FIELDS))
       end
     end
     for _, field in ipairs { "variables", "queries" } do
@@ -218,7 +219,7 @@ function M.options(opts, fname, argn)
           if type(k) ~= "string" then bad("options.molang.%s: names must be strings, got %s", field, type(k)) end
           if type(v) == "boolean" then v = v and 1.0 or 0.0 end
           if not ((type(v) == "number" and E.finite(v)) or type(v) == "string") then
-            bad("options.molang.%s.%s must be a finite number, a boolean or a string, got %s", field, k,
+            bad("options.molang.%s.%s must be a finite number, a boolean or a string, got %s", field, E.shown(k),
               type(v) == "number" and E.num(v) or type(v))
           end
           local name = molang.canonical(k)
@@ -247,7 +248,9 @@ local function placeholders(text, values, work)
     local k, v = line:match("^([^=]*)=%s*(.+)$")
     if k and not v:match("^=") then
       k = molang.canonical((k:gsub("[%s;]", "")))
-      v = v:gsub("%s+$", "")
+      -- (white space off the end in linear time: "%s+$" tried every start
+      -- in a run of spaces, and 65 kB of them took 14.6 s)
+      v = v:match("^.*%S") or ""
       if k ~= "" then
         if v:match("^'") then
           out[k] = v:match("^'([^']*)'") or ""
@@ -328,7 +331,7 @@ function M.decode(text, name, opts, values)
         animation = entry.name, channel = entry.path,
         message = string.format("%d animations not imported, from '%s' on: the file has %d, more than"
           .. " anim.limits.animations (%d; anim.set_limits raises it)", #file.animations - max,
-          tostring(entry.name or entry.path), #file.animations, max),
+          E.shown(entry.name or entry.path), #file.animations, max),
       }
       break
     end
@@ -357,7 +360,8 @@ end
 
 -- "file: path: message", one line.
 function M.warning_text(name, w)
-  if w.channel and w.channel ~= "" then return name .. ": " .. w.channel .. ": " .. w.message end
+  name = E.shown(name)
+  if w.channel and w.channel ~= "" then return name .. ": " .. E.path(w.channel) .. ": " .. w.message end
   return name .. ": " .. w.message
 end
 

@@ -860,7 +860,7 @@ function M.export(clips, rig, path, options)
           else
             written, mode = bake(sample, function(s) return played(c, b, r, ch, s) end, L, fps, t or {}, ch == "rotation")
             if not written then
-              fail("", "%s: joint '%s' %s: baking at %g fps would need more than %d keys", cname, jname, ch, fps,
+              fail("", "%s: joint '%s' %s: baking at %g fps would need more than %d keys", E.shown(cname), E.shown(jname), ch, fps,
                 MAX_CURVE_KEYS)
             end
             baked = true
@@ -902,7 +902,8 @@ function M.export(clips, rig, path, options)
       end
       local output, bad = add_accessor(outs, o.n == 4 and "VEC4" or "VEC3", o.n)
       if not output then
-        fail("", "%s: joint '%s' %s: %s cannot be written as a 32-bit float", cname, o.joint, o.ch, E.num(outs[bad]))
+        fail("", "%s: joint '%s' %s: %s cannot be written as a 32-bit float", E.shown(cname), E.shown(o.joint), o.ch,
+          E.num(outs[bad]))
       end
       samplers[#samplers + 1] = { input = input, output = output, interpolation = o.mode }
       channels[#channels + 1] = { sampler = #samplers - 1, target = { node = node_of[o.node], path = o.gpath } }

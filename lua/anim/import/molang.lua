@@ -53,6 +53,9 @@
 local lpeg = require "lpeg"
 local compat = require "anim.base.compat"
 local E = require "anim.base.errors"
+-- (an expression or a name of the file a message quotes: escaped, cut at
+-- E.SHOWN bytes)
+local shown = E.shown
 
 local M = {}
 
@@ -343,16 +346,16 @@ function M.parse(src)
   if not ok then
     if ast ~= TooDeep then error(ast, 0) end
     return nil, string.format("'%s': too deeply nested to import (more than %d levels of operators, calls and parentheses)",
-      src, M.MAX_DEPTH)
+      shown(src), M.MAX_DEPTH)
   end
   if ast == nil then
-    if #toks == 0 and stop > #src then return nil, string.format("'%s': empty", src) end
-    return nil, string.format("'%s': not an expression", src)
+    if #toks == 0 and stop > #src then return nil, string.format("'%s': empty", shown(src)) end
+    return nil, string.format("'%s': not an expression", shown(src))
   end
   local pos = toks[2 * used - 1] or stop -- the first token not used, or where the tokens end
   if pos <= #src then
     return nil, string.format("'%s': not an expression (stopped at column %d, '%s')",
-      src, pos, src:sub(pos, pos + 9))
+      shown(src), pos, shown(src:sub(pos, pos + 9)))
   end
   return ast
 end
@@ -554,19 +557,21 @@ local function resolve(name, env)
   local ph = env.placeholders and env.placeholders[name]
   if type(ph) == "table" then
     -- a placeholder of time: its own compiled function (which counts its work)
-    return { fn = ph.fn, note = string.format("%s read as '%s' (the file's variable placeholders)", name, ph.src) }
+    return { fn = ph.fn, note = string.format("%s read as '%s' (the file's variable placeholders)", shown(name),
+      shown(ph.src)) }
   elseif ph ~= nil then
-    return { value = ph, note = string.format("%s read as %s (the file's variable placeholders)", name,
-      type(ph) == "string" and ("'" .. ph .. "'") or E.num(ph)) }
+    return { value = ph, note = string.format("%s read as %s (the file's variable placeholders)", shown(name),
+      type(ph) == "string" and ("'" .. shown(ph) .. "'") or E.num(ph)) }
   end
   local head = name:match("^([^.]+)%.")
   local where = (head == "query" and "options.molang.queries")
     or ((head == "variable" or head == "temp" or head == "context") and "options.molang.variables")
   if where then
     return { value = 0.0, unknown = true,
-      note = string.format("%s read as 0 (unknown here: the game gives it; %s can)", name, where) }
+      note = string.format("%s read as 0 (unknown here: the game gives it; %s can)", shown(name), where) }
   end
-  return { value = 0.0, unknown = true, note = string.format("unknown name '%s' read as 0 (as Blockbench reads it)", name) }
+  return { value = 0.0, unknown = true,
+    note = string.format("unknown name '%s' read as 0 (as Blockbench reads it)", shown(name)) }
 end
 
 
@@ -661,7 +666,7 @@ local function build_call(node, st)
     -- a query or other function the game answers: its stand-in value
     local r = resolve(name, st.env)
     if fname then
-      r = { value = 0.0, note = string.format("unknown function '%s' read as 0 (as Blockbench reads it)", name) }
+      r = { value = 0.0, note = string.format("unknown function '%s' read as 0 (as Blockbench reads it)", shown(name)) }
     end
     if r.time then
       node.fn = function(t) return t + 0.0 end -- a time name called as a function: Blockbench reads the name
@@ -1140,7 +1145,7 @@ function M.compile(src, env)
   end
   if not ok then
     if e == M.Budget then error(e, 0) end
-    return nil, string.format("'%s': cannot be evaluated (%s)", src, tostring(e))
+    return nil, string.format("'%s': cannot be evaluated (%s)", shown(src), shown(e))
   end
   local body, cells, init, nslot, flow = ast.fn, st.cells, st.init, #names, st.flow
   local cost = ast.cost * M.CLOSURE_COST

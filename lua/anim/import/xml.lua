@@ -141,7 +141,8 @@ local function where(el)
   local up = {}
   local e = el
   while e do
-    local s = e.name
+    -- (an element the reader passes over may have any name: shown cut)
+    local s = E.shown(e.name)
     if e.parent and (e.name == "keyframe" or e.parent.count[e.name] > 1) then
       s = s .. "[" .. e.index .. "]"
     end
@@ -153,10 +154,9 @@ local function where(el)
   return table.concat(parts, "/") .. " (line " .. el.line .. ")"
 end
 
--- Text for a message, quoted and cut short.
+-- Text for a message, quoted and cut short (E.shown).
 local function quote(s)
-  if #s > 40 then s = s:sub(1, 37) .. "..." end
-  return string.format("%q", s):gsub("\\\n", "\\n")
+  return '"' .. E.shown(s) .. '"'
 end
 
 -- s without the white space around it, in linear time: the pattern
@@ -840,7 +840,7 @@ end
 function M.read(text, name)
   local root = parse(text)
   if root.name ~= "animation" then
-    fail(where(root), "the root element must be <animation>, got <%s>", root.name)
+    fail(where(root), "the root element must be <animation>, got <%s>", E.shown(root.name))
   end
   local length = 1.0
   if root.attrs.length ~= nil then

@@ -48,6 +48,9 @@ local E = require "anim.base.errors"
 local compat_rawlen = compat.rawlen
 local finite = E.finite
 local show = args.show
+-- (a name or value of a file or a script that a message quotes: escaped,
+-- cut at E.SHOWN bytes)
+local shown = E.shown
 
 -- An optional number option: nil is absent; else finite and >= lo.
 local function opt_number(opts, k, dflt, lo, fname)
@@ -260,11 +263,11 @@ function M.new(rig, opts)
   opts = args.options(opts, ANIMATOR_OPTIONS, 2, "animator")
   local side = opts.side or "both"
   if SIDES[side] == nil then
-    argerror(2, "animator", "side must be \"server\", \"client\" or \"both\", got " .. tostring(side))
+    argerror(2, "animator", "side must be \"server\", \"client\" or \"both\", got " .. shown(side))
   end
   local space = opts.space or "body"
   if space ~= "body" and space ~= "view" then
-    argerror(2, "animator", "space must be \"body\" or \"view\", got " .. tostring(space))
+    argerror(2, "animator", "space must be \"body\" or \"view\", got " .. shown(space))
   end
   local lib = opts.library
   if lib ~= nil and not library.is_library(lib) then
@@ -305,7 +308,7 @@ local function play(self, clip, opts, fname)
   -- (a space is a view space while a clip of it is one: a reload may make it one)
   if (space and spaces.space_of(info.clips) or info.space) == "view" and st.space ~= "view" then
     argerror(1, fname, string.format("%s '%s' is a view clip: a body animator cannot play it",
-      space and "blend space" or "clip", tostring(info.name)))
+      space and "blend space" or "clip", shown(info.name)))
   end
   local x, y
   if space then
@@ -313,7 +316,7 @@ local function play(self, clip, opts, fname)
     if at == nil then at = info.points[1].at end -- (the first point's clip alone)
     x, y = spaces.check_at(clip, at, 2, fname, "at")
   elseif opts.at ~= nil then
-    argerror(2, fname, "at: only a blend space takes a parameter (this is clip '" .. tostring(info.name) .. "')")
+    argerror(2, fname, "at: only a blend space takes a parameter (this is clip '" .. shown(info.name) .. "')")
   end
   local after = opts.after
   if after ~= nil then
@@ -333,14 +336,14 @@ local function play(self, clip, opts, fname)
   local priority = opts.priority
   if priority ~= nil then
     local ok, p = pcall(format.priority, priority, "priority")
-    if not ok then argerror(2, fname, "priority must be a level name or a finite number, got " .. tostring(priority)) end
+    if not ok then argerror(2, fname, "priority must be a level name or a finite number, got " .. shown(priority)) end
     priority = p
   end
   local map = opts.retarget
   if map ~= nil then
     if type(map) == "string" then
       if not st.library then
-        argerror(2, fname, "retarget '" .. map .. "' needs an animator with a library")
+        argerror(2, fname, "retarget '" .. shown(map) .. "' needs an animator with a library")
       end
       local m, err = st.library:retarget(map)
       if not m then argerror(2, fname, "retarget: " .. err) end
@@ -370,8 +373,8 @@ local function play(self, clip, opts, fname)
     local cinfo = point and clip_info(info.clips[point]) or info
     local prop = cinfo.properties[p]
     argerror(1, fname, string.format("%sclip '%s': its property '%s' has %d component%s, but a track on this animator gives it %d",
-      point and string.format("blend space '%s': points[%d].", tostring(info.name), point) or "",
-      tostring(cinfo.name), prop.name, prop.arity, prop.arity == 1 and "" or "s", other))
+      point and string.format("blend space '%s': points[%d].", shown(info.name), point) or "",
+      shown(cinfo.name), shown(prop.name), prop.arity, prop.arity == 1 and "" or "s", other))
   end
   local _, _, _, _, _, _, id = core.track_state(track)
   st.live[id], st.cbs[id], st.src[id] = track, cbs, clip
@@ -440,10 +443,10 @@ end
 local function run_play(self, st, item, late, err, in_co)
   local lib = st.library
   if not lib then
-    return err or string.format("plays '%s': the animator has no library to resolve it", item.clip), nil
+    return err or string.format("plays '%s': the animator has no library to resolve it", shown(item.clip)), nil
   end
   local c, lerr = lib:clip(item.clip)
-  if not c then return err or ("plays '" .. item.clip .. "': " .. lerr), nil end
+  if not c then return err or ("plays '" .. shown(item.clip) .. "': " .. lerr), nil end
   -- the live track of that clip started first (7a.14: it keeps its rank)
   local found, first
   for id, t in pairs(st.live) do
@@ -456,7 +459,7 @@ local function run_play(self, st, item, late, err, in_co)
     return call(st.on_play, err, in_co, found, c, late), found
   end
   local ok, t = pcall(play, self, c, { fade = item.fade }, "update")
-  if not ok then return err or ("plays '" .. item.clip .. "': " .. tostring(t)), nil end
+  if not ok then return err or ("plays '" .. shown(item.clip) .. "': " .. tostring(t)), nil end
   return call(st.on_play, err, in_co, t, c, late), t
 end
 
@@ -583,12 +586,8 @@ end
 -- without allocating: animator, count, ... for those with callbacks.
 local pool = {}
 
--- The type of a value for messages: its metatable's __name if any.
-local function type_name(v)
-  local mt = debug.getmetatable(v)
-  local name = type(mt) == "table" and rawget(mt, "__name")
-  return type(name) == "string" and name or type(v)
-end
+-- The type of a value for messages: its metatable's __name if any (shown).
+local type_name = args.typename
 
 -- pend back to the pool, unless it has room for far more than this list
 -- (a list of 100,000 once must not keep 200,000 slots for good).
@@ -729,9 +728,9 @@ local function property_result(self, name, first, ...)
   if first == false then
     local known = core_property_names(self)
     table.sort(known)
-    local why = #known == 0 and "no track on this animator has property channels"
-      or ("the properties: " .. table.concat(known, ", ", 1, math.min(#known, 20)) .. (#known > 20 and ", ..." or ""))
-    argerror(1, "property", string.format("unknown property '%s'%s (%s)", name, suggest.hint(name, known), why))
+    local why = "no track on this animator has property channels"
+    if #known > 0 then why = "the properties: " .. E.shown_list(known) end
+    argerror(1, "property", string.format("unknown property '%s'%s (%s)", shown(name), suggest.hint(name, known), why))
   end
   return first, ...
 end
@@ -817,7 +816,7 @@ amt.__index = function(self, k)
 end
 amt.__newindex = function(self, k, v)
   local f = setters[k]
-  if not f then args.raise("cannot set animator field '" .. tostring(k) .. "'") end
+  if not f then args.raise("cannot set animator field '" .. shown(k) .. "'") end
   f(self, v)
 end
 
@@ -941,12 +940,12 @@ tmt.__newindex = function(self, k, v)
     core.track_set_at(self, x, y)
     return
   end
-  args.raise("cannot set track field '" .. tostring(k) .. "'")
+  args.raise("cannot set track field '" .. shown(k) .. "'")
 end
 tmt.__tostring = function(self)
   local src = track_uv(self, 1)
   local info = spaces.is_space_box(src) and space_info(src) or clip_info(src)
-  return string.format("anim.track(%s, t=%g)", tostring(info.name), core.track_time(self))
+  return string.format("anim.track(%s, t=%g)", shown(info.name), core.track_time(self))
 end
 
 -- After finalization ---------------------------------------------------------------

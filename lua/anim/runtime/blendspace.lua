@@ -6,7 +6,8 @@ local core = require "anim.core"
 local args = require "anim.base.args"
 local codes = require "anim.base.codes"
 local clipmod = require "anim.format.clip"
-local finite = require("anim.base.errors").finite
+local E = require "anim.base.errors"
+local finite, shown = E.finite, E.shown
 local suggest = require "anim.base.suggest"
 
 local M = {}
@@ -70,7 +71,7 @@ function M.props_problem(infos)
     for _, prop in ipairs(info.properties or {}) do
       local n = arity[prop.name]
       if n and n ~= prop.arity then
-        return i, string.format(": its property '%s' has %d component%s, points[%d].clip's has %d", prop.name,
+        return i, string.format(": its property '%s' has %d component%s, points[%d].clip's has %d", shown(prop.name),
           prop.arity, prop.arity == 1 and "" or "s", from[prop.name], n)
       end
       arity[prop.name], from[prop.name] = prop.arity, from[prop.name] or i
@@ -106,7 +107,7 @@ function M.new(def)
     for k in pairs(p) do
       if not POINT.set[k] then
         fail(string.format("%s: unknown field %s%s (a point has clip and at)", path,
-          type(k) == "string" and ("'" .. k .. "'") or args.typename(k), suggest.hint(k, POINT.list)))
+          type(k) == "string" and ("'" .. shown(k) .. "'") or args.typename(k), suggest.hint(k, POINT.list)))
       end
     end
     local c = p.clip
@@ -217,10 +218,10 @@ mt.__index = function(self, k)
   local f = fields[k]
   if f then return f(info_of(self)) end
 end
-mt.__newindex = function(_, k) args.raise("blend spaces are read-only (cannot set '" .. tostring(k) .. "')") end
+mt.__newindex = function(_, k) args.raise("blend spaces are read-only (cannot set '" .. shown(k) .. "')") end
 mt.__tostring = function(self)
   local info = info_of(self)
-  return string.format("anim.blendspace(%s, %d points, %dD)", info.name, #info.points, info.dimensions)
+  return string.format("anim.blendspace(%s, %d points, %dD)", shown(info.name), #info.points, info.dimensions)
 end
 
 return M

@@ -9,7 +9,8 @@ local core = require "anim.core"
 local args = require "anim.base.args"
 local codes = require "anim.base.codes"
 local rigmod = require "anim.format.rig"
-local finite = require("anim.base.errors").finite
+local E = require "anim.base.errors"
+local finite, shown = E.finite, E.shown
 
 local M = {}
 
@@ -92,10 +93,10 @@ function M.two_bone_ik(self, def)
   local t = joint(rig, def.tip, fname, "tip")
   local js = rigmod.info(rig).joints
   if not below(rig, m, r) then
-    argerror(1, fname, string.format("mid '%s' is not below root '%s' in the rig", js[m].name, js[r].name))
+    argerror(1, fname, string.format("mid '%s' is not below root '%s' in the rig", shown(js[m].name), shown(js[r].name)))
   end
   if not below(rig, t, m) then
-    argerror(1, fname, string.format("tip '%s' is not below mid '%s' in the rig", js[t].name, js[m].name))
+    argerror(1, fname, string.format("tip '%s' is not below mid '%s' in the rig", shown(js[t].name), shown(js[m].name)))
   end
   local tx, ty, tz = opt(fname, vec3(def.target, "target"))
   local px, py, pz = opt(fname, vec3(def.pole, "pole"))
@@ -206,7 +207,7 @@ Constraint.__index = function(self, k)
 end
 Constraint.__newindex = function(self, k, v)
   local s = setters[k]
-  if not s then args.raise("cannot set constraint field '" .. tostring(k) .. "'") end
+  if not s then args.raise("cannot set constraint field '" .. shown(k) .. "'") end
   local st = live(self, "constraint." .. k)
   if s.two_bone and st.kind ~= "two_bone" then args.raise("constraint." .. k .. ": an aim constraint has no " .. k) end
   local x, y, z = s[1](v, "constraint." .. k)

@@ -18,8 +18,7 @@ local Library = { __index = methods, __name = "anim.library", __metatable = "ani
 -- A path as messages show it: control characters (a NUL byte too) written
 -- \ddd, and cut short with its length (E.cut: reads at most 200 bytes of
 -- it), so that a message is one line of readable text.
-local function ddd(c) return string.format("\\%03d", c:byte()) end
-local function show(path) return E.cut(path, ddd) end
+local function show(path) return E.cut(path, true) end
 
 local MAX_PATH = 4096 -- bytes of a res:// path, at most (PATH_MAX on Linux)
 

@@ -10,6 +10,10 @@ local args = require "anim.base.args"
 local codes = require "anim.base.codes"
 local suggest = require "anim.base.suggest"
 local compat = require "anim.base.compat"
+local E = require "anim.base.errors"
+-- (a name or value of a script or a rig that a message quotes: escaped,
+-- cut at E.SHOWN bytes)
+local shown = E.shown
 
 local M = {}
 
@@ -29,7 +33,7 @@ local function finite(x) return type(x) == "number" and x == x and x > -huge and
 
 -- A value for messages.
 local function show(v)
-  if type(v) == "string" then return "'" .. v .. "'" end
+  if type(v) == "string" then return "'" .. shown(v) .. "'" end
   if type(v) ~= "number" then return args.typename(v) end
   if v ~= v then return "nan" end
   if v == huge then return "inf" end
@@ -119,10 +123,10 @@ end
 Handle.__newindex = function(self, k, v)
   local o = state[self]
   if not OPTIONS.set[k] then
-    args.raise("cannot set override field '" .. tostring(k) .. "'" .. (type(k) == "string" and suggest.hint(k, OPTIONS.list) or "")
+    args.raise("cannot set override field '" .. shown(k) .. "'" .. (type(k) == "string" and suggest.hint(k, OPTIONS.list) or "")
       .. " (the settable ones: " .. table.concat(OPTIONS.list, ", ") .. ")")
   end
-  if o.removed then args.raise("override of joint '" .. o.name .. "' was removed: its fields cannot be set") end
+  if o.removed then args.raise("override of joint '" .. shown(o.name) .. "' was removed: its fields cannot be set") end
   local why = v ~= nil and refusal(k, v)
   if why then args.raise("override " .. why) end
   store(o, k, v)
@@ -133,7 +137,7 @@ args.methods(methods, Handle, "anim.override")
 
 Handle.__tostring = function(self)
   local o = state[self]
-  return string.format("anim.override(%s, %s%s)", o.name, o.mode, o.removed and ", removed" or "")
+  return string.format("anim.override(%s, %s%s)", shown(o.name), o.mode, o.removed and ", removed" or "")
 end
 
 -- animator:override(joint, opts): st is the animator's Lua state table.
@@ -142,7 +146,7 @@ function M.new(animator, st, joint, opts)
   local j
   if type(joint) == "string" then
     j = rinfo.index[joint]
-    if not j then args.error(1, "override", "unknown joint '" .. joint .. "'") end
+    if not j then args.error(1, "override", "unknown joint '" .. shown(joint) .. "'") end
   elseif type(joint) == "number" and joint % 1 == 0 then
     if joint < 1 or joint > #rinfo.joints then
       args.error(1, "override", string.format("joint index %s out of range 1..%d", show(joint), #rinfo.joints))

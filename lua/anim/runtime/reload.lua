@@ -50,11 +50,11 @@ local function breaks(clip, finfo, entries)
         if why then bad = i; break end
       end
       if bad then
-        return string.format("blend space '%s' holds this clip: points[%d].clip%s", tostring(sinfo.name), bad, why)
+        return string.format("blend space '%s' holds this clip: points[%d].clip%s", E.shown(sinfo.name), bad, why)
       end
       if finfo.space == "view" and spaces.space_of(sinfo.clips) ~= "view" then
         return string.format("space: blend space '%s' holds this clip: a body space cannot become a view space",
-          tostring(sinfo.name))
+          E.shown(sinfo.name))
       end
     end
   end
@@ -93,6 +93,7 @@ function M.replace(clip, fresh, where)
   if core.delivering() > 0 then args.raise(DELIVERING) end
   local finfo = core.clip_info(fresh)
   local why = breaks(clip, finfo, playing.tracks(clip))
+  where = E.shown(where)
   if why then return nil, where .. ": " .. why end
   local old_info = core.clip_info(clip)
   local name = old_info.name

@@ -62,6 +62,11 @@ local function one_line(s)
   return (s:gsub("%c", function(c) return CONTROL[c] or string.format("\\%03d", c:byte()) end))
 end
 
+-- A name of a file or of the command line as a message quotes it
+-- (escaped, cut at E.SHOWN bytes), and a list of names (at most 20 of
+-- them, each shown, the rest counted).
+local shown, shown_list = E.shown, E.shown_list
+
 -- Writes text to path ("-": standard output) through a temporary file
 -- renamed over it, so a reader never sees half a picture.
 local function write_output(path, text)
@@ -71,17 +76,17 @@ local function write_output(path, text)
   end
   local tmp = string.format("%s.tmp%06x", path, math.random(0, 0xffffff))
   local f, err = io.open(tmp, "wb")
-  if not f then fail(INPUT, "cannot write %s: %s", path, tostring(err):gsub("^.-: ", "")) end
+  if not f then fail(INPUT, "cannot write %s: %s", shown(path), tostring(err):gsub("^.-: ", "")) end
   local ok, werr = f:write(text)
   local closed, cerr = f:close()
   if not ok or not closed then
     os.remove(tmp)
-    fail(INPUT, "cannot write %s: %s", path, tostring(werr or cerr))
+    fail(INPUT, "cannot write %s: %s", shown(path), tostring(werr or cerr))
   end
   local renamed, rerr = os.rename(tmp, path)
   if not renamed then
     os.remove(tmp)
-    fail(INPUT, "cannot write %s: %s", path, tostring(rerr):gsub("^.-: ", ""))
+    fail(INPUT, "cannot write %s: %s", shown(path), tostring(rerr):gsub("^.-: ", ""))
   end
 end
 
@@ -201,8 +206,8 @@ local function read_clips(path)
     err = nil
   end
   for _, w in ipairs(type(err) == "table" and err or {}) do
-    local where = (w.channel and w.channel ~= "") and (w.channel .. ": ") or ""
-    warnings[#warnings + 1] = { text = path .. ": " .. where .. w.message, animation = w.animation,
+    local where = (w.channel and w.channel ~= "") and (E.path(w.channel) .. ": ") or ""
+    warnings[#warnings + 1] = { text = shown(path) .. ": " .. where .. w.message, animation = w.animation,
       not_imported = w.message:match("^not imported") ~= nil or w.message:match("^%d+ animations not imported") ~= nil }
   end
   local list = {}
@@ -216,14 +221,14 @@ local function must_read(path, maps_too)
   local list, warnings = read_clips(path)
   if not list then fail(INPUT, "%s", warnings) end
   if list[1] and list[1].map and not maps_too then
-    fail(INPUT, "%s: a retarget map, not a clip (anim info shows it)", path)
+    fail(INPUT, "%s: a retarget map, not a clip (anim info shows it)", shown(path))
   end
   if #list == 0 then
     -- none imported: why the first was not
     for _, w in ipairs(warnings) do
       if w.not_imported then fail(INPUT, "%s", w.text) end
     end
-    fail(INPUT, "%s: no animations in the file", path)
+    fail(INPUT, "%s: no animations in the file", shown(path))
   end
   return list, warnings
 end
@@ -235,12 +240,12 @@ local function pick(path, list, animation)
     for _, e in ipairs(list) do if e.name == animation then return e.clip end end
     local names = {}
     for i, e in ipairs(list) do names[i] = e.name or "(unnamed)" end
-    fail(USAGE, "%s: no animation '%s' (it has: %s)", path, animation, table.concat(names, ", "))
+    fail(USAGE, "%s: no animation '%s' (it has: %s)", shown(path), shown(animation), shown_list(names))
   end
   if #list > 1 then
     local names = {}
     for i, e in ipairs(list) do names[i] = e.name end
-    fail(USAGE, "%s holds %d animations (%s): pick one with --animation NAME", path, #list, table.concat(names, ", "))
+    fail(USAGE, "%s holds %d animations (%s): pick one with --animation NAME", shown(path), #list, shown_list(names))
   end
   return list[1].clip
 end
@@ -482,22 +487,22 @@ are listed last, one a line: path: json.path: message.]],
   run = function(pos, opt)
     if #pos ~= 1 then fail(USAGE, "expected one FILE, got %d arguments", #pos) end
     local list, warnings = must_read(pos[1], true)
-    local shown = 0
+    local listed = 0
     if list[1].map then
       out(bold(one_line(pos[1])))
       info_map(list[1].map)
       list = {}
-      shown = 1
+      listed = 1
     end
     for _, e in ipairs(list) do
       if not opt.animation or e.name == opt.animation then
-        if shown > 0 then out("") end
+        if listed > 0 then out("") end
         out(bold(one_line(pos[1] .. (e.name and ("  animation " .. e.name) or ""))))
         info_clip(e.clip)
-        shown = shown + 1
+        listed = listed + 1
       end
     end
-    if shown == 0 then pick(pos[1], list, opt.animation) end -- says which names there are
+    if listed == 0 then pick(pos[1], list, opt.animation) end -- says which names there are
     -- what the import could not say as the file does (all of them, or the
     -- named animation's and the file's own)
     local ws = {}
@@ -584,7 +589,7 @@ local function rig_for(name)
       end
     end
   end
-  fail(USAGE, "--rig: '%s' is neither player nor a file whose clips have a skeleton", name)
+  fail(USAGE, "--rig: '%s' is neither player nor a file whose clips have a skeleton", shown(name))
 end
 
 verbs.validate = {
@@ -638,9 +643,9 @@ characters in a line (a newline in a name) are written \n, \r, \t or
         for _, e in ipairs(list) do
           if e.clip then
             for _, u in ipairs(bind.unmatched(e.clip, rig)) do
-              out("%s", one_line(string.format("%s: %sjoints.%s: plays on no joint of rig '%s'%s", path,
-                e.name and ("animation " .. e.name .. ": ") or "", u.joint, rigname,
-                u.suggestion and (" (did you mean '" .. u.suggestion .. "'?)") or "")))
+              out("%s", one_line(string.format("%s: %sjoints.%s: plays on no joint of rig '%s'%s", shown(path),
+                e.name and ("animation " .. shown(e.name) .. ": ") or "", shown(u.joint), shown(rigname),
+                u.suggestion and (" (did you mean '" .. shown(u.suggestion) .. "'?)") or "")))
               nwarn = nwarn + 1
               any = any or opt.strict
             end
@@ -728,8 +733,8 @@ local function export_gltf(clips, path, src_label)
   if not approx then fail(INPUT, "%s", err) end
   io.stderr:write(string.format("anim convert: %s -> %s\n", src_label, path))
   for _, a in ipairs(approx) do
-    io.stderr:write(string.format("anim convert: %s: clip %s, joint %s, %s: approximated within %.3g %s\n", path,
-      a.clip, a.joint, a.channel, a.error, a.channel == "rotation" and "radians" or a.channel == "position" and "units" or ""))
+    io.stderr:write(string.format("anim convert: %s: clip %s, joint %s, %s: approximated within %.3g %s\n", shown(path),
+      shown(a.clip), shown(a.joint), a.channel, a.error, a.channel == "rotation" and "radians" or a.channel == "position" and "units" or ""))
   end
 end
 
@@ -744,7 +749,7 @@ local function save_one(c, path, src_label)
   local dir = path:match("^(.*)/[^/]*$")
   if dir and dir ~= "" and not compat.execute("test -d " .. quote(dir)) then
     if not compat.execute("mkdir -p " .. quote(dir) .. " 2>/dev/null") then
-      fail(INPUT, "cannot write %s: cannot make the folder %s", path, dir)
+      fail(INPUT, "cannot write %s: cannot make the folder %s", shown(path), shown(dir))
     end
   end
   local ok, approx = anim.save(c, path, { version = 3 })
@@ -834,7 +839,7 @@ difference found.]],
 
 local function number_option(v, name)
   local x = tonumber(v)
-  if not x or not E.finite(x) then fail(USAGE, "--%s needs a finite number, got '%s'", name, v) end
+  if not x or not E.finite(x) then fail(USAGE, "--%s needs a finite number, got '%s'", name, shown(v)) end
   return x
 end
 
@@ -858,8 +863,8 @@ order, and scale x y z.  A channel the joint does not animate shows "-".]],
       local found = false
       for _, n in ipairs(names) do found = found or n == opt.joint end
       if not found then
-        fail(USAGE, "%s: no joint '%s' (its joints: %s)", pos[1], opt.joint,
-          #names > 0 and table.concat(names, ", ") or "none")
+        fail(USAGE, "%s: no joint '%s' (its joints: %s)", shown(pos[1]), shown(opt.joint),
+          #names > 0 and shown_list(names) or "none")
       end
       names = { opt.joint }
     end
@@ -944,23 +949,23 @@ frame is the end.  -o - writes the SVG to standard output.]],
     if not opt.output then fail(USAGE, "missing -o OUT.svg") end
     local rigname = opt.rig
     if rigname ~= nil and rigname ~= "player" and rigname ~= "skeleton" then
-      fail(USAGE, "unknown rig '%s'%s (the rigs: player, skeleton)", rigname,
+      fail(USAGE, "unknown rig '%s'%s (the rigs: player, skeleton)", shown(rigname),
         suggest.hint(rigname, { "player", "skeleton" }))
     end
     local frames = 8
     if opt.frames then
       frames = tonumber(opt.frames)
       if not frames or frames ~= math.floor(frames) or frames < 1 or frames > 200 then
-        fail(USAGE, "--frames needs a whole number from 1 to 200, got '%s'", opt.frames)
+        fail(USAGE, "--frames needs a whole number from 1 to 200, got '%s'", shown(opt.frames))
       end
     end
     local c = one_clip(pos[1], opt.animation)
     local rig, _, used, note = sheet.setup(c, rigname)
-    if not rig then fail(INPUT, "%s: --rig skeleton: %s", pos[1], note) end
+    if not rig then fail(INPUT, "%s: --rig skeleton: %s", shown(pos[1]), note) end
     if note then io.stderr:write(string.format("anim sheet: note: %s; drawn on the player rig\n", note)) end
     if #sheet.joints_on_rig(c, rig) == 0 then
       io.stderr:write(string.format("anim sheet: note: none of the joints of %s (%s) plays on the %s rig;" ..
-        " the sheet shows its rest pose\n", pos[1], table.concat(c:joints(), ", "), used))
+        " the sheet shows its rest pose\n", shown(pos[1]), shown_list(c:joints()), used))
     end
     local text = sheet.render(c, { frames = frames, rig = used, title = pos[1] ..
       (opt.animation and (" (" .. opt.animation .. ")") or "") })
@@ -1094,13 +1099,13 @@ function M.main(argv)
       local n = argv[2]
       if n == nil then io.stdout:write(main_help()) return 0 end
       if not verbs[n] then
-        fail(USAGE, "unknown command '%s'%s (the commands: %s)", n, suggest.hint(n, ORDER), table.concat(ORDER, ", "))
+        fail(USAGE, "unknown command '%s'%s (the commands: %s)", shown(n), suggest.hint(n, ORDER), table.concat(ORDER, ", "))
       end
       io.stdout:write(verb_help(n))
       return 0
     end
     if not verbs[first] then
-      fail(USAGE, "unknown command '%s'%s (the commands: %s; see anim --help)", first,
+      fail(USAGE, "unknown command '%s'%s (the commands: %s; see anim --help)", shown(first),
         suggest.hint(first, ORDER), table.concat(ORDER, ", "))
     end
     verb_name = first

@@ -353,8 +353,8 @@ function M.curves(clip, joint)
     local found = false
     for _, n in ipairs(names) do if n == joint then found = true end end
     if not found then
-      return nil, string.format("no joint '%s' in the clip (its joints: %s)", joint,
-        #names > 0 and table.concat(names, ", ") or "none")
+      return nil, string.format("no joint '%s' in the clip (its joints: %s)", E.shown(joint),
+        #names > 0 and E.shown_list(names) or "none")
     end
     names = { joint }
   end
