@@ -27,6 +27,9 @@ BIND_SRC  = $(wildcard csrc/lua/*.c)
 CORE_SRC  = $(CORE_ONLY) $(BIND_SRC)
 CORE_HDR  = $(wildcard csrc/core/*.h csrc/lua/*.h)
 CORE_SO   = $(BUILD)/anim/core.so
+# the library of that Lua, for the programs that embed it (make tsan's
+# interpreter, the fuzz targets)
+LUA_LIB   = $(if $(filter luajit,$(LUA)),luajit-5.1,$(LUA))
 
 # ANIM_LUA: the interpreter the specs run subprocesses (bin/anim, the
 # examples) with, so that they test the same runtime.
@@ -53,9 +56,17 @@ deps-test:
 
 build: $(CORE_SO)
 
-$(CORE_SO): $(CORE_SRC) $(CORE_HDR)
-	@mkdir -p $(BUILD)/anim
-	$(CC) $(WARN) $(FPFLAGS) $(CFLAGS) $(THREADS) $(VISIBLE) -fPIC -shared -I$(LUA_INC) -Icsrc $(CORE_SRC) -o $@ -lm
+# One object per source file, with the headers it includes as its
+# dependencies (-MMD, in the .d beside it): touching one file rebuilds
+# what includes it, nothing else.
+OBJ       = $(BUILD)/obj
+CORE_OBJS = $(CORE_SRC:csrc/%.c=$(OBJ)/%.o)
+$(OBJ)/%.o: csrc/%.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(FPFLAGS) $(CFLAGS) $(THREADS) $(VISIBLE) -fPIC -MMD -MP -I$(LUA_INC) -Icsrc -c $< -o $@
+$(CORE_SO): $(CORE_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(THREADS) -shared $(CORE_OBJS) -o $@ -lm
 
 # `make install`: what `luarocks make` installs (it sets the INST_* to the
 # rock's folders): the core, every Lua file under lua/ (by folder: no list
@@ -103,9 +114,9 @@ morph-reference:
 	cd tools/morph-reference && npm install --no-audit --no-fund && npm run reference
 
 # The C core on its own, from C (csrc/core/ without the binding).
-build/core_test: tests/c/core_test.c $(CORE_ONLY) $(CORE_HDR)
+build/core_test: tests/c/core_test.c $(CORE_ONLY:csrc/%.c=build/obj/%.o) $(CORE_HDR)
 	@mkdir -p build
-	$(CC) $(WARN) $(FPFLAGS) $(CFLAGS) $(THREADS) -Icsrc/core tests/c/core_test.c $(CORE_ONLY) -o $@ -lm
+	$(CC) $(WARN) $(FPFLAGS) $(CFLAGS) $(THREADS) -Icsrc/core tests/c/core_test.c $(CORE_ONLY:csrc/%.c=build/obj/%.o) -o $@ -lm
 
 # A test-only Lua module that fails a chosen allocation (spec/oom_spec.lua).
 $(BUILD)/failalloc.so: tests/c/failalloc.c
@@ -116,21 +127,22 @@ $(BUILD)/failalloc.so: tests/c/failalloc.c
 # minute): the C test and every spec not tagged `long`.  `make test-long`:
 # the specs tagged `long` (#long in a describe or it: out of memory at
 # every allocation of every example, forty more random scenes of the
-# single and batch paths, ...) and the 24-hour soak.  spec/oom_spec.lua
-# runs in a process of its own in both: it costs in proportion to the Lua
-# heap it finds (full collections per step), so after the other specs it
-# took 40 s instead of 1.  So does spec/finalized_spec.lua, whose
-# finalizers made to run inside a call drive the collector through the
-# whole heap on runtimes without a generational mode (5.1 to 5.3, LuaJIT:
-# docs/runtimes.md), and whose tries on 5.4 depend on the heap's size.
+# single and batch paths, ...) and the 24-hour soak.  make test runs each
+# spec file in a busted process of its own, JOBS at a time
+# (scripts/specs.sh: the slowest first, by the times of the last run in
+# $(BUILD)/test/times), so that both cores work until the end; a file's
+# process sees only its own heap (spec/oom_spec.lua costs in proportion to
+# the heap it finds, and the finalizers of spec/finalized_spec.lua run
+# inside a call only while the call allocates a share of the heap).
 BUSTED = $(RUN) $$(command -v busted)
-ALONE  = oom_spec finalized_spec
+JOBS  ?= 2
+SPEC_FILES = $(sort $(wildcard spec/*_spec.lua))
+# (the runner, with the environment the specs need)
+SPECS_RUN = $(RUN_ENV) LUA=$(LUA) JOBS=$(JOBS) sh scripts/specs.sh
 test: deps-test
-	@$(MAKE) --no-print-directory build build/core_test $(BUILD)/failalloc.so
+	@$(MAKE) --no-print-directory -j$(JOBS) build build/core_test $(BUILD)/failalloc.so
 	build/core_test
-	$(BUSTED) --exclude-tags=long $(ALONE:%=--exclude-pattern=%) spec
-	@for s in $(ALONE); do echo "busted spec/$$s.lua (a process of its own)"; \
-	  $(BUSTED) --exclude-tags=long spec/$$s.lua || exit 1; done
+	LOGS=$(BUILD)/test $(SPECS_RUN) --exclude-tags=long -- $(SPEC_FILES)
 
 # three.js's reading of the glTF files anim.export_gltf writes is among the
 # long specs (it installs three.js first).
@@ -155,42 +167,36 @@ gltf-ref: deps-test gltf-ref-deps
 	@$(MAKE) --no-print-directory build
 	$(RUN) $$(command -v busted) --tags=long spec/gltf_three_spec.lua
 
-# `make memcheck`: the C test and the whole busted suite under valgrind's
-# memcheck: any invalid access, use of an uninitialised value or definite
-# leak fails.  The suite takes about 45 minutes of process time under
-# valgrind (2 December, two at a time on two cores: encode_spec 770 s,
-# oom_spec 340 s, the other specs together 1,650 s): it runs
-# as busted processes at once (two cores), one per spec of MEMCHECK_ALONE
-# and one for the other specs (in the order `make test` runs them), each
-# logging to build/memcheck/ and printed when all are done.  oom_spec runs
-# alone because it costs in proportion to the Lua heap it finds: 15 s under
-# valgrind on its own, about 40 times more after the other specs;
-# finalized_spec too, whose tries depend on the heap's size (as in make test:
-# ALONE).  The specs'
-# subprocesses (bin/anim, the examples, luarocks) are not run under
-# valgrind: make asan checks them.
-# SPECS=spec/x_spec.lua runs some specs only (memcheck and asan), in one process.
+# `make memcheck`: the C test and the specs that reach the C core under
+# valgrind's memcheck: any invalid access, use of an uninitialised value
+# or definite leak fails.  Each spec file runs in a valgrind process of
+# its own, JOBS at a time, the slowest first (scripts/specs.sh: logs and
+# times in build/memcheck/).  Left out (MEMCHECK_SKIP): the specs whose
+# subject is Lua code or other processes -- the importers, the encoder,
+# the exporter, the command and the examples (their subprocesses never ran
+# under valgrind), the docs' and layers' checks, the installer -- and the
+# threaded specs (make tsan runs them under ThreadSanitizer): make asan
+# runs all of them with the core under ASan and UBSan, and `make
+# memcheck-full` runs every spec file under valgrind.  SPECS=... runs
+# some specs only (memcheck, memcheck-full and asan).
 SPECS         ?= spec
-MEMCHECK_ALONE = spec/encode_spec.lua $(ALONE:%=spec/%.lua)
+MEMCHECK_SKIP  = encode cli install examples runtimes love doc_examples architecture_doc layers blockbench molang \
+                 xml import_rules import_budget realfiles gltf_export gltf_three gltf_roundtrip gltf_convert threads
+MEMCHECK_SPECS = $(filter-out $(MEMCHECK_SKIP:%=spec/%_spec.lua),$(SPEC_FILES))
 VALGRIND = valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect \
            --errors-for-leak-kinds=definite --error-exitcode=99 --keep-debuginfo=yes
+# (one target for both: the list of spec files in $1)
+MEMCHECK_RUN = command -v valgrind >/dev/null || { echo "memcheck needs valgrind: apt-get install valgrind" >&2; exit 1; }; \
+	$(MAKE) --no-print-directory build build/core_test $(BUILD)/failalloc.so && \
+	valgrind --quiet --leak-check=full --errors-for-leak-kinds=all --error-exitcode=99 build/core_test && \
+	ANIM_MEMCHECK=1 LOGS=build/memcheck PREFIX="$(VALGRIND)" $(SPECS_RUN) --exclude-tags=long -- \
+	  $$(if [ "$(SPECS)" != spec ]; then echo "$(SPECS)"; else echo "$(1)"; fi) && \
+	echo "make memcheck: no valgrind error (99: a valgrind error, in the log of that file)"
+.PHONY: memcheck-full
 memcheck: deps-test
-	@command -v valgrind >/dev/null || { echo "memcheck needs valgrind: apt-get install valgrind" >&2; exit 1; }
-	@$(MAKE) --no-print-directory build build/core_test $(BUILD)/failalloc.so
-	valgrind --quiet --leak-check=full --errors-for-leak-kinds=all --error-exitcode=99 build/core_test
-	@rm -rf build/memcheck && mkdir -p build/memcheck
-	@if [ "$(SPECS)" != spec ]; then set -- "$(SPECS)"; \
-	else set -- $(MEMCHECK_ALONE) "$(filter-out $(MEMCHECK_ALONE),$(sort $(wildcard spec/*_spec.lua)))"; fi; \
-	i=0; for files in "$$@"; do i=$$((i + 1)); \
-	  echo "valgrind lua5.4 busted $$files (log: build/memcheck/$$i.log)"; \
-	  ( ANIM_MEMCHECK=1 $(RUN_ENV) $(VALGRIND) $(LUA) $$(command -v busted) --exclude-tags=long $$files > build/memcheck/$$i.log 2>&1; \
-	    echo $$? > build/memcheck/$$i.status ) & \
-	done; wait; \
-	status=0; i=0; for files in "$$@"; do i=$$((i + 1)); \
-	  echo "==== valgrind lua5.4 busted $$files"; cat build/memcheck/$$i.log; \
-	  s=$$(cat build/memcheck/$$i.status); [ "$$s" = 0 ] || { echo "==== exit $$s (99: a valgrind error)"; status=1; }; \
-	done; \
-	[ $$status = 0 ] && echo "make memcheck: no valgrind error"; exit $$status
+	@$(call MEMCHECK_RUN,$(MEMCHECK_SPECS))
+memcheck-full: deps-test
+	@$(call MEMCHECK_RUN,$(SPEC_FILES))
 
 # ---- The CI checks: sanitizers and fuzzing (.ci/run runs them after `make test`;
 # `scripts/deps.sh ci` installs valgrind, clang and its libFuzzer runtime) ----
@@ -210,12 +216,13 @@ deps-ci:
 # build/asan/options/lua5.4, read through include_if_exists=%b), not in the
 # system tools the specs run (sed, script, cc1... free not all at exit): no
 # suppression list.  Every report is written to build/asan/logs/ and fails
-# the target, whatever the spec did with it.  The specs of ALONE run in
-# processes of their own, as in make test.
+# the target, whatever the spec did with it.  Each spec file runs in a
+# process of its own, JOBS at a time, as in make test.
 SAN_CC     = clang
 SAN_CFLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fsanitize=float-cast-overflow \
              -fno-sanitize-recover=all -shared-libsan
-SAN_RT     = $$($(SAN_CC) -print-file-name=libclang_rt.asan-x86_64.so)
+# (the runtime of this machine's architecture: x86_64, aarch64, ...)
+SAN_RT     = $$($(SAN_CC) -print-file-name=libclang_rt.asan-$$(uname -m).so)
 ASAN_DIR   = build/asan
 ASAN_SO    = $(ASAN_DIR)/anim/core.so
 ASAN_ENV   = ANIM_SHARED="$${ANIM_SHARED:-$(CURDIR)/../shared}" \
@@ -223,9 +230,13 @@ ASAN_ENV   = ANIM_SHARED="$${ANIM_SHARED:-$(CURDIR)/../shared}" \
   ASAN_OPTIONS="detect_leaks=0:include_if_exists=$(CURDIR)/$(ASAN_DIR)/options/%b:log_path=$(CURDIR)/$(ASAN_DIR)/logs/report:detect_stack_use_after_return=1" \
   UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$(CURDIR)/$(ASAN_DIR)/logs/report"
 
-$(ASAN_SO): $(CORE_SRC) $(CORE_HDR)
-	@mkdir -p $(ASAN_DIR)/anim
-	$(SAN_CC) -std=c99 -pedantic -Wall -Wextra $(FPFLAGS) $(SAN_CFLAGS) $(THREADS) -fPIC -shared -I$(LUA_INC) -Icsrc $(CORE_SRC) -o $@ -lm
+ASAN_OBJS  = $(CORE_SRC:csrc/%.c=$(ASAN_DIR)/obj/%.o)
+$(ASAN_DIR)/obj/%.o: csrc/%.c
+	@mkdir -p $(@D)
+	$(SAN_CC) -std=c99 -pedantic -Wall -Wextra $(FPFLAGS) $(SAN_CFLAGS) $(THREADS) -fPIC -MMD -MP -I$(LUA_INC) -Icsrc -c $< -o $@
+$(ASAN_SO): $(ASAN_OBJS)
+	@mkdir -p $(@D)
+	$(SAN_CC) $(SAN_CFLAGS) $(THREADS) -shared $(ASAN_OBJS) -o $@ -lm
 
 # keep_modules.so makes dlclose a no-op: Lua unloads C modules when its state
 # closes, and a leak report is then written at exit with frames no one can
@@ -243,13 +254,10 @@ asan: deps-ci
 	@cp $(ASAN_SO) $(ASAN_DIR)/tree/build/anim/core.so
 	@cp $(BUILD)/failalloc.so $(ASAN_DIR)/tree/$(BUILD)/failalloc.so
 	@echo detect_leaks=1 > $(ASAN_DIR)/options/lua5.4
-	@echo "busted $(SPECS) in $(ASAN_DIR)/tree, lua5.4 with $(SAN_RT) preloaded"
-	@cd $(ASAN_DIR)/tree && if [ "$(SPECS)" != spec ]; then \
-	  $(ASAN_ENV) $(RUN) $$(command -v busted) --exclude-tags=long $(SPECS); status=$$?; \
-	else $(ASAN_ENV) $(RUN) $$(command -v busted) --exclude-tags=long $(ALONE:%=--exclude-pattern=%) spec; status=$$?; \
-	  for s in $(ALONE); do echo "busted spec/$$s.lua (a process of its own, as in make test)"; \
-	    $(ASAN_ENV) $(RUN) $$(command -v busted) --exclude-tags=long spec/$$s.lua || status=1; done; \
-	fi; cd $(CURDIR); \
+	@echo "the specs in $(ASAN_DIR)/tree, each file in a lua5.4 of its own with $(SAN_RT) preloaded"
+	@cd $(ASAN_DIR)/tree && $(ASAN_ENV) LOGS=$(CURDIR)/$(ASAN_DIR)/specs $(SPECS_RUN) --exclude-tags=long -- \
+	  $$(if [ "$(SPECS)" != spec ]; then echo "$(SPECS)"; else echo "$(SPEC_FILES)"; fi); status=$$?; \
+	  cd $(CURDIR); \
 	  if [ -n "$$(ls $(ASAN_DIR)/logs)" ]; then \
 	    for f in $(ASAN_DIR)/logs/*; do echo "==== $$f"; cat "$$f"; done; \
 	    echo "make asan: sanitizer reports above (also in $(ASAN_DIR)/logs/)" >&2; exit 1; \
@@ -273,7 +281,7 @@ $(TSAN_SO): $(CORE_SRC) $(CORE_HDR)
 	$(SAN_CC) $(WARN) $(FPFLAGS) $(TSAN_FLAGS) $(THREADS) -fPIC -shared -I$(LUA_INC) -Icsrc $(CORE_SRC) -o $@ -lm
 $(TSAN_DIR)/lua: tests/c/tsan_lua.c
 	@mkdir -p $(TSAN_DIR)
-	$(SAN_CC) $(WARN) $(TSAN_FLAGS) -I$(LUA_INC) $< -o $@ -llua5.4 -lm -ldl -Wl,-E
+	$(SAN_CC) $(WARN) $(TSAN_FLAGS) -I$(LUA_INC) $< -o $@ -l$(LUA_LIB) -lm -ldl -Wl,-E
 tsan: deps-ci
 	@$(MAKE) --no-print-directory $(TSAN_SO) $(TSAN_DIR)/lua
 	TSAN_OPTIONS="halt_on_error=1 exitcode=66" ANIM_SHARED="$${ANIM_SHARED:-$(CURDIR)/../shared}" \
@@ -312,7 +320,7 @@ fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
 $(FUZZ_DIR)/fuzz_%: fuzz/harness.c $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -DFUZZ_DRIVER='"$*"' -DANIM_ROOT='"$(CURDIR)"' -I$(LUA_INC) -Icsrc \
-	  fuzz/harness.c $(CORE_SRC) -o $@ -llua5.4 -lm $(THREADS)
+	  fuzz/harness.c $(CORE_SRC) -o $@ -l$(LUA_LIB) -lm $(THREADS)
 
 # (one target: its run in the background, its exit status in a file)
 FUZZ_RUN = mkdir -p $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/artifacts/$$t; \
@@ -414,3 +422,6 @@ lint:
 
 clean:
 	rm -rf build csrc/*/*.o $(GLTF_REF)/node_modules
+
+# (the headers each object was built from: make -MMD's lists)
+-include $(CORE_OBJS:.o=.d) $(ASAN_OBJS:.o=.d)

@@ -41,19 +41,24 @@ describe("installation", function()
     local ok, log = sh(string.format(
       "cd %q && luarocks --lua-version=%s --tree=%q make --deps-mode=none anim-dev-1.rockspec%s", src, VER, tree, INCDIR))
     assert(ok, log)
-    -- the core was compiled with the Makefile's flags (one compile line),
-    -- against this Lua's headers
-    local compiled
+    -- the core was compiled with the Makefile's flags (a compile line per
+    -- source file, then the link), against this Lua's headers
+    local compiled, linked = {}, nil
     for _, l in ipairs(lines(log)) do
-      if l:find("-o build/luarocks/anim/core.so", 1, true) then compiled = l end
+      local file = l:match(" %-c (csrc/%S+%.c) ")
+      if file then compiled[file] = l end
+      if l:find("-o build/luarocks/anim/core.so", 1, true) then linked = l end
     end
-    assert(compiled, log)
-    for _, flag in ipairs { "-std=c99", "-pedantic", "-Wall", "-Wextra", "-ffp-contract=off", "-fPIC" } do
-      assert.truthy(compiled:find(" " .. flag .. " ", 1, true), flag .. " missing from: " .. compiled)
-    end
-    assert.truthy(compiled:find(H.jit and "-I/usr/include/luajit-2.1" or ("-I/usr/include/lua" .. VER), 1, true), compiled)
+    assert(linked, log)
     for _, file in ipairs(lines(select(2, sh("cd " .. H.root .. " && ls csrc/core/*.c csrc/lua/*.c")))) do
-      assert.truthy(compiled:find(file, 1, true), file .. " not compiled: " .. compiled)
+      local line = compiled[file]
+      assert.truthy(line, file .. " not compiled: " .. log)
+      for _, flag in ipairs { "-std=c99", "-pedantic", "-Wall", "-Wextra", "-ffp-contract=off", "-fPIC" } do
+        assert.truthy(line:find(" " .. flag .. " ", 1, true), flag .. " missing from: " .. line)
+      end
+      assert.truthy(line:find(H.jit and "-I/usr/include/luajit-2.1" or ("-I/usr/include/lua" .. VER), 1, true), line)
+      local object = file:gsub("^csrc/", "build/luarocks/obj/"):gsub("%.c$", ".o")
+      assert.truthy(linked:find(object, 1, true), object .. " not linked: " .. linked)
     end
     -- every Lua file of lua/ is installed, unchanged
     local _, files = sh("cd " .. H.root .. " && find lua -name '*.lua' | sort")
