@@ -114,9 +114,9 @@ morph-reference:
 	cd tools/morph-reference && npm install --no-audit --no-fund && npm run reference
 
 # The C core on its own, from C (csrc/core/ without the binding).
-build/core_test: tests/c/core_test.c $(CORE_ONLY:csrc/%.c=build/obj/%.o) $(CORE_HDR)
+build/core_test: tests/c/core_test.c $(CORE_ONLY:csrc/%.c=$(OBJ)/%.o) $(CORE_HDR)
 	@mkdir -p build
-	$(CC) $(WARN) $(FPFLAGS) $(CFLAGS) $(THREADS) -Icsrc/core tests/c/core_test.c $(CORE_ONLY:csrc/%.c=build/obj/%.o) -o $@ -lm
+	$(CC) $(WARN) $(FPFLAGS) $(CFLAGS) $(THREADS) -Icsrc/core tests/c/core_test.c $(CORE_ONLY:csrc/%.c=$(OBJ)/%.o) -o $@ -lm
 
 # A test-only Lua module that fails a chosen allocation (spec/oom_spec.lua).
 $(BUILD)/failalloc.so: tests/c/failalloc.c
