@@ -54,7 +54,7 @@ return {
 local function run_all(dir, path)
   local script = dir .. "/readers.lua"
   H.write(script, [[
-local readers = (load or loadstring)(]] .. string.format("%q", READERS) .. [[)()
+local readers = (loadstring or load)(]] .. string.format("%q", READERS) .. [[)()
 local path = arg[1]
 for _, r in ipairs(readers) do
   local ok, v, err = pcall(r[2], path)
