@@ -453,17 +453,7 @@ describe("a finalizer that reloads a clip in the middle of a call", function()
       assert(ok, err)
     end
   end
-  local function pose_of(a)
-    local out = a:pose_array({}, "local")
-    for _, v in ipairs { a:root_motion() } do out[#out + 1] = v end
-    return out
-  end
-  local function finite(list)
-    for _, v in ipairs(list) do
-      if not (v == v and v > -math.huge and v < math.huge) then return false end
-    end
-    return true
-  end
+  local pose_of, finite = H.pose_and_motion, H.finite
   -- ref and a give the same bits over two updates
   local function same_on(ref, a)
     for _, dt in ipairs { 0.1, 0.45 } do

@@ -260,6 +260,21 @@ function H.with_limits(t, f)
   return compat.unpack(r, 2, r.n)
 end
 
+-- An animator's local pose (pose_array) and its last root motion, in one
+-- list; whether every number of a list is finite (false, the first index
+-- that is not).
+function H.pose_and_motion(a)
+  local out = a:pose_array({}, "local")
+  for _, v in ipairs { a:root_motion() } do out[#out + 1] = v end
+  return out
+end
+function H.finite(list)
+  for i, v in ipairs(list) do
+    if not (v == v and v > -math.huge and v < math.huge) then return false, i end
+  end
+  return true
+end
+
 -- Runs fn while a finalizer runs action() at one of the allocations fn
 -- makes (in the C functions of the module: where a pointer or a count
 -- taken before the allocation would then be stale).  In generational

@@ -33,18 +33,7 @@ local function content(names, k, len, extra)
   return t
 end
 
-local function pose_of(a)
-  local out = a:pose_array({}, "local")
-  for _, v in ipairs { a:root_motion() } do out[#out + 1] = v end
-  return out
-end
-
-local function finite(list)
-  for i, v in ipairs(list) do
-    if not (v == v and v > -math.huge and v < math.huge) then return false, i end
-  end
-  return true
-end
+local pose_of, finite = H.pose_and_motion, H.finite
 
 -- `a` and an animator restored from its state (its clips and maps found
 -- by name in `by_name`) give the same bits over the next updates: what a
