@@ -29,3 +29,27 @@ describe("a state saved after its overrides or constraints were all removed", fu
     assert.are.equal("2", b:state().constraints[1].id)
   end)
 end)
+
+describe("a reload of a blend space's first clip", function()
+  -- (fuzz_animator: track.length kept the length the first clip had when
+  -- the space was made, and the track's time, clamped to the new length,
+  -- read outside [0, track.length])
+  it("gives the space's tracks the new length", function()
+    local function looping(len)
+      return { length = len, loop = "loop", joints = { head = { rotation = { { 0, { 0, 0, 0 } }, { len, { 0, 90, 0 } } } } } }
+    end
+    local first, second = assert(anim.clip(looping(0.5), "first")), assert(anim.clip(looping(0.5), "second"))
+    local space = anim.blendspace { points = { { clip = first, at = 0 }, { clip = second, at = 1 } }, sync = false }
+    local a = anim.animator(rig)
+    local t = a:play(space, { fade = 0 })
+    a:update(0.1)
+    assert.are.equal(0.5, t.length)
+    assert(anim.reload(first, looping(2)))
+    assert.are.equal(2, t.length)
+    a:update(1.2)
+    assert.is_true(t.time > 0.5 and t.time <= t.length, tostring(t.time))
+    assert(anim.reload(first, looping(0.25)))
+    assert.are.equal(0.25, t.length)
+    assert.is_true(t.time >= 0 and t.time <= 0.25, tostring(t.time))
+  end)
+end)
