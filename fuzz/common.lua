@@ -21,6 +21,16 @@ function M.is_memory_error(e)
   return type(e) == "string" and e:find("not enough memory", 1, true) ~= nil
 end
 
+-- A Lua runtime error raised from one of the module's Lua files (a hostile
+-- value reached code that did not check it), or an error of the binding's
+-- own that only a plan the Lua side made wrong raises ("state plan: ...").
+function M.internal(e)
+  return type(e) == "string" and (e:find("lua/anim/[%w_/]+%.lua:%d+: attempt to")
+    or e:find("lua/anim/[%w_/]+%.lua:%d+: bad argument #%d+ to '%a+' %(number has no integer representation%)")
+    or e:find("stack overflow", 1, true) or e:find("C stack overflow", 1, true)
+    or e:find("state plan: ", 1, true))
+end
+
 -- pcall(f, ...) that lets memory errors through to the caller and turns
 -- every other raised error into a BUG naming `what`.
 function M.must_not_raise(what, f, ...)
