@@ -110,6 +110,22 @@ local programs = {
   sides = { { NEW, 1, 1 }, { NEW, 2, 9 }, { PLAY, 1, 2, 1, 0, 0, 0, 2 }, { PLAY, 1, 6, 1, 0, 0, 0, 2 },
     { PLAY, 2, 9, 1, 0, 0, 0, 2 }, { PLAY, 1, 9, 1, 0, 0, 0, 2 }, frames(1, 20, 1), { UPDATE, 2, 4 },
     { TRACKS, 1, 0 }, { TRACKS, 2, 1 } },
+  -- root motion on a clip reloaded to fewer joints, to more, to another length (issue 35)
+  reload_root_motion = { { ROOT, 0, 1 }, { PLAY, 0, 10, 1, 0, 0, 0, 2 }, frames(0, 5, 1), { RELOAD, 0, 0, 0 }, frames(0, 3, 1),
+    { RELOAD, 0, 1, 0 }, frames(0, 3, 1), { RELOAD, 0, 2, 0 }, frames(0, 3, 4), { RELOAD, 0, 0, 0 }, frames(0, 2, 4) },
+  -- blend spaces 1D and 2D, synced and not, their parameters moved
+  spaces = { { ROOT, 0, 1 }, { SPACE, 0, 0, 1, 0, 0, 2, 1 }, { SPACE, 0, 2, 1, 0, 0, 7, 1 }, { SPACE, 0, 1, 2, 0, 2, 4, 1 },
+    frames(0, 10, 1), { AT, 0, 4, 0 }, { AT, 1, 8, 1 }, { AT, 2, 11, 0 }, frames(0, 5, 4) },
+  -- the spaces' clips reloaded: to one joint, to another arity (refused), to every joint,
+  -- to speed 0 and to a view clip (refused by the synced and body spaces)
+  space_reload = { { ROOT, 0, 1 }, { SPACE, 0, 0, 1, 0, 0, 2, 1 }, { SPACE, 0, 1, 1, 0, 0, 2, 1 },
+    { SPACE, 0, 2, 1, 0, 0, 7, 1 }, { SPACE, 0, 3, 1, 0, 0, 0, 1 }, frames(0, 4, 1), { RELOAD, 0, 0, 0 }, frames(0, 2, 1),
+    { RELOAD, 1, 4, 0 }, { RELOAD, 1, 1, 0 }, frames(0, 3, 4), { RELOAD, 0, 9, 0 }, { RELOAD, 0, 6, 0 }, frames(0, 2, 1) },
+  -- reloads from callbacks (refused) and from finalizers in the middle of plays and updates
+  reload_callback = { { PLAY, 0, 10, 1, 0, 0, 0, 2 }, { ACB, 0, 0, 12, 0 }, { ACB, 0, 0, 12, 3 }, frames(0, 30, 1) },
+  reload_finalizer = { { ROOT, 0, 1 }, { RBOMB, 0, 0 }, { PLAY, 0, 10, 1, 0, 0, 0, 2 }, { SPACE, 0, 0, 1, 0, 0, 2, 1 },
+    frames(0, 3, 1), { RBOMB, 1, 1 }, { SPACE, 0, 2, 1, 0, 0, 7, 1 }, { PLAY, 0, 11, 1, 0, 0, 0, 2 }, frames(0, 3, 1),
+    { DROP, 5, 0 }, frames(0, 3, 1) },
 }
 for name, ops in pairs(programs) do
   write("fuzz/corpus/animator/" .. name, program(ops))
