@@ -133,8 +133,16 @@ end
 
 -- script -----------------------------------------------------------------------------
 -- Operation numbers (fuzz/script.lua, OPS in order, from 0).
-local CLIP, DECODE, RIG, _, SPLAY, CALLBACK, SUPDATE, BATCH, SPOSE, TRACK, CLIPOP, FINALIZE, BOMB, FORGE, CORE,
-  LIBRARY, LIMITS, SDROP = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17
+local CLIP, DECODE, RIG, ANIMATOR, SPLAY, CALLBACK, SUPDATE, BATCH, SPOSE, TRACK, CLIPOP, FINALIZE, BOMB, FORGE, CORE,
+  LIBRARY, LIMITS, SDROP, SRELOAD, SSPACE, SPLAYSPACE, SAT, SROOT, RESTORE, RBOMB2, BIG =
+  0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25
+-- The pool starts as 0 an animator (library), 1 a clip (head, a marker at
+-- 0.5), 2 its track; objects made are kept after them.  NUMBERS 3 0.5.
+-- A reload's shape (fuzz/script.lua reload_table): length (0 1, 2 2, 5
+-- 0.25), loop (0 loop, 2 pingpong), speed (0 none, 1 -2), blend, space (3
+-- view), the joints' mask (bit 0: the root moves; 4: the head alone), the
+-- markers, the properties (1 glow, 2 glow of 3 components).
+local function shape(len, loop, speed, mask, props) return { len, loop, speed, 0, 0, mask, 2, props } end
 local scripts = {
   -- play, update, read, finalize the animator by hand, use it again
   finalize = { { SPLAY, 0, 1, 0, 1, 1, 0 }, { SUPDATE, 0, 3 }, { SPOSE, 0, 0, 0, 0 }, { FINALIZE, 0 },
@@ -151,6 +159,24 @@ local scripts = {
   -- clip tables that are no tree, hostile tables, limits
   tables = { { CLIP, 1, 1, 2, 0, 0, 0, 0 }, { CLIP, 2, 1, 1, 0, 0, 1, 1 }, { RIG, 1, 0, 4, 1 }, { LIMITS, 0, 0 },
     { DECODE, 0, 0 }, { LIBRARY, 5, 0 }, { LIBRARY, 7, 2 }, { SDROP, 0, 0 } },
+  -- (issue 35) the clip reloaded to every joint and played with root motion, then reloaded to the head alone
+  reload_root_motion = { { SRELOAD, 1, 0, shape(2, 0, 0, 255, 1), 0 }, { SPLAY, 0, 1, 1, 0, 1, 1, 0 }, { SROOT, 0, 0 },
+    { SUPDATE, 0, 3 }, { SRELOAD, 1, 1, shape(5, 2, 1, 4, 2), 0 }, { SUPDATE, 0, 3 }, { SRELOAD, 1, 2, 0, 0 }, { SUPDATE, 0, 4 } },
+  -- a reload from a marker's callback: refused
+  reload_callback = { { CALLBACK, 0, 1, 5, 0, shape(0, 0, 0, 255, 1) }, { SUPDATE, 0, 3 }, { SUPDATE, 0, 3 }, { SUPDATE, 0, 3 } },
+  -- a wide rig and clip with root motion; a finalizer that reloads the clip in the middle of a play and a restore
+  reload_finalizer = { { BIG, 0 }, { RBOMB2, 4, shape(0, 0, 0, 1, 0), 0, 0, 0, 0, 0, 0, 0 }, { SPLAY, 3, 4, 1, 0, 1, 1, 0 },
+    { SUPDATE, 3, 3 }, { RBOMB2, 4, shape(2, 0, 0, 6, 0), 0, 0, 0, 0, 0, 0, 0 }, { RESTORE, 3, 3, 4, shape(0, 0, 0, 1, 0), 5, 0, 0, 0 },
+    { SUPDATE, 3, 3 } },
+  -- a finalizer that builds a clip in the middle of anim.clip
+  build_finalizer = { { RBOMB2, 1, shape(0, 0, 0, 1, 0), 0, 0, 0, 0, 0, 0, 1 }, { CLIP, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+    { CLIP, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 } },
+  -- a blend space of the clip and walk, played, its parameter moved, its clip reloaded
+  spaces = { { SSPACE, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1 }, { SPLAYSPACE, 0, 3, 0, 2, 0, 0, 1 }, { SUPDATE, 0, 3 },
+    { SAT, 4, 0, 3, 0, 0 }, { SUPDATE, 0, 3 }, { SRELOAD, 1, 0, shape(0, 0, 0, 7, 0), 0 }, { SUPDATE, 0, 3 } },
+  -- one animator's state restored into another: resolve gives the clip, reloads it, raises
+  restore = { { SUPDATE, 0, 3 }, { ANIMATOR, 1, 0, 0, 0, 0 }, { RESTORE, 0, 3, 1, shape(0, 0, 0, 4, 0), 5, 0, 0, 0 },
+    { RESTORE, 0, 3, 1, shape(2, 0, 0, 255, 0), 1, 0, 0, 0 }, { SUPDATE, 3, 3 }, { RESTORE, 0, 3, 1, shape(0, 0, 0, 4, 0), 2, 1, 0, 3 } },
 }
 for name, ops in pairs(scripts) do
   write("fuzz/corpus/script/" .. name, program(ops))
