@@ -720,6 +720,9 @@ end
 -- reads other keys, or past the new arrays).  The pose is made before
 -- the callbacks run, so those of `a` change nothing of it.
 local function same_as_restored(a, what)
+  -- (a finalizer that reloads a clip meanwhile makes the state one of
+  -- the old content: then nothing is compared)
+  local finalized = S.finalizers
   local s = a:state()
   local b = anim.animator(player, { side = a.side, space = a.space, library = a.library })
   local ok, res, err = pcall(b.restore, b, s, function(name, kind)
@@ -730,13 +733,14 @@ local function same_as_restored(a, what)
     if is_memory_error(res) then error(res, 0) end
     bug("%s: restore of the animator's state raised: %s", what, tostring(res))
   end
+  if S.finalizers ~= finalized then return end
   if not res then bug("%s: the animator's state was refused: %s", what, tostring(err)) end
   local ok_a, ea = pcall(a.update, a, 1 / 60)
   local ok_b, eb = pcall(b.update, b, 1 / 60)
   if not ok_a and (is_memory_error(ea) or internal_error(ea)) then error(ea, 0) end
   if not ok_b and (is_memory_error(eb) or internal_error(eb)) then error(eb, 0) end
   local x, y = numbers(a), numbers(b)
-  for i = 1, #x do
+  for i = 1, S.finalizers == finalized and #x or 0 do
     if x[i] ~= y[i] and not (x[i] ~= x[i] and y[i] ~= y[i]) then
       bug("%s: the next update gives number %d = %.17g, a restore of its state %.17g", what, i, x[i], y[i])
     end
