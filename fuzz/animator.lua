@@ -679,10 +679,12 @@ end
 -- callback (RELOAD_ERROR).
 local function reload(c, k, what)
   local src = RELOADS[k]
-  local length, njoints, gen = c.length, #c:joints(), core.clip_reloads(c)
+  -- (a finalizer may reload it too, in the middle of this reload or of
+  -- what reads the clip around it)
+  local finalized, gen = S.finalizers, core.clip_reloads(c)
+  local length, njoints = c.length, #c:joints()
   local ok, res, err = compat.xpcall(anim.reload, debug.traceback, c, src)
-  -- (a finalizer may reload it too, in the middle of this reload)
-  local by_finalizer = core.clip_reloads(c) - gen ~= (res == c and 1 or 0)
+  local by_finalizer = S.finalizers ~= finalized or core.clip_reloads(c) - gen ~= (res == c and 1 or 0)
   if not ok then
     if is_memory_error(res) then error(res, 0) end
     if type(res) == "string" and res:find(RELOAD_ERROR, 1, true) and what ~= "anim.reload" then return end
@@ -770,15 +772,11 @@ end
 OPS[#OPS + 1] = function(r)
   local c, k = S.own[r:byte() % #S.own + 1], r:byte() % #RELOADS + 1
   local run = S
-  setmetatable({}, { __gc = function()
+  if C.arm_finalizer(function()
     run.finalizers = run.finalizers + 1
     local ok, err = pcall(reload, c, k, "anim.reload from a finalizer")
     if not ok and not run.finalizer_bug then run.finalizer_bug = err end
-  end })
-  if compat.version >= 504 then
-    S.generational = true
-    collectgarbage("generational", 1, 100)
-  end
+  end) then S.generational = true end
 end
 
 local function reset(data)

@@ -188,6 +188,25 @@ function M.use_blockbench(clips, warnings)
   end
 end
 
+-- Arms fn to run as a finalizer at a coming collection, in the middle of
+-- whatever allocates then: a newproxy's on 5.1 and LuaJIT (they run __gc
+-- for userdata only), a table's after.  On 5.4 the collector goes
+-- generational, whose minor collections run finalizers soon (before, the
+-- incremental collector runs it when it comes to it): true then, and the
+-- run sets the collector back to incremental at its end.
+function M.arm_finalizer(fn)
+  if newproxy then -- luacheck: ignore 113
+    getmetatable(newproxy(true)).__gc = fn -- luacheck: ignore 113
+  else
+    setmetatable({}, { __gc = fn })
+  end
+  if compat.version >= 504 then
+    collectgarbage("generational", 1, 100)
+    return true
+  end
+  return false
+end
+
 -- The bytes of an input read as a program: one byte at a time (zeros past
 -- the end); pick(list) chooses an element of list by the next byte.
 -- Readers are made with setmetatable({ s = bytes, i = 1 }, C.Reader).

@@ -304,18 +304,7 @@ end)
 op(function(r) finalize(obj(r)) end)
 op(function(r)
   local victim = obj(r)
-  -- (5.1 and LuaJIT run __gc for userdata only: a newproxy's; the
-  -- generational mode, whose minor collections run finalizers soon, is
-  -- 5.4's: before, the incremental collector runs it when it comes to it)
-  if newproxy then -- luacheck: ignore 113
-    getmetatable(newproxy(true)).__gc = function() finalize(victim) end -- luacheck: ignore 113
-  else
-    setmetatable({}, { __gc = function() finalize(victim) end })
-  end
-  if compat.version >= 504 then
-    S.generational = true
-    collectgarbage("generational", 1, 100)
-  end
+  if C.arm_finalizer(function() finalize(victim) end) then S.generational = true end
   if r:byte() % 2 == 0 then collectgarbage("step") end
 end)
 -- a box given another kind's metatable (then its own back: its finalizer
@@ -455,11 +444,7 @@ op(function(r)
     if k == 0 and anim.is_clip(victim) then pcall(anim.reload, victim, shape)
     else pcall(anim.clip, build, "built by a finalizer") end
   end
-  setmetatable({}, { __gc = fin })
-  if compat.version >= 504 then
-    S.generational = true
-    collectgarbage("generational", 1, 100)
-  end
+  if C.arm_finalizer(fin) then S.generational = true end
 end)
 -- a rig of many joints and a clip of as many, played with root motion
 -- (its plays and restores allocate enough that a collection, and a
