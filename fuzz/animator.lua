@@ -775,6 +775,7 @@ end
 OPS[#OPS + 1] = function(r)
   local c, k = S.own[r:byte() % #S.own + 1], r:byte() % #RELOADS + 1
   local run = S
+  if compat.jit and not C.LUAJIT_RELOADS then return end
   if C.arm_finalizer(function()
     run.finalizers = run.finalizers + 1
     local ok, err = pcall(reload, c, k, "anim.reload from a finalizer")

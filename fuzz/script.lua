@@ -441,7 +441,7 @@ end)
 op(function(r)
   local victim, shape, build, k = obj(r), reload_table(r), clip_table(r), r:byte() % 2
   local fin = function()
-    if k == 0 and anim.is_clip(victim) then pcall(anim.reload, victim, shape)
+    if k == 0 and anim.is_clip(victim) and not (compat.jit and not C.LUAJIT_RELOADS) then pcall(anim.reload, victim, shape)
     else pcall(anim.clip, build, "built by a finalizer") end
   end
   if C.arm_finalizer(fin) then S.generational = true end
