@@ -294,12 +294,12 @@ tsan: deps-ci
 # (fuzz/README.md).  New inputs go to build/fuzz/corpus/<target>, crashes to
 # build/fuzz/artifacts/<target>/, the whole log to build/fuzz/<target>.log;
 # the committed seeds are fuzz/corpus/<target>, and fuzz/regressions/<target>
-# is run first.  `make fuzz-ci`: each for about 60 s, as CI does (four
-# targets, two rounds: about two and a half minutes with the builds).
+# is run first.  `make fuzz-ci`: each for about 60 s, as CI does (five
+# targets, three rounds: about four minutes, 55 s of them the builds).
 FUZZ_CC      = clang
 FUZZ_TIME   ?= 300
 FUZZ_JOBS   ?= 2
-FUZZ_TARGETS = decode animator script import
+FUZZ_TARGETS = decode animator script import state
 FUZZ_DIR     = build/fuzz
 FUZZ_CFLAGS  = -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fsanitize=float-cast-overflow \
                -fno-sanitize-recover=all $(FPFLAGS)
@@ -314,6 +314,8 @@ FUZZ_FLAGS_animator = -max_len=1024 -len_control=0
 FUZZ_FLAGS_script   = -max_len=1024 -len_control=0
 # (texts of a few kB: the hostile files of issue 19 are 300 bytes to 4 kB)
 FUZZ_FLAGS_import   = -max_len=8192
+# (a scene of up to 24 operations, then up to 24 mutations of its state)
+FUZZ_FLAGS_state    = -max_len=512 -len_control=0
 
 fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
 
@@ -327,7 +329,8 @@ FUZZ_RUN = mkdir -p $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/artifacts/$$t; \
 	  dict=; [ -f fuzz/$$t.dict ] && dict=-dict=fuzz/$$t.dict; \
 	  echo "fuzz_$$t: $(FUZZ_TIME) s, log in $(FUZZ_DIR)/$$t.log"; \
 	  case $$t in decode) flags="$(FUZZ_FLAGS_decode)" ;; animator) flags="$(FUZZ_FLAGS_animator)" ;; \
-	    script) flags="$(FUZZ_FLAGS_script)" ;; import) flags="$(FUZZ_FLAGS_import)" ;; *) flags= ;; esac; \
+	    script) flags="$(FUZZ_FLAGS_script)" ;; import) flags="$(FUZZ_FLAGS_import)" ;; \
+	    state) flags="$(FUZZ_FLAGS_state)" ;; *) flags= ;; esac; \
 	  ( $(FUZZ_DIR)/fuzz_$$t $(FUZZ_FLAGS) $$flags $$dict -max_total_time=$(FUZZ_TIME) \
 	      -artifact_prefix=$(FUZZ_DIR)/artifacts/$$t/ $(FUZZ_DIR)/corpus/$$t fuzz/corpus/$$t \
 	      $$(ls -d fuzz/regressions/$$t 2>/dev/null) > $(FUZZ_DIR)/$$t.log 2>&1; \

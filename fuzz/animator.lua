@@ -18,6 +18,7 @@
 -- it so that libFuzzer keeps the input.  Work is bounded: at most MAX_OPS
 -- operations and MAX_PLAYS tracks started per input.
 local anim = require "anim"
+local core = require "anim.core"
 local C = require "fuzz.common"
 local compat = require "anim.base.compat"
 local binary = require "spec.bytes"
@@ -27,6 +28,8 @@ local M = {}
 local MAX_OPS, MAX_PLAYS, MAX_TRACKS, MAX_CONNECTIONS = 300, 32, 32, 48
 local CALLBACK_ERROR = "fuzz-callback-error"
 local NaN, INF = 0 / 0, math.huge
+-- FUZZ_TRACE=1 in the environment: each operation (0-based) to stderr
+local TRACE = os.getenv("FUZZ_TRACE")
 
 local function bug(fmt, ...)
   error("BUG: " .. string.format(fmt, ...), 0)
@@ -98,6 +101,60 @@ local CLIPS = {
     "joints":{"head":{"rotation":[[0,[0,0,0]],[1,[0,90,0]]]}}}]==], "view"),
 }
 local MAP = assert(library:retarget("res://goblin.retarget"))
+
+-- Each input's own clips (made afresh by reset: reloads change them), and
+-- the contents a reload gives them: fewer joints and more, other lengths,
+-- loop modes, speeds, blends, markers, properties of the same or another
+-- number of components, a view clip, text, a table that does not build.
+local function keys(...) return { ... } end
+local OWN = {
+  { length = 1, loop = "loop", markers = { { time = 0, name = "step" }, { time = 0.5, name = "step" } },
+    -- (every joint: the root's binding comes late among them, as a root
+    -- motion binding left from this content would read past a smaller one)
+    joints = { root = { position = keys({ 0, { 0, 0, 0 } }, { 1, { 0.5, 0, 2 } }), rotation = keys({ 0, { 0, 0, 0 } }, { 1, { 0, 30, 0 } }) },
+      rightArm = { rotation = keys({ 0, { -20, 0, 0 } }, { 0.5, { 20, 0, 0 } }, { 1, { -20, 0, 0 } }) },
+      leftArm = { rotation = keys({ 0, { 20, 0, 0 } }, { 0.5, { -20, 0, 0 } }, { 1, { 20, 0, 0 } }) },
+      rightLeg = { rotation = keys({ 0, { -30, 0, 0 } }, { 1, { 30, 0, 0 } }) },
+      leftLeg = { rotation = keys({ 0, { 30, 0, 0 } }, { 1, { -30, 0, 0 } }) },
+      head = { rotation = keys({ 0, { 0, 0, 0 } }, { 1, { 0, 20, 0 } }) },
+      torso = { position = keys({ 0, { 0, 0, 0 } }, { 1, { 0, 0.1, 0 } }) } } },
+  { length = 0.5, loop = "loop", markers = { { time = 0.25, name = "mid" } },
+    joints = { torso = { rotation = keys({ 0, { 0, 0, 0 } }, { 0.5, { 0, 0, 20 } }) }, root = { position = keys({ 0, { 0, 0, 0 } }, { 0.5, { 0, 0, 1 } }) } },
+    properties = { glow = keys({ 0, 0 }, { 0.5, 1 }) } },
+}
+local ALL = { "root", "torso", "head", "rightArm", "leftArm", "rightLeg", "leftLeg" }
+local function every_joint(len, k)
+  local J = {}
+  for i, j in ipairs(ALL) do
+    J[j] = { rotation = keys({ 0, { 0, 0, 0 } }, { len, { 10 * i * k, 5 * k, 0 } }) }
+  end
+  J.root.position = keys({ 0, { 0, 0, 0 } }, { len, { k, 0, 3 * k } })
+  return J
+end
+local RELOADS = {
+  { length = 1, loop = "loop", joints = { head = { position = keys({ 0, { 0, 5, 0 } }) } } },
+  { length = 2, loop = "loop", joints = every_joint(2, 1), markers = { { time = 0, name = "step" }, { time = 1, name = "b" }, { time = 2, name = "c" } } },
+  { length = 0.25, loop = "pingpong", speed = -2, joints = every_joint(0.25, 2), markers = { { time = 0.1, name = "step" } } },
+  { length = 3, loop = "once", blend = "additive", joints = { torso = { rotation = keys({ 0, { 0, 0, 0 } }, { 3, { 0, 90, 0 } }) } } },
+  { length = 1, loop = "loop", joints = every_joint(1, -1), properties = { glow = keys({ 0, { 0, 0, 0 } }, { 1, { 1, 2, 3 } }) } },
+  { length = 0.5, loop = "loop", joints = { root = { rotation = keys({ 0, { 0, 0, 0 } }, { 0.5, { 0, 90, 0 } }) } },
+    properties = { glow = keys({ 0, 1 }, { 0.5, 0 }), tint = keys({ 0, { 1, 0, 0 } }, { 0.5, { 0, 0, 1 } }) } },
+  { length = 1, loop = "loop", space = "view", joints = { head = { rotation = keys({ 0, { 0, 0, 0 } }, { 1, { 0, 90, 0 } }) } } },
+  { length = 0, loop = "once", markers = { { time = 0, name = "now" } }, joints = { root = { position = keys({ 0, { 1, 0, 0 } }) } } },
+  { length = 1e-9, loop = "loop", joints = every_joint(1e-9, 3), markers = { { time = 1e-9, name = "step" } } },
+  { length = 1, loop = "loop", speed = 0, joints = { leftLeg = { rotation = keys({ 0, { 0, 0, 0 } }, { 1, { 45, 0, 0 } }) } } },
+  { length = 0.3, loop = "hold", priority = "action4", joints = { rightArm = { rotation = keys({ 0, { 0, 0, 0 } }, { 0.3, { -90, 0, 0 } }) } },
+    events = { { time = 0.3, name = "hit", on = "both" } }, plays = { { time = 0.1, clip = "res://spark.anim", fade = 0 } } },
+  '{"length": 0.5, "loop": "loop", "joints": {"root": {"position": [[0, [0, 0, 0]], [0.5, [0, 0, 1]]]}}}',
+  { length = 1, joints = { head = { rotation = keys({ "x", { 0, 0, 0 } }) } } },
+  { length = 1, loop = "loop", joints = {}, properties = { glow = keys({ 0, 0.5 }) } },
+}
+local RELOAD_ERROR = "cannot be reloaded while an update delivers"
+
+-- A blend space's parameter: numbers (1D), pairs (2D), bad ones
+local AT = { "nil", 0, 0.5, 1, 2, -1, 1e300, { 0.5, 0.5 }, { 0, 1 }, { 1e300, -1e300 }, { 2, 0.25 }, NaN, INF, { NaN, 0 },
+  { 0 }, "x", "raw" }
+local ROOT = { "nil", "root", "torso", "head", 1, 3, 0, 8, "nope", 1.5, "rightArm" }
 local JOINTS = { "root", "torso", "head", "rightArm", "leftArm", "rightLeg", "leftLeg", 1, 7, 0, 8, "nope" }
 
 -- Operand decoding ---------------------------------------------------------------
@@ -148,7 +205,8 @@ end
 -- The state of every live track of `a`, to compare before and after a call
 -- that must change nothing.
 local function snapshot(a)
-  local out = {}
+  -- (a finalizer that reloads a clip may change its tracks' times meanwhile)
+  local out = { finalized = S.finalizers }
   for i, t in ipairs(a:tracks()) do
     out[i] = { t, t.time, t.speed, t.weight, t.is_playing, t.loops, t.fade }
   end
@@ -159,6 +217,7 @@ local function same(x, y) return x == y or (x ~= x and y ~= y) end
 
 local function check_unchanged(a, before, what)
   local after = snapshot(a)
+  if after.finalized ~= before.finalized then return end
   if #after ~= #before then bug("%s changed the number of tracks (%d -> %d)", what, #before, #after) end
   for i, b in ipairs(before) do
     for k = 1, #b do
@@ -173,14 +232,19 @@ end
 -- unit rotations.
 local function check_animator(a, what)
   for _, t in ipairs(a:tracks()) do
+    -- (a finalizer's reload between the two reads changes both)
+    local finalized = S.finalizers
     local time, len = t.time, t.length
-    if not finite(time) or time < 0 or time > len then
+    if (not finite(time) or time < 0 or time > len) and S.finalizers == finalized then
       bug("%s: track %s has time %.17g outside [0, %.17g]", what, tostring(t.clip.name), time, len)
     end
     local loops = t.loops
     if type(loops) ~= "number" or loops ~= loops or loops < 0 then
       bug("%s: track loops is %s", what, tostring(loops))
     end
+  end
+  for i, v in ipairs { a:root_motion() } do
+    if not finite(v) then bug("%s: root motion %d is %s", what, i, tostring(v)) end
   end
   for j = 1, 7 do
     local v = { a:world_transform(j) }
@@ -195,8 +259,8 @@ end
 
 -- A call that must succeed, or raise only the errors `allowed` says it may.
 local function expect_ok(what, allowed, f, ...)
-  local ok, err = compat.xpcall(f, debug.traceback, ...)
-  if ok then return true end
+  local ok, err, more = compat.xpcall(f, debug.traceback, ...)
+  if ok then return true, err, more end
   if is_memory_error(err) then error(err, 0) end
   local internal = internal_error(err)
   if internal then bug("%s raised a Lua error from inside the module (%s): %s", what, internal, tostring(err)) end
@@ -212,6 +276,15 @@ local function expect_raise(what, f, ...)
   local internal = internal_error(err)
   if internal then bug("%s raised a Lua error from inside the module (%s): %s", what, internal, tostring(err)) end
   return err
+end
+
+-- A call that must succeed when `good`, else raise a clean error and
+-- change nothing of animator a's tracks.
+local function good_or_raise(what, good, a, f, ...)
+  if good then return expect_ok(what, nil, f, ...) end
+  local before = snapshot(a)
+  expect_raise(what, f, ...)
+  check_unchanged(a, before, what)
 end
 
 -- What an update may raise: the errors of our callbacks, a `plays` item whose
@@ -233,7 +306,7 @@ local function make_callback(a, act, arg)
   local fn = function(track)
     S.calls = S.calls + 1
     if S.calls > 2000 then return end
-    local k = act % 12
+    local k = act % 13
     if k == 0 then
       return
     elseif k == 1 then
@@ -280,6 +353,18 @@ local function make_callback(a, act, arg)
       end
     elseif k == 10 then
       coroutine.yield("from a callback")
+    elseif k == 12 then
+      -- reloading a clip from a callback: refused, clearly (docs/api.md)
+      local c = S.own[arg % #S.own + 1]
+      local ok, res, err = pcall(anim.reload, c, RELOADS[arg % #RELOADS + 1])
+      if ok and res ~= nil then bug("anim.reload from a callback reloaded the clip") end
+      if ok and type(err) ~= "string" then bug("anim.reload from a callback returned nil without a message") end
+      if not ok then
+        if is_memory_error(res) then error(res, 0) end
+        if type(res) ~= "string" or not res:find(RELOAD_ERROR, 1, true) then
+          bug("anim.reload from a callback raised an unclear error: %s", tostring(res))
+        end
+      end
     else
       S.tracks = {}
       collectgarbage("collect")
@@ -304,7 +389,9 @@ end
 -- play a clip with odd options
 OPS[#OPS + 1] = function(r)
   local a = pick_animator(r)
-  local c = CLIPS[r:byte() % #CLIPS + 1]
+  -- (the shared clips, then the input's own, which reloads change)
+  local i = r:byte() % (#CLIPS + #S.own) + 1
+  local c = CLIPS[i] or S.own[i - #CLIPS]
   local opts = { fade = r:pick(FADE), weight = r:pick(WEIGHT), speed = r:pick(SPEED), priority = r:pick(PRIORITY) }
   local rt = r:byte() % 8
   if rt == 0 then opts.retarget = MAP elseif rt == 1 then opts.retarget = "res://goblin.retarget" end
@@ -315,9 +402,16 @@ OPS[#OPS + 1] = function(r)
     and (rt ~= 1 or a.library ~= nil)
   if good then
     S.plays = S.plays + 1
+    local before = snapshot(a)
     local ok, t = pcall(a.play, a, c, opts)
     if not ok then
       if is_memory_error(t) then error(t, 0) end
+      -- (a clip whose property has another number of components than a
+      -- track on the animator gives it: refused, changing nothing)
+      if type(t) == "string" and t:find("component", 1, true) and not internal_error(t) then
+        check_unchanged(a, before, "play refused")
+        return
+      end
       bug("play(%s, fade=%s weight=%s speed=%s priority=%s) raised: %s", c.name, tostring(opts.fade),
         tostring(opts.weight), tostring(opts.speed), tostring(opts.priority), tostring(t))
     end
@@ -338,13 +432,7 @@ local function track_call(r, name, list, list2)
   if name == "stop" then good = v == nil or (finite(v) and v >= 0)
   elseif name == "adjust_weight" then good = finite(v) and v >= 0 and (w == nil or (finite(w) and w >= 0))
   elseif name == "adjust_speed" then good = finite(v) end
-  if good then
-    expect_ok("track:" .. name, nil, t[name], t, v, w)
-  else
-    local before = snapshot(a)
-    expect_raise("track:" .. name .. " with a bad argument", t[name], t, v, w)
-    check_unchanged(a, before, "track:" .. name .. " with a bad argument")
-  end
+  good_or_raise("track:" .. name .. (good and "" or " with a bad argument"), good, a, t[name], t, v, w)
 end
 
 OPS[#OPS + 1] = function(r) track_call(r, "stop", FADE) end
@@ -356,14 +444,7 @@ OPS[#OPS + 1] = function(r)
   local t = pick_track(r)
   local v = r:pick(TIME)
   if not t then return end
-  if finite(v) then
-    expect_ok("track.time = " .. tostring(v), nil, function() t.time = v end)
-  else
-    local a = t.animator
-    local before = snapshot(a)
-    expect_raise("track.time = " .. tostring(v), function() t.time = v end)
-    check_unchanged(a, before, "track.time = " .. tostring(v))
-  end
+  good_or_raise("track.time = " .. tostring(v), finite(v), t.animator, function() t.time = v end)
 end
 
 -- Every other update goes through anim.update with every animator of the
@@ -515,31 +596,238 @@ OPS[#OPS + 1] = function(r)
   end
 end
 
+-- Whether v is a good parameter for a space of `dims` dimensions.
+local function good_at(v, dims)
+  if v == nil then return true end
+  if dims == 1 then return finite(v) end
+  return type(v) == "table" and finite(v[1]) and finite(v[2])
+end
+
+-- the tracks of clip c on the program's animators
+local function tracks_of(c)
+  local out = {}
+  for i = 1, 3 do
+    local a = S.animators[i]
+    if a then
+      for _, t in ipairs(a:tracks()) do
+        local src = t.clip
+        local holds = src == c
+        if anim.is_blendspace(src) then
+          for _, p in ipairs(src.points) do holds = holds or p.clip == c end
+        end
+        if holds then out[#out + 1] = t end
+      end
+    end
+  end
+  return out
+end
+
+-- play a blend space (1D or 2D, synced or not, of the input's own clips
+-- and shared ones), at odd parameters, maybe queued after a track
+OPS[#OPS + 1] = function(r)
+  local a = pick_animator(r)
+  local space = S.spaces[r:byte() % #S.spaces + 1]
+  local opts = { fade = r:pick(FADE), weight = r:pick(WEIGHT), speed = r:pick(SPEED), at = r:pick(AT) }
+  local k = r:byte()
+  if k % 4 == 0 then opts.after = pick_track(r) end
+  if not a or S.plays >= MAX_PLAYS then return end
+  local good = (opts.fade == nil or (finite(opts.fade) and opts.fade >= 0)) and finite(opts.weight) and opts.weight >= 0
+    and finite(opts.speed) and good_at(opts.at, space.dimensions)
+  local before = snapshot(a)
+  if good then
+    S.plays = S.plays + 1
+    -- (refused, changing nothing: a track after which another is queued,
+    -- or of another animator; a property of another number of components
+    -- than a track on the animator gives it)
+    local ok, t = expect_ok("play(space)", function(err)
+      return type(err) == "string" and (err:find("after", 1, true) or err:find("component", 1, true))
+    end, a.play, a, space, opts)
+    if ok then add_track(t) else check_unchanged(a, before, "play(space) refused") end
+  else
+    expect_raise("play(space) with a bad option", a.play, a, space, opts)
+    check_unchanged(a, before, "play(space) with a bad option")
+  end
+end
+
+-- move a space's parameter (track.at = v, track:set_at(x, y))
+OPS[#OPS + 1] = function(r)
+  local t = pick_track(r)
+  local v, how = r:pick(AT), r:byte() % 2
+  if not t then return end
+  local ok_clip, c = pcall(function() return t.clip end)
+  if not ok_clip then return end
+  local space = anim.is_blendspace(c) and c
+  local a = t.animator
+  local set = how == 0 and function() t.at = v end
+    or function() if type(v) == "table" then t:set_at(v[1], v[2]) else t:set_at(v) end end
+  -- (set_at takes x [, y]: a 1D space reads x alone)
+  local good = space and v ~= nil and good_at(v, space.dimensions)
+  if space and how == 1 and space.dimensions == 1 and type(v) == "table" then good = finite(v[1]) end
+  good_or_raise("track.at = " .. tostring(v), good, a, set)
+end
+
+-- root motion on, off, on another joint, on none that exists
+OPS[#OPS + 1] = function(r)
+  local a = pick_animator(r)
+  local j = r:pick(ROOT)
+  if not a then return end
+  good_or_raise("animator.root_motion = " .. tostring(j), j == nil or player:has(j) or (is_integer(j) and j >= 1 and j <= 7), a,
+    function() a.root_motion = j end)
+  touch(a.root_motion_joint, a:root_motion())
+end
+
+-- Reloads one of the input's own clips with RELOADS[k]: the clip itself,
+-- or nil and a message with the clip as it was; raises only from a
+-- callback (RELOAD_ERROR).
+local function reload(c, k, what)
+  local src = RELOADS[k]
+  -- (a finalizer may reload it too, in the middle of this reload or of
+  -- what reads the clip around it)
+  local finalized, gen = S.finalizers, core.clip_reloads(c)
+  local length, njoints = c.length, #c:joints()
+  local ok, res, err = compat.xpcall(anim.reload, debug.traceback, c, src)
+  local by_finalizer = S.finalizers ~= finalized or core.clip_reloads(c) - gen ~= (res == c and 1 or 0)
+  if not ok then
+    if is_memory_error(res) then error(res, 0) end
+    if type(res) == "string" and res:find(RELOAD_ERROR, 1, true) and what ~= "anim.reload" then return end
+    bug("%s raised: %s", what, tostring(res))
+  end
+  if res == nil then
+    if type(err) ~= "string" then bug("%s returned nil without a message", what) end
+    if not by_finalizer and (c.length ~= length or #c:joints() ~= njoints) then bug("%s refused (%s) but changed the clip", what, err) end
+    return
+  end
+  if res ~= c then bug("%s returned another clip", what) end
+  if type(src) == "table" and not by_finalizer and c.length ~= src.length then bug("%s: the clip's length is %s, not %s", what, c.length, src.length) end
+  for _, t in ipairs(tracks_of(c)) do
+    local finalized2 = S.finalizers
+    local time, len = t.time, t.length
+    if not (finite(time) and time >= 0 and time <= len) and S.finalizers == finalized2 then
+      bug("%s: a track of the clip has time %.17g outside [0, %.17g]", what, time, len)
+    end
+  end
+end
+
+-- Every number an animator shows.
+local function numbers(a)
+  local out = { a:root_motion() }
+  for j = 1, 7 do
+    for _, f in ipairs { a.get, a.world_transform } do
+      for _, v in ipairs { f(a, j) } do out[#out + 1] = v end
+    end
+  end
+  return out
+end
+
+-- What a reload left in animator `a` is what a restore builds from its
+-- state with the clips as they are now (spec/reload_tracks_spec.lua): the
+-- next update poses the same bits (a binding left from the old content
+-- reads other keys, or past the new arrays).  The pose is made before
+-- the callbacks run, so those of `a` change nothing of it.
+local function same_as_restored(a, what)
+  -- (a finalizer that reloads a clip meanwhile makes the state one of
+  -- the old content: then nothing is compared)
+  local finalized = S.finalizers
+  local s = a:state()
+  local b = anim.animator(player, { side = a.side, space = a.space, library = a.library })
+  local ok, res, err = pcall(b.restore, b, s, function(name, kind)
+    if kind == "retarget" then return MAP end
+    return S.named[name]
+  end)
+  if not ok then
+    if is_memory_error(res) then error(res, 0) end
+    bug("%s: restore of the animator's state raised: %s", what, tostring(res))
+  end
+  if S.finalizers ~= finalized then return end
+  if not res then bug("%s: the animator's state was refused: %s", what, tostring(err)) end
+  local ok_a, ea = pcall(a.update, a, 1 / 60)
+  local ok_b, eb = pcall(b.update, b, 1 / 60)
+  if not ok_a and (is_memory_error(ea) or internal_error(ea)) then error(ea, 0) end
+  if not ok_b and (is_memory_error(eb) or internal_error(eb)) then error(eb, 0) end
+  local x, y = numbers(a), numbers(b)
+  for i = 1, S.finalizers == finalized and #x or 0 do
+    if x[i] ~= y[i] and not (x[i] ~= x[i] and y[i] ~= y[i]) then
+      bug("%s: the next update gives number %d = %.17g, a restore of its state %.17g", what, i, x[i], y[i])
+    end
+  end
+  check_animator(a, what .. ", then an update")
+end
+
+-- hot reload of one of the input's clips while tracks play it; each
+-- animator playing it then updates as one restored from its state does
+OPS[#OPS + 1] = function(r)
+  local c, k, check = S.own[r:byte() % #S.own + 1], r:byte() % #RELOADS + 1, r:byte() % 2 == 0
+  reload(c, k, "anim.reload")
+  if not check then return end
+  local seen = {}
+  for _, t in ipairs(tracks_of(c)) do
+    local a = t.animator
+    if not seen[a] then
+      seen[a] = true
+      same_as_restored(a, "anim.reload")
+    end
+  end
+end
+
+-- a finalizer that reloads one of the input's clips at the next minor
+-- collection (generational mode): in the middle of a play, an update, a
+-- blend space's play...
+OPS[#OPS + 1] = function(r)
+  local c, k = S.own[r:byte() % #S.own + 1], r:byte() % #RELOADS + 1
+  local run = S
+  if compat.jit and not C.LUAJIT_RELOADS then return end
+  if C.arm_finalizer(function()
+    run.finalizers = run.finalizers + 1
+    local ok, err = pcall(reload, c, k, "anim.reload from a finalizer")
+    if not ok and not run.finalizer_bug then run.finalizer_bug = err end
+  end) then S.generational = true end
+end
+
 local function reset(data)
   S = {
     r = setmetatable({ s = data, i = 1 }, Reader),
     animators = {}, tracks = {}, orphans = {}, conns = {},
-    plays = 0, calls = 0, connections = 0, depth = 0, updates = 0,
+    plays = 0, calls = 0, connections = 0, depth = 0, updates = 0, finalizers = 0,
   }
   S.animators[1] = anim.animator(player, { library = library })
   S.animators[2] = anim.animator(player, { side = "server" })
+  S.own = { assert(anim.clip(OWN[1], "own1")), assert(anim.clip(OWN[2], "own2")) }
+  S.named = { own1 = S.own[1], own2 = S.own[2] }
+  for _, c in ipairs(CLIPS) do S.named[c.name] = c end
+  local own1, own2, walk, wave = S.own[1], S.own[2], CLIPS[1], CLIPS[2]
+  S.spaces = {
+    anim.blendspace { name = "synced", points = { { clip = own1, at = 0 }, { clip = walk, at = 1 }, { clip = own2, at = 2 } } },
+    anim.blendspace { name = "free", sync = false, points = { { clip = own2, at = 0 }, { clip = CLIPS[7], at = 1 }, { clip = own1, at = 3 } } },
+    anim.blendspace { name = "plane", sync = false, points = { { clip = own1, at = { 0, 0 } }, { clip = walk, at = { 1, 0 } },
+      { clip = wave, at = { 0, 1 } }, { clip = own2, at = { 1, 1 } } } },
+    anim.blendspace { name = "one", points = { { clip = own2, at = { 0, 0 } } } },
+  }
 end
 
 function M.run(data)
   reset(data)
   local r = S.r
   local n = 0
-  while not r:done() and n < MAX_OPS do
-    n = n + 1
-    OPS[r:byte() % #OPS + 1](r)
-  end
-  -- a last update of whatever is left, then everything is dropped
-  for i = 1, 3 do
-    local a = S.animators[i]
-    if a then update(a, 1 / 60, "the last update") end
-  end
+  local ok, err = pcall(function()
+    while not r:done() and n < MAX_OPS do
+      n = n + 1
+      local k = r:byte() % #OPS + 1
+      if TRACE then io.stderr:write("op ", k - 1, "\n") end
+      OPS[k](r)
+      if S.finalizer_bug then error(S.finalizer_bug, 0) end
+    end
+    -- a last update of whatever is left; the finalizers still pending run
+    for i = 1, 3 do
+      local a = S.animators[i]
+      if a then update(a, 1 / 60, "the last update") end
+    end
+    collectgarbage("collect")
+    if S.finalizer_bug then error(S.finalizer_bug, 0) end
+  end)
+  if S.generational then collectgarbage("incremental") end
   S = nil
   collectgarbage("collect")
+  if not ok then error(err, 0) end
 end
 
 return M

@@ -38,12 +38,8 @@ local bug, is_memory_error = C.bug, C.is_memory_error
 local getmt, setmt = debug.getmetatable, debug.setmetatable
 
 -- A Lua runtime error raised from one of the module's Lua files: a hostile
--- value reached code that did not check it.
-local function internal(e)
-  return type(e) == "string" and (e:find("lua/anim/[%w_/]+%.lua:%d+: attempt to")
-    or e:find("lua/anim/[%w_/]+%.lua:%d+: bad argument #%d+ to '%a+' %(number has no integer representation%)")
-    or e:find("stack overflow", 1, true) or e:find("C stack overflow", 1, true))
-end
+-- value reached code that did not check it (fuzz/common.lua).
+local internal = C.internal
 
 -- Calls f(...): any error but an internal one is the script's to have.
 local function call(what, f, ...)
@@ -148,6 +144,48 @@ local function clip_table(r)
   return t
 end
 
+-- The contents of a reload (issue 35): clips of other shapes than those
+-- tracks play -- fewer joints or more, the root moving or not (root
+-- motion), other lengths, loop modes, speeds, blends, a view clip,
+-- markers, properties of one number of components or another.
+local JOINTS = { "root", "torso", "head", "rightArm", "leftArm", "rightLeg", "leftLeg", "j1", "j2", "j150" }
+local function reload_table(r)
+  local len = r:pick { 1, 0.5, 2, 1e-9, 0, 0.25 }
+  local t = { length = len, loop = r:pick { "loop", "once", "pingpong", "hold", "loop" },
+    speed = r:pick { false, -2, 0, 1, 3 } or nil, blend = r:pick { false, false, "additive" } or nil,
+    space = r:pick { false, false, false, "view" } or nil,
+    joints = {}, markers = {}, properties = {} }
+  local mask = r:byte()
+  for i, j in ipairs(JOINTS) do
+    if math.floor(mask / 2 ^ ((i - 1) % 8)) % 2 == 1 then
+      t.joints[j] = { rotation = { { 0, { 0, 0, 0 } }, { len, { 10 * i, 5, 0 } } } }
+    end
+  end
+  if mask % 2 == 1 then t.joints.root = { position = { { 0, { 0, 0, 0 } }, { len, { 0.5, 0, 2 } } } } end
+  for i = 1, r:byte() % 4 do t.markers[i] = { time = len * i / 4, name = "m" .. i } end
+  local p = r:byte() % 4
+  if p == 1 then t.properties.glow = { { 0, 0 }, { len, 1 } }
+  elseif p == 2 then t.properties.glow = { { 0, { 0, 0, 0 } }, { len, { 1, 2, 3 } } }
+  elseif p == 3 then t.properties.tint = { { 0, { 1, 0, 0 } }, { len, { 0, 1, 0 } } } end
+  return t
+end
+local RELOAD_ERROR = "cannot be reloaded while an update delivers"
+
+-- The pose of an animator just updated: finite, as its root motion.
+local function finite(v) return type(v) == "number" and v == v and v ~= math.huge and v ~= -math.huge end
+local function check_pose(a, what)
+  local ok, pose = call("pose_array", function() return a:pose_array({}, "world") end)
+  if ok and type(pose) == "table" then
+    for i, v in ipairs(pose) do
+      if not finite(v) then bug("%s: the world pose has %s at %d", what, tostring(v), i) end
+    end
+  end
+  local res = compat.pack(call("root_motion", function() return a:root_motion() end))
+  for i = 2, res[1] and res.n or 0 do
+    if not finite(res[i]) then bug("%s: root motion %d is %s", what, i - 1, tostring(res[i])) end
+  end
+end
+
 -- Operations ------------------------------------------------------------------------
 
 local OPS = {}
@@ -190,13 +228,28 @@ op(function(r)
 end)
 -- callbacks that misbehave
 op(function(r)
-  local a, victim, act = obj(r), obj(r), r:byte() % 5
+  local a, victim, act = obj(r), obj(r), r:byte() % 6
   local kind = r:pick { "on_marker", "on_event", "on_sound", "on_play" }
+  local shape = act == 5 and reload_table(r)
   local fn = function()
     if act == 0 and victim then finalize(victim)
     elseif act == 1 then error(HOSTILE)
     elseif act == 2 then collectgarbage()
-    elseif act == 3 and victim then pcall(anim.update, { victim }, 0.1) end
+    elseif act == 3 and victim then pcall(anim.update, { victim }, 0.1)
+    elseif act == 4 and victim then
+      -- (another animator's restore; its own raises, as its update does)
+      call("restore from a callback", function() return victim:restore(victim:state()) end)
+    elseif act == 5 and anim.is_clip(victim) then
+      -- a reload from a callback: refused, clearly (docs/api.md)
+      local ok, res = pcall(anim.reload, victim, shape)
+      if ok and res ~= nil then bug("anim.reload from a callback reloaded the clip") end
+      if not ok then
+        if is_memory_error(res) then error(res, 0) end
+        if not (type(res) == "string" and (res:find(RELOAD_ERROR, 1, true) or res:find("after it was finalized", 1, true))) then
+          bug("anim.reload from a callback raised an unclear error: %s", tostring(res))
+        end
+      end
+    end
   end
   local ok, conn = call("on_*", function() return a[kind](a, fn) end)
   if ok then keep(conn) end
@@ -204,7 +257,7 @@ end)
 -- updates, one by one and in batches of odd lists
 op(function(r)
   local a = obj(r)
-  call("animator:update", function() return a:update(r:pick(NUMBERS)) end)
+  if call("animator:update", function() return a:update(r:pick(NUMBERS)) end) then check_pose(a, "animator:update") end
 end)
 op(function(r)
   local list, n = {}, r:byte() % 5
@@ -251,18 +304,7 @@ end)
 op(function(r) finalize(obj(r)) end)
 op(function(r)
   local victim = obj(r)
-  -- (5.1 and LuaJIT run __gc for userdata only: a newproxy's; the
-  -- generational mode, whose minor collections run finalizers soon, is
-  -- 5.4's: before, the incremental collector runs it when it comes to it)
-  if newproxy then -- luacheck: ignore 113
-    getmetatable(newproxy(true)).__gc = function() finalize(victim) end -- luacheck: ignore 113
-  else
-    setmetatable({}, { __gc = function() finalize(victim) end })
-  end
-  if compat.version >= 504 then
-    S.generational = true
-    collectgarbage("generational", 1, 100)
-  end
+  if C.arm_finalizer(function() finalize(victim) end) then S.generational = true end
   if r:byte() % 2 == 0 then collectgarbage("step") end
 end)
 -- a box given another kind's metatable (then its own back: its finalizer
@@ -312,7 +354,120 @@ op(function(r)
   collectgarbage(r:byte() % 2 == 0 and "collect" or "step")
 end)
 
+-- hot reload (issue 35): a clip of the pool given another shape, JSON
+-- text, a path, a hostile table or value
+local HERE -- (the checkout: set below)
+op(function(r)
+  local c, k = obj(r), r:byte() % 6
+  local src
+  if k <= 1 then src = reload_table(r)
+  elseif k == 2 then
+    src = r:pick { '{"length": 0.5, "loop": "loop", "joints": {"root": {"position": [[0, [0, 0, 0]], [0.5, [0, 0, 1]]]}}}',
+      '{"length": 1, "joints": {"head": {"rotation": [["x", [0, 0, 0]]]}}}', "  {", '{"length": 2, "space": "view", "joints": {}}' }
+  elseif k == 3 then
+    src = r:pick { "/examples/clips/wave.anim", "/examples/clips", "/examples/clips/none.anim", "/examples/clips/goblin.retarget" }
+    src = HERE .. src
+  elseif k == 4 then src = clip_table(r)
+  else src = value(r) end
+  local opts = r:pick { false, { strict = false }, { strict = true }, "x" }
+  local ok, res, err = call("anim.reload", anim.reload, c, src, opts or nil)
+  if ok and res == nil and type(err) ~= "string" then bug("anim.reload returned nil without a message") end
+  if ok and res ~= nil and res ~= c then bug("anim.reload returned another object") end
+end)
+-- blend spaces of the pool's clips: 1D or 2D, synced or not, odd places
+local PLACES = { 0, 1, 0.5, 2, -1, 1e300, 0 / 0, "x" }
+local function place(r, dims)
+  if dims == 2 then return { r:pick(PLACES), r:pick(PLACES) } end
+  return r:pick(PLACES)
+end
+op(function(r)
+  local n, dims = r:byte() % 4 + 1, r:byte() % 3 == 0 and 2 or 1
+  local pts = {}
+  for i = 1, n do
+    local c = obj(r)
+    if not anim.is_clip(c) and r:byte() % 2 == 0 then c = S.walk end
+    pts[i] = { clip = c, at = dims == 2 and { i % 2, math.floor(i / 2) } or i }
+    if r:byte() % 8 == 0 then pts[i].at = place(r, dims) end
+  end
+  local sync = r:pick { "none", true, false, "x" }
+  local def = { points = r:byte() % 8 == 0 and hostile_table(r, pts) or pts, name = r:pick { false, "move", "a\0b" } or nil }
+  if sync ~= "none" then def.sync = sync end
+  local ok, space = call("anim.blendspace", anim.blendspace, r:byte() % 8 == 0 and hostile_table(r, def) or def)
+  if ok then keep(space) end
+end)
+-- play a blend space (or what the pool gives), at a parameter, maybe
+-- queued after a track; move a track's parameter
+op(function(r)
+  local a, s, dims = obj(r), obj(r), r:byte() % 2 + 1
+  if not anim.is_blendspace(s) then s = S.space end
+  local opts = { at = place(r, dims), fade = r:pick(NUMBERS), weight = r:pick { 1, 0.5, 0 }, after = r:byte() % 4 == 0 and obj(r) or nil }
+  local ok, t = call("animator:play(space)", function() return a:play(s, opts) end)
+  if ok then keep(t) end
+end)
+op(function(r)
+  local t, v, w = obj(r), value(r), r:pick(PLACES)
+  if r:byte() % 2 == 0 then call("track.at =", function() t.at = v end)
+  else call("track:set_at", function() return t:set_at(v, w) end) end
+  call("track.at", function() return t.at, t.length, t.time end)
+end)
+-- root motion on, off, on a joint that is not one
+op(function(r)
+  local a, j = obj(r), r:pick { "root", "torso", 1, 7, 99, 0, "nope", "j1", 0 / 0, false }
+  call("animator.root_motion =", function() a.root_motion = j or nil end)
+  call("animator:root_motion", function() return a.root_motion_joint, a:root_motion() end)
+end)
+-- one animator's state restored into another (both of the pool), maybe
+-- damaged; resolve gives the pool's objects, finalizes, reloads, raises
+op(function(r)
+  local src, dst, victim, shape = obj(r), obj(r), obj(r), reload_table(r)
+  local act, damage, v = r:byte() % 6, r:byte() % 4, value(r)
+  local ok, st = call("animator:state", function() return src:state() end)
+  if not ok or type(st) ~= "table" then return end
+  if damage == 1 and type(st.tracks) == "table" and type(st.tracks[1]) == "table" then st.tracks[1].time = v
+  elseif damage == 2 then st.animator = v end
+  local resolve = function()
+    if act == 0 then finalize(victim)
+    elseif act == 1 and anim.is_clip(victim) then pcall(anim.reload, victim, shape)
+    elseif act == 2 then error(HOSTILE)
+    elseif act == 3 then collectgarbage() end
+    return victim
+  end
+  local okr, res, err = call("animator:restore", function() return dst:restore(st, resolve) end)
+  if okr and res == nil and type(err) ~= "string" then bug("animator:restore returned nil without a message") end
+end)
+-- finalizers made to run in the middle of the next operations that
+-- reload a clip of the pool (as a __gc of the host's may), or build one
+-- (anim.clip inside anim.clip)
+op(function(r)
+  local victim, shape, build, k = obj(r), reload_table(r), clip_table(r), r:byte() % 2
+  local fin = function()
+    if k == 0 and anim.is_clip(victim) and not (compat.jit and not C.LUAJIT_RELOADS) then pcall(anim.reload, victim, shape)
+    else pcall(anim.clip, build, "built by a finalizer") end
+  end
+  if C.arm_finalizer(fin) then S.generational = true end
+end)
+-- a rig of many joints and a clip of as many, played with root motion
+-- (its plays and restores allocate enough that a collection, and a
+-- finalizer, comes in the middle of them)
+local BIG_RIG, BIG_CLIP = { joints = { { name = "j1" } } }, { length = 1, loop = "loop", joints = {} }
+for i = 2, 150 do BIG_RIG.joints[i] = { name = "j" .. i, parent = "j" .. (i - 1), position = { 0, 1, 0 } } end
+for i = 1, 150 do BIG_CLIP.joints["j" .. i] = { rotation = { { 0, { 0, 0, 0 } }, { 1, { i, 0, 0 } } } } end
+BIG_CLIP.joints.j1.position = { { 0, { 0, 0, 0 } }, { 1, { 0, 0, 2 } } }
+op(function(r)
+  local ok, rig = call("anim.rig", anim.rig, BIG_RIG)
+  if not ok then return end
+  local ok2, a = call("anim.animator", anim.animator, rig, { root_motion = r:pick { "j1", "j2", false } or nil })
+  local ok3, c = call("anim.clip", anim.clip, BIG_CLIP, "wide")
+  if ok2 then keep(a) end
+  if ok3 then keep(c) end
+  if ok2 and ok3 then
+    local ok4, t = call("animator:play", function() return a:play(c, { fade = 0 }) end)
+    if ok4 then keep(t) end
+  end
+end)
+
 local here = rawget(_G, "ANIM_ROOT") or (debug.getinfo(1, "S").source:match("^@(.*)/fuzz/script%.lua$") or ".")
+HERE = here
 local LIB = assert(anim.library(here .. "/examples/clips"))
 local LIMITS = anim.set_limits {}
 
@@ -326,6 +481,8 @@ function M.run(data)
   S.pool[2] = assert(anim.clip { loop = "loop", length = 1, markers = { { time = 0.5, name = "m" } },
     joints = { head = { rotation = { { 0, { 0, 0, 0 } }, { 1, { 0, 90, 0 } } } } } })
   S.pool[3] = S.pool[1]:play(S.pool[2], { fade = 0 })
+  -- (a blend space of them, for the plays of spaces)
+  S.space = anim.blendspace { points = { { clip = S.walk, at = 0 }, { clip = S.pool[2], at = 1 } } }
   local t0, r, n = os.clock(), S.r, 0
   local ok, err = pcall(function()
     while not r:done() and n < MAX_OPS do
@@ -336,7 +493,11 @@ function M.run(data)
     end
   end)
   if S.generational then collectgarbage("incremental") end
+  -- (the finalizers the run armed run now, not in the next run)
+  collectgarbage("collect")
   anim.set_limits(LIMITS)
+  -- (a reload may have changed the library's clips: the next run reads them again)
+  LIB:forget()
   S = nil
   if not ok then
     if is_memory_error(err) or (type(err) == "string" and err:sub(1, 4) == "BUG:") then error(err, 0) end

@@ -7,12 +7,13 @@
 -- animator: hand-made programs for fuzz/animator.lua (see its OPS: one byte
 -- picks an operation, the next ones its operands).
 -- script: hand-made programs for fuzz/script.lua (the same way).
+-- state: scenes for fuzz/state.lua, each saved and its state mutated
+-- (fuzz/state.lua's `program` names its operations and operands).
 -- import: the legacy XML files (first byte 0) and the small Blockbench and
 -- Bedrock files (first byte 1) of ../shared/data, and the hostile texts of
 -- issue 19 (padded numbers, entities, a Bedrock file of many channels that
 -- change fast, a long Molang expression, bezier handles of 1e300).
 local cjson = require "cjson"
-local compat = require "anim.base.compat"
 
 local shared = os.getenv("ANIM_SHARED") or "../shared"
 
@@ -29,7 +30,8 @@ local function write(path, s)
   f:close()
 end
 
-os.execute("rm -rf fuzz/corpus && mkdir -p fuzz/corpus/decode fuzz/corpus/animator fuzz/corpus/script fuzz/corpus/import")
+os.execute("rm -rf fuzz/corpus && mkdir -p fuzz/corpus/decode fuzz/corpus/animator fuzz/corpus/script fuzz/corpus/import"
+  .. " fuzz/corpus/state")
 
 -- decode -------------------------------------------------------------------------
 for _, name in ipairs { "walk.anim", "wave.anim", "attack.anim", "spark.anim", "goblin.retarget", "nod.xml" } do
@@ -53,26 +55,36 @@ end
 
 -- animator ---------------------------------------------------------------------------
 -- Operation numbers (fuzz/animator.lua, OPS in order).
-local NEW, PLAY, STOP, WEIGHT, SPEED, SEEK, UPDATE, COUPDATE, ACB, TCB, DROP, POSE, TRACKS, ORPHAN =
-  0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13
+local NEW, PLAY, STOP, WEIGHT, SPEED, SEEK, UPDATE, COUPDATE, ACB, TCB, DROP, POSE, TRACKS, ORPHAN, SPACE, AT, ROOT,
+  RELOAD, RBOMB = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18
 -- Operand indices: CLIPS 0 walk, 1 wave, 2 attack, 3 spark, 4 tiny, 5 pingpong,
--- 6 once, 7 hold, 8 fast, 9 view.  DT 0 0, 1 1/60, 4 0.5, 7 1e-9, 10 1e9, 13 -1,
+-- 6 once, 7 hold, 8 fast, 9 view, then the input's own: 10 own1 (the root
+-- moves), 11 own2 (a property).  Spaces 0 synced, 1 free, 2 plane (2D), 3
+-- one.  AT 2 0.5, 4 2, 7 { 0.5, 0.5 }, 8 { 0, 1 }, 11 NaN.  ROOT 1 root.
+-- RELOADS 0 one joint, 1 every joint, 2 pingpong of 0.25 s at speed -2, 3
+-- once additive, 4 a property of 3 components, 6 a view clip, 9 speed 0; then
+-- 0 to compare the animators that play it with restores of their states.
+-- DT 0 0, 1 1/60, 4 0.5, 7 1e-9, 10 1e9, 13 -1,
 -- 16 NaN, 17 inf.  SPEED 0 1, 1 0, 2 -1, 7 1e300, 11 NaN.  WEIGHT 0 1, 1 0.
 -- FADE 0 nil, 1 0, 2 0.1.  TIME 0 0, 3 0.5, 10 NaN.  PRIORITY 0 nil.
 -- Callback actions: 0 nothing, 1 play, 2 stop, 3 stop all, 4 error,
 -- 5 disconnect, 6 update itself, 7 update another, 8 drop the animator,
--- 9 adjust, 10 yield, 11 drop the tracks.
+-- 9 adjust, 10 yield, 11 drop the tracks, 12 reload a clip (refused).
 local function program(ops)
   local out = {}
-  for _, op in ipairs(ops) do
-    for _, b in ipairs(op) do out[#out + 1] = string.char(b) end
+  local function add(op)
+    for _, b in ipairs(op) do
+      if type(b) == "table" then add(b) else out[#out + 1] = string.char(b) end
+    end
   end
+  for _, op in ipairs(ops) do add(op) end
   return table.concat(out)
 end
+-- (a list of operations, which program() flattens)
 local function frames(slot, n, dt)
   local ops = {}
   for i = 1, n do ops[i] = { UPDATE, slot, dt } end
-  return compat.unpack(ops)
+  return ops
 end
 
 local programs = {
@@ -98,6 +110,22 @@ local programs = {
   sides = { { NEW, 1, 1 }, { NEW, 2, 9 }, { PLAY, 1, 2, 1, 0, 0, 0, 2 }, { PLAY, 1, 6, 1, 0, 0, 0, 2 },
     { PLAY, 2, 9, 1, 0, 0, 0, 2 }, { PLAY, 1, 9, 1, 0, 0, 0, 2 }, frames(1, 20, 1), { UPDATE, 2, 4 },
     { TRACKS, 1, 0 }, { TRACKS, 2, 1 } },
+  -- root motion on a clip reloaded to fewer joints, to more, to another length (issue 35)
+  reload_root_motion = { { ROOT, 0, 1 }, { PLAY, 0, 10, 1, 0, 0, 0, 2 }, frames(0, 5, 1), { RELOAD, 0, 0, 0 }, frames(0, 3, 1),
+    { RELOAD, 0, 1, 0 }, frames(0, 3, 1), { RELOAD, 0, 2, 0 }, frames(0, 3, 4), { RELOAD, 0, 0, 0 }, frames(0, 2, 4) },
+  -- blend spaces 1D and 2D, synced and not, their parameters moved
+  spaces = { { ROOT, 0, 1 }, { SPACE, 0, 0, 1, 0, 0, 2, 1 }, { SPACE, 0, 2, 1, 0, 0, 7, 1 }, { SPACE, 0, 1, 2, 0, 2, 4, 1 },
+    frames(0, 10, 1), { AT, 0, 4, 0 }, { AT, 1, 8, 1 }, { AT, 2, 11, 0 }, frames(0, 5, 4) },
+  -- the spaces' clips reloaded: to one joint, to another arity (refused), to every joint,
+  -- to speed 0 and to a view clip (refused by the synced and body spaces)
+  space_reload = { { ROOT, 0, 1 }, { SPACE, 0, 0, 1, 0, 0, 2, 1 }, { SPACE, 0, 1, 1, 0, 0, 2, 1 },
+    { SPACE, 0, 2, 1, 0, 0, 7, 1 }, { SPACE, 0, 3, 1, 0, 0, 0, 1 }, frames(0, 4, 1), { RELOAD, 0, 0, 0 }, frames(0, 2, 1),
+    { RELOAD, 1, 4, 0 }, { RELOAD, 1, 1, 0 }, frames(0, 3, 4), { RELOAD, 0, 9, 0 }, { RELOAD, 0, 6, 0 }, frames(0, 2, 1) },
+  -- reloads from callbacks (refused) and from finalizers in the middle of plays and updates
+  reload_callback = { { PLAY, 0, 10, 1, 0, 0, 0, 2 }, { ACB, 0, 0, 12, 0 }, { ACB, 0, 0, 12, 3 }, frames(0, 30, 1) },
+  reload_finalizer = { { ROOT, 0, 1 }, { RBOMB, 0, 0 }, { PLAY, 0, 10, 1, 0, 0, 0, 2 }, { SPACE, 0, 0, 1, 0, 0, 2, 1 },
+    frames(0, 3, 1), { RBOMB, 1, 1 }, { SPACE, 0, 2, 1, 0, 0, 7, 1 }, { PLAY, 0, 11, 1, 0, 0, 0, 2 }, frames(0, 3, 1),
+    { DROP, 5, 0 }, frames(0, 3, 1) },
 }
 for name, ops in pairs(programs) do
   write("fuzz/corpus/animator/" .. name, program(ops))
@@ -105,8 +133,16 @@ end
 
 -- script -----------------------------------------------------------------------------
 -- Operation numbers (fuzz/script.lua, OPS in order, from 0).
-local CLIP, DECODE, RIG, _, SPLAY, CALLBACK, SUPDATE, BATCH, SPOSE, TRACK, CLIPOP, FINALIZE, BOMB, FORGE, CORE,
-  LIBRARY, LIMITS, SDROP = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17
+local CLIP, DECODE, RIG, ANIMATOR, SPLAY, CALLBACK, SUPDATE, BATCH, SPOSE, TRACK, CLIPOP, FINALIZE, BOMB, FORGE, CORE,
+  LIBRARY, LIMITS, SDROP, SRELOAD, SSPACE, SPLAYSPACE, SAT, SROOT, RESTORE, RBOMB2, BIG =
+  0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25
+-- The pool starts as 0 an animator (library), 1 a clip (head, a marker at
+-- 0.5), 2 its track; objects made are kept after them.  NUMBERS 3 0.5.
+-- A reload's shape (fuzz/script.lua reload_table): length (0 1, 2 2, 5
+-- 0.25), loop (0 loop, 2 pingpong), speed (0 none, 1 -2), blend, space (3
+-- view), the joints' mask (bit 0: the root moves; 4: the head alone), the
+-- markers, the properties (1 glow, 2 glow of 3 components).
+local function shape(len, loop, speed, mask, props) return { len, loop, speed, 0, 0, mask, 2, props } end
 local scripts = {
   -- play, update, read, finalize the animator by hand, use it again
   finalize = { { SPLAY, 0, 1, 0, 1, 1, 0 }, { SUPDATE, 0, 3 }, { SPOSE, 0, 0, 0, 0 }, { FINALIZE, 0 },
@@ -123,6 +159,24 @@ local scripts = {
   -- clip tables that are no tree, hostile tables, limits
   tables = { { CLIP, 1, 1, 2, 0, 0, 0, 0 }, { CLIP, 2, 1, 1, 0, 0, 1, 1 }, { RIG, 1, 0, 4, 1 }, { LIMITS, 0, 0 },
     { DECODE, 0, 0 }, { LIBRARY, 5, 0 }, { LIBRARY, 7, 2 }, { SDROP, 0, 0 } },
+  -- (issue 35) the clip reloaded to every joint and played with root motion, then reloaded to the head alone
+  reload_root_motion = { { SRELOAD, 1, 0, shape(2, 0, 0, 255, 1), 0 }, { SPLAY, 0, 1, 1, 0, 1, 1, 0 }, { SROOT, 0, 0 },
+    { SUPDATE, 0, 3 }, { SRELOAD, 1, 1, shape(5, 2, 1, 4, 2), 0 }, { SUPDATE, 0, 3 }, { SRELOAD, 1, 2, 0, 0 }, { SUPDATE, 0, 4 } },
+  -- a reload from a marker's callback: refused
+  reload_callback = { { CALLBACK, 0, 1, 5, 0, shape(0, 0, 0, 255, 1) }, { SUPDATE, 0, 3 }, { SUPDATE, 0, 3 }, { SUPDATE, 0, 3 } },
+  -- a wide rig and clip with root motion; a finalizer that reloads the clip in the middle of a play and a restore
+  reload_finalizer = { { BIG, 0 }, { RBOMB2, 4, shape(0, 0, 0, 1, 0), 0, 0, 0, 0, 0, 0, 0 }, { SPLAY, 3, 4, 1, 0, 1, 1, 0 },
+    { SUPDATE, 3, 3 }, { RBOMB2, 4, shape(2, 0, 0, 6, 0), 0, 0, 0, 0, 0, 0, 0 }, { RESTORE, 3, 3, 4, shape(0, 0, 0, 1, 0), 5, 0, 0, 0 },
+    { SUPDATE, 3, 3 } },
+  -- a finalizer that builds a clip in the middle of anim.clip
+  build_finalizer = { { RBOMB2, 1, shape(0, 0, 0, 1, 0), 0, 0, 0, 0, 0, 0, 1 }, { CLIP, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+    { CLIP, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 } },
+  -- a blend space of the clip and walk, played, its parameter moved, its clip reloaded
+  spaces = { { SSPACE, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1 }, { SPLAYSPACE, 0, 3, 0, 2, 0, 0, 1 }, { SUPDATE, 0, 3 },
+    { SAT, 4, 0, 3, 0, 0 }, { SUPDATE, 0, 3 }, { SRELOAD, 1, 0, shape(0, 0, 0, 7, 0), 0 }, { SUPDATE, 0, 3 } },
+  -- one animator's state restored into another: resolve gives the clip, reloads it, raises
+  restore = { { SUPDATE, 0, 3 }, { ANIMATOR, 1, 0, 0, 0, 0 }, { RESTORE, 0, 3, 1, shape(0, 0, 0, 4, 0), 5, 0, 0, 0 },
+    { RESTORE, 0, 3, 1, shape(2, 0, 0, 255, 0), 1, 0, 0, 0 }, { SUPDATE, 3, 3 }, { RESTORE, 0, 3, 1, shape(0, 0, 0, 4, 0), 2, 1, 0, 3 } },
 }
 for name, ops in pairs(scripts) do
   write("fuzz/corpus/script/" .. name, program(ops))
@@ -144,3 +198,153 @@ write("fuzz/corpus/import/hostile-entities.xml", "\0" .. hostile.entities(4) .. 
 write("fuzz/corpus/import/hostile-keys.animation.json", "\1" .. hostile.bedrock(24, 100, "math.sin(q.anim_time*2292)*20"))
 write("fuzz/corpus/import/hostile-molang.animation.json", "\1" .. hostile.bedrock(3, 100, hostile.molang_terms()))
 write("fuzz/corpus/import/hostile-handles.bbmodel", "\1" .. hostile.bezier_bbmodel())
+
+-- state -------------------------------------------------------------------------------
+-- A program of fuzz/state.lua: a header (the animator's options, its root
+-- motion joint, the number of scene operations, three dts, whether the
+-- state is restored through cjson), the scene's operations, then the
+-- mutations of its state.  Operations and operands are written by name
+-- (fuzz/state.lua's M.program) as their 0-based indices.
+do
+  local P = require("fuzz.state").program
+  local L = P.lists
+  local function at(list, v)
+    for i, x in ipairs(list) do if x == v then return i - 1 end end
+    error("fuzz/seeds.lua: no " .. tostring(v))
+  end
+  local function playable(name, nth)
+    local n = 0
+    for i, x in ipairs(P.playable) do
+      if x == name then n = n + 1; if n == (nth or 1) then return i - 1 end end
+    end
+    error("fuzz/seeds.lua: no playable " .. name)
+  end
+  local function scene(name) return at(P.scene, name) end
+  local function mutation(name) return at(P.mutations, name) end
+  -- the operations
+  local function play(what, o)
+    o = o or {}
+    local k = (o.retarget or 0) + 6 * (o.after and 1 or 0)
+    local out = { scene "play", type(what) == "number" and what or playable(what), at(L.FADES, o.fade or 0),
+      at(L.WEIGHTS, o.weight or 1), at(L.SPEEDS, o.speed or 1), at(L.PRIORITIES, o.priority or false), k }
+    if o.after then out[#out + 1] = o.after end
+    for _, p in ipairs(o.at or {}) do out[#out + 1] = at(L.PLACES, p) end
+    return out
+  end
+  local function update(dt) return { scene "update", at(L.DTS, dt) } end
+  local function batch(dt) return { scene "batch", at(L.DTS, dt) } end
+  local function control(track, k, ...) return { scene "control", track, k, ... } end
+  local function override(k, x, joint) return { scene "override", k, x, at(L.JOINTS, joint) } end
+  local function root(j) return { scene "root", at(L.ROOTS, j) } end
+  local function two_bone(x, y, tip, w, soft) return { scene "constraint", 0, x, y, tip, w, soft } end
+  local function aim(x, y, joint, w) return { scene "constraint", 1, x, y, joint, w } end
+  local function remove_constraint(i) return { scene "constraint", 2, 0, 0, i } end
+  -- the mutations
+  local function field(track, name, opts, ...)
+    opts = opts or {}
+    local out = { mutation "field", track, opts.point or 0, at(L.FIELD_NAMES, name), opts.sub or 0, opts.nudge and 0 or 1 }
+    if opts.nudge then out[#out + 1] = opts.nudge; out[#out + 1] = opts.as or 0
+    else out[#out + 1] = at(L.VALUES, opts.value) end
+    for _, b in ipairs { ... } do out[#out + 1] = b end
+    return out
+  end
+  local function mutate(name, ...) return { mutation(name), ... } end
+  -- header: options byte (side = b % 3, a library unless b / 3 % 5 == 0,
+  -- view from 240), root motion, scene operations, dts, through cjson
+  local function header(opts, rootj, ops, dts, json)
+    local n = 0
+    for _ in ipairs(ops) do n = n + 1 end
+    local out = { opts, at(L.ROOTS, rootj or false), n - 1 }
+    for i = 1, 3 do out[#out + 1] = at(L.DTS, dts[i]) end
+    out[#out + 1] = json and 1 or 0
+    return out
+  end
+  local function state_program(h, ops, base, mutations)
+    local all = { h }
+    for _, o in ipairs(ops) do all[#all + 1] = o end
+    all[#all + 1] = { base or 0 }
+    for _, m in ipairs(mutations) do all[#all + 1] = m end
+    return program(all)
+  end
+  local function seed(name, opts, rootj, dts, json, ops, base, mutations)
+    write("fuzz/corpus/state/" .. name, state_program(header(opts, rootj, ops, dts, json), ops, base, mutations))
+  end
+  local DBL_MAX = 1.7976931348623157e308
+  local STD = { 1 / 60, 0.1, 0.7 }
+  -- (node() walks from the state by the keys in sorted order: these are
+  -- the indices of the top-level ones; HERE, 224, stops the walk there)
+  local TOP = { animator = 1, constraints = 2, overrides = 4, properties = 6, tracks = 10 }
+  local HERE = 224
+  -- root motion over a stride and a walk, an override: numbers nudged
+  seed("root-motion", 3, "root", STD, false, {
+    play("stride", { fade = 0 }), play("res://walk.anim", { fade = 0.1, weight = 0.5 }), update(0.1), update(0.25),
+    override(1, 150, "head"), update(1 / 30),
+  }, 0, { field(0, "time", { nudge = 1 }), field(1, "rm_p0", { sub = 2, nudge = 2 }), field(0, "rm_binding", { value = 7 }) })
+  seed("root-motion-joint", 3, "root", STD, false, {
+    play("stride", { fade = 0 }), update(0.1), root("torso"), update(0.25),
+  }, 0, { field(0, "rm_joint", { value = "head" }), field(0, "rm_valid", { value = true }) })
+  -- every kind of blend space, their parameters moved: points' names respelt, the peer's clips others
+  seed("spaces", 3, "root", STD, true, {
+    play("strides", { fade = 0, at = { 0.5 } }), play("plane", { at = { 0.5, 0.25 } }), play("square", { at = { 1, 0.5 } }),
+    play("move", { at = { 2 } }), play("blendspace", { at = { 0.25 } }), play(playable("blendspace", 3), { at = { 1, 2 } }),
+    update(0.1), control(0, 4, at(L.PLACES, 1)), control(1, 4, at(L.PLACES, 2), at(L.PLACES, 3)), update(0.25),
+  }, 1, { mutate("names", 0, 0, 13, 2), field(1, "point_weight", { point = 1, nudge = 0 }) })
+  seed("spaces-peer", 3, false, STD, false, {
+    play("strides", { fade = 0, at = { 0.5 } }), play("plane", { at = { 0.5, 0.25 } }), update(0.1),
+  }, 0, { mutate("peer", at(L.CLIPS, "stride"), 1, at(L.CLIPS, "g2")), field(1, "points", { sub = 1, value = "copy" }, TOP.tracks, 0, HERE) })
+  -- a queue of tracks: made into a ring, ids swapped
+  seed("queue", 3, false, STD, false, {
+    play("once", { fade = 0 }), play("res://walk.anim", { after = 0, fade = 0.1 }), play("res://attack.anim", { after = 1 }),
+    play("hold", { after = 2, fade = 0.05 }), update(0.1),
+  }, 0, { mutate("after", 0, 1) })
+  seed("queue-ids", 3, false, STD, false, {
+    play("once", { fade = 0 }), play("res://walk.anim", { after = 0, fade = 0.1 }), update(0.1),
+  }, 0, { mutate("ids", 0, 1, 0) })
+  -- play at the extremes: counts saturated, root motion over 1e9 s, a cjson round trip
+  seed("extremes", 3, "torso", { 1e9, DBL_MAX, 1 / 60 }, true, {
+    play("hips", { speed = 1e300, fade = 1e300 }), play("stride", { speed = -1e300, weight = 1e300 }),
+    play("tiny", { speed = DBL_MAX }), update(1e9), batch(DBL_MAX), control(1, 2, at(L.SPEEDS, 5e-324)), update(1e300),
+  }, 1, { mutate("cjson"), field(0, "loops", { value = "9223372036854775808" }) })
+  seed("extremes-restored", 3, "torso", { 1e9, DBL_MAX, 1 / 60 }, false, {
+    play("hips", { speed = 1e300, fade = 1e300 }), play("stride", { speed = -1e300, weight = 1e300 }), update(1e9),
+  }, 1, { mutate("cjson"), field(1, "rm_dp", { sub = 1, nudge = 1, as = 1 }) })
+  -- property channels: glow and tint; a name twice
+  seed("properties", 3, false, STD, false, {
+    play("hips", { fade = 0 }), play("g1"), play("g2"), play("g3", { weight = 0.5 }), play("g4"), update(0.1), update(0.7),
+  }, 0, { mutate("array", TOP.properties, HERE, 1, 0) })
+  seed("properties-peer", 3, false, STD, false, {
+    play("hips", { fade = 0 }), play("g1"), update(0.1),
+  }, 0, { mutate("peer", at(L.CLIPS, "hips"), 1, at(L.CLIPS, "glow3")) })
+  -- overrides and constraints, some removed; a field of each changed
+  seed("constraints", 3, "head", STD, false, {
+    play("res://wave.anim", { fade = 0 }), override(1, 100, "rightArm"), override(2, 200, "head"), override(6, 20, "torso"),
+    two_bone(100, 180, 0, 3, 1), aim(200, 60, 1, 2), update(0.1), remove_constraint(0), override(4, 0, "root"), update(0.25),
+  }, 0, { mutate("set", TOP.constraints, 0, 6, at(L.VALUES, 2)) })
+  seed("overrides", 3, false, STD, false, {
+    play("res://wave.anim", { fade = 0 }), override(1, 100, "rightArm"), override(2, 200, "head"), update(0.1),
+  }, 0, { mutate("array", TOP.overrides, HERE, 2, 0, 1) })
+  -- a view animator playing a view clip and a view space
+  seed("view", 243, false, STD, false, {
+    play("look", { at = { 0.5 } }), play("res://walk.anim"), update(0.1), control(1, 5, at(L.CLIPS, "g1"), 1), update(0.7),
+  }, 1, { field(0, "clip", { value = "res://walk.anim" }), mutate("target", 2) })
+  -- no library: res:// names resolved by the game, plays items refused by update; spellings
+  seed("no-library", 0, false, STD, true, {
+    play("res://attack.anim", { fade = 0 }), play("pingpong", { retarget = 1 }), update(0.25), update(2.5),
+  }, 0, { mutate("target", 1), mutate("names", 0, 0, 0) })
+  -- res:// spellings on an animator with a library
+  for k = 0, 15 do
+    seed("spelling-" .. k, 3, false, STD, false, { play("res://walk.anim", { fade = 0 }), update(0.1) }, 0,
+      { mutate("names", 0, 0, k, (k == 8 or k == 13) and 3 or nil) })
+  end
+  -- a server animator: tracks grown to hundreds, the limit of entries lowered
+  seed("grown", 4, "root", STD, false, {
+    play("res://walk.anim"), play("stride"), play("res://attack.anim"), update(0.1),
+  }, 0, { mutate("array", TOP.tracks, HERE, 4, 2, 0) })
+  seed("limit", 4, "root", STD, false, { play("res://walk.anim"), play("stride"), update(0.1) }, 0, { mutate("limit", 1) })
+  -- the resolve function misbehaving; a refused state leaves the animator as it was
+  for mode = 1, 4 do
+    seed("resolve-" .. mode, 3, false, STD, false, {
+      play("g1", { fade = 0 }), play("stride", { retarget = 1 }), update(0.1),
+    }, 0, { mutate("resolve", mode), mutate("target", 1) })
+  end
+end

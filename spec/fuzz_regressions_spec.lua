@@ -7,7 +7,10 @@
 -- `make asan` and `make memcheck`, which run this spec too.)
 local H = require "spec.helper"
 
-local TARGETS = { "decode", "animator", "script", "import" }
+-- The targets are the Makefile's FUZZ_TARGETS: a new one is replayed here
+-- as soon as make fuzz runs it.
+local TARGETS = {}
+for t in H.read(H.root .. "/Makefile"):match("\nFUZZ_TARGETS%s*=%s*([^\n]*)"):gmatch("%S+") do TARGETS[#TARGETS + 1] = t end
 
 -- The drivers hold some inputs to a time budget of the plain build, times
 -- FUZZ_SLOWDOWN (the fuzzer's harness sets it for its instrumented build):
@@ -39,8 +42,19 @@ end
 
 describe("fuzz drivers", function()
   it("have seed inputs for every target", function()
+    assert.is_true(#TARGETS >= 5, "FUZZ_TARGETS read from the Makefile: " .. table.concat(TARGETS, " "))
     for _, target in ipairs(TARGETS) do
       assert.is_true(#H.ls(H.root .. "/fuzz/corpus/" .. target) > 0, target)
+    end
+  end)
+
+  it("replay every folder of fuzz/regressions and fuzz/findings: each is a target's", function()
+    local known = {}
+    for _, target in ipairs(TARGETS) do known[target] = true end
+    for _, kind in ipairs { "regressions", "findings" } do
+      for _, name in ipairs(H.ls(H.root .. "/fuzz/" .. kind)) do
+        if name ~= "README.md" then assert.is_true(known[name], "fuzz/" .. kind .. "/" .. name .. " is no target of FUZZ_TARGETS") end
+      end
     end
   end)
 

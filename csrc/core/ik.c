@@ -415,6 +415,15 @@ int anim_ik_put(anim_animator *a, long long id, const anim_ik_desc *d) {
   return 0;
 }
 
-void anim_ik_set_next(anim_animator *a, long long next) {
-  if (a->ik && next > a->ik->next_id) a->ik->next_id = next;
+/* (as anim_overrides_set_next: constraints all removed keep their next id) */
+int anim_ik_set_next(anim_animator *a, long long next) {
+  struct anim_ik *ik = a->ik;
+  if (!ik) {
+    if (next <= 0) return 0;
+    ik = anim_calloc(&a->mem, 1, sizeof *ik);
+    if (!ik) return -1;
+    a->ik = ik;
+  }
+  if (next > ik->next_id) ik->next_id = next;
+  return 0;
 }

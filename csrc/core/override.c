@@ -157,6 +157,16 @@ int anim_override_put(anim_animator *a, long long id, const anim_override *o) {
   return 0;
 }
 
-void anim_overrides_set_next(anim_animator *a, long long next) {
-  if (a->overrides && next > a->overrides->next_id) a->overrides->next_id = next;
+/* (an animator whose overrides were all removed has no entry left but
+ * still its next id: the list is made to hold it) */
+int anim_overrides_set_next(anim_animator *a, long long next) {
+  anim_overrides *ov = a->overrides;
+  if (!ov) {
+    if (next <= 1) return 0;
+    ov = anim_calloc(&a->mem, 1, sizeof *ov);
+    if (!ov) return -1;
+    a->overrides = ov;
+  }
+  if (next > ov->next_id) ov->next_id = next;
+  return 0;
 }

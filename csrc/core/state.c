@@ -305,8 +305,8 @@ static int build_rest(anim_animator *a, const anim_state_in *in, int *which, con
   a->dt = in->an.dt;
   a->rm_joint = in->an.rm_joint;
   memcpy(a->rm, in->an.rm, sizeof a->rm);
-  anim_overrides_set_next(a, in->an.overrides_next);
-  anim_ik_set_next(a, in->an.ik_next);
+  if (anim_overrides_set_next(a, in->an.overrides_next) < 0 || anim_ik_set_next(a, in->an.ik_next) < 0)
+    return ANIM_STATE_NOMEM;
   a->world_valid = 0;
   return ANIM_STATE_OK;
 }

@@ -135,17 +135,17 @@ int anim_state_build(const anim_mem *mem, const anim_rig *rig, int side, const a
 
 /* The steps of building that reach into other files' structs (override.c,
  * ik.c, propmix.c): an override or a constraint added with its id (0, or
- * -1 refused / -2 out of memory), the next ids, a property's value set
+ * -1 refused / -2 out of memory), the next ids (0, or -1 out of memory), a property's value set
  * (0; -2 another number of components than the tracks on a give it; -3
  * out of memory; a name no track on a animates -- only tracks that ended
  * in the saved animator's last update did -- is held known until the
  * next update, as the saved animator holds it). */
 int anim_override_put(anim_animator *a, long long id, const anim_override *o);
 long long anim_overrides_next(const anim_animator *a);
-void anim_overrides_set_next(anim_animator *a, long long next);
+int anim_overrides_set_next(anim_animator *a, long long next);
 int anim_ik_put(anim_animator *a, long long id, const anim_ik_desc *d);
 long long anim_ik_next(const anim_animator *a);
-void anim_ik_set_next(anim_animator *a, long long next);
+int anim_ik_set_next(anim_animator *a, long long next);
 int anim_props_put(anim_animator *a, const anim_state_prop *p);
 /* (propmix.c: lets go of the names anim_props_put held; the update does) */
 void anim_props_release(anim_animator *a);

@@ -897,10 +897,11 @@ local tfields = {
   id = function(self) return select(7, core.track_state(self)) end,
   clip = function(self) return track_uv(self, 1) end,
   animator = function(self) return track_uv(self, 2) end,
-  -- a blend space's: its first point's clip's (the space's clock)
+  -- a blend space's: its first point's clip's (the space's clock), as
+  -- that clip is now (a reload may have changed it)
   length = function(self)
     local src = track_uv(self, 1)
-    return (spaces.is_space_box(src) and space_info(src) or clip_info(src)).length
+    return clip_info(spaces.is_space_box(src) and space_info(src).clips[1] or src).length
   end,
   at = function(self)
     local x, y = core.track_at(self)

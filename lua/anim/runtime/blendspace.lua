@@ -137,7 +137,7 @@ function M.new(def)
   end
   local info = {
     name = name or "blendspace", points = copies, clips = clips, dimensions = dim, sync = sync,
-    space = M.space_of(clips), length = clip_info(clips[1]).length,
+    space = M.space_of(clips),
   }
   local s, err = core.space_new(clips, places, dim, sync, info)
   if not s then fail(err) end

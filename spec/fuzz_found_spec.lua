@@ -1,0 +1,55 @@
+-- What the fuzz targets of issue 35 found (fuzz/README.md: state, the
+-- blend spaces and reloads of animator and script), each as a plain spec;
+-- their inputs are replayed by spec/fuzz_regressions_spec.lua.
+local anim = require "anim"
+
+local rig = anim.rig("player")
+
+describe("a state saved after its overrides or constraints were all removed", function()
+  -- (fuzz_state: the restored animator wrote overrides_next 1 where the
+  -- saved one had 2, so its next override took id 1 where the saved
+  -- animator's took 2: the two animators' states parted)
+  it("restores their next ids: the restored animator writes the same state, and goes on giving the same ids", function()
+    local a = anim.animator(rig)
+    a:override("head", { position = { 1, 2, 3 } }):remove()
+    a:aim { joint = "rightArm", target = { 1, 1, 1 } }:remove()
+    a:update(0.1)
+    local s = a:state()
+    assert.are.equal("2", s.animator.overrides_next)
+    assert.are.equal("1", s.animator.ik_next)
+    local b = anim.animator(rig)
+    assert(b:restore(s))
+    assert.are.same(s, b:state())
+    for _, x in ipairs { a, b } do
+      x:override("torso", { position = { 0, 1, 0 } })
+      x:aim { joint = "head", target = { 0, 2, 1 } }
+    end
+    assert.are.same(a:state(), b:state())
+    assert.are.equal("2", b:state().overrides[1].id)
+    assert.are.equal("2", b:state().constraints[1].id)
+  end)
+end)
+
+describe("a reload of a blend space's first clip", function()
+  -- (fuzz_animator: track.length kept the length the first clip had when
+  -- the space was made, and the track's time, clamped to the new length,
+  -- read outside [0, track.length])
+  it("gives the space's tracks the new length", function()
+    local function looping(len)
+      return { length = len, loop = "loop", joints = { head = { rotation = { { 0, { 0, 0, 0 } }, { len, { 0, 90, 0 } } } } } }
+    end
+    local first, second = assert(anim.clip(looping(0.5), "first")), assert(anim.clip(looping(0.5), "second"))
+    local space = anim.blendspace { points = { { clip = first, at = 0 }, { clip = second, at = 1 } }, sync = false }
+    local a = anim.animator(rig)
+    local t = a:play(space, { fade = 0 })
+    a:update(0.1)
+    assert.are.equal(0.5, t.length)
+    assert(anim.reload(first, looping(2)))
+    assert.are.equal(2, t.length)
+    a:update(1.2)
+    assert.is_true(t.time > 0.5 and t.time <= t.length, tostring(t.time))
+    assert(anim.reload(first, looping(0.25)))
+    assert.are.equal(0.25, t.length)
+    assert.is_true(t.time >= 0 and t.time <= 0.25, tostring(t.time))
+  end)
+end)
