@@ -189,7 +189,7 @@ VALGRIND = valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirec
 MEMCHECK_RUN = command -v valgrind >/dev/null || { echo "memcheck needs valgrind: apt-get install valgrind" >&2; exit 1; }; \
 	$(MAKE) --no-print-directory build build/core_test $(BUILD)/failalloc.so && \
 	valgrind --quiet --leak-check=full --errors-for-leak-kinds=all --error-exitcode=99 build/core_test && \
-	ANIM_MEMCHECK=1 LOGS=build/memcheck PREFIX="$(VALGRIND)" $(SPECS_RUN) --exclude-tags=long -- \
+	ANIM_MEMCHECK=1 LOGS=build/memcheck PREFIX="$(VALGRIND)" TIMEOUT=2400 $(SPECS_RUN) --exclude-tags=long -- \
 	  $$(if [ "$(SPECS)" != spec ]; then echo "$(SPECS)"; else echo "$(1)"; fi) && \
 	echo "make memcheck: no valgrind error (99: a valgrind error, in the log of that file)"
 .PHONY: memcheck-full

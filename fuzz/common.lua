@@ -194,11 +194,10 @@ end
 -- generational, whose minor collections run finalizers soon (before, the
 -- incremental collector runs it when it comes to it): true then, and the
 -- run sets the collector back to incremental at its end.
--- (LUAJIT_RELOADS: false, LuaJIT 2.1.0-beta3 hangs, with traces on, in a
--- finalizer that reloads a clip a track plays, inside the VM -- no hook,
--- no profiler sample reaches it; -joff or hotloop=1e6 does not hang --:
--- reported in fuzz/README.md, Findings for others.  Until it is
--- understood the drivers arm such finalizers on the other runtimes only.)
+-- (LUAJIT_RELOADS: false, Debian 12's LuaJIT 2.1.0-beta3 hangs in a
+-- finalizer that runs a loop its compiler compiles, with no module loaded
+-- (docs/runtimes.md): a reload is such work, so the drivers arm finalizers
+-- that reload on the other runtimes only.)
 M.LUAJIT_RELOADS = false
 
 function M.arm_finalizer(fn)

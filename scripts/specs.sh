@@ -9,21 +9,26 @@
 #   JOBS=2 LOGS=build/test PREFIX="valgrind ..." sh scripts/specs.sh BUSTED_ARGS -- FILE...
 # PREFIX: a command to run each busted process under (valgrind), empty
 # for none; BUSTED: the busted script (default: the one on PATH); LUA: the
-# interpreter.
+# interpreter; TIMEOUT: the seconds a file may take (900).
 set -u
 JOBS=${JOBS:-2}
 LOGS=${LOGS:-build/test}
 LUA=${LUA:-lua5.4}
 BUSTED=${BUSTED:-$(command -v busted)}
 PREFIX=${PREFIX:-}
+# (a file that runs longer fails: a hang is a bug, and must not hold up
+# the rest)
+TIMEOUT=${TIMEOUT:-900}
 
 if [ "${1:-}" = --one ]; then
   f=$2
   base=$(basename "$f" .lua)
   start=$(date +%s.%N)
   # shellcheck disable=SC2086
-  $PREFIX $LUA "$BUSTED" $SPECS_ARGS "$f" > "$LOGS/$base.log" 2>&1
-  echo $? > "$LOGS/$base.status"
+  timeout -k 10 "$TIMEOUT" $PREFIX $LUA "$BUSTED" $SPECS_ARGS "$f" > "$LOGS/$base.log" 2>&1
+  st=$?
+  [ $st = 124 ] && echo "specs.sh: $f timed out after $TIMEOUT s (TIMEOUT)" >> "$LOGS/$base.log"
+  echo $st > "$LOGS/$base.status"
   end=$(date +%s.%N)
   echo "$end $start" | awk '{ printf "%.1f\n", $1 - $2 }' > "$LOGS/$base.seconds"
   exit 0
@@ -45,7 +50,7 @@ done | sort -k1,1gr -k2 | awk '{ print $2 }')
 SECONDS_START=$(date +%s)
 # JOBS processes take the next file of the list in turn (xargs -P); each
 # file's log, exit status and time go to files of their own (--one)
-export SPECS_ARGS="$args" LOGS LUA BUSTED PREFIX
+export SPECS_ARGS="$args" LOGS LUA BUSTED PREFIX TIMEOUT
 printf '%s\n' $order | xargs -P "$JOBS" -I{} sh "$0" --one {}
 
 status=0 ok=0 bad=0

@@ -409,6 +409,12 @@ describe("every kind of object, finalized by hand", function()
 end)
 
 describe("a finalizer that builds a clip while another is built", function()
+  -- (Debian 12's LuaJIT hangs in a finalizer that runs a compiled loop,
+  -- with or without the module: docs/runtimes.md)
+  if H.jit then
+    it("is not tried on LuaJIT 2.1.0-beta3", function() pending("a finalizer that runs a hot loop hangs it: docs/runtimes.md") end)
+    return
+  end
   it("does not disturb the outer build: each walk for unknown fields has its own tables (the outer raised)", function()
     local fields = require "anim.format.fields"
     local joints = {}
@@ -432,6 +438,12 @@ end)
 
 -- (issue 35, defect 3)
 describe("a finalizer that reloads a clip in the middle of a call", function()
+  -- (Debian 12's LuaJIT hangs in a finalizer that runs a compiled loop,
+  -- with or without the module: docs/runtimes.md)
+  if H.jit then
+    it("is not tried on LuaJIT 2.1.0-beta3", function() pending("a finalizer that runs a hot loop hangs it: docs/runtimes.md") end)
+    return
+  end
   local bind = require "anim.format.bind"
   -- (big enough that the calls' allocations step the collector: the
   -- finalizer then runs inside them, spec/helper.lua)
