@@ -139,10 +139,13 @@ JOBS  ?= 2
 SPEC_FILES = $(sort $(wildcard spec/*_spec.lua))
 # (the runner, with the environment the specs need)
 SPECS_RUN = $(RUN_ENV) LUA=$(LUA) JOBS=$(JOBS) sh scripts/specs.sh
+# (a spec file takes 10 s at most on any runtime: one that runs 180 s hangs,
+# and fails then rather than holding the run up)
+TEST_TIMEOUT ?= 180
 test: deps-test
 	@$(MAKE) --no-print-directory -j$(JOBS) build build/core_test $(BUILD)/failalloc.so
 	build/core_test
-	LOGS=$(BUILD)/test $(SPECS_RUN) --exclude-tags=long -- $(SPEC_FILES)
+	LOGS=$(BUILD)/test TIMEOUT=$(TEST_TIMEOUT) $(SPECS_RUN) --exclude-tags=long -- $(SPEC_FILES)
 
 # three.js's reading of the glTF files anim.export_gltf writes is among the
 # long specs (it installs three.js first).

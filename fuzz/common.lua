@@ -196,8 +196,8 @@ end
 -- run sets the collector back to incremental at its end.
 -- (LUAJIT_RELOADS: false, Debian 12's LuaJIT 2.1.0-beta3 hangs in a
 -- finalizer that runs a loop its compiler compiles, with no module loaded
--- (docs/runtimes.md): a reload is such work, so the drivers arm finalizers
--- that reload on the other runtimes only.)
+-- (docs/runtimes.md): a reload or a clip's build is such work, so the
+-- drivers arm finalizers that reload or build on the other runtimes only.)
 M.LUAJIT_RELOADS = false
 
 function M.arm_finalizer(fn)

@@ -440,8 +440,10 @@ end)
 -- (anim.clip inside anim.clip)
 op(function(r)
   local victim, shape, build, k = obj(r), reload_table(r), clip_table(r), r:byte() % 2
+  -- (both are clip builds, which hang LuaJIT in a finalizer: C.LUAJIT_RELOADS)
+  if compat.jit and not C.LUAJIT_RELOADS then return end
   local fin = function()
-    if k == 0 and anim.is_clip(victim) and not (compat.jit and not C.LUAJIT_RELOADS) then pcall(anim.reload, victim, shape)
+    if k == 0 and anim.is_clip(victim) then pcall(anim.reload, victim, shape)
     else pcall(anim.clip, build, "built by a finalizer") end
   end
   if C.arm_finalizer(fin) then S.generational = true end
