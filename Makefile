@@ -123,8 +123,8 @@ $(BUILD)/failalloc.so: tests/c/failalloc.c
 	@mkdir -p $(BUILD)
 	$(CC) $(WARN) $(CFLAGS) -fPIC -shared -I$(LUA_INC) $< -o $@ -ldl
 
-# The tests come in two tiers.  `make test` (the README's command, about a
-# minute): the C test and every spec not tagged `long`.  `make test-long`:
+# The tests come in two tiers.  `make test` (the README's command, about
+# 40 s): the C test and every spec not tagged `long`.  `make test-long`:
 # the specs tagged `long` (#long in a describe or it: out of memory at
 # every allocation of every example, forty more random scenes of the
 # single and batch paths, ...) and the 24-hour soak.  make test runs each
