@@ -100,6 +100,31 @@ love-test:
 	@$(MAKE) --no-print-directory build LUA=luajit
 	$(RUN) $$(command -v busted) --tags=long spec/love_spec.lua
 
+# `make env`: the shell lines that let one's own scripts `require "anim"`
+# from this checkout (`eval "$(make env)"`, then `lua5.4 mygame.lua` from
+# any folder; LUA=luajit for LuaJIT's).  It builds the core first; what
+# the build and the package check print goes to stderr, so that stdout
+# holds the export lines alone.
+.PHONY: env
+env:
+	@LUA=$(LUA) LUA_INC=$(LUA_INC) sh scripts/deps.sh >&2
+	@$(MAKE) --no-print-directory build >&2
+	@LUA=$(LUA) sh scripts/env.sh "$(CURDIR)/lua" "$(CURDIR)/$(BUILD)"
+
+# `make love-dist OUT=dir`: what a LÖVE 11 game needs beside its main.lua
+# to `require "anim"` (scripts/love_dist.sh: the Lua modules, the core
+# built for LÖVE's LuaJIT, lua-cjson for LuaJIT; LOVE_IMPORTERS=1 adds
+# the importers' LPeg and expat).  spec/love_dist_spec.lua runs a game
+# from it under Xvfb.
+.PHONY: love-dist
+OUT ?=
+LOVE_IMPORTERS ?=
+love-dist:
+	@[ -n "$(OUT)" ] || { echo "make love-dist: say where: make love-dist OUT=mygame" >&2; exit 2; }
+	@LUA=luajit sh scripts/deps.sh love
+	@$(MAKE) --no-print-directory build LUA=luajit
+	@LOVE_IMPORTERS=$(LOVE_IMPORTERS) sh scripts/love_dist.sh "$(OUT)" build/luajit/anim/core.so
+
 # `make events`, `make retarget`, `make convert`, `make sprite`, `make character`: the other examples.
 $(EXAMPLES): deps
 	@$(MAKE) --no-print-directory build
@@ -184,7 +209,7 @@ gltf-ref: deps-test gltf-ref-deps
 # some specs only (memcheck, memcheck-full and asan).
 SPECS         ?= spec
 MEMCHECK_SKIP  = encode cli install examples runtimes love doc_examples architecture_doc layers blockbench molang \
-                 xml import_rules import_budget realfiles gltf_export gltf_three gltf_roundtrip gltf_convert threads
+                 xml import_rules import_budget realfiles gltf_export gltf_three gltf_roundtrip gltf_convert threads own_code
 MEMCHECK_SPECS = $(filter-out $(MEMCHECK_SKIP:%=spec/%_spec.lua),$(SPEC_FILES))
 VALGRIND = valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect \
            --errors-for-leak-kinds=definite --error-exitcode=99 --keep-debuginfo=yes

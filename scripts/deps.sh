@@ -7,6 +7,11 @@
 # `lint` is what `make lint` needs (luacheck, a C compiler, Lua's headers).
 LUA=${LUA:-lua5.4}
 LUA_INC=${LUA_INC:-/usr/include/lua5.4}
+# The packages are looked for where Debian puts them: a shell's own Lua
+# paths (a LUA_PATH without ";;" leaves the system's folders out) do not
+# decide what is installed.
+unset LUA_PATH LUA_CPATH LUA_INIT
+for v in 5_1 5_2 5_3 5_4; do unset "LUA_PATH_$v" "LUA_CPATH_$v" "LUA_INIT_$v"; done
 # Debian's packages of the Lua asked for: the interpreter and its headers
 case "$LUA" in
   luajit) LUA_PKG=luajit; LUA_DEV=libluajit-5.1-dev ;;
@@ -27,7 +32,7 @@ check() {
     command -v xvfb-run >/dev/null 2>&1 || need xvfb
     command -v luajit >/dev/null 2>&1 || need luajit
     [ -f /usr/include/luajit-2.1/lua.h ] || need libluajit-5.1-dev
-    [ -f /usr/lib/x86_64-linux-gnu/lua/5.1/cjson.so ] || need lua-cjson
+    command -v luajit >/dev/null 2>&1 && { luajit -e 'require "cjson"' >/dev/null 2>&1 || need lua-cjson; }
     command -v cc >/dev/null 2>&1 || need gcc
     return
   fi

@@ -31,15 +31,17 @@ describe("installation", function()
     end
   end)
 
-  it("luarocks make installs a tree from which require 'anim' works", function()
-    local tree, src = H.tmpdir(), H.tmpdir()
+  it("luarocks make --local installs a tree from which require 'anim' works after eval \"$(luarocks path)\"", function()
+    -- README.md's setup ("Use it from your own code"), in a home of its own
+    local home, src = H.tmpdir(), H.tmpdir()
+    local tree = home .. "/.luarocks"
     -- from a copy of the checkout's files without build/: a build of its own
     -- (make asan runs the suite in a copy that is no git checkout: then
     -- every file but build/)
     assert(sh(string.format("cd %q && { if [ -e .git ]; then git ls-files -co --exclude-standard;"
       .. " else find . -path ./build -prune -o -type f -print; fi; } | tar -cf - -T - | tar -xf - -C %q", H.root, src)))
     local ok, log = sh(string.format(
-      "cd %q && luarocks --lua-version=%s --tree=%q make --deps-mode=none anim-dev-1.rockspec%s", src, VER, tree, INCDIR))
+      "cd %q && HOME=%q luarocks --lua-version=%s make --local --deps-mode=none anim-dev-1.rockspec%s", src, home, VER, INCDIR))
     assert(ok, log)
     -- the core was compiled with the Makefile's flags (a compile line per
     -- source file, then the link), against this Lua's headers
@@ -90,16 +92,15 @@ describe("installation", function()
       assert(p[1] == 1 and p[2] == 2 and p[3] == 3)
       print("installed ok")
     ]==]
-    local lp = tree .. "/share/lua/" .. VER .. "/?.lua;" .. tree .. "/share/lua/" .. VER .. "/?/init.lua;;"
-    local cp = tree .. "/lib/lua/" .. VER .. "/?.so;;"
-    local cmd = string.format(
-      "cd / && LUA_PATH=%q LUA_PATH_%s=%q LUA_CPATH=%q LUA_CPATH_%s=%q %s -e %q",
-      lp, VER:gsub("%.", "_"), lp, cp, VER:gsub("%.", "_"), cp, H.lua,
-      "TREE=" .. string.format("%q", tree) .. "\n" .. script)
+    -- from a fresh shell: PATH and HOME alone, then the README's line
+    H.write(home .. "/mygame.lua", "TREE = " .. string.format("%q", tree) .. "\n" .. script)
+    local function sq(x) return "'" .. x:gsub("'", "'\\''") .. "'" end
+    local cmd = string.format("env -i PATH=%s HOME=%s sh -c %s", sq(os.getenv("PATH")), sq(home),
+      sq(string.format('cd / && eval "$(luarocks --lua-version=%s path)" && %s "$HOME/mygame.lua"', VER, H.lua)))
     local ok2, out2 = sh(cmd)
     assert(ok2, out2)
     assert.truthy(out2:find("installed ok", 1, true))
-    sh(string.format("rm -rf %q %q", tree, src))
+    sh(string.format("rm -rf %q %q", home, src))
   end)
 
   it("has a rockspec luarocks lint accepts, with a real source url", function()
