@@ -5,7 +5,8 @@
  *
  * Each track keeps its binding of the joint sampled at its clip's two
  * ends and at its playhead; every pass of its clock adds what the joint
- * moved over it (clock.c calls anim_rootmotion_pass), so a wrap adds (end
+ * moved over it (anim_rootmotion_passes reads the clock's records,
+ * passes.h, after the clock: update.c), so a wrap adds (end
  * - here) + (there - start) and N loops move N x (end - start) whatever
  * dt is; pingpong and backwards play move as the playhead does; a seek
  * moves nothing.  After the blend, the joint is blended again with each
@@ -18,6 +19,7 @@
 
 #include "animator_impl.h"
 #include "gameplay.h"
+#include "passes.h"
 
 static double wrap_pi(double x) {
   if (x > ANIM_PI) x -= 2 * ANIM_PI;
@@ -145,6 +147,16 @@ void anim_rootmotion_skip(anim_animator *a, anim_track *t, int mode, int dir, do
   /* (k may be infinite: no motion times it is none) */
   for (i = 0; i < 3; i++) r->dp[i] = finite_or(r->dp[i] + finite_or(f * whole[i]));
   r->dy = finite_or(r->dy + finite_or(f * whole[3]));
+}
+
+/* The stage after a track's clock: its passes and skips, in order. */
+void anim_rootmotion_passes(anim_animator *a, anim_track *t, const anim_passes *ps) {
+  int k;
+  for (k = 0; k < ps->n; k++) {
+    const anim_pass *p = &ps->p[k];
+    if (p->what == ANIM_PASS_ITEMS) anim_rootmotion_pass(a, t, p->from, p->to);
+    else if (p->what == ANIM_PASS_SKIP) anim_rootmotion_skip(a, t, p->type, p->dir, p->sp, p->from, p->to);
+  }
 }
 
 /* One track's part of the held joint: the sample at its playhead with

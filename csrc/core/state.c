@@ -10,7 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "animator_impl.h"
+#include "spaceplay.h"
 
 #define TF(name, kind, n, member, lo, hi, names) \
   { name, kind, n, offsetof(anim_track_state, member), lo, hi, names, 0 }
