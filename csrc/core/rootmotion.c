@@ -193,13 +193,13 @@ static double take(double W, double *budget) {
   return share;
 }
 
-void anim_rootmotion_apply(anim_animator *a) {
-  int j = a->rm_joint, m = a->norder, i = 0, k, c;
+/* After the blend: joint j held (each track's sample at time 0) and the
+ * tracks' motions of this update blended into a->rm. */
+static ANIM_NOINLINE void apply_joint(anim_animator *a, int j) {
+  int m = a->norder, i = 0, k, c;
   double budget[2] = { 1, 1 }, pos[3] = { 0, 0, 0 }, rot[4] = { 0, 0, 0, 0 }, ref[4] = { 0, 0, 0, 1 };
   double mp[3] = { 0, 0, 0 }, my = 0, *p, s[11];
   int hasref = 0;
-  a->rm[0] = a->rm[1] = a->rm[2] = a->rm[3] = 0;
-  if (j < 0) return;
   /* normal tracks, by priority level (blend.c's order) */
   while (i < m && a->order[i]->clip->blend != ANIM_BLEND_ADDITIVE) {
     double W[2] = { 0, 0 }, lp[3] = { 0, 0, 0 }, lr[4] = { 0, 0, 0, 0 }, lm[3] = { 0, 0, 0 }, ly = 0, share;
@@ -272,6 +272,12 @@ void anim_rootmotion_apply(anim_animator *a) {
   if (a->rig->parent[j] >= 0) anim_quat_rotate(mp, a->rig->rig_rot[a->rig->parent[j]], mp);
   for (c = 0; c < 3; c++) a->rm[c] = finite_or(mp[c]);
   a->rm[3] = finite_or(my);
+}
+
+/* (the usual animator has no root motion joint: a test, no frame) */
+void anim_rootmotion_apply(anim_animator *a) {
+  a->rm[0] = a->rm[1] = a->rm[2] = a->rm[3] = 0;
+  if (a->rm_joint >= 0) apply_joint(a, a->rm_joint);
 }
 
 void anim_animator_set_root_motion(anim_animator *a, int joint) {
