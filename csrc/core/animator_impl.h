@@ -27,25 +27,13 @@
 
 #include "amath.h"
 #include "animator.h"
+#include "chain.h"
 #include "propmix.h"
+#include "rootmotion.h"
 
 /* A ramp from `from` to `to` over `dur` animator seconds; `elapsed` counts
  * the updates since it was requested (it starts at the next update). */
 typedef struct ramp { double from, to, dur, elapsed; } ramp;
-
-/* A track's root motion (rootmotion.c): the motion joint's position offset
- * and yaw (radians, in the rig's space) at the clip's two ends and at the
- * playhead, and what this update moved it.  For the rig joint `joint`. */
-typedef struct anim_track_rm {
-  int joint;               /* the rig joint these are for (-1: not set up) */
-  int b;                   /* the track's binding of it (-1: none) */
-  int ch;                  /* the channels that binding animates */
-  int valid;               /* pc, yc are at the playhead (a seek clears it) */
-  double p0[3], pL[3], pc[3];
-  double y0, yL, yc;
-  double q0[4];            /* the yaw at time 0 (what the joint is held at) */
-  double dp[3], dy;        /* this update's motion */
-} anim_track_rm;
 
 static inline double anim_ramp_value(const ramp *r) {
   if (r->dur <= 0 || r->elapsed >= r->dur) return r->to;
@@ -91,7 +79,6 @@ struct anim_track {
   int icur;                /* the item its last pass stopped at: the next pass's
                             * first, in steady play (clock.c checks it) */
   anim_tprops *props;      /* for its clip's property channels (propmix.c), or NULL */
-  unsigned char hold_end;  /* once or hold, at its end while a track queued after it fades in */
   double vscale;           /* the playhead speed's factor: 1 (a synced space's lead: spaceplay.c) */
   double bw;               /* its point's weight in its blend space (1 outside one) */
   anim_track *lead;        /* its blend space's first track (itself outside a space) */
@@ -112,12 +99,8 @@ struct anim_track {
   /* blend spaces (spaceplay.c): on a lead, its space and points' tracks */
   struct anim_spaceplay *sp;
   int point;               /* its point in its space (0 outside one) */
-  /* queued clips (chain.c) */
-  anim_track *after;       /* the track it is queued after (while queued) */
-  anim_track *queued;      /* the track queued after it */
-  double start_at;         /* queued: it starts this far into the update (< 0: not yet) */
-  double cut_at;           /* < 0, or its fade-out ends this far into the update */
-  anim_track_rm rm;        /* root motion (rootmotion.c) */
+  anim_track_chain chain;  /* queued clips (chain.h) */
+  anim_track_rm rm;        /* root motion (rootmotion.h) */
   anim_track *dead_next;   /* a threaded batch update's tracks to free afterwards (animator.c) */
 };
 
@@ -281,29 +264,9 @@ static inline int anim_sample_binding(anim_track *t, int b, double at, int curso
 
 /* spaceplay.c: spaceplay.h. */
 
-/* chain.c.  At the bound of a track with a track queued after it (clock.c):
- * the queued one starts at `eb`; 1 when t ends there (fade 0), else
- * anim_chain_fade (after the wrap's `looped`, if any) starts t's fade-out
- * over the queued one's fade from eb (ending at t->cut_at when that is
- * within dt), 1 when it started it.  A queued track whose predecessor
- * ended at `at` starts there; a stop cancels a queued track. */
-int anim_chain_bound(anim_track *t, double eb);
-int anim_chain_fade(anim_track *t, double eb, double dt);
-void anim_chain_start(anim_track *t, double at);
-void anim_chain_cancel(anim_track *t);
+/* chain.c: chain.h. */
 
-/* rootmotion.c.  Before a track steps: its motion set to 0 (its samples
- * set up for the motion joint); after its clock, each pass adds what it
- * moved, whole loops skipped too (anim_rootmotion_passes over its
- * records; a synced space's other points through anim_space_motion);
- * after the blend, the motion joint is held and the motion of the update
- * blended into a->rm. */
-void anim_rootmotion_begin(anim_animator *a, anim_track *t);
-void anim_rootmotion_passes(anim_animator *a, anim_track *t, const struct anim_passes *ps);
-void anim_rootmotion_pass(anim_animator *a, anim_track *t, double from, double to);
-void anim_rootmotion_skip(anim_animator *a, anim_track *t, int mode, int dir, double k, double from,
-                          double bt);
-void anim_rootmotion_apply(anim_animator *a);
+/* rootmotion.c: rootmotion.h. */
 
 /* ik.c.  The constraints, in creation order, after blending. */
 void anim_ik_apply(anim_animator *a);

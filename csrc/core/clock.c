@@ -59,7 +59,7 @@ static void end_at(anim_passes *ps, anim_track *t, double at) {
   event(ps, ANIM_EV_ENDED, at);
   t->state = TR_ENDED;
   t->e1 = at;
-  if (t->queued) { anim_chain_start(t->queued, at); t->queued = NULL; }
+  if (t->chain.queued) { anim_chain_start(t->chain.queued, at); t->chain.queued = NULL; }
 }
 
 /* Moves the playhead by x (compensated summation: days of small steps
@@ -92,7 +92,7 @@ static void advance(const anim_animator *a, anim_track *t, double span, double e
   const anim_clip *c = t->clip;
   double L = c->length, v = c->speed * t->speed * t->vscale, sp = fabs(v), D, e = e0;
   int lead = t->lead == t, mode = L > 0 ? c->loop : ANIM_HOLD, dir, incl = t->fresh, passes = 0, handover;
-  if (mode == ANIM_ONCE && (!lead || t->hold_end)) mode = ANIM_HOLD;
+  if (mode == ANIM_ONCE && (!lead || t->chain.hold_end)) mode = ANIM_HOLD;
   dir = (v < 0 ? -1 : 1) * (mode == ANIM_PINGPONG ? t->pdir : 1);
   /* a speed or a step too large for a double saturates (no NaN, no inf) */
   if (!(sp <= DBL_MAX)) sp = DBL_MAX;
@@ -135,10 +135,10 @@ static void advance(const anim_animator *a, anim_track *t, double span, double e
     eb = e + (sp > 0 ? b / sp : 0);
     cover(ps, t->time, bt, dir, incl, e, sp);
     passes++;
-    if ((handover = t->queued != NULL)) {
+    if ((handover = t->chain.queued != NULL)) {
       /* the track queued after this one starts at this bound (chain.c):
        * this one ends here, or fades out (holding its last frame, or going
-       * on into its next pass) until t->cut_at when that is within dt */
+       * on into its next pass) until t->chain.cut_at when that is within dt */
       if (anim_chain_bound(t, eb)) {
         if (!t->stopping) event(ps, ANIM_EV_STOPPED, eb);
         end_at(ps, t, eb);
@@ -163,7 +163,7 @@ static void advance(const anim_animator *a, anim_track *t, double span, double e
     if (lead) event(ps, ANIM_EV_LOOPED, eb);
     if (handover) {
       if (anim_chain_fade(t, eb, a->dt)) event(ps, ANIM_EV_STOPPED, eb);
-      if (t->cut_at >= 0 && (t->cut_at - eb) * sp < D - b) D = b + (t->cut_at - eb) * sp;
+      if (t->chain.cut_at >= 0 && (t->chain.cut_at - eb) * sp < D - b) D = b + (t->chain.cut_at - eb) * sp;
     }
     if (t->loops < LLONG_MAX) t->loops++;
     D -= b;
@@ -191,13 +191,13 @@ int anim_clock_step(const anim_animator *a, anim_track *t, anim_passes *ps) {
   ps->n = 0;
   t->shows_last = 0;
   t->last_at = 0;
-  t->cut_at = -1;
+  t->chain.cut_at = -1;
   t->e0 = t->e1 = dt;
   if (t->state == TR_QUEUED) {
-    if (t->start_at < 0) return 0;  /* still waiting (its ramps too) */
-    e0 = t->start_at;
+    if (t->chain.start_at < 0) return 0;  /* still waiting (its ramps too) */
+    e0 = t->chain.start_at;
     span = dt - e0;
-    t->start_at = -1;
+    t->chain.start_at = -1;
     t->fade.elapsed -= e0;
     t->weight.elapsed -= e0;
   }
@@ -211,7 +211,7 @@ int anim_clock_step(const anim_animator *a, anim_track *t, anim_passes *ps) {
   if (!(fade_ends && span <= 0)) advance(a, t, span, e0, ps);
   if (t->state != TR_ENDED) {
     if (fade_ends) end_at(ps, t, e0 + span);
-    else if (t->cut_at >= 0) end_at(ps, t, t->cut_at);
+    else if (t->chain.cut_at >= 0) end_at(ps, t, t->chain.cut_at);
   }
   /* (kept finite: dts near the largest double would make them infinite,
    * and a state saves them; past any duration either way) */

@@ -108,8 +108,8 @@ anim_track *anim_track_new(anim_animator *a, const anim_clip *c, const anim_play
   t->lead = t;
   t->bw = 1;
   t->vscale = 1;
-  t->start_at = -1;
-  t->cut_at = -1;
+  t->chain.start_at = -1;
+  t->chain.cut_at = -1;
   t->rm.joint = -1;
   return t;
 }
@@ -188,7 +188,7 @@ static void end_silently(anim_track *t) {
 void anim_track_end_now(anim_track *t) {
   int i;
   if (t->state == TR_QUEUED) anim_chain_cancel(t);
-  if (t->queued) { anim_chain_start(t->queued, 0); t->queued = NULL; }
+  if (t->chain.queued) { anim_chain_start(t->chain.queued, 0); t->chain.queued = NULL; }
   end_silently(t);
   /* (the other points go with their lead: none may outlive it playing) */
   for (i = 1; t->sp && i < anim_space_points(t); i++) end_silently(anim_space_point(t, i));
