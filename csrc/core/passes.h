@@ -33,10 +33,13 @@ typedef struct anim_pass {
   int type;         /* an event: ANIM_EV_*; a skip: the loop mode */
 } anim_pass;
 
-/* The most records of one track's update: a stop said (1); per pass to a
- * bound (at most ANIM_MAX_PASSES - 1 of them, clock.c) the pass, `looped`
- * and `stopped` of a hand-over (3); then a skip and the last pass (2), or
- * a pass ending the track (pass, stopped, ended: 3); the end of a fade (1). */
+/* The most records of one track's update: a stop said (1); the passes to
+ * a bound, at most ANIM_MAX_PASSES - 1 of them in a loop or pingpong
+ * (clock.c's advance counts them), each with its `looped` (2) and one of
+ * them with a hand-over's `stopped` (1); then the last pass, or a skip and
+ * the last pass (2), or a pass ending the track with `stopped` and `ended`
+ * (3); the end of a fade or a cut (1): 2 x ANIM_MAX_PASSES + 4 in all,
+ * under the room below. */
 #define ANIM_PASS_CAP (3 * ANIM_MAX_PASSES + 8)
 
 typedef struct anim_passes {

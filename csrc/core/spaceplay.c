@@ -164,9 +164,12 @@ void anim_space_motion(anim_animator *a, anim_track *lead, const anim_passes *ps
     anim_track *t = s->m[i];
     for (k = 0; k < ps->n; k++) {
       const anim_pass *p = &ps->p[k];
-      double f = anim_space_phase(lead, t, p->from), g = anim_space_phase(lead, t, p->to);
+      double f, g;
+      if (p->what == ANIM_PASS_EVENT) continue;  /* (its clip times are not set) */
+      f = anim_space_phase(lead, t, p->from);
+      g = anim_space_phase(lead, t, p->to);
       if (p->what == ANIM_PASS_ITEMS) anim_rootmotion_pass(a, t, f, g);
-      else if (p->what == ANIM_PASS_SKIP) anim_rootmotion_skip(a, t, p->type, p->dir, p->sp, f, g);
+      else anim_rootmotion_skip(a, t, p->type, p->dir, p->sp, f, g);
     }
   }
 }
