@@ -77,7 +77,7 @@ struct anim_track {
   unsigned char hear;      /* ANIM_HEAR_* its own callbacks listen to (a space's lead: all its points') */
   int slot;                /* the binding's (anim_track_set_slot), copied into its entries */
   int icur;                /* the item its last pass stopped at: the next pass's
-                            * first, in steady play (clock.c checks it) */
+                            * first, in steady play (items.c checks it) */
   anim_tprops *props;      /* for its clip's property channels (propmix.c), or NULL */
   double vscale;           /* the playhead speed's factor: 1 (a synced space's lead: spaceplay.c) */
   double bw;               /* its point's weight in its blend space (1 outside one) */
@@ -96,12 +96,12 @@ struct anim_track {
   void *arrays;            /* NULL, or the block of the arrays above once a reload
                             * rebound the track (reload.c), arrays_size bytes */
   size_t arrays_size;
-  /* blend spaces (spaceplay.c): on a lead, its space and points' tracks */
+  /* blend spaces (spaceplay.h): on a lead, its space and points' tracks */
   struct anim_spaceplay *sp;
   int point;               /* its point in its space (0 outside one) */
   anim_track_chain chain;  /* queued clips (chain.h) */
   anim_track_rm rm;        /* root motion (rootmotion.h) */
-  anim_track *dead_next;   /* a threaded batch update's tracks to free afterwards (animator.c) */
+  anim_track *dead_next;   /* a threaded batch update's tracks to free afterwards (update.c) */
 };
 
 /* Tracks held in the animator block itself: the usual few need no array
