@@ -1,17 +1,23 @@
 /* animator_impl.h - what the files of the animator share and nobody
- * else sees: the track and animator structs and the steps of an update.
- * One file per job (docs/architecture.md has the path of a frame):
- *   animator.c  creating animators, playing, the update, the batch update
+ * else sees: the track and animator structs and the stages of an update.
+ * One file per job (docs/architecture.md draws the stages and the call
+ * graph):
+ *   animator.c  creating and freeing animators, playing a clip
+ *   update.c    the update of one animator or of many: the stages in order
  *   track.c     a track's life and controls (stop, seek, ramps, refs)
- *   clock.c     a track's time: passes, loop modes, what it crosses
+ *   clock.c     a track's time: its passes, wraps and ends as records (passes.h)
+ *   chain.c     tracks queued after others: the hand-over the clock asks
+ *   passqueue.c the clock's records queued: items crossed, state changes
+ *   items.c     the timed items one pass crosses
  *   queue.c     the queue of callbacks and its order
  *   blend.c     priorities, weights, fades, additive layers: the pose
  *   pose.c      reading the pose: offsets, local and world transforms
- * and the gameplay features, each in a file of its own, called through the
- * hooks declared at the end (hooks of the animator's files into them):
- *   spaceplay.c a blend space played as one track per point
- *   chain.c     tracks queued after others
+ * and the gameplay features, each in a file of its own, run as stages by
+ * update.c (declared at the end):
+ *   spaceplay.c a blend space played as one track per point (spaceplay.h)
  *   rootmotion.c the motion joint held, its motion taken out
+ *   override.c  the scripts' overrides of joints
+ *   propmix.c   the property channels
  *   ik.c        constraints after blending
  * Plain C, no Lua. */
 #ifndef ANIM_ANIMATOR_IMPL_H
@@ -21,25 +27,13 @@
 
 #include "amath.h"
 #include "animator.h"
+#include "chain.h"
 #include "propmix.h"
+#include "rootmotion.h"
 
 /* A ramp from `from` to `to` over `dur` animator seconds; `elapsed` counts
  * the updates since it was requested (it starts at the next update). */
 typedef struct ramp { double from, to, dur, elapsed; } ramp;
-
-/* A track's root motion (rootmotion.c): the motion joint's position offset
- * and yaw (radians, in the rig's space) at the clip's two ends and at the
- * playhead, and what this update moved it.  For the rig joint `joint`. */
-typedef struct anim_track_rm {
-  int joint;               /* the rig joint these are for (-1: not set up) */
-  int b;                   /* the track's binding of it (-1: none) */
-  int ch;                  /* the channels that binding animates */
-  int valid;               /* pc, yc are at the playhead (a seek clears it) */
-  double p0[3], pL[3], pc[3];
-  double y0, yL, yc;
-  double q0[4];            /* the yaw at time 0 (what the joint is held at) */
-  double dp[3], dy;        /* this update's motion */
-} anim_track_rm;
 
 static inline double anim_ramp_value(const ramp *r) {
   if (r->dur <= 0 || r->elapsed >= r->dur) return r->to;
@@ -83,9 +77,8 @@ struct anim_track {
   unsigned char hear;      /* ANIM_HEAR_* its own callbacks listen to (a space's lead: all its points') */
   int slot;                /* the binding's (anim_track_set_slot), copied into its entries */
   int icur;                /* the item its last pass stopped at: the next pass's
-                            * first, in steady play (clock.c checks it) */
+                            * first, in steady play (items.c checks it) */
   anim_tprops *props;      /* for its clip's property channels (propmix.c), or NULL */
-  unsigned char hold_end;  /* once or hold, at its end while a track queued after it fades in */
   double vscale;           /* the playhead speed's factor: 1 (a synced space's lead: spaceplay.c) */
   double bw;               /* its point's weight in its blend space (1 outside one) */
   anim_track *lead;        /* its blend space's first track (itself outside a space) */
@@ -103,16 +96,12 @@ struct anim_track {
   void *arrays;            /* NULL, or the block of the arrays above once a reload
                             * rebound the track (reload.c), arrays_size bytes */
   size_t arrays_size;
-  /* blend spaces (spaceplay.c): on a lead, its space and points' tracks */
+  /* blend spaces (spaceplay.h): on a lead, its space and points' tracks */
   struct anim_spaceplay *sp;
   int point;               /* its point in its space (0 outside one) */
-  /* queued clips (chain.c) */
-  anim_track *after;       /* the track it is queued after (while queued) */
-  anim_track *queued;      /* the track queued after it */
-  double start_at;         /* queued: it starts this far into the update (< 0: not yet) */
-  double cut_at;           /* < 0, or its fade-out ends this far into the update */
-  anim_track_rm rm;        /* root motion (rootmotion.c) */
-  anim_track *dead_next;   /* a threaded batch update's tracks to free afterwards (animator.c) */
+  anim_track_chain chain;  /* queued clips (chain.h) */
+  anim_track_rm rm;        /* root motion (rootmotion.h) */
+  anim_track *dead_next;   /* a threaded batch update's tracks to free afterwards (update.c) */
 };
 
 /* Tracks held in the animator block itself: the usual few need no array
@@ -161,12 +150,26 @@ enum { ACC_BUDGET = 0, ACC_POS = 3, ACC_ROT = 6, ACC_SCL = 10, ACC_REF = 13, ACC
 #define LINE 64  /* cache line bytes (for the layout and prefetching) */
 
 
-/* The steps of an update, in the order anim_animator_update takes them. */
-
+/* The stages of an update, in the order anim_animator_update takes them
+ * (update.c).  Per track: */
+struct anim_passes;
 /* clock.c: advances track t by the update's dt (a->dt): its fades and
- * weight ramps, its playhead through its loop mode, queueing the items
- * and state changes it passes. */
-void anim_track_step(anim_animator *a, anim_track *t);
+ * weight ramps, its playhead through its loop mode, recording into ps the
+ * passes, skips and state changes (passes.h); 0 when t is queued and
+ * still waiting.  anim_clock_advance: a blend space's other point (not
+ * synced) by `span` from e0 seconds into the update. */
+int anim_clock_step(const anim_animator *a, anim_track *t, struct anim_passes *ps);
+void anim_clock_advance(const anim_animator *a, anim_track *t, double span, double e0,
+                        struct anim_passes *ps);
+/* items.c: the items of one pass of t's clip from clip time `from` to
+ * `to` in direction dir (incl: those at `from` too), starting e0 seconds
+ * into the update at playhead speed sp.  passqueue.c (passes.h's
+ * anim_passes_queue): t's records queued, in order (items crossed, state
+ * changes). */
+void anim_items_pass(anim_animator *a, anim_track *t, double from, double to, int dir, int incl,
+                     double e0, double sp);
+void anim_passes_queue_all(anim_animator *a, anim_track *t, const struct anim_passes *ps);
+/* Then for the animator: */
 /* blend.c: the pose of this update from the contributing tracks. */
 void anim_blend_pose(anim_animator *a);
 /* override.c: the scripts' overrides of joints, on the blended pose, in
@@ -205,13 +208,6 @@ anim_track *anim_track_new(anim_animator *a, const anim_clip *c, const anim_play
 /* track.c: lays out a track's per-binding arrays in a block (see there). */
 size_t anim_track_lay_arrays(anim_track *t, char *mem, size_t base, const anim_clip *c,
                              const anim_binding *binds, int nbind, int nrig, size_t *hot_end);
-/* clock.c: ends t `at` seconds into the update (ended queued, the track
- * queued after it started there), and queues the items of a pass of t's
- * clip (see fire_pass there): the blend space's other points use it. */
-void anim_track_end(anim_animator *a, anim_track *t, double at);
-void anim_clock_fire_pass(anim_animator *a, anim_track *t, double from, double to, int dir,
-                          int incl, double e0, double sp);
-
 /* An absolute clip's sample of rig joint j (channels ch) made offsets
  * from the rig's rests, which the blend adds up like any others: the
  * position less the rest position, the rest rotation undone (q0^-1 q),
@@ -264,47 +260,13 @@ static inline int anim_sample_binding(anim_track *t, int b, double at, int curso
   return ch;
 }
 
-/* ---- hooks: the steps the gameplay features add ---------------------------- */
+/* ---- the stages of the gameplay features ---------------------------------- */
 
-/* spaceplay.c.  Before a space's lead steps: its points' weights from its
- * parameter, its playhead speed (synced), its points' tracks made ready.
- * After: a synced space's other tracks follow the lead.  A track of a
- * point other than the first steps through anim_space_follow.  A pass (or
- * whole loops skipped) of a synced lead covers the other points' clips at
- * the same phase.  A seek of a lead moves its points. */
-void anim_space_begin(anim_animator *a, anim_track *lead);
-void anim_space_end(anim_animator *a, anim_track *lead);
-int anim_space_follow(anim_animator *a, anim_track *t);
-void anim_space_pass(anim_animator *a, anim_track *lead, double from, double to, int dir, int incl,
-                     double e0, double sp);
-void anim_space_skip(anim_animator *a, anim_track *lead, int mode, int dir, double k, double from,
-                     double bt);
-void anim_space_seek(anim_track *lead, double time);
-void anim_space_release(anim_track *lead);
-/* A space's number of points, and the track of point i (0: the lead). */
-int anim_space_points(const anim_track *lead);
-anim_track *anim_space_point(const anim_track *lead, int i);
+/* spaceplay.c: spaceplay.h. */
 
-/* chain.c.  At the bound of a track with a track queued after it: the
- * queued one starts at `eb`; returns 1 when t ended there (fade 0), else
- * anim_chain_fade (after the wrap's `looped`, if any) starts t's fade-out
- * over the queued one's fade from eb (ending at t->cut_at when that is
- * within the update).  A queued track whose predecessor ended at `at`
- * starts there; a stop cancels a queued track. */
-int anim_chain_bound(anim_animator *a, anim_track *t, double eb);
-void anim_chain_fade(anim_animator *a, anim_track *t, double eb);
-void anim_chain_start(anim_track *t, double at);
-void anim_chain_cancel(anim_track *t);
+/* chain.c: chain.h. */
 
-/* rootmotion.c.  Before a track steps: its motion set to 0 (its samples
- * set up for the motion joint); each pass adds what it moved, whole loops
- * skipped too; after the blend, the motion joint is held and the motion
- * of the update blended into a->rm. */
-void anim_rootmotion_begin(anim_animator *a, anim_track *t);
-void anim_rootmotion_pass(anim_animator *a, anim_track *t, double from, double to);
-void anim_rootmotion_skip(anim_animator *a, anim_track *t, int mode, int dir, double k, double from,
-                          double bt);
-void anim_rootmotion_apply(anim_animator *a);
+/* rootmotion.c: rootmotion.h. */
 
 /* ik.c.  The constraints, in creation order, after blending. */
 void anim_ik_apply(anim_animator *a);

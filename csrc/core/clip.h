@@ -119,11 +119,9 @@ anim_keys *anim_clip_keys(anim_clip *c, int j, int ch, int n, int arity, int nh)
  * k->tan or NULL when out of memory. */
 double *anim_clip_tangents(anim_clip *c, anim_keys *k);
 const char *anim_clip_strdup(anim_clip *c, const char *s, size_t len);
+/* (clipcheck.c: the checks of the joints', the properties' and the
+ * items' data, the curves set up) */
 const char *anim_clip_finish(anim_clip *c);
-/* The checks anim_clip_finish makes of one channel's keys and of a curve's
- * modifiers (property.c makes them too): NULL, or a message. */
-const char *anim_keys_check(anim_keys *k);
-const char *anim_curve_check_mods(const anim_curve *cv);
 /* What anim_clip_finish returns when an allocation failed (compare the
  * pointer). */
 extern const char ANIM_CLIP_NOMEM[];

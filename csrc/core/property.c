@@ -1,6 +1,6 @@
-/* property.c - the property channels of a clip: building, checking and
- * sampling them (see property.h).  The animator's side (names, blending)
- * is propmix.c. */
+/* property.c - the property channels of a clip: building and sampling
+ * them (see property.h; anim_clip_finish checks them, clipcheck.c).  The
+ * animator's side (names, blending) is propmix.c. */
 #include "property.h"
 
 #include <math.h>
@@ -71,29 +71,6 @@ int anim_clip_find_prop(const anim_clip *c, const char *name, size_t len) {
   for (p = 0; p < c->nprops; p++)
     if (c->props[p].len == len && memcmp(c->props[p].name, name, len) == 0) return p;
   return -1;
-}
-
-const char *anim_props_finish(anim_clip *c, int wrap) {
-  int p, a, q;
-  for (p = 0; p < c->nprops; p++) {
-    anim_prop *pr = &c->props[p];
-    const char *e;
-    if (!pr->name || !pr->keys || pr->arity < 1 || pr->arity > ANIM_MAX_PROP_ARITY) return "property without keys";
-    for (q = 0; q < p; q++)
-      if (c->props[q].len == pr->len && memcmp(c->props[q].name, pr->name, pr->len) == 0)
-        return "two properties of one name";
-    for (a = 0; a < pr->arity; a++) {
-      anim_curve *cv = &pr->curves[a];
-      if ((e = anim_keys_check(&pr->keys[a]))) return e;
-      if (pr->keys[a].n != pr->keys[0].n || pr->keys[a].t != pr->keys[0].t) return "bad property keys";
-      cv->k = pr->keys[a].n > 0 ? &pr->keys[a] : NULL;
-      cv->axis = 0;
-      cv->wrap = wrap;
-      if ((e = anim_curve_check_mods(cv))) return e;
-    }
-    for (a = 0; a < pr->arity; a++) pr->base[a] = anim_finite(anim_curve_eval(&pr->curves[a], 0, NULL));
-  }
-  return NULL;
 }
 
 void anim_prop_sample(const anim_prop *p, double t, int *cursors, double *out) {

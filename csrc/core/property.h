@@ -37,10 +37,8 @@ struct anim_clip;
  * when out of memory or out of range. */
 int anim_clip_props(struct anim_clip *c, int n);
 anim_keys *anim_prop_keys(struct anim_clip *c, int p, const char *name, size_t len, int n, int arity, int nh);
-/* Checks the properties the builder made and sets up their curves (wrap:
- * catmull-rom neighbours wrap, as in a looping clip).  NULL, or a
- * message.  anim_clip_finish calls it. */
-const char *anim_props_finish(struct anim_clip *c, int wrap);
+/* (anim_clip_finish checks the properties the builder made and sets up
+ * their curves: clipcheck.c) */
 
 /* The n components of property p at clip time t into out[], made finite
  * (NaN is 0, infinities +-DBL_MAX).  cursors: NULL (binary searches) or

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "animator_impl.h"
+#include "spaceplay.h"
 
 int anim_rebind_prepare(anim_rebind *r, anim_track *t, const anim_clip *old, const anim_clip *fresh,
                         const anim_binding *binds, int nbind, int *which, int *other) {

@@ -5,7 +5,8 @@
  *
  * Each track keeps its binding of the joint sampled at its clip's two
  * ends and at its playhead; every pass of its clock adds what the joint
- * moved over it (clock.c calls anim_rootmotion_pass), so a wrap adds (end
+ * moved over it (anim_rootmotion_passes reads the clock's records,
+ * passes.h, after the clock: update.c), so a wrap adds (end
  * - here) + (there - start) and N loops move N x (end - start) whatever
  * dt is; pingpong and backwards play move as the playhead does; a seek
  * moves nothing.  After the blend, the joint is blended again with each
@@ -18,6 +19,7 @@
 
 #include "animator_impl.h"
 #include "gameplay.h"
+#include "passes.h"
 
 static double wrap_pi(double x) {
   if (x > ANIM_PI) x -= 2 * ANIM_PI;
@@ -147,6 +149,16 @@ void anim_rootmotion_skip(anim_animator *a, anim_track *t, int mode, int dir, do
   r->dy = finite_or(r->dy + finite_or(f * whole[3]));
 }
 
+/* The stage after a track's clock: its passes and skips, in order. */
+void anim_rootmotion_passes(anim_animator *a, anim_track *t, const anim_passes *ps) {
+  int k;
+  for (k = 0; k < ps->n; k++) {
+    const anim_pass *p = &ps->p[k];
+    if (p->what == ANIM_PASS_ITEMS) anim_rootmotion_pass(a, t, p->from, p->to);
+    else if (p->what == ANIM_PASS_SKIP) anim_rootmotion_skip(a, t, p->type, p->dir, p->sp, p->from, p->to);
+  }
+}
+
 /* One track's part of the held joint: the sample at its playhead with
  * its position at time 0 and its turn about +y at time 0.  Returns the
  * channels; s[10] the weight. */
@@ -181,13 +193,13 @@ static double take(double W, double *budget) {
   return share;
 }
 
-void anim_rootmotion_apply(anim_animator *a) {
-  int j = a->rm_joint, m = a->norder, i = 0, k, c;
+/* After the blend: joint j held (each track's sample at time 0) and the
+ * tracks' motions of this update blended into a->rm. */
+static ANIM_NOINLINE void apply_joint(anim_animator *a, int j) {
+  int m = a->norder, i = 0, k, c;
   double budget[2] = { 1, 1 }, pos[3] = { 0, 0, 0 }, rot[4] = { 0, 0, 0, 0 }, ref[4] = { 0, 0, 0, 1 };
   double mp[3] = { 0, 0, 0 }, my = 0, *p, s[11];
   int hasref = 0;
-  a->rm[0] = a->rm[1] = a->rm[2] = a->rm[3] = 0;
-  if (j < 0) return;
   /* normal tracks, by priority level (blend.c's order) */
   while (i < m && a->order[i]->clip->blend != ANIM_BLEND_ADDITIVE) {
     double W[2] = { 0, 0 }, lp[3] = { 0, 0, 0 }, lr[4] = { 0, 0, 0, 0 }, lm[3] = { 0, 0, 0 }, ly = 0, share;
@@ -260,6 +272,12 @@ void anim_rootmotion_apply(anim_animator *a) {
   if (a->rig->parent[j] >= 0) anim_quat_rotate(mp, a->rig->rig_rot[a->rig->parent[j]], mp);
   for (c = 0; c < 3; c++) a->rm[c] = finite_or(mp[c]);
   a->rm[3] = finite_or(my);
+}
+
+/* (the usual animator has no root motion joint: a test, no frame) */
+void anim_rootmotion_apply(anim_animator *a) {
+  a->rm[0] = a->rm[1] = a->rm[2] = a->rm[3] = 0;
+  if (a->rm_joint >= 0) apply_joint(a, a->rm_joint);
 }
 
 void anim_animator_set_root_motion(anim_animator *a, int joint) {

@@ -18,16 +18,8 @@
  * items while its weight is above 0. */
 #include <math.h>
 
-#include "animator_impl.h"
-#include "blendspace.h"
-
-struct anim_spaceplay {
-  anim_space *space;       /* retained */
-  double at[2];            /* the parameter */
-  size_t size;
-  int n;
-  anim_track *m[1];        /* n: the points' tracks, m[0] the lead (the others retained) */
-};
+#include "passes.h"
+#include "spaceplay.h"
 
 anim_track *anim_animator_play_space(anim_animator *a, anim_space *s, const anim_play_opts *o,
                                      const anim_binding *const *binds, const int *nbind,
@@ -71,19 +63,6 @@ anim_track *anim_animator_play_space(anim_animator *a, anim_space *s, const anim
   return lead;
 }
 
-int anim_space_points(const anim_track *lead) { return lead->sp->n; }
-anim_track *anim_space_point(const anim_track *lead, int i) { return lead->sp->m[i]; }
-
-void anim_space_release(anim_track *lead) {
-  struct anim_spaceplay *sp = lead->sp;
-  anim_mem m = lead->mem;
-  int i;
-  lead->sp = NULL;
-  for (i = 1; i < sp->n; i++) anim_track_release(sp->m[i]);
-  anim_space_free(sp->space);
-  anim_free(&m, sp, sp->size);
-}
-
 int anim_track_set_at(anim_track *t, const double p[2]) {
   if (!t->sp) return 0;
   t->sp->at[0] = p[0];
@@ -105,17 +84,6 @@ const anim_space *anim_track_space(const anim_track *t) { return t->sp ? t->sp->
 static double duration(const anim_clip *c) {
   double d = c->length / c->speed;
   return c->length > 0 && c->speed > 0 && d < HUGE_VAL ? d : 0;
-}
-
-/* A synced point's clip time at the lead's clip time x: the same phase,
- * each end onto its end exactly (items there are neither lost nor fired
- * twice at a wrap). */
-static double phase_time(const anim_track *lead, const anim_track *t, double x) {
-  double L0 = lead->clip->length, L = t->clip->length, y;
-  if (x >= L0) return L;
-  if (x <= 0) return 0;
-  y = x * (L / L0);
-  return y < L ? y : L;
 }
 
 void anim_space_begin(anim_animator *a, anim_track *lead) {
@@ -146,14 +114,13 @@ void anim_space_begin(anim_animator *a, anim_track *lead) {
   }
 }
 
-void anim_space_end(anim_animator *a, anim_track *lead) {
+void anim_space_end(anim_track *lead) {
   struct anim_spaceplay *sp = lead->sp;
   int i;
-  (void)a;
   if (!sp->space->sync) return;
   for (i = 1; i < sp->n; i++) {
     anim_track *t = sp->m[i];
-    t->time = phase_time(lead, t, lead->time);
+    t->time = anim_space_phase(lead, t, lead->time);
     t->tlo = 0;
     t->pdir = lead->pdir;
     t->loops = lead->loops;
@@ -163,9 +130,8 @@ void anim_space_end(anim_animator *a, anim_track *lead) {
   }
 }
 
-int anim_space_follow(anim_animator *a, anim_track *t) {
+int anim_space_follow(anim_track *t) {
   const anim_track *l = t->lead;
-  (void)a;
   if (l->sp->space->sync || l->state == TR_QUEUED) return 0;  /* moved by the lead, or waiting */
   t->state = l->state == TR_ENDED ? TR_ENDED : TR_PLAYING;
   t->shows_last = l->shows_last;
@@ -180,36 +146,30 @@ void anim_space_pass(anim_animator *a, anim_track *lead, double from, double to,
   if (!s->space->sync) return;
   for (i = 1; i < s->n; i++) {
     anim_track *t = s->m[i];
-    double f = phase_time(lead, t, from), g = phase_time(lead, t, to);
+    double f = anim_space_phase(lead, t, from), g = anim_space_phase(lead, t, to);
     if (t->bw > 0)
-      anim_clock_fire_pass(a, t, f, g, dir, incl, e0,
-                           lead->clip->length > 0 ? sp * (t->clip->length / lead->clip->length) : sp);
-    if (a->rm_joint >= 0) anim_rootmotion_pass(a, t, f, g);
+      anim_items_pass(a, t, f, g, dir, incl, e0,
+                      lead->clip->length > 0 ? sp * (t->clip->length / lead->clip->length) : sp);
   }
 }
 
-void anim_space_skip(anim_animator *a, anim_track *lead, int mode, int dir, double k, double from,
-                     double bt) {
+/* Each other point of a synced space moves its root motion joint over
+ * the lead's passes and skips at the same phase (each point's motion is
+ * its own sum: the points may go one after the other). */
+void anim_space_motion(anim_animator *a, anim_track *lead, const anim_passes *ps) {
   struct anim_spaceplay *s = lead->sp;
-  int i;
-  if (!s->space->sync || a->rm_joint < 0) return;
-  for (i = 1; i < s->n; i++)
-    anim_rootmotion_skip(a, s->m[i], mode, dir, k, phase_time(lead, s->m[i], from),
-                         phase_time(lead, s->m[i], bt));
-}
-
-void anim_space_seek(anim_track *lead, double time) {
-  struct anim_spaceplay *sp = lead->sp;
-  int i;
-  for (i = 1; i < sp->n; i++) {
-    anim_track *t = sp->m[i];
-    if (sp->space->sync) {
-      t->time = phase_time(lead, t, time);
-      t->tlo = 0;
-      t->fresh = 0;
-      t->rm.valid = 0;
-    } else {
-      anim_track_seek(t, time);
+  int i, k;
+  if (!s->space->sync) return;
+  for (i = 1; i < s->n; i++) {
+    anim_track *t = s->m[i];
+    for (k = 0; k < ps->n; k++) {
+      const anim_pass *p = &ps->p[k];
+      double f, g;
+      if (p->what == ANIM_PASS_EVENT) continue;  /* (its clip times are not set) */
+      f = anim_space_phase(lead, t, p->from);
+      g = anim_space_phase(lead, t, p->to);
+      if (p->what == ANIM_PASS_ITEMS) anim_rootmotion_pass(a, t, f, g);
+      else anim_rootmotion_skip(a, t, p->type, p->dir, p->sp, f, g);
     }
   }
 }

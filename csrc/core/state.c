@@ -10,7 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "animator_impl.h"
+#include "spaceplay.h"
 
 #define TF(name, kind, n, member, lo, hi, names) \
   { name, kind, n, offsetof(anim_track_state, member), lo, hi, names, 0 }
@@ -97,8 +97,8 @@ static void ramp_in(ramp *r, const double v[4]) { r->from = v[0]; r->to = v[1]; 
  * by name there and here: reading and building copy the same list. */
 #define SCALARS(X) X(time, time) X(tlo, tlo) X(speed, speed) X(priority, priority) X(loops, loops) \
   X(dir, pdir) X(state, state) X(fresh, fresh) X(stopping, stopping) X(stop_pending, stop_pending) \
-  X(shows_last, shows_last) X(own_priority, own_priority) X(hold_end, hold_end) X(vscale, vscale) \
-  X(bw, bw) X(tw, tw) X(last_at, last_at) X(e0, e0) X(e1, e1) X(start_at, start_at) X(cut_at, cut_at) \
+  X(shows_last, shows_last) X(own_priority, own_priority) X(hold_end, chain.hold_end) X(vscale, vscale) \
+  X(bw, bw) X(tw, tw) X(last_at, last_at) X(e0, e0) X(e1, e1) X(start_at, chain.start_at) X(cut_at, chain.cut_at) \
   X(rm_joint, rm.joint) X(rm_binding, rm.b) X(rm_channels, rm.ch) X(rm_valid, rm.valid) \
   X(rm_y0, rm.y0) X(rm_yL, rm.yL) X(rm_yc, rm.yc) X(rm_dy, rm.dy)
 #define ARRAYS(X) X(rm_p0, rm.p0) X(rm_pL, rm.pL) X(rm_pc, rm.pc) X(rm_q0, rm.q0) X(rm_dp, rm.dp)
@@ -119,7 +119,7 @@ const anim_track *anim_state_track(const anim_animator *a, int i, anim_track_sta
   ramp_out(&t->fade, s->fade);
   ramp_out(&t->weight, s->weight);
   *point = t->lead->sp ? t->point : 0;
-  *after = t->after ? lead_ordinal(a, t->after) : -1;
+  *after = t->chain.after ? lead_ordinal(a, t->chain.after) : -1;
   return t;
 }
 
@@ -198,15 +198,15 @@ static int queue_cycle(const anim_state_in *in, anim_track **leads, int *which, 
   for (i = 0; i < in->nlead; i++) {
     const anim_track *t;
     if (in->lead[i].after >= 0) continue;
-    for (t = leads[i]; t; t = t->queued) reached++;
+    for (t = leads[i]; t; t = t->chain.queued) reached++;
   }
   if (reached == in->nlead) return ANIM_STATE_OK;
   /* (name one lead of a cycle: the first whose predecessors come back to
    * it; the Lua side refused such a state before, with its path) */
   for (i = 0; i < in->nlead; i++) {
-    const anim_track *t = leads[i]->after;
+    const anim_track *t = leads[i]->chain.after;
     int k;
-    for (k = 0; t && t != leads[i] && k < in->nlead; k++) t = t->after;
+    for (k = 0; t && t != leads[i] && k < in->nlead; k++) t = t->chain.after;
     if (t == leads[i]) break;
   }
   *which = i < in->nlead ? i : 0;
@@ -250,9 +250,9 @@ static int build_tracks(anim_animator *a, const anim_state_in *in, anim_track **
     *why = "after";
     if (l->after < 0) continue;
     if (l->after >= in->nlead || l->after == i || t->state != TR_QUEUED) return ANIM_STATE_BAD_TRACK;
-    if (leads[l->after]->queued) return ANIM_STATE_BAD_TRACK;
-    t->after = leads[l->after];
-    leads[l->after]->queued = t;
+    if (leads[l->after]->chain.queued) return ANIM_STATE_BAD_TRACK;
+    t->chain.after = leads[l->after];
+    leads[l->after]->chain.queued = t;
   }
   return queue_cycle(in, leads, which, why);
 }

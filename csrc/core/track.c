@@ -1,9 +1,12 @@
 /* track.c - a track's life: its block, its references, what scripts read
  * of it and the controls they change it with (stop, weight, speed, seek,
- * restart).  The controls take effect at the next update (SEMANTICS 7a.11). */
+ * restart).  The controls take effect at the next update (SEMANTICS 7a.11).
+ * A blend space's lead holds its points' tracks (spaceplay.h): they go
+ * with it -- released, seeked, ended -- so that no point outlives its
+ * lead playing. */
 #include <string.h>
 
-#include "animator_impl.h"
+#include "spaceplay.h"
 
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 
@@ -105,8 +108,8 @@ anim_track *anim_track_new(anim_animator *a, const anim_clip *c, const anim_play
   t->lead = t;
   t->bw = 1;
   t->vscale = 1;
-  t->start_at = -1;
-  t->cut_at = -1;
+  t->chain.start_at = -1;
+  t->chain.cut_at = -1;
   t->rm.joint = -1;
   return t;
 }
@@ -128,6 +131,37 @@ void anim_track_destroy(anim_track *t) {
   anim_clip_free((anim_clip *)t->clip);
   anim_free(&m, t, t->size);
 }
+/* ---- a blend space's points, kept with their lead ---------------------- */
+
+int anim_space_points(const anim_track *lead) { return lead->sp->n; }
+anim_track *anim_space_point(const anim_track *lead, int i) { return lead->sp->m[i]; }
+
+void anim_space_release(anim_track *lead) {
+  struct anim_spaceplay *sp = lead->sp;
+  anim_mem m = lead->mem;
+  int i;
+  lead->sp = NULL;
+  for (i = 1; i < sp->n; i++) anim_track_release(sp->m[i]);
+  anim_space_free(sp->space);
+  anim_free(&m, sp, sp->size);
+}
+
+void anim_space_seek(anim_track *lead, double time) {
+  struct anim_spaceplay *sp = lead->sp;
+  int i;
+  for (i = 1; i < sp->n; i++) {
+    anim_track *t = sp->m[i];
+    if (sp->space->sync) {
+      t->time = anim_space_phase(lead, t, time);
+      t->tlo = 0;
+      t->fresh = 0;
+      t->rm.valid = 0;
+    } else {
+      anim_track_seek(t, time);
+    }
+  }
+}
+
 /* Alive: in an animator, not ended (queued ones too: scripts set them up
  * before they start); playing: alive and not queued. */
 static int alive(const anim_track *t) { return t->owner && t->state != TR_ENDED; }
@@ -154,7 +188,7 @@ static void end_silently(anim_track *t) {
 void anim_track_end_now(anim_track *t) {
   int i;
   if (t->state == TR_QUEUED) anim_chain_cancel(t);
-  if (t->queued) { anim_chain_start(t->queued, 0); t->queued = NULL; }
+  if (t->chain.queued) { anim_chain_start(t->chain.queued, 0); t->chain.queued = NULL; }
   end_silently(t);
   /* (the other points go with their lead: none may outlive it playing) */
   for (i = 1; t->sp && i < anim_space_points(t); i++) end_silently(anim_space_point(t, i));

@@ -1,0 +1,57 @@
+/* spaceplay.h - a blend space played on an animator, as the core's files
+ * see it (the public side is blendspace.h).  A space plays as one track
+ * per point; its lead (the first point's track) holds the points' tracks
+ * here.  track.c keeps them with the lead (released, seeked, ended with
+ * it); spaceplay.c gives them their weights and the synced clock, the
+ * stages around the lead's clock.  Plain C, no Lua. */
+#ifndef ANIM_SPACEPLAY_H
+#define ANIM_SPACEPLAY_H
+
+#include "animator_impl.h"
+#include "blendspace.h"
+
+struct anim_passes;
+
+struct anim_spaceplay {
+  anim_space *space;       /* retained */
+  double at[2];            /* the parameter */
+  size_t size;
+  int n;
+  anim_track *m[1];        /* n: the points' tracks, m[0] the lead (the others retained) */
+};
+
+/* A synced point's clip time at the lead's clip time x: the same phase,
+ * each end onto its end exactly (items there are neither lost nor fired
+ * twice at a wrap). */
+static inline double anim_space_phase(const anim_track *lead, const anim_track *t, double x) {
+  double L0 = lead->clip->length, L = t->clip->length, y;
+  if (x >= L0) return L;
+  if (x <= 0) return 0;
+  y = x * (L / L0);
+  return y < L ? y : L;
+}
+
+/* track.c: a space's number of points and the track of point i (0: the
+ * lead); its points released with the lead; a seek of the lead moves
+ * them. */
+int anim_space_points(const anim_track *lead);
+anim_track *anim_space_point(const anim_track *lead, int i);
+void anim_space_release(anim_track *lead);
+void anim_space_seek(anim_track *lead, double time);
+
+/* spaceplay.c, the stages of update.c.  Before a space's lead steps: its
+ * points' weights from its parameter, its playhead speed (synced), its
+ * points' root motion set up.  After: a synced space's other tracks follow
+ * the lead.  A track of a point other than the first steps only when
+ * anim_space_follow says (not synced: on its own clock).  A pass of a
+ * synced lead covers the other points' items (anim_space_pass, from
+ * passqueue.c) and their motion (anim_space_motion, over the lead's
+ * records) at the same phase. */
+void anim_space_begin(anim_animator *a, anim_track *lead);
+void anim_space_end(anim_track *lead);
+int anim_space_follow(anim_track *t);
+void anim_space_pass(anim_animator *a, anim_track *lead, double from, double to, int dir, int incl,
+                     double e0, double sp);
+void anim_space_motion(anim_animator *a, anim_track *lead, const struct anim_passes *ps);
+
+#endif

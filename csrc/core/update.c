@@ -1,0 +1,230 @@
+/* update.c - the update of one animator (anim_animator_update: its
+ * stages in order, SEMANTICS 6, 7, 7a) and of many, in turn with
+ * prefetching or on the threads of a pool (animator.h). */
+#include <math.h>
+#include <stdint.h>
+
+#include "animator_impl.h"
+#include "passes.h"
+#include "pool.h"
+#include "spaceplay.h"
+
+/* ---- update ------------------------------------------------------------- */
+
+/* One track through the stages that are its own, in order: its clock
+ * (clock.c) records what it passes into ps, the records are queued
+ * (passqueue.c) and moved over by the root motion joint (rootmotion.c).  A
+ * blend space's lead first gives its points their weights and speed, and
+ * its other points follow it afterwards (spaceplay.c); a point other than
+ * the first steps only when not synced, on its own clock from where the
+ * lead's advance began to where it ended.  Each track's stages end before
+ * the next track's begin, as each track's entries must be queued in turn
+ * (the queue's ties go by the order of queueing). */
+static void step_track(anim_animator *a, anim_track *t, anim_passes *ps) {
+  if (t->lead != t) {
+    if (!anim_space_follow(t)) return;
+    anim_clock_advance(a, t, t->lead->e1 - t->lead->e0, t->lead->e0, ps);
+  } else {
+    if (t->sp) anim_space_begin(a, t);  /* (root motion set up there for every point) */
+    else if (a->rm_joint >= 0) anim_rootmotion_begin(a, t);
+    if (!anim_clock_step(a, t, ps)) return;  /* queued, still waiting */
+  }
+  anim_passes_queue(a, t, ps);
+  if (a->rm_joint >= 0) {
+    anim_rootmotion_passes(a, t, ps);
+    if (t->sp) anim_space_motion(a, t, ps);
+  }
+  if (t->sp) anim_space_end(t);
+}
+
+/* The path of a frame, its stages in a fixed order: tracks that ended in
+ * the previous update leave; each track steps through dt (step_track:
+ * clock, queue, root motion's passes); the pose is blended (blend.c),
+ * the root motion joint held and its motion taken out (rootmotion.c), the
+ * scripts' overrides applied (override.c), the property channels blended
+ * (propmix.c), the constraints applied (ik.c); the queue is put in
+ * delivery order (queue.c).  The binding then delivers the queue to Lua.
+ * A new stage goes into this list at its place (docs/architecture.md). */
+/* dead: NULL, or where a worker thread leaves the tracks whose last
+ * reference went (see anim_animators_update_pool). */
+static int update_one(anim_animator *a, double dt, anim_track **dead) {
+  anim_passes ps;  /* (each track's records in turn: passes.h bounds them) */
+  int i, k = 0;
+  if (!isfinite(dt) || dt < 0) return ANIM_ST_BAD_DT;
+  a->nqueue = 0;
+  a->oom = 0;
+  a->dt = dt;
+  a->world_valid = 0;
+  for (i = 0; i < a->ntracks; i++) {
+    anim_track *t = a->tracks[i];
+    if (t->state != TR_ENDED) { a->tracks[k++] = t; continue; }
+    /* (detaching frees the track's property shares: on a worker, under the
+     * pool's lock, as every allocation there) */
+    if (a->serial) anim_pool_lock(a->serial);
+    anim_props_detach(a, t);
+    if (a->serial) anim_pool_unlock(a->serial);
+    t->owner = NULL;
+    if (!dead) anim_track_release(t);
+    else if (anim_track_unref(t)) { t->dead_next = *dead; *dead = t; }
+  }
+  a->ntracks = k;
+  for (i = 0; i < a->ntracks; i++) step_track(a, a->tracks[i], &ps);
+  anim_blend_pose(a);
+  anim_rootmotion_apply(a);
+  anim_overrides_apply(a);
+  anim_props_blend(a);
+  /* after blending and the overrides, before the constraints */
+  anim_ik_apply(a);
+  if (a->nqueue > 1) anim_queue_sort(a);  /* (one entry is in order) */
+  return a->oom ? ANIM_ST_NOMEM : ANIM_ST_OK;
+}
+
+int anim_animator_update(anim_animator *a, double dt) { return update_one(a, dt, NULL); }
+
+/* ---- updating many animators --------------------------------------------- */
+
+/* Software prefetching (a hint: no effect on results; nothing where the
+ * compiler has no such builtin).  Hot data is read and written. */
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH_W(p) __builtin_prefetch((p), 1, 3)
+#else
+#define PREFETCH_W(p) ((void)(p))
+#endif
+
+static void prefetch_range(const void *p, size_t bytes) {
+  uintptr_t c = (uintptr_t)p / LINE * LINE, end = (uintptr_t)p + bytes;
+  for (; c < end; c += LINE) PREFETCH_W((const void *)c);
+}
+
+/* The three stages of an animator's prefetch, each reading only what the
+ * stage before brought in: its struct; then its tracks' structs, the
+ * animated flags and the pose it writes; then the rest of its tracks'
+ * hot data (a track's hot_end is in its struct). */
+static void prefetch_head(const anim_animator *a) { prefetch_range(a, sizeof *a); }
+
+static void prefetch_tracks(const anim_animator *a) {
+  size_t n = (size_t)a->rig->n;
+  int i;
+  for (i = 0; i < a->ntracks; i++) PREFETCH_W(a->tracks[i]);
+  prefetch_range(a->animated, n);
+  prefetch_range(a->pose, sizeof(double) * 10 * n);
+}
+
+static void prefetch_hot(const anim_animator *a) {
+  int i;
+  for (i = 0; i < a->ntracks; i++) prefetch_range(a->tracks[i], a->tracks[i]->hot_end);
+}
+
+/* The prefetches run three, two and one animators ahead of the one being
+ * updated: each stage has a whole update's time to arrive.  Only current
+ * pointers are followed (an animator's ended tracks are freed by its own
+ * update), so a list naming one animator twice is safe too.  The
+ * animators of as[i + 1 .. end) are the caller's to read. */
+static void prefetch_start(anim_animator *const *as, int i, int end) {
+  int k;
+  /* (as[i] is used at once: nothing to prefetch) */
+  for (k = i + 1; k < end && k < i + 3; k++) prefetch_head(as[k]);
+  if (i + 1 < end) prefetch_tracks(as[i + 1]);
+}
+
+static void prefetch_next(anim_animator *const *as, int i, int end) {
+  if (i + 3 < end) prefetch_head(as[i + 3]);
+  if (i + 2 < end) prefetch_tracks(as[i + 2]);
+  if (i + 1 < end) prefetch_hot(as[i + 1]);
+}
+
+int anim_animators_update(anim_animator *const *as, int n, double dt, int *queued, int *nqueued) {
+  int i, k = 0;
+  if (nqueued) *nqueued = 0;
+  if (!isfinite(dt) || dt < 0) return -1;
+  prefetch_start(as, 0, n);
+  for (i = 0; i < n; i++) {
+    prefetch_next(as, i, n);
+    if (update_one(as[i], dt, NULL) == ANIM_ST_NOMEM) break;
+    if (as[i]->nqueue > 0 && queued) queued[k++] = i;
+  }
+  if (nqueued) *nqueued = k;
+  return i < n ? i + 1 : 0;
+}
+
+/* ---- the same on the threads of a pool ------------------------------------ */
+
+/* One run: the threads share the list out through anim_pool_next (each
+ * starts on a stretch of its own and takes the back half of what another
+ * has left when its own is done), so they end within an animator or so of
+ * each other, a worker that wakes late or runs slowly is relieved, and
+ * each takes its animators in long runs in list order, prefetching ahead
+ * within what is its own.  queued[i] gets i when as[i] has a queue to
+ * deliver, else -1; the tracks a thread freed go to dead[its part].
+ * Which thread updates an animator changes nothing in it: the results are
+ * those of one thread. */
+typedef struct batch_run {
+  anim_animator *const *as;
+  double dt;
+  int *queued;
+  anim_pool *pool;
+  int fail[ANIM_POOL_MAX];
+  anim_track *dead[ANIM_POOL_MAX];
+} batch_run;
+
+static void batch_part(void *arg, int part, int nparts) {
+  batch_run *b = arg;
+  anim_animator *const *as = b->as;
+  int *queued = b->queued, i, ahead, last = -2, fail = 0;
+  double dt = b->dt;
+  anim_pool *pool = b->pool;
+  anim_track *dead = NULL;
+  (void)nparts;
+  while ((i = anim_pool_next(pool, part, &ahead)) >= 0) {
+    anim_animator *a = as[i];
+    int r;
+    /* (a new run of animators, after taking another's: its prefetches
+     * start again) */
+    if (i != last + 1) prefetch_start(as, i, i + 1 + ahead);
+    prefetch_next(as, i, i + 1 + ahead);
+    last = i;
+    /* (each animator's allocations under the pool's lock, its freed
+     * tracks left for the calling thread) */
+    a->serial = pool;
+    r = update_one(a, dt, &dead);
+    a->serial = NULL;
+    if (r == ANIM_ST_NOMEM && (!fail || i + 1 < fail)) fail = i + 1;
+    if (queued) queued[i] = r != ANIM_ST_NOMEM && a->nqueue > 0 ? i : -1;
+  }
+  b->dead[part] = dead;
+  b->fail[part] = fail;
+}
+
+int anim_animators_update_pool(anim_pool *pool, anim_animator *const *as, int n, double dt, int *queued,
+                               int *nqueued) {
+  batch_run b;
+  int parts, p, i, k = 0, fail = 0;
+  /* (a pool woken for this run (anim_pool_wake) rests when none comes) */
+  if (!pool || anim_pool_threads(pool) == 1 || n < 2 || !isfinite(dt) || dt < 0) {
+    if (pool) anim_pool_rest(pool);
+    return anim_animators_update(as, n, dt, queued, nqueued);
+  }
+  if (nqueued) *nqueued = 0;
+  parts = anim_pool_threads(pool);
+  anim_pool_share(pool, n);
+  b.as = as;
+  b.dt = dt;
+  b.queued = queued;
+  b.pool = pool;
+  anim_pool_run(pool, batch_part, &b);
+  for (p = 0; p < parts; p++) {
+    anim_track *t = b.dead[p];
+    if (b.fail[p] && (!fail || b.fail[p] < fail)) fail = b.fail[p];
+    while (t) {
+      anim_track *next = t->dead_next;
+      anim_track_destroy(t);
+      t = next;
+    }
+  }
+  /* (k <= i: the list moves down, in list order) */
+  if (queued)
+    for (i = 0; i < n; i++)
+      if (queued[i] >= 0) queued[k++] = queued[i];
+  if (nqueued) *nqueued = k;
+  return fail;
+}
