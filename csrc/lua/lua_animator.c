@@ -925,15 +925,16 @@ static const luaL_Reg funcs[] = {
   {NULL, NULL}
 };
 
-/* The readers of the pose: the animator metatable is their upvalue. */
-static const luaL_Reg readers[] = {
-  {"animator_get", animator_get},
-  {"animator_animated", animator_animated},
-  {"animator_local", animator_local},
-  {"animator_world", animator_world},
-  {"animator_pose_into", animator_pose_into},
-  {"animator_pose_array", animator_pose_array},
-  {NULL, NULL}
+/* The readers of the pose, the animator's methods themselves: the
+ * animator metatable is their upvalue. */
+static const anim_lua_method readers[] = {
+  {"animator_get", "get", animator_get},
+  {"animator_animated", "animated", animator_animated},
+  {"animator_local", "local_transform", animator_local},
+  {"animator_world", "world_transform", animator_world},
+  {"animator_pose_into", "pose_into", animator_pose_into},
+  {"animator_pose_array", "pose_array", animator_pose_array},
+  {NULL, NULL, NULL}
 };
 
 /* (with the upvalues of a delivery from C: anim_lua_pushdeliver) */
@@ -980,5 +981,5 @@ void anim_lua_open_animator(lua_State *L) {
   luaL_setfuncs(L, funcs, 0);
   luaL_setfuncs(L, delivering_funcs, anim_lua_pushdeliver(L));
   luaL_getmetatable(L, ANIM_ANIMATOR_MT);
-  luaL_setfuncs(L, readers, 1);
+  anim_lua_setmethods(L, readers, 1);
 }

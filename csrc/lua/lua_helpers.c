@@ -219,12 +219,71 @@ int anim_lua_nomem(lua_State *L) {
 
 /* ---- argument checks ---------------------------------------------------------- */
 
+/* The registry's table of the C functions that are methods: function ->
+ * the method's name (anim_lua_setmethods). */
+#define METHOD_NAMES "anim.method_names"
+
+/* The name of the running C function as a method, pushed (with the
+ * function and the table under it), or NULL, nothing pushed, when it is no
+ * method.  The function is the one running, found by the stack, not by
+ * the name the call site used: a.get(a, x), a[k](a, x) or a hoisted get
+ * all name 'get'. */
+static const char *running_method(lua_State *L, int *colon) {
+  lua_Debug ar;
+  luaL_checkstack(L, 3, NULL);
+  if (!lua_getstack(L, 0, &ar) || !lua_getinfo(L, "nf", &ar)) return NULL;
+  *colon = ar.namewhat && strcmp(ar.namewhat, "method") == 0;
+  lua_getfield(L, LUA_REGISTRYINDEX, METHOD_NAMES);
+  if (lua_type(L, -1) == LUA_TTABLE) {
+    lua_pushvalue(L, -2);
+    lua_rawget(L, -2);
+    if (lua_type(L, -1) == LUA_TSTRING) return lua_tostring(L, -1);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 2);
+  return NULL;
+}
+
+/* A method counts its arguments after self, whatever form the call took
+ * (luaL_argerror counts so for a:m(x) alone, and names what the call site
+ * wrote: 'anim.core.animator_get' under a pcall, '?' for a[k](a, x)).  Its
+ * self is "bad self" in the colon form, argument #1 in the others, as
+ * luaL_argerror says it. */
 int anim_lua_argerror(lua_State *L, int arg, const char *fmt, ...) {
   va_list ap;
+  const char *msg, *name;
+  int colon = 0;
   va_start(ap, fmt);
-  lua_pushvfstring(L, fmt, ap);
+  msg = lua_pushvfstring(L, fmt, ap);
   va_end(ap);
-  return luaL_argerror(L, arg, lua_tostring(L, -1));
+  name = running_method(L, &colon);
+  if (!name) return luaL_argerror(L, arg, msg);
+  luaL_where(L, 1);
+  if (arg == 1 && colon) lua_pushfstring(L, "calling '%s' on bad self (%s)", name, msg);
+  else lua_pushfstring(L, "bad argument #%d to '%s' (%s)", arg == 1 ? 1 : arg - 1, name, msg);
+  lua_concat(L, 2);
+  return lua_error(L);
+}
+
+void anim_lua_setmethods(lua_State *L, const anim_lua_method *list, int nup) {
+  int i;
+  luaL_checkstack(L, nup + 3, "too many upvalues");
+  lua_getfield(L, LUA_REGISTRYINDEX, METHOD_NAMES);
+  if (lua_type(L, -1) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, METHOD_NAMES);
+  }
+  for (; list->name; list++) {
+    for (i = 0; i < nup; i++) lua_pushvalue(L, -nup - 1);  /* the upvalues, under the names */
+    lua_pushcclosure(L, list->fn, nup);
+    lua_pushvalue(L, -1);
+    lua_pushstring(L, list->method);
+    lua_rawset(L, -4);
+    lua_setfield(L, -(nup + 3), list->name);
+  }
+  lua_pop(L, nup + 1);
 }
 
 const char *anim_lua_typename(lua_State *L, int idx) {

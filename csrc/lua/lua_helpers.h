@@ -112,8 +112,22 @@ int anim_lua_nomem(lua_State *L);
  * as luaL_argerror does (a method call counts from its first argument after
  * self), and names what it got by its metatable's __name. */
 
-/* luaL_argerror with a formatted message. */
+/* luaL_argerror with a formatted message.  Raised by a method (a C
+ * function registered by anim_lua_setmethods), it names the method and
+ * counts from the first argument after self however the script called it
+ * (a:get(x), a.get(a, x), a hoisted get, under a pcall), at the line of
+ * the script that called; a bad self is "calling 'get' on bad self (...)". */
 int anim_lua_argerror(lua_State *L, int arg, const char *fmt, ...);
+/* A C function that is a method: exported as `name` in anim.core, known
+ * as `method` to scripts (in the messages of anim_lua_argerror). */
+typedef struct anim_lua_method {
+  const char *name, *method;
+  lua_CFunction fn;
+} anim_lua_method;
+/* luaL_setfuncs for methods: each function of list (ended by a NULL name)
+ * with the nup upvalues on the top of the stack (popped), set in the table
+ * under them and registered as a method. */
+void anim_lua_setmethods(lua_State *L, const anim_lua_method *list, int nup);
 /* The __name of the value's metatable (shown: anim_lua_shown, pushed
  * with the name under it), else its type name (nothing pushed). */
 const char *anim_lua_typename(lua_State *L, int idx);
