@@ -131,5 +131,5 @@ void anim_lua_open_gameplay(lua_State *L) {
   luaL_getmetatable(L, ANIM_ANIMATOR_MT);
   luaL_setfuncs(L, per_frame, 1);
   luaL_getmetatable(L, ANIM_ANIMATOR_MT);
-  anim_lua_setmethods(L, methods, 1);
+  anim_lua_setmethods(L, "animator_methods", methods, 1);
 }

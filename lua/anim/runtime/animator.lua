@@ -706,16 +706,19 @@ function M.update_list(list, dt, opts)
   if bad then error(first, 0) end
 end
 
--- The C functions themselves: a game reads every joint every frame, and
--- ten numbers returned on the stack cost less than anything written into
--- a table.
-methods.get = core.animator_get
-methods.animated = core.animator_animated
-methods.local_transform = core.animator_local
-methods.world_transform = core.animator_world
+-- The methods written in C (core.animator_methods, csrc/lua/lua_pose.c
+-- and lua_gameplay.c: their argument errors name them), the C functions
+-- themselves: a game reads every joint every frame, and ten numbers
+-- returned on the stack cost less than anything written into a table.
+-- get, animated, local_transform, world_transform: one joint's numbers;
 -- animator:pose_array(out [, "local"|"world"|"offsets"]) -> out: every
--- joint's ten numbers in one call, out[10 * (j - 1) + 1 .. 10 * j]
-methods.pose_array = core.animator_pose_array
+-- joint's ten numbers in one call, out[10 * (j - 1) + 1 .. 10 * j];
+-- animator:pose_into(t [, "offsets"|"local"|"world"]) -> t, t[joint] = {10
+-- numbers}, its arguments checked there (with a suggestion for a misspelt
+-- pose, as pose_array's); root_motion: this update's motion of the
+-- animator's root_motion joint (dx, dy, dz, qx, qy, qz, qw; no joint: 0,
+-- 0, 0, 0, 0, 0, 1).
+for name, fn in pairs(core.animator_methods) do methods[name] = fn end
 
 -- animator:property(name) -> v1 [, v2, ...] | nil: the blended value of a
 -- property channel after the last update (numbers on the stack: no
@@ -744,9 +747,6 @@ end
 -- (runtime/override.lua); animator:overrides() -> the handles in creation order
 function methods.override(self, joint, opts) return override.new(self, animator_state(self), joint, opts) end
 function methods.overrides(self) return override.list(animator_state(self)) end
--- Root motion: this update's motion of the animator's root_motion joint
--- (dx, dy, dz, qx, qy, qz, qw; no joint: 0, 0, 0, 0, 0, 0, 1).
-methods.root_motion = core.animator_root_motion
 
 -- The saveable state (runtime/state.lua): animator:state() -> table,
 -- animator:restore(state [, resolve]) -> { tracks, overrides, constraints } | nil, message
@@ -770,11 +770,6 @@ methods.aim = ik.aim
 -- Where the rig stands: the world transform of its first root joint (rigs
 -- keep parents first).  Hosts place sounds there (SEMANTICS 7a.13).
 function methods.root_transform(self) return core.animator_world(self, 1) end
-
--- animator:pose_into(t [, "offsets"|"local"|"world"]) -> t, t[joint] = {10
--- numbers}: the core's, its arguments checked there (pose_which, with a
--- suggestion for a misspelt pose, as pose_array's).
-methods.pose_into = core.animator_pose_into
 
 local fields = {
   rig = function(st) return st.rig end,
@@ -957,7 +952,7 @@ end
 -- Either way the C side gives a finalized object the metatable of its
 -- kind's finalized boxes ("anim.track (finalized)"), and every later use
 -- raises "anim.track used after it was finalized (...)" instead of
--- reaching freed memory (csrc/lua/lua_helpers.c).  What is done here:
+-- reaching freed memory (csrc/lua/lua_box.c).  What is done here:
 -- connections are disconnected (disconnect() does nothing then, so that
 -- clean-up code may call it anyway), and a track finalized by hand while
 -- it plays ends (the C side) and leaves its animator's live tracks, so
