@@ -354,6 +354,7 @@ void anim_lua_open_bytes(lua_State *L);
 void anim_lua_open_blendspace(lua_State *L);
 void anim_lua_open_gameplay(lua_State *L);
 void anim_lua_open_state(lua_State *L);
+void anim_lua_open_suggest(lua_State *L);
 void anim_lua_open_restore(lua_State *L);
 void anim_lua_open_shown(lua_State *L);
 
