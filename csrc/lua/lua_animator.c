@@ -35,7 +35,7 @@ static int animator_new(lua_State *L) {
   anim_lua_checkrig(L, 1);
   side = (int)anim_lua_checkrange(L, 2, 0, ANIM_SIDE_COUNT - 1, "side");
   luaL_checktype(L, 3, LUA_TTABLE);
-  b = anim_lua_newbox(L, ANIM_BOX_ANIMATOR, sizeof *b, 5);
+  b = anim_lua_newbox(L, ANIM_BOX_ANIMATOR, sizeof *b, ANIM_UV_ANIMATOR_COUNT);
   m = anim_lua_mem(L);
   b->acct = m.ud;
   /* (the rig is taken again after making the box: that may have run
@@ -43,9 +43,9 @@ static int animator_new(lua_State *L) {
   ANIM_LUA_RETRY(L, b->a, anim_animator_new(&m, anim_lua_checkrig(L, 1), side));
   if (!b->a) return anim_lua_nomem(L);
   lua_pushvalue(L, 1);
-  lua_setiuservalue(L, -2, 1);
+  lua_setiuservalue(L, -2, ANIM_UV_ANIMATOR_RIG);
   lua_pushvalue(L, 3);
-  lua_setiuservalue(L, -2, 2);
+  lua_setiuservalue(L, -2, ANIM_UV_ANIMATOR_STATE);
   anim_lua_account(L, b->acct);
   return 1;
 }
@@ -59,7 +59,7 @@ static int animator_delivering(lua_State *L) {
   return 0;
 }
 
-static int animator_state(lua_State *L) { return anim_lua_uservalue(L, ANIM_BOX_ANIMATOR, 2); }
+static int animator_state(lua_State *L) { return anim_lua_uservalue(L, ANIM_BOX_ANIMATOR, ANIM_UV_ANIMATOR_STATE); }
 
 /* core.animator_play(animator, clip, fade, weight, speed, priority|nil,
  *                    bindings, callbacks) -> track | nil, property index,
@@ -141,7 +141,7 @@ static int animator_set_callbacks(lua_State *L) {
   for (i = 4; i >= 2; i--) {
     int t = lua_type(L, i);
     luaL_argcheck(L, t == LUA_TNIL || t == LUA_TFUNCTION || t == LUA_TTABLE, i, "function, table or nil expected");
-    lua_setiuservalue(L, 1, i + 1);
+    lua_setiuservalue(L, 1, ANIM_UV_ANIMATOR_ON_MARKER + i - 2);
   }
   return 0;
 }

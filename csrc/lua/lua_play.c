@@ -80,7 +80,7 @@ anim_binding *anim_lua_checkbindings(lua_State *L, int idx, int njoints, unsigne
 }
 
 int anim_lua_newtrack(lua_State *L) {
-  anim_lua_newbox(L, ANIM_BOX_TRACK, sizeof(anim_track_box), 5);
+  anim_lua_newbox(L, ANIM_BOX_TRACK, sizeof(anim_track_box), ANIM_UV_TRACK_COUNT);
   return lua_gettop(L);
 }
 
@@ -90,11 +90,11 @@ void anim_lua_settrack(lua_State *L, int box, anim_track *t, int src, int animat
   tb->t = t;
   anim_track_retain(t);
   lua_pushvalue(L, src);
-  lua_setiuservalue(L, box, 1);
+  lua_setiuservalue(L, box, ANIM_UV_TRACK_SOURCE);
   lua_pushvalue(L, animator);
-  lua_setiuservalue(L, box, 2);
+  lua_setiuservalue(L, box, ANIM_UV_TRACK_ANIMATOR);
   lua_pushvalue(L, cbs);
-  lua_setiuservalue(L, box, 3);
+  lua_setiuservalue(L, box, ANIM_UV_TRACK_CALLBACKS);
   lua_settop(L, box);
   /* (last: the collector may run finalizers) */
   anim_lua_account(L, ((anim_animator_box *)lua_touserdata(L, animator))->acct);

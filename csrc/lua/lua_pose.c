@@ -19,7 +19,7 @@ typedef anim_animator_box animator_box;
 static int no_joint(lua_State *L, const anim_rig *r, int idx) {
   const char *hint = anim_lua_suggest(lua_tostring(L, idx), r->names, r->n);
   const char *rig = "rig", *name = anim_lua_shown(L, idx);
-  if (lua_getiuservalue(L, 1, 1) == LUA_TUSERDATA && lua_getiuservalue(L, -1, 1) == LUA_TTABLE &&
+  if (lua_getiuservalue(L, 1, ANIM_UV_ANIMATOR_RIG) == LUA_TUSERDATA && lua_getiuservalue(L, -1, 1) == LUA_TTABLE &&
       lua_getfield(L, -1, "name") == LUA_TSTRING)
     rig = anim_lua_shown(L, -1);
   /* (every name quoted cut: anim_lua_shown) */

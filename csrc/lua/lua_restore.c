@@ -468,12 +468,12 @@ static void plan_boxes(lua_State *L, const plan_size *z) {
     int box = anim_lua_newtrack(L);
     lua_rawgeti(L, top + 4, i + 1);
     lua_getfield(L, -1, "src");
-    lua_setiuservalue(L, box, 1);
+    lua_setiuservalue(L, box, ANIM_UV_TRACK_SOURCE);
     lua_pushvalue(L, 1);
-    lua_setiuservalue(L, box, 2);
+    lua_setiuservalue(L, box, ANIM_UV_TRACK_ANIMATOR);
     lua_getfield(L, -1, "cbs");
     luaL_checktype(L, -1, LUA_TTABLE);
-    lua_setiuservalue(L, box, 3);
+    lua_setiuservalue(L, box, ANIM_UV_TRACK_CALLBACKS);
     lua_getfield(L, -1, "id");
     lua_pushvalue(L, box);
     lua_rawset(L, top + 2);

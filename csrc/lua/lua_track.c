@@ -32,7 +32,7 @@ static int track_gc(lua_State *L) {
  * marker callbacks by marker (4), the clip's marker table (5) (of a
  * finalized track too) */
 static int track_uservalue(lua_State *L) {
-  int n = (int)anim_lua_checkrange(L, 2, 1, 5, "user value");
+  int n = (int)anim_lua_checkrange(L, 2, 1, ANIM_UV_TRACK_COUNT, "user value");
   if (!anim_lua_testbox_any(L, 1, ANIM_BOX_TRACK)) anim_lua_checkbox(L, 1, ANIM_BOX_TRACK);
   lua_getiuservalue(L, 1, n);
   return 1;
@@ -43,9 +43,9 @@ static int track_uservalue(lua_State *L) {
  * marker callbacks by marker, or false: too many) or 5 (its clip's marker
  * table), made by runtime/dispatch.lua */
 static int track_set_dispatch(lua_State *L) {
-  int n = (int)anim_lua_checkrange(L, 2, 4, 5, "user value");
+  int n = (int)anim_lua_checkrange(L, 2, ANIM_UV_TRACK_BY_MARKER, ANIM_UV_TRACK_MARKS, "user value");
   if (!anim_lua_testbox_any(L, 1, ANIM_BOX_TRACK)) anim_lua_checkbox(L, 1, ANIM_BOX_TRACK);
-  luaL_argcheck(L, lua_istable(L, 3) || lua_isnil(L, 3) || (n == 4 && lua_isboolean(L, 3) && !lua_toboolean(L, 3)), 3,
+  luaL_argcheck(L, lua_istable(L, 3) || lua_isnil(L, 3) || (n == ANIM_UV_TRACK_BY_MARKER && lua_isboolean(L, 3) && !lua_toboolean(L, 3)), 3,
                 "table or nil expected (or false for 4)");
   lua_settop(L, 3);
   anim_lua_set_dispatch(L, 1, n);

@@ -49,7 +49,7 @@ static int animator_update(lua_State *L) {
     from = anim_lua_deliver(L, b, 1, r, &err);
     if (from <= r || !lua_isnil(L, err)) {
       lua_pushinteger(L, r);
-      lua_getiuservalue(L, 1, 2);
+      lua_getiuservalue(L, 1, ANIM_UV_ANIMATOR_STATE);
       lua_pushinteger(L, from);
       lua_pushvalue(L, err);
       return 4;

@@ -29,6 +29,8 @@ local EV_ITEM, EV_LOOPED, EV_STOPPED = codes.event.item, codes.event.looped, cod
 local MARKER, EVENT, SOUND = codes.item.marker, codes.item.event, codes.item.sound
 local DEFAULT_FADE = codes.float.default_fade
 local clip_info, track_uv, animator_state = core.clip_info, core.track_uservalue, core.animator_state
+-- (a track's user values, named in csrc/core/codes.h)
+local UV_SOURCE, UV_ANIMATOR, UV_CALLBACKS = codes.uv.track_source, codes.uv.track_animator, codes.uv.track_callbacks
 local space_info = core.space_info
 local core_update, core_event = core.animator_update, core.animator_event
 local core_update_list = core.animators_update
@@ -323,7 +325,7 @@ local function play(self, clip, opts, fname)
     if debug.getmetatable(after) ~= core.track_metatable then
       argerror(2, fname, "after must be a track, got " .. args.typename(after))
     end
-    if track_uv(after, 2) ~= self then argerror(2, fname, "after: the track plays on another animator") end
+    if track_uv(after, UV_ANIMATOR) ~= self then argerror(2, fname, "after: the track plays on another animator") end
     local queued = st.queued_after and st.queued_after[after]
     -- (a track finalized by hand no longer waits: its metatable is another)
     if queued and debug.getmetatable(queued) == core.track_metatable and core.track_queued(queued) then
@@ -450,7 +452,7 @@ local function run_play(self, st, item, late, err, in_co)
   -- the live track of that clip started first (7a.14: it keeps its rank)
   local found, first
   for id, t in pairs(st.live) do
-    if track_uv(t, 1) == c and select(4, core.track_state(t)) and (not first or id < first) then
+    if track_uv(t, UV_SOURCE) == c and select(4, core.track_state(t)) and (not first or id < first) then
       found, first = t, id
     end
   end
@@ -846,7 +848,7 @@ function tmethods.crossfade(self, clip, fade)
     argerror(2, "crossfade", "fade must be a finite number >= 0, got " .. show(fade))
   end
   fade = fade or DEFAULT_FADE
-  local new = play(track_uv(self, 2), clip, { fade = fade }, "crossfade")
+  local new = play(track_uv(self, UV_ANIMATOR), clip, { fade = fade }, "crossfade")
   core.track_stop(self, fade)
   return new
 end
@@ -854,7 +856,7 @@ end
 -- track:set_at(x [, y]): a blend space track's parameter (track.at), with
 -- no table.
 function tmethods.set_at(self, x, y)
-  local src = track_uv(self, 1)
+  local src = track_uv(self, UV_SOURCE)
   if not spaces.is_space_box(src) then args.raise("track:set_at: the track plays a clip, not a blend space") end
   local two = space_info(src).dimensions == 2
   if not finite(x) or (two and not finite(y)) then
@@ -866,7 +868,7 @@ end
 
 -- A track's callbacks table, known as the track's for sync().
 local function track_cbs(self)
-  local cbs = track_uv(self, 3)
+  local cbs = track_uv(self, UV_CALLBACKS)
   owners[cbs] = self
   return cbs
 end
@@ -890,12 +892,12 @@ local tfields = {
   fade = function(self) return select(6, core.track_state(self)) end,
   -- its start order: the key of animator:restore's tracks (runtime/state.lua)
   id = function(self) return select(7, core.track_state(self)) end,
-  clip = function(self) return track_uv(self, 1) end,
-  animator = function(self) return track_uv(self, 2) end,
+  clip = function(self) return track_uv(self, UV_SOURCE) end,
+  animator = function(self) return track_uv(self, UV_ANIMATOR) end,
   -- a blend space's: its first point's clip's (the space's clock), as
   -- that clip is now (a reload may have changed it)
   length = function(self)
-    local src = track_uv(self, 1)
+    local src = track_uv(self, UV_SOURCE)
     return clip_info(spaces.is_space_box(src) and space_info(src).clips[1] or src).length
   end,
   at = function(self)
@@ -920,7 +922,7 @@ tmt.__newindex = function(self, k, v)
     return
   end
   if k == "at" then
-    local src = track_uv(self, 1)
+    local src = track_uv(self, UV_SOURCE)
     if not spaces.is_space_box(src) then args.raise("track.at: the track plays a clip, not a blend space") end
     local dim = space_info(src).dimensions
     if dim == 1 and not finite(v) then
@@ -939,7 +941,7 @@ tmt.__newindex = function(self, k, v)
   args.raise("cannot set track field '" .. shown(k) .. "'")
 end
 tmt.__tostring = function(self)
-  local src = track_uv(self, 1)
+  local src = track_uv(self, UV_SOURCE)
   local info = spaces.is_space_box(src) and space_info(src) or clip_info(src)
   return string.format("anim.track(%s, t=%g)", shown(info.name), core.track_time(self))
 end
@@ -989,7 +991,7 @@ tmt.__gc = function(self)
   -- metatable), it still raises.
   local alive, _, _, _, _, _, _, id = pcall(core.track_state, self)
   if not alive and debug.getmetatable(self) == tmt then return end
-  local cbs, owner = track_uv(self, 3), track_uv(self, 2)
+  local cbs, owner = track_uv(self, UV_CALLBACKS), track_uv(self, UV_ANIMATOR)
   if not alive then _, _, _, _, _, _, id = core.track_state(self) end
   track_gc(self)
   core.track_unslot(self)

@@ -31,6 +31,8 @@ local FIELDS = core.state_fields()
 local SIDES, OVR, IKK = codes.side, codes.override, codes.ik
 local MAX_ARITY, MAX_POINTS = codes.const.max_prop_arity, codes.const.max_space_points
 local clip_info, space_info, track_uv = core.clip_info, core.space_info, core.track_uservalue
+-- (a track's user values, named in csrc/core/codes.h)
+local UV_SOURCE = codes.uv.track_source
 local fail, key, index = E.fail, E.key, E.index
 
 -- The names of an enum field, in code order ("pending,playing,...").
@@ -114,7 +116,7 @@ function M.save(animator, st)
     if t.point == 0 then
       local track = by_id[t.id]
       if not track then error("state: the core's track " .. t.id .. " has no Lua track", 0) end
-      local src = track_uv(track, 1)
+      local src = track_uv(track, UV_SOURCE)
       lead = record(FIELDS.track, t.f, joints, { id = t.digits })
       if spaces.is_space_box(src) then
         local info = space_info(src)
