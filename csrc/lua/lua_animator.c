@@ -132,7 +132,7 @@ static int animator_event(lua_State *L) {
 /* core.animator_set_callbacks(animator, marker, event, sound): its
  * on_marker, on_event and on_sound callbacks as the delivery from C calls
  * them (lua_deliver.c: its user values 3 to 5), each the function of the
- * only connection, the list of connections, or nil (runtime/animator.lua
+ * only connection, the list of connections, or nil (runtime/connect.lua
  * keeps them) */
 static int animator_set_callbacks(lua_State *L) {
   int i;

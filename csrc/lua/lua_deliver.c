@@ -3,7 +3,7 @@
  * Lua loop over the queue with a call into C per entry).  It delivers what
  * most updates queue -- markers, events and sounds of a clip's track, a
  * track's looped and stopped -- exactly as the Lua side's `deliver` does
- * (lua/anim/runtime/animator.lua: the same callbacks in the same order
+ * (lua/anim/runtime/deliver.lua: the same callbacks in the same order
  * with the same arguments, each in a protected call with debug.traceback
  * as its message handler, the first error kept), and stops at the first
  * entry it leaves to the Lua side: a `plays` item (it starts a clip), an

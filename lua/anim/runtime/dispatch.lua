@@ -16,7 +16,7 @@
 --      the same (a thousand characters calling one footstep handler read
 --      one table: it stays in the processor's cache).
 -- Both are caches of what the Lua side's own delivery reads (the clip's
--- info and the track's callbacks table, animator.lua's deliver): a track
+-- info and the track's callbacks table, deliver.lua's deliver): a track
 -- without its marker table has its markers delivered by the Lua side.
 -- Tables are replaced, never changed in place, so that a delivery that
 -- read one goes on with it.
@@ -62,7 +62,7 @@ local single = setmetatable({}, { __mode = "k" })
 -- them: the function of the only connection, the list when there are
 -- several, nil when none (lists are replaced, never changed in place: a
 -- list kept here is the list of the moment).  The animator's on_marker,
--- on_event and on_sound go to it so too (animator.lua's sync).
+-- on_event and on_sound go to it so too (connect.lua's sync).
 local function callbacks(list)
   local n = list and #list or 0
   if n == 0 then return nil end
