@@ -1,6 +1,6 @@
 -- Argument errors (issue 16): every public function called wrongly raises
 -- "bad argument #n to 'name' (why)" at the line of the script that called
--- it, whether the check runs in C (csrc/lua/lua_helpers.c) or deep inside
+-- it, whether the check runs in C (csrc/lua/lua_args.c) or deep inside
 -- the module's Lua files (lua/anim/base/args.lua).
 local anim = require "anim"
 local H = require "spec.helper"

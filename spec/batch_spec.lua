@@ -289,7 +289,7 @@ describe("anim.update arguments", function()
   end)
 
   -- The list is read in one pass of lua_next, keys and animators at once
-  -- (scan_list in csrc/lua/lua_animator.c); anything amiss sends it to the
+  -- (scan_list in csrc/lua/lua_update.c); anything amiss sends it to the
   -- checks by index, then by key, so a refusal names what it always named
   -- whichever order the table keeps its keys in: its array part in order,
   -- its hash part in an order of its own (a table filled out of order).

@@ -81,7 +81,7 @@ end)
 
 describe("pose_array", function()
   -- Its code reads out's metatable once and relies on no Lua code running
-  -- inside the call (csrc/lua/lua_animator.c, animator_pose_array): the
+  -- inside the call (csrc/lua/lua_pose.c, animator_pose_array): the
   -- sets into the table, even those that grow it, never step the
   -- collector.  A finalizer set to run at the next allocations runs after
   -- the call, however much the array grew inside it.

@@ -3,7 +3,7 @@
 -- rule written out here in Lua, and what they refuse, with the messages of
 -- the checked path.  The readers take the usual call (a live animator, an
 -- integer index in range) by a shorter path than the rest
--- (csrc/lua/lua_animator.c, joint_reader); a name, a float index and
+-- (csrc/lua/lua_pose.c, joint_reader); a name, a float index and
 -- pose_into go the other ways, so comparing them compares the paths.
 local anim = require "anim"
 local H = require "spec.helper"

@@ -138,6 +138,21 @@
   X(ANIM_TIE_SECONDS, "tie_seconds", ANIM_TIE_SECONDS)                     \
   X(ANIM_WEIGHT_CAP, "weight_cap", ANIM_WEIGHT_CAP)
 
+/* The binding's table layouts, named once for C and Lua (csrc/lua/): the
+ * user values of a track's box and of an animator's (1-based, as
+ * lua_getiuservalue numbers them), and the entries of slot s in the slot
+ * table (lua_deliver.c): entry 4s - k for each k, a slot `width` entries. */
+#define ANIM_UV_CODES(X)                                                   \
+  X(ANIM_UV_TRACK_SOURCE, "track_source", 1) X(ANIM_UV_TRACK_ANIMATOR, "track_animator", 2) \
+  X(ANIM_UV_TRACK_CALLBACKS, "track_callbacks", 3) X(ANIM_UV_TRACK_BY_MARKER, "track_by_marker", 4) \
+  X(ANIM_UV_TRACK_MARKS, "track_marks", 5) X(ANIM_UV_TRACK_COUNT, "track_count", 5) \
+  X(ANIM_UV_ANIMATOR_RIG, "animator_rig", 1) X(ANIM_UV_ANIMATOR_STATE, "animator_state", 2) \
+  X(ANIM_UV_ANIMATOR_ON_MARKER, "animator_on_marker", 3) X(ANIM_UV_ANIMATOR_ON_EVENT, "animator_on_event", 4) \
+  X(ANIM_UV_ANIMATOR_ON_SOUND, "animator_on_sound", 5) X(ANIM_UV_ANIMATOR_COUNT, "animator_count", 5)
+#define ANIM_SLOTS_CODES(X)                                                \
+  X(ANIM_SLOTS_WIDTH, "width", 4) X(ANIM_SLOTS_TRACK, "track", 3) X(ANIM_SLOTS_BY_MARKER, "by_marker", 2) \
+  X(ANIM_SLOTS_MARKS, "marks", 1) X(ANIM_SLOTS_KEY, "key", 0)
+
 /* Every list, with the name of its group in anim.core.codes. */
 #define ANIM_CODE_GROUPS(G)                                                \
   G("interp", ANIM_INTERP_CODES) G("ease", ANIM_EASE_CODES) G("euler", ANIM_EULER_CODES) \
@@ -147,7 +162,7 @@
   G("cycle", ANIM_CYCLE_CODES) G("keybyte", ANIM_KEYBYTE_CODES) G("handle", ANIM_HANDLE_CODES) \
   G("event", ANIM_EVENT_CODES) G("status", ANIM_STATUS_CODES) G("tree", ANIM_TREE_CODES) \
   G("override", ANIM_OVERRIDE_CODES) G("ik", ANIM_IK_CODES) G("ikfield", ANIM_IKFIELD_CODES) \
-  G("hear", ANIM_HEAR_CODES) G("const", ANIM_CONST_CODES)
+  G("hear", ANIM_HEAR_CODES) G("const", ANIM_CONST_CODES) G("uv", ANIM_UV_CODES) G("slots", ANIM_SLOTS_CODES)
 
 #define ANIM_CODE_ENUM(id, name, value) id = (value),
 enum { ANIM_INTERP_CODES(ANIM_CODE_ENUM) ANIM_INTERP_COUNT };
@@ -173,5 +188,7 @@ enum { ANIM_IK_CODES(ANIM_CODE_ENUM) ANIM_IK_COUNT };
 enum { ANIM_IKFIELD_CODES(ANIM_CODE_ENUM) ANIM_IKFIELD_COUNT };
 enum { ANIM_HEAR_CODES(ANIM_CODE_ENUM) ANIM_HEAR_END };
 enum { ANIM_CONST_CODES(ANIM_CODE_ENUM) ANIM_CONST_END };
+enum { ANIM_UV_CODES(ANIM_CODE_ENUM) ANIM_UV_END };
+enum { ANIM_SLOTS_CODES(ANIM_CODE_ENUM) ANIM_SLOTS_END };
 
 #endif

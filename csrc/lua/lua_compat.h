@@ -10,7 +10,7 @@
  *     luaL_testudata, lua_absindex, lua_copy, luaL_buffinitsize and
  *     luaL_pushresultsize (5.2+);
  *   - integers: 5.1 and 5.2 have no integer subtype, so lua_isinteger is
- *     0 there and the callers read numbers as doubles (lua_helpers.c);
+ *     0 there and the callers read numbers as doubles (lua_args.c);
  *     lua_pushfstring's %I is 5.3+: anim_lua_pushint formats an integer
  *     everywhere.
  * Included by lua_helpers.h, so by every binding file. */

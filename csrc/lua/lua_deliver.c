@@ -3,7 +3,7 @@
  * Lua loop over the queue with a call into C per entry).  It delivers what
  * most updates queue -- markers, events and sounds of a clip's track, a
  * track's looped and stopped -- exactly as the Lua side's `deliver` does
- * (lua/anim/runtime/animator.lua: the same callbacks in the same order
+ * (lua/anim/runtime/deliver.lua: the same callbacks in the same order
  * with the same arguments, each in a protected call with debug.traceback
  * as its message handler, the first error kept), and stops at the first
  * entry it leaves to the Lua side: a `plays` item (it starts a clip), an
@@ -115,6 +115,11 @@ static int may_yield(lua_State *L) {
  * thousand characters would find each of those out of the processor's
  * cache. */
 #define SLOTS_KEY "anim.slots"
+/* Entry k of slot s (codes.h, ANIM_SLOTS_CODES): 4s - k. */
+#define SLOT_AT(s, k) (ANIM_SLOTS_WIDTH * (lua_Integer)(s) - (k))
+/* The entry of slot s that holds the track's user value n (its marker
+ * callbacks by marker or its clip's marker table). */
+#define SLOT_OF_UV(s, n) SLOT_AT(s, (n) == ANIM_UV_TRACK_BY_MARKER ? ANIM_SLOTS_BY_MARKER : ANIM_SLOTS_MARKS)
 
 void anim_lua_pushslots(lua_State *L) {
   if (lua_getfield(L, LUA_REGISTRYINDEX, SLOTS_KEY) == LUA_TTABLE) return;
@@ -158,23 +163,23 @@ void anim_lua_slot(lua_State *L, int idx) {
   if (b->slot > 0 || !b->t) { lua_pop(L, 1); return; }
   /* (the first free slot, or a new one) */
   if ((s = slot_int(L, st, -1)) > 0) {
-    lua_pushinteger(L, slot_int(L, st, 4 * s));
+    lua_pushinteger(L, slot_int(L, st, SLOT_AT(s, ANIM_SLOTS_KEY)));
   } else {
     s = slot_int(L, st, 0) + 1;
-    if (s > INT_MAX / 4) luaL_error(L, "too many tracks");
+    if (s > INT_MAX / ANIM_SLOTS_WIDTH) luaL_error(L, "too many tracks");
     lua_pushinteger(L, s);
     seti(L, st, 0);
     lua_pushinteger(L, 0);
   }
   seti(L, st, -1);
   lua_pushvalue(L, idx);
-  seti(L, st, 4 * s - 3);
-  for (n = 4; n <= 5; n++) {
+  seti(L, st, SLOT_AT(s, ANIM_SLOTS_TRACK));
+  for (n = ANIM_UV_TRACK_BY_MARKER; n <= ANIM_UV_TRACK_MARKS; n++) {
     lua_getiuservalue(L, idx, n);
-    seti(L, st, 4 * s - 6 + n);
+    seti(L, st, SLOT_OF_UV(s, n));
   }
   lua_pushlightuserdata(L, b->t);
-  seti(L, st, 4 * s);
+  seti(L, st, SLOT_AT(s, ANIM_SLOTS_KEY));
   b->slot = (int)s;
   anim_track_set_slot(b->t, (int)s);
   lua_pop(L, 1);
@@ -185,12 +190,12 @@ int anim_lua_unslot(lua_State *L, int idx) {
   int s = b->slot, i;
   if (s <= 0) return 0;
   anim_lua_pushslots(L);
-  for (i = 3; i >= 1; i--) {
+  for (i = ANIM_SLOTS_TRACK; i >= ANIM_SLOTS_MARKS; i--) {
     lua_pushnil(L);
-    seti(L, -2, 4 * (lua_Integer)s - i);
+    seti(L, -2, SLOT_AT(s, i));
   }
   geti(L, -1, -1);
-  seti(L, -2, 4 * (lua_Integer)s);
+  seti(L, -2, SLOT_AT(s, ANIM_SLOTS_KEY));
   lua_pushinteger(L, s);
   seti(L, -2, -1);
   lua_pop(L, 1);
@@ -206,7 +211,7 @@ void anim_lua_set_dispatch(lua_State *L, int idx, int n) {
   if (b->slot > 0) {
     anim_lua_pushslots(L);
     lua_pushvalue(L, -2);
-    seti(L, -2, 4 * (lua_Integer)b->slot - 6 + n);
+    seti(L, -2, SLOT_OF_UV(b->slot, n));
     lua_pop(L, 1);
   }
   lua_setiuservalue(L, idx, n);
@@ -291,10 +296,10 @@ static int slot(deliv *d, int t) {
   ty = lua_type(L, base + t);
   if (ty != LUA_TNIL) return ty == LUA_TTABLE;
   if (t == S_MARKS) {
-    ty = d->marks = geti(L, lua_upvalueindex(d->uv + UV_SLOTS), 4 * (lua_Integer)d->s - 1);
+    ty = d->marks = geti(L, lua_upvalueindex(d->uv + UV_SLOTS), SLOT_AT(d->s, ANIM_SLOTS_MARKS));
   } else if (t == S_CBS) {
-    ty = lua_getiuservalue(L, base + S_TRACK, 3);
-  } else if (lua_getiuservalue(L, base + S_TRACK, 1) == LUA_TUSERDATA) {
+    ty = lua_getiuservalue(L, base + S_TRACK, ANIM_UV_TRACK_CALLBACKS);
+  } else if (lua_getiuservalue(L, base + S_TRACK, ANIM_UV_TRACK_SOURCE) == LUA_TUSERDATA) {
     ty = lua_getiuservalue(L, -1, 1);
     lua_remove(L, -2);
   }
@@ -332,7 +337,7 @@ static int deliver_marker(deliv *d, int k, double late, int all) {
   if (d->called) {
     /* (a callback may have (dis)connected one of the track's: the table
      * is replaced then, never changed) */
-    d->by = lua_getiuservalue(L, base + S_TRACK, 4);
+    d->by = lua_getiuservalue(L, base + S_TRACK, ANIM_UV_TRACK_BY_MARKER);
     lua_replace(L, base + S_BY);
     d->called = 0;
   }
@@ -365,7 +370,7 @@ static int deliver_marker(deliv *d, int k, double late, int all) {
     geti(L, base + S_MARKS, 2 * j - 1);  /* top + 3: the name */
     /* top + 4: the animator's (its third user value: its on_marker
      * callbacks, as lua_animator.c keeps them) */
-    lua_getiuservalue(L, d->ai, 3);
+    lua_getiuservalue(L, d->ai, ANIM_UV_ANIMATOR_ON_MARKER);
   }
   lua_pushvalue(L, base + S_TRACK);
   lua_pushvalue(L, top + 2);
@@ -396,7 +401,7 @@ static int deliver_item(deliv *d, int kind, int k, double late) {
     return 0;
   }
   m = top + 2;
-  lua_getiuservalue(L, d->ai, kind == ANIM_ITEM_EVENT ? 4 : 5);  /* top + 3 */
+  lua_getiuservalue(L, d->ai, kind == ANIM_ITEM_EVENT ? ANIM_UV_ANIMATOR_ON_EVENT : ANIM_UV_ANIMATOR_ON_SOUND);  /* top + 3 */
   lua_pushvalue(L, d->base + S_TRACK);
   if (kind == ANIM_ITEM_EVENT) {
     getk(d, m, K_NAME);
@@ -431,7 +436,7 @@ static int deliver_state(deliv *d, int type, double late) {
  * its track out (finalized, or its animator) and given the slot to
  * another. */
 static int slot_holds(lua_State *L, int sl, int s, const anim_track *t) {
-  int same = geti(L, sl, 4 * (lua_Integer)s) == LUA_TLIGHTUSERDATA &&
+  int same = geti(L, sl, SLOT_AT(s, ANIM_SLOTS_KEY)) == LUA_TLIGHTUSERDATA &&
              lua_touserdata(L, -1) == (const void *)t;
   lua_pop(L, 1);
   return same;
@@ -469,8 +474,8 @@ static ANIM_LUA_HOT int deliver_lone_marker(lua_State *L, int uv, int base, anim
     return 0;
   /* base + 3: the track's marker callbacks, then the function, the
    * track, the marker's value ([-j]) and how late */
-  if (geti(L, sl, 4 * s - 2) != LUA_TTABLE || geti(L, base + S_TRACK, j) != LUA_TFUNCTION ||
-      geti(L, sl, 4 * s - 3) != LUA_TUSERDATA) {
+  if (geti(L, sl, SLOT_AT(s, ANIM_SLOTS_BY_MARKER)) != LUA_TTABLE || geti(L, base + S_TRACK, j) != LUA_TFUNCTION ||
+      geti(L, sl, SLOT_AT(s, ANIM_SLOTS_TRACK)) != LUA_TUSERDATA) {
     lua_settop(L, base + S_ERR);
     return 0;
   }
@@ -517,18 +522,18 @@ static ANIM_LUA_COLD int deliver_loop(lua_State *L, int uv, int base, anim_anima
       }
       last = 0;
       if (b->acct->unslots != b->unslots && !slot_holds(L, sl, s, e->track)) continue;
-      if (geti(L, sl, 4 * (lua_Integer)s - 3) != LUA_TUSERDATA) {
+      if (geti(L, sl, SLOT_AT(s, ANIM_SLOTS_TRACK)) != LUA_TUSERDATA) {
         lua_settop(L, d.base + S_ERR);
         break;
       }
-      d.by = geti(L, sl, 4 * (lua_Integer)s - 2);
+      d.by = geti(L, sl, SLOT_AT(s, ANIM_SLOTS_BY_MARKER));
       d.run = d.base + S_BY;
       d.s = s;
       d.marks = LUA_TNONE;
       /* (the marker table too where markers need it: the animator hears
        * them, or the track keeps no callbacks by marker) */
       if (d.by != LUA_TTABLE || (anim_animator_hears(b->a) & ANIM_HEAR_MARKER)) {
-        d.marks = geti(L, sl, 4 * (lua_Integer)s - 1);
+        d.marks = geti(L, sl, SLOT_AT(s, ANIM_SLOTS_MARKS));
         d.run = d.base + S_MARKS;
       }
       d.called = 0;

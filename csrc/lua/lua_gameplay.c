@@ -118,13 +118,18 @@ static const luaL_Reg funcs[] = {
 
 /* Called every frame: the animator metatable is their upvalue. */
 static const luaL_Reg per_frame[] = {
-  {"animator_root_motion", root_motion},
   {"ik_set", ik_set},
   {NULL, NULL}
+};
+static const anim_lua_method methods[] = {
+  {"animator_root_motion", "root_motion", root_motion},
+  {NULL, NULL, NULL}
 };
 
 void anim_lua_open_gameplay(lua_State *L) {
   luaL_setfuncs(L, funcs, 0);
   luaL_getmetatable(L, ANIM_ANIMATOR_MT);
   luaL_setfuncs(L, per_frame, 1);
+  luaL_getmetatable(L, ANIM_ANIMATOR_MT);
+  anim_lua_setmethods(L, "animator_methods", methods, 1);
 }

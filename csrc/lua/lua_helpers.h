@@ -1,6 +1,9 @@
 /* lua_helpers.h - what every file of the binding shares, and nothing else:
- * the userdata boxes and their metatable names, the allocator, and the
- * argument checks.  Every binding file includes this and the core's
+ * the userdata boxes and their metatable names (lua_box.c), the allocator
+ * (lua_mem.c), the argument checks (lua_args.c), the suggestion of a name
+ * (lua_suggest.c), what playing takes (lua_play.c), key blocks
+ * (lua_keyblock.c), user data in messages (lua_shown.c) and the delivery
+ * (lua_deliver.c).  Every binding file includes this and the core's
  * headers, never another binding file (docs/architecture.md); lua_module.c
  * calls the open functions declared at the end. */
 #ifndef ANIM_LUA_HELPERS_H
@@ -66,7 +69,7 @@ typedef struct {
   int slot;
   unsigned long long mark;
   unsigned long long unslots;  /* acct->unslots when its queue was made (lua_deliver.c) */
-  int queued;                  /* the entries of its queue when a batch update queued it (lua_animator.c) */
+  int queued;                  /* the entries of its queue when a batch update queued it (lua_update.c) */
 } anim_animator_box;
 typedef struct { unsigned tag; anim_track *t; int slot; } anim_track_box;
 typedef struct { unsigned tag; } anim_retarget_box;
@@ -112,8 +115,24 @@ int anim_lua_nomem(lua_State *L);
  * as luaL_argerror does (a method call counts from its first argument after
  * self), and names what it got by its metatable's __name. */
 
-/* luaL_argerror with a formatted message. */
+/* luaL_argerror with a formatted message.  Raised by a method (a C
+ * function registered by anim_lua_setmethods), it names the method and
+ * counts from the first argument after self however the script called it
+ * (a:get(x), a.get(a, x), a hoisted get, under a pcall), at the line of
+ * the script that called; a bad self is "calling 'get' on bad self (...)". */
 int anim_lua_argerror(lua_State *L, int arg, const char *fmt, ...);
+/* A C function that is a method: exported as `name` in anim.core, known
+ * as `method` to scripts (in the messages of anim_lua_argerror). */
+typedef struct anim_lua_method {
+  const char *name, *method;
+  lua_CFunction fn;
+} anim_lua_method;
+/* luaL_setfuncs for methods: each function of list (ended by a NULL name)
+ * with the nup upvalues on the top of the stack (popped), set in the
+ * module table under them as `name` and in its class's method table, the
+ * module's field `table` (made on first use), as `method`; registered as
+ * a method (its argument errors: anim_lua_argerror). */
+void anim_lua_setmethods(lua_State *L, const char *table, const anim_lua_method *list, int nup);
 /* The __name of the value's metatable (shown: anim_lua_shown, pushed
  * with the name under it), else its type name (nothing pushed). */
 const char *anim_lua_typename(lua_State *L, int idx);
@@ -319,8 +338,12 @@ anim_track *anim_lua_checktrack(lua_State *L, int arg);
  * of the stack. */
 void anim_lua_open_codes(lua_State *L);
 void anim_lua_open_clip(lua_State *L);
+void anim_lua_open_clip_read(lua_State *L);
 void anim_lua_open_rig(lua_State *L);
 void anim_lua_open_animator(lua_State *L);
+void anim_lua_open_track(lua_State *L);
+void anim_lua_open_update(lua_State *L);
+void anim_lua_open_pose(lua_State *L);
 void anim_lua_open_check(lua_State *L);
 void anim_lua_open_fs(lua_State *L);
 void anim_lua_open_jsonkeys(lua_State *L);
@@ -331,6 +354,8 @@ void anim_lua_open_bytes(lua_State *L);
 void anim_lua_open_blendspace(lua_State *L);
 void anim_lua_open_gameplay(lua_State *L);
 void anim_lua_open_state(lua_State *L);
+void anim_lua_open_suggest(lua_State *L);
+void anim_lua_open_restore(lua_State *L);
 void anim_lua_open_shown(lua_State *L);
 
 #endif

@@ -21,8 +21,12 @@ ANIM_EXPORT int luaopen_anim_core(lua_State *L) {
   lua_newtable(L);
   anim_lua_open_codes(L);
   anim_lua_open_clip(L);
+  anim_lua_open_clip_read(L);
   anim_lua_open_rig(L);
   anim_lua_open_animator(L);
+  anim_lua_open_track(L);
+  anim_lua_open_update(L);
+  anim_lua_open_pose(L);
   anim_lua_open_check(L);
   anim_lua_open_fs(L);
   anim_lua_open_jsonkeys(L);
@@ -33,6 +37,8 @@ ANIM_EXPORT int luaopen_anim_core(lua_State *L) {
   anim_lua_open_blendspace(L);
   anim_lua_open_gameplay(L);
   anim_lua_open_state(L);
+  anim_lua_open_restore(L);
   anim_lua_open_shown(L);
+  anim_lua_open_suggest(L);
   return 1;
 }

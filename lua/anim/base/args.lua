@@ -3,7 +3,7 @@
 -- luaL_argerror does, and it points at the line of the script that made
 -- the call: the first stack frame outside the module's own files, however
 -- deep inside the module the check runs (a C function called by the
--- script gets the same from luaL_argerror in csrc/lua/lua_helpers.c).
+-- script gets the same from luaL_argerror in csrc/lua/lua_args.c).
 local suggest = require "anim.base.suggest"
 local E = require "anim.base.errors"
 

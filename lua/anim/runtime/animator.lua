@@ -2,9 +2,10 @@
 -- tracks, blends the pose and queues what happened; update() delivers that
 -- queue to the Lua callbacks in order (SEMANTICS 7): the core's update
 -- delivers what it can from C where no callback can yield
--- (csrc/lua/lua_deliver.c: the same callbacks, order and arguments as
--- `deliver` below), and this file the rest.  Nothing here runs per
--- joint; the per-frame path allocates nothing while callbacks fire.
+-- (csrc/lua/lua_deliver.c), and runtime/deliver.lua the rest (and
+-- anim.update's); runtime/connect.lua keeps the connections.  Nothing
+-- here runs per joint; the per-frame path allocates nothing while
+-- callbacks fire.
 local core = require "anim.core"
 local format = require "anim.format.read"
 local codes = require "anim.base.codes"
@@ -20,26 +21,22 @@ local spaces = require "anim.runtime.blendspace"
 local ik = require "anim.runtime.ik"
 local saved = require "anim.runtime.state"
 local dispatch = require "anim.runtime.dispatch"
+local connections = require "anim.runtime.connect"
+local delivery = require "anim.runtime.deliver"
 
 local M = {}
 
 local SIDES = codes.side
 local ST = codes.status
-local EV_ITEM, EV_LOOPED, EV_STOPPED = codes.event.item, codes.event.looped, codes.event.stopped
-local MARKER, EVENT, SOUND = codes.item.marker, codes.item.event, codes.item.sound
 local DEFAULT_FADE = codes.float.default_fade
 local clip_info, track_uv, animator_state = core.clip_info, core.track_uservalue, core.animator_state
-local space_info = core.space_info
-local core_update, core_event = core.animator_update, core.animator_event
-local core_update_list = core.animators_update
-local core_delivering, core_deliver = core.animator_delivering, core.animator_deliver
-local traceback = debug.traceback
+-- (a track's user values, named in csrc/core/codes.h)
+local UV_SOURCE, UV_ANIMATOR, UV_CALLBACKS = codes.uv.track_source, codes.uv.track_animator, codes.uv.track_callbacks
+local core_update, space_info = core.animator_update, core.space_info
 local type = type
-local yield, resume, create = coroutine.yield, coroutine.resume, coroutine.create
--- (5.1 and 5.2 have no coroutine.isyieldable; 5.1's xpcall passes no
--- arguments: docs/runtimes.md)
 local compat = require "anim.base.compat"
-local isyieldable, xpcall, xpcall_5_1 = compat.isyieldable, compat.xpcall, xpcall
+local connect, owners, animator_mask = connections.connect, connections.owners, connections.animator_mask
+local deliver_queue = delivery.deliver_queue
 
 local args = require "anim.base.args"
 local argerror = args.error
@@ -59,186 +56,6 @@ local function opt_number(opts, k, dflt, lo, fname)
   if not finite(v) then argerror(2, fname, k .. " must be a finite number, got " .. show(v)) end
   if lo and v < lo then argerror(2, fname, k .. " must be >= " .. lo .. ", got " .. show(v)) end
   return v
-end
-
--- Who listens: the C side queues only the kinds of entries that a callback
--- hears (codes.hear), so that a marker nobody listens to costs no Lua work.
--- `plays` items always have work to do (they start clips), and `ended`
--- keeps the live tracks (st.live) up to date: both are always heard.  The
--- animator's own mask covers on_marker, on_event and on_sound; a track's,
--- its on_marker (any name: the name is looked up when delivering),
--- on_looped, on_stopped and on_ended.  A blend space's points share their
--- lead's callbacks (the C side reads the lead's mask for them).
-local HEAR = codes.hear
-local ALWAYS = HEAR.plays + HEAR.ended
--- a callbacks table (an animator's state, a track's callbacks) -> its
--- animator or track; weak both ways, so that a connection kept by a script
--- does not keep them alive
-local owners = setmetatable({}, { __mode = "kv" })
-
-local function heard(list) return list ~= nil and #list > 0 end
-
-local function animator_mask(st)
-  return ALWAYS + (heard(st.on_marker) and HEAR.marker or 0) + (heard(st.on_event) and HEAR.event or 0)
-    + (heard(st.on_sound) and HEAR.sound or 0)
-end
-
-local function track_mask(cbs)
-  local m = 0
-  if cbs.marker then
-    for _, list in pairs(cbs.marker) do
-      if heard(list) then m = HEAR.marker; break end
-    end
-  end
-  return m + (heard(cbs.looped) and HEAR.looped or 0) + (heard(cbs.stopped) and HEAR.stopped or 0)
-    + (heard(cbs.ended) and HEAR.ended or 0)
-end
-
--- Tells the C side what the callbacks of root (a state or a track's
--- callbacks table) now hear; nothing for an object already finalized.
--- owner: the table whose list changed; a track's marker callbacks (owner
--- its cbs.marker) go to what the delivery from C reads too
--- (runtime/dispatch.lua), also once the track is finalized (a finalizer
--- disconnects them).
-local function sync(root, owner)
-  local obj = owners[root]
-  if obj == nil then return end
-  local mt = debug.getmetatable(obj)
-  if mt == core.animator_metatable then
-    core.animator_hear(obj, animator_mask(root))
-    core.animator_set_callbacks(obj, dispatch.callbacks(root.on_marker), dispatch.callbacks(root.on_event),
-      dispatch.callbacks(root.on_sound))
-  elseif mt == core.track_metatable then core.track_hear(obj, track_mask(root)) end
-  if owner ~= root and owner == root.marker then dispatch.update(obj, root) end
-end
-
--- Connections: callback lists are replaced, never changed in place, so a
--- delivery loop over the old list is not disturbed by (dis)connections.
--- root: the callbacks table whose mask the connection changes.
-local Connection = {}
-Connection.__index = Connection
-Connection.__name = "anim.connection"
-Connection.__metatable = "anim.connection"
-
-function Connection:disconnect()
-  if not self.connected then return end
-  self.connected = false
-  local old, new = self.owner[self.field], {}
-  for _, c in ipairs(old) do
-    if c ~= self then new[#new + 1] = c end
-  end
-  self.owner[self.field] = new
-  sync(self.root, self.owner)
-end
-
--- n: the position of fn among the method's arguments; root: as above
--- (owner itself when nil).
-local function connect(owner, field, fn, fname, n, root)
-  if type(fn) ~= "function" then argerror(n or 1, fname, "function expected, got " .. args.typename(fn)) end
-  local c = setmetatable({ fn = fn, owner = owner, field = field, connected = true, root = root or owner }, Connection)
-  local old, new = owner[field] or {}, {}
-  for i, x in ipairs(old) do new[i] = x end
-  new[#new + 1] = c
-  owner[field] = new
-  sync(c.root, owner)
-  return c
-end
-
--- Calling callbacks --------------------------------------------------------------
---
--- A callback runs inside update, which cannot be suspended half way: a
--- callback that yields gets an error ("a callback cannot yield"), reported
--- like any other, and the other callbacks still run.  When update runs
--- where nothing can yield (the main thread, or under a C call) a yield
--- fails by itself, and its message is made plain.  When update runs in a
--- coroutine, each callback runs in a runner coroutine of its own, so that
--- its yield comes back here instead of suspending update (and the
--- animator) with it.  Runners are reused: delivering allocates nothing.
-
--- The message names the function delivering (deliver_queue sets it for
--- the time of a delivery: animator:update or anim.update).
-local YIELD = {
-  update = "a callback cannot yield (animator:update delivers callbacks and cannot be suspended)",
-  batch = "a callback cannot yield (anim.update delivers callbacks and cannot be suspended)",
-}
-local YIELD_MSG = YIELD.update
-
--- Where nothing can yield, a yield is an error of its own: say it plainly.
-local function plain(err)
-  if type(err) ~= "string" then return err end
-  -- (each runtime words it its way: 5.4 "across a C-call boundary", 5.1
-  -- "across metamethod/C-call boundary", LuaJIT "across C-call boundary"
-  -- after the callback's position)
-  local first = err:match("^[^\n]*")
-  if first:find("attempt to yield across [%w/ ]*C%-call boundary") or first:find("attempt to yield from outside a coroutine") then
-    return YIELD_MSG .. ": " .. err
-  end
-  return err
-end
-
-local DONE = {} -- what a runner yields when its callback has returned
--- A runner calls fn(...), yields DONE and the outcome, and waits for the
--- next call.  The tail calls leave nothing of a call on an idle runner's
--- stack (no argument of the last callback is kept alive by the pool).
-local run
-local function finished(ok, err) return run(yield(DONE, ok, err)) end
-function run(fn, ...) return finished(xpcall(fn, traceback, ...)) end
-local runners = {} -- idle runners
-
--- Calls fn(...) in a runner; returns nil or the error (with traceback).
-local function call_in_runner(fn, ...)
-  local co = runners[#runners]
-  if co then runners[#runners] = nil else co = create(run) end
-  local rok, tag, ok, err = resume(co, fn, ...)
-  if rok and tag == DONE then
-    runners[#runners + 1] = co
-    if ok then return nil end
-    return err
-  end
-  if not rok then return tag end -- (the runner itself failed: not reused)
-  -- the callback yielded: the runner stays suspended in it, and is dropped
-  return traceback(co, YIELD_MSG)
-end
-
--- xpcall(fn, traceback, ...): on 5.1, whose xpcall passes no arguments,
--- they go to fn through upvalues of one function made once (a closure per
--- call would allocate, and delivery allocates nothing); callbacks take at
--- most 6 arguments.
-local xpcall_args = xpcall
-if not compat.pcall_yields then
-  local f, n, b1, b2, b3, b4, b5, b6
-  local function bounce()
-    local g, k, c1, c2, c3, c4, c5, c6 = f, n, b1, b2, b3, b4, b5, b6
-    f, b1, b2, b3, b4, b5, b6 = nil, nil, nil, nil, nil, nil, nil
-    if k == 0 then return g() elseif k == 1 then return g(c1) elseif k == 2 then return g(c1, c2)
-    elseif k == 3 then return g(c1, c2, c3) elseif k == 4 then return g(c1, c2, c3, c4)
-    elseif k == 5 then return g(c1, c2, c3, c4, c5) end
-    return g(c1, c2, c3, c4, c5, c6)
-  end
-  xpcall_args = function(fn, handler, ...)
-    n = select("#", ...)
-    if n > 6 then return xpcall(fn, handler, ...) end
-    f, b1, b2, b3, b4, b5, b6 = fn, ...
-    return xpcall_5_1(bounce, handler)
-  end
-end
-
--- Calls every function of list with the arguments; returns the first error.
--- in_co: update runs where a callback could yield (see above).
-local function call(list, err, in_co, ...)
-  if list == nil then return err end
-  for i = 1, #list do
-    local e
-    if in_co then
-      e = call_in_runner(list[i].fn, ...)
-    else
-      local ok
-      ok, e = xpcall_args(list[i].fn, traceback, ...)
-      if ok then e = nil else e = plain(e) end
-    end
-    if e ~= nil and err == nil then err = e end
-  end
-  return err
 end
 
 -- Animators --------------------------------------------------------------------
@@ -287,7 +104,7 @@ function M.new(rig, opts)
     warn = warn }
   local a = core.animator_new(rig, SIDES[side], state)
   owners[state] = a
-  core.animator_hear(a, ALWAYS)
+  core.animator_hear(a, connections.ALWAYS)
   if motion then core.animator_set_root_motion(a, motion) end
   return a
 end
@@ -323,7 +140,7 @@ local function play(self, clip, opts, fname)
     if debug.getmetatable(after) ~= core.track_metatable then
       argerror(2, fname, "after must be a track, got " .. args.typename(after))
     end
-    if track_uv(after, 2) ~= self then argerror(2, fname, "after: the track plays on another animator") end
+    if track_uv(after, UV_ANIMATOR) ~= self then argerror(2, fname, "after: the track plays on another animator") end
     local queued = st.queued_after and st.queued_after[after]
     -- (a track finalized by hand no longer waits: its metatable is another)
     if queued and debug.getmetatable(queued) == core.track_metatable and core.track_queued(queued) then
@@ -407,6 +224,8 @@ local function play(self, clip, opts, fname)
 end
 
 function methods.play(self, clip, opts) return play(self, clip, opts, "play") end
+-- (a `plays` item starts its clip through play: runtime/deliver.lua)
+delivery.play = play
 
 function methods.autoplay(self, clips)
   if type(clips) ~= "table" then argerror(1, "autoplay", "table of clips expected, got " .. type(clips)) end
@@ -439,122 +258,6 @@ function methods.tracks(self)
   return out
 end
 
--- A `plays` item: start the library clip, or restart its live track.
-local function run_play(self, st, item, late, err, in_co)
-  local lib = st.library
-  if not lib then
-    return err or string.format("plays '%s': the animator has no library to resolve it", shown(item.clip)), nil
-  end
-  local c, lerr = lib:clip(item.clip)
-  if not c then return err or ("plays '" .. shown(item.clip) .. "': " .. lerr), nil end
-  -- the live track of that clip started first (7a.14: it keeps its rank)
-  local found, first
-  for id, t in pairs(st.live) do
-    if track_uv(t, 1) == c and select(4, core.track_state(t)) and (not first or id < first) then
-      found, first = t, id
-    end
-  end
-  if found then
-    core.track_restart(found, item.fade)
-    return call(st.on_play, err, in_co, found, c, late), found
-  end
-  local ok, t = pcall(play, self, c, { fade = item.fade }, "update")
-  if not ok then return err or ("plays '" .. shown(item.clip) .. "': " .. tostring(t)), nil end
-  return call(st.on_play, err, in_co, t, c, late), t
-end
-
--- Delivers the n callbacks queued by the core; returns the first error.
--- (a track's callbacks and clip are looked up once for a run of its
--- events: an update may queue hundreds of thousands)
--- from: the first entry to deliver; err: the first error of those before.
-local function deliver(self, st, n, in_co, from, err)
-  local live, ended, cbs_of, src_of = st.live, st.ended, st.cbs, st.src
-  -- (the last track's callbacks and source, and the info of the clip
-  -- whose items it fires: consecutive entries are mostly of one track)
-  local last, cbs, src, lastpoint, info
-  for i = from, n do
-    local ty, id, kind, idx, late, point = core_event(self, i)
-    local tr = live[id]
-    if tr then
-      if tr ~= last then
-        last, cbs, src, info = tr, cbs_of[id], src_of[id], nil
-      end
-      if ty == EV_ITEM then
-        -- (a blend space's item: its point's clip has it)
-        if not info or point ~= lastpoint then
-          info, lastpoint = clip_info(point and space_info(src).clips[point] or src), point
-        end
-        if kind == MARKER then
-          local m = info.markers[idx]
-          local per, all = cbs.marker, st.on_marker
-          if per then err = call(per[m.name], err, in_co, tr, m.value, late) end
-          if all then err = call(all, err, in_co, tr, m.name, m.value, late) end
-        elseif kind == EVENT then
-          local e = info.events[idx]
-          err = call(st.on_event, err, in_co, tr, e.name, e.payload, late)
-        elseif kind == SOUND then
-          local s = info.sounds[idx]
-          err = call(st.on_sound, err, in_co, tr, s.sound, s.volume, s.pitch, late)
-        else
-          err = run_play(self, st, info.plays[idx], late, err, in_co)
-        end
-      elseif ty == EV_LOOPED then
-        err = call(cbs.looped, err, in_co, tr, late)
-      elseif ty == EV_STOPPED then
-        err = call(cbs.stopped, err, in_co, tr, late)
-      else
-        err = call(cbs.ended, err, in_co, tr, late)
-        -- it leaves the live tracks after this delivery (kept alive until
-        -- then, with its clip); `ended` reuses one table, so no garbage
-        ended[#ended + 1] = id
-      end
-    end
-  end
-  return err
-end
-
--- Delivers the n callbacks queued by self's last update, self marked as
--- delivering (its callbacks may not update it); returns whether delivery
--- went through, and the first error.  Whatever happens while delivering,
--- the animator comes out usable.
--- st: the animator's state when the caller has it (animator:update: from
--- the core's update itself), else nil.  from, err0: the first entry not
--- delivered yet and the first error of those before, when the core's
--- update delivered the first ones from C (csrc/lua/lua_deliver.c: the
--- same callbacks, in the same order, with the same arguments); else the
--- batch update's entries are offered to C here first.
-local function deliver_queue(self, n, who, st, from, err0)
-  if from == nil then
-    from, err0 = core_deliver(self, n)
-    if from > n and err0 == nil then return true, nil end
-  end
-  local outer = YIELD_MSG
-  YIELD_MSG = YIELD[who]
-  core_delivering(self, true)
-  local ok = true
-  if st == nil then ok, st = pcall(animator_state, self) end
-  local err
-  if ok then
-    -- (on 5.1 nothing under this pcall can yield: the callbacks are called
-    -- as on the main thread, and a yield fails with 5.1's message)
-    if err0 ~= nil then err0 = plain(err0) end
-    ok, err = pcall(deliver, self, st, n, compat.pcall_yields and isyieldable(), from, err0)
-    local live, ended, cbs_of, src_of = st.live, st.ended, st.cbs, st.src
-    for i = #ended, 1, -1 do
-      local id = ended[i]
-      -- (out of its slot too: runtime/dispatch.lua)
-      if live[id] ~= nil then core.track_unslot(live[id]) end
-      live[id], cbs_of[id], src_of[id] = nil, nil, nil
-      ended[i] = nil
-    end
-  else
-    err = st
-  end
-  core_delivering(self, false)
-  YIELD_MSG = outer
-  return ok, err
-end
-
 local OWN_CALLBACK = "animator:update called from one of this animator's own callbacks (update it after this one returns)"
 local QUEUED = "animator:update called while anim.update has yet to deliver this animator's callbacks"
   .. " (update it after that anim.update returns)"
@@ -579,143 +282,22 @@ function methods.update(self, dt)
   if not ok or err ~= nil then error(err, 0) end
 end
 
--- anim.update(animators, dt): the batch update.  One call into C updates
--- every animator of the list; then the callbacks are delivered animator by
--- animator.  pend (from a pool: a callback may run another batch update)
--- holds false where nothing is pending, so that the C side fills it
--- without allocating: animator, count, ... for those with callbacks.
-local pool = {}
+-- anim.update(animators, dt): the batch update (runtime/deliver.lua)
+M.update_list = delivery.update_list
 
--- The type of a value for messages: its metatable's __name if any (shown).
-local type_name = args.typename
-
--- pend back to the pool, unless it has room for far more than this list
--- (a list of 100,000 once must not keep 200,000 slots for good).
-local KEEP = 2048
-local function give_back(pend, list)
-  local room, need = compat_rawlen(pend), 2 * compat_rawlen(list)
-  if room <= KEEP or room <= 8 * need then pool[#pool + 1] = pend end
-end
-
--- A key for messages: numbers as written (1e9 as 1000000000), strings
--- quoted, anything else by its type.
-local function show_key(k)
-  if type(k) == "number" then return E.num(k) end
-  if type(k) == "string" then
-    if #k > 40 then k = k:sub(1, 37) .. "..." end
-    return (string.format("%q", k):gsub("\\\n", "\\n"))
-  end
-  if type(k) == "boolean" then return tostring(k) end
-  return type_name(k)
-end
-
--- The message of a refused batch update (see core.animators_update).
-local function refusal(code, i, j, list, dt)
-  local function bad(n, msg) return string.format("bad argument #%d to 'update' (%s)", n, msg) end
-  if code == ST.bad_dt then return bad(2, "dt must be a finite number >= 0, got " .. show(dt)) end
-  if code == ST.not_animator then
-    return bad(1, "animator expected at index " .. i .. ", got " .. type_name(rawget(list, i)))
-  end
-  if code == ST.twice then
-    return bad(1, "the animator at index " .. i .. " is also at index " .. j .. ": each is updated once per call")
-  end
-  if code == ST.not_list then
-    return bad(1, "key " .. show_key(i) .. " is not an index from 1 to #list (" .. j .. "): a list of animators"
-      .. " holds them at 1 to #list and nothing else")
-  end
-  if code == ST.delivering then
-    return "anim.update called from one of the callbacks of the animator at index " .. i
-      .. " (update it after this one returns)"
-  end
-  return "anim.update has yet to deliver the callbacks of the animator at index " .. i
-    .. " (update it after that anim.update returns)"
-end
-
--- Delivers the callbacks of the n animators of pend, in order, from the
--- pair `start` on (those before it were delivered from C:
--- core.animators_update), the first from its entry `from` when C delivered
--- those before; returns whether one failed, and the first error (first:
--- that of the callbacks delivered from C, or nil).
-local function deliver_list(pend, n, start, from, first)
-  local bad = first ~= nil
-  if bad then
-    local outer = YIELD_MSG
-    YIELD_MSG = YIELD.batch
-    first = plain(first)
-    YIELD_MSG = outer
-  end
-  for k = 2 * start - 1, 2 * n, 2 do
-    local ok, err = deliver_queue(pend[k], pend[k + 1], "batch", nil, from, nil)
-    pend[k], from = false, nil
-    if not bad and (not ok or err ~= nil) then bad, first = true, err end
-  end
-  return bad, first
-end
-
--- The options of anim.update: threads, the threads that compute the poses
--- (1 to codes.const.max_threads; absent: the processors online for lists
--- of codes.const.threads_min_batch animators or more, else 1).  The
--- callbacks are delivered on the calling thread in list order whatever
--- the count, and the poses are the same bits.
-local UPDATE_OPTIONS = args.names { "threads" }
-local MAX_THREADS = codes.const.max_threads
-
-local function threads_option(opts)
-  opts = args.options(opts, UPDATE_OPTIONS, 3, "update")
-  local t = opts.threads
-  if t == nil then return 0 end
-  if type(t) ~= "number" or t ~= math.floor(t) or t < 1 or t > MAX_THREADS then
-    argerror(3, "update", "threads must be an integer from 1 to " .. MAX_THREADS .. ", got " .. show(t))
-  end
-  return t
-end
-
-function M.update_list(list, dt, opts)
-  if type(list) ~= "table" then argerror(1, "update", "table of animators expected, got " .. type(list)) end
-  -- (no options: no table made)
-  local threads = opts ~= nil and threads_option(opts) or 0
-  local np = #pool
-  local pend = pool[np]
-  if pend then pool[np] = nil else np, pend = np + 1, {} end
-  local n, i, j, from, first = core_update_list(list, dt, pend, threads)
-  -- (every callback delivered from C, none failing: the usual frame)
-  if not i and j == n + 1 and first == nil then
-    if compat_rawlen(pend) <= KEEP then pool[np] = pend else give_back(pend, list) end
-    return
-  end
-  if n < 0 then
-    give_back(pend, list)
-    args.raise(refusal(n, i, j, list, dt))
-  end
-  -- deliver the rest, animator by animator in list order; the first error
-  -- is raised once all are delivered.  Should the loop itself fail (out of
-  -- memory outside every callback), the animators not delivered are
-  -- released.
-  local ok, bad
-  ok, bad, first = pcall(deliver_list, pend, n, j, from, first)
-  if not ok then
-    for k = 1, 2 * n, 2 do
-      local a = pend[k]
-      if a then core_delivering(a, false) end
-    end
-    bad, first = true, bad
-  end
-  for k = 1, 2 * n do pend[k] = false end
-  give_back(pend, list)
-  if i then error("not enough memory for the callback queue", 0) end
-  if bad then error(first, 0) end
-end
-
--- The C functions themselves: a game reads every joint every frame, and
--- ten numbers returned on the stack cost less than anything written into
--- a table.
-methods.get = core.animator_get
-methods.animated = core.animator_animated
-methods.local_transform = core.animator_local
-methods.world_transform = core.animator_world
+-- The methods written in C (core.animator_methods, csrc/lua/lua_pose.c
+-- and lua_gameplay.c: their argument errors name them), the C functions
+-- themselves: a game reads every joint every frame, and ten numbers
+-- returned on the stack cost less than anything written into a table.
+-- get, animated, local_transform, world_transform: one joint's numbers;
 -- animator:pose_array(out [, "local"|"world"|"offsets"]) -> out: every
--- joint's ten numbers in one call, out[10 * (j - 1) + 1 .. 10 * j]
-methods.pose_array = core.animator_pose_array
+-- joint's ten numbers in one call, out[10 * (j - 1) + 1 .. 10 * j];
+-- animator:pose_into(t [, "offsets"|"local"|"world"]) -> t, t[joint] = {10
+-- numbers}, its arguments checked there (with a suggestion for a misspelt
+-- pose, as pose_array's); root_motion: this update's motion of the
+-- animator's root_motion joint (dx, dy, dz, qx, qy, qz, qw; no joint: 0,
+-- 0, 0, 0, 0, 0, 1).
+for name, fn in pairs(core.animator_methods) do methods[name] = fn end
 
 -- animator:property(name) -> v1 [, v2, ...] | nil: the blended value of a
 -- property channel after the last update (numbers on the stack: no
@@ -744,9 +326,6 @@ end
 -- (runtime/override.lua); animator:overrides() -> the handles in creation order
 function methods.override(self, joint, opts) return override.new(self, animator_state(self), joint, opts) end
 function methods.overrides(self) return override.list(animator_state(self)) end
--- Root motion: this update's motion of the animator's root_motion joint
--- (dx, dy, dz, qx, qy, qz, qw; no joint: 0, 0, 0, 0, 0, 0, 1).
-methods.root_motion = core.animator_root_motion
 
 -- The saveable state (runtime/state.lua): animator:state() -> table,
 -- animator:restore(state [, resolve]) -> { tracks, overrides, constraints } | nil, message
@@ -770,11 +349,6 @@ methods.aim = ik.aim
 -- Where the rig stands: the world transform of its first root joint (rigs
 -- keep parents first).  Hosts place sounds there (SEMANTICS 7a.13).
 function methods.root_transform(self) return core.animator_world(self, 1) end
-
--- animator:pose_into(t [, "offsets"|"local"|"world"]) -> t, t[joint] = {10
--- numbers}: the core's, its arguments checked there (pose_which, with a
--- suggestion for a misspelt pose, as pose_array's).
-methods.pose_into = core.animator_pose_into
 
 local fields = {
   rig = function(st) return st.rig end,
@@ -851,7 +425,7 @@ function tmethods.crossfade(self, clip, fade)
     argerror(2, "crossfade", "fade must be a finite number >= 0, got " .. show(fade))
   end
   fade = fade or DEFAULT_FADE
-  local new = play(track_uv(self, 2), clip, { fade = fade }, "crossfade")
+  local new = play(track_uv(self, UV_ANIMATOR), clip, { fade = fade }, "crossfade")
   core.track_stop(self, fade)
   return new
 end
@@ -859,7 +433,7 @@ end
 -- track:set_at(x [, y]): a blend space track's parameter (track.at), with
 -- no table.
 function tmethods.set_at(self, x, y)
-  local src = track_uv(self, 1)
+  local src = track_uv(self, UV_SOURCE)
   if not spaces.is_space_box(src) then args.raise("track:set_at: the track plays a clip, not a blend space") end
   local two = space_info(src).dimensions == 2
   if not finite(x) or (two and not finite(y)) then
@@ -871,7 +445,7 @@ end
 
 -- A track's callbacks table, known as the track's for sync().
 local function track_cbs(self)
-  local cbs = track_uv(self, 3)
+  local cbs = track_uv(self, UV_CALLBACKS)
   owners[cbs] = self
   return cbs
 end
@@ -895,12 +469,12 @@ local tfields = {
   fade = function(self) return select(6, core.track_state(self)) end,
   -- its start order: the key of animator:restore's tracks (runtime/state.lua)
   id = function(self) return select(7, core.track_state(self)) end,
-  clip = function(self) return track_uv(self, 1) end,
-  animator = function(self) return track_uv(self, 2) end,
+  clip = function(self) return track_uv(self, UV_SOURCE) end,
+  animator = function(self) return track_uv(self, UV_ANIMATOR) end,
   -- a blend space's: its first point's clip's (the space's clock), as
   -- that clip is now (a reload may have changed it)
   length = function(self)
-    local src = track_uv(self, 1)
+    local src = track_uv(self, UV_SOURCE)
     return clip_info(spaces.is_space_box(src) and space_info(src).clips[1] or src).length
   end,
   at = function(self)
@@ -925,7 +499,7 @@ tmt.__newindex = function(self, k, v)
     return
   end
   if k == "at" then
-    local src = track_uv(self, 1)
+    local src = track_uv(self, UV_SOURCE)
     if not spaces.is_space_box(src) then args.raise("track.at: the track plays a clip, not a blend space") end
     local dim = space_info(src).dimensions
     if dim == 1 and not finite(v) then
@@ -944,7 +518,7 @@ tmt.__newindex = function(self, k, v)
   args.raise("cannot set track field '" .. shown(k) .. "'")
 end
 tmt.__tostring = function(self)
-  local src = track_uv(self, 1)
+  local src = track_uv(self, UV_SOURCE)
   local info = spaces.is_space_box(src) and space_info(src) or clip_info(src)
   return string.format("anim.track(%s, t=%g)", shown(info.name), core.track_time(self))
 end
@@ -957,7 +531,7 @@ end
 -- Either way the C side gives a finalized object the metatable of its
 -- kind's finalized boxes ("anim.track (finalized)"), and every later use
 -- raises "anim.track used after it was finalized (...)" instead of
--- reaching freed memory (csrc/lua/lua_helpers.c).  What is done here:
+-- reaching freed memory (csrc/lua/lua_box.c).  What is done here:
 -- connections are disconnected (disconnect() does nothing then, so that
 -- clean-up code may call it anyway), and a track finalized by hand while
 -- it plays ends (the C side) and leaves its animator's live tracks, so
@@ -994,7 +568,7 @@ tmt.__gc = function(self)
   -- metatable), it still raises.
   local alive, _, _, _, _, _, _, id = pcall(core.track_state, self)
   if not alive and debug.getmetatable(self) == tmt then return end
-  local cbs, owner = track_uv(self, 3), track_uv(self, 2)
+  local cbs, owner = track_uv(self, UV_CALLBACKS), track_uv(self, UV_ANIMATOR)
   if not alive then _, _, _, _, _, _, id = core.track_state(self) end
   track_gc(self)
   core.track_unslot(self)
@@ -1014,6 +588,6 @@ end
 -- (update: the C side tells, at no cost per frame)
 args.methods(methods, amt, "anim.animator", { update = true })
 args.methods(tmethods, tmt, "anim.track")
-args.methods(Connection, Connection, "anim.connection")
+args.methods(connections.Connection, connections.Connection, "anim.connection")
 M.methods, M.track_methods = methods, tmethods
 return M

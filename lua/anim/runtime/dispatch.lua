@@ -16,15 +16,19 @@
 --      the same (a thousand characters calling one footstep handler read
 --      one table: it stays in the processor's cache).
 -- Both are caches of what the Lua side's own delivery reads (the clip's
--- info and the track's callbacks table, animator.lua's deliver): a track
+-- info and the track's callbacks table, deliver.lua's deliver): a track
 -- without its marker table has its markers delivered by the Lua side.
 -- Tables are replaced, never changed in place, so that a delivery that
 -- read one goes on with it.
 local core = require "anim.core"
+local codes = require "anim.base.codes"
 
 local M = {}
 
 local clip_info, track_uv, set_uv = core.clip_info, core.track_uservalue, core.track_set_dispatch
+-- (a track's user values, named in csrc/core/codes.h)
+local UV_SOURCE, UV_CALLBACKS = codes.uv.track_source, codes.uv.track_callbacks
+local UV_BY_MARKER, UV_MARKS = codes.uv.track_by_marker, codes.uv.track_marks
 
 -- clip info -> its marker table; marker table -> { [name] = { k, ... } }
 local marks_of = setmetatable({}, { __mode = "k" })
@@ -58,7 +62,7 @@ local single = setmetatable({}, { __mode = "k" })
 -- them: the function of the only connection, the list when there are
 -- several, nil when none (lists are replaced, never changed in place: a
 -- list kept here is the list of the moment).  The animator's on_marker,
--- on_event and on_sound go to it so too (animator.lua's sync).
+-- on_event and on_sound go to it so too (connect.lua's sync).
 local function callbacks(list)
   local n = list and #list or 0
   if n == 0 then return nil end
@@ -70,7 +74,7 @@ M.callbacks = callbacks
 -- The marker callbacks of `track` (cbs: its callbacks table) changed, or
 -- its marker table did.
 function M.update(track, cbs)
-  local m = track_uv(track, 5)
+  local m = track_uv(track, UV_MARKS)
   local at = m and at_of[m]
   local by, entries, one_name, one = nil, 0, nil, nil
   if at and type(cbs) == "table" and type(cbs.marker) == "table" then
@@ -105,16 +109,16 @@ function M.update(track, cbs)
       for _, k in ipairs(at[name]) do t[k], t[-k] = f, m[2 * k] end
     end
   end
-  set_uv(track, 4, t)
+  set_uv(track, UV_BY_MARKER, t)
 end
 
 -- Gives `track` (a clip's track) its clip's marker table, nil for a clip
 -- without markers, and its callbacks by marker from it.  (A track whose
 -- clip was finalized by hand delivers nothing more.)
 function M.marks(track)
-  local ok, info = pcall(clip_info, track_uv(track, 1))
-  set_uv(track, 5, ok and info.markers and #info.markers > 0 and marks(info) or nil)
-  M.update(track, track_uv(track, 3))
+  local ok, info = pcall(clip_info, track_uv(track, UV_SOURCE))
+  set_uv(track, UV_MARKS, ok and info.markers and #info.markers > 0 and marks(info) or nil)
+  M.update(track, track_uv(track, UV_CALLBACKS))
 end
 
 return M

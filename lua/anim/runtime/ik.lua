@@ -219,8 +219,6 @@ Constraint.__tostring = function(self)
   return string.format("anim.constraint(%s%s)", st.kind, st.removed and ", removed" or "")
 end
 
-function M.is_constraint(v) return getmetatable(v) == Constraint end
-
 -- The handles of a restore (runtime/state.lua), made before it happens:
 -- list = { { id =, kind = }, ... } in creation order; commit() marks the
 -- animator's old handles removed and lists these instead.

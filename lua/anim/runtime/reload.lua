@@ -7,6 +7,9 @@
 -- The C side (csrc/core/reload.c) makes everything that can fail before
 -- it changes anything.
 local core = require "anim.core"
+local codes = require "anim.base.codes"
+-- (a track's user values, named in csrc/core/codes.h)
+local UV_SOURCE, UV_ANIMATOR = codes.uv.track_source, codes.uv.track_animator
 local args = require "anim.base.args"
 local E = require "anim.base.errors"
 local json = require "anim.base.json"
@@ -33,7 +36,7 @@ local DELIVERING = "a clip cannot be reloaded while an update delivers its callb
 local function breaks(clip, finfo, entries)
   if finfo.space == "view" then
     for track in pairs(entries) do
-      local ok, st = pcall(core.animator_state, core.track_uservalue(track, 2))
+      local ok, st = pcall(core.animator_state, core.track_uservalue(track, UV_ANIMATOR))
       if ok and st and st.space ~= "view" then
         return "space: a body animator plays this clip: it cannot become a view clip"
       end
@@ -67,7 +70,7 @@ local function list(clip, fresh)
   for track, entry in pairs(playing.tracks(clip)) do
     -- (a track collected with its animator is passed over)
     if debug.getmetatable(track) == track_mt then -- (getmetatable gives the name)
-      local animator = core.track_uservalue(track, 2)
+      local animator = core.track_uservalue(track, UV_ANIMATOR)
       local ok, st = pcall(core.animator_state, animator)
       if ok and st then
         local b = bind.get(fresh, st.rig, entry.map or nil)
@@ -118,7 +121,7 @@ function M.replace(clip, fresh, where)
   bind.forget(clip)
   -- (the markers changed: the clips' tracks' marker tables follow)
   for track, entry in pairs(playing.tracks(clip)) do
-    if entry.points[1] == 1 and not spaces.is_space_box(core.track_uservalue(track, 1)) then dispatch.marks(track) end
+    if entry.points[1] == 1 and not spaces.is_space_box(core.track_uservalue(track, UV_SOURCE)) then dispatch.marks(track) end
   end
   return clip
 end

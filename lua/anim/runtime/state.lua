@@ -10,7 +10,6 @@
 local core = require "anim.core"
 local codes = require "anim.base.codes"
 local E = require "anim.base.errors"
-local suggest = require "anim.base.suggest"
 local compat = require "anim.base.compat"
 local bind = require "anim.format.bind"
 local clipmod = require "anim.format.clip"
@@ -27,25 +26,16 @@ local M = {}
 
 M.FORMAT, M.VERSION = "anim.state", 1
 
-local FIELDS = core.state_fields()
+-- (the checks of a state's fields: runtime/state_check.lua; FIELDS: the
+-- core's fields of a track and of an animator, core.state_fields)
+local C = require "anim.runtime.state_check"
+local FIELDS, JOINT_FIELDS = C.FIELDS, C.JOINT_FIELDS
 local SIDES, OVR, IKK = codes.side, codes.override, codes.ik
 local MAX_ARITY, MAX_POINTS = codes.const.max_prop_arity, codes.const.max_space_points
 local clip_info, space_info, track_uv = core.clip_info, core.space_info, core.track_uservalue
+-- (a track's user values, named in csrc/core/codes.h)
+local UV_SOURCE = codes.uv.track_source
 local fail, key, index = E.fail, E.key, E.index
-
--- The names of an enum field, in code order ("pending,playing,...").
-local function names_of(f)
-  local out = {}
-  for n in f.names:gmatch("[^,]+") do out[#out + 1] = n end
-  return out
-end
-for _, list in ipairs { FIELDS.track, FIELDS.animator } do
-  for _, f in ipairs(list) do
-    if f.names then f.list = names_of(f) end
-  end
-end
--- (a joint index written as the joint's name, or false for none)
-local JOINT_FIELDS = { rm_joint = true, root_motion_joint = true }
 
 -- Writing ------------------------------------------------------------------------
 
@@ -114,7 +104,7 @@ function M.save(animator, st)
     if t.point == 0 then
       local track = by_id[t.id]
       if not track then error("state: the core's track " .. t.id .. " has no Lua track", 0) end
-      local src = track_uv(track, 1)
+      local src = track_uv(track, UV_SOURCE)
       lead = record(FIELDS.track, t.f, joints, { id = t.digits })
       if spaces.is_space_box(src) then
         local info = space_info(src)
@@ -163,224 +153,13 @@ function M.save(animator, st)
   return out
 end
 
--- Reading -------------------------------------------------------------------------
---
--- Every check fails with E.fail(path, why); restore turns that into nil,
--- "path: why".  A path is built only when a message needs it: a check is
--- given the path of the table and the key in it (at(path, k)), so that a
--- state of ten thousand tracks is read without making a string per field.
--- A name or value from the state is quoted through E.shown (escaped, cut
--- to E.SHOWN bytes with its length).
-
-local shown = E.shown
-
-local function at(path, k)
-  if k == nil then return path end
-  if type(k) == "number" then return index(path, k) end
-  return key(path, k)
-end
-
--- A value for "got ..." in a message: a string quoted (cut), else its kind.
-local function got(v)
-  if type(v) == "string" then return "'" .. shown(v) .. "'" end
-  return E.describe(v)
-end
-
--- The names a table may hold: { list, set }.
-local function names(list)
-  local set = {}
-  for _, n in ipairs(list) do set[n] = true end
-  return { list = list, set = set }
-end
-
--- A table whose keys are all among `allowed` (names()): unknown ones fail
--- with a suggestion.
-local function fields_of(v, path, allowed, what)
-  if type(v) ~= "table" then fail(path, "must be %s, got %s", what, E.describe(v)) end
-  local ok = allowed.set
-  local bad
-  for k in pairs(v) do
-    if not ok[k] and (bad == nil or tostring(k) < tostring(bad)) then bad = k end
-  end
-  if bad ~= nil then
-    fail(path, "unknown field %s%s", got(bad), type(bad) == "string" and suggest.hint(bad, allowed.list) or "")
-  end
-  return v
-end
-
-local function list_of(v, path, what)
-  if type(v) ~= "table" or not E.is_array(v) then fail(path, "must be %s, got %s", what, E.describe(v)) end
-  return v
-end
-
--- A finite double: a number, or a string tonumber reads (the "%a" form).
--- (E.finite inline: a state of 10,000 tracks holds 600,000 of them)
-local huge = math.huge
-local function num(v, path, k)
-  local x = v
-  if type(v) == "string" then x = tonumber(v) end
-  if type(x) ~= "number" or x ~= x or x == huge or x == -huge then fail(at(path, k), "must be a finite number") end
-  return x
-end
-
--- An array of n of them, into out (appended) or a new table.
-local function nums(v, path, k, n, out)
-  if type(v) ~= "table" or #v ~= n or not E.is_array(v) then fail(at(path, k), "must be an array of %d finite numbers", n) end
-  out = out or {}
-  local m = #out
-  for i = 1, n do
-    local x = v[i]
-    if type(x) == "string" then x = tonumber(x) end
-    if type(x) ~= "number" or x ~= x or x == huge or x == -huge then fail(index(at(path, k), i), "must be a finite number") end
-    out[m + i] = x
-  end
-  return out
-end
-
--- The digits of a whole number >= 0 given as a decimal string or a
--- number, without leading zeros ("0" for zero); nil for anything else
--- (a negative one, a fraction, not a number).
-local function digits(v)
-  if type(v) == "number" then
-    if compat.mtype(v) == "integer" then v = tostring(v)
-    elseif v % 1 == 0 and v >= 0 then v = string.format("%.0f", v) -- (exact: at most 309 digits)
-    else return nil end
-  end
-  if type(v) ~= "string" then return nil end
-  local d = v:match("^%-?0*(%d+)$")
-  if not d or (v:sub(1, 1) == "-" and d ~= "0") then return nil end
-  return d
-end
-
--- Whether the digits d are above the digits max (both without leading
--- zeros: compared exactly, on every runtime).
-local function above(d, max)
-  if #d ~= #max then return #d > #max end
-  return d > max
-end
-
--- A 64-bit count from lo to max (max: its digits): a decimal string, or
--- an integral number.  Returns it as a number (exact on 5.3+) and as its
--- digits (what the core reads: exact everywhere).
-local function cnt(v, path, k, lo, max)
-  local d = digits(v)
-  if d and above(d, max) then fail(at(path, k), "must be an integer from %d to %s (a decimal string)", lo, max) end
-  local x = d and tonumber(d)
-  if not x or x < lo then fail(at(path, k), "must be an integer >= %d (a decimal string)", lo) end
-  return compat.tointeger(x) or x, d
-end
-
-local function small(v, path, k, lo, hi)
-  local x = type(v) == "number" and compat.tointeger(v)
-  if not x or x < lo or x > hi then fail(at(path, k), "must be an integer from %d to %d", lo, hi) end
-  return x
-end
-
--- A rig joint's name (or false where `none` allows): its 0-based index.
-local function joint_of(v, path, k, index_of, none)
-  if none and v == false then return -1 end
-  if type(v) ~= "string" then fail(at(path, k), "must be a joint name%s, got %s", none and " or false" or "", E.describe(v)) end
-  local j = index_of[v]
-  if not j then
-    local list = {}
-    for n in pairs(index_of) do list[#list + 1] = n end
-    table.sort(list)
-    fail(at(path, k), "no joint '%s' in the rig%s", shown(v), suggest.hint(v, list))
-  end
-  return j - 1
-end
-
--- The most an id of the state may be (its digits): below 2^62, the most
--- the animator's clock and next ids may hold, so that as many increments
--- again cannot overflow 64 bits (a track's loops saturate at 2^63 - 1
--- instead: core.state_fields gives each count's `max`).
-local MAX_ID = FIELDS.max_id
-
--- (the fields track_checks checks beyond their kinds)
-local CHECKED = { time = true, fade = true, weight = true, direction = true, rm_binding = true }
-
--- A record of named fields back to the core's flat array (ctx: the rig's
--- joints; checks on top of the kinds: `extra(name, flat, path)` of the
--- CHECKED ones).
-local function unrecord(fields, r, path, ctx, allowed, extra)
-  fields_of(r, path, allowed, "an object")
-  local flat = {}
-  for _, f in ipairs(fields) do
-    local name = f.name
-    local v = r[name]
-    if v == nil then fail(key(path, name), "missing") end
-    if f.kind == "num" then
-      if f.n == 1 then flat[#flat + 1] = num(v, path, name)
-      else nums(v, path, name, f.n, flat) end
-    elseif JOINT_FIELDS[name] then
-      flat[#flat + 1] = joint_of(v, path, name, ctx.index, true)
-    elseif f.kind == "count" then
-      local _, d = cnt(v, path, name, f.lo, f.max)
-      flat[#flat + 1] = d
-    elseif f.kind == "flag" then
-      if type(v) ~= "boolean" then fail(key(path, name), "must be true or false, got %s", E.describe(v)) end
-      flat[#flat + 1] = v and 1 or 0
-    elseif f.kind == "enum" then
-      local list = name == "state" and ctx.states or f.list
-      local k
-      for i, n in ipairs(list) do if n == v then k = i end end
-      if not k then fail(key(path, name), "must be one of %s, got %s", table.concat(list, ", "), got(v)) end
-      for i, n in ipairs(f.list) do if n == v then k = i end end
-      flat[#flat + 1] = k - 1
-    else
-      flat[#flat + 1] = small(v, path, name, f.lo, f.hi)
-    end
-    if extra and CHECKED[name] then extra(name, flat, path) end
-  end
-  return flat
-end
-
-local function names_list(fields, more)
-  local out = {}
-  for _, f in ipairs(fields) do out[#out + 1] = f.name end
-  for _, n in ipairs(more or {}) do out[#out + 1] = n end
-  return out
-end
-
-local TRACK_KEYS = names(names_list(FIELDS.track, { "id", "clip", "space", "at", "retarget", "after", "points" }))
-local POINT_KEYS = names(names_list(FIELDS.track))
-local ANIMATOR_KEYS = names(names_list(FIELDS.animator))
-local TOP_KEYS = names { "format", "version", "rig", "side", "space", "animator", "pose", "animated", "tracks",
-  "properties", "overrides", "constraints" }
-local RIG_KEYS = names { "name", "joints" }
-local SPACE_KEYS = names { "name", "sync", "points" }
-local SPACE_POINT_KEYS = names { "clip", "at" }
-local PROPERTY_KEYS = names { "name", "value" }
-local OVERRIDE_KEYS = names { "id", "joint", "mode", "weight", "position", "rotation", "scale" }
-local TWO_BONE_KEYS = names { "id", "kind", "joints", "target", "pole", "weight", "soften" }
-local AIM_KEYS = names { "id", "kind", "joints", "target", "forward", "up", "weight" }
--- (a saved track is never ended: those leave at the next update)
-local STATES = { "pending", "playing", "queued" }
-
--- The offset of a field in the core's flat array of a track (1-based).
-local OFFSET = {}
-do
-  local o = 1
-  for _, f in ipairs(FIELDS.track) do OFFSET[f.name] = o; o = o + f.n end
-end
-
--- The checks of a track's numbers beyond their kinds: its time within its
--- clip, ramps of a duration >= 0, its root motion binding among its
--- clip's bindings.
-local function track_checks(length, nbind)
-  return function(name, flat, path)
-    local v = flat[#flat]
-    if name == "time" and not (v >= 0 and v <= length) then
-      fail(key(path, name), "must be from 0 to the clip's length (%s), got %s", E.num(length), E.num(v))
-    elseif (name == "fade" or name == "weight") and flat[#flat - 1] < 0 then
-      fail(index(key(path, name), 3), "must be a duration >= 0")
-    elseif name == "direction" and v == 0 then
-      fail(key(path, name), "must be 1 or -1")
-    elseif name == "rm_binding" and v >= nbind and flat[OFFSET.rm_joint] >= 0 then
-      fail(key(path, name), "must be from -1 to %d (the clip's bindings on this rig)", nbind - 1)
-    end
-  end
-end
+-- Reading: the checks of a state's fields are runtime/state_check.lua's.
+local shown, at, got, fields_of, list_of, num, nums = E.shown, C.at, C.got, C.fields_of, C.list_of, C.num, C.nums
+local cnt, small, joint_of, unrecord, track_checks = C.cnt, C.small, C.joint_of, C.unrecord, C.track_checks
+local MAX_ID, STATES, OFFSET = C.MAX_ID, C.STATES, C.OFFSET
+local TRACK_KEYS, POINT_KEYS, ANIMATOR_KEYS, TOP_KEYS = C.TRACK_KEYS, C.POINT_KEYS, C.ANIMATOR_KEYS, C.TOP_KEYS
+local RIG_KEYS, SPACE_KEYS, SPACE_POINT_KEYS, PROPERTY_KEYS = C.RIG_KEYS, C.SPACE_KEYS, C.SPACE_POINT_KEYS, C.PROPERTY_KEYS
+local OVERRIDE_KEYS, TWO_BONE_KEYS, AIM_KEYS = C.OVERRIDE_KEYS, C.TWO_BONE_KEYS, C.AIM_KEYS
 
 -- Restoring ------------------------------------------------------------------------
 
@@ -497,9 +276,9 @@ local function check_queues(after)
   end
 end
 
--- The plan core.animator_restore builds from (see csrc/lua/lua_state.c).
-local function plan_of(st, s, resolve)
-  local rinfo = rigmod.info(st.rig)
+-- The state's own fields: its format and version, and the animator's
+-- rig, side and space against st's.
+local function check_head(st, s, rinfo)
   fields_of(s, "state", TOP_KEYS, "a table (from animator:state())")
   if s.format ~= M.FORMAT then fail("state.format", "must be '%s', got %s", M.FORMAT, got(s.format)) end
   if s.version ~= M.VERSION then
@@ -513,95 +292,86 @@ local function plan_of(st, s, resolve)
   if s.space ~= st.space then
     fail("state.space", "the state is of a '%s' animator, this one is '%s'", shown(s.space), st.space)
   end
-  local ctx = { index = rinfo.index, states = STATES }
-  local n = #rinfo.joints
-  local plan = {
-    side = SIDES[st.side], out = {}, live = {}, queued_after = setmetatable({}, { __mode = "kv" }),
-    animator = unrecord(FIELDS.animator, s.animator, "state.animator", ctx, ANIMATOR_KEYS),
-    pose = {}, animated = {}, leads = {}, properties = {}, overrides = {}, constraints = {},
-  }
-  local pose = list_of(s.pose, "state.pose", "an array of one pose per joint")
-  local animated = list_of(s.animated, "state.animated", "an array of flags per joint")
-  if #pose ~= n then fail("state.pose", "must hold %d joints (the rig's), got %d", n, #pose) end
-  if #animated ~= n then fail("state.animated", "must hold %d joints (the rig's), got %d", n, #animated) end
-  for j = 1, n do
-    nums(pose[j], "state.pose", j, 10, plan.pose)
-    plan.animated[j] = small(animated[j], "state.animated", j, 0, 7)
+end
+
+-- A state may come from the network: what restore builds is bounded
+-- before anything is resolved.
+local function check_entries(s, tracks)
+  local n_entries, max = #tracks, limits.current.state_entries
+  for _, r in ipairs(tracks) do
+    if type(r) == "table" and type(r.points) == "table" then n_entries = n_entries + #r.points end
   end
-  local find = resolver(st, resolve)
-  local tracks = list_of(s.tracks, "state.tracks", "an array of tracks")
-  do
-    -- (a state may come from the network: what restore builds is bounded
-    -- before anything is resolved)
-    local n_entries, max = #tracks, limits.current.state_entries
-    for _, r in ipairs(tracks) do
-      if type(r) == "table" and type(r.points) == "table" then n_entries = n_entries + #r.points end
-    end
-    for _, k in ipairs { "properties", "overrides", "constraints" } do
-      if type(s[k]) == "table" then n_entries = n_entries + #s[k] end
-    end
-    if n_entries > max then
-      fail("state", "holds %d tracks, points, properties, overrides and constraints (at most %d, anim.limits.state_entries)",
-        n_entries, max)
-    end
+  for _, k in ipairs { "properties", "overrides", "constraints" } do
+    if type(s[k]) == "table" then n_entries = n_entries + #s[k] end
   end
-  -- the tracks, every field checked; their blend spaces are made at the
-  -- end (spaces: the distinct definitions, each made once)
-  local ids, after, spaces_made, clip_ids = {}, {}, {}, { n = 0 }
-  for i, r in ipairs(tracks) do
-    local path = index("state.tracks", i)
-    fields_of(r, path, TRACK_KEYS, "an object (a saved track)")
-    -- (by its digits: exact, where 5.1's doubles round ids beyond 2^53)
-    local id, id_digits = cnt(r.id, path, "id", 0, MAX_ID)
-    if ids[id_digits] then fail(key(path, "id"), "is the id of state.tracks[%d] too", ids[id_digits]) end
-    ids[id_digits] = i
-    local map
-    if r.retarget ~= nil then map = find(r.retarget, "retarget", path, "retarget") end
-    local lead = { id = id, digits = id_digits, cbs = {}, after = -1, points = {}, bindings = {} }
-    local clips, view
-    if r.space ~= nil then
-      if r.clip ~= nil then fail(path, "names both a clip and a blend space") end
-      local def, k = space_def(r.space, key(path, "space"), find, clip_ids)
-      spaces_made[k] = spaces_made[k] or def
-      lead.space = spaces_made[k]
-      clips, view = {}, def.view
-      for j, p in ipairs(def.points) do clips[j] = p.clip end
-      if def.dimensions == 2 then lead.at = nums(r.at, path, "at", 2)
-      else lead.at = { num(r.at, path, "at"), 0 } end
-      local pts = list_of(r.points or {}, key(path, "points"), "an array of the space's other points")
-      if #pts ~= #clips - 1 then
-        fail(key(path, "points"), "must hold %d points (the space's after its first), got %d", #clips - 1, #pts)
-      end
-    elseif r.clip ~= nil then
-      lead.src = find(r.clip, "clip", path, "clip")
-      clips, view = { lead.src }, clip_info(lead.src).space == "view"
-      if r.at ~= nil then fail(key(path, "at"), "only a blend space's track has a parameter") end
-      if r.points ~= nil then fail(key(path, "points"), "only a blend space's track has points") end
-    else
-      fail(path, "names no clip and no blend space")
-    end
-    if view and st.space ~= "view" then
-      fail(path, "plays a view %s: a body animator cannot play it", r.space ~= nil and "blend space" or "clip")
-    end
-    for k, c in ipairs(clips) do
-      local b = bind.get(c, st.rig, map)
-      lead.bindings[k] = b
-      local rec, rp = r, path
-      if k > 1 then rec, rp = r.points[k - 1], index(key(path, "points"), k - 1) end
-      local keys = k == 1 and TRACK_KEYS or POINT_KEYS
-      lead.points[k] = unrecord(FIELDS.track, rec, rp, ctx, keys, track_checks(clip_info(c).length, #b))
-    end
-    if r.after ~= nil then
-      local a = small(r.after, path, "after", 1, #tracks)
-      if a == i then fail(key(path, "after"), "a track cannot be queued after itself") end
-      if lead.points[1][OFFSET.state] ~= 3 then fail(key(path, "after"), "only a queued track waits for another") end
-      lead.after = a - 1
-      after[i] = a
-    end
-    lead.map = map
-    plan.leads[i] = lead
+  if n_entries > max then
+    fail("state", "holds %d tracks, points, properties, overrides and constraints (at most %d, anim.limits.state_entries)",
+      n_entries, max)
   end
-  check_queues(after)
+end
+
+-- Track i of the state (r) into plan.leads[i], every field checked; a
+-- blend space's definition is kept in t.spaces_made (made at the end).
+-- t: what the tracks share (st, ctx, find, ids, after, spaces_made,
+-- clip_ids, ntracks).
+local function plan_track(plan, t, r, i)
+  local st, ctx, find, ids, after, spaces_made, clip_ids = t.st, t.ctx, t.find, t.ids, t.after, t.spaces_made,
+    t.clip_ids
+  local path = index("state.tracks", i)
+  fields_of(r, path, TRACK_KEYS, "an object (a saved track)")
+  -- (by its digits: exact, where 5.1's doubles round ids beyond 2^53)
+  local id, id_digits = cnt(r.id, path, "id", 0, MAX_ID)
+  if ids[id_digits] then fail(key(path, "id"), "is the id of state.tracks[%d] too", ids[id_digits]) end
+  ids[id_digits] = i
+  local map
+  if r.retarget ~= nil then map = find(r.retarget, "retarget", path, "retarget") end
+  local lead = { id = id, digits = id_digits, cbs = {}, after = -1, points = {}, bindings = {} }
+  local clips, view
+  if r.space ~= nil then
+    if r.clip ~= nil then fail(path, "names both a clip and a blend space") end
+    local def, k = space_def(r.space, key(path, "space"), find, clip_ids)
+    spaces_made[k] = spaces_made[k] or def
+    lead.space = spaces_made[k]
+    clips, view = {}, def.view
+    for j, p in ipairs(def.points) do clips[j] = p.clip end
+    if def.dimensions == 2 then lead.at = nums(r.at, path, "at", 2)
+    else lead.at = { num(r.at, path, "at"), 0 } end
+    local pts = list_of(r.points or {}, key(path, "points"), "an array of the space's other points")
+    if #pts ~= #clips - 1 then
+      fail(key(path, "points"), "must hold %d points (the space's after its first), got %d", #clips - 1, #pts)
+    end
+  elseif r.clip ~= nil then
+    lead.src = find(r.clip, "clip", path, "clip")
+    clips, view = { lead.src }, clip_info(lead.src).space == "view"
+    if r.at ~= nil then fail(key(path, "at"), "only a blend space's track has a parameter") end
+    if r.points ~= nil then fail(key(path, "points"), "only a blend space's track has points") end
+  else
+    fail(path, "names no clip and no blend space")
+  end
+  if view and st.space ~= "view" then
+    fail(path, "plays a view %s: a body animator cannot play it", r.space ~= nil and "blend space" or "clip")
+  end
+  for k, c in ipairs(clips) do
+    local b = bind.get(c, st.rig, map)
+    lead.bindings[k] = b
+    local rec, rp = r, path
+    if k > 1 then rec, rp = r.points[k - 1], index(key(path, "points"), k - 1) end
+    local keys = k == 1 and TRACK_KEYS or POINT_KEYS
+    lead.points[k] = unrecord(FIELDS.track, rec, rp, ctx, keys, track_checks(clip_info(c).length, #b))
+  end
+  if r.after ~= nil then
+    local a = small(r.after, path, "after", 1, t.ntracks)
+    if a == i then fail(key(path, "after"), "a track cannot be queued after itself") end
+    if lead.points[1][OFFSET.state] ~= 3 then fail(key(path, "after"), "only a queued track waits for another") end
+    lead.after = a - 1
+    after[i] = a
+  end
+  lead.map = map
+  plan.leads[i] = lead
+end
+
+-- The property values of the state into plan.properties.
+local function plan_properties(plan, s)
   local known = {}
   for i, p in ipairs(list_of(s.properties, "state.properties", "an array of property values")) do
     local path = index("state.properties", i)
@@ -617,6 +387,10 @@ local function plan_of(st, s, resolve)
       plan.properties[i] = { name = p.name, v = nums(v, path, "value", #v) }
     end
   end
+end
+
+-- The overrides of the state into plan.overrides (ids increasing).
+local function plan_overrides(plan, s, rinfo)
   local last = 0
   for i, o in ipairs(list_of(s.overrides, "state.overrides", "an array of overrides")) do
     local path = index("state.overrides", i)
@@ -637,7 +411,11 @@ local function plan_of(st, s, resolve)
     plan.overrides[i] = { id, j, OVR[o.mode], ch, w, p[1], p[2], p[3], q[1], q[2], q[3], q[4], sc[1], sc[2], sc[3],
       name = o.joint, mode = o.mode, p = p, q = q, s = sc, digits = id_digits }
   end
-  last = 0
+end
+
+-- The constraints of the state into plan.constraints (ids increasing).
+local function plan_constraints(plan, s, rinfo)
+  local last = 0
   for i, c in ipairs(list_of(s.constraints, "state.constraints", "an array of constraints")) do
     local path = index("state.constraints", i)
     local two = type(c) == "table" and c.kind == "two_bone"
@@ -657,6 +435,39 @@ local function plan_of(st, s, resolve)
     plan.constraints[i] = { id, IKK[c.kind], j[1], j[2] or j[1], j[3] or j[1], t[1], t[2], t[3], pole[1], pole[2], pole[3],
       fwd[1], fwd[2], fwd[3], upv[1], upv[2], upv[3], w, soft, kind = c.kind, digits = id_digits }
   end
+end
+
+-- The plan core.animator_restore builds from (see csrc/lua/lua_restore.c).
+local function plan_of(st, s, resolve)
+  local rinfo = rigmod.info(st.rig)
+  check_head(st, s, rinfo)
+  local ctx = { index = rinfo.index, states = STATES }
+  local n = #rinfo.joints
+  local plan = {
+    side = SIDES[st.side], out = {}, live = {}, queued_after = setmetatable({}, { __mode = "kv" }),
+    animator = unrecord(FIELDS.animator, s.animator, "state.animator", ctx, ANIMATOR_KEYS),
+    pose = {}, animated = {}, leads = {}, properties = {}, overrides = {}, constraints = {},
+  }
+  local pose = list_of(s.pose, "state.pose", "an array of one pose per joint")
+  local animated = list_of(s.animated, "state.animated", "an array of flags per joint")
+  if #pose ~= n then fail("state.pose", "must hold %d joints (the rig's), got %d", n, #pose) end
+  if #animated ~= n then fail("state.animated", "must hold %d joints (the rig's), got %d", n, #animated) end
+  for j = 1, n do
+    nums(pose[j], "state.pose", j, 10, plan.pose)
+    plan.animated[j] = small(animated[j], "state.animated", j, 0, 7)
+  end
+  local find = resolver(st, resolve)
+  local tracks = list_of(s.tracks, "state.tracks", "an array of tracks")
+  check_entries(s, tracks)
+  -- the tracks, every field checked; their blend spaces are made at the
+  -- end (spaces: the distinct definitions, each made once)
+  local t = { st = st, ctx = ctx, find = find, ids = {}, after = {}, spaces_made = {}, clip_ids = { n = 0 },
+    ntracks = #tracks }
+  for i, r in ipairs(tracks) do plan_track(plan, t, r, i) end
+  check_queues(t.after)
+  plan_properties(plan, s)
+  plan_overrides(plan, s, rinfo)
+  plan_constraints(plan, s, rinfo)
   -- last, the blend spaces: every other field is checked by now, so that
   -- a state refused for one of them costs no triangulation
   local made = {}
