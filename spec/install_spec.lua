@@ -72,6 +72,8 @@ describe("installation", function()
       n = n + 1
     end
     assert.is_true(n > 20)
+    -- (the script: no comment in it, its lines reach the shell joined; the
+    -- importers' and exporters' subfolders, import/gltf/..., load from the tree)
     local script = [==[
       local function where(name, path)
         for p in path:gmatch("[^;]+") do
@@ -85,6 +87,11 @@ describe("installation", function()
       local lua = where("anim", package.path)
       assert(core:find(TREE, 1, true), "core from " .. core)
       assert(lua:find(TREE, 1, true), "anim from " .. lua)
+      for _, name in ipairs { "anim.import.gltf", "anim.import.gltf.accessor", "anim.export.gltf" } do
+        local at = where(name, package.path)
+        assert(at and at:find(TREE, 1, true), name .. " from " .. tostring(at))
+        require(name)
+      end
       local c = assert(anim.decode('{"joints":{"a":{"position":[[0,[0,0,0]],[1,[2,4,6]]]}}}'))
       local p = c:sample(0.5).a.position
       assert(p[1] == 1 and p[2] == 2 and p[3] == 3)
@@ -98,7 +105,7 @@ describe("installation", function()
       "TREE=" .. string.format("%q", tree) .. "\n" .. script)
     local ok2, out2 = sh(cmd)
     assert(ok2, out2)
-    assert.truthy(out2:find("installed ok", 1, true))
+    assert.truthy(out2:find("installed ok", 1, true), out2)
     sh(string.format("rm -rf %q %q", tree, src))
   end)
 

@@ -7,7 +7,7 @@
 local anim = require "anim"
 local E = require "anim.base.errors"
 local cjson = require "cjson"
-local molang = require "anim.import.molang"
+local molang = require "anim.import.blockbench.molang"
 local blockbench = require "anim.import.blockbench"
 local H = require "spec.helper"
 

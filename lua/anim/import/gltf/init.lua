@@ -1,4 +1,4 @@
--- gltf.lua: imports the skins and animations of a glTF 2.0 asset (.gltf
+-- import/gltf/init.lua: imports the skins and animations of a glTF 2.0 asset (.gltf
 -- or .glb): anim.import_gltf(path [, options]) -> { clips, rigs, rig,
 -- scene, warnings } | nil, message.
 --
@@ -21,8 +21,8 @@ local codes = require "anim.base.codes"
 local clipmod = require "anim.format.clip"
 local format = require "anim.format.read"
 local rigmod = require "anim.format.rig"
-local F = require "anim.import.gltf_file"
-local A = require "anim.import.gltf_accessor"
+local F = require "anim.import.gltf.file"
+local A = require "anim.import.gltf.accessor"
 
 local M = {}
 local fail, at, count, describe = E.fail, F.at, F.count, E.describe
@@ -257,7 +257,7 @@ local function view_extension(ctx, acc)
   end
 end
 
--- The input times of a sampler: finite (gltf_accessor) and in order.
+-- The input times of a sampler: finite (accessor.lua) and in order.
 local function input_times(ctx, acc)
   local a = A.read(ctx, acc, A.shape(ctx, acc).given + 1)
   local t = a.values

@@ -1,4 +1,4 @@
--- bake.lua: turns a function of time into keys that the clip format plays
+-- import/blockbench/bake.lua: turns a function of time into keys that the clip format plays
 -- back within a tolerance: linear keys for vectors, slerped keys for
 -- quaternions, and a jump (two keys at one time) where the function jumps.
 --
@@ -30,7 +30,7 @@ local M = {}
 M.BOUND = 0.01      -- what the specs and docs promise (degrees, blocks or scale factors)
 M.TOL = 0.005       -- what the baker works to: half of it
 M.MIN_GAP = 1e-6    -- a segment this short that still misses is a jump
-M.MAX_KEYS = 100000 -- keys per baked channel, at most (bbchannel.lua shares it out)
+M.MAX_KEYS = 100000 -- keys per baked channel, at most (channel.lua shares it out)
 M.FIRST_GRID = 0.1  -- the first grid's spacing at most, seconds
 
 local function lerp_vec(a, b, s)

@@ -1,4 +1,4 @@
--- bbchannel.lua: one animated channel of a Blockbench project or Bedrock
+-- import/blockbench/channel.lua: one animated channel of a Blockbench project or Bedrock
 -- animation file, held as Blockbench holds it (keys with pre and post
 -- values, per-key interpolation, per-axis bezier handles, GeckoLib
 -- easings), evaluated as Blockbench evaluates it, and turned into the keys
@@ -25,8 +25,8 @@
 -- M.convert writes exact keys wherever the clip format can say the same
 -- thing, and bakes the rest (bake.lua) within bake.BOUND.
 local E = require "anim.base.errors"
-local molang = require "anim.import.molang"
-local bake = require "anim.import.bake"
+local molang = require "anim.import.blockbench.molang"
+local bake = require "anim.import.blockbench.bake"
 local Q = require "anim.base.quat"
 
 local M = {}

@@ -1,4 +1,4 @@
--- molang.lua: Molang (Minecraft's expression language) as Blockbench
+-- import/blockbench/molang.lua: Molang (Minecraft's expression language) as Blockbench
 -- evaluates it for its previews, for the importers to turn into keys.
 --
 --   molang.parse(src)                -> ast | nil, message      (syntax only)

@@ -1,4 +1,4 @@
--- xml.lua: imports the legacy XML animations of the Minecraft skin viewer
+-- import/xml/init.lua: imports the legacy XML animations of the Minecraft skin viewer
 -- (../shared/spec/legacy-xml-format.txt; SEMANTICS 9; import-notes.md,
 -- "XML format") as clips on the player rig.
 --

@@ -1,4 +1,4 @@
--- gltf_export.lua: writes clips as glTF 2.0 animations (anim.export_gltf):
+-- export/gltf/init.lua: writes clips as glTF 2.0 animations (anim.export_gltf):
 -- a .gltf with its buffer embedded, or a .glb, with a node tree from a rig
 -- (or the clips' skeletons) and one animation per clip.
 --
@@ -467,7 +467,7 @@ end
 -- joint that plays on none of them.  Beside a rig, such a joint is placed
 -- as its clip's skeleton places it, with the skeleton's joints above it
 -- that the rig lacks (a model's other nodes, which a skin's rig leaves
--- out: see gltf.lua), or else as a root with no rest; without a rig it is
+-- out: see import/gltf/init.lua), or else as a root with no rest; without a rig it is
 -- a root with no rest.  Returns the tree and, with a rig, the names of
 -- the rig's joints (the skin).
 local function node_tree(clips, rig)
@@ -769,7 +769,7 @@ end
 -- property channels (as the clip's table has them: a glTF file has no
 -- place for values that are not node transforms, and morph weights need
 -- a mesh with targets, which the exporter does not write) and the
--- playback fields a glTF animation has no place for (gltf.lua reads them).
+-- playback fields a glTF animation has no place for (import/gltf/init.lua reads them).
 local DEFAULTS = { loop = "once", speed = 1, priority = 0, blend = "normal", space = "body", autoplay = false }
 local function extras_of(c)
   local info = info_of(c)
