@@ -6,7 +6,9 @@
 -- (import/gltf/, import/blockbench/, export/gltf/): a family uses the
 -- families of the layers below it, and of its own layer only itself.
 --   C:    csrc/core (no Lua header) < csrc/lua (the binding, over lua_helpers.h,
---         which alone includes lua_compat.h)
+--         which alone includes lua_compat.h); csrc/io (the readers' byte
+--         and file utilities) beside the binding, over lua/lua_helpers.h,
+--         registered by lua_module.c alone (through io/io.h)
 -- and anim.core is reached only from base, format, runtime, import and
 -- export (importers and exporters read and write bytes through C: glTF);
 -- the face and the tools go through the layers.
@@ -134,14 +136,23 @@ local function c_breaches(path, text)
         local ok = inc == "lua.h" or inc == "lauxlib.h" or inc == "lualib.h" or inc == "lua_helpers.h"
           or (inc == "lua_compat.h" and path == "csrc/lua/lua_helpers.h") -- (the versions' differences)
           or (inc:match("^core/[%w_]+%.h$") and io.open(H.root .. "/csrc/" .. inc))
+          or (inc == "io/io.h" and path == "csrc/lua/lua_module.c") -- (the registration of csrc/io's)
         if not ok then
           out[#out + 1] = where .. ": a binding file includes the Lua headers, lua_helpers.h and core/ only"
         end
+      elseif dir == "io" then
+        local ok = inc == "lua.h" or inc == "lauxlib.h" or inc == "lualib.h" or inc == "lua/lua_helpers.h"
+          or ((inc:match("^core/[%w_]+%.h$") or inc:match("^io/[%w_]+%.h$")) and io.open(H.root .. "/csrc/" .. inc))
+        if not ok then
+          out[#out + 1] = where .. ": a file of csrc/io includes the Lua headers, lua/lua_helpers.h, core/ and io/ only"
+        end
       else
-        out[#out + 1] = path .. ": not in csrc/core or csrc/lua"
+        out[#out + 1] = path .. ": not in csrc/core, csrc/lua or csrc/io"
       end
     elseif line:match('^%s*#%s*include%s*<lua') or line:match('^%s*#%s*include%s*<lauxlib') then
-      if dir ~= "lua" then out[#out + 1] = string.format("%s:%d: a Lua header outside csrc/lua", path, n) end
+      if dir ~= "lua" and dir ~= "io" then
+        out[#out + 1] = string.format("%s:%d: a Lua header outside csrc/lua and csrc/io", path, n)
+      end
     end
   end
   return out
@@ -189,6 +200,12 @@ describe("the layers (docs/architecture.md)", function()
     assert.are.equal(1, #c_breaches("csrc/core/clip.c", '#include "lua.h"\n'))
     assert.are.equal(1, #c_breaches("csrc/lua/lua_clip.c", '#include "lua_animator.c"\n'))
     assert.are.equal(0, #c_breaches("csrc/lua/lua_clip.c", '#include "core/clip.h"\n#include "lua_helpers.h"\n'))
+    -- csrc/io: beside the binding, registered by lua_module.c alone
+    assert.are.equal(0, #c_breaches("csrc/io/check.c", '#include "lua.h"\n#include "lua/lua_helpers.h"\n#include "io/io.h"\n'))
+    assert.are.equal(1, #c_breaches("csrc/io/check.c", '#include "lua/lua_clip.c"\n'))
+    assert.are.equal(1, #c_breaches("csrc/lua/lua_clip.c", '#include "io/io.h"\n'))
+    assert.are.equal(0, #c_breaches("csrc/lua/lua_module.c", '#include "io/io.h"\n'))
+    assert.are.equal(1, #c_breaches("csrc/core/clip.c", '#include "io/io.h"\n'))
   end)
 
   it("the command loads only the tool layer", function()

@@ -170,7 +170,7 @@ end
 -- may not fit a double.
 --
 -- For a decoded file the inline checks run in C first (core.key_scanner,
--- csrc/lua/lua_check.c): the scanner takes keys while they are plain, as
+-- csrc/io/check.c): the scanner takes keys while they are plain, as
 -- the inline checks below take them, and hands the first key it does not
 -- take to them; when it takes them all, their numbers go to the core in
 -- a key block (ch.block), not in a Lua table per key (`scan` false, from

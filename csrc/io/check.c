@@ -1,4 +1,4 @@
-/* lua_check.c - core.check_tree: the walk over a decoded JSON tree that
+/* io/check.c - core.check_tree: the walk over a decoded JSON tree that
  * looks for what the readers' own checks do not (strings over the limit,
  * numbers that are not finite, keys that are neither strings nor array
  * indices, nesting over the limit, values JSON cannot hold), done in C:
@@ -11,7 +11,8 @@
 #include "lauxlib.h"
 
 #include "core/codes.h"
-#include "lua_helpers.h"
+#include "lua/lua_helpers.h"
+#include "io/io.h"
 
 /* The deepest a tree may be checked to: the hard maximum of
  * anim.limits.depth (lua/anim/base/limits.lua). */
@@ -392,6 +393,43 @@ static void scan_need(lua_State *L, int ch, int slot, const char *field) {
   lua_replace(L, slot);
 }
 
+/* The stack slots of scan_keys: its arguments (the list, the channel),
+ * the key block and the channel's record tables. */
+enum { LIST = 1, CH = 3, BLOCK = 8, H, TAN, KEEP };
+
+/* The keys scan_keys took, stored as read_keys stores them: all of them
+ * (whole) in the key block kb (its arity nv0), which goes to ch.block;
+ * else the `last` first ones in the channel's t, vals and ie (the times
+ * and the value tables of the list, the bytes bie).  The stack from
+ * base + 1 is free. */
+static void scan_store(lua_State *L, anim_keyblock *kb, int base, int whole, int last, int nv0,
+                       const unsigned char *bie) {
+  if (whole) {
+    kb->n = last;
+    kb->arity = nv0;
+    lua_pushvalue(L, BLOCK);
+    lua_setfield(L, CH, "block");
+  } else if (last) {
+    /* the keys taken, as read_keys stores them: the times and the value
+     * tables of the list, the bytes */
+    int T = base + 1, V = base + 2, IE = base + 3, i;
+    lua_getfield(L, CH, "t");
+    lua_getfield(L, CH, "vals");
+    lua_getfield(L, CH, "ie");
+    if (!lua_istable(L, T) || !lua_istable(L, V) || !lua_istable(L, IE)) luaL_error(L, "scan: a channel of read_keys expected");
+    for (i = 1; i <= last; i++) {
+      lua_rawgeti(L, LIST, i);
+      lua_rawgeti(L, -1, 1);
+      lua_rawseti(L, T, i);
+      lua_rawgeti(L, -1, 2);
+      lua_rawseti(L, V, i);
+      lua_pushinteger(L, bie[i - 1]);
+      lua_rawseti(L, IE, i);
+      lua_pop(L, 1);
+    }
+  }
+}
+
 /* scan(list, count, ch, rotation, max_string, max_depth, depth) -> next,
  * prev, checked: the keys list[1..count] taken while plain, into the
  * channel ch of read.lua's read_keys ({ t, vals, ie, h, tan, keep, quat };
@@ -409,7 +447,6 @@ static void scan_need(lua_State *L, int ch, int slot, const char *field) {
 static int scan_keys(lua_State *L) {
   lua_Integer count = anim_lua_checkrange(L, 2, 0, ANIM_MAX_CURVE_KEYS, "count"), n;
   int rot = lua_toboolean(L, 4), last = 0, quat, base, nv0 = 0;
-  enum { LIST = 1, CH = 3, BLOCK = 8, H, TAN, KEEP };
   double prev = 0;
   anim_keyblock *kb;
   double *bt = NULL, *bv = NULL;
@@ -509,30 +546,7 @@ static int scan_keys(lua_State *L) {
     lua_pushboolean(L, quat);
     lua_setfield(L, CH, "quat");
   }
-  if (n > count && count > 0) {
-    kb->n = (int)count;
-    kb->arity = nv0;
-    lua_pushvalue(L, BLOCK);
-    lua_setfield(L, CH, "block");
-  } else if (last) {
-    /* the keys taken, as read_keys stores them: the times and the value
-     * tables of the list, the bytes */
-    int T = base + 1, V = base + 2, IE = base + 3, i;
-    lua_getfield(L, CH, "t");
-    lua_getfield(L, CH, "vals");
-    lua_getfield(L, CH, "ie");
-    if (!lua_istable(L, T) || !lua_istable(L, V) || !lua_istable(L, IE)) luaL_error(L, "scan: a channel of read_keys expected");
-    for (i = 1; i <= last; i++) {
-      lua_rawgeti(L, LIST, i);
-      lua_rawgeti(L, -1, 1);
-      lua_rawseti(L, T, i);
-      lua_rawgeti(L, -1, 2);
-      lua_rawseti(L, V, i);
-      lua_pushinteger(L, bie[i - 1]);
-      lua_rawseti(L, IE, i);
-      lua_pop(L, 1);
-    }
-  }
+  scan_store(L, kb, base, n > count && count > 0, last, nv0, bie);
   lua_settop(L, base);
   lua_pushinteger(L, n);
   if (last) {

@@ -1,4 +1,4 @@
-/* lua_jsonkeys.c - core.json_members: the members of a JSON object in the
+/* io/jsonkeys.c - core.json_members: the members of a JSON object in the
  * order of its text.  A decoded object is a Lua table, which keeps no
  * order; the Aseprite importer reads the frames of a sheet's hash form in
  * the file's order (lua/anim/import/aseprite/init.lua).  In Lua the scan took
@@ -13,7 +13,8 @@
 #include "lua.h"
 #include "lauxlib.h"
 
-#include "lua_helpers.h"
+#include "lua/lua_helpers.h"
+#include "io/io.h"
 
 static int is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
