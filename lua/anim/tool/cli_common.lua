@@ -163,6 +163,13 @@ local function unknown_fields(path, text, kind)
   return list
 end
 
+-- An importer's warning as the command prints it: "file: path: message",
+-- one line (the path left out when the warning names no channel).
+local function warning_line(path, w)
+  local where = (w.channel and w.channel ~= "") and (E.path(w.channel) .. ": ") or ""
+  return shown(path) .. ": " .. where .. w.message
+end
+
 local function read_clips(path)
   local text = peek(path)
   local kind = kind_of(path, text)
@@ -192,8 +199,7 @@ local function read_clips(path)
     err = nil
   end
   for _, w in ipairs(type(err) == "table" and err or {}) do
-    local where = (w.channel and w.channel ~= "") and (E.path(w.channel) .. ": ") or ""
-    warnings[#warnings + 1] = { text = shown(path) .. ": " .. where .. w.message, animation = w.animation,
+    warnings[#warnings + 1] = { text = warning_line(path, w), animation = w.animation,
       not_imported = w.message:match("^not imported") ~= nil or w.message:match("^%d+ animations not imported") ~= nil }
   end
   local list = {}
@@ -308,6 +314,7 @@ M.Exit, M.USAGE, M.INPUT, M.fail = Exit, USAGE, INPUT, fail
 M.colour, M.bold, M.out, M.quote, M.one_line, M.shown, M.shown_list = colour, bold, out, quote, one_line, shown, shown_list
 M.write_output = write_output
 M.IMPORTER, M.FORMAT_NAME, M.kind_by_name = IMPORTER, FORMAT_NAME, kind_by_name
+M.warning_line = warning_line
 M.kind_of, M.peek, M.read_clips, M.must_read, M.pick, M.one_clip = kind_of, peek, read_clips, must_read, pick, one_clip
 M.num, M.fixed, M.brief, M.count = num, fixed, brief, count
 

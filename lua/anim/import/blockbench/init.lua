@@ -358,13 +358,6 @@ function M.decode(text, name, opts, values)
   return clips, warnings
 end
 
--- "file: path: message", one line.
-function M.warning_text(name, w)
-  name = E.shown(name)
-  if w.channel and w.channel ~= "" then return name .. ": " .. E.path(w.channel) .. ": " .. w.message end
-  return name .. ": " .. w.message
-end
-
 function M.import(path, opts, values)
   return E.catch(path, function() return M.decode(json.read_file(path), path, opts, values) end)
 end
