@@ -3,7 +3,7 @@
  * numbers that are not finite, keys that are neither strings nor array
  * indices, nesting over the limit, values JSON cannot hold), done in C:
  * in Lua it cost more than decoding the text.  It only finds the place;
- * lua/anim/json.lua words the message. */
+ * lua/anim/base/json.lua words the message. */
 #include <math.h>
 #include <stddef.h>
 
@@ -161,9 +161,9 @@ static int check_tree(lua_State *L) {
  * the tree check looks for.
  *
  * Upvalues: the interpolation names -> codes, the ease names -> codes, the
- * default ease of each interpolation (by code + 1: read.lua's
+ * default ease of each interpolation (by code + 1: read_values.lua's
  * default_ease, 0 for what is not an easing), Lua's 0/0 (the NaN of an
- * absent handle time or tangent, bit for bit read.lua's), the names of
+ * absent handle time or tangent, bit for bit read_keys.lua's), the names of
  * the extra's fields the core keeps, and the names of the scanner (below).
  * Names are compared by address: every runtime interns strings of up to
  * 40 bytes, so a string equal to a name is that name's string. */
@@ -210,7 +210,7 @@ static int scan_finite(lua_State *L, int idx, int ty, double *d) {
 
 /* The length of the value at idx (an absolute index), of type ty, when it
  * is a table without a metatable holding nothing after its length
- * (read.lua: #v, and next(v, #v) == nil); else -1.  (0 for an empty one,
+ * (read_keys.lua: #v, and next(v, #v) == nil); else -1.  (0 for an empty one,
  * which no caller takes.)  Leaves the stack as it was. */
 static int scan_len(lua_State *L, int idx, int ty) {
   int after;
@@ -255,7 +255,7 @@ static int scan_leaf(lua_State *L, const scan *sc, int idx) {
 }
 
 /* A handle [dt, dv] at h (dv a finite number, or three) into the record
- * at rec (read.lua's plain_handle; at: 0 out, 1 in); *form gets 1 + at
+ * at rec (read_keys.lua's plain_handle; at: 0 out, 1 in); *form gets 1 + at
  * for a one-number dv.  0 when not plain. */
 static int scan_handle(lua_State *L, int h, int rec, int at, int *form) {
   int top = lua_gettop(L), dt = top + 1, dv = top + 2, tv, ok = 0, b = 3 + 3 * at, a;
@@ -286,7 +286,7 @@ static int scan_handle(lua_State *L, int h, int rec, int at, int *form) {
 }
 
 /* A tangent of nv finite numbers at v into the record at rec from index
- * b + 1 (read.lua's plain_tangent).  0 when not plain. */
+ * b + 1 (read_keys.lua's plain_tangent).  0 when not plain. */
 static int scan_tangent(lua_State *L, int v, int nv, int rec, int b) {
   int a, ok, top = lua_gettop(L);
   double d;
@@ -312,7 +312,7 @@ static int scan_nans(lua_State *L, int n) {
 }
 
 /* The extra of a key at e (of type ty), for interpolation code and nv
- * values (read.lua's plain_extra): 0 when not plain; else 1, with *ie its
+ * values (read_keys.lua's plain_extra): 0 when not plain; else 1, with *ie its
  * ease bits (and HAS_EASE when it wrote its ease), *more whether it holds
  * more than the core keeps, and two values pushed: its handle record and
  * its tangent record (each a table or nil). */
@@ -432,7 +432,7 @@ static void scan_store(lua_State *L, anim_keyblock *kb, int base, int whole, int
 
 /* scan(list, count, ch, rotation, max_string, max_depth, depth) -> next,
  * prev, checked: the keys list[1..count] taken while plain, into the
- * channel ch of read.lua's read_keys ({ t, vals, ie, h, tan, keep, quat };
+ * channel ch of read_keys.lua's read_keys ({ t, vals, ie, h, tan, keep, quat };
  * quat set as read_keys sets it).  When every key is taken, their times,
  * values and bytes are in a key block (lua_helpers.h), ch.block, which
  * clip_new copies; t, vals and ie stay empty.  Else the keys taken are in

@@ -208,7 +208,7 @@ local HAS_INTERP, HAS_EASE = codes.keybyte.has_interp, codes.keybyte.has_ease
 local EASE_UNIT = math.floor(2 ^ codes.keybyte.ease_shift)
 M.HAS_INTERP, M.HAS_EASE, M.EASE_UNIT = HAS_INTERP, HAS_EASE, EASE_UNIT
 
--- A handle record for the core (csrc/curve.h, arity 3): out dt, in dt (NaN
+-- A handle record for the core (csrc/core/curve.h, arity 3): out dt, in dt (NaN
 -- when absent), out dv[3], in dv[3], then 1 when the out dv was written as
 -- one number, + 2 when the in dv was.  (A property of n components has
 -- records of 3 + 2n numbers: out dv[n], in dv[n].)

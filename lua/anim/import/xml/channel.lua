@@ -16,12 +16,12 @@ local merge, times, windowed, axis_keys, unroll, find = C.merge, C.times, C.wind
 local INTERP_NAME = { [LINEAR] = "linear", [STEP] = "step", [BEZIER] = "bezier", [SINE] = "sine" }
 local EASE_NAME = { [EASE_IN] = "in", [EASE_OUT] = "out", [EASE_INOUT] = "inOut" }
 
--- Curves for the C core (format.lua's description) ------------------------------------
+-- Curves for the C core (format/read.lua's description) ------------------------------------
 
 local NAN = 0 / 0
 
 -- One axis of keys K as the core's description of keys of arity 1 (a
--- split channel's axis: csrc/lua_clip.c): handle records are out dt, in
+-- split channel's axis: csrc/lua/lua_clip.c): handle records are out dt, in
 -- dt (NaN: absent), out dv, in dv, form.
 local function desc_curve(K)
   local c = { t = {}, v = {}, ie = {} }
@@ -46,7 +46,7 @@ local function desc_curve(K)
   return c
 end
 
-local CYCLES = { type = 0, before = 1, after = 1 } -- format.lua's codes: cycles, repeat
+local CYCLES = { type = 0, before = 1, after = 1 } -- format/read_modifiers.lua's codes: cycles, repeat
 
 -- The version 3 keys of merged keys.
 local function z(x) return x == 0 and 0.0 or x end -- no -0 in the file

@@ -25,11 +25,11 @@ local EASE_IN, EASE_OUT, EASE_INOUT = codes.ease["in"], codes.ease.out, codes.ea
 -- A key list K is sorted by time (equal times make a jump) and its keys are
 -- { t, v, c, e } plus, for the cubic pieces this module makes, mo (the slope
 -- leaving a BEZIER key) and mi (the slope arriving at the key after it).
--- These functions evaluate exactly what csrc/curve.c evaluates.
+-- These functions evaluate exactly what csrc/core/curve.c evaluates.
 
 local PI = math.pi
 
--- The sine easing of csrc/amath.c and its derivative (in s).
+-- The sine easing of csrc/core/amath.c and its derivative (in s).
 local function ease(e, s)
   if e == EASE_IN then return 1 - math.cos(s * PI / 2) end
   if e == EASE_OUT then return 1 - (1 - math.cos((1 - s) * PI / 2)) end
