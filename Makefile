@@ -21,11 +21,13 @@ THREADS   = -pthread
 # inside the core need no procedure linkage table
 VISIBLE   = -fvisibility=hidden
 
-# csrc/core/: the C core (no Lua header); csrc/lua/: the binding (docs/architecture.md)
+# csrc/core/: the C core (no Lua header); csrc/lua/: the binding; csrc/io/:
+# the readers' byte and file utilities of the same module (docs/architecture.md)
 CORE_ONLY = $(wildcard csrc/core/*.c)
 BIND_SRC  = $(wildcard csrc/lua/*.c)
-CORE_SRC  = $(CORE_ONLY) $(BIND_SRC)
-CORE_HDR  = $(wildcard csrc/core/*.h csrc/lua/*.h)
+IO_SRC    = $(wildcard csrc/io/*.c)
+CORE_SRC  = $(CORE_ONLY) $(BIND_SRC) $(IO_SRC)
+CORE_HDR  = $(wildcard csrc/core/*.h csrc/lua/*.h csrc/io/*.h)
 CORE_SO   = $(BUILD)/anim/core.so
 # the library of that Lua, for the programs that embed it (make tsan's
 # interpreter, the fuzz targets)

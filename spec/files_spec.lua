@@ -1,6 +1,6 @@
 -- Reading files (issue 35): every reader of the module reads a whole file
 -- through one helper (json.read_file over core.read_file, or
--- core.read_beneath for res:// paths: csrc/lua/lua_fs.c), which opens it
+-- core.read_beneath for res:// paths: csrc/io/fs.c), which opens it
 -- without blocking and fstat()s what it opened before reading anything.
 -- So a FIFO (open(2) used to wait for a writer: anim.load, anim.reload,
 -- the XML, Blockbench and Aseprite importers, retarget maps and the CLI

@@ -210,8 +210,8 @@ describe("glTF accessors", function()
   end)
 
   it("lay out matrix columns on 4-byte boundaries (MAT2 and MAT3 of bytes and shorts)", function()
-    local A = require "anim.import.gltf_accessor"
-    local F = require "anim.import.gltf_file"
+    local A = require "anim.import.gltf.accessor"
+    local F = require "anim.import.gltf.file"
     -- MAT3 of unsigned bytes: each 3-byte column padded to 4; MAT2 of shorts: no padding
     local m3 = binary.pack("<BBBxBBBxBBBx", 1, 2, 3, 4, 5, 6, 7, 8, 9)
     local m2 = binary.pack("<hhhh", -1, 2, -3, 4)

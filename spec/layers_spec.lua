@@ -1,18 +1,23 @@
 -- The dependency rule of docs/architecture.md, read from the sources: each
 -- `require` of lua/anim/ and each `#include` of csrc/.  A layer uses only
 -- the layers below it (and its own):
---   Lua:  anim.core < base < format < runtime < import < anim (init.lua) < tool
+--   Lua:  anim.core < base < format < runtime < import < export < anim (init.lua) < tool
+-- A layer's folder may hold one level of subfolders, one per family
+-- (import/gltf/, import/blockbench/, export/gltf/): a family uses the
+-- families of the layers below it, and of its own layer only itself.
 --   C:    csrc/core (no Lua header) < csrc/lua (the binding, over lua_helpers.h,
---         which alone includes lua_compat.h)
--- and anim.core is reached only from base, format, runtime and import
--- (importers read bytes through C: glTF); the face and the tools go
--- through the layers.
+--         which alone includes lua_compat.h); csrc/io (the readers' byte
+--         and file utilities) beside the binding, over lua/lua_helpers.h,
+--         registered by lua_module.c alone (through io/io.h)
+-- and anim.core is reached only from base, format, runtime, import and
+-- export (importers and exporters read and write bytes through C: glTF);
+-- the face and the tools go through the layers.
 local H = require "spec.helper"
 
-local LAYERS = { core = 0, base = 1, format = 2, runtime = 3, import = 4, anim = 5, tool = 6 }
-local LAYER_NAMES = { [0] = "anim.core", "base", "format", "runtime", "import", "anim", "tool" }
+local LAYERS = { core = 0, base = 1, format = 2, runtime = 3, import = 4, export = 5, anim = 6, tool = 7 }
+local LAYER_NAMES = { [0] = "anim.core", "base", "format", "runtime", "import", "export", "anim", "tool" }
 local EXTERNAL = { cjson = true, lpeg = true, lxp = true, argparse = true }
-local REACH_CORE = { base = true, format = true, runtime = true, import = true }
+local REACH_CORE = { base = true, format = true, runtime = true, import = true, export = true }
 
 local function sh(cmd)
   local p = assert(io.popen(cmd))
@@ -27,26 +32,53 @@ local function files(pattern_cmd)
   return out
 end
 
--- The layer of a module name (nil: not one of the module's).
+-- The layer of a module name (nil: not one of the module's), and its
+-- family: the subfolder of the layer it is in, or is (anim.import.gltf,
+-- anim.import.gltf.file: gltf), nil for a file of the layer's own folder.
 local function module_layer(name)
   if name == "anim.core" then return "core" end
   if name == "anim" then return "anim" end
-  local layer = name:match("^anim%.(%w+)%.")
-  if layer and LAYERS[layer] then return layer end
+  local layer, rest = name:match("^anim%.(%w+)%.([%w_.]+)$")
+  if layer and LAYERS[layer] then
+    local family = rest:match("^([%w_]+)%.[%w_]+$")
+    if family or io.open(H.root .. "/lua/anim/" .. layer .. "/" .. rest .. "/init.lua") then
+      return layer, family or rest
+    end
+    return layer
+  end
 end
 
--- The layer of a file of lua/anim/.
+-- Whether module `name` is a file of lua/ (lua/a/b.lua or lua/a/b/init.lua).
+local function module_exists(name)
+  local base = H.root .. "/lua/" .. name:gsub("%.", "/")
+  for _, f in ipairs({ base .. ".lua", base .. "/init.lua" }) do
+    local h = io.open(f)
+    if h then h:close() return true end
+  end
+  return false
+end
+
+-- The layer of a file of lua/anim/ and its family (the subfolder it is in,
+-- one level at most).
 local function file_layer(path)
   if path == "lua/anim/init.lua" then return "anim" end
-  return path:match("^lua/anim/(%w+)/[%w_]+%.lua$")
+  local layer = path:match("^lua/anim/(%w+)/[%w_]+%.lua$")
+  if layer then return layer end
+  return path:match("^lua/anim/(%w+)/([%w_]+)/[%w_]+%.lua$")
+end
+
+-- A layer's folder or its family's subfolder, as messages name it.
+local function folder(layer, family)
+  return layer .. "/" .. (family and family .. "/" or "")
 end
 
 -- Every breach of the Lua rule in the text of file `path`: a list of lines.
 local function lua_breaches(path, text)
   local out = {}
-  local layer = file_layer(path)
+  local layer, family = file_layer(path)
   if not layer or not LAYERS[layer] or layer == "core" then
-    out[#out + 1] = path .. ": not in a layer folder (lua/anim/{base,format,runtime,import,tool}/ or init.lua)"
+    out[#out + 1] = path .. ": not in a layer folder (lua/anim/{base,format,runtime,import,export,tool}/,"
+      .. " one subfolder of one, or init.lua)"
     return out
   end
   local n = 0
@@ -59,9 +91,14 @@ local function lua_breaches(path, text)
       if not name then
         out[#out + 1] = where .. ": require of something not written as a string: " .. call
       elseif not EXTERNAL[name] then
-        local to = module_layer(name)
+        local to, to_family = module_layer(name)
         if not to then
           out[#out + 1] = where .. ": requires " .. name .. ", which is in no layer"
+        elseif to ~= "core" and not module_exists(name) then
+          out[#out + 1] = where .. ": requires " .. name .. ", which is no file of lua/"
+        elseif to == layer and to_family ~= family then
+          out[#out + 1] = string.format("%s: requires %s: %s goes to another family of its layer (%s)",
+            where, name, folder(layer, family), folder(to, to_family))
         elseif LAYERS[to] > LAYERS[layer] then
           out[#out + 1] = string.format("%s: requires %s: the %s layer is above %s (a layer uses only the layers below it)",
             where, name, LAYER_NAMES[LAYERS[to]], layer)
@@ -99,14 +136,23 @@ local function c_breaches(path, text)
         local ok = inc == "lua.h" or inc == "lauxlib.h" or inc == "lualib.h" or inc == "lua_helpers.h"
           or (inc == "lua_compat.h" and path == "csrc/lua/lua_helpers.h") -- (the versions' differences)
           or (inc:match("^core/[%w_]+%.h$") and io.open(H.root .. "/csrc/" .. inc))
+          or (inc == "io/io.h" and path == "csrc/lua/lua_module.c") -- (the registration of csrc/io's)
         if not ok then
           out[#out + 1] = where .. ": a binding file includes the Lua headers, lua_helpers.h and core/ only"
         end
+      elseif dir == "io" then
+        local ok = inc == "lua.h" or inc == "lauxlib.h" or inc == "lualib.h" or inc == "lua/lua_helpers.h"
+          or ((inc:match("^core/[%w_]+%.h$") or inc:match("^io/[%w_]+%.h$")) and io.open(H.root .. "/csrc/" .. inc))
+        if not ok then
+          out[#out + 1] = where .. ": a file of csrc/io includes the Lua headers, lua/lua_helpers.h, core/ and io/ only"
+        end
       else
-        out[#out + 1] = path .. ": not in csrc/core or csrc/lua"
+        out[#out + 1] = path .. ": not in csrc/core, csrc/lua or csrc/io"
       end
     elseif line:match('^%s*#%s*include%s*<lua') or line:match('^%s*#%s*include%s*<lauxlib') then
-      if dir ~= "lua" then out[#out + 1] = string.format("%s:%d: a Lua header outside csrc/lua", path, n) end
+      if dir ~= "lua" and dir ~= "io" then
+        out[#out + 1] = string.format("%s:%d: a Lua header outside csrc/lua and csrc/io", path, n)
+      end
     end
   end
   return out
@@ -139,9 +185,27 @@ describe("the layers (docs/architecture.md)", function()
     assert.are.equal(1, #lua_breaches("lua/anim/format/clip.lua", 'local function f()\n  return require "anim.base.json"\nend\n'))
     assert.are.equal(1, #lua_breaches("lua/anim/format/clip.lua", 'local m = require(name)\n'))
     assert.are.equal(0, #lua_breaches("lua/anim/tool/cli.lua", 'local anim = require "anim"\nlocal l = require "lpeg"\n'))
+    -- subfolders: a family uses its own files and the layers below, not another family of its layer
+    assert.are.equal(0, #lua_breaches("lua/anim/import/gltf/init.lua",
+      'local F = require "anim.import.gltf.file"\nlocal E = require "anim.base.errors"\n'))
+    assert.are.equal(0, #lua_breaches("lua/anim/export/gltf/init.lua", 'local gltf = require "anim.import.gltf"\n'))
+    assert.are.same({ "lua/anim/import/gltf/init.lua:1: requires anim.import.blockbench.molang: import/gltf/ goes to"
+      .. " another family of its layer (import/blockbench/)" },
+      lua_breaches("lua/anim/import/gltf/init.lua", 'local m = require "anim.import.blockbench.molang"\n'))
+    assert.are.equal(1, #lua_breaches("lua/anim/import/gltf/init.lua", 'local x = require "anim.import.blockbench"\n'))
+    assert.are.equal(1, #lua_breaches("lua/anim/import/blockbench/init.lua", 'local x = require "anim.export.gltf"\n'))
+    assert.are.equal(1, #lua_breaches("lua/anim/import/gltf/init.lua", 'local x = require "anim.import.gltf.nothing"\n'))
+    assert.are.equal(1, #lua_breaches("lua/anim/import/gltf/deeper/x.lua", ''))
+    assert.are.equal(1, #lua_breaches("lua/anim/import/gltf/file.lua", 'local function f()\n  return require "anim.import.gltf.accessor"\nend\n'))
     assert.are.equal(1, #c_breaches("csrc/core/clip.c", '#include "lua.h"\n'))
     assert.are.equal(1, #c_breaches("csrc/lua/lua_clip.c", '#include "lua_animator.c"\n'))
     assert.are.equal(0, #c_breaches("csrc/lua/lua_clip.c", '#include "core/clip.h"\n#include "lua_helpers.h"\n'))
+    -- csrc/io: beside the binding, registered by lua_module.c alone
+    assert.are.equal(0, #c_breaches("csrc/io/check.c", '#include "lua.h"\n#include "lua/lua_helpers.h"\n#include "io/io.h"\n'))
+    assert.are.equal(1, #c_breaches("csrc/io/check.c", '#include "lua/lua_clip.c"\n'))
+    assert.are.equal(1, #c_breaches("csrc/lua/lua_clip.c", '#include "io/io.h"\n'))
+    assert.are.equal(0, #c_breaches("csrc/lua/lua_module.c", '#include "io/io.h"\n'))
+    assert.are.equal(1, #c_breaches("csrc/core/clip.c", '#include "io/io.h"\n'))
   end)
 
   it("the command loads only the tool layer", function()

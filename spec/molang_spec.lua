@@ -1,11 +1,11 @@
--- Molang (anim.import.molang): the parser, evaluation as Blockbench's
+-- Molang (anim.import.blockbench.molang): the parser, evaluation as Blockbench's
 -- molangjs evaluates it (degrees, Molang's functions, case-insensitivity,
 -- statements, variables, strings, the preview's stand-ins for queries),
 -- the periods that decide a clip's length, bounded work, and the baking of
--- expressions of time into keys (anim.import.bake) within 0.01 degree or
+-- expressions of time into keys (anim.import.blockbench.bake) within 0.01 degree or
 -- block.
-local molang = require "anim.import.molang"
-local bake = require "anim.import.bake"
+local molang = require "anim.import.blockbench.molang"
+local bake = require "anim.import.blockbench.bake"
 local anim = require "anim"
 local core = require "anim.core"
 local H = require "spec.helper"

@@ -7,8 +7,8 @@
 local anim = require "anim"
 local E = require "anim.base.errors"
 local cjson = require "cjson"
-local molang = require "anim.import.molang"
-local blockbench = require "anim.import.blockbench"
+local molang = require "anim.import.blockbench.molang"
+local cli_common = require "anim.tool.cli_common"
 local H = require "spec.helper"
 
 local MB = 1024 * 1024
@@ -46,7 +46,7 @@ local function bedrock_warning(text)
   local clips, warnings = anim.decode_blockbench(text, "x.animation.json")
   assert(clips, warnings)
   assert(warnings[1], "no warning")
-  return blockbench.warning_text("x.animation.json", warnings[1])
+  return cli_common.warning_line("x.animation.json", warnings[1])
 end
 
 -- { what, fn(big) -> message, [only letters: true when the source cannot hold control bytes] }

@@ -306,7 +306,7 @@ int anim_lua_deliver_open(lua_State *L, int uv);
 int anim_lua_deliver_from(lua_State *L, int uv, int base, anim_animator_box *b, int ai, int n);
 
 /* A key block: one channel's keys as core.key_scanner took them from a
- * decoded file (lua_check.c), which clip_new copies into the clip
+ * decoded file (csrc/io/check.c), which clip_new copies into the clip
  * (lua_clip.c) instead of reading a Lua table per key.  A userdata of the
  * header, then cap times, cap * stride values (n * arity used: key after
  * key) and cap key bytes; n and arity are set when the scanner took every
@@ -344,13 +344,9 @@ void anim_lua_open_animator(lua_State *L);
 void anim_lua_open_track(lua_State *L);
 void anim_lua_open_update(lua_State *L);
 void anim_lua_open_pose(lua_State *L);
-void anim_lua_open_check(lua_State *L);
-void anim_lua_open_fs(lua_State *L);
-void anim_lua_open_jsonkeys(lua_State *L);
 void anim_lua_open_reload(lua_State *L);
 void anim_lua_open_property(lua_State *L);
 void anim_lua_open_override(lua_State *L);
-void anim_lua_open_bytes(lua_State *L);
 void anim_lua_open_blendspace(lua_State *L);
 void anim_lua_open_gameplay(lua_State *L);
 void anim_lua_open_state(lua_State *L);

@@ -5,6 +5,7 @@
 #include "lua.h"
 
 #include "lua_helpers.h"
+#include "io/io.h"
 
 /* The one symbol the module exports: the rest of the core is built with
  * hidden visibility (Makefile), so that its calls between files are

@@ -188,7 +188,7 @@ function anim.export_gltf(clips, rig, path, options)
       end
     end
   end
-  return E.catch(path, require("anim.import.gltf_export").export, list, rig, path, options)
+  return E.catch(path, require("anim.export.gltf").export, list, rig, path, options)
 end
 
 anim.is_clip = clip.is_clip

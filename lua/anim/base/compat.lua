@@ -176,12 +176,6 @@ M.atan2 = math.atan2 or math.atan -- luacheck: ignore 143
 -- 5.1 reads as math.log(x)
 M.log10 = math.log10 or function(x) return math.log(x, 10) end -- luacheck: ignore 143
 
--- A whole number written without a fraction: "12", also for a float on
--- 5.3+ ("12" where tostring gives "12.0").
-function M.intstring(v)
-  return string.format("%d", v)
-end
-
 -- A finite double as a hex float string that tonumber reads back bit for
 -- bit: string.format("%a") where the version has it (5.1 has not: there,
 -- the same digits from math.frexp, each step exact in binary).

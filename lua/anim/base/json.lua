@@ -128,7 +128,7 @@ local REFUSED = {
 -- reads its files here (anim.load and reload, retarget maps, the
 -- importers, the CLI).  Only a regular file is read: the C side opens it
 -- without blocking (a FIFO would wait for a writer in open) and fstat()s
--- what it opened before reading anything (csrc/lua/lua_fs.c), so that a
+-- what it opened before reading anything (csrc/io/fs.c), so that a
 -- FIFO, a device, a socket or a directory is refused at once, and it never
 -- reads more than anim.limits.bytes + 1 bytes.  `beneath` ({ root, rel },
 -- from the library): the file rel under the directory root, opened one
@@ -157,7 +157,7 @@ end
 -- Raises a failure naming the JSON path of the first offence.  The readers
 -- call it after their own checks, which give more specific messages for
 -- the fields they know; this catches the rest (unknown fields, payloads).
--- The walk is core.check_tree (csrc/lua/lua_check.c: in Lua it cost more than
+-- The walk is core.check_tree (csrc/io/check.c: in Lua it cost more than
 -- the decoding); it finds the place, the message is made here.
 local check_tree = core.check_tree
 

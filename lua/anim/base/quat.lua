@@ -1,6 +1,6 @@
 -- quat.lua: the few quaternion operations the Lua side needs (readers,
 -- rigs, retargeting, importers).  Quaternions are {x, y, z, w}.  The C core
--- has its own (csrc/amath.c) for everything per frame.
+-- has its own (csrc/core/amath.c) for everything per frame.
 local M = {}
 
 function M.mul(a, b)

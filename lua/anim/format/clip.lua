@@ -134,7 +134,7 @@ M.info = info_of
 
 -- A clip straight from a core description (its layout is documented in
 -- csrc/lua/lua_clip.c, its one reader), with no metadata: importers use it
--- to sample curves they are building (xml.lua measures its approximations).
+-- to sample curves they are building (import/xml measures its approximations).
 function M.from_description(desc)
   return core.clip_new(desc, { name = "(description)", joints = {}, length = desc.length or 0 })
 end

@@ -318,7 +318,7 @@ end
 
 -- Version 1 -> version 3 -----------------------------------------------------------------
 
--- The same arithmetic as format.lua's reader of version 1 (yxz: Ry * Rx * Rz,
+-- The same arithmetic as format/read_poses.lua's reader of version 1 (yxz: Ry * Rx * Rz,
 -- SEMANTICS 4), so that the converted keys are the quaternions the version 1
 -- clip played.
 local function euler_yxz(deg) return Q.from_euler(deg, "yxz") end

@@ -9,7 +9,7 @@
 -- fields beyond ease and handles (`keep`), and keys read the long way
 -- because they hold something the core cannot say (`whole`: a null, an
 -- integer beyond 2^53).  info.source rebuilds the whole table on demand,
--- from the core's numbers (the file's own: csrc/curve.h) and those.
+-- from the core's numbers (the file's own: csrc/core/curve.h) and those.
 -- Version 1 clips (poses at keyframes) keep their table as it is.
 local compat = require "anim.base.compat"
 local core = require "anim.core"

@@ -1,4 +1,4 @@
--- bake.lua: turns a function of time into keys that the clip format plays
+-- import/blockbench/bake.lua: turns a function of time into keys that the clip format plays
 -- back within a tolerance: linear keys for vectors, slerped keys for
 -- quaternions, and a jump (two keys at one time) where the function jumps.
 --
@@ -30,7 +30,7 @@ local M = {}
 M.BOUND = 0.01      -- what the specs and docs promise (degrees, blocks or scale factors)
 M.TOL = 0.005       -- what the baker works to: half of it
 M.MIN_GAP = 1e-6    -- a segment this short that still misses is a jump
-M.MAX_KEYS = 100000 -- keys per baked channel, at most (bbchannel.lua shares it out)
+M.MAX_KEYS = 100000 -- keys per baked channel, at most (channel.lua shares it out)
 M.FIRST_GRID = 0.1  -- the first grid's spacing at most, seconds
 
 local function lerp_vec(a, b, s)
@@ -95,6 +95,52 @@ M.dist = { vec = dist_vec, quat = angle }
 
 local Over, Spent = {}, {} -- raised (and caught in sample) when a bound is reached
 
+-- The largest distance of the midpoint and quarter points (vm, v1, v3)
+-- from the straight (slerped) segment from va to vb, by kind: without a
+-- table per point for vectors; for quaternions slerp and angle's own
+-- pieces, the arc found once for the three points and no table per point
+-- (the same bits as dist(lerp(...))).
+local abs = math.abs
+local function off(va, vb, s, th, sn, at, v)
+  local o1, o2, o3, o4 = arc_point(va, vb, s, th, sn, at)
+  return angle_from(o1, o2, o3, o4, v)
+end
+local SEG_ERR = {
+  vec = function(va, vb, vm, v1, v3)
+    local e = 0
+    for i = 1, 3 do
+      local a, d = va[i], vb[i] - va[i]
+      local x = abs(a + d * 0.5 - vm[i])
+      if x > e then e = x end
+      x = abs(a + d * 0.25 - v1[i])
+      if x > e then e = x end
+      x = abs(a + d * 0.75 - v3[i])
+      if x > e then e = x end
+    end
+    return e
+  end,
+  quat = function(va, vb, vm, v1, v3)
+    local s, th, sn = arc(va, vb)
+    return math.max(off(va, vb, s, th, sn, 0.5, vm), off(va, vb, s, th, sn, 0.25, v1),
+      off(va, vb, s, th, sn, 0.75, v3))
+  end,
+}
+
+-- Halving leaves keys on straight runs (a flat stretch halved down to a
+-- jump): a key that lies on the line (arc) between its neighbours
+-- changes nothing and goes.
+local function prune(out, lerp, dist)
+  local kept = { out[1] }
+  for i = 2, #out - 1 do
+    local a, b, c = kept[#kept], out[i], out[i + 1]
+    local inline = a[1] < b[1] and b[1] < c[1]
+      and dist(lerp(a[2], c[2], (b[1] - a[1]) / (c[1] - a[1])), b[2]) <= 1e-12
+    if not inline then kept[#kept + 1] = b end
+  end
+  if #out > 1 then kept[#kept + 1] = out[#out] end
+  return kept
+end
+
 function M.sample(f, t0, t1, kind, tol, step, max_keys, budget, weight)
   local k = KINDS[kind]
   local lerp, dist = k.lerp, k.dist
@@ -110,37 +156,7 @@ function M.sample(f, t0, t1, kind, tol, step, max_keys, budget, weight)
     end
     return f(t)
   end
-  -- the largest distance of the midpoint and quarter points from the
-  -- straight (slerped) segment: without a table per point for vectors
-  local seg_err
-  if kind == "vec" then
-    local abs = math.abs
-    seg_err = function(va, vb, vm, v1, v3)
-      local e = 0
-      for i = 1, 3 do
-        local a, d = va[i], vb[i] - va[i]
-        local x = abs(a + d * 0.5 - vm[i])
-        if x > e then e = x end
-        x = abs(a + d * 0.25 - v1[i])
-        if x > e then e = x end
-        x = abs(a + d * 0.75 - v3[i])
-        if x > e then e = x end
-      end
-      return e
-    end
-  else
-    -- slerp and angle's own pieces, the arc found once for the three
-    -- points and no table per point (the same bits as dist(lerp(...)))
-    local function off(va, vb, s, th, sn, at, v)
-      local o1, o2, o3, o4 = arc_point(va, vb, s, th, sn, at)
-      return angle_from(o1, o2, o3, o4, v)
-    end
-    seg_err = function(va, vb, vm, v1, v3)
-      local s, th, sn = arc(va, vb)
-      return math.max(off(va, vb, s, th, sn, 0.5, vm), off(va, vb, s, th, sn, 0.25, v1),
-        off(va, vb, s, th, sn, 0.75, v3))
-    end
-  end
+  local seg_err = SEG_ERR[kind]
   local out = {}
   local function add(t, v)
     if #out >= max_keys then error(Over, 0) end
@@ -211,17 +227,7 @@ function M.sample(f, t0, t1, kind, tol, step, max_keys, budget, weight)
     end
     error(why, 0)
   end
-  -- Halving leaves keys on straight runs (a flat stretch halved down to a
-  -- jump): a key that lies on the line (arc) between its neighbours
-  -- changes nothing and goes.
-  local kept = { out[1] }
-  for i = 2, #out - 1 do
-    local a, b, c = kept[#kept], out[i], out[i + 1]
-    local inline = a[1] < b[1] and b[1] < c[1]
-      and dist(lerp(a[2], c[2], (b[1] - a[1]) / (c[1] - a[1])), b[2]) <= 1e-12
-    if not inline then kept[#kept + 1] = b end
-  end
-  if #out > 1 then kept[#kept + 1] = out[#out] end
+  local kept = prune(out, lerp, dist)
   stats.rate = t1 > t0 and (#kept - 1) / (t1 - t0) or 0
   return kept, stats
 end

@@ -1,5 +1,5 @@
-/* lua_bytes.c - binary data for the glTF importer and exporter
- * (lua/anim/import/gltf_*.lua): base64 both ways, the elements of an
+/* io/bytes.c - binary data for the glTF importer and exporter
+ * (lua/anim/import/gltf/, lua/anim/export/gltf/): base64 both ways, the elements of an
  * accessor read from a buffer, and numbers written as 32-bit floats.  In
  * Lua, string.unpack per number cost several times the JSON decoding of
  * the same model; here it is one pass.  Little endian whatever the host
@@ -12,7 +12,8 @@
 #include "lua.h"
 #include "lauxlib.h"
 
-#include "lua_helpers.h"
+#include "lua/lua_helpers.h"
+#include "io/io.h"
 
 static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 

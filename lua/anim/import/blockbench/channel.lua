@@ -1,4 +1,4 @@
--- bbchannel.lua: one animated channel of a Blockbench project or Bedrock
+-- import/blockbench/channel.lua: one animated channel of a Blockbench project or Bedrock
 -- animation file, held as Blockbench holds it (keys with pre and post
 -- values, per-key interpolation, per-axis bezier handles, GeckoLib
 -- easings), evaluated as Blockbench evaluates it, and turned into the keys
@@ -12,7 +12,7 @@
 --   { t, pre = {x, y, z}, post = {x, y, z}, two = (pre and post given),
 --     path = its JSON path,
 --     interp = "linear" | "catmullrom" | "bezier" | "step",
---     ease = nil | a GeckoLib or Animated Java easing (M.easing),
+--     ease = nil | a GeckoLib or Animated Java easing (easing.lua),
 --     bz = nil | { lt = {3}, lv = {3}, rt = {3}, rv = {3} } }
 -- and each axis value is { c = number } or { f = function(t), src, periods,
 -- path, where } (Molang of time, with its JSON path and words for messages).
@@ -25,8 +25,9 @@
 -- M.convert writes exact keys wherever the clip format can say the same
 -- thing, and bakes the rest (bake.lua) within bake.BOUND.
 local E = require "anim.base.errors"
-local molang = require "anim.import.molang"
-local bake = require "anim.import.bake"
+local molang = require "anim.import.blockbench.molang"
+local bake = require "anim.import.blockbench.bake"
+local easing = require "anim.import.blockbench.easing"
 local Q = require "anim.base.quat"
 
 local M = {}
@@ -208,148 +209,8 @@ local function rest_composes(rest, keys)
 end
 M.rest_composes = rest_composes
 
--- Easings of GeckoLib and Animated Java ---------------------------------------------
---
--- GeckoLib (the mod that plays GeckoLib files) and the Animated Java and
--- GeckoLib plugins of Blockbench ease the segment that ends at a key with
--- that key's `easing`, easingArgs[1] tuning back (overshoot factor times
--- 1.70158), elastic (bounciness), bounce and the number of steps of
--- `step`.  The curves on s in [0, 1] (GeckoLib's EasingType.java in 4.x
--- and 5.x, EasingManager.java in 3.x; Animated Java's src/util/easing.ts):
-local BASE = {
-  sine = function(s) return 1 - math.cos(s * math.pi / 2) end,
-  quad = function(s) return s * s end,
-  cubic = function(s) return s * s * s end,
-  quart = function(s) return s ^ 4 end,
-  quint = function(s) return s ^ 5 end,
-  expo = function(s) return 2 ^ (10 * (s - 1)) end,
-  circ = function(s) return 1 - math.sqrt(math.max(0, 1 - s * s)) end,
-}
-local function back(n)
-  local c = n * 1.70158
-  return function(s) return s * s * ((c + 1) * s - c) end
-end
-local function elastic(n)
-  return function(s) return 1 - math.cos(s * math.pi / 2) ^ 3 * math.cos(s * n * math.pi) end
-end
-local function bounce(k)
-  return function(x)
-    return math.min(121 / 16 * x * x, 121 / 4 * k * (x - 6 / 11) ^ 2 + 1 - k,
-      121 * k * k * (x - 9 / 11) ^ 2 + 1 - k * k, 484 * k ^ 3 * (x - 10.5 / 11) ^ 2 + 1 - k ^ 3)
-  end
-end
--- floor(s·n)/n up to the last step: intervals i/d for i below `count`
--- (GeckoLib: d = count = trunc(n); Animated Java: d = n, count = floor(n))
-local function step(count, d)
-  return function(s)
-    if s < 0 then return 0 end
-    local i = math.min(math.floor(s * d), count - 1)
-    return i / d
-  end
-end
-M.step_curve = step
-local DIRS = {
-  ["in"] = function(f) return f end,
-  out = function(f) return function(s) return 1 - f(1 - s) end end,
-  inout = function(f)
-    return function(s)
-      if s < 0.5 then return f(s * 2) / 2 end
-      return 1 - f((1 - s) * 2) / 2
-    end
-  end,
-}
-local CLIP_DIR = { ["in"] = "in", out = "out", inout = "inOut" }
-
--- Each tool's rules: its name, whether names are read in any case, the
--- default arguments and the power of easeInQuint.
-M.EASING_RULES = {
-  geckolib = { name = "GeckoLib", any_case = true, back = 1, elastic = 1, bounce = 0.5, steps = 2, quint_in = 4 },
-  geckolib3 = { name = "GeckoLib 3", any_case = true, back = 1, elastic = 1, bounce = 0.5, steps = 2, quint_in = 5 },
-  animated_java = { name = "Animated Java", any_case = false, back = 1, elastic = 1, bounce = 0.25, steps = 5,
-    quint_in = 5, float_steps = true },
-}
-
-local AJ_NAMES = {} -- Animated Java's names, as it spells them (it reads no other)
-for _, b in ipairs { "Quad", "Cubic", "Quart", "Quint", "Sine", "Expo", "Circ", "Back", "Elastic", "Bounce" } do
-  for _, d in ipairs { "In", "Out", "InOut" } do AJ_NAMES["ease" .. d .. b] = true end
-end
-AJ_NAMES.linear, AJ_NAMES.step = true, true
-
--- The easing called `name` with argument `arg` (a number or nil) under
--- `rules` (M.EASING_RULES.*; opts.short_steps "two" or "refuse"):
--- { name, fn, exact = { interpolation, ease } when a clip easing is the
--- same curve, catmull = true for GeckoLib's "catmullrom", note = what was
--- read otherwise, refuse = why it cannot be read }.
-function M.easing(name, arg, rules, short_steps)
-  local lname = name:lower()
-  local e = { name = name }
-  if not rules.any_case and not AJ_NAMES[name] then
-    e.fn, e.exact = function(s) return s end, { "linear" }
-    e.note = string.format("unknown easing '%s' read as linear (%s knows its names as it spells them)", E.shown(name),
-      rules.name)
-    return e
-  end
-  if lname == "linear" or lname == "none" then
-    e.fn, e.exact = function(s) return s end, { "linear" }
-    return e
-  end
-  if lname == "catmullrom" and rules.any_case then
-    e.catmull = true
-    return e
-  end
-  if lname == "step" then
-    local n = arg or rules.steps
-    local count = rules.float_steps and math.floor(n) or (n >= 0 and math.floor(n) or math.ceil(n))
-    if n < 2 then
-      if short_steps == "refuse" then
-        e.refuse = string.format("easing step with %s steps: %s refuses fewer than 2", E.num(n), rules.name)
-        return e
-      end
-      e.note = string.format("easing step with %s steps read as 2 steps (%s refuses fewer than 2;"
-        .. " options.short_steps = \"refuse\" drops the animation instead)", E.num(n), rules.name)
-      n, count = 2, 2
-    end
-    e.fn = step(count, rules.float_steps and n or count)
-    return e
-  end
-  local dir, base = lname:match("^ease(inout)(%a+)$")
-  if not dir then dir, base = lname:match("^ease(in)(%a+)$") end
-  if not dir then dir, base = lname:match("^ease(out)(%a+)$") end
-  local f
-  if base == "quint" and dir == "in" and rules.quint_in == 4 then
-    -- GeckoLib 4.x and 5.x register easeInQuint as pow(4) (easeOutQuint and
-    -- easeInOutQuint as pow(5)); GeckoLib 3 and Animated Java use s^5
-    f = BASE.quart
-    e.exact = { "quart", "in" }
-  elseif base and BASE[base] then
-    f = BASE[base]
-    -- The same formulas as the clip easings (easings.net).  Expo differs
-    -- at the one instant s = 0, where 2^(10(s-1)) is 2^-10 and
-    -- easings.net's is 0; everywhere else they agree.
-    e.exact = { base, CLIP_DIR[dir] }
-  elseif base == "back" then
-    local n = arg or rules.back
-    f = back(n)
-    if n == 0 then
-      e.exact = { "cubic", CLIP_DIR[dir] } -- no overshoot: s^3
-    elseif n == 1 and dir ~= "inout" then
-      -- easings.net's back in and out; its inOut uses 1.70158·1.525, these do not
-      e.exact = { "back", CLIP_DIR[dir] }
-    end
-  elseif base == "elastic" then
-    f = elastic(arg or rules.elastic)
-  elseif base == "bounce" then
-    f = bounce(arg or rules.bounce)
-  end
-  if not f then
-    -- GeckoLib reads a name it does not know as linear
-    e.fn, e.exact = function(s) return s end, { "linear" }
-    e.note = string.format("unknown easing '%s' read as linear (as %s reads it)", E.shown(name), rules.name)
-    return e
-  end
-  e.fn = DIRS[dir](f)
-  return e
-end
+-- Easings: easing.lua (GeckoLib's and Animated Java's).
+M.step_curve, M.EASING_RULES, M.easing = easing.step_curve, easing.EASING_RULES, easing.easing
 
 -- Blockbench's evaluation -------------------------------------------------------------
 
@@ -472,21 +333,11 @@ end
 
 -- Conversion -------------------------------------------------------------------------------
 
--- Keys of a clip channel for chan.  opts = { length, loop, rest = the
--- bone's rest angles (rotation channels of a .bbmodel), keys_left = the
--- most keys baking may still add for the file (what anim.limits.keys
--- leaves), samples = { used, limit } (the file's anim.limits.bake_samples) }.
--- Returns the keys and a report { baked, quat, reasons = {text = true},
--- rate, err, jumps }.
-function M.convert(chan, opts)
-  local K = chan.keys
-  local n = #K
-  local L = opts.length
-  local wrap = opts.loop == "loop" and n >= 3
-  -- the channel's cap, or less when the clip's budget is nearly spent
-  local max_keys = math.min(bake.MAX_KEYS, opts.keys_left or math.huge)
-  local report = { baked = false, quat = false, reasons = {}, rate = 0, err = 0, jumps = 0 }
-  local rest = opts.rest
+-- How the channel's values become the clip's: conv (nil: as they are; a
+-- function of the Euler angles: quaternion offsets from the rest) and the
+-- kind of value baking compares ("quat" or "vec").  Notes in report why
+-- the clip plays quaternions.
+local function converter(chan, K, rest, report)
   local conv
   if chan.slerp then
     -- Blockbench slerps between the whole rotations R(rest + angles) of the
@@ -500,14 +351,11 @@ function M.convert(chan, opts)
     report.reasons["rest rotation (Blockbench adds the angles to the rest angles)"] = true
     conv = function(v) return rest_offset(rest, v) end
   end
-  local kind = report.quat and "quat" or "vec"
-  local dist = bake.dist[kind]
-  local function at(p, t)
-    local v = vec3(p, t)
-    return conv and conv(v) or v
-  end
+  return conv, report.quat and "quat" or "vec"
+end
 
-  -- a first grid fine enough to see the fastest oscillation
+-- A first grid for baking, fine enough to see the fastest oscillation.
+local function first_grid(K)
   local hint = 0.1
   for _, k in ipairs(K) do
     for _, p in ipairs { k.pre, k.post } do
@@ -516,8 +364,15 @@ function M.convert(chan, opts)
       end
     end
   end
+  return hint
+end
 
-  -- Which segments the clip plays exactly.
+-- Which segments the clip plays exactly: modes[i] (seg_mode's), exact[i],
+-- bz[i] (the bezier handle times), and whether the clip's length reads
+-- Molang before the first key or after the last.  Notes in report why
+-- the others are baked.
+local function plan_segments(chan, K, L, report)
+  local n = #K
   local modes, exact, bz = {}, {}, {}
   local has_catmull = false
   local before = K[1].t > 0 and not is_const(K[1].pre)
@@ -557,101 +412,74 @@ function M.convert(chan, opts)
     -- are baked in anywhere, bake the whole channel
     for i in pairs(exact) do exact[i] = false end
   end
+  return modes, exact, bz, before, after
+end
 
-  local recs = {}
-  local function push(t, v, fresh)
-    local last = recs[#recs]
-    if not fresh and last and last.t == t and dist(last.v, v) <= 1e-9 then return last end
-    local r = { t = t, v = v }
-    recs[#recs + 1] = r
-    return r
-  end
-  -- Refuses a stretch that needs more keys than the channel may have:
-  -- names the first Molang among `points` (the values the stretch reads),
-  -- or else the stretch's key (`key`) and why it is baked.
-  local function too_many(points, key, t0, t1)
-    local cap = string.format("more than %d keys on the channel (%s) would be needed to stay within %s from %s to %s s",
-      max_keys, max_keys < bake.MAX_KEYS and "what anim.limits.keys leaves for the file's clips" or "the cap",
-      E.num(bake.BOUND), E.num(t0), E.num(t1))
-    for _, p in ipairs(points) do
-      for x = 1, 3 do
-        local e = p[x]
-        if e.f then fail(e.path, "%s: Molang '%s' changes too fast to bake: %s", e.where, E.shown(e.src), cap) end
-      end
-    end
-    local reasons = {}
-    for r in pairs(report.reasons) do reasons[#reasons + 1] = r end
-    table.sort(reasons)
-    fail(key.path, "%s: baked for %s, it changes too fast: %s", chan.where or "channel",
-      table.concat(reasons, ", "), cap)
-  end
-  -- The values segment i reads: its ends, and for Catmull-Rom the
-  -- neighbours (as seg_value picks them).
-  local function reads(i, m)
-    local pts = { K[i].post, K[i + 1].pre }
-    if m == "catmullrom" then
-      local bp = K[i - 1] or (wrap and K[n - 1])
-      local ap = K[i + 2] or (wrap and K[2])
-      if bp then pts[#pts + 1] = bp.post end
-      if ap then pts[#pts + 1] = ap.pre end
-    end
-    return pts
-  end
-  local function bake_into(f, t0, t1, points, key, weight)
-    report.baked = true
-    local s, st = bake.sample(f, t0, t1, kind, nil, hint, math.max(1, max_keys - #recs), opts.samples, weight)
-    if not s and st.spent then
-      fail(key.path, "%s: not baked: the file's baking has used its %d evaluations (anim.limits.bake_samples;"
-        .. " anim.set_limits raises it)", chan.where or "channel", opts.samples.limit)
-    end
-    if not s then too_many(points, key, t0, t1) end
-    report.rate = math.max(report.rate, st.rate)
-    report.err = math.max(report.err, st.err)
-    report.jumps = report.jumps + st.jumps
-    for _, x in ipairs(s) do push(x[1], x[2]) end
-  end
+-- The records of the keys being made (bk.recs: { t, v, interp, ease, hin,
+-- hout }); a record equal to the last at its time is that one.
+local function push(bk, t, v, fresh)
+  local recs = bk.recs
+  local last = recs[#recs]
+  if not fresh and last and last.t == t and bk.dist(last.v, v) <= 1e-9 then return last end
+  local r = { t = t, v = v }
+  recs[#recs + 1] = r
+  return r
+end
 
-  if before then bake_into(function(t) return at(K[1].pre, t) end, 0, K[1].t, { K[1].pre }, K[1]) end
-  local pending_in
-  for i = 1, n do
-    local k = K[i]
-    local rp = push(k.t, at(k.pre, k.t))
-    if pending_in then
-      rp.hin = pending_in
-      pending_in = nil
-    end
-    -- a key with pre and post is two keys even when they are equal: it
-    -- breaks Catmull-Rom's neighbourhood in Blockbench, and so in the clip
-    local r = push(k.t, at(k.post, k.t), k.two)
-    local a = K[i + 1]
-    if a and a.t > k.t then
-      local m = modes[i]
-      if exact[i] then
-        if m == "step" then
-          r.interp = "step"
-        elseif m == "ease" then
-          r.interp, r.ease = a.ease.exact[1], a.ease.exact[2]
-        elseif m == "catmullrom" then
-          r.interp = "catmullrom"
-        elseif m == "bezier" then
-          r.interp = "bezier"
-          r.hout = { bz[i][1], { k.bz.rv[1], k.bz.rv[2], k.bz.rv[3] } }
-          pending_in = { bz[i][2], { a.bz.lv[1], a.bz.lv[2], a.bz.lv[3] } }
-        end
-      else
-        bake_into(function(t)
-          if m == "slerp" then
-            return bake.slerp(at(k.post, t), at(a.pre, t), (t - k.t) / (a.t - k.t))
-          end
-          local v = seg_value(K, i, m, wrap, t)
-          return conv and conv(v) or v
-        end, k.t, a.t, reads(i, m), m == "ease" and a or k, -- an easing is the key's it ends at
-          m == "bezier" and 6 or 1) -- a bezier sample solves a cubic per axis
-      end
+-- Refuses a stretch that needs more keys than the channel may have:
+-- names the first Molang among `points` (the values the stretch reads),
+-- or else the stretch's key (`key`) and why it is baked.
+local function too_many(bk, points, key, t0, t1)
+  local max_keys = bk.max_keys
+  local cap = string.format("more than %d keys on the channel (%s) would be needed to stay within %s from %s to %s s",
+    max_keys, max_keys < bake.MAX_KEYS and "what anim.limits.keys leaves for the file's clips" or "the cap",
+    E.num(bake.BOUND), E.num(t0), E.num(t1))
+  for _, p in ipairs(points) do
+    for x = 1, 3 do
+      local e = p[x]
+      if e.f then fail(e.path, "%s: Molang '%s' changes too fast to bake: %s", e.where, E.shown(e.src), cap) end
     end
   end
-  if after then bake_into(function(t) return at(K[n].post, t) end, K[n].t, L, { K[n].post }, K[n]) end
+  local reasons = {}
+  for r in pairs(bk.report.reasons) do reasons[#reasons + 1] = r end
+  table.sort(reasons)
+  fail(key.path, "%s: baked for %s, it changes too fast: %s", bk.chan.where or "channel",
+    table.concat(reasons, ", "), cap)
+end
 
+-- The values segment i reads: its ends, and for Catmull-Rom the
+-- neighbours (as seg_value picks them).
+local function reads(bk, i, m)
+  local K, n = bk.K, #bk.K
+  local pts = { K[i].post, K[i + 1].pre }
+  if m == "catmullrom" then
+    local bp = K[i - 1] or (bk.wrap and K[n - 1])
+    local ap = K[i + 2] or (bk.wrap and K[2])
+    if bp then pts[#pts + 1] = bp.post end
+    if ap then pts[#pts + 1] = ap.pre end
+  end
+  return pts
+end
+
+-- f baked from t0 to t1 into the records (points: the values it reads,
+-- key: the key a refusal names, weight: the cost of one sample).
+local function bake_into(bk, f, t0, t1, points, key, weight)
+  local report, opts = bk.report, bk.opts
+  report.baked = true
+  local s, st = bake.sample(f, t0, t1, bk.kind, nil, bk.hint, math.max(1, bk.max_keys - #bk.recs), opts.samples, weight)
+  if not s and st.spent then
+    fail(key.path, "%s: not baked: the file's baking has used its %d evaluations (anim.limits.bake_samples;"
+      .. " anim.set_limits raises it)", bk.chan.where or "channel", opts.samples.limit)
+  end
+  if not s then too_many(bk, points, key, t0, t1) end
+  report.rate = math.max(report.rate, st.rate)
+  report.err = math.max(report.err, st.err)
+  report.jumps = report.jumps + st.jumps
+  for _, x in ipairs(s) do push(bk, x[1], x[2]) end
+end
+
+-- The records as .anim keys: [t, v, interpolation, extra].
+local function keys_of(recs)
   local keys = {}
   for i, r in ipairs(recs) do
     local v = {}
@@ -668,7 +496,73 @@ function M.convert(chan, opts)
     end
     keys[i] = key
   end
-  return keys, report
+  return keys
+end
+
+-- Keys of a clip channel for chan.  opts = { length, loop, rest = the
+-- bone's rest angles (rotation channels of a .bbmodel), keys_left = the
+-- most keys baking may still add for the file (what anim.limits.keys
+-- leaves), samples = { used, limit } (the file's anim.limits.bake_samples) }.
+-- Returns the keys and a report { baked, quat, reasons = {text = true},
+-- rate, err, jumps }.
+function M.convert(chan, opts)
+  local K = chan.keys
+  local n = #K
+  local L = opts.length
+  local wrap = opts.loop == "loop" and n >= 3
+  local report = { baked = false, quat = false, reasons = {}, rate = 0, err = 0, jumps = 0 }
+  local conv, kind = converter(chan, K, opts.rest, report)
+  local function at(p, t)
+    local v = vec3(p, t)
+    return conv and conv(v) or v
+  end
+  local modes, exact, bz, before, after = plan_segments(chan, K, L, report)
+  local bk = { recs = {}, report = report, chan = chan, K = K, wrap = wrap, kind = kind, dist = bake.dist[kind],
+    hint = first_grid(K), opts = opts,
+    -- the channel's cap, or less when the clip's budget is nearly spent
+    max_keys = math.min(bake.MAX_KEYS, opts.keys_left or math.huge) }
+
+  if before then bake_into(bk, function(t) return at(K[1].pre, t) end, 0, K[1].t, { K[1].pre }, K[1]) end
+  local pending_in
+  for i = 1, n do
+    local k = K[i]
+    local rp = push(bk, k.t, at(k.pre, k.t))
+    if pending_in then
+      rp.hin = pending_in
+      pending_in = nil
+    end
+    -- a key with pre and post is two keys even when they are equal: it
+    -- breaks Catmull-Rom's neighbourhood in Blockbench, and so in the clip
+    local r = push(bk, k.t, at(k.post, k.t), k.two)
+    local a = K[i + 1]
+    if a and a.t > k.t then
+      local m = modes[i]
+      if exact[i] then
+        if m == "step" then
+          r.interp = "step"
+        elseif m == "ease" then
+          r.interp, r.ease = a.ease.exact[1], a.ease.exact[2]
+        elseif m == "catmullrom" then
+          r.interp = "catmullrom"
+        elseif m == "bezier" then
+          r.interp = "bezier"
+          r.hout = { bz[i][1], { k.bz.rv[1], k.bz.rv[2], k.bz.rv[3] } }
+          pending_in = { bz[i][2], { a.bz.lv[1], a.bz.lv[2], a.bz.lv[3] } }
+        end
+      else
+        bake_into(bk, function(t)
+          if m == "slerp" then
+            return bake.slerp(at(k.post, t), at(a.pre, t), (t - k.t) / (a.t - k.t))
+          end
+          local v = seg_value(K, i, m, wrap, t)
+          return conv and conv(v) or v
+        end, k.t, a.t, reads(bk, i, m), m == "ease" and a or k, -- an easing is the key's it ends at
+          m == "bezier" and 6 or 1) -- a bezier sample solves a cubic per axis
+      end
+    end
+  end
+  if after then bake_into(bk, function(t) return at(K[n].post, t) end, K[n].t, L, { K[n].post }, K[n]) end
+  return keys_of(bk.recs), report
 end
 
 return M

@@ -1,5 +1,5 @@
--- bbmodel.lua: reads a Blockbench project (.bbmodel) into the bones and
--- animations blockbench.lua builds clips from (schema and conventions in
+-- import/blockbench/bbmodel.lua: reads a Blockbench project (.bbmodel) into the bones and
+-- animations init.lua builds clips from (schema and conventions in
 -- ../shared/spec/import-notes.md, ".bbmodel animation schema").
 --
 -- Two layouts: before format 5.0 the outliner is a tree of group objects;
@@ -17,8 +17,8 @@
 -- GeckoLib; Animated Java: its own; else Blockbench, which plays none).
 -- Groups and animations of one name are told apart with #2, #3...
 local E = require "anim.base.errors"
-local CH = require "anim.import.bbchannel"
-local bedrock = require "anim.import.bedrock"
+local CH = require "anim.import.blockbench.channel"
+local bedrock = require "anim.import.blockbench.bedrock"
 
 local M = {}
 
@@ -423,7 +423,7 @@ local GECKOLIB_FORMATS = { animated_entity_model = true, geckolib_model = true }
 
 -- doc: the decoded project; ctx = { env, options, note(path, text) }.
 -- Returns { bones, animations = { { name, path, read = function() -> anim } } }
--- in the shape blockbench.lua builds clips from.
+-- in the shape init.lua builds clips from.
 function M.read(doc, ctx)
   local fv = "0"
   local meta = {}

@@ -1,4 +1,4 @@
--- gltf.lua: imports the skins and animations of a glTF 2.0 asset (.gltf
+-- import/gltf/init.lua: imports the skins and animations of a glTF 2.0 asset (.gltf
 -- or .glb): anim.import_gltf(path [, options]) -> { clips, rigs, rig,
 -- scene, warnings } | nil, message.
 --
@@ -21,8 +21,8 @@ local codes = require "anim.base.codes"
 local clipmod = require "anim.format.clip"
 local format = require "anim.format.read"
 local rigmod = require "anim.format.rig"
-local F = require "anim.import.gltf_file"
-local A = require "anim.import.gltf_accessor"
+local F = require "anim.import.gltf.file"
+local A = require "anim.import.gltf.accessor"
 
 local M = {}
 local fail, at, count, describe = E.fail, F.at, F.count, E.describe
@@ -257,7 +257,7 @@ local function view_extension(ctx, acc)
   end
 end
 
--- The input times of a sampler: finite (gltf_accessor) and in order.
+-- The input times of a sampler: finite (accessor.lua) and in order.
 local function input_times(ctx, acc)
   local a = A.read(ctx, acc, A.shape(ctx, acc).given + 1)
   local t = a.values
@@ -421,6 +421,71 @@ local EXTRA_FIELDS = { "loop", "speed", "priority", "blend", "space", "autoplay"
   "markers", "events", "sounds", "plays", "properties" }
 M.EXTRA_FIELDS = EXTRA_FIELDS
 
+-- The skeleton of an animation whose channels animate the nodes of
+-- `animated`: every animated node and the nodes above it, with their
+-- rests, or nil when the file's skeletons are spent; and its size.
+local function animation_skeleton(ctx, ai, ap, animated)
+  -- (the rests make the node tree anim.export_gltf writes without a rig).  The
+  -- nodes above are not in the animation's bytes (a channel on the end of
+  -- a long chain brings the whole chain), so the skeletons of the file's
+  -- clips hold at most ctx.skeleton_left nodes together: the clips past
+  -- it have none (a warning says which)
+  local set, nsk = {}, 0
+  local most = math.min(L.joints, ctx.skeleton_left)
+  for node in pairs(animated) do
+    nsk = with_ancestors(ctx, node, set, nsk, most)
+    if not nsk then break end
+  end
+  if not nsk and most == L.joints then
+    fail(ap, "too many nodes in the clip's skeleton (more than %d, anim.limits.joints)", L.joints)
+  end
+  local skeleton
+  if nsk then
+    skeleton = {}
+    ctx.skeleton_left = ctx.skeleton_left - nsk
+    -- (a node's entry is one table, whatever the clips that hold it)
+    local entries = ctx.skeleton_entries
+    for i in pairs(set) do
+      local e = entries[i]
+      if not e then
+        local r, p = ctx.rest[i], ctx.parent[i]
+        e = { parent = p and ctx.node_names[p] or nil, translation = r.t, rotation = r.r, scale = r.s }
+        entries[i] = e
+      end
+      skeleton[ctx.node_names[i]] = e
+    end
+  else
+    ctx.skeleton_left = 0
+    ctx.skeletonless = ctx.skeletonless or { first = ai, n = 0 }
+    ctx.skeletonless.n = ctx.skeletonless.n + 1
+  end
+  return skeleton, nsk
+end
+
+-- Adds to the clip table t the fields of an animation's extras that
+-- anim.export_gltf writes there; true when there were any.
+local function take_extras(t, extras)
+  -- what anim.export_gltf keeps in extras (markers, events...), when they
+  -- read as a clip's; otherwise they are left out, with a warning
+  local taken = false
+  if type(extras) == "table" then
+    for _, f in ipairs(EXTRA_FIELDS) do
+      if extras[f] ~= nil and not E.absent(extras[f]) then
+        if f == "properties" and t.properties and type(extras[f]) == "table" then
+          -- the file's weights channels, then the properties extras carry
+          for pname, p in pairs(extras[f]) do
+            if t.properties[pname] == nil then t.properties[pname] = p end
+          end
+        else
+          t[f] = extras[f]
+        end
+        taken = true
+      end
+    end
+  end
+  return taken
+end
+
 local function read_animation(ctx, ai, def, name, options)
   local ap = at("animations", ai)
   E.object(def, ap, "animation")
@@ -508,63 +573,11 @@ local function read_animation(ctx, ai, def, name, options)
       if times[#times] > length then length = times[#times] end
     end
   end
-  -- the skeleton: every animated node and the nodes above it, with their
-  -- rests (the node tree anim.export_gltf writes without a rig).  The
-  -- nodes above are not in the animation's bytes (a channel on the end of
-  -- a long chain brings the whole chain), so the skeletons of the file's
-  -- clips hold at most ctx.skeleton_left nodes together: the clips past
-  -- it have none (a warning says which)
-  local set, nsk = {}, 0
-  local most = math.min(L.joints, ctx.skeleton_left)
-  for node in pairs(animated) do
-    nsk = with_ancestors(ctx, node, set, nsk, most)
-    if not nsk then break end
-  end
-  if not nsk and most == L.joints then
-    fail(ap, "too many nodes in the clip's skeleton (more than %d, anim.limits.joints)", L.joints)
-  end
-  local skeleton
-  if nsk then
-    skeleton = {}
-    ctx.skeleton_left = ctx.skeleton_left - nsk
-    -- (a node's entry is one table, whatever the clips that hold it)
-    local entries = ctx.skeleton_entries
-    for i in pairs(set) do
-      local e = entries[i]
-      if not e then
-        local r, p = ctx.rest[i], ctx.parent[i]
-        e = { parent = p and ctx.node_names[p] or nil, translation = r.t, rotation = r.r, scale = r.s }
-        entries[i] = e
-      end
-      skeleton[ctx.node_names[i]] = e
-    end
-  else
-    ctx.skeleton_left = 0
-    ctx.skeletonless = ctx.skeletonless or { first = ai, n = 0 }
-    ctx.skeletonless.n = ctx.skeletonless.n + 1
-  end
+  local skeleton, nsk = animation_skeleton(ctx, ai, ap, animated)
   local t = { version = 3, absolute = true, length = length, joints = joints }
   if nprops > 0 then t.properties = properties end
   if nsk and nsk > 0 then t.skeleton = skeleton end
-  -- what anim.export_gltf keeps in extras (markers, events...), when they
-  -- read as a clip's; otherwise they are left out, with a warning
-  local extras = def.extras
-  local taken = false
-  if type(extras) == "table" then
-    for _, f in ipairs(EXTRA_FIELDS) do
-      if extras[f] ~= nil and not E.absent(extras[f]) then
-        if f == "properties" and t.properties and type(extras[f]) == "table" then
-          -- the file's weights channels, then the properties extras carry
-          for pname, p in pairs(extras[f]) do
-            if t.properties[pname] == nil then t.properties[pname] = p end
-          end
-        else
-          t[f] = extras[f]
-        end
-        taken = true
-      end
-    end
-  end
+  local taken = take_extras(t, def.extras)
   if options and options.loop then t.loop = options.loop end
   local ok, clip = pcall(clipmod.build, t, name, true)
   if not ok and taken and E.is_failure(clip) then

@@ -1,4 +1,4 @@
--- gltf_file.lua: the container of a glTF 2.0 asset (the JSON of a .gltf,
+-- import/gltf/file.lua: the container of a glTF 2.0 asset (the JSON of a .gltf,
 -- the chunks of a .glb) and the buffers its JSON names: data: URIs in
 -- base64, the .glb's BIN chunk, files beside it.  Everything it reads is
 -- bounded by anim.limits (bytes: the JSON and every buffer together), and

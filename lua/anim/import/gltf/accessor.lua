@@ -1,4 +1,4 @@
--- gltf_accessor.lua: the elements of a glTF 2.0 accessor, as the
+-- import/gltf/accessor.lua: the elements of a glTF 2.0 accessor, as the
 -- specification lays them out (specification/2.0/Specification.adoc,
 -- "Accessors", "Sparse Accessors", "Data Alignment"): every component
 -- type, normalized integers decoded as it says, byte strides, matrix
@@ -10,7 +10,7 @@ local compat = require "anim.base.compat"
 local core = require "anim.core"
 local E = require "anim.base.errors"
 local codes = require "anim.base.codes"
-local F = require "anim.import.gltf_file"
+local F = require "anim.import.gltf.file"
 
 local M = {}
 local fail, at, count = E.fail, F.at, F.count

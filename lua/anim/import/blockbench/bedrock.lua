@@ -1,5 +1,5 @@
--- bedrock.lua: reads a Bedrock animation file (*.animation.json, as
--- Blockbench and GeckoLib write it) into the animations blockbench.lua
+-- import/blockbench/bedrock.lua: reads a Bedrock animation file (*.animation.json, as
+-- Blockbench and GeckoLib write it) into the animations init.lua
 -- builds clips from.  What each shape means follows Blockbench's importer
 -- (js/formats/bedrock/bedrock_animation.js; ../shared/spec/import-notes.md)
 -- and, for GeckoLib's dialect, GeckoLib's reader (BakedAnimationsAdapter):
@@ -16,10 +16,10 @@
 -- rotation x and y change sign.  Positions are pixels, 16 to a block.
 --
 -- Each animation is read by its own function (M.read lists them), so that
--- blockbench.lua can import the others when one cannot be.
+-- init.lua can import the others when one cannot be.
 local E = require "anim.base.errors"
-local CH = require "anim.import.bbchannel"
-local molang = require "anim.import.molang"
+local CH = require "anim.import.blockbench.channel"
+local molang = require "anim.import.blockbench.molang"
 
 local M = {}
 
@@ -378,7 +378,7 @@ local function read_animation(name, a, ctx)
 end
 
 -- doc: the decoded file.  Returns { animations = { { name, path, read =
--- function() -> anim }, ... } } in the shape blockbench.lua builds clips
+-- function() -> anim }, ... } } in the shape init.lua builds clips
 -- from; ctx = { env, easings, short_steps, note(path, text) }.
 function M.read(doc, ctx)
   if E.absent(doc.animations) then

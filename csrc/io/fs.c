@@ -1,4 +1,4 @@
-/* lua_fs.c - the file system calls the Lua side needs and Lua lacks:
+/* io/fs.c - the file system calls the Lua side needs and Lua lacks:
  * core.realpath, core.file_kind, core.file_mtime, and the two readers of
  * a whole file every reader of the module goes through: core.read_file
  * (a host path) and core.read_beneath (a library's res:// files, read
@@ -21,7 +21,8 @@
 #include "lua.h"
 #include "lauxlib.h"
 
-#include "lua_helpers.h"
+#include "lua/lua_helpers.h"
+#include "io/io.h"
 
 
 /* core.realpath(path) -> the canonical absolute path | nil, message: the

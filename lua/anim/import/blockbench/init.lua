@@ -1,4 +1,4 @@
--- blockbench.lua: imports Blockbench projects (.bbmodel), Animated Java
+-- import/blockbench/init.lua: imports Blockbench projects (.bbmodel), Animated Java
 -- projects (.ajblueprint, .ajmodel) and Bedrock animation files
 -- (*.animation.json, GeckoLib's dialect included) as clips, one per
 -- animation (anim.import_blockbench / decode_blockbench).
@@ -7,7 +7,7 @@
 -- one function per animation; this file runs each inside a pcall, so that
 -- an animation that cannot be imported becomes a warning and the others
 -- are imported all the same; it decides each clip's length, converts every
--- channel (bbchannel.lua), adds the skeleton, sounds and events, and builds
+-- channel (channel.lua), adds the skeleton, sounds and events, and builds
 -- the clip from a version 3 table -- the table anim.encode writes back out.
 -- What cannot be said exactly is baked (bake.lua) and the clip's
 -- info.approx says so: { bound, note, seam }.  The budgets of a file
@@ -19,11 +19,11 @@ local args = require "anim.base.args"
 local suggest = require "anim.base.suggest"
 local json = require "anim.base.json"
 local clipmod = require "anim.format.clip"
-local molang = require "anim.import.molang"
-local bake = require "anim.import.bake"
-local CH = require "anim.import.bbchannel"
-local bbmodel = require "anim.import.bbmodel"
-local bedrock = require "anim.import.bedrock"
+local molang = require "anim.import.blockbench.molang"
+local bake = require "anim.import.blockbench.bake"
+local CH = require "anim.import.blockbench.channel"
+local bbmodel = require "anim.import.blockbench.bbmodel"
+local bedrock = require "anim.import.blockbench.bedrock"
 local limits = require "anim.base.limits"
 
 local M = {}
@@ -356,13 +356,6 @@ function M.decode(text, name, opts, values)
   -- what the file used of its budgets (bench/realfiles.lua prints the most)
   M.last_usage = { samples = ctx.samples.used, molang = ctx.env.work.used, keys = limits.current.keys - ctx.keys_left }
   return clips, warnings
-end
-
--- "file: path: message", one line.
-function M.warning_text(name, w)
-  name = E.shown(name)
-  if w.channel and w.channel ~= "" then return name .. ": " .. E.path(w.channel) .. ": " .. w.message end
-  return name .. ": " .. w.message
 end
 
 function M.import(path, opts, values)

@@ -1,4 +1,4 @@
--- aseprite.lua: imports the JSON that Aseprite exports with a sprite
+-- import/aseprite/init.lua: imports the JSON that Aseprite exports with a sprite
 -- sheet (File > Export Sprite Sheet, "JSON Data", as a hash or an array)
 -- as sprite-frame clips: anim.import_aseprite(path) -> clips, sheet.
 --

@@ -1,9 +1,9 @@
-/* lua_check.c - core.check_tree: the walk over a decoded JSON tree that
+/* io/check.c - core.check_tree: the walk over a decoded JSON tree that
  * looks for what the readers' own checks do not (strings over the limit,
  * numbers that are not finite, keys that are neither strings nor array
  * indices, nesting over the limit, values JSON cannot hold), done in C:
  * in Lua it cost more than decoding the text.  It only finds the place;
- * lua/anim/json.lua words the message. */
+ * lua/anim/base/json.lua words the message. */
 #include <math.h>
 #include <stddef.h>
 
@@ -11,7 +11,8 @@
 #include "lauxlib.h"
 
 #include "core/codes.h"
-#include "lua_helpers.h"
+#include "lua/lua_helpers.h"
+#include "io/io.h"
 
 /* The deepest a tree may be checked to: the hard maximum of
  * anim.limits.depth (lua/anim/base/limits.lua). */
@@ -160,9 +161,9 @@ static int check_tree(lua_State *L) {
  * the tree check looks for.
  *
  * Upvalues: the interpolation names -> codes, the ease names -> codes, the
- * default ease of each interpolation (by code + 1: read.lua's
+ * default ease of each interpolation (by code + 1: read_values.lua's
  * default_ease, 0 for what is not an easing), Lua's 0/0 (the NaN of an
- * absent handle time or tangent, bit for bit read.lua's), the names of
+ * absent handle time or tangent, bit for bit read_keys.lua's), the names of
  * the extra's fields the core keeps, and the names of the scanner (below).
  * Names are compared by address: every runtime interns strings of up to
  * 40 bytes, so a string equal to a name is that name's string. */
@@ -209,7 +210,7 @@ static int scan_finite(lua_State *L, int idx, int ty, double *d) {
 
 /* The length of the value at idx (an absolute index), of type ty, when it
  * is a table without a metatable holding nothing after its length
- * (read.lua: #v, and next(v, #v) == nil); else -1.  (0 for an empty one,
+ * (read_keys.lua: #v, and next(v, #v) == nil); else -1.  (0 for an empty one,
  * which no caller takes.)  Leaves the stack as it was. */
 static int scan_len(lua_State *L, int idx, int ty) {
   int after;
@@ -254,7 +255,7 @@ static int scan_leaf(lua_State *L, const scan *sc, int idx) {
 }
 
 /* A handle [dt, dv] at h (dv a finite number, or three) into the record
- * at rec (read.lua's plain_handle; at: 0 out, 1 in); *form gets 1 + at
+ * at rec (read_keys.lua's plain_handle; at: 0 out, 1 in); *form gets 1 + at
  * for a one-number dv.  0 when not plain. */
 static int scan_handle(lua_State *L, int h, int rec, int at, int *form) {
   int top = lua_gettop(L), dt = top + 1, dv = top + 2, tv, ok = 0, b = 3 + 3 * at, a;
@@ -285,7 +286,7 @@ static int scan_handle(lua_State *L, int h, int rec, int at, int *form) {
 }
 
 /* A tangent of nv finite numbers at v into the record at rec from index
- * b + 1 (read.lua's plain_tangent).  0 when not plain. */
+ * b + 1 (read_keys.lua's plain_tangent).  0 when not plain. */
 static int scan_tangent(lua_State *L, int v, int nv, int rec, int b) {
   int a, ok, top = lua_gettop(L);
   double d;
@@ -311,7 +312,7 @@ static int scan_nans(lua_State *L, int n) {
 }
 
 /* The extra of a key at e (of type ty), for interpolation code and nv
- * values (read.lua's plain_extra): 0 when not plain; else 1, with *ie its
+ * values (read_keys.lua's plain_extra): 0 when not plain; else 1, with *ie its
  * ease bits (and HAS_EASE when it wrote its ease), *more whether it holds
  * more than the core keeps, and two values pushed: its handle record and
  * its tangent record (each a table or nil). */
@@ -392,9 +393,46 @@ static void scan_need(lua_State *L, int ch, int slot, const char *field) {
   lua_replace(L, slot);
 }
 
+/* The stack slots of scan_keys: its arguments (the list, the channel),
+ * the key block and the channel's record tables. */
+enum { LIST = 1, CH = 3, BLOCK = 8, H, TAN, KEEP };
+
+/* The keys scan_keys took, stored as read_keys stores them: all of them
+ * (whole) in the key block kb (its arity nv0), which goes to ch.block;
+ * else the `last` first ones in the channel's t, vals and ie (the times
+ * and the value tables of the list, the bytes bie).  The stack from
+ * base + 1 is free. */
+static void scan_store(lua_State *L, anim_keyblock *kb, int base, int whole, int last, int nv0,
+                       const unsigned char *bie) {
+  if (whole) {
+    kb->n = last;
+    kb->arity = nv0;
+    lua_pushvalue(L, BLOCK);
+    lua_setfield(L, CH, "block");
+  } else if (last) {
+    /* the keys taken, as read_keys stores them: the times and the value
+     * tables of the list, the bytes */
+    int T = base + 1, V = base + 2, IE = base + 3, i;
+    lua_getfield(L, CH, "t");
+    lua_getfield(L, CH, "vals");
+    lua_getfield(L, CH, "ie");
+    if (!lua_istable(L, T) || !lua_istable(L, V) || !lua_istable(L, IE)) luaL_error(L, "scan: a channel of read_keys expected");
+    for (i = 1; i <= last; i++) {
+      lua_rawgeti(L, LIST, i);
+      lua_rawgeti(L, -1, 1);
+      lua_rawseti(L, T, i);
+      lua_rawgeti(L, -1, 2);
+      lua_rawseti(L, V, i);
+      lua_pushinteger(L, bie[i - 1]);
+      lua_rawseti(L, IE, i);
+      lua_pop(L, 1);
+    }
+  }
+}
+
 /* scan(list, count, ch, rotation, max_string, max_depth, depth) -> next,
  * prev, checked: the keys list[1..count] taken while plain, into the
- * channel ch of read.lua's read_keys ({ t, vals, ie, h, tan, keep, quat };
+ * channel ch of read_keys.lua's read_keys ({ t, vals, ie, h, tan, keep, quat };
  * quat set as read_keys sets it).  When every key is taken, their times,
  * values and bytes are in a key block (lua_helpers.h), ch.block, which
  * clip_new copies; t, vals and ie stay empty.  Else the keys taken are in
@@ -409,7 +447,6 @@ static void scan_need(lua_State *L, int ch, int slot, const char *field) {
 static int scan_keys(lua_State *L) {
   lua_Integer count = anim_lua_checkrange(L, 2, 0, ANIM_MAX_CURVE_KEYS, "count"), n;
   int rot = lua_toboolean(L, 4), last = 0, quat, base, nv0 = 0;
-  enum { LIST = 1, CH = 3, BLOCK = 8, H, TAN, KEEP };
   double prev = 0;
   anim_keyblock *kb;
   double *bt = NULL, *bv = NULL;
@@ -509,30 +546,7 @@ static int scan_keys(lua_State *L) {
     lua_pushboolean(L, quat);
     lua_setfield(L, CH, "quat");
   }
-  if (n > count && count > 0) {
-    kb->n = (int)count;
-    kb->arity = nv0;
-    lua_pushvalue(L, BLOCK);
-    lua_setfield(L, CH, "block");
-  } else if (last) {
-    /* the keys taken, as read_keys stores them: the times and the value
-     * tables of the list, the bytes */
-    int T = base + 1, V = base + 2, IE = base + 3, i;
-    lua_getfield(L, CH, "t");
-    lua_getfield(L, CH, "vals");
-    lua_getfield(L, CH, "ie");
-    if (!lua_istable(L, T) || !lua_istable(L, V) || !lua_istable(L, IE)) luaL_error(L, "scan: a channel of read_keys expected");
-    for (i = 1; i <= last; i++) {
-      lua_rawgeti(L, LIST, i);
-      lua_rawgeti(L, -1, 1);
-      lua_rawseti(L, T, i);
-      lua_rawgeti(L, -1, 2);
-      lua_rawseti(L, V, i);
-      lua_pushinteger(L, bie[i - 1]);
-      lua_rawseti(L, IE, i);
-      lua_pop(L, 1);
-    }
-  }
+  scan_store(L, kb, base, n > count && count > 0, last, nv0, bie);
   lua_settop(L, base);
   lua_pushinteger(L, n);
   if (last) {

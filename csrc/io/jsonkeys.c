@@ -1,7 +1,7 @@
-/* lua_jsonkeys.c - core.json_members: the members of a JSON object in the
+/* io/jsonkeys.c - core.json_members: the members of a JSON object in the
  * order of its text.  A decoded object is a Lua table, which keeps no
  * order; the Aseprite importer reads the frames of a sheet's hash form in
- * the file's order (lua/anim/import/aseprite.lua).  In Lua the scan took
+ * the file's order (lua/anim/import/aseprite/init.lua).  In Lua the scan took
  * 5 us a frame (1.5 s for a 16 MB sheet), here a few ns a byte.
  *
  * The text is one that cjson accepted, but the scanner trusts nothing of
@@ -13,7 +13,8 @@
 #include "lua.h"
 #include "lauxlib.h"
 
-#include "lua_helpers.h"
+#include "lua/lua_helpers.h"
+#include "io/io.h"
 
 static int is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 

@@ -1,0 +1,141 @@
+-- export/gltf/sample.lua: what the animator plays of a clip's channel on
+-- the node tree (the values glTF's channels hold), and channels baked at a
+-- rate where glTF cannot hold the keys.
+local compat = require "anim.base.compat"
+local core = require "anim.core"
+local Q = require "anim.base.quat"
+local codes = require "anim.base.codes"
+
+local K = require "anim.export.gltf.keys"
+
+local M = {}
+
+local MAX_CURVE_KEYS = codes.const.max_curve_keys
+local f32, next32, prev32, floor32, qnorm = K.f32, K.next32, K.prev32, K.floor32, K.qnorm
+
+-- Sampling what the animator plays ------------------------------------------------------------
+
+-- The local transform the animator gives rig joint rj for clip joint cj's
+-- sample s (11 values of core.clip_sample_joint), one channel: position,
+-- rotation or scale.
+local function played(c, b, rest, ch, s)
+  if ch == "position" then
+    local p = { s[2], s[3], s[4] }
+    local k = b.pscale or 1
+    if c.absolute then return { p[1] * k, p[2] * k, p[3] * k } end
+    return { rest.t[1] + k * p[1], rest.t[2] + k * p[2], rest.t[3] + k * p[3] }
+  elseif ch == "rotation" then
+    local q = { s[5], s[6], s[7], s[8] }
+    if b.pre then q = Q.mul(Q.mul(b.pre, q), b.post) end
+    if c.absolute then return q end
+    return Q.mul(rest.r, q)
+  end
+  local v = { s[9], s[10], s[11] }
+  if c.absolute then return v end
+  local out = {}
+  for a = 1, 3 do out[a] = rest.s[a] ~= 0 and rest.s[a] * v[a] or v[a] - 1 end
+  return out
+end
+
+-- The functions that turn a channel's key values and tangents into what is
+-- written (the transform `played` applies, which is affine in the values).
+local function converters(c, b, rest, ch)
+  local k = b.pscale or 1
+  if ch == "position" then
+    local t0 = c.absolute and { 0, 0, 0 } or rest.t
+    return function(v) return { t0[1] + k * v[1], t0[2] + k * v[2], t0[3] + k * v[3] } end,
+      function(m) return { k * m[1], k * m[2], k * m[3] } end
+  elseif ch == "rotation" then
+    local pre = b.pre or { 0, 0, 0, 1 }
+    local post = b.post or { 0, 0, 0, 1 }
+    if not c.absolute then pre = Q.mul(rest.r, pre) end
+    local function f(q) return Q.mul(Q.mul(pre, q), post) end
+    return f, f
+  end
+  if c.absolute then
+    return function(v) return { v[1], v[2], v[3] } end, function(m) return { m[1], m[2], m[3] } end
+  end
+  local s0 = rest.s
+  return function(v)
+    local out = {}
+    for a = 1, 3 do out[a] = s0[a] ~= 0 and s0[a] * v[a] or v[a] - 1 end
+    return out
+  end, function(m)
+    local out = {}
+    for a = 1, 3 do out[a] = s0[a] ~= 0 and s0[a] * m[a] or m[a] end
+    return out
+  end
+end
+
+-- A sampler of clip joint cj: s(t) -> the 11 values of clip_sample_joint.
+local function sampler(clip, cj)
+  return function(t) return { core.clip_sample_joint(clip, cj, t) } end
+end
+
+-- The times a channel is baked at: every 1/fps over [0, L], its key times
+-- inside, and just before each instant where it jumps (keys one float
+-- apart, as exact channels write jumps).
+local function bake(sample, conv, L, fps, key_times, quat)
+  local ts = {}
+  local steps = math.max(1, math.ceil(L * fps - 1e-9))
+  if L == 0 then steps = 0 end
+  if steps + 1 + #key_times > MAX_CURVE_KEYS then
+    return nil
+  end
+  for k = 0, steps do ts[#ts + 1] = math.min(L, k / fps) end
+  for _, t in ipairs(key_times) do
+    if t > 0 and t < L then ts[#ts + 1] = t end
+  end
+  table.sort(ts)
+  local out = {}
+  local last
+  for _, t in ipairs(ts) do
+    if t ~= last then
+      local ft = f32(t)
+      if out[#out] and ft <= out[#out].t then ft = next32(out[#out].t) end
+      -- a jump at t: the value arriving, one float before
+      local before = prev32(floor32(t))
+      if last and before > out[#out].t then
+        local vb, va = conv(sample(before)), conv(sample(t))
+        local d = 0
+        for a = 1, #va do d = math.max(d, math.abs(va[a] - vb[a])) end
+        if d > 1e-9 * (1 + math.abs(va[1])) and d > 1e-6 then
+          out[#out + 1] = { t = before, v = vb }
+          ft = floor32(t)
+        end
+      end
+      local v = conv(sample(t))
+      if quat and out[#out] then
+        -- in the hemisphere of the key before (the slerp takes the short way either way)
+        local p = out[#out].v
+        if p[1] * v[1] + p[2] * v[2] + p[3] * v[3] + p[4] * v[4] < 0 then v = { -v[1], -v[2], -v[3], -v[4] } end
+      end
+      out[#out + 1] = { t = ft, v = v }
+      last = t
+    end
+  end
+  return out, "LINEAR"
+end
+
+-- The difference of two values of a channel: the angle between two turns
+-- (radians), else the largest difference of a component.
+local function difference(ch, a, b)
+  if ch == "rotation" then
+    local qa, qb = qnorm(a), qnorm(b)
+    local d = qa[1] * qb[1] + qa[2] * qb[2] + qa[3] * qb[3] + qa[4] * qb[4]
+    local sg = d < 0 and -1 or 1
+    local dn, sn = 0, 0
+    for i = 1, 4 do
+      dn = dn + (qa[i] - sg * qb[i]) ^ 2
+      sn = sn + (qa[i] + sg * qb[i]) ^ 2
+    end
+    return 2 * compat.atan2(math.sqrt(dn), math.sqrt(sn))
+  end
+  local m = 0
+  for i = 1, 3 do m = math.max(m, math.abs(a[i] - b[i])) end
+  return m
+end
+
+M.played, M.converters, M.sampler, M.bake, M.difference = played, converters, sampler, bake, difference
+
+return M

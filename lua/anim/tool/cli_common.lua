@@ -1,0 +1,321 @@
+-- cli_common.lua: what the verbs of the `anim` command (cli.lua) share:
+-- the failure that stops a verb with its status, output (colour, one-line
+-- text, files written atomically), reading clips of any format (told
+-- apart by content), numbers and payloads in words, Euler angles.
+local anim = require "anim"
+local E = require "anim.base.errors"
+local compat = require "anim.base.compat"
+local json = require "anim.base.json"
+local fields = require "anim.format.fields"
+
+local M = {}
+
+-- Failures ------------------------------------------------------------------------------
+
+local Exit = {}
+local USAGE, INPUT = 2, 1
+
+-- Stops the verb: message to stderr, status `code`.
+local function fail(code, fmt, ...)
+  local msg = select("#", ...) > 0 and string.format(fmt, ...) or fmt
+  error(setmetatable({ code = code, msg = msg }, Exit), 0)
+end
+
+-- Output --------------------------------------------------------------------------------
+
+-- Colour only on a terminal, and never when NO_COLOR is set (no-color.org).
+local colour_on
+local function colour(code, s)
+  if colour_on == nil then
+    local nc = os.getenv("NO_COLOR")
+    colour_on = (nc == nil or nc == "") and compat.execute("test -t 1") == true
+  end
+  if not colour_on then return s end
+  return "\27[" .. code .. "m" .. s .. "\27[0m"
+end
+local function bold(s) return colour("1", s) end
+
+local function out(fmt, ...)
+  io.stdout:write(select("#", ...) > 0 and string.format(fmt, ...) or fmt, "\n")
+end
+
+local function quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+
+-- Text on one line: control characters (a newline in a file or joint
+-- name, in Molang text) written as \n, \r, \t or \ddd.
+local CONTROL = { ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
+local function one_line(s)
+  return (s:gsub("%c", function(c) return CONTROL[c] or string.format("\\%03d", c:byte()) end))
+end
+
+-- A name of a file or of the command line as a message quotes it
+-- (escaped, cut at E.SHOWN bytes), and a list of names (at most 20 of
+-- them, each shown, the rest counted).
+local shown, shown_list = E.shown, E.shown_list
+
+-- Writes text to path ("-": standard output) through a temporary file
+-- renamed over it, so a reader never sees half a picture.
+local function write_output(path, text)
+  if path == "-" then
+    io.stdout:write(text)
+    return
+  end
+  local tmp = string.format("%s.tmp%06x", path, math.random(0, 0xffffff))
+  local f, err = io.open(tmp, "wb")
+  if not f then fail(INPUT, "cannot write %s: %s", shown(path), tostring(err):gsub("^.-: ", "")) end
+  local ok, werr = f:write(text)
+  local closed, cerr = f:close()
+  if not ok or not closed then
+    os.remove(tmp)
+    fail(INPUT, "cannot write %s: %s", shown(path), tostring(werr or cerr))
+  end
+  local renamed, rerr = os.rename(tmp, path)
+  if not renamed then
+    os.remove(tmp)
+    fail(INPUT, "cannot write %s: %s", shown(path), tostring(rerr):gsub("^.-: ", ""))
+  end
+end
+
+-- Reading clips of any format ---------------------------------------------------------------
+
+-- What a file's name suggests: "xml", "blockbench" or "anim".
+local function kind_by_name(path)
+  local lower = path:lower()
+  if lower:match("%.xml$") then return "xml" end
+  if lower:match("%.retarget$") then return "retarget" end
+  if lower:match("%.gltf$") or lower:match("%.glb$") then return "gltf" end
+  if lower:match("%.bbmodel$") or lower:match("%.json$") or lower:match("%.ajblueprint$") or lower:match("%.ajmodel$") then
+    return lower:match("%.aseprite%.json$") and "aseprite" or "blockbench"
+  end
+  return "anim"
+end
+
+-- What reads a file, by its content: XML by its first element; a JSON
+-- object with format_version and animations (or minecraft:geometry, or
+-- animation_controllers), or a project with meta, outliner and
+-- animations, is Blockbench or Bedrock; JSON with joints, keyframes or a
+-- version is .anim.  Only when the content says neither (an empty object,
+-- text that is not JSON) does the name decide.
+local function kind_of(path, text)
+  if text then
+    local first = text:gsub("^\239\187\191", ""):match("^%s*(.)")
+    if first == "<" then return "xml", true end
+    if text:sub(1, 4) == "glTF" then return "gltf", true end -- a .glb's magic
+    if first == "{" or first == "[" or first == "/" then
+      local ok, doc = pcall(json.decode_lenient, text)
+      if ok and type(doc) == "table" then
+        if not E.is_array(doc) and (
+          (not E.absent(doc.format_version) and (not E.absent(doc.animations) or not E.absent(doc["minecraft:geometry"])
+            or not E.absent(doc.animation_controllers)))
+          or (not E.absent(doc.animations) and (type(doc.meta) == "table" or not E.absent(doc.outliner)))
+          or (type(doc.meta) == "table" and not E.absent(doc.outliner))) then
+          return "blockbench", true
+        end
+        -- the JSON Aseprite writes beside a sprite sheet: frames, no joints
+        if not E.is_array(doc) and type(doc.frames) == "table" and E.absent(doc.joints) and E.absent(doc.keyframes) then
+          return "aseprite", true
+        end
+        if type(doc.joints) == "table" and next(doc.joints) ~= nil and E.absent(doc.keyframes) then
+          -- a retarget map's entries are names or { to = name }; a clip's joints are objects of channels
+          local map = true
+          for _, j in pairs(doc.joints) do
+            if not (type(j) == "string" or (type(j) == "table" and j.to ~= nil)) then map = false break end
+          end
+          if map then return "retarget", true end
+        end
+        if type(doc.asset) == "table" and not E.absent(doc.asset.version) then return "gltf", true end
+        if not E.absent(doc.joints) or not E.absent(doc.keyframes) or not E.absent(doc.version) then
+          return kind_by_name(path) == "retarget" and "retarget" or "anim", true
+        end
+      end
+    end
+  end
+  return kind_by_name(path)
+end
+
+local IMPORTER = { xml = "import_xml", blockbench = "import_blockbench", gltf = "import_gltf", aseprite = "import_aseprite" }
+local FORMAT_NAME = { xml = "legacy XML", blockbench = "Blockbench", gltf = "glTF", aseprite = "Aseprite" }
+
+-- The text of a file (within anim.limits.bytes), or nil when it cannot be
+-- read (the loader then says why).
+local function peek(path)
+  local ok, text = pcall(json.read_file, path)
+  if ok then return text end
+  return nil
+end
+
+-- The clips of a file: { { name = animation name or nil, clip = clip }, ... }
+-- (a retarget map: { { map = map } })
+-- sorted by name, and the import's warnings ({ { animation, channel,
+-- message, not_imported } }, "path: channel: message" in .text), or nil,
+-- "path: json.path: message" (read_clips, below).
+
+-- The fields of a .anim or .retarget file that the format does not know,
+-- as warnings (the loaders keep them): "path: json.path: unknown field
+-- (did you mean 'x'?)".
+local function unknown_fields(path, text, kind)
+  local ok, doc = pcall(json.decode, text)
+  local list = {}
+  if not ok then return list end
+  for _, u in ipairs(fields.unknown(doc, kind)) do
+    list[#list + 1] = { text = path .. ": " .. fields.message(u), unknown = true }
+  end
+  return list
+end
+
+-- An importer's warning as the command prints it: "file: path: message",
+-- one line (the path left out when the warning names no channel).
+local function warning_line(path, w)
+  local where = (w.channel and w.channel ~= "") and (E.path(w.channel) .. ": ") or ""
+  return shown(path) .. ": " .. where .. w.message
+end
+
+local function read_clips(path)
+  local text = peek(path)
+  local kind = kind_of(path, text)
+  if kind == "anim" then
+    local c, err = anim.load(path)
+    if not c then return nil, err end
+    return { { clip = c } }, unknown_fields(path, text, "clip")
+  end
+  if kind == "retarget" then
+    local m, err = anim.load_retarget(path)
+    if not m then return nil, err end
+    return { { map = m } }, unknown_fields(path, text, "retarget")
+  end
+  local fn = anim[IMPORTER[kind]]
+  if not fn then
+    return nil, string.format("%s: cannot read %s files: this anim has no anim.%s", path, FORMAT_NAME[kind], IMPORTER[kind])
+  end
+  local res, err = fn(path)
+  if not res then return nil, err end
+  if kind == "xml" then return { { clip = res } }, {} end
+  if kind == "aseprite" then err = nil end -- (its second result is the sheet: no warnings)
+  local warnings = {}
+  if kind == "gltf" then
+    -- what the importer skipped, as warnings of the file
+    for i, w in ipairs(res.warnings) do warnings[i] = { text = path .. ": " .. w } end
+    res = res.clips
+    err = nil
+  end
+  for _, w in ipairs(type(err) == "table" and err or {}) do
+    warnings[#warnings + 1] = { text = warning_line(path, w), animation = w.animation,
+      not_imported = w.message:match("^not imported") ~= nil or w.message:match("^%d+ animations not imported") ~= nil }
+  end
+  local list = {}
+  for name, c in pairs(res) do list[#list + 1] = { name = name, clip = c } end
+  table.sort(list, function(a, b) return a.name < b.name end)
+  return list, warnings
+end
+
+-- The clips of a file, or stop with its loader's message.
+local function must_read(path, maps_too)
+  local list, warnings = read_clips(path)
+  if not list then fail(INPUT, "%s", warnings) end
+  if list[1] and list[1].map and not maps_too then
+    fail(INPUT, "%s: a retarget map, not a clip (anim info shows it)", shown(path))
+  end
+  if #list == 0 then
+    -- none imported: why the first was not
+    for _, w in ipairs(warnings) do
+      if w.not_imported then fail(INPUT, "%s", w.text) end
+    end
+    fail(INPUT, "%s: no animations in the file", shown(path))
+  end
+  return list, warnings
+end
+
+-- The one clip of a list a verb works on: --animation picks one of a
+-- file's several.
+local function pick(path, list, animation)
+  if animation then
+    for _, e in ipairs(list) do if e.name == animation then return e.clip end end
+    local names = {}
+    for i, e in ipairs(list) do names[i] = e.name or "(unnamed)" end
+    fail(USAGE, "%s: no animation '%s' (it has: %s)", shown(path), shown(animation), shown_list(names))
+  end
+  if #list > 1 then
+    local names = {}
+    for i, e in ipairs(list) do names[i] = e.name end
+    fail(USAGE, "%s holds %d animations (%s): pick one with --animation NAME", shown(path), #list, shown_list(names))
+  end
+  return list[1].clip
+end
+
+local function one_clip(path, animation) return pick(path, must_read(path), animation) end
+
+-- Numbers and text ---------------------------------------------------------------------------
+
+local num = E.num
+
+local function fixed(x)
+  if x ~= x then return "nan" end
+  local s = string.format("%.6f", x):gsub("0+$", ""):gsub("%.$", "")
+  if s == "-0" then s = "0" end
+  return s
+end
+
+-- A short one-line JSON-like text of a payload, for `info`.
+local function brief(v, depth)
+  depth = depth or 0
+  if E.is_null(v) then return "null" end
+  if type(v) == "string" then return string.format("%q", v):gsub("\\\n", "\\n") end
+  if type(v) == "number" then return num(v) end
+  if type(v) ~= "table" then return tostring(v) end
+  if depth > 3 then return "…" end
+  local parts = {}
+  if next(v) == nil or E.is_array(v) then
+    for i, x in ipairs(v) do parts[i] = brief(x, depth + 1) end
+    return "[" .. table.concat(parts, ", ") .. "]"
+  end
+  local ks = {}
+  for k in pairs(v) do ks[#ks + 1] = tostring(k) end
+  table.sort(ks)
+  for i, k in ipairs(ks) do parts[i] = brief(k) .. ": " .. brief(v[k], depth + 1) end
+  return "{" .. table.concat(parts, ", ") .. "}"
+end
+
+-- Rotations ------------------------------------------------------------------------------------
+
+local AXIS = { x = 1, y = 2, z = 3 }
+
+-- Euler angles in degrees, {x, y, z}, of a unit quaternion for an order
+-- "abc" meaning R = R_a * R_b * R_c (SEMANTICS 1, three.js).  Between
+-- -180 and 180, the middle angle between -90 and 90.
+function M.euler_of(q, order)
+  local x, y, z, w = q[1], q[2], q[3], q[4]
+  local m = {
+    { 1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w) },
+    { 2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w) },
+    { 2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y) },
+  }
+  local i, j, k = AXIS[order:sub(1, 1)], AXIS[order:sub(2, 2)], AXIS[order:sub(3, 3)]
+  local s = (j - i) % 3 == 1 and 1 or -1 -- xyz, yzx, zxy; or the others
+  local mik = math.max(-1, math.min(1, m[i][k]))
+  local a, c
+  local b = math.asin(s * mik)
+  if math.abs(mik) < 0.9999999 then
+    a = compat.atan2(-s * m[j][k], m[k][k])
+    c = compat.atan2(-s * m[i][j], m[i][i])
+  else -- gimbal lock: the first and last axes turn about one line
+    a = compat.atan2(s * m[k][j], m[j][j])
+    c = 0
+  end
+  local e = {}
+  e[i], e[j], e[k] = math.deg(a), math.deg(b), math.deg(c)
+  return e
+end
+
+local function count(list, word)
+  return string.format("%d %s%s", list, word, list == 1 and "" or "s")
+end
+
+M.Exit, M.USAGE, M.INPUT, M.fail = Exit, USAGE, INPUT, fail
+M.colour, M.bold, M.out, M.quote, M.one_line, M.shown, M.shown_list = colour, bold, out, quote, one_line, shown, shown_list
+M.write_output = write_output
+M.IMPORTER, M.FORMAT_NAME, M.kind_by_name = IMPORTER, FORMAT_NAME, kind_by_name
+M.warning_line = warning_line
+M.kind_of, M.peek, M.read_clips, M.must_read, M.pick, M.one_clip = kind_of, peek, read_clips, must_read, pick, one_clip
+M.num, M.fixed, M.brief, M.count = num, fixed, brief, count
+
+return M

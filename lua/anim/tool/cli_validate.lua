@@ -1,0 +1,171 @@
+-- cli_validate.lua: `anim validate`: every file given, or found under a
+-- folder, loaded and checked, one line per problem.
+local anim = require "anim"
+local clipmod = require "anim.format.clip"
+local compat = require "anim.base.compat"
+local bind = require "anim.format.bind"
+local C = require "anim.tool.cli_common"
+local fail, USAGE, out, quote, one_line, shown, kind_of, peek, read_clips, count =
+  C.fail, C.USAGE, C.out, C.quote, C.one_line, C.shown, C.kind_of, C.peek, C.read_clips, C.count
+
+local IMPORTER, FORMAT_NAME, kind_by_name = C.IMPORTER, C.FORMAT_NAME, C.kind_by_name
+
+local verbs = {}
+
+
+-- Whether a directory walk checks this file: every *.anim, *.xml,
+-- *.bbmodel, *.animation.json, *.ajblueprint and *.ajmodel, and the other
+-- *.json files whose content is one of the formats (a pack's
+-- manifest.json is not a clip file), when an importer of this anim reads it.
+-- Whether a directory walk checks this file, and when not, why.
+local function wanted(path)
+  if path:match("%.anim$") or path:match("%.retarget$") then return true end
+  local text = peek(path)
+  local kind, by_content = kind_of(path, text or "")
+  if not text then return false, "cannot be read" end
+  local lower = path:lower()
+  if by_content then
+    if kind == "anim" or kind == "retarget" then return true end
+    if anim[IMPORTER[kind]] == nil then return false, "a " .. FORMAT_NAME[kind] .. " file, and this anim cannot import them" end
+    return true
+  end
+  -- names that claim a format are checked whatever they hold
+  if lower:match("%.xml$") or lower:match("%.bbmodel$") or lower:match("%.ajblueprint$") or lower:match("%.ajmodel$")
+    or lower:match("%.animations?%.json$") then
+    local by_name = kind_by_name(path)
+    if anim[IMPORTER[by_name]] == nil then
+      return false, "a " .. FORMAT_NAME[by_name] .. " file, and this anim cannot import them"
+    end
+    return true
+  end
+  if lower:match("%.json$") then
+    return false, "JSON, but neither a clip, a retarget map, a Blockbench or Bedrock file nor an Aseprite sheet"
+  end
+  return false, "not a clip file (" .. (lower:match("%.([%w]+)$") and ("." .. lower:match("%.([%w]+)$")) or "no extension") .. ")"
+end
+
+-- Files under dir, sorted byte-wise, through find(1): Lua has no
+-- directory listing and lfs is not a dependency.  -print0 keeps any byte
+-- of a name, newlines included.  Symbolic links are followed (-L), to
+-- folders and to files alike; a link that leads nowhere is still type l
+-- then, and is listed so that it is reported as a file that cannot be
+-- opened.  A link that loops back is walked once (find skips the loop).
+local function files_under(dir)
+  local arg = dir:sub(1, 1) == "-" and "./" .. dir or dir
+  local p = assert(io.popen("find -L " .. quote(arg) .. " \\( -type f -o -type l \\) -print0 2>/dev/null"))
+  local text = p:read("*a")
+  p:close()
+  local list, skipped = {}, {}
+  for f in text:gmatch("([^%z]+)%z") do
+    local ok, why = wanted(f)
+    if ok then list[#list + 1] = f else skipped[#skipped + 1] = { path = f, why = why } end
+  end
+  table.sort(list, function(a, b) return a < b end)
+  table.sort(skipped, function(a, b) return a.path < b.path end)
+  return list, skipped
+end
+
+-- The rig `anim validate --rig` checks the clips against: "player", or
+-- the skeleton of a file's first clip that has one (a .bbmodel).
+local function rig_for(name)
+  if name == "player" then return anim.rig("player"), "player" end
+  local list = read_clips(name)
+  if list then
+    for _, e in ipairs(list) do
+      local sk = e.clip and clipmod.info(e.clip).skeleton
+      if sk and next(sk) ~= nil then
+        local joints = {}
+        for n, j in pairs(sk) do joints[#joints + 1] = { name = n, parent = j.parent, position = j.position, rotation = j.rotation } end
+        table.sort(joints, function(a, b) return a.name < b.name end)
+        local rig = anim.rig({ joints = joints }, name)
+        if rig then return rig, name end
+      end
+    end
+  end
+  fail(USAGE, "--rig: '%s' is neither player nor a file whose clips have a skeleton", shown(name))
+end
+
+verbs.validate = {
+  usage = "anim validate FILE|DIR... [--strict] [--rig player|FILE]",
+  options = { rig = true },
+  flags = { strict = true },
+  summary = "check clips, one line per problem",
+  help = [[
+Loads every FILE, and every clip file under every DIR (recursively: *.anim,
+*.retarget, and the *.xml, *.json, *.bbmodel, *.ajblueprint and *.ajmodel
+files -- Aseprite sheets' JSON too -- whose content is a format an importer here reads, told apart by
+their content), and prints one line per file that does not load, one per
+warning of an import (an animation it could not import, or a value it read
+otherwise than the game), and one per field of a .anim or .retarget file
+that the format does not know (kept by the loaders; a misspelt field
+gets a suggestion):
+
+  path: json.path: message
+
+on standard output, then the files a DIR held that are not clip files,
+each with why, and a count, on standard error.  --rig player (or --rig
+FILE: the skeleton of a .bbmodel's clips) also lists, per clip, the joints
+that play on no joint of that rig, with the closest name.  The status is 0
+when every file loads with all its animations (warnings do not change it,
+unless --strict: then any warning is a problem too), 1 otherwise.  A path
+that does not exist is a problem of its own ("path: cannot open file:
+...").  Symbolic links to folders and files are followed.  Control
+characters in a line (a newline in a name) are written \n, \r, \t or
+\ddd, so that each problem is one line.]],
+  run = function(pos, opt)
+    if #pos == 0 then fail(USAGE, "expected at least one FILE or DIR") end
+    local rig, rigname
+    if opt.rig then rig, rigname = rig_for(opt.rig) end
+    local files, bad, nwarn, nskip = 0, 0, 0, 0
+    local function check(path)
+      files = files + 1
+      local list, warnings = read_clips(path)
+      if not list then
+        bad = bad + 1
+        out("%s", one_line(warnings))
+        return
+      end
+      local any = #list == 0
+      if #list == 0 and #warnings == 0 then out("%s", one_line(path .. ": no animations in the file")) end
+      for _, w in ipairs(warnings) do
+        out("%s", one_line(w.text))
+        nwarn = nwarn + 1
+        any = any or w.not_imported or opt.strict
+      end
+      if rig then
+        for _, e in ipairs(list) do
+          if e.clip then
+            for _, u in ipairs(bind.unmatched(e.clip, rig)) do
+              out("%s", one_line(string.format("%s: %sjoints.%s: plays on no joint of rig '%s'%s", shown(path),
+                e.name and ("animation " .. shown(e.name) .. ": ") or "", shown(u.joint), shown(rigname),
+                u.suggestion and (" (did you mean '" .. shown(u.suggestion) .. "'?)") or "")))
+              nwarn = nwarn + 1
+              any = any or opt.strict
+            end
+          end
+        end
+      end
+      if any then bad = bad + 1 end
+    end
+    for _, p in ipairs(pos) do
+      if compat.execute("test -d " .. quote(p)) then
+        local list, skipped = files_under(p)
+        if #list == 0 then io.stderr:write("anim validate: ", one_line(p), ": no clip files in it\n") end
+        for _, f in ipairs(list) do check(f) end
+        for _, sk in ipairs(skipped) do
+          io.stderr:write("anim validate: skipped ", one_line(sk.path), ": ", sk.why, "\n")
+          nskip = nskip + 1
+        end
+      else
+        check(p)
+      end
+    end
+    io.stderr:write(string.format("anim validate: %s checked, %s%s%s\n", count(files, "file"),
+      bad == 0 and "all good" or (count(bad, "file") .. " with problems"),
+      nwarn > 0 and (" (" .. count(nwarn, "warning") .. ")") or "",
+      nskip > 0 and (", " .. count(nskip, "file") .. " skipped") or ""))
+    return bad == 0 and 0 or 1
+  end,
+}
+
+return verbs
