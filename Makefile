@@ -211,7 +211,7 @@ gltf-ref: deps-test gltf-ref-deps
 # some specs only (memcheck, memcheck-full and asan).
 SPECS         ?= spec
 MEMCHECK_SKIP  = encode cli install examples runtimes love doc_examples architecture_doc layers blockbench molang \
-                 xml import_rules import_budget realfiles gltf_export gltf_three gltf_roundtrip gltf_convert threads own_code
+                 xml import_rules import_budget realfiles gltf_export gltf_three gltf_roundtrip gltf_convert threads own_code lint_scripts
 MEMCHECK_SPECS = $(filter-out $(MEMCHECK_SKIP:%=spec/%_spec.lua),$(SPEC_FILES))
 VALGRIND = valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect \
            --errors-for-leak-kinds=definite --error-exitcode=99 --keep-debuginfo=yes
@@ -443,9 +443,14 @@ soak: deps
 
 # Lua lint (Debian's lua-check, installed like the test packages) and
 # the C sources compiled with warnings as errors.
+# (and the sizes of the sources, the core's call graph: scripts/sizes.lua,
+# scripts/callgraph.lua, docs/architecture.md)
 lint:
 	@LUA=$(LUA) LUA_INC=$(LUA_INC) sh scripts/deps.sh lint
 	luacheck -q lua spec bin/anim bench examples fuzz
+	lua5.4 scripts/sizes.lua $$(find csrc lua -name '*.c' -o -name '*.h' -o -name '*.lua') bin/anim
+	@$(MAKE) --no-print-directory build
+	lua5.4 scripts/callgraph.lua $(filter $(OBJ)/core/%,$(CORE_OBJS)) >/dev/null
 	$(CC) $(WARN) -Werror $(FPFLAGS) $(THREADS) -fsyntax-only -I$(LUA_INC) -Icsrc $(CORE_SRC)
 	$(CC) $(WARN) -Werror $(FPFLAGS) -fsyntax-only -Icsrc/core tests/c/core_test.c
 	$(CC) $(WARN) -Werror -fsyntax-only -I$(LUA_INC) tests/c/failalloc.c tests/c/tsan_lua.c

@@ -38,6 +38,8 @@ check() {
   fi
   if [ "$mode" = lint ]; then
     command -v luacheck >/dev/null 2>&1 || need lua-check
+    # scripts/sizes.lua and scripts/callgraph.lua run on lua5.4 (luac5.4 lists functions)
+    command -v luac5.4 >/dev/null 2>&1 || need lua5.4
     command -v cc >/dev/null 2>&1 || need gcc
     [ -f "$LUA_INC/lua.h" ] || need "$LUA_DEV"
     return

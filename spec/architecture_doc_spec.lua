@@ -37,6 +37,18 @@ describe("docs/architecture.md", function()
     assert.is_true(n > 40, n .. " files named")
   end)
 
+  it("names every source file of csrc/ and lua/", function()
+    local named = {}
+    for path in doc:gmatch("`([%w_%-./]+%.%a+)`") do named[path] = true end
+    local files = H.popen("cd " .. string.format("%q", H.root) .. " && find csrc lua -name '*.c' -o -name '*.h' -o -name '*.lua' | sort")
+    local n = 0
+    for path in files:gmatch("[^\n]+") do
+      assert(named[path], "docs/architecture.md does not name " .. path .. " (a row of its tables: the file and its job)")
+      n = n + 1
+    end
+    assert.is_true(n > 100, n .. " source files")
+  end)
+
   it("gives for each step of a frame a function that is in the file named", function()
     local n = 0
     for file, fname in doc:gmatch("| `([%w_%-./]+)` | `([%w_.]+)` |") do
