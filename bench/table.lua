@@ -80,7 +80,7 @@ local luav = (first_line((arg[-1] or "lua5.4") .. " -v") or _VERSION):match("^(L
 say(string.format("Measured %s on %s (%s CPUs), Debian %s, %s, %s; `make bench` at commit %s.",
   type(meta.date) == "string" and meta.date or os.date("!%Y-%m-%d"), cpu, cores, deb or "?", luav or _VERSION,
   gcc or "cc", type(meta.commit) == "string" and meta.commit or "?"))
-say("Times are process CPU time (`os.clock`; `CLOCK_PROCESS_CPUTIME_ID` in C), medians; the peers' columns were measured earlier on this machine (`../shared/bench/README.md`), the others in this run.")
+say("Times are process CPU time (`os.clock`; `CLOCK_PROCESS_CPUTIME_ID` in C), medians; the peers' columns were measured earlier on this machine (\"Workload W1\" above), the others in this run.")
 say()
 say("**W1, ns per joint-sample** (run time / (600 × N × 20))")
 say()
