@@ -195,4 +195,7 @@ function M.joint(rig, j)
   return nil, "joint name or index expected, got " .. args.show(j)
 end
 M.info = core.rig_info
+-- (the methods, for docs/api.md's quick reference: spec/api_index_spec.lua)
+M.methods = methods
+
 return M

@@ -224,4 +224,7 @@ mt.__tostring = function(self)
   return string.format("anim.blendspace(%s, %d points, %dD)", shown(info.name), #info.points, info.dimensions)
 end
 
+-- (the methods, for docs/api.md's quick reference: spec/api_index_spec.lua)
+M.methods = methods
+
 return M

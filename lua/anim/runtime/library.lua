@@ -319,4 +319,7 @@ end
 
 local getmt = debug.getmetatable
 function M.is_library(v) return getmt(v) == Library end
+-- (the methods, for docs/api.md's quick reference: spec/api_index_spec.lua)
+M.methods = methods
+
 return M

@@ -222,4 +222,7 @@ function M.prepare(animator, st, list)
   return handles, commit
 end
 
+-- (the methods, for docs/api.md's quick reference: spec/api_index_spec.lua)
+M.methods = methods
+
 return M
