@@ -262,3 +262,30 @@ describe("a new animator", function()
     assert.are.same(before, { a:world_transform("head") })
   end)
 end)
+
+-- (issue 37: these took a second argument and ignored it)
+describe("functions that take no options", function()
+  local anim = require "anim"
+  it("refuse a table of options, naming its key: anim.library, import_xml, decode_xml", function()
+    local cases = {
+      { function() anim.library(H.root .. "/examples/clips", { zqxjv = true }) end,
+        "bad argument #2 to 'library' (unknown option 'zqxjv'; 'library' takes no options)" },
+      { function() anim.import_xml(H.root .. "/examples/clips/none.xml", { stirct = true }) end,
+        "bad argument #2 to 'import_xml' (unknown option 'stirct'; 'import_xml' takes no options)" },
+      { function() anim.decode_xml("<a/>", "a.xml", { stirct = true }) end,
+        "bad argument #3 to 'decode_xml' (unknown option 'stirct'; 'decode_xml' takes no options)" },
+    }
+    for _, c in ipairs(cases) do
+      local ok, err = pcall(c[1])
+      assert.is_false(ok)
+      assert.truthy(tostring(err):find(c[2], 1, true), err)
+      -- the message carries the caller's line
+      assert.truthy(tostring(err):find("typos_spec.lua:%d+: bad argument"), err)
+    end
+  end)
+
+  it("accept nil or an empty table", function()
+    assert.truthy(anim.library(H.root .. "/examples/clips", {}))
+    assert.truthy(anim.library(H.root .. "/examples/clips", nil))
+  end)
+end)

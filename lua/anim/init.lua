@@ -65,16 +65,21 @@ end
 -- anim.import_xml(path) -> clip | nil, message   (the legacy XML format)
 -- anim.xml is required here, not at the top, so that `require "anim"`
 -- works without lua-expat for those who never import XML.
-function anim.import_xml(path)
+-- (it takes no options: a table of them is refused, naming the key, so that
+-- a misspelt or missing option is not ignored)
+local NO_OPTIONS = args.names {}
+function anim.import_xml(path, opts)
   check_arg(path, "string", 1, "import_xml")
+  args.options(opts, NO_OPTIONS, 2, "import_xml")
   local xml = require "anim.import.xml"
   return E.catch(path, function() return xml.build(json.read_file(path), path) end)
 end
 
 -- anim.decode_xml(xml_text [, name]) -> clip | nil, message
-function anim.decode_xml(text, name)
+function anim.decode_xml(text, name, opts)
   check_arg(text, "string", 1, "decode_xml")
   check_arg(name, "string", 2, "decode_xml", true)
+  args.options(opts, NO_OPTIONS, 3, "decode_xml")
   name = name or "clip"
   local xml = require "anim.import.xml"
   return E.catch(name, xml.build, text, name)
@@ -206,7 +211,7 @@ function anim.animator(r, opts) return animator.new(r, opts) end
 -- C; the callbacks are delivered after all are updated, in list order
 anim.update = animator.update_list
 -- anim.library(root) -> library | nil, message
-function anim.library(root) return library.new(root) end
+function anim.library(root, opts) return library.new(root, opts) end
 -- anim.reload(clip, source [, { strict }]) -> clip | nil, message: the clip's
 -- content replaced in place by a file's, JSON text's or table's while its
 -- tracks play on.  strict as for anim.clip (a table: true unless said) and

@@ -116,7 +116,8 @@ function M.options(opts, known, n, fname)
     if not known.set[k] then
       local msg
       if type(k) == "string" then
-        msg = format("unknown option '%s'%s", E.shown(k), suggest.hint(k, known.list))
+        msg = format("unknown option '%s'%s", E.shown(k),
+          #known.list == 0 and format("; '%s' takes no options", fname) or suggest.hint(k, known.list))
       else
         msg = format("options are named: %s is not an option name (the options are %s)", M.typename(k),
           table.concat(known.list, ", "))

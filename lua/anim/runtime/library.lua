@@ -309,8 +309,11 @@ end
 args.methods(methods, Library, "anim.library")
 
 -- anim.library(root) -> library | nil, message
-function M.new(root)
+-- (it takes no options: a table of them is refused, naming the key)
+local NO_OPTIONS = args.names {}
+function M.new(root, opts)
   args.check(root, "string", 1, "library")
+  args.options(opts, NO_OPTIONS, 2, "library")
   if root:find("\0", 1, true) then return nil, show(root) .. ": cannot open library root: the path holds a NUL byte" end
   local real, err = core.realpath(root)
   if not real then return nil, show(root) .. ": cannot open library root: " .. err end
