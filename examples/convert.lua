@@ -13,7 +13,9 @@ print(string.format("imported %s: %g s, %s, joints %s", xml.name, xml.length, xm
 local out = os.tmpname()
 local _, approx = assert(anim.save(xml, out))
 if approx then
-  print(string.format("version 3 cannot say this file exactly: within %.2g (%s)", approx.bound, approx.note))
+  -- (err: the largest error the importer measured, when it measured one;
+  -- bound: what it promises)
+  print(string.format("version 3 cannot say this file exactly: within %.2g (%s)", approx.err or approx.bound, approx.note))
 else
   print("the version 3 file is exact")
 end
@@ -22,7 +24,16 @@ local f = assert(io.open(out))
 local text = f:read("*a")
 f:close()
 print(string.format("wrote %d bytes of version 3 JSON; the head's rotation keys:", #text))
-print((text:match('"head": {.-"rotation": (%b[])') or ""):sub(1, 300))
+-- (the first keys whole, a line each: the file writes one key a line)
+local keys, total = {}, 0
+for line in (text:match('"head": {.-"rotation": (%b[])') or ""):gmatch("[^\n]+") do
+  if line:match("^%s*%[%-?%d") then
+    total = total + 1
+    if #keys < 3 then keys[#keys + 1] = line:match("^%s*(.-),?$") end
+  end
+end
+for _, k in ipairs(keys) do print("  " .. k) end
+if total > #keys then print(string.format("  ... and %d more", total - #keys)) end
 
 local back = assert(anim.load(out))
 os.remove(out)

@@ -165,6 +165,17 @@ end
 
 -- An importer's warning as the command prints it: "file: path: message",
 -- one line (the path left out when the warning names no channel).
+-- What an importer's approximation ({ bound =, note =, err = }) comes to:
+-- the error it measured when it measured one (err: a Blockbench bake's
+-- largest, which may be far below the bound it promises), else its bound
+-- (the XML importer's is measured).
+local function approx_text(a)
+  if a.err then
+    return string.format("approximated: the largest error measured is %.3g (the bound: %.3g)", a.err, a.bound)
+  end
+  return string.format("approximated within %.3g", a.bound)
+end
+
 local function warning_line(path, w)
   local where = (w.channel and w.channel ~= "") and (E.path(w.channel) .. ": ") or ""
   return shown(path) .. ": " .. where .. w.message
@@ -314,7 +325,7 @@ M.Exit, M.USAGE, M.INPUT, M.fail = Exit, USAGE, INPUT, fail
 M.colour, M.bold, M.out, M.quote, M.one_line, M.shown, M.shown_list = colour, bold, out, quote, one_line, shown, shown_list
 M.write_output = write_output
 M.IMPORTER, M.FORMAT_NAME, M.kind_by_name = IMPORTER, FORMAT_NAME, kind_by_name
-M.warning_line = warning_line
+M.warning_line, M.approx_text = warning_line, approx_text
 M.kind_of, M.peek, M.read_clips, M.must_read, M.pick, M.one_clip = kind_of, peek, read_clips, must_read, pick, one_clip
 M.num, M.fixed, M.brief, M.count = num, fixed, brief, count
 

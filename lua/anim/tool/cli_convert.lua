@@ -162,8 +162,7 @@ difference found.]],
     for _, j in ipairs(jobs) do
       local approx = save_one(j.clip, j.out, pos[1])
       if approx then
-        io.stderr:write(string.format("anim convert: %s: approximated within %.3g: %s\n", j.out,
-          approx.bound, approx.note))
+        io.stderr:write(string.format("anim convert: %s: %s: %s\n", j.out, C.approx_text(approx), approx.note))
       end
     end
     return 0

@@ -70,7 +70,7 @@ local function info_clip(c)
   field("mask", info.mask and table.concat(info.mask, ", ") or "all joints")
   field("autoplay", tostring(info.autoplay))
   if info.approx then
-    field("approx", string.format("within %.3g: %s", info.approx.bound, info.approx.note))
+    field("approx", string.format("%s: %s", C.approx_text(info.approx), info.approx.note))
   end
   local names = c:joints()
   out(bold(string.format("joints (%d)", #names)))

@@ -5,8 +5,29 @@ local suggest = require "anim.base.suggest"
 local plot = require "anim.tool.plot"
 local sheet = require "anim.tool.sheet"
 local C = require "anim.tool.cli_common"
+local svg = require "anim.tool.svg"
 local fail, USAGE, INPUT, bold, out, shown, shown_list, write_output, one_clip, num, fixed =
   C.fail, C.USAGE, C.INPUT, C.bold, C.out, C.shown, C.shown_list, C.write_output, C.one_clip, C.num, C.fixed
+
+-- The clips a picture draws: the one --animation names, else every clip of
+-- the file (a page each), as { { name =, clip = }, ... }.
+local function clips_to_draw(path, animation)
+  local list = C.must_read(path)
+  if animation then return { { name = animation, clip = C.pick(path, list, animation) } } end
+  return list
+end
+
+-- A page's title: the file, and the animation when there are several or
+-- one was picked.
+local function page_title(path, e, several)
+  return path .. ((several and e.name) and (" (" .. e.name .. ")") or "")
+end
+
+-- The pages as one SVG: a lone page as it is, several stacked.
+local function pages_svg(path, pages)
+  if #pages == 1 then return pages[1] end
+  return svg.stack(pages, path .. " — " .. #pages .. " animations")
+end
 
 local verbs = {}
 
@@ -90,15 +111,24 @@ their angle curves in degrees and quaternion rotations as their four
 components, keys marked by interpolation (circle linear, square step,
 diamond catmullrom, triangle bezier, inverted triangle easings), bezier
 handles, and markers, events, sounds and plays as labelled vertical lines.
--o - writes the SVG to standard output.]],
+A file of several animations gives a page each, one under the other
+(--animation NAME: only that one).  -o - writes the SVG to standard output.]],
   run = function(pos, opt)
     if #pos ~= 1 then fail(USAGE, "expected one FILE, got %d arguments", #pos) end
     if not opt.output then fail(USAGE, "missing -o OUT.svg") end
-    local c = one_clip(pos[1], opt.animation)
-    local text, err = plot.render(c, { joint = opt.joint, title = pos[1] ..
-      (opt.animation and (" (" .. opt.animation .. ")") or "") })
-    if not text then fail(USAGE, "%s: %s", pos[1], err) end
-    write_output(opt.output, text)
+    local list = clips_to_draw(pos[1], opt.animation)
+    local several = #list > 1 or opt.animation ~= nil
+    local pages, left = {}, {}
+    for _, e in ipairs(list) do
+      local text, err = plot.render(e.clip, { joint = opt.joint, title = page_title(pos[1], e, several) })
+      if text then pages[#pages + 1] = text else left[#left + 1] = { name = e.name, err = err } end
+    end
+    if #pages == 0 then fail(USAGE, "%s: %s", pos[1], left[1].err) end
+    -- (a joint of --joint that some animations of several do not move)
+    for _, l in ipairs(left) do
+      io.stderr:write(string.format("anim plot: note: %s (%s): %s; left out\n", shown(pos[1]), shown(l.name or "?"), l.err))
+    end
+    write_output(opt.output, pages_svg(pos[1], pages))
     return 0
   end,
 }
@@ -117,7 +147,9 @@ drawn as its bones, a box from each joint to each child; else the
 built-in blocky player, drawn as its body parts.  --rig player or --rig
 skeleton picks one.  The times are length * i / N for a looping clip (the
 end is the start again) and length * i / (N - 1) otherwise, so the last
-frame is the end.  -o - writes the SVG to standard output.]],
+frame is the end.  A file of several animations gives a sheet each, one
+under the other (--animation NAME: only that one).  -o - writes the SVG
+to standard output.]],
   run = function(pos, opt)
     if #pos ~= 1 then fail(USAGE, "expected one FILE, got %d arguments", #pos) end
     if not opt.output then fail(USAGE, "missing -o OUT.svg") end
@@ -133,17 +165,22 @@ frame is the end.  -o - writes the SVG to standard output.]],
         fail(USAGE, "--frames needs a whole number from 1 to 200, got '%s'", shown(opt.frames))
       end
     end
-    local c = one_clip(pos[1], opt.animation)
-    local rig, _, used, note = sheet.setup(c, rigname)
-    if not rig then fail(INPUT, "%s: --rig skeleton: %s", shown(pos[1]), note) end
-    if note then io.stderr:write(string.format("anim sheet: note: %s; drawn on the player rig\n", note)) end
-    if #sheet.joints_on_rig(c, rig) == 0 then
-      io.stderr:write(string.format("anim sheet: note: none of the joints of %s (%s) plays on the %s rig;" ..
-        " the sheet shows its rest pose\n", shown(pos[1]), shown_list(c:joints()), used))
+    local list = clips_to_draw(pos[1], opt.animation)
+    local several = #list > 1 or opt.animation ~= nil
+    local pages = {}
+    for _, e in ipairs(list) do
+      local c = e.clip
+      local what = several and string.format("%s (%s)", shown(pos[1]), shown(e.name or "?")) or shown(pos[1])
+      local rig, _, used, note = sheet.setup(c, rigname)
+      if not rig then fail(INPUT, "%s: --rig skeleton: %s", what, note) end
+      if note then io.stderr:write(string.format("anim sheet: note: %s: %s; drawn on the player rig\n", what, note)) end
+      if #sheet.joints_on_rig(c, rig) == 0 then
+        io.stderr:write(string.format("anim sheet: note: none of the joints of %s (%s) plays on the %s rig;" ..
+          " the sheet shows its rest pose\n", what, shown_list(c:joints()), used))
+      end
+      pages[#pages + 1] = sheet.render(c, { frames = frames, rig = used, title = page_title(pos[1], e, several) })
     end
-    local text = sheet.render(c, { frames = frames, rig = used, title = pos[1] ..
-      (opt.animation and (" (" .. opt.animation .. ")") or "") })
-    write_output(opt.output, text)
+    write_output(opt.output, pages_svg(pos[1], pages))
     return 0
   end,
 }

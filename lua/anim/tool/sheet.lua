@@ -63,7 +63,10 @@ local function skeleton_rig(skeleton)
   table.sort(names)
   for _, name in ipairs(names) do
     local j = skeleton[name]
-    joints[#joints + 1] = { name = name, parent = j.parent, position = j.position, rotation = j.rotation }
+    -- (a glTF skeleton places a joint by its translation in the parent's
+    -- frame and may scale it; a Blockbench one by its pivot, position)
+    joints[#joints + 1] = { name = name, parent = j.parent, position = j.position, rotation = j.rotation,
+      translation = j.translation, scale = j.scale }
   end
   return anim.rig({ joints = joints }, "skeleton")
 end

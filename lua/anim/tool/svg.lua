@@ -169,4 +169,20 @@ function Doc:render()
   return table.concat(self.parts, "\n") .. "\n</svg>\n"
 end
 
+-- One picture of several that M.new made, one under the other (a page
+-- each: `anim plot` and `anim sheet` of a file of several animations):
+-- each kept whole as a nested <svg> placed at its height.
+function M.stack(pictures, title)
+  local width, height, pages = 0, 0, {}
+  for _, text in ipairs(pictures) do
+    local w, h = text:match('^<svg xmlns="http://www.w3.org/2000/svg" width="([%d.]+)" height="([%d.]+)"')
+    w, h = assert(tonumber(w), "svg.stack: not a picture of svg.new"), tonumber(h)
+    pages[#pages + 1] = text:gsub("^<svg ", '<svg y="' .. M.num(height) .. '" ', 1)
+    width, height = math.max(width, w), height + h
+  end
+  local d = M.new(width, height, title)
+  for _, page in ipairs(pages) do d.parts[#d.parts + 1] = page end
+  return d:render()
+end
+
 return M
