@@ -88,7 +88,7 @@ anim.save = encode.save
 -- writes, as a Lua table anim.clip takes
 anim.table = encode.table
 
--- anim.import_blockbench(path [, options]) -> { [animation name] = clip }, warnings | nil, message
+-- anim.import_blockbench(path [, options]) -> { [animation name] = clip }, warnings, rigs | nil, message
 -- (.bbmodel, Animated Java projects and Bedrock/GeckoLib *.animation.json;
 -- docs/formats.md).  Required here, not at the top: only the importer needs
 -- lua-lpeg (for Molang).
@@ -99,7 +99,7 @@ function anim.import_blockbench(path, options)
   return bb.import(path, opts, values)
 end
 
--- anim.decode_blockbench(json_text [, name [, options]]) -> { [animation name] = clip }, warnings | nil, message
+-- anim.decode_blockbench(json_text [, name [, options]]) -> { [animation name] = clip }, warnings, rigs | nil, message
 function anim.decode_blockbench(text, name, options)
   check_arg(text, "string", 1, "decode_blockbench")
   check_arg(name, "string", 2, "decode_blockbench", true)
