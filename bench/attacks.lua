@@ -349,6 +349,27 @@ do -- issue 35: a placeholder line padded with 65,000 spaces (12.9 s before)
   measure("import", "35: a placeholder padded with 65,000 spaces", function() anim.decode_blockbench(text, "p.bbmodel") end)
 end
 
+do -- issue 37: anim.load and anim.open of a 10.8 MB Bedrock file (the hint's and the kind's second, lenient decode)
+  local numbers = {}
+  for i = 1, 1800000 do numbers[i] = 12345 end
+  local path = os.tmpname()
+  local f = assert(io.open(path, "wb"))
+  f:write(cjson.encode { format_version = "1.8.0", animations = {}, pad = numbers })
+  f:close()
+  measure("import", "37: anim.load of a 10.8 MB Bedrock file", function() assert(not anim.load(path)) end)
+  measure("import", "37: anim.open of a 10.8 MB Bedrock file", function() assert(anim.open(path)) end)
+  os.remove(path)
+end
+do -- issue 37: a .bbmodel of 4,096 groups (anim.limits.joints): its rig beside its clip
+  local groups = {}
+  for i = 1, 4096 do groups[i] = { name = "g" .. i, origin = { 0, 1, 0 } } end
+  local text = cjson.encode { meta = { format_version = "4.5" }, outliner = groups,
+    animations = { { name = "a", length = 1, animators = {} } } }
+  measure("import", "37: a .bbmodel of 4,096 groups, its rig", function()
+    assert(next(select(3, anim.decode_blockbench(text, "g.bbmodel"))))
+  end)
+end
+
 -- Report ---------------------------------------------------------------------------
 local failed = false
 print(string.format("%-8s %-58s %8s", "kind", "input", "CPU s"))

@@ -93,7 +93,7 @@ anim.save = encode.save
 -- writes, as a Lua table anim.clip takes
 anim.table = encode.table
 
--- anim.import_blockbench(path [, options]) -> { [animation name] = clip }, warnings | nil, message
+-- anim.import_blockbench(path [, options]) -> { [animation name] = clip }, warnings, rigs | nil, message
 -- (.bbmodel, Animated Java projects and Bedrock/GeckoLib *.animation.json;
 -- docs/formats.md).  Required here, not at the top: only the importer needs
 -- lua-lpeg (for Molang).
@@ -104,7 +104,7 @@ function anim.import_blockbench(path, options)
   return bb.import(path, opts, values)
 end
 
--- anim.decode_blockbench(json_text [, name [, options]]) -> { [animation name] = clip }, warnings | nil, message
+-- anim.decode_blockbench(json_text [, name [, options]]) -> { [animation name] = clip }, warnings, rigs | nil, message
 function anim.decode_blockbench(text, name, options)
   check_arg(text, "string", 1, "decode_blockbench")
   check_arg(name, "string", 2, "decode_blockbench", true)
@@ -128,6 +128,19 @@ function anim.decode_aseprite(text, name)
   return require("anim.import.aseprite").decode_text(text, name or "aseprite")
 end
 
+-- glTF's options root (a folder) and loop (the clips' loop mode), argument 2
+-- of fname.
+local function gltf_option(k, v, fname)
+  if k == "root" then
+    if type(v) ~= "string" then args.error(2, fname, "option 'root' must be a string, got " .. args.typename(v)) end
+  elseif k == "loop" then
+    if not require("anim.import.gltf").LOOPS[v] then
+      args.error(2, fname, "option 'loop' must be once, loop, hold or pingpong, got " ..
+        (type(v) == "string" and "'" .. E.shown(v) .. "'" or args.typename(v)))
+    end
+  end
+end
+
 -- anim.import_gltf(path [, options]) -> { clips, rigs, rig, scene, warnings } | nil, message
 -- (.gltf and .glb; docs/formats.md, glTF).  options: root (the folder
 -- buffers may be read from), loop (the clips' loop mode).
@@ -137,16 +150,10 @@ function anim.import_gltf(path, options)
   local gltf = require "anim.import.gltf"
   if options then
     for k, v in pairs(options) do
-      if k == "root" then
-        if type(v) ~= "string" then args.error(2, "import_gltf", "option 'root' must be a string, got " .. args.typename(v)) end
-      elseif k == "loop" then
-        if not gltf.LOOPS[v] then
-          args.error(2, "import_gltf", "option 'loop' must be once, loop, hold or pingpong, got " ..
-            (type(v) == "string" and "'" .. E.shown(v) .. "'" or args.typename(v)))
-        end
-      else
+      if k ~= "root" and k ~= "loop" then
         args.error(2, "import_gltf", "unknown option '" .. E.shown(k) .. "' (expected root, loop)")
       end
+      gltf_option(k, v, "import_gltf")
     end
   end
   return E.catch(path, gltf.import, path, options)
@@ -246,6 +253,93 @@ function anim.decode_retarget(text, name, opts)
   return retarget.decode(text, name or "retarget", strict_of(opts, 3, "decode_retarget"))
 end
 anim.null = json.null
+
+-- Any file, told by its content (docs/api.md, anim.open) ------------------------------
+
+local kinds = require "anim.format.kind"
+
+-- A file's name without its folder and last extension ("walk" for
+-- clips/walk.anim): the key of a file's one clip or rig.
+local function stem(path)
+  local s = (path:match("([^/\\]+)$") or path):gsub("%.[^.]*$", "")
+  return s ~= "" and s or path
+end
+
+-- The result of each kind from the file's text; raises a failure.
+local OPEN = {}
+function OPEN.anim(path, text, opts)
+  local doc = json.decode(text)
+  local warnings = {}
+  for _, u in ipairs(fields.unknown(doc, "clip")) do
+    warnings[#warnings + 1] = E.shown(path) .. ": " .. fields.message(u)
+  end
+  local c = clip.build(doc, path, true, opts.strict)
+  local rigs, sk = {}, clip.info(c).skeleton
+  if sk and next(sk) ~= nil then
+    local r, err = E.catch(path, rig.from_skeleton, sk, stem(path))
+    if r then rigs[stem(path)] = r else warnings[#warnings + 1] = err .. " (the clip's skeleton makes no rig)" end
+  end
+  return { clips = { [stem(path)] = c }, rigs = rigs, warnings = warnings }
+end
+function OPEN.xml(path, text)
+  local player = rig.new("player")
+  return { clips = { [stem(path)] = require("anim.import.xml").build(text, path) }, rigs = { player = player },
+    warnings = {} }
+end
+function OPEN.blockbench(path, text, _, bb)
+  local clips, list, rigs = require("anim.import.blockbench").decode(text, path, bb.opts, bb.values)
+  local warnings = {}
+  for i, w in ipairs(list) do warnings[i] = E.message(path, { path = w.channel, msg = w.message }) end
+  return { clips = clips, rigs = rigs, warnings = warnings }
+end
+function OPEN.gltf(path, _, _, _, gl)
+  local res = require("anim.import.gltf").import(path, gl)
+  return { clips = res.clips, rigs = res.rigs, rig = res.rig, scene = res.scene, warnings = res.warnings }
+end
+function OPEN.aseprite(path, text)
+  local clips, sheet = require("anim.import.aseprite").decode(text, path)
+  return { clips = clips, rigs = {}, sheet = sheet, warnings = {} }
+end
+function OPEN.retarget()
+  E.fail("", "a retarget map: read it with anim.load_retarget")
+end
+
+local OPEN_OPTIONS = args.names { "strict", "root", "loop", "molang", "easings", "geckolib", "short_steps" }
+local BLOCKBENCH_OPTIONS = { "molang", "easings", "geckolib", "short_steps" }
+
+-- anim.open(path [, options]) -> { clips, rigs, warnings, kind [, rig, scene, sheet] } | nil, message:
+-- any file an importer reads (or a .anim), told by its content as the
+-- command tells them; options: each importer's own (strict, root, loop,
+-- molang, easings, geckolib, short_steps), those of other formats unused.
+function anim.open(path, options)
+  check_arg(path, "string", 1, "open")
+  local opts = args.options(options, OPEN_OPTIONS, 2, "open")
+  if opts.strict ~= nil and type(opts.strict) ~= "boolean" then
+    args.error(2, "open", "option 'strict' must be a boolean, got " .. args.typename(opts.strict))
+  end
+  local gl, bb = {}, nil
+  for _, k in ipairs { "root", "loop" } do
+    if opts[k] ~= nil then gltf_option(k, opts[k], "open"); gl[k] = opts[k] end
+  end
+  for _, k in ipairs(BLOCKBENCH_OPTIONS) do
+    if opts[k] ~= nil then bb = bb or {}; bb[k] = opts[k] end
+  end
+  -- (the Blockbench importer, and lua-lpeg, only for its files or options)
+  if bb then
+    local given = bb
+    bb = {}
+    bb.opts, bb.values = require("anim.import.blockbench").options(given, "open", 2)
+  end
+  local text, err = E.catch(path, json.read_file, path)
+  if not text then return nil, err end
+  local kind = kinds.of(path, text)
+  if kind == "blockbench" and not bb then bb = { opts = {}, values = {} } end
+  local res, why = E.catch(path, OPEN[kind], path, text, opts, bb, gl)
+  if not res then return nil, why end
+  res.kind = kind
+  if res.rig == nil and kind ~= "gltf" then res.rig = select(2, next(res.rigs)) end
+  return res
+end
 
 -- Limits on what files may hold (docs/robustness.md).  anim.limits reads
 -- the values in force (read-only); anim.set_limits{ name = n, ... } changes

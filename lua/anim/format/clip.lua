@@ -12,6 +12,7 @@ local rigmod = require "anim.format.rig"
 local retarget = require "anim.format.retarget"
 local bind = require "anim.format.bind"
 local fieldset = require "anim.format.fields"
+local kinds = require "anim.format.kind"
 
 local M = {}
 local info_of = core.clip_info
@@ -110,9 +111,17 @@ function M.build(t, name, from_file, strict)
 end
 
 -- Loads a .anim file, naming the clip `name`: clip | nil, message.
--- `beneath`: see json.read_file (the library's res:// files).
+-- `beneath`: see json.read_file (the library's res:// files).  A file that
+-- is another format's by its content gets a message naming the function
+-- that reads it (kind.hint) instead of the .anim reader's.
 function M.load_file(path, name, beneath, strict)
-  return E.catch(name, function() return M.build(json.decode(json.read_file(path, beneath)), name, true, strict) end)
+  local text
+  local c, err = E.catch(name, function()
+    text = json.read_file(path, beneath)
+    return M.build(json.decode(text), name, true, strict)
+  end)
+  if not c and text then return nil, kinds.hint(name, path, text) or err end
+  return c, err
 end
 
 local getmt = debug.getmetatable -- (getmetatable(clip) is the string "anim.clip")

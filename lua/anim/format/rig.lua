@@ -120,6 +120,27 @@ function M.from_lists(names, parents, pivots, rots, locals, scales, rig_name)
   return rig
 end
 
+-- The rig of a clip's skeleton (its `skeleton` field, docs/formats.md:
+-- joint name -> { parent, position or translation, rotation, scale }), its
+-- joints in `order` (a list of the skeleton's names: an importer's file
+-- order) or by name.  The one way from a skeleton to a rig: the importers'
+-- rigs and the command's pictures.  Raises a failure (E.catch gives nil,
+-- "name: joints...: why").
+function M.from_skeleton(skeleton, name, order)
+  if not order then
+    order = {}
+    for n in pairs(skeleton) do order[#order + 1] = n end
+    table.sort(order)
+  end
+  local joints = {}
+  for i, n in ipairs(order) do
+    local j = skeleton[n]
+    joints[i] = { name = n, parent = j.parent, position = j.position, translation = j.translation,
+      rotation = j.rotation, scale = j.scale }
+  end
+  return build({ joints = joints }, name)
+end
+
 local player -- built once: rigs are immutable and shared
 
 -- anim.rig("player") | anim.rig(definition [, name]) -> rig | nil, message

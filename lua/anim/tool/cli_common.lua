@@ -7,6 +7,7 @@ local E = require "anim.base.errors"
 local compat = require "anim.base.compat"
 local json = require "anim.base.json"
 local fields = require "anim.format.fields"
+local kinds = require "anim.format.kind"
 
 local M = {}
 
@@ -78,63 +79,9 @@ end
 
 -- Reading clips of any format ---------------------------------------------------------------
 
--- What a file's name suggests: "xml", "blockbench" or "anim".
-local function kind_by_name(path)
-  local lower = path:lower()
-  if lower:match("%.xml$") then return "xml" end
-  if lower:match("%.retarget$") then return "retarget" end
-  if lower:match("%.gltf$") or lower:match("%.glb$") then return "gltf" end
-  if lower:match("%.bbmodel$") or lower:match("%.json$") or lower:match("%.ajblueprint$") or lower:match("%.ajmodel$") then
-    return lower:match("%.aseprite%.json$") and "aseprite" or "blockbench"
-  end
-  return "anim"
-end
-
--- What reads a file, by its content: XML by its first element; a JSON
--- object with format_version and animations (or minecraft:geometry, or
--- animation_controllers), or a project with meta, outliner and
--- animations, is Blockbench or Bedrock; JSON with joints, keyframes or a
--- version is .anim.  Only when the content says neither (an empty object,
--- text that is not JSON) does the name decide.
-local function kind_of(path, text)
-  if text then
-    local first = text:gsub("^\239\187\191", ""):match("^%s*(.)")
-    if first == "<" then return "xml", true end
-    if text:sub(1, 4) == "glTF" then return "gltf", true end -- a .glb's magic
-    if first == "{" or first == "[" or first == "/" then
-      local ok, doc = pcall(json.decode_lenient, text)
-      if ok and type(doc) == "table" then
-        if not E.is_array(doc) and (
-          (not E.absent(doc.format_version) and (not E.absent(doc.animations) or not E.absent(doc["minecraft:geometry"])
-            or not E.absent(doc.animation_controllers)))
-          or (not E.absent(doc.animations) and (type(doc.meta) == "table" or not E.absent(doc.outliner)))
-          or (type(doc.meta) == "table" and not E.absent(doc.outliner))) then
-          return "blockbench", true
-        end
-        -- the JSON Aseprite writes beside a sprite sheet: frames, no joints
-        if not E.is_array(doc) and type(doc.frames) == "table" and E.absent(doc.joints) and E.absent(doc.keyframes) then
-          return "aseprite", true
-        end
-        if type(doc.joints) == "table" and next(doc.joints) ~= nil and E.absent(doc.keyframes) then
-          -- a retarget map's entries are names or { to = name }; a clip's joints are objects of channels
-          local map = true
-          for _, j in pairs(doc.joints) do
-            if not (type(j) == "string" or (type(j) == "table" and j.to ~= nil)) then map = false break end
-          end
-          if map then return "retarget", true end
-        end
-        if type(doc.asset) == "table" and not E.absent(doc.asset.version) then return "gltf", true end
-        if not E.absent(doc.joints) or not E.absent(doc.keyframes) or not E.absent(doc.version) then
-          return kind_by_name(path) == "retarget" and "retarget" or "anim", true
-        end
-      end
-    end
-  end
-  return kind_by_name(path)
-end
-
-local IMPORTER = { xml = "import_xml", blockbench = "import_blockbench", gltf = "import_gltf", aseprite = "import_aseprite" }
-local FORMAT_NAME = { xml = "legacy XML", blockbench = "Blockbench", gltf = "glTF", aseprite = "Aseprite" }
+-- What reads a file: by its content, else its name (lua/anim/format/kind.lua).
+local kind_of, kind_by_name = kinds.of, kinds.by_name
+local IMPORTER, FORMAT_NAME = kinds.IMPORTER, kinds.FORMAT_NAME
 
 -- The text of a file (within anim.limits.bytes), or nil when it cannot be
 -- read (the loader then says why).

@@ -4,6 +4,8 @@ local anim = require "anim"
 local clipmod = require "anim.format.clip"
 local compat = require "anim.base.compat"
 local bind = require "anim.format.bind"
+local rigmod = require "anim.format.rig"
+local E = require "anim.base.errors"
 local C = require "anim.tool.cli_common"
 local fail, USAGE, out, quote, one_line, shown, kind_of, peek, read_clips, count =
   C.fail, C.USAGE, C.out, C.quote, C.one_line, C.shown, C.kind_of, C.peek, C.read_clips, C.count
@@ -74,10 +76,7 @@ local function rig_for(name)
     for _, e in ipairs(list) do
       local sk = e.clip and clipmod.info(e.clip).skeleton
       if sk and next(sk) ~= nil then
-        local joints = {}
-        for n, j in pairs(sk) do joints[#joints + 1] = { name = n, parent = j.parent, position = j.position, rotation = j.rotation } end
-        table.sort(joints, function(a, b) return a.name < b.name end)
-        local rig = anim.rig({ joints = joints }, name)
+        local rig = E.catch(name, rigmod.from_skeleton, sk, name)
         if rig then return rig, name end
       end
     end

@@ -14,6 +14,7 @@ local anim = require "anim"
 local clipmod = require "anim.format.clip"
 local E = require "anim.base.errors"
 local bind = require "anim.format.bind"
+local rigmod = require "anim.format.rig"
 local svg = require "anim.tool.svg"
 local rotate = require("anim.base.quat").rotate
 
@@ -56,19 +57,9 @@ local function corners(part, w)
   return out
 end
 
--- A skeleton's rig: its joints as anim.rig takes them, or nil and why.
+-- A skeleton's rig (format/rig.lua's one rule), or nil and why.
 local function skeleton_rig(skeleton)
-  local joints, names = {}, {}
-  for name in pairs(skeleton) do names[#names + 1] = name end
-  table.sort(names)
-  for _, name in ipairs(names) do
-    local j = skeleton[name]
-    -- (a glTF skeleton places a joint by its translation in the parent's
-    -- frame and may scale it; a Blockbench one by its pivot, position)
-    joints[#joints + 1] = { name = name, parent = j.parent, position = j.position, rotation = j.rotation,
-      translation = j.translation, scale = j.scale }
-  end
-  return anim.rig({ joints = joints }, "skeleton")
+  return E.catch("skeleton", rigmod.from_skeleton, skeleton, "skeleton")
 end
 
 local BONE_FILLS = { "#2a9d8f", "#e76f51", "#3f51a3", "#e9c46a", "#8d6cab", "#f4a261", "#5c8d4a", "#c98d63" }

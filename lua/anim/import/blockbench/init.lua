@@ -19,6 +19,7 @@ local args = require "anim.base.args"
 local suggest = require "anim.base.suggest"
 local json = require "anim.base.json"
 local clipmod = require "anim.format.clip"
+local rigmod = require "anim.format.rig"
 local molang = require "anim.import.blockbench.molang"
 local bake = require "anim.import.blockbench.bake"
 local CH = require "anim.import.blockbench.channel"
@@ -80,6 +81,51 @@ local function dist(a, b)
   return math.max(math.abs(a[1] - b[1]), math.abs(a[2] - b[2]), math.abs(a[3] - b[3]))
 end
 
+-- The skeleton of a file's bones (a table of its own for each clip), and
+-- their names in the file's order (parents first).
+local function skeleton_of(bones)
+  local sk, order = {}, {}
+  for i, b in ipairs(bones) do
+    sk[b.name] = {
+      parent = b.parent,
+      position = { b.origin[1] / 16, b.origin[2] / 16, b.origin[3] / 16 },
+      rotation = CH.quat_zyx(b.rotation),
+    }
+    order[i] = b.name
+  end
+  return sk, order
+end
+
+-- The rigs of a file: { [model name] = rig } for a project's bones (the
+-- name its `name` field gives, else the file's name without folder and
+-- extension), {} for a file without bones (a Bedrock animation file holds
+-- no geometry).  Bones that make no rig (more than anim.limits.joints, as
+-- for the clips' skeletons; a name with a NUL byte) are a warning.
+local function rigs_of(doc, file, name, warnings)
+  local rigs = {}
+  if not (file.bones and #file.bones > 0) then return rigs end
+  local model = type(doc.name) == "string" and doc.name ~= "" and doc.name
+    or ((name:match("([^/\\]+)$") or name):gsub("%.[^.]*$", ""))
+  if model == "" then model = "model" end
+  if #file.bones > limits.current.joints then
+    -- (as the clips' skeletons: the groups past the limit make neither)
+    warnings[#warnings + 1] = { channel = "outliner", message = string.format("the bones make no rig: too many"
+      .. " groups (%d; at most %d, anim.limits.joints)", #file.bones, limits.current.joints) }
+    return rigs
+  end
+  local sk, order = skeleton_of(file.bones)
+  local ok, rig = pcall(rigmod.from_skeleton, sk, model, order)
+  if ok then
+    rigs[model] = rig
+  elseif E.is_failure(rig) then
+    warnings[#warnings + 1] = { channel = "outliner", message = "the bones make no rig: "
+      .. (E.message("", rig):gsub("^: ", "")) }
+  else
+    error(rig, 0)
+  end
+  return rigs
+end
+
 local function build(anim, file, rig, ctx)
   local length, chosen = length_of(anim)
   local t = { version = 3, length = length, loop = anim.loop, euler = "zyx", rig = rig, joints = {} }
@@ -139,17 +185,7 @@ local function build(anim, file, rig, ctx)
   end
   if #anim.sounds > 0 then t.sounds = anim.sounds end
   if #anim.events > 0 then t.events = anim.events end
-  if file.bones and #file.bones > 0 then
-    local sk = {}
-    for _, b in ipairs(file.bones) do
-      sk[b.name] = {
-        parent = b.parent,
-        position = { b.origin[1] / 16, b.origin[2] / 16, b.origin[3] / 16 },
-        rotation = CH.quat_zyx(b.rotation),
-      }
-    end
-    t.skeleton = sk
-  end
+  if file.bones and #file.bones > 0 then t.skeleton = skeleton_of(file.bones) end
   -- the clip's table is made here, not read: a failure in it (a limit:
   -- too many joints, timed items...) is reported at the animation
   local ok, clip = pcall(clipmod.build, t, anim.name, true)
@@ -284,7 +320,7 @@ end
 M.kind_of = kind_of
 
 -- Clips by animation name from the text of a .bbmodel, an Animated Java
--- project or an .animation.json, and the warnings; raises a failure
+-- project or an .animation.json, the warnings and the rigs (rigs_of); raises a failure
 -- (errors.lua) only when the file as a whole cannot be read.  `name`
 -- names the file in messages and becomes each clip's `rig`; `opts` and
 -- `values` come from M.options.
@@ -353,9 +389,10 @@ function M.decode(text, name, opts, values)
     if why then warnings[#warnings + 1] = why end
     current = nil
   end
+  local rigs = rigs_of(doc, file, name, warnings)
   -- what the file used of its budgets (bench/realfiles.lua prints the most)
   M.last_usage = { samples = ctx.samples.used, molang = ctx.env.work.used, keys = limits.current.keys - ctx.keys_left }
-  return clips, warnings
+  return clips, warnings, rigs
 end
 
 function M.import(path, opts, values)
