@@ -265,7 +265,6 @@ end)
 
 -- (issue 37: these took a second argument and ignored it)
 describe("functions that take no options", function()
-  local anim = require "anim"
   it("refuse a table of options, naming its key: anim.library, import_xml, decode_xml", function()
     local cases = {
       { function() anim.library(H.root .. "/examples/clips", { zqxjv = true }) end,
