@@ -42,6 +42,25 @@ function M.raise(msg)
   error(msg, outside_level())
 end
 
+-- Raises for the read of a field an object does not have (what: its kind,
+-- "anim.clip"; the tables after it hold the names it has as keys: its
+-- methods, its fields): "no field 'lenght' on anim.clip; did you mean
+-- 'length'?".  A misspelt read gave nil, so `if track.playing then` was
+-- quietly false while a misspelt write raised.
+function M.no_field(what, k, ...)
+  if type(k) ~= "string" then
+    M.raise(format("no field %s on %s (its fields are named by strings)", M.show(k), what))
+  end
+  local names = {}
+  for i = 1, select("#", ...) do
+    for n in next, (select(i, ...)) do
+      if type(n) == "string" and n:sub(1, 1) ~= "_" then names[#names + 1] = n end
+    end
+  end
+  table.sort(names)
+  M.raise(format("no field '%s' on %s%s", E.shown(k), what, suggest.hint(k, names)))
+end
+
 -- Raises "bad argument #n to 'fname' (msg)" at the script's line.
 function M.error(n, fname, msg)
   error(format("bad argument #%d to '%s' (%s)", n, fname, msg), outside_level())

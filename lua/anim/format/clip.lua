@@ -76,10 +76,12 @@ mt.__index = function(self, k)
   local info = info_of(self)
   if fields[k] then return info[k] end
   if k == "mask" then return copy(info.mask) end
-  if k == "approx" and info.approx then
+  if k == "approx" then
     -- how far the version 3 table of an imported clip is from what it plays
-    return { bound = info.approx.bound, note = info.approx.note }
+    -- (nil: exactly)
+    return info.approx and { bound = info.approx.bound, note = info.approx.note, err = info.approx.err } or nil
   end
+  args.no_field("anim.clip", k, methods, fields, { mask = true, approx = true })
 end
 mt.__newindex = function(_, k)
   args.raise("clips are read-only (cannot set '" .. E.shown(k) .. "')")

@@ -188,6 +188,7 @@ mt.__index = function(self, k)
   local m = methods[k]
   if m then return m end
   if rfields[k] then return core.rig_info(self)[k] end
+  args.no_field("anim.rig", k, methods, rfields)
 end
 mt.__newindex = function() args.raise("rigs are read-only") end
 mt.__tostring = function(self)

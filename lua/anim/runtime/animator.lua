@@ -387,6 +387,7 @@ amt.__index = function(self, k)
   if f then return f(animator_state(self)) end
   f = self_fields[k]
   if f then return f(self) end
+  args.no_field("anim.animator", k, methods, fields, self_fields)
 end
 amt.__newindex = function(self, k, v)
   local f = setters[k]
@@ -491,6 +492,7 @@ tmt.__index = function(self, k)
   if m then return m end
   local f = tfields[k]
   if f then return f(self) end
+  args.no_field("anim.track", k, tmethods, tfields)
 end
 tmt.__newindex = function(self, k, v)
   if k == "time" then

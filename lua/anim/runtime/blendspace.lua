@@ -217,6 +217,7 @@ mt.__index = function(self, k)
   if m then return m end
   local f = fields[k]
   if f then return f(info_of(self)) end
+  args.no_field("anim.blendspace", k, methods, fields)
 end
 mt.__newindex = function(_, k) args.raise("blend spaces are read-only (cannot set '" .. shown(k) .. "')") end
 mt.__tostring = function(self)

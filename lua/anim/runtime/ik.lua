@@ -201,7 +201,11 @@ Constraint.__index = function(self, k)
   if m then return m end
   local st = state_of(self)
   local f = fields[k] or (st.kind == "two_bone" and two_bone_fields[k])
-  if not f then return nil end
+  if not f then
+    -- (a two-bone field of an aim constraint: nil, as after remove)
+    if two_bone_fields[k] then return nil end
+    args.no_field("anim.constraint", k, methods, fields, two_bone_fields)
+  end
   if st.removed and k ~= "kind" and k ~= "animator" and k ~= "removed" then return nil end
   return f(st)
 end

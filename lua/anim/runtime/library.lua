@@ -13,7 +13,12 @@ local reload = require "anim.runtime.reload"
 local M = {}
 local methods = {}
 -- (__metatable: no script changes the methods of every library)
-local Library = { __index = methods, __name = "anim.library", __metatable = "anim.library" }
+local Library = { __name = "anim.library", __metatable = "anim.library" }
+Library.__index = function(_, k)
+  local m = methods[k]
+  if m then return m end
+  args.no_field("anim.library", k, methods)
+end
 
 -- A path as messages show it: control characters (a NUL byte too) written
 -- \ddd, and cut short with its length (E.cut: reads at most 200 bytes of

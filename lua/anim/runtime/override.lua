@@ -118,6 +118,7 @@ Handle.__index = function(self, k)
   if m then return m end
   local r = READ[k]
   if r then return r(state[self]) end
+  args.no_field("anim.override", k, methods, READ)
 end
 
 Handle.__newindex = function(self, k, v)
