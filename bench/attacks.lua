@@ -349,6 +349,13 @@ do -- issue 35: a placeholder line padded with 65,000 spaces (12.9 s before)
   measure("import", "35: a placeholder padded with 65,000 spaces", function() anim.decode_blockbench(text, "p.bbmodel") end)
 end
 
+do -- issue 36: 100,000 keys of one channel, plain and checked in turn (the scanner takes over after each)
+  local parts = {}
+  for i = 1, 100000 do parts[i] = string.format(i % 2 == 1 and "[%d,[1,2,3]]" or "[%d,[1,2,3],null]", i) end
+  local text = '{"joints":{"a":{"position":[' .. table.concat(parts, ",") .. ']}}}'
+  measure("import", "36: 100,000 keys, plain and checked in turn", function() assert(anim.decode(text, "k.anim")) end)
+end
+
 -- Report ---------------------------------------------------------------------------
 local failed = false
 print(string.format("%-8s %-58s %8s", "kind", "input", "CPU s"))
