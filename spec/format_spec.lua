@@ -317,6 +317,13 @@ describe("the key reader", function()
     -- a time before the checker's key: not taken
     nxt = format.scanner(list, #list, { t = {}, vals = {}, ie = {} }, false, 65536, 128, 4, 3, 1.5)
     assert.are.equal(3, nxt)
+    -- (what it is given is checked: a time, a channel's tables)
+    local ok, err = pcall(format.scanner, list, #list, ch, false, 65536, 128, 4, 3, "1")
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("bad argument #9 to '[^']+' %(number expected, got string%)"), err)
+    ok, err = pcall(format.scanner, list, #list, {}, false, 65536, 128, 4, 3, 1)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("scan: a channel of read_keys expected", 1, true), err)
     assert.is_truthy(scanner_and_checker('{"joints":{"a":{"position":' .. text .. '}}}', true))
   end)
 
