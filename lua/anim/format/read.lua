@@ -27,7 +27,6 @@ local M = {}
 for k, v in pairs(V) do M[k] = v end
 M.read_modifier = read_modifier
 M.scanner = K.scanner
-M.read_key = K.read_key
 
 local fail, describe, key, num, shown = E.fail, E.describe, E.key, E.num, E.shown
 local vec, quat, plain_vec, count_joints = V.vec, V.quat, V.plain_vec, V.count_joints
