@@ -369,6 +369,12 @@ do -- issue 37: a .bbmodel of 4,096 groups (anim.limits.joints): its rig beside 
     assert(next(select(3, anim.decode_blockbench(text, "g.bbmodel"))))
   end)
 end
+do -- issue 36: 100,000 keys of one channel, plain and checked in turn (the scanner takes over after each)
+  local parts = {}
+  for i = 1, 100000 do parts[i] = string.format(i % 2 == 1 and "[%d,[1,2,3]]" or "[%d,[1,2,3],null]", i) end
+  local text = '{"joints":{"a":{"position":[' .. table.concat(parts, ",") .. ']}}}'
+  measure("import", "36: 100,000 keys, plain and checked in turn", function() assert(anim.decode(text, "k.anim")) end)
+end
 
 -- Report ---------------------------------------------------------------------------
 local failed = false

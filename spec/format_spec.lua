@@ -1,17 +1,23 @@
--- spec/format_spec.lua: the reader checks plain keys inline (fast) and any
--- other key field by field (format.lua, read_keys and read_key); for a
--- decoded file the inline checks run in C first (core.key_scanner), whose
--- keys reach the core in key blocks and whose lists the tree check leaves
--- out.  All three must give the same clip for the same keys, bit for bit
--- (the core's times, values, key bytes, handles and tangents, and what the
--- clip encodes to), and the same message for the same mistake: random
--- channels, well formed and not, the conformance clips and a channel of
--- every kind the loading benchmark writes, read the three ways.
+-- spec/format_spec.lua: one reader of a channel's keys, the C scanner
+-- (core.key_scanner), takes every plain key, of a decoded file or of a
+-- table from Lua; the checker (read_keys.lua's read_key) reads any key
+-- the scanner does not take, and names what is wrong.  The two must agree:
+-- every key the scanner refuses, the checker explains with its message (or
+-- takes, kept whole), and keys the checker reads give the same clip, bit
+-- for bit (the core's times, values, key bytes, handles and tangents, and
+-- what the clip encodes to), as the scanner gives: random channels, well
+-- formed and not, the conformance clips and a channel of every kind the
+-- loading benchmark writes, read by anim.decode and by the checker alone.
 local anim = require "anim"
 local cjson = require "cjson"
 local core = require "anim.core"
 local compat = require "anim.base.compat"
+local codes = require "anim.base.codes"
+local E = require "anim.base.errors"
+local json = require "anim.base.json"
 local format = require "anim.format.read"
+local K = require "anim.format.read_keys"
+local keyset = require "anim.format.keys"
 local H = require "spec.helper"
 
 -- the chance of each kind of mistake is multiplied by `bad` (0: a clean
@@ -91,22 +97,74 @@ local function lcg(seed)
   end
 end
 
--- The three readers: the scanner in C, the inline checks in Lua, the
--- general reader.
-local MODES = {
-  { name = "scanner", scan = true, plain = true },
-  { name = "inline checks", scan = false, plain = true },
-  { name = "general reader", scan = false, plain = false },
-}
-local function read_modes(text)
+local CHANNELS = { "position", "rotation", "scale" }
+local FIELD = { position = "pos", scale = "scl" }
+
+-- Every key of every channel of the decoded tree read by the checker
+-- alone, in the order the reader reads them (joints by name; position,
+-- rotation, scale), then the tree check over the whole tree (nothing left
+-- out): { { joint index, channel name, channel read } ...}, or a failure.
+local function check_all(tree)
+  local names = {}
+  for name in pairs(tree.joints) do names[#names + 1] = name end
+  table.sort(names)
   local out = {}
-  for i, m in ipairs(MODES) do
-    format.scan_keys, format.plain_keys = m.scan, m.plain
-    local c, err = anim.decode(text, "c")
-    out[i] = { clip = c, err = err }
+  for ji, name in ipairs(names) do
+    for _, chname in ipairs(CHANNELS) do
+      local list = tree.joints[name][chname]
+      if list ~= nil then
+        local ch, prev = { t = {}, vals = {}, ie = {} }, nil
+        local path = E.key(E.key("joints", name), chname)
+        for n = 1, #list do prev = K.read_key(ch, n, list[n], path, chname, prev) end
+        out[#out + 1] = { ji, chname, ch }
+      end
+    end
   end
-  format.scan_keys, format.plain_keys = true, true
+  json.check(tree)
   return out
+end
+
+-- What the core holds of a channel, every number a float: from the clip
+-- (core.clip_keys), or from a channel the checker read.
+local function floats(t)
+  local out = {}
+  for k, x in pairs(t) do
+    if type(x) == "table" then out[k] = floats(x) else out[k] = x + 0.0 end
+  end
+  return out
+end
+local function core_channel(clip, ji, slot)
+  local t, v, ie, h, arity, tan = core.clip_keys(clip, ji, slot)
+  return floats({ t = t, v = v, ie = ie, h = h or {}, arity = arity, tan = tan or {} })
+end
+local function checker_channel(ch)
+  local v, arity = {}, #ch.vals[1]
+  for i, val in ipairs(ch.vals) do
+    for a = 1, arity do v[(i - 1) * arity + a] = val[a] end
+  end
+  return floats({ t = ch.t, v = v, ie = ch.ie, h = ch.h or {}, arity = arity, tan = ch.tan or {} })
+end
+
+-- The checker's channels (check_all) against the numbers of clip c.
+local function same_numbers(c, chans, what)
+  for _, r in ipairs(chans) do
+    local ji, chname, ch = r[1], r[2], r[3]
+    if #ch.t > 0 then
+      local d = H.bitdiff(core_channel(c, ji, codes.slot[chname]), checker_channel(ch), chname)
+      assert(d == nil, "the scanner and the checker differ at " .. tostring(d) .. " for " .. what)
+    end
+  end
+end
+
+-- The clip of the checker's channels: the reader's description with
+-- every channel replaced by the checker's (for clips without modifiers).
+local function checker_clip(text, chans)
+  local desc, info = format.read(json.decode(text), true)
+  for _, r in ipairs(chans) do
+    local ch = r[3]
+    if #ch.t > 0 then desc.joints[r[1]][FIELD[r[2]] or (ch.quat and "qrot" or "rot")] = K.channel_desc(ch) end
+  end
+  return keyset.build(desc, info)
 end
 
 -- What the core holds of each channel of clip c (core.clip_keys: times,
@@ -120,26 +178,27 @@ local function contents(c)
   return out
 end
 
--- Reads text the three ways: the same message (false), or the same clip
--- (the clips read).
-local function same_three_ways(text)
-  local r = read_modes(text)
-  for i = 2, #r do
-    assert.are.equal(r[1].err, r[i].err, MODES[i].name .. ": " .. text)
+-- Reads text with anim.decode (the scanner, and the checker where it
+-- stops) and with the checker alone: the same message (false), or clips
+-- the same bit for bit (both clips).
+local function scanner_and_checker(text, build)
+  local c, err = anim.decode(text, "c")
+  local chans, cerr = E.catch("c", check_all, json.decode(text))
+  if not chans then
+    assert.are.equal(cerr, err, text)
+    return false
   end
-  if not r[1].clip then return false end
-  local c1 = contents(r[1].clip)
-  for i = 2, #r do
-    local d = H.bitdiff(c1, contents(r[i].clip), "clip")
-    assert(d == nil, MODES[1].name .. " and " .. MODES[i].name .. " differ at " .. tostring(d) .. " for " .. text)
-  end
-  return r
+  assert(c, "the checker takes what anim.decode refuses (" .. tostring(err) .. "): " .. text)
+  same_numbers(c, chans, text)
+  if not build then return c end
+  local b = checker_clip(text, chans)
+  local d = H.bitdiff(contents(c), contents(b), "clip")
+  assert(d == nil, "the scanner and the checker differ at " .. tostring(d) .. " for " .. text)
+  return c, b
 end
 
 describe("the key reader", function()
-  after_each(function() format.plain_keys, format.scan_keys = true, true end)
-
-  it("gives the same clip and the same messages with and without its inline checks", function()
+  it("gives the clip and the messages the checker alone gives", function()
     local same_clip, same_msg = 0, 0
     local strings = anim.limits.strings
     for seed = 1, 400 do
@@ -152,11 +211,12 @@ describe("the key reader", function()
       } } }
       local text = cjson.encode(doc):gsub("7%.25e%+300", "1e999")
       -- some runs with short strings: the tree check's messages
-      local read = H.with_limits({ strings = seed % 5 == 0 and 16 or strings }, function() return same_three_ways(text) end)
-      if read then
+      local c, b = H.with_limits({ strings = seed % 5 == 0 and 16 or strings },
+        function() return scanner_and_checker(text, true) end)
+      if c then
         same_clip = same_clip + 1
         for i = 0, 20 do
-          assert.are.same(read[3].clip:sample(i / 10), read[1].clip:sample(i / 10), text)
+          assert.are.same(b:sample(i / 10), c:sample(i / 10), text)
         end
       else
         same_msg = same_msg + 1
@@ -167,7 +227,7 @@ describe("the key reader", function()
     assert.is_true(same_msg > 40, same_msg .. " messages")
   end)
 
-  it("reads the conformance clips the same three ways", function()
+  it("gives the conformance clips the numbers the checker reads", function()
     local dir = H.shared .. "/conformance"
     local files = H.ls(dir, "%.json$")
     assert.is_true(#files >= 3, "expected the conformance files in " .. dir)
@@ -175,7 +235,7 @@ describe("the key reader", function()
     for _, file in ipairs(files) do
       for _, case in ipairs(cjson.decode(H.read(dir .. "/" .. file)).cases) do
         if case.clip.joints then
-          assert.is_truthy(same_three_ways(cjson.encode(case.clip)), case.id)
+          assert.is_truthy(scanner_and_checker(cjson.encode(case.clip)), case.id)
           n = n + 1
         end
       end
@@ -187,7 +247,7 @@ describe("the key reader", function()
   -- interpolation and ease, handles with one and three numbers, editor
   -- extras, and tangents
   local function bench_channel(quat)
-    local keys = {}
+    local list = {}
     local interps = format.INTERPS
     for i = 1, 4 * #interps do
       local interp = interps[(i - 1) % #interps + 1]
@@ -207,12 +267,12 @@ describe("the key reader", function()
       end
       if i % 7 == 0 then e.type = "breakdown" end
       if next(e) then k[3] = k[3] or "linear"; k[4] = e end
-      keys[i] = k
+      list[i] = k
     end
-    return keys
+    return list
   end
 
-  it("takes every key of the loading benchmark's kinds in C, and reads them as the inline checks do", function()
+  it("takes every key of the loading benchmark's kinds in C, and reads them as the checker does", function()
     for _, quat in ipairs({ false, true }) do
       local list = cjson.decode(cjson.encode(bench_channel(quat)))
       local ch = { t = {}, vals = {}, ie = {} }
@@ -227,12 +287,13 @@ describe("the key reader", function()
       assert.is_truthy(ch.keep)
       local doc = { joints = { a = { position = bench_channel(false), rotation = bench_channel(quat),
         scale = bench_channel(false) } } }
-      assert.is_truthy(same_three_ways(cjson.encode(doc)))
+      assert.is_truthy(scanner_and_checker(cjson.encode(doc), true))
     end
   end)
 
-  it("hands the first key it does not take to the Lua reader, the keys before it in tables", function()
-    local list = cjson.decode('[[0,[1,2,3]],[0.5,[1,2,3],"sine",{"ease":null}],[1,[4,5,6]]]')
+  it("hands the first key it does not take to the checker, and takes over again after it", function()
+    local text = '[[0,[1,2,3]],[0.5,[1,2,3],"sine",{"ease":null}],[1,[4,5,6]],[2,[7,8,9],"step"]]'
+    local list = cjson.decode(text)
     local ch = { t = {}, vals = {}, ie = {} }
     local nxt, prev, checked = format.scanner(list, #list, ch, false, 65536, 128, 4)
     assert.are.equal(2, nxt)
@@ -241,7 +302,96 @@ describe("the key reader", function()
     assert.is_nil(ch.block)
     assert.are.equal(1, #ch.t)
     assert.are.equal(list[1][2], ch.vals[1])
-    assert.is_truthy(same_three_ways('{"joints":{"a":{"position":' .. cjson.encode(list) .. '}}}'))
+    -- the checker takes key 2 (its null kept whole), the scanner the rest,
+    -- into the channel's tables (no key block after a refused key)
+    prev = K.read_key(ch, 2, list[2], "p", "position", prev)
+    assert.are.equal(list[2], ch.whole[2])
+    nxt, prev, checked = format.scanner(list, #list, ch, false, 65536, 128, 4, 3, prev)
+    assert.are.equal(5, nxt)
+    assert.are.equal(2, prev)
+    assert.is_false(checked)
+    assert.is_nil(ch.block)
+    assert.are.same({ 0, 0.5, 1, 2 }, ch.t)
+    assert.are.equal(list[4][2], ch.vals[4])
+    assert.are.equal(codes.interp.step + format.HAS_INTERP, ch.ie[4])
+    -- a time before the checker's key: not taken
+    nxt = format.scanner(list, #list, { t = {}, vals = {}, ie = {} }, false, 65536, 128, 4, 3, 1.5)
+    assert.are.equal(3, nxt)
+    -- (what it is given is checked: a time, a channel's tables)
+    local ok, err = pcall(format.scanner, list, #list, ch, false, 65536, 128, 4, 3, "1")
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("bad argument #9 to '[^']+' %(number expected, got string%)"), err)
+    ok, err = pcall(format.scanner, list, #list, {}, false, 65536, 128, 4, 3, 1)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("scan: a channel of read_keys expected", 1, true), err)
+    assert.is_truthy(scanner_and_checker('{"joints":{"a":{"position":' .. text .. '}}}', true))
+  end)
+
+  it("reads alternating plain and checked keys in linear work", function()
+    -- the memory a read allocates (the collector stopped) grows as the
+    -- keys: no key block, nor any copy of the keys before, per call
+    local function allocated(n)
+      local parts = {}
+      for i = 1, n do parts[i] = string.format(i % 2 == 1 and "[%d,[1,2,3]]" or "[%d,[1,2,3],null]", i) end
+      local text = '{"joints":{"a":{"position":[' .. table.concat(parts, ",") .. ']}}}'
+      collectgarbage()
+      collectgarbage("stop")
+      local before = collectgarbage("count")
+      local c = anim.decode(text, "x")
+      local kb = collectgarbage("count") - before
+      collectgarbage("restart")
+      assert.is_truthy(c)
+      return kb
+    end
+    local small, large = allocated(500), allocated(2000)
+    assert.is_true(large < 4.6 * small, string.format("%.0f KB for 500 keys, %.0f KB for 2000", small, large))
+    -- and the scanner reads each key of the list once (a list read
+    -- through __index, with __len: 5.2 on)
+    if #setmetatable({}, { __len = function() return 1 end }) == 1 then
+      local reads, n = 0, 2000
+      local list = setmetatable({}, {
+        __len = function() return n end,
+        __index = function(_, i)
+          reads = reads + 1
+          return i % 2 == 1 and { i, { 1, 2, 3 } } or { i, { 1, 2, 3 }, json.null }
+        end })
+      local ch = K.read_keys(list, "p", "position", 4)
+      assert.are.equal(n, #ch.t)
+      assert.is_true(reads <= 2 * n, reads .. " reads of " .. n .. " keys")
+    end
+  end)
+
+  it("reads a table from Lua as the reader always did: metatables through # and indexing, big integers", function()
+    local function build(t)
+      local desc, info = format.read(t)
+      return keyset.build(desc, info)
+    end
+    local MT = {}
+    local odd = { joints = { a = { position = setmetatable({
+      setmetatable({ 0, { 1, 2, 3 } }, MT),
+      setmetatable({ 0.5, setmetatable({ 4, 5, 6 }, MT) }, { __index = { [3] = "step" } }),
+      { 1, { 7, 8, 9 }, "bezier", setmetatable({ out = { 0.1, 2 }, type = "breakdown" }, { __index = { ease = "out" } }) },
+    }, MT) } } }
+    local plain = { joints = { a = { position = {
+      { 0, { 1, 2, 3 } }, { 0.5, { 4, 5, 6 }, "step" },
+      { 1, { 7, 8, 9 }, "bezier", { out = { 0.1, 2 }, type = "breakdown", ease = "out" } } } } } }
+    local c = build(odd)
+    assert.is_nil(H.bitdiff({ core.clip_keys(build(plain), 1, 0) }, { core.clip_keys(c, 1, 0) }))
+    -- taken as plain keys: none kept whole (the extra with more than the
+    -- core keeps is kept, as it is)
+    local placeholder = rawget(core.clip_info(c), "tree").joints.a.position
+    assert.is_false(placeholder[2])
+    assert.are.equal('[1, [7, 8, 9], "bezier", { "type": "breakdown", "out": [0.1, 2] }]',
+      anim.encode(c):match('%[1, %[7.-}%]'))
+    if compat.integers then
+      -- beyond 2^53: a time kept whole, as written; a tangent made a double
+      c = assert(anim.clip({ joints = { a = { position = {
+        { 0, { 1, 2, 3 }, "cubicspline", { in_tangent = { 9007199254740993, 0, 0 } } },
+        { 9007199254740993, { 1, 2, 3 } } } } } }))
+      local text = anim.encode(c)
+      assert.matches('"in_tangent": %[9007199254740992, 0, 0%]', text)
+      assert.matches('%[9007199254740993, %[1, 2, 3%]%]', text)
+    end
   end)
 
   it("leaves a list out of the tree check only when it found nothing there", function()
@@ -249,12 +399,9 @@ describe("the key reader", function()
     local list = cjson.decode(text).joints.a.position
     local _, _, checked = format.scanner(list, #list, { t = {}, vals = {}, ie = {} }, false, 16, 128, 4)
     assert.is_false(checked)
-    local r = H.with_limits({ strings = 16 }, function() return read_modes(text) end)
-    for i = 1, #r do
-      assert.is_nil(r[i].clip)
-      assert.are.equal("c: joints.a.position[1][4].type: string too long (19 bytes; at most 16, anim.limits.strings)",
-        r[i].err)
-    end
+    local c, err = H.with_limits({ strings = 16 }, function() return anim.decode(text, "c") end)
+    assert.is_nil(c)
+    assert.are.equal("c: joints.a.position[1][4].type: string too long (19 bytes; at most 16, anim.limits.strings)", err)
     -- nested deeper than the list's keys may be for the check to be left
     -- out: the tree check looks
     local _, _, deep = format.scanner(cjson.decode("[[0,[1,2,3]]]"), 1, { t = {}, vals = {}, ie = {} }, false,

@@ -57,6 +57,8 @@ local CASES = {
   { "the key scanner's max_string", 5, 0, IMAX, function(v) return format.scanner({}, 0, {}, false, v, 10, 1) end },
   { "the key scanner's max_depth", 6, 0, 1000, function(v) return format.scanner({}, 0, {}, false, 10, v, 1) end },
   { "the key scanner's depth", 7, 0, 1000, function(v) return format.scanner({}, 0, {}, false, 10, 10, v) end },
+  { "the key scanner's start", 8, 1, 3, function(v)
+    return format.scanner({}, 2, { t = {}, vals = {}, ie = {} }, false, 10, 10, 1, v) end },
   { "core.clip_sample_joint's joint", 2, 1, 1, function(v) return core.clip_sample_joint(clip, v, 0) end },
   { "core.clip_keys's joint", 2, 1, 1, function(v) return core.clip_keys(clip, v, 0) end },
   { "core.clip_keys's channel", 3, 0, 3, function(v) return core.clip_keys(clip, 1, v) end },

@@ -305,8 +305,8 @@ int anim_lua_deliver(lua_State *L, anim_animator_box *b, int ai, int n, int *err
 int anim_lua_deliver_open(lua_State *L, int uv);
 int anim_lua_deliver_from(lua_State *L, int uv, int base, anim_animator_box *b, int ai, int n);
 
-/* A key block: one channel's keys as core.key_scanner took them from a
- * decoded file (csrc/io/check.c), which clip_new copies into the clip
+/* A key block: one channel's keys as core.key_scanner took them
+ * (csrc/io/keyscan.c), which clip_new copies into the clip
  * (lua_clip.c) instead of reading a Lua table per key.  A userdata of the
  * header, then cap times, cap * stride values (n * arity used: key after
  * key) and cap key bytes; n and arity are set when the scanner took every

@@ -1,5 +1,5 @@
 /* lua_keyblock.c - key blocks: a clip's keys read by the key scanner
- * (lua_check.c), handed to the clip's builder (lua_clip.c). */
+ * (csrc/io/keyscan.c), handed to the clip's builder (lua_clip.c). */
 #include "lua.h"
 #include "lauxlib.h"
 

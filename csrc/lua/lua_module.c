@@ -29,6 +29,7 @@ ANIM_EXPORT int luaopen_anim_core(lua_State *L) {
   anim_lua_open_update(L);
   anim_lua_open_pose(L);
   anim_lua_open_check(L);
+  anim_lua_open_keyscan(L);
   anim_lua_open_fs(L);
   anim_lua_open_jsonkeys(L);
   anim_lua_open_property(L);

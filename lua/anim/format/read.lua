@@ -28,12 +28,6 @@ for k, v in pairs(V) do M[k] = v end
 M.read_modifier = read_modifier
 M.scanner = K.scanner
 
--- The key readers (read_keys.lua): M.plain_keys = false turns the inline
--- checks off, M.scan_keys = false the C scanner (spec/format_spec.lua
--- compares the three).
-M.plain_keys = true
-M.scan_keys = true
-
 local fail, describe, key, num, shown = E.fail, E.describe, E.key, E.num, E.shown
 local vec, quat, plain_vec, count_joints = V.vec, V.quat, V.plain_vec, V.count_joints
 local euler_code = V.euler_code
@@ -175,7 +169,7 @@ function M.read(c, from_file)
     desc.euler = codes.euler.yxz
     if not E.absent(c.euler) then desc.euler = euler_code(c.euler, "euler") end
     info.euler = M.EULERS[desc.euler + 1]
-    last = read_curves(c, info, desc, from_file, checked, M.plain_keys, M.scan_keys)
+    last = read_curves(c, info, desc, checked)
   else
     local looped = false
     if not E.absent(c.looped) then looped = E.boolean(c.looped, "looped", "looped") end

@@ -14,9 +14,7 @@ local read_keys, channel_desc = K.read_keys, K.channel_desc
 
 local CHANNELS = { "position", "rotation", "scale" }
 
--- (plain, scan: the key readers to use, format/read.lua's M.plain_keys and
--- M.scan_keys)
-local function read_curves(c, info, desc, from_file, checked, plain, scan)
+local function read_curves(c, info, desc, checked)
   E.object(c.joints, "joints", "joints")
   local compact = {}
   info.compact = compact
@@ -56,7 +54,7 @@ local function read_curves(c, info, desc, from_file, checked, plain, scan)
       local list = j[chname]
       if not E.absent(list) then
         local cp = key(jp, chname)
-        local ch = read_keys(list, cp, chname, not from_file, 4, plain, scan)
+        local ch = read_keys(list, cp, chname, 4)
         if ch.checked then checked[list] = true end
         if ch.n > 0 then
           if last_key == nil or ch.last > last_key then last_key = ch.last end
