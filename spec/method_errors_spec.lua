@@ -92,7 +92,7 @@ describe("a method's argument errors, however it is called", function()
     every_form(a, "play", "bad argument #2 to 'play' (unknown option 'wieght'; did you mean 'weight'?)", walk,
       { wieght = 1 })
     every_form(a, "play", "bad argument #2 to 'play' (table of options expected, got number)", walk, 5)
-    every_form(a, "play", "bad argument #2 to 'play' (priority must be a level name or a finite number, got x)",
+    every_form(a, "play", "bad argument #2 to 'play' (unknown priority 'x' (the levels: core, idle, movement, action, action2, action3, action4, or a finite number))",
       walk, { priority = "x" })
     every_form(a, "play", "bad argument #2 to 'play' (after must be a track, got number)", walk, { after = 5 })
     every_form(a, "play", "bad argument #2 to 'play' (warn must be a function, got number)", walk, { warn = 5 })

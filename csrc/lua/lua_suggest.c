@@ -1,6 +1,7 @@
 /* lua_suggest.c - the one suggestion for a misspelt name ("did you mean
  * 'rightArm'?"): the known name that differs only in letter case, else
- * the nearest a few edits away, within a bounded amount of work. */
+ * the nearest a few edits away, else one it is the start or stem of
+ * (`pos`, `rotate`), within a bounded amount of work. */
 #include <ctype.h>
 #include <limits.h>
 #include <string.h>
@@ -67,6 +68,33 @@ static int same_but_case(const char *a, const char *b, size_t n) {
 /* Name i of the list (0-based) and its length, from the list's reader. */
 typedef const char *(*name_at)(void *list, int i, size_t *len);
 
+/* The letters a and b share at their start, letter case ignored. */
+static size_t common_start(const char *a, size_t la, const char *b, size_t lb) {
+  size_t i = 0;
+  while (i < la && i < lb && tolower((unsigned char)a[i]) == tolower((unsigned char)b[i])) i++;
+  return i;
+}
+
+/* When no name is a few edits away: a name that name is the start or the
+ * stem of (`pos` of `position`, `rotate` of `rotation`): one that shares
+ * its first letters but at most its last two, and at least three; the
+ * one sharing the most, ties to the first listed.  -1 for none. */
+static int stem(const char *name, size_t ln, name_at at, void *list, int n, long *budget) {
+  int i, best = -1;
+  size_t need = ln > 5 ? ln - 2 : 3, bestn = 0;
+  if (ln < 3 || ln > MAX_SUGGEST) return -1;
+  for (i = 0; i < n && *budget > 0; i++) {
+    size_t lc, k;
+    const char *c = at(list, i, &lc);
+    (*budget)--;
+    if (!c || lc <= ln || lc > MAX_SUGGEST) continue;
+    k = common_start(name, ln, c, lc);
+    *budget -= (long)k;
+    if (k >= need && k > bestn) { best = i; bestn = k; }
+  }
+  return best;
+}
+
 /* The rule, over any list: the first name (not name itself) that differs
  * from it only in letter case; else, for a name of three letters or
  * more, the nearest by edit distance within a third of its length (at
@@ -96,7 +124,7 @@ static int suggest(const char *name, size_t ln, name_at at, void *list, int n, l
     *budget -= cells;
     if (d <= limit && (best < 0 || d < bestd)) { best = i; bestd = d; }
   }
-  return best;
+  return best >= 0 ? best : stem(name, ln, at, list, n, budget);
 }
 
 /* A C array of NUL-terminated names (a rig's, a list of the binding's). */

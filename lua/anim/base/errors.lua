@@ -206,13 +206,21 @@ function M.array(v, path, what)
   return v
 end
 
+-- "; did you mean 'loop'?" for a misspelt name of names, else "" (the
+-- one rule: core.suggest, which suggest.lua also uses; errors.lua sits
+-- below it).
+function M.hint(v, names)
+  local s = type(v) == "string" and core.suggest(v, names)
+  return s and string.format("; did you mean '%s'?", M.shown(s)) or ""
+end
+
 -- One of a list of names; `names` is an array, the result its index.
 function M.enum(v, names, path, what)
   if type(v) == "string" then
     for i, n in ipairs(names) do
       if n == v then return i end
     end
-    M.fail(path, "unknown %s '%s' (expected %s)", what, M.shown(v), table.concat(names, ", "))
+    M.fail(path, "unknown %s '%s'%s (expected %s)", what, M.shown(v), M.hint(v, names), table.concat(names, ", "))
   end
   M.fail(path, "%s must be one of %s, got %s", what, table.concat(names, ", "), M.describe(v))
 end

@@ -4,8 +4,10 @@
 -- and swaps of two neighbours, letter case ignored), when it is close:
 -- at most a third of the name's length (at most 3) edits away, and at
 -- least one for a name of three letters or more (a name of one or two
--- letters is too short to guess: only its letter case is).  Ties go to the
--- name listed first.  The rule is written once, in C (core.suggest,
+-- letters is too short to guess: only its letter case is); else a longer
+-- name whose start it is or shares all but its last two letters with, at
+-- least three (`pos` of `position`, `rotate` of `rotation`).  Ties go to
+-- the name listed first.  The rule is written once, in C (core.suggest,
 -- csrc/lua/lua_suggest.c), for both sides: this file gives it lists.
 --
 -- The work is bounded whatever the names: the edit distance is computed

@@ -40,6 +40,7 @@ M.SIDES = codes.names("side")
 M.EULERS = codes.names("euler")
 M.PRIORITIES = codes.priority
 local PRIORITY_NAMES = codes.names("priority")
+M.PRIORITY_NAMES = PRIORITY_NAMES
 M.INTERPS, M.EASES = INTERPS, EASES
 
 -- The limits (limits.lua) are read at each call: a host changes them with
@@ -75,7 +76,8 @@ function M.priority(v, path)
   if type(v) == "string" then
     local p = M.PRIORITIES[v]
     if p then return p end
-    fail(path, "unknown priority '%s' (expected %s, or a number)", shown(v), table.concat(PRIORITY_NAMES, ", "))
+    fail(path, "unknown priority '%s'%s (expected %s, or a number)", shown(v), E.hint(v, PRIORITY_NAMES),
+      table.concat(PRIORITY_NAMES, ", "))
   end
   if not E.finite(v) then
     fail(path, "priority must be a level name or a finite number, got %s", describe(v))
@@ -195,7 +197,7 @@ local function interp_code(v, path)
   if type(v) ~= "string" then fail(path, "interpolation must be a string, got %s", describe(v)) end
   local c = INTERP_CODE[v]
   if not c then
-    fail(path, "unknown interpolation '%s' (expected %s)", shown(v), table.concat(INTERPS, ", "))
+    fail(path, "unknown interpolation '%s'%s (expected %s)", shown(v), E.hint(v, INTERPS), table.concat(INTERPS, ", "))
   end
   return c
 end
@@ -234,7 +236,7 @@ local function read_extra(extra, ep, code, dims)
       fail(key(ep, "ease"), "ease must be in, out or inOut, got %s", describe(ez))
     end
     if not EASE_CODE[ez] then
-      fail(key(ep, "ease"), "unknown ease '%s' (expected in, out or inOut)", shown(ez))
+      fail(key(ep, "ease"), "unknown ease '%s'%s (expected in, out or inOut)", shown(ez), E.hint(ez, { "in", "out", "inOut" }))
     end
     ease = EASE_CODE[ez]
     bits = HAS_EASE

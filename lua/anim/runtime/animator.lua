@@ -153,7 +153,13 @@ local function play(self, clip, opts, fname)
   local priority = opts.priority
   if priority ~= nil then
     local ok, p = pcall(format.priority, priority, "priority")
-    if not ok then argerror(2, fname, "priority must be a level name or a finite number, got " .. shown(priority)) end
+    if not ok then
+      if type(priority) == "string" then
+        argerror(2, fname, "unknown priority '" .. shown(priority) .. "'" .. E.hint(priority, format.PRIORITY_NAMES)
+          .. " (the levels: " .. table.concat(format.PRIORITY_NAMES, ", ") .. ", or a finite number)")
+      end
+      argerror(2, fname, "priority must be a level name or a finite number, got " .. shown(priority))
+    end
     priority = p
   end
   local map = opts.retarget

@@ -338,7 +338,10 @@ local function threads_option(opts)
 end
 
 function M.update_list(list, dt, opts)
-  if type(list) ~= "table" then argerror(1, "update", "table of animators expected, got " .. type(list)) end
+  if type(list) ~= "table" then
+    argerror(1, "update", "table of animators expected, got " .. args.typename(list)
+      .. (args.typename(list) == "anim.animator" and " (anim.update takes a list: anim.update({ a }, dt), or a:update(dt))" or ""))
+  end
   -- (no options: no table made)
   local threads = opts ~= nil and threads_option(opts) or 0
   local np = #pool

@@ -66,7 +66,12 @@ end
 local MAX_SKIPPED = 64
 local function key_of(path, fname)
   args.check(path, "string", 1, fname)
-  if path:sub(1, 6) ~= "res://" then return nil, show(path) .. ": not a res:// path" end
+  if path:sub(1, 6) ~= "res://" then
+    -- (a path relative to the root, or a misspelt scheme: the path meant)
+    local rel = path:match("^%a+:/+(.*)$") or path:match("^%.?/?(.*)$")
+    return nil, show(path) .. ": not a res:// path (paths under the library's root are written res://"
+      .. (rel ~= "" and ("...; did you mean 'res://" .. show(rel) .. "'?)") or "...)")
+  end
   local rel = path:sub(7)
   local why = refusal(rel)
   if why then return nil, show(path) .. ": " .. why end
