@@ -599,12 +599,13 @@ static ANIM_LUA_COLD void deliver_loop(lua_State *L, int uv, int base, anim_anim
   }
   if (nev < n) n = nev;
   for (i = 0; i < n; i++) {
-    const anim_event *e = &q[i];
-    int s = e->slot;
+    const anim_event *e;
+    int s;
     /* (q stays the queue: no callback can update the animator while it
      * delivers, nor restore it; finalized, it has none) */
     if (!b->a) break;
-    if (s <= 0) continue;  /* (no longer live when queued) */
+    e = &q[i];
+    if ((s = e->slot) <= 0) continue;  /* (no longer live when queued) */
     if (s != last) {
       last = new_run(&d, b, s, anim_track_lead(e->track)) ? s : 0;
       if (!last) continue;
