@@ -51,10 +51,11 @@
 
 /* The upvalues of the functions that deliver: the metatable of animators,
  * debug.traceback, the slot table, the handlers' table ([H_CALL],
- * [H_PLAYS]), then the keys, in this order (anim_lua_pushdeliver pushes
- * them). */
+ * [H_PLAYS]), the error of an animator finalized while it delivers (made
+ * once: nothing allocates outside the protected calls), then the keys, in
+ * this order (anim_lua_pushdeliver pushes them). */
 enum {
-  UV_ANIMATOR_MT = 1, UV_TRACEBACK, UV_SLOTS, UV_HANDLERS,
+  UV_ANIMATOR_MT = 1, UV_TRACEBACK, UV_SLOTS, UV_HANDLERS, UV_FINALIZED,
   K_LOOPED, K_STOPPED, K_ENDED, K_FN,
   K_EVENTS, K_SOUNDS, K_NAME, K_PAYLOAD, K_SOUND, K_VOLUME, K_PITCH,
   K_MARKERS, K_MARKER, K_VALUE, K_PLAYS, K_CLIPS, K_LIVE, K_CBS, K_SRC,
@@ -93,6 +94,7 @@ int anim_lua_pushdeliver(lua_State *L) {
     lua_pushvalue(L, -1);
     lua_setfield(L, LUA_REGISTRYINDEX, HANDLERS_KEY);
   }
+  anim_lua_pushfinalized(L, ANIM_BOX_ANIMATOR);
   for (i = 0; i < sizeof keys / sizeof keys[0]; i++) lua_pushstring(L, keys[i]);
   return UV_COUNT;
 }
@@ -151,6 +153,8 @@ typedef struct {
   int called;    /* a callback ran since S_BY was read (it may have replaced it) */
   int co;        /* callbacks run through the call handler (the update may yield) */
   int batch;     /* anim.update delivers (the handlers' messages name it) */
+  int ended;     /* an `ended` was delivered (the tracks leave after the loop) */
+  int err_before;  /* a batch's error of an animator before this one */
   unsigned long long unslots;  /* the state's count of unslots when the run's slot was checked */
   int uv;        /* the delivery's upvalues start at lua_upvalueindex(uv + 1) */
 } deliv;
@@ -178,7 +182,7 @@ static ANIM_LUA_HOT void pcall_first(lua_State *L, int base, int nargs) {
 /* A protected call of Lua handler h with the nargs values on the top of
  * the stack: its result (nil, or an error) or its own error is kept as
  * pcall_first keeps one. */
-static void call_handler(deliv *d, int h, int nargs) {
+static ANIM_LUA_COLD void call_handler(deliv *d, int h, int nargs) {
   lua_State *L = d->L;
   geti(L, lua_upvalueindex(d->uv + UV_HANDLERS), h);
   lua_insert(L, -nargs - 1);
@@ -187,19 +191,22 @@ static void call_handler(deliv *d, int h, int nargs) {
   else lua_pop(L, 1);
 }
 
+/* A callback where it could yield: call(batch, fn, ...) of the call
+ * handler, in place of the function below its nargs arguments. */
+static ANIM_LUA_COLD void pcall_handler(deliv *d, int nargs) {
+  lua_State *L = d->L;
+  luaL_checkstack(L, 2, NULL);
+  lua_pushboolean(L, d->batch);
+  lua_insert(L, -nargs - 2);
+  call_handler(d, H_CALL, nargs + 2);
+}
+
 /* pcall_first in a run, which then reads the track's callbacks again;
  * through the call handler where the callback could yield. */
 static void pcall_keep(deliv *d, int nargs) {
-  lua_State *L = d->L;
   d->called = 1;
-  if (!d->co) {
-    pcall_first(L, d->base, nargs);
-    return;
-  }
-  luaL_checkstack(L, 2, NULL);
-  lua_pushboolean(L, d->batch);
-  lua_insert(L, -nargs - 2);  /* call(batch, fn, ...) */
-  call_handler(d, H_CALL, nargs + 2);
+  if (d->co) pcall_handler(d, nargs);
+  else pcall_first(d->L, d->base, nargs);
 }
 
 /* Calls fn of each connection of the list at `list` (when a table) with
@@ -336,7 +343,7 @@ static int deliver_marker(deliv *d, int k, double late, int all) {
  * (cbs.marker[name]), then the animator's when it hears markers, both
  * read before either is called.  The run's S_CBS is read (slot) before
  * anything is pushed. */
-static void marker_from_info(deliv *d, int info, int k, double late, int all) {
+static ANIM_LUA_COLD void marker_from_info(deliv *d, int info, int k, double late, int all) {
   lua_State *L = d->L;
   int top = lua_gettop(L), cbs = d->base + S_CBS;
   luaL_checkstack(L, 12, NULL);
@@ -400,7 +407,7 @@ static void deliver_item(deliv *d, int info, int kind, int k, double late) {
 /* `plays` item k (0-based) of the clip whose info is at `info`: to the
  * plays handler (it starts the clip, or restarts its live track, and calls
  * on_play), whose error is kept as a callback's. */
-static void deliver_play(deliv *d, int info, int k, double late) {
+static ANIM_LUA_COLD void deliver_play(deliv *d, int info, int k, double late) {
   lua_State *L = d->L;
   int top = lua_gettop(L);
   luaL_checkstack(L, 8, NULL);
@@ -417,7 +424,7 @@ static void deliver_play(deliv *d, int info, int k, double late) {
 
 /* An item of a blend space's point: its clip's info (the space's info's
  * clips[point]) read for it.  The run's S_CBS is read first (slot). */
-static void deliver_point(deliv *d, const anim_event *e, int all) {
+static ANIM_LUA_COLD void deliver_point(deliv *d, const anim_event *e, int all) {
   lua_State *L = d->L;
   int top, info;
   slot(d, S_CBS);
@@ -459,7 +466,7 @@ static int slot_holds(lua_State *L, int sl, int s, const anim_track *t) {
  * animator's live tracks (st.live, st.cbs, st.src) and their slots, once
  * the whole queue is delivered (a track that ended is kept alive until
  * then, with its clip). */
-static void drop_ended(deliv *d, const anim_event *q, int n) {
+static ANIM_LUA_COLD void drop_ended(deliv *d, const anim_event *q, int n) {
   lua_State *L = d->L;
   int top = lua_gettop(L), i, t;
   luaL_checkstack(L, 8, NULL);
@@ -504,9 +511,9 @@ static ANIM_LUA_HOT int open_base(lua_State *L, int uv) {
  * the function read first so that it and its arguments come in place.  1
  * when delivered; 0 with nothing done when the entry is not such a one
  * (the loop then takes it). */
-static ANIM_LUA_HOT int deliver_lone_marker(lua_State *L, int uv, int base, anim_animator_box *b, int n) {
+static ANIM_LUA_HOT int deliver_lone_marker(lua_State *L, int uv, int base, anim_animator_box *b, int n, int yieldable) {
   int sl = lua_upvalueindex(uv + UV_SLOTS), nev = 0;
-  const anim_event *e = n == 1 && b && b->a && !may_yield(L) ? anim_animator_events(b->a, &nev) : NULL;
+  const anim_event *e = n == 1 && b && b->a && !yieldable ? anim_animator_events(b->a, &nev) : NULL;
   lua_Integer s, j;
   if (nev < 1) return 0;
   s = e->slot;
@@ -529,34 +536,34 @@ static ANIM_LUA_HOT int deliver_lone_marker(lua_State *L, int uv, int base, anim
   return 1;  /* (the table of callbacks left above: the callers set the top) */
 }
 
-/* One entry of the run's track (its slot checked). */
-static void deliver_entry(deliv *d, const anim_event *e, int all) {
+/* The entries the loop below does not take inline (kept out of its
+ * code): an end, a blend space's point's item, a `plays` item, a marker
+ * of a track without the tables deliver_marker reads (marker: 1). */
+static ANIM_LUA_COLD void deliver_other(deliv *d, const anim_event *e, int all, int marker) {
   if (e->type != ANIM_EV_ITEM) {
+    d->ended = 1;
     deliver_state(d, e->type, e->late);
   } else if (e->point >= 0) {
     deliver_point(d, e, all);
-  } else if (e->kind == ANIM_ITEM_MARKER) {
-    if (!deliver_marker(d, e->index, e->late, all)) {
-      slot(d, S_CBS);
-      if (slot(d, S_INFO)) marker_from_info(d, d->base + S_INFO, e->index, e->late, all);
-    }
+  } else if (marker) {
+    slot(d, S_CBS);
+    if (slot(d, S_INFO)) marker_from_info(d, d->base + S_INFO, e->index, e->late, all);
   } else if (slot(d, S_INFO)) {
-    if (e->kind == ANIM_ITEM_PLAY) deliver_play(d, d->base + S_INFO, e->index, e->late);
-    else deliver_item(d, d->base + S_INFO, e->kind, e->index, e->late);
+    deliver_play(d, d->base + S_INFO, e->index, e->late);
   }
 }
 
-/* A new run at the entry of slot s of core track t: the track, its
- * marker callbacks and marker table.  0 when the slot no longer holds
- * the track (its entries are passed over). */
-static int new_run(deliv *d, anim_animator_box *b, int s, const anim_track *t) {
+/* A new run at entry e, of slot s: the track, its marker callbacks and
+ * marker table.  0 when the slot no longer holds the entry's track (its
+ * entries are passed over). */
+static int new_run(deliv *d, anim_animator_box *b, int s, const anim_event *e) {
   lua_State *L = d->L;
   int sl = lua_upvalueindex(d->uv + UV_SLOTS);
   if (d->run != d->base + S_ERR) {
     lua_settop(L, d->base + S_ERR);
     d->run = d->base + S_ERR;
   }
-  if (b->acct->unslots != b->unslots && !slot_holds(L, sl, s, t)) return 0;
+  if (b->acct->unslots != b->unslots && !slot_holds(L, sl, s, anim_track_lead(e->track))) return 0;
   if (geti(L, sl, ANIM_SLOT_AT(s, ANIM_SLOTS_TRACK)) != LUA_TUSERDATA) {
     lua_settop(L, d->base + S_ERR);
     return 0;
@@ -576,24 +583,42 @@ static int new_run(deliv *d, anim_animator_box *b, int s, const anim_track *t) {
   return 1;
 }
 
+/* After the loop: an animator finalized by a callback (or before its
+ * turn in a batch) with entries left says so, in place of its own
+ * callbacks' errors (not of an animator before it in a batch); else the
+ * tracks that ended leave. */
+static ANIM_LUA_COLD void finish(deliv *d, anim_animator_box *b, const anim_event *q, int n, int left) {
+  lua_State *L = d->L;
+  lua_settop(L, d->base + S_ERR);
+  if (b->a) {
+    drop_ended(d, q, n);
+  } else if ((q == NULL || left) && !d->err_before) {
+    lua_pushvalue(L, lua_upvalueindex(d->uv + UV_FINALIZED));
+    lua_replace(L, d->base + S_ERR);
+  }
+}
+
 /* anim_lua_deliver_from past the lone marker: the entries one by one.
  * A track taken out of its slot since its entries were queued (the state
  * counts those) has left the live tracks: its entries are passed over. */
-static ANIM_LUA_COLD void deliver_loop(lua_State *L, int uv, int base, anim_animator_box *b, int ai, int n, int batch) {
+static ANIM_LUA_COLD void deliver_loop(lua_State *L, int uv, int base, anim_animator_box *b, int ai, int n, int yieldable) {
   deliv d;
-  int i, last = 0, nev = 0, ended = 0, err_before = !lua_isnil(L, base + S_ERR);
+  int i, last = 0, nev = 0;
   const anim_event *q;
   if (!b) return;
   d.L = L;
   d.uv = uv;
   d.ai = ai;
   d.base = base;
-  d.batch = batch;
   d.run = d.base + S_ERR;
-  d.co = 0;
+  d.co = d.ended = 0;
+  /* (a batch's functions have upvalues before the delivery's; an
+   * animator's own update starts with no error) */
+  d.batch = uv != 0;
+  d.err_before = d.batch && !lua_isnil(L, base + S_ERR);
   anim_lua_setdelivering(b, ANIM_DELIVERING);
   q = b->a ? anim_animator_events(b->a, &nev) : NULL;
-  if (q && may_yield(L)) {
+  if (q && yieldable) {
     d.co = geti(L, lua_upvalueindex(uv + UV_HANDLERS), H_CALL) == LUA_TFUNCTION;
     lua_pop(L, 1);
   }
@@ -607,39 +632,36 @@ static ANIM_LUA_COLD void deliver_loop(lua_State *L, int uv, int base, anim_anim
     e = &q[i];
     if ((s = e->slot) <= 0) continue;  /* (no longer live when queued) */
     if (s != last) {
-      last = new_run(&d, b, s, anim_track_lead(e->track)) ? s : 0;
+      last = new_run(&d, b, s, e) ? s : 0;
       if (!last) continue;
     } else if (b->acct->unslots != d.unslots) {
       if (!slot_holds(L, lua_upvalueindex(uv + UV_SLOTS), s, anim_track_lead(e->track))) continue;
       d.unslots = b->acct->unslots;
     }
-    ended |= e->type == ANIM_EV_ENDED;
-    deliver_entry(&d, e, (anim_animator_hears(b->a) & ANIM_HEAR_MARKER) != 0);
-  }
-  lua_settop(L, d.base + S_ERR);
-  if (!b->a) {
-    /* finalized by a callback, or before its turn in a batch: the
-     * entries left say so (in place of its own callbacks' errors) */
-    if (q == NULL || i < n) {
-      if (!err_before) {
-        anim_lua_pushfinalized(L, ANIM_BOX_ANIMATOR);
-        lua_replace(L, base + S_ERR);
-      }
+    if (e->type == ANIM_EV_ENDED || e->point >= 0 || e->kind == ANIM_ITEM_PLAY) {
+      deliver_other(&d, e, (anim_animator_hears(b->a) & ANIM_HEAR_MARKER) != 0, 0);
+    } else if (e->type != ANIM_EV_ITEM) {
+      deliver_state(&d, e->type, e->late);
+    } else if (e->kind != ANIM_ITEM_MARKER) {
+      if (slot(&d, S_INFO)) deliver_item(&d, d.base + S_INFO, e->kind, e->index, e->late);
+    } else {
+      int all = (anim_animator_hears(b->a) & ANIM_HEAR_MARKER) != 0;
+      if (!deliver_marker(&d, e->index, e->late, all)) deliver_other(&d, e, all, 1);
     }
-  } else if (ended) {
-    drop_ended(&d, q, n);
   }
+  if (!b->a || d.ended) finish(&d, b, q, n, i < n);
   anim_lua_setdelivering(b, ANIM_IDLE);
 }
 
 int anim_lua_deliver_open(lua_State *L, int uv) { return open_base(L, uv); }
 
 void anim_lua_deliver_from(lua_State *L, int uv, int base, anim_animator_box *b, int ai, int n) {
-  if (!deliver_lone_marker(L, uv, base, b, n)) deliver_loop(L, uv, base, b, ai, n, 1);
+  int yieldable = may_yield(L);  /* (asked once: a call into Lua's API) */
+  if (!deliver_lone_marker(L, uv, base, b, n, yieldable)) deliver_loop(L, uv, base, b, ai, n, yieldable);
 }
 
 int anim_lua_deliver(lua_State *L, anim_animator_box *b, int ai, int n) {
-  int base = open_base(L, 0);
-  if (!deliver_lone_marker(L, 0, base, b, n)) deliver_loop(L, 0, base, b, ai, n, 0);
+  int base = open_base(L, 0), yieldable = may_yield(L);
+  if (!deliver_lone_marker(L, 0, base, b, n, yieldable)) deliver_loop(L, 0, base, b, ai, n, yieldable);
   return base + S_ERR;
 }
