@@ -1,8 +1,10 @@
--- Delivery from C (issue 24; csrc/lua/lua_deliver.c).  Where no callback
--- can yield (the main thread), the core's update delivers markers, events,
--- sounds, looped and stopped itself and hands the Lua side only what it
--- leaves (plays, ended, blend space items, errors); inside a coroutine the
--- Lua side delivers everything.  Both must call the same callbacks, in the
+-- Delivery from C (issues 24 and 36; csrc/lua/lua_deliver.c): the one loop
+-- over the queue delivers every entry (markers, events, sounds, plays,
+-- looped, stopped, ended, blend space items) and calls the Lua handlers of
+-- runtime/deliver.lua for what only Lua can do.  Where no callback can
+-- yield (the main thread) it calls each callback itself; inside a
+-- coroutine ("the Lua side" below) each goes through the `call` handler,
+-- in a coroutine of its own.  Both must call the same callbacks, in the
 -- same order, with the same arguments, and raise the same first error.
 local anim = require "anim"
 local H = require "spec.helper"
@@ -137,7 +139,7 @@ local function both(play)
 end
 
 describe("delivery from C", function()
-  it("is what the main thread's update does: nothing is left to the Lua side for markers, events, sounds, looped, stopped", function()
+  it("is what the main thread's update does: nothing is left to the Lua side for markers, events, sounds, looped, stopped, ended", function()
     local c = assert(anim.clip { length = 1, loop = "loop", joints = {},
       markers = { { time = 0.05, name = "m" } }, events = { { time = 0.06, name = "e" } },
       sounds = { { time = 0.07, sound = "s" } } })
@@ -155,15 +157,21 @@ describe("delivery from C", function()
     tr:stop(0.5)
     assert.are.equal(0, core.animator_update(a, 0.1))
     assert.are.same({ "m", "e", "s", "looped", "m", "e", "s", "stopped" }, seen)
-    -- an ended track is left to the Lua side (it changes the live tracks)
-    local n, st, from, err = core.animator_update(a, 1)
-    assert.are.equal(1, n)
-    assert.are.equal("table", type(st))
-    assert.are.equal(1, from)
-    assert.is_nil(err)
+    -- an ended track: its callbacks from C, then it leaves the live tracks
+    -- and gives its slot back once the queue is delivered
+    local ended = 0
+    tr:on_ended(function(t, late)
+      assert.are.equal(tr, t)
+      assert.are.same({ tr }, a:tracks()) -- (still live while the queue is delivered)
+      ended = ended + 1 + late
+    end)
+    assert.are.equal(0, core.animator_update(a, 1))
+    assert.is_true(ended > 1, ended)
+    assert.are.same({}, a:tracks())
+    assert.are.equal(0, core.track_unslot(tr))
   end)
 
-  it("hands the Lua side the rest from a plays item on, keeping the order", function()
+  it("calls the plays handler for a plays item, keeping the order: nothing is left to the Lua side", function()
     local a = anim.animator(rig, { library = lib })
     local seen = {}
     a:on_marker(function(_, n) seen[#seen + 1] = "marker " .. n end)
@@ -171,8 +179,54 @@ describe("delivery from C", function()
     a:on_play(function(_, c) seen[#seen + 1] = "play " .. c.name end) -- (a library clip is named by its path)
     a:play(assert(lib:clip("res://attack.anim")), { fade = 0 })
     a:update(0.3)
-    a:update(0.1)
+    assert.are.equal(0, core.animator_update(a, 0.1)) -- (the plays item too)
     assert.are.same({ "marker windup", "sound swing", "marker hit", "sound impact", "play res://spark.anim" }, seen)
+    assert.are.equal(2, #a:tracks())
+  end)
+
+  it("delivers a blend space's items and its end from C, as in a coroutine", function()
+    local function ramp(name, markers)
+      return assert(anim.clip({ length = 1, loop = "once", joints = { torso = { position = { { 0, { 0, 0, 0 } }, { 1, { 1, 0, 0 } } } } },
+        markers = markers, events = { { time = 0.4, name = name .. " event", payload = name } },
+        sounds = { { time = 0.6, sound = name .. " sound" } } }, name))
+    end
+    local space = anim.blendspace { points = {
+      { clip = ramp("p", { { time = 0.2, name = "step", value = "p" }, { time = 0.7, name = "land" } }), at = 0 },
+      { clip = ramp("q", { { time = 0.3, name = "step", value = "q" } }), at = 1 } } }
+    local logs = {}
+    for _, inside in ipairs { false, true } do
+      local a = anim.animator(rig)
+      local log = {}
+      local function note(...)
+        local out = {}
+        for k = 1, select("#", ...) do out[k] = show((select(k, ...))) end
+        log[#log + 1] = table.concat(out, " ")
+      end
+      local tr = a:play(space, { at = 0.5, fade = 0 })
+      a:on_marker(function(_, ...) note("all", ...) end)
+      a:on_event(function(_, ...) note("event", ...) end)
+      a:on_sound(function(_, ...) note("sound", ...) end)
+      tr:on_marker("step", function(t, ...) note("step", t == tr, ...) end)
+      tr:on_ended(function(t, ...) note("ended", t == tr, ...) end)
+      for _ = 1, 3 do
+        if inside then
+          local co = coroutine.create(function() return core.animator_update(a, 0.45) end)
+          local ok, n = coroutine.resume(co)
+          assert.is_true(ok)
+          assert.are.equal(0, n)
+        else
+          assert.are.equal(0, core.animator_update(a, 0.45))
+        end
+      end
+      assert.are.same({}, a:tracks())
+      logs[#logs + 1] = table.concat(log, "\n")
+    end
+    for _, want in ipairs { "all string:step string:p", "step boolean:true string:p", "step boolean:true string:q",
+                            "event string:p event string:p", "sound string:q sound", "all string:land nil:nil",
+                            "ended boolean:true" } do
+      assert.truthy(logs[1]:find(want, 1, true), want .. " in\n" .. logs[1])
+    end
+    assert.are.equal(logs[1], logs[2])
   end)
 
   for seed = 1, 8 do
@@ -370,7 +424,7 @@ describe("delivery from C", function()
       assert.are.same({ "old 1", "all old 1", "new 2", "all new 2", "old 3", "all old 3" }, seen)
     end)
 
-    it("keep callbacks by marker up to a bound: past it the Lua side delivers the markers, the same", function()
+    it("keep callbacks by marker up to a bound: past it C reads the markers from the clip's info, the same", function()
       local markers = {}
       for k = 1, 4097 do markers[k] = { time = (k - 1) / 4097, name = k % 2 == 0 and "even" or "odd", value = k } end
       local c = clip(markers)
@@ -380,17 +434,24 @@ describe("delivery from C", function()
       tr:on_marker("odd", function(_, v) seen = seen + v end) -- (2,049 markers: kept)
       assert.are.equal("table", type(core.track_uservalue(tr, 4)))
       assert.are.equal(0, core.animator_update(a, 0.001)) -- (from C)
-      tr:on_marker("even", function(_, v) seen = seen - v end) -- (4,097: not)
+      local got = {}
+      tr:on_marker("even", function(_, v) got[#got + 1] = -v end) -- (4,097: not)
+      tr:on_marker("odd", function(_, v) got[#got + 1] = v end)
       assert.is_false(core.track_uservalue(tr, 4))
-      local n, _, from = core.animator_update(a, 0.001)
-      assert.is_true(n > 0)
-      assert.are.equal(1, from) -- (left to the Lua side)
+      -- (from C, through the clip's info: ... -k, k + 1, -(k + 2) ... over
+      -- the markers it crosses)
       seen = 0
-      a:update(0.001) -- (the Lua side: 1 - 2 + 3 - 4 ... over the markers it crosses)
-      assert.is_true(seen ~= 0)
+      assert.are.equal(0, core.animator_update(a, 0.01))
+      assert.is_true(#got > 30, #got .. " calls")
+      local k = math.abs(got[1])
+      for i = 1, #got do
+        assert.are.equal(k % 2 == 0 and -k or k, got[i])
+        k = k + 1
+      end
+      assert.is_true(seen > 0) -- (the odd ones' first callback too)
     end)
 
-    it("a track without its marker table has its markers delivered by the Lua side, the same", function()
+    it("a track without its marker table has its markers read from its clip's info, the same", function()
       -- (the animator's callbacks need the name, which only the marker
       -- table has; the track's own keep the value beside them)
       local c = clip { { time = 0.1, name = "m", value = "v" } }
@@ -399,11 +460,10 @@ describe("delivery from C", function()
       local seen = {}
       a:on_marker(function(_, name, v, late) seen[#seen + 1] = name .. " " .. v .. " " .. late end)
       core.track_set_dispatch(tr, 5, nil)
-      local n, _, from = core.animator_update(a, 0.25)
-      assert.are.same({ 1, 1 }, { n, from }) -- (left to the Lua side)
-      assert.are.same({}, seen)
-      a:update(1) -- (delivered by it: the marker of the next loop)
+      assert.are.equal(0, core.animator_update(a, 0.25)) -- (from C, through the clip's info)
       assert.are.same({ "m v 0.15" }, seen)
+      a:update(1) -- (the marker of the next loop)
+      assert.are.same({ "m v 0.15", "m v 0.15" }, seen)
     end)
   end)
 

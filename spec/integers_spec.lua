@@ -35,7 +35,6 @@ local data = string.rep("\0", 64)
 
 -- { what, argument index (a method's from its first after self), lo, hi, fn(v) calling the function with v there }
 local CASES = {
-  { "core.animator_deliver", 2, 0, INT_MAX, function(v) return core.animator_deliver(animator(), v) end },
   { "core.animators_update's threads", 4, 0, core.codes.const.max_threads,
     function(v) return core.animators_update({}, 0, {}, v) end },
   { "core.animator_event", 2, IMIN, IMAX, function(v) return core.animator_event(animator(), v) end },

@@ -39,7 +39,7 @@ typedef struct anim_event {
   int kind, index;    /* ANIM_EV_ITEM: the item's kind and 0-based index
                        * within its kind (-1, -1 otherwise) */
   int point;          /* anim_track_point of the track */
-  int slot;           /* the track's anim_track_set_slot when queued */
+  int slot;           /* its lead's anim_track_set_slot when queued */
 } anim_event;
 
 typedef struct anim_play_opts {
@@ -97,8 +97,9 @@ int anim_animator_nevents(const anim_animator *a);
 void anim_animator_hear(anim_animator *a, unsigned mask);
 void anim_track_hear(anim_track *t, unsigned mask);
 /* A number of the binding's for the track (0 when new), copied into the
- * entries it queues (anim_event.slot): the binding finds its own objects
- * for an entry by it, without a search. */
+ * entries it queues (anim_event.slot; a blend space's points queue their
+ * lead's): the binding finds its own objects for an entry by it, without
+ * a search. */
 void anim_track_set_slot(anim_track *t, int slot);
 /* The animator's own mask (what anim_animator_hear set). */
 unsigned anim_animator_hears(const anim_animator *a);
@@ -124,6 +125,9 @@ int anim_track_queued(const anim_track *t);   /* waiting for the track it was qu
 int anim_track_point(const anim_track *t);
 const anim_clip *anim_track_clip(const anim_track *t);
 long long anim_track_id(const anim_track *t);
+/* The track a blend space's point plays under (itself outside a space):
+ * the one the binding knows. */
+const anim_track *anim_track_lead(const anim_track *t);
 double anim_track_time(const anim_track *t);
 double anim_track_speed(const anim_track *t);
 double anim_track_weight(const anim_track *t);

@@ -141,7 +141,7 @@
 /* The binding's table layouts, named once for C and Lua (csrc/lua/): the
  * user values of a track's box and of an animator's (1-based, as
  * lua_getiuservalue numbers them), and the entries of slot s in the slot
- * table (lua_deliver.c): entry 4s - k for each k, a slot `width` entries. */
+ * table (lua_slots.c): entry 4s - k for each k, a slot `width` entries. */
 #define ANIM_UV_CODES(X)                                                   \
   X(ANIM_UV_TRACK_SOURCE, "track_source", 1) X(ANIM_UV_TRACK_ANIMATOR, "track_animator", 2) \
   X(ANIM_UV_TRACK_CALLBACKS, "track_callbacks", 3) X(ANIM_UV_TRACK_BY_MARKER, "track_by_marker", 4) \

@@ -170,6 +170,7 @@ int anim_track_queued(const anim_track *t) { return alive(t) && t->state == TR_Q
 int anim_track_point(const anim_track *t) { return t->lead->sp ? t->point : -1; }
 const anim_clip *anim_track_clip(const anim_track *t) { return t->clip; }
 long long anim_track_id(const anim_track *t) { return t->id; }
+const anim_track *anim_track_lead(const anim_track *t) { return t->lead; }
 void anim_track_hear(anim_track *t, unsigned mask) { t->hear = (unsigned char)(mask & ANIM_HEAR_ALL); }
 void anim_track_set_slot(anim_track *t, int slot) { t->slot = slot; }
 double anim_track_time(const anim_track *t) { return t->time; }

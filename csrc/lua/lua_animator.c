@@ -50,15 +50,6 @@ static int animator_new(lua_State *L) {
   return 1;
 }
 
-/* core.animator_delivering(animator, flag): never raises (an animator
- * collected by a __gc called by hand is left alone), so that the Lua side
- * always releases the animators it delivers. */
-static int animator_delivering(lua_State *L) {
-  animator_box *b = anim_lua_testbox_any(L, 1, ANIM_BOX_ANIMATOR);
-  if (b) anim_lua_setdelivering(b, lua_toboolean(L, 2) ? ANIM_DELIVERING : ANIM_IDLE);
-  return 0;
-}
-
 static int animator_state(lua_State *L) { return anim_lua_uservalue(L, ANIM_BOX_ANIMATOR, ANIM_UV_ANIMATOR_STATE); }
 
 /* core.animator_play(animator, clip, fade, weight, speed, priority|nil,
@@ -163,7 +154,6 @@ static const luaL_Reg funcs[] = {
   {"animator_new", animator_new},
   {"animator_state", animator_state},
   {"animator_play", animator_play},
-  {"animator_delivering", animator_delivering},
   {"animator_event", animator_event},
   {"animator_hear", animator_hear},
   {"animator_set_callbacks", animator_set_callbacks},

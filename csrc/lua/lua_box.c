@@ -37,8 +37,10 @@ static void *box_with(lua_State *L, int idx, int kind, const char *mt) {
 
 /* (no position: the caller of a C function of the module is mostly the
  * module's own Lua side, whose line would say nothing to the script) */
+void anim_lua_pushfinalized(lua_State *L, int kind) { lua_pushfstring(L, FINALIZED, kinds[kind].mt); }
+
 int anim_lua_finalized(lua_State *L, int kind) {
-  lua_pushfstring(L, FINALIZED, kinds[kind].mt);
+  anim_lua_pushfinalized(L, kind);
   return lua_error(L);
 }
 

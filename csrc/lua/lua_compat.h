@@ -12,7 +12,9 @@
  *   - integers: 5.1 and 5.2 have no integer subtype, so lua_isinteger is
  *     0 there and the callers read numbers as doubles (lua_args.c);
  *     lua_pushfstring's %I is 5.3+: anim_lua_pushint formats an integer
- *     everywhere.
+ *     everywhere; anim_lua_rawgetn and anim_lua_rawsetn take any
+ *     lua_Integer key (lua_rawgeti and lua_rawseti take an int before 5.3:
+ *     track ids, the slot table's keys).
  * Included by lua_helpers.h, so by every binding file. */
 #ifndef ANIM_LUA_COMPAT_H
 #define ANIM_LUA_COMPAT_H
@@ -159,6 +161,26 @@ static inline int anim_compat_setiuservalue(lua_State *L, int i, int n) {
   return 1;
 }
 #define lua_setiuservalue(L, i, n) anim_compat_setiuservalue(L, i, n)
+#endif
+
+/* t[i] raw, pushed (its type returned); t[i] = the value on the top
+ * (popped).  Any integer i. */
+#if LUA_VERSION_NUM >= 503
+#define anim_lua_rawgetn(L, t, i) lua_rawgeti((L), (t), (i))
+#define anim_lua_rawsetn(L, t, i) lua_rawseti((L), (t), (i))
+#else
+static inline int anim_lua_rawgetn(lua_State *L, int t, lua_Integer i) {
+  t = lua_absindex(L, t);
+  lua_pushinteger(L, i);
+  lua_rawget(L, t);
+  return lua_type(L, -1);
+}
+static inline void anim_lua_rawsetn(lua_State *L, int t, lua_Integer i) {
+  t = lua_absindex(L, t);
+  lua_pushinteger(L, i);
+  lua_insert(L, -2);
+  lua_rawset(L, t);
+}
 #endif
 
 #endif

@@ -1,57 +1,71 @@
-/* lua_deliver.c - an animator's queued callbacks delivered from C (issue
- * 24: a few raw table reads and a protected call a callback, instead of a
- * Lua loop over the queue with a call into C per entry).  It delivers what
- * most updates queue -- markers, events and sounds of a clip's track, a
- * track's looped and stopped -- exactly as the Lua side's `deliver` does
- * (lua/anim/runtime/deliver.lua: the same callbacks in the same order
- * with the same arguments, each in a protected call with debug.traceback
- * as its message handler, the first error kept), and stops at the first
- * entry it leaves to the Lua side: a `plays` item (it starts a clip), an
- * `ended` (the live tracks change), an item of a blend space's point, an
- * entry of a track without a slot, a marker of a track without its marker
- * table, an animator finalized by one of the callbacks, or Lua tables not
- * as the Lua side makes them.  The Lua side then delivers from that
- * entry on and raises the first error.  Nothing is delivered here where a
- * callback could yield (in a coroutine: the Lua side runs each callback in
- * a coroutine of its own there).
+/* lua_deliver.c - an animator's queued callbacks delivered: the one loop
+ * over the queue (issue 24: a few raw table reads and a protected call a
+ * callback, instead of a Lua loop with a call into C per entry; issue 36:
+ * the only loop).  Every entry is delivered here, in order, each callback
+ * in a protected call with debug.traceback as its message handler, the
+ * first error kept for the caller to raise once all are delivered.  What
+ * only Lua can do is a call into one of two Lua handlers registered once
+ * (core.deliver_handlers, lua/anim/runtime/deliver.lua):
+ *   call(batch, fn, ...) -> nil or the error: where a callback could
+ *        yield (the update runs in a coroutine), each callback runs
+ *        through it, in a coroutine of its own, so that a yield comes
+ *        back as an error instead of suspending the update;
+ *   plays(animator, item, late, in_co, batch) -> nil or the error: a
+ *        `plays` item starts (or restarts) its library clip and calls
+ *        on_play.
+ * The tracks that ended leave the animator's live tracks (and their
+ * slots) once the whole queue is delivered: entries after an `ended`
+ * still reach their track.  An animator finalized by one of its
+ * callbacks delivers nothing more; the error says so.
  *
  * The Lua side's tables, read raw (keys are upvalues: nothing is
  * interned, so nothing allocates outside the protected calls):
- *   the slot table (anim_lua_pushslots): a live clip track's entries carry
- *        its slot s (anim_event.slot), [4s - 3] the track, [4s - 2] and
- *        [4s - 1] its user values 4 and 5, [4s] the core track
- *   the animator's user values: 3, 4, 5 its on_marker, on_event and
- *        on_sound callbacks: the function of the only connection, the list
- *        of connections when several, or nil
- *   a track (its user values): 1 its clip (whose first user value is the
- *        clip's info), 3 its callbacks = { looped, stopped, ... } (st.cbs[id]
- *        of the Lua side), 4 its marker callbacks by marker, nil (none) or
- *        false (too many to keep: the Lua side delivers its markers): { [k]
- *        = the function of the only connection, or the list of connections
- *        when several, [-k] = marker k's value where [k] is set }, 5 its
- *        clip's marker table, or nil: [2k - 1] = marker k's name, [2k] = its
- *        value (runtime/dispatch.lua)
+ *   the slot table (lua_slots.c): a live track's entries carry its slot s
+ *        (anim_event.slot; a blend space's points their lead's), [4s - 3]
+ *        the track, [4s - 2] and [4s - 1] its user values 4 and 5, [4s]
+ *        the core track
+ *   the animator's user values: 2 its state { live, cbs, src } (live: id
+ *        -> track; cbs, src: id -> its callbacks table and its source),
+ *        3, 4, 5 its on_marker, on_event and on_sound callbacks: the
+ *        function of the only connection, the list of connections when
+ *        several, or nil
+ *   a track (its user values): 1 its source, a clip (whose first user
+ *        value is the clip's info) or a blend space (whose first is {
+ *        clips = { clip, ... } }), 3 its callbacks = { looped, stopped,
+ *        ended, marker = { [name] = list } } (st.cbs[id] of the Lua side),
+ *        4 its marker callbacks by marker, nil (none) or false (too many
+ *        to keep: its markers are read from the clip's info) { [k] = the
+ *        function of the only connection, or the list of connections when
+ *        several, [-k] = marker k's value where [k] is set }, 5 its clip's
+ *        marker table, or nil: [2k - 1] = marker k's name, [2k] = its value
+ *        (runtime/dispatch.lua)
  *   a list: { connection, ... }, connection.fn the function
- *   a clip's info: events[i] = { name, payload }, sounds[i] = { sound,
- *        volume, pitch } */
-#include <limits.h>
-
+ *   a clip's info: markers[i] = { name, value }, events[i] = { name,
+ *        payload }, sounds[i] = { sound, volume, pitch }, plays[i] (what
+ *        the plays handler reads)
+ * Tables not as the Lua side makes them are passed over. */
 #include "lua.h"
 #include "lauxlib.h"
 
 #include "lua_helpers.h"
 
 /* The upvalues of the functions that deliver: the metatable of animators,
- * debug.traceback, the slot table, then the keys, in this order
- * (anim_lua_pushdeliver pushes them). */
+ * debug.traceback, the slot table, the handlers' table ([H_CALL],
+ * [H_PLAYS]), the error of an animator finalized while it delivers (made
+ * once: nothing allocates outside the protected calls), then the keys, in
+ * this order (anim_lua_pushdeliver pushes them). */
 enum {
-  UV_ANIMATOR_MT = 1, UV_TRACEBACK, UV_SLOTS,
-  K_LOOPED, K_STOPPED, K_FN,
+  UV_ANIMATOR_MT = 1, UV_TRACEBACK, UV_SLOTS, UV_HANDLERS, UV_FINALIZED,
+  K_LOOPED, K_STOPPED, K_ENDED, K_FN,
   K_EVENTS, K_SOUNDS, K_NAME, K_PAYLOAD, K_SOUND, K_VOLUME, K_PITCH,
-  UV_COUNT = K_PITCH
+  K_MARKERS, K_MARKER, K_VALUE, K_PLAYS, K_CLIPS, K_LIVE, K_CBS, K_SRC,
+  UV_COUNT = K_SRC
 };
-static const char *const keys[] = {"looped", "stopped", "fn",
-                                   "events", "sounds", "name", "payload", "sound", "volume", "pitch"};
+static const char *const keys[] = {"looped", "stopped", "ended", "fn",
+                                   "events", "sounds", "name", "payload", "sound", "volume", "pitch",
+                                   "markers", "marker", "value", "plays", "clips", "live", "cbs", "src"};
+enum { H_CALL = 1, H_PLAYS };
+#define HANDLERS_KEY "anim.deliver_handlers"
 
 /* The message handler when there is no debug.traceback: the message as
  * it is. */
@@ -72,8 +86,31 @@ int anim_lua_pushdeliver(lua_State *L) {
     lua_pushcfunction(L, message_as_is);
   }
   anim_lua_pushslots(L);
+  /* (one table of handlers per state: every copy of the module delivers
+   * through the handlers registered last) */
+  if (lua_getfield(L, LUA_REGISTRYINDEX, HANDLERS_KEY) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_createtable(L, 2, 0);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, HANDLERS_KEY);
+  }
+  anim_lua_pushfinalized(L, ANIM_BOX_ANIMATOR);
   for (i = 0; i < sizeof keys / sizeof keys[0]; i++) lua_pushstring(L, keys[i]);
   return UV_COUNT;
+}
+
+/* core.deliver_handlers(call, plays): the Lua handlers (see above), set
+ * once by the runtime.  call nil: the callbacks are called from here
+ * wherever the update runs (Lua 5.1, whose coroutines cannot yield across
+ * a protected call: a callback's yield fails where it is). */
+int anim_lua_deliver_handlers(lua_State *L) {
+  if (!lua_isnil(L, 1)) luaL_checktype(L, 1, LUA_TFUNCTION);
+  luaL_checktype(L, 2, LUA_TFUNCTION);
+  lua_pushvalue(L, 1);
+  lua_rawseti(L, lua_upvalueindex(UV_HANDLERS), H_CALL);
+  lua_pushvalue(L, 2);
+  lua_rawseti(L, lua_upvalueindex(UV_HANDLERS), H_PLAYS);
+  return 0;
 }
 
 /* (a live box found by the metatable in upvalue 1; a finalized one, or
@@ -83,21 +120,11 @@ anim_animator_box *anim_lua_deliver_animator(lua_State *L, int idx) {
   return b ? b : anim_lua_testbox_any(L, idx, ANIM_BOX_ANIMATOR);
 }
 
+#define geti anim_lua_rawgetn
 
-/* t[i], pushed; returns its type (any integer: ids are lua_Integers, and
- * lua_rawgeti takes an int before 5.3) */
-#if LUA_VERSION_NUM >= 503
-#define geti(L, t, i) lua_rawgeti((L), (t), (i))
-#else
-static int geti(lua_State *L, int t, lua_Integer i) {
-  t = lua_absindex(L, t);
-  lua_pushinteger(L, i);
-  return lua_rawget(L, t);
-}
-#endif
-
-/* Whether a callback called from here could yield (then the Lua side
- * delivers): 5.3+ say so; before, only the main thread surely cannot. */
+/* Whether a callback called from here could yield (then it runs through
+ * the call handler): 5.3+ say so; before, only the main thread surely
+ * cannot. */
 static int may_yield(lua_State *L) {
 #if LUA_VERSION_NUM >= 503
   return lua_isyieldable(L);
@@ -106,115 +133,6 @@ static int may_yield(lua_State *L) {
   lua_pop(L, 1);
   return !main;
 #endif
-}
-
-/* ---- the slot table (lua_helpers.h) ----------------------------------------
- * What an entry of a track needs, found by the slot number it carries
- * (anim_event.slot) in one table of the state's instead of the animator's
- * live tracks, the track's user values and their tables: a frame of a
- * thousand characters would find each of those out of the processor's
- * cache. */
-#define SLOTS_KEY "anim.slots"
-/* Entry k of slot s (codes.h, ANIM_SLOTS_CODES): 4s - k. */
-#define SLOT_AT(s, k) (ANIM_SLOTS_WIDTH * (lua_Integer)(s) - (k))
-/* The entry of slot s that holds the track's user value n (its marker
- * callbacks by marker or its clip's marker table). */
-#define SLOT_OF_UV(s, n) SLOT_AT(s, (n) == ANIM_UV_TRACK_BY_MARKER ? ANIM_SLOTS_BY_MARKER : ANIM_SLOTS_MARKS)
-
-void anim_lua_pushslots(lua_State *L) {
-  if (lua_getfield(L, LUA_REGISTRYINDEX, SLOTS_KEY) == LUA_TTABLE) return;
-  lua_pop(L, 1);
-  lua_newtable(L);
-  lua_createtable(L, 0, 1);
-  lua_pushliteral(L, "v");
-  lua_setfield(L, -2, "__mode");
-  lua_setmetatable(L, -2);
-  lua_pushvalue(L, -1);
-  lua_setfield(L, LUA_REGISTRYINDEX, SLOTS_KEY);
-}
-
-/* slots[i] = the value on the top of the stack (popped); slots at st. */
-static void seti(lua_State *L, int st, lua_Integer i) {
-#if LUA_VERSION_NUM >= 503
-  lua_rawseti(L, st, i);
-#else
-  st = lua_absindex(L, st);
-  lua_pushinteger(L, i);
-  lua_insert(L, -2);
-  lua_rawset(L, st);
-#endif
-}
-
-static lua_Integer slot_int(lua_State *L, int st, lua_Integer i) {
-  lua_Integer v;
-  geti(L, st, i);
-  v = lua_tointeger(L, -1);
-  lua_pop(L, 1);
-  return v;
-}
-
-void anim_lua_slot(lua_State *L, int idx) {
-  anim_track_box *b = lua_touserdata(L, idx);
-  lua_Integer s;
-  int st, n;
-  idx = lua_absindex(L, idx);
-  anim_lua_pushslots(L);
-  st = lua_gettop(L);
-  if (b->slot > 0 || !b->t) { lua_pop(L, 1); return; }
-  /* (the first free slot, or a new one) */
-  if ((s = slot_int(L, st, -1)) > 0) {
-    lua_pushinteger(L, slot_int(L, st, SLOT_AT(s, ANIM_SLOTS_KEY)));
-  } else {
-    s = slot_int(L, st, 0) + 1;
-    if (s > INT_MAX / ANIM_SLOTS_WIDTH) luaL_error(L, "too many tracks");
-    lua_pushinteger(L, s);
-    seti(L, st, 0);
-    lua_pushinteger(L, 0);
-  }
-  seti(L, st, -1);
-  lua_pushvalue(L, idx);
-  seti(L, st, SLOT_AT(s, ANIM_SLOTS_TRACK));
-  for (n = ANIM_UV_TRACK_BY_MARKER; n <= ANIM_UV_TRACK_MARKS; n++) {
-    lua_getiuservalue(L, idx, n);
-    seti(L, st, SLOT_OF_UV(s, n));
-  }
-  lua_pushlightuserdata(L, b->t);
-  seti(L, st, SLOT_AT(s, ANIM_SLOTS_KEY));
-  b->slot = (int)s;
-  anim_track_set_slot(b->t, (int)s);
-  lua_pop(L, 1);
-}
-
-int anim_lua_unslot(lua_State *L, int idx) {
-  anim_track_box *b = lua_touserdata(L, idx);
-  int s = b->slot, i;
-  if (s <= 0) return 0;
-  anim_lua_pushslots(L);
-  for (i = ANIM_SLOTS_TRACK; i >= ANIM_SLOTS_MARKS; i--) {
-    lua_pushnil(L);
-    seti(L, -2, SLOT_AT(s, i));
-  }
-  geti(L, -1, -1);
-  seti(L, -2, SLOT_AT(s, ANIM_SLOTS_KEY));
-  lua_pushinteger(L, s);
-  seti(L, -2, -1);
-  lua_pop(L, 1);
-  if (b->t) anim_track_set_slot(b->t, 0);
-  b->slot = 0;
-  anim_lua_acct_of(L)->unslots++;
-  return s;
-}
-
-void anim_lua_set_dispatch(lua_State *L, int idx, int n) {
-  anim_track_box *b = lua_touserdata(L, idx);
-  idx = lua_absindex(L, idx);
-  if (b->slot > 0) {
-    anim_lua_pushslots(L);
-    lua_pushvalue(L, -2);
-    seti(L, -2, SLOT_OF_UV(b->slot, n));
-    lua_pop(L, 1);
-  }
-  lua_setiuservalue(L, idx, n);
 }
 
 /* A delivery's stack, from base + 1 on: the message handler, the first
@@ -233,6 +151,10 @@ typedef struct {
   int s;         /* the run's slot */
   int by, marks; /* the types of the run's S_BY and S_MARKS (LUA_TNONE: not read) */
   int called;    /* a callback ran since S_BY was read (it may have replaced it) */
+  int co;        /* callbacks run through the call handler (the update may yield) */
+  int batch;     /* anim.update delivers (the handlers' messages name it) */
+  int ended;     /* an `ended` was delivered (the tracks leave after the loop) */
+  int err_before;  /* a batch's error of an animator before this one */
   unsigned long long unslots;  /* the state's count of unslots when the run's slot was checked */
   int uv;        /* the delivery's upvalues start at lua_upvalueindex(uv + 1) */
 } deliv;
@@ -243,20 +165,48 @@ static int getk(deliv *d, int t, int k) {
   return lua_rawget(d->L, t);  /* (the type: lua_compat.h before 5.3) */
 }
 
+/* The error on the top of the stack (popped) goes to base + S_ERR when
+ * that is still nil: the first error is the one raised. */
+static void keep_first(lua_State *L, int base) {
+  if (lua_isnil(L, base + S_ERR)) lua_replace(L, base + S_ERR);
+  else lua_pop(L, 1);
+}
+
 /* A protected call of the function below its nargs arguments, above the
  * delivery's handler at base + S_MSGH; the first error goes to base +
  * S_ERR. */
 static ANIM_LUA_HOT void pcall_first(lua_State *L, int base, int nargs) {
-  if (lua_pcall(L, nargs, 0, base + S_MSGH) != 0) {
-    if (lua_isnil(L, base + S_ERR)) lua_replace(L, base + S_ERR);
-    else lua_pop(L, 1);
-  }
+  if (lua_pcall(L, nargs, 0, base + S_MSGH) != 0) keep_first(L, base);
 }
 
-/* pcall_first in a run, which then reads the track's callbacks again. */
+/* A protected call of Lua handler h with the nargs values on the top of
+ * the stack: its result (nil, or an error) or its own error is kept as
+ * pcall_first keeps one. */
+static ANIM_LUA_COLD void call_handler(deliv *d, int h, int nargs) {
+  lua_State *L = d->L;
+  geti(L, lua_upvalueindex(d->uv + UV_HANDLERS), h);
+  lua_insert(L, -nargs - 1);
+  d->called = 1;
+  if (lua_pcall(L, nargs, 1, d->base + S_MSGH) != 0 || !lua_isnil(L, -1)) keep_first(L, d->base);
+  else lua_pop(L, 1);
+}
+
+/* A callback where it could yield: call(batch, fn, ...) of the call
+ * handler, in place of the function below its nargs arguments. */
+static ANIM_LUA_COLD void pcall_handler(deliv *d, int nargs) {
+  lua_State *L = d->L;
+  luaL_checkstack(L, 2, NULL);
+  lua_pushboolean(L, d->batch);
+  lua_insert(L, -nargs - 2);
+  call_handler(d, H_CALL, nargs + 2);
+}
+
+/* pcall_first in a run, which then reads the track's callbacks again;
+ * through the call handler where the callback could yield. */
 static void pcall_keep(deliv *d, int nargs) {
   d->called = 1;
-  pcall_first(d->L, d->base, nargs);
+  if (d->co) pcall_handler(d, nargs);
+  else pcall_first(d->L, d->base, nargs);
 }
 
 /* Calls fn of each connection of the list at `list` (when a table) with
@@ -296,7 +246,7 @@ static int slot(deliv *d, int t) {
   ty = lua_type(L, base + t);
   if (ty != LUA_TNIL) return ty == LUA_TTABLE;
   if (t == S_MARKS) {
-    ty = d->marks = geti(L, lua_upvalueindex(d->uv + UV_SLOTS), SLOT_AT(d->s, ANIM_SLOTS_MARKS));
+    ty = d->marks = geti(L, lua_upvalueindex(d->uv + UV_SLOTS), ANIM_SLOT_AT(d->s, ANIM_SLOTS_MARKS));
   } else if (t == S_CBS) {
     ty = lua_getiuservalue(L, base + S_TRACK, ANIM_UV_TRACK_CALLBACKS);
   } else if (lua_getiuservalue(L, base + S_TRACK, ANIM_UV_TRACK_SOURCE) == LUA_TUSERDATA) {
@@ -329,7 +279,7 @@ static void call_callbacks(deliv *d, int cb, int nargs) {
  * on_marker callbacks, both read before either is called.  0 when the
  * track keeps no callbacks by marker (false: too many) or, where its
  * marker table is needed (for the name, or the value of a marker without
- * callbacks of the track), has none. */
+ * callbacks of the track), has none: marker_from_info then delivers it. */
 static int deliver_marker(deliv *d, int k, double late, int all) {
   lua_State *L = d->L;
   int base = d->base, top, per;
@@ -387,18 +337,54 @@ static int deliver_marker(deliv *d, int k, double late, int all) {
   return 1;
 }
 
-/* Event or sound k (0-based) of the run's track's clip, to the animator's
- * on_event or on_sound (its fourth and fifth user values); 0 when the
- * tables are not as the Lua side makes them. */
-static int deliver_item(deliv *d, int kind, int k, double late) {
+/* Marker k (0-based) of the clip whose info is at `info` (a blend space's
+ * point's clip, or a track without the tables deliver_marker reads): its
+ * name and value from the info, the track's callbacks of that name
+ * (cbs.marker[name]), then the animator's when it hears markers, both
+ * read before either is called.  The run's S_CBS is read (slot) before
+ * anything is pushed. */
+static ANIM_LUA_COLD void marker_from_info(deliv *d, int info, int k, double late, int all) {
   lua_State *L = d->L;
-  int m, top;
-  if (!slot(d, S_INFO)) return 0;
-  top = d->run;
-  if (getk(d, d->base + S_INFO, kind == ANIM_ITEM_EVENT ? K_EVENTS : K_SOUNDS) != LUA_TTABLE ||
+  int top = lua_gettop(L), cbs = d->base + S_CBS;
+  luaL_checkstack(L, 12, NULL);
+  if (getk(d, info, K_MARKERS) != LUA_TTABLE || geti(L, top + 1, (lua_Integer)k + 1) != LUA_TTABLE) {
+    lua_settop(L, top);
+    return;
+  }
+  getk(d, top + 2, K_NAME);   /* top + 3 */
+  getk(d, top + 2, K_VALUE);  /* top + 4 */
+  /* top + 5: the track's callbacks of that name */
+  if (lua_type(L, cbs) == LUA_TTABLE && getk(d, cbs, K_MARKER) == LUA_TTABLE) {
+    lua_pushvalue(L, top + 3);
+    lua_rawget(L, -2);
+    lua_remove(L, -2);
+  } else {
+    lua_settop(L, top + 4);
+    lua_pushnil(L);
+  }
+  if (all) lua_getiuservalue(L, d->ai, ANIM_UV_ANIMATOR_ON_MARKER);  /* top + 6 */
+  else lua_pushnil(L);
+  lua_pushvalue(L, d->base + S_TRACK);
+  lua_pushvalue(L, top + 4);
+  lua_pushnumber(L, late);
+  call_list(d, top + 5, 3);
+  lua_pushvalue(L, d->base + S_TRACK);
+  lua_pushvalue(L, top + 3);
+  lua_pushvalue(L, top + 4);
+  lua_pushnumber(L, late);
+  call_callbacks(d, top + 6, 4);
+  lua_settop(L, top);
+}
+
+/* Event or sound k (0-based) of the clip whose info is at `info`, to the
+ * animator's on_event or on_sound (its fourth and fifth user values). */
+static void deliver_item(deliv *d, int info, int kind, int k, double late) {
+  lua_State *L = d->L;
+  int m, top = lua_gettop(L);
+  if (getk(d, info, kind == ANIM_ITEM_EVENT ? K_EVENTS : K_SOUNDS) != LUA_TTABLE ||
       geti(L, top + 1, (lua_Integer)k + 1) != LUA_TTABLE) {
     lua_settop(L, top);
-    return 0;
+    return;
   }
   m = top + 2;
   lua_getiuservalue(L, d->ai, kind == ANIM_ITEM_EVENT ? ANIM_UV_ANIMATOR_ON_EVENT : ANIM_UV_ANIMATOR_ON_SOUND);  /* top + 3 */
@@ -416,30 +402,92 @@ static int deliver_item(deliv *d, int kind, int k, double late) {
     call_callbacks(d, top + 3, 5);
   }
   lua_settop(L, top);
-  return 1;
 }
 
-/* A track's looped or stopped, to its callbacks; 0 when its callbacks
- * table is not a table. */
-static int deliver_state(deliv *d, int type, double late) {
+/* `plays` item k (0-based) of the clip whose info is at `info`: to the
+ * plays handler (it starts the clip, or restarts its live track, and calls
+ * on_play), whose error is kept as a callback's. */
+static ANIM_LUA_COLD void deliver_play(deliv *d, int info, int k, double late) {
   lua_State *L = d->L;
-  if (!slot(d, S_CBS)) return 0;
-  getk(d, d->base + S_CBS, type == ANIM_EV_LOOPED ? K_LOOPED : K_STOPPED);
+  int top = lua_gettop(L);
+  luaL_checkstack(L, 8, NULL);
+  if (getk(d, info, K_PLAYS) == LUA_TTABLE) geti(L, top + 1, (lua_Integer)k + 1);
+  else lua_pushnil(L);
+  lua_pushvalue(L, d->ai);
+  lua_insert(L, -2);
+  lua_pushnumber(L, late);
+  lua_pushboolean(L, d->co);
+  lua_pushboolean(L, d->batch);
+  call_handler(d, H_PLAYS, 5);  /* plays(animator, item, late, in_co, batch) */
+  lua_settop(L, top);
+}
+
+/* An item of a blend space's point: its clip's info (the space's info's
+ * clips[point]) read for it.  The run's S_CBS is read first (slot). */
+static ANIM_LUA_COLD void deliver_point(deliv *d, const anim_event *e, int all) {
+  lua_State *L = d->L;
+  int top, info;
+  slot(d, S_CBS);
+  top = lua_gettop(L);
+  luaL_checkstack(L, 8, NULL);
+  if (lua_getiuservalue(L, d->base + S_TRACK, ANIM_UV_TRACK_SOURCE) == LUA_TUSERDATA &&
+      lua_getiuservalue(L, top + 1, 1) == LUA_TTABLE && getk(d, top + 2, K_CLIPS) == LUA_TTABLE &&
+      geti(L, top + 3, (lua_Integer)e->point + 1) == LUA_TUSERDATA && lua_getiuservalue(L, top + 4, 1) == LUA_TTABLE) {
+    info = top + 5;
+    if (e->kind == ANIM_ITEM_MARKER) marker_from_info(d, info, e->index, e->late, all);
+    else if (e->kind == ANIM_ITEM_PLAY) deliver_play(d, info, e->index, e->late);
+    else deliver_item(d, info, e->kind, e->index, e->late);
+  }
+  lua_settop(L, top);
+}
+
+/* A track's looped, stopped or ended, to its callbacks. */
+static void deliver_state(deliv *d, int type, double late) {
+  lua_State *L = d->L;
+  if (!slot(d, S_CBS)) return;
+  getk(d, d->base + S_CBS, type == ANIM_EV_LOOPED ? K_LOOPED : type == ANIM_EV_STOPPED ? K_STOPPED : K_ENDED);
   lua_pushvalue(L, d->base + S_TRACK);
   lua_pushnumber(L, late);
   call_list(d, d->run + 1, 2);
   lua_settop(L, d->run);
-  return 1;
 }
 
 /* Whether slot s still holds the core track t: a callback may have taken
  * its track out (finalized, or its animator) and given the slot to
  * another. */
 static int slot_holds(lua_State *L, int sl, int s, const anim_track *t) {
-  int same = geti(L, sl, SLOT_AT(s, ANIM_SLOTS_KEY)) == LUA_TLIGHTUSERDATA &&
+  int same = geti(L, sl, ANIM_SLOT_AT(s, ANIM_SLOTS_KEY)) == LUA_TLIGHTUSERDATA &&
              lua_touserdata(L, -1) == (const void *)t;
   lua_pop(L, 1);
   return same;
+}
+
+/* The tracks whose `ended` the queue's first n entries held leave the
+ * animator's live tracks (st.live, st.cbs, st.src) and their slots, once
+ * the whole queue is delivered (a track that ended is kept alive until
+ * then, with its clip). */
+static ANIM_LUA_COLD void drop_ended(deliv *d, const anim_event *q, int n) {
+  lua_State *L = d->L;
+  int top = lua_gettop(L), i, t;
+  luaL_checkstack(L, 8, NULL);
+  if (lua_getiuservalue(L, d->ai, ANIM_UV_ANIMATOR_STATE) != LUA_TTABLE || getk(d, top + 1, K_LIVE) != LUA_TTABLE) {
+    lua_settop(L, top);
+    return;
+  }
+  getk(d, top + 1, K_CBS);  /* top + 3 */
+  getk(d, top + 1, K_SRC);  /* top + 4 */
+  for (i = n - 1; i >= 0; i--) {
+    if (q[i].type != ANIM_EV_ENDED) continue;
+    if (geti(L, top + 2, q[i].id) != LUA_TNIL && anim_lua_testbox_any(L, -1, ANIM_BOX_TRACK))
+      anim_lua_unslot(L, lua_gettop(L));  /* (out of its slot too: runtime/dispatch.lua) */
+    lua_pop(L, 1);
+    for (t = top + 2; t <= top + 4; t++) {
+      if (lua_type(L, t) != LUA_TTABLE) continue;
+      lua_pushnil(L);
+      anim_lua_rawsetn(L, t, q[i].id);
+    }
+  }
+  lua_settop(L, top);
 }
 
 /* anim_lua_deliver_open, inline in anim_lua_deliver */
@@ -457,14 +505,15 @@ static ANIM_LUA_HOT int open_base(lua_State *L, int uv) {
 
 /* The usual update's queue, delivered without the loop's bookkeeping: a
  * single entry, a marker of a clip's track whose marker callbacks hold a
- * function for it, on an animator that does not hear markers itself.
- * The same reads, checks and call as the loop below makes for it (a new
- * run, then deliver_marker's first case), the function read first so that
- * it and its arguments come in place.  1 when delivered; 0 with nothing
- * done when the entry is not such a one (the loop then takes it). */
-static ANIM_LUA_HOT int deliver_lone_marker(lua_State *L, int uv, int base, anim_animator_box *b, int n) {
+ * function for it, on an animator that does not hear markers itself,
+ * where the callback cannot yield.  The same reads, checks and call as the
+ * loop below makes for it (a new run, then deliver_marker's first case),
+ * the function read first so that it and its arguments come in place.  1
+ * when delivered; 0 with nothing done when the entry is not such a one
+ * (the loop then takes it). */
+static ANIM_LUA_HOT int deliver_lone_marker(lua_State *L, int uv, int base, anim_animator_box *b, int n, int yieldable) {
   int sl = lua_upvalueindex(uv + UV_SLOTS), nev = 0;
-  const anim_event *e = n == 1 && b && b->a && !may_yield(L) ? anim_animator_events(b->a, &nev) : NULL;
+  const anim_event *e = n == 1 && b && b->a && !yieldable ? anim_animator_events(b->a, &nev) : NULL;
   lua_Integer s, j;
   if (nev < 1) return 0;
   s = e->slot;
@@ -474,8 +523,8 @@ static ANIM_LUA_HOT int deliver_lone_marker(lua_State *L, int uv, int base, anim
     return 0;
   /* base + 3: the track's marker callbacks, then the function, the
    * track, the marker's value ([-j]) and how late */
-  if (geti(L, sl, SLOT_AT(s, ANIM_SLOTS_BY_MARKER)) != LUA_TTABLE || geti(L, base + S_TRACK, j) != LUA_TFUNCTION ||
-      geti(L, sl, SLOT_AT(s, ANIM_SLOTS_TRACK)) != LUA_TUSERDATA) {
+  if (geti(L, sl, ANIM_SLOT_AT(s, ANIM_SLOTS_BY_MARKER)) != LUA_TTABLE || geti(L, base + S_TRACK, j) != LUA_TFUNCTION ||
+      geti(L, sl, ANIM_SLOT_AT(s, ANIM_SLOTS_TRACK)) != LUA_TUSERDATA) {
     lua_settop(L, base + S_ERR);
     return 0;
   }
@@ -487,86 +536,132 @@ static ANIM_LUA_HOT int deliver_lone_marker(lua_State *L, int uv, int base, anim
   return 1;  /* (the table of callbacks left above: the callers set the top) */
 }
 
-/* anim_lua_deliver_from past the lone marker: the entries one by one. */
-static ANIM_LUA_COLD int deliver_loop(lua_State *L, int uv, int base, anim_animator_box *b, int ai, int n) {
+/* The entries the loop below does not take inline (kept out of its
+ * code): an end, a blend space's point's item, a `plays` item, a marker
+ * of a track without the tables deliver_marker reads (marker: 1). */
+static ANIM_LUA_COLD void deliver_other(deliv *d, const anim_event *e, int all, int marker) {
+  if (e->type != ANIM_EV_ITEM) {
+    d->ended = 1;
+    deliver_state(d, e->type, e->late);
+  } else if (e->point >= 0) {
+    deliver_point(d, e, all);
+  } else if (marker) {
+    slot(d, S_CBS);
+    if (slot(d, S_INFO)) marker_from_info(d, d->base + S_INFO, e->index, e->late, all);
+  } else if (slot(d, S_INFO)) {
+    deliver_play(d, d->base + S_INFO, e->index, e->late);
+  }
+}
+
+/* A new run at entry e, of slot s: the track, its marker callbacks and
+ * marker table.  0 when the slot no longer holds the entry's track (its
+ * entries are passed over). */
+static int new_run(deliv *d, anim_animator_box *b, int s, const anim_event *e) {
+  lua_State *L = d->L;
+  int sl = lua_upvalueindex(d->uv + UV_SLOTS);
+  if (d->run != d->base + S_ERR) {
+    lua_settop(L, d->base + S_ERR);
+    d->run = d->base + S_ERR;
+  }
+  if (b->acct->unslots != b->unslots && !slot_holds(L, sl, s, anim_track_lead(e->track))) return 0;
+  if (geti(L, sl, ANIM_SLOT_AT(s, ANIM_SLOTS_TRACK)) != LUA_TUSERDATA) {
+    lua_settop(L, d->base + S_ERR);
+    return 0;
+  }
+  d->by = geti(L, sl, ANIM_SLOT_AT(s, ANIM_SLOTS_BY_MARKER));
+  d->run = d->base + S_BY;
+  d->s = s;
+  d->marks = LUA_TNONE;
+  /* (the marker table too where markers need it: the animator hears
+   * them, or the track keeps no callbacks by marker) */
+  if (d->by != LUA_TTABLE || (anim_animator_hears(b->a) & ANIM_HEAR_MARKER)) {
+    d->marks = geti(L, sl, ANIM_SLOT_AT(s, ANIM_SLOTS_MARKS));
+    d->run = d->base + S_MARKS;
+  }
+  d->called = 0;
+  d->unslots = b->acct->unslots;
+  return 1;
+}
+
+/* After the loop: an animator finalized by a callback (or before its
+ * turn in a batch) with entries left says so, in place of its own
+ * callbacks' errors (not of an animator before it in a batch); else the
+ * tracks that ended leave. */
+static ANIM_LUA_COLD void finish(deliv *d, anim_animator_box *b, const anim_event *q, int n, int left) {
+  lua_State *L = d->L;
+  lua_settop(L, d->base + S_ERR);
+  if (b->a) {
+    drop_ended(d, q, n);
+  } else if ((q == NULL || left) && !d->err_before) {
+    lua_pushvalue(L, lua_upvalueindex(d->uv + UV_FINALIZED));
+    lua_replace(L, d->base + S_ERR);
+  }
+}
+
+/* anim_lua_deliver_from past the lone marker: the entries one by one.
+ * A track taken out of its slot since its entries were queued (the state
+ * counts those) has left the live tracks: its entries are passed over. */
+static ANIM_LUA_COLD void deliver_loop(lua_State *L, int uv, int base, anim_animator_box *b, int ai, int n, int yieldable) {
   deliv d;
-  int i = 1, last = 0, sl = lua_upvalueindex(uv + UV_SLOTS), nev;
+  int i, last = 0, nev = 0;
   const anim_event *q;
+  if (!b) return;
   d.L = L;
   d.uv = uv;
   d.ai = ai;
   d.base = base;
-  /* (the slot table is always one: anim_lua_pushslots) */
-  if (n <= 0 || !b || !b->a || may_yield(L)) return 1;
-  q = anim_animator_events(b->a, &nev);
   d.run = d.base + S_ERR;
+  d.co = d.ended = 0;
+  /* (a batch's functions have upvalues before the delivery's; an
+   * animator's own update starts with no error) */
+  d.batch = uv != 0;
+  d.err_before = d.batch && !lua_isnil(L, base + S_ERR);
   anim_lua_setdelivering(b, ANIM_DELIVERING);
-  for (i = 1; i <= n; i++) {
+  q = b->a ? anim_animator_events(b->a, &nev) : NULL;
+  if (q && yieldable) {
+    d.co = geti(L, lua_upvalueindex(uv + UV_HANDLERS), H_CALL) == LUA_TFUNCTION;
+    lua_pop(L, 1);
+  }
+  if (nev < n) n = nev;
+  for (i = 0; i < n; i++) {
     const anim_event *e;
-    int ok, s;
+    int s;
     /* (q stays the queue: no callback can update the animator while it
      * delivers, nor restore it; finalized, it has none) */
-    if (!b->a) break;  /* finalized by a callback: the Lua side says so */
-    if (i > nev) { i = n + 1; break; }
-    e = &q[i - 1];
-    if (e->type == ANIM_EV_ENDED || e->point >= 0 || e->kind == ANIM_ITEM_PLAY || (s = e->slot) <= 0) break;
-    /* A track taken out of its slot since its entries were queued (the
-     * state counts those) has left the live tracks: its entries are
-     * passed over, as the Lua side passes over a track no longer in
-     * st.live. */
+    if (!b->a) break;
+    e = &q[i];
+    if ((s = e->slot) <= 0) continue;  /* (no longer live when queued) */
     if (s != last) {
-      /* a new run: the track, its marker callbacks and marker table */
-      if (d.run != d.base + S_ERR) {
-        lua_settop(L, d.base + S_ERR);
-        d.run = d.base + S_ERR;
-      }
-      last = 0;
-      if (b->acct->unslots != b->unslots && !slot_holds(L, sl, s, e->track)) continue;
-      if (geti(L, sl, SLOT_AT(s, ANIM_SLOTS_TRACK)) != LUA_TUSERDATA) {
-        lua_settop(L, d.base + S_ERR);
-        break;
-      }
-      d.by = geti(L, sl, SLOT_AT(s, ANIM_SLOTS_BY_MARKER));
-      d.run = d.base + S_BY;
-      d.s = s;
-      d.marks = LUA_TNONE;
-      /* (the marker table too where markers need it: the animator hears
-       * them, or the track keeps no callbacks by marker) */
-      if (d.by != LUA_TTABLE || (anim_animator_hears(b->a) & ANIM_HEAR_MARKER)) {
-        d.marks = geti(L, sl, SLOT_AT(s, ANIM_SLOTS_MARKS));
-        d.run = d.base + S_MARKS;
-      }
-      d.called = 0;
-      d.unslots = b->acct->unslots;
-      last = s;
+      last = new_run(&d, b, s, e) ? s : 0;
+      if (!last) continue;
     } else if (b->acct->unslots != d.unslots) {
-      if (!slot_holds(L, sl, s, e->track)) continue;
+      if (!slot_holds(L, lua_upvalueindex(uv + UV_SLOTS), s, anim_track_lead(e->track))) continue;
       d.unslots = b->acct->unslots;
     }
-    if (e->type != ANIM_EV_ITEM) ok = deliver_state(&d, e->type, e->late);
-    else if (e->kind != ANIM_ITEM_MARKER) ok = deliver_item(&d, e->kind, e->index, e->late);
-    else ok = deliver_marker(&d, e->index, e->late, (anim_animator_hears(b->a) & ANIM_HEAR_MARKER) != 0);
-    if (!ok) break;
+    if (e->type == ANIM_EV_ENDED || e->point >= 0 || e->kind == ANIM_ITEM_PLAY) {
+      deliver_other(&d, e, (anim_animator_hears(b->a) & ANIM_HEAR_MARKER) != 0, 0);
+    } else if (e->type != ANIM_EV_ITEM) {
+      deliver_state(&d, e->type, e->late);
+    } else if (e->kind != ANIM_ITEM_MARKER) {
+      if (slot(&d, S_INFO)) deliver_item(&d, d.base + S_INFO, e->kind, e->index, e->late);
+    } else {
+      int all = (anim_animator_hears(b->a) & ANIM_HEAR_MARKER) != 0;
+      if (!deliver_marker(&d, e->index, e->late, all)) deliver_other(&d, e, all, 1);
+    }
   }
+  if (!b->a || d.ended) finish(&d, b, q, n, i < n);
   anim_lua_setdelivering(b, ANIM_IDLE);
-  return i;
-}
-
-/* The lone marker inline, the loop out of line: the usual update pays
- * neither the loop's registers nor another call. */
-static ANIM_LUA_HOT int deliver_from(lua_State *L, int uv, int base, anim_animator_box *b, int ai, int n) {
-  if (deliver_lone_marker(L, uv, base, b, n)) return 2;
-  return deliver_loop(L, uv, base, b, ai, n);
-}
-
-int anim_lua_deliver_from(lua_State *L, int uv, int base, anim_animator_box *b, int ai, int n) {
-  return deliver_from(L, uv, base, b, ai, n);
 }
 
 int anim_lua_deliver_open(lua_State *L, int uv) { return open_base(L, uv); }
 
-int anim_lua_deliver(lua_State *L, anim_animator_box *b, int ai, int n, int *err) {
-  int base = open_base(L, 0);
-  *err = base + S_ERR;
-  return deliver_from(L, 0, base, b, ai, n);
+void anim_lua_deliver_from(lua_State *L, int uv, int base, anim_animator_box *b, int ai, int n) {
+  int yieldable = may_yield(L);  /* (asked once: a call into Lua's API) */
+  if (!deliver_lone_marker(L, uv, base, b, n, yieldable)) deliver_loop(L, uv, base, b, ai, n, yieldable);
+}
+
+int anim_lua_deliver(lua_State *L, anim_animator_box *b, int ai, int n) {
+  int base = open_base(L, 0), yieldable = may_yield(L);
+  if (!deliver_lone_marker(L, 0, base, b, n, yieldable)) deliver_loop(L, 0, base, b, ai, n, yieldable);
+  return base + S_ERR;
 }

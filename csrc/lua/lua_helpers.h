@@ -51,8 +51,8 @@ enum { ANIM_BOX_CLIP, ANIM_BOX_RIG, ANIM_BOX_ANIMATOR, ANIM_BOX_TRACK, ANIM_BOX_
 
 /* The boxes.  A clip keeps the key cursors clip:sample uses between calls
  * (a cache beside the immutable clip: steady sampling finds keys in O(1)).
- * An animator's `delivering` is DELIVERING while the Lua side delivers its
- * callbacks (an update from one of them is refused, not re-entered), QUEUED
+ * An animator's `delivering` is DELIVERING while its callbacks are
+ * delivered (an update from one of them is refused, not re-entered), QUEUED
  * from the batch update that queued them until their delivery starts (an
  * update then would drop them); mark and slot: the batch update's call and
  * list index that last saw it (an animator listed twice is refused).  A
@@ -90,7 +90,7 @@ struct anim_lua_acct {
   size_t debt;       /* bytes the core took since the last step */
   int delivering;    /* animators delivering now, or queued by a batch update (anim_lua_setdelivering;
                       * core.delivering) */
-  unsigned long long unslots; /* tracks taken out of the slot table so far (lua_deliver.c) */
+  unsigned long long unslots; /* tracks taken out of the slot table so far (lua_slots.c) */
 };
 
 /* The core's allocator for this state: the state's allocator, counted. */
@@ -142,8 +142,10 @@ void *anim_lua_checkbox(lua_State *L, int arg, int kind);
 /* The box at idx if it is one of kind `kind`, live or finalized (what
  * was the Lua side's of it, its user values, is still there), else NULL. */
 void *anim_lua_testbox_any(lua_State *L, int idx, int kind);
-/* Raises "anim.clip used after it was finalized (...)". */
+/* Raises "anim.clip used after it was finalized (...)"; the message
+ * pushed. */
 int anim_lua_finalized(lua_State *L, int kind);
+void anim_lua_pushfinalized(lua_State *L, int kind);
 /* Gives the box at idx the metatable of a finalized box of its kind. */
 void anim_lua_setfinalized(lua_State *L, int idx, int kind);
 /* A new box of kind `kind` (size bytes, its tag set, the rest zero) with
@@ -257,19 +259,26 @@ const char *anim_lua_shown(lua_State *L, int idx);
  * the names.  The same rule as lua/anim/base/suggest.lua. */
 const char *anim_lua_suggest(const char *name, const char *const *names, int n);
 
-/* Delivery from C (lua_deliver.c).  anim_lua_pushdeliver pushes the
- * upvalues the functions that deliver are made with (debug.traceback and
- * the keys of the Lua side's tables) and returns their count.  From one
- * of those functions, anim_lua_deliver delivers the n entries queued by
- * the animator of box b (at stack index ai), live or finalized, from the
- * first on; returns the 1-based index of the first entry it did not
- * deliver (n + 1: all), the stack index of the first error of a callback
- * (or nil) in *err; values may be left above it. */
+/* Delivery (lua_deliver.c): every entry of an animator's queue is
+ * delivered from C, in order, each callback in a protected call, the
+ * first error kept.  What only Lua can do is a call into one of the Lua
+ * handlers registered once by core.deliver_handlers(call, plays)
+ * (lua/anim/runtime/deliver.lua): `call` runs a callback where it could
+ * yield (in a coroutine of its own), `plays` starts what a `plays` item
+ * names.  anim_lua_pushdeliver pushes the upvalues the functions that
+ * deliver are made with (the animators' metatable, debug.traceback, the
+ * slot table, the handlers, the keys of the Lua side's tables) and
+ * returns their count; anim_lua_deliver_handlers is
+ * core.deliver_handlers, made with them.  From one of those functions,
+ * anim_lua_deliver delivers the n entries queued by the animator of box b
+ * (at stack index ai) and returns the stack index of the first error of
+ * a callback (or nil); values may be left above it. */
 int anim_lua_pushdeliver(lua_State *L);
+int anim_lua_deliver_handlers(lua_State *L);
 /* Sets b->delivering; the state's count of animators delivering or with
  * callbacks queued (a reload waits while it is not 0: the queues name the
- * clips' items by index) follows b out of and into ANIM_IDLE, from C
- * (lua_deliver.c, the batch update) or from Lua (core.animator_delivering). */
+ * clips' items by index) follows b out of and into ANIM_IDLE (lua_deliver.c,
+ * the batch update). */
 static inline void anim_lua_setdelivering(anim_animator_box *b, int state) {
   if ((b->delivering == ANIM_IDLE) != (state == ANIM_IDLE))
     b->acct->delivering += state == ANIM_IDLE ? -1 : 1;
@@ -279,13 +288,15 @@ static inline void anim_lua_setdelivering(anim_animator_box *b, int state) {
 /* From one of those functions: the animator box at idx, live or finalized,
  * else NULL (anim_lua_testbox_any, faster for a live one). */
 anim_animator_box *anim_lua_deliver_animator(lua_State *L, int idx);
-/* The slot table (lua_deliver.c), pushed: made on first use, one per
+/* The slot table (lua_slots.c), pushed: made on first use, one per
  * state.  A clip's track playing on an animator has a slot s in it
  * (anim_lua_slot): [4s - 3] the track, [4s - 2] and [4s - 1] its user
  * values 4 and 5 (what a marker reads, runtime/dispatch.lua), [4s] the
  * core track as a light userdata; a free slot's [4s] is the next free
  * one, [-1] the first, [0] the number of slots.  Weak values: the slots
- * keep nothing alive. */
+ * keep nothing alive.  ANIM_SLOT_AT(s, k): entry k (codes.h,
+ * ANIM_SLOTS_CODES) of slot s, 4s - k. */
+#define ANIM_SLOT_AT(s, k) (ANIM_SLOTS_WIDTH * (lua_Integer)(s) - (k))
 void anim_lua_pushslots(lua_State *L);
 /* Gives the track box at idx (live) a slot; takes it back (0 when it
  * had none; a finalized box too). */
@@ -294,16 +305,18 @@ int anim_lua_unslot(lua_State *L, int idx);
 /* Sets user value n (4 or 5) of the track box at idx to the value on the
  * top of the stack (popped), in its slot too. */
 void anim_lua_set_dispatch(lua_State *L, int idx, int n);
-int anim_lua_deliver(lua_State *L, anim_animator_box *b, int ai, int n, int *err);
+int anim_lua_deliver(lua_State *L, anim_animator_box *b, int ai, int n);
 /* The same in two steps, from a function whose delivery upvalues start
  * after uv others, for a batch of animators delivered one after the
  * other above the same message handler and first error: _open pushes
  * them (the handler at base + 1, the error, nil, at base + 2) and returns
- * base, the height of the stack before; _from delivers as above, keeps a
- * callback's error at base + 2 only while that is nil, and may leave
- * values above it (the stack must be back at base + 2 for the next). */
+ * base, the height of the stack before; _from delivers as above (an
+ * animator finalized before its turn: its error, when none came before),
+ * keeps a callback's error at base + 2 only while that is nil, and may
+ * leave values above it (the stack must be back at base + 2 for the
+ * next). */
 int anim_lua_deliver_open(lua_State *L, int uv);
-int anim_lua_deliver_from(lua_State *L, int uv, int base, anim_animator_box *b, int ai, int n);
+void anim_lua_deliver_from(lua_State *L, int uv, int base, anim_animator_box *b, int ai, int n);
 
 /* A key block: one channel's keys as core.key_scanner took them
  * (csrc/io/keyscan.c), which clip_new copies into the clip

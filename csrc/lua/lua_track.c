@@ -53,7 +53,7 @@ static int track_set_dispatch(lua_State *L) {
 }
 
 /* core.track_slot(track): gives a clip's track playing on an animator its
- * slot (lua_deliver.c: its entries are delivered from C through it); once
+ * slot (lua_slots.c: its entries are delivered through it); once
  * (nothing for a track that has one, or a finalized one).
  * core.track_unslot(track) -> its slot, 0 when it had none: takes it back
  * (the track left its animator's live tracks). */

@@ -1,7 +1,7 @@
 /* lua_update.c - the Lua binding of the updates: one animator's
  * (animator:update) and a list's, on one thread or on the pool's (the
  * batch update, with its scratch kept per Lua state), and the delivery
- * from C that follows them (lua_deliver.c).  These are per-frame paths:
+ * that follows them (lua_deliver.c).  These are per-frame paths:
  * nothing is allocated on them once the scratch has room. */
 #include <limits.h>
 #include <math.h>
@@ -14,13 +14,11 @@
 
 typedef anim_animator_box animator_box;
 
-/* core.animator_update(animator, dt) -> 0 when nothing is left to deliver
- * (the callbacks it queued were delivered from C, none failing:
- * lua_deliver.c); else the number of queued callbacks, the animator's
- * state (its second user value), the 1-based index of the first entry
- * not delivered yet and the first error of those delivered (or nil), for
- * the Lua side to deliver the rest; or a status code (codes.h; nothing
- * changed then: the Lua side raises):
+/* core.animator_update(animator, dt) -> 0 when every callback it queued
+ * was delivered (lua_deliver.c) and none failed; else the number of
+ * queued callbacks, the animator's state (its second user value), that
+ * number + 1 and the first error, for the Lua side to raise; or a status
+ * code (codes.h; nothing changed then: the Lua side raises):
  * ANIM_ST_NOT_ANIMATOR when 1 is not an animator (the Lua side names its
  * caller's line), ANIM_ST_BAD_DT when dt is not a finite number >= 0, ANIM_ST_DELIVERING
  * during a delivery of this animator's callbacks, ANIM_ST_QUEUED while a
@@ -44,33 +42,19 @@ static int animator_update(lua_State *L) {
   r = anim_animator_nevents(b->a);
   lua_settop(L, 2);
   if (r > 0) {
-    int err, from;
+    int err;
     b->unslots = b->acct->unslots;  /* (its queue was just made: lua_deliver.c) */
-    from = anim_lua_deliver(L, b, 1, r, &err);
-    if (from <= r || !lua_isnil(L, err)) {
+    err = anim_lua_deliver(L, b, 1, r);
+    if (!lua_isnil(L, err)) {
       lua_pushinteger(L, r);
       lua_getiuservalue(L, 1, ANIM_UV_ANIMATOR_STATE);
-      lua_pushinteger(L, from);
+      lua_pushinteger(L, r + 1);
       lua_pushvalue(L, err);
       return 4;
     }
   }
   lua_pushinteger(L, 0);
   return 1;
-}
-
-/* core.animator_deliver(animator, n) -> the index of the first entry not
- * delivered, the first error or nil: the batch update's delivery from C
- * of an animator's n queued entries (lua_deliver.c). */
-static int animator_deliver(lua_State *L) {
-  int n = (int)anim_lua_checkrange(L, 2, 0, INT_MAX, "count");
-  animator_box *b = anim_lua_deliver_animator(L, 1);
-  int err, from;
-  lua_settop(L, 2);
-  from = anim_lua_deliver(L, b, 1, n, &err);
-  lua_pushinteger(L, from);
-  lua_pushvalue(L, err);
-  return 2;
 }
 
 /* core.delivering() -> the animators delivering their callbacks now, from
@@ -222,17 +206,12 @@ static int check_keys(lua_State *L, int n) {
 
 /* After the batch update: the callbacks of the nq animators of pend
  * (pend[2k + 1] = the k-th with callbacks, QUEUED, the count of its
- * entries in its box), delivered from C in list order (lua_deliver.c: each
- * one's entries from the first until one the Lua side must deliver), above
- * one message handler and first error, until an animator has entries left
- * for the Lua side; those delivered are set false in pend, and the count
- * of each animator left is written beside it (pend[2k + 2]).  Returns nq,
- * failed (or nil), then where the Lua side goes on: the pair of pend
- * (1-based: nq + 1 when nothing is left), the entry of its animator (nil:
- * from its first, C not having tried), and the first error of a callback
- * so far (or nil). */
+ * entries in its box), delivered in list order (lua_deliver.c), above one
+ * message handler and first error; each is set false in pend once
+ * delivered.  Returns nq, failed (or nil), the first error of a callback
+ * (or nil). */
 static int batch_deliver(lua_State *L, int nq, int failed) {
-  int k, j, from = 0, ai, base;
+  int k, ai, base;
   lua_pushnil(L);  /* the animator delivering */
   ai = lua_gettop(L);
   base = anim_lua_deliver_open(L, 2);  /* (ai: the handler above it, then the first error) */
@@ -241,29 +220,16 @@ static int batch_deliver(lua_State *L, int nq, int failed) {
     lua_rawgeti(L, 3, 2 * k + 1);
     lua_replace(L, ai);
     b = lua_touserdata(L, ai);  /* (a box of the list checked) */
-    if (!b || !b->a) break;  /* (finalized by a callback: the Lua side raises) */
-    from = anim_lua_deliver_from(L, 2, base, b, ai, b->queued);
+    anim_lua_deliver_from(L, 2, base, b, ai, b->queued);
     lua_settop(L, base + 2);
-    if (from == 1 && b->delivering == ANIM_QUEUED) { from = 0; break; }  /* (not tried: where a callback may yield) */
-    if (from <= b->queued) break;
     lua_pushboolean(L, 0);
     lua_rawseti(L, 3, 2 * k + 1);
-    from = 0;
-  }
-  for (j = k; j < nq; j++) {
-    lua_rawgeti(L, 3, 2 * j + 1);
-    lua_pushinteger(L, ((animator_box *)lua_touserdata(L, -1))->queued);
-    lua_rawseti(L, 3, 2 * j + 2);
-    lua_pop(L, 1);
   }
   lua_pushinteger(L, nq);
   if (failed > 0) lua_pushinteger(L, failed);
   else lua_pushnil(L);
-  lua_pushinteger(L, k + 1);
-  if (from > 0) lua_pushinteger(L, from);
-  else lua_pushnil(L);
   lua_pushvalue(L, base + 2);
-  return 5;
+  return 3;
 }
 
 /* Software prefetching (a hint: no effect on results, none where the
@@ -327,9 +293,9 @@ static int scan_list(lua_State *L, int n, unsigned long long gen, anim_animator 
  * Updates the animators list[1..#list] (raw) by dt in order, after
  * checking them all (nothing changes on a bad argument).  pend holds
  * false in 1..#pend (its room: grown here, before anything changes, so
- * that filling it allocates nothing): it gets animator, number of
- * callbacks for each animator with callbacks to deliver, in list order,
- * each marked QUEUED.  failed: the index of an animator whose callback
+ * that filling it allocates nothing): pend[2k + 1] gets the k-th animator
+ * with callbacks to deliver, in list order, each marked QUEUED (and false
+ * again once they are delivered).  failed: the index of an animator whose callback
  * queue ran out of memory (the animators after it are not updated).
  * Bad arguments return a status code (codes.h), index, index (the Lua
  * side raises): ANIM_ST_BAD_DT; ANIM_ST_NOT_ANIMATOR list[i] is not an
@@ -411,7 +377,7 @@ static int batch_room(lua_State *L) {
 static const luaL_Reg delivering_funcs[] = {
   {"delivering", delivering},
   {"animator_update", animator_update},
-  {"animator_deliver", animator_deliver},
+  {"deliver_handlers", anim_lua_deliver_handlers},
   {NULL, NULL}
 };
 /* Pushes the batch update's scratch of this state (made on first use). */

@@ -1,9 +1,9 @@
 -- animator.lua: the Lua face of animators and tracks.  The C core advances
 -- tracks, blends the pose and queues what happened; update() delivers that
 -- queue to the Lua callbacks in order (SEMANTICS 7): the core's update
--- delivers what it can from C where no callback can yield
--- (csrc/lua/lua_deliver.c), and runtime/deliver.lua the rest (and
--- anim.update's); runtime/connect.lua keeps the connections.  Nothing
+-- delivers it from C (csrc/lua/lua_deliver.c), calling runtime/deliver.lua's
+-- handlers for what only Lua can do (plays, callbacks that could yield);
+-- runtime/connect.lua keeps the connections.  Nothing
 -- here runs per joint; the per-frame path allocates nothing while
 -- callbacks fire.
 local core = require "anim.core"
@@ -36,7 +36,7 @@ local core_update, space_info = core.animator_update, core.space_info
 local type = type
 local compat = require "anim.base.compat"
 local connect, owners, animator_mask = connections.connect, connections.owners, connections.animator_mask
-local deliver_queue = delivery.deliver_queue
+local raise_first = delivery.raise_first
 
 local args = require "anim.base.args"
 local argerror = args.error
@@ -98,9 +98,10 @@ function M.new(rig, opts)
   end
   local warn = opt_function(opts, "warn", 2, "animator")
   -- live: track id -> track, for the tracks playing; cbs, src: the same
-  -- ids -> the track's callbacks table and source (clip or blend space),
-  -- which deliver reads without a call into C per track and update
-  local state = { live = {}, cbs = {}, src = {}, ended = {}, side = side, space = space, library = lib, rig = rig,
+  -- ids -> the track's callbacks table and source (clip or blend space);
+  -- the delivery takes the tracks that ended out of them
+  -- (csrc/lua/lua_deliver.c)
+  local state = { live = {}, cbs = {}, src = {}, side = side, space = space, library = lib, rig = rig,
     warn = warn }
   local a = core.animator_new(rig, SIDES[side], state)
   owners[state] = a
@@ -268,12 +269,12 @@ local OWN_CALLBACK = "animator:update called from one of this animator's own cal
 local QUEUED = "animator:update called while anim.update has yet to deliver this animator's callbacks"
   .. " (update it after that anim.update returns)"
 
--- The common frame (nothing to deliver) is one call into C, which also
--- refuses a bad dt, an update from this animator's own callbacks and one
+-- The frame is one call into C, which delivers the callbacks (all of
+-- them: csrc/lua/lua_deliver.c) and also refuses a bad dt, an update from this animator's own callbacks and one
 -- before anim.update delivered its callbacks without changing anything
 -- (codes.status).
 function methods.update(self, dt)
-  local n, st, from, err0 = core_update(self, dt)
+  local n, _, _, err = core_update(self, dt)
   if n <= 0 then
     if n == 0 then return end -- nothing to deliver (and nothing ended)
     if n == ST.bad_dt then
@@ -284,8 +285,8 @@ function methods.update(self, dt)
     end
     args.raise(n == ST.delivering and OWN_CALLBACK or QUEUED)
   end
-  local ok, err = deliver_queue(self, n, "update", st, from, err0)
-  if not ok or err ~= nil then error(err, 0) end
+  -- (n > 0: the first error of a callback; C delivered every entry)
+  raise_first(err, "update")
 end
 
 -- anim.update(animators, dt): the batch update (runtime/deliver.lua)

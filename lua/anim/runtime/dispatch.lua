@@ -1,5 +1,5 @@
--- dispatch.lua: what the delivery from C reads to call a marker's
--- callbacks in a few raw table reads (csrc/lua/lua_deliver.c; issue 24),
+-- dispatch.lua: what the delivery reads to call a marker's callbacks in
+-- a few raw table reads (csrc/lua/lua_deliver.c; issue 24),
 -- kept in two user values of a clip's track:
 --   5: the clip's marker table, [2k - 1] = marker k's name, [2k] = its
 --      value; one per clip content (its info table), shared by the tracks
@@ -10,14 +10,15 @@
 --      or the list of connections when there are several, [-k] = marker
 --      k's value (from the marker table: one read less) }, nil when it
 --      has none, false when that would take more than BY_INDEX entries (a
---      clip of very many markers: the Lua side delivers them then); set
+--      clip of very many markers: the delivery reads them from the clip's
+--      info and the track's callbacks by name then); set
 --      again at every (dis)connection and reload.  The usual table, one
 --      name with one function, is shared by every track of the clip with
 --      the same (a thousand characters calling one footstep handler read
 --      one table: it stays in the processor's cache).
--- Both are caches of what the Lua side's own delivery reads (the clip's
--- info and the track's callbacks table, deliver.lua's deliver): a track
--- without its marker table has its markers delivered by the Lua side.
+-- Both are caches of what the delivery reads otherwise (the clip's info
+-- and the track's callbacks table: a blend space's points, a track
+-- without its marker table).
 -- Tables are replaced, never changed in place, so that a delivery that
 -- read one goes on with it.
 local core = require "anim.core"
