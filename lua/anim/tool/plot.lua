@@ -226,8 +226,10 @@ end
 local function tick_label(v, step)
   local decimals = math.max(0, -math.floor(compat.log10(step) + 1e-9))
   if step * 10 ^ decimals % 1 ~= 0 then decimals = decimals + 1 end
-  local s = string.format("%." .. decimals .. "f", v)
-  if tonumber(s) == 0 then s = string.format("%." .. decimals .. "f", 0) end
+  -- (%d: LuaJIT's -math.floor(0.5) is -0, which tostring writes "-0")
+  local fmt = string.format("%%.%df", decimals)
+  local s = string.format(fmt, v)
+  if tonumber(s) == 0 then s = string.format(fmt, 0) end
   return s
 end
 
