@@ -375,6 +375,22 @@ do -- issue 36: 100,000 keys of one channel, plain and checked in turn (the scan
   local text = '{"joints":{"a":{"position":[' .. table.concat(parts, ",") .. ']}}}'
   measure("import", "36: 100,000 keys, plain and checked in turn", function() assert(anim.decode(text, "k.anim")) end)
 end
+do -- issue 37: 550,000 misspelt fields of one Bedrock animation (16.5 MB), each a warning with a suggestion
+  local parts = {}
+  for i = 1, 550000 do parts[i] = string.format('"animation_lenght%07d": 1', i) end
+  local text = '{"format_version": "1.8.0", "animations": {"a": {' .. table.concat(parts, ", ") .. ', "bones": {}}}}'
+  measure("import", "37: 550,000 unknown fields of a Bedrock animation", function()
+    assert(#select(2, anim.decode_blockbench(text, "u.json")) == 550000)
+  end)
+end
+do -- issue 37: 550,000 unknown elements of a legacy XML file (11.6 MB), each a warning with a suggestion
+  local parts = {}
+  for i = 1, 550000 do parts[i] = string.format('<rollz%07d a="1"/>', i) end
+  local text = "<animation>" .. table.concat(parts) .. "</animation>"
+  measure("import", "37: 550,000 unknown XML elements", function()
+    assert(#select(2, anim.decode_xml(text, "u.xml")) == 550000)
+  end)
+end
 
 -- Report ---------------------------------------------------------------------------
 local failed = false

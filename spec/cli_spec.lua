@@ -1311,6 +1311,26 @@ describe("anim and typos", function()
     assert.are.equal("anim validate: 2 files checked, 2 files with problems (4 warnings)\n", err)
   end)
 
+  it("validate reports the fields a Bedrock, Blockbench or XML file's format does not know; --strict fails", function()
+    H.write(tmp .. "/w.animation.json", [==[{"format_version": "1.8.0", "animations": {"a": {"animation_lenght": 1,
+      "bones": {"b": {"rotation": [0, 0, 0]}}}}}]==])
+    H.write(tmp .. "/m.bbmodel", [==[{"meta": {"format_version": "5.0"}, "animations": [{"name": "walk", "loop": "loop",
+      "lenght": 2, "animators": {}}]}]==])
+    H.write(tmp .. "/x.xml", '<animation length="1">\n<right-arm><rol><keyframe>1</keyframe></rol></right-arm></animation>')
+    local code, out, err = run("validate w.animation.json m.bbmodel x.xml")
+    assert.are.equal(0, code, err)
+    assert.are.same({
+      "w.animation.json: animations.a.animation_lenght: unknown field (did you mean 'animation_length'?)",
+      "m.bbmodel: animations[1].lenght: unknown field (did you mean 'length'?)",
+      "x.xml: animation/right-arm/rol (line 2): unknown element (did you mean 'roll'?)",
+    }, lines(out))
+    assert.are.equal("anim validate: 3 files checked, all good (3 warnings)\n", err)
+    code, out, err = run("validate --strict w.animation.json m.bbmodel x.xml")
+    assert.are.equal(1, code)
+    assert.are.equal(3, #lines(out))
+    assert.are.equal("anim validate: 3 files checked, 3 files with problems (3 warnings)\n", err)
+  end)
+
   it("validate --rig lists the joints that play on no joint of the rig", function()
     H.write(tmp .. "/c.anim", '{"joints": {"rightarm": {}, "hed": {}, "tail": {}, "head": {}}}')
     local code, out, err = run("validate c.anim --rig player")

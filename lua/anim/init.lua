@@ -62,7 +62,8 @@ function anim.clip(t, name, opts)
   return E.catch(name, function() return clip.build(copy, name) end)
 end
 
--- anim.import_xml(path) -> clip | nil, message   (the legacy XML format)
+-- anim.import_xml(path) -> clip, warnings | nil, message   (the legacy XML format;
+-- warnings: the elements and attributes it does not know, { channel, message })
 -- anim.xml is required here, not at the top, so that `require "anim"`
 -- works without lua-expat for those who never import XML.
 -- (it takes no options: a table of them is refused, naming the key, so that
@@ -75,7 +76,7 @@ function anim.import_xml(path, opts)
   return E.catch(path, function() return xml.build(json.read_file(path), path) end)
 end
 
--- anim.decode_xml(xml_text [, name]) -> clip | nil, message
+-- anim.decode_xml(xml_text [, name]) -> clip, warnings | nil, message
 function anim.decode_xml(text, name, opts)
   check_arg(text, "string", 1, "decode_xml")
   check_arg(name, "string", 2, "decode_xml", true)
@@ -281,16 +282,20 @@ function OPEN.anim(path, text, opts)
   end
   return { clips = { [stem(path)] = c }, rigs = rigs, warnings = warnings }
 end
+-- An importer's warnings ({ channel, message }) as anim.open gives them: "file: path: message".
+local function warning_texts(path, list)
+  local warnings = {}
+  for i, w in ipairs(list) do warnings[i] = E.message(path, { path = w.channel, msg = w.message }) end
+  return warnings
+end
 function OPEN.xml(path, text)
   local player = rig.new("player")
-  return { clips = { [stem(path)] = require("anim.import.xml").build(text, path) }, rigs = { player = player },
-    warnings = {} }
+  local c, list = require("anim.import.xml").build(text, path)
+  return { clips = { [stem(path)] = c }, rigs = { player = player }, warnings = warning_texts(path, list) }
 end
 function OPEN.blockbench(path, text, _, bb)
   local clips, list, rigs = require("anim.import.blockbench").decode(text, path, bb.opts, bb.values)
-  local warnings = {}
-  for i, w in ipairs(list) do warnings[i] = E.message(path, { path = w.channel, msg = w.message }) end
-  return { clips = clips, rigs = rigs, warnings = warnings }
+  return { clips = clips, rigs = rigs, warnings = warning_texts(path, list) }
 end
 function OPEN.gltf(path, _, _, _, gl)
   local res = require("anim.import.gltf").import(path, gl)

@@ -147,7 +147,11 @@ local function read_clips(path)
   end
   local res, err = fn(path)
   if not res then return nil, err end
-  if kind == "xml" then return { { clip = res } }, {} end
+  if kind == "xml" then
+    local warnings = {}
+    for i, w in ipairs(err) do warnings[i] = { text = warning_line(path, w) } end
+    return { { clip = res } }, warnings
+  end
   if kind == "aseprite" then err = nil end -- (its second result is the sheet: no warnings)
   local warnings = {}
   if kind == "gltf" then

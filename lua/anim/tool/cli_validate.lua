@@ -94,10 +94,11 @@ Loads every FILE, and every clip file under every DIR (recursively: *.anim,
 *.retarget, and the *.xml, *.json, *.bbmodel, *.ajblueprint and *.ajmodel
 files -- Aseprite sheets' JSON too -- whose content is a format an importer here reads, told apart by
 their content), and prints one line per file that does not load, one per
-warning of an import (an animation it could not import, or a value it read
-otherwise than the game), and one per field of a .anim or .retarget file
-that the format does not know (kept by the loaders; a misspelt field
-gets a suggestion):
+warning of an import (an animation it could not import, a value it read
+otherwise than the game, a field, element or attribute of a Bedrock,
+Blockbench or XML file that the format does not know), and one per field
+of a .anim or .retarget file that the format does not know (kept by the
+loaders; a misspelt field or element gets a suggestion):
 
   path: json.path: message
 

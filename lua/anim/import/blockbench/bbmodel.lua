@@ -19,6 +19,7 @@
 local E = require "anim.base.errors"
 local CH = require "anim.import.blockbench.channel"
 local bedrock = require "anim.import.blockbench.bedrock"
+local known = require "anim.import.blockbench.fields"
 
 local M = {}
 
@@ -89,6 +90,7 @@ local function read_bones(doc, old_z, ctx)
     E.array(doc.groups, "groups", "groups")
     for i, g in ipairs(doc.groups) do
       E.object(g, index("groups", i), "group")
+      known.near(g, index("groups", i), "group", ctx)
       if type(g.uuid) == "string" then groups[g.uuid] = { g = g, path = index("groups", i) } end
     end
   end
@@ -98,6 +100,7 @@ local function read_bones(doc, old_z, ctx)
     for i, node in ipairs(list) do
       local np = index(path, i)
       if type(node) == "table" then
+        known.near(node, np, "group", ctx)
         local g, gp = node, np
         if E.absent(node.name) then
           local entry = type(node.uuid) == "string" and groups[node.uuid]
@@ -232,6 +235,7 @@ local function read_keyframe(kf, path, where, ctx, chan)
     if i == 1 or i == #dps then
       local dpp = index(key(path, "data_points"), i)
       E.object(dp, dpp, "data point")
+      known.check(dp, dpp, "data_point", ctx)
       local p = {}
       for a = 1, 3 do
         local raw = dp[AXES[a]]
@@ -318,6 +322,7 @@ local function read_animation(a, path, ctx)
   local name = a.name
   local where = string.format("animation '%s'", shown(name))
   local anim = { name = name, path = path, joints = {}, sounds = {}, events = {} }
+  known.check(a, path, "animation", ctx)
   anim.loop = type(a.loop) == "string" and LOOPS[a.loop] or "once" -- Blockbench ignores anything else
   if not E.absent(a.length) then
     -- Merge.number: a number or a numeric string; anything else leaves
@@ -349,6 +354,7 @@ local function read_animation(a, path, ctx)
       kfs = an -- before Blockbench 3.7 an animator was its keyframe list
     else
       E.object(an, anp, "animator")
+      known.check(an, anp, "animator", ctx)
       aname = an.name
       atype = an.type
       slerp = an.quaternion_interpolation == true
@@ -368,6 +374,7 @@ local function read_animation(a, path, ctx)
     for i, kf in ipairs(kfs) do
       local kp = index(anp, i)
       E.object(kf, kp, "keyframe")
+      known.check(kf, kp, "keyframe", ctx)
       local ch = kf.channel
       if type(ch) ~= "string" then
         fail(key(kp, "channel"), "%s: channel must be a string, got %s", effects and where or jwhere, describe(ch))
@@ -425,6 +432,7 @@ local GECKOLIB_FORMATS = { animated_entity_model = true, geckolib_model = true }
 -- Returns { bones, animations = { { name, path, read = function() -> anim } } }
 -- in the shape init.lua builds clips from.
 function M.read(doc, ctx)
+  known.near(doc, "", "project", ctx)
   local fv = "0"
   local meta = {}
   if not E.absent(doc.meta) then
@@ -432,6 +440,7 @@ function M.read(doc, ctx)
       ctx.note("meta", "meta must be an object, got " .. describe(doc.meta) .. ": read as absent (format before 5.0)")
     else
       meta = doc.meta
+      known.near(meta, "meta", "meta", ctx)
     end
     if not E.absent(meta.format_version) then
       fv = meta.format_version

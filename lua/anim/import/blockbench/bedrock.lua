@@ -20,6 +20,7 @@
 local E = require "anim.base.errors"
 local CH = require "anim.import.blockbench.channel"
 local molang = require "anim.import.blockbench.molang"
+local fields = require "anim.import.blockbench.fields"
 
 local M = {}
 
@@ -138,6 +139,7 @@ local function read_key(v, t, path, where, channel, chan, ctx)
     fail(path, "%s: a key must be [x, y, z], a number, a Molang string, {\"pre\", \"post\"} or {\"vector\"}", where)
   end
   if is_object(v) then
+    fields.check(v, path, "bedrock_key", ctx)
     local e = read_easing(v, path, where, ctx, chan)
     if e then
       if e.catmull then k.interp = "catmullrom" else k.ease = e end
@@ -213,7 +215,7 @@ local function molang_field(v, path, where, what, env)
   return nil, false
 end
 
-local function read_effects(a, path, where, anim)
+local function read_effects(a, path, where, anim, ctx)
   local function entries(field, fn)
     local m = a[field]
     if m == nil or E.is_null(m) then return end
@@ -243,10 +245,12 @@ local function read_effects(a, path, where, anim)
   end
   entries("sound_effects", function(t, v, p)
     E.object(v, p, "sound effect")
+    fields.check(v, p, "sound_effect", ctx)
     anim.sounds[#anim.sounds + 1] = { time = t, sound = E.string(v.effect, key(p, "effect"), "sound effect name") }
   end)
   entries("particle_effects", function(t, v, p)
     E.object(v, p, "particle effect")
+    fields.check(v, p, "particle_effect", ctx)
     local payload = { effect = E.string(v.effect, key(p, "effect"), "particle effect name") }
     for _, f in ipairs { "locator", "pre_effect_script", "bind_to_actor" } do
       if v[f] ~= nil and not E.is_null(v[f]) then payload[f] = v[f] end
@@ -331,6 +335,7 @@ local function read_animation(name, a, ctx)
   local path = key("animations", name)
   local where = string.format("animation '%s'", shown(name))
   E.object(a, path, "animation")
+  fields.check(a, path, "bedrock_animation", ctx)
   local anim = { name = name, path = path, joints = {}, sounds = {}, events = {} }
   if a.loop == "hold_on_last_frame" then anim.loop = "hold"
   elseif truthy(a.loop) then anim.loop = "loop"
@@ -359,6 +364,7 @@ local function read_animation(name, a, ctx)
       local jp = key(bp, bname)
       local jwhere = string.format("%s, bone '%s'", where, shown(bname))
       E.object(b, jp, "bone")
+      fields.check(b, jp, "bedrock_bone", ctx)
       if not E.absent(b.relative_to) then
         ctx.note(key(jp, "relative_to"), string.format("%s: relative_to is not followed: the clip's rotations are"
           .. " relative to the parent joint", jwhere))
@@ -373,7 +379,7 @@ local function read_animation(name, a, ctx)
       anim.joints[#anim.joints + 1] = joint
     end
   end
-  read_effects(a, path, where, anim)
+  read_effects(a, path, where, anim, ctx)
   return anim
 end
 

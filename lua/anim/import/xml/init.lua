@@ -17,6 +17,7 @@
 -- channel for the core and its version 3 keys, and their distance).
 local keyset = require "anim.format.keys"
 local E = require "anim.base.errors"
+local suggest = require "anim.base.suggest"
 local format = require "anim.format.read"
 local P = require "anim.import.xml.parse"
 local curves = require "anim.import.xml.curves"
@@ -45,6 +46,53 @@ local OFFSETS = {
 local ROT_AXES = { { tag = "pitch", sign = 1 }, { tag = "yaw", sign = -1 }, { tag = "roll", sign = 1 } }
 local POS_AXES = { { tag = "x", sign = 1 }, { tag = "y", sign = 1 }, { tag = "z", sign = 1 } }
 
+-- Unknown elements and attributes ---------------------------------------------------
+
+-- The elements the viewer reads and the attributes of each (legacy-xml-format.txt;
+-- KeyFrameAnimation.load and loadSpline).  It passes over any other, as this
+-- importer does: each is a warning, with the nearest known name.
+local ATTRS = { animation = { "name", "length" }, keyframe = { "t", "i" } }
+local ELEMENTS = { "animation", "keyframe" }
+for _, list in ipairs { PARTS, OFFSETS, ROT_AXES, POS_AXES } do
+  for _, e in ipairs(list) do
+    ELEMENTS[#ELEMENTS + 1] = e.tag
+    ATTRS[e.tag] = (list == ROT_AXES or list == POS_AXES) and { "i", "length" } or {}
+  end
+end
+local ELEMENT_NAMES = suggest.prepare(ELEMENTS)
+
+local function hint(s, what)
+  return s and string.format(" (did you mean %s'%s'?)", what or "", E.shown(s)) or ""
+end
+
+-- The warnings of the elements and attributes under el (the root: all of
+-- them), in document order: { channel = where the element is, message }, as
+-- the Blockbench importer's.  An attribute no element has may be a
+-- misspelt child element (`<right-arm rol="...">`): the nearest of those.
+local function unknown(el, out)
+  local attrs = ATTRS[el.name]
+  if not attrs then
+    out[#out + 1] = { channel = where(el), message = "unknown element" .. hint(suggest.closest(el.name, ELEMENT_NAMES)) }
+  else
+    local names = {}
+    for k in pairs(el.attrs) do
+      if type(k) == "string" then names[#names + 1] = k end
+    end
+    table.sort(names)
+    for _, k in ipairs(names) do
+      local known = false
+      for _, a in ipairs(attrs) do known = known or a == k end
+      if not known then
+        local s, what = suggest.closest(k, attrs), nil
+        if not s then s, what = suggest.closest(k, ELEMENT_NAMES), "the element " end
+        out[#out + 1] = { channel = where(el), message = "unknown attribute '" .. E.shown(k) .. "'" .. hint(s, what) }
+      end
+    end
+  end
+  for _, c in ipairs(el.children) do unknown(c, out) end
+  return out
+end
+
 -- Import ----------------------------------------------------------------------------
 
 local function read_axes(el, spec)
@@ -60,12 +108,13 @@ local function read_axes(el, spec)
 end
 
 -- Reads XML text; returns desc and info for keys.build (info.source is
--- the version 3 table), or raises a failure.
+-- the version 3 table) and the warnings (unknown), or raises a failure.
 function M.read(text, name)
   local root = parse(text)
   if root.name ~= "animation" then
     fail(where(root), "the root element must be <animation>, got <%s>", E.shown(root.name))
   end
+  local warnings = unknown(root, {})
   local length = 1.0
   if root.attrs.length ~= nil then
     length = number(root.attrs.length, where(root), "length")
@@ -148,13 +197,14 @@ function M.read(text, name)
   -- the animation's own name (the viewer's menu entry), else the file's
   local own = root.attrs.name
   info.name = (own and own ~= "") and own or name
-  return desc, info
+  return desc, info, warnings
 end
 
--- Builds the clip of XML text, or raises a failure (errors.lua).
+-- Builds the clip of XML text and gives the warnings (M.read), or raises a
+-- failure (errors.lua).
 function M.build(text, name)
-  local desc, info = M.read(text, name)
-  return keyset.build(desc, info)
+  local desc, info, warnings = M.read(text, name)
+  return keyset.build(desc, info), warnings
 end
 
 return M
