@@ -102,3 +102,25 @@ describe("unknown fields of imported files", function()
     assert.is_true(imported >= 60, "imported " .. imported)
   end)
 end)
+
+describe("a file of many unknown fields", function()
+  it("lists the first 64, in order, and says the rest are not listed", function()
+    local parts = {}
+    for i = 1, 100 do parts[i] = string.format('"zz%03d": 1', i) end
+    local text = '{"format_version": "1.8.0", "animations": {"a": {' .. table.concat(parts, ", ") .. ', "bones": {}}}}'
+    local _, warnings = anim.decode_blockbench(text, "u.json")
+    assert.are.equal(65, #warnings)
+    local lines = {}
+    for i, w in ipairs(warnings) do lines[i] = tostring(w.channel) .. ": " .. tostring(w.message) end
+    local all = table.concat(lines, "\n")
+    assert.truthy(all:find("zz001", 1, true) and all:find("zz064", 1, true), all)
+    assert.is_nil(all:find("zz065", 1, true))
+    assert.truthy(all:find("more unknown fields, not listed (the first 64 are)", 1, true), all)
+
+    local xml = {}
+    for i = 1, 100 do xml[i] = string.format('<zz%03d/>', i) end
+    local _, xw = anim.decode_xml("<animation>" .. table.concat(xml) .. "</animation>", "u.xml")
+    assert.are.equal(65, #xw)
+    assert.are.equal("36 more unknown elements and attributes, not listed (the first 64 are)", xw[65].message)
+  end)
+end)
