@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "animator_impl.h"
 #include "spaceplay.h"
 
 int anim_rebind_prepare(anim_rebind *r, anim_track *t, const anim_clip *old, const anim_clip *fresh,
@@ -51,7 +52,7 @@ int anim_reload_covers(const anim_clip *old) {
 
 anim_track *anim_reload_point(anim_track *lead, int i) {
   if (i == 0) return lead;
-  if (lead->lead != lead || !lead->sp || i < 0 || i >= anim_space_points(lead)) return NULL;
+  if (lead->sp.lead != lead || !lead->sp.play || i < 0 || i >= anim_space_points(lead)) return NULL;
   return anim_space_point(lead, i);
 }
 
