@@ -27,8 +27,10 @@
 
 #include "amath.h"
 #include "animator.h"
+#include "batch.h"
 #include "chain.h"
 #include "propmix.h"
+#include "reload.h"
 #include "rootmotion.h"
 #include "spaceplay.h"
 
@@ -73,7 +75,6 @@ struct anim_track {
   unsigned char stopping, stop_pending;
   unsigned char shows_last; /* ended by `once` in this update: still posed */
   unsigned char unique;    /* no rig joint has two bindings */
-  unsigned char rebound;   /* prepared for a reload, until its commit (reload.c) */
   unsigned char own_priority; /* the priority came from play, not from the clip */
   unsigned char hear;      /* ANIM_HEAR_* its own callbacks listen to (a space's lead: all its points') */
   int slot;                /* the binding's (anim_track_set_slot), copied into its entries */
@@ -92,12 +93,11 @@ struct anim_track {
   int *cold;               /* nbind * ANIM_COLD_CURSORS */
   double *sample;          /* nbind * SAMPLE_STRIDE */
   int *chans;              /* channels each binding wrote */
-  void *arrays;            /* NULL, or the block of the arrays above once a reload
-                            * rebound the track (reload.c), arrays_size bytes */
-  size_t arrays_size;
+  anim_track_reload reload; /* the block of the arrays above once a reload rebound
+                            * the track (reload.h) */
   anim_track_chain chain;  /* queued clips (chain.h) */
   anim_track_rm rm;        /* root motion (rootmotion.h) */
-  anim_track *dead_next;   /* a threaded batch update's tracks to free afterwards (update.c) */
+  anim_track_batch batch;  /* a threaded batch update's (batch.h) */
 };
 
 /* Tracks held in the animator block itself: the usual few need no array

@@ -127,7 +127,7 @@ void anim_track_destroy(anim_track *t) {
   else c->tracks = t->clip_next;
   if (t->clip_next) t->clip_next->clip_prev = t->clip_prev;
   anim_tprops_free(&m, t->props);
-  anim_free(&m, t->arrays, t->arrays_size);
+  anim_free(&m, t->reload.arrays, t->reload.size);
   if (t->sp.play) anim_space_release(t);
   anim_clip_free((anim_clip *)t->clip);
   anim_free(&m, t, t->size);

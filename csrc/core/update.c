@@ -65,7 +65,7 @@ static int update_one(anim_animator *a, double dt, anim_track **dead) {
     if (a->serial) anim_pool_unlock(a->serial);
     t->owner = NULL;
     if (!dead) anim_track_release(t);
-    else if (anim_track_unref(t)) { t->dead_next = *dead; *dead = t; }
+    else if (anim_track_unref(t)) { t->batch.dead_next = *dead; *dead = t; }
   }
   a->ntracks = k;
   for (i = 0; i < a->ntracks; i++) step_track(a, a->tracks[i], &ps);
@@ -216,7 +216,7 @@ int anim_animators_update_pool(anim_pool *pool, anim_animator *const *as, int n,
     anim_track *t = b.dead[p];
     if (b.fail[p] && (!fail || b.fail[p] < fail)) fail = b.fail[p];
     while (t) {
-      anim_track *next = t->dead_next;
+      anim_track *next = t->batch.dead_next;
       anim_track_destroy(t);
       t = next;
     }
