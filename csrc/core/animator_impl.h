@@ -27,9 +27,12 @@
 
 #include "amath.h"
 #include "animator.h"
+#include "batch.h"
 #include "chain.h"
 #include "propmix.h"
+#include "reload.h"
 #include "rootmotion.h"
+#include "spaceplay.h"
 
 /* A ramp from `from` to `to` over `dur` animator seconds; `elapsed` counts
  * the updates since it was requested (it starts at the next update). */
@@ -72,17 +75,14 @@ struct anim_track {
   unsigned char stopping, stop_pending;
   unsigned char shows_last; /* ended by `once` in this update: still posed */
   unsigned char unique;    /* no rig joint has two bindings */
-  unsigned char rebound;   /* prepared for a reload, until its commit (reload.c) */
   unsigned char own_priority; /* the priority came from play, not from the clip */
   unsigned char hear;      /* ANIM_HEAR_* its own callbacks listen to (a space's lead: all its points') */
   int slot;                /* the binding's (anim_track_set_slot), copied into its entries */
   int icur;                /* the item its last pass stopped at: the next pass's
                             * first, in steady play (items.c checks it) */
   anim_tprops *props;      /* for its clip's property channels (propmix.c), or NULL */
-  double vscale;           /* the playhead speed's factor: 1 (a synced space's lead: spaceplay.c) */
-  double bw;               /* its point's weight in its blend space (1 outside one) */
-  anim_track *lead;        /* its blend space's first track (itself outside a space) */
   double e0, e1;           /* where in this update its advance began and ended */
+  anim_track_sp sp;        /* its place in a blend space (spaceplay.h) */
   /* cold */
   anim_track *clip_prev, *clip_next;  /* the other tracks that hold its clip */
   int refs;
@@ -93,15 +93,11 @@ struct anim_track {
   int *cold;               /* nbind * ANIM_COLD_CURSORS */
   double *sample;          /* nbind * SAMPLE_STRIDE */
   int *chans;              /* channels each binding wrote */
-  void *arrays;            /* NULL, or the block of the arrays above once a reload
-                            * rebound the track (reload.c), arrays_size bytes */
-  size_t arrays_size;
-  /* blend spaces (spaceplay.h): on a lead, its space and points' tracks */
-  struct anim_spaceplay *sp;
-  int point;               /* its point in its space (0 outside one) */
+  anim_track_reload reload; /* the block of the arrays above once a reload rebound
+                            * the track (reload.h) */
   anim_track_chain chain;  /* queued clips (chain.h) */
   anim_track_rm rm;        /* root motion (rootmotion.h) */
-  anim_track *dead_next;   /* a threaded batch update's tracks to free afterwards (update.c) */
+  anim_track_batch batch;  /* a threaded batch update's (batch.h) */
 };
 
 /* Tracks held in the animator block itself: the usual few need no array
@@ -193,7 +189,7 @@ void anim_queue_sort(anim_animator *a);
  * time, so that the entries queued keep the times they had with it. */
 static inline void anim_queue_offer(anim_animator *a, double at, anim_track *t, int type, int item,
                                     unsigned bit) {
-  if ((a->hear | t->lead->hear) & bit) anim_queue_push(a, at, t, type, item);
+  if ((a->hear | t->sp.lead->hear) & bit) anim_queue_push(a, at, t, type, item);
   else if (at > t->last_at) t->last_at = at;
 }
 /* track.c: drops a reference; 1 when it was the last (the track must then
@@ -262,7 +258,8 @@ static inline int anim_sample_binding(anim_track *t, int b, double at, int curso
 
 /* ---- the stages of the gameplay features ---------------------------------- */
 
-/* spaceplay.c: spaceplay.h. */
+/* spaceplay.c: spaceplay.h (included above: the track holds its
+ * anim_track_sp). */
 
 /* chain.c: chain.h. */
 

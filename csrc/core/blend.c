@@ -18,8 +18,8 @@ static int sample_binding(anim_track *t, int b, double tw) {
 /* weight x fade; a blend space's points share their lead's, each x its
  * point's weight (spaceplay.c) */
 static double track_weight(const anim_track *t) {
-  const anim_track *l = t->lead;
-  return anim_ramp_value(&l->weight) * anim_ramp_value(&l->fade) * t->bw;
+  const anim_track *l = t->sp.lead;
+  return anim_ramp_value(&l->weight) * anim_ramp_value(&l->fade) * t->sp.bw;
 }
 
 /* Normal tracks of one priority level [from, to) of a->order, in one pass

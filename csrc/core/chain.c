@@ -16,7 +16,7 @@
 
 int anim_track_queue_after(anim_track *t, anim_track *after) {
   if (t == after || !t->owner || t->owner != after->owner || t->state != TR_PENDING ||
-      after->lead != after || after->chain.queued)
+      after->sp.lead != after || after->chain.queued)
     return -1;
   if (after->state == TR_ENDED) return 0;  /* it has ended: t starts at the next update */
   t->state = TR_QUEUED;

@@ -47,7 +47,7 @@ static ANIM_NOINLINE void fire_back(anim_animator *a, anim_track *t, double from
                                     int incl, double e0, double sp) {
   const anim_clip *c = t->clip;
   const anim_item *items = c->items;
-  unsigned hear = a->hear | t->lead->hear, side = (unsigned)a->side;
+  unsigned hear = a->hear | t->sp.lead->hear, side = (unsigned)a->side;
   int end = first_item_from(c, from, incl, t->icur) - 1;  /* last item with t < from (or <= from) */
   while (end >= 0 && items[end].t >= to) {
     int start = end, k;
@@ -66,7 +66,7 @@ static ANIM_NOINLINE void fire_back(anim_animator *a, anim_track *t, double from
 static ANIM_NOINLINE int fire_heard(anim_animator *a, anim_track *t, int i, double at, double from,
                                     double to, double e0, double sp) {
   const anim_item *items = t->clip->items;
-  unsigned hear = a->hear | t->lead->hear, side = (unsigned)a->side;
+  unsigned hear = a->hear | t->sp.lead->hear, side = (unsigned)a->side;
   int n = t->clip->nitems;
   anim_queue_push(a, at, t, ANIM_EV_ITEM, i);
   while (++i < n && items[i].t <= to)
@@ -92,7 +92,7 @@ void anim_items_pass(anim_animator *a, anim_track *t, double from, double to, in
   if (n == 0) return;
   if (dir < 0) { fire_back(a, t, from, to, incl, e0, sp); return; }
   i = first_item_from(c, from, !incl, t->icur);
-  hear = a->hear | t->lead->hear;
+  hear = a->hear | t->sp.lead->hear;
   side = (unsigned)a->side;
   for (; i < n && items[i].t <= to; i++) {
     if ((items[i].fires >> side) & 1) {

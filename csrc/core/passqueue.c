@@ -20,11 +20,11 @@ static unsigned hear_bit(int type) {
  * takes the inline path of passes.h's anim_passes_queue). */
 void anim_passes_queue_all(anim_animator *a, anim_track *t, const anim_passes *ps) {
   const anim_pass *p = ps->p, *end = p + ps->n;
-  int heard = t->bw > 0;  /* (the weights are set before the clock: spaceplay.c) */
+  int heard = t->sp.bw > 0;  /* (the weights are set before the clock: spaceplay.c) */
   for (; p < end; p++) {
     if (p->what == ANIM_PASS_ITEMS) {
       if (heard) anim_items_pass(a, t, p->from, p->to, p->dir, p->incl, p->e0, p->sp);
-      if (t->sp) anim_space_pass(a, t, p->from, p->to, p->dir, p->incl, p->e0, p->sp);
+      if (t->sp.play) anim_space_pass(a, t, p->from, p->to, p->dir, p->incl, p->e0, p->sp);
     } else if (p->what == ANIM_PASS_EVENT) {
       anim_queue_offer(a, p->e0, t, p->type, -1, hear_bit(p->type));
     }

@@ -64,8 +64,8 @@ void anim_queue_push(anim_animator *a, double at, anim_track *t, int type, int i
   e->item = item;
   e->seq = a->seq++;
   e->id = t->id;
-  e->slot = t->lead->slot;  /* (a point's entries are found through its lead) */
-  e->point = t->lead->sp ? t->point : -1;
+  e->slot = t->sp.lead->slot;  /* (a point's entries are found through its lead) */
+  e->point = t->sp.lead->sp.play ? t->sp.point : -1;
   if (type == ANIM_EV_ITEM) {
     const anim_item *it = &t->clip->items[item];
     e->kind = it->kind;

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "animator_impl.h"
 #include "spaceplay.h"
 
 int anim_rebind_prepare(anim_rebind *r, anim_track *t, const anim_clip *old, const anim_clip *fresh,
@@ -12,7 +13,7 @@ int anim_rebind_prepare(anim_rebind *r, anim_track *t, const anim_clip *old, con
   anim_track lay;
   int b, st;
   memset(r, 0, sizeof *r);
-  if (!a || t->clip != old || nbind < 0 || t->rebound) return -3;
+  if (!a || t->clip != old || nbind < 0 || t->reload.rebound) return -3;
   for (b = 0; b < nbind; b++)
     if (binds[b].cj < 0 || binds[b].cj >= fresh->njoints || binds[b].rj < 0 || binds[b].rj >= a->rig->n) return -3;
   st = anim_props_prepare(a, fresh, old, &r->props, which, other);
@@ -38,20 +39,20 @@ int anim_rebind_prepare(anim_rebind *r, anim_track *t, const anim_clip *old, con
   r->chans = lay.chans;
   r->nbind = lay.nbind;
   r->unique = lay.unique;
-  t->rebound = 1;  /* (prepared: anim_reload_covers, and no second time) */
+  t->reload.rebound = 1;  /* (prepared: anim_reload_covers, and no second time) */
   return ANIM_PROPS_OK;
 }
 
 int anim_reload_covers(const anim_clip *old) {
   const anim_track *t;
   for (t = old->tracks; t; t = t->clip_next)
-    if (!t->rebound && t->owner && t->state != TR_ENDED) return 0;
+    if (!t->reload.rebound && t->owner && t->state != TR_ENDED) return 0;
   return 1;
 }
 
 anim_track *anim_reload_point(anim_track *lead, int i) {
   if (i == 0) return lead;
-  if (lead->lead != lead || !lead->sp || i < 0 || i >= anim_space_points(lead)) return NULL;
+  if (lead->sp.lead != lead || !lead->sp.play || i < 0 || i >= anim_space_points(lead)) return NULL;
   return anim_space_point(lead, i);
 }
 
@@ -59,7 +60,7 @@ const anim_rig *anim_track_rig(const anim_track *t) { return t->owner ? t->owner
 
 void anim_rebind_discard(anim_rebind *r) {
   if (r->t) {
-    r->t->rebound = 0;
+    r->t->reload.rebound = 0;
     anim_free(&r->t->mem, r->arrays, r->size);
     anim_tprops_free(&r->t->mem, r->props);
   }
@@ -113,9 +114,9 @@ void anim_reload_commit(anim_clip *old, anim_clip *fresh, anim_rebind *r, int n)
   for (i = 0; i < n; i++) {
     anim_track *t = r[i].t;
     double L = old->length;
-    anim_free(&t->mem, t->arrays, t->arrays_size);
-    t->arrays = r[i].arrays;
-    t->arrays_size = r[i].size;
+    anim_free(&t->mem, t->reload.arrays, t->reload.size);
+    t->reload.arrays = r[i].arrays;
+    t->reload.size = r[i].size;
     t->hot = r[i].hot;
     t->byjoint = r[i].byjoint;
     t->cj = r[i].cj;
@@ -127,7 +128,7 @@ void anim_reload_commit(anim_clip *old, anim_clip *fresh, anim_rebind *r, int n)
     t->nbind = r[i].nbind;
     t->unique = (unsigned char)r[i].unique;
     forget_root_motion(t);
-    t->rebound = 1;  /* (cleared below, with the others) */
+    t->reload.rebound = 1;  /* (cleared below, with the others) */
     /* (the batch update prefetches the struct only: the arrays moved) */
     t->hot_end = (unsigned)sizeof *t;
     anim_props_install(t->owner, t, r[i].props);
@@ -156,7 +157,7 @@ void anim_reload_commit(anim_clip *old, anim_clip *fresh, anim_rebind *r, int n)
        * waits while one is to be) names items by their index in the old
        * content: it goes (core.animator_event read past the new items) */
       if (t->owner) t->owner->nqueue = 0;
-      if (t->rebound) { t->rebound = 0; continue; }
+      if (t->reload.rebound) { t->reload.rebound = 0; continue; }
       if (t->owner) anim_props_detach(t->owner, t);
       anim_track_end_now(t);
       unbind(t);

@@ -11,6 +11,16 @@
 #include "animator.h"
 #include "propmix.h"
 
+/* What a track keeps of the reloads it went through (the track holds
+ * it; only reload.c and the track's end read it): whether it is prepared
+ * for the reload under way, and the block its arrays are in once one
+ * rebound it (NULL before: they follow the track in its own block). */
+typedef struct anim_track_reload {
+  void *arrays;            /* NULL, or the block of the track's arrays, size bytes */
+  size_t size;
+  unsigned char rebound;   /* prepared for a reload, until its commit */
+} anim_track_reload;
+
 /* What track t will need to play the new content (its arrays laid out in
  * a block of their own, its property block).  Filled by
  * anim_rebind_prepare, consumed by anim_reload_commit or freed by

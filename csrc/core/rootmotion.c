@@ -258,7 +258,7 @@ static ANIM_NOINLINE void apply_joint(anim_animator *a, int j) {
     const anim_track *t = a->tracks[i];
     double w;
     if (t->state != TR_ENDED || t->shows_last || t->rm.b < 0 || t->rm.joint != j) continue;
-    w = anim_ramp_value(&t->lead->weight) * anim_ramp_value(&t->lead->fade) * t->bw *
+    w = anim_ramp_value(&t->sp.lead->weight) * anim_ramp_value(&t->sp.lead->fade) * t->sp.bw *
         t->clip->joints[t->cj[t->rm.b]].weight;
     if (t->rm.ch & ANIM_CH_POS) for (c = 0; c < 3; c++) mp[c] += w * t->rm.dp[c];
     if (t->rm.ch & ANIM_CH_ROT) my += w * t->rm.dy;

@@ -18,6 +18,7 @@
  * items while its weight is above 0. */
 #include <math.h>
 
+#include "animator_impl.h"
 #include "passes.h"
 #include "spaceplay.h"
 
@@ -47,8 +48,8 @@ anim_track *anim_animator_play_space(anim_animator *a, anim_space *s, const anim
   lead = sp->m[0];
   for (i = 0; i < s->n; i++) {
     anim_track *t = sp->m[i];
-    t->lead = lead;
-    t->point = i;
+    t->sp.lead = lead;
+    t->sp.point = i;
     t->id = lead->id;
     t->priority = lead->priority;
     if (i > 0) anim_track_retain(t);
@@ -59,25 +60,25 @@ anim_track *anim_animator_play_space(anim_animator *a, anim_space *s, const anim
   sp->at[1] = s->dim == 2 ? p[1] : 0;
   sp->size = size;
   sp->n = s->n;
-  lead->sp = sp;
+  lead->sp.play = sp;
   return lead;
 }
 
 int anim_track_set_at(anim_track *t, const double p[2]) {
-  if (!t->sp) return 0;
-  t->sp->at[0] = p[0];
-  t->sp->at[1] = t->sp->space->dim == 2 ? p[1] : 0;
+  if (!t->sp.play) return 0;
+  t->sp.play->at[0] = p[0];
+  t->sp.play->at[1] = t->sp.play->space->dim == 2 ? p[1] : 0;
   return 1;
 }
 
 int anim_track_at(const anim_track *t, double p[2]) {
-  if (!t->sp) return 0;
-  p[0] = t->sp->at[0];
-  p[1] = t->sp->at[1];
+  if (!t->sp.play) return 0;
+  p[0] = t->sp.play->at[0];
+  p[1] = t->sp.play->at[1];
   return 1;
 }
 
-const anim_space *anim_track_space(const anim_track *t) { return t->sp ? t->sp->space : NULL; }
+const anim_space *anim_track_space(const anim_track *t) { return t->sp.play ? t->sp.play->space : NULL; }
 
 /* A clip's duration at its own speed, or 0 when it has none (a length
  * or a speed not above 0). */
@@ -87,14 +88,14 @@ static double duration(const anim_clip *c) {
 }
 
 void anim_space_begin(anim_animator *a, anim_track *lead) {
-  struct anim_spaceplay *sp = lead->sp;
+  struct anim_spaceplay *sp = lead->sp.play;
   const anim_space *s = sp->space;
   double w[ANIM_MAX_SPACE_POINTS];
   int i;
   anim_space_weights(s, sp->at, w);
   for (i = 0; i < sp->n; i++) {
     anim_track *t = sp->m[i];
-    t->bw = w[i];
+    t->sp.bw = w[i];
     t->last_at = 0;
     if (a->rm_joint >= 0) anim_rootmotion_begin(a, t);
   }
@@ -109,18 +110,18 @@ void anim_space_begin(anim_animator *a, anim_track *lead) {
       cycle += w[i] * (d > 0 ? d : d0);
     }
     f = d0 / cycle;
-    lead->vscale = d0 > 0 && f > 0 && f < HUGE_VAL ? f : 1;
+    lead->sp.vscale = d0 > 0 && f > 0 && f < HUGE_VAL ? f : 1;
     for (i = 1; i < sp->n; i++) sp->m[i]->shows_last = 0;
   }
 }
 
 void anim_space_end(anim_track *lead) {
-  struct anim_spaceplay *sp = lead->sp;
+  struct anim_spaceplay *sp = lead->sp.play;
   int i;
   if (!sp->space->sync) return;
   for (i = 1; i < sp->n; i++) {
     anim_track *t = sp->m[i];
-    t->time = anim_space_phase(lead, t, lead->time);
+    t->time = anim_space_phase(lead->clip->length, t->clip->length, lead->time);
     t->tlo = 0;
     t->pdir = lead->pdir;
     t->loops = lead->loops;
@@ -131,8 +132,8 @@ void anim_space_end(anim_track *lead) {
 }
 
 int anim_space_follow(anim_track *t) {
-  const anim_track *l = t->lead;
-  if (l->sp->space->sync || l->state == TR_QUEUED) return 0;  /* moved by the lead, or waiting */
+  const anim_track *l = t->sp.lead;
+  if (l->sp.play->space->sync || l->state == TR_QUEUED) return 0;  /* moved by the lead, or waiting */
   t->state = l->state == TR_ENDED ? TR_ENDED : TR_PLAYING;
   t->shows_last = l->shows_last;
   t->speed = l->speed;
@@ -141,13 +142,13 @@ int anim_space_follow(anim_track *t) {
 
 void anim_space_pass(anim_animator *a, anim_track *lead, double from, double to, int dir, int incl,
                      double e0, double sp) {
-  struct anim_spaceplay *s = lead->sp;
+  struct anim_spaceplay *s = lead->sp.play;
   int i;
   if (!s->space->sync) return;
   for (i = 1; i < s->n; i++) {
     anim_track *t = s->m[i];
-    double f = anim_space_phase(lead, t, from), g = anim_space_phase(lead, t, to);
-    if (t->bw > 0)
+    double f = anim_space_phase(lead->clip->length, t->clip->length, from), g = anim_space_phase(lead->clip->length, t->clip->length, to);
+    if (t->sp.bw > 0)
       anim_items_pass(a, t, f, g, dir, incl, e0,
                       lead->clip->length > 0 ? sp * (t->clip->length / lead->clip->length) : sp);
   }
@@ -157,7 +158,7 @@ void anim_space_pass(anim_animator *a, anim_track *lead, double from, double to,
  * the lead's passes and skips at the same phase (each point's motion is
  * its own sum: the points may go one after the other). */
 void anim_space_motion(anim_animator *a, anim_track *lead, const anim_passes *ps) {
-  struct anim_spaceplay *s = lead->sp;
+  struct anim_spaceplay *s = lead->sp.play;
   int i, k;
   if (!s->space->sync) return;
   for (i = 1; i < s->n; i++) {
@@ -166,8 +167,8 @@ void anim_space_motion(anim_animator *a, anim_track *lead, const anim_passes *ps
       const anim_pass *p = &ps->p[k];
       double f, g;
       if (p->what == ANIM_PASS_EVENT) continue;  /* (its clip times are not set) */
-      f = anim_space_phase(lead, t, p->from);
-      g = anim_space_phase(lead, t, p->to);
+      f = anim_space_phase(lead->clip->length, t->clip->length, p->from);
+      g = anim_space_phase(lead->clip->length, t->clip->length, p->to);
       if (p->what == ANIM_PASS_ITEMS) anim_rootmotion_pass(a, t, f, g);
       else anim_rootmotion_skip(a, t, p->type, p->dir, p->sp, f, g);
     }

@@ -7,10 +7,23 @@
 #ifndef ANIM_SPACEPLAY_H
 #define ANIM_SPACEPLAY_H
 
-#include "animator_impl.h"
+#include "animator.h"
 #include "blendspace.h"
 
 struct anim_passes;
+
+/* What a track keeps of its blend space (the track holds it; spaceplay.c
+ * sets it, and reads it with the clock, the queue, the blend and the
+ * saved state): outside a space, lead is the track itself, vscale and bw
+ * are 1, play is NULL and point 0.  The first three are read by every
+ * update (the track's hot fields, animator_impl.h). */
+typedef struct anim_track_sp {
+  anim_track *lead;        /* its blend space's first track (itself outside a space) */
+  double vscale;           /* the playhead speed's factor: 1 (a synced space's lead: spaceplay.c) */
+  double bw;               /* its point's weight in its blend space (1 outside one) */
+  struct anim_spaceplay *play; /* on a lead: its space and points' tracks, else NULL */
+  int point;               /* its point in its space (0 outside one) */
+} anim_track_sp;
 
 struct anim_spaceplay {
   anim_space *space;       /* retained */
@@ -20,11 +33,12 @@ struct anim_spaceplay {
   anim_track *m[1];        /* n: the points' tracks, m[0] the lead (the others retained) */
 };
 
-/* A synced point's clip time at the lead's clip time x: the same phase,
- * each end onto its end exactly (items there are neither lost nor fired
- * twice at a wrap). */
-static inline double anim_space_phase(const anim_track *lead, const anim_track *t, double x) {
-  double L0 = lead->clip->length, L = t->clip->length, y;
+/* A synced point's clip time at the lead's clip time x, for a lead's clip
+ * of length L0 and the point's of length L: the same phase, each end onto
+ * its end exactly (items there are neither lost nor fired twice at a
+ * wrap). */
+static inline double anim_space_phase(double L0, double L, double x) {
+  double y;
   if (x >= L0) return L;
   if (x <= 0) return 0;
   y = x * (L / L0);

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "animator_impl.h"
 #include "spaceplay.h"
 
 #define TF(name, kind, n, member, lo, hi, names) \
@@ -83,7 +84,7 @@ static int lead_ordinal(const anim_animator *a, const anim_track *t) {
   int i, k = 0;
   for (i = 0; i < a->ntracks; i++) {
     const anim_track *u = a->tracks[i];
-    if (!saved(u) || u->lead != u) continue;
+    if (!saved(u) || u->sp.lead != u) continue;
     if (u == t) return k;
     k++;
   }
@@ -97,8 +98,8 @@ static void ramp_in(ramp *r, const double v[4]) { r->from = v[0]; r->to = v[1]; 
  * by name there and here: reading and building copy the same list. */
 #define SCALARS(X) X(time, time) X(tlo, tlo) X(speed, speed) X(priority, priority) X(loops, loops) \
   X(dir, pdir) X(state, state) X(fresh, fresh) X(stopping, stopping) X(stop_pending, stop_pending) \
-  X(shows_last, shows_last) X(own_priority, own_priority) X(hold_end, chain.hold_end) X(vscale, vscale) \
-  X(bw, bw) X(tw, tw) X(last_at, last_at) X(e0, e0) X(e1, e1) X(start_at, chain.start_at) X(cut_at, chain.cut_at) \
+  X(shows_last, shows_last) X(own_priority, own_priority) X(hold_end, chain.hold_end) X(vscale, sp.vscale) \
+  X(bw, sp.bw) X(tw, tw) X(last_at, last_at) X(e0, e0) X(e1, e1) X(start_at, chain.start_at) X(cut_at, chain.cut_at) \
   X(rm_joint, rm.joint) X(rm_binding, rm.b) X(rm_channels, rm.ch) X(rm_valid, rm.valid) \
   X(rm_y0, rm.y0) X(rm_yL, rm.yL) X(rm_yc, rm.yc) X(rm_dy, rm.dy)
 #define ARRAYS(X) X(rm_p0, rm.p0) X(rm_pL, rm.pL) X(rm_pc, rm.pc) X(rm_q0, rm.q0) X(rm_dp, rm.dp)
@@ -118,7 +119,7 @@ const anim_track *anim_state_track(const anim_animator *a, int i, anim_track_sta
 #undef OUTA
   ramp_out(&t->fade, s->fade);
   ramp_out(&t->weight, s->weight);
-  *point = t->lead->sp ? t->point : 0;
+  *point = t->sp.lead->sp.play ? t->sp.point : 0;
   *after = t->chain.after ? lead_ordinal(a, t->chain.after) : -1;
   return t;
 }

@@ -6,6 +6,7 @@
  * lead playing. */
 #include <string.h>
 
+#include "animator_impl.h"
 #include "spaceplay.h"
 
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
@@ -105,9 +106,9 @@ anim_track *anim_track_new(anim_animator *a, const anim_clip *c, const anim_play
   t->fresh = 1;
   t->fade.from = 0; t->fade.to = 1; t->fade.dur = o->fade > 0 ? o->fade : 0;
   t->weight.from = t->weight.to = o->weight;
-  t->lead = t;
-  t->bw = 1;
-  t->vscale = 1;
+  t->sp.lead = t;
+  t->sp.bw = 1;
+  t->sp.vscale = 1;
   t->chain.start_at = -1;
   t->chain.cut_at = -1;
   t->rm.joint = -1;
@@ -126,33 +127,33 @@ void anim_track_destroy(anim_track *t) {
   else c->tracks = t->clip_next;
   if (t->clip_next) t->clip_next->clip_prev = t->clip_prev;
   anim_tprops_free(&m, t->props);
-  anim_free(&m, t->arrays, t->arrays_size);
-  if (t->sp) anim_space_release(t);
+  anim_free(&m, t->reload.arrays, t->reload.size);
+  if (t->sp.play) anim_space_release(t);
   anim_clip_free((anim_clip *)t->clip);
   anim_free(&m, t, t->size);
 }
 /* ---- a blend space's points, kept with their lead ---------------------- */
 
-int anim_space_points(const anim_track *lead) { return lead->sp->n; }
-anim_track *anim_space_point(const anim_track *lead, int i) { return lead->sp->m[i]; }
+int anim_space_points(const anim_track *lead) { return lead->sp.play->n; }
+anim_track *anim_space_point(const anim_track *lead, int i) { return lead->sp.play->m[i]; }
 
 void anim_space_release(anim_track *lead) {
-  struct anim_spaceplay *sp = lead->sp;
+  struct anim_spaceplay *sp = lead->sp.play;
   anim_mem m = lead->mem;
   int i;
-  lead->sp = NULL;
+  lead->sp.play = NULL;
   for (i = 1; i < sp->n; i++) anim_track_release(sp->m[i]);
   anim_space_free(sp->space);
   anim_free(&m, sp, sp->size);
 }
 
 void anim_space_seek(anim_track *lead, double time) {
-  struct anim_spaceplay *sp = lead->sp;
+  struct anim_spaceplay *sp = lead->sp.play;
   int i;
   for (i = 1; i < sp->n; i++) {
     anim_track *t = sp->m[i];
     if (sp->space->sync) {
-      t->time = anim_space_phase(lead, t, time);
+      t->time = anim_space_phase(lead->clip->length, t->clip->length, time);
       t->tlo = 0;
       t->fresh = 0;
       t->rm.valid = 0;
@@ -167,10 +168,10 @@ void anim_space_seek(anim_track *lead, double time) {
 static int alive(const anim_track *t) { return t->owner && t->state != TR_ENDED; }
 int anim_track_playing(const anim_track *t) { return alive(t) && t->state != TR_QUEUED; }
 int anim_track_queued(const anim_track *t) { return alive(t) && t->state == TR_QUEUED; }
-int anim_track_point(const anim_track *t) { return t->lead->sp ? t->point : -1; }
+int anim_track_point(const anim_track *t) { return t->sp.lead->sp.play ? t->sp.point : -1; }
 const anim_clip *anim_track_clip(const anim_track *t) { return t->clip; }
 long long anim_track_id(const anim_track *t) { return t->id; }
-const anim_track *anim_track_lead(const anim_track *t) { return t->lead; }
+const anim_track *anim_track_lead(const anim_track *t) { return t->sp.lead; }
 void anim_track_hear(anim_track *t, unsigned mask) { t->hear = (unsigned char)(mask & ANIM_HEAR_ALL); }
 void anim_track_set_slot(anim_track *t, int slot) { t->slot = slot; }
 double anim_track_time(const anim_track *t) { return t->time; }
@@ -192,7 +193,7 @@ void anim_track_end_now(anim_track *t) {
   if (t->chain.queued) { anim_chain_start(t->chain.queued, 0); t->chain.queued = NULL; }
   end_silently(t);
   /* (the other points go with their lead: none may outlive it playing) */
-  for (i = 1; t->sp && i < anim_space_points(t); i++) end_silently(anim_space_point(t, i));
+  for (i = 1; t->sp.play && i < anim_space_points(t); i++) end_silently(anim_space_point(t, i));
 }
 
 void anim_track_stop(anim_track *t, double fade) {
@@ -220,7 +221,7 @@ void anim_track_seek(anim_track *t, double time) {
   t->tlo = 0;
   t->fresh = 0;
   t->rm.valid = 0;  /* a seek moves nothing */
-  if (t->sp) anim_space_seek(t, time);
+  if (t->sp.play) anim_space_seek(t, time);
 }
 
 void anim_track_restart(anim_track *t, double fade) {

@@ -21,20 +21,20 @@
  * the next track's begin, as each track's entries must be queued in turn
  * (the queue's ties go by the order of queueing). */
 static void step_track(anim_animator *a, anim_track *t, anim_passes *ps) {
-  if (t->lead != t) {
+  if (t->sp.lead != t) {
     if (!anim_space_follow(t)) return;
-    anim_clock_advance(a, t, t->lead->e1 - t->lead->e0, t->lead->e0, ps);
+    anim_clock_advance(a, t, t->sp.lead->e1 - t->sp.lead->e0, t->sp.lead->e0, ps);
   } else {
-    if (t->sp) anim_space_begin(a, t);  /* (root motion set up there for every point) */
+    if (t->sp.play) anim_space_begin(a, t);  /* (root motion set up there for every point) */
     else if (a->rm_joint >= 0) anim_rootmotion_begin(a, t);
     if (!anim_clock_step(a, t, ps)) return;  /* queued, still waiting */
   }
   anim_passes_queue(a, t, ps);
   if (a->rm_joint >= 0) {
     anim_rootmotion_passes(a, t, ps);
-    if (t->sp) anim_space_motion(a, t, ps);
+    if (t->sp.play) anim_space_motion(a, t, ps);
   }
-  if (t->sp) anim_space_end(t);
+  if (t->sp.play) anim_space_end(t);
 }
 
 /* The path of a frame, its stages in a fixed order: tracks that ended in
@@ -65,7 +65,7 @@ static int update_one(anim_animator *a, double dt, anim_track **dead) {
     if (a->serial) anim_pool_unlock(a->serial);
     t->owner = NULL;
     if (!dead) anim_track_release(t);
-    else if (anim_track_unref(t)) { t->dead_next = *dead; *dead = t; }
+    else if (anim_track_unref(t)) { t->batch.dead_next = *dead; *dead = t; }
   }
   a->ntracks = k;
   for (i = 0; i < a->ntracks; i++) step_track(a, a->tracks[i], &ps);
@@ -216,7 +216,7 @@ int anim_animators_update_pool(anim_pool *pool, anim_animator *const *as, int n,
     anim_track *t = b.dead[p];
     if (b.fail[p] && (!fail || b.fail[p] < fail)) fail = b.fail[p];
     while (t) {
-      anim_track *next = t->dead_next;
+      anim_track *next = t->batch.dead_next;
       anim_track_destroy(t);
       t = next;
     }
