@@ -64,7 +64,9 @@ local methods = {}
 
 -- The options of anim.animator and of play, each listed once.
 local ANIMATOR_OPTIONS = args.names { "side", "space", "library", "warn", "root_motion" }
-local PLAY_OPTIONS = args.names { "fade", "weight", "speed", "priority", "retarget", "warn", "at", "after" }
+local PLAY_OPTIONS = args.names { "fade", "weight", "speed", "priority", "retarget", "warn", "at", "after", "loop" }
+-- (play's loop option: the loop modes by name, as clips name them)
+local LOOP_NAMES, LOOP_CODES = codes.names("loop"), codes.loop
 
 -- An optional function option.
 local function opt_function(opts, k, n, fname)
@@ -176,6 +178,11 @@ local function play(self, clip, opts, fname)
       argerror(2, fname, "retarget must be a retarget map or a res:// path, got " .. type(map))
     end
   end
+  local loop = opts.loop
+  if loop ~= nil and LOOP_CODES[loop] == nil then
+    argerror(2, fname, (type(loop) == "string" and "unknown loop mode '" .. shown(loop) .. "'" .. E.hint(loop, LOOP_NAMES)
+      or "loop must be a loop mode name, got " .. args.typename(loop)) .. " (the modes: " .. table.concat(LOOP_NAMES, ", ") .. ")")
+  end
   local warn = opt_function(opts, "warn", 2, fname) or st.warn
   local track, p, other, point
   local cbs = {}
@@ -200,6 +207,7 @@ local function play(self, clip, opts, fname)
       point and string.format("blend space '%s': points[%d].", shown(info.name), point) or "",
       shown(cinfo.name), shown(prop.name), prop.arity, prop.arity == 1 and "" or "s", other))
   end
+  if loop ~= nil then core.track_set_loop(track, LOOP_CODES[loop]) end
   local _, _, _, _, _, _, id = core.track_state(track)
   st.live[id], st.cbs[id], st.src[id] = track, cbs, clip
   -- (its entries delivered from C through its slot, its markers through
@@ -364,16 +372,30 @@ local fields = {
   library = function(st) return st.library end,
 }
 
+local core_clock, core_set_clock = core.animator_clock, core.animator_set_clock
+
 -- (read on the animator itself)
 local self_fields = {
+  -- the animator's clock: a time scale on every track, and the pause
+  speed = function(self) return (core_clock(self)) end,
+  paused = function(self) return select(2, core_clock(self)) end,
   root_motion_joint = function(self)
     local j = core.animator_root_motion_joint(self)
     return j and rigmod.info(animator_state(self).rig).joints[j].name
   end,
 }
 
--- animator.root_motion = joint name or index | nil
+-- animator.root_motion = joint name or index | nil; animator.speed = s (finite,
+-- >= 0; 0 stops the clock); animator.paused = boolean
 local setters = {
+  speed = function(self, v)
+    if not finite(v) or v < 0 then args.raise("animator.speed must be a finite number >= 0, got " .. show(v)) end
+    core_set_clock(self, v, (select(2, core_clock(self))))
+  end,
+  paused = function(self, v)
+    if type(v) ~= "boolean" then args.raise("animator.paused must be true or false, got " .. args.typename(v)) end
+    core_set_clock(self, (core_clock(self)), v)
+  end,
   root_motion = function(self, v)
     local j
     if v ~= nil then
