@@ -261,6 +261,14 @@ function methods.on_event(self, fn) return connect(animator_state(self), "on_eve
 function methods.on_sound(self, fn) return connect(animator_state(self), "on_sound", fn, "on_sound") end
 function methods.on_play(self, fn) return connect(animator_state(self), "on_play", fn, "on_play") end
 
+-- animator:stop([fade]): every track stops as track:stop does.
+function methods.stop(self, fade)
+  if fade ~= nil and (not finite(fade) or fade < 0) then
+    argerror(1, "stop", "fade must be a finite number >= 0, got " .. show(fade))
+  end
+  for _, t in pairs(animator_state(self).live) do core.track_stop(t, fade or DEFAULT_FADE) end
+end
+
 -- The tracks playing now, in start order.
 function methods.tracks(self)
   local out = {}
@@ -428,6 +436,17 @@ end
 
 local tmethods = {}
 
+-- A control of a track that ended raises: it would do nothing (stop stays
+-- a harmless no-op).  Queued and fading tracks are not ended.
+local function live_track(self)
+  local _, _, _, playing = core.track_state(self)
+  if not playing and not core.track_queued(self) then
+    local src = track_uv(self, UV_SOURCE)
+    local info = spaces.is_space_box(src) and space_info(src) or clip_info(src)
+    args.raise("track '" .. shown(info.name) .. "' has ended")
+  end
+end
+
 function tmethods.stop(self, fade)
   if fade ~= nil and (not finite(fade) or fade < 0) then
     argerror(1, "stop", "fade must be a finite number >= 0, got " .. show(fade))
@@ -436,6 +455,7 @@ function tmethods.stop(self, fade)
 end
 
 function tmethods.adjust_weight(self, w, fade)
+  live_track(self)
   if not finite(w) or w < 0 then argerror(1, "adjust_weight", "weight must be a finite number >= 0, got " .. show(w)) end
   if fade ~= nil and (not finite(fade) or fade < 0) then
     argerror(2, "adjust_weight", "fade must be a finite number >= 0, got " .. show(fade))
@@ -444,6 +464,7 @@ function tmethods.adjust_weight(self, w, fade)
 end
 
 function tmethods.adjust_speed(self, s)
+  live_track(self)
   if not finite(s) then argerror(1, "adjust_speed", "speed must be a finite number, got " .. show(s)) end
   core.track_adjust_speed(self, s)
 end
@@ -451,6 +472,7 @@ end
 -- track:crossfade(clip [, fade]) -> track: plays clip now (a clip or a
 -- blend space, fading in over fade) and stops this track over the same.
 function tmethods.crossfade(self, clip, fade)
+  live_track(self)
   if fade ~= nil and (not finite(fade) or fade < 0) then
     argerror(2, "crossfade", "fade must be a finite number >= 0, got " .. show(fade))
   end
@@ -463,6 +485,7 @@ end
 -- track:set_at(x [, y]): a blend space track's parameter (track.at), with
 -- no table.
 function tmethods.set_at(self, x, y)
+  live_track(self)
   local src = track_uv(self, UV_SOURCE)
   if not spaces.is_space_box(src) then args.raise("track:set_at: the track plays a clip, not a blend space") end
   local two = space_info(src).dimensions == 2
@@ -524,6 +547,16 @@ tmt.__index = function(self, k)
   args.no_field("anim.track", k, tmethods, tfields)
 end
 tmt.__newindex = function(self, k, v)
+  -- (speed and weight: adjust_speed and adjust_weight at once, fade 0)
+  if k == "speed" or k == "weight" then
+    live_track(self)
+    if not finite(v) or (k == "weight" and v < 0) then
+      args.raise("track." .. k .. " must be a finite number" .. (k == "weight" and " >= 0" or "") .. ", got " .. show(v))
+    end
+    if k == "speed" then core.track_adjust_speed(self, v) else core.track_adjust_weight(self, v, 0) end
+    return
+  end
+  if k == "time" or k == "at" then live_track(self) end
   if k == "time" then
     if not finite(v) then args.raise("track time must be a finite number, got " .. show(v)) end
     core.track_seek(self, v)
