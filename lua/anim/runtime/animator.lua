@@ -63,7 +63,7 @@ end
 local methods = {}
 
 -- The options of anim.animator and of play, each listed once.
-local ANIMATOR_OPTIONS = args.names { "side", "space", "library", "warn", "root_motion" }
+local ANIMATOR_OPTIONS = args.names { "side", "space", "library", "warn", "root_joint", "root_motion" }
 local PLAY_OPTIONS = args.names { "fade", "weight", "speed", "priority", "retarget", "warn", "at", "after", "loop" }
 -- (play's loop option: the loop modes by name, as clips name them)
 local LOOP_NAMES, LOOP_CODES = codes.names("loop"), codes.loop
@@ -92,11 +92,17 @@ function M.new(rig, opts)
   if lib ~= nil and not library.is_library(lib) then
     argerror(2, "animator", "library must be a library from anim.library, got " .. type(lib))
   end
+  -- root_joint, or root_motion (its first name, kept): the root motion joint
   local motion
+  local rj, rname = opts.root_joint, "root_joint"
   if opts.root_motion ~= nil then
+    if rj ~= nil then argerror(2, "animator", "root_joint and root_motion name the same joint: give one") end
+    rj, rname = opts.root_motion, "root_motion"
+  end
+  if rj ~= nil then
     local why
-    motion, why = rigmod.joint(rig, opts.root_motion)
-    if not motion then argerror(2, "animator", "root_motion: " .. why) end
+    motion, why = rigmod.joint(rig, rj)
+    if not motion then argerror(2, "animator", rname .. ": " .. why) end
   end
   local warn = opt_function(opts, "warn", 2, "animator")
   -- live: track id -> track, for the tracks playing; cbs, src: the same
@@ -383,15 +389,32 @@ local fields = {
 local core_clock, core_set_clock = core.animator_clock, core.animator_set_clock
 
 -- (read on the animator itself)
+local function root_joint(self)
+  local j = core.animator_root_motion_joint(self)
+  return j and rigmod.info(animator_state(self).rig).joints[j].name
+end
+
 local self_fields = {
   -- the animator's clock: a time scale on every track, and the pause
   speed = function(self) return (core_clock(self)) end,
   paused = function(self) return select(2, core_clock(self)) end,
-  root_motion_joint = function(self)
-    local j = core.animator_root_motion_joint(self)
-    return j and rigmod.info(animator_state(self).rig).joints[j].name
-  end,
+  -- the root motion joint's name (root_motion_joint: its first name, kept)
+  root_joint = root_joint,
+  root_motion_joint = root_joint,
 }
+
+-- animator.root_joint = joint name or index | nil (the method root_motion()
+-- gives its motion; `animator.root_motion = joint`, its first spelling,
+-- still sets it)
+local function set_root_joint(self, v, name)
+  local j
+  if v ~= nil then
+    local why
+    j, why = rigmod.joint(animator_state(self).rig, v)
+    if not j then args.raise("animator." .. name .. ": " .. why) end
+  end
+  core.animator_set_root_motion(self, j)
+end
 
 -- animator.root_motion = joint name or index | nil; animator.speed = s (finite,
 -- >= 0; 0 stops the clock); animator.paused = boolean
@@ -404,15 +427,8 @@ local setters = {
     if type(v) ~= "boolean" then args.raise("animator.paused must be true or false, got " .. args.typename(v)) end
     core_set_clock(self, (core_clock(self)), v)
   end,
-  root_motion = function(self, v)
-    local j
-    if v ~= nil then
-      local why
-      j, why = rigmod.joint(animator_state(self).rig, v)
-      if not j then args.raise("animator.root_motion: " .. why) end
-    end
-    core.animator_set_root_motion(self, j)
-  end,
+  root_joint = function(self, v) set_root_joint(self, v, "root_joint") end,
+  root_motion = function(self, v) set_root_joint(self, v, "root_motion") end,
 }
 
 local amt = core.animator_metatable
