@@ -125,7 +125,7 @@ describe("the animator's speed and pause", function()
     local a = anim.animator(rig)
     a.speed = 2
     local lates = {}
-    a:on_marker(function(_, name, _, late) lates[#lates + 1] = late end)
+    a:on_marker(function(_, _, _, late) lates[#lates + 1] = late end)
     a:play(c, { fade = 0 })
     a:update(0.3)
     assert.are.equal(1, #lates)

@@ -455,8 +455,8 @@ local tmethods = {}
 -- A control of a track that ended raises: it would do nothing (stop stays
 -- a harmless no-op).  Queued and fading tracks are not ended.
 local function live_track(self)
-  local _, _, _, playing = core.track_state(self)
-  if not playing and not core.track_queued(self) then
+  local _, _, _, is_playing = core.track_state(self)
+  if not is_playing and not core.track_queued(self) then
     local src = track_uv(self, UV_SOURCE)
     local info = spaces.is_space_box(src) and space_info(src) or clip_info(src)
     args.raise("track '" .. shown(info.name) .. "' has ended")
