@@ -2,7 +2,7 @@
 -- by root motion and looks at a lamp.  Its locomotion is a 1D blend space of
 -- a walk and a run placed at the speeds they move at (the parameter is the
 -- speed wanted); the two clips move the rig's root forward, and the
--- animator takes that motion out of the pose (root_motion = "root") and
+-- animator takes that motion out of the pose (root_joint = "root") and
 -- hands it to the game each update, which moves the character by it; an aim
 -- constraint turns the head toward the lamp it passes.  Footsteps are
 -- markers of both clips: the space fires those of every clip it plays (at
@@ -32,7 +32,7 @@ local walk = stride("walk", 1.0, 1.4, 25)  -- 1.4 blocks a second
 local run = stride("run", 0.6, 2.4, 50)    -- 4 blocks a second
 local locomotion = anim.blendspace { name = "locomotion", points = { { clip = walk, at = 1.4 }, { clip = run, at = 4 } } }
 
-local hero = anim.animator(anim.rig("player"), { root_motion = "root" })
+local hero = anim.animator(anim.rig("player"), { root_joint = "root" })
 local moving = hero:play(locomotion, { at = 1.4, fade = 0 })
 local clock, steps = 0, 0
 hero:on_marker(function(track, name, value, late)

@@ -3,6 +3,7 @@
 -- (spec/scenes.lua), every number of every joint compared by its bits (%a:
 -- -0 and 0 differ), and the callbacks of both in the same order.
 local anim = require "anim"
+local H = require "spec.helper"
 local S = require "spec.scenes"
 
 local scene, bits = S.scene, S.bits
@@ -29,13 +30,16 @@ describe("animator:update and anim.update pose bit for bit the same", function()
           local i = r(#one)
           local k = r(#tone[i])
           tone[i][k]:stop(0.1); tbatch[i][k]:stop(0.1)
-          tone[i][1]:adjust_speed(-1); tbatch[i][1]:adjust_speed(-1)
-          for _, t in ipairs { tone[i][k], tbatch[i][k] } do
-            if anim.is_blendspace(t.clip) then t.at = t.clip.dimensions == 1 and 0.5 or { 1, 0.5 } end
+          -- (a track that ended takes no control: the two sides end together)
+          if H.live(tone[i][1]) then tone[i][1]:adjust_speed(-1); tbatch[i][1]:adjust_speed(-1) end
+          if H.live(tone[i][k]) then
+            for _, t in ipairs { tone[i][k], tbatch[i][k] } do
+              if anim.is_blendspace(t.clip) then t.at = t.clip.dimensions == 1 and 0.5 or { 1, 0.5 } end
+            end
+            local c = tone[i][k]:crossfade(clips[1 + frame % #clips], 0.2)
+            tone[i][#tone[i] + 1] = c
+            tbatch[i][#tbatch[i] + 1] = tbatch[i][k]:crossfade(clips[1 + frame % #clips], 0.2)
           end
-          local c = tone[i][k]:crossfade(clips[1 + frame % #clips], 0.2)
-          tone[i][#tone[i] + 1] = c
-          tbatch[i][#tbatch[i] + 1] = tbatch[i][k]:crossfade(clips[1 + frame % #clips], 0.2)
         end
       end
       assert.is_true(#log_one > 0)

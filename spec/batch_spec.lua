@@ -101,7 +101,7 @@ describe("anim.update(animators, dt)", function()
         for i = 1, #seq, 5 do
           local k = frame % #tseq[i] + 1
           tseq[i][k]:stop(0.2); tbat[i][k]:stop(0.2)
-          tseq[i][1]:adjust_weight(0.7, 0.3); tbat[i][1]:adjust_weight(0.7, 0.3)
+          if H.live(tseq[i][1]) then tseq[i][1]:adjust_weight(0.7, 0.3); tbat[i][1]:adjust_weight(0.7, 0.3) end
           tseq[i][#tseq[i] + 1] = seq[i]:play(CLIPS[i % #CLIPS + 1], { fade = 0.15 })
           tbat[i][#tbat[i] + 1] = bat[i]:play(CLIPS[i % #CLIPS + 1], { fade = 0.15 })
         end

@@ -54,6 +54,12 @@ H.sanitized = (os.getenv("LD_PRELOAD") or ""):find("san", 1, true) ~= nil
 H.instrumented = H.valgrind or H.sanitized
 H.slowdown = H.valgrind and 60 or H.sanitized and 4 or 1
 
+-- Whether track t takes controls: it has not ended (playing, or queued).
+-- Random scenes control tracks that may have ended, which raises.
+function H.live(t)
+  return t.is_playing or require("anim.core").track_queued(t)
+end
+
 function H.read(path)
   local f = assert(io.open(path, "rb"), "missing file " .. path)
   local s = f:read("*a")

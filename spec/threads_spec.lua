@@ -5,6 +5,7 @@
 -- callbacks that play and stop tracks; bad options are refused.
 -- `make tsan` runs this file under ThreadSanitizer.
 local anim = require "anim"
+local H = require "spec.helper"
 local S = require "spec.scenes"
 
 -- A once clip of length (p + i % 3) / 10 with a property channel: the
@@ -47,7 +48,7 @@ describe("anim.update on threads", function()
           count = count + 1
           if name == "m1" and count % 3 == 0 then tr:stop(0.05)
           elseif name == "m2" and count % 4 == 1 then a:play(clips[1 + (i + count) % #clips], { fade = 0.1 })
-          elseif name == "m3" then tr:adjust_speed(-tr.speed) end
+          elseif name == "m3" and H.live(tr) then tr:adjust_speed(-tr.speed) end
         end
       end
       local log1, log2 = {}, {}

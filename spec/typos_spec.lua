@@ -41,7 +41,7 @@ describe("an options table with a name nobody knows raises, with a suggestion", 
     raises_here(function() a:play(walk, { loudness = 1 }) end, "bad argument #2 to 'play' (unknown option 'loudness')")
     raises_here(function() a:play(walk, { 0.5 }) end,
       "bad argument #2 to 'play' (options are named: number is not an option name"
-      .. " (the options are fade, weight, speed, priority, retarget, warn, at, after))")
+      .. " (the options are fade, weight, speed, priority, retarget, warn, at, after, loop))")
     raises_here(function() a:play(walk, 5) end, "bad argument #2 to 'play' (table of options expected, got number)")
   end)
 

@@ -35,6 +35,7 @@ anim_animator *anim_animator_new(const anim_mem *mem, const anim_rig *rig, int s
   a->world = a->pose + n * 10;
   a->acc = a->world + n * 10;
   a->rm_joint = -1;
+  a->speed = 1;
   {
     /* before the first update the pose is the rest: no offset, no turn,
      * scale 1 (get, local and world transforms read it) */
@@ -74,6 +75,14 @@ void anim_animator_free(anim_animator *a) {
 }
 
 const anim_rig *anim_animator_rig(const anim_animator *a) { return a->rig; }
+
+/* (the caller refused a speed not finite or below 0: the Lua side) */
+void anim_animator_set_speed(anim_animator *a, double speed) {
+  if (isfinite(speed) && speed >= 0) a->speed = speed;
+}
+double anim_animator_speed(const anim_animator *a) { return a->speed; }
+void anim_animator_set_paused(anim_animator *a, int paused) { a->paused = paused != 0; }
+int anim_animator_paused(const anim_animator *a) { return a->paused; }
 
 void anim_animator_hear(anim_animator *a, unsigned mask) { a->hear = mask & ANIM_HEAR_ALL; }
 unsigned anim_animator_hears(const anim_animator *a) { return a->hear; }

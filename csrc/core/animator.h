@@ -53,6 +53,13 @@ anim_animator *anim_animator_new(const anim_mem *mem, const anim_rig *rig, int s
  * someone stay valid but no longer play). */
 void anim_animator_free(anim_animator *a);
 const anim_rig *anim_animator_rig(const anim_animator *a);
+/* The time scale of every track (1; finite, >= 0: another is ignored) and
+ * the pause: an update advances by dt x speed, by 0 while paused (the
+ * callbacks' `late` in those seconds). */
+void anim_animator_set_speed(anim_animator *a, double speed);
+double anim_animator_speed(const anim_animator *a);
+void anim_animator_set_paused(anim_animator *a, int paused);
+int anim_animator_paused(const anim_animator *a);
 
 /* Starts a track at the next update.  The animator holds one reference;
  * retain it to keep the track past its end.  NULL when out of memory. */
@@ -142,6 +149,9 @@ void anim_track_end_now(anim_track *t);
 void anim_track_adjust_weight(anim_track *t, double w, double fade);
 void anim_track_adjust_speed(anim_track *t, double s);
 void anim_track_seek(anim_track *t, double time);
+/* Plays its clip (a blend space's lead: every point's) in loop mode `mode`
+ * (ANIM_ONCE...; -1: the clip's own) instead of the clip's. */
+void anim_track_set_loop(anim_track *t, int mode);
 /* Back to the start with a fresh inclusive first pass, fading from the
  * current fade to 1 over `fade` (a `plays` item hitting a live track). */
 void anim_track_restart(anim_track *t, double fade);

@@ -76,6 +76,7 @@ struct anim_track {
   unsigned char shows_last; /* ended by `once` in this update: still posed */
   unsigned char unique;    /* no rig joint has two bindings */
   unsigned char own_priority; /* the priority came from play, not from the clip */
+  unsigned char loop;      /* 0: its clip's loop mode; else play's, as ANIM_* + 1 (anim_track_loop) */
   unsigned char hear;      /* ANIM_HEAR_* its own callbacks listen to (a space's lead: all its points') */
   int slot;                /* the binding's (anim_track_set_slot), copied into its entries */
   int icur;                /* the item its last pass stopped at: the next pass's
@@ -100,6 +101,9 @@ struct anim_track {
   anim_track_batch batch;  /* a threaded batch update's (batch.h) */
 };
 
+/* The loop mode track t plays its clip in: play's, else the clip's. */
+static inline int anim_track_loop(const anim_track *t) { return t->loop ? t->loop - 1 : t->clip->loop; }
+
 /* Tracks held in the animator block itself: the usual few need no array
  * of their own (one cache line fewer per character and frame). */
 #define INLINE_TRACKS 4
@@ -113,10 +117,12 @@ struct anim_animator {
   double *pose;            /* per rig joint: pos 3, rot 4, scl 3 */
   unsigned char *animated; /* per rig joint: ANIM_CH_* */
   const anim_rig *rig;
-  double dt;
+  double dt;               /* this update's, scaled by speed (0 paused) */
+  double speed;            /* the time scale of every track (animator.speed) */
   long long seq;
   int nqueue, oom;
   int world_valid;
+  int paused;              /* updates advance by 0 (animator.paused) */
   int side;
   unsigned hear;           /* ANIM_HEAR_* the animator's callbacks listen to (all by default) */
   int qcap;                /* the room of queue and qtmp */

@@ -47,7 +47,7 @@ int anim_chain_bound(anim_track *t, double eb) {
   anim_chain_start(q, eb);
   t->chain.cut_at = q->fade.dur;  /* (the fade-out's length, until anim_chain_fade) */
   if (q->fade.dur <= 0) return 1;
-  if (t->clip->loop != ANIM_LOOP && t->clip->loop != ANIM_PINGPONG) t->chain.hold_end = 1;
+  if (anim_track_loop(t) != ANIM_LOOP && anim_track_loop(t) != ANIM_PINGPONG) t->chain.hold_end = 1;
   return 0;
 }
 

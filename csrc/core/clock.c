@@ -91,7 +91,7 @@ static void pass_to(anim_passes *ps, anim_track *t, double x, int dir, int incl,
 static void advance(const anim_animator *a, anim_track *t, double span, double e0, anim_passes *ps) {
   const anim_clip *c = t->clip;
   double L = c->length, v = c->speed * t->speed * t->sp.vscale, sp = fabs(v), D, e = e0;
-  int lead = t->sp.lead == t, mode = L > 0 ? c->loop : ANIM_HOLD, dir, incl = t->fresh, passes = 0, handover;
+  int lead = t->sp.lead == t, mode = L > 0 ? anim_track_loop(t) : ANIM_HOLD, dir, incl = t->fresh, passes = 0, handover;
   if (mode == ANIM_ONCE && (!lead || t->chain.hold_end)) mode = ANIM_HOLD;
   dir = (v < 0 ? -1 : 1) * (mode == ANIM_PINGPONG ? t->pdir : 1);
   /* a speed or a step too large for a double saturates (no NaN, no inf) */

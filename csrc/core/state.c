@@ -26,6 +26,8 @@ const anim_state_field anim_track_state_fields[] = {
   /* (loops saturate there: clock.c) */
   { "loops", ANIM_SF_COUNT, 1, offsetof(anim_track_state, loops), 0, 0, NULL, LLONG_MAX },
   TF("direction", ANIM_SF_INT, 1, dir, -1, 1, NULL),
+  /* (play's loop mode: "clip" when the track plays its clip's) */
+  TF("loop", ANIM_SF_ENUM, 1, loop, 0, ANIM_LOOP_COUNT, "clip,once,loop,hold,pingpong"),
   TF("state", ANIM_SF_ENUM, 1, state, 0, 3, "pending,playing,ended,queued"),
   TF("fresh", ANIM_SF_FLAG, 1, fresh, 0, 1, NULL),
   TF("stopping", ANIM_SF_FLAG, 1, stopping, 0, 1, NULL),
@@ -66,6 +68,8 @@ const anim_state_field anim_animator_state_fields[] = {
   AF("dt", ANIM_SF_NUM, 1, dt, 0, 0),
   AF("root_motion_joint", ANIM_SF_INT, 1, rm_joint, -1, ANIM_MAX_RIG_JOINTS),
   AF("root_motion", ANIM_SF_NUM, 4, rm, 0, 0),
+  AF("speed", ANIM_SF_NUM, 1, speed, 0, 0),
+  AF("paused", ANIM_SF_FLAG, 1, paused, 0, 1),
   { NULL, 0, 0, 0, 0, 0, NULL, 0 }
 };
 
@@ -98,7 +102,7 @@ static void ramp_in(ramp *r, const double v[4]) { r->from = v[0]; r->to = v[1]; 
  * by name there and here: reading and building copy the same list. */
 #define SCALARS(X) X(time, time) X(tlo, tlo) X(speed, speed) X(priority, priority) X(loops, loops) \
   X(dir, pdir) X(state, state) X(fresh, fresh) X(stopping, stopping) X(stop_pending, stop_pending) \
-  X(shows_last, shows_last) X(own_priority, own_priority) X(hold_end, chain.hold_end) X(vscale, sp.vscale) \
+  X(shows_last, shows_last) X(own_priority, own_priority) X(loop, loop) X(hold_end, chain.hold_end) X(vscale, sp.vscale) \
   X(bw, sp.bw) X(tw, tw) X(last_at, last_at) X(e0, e0) X(e1, e1) X(start_at, chain.start_at) X(cut_at, chain.cut_at) \
   X(rm_joint, rm.joint) X(rm_binding, rm.b) X(rm_channels, rm.ch) X(rm_valid, rm.valid) \
   X(rm_y0, rm.y0) X(rm_yL, rm.yL) X(rm_yc, rm.yc) X(rm_dy, rm.dy)
@@ -133,6 +137,8 @@ void anim_state_animator(const anim_animator *a, anim_animator_state *s) {
   s->dt = a->dt;
   s->rm_joint = a->rm_joint;
   memcpy(s->rm, a->rm, sizeof s->rm);
+  s->speed = a->speed;
+  s->paused = a->paused;
 }
 
 /* ---- building ------------------------------------------------------------ */
@@ -147,6 +153,7 @@ static const char *track_refusal(const anim_rig *rig, const anim_track_state *s,
   if (s->dir != 1 && s->dir != -1) return "direction";
   if (!(s->time >= 0 && s->time <= c->length)) return "time";
   if (s->loops < 0) return "loops";
+  if (s->loop < 0 || s->loop > ANIM_LOOP_COUNT) return "loop";
   if (s->rm_joint < -1 || s->rm_joint >= rig->n) return "rm_joint";
   /* (the binding is followed only for the joint it was found for) */
   if (s->rm_joint >= 0 && (s->rm_binding < -1 || s->rm_binding >= nbind)) return "rm_binding";
@@ -295,6 +302,9 @@ static int build_rest(anim_animator *a, const anim_state_in *in, int *which, con
   if (in->an.ik_next < 0 || in->an.ik_next > ANIM_STATE_MAX_COUNTER) return ANIM_STATE_BAD_ANIMATOR;
   *why = "root_motion";
   for (i = 0; i < 4; i++) if (!isfinite(in->an.rm[i])) return ANIM_STATE_BAD_ANIMATOR;
+  *why = "speed";
+  if (!isfinite(in->an.speed) || in->an.speed < 0 || (in->an.paused != 0 && in->an.paused != 1))
+    return ANIM_STATE_BAD_ANIMATOR;
   for (i = 0; i < n * 10; i++) if (!isfinite(in->pose[i])) { *why = "pose"; return ANIM_STATE_BAD_ANIMATOR; }
   for (i = 0; i < n; i++) {
     if (in->animated[i] < 0 || in->animated[i] > ANIM_CHANNEL_ALL) { *why = "animated"; return ANIM_STATE_BAD_ANIMATOR; }
@@ -306,6 +316,8 @@ static int build_rest(anim_animator *a, const anim_state_in *in, int *which, con
   a->dt = in->an.dt;
   a->rm_joint = in->an.rm_joint;
   memcpy(a->rm, in->an.rm, sizeof a->rm);
+  a->speed = in->an.speed;
+  a->paused = in->an.paused;
   if (anim_overrides_set_next(a, in->an.overrides_next) < 0 || anim_ik_set_next(a, in->an.ik_next) < 0)
     return ANIM_STATE_NOMEM;
   a->world_valid = 0;

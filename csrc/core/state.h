@@ -22,7 +22,7 @@ typedef struct anim_track_state {
   double time, tlo, speed, priority;
   double fade[4], weight[4];           /* from, to, duration, elapsed */
   long long loops;
-  int dir, state, fresh, stopping, stop_pending, shows_last, own_priority, hold_end;
+  int dir, state, fresh, stopping, stop_pending, shows_last, own_priority, hold_end, loop;
   double vscale, bw, tw, last_at, e0, e1, start_at, cut_at;
   int rm_joint, rm_binding, rm_channels, rm_valid;
   double rm_p0[3], rm_pL[3], rm_pc[3], rm_y0, rm_yL, rm_yc, rm_q0[4], rm_dp[3], rm_dy;
@@ -34,6 +34,8 @@ typedef struct anim_animator_state {
   double dt;
   int rm_joint;
   double rm[4];
+  double speed;
+  int paused;
 } anim_animator_state;
 
 /* What a field is, for the binding to move it and the Lua side to check

@@ -212,6 +212,14 @@ void anim_track_adjust_speed(anim_track *t, double s) {
   if (alive(t)) t->speed = s;
 }
 
+void anim_track_set_loop(anim_track *t, int mode) {
+  int i;
+  if (!alive(t) || mode < -1 || mode >= ANIM_LOOP_COUNT) return;
+  /* (a blend space's points play in its lead's mode) */
+  for (i = 0; i < (t->sp.play ? anim_space_points(t) : 1); i++)
+    (i ? anim_space_point(t, i) : t)->loop = (unsigned char)(mode + 1);
+}
+
 void anim_track_seek(anim_track *t, double time) {
   double L = t->clip->length;
   if (!alive(t)) return;

@@ -1,6 +1,7 @@
 /* update.c - the update of one animator (anim_animator_update: its
  * stages in order, SEMANTICS 6, 7, 7a) and of many, in turn with
  * prefetching or on the threads of a pool (animator.h). */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 
@@ -53,7 +54,10 @@ static int update_one(anim_animator *a, double dt, anim_track **dead) {
   if (!isfinite(dt) || dt < 0) return ANIM_ST_BAD_DT;
   a->nqueue = 0;
   a->oom = 0;
-  a->dt = dt;
+  /* (the animator's clock: speed and pause scale every track's step; a
+   * product too large for a double saturates) */
+  dt = a->paused ? 0 : dt * a->speed;
+  a->dt = dt <= DBL_MAX ? dt : DBL_MAX;
   a->world_valid = 0;
   for (i = 0; i < a->ntracks; i++) {
     anim_track *t = a->tracks[i];

@@ -26,6 +26,23 @@ static int root_motion(lua_State *L) {
   return 7;
 }
 
+/* core.animator_set_clock(animator, speed, paused): the time scale (the
+ * Lua side refused one not finite or below 0) and the pause;
+ * core.animator_clock(animator) -> speed, paused */
+static int set_clock(lua_State *L) {
+  anim_animator *a = anim_lua_checkanimator(L, 1);
+  anim_animator_set_speed(a, luaL_checknumber(L, 2));
+  anim_animator_set_paused(a, lua_toboolean(L, 3));
+  return 0;
+}
+
+static int get_clock(lua_State *L) {
+  anim_animator *a = anim_lua_checkanimator(L, 1);
+  lua_pushnumber(L, anim_animator_speed(a));
+  lua_pushboolean(L, anim_animator_paused(a));
+  return 2;
+}
+
 /* core.animator_root_motion_joint(animator) -> 1-based joint index | nil */
 static int root_motion_joint(lua_State *L) {
   int j = anim_animator_root_motion_joint(anim_lua_checkanimator(L, 1));
@@ -107,6 +124,8 @@ static int ik_get(lua_State *L) {
 
 static const luaL_Reg funcs[] = {
   {"animator_set_root_motion", set_root_motion},
+  {"animator_set_clock", set_clock},
+  {"animator_clock", get_clock},
   {"animator_root_motion_joint", root_motion_joint},
   {"track_queue_after", queue_after},
   {"track_queued", track_queued},

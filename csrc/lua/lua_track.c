@@ -101,6 +101,12 @@ static int track_adjust_speed(lua_State *L) {
   return 0;
 }
 
+/* core.track_set_loop(track, mode): play's loop mode (a code; -1: the clip's) */
+static int track_set_loop(lua_State *L) {
+  anim_track_set_loop(check_track(L, 1), (int)luaL_checkinteger(L, 2));
+  return 0;
+}
+
 static int track_seek(lua_State *L) {
   anim_track_seek(check_track(L, 1), luaL_checknumber(L, 2));
   return 0;
@@ -129,6 +135,7 @@ static const luaL_Reg funcs[] = {
   {"track_adjust_weight", track_adjust_weight},
   {"track_adjust_speed", track_adjust_speed},
   {"track_seek", track_seek},
+  {"track_set_loop", track_set_loop},
   {"track_restart", track_restart},
   {NULL, NULL}
 };

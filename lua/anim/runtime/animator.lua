@@ -63,8 +63,10 @@ end
 local methods = {}
 
 -- The options of anim.animator and of play, each listed once.
-local ANIMATOR_OPTIONS = args.names { "side", "space", "library", "warn", "root_motion" }
-local PLAY_OPTIONS = args.names { "fade", "weight", "speed", "priority", "retarget", "warn", "at", "after" }
+local ANIMATOR_OPTIONS = args.names { "side", "space", "library", "warn", "root_joint", "root_motion" }
+local PLAY_OPTIONS = args.names { "fade", "weight", "speed", "priority", "retarget", "warn", "at", "after", "loop" }
+-- (play's loop option: the loop modes by name, as clips name them)
+local LOOP_NAMES, LOOP_CODES = codes.names("loop"), codes.loop
 
 -- An optional function option.
 local function opt_function(opts, k, n, fname)
@@ -90,11 +92,17 @@ function M.new(rig, opts)
   if lib ~= nil and not library.is_library(lib) then
     argerror(2, "animator", "library must be a library from anim.library, got " .. type(lib))
   end
+  -- root_joint, or root_motion (its first name, kept): the root motion joint
   local motion
+  local rj, rname = opts.root_joint, "root_joint"
   if opts.root_motion ~= nil then
+    if rj ~= nil then argerror(2, "animator", "root_joint and root_motion name the same joint: give one") end
+    rj, rname = opts.root_motion, "root_motion"
+  end
+  if rj ~= nil then
     local why
-    motion, why = rigmod.joint(rig, opts.root_motion)
-    if not motion then argerror(2, "animator", "root_motion: " .. why) end
+    motion, why = rigmod.joint(rig, rj)
+    if not motion then argerror(2, "animator", rname .. ": " .. why) end
   end
   local warn = opt_function(opts, "warn", 2, "animator")
   -- live: track id -> track, for the tracks playing; cbs, src: the same
@@ -176,6 +184,11 @@ local function play(self, clip, opts, fname)
       argerror(2, fname, "retarget must be a retarget map or a res:// path, got " .. type(map))
     end
   end
+  local loop = opts.loop
+  if loop ~= nil and LOOP_CODES[loop] == nil then
+    argerror(2, fname, (type(loop) == "string" and "unknown loop mode '" .. shown(loop) .. "'" .. E.hint(loop, LOOP_NAMES)
+      or "loop must be a loop mode name, got " .. args.typename(loop)) .. " (the modes: " .. table.concat(LOOP_NAMES, ", ") .. ")")
+  end
   local warn = opt_function(opts, "warn", 2, fname) or st.warn
   local track, p, other, point
   local cbs = {}
@@ -200,6 +213,7 @@ local function play(self, clip, opts, fname)
       point and string.format("blend space '%s': points[%d].", shown(info.name), point) or "",
       shown(cinfo.name), shown(prop.name), prop.arity, prop.arity == 1 and "" or "s", other))
   end
+  if loop ~= nil then core.track_set_loop(track, LOOP_CODES[loop]) end
   local _, _, _, _, _, _, id = core.track_state(track)
   st.live[id], st.cbs[id], st.src[id] = track, cbs, clip
   -- (its entries delivered from C through its slot, its markers through
@@ -252,6 +266,14 @@ function methods.on_marker(self, fn) return connect(animator_state(self), "on_ma
 function methods.on_event(self, fn) return connect(animator_state(self), "on_event", fn, "on_event") end
 function methods.on_sound(self, fn) return connect(animator_state(self), "on_sound", fn, "on_sound") end
 function methods.on_play(self, fn) return connect(animator_state(self), "on_play", fn, "on_play") end
+
+-- animator:stop([fade]): every track stops as track:stop does.
+function methods.stop(self, fade)
+  if fade ~= nil and (not finite(fade) or fade < 0) then
+    argerror(1, "stop", "fade must be a finite number >= 0, got " .. show(fade))
+  end
+  for _, t in pairs(animator_state(self).live) do core.track_stop(t, fade or DEFAULT_FADE) end
+end
 
 -- The tracks playing now, in start order.
 function methods.tracks(self)
@@ -364,25 +386,49 @@ local fields = {
   library = function(st) return st.library end,
 }
 
+local core_clock, core_set_clock = core.animator_clock, core.animator_set_clock
+
 -- (read on the animator itself)
+local function root_joint(self)
+  local j = core.animator_root_motion_joint(self)
+  return j and rigmod.info(animator_state(self).rig).joints[j].name
+end
+
 local self_fields = {
-  root_motion_joint = function(self)
-    local j = core.animator_root_motion_joint(self)
-    return j and rigmod.info(animator_state(self).rig).joints[j].name
-  end,
+  -- the animator's clock: a time scale on every track, and the pause
+  speed = function(self) return (core_clock(self)) end,
+  paused = function(self) return select(2, core_clock(self)) end,
+  -- the root motion joint's name (root_motion_joint: its first name, kept)
+  root_joint = root_joint,
+  root_motion_joint = root_joint,
 }
 
--- animator.root_motion = joint name or index | nil
+-- animator.root_joint = joint name or index | nil (the method root_motion()
+-- gives its motion; `animator.root_motion = joint`, its first spelling,
+-- still sets it)
+local function set_root_joint(self, v, name)
+  local j
+  if v ~= nil then
+    local why
+    j, why = rigmod.joint(animator_state(self).rig, v)
+    if not j then args.raise("animator." .. name .. ": " .. why) end
+  end
+  core.animator_set_root_motion(self, j)
+end
+
+-- animator.root_motion = joint name or index | nil; animator.speed = s (finite,
+-- >= 0; 0 stops the clock); animator.paused = boolean
 local setters = {
-  root_motion = function(self, v)
-    local j
-    if v ~= nil then
-      local why
-      j, why = rigmod.joint(animator_state(self).rig, v)
-      if not j then args.raise("animator.root_motion: " .. why) end
-    end
-    core.animator_set_root_motion(self, j)
+  speed = function(self, v)
+    if not finite(v) or v < 0 then args.raise("animator.speed must be a finite number >= 0, got " .. show(v)) end
+    core_set_clock(self, v, (select(2, core_clock(self))))
   end,
+  paused = function(self, v)
+    if type(v) ~= "boolean" then args.raise("animator.paused must be true or false, got " .. args.typename(v)) end
+    core_set_clock(self, (core_clock(self)), v)
+  end,
+  root_joint = function(self, v) set_root_joint(self, v, "root_joint") end,
+  root_motion = function(self, v) set_root_joint(self, v, "root_motion") end,
 }
 
 local amt = core.animator_metatable
@@ -406,6 +452,17 @@ end
 
 local tmethods = {}
 
+-- A control of a track that ended raises: it would do nothing (stop stays
+-- a harmless no-op).  Queued and fading tracks are not ended.
+local function live_track(self)
+  local _, _, _, is_playing = core.track_state(self)
+  if not is_playing and not core.track_queued(self) then
+    local src = track_uv(self, UV_SOURCE)
+    local info = spaces.is_space_box(src) and space_info(src) or clip_info(src)
+    args.raise("track '" .. shown(info.name) .. "' has ended")
+  end
+end
+
 function tmethods.stop(self, fade)
   if fade ~= nil and (not finite(fade) or fade < 0) then
     argerror(1, "stop", "fade must be a finite number >= 0, got " .. show(fade))
@@ -414,6 +471,7 @@ function tmethods.stop(self, fade)
 end
 
 function tmethods.adjust_weight(self, w, fade)
+  live_track(self)
   if not finite(w) or w < 0 then argerror(1, "adjust_weight", "weight must be a finite number >= 0, got " .. show(w)) end
   if fade ~= nil and (not finite(fade) or fade < 0) then
     argerror(2, "adjust_weight", "fade must be a finite number >= 0, got " .. show(fade))
@@ -422,6 +480,7 @@ function tmethods.adjust_weight(self, w, fade)
 end
 
 function tmethods.adjust_speed(self, s)
+  live_track(self)
   if not finite(s) then argerror(1, "adjust_speed", "speed must be a finite number, got " .. show(s)) end
   core.track_adjust_speed(self, s)
 end
@@ -429,6 +488,7 @@ end
 -- track:crossfade(clip [, fade]) -> track: plays clip now (a clip or a
 -- blend space, fading in over fade) and stops this track over the same.
 function tmethods.crossfade(self, clip, fade)
+  live_track(self)
   if fade ~= nil and (not finite(fade) or fade < 0) then
     argerror(2, "crossfade", "fade must be a finite number >= 0, got " .. show(fade))
   end
@@ -441,6 +501,7 @@ end
 -- track:set_at(x [, y]): a blend space track's parameter (track.at), with
 -- no table.
 function tmethods.set_at(self, x, y)
+  live_track(self)
   local src = track_uv(self, UV_SOURCE)
   if not spaces.is_space_box(src) then args.raise("track:set_at: the track plays a clip, not a blend space") end
   local two = space_info(src).dimensions == 2
@@ -502,6 +563,16 @@ tmt.__index = function(self, k)
   args.no_field("anim.track", k, tmethods, tfields)
 end
 tmt.__newindex = function(self, k, v)
+  -- (speed and weight: adjust_speed and adjust_weight at once, fade 0)
+  if k == "speed" or k == "weight" then
+    live_track(self)
+    if not finite(v) or (k == "weight" and v < 0) then
+      args.raise("track." .. k .. " must be a finite number" .. (k == "weight" and " >= 0" or "") .. ", got " .. show(v))
+    end
+    if k == "speed" then core.track_adjust_speed(self, v) else core.track_adjust_weight(self, v, 0) end
+    return
+  end
+  if k == "time" or k == "at" then live_track(self) end
   if k == "time" then
     if not finite(v) then args.raise("track time must be a finite number, got " .. show(v)) end
     core.track_seek(self, v)

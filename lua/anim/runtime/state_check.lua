@@ -157,6 +157,11 @@ end
 -- instead: core.state_fields gives each count's `max`).
 local MAX_ID = FIELDS.max_id
 
+-- The fields added after version 1's first states, and the value a
+-- state written before them means (play's loop mode: the clip's; the
+-- animator's clock: speed 1, not paused).
+local ADDED = { loop = "clip", speed = 1, paused = false }
+
 -- (the fields track_checks checks beyond their kinds)
 local CHECKED = { time = true, fade = true, weight = true, direction = true, rm_binding = true }
 
@@ -169,6 +174,7 @@ local function unrecord(fields, r, path, ctx, allowed, extra)
   for _, f in ipairs(fields) do
     local name = f.name
     local v = r[name]
+    if v == nil then v = ADDED[name] end
     if v == nil then fail(key(path, name), "missing") end
     if f.kind == "num" then
       if f.n == 1 then flat[#flat + 1] = num(v, path, name)

@@ -64,7 +64,10 @@ end
 -- place for values that are not node transforms, and morph weights need
 -- a mesh with targets, which the exporter does not write) and the
 -- playback fields a glTF animation has no place for (import/gltf/init.lua reads them).
-local DEFAULTS = { loop = "once", speed = 1, priority = 0, blend = "normal", space = "body", autoplay = false }
+-- (loop is always written: a reader without extras plays the animation
+-- looping, as three.js does, and this module's importers before issue 37
+-- read it as once)
+local DEFAULTS = { loop = false, speed = 1, priority = 0, blend = "normal", space = "body", autoplay = false }
 local function extras_of(c)
   local info = info_of(c)
   local src = source_of(info)

@@ -578,12 +578,14 @@ local function read_animation(ctx, ai, def, name, options)
   if nprops > 0 then t.properties = properties end
   if nsk and nsk > 0 then t.skeleton = skeleton end
   local taken = take_extras(t, def.extras)
-  if options and options.loop then t.loop = options.loop end
+  -- (looping by default, as three.js plays a glTF animation; the extras'
+  -- loop, then the option's, before it)
+  if options and options.loop then t.loop = options.loop elseif t.loop == nil then t.loop = "loop" end
   local ok, clip = pcall(clipmod.build, t, name, true)
   if not ok and taken and E.is_failure(clip) then
     warn(ctx, at(ap, "extras"), "not read as the clip's fields (%s)", E.message("", clip):gsub("^: ", ""))
     for _, f in ipairs(EXTRA_FIELDS) do t[f] = nil end
-    if options and options.loop then t.loop = options.loop end
+    t.loop = options and options.loop or "loop"
     ok, clip = pcall(clipmod.build, t, name, true)
   end
   if not ok then
