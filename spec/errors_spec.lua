@@ -376,6 +376,10 @@ describe("bad input", function()
       expect('{"keyframes": [{"time": 0, "poses": {"a": {"angles": [0, 0, 0], "easing": "wobble"}}}]}',
         "keyframes[1].poses.a.easing: unknown easing 'wobble' (expected linear, constant, sine, quad, cubic, "
         .. "quart, quint, expo, circ, back, bounce, elastic)")
+      -- (issue 37: a near one is suggested)
+      expect('{"keyframes": [{"time": 0, "poses": {"a": {"angles": [0, 0, 0], "easing": "bounse"}}}]}',
+        "keyframes[1].poses.a.easing: unknown easing 'bounse'; did you mean 'bounce'? (expected linear, constant, sine, quad, cubic, "
+        .. "quart, quint, expo, circ, back, bounce, elastic)")
       expect('{"keyframes": [{"time": 0, "poses": {"a": {"easing": 5}}}]}',
         "keyframes[1].poses.a.easing: easing must be a name (linear, constant, sine, quad, cubic, "
         .. "quart, quint, expo, circ, back, bounce, elastic), got number")

@@ -73,7 +73,9 @@ local function read_v1(c, info, desc)
           end
           local code = V1_EASINGS[ez:lower()]
           if not code then
-            fail(key(pp, "easing"), "unknown easing '%s' (expected %s)", shown(ez), names)
+            local list = { "linear", "constant" }
+            for e = FIRST_EASING + 1, LAST_EASING + 1 do list[#list + 1] = INTERPS[e] end
+            fail(key(pp, "easing"), "unknown easing '%s'%s (expected %s)", shown(ez), E.hint(ez, list), names)
           end
           out.interp = code
         end
