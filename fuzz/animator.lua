@@ -280,6 +280,24 @@ end
 
 -- A call that must succeed when `good`, else raise a clean error and
 -- change nothing of animator a's tracks.
+-- Whether track t has ended (not playing, not queued): its controls then
+-- raise "track '...' has ended" (docs/api.md), stop() excepted.
+local function has_ended(t)
+  local ok, playing = pcall(function() return t.is_playing end)
+  return ok and not playing and not core.track_queued(t)
+end
+
+-- A control of a track that has ended: it raises, saying so (or, for a bad
+-- argument, that), and changes nothing.
+local function ended_raise(what, a, f, ...)
+  local before = snapshot(a)
+  local err = tostring(expect_raise(what .. " on an ended track", f, ...))
+  if not (err:find("has ended", 1, true) or err:find("bad argument", 1, true)) then
+    bug("%s on an ended track raised an unclear error: %s", what, err)
+  end
+  check_unchanged(a, before, what .. " on an ended track")
+end
+
 local function good_or_raise(what, good, a, f, ...)
   if good then return expect_ok(what, nil, f, ...) end
   local before = snapshot(a)
@@ -346,7 +364,7 @@ local function make_callback(a, act, arg)
       a = nil
       collectgarbage("collect")
     elseif k == 9 then
-      if track and anim.is_clip(track.clip) then
+      if track and anim.is_clip(track.clip) and not has_ended(track) then
         track:adjust_speed(({ 0, -1, 1e300, 2 })[arg % 4 + 1])
         track:adjust_weight(arg % 3, 0)
         track.time = (arg % 5) * 0.1
@@ -432,6 +450,7 @@ local function track_call(r, name, list, list2)
   if name == "stop" then good = v == nil or (finite(v) and v >= 0)
   elseif name == "adjust_weight" then good = finite(v) and v >= 0 and (w == nil or (finite(w) and w >= 0))
   elseif name == "adjust_speed" then good = finite(v) end
+  if name ~= "stop" and has_ended(t) then return ended_raise("track:" .. name, a, t[name], t, v, w) end
   good_or_raise("track:" .. name .. (good and "" or " with a bad argument"), good, a, t[name], t, v, w)
 end
 
@@ -444,6 +463,7 @@ OPS[#OPS + 1] = function(r)
   local t = pick_track(r)
   local v = r:pick(TIME)
   if not t then return end
+  if has_ended(t) then return ended_raise("track.time = " .. tostring(v), t.animator, function() t.time = v end) end
   good_or_raise("track.time = " .. tostring(v), finite(v), t.animator, function() t.time = v end)
 end
 
@@ -663,6 +683,7 @@ OPS[#OPS + 1] = function(r)
   -- (set_at takes x [, y]: a 1D space reads x alone)
   local good = space and v ~= nil and good_at(v, space.dimensions)
   if space and how == 1 and space.dimensions == 1 and type(v) == "table" then good = finite(v[1]) end
+  if space and has_ended(t) then return ended_raise("track.at = " .. tostring(v), a, set) end
   good_or_raise("track.at = " .. tostring(v), good, a, set)
 end
 
