@@ -5,15 +5,20 @@
 -- shows whole keys.
 local H = require "spec.helper"
 
-local function sq(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+local sq = H.sq
 local FOX = H.shared .. "/data/gltf/Fox/glTF-Binary/Fox.glb"
 local KATANA = H.shared .. "/data/realfiles/hephaestus-engine/katana.bbmodel"
 
--- `anim ARGS` from the checkout: status, stdout and stderr together
-local function anim_cmd(args)
-  local out, code = H.popen(string.format("cd %s && LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_CPATH='%s/?.so;;' "
-    .. "LUA_PATH_5_4='lua/?.lua;lua/?/init.lua;;' LUA_CPATH_5_4='%s/?.so;;' %s bin/anim %s 2>&1",
+-- `H.lua ARGS` from the checkout with its module: output (stderr too), status
+local function lua_cmd(args)
+  return H.popen(string.format("cd %s && LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_CPATH='%s/?.so;;' "
+    .. "LUA_PATH_5_4='lua/?.lua;lua/?/init.lua;;' LUA_CPATH_5_4='%s/?.so;;' %s %s 2>&1",
     sq(H.root), H.build, H.build, H.lua, args))
+end
+
+-- `anim ARGS`: status, stdout and stderr together
+local function anim_cmd(args)
+  local out, code = lua_cmd("bin/anim " .. args)
   return code, out
 end
 
@@ -108,9 +113,7 @@ end)
 describe("examples/convert.lua", function()
   it("shows whole keys of the file it wrote, each a JSON array", function()
     local cjson = require "cjson"
-    local out, code = H.popen(string.format("cd %s && LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_CPATH='%s/?.so;;' "
-      .. "LUA_PATH_5_4='lua/?.lua;lua/?/init.lua;;' LUA_CPATH_5_4='%s/?.so;;' %s examples/convert.lua 2>&1",
-      sq(H.root), H.build, H.build, H.lua))
+    local out, code = lua_cmd("examples/convert.lua")
     assert.are.equal(0, code, out)
     local shown = out:match("the head's rotation keys:\n(.-)\nreloaded")
     assert(shown, out)

@@ -7,7 +7,7 @@ local anim = require "anim"
 local lxp = require "lxp"
 local compat = require "anim.base.compat"
 
-local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+local q = H.sq
 
 -- absolute: the commands run in temp directories
 local ROOT = (function()

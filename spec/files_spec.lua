@@ -14,7 +14,7 @@ local compat = require "anim.base.compat"
 
 local load_text = rawget(_G, "loadstring") or load
 
-local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+local q = H.sq
 
 local function have(tool)
   return compat.execute("command -v " .. tool .. " >/dev/null 2>&1")

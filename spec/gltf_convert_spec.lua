@@ -7,7 +7,7 @@
 local H = require "spec.helper"
 local anim = require "anim"
 
-local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+local q = H.sq
 
 local function absolute(path)
   local p = assert(io.popen("cd " .. q(path) .. " 2>/dev/null && pwd"))

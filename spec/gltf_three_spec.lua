@@ -12,7 +12,7 @@ local binary = require "spec.bytes"
 local compat = require "anim.base.compat"
 
 local REF = H.root .. "/tools/gltf-ref"
-local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+local q = H.sq
 local have = compat.execute("command -v node >/dev/null 2>&1 && test -f " .. q(REF .. "/node_modules/three/package.json"))
 
 -- The JSON of a written file (.gltf or .glb).

@@ -163,6 +163,18 @@ function H.popen(cmd)
   return body, tonumber(code)
 end
 
+-- s quoted for the shell: in single quotes, a quote as '\''.
+function H.sq(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+
+-- Runs cmd in `sh -c` from an environment of PATH and HOME alone (home;
+-- env: more NAME=value words, already quoted), as a fresh login has it,
+-- without the variables make test sets; returns output (stderr too) and
+-- status.
+function H.fresh(cmd, home, env)
+  return H.popen(string.format("env -i PATH=%s HOME=%s %s sh -c %s 2>&1", H.sq(os.getenv("PATH")), H.sq(home), env or "",
+    H.sq(cmd)))
+end
+
 -- A clip from a table: length 1, looping, joint j moving along x, unless
 -- t says otherwise (t is filled in).
 function H.clip(t)

@@ -101,11 +101,9 @@ describe("installation", function()
     ]==]
     -- from a fresh shell: PATH and HOME alone, then the README's line
     H.write(home .. "/mygame.lua", "TREE = " .. string.format("%q", tree) .. "\n" .. script)
-    local function sq(x) return "'" .. x:gsub("'", "'\\''") .. "'" end
-    local cmd = string.format("env -i PATH=%s HOME=%s sh -c %s", sq(os.getenv("PATH")), sq(home),
-      sq(string.format('cd / && eval "$(luarocks --lua-version=%s path)" && %s "$HOME/mygame.lua"', VER, H.lua)))
-    local ok2, out2 = sh(cmd)
-    assert(ok2, out2)
+    local out2, code2 = H.fresh(string.format('cd / && eval "$(luarocks --lua-version=%s path)" && %s "$HOME/mygame.lua"',
+      VER, H.lua), home)
+    assert(code2 == 0, out2)
     assert.truthy(out2:find("installed ok", 1, true), out2)
     sh(string.format("rm -rf %q %q", home, src))
   end)

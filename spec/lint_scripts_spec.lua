@@ -5,7 +5,7 @@
 -- breach it is given and to pass on the tree as it is.
 local H = require "spec.helper"
 
-local function sq(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+local sq = H.sq
 local function run(cmd) return H.popen("cd " .. sq(H.root) .. " && " .. cmd .. " 2>&1") end
 
 local function lines(n, fmt)

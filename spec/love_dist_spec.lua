@@ -11,7 +11,7 @@ local H = require "spec.helper"
 local compat = require "anim.base.compat"
 
 local function have(cmd) return compat.execute("command -v " .. cmd .. " >/dev/null 2>&1") == true end
-local function sq(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+local sq = H.sq
 local ROOT = H.popen("cd " .. sq(H.root) .. " && pwd"):gsub("\n$", "")
 local README = H.read(H.root .. "/README.md")
 
@@ -62,9 +62,8 @@ end
 -- returns what the harness wrote, LÖVE's output.
 local function run(game, out)
   os.remove(out)
-  local cmd = string.format("env -i PATH=%s HOME=%s ALSOFT_DRIVERS=null ANIM_DIST_OUT=%s "
-    .. "timeout 60 xvfb-run -a -s '-screen 0 1024x768x24' love %s 2>&1", sq(os.getenv("PATH")), sq(os.getenv("HOME") or "/tmp"), sq(out), sq(game))
-  local log = H.popen(cmd)
+  local log = H.fresh("timeout 60 xvfb-run -a -s '-screen 0 1024x768x24' love " .. sq(game), os.getenv("HOME") or "/tmp",
+    "ALSOFT_DRIVERS=null ANIM_DIST_OUT=" .. sq(out))
   local f = io.open(out)
   local text = f and f:read("*a") or ""
   if f then f:close() end

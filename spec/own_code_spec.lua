@@ -7,7 +7,7 @@
 -- spec/love_dist_spec.lua's.
 local H = require "spec.helper"
 
-local ROOT = H.popen("cd " .. string.format("%q", H.root) .. " && pwd"):gsub("\n$", "")
+local ROOT = H.popen("cd " .. H.sq(H.root) .. " && pwd"):gsub("\n$", "")
 local README = H.read(H.root .. "/README.md")
 
 -- The first ```lua block after the heading, or nil.
@@ -17,12 +17,7 @@ local function block_after(heading)
   return README:match("```lua\n(.-)\n```", at)
 end
 
--- Runs cmd in `sh -c` with an environment of PATH and HOME alone (as a
--- fresh login would have, without the variables make test sets).
-local function sq(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
-local function fresh(cmd, home)
-  return H.popen(string.format("env -i PATH=%s HOME=%s sh -c %s 2>&1", sq(os.getenv("PATH")), sq(home), sq(cmd)))
-end
+local sq, fresh = H.sq, H.fresh
 
 -- (`make env` builds the core of the checkout: under make asan, whose copy
 -- of the tree holds the sanitized core in build/, it would build over it;
@@ -44,8 +39,8 @@ describe_plain("one's own script", function()
   it("runs the README's tour as tour.lua from a fresh shell after eval \"$(make env)\"", function()
     local dir = H.tmpdir()
     H.write(dir .. "/tour.lua", block_after("## A tour"))
-    local out, code = fresh(string.format('cd %q && eval "$(make env LUA=%s)" && %s %q', ROOT, H.lua, H.lua, dir .. "/tour.lua"), dir)
-    os.execute("rm -rf " .. string.format("%q", dir))
+    local out, code = fresh(string.format('cd %s && eval "$(make env LUA=%s)" && %s %s', sq(ROOT), H.lua, H.lua, sq(dir .. "/tour.lua")), dir)
+    os.execute("rm -rf " .. sq(dir))
     assert(code == 0, out)
     -- the tour prints its callbacks
     assert.truthy(out:find("marker", 1, true), out)
@@ -61,19 +56,19 @@ describe_plain("one's own script", function()
       a:update(0.25)
       print("pose", a:local_transform("rightLeg"))
     ]], ROOT .. "/examples/clips/walk.anim"))
-    local out, code = fresh(string.format('cd %q && eval "$(make env LUA=%s)" && cd %q && %s mygame.lua', ROOT, H.lua, dir, H.lua), dir)
+    local out, code = fresh(string.format('cd %s && eval "$(make env LUA=%s)" && cd %s && %s mygame.lua', sq(ROOT), H.lua, sq(dir), H.lua), dir)
     assert(code == 0, out)
     assert.truthy(out:find("pose", 1, true), out)
     -- (what the README's setup cures)
-    local out2, code2 = fresh(string.format("cd %q && %s mygame.lua", dir, H.lua), dir)
-    os.execute("rm -rf " .. string.format("%q", dir))
+    local out2, code2 = fresh(string.format("cd %s && %s mygame.lua", sq(dir), H.lua), dir)
+    os.execute("rm -rf " .. sq(dir))
     assert.are_not.equal(0, code2)
     assert.truthy(out2:find("module 'anim' not found", 1, true), out2)
   end)
 
   it("make env puts the checkout in front of the paths the shell had", function()
     local out, code = fresh(string.format(
-      "LUA_PATH='/mine/?.lua' && export LUA_PATH && cd %q && eval \"$(make env LUA=%s)\" && printf '%%s\\n' \"$LUA_PATH\"", ROOT, H.lua), "/tmp")
+      "LUA_PATH='/mine/?.lua' && export LUA_PATH && cd %s && eval \"$(make env LUA=%s)\" && printf '%%s\\n' \"$LUA_PATH\"", sq(ROOT), H.lua), "/tmp")
     assert(code == 0, out)
     assert.are.equal(ROOT .. "/lua/?.lua;" .. ROOT .. "/lua/?/init.lua;/mine/?.lua", (out:match("([^\n]*)\n$")))
   end)

@@ -210,7 +210,12 @@ end
 -- one rule: core.suggest, which suggest.lua also uses; errors.lua sits
 -- below it).
 function M.hint(v, names)
-  local s = type(v) == "string" and core.suggest(v, names)
+  return M.did_you_mean(type(v) == "string" and core.suggest(v, names))
+end
+
+-- "; did you mean 's'?" for a suggestion s (quoted as user data), "" for
+-- none: the words of every hint (suggest.hint's too).
+function M.did_you_mean(s)
   return s and string.format("; did you mean '%s'?", M.shown(s)) or ""
 end
 

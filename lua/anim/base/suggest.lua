@@ -52,8 +52,7 @@ end
 
 -- "; did you mean 'x'?" or "".
 function M.hint(name, names)
-  local s = M.closest(name, names)
-  return s and string.format("; did you mean '%s'?", E.shown(s)) or ""
+  return E.did_you_mean(M.closest(name, names))
 end
 
 return M

@@ -218,8 +218,9 @@ end
 
 function M.update_list(list, dt, opts)
   if type(list) ~= "table" then
-    argerror(1, "update", "table of animators expected, got " .. args.typename(list)
-      .. (args.typename(list) == "anim.animator" and " (anim.update takes a list: anim.update({ a }, dt), or a:update(dt))" or ""))
+    local got = args.typename(list)
+    argerror(1, "update", "table of animators expected, got " .. got
+      .. (got == "anim.animator" and " (anim.update takes a list: anim.update({ a }, dt), or a:update(dt))" or ""))
   end
   -- (no options: no table made)
   local threads = opts ~= nil and threads_option(opts) or 0
