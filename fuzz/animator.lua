@@ -426,7 +426,9 @@ OPS[#OPS + 1] = function(r)
       if is_memory_error(t) then error(t, 0) end
       -- (a clip whose property has another number of components than a
       -- track on the animator gives it: refused, changing nothing)
-      if type(t) == "string" and t:find("component", 1, true) and not internal_error(t) then
+      -- (a clip none of whose joints a retarget map puts on the rig: refused
+      -- too, as play says)
+      if type(t) == "string" and (t:find("component", 1, true) or C.plays_on_nothing(t)) and not internal_error(t) then
         check_unchanged(a, before, "play refused")
         return
       end

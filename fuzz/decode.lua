@@ -24,8 +24,14 @@ local function use_map(map)
   C.touch(map.joints, map.scale, map.name)
   local walk = M.walk
   walk:bindings(player, map)
-  local a = anim.animator(player)
-  a:play(walk, { retarget = map, fade = 0 })
+  local a = anim.animator(player, { warn = false })
+  -- (a map that puts none of the clip's joints on the rig: play refuses
+  -- the clip, as it says)
+  local ok, err = pcall(a.play, a, walk, { retarget = map, fade = 0 })
+  if not ok then
+    if C.plays_on_nothing(err) then return end
+    error(err, 0)
+  end
   a:update(0.3)
   local px, _, _, qx = a:get("rightArm")
   if px ~= px or qx ~= qx then bug("NaN in a pose played through a decoded retarget map") end

@@ -95,7 +95,7 @@ describe("a method's argument errors, however it is called", function()
     every_form(a, "play", "bad argument #2 to 'play' (unknown priority 'x' (the levels: core, idle, movement, action, action2, action3, action4, or a finite number))",
       walk, { priority = "x" })
     every_form(a, "play", "bad argument #2 to 'play' (after must be a track, got number)", walk, { after = 5 })
-    every_form(a, "play", "bad argument #2 to 'play' (warn must be a function, got number)", walk, { warn = 5 })
+    every_form(a, "play", "bad argument #2 to 'play' (warn must be a function or false, got number)", walk, { warn = 5 })
     every_form(a, "play", "bad argument #1 to 'play' (clip or blend space expected, got number)", 42)
   end)
 end)

@@ -185,7 +185,7 @@ describe("clip joints that bind to no rig joint", function()
     assert.are.equal(1, #calls)
     assert.are.equal(t, calls[1][1])
     table.sort(calls[1][2], function(x, y) return x.joint < y.joint end)
-    assert.are.same({ { joint = "hed", suggestion = "head" }, { joint = "tail" } }, calls[1][2])
+    assert.are.same({ { joint = "hed", suggestion = "head", clip = clip }, { joint = "tail", clip = clip } }, calls[1][2])
   end)
 
   it("go to the animator's warn when the play has none; silence when every joint binds", function()
@@ -201,12 +201,15 @@ describe("clip joints that bind to no rig joint", function()
     local got
     anim.animator(rig):play(clip, { retarget = map, warn = function(_, list) got = list end })
     table.sort(got, function(x, y) return x.joint < y.joint end)
-    assert.are.same({ { joint = "hed", suggestion = "head" }, { joint = "tail", wanted = "leftarm", suggestion = "leftArm" } }, got)
+    assert.are.same({ { joint = "hed", suggestion = "head", clip = clip },
+      { joint = "tail", wanted = "leftarm", suggestion = "leftArm", clip = clip } }, got)
   end)
 
   it("a warn that is not a function raises", function()
     raises_here(function() anim.animator(rig):play(clip, { warn = true }) end,
-      "bad argument #2 to 'play' (warn must be a function, got boolean)")
+      "bad argument #2 to 'play' (warn must be a function or false, got boolean)")
+    raises_here(function() anim.animator(rig, { warn = 1 }) end,
+      "bad argument #2 to 'animator' (warn must be a function or false, got number)")
   end)
 end)
 

@@ -23,6 +23,7 @@ local saved = require "anim.runtime.state"
 local dispatch = require "anim.runtime.dispatch"
 local connections = require "anim.runtime.connect"
 local delivery = require "anim.runtime.deliver"
+local bindcheck = require "anim.runtime.bindcheck"
 
 local M = {}
 
@@ -68,13 +69,14 @@ local PLAY_OPTIONS = args.names { "fade", "weight", "speed", "priority", "retarg
 -- (play's loop option: the loop modes by name, as clips name them)
 local LOOP_NAMES, LOOP_CODES = codes.names("loop"), codes.loop
 
--- An optional function option.
-local function opt_function(opts, k, n, fname)
-  local v = opts[k]
+-- The warn option: a function, or false for none (nil: dflt).
+local function opt_warn(opts, n, fname, dflt)
+  local v = opts.warn
+  if v == false then return false end
   if v ~= nil and type(v) ~= "function" then
-    argerror(n, fname, k .. " must be a function, got " .. args.typename(v))
+    argerror(n, fname, "warn must be a function or false, got " .. args.typename(v))
   end
-  return v
+  return v or dflt
 end
 
 function M.new(rig, opts)
@@ -104,7 +106,7 @@ function M.new(rig, opts)
     motion, why = rigmod.joint(rig, rj)
     if not motion then argerror(2, "animator", rname .. ": " .. why) end
   end
-  local warn = opt_function(opts, "warn", 2, "animator")
+  local warn = opt_warn(opts, 2, "animator", bindcheck.default_warn)
   -- live: track id -> track, for the tracks playing; cbs, src: the same
   -- ids -> the track's callbacks table and source (clip or blend space);
   -- the delivery takes the tracks that ended out of them
@@ -122,6 +124,23 @@ end
 -- reloads the clip while the core makes its track (a finalizer runs once:
 -- a second reload in a row needs new garbage that reloads it).
 local RETRIES = 8
+
+-- play's retarget option: a map, or a res:// path resolved through the
+-- animator's library (nil: none).
+local function play_map(st, map, fname)
+  if map == nil then return nil end
+  if type(map) == "string" then
+    if not st.library then
+      argerror(2, fname, "retarget '" .. shown(map) .. "' needs an animator with a library")
+    end
+    local m, err = st.library:retarget(map)
+    if not m then argerror(2, fname, "retarget: " .. err) end
+    return m
+  elseif not retarget.is_map(map) then
+    argerror(2, fname, "retarget must be a retarget map or a res:// path, got " .. type(map))
+  end
+  return map
+end
 
 local function play(self, clip, opts, fname)
   local space = spaces.is_space(clip)
@@ -171,25 +190,20 @@ local function play(self, clip, opts, fname)
     end
     priority = p
   end
-  local map = opts.retarget
-  if map ~= nil then
-    if type(map) == "string" then
-      if not st.library then
-        argerror(2, fname, "retarget '" .. shown(map) .. "' needs an animator with a library")
-      end
-      local m, err = st.library:retarget(map)
-      if not m then argerror(2, fname, "retarget: " .. err) end
-      map = m
-    elseif not retarget.is_map(map) then
-      argerror(2, fname, "retarget must be a retarget map or a res:// path, got " .. type(map))
-    end
-  end
+  local map = play_map(st, opts.retarget, fname)
   local loop = opts.loop
   if loop ~= nil and LOOP_CODES[loop] == nil then
     argerror(2, fname, (type(loop) == "string" and "unknown loop mode '" .. shown(loop) .. "'" .. E.hint(loop, LOOP_NAMES)
       or "loop must be a loop mode name, got " .. args.typename(loop)) .. " (the modes: " .. table.concat(LOOP_NAMES, ", ") .. ")")
   end
-  local warn = opt_function(opts, "warn", 2, fname) or st.warn
+  local warn = opt_warn(opts, 2, fname, st.warn)
+  -- (nothing silent: a clip that plays on nothing raises before its track
+  -- is made; one that plays on part of the rig is told to warn below)
+  local unbound = {}
+  for i, c in ipairs(space and info.clips or { clip }) do
+    unbound[i] = bindcheck.check(c, st.rig, map, fname,
+      space and string.format("blend space '%s': points[%d].", shown(info.name), i) or nil)
+  end
   local track, p, other, point
   local cbs = {}
   -- (false: a finalizer reloaded a clip while the core made the track;
@@ -233,14 +247,8 @@ local function play(self, clip, opts, fname)
     st.queued_after = st.queued_after or setmetatable({}, { __mode = "kv" })
     st.queued_after[after] = track
   end
-  if warn then
-    -- the clip joints that play on nothing, once per track (none: silence)
-    local unmatched = {}
-    for _, c in ipairs(space and info.clips or { clip }) do
-      for _, name in ipairs(bind.unmatched(c, st.rig, map)) do unmatched[#unmatched + 1] = name end
-    end
-    if #unmatched > 0 then warn(track, unmatched) end
-  end
+  -- the clip joints that play on nothing, once per track (none: silence)
+  if warn then bindcheck.report(warn, track, unbound) end
   return track
 end
 

@@ -177,12 +177,15 @@ end
 
 -- The outlines of every part at clip time t: { view name -> list of
 -- { joint, fill, points (2D, world units), depth } }, nearest last.
--- rig, parts: from M.setup (default: the player).
+-- rig, parts: from M.setup (default: the player).  A clip none of whose
+-- joints plays on the rig (play refuses it) leaves the rig at rest.
 function M.outlines(clip, t, rig, parts)
   rig, parts = rig or anim.rig("player"), parts or M.PLAYER_PARTS
   local a = anim.animator(rig, { space = clipmod.info(clip).space })
-  local track = a:play(clip, { fade = 0 })
-  track.time = t
+  if #M.joints_on_rig(clip, rig) > 0 then
+    local track = a:play(clip, { fade = 0 })
+    track.time = t
+  end
   a:update(0)
   local out = {}
   for _, view in ipairs(VIEWS) do
