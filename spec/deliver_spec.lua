@@ -192,7 +192,7 @@ describe("delivery from C", function()
     end
     local space = anim.blendspace { points = {
       { clip = ramp("p", { { time = 0.2, name = "step", value = "p" }, { time = 0.7, name = "land" } }), at = 0 },
-      { clip = ramp("q", { { time = 0.3, name = "step", value = "q" } }), at = 1 } } }
+      { clip = ramp("q", { { time = 0.3, name = "step", value = "q" } }), at = 1 } }, markers = "all" }  -- (both points fire)
     local logs = {}
     for _, inside in ipairs { false, true } do
       local a = anim.animator(rig)
