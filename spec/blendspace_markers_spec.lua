@@ -225,3 +225,131 @@ describe("a blend space's markers mode", function()
     assert.has_error(function() walkrun().markers = "all" end, "blend spaces are read-only (cannot set 'markers')")
   end)
 end)
+
+describe("the clip of an item's callback", function()
+  -- A clip of 1 s with one item of each kind: marker m at 0.1, event e
+  -- at 0.2, sound s at 0.3, a `plays` item at 0.4.
+  local function items(name)
+    return clip(name, 1, { { 0.1, "m", name } }, {
+      events = { { time = 0.2, name = "e", payload = name } },
+      sounds = { { time = 0.3, sound = "s", volume = 0.5, pitch = 2 } },
+      plays = { { time = 0.4, clip = "res://spark.anim", fade = 0 } },
+    })
+  end
+  local p, q = items("p"), items("q")
+
+  -- Every callback of the animator and of `tr`'s marker m, logged with all
+  -- its arguments (a track as "track", a clip by name, a number to 1e-9).
+  local function listen(an, log, tr)
+    local function note(what)
+      return function(...)
+        local out = { what }
+        for k = 1, select("#", ...) do
+          local v = select(k, ...)
+          if anim.is_clip(v) then v = "clip " .. v.name
+          elseif type(v) == "number" then v = string.format("%.9g", v)
+          elseif type(v) == "userdata" then v = "track" end
+          out[#out + 1] = tostring(v)
+        end
+        log[#log + 1] = table.concat(out, " ")
+      end
+    end
+    an:on_marker(note("marker"))
+    an:on_event(note("event"))
+    an:on_sound(note("sound"))
+    an:on_play(note("play"))
+    if tr then tr:on_marker("m", note("track marker")) end
+  end
+
+  local function played(what, opts, update)
+    local an = anim.animator(rig, { library = lib })
+    local log = {}
+    local tr = an:play(what, opts)
+    listen(an, log, tr)
+    ;(update or an.update)(an, 0.5)
+    return table.concat(log, "\n")
+  end
+
+  local PLAIN = table.concat({
+    "track marker track p 0.4 clip p", "marker track m p 0.4 clip p", "event track e p 0.3 clip p",
+    "sound track s 0.5 2 0.2 clip p", "play track clip res://spark.anim 0.1 clip p" }, "\n")
+
+  it("is the track's clip after `late` for a clip's track, from every callback", function()
+    assert.are.equal(PLAIN, played(p, { fade = 0 }))
+  end)
+
+  it("is the same where the update could yield (each callback in a coroutine of its own) and in anim.update", function()
+    assert.are.equal(PLAIN, played(p, { fade = 0 }, function(an, dt)
+      local co = coroutine.wrap(function() an:update(dt) end)
+      co()
+    end))
+    assert.are.equal(PLAIN, played(p, { fade = 0 }, function(an, dt) anim.update({ an }, dt) end))
+  end)
+
+  it("reaches track:on_marker alone (the usual update's one marker)", function()
+    local an = anim.animator(rig)
+    local c = clip("c", 1, { { 0.1, "m", "c" } })
+    local tr = an:play(c, { fade = 0 })
+    local got
+    tr:on_marker("m", function(...) got = table.pack(...) end)
+    an:update(0.5)
+    assert.are.equal(4, got.n)
+    assert.are.equal(tr, got[1])
+    assert.are.equal("c", got[2])
+    assert.is_true(math.abs(got[3] - 0.4) < 1e-9)
+    assert.are.equal(c, got[4])
+  end)
+
+  it("reaches the callbacks of a clip of very many markers (read from its info)", function()
+    local many = {}
+    for k = 1, 5000 do many[k] = { k / 5001, "m", k } end
+    local big = clip("big", 1, many)
+    local an = anim.animator(rig)
+    local tr = an:play(big, { fade = 0 })
+    local n, bad = 0, nil
+    tr:on_marker("m", function(t, _, _, c) n = n + 1; if t ~= tr or c ~= big then bad = tostring(c) end end)
+    an:on_marker(function(t, _, _, _, c) n = n + 1; if t ~= tr or c ~= big then bad = tostring(c) end end)
+    an:update(0.01)
+    assert.is_nil(bad)
+    assert.are.equal(100, n)
+  end)
+
+  it("is the point's clip for a blend space's items, with each markers mode", function()
+    local function space(markers)
+      return anim.blendspace { points = { { clip = p, at = 0 }, { clip = q, at = 1 } }, markers = markers }
+    end
+    local Q = table.concat({
+      "track marker track q 0.4 clip q", "marker track m q 0.4 clip q", "event track e q 0.3 clip q",
+      "sound track s 0.5 2 0.2 clip q", "play track clip res://spark.anim 0.1 clip q" }, "\n")
+    assert.are.equal(Q, played(space(), { at = 0.75, fade = 0 }))
+    assert.are.equal(PLAIN, played(space(), { at = 0.25, fade = 0 }))
+    assert.are.equal(table.concat({
+      "track marker track p 0.4 clip p", "marker track m p 0.4 clip p",
+      "track marker track q 0.4 clip q", "marker track m q 0.4 clip q",
+      "event track e p 0.3 clip p", "event track e q 0.3 clip q",
+      "sound track s 0.5 2 0.2 clip p", "sound track s 0.5 2 0.2 clip q",
+      "play track clip res://spark.anim 0.1 clip p", "play track clip res://spark.anim 0.1 clip q" }, "\n"),
+      played(space("all"), { at = 0.75, fade = 0 }))
+  end)
+
+  it("of on_play is the clip that held the `plays` item; the track is the one started or restarted", function()
+    local an = anim.animator(rig, { library = lib })
+    local got = {}
+    an:on_play(function(...) got[#got + 1] = table.pack(...) end)
+    an:play(p, { fade = 0 })
+    an:update(0.5)
+    local spark = assert(lib:clip("res://spark.anim"))
+    assert.are.equal(1, #got)
+    assert.are.equal(4, got[1].n)
+    assert.are.equal(spark, got[1][2])
+    assert.are.equal(spark, got[1][1].clip)
+    assert.are.equal(p, got[1][4])
+    -- spark (0.2 s, once) restarted by r's item at 0.05 while it plays: from is r
+    local r = clip("r", 1, nil, { plays = { { time = 0.05, clip = "res://spark.anim", fade = 0 } } })
+    an:play(r, { fade = 0 })
+    an:update(0.1)
+    assert.are.equal(2, #got)
+    assert.are.equal(got[1][1], got[2][1])
+    assert.are.equal(r, got[2][4])
+  end)
+end)
