@@ -202,6 +202,10 @@ describe("a blend space's markers mode", function()
     local ok, err = b:restore(state, resolve)
     assert.is_nil(ok)
     assert.are.equal("state.tracks[1].space.markers: must be one of dominant, all, none, got 'alll'", err)
+    state.tracks[1].space.markers = true
+    ok, err = b:restore(state, resolve)
+    assert.is_nil(ok)
+    assert.are.equal("state.tracks[1].space.markers: must be one of dominant, all, none, got boolean", err)
   end)
 
   it("names a bad value", function()
