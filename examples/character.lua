@@ -5,9 +5,10 @@
 -- animator takes that motion out of the pose (root_joint = "root") and
 -- hands it to the game each update, which moves the character by it; an aim
 -- constraint turns the head toward the lamp it passes.  Footsteps are
--- markers of both clips: the space fires those of every clip it plays (at
--- the same phase when both have weight), so the game sounds only those of
--- the clip that weighs most.  Run with `make character`.
+-- markers of both clips: the space fires only those of the clip that weighs
+-- most (its `markers` option, "dominant" by default), one step per foot
+-- wherever the speed is; the callback's last argument is the clip that
+-- fired.  Run with `make character`.
 local anim = require "anim"
 local compat = require "anim.base.compat"
 
@@ -35,13 +36,10 @@ local locomotion = anim.blendspace { name = "locomotion", points = { { clip = wa
 local hero = anim.animator(anim.rig("player"), { root_joint = "root" })
 local moving = hero:play(locomotion, { at = 1.4, fade = 0 })
 local clock, steps = 0, 0
-hero:on_marker(function(track, name, value, late)
-  local w = locomotion:weights(track.at)
-  if name == (w[1] >= w[2] and "walk_step" or "run_step") then
-    steps = steps + 1
-    if steps <= 3 or steps % 4 == 0 then
-      print(string.format("%6.3f  %s %-5s (footstep %d)", clock - late, name, value, steps))
-    end
+hero:on_marker(function(_, name, value, late, clip)
+  steps = steps + 1
+  if steps <= 3 or steps % 4 == 0 then
+    print(string.format("%6.3f  %s %-5s (footstep %d of the %s)", clock - late, name, value, steps, clip.name))
   end
 end)
 

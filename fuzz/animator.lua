@@ -820,10 +820,11 @@ local function reset(data)
   local own1, own2, walk, wave = S.own[1], S.own[2], CLIPS[1], CLIPS[2]
   S.spaces = {
     anim.blendspace { name = "synced", points = { { clip = own1, at = 0 }, { clip = walk, at = 1 }, { clip = own2, at = 2 } } },
-    anim.blendspace { name = "free", sync = false, points = { { clip = own2, at = 0 }, { clip = CLIPS[7], at = 1 }, { clip = own1, at = 3 } } },
+    anim.blendspace { name = "free", sync = false, markers = "all", points = { { clip = own2, at = 0 }, { clip = CLIPS[7], at = 1 },
+      { clip = own1, at = 3 } } },
     anim.blendspace { name = "plane", sync = false, points = { { clip = own1, at = { 0, 0 } }, { clip = walk, at = { 1, 0 } },
       { clip = wave, at = { 0, 1 } }, { clip = own2, at = { 1, 1 } } } },
-    anim.blendspace { name = "one", points = { { clip = own2, at = { 0, 0 } } } },
+    anim.blendspace { name = "one", markers = "none", points = { { clip = own2, at = { 0, 0 } } } },
   }
 end
 

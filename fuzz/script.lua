@@ -376,6 +376,7 @@ op(function(r)
 end)
 -- blend spaces of the pool's clips: 1D or 2D, synced or not, odd places
 local PLACES = { 0, 1, 0.5, 2, -1, 1e300, 0 / 0, "x" }
+local MARKERS = { false, "dominant", "all", "none", "dominnt", 3 }
 local function place(r, dims)
   if dims == 2 then return { r:pick(PLACES), r:pick(PLACES) } end
   return r:pick(PLACES)
@@ -392,6 +393,8 @@ op(function(r)
   local sync = r:pick { "none", true, false, "x" }
   local def = { points = r:byte() % 8 == 0 and hostile_table(r, pts) or pts, name = r:pick { false, "move", "a\0b" } or nil }
   if sync ~= "none" then def.sync = sync end
+  -- (the markers mode from the draws above: the inputs kept read as they did)
+  def.markers = MARKERS[(n * 3 + dims + (sync == true and 1 or 0)) % #MARKERS + 1] or nil
   local ok, space = call("anim.blendspace", anim.blendspace, r:byte() % 8 == 0 and hostile_table(r, def) or def)
   if ok then keep(space) end
 end)

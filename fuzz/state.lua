@@ -127,9 +127,10 @@ do
     if ok then SPACES[#SPACES + 1] = s end
   end
   local walk, wave, attack, stride, hips = CLIPS[1], CLIPS[2], CLIPS[3], CLIPS[5], CLIPS[6]
-  space { name = "move", points = { { clip = walk, at = 0 }, { clip = stride, at = 1 }, { clip = hips, at = 2.5 } }, sync = false }
+  space { name = "move", points = { { clip = walk, at = 0 }, { clip = stride, at = 1 }, { clip = hips, at = 2.5 } }, sync = false,
+    markers = "all" }
   space { name = "strides", points = { { clip = stride, at = 0 }, { clip = walk, at = 1 } } }
-  space { name = "plane", sync = false, points = { { clip = walk, at = { 0, 0 } }, { clip = wave, at = { 1, 0 } },
+  space { name = "plane", sync = false, markers = "none", points = { { clip = walk, at = { 0, 0 } }, { clip = wave, at = { 1, 0 } },
     { clip = attack, at = { 0, 1 } }, { clip = stride, at = { 1, 1 } }, { clip = gen[1], at = { 0.5, 0.5 } } } }
   space { name = "square", points = { { clip = walk, at = { 0, 0 } }, { clip = stride, at = { 1, 0 } },
     { clip = walk, at = { 0, 1 } }, { clip = stride, at = { 1, 1 } } } }

@@ -300,6 +300,8 @@ describe("the timed items of a blend space", function()
   local a = ramp("a", 0.5, "j", { { time = 0, name = "a0" }, { time = 0.25, name = "a.25" }, { time = 0.375, name = "a.375" } })
   local b = ramp("b", 1.5, "k", { { time = 0, name = "b0" }, { time = 0.75, name = "b.75" }, { time = 1.2, name = "b1.2" } })
   local space = anim.blendspace { points = { { clip = a, at = 0 }, { clip = b, at = 1 } } }
+  -- (every point with a weight fires: spec/blendspace_markers_spec.lua has the other modes)
+  local all = anim.blendspace { points = { { clip = a, at = 0 }, { clip = b, at = 1 } }, markers = "all" }
 
   it("on a point, fire exactly what that clip alone fires", function()
     for _, at in ipairs { 0, 1 } do
@@ -313,10 +315,10 @@ describe("the timed items of a blend space", function()
     end
   end)
 
-  it("fire when their point's weight is above 0, once per pass of its phase, points in order at one phase", function()
+  it("with markers = \"all\", fire when their point's weight is above 0, once per pass of its phase, points in order at one phase", function()
     local an = anim.animator(rig)
     local log = recorder(an)
-    local tr = an:play(space, { at = 0.5, fade = 0 })
+    local tr = an:play(all, { at = 0.5, fade = 0 })
     -- the phases: a0 b0 at 0, a.25 and b.75 at 0.5 (a before b: point
     -- order), a.375 at 0.75, b1.2 at 0.8
     an:update(0.4)
@@ -340,8 +342,8 @@ describe("the timed items of a blend space", function()
     assert.are.equal("b.75@0.000000000", names(log, n + 1))
   end)
 
-  it("not synced, fire on each clip's own clock", function()
-    local free = anim.blendspace { points = { { clip = a, at = 0 }, { clip = b, at = 1 } }, sync = false }
+  it("not synced, with markers = \"all\", fire on each clip's own clock", function()
+    local free = anim.blendspace { points = { { clip = a, at = 0 }, { clip = b, at = 1 } }, sync = false, markers = "all" }
     local an = anim.animator(rig)
     local log = recorder(an)
     an:play(free, { at = 0.5, fade = 0 })

@@ -192,7 +192,7 @@ describe("delivery from C", function()
     end
     local space = anim.blendspace { points = {
       { clip = ramp("p", { { time = 0.2, name = "step", value = "p" }, { time = 0.7, name = "land" } }), at = 0 },
-      { clip = ramp("q", { { time = 0.3, name = "step", value = "q" } }), at = 1 } } }
+      { clip = ramp("q", { { time = 0.3, name = "step", value = "q" } }), at = 1 } }, markers = "all" }  -- (both points fire)
     local logs = {}
     for _, inside in ipairs { false, true } do
       local a = anim.animator(rig)
@@ -221,10 +221,13 @@ describe("delivery from C", function()
       assert.are.same({}, a:tracks())
       logs[#logs + 1] = table.concat(log, "\n")
     end
-    for _, want in ipairs { "all string:step string:p", "step boolean:true string:p", "step boolean:true string:q",
-                            "event string:p event string:p", "sound string:q sound", "all string:land nil:nil",
-                            "ended boolean:true" } do
-      assert.truthy(logs[1]:find(want, 1, true), want .. " in\n" .. logs[1])
+    -- (whole lines: each item's callback ends with its point's clip)
+    local P, Q = "userdata:" .. tostring(space.points[1].clip), "userdata:" .. tostring(space.points[2].clip)
+    for _, want in ipairs { "all string:step string:p number:0.25 " .. P, "step boolean:true string:p number:0.25 " .. P,
+                            "step boolean:true string:q number:0.15 " .. Q, "all string:step string:q number:0.15 " .. Q,
+                            "event string:p event string:p number:0.05 " .. P, "sound string:q sound number:1 number:1 number:0.3 " .. Q,
+                            "all string:land nil:nil number:0.2 " .. P, "ended boolean:true number:0.35" } do
+      assert.truthy(("\n" .. logs[1] .. "\n"):find("\nstring:" .. want .. "\n", 1, true), want .. " in\n" .. logs[1])
     end
     assert.are.equal(logs[1], logs[2])
   end)

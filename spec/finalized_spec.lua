@@ -248,7 +248,9 @@ end)
 
 describe("blend spaces and queued tracks, finalized by hand", function()
   local function two_points(markers)
-    return anim.blendspace { points = { { clip = looping(markers), at = 0 }, { clip = looping(markers), at = 1 } } }
+    -- (markers = "all": each point's items come through the finalized space)
+    return anim.blendspace { points = { { clip = looping(markers), at = 0 }, { clip = looping(markers), at = 1 } },
+      markers = "all" }
   end
 
   it("a blend space refuses every use of its own, while its tracks play on", function()

@@ -55,7 +55,7 @@ function M.clip(r, name)
 end
 
 -- Blend spaces of the pool's clips: 1D and 2D, synced when the clips
--- allow it.
+-- allow it, each markers mode.
 function M.spaces(r, clips)
   local out = {}
   for k = 1, 4 do
@@ -71,7 +71,7 @@ function M.spaces(r, clips)
       same = same and c.loop == loop
       pts[i] = { clip = c, at = dim == 1 and i + r() / 2 or { i % 3 + r() / 2, math.floor(i / 3) + r() / 2 } }
     end
-    out[k] = anim.blendspace { points = pts, sync = same and k % 2 == 1 }
+    out[k] = anim.blendspace { points = pts, sync = same and k % 2 == 1, markers = ({ "dominant", "all", "none" })[k] }
   end
   return out
 end

@@ -152,13 +152,14 @@ static int hull_edges(const double (*p)[2], int n, const int (*tri)[3], int nt, 
 /* ---- the space ---------------------------------------------------------- */
 
 anim_space *anim_space_new(const anim_mem *mem, int n, int dim, const anim_clip *const *clips,
-                           const double (*at)[2], int sync, const char **err) {
+                           const double (*at)[2], int sync, int markers, const char **err) {
   size_t o_clip, o_at, o_order, o_tri, o_edge, size;
   int i, k, tcap = 2 * n + 2, ecap = 3 * (2 * n + 2);
   anim_space *s;
   char *m;
   if (n < 1 || n > ANIM_MAX_SPACE_POINTS) { *err = "a blend space has 1 to 64 points"; return NULL; }
   if (dim != 1 && dim != 2) { *err = "a blend space has 1 or 2 dimensions"; return NULL; }
+  if (markers < 0 || markers >= ANIM_MARKERS_COUNT) { *err = "an unknown markers mode"; return NULL; }
   for (i = 0; i < n; i++) {
     if (!clips[i]) { *err = "a point without a clip"; return NULL; }
     if (!isfinite(at[i][0]) || (dim == 2 && !isfinite(at[i][1]))) { *err = "a point's place is not finite"; return NULL; }
@@ -185,6 +186,7 @@ anim_space *anim_space_new(const anim_mem *mem, int n, int dim, const anim_clip 
   s->n = n;
   s->dim = dim;
   s->sync = sync;
+  s->markers = markers;
   s->clip = (const anim_clip **)(void *)(m + o_clip);
   s->at = (double (*)[2])(void *)(m + o_at);
   s->order = (int *)(void *)(m + o_order);

@@ -13,6 +13,7 @@
 
 typedef struct anim_space {
   int n, dim, sync;
+  int markers;             /* ANIM_MARKERS_*: which points fire their items (spaceplay.c) */
   const anim_clip **clip;  /* n clips, each retained */
   double (*at)[2];         /* n points (1D: at[i][1] is 0) */
   int *order;              /* 1D: the points by their place on the line */
@@ -28,10 +29,13 @@ typedef struct anim_space {
 /* A space of n points (1 to ANIM_MAX_SPACE_POINTS) of dim 1 or 2 from the
  * clips and their places (finite, no two the same).  sync: the clips'
  * phases stay equal (each must have a length and a speed above 0 and all
- * one loop mode).  NULL with *err on bad input or out of memory (the
- * pointer ANIM_CLIP_NOMEM then). */
+ * one loop mode).  markers: which points fire their items (markers,
+ * events, sounds, plays), an ANIM_MARKERS_* code -- DOMINANT, the point of
+ * the greatest weight in each update (the lower index at a tie); ALL,
+ * every point whose weight is above 0; NONE, no point.  NULL with *err on
+ * bad input or out of memory (the pointer ANIM_CLIP_NOMEM then). */
 anim_space *anim_space_new(const anim_mem *mem, int n, int dim, const anim_clip *const *clips,
-                           const double (*at)[2], int sync, const char **err);
+                           const double (*at)[2], int sync, int markers, const char **err);
 void anim_space_retain(anim_space *s);
 /* Drops a reference (the creator holds the first); the last frees it. */
 void anim_space_free(anim_space *s);

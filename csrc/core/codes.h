@@ -37,6 +37,9 @@
   X(ANIM_ONCE, "once", 0) X(ANIM_LOOP, "loop", 1) X(ANIM_HOLD, "hold", 2) X(ANIM_PINGPONG, "pingpong", 3)
 #define ANIM_BLEND_CODES(X) X(ANIM_BLEND_NORMAL, "normal", 0) X(ANIM_BLEND_ADDITIVE, "additive", 1)
 #define ANIM_SPACE_CODES(X) X(ANIM_SPACE_BODY, "body", 0) X(ANIM_SPACE_VIEW, "view", 1)
+/* which points of a blend space fire their items (spaceplay.c) */
+#define ANIM_MARKERS_CODES(X) \
+  X(ANIM_MARKERS_DOMINANT, "dominant", 0) X(ANIM_MARKERS_ALL, "all", 1) X(ANIM_MARKERS_NONE, "none", 2)
 
 /* Named priority levels (a priority may also be any finite number). */
 #define ANIM_PRIORITY_CODES(X)                                             \
@@ -157,6 +160,7 @@
 #define ANIM_CODE_GROUPS(G)                                                \
   G("interp", ANIM_INTERP_CODES) G("ease", ANIM_EASE_CODES) G("euler", ANIM_EULER_CODES) \
   G("loop", ANIM_LOOP_CODES) G("blend", ANIM_BLEND_CODES) G("space", ANIM_SPACE_CODES) \
+  G("markers", ANIM_MARKERS_CODES) \
   G("priority", ANIM_PRIORITY_CODES) G("item", ANIM_ITEM_CODES) G("side", ANIM_SIDE_CODES) \
   G("channel", ANIM_CHANNEL_CODES) G("slot", ANIM_SLOT_CODES) G("modifier", ANIM_MODIFIER_CODES) \
   G("cycle", ANIM_CYCLE_CODES) G("keybyte", ANIM_KEYBYTE_CODES) G("handle", ANIM_HANDLE_CODES) \
@@ -171,6 +175,7 @@ enum { ANIM_EULER_CODES(ANIM_CODE_ENUM) ANIM_EULER_COUNT };
 enum { ANIM_LOOP_CODES(ANIM_CODE_ENUM) ANIM_LOOP_COUNT };
 enum { ANIM_BLEND_CODES(ANIM_CODE_ENUM) ANIM_BLEND_COUNT };
 enum { ANIM_SPACE_CODES(ANIM_CODE_ENUM) ANIM_SPACE_COUNT };
+enum { ANIM_MARKERS_CODES(ANIM_CODE_ENUM) ANIM_MARKERS_COUNT };
 enum { ANIM_PRIORITY_CODES(ANIM_CODE_ENUM) ANIM_PRIORITY_COUNT };
 enum { ANIM_ITEM_CODES(ANIM_CODE_ENUM) ANIM_ITEM_COUNT };
 enum { ANIM_SIDE_CODES(ANIM_CODE_ENUM) ANIM_SIDE_COUNT };

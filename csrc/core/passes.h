@@ -54,7 +54,7 @@ typedef struct anim_passes {
 static inline void anim_passes_queue(anim_animator *a, anim_track *t, const anim_passes *ps) {
   const anim_pass *p = ps->p;
   if (ps->n == 1 && p->what == ANIM_PASS_ITEMS && !t->sp.play) {
-    if (t->sp.bw > 0 && t->clip->nitems > 0)
+    if (t->sp.fires && t->clip->nitems > 0)
       anim_items_pass(a, t, p->from, p->to, p->dir, p->incl, p->e0, p->sp);
   } else if (ps->n > 0) {
     anim_passes_queue_all(a, t, ps);

@@ -1,7 +1,8 @@
 /* passqueue.c - the stage after a track's clock: its records (passes.h)
  * turned into queue entries, in the order they happened -- the items each
- * pass crosses (items.c) while the track's point has a weight (always,
- * outside a blend space), a synced blend space's other points at the same
+ * pass crosses (items.c) when the track's point fires them in this update
+ * (sp.fires: its space's markers mode; always, outside a blend space), a
+ * synced blend space's other points at the same
  * phase (spaceplay.c: their entries share the lead's start order, so they
  * must come between the lead's as they did), and the wraps, stops and ends
  * for whoever hears them.  The queue's order (queue.c) is by time, start
@@ -20,7 +21,7 @@ static unsigned hear_bit(int type) {
  * takes the inline path of passes.h's anim_passes_queue). */
 void anim_passes_queue_all(anim_animator *a, anim_track *t, const anim_passes *ps) {
   const anim_pass *p = ps->p, *end = p + ps->n;
-  int heard = t->sp.bw > 0;  /* (the weights are set before the clock: spaceplay.c) */
+  int heard = t->sp.fires;  /* (set with the weights, before the clock: spaceplay.c) */
   for (; p < end; p++) {
     if (p->what == ANIM_PASS_ITEMS) {
       if (heard) anim_items_pass(a, t, p->from, p->to, p->dir, p->incl, p->e0, p->sp);

@@ -14,8 +14,17 @@
  * own point the lead plays exactly as its clip alone would.  Not synced:
  * each point runs on its own clock beside the lead's, from where the
  * lead's advance began to where it ended (a `once` clip holds its end);
- * only the lead reports wraps and ends.  Either way a point fires its
- * items while its weight is above 0. */
+ * only the lead reports wraps and ends.  Which points fire their items
+ * (markers, events, sounds, plays) is the space's markers mode, set in
+ * each track's sp.fires before the clock (anim_space_begin): "dominant",
+ * the point of the greatest weight in the update (the lower index at a
+ * tie: the weights come from the parameter once an update, so one point
+ * for the whole update); "all", every point whose weight is above 0;
+ * "none", no point (the lead's wraps and ends still go).  Synced, the
+ * stretch of phase an update crosses is crossed once, by the lead's
+ * passes: it fires the items of the one point dominant then, and a
+ * dominant that changes between updates takes over from the phase
+ * reached (nothing crossed twice, nothing skipped). */
 #include <math.h>
 
 #include "animator_impl.h"
@@ -92,10 +101,14 @@ void anim_space_begin(anim_animator *a, anim_track *lead) {
   const anim_space *s = sp->space;
   double w[ANIM_MAX_SPACE_POINTS];
   int i;
+  int dom = 0;
   anim_space_weights(s, sp->at, w);
+  for (i = 1; i < sp->n; i++)
+    if (w[i] > w[dom]) dom = i;  /* (strictly: the lower index at a tie) */
   for (i = 0; i < sp->n; i++) {
     anim_track *t = sp->m[i];
     t->sp.bw = w[i];
+    t->sp.fires = w[i] > 0 && (s->markers == ANIM_MARKERS_ALL || (s->markers == ANIM_MARKERS_DOMINANT && i == dom));
     t->last_at = 0;
     if (a->rm_joint >= 0) anim_rootmotion_begin(a, t);
   }
@@ -148,7 +161,7 @@ void anim_space_pass(anim_animator *a, anim_track *lead, double from, double to,
   for (i = 1; i < s->n; i++) {
     anim_track *t = s->m[i];
     double f = anim_space_phase(lead->clip->length, t->clip->length, from), g = anim_space_phase(lead->clip->length, t->clip->length, to);
-    if (t->sp.bw > 0)
+    if (t->sp.fires)
       anim_items_pass(a, t, f, g, dir, incl, e0,
                       lead->clip->length > 0 ? sp * (t->clip->length / lead->clip->length) : sp);
   }

@@ -15,14 +15,17 @@ struct anim_passes;
 /* What a track keeps of its blend space (the track holds it; spaceplay.c
  * sets it, and reads it with the clock, the queue, the blend and the
  * saved state): outside a space, lead is the track itself, vscale and bw
- * are 1, play is NULL and point 0.  The first three are read by every
- * update (the track's hot fields, animator_impl.h). */
+ * are 1, play is NULL, point 0 and fires 1.  The first three are read by
+ * every update (the track's hot fields, animator_impl.h); fires by the
+ * queueing stage (passes.h, passqueue.c, spaceplay.c's anim_space_pass). */
 typedef struct anim_track_sp {
   anim_track *lead;        /* its blend space's first track (itself outside a space) */
   double vscale;           /* the playhead speed's factor: 1 (a synced space's lead: spaceplay.c) */
   double bw;               /* its point's weight in its blend space (1 outside one) */
   struct anim_spaceplay *play; /* on a lead: its space and points' tracks, else NULL */
   int point;               /* its point in its space (0 outside one) */
+  unsigned char fires;     /* its items are queued in this update: the space's markers
+                            * mode at the weights anim_space_begin set (1 outside one) */
 } anim_track_sp;
 
 struct anim_spaceplay {

@@ -108,6 +108,7 @@ anim_track *anim_track_new(anim_animator *a, const anim_clip *c, const anim_play
   t->weight.from = t->weight.to = o->weight;
   t->sp.lead = t;
   t->sp.bw = 1;
+  t->sp.fires = 1;
   t->sp.vscale = 1;
   t->chain.start_at = -1;
   t->chain.cut_at = -1;

@@ -37,7 +37,8 @@ static void check_at(lua_State *L, int idx, int dim, double p[2]) {
 /* The space of the n clips in the table at 1 (read raw: no code runs
  * between taking the clips and making the space, so that no finalizer may
  * free one in between). */
-static anim_space *make_space(lua_State *L, int n, int dim, const double (*at)[2], int sync, const char **err) {
+static anim_space *make_space(lua_State *L, int n, int dim, const double (*at)[2], int sync, int markers,
+                              const char **err) {
   const anim_clip *clips[ANIM_MAX_SPACE_POINTS];
   anim_mem m = anim_lua_mem(L);
   int i;
@@ -46,17 +47,19 @@ static anim_space *make_space(lua_State *L, int n, int dim, const double (*at)[2
     clips[i] = anim_lua_checkclip(L, -1);
     lua_pop(L, 1);
   }
-  return anim_space_new(&m, n, dim, clips, at, sync, err);
+  return anim_space_new(&m, n, dim, clips, at, sync, markers, err);
 }
 
-/* core.space_new(clips, places, dim, sync, info) -> space | nil, message
+/* core.space_new(clips, places, dim, sync, info, markers) -> space | nil, message
  * clips: { clip, ... }; places: { x, ... } (1D) or { {x, y}, ... } (2D);
- * info: the Lua side's table of the space (its user value).  The tables
- * are read raw. */
+ * info: the Lua side's table of the space (its user value); markers: a
+ * codes.markers code (which points fire their items).  The tables are
+ * read raw. */
 static int space_new(lua_State *L) {
   double at[ANIM_MAX_SPACE_POINTS][2];
   lua_Integer n, i;
   int dim = (int)anim_lua_checkrange(L, 3, 1, 2, "dimensions"), sync = lua_toboolean(L, 4);
+  int markers = (int)anim_lua_checkrange(L, 6, 0, ANIM_MARKERS_COUNT - 1, "markers mode");
   const char *err = NULL;
   anim_space_box *b;
   luaL_checktype(L, 1, LUA_TTABLE);
@@ -81,9 +84,9 @@ static int space_new(lua_State *L) {
     lua_pop(L, 1);
   }
   b = anim_lua_newbox(L, ANIM_BOX_SPACE, sizeof *b, 1);
-  b->s = make_space(L, (int)n, dim, (const double (*)[2])at, sync, &err);
+  b->s = make_space(L, (int)n, dim, (const double (*)[2])at, sync, markers, &err);
   if (!b->s && err == ANIM_CLIP_NOMEM && anim_lua_retry(L))
-    b->s = make_space(L, (int)n, dim, (const double (*)[2])at, sync, &err);
+    b->s = make_space(L, (int)n, dim, (const double (*)[2])at, sync, markers, &err);
   if (!b->s) {
     if (err == ANIM_CLIP_NOMEM) return anim_lua_nomem(L);
     lua_pushnil(L);

@@ -10,9 +10,11 @@
  *        yield (the update runs in a coroutine), each callback runs
  *        through it, in a coroutine of its own, so that a yield comes
  *        back as an error instead of suspending the update;
- *   plays(animator, item, late, in_co, batch) -> nil or the error: a
- *        `plays` item starts (or restarts) its library clip and calls
- *        on_play.
+ *   plays(animator, item, late, in_co, batch, from) -> nil or the
+ *        error: a `plays` item starts (or restarts) its library clip and
+ *        calls on_play (from: the clip that held the item).
+ * Every item's callback gets the clip the item came from after `late`
+ * (a track's source, or a blend space's point's clip: issue 37).
  * The tracks that ended leave the animator's live tracks (and their
  * slots) once the whole queue is delivered: entries after an `ended`
  * still reach their track.  An animator finalized by one of its
@@ -139,10 +141,11 @@ static int may_yield(lua_State *L) {
  * error, then what a run of one track's entries reads from its slot: the
  * track and its marker callbacks by marker, and (when an entry needs one
  * of them, all made nil at once, each read when first needed) its clip's
- * marker table, its callbacks table and its clip's info.  Above them, an
+ * marker table, its callbacks table, its clip's info and its source (a
+ * clip: what item callbacks get as their `clip`).  Above them, an
  * entry's values.  The stack's height between entries is kept in `run`
  * rather than asked for: every call into Lua counts on this path. */
-enum { S_MSGH = 1, S_ERR, S_TRACK, S_BY, S_MARKS, S_CBS, S_INFO, S_COUNT = S_INFO };
+enum { S_MSGH = 1, S_ERR, S_TRACK, S_BY, S_MARKS, S_CBS, S_INFO, S_CLIP, S_COUNT = S_CLIP };
 
 typedef struct {
   lua_State *L;
@@ -232,9 +235,9 @@ static void call_list(deliv *d, int list, int nargs) {
   lua_settop(L, top);
 }
 
-/* Slot t (S_MARKS, S_CBS or S_INFO) of the run, read when first needed:
- * whether it is a table.  Only between entries (it may set the stack's
- * height). */
+/* Slot t (S_MARKS, S_CBS or S_INFO, which sets S_CLIP too) of the run,
+ * read when first needed: whether it is a table.  Only between entries
+ * (it may set the stack's height). */
 static int slot(deliv *d, int t) {
   lua_State *L = d->L;
   int base = d->base, ty;
@@ -249,12 +252,24 @@ static int slot(deliv *d, int t) {
     ty = d->marks = geti(L, lua_upvalueindex(d->uv + UV_SLOTS), ANIM_SLOT_AT(d->s, ANIM_SLOTS_MARKS));
   } else if (t == S_CBS) {
     ty = lua_getiuservalue(L, base + S_TRACK, ANIM_UV_TRACK_CALLBACKS);
-  } else if (lua_getiuservalue(L, base + S_TRACK, ANIM_UV_TRACK_SOURCE) == LUA_TUSERDATA) {
-    ty = lua_getiuservalue(L, -1, 1);
-    lua_remove(L, -2);
+  } else {
+    /* S_INFO and S_CLIP, read together: the track's source (its clip)
+     * and its info */
+    if (lua_getiuservalue(L, base + S_TRACK, ANIM_UV_TRACK_SOURCE) == LUA_TUSERDATA) ty = lua_getiuservalue(L, -1, 1);
+    else lua_pushnil(L);
+    lua_replace(L, base + S_INFO);
+    lua_replace(L, base + S_CLIP);
+    return ty == LUA_TTABLE;
   }
   lua_replace(L, base + t);
   return ty == LUA_TTABLE;
+}
+
+/* The run's track's source pushed (a track outside a blend space: its
+ * clip), the `clip` of its items' callbacks: one read, no slot (the
+ * usual marker keeps the stack as it is). */
+static ANIM_LUA_HOT void push_clip(deliv *d) {
+  lua_getiuservalue(d->L, d->base + S_TRACK, ANIM_UV_TRACK_SOURCE);
 }
 
 /* Calls the callbacks at cb (the function of the only connection, the list
@@ -275,8 +290,9 @@ static void call_callbacks(deliv *d, int cb, int nargs) {
 }
 
 /* Marker k (0-based) of the run's track: the callbacks its track connected
- * to its name, then (when the animator hears markers) the animator's
- * on_marker callbacks, both read before either is called.  0 when the
+ * to its name (track, value, late, clip), then (when the animator hears
+ * markers) the animator's on_marker callbacks (track, name, value, late,
+ * clip), both read before either is called.  0 when the
  * track keeps no callbacks by marker (false: too many) or, where its
  * marker table is needed (for the name, or the value of a marker without
  * callbacks of the track), has none: marker_from_info then delivers it. */
@@ -305,7 +321,8 @@ static int deliver_marker(deliv *d, int k, double late, int all) {
       lua_pushvalue(L, base + S_TRACK);
       geti(L, base + S_BY, -j);
       lua_pushnumber(L, late);
-      pcall_keep(d, 3);
+      push_clip(d);
+      pcall_keep(d, 4);
       return 1;
     }
     if (per != LUA_TTABLE) {  /* (none: heard for a marker of another name) */
@@ -322,28 +339,32 @@ static int deliver_marker(deliv *d, int k, double late, int all) {
      * callbacks, as lua_animator.c keeps them) */
     lua_getiuservalue(L, d->ai, ANIM_UV_ANIMATOR_ON_MARKER);
   }
-  lua_pushvalue(L, base + S_TRACK);
-  lua_pushvalue(L, top + 2);
-  lua_pushnumber(L, late);
-  call_callbacks(d, top + 1, 3);
+  if (per == LUA_TFUNCTION || per == LUA_TTABLE) {
+    lua_pushvalue(L, base + S_TRACK);
+    lua_pushvalue(L, top + 2);
+    lua_pushnumber(L, late);
+    push_clip(d);
+    call_callbacks(d, top + 1, 4);
+  }
   if (all) {
     lua_pushvalue(L, base + S_TRACK);
     lua_pushvalue(L, top + 3);
     lua_pushvalue(L, top + 2);
     lua_pushnumber(L, late);
-    call_callbacks(d, top + 4, 4);
+    push_clip(d);
+    call_callbacks(d, top + 4, 5);
   }
   lua_settop(L, top);
   return 1;
 }
 
-/* Marker k (0-based) of the clip whose info is at `info` (a blend space's
- * point's clip, or a track without the tables deliver_marker reads): its
- * name and value from the info, the track's callbacks of that name
- * (cbs.marker[name]), then the animator's when it hears markers, both
- * read before either is called.  The run's S_CBS is read (slot) before
- * anything is pushed. */
-static ANIM_LUA_COLD void marker_from_info(deliv *d, int info, int k, double late, int all) {
+/* Marker k (0-based) of the clip at `clip` whose info is at `info` (a
+ * blend space's point's clip, or a track without the tables
+ * deliver_marker reads): its name and value from the info, the track's
+ * callbacks of that name (cbs.marker[name]), then the animator's when it
+ * hears markers, both read before either is called.  The run's S_CBS is
+ * read (slot) before anything is pushed. */
+static ANIM_LUA_COLD void marker_from_info(deliv *d, int info, int clip, int k, double late, int all) {
   lua_State *L = d->L;
   int top = lua_gettop(L), cbs = d->base + S_CBS;
   luaL_checkstack(L, 12, NULL);
@@ -367,18 +388,21 @@ static ANIM_LUA_COLD void marker_from_info(deliv *d, int info, int k, double lat
   lua_pushvalue(L, d->base + S_TRACK);
   lua_pushvalue(L, top + 4);
   lua_pushnumber(L, late);
-  call_list(d, top + 5, 3);
+  lua_pushvalue(L, clip);
+  call_list(d, top + 5, 4);
   lua_pushvalue(L, d->base + S_TRACK);
   lua_pushvalue(L, top + 3);
   lua_pushvalue(L, top + 4);
   lua_pushnumber(L, late);
-  call_callbacks(d, top + 6, 4);
+  lua_pushvalue(L, clip);
+  call_callbacks(d, top + 6, 5);
   lua_settop(L, top);
 }
 
-/* Event or sound k (0-based) of the clip whose info is at `info`, to the
- * animator's on_event or on_sound (its fourth and fifth user values). */
-static void deliver_item(deliv *d, int info, int kind, int k, double late) {
+/* Event or sound k (0-based) of the clip at `clip` whose info is at
+ * `info`, to the animator's on_event or on_sound (its fourth and fifth
+ * user values), the clip after `late`. */
+static void deliver_item(deliv *d, int info, int clip, int kind, int k, double late) {
   lua_State *L = d->L;
   int m, top = lua_gettop(L);
   if (getk(d, info, kind == ANIM_ITEM_EVENT ? K_EVENTS : K_SOUNDS) != LUA_TTABLE ||
@@ -393,24 +417,26 @@ static void deliver_item(deliv *d, int info, int kind, int k, double late) {
     getk(d, m, K_NAME);
     getk(d, m, K_PAYLOAD);
     lua_pushnumber(L, late);
-    call_callbacks(d, top + 3, 4);
+    lua_pushvalue(L, clip);
+    call_callbacks(d, top + 3, 5);
   } else {
     getk(d, m, K_SOUND);
     getk(d, m, K_VOLUME);
     getk(d, m, K_PITCH);
     lua_pushnumber(L, late);
-    call_callbacks(d, top + 3, 5);
+    lua_pushvalue(L, clip);
+    call_callbacks(d, top + 3, 6);
   }
   lua_settop(L, top);
 }
 
-/* `plays` item k (0-based) of the clip whose info is at `info`: to the
- * plays handler (it starts the clip, or restarts its live track, and calls
- * on_play), whose error is kept as a callback's. */
-static ANIM_LUA_COLD void deliver_play(deliv *d, int info, int k, double late) {
+/* `plays` item k (0-based) of the clip at `clip` whose info is at `info`:
+ * to the plays handler (it starts the clip, or restarts its live track,
+ * and calls on_play), whose error is kept as a callback's. */
+static ANIM_LUA_COLD void deliver_play(deliv *d, int info, int clip, int k, double late) {
   lua_State *L = d->L;
   int top = lua_gettop(L);
-  luaL_checkstack(L, 8, NULL);
+  luaL_checkstack(L, 10, NULL);
   if (getk(d, info, K_PLAYS) == LUA_TTABLE) geti(L, top + 1, (lua_Integer)k + 1);
   else lua_pushnil(L);
   lua_pushvalue(L, d->ai);
@@ -418,25 +444,27 @@ static ANIM_LUA_COLD void deliver_play(deliv *d, int info, int k, double late) {
   lua_pushnumber(L, late);
   lua_pushboolean(L, d->co);
   lua_pushboolean(L, d->batch);
-  call_handler(d, H_PLAYS, 5);  /* plays(animator, item, late, in_co, batch) */
+  lua_pushvalue(L, clip);
+  call_handler(d, H_PLAYS, 6);  /* plays(animator, item, late, in_co, batch, from) */
   lua_settop(L, top);
 }
 
-/* An item of a blend space's point: its clip's info (the space's info's
- * clips[point]) read for it.  The run's S_CBS is read first (slot). */
+/* An item of a blend space's point: its clip (the space's info's
+ * clips[point]) and that clip's info read for it.  The run's S_CBS is
+ * read first (slot). */
 static ANIM_LUA_COLD void deliver_point(deliv *d, const anim_event *e, int all) {
   lua_State *L = d->L;
   int top, info;
   slot(d, S_CBS);
   top = lua_gettop(L);
-  luaL_checkstack(L, 8, NULL);
+  luaL_checkstack(L, 16, NULL);
   if (lua_getiuservalue(L, d->base + S_TRACK, ANIM_UV_TRACK_SOURCE) == LUA_TUSERDATA &&
       lua_getiuservalue(L, top + 1, 1) == LUA_TTABLE && getk(d, top + 2, K_CLIPS) == LUA_TTABLE &&
       geti(L, top + 3, (lua_Integer)e->point + 1) == LUA_TUSERDATA && lua_getiuservalue(L, top + 4, 1) == LUA_TTABLE) {
-    info = top + 5;
-    if (e->kind == ANIM_ITEM_MARKER) marker_from_info(d, info, e->index, e->late, all);
-    else if (e->kind == ANIM_ITEM_PLAY) deliver_play(d, info, e->index, e->late);
-    else deliver_item(d, info, e->kind, e->index, e->late);
+    info = top + 5;  /* (top + 4: the point's clip) */
+    if (e->kind == ANIM_ITEM_MARKER) marker_from_info(d, info, top + 4, e->index, e->late, all);
+    else if (e->kind == ANIM_ITEM_PLAY) deliver_play(d, info, top + 4, e->index, e->late);
+    else deliver_item(d, info, top + 4, e->kind, e->index, e->late);
   }
   lua_settop(L, top);
 }
@@ -495,7 +523,9 @@ static ANIM_LUA_HOT int open_base(lua_State *L, int uv) {
   int base = lua_gettop(L);
   /* The callers come with two values on the stack: the room every C
    * function has (LUA_MINSTACK, 20) holds the slots and what an entry
-   * pushes before call_list, which checks for its own. */
+   * pushes before call_list, which checks for its own (at most 10: an
+   * animator's on_marker or on_sound callback, its arguments with the
+   * clip, and the function). */
   if (base > 2) luaL_checkstack(L, S_COUNT + 10, NULL);
   /* (the handler is a function: anim_lua_pushdeliver) */
   lua_pushvalue(L, lua_upvalueindex(uv + UV_TRACEBACK));
@@ -522,7 +552,8 @@ static ANIM_LUA_HOT int deliver_lone_marker(lua_State *L, int uv, int base, anim
       b->acct->unslots != b->unslots || (anim_animator_hears(b->a) & ANIM_HEAR_MARKER))
     return 0;
   /* base + 3: the track's marker callbacks, then the function, the
-   * track, the marker's value ([-j]) and how late */
+   * track, the marker's value ([-j]), how late and the track's clip (its
+   * source) */
   if (geti(L, sl, ANIM_SLOT_AT(s, ANIM_SLOTS_BY_MARKER)) != LUA_TTABLE || geti(L, base + S_TRACK, j) != LUA_TFUNCTION ||
       geti(L, sl, ANIM_SLOT_AT(s, ANIM_SLOTS_TRACK)) != LUA_TUSERDATA) {
     lua_settop(L, base + S_ERR);
@@ -530,8 +561,9 @@ static ANIM_LUA_HOT int deliver_lone_marker(lua_State *L, int uv, int base, anim
   }
   geti(L, base + S_TRACK, -j);
   lua_pushnumber(L, e->late);
+  lua_getiuservalue(L, base + S_TRACK + 2, ANIM_UV_TRACK_SOURCE);
   anim_lua_setdelivering(b, ANIM_DELIVERING);
-  pcall_first(L, base, 3);
+  pcall_first(L, base, 4);
   anim_lua_setdelivering(b, ANIM_IDLE);
   return 1;  /* (the table of callbacks left above: the callers set the top) */
 }
@@ -547,9 +579,9 @@ static ANIM_LUA_COLD void deliver_other(deliv *d, const anim_event *e, int all, 
     deliver_point(d, e, all);
   } else if (marker) {
     slot(d, S_CBS);
-    if (slot(d, S_INFO)) marker_from_info(d, d->base + S_INFO, e->index, e->late, all);
+    if (slot(d, S_INFO)) marker_from_info(d, d->base + S_INFO, d->base + S_CLIP, e->index, e->late, all);
   } else if (slot(d, S_INFO)) {
-    deliver_play(d, d->base + S_INFO, e->index, e->late);
+    deliver_play(d, d->base + S_INFO, d->base + S_CLIP, e->index, e->late);
   }
 }
 
@@ -643,7 +675,7 @@ static ANIM_LUA_COLD void deliver_loop(lua_State *L, int uv, int base, anim_anim
     } else if (e->type != ANIM_EV_ITEM) {
       deliver_state(&d, e->type, e->late);
     } else if (e->kind != ANIM_ITEM_MARKER) {
-      if (slot(&d, S_INFO)) deliver_item(&d, d.base + S_INFO, e->kind, e->index, e->late);
+      if (slot(&d, S_INFO)) deliver_item(&d, d.base + S_INFO, d.base + S_CLIP, e->kind, e->index, e->late);
     } else {
       int all = (anim_animator_hears(b->a) & ANIM_HEAR_MARKER) != 0;
       if (!deliver_marker(&d, e->index, e->late, all)) deliver_other(&d, e, all, 1);

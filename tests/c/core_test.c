@@ -742,7 +742,7 @@ int main(void) {
     anim_ik_desc d;
     two[0] = two[1] = clip;
     bs[0] = bs[1] = &bind;
-    sp = anim_space_new(&mem, 2, 1, two, at, 1, &err);
+    sp = anim_space_new(&mem, 2, 1, two, at, 1, ANIM_MARKERS_DOMINANT, &err);
     CHECK(sp && a2 && a3, "a space, animators");
     if (sp && a2 && a3) {
       anim_space_weights(sp, p, w);

@@ -1,5 +1,6 @@
 -- blendspace.lua: blend spaces, the Lua face of csrc/core/blendspace.c.
---   anim.blendspace{ points = { { clip = walk, at = 0 }, { clip = run, at = 1 } } [, sync = true] [, name] }
+--   anim.blendspace{ points = { { clip = walk, at = 0 }, { clip = run, at = 1 } } [, sync = true]
+--                    [, markers = "dominant" | "all" | "none"] [, name] }
 -- `at` is a number (1D) or { x, y } (2D); animator:play(space, { at = ... })
 -- plays it (runtime/animator.lua), track.at moves its parameter.
 local core = require "anim.core"
@@ -14,7 +15,9 @@ local M = {}
 
 -- The options of anim.blendspace and the fields of a point, each listed
 -- once (unknown names raise with a suggestion).
-local OPTIONS = args.names { "points", "sync", "name" }
+local OPTIONS = args.names { "points", "sync", "markers", "name" }
+-- Which points fire their items (csrc/core/spaceplay.c), in code order.
+local MARKERS = codes.names("markers")
 local POINT = args.names { "clip", "at" }
 
 local MAX = codes.const.max_space_points
@@ -98,6 +101,12 @@ function M.new(def)
   local sync = def.sync
   if sync == nil then sync = true end
   if type(sync) ~= "boolean" then fail("sync must be a boolean, got " .. args.typename(sync)) end
+  local markers = def.markers
+  if markers == nil then markers = MARKERS[1] end
+  if type(markers) ~= "string" or codes.markers[markers] == nil then
+    fail((type(markers) == "string" and "unknown markers mode '" .. shown(markers) .. "'" .. E.hint(markers, MARKERS)
+      or "markers must be a mode name, got " .. args.typename(markers)) .. " (the modes: " .. table.concat(MARKERS, ", ") .. ")")
+  end
   local name = def.name
   if name ~= nil and type(name) ~= "string" then fail("name must be a string, got " .. args.typename(name)) end
   local clips, places, copies, dim = {}, {}, {}, nil
@@ -137,9 +146,9 @@ function M.new(def)
   end
   local info = {
     name = name or "blendspace", points = copies, clips = clips, dimensions = dim, sync = sync,
-    space = M.space_of(clips),
+    markers = markers, space = M.space_of(clips),
   }
-  local s, err = core.space_new(clips, places, dim, sync, info)
+  local s, err = core.space_new(clips, places, dim, sync, info, codes.markers[markers])
   if not s then fail(err) end
   made = made + 1
   for i = 1, n do
@@ -201,6 +210,7 @@ function methods.triangles(self) return core.space_triangles(self) end
 local fields = {
   name = function(info) return info.name end,
   sync = function(info) return info.sync end,
+  markers = function(info) return info.markers end,
   dimensions = function(info) return info.dimensions end,
   points = function(info)
     local out = {}

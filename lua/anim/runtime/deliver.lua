@@ -118,8 +118,9 @@ end
 M.play = nil
 
 -- The `plays` handler: start the library clip of a `plays` item, or
--- restart its live track; returns nil or the first error.
-local function run_play(self, item, late, in_co, batch)
+-- restart its live track; returns nil or the first error.  from: the clip
+-- that held the item (on_play's fourth argument).
+local function run_play(self, item, late, in_co, batch, from)
   local st = animator_state(self)
   local lib = st.library
   if not lib then
@@ -136,11 +137,11 @@ local function run_play(self, item, late, in_co, batch)
   end
   if found then
     core.track_restart(found, item.fade)
-    return call(st.on_play, nil, in_co, batch, found, c, late)
+    return call(st.on_play, nil, in_co, batch, found, c, late, from)
   end
   local ok, t = pcall(M.play, self, c, { fade = item.fade }, "update")
   if not ok then return "plays '" .. shown(item.clip) .. "': " .. tostring(t) end
-  return call(st.on_play, nil, in_co, batch, t, c, late)
+  return call(st.on_play, nil, in_co, batch, t, c, late, from)
 end
 
 -- (5.1: no runners, the C loop calls each callback itself)

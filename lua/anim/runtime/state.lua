@@ -110,7 +110,7 @@ function M.save(animator, st)
         local info = space_info(src)
         local pts = {}
         for i, p in ipairs(info.points) do pts[i] = { clip = clip_name(p.clip), at = place(p.at) } end
-        lead.space = { name = info.name, sync = info.sync, points = pts }
+        lead.space = { name = info.name, sync = info.sync, markers = info.markers, points = pts }
         local x, y = core.track_at(track)
         lead.at = y and { hex(x), hex(y) } or hex(x)
         lead.points = {}
@@ -220,14 +220,20 @@ end
 -- checked: space_of below), and a key that is the same for two records
 -- of the same space.
 local function space_def(r, path, find, ids)
-  fields_of(r, path, SPACE_KEYS, "an object { name, sync, points }")
+  fields_of(r, path, SPACE_KEYS, "an object { name, sync, markers, points }")
   if type(r.name) ~= "string" then fail(key(path, "name"), "must be a string, got %s", E.describe(r.name)) end
   if type(r.sync) ~= "boolean" then fail(key(path, "sync"), "must be true or false, got %s", E.describe(r.sync)) end
+  -- (a state written before the option: its spaces fired every point's
+  -- items, as "all" does)
+  local markers = r.markers == nil and "all" or r.markers
+  if type(markers) ~= "string" or codes.markers[markers] == nil then
+    fail(key(path, "markers"), "must be one of %s, got %s", table.concat(codes.names("markers"), ", "), got(markers))
+  end
   local pts = list_of(r.points, key(path, "points"), "an array of points")
   if #pts < 1 or #pts > MAX_POINTS then
     fail(key(path, "points"), "must hold 1 to %d points, got %d", MAX_POINTS, #pts)
   end
-  local def, parts = {}, { r.sync and "s" or "n", r.name }
+  local def, parts = {}, { r.sync and "s" or "n", markers, r.name }
   for i, p in ipairs(pts) do
     local pp = index(key(path, "points"), i)
     fields_of(p, pp, SPACE_POINT_KEYS, "an object { clip, at }")
@@ -240,14 +246,14 @@ local function space_def(r, path, find, ids)
   local dims = type(def[1].at) == "table" and 2 or 1
   local view = false
   for _, p in ipairs(def) do if clip_info(p.clip).space == "view" then view = true end end
-  return { name = r.name, sync = r.sync, points = def, dimensions = dims, view = view, path = path },
+  return { name = r.name, sync = r.sync, markers = markers, points = def, dimensions = dims, view = view, path = path },
     table.concat(parts, "\0")
 end
 
 -- The blend space of a definition (anim.blendspace's checks, then its
 -- triangulation).
 local function space_of(d)
-  local ok, s = pcall(spaces.new, { name = d.name, sync = d.sync, points = d.points })
+  local ok, s = pcall(spaces.new, { name = d.name, sync = d.sync, markers = d.markers, points = d.points })
   if not ok then fail(d.path, "%s", (tostring(s):gsub("^.-bad argument #1 to 'blendspace' %((.*)%)$", "%1"))) end
   return s
 end

@@ -215,7 +215,7 @@ local ANIMATOR_KEYS = names(names_list(FIELDS.animator))
 local TOP_KEYS = names { "format", "version", "rig", "side", "space", "animator", "pose", "animated", "tracks",
   "properties", "overrides", "constraints" }
 local RIG_KEYS = names { "name", "joints" }
-local SPACE_KEYS = names { "name", "sync", "points" }
+local SPACE_KEYS = names { "name", "sync", "markers", "points" }
 local SPACE_POINT_KEYS = names { "clip", "at" }
 local PROPERTY_KEYS = names { "name", "value" }
 local OVERRIDE_KEYS = names { "id", "joint", "mode", "weight", "position", "rotation", "scale" }
