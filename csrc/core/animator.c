@@ -1,11 +1,12 @@
-/* animator.c - animators: their block, creating and freeing them, playing
- * a clip (see animator.h; the update of one animator or of many is
- * update.c). */
+/* animator.c - animators: their block, creating and freeing them (see
+ * animator.h; playing a clip is track.c's, the update of one animator or
+ * of many update.c's). */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "animator_impl.h"
+#include "graph.h"
 
 /* The animator and its per-joint arrays are one block (few cache misses
  * per character when thousands update in turn): the struct and the
@@ -49,12 +50,6 @@ anim_animator *anim_animator_new(const anim_mem *mem, const anim_rig *rig, int s
   return a;
 }
 
-static void free_track_arrays(anim_animator *a) {
-  if (a->tracks == a->inl) return;
-  anim_free(&a->mem, a->tracks, sizeof(anim_track *) * (size_t)a->cap);
-  anim_free(&a->mem, a->order, sizeof(anim_track *) * (size_t)a->cap);
-}
-
 void anim_animator_free(anim_animator *a) {
   int i;
   size_t n;
@@ -65,7 +60,8 @@ void anim_animator_free(anim_animator *a) {
     a->tracks[i]->owner = NULL;
     anim_track_release(a->tracks[i]);
   }
-  free_track_arrays(a);
+  anim_controller_free(a->ctl);
+  anim_track_arrays_free(a);
   anim_pslots_free(a);
   anim_overrides_free(a);
   anim_ik_free(a);
@@ -87,34 +83,3 @@ int anim_animator_paused(const anim_animator *a) { return a->paused; }
 void anim_animator_hear(anim_animator *a, unsigned mask) { a->hear = mask & ANIM_HEAR_ALL; }
 unsigned anim_animator_hears(const anim_animator *a) { return a->hear; }
 
-/* Room for one more track (both arrays grow together: each holds cap
- * pointers).  0 when out of memory, nothing changed. */
-static int grow_tracks(anim_animator *a) {
-  int cap = a->cap * 2;
-  size_t ns = sizeof(anim_track *) * (size_t)cap;
-  anim_track **tr = anim_malloc(&a->mem, ns), **od;
-  if (!tr) return 0;
-  od = anim_malloc(&a->mem, ns);
-  if (!od) { anim_free(&a->mem, tr, ns); return 0; }
-  memcpy(tr, a->tracks, sizeof(anim_track *) * (size_t)a->ntracks);
-  free_track_arrays(a);  /* order is scratch: nothing to keep */
-  a->tracks = tr;
-  a->order = od;
-  a->cap = cap;
-  return 1;
-}
-
-anim_track *anim_animator_play(anim_animator *a, const anim_clip *c, const anim_play_opts *o,
-                               const anim_binding *binds, int nbind) {
-  anim_track *t;
-  anim_tprops *tp;
-  if (a->ntracks == a->cap && !grow_tracks(a)) return NULL;
-  /* its property channels first (propmix.c: refused when their number of
-   * components differs from the one a track on a gives a name) */
-  if (anim_props_prepare(a, c, NULL, &tp, NULL, NULL) != ANIM_PROPS_OK) return NULL;
-  t = anim_track_new(a, c, o, binds, nbind);
-  if (!t) { anim_tprops_free(&a->mem, tp); return NULL; }
-  anim_props_install(a, t, tp);
-  a->tracks[a->ntracks++] = t;
-  return t;
-}

@@ -35,12 +35,20 @@
 #include "spaceplay.h"
 
 /* A ramp from `from` to `to` over `dur` animator seconds; `elapsed` counts
- * the updates since it was requested (it starts at the next update). */
-typedef struct ramp { double from, to, dur, elapsed; } ramp;
+ * the updates since it was requested (it starts at the next update).  Its
+ * curve: linear, or an easing of the .anim format (interp, ease: a state
+ * machine's transition fades so, graph.h). */
+typedef struct ramp {
+  double from, to, dur, elapsed;
+  unsigned char interp, ease;
+} ramp;
 
 static inline double anim_ramp_value(const ramp *r) {
+  double x;
   if (r->dur <= 0 || r->elapsed >= r->dur) return r->to;
-  return r->from + (r->to - r->from) * (r->elapsed / r->dur);
+  x = r->elapsed / r->dur;
+  if (r->interp != ANIM_LINEAR) x = anim_ease(r->interp, r->ease, x > 0 ? x : 0);
+  return r->from + (r->to - r->from) * x;
 }
 
 /* A track is pending from play to its first update, queued while it waits
@@ -97,6 +105,8 @@ struct anim_track {
   anim_track_reload reload; /* the block of the arrays above once a reload rebound
                             * the track (reload.h) */
   anim_track_chain chain;  /* queued clips (chain.h) */
+  double stop_at;          /* >= 0: its fade-out starts that far into this update (a state
+                            * machine's transition, controller.c), its `stopped` there */
   anim_track_rm rm;        /* root motion (rootmotion.h) */
   anim_track_batch batch;  /* a threaded batch update's (batch.h) */
 };
@@ -143,6 +153,7 @@ struct anim_animator {
   struct anim_ik *ik;      /* the constraints (ik.c) */
   struct anim_pool *serial; /* while a worker thread updates it: the pool whose lock its
                              * allocations take (queue.c), else NULL */
+  struct anim_controller *ctl; /* its state machine (controller.c), or NULL */
 };
 
 /* Blend accumulators per rig joint. */
@@ -207,6 +218,9 @@ void anim_track_destroy(anim_track *t);
  * out of memory. */
 anim_track *anim_track_new(anim_animator *a, const anim_clip *c, const anim_play_opts *o,
                            const anim_binding *binds, int nbind);
+/* track.c: frees an animator's arrays of tracks when they are not in its
+ * block. */
+void anim_track_arrays_free(anim_animator *a);
 /* track.c: lays out a track's per-binding arrays in a block (see there). */
 size_t anim_track_lay_arrays(anim_track *t, char *mem, size_t base, const anim_clip *c,
                              const anim_binding *binds, int nbind, int nrig, size_t *hot_end);

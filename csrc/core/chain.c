@@ -68,6 +68,7 @@ int anim_chain_fade(anim_track *t, double eb, double dt) {
     t->fade.to = 0;
     t->fade.dur = f;
     t->fade.elapsed = -eb;
+    t->fade.interp = ANIM_LINEAR;
   }
   if (eb + f <= dt) t->chain.cut_at = eb + f;
   return 1;

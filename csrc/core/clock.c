@@ -208,7 +208,20 @@ int anim_clock_step(const anim_animator *a, anim_track *t, anim_passes *ps) {
     if (left <= dt) { span = left > e0 ? left - e0 : 0; fade_ends = 1; }
   }
   t->e0 = e0;
-  if (!(fade_ends && span <= 0)) advance(a, t, span, e0, ps);
+  if (t->stop_at >= 0) {
+    /* a fade-out from within this update (a state machine's transition,
+     * controller.c): the advance up to there, then its `stopped` */
+    double s = t->stop_at - e0;
+    if (s > 0 && span > 0) {
+      if (s > span) s = span;
+      advance(a, t, s, e0, ps);
+      span -= s;
+      e0 += s;
+    }
+    if (t->state != TR_ENDED) event(ps, ANIM_EV_STOPPED, t->stop_at);
+    t->stop_at = -1;
+  }
+  if (t->state != TR_ENDED && !(fade_ends && span <= 0)) advance(a, t, span, e0, ps);
   if (t->state != TR_ENDED) {
     if (fade_ends) end_at(ps, t, e0 + span);
     else if (t->chain.cut_at >= 0) end_at(ps, t, t->chain.cut_at);

@@ -85,7 +85,22 @@
 
 /* What the queue of an update holds (anim_event.type). */
 #define ANIM_EVENT_CODES(X) \
-  X(ANIM_EV_ITEM, "item", 0) X(ANIM_EV_LOOPED, "looped", 1) X(ANIM_EV_STOPPED, "stopped", 2) X(ANIM_EV_ENDED, "ended", 3)
+  X(ANIM_EV_ITEM, "item", 0) X(ANIM_EV_LOOPED, "looped", 1) X(ANIM_EV_STOPPED, "stopped", 2) X(ANIM_EV_ENDED, "ended", 3) \
+  X(ANIM_EV_EXIT, "exit", 4) X(ANIM_EV_TRANSITION, "transition", 5) X(ANIM_EV_ENTER, "enter", 6)
+
+/* State machines (graph.h): the types of parameters, the operators of
+ * conditions (set: the one-element form), which transitions may interrupt
+ * a transition under way. */
+#define ANIM_GPARAM_CODES(X) \
+  X(ANIM_GPARAM_FLOAT, "float", 0) X(ANIM_GPARAM_INT, "int", 1) X(ANIM_GPARAM_BOOL, "bool", 2) \
+  X(ANIM_GPARAM_TRIGGER, "trigger", 3)
+#define ANIM_GOP_CODES(X) \
+  X(ANIM_GOP_EQ, "eq", 0) X(ANIM_GOP_NE, "ne", 1) X(ANIM_GOP_LT, "lt", 2) X(ANIM_GOP_LE, "le", 3) \
+  X(ANIM_GOP_GT, "gt", 4) X(ANIM_GOP_GE, "ge", 5) X(ANIM_GOP_SET, "set", 6)
+#define ANIM_GINT_CODES(X) \
+  X(ANIM_GINT_NONE, "none", 0) X(ANIM_GINT_SOURCE, "source", 1) X(ANIM_GINT_DESTINATION, "destination", 2) \
+  X(ANIM_GINT_SOURCE_THEN_DESTINATION, "source_then_destination", 3) \
+  X(ANIM_GINT_DESTINATION_THEN_SOURCE, "destination_then_source", 4)
 
 /* Who listens (anim_animator_hear, anim_track_hear): one bit per kind of
  * queue entry.  An entry whose bit neither its animator's mask nor its
@@ -166,7 +181,8 @@
   G("cycle", ANIM_CYCLE_CODES) G("keybyte", ANIM_KEYBYTE_CODES) G("handle", ANIM_HANDLE_CODES) \
   G("event", ANIM_EVENT_CODES) G("status", ANIM_STATUS_CODES) G("tree", ANIM_TREE_CODES) \
   G("override", ANIM_OVERRIDE_CODES) G("ik", ANIM_IK_CODES) G("ikfield", ANIM_IKFIELD_CODES) \
-  G("hear", ANIM_HEAR_CODES) G("const", ANIM_CONST_CODES) G("uv", ANIM_UV_CODES) G("slots", ANIM_SLOTS_CODES)
+  G("hear", ANIM_HEAR_CODES) G("const", ANIM_CONST_CODES) G("uv", ANIM_UV_CODES) G("slots", ANIM_SLOTS_CODES) \
+  G("gparam", ANIM_GPARAM_CODES) G("gop", ANIM_GOP_CODES) G("ginterrupt", ANIM_GINT_CODES)
 
 #define ANIM_CODE_ENUM(id, name, value) id = (value),
 enum { ANIM_INTERP_CODES(ANIM_CODE_ENUM) ANIM_INTERP_COUNT };
@@ -195,5 +211,8 @@ enum { ANIM_HEAR_CODES(ANIM_CODE_ENUM) ANIM_HEAR_END };
 enum { ANIM_CONST_CODES(ANIM_CODE_ENUM) ANIM_CONST_END };
 enum { ANIM_UV_CODES(ANIM_CODE_ENUM) ANIM_UV_END };
 enum { ANIM_SLOTS_CODES(ANIM_CODE_ENUM) ANIM_SLOTS_END };
+enum { ANIM_GPARAM_CODES(ANIM_CODE_ENUM) ANIM_GPARAM_COUNT };
+enum { ANIM_GOP_CODES(ANIM_CODE_ENUM) ANIM_GOP_COUNT };
+enum { ANIM_GINT_CODES(ANIM_CODE_ENUM) ANIM_GINT_COUNT };
 
 #endif

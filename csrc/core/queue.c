@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "animator_impl.h"
+#include "graph.h"
 #include "pool.h"
 
 /* The bytes of a queue block of cap entries: one line more, for the
@@ -81,7 +82,11 @@ static int ev_before(const anim_event *x, const anim_event *y) {
   return x->seq < y->seq;
 }
 
+/* (a state machine's exits, transitions and entries come before what
+ * tracks queue at the same instant: graph.h) */
 static int ev_rank_before(const anim_event *x, const anim_event *y) {
+  int cx = x->type >= ANIM_EV_EXIT, cy = y->type >= ANIM_EV_EXIT;
+  if (cx != cy) return cx;
   if (x->track->id != y->track->id) return x->track->id < y->track->id;
   return x->seq < y->seq;
 }
@@ -131,6 +136,12 @@ void anim_queue_sort(anim_animator *a) {
     for (j = i + 1; j < n && a->queue[j].at - a->queue[i].at <= ANIM_TIE_SECONDS; j++) {}
     if (j - i > 1) merge_sort(a->queue + i, a->qtmp + i, j - i, ev_rank_before);
   }
+}
+
+void anim_animator_reslot(anim_animator *a) {
+  int i;
+  for (i = 0; i < a->nqueue; i++)
+    if (a->queue[i].slot == 0) a->queue[i].slot = a->queue[i].track->sp.lead->slot;
 }
 
 int anim_animator_nevents(const anim_animator *a) { return a->nqueue; }

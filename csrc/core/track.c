@@ -17,6 +17,7 @@ static void ramp_set(ramp *r, double to, double dur) {
   r->to = to;
   r->dur = dur > 0 ? dur : 0;
   r->elapsed = 0;
+  r->interp = ANIM_LINEAR;
 }
 
 /* The per-binding arrays of a track laid out from byte `base` of a block
@@ -112,7 +113,49 @@ anim_track *anim_track_new(anim_animator *a, const anim_clip *c, const anim_play
   t->sp.vscale = 1;
   t->chain.start_at = -1;
   t->chain.cut_at = -1;
+  t->stop_at = -1;
   t->rm.joint = -1;
+  return t;
+}
+
+/* ---- playing: a new track in an animator's list ------------------------ */
+
+/* (an animator's arrays of tracks: in its block while few, else their own) */
+void anim_track_arrays_free(anim_animator *a) {
+  if (a->tracks == a->inl) return;
+  anim_free(&a->mem, a->tracks, sizeof(anim_track *) * (size_t)a->cap);
+  anim_free(&a->mem, a->order, sizeof(anim_track *) * (size_t)a->cap);
+}
+
+/* Room for one more track (both arrays grow together: each holds cap
+ * pointers).  0 when out of memory, nothing changed. */
+static int grow_tracks(anim_animator *a) {
+  int cap = a->cap * 2;
+  size_t ns = sizeof(anim_track *) * (size_t)cap;
+  anim_track **tr = anim_malloc(&a->mem, ns), **od;
+  if (!tr) return 0;
+  od = anim_malloc(&a->mem, ns);
+  if (!od) { anim_free(&a->mem, tr, ns); return 0; }
+  memcpy(tr, a->tracks, sizeof(anim_track *) * (size_t)a->ntracks);
+  anim_track_arrays_free(a);  /* order is scratch: nothing to keep */
+  a->tracks = tr;
+  a->order = od;
+  a->cap = cap;
+  return 1;
+}
+
+anim_track *anim_animator_play(anim_animator *a, const anim_clip *c, const anim_play_opts *o,
+                               const anim_binding *binds, int nbind) {
+  anim_track *t;
+  anim_tprops *tp;
+  if (a->ntracks == a->cap && !grow_tracks(a)) return NULL;
+  /* its property channels first (propmix.c: refused when their number of
+   * components differs from the one a track on a gives a name) */
+  if (anim_props_prepare(a, c, NULL, &tp, NULL, NULL) != ANIM_PROPS_OK) return NULL;
+  t = anim_track_new(a, c, o, binds, nbind);
+  if (!t) { anim_tprops_free(&a->mem, tp); return NULL; }
+  anim_props_install(a, t, tp);
+  a->tracks[a->ntracks++] = t;
   return t;
 }
 

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "animator_impl.h"
+#include "graph.h"
 #include "passes.h"
 #include "pool.h"
 #include "spaceplay.h"
@@ -72,6 +73,8 @@ static int update_one(anim_animator *a, double dt, anim_track **dead) {
     else if (anim_track_unref(t)) { t->batch.dead_next = *dead; *dead = t; }
   }
   a->ntracks = k;
+  /* the state machine first: the tracks it starts step in this update */
+  if (a->ctl) anim_controller_step(a->ctl);
   for (i = 0; i < a->ntracks; i++) step_track(a, a->tracks[i], &ps);
   anim_blend_pose(a);
   anim_rootmotion_apply(a);

@@ -18,6 +18,7 @@ static const struct { const char *mt, *dead; size_t size; } kinds[ANIM_BOX_KINDS
   {ANIM_TRACK_MT, ANIM_TRACK_MT " (finalized)", sizeof(anim_track_box)},
   {ANIM_RETARGET_MT, ANIM_RETARGET_MT " (finalized)", sizeof(anim_retarget_box)},
   {ANIM_SPACE_MT, ANIM_SPACE_MT " (finalized)", sizeof(anim_space_box)},
+  {ANIM_GRAPH_MT, ANIM_GRAPH_MT " (finalized)", sizeof(anim_graph_box)},
 };
 
 #define FINALIZED "%s used after it was finalized (garbage collected, or its __gc called by hand)"

@@ -12,9 +12,15 @@
  *        back as an error instead of suspending the update;
  *   plays(animator, item, late, in_co, batch, from) -> nil or the
  *        error: a `plays` item starts (or restarts) its library clip and
- *        calls on_play (from: the clip that held the item).
+ *        calls on_play (from: the clip that held the item);
+ *   dl_adopt(animator) -> nil or the error: the tracks a state machine's
+ *        controller started in the update get their objects and slots
+ *        (before anything is delivered: their entries then reach them);
+ *   state(animator, type, layer, state, other, late, in_co, batch) -> nil
+ *        or the error: a state machine's exit, transition or entry, to the
+ *        controller's callbacks (lua/anim/runtime/controller.lua).
  * Every item's callback gets the clip the item came from after `late`
- * (a track's source, or a blend space's point's clip: issue 37).
+ * (a track's source, or a blend space's point's clip).
  * The tracks that ended leave the animator's live tracks (and their
  * slots) once the whole queue is delivered: entries after an `ended`
  * still reach their track.  An animator finalized by one of its
@@ -46,27 +52,12 @@
  *        payload }, sounds[i] = { sound, volume, pitch }, plays[i] (what
  *        the plays handler reads)
  * Tables not as the Lua side makes them are passed over. */
-#include "lua.h"
-#include "lauxlib.h"
+#include "core/graph.h"
+#include "lua_deliver.h"
 
-#include "lua_helpers.h"
-
-/* The upvalues of the functions that deliver: the metatable of animators,
- * debug.traceback, the slot table, the handlers' table ([H_CALL],
- * [H_PLAYS]), the error of an animator finalized while it delivers (made
- * once: nothing allocates outside the protected calls), then the keys, in
- * this order (anim_lua_pushdeliver pushes them). */
-enum {
-  UV_ANIMATOR_MT = 1, UV_TRACEBACK, UV_SLOTS, UV_HANDLERS, UV_FINALIZED,
-  K_LOOPED, K_STOPPED, K_ENDED, K_FN,
-  K_EVENTS, K_SOUNDS, K_NAME, K_PAYLOAD, K_SOUND, K_VOLUME, K_PITCH,
-  K_MARKERS, K_MARKER, K_VALUE, K_PLAYS, K_CLIPS, K_LIVE, K_CBS, K_SRC,
-  UV_COUNT = K_SRC
-};
 static const char *const keys[] = {"looped", "stopped", "ended", "fn",
                                    "events", "sounds", "name", "payload", "sound", "volume", "pitch",
                                    "markers", "marker", "value", "plays", "clips", "live", "cbs", "src"};
-enum { H_CALL = 1, H_PLAYS };
 #define HANDLERS_KEY "anim.deliver_handlers"
 
 /* The message handler when there is no debug.traceback: the message as
@@ -101,17 +92,18 @@ int anim_lua_pushdeliver(lua_State *L) {
   return UV_COUNT;
 }
 
-/* core.deliver_handlers(call, plays): the Lua handlers (see above), set
- * once by the runtime.  call nil: the callbacks are called from here
- * wherever the update runs (Lua 5.1, whose coroutines cannot yield across
- * a protected call: a callback's yield fails where it is). */
+/* core.deliver_handlers(call, plays, adopt, state): the Lua handlers (see
+ * above), set once by the runtime.  call nil: the callbacks are called
+ * from here wherever the update runs (Lua 5.1, whose coroutines cannot
+ * yield across a protected call: a callback's yield fails where it is). */
 int anim_lua_deliver_handlers(lua_State *L) {
+  int h;
   if (!lua_isnil(L, 1)) luaL_checktype(L, 1, LUA_TFUNCTION);
-  luaL_checktype(L, 2, LUA_TFUNCTION);
-  lua_pushvalue(L, 1);
-  lua_rawseti(L, lua_upvalueindex(UV_HANDLERS), H_CALL);
-  lua_pushvalue(L, 2);
-  lua_rawseti(L, lua_upvalueindex(UV_HANDLERS), H_PLAYS);
+  for (h = H_PLAYS; h <= H_STATE; h++) luaL_checktype(L, h, LUA_TFUNCTION);
+  for (h = H_CALL; h <= H_STATE; h++) {
+    lua_pushvalue(L, h);
+    lua_rawseti(L, lua_upvalueindex(UV_HANDLERS), h);
+  }
   return 0;
 }
 
@@ -122,7 +114,6 @@ anim_animator_box *anim_lua_deliver_animator(lua_State *L, int idx) {
   return b ? b : anim_lua_testbox_any(L, idx, ANIM_BOX_ANIMATOR);
 }
 
-#define geti anim_lua_rawgetn
 
 /* Whether a callback called from here could yield (then it runs through
  * the call handler): 5.3+ say so; before, only the main thread surely
@@ -137,40 +128,16 @@ static int may_yield(lua_State *L) {
 #endif
 }
 
-/* A delivery's stack, from base + 1 on: the message handler, the first
- * error, then what a run of one track's entries reads from its slot: the
- * track and its marker callbacks by marker, and (when an entry needs one
- * of them, all made nil at once, each read when first needed) its clip's
- * marker table, its callbacks table, its clip's info and its source (a
- * clip: what item callbacks get as their `clip`).  Above them, an
- * entry's values.  The stack's height between entries is kept in `run`
- * rather than asked for: every call into Lua counts on this path. */
-enum { S_MSGH = 1, S_ERR, S_TRACK, S_BY, S_MARKS, S_CBS, S_INFO, S_CLIP, S_COUNT = S_CLIP };
-
-typedef struct {
-  lua_State *L;
-  int base, ai;  /* ai: the animator's stack index */
-  int run;       /* the height between entries: base + S_BY, S_MARKS or S_COUNT */
-  int s;         /* the run's slot */
-  int by, marks; /* the types of the run's S_BY and S_MARKS (LUA_TNONE: not read) */
-  int called;    /* a callback ran since S_BY was read (it may have replaced it) */
-  int co;        /* callbacks run through the call handler (the update may yield) */
-  int batch;     /* anim.update delivers (the handlers' messages name it) */
-  int ended;     /* an `ended` was delivered (the tracks leave after the loop) */
-  int err_before;  /* a batch's error of an animator before this one */
-  unsigned long long unslots;  /* the state's count of unslots when the run's slot was checked */
-  int uv;        /* the delivery's upvalues start at lua_upvalueindex(uv + 1) */
-} deliv;
 
 /* t[key k] (t an absolute index), pushed; returns its type. */
-static int getk(deliv *d, int t, int k) {
+int dl_getk(deliv *d, int t, int k) {
   lua_pushvalue(d->L, lua_upvalueindex(d->uv + k));
   return lua_rawget(d->L, t);  /* (the type: lua_compat.h before 5.3) */
 }
 
 /* The error on the top of the stack (popped) goes to base + S_ERR when
  * that is still nil: the first error is the one raised. */
-static void keep_first(lua_State *L, int base) {
+void dl_keep_first(lua_State *L, int base) {
   if (lua_isnil(L, base + S_ERR)) lua_replace(L, base + S_ERR);
   else lua_pop(L, 1);
 }
@@ -179,18 +146,18 @@ static void keep_first(lua_State *L, int base) {
  * delivery's handler at base + S_MSGH; the first error goes to base +
  * S_ERR. */
 static ANIM_LUA_HOT void pcall_first(lua_State *L, int base, int nargs) {
-  if (lua_pcall(L, nargs, 0, base + S_MSGH) != 0) keep_first(L, base);
+  if (lua_pcall(L, nargs, 0, base + S_MSGH) != 0) dl_keep_first(L, base);
 }
 
 /* A protected call of Lua handler h with the nargs values on the top of
  * the stack: its result (nil, or an error) or its own error is kept as
  * pcall_first keeps one. */
-static ANIM_LUA_COLD void call_handler(deliv *d, int h, int nargs) {
+ANIM_LUA_COLD void dl_call_handler(deliv *d, int h, int nargs) {
   lua_State *L = d->L;
   geti(L, lua_upvalueindex(d->uv + UV_HANDLERS), h);
   lua_insert(L, -nargs - 1);
   d->called = 1;
-  if (lua_pcall(L, nargs, 1, d->base + S_MSGH) != 0 || !lua_isnil(L, -1)) keep_first(L, d->base);
+  if (lua_pcall(L, nargs, 1, d->base + S_MSGH) != 0 || !lua_isnil(L, -1)) dl_keep_first(L, d->base);
   else lua_pop(L, 1);
 }
 
@@ -201,7 +168,7 @@ static ANIM_LUA_COLD void pcall_handler(deliv *d, int nargs) {
   luaL_checkstack(L, 2, NULL);
   lua_pushboolean(L, d->batch);
   lua_insert(L, -nargs - 2);
-  call_handler(d, H_CALL, nargs + 2);
+  dl_call_handler(d, H_CALL, nargs + 2);
 }
 
 /* pcall_first in a run, which then reads the track's callbacks again;
@@ -214,14 +181,14 @@ static void pcall_keep(deliv *d, int nargs) {
 
 /* Calls fn of each connection of the list at `list` (when a table) with
  * the nargs values on the top of the stack, which it pops. */
-static void call_list(deliv *d, int list, int nargs) {
+void dl_call_list(deliv *d, int list, int nargs) {
   lua_State *L = d->L;
   int top = lua_gettop(L) - nargs;
   if (lua_type(L, list) == LUA_TTABLE) {
     int i, j, n = (int)lua_rawlen(L, list);
     luaL_checkstack(L, nargs + 2, NULL);
     for (i = 1; i <= n; i++) {
-      if (geti(L, list, i) == LUA_TTABLE) getk(d, lua_gettop(L), K_FN);
+      if (geti(L, list, i) == LUA_TTABLE) dl_getk(d, lua_gettop(L), K_FN);
       else lua_pushnil(L);  /* (not a connection: "attempt to call a nil value") */
       lua_remove(L, -2);
       if (i < n) {
@@ -238,7 +205,7 @@ static void call_list(deliv *d, int list, int nargs) {
 /* Slot t (S_MARKS, S_CBS or S_INFO, which sets S_CLIP too) of the run,
  * read when first needed: whether it is a table.  Only between entries
  * (it may set the stack's height). */
-static int slot(deliv *d, int t) {
+int dl_slot(deliv *d, int t) {
   lua_State *L = d->L;
   int base = d->base, ty;
   if (t == S_MARKS && d->marks != LUA_TNONE) return d->marks == LUA_TTABLE;
@@ -275,7 +242,7 @@ static ANIM_LUA_HOT void push_clip(deliv *d) {
 /* Calls the callbacks at cb (the function of the only connection, the list
  * of connections, or nothing) with the nargs values on the top of the
  * stack, which it pops. */
-static void call_callbacks(deliv *d, int cb, int nargs) {
+void dl_call_callbacks(deliv *d, int cb, int nargs) {
   lua_State *L = d->L;
   int t = lua_type(L, cb);
   if (t == LUA_TFUNCTION) {
@@ -283,7 +250,7 @@ static void call_callbacks(deliv *d, int cb, int nargs) {
     lua_insert(L, -nargs - 1);
     pcall_keep(d, nargs);
   } else if (t == LUA_TTABLE) {
-    call_list(d, cb, nargs);
+    dl_call_list(d, cb, nargs);
   } else {
     lua_pop(L, nargs);
   }
@@ -307,7 +274,7 @@ static int deliver_marker(deliv *d, int k, double late, int all) {
     lua_replace(L, base + S_BY);
     d->called = 0;
   }
-  if (d->by == LUA_TBOOLEAN || ((all || d->by != LUA_TTABLE) && !slot(d, S_MARKS))) return 0;
+  if (d->by == LUA_TBOOLEAN || ((all || d->by != LUA_TTABLE) && !dl_slot(d, S_MARKS))) return 0;
   top = d->run;
   if (d->by == LUA_TTABLE) {
     per = geti(L, base + S_BY, j);  /* top + 1: its callbacks */
@@ -344,7 +311,7 @@ static int deliver_marker(deliv *d, int k, double late, int all) {
     lua_pushvalue(L, top + 2);
     lua_pushnumber(L, late);
     push_clip(d);
-    call_callbacks(d, top + 1, 4);
+    dl_call_callbacks(d, top + 1, 4);
   }
   if (all) {
     lua_pushvalue(L, base + S_TRACK);
@@ -352,170 +319,10 @@ static int deliver_marker(deliv *d, int k, double late, int all) {
     lua_pushvalue(L, top + 2);
     lua_pushnumber(L, late);
     push_clip(d);
-    call_callbacks(d, top + 4, 5);
+    dl_call_callbacks(d, top + 4, 5);
   }
   lua_settop(L, top);
   return 1;
-}
-
-/* Marker k (0-based) of the clip at `clip` whose info is at `info` (a
- * blend space's point's clip, or a track without the tables
- * deliver_marker reads): its name and value from the info, the track's
- * callbacks of that name (cbs.marker[name]), then the animator's when it
- * hears markers, both read before either is called.  The run's S_CBS is
- * read (slot) before anything is pushed. */
-static ANIM_LUA_COLD void marker_from_info(deliv *d, int info, int clip, int k, double late, int all) {
-  lua_State *L = d->L;
-  int top = lua_gettop(L), cbs = d->base + S_CBS;
-  luaL_checkstack(L, 12, NULL);
-  if (getk(d, info, K_MARKERS) != LUA_TTABLE || geti(L, top + 1, (lua_Integer)k + 1) != LUA_TTABLE) {
-    lua_settop(L, top);
-    return;
-  }
-  getk(d, top + 2, K_NAME);   /* top + 3 */
-  getk(d, top + 2, K_VALUE);  /* top + 4 */
-  /* top + 5: the track's callbacks of that name */
-  if (lua_type(L, cbs) == LUA_TTABLE && getk(d, cbs, K_MARKER) == LUA_TTABLE) {
-    lua_pushvalue(L, top + 3);
-    lua_rawget(L, -2);
-    lua_remove(L, -2);
-  } else {
-    lua_settop(L, top + 4);
-    lua_pushnil(L);
-  }
-  if (all) lua_getiuservalue(L, d->ai, ANIM_UV_ANIMATOR_ON_MARKER);  /* top + 6 */
-  else lua_pushnil(L);
-  lua_pushvalue(L, d->base + S_TRACK);
-  lua_pushvalue(L, top + 4);
-  lua_pushnumber(L, late);
-  lua_pushvalue(L, clip);
-  call_list(d, top + 5, 4);
-  lua_pushvalue(L, d->base + S_TRACK);
-  lua_pushvalue(L, top + 3);
-  lua_pushvalue(L, top + 4);
-  lua_pushnumber(L, late);
-  lua_pushvalue(L, clip);
-  call_callbacks(d, top + 6, 5);
-  lua_settop(L, top);
-}
-
-/* Event or sound k (0-based) of the clip at `clip` whose info is at
- * `info`, to the animator's on_event or on_sound (its fourth and fifth
- * user values), the clip after `late`. */
-static void deliver_item(deliv *d, int info, int clip, int kind, int k, double late) {
-  lua_State *L = d->L;
-  int m, top = lua_gettop(L);
-  if (getk(d, info, kind == ANIM_ITEM_EVENT ? K_EVENTS : K_SOUNDS) != LUA_TTABLE ||
-      geti(L, top + 1, (lua_Integer)k + 1) != LUA_TTABLE) {
-    lua_settop(L, top);
-    return;
-  }
-  m = top + 2;
-  lua_getiuservalue(L, d->ai, kind == ANIM_ITEM_EVENT ? ANIM_UV_ANIMATOR_ON_EVENT : ANIM_UV_ANIMATOR_ON_SOUND);  /* top + 3 */
-  lua_pushvalue(L, d->base + S_TRACK);
-  if (kind == ANIM_ITEM_EVENT) {
-    getk(d, m, K_NAME);
-    getk(d, m, K_PAYLOAD);
-    lua_pushnumber(L, late);
-    lua_pushvalue(L, clip);
-    call_callbacks(d, top + 3, 5);
-  } else {
-    getk(d, m, K_SOUND);
-    getk(d, m, K_VOLUME);
-    getk(d, m, K_PITCH);
-    lua_pushnumber(L, late);
-    lua_pushvalue(L, clip);
-    call_callbacks(d, top + 3, 6);
-  }
-  lua_settop(L, top);
-}
-
-/* `plays` item k (0-based) of the clip at `clip` whose info is at `info`:
- * to the plays handler (it starts the clip, or restarts its live track,
- * and calls on_play), whose error is kept as a callback's. */
-static ANIM_LUA_COLD void deliver_play(deliv *d, int info, int clip, int k, double late) {
-  lua_State *L = d->L;
-  int top = lua_gettop(L);
-  luaL_checkstack(L, 10, NULL);
-  if (getk(d, info, K_PLAYS) == LUA_TTABLE) geti(L, top + 1, (lua_Integer)k + 1);
-  else lua_pushnil(L);
-  lua_pushvalue(L, d->ai);
-  lua_insert(L, -2);
-  lua_pushnumber(L, late);
-  lua_pushboolean(L, d->co);
-  lua_pushboolean(L, d->batch);
-  lua_pushvalue(L, clip);
-  call_handler(d, H_PLAYS, 6);  /* plays(animator, item, late, in_co, batch, from) */
-  lua_settop(L, top);
-}
-
-/* An item of a blend space's point: its clip (the space's info's
- * clips[point]) and that clip's info read for it.  The run's S_CBS is
- * read first (slot). */
-static ANIM_LUA_COLD void deliver_point(deliv *d, const anim_event *e, int all) {
-  lua_State *L = d->L;
-  int top, info;
-  slot(d, S_CBS);
-  top = lua_gettop(L);
-  luaL_checkstack(L, 16, NULL);
-  if (lua_getiuservalue(L, d->base + S_TRACK, ANIM_UV_TRACK_SOURCE) == LUA_TUSERDATA &&
-      lua_getiuservalue(L, top + 1, 1) == LUA_TTABLE && getk(d, top + 2, K_CLIPS) == LUA_TTABLE &&
-      geti(L, top + 3, (lua_Integer)e->point + 1) == LUA_TUSERDATA && lua_getiuservalue(L, top + 4, 1) == LUA_TTABLE) {
-    info = top + 5;  /* (top + 4: the point's clip) */
-    if (e->kind == ANIM_ITEM_MARKER) marker_from_info(d, info, top + 4, e->index, e->late, all);
-    else if (e->kind == ANIM_ITEM_PLAY) deliver_play(d, info, top + 4, e->index, e->late);
-    else deliver_item(d, info, top + 4, e->kind, e->index, e->late);
-  }
-  lua_settop(L, top);
-}
-
-/* A track's looped, stopped or ended, to its callbacks. */
-static void deliver_state(deliv *d, int type, double late) {
-  lua_State *L = d->L;
-  if (!slot(d, S_CBS)) return;
-  getk(d, d->base + S_CBS, type == ANIM_EV_LOOPED ? K_LOOPED : type == ANIM_EV_STOPPED ? K_STOPPED : K_ENDED);
-  lua_pushvalue(L, d->base + S_TRACK);
-  lua_pushnumber(L, late);
-  call_list(d, d->run + 1, 2);
-  lua_settop(L, d->run);
-}
-
-/* Whether slot s still holds the core track t: a callback may have taken
- * its track out (finalized, or its animator) and given the slot to
- * another. */
-static int slot_holds(lua_State *L, int sl, int s, const anim_track *t) {
-  int same = geti(L, sl, ANIM_SLOT_AT(s, ANIM_SLOTS_KEY)) == LUA_TLIGHTUSERDATA &&
-             lua_touserdata(L, -1) == (const void *)t;
-  lua_pop(L, 1);
-  return same;
-}
-
-/* The tracks whose `ended` the queue's first n entries held leave the
- * animator's live tracks (st.live, st.cbs, st.src) and their slots, once
- * the whole queue is delivered (a track that ended is kept alive until
- * then, with its clip). */
-static ANIM_LUA_COLD void drop_ended(deliv *d, const anim_event *q, int n) {
-  lua_State *L = d->L;
-  int top = lua_gettop(L), i, t;
-  luaL_checkstack(L, 8, NULL);
-  if (lua_getiuservalue(L, d->ai, ANIM_UV_ANIMATOR_STATE) != LUA_TTABLE || getk(d, top + 1, K_LIVE) != LUA_TTABLE) {
-    lua_settop(L, top);
-    return;
-  }
-  getk(d, top + 1, K_CBS);  /* top + 3 */
-  getk(d, top + 1, K_SRC);  /* top + 4 */
-  for (i = n - 1; i >= 0; i--) {
-    if (q[i].type != ANIM_EV_ENDED) continue;
-    if (geti(L, top + 2, q[i].id) != LUA_TNIL && anim_lua_testbox_any(L, -1, ANIM_BOX_TRACK))
-      anim_lua_unslot(L, lua_gettop(L));  /* (out of its slot too: runtime/dispatch.lua) */
-    lua_pop(L, 1);
-    for (t = top + 2; t <= top + 4; t++) {
-      if (lua_type(L, t) != LUA_TTABLE) continue;
-      lua_pushnil(L);
-      anim_lua_rawsetn(L, t, q[i].id);
-    }
-  }
-  lua_settop(L, top);
 }
 
 /* anim_lua_deliver_open, inline in anim_lua_deliver */
@@ -574,14 +381,14 @@ static ANIM_LUA_HOT int deliver_lone_marker(lua_State *L, int uv, int base, anim
 static ANIM_LUA_COLD void deliver_other(deliv *d, const anim_event *e, int all, int marker) {
   if (e->type != ANIM_EV_ITEM) {
     d->ended = 1;
-    deliver_state(d, e->type, e->late);
+    dl_deliver_state(d, e->type, e->late);
   } else if (e->point >= 0) {
-    deliver_point(d, e, all);
+    dl_deliver_point(d, e, all);
   } else if (marker) {
-    slot(d, S_CBS);
-    if (slot(d, S_INFO)) marker_from_info(d, d->base + S_INFO, d->base + S_CLIP, e->index, e->late, all);
-  } else if (slot(d, S_INFO)) {
-    deliver_play(d, d->base + S_INFO, d->base + S_CLIP, e->index, e->late);
+    dl_slot(d, S_CBS);
+    if (dl_slot(d, S_INFO)) dl_marker_from_info(d, d->base + S_INFO, d->base + S_CLIP, e->index, e->late, all);
+  } else if (dl_slot(d, S_INFO)) {
+    dl_deliver_play(d, d->base + S_INFO, d->base + S_CLIP, e->index, e->late);
   }
 }
 
@@ -595,7 +402,7 @@ static int new_run(deliv *d, anim_animator_box *b, int s, const anim_event *e) {
     lua_settop(L, d->base + S_ERR);
     d->run = d->base + S_ERR;
   }
-  if (b->acct->unslots != b->unslots && !slot_holds(L, sl, s, anim_track_lead(e->track))) return 0;
+  if (b->acct->unslots != b->unslots && !dl_slot_holds(L, sl, s, anim_track_lead(e->track))) return 0;
   if (geti(L, sl, ANIM_SLOT_AT(s, ANIM_SLOTS_TRACK)) != LUA_TUSERDATA) {
     lua_settop(L, d->base + S_ERR);
     return 0;
@@ -623,7 +430,7 @@ static ANIM_LUA_COLD void finish(deliv *d, anim_animator_box *b, const anim_even
   lua_State *L = d->L;
   lua_settop(L, d->base + S_ERR);
   if (b->a) {
-    drop_ended(d, q, n);
+    dl_drop_ended(d, q, n);
   } else if ((q == NULL || left) && !d->err_before) {
     lua_pushvalue(L, lua_upvalueindex(d->uv + UV_FINALIZED));
     lua_replace(L, d->base + S_ERR);
@@ -667,15 +474,17 @@ static ANIM_LUA_COLD void deliver_loop(lua_State *L, int uv, int base, anim_anim
       last = new_run(&d, b, s, e) ? s : 0;
       if (!last) continue;
     } else if (b->acct->unslots != d.unslots) {
-      if (!slot_holds(L, lua_upvalueindex(uv + UV_SLOTS), s, anim_track_lead(e->track))) continue;
+      if (!dl_slot_holds(L, lua_upvalueindex(uv + UV_SLOTS), s, anim_track_lead(e->track))) continue;
       d.unslots = b->acct->unslots;
     }
-    if (e->type == ANIM_EV_ENDED || e->point >= 0 || e->kind == ANIM_ITEM_PLAY) {
+    if (e->type >= ANIM_EV_EXIT) {
+      dl_deliver_state_machine(&d, e);
+    } else if (e->type == ANIM_EV_ENDED || e->point >= 0 || e->kind == ANIM_ITEM_PLAY) {
       deliver_other(&d, e, (anim_animator_hears(b->a) & ANIM_HEAR_MARKER) != 0, 0);
     } else if (e->type != ANIM_EV_ITEM) {
-      deliver_state(&d, e->type, e->late);
+      dl_deliver_state(&d, e->type, e->late);
     } else if (e->kind != ANIM_ITEM_MARKER) {
-      if (slot(&d, S_INFO)) deliver_item(&d, d.base + S_INFO, d.base + S_CLIP, e->kind, e->index, e->late);
+      if (dl_slot(&d, S_INFO)) dl_deliver_item(&d, d.base + S_INFO, d.base + S_CLIP, e->kind, e->index, e->late);
     } else {
       int all = (anim_animator_hears(b->a) & ANIM_HEAR_MARKER) != 0;
       if (!deliver_marker(&d, e->index, e->late, all)) deliver_other(&d, e, all, 1);
@@ -689,11 +498,13 @@ int anim_lua_deliver_open(lua_State *L, int uv) { return open_base(L, uv); }
 
 void anim_lua_deliver_from(lua_State *L, int uv, int base, anim_animator_box *b, int ai, int n) {
   int yieldable = may_yield(L);  /* (asked once: a call into Lua's API) */
+  if (b && b->a && anim_animator_controller(b->a)) dl_adopt(L, uv, base, b, ai);
   if (!deliver_lone_marker(L, uv, base, b, n, yieldable)) deliver_loop(L, uv, base, b, ai, n, yieldable);
 }
 
 int anim_lua_deliver(lua_State *L, anim_animator_box *b, int ai, int n) {
   int base = open_base(L, 0), yieldable = may_yield(L);
+  if (b && b->a && anim_animator_controller(b->a)) dl_adopt(L, 0, base, b, ai);
   if (!deliver_lone_marker(L, 0, base, b, n, yieldable)) deliver_loop(L, 0, base, b, ai, n, yieldable);
   return base + S_ERR;
 }

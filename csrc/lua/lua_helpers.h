@@ -38,6 +38,7 @@
 #define ANIM_TRACK_MT "anim.track"
 #define ANIM_RETARGET_MT "anim.retarget"
 #define ANIM_SPACE_MT "anim.blendspace"
+#define ANIM_GRAPH_MT "anim.graph"
 
 /* The kinds of box, each with its metatable and the one a finalized box
  * of that kind gets ("anim.clip (finalized)": every use of the object then
@@ -46,7 +47,7 @@
  * userdata given a box's metatable by debug.setmetatable (a box of another
  * kind, any other userdata) is refused, never read as that box. */
 enum { ANIM_BOX_CLIP, ANIM_BOX_RIG, ANIM_BOX_ANIMATOR, ANIM_BOX_TRACK, ANIM_BOX_RETARGET,
-       ANIM_BOX_SPACE, ANIM_BOX_KINDS };
+       ANIM_BOX_SPACE, ANIM_BOX_GRAPH, ANIM_BOX_KINDS };
 #define ANIM_BOX_TAG(kind) (0x616e0000u + (unsigned)(kind))
 
 /* The boxes.  A clip keeps the key cursors clip:sample uses between calls
@@ -74,6 +75,7 @@ typedef struct {
 typedef struct { unsigned tag; anim_track *t; int slot; } anim_track_box;
 typedef struct { unsigned tag; } anim_retarget_box;
 typedef struct { unsigned tag; anim_space *s; } anim_space_box;
+typedef struct { unsigned tag; struct anim_graph *g; } anim_graph_box;
 
 /* ---- memory ---------------------------------------------------------------
  * The core allocates through the state's allocator (lua_Alloc), called
@@ -361,6 +363,7 @@ void anim_lua_open_reload(lua_State *L);
 void anim_lua_open_property(lua_State *L);
 void anim_lua_open_override(lua_State *L);
 void anim_lua_open_blendspace(lua_State *L);
+void anim_lua_open_graph(lua_State *L);
 void anim_lua_open_gameplay(lua_State *L);
 void anim_lua_open_state(lua_State *L);
 void anim_lua_open_suggest(lua_State *L);

@@ -37,6 +37,7 @@ ANIM_EXPORT int luaopen_anim_core(lua_State *L) {
   anim_lua_open_reload(L);
   anim_lua_open_bytes(L);
   anim_lua_open_blendspace(L);
+  anim_lua_open_graph(L);
   anim_lua_open_gameplay(L);
   anim_lua_open_state(L);
   anim_lua_open_restore(L);

@@ -144,8 +144,15 @@ local function run_play(self, item, late, in_co, batch, from)
   return call(st.on_play, nil, in_co, batch, t, c, late, from)
 end
 
+-- A state machine's handlers (runtime/controller.lua sets them): the
+-- tracks its update started given their objects, and its exits,
+-- transitions and entries to its callbacks; each returns nil or the error.
+M.adopt, M.state = nil, nil
+
 -- (5.1: no runners, the C loop calls each callback itself)
-core.deliver_handlers(compat.pcall_yields and call_in_runner or nil, run_play)
+core.deliver_handlers(compat.pcall_yields and call_in_runner or nil, run_play,
+  function(a) return M.adopt(a) end,
+  function(a, ty, l, s, o, late, in_co, batch) return M.state(a, ty, l, s, o, late, in_co, batch) end)
 
 -- anim.update(animators, dt): the batch update.  One call into C updates
 -- every animator of the list, then delivers their callbacks animator by

@@ -1,0 +1,482 @@
+/* controller.c - an animator's run of a state machine (graph.h).  The
+ * stage anim_controller_step runs first in the update (update.c): for each
+ * layer it finds, in time order, every transition that fires within the
+ * update's dt -- at the earliest instant one may fire, ties going to the
+ * first in evaluation order (any-state transitions, then the current
+ * state's, each in file order) -- and fires it there: the current state's
+ * track fades out from that instant, the destination's track starts at it
+ * (as a queued track starts within an update, chain.c), and the exit, the
+ * transition and the entry are queued at it.  Parameters and triggers are
+ * as they were set before the update, so that a condition set then holds
+ * from the update's start; an exit time fires where the state's
+ * normalized time reaches it, whatever the frame rate.  A state's
+ * normalized time is its clip time over its clip's length, counting on
+ * over loops (an empty state's, or a clip's of length 0: its seconds).
+ * While a transition fades, only the transitions its `interrupt` names may
+ * fire; the destination's own are evaluated from the end of its fade. */
+#include <math.h>
+
+#include "animator_impl.h"
+#include "graph.h"
+#include "pool.h"
+
+typedef struct ctl_layer {
+  int cur;                 /* the current state (layer-local) */
+  double nt, nt_e;         /* its normalized time at nt_e seconds into the update */
+  anim_track *track;       /* its track (held), or NULL */
+  int tr;                  /* the transition under way (the graph's index), -1: none, -2: a force */
+  int src;                 /* its source state */
+  double src_nt, src_e;    /* the source's normalized time at src_e */
+  double fade_end;         /* seconds from the update's start to the end of its fade */
+  double fade_dur;
+  int force;               /* a state to go to at the next update (-1: none) */
+  double force_fade;
+  int started;             /* its entry state entered */
+} ctl_layer;
+
+struct anim_controller {
+  anim_animator *a;
+  anim_graph *g;
+  anim_mem mem;
+  size_t size;
+  double *param;
+  double *buffer;          /* per parameter: a buffered trigger's seconds left (-1: not buffered) */
+  unsigned char *armed;    /* per layer and parameter: a trigger armed */
+  ctl_layer *layers;
+  anim_track **marks;      /* per layer: the track its entries are queued on */
+  const anim_binding **binds;  /* per state of the graph: its clip's bindings (in this block) */
+  int *nbind;
+  anim_track **made;       /* the tracks the last update made, their layers and states */
+  int *made_layer, *made_state;
+  int nmade, capmade;
+  unsigned over;
+};
+
+static size_t align8(size_t x) { return (x + 7) / 8 * 8; }
+
+/* ---- making and freeing ------------------------------------------------- */
+
+anim_controller *anim_controller_new(anim_animator *a, anim_graph *g, const anim_binding *const *binds,
+                                     const int *nbind, const anim_clip *mark_clip) {
+  size_t np = (size_t)g->nparams, nl = (size_t)g->nlayers, ns = (size_t)g->nstates, nb = 0, s, off[10];
+  size_t capmade = nl * (ANIM_GRAPH_MAX_STEPS + 1);
+  anim_controller *c;
+  anim_play_opts o = {0, 1, 1, 0, 1};
+  char *p;
+  int i;
+  for (i = 0; i < g->nstates; i++) nb += (size_t)(nbind[i] > 0 ? nbind[i] : 0);
+  s = align8(sizeof *c);
+  off[0] = s; s = align8(s + sizeof(double) * np);
+  off[1] = s; s = align8(s + sizeof(double) * np);
+  off[2] = s; s = align8(s + sizeof(ctl_layer) * nl);
+  off[3] = s; s = align8(s + sizeof(anim_track *) * nl);
+  off[4] = s; s = align8(s + sizeof(anim_binding *) * ns);
+  off[5] = s; s = align8(s + sizeof(int) * ns);
+  off[6] = s; s = align8(s + sizeof(anim_track *) * capmade);
+  off[7] = s; s = align8(s + sizeof(int) * 2 * capmade);
+  off[8] = s; s = align8(s + sizeof(anim_binding) * nb);
+  off[9] = s; s = align8(s + nl * np);
+  p = anim_calloc(&a->mem, 1, s);
+  if (!p) return NULL;
+  c = (anim_controller *)(void *)p;
+  c->a = a;
+  c->g = g;
+  c->mem = a->mem;
+  c->size = s;
+  c->param = (double *)(void *)(p + off[0]);
+  c->buffer = (double *)(void *)(p + off[1]);
+  c->layers = (ctl_layer *)(void *)(p + off[2]);
+  c->marks = (anim_track **)(void *)(p + off[3]);
+  c->binds = (const anim_binding **)(void *)(p + off[4]);
+  c->nbind = (int *)(void *)(p + off[5]);
+  c->made = (anim_track **)(void *)(p + off[6]);
+  c->made_layer = (int *)(void *)(p + off[7]);
+  c->made_state = c->made_layer + capmade;
+  c->armed = (unsigned char *)(p + off[9]);
+  c->capmade = (int)capmade;
+  {
+    anim_binding *copy = (anim_binding *)(void *)(p + off[8]);
+    for (i = 0; i < g->nstates; i++) {
+      int n = nbind[i] > 0 ? nbind[i] : 0;
+      if (n) memcpy(copy, binds[i], sizeof *copy * (size_t)n);
+      c->binds[i] = copy;
+      c->nbind[i] = n;
+      copy += n;
+    }
+  }
+  for (i = 0; i < g->nparams; i++) {
+    c->param[i] = g->pdefault[i];
+    c->buffer[i] = -1;
+  }
+  for (i = 0; i < g->nlayers; i++) {
+    ctl_layer *L = &c->layers[i];
+    L->tr = -1;
+    L->force = -1;
+    c->marks[i] = anim_track_new(a, mark_clip, &o, NULL, 0);
+    if (!c->marks[i]) {
+      while (--i >= 0) { c->marks[i]->owner = NULL; anim_track_release(c->marks[i]); }
+      anim_free(&a->mem, p, s);
+      return NULL;
+    }
+  }
+  anim_graph_retain(g);
+  if (a->ctl) anim_controller_free(a->ctl);
+  a->ctl = c;
+  return c;
+}
+
+void anim_controller_free(anim_controller *c) {
+  int i;
+  anim_mem m;
+  if (!c) return;
+  if (c->a->ctl == c) c->a->ctl = NULL;
+  for (i = 0; i < c->g->nlayers; i++) {
+    if (c->layers[i].track) anim_track_release(c->layers[i].track);
+    c->marks[i]->owner = NULL;
+    anim_track_release(c->marks[i]);
+  }
+  anim_graph_release(c->g);
+  m = c->mem;
+  anim_free(&m, c, c->size);
+}
+
+anim_controller *anim_animator_controller(const anim_animator *a) { return a->ctl; }
+void anim_animator_detach(anim_animator *a) { anim_controller_free(a->ctl); }
+anim_track *anim_controller_mark(const anim_controller *c, int layer) { return c->marks[layer]; }
+
+/* ---- parameters and reading --------------------------------------------- */
+
+double anim_controller_get(const anim_controller *c, int i) {
+  if (c->g->ptype[i] == ANIM_GPARAM_TRIGGER) return c->armed[i];
+  return c->param[i];
+}
+
+void anim_controller_set(anim_controller *c, int i, double v) { c->param[i] = v; }
+
+void anim_controller_fire(anim_controller *c, int i, double buffer) {
+  int l;
+  for (l = 0; l < c->g->nlayers; l++) c->armed[l * c->g->nparams + i] = 1;
+  c->buffer[i] = buffer >= 0 ? buffer : -1;
+}
+
+int anim_controller_current(const anim_controller *c, int l, double *normalized) {
+  *normalized = c->layers[l].nt;
+  return c->layers[l].cur;
+}
+
+int anim_controller_transition(const anim_controller *c, int l, int *from, double *progress) {
+  const ctl_layer *L = &c->layers[l];
+  if (L->tr == -1) return -1;
+  *from = L->src;
+  *progress = L->fade_dur > 0 ? 1 - L->fade_end / L->fade_dur : 1;
+  return L->tr;
+}
+
+void anim_controller_force(anim_controller *c, int l, int s, double fade) {
+  c->layers[l].force = s;
+  c->layers[l].force_fade = fade > 0 ? fade : 0;
+}
+
+int anim_controller_made(const anim_controller *c, anim_track *const **tracks, const int **layers,
+                         const int **states) {
+  *tracks = c->made;
+  *layers = c->made_layer;
+  *states = c->made_state;
+  return c->nmade;
+}
+
+unsigned anim_controller_over(const anim_controller *c) { return c->over; }
+void anim_controller_forget_made(anim_controller *c) { c->nmade = 0; }
+const anim_graph *anim_controller_graph(const anim_controller *c) { return c->g; }
+
+/* ---- the state's clock ---------------------------------------------------- */
+
+static const anim_gstate *state_of(const anim_controller *c, int l, int s) {
+  return &c->g->states[c->g->layers[l].state0 + s];
+}
+
+/* State s's speed: its own times its speed parameter's value. */
+static double state_speed(const anim_controller *c, const anim_gstate *st) {
+  return st->speed * (st->speed_param >= 0 ? c->param[st->speed_param] : 1);
+}
+
+/* How fast state s's normalized time moves, per animator second. */
+static double nrate(const anim_controller *c, int l, int s) {
+  const anim_gstate *st = state_of(c, l, s);
+  const anim_clip *k = st->clip >= 0 ? c->g->clips[st->clip] : NULL;
+  double r;
+  if (!k || !(k->length > 0)) return 1;
+  r = fabs(k->speed * state_speed(c, st)) / k->length;
+  return isfinite(r) ? r : 0;
+}
+
+/* ---- the conditions ------------------------------------------------------- */
+
+static int holds(const anim_controller *c, int l, const anim_gcond *k, double at) {
+  double v = c->param[k->param];
+  if (c->g->ptype[k->param] == ANIM_GPARAM_TRIGGER)
+    return c->armed[l * c->g->nparams + k->param] && (c->buffer[k->param] < 0 || at <= c->buffer[k->param]);
+  switch (k->op) {
+    case ANIM_GOP_EQ: return v == k->value;
+    case ANIM_GOP_NE: return v != k->value;
+    case ANIM_GOP_LT: return v < k->value;
+    case ANIM_GOP_LE: return v <= k->value;
+    case ANIM_GOP_GT: return v > k->value;
+    case ANIM_GOP_GE: return v >= k->value;
+    default: return v != 0;
+  }
+}
+
+/* The instant in [w0, w1] at which transition t may fire, its source at
+ * normalized time nt0 at w0 moving at r per second; -1 when none.  An
+ * exit time below 1 is reached once in every loop, one from 1 up once. */
+static double when(const anim_controller *c, int l, const anim_gtrans *t, double nt0, double r, double w0,
+                   double w1) {
+  double at = w0;
+  int k;
+  if (t->exit_time >= 0) {
+    double x = t->exit_time, cross;
+    if (x < 1) {
+      cross = floor(nt0) + x;
+      if (cross < nt0) cross += 1;
+    } else {
+      cross = x;
+      if (cross < nt0) return -1;
+    }
+    if (cross > nt0) {
+      if (!(r > 0)) return -1;
+      at = w0 + (cross - nt0) / r;
+    }
+    if (!(at <= w1)) return -1;
+  }
+  for (k = t->cond0; k < t->cond0 + t->ncond; k++)
+    if (!holds(c, l, &c->g->conds[k], at)) return -1;
+  return at;
+}
+
+/* The next transition of layer l from instant e within the update's dt. */
+typedef struct pick {
+  double at;
+  int tr;
+} pick;
+
+/* Considers the transitions trans[t0 .. t0 + n) from a state at normalized
+ * time nt0 at w0 moving at r (any-state ones from the current state cur). */
+static void consider(const anim_controller *c, int l, int t0, int n, int cur, double nt0, double r, double w0,
+                     double w1, pick *best) {
+  int i;
+  for (i = t0; i < t0 + n; i++) {
+    const anim_gtrans *t = &c->g->trans[i];
+    double at;
+    if (t->from < 0 && t->to == cur && !t->can_self) continue;
+    at = when(c, l, t, nt0, r, w0, w1);
+    if (at >= 0 && at < best->at) { best->at = at; best->tr = i; }
+  }
+}
+
+static double nt_at(const ctl_layer *L, double r, double e) { return L->nt + r * (e - L->nt_e); }
+
+static pick find(const anim_controller *c, int l, double e, double dt) {
+  const ctl_layer *L = &c->layers[l];
+  const anim_glayer *ly = &c->g->layers[l];
+  const anim_gstate *cs = state_of(c, l, L->cur);
+  double r = nrate(c, l, L->cur);
+  pick best;
+  best.at = HUGE_VAL;
+  best.tr = -1;
+  if (L->tr != -1 && L->fade_end > e) {
+    /* a fade under way: the transitions its interrupt allows, up to its end */
+    int in = L->tr >= 0 ? c->g->trans[L->tr].interrupt : ANIM_GINT_NONE, pass;
+    double w1 = L->fade_end < dt ? L->fade_end : dt;
+    if (in != ANIM_GINT_NONE) {
+      const anim_gstate *ss = state_of(c, l, L->src);
+      double rs = nrate(c, l, L->src), nts = L->src_nt + rs * (e - L->src_e);
+      consider(c, l, ly->any0, ly->nany, L->cur, nt_at(L, r, e), r, e, w1, &best);
+      /* 1: the source's transitions, 2: the destination's, in the order named */
+      int order[2] = {in == ANIM_GINT_SOURCE || in == ANIM_GINT_SOURCE_THEN_DESTINATION ? 1 : 2,
+                      in == ANIM_GINT_SOURCE_THEN_DESTINATION ? 2 : in == ANIM_GINT_DESTINATION_THEN_SOURCE ? 1 : 0};
+      for (pass = 0; pass < 2; pass++) {
+        if (order[pass] == 1) consider(c, l, ss->tr0, ss->ntr, L->cur, nts, rs, e, w1, &best);
+        else if (order[pass] == 2) consider(c, l, cs->tr0, cs->ntr, L->cur, nt_at(L, r, e), r, e, w1, &best);
+      }
+    }
+    if (best.tr >= 0) return best;
+    e = L->fade_end;
+    if (e > dt) return best;
+  }
+  consider(c, l, ly->any0, ly->nany, L->cur, nt_at(L, r, e), r, e, dt, &best);
+  consider(c, l, cs->tr0, cs->ntr, L->cur, nt_at(L, r, e), r, e, dt, &best);
+  return best;
+}
+
+/* ---- firing ----------------------------------------------------------------- */
+
+/* Queues an exit, transition or entry of layer l at `at` on its track of
+ * entries: kind the layer, index the state, item the other (a
+ * transition's source) or the transition's index. */
+static void queue(anim_controller *c, int l, int type, double at, int state, int other) {
+  anim_animator *a = c->a;
+  int n = a->nqueue;
+  anim_queue_push(a, at, c->marks[l], type, other);
+  if (a->nqueue > n) {
+    anim_event *e = &a->queue[n];
+    e->kind = l;
+    e->index = state;
+  }
+}
+
+/* Track t fades out from `at` seconds into this update over dur (curve
+ * interp, ease), from the fade it has there: its `stopped` at `at` (the
+ * clock splits its advance there: clock.c). */
+static void stop_at(anim_track *t, double at, double dur, int interp, int ease) {
+  double from;
+  int queued = t->state == TR_QUEUED && t->chain.start_at >= 0;
+  ramp r = t->fade;
+  if (!t->owner || t->state == TR_ENDED || t->stopping) return;
+  /* (a track that starts in this update counts its fade from its start) */
+  r.elapsed = queued ? at - t->chain.start_at : r.elapsed + at;
+  if (r.elapsed < 0) r.elapsed = 0;
+  from = anim_ramp_value(&r);
+  t->fade.from = from;
+  t->fade.to = 0;
+  t->fade.dur = dur;
+  t->fade.elapsed = -at + (queued ? t->chain.start_at : 0);
+  t->fade.interp = (unsigned char)interp;
+  t->fade.ease = (unsigned char)ease;
+  t->stopping = 1;
+  t->stop_pending = 0;
+  t->stop_at = at;
+}
+
+/* Layer l enters state s at `at` (its normalized time nt0), its track
+ * fading in over `fade` with the curve. */
+static void enter(anim_controller *c, int l, int s, double at, double nt0, double fade, int interp, int ease) {
+  anim_animator *a = c->a;
+  ctl_layer *L = &c->layers[l];
+  const anim_glayer *ly = &c->g->layers[l];
+  const anim_gstate *st = state_of(c, l, s);
+  const anim_clip *k;
+  anim_play_opts o;
+  anim_track *t;
+  int gs = ly->state0 + s, loop;
+  L->cur = s;
+  L->nt = nt0;
+  L->nt_e = at;
+  L->track = NULL;
+  queue(c, l, ANIM_EV_ENTER, at, s, -1);
+  if (st->clip < 0) return;
+  k = c->g->clips[st->clip];
+  o.fade = fade;
+  o.weight = ly->weight;
+  o.speed = state_speed(c, st);
+  if (!isfinite(o.speed)) o.speed = 0;
+  o.priority = ly->priority;
+  o.has_priority = 1;
+  /* (on a worker thread, one allocation at a time: animator.c) */
+  if (a->serial) anim_pool_lock(a->serial);
+  t = anim_animator_play(a, k, &o, c->binds[gs], c->nbind[gs]);
+  if (a->serial) anim_pool_unlock(a->serial);
+  if (!t) { a->oom = 1; return; }
+  loop = st->loop >= 0 ? st->loop : k->loop;
+  t->loop = (unsigned char)((loop == ANIM_ONCE ? ANIM_HOLD : loop) + 1);  /* a once clip holds its end */
+  t->fade.interp = (unsigned char)interp;
+  t->fade.ease = (unsigned char)ease;
+  if (nt0 > 0 && k->length > 0) {
+    double x = fmod(nt0, 1) * k->length;
+    t->time = k->speed * o.speed < 0 ? k->length - x : x;
+  }
+  t->state = TR_QUEUED;
+  t->chain.start_at = at;
+  anim_track_retain(t);
+  L->track = t;
+  if (c->nmade < c->capmade) {
+    c->made[c->nmade] = t;
+    c->made_layer[c->nmade] = l;
+    c->made_state[c->nmade++] = s;
+  }
+}
+
+/* Layer l goes to state `to` at `at` by transition tr (the graph's index;
+ * -2: a force) over dur. */
+static void go(anim_controller *c, int l, int tr, int to, double at, double dur) {
+  ctl_layer *L = &c->layers[l];
+  const anim_gtrans *t = tr >= 0 ? &c->g->trans[tr] : NULL;
+  int from = L->cur, k, interp = t ? t->interp : ANIM_LINEAR, ease = t ? t->ease : 0;
+  double nt_from = nt_at(L, nrate(c, l, from), at), nt0;
+  if (t)
+    for (k = t->cond0; k < t->cond0 + t->ncond; k++)
+      if (c->g->ptype[c->g->conds[k].param] == ANIM_GPARAM_TRIGGER)
+        c->armed[l * c->g->nparams + c->g->conds[k].param] = 0;  /* consumed (in this layer) */
+  queue(c, l, ANIM_EV_EXIT, at, from, -1);
+  queue(c, l, ANIM_EV_TRANSITION, at, to, tr >= 0 ? tr : -1);
+  if (L->track) {
+    stop_at(L->track, at, dur, interp, ease);
+    anim_track_release(L->track);
+    L->track = NULL;
+  }
+  L->src = from;
+  L->src_nt = nt_from;
+  L->src_e = at;
+  L->tr = tr;
+  L->fade_end = at + dur;
+  L->fade_dur = dur;
+  nt0 = !t ? 0 : t->sync ? nt_from - floor(nt_from) : t->offset;
+  enter(c, l, to, at, nt0, dur, interp, ease);
+}
+
+/* ---- the stage ------------------------------------------------------------- */
+
+void anim_controller_step(anim_controller *c) {
+  anim_graph *g = c->g;
+  double dt = c->a->dt;
+  int l, i;
+  c->nmade = 0;
+  c->over = 0;
+  for (l = 0; l < g->nlayers; l++) {
+    ctl_layer *L = &c->layers[l];
+    double e = 0;
+    int n;
+    c->marks[l]->last_at = 0;
+    if (!L->started) {
+      L->started = 1;
+      enter(c, l, g->layers[l].entry, 0, 0, 0, ANIM_LINEAR, 0);
+    } else if (L->track && !L->track->stopping) {
+      /* a speed parameter set since the last update */
+      const anim_gstate *st = state_of(c, l, L->cur);
+      if (st->speed_param >= 0) L->track->speed = isfinite(state_speed(c, st)) ? state_speed(c, st) : 0;
+    }
+    if (L->force >= 0) {
+      int s = L->force;
+      L->force = -1;
+      go(c, l, -2, s, 0, L->force_fade);
+    }
+    for (n = 0; n <= ANIM_GRAPH_MAX_STEPS; n++) {
+      pick p = find(c, l, e, dt);
+      const anim_gtrans *t;
+      if (p.tr < 0) break;
+      if (n == ANIM_GRAPH_MAX_STEPS) { c->over |= 1u << (l < 31 ? l : 31); break; }
+      t = &g->trans[p.tr];
+      go(c, l, p.tr, t->to, p.at, g->durs[t->dur + (t->from < 0 ? L->cur : 0)]);
+      e = p.at;
+    }
+    /* on to the update's end */
+    L->nt = nt_at(L, nrate(c, l, L->cur), dt);
+    L->nt_e = 0;
+    if (L->tr != -1) {
+      L->src_nt += nrate(c, l, L->src) * (dt - L->src_e);
+      L->src_e = 0;
+      L->fade_end -= dt;
+      if (L->fade_end <= 0) L->tr = -1;
+    }
+  }
+  /* triggers: an unbuffered one lasts its update, a buffered one its seconds */
+  for (i = 0; i < g->nparams; i++) {
+    if (g->ptype[i] != ANIM_GPARAM_TRIGGER) continue;
+    if (c->buffer[i] >= 0) {
+      c->buffer[i] -= dt;
+      if (c->buffer[i] >= 0) continue;
+      c->buffer[i] = -1;
+    }
+    for (l = 0; l < g->nlayers; l++) c->armed[l * g->nparams + i] = 0;
+  }
+}

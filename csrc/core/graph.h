@@ -1,0 +1,151 @@
+/* graph.h - animation state machines.  A graph (graph.c) is data, shared
+ * and never changed once made: its parameters, its layers, each layer's
+ * states and transitions with their conditions, the mix durations
+ * resolved, the clips its states play.  A controller (controller.c) is
+ * one animator's run of a graph: the parameters' values, the triggers
+ * armed, each layer's current state, its time and the transition under
+ * way.  Its stage, anim_controller_step, runs at the start of the
+ * animator's update (update.c), before the tracks step: it finds every
+ * transition of the update at the exact instant it happens (parameters
+ * and triggers as they were set before the update; exit times where the
+ * state's normalized time reaches them) and starts and stops the states'
+ * tracks at those instants, as a queued track starts within an update
+ * (chain.c), and queues its exits, transitions and entries with the
+ * markers.  Plain C, no Lua. */
+#ifndef ANIM_GRAPH_H
+#define ANIM_GRAPH_H
+
+#include "amem.h"
+#include "animator.h"
+
+/* The most transitions one layer takes in one update (the rest wait for
+ * the next update): a cycle of instant transitions cannot hang it. */
+#define ANIM_GRAPH_MAX_STEPS 8
+
+/* A condition: parameter `param` (its index) against `value` by `op`
+ * (ANIM_GOP_*: ANIM_GOP_SET is the one-element form, a bool true or a
+ * trigger fired). */
+typedef struct anim_gcond {
+  int param, op;
+  double value;
+} anim_gcond;
+
+/* A transition of a layer.  from: its source state (layer-local), or -1
+ * for any state; to: its destination.  Its fade lasts durs[dur] (from a
+ * state), or durs[dur + current state] (from any state: the mix table
+ * gives each pair its own). */
+typedef struct anim_gtrans {
+  int from, to;
+  int cond0, ncond;      /* its conditions: conds[cond0 .. cond0 + ncond) */
+  int dur;
+  double exit_time;      /* < 0: none */
+  double offset;         /* the destination's normalized start time */
+  int interp, ease;      /* the fade's curve (ANIM_LINEAR: none) */
+  unsigned char sync;    /* the destination starts at the source's phase */
+  unsigned char interrupt;  /* ANIM_GINT_* */
+  unsigned char can_self;   /* (from any state) may restart the current state */
+} anim_gtrans;
+
+/* A state: a clip (clips[clip]) or nothing (clip -1: the layer adds
+ * nothing), the loop mode its track plays in (-1: the clip's; a `once`
+ * clip holds its last frame), its speed (times the float parameter
+ * speed_param unless that is -1), and its transitions trans[tr0 .. tr0 +
+ * ntr) in file order. */
+typedef struct anim_gstate {
+  int clip;
+  int loop;
+  double speed;
+  int speed_param;
+  int tr0, ntr;
+} anim_gstate;
+
+/* A layer: its states states[state0 .. state0 + nstates), its any-state
+ * transitions trans[any0 .. any0 + nany), its entry state (layer-local),
+ * the weight and priority of its tracks. */
+typedef struct anim_glayer {
+  int state0, nstates;
+  int any0, nany;
+  int entry;
+  double weight, priority;
+} anim_glayer;
+
+typedef struct anim_graph {
+  int refs;
+  anim_mem mem;
+  size_t size;
+  int nparams, nlayers, nstates, ntrans, nconds, ndurs, nclips;
+  unsigned char *ptype;  /* ANIM_GPARAM_* */
+  double *pdefault;
+  anim_glayer *layers;
+  anim_gstate *states;
+  anim_gtrans *trans;
+  anim_gcond *conds;
+  double *durs;
+  anim_clip **clips;     /* retained */
+} anim_graph;
+
+typedef struct anim_graph_counts {
+  int nparams, nlayers, nstates, ntrans, nconds, ndurs, nclips;
+} anim_graph_counts;
+
+/* A graph of these counts, its arrays zeroed for the caller to fill (its
+ * clips through anim_graph_set_clip), then anim_graph_check; NULL when out
+ * of memory or a count is out of range.  One reference. */
+anim_graph *anim_graph_new(const anim_mem *m, const anim_graph_counts *n);
+void anim_graph_set_clip(anim_graph *g, int i, anim_clip *c);
+/* NULL when every index and number of g is in range, else what is not. */
+const char *anim_graph_check(const anim_graph *g);
+void anim_graph_retain(anim_graph *g);
+void anim_graph_release(anim_graph *g);
+
+typedef struct anim_controller anim_controller;
+
+/* The controller of animator a running g (a holds it: one per animator;
+ * a controller already there is freed).  binds[s], nbind[s]: the bindings
+ * of state s's clip on a's rig (for the layer's mask), copied.  Each layer
+ * has a track that carries its entries in the queue (never stepped
+ * or posed), made from mark_clip (a clip of no joints).  NULL when out
+ * of memory (a keeps its controller then). */
+anim_controller *anim_controller_new(anim_animator *a, anim_graph *g, const anim_binding *const *binds,
+                                     const int *nbind, const anim_clip *mark_clip);
+/* a's controller, or NULL; a without one (its tracks play on as they
+ * are). */
+anim_controller *anim_animator_controller(const anim_animator *a);
+void anim_animator_detach(anim_animator *a);
+
+/* The layer's track that carries its entries (anim_event.track of its
+ * exits, transitions and entries). */
+anim_track *anim_controller_mark(const anim_controller *c, int layer);
+/* Parameter i: its value (a trigger: 1 while armed in layer 0) and a new
+ * one (the caller checked the type); fire: a trigger armed in every
+ * layer, buffered for `buffer` animator seconds (< 0: until the end of
+ * the next update). */
+double anim_controller_get(const anim_controller *c, int i);
+void anim_controller_set(anim_controller *c, int i, double v);
+void anim_controller_fire(anim_controller *c, int i, double buffer);
+/* Layer l's current state (layer-local) and normalized time; its
+ * transition under way (the graph's index, -1 for none), its source and
+ * its progress in [0, 1]. */
+int anim_controller_current(const anim_controller *c, int l, double *normalized);
+int anim_controller_transition(const anim_controller *c, int l, int *from, double *progress);
+/* Layer l goes to state s at the start of the next update, fading over
+ * `fade` seconds (its exit, transition and entry queued then, the
+ * transition as -1). */
+void anim_controller_force(anim_controller *c, int l, int s, double fade);
+/* The tracks its last update made (for the binding to give them their
+ * objects), and the layer-local state of each; the layers that had more
+ * transitions than ANIM_GRAPH_MAX_STEPS in it (a bit per layer, the
+ * 31st for every layer past 30). */
+int anim_controller_made(const anim_controller *c, anim_track *const **tracks, const int **layers,
+                         const int **states);
+unsigned anim_controller_over(const anim_controller *c);
+void anim_controller_forget_made(anim_controller *c);
+const anim_graph *anim_controller_graph(const anim_controller *c);
+/* The queue's entries queued before their tracks had a slot (a
+ * controller's tracks, given theirs after the update) take it. */
+void anim_animator_reslot(anim_animator *a);
+/* The stage (update.c). */
+void anim_controller_step(anim_controller *c);
+void anim_controller_free(anim_controller *c);
+
+#endif

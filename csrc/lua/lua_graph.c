@@ -1,0 +1,333 @@
+/* lua_graph.c - the Lua binding of state machines (csrc/core/graph.h; the
+ * friendly API with its checks and messages is lua/anim/runtime/graph.lua
+ * and controller.lua): a graph made from the tables the Lua side compiles
+ * a .animgraph description into, an animator's controller, its
+ * parameters, its layers' states, and the tracks its updates made given
+ * their objects before their callbacks are delivered.  Nothing here runs
+ * per frame except what a script calls. */
+#include <math.h>
+
+#include "lua.h"
+#include "lauxlib.h"
+
+#include "core/graph.h"
+#include "lua_helpers.h"
+
+static anim_graph *check_graph(lua_State *L, int idx) {
+  anim_graph_box *b = anim_lua_checkbox(L, idx, ANIM_BOX_GRAPH);
+  if (!b->g) anim_lua_finalized(L, ANIM_BOX_GRAPH);
+  return b->g;
+}
+
+/* By the collector or by hand: the controllers running it keep it. */
+static int graph_gc(lua_State *L) {
+  anim_graph_box *b = anim_lua_checkbox(L, 1, ANIM_BOX_GRAPH);
+  anim_graph_release(b->g);
+  b->g = NULL;
+  anim_lua_setfinalized(L, 1, ANIM_BOX_GRAPH);
+  return 0;
+}
+
+/* Number k of the record (a list) at idx (read raw). */
+static double field(lua_State *L, int idx, int k) {
+  double v;
+  lua_rawgeti(L, idx, k);
+  if (lua_type(L, -1) != LUA_TNUMBER) luaL_error(L, "graph record: number expected at %d", k);
+  v = lua_tonumber(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
+static int ifield(lua_State *L, int idx, int k) {
+  double v = field(L, idx, k);
+  if (!(v >= -2 && v <= 1e6) || v != floor(v)) luaL_error(L, "graph record: integer out of range at %d", k);
+  return (int)v;
+}
+
+/* The records of the list spec[key]: their count, the list left on the
+ * stack (its index in *at). */
+static int records(lua_State *L, const char *key, int *at) {
+  lua_getfield(L, 1, key);
+  luaL_checktype(L, -1, LUA_TTABLE);
+  *at = lua_gettop(L);
+  return (int)lua_rawlen(L, *at);
+}
+
+/* Each record i of the list at idx, on the stack for fill. */
+#define EACH(L, idx, n, i) for (i = 0; i < (n) && (lua_rawgeti(L, idx, i + 1), luaL_checktype(L, -1, LUA_TTABLE), 1); i++, lua_pop(L, 1))
+
+/* core.graph_new(spec, info) -> graph: spec = { params = { {type,
+ * default} }, layers = { {state0, nstates, any0, nany, entry, weight,
+ * priority} }, states = { {clip, loop, speed, speed_param, tr0, ntr} },
+ * trans = { {from, to, cond0, ncond, dur, exit_time, offset, interp, ease,
+ * sync, interrupt, can_self} }, conds = { {param, op, value} }, durs = {
+ * d }, clips = { clip } }, every index 0-based (-1: none); info: its user
+ * value.  A spec the Lua side did not make raises. */
+static int graph_new(lua_State *L) {
+  anim_graph_counts n;
+  anim_graph_box *b;
+  anim_graph *g;
+  anim_mem m = anim_lua_mem(L);
+  int ip, il, is, it, ic, id, ik, i;
+  const char *why;
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  n.nparams = records(L, "params", &ip);
+  n.nlayers = records(L, "layers", &il);
+  n.nstates = records(L, "states", &is);
+  n.ntrans = records(L, "trans", &it);
+  n.nconds = records(L, "conds", &ic);
+  n.ndurs = records(L, "durs", &id);
+  n.nclips = records(L, "clips", &ik);
+  for (i = 0; i < n.nclips; i++) {
+    lua_rawgeti(L, ik, i + 1);
+    anim_lua_checkclip(L, -1);
+    lua_pop(L, 1);
+  }
+  b = anim_lua_newbox(L, ANIM_BOX_GRAPH, sizeof *b, 1);
+  ANIM_LUA_RETRY(L, g, anim_graph_new(&m, &n));
+  if (!g) return anim_lua_nomem(L);
+  b->g = g;
+  EACH(L, ip, n.nparams, i) {
+    g->ptype[i] = (unsigned char)ifield(L, -1, 1);
+    g->pdefault[i] = field(L, -1, 2);
+  }
+  EACH(L, il, n.nlayers, i) {
+    anim_glayer *y = &g->layers[i];
+    y->state0 = ifield(L, -1, 1);
+    y->nstates = ifield(L, -1, 2);
+    y->any0 = ifield(L, -1, 3);
+    y->nany = ifield(L, -1, 4);
+    y->entry = ifield(L, -1, 5);
+    y->weight = field(L, -1, 6);
+    y->priority = field(L, -1, 7);
+  }
+  EACH(L, is, n.nstates, i) {
+    anim_gstate *s = &g->states[i];
+    s->clip = ifield(L, -1, 1);
+    s->loop = ifield(L, -1, 2);
+    s->speed = field(L, -1, 3);
+    s->speed_param = ifield(L, -1, 4);
+    s->tr0 = ifield(L, -1, 5);
+    s->ntr = ifield(L, -1, 6);
+  }
+  EACH(L, it, n.ntrans, i) {
+    anim_gtrans *t = &g->trans[i];
+    t->from = ifield(L, -1, 1);
+    t->to = ifield(L, -1, 2);
+    t->cond0 = ifield(L, -1, 3);
+    t->ncond = ifield(L, -1, 4);
+    t->dur = ifield(L, -1, 5);
+    t->exit_time = field(L, -1, 6);
+    t->offset = field(L, -1, 7);
+    t->interp = ifield(L, -1, 8);
+    t->ease = ifield(L, -1, 9);
+    t->sync = (unsigned char)(ifield(L, -1, 10) != 0);
+    t->interrupt = (unsigned char)ifield(L, -1, 11);
+    t->can_self = (unsigned char)(ifield(L, -1, 12) != 0);
+  }
+  EACH(L, ic, n.nconds, i) {
+    anim_gcond *c = &g->conds[i];
+    c->param = ifield(L, -1, 1);
+    c->op = ifield(L, -1, 2);
+    c->value = field(L, -1, 3);
+  }
+  for (i = 0; i < n.ndurs; i++) g->durs[i] = field(L, id, i + 1);
+  for (i = 0; i < n.nclips; i++) {
+    lua_rawgeti(L, ik, i + 1);
+    anim_graph_set_clip(g, i, anim_lua_checkclip(L, -1));
+    lua_pop(L, 1);
+  }
+  if ((why = anim_graph_check(g)) != NULL) return luaL_error(L, "graph: %s", why);
+  lua_pushvalue(L, 2);
+  lua_setiuservalue(L, -2, 1);
+  return 1;
+}
+
+static anim_controller *check_controller(lua_State *L, int idx) {
+  anim_controller *c = anim_animator_controller(anim_lua_checkanimator(L, idx));
+  if (!c) luaL_error(L, "the animator has no controller");
+  return c;
+}
+
+/* core.controller_new(animator, graph, bindings, mark_clip, cbs) -> {
+ * track, ... }: bindings[s] the bindings of the graph's state s (its
+ * clip's on the animator's rig, for its layer; false: none); the tracks
+ * that carry each layer's entries, their callbacks tables cbs[l]. */
+static int controller_new(lua_State *L) {
+  const anim_binding *binds[1024];
+  int nbind[1024], i, nl, ns;
+  anim_graph *g = check_graph(L, 2);
+  anim_animator *a = anim_lua_checkanimator(L, 1);
+  const anim_clip *mark = anim_lua_checkclip(L, 4);
+  anim_controller *c;
+  int nrig = anim_animator_rig(a)->n;
+  luaL_checktype(L, 3, LUA_TTABLE);
+  luaL_checktype(L, 5, LUA_TTABLE);
+  ns = g->nstates;
+  nl = g->nlayers;
+  luaL_argcheck(L, ns <= 1024, 2, "at most 1024 states");
+  luaL_checkstack(L, ns + 8, "too many states");
+  for (i = 0; i < ns; i++) {
+    const anim_gstate *s = &g->states[i];
+    lua_rawgeti(L, 3, i + 1);
+    if (s->clip < 0 || !lua_toboolean(L, -1)) {
+      binds[i] = NULL;
+      nbind[i] = 0;
+    } else {
+      const anim_clip *k = g->clips[s->clip];
+      binds[i] = anim_lua_checkbindings(L, -1, k->njoints, k->gen, nrig, &nbind[i]);
+      if (!binds[i]) return luaL_error(L, "a clip of the graph was reloaded while its bindings were made");
+      lua_replace(L, -2);
+    }
+    /* (the bindings' array stays on the stack while they are read) */
+  }
+  ANIM_LUA_RETRY(L, c, anim_controller_new(anim_lua_checkanimator(L, 1), check_graph(L, 2), binds, nbind, mark));
+  if (!c) return anim_lua_nomem(L);
+  lua_createtable(L, nl, 0);
+  for (i = 0; i < nl; i++) {
+    int box = anim_lua_newtrack(L);
+    anim_controller *now = anim_animator_controller(anim_lua_checkanimator(L, 1));
+    if (now != c) return luaL_error(L, "the controller went while it was made");
+    lua_rawgeti(L, 5, i + 1);
+    anim_lua_settrack(L, box, anim_controller_mark(c, i), 2, 1, lua_gettop(L));
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
+/* core.controller_param(animator, i [, v]) -> v: parameter i (0-based)
+ * read, or set to v (the Lua side checked its type). */
+static int controller_param(lua_State *L) {
+  anim_controller *c = check_controller(L, 1);
+  int i = (int)luaL_checkinteger(L, 2);
+  luaL_argcheck(L, i >= 0 && i < anim_controller_graph(c)->nparams, 2, "no such parameter");
+  if (!lua_isnoneornil(L, 3)) anim_controller_set(c, i, luaL_checknumber(L, 3));
+  lua_pushnumber(L, anim_controller_get(c, i));
+  return 1;
+}
+
+/* core.controller_fire(animator, i, buffer) (buffer < 0: none) */
+static int controller_fire(lua_State *L) {
+  anim_controller *c = check_controller(L, 1);
+  int i = (int)luaL_checkinteger(L, 2);
+  luaL_argcheck(L, i >= 0 && i < anim_controller_graph(c)->nparams, 2, "no such parameter");
+  anim_controller_fire(c, i, luaL_checknumber(L, 3));
+  return 0;
+}
+
+static int check_layer(lua_State *L, const anim_controller *c, int arg) {
+  int l = (int)luaL_checkinteger(L, arg);
+  luaL_argcheck(L, l >= 0 && l < anim_controller_graph(c)->nlayers, arg, "no such layer");
+  return l;
+}
+
+/* core.controller_current(animator, l) -> state, normalized time */
+static int controller_current(lua_State *L) {
+  anim_controller *c = check_controller(L, 1);
+  double nt;
+  int s = anim_controller_current(c, check_layer(L, c, 2), &nt);
+  lua_pushinteger(L, s);
+  lua_pushnumber(L, nt);
+  return 2;
+}
+
+/* core.controller_transition(animator, l) -> transition (-2: a force),
+ * from, progress | nothing */
+static int controller_transition(lua_State *L) {
+  anim_controller *c = check_controller(L, 1);
+  int from = 0;
+  double progress = 0;
+  int tr = anim_controller_transition(c, check_layer(L, c, 2), &from, &progress);
+  if (tr == -1) return 0;
+  lua_pushinteger(L, tr);
+  lua_pushinteger(L, from);
+  lua_pushnumber(L, progress);
+  return 3;
+}
+
+/* core.controller_force(animator, l, s, fade) */
+static int controller_force(lua_State *L) {
+  anim_controller *c = check_controller(L, 1);
+  int l = check_layer(L, c, 2), s = (int)luaL_checkinteger(L, 3);
+  luaL_argcheck(L, s >= 0 && s < anim_controller_graph(c)->layers[l].nstates, 3, "no such state");
+  anim_controller_force(c, l, s, luaL_checknumber(L, 4));
+  return 0;
+}
+
+/* core.controller_detach(animator) */
+static int controller_detach(lua_State *L) {
+  anim_animator_detach(anim_lua_checkanimator(L, 1));
+  return 0;
+}
+
+/* core.controller_over(animator) -> the layers (bits) that had more
+ * transitions than an update takes in its last update */
+static int controller_over(lua_State *L) {
+  anim_controller *c = anim_animator_controller(anim_lua_checkanimator(L, 1));
+  lua_pushinteger(L, c ? (lua_Integer)anim_controller_over(c) : 0);
+  return 1;
+}
+
+/* core.controller_adopt(animator, clips) -> { track, ... }, { layer, ... },
+ * { state, ... }: the tracks the last update made, each in a new box
+ * (its source clips[graph state + 1], a new callbacks table), and their
+ * layers' and states' 0-based indices; the controller forgets them.  The
+ * queue's entries of those tracks are found through their slots once the
+ * Lua side gave them some (core.animator_reslot). */
+static int controller_adopt(lua_State *L) {
+  anim_controller *c = check_controller(L, 1);
+  anim_track *const *tracks;
+  const int *layers, *states;
+  int n = anim_controller_made(c, &tracks, &layers, &states), i;
+  luaL_checktype(L, 2, LUA_TTABLE);
+  lua_settop(L, 2);
+  lua_createtable(L, n, 0);
+  lua_createtable(L, n, 0);
+  lua_createtable(L, n, 0);
+  for (i = 0; i < n; i++) {
+    int box = anim_lua_newtrack(L), gs;
+    /* (making a box may run finalizers: the controller is looked up again) */
+    c = check_controller(L, 1);
+    n = anim_controller_made(c, &tracks, &layers, &states);
+    if (i >= n) { lua_settop(L, 5); break; }
+    gs = anim_controller_graph(c)->layers[layers[i]].state0 + states[i];
+    lua_rawgeti(L, 2, gs + 1);
+    lua_newtable(L);
+    anim_lua_settrack(L, box, tracks[i], box + 1, 1, box + 2);
+    lua_rawseti(L, 3, i + 1);
+    lua_pushinteger(L, layers[i]);
+    lua_rawseti(L, 4, i + 1);
+    lua_pushinteger(L, states[i]);
+    lua_rawseti(L, 5, i + 1);
+  }
+  anim_controller_forget_made(check_controller(L, 1));
+  return 3;
+}
+
+/* core.animator_reslot(animator): the queue's entries whose tracks got
+ * their slots after they were queued find them */
+static int animator_reslot(lua_State *L) {
+  anim_animator_reslot(anim_lua_checkanimator(L, 1));
+  return 0;
+}
+
+static const luaL_Reg funcs[] = {
+  {"graph_new", graph_new},
+  {"controller_new", controller_new},
+  {"controller_param", controller_param},
+  {"controller_fire", controller_fire},
+  {"controller_current", controller_current},
+  {"controller_transition", controller_transition},
+  {"controller_force", controller_force},
+  {"controller_detach", controller_detach},
+  {"controller_over", controller_over},
+  {"controller_adopt", controller_adopt},
+  {"animator_reslot", animator_reslot},
+  {NULL, NULL}
+};
+
+void anim_lua_open_graph(lua_State *L) {
+  anim_lua_newmeta(L, ANIM_BOX_GRAPH, graph_gc, "graph_metatable");
+  luaL_setfuncs(L, funcs, 0);
+}
