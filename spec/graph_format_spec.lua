@@ -405,13 +405,13 @@ describe(".animgraph: lint", function()
   it("names a cycle of zero-duration transitions without conditions or exit time", function()
     local g = base()
     g.mix = nil
+    g.layers[1].states.hop = { clip = "hop" }
+    g.layers[1].transitions = { { from = "move", to = "jump" }, { from = "jump", to = "hop" }, { from = "hop", to = "move" },
+      { from = "jump", to = "air", when = { { "jump" } } }, { from = "air", to = "move", when = { { "weapon", "==", 1 } } } }
     local ts = g.layers[1].transitions
-    ts[2].exit_time = nil -- jump -> air at once
-    ts[3].when = nil -- air -> move at once
-    ts[1].when = nil -- move -> jump at once
     local w = warnings(g)
     assert.are.equal("layers[1].transitions[3]: zero-duration transitions with neither conditions nor exit_time form a"
-      .. " cycle (air -> move -> jump -> air): the runtime stops it at 8 transitions per layer and update", w[#w])
+      .. " cycle (hop -> move -> jump -> hop): the runtime stops it at 8 transitions per layer and update", w[#w])
     -- a duration (the transition's own, or the mix table's) breaks it
     g.mix = { ["*"] = 0.1 }
     w = warnings(g)
@@ -420,6 +420,12 @@ describe(".animgraph: lint", function()
     ts[1].duration = 0.2
     w = warnings(g)
     assert.falsy(w[#w]:find("cycle", 1, true))
+    -- a machine state's transitions wait for its exit: no cycle through it
+    g = base()
+    g.mix = nil
+    g.layers[1].transitions = { { from = "move", to = "air" }, { from = "air", to = "move" }, { from = "move", to = "jump",
+      when = { { "jump" } } }, { from = "jump", to = "move", when = { { "weapon", "==", 1 } } } }
+    for _, x in ipairs(warnings(g)) do assert.falsy(x:find("cycle", 1, true), x) end
     -- a state to itself
     g = base()
     g.mix = nil
@@ -471,5 +477,50 @@ describe(".animgraph: check_clips", function()
     assert.are.equal(35, asked)
     assert.truthy(msg:find("35 clips not found", 1, true))
     assert.are.equal("; ... (35 in all)", msg:sub(-17))
+  end)
+end)
+
+describe(".animgraph: check_clips is bounded", function()
+  it("suggests for the first 20 names only: 20,000 unknown clips against 20,000 known ones", function()
+    local states, known = {}, {}
+    for i = 1, 20000 do
+      states["s" .. i] = { clip = "clip" .. i }
+      known[i] = "k" .. i
+    end
+    local d = assert(graph.decode({ version = 1, layers = { { name = "a", entry = "s1", states = states } } }, NAME))
+    -- (each search looks at every known name for one that differs in
+    -- letter case alone: a search per name took 12 s here)
+    local msg, lines = H.quick(0.25, "check_clips", graph.check_clips, d, function() return false end, known)
+    assert.are.equal(20000, #lines)
+    assert.truthy(msg:find("20000 clips not found", 1, true))
+  end)
+end)
+
+describe(".animgraph: lint of sub-machines", function()
+  it("takes a machine state's unconditioned transition for the way out after exit; names those of a machine"
+    .. " without exit", function()
+    local g = base()
+    g.layers[1].transitions[3].when = nil -- air -> move once air exits
+    local UNUSED = "parameters.weapon: a parameter no transition, state or space uses"
+    local desc, w = graph.decode(g, NAME)
+    assert.is_table(desc)
+    assert.are.same({ UNUSED }, w)
+    g.layers[1].states.air.machine.transitions[2] = nil -- no exit
+    w = select(2, graph.decode(g, NAME))
+    assert.are.same({ UNUSED, "layers[1].transitions[3]: never fires: the machine of 'air' has no transition to \"exit\"" },
+      w)
+  end)
+end)
+
+describe(".animgraph: the format reference's example", function()
+  it("reads, its warnings those of the states it leaves unreached", function()
+    local doc = H.read(H.root .. "/docs/format-reference.md")
+    local at = assert(doc:find("## The `.animgraph` file", 1, true))
+    local text = doc:match("```json\n(.-)```", at)
+    local desc, w = graph.decode(text, "example.animgraph")
+    assert.is_table(desc, w)
+    assert.are.same({ "layers[1].transitions[4]: an any-state transition to 'jump' does not fire while 'jump' is current"
+      .. " (can_self is false: write it, true to restart 'jump', false to keep this)",
+      "layers[2].states.wave: no transition reaches this state (only a machine's entry is entered without one)" }, w)
   end)
 end)

@@ -80,7 +80,9 @@ local lint = require "anim.format.graph_lint"
 local M = {}
 
 local fail, key, index, shown, describe, num = E.fail, E.key, E.index, E.shown, E.describe, E.num
-local absent = E.absent
+-- (E.absent, without its call: the reader asks it of every field)
+local null = require("anim.base.json").null
+local function absent(v) return v == nil or v == null end
 local FIELDS = N.FIELDS
 
 -- Parameters -------------------------------------------------------------------------------
@@ -97,7 +99,7 @@ local function parameters(ps, desc)
     if name == "" then fail(path, "a parameter name must not be empty") end
     local p = N.object(ps[name], path, FIELDS.parameter, "a parameter")
     if absent(p.type) then fail(key(path, "type"), "a parameter needs a type (%s)", table.concat(N.TYPES, ", ")) end
-    local ty = N.TYPES[N.enum(p.type, N.TYPES, key(path, "type"), "parameter type")]
+    local ty = N.TYPES[N.enum(p.type, N.TYPES, path, "type", "parameter type")]
     local out = { index = i, name = name, type = ty, default = DEFAULT[ty], json = path }
     local d, dp = p.default, key(path, "default")
     if not absent(d) then
@@ -125,7 +127,7 @@ end
 
 local function read_layer(ctx, l, path, desc, seen)
   N.object(l, path, FIELDS.layer, "a layer")
-  local name = N.name(l.name, key(path, "name"), "a layer's name")
+  local name = N.name(l.name, path, "name", "a layer's name")
   if seen[name] then fail(key(path, "name"), "layers[%d] is called '%s' too: layer names are unique", seen[name], shown(name)) end
   local layer = { index = #desc.layers + 1, name = name, json = path, states = {}, machines = {}, by_path = {},
     blend = "normal", blend_code = 0, weight = 1 }
@@ -134,13 +136,13 @@ local function read_layer(ctx, l, path, desc, seen)
     local mp = key(path, "mask")
     E.array(l.mask, mp, "mask")
     layer.mask = {}
-    for i, j in ipairs(l.mask) do layer.mask[i] = N.name(j, index(mp, i), "a mask's joint name") end
+    for i, j in ipairs(l.mask) do layer.mask[i] = N.name(j, mp, i, "a mask's joint name") end
   end
   if not absent(l.blend) then
-    layer.blend_code = N.enum(l.blend, N.BLENDS, key(path, "blend"), "blend") - 1
+    layer.blend_code = N.enum(l.blend, N.BLENDS, path, "blend", "blend") - 1
     layer.blend = N.BLENDS[layer.blend_code + 1]
   end
-  if not absent(l.weight) then layer.weight = N.non_negative(l.weight, key(path, "weight"), "weight") end
+  if not absent(l.weight) then layer.weight = N.non_negative(l.weight, path, "weight", "weight") end
   ctx.layer = layer
   desc.layers[layer.index] = layer
   desc.layer_index[name] = layer.index
@@ -173,7 +175,7 @@ local function mix(m, desc)
   local set, list = all_paths(desc)
   for _, k in ipairs(keys) do
     local path = key("mix", k)
-    local d = N.non_negative(m[k], path, "a mix duration")
+    local d = N.non_negative(m[k], path, nil, "a mix duration")
     local from, to
     if k == "*" then from, to = "*", "*"
     else
@@ -185,7 +187,7 @@ local function mix(m, desc)
       if from == "*" and to == "*" then fail(path, "write \"*\" for every pair") end
       for _, side in ipairs { from, to } do
         if side ~= "*" and not set[side] then
-          N.lookup(side, set, list, path, "state", "the states")
+          N.lookup(side, set, list, path, nil, "state", "the states")
         end
       end
     end
@@ -278,7 +280,8 @@ M.lint = lint.lint
 -- name of desc that has_clip (a function name -> truthy, or a table name
 -- -> clip) does not resolve, each a line "json.path: unknown clip 'x'"
 -- with the closest of `known` (a list of names; a table has_clip's keys
--- when left out); the message names the file and them all (the first 20).
+-- when left out) for the first 20; the message names the file and the
+-- first 20.
 M.check_clips = lint.check_clips
 
 return M

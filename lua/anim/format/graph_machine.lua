@@ -11,17 +11,20 @@ local N = require "anim.format.graph_names"
 local M = {}
 
 local fail, key, index, shown, describe, num = E.fail, E.key, E.index, E.shown, E.describe, E.num
-local absent = E.absent
+-- (E.absent, without its call: the reader asks it of every field)
+local null = require("anim.base.json").null
+local function absent(v) return v == nil or v == null end
 local FIELDS = N.FIELDS
 local MAX_POINTS = codes.const.max_space_points
 
 -- Parameters, conditions ---------------------------------------------------------------
 
 -- The parameter a field names, of one of the types `types` (a set).
-local function parameter(ctx, v, path, what, types, wanted)
-  local p = N.lookup(v, ctx.params_by_name, ctx.param_names, path, "parameter", "the parameters")
+local function parameter(ctx, v, parent, k, what, types, wanted)
+  local p = N.lookup(v, ctx.params_by_name, ctx.param_names, parent, k, "parameter", "the parameters")
   if types and not types[p.type] then
-    fail(path, "%s '%s' must be a %s parameter, it is a%s %s", what, shown(v), wanted, p.type == "int" and "n" or "", p.type)
+    fail(N.at(parent, k), "%s '%s' must be a %s parameter, it is a%s %s", what, shown(v), wanted,
+      p.type == "int" and "n" or "", p.type)
   end
   return p
 end
@@ -32,12 +35,13 @@ local TESTED = { bool = true, trigger = true }
 -- A condition: [name] (a bool that is true, a trigger fired) or [name, op,
 -- value] (value of the parameter's type).
 local function condition(ctx, c, path)
-  E.array(c, path, "condition")
+  if type(c) ~= "table" then E.array(c, path, "condition") end
   local n = #c
   if n ~= 1 and n ~= 3 then
+    E.array(c, path, "condition")
     fail(path, "a condition is [name] or [name, op, value], got an array of %d", n)
   end
-  local p = parameter(ctx, c[1], index(path, 1), "parameter")
+  local p = parameter(ctx, c[1], path, 1, "parameter")
   if n == 1 then
     if not TESTED[p.type] then
       fail(path, "[name] tests a bool or a trigger; '%s' is a %s parameter: compare it, as [\"%s\", \">\", 0]",
@@ -49,23 +53,23 @@ local function condition(ctx, c, path)
     fail(path, "'%s' is a trigger: it is tested as [\"%s\"], without an operator and a value", shown(p.name),
       shown(p.name))
   end
-  local op = N.enum(c[2], N.OPS, index(path, 2), "operator") - 1
-  local v, vp = c[3], index(path, 3)
+  local op = N.enum(c[2], N.OPS, path, 2, "operator") - 1
+  local v = c[3]
   if p.type == "bool" then
     if type(v) ~= "boolean" then
-      fail(vp, "'%s' is a bool parameter: the value must be true or false, got %s", shown(p.name), describe(v))
+      fail(index(path, 3), "'%s' is a bool parameter: the value must be true or false, got %s", shown(p.name), describe(v))
     end
     if op > 1 then
       fail(index(path, 2), "'%s' is a bool parameter: it compares with == or !=, not %s", shown(p.name), N.OPS[op + 1])
     end
   else
     if not E.finite(v) then
-      fail(vp, "'%s' is a%s %s parameter: the value must be a finite number, got %s", shown(p.name),
+      fail(index(path, 3), "'%s' is a%s %s parameter: the value must be a finite number, got %s", shown(p.name),
         p.type == "int" and "n" or "", p.type, describe(v))
     end
     if p.type == "int" then
       local i = compat.tointeger(v)
-      if not i then fail(vp, "'%s' is an int parameter: the value must be an integer, got %s", shown(p.name), num(v)) end
+      if not i then fail(index(path, 3), "'%s' is an int parameter: the value must be an integer, got %s", shown(p.name), num(v)) end
       v = i
     end
   end
@@ -90,16 +94,19 @@ end
 
 local function space(ctx, s, path, state)
   N.object(s, path, FIELDS.space, "space")
-  local pp = key(path, "parameters")
-  E.array(s.parameters, pp, "parameters")
-  local dims = #s.parameters
-  if dims ~= 1 and dims ~= 2 then fail(pp, "a space has 1 or 2 parameters (1D, 2D), got %d", dims) end
+  local ps = s.parameters
+  if type(ps) ~= "table" or not E.is_array(ps) then E.array(ps, key(path, "parameters"), "parameters") end
+  local dims = #ps
+  if dims ~= 1 and dims ~= 2 then
+    fail(key(path, "parameters"), "a space has 1 or 2 parameters (1D, 2D), got %d", dims)
+  end
   local out = { dimensions = dims, parameters = {}, points = {}, sync = true }
+  local pp = key(path, "parameters")
   for i = 1, dims do
-    out.parameters[i] = parameter(ctx, s.parameters[i], index(pp, i), "space parameter", FLOAT, "float").index
+    out.parameters[i] = parameter(ctx, ps[i], pp, i, "space parameter", FLOAT, "float").index
   end
   if dims == 2 and out.parameters[1] == out.parameters[2] then
-    fail(index(pp, 2), "a 2D space needs two different parameters, got '%s' twice", shown(s.parameters[2]))
+    fail(index(pp, 2), "a 2D space needs two different parameters, got '%s' twice", shown(ps[2]))
   end
   local ptp = key(path, "points")
   E.array(s.points, ptp, "points")
@@ -117,11 +124,11 @@ local function space(ctx, s, path, state)
         fail(index(at_path, 1), "points[%d] is at the same place: each point needs a place of its own", k)
       end
     end
-    local clip = N.name(p[2], index(at_path, 2), "clip name")
+    local clip = N.name(p[2], at_path, 2, "clip name")
     out.points[i] = { at = at, clip = clip }
     ctx.clips[#ctx.clips + 1] = { name = clip, json = index(at_path, 2), layer = ctx.layer.index, state = state.index }
   end
-  if not absent(s.sync) then out.sync = E.boolean(s.sync, key(path, "sync"), "sync") end
+  if not absent(s.sync) then out.sync = N.boolean(s.sync, path, "sync", "sync") end
   return out
 end
 
@@ -138,7 +145,7 @@ local function read_state(ctx, s, path, state)
   if not kind then fail(path, "a state needs one of clip, space, machine or empty") end
   state.kind = kind
   if kind == "clip" then
-    state.clip = N.name(s.clip, key(path, "clip"), "clip name")
+    state.clip = N.name(s.clip, path, "clip", "clip name")
     ctx.clips[#ctx.clips + 1] = { name = state.clip, json = key(path, "clip"), layer = ctx.layer.index, state = state.index }
   elseif kind == "space" then
     state.space = space(ctx, s.space, key(path, "space"), state)
@@ -148,21 +155,24 @@ local function read_state(ctx, s, path, state)
     if s.empty ~= true then fail(key(path, "empty"), "empty must be true, got %s", describe(s.empty)) end
   end
   local playing = kind == "clip" or kind == "space"
-  for _, f in ipairs { "loop", "speed", "speed_parameter" } do
-    if not playing and not absent(s[f]) then
-      fail(key(path, f), "%s applies to clip and space states, not to a%s %s state", f, kind == "empty" and "n" or "", kind)
-    end
-  end
   state.speed = 1
-  if not playing then return end
+  if not playing then
+    for _, f in ipairs { "loop", "speed", "speed_parameter" } do
+      if not absent(s[f]) then
+        fail(key(path, f), "%s applies to clip and space states, not to a%s %s state", f, kind == "empty" and "n" or "",
+          kind)
+      end
+    end
+    return
+  end
   if not absent(s.loop) then
-    state.loop_code = N.enum(s.loop, N.LOOPS, key(path, "loop"), "loop mode") - 1
+    state.loop_code = N.enum(s.loop, N.LOOPS, path, "loop", "loop mode") - 1
     state.loop = N.LOOPS[state.loop_code + 1]
   end
-  if not absent(s.speed) then state.speed = E.number(s.speed, key(path, "speed"), "speed") end
+  if not absent(s.speed) then state.speed = N.number(s.speed, path, "speed", "speed") end
   if not absent(s.speed_parameter) then
-    state.speed_parameter = parameter(ctx, s.speed_parameter, key(path, "speed_parameter"), "speed_parameter",
-      FLOAT, "float").index
+    state.speed_parameter = parameter(ctx, s.speed_parameter, path, "speed_parameter", "speed_parameter", FLOAT,
+      "float").index
   end
 end
 
@@ -182,10 +192,10 @@ local function read_transition(ctx, machine, t, path, file_index)
     interrupt_code = 0, can_self = false, curve = "linear", curve_interp = N.CURVE.linear.interp,
     curve_ease = N.CURVE.linear.ease, offset = 0 }
   local names, list = machine.by_name, machine.names
-  local where = machine.path == "" and "the states" or ("the states of machine '" .. shown(machine.path) .. "'")
+  local where = machine.where
   if absent(t.from) then fail(key(path, "from"), "a transition needs from (a state or \"any\")") end
   if t.from == "any" then out.any = true
-  else out.from = N.lookup(t.from, names, list, key(path, "from"), "state", where).index end
+  else out.from = N.lookup(t.from, names, list, path, "from", "state", where).index end
   if absent(t.to) then fail(key(path, "to"), "a transition needs to (a state%s)", machine.parent and " or \"exit\"" or "") end
   if t.to == "exit" then
     if not machine.parent then
@@ -193,34 +203,38 @@ local function read_transition(ctx, machine, t, path, file_index)
     end
     out.exit = true
   else
-    out.to = N.lookup(t.to, names, list, key(path, "to"), "state", where).index
+    out.to = N.lookup(t.to, names, list, path, "to", "state", where).index
   end
-  if not absent(t.when) then
-    local wp = key(path, "when")
-    E.array(t.when, wp, "when")
-    for i, c in ipairs(t.when) do out.conditions[i] = condition(ctx, c, index(wp, i)) end
+  local when = t.when
+  if not absent(when) then
+    if type(when) ~= "table" or not E.is_array(when) then E.array(when, key(path, "when"), "when") end
+    local wp
+    for i, c in ipairs(when) do
+      wp = wp or key(path, "when")
+      out.conditions[i] = condition(ctx, c, index(wp, i))
+    end
   end
-  if not absent(t.exit_time) then out.exit_time = N.non_negative(t.exit_time, key(path, "exit_time"), "exit_time") end
-  if not absent(t.duration) then out.duration = N.non_negative(t.duration, key(path, "duration"), "duration") end
+  if not absent(t.exit_time) then out.exit_time = N.non_negative(t.exit_time, path, "exit_time", "exit_time") end
+  if not absent(t.duration) then out.duration = N.non_negative(t.duration, path, "duration", "duration") end
   if not absent(t.curve) then
-    out.curve = N.CURVES[N.enum(t.curve, N.CURVES, key(path, "curve"), "curve")]
+    out.curve = N.CURVES[N.enum(t.curve, N.CURVES, path, "curve", "curve")]
     out.curve_interp, out.curve_ease = N.CURVE[out.curve].interp, N.CURVE[out.curve].ease
   end
   if not absent(t.offset) then
-    local o = E.number(t.offset, key(path, "offset"), "offset")
+    local o = N.number(t.offset, path, "offset", "offset")
     if o < 0 or o > 1 then fail(key(path, "offset"), "offset must be between 0 and 1, got %s", num(o)) end
     out.offset = o
   end
-  if not absent(t.sync) then out.sync = E.boolean(t.sync, key(path, "sync"), "sync") end
+  if not absent(t.sync) then out.sync = N.boolean(t.sync, path, "sync", "sync") end
   if out.sync and not absent(t.offset) then
     fail(key(path, "offset"), "offset and sync both say where the destination starts: give one")
   end
   if not absent(t.interrupt) then
-    out.interrupt_code = N.enum(t.interrupt, N.INTERRUPTS, key(path, "interrupt"), "interrupt value") - 1
+    out.interrupt_code = N.enum(t.interrupt, N.INTERRUPTS, path, "interrupt", "interrupt value") - 1
     out.interrupt = N.INTERRUPTS[out.interrupt_code + 1]
   end
   if not absent(t.can_self) then
-    out.can_self = E.boolean(t.can_self, key(path, "can_self"), "can_self")
+    out.can_self = N.boolean(t.can_self, path, "can_self", "can_self")
     out.can_self_given = true
   end
   return out
@@ -281,8 +295,8 @@ function M.read_machine(ctx, m, path, parent)
     read_state(ctx, m.states[name], state.json, state)
   end
   if absent(m.entry) then fail(key(path, "entry"), "a machine needs entry (the state it starts in)") end
-  local where = parent and ("the states of machine '" .. shown(parent.path) .. "'") or "the states"
-  machine.entry = N.lookup(m.entry, machine.by_name, names, key(path, "entry"), "entry state", where).index
+  machine.where = parent and ("the states of machine '" .. shown(parent.path) .. "'") or "the states"
+  machine.entry = N.lookup(m.entry, machine.by_name, names, path, "entry", "entry state", machine.where).index
   local read = {}
   if not absent(m.transitions) then
     local tp = key(path, "transitions")
@@ -290,7 +304,7 @@ function M.read_machine(ctx, m, path, parent)
     for i, t in ipairs(m.transitions) do read[i] = read_transition(ctx, machine, t, index(tp, i), i) end
   end
   order_transitions(machine, read)
-  machine.by_name, machine.layer_states = nil, nil
+  machine.by_name, machine.layer_states, machine.where = nil, nil, nil
   for _, si in ipairs(machine.states) do
     local state = layer.states[si]
     if state.kind == "machine" then
