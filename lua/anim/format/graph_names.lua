@@ -148,7 +148,7 @@ function M.object(v, path, fields, what)
   for k in pairs(v) do
     if type(k) ~= "string" then
       E.object(v, path, what) -- (an array: said so)
-      fail(path, "%s keys must be strings, got %s", what, type(k) == "number" and num(k) or describe(k))
+      fail(path, "the keys of %s must be strings, got %s", what, type(k) == "number" and num(k) or describe(k))
     end
     if not fields.set[k] and (bad == nil or k < bad) then bad = k end
   end
@@ -167,7 +167,7 @@ function M.sorted_keys(v, path, what)
   local names = {}
   for k in pairs(v) do
     if type(k) ~= "string" then
-      fail(path, "%s names must be strings, got %s", what, type(k) == "number" and num(k) or describe(k))
+      fail(path, "the names of %s must be strings, got %s", what, type(k) == "number" and num(k) or describe(k))
     end
     names[#names + 1] = k
   end
