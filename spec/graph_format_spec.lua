@@ -552,3 +552,56 @@ describe(".animgraph: the format reference's example", function()
       "layers[2].states.wave: no transition reaches this state (only a machine's entry is entered without one)" }, w)
   end)
 end)
+
+describe(".animgraph: damaged graphs", function()
+  -- Every value of a table, with the table and key that hold it.
+  local function nodes(t, out)
+    out = out or {}
+    for k, v in pairs(t) do
+      out[#out + 1] = { t, k }
+      if type(v) == "table" then nodes(v, out) end
+    end
+    return out
+  end
+  local ODD = { "any", "exit", "*", "", "=<", 0 / 0, math.huge, -1, 1.5, 2 ^ 53, true, false, json.null, {}, { 1 },
+    { x = 1 }, "move", "jump", "speed", "air/fall", string.rep("x", 300) }
+
+  it("returns a description or exactly nil and a message naming the file, whatever value is changed", function()
+    math.randomseed(38)
+    local text = H.read(H.root .. "/spec/data/graphs/nested.animgraph")
+    for round = 1, 1500 do
+      local g = base()
+      if round % 2 == 0 then g = json.decode(text) end
+      for _ = 1, math.random(1, 3) do
+        local list = nodes(g)
+        local at = list[math.random(#list)]
+        local r = math.random(4)
+        if r == 1 then at[1][at[2]] = nil
+        elseif r == 2 then at[1][at[2]] = ODD[math.random(#ODD)]
+        elseif r == 3 then at[1]["x" .. math.random(3)] = ODD[math.random(#ODD)]
+        else at[1][at[2]] = base().layers[1] end
+      end
+      local ok, a, b = pcall(graph.decode, g, NAME)
+      assert(ok, a)
+      if a == nil then
+        assert.are.equal("string", type(b))
+        assert.are.equal(NAME .. ": ", b:sub(1, #NAME + 2))
+        assert.falsy(b:find("\n", 1, true), b)
+      else
+        assert.are.equal("table", type(b))
+      end
+    end
+  end)
+
+  it("returns nil and a message for damaged text", function()
+    math.randomseed(3838)
+    local text = H.read(H.root .. "/spec/data/graphs/hero.animgraph")
+    for _ = 1, 500 do
+      local i = math.random(#text)
+      local t = text:sub(1, i - 1) .. string.char(math.random(32, 126)) .. text:sub(i + 1)
+      local ok, a, b = pcall(graph.decode, t, NAME)
+      assert(ok, a)
+      assert(a ~= nil or b:sub(1, #NAME + 2) == NAME .. ": ", b)
+    end
+  end)
+end)

@@ -81,7 +81,7 @@ local M = {}
 
 local fail, key, index, shown, describe, num = E.fail, E.key, E.index, E.shown, E.describe, E.num
 -- (E.absent, without its call: the reader asks it of every field)
-local null = require("anim.base.json").null
+local null = json.null
 local function absent(v) return v == nil or v == null end
 local FIELDS = N.FIELDS
 
