@@ -75,6 +75,13 @@ describe("anim validate FILE.animgraph", function()
     assert.are.equal(1, code)
     assert.are.equal("g.animgraph: layers[1].states.z.clip: clip 'broken': res://broken.anim: not valid JSON: Expected"
       .. " object key string but found T_END at character 2\n", out)
+    -- with a clip missing too (the folder then walked for suggestions)
+    H.write(tmp .. "/g2.animgraph", (H.read(tmp .. "/g.animgraph"):gsub('"sub/run"', '"sub/rnu"')))
+    code, out = run("validate g2.animgraph")
+    assert.are.equal(1, code)
+    assert.are.equal("g2.animgraph: layers[1].states.y.clip: unknown clip 'sub/rnu'; did you mean 'sub/run'?\n"
+      .. "g2.animgraph: layers[1].states.z.clip: clip 'broken': res://broken.anim: not valid JSON: Expected"
+      .. " object key string but found T_END at character 2\n", out)
     os.remove(tmp .. "/broken.anim")
     code, out = run("validate g.animgraph")
     assert.are.equal(1, code)

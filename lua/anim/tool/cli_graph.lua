@@ -54,10 +54,18 @@ function M.clip_problems(path, desc)
     local c, err = lib:clip(M.clip_path(name))
     if c then return true end
     if err:find(": cannot open file: ", 1, true) then return false end
-    broken[#broken + 1] = { name = name, err = err } -- (there, but it does not load: said below)
+    if not broken[name] then -- (there, but it does not load: said below, once)
+      broken[name] = true
+      broken[#broken + 1] = { name = name, err = err }
+    end
     return true
   end
-  local _, lines = graph.check_clips(desc, has, names_under(folder(path)))
+  local _, lines = graph.check_clips(desc, has)
+  if #lines > 0 then
+    -- (the folder is walked for suggestions only when a clip is missing;
+    -- the library remembers what it found)
+    _, lines = graph.check_clips(desc, has, names_under(folder(path)))
+  end
   for _, b in ipairs(broken) do
     for _, c in ipairs(desc.clips) do
       if c.name == b.name then lines[#lines + 1] = string.format("%s: clip '%s': %s", c.json, shown(c.name), b.err) end
