@@ -408,6 +408,36 @@ do -- issue 37: 550,000 unknown elements of a legacy XML file (11.6 MB): 64 list
   rows[#rows][4] = 8 * parse
 end
 
+do -- issue 38: a state machine of 60,000 states and transitions (11.7 MB), read and linted
+  local graph = require "anim.format.graph"
+  local n, states, ts = 60000, {}, {}
+  for i = 1, n do
+    states[i] = string.format('"s%d": {"clip": "c%d", "loop": "loop", "speed_parameter": "f"}', i, i)
+    ts[i] = string.format('{"from": "s%d", "to": "s%d", "when": [["f", ">", 0.5], ["t"]], "exit_time": 0.5,'
+      .. ' "duration": 0.1, "curve": "sineinout"}', i, i % n + 1)
+  end
+  local text = '{"version": 1, "parameters": {"f": {"type": "float"}, "t": {"type": "trigger"}}, "mix": {"*": 0.1},'
+    .. ' "layers": [{"name": "a", "entry": "s1", "states": {' .. table.concat(states, ",") .. '}, "transitions": ['
+    .. table.concat(ts, ",") .. ']}]}'
+  -- (a large file: its bound is a few times the decoding of its JSON)
+  collectgarbage()
+  local t = os.clock()
+  cjson.decode(text)
+  local decode = os.clock() - t
+  worst.large = worst.large or { 0 }
+  local desc
+  measure("large", string.format("38: a graph of 60,000 states (8 x JSON's %.2f s)", decode), function()
+    desc = assert(graph.decode(text, "big.animgraph"))
+  end)
+  rows[#rows][4] = 8 * decode
+  -- its 60,000 clips unknown among 60,000 known names: suggestions for the first 20 only
+  local known = {}
+  for i = 1, n do known[i] = "c" .. (i + n) end
+  measure("import", "38: 60,000 unknown clips of a graph, 60,000 known", function()
+    assert(graph.check_clips(desc, function() return false end, known))
+  end)
+end
+
 -- Report ---------------------------------------------------------------------------
 local failed = false
 print(string.format("%-8s %-58s %8s", "kind", "input", "CPU s"))

@@ -4,7 +4,6 @@
 -- SVG pictures parsed with expat.
 local H = require "spec.helper"
 local anim = require "anim"
-local lxp = require "lxp"
 local compat = require "anim.base.compat"
 
 local q = H.sq
@@ -56,25 +55,7 @@ local function has_line(text, line)
   return false
 end
 
--- Parses XML with expat; returns the elements as { name, attrs, text }.
-local function parse_xml(text)
-  local els, stack = {}, {}
-  local p = lxp.new {
-    StartElement = function(_, name, attrs)
-      local e = { name = name, attrs = attrs, text = "" }
-      els[#els + 1] = e
-      stack[#stack + 1] = e
-    end,
-    EndElement = function() stack[#stack] = nil end,
-    CharacterData = function(_, s) if #stack > 0 then stack[#stack].text = stack[#stack].text .. s end end,
-  }
-  local ok, err, line = p:parse(text)
-  assert(ok, "not well-formed XML: " .. tostring(err) .. " at line " .. tostring(line))
-  ok, err = p:parse()
-  assert(ok, "not well-formed XML: " .. tostring(err))
-  p:close()
-  return els
-end
+local parse_xml = H.parse_xml
 
 local function find_els(els, name, class)
   local out = {}
@@ -90,7 +71,7 @@ local function write_clip(name, text)
   return path
 end
 
-local VERBS = { "info", "validate", "convert", "sample", "plot", "sheet" }
+local VERBS = { "info", "validate", "convert", "sample", "plot", "sheet", "graph" }
 
 describe("anim --help", function()
   it("prints the commands on stdout for --help, -h and help, status 0", function()
@@ -134,12 +115,12 @@ describe("anim usage errors", function()
     local code, out, err = run("frobnicate x")
     assert.are.equal(2, code)
     assert.are.equal("", out)
-    assert.are.equal("anim: unknown command 'frobnicate' (the commands: info, validate, convert, sample, plot, sheet;"
+    assert.are.equal("anim: unknown command 'frobnicate' (the commands: info, validate, convert, sample, plot, sheet, graph;"
       .. " see anim --help)\n", err)
     code, out, err = run("help frobnicate")
     assert.are.equal(2, code)
     assert.are.equal("", out)
-    assert.are.equal("anim: unknown command 'frobnicate' (the commands: info, validate, convert, sample, plot, sheet)\n", err)
+    assert.are.equal("anim: unknown command 'frobnicate' (the commands: info, validate, convert, sample, plot, sheet, graph)\n", err)
   end)
 
   it("refuse an unknown option, naming it", function()
@@ -1277,7 +1258,7 @@ describe("anim and typos", function()
     local code, _, err = run("infoo " .. q(WALK))
     assert.are.equal(2, code)
     assert.are.equal("anim: unknown command 'infoo'; did you mean 'info'? (the commands: info, validate, convert,"
-      .. " sample, plot, sheet; see anim --help)\n", err)
+      .. " sample, plot, sheet, graph; see anim --help)\n", err)
     code, _, err = run("sheet " .. q(WALK) .. " --rigg player -o x.svg")
     assert.are.equal(2, code)
     assert.are.equal("anim sheet: unknown option '--rigg'; did you mean '--rig'? (see anim sheet --help)\n", err)
@@ -1285,10 +1266,10 @@ describe("anim and typos", function()
     assert.are.equal("anim validate: unknown option '--strcit'; did you mean '--strict'? (see anim validate --help)\n", err)
     _, _, err = run("help sampel")
     assert.are.equal("anim: unknown command 'sampel'; did you mean 'sample'? (the commands: info, validate, convert,"
-      .. " sample, plot, sheet)\n", err)
+      .. " sample, plot, sheet, graph)\n", err)
     -- nothing close: no suggestion
     _, _, err = run("frobnicate")
-    assert.are.equal("anim: unknown command 'frobnicate' (the commands: info, validate, convert, sample, plot, sheet;"
+    assert.are.equal("anim: unknown command 'frobnicate' (the commands: info, validate, convert, sample, plot, sheet, graph;"
       .. " see anim --help)\n", err)
   end)
 

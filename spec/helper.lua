@@ -184,6 +184,29 @@ function H.clip(t)
   return assert(require("anim").clip(t))
 end
 
+-- Parses XML with expat (the pictures of the command); returns the
+-- elements as { name, attrs, text }, failing on text that is not
+-- well-formed.
+function H.parse_xml(text)
+  local lxp = require "lxp"
+  local els, stack = {}, {}
+  local p = lxp.new {
+    StartElement = function(_, name, attrs)
+      local e = { name = name, attrs = attrs, text = "" }
+      els[#els + 1] = e
+      stack[#stack + 1] = e
+    end,
+    EndElement = function() stack[#stack] = nil end,
+    CharacterData = function(_, s) if #stack > 0 then stack[#stack].text = stack[#stack].text .. s end end,
+  }
+  local ok, err, line = p:parse(text)
+  assert(ok, "not well-formed XML: " .. tostring(err) .. " at line " .. tostring(line))
+  ok, err = p:parse()
+  assert(ok, "not well-formed XML: " .. tostring(err))
+  p:close()
+  return els
+end
+
 function H.tmpdir()
   local p = assert(io.popen("mktemp -d"))
   local d = p:read("*l")

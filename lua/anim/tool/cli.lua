@@ -10,7 +10,8 @@
 -- load, a clip that cannot be written), 2 a wrong command line.
 --
 -- The verbs, a file each or two: cli_info.lua, cli_validate.lua,
--- cli_convert.lua, cli_show.lua (sample, plot, sheet); what they share is
+-- cli_convert.lua, cli_show.lua (sample, plot, sheet), cli_graph.lua (graph,
+-- and .animgraph files for info and validate); what they share is
 -- in cli_common.lua.  This file holds the help, the command line and main.
 local argparse = require "argparse"
 local suggest = require "anim.base.suggest"
@@ -19,14 +20,15 @@ local info = require "anim.tool.cli_info"
 local validate = require "anim.tool.cli_validate"
 local convert = require "anim.tool.cli_convert"
 local show = require "anim.tool.cli_show"
+local graph = require "anim.tool.cli_graph"
 
 local M = {}
 
 local Exit, USAGE, fail, one_line, shown = C.Exit, C.USAGE, C.fail, C.one_line, C.shown
 
 local verbs = {}
-local ORDER = { "info", "validate", "convert", "sample", "plot", "sheet" }
-for _, list in ipairs { info, validate, convert.verbs, show } do
+local ORDER = { "info", "validate", "convert", "sample", "plot", "sheet", "graph" }
+for _, list in ipairs { info, validate, convert.verbs, show, graph.verbs } do
   for name, v in pairs(list) do verbs[name] = v end
 end
 
@@ -56,7 +58,7 @@ end
 
 local function main_help()
   local lines = { "usage: anim COMMAND [ARGS]", "", "Inspect, check, convert and draw animation clips (.anim," ..
-    " legacy XML, Blockbench, glTF).", "", "commands:" }
+    " legacy XML, Blockbench, glTF) and state machines (.animgraph).", "", "commands:" }
   for _, n in ipairs(ORDER) do lines[#lines + 1] = string.format("  %-9s %s", n, verbs[n].summary) end
   lines[#lines + 1] = ""
   lines[#lines + 1] = "anim help COMMAND or anim COMMAND --help: the options of a command."

@@ -77,6 +77,23 @@ local function write_output(path, text)
   end
 end
 
+-- The paths find(1) lists under dir for the test `expr` (find's words,
+-- quoted for the shell), in find's order: Lua has no directory listing
+-- and lfs is not a dependency.  -print0 keeps any byte of a name,
+-- newlines included.  Symbolic links are followed (-L), to folders and
+-- to files alike; a link that loops back is walked once (find skips the
+-- loop).
+local function find(dir, expr)
+  local arg = dir:sub(1, 1) == "-" and "./" .. dir or dir
+  local p = assert(io.popen("find -L " .. quote(arg) .. " " .. expr .. " -print0 2>/dev/null"))
+  local text = p:read("*a")
+  p:close()
+  local list = {}
+  for f in text:gmatch("([^%z]+)%z") do list[#list + 1] = f end
+  return list, arg
+end
+M.find = find
+
 -- Reading clips of any format ---------------------------------------------------------------
 
 -- What reads a file: by its content, else its name (lua/anim/format/kind.lua).

@@ -5,6 +5,7 @@ local E = require "anim.base.errors"
 local codes = require "anim.base.codes"
 local retarget = require "anim.format.retarget"
 local C = require "anim.tool.cli_common"
+local graph = require "anim.tool.cli_graph"
 local fail, USAGE, bold, out, one_line, must_read, pick, num, brief, count =
   C.fail, C.USAGE, C.bold, C.out, C.one_line, C.must_read, C.pick, C.num, C.brief, C.count
 
@@ -170,9 +171,19 @@ GeckoLib animation file or the JSON of an Aseprite sprite sheet (a clip
 per tag, and all) (every animation in it, or only the one --animation
 NAME names), told apart by their content, not their names.  The import's
 warnings (what it read otherwise than the game, what it could not import)
-are listed last, one a line: path: json.path: message.]],
+are listed last, one a line: path: json.path: message.
+
+A state machine (*.animgraph) is listed as its parameters (type,
+default), its layers (blend, weight, mask, entry), each layer's states
+(their paths, air/fall inside a sub-machine, and what they play) and
+transitions (from -> to, conditions, exit time, duration, curve), with
+the counts, then the warnings anim validate gives.]],
   run = function(pos, opt)
     if #pos ~= 1 then fail(USAGE, "expected one FILE, got %d arguments", #pos) end
+    if graph.is_graph(pos[1]) then
+      if opt.animation then fail(USAGE, "--animation: a state machine (.animgraph) has no animations") end
+      return graph.info(pos[1])
+    end
     local list, warnings = must_read(pos[1], true)
     local listed = 0
     if list[1].map then

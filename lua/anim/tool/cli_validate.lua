@@ -7,6 +7,7 @@ local bind = require "anim.format.bind"
 local rigmod = require "anim.format.rig"
 local E = require "anim.base.errors"
 local C = require "anim.tool.cli_common"
+local graph = require "anim.tool.cli_graph"
 local fail, USAGE, out, quote, one_line, shown, kind_of, peek, read_clips, count =
   C.fail, C.USAGE, C.out, C.quote, C.one_line, C.shown, C.kind_of, C.peek, C.read_clips, C.count
 
@@ -21,7 +22,7 @@ local verbs = {}
 -- manifest.json is not a clip file), when an importer of this anim reads it.
 -- Whether a directory walk checks this file, and when not, why.
 local function wanted(path)
-  if path:match("%.anim$") or path:match("%.retarget$") then return true end
+  if path:match("%.anim$") or path:match("%.retarget$") or graph.is_graph(path) then return true end
   local text = peek(path)
   local kind, by_content = kind_of(path, text or "")
   if not text then return false, "cannot be read" end
@@ -46,19 +47,12 @@ local function wanted(path)
   return false, "not a clip file (" .. (lower:match("%.([%w]+)$") and ("." .. lower:match("%.([%w]+)$")) or "no extension") .. ")"
 end
 
--- Files under dir, sorted byte-wise, through find(1): Lua has no
--- directory listing and lfs is not a dependency.  -print0 keeps any byte
--- of a name, newlines included.  Symbolic links are followed (-L), to
--- folders and to files alike; a link that leads nowhere is still type l
--- then, and is listed so that it is reported as a file that cannot be
--- opened.  A link that loops back is walked once (find skips the loop).
+-- Files under dir, sorted byte-wise (C.find).  A link that leads
+-- nowhere is still type l, and is listed so that it is reported as a
+-- file that cannot be opened.
 local function files_under(dir)
-  local arg = dir:sub(1, 1) == "-" and "./" .. dir or dir
-  local p = assert(io.popen("find -L " .. quote(arg) .. " \\( -type f -o -type l \\) -print0 2>/dev/null"))
-  local text = p:read("*a")
-  p:close()
   local list, skipped = {}, {}
-  for f in text:gmatch("([^%z]+)%z") do
+  for _, f in ipairs(C.find(dir, "\\( -type f -o -type l \\)")) do
     local ok, why = wanted(f)
     if ok then list[#list + 1] = f else skipped[#skipped + 1] = { path = f, why = why } end
   end
@@ -111,7 +105,16 @@ unless --strict: then any warning is a problem too), 1 otherwise.  A path
 that does not exist is a problem of its own ("path: cannot open file:
 ...").  Symbolic links to folders and files are followed.  Control
 characters in a line (a newline in a name) are written \n, \r, \t or
-\ddd, so that each problem is one line.]],
+\ddd, so that each problem is one line.
+
+A state machine file (*.animgraph, in a DIR too) is read whole: the first
+error of the file (path: json.path: message, with a suggestion for a
+misspelt name), else one line per clip it names that is not found beside
+it (a name `walk` or `res://walk.anim` is the file walk.anim of the graph's
+folder) or does not load, and one per warning (states no transition
+reaches, transitions that fire at once, triggers and parameters nothing
+uses, cycles of instant transitions...).  Clips not found are problems;
+warnings are problems only with --strict.]],
   run = function(pos, opt)
     if #pos == 0 then fail(USAGE, "expected at least one FILE or DIR") end
     local rig, rigname
@@ -119,6 +122,12 @@ characters in a line (a newline in a name) are written \n, \r, \t or
     local files, bad, nwarn, nskip = 0, 0, 0, 0
     local function check(path)
       files = files + 1
+      if graph.is_graph(path) then
+        local problem, n = graph.validate(path, opt.strict)
+        nwarn = nwarn + n
+        if problem then bad = bad + 1 end
+        return
+      end
       local list, warnings = read_clips(path)
       if not list then
         bad = bad + 1
