@@ -42,6 +42,8 @@ local groups = {
   { "handle", require("anim.runtime.override").methods, ":", "handle", "override handles" },
   { "constraint", require("anim.runtime.ik").methods, ":", "c", "constraints" },
   { "library", require("anim.runtime.library").methods, ":", "library", "libraries" },
+  { "graph", require("anim.runtime.graph").methods, ":", "graph", "state machines' graphs" },
+  { "controller", require("anim.runtime.controller").methods, ":", "controller", "controllers" },
 }
 local out = {}
 for _, g in ipairs(groups) do

@@ -269,6 +269,7 @@ static void consider(const anim_controller *c, int l, int t0, int n, int cur, do
     const anim_gtrans *t = &c->g->trans[i];
     double at;
     if (t->from < 0 && t->to == cur && !t->can_self) continue;
+    if (i == c->layers[l].tr) continue;  /* (the transition under way does not interrupt itself) */
     at = when(c, l, t, nt0, r, w0, w1);
     if (at >= 0 && at < best->at) { best->at = at; best->tr = i; }
   }
@@ -313,7 +314,7 @@ static pick find(const anim_controller *c, int l, double e, double dt) {
 
 /* Queues an exit, transition or entry of layer l at `at` on its track of
  * entries: kind the layer, index the state, item the other (a
- * transition's source) or the transition's index. */
+ * transition's source; -1). */
 static void queue(anim_controller *c, int l, int type, double at, int state, int other) {
   anim_animator *a = c->a;
   int n = a->nqueue;
@@ -408,7 +409,7 @@ static void go(anim_controller *c, int l, int tr, int to, double at, double dur)
       if (c->g->ptype[c->g->conds[k].param] == ANIM_GPARAM_TRIGGER)
         c->armed[l * c->g->nparams + c->g->conds[k].param] = 0;  /* consumed (in this layer) */
   queue(c, l, ANIM_EV_EXIT, at, from, -1);
-  queue(c, l, ANIM_EV_TRANSITION, at, to, tr >= 0 ? tr : -1);
+  queue(c, l, ANIM_EV_TRANSITION, at, to, from);
   if (L->track) {
     stop_at(L->track, at, dur, interp, ease);
     anim_track_release(L->track);

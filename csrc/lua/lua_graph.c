@@ -144,6 +144,13 @@ static int graph_new(lua_State *L) {
   return 1;
 }
 
+/* core.graph_info(graph) -> its info (its user value) */
+static int graph_info(lua_State *L) {
+  check_graph(L, 1);
+  lua_getiuservalue(L, 1, 1);
+  return 1;
+}
+
 static anim_controller *check_controller(lua_State *L, int idx) {
   anim_controller *c = anim_animator_controller(anim_lua_checkanimator(L, idx));
   if (!c) luaL_error(L, "the animator has no controller");
@@ -314,6 +321,7 @@ static int animator_reslot(lua_State *L) {
 
 static const luaL_Reg funcs[] = {
   {"graph_new", graph_new},
+  {"graph_info", graph_info},
   {"controller_new", controller_new},
   {"controller_param", controller_param},
   {"controller_fire", controller_fire},

@@ -236,6 +236,12 @@ end
 -- anim.blendspace{ points = { { clip =, at = }, ... } [, sync, name] } -> space
 local blendspace = require "anim.runtime.blendspace"
 function anim.blendspace(def) return blendspace.new(def) end
+
+-- anim.graph(source [, clips]) -> graph | nil, message: a state machine
+-- (.animgraph) with its clips resolved, for animator:control
+local graphs = require "anim.runtime.graph"
+anim.graph = graphs.new
+anim.is_graph = graphs.is_graph
 anim.is_blendspace = blendspace.is_space
 
 -- Retarget maps (SEMANTICS 8).

@@ -24,6 +24,7 @@ local dispatch = require "anim.runtime.dispatch"
 local connections = require "anim.runtime.connect"
 local delivery = require "anim.runtime.deliver"
 local bindcheck = require "anim.runtime.bindcheck"
+local controller = require "anim.runtime.controller"
 
 local M = {}
 
@@ -366,7 +367,12 @@ function methods.overrides(self) return override.list(animator_state(self)) end
 
 -- The saveable state (runtime/state.lua): animator:state() -> table,
 -- animator:restore(state [, resolve]) -> { tracks, overrides, constraints } | nil, message
-function methods.state(self) return saved.save(self, animator_state(self)) end
+function methods.state(self)
+  local st = animator_state(self)
+  if st.controller then args.raise("animator:state: an animator with a state machine's controller is not saved yet") end
+  return saved.save(self, st)
+end
+methods.control = controller.control
 function methods.restore(self, state, resolve)
   if resolve ~= nil and type(resolve) ~= "function" then
     argerror(2, "restore", "resolve must be a function, got " .. args.typename(resolve))
@@ -392,6 +398,7 @@ local fields = {
   side = function(st) return st.side end,
   space = function(st) return st.space end,
   library = function(st) return st.library end,
+  controller = function(st) return st.controller end,
 }
 
 local core_clock, core_set_clock = core.animator_clock, core.animator_set_clock

@@ -113,6 +113,8 @@ local function call(list, err, in_co, batch, ...)
   return err
 end
 
+M.call = call
+
 -- play(animator, clip, opts, fname), runtime/animator.lua's: what a
 -- `plays` item starts (set there: it plays through this file's handler)
 M.play = nil

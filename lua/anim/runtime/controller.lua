@@ -1,0 +1,275 @@
+-- controller.lua: animator:control(graph) -> controller, a state machine
+-- run on an animator.  The core runs it inside the update
+-- (csrc/core/controller.c): this file checks what scripts give (names
+-- with suggestions, types), gives the tracks the core starts their
+-- objects before their callbacks are delivered (the adopt handler), and
+-- delivers the controller's exits, transitions and entries to on_exit,
+-- on_transition and on_enter (the state handler), in the update's one
+-- time-ordered stream.
+local core = require "anim.core"
+local codes = require "anim.base.codes"
+local bind = require "anim.format.bind"
+local clipmod = require "anim.format.clip"
+local rigmod = require "anim.format.rig"
+local graphs = require "anim.runtime.graph"
+local bindcheck = require "anim.runtime.bindcheck"
+local connections = require "anim.runtime.connect"
+local delivery = require "anim.runtime.deliver"
+local dispatch = require "anim.runtime.dispatch"
+local playing = require "anim.runtime.playing"
+local args = require "anim.base.args"
+local E = require "anim.base.errors"
+local compat = require "anim.base.compat"
+
+local M = {}
+
+local shown, show, argerror = E.shown, args.show, args.error
+local animator_state, track_uv = core.animator_state, core.track_uservalue
+local UV_CALLBACKS = codes.uv.track_callbacks
+local EV = codes.event
+
+-- The track every layer's entries are queued on: a clip of no joints.
+local MARK = clipmod.build({ joints = {} }, "controller", true, true)
+
+local cmt = { __name = "anim.controller", __metatable = "anim.controller" }
+local methods = {}
+
+-- The controller of self, live (a detached one raises).
+local function live(self)
+  if getmetatable(self) ~= "anim.controller" then args.raise("controller expected, got " .. args.typename(self)) end
+  local ctl = rawget(self, "_")
+  if ctl.detached then args.raise("the controller was detached from its animator") end
+  return ctl
+end
+
+-- The bindings of clip c on the rig for a layer's mask (a set of rig
+-- joint names, or nil): bind.get's, or a filtered copy.
+local function bindings(c, rig, mask, rinfo)
+  local b = bind.get(c, rig, nil)
+  if not mask then return b end
+  local out = { gen = b.gen }
+  for _, x in ipairs(b) do
+    if mask[rinfo.joints[x.rj].name] then out[#out + 1] = x end
+  end
+  return out
+end
+
+-- animator:control(graph) -> controller
+function M.control(animator, graph)
+  local st = animator_state(animator)
+  if not graphs.is_graph(graph) then argerror(1, "control", "anim.graph expected, got " .. args.typename(graph)) end
+  if st.controller then
+    args.raise("control: the animator has a controller already (controller:detach() it first)")
+  end
+  local info = graphs.info(graph)
+  local rig, rinfo = st.rig, rigmod.info(st.rig)
+  local binds = {}
+  for li, layer in ipairs(info.layers) do
+    local mask
+    if layer.mask then
+      mask = {}
+      for _, j in ipairs(layer.mask) do
+        if not rinfo.index[j] then
+          argerror(1, "control", string.format("graph '%s': layer '%s': mask joint '%s' is not in rig '%s'%s",
+            shown(info.name), shown(layer.name), shown(j), shown(rinfo.name or "rig"), E.hint(j, rinfo.names)))
+        end
+        mask[j] = true
+      end
+    end
+    for si in ipairs(layer.states) do
+      local c = info.state_clips[layer.state0 + si]
+      if c then
+        bindcheck.check(c, rig, nil, "control", string.format("graph '%s': layer '%s': state '%s': ",
+          shown(info.name), shown(layer.name), shown(layer.states[si])))
+        binds[layer.state0 + si] = bindings(c, rig, mask, rinfo)
+        if mask and #binds[layer.state0 + si] == 0 then
+          argerror(1, "control", string.format("graph '%s': layer '%s': state '%s': clip '%s' plays on no joint of the"
+            .. " layer's mask (%s)", shown(info.name), shown(layer.name), shown(layer.states[si]), shown(clipmod.info(c).name),
+            table.concat(layer.mask, ", ")))
+        end
+      else
+        binds[layer.state0 + si] = false
+      end
+    end
+    assert(li)
+  end
+  local cbs = {}
+  for i = 1, #info.layers do cbs[i] = {} end
+  local marks = core.controller_new(animator, graph, binds, MARK, cbs)
+  for _, m in ipairs(marks) do core.track_slot(m) end
+  local ctl = { animator = animator, graph = graph, info = info, marks = marks, over_warned = {} }
+  local self = setmetatable({ _ = ctl }, cmt)
+  st.controller = self
+  return self
+end
+
+-- The index of parameter `name` (0-based for the core) and its record, or
+-- raises argument n of fname with a suggestion.
+local function param(ctl, name, n, fname)
+  local info = ctl.info
+  local i = type(name) == "string" and info.param_index[name]
+  if i then return i - 1, info.params[i] end
+  local names = {}
+  for k, p in ipairs(info.params) do names[k] = p.name end
+  if type(name) ~= "string" then argerror(n, fname, "parameter name expected, got " .. args.typename(name)) end
+  argerror(n, fname, "unknown parameter '" .. shown(name) .. "'" .. E.hint(name, names)
+    .. (#names > 0 and " (the parameters: " .. table.concat(names, ", ") .. ")" or " (the graph has none)"))
+end
+
+-- controller:set(name, value)
+function methods.set(self, name, v)
+  local ctl = live(self)
+  local i, p = param(ctl, name, 1, "set")
+  if p.type == "trigger" then argerror(1, "set", "'" .. shown(name) .. "' is a trigger: fire it (controller:fire('" .. shown(name) .. "'))") end
+  if p.type == "bool" then
+    if type(v) ~= "boolean" then argerror(2, "set", "'" .. shown(name) .. "' is a bool parameter: true or false expected, got " .. show(v)) end
+    v = v and 1 or 0
+  elseif not E.finite(v) then
+    argerror(2, "set", "'" .. shown(name) .. "' is a" .. (p.type == "int" and "n int" or " float") .. " parameter: a finite number expected, got " .. show(v))
+  elseif p.type == "int" and v ~= math.floor(v) then
+    argerror(2, "set", "'" .. shown(name) .. "' is an int parameter: an integer expected, got " .. show(v))
+  end
+  core.controller_param(ctl.animator, i, v)
+end
+
+-- controller:get(name) -> value (a trigger: whether it is armed)
+function methods.get(self, name)
+  local ctl = live(self)
+  local i, p = param(ctl, name, 1, "get")
+  local v = core.controller_param(ctl.animator, i)
+  if p.type == "bool" or p.type == "trigger" then return v ~= 0 end
+  if p.type == "int" then return compat.tointeger(v) or v end
+  return v
+end
+
+local FIRE_OPTIONS = args.names { "buffer" }
+
+-- controller:fire(name [, { buffer = s }])
+function methods.fire(self, name, opts)
+  local ctl = live(self)
+  local i, p = param(ctl, name, 1, "fire")
+  if p.type ~= "trigger" then
+    argerror(1, "fire", "'" .. shown(name) .. "' is a" .. (p.type == "int" and "n " or " ") .. p.type
+      .. " parameter: set it (controller:set('" .. shown(name) .. "', value))")
+  end
+  opts = args.options(opts, FIRE_OPTIONS, 2, "fire")
+  local b = opts.buffer
+  if b ~= nil and (not E.finite(b) or b < 0) then argerror(2, "fire", "buffer must be a finite number >= 0, got " .. show(b)) end
+  core.controller_fire(ctl.animator, i, b or -1)
+end
+
+-- controller:current([layer]) -> state, normalized time
+function methods.current(self, layer)
+  local ctl = live(self)
+  local l = graphs.layer(ctl.info, layer, 1, "current")
+  local s, nt = core.controller_current(ctl.animator, l - 1)
+  return ctl.info.layers[l].states[s + 1], nt
+end
+
+-- controller:transition([layer]) -> from, to, progress | nil
+function methods.transition(self, layer)
+  local ctl = live(self)
+  local l = graphs.layer(ctl.info, layer, 1, "transition")
+  local tr, from, progress = core.controller_transition(ctl.animator, l - 1)
+  if not tr then return nil end
+  local states = ctl.info.layers[l].states
+  local s = core.controller_current(ctl.animator, l - 1)
+  return states[from + 1], states[s + 1], progress
+end
+
+-- controller:force(state [, layer [, fade]])
+function methods.force(self, state, layer, fade)
+  local ctl = live(self)
+  local l = graphs.layer(ctl.info, layer, 2, "force")
+  local states = ctl.info.layers[l].states
+  local s = type(state) == "string" and ctl.info.layers[l].by_path[state]
+  if not s then
+    if type(state) ~= "string" then argerror(1, "force", "state name expected, got " .. args.typename(state)) end
+    argerror(1, "force", "unknown state '" .. shown(state) .. "' in layer '" .. shown(ctl.info.layers[l].name) .. "'"
+      .. E.hint(state, states) .. " (the states: " .. table.concat(states, ", ") .. ")")
+  end
+  if fade ~= nil and (not E.finite(fade) or fade < 0) then argerror(3, "force", "fade must be a finite number >= 0, got " .. show(fade)) end
+  core.controller_force(ctl.animator, l - 1, s - 1, fade or 0)
+end
+
+function methods.on_enter(self, fn) return connections.connect(live(self), "on_enter", fn, "on_enter") end
+function methods.on_exit(self, fn) return connections.connect(live(self), "on_exit", fn, "on_exit") end
+function methods.on_transition(self, fn) return connections.connect(live(self), "on_transition", fn, "on_transition") end
+
+-- controller:detach(): the animator keeps its tracks as they are (a
+-- script may stop them); the controller is no longer usable.
+function methods.detach(self)
+  local ctl = live(self)
+  core.controller_detach(ctl.animator)
+  animator_state(ctl.animator).controller = nil
+  ctl.detached = true
+end
+
+local fields = {
+  graph = function(ctl) return ctl.graph end,
+  animator = function(ctl) return ctl.animator end,
+}
+
+cmt.__index = function(self, k)
+  local m = methods[k]
+  if m then return m end
+  local f = fields[k]
+  if f then return f(rawget(self, "_")) end
+  args.no_field("anim.controller", k, methods, fields)
+end
+cmt.__newindex = function(_, k) args.raise("cannot set controller field '" .. shown(k) .. "'") end
+cmt.__tostring = function(self)
+  local ctl = rawget(self, "_")
+  return string.format("anim.controller(%s%s)", shown(ctl.info.name), ctl.detached and ", detached" or "")
+end
+
+-- The handlers of the delivery (runtime/deliver.lua) --------------------------------------
+
+-- The tracks the last update started: their objects and slots, as play
+-- gives them; then the queue's entries find them.
+function delivery.adopt(animator)
+  local st = animator_state(animator)
+  local self = st.controller
+  if not self then return end
+  local ctl = rawget(self, "_")
+  local boxes = core.controller_adopt(animator, ctl.info.state_clips)
+  for _, t in ipairs(boxes) do
+    local clip = track_uv(t, codes.uv.track_source)
+    local _, _, _, _, _, _, id = core.track_state(t)
+    st.live[id], st.cbs[id], st.src[id] = t, track_uv(t, UV_CALLBACKS), clip
+    if #clipmod.info(clip).markers > 0 then dispatch.marks(t) end
+    core.track_slot(t)
+    playing.note(clip, t, nil)
+  end
+  core.animator_reslot(animator)
+  local over = core.controller_over(animator)
+  if over ~= 0 then
+    for l, layer in ipairs(ctl.info.layers) do
+      local bit = 2 ^ math.min(l - 1, 31)
+      if over % (2 * bit) >= bit and not ctl.over_warned[l] then
+        ctl.over_warned[l] = true
+        local w = rawget(_G, "warn")
+        local line = string.format("anim: graph '%s': layer '%s' had more than 8 transitions in one update; the rest wait"
+          .. " for the next update (a cycle of instant transitions?)", shown(ctl.info.name), shown(layer.name))
+        if type(w) == "function" then w(line) else io.stderr:write(line, "\n") end
+      end
+    end
+  end
+end
+
+-- An exit, transition or entry to the controller's callbacks.
+function delivery.state(animator, ty, l, s, other, late, in_co, batch)
+  local self = animator_state(animator).controller
+  if not self then return end
+  local ctl = rawget(self, "_")
+  local layer = ctl.info.layers[l + 1]
+  local states = layer.states
+  if ty == EV.exit then return delivery.call(ctl.on_exit, nil, in_co, batch, layer.name, states[s + 1], late)
+  elseif ty == EV.enter then return delivery.call(ctl.on_enter, nil, in_co, batch, layer.name, states[s + 1], late)
+  else return delivery.call(ctl.on_transition, nil, in_co, batch, layer.name, states[other + 1], states[s + 1], late) end
+end
+
+args.methods(methods, cmt, "anim.controller")
+M.is_controller = function(x) return getmetatable(x) == "anim.controller" end
+M.methods = methods
+return M

@@ -1,0 +1,209 @@
+-- graph.lua: anim.graph(source [, clips]) -> graph | nil, message.  A
+-- .animgraph description (format/graph.lua reads and checks the file)
+-- with its clips resolved, compiled into the core's graph (csrc/core/graph.h:
+-- flat arrays of parameters, layers, states, transitions in evaluation
+-- order, conditions, and every transition's fade durations resolved from
+-- the mix table).  The graph is shared by the animators it controls
+-- (runtime/controller.lua) and never changes.
+local core = require "anim.core"
+local codes = require "anim.base.codes"
+local gformat = require "anim.format.graph"
+local clipmod = require "anim.format.clip"
+local args = require "anim.base.args"
+local E = require "anim.base.errors"
+
+local M = {}
+
+local shown = E.shown
+local GPARAM = codes.gparam
+
+-- What this runtime does not play yet, each as the message's end.
+local function unsupported(desc)
+  for _, layer in ipairs(desc.layers) do
+    for _, s in ipairs(layer.states) do
+      if s.kind == "space" then
+        return s.json .. ": a blend-space state: the runtime does not play them yet (make the blend space with"
+          .. " anim.blendspace and play it from a script)"
+      elseif s.kind == "machine" then
+        return s.json .. ": a sub-machine: the runtime does not play them yet (write its states in the layer)"
+      end
+    end
+  end
+end
+
+-- The clip of each name: clips a table name -> clip (or a function name ->
+-- clip or nil); nil, message naming every one missing.
+local function resolve(desc, clips)
+  local byname = {}
+  local function get(name)
+    if byname[name] == nil then
+      local c
+      if type(clips) == "function" then c = clips(name)
+      elseif type(clips) == "table" then c = clips[name] end
+      byname[name] = clipmod.is_clip(c) and c or false
+    end
+    return byname[name]
+  end
+  local msg = gformat.check_clips(desc, get, type(clips) == "table" and (function()
+    local known = {}
+    for k, v in pairs(clips) do if type(k) == "string" and clipmod.is_clip(v) then known[#known + 1] = k end end
+    table.sort(known)
+    return known
+  end)() or nil)
+  if msg then return nil, msg end
+  return get
+end
+
+-- A layer's clips must blend as it says.
+local function check_blend(desc, get)
+  for _, layer in ipairs(desc.layers) do
+    for _, s in ipairs(layer.states) do
+      if s.kind == "clip" then
+        local blend = clipmod.info(get(s.clip)).blend
+        if blend ~= layer.blend then
+          return string.format("%s: clip '%s' blends %s, its layer '%s' %s (a layer's clips blend as it says)",
+            s.json, shown(s.clip), blend, shown(layer.name), layer.blend)
+        end
+      end
+    end
+  end
+end
+
+-- The core's spec (every index 0-based, -1 for none) and the graph's info.
+local function compile(desc, get)
+  local spec = { params = {}, layers = {}, states = {}, trans = {}, conds = {}, durs = {}, clips = {} }
+  local info = { name = desc.name, desc = desc, layers = {}, state_clips = {}, params = desc.parameters,
+    param_index = desc.parameter_index, layer_index = desc.layer_index }
+  local clip_index = {}
+  for i, p in ipairs(desc.parameters) do
+    local d = p.default
+    spec.params[i] = { GPARAM[p.type], type(d) == "boolean" and (d and 1 or 0) or d or 0 }
+  end
+  for li, layer in ipairs(desc.layers) do
+    local m = layer.machines[1]
+    local state0, any0 = #spec.states, #spec.trans
+    local names = {}
+    -- the machine's transitions in evaluation order: any-state first, then
+    -- each state's (together, in file order)
+    local first = {}
+    for k, t in ipairs(m.transitions) do
+      local from = t.any and -1 or t.from - 1
+      local n0 = #spec.conds
+      for _, c in ipairs(t.conditions) do
+        local v = c.value
+        spec.conds[#spec.conds + 1] = { c.param - 1, c.op, type(v) == "boolean" and (v and 1 or 0) or v or 0 }
+      end
+      local dur = #spec.durs
+      if t.any then
+        for _, s in ipairs(layer.states) do spec.durs[#spec.durs + 1] = desc.duration(li, t, s.path) end
+      else
+        spec.durs[#spec.durs + 1] = desc.duration(li, t, layer.states[t.from].path)
+        first[t.from] = first[t.from] or #spec.trans
+      end
+      spec.trans[#spec.trans + 1] = { from, t.to - 1, n0, #t.conditions, dur, t.exit_time or -1, t.offset or 0,
+        t.curve_interp, t.curve_ease, t.sync and 1 or 0, t.interrupt_code, t.can_self and 1 or 0 }
+      assert(k ~= 1 or t.any or m.any == 0)
+    end
+    for si, s in ipairs(layer.states) do
+      names[si] = s.path
+      local ci = -1
+      if s.kind == "clip" then
+        local c = get(s.clip)
+        if not clip_index[c] then
+          spec.clips[#spec.clips + 1] = c
+          clip_index[c] = #spec.clips - 1
+        end
+        ci = clip_index[c]
+        info.state_clips[state0 + si] = c
+      else
+        info.state_clips[state0 + si] = false
+      end
+      spec.states[#spec.states + 1] = { ci, s.loop_code or -1, s.speed or 1,
+        s.speed_parameter and s.speed_parameter - 1 or -1, first[si] or #spec.trans, #s.transitions }
+    end
+    spec.layers[li] = { state0, #layer.states, any0, m.any, layer.entry - 1, layer.weight, li - 1 }
+    info.layers[li] = { name = layer.name, states = names, by_path = layer.by_path, mask = layer.mask,
+      state0 = state0 }
+  end
+  return spec, info
+end
+
+-- Graphs: the core's boxes, their info their first user value.
+local gmt = core.graph_metatable
+M.info = core.graph_info
+
+local methods = {}
+function methods.parameters(self)
+  local out = {}
+  for i, p in ipairs(M.info(self).params) do out[i] = { name = p.name, type = p.type, default = p.default } end
+  return out
+end
+function methods.layers(self)
+  local out = {}
+  for i, l in ipairs(M.info(self).layers) do out[i] = l.name end
+  return out
+end
+function methods.states(self, layer)
+  local info = M.info(self)
+  local l = M.layer(info, layer, 1, "states")
+  local out = {}
+  for i, p in ipairs(info.layers[l].states) do out[i] = p end
+  return out
+end
+
+local fields = { name = function(info) return info.name end }
+gmt.__name = "anim.graph"
+gmt.__index = function(self, k)
+  local m = methods[k]
+  if m then return m end
+  local f = fields[k]
+  if f then return f(M.info(self)) end
+  args.no_field("anim.graph", k, methods, fields)
+end
+gmt.__tostring = function(self)
+  local info = M.info(self)
+  return string.format("anim.graph(%s, %d layer%s)", shown(info.name), #info.layers, #info.layers == 1 and "" or "s")
+end
+args.methods(methods, gmt, "anim.graph")
+
+-- The index of a layer given by name or index (default 1), or raises
+-- argument n of fname with a suggestion.
+function M.layer(info, l, n, fname)
+  if l == nil then return 1 end
+  if type(l) == "number" and info.layers[l] then return l end
+  if type(l) == "string" and info.layer_index[l] then return info.layer_index[l] end
+  local names = {}
+  for i, x in ipairs(info.layers) do names[i] = x.name end
+  if type(l) == "string" then
+    args.error(n, fname, "unknown layer '" .. shown(l) .. "'" .. E.hint(l, names) .. " (the layers: " .. table.concat(names, ", ") .. ")")
+  end
+  args.error(n, fname, "layer must be a layer name or index (1 to " .. #names .. "), got " .. args.show(l))
+end
+
+function M.is_graph(g) return debug.getmetatable(g) == gmt end
+M.methods = methods
+
+-- anim.graph(source [, clips]) -> graph | nil, message
+function M.new(source, clips)
+  if type(source) ~= "string" and type(source) ~= "table" then
+    args.error(1, "graph", "a path, JSON text or a table expected, got " .. args.typename(source))
+  end
+  if clips ~= nil and type(clips) ~= "table" and type(clips) ~= "function" then
+    args.error(2, "graph", "clips must be a table (name -> clip) or a function (name -> clip), got " .. args.typename(clips))
+  end
+  local desc, err
+  if type(source) == "string" and not source:find("^%s*{") then desc, err = gformat.read(source)
+  else desc, err = gformat.decode(source) end
+  if not desc then return nil, err end
+  local why = unsupported(desc)
+  if why then return nil, desc.name .. ": " .. why end
+  local get, msg = resolve(desc, clips)
+  if not get then return nil, msg end
+  why = check_blend(desc, get)
+  if why then return nil, desc.name .. ": " .. why end
+  local spec, info = compile(desc, get)
+  info.warnings = err
+  return core.graph_new(spec, info)
+end
+
+return M
