@@ -377,19 +377,81 @@ describe("a controller's API", function()
     assert.are.equal(n, #a:tracks())  -- its tracks play on
   end)
 
-  it("anim.graph names every clip it cannot resolve, and the states it does not play yet", function()
+  it("anim.graph names every clip it cannot resolve, a space it cannot make, an exit time it cannot mean", function()
     local src = { version = 1, layers = { base("a", { a = "wlak", b = "jmp" }, {}) } }
     local g2, err = anim.graph(src, { walk = CLIPS.a, jump = CLIPS.b })
     assert.is_nil(g2)
     assert.truthy(err:find("layers[1].states.a.clip: unknown clip 'wlak'; did you mean 'walk'?", 1, true), err)
     assert.truthy(err:find("layers[1].states.b.clip: unknown clip 'jmp'; did you mean 'jump'?", 1, true), err)
     g2, err = anim.graph({ version = 1, parameters = { s = { type = "float" } }, layers = { base("m", {
-      m = { space = { parameters = { "s" }, points = { { 0, "a" }, { 1, "b" } } } } }, {}) } }, CLIPS)
+      m = { space = { parameters = { "s" }, points = { { 0, "a" }, { 1, "c" } } } } }, {}) } }, CLIPS)
     assert.is_nil(g2)
-    assert.truthy(err:find("a blend-space state: the runtime does not play them yet", 1, true), err)
+    assert.truthy(err:find("graph: layers[1].states.m.space: points[2].clip: a synced blend space needs clips with the loop mode of points[1].clip", 1, true), err)
+    g2, err = anim.graph({ version = 1, layers = { base("g", { g = { machine = { entry = "x", states = { x = { clip = "a" } },
+      transitions = { { from = "x", to = "exit" } } } }, y = "b" }, { { from = "g", to = "y", exit_time = 0.5 } }) } }, CLIPS)
+    assert.is_nil(g2)
+    assert.truthy(err:find("graph: layers[1].transitions[1].exit_time: a transition from a sub-machine fires when one to \"exit\" inside it does: it has no exit time of its own", 1, true), err)
     g2, err = anim.graph({ version = 1, layers = { base("a", { a = "a", add = { clip = "a" } }, {}) } }, CLIPS)
     assert.truthy(g2, err)
     raises(function() anim.graph(5) end, "bad argument #1 to 'graph' (a path, JSON text or a table expected, got number)")
+  end)
+end)
+
+describe("a state machine's sub-machines and blend spaces", function()
+  local clips = {
+    idle = clip("idle", 2), walk = clip("walk", 1, "loop", { markers = { { time = 0.5, name = "step" } } }),
+    run = clip("run", 0.6, "loop", { markers = { { time = 0.3, name = "step" } } }),
+    jump = clip("jump", 0.5, "once"), fall = clip("fall", 1), hit = clip("hit", 0.3, "once"),
+  }
+  local g = assert(anim.graph({ version = 1,
+    parameters = { speed = { type = "float" }, jump = { type = "trigger" }, grounded = { type = "bool", default = true },
+      hit = { type = "trigger" } },
+    layers = { { name = "base", entry = "ground",
+      states = {
+        ground = { machine = { entry = "move", states = {
+            move = { space = { parameters = { "speed" }, points = { { 0, "idle" }, { 1.5, "walk" }, { 4, "run" } } } } },
+          transitions = { { from = "move", to = "exit", when = { { "jump" } } } } } },
+        air = { machine = { entry = "jump", states = { jump = { clip = "jump" }, fall = { clip = "fall" } },
+          transitions = { { from = "jump", to = "fall", exit_time = 1 },
+                          { from = "fall", to = "exit", when = { { "grounded" } } } } } },
+        hurt = { clip = "hit" } },
+      transitions = {
+        { from = "ground", to = "air", duration = 0.1 },
+        { from = "air", to = "ground", duration = 0.2 },
+        { from = "any", to = "hurt", when = { { "hit" } }, can_self = false },
+        { from = "hurt", to = "ground", exit_time = 1 } } } } }, clips))
+
+  it("enter entries, exit through the parent's transitions, and take the outer any-state ones inside", function()
+    local a = anim.animator(rig)
+    local c = a:control(g)
+    local log, now = {}, 0
+    c:on_transition(function(_, f, t, late) log[#log + 1] = string.format("%s>%s@%.6f", f, t, now - late) end)
+    local script = { [6] = function() c:fire("jump"); c:set("grounded", false) end,
+      [15] = function() c:set("grounded", true) end, [20] = function() c:fire("hit") end }
+    for i = 1, 30 do
+      if script[i] then script[i]() end
+      now = now + 0.1
+      a:update(0.1)
+    end
+    assert.are.same({ "ground/move>air/jump@0.500000", "air/jump>air/fall@1.000000", "air/fall>ground/move@1.400000",
+      "ground/move>hurt@1.900000", "hurt>ground/move@2.200000" }, log)
+    assert.are.equal("ground/move", (c:current()))
+    c:force("air")
+    a:update(0.1)
+    assert.are.equal("air/jump", (c:current()))
+  end)
+
+  it("a blend-space state takes its parameter from the graph's, its markers from the dominant point", function()
+    local a = anim.animator(rig)
+    local c = a:control(g)
+    local steps = {}
+    a:on_marker(function(_, _, _, _, cl) steps[cl.name] = (steps[cl.name] or 0) + 1 end)
+    c:set("speed", 3.9)
+    for _ = 1, 100 do a:update(0.1) end
+    -- at 3.9 run is dominant; a cycle lasts 0.04 x 1 + 0.96 x 0.6 s (of the first point's 2 s clip)
+    assert.are.same({ run = 16 }, steps)
+    local _, nt = c:current()
+    assert(math.abs(nt - 10 / (0.04 * 1 + 0.96 * 0.6)) < 1e-9, nt)
   end)
 end)
 

@@ -19,6 +19,7 @@
 #include "animator_impl.h"
 #include "graph.h"
 #include "pool.h"
+#include "spaceplay.h"
 
 typedef struct ctl_layer {
   int cur;                 /* the current state (layer-local) */
@@ -44,8 +45,9 @@ struct anim_controller {
   unsigned char *armed;    /* per layer and parameter: a trigger armed */
   ctl_layer *layers;
   anim_track **marks;      /* per layer: the track its entries are queued on */
-  const anim_binding **binds;  /* per state of the graph: its clip's bindings (in this block) */
-  int *nbind;
+  const anim_binding **binds;  /* the lists of bindings (in this block): per state of the graph */
+  int *nbind;                  /* with a clip one, with a blend space one per point, else none */
+  int *bind0;                  /* per state: its first list */
   anim_track **made;       /* the tracks the last update made, their layers and states */
   int *made_layer, *made_state;
   int nmade, capmade;
@@ -58,20 +60,23 @@ static size_t align8(size_t x) { return (x + 7) / 8 * 8; }
 
 anim_controller *anim_controller_new(anim_animator *a, anim_graph *g, const anim_binding *const *binds,
                                      const int *nbind, const anim_clip *mark_clip) {
-  size_t np = (size_t)g->nparams, nl = (size_t)g->nlayers, ns = (size_t)g->nstates, nb = 0, s, off[10];
+  size_t np = (size_t)g->nparams, nl = (size_t)g->nlayers, ns = (size_t)g->nstates, nb = 0, s, off[11], nlists = 0;
   size_t capmade = nl * (ANIM_GRAPH_MAX_STEPS + 1);
   anim_controller *c;
   anim_play_opts o = {0, 1, 1, 0, 1};
   char *p;
   int i;
-  for (i = 0; i < g->nstates; i++) nb += (size_t)(nbind[i] > 0 ? nbind[i] : 0);
+  for (i = 0; i < g->nstates; i++)
+    nlists += g->states[i].space >= 0 ? (size_t)g->spaces[g->states[i].space]->n : g->states[i].clip >= 0 ? 1 : 0;
+  for (i = 0; i < (int)nlists; i++) nb += (size_t)(nbind[i] > 0 ? nbind[i] : 0);
   s = align8(sizeof *c);
   off[0] = s; s = align8(s + sizeof(double) * np);
   off[1] = s; s = align8(s + sizeof(double) * np);
   off[2] = s; s = align8(s + sizeof(ctl_layer) * nl);
   off[3] = s; s = align8(s + sizeof(anim_track *) * nl);
-  off[4] = s; s = align8(s + sizeof(anim_binding *) * ns);
-  off[5] = s; s = align8(s + sizeof(int) * ns);
+  off[4] = s; s = align8(s + sizeof(anim_binding *) * nlists);
+  off[5] = s; s = align8(s + sizeof(int) * nlists);
+  off[10] = s; s = align8(s + sizeof(int) * ns);
   off[6] = s; s = align8(s + sizeof(anim_track *) * capmade);
   off[7] = s; s = align8(s + sizeof(int) * 2 * capmade);
   off[8] = s; s = align8(s + sizeof(anim_binding) * nb);
@@ -89,6 +94,7 @@ anim_controller *anim_controller_new(anim_animator *a, anim_graph *g, const anim
   c->marks = (anim_track **)(void *)(p + off[3]);
   c->binds = (const anim_binding **)(void *)(p + off[4]);
   c->nbind = (int *)(void *)(p + off[5]);
+  c->bind0 = (int *)(void *)(p + off[10]);
   c->made = (anim_track **)(void *)(p + off[6]);
   c->made_layer = (int *)(void *)(p + off[7]);
   c->made_state = c->made_layer + capmade;
@@ -96,12 +102,17 @@ anim_controller *anim_controller_new(anim_animator *a, anim_graph *g, const anim
   c->capmade = (int)capmade;
   {
     anim_binding *copy = (anim_binding *)(void *)(p + off[8]);
-    for (i = 0; i < g->nstates; i++) {
+    int k = 0;
+    for (i = 0; i < (int)nlists; i++) {
       int n = nbind[i] > 0 ? nbind[i] : 0;
       if (n) memcpy(copy, binds[i], sizeof *copy * (size_t)n);
       c->binds[i] = copy;
       c->nbind[i] = n;
       copy += n;
+    }
+    for (i = 0; i < g->nstates; i++) {
+      c->bind0[i] = k;
+      k += g->states[i].space >= 0 ? g->spaces[g->states[i].space]->n : g->states[i].clip >= 0 ? 1 : 0;
     }
   }
   for (i = 0; i < g->nparams; i++) {
@@ -200,13 +211,26 @@ static double state_speed(const anim_controller *c, const anim_gstate *st) {
   return st->speed * (st->speed_param >= 0 ? c->param[st->speed_param] : 1);
 }
 
-/* How fast state s's normalized time moves, per animator second. */
+/* A blend space state's parameter, from its float parameters. */
+static void space_at(const anim_controller *c, const anim_gstate *st, double p[2]) {
+  p[0] = c->param[st->at[0]];
+  p[1] = st->at[1] >= 0 ? c->param[st->at[1]] : 0;
+}
+
+/* How fast state s's normalized time moves, per animator second: its
+ * clip's (a blend space's: its first point's, at the synced speed of its
+ * parameter now). */
 static double nrate(const anim_controller *c, int l, int s) {
   const anim_gstate *st = state_of(c, l, s);
-  const anim_clip *k = st->clip >= 0 ? c->g->clips[st->clip] : NULL;
-  double r;
+  const anim_clip *k = st->clip >= 0 ? c->g->clips[st->clip] : st->space >= 0 ? c->g->spaces[st->space]->clip[0] : NULL;
+  double r, f = 1;
   if (!k || !(k->length > 0)) return 1;
-  r = fabs(k->speed * state_speed(c, st)) / k->length;
+  if (st->space >= 0) {
+    double p[2];
+    space_at(c, st, p);
+    f = anim_space_factor(c->g->spaces[st->space], p);
+  }
+  r = fabs(k->speed * state_speed(c, st) * f) / k->length;
   return isfinite(r) ? r : 0;
 }
 
@@ -254,11 +278,41 @@ static double when(const anim_controller *c, int l, const anim_gtrans *t, double
   return at;
 }
 
-/* The next transition of layer l from instant e within the update's dt. */
+/* The next transition of layer l from instant e within the update's dt:
+ * tr, and fin, the one whose destination it goes to (tr itself, or for a
+ * transition to "exit" the first of the parent machine's transitions from
+ * the sub-machine that may fire at that instant, and so on up). */
 typedef struct pick {
   double at;
-  int tr;
+  int tr, fin;
 } pick;
+
+/* Where transition tr to "exit" goes at `at`: the first transition from
+ * its machine's state (in the parent machine, in file order) whose
+ * conditions hold then, followed up while it goes to "exit" too; -1 when
+ * none may fire (then the exit does not either). */
+/* One step of it: the first transition from the sub-machine's state whose
+ * conditions hold at `at`, or -1. */
+static int exit_to1(const anim_controller *c, int l, int tr, double at) {
+  const anim_graph *g = c->g;
+  const anim_glayer *ly = &g->layers[l];
+  int ms = g->machines[g->states[ly->state0 + g->trans[tr].from].machine].state, i;
+  const anim_gstate *st = &g->states[ly->state0 + ms];
+  for (i = st->tr0; i < st->tr0 + st->ntr; i++) {
+    const anim_gtrans *u = &g->trans[i];
+    int k, ok = 1;
+    for (k = u->cond0; k < u->cond0 + u->ncond && ok; k++) ok = holds(c, l, &g->conds[k], at);
+    if (ok) return i;
+  }
+  return -1;
+}
+
+static int exit_to(const anim_controller *c, int l, int tr, double at) {
+  int depth;
+  for (depth = 0; depth <= ANIM_GRAPH_MAX_DEPTH && tr >= 0 && c->g->trans[tr].to == ANIM_GRAPH_EXIT; depth++)
+    tr = exit_to1(c, l, tr, at);
+  return tr >= 0 && c->g->trans[tr].to != ANIM_GRAPH_EXIT ? tr : -1;
+}
 
 /* Considers the transitions trans[t0 .. t0 + n) from a state at normalized
  * time nt0 at w0 moving at r (any-state ones from the current state cur). */
@@ -268,23 +322,39 @@ static void consider(const anim_controller *c, int l, int t0, int n, int cur, do
   for (i = t0; i < t0 + n; i++) {
     const anim_gtrans *t = &c->g->trans[i];
     double at;
+    int fin = i;
     if (t->from < 0 && t->to == cur && !t->can_self) continue;
     if (i == c->layers[l].tr) continue;  /* (the transition under way does not interrupt itself) */
     at = when(c, l, t, nt0, r, w0, w1);
-    if (at >= 0 && at < best->at) { best->at = at; best->tr = i; }
+    if (at >= 0 && at < best->at && t->to == ANIM_GRAPH_EXIT) fin = exit_to(c, l, i, at);
+    if (at >= 0 && at < best->at && fin >= 0) { best->at = at; best->tr = i; best->fin = fin; }
   }
+}
+
+/* The any-state transitions of every machine from the layer's own down to
+ * state s's, outermost first. */
+static void consider_any(const anim_controller *c, int l, int s, double nt0, double r, double w0, double w1,
+                         pick *best) {
+  const anim_graph *g = c->g;
+  const anim_glayer *ly = &g->layers[l];
+  int chain[ANIM_GRAPH_MAX_DEPTH + 2], n = 0, m = g->states[ly->state0 + s].machine;
+  for (;;) {
+    chain[n++] = m;
+    if (g->machines[m].state < 0 || n > ANIM_GRAPH_MAX_DEPTH) break;
+    m = g->states[ly->state0 + g->machines[m].state].machine;
+  }
+  while (n-- > 0) consider(c, l, g->machines[chain[n]].any0, g->machines[chain[n]].nany, s, nt0, r, w0, w1, best);
 }
 
 static double nt_at(const ctl_layer *L, double r, double e) { return L->nt + r * (e - L->nt_e); }
 
 static pick find(const anim_controller *c, int l, double e, double dt) {
   const ctl_layer *L = &c->layers[l];
-  const anim_glayer *ly = &c->g->layers[l];
   const anim_gstate *cs = state_of(c, l, L->cur);
   double r = nrate(c, l, L->cur);
   pick best;
   best.at = HUGE_VAL;
-  best.tr = -1;
+  best.tr = best.fin = -1;
   if (L->tr != -1 && L->fade_end > e) {
     /* a fade under way: the transitions its interrupt allows, up to its end */
     int in = L->tr >= 0 ? c->g->trans[L->tr].interrupt : ANIM_GINT_NONE, pass;
@@ -292,7 +362,7 @@ static pick find(const anim_controller *c, int l, double e, double dt) {
     if (in != ANIM_GINT_NONE) {
       const anim_gstate *ss = state_of(c, l, L->src);
       double rs = nrate(c, l, L->src), nts = L->src_nt + rs * (e - L->src_e);
-      consider(c, l, ly->any0, ly->nany, L->cur, nt_at(L, r, e), r, e, w1, &best);
+      consider_any(c, l, L->cur, nt_at(L, r, e), r, e, w1, &best);
       /* 1: the source's transitions, 2: the destination's, in the order named */
       int order[2] = {in == ANIM_GINT_SOURCE || in == ANIM_GINT_SOURCE_THEN_DESTINATION ? 1 : 2,
                       in == ANIM_GINT_SOURCE_THEN_DESTINATION ? 2 : in == ANIM_GINT_DESTINATION_THEN_SOURCE ? 1 : 0};
@@ -305,7 +375,7 @@ static pick find(const anim_controller *c, int l, double e, double dt) {
     e = L->fade_end;
     if (e > dt) return best;
   }
-  consider(c, l, ly->any0, ly->nany, L->cur, nt_at(L, r, e), r, e, dt, &best);
+  consider_any(c, l, L->cur, nt_at(L, r, e), r, e, dt, &best);
   consider(c, l, cs->tr0, cs->ntr, L->cur, nt_at(L, r, e), r, e, dt, &best);
   return best;
 }
@@ -365,8 +435,8 @@ static void enter(anim_controller *c, int l, int s, double at, double nt0, doubl
   L->nt_e = at;
   L->track = NULL;
   queue(c, l, ANIM_EV_ENTER, at, s, -1);
-  if (st->clip < 0) return;
-  k = c->g->clips[st->clip];
+  if (st->clip < 0 && st->space < 0) return;
+  k = st->clip >= 0 ? c->g->clips[st->clip] : c->g->spaces[st->space]->clip[0];
   o.fade = fade;
   o.weight = ly->weight;
   o.speed = state_speed(c, st);
@@ -375,16 +445,23 @@ static void enter(anim_controller *c, int l, int s, double at, double nt0, doubl
   o.has_priority = 1;
   /* (on a worker thread, one allocation at a time: animator.c) */
   if (a->serial) anim_pool_lock(a->serial);
-  t = anim_animator_play(a, k, &o, c->binds[gs], c->nbind[gs]);
+  if (st->space >= 0) {
+    double p[2];
+    space_at(c, st, p);
+    t = anim_animator_play_space(a, c->g->spaces[st->space], &o, c->binds + c->bind0[gs], c->nbind + c->bind0[gs], p);
+  } else {
+    t = anim_animator_play(a, k, &o, c->binds[c->bind0[gs]], c->nbind[c->bind0[gs]]);
+  }
   if (a->serial) anim_pool_unlock(a->serial);
   if (!t) { a->oom = 1; return; }
   loop = st->loop >= 0 ? st->loop : k->loop;
-  t->loop = (unsigned char)((loop == ANIM_ONCE ? ANIM_HOLD : loop) + 1);  /* a once clip holds its end */
+  anim_track_set_loop(t, loop == ANIM_ONCE ? ANIM_HOLD : loop);  /* a once clip holds its end */
   t->fade.interp = (unsigned char)interp;
   t->fade.ease = (unsigned char)ease;
   if (nt0 > 0 && k->length > 0) {
     double x = fmod(nt0, 1) * k->length;
     t->time = k->speed * o.speed < 0 ? k->length - x : x;
+    if (t->sp.play) anim_space_seek(t, t->time);
   }
   t->state = TR_QUEUED;
   t->chain.start_at = at;
@@ -397,17 +474,35 @@ static void enter(anim_controller *c, int l, int s, double at, double nt0, doubl
   }
 }
 
+/* The triggers of transition i's conditions consumed (in layer l). */
+static void consume(anim_controller *c, int l, int i) {
+  const anim_gtrans *t = &c->g->trans[i];
+  int k;
+  for (k = t->cond0; k < t->cond0 + t->ncond; k++)
+    if (c->g->ptype[c->g->conds[k].param] == ANIM_GPARAM_TRIGGER)
+      c->armed[l * c->g->nparams + c->g->conds[k].param] = 0;
+}
+
 /* Layer l goes to state `to` at `at` by transition tr (the graph's index;
- * -2: a force) over dur. */
-static void go(anim_controller *c, int l, int tr, int to, double at, double dur) {
+ * -2: a force) over dur; fin: the transition whose fade it takes (tr, or
+ * where an exit went: exit_to). */
+static void go(anim_controller *c, int l, int tr, int fin, int to, double at, double dur) {
   ctl_layer *L = &c->layers[l];
-  const anim_gtrans *t = tr >= 0 ? &c->g->trans[tr] : NULL;
-  int from = L->cur, k, interp = t ? t->interp : ANIM_LINEAR, ease = t ? t->ease : 0;
+  const anim_gtrans *t = fin >= 0 ? &c->g->trans[fin] : NULL;
+  int from = L->cur, interp = t ? t->interp : ANIM_LINEAR, ease = t ? t->ease : 0;
   double nt_from = nt_at(L, nrate(c, l, from), at), nt0;
-  if (t)
-    for (k = t->cond0; k < t->cond0 + t->ncond; k++)
-      if (c->g->ptype[c->g->conds[k].param] == ANIM_GPARAM_TRIGGER)
-        c->armed[l * c->g->nparams + c->g->conds[k].param] = 0;  /* consumed (in this layer) */
+  if (tr >= 0) {
+    /* (an exit's chain, found before any of its triggers is consumed:
+     * each transition's) */
+    int chain[ANIM_GRAPH_MAX_DEPTH + 2], n = 0, k;
+    chain[n++] = tr;
+    while (n < ANIM_GRAPH_MAX_DEPTH + 2 && chain[n - 1] != fin && c->g->trans[chain[n - 1]].to == ANIM_GRAPH_EXIT) {
+      int next = exit_to1(c, l, chain[n - 1], at);
+      if (next < 0) break;
+      chain[n++] = next;
+    }
+    for (k = 0; k < n; k++) consume(c, l, chain[k]);
+  }
   queue(c, l, ANIM_EV_EXIT, at, from, -1);
   queue(c, l, ANIM_EV_TRANSITION, at, to, from);
   if (L->track) {
@@ -442,22 +537,27 @@ void anim_controller_step(anim_controller *c) {
       L->started = 1;
       enter(c, l, g->layers[l].entry, 0, 0, 0, ANIM_LINEAR, 0);
     } else if (L->track && !L->track->stopping) {
-      /* a speed parameter set since the last update */
+      /* a speed or a blend space's parameters set since the last update */
       const anim_gstate *st = state_of(c, l, L->cur);
       if (st->speed_param >= 0) L->track->speed = isfinite(state_speed(c, st)) ? state_speed(c, st) : 0;
+      if (st->space >= 0) {
+        double p[2];
+        space_at(c, st, p);
+        anim_track_set_at(L->track, p);
+      }
     }
     if (L->force >= 0) {
       int s = L->force;
       L->force = -1;
-      go(c, l, -2, s, 0, L->force_fade);
+      go(c, l, -2, -1, s, 0, L->force_fade);
     }
     for (n = 0; n <= ANIM_GRAPH_MAX_STEPS; n++) {
       pick p = find(c, l, e, dt);
       const anim_gtrans *t;
       if (p.tr < 0) break;
       if (n == ANIM_GRAPH_MAX_STEPS) { c->over |= 1u << (l < 31 ? l : 31); break; }
-      t = &g->trans[p.tr];
-      go(c, l, p.tr, t->to, p.at, g->durs[t->dur + (t->from < 0 ? L->cur : 0)]);
+      t = &g->trans[p.fin];
+      go(c, l, p.tr, p.fin, t->to, p.at, g->durs[t->dur + (t->from < 0 ? L->cur : 0)]);
       e = p.at;
     }
     /* on to the update's end */

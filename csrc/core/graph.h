@@ -19,8 +19,12 @@
 #include "animator.h"
 
 /* The most transitions one layer takes in one update (the rest wait for
- * the next update): a cycle of instant transitions cannot hang it. */
+ * the next update): a cycle of instant transitions cannot hang it.  The
+ * deepest nesting of sub-machines. */
 #define ANIM_GRAPH_MAX_STEPS 8
+#define ANIM_GRAPH_MAX_DEPTH 16
+/* A transition's `to` that leaves its sub-machine ("to": "exit"). */
+#define ANIM_GRAPH_EXIT (-2)
 
 /* A condition: parameter `param` (its index) against `value` by `op`
  * (ANIM_GOP_*: ANIM_GOP_SET is the one-element form, a bool true or a
@@ -31,7 +35,8 @@ typedef struct anim_gcond {
 } anim_gcond;
 
 /* A transition of a layer.  from: its source state (layer-local), or -1
- * for any state; to: its destination.  Its fade lasts durs[dur] (from a
+ * for any state; to: its destination, a state that is not a sub-machine
+ * (one to a sub-machine goes to its entry's), or ANIM_GRAPH_EXIT.  Its fade lasts durs[dur] (from a
  * state), or durs[dur + current state] (from any state: the mix table
  * gives each pair its own). */
 typedef struct anim_gtrans {
@@ -47,11 +52,16 @@ typedef struct anim_gtrans {
 } anim_gtrans;
 
 /* A state: a clip (clips[clip]) or nothing (clip -1: the layer adds
- * nothing), the loop mode its track plays in (-1: the clip's; a `once`
- * clip holds its last frame), its speed (times the float parameter
- * speed_param unless that is -1), and its transitions trans[tr0 .. tr0 +
- * ntr) in file order. */
+ * nothing, or a sub-machine), the loop mode its track plays in (-1: the
+ * clip's; a `once` clip holds its last frame), its speed (times the float
+ * parameter speed_param unless that is -1), and its transitions trans[tr0
+ * .. tr0 + ntr) in file order; machine: the machine it is in (the graph's
+ * index). */
 typedef struct anim_gstate {
+  int machine;
+  int child;             /* a sub-machine's state: its machine (the graph's index), else -1 */
+  int space;             /* a blend space's state: spaces[space], else -1 */
+  int at[2];             /* its parameter: these float parameters (at[1] -1 in 1D) */
   int clip;
   int loop;
   double speed;
@@ -59,12 +69,23 @@ typedef struct anim_gstate {
   int tr0, ntr;
 } anim_gstate;
 
-/* A layer: its states states[state0 .. state0 + nstates), its any-state
- * transitions trans[any0 .. any0 + nany), its entry state (layer-local),
- * the weight and priority of its tracks. */
+/* A machine: the layer's own, or a sub-machine, whose state in its parent
+ * machine is `state` (layer-local; -1 for the layer's own) and whose
+ * transitions from it fire when one "to": "exit" inside may; its any-state
+ * transitions trans[any0 .. any0 + nany), which apply to every state
+ * inside it, sub-machines' too. */
+typedef struct anim_gmachine {
+  int state;
+  int any0, nany;
+} anim_gmachine;
+
+/* A layer: its states states[state0 .. state0 + nstates), its machines
+ * machines[machine0 ..] (its own first), its entry state (layer-local, a
+ * state that is not a sub-machine), the weight and priority of its
+ * tracks. */
 typedef struct anim_glayer {
   int state0, nstates;
-  int any0, nany;
+  int machine0;
   int entry;
   double weight, priority;
 } anim_glayer;
@@ -73,8 +94,10 @@ typedef struct anim_graph {
   int refs;
   anim_mem mem;
   size_t size;
-  int nparams, nlayers, nstates, ntrans, nconds, ndurs, nclips;
+  int nparams, nlayers, nstates, ntrans, nconds, ndurs, nclips, nmachines, nspaces;
   unsigned char *ptype;  /* ANIM_GPARAM_* */
+  struct anim_space **spaces;  /* retained */
+  anim_gmachine *machines;
   double *pdefault;
   anim_glayer *layers;
   anim_gstate *states;
@@ -85,7 +108,7 @@ typedef struct anim_graph {
 } anim_graph;
 
 typedef struct anim_graph_counts {
-  int nparams, nlayers, nstates, ntrans, nconds, ndurs, nclips;
+  int nparams, nlayers, nstates, ntrans, nconds, ndurs, nclips, nmachines, nspaces;
 } anim_graph_counts;
 
 /* A graph of these counts, its arrays zeroed for the caller to fill (its
@@ -93,6 +116,7 @@ typedef struct anim_graph_counts {
  * of memory or a count is out of range.  One reference. */
 anim_graph *anim_graph_new(const anim_mem *m, const anim_graph_counts *n);
 void anim_graph_set_clip(anim_graph *g, int i, anim_clip *c);
+void anim_graph_set_space(anim_graph *g, int i, struct anim_space *s);
 /* NULL when every index and number of g is in range, else what is not. */
 const char *anim_graph_check(const anim_graph *g);
 void anim_graph_retain(anim_graph *g);
@@ -101,8 +125,10 @@ void anim_graph_release(anim_graph *g);
 typedef struct anim_controller anim_controller;
 
 /* The controller of animator a running g (a holds it: one per animator;
- * a controller already there is freed).  binds[s], nbind[s]: the bindings
- * of state s's clip on a's rig (for the layer's mask), copied.  Each layer
+ * a controller already there is freed).  binds[k], nbind[k]: the bindings
+ * on a's rig (for the layer's mask), copied, of each state's clip in turn
+ * (a blend space's state: of each of its points' clips; other states:
+ * none).  Each layer
  * has a track that carries its entries in the queue (never stepped
  * or posed), made from mark_clip (a clip of no joints).  NULL when out
  * of memory (a keeps its controller then). */

@@ -96,6 +96,29 @@ static double duration(const anim_clip *c) {
   return c->length > 0 && c->speed > 0 && d < HUGE_VAL ? d : 0;
 }
 
+/* A synced space's playhead factor at its points' weights w: a cycle lasts
+ * the weighted mean of the durations, so on the first point alone the
+ * factor is exactly 1 (a clip without a duration, as a synced space's
+ * are not but core.clip_reload may make one, counts as the first
+ * point's; without that, 1). */
+static double sync_factor(const anim_space *s, const double *w) {
+  double d0 = duration(s->clip[0]), cycle = 0, f;
+  int i;
+  for (i = 0; i < s->n; i++) {
+    double d = duration(s->clip[i]);
+    cycle += w[i] * (d > 0 ? d : d0);
+  }
+  f = d0 / cycle;
+  return d0 > 0 && f > 0 && f < HUGE_VAL ? f : 1;
+}
+
+double anim_space_factor(const anim_space *s, const double at[2]) {
+  double w[ANIM_MAX_SPACE_POINTS];
+  if (!s->sync) return 1;
+  anim_space_weights(s, at, w);
+  return sync_factor(s, w);
+}
+
 void anim_space_begin(anim_animator *a, anim_track *lead) {
   struct anim_spaceplay *sp = lead->sp.play;
   const anim_space *s = sp->space;
@@ -113,17 +136,7 @@ void anim_space_begin(anim_animator *a, anim_track *lead) {
     if (a->rm_joint >= 0) anim_rootmotion_begin(a, t);
   }
   if (s->sync) {
-    /* a cycle lasts the weighted mean of the durations: on the first
-     * point alone the factor is exactly 1 (a clip without a duration, as
-     * a synced space's are not but core.clip_reload may make one, counts
-     * as the first point's; without that, the lead keeps its speed) */
-    double d0 = duration(s->clip[0]), cycle = 0, f;
-    for (i = 0; i < sp->n; i++) {
-      double d = duration(s->clip[i]);
-      cycle += w[i] * (d > 0 ? d : d0);
-    }
-    f = d0 / cycle;
-    lead->sp.vscale = d0 > 0 && f > 0 && f < HUGE_VAL ? f : 1;
+    lead->sp.vscale = sync_factor(s, w);
     for (i = 1; i < sp->n; i++) sp->m[i]->shows_last = 0;
   }
 }

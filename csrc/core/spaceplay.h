@@ -65,6 +65,10 @@ void anim_space_seek(anim_track *lead, double time);
  * passqueue.c) and their motion (anim_space_motion, over the lead's
  * records) at the same phase. */
 void anim_space_begin(anim_animator *a, anim_track *lead);
+/* The factor of a synced space's playhead speed at parameter `at` (1
+ * without sync): what anim_space_begin gives its lead (a state machine
+ * reads it for the state's normalized time: controller.c). */
+double anim_space_factor(const anim_space *s, const double at[2]);
 void anim_space_end(anim_track *lead);
 int anim_space_follow(anim_track *t);
 void anim_space_pass(anim_animator *a, anim_track *lead, double from, double to, int dir, int incl,

@@ -11,7 +11,7 @@
 #include "core/propmix.h"
 #include "lua_helpers.h"
 
-static anim_space *check_space(lua_State *L, int idx) {
+anim_space *anim_lua_checkspace(lua_State *L, int idx) {
   anim_space_box *b = anim_lua_checkbox(L, idx, ANIM_BOX_SPACE);
   if (!b->s) anim_lua_finalized(L, ANIM_BOX_SPACE);
   return b->s;
@@ -103,7 +103,7 @@ static int space_info(lua_State *L) { return anim_lua_uservalue(L, ANIM_BOX_SPAC
 
 /* core.space_weights(space, x [, y]) -> { w1, ..., wn } */
 static int space_weights(lua_State *L) {
-  anim_space *s = check_space(L, 1);
+  anim_space *s = anim_lua_checkspace(L, 1);
   double p[2], w[ANIM_MAX_SPACE_POINTS];
   check_at(L, 2, s->dim, p);
   anim_space_weights(s, p, w);
@@ -113,12 +113,12 @@ static int space_weights(lua_State *L) {
 
 /* core.space_triangles(space) -> { {i, j, k}, ... } (1-based, counter-clockwise) */
 static int space_triangles(lua_State *L) {
-  int i, k, ntri = check_space(L, 1)->ntri;
+  int i, k, ntri = anim_lua_checkspace(L, 1)->ntri;
   lua_createtable(L, ntri, 0);
   for (i = 0; i < ntri; i++) {
     lua_createtable(L, 3, 0);
     /* (taken again after each table made: finalizers may have run) */
-    for (k = 0; k < 3; k++) { lua_pushinteger(L, check_space(L, 1)->tri[i][k] + 1); lua_rawseti(L, -2, k + 1); }
+    for (k = 0; k < 3; k++) { lua_pushinteger(L, anim_lua_checkspace(L, 1)->tri[i][k] + 1); lua_rawseti(L, -2, k + 1); }
     lua_rawseti(L, -2, i + 1);
   }
   return 1;
@@ -144,7 +144,7 @@ static int animator_play_space(lua_State *L) {
   anim_track *t;
   {
     anim_animator *a = anim_lua_checkanimator(L, 1);
-    anim_space *s = check_space(L, 2);
+    anim_space *s = anim_lua_checkspace(L, 2);
     anim_lua_checkplayopts(L, 3, &o);
     luaL_checktype(L, 7, LUA_TTABLE);
     luaL_checktype(L, 8, LUA_TTABLE);
@@ -167,7 +167,7 @@ static int animator_play_space(lua_State *L) {
   tb = anim_lua_newtrack(L);
   for (tries = 0;; tries++) {
     anim_animator *a = anim_lua_checkanimator(L, 1);
-    anim_space *s = check_space(L, 2);
+    anim_space *s = anim_lua_checkspace(L, 2);
     for (i = 0; i < n; i++) {
       int which = 0, other = 0;
       if (s->clip[i]->gen != gen[i]) { lua_pushboolean(L, 0); return 1; }

@@ -10,6 +10,7 @@
 #include "lua.h"
 #include "lauxlib.h"
 
+#include "core/blendspace.h"
 #include "core/graph.h"
 #include "lua_helpers.h"
 
@@ -57,18 +58,20 @@ static int records(lua_State *L, const char *key, int *at) {
 #define EACH(L, idx, n, i) for (i = 0; i < (n) && (lua_rawgeti(L, idx, i + 1), luaL_checktype(L, -1, LUA_TTABLE), 1); i++, lua_pop(L, 1))
 
 /* core.graph_new(spec, info) -> graph: spec = { params = { {type,
- * default} }, layers = { {state0, nstates, any0, nany, entry, weight,
- * priority} }, states = { {clip, loop, speed, speed_param, tr0, ntr} },
+ * default} }, layers = { {state0, nstates, machine0, entry, weight,
+ * priority} }, machines = { {state, any0, nany} }, states = { {machine,
+ * child, space, at0, at1, clip, loop, speed, speed_param, tr0, ntr} },
  * trans = { {from, to, cond0, ncond, dur, exit_time, offset, interp, ease,
  * sync, interrupt, can_self} }, conds = { {param, op, value} }, durs = {
- * d }, clips = { clip } }, every index 0-based (-1: none); info: its user
+ * d }, clips = { clip }, spaces = { space } }, every index 0-based (-1:
+ * none); info: its user
  * value.  A spec the Lua side did not make raises. */
 static int graph_new(lua_State *L) {
   anim_graph_counts n;
   anim_graph_box *b;
   anim_graph *g;
   anim_mem m = anim_lua_mem(L);
-  int ip, il, is, it, ic, id, ik, i;
+  int ip, il, is, it, ic, id, ik, im, isp, i;
   const char *why;
   luaL_checktype(L, 1, LUA_TTABLE);
   luaL_checktype(L, 2, LUA_TTABLE);
@@ -79,6 +82,13 @@ static int graph_new(lua_State *L) {
   n.nconds = records(L, "conds", &ic);
   n.ndurs = records(L, "durs", &id);
   n.nclips = records(L, "clips", &ik);
+  n.nmachines = records(L, "machines", &im);
+  n.nspaces = records(L, "spaces", &isp);
+  for (i = 0; i < n.nspaces; i++) {
+    lua_rawgeti(L, isp, i + 1);
+    anim_lua_checkspace(L, -1);
+    lua_pop(L, 1);
+  }
   for (i = 0; i < n.nclips; i++) {
     lua_rawgeti(L, ik, i + 1);
     anim_lua_checkclip(L, -1);
@@ -96,20 +106,30 @@ static int graph_new(lua_State *L) {
     anim_glayer *y = &g->layers[i];
     y->state0 = ifield(L, -1, 1);
     y->nstates = ifield(L, -1, 2);
-    y->any0 = ifield(L, -1, 3);
-    y->nany = ifield(L, -1, 4);
-    y->entry = ifield(L, -1, 5);
-    y->weight = field(L, -1, 6);
-    y->priority = field(L, -1, 7);
+    y->machine0 = ifield(L, -1, 3);
+    y->entry = ifield(L, -1, 4);
+    y->weight = field(L, -1, 5);
+    y->priority = field(L, -1, 6);
+  }
+  EACH(L, im, n.nmachines, i) {
+    anim_gmachine *mc = &g->machines[i];
+    mc->state = ifield(L, -1, 1);
+    mc->any0 = ifield(L, -1, 2);
+    mc->nany = ifield(L, -1, 3);
   }
   EACH(L, is, n.nstates, i) {
     anim_gstate *s = &g->states[i];
-    s->clip = ifield(L, -1, 1);
-    s->loop = ifield(L, -1, 2);
-    s->speed = field(L, -1, 3);
-    s->speed_param = ifield(L, -1, 4);
-    s->tr0 = ifield(L, -1, 5);
-    s->ntr = ifield(L, -1, 6);
+    s->machine = ifield(L, -1, 1);
+    s->child = ifield(L, -1, 2);
+    s->space = ifield(L, -1, 3);
+    s->at[0] = ifield(L, -1, 4);
+    s->at[1] = ifield(L, -1, 5);
+    s->clip = ifield(L, -1, 6);
+    s->loop = ifield(L, -1, 7);
+    s->speed = field(L, -1, 8);
+    s->speed_param = ifield(L, -1, 9);
+    s->tr0 = ifield(L, -1, 10);
+    s->ntr = ifield(L, -1, 11);
   }
   EACH(L, it, n.ntrans, i) {
     anim_gtrans *t = &g->trans[i];
@@ -138,6 +158,11 @@ static int graph_new(lua_State *L) {
     anim_graph_set_clip(g, i, anim_lua_checkclip(L, -1));
     lua_pop(L, 1);
   }
+  for (i = 0; i < n.nspaces; i++) {
+    lua_rawgeti(L, isp, i + 1);
+    anim_graph_set_space(g, i, anim_lua_checkspace(L, -1));
+    lua_pop(L, 1);
+  }
   if ((why = anim_graph_check(g)) != NULL) return luaL_error(L, "graph: %s", why);
   lua_pushvalue(L, 2);
   lua_setiuservalue(L, -2, 1);
@@ -158,12 +183,14 @@ static anim_controller *check_controller(lua_State *L, int idx) {
 }
 
 /* core.controller_new(animator, graph, bindings, mark_clip, cbs) -> {
- * track, ... }: bindings[s] the bindings of the graph's state s (its
- * clip's on the animator's rig, for its layer; false: none); the tracks
- * that carry each layer's entries, their callbacks tables cbs[l]. */
+ * track, ... }: bindings, in the graph's state order, the bindings of
+ * each state's clip on the animator's rig for its layer (a blend space's
+ * state: of each point's clip in turn; others: none); the tracks that
+ * carry each layer's entries, their callbacks tables cbs[l]. */
+#define MAX_LISTS 4096
 static int controller_new(lua_State *L) {
-  const anim_binding *binds[1024];
-  int nbind[1024], i, nl, ns;
+  const anim_binding *binds[MAX_LISTS];
+  int nbind[MAX_LISTS], i, nl, ns, k = 0;
   anim_graph *g = check_graph(L, 2);
   anim_animator *a = anim_lua_checkanimator(L, 1);
   const anim_clip *mark = anim_lua_checkclip(L, 4);
@@ -173,21 +200,18 @@ static int controller_new(lua_State *L) {
   luaL_checktype(L, 5, LUA_TTABLE);
   ns = g->nstates;
   nl = g->nlayers;
-  luaL_argcheck(L, ns <= 1024, 2, "at most 1024 states");
-  luaL_checkstack(L, ns + 8, "too many states");
   for (i = 0; i < ns; i++) {
     const anim_gstate *s = &g->states[i];
-    lua_rawgeti(L, 3, i + 1);
-    if (s->clip < 0 || !lua_toboolean(L, -1)) {
-      binds[i] = NULL;
-      nbind[i] = 0;
-    } else {
-      const anim_clip *k = g->clips[s->clip];
-      binds[i] = anim_lua_checkbindings(L, -1, k->njoints, k->gen, nrig, &nbind[i]);
-      if (!binds[i]) return luaL_error(L, "a clip of the graph was reloaded while its bindings were made");
-      lua_replace(L, -2);
+    int np = s->space >= 0 ? g->spaces[s->space]->n : s->clip >= 0 ? 1 : 0, j;
+    luaL_argcheck(L, k + np <= MAX_LISTS, 2, "too many clips in the graph's states");
+    luaL_checkstack(L, np + 8, "too many states");
+    for (j = 0; j < np; j++, k++) {
+      const anim_clip *cl = s->space >= 0 ? g->spaces[s->space]->clip[j] : g->clips[s->clip];
+      lua_rawgeti(L, 3, k + 1);
+      binds[k] = anim_lua_checkbindings(L, -1, cl->njoints, cl->gen, nrig, &nbind[k]);
+      if (!binds[k]) return luaL_error(L, "a clip of the graph was reloaded while its bindings were made");
+      lua_replace(L, -2);  /* (the bindings' array stays on the stack while they are read) */
     }
-    /* (the bindings' array stays on the stack while they are read) */
   }
   ANIM_LUA_RETRY(L, c, anim_controller_new(anim_lua_checkanimator(L, 1), check_graph(L, 2), binds, nbind, mark));
   if (!c) return anim_lua_nomem(L);

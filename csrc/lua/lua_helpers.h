@@ -343,6 +343,8 @@ void anim_lua_open_keyblock(lua_State *L);
 
 /* The built objects under the boxes (raises when the box is finalized). */
 anim_clip *anim_lua_checkclip(lua_State *L, int arg);
+/* The blend space at arg (lua_blendspace.c). */
+struct anim_space *anim_lua_checkspace(lua_State *L, int arg);
 anim_rig *anim_lua_checkrig(lua_State *L, int arg);
 anim_animator *anim_lua_checkanimator(lua_State *L, int arg);
 /* anim_lua_reader_box(L)->a */

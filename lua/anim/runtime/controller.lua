@@ -12,6 +12,7 @@ local bind = require "anim.format.bind"
 local clipmod = require "anim.format.clip"
 local rigmod = require "anim.format.rig"
 local graphs = require "anim.runtime.graph"
+local spaces = require "anim.runtime.blendspace"
 local bindcheck = require "anim.runtime.bindcheck"
 local connections = require "anim.runtime.connect"
 local delivery = require "anim.runtime.deliver"
@@ -77,18 +78,18 @@ function M.control(animator, graph)
       end
     end
     for si in ipairs(layer.states) do
-      local c = info.state_clips[layer.state0 + si]
-      if c then
-        bindcheck.check(c, rig, nil, "control", string.format("graph '%s': layer '%s': state '%s': ",
-          shown(info.name), shown(layer.name), shown(layer.states[si])))
-        binds[layer.state0 + si] = bindings(c, rig, mask, rinfo)
-        if mask and #binds[layer.state0 + si] == 0 then
-          argerror(1, "control", string.format("graph '%s': layer '%s': state '%s': clip '%s' plays on no joint of the"
-            .. " layer's mask (%s)", shown(info.name), shown(layer.name), shown(layer.states[si]), shown(clipmod.info(c).name),
-            table.concat(layer.mask, ", ")))
+      local src = info.state_clips[layer.state0 + si]
+      local list = src and (spaces.is_space_box(src) and spaces.info(src).clips or { src }) or {}
+      for pi, c in ipairs(list) do
+        local where = string.format("graph '%s': layer '%s': state '%s': %s", shown(info.name), shown(layer.name),
+          shown(layer.states[si]), #list > 1 and "points[" .. pi .. "]." or "")
+        bindcheck.check(c, rig, nil, "control", where)
+        local b = bindings(c, rig, mask, rinfo)
+        if mask and #b == 0 then
+          argerror(1, "control", string.format("%sclip '%s' plays on no joint of the layer's mask (%s)", where,
+            shown(clipmod.info(c).name), table.concat(layer.mask, ", ")))
         end
-      else
-        binds[layer.state0 + si] = false
+        binds[#binds + 1] = b
       end
     end
     assert(li)
@@ -189,7 +190,8 @@ function methods.force(self, state, layer, fade)
       .. E.hint(state, states) .. " (the states: " .. table.concat(states, ", ") .. ")")
   end
   if fade ~= nil and (not E.finite(fade) or fade < 0) then argerror(3, "force", "fade must be a finite number >= 0, got " .. show(fade)) end
-  core.controller_force(ctl.animator, l - 1, s - 1, fade or 0)
+  -- (a sub-machine: its entry's state, down)
+  core.controller_force(ctl.animator, l - 1, ctl.info.layers[l].leaf(s) - 1, fade or 0)
 end
 
 function methods.on_enter(self, fn) return connections.connect(live(self), "on_enter", fn, "on_enter") end
@@ -234,12 +236,17 @@ function delivery.adopt(animator)
   local ctl = rawget(self, "_")
   local boxes = core.controller_adopt(animator, ctl.info.state_clips)
   for _, t in ipairs(boxes) do
-    local clip = track_uv(t, codes.uv.track_source)
+    local src = track_uv(t, codes.uv.track_source)
     local _, _, _, _, _, _, id = core.track_state(t)
-    st.live[id], st.cbs[id], st.src[id] = t, track_uv(t, UV_CALLBACKS), clip
-    if #clipmod.info(clip).markers > 0 then dispatch.marks(t) end
-    core.track_slot(t)
-    playing.note(clip, t, nil)
+    st.live[id], st.cbs[id], st.src[id] = t, track_uv(t, UV_CALLBACKS), src
+    if spaces.is_space_box(src) then
+      core.track_slot(t)
+      playing.note_space(spaces.info(src).clips, t, nil)
+    else
+      if #clipmod.info(src).markers > 0 then dispatch.marks(t) end
+      core.track_slot(t)
+      playing.note(src, t, nil)
+    end
   end
   core.animator_reslot(animator)
   local over = core.controller_over(animator)

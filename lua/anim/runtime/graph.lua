@@ -9,6 +9,7 @@ local core = require "anim.core"
 local codes = require "anim.base.codes"
 local gformat = require "anim.format.graph"
 local clipmod = require "anim.format.clip"
+local spaces = require "anim.runtime.blendspace"
 local args = require "anim.base.args"
 local E = require "anim.base.errors"
 
@@ -16,16 +17,18 @@ local M = {}
 
 local shown = E.shown
 local GPARAM = codes.gparam
+local EXIT = -2  -- (csrc/core/graph.h: ANIM_GRAPH_EXIT)
 
--- What this runtime does not play yet, each as the message's end.
+-- What a graph may say but cannot mean here: an exit time on a transition
+-- from a sub-machine (the message's end, or nil).
 local function unsupported(desc)
   for _, layer in ipairs(desc.layers) do
-    for _, s in ipairs(layer.states) do
-      if s.kind == "space" then
-        return s.json .. ": a blend-space state: the runtime does not play them yet (make the blend space with"
-          .. " anim.blendspace and play it from a script)"
-      elseif s.kind == "machine" then
-        return s.json .. ": a sub-machine: the runtime does not play them yet (write its states in the layer)"
+    for _, m in ipairs(layer.machines) do
+      for _, t in ipairs(m.transitions) do
+        if t.exit_time and not t.any and layer.states[t.from].kind == "machine" then
+          return t.json .. ".exit_time: a transition from a sub-machine fires when one to \"exit\" inside it does:"
+            .. " it has no exit time of its own"
+        end
       end
     end
   end
@@ -54,24 +57,43 @@ local function resolve(desc, clips)
   return get
 end
 
--- A layer's clips must blend as it says.
-local function check_blend(desc, get)
+-- The blend space of each space state (anim.blendspace's checks: a
+-- problem is nil, message with the state's path); the clips of a layer
+-- must blend as it says.
+local function check_states(desc, get)
+  local made = {}
   for _, layer in ipairs(desc.layers) do
     for _, s in ipairs(layer.states) do
-      if s.kind == "clip" then
-        local blend = clipmod.info(get(s.clip)).blend
+      local clips = {}
+      if s.kind == "clip" then clips[1] = get(s.clip)
+      elseif s.kind == "space" then
+        local points = {}
+        for i, p in ipairs(s.space.points) do
+          points[i] = { at = p.at, clip = get(p.clip) }
+          clips[i] = points[i].clip
+        end
+        local ok, sp = pcall(spaces.new, { points = points, sync = s.space.sync, name = s.path })
+        if not ok then
+          return nil, string.format("%s.space: %s", s.json, (tostring(sp):gsub("^.-bad argument #1 to 'blendspace' %((.*)%)$", "%1")))
+        end
+        made[s] = sp
+      end
+      for _, c in ipairs(clips) do
+        local blend = clipmod.info(c).blend
         if blend ~= layer.blend then
-          return string.format("%s: clip '%s' blends %s, its layer '%s' %s (a layer's clips blend as it says)",
-            s.json, shown(s.clip), blend, shown(layer.name), layer.blend)
+          return nil, string.format("%s: clip '%s' blends %s, its layer '%s' %s (a layer's clips blend as it says)",
+            s.json, shown(clipmod.info(c).name), blend, shown(layer.name), layer.blend)
         end
       end
     end
   end
+  return made
 end
 
 -- The core's spec (every index 0-based, -1 for none) and the graph's info.
-local function compile(desc, get)
-  local spec = { params = {}, layers = {}, states = {}, trans = {}, conds = {}, durs = {}, clips = {} }
+local function compile(desc, get, made)
+  local spec = { params = {}, layers = {}, machines = {}, states = {}, trans = {}, conds = {}, durs = {}, clips = {},
+    spaces = {} }
   local info = { name = desc.name, desc = desc, layers = {}, state_clips = {}, params = desc.parameters,
     param_index = desc.parameter_index, layer_index = desc.layer_index }
   local clip_index = {}
@@ -80,33 +102,39 @@ local function compile(desc, get)
     spec.params[i] = { GPARAM[p.type], type(d) == "boolean" and (d and 1 or 0) or d or 0 }
   end
   for li, layer in ipairs(desc.layers) do
-    local m = layer.machines[1]
-    local state0, any0 = #spec.states, #spec.trans
-    local names = {}
-    -- the machine's transitions in evaluation order: any-state first, then
-    -- each state's (together, in file order)
-    local first = {}
-    for k, t in ipairs(m.transitions) do
-      local from = t.any and -1 or t.from - 1
-      local n0 = #spec.conds
-      for _, c in ipairs(t.conditions) do
-        local v = c.value
-        spec.conds[#spec.conds + 1] = { c.param - 1, c.op, type(v) == "boolean" and (v and 1 or 0) or v or 0 }
+    local state0, machine0 = #spec.states, #spec.machines
+    -- the state a transition to a sub-machine goes to: its entry's, down
+    local function leaf(si)
+      while layer.states[si].kind == "machine" do si = layer.machines[layer.states[si].child].entry end
+      return si
+    end
+    -- each machine's transitions in evaluation order: any-state first,
+    -- then each state's (together, in file order)
+    local first, names = {}, {}
+    for mi, m in ipairs(layer.machines) do
+      local any0 = #spec.trans
+      for _, t in ipairs(m.transitions) do
+        local n0 = #spec.conds
+        for _, c in ipairs(t.conditions) do
+          local v = c.value
+          spec.conds[#spec.conds + 1] = { c.param - 1, c.op, type(v) == "boolean" and (v and 1 or 0) or v or 0 }
+        end
+        local dur = #spec.durs
+        if t.any then
+          for _, s in ipairs(layer.states) do spec.durs[#spec.durs + 1] = desc.duration(li, t, s.path) end
+        else
+          spec.durs[#spec.durs + 1] = t.exit and 0 or desc.duration(li, t, layer.states[t.from].path)
+          first[t.from] = first[t.from] or #spec.trans
+        end
+        spec.trans[#spec.trans + 1] = { t.any and -1 or t.from - 1, t.exit and EXIT or leaf(t.to) - 1, n0,
+          #t.conditions, dur, t.exit_time or -1, t.offset or 0, t.curve_interp, t.curve_ease, t.sync and 1 or 0,
+          t.interrupt_code, t.can_self and 1 or 0 }
       end
-      local dur = #spec.durs
-      if t.any then
-        for _, s in ipairs(layer.states) do spec.durs[#spec.durs + 1] = desc.duration(li, t, s.path) end
-      else
-        spec.durs[#spec.durs + 1] = desc.duration(li, t, layer.states[t.from].path)
-        first[t.from] = first[t.from] or #spec.trans
-      end
-      spec.trans[#spec.trans + 1] = { from, t.to - 1, n0, #t.conditions, dur, t.exit_time or -1, t.offset or 0,
-        t.curve_interp, t.curve_ease, t.sync and 1 or 0, t.interrupt_code, t.can_self and 1 or 0 }
-      assert(k ~= 1 or t.any or m.any == 0)
+      spec.machines[machine0 + mi] = { m.parent and m.parent - 1 or -1, any0, m.any }
     end
     for si, s in ipairs(layer.states) do
       names[si] = s.path
-      local ci = -1
+      local ci, sp, at = -1, -1, { -1, -1 }
       if s.kind == "clip" then
         local c = get(s.clip)
         if not clip_index[c] then
@@ -115,15 +143,21 @@ local function compile(desc, get)
         end
         ci = clip_index[c]
         info.state_clips[state0 + si] = c
+      elseif s.kind == "space" then
+        spec.spaces[#spec.spaces + 1] = made[s]
+        sp = #spec.spaces - 1
+        for k, p in ipairs(s.space.parameters) do at[k] = p - 1 end
+        info.state_clips[state0 + si] = made[s]
       else
         info.state_clips[state0 + si] = false
       end
-      spec.states[#spec.states + 1] = { ci, s.loop_code or -1, s.speed or 1,
-        s.speed_parameter and s.speed_parameter - 1 or -1, first[si] or #spec.trans, #s.transitions }
+      spec.states[#spec.states + 1] = { machine0 + s.machine - 1, s.kind == "machine" and machine0 + s.child - 1 or -1,
+        sp, at[1], at[2], ci, s.loop_code or -1, s.speed or 1, s.speed_parameter and s.speed_parameter - 1 or -1,
+        first[si] or #spec.trans, #s.transitions }
     end
-    spec.layers[li] = { state0, #layer.states, any0, m.any, layer.entry - 1, layer.weight, li - 1 }
+    spec.layers[li] = { state0, #layer.states, machine0, leaf(layer.entry) - 1, layer.weight, li - 1 }
     info.layers[li] = { name = layer.name, states = names, by_path = layer.by_path, mask = layer.mask,
-      state0 = state0 }
+      state0 = state0, leaf = leaf }
   end
   return spec, info
 end
@@ -199,9 +233,10 @@ function M.new(source, clips)
   if why then return nil, desc.name .. ": " .. why end
   local get, msg = resolve(desc, clips)
   if not get then return nil, msg end
-  why = check_blend(desc, get)
-  if why then return nil, desc.name .. ": " .. why end
-  local spec, info = compile(desc, get)
+  local made
+  made, why = check_states(desc, get)
+  if not made then return nil, desc.name .. ": " .. why end
+  local spec, info = compile(desc, get, made)
   info.warnings = err
   return core.graph_new(spec, info)
 end
