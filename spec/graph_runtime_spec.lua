@@ -455,6 +455,71 @@ describe("a state machine's sub-machines and blend spaces", function()
   end)
 end)
 
+describe("a controller's travel and layer weights", function()
+  local clips = { a = clip("a", 1), b = clip("b", 1), c = clip("c", 0.5, "once"), d = clip("d", 1) }
+  local g = assert(anim.graph({ version = 1, parameters = { x = { type = "bool" }, t = { type = "trigger" } },
+    layers = { { name = "base", entry = "a",
+      states = { a = { clip = "a" }, b = { clip = "b" }, c = { clip = "c" }, d = { clip = "d" } },
+      transitions = { { from = "a", to = "b", when = { { "x" } }, duration = 0.2 },
+        { from = "b", to = "c", when = { { "x" } }, duration = 0.1 },
+        { from = "a", to = "c", exit_time = 0.5, when = { { "t" } }, duration = 0.3 },
+        { from = "c", to = "d", exit_time = 1 },
+        { from = "b", to = "d", when = { { "x" } } } } } } }, clips))
+
+  local function go(steps)
+    local a = anim.animator(rig)
+    local c = a:control(g)
+    local log, now = {}, 0
+    c:on_transition(function(_, f, t, late) log[#log + 1] = string.format("%s>%s@%.6f", f, t, now - late) end)
+    for i = 1, steps.n do
+      if steps[i] then steps[i](c) end
+      now = now + 0.1
+      a:update(0.1)
+    end
+    return log, c, a
+  end
+
+  it("travel takes the shortest path, whatever the conditions, each step after the fade before it or at its exit time", function()
+    -- one step (at a's exit time 0.5) beats two
+    local log, c = go { n = 16, [2] = function(ctl) ctl:travel("c") end, [7] = function(ctl) ctl:travel("d") end }
+    -- then c's exit time 1, 0.5 s in, after its 0.3 s fade
+    assert.are.same({ "a>c@0.500000", "c>d@1.000000" }, log)
+    assert.are.equal("d", (c:current()))
+    assert.is_false(c:get("t"))  -- (no trigger consumed: none was fired)
+    -- two paths of two steps: a's first transition in file order, b's to d when its fade is done
+    log = go { n = 30, [2] = function(ctl) ctl:travel("d") end }
+    assert.are.same({ "a>b@0.100000", "b>d@0.300000" }, log)
+  end)
+
+  it("travel with no path raises unless teleport, which goes there at once", function()
+    local _, c, a = go { n = 16, [2] = function(ctl) ctl:travel("d") end }
+    assert.are.equal("d", (c:current()))
+    local ok, err = pcall(c.travel, c, "a")
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("bad argument #1 to 'travel' (no path of transitions from 'd' to 'a' in layer 'base'"
+      .. " (teleport = true goes there at once))", 1, true), err)
+    c:travel("a", { teleport = true })
+    a:update(0.1)
+    assert.are.equal("a", (c:current()))
+    ok, err = pcall(c.travel, c, "a", { teleprot = true })
+    assert.truthy(tostring(err):find("unknown option 'teleprot'; did you mean 'teleport'?", 1, true), err)
+  end)
+
+  it("weight ramps the layer's tracks and those it starts", function()
+    local _, c, a = go { n = 2 }
+    c:weight("base", 0.5, 0.2)
+    a:update(0.1)
+    assert.are.equal(0.75, a:tracks()[1].weight)
+    c:force("b")
+    a:update(0.1)
+    local w = {}
+    for _, t in ipairs(a:tracks()) do w[t.clip.name] = t.weight end
+    assert.are.same({ b = 0.5 }, w)  -- (a, cut at once, ended)
+    local ok, err = pcall(c.weight, c, "base", -1)
+    assert.truthy(tostring(err):find("bad argument #2 to 'weight' (weight must be a finite number >= 0, got -1)", 1, true), err)
+  end)
+end)
+
 describe("state machines on threads", function()
   it("anim.update with threads = 1 and 2 gives the same poses and callbacks to the bit", function()
     local g = graph({ base("a", { a = "a", b = { clip = "b", speed = 1.3 }, c = "c" }, {

@@ -33,6 +33,9 @@ typedef struct ctl_layer {
   int force;               /* a state to go to at the next update (-1: none) */
   double force_fade;
   int started;             /* its entry state entered */
+  ramp weight;             /* the layer's weight (its tracks', and those it starts) */
+  int nplan, iplan;        /* a travel: its transitions (and where each goes), the next */
+  int plan[ANIM_GRAPH_MAX_TRAVEL][2];
 } ctl_layer;
 
 struct anim_controller {
@@ -123,6 +126,7 @@ anim_controller *anim_controller_new(anim_animator *a, anim_graph *g, const anim
     ctl_layer *L = &c->layers[i];
     L->tr = -1;
     L->force = -1;
+    L->weight.from = L->weight.to = g->layers[i].weight;
     c->marks[i] = anim_track_new(a, mark_clip, &o, NULL, 0);
     if (!c->marks[i]) {
       while (--i >= 0) { c->marks[i]->owner = NULL; anim_track_release(c->marks[i]); }
@@ -186,6 +190,35 @@ int anim_controller_transition(const anim_controller *c, int l, int *from, doubl
 void anim_controller_force(anim_controller *c, int l, int s, double fade) {
   c->layers[l].force = s;
   c->layers[l].force_fade = fade > 0 ? fade : 0;
+  c->layers[l].nplan = c->layers[l].iplan = 0;
+}
+
+int anim_controller_travel(anim_controller *c, int l, const int *tr, const int *fin, int n) {
+  ctl_layer *L = &c->layers[l];
+  int k;
+  if (n < 0 || n > ANIM_GRAPH_MAX_TRAVEL) return 0;
+  for (k = 0; k < n; k++) {
+    if (tr[k] < 0 || tr[k] >= c->g->ntrans || fin[k] < 0 || fin[k] >= c->g->ntrans ||
+        c->g->trans[fin[k]].to == ANIM_GRAPH_EXIT)
+      return 0;
+    L->plan[k][0] = tr[k];
+    L->plan[k][1] = fin[k];
+  }
+  L->nplan = n;
+  L->iplan = 0;
+  return 1;
+}
+
+void anim_controller_weight(anim_controller *c, int l, double w, double fade) {
+  anim_animator *a = c->a;
+  ramp *r = &c->layers[l].weight;
+  int i;
+  r->from = anim_ramp_value(r);
+  r->to = w;
+  r->dur = fade > 0 ? fade : 0;
+  r->elapsed = 0;
+  for (i = 0; i < a->ntracks; i++)
+    if (a->tracks[i]->ctl_layer == l) anim_track_adjust_weight(a->tracks[i], w, fade);
 }
 
 int anim_controller_made(const anim_controller *c, anim_track *const **tracks, const int **layers,
@@ -255,7 +288,7 @@ static int holds(const anim_controller *c, int l, const anim_gcond *k, double at
  * normalized time nt0 at w0 moving at r per second; -1 when none.  An
  * exit time below 1 is reached once in every loop, one from 1 up once. */
 static double when(const anim_controller *c, int l, const anim_gtrans *t, double nt0, double r, double w0,
-                   double w1) {
+                   double w1, int conds) {
   double at = w0;
   int k;
   if (t->exit_time >= 0) {
@@ -273,7 +306,7 @@ static double when(const anim_controller *c, int l, const anim_gtrans *t, double
     }
     if (!(at <= w1)) return -1;
   }
-  for (k = t->cond0; k < t->cond0 + t->ncond; k++)
+  for (k = t->cond0; conds && k < t->cond0 + t->ncond; k++)
     if (!holds(c, l, &c->g->conds[k], at)) return -1;
   return at;
 }
@@ -325,7 +358,7 @@ static void consider(const anim_controller *c, int l, int t0, int n, int cur, do
     int fin = i;
     if (t->from < 0 && t->to == cur && !t->can_self) continue;
     if (i == c->layers[l].tr) continue;  /* (the transition under way does not interrupt itself) */
-    at = when(c, l, t, nt0, r, w0, w1);
+    at = when(c, l, t, nt0, r, w0, w1, 1);
     if (at >= 0 && at < best->at && t->to == ANIM_GRAPH_EXIT) fin = exit_to(c, l, i, at);
     if (at >= 0 && at < best->at && fin >= 0) { best->at = at; best->tr = i; best->fin = fin; }
   }
@@ -355,6 +388,17 @@ static pick find(const anim_controller *c, int l, double e, double dt) {
   pick best;
   best.at = HUGE_VAL;
   best.tr = best.fin = -1;
+  if (L->iplan < L->nplan) {
+    /* a travel: its next transition, whatever its conditions, once the
+     * fade before it is done (at its exit time after that) */
+    int tr = L->plan[L->iplan][0];
+    double at;
+    if (L->tr != -1 && L->fade_end > e) e = L->fade_end;
+    if (e > dt) return best;
+    at = when(c, l, &c->g->trans[tr], nt_at(L, r, e), r, e, dt, 0);
+    if (at >= 0) { best.at = at; best.tr = tr; best.fin = L->plan[L->iplan][1]; }
+    return best;
+  }
   if (L->tr != -1 && L->fade_end > e) {
     /* a fade under way: the transitions its interrupt allows, up to its end */
     int in = L->tr >= 0 ? c->g->trans[L->tr].interrupt : ANIM_GINT_NONE, pass;
@@ -362,10 +406,11 @@ static pick find(const anim_controller *c, int l, double e, double dt) {
     if (in != ANIM_GINT_NONE) {
       const anim_gstate *ss = state_of(c, l, L->src);
       double rs = nrate(c, l, L->src), nts = L->src_nt + rs * (e - L->src_e);
-      consider_any(c, l, L->cur, nt_at(L, r, e), r, e, w1, &best);
       /* 1: the source's transitions, 2: the destination's, in the order named */
-      int order[2] = {in == ANIM_GINT_SOURCE || in == ANIM_GINT_SOURCE_THEN_DESTINATION ? 1 : 2,
-                      in == ANIM_GINT_SOURCE_THEN_DESTINATION ? 2 : in == ANIM_GINT_DESTINATION_THEN_SOURCE ? 1 : 0};
+      int order[2];
+      order[0] = in == ANIM_GINT_SOURCE || in == ANIM_GINT_SOURCE_THEN_DESTINATION ? 1 : 2;
+      order[1] = in == ANIM_GINT_SOURCE_THEN_DESTINATION ? 2 : in == ANIM_GINT_DESTINATION_THEN_SOURCE ? 1 : 0;
+      consider_any(c, l, L->cur, nt_at(L, r, e), r, e, w1, &best);
       for (pass = 0; pass < 2; pass++) {
         if (order[pass] == 1) consider(c, l, ss->tr0, ss->ntr, L->cur, nts, rs, e, w1, &best);
         else if (order[pass] == 2) consider(c, l, cs->tr0, cs->ntr, L->cur, nt_at(L, r, e), r, e, w1, &best);
@@ -438,7 +483,7 @@ static void enter(anim_controller *c, int l, int s, double at, double nt0, doubl
   if (st->clip < 0 && st->space < 0) return;
   k = st->clip >= 0 ? c->g->clips[st->clip] : c->g->spaces[st->space]->clip[0];
   o.fade = fade;
-  o.weight = ly->weight;
+  o.weight = 1;
   o.speed = state_speed(c, st);
   if (!isfinite(o.speed)) o.speed = 0;
   o.priority = ly->priority;
@@ -463,6 +508,11 @@ static void enter(anim_controller *c, int l, int s, double at, double nt0, doubl
     t->time = k->speed * o.speed < 0 ? k->length - x : x;
     if (t->sp.play) anim_space_seek(t, t->time);
   }
+  /* the layer's weight, its ramp counted from this update's start as the
+   * track's ramps are once it starts at `at` (the clock takes `at` off) */
+  t->weight = L->weight;
+  t->weight.elapsed += at;
+  t->ctl_layer = l;
   t->state = TR_QUEUED;
   t->chain.start_at = at;
   anim_track_retain(t);
@@ -513,7 +563,7 @@ static void go(anim_controller *c, int l, int tr, int fin, int to, double at, do
   L->src = from;
   L->src_nt = nt_from;
   L->src_e = at;
-  L->tr = tr;
+  L->tr = tr >= 0 ? tr : fin >= 0 ? fin : -2;
   L->fade_end = at + dur;
   L->fade_dur = dur;
   nt0 = !t ? 0 : t->sync ? nt_from - floor(nt_from) : t->offset;
@@ -552,15 +602,30 @@ void anim_controller_step(anim_controller *c) {
       go(c, l, -2, -1, s, 0, L->force_fade);
     }
     for (n = 0; n <= ANIM_GRAPH_MAX_STEPS; n++) {
-      pick p = find(c, l, e, dt);
+      pick p;
+      if (L->iplan < L->nplan) {
+        /* (a travel whose next step does not leave the current state stops:
+         * a force came first) */
+        int from = g->trans[L->plan[L->iplan][0]].from;
+        if (from >= 0 && from != L->cur) L->nplan = L->iplan = 0;
+      }
+      p = find(c, l, e, dt);
       const anim_gtrans *t;
       if (p.tr < 0) break;
       if (n == ANIM_GRAPH_MAX_STEPS) { c->over |= 1u << (l < 31 ? l : 31); break; }
       t = &g->trans[p.fin];
-      go(c, l, p.tr, p.fin, t->to, p.at, g->durs[t->dur + (t->from < 0 ? L->cur : 0)]);
+      if (L->iplan < L->nplan) {
+        /* (a travel ignores conditions: it consumes no trigger) */
+        L->iplan++;
+        go(c, l, -3, p.fin, t->to, p.at, g->durs[t->dur + (t->from < 0 ? L->cur : 0)]);
+        if (L->iplan == L->nplan) L->nplan = L->iplan = 0;
+      } else {
+        go(c, l, p.tr, p.fin, t->to, p.at, g->durs[t->dur + (t->from < 0 ? L->cur : 0)]);
+      }
       e = p.at;
     }
     /* on to the update's end */
+    L->weight.elapsed = anim_finite(L->weight.elapsed + dt);
     L->nt = nt_at(L, nrate(c, l, L->cur), dt);
     L->nt_e = 0;
     if (L->tr != -1) {

@@ -155,9 +155,19 @@ void anim_controller_fire(anim_controller *c, int i, double buffer);
 int anim_controller_current(const anim_controller *c, int l, double *normalized);
 int anim_controller_transition(const anim_controller *c, int l, int *from, double *progress);
 /* Layer l goes to state s at the start of the next update, fading over
- * `fade` seconds (its exit, transition and entry queued then, the
- * transition as -1). */
+ * `fade` seconds (its exit, transition and entry queued then); a travel
+ * under way stops. */
 void anim_controller_force(anim_controller *c, int l, int s, double fade);
+/* Layer l takes transitions tr[0..n) in turn from the next update,
+ * whatever their conditions (fin[k]: where an exit goes, as the parent's
+ * transition it fires with; else tr[k]), each when the fade before it is
+ * done, or at its exit time after that; at most ANIM_GRAPH_MAX_TRAVEL.
+ * 0 when n is out of range. */
+#define ANIM_GRAPH_MAX_TRAVEL 64
+int anim_controller_travel(anim_controller *c, int l, const int *tr, const int *fin, int n);
+/* Layer l's weight: w over `fade` seconds from the next update, for its
+ * tracks playing and those it starts. */
+void anim_controller_weight(anim_controller *c, int l, double w, double fade);
 /* The tracks its last update made (for the binding to give them their
  * objects), and the layer-local state of each; the layers that had more
  * transitions than ANIM_GRAPH_MAX_STEPS in it (a bit per layer, the

@@ -286,6 +286,31 @@ static int controller_force(lua_State *L) {
   return 0;
 }
 
+/* core.controller_travel(animator, l, { tr, ... }, { fin, ... }) -> true |
+ * false (a transition out of range, or too many) */
+static int controller_travel(lua_State *L) {
+  anim_controller *c = check_controller(L, 1);
+  int l = check_layer(L, c, 2), tr[ANIM_GRAPH_MAX_TRAVEL], fin[ANIM_GRAPH_MAX_TRAVEL], n, k;
+  luaL_checktype(L, 3, LUA_TTABLE);
+  luaL_checktype(L, 4, LUA_TTABLE);
+  n = (int)lua_rawlen(L, 3);
+  if (n > ANIM_GRAPH_MAX_TRAVEL || (int)lua_rawlen(L, 4) != n) { lua_pushboolean(L, 0); return 1; }
+  for (k = 0; k < n; k++) {
+    tr[k] = ifield(L, 3, k + 1);
+    fin[k] = ifield(L, 4, k + 1);
+  }
+  lua_pushboolean(L, anim_controller_travel(c, l, tr, fin, n));
+  return 1;
+}
+
+/* core.controller_weight(animator, l, w, fade) */
+static int controller_weight(lua_State *L) {
+  anim_controller *c = check_controller(L, 1);
+  int l = check_layer(L, c, 2);
+  anim_controller_weight(c, l, luaL_checknumber(L, 3), luaL_checknumber(L, 4));
+  return 0;
+}
+
 /* core.controller_detach(animator) */
 static int controller_detach(lua_State *L) {
   anim_animator_detach(anim_lua_checkanimator(L, 1));
@@ -353,6 +378,8 @@ static const luaL_Reg funcs[] = {
   {"controller_transition", controller_transition},
   {"controller_force", controller_force},
   {"controller_detach", controller_detach},
+  {"controller_travel", controller_travel},
+  {"controller_weight", controller_weight},
   {"controller_over", controller_over},
   {"controller_adopt", controller_adopt},
   {"animator_reslot", animator_reslot},

@@ -178,20 +178,83 @@ function methods.transition(self, layer)
   return states[from + 1], states[s + 1], progress
 end
 
+local TRAVEL_OPTIONS = args.names { "teleport" }
+
+-- The state of layer l (its index) by name, or raises argument n of fname
+-- with a suggestion and the list.
+local function state_index(ctl, l, state, n, fname)
+  local layer = ctl.info.layers[l]
+  local s = type(state) == "string" and layer.by_path[state]
+  if s then return s end
+  if type(state) ~= "string" then argerror(n, fname, "state name expected, got " .. args.typename(state)) end
+  argerror(n, fname, "unknown state '" .. shown(state) .. "' in layer '" .. shown(layer.name) .. "'"
+    .. E.hint(state, layer.states) .. " (the states: " .. table.concat(layer.states, ", ") .. ")")
+end
+
 -- controller:force(state [, layer [, fade]])
 function methods.force(self, state, layer, fade)
   local ctl = live(self)
   local l = graphs.layer(ctl.info, layer, 2, "force")
-  local states = ctl.info.layers[l].states
-  local s = type(state) == "string" and ctl.info.layers[l].by_path[state]
-  if not s then
-    if type(state) ~= "string" then argerror(1, "force", "state name expected, got " .. args.typename(state)) end
-    argerror(1, "force", "unknown state '" .. shown(state) .. "' in layer '" .. shown(ctl.info.layers[l].name) .. "'"
-      .. E.hint(state, states) .. " (the states: " .. table.concat(states, ", ") .. ")")
-  end
+  local s = state_index(ctl, l, state, 1, "force")
   if fade ~= nil and (not E.finite(fade) or fade < 0) then argerror(3, "force", "fade must be a finite number >= 0, got " .. show(fade)) end
   -- (a sub-machine: its entry's state, down)
   core.controller_force(ctl.animator, l - 1, ctl.info.layers[l].leaf(s) - 1, fade or 0)
+end
+
+-- controller:travel(state [, layer] [, { teleport = true }]): the shortest
+-- path of transitions from the current state (ties by evaluation order),
+-- taken whatever their conditions; none raises unless teleport, which
+-- goes there as force does.
+function methods.travel(self, state, layer, opts)
+  local ctl = live(self)
+  if type(layer) == "table" and opts == nil then layer, opts = nil, layer end
+  local l = graphs.layer(ctl.info, layer, 2, "travel")
+  opts = args.options(opts, TRAVEL_OPTIONS, 3, "travel")
+  local info = ctl.info.layers[l]
+  local target = info.leaf(state_index(ctl, l, state, 1, "travel"))
+  local start = core.controller_current(ctl.animator, l - 1) + 1
+  if start == target then return end
+  -- breadth first: the first path found is the shortest, ties by order
+  local prev, queue, head = { [start] = false }, { start }, 1
+  while head <= #queue and prev[target] == nil do
+    local u = queue[head]
+    head = head + 1
+    for _, e in ipairs(info.edges(u)) do
+      local v = e[3]
+      if prev[v] == nil then
+        prev[v] = { u, e }
+        queue[#queue + 1] = v
+      end
+    end
+  end
+  if prev[target] == nil then
+    if opts.teleport then
+      core.controller_force(ctl.animator, l - 1, target - 1, 0)
+      return
+    end
+    argerror(1, "travel", string.format("no path of transitions from '%s' to '%s' in layer '%s' (teleport = true goes there at once)",
+      shown(info.states[start]), shown(info.states[target]), shown(info.name)))
+  end
+  local trs, fins, v = {}, {}, target
+  while v ~= start do
+    local p = prev[v]
+    table.insert(trs, 1, p[2][1])
+    table.insert(fins, 1, p[2][2])
+    v = p[1]
+  end
+  if not core.controller_travel(ctl.animator, l - 1, trs, fins) then
+    argerror(1, "travel", string.format("the path from '%s' to '%s' takes %d transitions (at most %d)", shown(info.states[start]),
+      shown(info.states[target]), #trs, 64))
+  end
+end
+
+-- controller:weight(layer, w [, fade])
+function methods.weight(self, layer, w, fade)
+  local ctl = live(self)
+  local l = graphs.layer(ctl.info, layer, 1, "weight")
+  if not E.finite(w) or w < 0 then argerror(2, "weight", "weight must be a finite number >= 0, got " .. show(w)) end
+  if fade ~= nil and (not E.finite(fade) or fade < 0) then argerror(3, "weight", "fade must be a finite number >= 0, got " .. show(fade)) end
+  core.controller_weight(ctl.animator, l - 1, w, fade or 0)
 end
 
 function methods.on_enter(self, fn) return connections.connect(live(self), "on_enter", fn, "on_enter") end

@@ -90,6 +90,48 @@ local function check_states(desc, get)
   return made
 end
 
+-- The transitions a travel may take from state u of a layer (edges(u) ->
+-- { { tr, fin, to }, ... }: the core's indices, the leaf state reached),
+-- in evaluation order: the any-state ones of every machine around u,
+-- outermost first, then u's own, an exit followed by each of the parent's
+-- transitions from the sub-machine in file order (up again while one
+-- exits too).
+function M.edges_of(layer, leaf, gindex)
+  local function from_machine_state(ms, out, tr, depth)
+    for _, ti in ipairs(layer.states[ms].transitions) do
+      local t = layer.machines[layer.states[ms].machine].transitions[ti]
+      if t.exit then
+        if depth < 16 then from_machine_state(layer.machines[layer.states[ms].machine].parent, out, tr, depth + 1) end
+      else
+        out[#out + 1] = { tr, gindex[t], leaf(t.to) }
+      end
+    end
+  end
+  return function(u)
+    local out, chain = {}, {}
+    local m = layer.states[u].machine
+    while m do
+      table.insert(chain, 1, m)
+      local ms = layer.machines[m].parent
+      m = ms and layer.states[ms].machine
+    end
+    for _, mi in ipairs(chain) do
+      local mc = layer.machines[mi]
+      for k = 1, mc.any do
+        local t = mc.transitions[k]
+        if leaf(t.to) ~= u or t.can_self then out[#out + 1] = { gindex[t], gindex[t], leaf(t.to) } end
+      end
+    end
+    local mc = layer.machines[layer.states[u].machine]
+    for _, ti in ipairs(layer.states[u].transitions) do
+      local t = mc.transitions[ti]
+      if t.exit then from_machine_state(mc.parent, out, gindex[t], 0)
+      else out[#out + 1] = { gindex[t], gindex[t], leaf(t.to) } end
+    end
+    return out
+  end
+end
+
 -- The core's spec (every index 0-based, -1 for none) and the graph's info.
 local function compile(desc, get, made)
   local spec = { params = {}, layers = {}, machines = {}, states = {}, trans = {}, conds = {}, durs = {}, clips = {},
@@ -110,7 +152,7 @@ local function compile(desc, get, made)
     end
     -- each machine's transitions in evaluation order: any-state first,
     -- then each state's (together, in file order)
-    local first, names = {}, {}
+    local first, names, gindex = {}, {}, {}
     for mi, m in ipairs(layer.machines) do
       local any0 = #spec.trans
       for _, t in ipairs(m.transitions) do
@@ -126,6 +168,7 @@ local function compile(desc, get, made)
           spec.durs[#spec.durs + 1] = t.exit and 0 or desc.duration(li, t, layer.states[t.from].path)
           first[t.from] = first[t.from] or #spec.trans
         end
+        gindex[t] = #spec.trans
         spec.trans[#spec.trans + 1] = { t.any and -1 or t.from - 1, t.exit and EXIT or leaf(t.to) - 1, n0,
           #t.conditions, dur, t.exit_time or -1, t.offset or 0, t.curve_interp, t.curve_ease, t.sync and 1 or 0,
           t.interrupt_code, t.can_self and 1 or 0 }
@@ -157,7 +200,7 @@ local function compile(desc, get, made)
     end
     spec.layers[li] = { state0, #layer.states, machine0, leaf(layer.entry) - 1, layer.weight, li - 1 }
     info.layers[li] = { name = layer.name, states = names, by_path = layer.by_path, mask = layer.mask,
-      state0 = state0, leaf = leaf }
+      state0 = state0, leaf = leaf, edges = M.edges_of(layer, leaf, gindex) }
   end
   return spec, info
 end
