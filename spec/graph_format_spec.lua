@@ -223,7 +223,8 @@ describe(".animgraph: the normalized description", function()
     end
     assert.are.same({ { "grounded", "bool", true }, { "jump", "trigger", nil }, { "speed", "float", 0 },
       { "weapon", "int", 0 } }, got)
-    assert.are.equal("integer", math.type(desc.parameters[4].default))
+    assert.is_true(math.type == nil or math.type(desc.parameters[4].default) == "integer")
+    assert.are.equal(0, desc.parameters[4].default % 1)
   end)
 
   it("flattens the states per machine, by name, sub-machines after their parent", function()
@@ -282,7 +283,7 @@ describe(".animgraph: the normalized description", function()
       m.transitions[5].conditions[1])
     assert.are.same({ param = 2, op = 6, json = "layers[1].transitions[1].when[1]" }, m.transitions[4].conditions[1])
     assert.is_true(m.transitions[2].can_self)
-    assert.are.equal("integer", math.type(m.transitions[2].conditions[1].value))
+    assert.is_true(math.type == nil or math.type(m.transitions[2].conditions[1].value) == "integer")
   end)
 
   it("gives each transition its defaults and the codes of its names", function()

@@ -356,7 +356,6 @@ describe("a controller's API", function()
     raises(function() c:force("D") end, "bad argument #1 to 'force' (unknown state 'D' in layer 'base'; did you mean 'd'? (the states: a, d))")
     raises(function() return c.curent end, "no field 'curent' on anim.controller; did you mean 'current'?")
     raises(function() a:control(g) end, "control: the animator has a controller already (controller:detach() it first)")
-    raises(function() a:state() end, "animator:state: an animator with a state machine's controller is not saved yet")
     assert.are.equal(c, a.controller)
   end)
 
@@ -522,6 +521,72 @@ describe("a controller's travel and layer weights", function()
   end)
 end)
 
+describe("a controller in a saved state", function()
+  local cjson = require "cjson"
+  local clips = { a = clip("a", 1), b = clip("b", 1.3), c = clip("c", 0.5, "once") }
+  local g = assert(anim.graph({ version = 1,
+    parameters = { x = { type = "bool" }, t = { type = "trigger" }, s = { type = "float", default = 1 }, n = { type = "int" } },
+    layers = { { name = "base", entry = "a",
+      states = { a = { clip = "a" }, b = { clip = "b", speed_parameter = "s" }, c = { clip = "c" } },
+      transitions = { { from = "a", to = "b", when = { { "x" } }, duration = 0.5, curve = "sineinout" },
+        { from = "b", to = "c", exit_time = 0.7, duration = 0.3, interrupt = "destination" },
+        { from = "c", to = "a", when = { { "t" } }, duration = 0.2 } } } } }, clips))
+  local function resolve(name, kind) if kind == "graph" then return name == "graph" and g or nil end return clips[name] end
+
+  it("round-trips mid-transition, a buffered trigger armed: the same poses and callbacks to the bit", function()
+    local a = anim.animator(rig)
+    local c = a:control(g)
+    a:update(0.1)
+    c:set("x", true)
+    c:set("s", 1.25)
+    c:set("n", 7)
+    a:update(0.2)   -- a -> b fading (sineinout), 0.2 of 0.5 s
+    c:fire("t", { buffer = 2 })
+    local saved = cjson.decode(cjson.encode(a:state()))
+    local b = anim.animator(rig)
+    local r = assert(b:restore(saved, resolve))
+    assert.are.equal(b.controller, r.controller)
+    assert.are.same({ "b", 7, true, true }, { (b.controller:current()), b.controller:get("n"), b.controller:get("x"), b.controller:get("t") })
+    local la, lb = {}, {}
+    a.controller:on_transition(function(_, f, t, late) la[#la + 1] = f .. t .. string.format("%.17g", late) end)
+    b.controller:on_transition(function(_, f, t, late) lb[#lb + 1] = f .. t .. string.format("%.17g", late) end)
+    for _ = 1, 30 do
+      a:update(0.07)
+      b:update(0.07)
+      assert.are.same({ a:get("head") }, { b:get("head") })
+    end
+    assert.are.same(la, lb)
+    assert.are.same({ "bc", "ca", "ab", "bc" }, (function() local o = {} for i, x in ipairs(la) do o[i] = x:sub(1, 2) end return o end)())
+  end)
+
+  it("a state without a controller takes the animator's away; a graph that does not resolve is named", function()
+    local plain = anim.animator(rig)
+    plain:play(clips.a)
+    local s = plain:state()
+    local a = anim.animator(rig)
+    local c = a:control(g)
+    a:update(0.1)
+    assert(a:restore(s, resolve))
+    assert.is_nil(a.controller)
+    local ok = pcall(c.current, c)
+    assert.is_false(ok)
+    a = anim.animator(rig)
+    a:control(g)
+    a:update(0.1)
+    local saved = a:state()
+    local r, err = anim.animator(rig):restore(saved, function(name) return clips[name] end)
+    assert.is_nil(r)
+    assert.are.equal("state.controller.graph: resolve('graph') gave no graph (got nil)", err)
+    r, err = anim.animator(rig):restore(saved)
+    assert.is_nil(r)
+    assert.truthy(err:find("^state.tracks%[1%]"), err)
+    saved.controller.layers[1].state = "zz"
+    r, err = anim.animator(rig):restore(saved, resolve)
+    assert.is_nil(r)
+    assert.are.equal("state.controller.layers[1].state: must be a state of layer 'base' (a, b, c), got 'zz'", err)
+  end)
+end)
+
 describe("state machines on threads", function()
   it("anim.update with threads = 1 and 2 gives the same poses and callbacks to the bit", function()
     local g = graph({ base("a", { a = "a", b = { clip = "b", speed = 1.3 }, c = "c" }, {
@@ -536,7 +601,7 @@ describe("state machines on threads", function()
         c:set("go", i % 3 ~= 0)
         local log = {}
         logs[i] = log
-        c:on_transition(function(_, f, t, late) log[#log + 1] = f .. t .. string.format("%a", late) end)
+        c:on_transition(function(_, f, t, late) log[#log + 1] = f .. t .. string.format("%.17g", late) end)
         list[i] = a
       end
       for k = 1, 200 do anim.update(list, 0.013 + (k % 7) * 0.004, { threads = threads }) end

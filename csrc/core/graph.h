@@ -142,7 +142,7 @@ void anim_animator_detach(anim_animator *a);
 /* The layer's track that carries its entries (anim_event.track of its
  * exits, transitions and entries). */
 anim_track *anim_controller_mark(const anim_controller *c, int layer);
-/* Parameter i: its value (a trigger: 1 while armed in layer 0) and a new
+/* Parameter i: its value (a trigger: 1 while armed in some layer) and a new
  * one (the caller checked the type); fire: a trigger armed in every
  * layer, buffered for `buffer` animator seconds (< 0: until the end of
  * the next update). */
@@ -180,6 +180,23 @@ const anim_graph *anim_controller_graph(const anim_controller *c);
 /* The queue's entries queued before their tracks had a slot (a
  * controller's tracks, given theirs after the update) take it. */
 void anim_animator_reslot(anim_animator *a);
+/* A layer's numbers between updates, for a saved state: all its next
+ * updates depend on (beside its current track, by id; -1: none). */
+typedef struct anim_ctl_layer_state {
+  int started, cur, tr, src, force, nplan, iplan;
+  double nt, src_nt, fade_end, fade_dur, force_fade, weight[4];
+  int plan[ANIM_GRAPH_MAX_TRAVEL][2];
+} anim_ctl_layer_state;
+void anim_controller_layer_save(const anim_controller *c, int l, anim_ctl_layer_state *s, long long *track);
+/* The same put back, its current track `track` (a track of the animator,
+ * or NULL); NULL when every number is in range, else which is not (nothing
+ * changed then). */
+const char *anim_controller_layer_load(anim_controller *c, int l, const anim_ctl_layer_state *s, anim_track *track);
+/* A trigger's state: whether it is armed in layer l, its buffer's seconds
+ * left (-1: none). */
+int anim_controller_armed(const anim_controller *c, int l, int i);
+double anim_controller_buffer(const anim_controller *c, int i);
+void anim_controller_set_trigger(anim_controller *c, int l, int i, int armed, double buffer);
 /* The stage (update.c). */
 void anim_controller_step(anim_controller *c);
 void anim_controller_free(anim_controller *c);

@@ -55,6 +55,10 @@ const anim_state_field anim_track_state_fields[] = {
   TF("rm_q0", ANIM_SF_NUM, 4, rm_q0, 0, 0, NULL),
   TF("rm_dp", ANIM_SF_NUM, 3, rm_dp, 0, 0, NULL),
   TF("rm_dy", ANIM_SF_NUM, 1, rm_dy, 0, 0, NULL),
+  TF("fade_interp", ANIM_SF_ENUM, 1, fade_interp, 0, ANIM_INTERP_COUNT - 1,
+     "linear,step,catmullrom,bezier,sine,quad,cubic,quart,quint,expo,circ,back,bounce,elastic,cubicspline"),
+  TF("fade_ease", ANIM_SF_ENUM, 1, fade_ease, 0, ANIM_EASE_COUNT - 1, "in,out,inOut"),
+  TF("state_layer", ANIM_SF_INT, 1, ctl_layer, -1, 1000000, NULL),
   { NULL, 0, 0, 0, 0, 0, NULL, 0 }
 };
 
@@ -105,7 +109,8 @@ static void ramp_in(ramp *r, const double v[4]) { r->from = v[0]; r->to = v[1]; 
   X(shows_last, shows_last) X(own_priority, own_priority) X(loop, loop) X(hold_end, chain.hold_end) X(vscale, sp.vscale) \
   X(bw, sp.bw) X(tw, tw) X(last_at, last_at) X(e0, e0) X(e1, e1) X(start_at, chain.start_at) X(cut_at, chain.cut_at) \
   X(rm_joint, rm.joint) X(rm_binding, rm.b) X(rm_channels, rm.ch) X(rm_valid, rm.valid) \
-  X(rm_y0, rm.y0) X(rm_yL, rm.yL) X(rm_yc, rm.yc) X(rm_dy, rm.dy)
+  X(rm_y0, rm.y0) X(rm_yL, rm.yL) X(rm_yc, rm.yc) X(rm_dy, rm.dy) \
+  X(fade_interp, fade.interp) X(fade_ease, fade.ease) X(ctl_layer, ctl_layer)
 #define ARRAYS(X) X(rm_p0, rm.p0) X(rm_pL, rm.pL) X(rm_pc, rm.pc) X(rm_q0, rm.q0) X(rm_dp, rm.dp)
 
 const anim_track *anim_state_track(const anim_animator *a, int i, anim_track_state *s, int *point,
@@ -161,6 +166,9 @@ static const char *track_refusal(const anim_rig *rig, const anim_track_state *s,
   for (k = 0; k < 4; k++)
     if (!isfinite(s->fade[k]) || !isfinite(s->weight[k])) return k < 2 ? "fade" : "weight";
   if (!isfinite(s->tlo) || !isfinite(s->speed) || !isfinite(s->priority)) return "speed";
+  if (s->fade_interp < 0 || s->fade_interp >= ANIM_INTERP_COUNT || s->fade_ease < 0 || s->fade_ease >= ANIM_EASE_COUNT)
+    return "fade";
+  if (s->ctl_layer < -1) return "state_layer";
   return NULL;
 }
 

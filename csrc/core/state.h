@@ -26,6 +26,8 @@ typedef struct anim_track_state {
   double vscale, bw, tw, last_at, e0, e1, start_at, cut_at;
   int rm_joint, rm_binding, rm_channels, rm_valid;
   double rm_p0[3], rm_pL[3], rm_pc[3], rm_y0, rm_yL, rm_yc, rm_q0[4], rm_dp[3], rm_dy;
+  int fade_interp, fade_ease;          /* its fade's curve (a state machine's transition's) */
+  int ctl_layer;                       /* the state machine's layer that started it, -1 */
 } anim_track_state;
 
 /* The animator's own numbers. */

@@ -6,6 +6,7 @@
  * their objects before their callbacks are delivered.  Nothing here runs
  * per frame except what a script calls. */
 #include <math.h>
+#include <string.h>
 
 #include "lua.h"
 #include "lauxlib.h"
@@ -311,6 +312,130 @@ static int controller_weight(lua_State *L) {
   return 0;
 }
 
+/* The integer fields of a layer's saved numbers, then the doubles, in the
+ * order of core.controller_save's records. */
+#define LAYER_INTS(X) X(started) X(cur) X(tr) X(src) X(force) X(nplan) X(iplan)
+#define LAYER_NUMS(X) X(nt) X(src_nt) X(fade_end) X(fade_dur) X(force_fade)
+
+/* core.controller_save(animator) -> { params = { v }, buffers = { b },
+ * armed = { { 0 | 1 per parameter } per layer }, layers = { { started,
+ * cur, tr, src, force, nplan, iplan, nt, src_nt, fade_end, fade_dur,
+ * force_fade, w1, w2, w3, w4, track id (-1: none), plan = { tr, fin, ...
+ * } } } } (indices 0-based) */
+static int controller_save(lua_State *L) {
+  anim_controller *c = check_controller(L, 1);
+  const anim_graph *g = anim_controller_graph(c);
+  int i, l, k;
+  lua_createtable(L, 0, 4);
+  lua_createtable(L, g->nparams, 0);
+  lua_createtable(L, g->nparams, 0);
+  for (i = 0; i < g->nparams; i++) {
+    lua_pushnumber(L, anim_controller_get(c, i));
+    lua_rawseti(L, -3, i + 1);
+    lua_pushnumber(L, anim_controller_buffer(c, i));
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -3, "buffers");
+  lua_setfield(L, -2, "params");
+  lua_createtable(L, g->nlayers, 0);
+  lua_createtable(L, g->nlayers, 0);
+  for (l = 0; l < g->nlayers; l++) {
+    anim_ctl_layer_state s;
+    long long id;
+    int n = 0;
+    lua_createtable(L, g->nparams, 0);
+    for (i = 0; i < g->nparams; i++) {
+      lua_pushinteger(L, anim_controller_armed(c, l, i));
+      lua_rawseti(L, -2, i + 1);
+    }
+    lua_rawseti(L, -3, l + 1);
+    anim_controller_layer_save(c, l, &s, &id);
+    lua_createtable(L, 17, 1);
+#define PUT(f) lua_pushinteger(L, s.f); lua_rawseti(L, -2, ++n);
+#define PUTN(f) lua_pushnumber(L, s.f); lua_rawseti(L, -2, ++n);
+    LAYER_INTS(PUT)
+    LAYER_NUMS(PUTN)
+#undef PUT
+#undef PUTN
+    for (k = 0; k < 4; k++) { lua_pushnumber(L, s.weight[k]); lua_rawseti(L, -2, ++n); }
+    lua_pushnumber(L, (lua_Number)id);
+    lua_rawseti(L, -2, ++n);
+    lua_createtable(L, 2 * s.nplan, 0);
+    for (k = 0; k < s.nplan; k++) {
+      lua_pushinteger(L, s.plan[k][0]);
+      lua_rawseti(L, -2, 2 * k + 1);
+      lua_pushinteger(L, s.plan[k][1]);
+      lua_rawseti(L, -2, 2 * k + 2);
+    }
+    lua_setfield(L, -2, "plan");
+    lua_rawseti(L, -2, l + 1);
+  }
+  lua_setfield(L, -3, "layers");
+  lua_setfield(L, -2, "armed");
+  return 1;
+}
+
+/* core.controller_load(animator, saved, tracks) -> nil | (layer, what is
+ * out of range): saved as controller_save gives it, its track ids
+ * replaced by tracks[l] (a track of the animator, or false); triggers
+ * armed and parameters too (the Lua side checked every type). */
+static int controller_load(lua_State *L) {
+  anim_controller *c = check_controller(L, 1);
+  const anim_graph *g = anim_controller_graph(c);
+  int i, l, k;
+  luaL_checktype(L, 2, LUA_TTABLE);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  for (l = 0; l < g->nlayers; l++) {
+    anim_ctl_layer_state s;
+    anim_track *t = NULL;
+    const char *why;
+    int n = 0, top = lua_gettop(L);
+    memset(&s, 0, sizeof s);
+    lua_getfield(L, 2, "layers");
+    luaL_checktype(L, -1, LUA_TTABLE);
+    lua_rawgeti(L, -1, l + 1);
+    luaL_checktype(L, -1, LUA_TTABLE);
+#define GET(f) s.f = ifield(L, -1, ++n);
+#define GETN(f) s.f = field(L, -1, ++n);
+    LAYER_INTS(GET)
+    LAYER_NUMS(GETN)
+#undef GET
+#undef GETN
+    for (k = 0; k < 4; k++) s.weight[k] = field(L, -1, ++n);
+    lua_getfield(L, -1, "plan");
+    luaL_checktype(L, -1, LUA_TTABLE);
+    if (s.nplan < 0 || s.nplan > ANIM_GRAPH_MAX_TRAVEL || (int)lua_rawlen(L, -1) != 2 * s.nplan) {
+      lua_pushinteger(L, l + 1);
+      lua_pushliteral(L, "travel");
+      return 2;
+    }
+    for (k = 0; k < s.nplan; k++) {
+      s.plan[k][0] = ifield(L, -1, 2 * k + 1);
+      s.plan[k][1] = ifield(L, -1, 2 * k + 2);
+    }
+    lua_rawgeti(L, 3, l + 1);
+    if (lua_toboolean(L, -1)) t = anim_lua_checktrack(L, lua_gettop(L));
+    if ((why = anim_controller_layer_load(c, l, &s, t)) != NULL) {
+      lua_pushinteger(L, l + 1);
+      lua_pushstring(L, why);
+      return 2;
+    }
+    lua_settop(L, top);
+  }
+  lua_getfield(L, 2, "params");
+  lua_getfield(L, 2, "buffers");
+  lua_getfield(L, 2, "armed");
+  for (i = 0; i < g->nparams; i++) {
+    if (g->ptype[i] != ANIM_GPARAM_TRIGGER) { anim_controller_set(c, i, field(L, -3, i + 1)); continue; }
+    for (l = 0; l < g->nlayers; l++) {
+      lua_rawgeti(L, -1, l + 1);
+      anim_controller_set_trigger(c, l, i, ifield(L, -1, i + 1), field(L, -3, i + 1));
+      lua_pop(L, 1);
+    }
+  }
+  return 0;
+}
+
 /* core.controller_detach(animator) */
 static int controller_detach(lua_State *L) {
   anim_animator_detach(anim_lua_checkanimator(L, 1));
@@ -379,6 +504,8 @@ static const luaL_Reg funcs[] = {
   {"controller_force", controller_force},
   {"controller_detach", controller_detach},
   {"controller_travel", controller_travel},
+  {"controller_save", controller_save},
+  {"controller_load", controller_load},
   {"controller_weight", controller_weight},
   {"controller_over", controller_over},
   {"controller_adopt", controller_adopt},

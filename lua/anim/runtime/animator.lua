@@ -367,11 +367,7 @@ function methods.overrides(self) return override.list(animator_state(self)) end
 
 -- The saveable state (runtime/state.lua): animator:state() -> table,
 -- animator:restore(state [, resolve]) -> { tracks, overrides, constraints } | nil, message
-function methods.state(self)
-  local st = animator_state(self)
-  if st.controller then args.raise("animator:state: an animator with a state machine's controller is not saved yet") end
-  return saved.save(self, st)
-end
+function methods.state(self) return saved.save(self, animator_state(self)) end
 methods.control = controller.control
 function methods.restore(self, state, resolve)
   if resolve ~= nil and type(resolve) ~= "function" then

@@ -55,17 +55,13 @@ local function bindings(c, rig, mask, rinfo)
   return out
 end
 
--- animator:control(graph) -> controller
-function M.control(animator, graph)
-  local st = animator_state(animator)
-  if not graphs.is_graph(graph) then argerror(1, "control", "anim.graph expected, got " .. args.typename(graph)) end
-  if st.controller then
-    args.raise("control: the animator has a controller already (controller:detach() it first)")
-  end
-  local info = graphs.info(graph)
+-- The bindings of graph info's states on animator state st's rig, in the
+-- core's order (M.control); raises (argument 1 of `control`) for a mask
+-- joint the rig has not, or a clip that plays on nothing.
+function M.bindings_for(st, info)
   local rig, rinfo = st.rig, rigmod.info(st.rig)
   local binds = {}
-  for li, layer in ipairs(info.layers) do
+  for _, layer in ipairs(info.layers) do
     local mask
     if layer.mask then
       mask = {}
@@ -92,8 +88,19 @@ function M.control(animator, graph)
         binds[#binds + 1] = b
       end
     end
-    assert(li)
   end
+  return binds
+end
+
+-- animator:control(graph) -> controller
+function M.control(animator, graph)
+  local st = animator_state(animator)
+  if not graphs.is_graph(graph) then argerror(1, "control", "anim.graph expected, got " .. args.typename(graph)) end
+  if st.controller then
+    args.raise("control: the animator has a controller already (controller:detach() it first)")
+  end
+  local info = graphs.info(graph)
+  local binds = M.bindings_for(st, info)
   local cbs = {}
   for i = 1, #info.layers do cbs[i] = {} end
   local marks = core.controller_new(animator, graph, binds, MARK, cbs)

@@ -21,6 +21,9 @@ local dispatch = require "anim.runtime.dispatch"
 local override = require "anim.runtime.override"
 local ik = require "anim.runtime.ik"
 local limits = require "anim.base.limits"
+local graphs = require "anim.runtime.graph"
+local cstate = require "anim.runtime.controller_state"
+local controller = require "anim.runtime.controller"
 
 local M = {}
 
@@ -150,6 +153,7 @@ function M.save(animator, st)
     end
     out.constraints[i] = r
   end
+  if st.controller then out.controller = cstate.save(st.controller) end
   return out
 end
 
@@ -183,16 +187,17 @@ end
 -- the animator's library (as a `plays` item is), any other name (or a
 -- res:// path with no library) through `resolve(name, kind)`; once each.
 local function resolver(st, resolve)
-  local seen = { clip = {}, retarget = {} }
+  local seen = { clip = {}, retarget = {}, graph = {} }
   return function(name, kind, path, k)
+    local what = kind == "clip" and "clip" or kind == "graph" and "graph" or "retarget map"
     if type(name) ~= "string" then
-      fail(at(path, k), "must be a %s name, got %s", kind == "clip" and "clip" or "retarget map", E.describe(name))
+      fail(at(path, k), "must be a %s name, got %s", what, E.describe(name))
     end
     local found = seen[kind][name]
     if found then return found end
-    local is_ok = kind == "clip" and clipmod.is_clip or retarget.is_map
+    local is_ok = kind == "clip" and clipmod.is_clip or kind == "graph" and graphs.is_graph or retarget.is_map
     local v, err
-    if st.library and name:match("^res://") then
+    if st.library and name:match("^res://") and kind ~= "graph" then
       if kind == "clip" then v, err = st.library:clip(name) else v, err = st.library:retarget(name) end
       if not v then fail(at(path, k), "cannot load %s '%s': %s", kind, shown(name), tostring(err)) end
     elseif resolve then
@@ -201,12 +206,12 @@ local function resolver(st, resolve)
       if not ok then fail(at(path, k), "resolve('%s') failed: %s", shown(name), shown(r)) end
       v = r
       if not is_ok(v) then
-        fail(at(path, k), "resolve('%s') gave no %s (got %s)", shown(name), kind == "clip" and "clip" or "retarget map",
-          E.describe(v))
+        fail(at(path, k), "resolve('%s') gave no %s (got %s)", shown(name), what, E.describe(v))
       end
     else
       fail(at(path, k), "cannot resolve %s '%s': %s", kind, shown(name),
-        st.library and "not a res:// path, and no resolve function was given"
+        kind == "graph" and "a graph is found by resolve(name, \"graph\"), and no resolve function was given"
+          or st.library and "not a res:// path, and no resolve function was given"
           or "the animator has no library and no resolve function was given")
     end
     seen[kind][name] = v
@@ -474,6 +479,14 @@ local function plan_of(st, s, resolve)
   plan_properties(plan, s)
   plan_overrides(plan, s, rinfo)
   plan_constraints(plan, s, rinfo)
+  if s.controller ~= nil then
+    local ids = {}
+    for _, lead in ipairs(plan.leads) do ids[lead.digits] = true end
+    plan.controller = cstate.plan(s.controller, "state.controller", function(name, path, k) return find(name, "graph", path, k) end, ids)
+    -- (the graph fits the rig, as control checks: before anything changes)
+    local ok, err = pcall(controller.bindings_for, st, graphs.info(plan.controller.graph))
+    if not ok then fail("state.controller.graph", "%s", (tostring(err):gsub("^.-bad argument #1 to 'control' %((.*)%)$", "%1"))) end
+  end
   -- last, the blend spaces: every other field is checked by now, so that
   -- a state refused for one of them costs no triangulation
   local made = {}
@@ -551,6 +564,17 @@ local function restore_once(animator, st, s, resolve)
   ov_commit()
   ik_commit()
   for i, lead in ipairs(plan.leads) do result.tracks[lead.id] = out[i] end
+  -- the state machine: the old controller went with the old animator; the
+  -- state's made again on the restored tracks
+  if st.controller then
+    rawget(st.controller, "_").detached = true
+    st.controller = nil
+  end
+  if plan.controller then
+    local by_digits = {}
+    for i, lead in ipairs(plan.leads) do by_digits[lead.digits] = out[i] end
+    result.controller = cstate.apply(animator, plan.controller, by_digits)
+  end
   -- (what a hot reload and a later state() need to know of the new tracks:
   -- side tables of their own, beside the animator, which is whole by now)
   for i, lead in ipairs(plan.leads) do

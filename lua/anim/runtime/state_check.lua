@@ -159,8 +159,9 @@ local MAX_ID = FIELDS.max_id
 
 -- The fields added after version 1's first states, and the value a
 -- state written before them means (play's loop mode: the clip's; the
--- animator's clock: speed 1, not paused).
-local ADDED = { loop = "clip", speed = 1, paused = false }
+-- animator's clock: speed 1, not paused; a track's fade linear, started by
+-- no state machine).
+local ADDED = { loop = "clip", speed = 1, paused = false, fade_interp = "linear", fade_ease = "in", state_layer = -1 }
 
 -- (the fields track_checks checks beyond their kinds)
 local CHECKED = { time = true, fade = true, weight = true, direction = true, rm_binding = true }
@@ -213,7 +214,7 @@ local TRACK_KEYS = names(names_list(FIELDS.track, { "id", "clip", "space", "at",
 local POINT_KEYS = names(names_list(FIELDS.track))
 local ANIMATOR_KEYS = names(names_list(FIELDS.animator))
 local TOP_KEYS = names { "format", "version", "rig", "side", "space", "animator", "pose", "animated", "tracks",
-  "properties", "overrides", "constraints" }
+  "properties", "overrides", "constraints", "controller" }
 local RIG_KEYS = names { "name", "joints" }
 local SPACE_KEYS = names { "name", "sync", "markers", "points" }
 local SPACE_POINT_KEYS = names { "clip", "at" }

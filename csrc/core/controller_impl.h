@@ -1,0 +1,47 @@
+/* controller_impl.h - what the state machine controller's two files
+ * share: its structs.  controller.c holds its stage (the transitions of an
+ * update found and fired), ctlstate.c its making and freeing, its
+ * parameters, reading and saved states.  Plain C, no Lua. */
+#ifndef ANIM_CONTROLLER_IMPL_H
+#define ANIM_CONTROLLER_IMPL_H
+
+#include "animator_impl.h"
+#include "graph.h"
+
+typedef struct ctl_layer {
+  int cur;                 /* the current state (layer-local) */
+  double nt, nt_e;         /* its normalized time at nt_e seconds into the update */
+  anim_track *track;       /* its track (held), or NULL */
+  int tr;                  /* the transition under way (the graph's index), -1: none, -2: a force */
+  int src;                 /* its source state */
+  double src_nt, src_e;    /* the source's normalized time at src_e */
+  double fade_end;         /* seconds from the update's start to the end of its fade */
+  double fade_dur;
+  int force;               /* a state to go to at the next update (-1: none) */
+  double force_fade;
+  int started;             /* its entry state entered */
+  ramp weight;             /* the layer's weight (its tracks', and those it starts) */
+  int nplan, iplan;        /* a travel: its transitions (and where each goes), the next */
+  int plan[ANIM_GRAPH_MAX_TRAVEL][2];
+} ctl_layer;
+
+struct anim_controller {
+  anim_animator *a;
+  anim_graph *g;
+  anim_mem mem;
+  size_t size;
+  double *param;
+  double *buffer;          /* per parameter: a buffered trigger's seconds left (-1: not buffered) */
+  unsigned char *armed;    /* per layer and parameter: a trigger armed */
+  ctl_layer *layers;
+  anim_track **marks;      /* per layer: the track its entries are queued on */
+  const anim_binding **binds;  /* the lists of bindings (in this block): per state of the graph */
+  int *nbind;                  /* with a clip one, with a blend space one per point, else none */
+  int *bind0;                  /* per state: its first list */
+  anim_track **made;       /* the tracks the last update made, their layers and states */
+  int *made_layer, *made_state;
+  int nmade, capmade;
+  unsigned over;
+};
+
+#endif
