@@ -44,7 +44,7 @@ RUN_ENV = $(LUA_PATHS) LUA_PATH_5_4="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPA
       ANIM_LUA=$(LUA)
 RUN = $(RUN_ENV) $(LUA)
 
-EXAMPLES  = walk events retarget convert sprite character
+EXAMPLES  = walk events retarget convert sprite character statemachine
 
 .PHONY: all build deps deps-test demo test test-long gltf-ref gltf-ref-deps memcheck bench bench-ref lint clean $(EXAMPLES)
 
@@ -127,7 +127,8 @@ love-dist:
 	@$(MAKE) --no-print-directory build LUA=luajit
 	@LOVE_IMPORTERS=$(LOVE_IMPORTERS) sh scripts/love_dist.sh "$(OUT)" build/luajit/anim/core.so
 
-# `make events`, `make retarget`, `make convert`, `make sprite`, `make character`: the other examples.
+# `make events`, `make retarget`, `make convert`, `make sprite`, `make character`,
+# `make statemachine`: the other examples.
 $(EXAMPLES): deps
 	@$(MAKE) --no-print-directory build
 	$(RUN) examples/$@.lua

@@ -123,6 +123,36 @@ describe("examples", function()
     assert.truthy(out:find("after 6.0 s: 18 footsteps, 18.383 blocks forward, 0.000 sideways", 1, true))
   end)
 
+  it("statemachine.lua: a graph's two layers driven by a script of inputs, transitions at their instants", function()
+    local out = run("statemachine.lua")
+    local function has(line) assert.truthy(out:find("\n" .. line .. "\n", 1, true), line .. " not in:\n" .. out) end
+    -- the entry states, from the start of the first update (late = its dt)
+    has(" 0.000  base   enter idle (0.033 s before the end of the update)")
+    has(" 0.000  upper  enter none (0.033 s before the end of the update)")
+    -- a parameter set before an update: the transition at that update's start
+    has(" 0.500  input  speed 1.2\n 0.500  base   idle -> walk")
+    has(" 2.000  base   walk -> run")
+    -- a trigger: the jump in that update, its marker at the same instant
+    has(" 3.000  base   run -> jump\n 3.000  base   enter jump (0.033 s before the end of the update)\n"
+      .. " 3.000  marker takeoff (examples/clips/jump.anim)")
+    -- the jump clip's end (an exit time of 1): between two frames
+    has(" 3.450  base   jump -> fall\n 3.450  base   enter fall (0.017 s before the end of the update)")
+    -- the upper layer (mask rightArm) waves for two loops of the 0.8 s clip
+    has(" 3.200  upper  none -> wave")
+    has(" 4.800  upper  wave -> none")
+    -- the buffered jump pressed at 3.4 expired in the air; the one at 3.8 fires on landing
+    assert.is_nil(out:find("3%.[4-7]%d%d  base   %a+ %-> jump"))
+    has(" 3.867  world  grounded (landed)\n 3.867  base   fall -> jump")
+    has(" 4.733  base   fall -> land")
+    has(" 4.733  marker land (examples/clips/land.anim)")
+    -- land -> run at the land clip's half (0.15 s in), between frames
+    has(" 4.883  base   land -> run\n 4.883  base   enter run (0.017 s before the end of the update)")
+    has(" 5.000  state  base run 0.194, upper none 0.200 (base fading land -> run, 58%)")
+    has(" 6.500  base   walk -> idle")
+    has(" 8.200  upper  wave -> none")
+    has(" 9.000  state  base idle 1.250, upper none 0.800")
+  end)
+
   it("the README's tour runs as written", function()
     local readme = H.read(H.root .. "/README.md")
     local code = readme:match("## A tour.-```lua\n(.-)```")

@@ -1,5 +1,5 @@
 -- The LÖVE example (examples/love/) in a real LÖVE 11 under Xvfb (issue
--- 21): it runs in its test mode (ANIM_LOVE_TEST: a scripted key press,
+-- 21): it runs in its test mode (ANIM_LOVE_TEST: scripted key presses,
 -- screenshots at set times, quit after 2 s), with OpenAL's null driver
 -- where there is no sound card.  The check: the figures are drawn (pixels
 -- unlike the background where the rig stands) and move (two screenshots
@@ -88,7 +88,7 @@ describe("#long the LÖVE example", function()
     return
   end
 
-  it("draws the player and the critter, moving, plays its step sound and takes the key press", function()
+  it("draws the player and the critter, moving, plays its step sound and takes the key presses", function()
     local ok, out = run(OUT)
     assert(ok, out)
     local good, seen = check(OUT)
@@ -96,7 +96,13 @@ describe("#long the LÖVE example", function()
     local log = H.read(OUT .. "/log.txt")
     assert.truthy(log:find("LuaJIT", 1, true), log)
     assert.truthy(log:find("step", 1, true), log)       -- the walk's markers fired (and played the tone)
-    assert.truthy(log:find("%d wave"), log)             -- the scripted space bar started the wave
+    assert.truthy(log:find("%d wave"), log)             -- the scripted W fired the graph's wave trigger
+    -- the player's state machine (examples/clips/hero.animgraph) took the keys:
+    -- W waved on the upper layer, space jumped, the jump clip's end fell
+    assert.truthy(log:find("%d upper: none %-> wave"), log)
+    assert.truthy(log:find("0%.8%d base: walk %-> jump"), log)
+    assert.truthy(log:find("%d base: jump %-> fall"), log)
+    assert.truthy(log:find("%d speed 4"), log)          -- the scripted right arrow
     assert.truthy(log:find("screenshot 2", 1, true), log)
     -- the pictures a person can look at
     assert.truthy(io.open(OUT .. "/shot-1.png"))

@@ -1,9 +1,15 @@
 -- examples/love/main.lua: the module in a LÖVE 11 game (`make love`).
 --
--- The blocky player rig walks across the screen (walk.anim); space plays
--- an action clip over it (wave.anim, priority action: it takes the right
--- arm); each `step` marker of the walk plays a short tone through
--- love.audio, made here with love.sound.newSoundData.  A critter read from
+-- The blocky player rig runs a state machine (examples/clips/hero.animgraph,
+-- as examples/statemachine.lua does): the arrow keys set its `speed`
+-- parameter (idle, walk, run: it moves across the screen at that speed),
+-- space fires its `jump` trigger (buffered 0.15 s: pressed just before a
+-- landing it jumps again; a few lines of physics keep it 0.85 s in the air)
+-- and W its `wave` trigger (a layer above, on the right arm).  The graph
+-- plays the clips; the script sets parameters, fires triggers and prints
+-- the transitions.  Each `step` marker of the walk and the run plays a
+-- short tone through love.audio, made here with love.sound.newSoundData.
+-- A critter read from
 -- a glTF file (examples/clips/critter.gltf, made by make_critter.lua)
 -- trots beside it, and a slime from an Aseprite sprite sheet's data
 -- (examples/clips/slime.json: a clip per tag, each a `frame` property)
@@ -14,8 +20,8 @@
 -- The module is the checkout's: lua/ for the Lua files and build/luajit/
 -- for the core built for LÖVE's LuaJIT (`make love` builds it).
 --
--- Test mode (spec/love_spec.lua): ANIM_LOVE_TEST=DIR presses space at
--- 0.8 s, writes screenshots to DIR at ANIM_LOVE_SHOTS (seconds, comma
+-- Test mode (spec/love_spec.lua): ANIM_LOVE_TEST=DIR presses W at 0.3 s,
+-- space at 0.8 s and the right arrow at 1.0 s, writes screenshots to DIR at ANIM_LOVE_SHOTS (seconds, comma
 -- separated; default 0.5,1.5) as PNG (for a person) and as raw RGBA
 -- (shot-<i>.rgba, for the spec), writes what it heard to DIR/log.txt and
 -- quits after ANIM_LOVE_SECONDS (default 2).  ANIM_LOVE_NODRAW=1 draws no
@@ -85,9 +91,14 @@ local function outline(part, w, across, sx, sy, scale)
   return flat
 end
 
-local player, critter, critter_rig, walk, wave, waving, tone
+local player, controller, critter, critter_rig, tone
 local slime, slime_clips, sheet_image, quads, hop_at = nil, nil, nil, {}, 1.2
 local clock, shot, x_walk = 0, 1, -3
+-- the speeds the arrow keys step through (blocks a second: idle, walk, run)
+local SPEEDS, speed_step = { 0, 1.2, 4 }, 2
+-- the jump: in the air AIR seconds from the instant the jump state starts,
+-- HEIGHT blocks high at the top
+local AIR, HEIGHT, airborne_since = 0.85, 0.8, nil
 
 -- A short tone: 60 ms of a sine at 660 Hz, fading out.
 local function make_tone()
@@ -101,10 +112,17 @@ end
 
 function love.load()
   local clips = root .. "/examples/clips/"
-  walk = assert(anim.load(clips .. "walk.anim"))
-  wave = assert(anim.load(clips .. "wave.anim"))
+  -- the graph names its clips: each is the .anim file of that name
+  local graph = assert(anim.graph(clips .. "hero.animgraph", function(name) return anim.load(clips .. name .. ".anim") end))
   player = anim.animator(anim.rig("player"))
-  player:play(walk, { fade = 0 })
+  controller = player:control(graph)
+  controller:set("speed", SPEEDS[speed_step])
+  controller:on_transition(function(layer, from, to, late)
+    say("%.2f %s: %s -> %s", clock - late, layer, from, to)
+  end)
+  controller:on_enter(function(_, state, late)
+    if state == "jump" then airborne_since = clock - late end
+  end)
   tone = make_tone()
   player:on_marker(function(_, name, value)
     if name == "step" then
@@ -141,27 +159,48 @@ function love.load()
   say("anim %s on %s, %s", anim._VERSION, _VERSION, jit and jit.version or "no JIT")
 end
 
-local function press_space()
-  if waving and waving.is_playing then
-    waving:stop(0.2)
-    waving = nil
-    say("%.2f wave stops", clock)
-  else
-    waving = player:play(wave, { fade = 0.2 })
+-- The keys set the graph's parameters and fire its triggers; it does the rest
+-- in the next update.
+function love.keypressed(key)
+  if key == "space" then
+    controller:fire("jump", { buffer = 0.15 })
+    say("%.2f jump", clock)
+  elseif key == "w" then
+    controller:fire("wave")
     say("%.2f wave", clock)
+  elseif key == "right" or key == "up" or key == "left" or key == "down" then
+    local up = key == "right" or key == "up"
+    speed_step = math.max(1, math.min(#SPEEDS, speed_step + (up and 1 or -1)))
+    controller:set("speed", SPEEDS[speed_step])
+    say("%.2f speed %g", clock, SPEEDS[speed_step])
+  elseif key == "escape" then
+    love.event.quit()
   end
 end
 
-function love.keypressed(key)
-  if key == "space" then press_space() end
-  if key == "escape" then love.event.quit() end
+-- The player's height above the ground, blocks.
+local function height()
+  if not airborne_since then return 0 end
+  local u = (clock - airborne_since) / AIR
+  return 4 * HEIGHT * u * (1 - u)
 end
 
-local pressed = false
+-- The test mode's key presses: { seconds, key }
+local TEST_KEYS = { { 0.3, "w" }, { 0.8, "space" }, { 1.0, "right" } }
+local next_key = 1
+
 function love.update(dt)
   dt = math.min(dt, 0.1)
+  if test_dir and TEST_KEYS[next_key] and clock >= TEST_KEYS[next_key][1] then
+    love.keypressed(TEST_KEYS[next_key][2])
+    next_key = next_key + 1
+  end
+  -- the physics: on the ground again AIR seconds after the jump started
+  if airborne_since and clock >= airborne_since + AIR then airborne_since = nil end
+  local grounded = airborne_since == nil or clock <= airborne_since
+  if grounded ~= controller:get("grounded") then controller:set("grounded", grounded) end
   clock = clock + dt
-  x_walk = x_walk + dt * 1.2
+  x_walk = x_walk + dt * SPEEDS[speed_step]
   if x_walk > 6 then x_walk = -6 end
   if clock >= hop_at then
     -- a hop over the idle: an action takes the whole frame while it plays
@@ -171,7 +210,6 @@ function love.update(dt)
   end
   anim.update({ player, critter, slime }, dt)
   if test_dir then
-    if not pressed and clock >= 0.8 then pressed = true; press_space() end
     if shots[shot] and clock >= shots[shot] then
       local i = shot
       shot = shot + 1
@@ -206,8 +244,9 @@ function love.draw()
   if nodraw then return end
   -- the player, side view: z across (it walks toward +z), y up
   local scale, sx = 110, 400 + x_walk * 40
+  local sy = ground - height() * scale
   for _, part in ipairs(PARTS) do
-    local poly = outline(part, world(player, part.joint), 3, sx, ground, scale)
+    local poly = outline(part, world(player, part.joint), 3, sx, sy, scale)
     love.graphics.setColor(part.colour)
     love.graphics.polygon("fill", poly)
     love.graphics.setColor(0.2, 0.2, 0.2)
@@ -240,5 +279,7 @@ function love.draw()
   love.graphics.setColor(1, 1, 1)
   love.graphics.draw(sheet_image, quads[slime:property("frame") + 1], 640, ground - 64, 0, 4, 4)
   love.graphics.setColor(0.2, 0.2, 0.2)
-  love.graphics.print("space: wave    esc: quit", 10, 10)
+  love.graphics.print("arrows: speed    space: jump    W: wave    esc: quit", 10, 10)
+  love.graphics.print(string.format("speed %g    base: %s    upper: %s", SPEEDS[speed_step], controller:current("base"),
+    controller:current("upper")), 10, 28)
 end
