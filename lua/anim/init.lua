@@ -240,7 +240,7 @@ function anim.blendspace(def) return blendspace.new(def) end
 -- anim.graph(source [, clips]) -> graph | nil, message: a state machine
 -- (.animgraph) with its clips resolved, for animator:control
 local graphs = require "anim.runtime.graph"
-anim.graph = graphs.new
+function anim.graph(source, clips) return graphs.new(source, clips) end
 anim.is_graph = graphs.is_graph
 anim.is_blendspace = blendspace.is_space
 

@@ -33,6 +33,9 @@ local EV = codes.event
 local MARK = clipmod.build({ joints = {} }, "controller", true, true)
 
 local cmt = { __name = "anim.controller", __metatable = "anim.controller" }
+-- graph -> the controllers running it (weak both ways): a library's
+-- reload moves them onto the new graph (M.move)
+local running = setmetatable({}, { __mode = "k" })
 local methods = {}
 
 -- The controller of self, live (a detached one raises).
@@ -108,6 +111,8 @@ function M.control(animator, graph)
   local ctl = { animator = animator, graph = graph, info = info, marks = marks, over_warned = {} }
   local self = setmetatable({ _ = ctl }, cmt)
   st.controller = self
+  running[graph] = running[graph] or setmetatable({}, { __mode = "k" })
+  running[graph][self] = true
   return self
 end
 
@@ -293,6 +298,89 @@ cmt.__newindex = function(_, k) args.raise("cannot set controller field '" .. sh
 cmt.__tostring = function(self)
   local ctl = rawget(self, "_")
   return string.format("anim.controller(%s%s)", shown(ctl.info.name), ctl.detached and ", detached" or "")
+end
+
+-- A reloaded graph ----------------------------------------------------------------------
+
+-- Controller self moves onto graph g2 (a library's reload of its graph):
+-- the parameters of the same name and type keep their values (triggers
+-- their arming); a layer of the same name keeps its current state where
+-- g2 has it (its track, when the state plays the same clip or space; else
+-- it enters it again at the next update), else goes to its entry at the
+-- next update; transitions under way and travels are dropped (their
+-- tracks fade on as they were); a new layer starts at its entry.  The
+-- script's object and its callbacks stay.
+function M.move(self, g2)
+  local ctl = rawget(self, "_")
+  if ctl.detached then return end
+  local animator, info, info2 = ctl.animator, ctl.info, graphs.info(g2)
+  local st = animator_state(animator)
+  local old = core.controller_save(animator)
+  local cur = {}
+  for l, layer in ipairs(info.layers) do
+    local r = old.layers[l]
+    local s = r[2] + 1
+    local track
+    for _, t in pairs(st.live) do
+      local _, _, _, _, _, _, id = core.track_state(t)
+      if id == r[17] then track = t end
+    end
+    cur[layer.name] = { path = layer.states[s], src = info.state_clips[layer.state0 + s], r = r, track = track }
+  end
+  local raw = { params = {}, buffers = {}, armed = {}, layers = {} }
+  for l = 1, #info2.layers do raw.armed[l] = {} end
+  for i, p in ipairs(info2.params) do
+    local k = info.param_index[p.name]
+    local same = k and info.params[k].type == p.type
+    local d = p.default
+    raw.params[i] = same and old.params[k] or type(d) == "boolean" and (d and 1 or 0) or d or 0
+    raw.buffers[i] = same and old.buffers[k] or -1
+    for l, layer in ipairs(info2.layers) do
+      local l1 = info.layer_index[layer.name]
+      raw.armed[l][i] = same and l1 and old.armed[l1][k] or 0
+    end
+  end
+  local tracks = {}
+  for l, layer in ipairs(info2.layers) do
+    local c = cur[layer.name]
+    local s = c and layer.by_path[c.path]
+    local leaf = s and layer.leaf(s) == s
+    local r = c and c.r
+    -- started, cur, tr, src, force, nplan, iplan, nt, src_nt, fade_end, fade_dur, force_fade, weight
+    if leaf then
+      local same = info2.state_clips[layer.state0 + s] == c.src
+      raw.layers[l] = { r[1], s - 1, -1, s - 1, same and -1 or s - 1, 0, 0, r[8], r[8], 0, 0, 0, r[13], r[14], r[15], r[16], plan = {} }
+      tracks[l] = c.track or false
+    elseif c then
+      local e = layer.leaf(info2.desc.layers[l].entry) - 1
+      raw.layers[l] = { r[1], e, -1, e, e, 0, 0, 0, 0, 0, 0, 0, r[13], r[14], r[15], r[16], plan = {} }
+      tracks[l] = c.track or false
+    else
+      local e = layer.leaf(info2.desc.layers[l].entry) - 1
+      local w = info2.desc.layers[l].weight
+      raw.layers[l] = { 0, e, -1, e, -1, 0, 0, 0, 0, 0, 0, 0, w, w, 0, 0, plan = {} }
+      tracks[l] = false
+    end
+  end
+  core.controller_detach(animator)
+  st.controller = nil
+  local fresh = M.control(animator, g2)
+  local ctl2 = rawget(fresh, "_")
+  ctl2.on_enter, ctl2.on_exit, ctl2.on_transition = ctl.on_enter, ctl.on_exit, ctl.on_transition
+  local l, why = core.controller_load(animator, raw, tracks)
+  if l then error(string.format("controller: moving onto the reloaded graph: layer %d: %s out of range", l, why), 0) end
+  -- (the script's object stays: it takes the new controller's inside)
+  running[g2][fresh] = nil
+  running[g2][self] = true
+  rawset(self, "_", ctl2)
+  st.controller = self
+end
+
+-- (a library's reload of a graph: runtime/library.lua)
+require("anim.runtime.library").on_graph_reload = function(old, g2)
+  local list = {}
+  for self in pairs(running[old] or {}) do list[#list + 1] = self end
+  for _, self in ipairs(list) do M.move(self, g2) end
 end
 
 -- The handlers of the delivery (runtime/deliver.lua) --------------------------------------

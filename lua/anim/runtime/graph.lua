@@ -260,8 +260,10 @@ end
 function M.is_graph(g) return debug.getmetatable(g) == gmt end
 M.methods = methods
 
--- anim.graph(source [, clips]) -> graph | nil, message
-function M.new(source, clips)
+-- anim.graph(source [, clips]) -> graph | nil, message (name: what a
+-- JSON text or a table is called in messages; a library's graph: its
+-- res:// path)
+function M.new(source, clips, name)
   if type(source) ~= "string" and type(source) ~= "table" then
     args.error(1, "graph", "a path, JSON text or a table expected, got " .. args.typename(source))
   end
@@ -270,7 +272,7 @@ function M.new(source, clips)
   end
   local desc, err
   if type(source) == "string" and not source:find("^%s*{") then desc, err = gformat.read(source)
-  else desc, err = gformat.decode(source) end
+  else desc, err = gformat.decode(source, name) end
   if not desc then return nil, err end
   local why = unsupported(desc)
   if why then return nil, desc.name .. ": " .. why end

@@ -9,6 +9,8 @@ local clipmod = require "anim.format.clip"
 local retarget = require "anim.format.retarget"
 local limits = require "anim.base.limits"
 local reload = require "anim.runtime.reload"
+local json = require "anim.base.json"
+local graphs = require "anim.runtime.graph"
 
 local M = {}
 local methods = {}
@@ -259,6 +261,8 @@ end
 function methods.reload(self, path)
   local key, rel = key_of(path, "reload")
   if not key then return nil, rel end
+  local gcache = self.cache.graph
+  if gcache and gcache.path[key] then return M.reload_graph(self, key, rel, path) end
   local cache = self.cache.clip
   local clip = cache and cache.path[key]
   -- (a clip finalized by hand is loaded again, as library:clip does)
@@ -292,6 +296,38 @@ function methods.retarget(self, path)
   return cached(self, "retarget", path, retarget.load_file)
 end
 
+-- A graph's file read and made (anim.graph), its clip names found through
+-- the library: a res:// path as it is, another name relative to the
+-- graph's folder (".anim" added when it names no extension): "walk" in
+-- res://hero/hero.animgraph is res://hero/walk.anim.
+local function load_graph(self, file, name, beneath)
+  local ok, text = pcall(json.read_file, file, beneath)
+  if not ok then return nil, name .. ": " .. (E.is_failure(text) and text.msg or tostring(text)) end
+  local dir = name:match("^(res://.*/)") or "res://"
+  local why = {}
+  local function find(n)
+    local p = n:match("^res://") and n or dir .. n .. (n:match("%.[%w]+$") and "" or ".anim")
+    local c, err = methods.clip(self, p)
+    if not c then why[#why + 1] = err end
+    return c
+  end
+  local g, err = graphs.new(text, find, name)
+  if not g and #why > 0 then err = err .. " (" .. table.concat(why, "; ", 1, math.min(#why, 4)) .. ")" end
+  return g, err
+end
+
+-- library:graph(path) -> graph | nil, message: a .animgraph file (cached
+-- as clips are; library:reload(path) makes it again and moves the
+-- controllers running it onto the new graph).
+function methods.graph(self, path)
+  return cached(self, "graph", path, function(file, name, beneath)
+    local mtime = core.file_mtime(file)
+    local g, err = load_graph(self, file, name, beneath)
+    if g then self.loaded[file] = { path = name, mtime = mtime, graph = g } end
+    return g, err
+  end)
+end
+
 -- library:forget([path]) -> boolean: the next clip, retarget or `plays`
 -- of path reads the file again (after it was fixed, added or changed);
 -- without a path, everything is forgotten.  Tracks keep the clips they
@@ -311,7 +347,7 @@ function methods.forget(self, path)
     local h, file = forget(cache, key)
     if h then held = true end
     -- (a clip forgotten is no longer watched by library:changed)
-    if file and kind == "clip" then self.loaded[file] = nil end
+    if file and (kind == "clip" or kind == "graph") then self.loaded[file] = nil end
   end
   return held
 end
@@ -321,6 +357,32 @@ args.methods(methods, Library, "anim.library")
 -- anim.library(root) -> library | nil, message
 -- (it takes no options: a table of them is refused, naming the key)
 local NO_OPTIONS = args.names {}
+-- A graph reloaded: made again from its file (a file that fails leaves the
+-- old one in place); every controller running the old one moves onto the
+-- new (runtime/controller.lua: current states kept where they still
+-- exist, else the entry).
+function M.reload_graph(self, key, rel, path)
+  local cache = self.cache.graph
+  local old = cache.path[key]
+  local file, beneath = resolve(self, rel)
+  if not file then return nil, show(path) .. ": " .. beneath end
+  local mtime = core.file_mtime(file)
+  for _, e in pairs(self.loaded) do
+    if e.graph == old then e.mtime = mtime end
+  end
+  local g, err = load_graph(self, file, path, beneath)
+  if not g then return nil, err end
+  forget(cache, key)
+  cache.path[key], cache.file[file], cache.file_of[key] = g, g, file
+  push(cache.keys, key, #key)
+  self.loaded[file] = { path = path, mtime = mtime, graph = g }
+  M.on_graph_reload(old, g)
+  return g
+end
+
+-- (set by runtime/controller.lua: moves the controllers of a graph)
+function M.on_graph_reload() end
+
 function M.new(root, opts)
   args.check(root, "string", 1, "library")
   args.options(opts, NO_OPTIONS, 2, "library")

@@ -197,8 +197,10 @@ local function resolver(st, resolve)
     if found then return found end
     local is_ok = kind == "clip" and clipmod.is_clip or kind == "graph" and graphs.is_graph or retarget.is_map
     local v, err
-    if st.library and name:match("^res://") and kind ~= "graph" then
-      if kind == "clip" then v, err = st.library:clip(name) else v, err = st.library:retarget(name) end
+    if st.library and name:match("^res://") then
+      if kind == "clip" then v, err = st.library:clip(name)
+      elseif kind == "graph" then v, err = st.library:graph(name)
+      else v, err = st.library:retarget(name) end
       if not v then fail(at(path, k), "cannot load %s '%s': %s", kind, shown(name), tostring(err)) end
     elseif resolve then
       local ok, r = pcall(resolve, name, kind)
@@ -210,8 +212,7 @@ local function resolver(st, resolve)
       end
     else
       fail(at(path, k), "cannot resolve %s '%s': %s", kind, shown(name),
-        kind == "graph" and "a graph is found by resolve(name, \"graph\"), and no resolve function was given"
-          or st.library and "not a res:// path, and no resolve function was given"
+        st.library and "not a res:// path, and no resolve function was given"
           or "the animator has no library and no resolve function was given")
     end
     seen[kind][name] = v
