@@ -18,6 +18,7 @@ local M = {}
 local NAME = C.NAME
 local player = anim.rig("player")
 local bug, must_not_raise, check_answer, use_clip = C.bug, C.must_not_raise, C.check_answer, C.use_clip
+local use_graph
 
 -- A retarget map that decodes is used to play a clip.
 local function use_map(map)
@@ -37,6 +38,41 @@ local function use_map(map)
   if px ~= px or qx ~= qx then bug("NaN in a pose played through a decoded retarget map") end
 end
 
+-- A graph that decodes controls an animator: its parameters set, its
+-- triggers fired, updates of several sizes, a travel and a force to each
+-- state, its state saved and restored.
+use_graph = function(g)
+  local a = anim.animator(player, { warn = false })
+  local ok, c = pcall(a.control, a, g)
+  if not ok then
+    if C.plays_on_nothing(c) or tostring(c):find("mask", 1, true) then return end
+    error(c, 0)
+  end
+  for _, p in ipairs(g:parameters()) do
+    if p.type == "trigger" then c:fire(p.name, { buffer = 0.05 })
+    elseif p.type == "bool" then c:set(p.name, true)
+    else c:set(p.name, 1) end
+  end
+  for _, dt in ipairs { 0, 1 / 60, 0.37, 2.5 } do a:update(dt) end
+  for _, layer in ipairs(g:layers()) do
+    for _, s in ipairs(g:states(layer)) do
+      pcall(c.travel, c, s, layer, { teleport = true })
+      a:update(0.1)
+      c:force(s, layer, 0.05)
+      a:update(0.03)
+    end
+  end
+  local saved = a:state()
+  local b = anim.animator(player, { warn = false })
+  assert(b:restore(saved, function(_, kind) if kind == "graph" then return g end return M.walk end))
+  for _ = 1, 3 do
+    a:update(0.05)
+    b:update(0.05)
+    local pa, pb = { a:get("rightArm") }, { b:get("rightArm") }
+    for i = 1, #pa do if pa[i] ~= pb[i] and pa[i] == pa[i] then bug("a restored controller's pose differs") end end
+  end
+end
+
 function M.run(data)
   local clip = check_answer("anim.decode", must_not_raise("anim.decode", anim.decode, data, NAME))
   if clip then must_not_raise("using a decoded clip", use_clip, clip, true) end
@@ -50,6 +86,13 @@ function M.run(data)
   local bbs, warnings = must_not_raise("anim.decode_blockbench", anim.decode_blockbench, data, NAME)
   local bb = check_answer("anim.decode_blockbench", bbs, warnings)
   if bb then C.use_blockbench(bb, warnings) end
+
+  -- a state machine: any clip name resolves (to the walk clip), and a graph
+  -- that decodes runs a few updates with its parameters set and fired
+  if data:find("^%s*{") then
+    local g = check_answer("anim.graph", must_not_raise("anim.graph", anim.graph, data, function() return M.walk end, NAME))
+    if g then must_not_raise("running a decoded graph", use_graph, g) end
+  end
 end
 
 M.walk = assert(anim.decode([==[{"version":3,"length":1,"loop":"loop","joints":{

@@ -237,10 +237,13 @@ end
 local blendspace = require "anim.runtime.blendspace"
 function anim.blendspace(def) return blendspace.new(def) end
 
--- anim.graph(source [, clips]) -> graph | nil, message: a state machine
+-- anim.graph(source [, clips [, name]]) -> graph | nil, message: a state machine
 -- (.animgraph) with its clips resolved, for animator:control
 local graphs = require "anim.runtime.graph"
-function anim.graph(source, clips) return graphs.new(source, clips) end
+function anim.graph(source, clips, name)
+  check_arg(name, "string", 3, "graph", true)
+  return graphs.new(source, clips, name)
+end
 anim.is_graph = graphs.is_graph
 anim.is_blendspace = blendspace.is_space
 
