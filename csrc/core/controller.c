@@ -361,6 +361,31 @@ static void go(anim_controller *c, int l, int tr, int fin, int to, double at, do
 
 /* ---- the stage ------------------------------------------------------------- */
 
+/* Whether layer l, whose search found nothing up to the update's end, finds
+ * nothing at later updates either while the parameters, triggers and
+ * forces stay as they are: no fade under way, no travel, and none of the
+ * transitions it evaluates (the any-state ones around its state, its
+ * state's own) has an exit time.  (Triggers only expire meanwhile, which
+ * fires nothing new.) */
+static int settles(const anim_controller *c, int l) {
+  const anim_graph *g = c->g;
+  const ctl_layer *L = &c->layers[l];
+  const anim_glayer *ly = &g->layers[l];
+  const anim_gstate *cs = state_of(c, l, L->cur);
+  int i, m = cs->machine, depth;
+  if (L->tr != -1 || L->force >= 0 || L->iplan < L->nplan) return 0;
+  for (i = cs->tr0; i < cs->tr0 + cs->ntr; i++)
+    if (g->trans[i].exit_time >= 0) return 0;
+  for (depth = 0; depth <= ANIM_GRAPH_MAX_DEPTH; depth++) {
+    const anim_gmachine *mc = &g->machines[m];
+    for (i = mc->any0; i < mc->any0 + mc->nany; i++)
+      if (g->trans[i].exit_time >= 0) return 0;
+    if (mc->state < 0) break;
+    m = g->states[ly->state0 + mc->state].machine;
+  }
+  return 1;
+}
+
 void anim_controller_step(anim_controller *c) {
   anim_graph *g = c->g;
   double dt = c->a->dt;
@@ -390,8 +415,9 @@ void anim_controller_step(anim_controller *c) {
       L->force = -1;
       go(c, l, -2, -1, s, 0, L->force_fade);
     }
-    for (n = 0; n <= ANIM_GRAPH_MAX_STEPS; n++) {
+    for (n = 0; !L->settled && n <= ANIM_GRAPH_MAX_STEPS; n++) {
       pick p;
+      const anim_gtrans *t;
       if (L->iplan < L->nplan) {
         /* (a travel whose next step does not leave the current state stops:
          * a force came first) */
@@ -399,8 +425,7 @@ void anim_controller_step(anim_controller *c) {
         if (from >= 0 && from != L->cur) L->nplan = L->iplan = 0;
       }
       p = find(c, l, e, dt);
-      const anim_gtrans *t;
-      if (p.tr < 0) break;
+      if (p.tr < 0) { L->settled = -1; break; }  /* (settled below if nothing can fire later) */
       if (n == ANIM_GRAPH_MAX_STEPS) { c->over |= 1u << (l < 31 ? l : 31); break; }
       t = &g->trans[p.fin];
       if (L->iplan < L->nplan) {
@@ -423,13 +448,17 @@ void anim_controller_step(anim_controller *c) {
       L->fade_end -= dt;
       if (L->fade_end <= 0) L->tr = -1;
     }
+    if (L->settled < 0) L->settled = settles(c, l);
   }
-  /* triggers: an unbuffered one lasts its update, a buffered one its seconds */
+  /* triggers: an unbuffered one lasts its update, a buffered one its
+   * seconds (the pass runs while one may be armed) */
+  if (!c->armed_any) return;
+  c->armed_any = 0;
   for (i = 0; i < g->nparams; i++) {
     if (g->ptype[i] != ANIM_GPARAM_TRIGGER) continue;
     if (c->buffer[i] >= 0) {
       c->buffer[i] -= dt;
-      if (c->buffer[i] >= 0) continue;
+      if (c->buffer[i] >= 0) { c->armed_any = 1; continue; }
       c->buffer[i] = -1;
     }
     for (l = 0; l < g->nlayers; l++) c->armed[l * g->nparams + i] = 0;

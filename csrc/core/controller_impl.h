@@ -20,6 +20,8 @@ typedef struct ctl_layer {
   int force;               /* a state to go to at the next update (-1: none) */
   double force_fade;
   int started;             /* its entry state entered */
+  int settled;             /* nothing may fire until a parameter, trigger, force or travel
+                            * changes (no fade, no exit time to reach): its search is skipped */
   ramp weight;             /* the layer's weight (its tracks', and those it starts) */
   int nplan, iplan;        /* a travel: its transitions (and where each goes), the next */
   int plan[ANIM_GRAPH_MAX_TRAVEL][2];
@@ -42,6 +44,14 @@ struct anim_controller {
   int *made_layer, *made_state;
   int nmade, capmade;
   unsigned over;
+  int armed_any;           /* a trigger may be armed (the end of an update clears them) */
 };
+
+/* Every layer searches again at the next update (ctlstate.c: a parameter,
+ * a trigger, a force, a travel, a saved state changed what may fire). */
+static inline void anim_controller_unsettle(anim_controller *c) {
+  int l;
+  for (l = 0; l < c->g->nlayers; l++) c->layers[l].settled = 0;
+}
 
 #endif

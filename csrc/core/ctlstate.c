@@ -120,12 +120,17 @@ double anim_controller_get(const anim_controller *c, int i) {
   return 0;
 }
 
-void anim_controller_set(anim_controller *c, int i, double v) { c->param[i] = v; }
+void anim_controller_set(anim_controller *c, int i, double v) {
+  c->param[i] = v;
+  anim_controller_unsettle(c);
+}
 
 void anim_controller_fire(anim_controller *c, int i, double buffer) {
   int l;
   for (l = 0; l < c->g->nlayers; l++) c->armed[l * c->g->nparams + i] = 1;
   c->buffer[i] = buffer >= 0 ? buffer : -1;
+  c->armed_any = 1;
+  anim_controller_unsettle(c);
 }
 
 int anim_controller_current(const anim_controller *c, int l, double *normalized) {
@@ -145,6 +150,7 @@ void anim_controller_force(anim_controller *c, int l, int s, double fade) {
   c->layers[l].force = s;
   c->layers[l].force_fade = fade > 0 ? fade : 0;
   c->layers[l].nplan = c->layers[l].iplan = 0;
+  c->layers[l].settled = 0;
 }
 
 int anim_controller_travel(anim_controller *c, int l, const int *tr, const int *fin, int n) {
@@ -160,6 +166,7 @@ int anim_controller_travel(anim_controller *c, int l, const int *tr, const int *
   }
   L->nplan = n;
   L->iplan = 0;
+  L->settled = 0;
   return 1;
 }
 
@@ -256,6 +263,7 @@ const char *anim_controller_layer_load(anim_controller *c, int l, const anim_ctl
   if (L->track) anim_track_release(L->track);
   L->track = track;
   if (track) anim_track_retain(track);
+  L->settled = 0;
   return NULL;
 }
 
@@ -264,5 +272,7 @@ double anim_controller_buffer(const anim_controller *c, int i) { return c->buffe
 void anim_controller_set_trigger(anim_controller *c, int l, int i, int armed, double buffer) {
   c->armed[l * c->g->nparams + i] = (unsigned char)(armed != 0);
   c->buffer[i] = buffer >= 0 ? buffer : -1;
+  if (armed) c->armed_any = 1;
+  anim_controller_unsettle(c);
 }
 
