@@ -1,6 +1,7 @@
 -- bench/graph.lua: what a state machine costs (issue 38's target: ≤ 1.25×).
 --
---   lua5.4 bench/graph.lua [--n N] [--rounds R] [--threads T[,T...]] [--seed S] [--quiet] [--allocs | --grind]
+--   lua5.4 bench/graph.lua [--n N] [--rounds R] [--threads T[,T...]] [--seed S] [--every S] [--quiet]
+--                          [--allocs | --grind]
 --
 -- N characters (default 1000) on the player rig (7 joints), each an
 -- animator under one controller of GRAPH below: 2 layers, 8 states, 20
@@ -8,9 +9,9 @@
 -- any-state transitions, an upper layer masked to torso, head and arms).
 -- A script of inputs, seeded (--seed, default 38) and the same every run
 -- of 600 frames, changes each character's parameters every 0.6 to 2.4 s
--- (speed, grounded, pace; jump and wave fired; gesture): at N = 1000
--- about 10 controller:set/fire calls and 12 transitions a frame (exit
--- times and landings add to the inputs').
+-- (--every S: 0.4 to 1.6 x S, default 1.5; speed, grounded, pace; jump and
+-- wave fired; gesture): at N = 1000 about 10 controller:set/fire calls
+-- and 12 transitions a frame (exit times and landings add to the inputs').
 --
 -- The set it is compared with ("plain"): the same N characters playing the
 -- same clips with no controller.  After the controlled set's warm-up, each
@@ -47,8 +48,11 @@
 -- frames, outside the count: a change of state between two frames counts
 -- one).
 --
--- --grind runs this script again under valgrind --tool=callgrind (N = 100
--- unless --n says; build/bench/grind.so from make bench-grind), counting
+-- --grind runs this script again under valgrind --tool=callgrind (N = 1000
+-- unless --n says, about 90 s; build/bench/grind.so from make bench-grind;
+-- at a smaller N the copy's tracks stray further from the controlled
+-- set's mean, but two versions of the code compared at the same N and
+-- seed get the same plain set, to the instruction), counting
 -- only a run of 600 frames of each set (bench.grind's client requests),
 -- dumped to build/bench/graph.callgrind.1 (controlled) and .2 (plain)
 -- (graph-quiet.callgrind.* with --quiet) for callgrind_annotate; one JSON line "graph-callgrind": the instructions
@@ -58,11 +62,12 @@ local median = require "bench.median"
 
 local function usage(msg)
   io.stderr:write("graph.lua: ", msg, "\n",
-    "usage: lua5.4 bench/graph.lua [--n N] [--rounds R] [--threads T[,T...]] [--seed S] [--quiet] [--allocs | --grind]\n")
+    "usage: lua5.4 bench/graph.lua [--n N] [--rounds R] [--threads T[,T...]] [--seed S] [--every S] [--quiet]"
+    .. " [--allocs | --grind]\n")
   os.exit(2)
 end
 
-local args = { n = 1000, rounds = 7, threads = "1,2", seed = 38 }
+local args = { n = 1000, rounds = 7, threads = "1,2", seed = 38, every = 1.5 }
 do
   local i = 1
   while i <= #arg do
@@ -80,6 +85,7 @@ end
 for _, k in ipairs { "n", "rounds", "seed" } do
   if not args[k] or args[k] < 1 or args[k] % 1 ~= 0 then usage("--" .. k .. " must be a whole number >= 1") end
 end
+if not args.every or not (args.every > 0 and args.every < 1e6) then usage("--every must be a number of seconds > 0") end
 local counts = {}
 for x in args.threads:gmatch("[^,]+") do
   local t = tonumber(x)
@@ -95,7 +101,7 @@ local FRAMES, SLICE, DT, N = 600, 60, 1 / 60, args.n
 local FRAMES_ALL = FRAMES
 local here = arg[0]:match("^(.*)/[^/]*$") or "."
 
--- --grind outside valgrind: this script again under callgrind (N = 100
+-- --grind outside valgrind: this script again under callgrind (N = 1000
 -- unless --n says), then its two dumps' totals
 local has_grind, grind = pcall(require, "bench.grind")
 if args.grind and not (has_grind and grind.running()) then
@@ -103,10 +109,11 @@ if args.grind and not (has_grind and grind.running()) then
   local out = here .. "/../build/bench/graph" .. (args.quiet and "-quiet" or "") .. ".callgrind"
   os.remove(out .. ".1")
   os.remove(out .. ".2")
-  local n = 100
+  local n = 1000
   for i = 1, #arg - 1 do if arg[i] == "--n" then n = tonumber(arg[i + 1]) end end
   local cmd = string.format("valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file=%s %s %s --grind --n %d"
-    .. " --seed %d%s 2>/dev/null", out, arg[-1] or "lua5.4", arg[0], n, args.seed, args.quiet and " --quiet" or "")
+    .. " --seed %d --every %.17g%s 2>/dev/null", out, arg[-1] or "lua5.4", arg[0], n, args.seed, args.every,
+    args.quiet and " --quiet" or "")
   io.stderr:write("$ ", cmd, "\n")
   if not os.execute(cmd) then usage("valgrind failed: " .. cmd) end
   local function total(file)
@@ -117,8 +124,8 @@ if args.grind and not (has_grind and grind.running()) then
     return tonumber(t)
   end
   local ctl, plain = total(out .. ".1"), total(out .. ".2")
-  print(string.format('{"workload":"graph-callgrind","n":%d,"frames":%d,"ctl_ir":%.0f,"plain_ir":%.0f,'
-    .. '"ctl_over_plain":%.3f,"files":["%s","%s"],"tool":"valgrind --tool=callgrind"%s}', n, FRAMES_ALL,
+  print(string.format('{"workload":"graph-callgrind","n":%d,"frames":%d,"every":%g,"ctl_ir":%.0f,"plain_ir":%.0f,'
+    .. '"ctl_over_plain":%.3f,"files":["%s","%s"],"tool":"valgrind --tool=callgrind"%s}', n, FRAMES_ALL, args.every,
     ctl / (FRAMES_ALL * n), plain / (FRAMES_ALL * n), ctl / plain, out .. ".1", out .. ".2",
     args.quiet and ',"quiet":true' or ""))
   os.exit(0)
@@ -214,8 +221,8 @@ for i = 1, N do
 end
 
 -- script[f]: the inputs before frame f, flat: controller, method ("set"
--- or "fire"), name, value.  Each character acts every 0.6 to 2.4 s (its first
--- act within the first 2.4 s); a fall lasts 0.3 to 0.7 s (its landing is
+-- or "fire"), name, value.  Each character acts every 0.4 to 1.6 x
+-- --every seconds (its first act within the first 1.6 x --every); a fall lasts 0.3 to 0.7 s (its landing is
 -- in the script even when past the run's end: frame 600 then).
 local script = {}
 for f = 1, FRAMES do script[f] = {} end
@@ -226,7 +233,7 @@ local function act(f, c, method, name, v)
 end
 local nacts = 0
 for i = 1, N do
-  local c, t = ctls[i], math.random() * 2.4
+  local c, t = ctls[i], math.random() * 1.6 * args.every
   local speed, gesture = 0, 0
   while not args.quiet do
     local f = math.floor(t / DT) + 1
@@ -249,7 +256,7 @@ for i = 1, N do
       act(f, c, "set", "gesture", gesture)
     else act(f, c, "set", "pace", 0.8 + 0.5 * math.random()) end
     nacts = nacts + 1
-    t = t + 0.6 + 1.8 * math.random()
+    t = t + args.every * (0.4 + 1.2 * math.random())
   end
 end
 
@@ -367,8 +374,8 @@ for _, t in ipairs(args.allocs and {} or counts) do
   for _, x in ipairs(ratios) do lo, hi = math.min(lo, x), math.max(hi, x) end
   print(string.format('{"workload":"graph","n":%d,"layers":2,"states":8,"transitions":20,"threads":%d,"rounds":%d,'
     .. '"slice_frames":%d,"ctl_ns":%.1f,"plain_ns":%.1f,"ctl_over_plain":%.3f,"ratio_min":%.3f,"ratio_max":%.3f,'
-    .. '"inputs_per_frame":%.1f,"transitions_per_frame":%.1f,"tracks_ctl":%.3f,"tracks_plain":%.3f,"clock":"%s"%s}',
-    N, t, args.rounds, SLICE, median(tc), median(tp), median(ratios), lo, hi, nacts / FRAMES, transitions / FRAMES,
+    .. '"every":%g,"inputs_per_frame":%.1f,"transitions_per_frame":%.1f,"tracks_ctl":%.3f,"tracks_plain":%.3f,"clock":"%s"%s}',
+    N, t, args.rounds, SLICE, median(tc), median(tp), median(ratios), lo, hi, args.every, nacts / FRAMES, transitions / FRAMES,
     tracks_ctl, plain_tracks / N, t > 1 and "monotonic" or "os.clock", args.quiet and ',"quiet":true' or ""))
   io.stdout:flush()
 end
