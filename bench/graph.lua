@@ -14,14 +14,14 @@
 -- and 12 transitions a frame (exit times and landings add to the inputs').
 --
 -- The set it is compared with ("plain"): the same N characters playing the
--- same clips with no controller.  After the controlled set's warm-up, each
--- character's live tracks are copied onto an animator of its own: the same
--- clips, at the weight x fade, speed, playhead, priority (the layer's) and
--- loop mode they have at that instant, held there (no fade).  A snapshot
--- of N characters in steady play holds the tracks a controlled character
--- has on average, so the two sets sample the same number of tracks (the
--- JSON line gives both means: "tracks_ctl" is averaged over every frame
--- of a run, "tracks_plain" is the copy's).
+-- same clips with no controller.  After the controlled set's warm-up run
+-- and a run read (the transitions and the tracks a character holds on
+-- average, "tracks_ctl"), each character's live tracks are copied onto an
+-- animator of its own, at the first frame of the next run after which the
+-- N characters hold that many tracks (within 0.2 %): the same clips, at
+-- the weight x fade, speed, playhead, priority (the layer's) and loop mode
+-- they have at that instant, held there (no fade).  So the two sets sample
+-- as many tracks ("tracks_plain": the copy's) of the same clips.
 --
 -- --quiet: no input at all (every character stays in its entry states,
 -- idle and none, one track): what the stage costs a frame when nothing
@@ -301,9 +301,26 @@ local function census()
   return transitions, tracks / (FRAMES * N)
 end
 
--- warm-up: a run, then half a run, so that the snapshot is mid-script
+-- warm-up: a run, then a run read
 run_ctl(1, FRAMES)
-run_ctl(1, FRAMES // 2)
+local transitions, tracks_ctl = census()
+
+-- The snapshot: the first frame of the next run after which the
+-- characters hold as many tracks as on average over the run read (within
+-- 0.2 %; else the run's last frame).
+local function live_tracks()
+  local n = 0
+  for i = 1, N do n = n + #ctl_list[i]:tracks() end
+  return n
+end
+local snap = FRAMES
+for f = 1, FRAMES do
+  run_ctl(f, f)
+  if math.abs(live_tracks() - N * tracks_ctl) <= math.max(0.002 * N * tracks_ctl, 0.5) then
+    snap = f
+    break
+  end
+end
 
 -- The plain set: each character's tracks now, copied and held.
 local LAYER_OF = { wave = 1, point = 1 }
@@ -323,7 +340,7 @@ for i = 1, N do
   end
   plain_list[i] = b
 end
-run_ctl(FRAMES // 2 + 1, FRAMES)
+run_ctl(snap + 1, FRAMES)
 
 -- --grind under callgrind: a run of each set, counted, each dumped to its
 -- own file (1: controlled, 2: plain)
@@ -340,7 +357,6 @@ if args.grind then
   os.exit(0)
 end
 
-local transitions, tracks_ctl = census()
 run_plain(plain_list, 1, FRAMES)
 
 -- The timed rounds ------------------------------------------------------------------------
