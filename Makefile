@@ -426,6 +426,28 @@ build/bench/malloc_count.so: bench/ref/malloc_count.c
 	@mkdir -p build/bench
 	$(CC) $(BENCH_CFLAGS) -fPIC -shared $< -o $@
 
+# Issue 38's state machine figures (bench/graph.lua): 1,000 characters under
+# a 2-layer graph against the same tracks with no controller, on 1 and 2
+# threads, and with no input (what the stage costs when nothing happens);
+# what a transition allocates (malloc_count.so); and, when
+# valgrind is installed, both sets' instruction counts per update
+# (callgrind: repeatable where times are not).  make bench runs the first
+# two.
+.PHONY: bench-graph bench-grind
+bench-graph: deps
+	@$(MAKE) --no-print-directory build bench-ref
+	$(RUN) bench/graph.lua
+	$(RUN) bench/graph.lua --quiet --threads 1
+	LD_PRELOAD=build/bench/malloc_count.so $(RUN) bench/graph.lua --allocs
+	@if command -v valgrind >/dev/null && [ -f /usr/include/valgrind/callgrind.h ]; then \
+	  $(MAKE) --no-print-directory bench-grind; else echo "(no valgrind: no instruction counts)"; fi
+bench-grind: build/bench/grind.so
+	$(RUN) bench/graph.lua --grind
+	$(RUN) bench/graph.lua --grind --quiet
+build/bench/grind.so: bench/ref/grind.c
+	@mkdir -p build/bench
+	$(CC) $(BENCH_CFLAGS) -fPIC -shared -I$(LUA_INC) $< -o $@
+
 # The figures of issue 19 (bench/attacks.lua): peak RSS over the churn of
 # big animators, the worst hostile update and import; fails over budget.
 .PHONY: bench-attacks
@@ -459,6 +481,8 @@ lint:
 	$(CC) $(BENCH_CFLAGS) -fsyntax-only bench/ref/w1_ref.c bench/ref/malloc_count.c
 	$(CC) $(BENCH_CFLAGS) -fsyntax-only -I$(LUA_INC) bench/ref/memstat.c bench/ref/wallclock.c bench/ref/callfloor.c
 	$(CC) $(BENCH_CFLAGS) -fsyntax-only -I$(LUA_INC) -DW1_REF_LUA bench/ref/w1_ref.c
+	@if [ -f /usr/include/valgrind/callgrind.h ]; then \
+	  $(CC) $(BENCH_CFLAGS) -fsyntax-only -I$(LUA_INC) bench/ref/grind.c; fi
 
 clean:
 	rm -rf build csrc/*/*.o $(GLTF_REF)/node_modules

@@ -11,8 +11,8 @@
 -- clock (in one process, their runs taking turns).  Then the float loop
 -- and the batch at N = 1000 in slices taking turns (issue 24's target:
 -- bench/w1pair.lua), bench/gameplay.lua, bench/load.lua,
--- bench/callbacks.lua and bench/allocs.lua (valgrind).  Each JSON line goes
--- to <out>/results.jsonl and to the terminal; bench/table.lua then writes
+-- bench/callbacks.lua, bench/allocs.lua (valgrind) and bench/graph.lua.
+-- Each JSON line goes to <out>/results.jsonl and to the terminal; bench/table.lua then writes
 -- <out>/table.md and prints it.  Exits 1 if a cross-check failed.
 local opts = { n = "1,100,1000,10000", runs = "1:21,100:9,1000:5,10000:1", out = "build/bench" }
 do
@@ -93,6 +93,12 @@ run(string.format("%s %s/load.lua --runs 7 --out %s/load.anim", lua, here, opts.
 run(string.format("%s %s/callbacks.lua --n 1000 --runs 7", lua, here))
 run(string.format("%s %s/beyond.lua --runs 5", lua, here))
 run(string.format("%s %s/allocs.lua --n 100", lua, here))
+-- issue 38: 1,000 characters under a state machine against the same
+-- tracks with no controller, on 1 and 2 threads, and what a transition
+-- allocates (make bench-graph also counts instructions with callgrind)
+run(string.format("%s %s/graph.lua --n 1000 --rounds 7", lua, here))
+run(string.format("%s %s/graph.lua --n 1000 --rounds 7 --threads 1 --quiet", lua, here))
+run(string.format("LD_PRELOAD=%s/../build/bench/malloc_count.so %s %s/graph.lua --n 1000 --allocs", here, lua, here))
 res:close()
 
 run(string.format("%s %s/table.lua %s > %s/table.md", lua, here, results, opts.out))
