@@ -229,6 +229,39 @@ describe("a state machine's timing", function()
     }, 1e-12)
   end)
 
+  it("queues a layer's exits, transitions and entries only while a callback listens, adopting its tracks all the same", function()
+    local core = require "anim.core"
+    local g = graph({ base("a", { a = "a", d = "d" }, { { from = "a", to = "d", when = { { "go" } } } }) },
+      { parameters = { go = { type = "bool" } } })
+    local a = anim.animator(rig)
+    local c = a:control(g)
+    local function entries()
+      local n, i = 0, 1
+      while core.animator_event(a, i) do
+        if core.animator_event(a, i) >= 4 then n = n + 1 end
+        i = i + 1
+      end
+      return n
+    end
+    a:update(0.1)
+    assert.are.equal(0, entries())
+    assert.are.equal(1, #a:tracks())  -- (its track has its object all the same)
+    local conn = c:on_transition(function() end)
+    c:set("go", true)
+    a:update(0.1)
+    assert.are.equal(1, entries())
+    assert.are.equal(CLIPS.d, a:tracks()[1].clip)  -- (a's track cut at once: a fade of 0)
+    conn:disconnect()
+    c:force("a")
+    a:update(0.1)
+    assert.are.equal(0, entries())
+    -- on a batch update too
+    c:force("d")
+    anim.update({ a }, 0.1)
+    assert.are.equal("d", (c:current()))
+    for _, t in ipairs(a:tracks()) do assert.is_true(t.clip == CLIPS.d or t.clip == CLIPS.a) end
+  end)
+
   it("the entry state's on_enter has late = the first dt", function()
     local g = graph { base("a", { a = "a" }, {}) }
     local a = anim.animator(rig)

@@ -222,6 +222,7 @@ static pick find(const anim_controller *c, int l, double e, double dt) {
 static void queue(anim_controller *c, int l, int type, double at, int state, int other) {
   anim_animator *a = c->a;
   int n = a->nqueue;
+  if (!(c->hear & (1u << (type - ANIM_EV_EXIT)))) return;  /* (nobody hears it) */
   anim_queue_push(a, at, c->marks[l], type, other);
   if (a->nqueue > n) {
     anim_event *e = &a->queue[n];

@@ -45,6 +45,7 @@ struct anim_controller {
   int nmade, capmade;
   unsigned over;
   int armed_any;           /* a trigger may be armed (the end of an update clears them) */
+  unsigned hear;           /* the entries queued: 1 << (ANIM_EV_EXIT .. _ENTER - ANIM_EV_EXIT) */
 };
 
 /* Every layer searches again at the next update (ctlstate.c: a parameter,

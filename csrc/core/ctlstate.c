@@ -192,6 +192,8 @@ int anim_controller_made(const anim_controller *c, anim_track *const **tracks, c
 
 unsigned anim_controller_over(const anim_controller *c) { return c->over; }
 void anim_controller_forget_made(anim_controller *c) { c->nmade = 0; }
+void anim_controller_hear(anim_controller *c, unsigned mask) { c->hear = mask & 7u; }
+int anim_animator_has_made(const anim_animator *a) { return a->ctl && a->ctl->nmade > 0; }
 const anim_graph *anim_controller_graph(const anim_controller *c) { return c->g; }
 
 /* ---- saved states ---------------------------------------------------------- */

@@ -175,6 +175,12 @@ void anim_controller_weight(anim_controller *c, int l, double w, double fade);
 int anim_controller_made(const anim_controller *c, anim_track *const **tracks, const int **layers,
                          const int **states);
 unsigned anim_controller_over(const anim_controller *c);
+/* Which of its entries are queued (a bit per ANIM_EV_EXIT, _TRANSITION,
+ * _ENTER: 1 << (type - ANIM_EV_EXIT)); none at first: an entry nobody
+ * hears costs nothing.  Whether its last update made tracks (an update
+ * then has something to deliver even with an empty queue). */
+void anim_controller_hear(anim_controller *c, unsigned mask);
+int anim_animator_has_made(const anim_animator *a);
 void anim_controller_forget_made(anim_controller *c);
 const anim_graph *anim_controller_graph(const anim_controller *c);
 /* The queue's entries queued before their tracks had a slot (a

@@ -148,7 +148,7 @@ int anim_animators_update(anim_animator *const *as, int n, double dt, int *queue
   for (i = 0; i < n; i++) {
     prefetch_next(as, i, n);
     if (update_one(as[i], dt, NULL) == ANIM_ST_NOMEM) break;
-    if (as[i]->nqueue > 0 && queued) queued[k++] = i;
+    if ((as[i]->nqueue > 0 || anim_animator_has_made(as[i])) && queued) queued[k++] = i;
   }
   if (nqueued) *nqueued = k;
   return i < n ? i + 1 : 0;
@@ -196,7 +196,7 @@ static void batch_part(void *arg, int part, int nparts) {
     r = update_one(a, dt, &dead);
     a->serial = NULL;
     if (r == ANIM_ST_NOMEM && (!fail || i + 1 < fail)) fail = i + 1;
-    if (queued) queued[i] = r != ANIM_ST_NOMEM && a->nqueue > 0 ? i : -1;
+    if (queued) queued[i] = r != ANIM_ST_NOMEM && (a->nqueue > 0 || anim_animator_has_made(a)) ? i : -1;
   }
   b->dead[part] = dead;
   b->fail[part] = fail;

@@ -436,6 +436,13 @@ static int controller_load(lua_State *L) {
   return 0;
 }
 
+/* core.controller_hear(animator, mask): which entries are queued (bits:
+ * 1 exit, 2 transition, 4 enter) */
+static int controller_hear(lua_State *L) {
+  anim_controller_hear(check_controller(L, 1), (unsigned)luaL_checkinteger(L, 2));
+  return 0;
+}
+
 /* core.controller_detach(animator) */
 static int controller_detach(lua_State *L) {
   anim_animator_detach(anim_lua_checkanimator(L, 1));
@@ -504,6 +511,7 @@ static const luaL_Reg funcs[] = {
   {"controller_force", controller_force},
   {"controller_detach", controller_detach},
   {"controller_travel", controller_travel},
+  {"controller_hear", controller_hear},
   {"controller_save", controller_save},
   {"controller_load", controller_load},
   {"controller_weight", controller_weight},

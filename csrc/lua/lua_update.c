@@ -9,6 +9,7 @@
 #include "lua.h"
 #include "lauxlib.h"
 
+#include "core/graph.h"
 #include "core/pool.h"
 #include "lua_helpers.h"
 
@@ -41,7 +42,9 @@ static int animator_update(lua_State *L) {
   if (r == ANIM_ST_NOMEM) return luaL_error(L, "not enough memory for the callback queue");
   r = anim_animator_nevents(b->a);
   lua_settop(L, 2);
-  if (r > 0) {
+  /* (a state machine's new tracks are adopted at a delivery, even with
+   * nothing queued: lua_deliver.c) */
+  if (r > 0 || anim_animator_has_made(b->a)) {
     int err;
     b->unslots = b->acct->unslots;  /* (its queue was just made: lua_deliver.c) */
     err = anim_lua_deliver(L, b, 1, r);

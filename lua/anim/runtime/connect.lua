@@ -52,7 +52,14 @@ end
 -- its cbs.marker) go to what the delivery from C reads too
 -- (runtime/dispatch.lua), also once the track is finalized (a finalizer
 -- disconnects them).
+-- root -> fn(root): what other callbacks tables tell when their lists
+-- change (runtime/controller.lua: which of a state machine's entries are
+-- queued)
+local hooks = setmetatable({}, { __mode = "k" })
+
 local function sync(root, owner)
+  local hook = hooks[root]
+  if hook then hook(root) return end
   local obj = owners[root]
   if obj == nil then return end
   local mt = debug.getmetatable(obj)
@@ -96,6 +103,6 @@ local function connect(owner, field, fn, fname, n, root)
   return c
 end
 
-M.HEAR, M.ALWAYS, M.owners = HEAR, ALWAYS, owners
+M.HEAR, M.ALWAYS, M.owners, M.hooks = HEAR, ALWAYS, owners, hooks
 M.animator_mask, M.connect, M.Connection = animator_mask, connect, Connection
 return M

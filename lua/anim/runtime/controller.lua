@@ -95,6 +95,15 @@ function M.bindings_for(st, info)
   return binds
 end
 
+-- The core queues the exits, transitions and entries someone listens to
+-- (an entry nobody hears costs nothing): told at every (dis)connection.
+local function hear(ctl)
+  if ctl.detached then return end
+  local function any(list) return list ~= nil and #list > 0 end
+  core.controller_hear(ctl.animator, (any(ctl.on_exit) and 1 or 0) + (any(ctl.on_transition) and 2 or 0)
+    + (any(ctl.on_enter) and 4 or 0))
+end
+
 -- animator:control(graph) -> controller
 function M.control(animator, graph)
   local st = animator_state(animator)
@@ -109,6 +118,7 @@ function M.control(animator, graph)
   local marks = core.controller_new(animator, graph, binds, MARK, cbs)
   for _, m in ipairs(marks) do core.track_slot(m) end
   local ctl = { animator = animator, graph = graph, info = info, marks = marks, over_warned = {} }
+  connections.hooks[ctl] = hear
   local self = setmetatable({ _ = ctl }, cmt)
   st.controller = self
   running[graph] = running[graph] or setmetatable({}, { __mode = "k" })
@@ -365,15 +375,15 @@ function M.move(self, g2)
   core.controller_detach(animator)
   st.controller = nil
   local fresh = M.control(animator, g2)
-  local ctl2 = rawget(fresh, "_")
-  ctl2.on_enter, ctl2.on_exit, ctl2.on_transition = ctl.on_enter, ctl.on_exit, ctl.on_transition
   local l, why = core.controller_load(animator, raw, tracks)
   if l then error(string.format("controller: moving onto the reloaded graph: layer %d: %s out of range", l, why), 0) end
-  -- (the script's object stays: it takes the new controller's inside)
+  -- (the script's object and its callbacks' table stay -- the connections
+  -- it gave hold that table -- with the new controller's insides)
+  for k, v in pairs(rawget(fresh, "_")) do ctl[k] = v end
   running[g2][fresh] = nil
   running[g2][self] = true
-  rawset(self, "_", ctl2)
   st.controller = self
+  hear(ctl)
 end
 
 -- (a library's reload of a graph: runtime/library.lua)
