@@ -18,9 +18,12 @@ local function set_of(clip)
   return set
 end
 
--- A track of `clip` was started, with retarget map `map` (or nil).
+-- A track of `clip` was started, with retarget map `map` (or nil).  (The
+-- entries are only read: the tracks played without a map share one.)
+local ONE = { 1 }
+local PLAIN = { map = false, points = ONE }
 function M.note(clip, track, map)
-  set_of(clip)[track] = { map = map or false, points = { 1 } }
+  set_of(clip)[track] = map and { map = map, points = ONE } or PLAIN
 end
 
 -- A track of blend space `clips` (its points' clips, in order) was
