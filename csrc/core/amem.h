@@ -16,6 +16,10 @@ typedef struct anim_mem {
   void *ud;
 } anim_mem;
 
+/* x rounded up to a multiple of 8: where the next array of a block made of
+ * several starts (graph.c, ctlstate.c). */
+static inline size_t anim_align8(size_t x) { return (x + 7) / 8 * 8; }
+
 /* NULL when out of memory or when the size overflows. */
 static inline void *anim_malloc(const anim_mem *m, size_t n) {
   return n ? m->f(m->ud, NULL, 0, n) : NULL;

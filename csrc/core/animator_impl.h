@@ -43,6 +43,11 @@ typedef struct ramp {
   unsigned char interp, ease;
 } ramp;
 
+/* A ramp's four numbers (from, to, duration, elapsed), out and in, for the
+ * saved states (state.c, ctlstate.c); its curve is the caller's. */
+static inline void anim_ramp_out(const ramp *r, double v[4]) { v[0] = r->from; v[1] = r->to; v[2] = r->dur; v[3] = r->elapsed; }
+static inline void anim_ramp_in(ramp *r, const double v[4]) { r->from = v[0]; r->to = v[1]; r->dur = v[2]; r->elapsed = v[3]; }
+
 static inline double anim_ramp_value(const ramp *r) {
   double x;
   if (r->dur <= 0 || r->elapsed >= r->dur) return r->to;

@@ -8,7 +8,6 @@
 
 #include "controller_impl.h"
 
-static size_t align8(size_t x) { return (x + 7) / 8 * 8; }
 
 /* ---- making and freeing ------------------------------------------------- */
 
@@ -23,18 +22,18 @@ anim_controller *anim_controller_new(anim_animator *a, anim_graph *g, const anim
   for (i = 0; i < g->nstates; i++)
     nlists += g->states[i].space >= 0 ? (size_t)g->spaces[g->states[i].space]->n : g->states[i].clip >= 0 ? 1 : 0;
   for (i = 0; i < (int)nlists; i++) nb += (size_t)(nbind[i] > 0 ? nbind[i] : 0);
-  s = align8(sizeof *c);
-  off[0] = s; s = align8(s + sizeof(double) * np);
-  off[1] = s; s = align8(s + sizeof(double) * np);
-  off[2] = s; s = align8(s + sizeof(ctl_layer) * nl);
-  off[3] = s; s = align8(s + sizeof(anim_track *) * nl);
-  off[4] = s; s = align8(s + sizeof(anim_binding *) * nlists);
-  off[5] = s; s = align8(s + sizeof(int) * nlists);
-  off[10] = s; s = align8(s + sizeof(int) * ns);
-  off[6] = s; s = align8(s + sizeof(anim_track *) * capmade);
-  off[7] = s; s = align8(s + sizeof(int) * 2 * capmade);
-  off[8] = s; s = align8(s + sizeof(anim_binding) * nb);
-  off[9] = s; s = align8(s + nl * np);
+  s = anim_align8(sizeof *c);
+  off[0] = s; s = anim_align8(s + sizeof(double) * np);
+  off[1] = s; s = anim_align8(s + sizeof(double) * np);
+  off[2] = s; s = anim_align8(s + sizeof(ctl_layer) * nl);
+  off[3] = s; s = anim_align8(s + sizeof(anim_track *) * nl);
+  off[4] = s; s = anim_align8(s + sizeof(anim_binding *) * nlists);
+  off[5] = s; s = anim_align8(s + sizeof(int) * nlists);
+  off[10] = s; s = anim_align8(s + sizeof(int) * ns);
+  off[6] = s; s = anim_align8(s + sizeof(anim_track *) * capmade);
+  off[7] = s; s = anim_align8(s + sizeof(int) * 2 * capmade);
+  off[8] = s; s = anim_align8(s + sizeof(anim_binding) * nb);
+  off[9] = s; s = anim_align8(s + nl * np);
   p = anim_calloc(&a->mem, 1, s);
   if (!p) return NULL;
   c = (anim_controller *)(void *)p;
@@ -198,7 +197,6 @@ const anim_graph *anim_controller_graph(const anim_controller *c) { return c->g;
 
 /* ---- saved states ---------------------------------------------------------- */
 
-static void ramp_out(const ramp *r, double v[4]) { v[0] = r->from; v[1] = r->to; v[2] = r->dur; v[3] = r->elapsed; }
 
 void anim_controller_layer_save(const anim_controller *c, int l, anim_ctl_layer_state *s, long long *track) {
   const ctl_layer *L = &c->layers[l];
@@ -216,7 +214,7 @@ void anim_controller_layer_save(const anim_controller *c, int l, anim_ctl_layer_
   s->fade_end = L->fade_end;
   s->fade_dur = L->fade_dur;
   s->force_fade = L->force_fade;
-  ramp_out(&L->weight, s->weight);
+  anim_ramp_out(&L->weight, s->weight);
   for (k = 0; k < L->nplan; k++) { s->plan[k][0] = L->plan[k][0]; s->plan[k][1] = L->plan[k][1]; }
   *track = L->track ? L->track->id : -1;
 }
@@ -256,10 +254,7 @@ const char *anim_controller_layer_load(anim_controller *c, int l, const anim_ctl
   L->fade_end = s->fade_end;
   L->fade_dur = s->fade_dur;
   L->force_fade = s->force_fade;
-  L->weight.from = s->weight[0];
-  L->weight.to = s->weight[1];
-  L->weight.dur = s->weight[2];
-  L->weight.elapsed = s->weight[3];
+  anim_ramp_in(&L->weight, s->weight);
   L->weight.interp = ANIM_LINEAR;
   for (k = 0; k < s->nplan; k++) { L->plan[k][0] = s->plan[k][0]; L->plan[k][1] = s->plan[k][1]; }
   if (L->track) anim_track_release(L->track);

@@ -12,21 +12,20 @@
  * that a block's size cannot overflow. */
 #define GRAPH_MAX 1000000
 
-static size_t align8(size_t x) { return (x + 7) / 8 * 8; }
 
 /* The arrays' offsets in the block, in this order; returns its size. */
 static size_t layout(const anim_graph_counts *n, size_t off[10]) {
-  size_t s = align8(sizeof(anim_graph));
-  off[0] = s; s = align8(s + sizeof(double) * (size_t)n->nparams);            /* pdefault */
-  off[1] = s; s = align8(s + sizeof(anim_glayer) * (size_t)n->nlayers);
-  off[2] = s; s = align8(s + sizeof(anim_gstate) * (size_t)n->nstates);
-  off[3] = s; s = align8(s + sizeof(anim_gtrans) * (size_t)n->ntrans);
-  off[4] = s; s = align8(s + sizeof(anim_gcond) * (size_t)n->nconds);
-  off[5] = s; s = align8(s + sizeof(double) * (size_t)n->ndurs);
-  off[6] = s; s = align8(s + sizeof(anim_clip *) * (size_t)n->nclips);
-  off[7] = s; s = align8(s + sizeof(anim_gmachine) * (size_t)n->nmachines);
-  off[8] = s; s = align8(s + sizeof(anim_space *) * (size_t)n->nspaces);
-  off[9] = s; s = align8(s + (size_t)n->nparams);                             /* ptype */
+  size_t s = anim_align8(sizeof(anim_graph));
+  off[0] = s; s = anim_align8(s + sizeof(double) * (size_t)n->nparams);            /* pdefault */
+  off[1] = s; s = anim_align8(s + sizeof(anim_glayer) * (size_t)n->nlayers);
+  off[2] = s; s = anim_align8(s + sizeof(anim_gstate) * (size_t)n->nstates);
+  off[3] = s; s = anim_align8(s + sizeof(anim_gtrans) * (size_t)n->ntrans);
+  off[4] = s; s = anim_align8(s + sizeof(anim_gcond) * (size_t)n->nconds);
+  off[5] = s; s = anim_align8(s + sizeof(double) * (size_t)n->ndurs);
+  off[6] = s; s = anim_align8(s + sizeof(anim_clip *) * (size_t)n->nclips);
+  off[7] = s; s = anim_align8(s + sizeof(anim_gmachine) * (size_t)n->nmachines);
+  off[8] = s; s = anim_align8(s + sizeof(anim_space *) * (size_t)n->nspaces);
+  off[9] = s; s = anim_align8(s + (size_t)n->nparams);                             /* ptype */
   return s;
 }
 

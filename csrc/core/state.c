@@ -99,8 +99,6 @@ static int lead_ordinal(const anim_animator *a, const anim_track *t) {
   return -1;
 }
 
-static void ramp_out(const ramp *r, double v[4]) { v[0] = r->from; v[1] = r->to; v[2] = r->dur; v[3] = r->elapsed; }
-static void ramp_in(ramp *r, const double v[4]) { r->from = v[0]; r->to = v[1]; r->dur = v[2]; r->elapsed = v[3]; }
 
 /* The members anim_track_state has of anim_track (and its root motion),
  * by name there and here: reading and building copy the same list. */
@@ -126,8 +124,8 @@ const anim_track *anim_state_track(const anim_animator *a, int i, anim_track_sta
   ARRAYS(OUTA)
 #undef OUT
 #undef OUTA
-  ramp_out(&t->fade, s->fade);
-  ramp_out(&t->weight, s->weight);
+  anim_ramp_out(&t->fade, s->fade);
+  anim_ramp_out(&t->weight, s->weight);
   *point = t->sp.lead->sp.play ? t->sp.point : 0;
   *after = t->chain.after ? lead_ordinal(a, t->chain.after) : -1;
   return t;
@@ -180,8 +178,8 @@ static void track_in(anim_track *t, const anim_track_state *s) {
   ARRAYS(INA)
 #undef IN
 #undef INA
-  ramp_in(&t->fade, s->fade);
-  ramp_in(&t->weight, s->weight);
+  anim_ramp_in(&t->fade, s->fade);
+  anim_ramp_in(&t->weight, s->weight);
 }
 
 /* Plays lead l on a (its points' tracks too); NULL when out of memory, or

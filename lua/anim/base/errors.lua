@@ -235,4 +235,12 @@ function M.absent(v)
   return v == nil or is_null(v)
 end
 
+-- A warning line of the module (one a game did not ask for, that it must
+-- not miss): through Lua 5.4's warn where there is one, else io.stderr
+-- (both looked up at each call: a host may replace them).
+function M.warn(line)
+  local w = rawget(_G, "warn")
+  if type(w) == "function" then w(line) else io.stderr:write(line, "\n") end
+end
+
 return M

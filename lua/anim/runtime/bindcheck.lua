@@ -95,9 +95,7 @@ function M.default_warn(track, unmatched)
       end
       local line = string.format("anim: clip '%s' on rig '%s': %d of its joints play on no joint of the rig: %s",
         shown(clip_info(c).name), shown(rig_info(rig).name or "rig"), #list, table.concat(names, ", "))
-      local w = rawget(_G, "warn")
-      if type(w) == "function" then w(line)
-      else io.stderr:write(line, "\n") end
+      E.warn(line)
     end
   end
 end

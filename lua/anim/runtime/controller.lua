@@ -423,10 +423,8 @@ function delivery.adopt(animator)
       local bit = 2 ^ math.min(l - 1, 31)
       if over % (2 * bit) >= bit and not ctl.over_warned[l] then
         ctl.over_warned[l] = true
-        local w = rawget(_G, "warn")
-        local line = string.format("anim: graph '%s': layer '%s' had more than 8 transitions in one update; the rest wait"
-          .. " for the next update (a cycle of instant transitions?)", shown(ctl.info.name), shown(layer.name))
-        if type(w) == "function" then w(line) else io.stderr:write(line, "\n") end
+        E.warn(string.format("anim: graph '%s': layer '%s' had more than 8 transitions in one update; the rest wait"
+          .. " for the next update (a cycle of instant transitions?)", shown(ctl.info.name), shown(layer.name)))
       end
     end
   end
