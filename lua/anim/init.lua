@@ -361,6 +361,13 @@ end
 -- `anim.set_limits(old)` restores them.
 local limits = require "anim.base.limits"
 anim.limits = limits.view
+
+-- anim.buffer(n [, "float" | "double"]) -> buffer: n numbers in one C array
+-- (#buf, buf[i], buf:pointer(), buf:string([i [, j]]), buf.kind);
+-- anim.is_buffer(v) -> boolean (docs/api.md, Buffers)
+local buffer = require "anim.base.buffer"
+anim.buffer = buffer.new
+anim.is_buffer = buffer.is
 function anim.set_limits(t) return limits.set(t) end
 
 return anim
