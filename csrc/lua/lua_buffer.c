@@ -192,6 +192,26 @@ static int buffer_new(lua_State *L) {
   return 1;
 }
 
+/* core.buffer_from(numbers, kind) -> buffer: a new buffer of the #numbers
+ * numbers of an array (read raw; a value not a number is 0: the callers
+ * give arrays of numbers), for the importers (lua/anim/import/gltf). */
+static int buffer_from(lua_State *L) {
+  size_t n, i;
+  anim_lua_buffer *b;
+  luaL_checktype(L, 1, LUA_TTABLE);
+  n = (size_t)lua_rawlen(L, 1);
+  b = anim_lua_newbuffer(L, n, lua_toboolean(L, 2));
+  for (i = 0; i < n; i++) {
+    double v;
+    lua_rawgeti(L, 1, (lua_Integer)i + 1);
+    v = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    if (b->is_double) ((double *)b->data)[i] = v;
+    else ((float *)b->data)[i] = to_float(v);
+  }
+  return 1;
+}
+
 /* core.is_buffer(v) -> boolean */
 static int buffer_is(lua_State *L) {
   lua_pushboolean(L, anim_lua_tobuffer(L, 1) != NULL);
@@ -208,6 +228,8 @@ void anim_lua_open_buffer(lua_State *L) {
   anim_lua_setmethods(L, "buffer_methods", methods, 0);
   lua_pushcfunction(L, buffer_new);
   lua_setfield(L, -2, "buffer");
+  lua_pushcfunction(L, buffer_from);
+  lua_setfield(L, -2, "buffer_from");
   lua_pushcfunction(L, buffer_is);
   lua_setfield(L, -2, "is_buffer");
   luaL_newmetatable(L, ANIM_BUFFER_MT);
