@@ -371,6 +371,9 @@ anim.limits = limits.view
 local buffer = require "anim.base.buffer"
 anim.buffer = buffer.new
 anim.is_buffer = buffer.is
+-- anim.skin_vertices(mesh, matrices [, out [, options]]) -> positions [,
+-- normals]: linear blend skinning on the CPU (docs/api.md)
+anim.skin_vertices = buffer.skin_vertices
 function anim.set_limits(t) return limits.set(t) end
 
 return anim

@@ -10,4 +10,6 @@ return {
   new = core.buffer,
   -- is_buffer(v) -> boolean
   is = core.is_buffer,
+  -- skin_vertices(mesh, matrices [, out [, options]]) -> positions [, normals]
+  skin_vertices = core.skin_vertices,
 }
