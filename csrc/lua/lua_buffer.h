@@ -18,9 +18,11 @@ anim_lua_buffer *anim_lua_tobuffer(lua_State *L, int idx);
 /* a new buffer of n elements (zeroed) pushed on the stack; raises when out of memory */
 anim_lua_buffer *anim_lua_newbuffer(lua_State *L, size_t n, int is_double);
 
-/* The most elements a buffer holds: 2^28 (1 GiB of floats, 2 GiB of
- * doubles), so that n * 8 and the block's size never wrap anywhere. */
-#define ANIM_LUA_BUFFER_MAX ((size_t)1 << 28)
+/* The most elements a buffer holds: 2^26 (256 MiB of floats, 512 MiB of
+ * doubles: a crowd of 10,000 characters of 100 joints in mat4 is 16 Mi
+ * floats, a mesh of anim.limits.bytes' default 16 Mi), so that a size in
+ * elements, bytes or an int never wraps anywhere. */
+#define ANIM_LUA_BUFFER_MAX ((size_t)1 << 26)
 #define ANIM_BUFFER_MT "anim.buffer"
 
 #endif
