@@ -81,34 +81,12 @@ local function same_count(a, count, path)
   end
 end
 
--- The buffer of accessor i read as an attribute (one per accessor and
--- role: primitives that name the same accessor share it); most: the
--- elements it may have beyond the file's bytes (zeros), nil for none.
-local function attribute(ctx, i, rule, path, most, count)
-  local key = rule .. ":" .. i
-  local got = ctx.mesh_buffers[key]
-  if got then return got, ctx.mesh_counts[key] end
-  local a = check_shape(ctx, i, rule, path)
-  if count then same_count(a, count, path) end
-  spend(ctx, a.count * a.ncomp, path)
-  local values = A.read(ctx, i, most).values
-  got = core.buffer_from(values, rule == "indices")
-  ctx.mesh_buffers[key], ctx.mesh_counts[key] = got, a.count
-  return got, a.count
-end
-
--- WEIGHTS_0 made to sum to 1 for each vertex (Specification.adoc, "Skinned
--- Mesh Attributes": the weights of a vertex sum to 1; exporters round):
--- the vertices whose weights sum to 0 are left at 0, and counted.
-local function normalised_weights(ctx, i, path, count)
-  local key = "weights:" .. i
-  if ctx.mesh_buffers[key] then return ctx.mesh_buffers[key], ctx.mesh_zero[key] end
-  local a = check_shape(ctx, i, "WEIGHTS_0", path)
-  same_count(a, count, path)
-  spend(ctx, a.count * 4, path)
-  local v = A.read(ctx, i, count).values
-  local out, zero = {}, 0
-  for e = 0, count - 1 do
+-- WEIGHTS_0 made to sum to 1 for each vertex, in place (Specification.adoc,
+-- "Skinned Mesh Attributes": the weights of a vertex sum to 1; exporters
+-- round): the vertices whose weights sum to 0 are left at 0, and counted.
+local function normalise(v, a, path)
+  local zero = 0
+  for e = 0, a.count - 1 do
     local b = 4 * e
     local w1, w2, w3, w4 = v[b + 1], v[b + 2], v[b + 3], v[b + 4]
     if w1 < 0 or w2 < 0 or w3 < 0 or w4 < 0 then
@@ -116,26 +94,54 @@ local function normalised_weights(ctx, i, path, count)
     end
     local s = w1 + w2 + w3 + w4
     if s > 0 then
-      out[b + 1], out[b + 2], out[b + 3], out[b + 4] = w1 / s, w2 / s, w3 / s, w4 / s
+      v[b + 1], v[b + 2], v[b + 3], v[b + 4] = w1 / s, w2 / s, w3 / s, w4 / s
     else
-      out[b + 1], out[b + 2], out[b + 3], out[b + 4] = 0, 0, 0, 0
       zero = zero + 1
     end
   end
-  local buf = core.buffer_from(out)
-  ctx.mesh_buffers[key], ctx.mesh_zero[key] = buf, zero
-  return buf, zero
+  return zero
 end
 
--- Checks that every number of accessor i (read: its values cached) is
--- below n; per: numbers an element.
-local function below(ctx, i, n, path, per, what)
-  local v = A.read(ctx, i).values
+-- The largest of the numbers and its 1-based place (-1, 0 for none).
+local function largest(v)
+  local most, place = -1, 0
   for k = 1, #v do
-    if v[k] >= n then
-      fail(path, "element %d holds %d: out of range of the %d %s", (k - 1 - (k - 1) % per) / per,
-        compat.tointeger(v[k]), n, what)
-    end
+    if v[k] > most then most, place = v[k], k end
+  end
+  return most, place
+end
+
+-- The buffer of accessor i read as an attribute (one per accessor and
+-- role: primitives that name the same accessor share it), and what was
+-- found reading it: { count, max and at (joints, indices: the largest
+-- and its place), zero (weights: the vertices whose weights sum to 0) }.
+-- most: the elements it may have beyond the file's bytes (zeros), nil
+-- for none; count: the primitive's vertices, which it must have.
+local function attribute(ctx, i, rule, path, most, count)
+  local key = rule .. ":" .. i
+  local got = ctx.mesh_buffers[key]
+  if got then return got, ctx.mesh_info[key] end
+  local a = check_shape(ctx, i, rule, path)
+  if count then same_count(a, count, path) end
+  spend(ctx, a.count * a.ncomp, path)
+  local values = A.read(ctx, i, most).values
+  -- (the table left to the collector: the buffer holds the numbers, and
+  -- one table at a time is alive whatever the meshes)
+  ctx.accessors[i] = nil
+  local info = { count = a.count }
+  if rule == "JOINTS_0" or rule == "indices" then info.max, info.at = largest(values) end
+  if rule == "WEIGHTS_0" then info.zero = normalise(values, a, path) end
+  got = core.buffer_from(values, rule == "indices")
+  ctx.mesh_buffers[key], ctx.mesh_info[key] = got, info
+  return got, info
+end
+
+-- Fails when the largest number of an attribute (info) is not below n;
+-- per: numbers an element.
+local function below(info, n, path, per, what)
+  if info.max >= n then
+    local k = info.at - 1
+    fail(path, "element %d holds %d: out of range of the %d %s", (k - k % per) / per, compat.tointeger(info.max), n, what)
   end
 end
 
@@ -282,8 +288,9 @@ local function primitive(ctx, ni, mi, k, prim, warn)
   local ap = at(pp, "attributes")
   local function acc(name) return F.index(doc, attrs[name], at(ap, name), "accessors") end
   local out = { node = ctx.node_names[ni], mesh = ctx.mesh_names[mi], path = pp }
-  local count
-  out.positions, count = attribute(ctx, acc("POSITION"), "POSITION", at(ap, "POSITION"))
+  local info
+  out.positions, info = attribute(ctx, acc("POSITION"), "POSITION", at(ap, "POSITION"))
+  local count = info.count
   out.count = count
   if not E.absent(attrs.NORMAL) then out.normals = attribute(ctx, acc("NORMAL"), "NORMAL", at(ap, "NORMAL"), count, count) end
   if not E.absent(attrs.TEXCOORD_0) then
@@ -292,25 +299,22 @@ local function primitive(ctx, ni, mi, k, prim, warn)
   local skin = ctx.nodes[ni + 1].skin
   local skin_i = not E.absent(skin) and F.index(doc, skin, at("nodes", ni, "skin"), "skins") or nil
   if not E.absent(attrs.JOINTS_0) then
-    local ji = acc("JOINTS_0")
-    out.joints = attribute(ctx, ji, "JOINTS_0", at(ap, "JOINTS_0"), count, count)
+    out.joints, info = attribute(ctx, acc("JOINTS_0"), "JOINTS_0", at(ap, "JOINTS_0"), count, count)
     if skin_i then
-      below(ctx, ji, #doc.skins[skin_i + 1].joints, at(ap, "JOINTS_0"), 4, string.format("joints of skins[%d]", skin_i))
+      below(info, #doc.skins[skin_i + 1].joints, at(ap, "JOINTS_0"), 4, string.format("joints of skins[%d]", skin_i))
     end
   end
   if not E.absent(attrs.WEIGHTS_0) then
-    local zero
-    out.weights, zero = normalised_weights(ctx, acc("WEIGHTS_0"), at(ap, "WEIGHTS_0"), count)
-    if zero > 0 then warn(ctx, at(ap, "WEIGHTS_0"), "%d vertices have weights that sum to 0 (left at 0)", zero) end
+    out.weights, info = attribute(ctx, acc("WEIGHTS_0"), "WEIGHTS_0", at(ap, "WEIGHTS_0"), count, count)
+    if info.zero > 0 then warn(ctx, at(ap, "WEIGHTS_0"), "%d vertices have weights that sum to 0 (left at 0)", info.zero) end
   end
   if not E.absent(attrs.JOINTS_1) or not E.absent(attrs.WEIGHTS_1) then
     warn(ctx, ap, "JOINTS_1 and WEIGHTS_1 are not read: 4 influences a vertex at most")
   end
   if not E.absent(prim.indices) then
     local ip = at(pp, "indices")
-    local ii = F.index(doc, prim.indices, ip, "accessors")
-    out.indices = attribute(ctx, ii, "indices", ip)
-    below(ctx, ii, count, ip, 1, "vertices of the primitive")
+    out.indices, info = attribute(ctx, F.index(doc, prim.indices, ip, "accessors"), "indices", ip)
+    below(info, count, ip, 1, "vertices of the primitive")
   end
   if skin_i then out.skin = ctx.skin_rigs[skin_i] end
   out.transform = M.world(ctx, ni)
@@ -340,7 +344,7 @@ end
 -- ctx: the importer's (nodes read, skin_rigs: skin index -> rig or nil).
 function M.read(ctx, warn)
   local doc = ctx.doc
-  ctx.mesh_buffers, ctx.mesh_counts, ctx.mesh_zero = {}, {}, {}
+  ctx.mesh_buffers, ctx.mesh_info = {}, {}
   local meshes = not E.absent(doc.meshes) and E.array(doc.meshes, "meshes", "meshes") or {}
   ctx.mesh_names = {}
   for i, m in ipairs(meshes) do
