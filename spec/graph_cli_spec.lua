@@ -137,7 +137,7 @@ describe("anim info FILE.animgraph", function()
       "      air/land       clip walk, once",
       "      air/rise       clip walk, once",
       "    transitions (6)",
-      "      any -> ground  speed >= 100",
+      "      any -> ground  speed >= 100, 0.1 s (mix)",
       "      air -> ground  grounded == true & speed < 5, 0.25 s (mix)",
       "      ground -> air  jump, 0.1 s",
       "      air/fall -> air/land  grounded, 0.05 s",
@@ -147,6 +147,23 @@ describe("anim info FILE.animgraph", function()
     local code2, _, err2 = run("info nested.animgraph --animation x")
     assert.are.equal(2, code2)
     assert.are.equal("anim info: --animation: a state machine (.animgraph) has no animations (see anim info --help)\n", err2)
+  end)
+
+  it("gives an any-state transition's mix durations by the state it leaves", function()
+    local f = assert(io.open(tmp .. "/any.animgraph", "w"))
+    f:write([==[{ "version": 1, "parameters": { "hit": { "type": "trigger" } },
+      "mix": { "run->*": 0.3, "walk->hit": 0.5, "*": 0.2 },
+      "layers": [ { "name": "base", "entry": "idle",
+        "states": { "idle": { "empty": true }, "walk": { "empty": true }, "run": { "empty": true },
+                    "hit": { "empty": true } },
+        "transitions": [ { "from": "any", "to": "hit", "when": [["hit"]] },
+                         { "from": "hit", "to": "idle", "exit_time": 1 },
+                         { "from": "idle", "to": "walk", "exit_time": 1 },
+                         { "from": "walk", "to": "run", "exit_time": 1 } ] } ] }]==])
+    f:close()
+    local code, out, err = run("info any.animgraph")
+    assert.are.equal(0, code, err)
+    assert.truthy(out:find("      any -> hit  hit, 0.2 s (mix; 0.3 s from run; 0.5 s from walk)\n", 1, true), out)
   end)
 
   it("stops with the reader's message for a graph that does not load", function()
@@ -190,7 +207,7 @@ describe("anim graph FILE.animgraph -o OUT.svg", function()
     assert.are.equal(1, #all(els, "rect", "any"))
     assert.are.equal(1, #all(els, "rect", "exit"))
     local t = texts(els)
-    for _, label in ipairs { "speed >= 100", "grounded == true & speed < 5, 0.25 s (mix)", "jump, 0.1 s",
+    for _, label in ipairs { "speed >= 100, 0.1 s (mix)", "grounded == true & speed < 5, 0.25 s (mix)", "jump, 0.1 s",
       "grounded, 0.05 s", "exit 0.8", "exit 1, 0.1 s (mix)", "layer base (normal, weight 1)" } do
       assert.truthy(t[label], label)
     end

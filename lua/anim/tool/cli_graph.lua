@@ -102,6 +102,26 @@ local function condition_text(desc, c)
 end
 M.condition_text = condition_text
 
+-- An any-state transition's durations from the mix table (the pair
+-- current state -> destination): "0.05 s (mix)" when every state it may
+-- leave gives the same, else the most common one and the others by
+-- source, "0.2 s (mix; 0.3 s from run, walk)"; "" when all are 0.
+local function any_mix(desc, layer, t)
+  local by, order = {}, {}
+  for _, s in ipairs(layer.states) do
+    if s.kind ~= "machine" and (t.can_self or s.index ~= t.to) then
+      local d = desc.duration(layer.index, t, s.path)
+      if not by[d] then by[d] = {}; order[#order + 1] = d end
+      by[d][#by[d] + 1] = s.path
+    end
+  end
+  table.sort(order, function(x, y) return #by[x] > #by[y] or (#by[x] == #by[y] and x < y) end)
+  if #order == 0 or (#order == 1 and order[1] == 0) then return "" end
+  local rest = {}
+  for i = 2, #order do rest[#rest + 1] = num(order[i]) .. " s from " .. table.concat(by[order[i]], ", ") end
+  return num(order[1]) .. " s (mix" .. (#rest > 0 and "; " .. table.concat(rest, "; ") or "") .. ")"
+end
+
 -- A transition's conditions, exit time and duration in words, as the
 -- picture labels it: "jump, 0.1 s", "exit 0.9", "grounded == true, 0.15 s sineinout".
 function M.transition_text(desc, layer, t)
@@ -113,6 +133,7 @@ function M.transition_text(desc, layer, t)
   if not d and t.from and t.to then d = desc.duration(layer.index, t, layer.states[t.from].path) end
   -- (the mix table's duration when it gives one; none: 0, said by nothing)
   if d and (t.duration or d > 0) then words[#words + 1] = num(d) .. " s" .. (t.duration and "" or " (mix)") end
+  if not d and not t.from and t.to then words[#words + 1] = any_mix(desc, layer, t) end
   if t.curve ~= "linear" then words[#words + 1] = t.curve end
   local s = {}
   for _, w in ipairs(words) do if w ~= "" then s[#s + 1] = w end end
