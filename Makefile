@@ -142,7 +142,12 @@ morph-reference:
 	cd tools/morph-reference && npm install --no-audit --no-fund && npm run reference
 
 # The C core on its own, from C (csrc/core/ without the binding).
-build/core_test: tests/c/core_test.c $(CORE_ONLY:csrc/%.c=$(OBJ)/%.o) $(CORE_HDR)
+# The skinning matrices from C alone (tests/c/skin_test.c).
+build/skin_test: tests/c/skin_test.c tests/c/check.h $(CORE_ONLY:csrc/%.c=$(OBJ)/%.o) $(CORE_HDR)
+	@mkdir -p build
+	$(CC) $(WARN) $(FPFLAGS) $(CFLAGS) $(THREADS) -Icsrc/core tests/c/skin_test.c $(CORE_ONLY:csrc/%.c=$(OBJ)/%.o) -o $@ -lm
+
+build/core_test: tests/c/core_test.c tests/c/check.h $(CORE_ONLY:csrc/%.c=$(OBJ)/%.o) $(CORE_HDR)
 	@mkdir -p build
 	$(CC) $(WARN) $(FPFLAGS) $(CFLAGS) $(THREADS) -Icsrc/core tests/c/core_test.c $(CORE_ONLY:csrc/%.c=$(OBJ)/%.o) -o $@ -lm
 
@@ -171,8 +176,9 @@ SPECS_RUN = $(RUN_ENV) LUA=$(LUA) JOBS=$(JOBS) sh scripts/specs.sh
 # and fails then rather than holding the run up)
 TEST_TIMEOUT ?= 180
 test: deps-test
-	@$(MAKE) --no-print-directory -j$(JOBS) build build/core_test $(BUILD)/failalloc.so
+	@$(MAKE) --no-print-directory -j$(JOBS) build build/core_test build/skin_test $(BUILD)/failalloc.so
 	build/core_test
+	build/skin_test
 	LOGS=$(BUILD)/test TIMEOUT=$(TEST_TIMEOUT) $(SPECS_RUN) --exclude-tags=long -- $(SPEC_FILES)
 
 # three.js's reading of the glTF files anim.export_gltf writes is among the
@@ -219,8 +225,9 @@ VALGRIND = valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirec
            --errors-for-leak-kinds=definite --error-exitcode=99 --keep-debuginfo=yes
 # (one target for both: the list of spec files in $1)
 MEMCHECK_RUN = command -v valgrind >/dev/null || { echo "memcheck needs valgrind: apt-get install valgrind" >&2; exit 1; }; \
-	$(MAKE) --no-print-directory build build/core_test $(BUILD)/failalloc.so && \
+	$(MAKE) --no-print-directory build build/core_test build/skin_test $(BUILD)/failalloc.so && \
 	valgrind --quiet --leak-check=full --errors-for-leak-kinds=all --error-exitcode=99 build/core_test && \
+	valgrind --quiet --leak-check=full --errors-for-leak-kinds=all --error-exitcode=99 build/skin_test && \
 	ANIM_MEMCHECK=1 LOGS=build/memcheck PREFIX="$(VALGRIND)" TIMEOUT=2400 $(SPECS_RUN) --exclude-tags=long -- \
 	  $$(if [ "$(SPECS)" != spec ]; then echo "$(SPECS)"; else echo "$(1)"; fi) && \
 	echo "make memcheck: no valgrind error (99: a valgrind error, in the log of that file)"
@@ -476,7 +483,7 @@ lint:
 	@$(MAKE) --no-print-directory build
 	lua5.4 scripts/callgraph.lua $(filter $(OBJ)/core/%,$(CORE_OBJS)) >/dev/null
 	$(CC) $(WARN) -Werror $(FPFLAGS) $(THREADS) -fsyntax-only -I$(LUA_INC) -Icsrc $(CORE_SRC)
-	$(CC) $(WARN) -Werror $(FPFLAGS) -fsyntax-only -Icsrc/core tests/c/core_test.c
+	$(CC) $(WARN) -Werror $(FPFLAGS) -fsyntax-only -Icsrc/core tests/c/core_test.c tests/c/skin_test.c
 	$(CC) $(WARN) -Werror -fsyntax-only -I$(LUA_INC) tests/c/failalloc.c tests/c/tsan_lua.c
 	$(CC) $(BENCH_CFLAGS) -fsyntax-only bench/ref/w1_ref.c bench/ref/malloc_count.c
 	$(CC) $(BENCH_CFLAGS) -fsyntax-only -I$(LUA_INC) bench/ref/memstat.c bench/ref/wallclock.c bench/ref/callfloor.c
