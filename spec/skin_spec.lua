@@ -1,0 +1,325 @@
+-- animator:skin (issue 39): skinning matrices, world(joint) x
+-- inverse_bind(joint) with an optional root in front, checked against
+-- matrices composed here in Lua from the animator's local transforms (4x4
+-- products, parent first); the layouts, offsets and targets; the bounds
+-- and the options refused with their messages; anim.rig's inverse_binds
+-- and the glTF rigs' own.
+local anim = require "anim"
+local H = require "spec.helper"
+local gltf_file = require "anim.import.gltf.file"
+local compat = require "anim.base.compat"
+local raises_here = H.raises_here
+
+-- 4x4 column-major helpers -----------------------------------------------------------
+
+local function mul(a, b)
+  local c = {}
+  for j = 0, 3 do
+    for r = 0, 3 do
+      local s = 0
+      for k = 0, 3 do s = s + a[4 * k + r + 1] * b[4 * j + k + 1] end
+      c[4 * j + r + 1] = s
+    end
+  end
+  return c
+end
+
+-- T x R x S from a position, a quaternion (x, y, z, w) and a scale.
+local function trs(p, q, s)
+  local x, y, z, w = q[1], q[2], q[3], q[4]
+  local R = {
+    1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y),
+    2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x),
+    2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y) }
+  local m = {}
+  for c = 0, 2 do
+    for r = 0, 2 do m[4 * c + r + 1] = R[3 * c + r + 1] * s[c + 1] end
+    m[4 * c + 4] = 0
+  end
+  m[13], m[14], m[15], m[16] = p[1], p[2], p[3], 1
+  return m
+end
+
+-- The world matrices of an animator's pose, joint by joint (rig order).
+local function worlds(a, rig)
+  local joints, idx, out = rig:joints(), {}, {}
+  for i, j in ipairs(joints) do
+    idx[j.name] = i
+    local v = { a:local_transform(i) }
+    local m = trs({ v[1], v[2], v[3] }, { v[4], v[5], v[6], v[7] }, { v[8], v[9], v[10] })
+    out[i] = j.parent and mul(out[idx[j.parent]], m) or m
+  end
+  return out
+end
+
+local function translation(x, y, z) return { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, x, y, z, 1 } end
+
+-- the numbers of a matrix a layout writes
+local function laid(m, layout)
+  if layout == "mat4" then return m end
+  local out = {}
+  for e = 1, 16 do if e % 4 ~= 0 then out[#out + 1] = m[e] end end
+  return out
+end
+
+local function near_list(got, from, want, tol, what)
+  for e = 1, #want do
+    local g = got[from + e]
+    if not (math.abs(g - want[e]) <= tol * (1 + math.abs(want[e]))) then -- luacheck: ignore 581 (nan fails)
+      error(string.format("%s: element %d is %.17g, expected %.17g", what, e, g, want[e]), 2)
+    end
+  end
+end
+
+-- A rig with a non-uniform scale above a turned joint (a shear the TRS
+-- triples of world_transform cannot hold), its joints given child first.
+local IB = {
+  translation(0, -1, 0),
+  { 0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 0.5, 0.25, -2, 1 },
+  translation(-1, -2, -3),
+}
+local function shear_rig(ibm)
+  return assert(anim.rig {
+    joints = {
+      { name = "hand", parent = "arm", translation = { 0.5, 0, 0.25 }, scale = { 1, 3, 1 }, rotation = { 0, 0, 0, 1 } },
+      { name = "arm", parent = "root", translation = { 0, 1, 0 }, rotation = { 0, 0, 0.4226182617, 0.906307787 } },
+      { name = "root", translation = { 1, 2, 3 }, scale = { 2, 1, 0.5 }, rotation = { 0.2588190451, 0, 0, 0.9659258263 } },
+    },
+    inverse_binds = ibm,
+  })
+end
+local function turning_clip()
+  return assert(anim.clip { length = 1, loop = "loop", joints = {
+    arm = { rotation = { { 0, { 0, 0, 0 } }, { 1, { 30, 60, 90 } } } },
+    hand = { position = { { 0, { 0, 0, 0 } }, { 1, { 1, -1, 2 } } } },
+  } })
+end
+
+-- the expected matrices of every joint (rig order), inverse binds by name
+local function expected(a, rig, ibm_by_name, root)
+  local w, out = worlds(a, rig), {}
+  for i, j in ipairs(rig:joints()) do
+    local m = mul(w[i], ibm_by_name[j.name] or translation(0, 0, 0))
+    out[i] = root and mul(root, m) or m
+  end
+  return out
+end
+
+describe("animator:skin", function()
+  local rig = shear_rig(IB)
+  local by_name = { hand = IB[1], arm = IB[2], root = IB[3] }
+  local a = anim.animator(rig)
+  a:play(turning_clip())
+  a:update(0.4)
+  local ROOT = { 0, 0, -2, 0, 0, 3, 0, 0, 1, 0, 0, 0, 5, 6, 7, 1 }
+
+  it("writes world x inverse bind per joint in the rig's joint order (mat3x4, a table)", function()
+    local out = {}
+    assert.are.equal(36, a:skin(out))
+    assert.are.equal(36, #out)
+    for i, m in ipairs(expected(a, rig, by_name)) do near_list(out, 12 * (i - 1), laid(m, "mat3x4"), 1e-12, "joint " .. i) end
+  end)
+
+  it("composes matrices: a non-uniform scale above a turned joint shears it (not world_transform's TRS)", function()
+    local out = {}
+    a:skin(out, { layout = "mat4" })
+    -- the hand's world matrix from world_transform's ten numbers differs
+    local v = { a:world_transform("hand") }
+    local w = worlds(a, rig)[3]
+    local from_trs = trs({ v[1], v[2], v[3] }, { v[4], v[5], v[6], v[7] }, { v[8], v[9], v[10] })
+    local differs = 0
+    for e = 1, 16 do differs = math.max(differs, math.abs(from_trs[e] - w[e])) end
+    assert.is_true(differs > 0.01)
+    near_list(out, 32, mul(w, IB[1]), 1e-12, "hand")
+  end)
+
+  it("puts a root matrix in front, in both layouts, from an offset", function()
+    for _, layout in ipairs { "mat3x4", "mat4" } do
+      local out, size = { "keep", "keep", "keep" }, layout == "mat4" and 16 or 12
+      assert.are.equal(3 * size, a:skin(out, { layout = layout, offset = 3, root = ROOT }))
+      assert.are.same({ "keep", "keep", "keep" }, { out[1], out[2], out[3] })
+      assert.are.equal(3 + 3 * size, #out)
+      for i, m in ipairs(expected(a, rig, by_name, ROOT)) do
+        near_list(out, 3 + size * (i - 1), laid(m, layout), 1e-12, layout .. " joint " .. i)
+      end
+    end
+  end)
+
+  it("without inverse binds writes the world matrices", function()
+    local plain = shear_rig(nil)
+    local b = anim.animator(plain)
+    b:play(turning_clip())
+    b:update(0.4)
+    local out = {}
+    b:skin(out, { layout = "mat4" })
+    for i, m in ipairs(worlds(b, plain)) do near_list(out, 16 * (i - 1), m, 1e-12, "joint " .. i) end
+  end)
+
+  it("refuses misspelt options, layouts and bad roots and offsets, naming them", function()
+    local out = {}
+    raises_here(function() a:skin(out, { layuot = "mat4" }) end,
+      "bad argument #2 to 'skin' (unknown option 'layuot'; did you mean 'layout'?)")
+    raises_here(function() a:skin(out, { layout = "mat44" }) end,
+      "bad argument #2 to 'skin' (layout must be \"mat3x4\" or \"mat4\", got 'mat44'; did you mean 'mat4'?)")
+    raises_here(function() a:skin(out, { layout = 4 }) end,
+      "bad argument #2 to 'skin' (layout must be \"mat3x4\" or \"mat4\", got number)")
+    raises_here(function() a:skin(out, { offset = -1 }) end,
+      "bad argument #2 to 'skin' (offset must be an integer >= 0, got -1)")
+    raises_here(function() a:skin(out, { offset = 1.5 }) end,
+      "bad argument #2 to 'skin' (offset must be an integer >= 0, got 1.5)")
+    raises_here(function() a:skin(out, { root = { 1, 2 } }) end,
+      "bad argument #2 to 'skin' (root must be a table of 16 numbers (a column-major 4x4), got a table of 2)")
+    local bad = translation(0, 0, 0)
+    bad[7] = 0 / 0
+    raises_here(function() a:skin(out, { root = bad }) end,
+      "bad argument #2 to 'skin' (root[7] must be a finite number, got nan)")
+    raises_here(function() a:skin(out, 5) end, "bad argument #2 to 'skin' (table of options expected, got number)")
+    raises_here(function() a:skin(42) end, "bad argument #1 to 'skin' (a module buffer, an object with"
+      .. " getPointer and getSize (a ByteData) or a table expected, got number)")
+  end)
+
+  it("refuses an object whose getPointer or getSize gives nonsense", function()
+    local fake = { getPointer = function() return 5 end, getSize = function() return 1000 end }
+    raises_here(function() a:skin(fake) end,
+      "bad argument #1 to 'skin' (getPointer() must give a pointer (a light userdata), got number)")
+    fake.getPointer = function() return io.stdout end
+    fake.getSize = function() return -4 end
+    raises_here(function() a:skin(fake) end,
+      "bad argument #1 to 'skin' (getSize() must give a size in bytes (an integer >= 0), got -4)")
+    -- too small: refused before anything is written (io.stdout's block is
+    -- only a pointer here: nothing may be written into it)
+    fake.getSize = function() return 143 end
+    raises_here(function() a:skin(fake) end,
+      "bad argument #1 to 'skin' (too small: 144 bytes needed (36 floats from float 0), it holds 140)")
+    fake.getSize = function() return 144 end
+    raises_here(function() a:skin(fake, { offset = 1 }) end,
+      "bad argument #1 to 'skin' (too small: 148 bytes needed (36 floats from float 1), it holds 144)")
+  end)
+end)
+
+describe("anim.rig's inverse_binds", function()
+  it("go with the definition's joints, and rig:inverse_binds() gives them in the skin's order", function()
+    local rig = shear_rig(IB)
+    assert.are.same({ "root", "arm", "hand" }, rig:skin_joints())
+    local ib = rig:inverse_binds()
+    local want = {}
+    for _, m in ipairs { IB[3], IB[2], IB[1] } do for e = 1, 16 do want[#want + 1] = m[e] end end
+    assert.are.equal(48, #ib)
+    for e = 1, 48 do assert.are.equal(want[e], ib[e]) end
+    -- absent: identities
+    local id = shear_rig(nil):inverse_binds()
+    for e = 1, 48 do assert.are.equal(((e - 1) % 16) % 5 == 0 and 1 or 0, id[e]) end
+  end)
+
+  it("are checked: count, length, finite numbers, with their paths", function()
+    local id = translation(0, 0, 0)
+    local function try(ibm) return anim.rig { joints = { { name = "a" }, { name = "b", parent = "a" } }, inverse_binds = ibm } end
+    local _, err = try { id }
+    assert.are.equal("rig: inverse_binds: 2 matrices expected (one a joint), got 1", err)
+    _, err = try { id, { 1, 2, 3 } }
+    assert.are.equal("rig: inverse_binds[2]: a matrix must be an array of 16 numbers (a column-major 4x4), got an array of 3", err)
+    _, err = try { id, "m" }
+    assert.are.equal("rig: inverse_binds[2]: a matrix must be an array of 16 numbers (a column-major 4x4), got string", err)
+    local bad = translation(0, 0, 0)
+    bad[7] = "x"
+    _, err = try { bad, id }
+    assert.are.equal("rig: inverse_binds[1][7]: a matrix component must be a finite number, got string", err)
+    bad[7] = math.huge
+    _, err = try { id, bad }
+    assert.are.equal("rig: inverse_binds[2][7]: a matrix component must be a finite number, got inf", err)
+    _, err = try { x = id }
+    assert.are.equal("rig: inverse_binds: inverse_binds must be an array, got object", err)
+  end)
+end)
+
+-- The glTF rigs: at the bind pose (the nodes' rests) each joint's world
+-- matrix x its inverse bind is the world matrix of the node that holds the
+-- skinned mesh (identity for Fox; CesiumMan's and RiggedFigure's mesh
+-- nodes hang under a node turning Z up to Y up): the mesh is where the
+-- file draws it.
+local function node_matrix(n)
+  if n.matrix then return n.matrix end
+  return trs(n.translation or { 0, 0, 0 }, n.rotation or { 0, 0, 0, 1 }, n.scale or { 1, 1, 1 })
+end
+local function mesh_world(doc, skin)
+  local parent = {}
+  for i, n in ipairs(doc.nodes) do for _, c in ipairs(n.children or {}) do parent[c + 1] = i end end
+  for i, n in ipairs(doc.nodes) do
+    if n.skin == skin then
+      local m, k = translation(0, 0, 0), i
+      while k do m = mul(node_matrix(doc.nodes[k]), m); k = parent[k] end
+      return m
+    end
+  end
+end
+
+describe("glTF rigs carry their skins' inverse binds", function()
+  for _, name in ipairs { "Fox", "CesiumMan", "RiggedFigure" } do
+    it("for " .. name .. ": world x inverse bind at the bind pose is the mesh node's world matrix", function()
+      local path = H.shared .. "/data/gltf/" .. name .. "/glTF-Binary/" .. name .. ".glb"
+      local r = assert(anim.import_gltf(path))
+      local doc = gltf_file.open(path).doc
+      local rig = r.rig
+      assert.are.equal(#doc.skins[1].joints, #rig:skin_joints())
+      for k, node in ipairs(doc.skins[1].joints) do assert.are.equal(doc.nodes[node + 1].name, rig:skin_joints()[k]) end
+      local a = anim.animator(rig)
+      a:update(0)
+      local out = {}
+      local n = a:skin(out, { layout = "mat4" })
+      assert.are.equal(16 * #doc.skins[1].joints, n)
+      local want = mesh_world(doc, 0)
+      for k = 1, n / 16 do near_list(out, 16 * (k - 1), want, 1e-5, name .. " joint " .. k) end
+    end)
+  end
+end)
+
+describe("a glTF skin's inverse bind matrices that cannot be read", function()
+  local cjson = require "cjson"
+  local binary = require "spec.bytes"
+  local dir = H.tmpdir()
+  local n = 0
+  -- a skin of nodes a (root) and b, its inverse binds at accessor 0
+  local function import(acc, bin)
+    n = n + 1
+    local file = dir .. "/s" .. n .. ".gltf"
+    H.write(dir .. "/s" .. n .. ".bin", bin)
+    local doc = { asset = { version = "2.0" },
+      nodes = { { name = "a", children = { 1 } }, { name = "b", translation = { 0, 1, 0 } } },
+      skins = { { joints = { 0, 1 }, inverseBindMatrices = 0 } }, accessors = { acc },
+      bufferViews = { { buffer = 0, byteLength = #bin } }, buffers = { { byteLength = #bin, uri = "s" .. n .. ".bin" } } }
+    H.write(file, cjson.encode(doc))
+    return file, assert(anim.import_gltf(file))
+  end
+  local function mats(count)
+    local v = {}
+    for k = 1, count do
+      for e = 1, 16 do v[#v + 1] = ((e - 1) % 5 == 0) and 1 or 0 end
+      v[#v - 2] = -(k - 1) -- translation y of matrix k: -(k - 1)
+    end
+    return binary.pack("<" .. string.rep("f", #v), compat.unpack(v))
+  end
+
+  it("are read into the rig, in the skin's order", function()
+    local _, r = import({ bufferView = 0, componentType = 5126, count = 2, type = "MAT4" }, mats(2))
+    local ib = r.rig:inverse_binds()
+    assert.are.equal(0, ib[14])
+    assert.are.equal(-1, ib[16 + 14])
+    local a = anim.animator(r.rig)
+    a:update(0)
+    local out = {}
+    a:skin(out)
+    -- b's world (0, 1, 0) x its inverse bind (0, -1, 0): no translation
+    assert.are.same({ 0, 0, 0 }, { out[22], out[23], out[24] })
+    assert.are.same({}, r.warnings)
+  end)
+
+  it("are left out with a warning when not MAT4 or fewer than the joints", function()
+    local file, r = import({ bufferView = 0, componentType = 5126, count = 8, type = "VEC4" }, mats(2))
+    assert.are.same({ file .. ": accessors[0].type: inverse bind matrices must be MAT4, got VEC4: the skin's inverse"
+      .. " bind matrices are left out (identities)" }, r.warnings)
+    assert.are.equal(0, r.rig:inverse_binds()[16 + 14])
+    file, r = import({ bufferView = 0, componentType = 5126, count = 1, type = "MAT4" }, mats(2))
+    assert.are.same({ file .. ": accessors[0].count: 1 inverse bind matrices for 2 joints: one a joint is needed: the"
+      .. " skin's inverse bind matrices are left out (identities)" }, r.warnings)
+  end)
+end)
