@@ -151,6 +151,11 @@ build/core_test: tests/c/core_test.c tests/c/check.h $(CORE_ONLY:csrc/%.c=$(OBJ)
 	@mkdir -p build
 	$(CC) $(WARN) $(FPFLAGS) $(CFLAGS) $(THREADS) -Icsrc/core tests/c/core_test.c $(CORE_ONLY:csrc/%.c=$(OBJ)/%.o) -o $@ -lm
 
+# A test-only Lua module standing in for LÖVE's ByteData (spec/skin_spec.lua).
+$(BUILD)/bytedata.so: tests/c/bytedata.c
+	@mkdir -p $(BUILD)
+	$(CC) $(WARN) $(CFLAGS) -fPIC -shared -I$(LUA_INC) $< -o $@
+
 # A test-only Lua module that fails a chosen allocation (spec/oom_spec.lua).
 $(BUILD)/failalloc.so: tests/c/failalloc.c
 	@mkdir -p $(BUILD)
@@ -176,7 +181,7 @@ SPECS_RUN = $(RUN_ENV) LUA=$(LUA) JOBS=$(JOBS) sh scripts/specs.sh
 # and fails then rather than holding the run up)
 TEST_TIMEOUT ?= 180
 test: deps-test
-	@$(MAKE) --no-print-directory -j$(JOBS) build build/core_test build/skin_test $(BUILD)/failalloc.so
+	@$(MAKE) --no-print-directory -j$(JOBS) build build/core_test build/skin_test $(BUILD)/failalloc.so $(BUILD)/bytedata.so
 	build/core_test
 	build/skin_test
 	LOGS=$(BUILD)/test TIMEOUT=$(TEST_TIMEOUT) $(SPECS_RUN) --exclude-tags=long -- $(SPEC_FILES)
@@ -185,7 +190,7 @@ test: deps-test
 # long specs (it installs three.js first).
 .PHONY: test-long
 test-long: deps-test gltf-ref-deps
-	@$(MAKE) --no-print-directory build build/core_test $(BUILD)/failalloc.so
+	@$(MAKE) --no-print-directory build build/core_test $(BUILD)/failalloc.so $(BUILD)/bytedata.so
 	@LUA=luajit sh scripts/deps.sh love
 	@$(MAKE) --no-print-directory build LUA=luajit
 	$(BUSTED) --tags=long --exclude-pattern=oom_spec spec
@@ -225,7 +230,7 @@ VALGRIND = valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirec
            --errors-for-leak-kinds=definite --error-exitcode=99 --keep-debuginfo=yes
 # (one target for both: the list of spec files in $1)
 MEMCHECK_RUN = command -v valgrind >/dev/null || { echo "memcheck needs valgrind: apt-get install valgrind" >&2; exit 1; }; \
-	$(MAKE) --no-print-directory build build/core_test build/skin_test $(BUILD)/failalloc.so && \
+	$(MAKE) --no-print-directory build build/core_test build/skin_test $(BUILD)/failalloc.so $(BUILD)/bytedata.so && \
 	valgrind --quiet --leak-check=full --errors-for-leak-kinds=all --error-exitcode=99 build/core_test && \
 	valgrind --quiet --leak-check=full --errors-for-leak-kinds=all --error-exitcode=99 build/skin_test && \
 	ANIM_MEMCHECK=1 LOGS=build/memcheck PREFIX="$(VALGRIND)" TIMEOUT=2400 $(SPECS_RUN) --exclude-tags=long -- \
@@ -286,12 +291,13 @@ $(ASAN_DIR)/keep_modules.so:
 	  $(SAN_CC) -O1 -fPIC -shared -x c - -o $@
 
 asan: deps-ci
-	@$(MAKE) --no-print-directory $(ASAN_SO) $(ASAN_DIR)/keep_modules.so $(BUILD)/failalloc.so
+	@$(MAKE) --no-print-directory $(ASAN_SO) $(ASAN_DIR)/keep_modules.so $(BUILD)/failalloc.so $(BUILD)/bytedata.so
 	@rm -rf $(ASAN_DIR)/tree $(ASAN_DIR)/logs
 	@mkdir -p $(ASAN_DIR)/tree/build/anim $(ASAN_DIR)/logs $(ASAN_DIR)/options
 	@for f in * .busted; do case "$$f" in build) ;; *) cp -R "$$f" $(ASAN_DIR)/tree/ ;; esac; done
 	@cp $(ASAN_SO) $(ASAN_DIR)/tree/build/anim/core.so
 	@cp $(BUILD)/failalloc.so $(ASAN_DIR)/tree/$(BUILD)/failalloc.so
+	@cp $(BUILD)/bytedata.so $(ASAN_DIR)/tree/$(BUILD)/bytedata.so
 	@echo detect_leaks=1 > $(ASAN_DIR)/options/lua5.4
 	@echo "the specs in $(ASAN_DIR)/tree, each file in a lua5.4 of its own with $(SAN_RT) preloaded"
 	@cd $(ASAN_DIR)/tree && $(ASAN_ENV) LOGS=$(CURDIR)/$(ASAN_DIR)/specs $(SPECS_RUN) --exclude-tags=long -- \
@@ -484,7 +490,7 @@ lint:
 	lua5.4 scripts/callgraph.lua $(filter $(OBJ)/core/%,$(CORE_OBJS)) >/dev/null
 	$(CC) $(WARN) -Werror $(FPFLAGS) $(THREADS) -fsyntax-only -I$(LUA_INC) -Icsrc $(CORE_SRC)
 	$(CC) $(WARN) -Werror $(FPFLAGS) -fsyntax-only -Icsrc/core tests/c/core_test.c tests/c/skin_test.c
-	$(CC) $(WARN) -Werror -fsyntax-only -I$(LUA_INC) tests/c/failalloc.c tests/c/tsan_lua.c
+	$(CC) $(WARN) -Werror -fsyntax-only -I$(LUA_INC) tests/c/failalloc.c tests/c/tsan_lua.c tests/c/bytedata.c
 	$(CC) $(BENCH_CFLAGS) -fsyntax-only bench/ref/w1_ref.c bench/ref/malloc_count.c
 	$(CC) $(BENCH_CFLAGS) -fsyntax-only -I$(LUA_INC) bench/ref/memstat.c bench/ref/wallclock.c bench/ref/callfloor.c
 	$(CC) $(BENCH_CFLAGS) -fsyntax-only -I$(LUA_INC) -DW1_REF_LUA bench/ref/w1_ref.c

@@ -323,3 +323,128 @@ describe("a glTF skin's inverse bind matrices that cannot be read", function()
       .. " skin's inverse bind matrices are left out (identities)" }, r.warnings)
   end)
 end)
+
+describe("skinning into memory (a stand-in for LÖVE's ByteData: build/bytedata.so)", function()
+  local ok_bd, bd = pcall(require, "bytedata")
+  if not ok_bd then
+    it("needs build/bytedata.so (make test builds it)", function() error(bd) end)
+    return
+  end
+  local rigs = { shear_rig(IB), assert(anim.rig { joints = { { name = "arm" }, { name = "hand", parent = "arm",
+    translation = { 0, 2, 0 }, scale = { 0.5, 1, 2 } } } }) }
+  -- n animators, alternately on the two rigs, each at its own time
+  local function crowd(n)
+    local list = {}
+    for i = 1, n do
+      local a = anim.animator(rigs[1 + i % 2])
+      a:play(turning_clip())
+      a:update(0.05 * i)
+      list[i] = a
+    end
+    return list
+  end
+  local function floats(list, layout)
+    local n = 0
+    for _, a in ipairs(list) do n = n + #a.rig:skin_joints() * (layout == "mat4" and 16 or 12) end
+    return n
+  end
+
+  it("animator:skin writes 32-bit floats, bounded by getSize(), from a float offset", function()
+    local a = crowd(2)[2] -- (on the shear rig: 3 joints)
+    local d, t = bd.new(4 * (2 + 48)), {}
+    d:fill(-7)
+    assert.are.equal(48, a:skin(d, { layout = "mat4", offset = 2, root = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 2, 3, 1 } }))
+    a:skin(t, { layout = "mat4", root = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 2, 3, 1 } })
+    assert.are.same({ -7, -7 }, { d:float(0), d:float(1) })
+    for e = 1, 48 do assert.are.equal(string.unpack("<f", string.pack("<f", t[e])), d:float(1 + e)) end
+    -- one float short: refused, nothing written
+    local small = bd.new(4 * 47)
+    small:fill(-7)
+    raises_here(function() a:skin(small, { layout = "mat4" }) end,
+      "bad argument #1 to 'skin' (too small: 192 bytes needed (48 floats from float 0), it holds 188)")
+    assert.are.equal(-7, small:float(0))
+  end)
+
+  for _, threads in ipairs { 1, 2 } do
+    for _, layout in ipairs { "mat3x4", "mat4" } do
+      it("anim.update's skin is each animator's skin after its update, bit for bit (" .. threads .. " threads, "
+        .. layout .. ")", function()
+        local batch, one = crowd(7), crowd(7)
+        local n = floats(batch, layout)
+        local d, ref = bd.new(4 * n), bd.new(4 * n)
+        for frame = 1, 5 do
+          local dt = frame / 37
+          anim.update(batch, dt, { skin = d, skin_layout = layout, threads = threads })
+          local at = 0
+          for _, a in ipairs(one) do
+            a:update(dt)
+            at = at + a:skin(ref, { layout = layout, offset = at })
+          end
+          assert.are.equal(n, at)
+          for f = 0, n - 1 do
+            if d:bits(f) ~= ref:bits(f) then error(string.format("frame %d: float %d differs", frame, f)) end
+          end
+        end
+      end)
+    end
+  end
+
+  it("anim.update writes each animator's own skin_target when given no skin; skin wins over them", function()
+    local list = crowd(3)
+    local targets = {}
+    for i, a in ipairs(list) do
+      targets[i] = bd.new(4 * (1 + floats({ a }, "mat4")))
+      targets[i]:fill(-7)
+      a:skin_target(targets[i], 1, "mat4")
+    end
+    anim.update(list, 0.1, { threads = 2 })
+    for i, a in ipairs(list) do
+      local t = {}
+      a:skin(t, { layout = "mat4" })
+      assert.are.equal(-7, targets[i]:float(0))
+      for e = 1, #t do assert.are.equal(string.unpack("<f", string.pack("<f", t[e])), targets[i]:float(e)) end
+    end
+    -- with skin, the animators' own targets are left alone
+    local shared = bd.new(4 * floats(list, "mat3x4"))
+    for i = 1, 3 do targets[i]:fill(-7) end
+    anim.update(list, 0.1, { skin = shared })
+    for i = 1, 3 do assert.are.equal(-7, targets[i]:float(1)) end
+    assert.are_not.equal(0, shared:float(0))
+    -- cleared: written no more
+    list[1]:skin_target(nil)
+    anim.update(list, 0.1)
+    assert.are.equal(-7, targets[1]:float(1))
+    assert.are_not.equal(-7, targets[2]:float(1))
+  end)
+
+  it("refuses a batch target too small before any animator is updated", function()
+    local list = crowd(4)
+    local n = floats(list, "mat3x4")
+    local d = bd.new(4 * n - 1)
+    d:fill(-7)
+    local before = list[1]:tracks()[1].time
+    raises_here(function() anim.update(list, 0.1, { skin = d, threads = 2 }) end,
+      string.format("bad argument #3 to 'update' (skin too small: %d bytes needed (%d floats), it holds %d floats)",
+        4 * n, n, n - 1))
+    assert.are.equal(before, list[1]:tracks()[1].time)
+    assert.are.equal(-7, d:float(0))
+    raises_here(function() anim.update(list, 0.1, { skin = {} }) end, "bad argument #3 to 'update' (skin must be an"
+      .. " object with getPointer and getSize (a ByteData), got table (a table cannot be written by the batch's threads))")
+    raises_here(function() anim.update(list, 0.1, { skin = d, skin_layout = "mat44" }) end,
+      "bad argument #3 to 'update' (skin_layout must be \"mat3x4\" or \"mat4\", got 'mat44'; did you mean 'mat4'?)")
+    raises_here(function() anim.update(list, 0.1, { skni = d }) end,
+      "bad argument #3 to 'update' (unknown option 'skni'; did you mean 'skin'?)")
+  end)
+
+  it("refuses a skin_target too small, or a table", function()
+    local a = crowd(2)[2] -- (on the shear rig: 3 joints)
+    raises_here(function() a:skin_target(bd.new(4 * 35)) end,
+      "bad argument #1 to 'skin_target' (too small: 144 bytes needed (36 floats from float 0), it holds 140)")
+    raises_here(function() a:skin_target(bd.new(4 * 36), 1) end,
+      "bad argument #1 to 'skin_target' (too small: 148 bytes needed (36 floats from float 1), it holds 144)")
+    raises_here(function() a:skin_target({}) end, "bad argument #1 to 'skin_target' (a module buffer or an object with"
+      .. " getPointer and getSize expected (the batch writes it on its threads), got a table)")
+    raises_here(function() a:skin_target(bd.new(400), 0, "mat") end,
+      "bad argument #3 to 'skin_target' (layout must be \"mat3x4\" or \"mat4\", got 'mat'; did you mean 'mat4'?)")
+  end)
+end)
