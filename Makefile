@@ -461,6 +461,16 @@ build/bench/grind.so: bench/ref/grind.c
 	@mkdir -p build/bench
 	$(CC) $(BENCH_CFLAGS) -fPIC -shared -I$(LUA_INC) $< -o $@
 
+# Issue 39's skinning figures (bench/skin.lua): W1 at N = 1000, update +
+# skin into a module buffer against the update alone (same run, slices
+# taken in turn), per animator and as anim.update's skin, on 1 and 2
+# threads; then, with malloc_count.so, what each set allocates a frame.
+.PHONY: bench-skin
+bench-skin: deps
+	@$(MAKE) --no-print-directory build bench-ref $(BUILD)/bytedata.so
+	$(RUN) bench/skin.lua
+	LD_PRELOAD=build/bench/malloc_count.so $(RUN) bench/skin.lua --rounds 1 --allocs
+
 # The figures of issue 19 (bench/attacks.lua): peak RSS over the churn of
 # big animators, the worst hostile update and import; fails over budget.
 .PHONY: bench-attacks

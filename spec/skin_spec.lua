@@ -357,6 +357,16 @@ describe("skinning into memory (a stand-in for LÖVE's ByteData: build/bytedata.
     a:skin(t, { layout = "mat4", root = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 2, 3, 1 } })
     assert.are.same({ -7, -7 }, { d:float(0), d:float(1) })
     for e = 1, 48 do assert.are.equal(string.unpack("<f", string.pack("<f", t[e])), d:float(1 + e)) end
+    -- without a root, on both rigs (inverse binds and none: the writers'
+    -- shortcuts), both layouts: the table's numbers rounded to floats
+    for _, b in ipairs(crowd(2)) do
+      for _, layout in ipairs { "mat3x4", "mat4" } do
+        local tb, db = {}, bd.new(4 * 48)
+        local count = b:skin(db, { layout = layout })
+        assert.are.equal(count, b:skin(tb, { layout = layout }))
+        for e = 1, count do assert.are.equal(string.unpack("<f", string.pack("<f", tb[e])), db:float(e - 1)) end
+      end
+    end
     -- one float short: refused, nothing written
     local small = bd.new(4 * 47)
     small:fill(-7)

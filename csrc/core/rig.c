@@ -58,7 +58,12 @@ static void set_skin(anim_rig *r, const int *newpos, const int *order, const int
     /* (without a skin list, joint k is def order[k], whose matrix is ibm[order[k]]) */
     const double *m = ibm ? ibm[skin ? k : order[k]] : NULL;
     r->skin[k] = skin ? newpos[skin[k]] : k;
-    for (a = 0; a < 16; a++) r->inv_bind[k][a] = m ? m[a] : (a % 5 == 0);
+    for (a = 0; a < 16; a++) {
+      double v = m ? m[a] : (a % 5 == 0);
+      r->inv_bind[k][a] = v;
+      if (v != (a % 5 == 0) && r->inv_bind_kind == ANIM_IB_IDENTITY) r->inv_bind_kind = ANIM_IB_AFFINE;
+      if (a % 4 == 3 && v != (a == 15)) r->inv_bind_kind = ANIM_IB_GENERAL;
+    }
   }
 }
 

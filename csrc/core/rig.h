@@ -9,6 +9,10 @@
 
 #include "amem.h"
 
+/* What a rig's inverse binds are, for the skinning's shortcuts (skin.c):
+ * all identities, all affine (last row 0 0 0 1), or some not. */
+enum { ANIM_IB_IDENTITY, ANIM_IB_AFFINE, ANIM_IB_GENERAL };
+
 typedef struct anim_rig {
   int n;
   const char **names;
@@ -25,6 +29,7 @@ typedef struct anim_rig {
   int nskin;
   int *skin;
   double (*inv_bind)[16];
+  int inv_bind_kind;       /* ANIM_IB_*: all identities, all affine, or some not */
   void *mem;               /* the arrays above, memsize bytes */
   size_t memsize;
   anim_mem alloc;

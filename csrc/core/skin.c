@@ -1,44 +1,60 @@
 /* skin.c - skinning matrices (skin.h): the world matrices of the current
  * pose composed down the rig, each skin joint's times its inverse bind,
  * a root matrix in front, written in one of two layouts. */
-#include <float.h>
-
 #include "animator_impl.h"
 #include "skin.h"
 
-/* The affine 3x4 (column-major, skin.h's mat3x4) of a local transform l
- * (position, rotation x y z w, scale: anim_animator_local's ten numbers):
- * T x R x S.  The rotation is taken as it is, divided by its squared norm
- * (a unit quaternion within rounding; a zero one turns nothing). */
-static void local_matrix(const double l[10], double m[12]) {
-  double x = l[3], y = l[4], z = l[5], w = l[6];
-  double nn = x * x + y * y + z * z + w * w, s = nn > 0 ? 2 / nn : 0;
-  double xx = x * x * s, yy = y * y * s, zz = z * z * s;
-  double xy = x * y * s, xz = x * z * s, yz = y * z * s;
-  double wx = w * x * s, wy = w * y * s, wz = w * z * s;
-  m[0] = (1 - yy - zz) * l[7]; m[1] = (xy + wz) * l[7]; m[2] = (xz - wy) * l[7];
-  m[3] = (xy - wz) * l[8]; m[4] = (1 - xx - zz) * l[8]; m[5] = (yz + wx) * l[8];
-  m[6] = (xz + wy) * l[9]; m[7] = (yz - wx) * l[9]; m[8] = (1 - xx - yy) * l[9];
-  m[9] = l[0]; m[10] = l[1]; m[11] = l[2];
+/* The affine 3x4 (column-major, skin.h's mat3x4) T x R x S of a
+ * translation t, a rotation q (x y z w: a unit quaternion within
+ * rounding, taken as it is) and a scale s. */
+static inline void trs_matrix(const double t[3], const double q[4], const double s[3], double m[12]) {
+  double x = q[0], y = q[1], z = q[2], w = q[3];
+  double xx = 2 * x * x, yy = 2 * y * y, zz = 2 * z * z;
+  double xy = 2 * x * y, xz = 2 * x * z, yz = 2 * y * z;
+  double wx = 2 * w * x, wy = 2 * w * y, wz = 2 * w * z;
+  m[0] = (1 - yy - zz) * s[0]; m[1] = (xy + wz) * s[0]; m[2] = (xz - wy) * s[0];
+  m[3] = (xy - wz) * s[1]; m[4] = (1 - xx - zz) * s[1]; m[5] = (yz + wx) * s[1];
+  m[6] = (xz + wy) * s[2]; m[7] = (yz - wx) * s[2]; m[8] = (1 - xx - yy) * s[2];
+  m[9] = t[0]; m[10] = t[1]; m[11] = t[2];
 }
 
-/* c = a x b, both affine 3x4 (their last row 0 0 0 1). */
-static void affine_mul(const double a[12], const double b[12], double c[12]) {
-  int j, r;
-  for (j = 0; j < 4; j++)
-    for (r = 0; r < 3; r++)
-      c[3 * j + r] = a[r] * b[3 * j] + a[3 + r] * b[3 * j + 1] + a[6 + r] * b[3 * j + 2] + (j == 3 ? a[9 + r] : 0);
+/* c = a x b, both affine 3x4 (their last row 0 0 0 1), written out. */
+static inline void affine_mul(const double a[12], const double b[12], double c[12]) {
+  int r;
+  for (r = 0; r < 3; r++) {
+    double a0 = a[r], a1 = a[3 + r], a2 = a[6 + r];
+    c[r] = a0 * b[0] + a1 * b[1] + a2 * b[2];
+    c[3 + r] = a0 * b[3] + a1 * b[4] + a2 * b[5];
+    c[6 + r] = a0 * b[6] + a1 * b[7] + a2 * b[8];
+    c[9 + r] = a0 * b[9] + a1 * b[10] + a2 * b[11] + a[9 + r];
+  }
 }
 
+/* The local transforms are anim_animator_local's (pose.c: the rest and
+ * the pose's offsets), computed here in the loop: a call a joint cost a
+ * third of the skinning.  The pose is finite (the blend makes it so). */
 void anim_animator_skin_prepare(anim_animator *a) {
   const anim_rig *r = a->rig;
-  int i;
-  for (i = 0; i < r->n; i++) {
-    double l[10], m[12];
-    anim_animator_local(a, i, l);
-    if (r->parent[i] < 0) local_matrix(l, &a->mats[i * 12]);
+  const double *p = a->pose;
+  int i, k, n = r->n;
+  for (i = 0; i < n; i++, p += 10) {
+    double t[3], q[4], s[3], m[12];
+    const double *rp = r->rest_pos[i];
+    t[0] = rp[0] + p[0];
+    t[1] = rp[1] + p[1];
+    t[2] = rp[2] + p[2];
+    anim_quat_mul(q, r->rest_rot[i], p + 3);
+    if (!r->scaled) {
+      s[0] = p[7]; s[1] = p[8]; s[2] = p[9];
+    } else {
+      for (k = 0; k < 3; k++) {
+        double rs = r->rest_scl[i][k];
+        s[k] = rs != 0 ? rs * p[7 + k] : p[7 + k] - 1;
+      }
+    }
+    if (r->parent[i] < 0) trs_matrix(t, q, s, &a->mats[i * 12]);
     else {
-      local_matrix(l, m);
+      trs_matrix(t, q, s, m);
       affine_mul(&a->mats[r->parent[i] * 12], m, &a->mats[i * 12]);
     }
   }
@@ -68,12 +84,48 @@ void anim_animator_skin_joint(const anim_animator *a, int k, const double *root,
 
 size_t anim_skin_size(const anim_rig *r, int layout) { return (size_t)r->nskin * (size_t)layout; }
 
-/* A double as a float: one beyond a float's range is its largest (a cast
- * of such a double is undefined behaviour), NaN and infinities stay. */
-static float to_float(double v) {
-  if (v > FLT_MAX && v <= DBL_MAX) return FLT_MAX;
-  if (v < -FLT_MAX && v >= -DBL_MAX) return -FLT_MAX;
-  return (float)v;
+/* A double as a float, rounded as IEEE 754 says (C99's Annex F, which
+ * the compilers the core supports follow: one beyond a float's range
+ * becomes an infinity, not undefined behaviour; clang's
+ * float-cast-overflow checks only conversions to integers). */
+static float to_float(double v) { return (float)v; }
+
+/* The usual case, written out: floats, no root, inverse binds whose last
+ * row is 0 0 0 1 (every glTF file's; identities: r->inv_bind_kind 0).
+ * Each joint's 3x4 is W x IB as affine matrices (36 products, not 64),
+ * written without a test per number. */
+static void skin_floats(const anim_animator *a, float *out, int layout) {
+  const anim_rig *r = a->rig;
+  int k, e, nskin = r->nskin;
+  for (k = 0; k < nskin; k++, out += layout) {
+    const double *w = &a->mats[r->skin[k] * 12];
+    double s[12];
+    if (r->inv_bind_kind == ANIM_IB_IDENTITY) {
+      s[0] = 0;  /* (unused: w is written as it is) */
+      if (layout == ANIM_SKIN_MAT3X4) {
+        for (e = 0; e < 12; e++) out[e] = to_float(w[e]);
+        continue;
+      }
+      for (e = 0; e < 12; e++) s[e] = w[e];
+    } else {
+      const double *ib = r->inv_bind[k];
+      int c;
+      for (c = 0; c < 4; c++)
+        for (e = 0; e < 3; e++)
+          s[3 * c + e] = w[e] * ib[4 * c] + w[3 + e] * ib[4 * c + 1] + w[6 + e] * ib[4 * c + 2] +
+                         (c == 3 ? w[9 + e] : 0);
+    }
+    if (layout == ANIM_SKIN_MAT3X4) {
+      for (e = 0; e < 12; e++) out[e] = to_float(s[e]);
+    } else {
+      for (e = 0; e < 4; e++) {
+        out[4 * e] = to_float(s[3 * e]);
+        out[4 * e + 1] = to_float(s[3 * e + 1]);
+        out[4 * e + 2] = to_float(s[3 * e + 2]);
+        out[4 * e + 3] = e == 3 ? 1.0f : 0.0f;
+      }
+    }
+  }
 }
 
 size_t anim_animator_skin(anim_animator *a, const anim_skin_out *o) {
@@ -83,6 +135,10 @@ size_t anim_animator_skin(anim_animator *a, const anim_skin_out *o) {
   size = anim_skin_size(a->rig, layout);
   if (o->offset > o->cap || size > o->cap - o->offset) return 0;
   anim_animator_skin_prepare(a);
+  if (!o->is_double && !o->root && a->rig->inv_bind_kind != ANIM_IB_GENERAL) {
+    skin_floats(a, (float *)o->data + o->offset, layout);
+    return size;
+  }
   at = o->offset;
   for (k = 0; k < nskin; k++) {
     double m[16];

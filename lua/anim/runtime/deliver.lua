@@ -228,8 +228,10 @@ local LAYOUT_NAMES = { "mat3x4", "mat4" }
 -- The pointer and the room (floats) of a batch's skin target: an object
 -- with getPointer and getSize (bytes of 32-bit floats).  Not a table: the
 -- batch writes on its threads.
+local function index(t, k) return t[k] end
 local function skin_option(target)
-  local ok, get = pcall(function() return target.getPointer end)
+  -- (no closure made: a frame allocates nothing)
+  local ok, get = pcall(index, target, "getPointer")
   if not ok or get == nil then
     argerror(3, "update", "skin must be an object with getPointer and getSize (a ByteData), got "
       .. type_name(target) .. (type(target) == "table" and " (a table cannot be written by the batch's threads)" or ""))
