@@ -141,6 +141,15 @@ $(EXAMPLES): deps
 morph-reference:
 	cd tools/morph-reference && npm install --no-audit --no-fund && npm run reference
 
+# spec/data/skinned_{cesium_man,fox,rigged_figure}_three.json: three.js's
+# skinned vertex positions (world space) of ../shared/data/gltf CesiumMan, Fox
+# and RiggedFigure, each clip at 5 times (spec/skin_vertices_spec.lua checks
+# anim.skin_vertices against them).  Needs node and npm; the package (three)
+# goes to tools/skin-reference/node_modules, never committed.
+.PHONY: skin-reference
+skin-reference:
+	cd tools/skin-reference && npm install --no-audit --no-fund && npm run reference
+
 # The C core on its own, from C (csrc/core/ without the binding).
 # The skinning matrices from C alone (tests/c/skin_test.c).
 build/skin_test: tests/c/skin_test.c tests/c/check.h $(CORE_ONLY:csrc/%.c=$(OBJ)/%.o) $(CORE_HDR)

@@ -438,6 +438,43 @@ do -- issue 38: a state machine of 60,000 states and transitions (11.7 MB), read
   end)
 end
 
+do -- issue 39: glTF meshes whose accessors overlap: a 1.3 MB file of 17 accessors of 333,333
+  -- UNSIGNED_BYTE VEC3 positions over one view of 1 MB, a primitive each: the meshes' numbers
+  -- are bounded by anim.limits.bytes (16 Mi), refused at the 17th after 16 Mi numbers made
+  local acc, prims = {}, {}
+  for i = 1, 17 do
+    acc[i] = { bufferView = 0, componentType = 5121, count = 333333, type = "VEC3" }
+    prims[i] = { attributes = { POSITION = i - 1 } }
+  end
+  local file = os.tmpname() .. ".gltf"
+  local f = assert(io.open(file, "wb"))
+  f:write(cjson.encode { asset = { version = "2.0" }, nodes = { { mesh = 0 } }, meshes = { { primitives = prims } },
+    accessors = acc, bufferViews = { { buffer = 0, byteLength = 1000000 } }, buffers = { { byteLength = 1000000,
+      uri = "data:application/octet-stream;base64," .. require("anim.core").base64_encode(("\1"):rep(1000000)) } } })
+  f:close()
+  measure("import", "39: glTF meshes of 17 overlapping accessors (16 Mi numbers)", function()
+    local r, err = anim.import_gltf(file, { meshes = true })
+    assert(not r and err:find("too much mesh data", 1, true))
+  end)
+  os.remove(file)
+end
+do -- issue 39: anim.skin_vertices of 1,000,000 vertices on 256 joints (a table of matrices)
+  local n, nj = 1000000, 256
+  local mesh = { positions = anim.buffer(3 * n), joints = anim.buffer(4 * n), weights = anim.buffer(4 * n) }
+  for v = 0, n - 1 do
+    mesh.joints[4 * v + 1], mesh.joints[4 * v + 2] = v % nj, (v * 7) % nj
+    mesh.weights[4 * v + 1], mesh.weights[4 * v + 2] = 0.5, 0.5
+  end
+  local mats = {}
+  for j = 0, nj - 1 do
+    for k = 1, 12 do mats[12 * j + k] = (k == 1 or k == 5 or k == 9) and 1 or j end
+  end
+  local out = anim.buffer(3 * n)
+  measure("update", "39: anim.skin_vertices, 1,000,000 vertices, 256 joints", function()
+    anim.skin_vertices(mesh, mats, out)
+  end)
+end
+
 do -- issue 39: the skinning matrices of the largest rig (65,536 joints in a chain, each with an
   -- inverse bind), into a Lua table (the slowest target) and as anim.update's skin is bounded by it
   local n = 65536

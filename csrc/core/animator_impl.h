@@ -114,6 +114,7 @@ struct anim_track {
   double stop_at;          /* >= 0: its fade-out starts that far into this update (a state
                             * machine's transition, controller.c), its `stopped` there */
   int ctl_layer;           /* the state machine's layer that started it, else -1 */
+  int ctl_state;           /* and the (layer-local) state it plays */
   anim_track_rm rm;        /* root motion (rootmotion.h) */
   anim_track_batch batch;  /* a threaded batch update's (batch.h) */
 };

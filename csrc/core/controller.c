@@ -173,7 +173,7 @@ static double nt_at(const ctl_layer *L, double r, double e) { return L->nt + r *
 static pick find(const anim_controller *c, int l, double e, double dt) {
   const ctl_layer *L = &c->layers[l];
   const anim_gstate *cs = state_of(c, l, L->cur);
-  double r = nrate(c, l, L->cur);
+  double r = L->rate;
   pick best;
   best.at = HUGE_VAL;
   best.tr = best.fin = -1;
@@ -194,7 +194,7 @@ static pick find(const anim_controller *c, int l, double e, double dt) {
     double w1 = L->fade_end < dt ? L->fade_end : dt;
     if (in != ANIM_GINT_NONE) {
       const anim_gstate *ss = state_of(c, l, L->src);
-      double rs = nrate(c, l, L->src), nts = L->src_nt + rs * (e - L->src_e);
+      double rs = L->src_rate, nts = L->src_nt + rs * (e - L->src_e);
       /* 1: the source's transitions, 2: the destination's, in the order named */
       int order[2];
       order[0] = in == ANIM_GINT_SOURCE || in == ANIM_GINT_SOURCE_THEN_DESTINATION ? 1 : 2;
@@ -224,6 +224,7 @@ static void queue(anim_controller *c, int l, int type, double at, int state, int
   int n = a->nqueue;
   if (!(c->hear & (1u << (type - ANIM_EV_EXIT)))) return;  /* (nobody hears it) */
   anim_queue_push(a, at, c->marks[l], type, other);
+  c->marked = 1;
   if (a->nqueue > n) {
     anim_event *e = &a->queue[n];
     e->kind = l;
@@ -266,6 +267,7 @@ static void enter(anim_controller *c, int l, int s, double at, double nt0, doubl
   anim_track *t;
   int gs = ly->state0 + s, loop;
   L->cur = s;
+  L->rate = nrate(c, l, s);
   L->nt = nt0;
   L->nt_e = at;
   L->track = NULL;
@@ -303,15 +305,11 @@ static void enter(anim_controller *c, int l, int s, double at, double nt0, doubl
   t->weight = L->weight;
   t->weight.elapsed += at;
   t->ctl_layer = l;
+  t->ctl_state = s;
   t->state = TR_QUEUED;
   t->chain.start_at = at;
   anim_track_retain(t);
   L->track = t;
-  if (c->nmade < c->capmade) {
-    c->made[c->nmade] = t;
-    c->made_layer[c->nmade] = l;
-    c->made_state[c->nmade++] = s;
-  }
 }
 
 /* The triggers of transition i's conditions consumed (in layer l). */
@@ -330,7 +328,7 @@ static void go(anim_controller *c, int l, int tr, int fin, int to, double at, do
   ctl_layer *L = &c->layers[l];
   const anim_gtrans *t = fin >= 0 ? &c->g->trans[fin] : NULL;
   int from = L->cur, interp = t ? t->interp : ANIM_LINEAR, ease = t ? t->ease : 0;
-  double nt_from = nt_at(L, nrate(c, l, from), at), nt0;
+  double nt_from = nt_at(L, L->rate, at), nt0;
   if (tr >= 0) {
     /* (an exit's chain, found before any of its triggers is consumed:
      * each transition's) */
@@ -351,6 +349,7 @@ static void go(anim_controller *c, int l, int tr, int fin, int to, double at, do
     L->track = NULL;
   }
   L->src = from;
+  L->src_rate = L->rate;
   L->src_nt = nt_from;
   L->src_e = at;
   L->tr = tr >= 0 ? tr : fin >= 0 ? fin : -2;
@@ -391,24 +390,38 @@ void anim_controller_step(anim_controller *c) {
   anim_graph *g = c->g;
   double dt = c->a->dt;
   int l, i;
-  c->nmade = 0;
   c->over = 0;
+  if (c->marked) {
+    /* (the marks' entries of this update sort after none of the last's) */
+    c->marked = 0;
+    for (l = 0; l < g->nlayers; l++) c->marks[l]->last_at = 0;
+  }
   for (l = 0; l < g->nlayers; l++) {
     ctl_layer *L = &c->layers[l];
     double e = 0;
     int n;
-    c->marks[l]->last_at = 0;
+    if (L->settled > 0) {
+      /* nothing may fire and no parameter changed: the state's clock only */
+      L->weight.elapsed = anim_finite(L->weight.elapsed + dt);
+      L->nt += L->rate * dt;
+      continue;
+    }
     if (!L->started) {
       L->started = 1;
       enter(c, l, g->layers[l].entry, 0, 0, 0, ANIM_LINEAR, 0);
-    } else if (L->track && !L->track->stopping) {
-      /* a speed or a blend space's parameters set since the last update */
-      const anim_gstate *st = state_of(c, l, L->cur);
-      if (st->speed_param >= 0) L->track->speed = isfinite(state_speed(c, st)) ? state_speed(c, st) : 0;
-      if (st->space >= 0) {
-        double p[2];
-        space_at(c, st, p);
-        anim_track_set_at(L->track, p);
+    } else {
+      /* (the parameters may have changed since the last update) */
+      L->rate = nrate(c, l, L->cur);
+      if (L->tr != -1) L->src_rate = nrate(c, l, L->src);
+      if (L->track && !L->track->stopping) {
+        /* a speed or a blend space's parameters set since the last update */
+        const anim_gstate *st = state_of(c, l, L->cur);
+        if (st->speed_param >= 0) L->track->speed = isfinite(state_speed(c, st)) ? state_speed(c, st) : 0;
+        if (st->space >= 0) {
+          double p[2];
+          space_at(c, st, p);
+          anim_track_set_at(L->track, p);
+        }
       }
     }
     if (L->force >= 0) {
@@ -441,10 +454,10 @@ void anim_controller_step(anim_controller *c) {
     }
     /* on to the update's end */
     L->weight.elapsed = anim_finite(L->weight.elapsed + dt);
-    L->nt = nt_at(L, nrate(c, l, L->cur), dt);
+    L->nt = nt_at(L, L->rate, dt);
     L->nt_e = 0;
     if (L->tr != -1) {
-      L->src_nt += nrate(c, l, L->src) * (dt - L->src_e);
+      L->src_nt += L->src_rate * (dt - L->src_e);
       L->src_e = 0;
       L->fade_end -= dt;
       if (L->fade_end <= 0) L->tr = -1;

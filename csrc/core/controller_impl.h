@@ -9,22 +9,26 @@
 #include "graph.h"
 
 typedef struct ctl_layer {
-  int cur;                 /* the current state (layer-local) */
-  double nt, nt_e;         /* its normalized time at nt_e seconds into the update */
-  anim_track *track;       /* its track (held), or NULL */
-  int tr;                  /* the transition under way (the graph's index), -1: none, -2: a force */
-  int src;                 /* its source state */
-  double src_nt, src_e;    /* the source's normalized time at src_e */
-  double fade_end;         /* seconds from the update's start to the end of its fade */
-  double fade_dur;
-  int force;               /* a state to go to at the next update (-1: none) */
-  double force_fade;
-  int started;             /* its entry state entered */
+  /* (first what a settled layer's update reads: one cache line) */
   int settled;             /* nothing may fire until a parameter, trigger, force or travel
                             * changes (no fade, no exit time to reach): its search is skipped */
+  int started;             /* its entry state entered */
+  double nt, nt_e;         /* its normalized time at nt_e seconds into the update */
+  double rate;             /* its state's normalized rate (nrate) at the parameters of this
+                            * update (kept while settled: the parameters are unchanged) */
   ramp weight;             /* the layer's weight (its tracks', and those it starts) */
+  int cur;                 /* the current state (layer-local) */
+  int tr;                  /* the transition under way (the graph's index), -1: none, -2: a force */
+  anim_track *track;       /* its track (held), or NULL */
+  int src;                 /* its source state */
+  int force;               /* a state to go to at the next update (-1: none) */
+  double src_nt, src_e;    /* the source's normalized time at src_e */
+  double src_rate;         /* and its rate (as rate) */
+  double fade_end;         /* seconds from the update's start to the end of its fade */
+  double fade_dur;
+  double force_fade;
   int nplan, iplan;        /* a travel: its transitions (and where each goes), the next */
-  int plan[ANIM_GRAPH_MAX_TRAVEL][2];
+  int (*plan)[2];          /* (ANIM_GRAPH_MAX_TRAVEL of them, in the block's cold part) */
 } ctl_layer;
 
 struct anim_controller {
@@ -40,12 +44,13 @@ struct anim_controller {
   const anim_binding **binds;  /* the lists of bindings (in this block): per state of the graph */
   int *nbind;                  /* with a clip one, with a blend space one per point, else none */
   int *bind0;                  /* per state: its first list */
-  anim_track **made;       /* the tracks the last update made, their layers and states */
-  int *made_layer, *made_state;
-  int nmade, capmade;
   unsigned over;
   int armed_any;           /* a trigger may be armed (the end of an update clears them) */
   unsigned hear;           /* the entries queued: 1 << (ANIM_EV_EXIT .. _ENTER - ANIM_EV_EXIT) */
+  anim_binding *rebound;   /* the bindings of a rebind (anim_controller_rebind), else NULL */
+  size_t nrebound;
+  int marked;              /* an entry was queued on the marks since the last update began */
+  size_t hot;              /* the bytes from the struct's start that an update reads */
 };
 
 /* Every layer searches again at the next update (ctlstate.c: a parameter,

@@ -11,29 +11,52 @@
 
 /* ---- making and freeing ------------------------------------------------- */
 
+/* The number of binding lists of g: one per clip state, one per point of
+ * a blend space state. */
+static size_t lists_of(const anim_graph *g) {
+  size_t n = 0;
+  int i;
+  for (i = 0; i < g->nstates; i++)
+    n += g->states[i].space >= 0 ? (size_t)g->spaces[g->states[i].space]->n : g->states[i].clip >= 0 ? 1 : 0;
+  return n;
+}
+
+/* The lists copied into area (room for all of them), c's lists set there. */
+static void copy_lists(anim_controller *c, anim_binding *area, const anim_binding *const *binds, const int *nbind,
+                       size_t nlists) {
+  size_t i;
+  for (i = 0; i < nlists; i++) {
+    int n = nbind[i] > 0 ? nbind[i] : 0;
+    if (n) memcpy(area, binds[i], sizeof *area * (size_t)n);
+    c->binds[i] = area;
+    c->nbind[i] = n;
+    area += n;
+  }
+}
+
 anim_controller *anim_controller_new(anim_animator *a, anim_graph *g, const anim_binding *const *binds,
                                      const int *nbind, const anim_clip *mark_clip) {
-  size_t np = (size_t)g->nparams, nl = (size_t)g->nlayers, ns = (size_t)g->nstates, nb = 0, s, off[11], nlists = 0;
-  size_t capmade = nl * (ANIM_GRAPH_MAX_STEPS + 1);
+  size_t np = (size_t)g->nparams, nl = (size_t)g->nlayers, ns = (size_t)g->nstates, nb = 0, s, off[12], nlists, hot;
   anim_controller *c;
   anim_play_opts o = {0, 1, 1, 0, 1};
   char *p;
   int i;
-  for (i = 0; i < g->nstates; i++)
-    nlists += g->states[i].space >= 0 ? (size_t)g->spaces[g->states[i].space]->n : g->states[i].clip >= 0 ? 1 : 0;
+  nlists = lists_of(g);
   for (i = 0; i < (int)nlists; i++) nb += (size_t)(nbind[i] > 0 ? nbind[i] : 0);
+  /* what an update reads first (the hot part, prefetched: update.c), then
+   * what making a track, reading and saving read */
   s = anim_align8(sizeof *c);
+  off[2] = s; s = anim_align8(s + sizeof(ctl_layer) * nl);
   off[0] = s; s = anim_align8(s + sizeof(double) * np);
   off[1] = s; s = anim_align8(s + sizeof(double) * np);
-  off[2] = s; s = anim_align8(s + sizeof(ctl_layer) * nl);
+  off[9] = s; s = anim_align8(s + nl * np);
   off[3] = s; s = anim_align8(s + sizeof(anim_track *) * nl);
+  hot = s;
   off[4] = s; s = anim_align8(s + sizeof(anim_binding *) * nlists);
   off[5] = s; s = anim_align8(s + sizeof(int) * nlists);
   off[10] = s; s = anim_align8(s + sizeof(int) * ns);
-  off[6] = s; s = anim_align8(s + sizeof(anim_track *) * capmade);
-  off[7] = s; s = anim_align8(s + sizeof(int) * 2 * capmade);
   off[8] = s; s = anim_align8(s + sizeof(anim_binding) * nb);
-  off[9] = s; s = anim_align8(s + nl * np);
+  off[11] = s; s = anim_align8(s + sizeof(int) * 2 * ANIM_GRAPH_MAX_TRAVEL * nl);
   p = anim_calloc(&a->mem, 1, s);
   if (!p) return NULL;
   c = (anim_controller *)(void *)p;
@@ -41,6 +64,7 @@ anim_controller *anim_controller_new(anim_animator *a, anim_graph *g, const anim
   c->g = g;
   c->mem = a->mem;
   c->size = s;
+  c->hot = hot;
   c->param = (double *)(void *)(p + off[0]);
   c->buffer = (double *)(void *)(p + off[1]);
   c->layers = (ctl_layer *)(void *)(p + off[2]);
@@ -48,21 +72,10 @@ anim_controller *anim_controller_new(anim_animator *a, anim_graph *g, const anim
   c->binds = (const anim_binding **)(void *)(p + off[4]);
   c->nbind = (int *)(void *)(p + off[5]);
   c->bind0 = (int *)(void *)(p + off[10]);
-  c->made = (anim_track **)(void *)(p + off[6]);
-  c->made_layer = (int *)(void *)(p + off[7]);
-  c->made_state = c->made_layer + capmade;
   c->armed = (unsigned char *)(p + off[9]);
-  c->capmade = (int)capmade;
   {
-    anim_binding *copy = (anim_binding *)(void *)(p + off[8]);
     int k = 0;
-    for (i = 0; i < (int)nlists; i++) {
-      int n = nbind[i] > 0 ? nbind[i] : 0;
-      if (n) memcpy(copy, binds[i], sizeof *copy * (size_t)n);
-      c->binds[i] = copy;
-      c->nbind[i] = n;
-      copy += n;
-    }
+    copy_lists(c, (anim_binding *)(void *)(p + off[8]), binds, nbind, nlists);
     for (i = 0; i < g->nstates; i++) {
       c->bind0[i] = k;
       k += g->states[i].space >= 0 ? g->spaces[g->states[i].space]->n : g->states[i].clip >= 0 ? 1 : 0;
@@ -76,6 +89,7 @@ anim_controller *anim_controller_new(anim_animator *a, anim_graph *g, const anim
     ctl_layer *L = &c->layers[i];
     L->tr = -1;
     L->force = -1;
+    L->plan = (int (*)[2])(void *)(p + off[11]) + (size_t)i * ANIM_GRAPH_MAX_TRAVEL;
     L->weight.from = L->weight.to = g->layers[i].weight;
     c->marks[i] = anim_track_new(a, mark_clip, &o, NULL, 0);
     if (!c->marks[i]) {
@@ -102,11 +116,31 @@ void anim_controller_free(anim_controller *c) {
   }
   anim_graph_release(c->g);
   m = c->mem;
+  if (c->rebound) anim_free(&m, c->rebound, sizeof *c->rebound * c->nrebound);
   anim_free(&m, c, c->size);
 }
 
 anim_controller *anim_animator_controller(const anim_animator *a) { return a->ctl; }
-void anim_animator_detach(anim_animator *a) { anim_controller_free(a->ctl); }
+
+int anim_controller_rebind(anim_controller *c, const anim_binding *const *binds, const int *nbind) {
+  size_t nb = 0, nlists = lists_of(c->g), i;
+  anim_binding *area;
+  for (i = 0; i < nlists; i++) nb += (size_t)(nbind[i] > 0 ? nbind[i] : 0);
+  area = anim_malloc(&c->mem, sizeof *area * (nb ? nb : 1));
+  if (!area) return 0;
+  copy_lists(c, area, binds, nbind, nlists);
+  if (c->rebound) anim_free(&c->mem, c->rebound, sizeof *c->rebound * c->nrebound);
+  c->rebound = area;
+  c->nrebound = nb ? nb : 1;
+  return 1;
+}
+/* (its tracks play on as any other: no layer of theirs any more) */
+void anim_animator_detach(anim_animator *a) {
+  int i;
+  if (!a->ctl) return;
+  for (i = 0; i < a->ntracks; i++) a->tracks[i]->ctl_layer = a->tracks[i]->ctl_state = -1;
+  anim_controller_free(a->ctl);
+}
 anim_track *anim_controller_mark(const anim_controller *c, int layer) { return c->marks[layer]; }
 
 /* ---- parameters and reading --------------------------------------------- */
@@ -181,19 +215,48 @@ void anim_controller_weight(anim_controller *c, int l, double w, double fade) {
     if (a->tracks[i]->ctl_layer == l) anim_track_adjust_weight(a->tracks[i], w, fade);
 }
 
-int anim_controller_made(const anim_controller *c, anim_track *const **tracks, const int **layers,
-                         const int **states) {
-  *tracks = c->made;
-  *layers = c->made_layer;
-  *states = c->made_state;
-  return c->nmade;
+/* Whether entry e was queued before its track had a slot and needs its
+ * object: an `ended` does not (the host never knew the track: nothing of
+ * it to forget; the delivery passes over entries of no slot). */
+static int needs_object(const anim_event *e) { return e->slot == 0 && e->type != ANIM_EV_ENDED; }
+
+/* (such an entry queued for lead track t) */
+static int queued_for(const anim_animator *a, const anim_track *t) {
+  int k;
+  for (k = 0; k < a->nqueue; k++)
+    if (needs_object(&a->queue[k]) && a->queue[k].track->sp.lead == t) return 1;
+  return 0;
 }
 
+anim_track *anim_animator_unhosted(const anim_animator *a, int queued_only, int *i, int *layer, int *state) {
+  for (; *i >= 0 && *i < a->ntracks; (*i)++) {
+    anim_track *t = a->tracks[*i];
+    /* (an ended track needs its object only for entries still to deliver:
+     * for the host's script it is gone, forgotten if it had one) */
+    if (t->ctl_layer < 0 || t->slot != 0 || (queued_only ? !queued_for(a, t) : t->state == TR_ENDED)) continue;
+    (*i)++;
+    *layer = t->ctl_layer;
+    *state = t->ctl_state;
+    return t;
+  }
+  return NULL;
+}
+
+int anim_animator_needs_host(const anim_animator *a) {
+  int k;
+  if (!a->ctl) return 0;
+  if (a->ctl->over) return 1;
+  for (k = 0; k < a->nqueue; k++)
+    if (needs_object(&a->queue[k])) return 1;
+  return 0;
+}
+
+int anim_animator_ctl_over(const anim_animator *a) { return a->ctl && a->ctl->over; }
+
 unsigned anim_controller_over(const anim_controller *c) { return c->over; }
-void anim_controller_forget_made(anim_controller *c) { c->nmade = 0; }
 void anim_controller_hear(anim_controller *c, unsigned mask) { c->hear = mask & 7u; }
-int anim_animator_has_made(const anim_animator *a) { return a->ctl && a->ctl->nmade > 0; }
 const anim_graph *anim_controller_graph(const anim_controller *c) { return c->g; }
+size_t anim_controller_hot(const anim_controller *c) { return c->hot; }
 
 /* ---- saved states ---------------------------------------------------------- */
 
@@ -259,7 +322,11 @@ const char *anim_controller_layer_load(anim_controller *c, int l, const anim_ctl
   for (k = 0; k < s->nplan; k++) { L->plan[k][0] = s->plan[k][0]; L->plan[k][1] = s->plan[k][1]; }
   if (L->track) anim_track_release(L->track);
   L->track = track;
-  if (track) anim_track_retain(track);
+  if (track) {
+    anim_track_retain(track);
+    track->ctl_layer = l;
+    track->ctl_state = s->cur;
+  }
   L->settled = 0;
   return NULL;
 }

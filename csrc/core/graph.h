@@ -137,6 +137,9 @@ anim_controller *anim_controller_new(anim_animator *a, anim_graph *g, const anim
 /* a's controller, or NULL; a without one (its tracks play on as they
  * are). */
 anim_controller *anim_animator_controller(const anim_animator *a);
+/* New bindings for its states' clips (as anim_controller_new takes them:
+ * a clip of the graph was reloaded); 0 when out of memory (the old kept). */
+int anim_controller_rebind(anim_controller *c, const anim_binding *const *binds, const int *nbind);
 void anim_animator_detach(anim_animator *a);
 
 /* The layer's track that carries its entries (anim_event.track of its
@@ -168,21 +171,27 @@ int anim_controller_travel(anim_controller *c, int l, const int *tr, const int *
 /* Layer l's weight: w over `fade` seconds from the next update, for its
  * tracks playing and those it starts. */
 void anim_controller_weight(anim_controller *c, int l, double w, double fade);
-/* The tracks its last update made (for the binding to give them their
- * objects), and the layer-local state of each; the layers that had more
- * transitions than ANIM_GRAPH_MAX_STEPS in it (a bit per layer, the
- * 31st for every layer past 30). */
-int anim_controller_made(const anim_controller *c, anim_track *const **tracks, const int **layers,
-                         const int **states);
+/* The layers that had more transitions than ANIM_GRAPH_MAX_STEPS in its
+ * last update (a bit per layer, the 31st for every layer past 30). */
 unsigned anim_controller_over(const anim_controller *c);
+/* The tracks a controller starts have no host object (no slot: 0) until
+ * the host gives them one: at a delivery those that have entries queued,
+ * or all of them when the host's script asks for its tracks.  The next
+ * such track of a's list from index *i on (those with entries queued
+ * only, when queued_only), its layer and layer-local state; NULL at the
+ * end.  Whether a delivery has such tracks to host first, or layers over
+ * the bound to report (anim_animator_needs_host), or the latter only
+ * (anim_animator_ctl_over: an update with nothing queued delivers then). */
+anim_track *anim_animator_unhosted(const anim_animator *a, int queued_only, int *i, int *layer, int *state);
+int anim_animator_needs_host(const anim_animator *a);
+int anim_animator_ctl_over(const anim_animator *a);
 /* Which of its entries are queued (a bit per ANIM_EV_EXIT, _TRANSITION,
  * _ENTER: 1 << (type - ANIM_EV_EXIT)); none at first: an entry nobody
- * hears costs nothing.  Whether its last update made tracks (an update
- * then has something to deliver even with an empty queue). */
+ * hears costs nothing. */
 void anim_controller_hear(anim_controller *c, unsigned mask);
-int anim_animator_has_made(const anim_animator *a);
-void anim_controller_forget_made(anim_controller *c);
 const anim_graph *anim_controller_graph(const anim_controller *c);
+/* The bytes from c's start that its update reads (update.c prefetches them). */
+size_t anim_controller_hot(const anim_controller *c);
 /* The queue's entries queued before their tracks had a slot (a
  * controller's tracks, given theirs after the update) take it. */
 void anim_animator_reslot(anim_animator *a);

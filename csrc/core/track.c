@@ -115,6 +115,7 @@ anim_track *anim_track_new(anim_animator *a, const anim_clip *c, const anim_play
   t->chain.cut_at = -1;
   t->stop_at = -1;
   t->ctl_layer = -1;
+  t->ctl_state = -1;
   t->rm.joint = -1;
   return t;
 }

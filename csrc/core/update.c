@@ -114,6 +114,7 @@ static void prefetch_tracks(const anim_animator *a) {
   size_t n = (size_t)a->rig->n;
   int i;
   for (i = 0; i < a->ntracks; i++) PREFETCH_W(a->tracks[i]);
+  if (a->ctl) PREFETCH_W(a->ctl);
   prefetch_range(a->animated, n);
   prefetch_range(a->pose, sizeof(double) * 10 * n);
 }
@@ -121,6 +122,7 @@ static void prefetch_tracks(const anim_animator *a) {
 static void prefetch_hot(const anim_animator *a) {
   int i;
   for (i = 0; i < a->ntracks; i++) prefetch_range(a->tracks[i], a->tracks[i]->hot_end);
+  if (a->ctl) prefetch_range(a->ctl, anim_controller_hot(a->ctl));
 }
 
 /* The prefetches run three, two and one animators ahead of the one being
@@ -183,7 +185,7 @@ static int update_list(anim_animator *const *as, int n, double dt, const anim_sk
     r = update_one(as[i], dt, NULL);
     skin_after(as[i], shared);  /* (its pose is made, its queue or not) */
     if (r == ANIM_ST_NOMEM) break;
-    if ((as[i]->nqueue > 0 || anim_animator_has_made(as[i])) && queued) queued[k++] = i;
+    if ((as[i]->nqueue > 0 || anim_animator_ctl_over(as[i])) && queued) queued[k++] = i;
   }
   if (nqueued) *nqueued = k;
   return i < n ? i + 1 : 0;
@@ -237,7 +239,7 @@ static void batch_part(void *arg, int part, int nparts) {
     a->serial = NULL;
     skin_after(a, b->skin);
     if (r == ANIM_ST_NOMEM && (!fail || i + 1 < fail)) fail = i + 1;
-    if (queued) queued[i] = r != ANIM_ST_NOMEM && (a->nqueue > 0 || anim_animator_has_made(a)) ? i : -1;
+    if (queued) queued[i] = r != ANIM_ST_NOMEM && (a->nqueue > 0 || anim_animator_ctl_over(a)) ? i : -1;
   }
   b->dead[part] = dead;
   b->fail[part] = fail;

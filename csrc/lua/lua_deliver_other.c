@@ -185,14 +185,12 @@ ANIM_LUA_COLD void dl_drop_ended(deliv *d, const anim_event *q, int n) {
   lua_settop(L, top);
 }
 
-/* The tracks a state machine started in the update get their objects and
- * slots first (the adopt handler), so that their entries reach them; its
- * error is kept as a callback's. */
+/* The tracks a state machine started that have entries queued get their
+ * objects and slots first (the adopt handler), so that their entries
+ * reach them, and layers over the bound are reported; its error is kept
+ * as a callback's. */
 ANIM_LUA_COLD void dl_adopt(lua_State *L, int uv, int base, anim_animator_box *b, int ai) {
-  anim_track *const *t;
-  const int *l, *s;
-  anim_controller *c = b && b->a ? anim_animator_controller(b->a) : NULL;
-  if (!c || anim_controller_made(c, &t, &l, &s) == 0) return;
+  if (!b || !b->a || !anim_animator_needs_host(b->a)) return;
   luaL_checkstack(L, 4, NULL);
   geti(L, lua_upvalueindex(uv + UV_HANDLERS), H_ADOPT);
   lua_pushvalue(L, ai);

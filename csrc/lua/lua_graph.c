@@ -12,6 +12,7 @@
 #include "lauxlib.h"
 
 #include "core/blendspace.h"
+#include "core/clip.h"
 #include "core/graph.h"
 #include "lua_helpers.h"
 
@@ -189,31 +190,37 @@ static anim_controller *check_controller(lua_State *L, int idx) {
  * state: of each point's clip in turn; others: none); the tracks that
  * carry each layer's entries, their callbacks tables cbs[l]. */
 #define MAX_LISTS 4096
-static int controller_new(lua_State *L) {
-  const anim_binding *binds[MAX_LISTS];
-  int nbind[MAX_LISTS], i, nl, ns, k = 0;
-  anim_graph *g = check_graph(L, 2);
-  anim_animator *a = anim_lua_checkanimator(L, 1);
-  const anim_clip *mark = anim_lua_checkclip(L, 4);
-  anim_controller *c;
-  int nrig = anim_animator_rig(a)->n;
-  luaL_checktype(L, 3, LUA_TTABLE);
-  luaL_checktype(L, 5, LUA_TTABLE);
-  ns = g->nstates;
-  nl = g->nlayers;
-  for (i = 0; i < ns; i++) {
+/* The bindings at stack index arg (a table, in the graph's state order)
+ * into binds and nbind, checked against the clips and rig; the arrays
+ * read stay on the stack while they are used. */
+static void read_bindings(lua_State *L, const anim_graph *g, int nrig, int arg, const anim_binding **binds, int *nbind) {
+  int i, k = 0;
+  luaL_checktype(L, arg, LUA_TTABLE);
+  for (i = 0; i < g->nstates; i++) {
     const anim_gstate *s = &g->states[i];
     int np = s->space >= 0 ? g->spaces[s->space]->n : s->clip >= 0 ? 1 : 0, j;
     luaL_argcheck(L, k + np <= MAX_LISTS, 2, "too many clips in the graph's states");
     luaL_checkstack(L, np + 8, "too many states");
     for (j = 0; j < np; j++, k++) {
       const anim_clip *cl = s->space >= 0 ? g->spaces[s->space]->clip[j] : g->clips[s->clip];
-      lua_rawgeti(L, 3, k + 1);
+      lua_rawgeti(L, arg, k + 1);
       binds[k] = anim_lua_checkbindings(L, -1, cl->njoints, cl->gen, nrig, &nbind[k]);
-      if (!binds[k]) return luaL_error(L, "a clip of the graph was reloaded while its bindings were made");
+      if (!binds[k]) luaL_error(L, "a clip of the graph was reloaded while its bindings were made");
       lua_replace(L, -2);  /* (the bindings' array stays on the stack while they are read) */
     }
   }
+}
+
+static int controller_new(lua_State *L) {
+  const anim_binding *binds[MAX_LISTS];
+  int nbind[MAX_LISTS], i, nl;
+  anim_graph *g = check_graph(L, 2);
+  anim_animator *a = anim_lua_checkanimator(L, 1);
+  const anim_clip *mark = anim_lua_checkclip(L, 4);
+  anim_controller *c;
+  luaL_checktype(L, 5, LUA_TTABLE);
+  nl = g->nlayers;
+  read_bindings(L, g, anim_animator_rig(a)->n, 3, binds, nbind);
   ANIM_LUA_RETRY(L, c, anim_controller_new(anim_lua_checkanimator(L, 1), check_graph(L, 2), binds, nbind, mark));
   if (!c) return anim_lua_nomem(L);
   lua_createtable(L, nl, 0);
@@ -226,6 +233,19 @@ static int controller_new(lua_State *L) {
     lua_rawseti(L, -2, i + 1);
   }
   return 1;
+}
+
+/* core.controller_rebind(animator, bindings): the bindings of its graph's
+ * states again (as controller_new takes them), after a clip's reload */
+static int controller_rebind(lua_State *L) {
+  const anim_binding *binds[MAX_LISTS];
+  int nbind[MAX_LISTS];
+  anim_animator *a = anim_lua_checkanimator(L, 1);
+  anim_controller *c = check_controller(L, 1);
+  read_bindings(L, anim_controller_graph(c), anim_animator_rig(a)->n, 2, binds, nbind);
+  if (anim_animator_controller(a) != c) return luaL_error(L, "the controller went while it was rebound");
+  if (!anim_controller_rebind(c, binds, nbind)) return anim_lua_nomem(L);
+  return 0;
 }
 
 /* core.controller_param(animator, i [, v]) -> v: parameter i (0-based)
@@ -449,55 +469,63 @@ static int controller_detach(lua_State *L) {
   return 0;
 }
 
-/* core.controller_over(animator) -> the layers (bits) that had more
- * transitions than an update takes in its last update */
-static int controller_over(lua_State *L) {
-  anim_controller *c = anim_animator_controller(anim_lua_checkanimator(L, 1));
-  lua_pushinteger(L, c ? (lua_Integer)anim_controller_over(c) : 0);
-  return 1;
-}
-
-/* core.controller_adopt(animator, clips) -> { track, ... }, { layer, ... },
- * { state, ... }: the tracks the last update made, each in a new box
- * (its source clips[graph state + 1], a new callbacks table), and their
- * layers' and states' 0-based indices; the controller forgets them.  The
- * queue's entries of those tracks are found through their slots once the
- * Lua side gave them some (core.animator_reslot). */
+/* core.controller_adopt(animator, clips, live, cbs, srcs, notes, marks,
+ * all) -> over: the tracks the controller started that have no object yet
+ * (graph.h: with entries queued only, unless `all`) get one (a box, its
+ * source clips[graph state + 1] and a new callbacks table), their places
+ * in the animator's live tracks (live[id], cbs[id], srcs[id]: the Lua
+ * side's st.live, st.cbs, st.src, as play gives them), their notes for a
+ * hot reload (notes[graph state + 1]: { set, entry, ... }, each
+ * set[box] = entry: runtime/playing.lua), marks(box) for a clip state's
+ * clip that has items (its marker tables: runtime/dispatch.lua) and their
+ * slots; the queue's entries then find their slots.  Returns the layers
+ * (bits) that had more transitions than an update takes.  A track nobody
+ * asks for costs no object: most of a controller's never get one. */
 static int controller_adopt(lua_State *L) {
-  anim_controller *c = check_controller(L, 1);
-  anim_track *const *tracks;
-  const int *layers, *states;
-  int n = anim_controller_made(c, &tracks, &layers, &states), i;
-  luaL_checktype(L, 2, LUA_TTABLE);
-  lua_settop(L, 2);
-  lua_createtable(L, n, 0);
-  lua_createtable(L, n, 0);
-  lua_createtable(L, n, 0);
-  for (i = 0; i < n; i++) {
-    int box = anim_lua_newtrack(L), gs;
-    /* (making a box may run finalizers: the controller is looked up again) */
-    c = check_controller(L, 1);
-    n = anim_controller_made(c, &tracks, &layers, &states);
-    if (i >= n) { lua_settop(L, 5); break; }
-    gs = anim_controller_graph(c)->layers[layers[i]].state0 + states[i];
-    lua_rawgeti(L, 2, gs + 1);
-    lua_newtable(L);
-    anim_lua_settrack(L, box, tracks[i], box + 1, 1, box + 2);
-    lua_rawseti(L, 3, i + 1);
-    lua_pushinteger(L, layers[i]);
-    lua_rawseti(L, 4, i + 1);
-    lua_pushinteger(L, states[i]);
-    lua_rawseti(L, 5, i + 1);
+  anim_animator *a = anim_lua_checkanimator(L, 1);
+  int all = lua_toboolean(L, 8), i = 0, k, layer, state;
+  anim_track *t;
+  unsigned over = anim_animator_controller(a) ? anim_controller_over(anim_animator_controller(a)) : 0;
+  for (k = 2; k <= 6; k++) luaL_checktype(L, k, LUA_TTABLE);
+  luaL_checktype(L, 7, LUA_TFUNCTION);
+  lua_settop(L, 7);
+  while ((t = anim_animator_unhosted(a, !all, &i, &layer, &state)) != NULL) {
+    const anim_graph *g = anim_animator_controller(a) ? anim_controller_graph(anim_animator_controller(a)) : NULL;
+    int box, gs, notes;
+    lua_Integer id = (lua_Integer)anim_track_id(t);
+    if (!g || layer >= g->nlayers || state < 0 || state >= g->layers[layer].nstates) break;
+    gs = g->layers[layer].state0 + state;
+    anim_track_retain(t);  /* (making the box may run finalizers) */
+    box = anim_lua_newtrack(L);
+    lua_rawgeti(L, 2, gs + 1);            /* box + 1: the source */
+    lua_newtable(L);                      /* box + 2: the callbacks */
+    anim_lua_settrack(L, box, t, box + 1, 1, box + 2);
+    anim_track_release(t);
+    lua_pushvalue(L, box);
+    lua_rawseti(L, 3, id);
+    lua_pushvalue(L, box + 2);
+    lua_rawseti(L, 4, id);
+    lua_pushvalue(L, box + 1);
+    lua_rawseti(L, 5, id);
+    notes = lua_rawgeti(L, 6, gs + 1) == LUA_TTABLE ? lua_gettop(L) : 0;
+    for (k = 1; notes && lua_rawgeti(L, notes, k) == LUA_TTABLE; k += 2) {
+      lua_pushvalue(L, box);
+      lua_rawgeti(L, notes, k + 1);
+      lua_rawset(L, -3);
+      lua_pop(L, 1);
+    }
+    lua_settop(L, box + 2);
+    if (g->states[gs].space < 0 && anim_track_clip(t)->nitems > 0) {
+      lua_pushvalue(L, 7);
+      lua_pushvalue(L, box);
+      lua_call(L, 1, 0);
+    }
+    anim_lua_slot(L, box);
+    lua_settop(L, 7);
   }
-  anim_controller_forget_made(check_controller(L, 1));
-  return 3;
-}
-
-/* core.animator_reslot(animator): the queue's entries whose tracks got
- * their slots after they were queued find them */
-static int animator_reslot(lua_State *L) {
-  anim_animator_reslot(anim_lua_checkanimator(L, 1));
-  return 0;
+  anim_animator_reslot(a);
+  lua_pushinteger(L, (lua_Integer)over);
+  return 1;
 }
 
 static const luaL_Reg funcs[] = {
@@ -515,9 +543,8 @@ static const luaL_Reg funcs[] = {
   {"controller_save", controller_save},
   {"controller_load", controller_load},
   {"controller_weight", controller_weight},
-  {"controller_over", controller_over},
   {"controller_adopt", controller_adopt},
-  {"animator_reslot", animator_reslot},
+  {"controller_rebind", controller_rebind},
   {NULL, NULL}
 };
 

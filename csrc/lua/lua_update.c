@@ -43,9 +43,9 @@ static int animator_update(lua_State *L) {
   if (r == ANIM_ST_NOMEM) return luaL_error(L, "not enough memory for the callback queue");
   r = anim_animator_nevents(b->a);
   lua_settop(L, 2);
-  /* (a state machine's new tracks are adopted at a delivery, even with
-   * nothing queued: lua_deliver.c) */
-  if (r > 0 || anim_animator_has_made(b->a)) {
+  /* (a state machine's layers over the bound are reported at a delivery,
+   * even with nothing queued: lua_deliver.c) */
+  if (r > 0 || anim_animator_ctl_over(b->a)) {
     int err;
     b->unslots = b->acct->unslots;  /* (its queue was just made: lua_deliver.c) */
     err = anim_lua_deliver(L, b, 1, r);

@@ -144,15 +144,18 @@ end
 
 -- anim.import_gltf(path [, options]) -> { clips, rigs, rig, scene, warnings } | nil, message
 -- (.gltf and .glb; docs/formats.md, glTF).  options: root (the folder
--- buffers may be read from), loop (the clips' loop mode).
+-- buffers may be read from), loop (the clips' loop mode), meshes (true:
+-- result.meshes, the mesh primitives with their attributes in buffers).
 function anim.import_gltf(path, options)
   check_arg(path, "string", 1, "import_gltf")
   check_arg(options, "table", 2, "import_gltf", true)
   local gltf = require "anim.import.gltf"
   if options then
     for k, v in pairs(options) do
-      if k ~= "root" and k ~= "loop" then
-        args.error(2, "import_gltf", "unknown option '" .. E.shown(k) .. "' (expected root, loop)")
+      if k ~= "root" and k ~= "loop" and k ~= "meshes" then
+        args.error(2, "import_gltf", "unknown option '" .. E.shown(k) .. "' (expected root, loop, meshes)")
+      elseif k == "meshes" and type(v) ~= "boolean" then
+        args.error(2, "import_gltf", "option 'meshes' must be a boolean, got " .. args.typename(v))
       end
       gltf_option(k, v, "import_gltf")
     end
@@ -361,6 +364,16 @@ end
 -- `anim.set_limits(old)` restores them.
 local limits = require "anim.base.limits"
 anim.limits = limits.view
+
+-- anim.buffer(n [, "float" | "double"]) -> buffer: n numbers in one C array
+-- (#buf, buf[i], buf:pointer(), buf:string([i [, j]]), buf.kind);
+-- anim.is_buffer(v) -> boolean (docs/api.md, Buffers)
+local buffer = require "anim.base.buffer"
+anim.buffer = buffer.new
+anim.is_buffer = buffer.is
+-- anim.skin_vertices(mesh, matrices [, out [, options]]) -> positions [,
+-- normals]: linear blend skinning on the CPU (docs/api.md)
+anim.skin_vertices = buffer.skin_vertices
 function anim.set_limits(t) return limits.set(t) end
 
 return anim

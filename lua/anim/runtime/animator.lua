@@ -281,12 +281,14 @@ function methods.stop(self, fade)
   if fade ~= nil and (not finite(fade) or fade < 0) then
     argerror(1, "stop", "fade must be a finite number >= 0, got " .. show(fade))
   end
+  delivery.host(self)
   for _, t in pairs(animator_state(self).live) do core.track_stop(t, fade or DEFAULT_FADE) end
 end
 
 -- The tracks playing now, in start order.
 function methods.tracks(self)
   local out = {}
+  delivery.host(self)
   for _, t in pairs(animator_state(self).live) do out[#out + 1] = t end
   table.sort(out, function(a, b)
     local _, _, _, _, _, _, ia = core.track_state(a)
@@ -367,7 +369,10 @@ function methods.overrides(self) return override.list(animator_state(self)) end
 
 -- The saveable state (runtime/state.lua): animator:state() -> table,
 -- animator:restore(state [, resolve]) -> { tracks, overrides, constraints } | nil, message
-function methods.state(self) return saved.save(self, animator_state(self)) end
+function methods.state(self)
+  delivery.host(self)
+  return saved.save(self, animator_state(self))
+end
 methods.control = controller.control
 function methods.restore(self, state, resolve)
   if resolve ~= nil and type(resolve) ~= "function" then

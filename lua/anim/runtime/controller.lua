@@ -25,8 +25,7 @@ local compat = require "anim.base.compat"
 local M = {}
 
 local shown, show, argerror = E.shown, args.show, args.error
-local animator_state, track_uv = core.animator_state, core.track_uservalue
-local UV_CALLBACKS = codes.uv.track_callbacks
+local animator_state = core.animator_state
 local EV = codes.event
 
 -- The track every layer's entries are queued on: a clip of no joints.
@@ -59,9 +58,12 @@ local function bindings(c, rig, mask, rinfo)
 end
 
 -- The bindings of graph info's states on animator state st's rig, in the
--- core's order (M.control); raises (argument 1 of `control`) for a mask
--- joint the rig has not, or a clip that plays on nothing.
-function M.bindings_for(st, info)
+-- core's order (M.control); raises (argument 1 of fname, default
+-- `control`) for a mask joint the rig has not, or a clip that plays on
+-- nothing.  swap: { [clip] = clip } played instead (a reload's check).
+function M.bindings_for(st, info, fname, swap)
+  fname = fname or "control"
+  swap = swap or {}
   local rig, rinfo = st.rig, rigmod.info(st.rig)
   local binds = {}
   for _, layer in ipairs(info.layers) do
@@ -70,7 +72,7 @@ function M.bindings_for(st, info)
       mask = {}
       for _, j in ipairs(layer.mask) do
         if not rinfo.index[j] then
-          argerror(1, "control", string.format("graph '%s': layer '%s': mask joint '%s' is not in rig '%s'%s",
+          argerror(1, fname, string.format("graph '%s': layer '%s': mask joint '%s' is not in rig '%s'%s",
             shown(info.name), shown(layer.name), shown(j), shown(rinfo.name or "rig"), E.hint(j, rinfo.names)))
         end
         mask[j] = true
@@ -82,10 +84,11 @@ function M.bindings_for(st, info)
       for pi, c in ipairs(list) do
         local where = string.format("graph '%s': layer '%s': state '%s': %s", shown(info.name), shown(layer.name),
           shown(layer.states[si]), #list > 1 and "points[" .. pi .. "]." or "")
-        bindcheck.check(c, rig, nil, "control", where)
+        c = swap[c] or c
+        bindcheck.check(c, rig, nil, fname, where)
         local b = bindings(c, rig, mask, rinfo)
         if mask and #b == 0 then
-          argerror(1, "control", string.format("%sclip '%s' plays on no joint of the layer's mask (%s)", where,
+          argerror(1, fname, string.format("%sclip '%s' plays on no joint of the layer's mask (%s)", where,
             shown(clipmod.info(c).name), table.concat(layer.mask, ", ")))
         end
         binds[#binds + 1] = b
@@ -287,6 +290,7 @@ function methods.on_transition(self, fn) return connections.connect(live(self), 
 -- script may stop them); the controller is no longer usable.
 function methods.detach(self)
   local ctl = live(self)
+  delivery.host(ctl.animator)
   core.controller_detach(ctl.animator)
   animator_state(ctl.animator).controller = nil
   ctl.detached = true
@@ -325,6 +329,7 @@ function M.move(self, g2)
   if ctl.detached then return end
   local animator, info, info2 = ctl.animator, ctl.info, graphs.info(g2)
   local st = animator_state(animator)
+  delivery.host(animator)
   local old = core.controller_save(animator)
   local cur = {}
   for l, layer in ipairs(info.layers) do
@@ -397,28 +402,37 @@ end
 
 -- The tracks the last update started: their objects and slots, as play
 -- gives them; then the queue's entries find them.
-function delivery.adopt(animator)
+-- (per graph: what playing.note would set for each state's track)
+local adopt_notes = setmetatable({}, { __mode = "k" })
+local function notes_of(info)
+  local notes = adopt_notes[info]
+  if notes then return notes end
+  notes = {}
+  for gs, src in pairs(info.state_clips) do
+    if src then notes[gs] = spaces.is_space_box(src) and playing.notes(nil, spaces.info(src).clips) or playing.notes(src) end
+  end
+  adopt_notes[info] = notes
+  return notes
+end
+
+-- The tracks animator's controller started that have no object yet get
+-- theirs (all of them, or only those with entries queued): -> the layers
+-- (bits) over the bound in its last update.
+local function adopt(animator, all)
   local st = animator_state(animator)
   local self = st.controller
-  if not self then return end
+  if not self then return 0 end
   local ctl = rawget(self, "_")
-  local boxes = core.controller_adopt(animator, ctl.info.state_clips)
-  for _, t in ipairs(boxes) do
-    local src = track_uv(t, codes.uv.track_source)
-    local _, _, _, _, _, _, id = core.track_state(t)
-    st.live[id], st.cbs[id], st.src[id] = t, track_uv(t, UV_CALLBACKS), src
-    if spaces.is_space_box(src) then
-      core.track_slot(t)
-      playing.note_space(spaces.info(src).clips, t, nil)
-    else
-      if #clipmod.info(src).markers > 0 then dispatch.marks(t) end
-      core.track_slot(t)
-      playing.note(src, t, nil)
-    end
-  end
-  core.animator_reslot(animator)
-  local over = core.controller_over(animator)
+  return core.controller_adopt(animator, ctl.info.state_clips, st.live, st.cbs, st.src, notes_of(ctl.info),
+    dispatch.marks, all)
+end
+
+-- At a delivery: the tracks whose entries are queued (their callbacks
+-- reach them), and the warning of a layer over the bound.
+function delivery.adopt(animator)
+  local over = adopt(animator, false)
   if over ~= 0 then
+    local ctl = rawget(animator_state(animator).controller, "_")
     for l, layer in ipairs(ctl.info.layers) do
       local bit = 2 ^ math.min(l - 1, 31)
       if over % (2 * bit) >= bit and not ctl.over_warned[l] then
@@ -426,6 +440,53 @@ function delivery.adopt(animator)
         E.warn(string.format("anim: graph '%s': layer '%s' had more than 8 transitions in one update; the rest wait"
           .. " for the next update (a cycle of instant transitions?)", shown(ctl.info.name), shown(layer.name)))
       end
+    end
+  end
+end
+
+-- Before a script reads or changes an animator's tracks (tracks(), stop(),
+-- state(), restore(), a `plays` item, a detach or a move): all of them.
+function delivery.host(animator) adopt(animator, true) end
+-- A clip's reload (runtime/reload.lua): the controllers whose graphs play
+-- it (their states, their blend spaces' points).
+local function playing_clip(clip)
+  local out = {}
+  for _, set in pairs(running) do
+    for self in pairs(set) do
+      local ctl = rawget(self, "_")
+      for _, src in pairs(ctl.detached and {} or ctl.info.state_clips) do
+        local clips = src and (spaces.is_space_box(src) and spaces.info(src).clips or { src }) or {}
+        for _, c in ipairs(clips) do
+          if c == clip then out[#out + 1] = ctl; break end
+        end
+        if out[#out] == ctl then break end
+      end
+    end
+  end
+  return out
+end
+-- What fresh content for clip would break (a message), or nil: a state
+-- of a controller's graph would play on no joint of its rig or mask.
+function delivery.reload_problem(clip, fresh)
+  for _, ctl in ipairs(playing_clip(clip)) do
+    local ok, err = pcall(M.bindings_for, animator_state(ctl.animator), ctl.info, "reload", { [clip] = fresh })
+    if not ok then return tostring(err) end
+  end
+end
+-- After the reload: those controllers' states play it with new bindings.
+function delivery.rebind(clip)
+  for _, ctl in ipairs(playing_clip(clip)) do
+    core.controller_rebind(ctl.animator, M.bindings_for(animator_state(ctl.animator), ctl.info))
+  end
+end
+
+-- Before a clip's reload rebinds the tracks that play it: every
+-- controller's.
+function delivery.host_all()
+  for _, set in pairs(running) do
+    for self in pairs(set) do
+      local ctl = rawget(self, "_")
+      if not ctl.detached then adopt(ctl.animator, true) end
     end
   end
 end

@@ -132,6 +132,7 @@ local function run_play(self, item, late, in_co, batch, from)
   local c, lerr = lib:clip(item.clip)
   if not c then return "plays '" .. shown(item.clip) .. "': " .. lerr end
   -- the live track of that clip started first (7a.14: it keeps its rank)
+  M.host(self)
   local found, first
   for id, t in pairs(st.live) do
     if track_uv(t, UV_SOURCE) == c and select(4, core.track_state(t)) and (not first or id < first) then
@@ -151,6 +152,14 @@ end
 -- tracks its update started given their objects, and its exits,
 -- transitions and entries to its callbacks; each returns nil or the error.
 M.adopt, M.state = nil, nil
+-- and the objects of all its tracks, of one animator or of every one
+-- (a script is about to read or change them)
+function M.host() end
+function M.host_all() end
+-- and a clip's reload: what it would break of a controller (a message, or
+-- nil), then the controllers' bindings made again
+function M.reload_problem() end
+function M.rebind() end
 
 -- (5.1: no runners, the C loop calls each callback itself)
 core.deliver_handlers(compat.pcall_yields and call_in_runner or nil, run_play,

@@ -26,6 +26,25 @@ function M.note(clip, track, map)
   set_of(clip)[track] = map and { map = map, points = ONE } or PLAIN
 end
 
+-- What M.note (clip, no map) or M.note_space (clips, no map) of a track
+-- would set, made once: { set, entry, ... }, each set[track] = entry
+-- (csrc/lua/lua_graph.c's controller_adopt notes a state machine's tracks
+-- so, in C).
+function M.notes(clip, space_clips)
+  if not space_clips then return { set_of(clip), PLAIN } end
+  local out, noted = {}, {}
+  for i, c in ipairs(space_clips) do
+    local entry = noted[c]
+    if not entry then
+      entry = { map = false, points = {} }
+      noted[c] = entry
+      out[#out + 1], out[#out + 2] = set_of(c), entry
+    end
+    entry.points[#entry.points + 1] = i
+  end
+  return out
+end
+
 -- A track of blend space `clips` (its points' clips, in order) was
 -- started, with retarget map `map` (or nil): each clip is played by the
 -- points that hold it.

@@ -19,6 +19,7 @@ local fieldset = require "anim.format.fields"
 local playing = require "anim.runtime.playing"
 local dispatch = require "anim.runtime.dispatch"
 local spaces = require "anim.runtime.blendspace"
+local delivery = require "anim.runtime.deliver"
 
 local M = {}
 
@@ -95,8 +96,12 @@ function M.replace(clip, fresh, where)
   -- (the animators delivering now, from C or from Lua)
   if core.delivering() > 0 then args.raise(DELIVERING) end
   local finfo = core.clip_info(fresh)
+  -- (a state machine's tracks are listed once they have their objects)
+  delivery.host_all()
   local why = breaks(clip, finfo, playing.tracks(clip))
   where = E.shown(where)
+  if why then return nil, where .. ": " .. why end
+  why = delivery.reload_problem(clip, fresh)
   if why then return nil, where .. ": " .. why end
   local old_info = core.clip_info(clip)
   local name = old_info.name
@@ -119,6 +124,7 @@ function M.replace(clip, fresh, where)
   if rawget(finfo, "clip") then rawset(finfo, "clip", clip) end
   if rawget(old_info, "clip") then rawset(old_info, "clip", fresh) end
   bind.forget(clip)
+  delivery.rebind(clip)
   -- (the markers changed: the clips' tracks' marker tables follow)
   for track, entry in pairs(playing.tracks(clip)) do
     if entry.points[1] == 1 and not spaces.is_space_box(core.track_uservalue(track, UV_SOURCE)) then dispatch.marks(track) end

@@ -3,6 +3,7 @@
 -- inverse bind matrices.
 local core = require "anim.core"
 local E = require "anim.base.errors"
+local mat4 = require "anim.base.mat4"
 local rigmod = require "anim.format.rig"
 local bind = require "anim.format.bind"
 
@@ -144,25 +145,8 @@ local function node_tree(clips, rig)
   return tree, skin
 end
 
--- The column-major 4x4 matrix of a translation, rotation and scale.
-local function trs_matrix(t, q, s)
-  local x, y, z, w = q[1], q[2], q[3], q[4]
-  local r = { 1 - 2 * (y * y + z * z), 2 * (x * y + z * w), 2 * (x * z - y * w),
-    2 * (x * y - z * w), 1 - 2 * (x * x + z * z), 2 * (y * z + x * w),
-    2 * (x * z + y * w), 2 * (y * z - x * w), 1 - 2 * (x * x + y * y) }
-  return { r[1] * s[1], r[2] * s[1], r[3] * s[1], 0, r[4] * s[2], r[5] * s[2], r[6] * s[2], 0,
-    r[7] * s[3], r[8] * s[3], r[9] * s[3], 0, t[1], t[2], t[3], 1 }
-end
-
-local function mat_mul(a, b)
-  local out = {}
-  for c = 0, 3 do
-    for r = 1, 4 do
-      out[c * 4 + r] = a[r] * b[c * 4 + 1] + a[4 + r] * b[c * 4 + 2] + a[8 + r] * b[c * 4 + 3] + a[12 + r] * b[c * 4 + 4]
-    end
-  end
-  return out
-end
+-- (T * R * S and products: base/mat4.lua)
+local trs_matrix, mat_mul = mat4.trs, mat4.mul
 
 -- The inverse of an affine column-major matrix, or nil when it has none.
 local function affine_inverse(m)

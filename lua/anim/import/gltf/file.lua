@@ -225,6 +225,7 @@ local function decode_uri(uri, path)
   if p == "" then fail(path, "the uri names no file") end
   return p
 end
+M.decode_uri = decode_uri
 
 -- The bytes of a data: URI (RFC 2397), which must be base64.
 local function data_uri(ctx, uri, path)
@@ -241,6 +242,7 @@ local function data_uri(ctx, uri, path)
   end
   return bytes
 end
+M.data_uri = data_uri
 
 -- A file a buffer names: relative to the model's folder (or an absolute
 -- path), confined to the root.

@@ -24,6 +24,7 @@ local rigmod = require "anim.format.rig"
 local F = require "anim.import.gltf.file"
 local A = require "anim.import.gltf.accessor"
 local skinread = require "anim.import.gltf.skins"
+local meshes = require "anim.import.gltf.mesh"
 
 local M = {}
 local fail, at, count, describe = E.fail, F.at, F.count, E.describe
@@ -652,6 +653,7 @@ function M.import(path, options)
   local snames = unique_names(skins, "skin", "skins")
   local left, first_out, nout = MAX_NODES, nil, 0
   local n = #ctx.nodes
+  ctx.skin_rigs = {}
   for i, def in ipairs(skins) do
     local sp = at("skins", i - 1)
     E.object(def, sp, "skin")
@@ -666,7 +668,7 @@ function M.import(path, options)
     if size then
       left = left - size
       local rig = rig_of(ctx, set, snames[i - 1], nodes, skinread.inverse_binds(ctx, def, sp, #js, warn))
-      result.rigs[snames[i - 1]] = rig
+      result.rigs[snames[i - 1]], ctx.skin_rigs[i - 1] = rig, rig
       if i == 1 then result.rig = rig end
       -- (the rig of every node, when the skin's is)
       if size == n then result.scene = rig end
@@ -685,6 +687,7 @@ function M.import(path, options)
     for i = 0, n - 1 do all[i] = true end
     result.scene = rig_of(ctx, all, "scene")
   end
+  if options and options.meshes then result.meshes = meshes.read(ctx, warn) end
   return result
 end
 

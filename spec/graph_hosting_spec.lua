@@ -1,0 +1,112 @@
+-- A state machine's tracks and the script: the objects of the tracks a
+-- controller starts are made only when something asks for them (a
+-- callback's entry, tracks(), stop(), state(), a detach, a reload), and a
+-- clip's reload reaches the controllers whose graphs play it.
+local anim = require "anim"
+local core = require "anim.core"
+
+local rig = anim.rig("player")
+
+local function clip(name, joints, opts)
+  opts = opts or {}
+  local j = {}
+  for _, n in ipairs(joints) do j[n] = { rotation = { { 0, { 0, 0, 0 } }, { 1, { 0, 45, 0 } } } } end
+  return assert(anim.clip({ length = 1, loop = "loop", joints = j, markers = opts.markers }, name))
+end
+
+local function two(a1, b1, extra)
+  local layer = { name = "base", entry = "a", states = { a = { clip = "a1" }, b = { clip = "b1" } },
+    transitions = { { from = "a", to = "b", when = { { "go" } }, duration = 0.2 },
+                    { from = "b", to = "a", when = { { "go" } }, duration = 0.2 } } }
+  for k, v in pairs(extra or {}) do layer[k] = v end
+  return assert(anim.graph({ version = 1, parameters = { go = { type = "trigger" } }, layers = { layer } },
+    { a1 = a1, b1 = b1 }))
+end
+
+-- The ids of the tracks the Lua side holds objects for.
+local function objects(a)
+  local ids = {}
+  for id in pairs(core.animator_state(a).live) do ids[#ids + 1] = id end
+  table.sort(ids)
+  return ids
+end
+
+describe("a state machine's tracks", function()
+  it("get their objects only when asked for: tracks(), a callback's entry", function()
+    local a = anim.animator(rig)
+    local c = a:control(two(clip("a1", { "head" }), clip("b1", { "torso" })))
+    for _ = 1, 3 do
+      c:fire("go")
+      a:update(0.3)
+    end
+    assert.are.same({}, objects(a))  -- (three transitions, no object made)
+    local names = {}
+    for _, t in ipairs(a:tracks()) do names[#names + 1] = t.clip.name end
+    assert.are.same({ "b1" }, names)  -- (the others ended: never made, never listed)
+    assert.are.equal(1, #objects(a))
+    -- a marker heard: its track gets its object at the delivery
+    local m = clip("m1", { "head" }, { markers = { { time = 0.25, name = "step" } } })
+    local a2 = anim.animator(rig)
+    local c2 = a2:control(two(clip("a1", { "head" }), m))
+    local got = {}
+    a2:on_marker(function(t, name) got[#got + 1] = { t.clip.name, name, t } end)
+    c2:fire("go")
+    a2:update(0.3)
+    assert.are.equal(1, #got)
+    assert.are.same({ "m1", "step" }, { got[1][1], got[1][2] })
+    assert.are.equal(got[1][3], a2:tracks()[1])  -- (the same object from then on; a1 faded out)
+  end)
+
+  it("are all listed before stop(), state() and a detach", function()
+    local a = anim.animator(rig)
+    local c = a:control(two(clip("a1", { "head" }), clip("b1", { "torso" })))
+    a:update(0.1)
+    c:fire("go")
+    a:update(0.1)
+    a:stop(0)
+    a:update(0.01)
+    assert.are.same({}, a:tracks())
+    local b = anim.animator(rig)
+    local cb = b:control(two(clip("a1", { "head" }), clip("b1", { "torso" })))
+    b:update(0.1)
+    cb:fire("go")
+    b:update(0.1)
+    local s = b:state()
+    assert.are.equal(2, #s.tracks)
+    cb:detach()
+    local names = {}
+    for _, t in ipairs(b:tracks()) do names[#names + 1] = t.clip.name end
+    assert.are.same({ "a1", "b1" }, names)
+    b:update(0.5)  -- (the detached tracks play on: a1 faded out)
+    assert.are.equal(1, #b:tracks())
+  end)
+end)
+
+describe("a clip's reload under a state machine", function()
+  it("rebinds the controllers whose graphs play it", function()
+    local a1, b1 = clip("a1", { "head" }), clip("b1", { "torso" })
+    local a = anim.animator(rig)
+    local c = a:control(two(a1, b1))
+    a:update(0.1)
+    assert(anim.reload(b1, { length = 1, loop = "loop", joints = {
+      torso = { rotation = { { 0, { 0, 0, 0 } } } }, rightArm = { rotation = { { 0, { 0, 30, 0 } } } } } }))
+    c:fire("go")
+    a:update(0.5)
+    local _, _, _, qx, qy, qz, qw = a:local_transform("rightArm")
+    assert.is_true(math.abs(qy - math.sin(math.rad(15))) < 1e-12, qy)
+    assert.are.same({ 0, 0 }, { qx, qz })
+    assert.is_true(math.abs(qw - math.cos(math.rad(15))) < 1e-12)
+  end)
+
+  it("is refused when a state would play on no joint of its layer's mask, naming it", function()
+    local a1, b1 = clip("a1", { "head" }), clip("b1", { "head" })
+    local a = anim.animator(rig)
+    a:control(two(a1, b1, { mask = { "head" } }))
+    local ok, err = anim.reload(b1, { length = 1, joints = { torso = { rotation = { { 0, { 0, 0, 0 } } } } } })
+    assert.is_nil(ok)
+    assert.truthy(err:find("b1: bad argument #1 to 'reload' (graph 'graph': layer 'base': state 'b': clip 'b1' plays on"
+      .. " no joint of the layer's mask (head))", 1, true), err)
+    assert.are.equal(1, #b1:joints())  -- (the clip as it was)
+    assert.are.equal("head", b1:joints()[1])
+  end)
+end)
