@@ -476,7 +476,7 @@ build/bench/grind.so: bench/ref/grind.c
 # threads; then, with malloc_count.so, what each set allocates a frame.
 .PHONY: bench-skin
 bench-skin: deps
-	@$(MAKE) --no-print-directory build bench-ref $(BUILD)/bytedata.so
+	@$(MAKE) --no-print-directory build bench-ref
 	$(RUN) bench/skin.lua
 	LD_PRELOAD=build/bench/malloc_count.so $(RUN) bench/skin.lua --rounds 1 --allocs
 

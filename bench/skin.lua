@@ -61,9 +61,7 @@ local rig = w1.rig(data)
 local clips = {}
 for c = 1, data.C do clips[c] = w1.clip(data, c) end
 local list = w1.characters(rig, clips, N, data.D)
--- (the module buffer; before it, the specs' stand-in for a ByteData)
-local has_buffer = pcall(function() return anim.buffer end) and anim.buffer ~= nil
-local buf = has_buffer and anim.buffer(N * J * 12) or require("bytedata").new(4 * N * J * 12)
+local buf = anim.buffer(N * J * 12)
 
 local ONE, SKIN = { threads = 1 }, { threads = 1, skin = buf }
 local TWO, SKIN2 = { threads = 2 }, { threads = 2, skin = buf }

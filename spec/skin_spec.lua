@@ -202,6 +202,8 @@ describe("anim.rig's inverse_binds", function()
     local rig = shear_rig(IB)
     assert.are.same({ "root", "arm", "hand" }, rig:skin_joints())
     local ib = rig:inverse_binds()
+    assert.is_true(anim.is_buffer(ib))
+    assert.are.equal("double", ib.kind)
     local want = {}
     for _, m in ipairs { IB[3], IB[2], IB[1] } do for e = 1, 16 do want[#want + 1] = m[e] end end
     assert.are.equal(48, #ib)
@@ -434,12 +436,15 @@ describe("skinning into memory (a stand-in for LÖVE's ByteData: build/bytedata.
     d:fill(-7)
     local before = list[1]:tracks()[1].time
     raises_here(function() anim.update(list, 0.1, { skin = d, threads = 2 }) end,
-      string.format("bad argument #3 to 'update' (skin too small: %d bytes needed (%d floats), it holds %d floats)",
-        4 * n, n, n - 1))
+      string.format("bad argument #3 to 'update' (skin too small: %d bytes needed (%d floats), it holds %d)",
+        4 * n, n, 4 * (n - 1)))
+    local buf = anim.buffer(n - 1)
+    raises_here(function() anim.update(list, 0.1, { skin = buf }) end,
+      string.format("bad argument #3 to 'update' (skin too small: %d floats needed, the buffer holds %d)", n, n - 1))
     assert.are.equal(before, list[1]:tracks()[1].time)
     assert.are.equal(-7, d:float(0))
-    raises_here(function() anim.update(list, 0.1, { skin = {} }) end, "bad argument #3 to 'update' (skin must be an"
-      .. " object with getPointer and getSize (a ByteData), got table (a table cannot be written by the batch's threads))")
+    raises_here(function() anim.update(list, 0.1, { skin = {} }) end, "bad argument #3 to 'update' (skin must be a"
+      .. " module buffer or an object with getPointer and getSize (a ByteData), got table (a table cannot be written by the batch's threads))")
     raises_here(function() anim.update(list, 0.1, { skin = d, skin_layout = "mat44" }) end,
       "bad argument #3 to 'update' (skin_layout must be \"mat3x4\" or \"mat4\", got 'mat44'; did you mean 'mat4'?)")
     raises_here(function() anim.update(list, 0.1, { skni = d }) end,
@@ -456,5 +461,67 @@ describe("skinning into memory (a stand-in for LÖVE's ByteData: build/bytedata.
       .. " getPointer and getSize expected (the batch writes it on its threads), got a table)")
     raises_here(function() a:skin_target(bd.new(400), 0, "mat") end,
       "bad argument #3 to 'skin_target' (layout must be \"mat3x4\" or \"mat4\", got 'mat'; did you mean 'mat4'?)")
+  end)
+end)
+
+describe("skinning into module buffers", function()
+  local rig = shear_rig(IB)
+  local function animators(n)
+    local list = {}
+    for i = 1, n do
+      local a = anim.animator(rig)
+      a:play(turning_clip())
+      a:update(0.07 * i)
+      list[i] = a
+    end
+    return list
+  end
+
+  it("animator:skin writes floats or doubles from an offset, bounded by the buffer", function()
+    local a = animators(1)[1]
+    local t = {}
+    a:skin(t, { layout = "mat4" })
+    local f, d = anim.buffer(50), anim.buffer(50, "double")
+    assert.are.equal(48, a:skin(f, { layout = "mat4", offset = 2 }))
+    assert.are.equal(48, a:skin(d, { layout = "mat4", offset = 1 }))
+    assert.are.same({ 0, 0, 0 }, { f[1], f[2], d[1] })
+    for e = 1, 48 do
+      assert.are.equal(string.unpack("<f", string.pack("<f", t[e])), f[2 + e])
+      assert.are.equal(t[e], d[1 + e])
+    end
+    raises_here(function() a:skin(anim.buffer(47), { layout = "mat4" }) end,
+      "bad argument #1 to 'skin' (too small: 48 floats needed (48 from offset 0), it holds 47)")
+    raises_here(function() a:skin(anim.buffer(40, "double"), { offset = 5 }) end,
+      "bad argument #1 to 'skin' (too small: 41 doubles needed (36 from offset 5), it holds 40)")
+  end)
+
+  for _, threads in ipairs { 1, 2 } do
+    it("anim.update's skin into a buffer is each animator's skin, bit for bit (" .. threads .. " threads)", function()
+      local batch, one = animators(5), animators(5)
+      local buf, ref = anim.buffer(5 * 36), anim.buffer(5 * 36)
+      for frame = 1, 4 do
+        anim.update(batch, frame / 29, { skin = buf, threads = threads })
+        for i, a in ipairs(one) do
+          a:update(frame / 29)
+          a:skin(ref, { offset = 36 * (i - 1) })
+        end
+        assert.are.equal(ref:string(), buf:string())
+      end
+    end)
+  end
+
+  it("skin_target takes a buffer, doubles too", function()
+    local list = animators(2)
+    local b1, b2 = anim.buffer(36), anim.buffer(2 + 48, "double")
+    list[1]:skin_target(b1)
+    list[2]:skin_target(b2, 2, "mat4")
+    anim.update(list, 0.1)
+    local t1, t2 = {}, {}
+    list[1]:skin(t1)
+    list[2]:skin(t2, { layout = "mat4" })
+    for e = 1, 36 do assert.are.equal(string.unpack("<f", string.pack("<f", t1[e])), b1[e]) end
+    for e = 1, 48 do assert.are.equal(t2[e], b2[2 + e]) end
+    raises_here(function() list[1]:skin_target(anim.buffer(35)) end,
+      "bad argument #1 to 'skin_target' (too small: 36 floats needed (36 from offset 0), it holds 35)")
   end)
 end)

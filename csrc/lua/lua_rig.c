@@ -7,6 +7,7 @@
 #include "lua.h"
 #include "lauxlib.h"
 
+#include "lua_buffer.h"
 #include "lua_helpers.h"
 
 /* By the collector or by hand: the box lets go of the rig (animators on it
@@ -214,13 +215,13 @@ static int retarget_new(lua_State *L) {
 static int retarget_info(lua_State *L) { return anim_lua_uservalue(L, ANIM_BOX_RETARGET, 1); }
 
 /* core.rig_inverse_binds(rig) -> the inverse bind matrices of the rig's
- * skin, 16 numbers a joint (column-major), in the skin's order, in one
- * flat table. */
+ * skin, 16 numbers a joint (column-major), in the skin's order, in a
+ * module buffer of doubles. */
 static int rig_inverse_binds(lua_State *L) {
   anim_rig *r;
-  lua_createtable(L, anim_lua_checkrig(L, 1)->nskin * 16, 0);
-  r = anim_lua_checkrig(L, 1);  /* (again: making the table may run finalizers) */
-  anim_lua_fillnumbers(L, r->inv_bind[0], (size_t)r->nskin * 16);
+  anim_lua_buffer *buf = anim_lua_newbuffer(L, (size_t)anim_lua_checkrig(L, 1)->nskin * 16, 1);
+  r = anim_lua_checkrig(L, 1);  /* (again: making the buffer may run finalizers) */
+  memcpy(buf->data, r->inv_bind[0], sizeof(double) * 16 * (size_t)r->nskin);
   return 1;
 }
 

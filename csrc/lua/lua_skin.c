@@ -1,9 +1,9 @@
 /* lua_skin.c - the Lua binding of the skinning matrices (core/skin.h):
  * animator:skin(out [, options]) and animator:skin_target(target [,
  * offset [, layout]]), and the targets they and anim.update's `skin`
- * write: an object with getPointer() and getSize() (LÖVE's ByteData:
- * 32-bit floats, its size in bytes) or a Lua table (1-based: offset 0
- * writes from [1]).  Nothing is allocated on the way to a pointer's
+ * write: a module buffer (lua_buffer.h: floats or doubles), an object
+ * with getPointer() and getSize() (LÖVE's ByteData: 32-bit floats, its
+ * size in bytes) or a Lua table (1-based: offset 0 writes from [1]).  Nothing is allocated on the way to a pointer's
  * memory. */
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +13,7 @@
 #include "lauxlib.h"
 
 #include "core/skin.h"
+#include "lua_buffer.h"
 #include "lua_helpers.h"
 
 typedef anim_animator_box animator_box;
@@ -62,14 +63,22 @@ size_t anim_lua_skin_offset(lua_State *L, int idx, int arg) {
   return (size_t)v;
 }
 
-/* The target at idx into o (data, cap, is_double): 1; or 0 for a table
- * to write into (no getPointer); raises for anything else.  A userdata or
- * table with getPointer is asked for its pointer and size (bytes, 32-bit
- * floats).  What those calls return is checked: a pointer (light or full
- * userdata), a size that is an integer >= 0. */
+/* The target at idx into o (data, cap, is_double): 2 for a module
+ * buffer (its elements), 1 for an object with getPointer; or 0 for a
+ * table to write into (no getPointer); raises for anything else.  A
+ * userdata or table with getPointer is asked for its pointer and size
+ * (bytes, 32-bit floats).  What those calls return is checked: a pointer
+ * (light or full userdata), a size that is an integer >= 0. */
 int anim_lua_skin_target(lua_State *L, int idx, int arg, anim_skin_out *o) {
   int t = lua_type(L, idx);
   lua_Number size;
+  anim_lua_buffer *buf = anim_lua_tobuffer(L, idx);
+  if (buf) {
+    o->data = buf->data;
+    o->cap = buf->n;
+    o->is_double = buf->is_double;
+    return 2;
+  }
   if (t == LUA_TUSERDATA) {
     if (luaL_getmetafield(L, idx, "__index") == LUA_TNIL)
       return anim_lua_argerror(L, arg, EXPECTED_TARGET " expected, got %s", anim_lua_typename(L, idx));
@@ -207,7 +216,7 @@ static int animator_skin(lua_State *L) {
   if (!b->a) return anim_lua_finalized(L, ANIM_BOX_ANIMATOR);
   n = anim_skin_size(anim_animator_rig(b->a), o.layout);
   if (!ptr) skin_table(L, b, &o);
-  else if (anim_animator_skin(b->a, &o) != n) return anim_lua_skin_room(L, 2, &o, n, 1);
+  else if (anim_animator_skin(b->a, &o) != n) return anim_lua_skin_room(L, 2, &o, n, ptr == 1);
   lua_pushinteger(L, (lua_Integer)n);
   return 1;
 }
@@ -220,16 +229,18 @@ static int animator_skin_target(lua_State *L) {
   animator_box *b = anim_lua_reader_box(L);
   anim_skin_out o;
   size_t n;
+  int kind;
   lua_settop(L, 4);
   memset(&o, 0, sizeof o);
   o.offset = anim_lua_skin_offset(L, 3, 3);
   o.layout = anim_lua_skin_layout(L, 4, 4, ANIM_SKIN_MAT3X4);
-  if (!lua_isnil(L, 2) && !anim_lua_skin_target(L, 2, 2, &o))
+  kind = lua_isnil(L, 2) ? -1 : anim_lua_skin_target(L, 2, 2, &o);
+  if (kind == 0)
     return anim_lua_argerror(L, 2, "a module buffer or an object with getPointer and getSize expected (the batch"
                                    " writes it on its threads), got a table");
   if (!b->a) return anim_lua_finalized(L, ANIM_BOX_ANIMATOR);
   n = anim_skin_size(anim_animator_rig(b->a), o.layout);
-  if (anim_animator_set_skin_target(b->a, &o) != 0) return anim_lua_skin_room(L, 2, &o, n, 1);
+  if (anim_animator_set_skin_target(b->a, &o) != 0) return anim_lua_skin_room(L, 2, &o, n, kind == 1);
   lua_getiuservalue(L, 1, ANIM_UV_ANIMATOR_STATE);
   if (lua_type(L, -1) == LUA_TTABLE) {
     lua_pushliteral(L, "skin_target");

@@ -12,6 +12,7 @@
 #include "core/graph.h"
 #include "core/pool.h"
 #include "core/skin.h"
+#include "lua_buffer.h"
 #include "lua_helpers.h"
 
 typedef anim_animator_box animator_box;
@@ -288,16 +289,24 @@ static int scan_list(lua_State *L, int n, unsigned long long gen, anim_animator 
   return count == n;
 }
 
-/* The batch's skin target (arguments 5 to 7: the pointer the Lua side
- * took from the target, its room in floats, the layout's 12 or 16). */
+/* The batch's skin target (arguments 5 to 7: a module buffer, or the
+ * pointer the Lua side took from an object and its room in floats; the
+ * layout's 12 or 16). */
 static anim_skin_out *skin_arg(lua_State *L, anim_skin_out *o) {
-  o->data = lua_touserdata(L, 5);
-  luaL_argcheck(L, o->data != NULL, 5, "a pointer expected");
-  o->cap = (size_t)anim_lua_checkrange(L, 6, 0, ANIM_LUA_IMAX, "room");
+  anim_lua_buffer *buf = anim_lua_tobuffer(L, 5);
+  o->is_double = 0;
+  if (buf) {
+    o->data = buf->data;
+    o->cap = buf->n;
+    o->is_double = buf->is_double;
+  } else {
+    o->data = lua_touserdata(L, 5);
+    luaL_argcheck(L, o->data != NULL, 5, "a pointer expected");
+    o->cap = (size_t)anim_lua_checkrange(L, 6, 0, ANIM_LUA_IMAX, "room");
+  }
   o->layout = (int)anim_lua_checkrange(L, 7, ANIM_SKIN_MAT3X4, ANIM_SKIN_MAT4, "layout");
   luaL_argcheck(L, o->layout == ANIM_SKIN_MAT3X4 || o->layout == ANIM_SKIN_MAT4, 7, "12 or 16 expected");
   o->offset = 0;
-  o->is_double = 0;
   o->root = NULL;
   return o;
 }

@@ -11,6 +11,7 @@ local codes = require "anim.base.codes"
 local args = require "anim.base.args"
 local E = require "anim.base.errors"
 local suggest = require "anim.base.suggest"
+local is_buffer = require("anim.base.buffer").is
 -- (5.1 and 5.2 have no coroutine.isyieldable; 5.1's xpcall passes no
 -- arguments: docs/runtimes.md)
 local compat = require "anim.base.compat"
@@ -197,11 +198,14 @@ local function show_key(k)
 end
 
 -- The message of a refused batch update (see core.animators_update).
-local function refusal(code, i, j, list, dt)
+local function refusal(code, i, j, list, dt, skin)
   local function bad(n, msg) return string.format("bad argument #%d to 'update' (%s)", n, msg) end
   if code == ST.bad_dt then return bad(2, "dt must be a finite number >= 0, got " .. show(dt)) end
   if code == ST.skin_room then
-    return bad(3, string.format("skin too small: %d bytes needed (%d floats), it holds %d floats", i * 4, i, j))
+    if is_buffer(skin) then
+      return bad(3, string.format("skin too small: %d %ss needed, the buffer holds %d", i, skin.kind, j))
+    end
+    return bad(3, string.format("skin too small: %d bytes needed (%d floats), it holds %d", 4 * i, i, 4 * j))
   end
   if code == ST.not_animator then
     return bad(1, "animator expected at index " .. i .. ", got " .. type_name(rawget(list, i)))
@@ -234,15 +238,17 @@ local MAX_THREADS = codes.const.max_threads
 local LAYOUTS = { mat3x4 = 12, mat4 = 16 }
 local LAYOUT_NAMES = { "mat3x4", "mat4" }
 
--- The pointer and the room (floats) of a batch's skin target: an object
--- with getPointer and getSize (bytes of 32-bit floats).  Not a table: the
--- batch writes on its threads.
+-- The pointer and the room (floats) of a batch's skin target: a module
+-- buffer (itself: the C side reads it), or an object with getPointer and
+-- getSize (bytes of 32-bit floats).  Not a table: the batch writes on its
+-- threads.
 local function index(t, k) return t[k] end
 local function skin_option(target)
+  if is_buffer(target) then return target, nil end
   -- (no closure made: a frame allocates nothing)
   local ok, get = pcall(index, target, "getPointer")
   if not ok or get == nil then
-    argerror(3, "update", "skin must be an object with getPointer and getSize (a ByteData), got "
+    argerror(3, "update", "skin must be a module buffer or an object with getPointer and getSize (a ByteData), got "
       .. type_name(target) .. (type(target) == "table" and " (a table cannot be written by the batch's threads)" or ""))
   end
   local p, size = target:getPointer(), target:getSize()
@@ -295,7 +301,7 @@ function M.update_list(list, dt, opts)
     return
   end
   give_back(pend, list)
-  if n < 0 then args.raise(refusal(n, i, first, list, dt)) end
+  if n < 0 then args.raise(refusal(n, i, first, list, dt, opts and opts.skin)) end
   if i then error("not enough memory for the callback queue", 0) end
   raise_first(first, "batch")
 end
