@@ -521,6 +521,12 @@ describe("skinning into module buffers", function()
     list[2]:skin(t2, { layout = "mat4" })
     for e = 1, 36 do assert.are.equal(string.unpack("<f", string.pack("<f", t1[e])), b1[e]) end
     for e = 1, 48 do assert.are.equal(t2[e], b2[2 + e]) end
+    -- a restore keeps the target (it is not part of the state)
+    local st = list[1]:state()
+    for e = 1, 36 do b1[e] = 0 end
+    assert(list[1]:restore(st, function() return turning_clip() end))
+    anim.update(list, 0.1)
+    assert.are_not.equal(0, b1[1])
     raises_here(function() list[1]:skin_target(anim.buffer(35)) end,
       "bad argument #1 to 'skin_target' (too small: 36 floats needed (36 from offset 0), it holds 35)")
   end)

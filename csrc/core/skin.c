@@ -165,3 +165,5 @@ int anim_animator_set_skin_target(anim_animator *a, const anim_skin_out *o) {
   a->skin_target.root = NULL;
   return 0;
 }
+
+const anim_skin_out *anim_animator_skin_target(const anim_animator *a) { return &a->skin_target; }

@@ -45,5 +45,7 @@ void anim_animator_skin_joint(const anim_animator *a, int k, const double *root,
  * in animator.h): copied, its root left out; data NULL clears it.  0, or
  * -1 (nothing set) when the matrices would not fit. */
 int anim_animator_set_skin_target(anim_animator *a, const anim_skin_out *o);
+/* The animator's target (data NULL: none), for a restore's new animator. */
+const anim_skin_out *anim_animator_skin_target(const anim_animator *a);
 
 #endif
