@@ -9,6 +9,9 @@ local H = require "spec.helper"
 local gltf_file = require "anim.import.gltf.file"
 local compat = require "anim.base.compat"
 local raises_here = H.raises_here
+local binary = require "spec.bytes"
+-- x rounded to a 32-bit float
+local function f32(x) return (binary.unpack("<f", binary.pack("<f", x))) end
 
 -- 4x4 column-major helpers -----------------------------------------------------------
 
@@ -277,7 +280,6 @@ end)
 
 describe("a glTF skin's inverse bind matrices that cannot be read", function()
   local cjson = require "cjson"
-  local binary = require "spec.bytes"
   local dir = H.tmpdir()
   local n = 0
   -- a skin of nodes a (root) and b, its inverse binds at accessor 0
@@ -358,7 +360,7 @@ describe("skinning into memory (a stand-in for LÖVE's ByteData: build/bytedata.
     assert.are.equal(48, a:skin(d, { layout = "mat4", offset = 2, root = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 2, 3, 1 } }))
     a:skin(t, { layout = "mat4", root = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 2, 3, 1 } })
     assert.are.same({ -7, -7 }, { d:float(0), d:float(1) })
-    for e = 1, 48 do assert.are.equal(string.unpack("<f", string.pack("<f", t[e])), d:float(1 + e)) end
+    for e = 1, 48 do assert.are.equal(f32(t[e]), d:float(1 + e)) end
     -- without a root, on both rigs (inverse binds and none: the writers'
     -- shortcuts), both layouts: the table's numbers rounded to floats
     for _, b in ipairs(crowd(2)) do
@@ -366,7 +368,7 @@ describe("skinning into memory (a stand-in for LÖVE's ByteData: build/bytedata.
         local tb, db = {}, bd.new(4 * 48)
         local count = b:skin(db, { layout = layout })
         assert.are.equal(count, b:skin(tb, { layout = layout }))
-        for e = 1, count do assert.are.equal(string.unpack("<f", string.pack("<f", tb[e])), db:float(e - 1)) end
+        for e = 1, count do assert.are.equal(f32(tb[e]), db:float(e - 1)) end
       end
     end
     -- one float short: refused, nothing written
@@ -414,7 +416,7 @@ describe("skinning into memory (a stand-in for LÖVE's ByteData: build/bytedata.
       local t = {}
       a:skin(t, { layout = "mat4" })
       assert.are.equal(-7, targets[i]:float(0))
-      for e = 1, #t do assert.are.equal(string.unpack("<f", string.pack("<f", t[e])), targets[i]:float(e)) end
+      for e = 1, #t do assert.are.equal(f32(t[e]), targets[i]:float(e)) end
     end
     -- with skin, the animators' own targets are left alone
     local shared = bd.new(4 * floats(list, "mat3x4"))
@@ -486,7 +488,7 @@ describe("skinning into module buffers", function()
     assert.are.equal(48, a:skin(d, { layout = "mat4", offset = 1 }))
     assert.are.same({ 0, 0, 0 }, { f[1], f[2], d[1] })
     for e = 1, 48 do
-      assert.are.equal(string.unpack("<f", string.pack("<f", t[e])), f[2 + e])
+      assert.are.equal(f32(t[e]), f[2 + e])
       assert.are.equal(t[e], d[1 + e])
     end
     raises_here(function() a:skin(anim.buffer(47), { layout = "mat4" }) end,
@@ -519,7 +521,7 @@ describe("skinning into module buffers", function()
     local t1, t2 = {}, {}
     list[1]:skin(t1)
     list[2]:skin(t2, { layout = "mat4" })
-    for e = 1, 36 do assert.are.equal(string.unpack("<f", string.pack("<f", t1[e])), b1[e]) end
+    for e = 1, 36 do assert.are.equal(f32(t1[e]), b1[e]) end
     for e = 1, 48 do assert.are.equal(t2[e], b2[2 + e]) end
     -- a restore keeps the target (it is not part of the state)
     local st = list[1]:state()
