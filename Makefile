@@ -327,7 +327,7 @@ asan: deps-ci
 # fails the target (exitcode 66).
 TSAN_DIR   = build/tsan
 TSAN_SO    = $(TSAN_DIR)/anim/core.so
-TSAN_SPECS ?= spec/threads_spec.lua spec/batch_bits_spec.lua
+TSAN_SPECS ?= spec/threads_spec.lua spec/batch_bits_spec.lua spec/skin_spec.lua
 TSAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=thread
 .PHONY: tsan
 $(TSAN_SO): $(CORE_SRC) $(CORE_HDR)
@@ -337,7 +337,8 @@ $(TSAN_DIR)/lua: tests/c/tsan_lua.c
 	@mkdir -p $(TSAN_DIR)
 	$(SAN_CC) $(WARN) $(TSAN_FLAGS) -I$(LUA_INC) $< -o $@ -l$(LUA_LIB) -lm -ldl -Wl,-E
 tsan: deps-ci
-	@$(MAKE) --no-print-directory $(TSAN_SO) $(TSAN_DIR)/lua
+	@$(MAKE) --no-print-directory $(TSAN_SO) $(TSAN_DIR)/lua $(BUILD)/bytedata.so
+	@cp $(BUILD)/bytedata.so $(TSAN_DIR)/bytedata.so
 	TSAN_OPTIONS="halt_on_error=1 exitcode=66" ANIM_SHARED="$${ANIM_SHARED:-$(CURDIR)/../shared}" \
 	  LUA_PATH="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH="$(TSAN_DIR)/?.so;;" ANIM_LUA=$(LUA) \
 	  $(TSAN_DIR)/lua $$(command -v busted) --exclude-tags=long $(TSAN_SPECS) && echo "make tsan: no ThreadSanitizer report"
