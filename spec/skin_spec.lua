@@ -497,6 +497,16 @@ describe("skinning into module buffers", function()
       "bad argument #1 to 'skin' (too small: 41 doubles needed (36 from offset 5), it holds 40)")
   end)
 
+  it("writes a number beyond a float's range as an infinity (doubles keep it)", function()
+    local a = animators(1)[1]
+    local root = { 1e300, 0, 0, 0, 0, 1e300, 0, 0, 0, 0, 1e300, 0, 0, 0, 0, 1 }
+    local f, d = anim.buffer(48), anim.buffer(48, "double")
+    a:skin(f, { layout = "mat4", root = root })
+    a:skin(d, { layout = "mat4", root = root })
+    assert.are.equal(math.huge, math.abs(f[13]))
+    assert.is_true(math.abs(d[13]) > 1e299 and math.abs(d[13]) < math.huge)
+  end)
+
   for _, threads in ipairs { 1, 2 } do
     it("anim.update's skin into a buffer is each animator's skin, bit for bit (" .. threads .. " threads)", function()
       local batch, one = animators(5), animators(5)
