@@ -151,9 +151,19 @@ skin-reference:
 	cd tools/skin-reference && npm install --no-audit --no-fund && npm run reference
 
 # The C core on its own, from C (csrc/core/ without the binding).
-build/core_test: tests/c/core_test.c $(CORE_ONLY:csrc/%.c=$(OBJ)/%.o) $(CORE_HDR)
+# The skinning matrices from C alone (tests/c/skin_test.c).
+build/skin_test: tests/c/skin_test.c tests/c/check.h $(CORE_ONLY:csrc/%.c=$(OBJ)/%.o) $(CORE_HDR)
+	@mkdir -p build
+	$(CC) $(WARN) $(FPFLAGS) $(CFLAGS) $(THREADS) -Icsrc/core tests/c/skin_test.c $(CORE_ONLY:csrc/%.c=$(OBJ)/%.o) -o $@ -lm
+
+build/core_test: tests/c/core_test.c tests/c/check.h $(CORE_ONLY:csrc/%.c=$(OBJ)/%.o) $(CORE_HDR)
 	@mkdir -p build
 	$(CC) $(WARN) $(FPFLAGS) $(CFLAGS) $(THREADS) -Icsrc/core tests/c/core_test.c $(CORE_ONLY:csrc/%.c=$(OBJ)/%.o) -o $@ -lm
+
+# A test-only Lua module standing in for LÖVE's ByteData (spec/skin_spec.lua).
+$(BUILD)/bytedata.so: tests/c/bytedata.c
+	@mkdir -p $(BUILD)
+	$(CC) $(WARN) $(CFLAGS) -fPIC -shared -I$(LUA_INC) $< -o $@
 
 # A test-only Lua module that fails a chosen allocation (spec/oom_spec.lua).
 $(BUILD)/failalloc.so: tests/c/failalloc.c
@@ -180,15 +190,16 @@ SPECS_RUN = $(RUN_ENV) LUA=$(LUA) JOBS=$(JOBS) sh scripts/specs.sh
 # and fails then rather than holding the run up)
 TEST_TIMEOUT ?= 180
 test: deps-test
-	@$(MAKE) --no-print-directory -j$(JOBS) build build/core_test $(BUILD)/failalloc.so
+	@$(MAKE) --no-print-directory -j$(JOBS) build build/core_test build/skin_test $(BUILD)/failalloc.so $(BUILD)/bytedata.so
 	build/core_test
+	build/skin_test
 	LOGS=$(BUILD)/test TIMEOUT=$(TEST_TIMEOUT) $(SPECS_RUN) --exclude-tags=long -- $(SPEC_FILES)
 
 # three.js's reading of the glTF files anim.export_gltf writes is among the
 # long specs (it installs three.js first).
 .PHONY: test-long
 test-long: deps-test gltf-ref-deps
-	@$(MAKE) --no-print-directory build build/core_test $(BUILD)/failalloc.so
+	@$(MAKE) --no-print-directory build build/core_test $(BUILD)/failalloc.so $(BUILD)/bytedata.so
 	@LUA=luajit sh scripts/deps.sh love
 	@$(MAKE) --no-print-directory build LUA=luajit
 	$(BUSTED) --tags=long --exclude-pattern=oom_spec spec
@@ -228,8 +239,9 @@ VALGRIND = valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirec
            --errors-for-leak-kinds=definite --error-exitcode=99 --keep-debuginfo=yes
 # (one target for both: the list of spec files in $1)
 MEMCHECK_RUN = command -v valgrind >/dev/null || { echo "memcheck needs valgrind: apt-get install valgrind" >&2; exit 1; }; \
-	$(MAKE) --no-print-directory build build/core_test $(BUILD)/failalloc.so && \
+	$(MAKE) --no-print-directory build build/core_test build/skin_test $(BUILD)/failalloc.so $(BUILD)/bytedata.so && \
 	valgrind --quiet --leak-check=full --errors-for-leak-kinds=all --error-exitcode=99 build/core_test && \
+	valgrind --quiet --leak-check=full --errors-for-leak-kinds=all --error-exitcode=99 build/skin_test && \
 	ANIM_MEMCHECK=1 LOGS=build/memcheck PREFIX="$(VALGRIND)" TIMEOUT=2400 $(SPECS_RUN) --exclude-tags=long -- \
 	  $$(if [ "$(SPECS)" != spec ]; then echo "$(SPECS)"; else echo "$(1)"; fi) && \
 	echo "make memcheck: no valgrind error (99: a valgrind error, in the log of that file)"
@@ -288,12 +300,13 @@ $(ASAN_DIR)/keep_modules.so:
 	  $(SAN_CC) -O1 -fPIC -shared -x c - -o $@
 
 asan: deps-ci
-	@$(MAKE) --no-print-directory $(ASAN_SO) $(ASAN_DIR)/keep_modules.so $(BUILD)/failalloc.so
+	@$(MAKE) --no-print-directory $(ASAN_SO) $(ASAN_DIR)/keep_modules.so $(BUILD)/failalloc.so $(BUILD)/bytedata.so
 	@rm -rf $(ASAN_DIR)/tree $(ASAN_DIR)/logs
 	@mkdir -p $(ASAN_DIR)/tree/build/anim $(ASAN_DIR)/logs $(ASAN_DIR)/options
 	@for f in * .busted; do case "$$f" in build) ;; *) cp -R "$$f" $(ASAN_DIR)/tree/ ;; esac; done
 	@cp $(ASAN_SO) $(ASAN_DIR)/tree/build/anim/core.so
 	@cp $(BUILD)/failalloc.so $(ASAN_DIR)/tree/$(BUILD)/failalloc.so
+	@cp $(BUILD)/bytedata.so $(ASAN_DIR)/tree/$(BUILD)/bytedata.so
 	@echo detect_leaks=1 > $(ASAN_DIR)/options/lua5.4
 	@echo "the specs in $(ASAN_DIR)/tree, each file in a lua5.4 of its own with $(SAN_RT) preloaded"
 	@cd $(ASAN_DIR)/tree && $(ASAN_ENV) LOGS=$(CURDIR)/$(ASAN_DIR)/specs $(SPECS_RUN) --exclude-tags=long -- \
@@ -314,7 +327,7 @@ asan: deps-ci
 # fails the target (exitcode 66).
 TSAN_DIR   = build/tsan
 TSAN_SO    = $(TSAN_DIR)/anim/core.so
-TSAN_SPECS ?= spec/threads_spec.lua spec/batch_bits_spec.lua
+TSAN_SPECS ?= spec/threads_spec.lua spec/batch_bits_spec.lua spec/skin_spec.lua
 TSAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=thread
 .PHONY: tsan
 $(TSAN_SO): $(CORE_SRC) $(CORE_HDR)
@@ -324,7 +337,8 @@ $(TSAN_DIR)/lua: tests/c/tsan_lua.c
 	@mkdir -p $(TSAN_DIR)
 	$(SAN_CC) $(WARN) $(TSAN_FLAGS) -I$(LUA_INC) $< -o $@ -l$(LUA_LIB) -lm -ldl -Wl,-E
 tsan: deps-ci
-	@$(MAKE) --no-print-directory $(TSAN_SO) $(TSAN_DIR)/lua
+	@$(MAKE) --no-print-directory $(TSAN_SO) $(TSAN_DIR)/lua $(BUILD)/bytedata.so
+	@cp $(BUILD)/bytedata.so $(TSAN_DIR)/bytedata.so
 	TSAN_OPTIONS="halt_on_error=1 exitcode=66" ANIM_SHARED="$${ANIM_SHARED:-$(CURDIR)/../shared}" \
 	  LUA_PATH="lua/?.lua;lua/?/init.lua;./?.lua;;" LUA_CPATH="$(TSAN_DIR)/?.so;;" ANIM_LUA=$(LUA) \
 	  $(TSAN_DIR)/lua $$(command -v busted) --exclude-tags=long $(TSAN_SPECS) && echo "make tsan: no ThreadSanitizer report"
@@ -457,6 +471,16 @@ build/bench/grind.so: bench/ref/grind.c
 	@mkdir -p build/bench
 	$(CC) $(BENCH_CFLAGS) -fPIC -shared -I$(LUA_INC) $< -o $@
 
+# Issue 39's skinning figures (bench/skin.lua): W1 at N = 1000, update +
+# skin into a module buffer against the update alone (same run, slices
+# taken in turn), per animator and as anim.update's skin, on 1 and 2
+# threads; then, with malloc_count.so, what each set allocates a frame.
+.PHONY: bench-skin
+bench-skin: deps
+	@$(MAKE) --no-print-directory build bench-ref
+	$(RUN) bench/skin.lua
+	LD_PRELOAD=build/bench/malloc_count.so $(RUN) bench/skin.lua --rounds 1 --allocs
+
 # The figures of issue 19 (bench/attacks.lua): peak RSS over the churn of
 # big animators, the worst hostile update and import; fails over budget.
 .PHONY: bench-attacks
@@ -485,8 +509,8 @@ lint:
 	@$(MAKE) --no-print-directory build
 	lua5.4 scripts/callgraph.lua $(filter $(OBJ)/core/%,$(CORE_OBJS)) >/dev/null
 	$(CC) $(WARN) -Werror $(FPFLAGS) $(THREADS) -fsyntax-only -I$(LUA_INC) -Icsrc $(CORE_SRC)
-	$(CC) $(WARN) -Werror $(FPFLAGS) -fsyntax-only -Icsrc/core tests/c/core_test.c
-	$(CC) $(WARN) -Werror -fsyntax-only -I$(LUA_INC) tests/c/failalloc.c tests/c/tsan_lua.c
+	$(CC) $(WARN) -Werror $(FPFLAGS) -fsyntax-only -Icsrc/core tests/c/core_test.c tests/c/skin_test.c
+	$(CC) $(WARN) -Werror -fsyntax-only -I$(LUA_INC) tests/c/failalloc.c tests/c/tsan_lua.c tests/c/bytedata.c
 	$(CC) $(BENCH_CFLAGS) -fsyntax-only bench/ref/w1_ref.c bench/ref/malloc_count.c
 	$(CC) $(BENCH_CFLAGS) -fsyntax-only -I$(LUA_INC) bench/ref/memstat.c bench/ref/wallclock.c bench/ref/callfloor.c
 	$(CC) $(BENCH_CFLAGS) -fsyntax-only -I$(LUA_INC) -DW1_REF_LUA bench/ref/w1_ref.c

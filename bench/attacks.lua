@@ -475,6 +475,23 @@ do -- issue 39: anim.skin_vertices of 1,000,000 vertices on 256 joints (a table 
   end)
 end
 
+do -- issue 39: the skinning matrices of the largest rig (65,536 joints in a chain, each with an
+  -- inverse bind), into a Lua table (the slowest target) and as anim.update's skin is bounded by it
+  local n = 65536
+  local js, ibm = {}, {}
+  for i = 1, n do
+    js[i] = { name = "k" .. i, parent = i > 1 and "k" .. (i - 1) or nil, translation = { 0, 0.001, 0 },
+      rotation = { 0, 0, 0.0008, 1 }, scale = { 1.0001, 1, 0.9999 } }
+    ibm[i] = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -0.001 * i, 0, 1 }
+  end
+  local a = anim.animator(assert(anim.rig { joints = js, inverse_binds = ibm }))
+  a:update(0)
+  local out = {}
+  measure("update", "39: animator:skin of a 65,536-joint rig into a table (mat4)", function()
+    assert(a:skin(out, { layout = "mat4", root = { 2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 2, 0, 1, 1, 1, 1 } }) == 16 * n)
+  end)
+end
+
 -- Report ---------------------------------------------------------------------------
 local failed = false
 print(string.format("%-8s %-58s %8s", "kind", "input", "CPU s"))

@@ -60,6 +60,16 @@ function H.live(t)
   return t.is_playing or require("anim.core").track_queued(t)
 end
 
+-- fn raises msg at the line it is defined on (an error naming the
+-- script's line, not the module's).
+function H.raises_here(fn, msg)
+  local info = debug.getinfo(fn, "S")
+  local ok, err = pcall(fn)
+  assert(not ok, "no error")
+  assert(err == string.format("%s:%d: %s", info.short_src, info.linedefined, msg),
+    string.format("expected %q, got %q", msg, tostring(err)))
+end
+
 function H.read(path)
   local f = assert(io.open(path, "rb"), "missing file " .. path)
   local s = f:read("*a")

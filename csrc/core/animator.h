@@ -96,6 +96,17 @@ int anim_animators_update(anim_animator *const *as, int n, double dt, int *queue
 struct anim_pool;
 int anim_animators_update_pool(struct anim_pool *pool, anim_animator *const *as, int n, double dt,
                                int *queued, int *nqueued);
+/* The same (on the pool's threads when pool is not NULL), each animator's
+ * skinning matrices (skin.h) written right after its update: into
+ * `shared` when not NULL, each animator's right after the previous one's
+ * from shared->offset in list order (shared->root is multiplied in front
+ * of each), else into each animator's own target when it has one
+ * (anim_animator_set_skin_target).  Returns -2 when shared cannot hold
+ * them all (or its layout is not one of skin.h's): nothing changed.  The
+ * bits written are those anim_animator_skin writes after each update. */
+struct anim_skin_out;
+int anim_animators_update_skin(struct anim_pool *pool, anim_animator *const *as, int n, double dt,
+                               const struct anim_skin_out *shared, int *queued, int *nqueued);
 int anim_animator_nevents(const anim_animator *a);
 /* Which kinds of entries (ANIM_HEAR_* bits, codes.h) the animator's own
  * callbacks listen to; a track adds those of its callbacks.  An update

@@ -32,6 +32,7 @@
 #include "propmix.h"
 #include "reload.h"
 #include "rootmotion.h"
+#include "skin.h"
 #include "spaceplay.h"
 
 /* A ramp from `from` to `to` over `dur` animator seconds; `elapsed` counts
@@ -152,6 +153,9 @@ struct anim_animator {
   anim_event *qtmp;
   double *acc;             /* per rig joint: see ACC_* */
   double *world;           /* per rig joint: 10 numbers */
+  double *mats;            /* per rig joint: its world matrix, 3x4 (skin.c's scratch) */
+  anim_skin_out skin_target; /* a batch update's per-animator target (data NULL: none) */
+  size_t skin_at;          /* where a batch's shared target takes its matrices (update.c) */
   struct anim_pslots *pslots;       /* property channels (propmix.c), NULL until one plays */
   struct anim_overrides *overrides; /* joint overrides from scripts (override.c), or NULL */
   int norder;              /* the tracks in `order` after the blend */

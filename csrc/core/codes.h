@@ -124,7 +124,8 @@
   X(ANIM_ST_OK, "ok", 0) X(ANIM_ST_BAD_DT, "bad_dt", -1)                   \
   X(ANIM_ST_NOMEM, "nomem", -2) X(ANIM_ST_DELIVERING, "delivering", -3)    \
   X(ANIM_ST_QUEUED, "queued", -4) X(ANIM_ST_NOT_ANIMATOR, "not_animator", -5) \
-  X(ANIM_ST_TWICE, "twice", -6) X(ANIM_ST_NOT_LIST, "not_list", -7)
+  X(ANIM_ST_TWICE, "twice", -6) X(ANIM_ST_NOT_LIST, "not_list", -7)     \
+  X(ANIM_ST_SKIN_ROOM, "skin_room", -8)
 
 /* How an override of a joint combines with the blended pose (override.c). */
 #define ANIM_OVERRIDE_CODES(X) X(ANIM_OVR_REPLACE, "replace", 0) X(ANIM_OVR_ADD, "add", 1)

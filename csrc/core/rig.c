@@ -4,10 +4,13 @@
 #include <string.h>
 
 #include "amath.h"
+#include "codes.h"
 
-/* Bytes of the joint arrays of a rig of n joints (names follow them). */
-static size_t rig_bytes(int n) {
-  return (sizeof(char *) + sizeof(int) + sizeof(double) * 17) * (size_t)n + 16;
+/* Bytes of the joint arrays of a rig of n joints and nskin skinned ones
+ * (names follow them). */
+static size_t rig_bytes(int n, int nskin) {
+  return (sizeof(char *) + sizeof(int) + sizeof(double) * 17) * (size_t)n +
+         (sizeof(double) * 16 + sizeof(int)) * (size_t)nskin + 16;
 }
 
 void anim_rig_retain(anim_rig *r) { r->refs++; }
@@ -43,6 +46,29 @@ anim_rig *anim_rig_new(const anim_mem *am, int n, const char *const *names, cons
 }
 
 anim_rig *anim_rig_build(const anim_mem *am, int n, const anim_rig_def *defs, const char **err) {
+  return anim_rig_build_skin(am, n, defs, n, NULL, NULL, err);
+}
+
+/* The skin's joints (rig indices: newpos maps a def's index to its joint)
+ * and their inverse binds, once the joints are in place. */
+static void set_skin(anim_rig *r, const int *newpos, const int *order, const int *skin,
+                     const double (*ibm)[16]) {
+  int k, a;
+  for (k = 0; k < r->nskin; k++) {
+    /* (without a skin list, joint k is def order[k], whose matrix is ibm[order[k]]) */
+    const double *m = ibm ? ibm[skin ? k : order[k]] : NULL;
+    r->skin[k] = skin ? newpos[skin[k]] : k;
+    for (a = 0; a < 16; a++) {
+      double v = m ? m[a] : (a % 5 == 0);
+      r->inv_bind[k][a] = v;
+      if (v != (a % 5 == 0) && r->inv_bind_kind == ANIM_IB_IDENTITY) r->inv_bind_kind = ANIM_IB_AFFINE;
+      if (a % 4 == 3 && v != (a == 15)) r->inv_bind_kind = ANIM_IB_GENERAL;
+    }
+  }
+}
+
+anim_rig *anim_rig_build_skin(const anim_mem *am, int n, const anim_rig_def *defs, int nskin, const int *skin,
+                              const double (*ibm)[16], const char **err) {
   anim_rig *r;
   int *order, *state, i, k = 0;
   size_t namebytes = 0, ordersize, memsize;
@@ -53,8 +79,12 @@ anim_rig *anim_rig_build(const anim_mem *am, int n, const anim_rig_def *defs, co
     if (defs[i].parent < -1 || defs[i].parent >= n) { *err = "unknown parent"; return NULL; }
     namebytes += strlen(defs[i].name) + 1;
   }
+  if (!skin) nskin = n;
+  if (nskin < 1 || nskin > ANIM_MAX_RIG_JOINTS) { *err = "unknown skin joint"; return NULL; }
+  for (i = 0; skin && i < nskin; i++)
+    if (skin[i] < 0 || skin[i] >= n) { *err = "unknown skin joint"; return NULL; }
   ordersize = sizeof(int) * (3 * (size_t)n + 1);
-  memsize = rig_bytes(n) + namebytes;
+  memsize = rig_bytes(n, nskin) + namebytes;
   r = anim_calloc(am, 1, sizeof *r);
   order = anim_malloc(am, ordersize);
   mem = anim_malloc(am, memsize);
@@ -100,9 +130,13 @@ anim_rig *anim_rig_build(const anim_mem *am, int n, const anim_rig_def *defs, co
   r->rest_rot = (double (*)[4])(mem + sizeof(double) * 6 * (size_t)n);
   r->rig_rot = (double (*)[4])(mem + sizeof(double) * 10 * (size_t)n);
   r->rest_scl = (double (*)[3])(mem + sizeof(double) * 14 * (size_t)n);
-  r->names = (const char **)(mem + sizeof(double) * 17 * (size_t)n);
-  r->parent = (int *)(mem + sizeof(double) * 17 * (size_t)n + sizeof(char *) * (size_t)n);
-  p = mem + sizeof(double) * 17 * (size_t)n + (sizeof(char *) + sizeof(int)) * (size_t)n;
+  r->inv_bind = (double (*)[16])(mem + sizeof(double) * 17 * (size_t)n);
+  p = mem + sizeof(double) * (17 * (size_t)n + 16 * (size_t)nskin);
+  r->names = (const char **)p;
+  r->parent = (int *)(p + sizeof(char *) * (size_t)n);
+  r->skin = r->parent + n;
+  r->nskin = nskin;
+  p += (sizeof(char *) + sizeof(int)) * (size_t)n + sizeof(int) * (size_t)nskin;
   {
     int *newpos = state; /* reuse: old index -> new index */
     for (i = 0; i < n; i++) newpos[order[i]] = i;
@@ -130,6 +164,7 @@ anim_rig *anim_rig_build(const anim_mem *am, int n, const anim_rig_def *defs, co
         else r->rest_pos[i][a] = r->pivot[i][a] - pp;
       }
     }
+    set_skin(r, newpos, order, skin, ibm);
   }
   for (i = 0; i < n; i++) {
     int pa = r->parent[i], a;

@@ -9,6 +9,10 @@
 
 #include "amem.h"
 
+/* What a rig's inverse binds are, for the skinning's shortcuts (skin.c):
+ * all identities, all affine (last row 0 0 0 1), or some not. */
+enum { ANIM_IB_IDENTITY, ANIM_IB_AFFINE, ANIM_IB_GENERAL };
+
 typedef struct anim_rig {
   int n;
   const char **names;
@@ -19,6 +23,13 @@ typedef struct anim_rig {
   double (*rig_rot)[4];    /* rest rotation in rig space (composed down) */
   double (*rest_scl)[3];   /* rest scale (1, 1, 1 unless given) */
   int scaled;              /* some rest scale is not 1 */
+  /* its skin (skin.h): the joints skinned, in the skin's order (rig
+   * indices; a rig built without one: every joint in rig order), and each
+   * one's inverse bind matrix (4x4, column-major; identity when not given) */
+  int nskin;
+  int *skin;
+  double (*inv_bind)[16];
+  int inv_bind_kind;       /* ANIM_IB_*: all identities, all affine, or some not */
   void *mem;               /* the arrays above, memsize bytes */
   size_t memsize;
   anim_mem alloc;
@@ -42,6 +53,14 @@ typedef struct anim_rig_def {
   double pivot[3], translation[3], rot[4], scale[3];
 } anim_rig_def;
 anim_rig *anim_rig_build(const anim_mem *mem, int n, const anim_rig_def *defs, const char **err);
+/* The same with a skin: nskin joints given as indices into defs (a glTF
+ * skin's joints; in any order, the skin's), each with its inverse bind
+ * matrix ibm[k] (16 numbers, column-major; ibm NULL: identities).  skin
+ * NULL: every joint is skinned, in the rig's order, and ibm (when not
+ * NULL) holds one matrix per def (defs[i]'s is ibm[i]).  *err "unknown
+ * skin joint" for an index out of range, or nskin not 1..ANIM_MAX_RIG_JOINTS. */
+anim_rig *anim_rig_build_skin(const anim_mem *mem, int n, const anim_rig_def *defs, int nskin, const int *skin,
+                              const double (*ibm)[16], const char **err);
 /* Drops a reference (the creator holds the first); the last frees it. */
 void anim_rig_free(anim_rig *r);
 void anim_rig_retain(anim_rig *r);

@@ -9,6 +9,7 @@
 #include "graph.h"
 #include "passes.h"
 #include "pool.h"
+#include "skin.h"
 #include "spaceplay.h"
 
 /* ---- update ------------------------------------------------------------- */
@@ -142,18 +143,56 @@ static void prefetch_next(anim_animator *const *as, int i, int end) {
   if (i + 1 < end) prefetch_hot(as[i + 1]);
 }
 
-int anim_animators_update(anim_animator *const *as, int n, double dt, int *queued, int *nqueued) {
-  int i, k = 0;
+/* After an animator's update in a batch: its skinning matrices written
+ * (skin.h) into the batch's shared target at its place (skin_at, set by
+ * place_skins), else into its own target when it has one. */
+static void skin_after(anim_animator *a, const anim_skin_out *shared) {
+  if (shared) {
+    anim_skin_out o = *shared;
+    o.offset = a->skin_at;
+    anim_animator_skin(a, &o);
+  } else if (a->skin_target.data) {
+    anim_animator_skin(a, &a->skin_target);
+  }
+}
+
+/* Each animator's place in the shared target, in list order from its
+ * offset, each right after the one before; 0 when they do not all fit
+ * (then nothing is written: the caller refuses the batch). */
+static int place_skins(anim_animator *const *as, int n, const anim_skin_out *shared) {
+  size_t at = shared->offset;
+  int i;
+  if (!shared->data || (shared->layout != ANIM_SKIN_MAT3X4 && shared->layout != ANIM_SKIN_MAT4) ||
+      at > shared->cap)
+    return 0;
+  for (i = 0; i < n; i++) {
+    size_t size = anim_skin_size(as[i]->rig, shared->layout);
+    if (size > shared->cap - at) return 0;
+    as[i]->skin_at = at;
+    at += size;
+  }
+  return 1;
+}
+
+static int update_list(anim_animator *const *as, int n, double dt, const anim_skin_out *shared, int *queued,
+                       int *nqueued) {
+  int i, k = 0, r = ANIM_ST_OK;
   if (nqueued) *nqueued = 0;
   if (!isfinite(dt) || dt < 0) return -1;
   prefetch_start(as, 0, n);
   for (i = 0; i < n; i++) {
     prefetch_next(as, i, n);
-    if (update_one(as[i], dt, NULL) == ANIM_ST_NOMEM) break;
+    r = update_one(as[i], dt, NULL);
+    skin_after(as[i], shared);  /* (its pose is made, its queue or not) */
+    if (r == ANIM_ST_NOMEM) break;
     if ((as[i]->nqueue > 0 || anim_animator_ctl_over(as[i])) && queued) queued[k++] = i;
   }
   if (nqueued) *nqueued = k;
   return i < n ? i + 1 : 0;
+}
+
+int anim_animators_update(anim_animator *const *as, int n, double dt, int *queued, int *nqueued) {
+  return update_list(as, n, dt, NULL, queued, nqueued);
 }
 
 /* ---- the same on the threads of a pool ------------------------------------ */
@@ -169,6 +208,7 @@ int anim_animators_update(anim_animator *const *as, int n, double dt, int *queue
  * those of one thread. */
 typedef struct batch_run {
   anim_animator *const *as;
+  const anim_skin_out *skin;
   double dt;
   int *queued;
   anim_pool *pool;
@@ -197,6 +237,7 @@ static void batch_part(void *arg, int part, int nparts) {
     a->serial = pool;
     r = update_one(a, dt, &dead);
     a->serial = NULL;
+    skin_after(a, b->skin);
     if (r == ANIM_ST_NOMEM && (!fail || i + 1 < fail)) fail = i + 1;
     if (queued) queued[i] = r != ANIM_ST_NOMEM && (a->nqueue > 0 || anim_animator_ctl_over(a)) ? i : -1;
   }
@@ -204,19 +245,26 @@ static void batch_part(void *arg, int part, int nparts) {
   b->fail[part] = fail;
 }
 
-int anim_animators_update_pool(anim_pool *pool, anim_animator *const *as, int n, double dt, int *queued,
-                               int *nqueued) {
+int anim_animators_update_skin(anim_pool *pool, anim_animator *const *as, int n, double dt,
+                               const anim_skin_out *shared, int *queued, int *nqueued) {
   batch_run b;
   int parts, p, i, k = 0, fail = 0;
+  /* (refused before anything changes: nothing half written) */
+  if (shared && isfinite(dt) && dt >= 0 && !place_skins(as, n, shared)) {
+    if (pool) anim_pool_rest(pool);
+    if (nqueued) *nqueued = 0;
+    return -2;
+  }
   /* (a pool woken for this run (anim_pool_wake) rests when none comes) */
   if (!pool || anim_pool_threads(pool) == 1 || n < 2 || !isfinite(dt) || dt < 0) {
     if (pool) anim_pool_rest(pool);
-    return anim_animators_update(as, n, dt, queued, nqueued);
+    return update_list(as, n, dt, shared, queued, nqueued);
   }
   if (nqueued) *nqueued = 0;
   parts = anim_pool_threads(pool);
   anim_pool_share(pool, n);
   b.as = as;
+  b.skin = shared;
   b.dt = dt;
   b.queued = queued;
   b.pool = pool;
@@ -236,4 +284,9 @@ int anim_animators_update_pool(anim_pool *pool, anim_animator *const *as, int n,
       if (queued[i] >= 0) queued[k++] = queued[i];
   if (nqueued) *nqueued = k;
   return fail;
+}
+
+int anim_animators_update_pool(anim_pool *pool, anim_animator *const *as, int n, double dt, int *queued,
+                               int *nqueued) {
+  return anim_animators_update_skin(pool, as, n, dt, NULL, queued, nqueued);
 }

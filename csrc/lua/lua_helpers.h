@@ -347,6 +347,16 @@ anim_clip *anim_lua_checkclip(lua_State *L, int arg);
 struct anim_space *anim_lua_checkspace(lua_State *L, int arg);
 anim_rig *anim_lua_checkrig(lua_State *L, int arg);
 anim_animator *anim_lua_checkanimator(lua_State *L, int arg);
+/* The skinning targets (lua_skin.c), for anim.update's `skin` too: the
+ * target at idx into o (1), or 0 for a Lua table; a layout or float
+ * offset at idx (nil: the default); the "too small" error for n numbers
+ * (bytes: o is an object with getPointer, its size in bytes).  arg: the
+ * argument their messages name. */
+struct anim_skin_out;
+int anim_lua_skin_target(lua_State *L, int idx, int arg, struct anim_skin_out *o);
+int anim_lua_skin_layout(lua_State *L, int idx, int arg, int dflt);
+size_t anim_lua_skin_offset(lua_State *L, int idx, int arg);
+int anim_lua_skin_room(lua_State *L, int arg, const struct anim_skin_out *o, size_t n, int bytes);
 /* anim_lua_reader_box(L)->a */
 anim_animator *anim_lua_upanimator(lua_State *L);
 anim_track *anim_lua_checktrack(lua_State *L, int arg);
@@ -361,6 +371,7 @@ void anim_lua_open_animator(lua_State *L);
 void anim_lua_open_track(lua_State *L);
 void anim_lua_open_update(lua_State *L);
 void anim_lua_open_pose(lua_State *L);
+void anim_lua_open_skin(lua_State *L);
 void anim_lua_open_reload(lua_State *L);
 void anim_lua_open_property(lua_State *L);
 void anim_lua_open_override(lua_State *L);

@@ -28,6 +28,7 @@ ANIM_EXPORT int luaopen_anim_core(lua_State *L) {
   anim_lua_open_track(L);
   anim_lua_open_update(L);
   anim_lua_open_pose(L);
+  anim_lua_open_skin(L);
   anim_lua_open_check(L);
   anim_lua_open_keyscan(L);
   anim_lua_open_fs(L);

@@ -15,6 +15,7 @@
 
 #include "core/propmix.h"
 #include "core/state.h"
+#include "core/skin.h"
 #include "lua_helpers.h"
 
 /* A count at idx: a decimal string of digits (what the Lua side passes:
@@ -591,6 +592,8 @@ static int animator_restore(lua_State *L) {
       anim_track_retain(tb->t);
       lua_pop(L, 1);
     }
+    /* (the skinning target is the binding's, not the state's: it stays) */
+    anim_animator_set_skin_target(made, anim_animator_skin_target(old));
     b->a = made;
     anim_animator_free(old);
   }

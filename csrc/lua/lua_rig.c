@@ -7,6 +7,7 @@
 #include "lua.h"
 #include "lauxlib.h"
 
+#include "lua_buffer.h"
 #include "lua_helpers.h"
 
 /* By the collector or by hand: the box lets go of the rig (animators on it
@@ -33,8 +34,47 @@ static int read_vec(lua_State *L, double *v, int n) {
   return 1;
 }
 
+/* The skin of rig_new's arguments 8 and 9 (lists read raw, checked by
+ * the Lua side; here only so as not to read garbage): *skin gets the
+ * joints (0-based, a userdata on the stack holds them) or NULL, *ibm the
+ * matrices (likewise) or NULL; returns the skin's joint count. */
+static int read_skin(lua_State *L, int n, int **skin, double (**ibm)[16]) {
+  int ns = n, k;
+  *skin = NULL;
+  *ibm = NULL;
+  if (!lua_isnoneornil(L, 8)) {
+    luaL_checktype(L, 8, LUA_TTABLE);
+    ns = (int)lua_rawlen(L, 8);
+    if (ns < 1 || ns > ANIM_MAX_RIG_JOINTS) luaL_error(L, "a skin needs 1 to %d joints", ANIM_MAX_RIG_JOINTS);
+    *skin = lua_newuserdatauv(L, sizeof(int) * (size_t)ns, 0);
+    for (k = 0; k < ns; k++) {
+      lua_Number v;
+      lua_rawgeti(L, 8, k + 1);
+      v = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : 0;
+      if (!(v >= 1 && v <= n && v == floor(v))) luaL_error(L, "skin joints must be indices 1..%d", n);
+      (*skin)[k] = (int)v - 1;
+      lua_pop(L, 1);
+    }
+  }
+  if (!lua_isnoneornil(L, 9)) {
+    luaL_checktype(L, 9, LUA_TTABLE);
+    if ((int)lua_rawlen(L, 9) != ns) luaL_error(L, "inverse binds: one matrix a skin joint expected");
+    *ibm = lua_newuserdatauv(L, sizeof **ibm * (size_t)ns, 0);
+    for (k = 0; k < ns; k++) {
+      lua_rawgeti(L, 9, k + 1);
+      if (!read_vec(L, (*ibm)[k], 16)) luaL_error(L, "inverse binds must be tables of 16 numbers");
+      lua_pop(L, 1);
+    }
+  }
+  return ns;
+}
+
 /* core.rig_new(names, parents, pivots, rotations, info [, translations,
- * scales]) -> rig
+ * scales [, skin, inverse_binds]]) -> rig
+ * skin (optional): the skin's joints, 1-based indices into the lists, in
+ * the skin's order (absent: every joint, in the rig's order);
+ * inverse_binds (optional): a 16-number column-major matrix per skin
+ * joint (without skin: per joint of the lists), absent: identities.
  * parents: 1-based indices or 0; pivots {x,y,z}; rotations {x,y,z,w};
  * translations (optional): per joint {x,y,z}, its local rest position,
  * or false (then pivot - parent pivot); scales (optional): per joint
@@ -48,7 +88,8 @@ static int rig_new(lua_State *L) {
   const char *err = NULL;
   anim_rig_box *b;
   anim_mem m;
-  int has_t, has_s, tries;
+  int has_t, has_s, tries, nskin, *skin;
+  double (*ibm)[16];
   luaL_checktype(L, 1, LUA_TTABLE);
   luaL_checktype(L, 2, LUA_TTABLE);
   luaL_checktype(L, 3, LUA_TTABLE);
@@ -60,6 +101,7 @@ static int rig_new(lua_State *L) {
   if (has_s) luaL_checktype(L, 7, LUA_TTABLE);
   n = (lua_Integer)lua_rawlen(L, 1);
   if (n < 1 || n > ANIM_MAX_RIG_JOINTS) return luaL_error(L, "a rig needs 1 to %d joints", ANIM_MAX_RIG_JOINTS);
+  nskin = read_skin(L, (int)n, &skin, &ibm);
   m = anim_lua_mem(L);
   defs = lua_newuserdatauv(L, (size_t)n * sizeof *defs, 0);
   b = anim_lua_newbox(L, ANIM_BOX_RIG, sizeof *b, 1);
@@ -104,7 +146,7 @@ static int rig_new(lua_State *L) {
     }
   }
   for (tries = 0; tries < 2; tries++) {
-    b->rig = anim_rig_build(&m, (int)n, defs, &err);
+    b->rig = anim_rig_build_skin(&m, (int)n, defs, nskin, skin, (const double (*)[16])ibm, &err);
     if (b->rig || !err || strcmp(err, "not enough memory") != 0 || tries) break;
     anim_lua_retry(L);
   }
@@ -172,7 +214,34 @@ static int retarget_new(lua_State *L) {
 
 static int retarget_info(lua_State *L) { return anim_lua_uservalue(L, ANIM_BOX_RETARGET, 1); }
 
+/* core.rig_inverse_binds(rig) -> the inverse bind matrices of the rig's
+ * skin, 16 numbers a joint (column-major), in the skin's order, in a
+ * module buffer of doubles. */
+static int rig_inverse_binds(lua_State *L) {
+  anim_rig *r;
+  anim_lua_buffer *buf = anim_lua_newbuffer(L, (size_t)anim_lua_checkrig(L, 1)->nskin * 16, 1);
+  r = anim_lua_checkrig(L, 1);  /* (again: making the buffer may run finalizers) */
+  memcpy(buf->data, r->inv_bind[0], sizeof(double) * 16 * (size_t)r->nskin);
+  return 1;
+}
+
+/* core.rig_skin(rig) -> the skin's joints, 1-based indices into
+ * rig:joints(), in the skin's order */
+static int rig_skin(lua_State *L) {
+  anim_rig *r;
+  int k;
+  lua_createtable(L, anim_lua_checkrig(L, 1)->nskin, 0);
+  r = anim_lua_checkrig(L, 1);  /* (again: making the table may run finalizers) */
+  for (k = 0; k < r->nskin; k++) {
+    lua_pushinteger(L, r->skin[k] + 1);
+    lua_rawseti(L, -2, k + 1);
+  }
+  return 1;
+}
+
 static const luaL_Reg rig_funcs[] = {
+  {"rig_inverse_binds", rig_inverse_binds},
+  {"rig_skin", rig_skin},
   {"retarget_new", retarget_new},
   {"retarget_info", retarget_info},
   {"rig_new", rig_new},

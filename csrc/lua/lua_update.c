@@ -11,6 +11,8 @@
 
 #include "core/graph.h"
 #include "core/pool.h"
+#include "core/skin.h"
+#include "lua_buffer.h"
 #include "lua_helpers.h"
 
 typedef anim_animator_box animator_box;
@@ -287,10 +289,46 @@ static int scan_list(lua_State *L, int n, unsigned long long gen, anim_animator 
   return count == n;
 }
 
-/* core.animators_update(list, dt, pend [, threads]) -> see batch_deliver
+/* The batch's skin target (arguments 5 to 7: a module buffer, or the
+ * pointer the Lua side took from an object and its room in floats; the
+ * layout's 12 or 16). */
+static anim_skin_out *skin_arg(lua_State *L, anim_skin_out *o) {
+  anim_lua_buffer *buf = anim_lua_tobuffer(L, 5);
+  o->is_double = 0;
+  if (buf) {
+    o->data = buf->data;
+    o->cap = buf->n;
+    o->is_double = buf->is_double;
+  } else {
+    o->data = lua_touserdata(L, 5);
+    luaL_argcheck(L, o->data != NULL, 5, "a pointer expected");
+    o->cap = (size_t)anim_lua_checkrange(L, 6, 0, ANIM_LUA_IMAX, "room");
+  }
+  o->layout = (int)anim_lua_checkrange(L, 7, ANIM_SKIN_MAT3X4, ANIM_SKIN_MAT4, "layout");
+  luaL_argcheck(L, o->layout == ANIM_SKIN_MAT3X4 || o->layout == ANIM_SKIN_MAT4, 7, "12 or 16 expected");
+  o->offset = 0;
+  o->root = NULL;
+  return o;
+}
+
+/* 0 when the list's matrices fit the shared target, else its refusal
+ * (ANIM_ST_SKIN_ROOM, the numbers needed, the room): checked before any
+ * animator is updated, so that nothing is half written. */
+static int skin_room(lua_State *L, anim_animator *const *as, int n, const anim_skin_out *o) {
+  size_t need = o->offset;
+  int i;
+  for (i = 0; i < n; i++) need += anim_skin_size(anim_animator_rig(as[i]), o->layout);
+  if (need <= o->cap) return 0;
+  return batch_fail(L, ANIM_ST_SKIN_ROOM, (int)(need > INT_MAX ? INT_MAX : need), (int)(o->cap > INT_MAX ? INT_MAX : o->cap));
+}
+
+/* core.animators_update(list, dt, pend [, threads [, skin, room, layout]]) -> see batch_deliver
  * (upvalues: the scratch, the animators' metatable)
  * threads: 1 to ANIM_MAX_THREADS, or 0 or absent for the default (see
- * batch_pool); with more than one, the animators' updates are split
+ * batch_pool); skin (a pointer), room (floats) and layout: every
+ * animator's skinning matrices written there after its update, one after
+ * the other in list order (anim_animators_update_skin; without them each
+ * animator's own target, if it has one); with more than one, the animators' updates are split
  * between the pool's threads (anim_animators_update_pool: the same poses
  * and queues), and their callbacks are delivered in list order as ever.
  * Updates the animators list[1..#list] (raw) by dt in order, after
@@ -317,9 +355,11 @@ static int animators_update(lua_State *L) {
   int n, k, nq = 0, r, threads;
   int *queued;
   anim_pool *pool;
+  anim_skin_out skin, *shared = NULL;
   luaL_checktype(L, 1, LUA_TTABLE);
   luaL_checktype(L, 3, LUA_TTABLE);
   threads = (int)anim_lua_optrange(L, 4, 0, 0, ANIM_MAX_THREADS, "threads");
+  if (!lua_isnoneornil(L, 5)) shared = skin_arg(L, &skin);
   /* pend is written while list is read again below */
   luaL_argcheck(L, !lua_rawequal(L, 1, 3), 3, "must not be the list itself");
   len = lua_rawlen(L, 1);
@@ -350,8 +390,12 @@ static int animators_update(lua_State *L) {
     if (pool) anim_pool_rest(pool);
     return r;
   }
+  if (shared && (r = skin_room(L, s->as, n, shared))) {
+    if (pool) anim_pool_rest(pool);
+    return r;
+  }
   queued = batch_queued(s);
-  r = anim_animators_update_pool(pool, s->as, n, dt, queued, &nq);
+  r = anim_animators_update_skin(pool, s->as, n, dt, shared, queued, &nq);
   /* every animator with a queue is marked before the pend table is
    * filled, which may run finalizers: a reload waits for the queues (they
    * name the clips' items by index: anim_lua_setdelivering) */

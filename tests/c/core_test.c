@@ -20,13 +20,8 @@
 #include "rig.h"
 #include "state.h"
 
-static int passed, failed;
+#include "check.h"
 
-#define CHECK(cond, what)                                             \
-  do {                                                                \
-    if (cond) passed++;                                               \
-    else { failed++; fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, what); } \
-  } while (0)
 
 static int near(double a, double b) { return fabs(a - b) <= 1e-12; }
 

@@ -60,7 +60,7 @@ kind("retarget", { "version", "joints", "scale", "source", "target" },
   { joints = "map:retarget_entry", source = ANY, target = ANY })
 kind("retarget_entry", { "to", "source", "target" })
 -- anim.rig{ ... }
-kind("rig", { "joints" }, { joints = "list:rig_joint" })
+kind("rig", { "joints", "inverse_binds" }, { joints = "list:rig_joint", inverse_binds = ANY })
 kind("rig_joint", { "name", "parent", "position", "rotation", "translation", "scale" })
 
 -- What is inside a value of `kind` at `path`, into out.  A table a

@@ -3,7 +3,11 @@
 -- { {name=, parent=, position=, rotation=}, ... } } builds any other.  A
 -- joint may give `translation` (its local rest position, in its parent's
 -- frame, as a glTF node does) instead of `position` (its pivot in rig
--- space, as Bedrock geometry does), and a rest `scale`.
+-- space, as Bedrock geometry does), and a rest `scale`.  `inverse_binds`
+-- (optional) gives each joint's inverse bind matrix for skinning
+-- (animator:skin), one 16-number column-major matrix a joint,
+-- inverse_binds[i] going with joints[i]; the skin's order is the rig's
+-- (rig:joints()).
 local core = require "anim.core"
 local compat = require "anim.base.compat"
 local E = require "anim.base.errors"
@@ -78,6 +82,7 @@ local function build(def, rig_name)
       any_scale = true
     end
   end
+  local ibm = not E.absent(def.inverse_binds) and M.inverse_binds(def.inverse_binds, #joints) or nil
   for i, j in ipairs(joints) do
     local p = index("joints", i)
     if E.absent(j.parent) then
@@ -87,15 +92,39 @@ local function build(def, rig_name)
       parents[i] = idx[j.parent] or fail(key(p, "parent"), "unknown parent '%s'", E.shown(j.parent))
     end
   end
-  return M.from_lists(names, parents, pivots, rots, any_local and locals or nil, any_scale and scales or nil, rig_name)
+  return M.from_lists(names, parents, pivots, rots, any_local and locals or nil, any_scale and scales or nil, rig_name,
+    nil, ibm)
+end
+
+-- A list of n inverse bind matrices (16 finite numbers each, column-major),
+-- checked; raises a failure at inverse_binds[i][j].
+function M.inverse_binds(list, n)
+  E.array(list, "inverse_binds", "inverse_binds")
+  if #list ~= n then
+    fail("inverse_binds", "%d matrices expected (one a joint), got %d", n, #list)
+  end
+  for i, m in ipairs(list) do
+    if not format.plain_vec(m, 16) then
+      local p = index("inverse_binds", i)
+      if type(m) ~= "table" or not E.is_array(m) or #m ~= 16 then
+        fail(p, "a matrix must be an array of 16 numbers (a column-major 4x4), got %s",
+          (type(m) == "table" and E.is_array(m) and next(m) ~= nil) and ("an array of " .. #m) or E.describe(m))
+      end
+      for k = 1, 16 do E.number(m[k], index(p, k), "a matrix component") end
+    end
+  end
+  return list
 end
 
 -- A rig from the lists core.rig_new takes, checked by the caller (build
 -- above; an importer whose joints are its own: no table of its is copied
 -- or checked again).  Raises a failure naming the joints of a cycle.
-function M.from_lists(names, parents, pivots, rots, locals, scales, rig_name)
+-- skin (optional): the skin's joints, indices into the lists in the skin's
+-- order (a glTF skin's); ibm (optional): a 16-number matrix per skin joint
+-- (without skin: per joint of the lists).
+function M.from_lists(names, parents, pivots, rots, locals, scales, rig_name, skin, ibm)
   local info = { names = names, name = rig_name }
-  local rig, err = core.rig_new(names, parents, pivots, rots, info, locals, scales)
+  local rig, err = core.rig_new(names, parents, pivots, rots, info, locals, scales, skin, ibm)
   if not rig then
     -- name the joints of the first cycle, in joint order (each joint is
     -- walked through once: 1 on the current walk, 2 done)
@@ -180,6 +209,15 @@ function methods.joints(self)
   return out
 end
 function methods.has(self, name) return core.rig_info(self).index[name] ~= nil end
+-- rig:inverse_binds() -> 16 numbers a skin joint (column-major), in the
+-- skin's order; rig:skin_joints() -> the names of the skin's joints in
+-- that order (a glTF skin's `joints`; else every joint, rig:joints() order)
+function methods.inverse_binds(self) return core.rig_inverse_binds(self) end
+function methods.skin_joints(self)
+  local joints, out = core.rig_info(self).joints, {}
+  for k, i in ipairs(core.rig_skin(self)) do out[k] = joints[i].name end
+  return out
+end
 
 local rfields = { name = true }
 local mt = core.rig_metatable

@@ -10,6 +10,8 @@ local core = require "anim.core"
 local codes = require "anim.base.codes"
 local args = require "anim.base.args"
 local E = require "anim.base.errors"
+local suggest = require "anim.base.suggest"
+local is_buffer = require("anim.base.buffer").is
 -- (5.1 and 5.2 have no coroutine.isyieldable; 5.1's xpcall passes no
 -- arguments: docs/runtimes.md)
 local compat = require "anim.base.compat"
@@ -196,9 +198,15 @@ local function show_key(k)
 end
 
 -- The message of a refused batch update (see core.animators_update).
-local function refusal(code, i, j, list, dt)
+local function refusal(code, i, j, list, dt, skin)
   local function bad(n, msg) return string.format("bad argument #%d to 'update' (%s)", n, msg) end
   if code == ST.bad_dt then return bad(2, "dt must be a finite number >= 0, got " .. show(dt)) end
+  if code == ST.skin_room then
+    if is_buffer(skin) then
+      return bad(3, string.format("skin too small: %d %ss needed, the buffer holds %d", i, skin.kind, j))
+    end
+    return bad(3, string.format("skin too small: %d bytes needed (%d floats), it holds %d", 4 * i, i, 4 * j))
+  end
   if code == ST.not_animator then
     return bad(1, "animator expected at index " .. i .. ", got " .. type_name(rawget(list, i)))
   end
@@ -221,16 +229,52 @@ end
 -- (1 to codes.const.max_threads; absent: the processors online for lists
 -- of codes.const.threads_min_batch animators or more, else 1).  The
 -- callbacks are delivered on the calling thread in list order whatever
--- the count, and the poses are the same bits.
-local UPDATE_OPTIONS = args.names { "threads" }
+-- the count, and the poses are the same bits.  skin: a target every
+-- animator's skinning matrices go into after its update, each right after
+-- the previous one's (animator:skin's layouts: skin_layout); it wins over
+-- the animators' own skin_target.
+local UPDATE_OPTIONS = args.names { "threads", "skin", "skin_layout" }
 local MAX_THREADS = codes.const.max_threads
+local LAYOUTS = { mat3x4 = 12, mat4 = 16 }
+local LAYOUT_NAMES = { "mat3x4", "mat4" }
 
-local function threads_option(opts)
+-- The pointer and the room (floats) of a batch's skin target: a module
+-- buffer (itself: the C side reads it), or an object with getPointer and
+-- getSize (bytes of 32-bit floats).  Not a table: the batch writes on its
+-- threads.
+local function index(t, k) return t[k] end
+local function skin_option(target)
+  if is_buffer(target) then return target, nil end
+  -- (no closure made: a frame allocates nothing)
+  local ok, get = pcall(index, target, "getPointer")
+  if not ok or get == nil then
+    argerror(3, "update", "skin must be a module buffer or an object with getPointer and getSize (a ByteData), got "
+      .. type_name(target) .. (type(target) == "table" and " (a table cannot be written by the batch's threads)" or ""))
+  end
+  local p, size = target:getPointer(), target:getSize()
+  if type(p) ~= "userdata" then argerror(3, "update", "skin's getPointer() must give a pointer, got " .. type_name(p)) end
+  if type(size) ~= "number" or size < 0 or size ~= math.floor(size) or size > 2 ^ 53 then
+    argerror(3, "update", "skin's getSize() must give a size in bytes (an integer >= 0), got " .. show(size))
+  end
+  return p, math.floor(size / 4)
+end
+
+local function update_options(opts)
   opts = args.options(opts, UPDATE_OPTIONS, 3, "update")
   local t = opts.threads
-  if t == nil then return 0 end
-  if type(t) ~= "number" or t ~= math.floor(t) or t < 1 or t > MAX_THREADS then
+  if t == nil then t = 0
+  elseif type(t) ~= "number" or t ~= math.floor(t) or t < 1 or t > MAX_THREADS then
     argerror(3, "update", "threads must be an integer from 1 to " .. MAX_THREADS .. ", got " .. show(t))
+  end
+  local layout = opts.skin_layout == nil and 12 or LAYOUTS[opts.skin_layout]
+  if not layout then
+    argerror(3, "update", "skin_layout must be \"mat3x4\" or \"mat4\", got "
+      .. (type(opts.skin_layout) == "string" and ("'" .. shown(opts.skin_layout) .. "'"
+        .. suggest.hint(opts.skin_layout, LAYOUT_NAMES)) or type_name(opts.skin_layout)))
+  end
+  if opts.skin ~= nil then
+    local p, cap = skin_option(opts.skin)
+    return t, p, cap, layout
   end
   return t
 end
@@ -242,21 +286,22 @@ function M.update_list(list, dt, opts)
       .. (got == "anim.animator" and " (anim.update takes a list: anim.update({ a }, dt), or a:update(dt))" or ""))
   end
   -- (no options: no table made)
-  local threads = opts ~= nil and threads_option(opts) or 0
+  local threads, skin, skin_room, skin_layout = 0, nil, nil, nil
+  if opts ~= nil then threads, skin, skin_room, skin_layout = update_options(opts) end
   local np = #pool
   local pend = pool[np]
   if pend then pool[np] = nil else np, pend = np + 1, {} end
   -- n animators updated and their callbacks delivered (by C: its loop
   -- set pend back to false), i: one whose queue ran out of memory, first:
   -- the first error of a callback; or a refusal (n < 0, i, j)
-  local n, i, first = core_update_list(list, dt, pend, threads)
+  local n, i, first = core_update_list(list, dt, pend, threads, skin, skin_room, skin_layout)
   -- (none failing: the usual frame)
   if i == nil and first == nil then
     if compat_rawlen(pend) <= KEEP then pool[np] = pend else give_back(pend, list) end
     return
   end
   give_back(pend, list)
-  if n < 0 then args.raise(refusal(n, i, first, list, dt)) end
+  if n < 0 then args.raise(refusal(n, i, first, list, dt, opts and opts.skin)) end
   if i then error("not enough memory for the callback queue", 0) end
   raise_first(first, "batch")
 end

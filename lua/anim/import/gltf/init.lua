@@ -23,6 +23,7 @@ local format = require "anim.format.read"
 local rigmod = require "anim.format.rig"
 local F = require "anim.import.gltf.file"
 local A = require "anim.import.gltf.accessor"
+local skinread = require "anim.import.gltf.skins"
 local meshes = require "anim.import.gltf.mesh"
 
 local M = {}
@@ -216,8 +217,10 @@ local function sorted(set)
 end
 
 -- The rig of a set of nodes (each node's parent in it: with_ancestors),
--- made straight from the nodes read (read_nodes checked them all).
-local function rig_of(ctx, set, name)
+-- made straight from the nodes read (read_nodes checked them all); a
+-- skin's: its joints (node indices, in the skin's order) skinned, with
+-- their inverse bind matrices (ibm, or nil: identities).
+local function rig_of(ctx, set, name, joints, ibm)
   local list = sorted(set)
   local pos = {}
   for k, i in ipairs(list) do pos[i] = k end
@@ -228,7 +231,12 @@ local function rig_of(ctx, set, name)
     names[k], parents[k], pivots[k], rots[k], locals[k], scales[k] = ctx.node_names[i], p and pos[p] or 0, zero, r.r,
       r.t, r.s
   end
-  return rigmod.from_lists(names, parents, pivots, rots, locals, scales, name)
+  local skin
+  if joints then
+    skin = {}
+    for k, i in ipairs(joints) do skin[k] = pos[i] end
+  end
+  return rigmod.from_lists(names, parents, pivots, rots, locals, scales, name, skin, ibm)
 end
 
 -- Animations ----------------------------------------------------------------------------------
@@ -651,14 +659,15 @@ function M.import(path, options)
     E.object(def, sp, "skin")
     local js = E.array(def.joints, at(sp, "joints"), "joints")
     if #js == 0 then fail(at(sp, "joints"), "a skin needs at least one joint") end
-    local set, size = {}, 0
+    local set, size, nodes = {}, 0, {}
     for k, j in ipairs(js) do
       local ji = F.whole(j, 0, n) or F.index(doc, j, at(sp, "joints", k - 1), "nodes")
+      nodes[k] = ji
       if size then size = with_ancestors(ctx, ji, set, size, first_out and 0 or left) end
     end
     if size then
       left = left - size
-      local rig = rig_of(ctx, set, snames[i - 1])
+      local rig = rig_of(ctx, set, snames[i - 1], nodes, skinread.inverse_binds(ctx, def, sp, #js, warn))
       result.rigs[snames[i - 1]], ctx.skin_rigs[i - 1] = rig, rig
       if i == 1 then result.rig = rig end
       -- (the rig of every node, when the skin's is)
