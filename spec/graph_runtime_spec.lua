@@ -229,7 +229,7 @@ describe("a state machine's timing", function()
     }, 1e-12)
   end)
 
-  it("queues a layer's exits, transitions and entries only while a callback listens, adopting its tracks all the same", function()
+  it("queues a layer's exits, transitions and entries only while a callback listens, its tracks listed all the same", function()
     local core = require "anim.core"
     local g = graph({ base("a", { a = "a", d = "d" }, { { from = "a", to = "d", when = { { "go" } } } }) },
       { parameters = { go = { type = "bool" } } })
