@@ -98,6 +98,17 @@ describe("a clip's reload under a state machine", function()
     assert.is_true(math.abs(qw - math.cos(math.rad(15))) < 1e-12)
   end)
 
+  it("passes over the controllers of collected animators", function()
+    local a1, b1 = clip("a1", { "head" }), clip("b1", { "torso" })
+    do
+      local a = anim.animator(rig)
+      a:control(two(a1, b1))
+      a:update(0.1)
+    end
+    collectgarbage()  -- (the animator finalized; its controller may stay known until the next cycle)
+    assert(anim.reload(b1, { length = 1, joints = { torso = { rotation = { { 0, { 0, 0, 0 } } } } } }))
+  end)
+
   it("is refused when a state would play on no joint of its layer's mask, naming it", function()
     local a1, b1 = clip("a1", { "head" }), clip("b1", { "head" })
     local a = anim.animator(rig)

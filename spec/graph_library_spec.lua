@@ -78,6 +78,19 @@ describe("a library's graphs", function()
     assert.truthy(err:find("^res://hero/hero.animgraph"), err)
   end)
 
+  it("reload passes over the controllers of collected animators", function()
+    local dir, lib = setup()
+    local g = assert(lib:graph("res://hero/hero.animgraph"))
+    do
+      local a = anim.animator(rig, { library = lib })
+      a:control(g)
+      a:update(0.1)
+    end
+    collectgarbage()  -- (the animator finalized; its controller may stay known until the next cycle)
+    H.write(dir .. "/hero/hero.animgraph", (GRAPH:gsub('"duration": 0.2', '"duration": 0.3')))
+    assert(lib:reload("res://hero/hero.animgraph"))
+  end)
+
   it("a saved state finds a library's graph by its res:// path", function()
     local _, lib = setup()
     local a = anim.animator(rig, { library = lib })

@@ -94,6 +94,13 @@ static int animator_play(lua_State *L) {
   return 1;
 }
 
+/* core.animator_live(v) -> whether v is an animator not finalized */
+static int animator_live(lua_State *L) {
+  anim_animator_box *b = anim_lua_testbox_any(L, 1, ANIM_BOX_ANIMATOR);
+  lua_pushboolean(L, b && b->a);
+  return 1;
+}
+
 /* core.animator_event(animator, i) -> type, track id, kind, index, late, point
  * type: an ANIM_EV_* code; kind, index: the item's kind (ANIM_ITEM_*) and
  * 1-based index in file order within its kind (nil for state
@@ -155,6 +162,7 @@ static const luaL_Reg funcs[] = {
   {"animator_state", animator_state},
   {"animator_play", animator_play},
   {"animator_event", animator_event},
+  {"animator_live", animator_live},
   {"animator_hear", animator_hear},
   {"animator_set_callbacks", animator_set_callbacks},
   {"animator_queued", animator_queued},

@@ -326,7 +326,8 @@ end
 -- script's object and its callbacks stay.
 function M.move(self, g2)
   local ctl = rawget(self, "_")
-  if ctl.detached then return end
+  -- (a collected animator's controller may stay known until the next cycle)
+  if ctl.detached or not core.animator_live(ctl.animator) then return end
   local animator, info, info2 = ctl.animator, ctl.info, graphs.info(g2)
   local st = animator_state(animator)
   delivery.host(animator)
@@ -449,19 +450,33 @@ end
 function delivery.host(animator) adopt(animator, true) end
 -- A clip's reload (runtime/reload.lua): the controllers whose graphs play
 -- it (their states, their blend spaces' points).
-local function playing_clip(clip)
+-- Every controller running on a live animator (a collected animator's
+-- controller may stay in `running` until the next cycle: passed over).
+local function live_controllers()
   local out = {}
   for _, set in pairs(running) do
     for self in pairs(set) do
       local ctl = rawget(self, "_")
-      for _, src in pairs(ctl.detached and {} or ctl.info.state_clips) do
-        local clips = src and (spaces.is_space_box(src) and spaces.info(src).clips or { src }) or {}
-        for _, c in ipairs(clips) do
-          if c == clip then out[#out + 1] = ctl; break end
-        end
-        if out[#out] == ctl then break end
+      if not ctl.detached and core.animator_live(ctl.animator) and animator_state(ctl.animator).controller == self then
+        out[#out + 1] = ctl
       end
     end
+  end
+  return out
+end
+
+local function plays(ctl, clip)
+  for _, src in pairs(ctl.info.state_clips) do
+    for _, c in ipairs(src and (spaces.is_space_box(src) and spaces.info(src).clips or { src }) or {}) do
+      if c == clip then return true end
+    end
+  end
+  return false
+end
+local function playing_clip(clip)
+  local out = {}
+  for _, ctl in ipairs(live_controllers()) do
+    if plays(ctl, clip) then out[#out + 1] = ctl end
   end
   return out
 end
@@ -483,12 +498,7 @@ end
 -- Before a clip's reload rebinds the tracks that play it: every
 -- controller's.
 function delivery.host_all()
-  for _, set in pairs(running) do
-    for self in pairs(set) do
-      local ctl = rawget(self, "_")
-      if not ctl.detached then adopt(ctl.animator, true) end
-    end
-  end
+  for _, ctl in ipairs(live_controllers()) do adopt(ctl.animator, true) end
 end
 
 -- An exit, transition or entry to the controller's callbacks.
