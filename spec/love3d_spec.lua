@@ -14,10 +14,11 @@
 -- test-long run it), the example in a real LÖVE 11 under Xvfb in its check
 -- mode: the fox at Walk 0.2 s and 0.55 s (shot-1, shot-2), the 0.55 s pose
 -- skinned by anim.skin_vertices and drawn with identity bones (shot-3),
--- the crowd (shot-4 and its mean frame time).  The checks: the fox is
--- drawn (its texture's orange), the two poses differ, the GPU's picture is
--- the CPU's (shot-2 = shot-3 within rounding), the crowd reported a frame
--- time; and each check fails when the example draws no fox
+-- the keys 3, space and C, the crowd (shot-4 and its mean frame time).
+-- The checks: the fox is drawn (its texture's orange), the two poses
+-- differ, the GPU's picture is the CPU's (shot-2 = shot-3 within
+-- rounding), the keys did what they say, the crowd reported a frame time;
+-- and each check fails when the example draws no fox
 -- (ANIM_LOVE3D_NODRAW) or skins wrongly (ANIM_LOVE3D_WRONG: each vertex on
 -- its first joint alone).  The screenshots stay in build/love3d/.
 local anim = require "anim"
@@ -203,6 +204,12 @@ describe("#long the 3D LÖVE example", function()
     print("\n" .. seen)
     local log = H.read(OUT .. "/log.txt")
     assert.truthy(log:find("LuaJIT", 1, true), log)
+    -- the keys: 3 cross-faded Walk into Run over 0.3 s (16 frames of 1/60 s
+    -- later, when space paused: Run's fade 0.267 / 0.3, Walk's the rest),
+    -- space paused, C the crowd
+    assert.truthy(log:find("3: walk -> run (cross-fade 0.3 s)\ntrack Walk fade 0.111\ntrack Run fade 0.889\n", 1, true),
+      log)
+    assert.truthy(log:find("space: paused\nc: crowd on\n"), log)
     local ms = tonumber(log:match("crowd: 500 foxes, mean frame ([%d.]+) ms over 60 frames"))
     assert(ms and ms > 0, log)
     print(log:match("crowd: [^\n]*"))

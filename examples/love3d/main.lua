@@ -23,9 +23,10 @@
 -- at Walk 0.2 s (shot-1) and 0.55 s (shot-2), then the 0.55 s pose again
 -- skinned on the CPU by anim.skin_vertices (shot-3: the same picture as
 -- shot-2 if the shader does the same arithmetic), each as PNG and raw RGBA,
--- then runs the crowd for ANIM_LOVE3D_FRAMES frames (default 60, after 5
--- to warm up; shot-4 is the 5th) and writes its mean frame time to
--- DIR/log.txt and stdout, then quits (ANIM_LOVE3D_FRAMES=0: no crowd).
+-- then presses 3 (Run), space and C (the log says what each did), runs the
+-- crowd for ANIM_LOVE3D_FRAMES frames (default 60, after 5 to warm up;
+-- shot-4 is the 5th) and writes its mean frame time to DIR/log.txt and
+-- stdout, then quits (ANIM_LOVE3D_FRAMES=0: no crowd).
 -- For the spec to check that its checks can fail: ANIM_LOVE3D_NODRAW=1
 -- draws no fox, ANIM_LOVE3D_WRONG=1 skins with each vertex's first joint
 -- alone (fox.glsl's WRONG: not the CPU's picture).
@@ -206,13 +207,16 @@ end
 
 function love.keypressed(key)
   if KEYS[key] and KEYS[key] ~= state then
+    say("%s: %s -> %s (cross-fade 0.3 s)", key, state, KEYS[key])
     state = KEYS[key]
     track = track:crossfade(clips[STATES[state]], 0.3)
   elseif key == "space" then
     animator.paused = not animator.paused
+    say("space: %s", animator.paused and "paused" or "playing")
   elseif key == "c" then
     crowd_mode = not crowd_mode
     if crowd_mode and not crowd then make_crowd() end
+    say("c: crowd %s", crowd_mode and "on" or "off")
   elseif key == "escape" then
     love.event.quit()
   end
@@ -220,6 +224,8 @@ end
 
 -- The check mode's script: a frame a step.
 local step, crowd_frames, crowd_started = 0, 0, nil
+-- after the shots, the keys pressed at these steps (frames)
+local TEST_KEYS = { [4] = "3", [20] = "space", [22] = "c" }
 
 local function capture(i)
   love.graphics.captureScreenshot(function(img)
@@ -246,7 +252,7 @@ local function test_update()
     -- a fresh animator at the shot's time on Walk, the camera still
     orbit = 0.9
     animator = anim.animator(fox.skin)
-    animator:play(clips.Walk, { fade = 0 })
+    track = animator:play(clips.Walk, { fade = 0 })
     animator:update(SHOT_TIMES[math.min(step, 2)])
     if step == 3 then
       -- the same pose skinned on the CPU: the positions and normals
@@ -260,8 +266,16 @@ local function test_update()
     capture(step)
     return
   end
+  -- the keys: 3 cross-fades to Run, 16 frames on, space pauses (the
+  -- tracks at that instant logged), C shows the crowd
+  if TEST_KEYS[step] then
+    if TEST_KEYS[step] == "space" then
+      for _, t in ipairs(animator:tracks()) do say("track %s fade %.3f", t.clip.name, t.fade) end
+    end
+    love.keypressed(TEST_KEYS[step])
+  end
+  if not crowd_mode then return end
   -- the crowd: 5 frames to warm up (shot-4 the 5th), then test_frames measured
-  crowd_mode = true
   if not crowd or test_frames == 0 then return finish() end
   crowd_frames = crowd_frames + 1
   if crowd_frames == 5 then capture(4) end
@@ -281,7 +295,9 @@ function love.update(dt)
   clock = clock + dt
   if test_dir then
     test_update()
-    if step <= 3 then dt = 0 end
+    -- the shots and the keys on a fixed clock (the log's fades the same
+    -- on any machine), the crowd on the real one
+    if not crowd_mode then dt = step <= 3 and 0 or 1 / 60 end
   else
     orbit = orbit + dt * 0.25
   end
