@@ -23,7 +23,8 @@
 -- at Walk 0.2 s (shot-1) and 0.55 s (shot-2), then the 0.55 s pose again
 -- skinned on the CPU by anim.skin_vertices (shot-3: the same picture as
 -- shot-2 if the shader does the same arithmetic), each as PNG and raw RGBA,
--- then presses 3 (Run), space and C (the log says what each did), runs the
+-- then presses 3 (Run; shot-5 is taken during the cross-fade, the costs on
+-- screen), space and C (the log says what each did), runs the
 -- crowd for ANIM_LOVE3D_FRAMES frames (default 60, after 5 to warm up;
 -- shot-4 is the 5th) and writes its mean frame time to DIR/log.txt and
 -- stdout, then quits (ANIM_LOVE3D_FRAMES=0: no crowd).
@@ -69,15 +70,17 @@ local animator, track                    -- the single fox
 local state = "walk"                     -- the game's state: survey, walk or run
 local crowd, crowd_data, crowd_image     -- the crowd's animators, ImageData, Image
 local crowd_mode, clock, orbit = false, 0, 0.6
-local cost = { update = 0, skin = 0, draw = 0 } -- ms, running averages
+local cost = { update = 0, skin = 0, draw = 0, frame = 0 } -- ms, running averages
 local failed                             -- a message instead of a picture
 
 local STATES = { survey = "Survey", walk = "Walk", run = "Run" }
 local KEYS = { ["1"] = "survey", ["2"] = "walk", ["3"] = "run" }
 
--- A running average of a cost in ms (the last ~30 frames count most).
+-- A running average of a cost in ms (the last ~30 frames count most;
+-- the first frame's value to begin with).
 local function average(name, seconds)
-  cost[name] = cost[name] + (seconds * 1000 - cost[name]) * 0.05
+  local ms = seconds * 1000
+  cost[name] = cost[name] == 0 and ms or cost[name] + (ms - cost[name]) * 0.05
 end
 
 -- The vertex format: LÖVE's own position and uv, ours for the rest (bound
@@ -189,7 +192,10 @@ function love.load(args)
     #endif
   ]])
   for _, a in ipairs(args or {}) do
-    if a == "--crowd" then crowd_mode = true end
+    if a == "--crowd" then
+      crowd_mode = true
+      say("--crowd: %d foxes", CROWD)
+    end
   end
   if crowd_mode or test_dir then make_crowd() end
   local r = { love.graphics.getRendererInfo() }
@@ -268,6 +274,7 @@ local function test_update()
   end
   -- the keys: 3 cross-fades to Run, 16 frames on, space pauses (the
   -- tracks at that instant logged), C shows the crowd
+  if step == 12 then capture(5) end -- mid cross-fade, with the costs on screen
   if TEST_KEYS[step] then
     if TEST_KEYS[step] == "space" then
       for _, t in ipairs(animator:tracks()) do say("track %s fade %.3f", t.clip.name, t.fade) end
@@ -291,6 +298,7 @@ end
 
 function love.update(dt)
   if failed then return end
+  average("frame", dt)
   dt = math.min(dt, 0.1)
   clock = clock + dt
   if test_dir then
@@ -362,12 +370,10 @@ function love.draw()
   love.graphics.setColor(0.1, 0.1, 0.15)
   if crowd_mode then
     love.graphics.print(string.format("crowd: %d foxes    update+skin %.2f ms    upload %.2f ms    draw %.2f ms    "
-      .. "frame %.1f ms (%d fps)", CROWD, cost.update, cost.skin, cost.draw, love.timer.getAverageDelta() * 1000,
-      love.timer.getFPS()), 10, 10)
+      .. "frame %.1f ms", CROWD, cost.update, cost.skin, cost.draw, cost.frame), 10, 10)
   else
     love.graphics.print(string.format("%s%s    update %.3f ms    skin %.3f ms    draw %.3f ms    frame %.1f ms",
-      STATES[state], animator.paused and " (paused)" or "", cost.update, cost.skin, cost.draw,
-      love.timer.getAverageDelta() * 1000), 10, 10)
+      STATES[state], animator.paused and " (paused)" or "", cost.update, cost.skin, cost.draw, cost.frame), 10, 10)
   end
   love.graphics.print("1 survey   2 walk   3 run   space pause   C crowd   esc quit", 10, 28)
   love.graphics.setColor(1, 1, 1)
