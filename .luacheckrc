@@ -5,3 +5,4 @@ files["spec/"] = { read_globals = { "describe", "it", "assert", "before_each", "
   "setup", "teardown", "spy", "stub", "mock" } }
 -- the LÖVE example runs in LÖVE 11's LuaJIT
 files["examples/love/"] = { std = "luajit+love" }
+files["examples/love3d/"] = { std = "luajit+love" }

@@ -102,6 +102,23 @@ love-test:
 	@$(MAKE) --no-print-directory build LUA=luajit
 	$(RUN) $$(command -v busted) --tags=long spec/love_spec.lua
 
+# `make love3d`: the 3D example (examples/love3d/: the Fox of ../shared/data
+# skinned on the GPU; `make love3d ARGS=--crowd` starts in its crowd of 500);
+# `make love3d-test`: spec/love3d_spec.lua, the shader's arithmetic
+# mirrored in Lua, then the check mode under Xvfb (screenshots in
+# build/love3d/, the crowd's frame time printed).
+.PHONY: love3d love3d-test
+ARGS ?=
+love3d:
+	@LUA=luajit sh scripts/deps.sh love
+	@$(MAKE) --no-print-directory build LUA=luajit
+	love examples/love3d $(ARGS)
+love3d-test:
+	@LUA=luajit sh scripts/deps.sh love
+	@$(MAKE) --no-print-directory build LUA=luajit
+	@$(MAKE) --no-print-directory build $(BUILD)/bytedata.so
+	$(RUN) $$(command -v busted) spec/love3d_spec.lua
+
 # `make env`: the shell lines that let one's own scripts `require "anim"`
 # from this checkout (`eval "$(make env)"`, then `lua5.4 mygame.lua` from
 # any folder; LUA=luajit for LuaJIT's).  It builds the core first; what

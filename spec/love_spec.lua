@@ -8,11 +8,10 @@
 -- Needs `love`, `xvfb-run` and the core built for LuaJIT (make love-test
 -- installs and builds them); tagged long: make test-long runs it.
 local H = require "spec.helper"
-local compat = require "anim.base.compat"
+local love_run = require "spec.love_run"
 
 local OUT = H.root .. "/build/love"
 
-local function have(cmd) return compat.execute("command -v " .. cmd .. " >/dev/null 2>&1") == true end
 
 -- Runs the example in test mode, its output in dir; returns ok, log.
 local function run(dir, env)
@@ -75,18 +74,7 @@ local function check(dir)
 end
 
 describe("#long the LÖVE example", function()
-  if not (have("love") and have("xvfb-run")) then
-    it("needs love and xvfb-run (make love-test installs them)", function()
-      pending("love or xvfb-run is missing: apt-get install love xvfb")
-    end)
-    return
-  end
-  if not io.open(H.root .. "/build/luajit/anim/core.so") then
-    it("needs the core built for LuaJIT", function()
-      error("build/luajit/anim/core.so is missing: make build LUA=luajit (make love-test does it)")
-    end)
-    return
-  end
+  if not love_run.ready("love-test") then return end
 
   it("draws the player and the critter, moving, plays its step sound and takes the key presses", function()
     local ok, out = run(OUT)
