@@ -28,31 +28,12 @@ local function usage(msg)
   os.exit(2)
 end
 
-local args = { n = 1000, rounds = 9 }
-do
-  local i = 1
-  while i <= #arg do
-    local a, v = arg[i], arg[i + 1]
-    if a == "--allocs" then args.allocs, i = true, i + 1
-    else
-      if a == "--n" then args.n = tonumber(v)
-      elseif a == "--rounds" then args.rounds = tonumber(v)
-      elseif a == "--data" then args.path = v
-      else usage("unknown argument " .. a) end
-      if v == nil then usage(a .. " needs a value") end
-      i = i + 2
-    end
-  end
-end
-for _, k in ipairs { "n", "rounds" } do
-  if not args[k] or args[k] < 1 or args[k] % 1 ~= 0 then usage("--" .. k .. " must be a whole number >= 1") end
-end
+local args = w1.pair_args(usage, { "allocs" })
 local has_wall, wallclock = pcall(require, "bench.wallclock")
 if not has_wall then usage("needs build/bench/wallclock.so (make bench-ref)") end
 local has_memstat, memstat = pcall(require, "bench.memstat")
 
-local here = arg[0]:match("^(.*)/[^/]*$") or "."
-local path = args.path or (os.getenv("ANIM_SHARED") or (here .. "/../../shared")) .. "/bench/w1.txt"
+local path = args.path
 local data, why = w1.read(path)
 if not data then usage(why) end
 

@@ -144,4 +144,33 @@ function M.check_error(got)
   return #bad > 0 and table.concat(bad, ", ") or nil
 end
 
+-- The command line of a paired W1 script (bench/w1pair.lua, bench/skin.lua):
+-- { n, rounds, path, [flag] = true } from arg, n and rounds whole numbers
+-- >= 1 (defaults 1000 and 9), the W1 file's path (--data, else the shared
+-- one beside the repository); flags: the names of options without a value
+-- ("allocs" for --allocs).  usage(msg) is called for anything else.
+function M.pair_args(usage, flags)
+  local args, takes = { n = 1000, rounds = 9 }, {}
+  for _, f in ipairs(flags or {}) do takes["--" .. f] = f end
+  local i = 1
+  while i <= #arg do
+    local a, v = arg[i], arg[i + 1]
+    if takes[a] then args[takes[a]], i = true, i + 1
+    else
+      if a == "--n" then args.n = tonumber(v)
+      elseif a == "--rounds" then args.rounds = tonumber(v)
+      elseif a == "--data" then args.path = v
+      else usage("unknown argument " .. a) end
+      if v == nil then usage(a .. " needs a value") end
+      i = i + 2
+    end
+  end
+  for _, k in ipairs { "n", "rounds" } do
+    if not args[k] or args[k] < 1 or args[k] % 1 ~= 0 then usage("--" .. k .. " must be a whole number >= 1") end
+  end
+  local here = arg[0]:match("^(.*)/[^/]*$") or "."
+  args.path = args.path or (os.getenv("ANIM_SHARED") or (here .. "/../../shared")) .. "/bench/w1.txt"
+  return args
+end
+
 return M

@@ -25,27 +25,11 @@ local function usage(msg)
   os.exit(2)
 end
 
-local args = { n = 1000, rounds = 9 }
-do
-  local i = 1
-  while i <= #arg do
-    local a, v = arg[i], arg[i + 1]
-    if a == "--n" then args.n = tonumber(v)
-    elseif a == "--rounds" then args.rounds = tonumber(v)
-    elseif a == "--data" then args.path = v
-    else usage("unknown argument " .. a) end
-    if v == nil then usage(a .. " needs a value") end
-    i = i + 2
-  end
-end
-for _, k in ipairs { "n", "rounds" } do
-  if not args[k] or args[k] < 1 or args[k] % 1 ~= 0 then usage("--" .. k .. " must be a whole number >= 1") end
-end
+local args = w1.pair_args(usage)
 local has_float, float = pcall(require, "bench.w1float")
 if not has_float then usage("needs build/bench/w1float.so (make bench-ref)") end
 
-local here = arg[0]:match("^(.*)/[^/]*$") or "."
-local path = args.path or (os.getenv("ANIM_SHARED") or (here .. "/../../shared")) .. "/bench/w1.txt"
+local path = args.path
 local data, why = w1.read(path)
 if not data then usage(why) end
 local ok, ferr = float.setup(path, args.n)
