@@ -32,6 +32,7 @@ local K = require "anim.export.gltf.keys"
 local S = require "anim.export.gltf.sample"
 local N = require "anim.export.gltf.nodes"
 local J = require "anim.export.gltf.json"
+local R = require "anim.export.reduce"
 
 local M = {}
 local fail = E.fail
@@ -173,6 +174,75 @@ local function clip_channels(c, info, tree, tjoints, rest, fps)
   return out
 end
 
+-- Reduces the dense channels of `out` (baked, or linear with many keys)
+-- within the model-space bound (export/reduce.lua): each one's keys become
+-- the fewest of them that stay within it.  Returns { clip, before, after
+-- (keys), error (the worst measured), bound, distance } or nil.
+local function reduce_channels(c, out, tjoints, rest, L, err, distance)
+  local chans, idx = {}, {}
+  for oi, o in ipairs(out) do
+    local times = {}
+    for i, k in ipairs(o.keys) do times[i] = k.t end
+    if o.mode == "LINEAR" and #o.keys > 2 and (o.baked or R.dense(times)) then
+      local vals = {}
+      for i, k in ipairs(o.keys) do vals[i] = k.v end
+      chans[#chans + 1] = { j = o.node_index + 1, kind = o.ch, times = times, vals = vals }
+      idx[#chans] = oi
+    end
+  end
+  if #chans == 0 then return nil end
+  local on = {}
+  for i = 1, #tjoints do on[i] = {} end
+  for _, o in ipairs(out) do on[o.node_index + 1][o.ch] = o end
+  -- (one sample of the joint for its channels)
+  local function one(o, ch, t, got)
+    if not o then return nil, got end
+    got = got or o.sample(t)
+    return played(c, o.b, o.rest, ch, got), got
+  end
+  local function localA(i, t, skip)
+    local r, got = rest[i], on[i]
+    local p, q, sc, smp
+    skip = skip or {}
+    if not skip.position then p, smp = one(got.position, "position", t, nil) end
+    if not skip.rotation then q, smp = one(got.rotation, "rotation", t, smp) end
+    if not skip.scale then sc = one(got.scale, "scale", t, smp) end
+    return p or r.t, q or r.r, sc or r.s
+  end
+  local function apply(kept)
+    local by = {}
+    for i = 1, #tjoints do by[i] = {} end
+    for ci, ch in ipairs(chans) do
+      if kept[ci] then
+        local ts, vs = {}, {}
+        for n, k in ipairs(kept[ci]) do ts[n], vs[n] = ch.times[k], ch.vals[k] end
+        by[ch.j][ch.kind] = R.evaluator(ts, vs, ch.kind == "rotation")
+      end
+    end
+    return function(i, t)
+      local k = by[i]
+      local p, r, s = k.position, k.rotation, k.scale
+      if p and r and s then return p(t), r(t), s(t) end
+      local a, b, d = localA(i, t, k)
+      return p and p(t) or a, r and r(t) or b, s and s(t) or d
+    end
+  end
+  local kept, worst = R.reduce(tjoints, chans, localA, apply, L, err, distance)
+  local before, after = 0, 0
+  for ci, ch in ipairs(chans) do
+    local o = out[idx[ci]]
+    before = before + #o.keys
+    if kept[ci] then
+      local keys = {}
+      for n, k in ipairs(kept[ci]) do keys[n] = o.keys[k] end
+      o.keys, o.reduced = keys, true
+    end
+    after = after + #o.keys
+    ch.vals = nil
+  end
+  return { before = before, after = after, error = worst, bound = err, distance = distance }
+end
+
 -- The samplers and channels of the channels `out` into buf (times shared
 -- between channels that have the same), and the clip they make as the
 -- importer reads them back, in 32-bit floats (a .anim table: check).
@@ -240,8 +310,8 @@ local function compare_back(c, out, check, cname, L, fps, approx)
       local d = S.difference(o.ch, want, { got[at], got[at + 1], got[at + 2], got[at + 3] })
       if d > worst then worst = d end
     end
-    if o.baked or worst > M.EXACT then
-      approx[#approx + 1] = { clip = cname, joint = o.joint, channel = o.ch, error = worst }
+    if o.baked or o.reduced or worst > M.EXACT then
+      approx[#approx + 1] = { clip = cname, joint = o.joint, channel = o.ch, error = worst, reduced = o.reduced }
     end
   end
 end
@@ -298,12 +368,22 @@ function M.export(clips, rig, path, options)
   end
   local buf, input_cache = new_buffer(), {}
   local approx = {}
+  local reducing = not options or options.reduce ~= false
+  local bound, distance = R.bound(tjoints, options)
   local animations = arr()
   for ci, c in ipairs(clips) do
     local info = info_of(c)
     local cname = info.name or "clip"
     local out = clip_channels(c, info, tree, tjoints, rest, fps)
     for _, o in ipairs(out) do o.node_index = node_of[o.node] end
+    if reducing then
+      local r = reduce_channels(c, out, tjoints, rest, info.length, bound, distance)
+      if r then
+        r.clip = cname
+        approx.reduced = approx.reduced or {}
+        approx.reduced[#approx.reduced + 1] = r
+      end
+    end
     local samplers, channels, check = write_channels(out, buf, input_cache, cname, info.length, rest)
     -- the clip against its channels read back, at four times the bake rate
     if #out > 0 then compare_back(c, out, check, cname, info.length, fps, approx) end
