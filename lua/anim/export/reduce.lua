@@ -25,17 +25,21 @@ local M = {}
 
 M.ERROR, M.DISTANCE, M.HUMAN = 0.001, 0.1, 1.7
 M.ROUNDS = 12
-M.MIN_KEYS, M.MIN_RATE = 8, 10 -- a channel is dense from this many keys, this many a second on average
+M.MIN_KEYS, M.MIN_RATE = 8, 10 -- a channel is dense from this many keys, most this many a second
 
 local qslerp, lerp, qnorm = K.qslerp, K.lerp, K.qnorm
 
 
--- Is a channel of these key times dense (many keys, many a second)?
+-- Is a channel of these key times dense: many keys (MIN_KEYS), most of
+-- them close (the median step at most 1 / MIN_RATE s: a bake's steps, even
+-- with gaps between the parts baked)?
 function M.dense(times)
   local n = #times
   if n < M.MIN_KEYS then return false end
-  local span = times[n] - times[1]
-  return span <= 0 or (n - 1) / span >= M.MIN_RATE
+  local steps = {}
+  for i = 2, n do steps[i - 1] = times[i] - times[i - 1] end
+  table.sort(steps)
+  return steps[(n - 1 + 1) // 2] <= 1 / M.MIN_RATE + 1e-9
 end
 
 -- The largest distance from the keys a+1 .. b-1 to the interpolation of
@@ -354,7 +358,8 @@ end
 
 -- Reduces channels { j (tree joint index), kind ("position", "rotation",
 -- "scale", or "euler": degrees), times, vals, unit (tolerance factor: the
--- channel's values per rig unit; 1 when absent) }.  apply(kept) gives
+-- channel's values per rig unit; 1 when absent) }; sets each one's tol
+-- (its first tolerance, in its own values).  apply(kept) gives
 -- localB for kept[c] (the key indices of channel c); localA is the
 -- original.  Returns kept, the worst error measured, and times measured.
 function M.reduce(tjoints, channels, localA, apply, L, err, distance)
@@ -373,15 +378,18 @@ function M.reduce(tjoints, channels, localA, apply, L, err, distance)
   end
   local function tolerance(ch, factor)
     local j = ch.j
-    local share = err / (depth[j] + height[j] + 1) * factor
+    local share = err / math.sqrt(depth[j] + height[j] + 1) * factor
     local lever = distance + reach[j]
     if ch.kind == "position" then return share * (ch.unit or 1) end
     if ch.kind == "rotation" then return share / lever end
-    if ch.kind == "euler" then return math.deg(share / lever) / 3 end
+    if ch.kind == "euler" then return math.deg(share / lever) / 2 end
     return share / lever -- scale: relative
   end
   local factor, kept, frozen, states = {}, {}, {}, {}
-  for c = 1, #channels do factor[c] = 1 end
+  for c, ch in ipairs(channels) do
+    factor[c] = 1
+    ch.tol = tolerance(ch, 1) -- (apply may round the values kept to a fraction of it)
+  end
   local times = M.sample_times(channels, L)
   -- the joints reduction may move (a channel's joint and those below it),
   -- and their parents, whose frames in the original are kept

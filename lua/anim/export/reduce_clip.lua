@@ -112,7 +112,15 @@ function M.reduce(c, rig, options)
         local j = {}
         for k, v in pairs(joints[ch.joint]) do j[k] = v end
         local list, keys = src.joints[ch.joint][ch.ch], {}
-        for n, k in ipairs(kept[ci]) do keys[n] = list[k] end
+        -- the values kept, to the decimals that a sixteenth of the
+        -- channel's tolerance needs (the text is shorter; the measure
+        -- sees the values rounded)
+        local fmt = "%." .. math.max(0, math.min(15, math.ceil(-math.log(ch.tol / 16, 10)))) .. "f"
+        for n, k in ipairs(kept[ci]) do
+          local v = {}
+          for a, x in ipairs(list[k][2]) do v[a] = tonumber(fmt:format(x)) end
+          keys[n] = { list[k][1], v }
+        end
         j[ch.ch] = keys
         joints[ch.joint] = j
       end
