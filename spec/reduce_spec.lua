@@ -191,6 +191,21 @@ describe("small exports", function()
     end
   end)
 
+  it("write a clip too large to measure whole, and say so", function()
+    local R = require "anim.export.reduce"
+    local skel, rig = random_rig(3)
+    local clip = random_clip(skel, 60, 1)
+    local was = R.MAX_WORK
+    R.MAX_WORK = 100
+    local ok, approx = pcall(anim.export_gltf, clip, rig, dir .. "/big.glb")
+    R.MAX_WORK = was
+    assert(ok, approx)
+    -- 6 joints moved (the chain of 3, its branch of 3), 121 times measured (61 keys, 60 halfway)
+    assert.are.same({ { clip = "wave", skipped = "not reduced: measuring it would take 726 joint poses a round (the most: 100)" } },
+      approx.reduced)
+    for _, a in ipairs(approx) do assert.is_nil(a.reduced) end
+  end)
+
   it("refuse bad options, naming them", function()
     local c = anim.clip { version = 3, length = 1, joints = {} }
     assert.has_error(function() anim.export_gltf(c, "x.glb", { error = 0 }) end,

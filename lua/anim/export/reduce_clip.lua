@@ -68,7 +68,8 @@ end
 
 -- reduce(c, rig, options) -> clip, report | c (nothing dense).  rig: the
 -- node tree's rig (nil: the clip's skeleton).  report: { before, after
--- (keys), error (the worst measured), bound, distance }.
+-- (keys), error (the worst measured), bound, distance }, or { skipped =
+-- why } when the clip was too large to measure (then c is returned).
 function M.reduce(c, rig, options)
   local info = core.clip_info(c)
   if info.layout == "poses" then return c end
@@ -133,6 +134,7 @@ function M.reduce(c, rig, options)
     return local_of(c2, bind.get(c2, tree), rest)
   end
   local kept, worst = R.reduce(tjoints, chans, localA, apply, info.length, err, distance)
+  if not kept then return c, { skipped = worst } end
   local before, after = 0, 0
   for ci, ch in ipairs(chans) do
     before = before + #ch.times

@@ -73,6 +73,7 @@ end
 
 -- The line a reduction is reported by.
 local function reduced_text(r)
+  if r.skipped then return r.skipped end
   return string.format("reduced %d keys to %d, the largest error %.3g (the bound %.3g at distance %.3g)", r.before,
     r.after, r.error, r.bound, r.distance)
 end

@@ -177,7 +177,8 @@ end
 -- Reduces the dense channels of `out` (baked, or linear with many keys)
 -- within the model-space bound (export/reduce.lua): each one's keys become
 -- the fewest of them that stay within it.  Returns { clip, before, after
--- (keys), error (the worst measured), bound, distance } or nil.
+-- (keys), error (the worst measured), bound, distance }, { skipped = why }
+-- or nil.
 local function reduce_channels(c, out, tjoints, rest, L, err, distance)
   local chans, idx = {}, {}
   for oi, o in ipairs(out) do
@@ -228,6 +229,7 @@ local function reduce_channels(c, out, tjoints, rest, L, err, distance)
     end
   end
   local kept, worst = R.reduce(tjoints, chans, localA, apply, L, err, distance)
+  if not kept then return { skipped = worst } end
   local before, after = 0, 0
   for ci, ch in ipairs(chans) do
     local o = out[idx[ci]]
