@@ -192,7 +192,7 @@ describe("small exports", function()
   end)
 
   it("write a clip too large to measure whole, and say so", function()
-    local R = require "anim.export.reduce"
+    local R = require "anim.export.gltf.reduce"
     local skel, rig = random_rig(3)
     local clip = random_clip(skel, 60, 1)
     local was = R.MAX_WORK

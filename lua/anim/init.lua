@@ -167,7 +167,7 @@ end
 -- clips: a clip or a list of clips; a .gltf (buffer embedded) or .glb by
 -- the path's extension; options.fps: the rate curves glTF cannot hold are
 -- baked at (default 60); options.error, options.distance: the bound dense
--- channels are reduced within (export/reduce.lua; defaults 0.001 and 0.1
+-- channels are reduced within (export/gltf/reduce.lua; defaults 0.001 and 0.1
 -- scaled by the rig's extent over 1.7); options.reduce = false writes them
 -- whole.  approx: { { clip, joint, channel, error [, reduced] }, ...,
 -- reduced = { { clip, before, after, error, bound, distance }, ... } }

@@ -4,7 +4,7 @@ local anim = require "anim"
 local clipmod = require "anim.format.clip"
 local compat = require "anim.base.compat"
 local C = require "anim.tool.cli_common"
-local reduce_clip = require "anim.export.reduce_clip"
+local reduce_clip = require "anim.export.gltf.reduce_clip"
 local fail, USAGE, INPUT, quote, one_line, shown, must_read, pick =
   C.fail, C.USAGE, C.INPUT, C.quote, C.one_line, C.shown, C.must_read, C.pick
 

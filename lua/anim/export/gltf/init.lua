@@ -32,7 +32,7 @@ local K = require "anim.export.gltf.keys"
 local S = require "anim.export.gltf.sample"
 local N = require "anim.export.gltf.nodes"
 local J = require "anim.export.gltf.json"
-local R = require "anim.export.reduce"
+local R = require "anim.export.gltf.reduce"
 
 local M = {}
 local fail = E.fail
@@ -175,7 +175,7 @@ local function clip_channels(c, info, tree, tjoints, rest, fps)
 end
 
 -- Reduces the dense channels of `out` (baked, or linear with many keys)
--- within the model-space bound (export/reduce.lua): each one's keys become
+-- within the model-space bound (export/gltf/reduce.lua): each one's keys become
 -- the fewest of them that stay within it.  Returns { clip, before, after
 -- (keys), error (the worst measured), bound, distance }, { skipped = why }
 -- or nil.

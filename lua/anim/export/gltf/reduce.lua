@@ -1,4 +1,4 @@
--- export/reduce.lua: keyframe reduction of dense channels within an error
+-- export/gltf/reduce.lua: keyframe reduction of dense channels within an error
 -- bound measured in model space (issue 41, "small exports"), for
 -- anim.export_gltf and the .anim files of `anim convert`.
 --

@@ -1,7 +1,7 @@
--- export/reduce_clip.lua: the .anim side of keyframe reduction (issue 41):
+-- export/gltf/reduce_clip.lua: the .anim side of keyframe reduction (issue 41):
 -- a clip whose dense channels (linear keys, many a second: an importer's
 -- bake of Molang or of easings) are cut to the fewest of their keys within
--- the model-space bound of export/reduce.lua, measured on the node tree
+-- the model-space bound of export/gltf/reduce.lua, measured on the node tree
 -- `anim convert` writes glTF on (the clip's skeleton, else the player rig).
 -- Every other part of the clip's table (sparse channels, markers, events,
 -- sounds, plays, property channels, unknown fields) is kept as it is.
@@ -12,7 +12,7 @@ local clipmod = require "anim.format.clip"
 local encode = require "anim.format.encode"
 local bind = require "anim.format.bind"
 local E = require "anim.base.errors"
-local R = require "anim.export.reduce"
+local R = require "anim.export.gltf.reduce"
 local N = require "anim.export.gltf.nodes"
 local S = require "anim.export.gltf.sample"
 
