@@ -188,6 +188,20 @@ describe("small exports", function()
         local worst = model_error(a.rig, ca, b.rig, b.clips[name], 30, ca.length, d)
         assert.is_true(worst <= bound + F32, path .. " " .. name .. ": " .. worst)
       end
+      -- the .anim files, played on the same node tree (the glTF's: the player rig and the
+      -- clips' other joints), against the --exact ones
+      for _, exact_anim in ipairs { false, true } do
+        local o = dir .. (exact_anim and "/exact/x.anim" or "/small/x.anim")
+        local t3, c3 = H.popen(string.format("%s %s convert %s -o %s%s 2>&1", H.lua, H.sq(H.root .. "/bin/anim"),
+          H.sq(path), H.sq(o), exact_anim and " --exact" or ""))
+        assert.are.equal(0, c3, t3)
+      end
+      for _, f in ipairs(H.ls(dir .. "/exact")) do
+        local ca, cb = assert(anim.load(dir .. "/exact/" .. f)), assert(anim.load(dir .. "/small/" .. f))
+        local worst = model_error(a.rig, ca, a.rig, cb, 30, ca.length, d)
+        assert.is_true(worst <= bound, path .. " " .. f .. ": " .. worst)
+      end
+      os.execute("rm -rf " .. H.sq(dir .. "/exact") .. " " .. H.sq(dir .. "/small"))
     end
   end)
 
