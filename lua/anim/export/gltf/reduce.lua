@@ -28,7 +28,7 @@ M.ROUNDS = 8
 M.MAX_WORK = 1000000 -- joints measured x times measured, at most (else nothing is reduced)
 M.MIN_KEYS, M.MIN_RATE = 8, 10 -- a channel is dense from this many keys, most this many a second
 
-local qslerp, lerp, qnorm = K.qslerp, K.lerp, K.qnorm
+local lerp, qnorm = K.lerp, K.qnorm
 
 
 -- Is a channel of these key times dense: many keys (MIN_KEYS), most of
@@ -132,15 +132,42 @@ end
 -- is fastest for times in increasing order (it keeps its place).
 function M.evaluator(times, vals, quat)
   local n, lo = #times, 1
+  if not quat then
+    return function(t)
+      if t <= times[1] then return vals[1] end
+      if t >= times[n] then return vals[n] end
+      if t < times[lo] then lo = 1 end
+      while times[lo + 1] <= t do lo = lo + 1 end
+      local span = times[lo + 1] - times[lo]
+      return lerp(vals[lo], vals[lo + 1], span > 0 and (t - times[lo]) / span or 1)
+    end
+  end
+  -- slerp, the arc of the current segment kept (its keys made unit, the
+  -- second in the first's hemisphere), into one table
+  local units = {}
+  for i, q in ipairs(vals) do units[i] = qnorm(q) end
+  local out, seg = { 0, 0, 0, 1 }, nil
+  local ax, ay, az, aw, bx, by, bz, bw, th, sth
   return function(t)
-    if t <= times[1] then return vals[1] end
-    if t >= times[n] then return vals[n] end
+    if t <= times[1] then return units[1] end
+    if t >= times[n] then return units[n] end
     if t < times[lo] then lo = 1 end
     while times[lo + 1] <= t do lo = lo + 1 end
-    local hi = lo + 1
-    local span = times[hi] - times[lo]
+    if seg ~= lo then
+      seg = lo
+      local qa, qb = units[lo], units[lo + 1]
+      ax, ay, az, aw, bx, by, bz, bw = qa[1], qa[2], qa[3], qa[4], qb[1], qb[2], qb[3], qb[4]
+      local dd = ax * bx + ay * by + az * bz + aw * bw
+      if dd < 0 then bx, by, bz, bw, dd = -bx, -by, -bz, -bw, -dd end
+      th = dd < 1 and acos(dd) or 0
+      sth = sin(th)
+    end
+    local span = times[lo + 1] - times[lo]
     local u = span > 0 and (t - times[lo]) / span or 1
-    return quat and qslerp(vals[lo], vals[hi], u) or lerp(vals[lo], vals[hi], u)
+    local wa, wb
+    if th < 1e-4 then wa, wb = 1 - u, u else wa, wb = sin((1 - u) * th) / sth, sin(u * th) / sth end
+    out[1], out[2], out[3], out[4] = wa * ax + wb * bx, wa * ay + wb * by, wa * az + wb * bz, wa * aw + wb * bw
+    return out
   end
 end
 
@@ -239,16 +266,15 @@ end
 -- frame in world matrices a (flat: 12 numbers from offset o) and b.
 local function point_error(a, o, b, d)
   local ox, oy, oz = a[o + 10] - b[10], a[o + 11] - b[11], a[o + 12] - b[12]
+  local oo = ox * ox + oy * oy + oz * oz
   local worst = 0
   for ax = 0, 6, 3 do
     local cx = d * (a[o + ax + 1] - b[ax + 1])
     local cy = d * (a[o + ax + 2] - b[ax + 2])
     local cz = d * (a[o + ax + 3] - b[ax + 3])
-    for sg = -1, 1, 2 do
-      local x, y, z = ox + sg * cx, oy + sg * cy, oz + sg * cz
-      local e = x * x + y * y + z * z
-      if e > worst then worst = e end
-    end
+    -- |o + c| or |o - c|, the larger: |o|^2 + |c|^2 + 2 |o . c|
+    local e = oo + cx * cx + cy * cy + cz * cz + 2 * abs(ox * cx + oy * cy + oz * cz)
+    if e > worst then worst = e end
   end
   return sqrt(worst)
 end
