@@ -385,7 +385,7 @@ end
 -- channel's values per rig unit; 1 when absent) }; sets each one's tol
 -- (its first tolerance, in its own values).  apply(kept) gives
 -- localB for kept[c] (the key indices of channel c); localA is the
--- original.  Returns kept, the worst error measured, and times measured;
+-- original.  Returns kept and the worst error measured;
 -- kept is nil (and the second result says why) when measuring would take
 -- more than MAX_WORK joint poses a round (the channels are then written
 -- whole).
@@ -417,67 +417,90 @@ function M.reduce(tjoints, channels, localA, apply, L, err, distance)
     factor[c] = 1
     ch.tol = tolerance(ch, 1) -- (apply may round the values kept to a fraction of it)
   end
-  local times = M.sample_times(channels, L)
-  -- the joints reduction may move (a channel's joint and those below it),
-  -- and their parents, whose frames in the original are kept
-  local moved, need = {}, {}
-  for _, ch in ipairs(channels) do moved[ch.j] = true end
   local order = parents_first(depth)
-  for _, i in ipairs(order) do
-    if parent[i] and moved[parent[i]] then moved[i] = true end
+  -- the channels of each root's subtree are measured apart, each at its own
+  -- channels' key times (joints of two subtrees never move each other)
+  local root, groups, glist = {}, {}, {}
+  for _, i in ipairs(order) do root[i] = parent[i] and root[parent[i]] or i end
+  for c, ch in ipairs(channels) do
+    local r = root[ch.j]
+    if not groups[r] then groups[r] = {}; glist[#glist + 1] = r end
+    groups[r][#groups[r] + 1] = c
   end
-  for i in pairs(moved) do
-    need[i] = true
-    if parent[i] then need[parent[i]] = true end
+  table.sort(glist)
+  local plan, work = {}, 0
+  for gi, r in ipairs(glist) do
+    local chs = {}
+    for k, c in ipairs(groups[r]) do chs[k] = channels[c] end
+    local times = M.sample_times(chs, L)
+    -- the joints reduction may move (a channel's joint and those below it),
+    -- and their parents, whose frames in the original are kept
+    local moved, need = {}, {}
+    for _, ch in ipairs(chs) do moved[ch.j] = true end
+    for _, i in ipairs(order) do
+      if parent[i] and moved[parent[i]] then moved[i] = true end
+    end
+    local count = 0
+    for i in pairs(moved) do
+      count = count + 1
+      need[i] = true
+      if parent[i] then need[parent[i]] = true end
+    end
+    work = work + count * #times
+    plan[gi] = { cs = groups[r], times = times, moved = moved, need = need }
   end
-  local count = 0
-  for _ in pairs(moved) do count = count + 1 end
-  if count * #times > M.MAX_WORK then
-    return nil, string.format("not reduced: measuring it would take %d joint poses a round (the most: %d)",
-      count * #times, M.MAX_WORK), times
+  if work > M.MAX_WORK then
+    return nil, string.format("not reduced: measuring it would take %d joint poses a round (the most: %d)", work,
+      M.MAX_WORK)
   end
-  local fa = frames(parent, order, localA, times, need)
   local per = {}
   for i = 1, n do per[i] = 0 end
   local worst = 0
-  for round = 1, M.ROUNDS + 1 do
-    M.rounds = round
-    local changed = {}
-    for c, ch in ipairs(channels) do
-      if frozen[c] then
-        if kept[c] then changed[ch.j] = true end
-        kept[c] = nil
-      elseif not kept[c] or kept[c].factor ~= factor[c] then
-        local k
-        k, states[c] = M.simplify(ch.times, ch.vals, tolerance(ch, factor[c]), ch.kind == "rotation", states[c])
-        if not kept[c] or #k ~= #kept[c] then changed[ch.j] = true end
-        kept[c] = k
-        k.factor = factor[c]
+  for _, g in ipairs(plan) do
+    local fa = frames(parent, order, localA, g.times, g.need)
+    for round = 1, M.ROUNDS + 1 do
+      M.rounds = round
+      local changed = {}
+      for _, c in ipairs(g.cs) do
+        local ch = channels[c]
+        if frozen[c] then
+          if kept[c] then changed[ch.j] = true end
+          kept[c] = nil
+        elseif not kept[c] or kept[c].factor ~= factor[c] then
+          local k
+          k, states[c] = M.simplify(ch.times, ch.vals, tolerance(ch, factor[c]), ch.kind == "rotation", states[c])
+          if not kept[c] or #k ~= #kept[c] then changed[ch.j] = true end
+          kept[c] = k
+          k.factor = factor[c]
+        end
       end
-    end
-    local dirty = {}
-    for _, i in ipairs(order) do
-      if changed[i] or (parent[i] and dirty[parent[i]]) then dirty[i] = true end
-    end
-    measure_dirty(parent, order, fa, apply(kept), times, distance, dirty, per)
-    worst = 0
-    for i = 1, n do worst = math.max(worst, per[i]) end
-    if worst <= err then break end
-    -- the joints astray and their parents: tighter, or (last round) kept whole
-    local hit = {}
-    for i = 1, n do
-      if per[i] > err then
-        local p = i
-        while p and not hit[p] do hit[p] = true; p = parent[p] end
+      local dirty = {}
+      for _, i in ipairs(order) do
+        if changed[i] or (parent[i] and dirty[parent[i]]) then dirty[i] = true end
       end
-    end
-    for c, ch in ipairs(channels) do
-      if hit[ch.j] then
-        if round >= M.ROUNDS then frozen[c] = true else factor[c] = factor[c] * 0.7 end
+      measure_dirty(parent, order, fa, apply(kept), g.times, distance, dirty, per)
+      local gworst = 0
+      for i in pairs(g.moved) do gworst = math.max(gworst, per[i]) end
+      if gworst <= err or round > M.ROUNDS then
+        worst = math.max(worst, gworst)
+        break
+      end
+      -- the joints astray and their parents: tighter, or (last round) kept whole
+      local hit = {}
+      for i in pairs(g.moved) do
+        if per[i] > err then
+          local p = i
+          while p and not hit[p] do hit[p] = true; p = parent[p] end
+        end
+      end
+      for _, c in ipairs(g.cs) do
+        if hit[channels[c].j] then
+          if round >= M.ROUNDS then frozen[c] = true else factor[c] = factor[c] * 0.7 end
+        end
       end
     end
   end
-  return kept, worst, times
+  return kept, worst
 end
 
 return M
