@@ -90,10 +90,12 @@ end
 -- of a number a 32-bit float cannot hold.
 local function new_buffer()
   local buf = { bin = {}, views = arr(), accessors = arr(), len = 0 }
-  function buf.add(numbers, ty, ncomp, minmax)
-    local bytes, bad = core.gltf_pack_floats(numbers)
+  function buf.add(numbers, ty, ncomp, minmax, short)
+    local bytes, bad
+    if short then bytes = K.pack_shorts(numbers) else bytes, bad = core.gltf_pack_floats(numbers) end
     if not bytes then return nil, bad end
-    local acc = { componentType = 5126, count = math.floor(#numbers / ncomp), type = ty }
+    local acc = { componentType = short and 5122 or 5126, count = math.floor(#numbers / ncomp), type = ty,
+      normalized = short or nil }
     if minmax then
       local lo, hi = math.huge, -math.huge
       for _, x in ipairs(numbers) do
@@ -185,9 +187,13 @@ local function reduce_channels(c, out, tjoints, rest, L, err, distance)
     local times = {}
     for i, k in ipairs(o.keys) do times[i] = k.t end
     if o.mode == "LINEAR" and #o.keys > 2 and (o.baked or R.dense(times)) then
+      -- (rotations are written as normalized shorts: reduced with the values
+      -- a reader decodes, so that the measure sees them)
       local vals = {}
-      for i, k in ipairs(o.keys) do vals[i] = k.v end
-      chans[#chans + 1] = { j = o.node_index + 1, kind = o.ch, times = times, vals = vals }
+      for i, k in ipairs(o.keys) do vals[i] = o.ch == "rotation" and K.short_quat(k.v) or k.v end
+      -- (a short's rounding turns a unit quaternion by at most 2 asin(sqrt(4) / 2 / 32767))
+      chans[#chans + 1] = { j = o.node_index + 1, kind = o.ch, times = times, vals = vals,
+        slack = o.ch == "rotation" and 1e-4 or nil }
       idx[#chans] = oi
     end
   end
@@ -236,8 +242,13 @@ local function reduce_channels(c, out, tjoints, rest, L, err, distance)
     before = before + #o.keys
     if kept[ci] then
       local keys = {}
-      for n, k in ipairs(kept[ci]) do keys[n] = o.keys[k] end
-      o.keys, o.reduced = keys, true
+      for n, k in ipairs(kept[ci]) do
+        local key = {}
+        for f, x in pairs(o.keys[k]) do key[f] = x end
+        key.v = ch.vals[k]
+        keys[n] = key
+      end
+      o.keys, o.reduced, o.short = keys, true, o.ch == "rotation"
     end
     after = after + #o.keys
     ch.vals = nil
@@ -269,7 +280,7 @@ local function write_channels(out, buf, input_cache, cname, L, rest)
       input = buf.add(times, "SCALAR", 1, true)
       input_cache[tbytes] = input
     end
-    local output, bad = buf.add(outs, o.n == 4 and "VEC4" or "VEC3", o.n)
+    local output, bad = buf.add(outs, o.n == 4 and "VEC4" or "VEC3", o.n, nil, o.short)
     if not output then
       fail("", "%s: joint '%s' %s: %s cannot be written as a 32-bit float", E.shown(cname), E.shown(o.joint), o.ch,
         E.num(outs[bad]))
@@ -278,7 +289,8 @@ local function write_channels(out, buf, input_cache, cname, L, rest)
     channels[#channels + 1] = { sampler = #samplers - 1, target = { node = o.node_index, path = o.gpath } }
     -- the channel as the importer reads it back, in 32-bit floats
     for i, x in ipairs(times) do times[i] = f32(x) end
-    for i, x in ipairs(outs) do outs[i] = f32(x) end
+    -- (normalized shorts are read back as written: n / 32767)
+    if not o.short then for i, x in ipairs(outs) do outs[i] = f32(x) end end
     check.joints[o.node] = check.joints[o.node] or {}
     check.joints[o.node][o.ch] = gltf.channel_keys(times, { values = outs, count = math.floor(#outs / o.n), path = "" },
       o.mode, o.n, "")

@@ -382,7 +382,8 @@ end
 
 -- Reduces channels { j (tree joint index), kind ("position", "rotation",
 -- "scale", or "euler": degrees), times, vals, unit (tolerance factor: the
--- channel's values per rig unit; 1 when absent) }; sets each one's tol
+-- channel's values per rig unit; 1 when absent), slack (radians a rotation's
+-- values may be off already: its tolerance is that much smaller) }; sets each one's tol
 -- (its first tolerance, in its own values).  apply(kept) gives
 -- localB for kept[c] (the key indices of channel c); localA is the
 -- original.  Returns kept and the worst error measured;
@@ -403,12 +404,15 @@ function M.reduce(tjoints, channels, localA, apply, L, err, distance)
       p = parent[p]
     end
   end
+  -- (the channels of one joint share its part)
+  local on = {}
+  for _, ch in ipairs(channels) do on[ch.j] = (on[ch.j] or 0) + 1 end
   local function tolerance(ch, factor)
     local j = ch.j
-    local share = err / math.sqrt(depth[j] + height[j] + 1) * factor
+    local share = err / math.sqrt(depth[j] + height[j] + 1) / on[j] * factor
     local lever = distance + reach[j]
     if ch.kind == "position" then return share * (ch.unit or 1) end
-    if ch.kind == "rotation" then return share / lever end
+    if ch.kind == "rotation" then return math.max(0, share / lever - (ch.slack or 0)) end
     if ch.kind == "euler" then return math.deg(share / lever) / 2 end
     return share / lever -- scale: relative
   end
