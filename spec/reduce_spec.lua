@@ -169,7 +169,8 @@ describe("small exports", function()
 
   it("write the real files small: GeckoLib and Animated Java #long", function()
     -- the sizes of docs/performance.md ("Small exports"): the .glb of
-    -- gecko_habitat was 1,154,016 bytes, showmaster's 68,992
+    -- gecko_habitat was 1,154,016 bytes, showmaster's 68,992; gecko_habitat
+    -- cannot reach 1.5x its source within the bound (the page says why): 1.75x
     local limits = { [GECKO] = 1.8, [AJ] = 1.5 }
     for path, ratio in pairs(limits) do
       local out = dir .. "/real.glb"
