@@ -166,7 +166,11 @@ end
 -- anim.export_gltf(clips [, rig], path [, options]) -> approx | nil, message
 -- clips: a clip or a list of clips; a .gltf (buffer embedded) or .glb by
 -- the path's extension; options.fps: the rate curves glTF cannot hold are
--- baked at (default 60).  approx: { { clip, joint, channel, error }, ... }
+-- baked at (default 60); options.error, options.distance: the bound dense
+-- channels are reduced within (export/gltf/reduce.lua; defaults 0.001 and 0.1
+-- scaled by the rig's extent over 1.7); options.reduce = false writes them
+-- whole.  approx: { { clip, joint, channel, error [, reduced] }, ...,
+-- reduced = { { clip, before, after, error, bound, distance }, ... } }
 function anim.export_gltf(clips, rig, path, options)
   local rigmod = require "anim.format.rig"
   if type(rig) == "string" or (rig == nil and type(path) ~= "string") then
@@ -185,8 +189,17 @@ function anim.export_gltf(clips, rig, path, options)
   check_arg(options, "table", n + 1, "export_gltf", true)
   if options then
     for k, v in pairs(options) do
-      if k ~= "fps" then
-        args.error(n + 1, "export_gltf", "unknown option '" .. E.shown(k) .. "' (expected fps)")
+      if k ~= "fps" and k ~= "error" and k ~= "distance" and k ~= "reduce" then
+        args.error(n + 1, "export_gltf", "unknown option '" .. E.shown(k) .. "' (expected fps, error, distance or reduce)")
+      elseif k == "reduce" then
+        if type(v) ~= "boolean" then
+          args.error(n + 1, "export_gltf", "option 'reduce' must be a boolean, got " .. args.typename(v))
+        end
+      elseif k ~= "fps" then
+        if type(v) ~= "number" or not (v > 0 and v < math.huge) then
+          args.error(n + 1, "export_gltf", "option '" .. k .. "' must be a number above 0, got " ..
+            (type(v) == "number" and tostring(v) or args.typename(v)))
+        end
       elseif type(v) ~= "number" or not (v > 0 and v <= 10000) then
         args.error(n + 1, "export_gltf", "option 'fps' must be a number above 0 and at most 10000, got " ..
           (type(v) == "number" and tostring(v) or args.typename(v)))

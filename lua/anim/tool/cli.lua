@@ -41,6 +41,7 @@ M.output_name, M.output_names = convert.output_name, convert.output_names
 local OPTION_HELP = {
   output = "-o, --output PATH", at = "--at T", joint = "--joint NAME", animation = "--animation NAME",
   rig = "--rig NAME", frames = "--frames N", strict = "--strict",
+  error = "--error E", distance = "--distance D", exact = "--exact",
 }
 
 local function verb_help(name)

@@ -4,6 +4,7 @@ local anim = require "anim"
 local clipmod = require "anim.format.clip"
 local compat = require "anim.base.compat"
 local C = require "anim.tool.cli_common"
+local reduce_clip = require "anim.export.gltf.reduce_clip"
 local fail, USAGE, INPUT, quote, one_line, shown, must_read, pick =
   C.fail, C.USAGE, C.INPUT, C.quote, C.one_line, C.shown, C.must_read, C.pick
 
@@ -56,7 +57,28 @@ end
 
 -- Writes clips (a list) as one glTF file: the node tree of their skeletons
 -- when they have one, else the built-in player rig's.
-local function export_gltf(clips, path, src_label)
+-- The reduction options of the command line: { error, distance, reduce }.
+local function reduce_options(opt)
+  local o = {}
+  for _, k in ipairs { "error", "distance" } do
+    if opt[k] then
+      local v = tonumber(opt[k])
+      if not v or not (v > 0 and v < math.huge) then fail(USAGE, "--%s must be a number above 0, got '%s'", k, shown(opt[k])) end
+      o[k] = v
+    end
+  end
+  if opt.exact then o.reduce = false end
+  return o
+end
+
+-- The line a reduction is reported by.
+local function reduced_text(r)
+  if r.skipped then return r.skipped end
+  return string.format("reduced %d keys to %d, the largest error %.3g (the bound %.3g at distance %.3g)", r.before,
+    r.after, r.error, r.bound, r.distance)
+end
+
+local function export_gltf(clips, path, src_label, ropts)
   local rig
   local has_skeleton = false
   for _, c in ipairs(clips) do
@@ -64,21 +86,37 @@ local function export_gltf(clips, path, src_label)
   end
   if not has_skeleton then rig = anim.rig("player") end
   local approx, err
-  if rig then approx, err = anim.export_gltf(clips, rig, path) else approx, err = anim.export_gltf(clips, path) end
+  if rig then approx, err = anim.export_gltf(clips, rig, path, ropts) else approx, err = anim.export_gltf(clips, path, ropts) end
   if not approx then fail(INPUT, "%s", err) end
   io.stderr:write(string.format("anim convert: %s -> %s\n", src_label, path))
+  for _, r in ipairs(approx.reduced or {}) do
+    io.stderr:write(string.format("anim convert: %s: clip %s: %s\n", shown(path), shown(r.clip), reduced_text(r)))
+  end
   for _, a in ipairs(approx) do
     io.stderr:write(string.format("anim convert: %s: clip %s, joint %s, %s: approximated within %.3g %s\n", shown(path),
       shown(a.clip), shown(a.joint), a.channel, a.error, a.channel == "rotation" and "radians" or a.channel == "position" and "units" or ""))
   end
 end
 
-local function save_one(c, path, src_label)
+-- The clip with its dense channels reduced (reduce_clip.lua), on the node
+-- tree export_gltf would write it on; and the report, or nil.
+local function reduced(c, ropts)
+  if ropts.reduce == false then return c end
+  local rig = not clipmod.info(c).skeleton and anim.rig("player") or nil
+  local ok, c2, report = pcall(reduce_clip.reduce, c, rig, ropts)
+  if not ok then fail(INPUT, "%s", tostring(c2)) end
+  return c2, report
+end
+
+local function save_one(c0, path, src_label, ropts)
+  local c, report = reduced(c0, ropts)
+  local import_approx = clipmod.info(c0).approx
   if path == "-" then
     local text, approx = anim.encode(c, { version = 3 })
     if not text then fail(INPUT, "%s", approx) end
     io.stdout:write(text)
-    return approx
+    if report then io.stderr:write(string.format("anim convert: -: %s\n", reduced_text(report))) end
+    return approx or import_approx
   end
   -- the folders of OUT are made when missing (mkdir -p)
   local dir = path:match("^(.*)/[^/]*$")
@@ -90,12 +128,14 @@ local function save_one(c, path, src_label)
   local ok, approx = anim.save(c, path, { version = 3 })
   if not ok then fail(INPUT, "%s", approx) end
   io.stderr:write(string.format("anim convert: %s -> %s\n", src_label, path))
-  return approx
+  if report then io.stderr:write(string.format("anim convert: %s: %s\n", path, reduced_text(report))) end
+  return approx or import_approx
 end
 
 verbs.convert = {
-  usage = "anim convert IN -o OUT.anim|OUT.gltf|OUT.glb [--animation NAME]",
-  options = { output = true, animation = true },
+  usage = "anim convert IN -o OUT.anim|OUT.gltf|OUT.glb [--animation NAME] [--error E] [--distance D] [--exact]",
+  options = { output = true, animation = true, error = true, distance = true },
+  flags = { exact = true },
   summary = "write any readable clip as a version 3 .anim, or clips as glTF",
   help = [[
 Reads IN (a .anim file of any version, a legacy .xml animation, a
@@ -126,7 +166,17 @@ of IN (or --animation NAME) as the animations of one glTF file
 (anim.export_gltf): the node tree of the clips' skeletons, or the built-in
 player rig's when they have none; each curve glTF cannot hold exactly is
 baked at 60 fps and reported on standard error with the largest
-difference found.]],
+difference found.
+
+Dense channels (baked, or linear keys many a second: an import's bake of
+Molang or easings, a glTF's sampled motion) are reduced to the fewest of
+their keys whose clip stays within an error bound: the largest distance,
+in model space, between where the original and the written clip put
+points --distance from every joint (the six points on the joint's axes),
+at every key time and halfway between.  --error and --distance are in the
+rig's units; by default 0.001 and 0.1 times the rig's rest-pose extent
+over 1.7.  Each reduced clip is reported on standard error (keys before
+and after, the largest error measured).  --exact writes every key.]],
   run = function(pos, opt)
     if #pos ~= 1 then fail(USAGE, "expected one input file, got %d arguments", #pos) end
     if not opt.output then fail(USAGE, "missing -o OUT.anim") end
@@ -137,11 +187,12 @@ difference found.]],
       end
     end
     local jobs = {}
+    local ropts = reduce_options(opt)
     if opt.output ~= "-" and gltf_out(opt.output) then
       local clips = {}
       if opt.animation then clips[1] = pick(pos[1], list, opt.animation)
       else for i, e in ipairs(list) do clips[i] = e.clip end end
-      export_gltf(clips, opt.output, pos[1])
+      export_gltf(clips, opt.output, pos[1], ropts)
       return 0
     end
     -- a file of one animation (none other left out by the import) is
@@ -160,7 +211,7 @@ difference found.]],
       for i, e in ipairs(list) do jobs[i] = { clip = e.clip, out = paths[i] } end
     end
     for _, j in ipairs(jobs) do
-      local approx = save_one(j.clip, j.out, pos[1])
+      local approx = save_one(j.clip, j.out, pos[1], ropts)
       if approx then
         io.stderr:write(string.format("anim convert: %s: %s: %s\n", j.out, C.approx_text(approx), approx.note))
       end

@@ -32,6 +32,7 @@ local K = require "anim.export.gltf.keys"
 local S = require "anim.export.gltf.sample"
 local N = require "anim.export.gltf.nodes"
 local J = require "anim.export.gltf.json"
+local R = require "anim.export.gltf.reduce"
 
 local M = {}
 local fail = E.fail
@@ -89,10 +90,12 @@ end
 -- of a number a 32-bit float cannot hold.
 local function new_buffer()
   local buf = { bin = {}, views = arr(), accessors = arr(), len = 0 }
-  function buf.add(numbers, ty, ncomp, minmax)
-    local bytes, bad = core.gltf_pack_floats(numbers)
+  function buf.add(numbers, ty, ncomp, minmax, short)
+    local bytes, bad
+    if short then bytes = K.pack_shorts(numbers) else bytes, bad = core.gltf_pack_floats(numbers) end
     if not bytes then return nil, bad end
-    local acc = { componentType = 5126, count = math.floor(#numbers / ncomp), type = ty }
+    local acc = { componentType = short and 5122 or 5126, count = math.floor(#numbers / ncomp), type = ty,
+      normalized = short or nil }
     if minmax then
       local lo, hi = math.huge, -math.huge
       for _, x in ipairs(numbers) do
@@ -173,6 +176,86 @@ local function clip_channels(c, info, tree, tjoints, rest, fps)
   return out
 end
 
+-- Reduces the dense channels of `out` (baked, or linear with many keys)
+-- within the model-space bound (export/gltf/reduce.lua): each one's keys become
+-- the fewest of them that stay within it.  Returns { clip, before, after
+-- (keys), error (the worst measured), bound, distance }, { skipped = why }
+-- or nil.
+local function reduce_channels(c, out, tjoints, rest, L, err, distance)
+  local chans, idx = {}, {}
+  for oi, o in ipairs(out) do
+    local times = {}
+    for i, k in ipairs(o.keys) do times[i] = k.t end
+    if o.mode == "LINEAR" and #o.keys > 2 and (o.baked or R.dense(times)) then
+      -- (rotations are written as normalized shorts: reduced with the values
+      -- a reader decodes, so that the measure sees them)
+      local vals = {}
+      for i, k in ipairs(o.keys) do vals[i] = o.ch == "rotation" and K.short_quat(k.v) or k.v end
+      -- (a short's rounding turns a unit quaternion by at most 2 asin(sqrt(4) / 2 / 32767))
+      chans[#chans + 1] = { j = o.node_index + 1, kind = o.ch, times = times, vals = vals,
+        slack = o.ch == "rotation" and 1e-4 or nil }
+      idx[#chans] = oi
+    end
+  end
+  if #chans == 0 then return nil end
+  local on = {}
+  for i = 1, #tjoints do on[i] = {} end
+  for _, o in ipairs(out) do on[o.node_index + 1][o.ch] = o end
+  -- (one sample of the joint for its channels)
+  local function one(o, ch, t, got)
+    if not o then return nil, got end
+    got = got or o.sample(t)
+    return played(c, o.b, o.rest, ch, got), got
+  end
+  local function localA(i, t, skip)
+    local r, got = rest[i], on[i]
+    local p, q, sc, smp
+    skip = skip or {}
+    if not skip.position then p, smp = one(got.position, "position", t, nil) end
+    if not skip.rotation then q, smp = one(got.rotation, "rotation", t, smp) end
+    if not skip.scale then sc = one(got.scale, "scale", t, smp) end
+    return p or r.t, q or r.r, sc or r.s
+  end
+  local function apply(kept)
+    local by = {}
+    for i = 1, #tjoints do by[i] = {} end
+    for ci, ch in ipairs(chans) do
+      if kept[ci] then
+        local ts, vs = {}, {}
+        for n, k in ipairs(kept[ci]) do ts[n], vs[n] = ch.times[k], ch.vals[k] end
+        by[ch.j][ch.kind] = R.evaluator(ts, vs, ch.kind == "rotation")
+      end
+    end
+    return function(i, t)
+      local k = by[i]
+      local p, r, s = k.position, k.rotation, k.scale
+      if p and r and s then return p(t), r(t), s(t) end
+      local a, b, d = localA(i, t, k)
+      return p and p(t) or a, r and r(t) or b, s and s(t) or d
+    end
+  end
+  local kept, worst = R.reduce(tjoints, chans, localA, apply, L, err, distance)
+  if not kept then return { skipped = worst } end
+  local before, after = 0, 0
+  for ci, ch in ipairs(chans) do
+    local o = out[idx[ci]]
+    before = before + #o.keys
+    if kept[ci] then
+      local keys = {}
+      for n, k in ipairs(kept[ci]) do
+        local key = {}
+        for f, x in pairs(o.keys[k]) do key[f] = x end
+        key.v = ch.vals[k]
+        keys[n] = key
+      end
+      o.keys, o.reduced, o.short = keys, true, o.ch == "rotation"
+    end
+    after = after + #o.keys
+    ch.vals = nil
+  end
+  return { before = before, after = after, error = worst, bound = err, distance = distance }
+end
+
 -- The samplers and channels of the channels `out` into buf (times shared
 -- between channels that have the same), and the clip they make as the
 -- importer reads them back, in 32-bit floats (a .anim table: check).
@@ -197,7 +280,7 @@ local function write_channels(out, buf, input_cache, cname, L, rest)
       input = buf.add(times, "SCALAR", 1, true)
       input_cache[tbytes] = input
     end
-    local output, bad = buf.add(outs, o.n == 4 and "VEC4" or "VEC3", o.n)
+    local output, bad = buf.add(outs, o.n == 4 and "VEC4" or "VEC3", o.n, nil, o.short)
     if not output then
       fail("", "%s: joint '%s' %s: %s cannot be written as a 32-bit float", E.shown(cname), E.shown(o.joint), o.ch,
         E.num(outs[bad]))
@@ -206,7 +289,8 @@ local function write_channels(out, buf, input_cache, cname, L, rest)
     channels[#channels + 1] = { sampler = #samplers - 1, target = { node = o.node_index, path = o.gpath } }
     -- the channel as the importer reads it back, in 32-bit floats
     for i, x in ipairs(times) do times[i] = f32(x) end
-    for i, x in ipairs(outs) do outs[i] = f32(x) end
+    -- (normalized shorts are read back as written: n / 32767)
+    if not o.short then for i, x in ipairs(outs) do outs[i] = f32(x) end end
     check.joints[o.node] = check.joints[o.node] or {}
     check.joints[o.node][o.ch] = gltf.channel_keys(times, { values = outs, count = math.floor(#outs / o.n), path = "" },
       o.mode, o.n, "")
@@ -240,8 +324,8 @@ local function compare_back(c, out, check, cname, L, fps, approx)
       local d = S.difference(o.ch, want, { got[at], got[at + 1], got[at + 2], got[at + 3] })
       if d > worst then worst = d end
     end
-    if o.baked or worst > M.EXACT then
-      approx[#approx + 1] = { clip = cname, joint = o.joint, channel = o.ch, error = worst }
+    if o.baked or o.reduced or worst > M.EXACT then
+      approx[#approx + 1] = { clip = cname, joint = o.joint, channel = o.ch, error = worst, reduced = o.reduced }
     end
   end
 end
@@ -298,12 +382,22 @@ function M.export(clips, rig, path, options)
   end
   local buf, input_cache = new_buffer(), {}
   local approx = {}
+  local reducing = not options or options.reduce ~= false
+  local bound, distance = R.bound(tjoints, options)
   local animations = arr()
   for ci, c in ipairs(clips) do
     local info = info_of(c)
     local cname = info.name or "clip"
     local out = clip_channels(c, info, tree, tjoints, rest, fps)
     for _, o in ipairs(out) do o.node_index = node_of[o.node] end
+    if reducing then
+      local r = reduce_channels(c, out, tjoints, rest, info.length, bound, distance)
+      if r then
+        r.clip = cname
+        approx.reduced = approx.reduced or {}
+        approx.reduced[#approx.reduced + 1] = r
+      end
+    end
     local samplers, channels, check = write_channels(out, buf, input_cache, cname, info.length, rest)
     -- the clip against its channels read back, at four times the bake rate
     if #out > 0 then compare_back(c, out, check, cname, info.length, fps, approx) end

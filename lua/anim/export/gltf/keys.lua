@@ -363,6 +363,28 @@ local function gltf_keys(keys, f, df)
   return out, mode
 end
 
+-- Normalized shorts (glTF's SHORT, normalized: a rotation output may be
+-- written so, half a float's bytes): q made unit, each component the
+-- nearest n / 32767, the value a reader decodes.
+local SHORT = 32767
+function M.short_quat(q)
+  local u = qnorm(q)
+  local out = {}
+  for a = 1, 4 do out[a] = math.floor(u[a] * SHORT + 0.5) / SHORT end
+  return out
+end
+
+-- The bytes of such values (each n / 32767), little-endian.
+function M.pack_shorts(values)
+  local out = {}
+  for i, x in ipairs(values) do
+    local n = math.floor(x * SHORT + 0.5)
+    if n < 0 then n = n + 65536 end
+    out[i] = string.char(n % 256, math.floor(n / 256))
+  end
+  return table.concat(out)
+end
+
 M.f32, M.next32, M.prev32, M.floor32, M.qnorm, M.qslerp, M.lerp = f32, next32, prev32, floor32, qnorm, qslerp, lerp
 M.segments, M.all_exact, M.euler_as_quats, M.clamp_keys, M.gltf_keys = segments, all_exact, euler_as_quats, clamp_keys,
   gltf_keys

@@ -1,0 +1,510 @@
+-- export/gltf/reduce.lua: keyframe reduction of dense channels within an error
+-- bound measured in model space (issue 41, "small exports"), for
+-- anim.export_gltf and the .anim files of `anim convert`.
+--
+-- The bound is ozz-animation's and ACL's: the largest distance, in model
+-- space, between where the original and the reduced clip put virtual points
+-- at `distance` from every joint (the six points +-distance on each axis of
+-- the joint's frame), so that a parent's error counts in its children.
+-- Defaults: error 0.001 and distance 0.1 for a rig of human size in metres,
+-- scaled by the rig's rest-pose extent over 1.7 (a Minecraft model in
+-- pixels gets a bound to its size).
+--
+-- How: each dense channel is reduced on its own (a greedy choice of its
+-- keys, linear or slerped between the keys kept) to a tolerance derived
+-- from the hierarchy (the joint's share of the error, over the distance
+-- from it to the farthest virtual point below it); the clip is then
+-- measured in model space at every original key time and halfway between
+-- (the dense keys' own step, halved); the channels of a joint whose points
+-- stray beyond the bound, and of its parents, are reduced again at half the
+-- tolerance, up to ROUNDS times, after which they are kept as they were.
+local mat4 = require "anim.base.mat4"
+local K = require "anim.export.gltf.keys"
+
+local M = {}
+
+M.ERROR, M.DISTANCE, M.HUMAN = 0.001, 0.1, 1.7
+M.ROUNDS = 8
+M.MAX_WORK = 1000000 -- joints measured x times measured, at most (else nothing is reduced)
+M.MIN_KEYS, M.MIN_RATE = 8, 10 -- a channel is dense from this many keys, most this many a second
+
+local lerp, qnorm = K.lerp, K.qnorm
+
+
+-- Is a channel of these key times dense: many keys (MIN_KEYS), most of
+-- them close (the median step at most 1 / MIN_RATE s: a bake's steps, even
+-- with gaps between the parts baked)?
+function M.dense(times)
+  local n = #times
+  if n < M.MIN_KEYS then return false end
+  local steps = {}
+  for i = 2, n do steps[i - 1] = times[i] - times[i - 1] end
+  table.sort(steps)
+  return steps[(n - 1 + 1) // 2] <= 1 / M.MIN_RATE + 1e-9
+end
+
+-- The largest distance from the keys a+1 .. b-1 to the interpolation of
+-- keys a and b (slerp for unit quaternions: the angle, radians; else the
+-- largest difference of a component), and the key where it is.  Written
+-- out, allocating nothing: it is the reduction's inner loop.
+local acos, sin, abs, sqrt = math.acos, math.sin, math.abs, math.sqrt
+local function farthest_quat(times, vals, a, b)
+  local qa, qb = vals[a], vals[b]
+  local ax, ay, az, aw = qa[1], qa[2], qa[3], qa[4]
+  local bx, by, bz, bw = qb[1], qb[2], qb[3], qb[4]
+  local d = ax * bx + ay * by + az * bz + aw * bw
+  if d < 0 then bx, by, bz, bw, d = -bx, -by, -bz, -bw, -d end
+  local th = d < 1 and acos(d) or 0
+  local sth = sin(th)
+  local t0, span = times[a], times[b] - times[a]
+  local worst, wi = -1, nil
+  for i = a + 1, b - 1 do
+    local u = span > 0 and (times[i] - t0) / span or 0
+    local wa, wb
+    if th < 1e-4 then wa, wb = 1 - u, u else wa, wb = sin((1 - u) * th) / sth, sin(u * th) / sth end
+    local x, y, z, w = wa * ax + wb * bx, wa * ay + wb * by, wa * az + wb * bz, wa * aw + wb * bw
+    local q = vals[i]
+    local n = sqrt(x * x + y * y + z * z + w * w)
+    local dot = abs(x * q[1] + y * q[2] + z * q[3] + w * q[4]) / n
+    local e = dot < 1 and 2 * acos(dot) or 0
+    if e > worst then worst, wi = e, i end
+  end
+  return worst, wi
+end
+local function farthest_lin(times, vals, a, b)
+  local va, vb = vals[a], vals[b]
+  local t0, span = times[a], times[b] - times[a]
+  local worst, wi = -1, nil
+  local m = #va
+  for i = a + 1, b - 1 do
+    local u = span > 0 and (times[i] - t0) / span or 0
+    local v = vals[i]
+    local e = 0
+    for c = 1, m do
+      local dd = abs(v[c] - (va[c] + (vb[c] - va[c]) * u))
+      if dd > e then e = dd end
+    end
+    if e > worst then worst, wi = e, i end
+  end
+  return worst, wi
+end
+
+-- The indices of the keys kept (ascending) so that the keys kept,
+-- interpolated (slerp for quaternions, else linearly), stay within tol of
+-- every key left out.  Greedy: from each key kept, the farthest key the
+-- segment can reach (doubling the reach, then halving the interval), which
+-- keeps about a quarter fewer keys than Douglas-Peucker on smooth motion.
+-- The work is O(n log n) distances for n keys.  `state` (from an earlier
+-- call on the same keys) keeps the quaternions made unit.
+function M.simplify(times, vals, tol, quat, state)
+  local n = #times
+  if not state then
+    state = { vals = vals, far = farthest_lin }
+    if quat then
+      local unit = {}
+      for i, q in ipairs(vals) do unit[i] = qnorm(q) end
+      state.vals, state.far = unit, farthest_quat
+    end
+  end
+  local far, units = state.far, state.vals
+  local function fits(a, b) return b - a < 2 or far(times, units, a, b) <= tol end
+  local out, a = { 1 }, 1
+  while a < n do
+    local good, step = a + 1, 2
+    while good < n do
+      local b = math.min(n, a + step)
+      if not fits(a, b) then break end
+      good, step = b, step * 2
+    end
+    local hi = math.min(n, a + step)
+    while hi - good > 1 do
+      local mid = (good + hi) // 2
+      if fits(a, mid) then good = mid else hi = mid end
+    end
+    out[#out + 1] = good
+    a = good
+  end
+  return out, state
+end
+
+-- The function that gives the value at t of keys (times, vals)
+-- interpolated as above (held before the first and after the last).  It
+-- is fastest for times in increasing order (it keeps its place).
+function M.evaluator(times, vals, quat)
+  local n, lo = #times, 1
+  if not quat then
+    return function(t)
+      if t <= times[1] then return vals[1] end
+      if t >= times[n] then return vals[n] end
+      if t < times[lo] then lo = 1 end
+      while times[lo + 1] <= t do lo = lo + 1 end
+      local span = times[lo + 1] - times[lo]
+      return lerp(vals[lo], vals[lo + 1], span > 0 and (t - times[lo]) / span or 1)
+    end
+  end
+  -- slerp, the arc of the current segment kept (its keys made unit, the
+  -- second in the first's hemisphere), into one table
+  local units = {}
+  for i, q in ipairs(vals) do units[i] = qnorm(q) end
+  local out, seg = { 0, 0, 0, 1 }, nil
+  local ax, ay, az, aw, bx, by, bz, bw, th, sth
+  return function(t)
+    if t <= times[1] then return units[1] end
+    if t >= times[n] then return units[n] end
+    if t < times[lo] then lo = 1 end
+    while times[lo + 1] <= t do lo = lo + 1 end
+    if seg ~= lo then
+      seg = lo
+      local qa, qb = units[lo], units[lo + 1]
+      ax, ay, az, aw, bx, by, bz, bw = qa[1], qa[2], qa[3], qa[4], qb[1], qb[2], qb[3], qb[4]
+      local dd = ax * bx + ay * by + az * bz + aw * bw
+      if dd < 0 then bx, by, bz, bw, dd = -bx, -by, -bz, -bw, -dd end
+      th = dd < 1 and acos(dd) or 0
+      sth = sin(th)
+    end
+    local span = times[lo + 1] - times[lo]
+    local u = span > 0 and (t - times[lo]) / span or 1
+    local wa, wb
+    if th < 1e-4 then wa, wb = 1 - u, u else wa, wb = sin((1 - u) * th) / sth, sin(u * th) / sth end
+    out[1], out[2], out[3], out[4] = wa * ax + wb * bx, wa * ay + wb * by, wa * az + wb * bz, wa * aw + wb * bw
+    return out
+  end
+end
+
+-- The tree ------------------------------------------------------------------------------
+
+-- tjoints: { name, parent (a name), translation, rotation, scale }.
+-- Returns parent indices, the rest world matrices, depth and height.
+local function shape(tjoints)
+  local index, parent, world = {}, {}, {}
+  for i, j in ipairs(tjoints) do index[j.name] = i end
+  for i, j in ipairs(tjoints) do parent[i] = j.parent and index[j.parent] or nil end
+  local depth, height = {}, {}
+  local function w(i)
+    if world[i] then return world[i] end
+    local j = tjoints[i]
+    local m = mat4.trs(j.translation, qnorm(j.rotation), j.scale)
+    if parent[i] then
+      m = mat4.mul(w(parent[i]), m)
+      depth[i] = depth[parent[i]] + 1
+    else
+      depth[i] = 0
+    end
+    world[i] = m
+    return m
+  end
+  for i = 1, #tjoints do w(i) end
+  for i = 1, #tjoints do height[i] = 0 end
+  for i = 1, #tjoints do
+    -- (each joint raises the heights of its parents)
+    local h, p = 0, parent[i]
+    while p do
+      h = h + 1
+      if height[p] < h then height[p] = h end
+      p = parent[p]
+    end
+  end
+  return parent, world, depth, height
+end
+
+-- The scale of the default bound: the rest pose's extent (the largest side
+-- of the box around the joints' rest positions) over 1.7; 1 when the
+-- joints are all at one point.
+function M.scale_of(tjoints)
+  local _, world = shape(tjoints)
+  local lo, hi = { math.huge, math.huge, math.huge }, { -math.huge, -math.huge, -math.huge }
+  for _, m in ipairs(world) do
+    for a = 1, 3 do
+      lo[a] = math.min(lo[a], m[12 + a]); hi[a] = math.max(hi[a], m[12 + a])
+    end
+  end
+  local ext = 0
+  for a = 1, 3 do if hi[a] > lo[a] then ext = math.max(ext, hi[a] - lo[a]) end end
+  if ext <= 0 or ext ~= ext or ext == math.huge then return 1 end
+  return ext / M.HUMAN
+end
+
+-- The bound: options.error and options.distance, or the defaults scaled
+-- to the rig.
+function M.bound(tjoints, options)
+  local e, d = options and options.error, options and options.distance
+  if e and d then return e, d end
+  local k = M.scale_of(tjoints)
+  return e or M.ERROR * k, d or M.DISTANCE * k
+end
+
+-- Model space -------------------------------------------------------------------------
+
+-- The world matrix of a joint (T * R * S, column-major: three axes and
+-- the origin, 12 numbers) from its local transform and its parent's world
+-- matrix (nil at a root), into `m`.
+local function world_into(m, pm, tr, q, s)
+  local x, y, z, w = q[1], q[2], q[3], q[4]
+  local n = sqrt(x * x + y * y + z * z + w * w)
+  if n > 0 then x, y, z, w = x / n, y / n, z / n, w / n end
+  local sx, sy, sz = s[1], s[2], s[3]
+  local a1, a2, a3 = (1 - 2 * (y * y + z * z)) * sx, 2 * (x * y + z * w) * sx, 2 * (x * z - y * w) * sx
+  local b1, b2, b3 = 2 * (x * y - z * w) * sy, (1 - 2 * (x * x + z * z)) * sy, 2 * (y * z + x * w) * sy
+  local c1, c2, c3 = 2 * (x * z + y * w) * sz, 2 * (y * z - x * w) * sz, (1 - 2 * (x * x + y * y)) * sz
+  local o1, o2, o3 = tr[1], tr[2], tr[3]
+  if not pm then
+    m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8], m[9], m[10], m[11], m[12] =
+      a1, a2, a3, b1, b2, b3, c1, c2, c3, o1, o2, o3
+    return m
+  end
+  local p1, p2, p3, p4, p5, p6, p7, p8, p9 = pm[1], pm[2], pm[3], pm[4], pm[5], pm[6], pm[7], pm[8], pm[9]
+  m[1], m[2], m[3] = p1 * a1 + p4 * a2 + p7 * a3, p2 * a1 + p5 * a2 + p8 * a3, p3 * a1 + p6 * a2 + p9 * a3
+  m[4], m[5], m[6] = p1 * b1 + p4 * b2 + p7 * b3, p2 * b1 + p5 * b2 + p8 * b3, p3 * b1 + p6 * b2 + p9 * b3
+  m[7], m[8], m[9] = p1 * c1 + p4 * c2 + p7 * c3, p2 * c1 + p5 * c2 + p8 * c3, p3 * c1 + p6 * c2 + p9 * c3
+  m[10] = p1 * o1 + p4 * o2 + p7 * o3 + pm[10]
+  m[11] = p2 * o1 + p5 * o2 + p8 * o3 + pm[11]
+  m[12] = p3 * o1 + p6 * o2 + p9 * o3 + pm[12]
+  return m
+end
+
+-- The largest distance between the points +-d on each axis of a joint's
+-- frame in world matrices a (flat: 12 numbers from offset o) and b.
+local function point_error(a, o, b, d)
+  local ox, oy, oz = a[o + 10] - b[10], a[o + 11] - b[11], a[o + 12] - b[12]
+  local oo = ox * ox + oy * oy + oz * oz
+  local worst = 0
+  for ax = 0, 6, 3 do
+    local cx = d * (a[o + ax + 1] - b[ax + 1])
+    local cy = d * (a[o + ax + 2] - b[ax + 2])
+    local cz = d * (a[o + ax + 3] - b[ax + 3])
+    -- |o + c| or |o - c|, the larger: |o|^2 + |c|^2 + 2 |o . c|
+    local e = oo + cx * cx + cy * cy + cz * cz + 2 * abs(ox * cx + oy * cy + oz * cz)
+    if e > worst then worst = e end
+  end
+  return sqrt(worst)
+end
+
+-- The joints in an order that puts parents first.
+local function parents_first(depth)
+  local order = {}
+  for i = 1, #depth do order[i] = i end
+  table.sort(order, function(x, y) if depth[x] ~= depth[y] then return depth[x] < depth[y] end return x < y end)
+  return order
+end
+
+-- The world matrices of localA at each time, for the joints `need`: flat
+-- lists of 12 numbers a time (the three axes, then the origin).
+local function frames(parent, order, localA, times, need)
+  local fa = {}
+  for i in pairs(need) do fa[i] = {} end
+  -- (the joints needed and those above them)
+  local up = {}
+  for i in pairs(need) do
+    local p = i
+    while p and not up[p] do up[p] = true; p = parent[p] end
+  end
+  local list = {}
+  for _, i in ipairs(order) do if up[i] then list[#list + 1] = i end end
+  local w = {}
+  for _, i in ipairs(list) do w[i] = {} end
+  for k, t in ipairs(times) do
+    for _, i in ipairs(list) do
+      local tr, q, s = localA(i, t)
+      local m = world_into(w[i], parent[i] and w[parent[i]], tr, q, s)
+      local f = fa[i]
+      if f then
+        local o = (k - 1) * 12
+        for x = 1, 12 do f[o + x] = m[x] end
+      end
+    end
+  end
+  return fa
+end
+
+-- The worst error of each joint of `dirty` (a set: joints whose frames in
+-- localB may differ from localA's; every other joint is where fa has it).
+local function measure_dirty(parent, order, fa, localB, times, distance, dirty, per)
+  for i in pairs(dirty) do per[i] = 0 end
+  local list, w = {}, {}
+  for _, i in ipairs(order) do
+    if dirty[i] then list[#list + 1] = i; w[i] = {} end
+  end
+  local pm = {}
+  for k, t in ipairs(times) do
+    local o = (k - 1) * 12
+    for _, i in ipairs(list) do
+      local p = parent[i]
+      local pw
+      if p then
+        pw = dirty[p] and w[p]
+        if not pw then
+          local f = fa[p]
+          for x = 1, 12 do pm[x] = f[o + x] end
+          pw = pm
+        end
+      end
+      local tr, q, s = localB(i, t)
+      local e = point_error(fa[i], o, world_into(w[i], pw, tr, q, s), distance)
+      if e > per[i] then per[i] = e end
+    end
+  end
+end
+
+-- The model-space error of localB against localA over the times: the
+-- worst, and the worst of each joint.
+function M.measure(tjoints, localA, localB, times, distance)
+  local parent, _, depth = shape(tjoints)
+  local order = parents_first(depth)
+  local all = {}
+  for i = 1, #tjoints do all[i] = true end
+  local fa = frames(parent, order, localA, times, all)
+  local per, worst = {}, 0
+  measure_dirty(parent, order, fa, localB, times, distance, all, per)
+  for i = 1, #tjoints do worst = math.max(worst, per[i]) end
+  return worst, per
+end
+
+-- The times to measure at: every key time of the channels (in [0, L]) and
+-- halfway between two.
+function M.sample_times(channels, L)
+  local set, list = {}, {}
+  for _, ch in ipairs(channels) do
+    for _, t in ipairs(ch.times) do
+      if t >= 0 and t <= L and not set[t] then set[t] = true; list[#list + 1] = t end
+    end
+  end
+  table.sort(list)
+  local out = {}
+  for i, t in ipairs(list) do
+    out[#out + 1] = t
+    if list[i + 1] then out[#out + 1] = (t + list[i + 1]) / 2 end
+  end
+  if #out == 0 then out[1] = 0 end
+  return out
+end
+
+-- The driver -----------------------------------------------------------------------------
+
+-- Reduces channels { j (tree joint index), kind ("position", "rotation",
+-- "scale", or "euler": degrees), times, vals, unit (tolerance factor: the
+-- channel's values per rig unit; 1 when absent), slack (radians a rotation's
+-- values may be off already: its tolerance is that much smaller) }; sets each one's tol
+-- (its first tolerance, in its own values).  apply(kept) gives
+-- localB for kept[c] (the key indices of channel c); localA is the
+-- original.  Returns kept and the worst error measured;
+-- kept is nil (and the second result says why) when measuring would take
+-- more than MAX_WORK joint poses a round (the channels are then written
+-- whole).
+function M.reduce(tjoints, channels, localA, apply, L, err, distance)
+  local parent, world, depth, height = shape(tjoints)
+  local n = #tjoints
+  -- the farthest rest distance from each joint to a joint below it
+  local reach = {}
+  for i = 1, n do reach[i] = 0 end
+  for i = 1, n do
+    local p = parent[i]
+    while p do
+      local dx, dy, dz = world[i][13] - world[p][13], world[i][14] - world[p][14], world[i][15] - world[p][15]
+      reach[p] = math.max(reach[p], math.sqrt(dx * dx + dy * dy + dz * dz))
+      p = parent[p]
+    end
+  end
+  -- (the channels of one joint share its part)
+  local on = {}
+  for _, ch in ipairs(channels) do on[ch.j] = (on[ch.j] or 0) + 1 end
+  local function tolerance(ch, factor)
+    local j = ch.j
+    local share = err / math.sqrt(depth[j] + height[j] + 1) / on[j] * factor
+    local lever = distance + reach[j]
+    if ch.kind == "position" then return share * (ch.unit or 1) end
+    if ch.kind == "rotation" then return math.max(0, share / lever - (ch.slack or 0)) end
+    if ch.kind == "euler" then return math.deg(share / lever) / 2 end
+    return share / lever -- scale: relative
+  end
+  local factor, kept, frozen, states = {}, {}, {}, {}
+  for c, ch in ipairs(channels) do
+    factor[c] = 1
+    ch.tol = tolerance(ch, 1) -- (apply may round the values kept to a fraction of it)
+  end
+  local order = parents_first(depth)
+  -- the channels of each root's subtree are measured apart, each at its own
+  -- channels' key times (joints of two subtrees never move each other)
+  local root, groups, glist = {}, {}, {}
+  for _, i in ipairs(order) do root[i] = parent[i] and root[parent[i]] or i end
+  for c, ch in ipairs(channels) do
+    local r = root[ch.j]
+    if not groups[r] then groups[r] = {}; glist[#glist + 1] = r end
+    groups[r][#groups[r] + 1] = c
+  end
+  table.sort(glist)
+  local plan, work = {}, 0
+  for gi, r in ipairs(glist) do
+    local chs = {}
+    for k, c in ipairs(groups[r]) do chs[k] = channels[c] end
+    local times = M.sample_times(chs, L)
+    -- the joints reduction may move (a channel's joint and those below it),
+    -- and their parents, whose frames in the original are kept
+    local moved, need = {}, {}
+    for _, ch in ipairs(chs) do moved[ch.j] = true end
+    for _, i in ipairs(order) do
+      if parent[i] and moved[parent[i]] then moved[i] = true end
+    end
+    local count = 0
+    for i in pairs(moved) do
+      count = count + 1
+      need[i] = true
+      if parent[i] then need[parent[i]] = true end
+    end
+    work = work + count * #times
+    plan[gi] = { cs = groups[r], times = times, moved = moved, need = need }
+  end
+  if work > M.MAX_WORK then
+    return nil, string.format("not reduced: measuring it would take %d joint poses a round (the most: %d)", work,
+      M.MAX_WORK)
+  end
+  local per = {}
+  for i = 1, n do per[i] = 0 end
+  local worst = 0
+  for _, g in ipairs(plan) do
+    local fa = frames(parent, order, localA, g.times, g.need)
+    for round = 1, M.ROUNDS + 1 do
+      M.rounds = round
+      local changed = {}
+      for _, c in ipairs(g.cs) do
+        local ch = channels[c]
+        if frozen[c] then
+          if kept[c] then changed[ch.j] = true end
+          kept[c] = nil
+        elseif not kept[c] or kept[c].factor ~= factor[c] then
+          local k
+          k, states[c] = M.simplify(ch.times, ch.vals, tolerance(ch, factor[c]), ch.kind == "rotation", states[c])
+          if not kept[c] or #k ~= #kept[c] then changed[ch.j] = true end
+          kept[c] = k
+          k.factor = factor[c]
+        end
+      end
+      local dirty = {}
+      for _, i in ipairs(order) do
+        if changed[i] or (parent[i] and dirty[parent[i]]) then dirty[i] = true end
+      end
+      measure_dirty(parent, order, fa, apply(kept), g.times, distance, dirty, per)
+      local gworst = 0
+      for i in pairs(g.moved) do gworst = math.max(gworst, per[i]) end
+      if gworst <= err or round > M.ROUNDS then
+        worst = math.max(worst, gworst)
+        break
+      end
+      -- the joints astray and their parents: tighter, or (last round) kept whole
+      local hit = {}
+      for i in pairs(g.moved) do
+        if per[i] > err then
+          local p = i
+          while p and not hit[p] do hit[p] = true; p = parent[p] end
+        end
+      end
+      for _, c in ipairs(g.cs) do
+        if hit[channels[c].j] then
+          if round >= M.ROUNDS then frozen[c] = true else factor[c] = factor[c] * 0.7 end
+        end
+      end
+    end
+  end
+  return kept, worst
+end
+
+return M

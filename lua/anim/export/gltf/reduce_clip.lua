@@ -1,0 +1,146 @@
+-- export/gltf/reduce_clip.lua: the .anim side of keyframe reduction (issue 41):
+-- a clip whose dense channels (linear keys, many a second: an importer's
+-- bake of Molang or of easings) are cut to the fewest of their keys within
+-- the model-space bound of export/gltf/reduce.lua, measured on the node tree
+-- `anim convert` writes glTF on (the clip's skeleton, else the player rig).
+-- Every other part of the clip's table (sparse channels, markers, events,
+-- sounds, plays, property channels, unknown fields) is kept as it is.
+local compat = require "anim.base.compat"
+local core = require "anim.core"
+local codes = require "anim.base.codes"
+local clipmod = require "anim.format.clip"
+local encode = require "anim.format.encode"
+local bind = require "anim.format.bind"
+local E = require "anim.base.errors"
+local R = require "anim.export.gltf.reduce"
+local N = require "anim.export.gltf.nodes"
+local S = require "anim.export.gltf.sample"
+
+local M = {}
+
+local SLOT, I = codes.slot, codes.interp
+local INTERP_MASK, EASE_MASK = codes.keybyte.interp_mask, codes.keybyte.ease_mask
+local CHANNELS = { "position", "rotation", "scale" }
+local CH_FLAG = { position = codes.channel.position, rotation = codes.channel.rotation, scale = codes.channel.scale }
+
+-- The key list of a channel in the clip's table when it is dense: every
+-- key [t, [x, y, z]] (or a quaternion), linear, as the core holds them.
+local function dense_keys(list, c, cj, ch)
+  if type(list) ~= "table" or #list < 3 then return nil end
+  local t, _, ie, _, kar = core.clip_keys(c, cj, SLOT[ch])
+  if not t or #t ~= #list or not (kar == 3 or (ch == "rotation" and kar == 4)) then return nil end
+  local times = {}
+  for i, k in ipairs(list) do
+    if type(k) ~= "table" or #k ~= 2 or type(k[2]) ~= "table" or #k[2] ~= kar or k[1] ~= t[i] then return nil end
+    if i < #list and (compat.band(ie[i], INTERP_MASK) ~= I.linear or compat.band(ie[i], EASE_MASK) ~= 0) then return nil end
+    times[i] = k[1]
+  end
+  if not R.dense(times) then return nil end
+  local vals = {}
+  for i, k in ipairs(list) do vals[i] = k[2] end
+  return times, vals, kar
+end
+
+-- The local transform of every node of the tree for clip c: localf(i, t).
+local function local_of(c, binds, rest)
+  local on = {}
+  for _, b in ipairs(binds) do on[b.rj] = b end
+  return function(i, t)
+    local r = rest[i]
+    local b = on[i]
+    if not b then return r.t, r.r, r.s end
+    local s = { core.clip_sample_joint(c, b.cj, t) }
+    local flags = s[1]
+    local tr = compat.band(flags, CH_FLAG.position) ~= 0 and S.played(c, b, r, "position", s) or r.t
+    local q = compat.band(flags, CH_FLAG.rotation) ~= 0 and S.played(c, b, r, "rotation", s) or r.r
+    local sc = compat.band(flags, CH_FLAG.scale) ~= 0 and S.played(c, b, r, "scale", s) or r.s
+    return tr, q, sc
+  end
+end
+
+-- (a fresh copy each time: building a clip moves the keys of its table
+-- into the core, leaving placeholders in the table)
+local function build(tab, name)
+  local ok, c = pcall(clipmod.build, clipmod.copy(tab), name, true)
+  if not ok then error(E.is_failure(c) and E.message(name, c) or c, 0) end
+  return c
+end
+
+-- reduce(c, rig, options) -> clip, report | c (nothing dense).  rig: the
+-- node tree's rig (nil: the clip's skeleton).  report: { before, after
+-- (keys), error (the worst measured), bound, distance }, or { skipped =
+-- why } when the clip was too large to measure (then c is returned).
+function M.reduce(c, rig, options)
+  local info = core.clip_info(c)
+  if info.layout == "poses" then return c end
+  -- (the clip's own table holds its keys in the core: the file's shape is
+  -- what anim.table gives)
+  local src, why = encode.table(c, { version = 3 })
+  if not src then error(why, 0) end
+  if type(src.joints) ~= "table" then return c end
+  local name = info.name or "clip"
+  local tree = N.node_tree({ c }, rig)
+  local tjoints = tree:joints()
+  local rest = {}
+  for i, j in ipairs(tjoints) do rest[i] = { t = j.translation, r = j.rotation, s = j.scale } end
+  local binds = bind.get(c, tree)
+  local chans = {}
+  for _, b in ipairs(binds) do
+    local jname = info.joints[b.cj]
+    local sj = src.joints[jname]
+    local mods = type(sj) == "table" and sj.modifiers
+    if type(sj) == "table" and sj.muted ~= true and (type(mods) ~= "table" or next(mods) == nil) then
+      for _, ch in ipairs(CHANNELS) do
+        local times, vals, kar = dense_keys(sj[ch], c, b.cj, ch)
+        if times then
+          local kind = ch == "rotation" and (kar == 3 and "euler" or "rotation") or ch
+          chans[#chans + 1] = { j = b.rj, kind = kind, times = times, vals = vals, unit = 1 / (b.pscale or 1),
+            joint = jname, ch = ch }
+        end
+      end
+    end
+  end
+  if #chans == 0 then return c end
+  local err, distance = R.bound(tjoints, options)
+  -- the clip's table with the channels cut to the keys kept
+  local function table_of(kept)
+    local out, joints = {}, {}
+    for k, v in pairs(src) do out[k] = v end
+    for k, v in pairs(src.joints) do joints[k] = v end
+    out.joints, out.version = joints, 3
+    for ci, ch in ipairs(chans) do
+      if kept[ci] then
+        local j = {}
+        for k, v in pairs(joints[ch.joint]) do j[k] = v end
+        local list, keys = src.joints[ch.joint][ch.ch], {}
+        -- the values kept, to the decimals that a sixteenth of the
+        -- channel's tolerance needs (the text is shorter; the measure
+        -- sees the values rounded)
+        local fmt = "%." .. math.max(0, math.min(15, math.ceil(-math.log(ch.tol / 16, 10)))) .. "f"
+        for n, k in ipairs(kept[ci]) do
+          local v = {}
+          for a, x in ipairs(list[k][2]) do v[a] = tonumber(fmt:format(x)) end
+          keys[n] = { list[k][1], v }
+        end
+        j[ch.ch] = keys
+        joints[ch.joint] = j
+      end
+    end
+    return out
+  end
+  local localA = local_of(c, binds, rest)
+  local function apply(kept)
+    local c2 = build(table_of(kept), name)
+    return local_of(c2, bind.get(c2, tree), rest)
+  end
+  local kept, worst = R.reduce(tjoints, chans, localA, apply, info.length, err, distance)
+  if not kept then return c, { skipped = worst } end
+  local before, after = 0, 0
+  for ci, ch in ipairs(chans) do
+    before = before + #ch.times
+    after = after + (kept[ci] and #kept[ci] or #ch.times)
+  end
+  return build(table_of(kept), name), { before = before, after = after, error = worst, bound = err, distance = distance }
+end
+
+return M
