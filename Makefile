@@ -344,7 +344,7 @@ asan: deps-ci
 # fails the target (exitcode 66).
 TSAN_DIR   = build/tsan
 TSAN_SO    = $(TSAN_DIR)/anim/core.so
-TSAN_SPECS ?= spec/threads_spec.lua spec/batch_bits_spec.lua spec/skin_spec.lua
+TSAN_SPECS ?= spec/threads_spec.lua spec/batch_bits_spec.lua spec/skin_spec.lua spec/graph_runtime_spec.lua
 TSAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=thread
 .PHONY: tsan
 $(TSAN_SO): $(CORE_SRC) $(CORE_HDR)

@@ -63,6 +63,10 @@ void anim_animator_free(anim_animator *a) {
     anim_track_release(a->tracks[i]);
   }
   anim_controller_free(a->ctl);
+  while (a->nspare > 0) {
+    a->nspare--;
+    anim_free(&a->mem, a->spare[a->nspare], a->spare_size[a->nspare]);
+  }
   anim_track_arrays_free(a);
   anim_pslots_free(a);
   anim_overrides_free(a);

@@ -126,6 +126,10 @@ static inline int anim_track_loop(const anim_track *t) { return t->loop ? t->loo
  * of their own (one cache line fewer per character and frame). */
 #define INLINE_TRACKS 4
 
+/* The ended tracks' blocks an animator keeps for its state machine's next
+ * tracks: as many as a state machine's layers start in a few updates. */
+#define ANIM_SPARES 4
+
 /* The fields every update reads come first; the animated flags follow
  * the struct, then the pose, on a cache line of its own. */
 struct anim_animator {
@@ -165,6 +169,10 @@ struct anim_animator {
   struct anim_pool *serial; /* while a worker thread updates it: the pool whose lock its
                              * allocations take (queue.c), else NULL */
   struct anim_controller *ctl; /* its state machine (controller.c), or NULL */
+  void *spare[ANIM_SPARES]; /* blocks of ended tracks of its state machine, kept for the
+                             * next tracks it starts (track.c: anim_track_recycle) */
+  size_t spare_size[ANIM_SPARES];
+  int nspare;
 };
 
 /* Blend accumulators per rig joint. */
@@ -225,6 +233,14 @@ static inline void anim_queue_offer(anim_animator *a, double at, anim_track *t, 
  * animators, so a worker thread leaves it to the calling thread). */
 int anim_track_unref(anim_track *t);
 void anim_track_destroy(anim_track *t);
+/* track.c: an ended track of a's state machine that only a's list held,
+ * taken out of it: its block becomes a's spare for the next track the
+ * state machine starts (its transitions then allocate nothing once each
+ * state was played), its clip let go (under the pool's lock on a worker:
+ * the clip is shared; a full set of spares frees its smallest for a larger
+ * block).  0 (nothing done) for any other track, or a block no larger
+ * than a full set's smallest. */
+int anim_track_recycle(anim_animator *a, anim_track *t);
 /* track.c: a new track of a (one block), not yet in a->tracks; NULL when
  * out of memory. */
 anim_track *anim_track_new(anim_animator *a, const anim_clip *c, const anim_play_opts *o,

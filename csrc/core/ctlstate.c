@@ -251,7 +251,16 @@ int anim_animator_needs_host(const anim_animator *a) {
   return 0;
 }
 
-int anim_animator_ctl_over(const anim_animator *a) { return a->ctl && a->ctl->over; }
+int anim_animator_spares(const anim_animator *a) { return a->nspare; }
+
+int anim_animator_to_deliver(const anim_animator *a) {
+  int k;
+  if (!a->ctl) return a->nqueue > 0;
+  if (a->ctl->over) return 1;
+  for (k = 0; k < a->nqueue; k++)
+    if (a->queue[k].slot != 0 || a->queue[k].type != ANIM_EV_ENDED) return 1;
+  return 0;
+}
 
 unsigned anim_controller_over(const anim_controller *c) { return c->over; }
 void anim_controller_hear(anim_controller *c, unsigned mask) { c->hear = mask & 7u; }

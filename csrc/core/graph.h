@@ -180,11 +180,17 @@ unsigned anim_controller_over(const anim_controller *c);
  * such track of a's list from index *i on (those with entries queued
  * only, when queued_only), its layer and layer-local state; NULL at the
  * end.  Whether a delivery has such tracks to host first, or layers over
- * the bound to report (anim_animator_needs_host), or the latter only
- * (anim_animator_ctl_over: an update with nothing queued delivers then). */
+ * the bound to report (anim_animator_needs_host).  Whether a delivery has
+ * anything to do (anim_animator_to_deliver): an entry queued other than
+ * the `ended` of a track the host never knew (a state machine's track
+ * that ended unseen: the common case, delivered as nothing), or layers
+ * over the bound to report (even with nothing queued). */
 anim_track *anim_animator_unhosted(const anim_animator *a, int queued_only, int *i, int *layer, int *state);
 int anim_animator_needs_host(const anim_animator *a);
-int anim_animator_ctl_over(const anim_animator *a);
+int anim_animator_to_deliver(const anim_animator *a);
+/* The blocks of ended tracks a keeps for its state machine's next tracks
+ * (animator_impl.h: anim_track_recycle), for tests. */
+int anim_animator_spares(const anim_animator *a);
 /* Which of its entries are queued (a bit per ANIM_EV_EXIT, _TRANSITION,
  * _ENTER: 1 << (type - ANIM_EV_EXIT)); none at first: an entry nobody
  * hears costs nothing. */

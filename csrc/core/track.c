@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "animator_impl.h"
+#include "pool.h"
 #include "spaceplay.h"
 
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
@@ -74,6 +75,24 @@ size_t anim_track_lay_arrays(anim_track *t, char *mem, size_t base, const anim_c
   return size;
 }
 
+/* A spare block of a (anim_track_recycle) of at least *size bytes and at
+ * most twice that, zeroed, *size its size; NULL when none. */
+static char *take_spare(anim_animator *a, size_t *size) {
+  int i;
+  for (i = 0; i < a->nspare; i++) {
+    char *mem = a->spare[i];
+    size_t s = a->spare_size[i];
+    if (s < *size || s / 2 > *size) continue;
+    a->nspare--;
+    a->spare[i] = a->spare[a->nspare];
+    a->spare_size[i] = a->spare_size[a->nspare];
+    memset(mem, 0, s);
+    *size = s;
+    return mem;
+  }
+  return NULL;
+}
+
 anim_track *anim_track_new(anim_animator *a, const anim_clip *c, const anim_play_opts *o,
                            const anim_binding *binds, int nbind) {
   anim_track *t;
@@ -82,7 +101,8 @@ anim_track *anim_track_new(anim_animator *a, const anim_clip *c, const anim_play
   char *mem;
   /* one block: the struct, then its arrays */
   size = anim_track_lay_arrays(NULL, NULL, sizeof *t, c, binds, nbind, a->rig->n, &hot_end);
-  mem = anim_calloc(&a->mem, 1, size);
+  mem = take_spare(a, &size);
+  if (!mem) mem = anim_calloc(&a->mem, 1, size);
   if (!mem) return NULL;
   t = (anim_track *)(void *)mem;
   t->mem = a->mem;
@@ -166,6 +186,30 @@ int anim_track_unref(anim_track *t) { return --t->refs <= 0; }
 void anim_track_release(anim_track *t) {
   if (anim_track_unref(t)) anim_track_destroy(t);
 }
+int anim_track_recycle(anim_animator *a, anim_track *t) {
+  anim_clip *c = (anim_clip *)t->clip;
+  int i, small = 0;
+  if (t->refs != 1 || t->ctl_layer < 0 || t->props || t->reload.arrays || t->sp.play) return 0;
+  /* (full: the smallest spare gives way to a larger block, which serves
+   * more of the state machine's tracks) */
+  for (i = 1; i < a->nspare; i++)
+    if (a->spare_size[i] < a->spare_size[small]) small = i;
+  if (a->nspare == ANIM_SPARES && a->spare_size[small] >= t->size) return 0;
+  /* (the clip's list and count, and the allocator, are shared with other
+   * animators' threads) */
+  if (a->serial) anim_pool_lock(a->serial);
+  if (t->clip_prev) t->clip_prev->clip_next = t->clip_next;
+  else c->tracks = t->clip_next;
+  if (t->clip_next) t->clip_next->clip_prev = t->clip_prev;
+  anim_clip_free(c);
+  if (a->nspare == ANIM_SPARES) anim_free(&a->mem, a->spare[small], a->spare_size[small]);
+  else small = a->nspare++;
+  if (a->serial) anim_pool_unlock(a->serial);
+  a->spare[small] = t;
+  a->spare_size[small] = t->size;
+  return 1;
+}
+
 void anim_track_destroy(anim_track *t) {
   anim_mem m = t->mem;
   anim_clip *c = (anim_clip *)t->clip;

@@ -70,6 +70,7 @@ static int update_one(anim_animator *a, double dt, anim_track **dead) {
     anim_props_detach(a, t);
     if (a->serial) anim_pool_unlock(a->serial);
     t->owner = NULL;
+    if (anim_track_recycle(a, t)) continue;
     if (!dead) anim_track_release(t);
     else if (anim_track_unref(t)) { t->batch.dead_next = *dead; *dead = t; }
   }
@@ -185,7 +186,7 @@ static int update_list(anim_animator *const *as, int n, double dt, const anim_sk
     r = update_one(as[i], dt, NULL);
     skin_after(as[i], shared);  /* (its pose is made, its queue or not) */
     if (r == ANIM_ST_NOMEM) break;
-    if ((as[i]->nqueue > 0 || anim_animator_ctl_over(as[i])) && queued) queued[k++] = i;
+    if (anim_animator_to_deliver(as[i]) && queued) queued[k++] = i;
   }
   if (nqueued) *nqueued = k;
   return i < n ? i + 1 : 0;
@@ -239,7 +240,7 @@ static void batch_part(void *arg, int part, int nparts) {
     a->serial = NULL;
     skin_after(a, b->skin);
     if (r == ANIM_ST_NOMEM && (!fail || i + 1 < fail)) fail = i + 1;
-    if (queued) queued[i] = r != ANIM_ST_NOMEM && (a->nqueue > 0 || anim_animator_ctl_over(a)) ? i : -1;
+    if (queued) queued[i] = r != ANIM_ST_NOMEM && anim_animator_to_deliver(a) ? i : -1;
   }
   b->dead[part] = dead;
   b->fail[part] = fail;

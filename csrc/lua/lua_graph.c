@@ -235,6 +235,13 @@ static int controller_new(lua_State *L) {
   return 1;
 }
 
+/* core.animator_spares(animator) -> the blocks it keeps for its state
+ * machine's next tracks (a test's view) */
+static int animator_spares(lua_State *L) {
+  lua_pushinteger(L, anim_animator_spares(anim_lua_checkanimator(L, 1)));
+  return 1;
+}
+
 /* core.controller_rebind(animator, bindings): the bindings of its graph's
  * states again (as controller_new takes them), after a clip's reload */
 static int controller_rebind(lua_State *L) {
@@ -545,6 +552,7 @@ static const luaL_Reg funcs[] = {
   {"controller_weight", controller_weight},
   {"controller_adopt", controller_adopt},
   {"controller_rebind", controller_rebind},
+  {"animator_spares", animator_spares},
   {NULL, NULL}
 };
 

@@ -45,8 +45,9 @@ static int animator_update(lua_State *L) {
   r = anim_animator_nevents(b->a);
   lua_settop(L, 2);
   /* (a state machine's layers over the bound are reported at a delivery,
-   * even with nothing queued: lua_deliver.c) */
-  if (r > 0 || anim_animator_ctl_over(b->a)) {
+   * even with nothing queued: lua_deliver.c; the `ended` of its tracks
+   * nobody knew deliver nothing) */
+  if (anim_animator_to_deliver(b->a)) {
     int err;
     b->unslots = b->acct->unslots;  /* (its queue was just made: lua_deliver.c) */
     err = anim_lua_deliver(L, b, 1, r);

@@ -178,8 +178,8 @@ function methods.fire(self, name, opts)
     argerror(1, "fire", "'" .. shown(name) .. "' is a" .. (p.type == "int" and "n " or " ") .. p.type
       .. " parameter: set it (controller:set('" .. shown(name) .. "', value))")
   end
-  opts = args.options(opts, FIRE_OPTIONS, 2, "fire")
-  local b = opts.buffer
+  -- (no options: no table made, a fire each frame allocates nothing)
+  local b = opts ~= nil and args.options(opts, FIRE_OPTIONS, 2, "fire").buffer or nil
   if b ~= nil and (not E.finite(b) or b < 0) then argerror(2, "fire", "buffer must be a finite number >= 0, got " .. show(b)) end
   core.controller_fire(ctl.animator, i, b or -1)
 end
