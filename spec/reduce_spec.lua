@@ -16,6 +16,17 @@ local AJ = REAL .. "toms-mobs/showmaster.ajblueprint"
 -- of it, is beyond what the exporter measures in doubles)
 local F32 = 1e-6
 
+
+-- A generator of the same numbers on every runtime (math.random's differ
+-- between 5.1, 5.4 and LuaJIT, and these specs' sizes depend on the clip):
+-- Park and Miller's, exact in doubles.
+local seed_state = 1
+local function seed(s) seed_state = s % 2147483646 + 1 end
+local function random()
+  seed_state = (seed_state * 16807) % 2147483647
+  return (seed_state - 1) / 2147483646
+end
+
 local function size(path)
   local f = assert(io.open(path, "rb"))
   local n = f:seek("end")
@@ -29,13 +40,13 @@ end
 local function random_rig(depth)
   local skel, joints = {}, {}
   local function add(name, parent)
-    local t = { (math.random() - 0.5) * 0.1, 0.05 + 0.2 * math.random(), (math.random() - 0.5) * 0.1 }
-    local q = H.qmul(H.qaxis(1, (math.random() - 0.5) * 40), H.qaxis(3, (math.random() - 0.5) * 40))
+    local t = { (random() - 0.5) * 0.1, 0.05 + 0.2 * random(), (random() - 0.5) * 0.1 }
+    local q = H.qmul(H.qaxis(1, (random() - 0.5) * 40), H.qaxis(3, (random() - 0.5) * 40))
     skel[name] = { parent = parent, translation = t, rotation = q }
     joints[#joints + 1] = { name = name, parent = parent, translation = t, rotation = q }
   end
   for i = 1, depth do add("j" .. i, i > 1 and "j" .. (i - 1) or nil) end
-  local mid = "j" .. (depth // 2)
+  local mid = "j" .. math.floor(depth / 2)
   add("b1", mid); add("b2", "b1"); add("b3", "b2")
   return skel, assert(anim.rig { joints = joints })
 end
@@ -50,7 +61,7 @@ local function random_clip(skel, rate, L)
   for _, n in ipairs(names) do
     local wave = {}
     for a = 1, 3 do
-      wave[a] = { amp = 3 + 12 * math.random(), f = 0.2 + 0.8 * math.random(), ph = 6 * math.random() }
+      wave[a] = { amp = 3 + 12 * random(), f = 0.2 + 0.8 * random(), ph = 6 * random() }
     end
     local rot, pos, scl = {}, {}, {}
     for k = 0, math.floor(L * rate) do
@@ -113,7 +124,7 @@ end
 local function model_error(ra, a, rb, b, rate, L, d)
   local times = {}
   for k = 0, math.floor(L * rate) * 2 do times[#times + 1] = math.min(L - 1e-6, k / (2 * rate)) end
-  for _ = 1, 20 do times[#times + 1] = L * math.random() end
+  for _ = 1, 20 do times[#times + 1] = L * random() end
   local worst = 0
   local wa, wb = world_of(ra, a), world_of(rb, b)
   for _, t in ipairs(times) do worst = math.max(worst, pose_error(wa(t), wb(t), d)) end
@@ -122,7 +133,7 @@ end
 
 describe("small exports", function()
   it("keep random clips within the bound in model space, deep chains included, read back from glTF", function()
-    math.randomseed(41)
+    seed(41)
     for _, case in ipairs { { depth = 3, err = 0.001, d = 0.1 }, { depth = 12, err = 0.001, d = 0.1 },
       { depth = 8, err = 0.0002, d = 0.03 } } do
       local skel, rig = random_rig(case.depth)
@@ -146,7 +157,7 @@ describe("small exports", function()
   end)
 
   it("keep random clips within the bound written as .anim by anim convert", function()
-    math.randomseed(4141)
+    seed(4141)
     local skel, rig = random_rig(10)
     local clip = random_clip(skel, 60, 1.5)
     local src, out = dir .. "/dense.anim", dir .. "/small.anim"

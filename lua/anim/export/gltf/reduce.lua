@@ -40,7 +40,7 @@ function M.dense(times)
   local steps = {}
   for i = 2, n do steps[i - 1] = times[i] - times[i - 1] end
   table.sort(steps)
-  return steps[(n - 1 + 1) // 2] <= 1 / M.MIN_RATE + 1e-9
+  return steps[math.floor(n / 2)] <= 1 / M.MIN_RATE + 1e-9
 end
 
 -- The largest distance from the keys a+1 .. b-1 to the interpolation of
@@ -118,7 +118,7 @@ function M.simplify(times, vals, tol, quat, state)
     end
     local hi = math.min(n, a + step)
     while hi - good > 1 do
-      local mid = (good + hi) // 2
+      local mid = math.floor((good + hi) / 2)
       if fits(a, mid) then good = mid else hi = mid end
     end
     out[#out + 1] = good

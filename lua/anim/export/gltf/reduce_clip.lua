@@ -116,7 +116,10 @@ function M.reduce(c, rig, options)
         -- the values kept, to the decimals that a sixteenth of the
         -- channel's tolerance needs (the text is shorter; the measure
         -- sees the values rounded)
-        local fmt = "%." .. math.max(0, math.min(15, math.ceil(-math.log(ch.tol / 16, 10)))) .. "f"
+        -- (counted, not math.log(x, 10): Lua 5.1 has no base argument)
+        local places = 0
+        while places < 15 and 10 ^ -places > ch.tol / 16 do places = places + 1 end
+        local fmt = "%." .. places .. "f"
         for n, k in ipairs(kept[ci]) do
           local v = {}
           for a, x in ipairs(list[k][2]) do v[a] = tonumber(fmt:format(x)) end
