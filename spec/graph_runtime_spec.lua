@@ -618,6 +618,33 @@ describe("a controller in a saved state", function()
     assert.is_nil(r)
     assert.are.equal("state.controller.layers[1].state: must be a state of layer 'base' (a, b, c), got 'zz'", err)
   end)
+
+  -- (found by fuzz_animator: a layer read state 0 as its current and
+  -- source state until its first update and its first transition, and the
+  -- first state by name, "a" here, is a sub-machine, which restore refuses)
+  it("restores when the graph's first state is a sub-machine: before the first update, and before a transition", function()
+    local gm = assert(anim.graph({ version = 1, layers = { { name = "base", entry = "b",
+      states = { a = { machine = { entry = "x", states = { x = { clip = "a" } } } }, b = { clip = "b" } },
+      transitions = { { from = "b", to = "a", exit_time = 1 } } } } }, clips, "gm"))
+    local function res(name, kind) if kind == "graph" then return gm end return clips[name] end
+    local a = anim.animator(rig)
+    local c = a:control(gm)
+    assert.are.same({ "b", 0 }, { c:current() })
+    for _, dt in ipairs { 0.3, 0.6, 0.5 } do
+      local b = anim.animator(rig)
+      assert(b:restore(a:state(), res))
+      a:update(0.1)
+      b:update(0.1)
+      assert.are.same({ a:get("head") }, { b:get("head") })
+      assert.are.equal(c:current(), b.controller:current())
+      a:update(dt)
+    end
+    -- (travel before the first update goes from the entry, where the layer starts)
+    local d = anim.animator(rig)
+    d:control(gm):travel("a/x")
+    d:update(1.4)
+    assert.are.equal("a/x", d.controller:current())
+  end)
 end)
 
 describe("state machines on threads", function()

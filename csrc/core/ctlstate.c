@@ -89,6 +89,10 @@ anim_controller *anim_controller_new(anim_animator *a, anim_graph *g, const anim
     ctl_layer *L = &c->layers[i];
     L->tr = -1;
     L->force = -1;
+    /* (the entry, a state that is not a sub-machine, from the start: until
+     * the first update and the first transition current() and a saved
+     * state read them, and restore takes no sub-machine) */
+    L->cur = L->src = g->layers[i].entry;
     L->plan = (int (*)[2])(void *)(p + off[11]) + (size_t)i * ANIM_GRAPH_MAX_TRAVEL;
     L->weight.from = L->weight.to = g->layers[i].weight;
     c->marks[i] = anim_track_new(a, mark_clip, &o, NULL, 0);
