@@ -109,4 +109,19 @@ describe("a clip's reload under a state machine", function()
     assert.are.equal(1, #b1:joints())  -- (the clip as it was)
     assert.are.equal("head", b1:joints()[1])
   end)
+
+  -- (found by fuzz_animator: the list of controllers is weak, and keeps a
+  -- collected animator's until the cycle after its finalizer ran)
+  it("passes over the controllers of animators collected since", function()
+    local a1, b1 = clip("a1", { "head" }), clip("b1", { "torso" })
+    local g = two(a1, b1)
+    do
+      local a = anim.animator(rig)
+      a:control(g)
+      a:update(0.1)
+    end
+    collectgarbage()  -- (the animator finalized; its controller is listed until the next cycle)
+    assert.are.equal(b1, anim.reload(b1, { length = 1, loop = "loop", joints = { torso = { rotation = { { 0, { 0, 0, 0 } } } } } }))
+    assert.are.equal(a1, anim.reload(a1, { length = 1, loop = "loop", joints = { head = { rotation = { { 0, { 0, 0, 0 } } } } } }))
+  end)
 end)
