@@ -110,6 +110,22 @@ describe("a clip's reload under a state machine", function()
     assert.are.equal("head", b1:joints()[1])
   end)
 
+  -- (found by fuzz_animator: a layer in which nothing may fire kept the
+  -- rate of its state's normalized time from the clip's old length)
+  it("moves a settled layer's normalized time at the reloaded clip's length", function()
+    local a1 = clip("a1", { "head" })
+    local g = assert(anim.graph({ version = 1, layers = { { name = "base", entry = "a", states = { a = { clip = "a1" } } } } },
+      { a1 = a1 }))
+    local a = anim.animator(rig)
+    local c = a:control(g)
+    a:update(0.125)
+    a:update(0.125)  -- (settled: nothing may fire)
+    assert(anim.reload(a1, { length = 2, loop = "loop", joints = { head = { rotation = { { 0, { 0, 0, 0 } }, { 2, { 0, 45, 0 } } } } } }))
+    a:update(0.125)
+    local _, nt = c:current()
+    assert.are.equal(0.25 + 0.0625, nt)
+  end)
+
   -- (found by fuzz_animator: the list of controllers is weak, and keeps a
   -- collected animator's until the cycle after its finalizer ran)
   it("passes over the controllers of animators collected since", function()

@@ -136,6 +136,9 @@ int anim_controller_rebind(anim_controller *c, const anim_binding *const *binds,
   if (c->rebound) anim_free(&c->mem, c->rebound, sizeof *c->rebound * c->nrebound);
   c->rebound = area;
   c->nrebound = nb ? nb : 1;
+  /* (a reloaded clip has another length and speed: the rates a settled
+   * layer keeps, and whether an exit time is still ahead, are found again) */
+  anim_controller_unsettle(c);
   return 1;
 }
 /* (its tracks play on as any other: no layer of theirs any more) */
