@@ -619,6 +619,28 @@ describe("a controller in a saved state", function()
     assert.are.equal("state.controller.layers[1].state: must be a state of layer 'base' (a, b, c), got 'zz'", err)
   end)
 
+  -- (found by fuzz_animator: the layer's track was saved by its id after
+  -- it had ended, and restore refused the id as naming no saved track)
+  it("restores when the script stopped the current state's track: the layer saved with no track", function()
+    for _, updates in ipairs { 1, 2 } do
+      local a = anim.animator(rig)
+      a:control(g)
+      a:update(0.1)
+      a:stop(0)
+      for _ = 1, updates do a:update(0.1) end  -- (ended; then gone from the animator)
+      local s = a:state()
+      assert.are.same({ {}, false }, { s.tracks, s.controller.layers[1].track })
+      local b = anim.animator(rig)
+      assert(b:restore(s, resolve))
+      a.controller:set("x", true)
+      b.controller:set("x", true)
+      a:update(0.3)
+      b:update(0.3)
+      assert.are.same({ a:get("head") }, { b:get("head") })
+      assert.are.same({ a.controller:current() }, { b.controller:current() })
+    end
+  end)
+
   -- (found by fuzz_animator: a layer read state 0 as its current and
   -- source state until its first update and its first transition, and the
   -- first state by name, "a" here, is a sub-machine, which restore refuses)

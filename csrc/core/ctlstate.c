@@ -286,7 +286,9 @@ void anim_controller_layer_save(const anim_controller *c, int l, anim_ctl_layer_
   s->force_fade = L->force_fade;
   anim_ramp_out(&L->weight, s->weight);
   for (k = 0; k < L->nplan; k++) { s->plan[k][0] = L->plan[k][0]; s->plan[k][1] = L->plan[k][1]; }
-  *track = L->track ? L->track->id : -1;
+  /* (a track the script stopped, or that ended, is not saved: the state's
+   * layer has none then, as it plays none) */
+  *track = L->track && L->track->owner == c->a && L->track->state != TR_ENDED ? L->track->id : -1;
 }
 
 const char *anim_controller_layer_load(anim_controller *c, int l, const anim_ctl_layer_state *s, anim_track *track) {
