@@ -827,7 +827,7 @@ local H = {
   good_or_raise = good_or_raise, snapshot = snapshot, check_unchanged = check_unchanged, touch = touch,
   pick_animator = pick_animator, add_track = add_track, make_callback = make_callback, internal_error = internal_error,
   MAX_CONNECTIONS = MAX_CONNECTIONS, connect = connect, same_as_restored = same_as_restored, reload_with = reload_with,
-  update_error = update_error, check_animator = check_animator, player = player, trace = TRACE,
+  update_error = update_error, check_animator = check_animator, player = player, trace = TRACE, library = library,
 }
 G.init(H)
 

@@ -2,9 +2,10 @@
 -- driver (fuzz/animator.lua calls them for the operation bytes it leaves
 -- free, GRAPH_BASE and above: the other inputs keep their meaning).
 --
--- An animator takes a controller of one of three small graphs built (once
--- per input, at its first graph operation) over the input's own clips and
--- the shared ones: two layers, a mask, clip, space, empty and sub-machine
+-- An animator takes a controller of examples/clips/hero.animgraph (through
+-- the driver's library, whose reload moves the controllers onto the new
+-- graph) or of one of three small graphs built (once per input, at its
+-- first graph operation) over the input's own clips and the shared ones: two layers, a mask, clip, space, empty and sub-machine
 -- states, exit times, triggers, any-state transitions, zero-duration
 -- transitions and a cycle of them.  Then: set, fire (with a buffer), get,
 -- force, travel (and teleport), weight, current() and transition() reads,
@@ -95,6 +96,7 @@ local GRAPHS = {
 }
 
 local GRAPH_NAMES = { "g_two", "g_add", "g_cycle" }
+local HERO = "res://hero.animgraph"
 
 -- The graphs of the run under way (S.graphs), built at its first graph
 -- operation: the own clips are the input's.  A graph that does not build
@@ -103,6 +105,9 @@ local function graphs()
   local s = S()
   if s.graphs then return s.graphs end
   s.graphs, s.graph_named, s.detached = {}, {}, {}
+  -- (and the example's graph through the driver's library, which
+  -- library:reload moves its controllers off)
+  local hero = H.library:graph(HERO)
   for i, src in ipairs(GRAPHS) do
     local g, err = anim.graph(src, s.named, GRAPH_NAMES[i])
     if not g and os.getenv("FUZZ_TRACE") then io.stderr:write("graph ", GRAPH_NAMES[i], ": ", err, "\n") end
@@ -111,6 +116,7 @@ local function graphs()
       s.graph_named[g.name] = g
     end
   end
+  if hero then s.graphs[#s.graphs + 1] = hero end
   return s.graphs
 end
 M.graphs = graphs
@@ -176,6 +182,7 @@ end
 -- A graph name for restore's resolve.
 function M.resolve_graph(name)
   local s = S()
+  if name == HERO then return H.library:graph(HERO) end
   return s.graph_named and s.graph_named[name]
 end
 
@@ -433,10 +440,26 @@ local GRELOADS = {
 OPS[#OPS + 1] = function(r)
   local s = S()
   local c = s.own[r:byte() % #s.own + 1]
-  local src = GRELOADS[r:byte() % #GRELOADS + 1]
+  local k = r:byte() % (#GRELOADS + 1) + 1
   local check = r:byte() % 2 == 0
   graphs()
-  H.reload_with(c, src, "anim.reload of a graph's clip")
+  if GRELOADS[k] then
+    H.reload_with(c, GRELOADS[k], "anim.reload of a graph's clip")
+  else
+    -- the example's graph made again from its file: its controllers move
+    -- onto the new one (their state, parameters and callbacks kept)
+    local _, g2, err = H.expect_ok("library:reload of a graph", nil, H.library.reload, H.library, HERO)
+    if not anim.is_graph(g2) then H.bug("library:reload of an unchanged graph gave %s, %s", tostring(g2), tostring(err)) end
+    for i = 1, 3 do
+      local a = s.animators[i]
+      if a and a.controller then
+        if a.controller.graph ~= H.library:graph(HERO) and a.controller.graph.name == HERO then
+          H.bug("library:reload left a controller on the old graph")
+        end
+        check_controller(a, "library:reload of a graph")
+      end
+    end
+  end
   if not check then return end
   for i = 1, 3 do
     local a = s.animators[i]

@@ -129,11 +129,12 @@ local programs = {
 }
 -- State machines (fuzz/animator_graph.lua): the operation bytes from 247 up.
 -- Graphs 0 g_two (layers base, upper; parameters 0 flag, 1 go, 2 n, 3 speed),
--- 1 g_add, 2 g_cycle.  VALUES 3 1, 4 2, 5 5, 7 1.5, 9 true, 10 false.
+-- 1 g_add, 2 g_cycle, 3 hero (below).  VALUES 3 1, 4 2, 5 5, 7 1.5, 9 true, 10 false.
 -- Layers 0 default, 1 first, 2 second.  Graph callback actions: below 13
 -- the driver's, 13 detach, 14 tracks(), 15 state(), 16 stop(), 17 force and
 -- fire, 18 restore (refused), 19 travel.  GRELOADS 0 head and torso, 1 torso
--- (none of the upper mask: refused), 2 more joints, 3 length 0, 5 no joint.
+-- (none of the upper mask: refused), 2 more joints, 3 length 0, 5 no joint,
+-- 6 library:reload of the hero graph.
 local GCTL, GSET, GFORCE, GREAD, GCB, GDET, GREST, GREL, GBATCH = 247, 248, 249, 250, 251, 252, 253, 254, 255
 programs.graph_walk = { { GCTL, 0, 0, 1 }, frames(0, 3, 1), { GSET, 0, 0, 3, 7 }, frames(0, 5, 3), { GSET, 0, 1, 1, 0, 0 },
   frames(0, 10, 3), { GSET, 0, 0, 0, 9 }, frames(0, 10, 2), { GSET, 0, 0, 2, 3 }, frames(0, 5, 2), { GSET, 0, 0, 2, 4 },
@@ -152,6 +153,11 @@ programs.graph_reload = { { GCTL, 0, 0, 1 }, { GSET, 0, 0, 0, 9 }, frames(0, 3, 
 programs.graph_batch = { { GCTL, 0, 0, 1 }, { GCTL, 1, 2, 1 }, { NEW, 2, 0 }, { PLAY, 2, 0, 1, 0, 0, 0, 2 }, { GBATCH, 3, 0, 1 },
   { GBATCH, 3, 1, 2 }, { GSET, 1, 0, 3, 9 }, { GSET, 1, 0, 0, 8 }, { GBATCH, 2, 1, 3 }, { GBATCH, 3, 1, 1 },
   { GCB, 0, 2, 7, 1 }, { GSET, 0, 1, 1, 1, 0 }, { GBATCH, 3, 1, 1 }, { GBATCH, 1, 0, 2 } }
+-- (graph 3: examples/clips/hero.animgraph through the library: parameters 0
+-- grounded, 1 jump, 2 speed, 3 wave; GRELOADS 6: library:reload of it)
+programs.graph_library_reload = { { GCTL, 0, 3, 1 }, frames(0, 1, 1), { GSET, 0, 0, 2, 4 }, { GSET, 0, 1, 3, 0, 0 },
+  frames(0, 3, 4), { GREL, 0, 6, 0 }, frames(0, 1, 1), { GREST, 0 }, { GCB, 0, 2, 14, 0 }, { GSET, 0, 1, 1, 2, 0 },
+  frames(0, 2, 4), { GREL, 0, 6, 0 }, { GSET, 0, 0, 0, 10 }, frames(0, 4, 4), { GREST, 0 }, { GBATCH, 2, 1, 2 } }
 for name, ops in pairs(programs) do
   write("fuzz/corpus/animator/" .. name, program(ops))
 end
