@@ -601,6 +601,9 @@ local RETRIES = 8
 -- animator:restore(state [, resolve]) -> { tracks = { [id] = track }, overrides = {...},
 -- constraints = {...} } | nil, message
 function M.restore(animator, st, s, resolve)
+  -- (from a callback: refused whatever the state, before it is read)
+  local busy = core.animator_busy(animator)
+  if busy ~= 0 then error(busy == 6 and DELIVERING or QUEUED, 3) end
   for _ = 1, RETRIES do
     local result, err, again = restore_once(animator, st, s, resolve)
     if not again then return result, err end
