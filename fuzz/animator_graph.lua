@@ -11,7 +11,7 @@
 -- force, travel (and teleport), weight, current() and transition() reads,
 -- on_enter/on_exit/on_transition callbacks that do what the driver's other
 -- callbacks do and more (detach the controller, read tracks() and state(),
--- stop everything, force, fire, restore, reload), detach, state() and a
+-- stop everything, force, fire, restore, travel, reload the hero graph), detach, state() and a
 -- restore into a fresh animator that must pose the next update bit for
 -- bit, reloads of the clips the graphs play (also to no joint of the upper
 -- layer's mask: refused, cleanly), tracks() and stop() at odd moments, and
@@ -332,7 +332,7 @@ end
 
 -- A controller callback doing `act` (graph actions past the driver's).
 local function graph_callback(a, act, arg)
-  local k = act % 20
+  local k = act % 21
   if k < 13 then return H.make_callback(a, k, arg) end
   local box = {}
   local fn = function()
@@ -365,6 +365,12 @@ local function graph_callback(a, act, arg)
       local ok, err = pcall(a.restore, a, a:state(), function() end)
       if ok then H.bug("animator:restore from its own callback did not raise") end
       if H.internal_error(err) then H.bug("restore from a callback: %s", tostring(err)) end
+    elseif k == 20 then
+      -- the hero graph made again while its controllers deliver: they move
+      -- onto the new one in the middle of their delivery
+      local g2, err = H.library:reload(HERO)
+      if not anim.is_graph(g2) then H.bug("library:reload from a callback gave %s, %s", tostring(g2), tostring(err)) end
+      if a.controller then check_controller(a, "library:reload from a callback") end
     else
       if c then
         local states = c.graph:states(#c.graph:layers())

@@ -132,7 +132,7 @@ local programs = {
 -- 1 g_add, 2 g_cycle, 3 hero (below).  VALUES 3 1, 4 2, 5 5, 7 1.5, 9 true, 10 false.
 -- Layers 0 default, 1 first, 2 second.  Graph callback actions: below 13
 -- the driver's, 13 detach, 14 tracks(), 15 state(), 16 stop(), 17 force and
--- fire, 18 restore (refused), 19 travel.  GRELOADS 0 head and torso, 1 torso
+-- fire, 18 restore (refused), 19 travel, 20 library:reload of the hero graph.  GRELOADS 0 head and torso, 1 torso
 -- (none of the upper mask: refused), 2 more joints, 3 length 0, 5 no joint,
 -- 6 library:reload of the hero graph.
 local GCTL, GSET, GFORCE, GREAD, GCB, GDET, GREST, GREL, GBATCH = 247, 248, 249, 250, 251, 252, 253, 254, 255
@@ -158,6 +158,10 @@ programs.graph_batch = { { GCTL, 0, 0, 1 }, { GCTL, 1, 2, 1 }, { NEW, 2, 0 }, { 
 programs.graph_library_reload = { { GCTL, 0, 3, 1 }, frames(0, 1, 1), { GSET, 0, 0, 2, 4 }, { GSET, 0, 1, 3, 0, 0 },
   frames(0, 3, 4), { GREL, 0, 6, 0 }, frames(0, 1, 1), { GREST, 0 }, { GCB, 0, 2, 14, 0 }, { GSET, 0, 1, 1, 2, 0 },
   frames(0, 2, 4), { GREL, 0, 6, 0 }, { GSET, 0, 0, 0, 10 }, frames(0, 4, 4), { GREST, 0 }, { GBATCH, 2, 1, 2 } }
+-- (callback action 20: library:reload of the hero graph while it delivers)
+programs.graph_reload_in_callback = { { GCTL, 0, 3, 1 }, { GCB, 0, 0, 20, 1 }, { GCB, 0, 2, 20, 2 }, { GCB, 0, 1, 14, 3 },
+  { GSET, 0, 0, 2, 4 }, frames(0, 4, 4), { GSET, 0, 1, 1, 0, 0 }, frames(0, 3, 2), { GREST, 0 }, { GCTL, 1, 3, 1 },
+  { GBATCH, 2, 1, 1 }, { GSET, 1, 1, 3, 0, 0 }, { GBATCH, 3, 1, 2 }, frames(0, 3, 4) }
 for name, ops in pairs(programs) do
   write("fuzz/corpus/animator/" .. name, program(ops))
 end
