@@ -505,6 +505,7 @@ M.OPS = OPS
 function M.op(helpers, r, k)
   H = helpers
   if H.trace then io.stderr:write("graph op ", k % #OPS, "\n") end
+  graphs()  -- (and the run's list of detached controllers)
   OPS[k % #OPS + 1](r)
 end
 
