@@ -110,6 +110,21 @@ describe("a clip's reload under a state machine", function()
     assert.are.equal("head", b1:joints()[1])
   end)
 
+  -- (a reload may not give a graph's clip another blend than its layer's,
+  -- which anim.graph refuses: the layer would play it as its blend says)
+  it("is refused when a state's clip would blend otherwise than its layer, naming it", function()
+    local a1, b1 = clip("a1", { "head" }), clip("b1", { "torso" })
+    local a = anim.animator(rig)
+    a:control(two(a1, b1))
+    a:update(0.1)
+    local ok, err = anim.reload(b1, { length = 1, loop = "loop", blend = "additive",
+      joints = { torso = { rotation = { { 0, { 0, 0, 0 } } } } } })
+    assert.is_nil(ok)
+    assert.truthy(err:find("b1: bad argument #1 to 'reload' (graph 'graph': layer 'base': state 'b': clip 'b1' would blend"
+      .. " additive, its layer normal (a layer's clips blend as it says))", 1, true), err)
+    assert.are.equal("normal", b1.blend)  -- (the clip as it was)
+  end)
+
   -- (found by fuzz_animator: a layer in which nothing may fire kept the
   -- rate of its state's normalized time from the clip's old length)
   it("moves a settled layer's normalized time at the reloaded clip's length", function()

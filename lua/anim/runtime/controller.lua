@@ -84,6 +84,11 @@ function M.bindings_for(st, info, fname, swap)
       for pi, c in ipairs(list) do
         local where = string.format("graph '%s': layer '%s': state '%s': %s", shown(info.name), shown(layer.name),
           shown(layer.states[si]), #list > 1 and "points[" .. pi .. "]." or "")
+        -- (a reload's content blends as the layer does: anim.graph's rule)
+        if swap[c] and clipmod.info(swap[c]).blend ~= layer.blend then
+          argerror(1, fname, string.format("%sclip '%s' would blend %s, its layer %s (a layer's clips blend as it says)", where,
+            shown(clipmod.info(c).name), clipmod.info(swap[c]).blend, layer.blend))
+        end
         c = swap[c] or c
         bindcheck.check(c, rig, nil, fname, where)
         local b = bindings(c, rig, mask, rinfo)
