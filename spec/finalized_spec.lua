@@ -408,6 +408,30 @@ describe("every kind of object, finalized by hand", function()
     assert.are.same({ "a", "c" }, seen)
     anim.update({ a, c }, 0.5)
   end)
+
+  -- (found by fuzz_animator, under ASan: a clip's reload gives objects to
+  -- the tracks of every controller of a weak list, where an animator found
+  -- unreachable stays until its finalizer ran; a collection inside the
+  -- hosting ran it, and the hosting read the freed animator)
+  it("an animator finalized while its controller's tracks get their objects: the hosting stops, nothing freed is read", function()
+    local r = rig_of(2)
+    local layers, clips = {}, { c = looping() }
+    for i = 1, 400 do layers[i] = { name = "l" .. i, entry = "s", states = { s = { clip = "c" } } } end
+    local g = assert(anim.graph({ version = 1, layers = layers }, clips))
+    local cur
+    local ok, err = H.during_finalizer_in(core, "controller_adopt", function() finalize(cur) end, function()
+      cur = anim.animator(r)
+      cur:control(g)
+      cur:update(0.1)  -- (400 tracks started, none with an object)
+      return cur:tracks()
+    end)
+    -- (tracks() raises once it reads the finalized animator's tracks, or
+    -- lists those it read before)
+    if not ok then assert.truthy(tostring(err):find("anim.animator " .. FINALIZED), err) end
+    local uok, uerr = pcall(function() cur:update(0.1) end)
+    assert.is_false(uok)
+    assert.truthy(uerr:find("anim.animator " .. FINALIZED), uerr)
+  end)
 end)
 
 describe("a finalizer that builds a clip while another is built", function()
