@@ -141,6 +141,34 @@ describe("a clip's reload under a state machine", function()
     assert.are.equal(0.25 + 0.0625, nt)
   end)
 
+  -- (found by fuzz_animator, under ASan: a reload reached the controller of
+  -- an animator found unreachable before its finalizer ran, and a
+  -- collection inside the hosting of its tracks ran it)
+  it("does not reach the controller of an animator whose finalizer is pending", function()
+    local core = require "anim.core"
+    local a1, b1 = clip("a1", { "head" }), clip("b1", { "torso" })
+    local g = two(a1, b1)
+    local adopt, hosted, reloaded = core.controller_adopt, 0, nil
+    local clips_of_g = require("anim.runtime.graph").info(g).state_clips  -- (what hosting g's tracks passes)
+    do
+      local a = anim.animator(rig)
+      a:control(g)
+      a:update(0.1)  -- (its track has no object)
+      -- (made after the animator: its finalizer runs first, the animator's pending)
+      setmetatable({}, { __gc = function()
+        core.controller_adopt = function(x, clips, ...)
+          if clips == clips_of_g then hosted = hosted + 1 end
+          return adopt(x, clips, ...)
+        end
+        reloaded = anim.reload(b1, { length = 1, loop = "loop", joints = { torso = { rotation = { { 0, { 0, 0, 0 } } } } } })
+        core.controller_adopt = adopt
+      end })
+    end
+    collectgarbage()
+    assert.are.equal(b1, reloaded)
+    assert.are.equal(0, hosted)
+  end)
+
   -- (found by fuzz_animator: the list of controllers is weak, and keeps a
   -- collected animator's until the cycle after its finalizer ran)
   it("passes over the controllers of animators collected since", function()

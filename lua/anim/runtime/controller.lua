@@ -33,7 +33,12 @@ local MARK = clipmod.build({ joints = {} }, "controller", true, true)
 
 local cmt = { __name = "anim.controller", __metatable = "anim.controller" }
 -- graph -> the controllers running it (weak both ways): a library's
--- reload moves them onto the new graph (M.move)
+-- reload moves them onto the new graph (M.move), a clip's reload hosts
+-- and rebinds them.  (Each controller is its own value, weak too: the
+-- collector clears a weak value found unreachable before it runs the
+-- finalizers, a weak key only a cycle later, so that no reload reaches
+-- the controller of an animator whose finalizer is still to run, which
+-- may then run in the middle of what the reload does to it.)
 local running = setmetatable({}, { __mode = "k" })
 local methods = {}
 
@@ -129,8 +134,8 @@ function M.control(animator, graph)
   connections.hooks[ctl] = hear
   local self = setmetatable({ _ = ctl }, cmt)
   st.controller = self
-  running[graph] = running[graph] or setmetatable({}, { __mode = "k" })
-  running[graph][self] = true
+  running[graph] = running[graph] or setmetatable({}, { __mode = "kv" })
+  running[graph][self] = self
   return self
 end
 
@@ -391,7 +396,7 @@ function M.move(self, g2)
   -- it gave hold that table -- with the new controller's insides)
   for k, v in pairs(rawget(fresh, "_")) do ctl[k] = v end
   running[g2][fresh] = nil
-  running[g2][self] = true
+  running[g2][self] = self
   st.controller = self
   hear(ctl)
 end
