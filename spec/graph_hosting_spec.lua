@@ -145,7 +145,6 @@ describe("a clip's reload under a state machine", function()
   -- an animator found unreachable before its finalizer ran, and a
   -- collection inside the hosting of its tracks ran it)
   it("does not reach the controller of an animator whose finalizer is pending", function()
-    local core = require "anim.core"
     local a1, b1 = clip("a1", { "head" }), clip("b1", { "torso" })
     local g = two(a1, b1)
     local adopt, hosted, reloaded = core.controller_adopt, 0, nil
