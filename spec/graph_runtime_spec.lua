@@ -619,6 +619,35 @@ describe("a controller in a saved state", function()
     assert.are.equal("state.controller.layers[1].state: must be a state of layer 'base' (a, b, c), got 'zz'", err)
   end)
 
+  -- (found by fuzz_animator: the restored tracks of a layer with a mask
+  -- played on every joint of their clips)
+  it("restores a masked layer's tracks on its mask, the current one and those fading out", function()
+    local function turn(name, deg)
+      local j = {}
+      for _, n in ipairs { "head", "torso", "rightArm" } do j[n] = { rotation = { { 0, { 0, 0, 0 } }, { 1, { 0, deg, 0 } } } } end
+      return assert(anim.clip({ length = 1, loop = "loop", joints = j }, name))
+    end
+    local mc = { up = turn("up", 80), up2 = turn("up2", -80), base = turn("base", 10) }
+    local gm = assert(anim.graph({ version = 1, parameters = { go = { type = "trigger" } }, layers = {
+      { name = "base", entry = "a", states = { a = { clip = "base" } } },
+      { name = "upper", entry = "u", mask = { "rightArm" }, states = { u = { clip = "up" }, v = { clip = "up2" } },
+        transitions = { { from = "u", to = "v", when = { { "go" } }, duration = 1 } } } } }, mc, "gm"))
+    local function res(name, kind) if kind == "graph" then return gm end return mc[name] end
+    local a = anim.animator(rig)
+    local c = a:control(gm)
+    for step = 1, 2 do
+      a:update(0.3)
+      local b = anim.animator(rig)
+      assert(b:restore(cjson.decode(cjson.encode(a:state())), res))
+      for _ = 1, 3 do
+        a:update(0.1)
+        b:update(0.1)
+        for _, j in ipairs { "head", "torso", "rightArm" } do assert.are.same({ a:get(j) }, { b:get(j) }, j .. " at step " .. step) end
+      end
+      c:fire("go")  -- (then up fades out while up2 fades in)
+    end
+  end)
+
   -- (found by fuzz_animator: the layer's track was saved by its id after
   -- it had ended, and restore refused the id as naming no saved track)
   it("restores when the script stopped the current state's track: the layer saved with no track", function()

@@ -52,14 +52,26 @@ end
 
 -- The bindings of clip c on the rig for a layer's mask (a set of rig
 -- joint names, or nil): bind.get's, or a filtered copy.
-local function bindings(c, rig, mask, rinfo)
-  local b = bind.get(c, rig, nil)
-  if not mask then return b end
+local function bindings_masked(b, mask, rinfo)
   local out = { gen = b.gen }
   for _, x in ipairs(b) do
     if mask[rinfo.joints[x.rj].name] then out[#out + 1] = x end
   end
   return out
+end
+local function bindings(c, rig, mask, rinfo)
+  local b = bind.get(c, rig, nil)
+  if not mask then return b end
+  return bindings_masked(b, mask, rinfo)
+end
+
+-- Bindings list b kept to layer `layer`'s mask (graph info's layer),
+-- as the layer's tracks play: for a restored track of the layer.
+function M.masked(b, layer, rig)
+  if not layer.mask then return b end
+  local set = {}
+  for _, j in ipairs(layer.mask) do set[j] = true end
+  return bindings_masked(b, set, rigmod.info(rig))
 end
 
 -- The bindings of graph info's states on animator state st's rig, in the

@@ -485,8 +485,17 @@ local function plan_of(st, s, resolve)
     for _, lead in ipairs(plan.leads) do ids[lead.digits] = true end
     plan.controller = cstate.plan(s.controller, "state.controller", function(name, path, k) return find(name, "graph", path, k) end, ids)
     -- (the graph fits the rig, as control checks: before anything changes)
-    local ok, err = pcall(controller.bindings_for, st, graphs.info(plan.controller.graph))
+    local ginfo = graphs.info(plan.controller.graph)
+    local ok, err = pcall(controller.bindings_for, st, ginfo)
     if not ok then fail("state.controller.graph", "%s", (tostring(err):gsub("^.-bad argument #1 to 'control' %((.*)%)$", "%1"))) end
+    -- (the tracks a layer started play on its mask, as they did; the core
+    -- checks a root motion binding against these)
+    for _, lead in ipairs(plan.leads) do
+      local layer = ginfo.layers[lead.points[1][OFFSET.state_layer] + 1]
+      if layer and layer.mask then
+        for k, b in ipairs(lead.bindings) do lead.bindings[k] = controller.masked(b, layer, st.rig) end
+      end
+    end
   end
   -- last, the blend spaces: every other field is checked by now, so that
   -- a state refused for one of them costs no triangulation
