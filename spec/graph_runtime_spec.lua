@@ -646,6 +646,34 @@ describe("a controller in a saved state", function()
       end
       c:fire("go")  -- (then up fades out while up2 fades in)
     end
+    -- detached, the tracks play on on the mask; their state says it
+    -- (`mask`), and a restore plays them there, then a state of that
+    a:update(0.3)
+    c:detach()
+    local s = a:state()
+    assert.are.same({ { "rightArm" }, { "rightArm" } }, { s.tracks[2].mask, s.tracks[3].mask })
+    assert.is_nil(s.tracks[1].mask)  -- (the base layer has no mask)
+    local b = anim.animator(rig)
+    assert(b:restore(cjson.decode(cjson.encode(s)), res))
+    local b2 = anim.animator(rig)
+    assert(b2:restore(b:state(), res))
+    for _ = 1, 3 do
+      a:update(0.1)
+      b:update(0.1)
+      b2:update(0.1)
+      for _, j in ipairs { "head", "torso", "rightArm" } do
+        assert.are.same({ a:get(j) }, { b:get(j) }, j)
+        assert.are.same({ a:get(j) }, { b2:get(j) }, j)
+      end
+    end
+    s.tracks[2].mask = { "rightArm", "tail" }
+    local r, err = anim.animator(rig):restore(s, res)
+    assert.is_nil(r)
+    assert.are.equal("state.tracks[2].mask[2]: no joint 'tail' in the rig", err)
+    s.tracks[2].mask = "rightArm"
+    r, err = anim.animator(rig):restore(s, res)
+    assert.is_nil(r)
+    assert.are.equal("state.tracks[2].mask: must be an array of joint names, got string", err)
   end)
 
   -- (found by fuzz_animator: the layer's track was saved by its id after

@@ -25,6 +25,7 @@ local compat = require "anim.base.compat"
 local M = {}
 
 local shown, show, argerror = E.shown, args.show, args.error
+local STATE_LAYER = require("anim.runtime.state_check").OFFSET.state_layer
 local animator_state = core.animator_state
 local EV = codes.event
 
@@ -308,11 +309,27 @@ function methods.on_enter(self, fn) return connections.connect(live(self), "on_e
 function methods.on_exit(self, fn) return connections.connect(live(self), "on_exit", fn, "on_exit") end
 function methods.on_transition(self, fn) return connections.connect(live(self), "on_transition", fn, "on_transition") end
 
+-- The tracks of controller ctl's masked layers keep playing on the mask
+-- once no layer holds them (a detach, a move): st.masks[track] = the
+-- mask, which the animator's state writes (runtime/state.lua).
+local function keep_masks(ctl)
+  local st = animator_state(ctl.animator)
+  for _, t in ipairs(core.animator_state_export(ctl.animator).tracks) do
+    local layer = t.point == 0 and ctl.info.layers[t.f[STATE_LAYER] + 1]
+    local track = layer and layer.mask and st.live[t.id]
+    if track then
+      st.masks = st.masks or setmetatable({}, { __mode = "k" })
+      st.masks[track] = layer.mask
+    end
+  end
+end
+
 -- controller:detach(): the animator keeps its tracks as they are (a
 -- script may stop them); the controller is no longer usable.
 function methods.detach(self)
   local ctl = live(self)
   delivery.host(ctl.animator)
+  keep_masks(ctl)
   core.controller_detach(ctl.animator)
   animator_state(ctl.animator).controller = nil
   ctl.detached = true
@@ -399,6 +416,7 @@ function M.move(self, g2)
       tracks[l] = false
     end
   end
+  keep_masks(ctl)
   core.controller_detach(animator)
   st.controller = nil
   local fresh = M.control(animator, g2)
