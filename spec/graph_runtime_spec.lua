@@ -619,6 +619,22 @@ describe("a controller in a saved state", function()
     assert.are.equal("state.controller.layers[1].state: must be a state of layer 'base' (a, b, c), got 'zz'", err)
   end)
 
+  -- (found by fuzz_animator: the largest dt made the normalized time
+  -- infinite, which current() gave and restore refused)
+  it("keeps the normalized time finite through the largest dt, and restores", function()
+    local a = anim.animator(rig)
+    local c = a:control(g)
+    a:update(0.1)
+    c:set("s", 1e300)
+    c:set("x", true)
+    a:update(1.7976931348623157e308)
+    a:update(1.7976931348623157e308)
+    local s1, nt = c:current()
+    assert.are.equal("string", type(s1))
+    assert.is_true(nt == nt and nt ~= math.huge, tostring(nt))
+    assert(anim.animator(rig):restore(a:state(), resolve))
+  end)
+
   -- (found by fuzz_animator: the restored tracks of a layer with a mask
   -- played on every joint of their clips)
   it("restores a masked layer's tracks on its mask, the current one and those fading out", function()
