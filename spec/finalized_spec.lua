@@ -619,6 +619,30 @@ describe("a finalizer that reloads a clip in the middle of a call", function()
     assert.are.same({ times, values }, keys)
   end)
 
+  -- (found by fuzz_animator: the reload raised "a clip of the graph was
+  -- reloaded while its bindings were made")
+  it("in the rebinding of a controller by a reload: the bindings are made again", function()
+    local c1, c2 = clip("c1"), clip("c2")
+    local g = assert(anim.graph({ version = 1, parameters = { go = { type = "trigger" } }, layers = { { name = "base",
+      entry = "a", states = { a = { clip = "c1" }, b = { clip = "c2" } },
+      transitions = { { from = "a", to = "b", when = { { "go" } } } } } } }, { c1 = c1, c2 = c2 }))
+    local a = anim.animator(big)
+    local ctl = a:control(g)
+    a:update(0.1)
+    local ok, res, err = H.during_finalizer_in(core, "controller_rebind", reloading(c2, wide(3, 2)), function()
+      return anim.reload(c1, wide(N, 3))
+    end)
+    assert.is_true(ok, res)
+    assert.are.equal(c1, res, err)
+    assert.are.equal(3, #c2:joints())
+    -- it plays as a restore of its state, made after both reloads
+    local ref = anim.animator(big)
+    assert(ref:restore(a:state(), function(name, kind) if kind == "graph" then return g end return ({ c1 = c1, c2 = c2 })[name] end))
+    ctl:fire("go")
+    ref.controller:fire("go")
+    same_on(ref, a)
+  end)
+
   it("in anim.reload itself, finalizing a track it lists: the track is passed over (it raised 'used after it was finalized')", function()
     local c = clip("run")
     local a = anim.animator(big)

@@ -121,6 +121,20 @@ function M.bindings_for(st, info, fname, swap)
   return binds
 end
 
+-- f(bindings) with the bindings of graph info's states on st's rig
+-- (M.bindings_for): made again while the core refuses them because a
+-- finalizer reloaded one of the graph's clips after they were made (a
+-- finalizer runs once: a few tries).
+local STALE = "was reloaded while its bindings were made"
+local function with_bindings(st, info, fname, f)
+  for _ = 1, 8 do
+    local ok, res = pcall(f, M.bindings_for(st, info, fname))
+    if ok then return res end
+    if not (type(res) == "string" and res:find(STALE, 1, true)) then error(res, 0) end
+  end
+  args.raise(fname .. ": the clips of graph '" .. shown(info.name) .. "' kept being reloaded (by finalizers) while it was bound")
+end
+
 -- The core queues the exits, transitions and entries someone listens to
 -- (an entry nobody hears costs nothing): told at every (dis)connection.
 local function hear(ctl)
@@ -138,10 +152,9 @@ function M.control(animator, graph)
     args.raise("control: the animator has a controller already (controller:detach() it first)")
   end
   local info = graphs.info(graph)
-  local binds = M.bindings_for(st, info)
   local cbs = {}
   for i = 1, #info.layers do cbs[i] = {} end
-  local marks = core.controller_new(animator, graph, binds, MARK, cbs)
+  local marks = with_bindings(st, info, "control", function(binds) return core.controller_new(animator, graph, binds, MARK, cbs) end)
   for _, m in ipairs(marks) do core.track_slot(m) end
   local ctl = { animator = animator, graph = graph, info = info, marks = marks, over_warned = {} }
   connections.hooks[ctl] = hear
@@ -516,7 +529,7 @@ end
 -- After the reload: those controllers' states play it with new bindings.
 function delivery.rebind(clip)
   for _, ctl in ipairs(playing_clip(clip)) do
-    core.controller_rebind(ctl.animator, M.bindings_for(animator_state(ctl.animator), ctl.info))
+    with_bindings(animator_state(ctl.animator), ctl.info, "reload", function(binds) core.controller_rebind(ctl.animator, binds) end)
   end
 end
 
