@@ -110,6 +110,25 @@ describe("a clip's reload under a state machine", function()
     assert.are.equal("head", b1:joints()[1])
   end)
 
+  -- (found by fuzz_animator: the reload rebound a masked layer's tracks to
+  -- every joint of the new content)
+  it("keeps a masked layer's tracks on its mask, attached and detached", function()
+    for _, detach in ipairs { false, true } do
+      local a1, b1 = clip("a1", { "head", "torso" }), clip("b1", { "head" })
+      local a = anim.animator(rig)
+      local c = a:control(two(a1, b1, { mask = { "head" } }))
+      a:update(0.25)
+      if detach then c:detach() end
+      assert(anim.reload(a1, { length = 1, loop = "loop", joints = {
+        head = { rotation = { { 0, { 0, 0, 0 } }, { 1, { 0, 90, 0 } } } }, torso = { rotation = { { 0, { 0, 0, 0 } }, { 1, { 0, 90, 0 } } } } } }))
+      a:update(0.25)
+      local torso = { a:get("torso") }
+      assert.are.same({ 0, 0, 0, 0, 0, 0, 1 }, { torso[1], torso[2], torso[3], torso[4], torso[5], torso[6], torso[7] })
+      local _, _, _, _, qy = a:get("head")
+      assert.is_true(math.abs(qy - math.sin(math.rad(22.5))) < 1e-12, qy)
+    end
+  end)
+
   -- (a reload may not give a graph's clip another blend than its layer's,
   -- which anim.graph refuses: the layer would play it as its blend says)
   it("is refused when a state's clip would blend otherwise than its layer, naming it", function()

@@ -533,6 +533,18 @@ function delivery.rebind(clip)
   end
 end
 
+-- The bindings b of track (of st's animator) for a reloaded clip: kept to
+-- the mask of the layer that started it, or to the one it kept from a
+-- detach or a move (keep_masks).
+function delivery.track_bindings(st, track, b)
+  local mask = st.masks and st.masks[track]
+  if mask then b = M.masked(b, { mask = mask }, st.rig) end
+  local l = core.track_layer(track)
+  local layer = st.controller and l >= 0 and rawget(st.controller, "_").info.layers[l + 1]
+  if layer then b = M.masked(b, layer, st.rig) end
+  return b
+end
+
 -- Before a clip's reload rebinds the tracks that play it: every
 -- controller's.
 function delivery.host_all()
