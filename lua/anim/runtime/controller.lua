@@ -539,8 +539,10 @@ end
 function delivery.track_bindings(st, track, b)
   local mask = st.masks and st.masks[track]
   if mask then b = M.masked(b, { mask = mask }, st.rig) end
-  local l = core.track_layer(track)
-  local layer = st.controller and l >= 0 and rawget(st.controller, "_").info.layers[l + 1]
+  -- (a finalizer may have finalized the track meanwhile: the reload
+  -- passes over it then)
+  local ok, l = pcall(core.track_layer, track)
+  local layer = ok and st.controller and l >= 0 and rawget(st.controller, "_").info.layers[l + 1]
   if layer then b = M.masked(b, layer, st.rig) end
   return b
 end
