@@ -670,8 +670,10 @@ OPS[#OPS + 1] = function(r)
     -- (refused, changing nothing: a track after which another is queued,
     -- or of another animator; a property of another number of components
     -- than a track on the animator gives it)
+    -- (and a point's clip reloaded to play on no joint of the rig, as play
+    -- refuses such a clip)
     local ok, t = expect_ok("play(space)", function(err)
-      return type(err) == "string" and (err:find("after", 1, true) or err:find("component", 1, true))
+      return type(err) == "string" and (err:find("after", 1, true) or err:find("component", 1, true) or C.plays_on_nothing(err))
     end, a.play, a, space, opts)
     if ok then add_track(t) else check_unchanged(a, before, "play(space) refused") end
   else
