@@ -182,7 +182,11 @@ int anim_controller_transition(const anim_controller *c, int l, int *from, doubl
   const ctl_layer *L = &c->layers[l];
   if (L->tr == -1) return -1;
   *from = L->src;
+  /* (within [0, 1]: a fade started inside an update may end a rounding
+   * past its duration) */
   *progress = L->fade_dur > 0 ? 1 - L->fade_end / L->fade_dur : 1;
+  if (!(*progress >= 0)) *progress = 0;
+  if (*progress > 1) *progress = 1;
   return L->tr;
 }
 
