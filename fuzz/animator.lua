@@ -22,6 +22,7 @@ local core = require "anim.core"
 local C = require "fuzz.common"
 local compat = require "anim.base.compat"
 local binary = require "spec.bytes"
+local G = require "fuzz.animator_graph"
 
 local M = {}
 
@@ -255,6 +256,8 @@ local function check_animator(a, what)
     local n = o[4] * o[4] + o[5] * o[5] + o[6] * o[6] + o[7] * o[7]
     if n ~= n or math.abs(n - 1) >= 1e-6 then bug("%s: rotation offset of joint %d has |q|^2 = %.17g", what, j, n) end
   end
+  -- (state machines: fuzz/animator_graph.lua)
+  G.check(a, what)
 end
 
 -- A call that must succeed, or raise only the errors `allowed` says it may.
@@ -517,6 +520,14 @@ OPS[#OPS + 1] = function(r)
   if coroutine.status(co) ~= "dead" then bug("a callback suspended animator:update (it yielded out of it)") end
 end
 
+-- Connects callback fn (its box to hold the connection) to obj[kind]; one
+-- in five (by `arg`) is kept for a later disconnect.
+local function connect(obj, kind, fn, box, arg)
+  box.conn = obj[kind](obj, fn)
+  S.connections = S.connections + 1
+  if arg % 5 == 0 then S.conns[#S.conns + 1] = box.conn end
+end
+
 -- an animator callback
 OPS[#OPS + 1] = function(r)
   local a = pick_animator(r)
@@ -524,9 +535,7 @@ OPS[#OPS + 1] = function(r)
   local act, arg = r:byte(), r:byte()
   if not a or S.connections >= MAX_CONNECTIONS then return end
   local fn, box = make_callback(a, act, arg)
-  box.conn = a[kind](a, fn)
-  S.connections = S.connections + 1
-  if arg % 5 == 0 then S.conns[#S.conns + 1] = box.conn end
+  connect(a, kind, fn, box, arg)
 end
 
 -- a track callback
@@ -661,8 +670,10 @@ OPS[#OPS + 1] = function(r)
     -- (refused, changing nothing: a track after which another is queued,
     -- or of another animator; a property of another number of components
     -- than a track on the animator gives it)
+    -- (and a point's clip reloaded to play on no joint of the rig, as play
+    -- refuses such a clip)
     local ok, t = expect_ok("play(space)", function(err)
-      return type(err) == "string" and (err:find("after", 1, true) or err:find("component", 1, true))
+      return type(err) == "string" and (err:find("after", 1, true) or err:find("component", 1, true) or C.plays_on_nothing(err))
     end, a.play, a, space, opts)
     if ok then add_track(t) else check_unchanged(a, before, "play(space) refused") end
   else
@@ -702,8 +713,7 @@ end
 -- Reloads one of the input's own clips with RELOADS[k]: the clip itself,
 -- or nil and a message with the clip as it was; raises only from a
 -- callback (RELOAD_ERROR).
-local function reload(c, k, what)
-  local src = RELOADS[k]
+local function reload_with(c, src, what)
   -- (a finalizer may reload it too, in the middle of this reload or of
   -- what reads the clip around it)
   local finalized, gen = S.finalizers, core.clip_reloads(c)
@@ -731,6 +741,8 @@ local function reload(c, k, what)
   end
 end
 
+local function reload(c, k, what) return reload_with(c, RELOADS[k], what) end
+
 -- Every number an animator shows.
 local function numbers(a)
   local out = { a:root_motion() }
@@ -755,6 +767,7 @@ local function same_as_restored(a, what)
   local b = anim.animator(player, { side = a.side, space = a.space, library = a.library })
   local ok, res, err = pcall(b.restore, b, s, function(name, kind)
     if kind == "retarget" then return MAP end
+    if kind == "graph" then return G.resolve_graph(name) end
     return S.named[name]
   end)
   if not ok then
@@ -773,6 +786,7 @@ local function same_as_restored(a, what)
       bug("%s: the next update gives number %d = %.17g, a restore of its state %.17g", what, i, x[i], y[i])
     end
   end
+  if S.finalizers == finalized then G.compare(a, b, what) end
   check_animator(a, what .. ", then an update")
 end
 
@@ -806,6 +820,19 @@ OPS[#OPS + 1] = function(r)
   end) then S.generational = true end
 end
 
+-- The state machine operations (fuzz/animator_graph.lua) take the
+-- operation bytes from GRAPH_BASE up, which `byte % #OPS` would have mapped
+-- onto the first operations again: the other inputs keep their meaning.
+local GRAPH_BASE = 256 - 256 % #OPS
+local H = {
+  state = function() return S end, bug = bug, expect_ok = expect_ok, expect_raise = expect_raise,
+  good_or_raise = good_or_raise, snapshot = snapshot, check_unchanged = check_unchanged, touch = touch,
+  pick_animator = pick_animator, add_track = add_track, make_callback = make_callback, internal_error = internal_error,
+  MAX_CONNECTIONS = MAX_CONNECTIONS, connect = connect, same_as_restored = same_as_restored, reload_with = reload_with,
+  update_error = update_error, check_animator = check_animator, player = player, trace = TRACE, library = library,
+}
+G.init(H)
+
 local function reset(data)
   S = {
     r = setmetatable({ s = data, i = 1 }, Reader),
@@ -835,9 +862,13 @@ function M.run(data)
   local ok, err = pcall(function()
     while not r:done() and n < MAX_OPS do
       n = n + 1
-      local k = r:byte() % #OPS + 1
-      if TRACE then io.stderr:write("op ", k - 1, "\n") end
-      OPS[k](r)
+      local b = r:byte()
+      if b >= GRAPH_BASE then
+        G.op(H, r, b - GRAPH_BASE)
+      else
+        if TRACE then io.stderr:write("op ", b % #OPS, "\n") end
+        OPS[b % #OPS + 1](r)
+      end
       if S.finalizer_bug then error(S.finalizer_bug, 0) end
     end
     -- a last update of whatever is left; the finalizers still pending run

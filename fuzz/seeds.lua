@@ -127,6 +127,41 @@ local programs = {
     frames(0, 3, 1), { RBOMB, 1, 1 }, { SPACE, 0, 2, 1, 0, 0, 7, 1 }, { PLAY, 0, 11, 1, 0, 0, 0, 2 }, frames(0, 3, 1),
     { DROP, 5, 0 }, frames(0, 3, 1) },
 }
+-- State machines (fuzz/animator_graph.lua): the operation bytes from 247 up.
+-- Graphs 0 g_two (layers base, upper; parameters 0 flag, 1 go, 2 n, 3 speed),
+-- 1 g_add, 2 g_cycle, 3 hero (below).  VALUES 3 1, 4 2, 5 5, 7 1.5, 9 true, 10 false.
+-- Layers 0 default, 1 first, 2 second.  Graph callback actions: below 13
+-- the driver's, 13 detach, 14 tracks(), 15 state(), 16 stop(), 17 force and
+-- fire, 18 restore (refused), 19 travel, 20 library:reload of the hero graph.  GRELOADS 0 head and torso, 1 torso
+-- (none of the upper mask: refused), 2 more joints, 3 length 0, 5 no joint,
+-- 6 library:reload of the hero graph.
+local GCTL, GSET, GFORCE, GREAD, GCB, GDET, GREST, GREL, GBATCH = 247, 248, 249, 250, 251, 252, 253, 254, 255
+programs.graph_walk = { { GCTL, 0, 0, 1 }, frames(0, 3, 1), { GSET, 0, 0, 3, 7 }, frames(0, 5, 3), { GSET, 0, 1, 1, 0, 0 },
+  frames(0, 10, 3), { GSET, 0, 0, 0, 9 }, frames(0, 10, 2), { GSET, 0, 0, 2, 3 }, frames(0, 5, 2), { GSET, 0, 0, 2, 4 },
+  frames(0, 3, 2), { GREAD, 0, 1, 0 }, { GREAD, 0, 2, 2 }, { GREST, 0 }, { GSET, 0, 0, 2, 5 }, frames(0, 3, 2),
+  { GDET, 0, 1 }, { GREST, 0 } }
+programs.graph_callbacks = { { GCTL, 0, 0, 1 }, { GCB, 0, 0, 14, 0 }, { GCB, 0, 2, 15, 1 }, { GCB, 0, 1, 1, 2 },
+  { GCB, 0, 0, 17, 3 }, { GCB, 0, 2, 19, 4 }, { GSET, 0, 0, 3, 7 }, frames(0, 6, 3), { GSET, 0, 1, 1, 2, 0 }, frames(0, 6, 2),
+  { GDET, 0, 2, 0 }, frames(0, 4, 2), { GCB, 0, 0, 13, 0 }, { GSET, 0, 0, 0, 9 }, frames(0, 6, 2), { GDET, 0, 3, 0, 0 },
+  { GDET, 0, 1 }, { GCTL, 0, 2, 1 }, { GCB, 0, 1, 18, 0 }, { GCB, 0, 2, 16, 1 }, frames(0, 6, 2) }
+programs.graph_force = { { GCTL, 0, 0, 1 }, frames(0, 2, 1), { GFORCE, 0, 0, 1, 5, 2 }, frames(0, 3, 1), { GFORCE, 0, 1, 1, 1, 0 },
+  frames(0, 3, 3), { GFORCE, 0, 2, 2, 1, 0 }, { GFORCE, 0, 1, 4, 3, 0 }, frames(0, 4, 3), { GREAD, 0, 0, 2, 1, 2 },
+  { GFORCE, 0, 1, 1, 6, 0 }, frames(0, 6, 3), { GREST, 0 }, { GFORCE, 0, 0, 6, 0, 4 }, { GREAD, 0, 0, 1, 4, 1 } }
+programs.graph_reload = { { GCTL, 0, 0, 1 }, { GSET, 0, 0, 0, 9 }, frames(0, 3, 1), { GREL, 0, 0, 0 }, frames(0, 3, 1),
+  { GREL, 0, 1, 0 }, { GREL, 0, 2, 0 }, frames(0, 3, 3), { GREL, 1, 3, 0 }, frames(0, 2, 3), { GREL, 0, 5, 0 },
+  { RELOAD, 0, 1, 0 }, frames(0, 2, 1), { RELOAD, 0, 7, 0 }, { RELOAD, 1, 6, 0 }, frames(0, 2, 1), { GREST, 0 } }
+programs.graph_batch = { { GCTL, 0, 0, 1 }, { GCTL, 1, 2, 1 }, { NEW, 2, 0 }, { PLAY, 2, 0, 1, 0, 0, 0, 2 }, { GBATCH, 3, 0, 1 },
+  { GBATCH, 3, 1, 2 }, { GSET, 1, 0, 3, 9 }, { GSET, 1, 0, 0, 8 }, { GBATCH, 2, 1, 3 }, { GBATCH, 3, 1, 1 },
+  { GCB, 0, 2, 7, 1 }, { GSET, 0, 1, 1, 1, 0 }, { GBATCH, 3, 1, 1 }, { GBATCH, 1, 0, 2 } }
+-- (graph 3: examples/clips/hero.animgraph through the library: parameters 0
+-- grounded, 1 jump, 2 speed, 3 wave; GRELOADS 6: library:reload of it)
+programs.graph_library_reload = { { GCTL, 0, 3, 1 }, frames(0, 1, 1), { GSET, 0, 0, 2, 4 }, { GSET, 0, 1, 3, 0, 0 },
+  frames(0, 3, 4), { GREL, 0, 6, 0 }, frames(0, 1, 1), { GREST, 0 }, { GCB, 0, 2, 14, 0 }, { GSET, 0, 1, 1, 2, 0 },
+  frames(0, 2, 4), { GREL, 0, 6, 0 }, { GSET, 0, 0, 0, 10 }, frames(0, 4, 4), { GREST, 0 }, { GBATCH, 2, 1, 2 } }
+-- (callback action 20: library:reload of the hero graph while it delivers)
+programs.graph_reload_in_callback = { { GCTL, 0, 3, 1 }, { GCB, 0, 0, 20, 1 }, { GCB, 0, 2, 20, 2 }, { GCB, 0, 1, 14, 3 },
+  { GSET, 0, 0, 2, 4 }, frames(0, 4, 4), { GSET, 0, 1, 1, 0, 0 }, frames(0, 3, 2), { GREST, 0 }, { GCTL, 1, 3, 1 },
+  { GBATCH, 2, 1, 1 }, { GSET, 1, 1, 3, 0, 0 }, { GBATCH, 3, 1, 2 }, frames(0, 3, 4) }
 for name, ops in pairs(programs) do
   write("fuzz/corpus/animator/" .. name, program(ops))
 end

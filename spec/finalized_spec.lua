@@ -408,6 +408,30 @@ describe("every kind of object, finalized by hand", function()
     assert.are.same({ "a", "c" }, seen)
     anim.update({ a, c }, 0.5)
   end)
+
+  -- (found by fuzz_animator, under ASan: a clip's reload gives objects to
+  -- the tracks of every controller of a weak list, where an animator found
+  -- unreachable stays until its finalizer ran; a collection inside the
+  -- hosting ran it, and the hosting read the freed animator)
+  it("an animator finalized while its controller's tracks get their objects: the hosting stops, nothing freed is read", function()
+    local r = rig_of(2)
+    local layers, clips = {}, { c = looping() }
+    for i = 1, 400 do layers[i] = { name = "l" .. i, entry = "s", states = { s = { clip = "c" } } } end
+    local g = assert(anim.graph({ version = 1, layers = layers }, clips))
+    local cur
+    local ok, err = H.during_finalizer_in(core, "controller_adopt", function() finalize(cur) end, function()
+      cur = anim.animator(r)
+      cur:control(g)
+      cur:update(0.1)  -- (400 tracks started, none with an object)
+      return cur:tracks()
+    end)
+    -- (tracks() raises once it reads the finalized animator's tracks, or
+    -- lists those it read before)
+    if not ok then assert.truthy(tostring(err):find("anim.animator " .. FINALIZED), err) end
+    local uok, uerr = pcall(function() cur:update(0.1) end)
+    assert.is_false(uok)
+    assert.truthy(uerr:find("anim.animator " .. FINALIZED), uerr)
+  end)
 end)
 
 describe("a finalizer that builds a clip while another is built", function()
@@ -593,6 +617,53 @@ describe("a finalizer that reloads a clip in the middle of a call", function()
     assert.are.equal(3, #keys[1])
     local times, values = core.clip_keys(anim.clip(long(3)), 1, 0)
     assert.are.same({ times, values }, keys)
+  end)
+
+  -- (found by fuzz_animator: the reload raised "a clip of the graph was
+  -- reloaded while its bindings were made")
+  it("in the rebinding of a controller by a reload: the bindings are made again", function()
+    local c1, c2 = clip("c1"), clip("c2")
+    local g = assert(anim.graph({ version = 1, parameters = { go = { type = "trigger" } }, layers = { { name = "base",
+      entry = "a", states = { a = { clip = "c1" }, b = { clip = "c2" } },
+      transitions = { { from = "a", to = "b", when = { { "go" } } } } } } }, { c1 = c1, c2 = c2 }))
+    local a = anim.animator(big)
+    local ctl = a:control(g)
+    a:update(0.1)
+    local ok, res, err = H.during_finalizer_in(core, "controller_rebind", reloading(c2, wide(3, 2)), function()
+      return anim.reload(c1, wide(N, 3))
+    end)
+    assert.is_true(ok, res)
+    assert.are.equal(c1, res, err)
+    assert.are.equal(3, #c2:joints())
+    -- it plays as a restore of its state, made after both reloads
+    local ref = anim.animator(big)
+    assert(ref:restore(a:state(), function(name, kind) if kind == "graph" then return g end return ({ c1 = c1, c2 = c2 })[name] end))
+    ctl:fire("go")
+    ref.controller:fire("go")
+    same_on(ref, a)
+  end)
+
+  -- (found by fuzz_animator: the reload asked the core for the layer of a
+  -- track finalized since it listed it)
+  it("in anim.reload's bindings of a track it listed, finalizing it: the track is passed over", function()
+    local c = looping()
+    local a = anim.animator(rig_of(2))
+    local tracks = {}
+    for i = 1, 3 do tracks[i] = a:play(c, { fade = 0 }) end
+    a:update(0.1)
+    local get = bind.get
+    bind.get = function(...)
+      bind.get = get
+      for _, t in ipairs(tracks) do finalize(t) end  -- (the one listed now among them)
+      return get(...)
+    end
+    local ok, res, err = pcall(anim.reload, c, { length = 1, loop = "loop",
+      joints = { j2 = { rotation = { { 0, { 0, 0, 0 } }, { 1, { 45, 0, 0 } } } } } })
+    bind.get = get
+    assert.is_true(ok, res)
+    assert.are.equal(c, res, err)
+    a:update(0.1)
+    assert.are.same({}, a:tracks())
   end)
 
   it("in anim.reload itself, finalizing a track it lists: the track is passed over (it raised 'used after it was finalized')", function()

@@ -140,4 +140,96 @@ describe("a clip's reload under a state machine", function()
     assert.are.equal(1, #b1:joints())  -- (the clip as it was)
     assert.are.equal("head", b1:joints()[1])
   end)
+
+  -- (found by fuzz_animator: the reload rebound a masked layer's tracks to
+  -- every joint of the new content)
+  it("keeps a masked layer's tracks on its mask, attached and detached", function()
+    for _, detach in ipairs { false, true } do
+      local a1, b1 = clip("a1", { "head", "torso" }), clip("b1", { "head" })
+      local a = anim.animator(rig)
+      local c = a:control(two(a1, b1, { mask = { "head" } }))
+      a:update(0.25)
+      if detach then c:detach() end
+      assert(anim.reload(a1, { length = 1, loop = "loop", joints = {
+        head = { rotation = { { 0, { 0, 0, 0 } }, { 1, { 0, 90, 0 } } } }, torso = { rotation = { { 0, { 0, 0, 0 } }, { 1, { 0, 90, 0 } } } } } }))
+      a:update(0.25)
+      local torso = { a:get("torso") }
+      assert.are.same({ 0, 0, 0, 0, 0, 0, 1 }, { torso[1], torso[2], torso[3], torso[4], torso[5], torso[6], torso[7] })
+      local _, _, _, _, qy = a:get("head")
+      assert.is_true(math.abs(qy - math.sin(math.rad(22.5))) < 1e-12, qy)
+    end
+  end)
+
+  -- (a reload may not give a graph's clip another blend than its layer's,
+  -- which anim.graph refuses: the layer would play it as its blend says)
+  it("is refused when a state's clip would blend otherwise than its layer, naming it", function()
+    local a1, b1 = clip("a1", { "head" }), clip("b1", { "torso" })
+    local a = anim.animator(rig)
+    a:control(two(a1, b1))
+    a:update(0.1)
+    local ok, err = anim.reload(b1, { length = 1, loop = "loop", blend = "additive",
+      joints = { torso = { rotation = { { 0, { 0, 0, 0 } } } } } })
+    assert.is_nil(ok)
+    assert.truthy(err:find("b1: bad argument #1 to 'reload' (graph 'graph': layer 'base': state 'b': clip 'b1' would blend"
+      .. " additive, its layer normal (a layer's clips blend as it says))", 1, true), err)
+    assert.are.equal("normal", b1.blend)  -- (the clip as it was)
+  end)
+
+  -- (found by fuzz_animator: a layer in which nothing may fire kept the
+  -- rate of its state's normalized time from the clip's old length)
+  it("moves a settled layer's normalized time at the reloaded clip's length", function()
+    local a1 = clip("a1", { "head" })
+    local g = assert(anim.graph({ version = 1, layers = { { name = "base", entry = "a", states = { a = { clip = "a1" } } } } },
+      { a1 = a1 }))
+    local a = anim.animator(rig)
+    local c = a:control(g)
+    a:update(0.125)
+    a:update(0.125)  -- (settled: nothing may fire)
+    assert(anim.reload(a1, { length = 2, loop = "loop", joints = { head = { rotation = { { 0, { 0, 0, 0 } }, { 2, { 0, 45, 0 } } } } } }))
+    a:update(0.125)
+    local _, nt = c:current()
+    assert.are.equal(0.25 + 0.0625, nt)
+  end)
+
+  -- (found by fuzz_animator, under ASan: a reload reached the controller of
+  -- an animator found unreachable before its finalizer ran, and a
+  -- collection inside the hosting of its tracks ran it)
+  it("does not reach the controller of an animator whose finalizer is pending", function()
+    local a1, b1 = clip("a1", { "head" }), clip("b1", { "torso" })
+    local g = two(a1, b1)
+    local adopt, hosted, reloaded = core.controller_adopt, 0, nil
+    local clips_of_g = require("anim.runtime.graph").info(g).state_clips  -- (what hosting g's tracks passes)
+    do
+      local a = anim.animator(rig)
+      a:control(g)
+      a:update(0.1)  -- (its track has no object)
+      -- (made after the animator: its finalizer runs first, the animator's pending)
+      setmetatable({}, { __gc = function()
+        core.controller_adopt = function(x, clips, ...)
+          if clips == clips_of_g then hosted = hosted + 1 end
+          return adopt(x, clips, ...)
+        end
+        reloaded = anim.reload(b1, { length = 1, loop = "loop", joints = { torso = { rotation = { { 0, { 0, 0, 0 } } } } } })
+        core.controller_adopt = adopt
+      end })
+    end
+    collectgarbage()
+    assert.are.equal(b1, reloaded)
+    assert.are.equal(0, hosted)
+  end)
+
+  -- (found by fuzz_animator: the list of controllers is weak, and keeps a
+  -- collected animator's until the cycle after its finalizer ran)
+  it("passes over the controllers of animators collected since", function()
+    local a1, b1 = clip("a1", { "head" }), clip("b1", { "torso" })
+    local g = two(a1, b1)
+    do
+      local a = anim.animator(rig)
+      a:control(g)
+      a:update(0.1)
+    end
+    collectgarbage()  -- (the animator finalized; its controller is listed until the next cycle)
+    assert.are.equal(b1, anim.reload(b1, { length = 1, loop = "loop", joints = { torso = { rotation = { { 0, { 0, 0, 0 } } } } } }))
+    assert.are.equal(a1, anim.reload(a1, { length = 1, loop = "loop", joints = { head = { rotation = { { 0, { 0, 0, 0 } } } } } }))
+  end)
 end)

@@ -618,6 +618,128 @@ describe("a controller in a saved state", function()
     assert.is_nil(r)
     assert.are.equal("state.controller.layers[1].state: must be a state of layer 'base' (a, b, c), got 'zz'", err)
   end)
+
+  -- (found by fuzz_animator: the largest dt made the normalized time
+  -- infinite, which current() gave and restore refused)
+  it("keeps the normalized time finite through the largest dt, and restores", function()
+    local a = anim.animator(rig)
+    local c = a:control(g)
+    a:update(0.1)
+    c:set("s", 1e300)
+    c:set("x", true)
+    a:update(1.7976931348623157e308)
+    a:update(1.7976931348623157e308)
+    local s1, nt = c:current()
+    assert.are.equal("string", type(s1))
+    assert.is_true(nt == nt and nt ~= math.huge, tostring(nt))
+    assert(anim.animator(rig):restore(a:state(), resolve))
+  end)
+
+  -- (found by fuzz_animator: the restored tracks of a layer with a mask
+  -- played on every joint of their clips)
+  it("restores a masked layer's tracks on its mask, the current one and those fading out", function()
+    local function turn(name, deg)
+      local j = {}
+      for _, n in ipairs { "head", "torso", "rightArm" } do j[n] = { rotation = { { 0, { 0, 0, 0 } }, { 1, { 0, deg, 0 } } } } end
+      return assert(anim.clip({ length = 1, loop = "loop", joints = j }, name))
+    end
+    local mc = { up = turn("up", 80), up2 = turn("up2", -80), base = turn("base", 10) }
+    local gm = assert(anim.graph({ version = 1, parameters = { go = { type = "trigger" } }, layers = {
+      { name = "base", entry = "a", states = { a = { clip = "base" } } },
+      { name = "upper", entry = "u", mask = { "rightArm" }, states = { u = { clip = "up" }, v = { clip = "up2" } },
+        transitions = { { from = "u", to = "v", when = { { "go" } }, duration = 1 } } } } }, mc, "gm"))
+    local function res(name, kind) if kind == "graph" then return gm end return mc[name] end
+    local a = anim.animator(rig)
+    local c = a:control(gm)
+    for step = 1, 2 do
+      a:update(0.3)
+      local b = anim.animator(rig)
+      assert(b:restore(cjson.decode(cjson.encode(a:state())), res))
+      for _ = 1, 3 do
+        a:update(0.1)
+        b:update(0.1)
+        for _, j in ipairs { "head", "torso", "rightArm" } do assert.are.same({ a:get(j) }, { b:get(j) }, j .. " at step " .. step) end
+      end
+      c:fire("go")  -- (then up fades out while up2 fades in)
+    end
+    -- detached, the tracks play on on the mask; their state says it
+    -- (`mask`), and a restore plays them there, then a state of that
+    a:update(0.3)
+    c:detach()
+    local s = a:state()
+    assert.are.same({ { "rightArm" }, { "rightArm" } }, { s.tracks[2].mask, s.tracks[3].mask })
+    assert.is_nil(s.tracks[1].mask)  -- (the base layer has no mask)
+    local b = anim.animator(rig)
+    assert(b:restore(cjson.decode(cjson.encode(s)), res))
+    local b2 = anim.animator(rig)
+    assert(b2:restore(b:state(), res))
+    for _ = 1, 3 do
+      a:update(0.1)
+      b:update(0.1)
+      b2:update(0.1)
+      for _, j in ipairs { "head", "torso", "rightArm" } do
+        assert.are.same({ a:get(j) }, { b:get(j) }, j)
+        assert.are.same({ a:get(j) }, { b2:get(j) }, j)
+      end
+    end
+    s.tracks[2].mask = { "rightArm", "tail" }
+    local r, err = anim.animator(rig):restore(s, res)
+    assert.is_nil(r)
+    assert.are.equal("state.tracks[2].mask[2]: no joint 'tail' in the rig", err)
+    s.tracks[2].mask = "rightArm"
+    r, err = anim.animator(rig):restore(s, res)
+    assert.is_nil(r)
+    assert.are.equal("state.tracks[2].mask: must be an array of joint names, got string", err)
+  end)
+
+  -- (found by fuzz_animator: the layer's track was saved by its id after
+  -- it had ended, and restore refused the id as naming no saved track)
+  it("restores when the script stopped the current state's track: the layer saved with no track", function()
+    for _, updates in ipairs { 1, 2 } do
+      local a = anim.animator(rig)
+      a:control(g)
+      a:update(0.1)
+      a:stop(0)
+      for _ = 1, updates do a:update(0.1) end  -- (ended; then gone from the animator)
+      local s = a:state()
+      assert.are.same({ {}, false }, { s.tracks, s.controller.layers[1].track })
+      local b = anim.animator(rig)
+      assert(b:restore(s, resolve))
+      a.controller:set("x", true)
+      b.controller:set("x", true)
+      a:update(0.3)
+      b:update(0.3)
+      assert.are.same({ a:get("head") }, { b:get("head") })
+      assert.are.same({ a.controller:current() }, { b.controller:current() })
+    end
+  end)
+
+  -- (found by fuzz_animator: a layer read state 0 as its current and
+  -- source state until its first update and its first transition, and the
+  -- first state by name, "a" here, is a sub-machine, which restore refuses)
+  it("restores when the graph's first state is a sub-machine: before the first update, and before a transition", function()
+    local gm = assert(anim.graph({ version = 1, layers = { { name = "base", entry = "b",
+      states = { a = { machine = { entry = "x", states = { x = { clip = "a" } } } }, b = { clip = "b" } },
+      transitions = { { from = "b", to = "a", exit_time = 1 } } } } }, clips, "gm"))
+    local function res(name, kind) if kind == "graph" then return gm end return clips[name] end
+    local a = anim.animator(rig)
+    local c = a:control(gm)
+    assert.are.same({ "b", 0 }, { c:current() })
+    for _, dt in ipairs { 0.3, 0.6, 0.5 } do
+      local b = anim.animator(rig)
+      assert(b:restore(a:state(), res))
+      a:update(0.1)
+      b:update(0.1)
+      assert.are.same({ a:get("head") }, { b:get("head") })
+      assert.are.equal(c:current(), b.controller:current())
+      a:update(dt)
+    end
+    -- (travel before the first update goes from the entry, where the layer starts)
+    local d = anim.animator(rig)
+    d:control(gm):travel("a/x")
+    d:update(1.4)
+    assert.are.equal("a/x", d.controller:current())
+  end)
 end)
 
 describe("state machines on threads", function()

@@ -354,6 +354,19 @@ describe("animator:state and animator:restore", function()
     other:on_marker(function() if not err2 then err2 = select(2, pcall(a.restore, a, s)) end end)
     for _ = 1, 20 do anim.update({ other, a }, 0.1) end
     assert.matches("animator:restore called while anim.update has yet to deliver this animator's callbacks", err2, 1, true)
+    -- (found by fuzz_animator: a state restore would refuse gave nil, message
+    -- from a callback; the callback is what is refused, whatever the state)
+    local bad, ok3, err3 = { version = "x" }, nil, nil
+    local c = anim.animator(rig, { library = lib })
+    c:play(lib_clips[1])
+    c:on_marker(function() if ok3 == nil then ok3, err3 = pcall(c.restore, c, bad) end end)
+    for _ = 1, 20 do c:update(0.1) end
+    assert.is_false(ok3)
+    assert.matches("animator:restore called from one of this animator's callbacks", err3, 1, true)
+    local err4
+    other:on_marker(function() if not err4 then err4 = select(2, pcall(c.restore, c, bad)) end end)
+    for _ = 1, 20 do anim.update({ other, c }, 0.1) end
+    assert.matches("animator:restore called while anim.update has yet to deliver this animator's callbacks", err4, 1, true)
   end)
 
   describe("refuses a bad state with nil, a message naming the field, and changes nothing", function()

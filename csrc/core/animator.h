@@ -138,6 +138,8 @@ void anim_track_retain(anim_track *t);
 void anim_track_release(anim_track *t);
 int anim_track_playing(const anim_track *t);  /* started or pending, not ended nor queued */
 int anim_track_queued(const anim_track *t);   /* waiting for the track it was queued after */
+/* The state machine layer that started it (0-based), -1 for none. */
+int anim_track_layer(const anim_track *t);
 /* The point of a blend space's track (0-based; the space's own track is
  * point 0), -1 for a track that plays a clip. */
 int anim_track_point(const anim_track *t);

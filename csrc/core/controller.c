@@ -168,7 +168,9 @@ static void consider_any(const anim_controller *c, int l, int s, double nt0, dou
   while (n-- > 0) consider(c, l, g->machines[chain[n]].any0, g->machines[chain[n]].nany, s, nt0, r, w0, w1, best);
 }
 
-static double nt_at(const ctl_layer *L, double r, double e) { return L->nt + r * (e - L->nt_e); }
+/* (kept finite: the largest dt at a fast rate overflows, and a state
+ * saves it; at 1e308 loops the phase means nothing anyway) */
+static double nt_at(const ctl_layer *L, double r, double e) { return anim_finite(L->nt + r * (e - L->nt_e)); }
 
 static pick find(const anim_controller *c, int l, double e, double dt) {
   const ctl_layer *L = &c->layers[l];
@@ -403,7 +405,7 @@ void anim_controller_step(anim_controller *c) {
     if (L->settled > 0) {
       /* nothing may fire and no parameter changed: the state's clock only */
       L->weight.elapsed = anim_finite(L->weight.elapsed + dt);
-      L->nt += L->rate * dt;
+      L->nt = anim_finite(L->nt + L->rate * dt);
       continue;
     }
     if (!L->started) {
@@ -457,7 +459,7 @@ void anim_controller_step(anim_controller *c) {
     L->nt = nt_at(L, L->rate, dt);
     L->nt_e = 0;
     if (L->tr != -1) {
-      L->src_nt += L->src_rate * (dt - L->src_e);
+      L->src_nt = anim_finite(L->src_nt + L->src_rate * (dt - L->src_e));
       L->src_e = 0;
       L->fade_end -= dt;
       if (L->fade_end <= 0) L->tr = -1;

@@ -89,6 +89,10 @@ anim_controller *anim_controller_new(anim_animator *a, anim_graph *g, const anim
     ctl_layer *L = &c->layers[i];
     L->tr = -1;
     L->force = -1;
+    /* (the entry, a state that is not a sub-machine, from the start: until
+     * the first update and the first transition current() and a saved
+     * state read them, and restore takes no sub-machine) */
+    L->cur = L->src = g->layers[i].entry;
     L->plan = (int (*)[2])(void *)(p + off[11]) + (size_t)i * ANIM_GRAPH_MAX_TRAVEL;
     L->weight.from = L->weight.to = g->layers[i].weight;
     c->marks[i] = anim_track_new(a, mark_clip, &o, NULL, 0);
@@ -132,6 +136,9 @@ int anim_controller_rebind(anim_controller *c, const anim_binding *const *binds,
   if (c->rebound) anim_free(&c->mem, c->rebound, sizeof *c->rebound * c->nrebound);
   c->rebound = area;
   c->nrebound = nb ? nb : 1;
+  /* (a reloaded clip has another length and speed: the rates a settled
+   * layer keeps, and whether an exit time is still ahead, are found again) */
+  anim_controller_unsettle(c);
   return 1;
 }
 /* (its tracks play on as any other: no layer of theirs any more) */
@@ -175,7 +182,11 @@ int anim_controller_transition(const anim_controller *c, int l, int *from, doubl
   const ctl_layer *L = &c->layers[l];
   if (L->tr == -1) return -1;
   *from = L->src;
+  /* (within [0, 1]: a fade started inside an update may end a rounding
+   * past its duration) */
   *progress = L->fade_dur > 0 ? 1 - L->fade_end / L->fade_dur : 1;
+  if (!(*progress >= 0)) *progress = 0;
+  if (*progress > 1) *progress = 1;
   return L->tr;
 }
 
@@ -288,7 +299,9 @@ void anim_controller_layer_save(const anim_controller *c, int l, anim_ctl_layer_
   s->force_fade = L->force_fade;
   anim_ramp_out(&L->weight, s->weight);
   for (k = 0; k < L->nplan; k++) { s->plan[k][0] = L->plan[k][0]; s->plan[k][1] = L->plan[k][1]; }
-  *track = L->track ? L->track->id : -1;
+  /* (a track the script stopped, or that ended, is not saved: the state's
+   * layer has none then, as it plays none) */
+  *track = L->track && L->track->owner == c->a && L->track->state != TR_ENDED ? L->track->id : -1;
 }
 
 const char *anim_controller_layer_load(anim_controller *c, int l, const anim_ctl_layer_state *s, anim_track *track) {

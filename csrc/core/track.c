@@ -258,6 +258,7 @@ void anim_space_seek(anim_track *lead, double time) {
 static int alive(const anim_track *t) { return t->owner && t->state != TR_ENDED; }
 int anim_track_playing(const anim_track *t) { return alive(t) && t->state != TR_QUEUED; }
 int anim_track_queued(const anim_track *t) { return alive(t) && t->state == TR_QUEUED; }
+int anim_track_layer(const anim_track *t) { return t->ctl_layer; }
 int anim_track_point(const anim_track *t) { return t->sp.lead->sp.play ? t->sp.point : -1; }
 const anim_clip *anim_track_clip(const anim_track *t) { return t->clip; }
 long long anim_track_id(const anim_track *t) { return t->id; }

@@ -57,6 +57,12 @@ static int queue_after(lua_State *L) {
   return 1;
 }
 
+/* core.track_layer(track) -> the state machine layer that started it (0-based), -1 */
+static int track_layer(lua_State *L) {
+  lua_pushinteger(L, anim_track_layer(anim_lua_checktrack(L, 1)));
+  return 1;
+}
+
 /* core.track_queued(track) -> boolean */
 static int track_queued(lua_State *L) {
   lua_pushboolean(L, anim_track_queued(anim_lua_checktrack(L, 1)));
@@ -129,6 +135,7 @@ static const luaL_Reg funcs[] = {
   {"animator_root_motion_joint", root_motion_joint},
   {"track_queue_after", queue_after},
   {"track_queued", track_queued},
+  {"track_layer", track_layer},
   {"ik_add", ik_add},
   {"ik_remove", ik_remove},
   {"ik_get", ik_get},

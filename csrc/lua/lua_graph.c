@@ -490,18 +490,25 @@ static int controller_detach(lua_State *L) {
  * asks for costs no object: most of a controller's never get one. */
 static int controller_adopt(lua_State *L) {
   anim_animator *a = anim_lua_checkanimator(L, 1);
+  const anim_animator_box *b = lua_touserdata(L, 1);
   int all = lua_toboolean(L, 8), i = 0, k, layer, state;
   anim_track *t;
   unsigned over = anim_animator_controller(a) ? anim_controller_over(anim_animator_controller(a)) : 0;
   for (k = 2; k <= 6; k++) luaL_checktype(L, k, LUA_TTABLE);
   luaL_checktype(L, 7, LUA_TFUNCTION);
   lua_settop(L, 7);
-  while ((t = anim_animator_unhosted(a, !all, &i, &layer, &state)) != NULL) {
+  /* (the animator is read again from its box at every track: making a box
+   * or a table may run finalizers, and one may finalize the animator --
+   * one a clip's reload hosts from the weak list of controllers may be
+   * garbage already, its finalizer pending -- which frees it, its
+   * controller and maybe its graph: then nothing more is hosted) */
+  while ((a = b->a) != NULL && (t = anim_animator_unhosted(a, !all, &i, &layer, &state)) != NULL) {
     const anim_graph *g = anim_animator_controller(a) ? anim_controller_graph(anim_animator_controller(a)) : NULL;
-    int box, gs, notes;
+    int box, gs, notes, items;
     lua_Integer id = (lua_Integer)anim_track_id(t);
     if (!g || layer >= g->nlayers || state < 0 || state >= g->layers[layer].nstates) break;
     gs = g->layers[layer].state0 + state;
+    items = g->states[gs].space < 0 && anim_track_clip(t)->nitems > 0;
     anim_track_retain(t);  /* (making the box may run finalizers) */
     box = anim_lua_newtrack(L);
     lua_rawgeti(L, 2, gs + 1);            /* box + 1: the source */
@@ -522,7 +529,7 @@ static int controller_adopt(lua_State *L) {
       lua_pop(L, 1);
     }
     lua_settop(L, box + 2);
-    if (g->states[gs].space < 0 && anim_track_clip(t)->nitems > 0) {
+    if (items) {
       lua_pushvalue(L, 7);
       lua_pushvalue(L, box);
       lua_call(L, 1, 0);
@@ -530,7 +537,7 @@ static int controller_adopt(lua_State *L) {
     anim_lua_slot(L, box);
     lua_settop(L, 7);
   }
-  anim_animator_reslot(a);
+  if (b->a) anim_animator_reslot(b->a);
   lua_pushinteger(L, (lua_Integer)over);
   return 1;
 }

@@ -601,8 +601,18 @@ static int animator_restore(lua_State *L) {
   return 1;
 }
 
+/* core.animator_busy(animator) -> 0, or animator_restore's code 6 or 7: a
+ * restore is refused before its state is read (a bad state from a callback
+ * is the callback's error too) */
+static int animator_busy(lua_State *L) {
+  anim_animator_box *b = anim_lua_checkbox(L, 1, ANIM_BOX_ANIMATOR);
+  lua_pushinteger(L, !b->delivering ? 0 : b->delivering == ANIM_DELIVERING ? RESTORE_DELIVERING : RESTORE_QUEUED);
+  return 1;
+}
+
 static const luaL_Reg funcs[] = {
   {"animator_restore", animator_restore},
+  {"animator_busy", animator_busy},
   {NULL, NULL}
 };
 

@@ -653,6 +653,11 @@ amt.__gc = function(self)
   end
   disconnect_all(st.on_marker); disconnect_all(st.on_event)
   disconnect_all(st.on_sound); disconnect_all(st.on_play)
+  -- (its controller is gone with it: a clip's or a graph's reload, which
+  -- list the controllers in a weak table that keeps this one until the
+  -- next cycle, pass over it)
+  local ctl = type(st.controller) == "table" and rawget(st.controller, "_")
+  if type(ctl) == "table" then ctl.detached = true end
 end
 
 local track_gc = tmt.__gc

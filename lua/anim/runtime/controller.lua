@@ -25,6 +25,7 @@ local compat = require "anim.base.compat"
 local M = {}
 
 local shown, show, argerror = E.shown, args.show, args.error
+local STATE_LAYER = require("anim.runtime.state_check").OFFSET.state_layer
 local animator_state = core.animator_state
 local EV = codes.event
 
@@ -33,7 +34,12 @@ local MARK = clipmod.build({ joints = {} }, "controller", true, true)
 
 local cmt = { __name = "anim.controller", __metatable = "anim.controller" }
 -- graph -> the controllers running it (weak both ways): a library's
--- reload moves them onto the new graph (M.move)
+-- reload moves them onto the new graph (M.move), a clip's reload hosts
+-- and rebinds them.  (Each controller is its own value, weak too: the
+-- collector clears a weak value found unreachable before it runs the
+-- finalizers, a weak key only a cycle later, so that no reload reaches
+-- the controller of an animator whose finalizer is still to run, which
+-- may then run in the middle of what the reload does to it.)
 local running = setmetatable({}, { __mode = "k" })
 local methods = {}
 
@@ -47,14 +53,26 @@ end
 
 -- The bindings of clip c on the rig for a layer's mask (a set of rig
 -- joint names, or nil): bind.get's, or a filtered copy.
-local function bindings(c, rig, mask, rinfo)
-  local b = bind.get(c, rig, nil)
-  if not mask then return b end
+local function bindings_masked(b, mask, rinfo)
   local out = { gen = b.gen }
   for _, x in ipairs(b) do
     if mask[rinfo.joints[x.rj].name] then out[#out + 1] = x end
   end
   return out
+end
+local function bindings(c, rig, mask, rinfo)
+  local b = bind.get(c, rig, nil)
+  if not mask then return b end
+  return bindings_masked(b, mask, rinfo)
+end
+
+-- Bindings list b kept to layer `layer`'s mask (graph info's layer),
+-- as the layer's tracks play: for a restored track of the layer.
+function M.masked(b, layer, rig)
+  if not layer.mask then return b end
+  local set = {}
+  for _, j in ipairs(layer.mask) do set[j] = true end
+  return bindings_masked(b, set, rigmod.info(rig))
 end
 
 -- The bindings of graph info's states on animator state st's rig, in the
@@ -84,6 +102,11 @@ function M.bindings_for(st, info, fname, swap)
       for pi, c in ipairs(list) do
         local where = string.format("graph '%s': layer '%s': state '%s': %s", shown(info.name), shown(layer.name),
           shown(layer.states[si]), #list > 1 and "points[" .. pi .. "]." or "")
+        -- (a reload's content blends as the layer does: anim.graph's rule)
+        if swap[c] and clipmod.info(swap[c]).blend ~= layer.blend then
+          argerror(1, fname, string.format("%sclip '%s' would blend %s, its layer %s (a layer's clips blend as it says)", where,
+            shown(clipmod.info(c).name), clipmod.info(swap[c]).blend, layer.blend))
+        end
         c = swap[c] or c
         bindcheck.check(c, rig, nil, fname, where)
         local b = bindings(c, rig, mask, rinfo)
@@ -96,6 +119,20 @@ function M.bindings_for(st, info, fname, swap)
     end
   end
   return binds
+end
+
+-- f(bindings) with the bindings of graph info's states on st's rig
+-- (M.bindings_for): made again while the core refuses them because a
+-- finalizer reloaded one of the graph's clips after they were made (a
+-- finalizer runs once: a few tries).
+local STALE = "was reloaded while its bindings were made"
+local function with_bindings(st, info, fname, f)
+  for _ = 1, 8 do
+    local ok, res = pcall(f, M.bindings_for(st, info, fname))
+    if ok then return res end
+    if not (type(res) == "string" and res:find(STALE, 1, true)) then error(res, 0) end
+  end
+  args.raise(fname .. ": the clips of graph '" .. shown(info.name) .. "' kept being reloaded (by finalizers) while it was bound")
 end
 
 -- The core queues the exits, transitions and entries someone listens to
@@ -115,17 +152,16 @@ function M.control(animator, graph)
     args.raise("control: the animator has a controller already (controller:detach() it first)")
   end
   local info = graphs.info(graph)
-  local binds = M.bindings_for(st, info)
   local cbs = {}
   for i = 1, #info.layers do cbs[i] = {} end
-  local marks = core.controller_new(animator, graph, binds, MARK, cbs)
+  local marks = with_bindings(st, info, "control", function(binds) return core.controller_new(animator, graph, binds, MARK, cbs) end)
   for _, m in ipairs(marks) do core.track_slot(m) end
   local ctl = { animator = animator, graph = graph, info = info, marks = marks, over_warned = {} }
   connections.hooks[ctl] = hear
   local self = setmetatable({ _ = ctl }, cmt)
   st.controller = self
-  running[graph] = running[graph] or setmetatable({}, { __mode = "k" })
-  running[graph][self] = true
+  running[graph] = running[graph] or setmetatable({}, { __mode = "kv" })
+  running[graph][self] = self
   return self
 end
 
@@ -286,11 +322,27 @@ function methods.on_enter(self, fn) return connections.connect(live(self), "on_e
 function methods.on_exit(self, fn) return connections.connect(live(self), "on_exit", fn, "on_exit") end
 function methods.on_transition(self, fn) return connections.connect(live(self), "on_transition", fn, "on_transition") end
 
+-- The tracks of controller ctl's masked layers keep playing on the mask
+-- once no layer holds them (a detach, a move): st.masks[track] = the
+-- mask, which the animator's state writes (runtime/state.lua).
+local function keep_masks(ctl)
+  local st = animator_state(ctl.animator)
+  for _, t in ipairs(core.animator_state_export(ctl.animator).tracks) do
+    local layer = t.point == 0 and ctl.info.layers[t.f[STATE_LAYER] + 1]
+    local track = layer and layer.mask and st.live[t.id]
+    if track then
+      st.masks = st.masks or setmetatable({}, { __mode = "k" })
+      st.masks[track] = layer.mask
+    end
+  end
+end
+
 -- controller:detach(): the animator keeps its tracks as they are (a
 -- script may stop them); the controller is no longer usable.
 function methods.detach(self)
   local ctl = live(self)
   delivery.host(ctl.animator)
+  keep_masks(ctl)
   core.controller_detach(ctl.animator)
   animator_state(ctl.animator).controller = nil
   ctl.detached = true
@@ -378,6 +430,7 @@ function M.move(self, g2)
       tracks[l] = false
     end
   end
+  keep_masks(ctl)
   core.controller_detach(animator)
   st.controller = nil
   local fresh = M.control(animator, g2)
@@ -387,7 +440,7 @@ function M.move(self, g2)
   -- it gave hold that table -- with the new controller's insides)
   for k, v in pairs(rawget(fresh, "_")) do ctl[k] = v end
   running[g2][fresh] = nil
-  running[g2][self] = true
+  running[g2][self] = self
   st.controller = self
   hear(ctl)
 end
@@ -491,8 +544,22 @@ end
 -- After the reload: those controllers' states play it with new bindings.
 function delivery.rebind(clip)
   for _, ctl in ipairs(playing_clip(clip)) do
-    core.controller_rebind(ctl.animator, M.bindings_for(animator_state(ctl.animator), ctl.info))
+    with_bindings(animator_state(ctl.animator), ctl.info, "reload", function(binds) core.controller_rebind(ctl.animator, binds) end)
   end
+end
+
+-- The bindings b of track (of st's animator) for a reloaded clip: kept to
+-- the mask of the layer that started it, or to the one it kept from a
+-- detach or a move (keep_masks).
+function delivery.track_bindings(st, track, b)
+  local mask = st.masks and st.masks[track]
+  if mask then b = M.masked(b, { mask = mask }, st.rig) end
+  -- (a finalizer may have finalized the track meanwhile: the reload
+  -- passes over it then)
+  local ok, l = pcall(core.track_layer, track)
+  local layer = ok and st.controller and l >= 0 and rawget(st.controller, "_").info.layers[l + 1]
+  if layer then b = M.masked(b, layer, st.rig) end
+  return b
 end
 
 -- Before a clip's reload rebinds the tracks that play it: every

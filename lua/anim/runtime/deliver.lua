@@ -161,6 +161,9 @@ function M.host_all() end
 -- nil), then the controllers' bindings made again
 function M.reload_problem() end
 function M.rebind() end
+-- and the bindings b of a track of the reloaded clip, kept to the mask of
+-- the layer that started it
+function M.track_bindings(_, _, b) return b end
 
 -- (5.1: no runners, the C loop calls each callback itself)
 core.deliver_handlers(compat.pcall_yields and call_in_runner or nil, run_play,

@@ -199,7 +199,7 @@ local function compile(desc, get, made)
         first[si] or #spec.trans, #s.transitions }
     end
     spec.layers[li] = { state0, #layer.states, machine0, leaf(layer.entry) - 1, layer.weight, li - 1 }
-    info.layers[li] = { name = layer.name, states = names, by_path = layer.by_path, mask = layer.mask,
+    info.layers[li] = { name = layer.name, states = names, by_path = layer.by_path, mask = layer.mask, blend = layer.blend,
       state0 = state0, leaf = leaf, edges = M.edges_of(layer, leaf, gindex) }
   end
   return spec, info

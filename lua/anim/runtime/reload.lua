@@ -74,7 +74,7 @@ local function list(clip, fresh)
       local animator = core.track_uservalue(track, UV_ANIMATOR)
       local ok, st = pcall(core.animator_state, animator)
       if ok and st then
-        local b = bind.get(fresh, st.rig, entry.map or nil)
+        local b = delivery.track_bindings(st, track, bind.get(fresh, st.rig, entry.map or nil))
         for _, p in ipairs(entry.points) do
           local n = #tracks + 1
           tracks[n], binds[n], points[n] = track, b, p

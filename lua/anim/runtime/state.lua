@@ -122,6 +122,8 @@ function M.save(animator, st)
       end
       local map = spaces.is_space_box(src) and st.space_maps and st.space_maps[track] or playing.map(src, track)
       if map then lead.retarget = retarget.info(map).name end
+      local mask = st.masks and st.masks[track]
+      if mask then lead.mask = { compat.unpack(mask) } end
       if t.after >= 0 then lead.after = t.after + 1 end
       out.tracks[#out.tracks + 1] = lead
     else
@@ -363,8 +365,22 @@ local function plan_track(plan, t, r, i)
   if view and st.space ~= "view" then
     fail(path, "plays a view %s: a body animator cannot play it", r.space ~= nil and "blend space" or "clip")
   end
+  -- (the joints it plays on, fewer than its clip's: a state machine's
+  -- layer's mask, kept after a detach)
+  local mask
+  if r.mask ~= nil then
+    local list = list_of(r.mask, key(path, "mask"), "an array of joint names")
+    if #list > #st.rig:joints() then fail(key(path, "mask"), "must hold at most %d joints (the rig's)", #st.rig:joints()) end
+    mask = {}
+    for k, name in ipairs(list) do
+      joint_of(name, key(path, "mask"), k, ctx.index)
+      mask[k] = name
+    end
+    lead.mask = mask
+  end
   for k, c in ipairs(clips) do
     local b = bind.get(c, st.rig, map)
+    if mask then b = controller.masked(b, lead, st.rig) end
     lead.bindings[k] = b
     local rec, rp = r, path
     if k > 1 then rec, rp = r.points[k - 1], index(key(path, "points"), k - 1) end
@@ -485,8 +501,17 @@ local function plan_of(st, s, resolve)
     for _, lead in ipairs(plan.leads) do ids[lead.digits] = true end
     plan.controller = cstate.plan(s.controller, "state.controller", function(name, path, k) return find(name, "graph", path, k) end, ids)
     -- (the graph fits the rig, as control checks: before anything changes)
-    local ok, err = pcall(controller.bindings_for, st, graphs.info(plan.controller.graph))
+    local ginfo = graphs.info(plan.controller.graph)
+    local ok, err = pcall(controller.bindings_for, st, ginfo)
     if not ok then fail("state.controller.graph", "%s", (tostring(err):gsub("^.-bad argument #1 to 'control' %((.*)%)$", "%1"))) end
+    -- (the tracks a layer started play on its mask, as they did; the core
+    -- checks a root motion binding against these)
+    for _, lead in ipairs(plan.leads) do
+      local layer = ginfo.layers[lead.points[1][OFFSET.state_layer] + 1]
+      if layer and layer.mask then
+        for k, b in ipairs(lead.bindings) do lead.bindings[k] = controller.masked(b, layer, st.rig) end
+      end
+    end
   end
   -- last, the blend spaces: every other field is checked by now, so that
   -- a state refused for one of them costs no triangulation
@@ -565,6 +590,13 @@ local function restore_once(animator, st, s, resolve)
   ov_commit()
   ik_commit()
   for i, lead in ipairs(plan.leads) do result.tracks[lead.id] = out[i] end
+  st.masks = nil
+  for i, lead in ipairs(plan.leads) do
+    if lead.mask then
+      st.masks = st.masks or setmetatable({}, { __mode = "k" })
+      st.masks[out[i]] = lead.mask
+    end
+  end
   -- the state machine: the old controller went with the old animator; the
   -- state's made again on the restored tracks
   if st.controller then
@@ -601,6 +633,9 @@ local RETRIES = 8
 -- animator:restore(state [, resolve]) -> { tracks = { [id] = track }, overrides = {...},
 -- constraints = {...} } | nil, message
 function M.restore(animator, st, s, resolve)
+  -- (from a callback: refused whatever the state, before it is read)
+  local busy = core.animator_busy(animator)
+  if busy ~= 0 then error(busy == 6 and DELIVERING or QUEUED, 3) end
   for _ = 1, RETRIES do
     local result, err, again = restore_once(animator, st, s, resolve)
     if not again then return result, err end

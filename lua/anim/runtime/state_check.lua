@@ -210,7 +210,7 @@ local function names_list(fields, more)
   return out
 end
 
-local TRACK_KEYS = names(names_list(FIELDS.track, { "id", "clip", "space", "at", "retarget", "after", "points" }))
+local TRACK_KEYS = names(names_list(FIELDS.track, { "id", "clip", "space", "at", "retarget", "after", "points", "mask" }))
 local POINT_KEYS = names(names_list(FIELDS.track))
 local ANIMATOR_KEYS = names(names_list(FIELDS.animator))
 local TOP_KEYS = names { "format", "version", "rig", "side", "space", "animator", "pose", "animated", "tracks",
