@@ -4,6 +4,7 @@
 -- clip's reload reaches the controllers whose graphs play it.
 local anim = require "anim"
 local core = require "anim.core"
+local H = require "spec.helper"
 
 local rig = anim.rig("player")
 
@@ -204,18 +205,21 @@ describe("a clip's reload under a state machine", function()
       a:control(g)
       a:update(0.1)  -- (its track has no object)
       -- (made after the animator: its finalizer runs first, the animator's pending)
-      setmetatable({}, { __gc = function()
+      H.finalizer(function()
         core.controller_adopt = function(x, clips, ...)
           if clips == clips_of_g then hosted = hosted + 1 end
           return adopt(x, clips, ...)
         end
         reloaded = anim.reload(b1, { length = 1, loop = "loop", joints = { torso = { rotation = { { 0, { 0, 0, 0 } } } } } })
         core.controller_adopt = adopt
-      end })
+      end)
     end
     collectgarbage()
     assert.are.equal(b1, reloaded)
-    assert.are.equal(0, hosted)
+    -- (5.2+ clear weak values before finalizers run; 5.1 and LuaJIT keep
+    -- them until the next cycle, so there the pending animator is reached:
+    -- safely, its hosting reading the animator again after each allocation)
+    if H.table_gc then assert.are.equal(0, hosted) end
   end)
 
   -- (found by fuzz_animator: the list of controllers is weak, and keeps a
