@@ -17,7 +17,7 @@ static size_t lists_of(const anim_graph *g) {
   size_t n = 0;
   int i;
   for (i = 0; i < g->nstates; i++)
-    n += g->states[i].space >= 0 ? (size_t)g->spaces[g->states[i].space]->n : g->states[i].clip >= 0 ? 1 : 0;
+    n += (size_t)anim_graph_state_lists(g, i);
   return n;
 }
 
@@ -78,7 +78,7 @@ anim_controller *anim_controller_new(anim_animator *a, anim_graph *g, const anim
     copy_lists(c, (anim_binding *)(void *)(p + off[8]), binds, nbind, nlists);
     for (i = 0; i < g->nstates; i++) {
       c->bind0[i] = k;
-      k += g->states[i].space >= 0 ? g->spaces[g->states[i].space]->n : g->states[i].clip >= 0 ? 1 : 0;
+      k += anim_graph_state_lists(g, i);
     }
   }
   for (i = 0; i < g->nparams; i++) {

@@ -202,3 +202,8 @@ void anim_graph_release(anim_graph *g) {
   m = g->mem;
   anim_free(&m, g, g->size);
 }
+
+int anim_graph_state_lists(const anim_graph *g, int s) {
+  const anim_gstate *st = &g->states[s];
+  return st->space >= 0 ? g->spaces[st->space]->n : st->clip >= 0 ? 1 : 0;
+}

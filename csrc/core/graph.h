@@ -121,6 +121,10 @@ void anim_graph_set_space(anim_graph *g, int i, struct anim_space *s);
 const char *anim_graph_check(const anim_graph *g);
 void anim_graph_retain(anim_graph *g);
 void anim_graph_release(anim_graph *g);
+/* The lists of bindings state s of g plays with (anim_controller_new's and
+ * anim_controller_rebind's order): its blend space's points, 1 for a clip,
+ * else 0. */
+int anim_graph_state_lists(const anim_graph *g, int s);
 
 typedef struct anim_controller anim_controller;
 

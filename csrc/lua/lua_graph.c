@@ -198,7 +198,7 @@ static void read_bindings(lua_State *L, const anim_graph *g, int nrig, int arg, 
   luaL_checktype(L, arg, LUA_TTABLE);
   for (i = 0; i < g->nstates; i++) {
     const anim_gstate *s = &g->states[i];
-    int np = s->space >= 0 ? g->spaces[s->space]->n : s->clip >= 0 ? 1 : 0, j;
+    int np = anim_graph_state_lists(g, i), j;
     luaL_argcheck(L, k + np <= MAX_LISTS, 2, "too many clips in the graph's states");
     luaL_checkstack(L, np + 8, "too many states");
     for (j = 0; j < np; j++, k++) {

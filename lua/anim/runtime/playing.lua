@@ -26,17 +26,15 @@ function M.note(clip, track, map)
   set_of(clip)[track] = map and { map = map, points = ONE } or PLAIN
 end
 
--- What M.note (clip, no map) or M.note_space (clips, no map) of a track
--- would set, made once: { set, entry, ... }, each set[track] = entry
--- (csrc/lua/lua_graph.c's controller_adopt notes a state machine's tracks
--- so, in C).
-function M.notes(clip, space_clips)
-  if not space_clips then return { set_of(clip), PLAIN } end
+-- The entries a track of blend space `clips` (its points' clips, in
+-- order) played with `map` (or nil) gets: { set, entry, ... }, each clip's
+-- set and its entry, the points that hold the clip.
+local function space_entries(clips, map)
   local out, noted = {}, {}
-  for i, c in ipairs(space_clips) do
+  for i, c in ipairs(clips) do
     local entry = noted[c]
     if not entry then
-      entry = { map = false, points = {} }
+      entry = { map = map or false, points = {} }
       noted[c] = entry
       out[#out + 1], out[#out + 2] = set_of(c), entry
     end
@@ -45,20 +43,21 @@ function M.notes(clip, space_clips)
   return out
 end
 
+-- What M.note (clip, no map) or M.note_space (clips, no map) of a track
+-- would set, made once: { set, entry, ... }, each set[track] = entry
+-- (csrc/lua/lua_graph.c's controller_adopt notes a state machine's tracks
+-- so, in C).
+function M.notes(clip, space_clips)
+  if not space_clips then return { set_of(clip), PLAIN } end
+  return space_entries(space_clips, nil)
+end
+
 -- A track of blend space `clips` (its points' clips, in order) was
 -- started, with retarget map `map` (or nil): each clip is played by the
 -- points that hold it.
 function M.note_space(clips, track, map)
-  local noted = {}
-  for i, clip in ipairs(clips) do
-    local entry = noted[clip]
-    if not entry then
-      entry = { map = map or false, points = {} }
-      noted[clip] = entry
-      set_of(clip)[track] = entry
-    end
-    entry.points[#entry.points + 1] = i
-  end
+  local list = space_entries(clips, map)
+  for k = 1, #list, 2 do list[k][track] = list[k + 1] end
 end
 
 -- The tracks that were started on `clip`: { [track] = { map = map or
