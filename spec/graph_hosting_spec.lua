@@ -103,6 +103,29 @@ describe("a state machine's tracks", function()
   end)
 end)
 
+describe("a graph of view clips", function()
+  local function view(name) return assert(anim.clip({ length = 1, loop = "loop", space = "view",
+    joints = { head = { rotation = { { 0, { 0, 0, 0 } }, { 1, { 0, 45, 0 } } } } } }, name)) end
+
+  it("is refused by a body animator's control, as play refuses its clips", function()
+    local g = two(view("a1"), view("b1"))
+    local a = anim.animator(rig)
+    local ok, err = pcall(a.control, a, g)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("bad argument #1 to 'control' (graph 'graph': layer 'base': state 'a': clip 'a1' is a"
+      .. " view clip: a body animator cannot play it)", 1, true), err)
+  end)
+
+  it("plays on a view animator", function()
+    local a = anim.animator(rig, { space = "view" })
+    local c = a:control(two(view("a1"), view("b1")))
+    a:update(0.5)
+    assert.are.equal("a", (c:current()))
+    local _, _, _, _, qy = a:local_transform("head")
+    assert.is_true(math.abs(qy - math.sin(math.rad(11.25))) < 1e-12, qy)
+  end)
+end)
+
 describe("a clip's reload under a state machine", function()
   it("rebinds the controllers whose graphs play it", function()
     local a1, b1 = clip("a1", { "head" }), clip("b1", { "torso" })
@@ -140,6 +163,17 @@ describe("a clip's reload under a state machine", function()
       .. " no joint of the layer's mask (head))", 1, true), err)
     assert.are.equal(1, #b1:joints())  -- (the clip as it was)
     assert.are.equal("head", b1:joints()[1])
+  end)
+
+  it("is refused when it would make a state's clip a view clip under a body animator", function()
+    local a1, b1 = clip("a1", { "head" }), clip("b1", { "torso" })
+    local a = anim.animator(rig)
+    a:control(two(a1, b1))
+    local ok, err = anim.reload(b1, { length = 1, space = "view", joints = { torso = { rotation = { { 0, { 0, 0, 0 } } } } } })
+    assert.is_nil(ok)
+    assert.truthy(err:find("b1: bad argument #1 to 'reload' (graph 'graph': layer 'base': state 'b': clip 'b1' is a"
+      .. " view clip: a body animator cannot play it)", 1, true), err)
+    assert.are.equal("body", b1.space)
   end)
 
   -- (found by fuzz_animator: the reload rebound a masked layer's tracks to

@@ -108,6 +108,11 @@ function M.bindings_for(st, info, fname, swap)
             shown(clipmod.info(c).name), clipmod.info(swap[c]).blend, layer.blend))
         end
         c = swap[c] or c
+        -- (a body animator plays no view clip, by play or by a state: play's rule)
+        if clipmod.info(c).space == "view" and st.space ~= "view" then
+          argerror(1, fname, string.format("%sclip '%s' is a view clip: a body animator cannot play it", where,
+            shown(clipmod.info(c).name)))
+        end
         bindcheck.check(c, rig, nil, fname, where)
         local b = bindings(c, rig, mask, rinfo)
         if mask and #b == 0 then
