@@ -173,6 +173,11 @@ build/skin_test: tests/c/skin_test.c tests/c/check.h $(CORE_ONLY:csrc/%.c=$(OBJ)
 	@mkdir -p build
 	$(CC) $(WARN) $(FPFLAGS) $(CFLAGS) $(THREADS) -Icsrc/core tests/c/skin_test.c $(CORE_ONLY:csrc/%.c=$(OBJ)/%.o) -o $@ -lm
 
+# A 2D skeleton's attachments in world space from C alone (tests/c/verts2d_test.c).
+build/verts2d_test: tests/c/verts2d_test.c tests/c/check.h $(CORE_ONLY:csrc/%.c=$(OBJ)/%.o) $(CORE_HDR)
+	@mkdir -p build
+	$(CC) $(WARN) $(FPFLAGS) $(CFLAGS) $(THREADS) -Icsrc/core tests/c/verts2d_test.c $(CORE_ONLY:csrc/%.c=$(OBJ)/%.o) -o $@ -lm
+
 build/core_test: tests/c/core_test.c tests/c/check.h $(CORE_ONLY:csrc/%.c=$(OBJ)/%.o) $(CORE_HDR)
 	@mkdir -p build
 	$(CC) $(WARN) $(FPFLAGS) $(CFLAGS) $(THREADS) -Icsrc/core tests/c/core_test.c $(CORE_ONLY:csrc/%.c=$(OBJ)/%.o) -o $@ -lm
@@ -207,9 +212,10 @@ SPECS_RUN = $(RUN_ENV) LUA=$(LUA) JOBS=$(JOBS) sh scripts/specs.sh
 # and fails then rather than holding the run up)
 TEST_TIMEOUT ?= 180
 test: deps-test
-	@$(MAKE) --no-print-directory -j$(JOBS) build build/core_test build/skin_test $(BUILD)/failalloc.so $(BUILD)/bytedata.so
+	@$(MAKE) --no-print-directory -j$(JOBS) build build/core_test build/skin_test build/verts2d_test $(BUILD)/failalloc.so $(BUILD)/bytedata.so
 	build/core_test
 	build/skin_test
+	build/verts2d_test
 	LOGS=$(BUILD)/test TIMEOUT=$(TEST_TIMEOUT) $(SPECS_RUN) --exclude-tags=long -- $(SPEC_FILES)
 
 # three.js's reading of the glTF files anim.export_gltf writes is among the
@@ -256,9 +262,10 @@ VALGRIND = valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirec
            --errors-for-leak-kinds=definite --error-exitcode=99 --keep-debuginfo=yes
 # (one target for both: the list of spec files in $1)
 MEMCHECK_RUN = command -v valgrind >/dev/null || { echo "memcheck needs valgrind: apt-get install valgrind" >&2; exit 1; }; \
-	$(MAKE) --no-print-directory build build/core_test build/skin_test $(BUILD)/failalloc.so $(BUILD)/bytedata.so && \
+	$(MAKE) --no-print-directory build build/core_test build/skin_test build/verts2d_test $(BUILD)/failalloc.so $(BUILD)/bytedata.so && \
 	valgrind --quiet --leak-check=full --errors-for-leak-kinds=all --error-exitcode=99 build/core_test && \
 	valgrind --quiet --leak-check=full --errors-for-leak-kinds=all --error-exitcode=99 build/skin_test && \
+	valgrind --quiet --leak-check=full --errors-for-leak-kinds=all --error-exitcode=99 build/verts2d_test && \
 	ANIM_MEMCHECK=1 LOGS=build/memcheck PREFIX="$(VALGRIND)" TIMEOUT=2400 $(SPECS_RUN) --exclude-tags=long -- \
 	  $$(if [ "$(SPECS)" != spec ]; then echo "$(SPECS)"; else echo "$(1)"; fi) && \
 	echo "make memcheck: no valgrind error (99: a valgrind error, in the log of that file)"
@@ -526,7 +533,7 @@ lint:
 	@$(MAKE) --no-print-directory build
 	lua5.4 scripts/callgraph.lua $(filter $(OBJ)/core/%,$(CORE_OBJS)) >/dev/null
 	$(CC) $(WARN) -Werror $(FPFLAGS) $(THREADS) -fsyntax-only -I$(LUA_INC) -Icsrc $(CORE_SRC)
-	$(CC) $(WARN) -Werror $(FPFLAGS) -fsyntax-only -Icsrc/core tests/c/core_test.c tests/c/skin_test.c
+	$(CC) $(WARN) -Werror $(FPFLAGS) -fsyntax-only -Icsrc/core tests/c/core_test.c tests/c/skin_test.c tests/c/verts2d_test.c
 	$(CC) $(WARN) -Werror -fsyntax-only -I$(LUA_INC) tests/c/failalloc.c tests/c/tsan_lua.c tests/c/bytedata.c
 	$(CC) $(BENCH_CFLAGS) -fsyntax-only bench/ref/w1_ref.c bench/ref/malloc_count.c
 	$(CC) $(BENCH_CFLAGS) -fsyntax-only -I$(LUA_INC) bench/ref/memstat.c bench/ref/wallclock.c bench/ref/callfloor.c
