@@ -1,7 +1,8 @@
 -- The dependency rule of docs/architecture.md, read from the sources: each
 -- `require` of lua/anim/ and each `#include` of csrc/.  A layer uses only
 -- the layers below it (and its own):
---   Lua:  anim.core < base < format < runtime < import < export < anim (init.lua) < tool
+--   Lua:  anim.core < base < format < runtime < import < export < anim (init.lua) < love < tool
+-- (anim.love: lua/anim/love/init.lua, the drawing of 2D skeletons in LÖVE)
 -- A layer's folder may hold one level of subfolders, one per family
 -- (import/gltf/, import/blockbench/, export/gltf/): a family uses the
 -- families of the layers below it, and of its own layer only itself.
@@ -14,8 +15,8 @@
 -- the face and the tools go through the layers.
 local H = require "spec.helper"
 
-local LAYERS = { core = 0, base = 1, format = 2, runtime = 3, import = 4, export = 5, anim = 6, tool = 7 }
-local LAYER_NAMES = { [0] = "anim.core", "base", "format", "runtime", "import", "export", "anim", "tool" }
+local LAYERS = { core = 0, base = 1, format = 2, runtime = 3, import = 4, export = 5, anim = 6, love = 7, tool = 8 }
+local LAYER_NAMES = { [0] = "anim.core", "base", "format", "runtime", "import", "export", "anim", "love", "tool" }
 local EXTERNAL = { cjson = true, lpeg = true, lxp = true, argparse = true }
 local REACH_CORE = { base = true, format = true, runtime = true, import = true, export = true }
 
@@ -38,6 +39,7 @@ end
 local function module_layer(name)
   if name == "anim.core" then return "core" end
   if name == "anim" then return "anim" end
+  if name == "anim.love" then return "love", "love" end
   local layer, rest = name:match("^anim%.(%w+)%.([%w_.]+)$")
   if layer and LAYERS[layer] then
     local family = rest:match("^([%w_]+)%.[%w_]+$")
@@ -62,6 +64,7 @@ end
 -- one level at most).
 local function file_layer(path)
   if path == "lua/anim/init.lua" then return "anim" end
+  if path == "lua/anim/love/init.lua" then return "love", "love" end
   local layer = path:match("^lua/anim/(%w+)/[%w_]+%.lua$")
   if layer then return layer end
   return path:match("^lua/anim/(%w+)/([%w_]+)/[%w_]+%.lua$")
@@ -77,7 +80,7 @@ local function lua_breaches(path, text)
   local out = {}
   local layer, family = file_layer(path)
   if not layer or not LAYERS[layer] or layer == "core" then
-    out[#out + 1] = path .. ": not in a layer folder (lua/anim/{base,format,runtime,import,export,tool}/,"
+    out[#out + 1] = path .. ": not in a layer folder (lua/anim/{base,format,runtime,import,export,love,tool}/,"
       .. " one subfolder of one, or init.lua)"
     return out
   end

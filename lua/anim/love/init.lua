@@ -1,0 +1,218 @@
+-- anim.love: 2D skeletons (Spine, DragonBones) drawn in LÖVE 11.
+--
+--   local draw2d = require "anim.love"
+--   draw2d.draw(animator, images [, x, y, r, sx, sy])
+--   draw2d.world_vertices(animator, slot) -> { x1, y1, x2, y2, ... } | nil
+--
+-- Loaded only in LÖVE (it uses love.graphics).  Each atlas page has one
+-- mesh, made once and reused: a frame writes the attachments' triangles
+-- into it in draw order (csrc/lua/lua_draw2d.c writes the vertices into
+-- a ByteData, nothing is allocated), and draws it in runs of one page and
+-- one blend mode.  Two-colour tinting (a slot's dark colour) goes through
+-- a small shader; clipping attachments through the stencil.  Spine's
+-- skeletons are y up: they are drawn flipped, so that up is up on screen.
+local attach2d = require "anim.runtime.attach2d"
+
+local love = rawget(_G, "love")
+local M = {}
+
+-- x, y, u, v, r, g, b, a, and the dark colour (r, g, b, 1): 12 floats.
+local FORMAT = { { "VertexPosition", "float", 2 }, { "VertexTexCoord", "float", 2 }, { "VertexColor", "float", 4 },
+  { "VertexDark", "float", 4 } }
+local STRIDE = 12
+
+-- Spine's two-colour tint ("tint black"): the texel's colour times the
+-- light colour, its missing light filled with the dark colour.
+local SHADER = [[
+varying vec4 vDark;
+#ifdef VERTEX
+attribute vec4 VertexDark;
+vec4 position(mat4 transform_projection, vec4 vertex_position) {
+  vDark = VertexDark;
+  return transform_projection * vertex_position;
+}
+#endif
+#ifdef PIXEL
+vec4 effect(vec4 color, Image tex, vec2 uv, vec2 screen) {
+  vec4 t = Texel(tex, uv);
+  return vec4(t.rgb * color.rgb + (1.0 - t.rgb) * vDark.rgb, t.a * color.a);
+}
+#endif
+]]
+
+local BLEND = { normal = { "alpha", "alphamultiply" }, additive = { "add", "alphamultiply" },
+  multiply = { "multiply", "premultiplied" }, screen = { "screen", "alphamultiply" } }
+
+-- What is kept per skeleton description (weak: it goes with it) and per
+-- animator (the world matrices, a scratch, the deform buffers).
+local compiled = setmetatable({}, { __mode = "k" })
+local per_animator = setmetatable({}, { __mode = "k" })
+local shared = {}
+
+local function skeleton_of(animator)
+  local sk = animator.skeleton
+  if not sk then error("anim.love: the animator plays no 2D skeleton (make it with anim.animator(skeleton))", 3) end
+  return sk.description or sk
+end
+
+local function compile(desc)
+  local c = compiled[desc]
+  if not c then
+    c = attach2d.compile(desc)
+    c.blend = {}
+    for _, s in ipairs(desc.slots or {}) do c.blend[s.name] = s.blend or "normal" end
+    compiled[desc] = c
+  end
+  return c
+end
+
+local function state_of(animator, c)
+  local st = per_animator[animator]
+  if not st then
+    local most = 8
+    for _, sk in pairs(c.skins) do
+      for _, atts in pairs(sk) do
+        for _, e in pairs(atts) do most = math.max(most, e.n) end
+      end
+    end
+    st = { world = attach2d.buffer(6 * #c.bone_names), scratch = attach2d.buffer(2 * most), deform = {} }
+    per_animator[animator] = st
+  end
+  return st
+end
+
+-- The bones' world matrices into st.world.
+local function place(animator, c, st)
+  local w = st.world
+  for i, name in ipairs(c.bone_names) do
+    local k = 6 * (i - 1)
+    w[k + 1], w[k + 2], w[k + 3], w[k + 4], w[k + 5], w[k + 6] = animator:world2d(name)
+  end
+end
+
+-- A deform's offsets (its property, when a track animates it) in a
+-- buffer kept per animator and name; nil when none.
+local function fill(buf, n, ...)
+  for i = 1, n do buf[i] = (select(i, ...)) end
+end
+local function deform_of(animator, st, e)
+  -- (a name no clip played has raises: no deform then)
+  local ok, first = pcall(animator.property, animator, e.deform)
+  if not ok or first == nil then return nil end
+  local n = select("#", animator:property(e.deform))
+  local buf = st.deform[e.deform]
+  if not buf or #buf ~= n then
+    buf = attach2d.buffer(n)
+    st.deform[e.deform] = buf
+  end
+  fill(buf, n, animator:property(e.deform))
+  return buf
+end
+
+-- A page's mesh and ByteData (made on first use, grown when a skeleton
+-- needs more), per page image.
+local function page_mesh(image, most)
+  local p = shared[image]
+  if not p or p.cap < most then
+    local cap = math.max(most, 1024)
+    p = { cap = cap, mesh = love.graphics.newMesh(FORMAT, cap, "triangles", "stream"),
+      data = love.data.newByteData(cap * STRIDE * 4) }
+    p.mesh:setTexture(image)
+    shared[image] = p
+  end
+  return p
+end
+
+local function image_of(images, page)
+  if type(images) ~= "table" then return images end
+  local img = images[page or 1] or images[1]
+  if not img then error("anim.love: no image for atlas page '" .. tostring(page) .. "'", 3) end
+  return img
+end
+
+-- draw(animator, images [, x, y, r, sx, sy]): images maps the atlas pages'
+-- names to LÖVE images (or is the one image of a one-page atlas).
+function M.draw(animator, images, x, y, r, sx, sy)
+  local desc = skeleton_of(animator)
+  local c = compile(desc)
+  local st = state_of(animator, c)
+  place(animator, c, st)
+  local g = love.graphics
+  shared.shader = shared.shader or g.newShader(SHADER)
+  g.push("all")
+  g.translate(x or 0, y or 0)
+  g.rotate(r or 0)
+  g.scale(sx or 1, (sy or sx or 1) * (c.y_down and 1 or -1))
+  g.setShader(shared.shader)
+  local skin = animator:skin()
+  local run_page, run_start, run_used, run_blend, clip_end
+  local function flush()
+    if run_page and run_used > run_start then
+      local n = run_used - run_start
+      run_page.mesh:setVertices(run_page.data, run_start + 1, n)
+      run_page.mesh:setDrawRange(run_start + 1, n)
+      local b = BLEND[run_blend] or BLEND.normal
+      g.setBlendMode(b[1], b[2])
+      g.draw(run_page.mesh)
+    end
+    run_start = run_used
+  end
+  local used = {} -- (per page: the vertices written this frame)
+  for _, slot in ipairs(animator:draw_order()) do
+    local name, cr, cg, cb, ca, dr, dg, db = animator:slot(slot)
+    local e = name and attach2d.lookup(c, skin, slot, name)
+    if e and e.kind == "clipping" and e.ntri > 0 then
+      flush()
+      local stencil = page_mesh("stencil", 3 * e.ntri)
+      local n = attach2d.draw(st.world, e.record, nil, st.scratch, stencil.data, 0, 1, 1, 1, 1, 0, 0, 0)
+      g.stencil(function()
+        stencil.mesh:setVertices(stencil.data, 1, n)
+        stencil.mesh:setDrawRange(1, n)
+        g.draw(stencil.mesh)
+      end, "replace", 1)
+      g.setStencilTest("greater", 0)
+      clip_end = e.end_slot
+    elseif e and e.ntri > 0 and e.kind ~= "clipping" then
+      local image = image_of(images, e.page)
+      local p = page_mesh(image, c.most)
+      local blend = c.blend[slot]
+      if p ~= run_page or blend ~= run_blend then
+        flush()
+        run_page, run_blend = p, blend
+        run_used = used[p] or 0
+        run_start = run_used
+      end
+      local k = e.color
+      local n = attach2d.draw(st.world, e.record, deform_of(animator, st, e), st.scratch, p.data, run_used - run_start,
+        cr * k[1], cg * k[2], cb * k[3], ca * k[4], dr or 0, dg or 0, db or 0)
+      run_used = run_used + n
+      used[p] = run_used
+    end
+    if clip_end and slot == clip_end then
+      flush()
+      g.setStencilTest()
+      clip_end = nil
+    end
+  end
+  flush()
+  g.pop()
+end
+
+-- world_vertices(animator, slot) -> { x1, y1, ... } of the slot's
+-- attachment (a bounding box, a mesh's vertices, a region's corners), or
+-- nil when it shows none: for hit tests and bounding boxes.
+function M.world_vertices(animator, slot)
+  local desc = skeleton_of(animator)
+  local c = compile(desc)
+  local st = state_of(animator, c)
+  place(animator, c, st)
+  local name = animator:slot(slot)
+  local e = name and attach2d.lookup(c, animator:skin(), slot, name)
+  if not e then return nil end
+  local n = attach2d.place(st.world, e.record, deform_of(animator, st, e), st.scratch)
+  local out = {}
+  for i = 1, 2 * n do out[i] = st.scratch[i] end
+  return out
+end
+
+return M

@@ -1,0 +1,234 @@
+-- attach2d.lua: a 2D skeleton's attachments made ready to be placed in the
+-- world every frame (csrc/lua/lua_draw2d.c): once per skeleton, each
+-- attachment of each skin becomes a record of doubles in a module buffer
+-- (its points in its bone's frame, or its weighted vertices; its uvs on
+-- its atlas page; its triangles), so that drawing and hit tests allocate
+-- nothing and read no Lua table per vertex.
+--
+-- The geometry is Spine's (esotericsoftware.com "spine-json-format"): a
+-- region is an image of width x height centred at x, y in its bone's
+-- frame, turned by rotation and scaled (csrc/core/verts2d.c places its
+-- corners, its atlas whitespace kept); a mesh's uvs are 0..1 across its
+-- atlas region, v down the image; a weighted mesh lists per vertex the
+-- bones that move it.  An atlas region turned when packed (`rotate` 90,
+-- 180 or 270 degrees; `true` is 90) had its image turned that far
+-- counter-clockwise on the page: its uvs are turned back here.
+local core = require "anim.core"
+
+local M = {}
+
+local HEAD = 6
+
+-- A record (csrc/lua/lua_draw2d.c): kind 1 (points on bone) or 2
+-- (weighted), its geometry, uvs (or nil) and triangles (0-based).
+local function record(kind, bone, n, geom, uvs, tris)
+  local ntri = tris and #tris / 3 or 0
+  local b = core.buffer(HEAD + #geom + (uvs and 2 * n or 0) + 3 * ntri, "double")
+  b[1], b[2], b[3], b[4], b[5], b[6] = kind, bone or -1, n, #geom, ntri, uvs and 1 or 0
+  local at = HEAD
+  for i = 1, #geom do b[at + i] = geom[i] end
+  at = at + #geom
+  if uvs then
+    for i = 1, 2 * n do b[at + i] = uvs[i] end
+    at = at + 2 * n
+  end
+  for i = 1, 3 * ntri do b[at + i] = tris[i] end
+  return b
+end
+M.record = record
+
+-- The page's uv of the point (s, t) of a region's image (s right, t down,
+-- 0..1): the region's rectangle on the page is u..u2, v..v2.
+function M.page_uv(region, s, t)
+  local u, v, u2, v2 = region.u, region.v, region.u2, region.v2
+  local turn = region.rotate
+  if turn == true then turn = 90 elseif not turn then turn = 0 end
+  turn = turn % 360
+  if turn == 90 then return u + t * (u2 - u), v2 - s * (v2 - v) end
+  if turn == 180 then return u2 - s * (u2 - u), v2 - t * (v2 - v) end
+  if turn == 270 then return u2 - t * (u2 - u), v + s * (v2 - v) end
+  return u + s * (u2 - u), v + t * (v2 - v)
+end
+
+-- Ear clipping of a simple polygon (2n numbers): its triangles, 0-based
+-- (a clipping attachment's stencil; made once, valid under any affine
+-- world transform).
+function M.triangulate(pts)
+  local n = #pts / 2
+  local idx, tris = {}, {}
+  for i = 1, n do idx[i] = i - 1 end
+  local area = 0
+  for i = 1, n do
+    local j = i % n + 1
+    area = area + pts[2 * i - 1] * pts[2 * j] - pts[2 * j - 1] * pts[2 * i]
+  end
+  local sign = area >= 0 and 1 or -1
+  local function x(k) return pts[2 * k + 1] end
+  local function y(k) return pts[2 * k + 2] end
+  local function cross(a, b, c) return ((x(b) - x(a)) * (y(c) - y(a)) - (y(b) - y(a)) * (x(c) - x(a))) * sign end
+  local guard = 0
+  while #idx > 3 and guard < 10 * n * n do
+    guard = guard + 1
+    local m, cut = #idx, false
+    for i = 1, m do
+      local a, b, c = idx[(i - 2) % m + 1], idx[i], idx[i % m + 1]
+      if cross(a, b, c) > 0 then
+        local inside = false
+        for _, p in ipairs(idx) do
+          if p ~= a and p ~= b and p ~= c and cross(a, b, p) >= 0 and cross(b, c, p) >= 0 and cross(c, a, p) >= 0 then
+            inside = true
+            break
+          end
+        end
+        if not inside then
+          tris[#tris + 1], tris[#tris + 2], tris[#tris + 3] = a, b, c
+          table.remove(idx, i)
+          cut = true
+          break
+        end
+      end
+    end
+    if not cut then break end -- (a degenerate polygon: the rest as a fan)
+  end
+  for i = 2, #idx - 1 do tris[#tris + 1], tris[#tris + 2], tris[#tris + 3] = idx[1], idx[i], idx[i + 1] end
+  return tris
+end
+
+local function color_of(att)
+  local c = att.color
+  if type(c) == "table" then return { c[1] or c.r or 1, c[2] or c.g or 1, c[3] or c.b or 1, c[4] or c.a or 1 } end
+  return { 1, 1, 1, 1 }
+end
+
+-- The points of a mesh-like attachment (mesh, bounding box, clipping,
+-- path) as a record: weighted ones with their bones as indices.
+local function geometry(att, bone, n, uvs, tris)
+  if att.weighted then return record(2, nil, n, att.vertices, uvs, tris) end
+  return record(1, bone, n, att.vertices, uvs, tris)
+end
+
+-- The vertex count of a mesh-like attachment: its uvs', else counted from
+-- its vertices.
+local function count(att)
+  if att.uvs then return #att.uvs / 2 end
+  if att.weighted then
+    local n, at, v = 0, 1, att.vertices
+    while at <= #v do
+      n = n + 1
+      at = at + 1 + 4 * v[at]
+    end
+    return n
+  end
+  return #att.vertices / 2
+end
+
+-- One attachment made ready: { kind, name, slot, record, n, ntri, page,
+-- color, deform (its property name), end_slot, x, y, rotation }.
+local function compile_one(desc, skin, slot, name, att, bone, parent)
+  local e = { kind = att.type, name = name, slot = slot, color = color_of(att),
+    deform = "deform." .. skin .. "." .. slot .. "." .. name }
+  local region = att.region
+  if att.type == "region" then
+    local r = region or {}
+    local c = { core.region2d_corners(att.x or 0, att.y or 0, att.rotation or 0, att.scale_x or 1, att.scale_y or 1,
+      att.width or 0, att.height or 0, r.width or 0, r.height or 0, r.offset_x or 0, r.offset_y or 0,
+      r.original_width or 0, r.original_height or 0) }
+    local uvs
+    if region then
+      -- (corners bottom-left, top-left, top-right, bottom-right in y-up
+      -- axes: the image's bottom-left first; in y-down axes its top-left)
+      local ts = desc.y_down and { 0, 1, 1, 0 } or { 1, 0, 0, 1 }
+      local ss = { 0, 0, 1, 1 }
+      uvs = {}
+      for i = 1, 4 do uvs[2 * i - 1], uvs[2 * i] = M.page_uv(region, ss[i], ts[i]) end
+    end
+    e.record, e.n, e.ntri, e.page = record(1, bone, 4, c, uvs, uvs and { 0, 1, 2, 2, 3, 0 }), 4, uvs and 2 or 0,
+      region and region.page
+  elseif att.type == "mesh" or att.type == "linkedmesh" then
+    local src = parent or att
+    local n = count(src)
+    local uvs
+    if region and src.uvs then
+      uvs = {}
+      for i = 1, n do uvs[2 * i - 1], uvs[2 * i] = M.page_uv(region, src.uvs[2 * i - 1], src.uvs[2 * i]) end
+    end
+    local tris = uvs and src.triangles or nil
+    e.record, e.n, e.ntri, e.page = geometry(src, bone, n, uvs, tris), n, tris and #tris / 3 or 0, region and region.page
+    if att.type == "linkedmesh" and att.deform ~= false and parent then
+      e.deform = "deform." .. (att.skin or "default") .. "." .. slot .. "." .. (att.parent or name)
+    end
+  elseif att.type == "boundingbox" or att.type == "clipping" or att.type == "path" then
+    local n = count(att)
+    if att.type == "clipping" and not att.weighted then
+      local tris = M.triangulate(att.vertices)
+      local zeros = {}
+      for i = 1, 2 * n do zeros[i] = 0 end
+      e.record, e.ntri = record(1, bone, n, att.vertices, zeros, tris), #tris / 3
+    else
+      e.record, e.ntri = geometry(att, bone, n), 0
+    end
+    e.n, e.end_slot = n, att["end"]
+  elseif att.type == "point" then
+    e.x, e.y, e.rotation = att.x or 0, att.y or 0, att.rotation or 0
+    e.record, e.n, e.ntri = record(1, bone, 1, { e.x, e.y }), 1, 0
+  end
+  return e
+end
+
+-- compile(desc) -> { bones = { name = 0-based }, bone_names, slots = { name
+-- = index }, skins = { skin = { slot = { name = entry } } }, most } with
+-- `most` the largest number of triangle vertices one frame can draw.
+function M.compile(desc)
+  local c = { bones = {}, bone_names = {}, slots = {}, skins = {}, y_down = desc.y_down and true or false }
+  for i, b in ipairs(desc.bones) do
+    c.bones[b.name] = i - 1
+    c.bone_names[i] = b.name
+  end
+  local slot_bone = {}
+  for i, s in ipairs(desc.slots or {}) do
+    c.slots[s.name] = i
+    slot_bone[s.name] = c.bones[s.bone]
+  end
+  local function find(skin, slot, name)
+    for _, sk in ipairs(desc.skins or {}) do
+      if sk.name == skin then return sk.attachments and sk.attachments[slot] and sk.attachments[slot][name] end
+    end
+  end
+  local most_per_slot = {}
+  for _, sk in ipairs(desc.skins or {}) do
+    local out = {}
+    c.skins[sk.name] = out
+    for slot, atts in pairs(sk.attachments or {}) do
+      out[slot] = {}
+      for name, att in pairs(atts) do
+        local parent
+        if att.type == "linkedmesh" then parent = find(att.skin or "default", slot, att.parent) end
+        local e = compile_one(desc, sk.name, slot, name, att, slot_bone[slot] or 0, parent)
+        out[slot][name] = e
+        most_per_slot[slot] = math.max(most_per_slot[slot] or 0, 3 * e.ntri)
+      end
+    end
+  end
+  c.most = 0
+  for _, m in pairs(most_per_slot) do c.most = c.most + m end
+  return c
+end
+
+-- buffer(n): n doubles; draw(world, record, deform, scratch, out, first,
+-- r, g, b, a, dr, dg, db) -> vertices written; place(world, record,
+-- deform, scratch) -> n (csrc/lua/lua_draw2d.c)
+function M.buffer(n) return core.buffer(n, "double") end
+M.draw = core.draw2d
+M.place = core.attachment2d
+
+-- The entry of attachment `name` on `slot` under skin `skin` (the default
+-- skin after it, as Spine looks attachments up), or nil.
+function M.lookup(c, skin, slot, name)
+  local s = skin and c.skins[skin]
+  local e = s and s[slot] and s[slot][name]
+  if e then return e end
+  s = c.skins.default
+  return s and s[slot] and s[slot][name]
+end
+
+return M

@@ -1,0 +1,147 @@
+-- A 2D skeleton's attachments placed in the world for drawing and hit
+-- tests (lua/anim/runtime/attach2d.lua, csrc/lua/lua_draw2d.c,
+-- csrc/core/verts2d.c), against values worked out by hand.
+local anim = require "anim"
+local attach2d = require "anim.runtime.attach2d"
+
+local function near(a, b, tol) return math.abs(a - b) <= (tol or 1e-12) end
+local function same(got, want, tol)
+  assert.are.equal(#want, #got)
+  for i = 1, #want do
+    assert(near(got[i], want[i], tol), string.format("[%d] %.17g, expected %.17g", i, got[i], want[i]))
+  end
+end
+
+local function world(...)
+  local m = { ... }
+  local b = attach2d.buffer(#m)
+  for i = 1, #m do b[i] = m[i] end
+  return b
+end
+
+local function numbers(buf, from, n)
+  local out = {}
+  for i = 1, n do out[i] = buf[from + i] end
+  return out
+end
+
+-- (a region of 40 x 20 pixels at 10, 30 on a 100 x 100 page)
+local REGION = { page = "p.png", u = 0.1, v = 0.3, u2 = 0.5, v2 = 0.5, width = 40, height = 20 }
+
+local DESC = {
+  bones = { { name = "root" }, { name = "arm", parent = "root" } },
+  slots = { { name = "body", bone = "root" }, { name = "hand", bone = "arm" } },
+  skins = {
+    { name = "default", attachments = {
+      body = { box = { type = "region", x = 10, y = 0, width = 4, height = 2, region = REGION, color = { 1, 0.5, 1, 1 } } },
+      hand = {
+        hit = { type = "boundingbox", vertices = { 0, 0, 1, 0, 0, 1 } },
+        skin = { type = "mesh", weighted = true, uvs = { 0, 0, 1, 1 }, triangles = {}, region = REGION,
+          vertices = { 1, 0, 2, 3, 1, 2, 0, 1, 1, 0.5, 1, 1, 1, 0.5 } },
+        tip = { type = "point", x = 3, y = 4, rotation = 90 },
+      } } },
+    { name = "gold", attachments = {
+      body = { box = { type = "region", x = 0, y = 0, width = 2, height = 2, region = REGION } } } },
+  },
+}
+
+describe("attach2d", function()
+  it("maps a region's image onto its page, turned as the atlas says", function()
+    local r = { u = 0.1, v = 0.3, u2 = 0.5, v2 = 0.5 }
+    same({ attach2d.page_uv(r, 0, 0) }, { 0.1, 0.3 })
+    same({ attach2d.page_uv(r, 1, 1) }, { 0.5, 0.5 })
+    r.rotate = 90 -- (the image's top-left went to the page's bottom-left)
+    same({ attach2d.page_uv(r, 0, 0) }, { 0.1, 0.5 })
+    same({ attach2d.page_uv(r, 1, 0) }, { 0.1, 0.3 })
+    r.rotate = true
+    same({ attach2d.page_uv(r, 1, 0) }, { 0.1, 0.3 })
+    r.rotate = 180
+    same({ attach2d.page_uv(r, 0, 0) }, { 0.5, 0.5 })
+    r.rotate = 270
+    same({ attach2d.page_uv(r, 0, 0) }, { 0.5, 0.3 })
+  end)
+
+  it("triangulates a concave polygon into n - 2 triangles of its area", function()
+    local l = { 0, 0, 2, 0, 2, 1, 1, 1, 1, 2, 0, 2 } -- (an L: area 3)
+    local tris = attach2d.triangulate(l)
+    assert.are.equal(12, #tris)
+    local area = 0
+    for i = 1, #tris, 3 do
+      local a, b, c = tris[i], tris[i + 1], tris[i + 2]
+      local ax, ay, bx, by, cx, cy = l[2 * a + 1], l[2 * a + 2], l[2 * b + 1], l[2 * b + 2], l[2 * c + 1], l[2 * c + 2]
+      local s = ((bx - ax) * (cy - ay) - (by - ay) * (cx - ax)) / 2
+      assert(s > 0, "each triangle turns the polygon's way")
+      area = area + s
+    end
+    assert(near(area, 3))
+  end)
+
+  it("compiles every skin's attachments and looks them up in the skin, then the default", function()
+    local c = attach2d.compile(DESC)
+    assert.are.same({ root = 0, arm = 1 }, c.bones)
+    assert.are.equal("region", attach2d.lookup(c, "gold", "body", "box").kind)
+    assert.are.equal(2, attach2d.lookup(c, "gold", "body", "box").record[6 + 4 + 1] - attach2d.lookup(c, "gold", "body", "box").record[6 + 1])
+    assert.are.equal("boundingbox", attach2d.lookup(c, "gold", "hand", "hit").kind)
+    assert.is_nil(attach2d.lookup(c, "gold", "hand", "nothing"))
+    assert.are.equal("deform.default.hand.skin", attach2d.lookup(c, nil, "hand", "skin").deform)
+    assert.are.equal(6, c.most) -- (one region of two triangles; the mesh has none)
+  end)
+
+  it("draws a region's two triangles through its bone: places, page uvs, tint", function()
+    local c = attach2d.compile(DESC)
+    local e = attach2d.lookup(c, nil, "body", "box")
+    -- the root turned 90 degrees and moved to (100, 50): (x, y) -> (-y + 100, x + 50)
+    local w = world(0, -1, 1, 0, 100, 50, 1, 0, 0, 1, 0, 0)
+    local out = anim.buffer(6 * 12 + 12, "double")
+    local n = attach2d.draw(w, e.record, nil, attach2d.buffer(8), out, 1, 0.5, 1, 1, 0.8, 0.1, 0.2, 0.3)
+    assert.are.equal(6, n)
+    -- corners (8, -1) (8, 1) (12, 1) (12, -1) -> (101, 58) (99, 58) (99, 62) (101, 62); triangles 0 1 2, 2 3 0
+    local pos = { { 101, 58 }, { 99, 58 }, { 99, 62 }, { 99, 62 }, { 101, 62 }, { 101, 58 } }
+    local uv = { { 0.1, 0.5 }, { 0.1, 0.3 }, { 0.5, 0.3 }, { 0.5, 0.3 }, { 0.5, 0.5 }, { 0.1, 0.5 } }
+    for i = 1, 6 do
+      same(numbers(out, 12 * i, 12), { pos[i][1], pos[i][2], uv[i][1], uv[i][2], 0.5, 1, 1, 0.8, 0.1, 0.2, 0.3, 1 })
+    end
+    same(numbers(out, 0, 12), { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }) -- (from vertex 1: vertex 0 untouched)
+  end)
+
+  it("places a weighted mesh by its bones and weights, with a deform", function()
+    local c = attach2d.compile(DESC)
+    local e = attach2d.lookup(c, nil, "hand", "skin")
+    local w = world(1, 0, 0, 1, 0, 0, 0, -1, 1, 0, 10, 0)
+    local scratch = attach2d.buffer(4)
+    assert.are.equal(2, attach2d.place(w, e.record, world(0, 0, 1, 0, 0, 1), scratch))
+    same(numbers(scratch, 0, 4), { 2, 3, 5, 1 })
+  end)
+
+  it("refuses what would read or write out of bounds, naming it", function()
+    local c = attach2d.compile(DESC)
+    local e = attach2d.lookup(c, nil, "hand", "skin")
+    local w = world(1, 0, 0, 1, 0, 0, 0, -1, 1, 0, 10, 0)
+    local function err(f, ...)
+      local ok, msg = pcall(f, ...)
+      assert.is_false(ok)
+      return tostring(msg)
+    end
+    assert.truthy(err(attach2d.place, world(1, 0, 0, 1, 0, 0), e.record, nil, attach2d.buffer(4))
+      :find("its weights are broken at number 10 of its layout (a count, or a bone not one of the 1)", 1, true))
+    assert.truthy(err(attach2d.place, w, e.record, world(0, 0), attach2d.buffer(4)):find("2 offsets, the attachment needs 6", 1, true))
+    assert.truthy(err(attach2d.place, w, e.record, nil, attach2d.buffer(3)):find("too small: 3 doubles, 4 needed", 1, true))
+    assert.truthy(err(attach2d.place, w, world(1, 0, 2, 3, 0, 0), nil, attach2d.buffer(4)):find("its header says 9", 1, true))
+    assert.truthy(err(attach2d.place, w, world(1, 5, 1, 2, 0, 0, 0, 0), nil, attach2d.buffer(4)):find("its bone 5 is not one of the 2 bones", 1, true))
+    assert.truthy(err(attach2d.place, w, world(7, 0, 1, 2, 0, 0, 0, 0), nil, attach2d.buffer(4)):find("its header is broken", 1, true))
+    assert.truthy(err(attach2d.place, world(1, 2, 3), e.record, nil, attach2d.buffer(4)):find("3 numbers: not 6 a bone", 1, true))
+    assert.truthy(err(attach2d.place, w, anim.buffer(8, "float"), nil, attach2d.buffer(4)):find("an anim.buffer of doubles, got a buffer of floats", 1, true))
+    local box = attach2d.lookup(c, nil, "body", "box")
+    assert.truthy(err(attach2d.draw, w, box.record, nil, attach2d.buffer(8), anim.buffer(71), 0, 1, 1, 1, 1, 0, 0, 0)
+      :find("too small: 72 floats needed (72 from offset 0), it holds 71", 1, true))
+    -- (a mesh with uvs and no triangles draws nothing)
+    assert.are.equal(0, attach2d.draw(w, e.record, nil, attach2d.buffer(8), anim.buffer(72), 0, 1, 1, 1, 1, 0, 0, 0))
+    local hit = attach2d.lookup(c, nil, "hand", "hit")
+    assert.truthy(err(attach2d.draw, w, hit.record, nil, attach2d.buffer(8), anim.buffer(72), 0, 1, 1, 1, 1, 0, 0, 0)
+      :find("the attachment has no uvs: it is not drawn", 1, true))
+    assert.truthy(err(attach2d.draw, w, box.record, nil, attach2d.buffer(8), anim.buffer(72), 0.5, 1, 1, 1, 1, 0, 0, 0)
+      :find("first must be an integer in [0, 2^26), got 0.5", 1, true))
+    local bad = attach2d.record(1, 0, 3, { 0, 0, 1, 0, 0, 1 }, { 0, 0, 0, 0, 0, 0 }, { 0, 1, 3 })
+    assert.truthy(err(attach2d.place, w, bad, nil, attach2d.buffer(6)):find("triangle corner 3 is not a vertex (of 3)", 1, true))
+  end)
+end)
