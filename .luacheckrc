@@ -6,3 +6,4 @@ files["spec/"] = { read_globals = { "describe", "it", "assert", "before_each", "
 -- the LÖVE example runs in LÖVE 11's LuaJIT
 files["examples/love/"] = { std = "luajit+love" }
 files["examples/love3d/"] = { std = "luajit+love" }
+files["examples/love2d/"] = { std = "luajit+love" }

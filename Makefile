@@ -119,6 +119,25 @@ love3d-test:
 	@$(MAKE) --no-print-directory build $(BUILD)/bytedata.so
 	$(RUN) $$(command -v busted) spec/love3d_spec.lua
 
+# `make love2d`: the 2D example (examples/love2d/: a character from a Spine
+# JSON export drawn by anim.love, under a state machine, its arm aiming at
+# the mouse by IK); `make love2d-test`: spec/love2d_spec.lua, its check mode
+# under Xvfb (screenshots in build/love2d/); `make love2d-hero` writes the
+# character's files again (tools/make-love2d-hero.lua; needs rsvg-convert).
+.PHONY: love2d love2d-test love2d-hero
+love2d:
+	@LUA=luajit sh scripts/deps.sh love
+	@$(MAKE) --no-print-directory build LUA=luajit
+	love examples/love2d $(ARGS)
+love2d-test:
+	@LUA=luajit sh scripts/deps.sh love
+	@$(MAKE) --no-print-directory build LUA=luajit
+	$(RUN) $$(command -v busted) --tags=long spec/love2d_spec.lua
+love2d-hero:
+	@command -v rsvg-convert >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get install -y librsvg2-bin; } || \
+	  { echo "love2d-hero needs rsvg-convert: apt-get install librsvg2-bin" >&2; exit 1; }
+	$(RUN) tools/make-love2d-hero.lua examples/love2d/hero
+
 # `make env`: the shell lines that let one's own scripts `require "anim"`
 # from this checkout (`eval "$(make env)"`, then `lua5.4 mygame.lua` from
 # any folder; LUA=luajit for LuaJIT's).  It builds the core first; what
