@@ -50,6 +50,15 @@ local function json_kind(path, doc)
     if map then return "retarget" end
   end
   if type(doc.asset) == "table" and not E.absent(doc.asset.version) then return "gltf" end
+  -- 2D skeletons: Spine's JSON export (a skeleton object naming the
+  -- editor's version, bones), DragonBones' (an armature list) and its
+  -- texture atlas (SubTexture), which anim.import_dragonbones takes beside it
+  if type(doc.skeleton) == "table" and not E.is_array(doc.skeleton) and (not E.absent(doc.skeleton.spine)
+    or E.is_array(doc.bones)) then
+    return "spine"
+  end
+  if E.is_array(doc.armature) then return "dragonbones" end
+  if E.is_array(doc.SubTexture) and not E.absent(doc.imagePath) then return "dragonbones", "texture" end
   if not E.absent(doc.joints) or not E.absent(doc.keyframes) or not E.absent(doc.version) then
     return M.by_name(path) == "retarget" and "retarget" or "anim"
   end
@@ -84,11 +93,13 @@ end
 -- Which function of the module reads each kind, and the file as a message
 -- names it.
 M.IMPORTER = { xml = "import_xml", blockbench = "import_blockbench", gltf = "import_gltf", aseprite = "import_aseprite",
-  retarget = "load_retarget", anim = "load" }
+  retarget = "load_retarget", anim = "load", spine = "import_spine", dragonbones = "import_dragonbones" }
 M.FORMAT_NAME = { xml = "legacy XML", blockbench = "Blockbench", gltf = "glTF", aseprite = "Aseprite",
-  retarget = "retarget map", anim = ".anim" }
+  retarget = "retarget map", anim = ".anim", spine = "Spine", dragonbones = "DragonBones" }
 local WHAT = { xml = "a legacy XML animation", gltf = "a glTF asset", aseprite = "an Aseprite sprite sheet's JSON",
-  retarget = "a retarget map", model = "a Blockbench model", bedrock = "a Bedrock animation file" }
+  retarget = "a retarget map", model = "a Blockbench model", bedrock = "a Bedrock animation file",
+  spine = "a Spine skeleton (JSON export)", dragonbones = "a DragonBones skeleton",
+  texture = "a DragonBones texture atlas (give it to anim.import_dragonbones beside its skeleton)" }
 
 -- When a file that did not load as a clip is another format's by its
 -- content (a retarget map also by its name): the message naming the
@@ -97,6 +108,7 @@ local WHAT = { xml = "a legacy XML animation", gltf = "a glTF asset", aseprite =
 function M.hint(name, path, text)
   local kind, by_content, which = M.of(path, text)
   if not by_content or kind == "anim" or (kind == "retarget" and M.by_name(path) ~= "retarget") then return nil end
+  if which == "texture" then return string.format("%s: %s", E.shown(name), WHAT.texture) end
   return string.format("%s: %s: read it with anim.%s%s", E.shown(name), WHAT[which or kind], M.IMPORTER[kind],
     kind == "retarget" and "" or " or anim.open")
 end
