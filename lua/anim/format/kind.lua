@@ -53,12 +53,12 @@ local function json_kind(path, doc)
   -- 2D skeletons: Spine's JSON export (a skeleton object naming the
   -- editor's version, bones), DragonBones' (an armature list) and its
   -- texture atlas (SubTexture), which anim.import_dragonbones takes beside it
-  if type(doc.skeleton) == "table" and not E.is_array(doc.skeleton) and (not E.absent(doc.skeleton.spine)
-    or E.is_array(doc.bones)) then
+  local function list(v) return type(v) == "table" and E.is_array(v) end
+  if type(doc.skeleton) == "table" and not list(doc.skeleton) and (not E.absent(doc.skeleton.spine) or list(doc.bones)) then
     return "spine"
   end
-  if E.is_array(doc.armature) then return "dragonbones" end
-  if E.is_array(doc.SubTexture) and not E.absent(doc.imagePath) then return "dragonbones", "texture" end
+  if list(doc.armature) then return "dragonbones" end
+  if list(doc.SubTexture) and not E.absent(doc.imagePath) then return "dragonbones", "texture" end
   if not E.absent(doc.joints) or not E.absent(doc.keyframes) or not E.absent(doc.version) then
     return M.by_name(path) == "retarget" and "retarget" or "anim"
   end
