@@ -233,6 +233,8 @@ local function deform_timeline(raw, p, C, A)
   if not frames then return end
   local n = m.att.vertex_count
   local starts = K.starts(frames, fp)
+  local width = m.binding and (#m.att.vertices - n) / 2 or 2 * n -- (weighted: 2 a weight entry)
+  K.reserve(C.ctx, #frames * width, fp)
   local vals = values(frames, fp, function(f, q)
     local offset = F.whole(f, "offset", q, 0, 0)
     local verts = F.numbers(f, "vertices", q) or {}
@@ -292,6 +294,7 @@ local function zorder_timeline(raw, p, C, A)
   local frames, fp = frames_of(raw, "frame", p)
   if not frames then return end
   local starts = K.starts(frames, fp)
+  K.reserve(C.ctx, #frames * #A.slot_names, fp) -- (an order of every slot a frame)
   local orders = A.desc.draw_orders
   local vals = values(frames, fp, function(f, q)
     local z = F.numbers(f, "zOrder", q)

@@ -147,6 +147,9 @@ end
 
 local function read_slots(raw, path, A, warn)
   local list = F.array(raw, "slot", path)
+  if #list > limits.current.joints then
+    fail(key(path, "slot"), "too many slots: %d (at most %d, anim.limits.joints)", #list, limits.current.joints)
+  end
   A.desc.slots = {}
   A.slots = {}
   A.slot_names = {}
@@ -172,7 +175,7 @@ local function read_slots(raw, path, A, warn)
     }
     A.desc.slots[i] = slot
     A.slots[name] = { index = i, slot = slot, display_index = F.whole(s, "displayIndex", p, 0, -1),
-                      path = p, keys = {}, names = {} }
+                      path = p, keys = {}, names = {}, suffix = {} }
     A.slot_names[i] = name
   end
 end
@@ -213,7 +216,7 @@ local function weighted(d, p, n, A)
       fail(index(key(p, "bonePose"), j), "bonePose names bone %s; the armature has bones 0..%d", E.num(bi), #A.bone_names - 1)
     end
     inverse[bi] = F.invert(F.matrix(bone_pose, j + 1, key(p, "bonePose"), "a bone's bind matrix"),
-      index(key(p, "bonePose"), j), "bone '" .. shown(name) .. "''s bind matrix")
+      index(key(p, "bonePose"), j), "the bind matrix of bone '" .. shown(name) .. "'")
   end
   local verts = d.vertices
   local out, entries, w = {}, {}, 1
@@ -409,8 +412,10 @@ local function read_skins(raw, path, A, warn, atlas)
           if not at then
             local nm = att.name
             if slot.names[nm] then
-              local m = 2
+              -- (the next number of this name, not searched from 2 again)
+              local m = (slot.suffix[nm] or 1) + 1
               while slot.names[nm .. "#" .. m] do m = m + 1 end
+              slot.suffix[nm] = m
               warn(key(dp, "name"), "slot '%s' has two displays named '%s': the second is '%s#%d'", shown(sname), shown(nm), shown(nm), m)
               nm = nm .. "#" .. m
             end
