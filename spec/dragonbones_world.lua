@@ -111,4 +111,69 @@ function M.world(desc, pose)
   return world
 end
 
+-- The name of display `index` of slot `slot_name` in the default skin of
+-- the file's armature `raw_armature` (nil for -1 or a null display).
+local function display_name(raw_armature, slot_name, index, null)
+  if index < 0 then return nil end
+  for _, skin in ipairs(raw_armature.skin or {}) do
+    if (skin.name or "") == "" or skin.name == "default" then
+      for _, s in ipairs(skin.slot or {}) do
+        if s.name == slot_name then
+          local d = (s.display or {})[index + 1]
+          return d ~= null and d and d.name or nil
+        end
+      end
+    end
+  end
+end
+
+-- The import `r` of a skeleton against the runtime's reference `ref` (a
+-- decoded spec/data/dragonbones_*.json), `raw` the decoded skeleton file,
+-- `null` its JSON null: calls check(label, what, got, want, tol_kind) for
+-- every number and name the reference has -- what is "bone" (a matrix
+-- element), "slot", "colour" or "order"; tol_kind "curve" for an
+-- animation sample (the caller decides what a curve may cost), "exact"
+-- for the setup pose.  Bones an IK constraint moves are left out.
+function M.compare(r, ref, raw, null, check)
+  for aname, a in pairs(ref.armatures) do
+    local ra = assert(r.armatures[aname], aname)
+    local desc = ra.skeleton
+    local raw_arm
+    for _, x in ipairs(raw.armature) do if x.name == aname then raw_arm = x end end
+    local skip = {}
+    for _, b in ipairs(a.ik_bones) do skip[b] = true end
+    local function one(label, clip, t, sample, kind)
+      local world = M.world(desc, M.pose(desc, clip, t))
+      for name, m in pairs(sample.bones) do
+        if not skip[name] then
+          for i = 1, 6 do check(label .. " bone " .. name .. "[" .. i .. "]", "bone", world[name][i], m[i], kind) end
+        end
+      end
+      local props = clip and clip:sample(t).properties or {}
+      for _, s in ipairs(desc.slots) do
+        local want = sample.slots[s.name]
+        local k = props["slot." .. s.name .. ".attachment"]
+        local got = s.attachment
+        if k then got = k > 0 and s.attachment_names[k] or nil end
+        check(label .. " slot " .. s.name, "slot", got, display_name(raw_arm, s.name, want.display, null), kind)
+        local c = props["slot." .. s.name .. ".color"] or s.color
+        for i = 1, 4 do check(label .. " colour of " .. s.name .. "[" .. i .. "]", "colour", c[i], want.color[i], kind) end
+      end
+      local order = desc.draw_orders[props.draworder or 0]
+      if not order then
+        order = {}
+        for i, s in ipairs(desc.slots) do order[i] = s.name end
+      end
+      check(label .. " draw order", "order", table.concat(order, ","), table.concat(sample.order, ","), kind)
+    end
+    one(aname .. " setup", nil, 0, a.setup, "exact")
+    for an, anim_ref in pairs(a.animations) do
+      local clip = assert(ra.clips[an], an)
+      for _, s in ipairs(anim_ref.samples) do
+        one(string.format("%s %s frame %d", aname, an, s.frame), clip, s.time, s, { animation = an, frame = s.frame })
+      end
+    end
+  end
+end
+
 return M

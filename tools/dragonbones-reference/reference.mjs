@@ -37,7 +37,7 @@
 // displayIndex, its colour transform [rM, gM, bM, aM, rO, gO, bO, aO]
 // (multipliers 0..1, offsets 0..255) and the draw order (slot names by
 // their zOrder).  Numbers rounded to 12 significant digits.
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -181,14 +181,16 @@ function ikBones(armatureData) {
   return [...moved].sort();
 }
 
-function reference(sk) {
+function reference(sk, outPath) {
   const factory = new HeadlessFactory();
-  const ske = JSON.parse(readFileSync(join(root, sk.ske), "utf8"));
-  const tex = JSON.parse(readFileSync(join(root, sk.tex), "utf8"));
+  const ske = JSON.parse(readFileSync(resolve(root, sk.ske), "utf8"));
   const data = factory.parseDragonBonesData(ske, sk.name);
-  factory.parseTextureAtlasData(tex, null, sk.name);
+  if (!data) throw new Error(`${sk.ske}: the runtime does not read it`);
+  if (sk.tex && existsSync(resolve(root, sk.tex))) {
+    factory.parseTextureAtlasData(JSON.parse(readFileSync(resolve(root, sk.tex), "utf8")), null, sk.name);
+  }
   const out = {
-    source: sk.ske,
+    source: sk.ske, // (relative: the tree's fixture; absolute: a demo outside it)
     runtime: `${pkg.name} ${pkg.version}`,
     matrix: "[a, b, c, d, tx, ty]: x' = a*x + c*y + tx, y' = b*x + d*y + ty (DragonBones' Matrix), y down",
     color: "[rM, gM, bM, aM, rO, gO, bO, aO]: multipliers 0..1, offsets 0..255",
@@ -223,9 +225,31 @@ function reference(sk) {
     setup.dispose();
     out.armatures[armatureName] = entry;
   }
-  const file = `spec/data/dragonbones_${sk.name}.json`;
-  writeFileSync(join(root, file), JSON.stringify(out, null, 1) + "\n");
-  info(`wrote ${file}`);
+  writeFileSync(outPath, JSON.stringify(out, null, 1) + "\n");
+  info(`wrote ${outPath}`);
 }
 
-for (const sk of SKELETONS) reference(sk);
+// --demos DIR: DragonBones' public demo skeletons (no npm package carries
+// them: a folder of *_ske.json, each with its *_tex.json beside it, e.g.
+// the Demos of the DragonBonesJS repository), their references written into
+// the cache (CACHE/demos/<name>.json, naming the skeleton's absolute path)
+// for spec/dragonbones_demos_spec.lua (#long), never into the tree.
+const at = process.argv.indexOf("--demos");
+if (at >= 0) {
+  const dir = resolve(process.argv[at + 1] || ".");
+  const outDir = join(cache, "demos");
+  mkdirSync(outDir, { recursive: true });
+  for (const f of readdirSync(dir).filter((n) => n.endsWith("_ske.json")).sort()) {
+    const name = f.slice(0, -"_ske.json".length);
+    // (5.6's surface bones are beyond what the importer reads; the runtime
+    // runs out of memory on the one demo that has them)
+    if (readFileSync(join(dir, f), "utf8").includes('"surface"')) { info(`skipped ${f}: surface bones (5.6)`); continue; }
+    try {
+      reference({ name, ske: join(dir, f), tex: join(dir, name + "_tex.json") }, join(outDir, name + ".json"));
+    } catch (e) {
+      info(`skipped ${f}: ${e.message}`);
+    }
+  }
+} else {
+  for (const sk of SKELETONS) reference(sk, join(root, `spec/data/dragonbones_${sk.name}.json`));
+}
