@@ -30,16 +30,17 @@ function M.read(doc)
   end
   local page = F.string(doc, "imagePath", "", F.string(doc, "name", "", ""))
   local pw, ph = F.number(doc, "width", "", nil), F.number(doc, "height", "", nil)
-  local regions, count = {}, 0
+  local regions, count, at = {}, 0, {}
   for i, s in ipairs(F.array(doc, "SubTexture", "")) do
     local p = index("SubTexture", i)
     E.object(s, p, "SubTexture")
     local name = E.string(s.name, key(p, "name"), "name")
     if regions[name] then
-      fail(key(p, "name"), "two regions are named '%s' (SubTexture[%d] and [%d])", E.shown(name), regions[name].index, i)
+      fail(key(p, "name"), "two regions are named '%s' (SubTexture[%d] and [%d])", E.shown(name), at[name], i)
     end
+    at[name] = i
     local r = {
-      index = i, page = page,
+      page = page,
       x = F.number(s, "x", p, 0), y = F.number(s, "y", p, 0),
       width = F.number(s, "width", p, 0), height = F.number(s, "height", p, 0),
       rotate = F.boolean(s, "rotated", p, false),
