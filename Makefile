@@ -186,6 +186,19 @@ morph-reference:
 skin-reference:
 	cd tools/skin-reference && npm install --no-audit --no-fund && npm run reference
 
+# spec/data/dragonbones_{hero,hero45}.json: DragonBones' own MIT runtime
+# (npm @cocos/dragonbones-js) playing spec/fixtures/dragonbones (bones' world
+# matrices, slots' display index, colour and draw order, 10 frame instants
+# per animation; spec/dragonbones_spec.lua compares the importer against
+# them).  Needs node and npm; the package goes to a cache outside the tree
+# (tools/dragonbones-reference/run says where), never committed.  The
+# fixtures themselves: lua5.4 tools/make-dragonbones-fixtures.
+.PHONY: dragonbones-reference dragonbones-fixtures
+dragonbones-reference:
+	tools/dragonbones-reference/run
+dragonbones-fixtures:
+	lua5.4 tools/make-dragonbones-fixtures
+
 # The C core on its own, from C (csrc/core/ without the binding).
 # The skinning matrices from C alone (tests/c/skin_test.c).
 build/skin_test: tests/c/skin_test.c tests/c/check.h $(CORE_ONLY:csrc/%.c=$(OBJ)/%.o) $(CORE_HDR)

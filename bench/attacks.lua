@@ -514,6 +514,42 @@ do -- issue 41: keyframe reduction of an export at its worst: 400,000 keys of no
   os.remove(out)
 end
 
+do -- issue 40: DragonBones JSON at its worst (docs/robustness.md, DragonBones): a file of a
+  -- few bytes a frame that stands for a mesh's offsets or every slot's order (refused before
+  -- any is made), and a curve of 60,000 points (5 MB: 60,000 keys of 3 components made, about
+  -- 5 µs a key, half of it the clip's own build; 150,000 points, 13 MB, take 0.8 s)
+  local function armature(extra)
+    return '{"version":"5.5","armature":[{' .. extra .. '"name":"a","bone":[{"name":"root"},' ..
+      '{"name":"head","parent":"root"}],"slot":[{"name":"s","parent":"head"}]}]}'
+  end
+  local function rep(s, n, sep) return (s .. sep):rep(n - 1) .. s end
+  local verts = rep("0,0", 20000, ",")
+  local deform = armature('"skin":[{"slot":[{"name":"s","display":[{"type":"mesh","name":"m","vertices":[' .. verts ..
+    '],"uvs":[' .. verts .. '],"triangles":[0,1,2]}]}]}],"animation":[{"name":"go","duration":10,"ffd":[{"name":"m",' ..
+    '"slot":"s","frame":[' .. rep("{}", 100000, ",") .. ']}]}],')
+  measure("import", "40: DragonBones, 100,000 deform frames of a 20,000-vertex mesh", function()
+    assert(not anim.decode_dragonbones(deform, "x"))
+  end)
+  local slots = {}
+  for i = 1, 4000 do slots[i] = string.format('{"name":"s%d","parent":"root"}', i) end
+  local zorder = armature('"slot":[' .. table.concat(slots, ",") .. '],"animation":[{"name":"go","duration":10,' ..
+    '"zOrder":{"frame":[' .. rep('{"zOrder":[0,1]}', 100000, ",") .. ']}}],')
+  zorder = zorder:gsub(',"slot":%[{"name":"s","parent":"head"}%]', "")
+  measure("import", "40: DragonBones, 100,000 draw orders of 4,000 slots", function()
+    assert(not anim.decode_dragonbones(zorder, "x"))
+  end)
+  local pts = {}
+  for i = 1, 60000 do
+    local x = i / 60001
+    pts[i] = string.format("%.9g,%.9g,%.9g,%.9g,%.9g,%.9g", x, x, x, x, x, x)
+  end
+  local curve = armature('"animation":[{"name":"go","duration":10,"bone":[{"name":"head","translateFrame":[' ..
+    '{"duration":10,"x":0,"curve":[0,0,0,0,' .. table.concat(pts, ",") .. ']},{"x":1}]}]}],')
+  measure("import", "40: DragonBones, a curve of 60,000 points (5 MB)", function()
+    assert(anim.decode_dragonbones(curve, "x"))
+  end)
+end
+
 -- Report ---------------------------------------------------------------------------
 local failed = false
 print(string.format("%-8s %-58s %8s", "kind", "input", "CPU s"))

@@ -129,6 +129,23 @@ function anim.decode_aseprite(text, name)
   return require("anim.import.aseprite").decode_text(text, name or "aseprite")
 end
 
+-- anim.import_dragonbones(ske_json [, tex_json]) -> { skeleton, clips,
+-- skins, armatures, warnings, version, stage } | nil, message: DragonBones
+-- 4.5-5.5 JSON with its TextureAtlas JSON (docs/formats.md, DragonBones)
+function anim.import_dragonbones(ske_path, tex_path)
+  check_arg(ske_path, "string", 1, "import_dragonbones")
+  check_arg(tex_path, "string", 2, "import_dragonbones", true)
+  return require("anim.import.dragonbones").import(ske_path, tex_path)
+end
+
+-- anim.decode_dragonbones(ske_text [, name [, tex_text]]) -> as import_dragonbones
+function anim.decode_dragonbones(text, name, tex_text)
+  check_arg(text, "string", 1, "decode_dragonbones")
+  check_arg(name, "string", 2, "decode_dragonbones", true)
+  check_arg(tex_text, "string", 3, "decode_dragonbones", true)
+  return require("anim.import.dragonbones").decode(text, name or "dragonbones", tex_text)
+end
+
 -- glTF's options root (a folder) and loop (the clips' loop mode), argument 2
 -- of fname.
 local function gltf_option(k, v, fname)

@@ -1,0 +1,133 @@
+-- import/dragonbones/init.lua: DragonBones 4.5-5.5 JSON (`_ske.json`) with
+-- its TextureAtlas JSON (`_tex.json`), as 2D skeleton descriptions and
+-- clips (docs/formats.md, DragonBones; the contract of issue 40):
+--
+--   anim.import_dragonbones(ske_json [, tex_json])
+--     -> { skeleton =, clips = { [name] = clip }, skins = { names },
+--          armatures = { [name] = { skeleton =, clips =, skins = } },
+--          warnings = { "path: message", ... }, version =, stage = }
+--      | nil, message
+--
+-- result.skeleton is the description of the default armature: the one the
+-- file's `stage` names, else the first (the format's parser:
+-- ObjectDataParser.parseDragonBonesData); result.clips its animations.
+-- Versions: the file's `version`, else its `compatibleVersion`, must be
+-- 4.5, 5.0 or 5.5 (the layouts this reads); any other is refused, naming
+-- it.  DragonBones' binary export (.dbbin, "DBDT") is refused, naming the
+-- JSON export.
+local E = require "anim.base.errors"
+local json = require "anim.base.json"
+local clipmod = require "anim.format.clip"
+local F = require "anim.import.dragonbones.fields"
+local atlasmod = require "anim.import.dragonbones.atlas"
+local armature = require "anim.import.dragonbones.armature"
+local animation = require "anim.import.dragonbones.animation"
+
+local M = {}
+
+local key, index, fail, shown = E.key, E.index, E.fail, E.shown
+
+M.VERSIONS = { ["4.5"] = true, ["5.0"] = true, ["5.5"] = true }
+
+-- The text of a skeleton or atlas file, refusing DragonBones' binary.
+local function text_of(text, what)
+  if text:sub(1, 4) == "DBDT" then
+    fail("", "this is DragonBones' binary export (DBDT): export the %s as JSON (DragonBones Pro: Export, data type JSON)", what)
+  end
+  local doc = json.decode(text)
+  json.check(doc)
+  return doc
+end
+
+local function version_of(doc)
+  local v = doc.version
+  if E.absent(v) then fail("version", "a DragonBones skeleton names its data version (version), none here") end
+  if type(v) == "number" then v = string.format("%.1f", v) end
+  if type(v) ~= "string" then fail("version", "version must be a string, got %s", E.describe(v)) end
+  if M.VERSIONS[v] then return v end
+  local compat = doc.compatibleVersion
+  if type(compat) == "string" and M.VERSIONS[compat] then return compat end
+  fail("version", "DragonBones data version '%s'%s is not read (read: 4.5, 5.0 and 5.5): export it from DragonBones Pro 5.5 or later as JSON",
+    shown(v), type(compat) == "string" and (" (compatibleVersion '" .. shown(compat) .. "')") or "")
+end
+
+-- The result of a decoded skeleton with its atlas (atlas.lua's, or nil);
+-- raises a failure.
+function M.build(doc, atlas, name)
+  if type(doc) ~= "table" or (next(doc) ~= nil and E.is_array(doc)) then
+    fail("", "expected a DragonBones skeleton (an object with version and armature), got %s", E.describe(doc))
+  end
+  if E.absent(doc.armature) and not E.absent(doc.SubTexture) then
+    fail("", "this is a DragonBones TextureAtlas JSON (_tex.json): give the skeleton (_ske.json) first")
+  end
+  local version = version_of(doc)
+  local warnings = {}
+  local function warn(path, fmt, ...)
+    local msg = select("#", ...) > 0 and string.format(fmt, ...) or fmt
+    warnings[#warnings + 1] = (path == "" and "" or E.path(path) .. ": ") .. msg
+  end
+  local rate0 = F.number(doc, "frameRate", "", 24)
+  if rate0 <= 0 then rate0 = 24 end
+  local list = F.array(doc, "armature", "")
+  if #list == 0 then fail("armature", "a DragonBones skeleton needs at least one armature") end
+  local result = { armatures = {}, warnings = warnings, version = version }
+  local count = { n = 0 }
+  local first
+  for i, raw in ipairs(list) do
+    local p = index("armature", i)
+    E.object(raw, p, "armature")
+    local A = armature.read(raw, p, warn, atlas, version)
+    local aname = A.name
+    if result.armatures[aname] then fail(key(p, "name"), "two armatures are named '%s'", shown(aname)) end
+    local rate = F.number(raw, "frameRate", p, rate0)
+    if rate <= 0 then rate = 24 end -- (the runtime's own fallback for 0)
+    local clips, skins = {}, {}
+    for j, anim_raw in ipairs(F.array(raw, "animation", p)) do
+      local ap = index(key(p, "animation"), j)
+      local cname, t = animation.read(anim_raw, ap, A, rate, count, warn)
+      if clips[cname] then fail(key(ap, "name"), "two animations are named '%s'", shown(cname)) end
+      clips[cname] = clipmod.build(t, name .. "#" .. aname .. "/" .. cname, true)
+    end
+    for k, s in ipairs(A.desc.skins) do skins[k] = s.name end
+    A.desc.frame_rate = rate
+    result.armatures[aname] = { skeleton = A.desc, clips = clips, skins = skins }
+    first = first or aname
+  end
+  local stage = F.string(doc, "stage", "", nil)
+  if stage and not result.armatures[stage] then
+    local names = {}
+    for k in pairs(result.armatures) do names[#names + 1] = k end
+    table.sort(names)
+    fail("stage", "stage names armature '%s', which the file does not have%s", shown(stage), E.hint(stage, names))
+  end
+  result.stage = stage or first
+  local main = result.armatures[result.stage]
+  result.skeleton, result.clips, result.skins = main.skeleton, main.clips, main.skins
+  return result
+end
+
+-- The atlas of a TextureAtlas JSON text, or nil, message naming tex_name.
+local function atlas_of(text_fn, tex_name)
+  return E.catch(tex_name, function() return atlasmod.read(text_of(text_fn(), "texture atlas")) end)
+end
+
+-- From texts (names: the files', for messages).
+function M.decode(ske_text, name, tex_text, tex_name)
+  local atlas, err
+  if tex_text then
+    atlas, err = atlas_of(function() return tex_text end, tex_name or (name .. " (texture atlas)"))
+    if not atlas then return nil, err end
+  end
+  return E.catch(name, function() return M.build(text_of(ske_text, "skeleton"), atlas, name) end)
+end
+
+function M.import(ske_path, tex_path)
+  local atlas, err
+  if tex_path then
+    atlas, err = atlas_of(function() return json.read_file(tex_path) end, tex_path)
+    if not atlas then return nil, err end
+  end
+  return E.catch(ske_path, function() return M.build(text_of(json.read_file(ske_path), "skeleton"), atlas, ske_path) end)
+end
+
+return M
