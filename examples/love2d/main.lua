@@ -16,7 +16,9 @@
 --
 -- Check mode (spec/love2d_spec.lua): ANIM_LOVE2D_TEST=DIR draws the hero
 -- at chosen instants (idle, walking, waving, the gold skin, the aim at a
--- pointer) as DIR/shot-N.png, writes what happened to DIR/log.txt and quits.
+-- pointer) as DIR/shot-N.png (and its raw RGBA, shot-N.rgba), writes what
+-- happened to DIR/log.txt and quits.  ANIM_LOVE2D_NODRAW=1 draws no hero
+-- (for the spec to check that its checks can fail).
 local root = love.filesystem.getSource() .. "/../.."
 package.path = root .. "/lua/?.lua;" .. root .. "/lua/?/init.lua;" .. package.path
 package.cpath = root .. "/build/luajit/?.so;" .. package.cpath
@@ -109,7 +111,9 @@ function love.draw()
   love.graphics.setColor(0.35, 0.6, 0.3)
   love.graphics.rectangle("fill", 0, ground_y, 800, 60)
   love.graphics.setColor(1, 1, 1)
-  draw2d.draw(hero, images, ground_x, ground_y, 0, speed < 0 and -1 or 1, 1)
+  if os.getenv("ANIM_LOVE2D_NODRAW") ~= "1" then
+    draw2d.draw(hero, images, ground_x, ground_y, 0, speed < 0 and -1 or 1, 1)
+  end
   love.graphics.setColor(0, 0, 0)
   love.graphics.print(string.format("state %s  skin %s  (arrows walk, W waves, S skin)", ctl:current(), skin), 10, 10)
   for i = math.max(1, #log - 8), #log do love.graphics.print(log[i], 10, 30 + 14 * (i - math.max(1, #log - 8))) end
@@ -152,6 +156,9 @@ if test_dir then
         love.graphics.captureScreenshot(function(img)
           local f = assert(io.open(test_dir .. "/" .. name, "wb"))
           f:write(img:encode("png"):getString())
+          f:close()
+          f = assert(io.open(test_dir .. "/" .. name:gsub("png$", "rgba"), "wb"))
+          f:write(img:getString())
           f:close()
         end)
         say("shot %d: %s", shots, steps[step][3])
