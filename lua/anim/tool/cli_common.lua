@@ -145,9 +145,26 @@ local function warning_line(path, w)
   return shown(path) .. ": " .. where .. w.message
 end
 
+-- The clips of a result of anim.open, sorted by name.
+local function sorted_clips(clips)
+  local list = {}
+  for name, c in pairs(clips) do list[#list + 1] = { name = name, clip = c } end
+  table.sort(list, function(a, b) return a.name < b.name end)
+  return list
+end
+
 local function read_clips(path)
   local text = peek(path)
   local kind = kind_of(path, text)
+  if kind == "spine" or kind == "dragonbones" then
+    -- a 2D skeleton: anim.open's result, with the atlas beside the file
+    -- (third result: the skeleton and its rigs, for info and convert)
+    local res, err = anim.open(path)
+    if not res then return nil, err end
+    local warnings = {}
+    for i, w in ipairs(res.warnings) do warnings[i] = { text = w } end
+    return sorted_clips(res.clips), warnings, res
+  end
   if kind == "anim" then
     local c, err = anim.load(path)
     if not c then return nil, err end
@@ -181,15 +198,12 @@ local function read_clips(path)
     warnings[#warnings + 1] = { text = warning_line(path, w), animation = w.animation,
       not_imported = w.message:match("^not imported") ~= nil or w.message:match("^%d+ animations not imported") ~= nil }
   end
-  local list = {}
-  for name, c in pairs(res) do list[#list + 1] = { name = name, clip = c } end
-  table.sort(list, function(a, b) return a.name < b.name end)
-  return list, warnings
+  return sorted_clips(res), warnings
 end
 
 -- The clips of a file, or stop with its loader's message.
 local function must_read(path, maps_too)
-  local list, warnings = read_clips(path)
+  local list, warnings, skeleton = read_clips(path)
   if not list then fail(INPUT, "%s", warnings) end
   if list[1] and list[1].map and not maps_too then
     fail(INPUT, "%s: a retarget map, not a clip (anim info shows it)", shown(path))
@@ -201,7 +215,7 @@ local function must_read(path, maps_too)
     end
     fail(INPUT, "%s: no animations in the file", shown(path))
   end
-  return list, warnings
+  return list, warnings, skeleton
 end
 
 -- The one clip of a list a verb works on: --animation picks one of a

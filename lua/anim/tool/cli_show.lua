@@ -111,6 +111,9 @@ their angle curves in degrees and quaternion rotations as their four
 components, keys marked by interpolation (circle linear, square step,
 diamond catmullrom, triangle bezier, inverted triangle easings), bezier
 handles, and markers, events, sounds and plays as labelled vertical lines.
+Property channels (a 2D skeleton's shears, slot colours, attachments,
+deforms...) get a panel each, a curve per component (at most 32); --joint
+NAME keeps that joint's properties (NAME.shear) too.
 A file of several animations gives a page each, one under the other
 (--animation NAME: only that one).  -o - writes the SVG to standard output.]],
   run = function(pos, opt)
