@@ -357,6 +357,26 @@ describe("anim.open on 2D skeletons", function()
     assert.truthy(r.skeleton.skins[1].attachments.head_slot.head.region)
   end)
 
+  it("makes at most 256 rigs of a file, the default armature's first, and says which it left out", function()
+    local parts = {}
+    for i = 1, 300 do parts[i] = string.format('{"name":"a%03d","bone":[{"name":"b"}]}', i) end
+    parts[#parts + 1] = '{"name":"main","bone":[{"name":"root"},{"name":"hip","parent":"root"}]}'
+    local dir = H.tmpdir()
+    local path = dir .. "/many_ske.json"
+    H.write(path, '{"version":"5.5","stage":"main","armature":[' .. table.concat(parts, ",") .. ']}')
+    local r = assert(anim.open(path))
+    os.remove(path)
+    os.remove(dir)
+    assert.are.equal(301, #keys(r.armatures))
+    assert.are.equal(256, #keys(r.rigs))
+    assert.are.equal(r.rigs.main, r.rig)
+    assert.are.equal(2, #r.rig:joints())
+    assert.truthy(r.rigs.a255)
+    assert.is_nil(r.rigs.a256)
+    assert.are.same({ path .. ": 45 armatures make no rig, from 'a256' on (by name): anim.open makes at most 256 rigs"
+      .. " of a file (result.armatures has every skeleton)" }, r.warnings)
+  end)
+
   it("refuses a DragonBones texture atlas alone, a bad atlas, and an atlas option that is no string", function()
     assert.are.same({ nil, TEX .. ": a DragonBones texture atlas, not a skeleton: open the skeleton it goes with"
       .. " (anim.open reads X_tex.json beside X_ske.json, or the file the option atlas names)" }, { anim.open(TEX) })

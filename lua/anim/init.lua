@@ -366,6 +366,10 @@ local function rig_2d(desc, name)
   return r
 end
 
+-- The most rigs anim.open makes of a 2D file: a DragonBones file may hold
+-- a hundred thousand armatures of a bone (each rig costs 15 to 45 µs).
+local RIGS_2D = 256
+
 -- Spine and DragonBones: the importer's result from the file's text and
 -- its atlas (options.atlas, else the one beside it: kind.atlas_beside),
 -- with a rig per skeleton (a DragonBones armature's by its name, a Spine
@@ -390,12 +394,23 @@ local function open_2d(kind, path, text, opts)
   for i, w in ipairs(res.warnings) do
     out.warnings[i] = type(w) == "string" and (E.shown(path) .. ": " .. w) or E.message(path, { path = w.path, msg = w.message })
   end
-  local skeletons = res.armatures or { [stem(path)] = res }
-  for name, a in pairs(skeletons) do
-    local r, why = E.catch(path, rig_2d, a.skeleton, name)
+  -- the default skeleton's rig first, then the others' by name, at most RIGS_2D
+  local main = res.stage or stem(path)
+  local skeletons, names = res.armatures or { [main] = res }, {}
+  for name in pairs(skeletons) do if name ~= main then names[#names + 1] = name end end
+  table.sort(names)
+  table.insert(names, 1, main)
+  for i, name in ipairs(names) do
+    if i > RIGS_2D then
+      out.warnings[#out.warnings + 1] = string.format("%s: %d armatures make no rig, from '%s' on (by name): anim.open"
+        .. " makes at most %d rigs of a file (result.armatures has every skeleton)", E.shown(path), #names - RIGS_2D,
+        E.shown(name), RIGS_2D)
+      break
+    end
+    local r, why = E.catch(path, rig_2d, skeletons[name].skeleton, name)
     if r then out.rigs[name] = r else out.warnings[#out.warnings + 1] = why .. " (skeleton '" .. E.shown(name) .. "' makes no rig)" end
   end
-  out.rig = out.rigs[res.stage or stem(path)]
+  out.rig = out.rigs[main]
   return out
 end
 
