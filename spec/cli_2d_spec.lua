@@ -88,6 +88,7 @@ describe("anim info of a 2D skeleton", function()
     assert.truthy(out:find("\n" .. HERO .. "  animation walk\n", 1, true))
     assert.truthy(out:find("\n" .. HERO .. "  animation wave\n", 1, true))
     assert.truthy(out:find("\n  slot.head_slot.color       4 components, 3 keys\n", 1, true))
+    assert.truthy(out:find("\n  slot.body_slot.attachment  1 component, 3 keys, discrete\n", 1, true))
     local warnings = section(out, "warnings (8)")
     assert.are.equal("  " .. HERO .. ": armature[2].skin[1].slot[5].display[2]: bounding box 'ring': an ellipse is kept"
       .. " as data (width, height), without vertices", warnings[6])

@@ -88,8 +88,8 @@ local function info_clip(c)
       local def = src.properties[p.name]
       local keys = E.is_array(def) and def or def.keys
       local mods = not E.is_array(def) and not E.absent(def.modifiers) and #def.modifiers or 0
-      out("  %-" .. pw .. "s  %s, %s%s", one_line(p.name), count(p.arity, "component"), count(#keys, "key"),
-        mods > 0 and (", " .. count(mods, "modifier")) or "")
+      out("  %-" .. pw .. "s  %s, %s%s%s", one_line(p.name), count(p.arity, "component"), count(#keys, "key"),
+        mods > 0 and (", " .. count(mods, "modifier")) or "", (not E.is_array(def) and def.discrete == true) and ", discrete" or "")
     end
   end
   local ms, es, ss, ps = c:markers(), c:events(), c:sounds(), c:plays()
