@@ -1,0 +1,302 @@
+-- Spine (issue 40): anim.import_spine reads the hero skeleton that
+-- tools/make-spine-fixtures writes as Spine 3.8, 4.0, 4.1 and 4.2 JSON
+-- into the 2D contract's description and clips.  Every expected value here
+-- is computed in this file from the format's rules (a key's values are
+-- relative to the setup pose: added, or multiplied for scale; a bezier's
+-- time and value are cubics of one parameter, solved here by bisection);
+-- the 3.8 and 4.x exports of one animation must sample alike.
+local anim = require "anim"
+local H = require "spec.helper"
+
+local DIR = H.root .. "/spec/fixtures/spine/"
+local function load(v)
+  local atlas = v == "3.8" and DIR .. "hero-3.8.atlas" or DIR .. "hero-4.x.atlas"
+  return assert(anim.import_spine(DIR .. "hero-" .. v .. ".json", atlas))
+end
+
+-- The cubic bezier of a key in (time, value) normalised to its segment:
+-- the value at time t of the segment from (t0, v0) to (t1, v1) with
+-- handles (cx1, cy1), (cx2, cy2).
+local function bez(c, t0, v0, t1, v1, t)
+  local function cubic(a, b, u) return 3 * (1 - u) ^ 2 * u * a + 3 * (1 - u) * u ^ 2 * b + u ^ 3 end
+  local x = (t - t0) / (t1 - t0)
+  local lo, hi = 0, 1
+  for _ = 1, 200 do
+    local mid = (lo + hi) / 2
+    if cubic(c[1], c[3], mid) < x then lo = mid else hi = mid end
+  end
+  return v0 + (v1 - v0) * cubic(c[2], c[4], (lo + hi) / 2)
+end
+-- the same with handles given absolute (4.x)
+local function bez_abs(c, t0, v0, t1, v1, t)
+  local L, d = t1 - t0, v1 - v0
+  return bez({ (c[1] - t0) / L, (c[2] - v0) / d, (c[3] - t0) / L, (c[4] - v0) / d }, t0, v0, t1, v1, t)
+end
+local BZ1, BZ2, BZ3 = { 0.25, 0, 0.75, 1 }, { 0.1, 0.4, 0.6, 0.9 }, { 0.3, 0.1, 0.7, 0.9 }
+
+local function near(a, b, tol, what)
+  tol = tol or 1e-9
+  if type(a) == "table" then
+    assert.are.equal(#a, #b, what)
+    for i = 1, #a do near(a[i], b[i], tol, (what or "") .. "[" .. i .. "]") end
+    return
+  end
+  if math.abs(a - b) > tol then error(string.format("%s: expected %.15g, got %.15g", what or "value", a, b), 2) end
+end
+
+-- The angle (degrees) of a rotation channel's quaternion about z.
+local function angle(q) return 2 * math.deg(math.atan(q[3], q[4])) end
+
+describe("anim.import_spine: the skeleton", function()
+  for _, v in ipairs { "3.8", "4.0", "4.1", "4.2" } do
+    it("reads the setup pose of the " .. v .. " export", function()
+      local r = load(v)
+      local d = r.skeleton
+      assert.are.equal("spine", d.format)
+      assert.are.equal(false, d.y_down)
+      assert.are.equal(12, #d.bones)
+      local by = {}
+      for _, b in ipairs(d.bones) do by[b.name] = b end
+      assert.are.same({ name = "hip", parent = "root", x = 0, y = 50, rotation = 10, scale_x = 1.2, scale_y = 0.8,
+        shear_x = 5, shear_y = -3, length = 0, inherit = "normal" }, by.hip)
+      assert.are.equal("noScale", by.head.inherit)
+      assert.are.equal("noRotationOrReflection", by.hand.inherit)
+      assert.are.equal("onlyTranslation", by.leg.inherit)
+      assert.are.equal("noScaleOrReflection", by.foot.inherit)
+      assert.are.equal(-1, by.leg.scale_x)
+      -- slots in setup draw order, colours 0..1, the setup attachment first
+      assert.are.equal(10, #d.slots)
+      local arm = d.slots[3]
+      assert.are.equal("arm", arm.name)
+      near({ 1, 1, 1, 0xc0 / 255 }, arm.color)
+      near({ 0x20 / 255, 0x20 / 255, 0x20 / 255 }, arm.dark)
+      assert.are.equal("multiply", d.slots[2].blend)
+      assert.are.equal("screen", d.slots[5].blend)
+      assert.are.equal("additive", d.slots[6].blend)
+      assert.is_nil(d.slots[1].dark)
+      assert.are.same({ "eye-open", "eye-closed" }, d.slots[5].attachment_names)
+      -- skins and attachments
+      assert.are.same({ "default", "red", "blue" }, r.skins)
+      local def = d.skins[1].attachments
+      assert.are.equal("region", def.body.body.type)
+      assert.are.equal(1.1, def.body.body.scale_x)
+      local am = def.arm.arm
+      assert.are.equal("mesh", am.type)
+      assert.is_true(am.weighted)
+      assert.are.same({ 1, 4, 0, -3, 1, 2, 4, 30, 0, 0.5, 5, 0, 0, 0.5, 1, 5, 25, 3, 1 }, am.vertices)
+      assert.are.equal(8, am.deform_count) -- 2 per weight entry
+      assert.is_false(def.head.head.weighted)
+      assert.are.same({ 0, 1, 2, 2, 3, 0 }, def.head.head.triangles)
+      assert.are.equal(4, def.head.head.hull)
+      assert.are.equal("boundingbox", def.hitbox.hitbox.type)
+      assert.are.equal("point", def.muzzle.muzzle.type)
+      assert.are.equal(5, def.muzzle.muzzle.rotation)
+      assert.are.equal("clipping", def.clip.clip.type)
+      assert.are.equal("fx", def.clip.clip["end"])
+      assert.are.equal("path", def.rail.rail.type)
+      local red, blue = d.skins[2].attachments, d.skins[3].attachments
+      assert.are.equal("linkedmesh", red.head.head.type)
+      assert.are.equal("head", red.head.head.parent)
+      assert.are.equal("default", red.head.head.skin)
+      assert.is_true(red.head.head.deform)
+      assert.is_false(blue.head.head.deform)
+      assert.are.equal("leg-blue", blue.leg.leg.path)
+      -- constraints
+      assert.are.same({ name = "arm_ik", order = 0, bones = { "arm_upper", "arm_lower" }, target = "target_arm", mix = 1,
+        softness = 5, bend = -1, compress = false, stretch = true, uniform = false }, d.ik[1])
+      assert.are.same({ "foot" }, d.ik[2].bones)
+      assert.are.equal(0.5, d.ik[2].mix)
+      assert.is_true(d.ik[2].compress)
+      local tc = d.transforms[1]
+      assert.are.same({ 0.5, 0.25, 0.25, 0.75, 0.75, 0 },
+        { tc.mix_rotate, tc.mix_x, tc.mix_y, tc.mix_scale_x, tc.mix_scale_y, tc.mix_shear_y })
+      assert.are.same({ 15, 2, -1, 0.1, 0, 5 }, { tc.offset_rotation, tc.offset_x, tc.offset_y, tc.offset_scale_x,
+        tc.offset_scale_y, tc.offset_shear_y })
+      assert.are.same({ int = 1, float = 0.5, string = "left", volume = 1, balance = 0 }, d.events.step)
+      assert.are.same({ int = 0, float = 0, string = "", audio = "shout.ogg", volume = 0.8, balance = -0.5 }, d.events.shout)
+      -- path (and 4.2 physics) constraints: data, and one warning
+      assert.are.equal("rail_path", d.paths[1].name)
+      local kept = v == "4.2" and "kept as data, not played: path 'rail_path', physics 'head_physics' (path and physics"
+        .. " constraints and their timelines)" or "kept as data, not played: path 'rail_path' (path and physics"
+        .. " constraints and their timelines)"
+      assert.are.same({ path = "", message = kept }, r.warnings[1])
+      if v == "4.2" then assert.are.equal("head_physics", d.physics[1].name) end
+    end)
+  end
+end)
+
+describe("anim.import_spine: each timeline at chosen times", function()
+  for _, v in ipairs { "3.8", "4.1" } do
+    local r
+    setup(function() r = load(v) end)
+    local function at(clip, t) return r.clips[clip]:sample(t) end
+
+    it("rotate: setup + bezier keys (" .. v .. ")", function()
+      -- torso: setup 80; keys 0 -> 30 (BZ1) -> -20 (BZ2)
+      near(80 + bez(BZ1, 0, 0, 0.5, 30, 0.1), angle(at("walk", 0.1).torso.rotation), 1e-9, "0.1")
+      near(80 + bez(BZ2, 0.5, 30, 1, -20, 0.8), angle(at("walk", 0.8).torso.rotation), 1e-9, "0.8")
+      -- arm_lower: setup 20, linear 0 -> 45 (no wrapping: 20 + 45 * 0.5)
+      near(42.5, angle(at("walk", 0.5).arm_lower.rotation), 1e-9)
+    end)
+
+    it("translate, scale and shear (" .. v .. ")", function()
+      local s = at("walk", 0.2)
+      near({ bez(BZ3, 0, 0, 0.4, 10, 0.2), 50 + bez(BZ3, 0, 0, 0.4, -4, 0.2), 0 }, s.hip.position)
+      near({ 5, 48, 0 }, at("walk", 0.7).hip.position) -- linear (10, -4) -> (0, 0), half way, + setup (0, 50)
+      -- scale multiplies the setup's (0.9, 1.1): linear half way, then stepped
+      near({ 1.1 * 0.9, 0.9 * 1.1, 1 }, at("walk", 0.25).head.scale)
+      near({ 1.2 * 0.9, 0.8 * 1.1, 1 }, at("walk", 0.75).head.scale)
+      near({ 0.9, 1.1, 1 }, at("walk", 1).head.scale)
+      -- shear: setup (5, -3) + stepped (0, 0) from 0.2, (10, -5) from 0.6
+      near({ 5, -3 }, s.properties["hip.shear"])
+      near({ 5, -3 }, at("walk", 0.59).properties["hip.shear"])
+      near({ 15, -8 }, at("walk", 0.6).properties["hip.shear"])
+    end)
+
+    it("attachment, colour and two-colour (" .. v .. ")", function()
+      -- eye's names: the setup's eye-open (1), eye-closed (2); null is 0
+      local function eye(t) return at("walk", t).properties["slot.eye.attachment"] end
+      assert.are.same({ 1, 2, 1, 0 }, { eye(0.1), eye(0.35), eye(0.5), eye(0.9) })
+      near({ 1, 1 - bez(BZ1, 0, 0, 0.5, 1, 0.1), 1 - bez(BZ1, 0, 0, 0.5, 1, 0.1), 1 + bez(BZ1, 0, 0, 0.5, 0.8 - 1, 0.1) },
+        at("walk", 0.1).properties["slot.body.color"])
+      -- body: ff0000cc -> ffffffff, linear
+      near({ 1, 0.5, 0.5, 0.9 }, at("walk", 0.75).properties["slot.body.color"])
+      local l = 0x80 / 255
+      near({ (1 + l) / 2, 1, (1 + l) / 2, 1 }, at("walk", 0.25).properties["slot.arm.color"])
+      near({ 0x40 / 255 / 2, 0x20 / 255 / 2, 0 }, at("walk", 0.25).properties["slot.arm.dark"])
+      near({ l, 1, l, 1 }, at("walk", 0.9).properties["slot.arm.color"]) -- stepped from 0.5
+      near({ 0x40 / 255, 0x20 / 255, 0 }, at("walk", 0.9).properties["slot.arm.dark"])
+    end)
+
+    it("deform: full offsets, unweighted and weighted (" .. v .. ")", function()
+      near({ 0, 0, 0.5, 1, 1.5, 2, 0, 0 }, at("act", 0.25).properties["deform.default.head.head"])
+      local from, to = { 0, 0, 1, 2, 3, 4, 0, 0 }, { 0, 0, 0, 0, 0, 0, -2, -2 }
+      local want = {}
+      for i = 1, 8 do want[i] = bez(BZ2, 0.5, from[i], 1, to[i], 0.8) end
+      near(want, at("act", 0.8).properties["deform.default.head.head"])
+      -- weighted: 2 per weight entry, offset 4 fills from the fifth
+      near({ 0.5, 0.5, 1, 1, 4, 4, 2, 2 }, at("act", 0.3).properties["deform.default.arm.arm"])
+    end)
+
+    it("draw order: the key's orders by the format's rule (" .. v .. ")", function()
+      local d = r.skeleton
+      assert.are.same({ "head", "body", "leg", "arm", "eye", "fx", "hitbox", "muzzle", "clip", "rail" }, d.draw_orders[1])
+      assert.are.same({ "body", "arm", "fx", "head", "leg", "eye", "hitbox", "muzzle", "clip", "rail" }, d.draw_orders[2])
+      local function k(t) return at("act", t).properties.draworder end
+      assert.are.same({ 0, 1, 2, 0 }, { k(0.1), k(0.3), k(0.8), k(1.1) })
+    end)
+
+    it("events with their payloads, and sounds (" .. v .. ")", function()
+      local ev = r.clips.act:events()
+      assert.are.equal(4, #ev)
+      assert.are.same({ time = 0.1, name = "step", on = "both", payload = { int = 1, float = 0.5, string = "left",
+        volume = 1, balance = 0 } }, ev[1])
+      assert.are.same({ int = 2, float = 0.5, string = "right", volume = 1, balance = 0 }, ev[2].payload)
+      assert.are.same({ int = 0, float = 0, string = "", volume = 0.5, balance = -0.5, audio = "shout.ogg" }, ev[3].payload)
+      assert.are.equal("hit", ev[4].name)
+      local so = r.clips.act:sounds()
+      assert.are.equal(1, #so)
+      assert.are.equal(0.9, so[1].time)
+      assert.are.equal("shout.ogg", so[1].sound)
+      assert.are.equal(0.5, so[1].volume)
+    end)
+
+    it("IK and transform constraint timelines (" .. v .. ")", function()
+      local p = at("act", 0.25).properties
+      near({ 0.6, 2.5 }, p["ik.arm_ik"])
+      assert.are.same({ -1, 0, 1 }, p["ik.arm_ik.flags"])
+      near({ bez(BZ1, 0.5, 0.2, 1.2, 1, 0.85), 0 }, at("act", 0.85).properties["ik.arm_ik"])
+      assert.are.same({ 1, 1, 0 }, at("act", 1.2).properties["ik.arm_ik.flags"])
+      -- foot_ik: before its first key (0.3) the setup's mix 0.5, softness 0
+      near({ 0.5, 0 }, p["ik.foot_ik"])
+      assert.are.same({ 1, 1, 0 }, p["ik.foot_ik.flags"])
+      near({ 0, 2 }, at("act", 0.5).properties["ik.foot_ik"])
+      local from = { 0.5, 0.25, 0.25, 0.75, 0.75, 0 }
+      local want = {}
+      for i = 1, 6 do want[i] = bez(BZ3, 0, from[i], 0.6, 1, 0.3) end
+      near(want, at("act", 0.3).properties["transform.gun_tc"])
+    end)
+
+    it("lengths and loops (" .. v .. ")", function()
+      assert.are.equal(1, r.clips.walk.length)
+      assert.are.equal(1.2, r.clips.act.length)
+      assert.are.equal("loop", r.clips.walk.loop)
+      assert.is_true(r.clips.walk.absolute)
+    end)
+  end
+end)
+
+describe("anim.import_spine: versions agree", function()
+  it("samples the 3.8, 4.0, 4.1 and 4.2 exports of one animation alike", function()
+    local base = load("3.8")
+    for _, v in ipairs { "4.0", "4.1", "4.2" } do
+      local other = load(v)
+      for _, name in ipairs { "walk", "act" } do
+        for i = 0, 48 do
+          local t = i * 0.025
+          local a, b = base.clips[name]:sample(t), other.clips[name]:sample(t)
+          for joint, ch in pairs(a) do
+            assert.is_table(b[joint], joint)
+            for cn, val in pairs(ch) do near(val, b[joint][cn], 1e-9, v .. " " .. name .. " " .. joint .. "." .. cn) end
+          end
+          for joint in pairs(b) do assert.is_table(a[joint], joint) end
+        end
+      end
+    end
+  end)
+end)
+
+describe("anim.import_spine: 4.x split timelines", function()
+  for _, v in ipairs { "4.0", "4.1", "4.2" } do
+    it("merges translatex and translatey keys exactly (" .. v .. ")", function()
+      local c = load(v).clips.split
+      for _, t in ipairs { 0.05, 0.1, 0.25, 0.4, 0.5, 0.7, 0.85, 1, 1.1 } do
+        local x = t < 0.5 and bez_abs({ 0.125, 5, 0.375, 15 }, 0, 0, 0.5, 20, t) or math.max(0, 20 - 40 * (t - 0.5))
+        -- y: setup 50 before its first key (0.2), linear 5 -> -5, stepped, then 0
+        local y = t < 0.2 and 0 or t < 0.8 and 5 - 10 * (t - 0.2) / 0.6 or t < 1.1 and -5 or 0
+        near({ x, 50 + y, 0 }, c:sample(t).hip.position, 1e-9, "t = " .. t)
+      end
+    end)
+
+    it("merges rgb and alpha, and a lone scalex keeps the setup's y (" .. v .. ")", function()
+      local c = load(v).clips.split
+      -- alpha's first key is at 0.1: the setup's alpha (1) before it
+      near({ 1 - 0.05 / 0.4, 1, 1 - 0.05 / 0.4, 1 }, c:sample(0.05).properties["slot.body.color"], 1e-9)
+      local a = bez_abs({ 0.2, 1, 0.3, 0.5 }, 0.1, 1, 0.5, 0.25, 0.2)
+      near({ 0.5, 1, 0.5, a }, c:sample(0.2).properties["slot.body.color"], 1e-9)
+      near({ 1.5 * 0.9, 1.1, 1 }, c:sample(0.3).head.scale)
+      near({ 0.5 * (1 + 0x80 / 255), 0.5 * (1 + 0x80 / 255), 1, 1 }, c:sample(0.5).properties["slot.head.color"])
+      near({ 0.5, 0, 0 }, c:sample(0.5).properties["slot.head.dark"])
+    end)
+
+    it("warns where one channel's axes have handles at different times (" .. v .. ")", function()
+      local r = load(v)
+      local found
+      for _, w in ipairs(r.warnings) do
+        if w.path == "animations.split.bones.torso.translate" then found = w end
+      end
+      assert.is_table(found)
+      assert.are.equal("split", found.animation)
+      assert.matches("^the axes' bezier handles have different times at the key at 0 s: shared in the clip,"
+        .. " torso%.position deviates by up to %d%.%d+$", found.message)
+    end)
+  end
+end)
+
+describe("tools/make-spine-fixtures", function()
+  it("wrote the committed fixtures", function()
+    local tmp = os.tmpname()
+    os.remove(tmp)
+    assert.is_true(os.execute("mkdir -p " .. tmp) == true or os.execute("true") == 0)
+    local ok = os.execute(H.lua .. " " .. H.root .. "/tools/make-spine-fixtures " .. tmp)
+    assert.is_truthy(ok == true or ok == 0)
+    for _, f in ipairs { "hero-3.8.json", "hero-4.0.json", "hero-4.1.json", "hero-4.2.json", "hero-3.8.atlas",
+      "hero-4.x.atlas" } do
+      local a = assert(io.open(tmp .. "/" .. f, "rb")):read("*a")
+      local b = assert(io.open(DIR .. f, "rb")):read("*a")
+      assert.are.equal(b, a, f)
+      os.remove(tmp .. "/" .. f)
+    end
+    os.remove(tmp)
+  end)
+end)
