@@ -45,7 +45,8 @@ local function near(a, b, tol, what)
 end
 
 -- The angle (degrees) of a rotation channel's quaternion about z.
-local function angle(q) return 2 * math.deg(math.atan(q[3], q[4])) end
+local atan2 = math.atan2 or math.atan -- (5.1 and LuaJIT: atan takes one argument)
+local function angle(q) return 2 * math.deg(atan2(q[3], q[4])) end
 
 describe("anim.import_spine: the skeleton", function()
   for _, v in ipairs { "3.8", "4.0", "4.1", "4.2" } do
