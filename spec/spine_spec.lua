@@ -45,7 +45,7 @@ local function near(a, b, tol, what)
 end
 
 -- The angle (degrees) of a rotation channel's quaternion about z.
-local atan2 = math.atan2 or math.atan -- (5.1 and LuaJIT: atan takes one argument)
+local atan2 = require("anim.base.compat").atan2
 local function angle(q) return 2 * math.deg(atan2(q[3], q[4])) end
 
 describe("anim.import_spine: the skeleton", function()
