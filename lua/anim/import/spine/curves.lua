@@ -28,17 +28,27 @@ end
 
 -- The parameter u in [0, 1] whose time is t on the segment p (p.t0, p.x1,
 -- p.x2, p.t1: times; monotone when the handles stay within the segment,
--- which the callers ensure), by bisection to the last bit.
+-- which the callers ensure): Newton's steps kept inside a bracket that
+-- bisection narrows when a step would leave it, to the last bit (a few
+-- steps: a file may split a million segments).
 local function param(p, t)
-  if t <= p.t0 then return 0 end
-  if t >= p.t1 then return 1 end
+  local a, b, c, d = p.t0, p.x1, p.x2, p.t1
+  if t <= a then return 0 end
+  if t >= d then return 1 end
   local lo, hi = 0, 1
-  for _ = 1, 64 do
-    local mid = (lo + hi) / 2
-    if mid == lo or mid == hi then break end
-    if cubic(p.t0, p.x1, p.x2, p.t1, mid) < t then lo = mid else hi = mid end
+  local u = (t - a) / (d - a)
+  for _ = 1, 200 do
+    local x = cubic(a, b, c, d, u) - t
+    if x == 0 then return u end
+    if x < 0 then lo = u else hi = u end
+    local v = 1 - u
+    local dx = 3 * v * v * (b - a) + 6 * v * u * (c - b) + 3 * u * u * (d - c)
+    local nu = dx > 0 and u - x / dx or lo - 1
+    if not (nu > lo and nu < hi) then nu = (lo + hi) / 2 end
+    if nu == u or nu == lo or nu == hi or abs(nu - u) < 1e-17 then return nu end
+    u = nu
   end
-  return (lo + hi) / 2
+  return u
 end
 M.param = param
 
@@ -48,20 +58,20 @@ function M.bezier_at(p, t)
   return cubic(p.v0, p.y1, p.y2, p.v1, param(p, t))
 end
 
--- Segment p split at time t: the part before and the part after.
+-- Segment p split at time t: the part before and the part after (de
+-- Casteljau at the parameter of t, in time and value alike).
 local function split(p, t)
   local u = param(p, t)
-  local function lerp(a, b) return a + (b - a) * u end
-  local function halves(a, b, c, d)
-    local ab, bc, cd = lerp(a, b), lerp(b, c), lerp(c, d)
-    local abc, bcd = lerp(ab, bc), lerp(bc, cd)
-    local m = lerp(abc, bcd)
-    return ab, abc, m, bcd, cd
-  end
-  local xa, xb, _, xc, xd = halves(p.t0, p.x1, p.x2, p.t1)
-  local ya, yb, ym, yc, yd = halves(p.v0, p.y1, p.y2, p.v1)
-  return { kind = "bezier", t0 = p.t0, v0 = p.v0, x1 = xa, y1 = ya, x2 = xb, y2 = yb, t1 = t, v1 = ym },
-    { kind = "bezier", t0 = t, v0 = ym, x1 = xc, y1 = yc, x2 = xd, y2 = yd, t1 = p.t1, v1 = p.v1 }
+  local a, b, c, d = p.t0, p.x1, p.x2, p.t1
+  local ab, bc, cd = a + (b - a) * u, b + (c - b) * u, c + (d - c) * u
+  local abc, bcd = ab + (bc - ab) * u, bc + (cd - bc) * u
+  local xa, xb, xc, xd = ab, abc, bcd, cd
+  a, b, c, d = p.v0, p.y1, p.y2, p.v1
+  ab, bc, cd = a + (b - a) * u, b + (c - b) * u, c + (d - c) * u
+  abc, bcd = ab + (bc - ab) * u, bc + (cd - bc) * u
+  local ym = abc + (bcd - abc) * u
+  return { kind = "bezier", t0 = p.t0, v0 = p.v0, x1 = xa, y1 = ab, x2 = xb, y2 = abc, t1 = t, v1 = ym },
+    { kind = "bezier", t0 = t, v0 = ym, x1 = xc, y1 = bcd, x2 = xd, y2 = cd, t1 = p.t1, v1 = p.v1 }
 end
 
 -- A component's keys as segments between consecutive times of `times`
@@ -77,6 +87,7 @@ local function segments(keys, times, setup)
   local k = 1
   local n = #keys
   local j = 1
+  local rest -- { k, piece }: what is left of key k's bezier after a cut
   while j < #times do
     local a, b = times[j], times[j + 1]
     while k < n and keys[k + 1].t <= a do k = k + 1 end
@@ -97,11 +108,21 @@ local function segments(keys, times, setup)
       else
         whole = { kind = "linear", t0 = key.t, t1 = nxt.t, v0 = key.v, v1 = nxt.v }
       end
-      -- the part of the key's segment from a to b
-      local s = whole
-      if whole.kind == "bezier" then
-        if a > whole.t0 then s = select(2, split(s, a)) end
-        if b < whole.t1 then s = split(s, b) end
+      -- the part of the key's segment from a to b (a bezier's rest after
+      -- the last cut is kept: each cut solves one parameter)
+      local s
+      if a == whole.t0 and b == whole.t1 then
+        s = whole -- (the usual case: the segment whole)
+      elseif whole.kind == "bezier" then
+        if not (rest and rest.k == k and rest.piece.t0 == a) then
+          rest = { k = k, piece = a > whole.t0 and select(2, split(whole, a)) or whole }
+        end
+        s = rest.piece
+        if b < whole.t1 then
+          s, rest.piece = split(s, b)
+        else
+          rest = nil
+        end
       elseif whole.kind == "linear" then
         local L = whole.t1 - whole.t0
         local function at(t) return whole.v0 + (whole.v1 - whole.v0) * ((t - whole.t0) / L) end
@@ -133,8 +154,10 @@ end
 -- setup = }.  Returns a list of { t, v = { per component }, interp =
 -- "linear" | "step" | "bezier", out = { dt, { dv... } }, ["in"] = {...} }
 -- and the largest deviation (value units) of a shared handle time, with
--- the time of its key (nil when exact).
-function M.merge(comps)
+-- the time of its key (nil when exact).  budget.left: the segments that
+-- may still be measured (15 samples each); past it a deviation is
+-- reported (0 when none was measured) without being measured.
+function M.merge(comps, budget)
   local set, times = {}, {}
   for _, c in ipairs(comps) do
     for _, k in ipairs(c.keys) do
@@ -159,12 +182,13 @@ function M.merge(comps)
     -- the arrival at t differs from the value from t: a jump (two keys)
     if j > 1 then
       local prev = out[#out]
-      local arrive, jump = {}, false
+      local jump = false
       for i = 1, n do
-        arrive[i] = segs[i][j - 1].v1
-        if arrive[i] ~= v[i] then jump = true end
+        if segs[i][j - 1].v1 ~= v[i] then jump = true; break end
       end
       if jump and prev.interp ~= "step" then
+        local arrive = {}
+        for i = 1, n do arrive[i] = segs[i][j - 1].v1 end
         local a = { t = t, v = arrive, interp = "linear", ["in"] = prev.pending_in }
         out[#out + 1] = a
       elseif prev.pending_in then
@@ -201,11 +225,15 @@ function M.merge(comps)
           if s.kind == "bezier" then
             dv1[i], dv2[i] = s.y1 - s.v0, s.y2 - s.v1
             local d = max(abs(s.x1 - t - dt1), abs(s.x2 - t1 - dt2))
-            if d > 1e-12 * max(1, L) then
+            if d > 1e-12 * max(1, L) and budget.left <= 0 then
+              -- (past the budget: known to deviate, not measured)
+              worst, worst_t = worst or 0, worst_t or t
+            elseif d > 1e-12 * max(1, L) then
+              budget.left = budget.left - 1
               -- how far the shared handle times take this component
               local p = { t0 = t, v0 = s.v0, x1 = t + dt1, y1 = s.y1, x2 = t1 + dt2, y2 = s.y2, t1 = t1, v1 = s.v1 }
-              for q = 1, 63 do
-                local tt = t + L * q / 64
+              for q = 1, 15 do
+                local tt = t + L * q / 16
                 local e = abs(M.bezier_at(p, tt) - M.bezier_at(s, tt))
                 if not worst or e > worst then worst, worst_t = e, t end
               end

@@ -28,6 +28,11 @@ local M = {}
 
 local key, fail, shown = E.key, E.fail, E.shown
 
+-- The segments of a file whose shared handle times are measured (15
+-- samples each, two cubics solved per sample): the rest are reported, not
+-- measured.
+M.MEASURED = 256
+
 M.VERSIONS = { ["3.8"] = 3.8, ["4.0"] = 4.0, ["4.1"] = 4.1, ["4.2"] = 4.2 }
 
 local function sorted(t)
@@ -113,7 +118,7 @@ local function build(aname, anim, look, desc, ctx, name)
   local total = 0
   for _, cname in ipairs(ch) do
     local c = ch[cname]
-    local keys, n = timelines.keys(c, ctx.warn, ap)
+    local keys, n = timelines.keys(c, ctx.warn, ap, ctx.measure)
     total = total + n
     for _, k in ipairs(keys) do if k[1] > last then last = k[1] end end
     if c.joint then
@@ -182,6 +187,17 @@ function M.decode(text, name, atlas)
         limits.current.keys)
     end
   end
+  -- a draw order key's work is its slots: the file's keys together make
+  -- at most anim.limits.keys places
+  local places = 0
+  function ctx.places(n, where)
+    places = places + n
+    if places > limits.current.keys then
+      fail(where(), "too many draw order places: the keys would order %d slots in all (at most %d, anim.limits.keys)",
+        places, limits.current.keys)
+    end
+  end
+  ctx.measure = { left = M.MEASURED, size = M.MEASURED }
   local desc, look = skel.read(doc, version, ver, ctx)
   attachment_names(desc)
   if atlas then attach_regions(desc, atlas, ctx) end

@@ -37,9 +37,19 @@ local key, index, fail, shown, hint = E.key, E.index, E.fail, E.shown, E.hint
 
 local MAX_COMPONENTS = 1024 -- a property's components (docs/format-reference.md)
 
-local function opt_number(v, path, what, default)
+-- A key's path, made only for a message: a key is { timeline path, index }.
+local function path(kp)
+  if type(kp) == "table" then return index(kp[1], kp[2]) end
+  return kp
+end
+
+-- The number field `name` of key kv, else `default` (a finite number checked
+-- without making a path: a timeline may have a million keys).
+local function num(v, kp, name, default)
+  if v == nil then return default end
+  if type(v) == "number" and v - v == 0 then return v end
   if E.absent(v) then return default end
-  return E.number(v, path, what)
+  return E.number(v, key(path(kp), name), name)
 end
 
 -- The keys of one timeline, per component: fields = { { name, default,
@@ -54,15 +64,15 @@ local function read_keys(list, p, ctx, values_of, ncomp, map, ncurve)
   for i = 1, ncomp do comps[i] = {} end
   local last = -math.huge
   for k, kv in ipairs(list) do
-    local kp = index(p, k)
-    E.object(kv, kp, "a key")
-    local t = opt_number(kv.time, key(kp, "time"), "time", 0)
-    if t < 0 then fail(key(kp, "time"), "time must be >= 0, got %s", E.num(t)) end
-    if t < last then fail(key(kp, "time"), "keys must be in time order: %s comes after %s", E.num(t), E.num(last)) end
+    local kp = { p, k }
+    if type(kv) ~= "table" or kv[1] ~= nil then E.object(kv, path(kp), "a key") end
+    local t = num(kv.time, kp, "time", 0)
+    if t < 0 then fail(key(path(kp), "time"), "time must be >= 0, got %s", E.num(t)) end
+    if t < last then fail(key(path(kp), "time"), "keys must be in time order: %s comes after %s", E.num(t), E.num(last)) end
     last = t
     local vals = values_of(kv, kp)
     local c = kv.curve
-    local cp = key(kp, "curve")
+    local function cp() return key(path(kp), "curve") end
     local curve
     if E.absent(c) or c == "linear" then
       curve = "linear"
@@ -72,30 +82,33 @@ local function read_keys(list, p, ctx, values_of, ncomp, map, ncurve)
       -- 3.8: normalised, shared by every value of the key
       local q
       if type(c) == "number" then
-        q = { c, opt_number(kv.c2, key(kp, "c2"), "c2", 0), opt_number(kv.c3, key(kp, "c3"), "c3", 1),
-          opt_number(kv.c4, key(kp, "c4"), "c4", 1) }
+        q = { c, num(kv.c2, kp, "c2", 0), num(kv.c3, kp, "c3", 1),
+          num(kv.c4, kp, "c4", 1) }
       elseif type(c) == "table" and E.is_array(c) and #c == 4 then
         q = c
       else
-        fail(cp, "unknown curve %s (expected \"linear\", \"stepped\", or cx1 with c2, c3, c4)",
+        fail(cp(), "unknown curve %s (expected \"linear\", \"stepped\", or cx1 with c2, c3, c4)",
           type(c) == "string" and ("'" .. shown(c) .. "'" .. hint(c, { "linear", "stepped" })) or E.describe(c))
       end
-      for i = 1, 4 do E.number(q[i], index(cp, i), "a curve value") end
+      for i = 1, 4 do E.number(q[i], index(cp(), i), "a curve value") end
       if q[1] < 0 or q[1] > 1 or q[3] < 0 or q[3] > 1 then
-        fail(cp, "a curve's cx1 and cx2 must be within 0..1, got %s and %s", E.num(q[1]), E.num(q[3]))
+        fail(cp(), "a curve's cx1 and cx2 must be within 0..1, got %s and %s", E.num(q[1]), E.num(q[3]))
       end
       curve = { norm = q }
     else
       local want = 4 * (ncurve or 1)
       if type(c) == "string" then
-        fail(cp, "unknown curve '%s'%s (expected \"stepped\" or an array of %d numbers)", shown(c),
+        fail(cp(), "unknown curve '%s'%s (expected \"stepped\" or an array of %d numbers)", shown(c),
           hint(c, { "linear", "stepped" }), want)
       end
-      E.array(c, cp, "a curve")
+      if type(c) ~= "table" or c[1] == nil then E.array(c, cp(), "a curve") end
       if #c ~= want then
-        fail(cp, "a bezier curve of this timeline has %d numbers (4 per value), got %d", want, #c)
+        fail(cp(), "a bezier curve of this timeline has %d numbers (4 per value), got %d", want, #c)
       end
-      for i = 1, #c do E.number(c[i], index(cp, i), "a curve value") end
+      for i = 1, #c do
+        local x = c[i]
+        if type(x) ~= "number" or x - x ~= 0 then E.number(x, index(cp(), i), "a curve value") end
+      end
       curve = { abs = c }
     end
     for i = 1, ncomp do comps[i][k] = { t = t, v = vals[i], c = curve } end
@@ -130,8 +143,9 @@ local function read_keys(list, p, ctx, values_of, ncomp, map, ncurve)
       for k = 1, #keys do
         local kk = keys[k]
         kk.v = m[1] * kk.v + m[2]
-        if type(kk.c) == "table" then
-          kk.c = { kk.c[1], m[1] * kk.c[2] + m[2], kk.c[3], m[1] * kk.c[4] + m[2] }
+        local c = kk.c
+        if type(c) == "table" then -- (made above for this key alone)
+          c[2], c[4] = m[1] * c[2] + m[2], m[1] * c[4] + m[2]
         end
       end
     end
@@ -146,7 +160,7 @@ local function fields(list)
     for i, f in ipairs(list) do
       local name, default = f[1], f[2]
       if type(default) == "string" then default = out[tonumber(default)] end
-      out[i] = opt_number(kv[name], key(kp, name), name, default)
+      out[i] = num(kv[name], kp, name, default)
     end
     return out
   end
@@ -157,7 +171,8 @@ local function colors(list)
   return function(kv, kp)
     local out = {}
     for _, f in ipairs(list) do
-      local c = skel.color(kv[f[1]], key(kp, f[1]), f[2], f[3])
+      local v = kv[f[1]]
+      local c = skel.color(v, type(v) == "string" and #v == 2 * f[2] and "" or key(path(kp), f[1]), f[2], f[3])
       for i = 1, f[2] do out[#out + 1] = c[i] end
     end
     return out
@@ -220,7 +235,7 @@ local function bone_timelines(anim, ch, look, desc, ctx, ap)
     if tname == "rotate" then
       local comps = read_keys(list, tp, ctx, function(kv, kp)
         local f = v4 and (E.absent(kv.value) and not E.absent(kv.angle) and "angle" or "value") or "angle"
-        return { opt_number(kv[f], key(kp, f), f, 0) }
+        return { num(kv[f], kp, f, 0) }
       end, 1, { { 1, b.rotation } }, 1)
       if comps then
         put(channel(ctx, ch, bname .. "#rotation", { b.rotation },
@@ -296,7 +311,7 @@ local function slot_timelines(anim, ch, look, desc, ctx, ap)
       E.array(list, tp, "a timeline")
       local comps = read_keys(list, tp, ctx, function(kv, kp)
         local n = kv.name
-        if not E.absent(n) then E.string(n, key(kp, "name"), "name") else n = nil end
+        if E.absent(n) then n = nil elseif type(n) ~= "string" then E.string(n, key(path(kp), "name"), "name") end
         return { attachment_index(s, n) }
       end, 1, nil, 0)
       if comps then
@@ -342,17 +357,21 @@ local function deform_timeline(list, tp, name, att, ch, ctx)
     fail(tp, "a deform of %d numbers is more than a property's %d components: not imported", n, MAX_COMPONENTS)
   end
   local comps = read_keys(list, tp, ctx, function(kv, kp)
-    local off = opt_number(kv.offset, key(kp, "offset"), "offset", 0)
+    local off = num(kv.offset, kp, "offset", 0)
     local out = {}
     for i = 1, n do out[i] = 0 end
     local vs = kv.vertices
     if not E.absent(vs) then
-      E.array(vs, key(kp, "vertices"), "vertices")
+      E.array(vs, key(path(kp), "vertices"), "vertices")
       if off % 1 ~= 0 or off < 0 or off + #vs > n then
-        fail(key(kp, "vertices"), "offset %s and %d vertices do not fit the attachment's %d deform numbers",
+        fail(key(path(kp), "vertices"), "offset %s and %d vertices do not fit the attachment's %d deform numbers",
           E.num(off), #vs, n)
       end
-      for i = 1, #vs do out[off + i] = E.number(vs[i], index(key(kp, "vertices"), i), "a vertex offset") end
+      for i = 1, #vs do
+        local x = vs[i]
+        if type(x) ~= "number" or x - x ~= 0 then x = E.number(x, index(key(path(kp), "vertices"), i), "a vertex offset") end
+        out[off + i] = x
+      end
     end
     return out
   end, n, nil, nil)
@@ -372,7 +391,7 @@ local function deform_timelines(tree, tp0, ch, look, desc, ctx, nested)
       local skin = desc.skins[ski]
       E.object(tree[skname], kp, "a skin's deforms")
       for _, sname in ipairs(ctx.sorted(tree[skname])) do
-        local sp = key(kp, sname)
+        local sp = key(path(kp), sname)
         ctx.try(sp, function()
           skel.ref(sname, look.slot, look.slot_names, sp, "slot")
           local atts = skin.attachments[sname] or {}
@@ -453,8 +472,9 @@ local function draw_order_timeline(list, tp, ch, look, desc, ctx)
   local comps = read_keys(list, tp, ctx, function(kv, kp)
     local offs = kv.offsets
     if E.absent(offs) then return { 0 } end
-    E.array(offs, key(kp, "offsets"), "offsets")
-    local names = draw_order(offs, key(kp, "offsets"), look)
+    E.array(offs, key(path(kp), "offsets"), "offsets")
+    ctx.places(#look.slot_names, function() return path(kp) end)
+    local names = draw_order(offs, key(path(kp), "offsets"), look)
     local sig = table.concat(names, "\0")
     local k = ctx.orders[sig]
     if not k then
@@ -477,21 +497,21 @@ local function event_timeline(list, tp, desc, items, ctx)
     local kp = index(tp, i)
     ctx.try(kp, function()
       E.object(kv, kp, "an event key")
-      local t = opt_number(kv.time, key(kp, "time"), "time", 0)
-      local name = E.string(kv.name, key(kp, "name"), "name")
+      local t = num(kv.time, kp, "time", 0)
+      local name = E.string(kv.name, key(path(kp), "name"), "name")
       local ev = desc.events[name]
       if not ev then
         local names = {}
         for nm in pairs(desc.events) do names[#names + 1] = nm end
         table.sort(names)
-        fail(key(kp, "name"), "unknown event '%s'%s", shown(name), hint(name, names))
+        fail(key(path(kp), "name"), "unknown event '%s'%s", shown(name), hint(name, names))
       end
       local payload = {
-        int = opt_number(kv.int, key(kp, "int"), "int", ev.int),
-        float = opt_number(kv.float, key(kp, "float"), "float", ev.float),
-        string = E.absent(kv.string) and ev.string or E.string(kv.string, key(kp, "string"), "string"),
-        volume = opt_number(kv.volume, key(kp, "volume"), "volume", ev.volume),
-        balance = opt_number(kv.balance, key(kp, "balance"), "balance", ev.balance),
+        int = num(kv.int, kp, "int", ev.int),
+        float = num(kv.float, kp, "float", ev.float),
+        string = E.absent(kv.string) and ev.string or E.string(kv.string, key(path(kp), "string"), "string"),
+        volume = num(kv.volume, kp, "volume", ev.volume),
+        balance = num(kv.balance, kp, "balance", ev.balance),
         audio = ev.audio,
       }
       items.events[#items.events + 1] = { time = t, name = name, payload = payload }
@@ -515,9 +535,10 @@ local function constraint_timelines(anim, ch, look, desc, ctx, ap)
         local comps = read_keys(ik[name], tp, ctx, function(kv, kp)
           local function b(f, d)
             if E.absent(kv[f]) then return d end
-            return E.boolean(kv[f], key(kp, f), f)
+            if type(kv[f]) == "boolean" then return kv[f] end
+            return E.boolean(kv[f], key(path(kp), f), f)
           end
-          return { opt_number(kv.mix, key(kp, "mix"), "mix", 1), opt_number(kv.softness, key(kp, "softness"), "softness", 0),
+          return { num(kv.mix, kp, "mix", 1), num(kv.softness, kp, "softness", 0),
             b("bendPositive", true) and 1 or -1, b("compress", false) and 1 or 0, b("stretch", false) and 1 or 0 }
         end, 5, nil, 2)
         if comps then
@@ -605,15 +626,16 @@ end
 
 -- A gathered channel's keys for the clip table, and its key count (keys x
 -- components).  Components no timeline set hold their setup value.
-function M.keys(c, warn, where)
+function M.keys(c, warn, where, budget)
   local comps = {}
   for i, x in ipairs(c.comps) do
     comps[i] = x or { keys = { { t = 0, v = c.setups[i], c = "linear" } }, setup = c.setups[i] }
   end
-  local merged, worst, worst_t = curves.merge(comps)
-  if worst and worst > 0 then
+  local merged, worst, worst_t = curves.merge(comps, budget)
+  if worst then
     warn(c.where or where, string.format("the axes' bezier handles have different times at the key at %s s: shared in the"
-      .. " clip, %s deviates by up to %.3g", E.num(worst_t), c.joint and (c.joint .. "." .. c.channel) or c.prop, worst))
+      .. " clip, %s deviates by up to %.3g%s", E.num(worst_t), c.joint and (c.joint .. "." .. c.channel) or c.prop, worst,
+      budget.left <= 0 and string.format(" (measured on the file's first %d such segments)", budget.size) or ""))
   end
   local out = {}
   local pad = c.pad
