@@ -227,6 +227,36 @@ describe("anim.import_spine: each timeline at chosen times", function()
   end
 end)
 
+describe("anim.import_spine: clips on an animator", function()
+  it("play on a rig of the bones: the local pose and the properties after an update", function()
+    local r = load("3.8")
+    local joints = {}
+    for i, b in ipairs(r.skeleton.bones) do
+      joints[i] = { name = b.name, parent = b.parent, position = { b.x, b.y, 0 },
+        rotation = { 0, 0, b.rotation }, scale = { b.scale_x, b.scale_y, 1 } }
+    end
+    local rig = assert(anim.rig { joints = joints })
+    local a = anim.animator(rig)
+    a:play(r.clips.walk, { fade = 0 })
+    a:update(0.35)
+    -- the absolute values of the clip, as the rig's local transform
+    local want = r.clips.walk:sample(0.35)
+    local px, py = a:local_transform("hip")
+    near(want.hip.position[1], px)
+    near(want.hip.position[2], py)
+    near(angle(want.torso.rotation), angle({ 0, 0, select(6, a:local_transform("torso")) }), 1e-9)
+    local _, _, _, _, _, _, _, sx, sy = a:local_transform("head")
+    near({ (1 + 0.2 * 0.7) * 0.9, (1 - 0.2 * 0.7) * 1.1 }, { sx, sy }) -- (linear to 0.5: 0.7 of the way)
+    assert.are.equal(2, a:property("slot.eye.attachment"))
+    local b = anim.animator(rig)
+    b:play(r.clips.act, { fade = 0 })
+    b:update(0.25)
+    near({ 0.6, 2.5 }, { b:property("ik.arm_ik") })
+    assert.are.same({ -1, 0, 1 }, { b:property("ik.arm_ik.flags") })
+    assert.are.equal(1, b:property("draworder"))
+  end)
+end)
+
 describe("anim.import_spine: versions agree", function()
   it("samples the 3.8, 4.0, 4.1 and 4.2 exports of one animation alike", function()
     local base = load("3.8")
