@@ -277,6 +277,28 @@ describe("anim.import_spine: versions agree", function()
   end)
 end)
 
+describe("anim.import_spine: 3.8's curve forms", function()
+  it("reads cx1 with c2, c3, c4, the older array and \"linear\" alike", function()
+    local spine = require "anim.import.spine"
+    local function clip(key1)
+      local text = require("cjson").encode {
+        skeleton = { spine = "3.8.99" }, bones = { { name = "root", rotation = 5 } },
+        animations = { a = { bones = { root = { rotate = { key1, { time = 2, angle = 40 } } } } } },
+      }
+      local r = assert(spine.decode_text(text, "c.json"))
+      return r.clips.a
+    end
+    local a = clip { angle = 0, curve = 0.1, c2 = 0.4, c3 = 0.6, c4 = 0.9 }
+    local b = clip { angle = 0, curve = { 0.1, 0.4, 0.6, 0.9 } }
+    local l = clip { angle = 0, curve = "linear" }
+    for _, t in ipairs { 0.3, 1, 1.7 } do
+      near(5 + bez(BZ2, 0, 0, 2, 40, t), angle(a:sample(t).root.rotation), 1e-9, "number form")
+      near(5 + bez(BZ2, 0, 0, 2, 40, t), angle(b:sample(t).root.rotation), 1e-9, "array form")
+      near(5 + 20 * t, angle(l:sample(t).root.rotation), 1e-9, "linear")
+    end
+  end)
+end)
+
 describe("anim.import_spine: 4.x split timelines", function()
   for _, v in ipairs { "4.0", "4.1", "4.2" } do
     it("merges translatex and translatey keys exactly (" .. v .. ")", function()
