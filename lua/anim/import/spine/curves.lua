@@ -155,7 +155,7 @@ end
 -- "linear" | "step" | "bezier", out = { dt, { dv... } }, ["in"] = {...} }
 -- and the largest deviation (value units) of a shared handle time, with
 -- the time of its key (nil when exact).  budget.left: the segments that
--- may still be measured (15 samples each); past it a deviation is
+-- may still be measured (63 samples each); past it a deviation is
 -- reported (0 when none was measured) without being measured.
 function M.merge(comps, budget)
   local set, times = {}, {}
@@ -232,8 +232,8 @@ function M.merge(comps, budget)
               budget.left = budget.left - 1
               -- how far the shared handle times take this component
               local p = { t0 = t, v0 = s.v0, x1 = t + dt1, y1 = s.y1, x2 = t1 + dt2, y2 = s.y2, t1 = t1, v1 = s.v1 }
-              for q = 1, 15 do
-                local tt = t + L * q / 16
+              for q = 1, 63 do
+                local tt = t + L * q / 64
                 local e = abs(M.bezier_at(p, tt) - M.bezier_at(s, tt))
                 if not worst or e > worst then worst, worst_t = e, t end
               end

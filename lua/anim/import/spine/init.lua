@@ -28,7 +28,7 @@ local M = {}
 
 local key, fail, shown = E.key, E.fail, E.shown
 
--- The segments of a file whose shared handle times are measured (15
+-- The segments of a file whose shared handle times are measured (63
 -- samples each, two cubics solved per sample): the rest are reported, not
 -- measured.
 M.MEASURED = 256
