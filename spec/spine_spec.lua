@@ -299,6 +299,30 @@ describe("anim.import_spine: 3.8's curve forms", function()
   end)
 end)
 
+describe("anim.import_spine: rotate keys more than half a turn apart", function()
+  it("turn the short way in 3.8, as written in 4.x", function()
+    local spine = require "anim.import.spine"
+    local function clip(version, f)
+      local text = require("cjson").encode {
+        skeleton = { spine = version }, bones = { { name = "root", rotation = 10 } },
+        animations = { a = { bones = { root = { rotate = { { [f] = 0 }, { time = 1, [f] = 300 }, { time = 2, [f] = -100 },
+          { time = 3, [f] = 80, curve = "stepped" }, { time = 4, [f] = 260 } } } } } },
+      }
+      return assert(spine.decode_text(text, "r.json")).clips.a
+    end
+    local old, new = clip("3.8.99", "angle"), clip("4.1.24", "value")
+    -- 3.8: 0 -> 300 is 0 -> -60; -60 -> -100 (-40); -100 -> 80 (180: -180, so -280); -280 -> 260 (-180: -460)
+    local function deg(q) return angle(q) % 360 end
+    for _, c in ipairs { { 0.5, -30, 150 }, { 1.5, -80, 100 }, { 3.5, -280, 80 }, { 4, -460, 260 } } do
+      near(((10 + c[2]) % 360 + 360) % 360, deg(old:sample(c[1]).root.rotation), 1e-9, "3.8 at " .. c[1])
+      near(((10 + c[3]) % 360 + 360) % 360, deg(new:sample(c[1]).root.rotation), 1e-9, "4.1 at " .. c[1])
+    end
+    near(((10 - 190) % 360 + 360) % 360, deg(old:sample(2.5).root.rotation), 1e-9, "3.8 half way -100 -> -280")
+    -- (the clip's keys hold the unwrapped angles: the pose is the same)
+    assert.are.same({ 0, 0, 10 - 460 }, anim.table(old).joints.root.rotation[5][2])
+  end)
+end)
+
 describe("anim.import_spine: 4.x split timelines", function()
   for _, v in ipairs { "4.0", "4.1", "4.2" } do
     it("merges translatex and translatey keys exactly (" .. v .. ")", function()

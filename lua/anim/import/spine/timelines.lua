@@ -233,9 +233,21 @@ local function bone_timelines(anim, ch, look, desc, ctx, ap)
     local bname = b.name
     local v4 = ctx.ver >= 4
     if tname == "rotate" then
+      local prev
       local comps = read_keys(list, tp, ctx, function(kv, kp)
         local f = v4 and (E.absent(kv.value) and not E.absent(kv.angle) and "angle" or "value") or "angle"
-        return { num(kv[f], kp, f, 0) }
+        local a = num(kv[f], kp, f, 0)
+        if not v4 and prev then
+          -- before 4.0 a rotate timeline turns the short way between two
+          -- keys (Esoteric's answer on its forum, "what algorithm the Spine
+          -- use when interpolating angles"; 4.0 and later interpolate the
+          -- values as written): the key is taken within half a turn of the
+          -- one before, [-180, 180) degrees from it
+          local d = a - prev
+          a = prev + (d - 360 * math.floor((d + 180) / 360))
+        end
+        prev = a
+        return { a }
       end, 1, { { 1, b.rotation } }, 1)
       if comps then
         put(channel(ctx, ch, bname .. "#rotation", { b.rotation },
