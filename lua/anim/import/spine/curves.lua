@@ -78,9 +78,10 @@ end
 -- (sorted, distinct, covering its keys): seg[j] covers [times[j],
 -- times[j+1]] with kind "linear" (v0 -> v1), "step" (v0 held, v1 arrives
 -- at the end) or "bezier" (control points); before the first key the
--- component holds `setup` and steps to its first key (the format: a
--- timeline before its first key leaves the setup pose); after the last it
--- holds the last.  Keys at one time: the last counts (the editor writes
+-- component holds `setup` and steps to its first key (the runtimes' API
+-- documentation of Timeline apply: "setup values are used before the
+-- first frame" when an animation is applied from the setup pose); after
+-- the last it holds the last.  Keys at one time: the last counts (the editor writes
 -- none).
 local function segments(keys, times, setup)
   local segs = {}
