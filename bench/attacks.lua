@@ -544,6 +544,30 @@ do -- issue 40: the Spine importer's worst valid files, each near anim.limits.by
     rows[#rows][4] = 20 * decode
   end
 end
+do -- issue 40: Spine exports of a million small things: 800,000 timelines of unknown bones (1,000
+  -- warnings listed, the rest counted, 20 suggestions), 300,000 slots beside 3,000 skins (each
+  -- slot's names gathered from the skins' attachments, not from every skin). Budget 10 times
+  -- their JSON's decoding
+  local spine = require "anim.import.spine"
+  local parts, sl, sk = {}, {}, {}
+  for i = 1, 800000 do parts[i] = string.format('"h%07d":{}', i) end
+  for i = 1, 300000 do sl[i] = string.format('{"name":"s%d","bone":"head"}', i) end
+  for i = 1, 3000 do sk[i] = string.format('{"name":"k%d"}', i) end
+  local head = '{"skeleton":{"spine":"4.1.24"},"bones":[{"name":"head"}],'
+  for _, c in ipairs {
+    { "800,000 timelines of unknown bones", head .. '"animations":{"a":{"bones":{' .. table.concat(parts, ",") .. '}}}}' },
+    { "300,000 slots, 3,000 skins", head .. '"slots":[' .. table.concat(sl, ",") .. '],"skins":[' .. table.concat(sk, ",")
+      .. ']}' },
+  } do
+    collectgarbage()
+    local t = os.clock()
+    cjson.decode(c[2])
+    local decode = os.clock() - t
+    measure("spine", string.format("40: %.1f MB Spine, %s (budget 10 x JSON's %.2f s)", #c[2] / 1e6, c[1], decode),
+      function() assert(spine.decode_text(c[2], "s.json")) end)
+    rows[#rows][4] = 10 * decode
+  end
+end
 do -- issue 40: a Spine draw order of 10,000 slots keyed 200,000 times (each key orders every
   -- slot): refused at anim.limits.keys places, within the 0.5 s
   local spine = require "anim.import.spine"

@@ -269,6 +269,38 @@ describe("anim.import_spine warns, and imports the rest", function()
     spine.MEASURED = was
   end)
 
+  it("animations past anim.limits.animations, by name", function()
+    local d = base()
+    d.animations = { c = {}, a = {}, b = {}, d = {} }
+    local old = anim.set_limits { animations = 2 }
+    local r = warns(d, { { path = "animations", message = "2 animations not imported, from 'c' on (by name): the file"
+      .. " has 4, more than anim.limits.animations (2; anim.set_limits raises it)" } })
+    anim.set_limits(old)
+    assert.is_true(anim.is_clip(r.clips.a) and anim.is_clip(r.clips.b))
+    assert.is_nil(r.clips.c)
+  end)
+
+  it("at most the first 20 misspelt names get a suggestion, the first MAX_WARNINGS are listed", function()
+    local bones = {}
+    for c = string.byte("A"), string.byte("Y") do bones["head" .. string.char(c)] = { rotate = { {} } } end
+    local d = base()
+    d.animations = { run = { bones = bones } }
+    local r = assert(decode(d))
+    assert.are.equal(25, #r.warnings)
+    for i, w in ipairs(r.warnings) do
+      local name = "head" .. string.char(string.byte("A") + i - 1)
+      assert.are.equal("animations.run.bones." .. name, w.path)
+      assert.are.equal("unknown bone '" .. name .. "'" .. (i <= 20 and "; did you mean 'head'?" or "") .. ": left out",
+        w.message)
+    end
+    local was = spine.MAX_WARNINGS
+    spine.MAX_WARNINGS = 3
+    r = assert(decode(d))
+    spine.MAX_WARNINGS = was
+    assert.are.equal(4, #r.warnings)
+    assert.are.same({ path = "", message = "22 more warnings not listed (the first 3 are)" }, r.warnings[4])
+  end)
+
   it("returns nil, message and never raises for damaged texts", function()
     local text = cjson.encode(base())
     math.randomseed(40)

@@ -13,7 +13,7 @@
 -- cannot be read likewise; `nil, message` is for a file that cannot be
 -- read at all (a version we do not read, a binary export, a slot on a
 -- bone that is not there...).  The budgets: anim.limits.bytes (each file),
--- joints (bones), keys (all the clips' keys, a key of n components
+-- joints (bones), animations (the first by name), keys (all the clips' keys, a key of n components
 -- counting n, shared by the file's animations; and the vertices of its
 -- attachments, apart).
 local E = require "anim.base.errors"
@@ -32,6 +32,11 @@ local key, fail, shown = E.key, E.fail, E.shown
 -- samples each, two cubics solved per sample): the rest are reported, not
 -- measured.
 M.MEASURED = 256
+
+-- The warnings listed (the rest counted in one more), and the misspelt
+-- names of a file given a suggestion.
+M.MAX_WARNINGS = 1000
+M.HINTS = 20
 
 M.VERSIONS = { ["3.8"] = 3.8, ["4.0"] = 4.0, ["4.1"] = 4.1, ["4.2"] = 4.2 }
 
@@ -66,17 +71,22 @@ end
 -- The names each slot's attachment channel counts: the setup attachment
 -- first, then every skin's for the slot, sorted (timelines add others).
 local function attachment_names(desc)
+  local by_slot = {}
+  for _, skin in ipairs(desc.skins) do
+    for sname, atts in pairs(skin.attachments) do
+      local list = by_slot[sname] or {}
+      by_slot[sname] = list
+      for an in pairs(atts) do list[#list + 1] = an end
+    end
+  end
   for _, s in ipairs(desc.slots) do
     local seen, list = {}, s.attachment_names
     if s.attachment then list[1] = s.attachment; seen[s.attachment] = true end
-    local more = {}
-    for _, skin in ipairs(desc.skins) do
-      for an in pairs(skin.attachments[s.name] or {}) do
-        if not seen[an] then seen[an] = true; more[#more + 1] = an end
-      end
-    end
+    local more = by_slot[s.name] or {}
     table.sort(more)
-    for _, an in ipairs(more) do list[#list + 1] = an end
+    for _, an in ipairs(more) do
+      if not seen[an] then seen[an] = true; list[#list + 1] = an end
+    end
   end
 end
 
@@ -93,7 +103,7 @@ local function attach_regions(desc, atlas, ctx)
             att.region = r
           else
             ctx.warn(p, string.format("no region '%s' in the atlas: the attachment has no image%s", shown(att.path),
-              E.hint(att.path, atlas.order)))
+              ctx.hint(att.path, atlas.order)))
           end
         end
       end
@@ -101,19 +111,12 @@ local function attach_regions(desc, atlas, ctx)
   end
 end
 
-local function skeleton_field(desc)
-  local out = {}
-  for _, b in ipairs(desc.bones) do
-    out[b.name] = { parent = b.parent, translation = { b.x, b.y, 0 }, rotation = { 0, 0, b.rotation },
-      scale = { b.scale_x, b.scale_y, 1 } }
-  end
-  return out
-end
-
 local function build(aname, anim, look, desc, ctx, name)
   local ap = key("animations", aname)
   local ch, items, last, kept = timelines.read(anim, ap, look, desc, ctx)
-  local t = { version = 3, loop = "loop", euler = "xyz", absolute = true, joints = {}, skeleton = skeleton_field(desc) }
+  -- (no `skeleton`: the rig is the 2D skeleton's, made once from the
+  -- description, and a skeleton in each clip cost bones x animations)
+  local t = { version = 3, loop = "loop", euler = "xyz", absolute = true, joints = {} }
   local props = {}
   local total = 0
   for _, cname in ipairs(ch) do
@@ -163,11 +166,23 @@ function M.decode(text, name, atlas)
   end
   json.check(doc)
   local version, ver = version_of(doc)
-  local warnings = {}
+  local warnings, unlisted = {}, 0
   local current
   local ctx = { ver = ver, version = version, sorted = sorted, keys_left = limits.current.keys, orders = {}, kept = {} }
   function ctx.warn(path, message)
+    if #warnings >= M.MAX_WARNINGS then unlisted = unlisted + 1; return end
     warnings[#warnings + 1] = { animation = current, path = path, message = message }
+  end
+  function ctx.full() return #warnings >= M.MAX_WARNINGS end
+  function ctx.skip() unlisted = unlisted + 1 end
+  -- "; did you mean ...?" for the file's first M.HINTS misspelt names only
+  -- (each search is bounded; a file may misspell a million); names may be
+  -- a function making the list
+  local hints = M.HINTS
+  function ctx.hint(v, names)
+    if hints <= 0 then return "" end
+    hints = hints - 1
+    return E.hint(v, type(names) == "function" and names() or names)
   end
   -- fn(), a failure inside it a warning: what it reads is left out
   function ctx.try(path, fn)
@@ -205,7 +220,14 @@ function M.decode(text, name, atlas)
   local anims = doc.animations
   if not E.absent(anims) then
     E.object(anims, "animations", "animations")
-    for _, aname in ipairs(sorted(anims)) do
+    local names = sorted(anims)
+    local max = limits.current.animations
+    for i, aname in ipairs(names) do
+      if i > max then
+        ctx.warn("animations", string.format("%d animations not imported, from '%s' on (by name): the file has %d,"
+          .. " more than anim.limits.animations (%d; anim.set_limits raises it)", #names - max, shown(aname), #names, max))
+        break
+      end
       current = aname
       local ok, clip = pcall(build, aname, anims[aname], look, desc, ctx, name)
       if ok then
@@ -217,6 +239,10 @@ function M.decode(text, name, atlas)
       end
       current = nil
     end
+  end
+  if unlisted > 0 then
+    warnings[#warnings + 1] = { path = "", message = string.format("%d more warnings not listed (the first %d are)",
+      unlisted, M.MAX_WARNINGS) }
   end
   local skins = {}
   for i, s in ipairs(desc.skins) do skins[i] = s.name end

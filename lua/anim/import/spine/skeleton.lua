@@ -35,20 +35,37 @@ local key, index, fail, shown, hint = E.key, E.index, E.fail, E.shown, E.hint
 M.INHERIT = { "normal", "onlyTranslation", "noRotationOrReflection", "noScale", "noScaleOrReflection" }
 local BLENDS = { "normal", "additive", "multiply", "screen" }
 local TYPES = { "region", "mesh", "linkedmesh", "boundingbox", "point", "clipping", "path" }
+local BLEND_SET, TYPE_SET = {}, {}
+for _, b in ipairs(BLENDS) do BLEND_SET[b] = true end
+for _, t in ipairs(TYPES) do TYPE_SET[t] = true end
 
-local function opt_number(v, path, what, default)
+-- Field f of an object at path p, with its default when absent: the
+-- field's path is made only for a message (a file may hold a million
+-- slots or attachments).
+local function opt_number(v, p, f, default)
+  if v == nil then return default end
+  if type(v) == "number" and v - v == 0 then return v end
   if E.absent(v) then return default end
-  return E.number(v, path, what)
+  return E.number(v, key(p, f), f)
 end
 
-local function opt_bool(v, path, what, default)
-  if E.absent(v) then return default end
-  return E.boolean(v, path, what)
+local function opt_bool(v, p, f, default)
+  if v == nil or E.absent(v) then return default end
+  if type(v) == "boolean" then return v end
+  return E.boolean(v, key(p, f), f)
 end
 
-local function opt_string(v, path, what)
-  if E.absent(v) then return nil end
-  return E.string(v, path, what)
+local function opt_string(v, p, f)
+  if v == nil or E.absent(v) then return nil end
+  if type(v) == "string" then return v end
+  return E.string(v, key(p, f), f)
+end
+
+-- Colour field f of the object at path p (M.color's rule, the path made
+-- only for a message).
+local function opt_color(v, p, f, n, default)
+  if type(v) == "string" and #v == 2 * n and not v:find("[^%x]") then return M.color(v, "", n) end
+  return M.color(v, E.absent(v) and "" or key(p, f), n, default)
 end
 
 -- "RRGGBBAA" (or "RRGGBB" when n is 3) as numbers 0..1.
@@ -64,17 +81,21 @@ function M.color(v, path, n, default)
 end
 
 -- A name among `names` (a list) with its lookup `by` (name -> index).
-local function ref(v, by, names, path, what)
+-- (hint_of: the caller's rationed hints, else every failure gets one)
+local function ref(v, by, names, path, what, hint_of)
   E.string(v, path, what)
   local i = by[v]
-  if not i then fail(path, "unknown %s '%s'%s", what, shown(v), hint(v, names)) end
+  if not i then fail(path, "unknown %s '%s'%s", what, shown(v), (hint_of or hint)(v, names)) end
   return i
 end
 M.ref = ref
 
 local function numbers(v, path, what)
-  E.array(v, path, what)
-  for i = 1, #v do E.number(v[i], index(path, i), what) end
+  if type(v) ~= "table" or (v[1] == nil and next(v) ~= nil) then E.array(v, path, what) end
+  for i = 1, #v do
+    local x = v[i]
+    if type(x) ~= "number" or x - x ~= 0 then E.number(x, index(path, i), what) end
+  end
   return v
 end
 
@@ -105,13 +126,13 @@ local function read_bones(doc, desc, look)
     E.enum(inherit, M.INHERIT, ip, "inherit mode")
     desc.bones[i] = {
       name = name, parent = parent,
-      x = opt_number(b.x, key(p, "x"), "x", 0), y = opt_number(b.y, key(p, "y"), "y", 0),
-      rotation = opt_number(b.rotation, key(p, "rotation"), "rotation", 0),
-      scale_x = opt_number(b.scaleX, key(p, "scaleX"), "scaleX", 1),
-      scale_y = opt_number(b.scaleY, key(p, "scaleY"), "scaleY", 1),
-      shear_x = opt_number(b.shearX, key(p, "shearX"), "shearX", 0),
-      shear_y = opt_number(b.shearY, key(p, "shearY"), "shearY", 0),
-      length = opt_number(b.length, key(p, "length"), "length", 0),
+      x = opt_number(b.x, p, "x", 0), y = opt_number(b.y, p, "y", 0),
+      rotation = opt_number(b.rotation, p, "rotation", 0),
+      scale_x = opt_number(b.scaleX, p, "scaleX", 1),
+      scale_y = opt_number(b.scaleY, p, "scaleY", 1),
+      shear_x = opt_number(b.shearX, p, "shearX", 0),
+      shear_y = opt_number(b.shearY, p, "shearY", 0),
+      length = opt_number(b.length, p, "length", 0),
       inherit = inherit,
     }
     look.bone[name] = i
@@ -124,18 +145,21 @@ local function read_slots(doc, desc, look)
   if E.absent(list) then list = {} end
   E.array(list, "slots", "slots")
   for i, s in ipairs(list) do
+    -- (checked without making a path unless it is wrong: a file may hold
+    -- a million slots)
     local p = index("slots", i)
-    E.object(s, p, "a slot")
-    local name = E.string(s.name, key(p, "name"), "name")
+    if type(s) ~= "table" or s[1] ~= nil then E.object(s, p, "a slot") end
+    local name = s.name
+    if type(name) ~= "string" then E.string(name, key(p, "name"), "name") end
     if look.slot[name] then fail(key(p, "name"), "two slots are named '%s' (slots %d and %d)", shown(name), look.slot[name], i) end
-    local bi = ref(s.bone, look.bone, look.bone_names, key(p, "bone"), "bone")
+    local bi = look.bone[s.bone] or ref(s.bone, look.bone, look.bone_names, key(p, "bone"), "bone")
     local blend = E.absent(s.blend) and "normal" or s.blend
-    E.enum(blend, BLENDS, key(p, "blend"), "blend mode")
+    if not BLEND_SET[blend] then E.enum(blend, BLENDS, key(p, "blend"), "blend mode") end
     desc.slots[i] = {
       name = name, bone = look.bone_names[bi],
-      color = M.color(s.color, key(p, "color"), 4, { 1, 1, 1, 1 }),
-      dark = M.color(s.dark, key(p, "dark"), 3, nil),
-      attachment = opt_string(s.attachment, key(p, "attachment"), "attachment"),
+      color = opt_color(s.color, p, "color", 4, { 1, 1, 1, 1 }),
+      dark = opt_color(s.dark, p, "dark", 3, nil),
+      attachment = opt_string(s.attachment, p, "attachment"),
       blend = blend,
       attachment_names = {},
     }
@@ -189,20 +213,20 @@ end
 
 -- One attachment, or nil and why it was skipped (the rest still plays).
 local function read_attachment(a, name, p, look, ctx)
-  E.object(a, p, "an attachment")
+  if type(a) ~= "table" or a[1] ~= nil then E.object(a, p, "an attachment") end
   local ty = E.absent(a.type) and "region" or a.type
-  E.enum(ty, TYPES, key(p, "type"), "attachment type")
+  if not TYPE_SET[ty] then E.enum(ty, TYPES, key(p, "type"), "attachment type") end
   local att = { type = ty, name = name }
-  att.path = opt_string(a.path, key(p, "path"), "path") or (opt_string(a.name, key(p, "name"), "name") or name)
+  att.path = opt_string(a.path, p, "path") or (opt_string(a.name, p, "name") or name)
   if ty == "region" then
-    att.x = opt_number(a.x, key(p, "x"), "x", 0)
-    att.y = opt_number(a.y, key(p, "y"), "y", 0)
-    att.rotation = opt_number(a.rotation, key(p, "rotation"), "rotation", 0)
-    att.scale_x = opt_number(a.scaleX, key(p, "scaleX"), "scaleX", 1)
-    att.scale_y = opt_number(a.scaleY, key(p, "scaleY"), "scaleY", 1)
-    att.width = opt_number(a.width, key(p, "width"), "width", 32)
-    att.height = opt_number(a.height, key(p, "height"), "height", 32)
-    att.color = M.color(a.color, key(p, "color"), 4, { 1, 1, 1, 1 })
+    att.x = opt_number(a.x, p, "x", 0)
+    att.y = opt_number(a.y, p, "y", 0)
+    att.rotation = opt_number(a.rotation, p, "rotation", 0)
+    att.scale_x = opt_number(a.scaleX, p, "scaleX", 1)
+    att.scale_y = opt_number(a.scaleY, p, "scaleY", 1)
+    att.width = opt_number(a.width, p, "width", 32)
+    att.height = opt_number(a.height, p, "height", 32)
+    att.color = opt_color(a.color, p, "color", 4, { 1, 1, 1, 1 })
   elseif ty == "mesh" then
     local uvs = numbers(a.uvs, key(p, "uvs"), "uvs")
     local verts = numbers(a.vertices, key(p, "vertices"), "vertices")
@@ -220,30 +244,30 @@ local function read_attachment(a, name, p, look, ctx)
         return nil, string.format("triangles[%d]: %s is not a vertex (0 to %d)", i, E.num(t), n - 1)
       end
     end
-    att.hull = opt_number(a.hull, key(p, "hull"), "hull", 0)
+    att.hull = opt_number(a.hull, p, "hull", 0)
     if att.hull > n then return nil, string.format("hull %s is more than the %d vertices", E.num(att.hull), n) end
     if not E.absent(a.edges) then att.edges = numbers(a.edges, key(p, "edges"), "edges") end
-    att.width = opt_number(a.width, key(p, "width"), "width", 0)
-    att.height = opt_number(a.height, key(p, "height"), "height", 0)
-    att.color = M.color(a.color, key(p, "color"), 4, { 1, 1, 1, 1 })
+    att.width = opt_number(a.width, p, "width", 0)
+    att.height = opt_number(a.height, p, "height", 0)
+    att.color = opt_color(a.color, p, "color", 4, { 1, 1, 1, 1 })
   elseif ty == "linkedmesh" then
     att.parent = E.string(a.parent, key(p, "parent"), "parent")
-    att.skin = opt_string(a.skin, key(p, "skin"), "skin") or "default"
+    att.skin = opt_string(a.skin, p, "skin") or "default"
     local d = a.timelines
     if E.absent(d) then d = a.deform end
-    att.deform = opt_bool(d, key(p, E.absent(a.timelines) and "deform" or "timelines"), "deform", true)
-    att.width = opt_number(a.width, key(p, "width"), "width", 0)
-    att.height = opt_number(a.height, key(p, "height"), "height", 0)
-    att.color = M.color(a.color, key(p, "color"), 4, { 1, 1, 1, 1 })
+    att.deform = opt_bool(d, p, E.absent(a.timelines) and "deform" or "timelines", true)
+    att.width = opt_number(a.width, p, "width", 0)
+    att.height = opt_number(a.height, p, "height", 0)
+    att.color = opt_color(a.color, p, "color", 4, { 1, 1, 1, 1 })
   elseif ty == "point" then
-    att.x = opt_number(a.x, key(p, "x"), "x", 0)
-    att.y = opt_number(a.y, key(p, "y"), "y", 0)
-    att.rotation = opt_number(a.rotation, key(p, "rotation"), "rotation", 0)
+    att.x = opt_number(a.x, p, "x", 0)
+    att.y = opt_number(a.y, p, "y", 0)
+    att.rotation = opt_number(a.rotation, p, "rotation", 0)
     att.path = nil
   else
     -- boundingbox, clipping, path: a vertex list (weighted like a mesh's)
     local verts = numbers(a.vertices, key(p, "vertices"), "vertices")
-    local n = opt_number(a.vertexCount, key(p, "vertexCount"), "vertexCount", #verts / 2)
+    local n = opt_number(a.vertexCount, p, "vertexCount", #verts / 2)
     if n % 1 ~= 0 or n < 0 then return nil, string.format("vertexCount %s is not a count", E.num(n)) end
     ctx.vertices(n, p)
     att.vertices = verts
@@ -255,11 +279,11 @@ local function read_attachment(a, name, p, look, ctx)
       att["end"] = look.slot_names[si]
     end
     if ty == "path" then
-      att.closed = opt_bool(a.closed, key(p, "closed"), "closed", false)
-      att.constant_speed = opt_bool(a.constantSpeed, key(p, "constantSpeed"), "constantSpeed", true)
+      att.closed = opt_bool(a.closed, p, "closed", false)
+      att.constant_speed = opt_bool(a.constantSpeed, p, "constantSpeed", true)
       if not E.absent(a.lengths) then att.lengths = numbers(a.lengths, key(p, "lengths"), "lengths") end
     end
-    if not E.absent(a.color) then att.color = M.color(a.color, key(p, "color"), 4) end
+    if not E.absent(a.color) then att.color = opt_color(a.color, p, "color", 4) end
   end
   return att
 end
@@ -288,7 +312,7 @@ local function read_skins(doc, desc, look, ctx)
       table.sort(slots)
       for _, sname in ipairs(slots) do
         local sp = key(key(p, "attachments"), sname)
-        ref(sname, look.slot, look.slot_names, sp, "slot")
+        if not look.slot[sname] then ref(sname, look.slot, look.slot_names, sp, "slot") end
         E.object(atts[sname], sp, "a slot's attachments")
         local names = {}
         for an in pairs(atts[sname]) do names[#names + 1] = an end
@@ -360,14 +384,14 @@ local function read_constraints(doc, desc, look, ver, ctx)
       if #bones > 2 then fail(key(p, "bones"), "an IK constraint has one or two bones, got %d", #bones) end
       local name = E.string(c.name, key(p, "name"), "name")
       desc.ik[i] = {
-        name = name, order = opt_number(c.order, key(p, "order"), "order", 0), bones = bones,
+        name = name, order = opt_number(c.order, p, "order", 0), bones = bones,
         target = look.bone_names[ref(c.target, look.bone, look.bone_names, key(p, "target"), "bone")],
-        mix = opt_number(c.mix, key(p, "mix"), "mix", 1),
-        softness = opt_number(c.softness, key(p, "softness"), "softness", 0),
-        bend = opt_bool(c.bendPositive, key(p, "bendPositive"), "bendPositive", true) and 1 or -1,
-        compress = opt_bool(c.compress, key(p, "compress"), "compress", false),
-        stretch = opt_bool(c.stretch, key(p, "stretch"), "stretch", false),
-        uniform = opt_bool(c.uniform, key(p, "uniform"), "uniform", false),
+        mix = opt_number(c.mix, p, "mix", 1),
+        softness = opt_number(c.softness, p, "softness", 0),
+        bend = opt_bool(c.bendPositive, p, "bendPositive", true) and 1 or -1,
+        compress = opt_bool(c.compress, p, "compress", false),
+        stretch = opt_bool(c.stretch, p, "stretch", false),
+        uniform = opt_bool(c.uniform, p, "uniform", false),
       }
       look.ik[name] = i
       look.ik_names[i] = name
@@ -380,14 +404,14 @@ local function read_constraints(doc, desc, look, ver, ctx)
       local p = index("transform", i)
       E.object(c, p, "a transform constraint")
       local name = E.string(c.name, key(p, "name"), "name")
-      local function n(f, d) return opt_number(c[f], key(p, f), f, d) end
+      local function n(f, d) return opt_number(c[f], p, f, d) end
       local t = {
         name = name, order = n("order", 0), bones = bone_list(c.bones, key(p, "bones"), look),
         target = look.bone_names[ref(c.target, look.bone, look.bone_names, key(p, "target"), "bone")],
         offset_rotation = n("rotation", 0), offset_x = n("x", 0), offset_y = n("y", 0),
         offset_scale_x = n("scaleX", 0), offset_scale_y = n("scaleY", 0), offset_shear_y = n("shearY", 0),
-        ["local"] = opt_bool(c["local"], key(p, "local"), "local", false),
-        relative = opt_bool(c.relative, key(p, "relative"), "relative", false),
+        ["local"] = opt_bool(c["local"], p, "local", false),
+        relative = opt_bool(c.relative, p, "relative", false),
       }
       if ver < 4 then
         t.mix_rotate = n("rotateMix", 1)
@@ -437,12 +461,12 @@ local function read_events(doc, desc)
     local p = key("events", name)
     E.object(e, p, "an event")
     desc.events[name] = {
-      int = opt_number(e.int, key(p, "int"), "int", 0),
-      float = opt_number(e.float, key(p, "float"), "float", 0),
-      string = opt_string(e.string, key(p, "string"), "string") or "",
-      audio = opt_string(e.audio, key(p, "audio"), "audio"),
-      volume = opt_number(e.volume, key(p, "volume"), "volume", 1),
-      balance = opt_number(e.balance, key(p, "balance"), "balance", 0),
+      int = opt_number(e.int, p, "int", 0),
+      float = opt_number(e.float, p, "float", 0),
+      string = opt_string(e.string, p, "string") or "",
+      audio = opt_string(e.audio, p, "audio"),
+      volume = opt_number(e.volume, p, "volume", 1),
+      balance = opt_number(e.balance, p, "balance", 0),
     }
   end
 end

@@ -33,7 +33,7 @@ local skel = require "anim.import.spine.skeleton"
 
 local M = {}
 
-local key, index, fail, shown, hint = E.key, E.index, E.fail, E.shown, E.hint
+local key, index, fail, shown = E.key, E.index, E.fail, E.shown
 
 local MAX_COMPONENTS = 1024 -- a property's components (docs/format-reference.md)
 
@@ -88,7 +88,7 @@ local function read_keys(list, p, ctx, values_of, ncomp, map, ncurve)
         q = c
       else
         fail(cp(), "unknown curve %s (expected \"linear\", \"stepped\", or cx1 with c2, c3, c4)",
-          type(c) == "string" and ("'" .. shown(c) .. "'" .. hint(c, { "linear", "stepped" })) or E.describe(c))
+          type(c) == "string" and ("'" .. shown(c) .. "'" .. ctx.hint(c, { "linear", "stepped" })) or E.describe(c))
       end
       for i = 1, 4 do E.number(q[i], index(cp(), i), "a curve value") end
       if q[1] < 0 or q[1] > 1 or q[3] < 0 or q[3] > 1 then
@@ -99,7 +99,7 @@ local function read_keys(list, p, ctx, values_of, ncomp, map, ncurve)
       local want = 4 * (ncurve or 1)
       if type(c) == "string" then
         fail(cp(), "unknown curve '%s'%s (expected \"stepped\" or an array of %d numbers)", shown(c),
-          hint(c, { "linear", "stepped" }), want)
+          ctx.hint(c, { "linear", "stepped" }), want)
       end
       if type(c) ~= "table" or c[1] == nil then E.array(c, cp(), "a curve") end
       if #c ~= want then
@@ -215,15 +215,19 @@ local function each_timeline(anim, field, ap, by, names, what, ctx, fn)
   if E.absent(owners) then return end
   E.object(owners, key(ap, field), field)
   for _, oname in ipairs(ctx.sorted(owners)) do
-    local op = key(key(ap, field), oname)
-    ctx.try(op, function()
-      local oi = skel.ref(oname, by, names, op, what)
-      E.object(owners[oname], op, "a " .. what .. "'s timelines")
-      for _, tname in ipairs(ctx.sorted(owners[oname])) do
-        local tp = key(op, tname)
-        ctx.try(tp, function() fn(oi, tname, owners[oname][tname], tp) end)
-      end
-    end)
+    if not by[oname] and ctx.full() then
+      ctx.skip() -- (an unknown bone or slot past the listed warnings: counted)
+    else
+      local op = key(key(ap, field), oname)
+      ctx.try(op, function()
+        local oi = skel.ref(oname, by, names, op, what, ctx.hint)
+        E.object(owners[oname], op, "a " .. what .. "'s timelines")
+        for _, tname in ipairs(ctx.sorted(owners[oname])) do
+          local tp = key(op, tname)
+          ctx.try(tp, function() fn(oi, tname, owners[oname][tname], tp) end)
+        end
+      end)
+    end
   end
 end
 
@@ -290,7 +294,7 @@ local function bone_timelines(anim, ch, look, desc, ctx, ap)
     elseif tname == "inherit" and v4 then
       ctx.warn(tp, "the bone's inherit timeline is not played (kept in the file)")
     else
-      fail(tp, "unknown bone timeline '%s'%s", shown(tname), hint(tname, BONE_TIMELINES))
+      fail(tp, "unknown bone timeline '%s'%s", shown(tname), ctx.hint(tname, BONE_TIMELINES))
     end
   end)
 end
@@ -357,7 +361,7 @@ local function slot_timelines(anim, ch, look, desc, ctx, ap)
       ctx.warn(tp, "the slot's sequence timeline is not played (kept in the file)")
     else
       fail(tp, "unknown slot timeline '%s' for Spine %s%s", shown(tname), ctx.version,
-        hint(tname, SLOT_TIMELINES))
+        ctx.hint(tname, SLOT_TIMELINES))
     end
   end)
 end
@@ -399,13 +403,13 @@ local function deform_timelines(tree, tp0, ch, look, desc, ctx, nested)
   for _, skname in ipairs(ctx.sorted(tree)) do
     local kp = key(tp0, skname)
     ctx.try(kp, function()
-      local ski = skel.ref(skname, look.skin, look.skin_names, kp, "skin")
+      local ski = skel.ref(skname, look.skin, look.skin_names, kp, "skin", ctx.hint)
       local skin = desc.skins[ski]
       E.object(tree[skname], kp, "a skin's deforms")
       for _, sname in ipairs(ctx.sorted(tree[skname])) do
         local sp = key(path(kp), sname)
         ctx.try(sp, function()
-          skel.ref(sname, look.slot, look.slot_names, sp, "slot")
+          skel.ref(sname, look.slot, look.slot_names, sp, "slot", ctx.hint)
           local atts = skin.attachments[sname] or {}
           E.object(tree[skname][sname], sp, "a slot's deforms")
           for _, an in ipairs(ctx.sorted(tree[skname][sname])) do
@@ -413,11 +417,8 @@ local function deform_timelines(tree, tp0, ch, look, desc, ctx, nested)
             ctx.try(p, function()
               local att = atts[an]
               if not att then
-                local names = {}
-                for nm in pairs(atts) do names[#names + 1] = nm end
-                table.sort(names)
                 fail(p, "no attachment '%s' for slot '%s' in skin '%s'%s", shown(an), shown(sname), shown(skname),
-                  hint(an, names))
+                  ctx.hint(an, function() return ctx.sorted(atts) end))
               end
               if not att.deform_count then fail(p, "a %s attachment has no vertices to deform", att.type) end
               local list = tree[skname][sname][an]
@@ -433,7 +434,7 @@ local function deform_timelines(tree, tp0, ch, look, desc, ctx, nested)
                     ctx.warn(key(p, tn), "the attachment's sequence timeline is not played (kept in the file)")
                   else
                     ctx.warn(key(p, tn), string.format("unknown attachment timeline '%s'%s: left out", shown(tn),
-                      hint(tn, { "deform", "sequence" })))
+                      ctx.hint(tn, { "deform", "sequence" })))
                   end
                 end
               else
@@ -450,7 +451,7 @@ end
 -- The draw order of a key's offsets (the format: each listed slot moves
 -- `offset` places from its setup index; the others keep their setup order
 -- in the places left), as slot names.
-local function draw_order(offsets, p, look)
+local function draw_order(offsets, p, look, ctx)
   local n = #look.slot_names
   local order, unchanged = {}, {}
   local orig = 1
@@ -458,7 +459,7 @@ local function draw_order(offsets, p, look)
   for i, o in ipairs(offsets) do
     local op = index(p, i)
     E.object(o, op, "an offset")
-    local si = skel.ref(o.slot, look.slot, look.slot_names, key(op, "slot"), "slot")
+    local si = skel.ref(o.slot, look.slot, look.slot_names, key(op, "slot"), "slot", ctx.hint)
     if si <= prev then fail(key(op, "slot"), "the offsets must list slots in setup order ('%s' comes too late)", shown(o.slot)) end
     prev = si
     local off = E.number(o.offset, key(op, "offset"), "offset")
@@ -486,7 +487,7 @@ local function draw_order_timeline(list, tp, ch, look, desc, ctx)
     if E.absent(offs) then return { 0 } end
     E.array(offs, key(path(kp), "offsets"), "offsets")
     ctx.places(#look.slot_names, function() return path(kp) end)
-    local names = draw_order(offs, key(path(kp), "offsets"), look)
+    local names = draw_order(offs, key(path(kp), "offsets"), look, ctx)
     local sig = table.concat(names, "\0")
     local k = ctx.orders[sig]
     if not k then
@@ -513,10 +514,8 @@ local function event_timeline(list, tp, desc, items, ctx)
       local name = E.string(kv.name, key(path(kp), "name"), "name")
       local ev = desc.events[name]
       if not ev then
-        local names = {}
-        for nm in pairs(desc.events) do names[#names + 1] = nm end
-        table.sort(names)
-        fail(key(path(kp), "name"), "unknown event '%s'%s", shown(name), hint(name, names))
+        fail(key(path(kp), "name"), "unknown event '%s'%s", shown(name),
+          ctx.hint(name, function() return ctx.sorted(desc.events) end))
       end
       local payload = {
         int = num(kv.int, kp, "int", ev.int),
@@ -543,7 +542,7 @@ local function constraint_timelines(anim, ch, look, desc, ctx, ap)
     for _, name in ipairs(ctx.sorted(ik)) do
       local tp = key(key(ap, "ik"), name)
       ctx.try(tp, function()
-        local c = desc.ik[skel.ref(name, look.ik, look.ik_names, tp, "IK constraint")]
+        local c = desc.ik[skel.ref(name, look.ik, look.ik_names, tp, "IK constraint", ctx.hint)]
         local comps = read_keys(ik[name], tp, ctx, function(kv, kp)
           local function b(f, d)
             if E.absent(kv[f]) then return d end
@@ -570,7 +569,8 @@ local function constraint_timelines(anim, ch, look, desc, ctx, ap)
     for _, name in ipairs(ctx.sorted(tc)) do
       local tp = key(key(ap, "transform"), name)
       ctx.try(tp, function()
-        local c = desc.transforms[skel.ref(name, look.transform, look.transform_names, tp, "transform constraint")]
+        local ti = skel.ref(name, look.transform, look.transform_names, tp, "transform constraint", ctx.hint)
+        local c = desc.transforms[ti]
         local f
         if ctx.ver < 4 then
           local g = fields { { "rotateMix", 1 }, { "translateMix", 1 }, { "scaleMix", 1 }, { "shearMix", 1 } }
@@ -606,7 +606,7 @@ function M.read(anim, ap, look, desc, ctx)
     local known = false
     for _, k in ipairs(M.ANIMATION_FIELDS) do if k == f then known = true end end
     if not known then
-      ctx.warn(key(ap, f), string.format("unknown animation field '%s'%s: left out", shown(f), hint(f, M.ANIMATION_FIELDS)))
+      ctx.warn(key(ap, f), string.format("unknown animation field '%s'%s: left out", shown(f), ctx.hint(f, M.ANIMATION_FIELDS)))
     end
   end
   bone_timelines(anim, ch, look, desc, ctx, ap)
