@@ -74,71 +74,65 @@ local function split(p, t)
     { kind = "bezier", t0 = t, v0 = ym, x1 = xc, y1 = bcd, x2 = xd, y2 = cd, t1 = p.t1, v1 = p.v1 }
 end
 
--- A component's keys as segments between consecutive times of `times`
--- (sorted, distinct, covering its keys): seg[j] covers [times[j],
--- times[j+1]] with kind "linear" (v0 -> v1), "step" (v0 held, v1 arrives
--- at the end) or "bezier" (control points); before the first key the
--- component holds `setup` and steps to its first key (the runtimes' API
--- documentation of Timeline apply: "setup values are used before the
--- first frame" when an animation is applied from the setup pose); after
--- the last it holds the last.  Keys at one time: the last counts (the editor writes
--- none).
-local function segments(keys, times, setup)
-  local segs = {}
+-- A component's keys cut at the times of `times` (sorted, distinct,
+-- covering its keys), one stretch after the other: cursor(j) gives the
+-- segment over [times[j], times[j+1]] (j increasing, each once), of kind
+-- "linear" (v0 -> v1), "step" (v0 held, v1 arrives at the end) or
+-- "bezier" (control points); before the first key the component holds
+-- `setup` and steps to its first key (the runtimes' API documentation of
+-- Timeline apply: "setup values are used before the first frame" when an
+-- animation is applied from the setup pose); after the last it holds the
+-- last.  Keys at one time: the last counts (the editor writes none).  Made
+-- as they are asked for, so that a channel's merge holds one segment per
+-- component, not one per key time.
+local function cursor(keys, times, setup)
   local k = 1
   local n = #keys
-  local j = 1
   local rest -- { k, piece }: what is left of key k's bezier after a cut
-  while j < #times do
+  return function(j)
     local a, b = times[j], times[j + 1]
     while k < n and keys[k + 1].t <= a do k = k + 1 end
     local key = keys[k]
-    if a < keys[1].t then
-      segs[j] = { kind = "step", t0 = a, t1 = b, v0 = setup, v1 = setup }
-    elseif k == n then
-      segs[j] = { kind = "linear", t0 = a, t1 = b, v0 = key.v, v1 = key.v }
+    if a < keys[1].t then return { kind = "step", t0 = a, t1 = b, v0 = setup, v1 = setup } end
+    if k == n then return { kind = "linear", t0 = a, t1 = b, v0 = key.v, v1 = key.v } end
+    local nxt = keys[k + 1]
+    local c = key.c
+    local whole
+    if c == "stepped" then
+      whole = { kind = "step", t0 = key.t, t1 = nxt.t, v0 = key.v, v1 = key.v }
+    elseif type(c) == "table" then
+      whole = { kind = "bezier", t0 = key.t, v0 = key.v, x1 = c[1], y1 = c[2], x2 = c[3], y2 = c[4],
+        t1 = nxt.t, v1 = nxt.v }
     else
-      local nxt = keys[k + 1]
-      local c = key.c
-      local whole
-      if c == "stepped" then
-        whole = { kind = "step", t0 = key.t, t1 = nxt.t, v0 = key.v, v1 = key.v }
-      elseif type(c) == "table" then
-        whole = { kind = "bezier", t0 = key.t, v0 = key.v, x1 = c[1], y1 = c[2], x2 = c[3], y2 = c[4],
-          t1 = nxt.t, v1 = nxt.v }
-      else
-        whole = { kind = "linear", t0 = key.t, t1 = nxt.t, v0 = key.v, v1 = nxt.v }
-      end
-      -- the part of the key's segment from a to b (a bezier's rest after
-      -- the last cut is kept: each cut solves one parameter)
-      local s
-      if a == whole.t0 and b == whole.t1 then
-        s = whole -- (the usual case: the segment whole)
-      elseif whole.kind == "bezier" then
-        if not (rest and rest.k == k and rest.piece.t0 == a) then
-          rest = { k = k, piece = a > whole.t0 and select(2, split(whole, a)) or whole }
-        end
-        s = rest.piece
-        if b < whole.t1 then
-          s, rest.piece = split(s, b)
-        else
-          rest = nil
-        end
-      elseif whole.kind == "linear" then
-        local L = whole.t1 - whole.t0
-        local function at(t) return whole.v0 + (whole.v1 - whole.v0) * ((t - whole.t0) / L) end
-        s = { kind = "linear", t0 = a, t1 = b, v0 = a == whole.t0 and whole.v0 or at(a),
-          v1 = b == whole.t1 and whole.v1 or at(b) }
-      else
-        s = { kind = "step", t0 = a, t1 = b, v0 = whole.v0, v1 = whole.v0 }
-      end
-      -- a stepped segment's value arrives at the next key's time
-      if whole.kind == "step" and b == whole.t1 then s.v1 = whole.v0 end
-      segs[j] = s
+      whole = { kind = "linear", t0 = key.t, t1 = nxt.t, v0 = key.v, v1 = nxt.v }
     end
-    j = j + 1
+    -- the part of the key's segment from a to b (a bezier's rest after
+    -- the last cut is kept: each cut solves one parameter)
+    local s
+    if a == whole.t0 and b == whole.t1 then
+      s = whole -- (the usual case: the segment whole)
+    elseif whole.kind == "bezier" then
+      if not (rest and rest.k == k and rest.piece.t0 == a) then
+        rest = { k = k, piece = a > whole.t0 and select(2, split(whole, a)) or whole }
+      end
+      s = rest.piece
+      if b < whole.t1 then
+        s, rest.piece = split(s, b)
+      else
+        rest = nil
+      end
+    elseif whole.kind == "linear" then
+      local L = whole.t1 - whole.t0
+      local function at(t) return whole.v0 + (whole.v1 - whole.v0) * ((t - whole.t0) / L) end
+      s = { kind = "linear", t0 = a, t1 = b, v0 = a == whole.t0 and whole.v0 or at(a),
+        v1 = b == whole.t1 and whole.v1 or at(b) }
+    else
+      s = { kind = "step", t0 = a, t1 = b, v0 = whole.v0, v1 = whole.v0 }
+    end
+    -- a stepped segment's value arrives at the next key's time
+    if whole.kind == "step" and b == whole.t1 then s.v1 = whole.v0 end
+    return s
   end
-  return segs
 end
 
 -- The value a component has from time t on (right-continuous).
@@ -152,13 +146,15 @@ local function value_from(keys, t, setup)
 end
 
 -- The keys of one channel from its components: comps[i] = { keys =,
--- setup = }.  Returns a list of { t, v = { per component }, interp =
--- "linear" | "step" | "bezier", out = { dt, { dv... } }, ["in"] = {...} }
--- and the largest deviation (value units) of a shared handle time, with
--- the time of its key (nil when exact).  budget.left: the segments that
--- may still be measured (63 samples each); past it a deviation is
--- reported (0 when none was measured) without being measured.
-function M.merge(comps, budget)
+-- setup = }.  Calls emit(t, values (one per component), interp ("linear",
+-- "step" or "bezier"), out handle { dt, { dv... } } | nil, in handle |
+-- nil) for each key in order, made as the merge goes (a channel's keys are
+-- held once, by the caller); returns their count and the largest
+-- deviation (value units) of a shared handle time, with the time of its
+-- key (nil when exact).  budget.left: the segments that may still be
+-- measured (63 samples each); past it a deviation is reported (0 when
+-- none was measured) without being measured.
+function M.merge(comps, budget, emit)
   local set, times = {}, {}
   for _, c in ipairs(comps) do
     for _, k in ipairs(c.keys) do
@@ -167,62 +163,72 @@ function M.merge(comps, budget)
   end
   if not set[0] then times[#times + 1] = 0 end
   table.sort(times)
-  local segs = {}
-  for i, c in ipairs(comps) do segs[i] = segments(c.keys, times, c.setup) end
-  local out, worst, worst_t = {}, nil, nil
   local n = #comps
-  for j = 1, #times do
+  local cursors, seg, prevseg = {}, {}, {}
+  for i, c in ipairs(comps) do cursors[i] = cursor(c.keys, times, c.setup) end
+  local worst, worst_t = nil, nil
+  local count = 0
+  -- (the previous key's interpolation, and the in handle the next key takes)
+  local prev_interp, pending_in
+  local function put(t, v, interp, out, inh)
+    count = count + 1
+    emit(t, v, interp, out, inh)
+  end
+  local ntimes = #times
+  for j = 1, ntimes do
     local t = times[j]
+    seg, prevseg = prevseg, seg
+    if j < ntimes then
+      for i = 1, n do seg[i] = cursors[i](j) end
+    end
     local v = {}
     -- (the curve's value at t: its segment's start, or after the last
     -- time the last key's)
     for i = 1, n do
-      v[i] = j < #times and segs[i][j].v0 or value_from(comps[i].keys, t, comps[i].setup)
+      v[i] = j < ntimes and seg[i].v0 or value_from(comps[i].keys, t, comps[i].setup)
     end
-    local key = { t = t, v = v, interp = "linear" }
+    local interp, out_h, in_h = "linear", nil, nil
     -- the arrival at t differs from the value from t: a jump (two keys)
     if j > 1 then
-      local prev = out[#out]
       local jump = false
       for i = 1, n do
-        if segs[i][j - 1].v1 ~= v[i] then jump = true; break end
+        if prevseg[i].v1 ~= v[i] then jump = true; break end
       end
-      if jump and prev.interp ~= "step" then
+      if jump and prev_interp ~= "step" then
         local arrive = {}
-        for i = 1, n do arrive[i] = segs[i][j - 1].v1 end
-        local a = { t = t, v = arrive, interp = "linear", ["in"] = prev.pending_in }
-        out[#out + 1] = a
-      elseif prev.pending_in then
-        key["in"] = prev.pending_in
+        for i = 1, n do arrive[i] = prevseg[i].v1 end
+        put(t, arrive, "linear", nil, pending_in)
+      else
+        in_h = pending_in
       end
-      prev.pending_in = nil
+      pending_in = nil
     end
-    if j < #times then
+    if j < ntimes then
       local any_bezier, all_step = false, true
       for i = 1, n do
-        local s = segs[i][j]
+        local s = seg[i]
         if s.kind == "bezier" then any_bezier = true end
         if s.kind ~= "step" and not (s.kind == "linear" and s.v0 == s.v1) then all_step = false end
       end
       local stepped = false
-      for i = 1, n do if segs[i][j].kind == "step" then stepped = true end end
+      for i = 1, n do if seg[i].kind == "step" then stepped = true end end
       if all_step and stepped then
-        key.interp = "step"
+        interp = "step"
       elseif any_bezier then
-        key.interp = "bezier"
+        interp = "bezier"
         local t1 = times[j + 1]
         local L = t1 - t
         -- the shared handle times: the first bezier component's
         local dt1, dt2
         for i = 1, n do
-          local s = segs[i][j]
+          local s = seg[i]
           if s.kind == "bezier" and not dt1 then dt1, dt2 = s.x1 - t, s.x2 - t1 end
         end
         dt1 = math.min(math.max(dt1, 0), L)
         dt2 = math.max(math.min(dt2, 0), -L)
         local dv1, dv2 = {}, {}
         for i = 1, n do
-          local s = segs[i][j]
+          local s = seg[i]
           if s.kind == "bezier" then
             dv1[i], dv2[i] = s.y1 - s.v0, s.y2 - s.v1
             local d = max(abs(s.x1 - t - dt1), abs(s.x2 - t1 - dt2))
@@ -248,14 +254,14 @@ function M.merge(comps, budget)
             dv2[i] = (v1 - v0) * dt2 / L
           end
         end
-        key.out = { dt1, dv1 }
-        key.pending_in = { dt2, dv2 }
+        out_h = { dt1, dv1 }
+        pending_in = { dt2, dv2 }
       end
     end
-    out[#out + 1] = key
+    put(t, v, interp, out_h, in_h)
+    prev_interp = interp
   end
-  if out[#out] then out[#out].pending_in = nil end
-  return out, worst, worst_t
+  return count, worst, worst_t
 end
 
 -- The absolute control points of a 3.8 curve (normalised to the segment:

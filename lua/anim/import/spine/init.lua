@@ -111,9 +111,14 @@ local function attach_regions(desc, atlas, ctx)
   end
 end
 
-local function build(aname, anim, look, desc, ctx, name)
+-- The clip of the animation in box[1] (taken out of the box: its JSON is
+-- garbage once read).
+local function build(aname, box, look, desc, ctx, name)
   local ap = key("animations", aname)
+  local anim = box[1]
+  box[1] = nil
   local ch, items, last, kept = timelines.read(anim, ap, look, desc, ctx)
+  anim = nil -- luacheck: ignore 311
   -- (no `skeleton`: the rig is the 2D skeleton's, made once from the
   -- description, and a skeleton in each clip cost bones x animations)
   local t = { version = 3, loop = "loop", euler = "xyz", absolute = true, joints = {} }
@@ -122,6 +127,7 @@ local function build(aname, anim, look, desc, ctx, name)
   for _, cname in ipairs(ch) do
     local c = ch[cname]
     local keys, n = timelines.keys(c, ctx.warn, ap, ctx.measure)
+    c.comps = nil -- (garbage now: a channel's keys are held once at a time)
     total = total + n
     for _, k in ipairs(keys) do if k[1] > last then last = k[1] end end
     if c.joint then
@@ -229,7 +235,10 @@ function M.decode(text, name, atlas)
         break
       end
       current = aname
-      local ok, clip = pcall(build, aname, anims[aname], look, desc, ctx, name)
+      -- (its JSON is garbage once read: the clip's keys are not held beside it)
+      local box = { anims[aname] }
+      anims[aname] = nil
+      local ok, clip = pcall(build, aname, box, look, desc, ctx, name)
       if ok then
         clips[aname] = clip
       elseif E.is_failure(clip) then

@@ -643,44 +643,34 @@ function M.keys(c, warn, where, budget)
   for i, x in ipairs(c.comps) do
     comps[i] = x or { keys = { { t = 0, v = c.setups[i], c = "linear" } }, setup = c.setups[i] }
   end
-  local merged, worst, worst_t = curves.merge(comps, budget)
+  local out = {}
+  local pad = c.pad
+  -- a joint channel's values and handles padded to [x, y, z]
+  local function vec(list, fill)
+    if not pad then return list end
+    local v = {}
+    local j = 1
+    for i = 1, 3 do
+      if pad[i] == false then v[i] = list[j]; j = j + 1 else v[i] = fill or pad[i] end
+    end
+    return v
+  end
+  local discrete = c.discrete
+  local count, worst, worst_t = curves.merge(comps, budget, function(t, v, interp, oh, ih)
+    local extra
+    if oh or ih then
+      extra = {}
+      if oh then extra.out = { oh[1], vec(oh[2], 0) } end
+      if ih then extra["in"] = { ih[1], vec(ih[2], 0) } end
+    end
+    out[#out + 1] = { t, vec(v), discrete and "step" or interp, extra }
+  end)
   if worst then
     warn(c.where or where, string.format("the axes' bezier handles have different times at the key at %s s: shared in the"
       .. " clip, %s deviates by up to %.3g%s", E.num(worst_t), c.joint and (c.joint .. "." .. c.channel) or c.prop, worst,
       budget.left <= 0 and string.format(" (measured on the file's first %d such segments)", budget.size) or ""))
   end
-  local out = {}
-  local pad = c.pad
-  local function vec(list)
-    if not pad then return list end
-    local v = {}
-    local j = 1
-    for i = 1, 3 do
-      if pad[i] == false then v[i] = list[j]; j = j + 1 else v[i] = pad[i] end
-    end
-    return v
-  end
-  local function dvec(list)
-    if not pad then return list end
-    local v = {}
-    local j = 1
-    for i = 1, 3 do
-      if pad[i] == false then v[i] = list[j]; j = j + 1 else v[i] = 0 end
-    end
-    return v
-  end
-  for i, k in ipairs(merged) do
-    local extra
-    if k.out or k["in"] then
-      extra = {}
-      if k.out then extra.out = { k.out[1], dvec(k.out[2]) } end
-      if k["in"] then extra["in"] = { k["in"][1], dvec(k["in"][2]) } end
-    end
-    local interp = k.interp
-    if c.discrete then interp = "step" end
-    out[i] = { k.t, vec(k.v), interp, extra }
-  end
-  return out, #merged * #comps
+  return out, count * #comps
 end
 
 return M
