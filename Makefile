@@ -199,6 +199,13 @@ dragonbones-reference:
 dragonbones-fixtures:
 	lua5.4 tools/make-dragonbones-fixtures
 
+# spec/fixtures/spine/: the hand-designed Spine skeleton (3.8, 4.0, 4.1 and 4.2
+# JSON) and its two atlases, written by tools/make-spine-fixtures; committed
+# (spec/spine_spec.lua checks the script still writes them).
+.PHONY: spine-fixtures
+spine-fixtures:
+	$(LUA) tools/make-spine-fixtures spec/fixtures/spine
+
 # The C core on its own, from C (csrc/core/ without the binding).
 # The skinning matrices from C alone (tests/c/skin_test.c).
 build/skin_test: tests/c/skin_test.c tests/c/check.h $(CORE_ONLY:csrc/%.c=$(OBJ)/%.o) $(CORE_HDR)

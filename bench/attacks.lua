@@ -550,6 +550,74 @@ do -- issue 40: DragonBones JSON at its worst (docs/robustness.md, DragonBones):
   end)
 end
 
+do -- issue 40: the Spine importer's worst valid files, each near anim.limits.bytes: split
+  -- timelines whose keys interleave (every bezier segment cut once: 300,000 cuts), and a
+  -- translate whose axes' handles differ at each of 150,000 keys (measured on the first 256
+  -- segments, then reported). Not hostile inputs: budget 25 times their JSON's decoding (15 to 20 us a key)
+  local spine = require "anim.import.spine"
+  local function doc(timelines)
+    return '{"skeleton":{"spine":"4.1.24"},"bones":[{"name":"r"}],"animations":{"a":{"bones":{"r":{'
+      .. timelines .. '}}}}}'
+  end
+  local xs, ys, tr = {}, {}, {}
+  for i = 1, 150000 do
+    xs[i] = string.format('{"time":%d,"value":%d,"curve":[%g,1,%g,2]}', i, i % 7, i + 0.25, i + 0.75)
+    ys[i] = string.format('{"time":%g,"value":%d,"curve":[%g,1,%g,2]}', i + 0.5, i % 5, i + 0.6, i + 0.9)
+    tr[i] = string.format('{"time":%d,"x":1,"y":2,"curve":[%g,1,%g,1,%g,2,%g,2]}', i, i + 0.1, i + 0.9, i + 0.3, i + 0.7)
+  end
+  worst.spine = { 0 }
+  for _, c in ipairs {
+    { "split translatex/translatey, 300,000 keys", doc('"translatex":[' .. table.concat(xs, ",") .. '],"translatey":['
+      .. table.concat(ys, ",") .. ']') },
+    { "translate, x and y handles apart, 150,000 keys", doc('"translate":[' .. table.concat(tr, ",") .. ']') },
+  } do
+    collectgarbage()
+    local t = os.clock()
+    cjson.decode(c[2])
+    local decode = os.clock() - t
+    measure("spine", string.format("40: %.1f MB Spine, %s (budget 25 x JSON's %.2f s)", #c[2] / 1e6, c[1], decode),
+      function() assert(spine.decode_text(c[2], "s.json")) end)
+    rows[#rows][4] = 25 * decode
+  end
+end
+do -- issue 40: Spine exports of a million small things: 800,000 timelines of unknown bones (1,000
+  -- warnings listed, the rest counted, 20 suggestions), 300,000 slots beside 3,000 skins (each
+  -- slot's names gathered from the skins' attachments, not from every skin). Budget 10 times
+  -- their JSON's decoding
+  local spine = require "anim.import.spine"
+  local parts, sl, sk = {}, {}, {}
+  for i = 1, 800000 do parts[i] = string.format('"h%07d":{}', i) end
+  for i = 1, 300000 do sl[i] = string.format('{"name":"s%d","bone":"head"}', i) end
+  for i = 1, 3000 do sk[i] = string.format('{"name":"k%d"}', i) end
+  local head = '{"skeleton":{"spine":"4.1.24"},"bones":[{"name":"head"}],'
+  for _, c in ipairs {
+    { "800,000 timelines of unknown bones", head .. '"animations":{"a":{"bones":{' .. table.concat(parts, ",") .. '}}}}' },
+    { "300,000 slots, 3,000 skins", head .. '"slots":[' .. table.concat(sl, ",") .. '],"skins":[' .. table.concat(sk, ",")
+      .. ']}' },
+  } do
+    collectgarbage()
+    local t = os.clock()
+    cjson.decode(c[2])
+    local decode = os.clock() - t
+    measure("spine", string.format("40: %.1f MB Spine, %s (budget 10 x JSON's %.2f s)", #c[2] / 1e6, c[1], decode),
+      function() assert(spine.decode_text(c[2], "s.json")) end)
+    rows[#rows][4] = 10 * decode
+  end
+end
+do -- issue 40: a Spine draw order of 10,000 slots keyed 200,000 times (each key orders every
+  -- slot): refused at anim.limits.keys places, within the 0.5 s
+  local spine = require "anim.import.spine"
+  local sl, ks = {}, {}
+  for i = 1, 10000 do sl[i] = string.format('{"name":"s%d","bone":"r"}', i) end
+  for i = 1, 200000 do ks[i] = string.format('{"time":%d,"offsets":[{"slot":"s9999","offset":-%d}]}', i, i % 9000 + 1) end
+  local text = '{"skeleton":{"spine":"4.1.24"},"bones":[{"name":"r"}],"slots":[' .. table.concat(sl, ",")
+    .. '],"animations":{"a":{"drawOrder":[' .. table.concat(ks, ",") .. ']}}}'
+  measure("import", "40: a Spine draw order of 10,000 slots x 200,000 keys", function()
+    local r = assert(spine.decode_text(text, "d.json"))
+    assert(r.warnings[1].message:find("too many draw order places", 1, true))
+  end)
+end
+
 do -- issue 40: anim.open of a DragonBones file of 4,096 one-bone armatures: a rig per
   -- armature would be 4,096 rigs; it makes 256 (docs/robustness.md, Any file)
   local parts = {}

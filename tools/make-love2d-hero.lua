@@ -136,7 +136,8 @@ local skeleton = {
             local wh = j * 0.6
             verts[#verts + 1] = 2
             for _, v in ipairs({ 2, tx, y, 1 - wh, 3, hx, y, wh }) do verts[#verts + 1] = v end
-            uvs[#uvs + 1], uvs[#uvs + 1] = i / 4, j
+            uvs[#uvs + 1] = i / 4
+            uvs[#uvs + 1] = j
           end
         end
         for i = 0, 3 do
@@ -184,8 +185,9 @@ skeleton.animations = {
       torso = { rotate = rotate({ { 0, 0 }, { 1, 3 }, { 2, 0 } }) },
       head = { rotate = rotate({ { 0, 0 }, { 1, -4 }, { 2, 0 } }) },
       upper_l = { rotate = rotate({ { 0, 0 }, { 1, -5 }, { 2, 0 } }) },
-      hip = { translate = { { time = 0, y = 0, curve = { 0.33, 0, 0.33, 0, 0.67, -3, 0.67, -3 } }, { time = 1, y = -3,
-        curve = { 1.33, 0, 1.33, -3, 1.67, 0, 1.67, 0 } }, { time = 2, y = 0 } } },
+      -- (a 4.x bezier: cx1, cy1, cx2, cy2 of x, then of y, absolute)
+      hip = { translate = { { time = 0, y = 0, curve = { 0.33, 0, 0.67, 0, 0.33, 0, 0.67, -3 } }, { time = 1, y = -3,
+        curve = { 1.33, 0, 1.67, 0, 1.33, -3, 1.67, 0 } }, { time = 2, y = 0 } } },
     },
     attachments = { default = { scarf = { scarf = { deform = {
       { time = 0 },

@@ -146,6 +146,16 @@ function anim.decode_dragonbones(text, name, tex_text)
   return require("anim.import.dragonbones").decode(text, name or "dragonbones", tex_text)
 end
 
+-- anim.import_spine(json_path [, atlas_path]) -> { skeleton =, clips =, skins =,
+-- warnings = } | nil, message: a Spine 3.8 or 4.0-4.2 JSON export and its
+-- atlas (docs/api.md; docs/formats.md, "Spine").  Until anim.skeleton2d is
+-- there, result.skeleton is the 2D skeleton's description table.
+function anim.import_spine(json_path, atlas_path)
+  check_arg(json_path, "string", 1, "import_spine")
+  check_arg(atlas_path, "string", 2, "import_spine", true)
+  return require("anim.import.spine").import(json_path, atlas_path)
+end
+
 -- glTF's options root (a folder) and loop (the clips' loop mode), argument 2
 -- of fname.
 local function gltf_option(k, v, fname)

@@ -1,0 +1,113 @@
+-- Spine atlases (issue 40): both layouts of the "Atlas export format" page
+-- (3.8's libgdx xy/size/orig/offset, 4.x's bounds/offsets/rotate), rotated
+-- and whitespace-stripped regions, two pages, and the regions given to the
+-- attachments that draw them; every error and warning message.
+local anim = require "anim"
+local spine = require "anim.import.spine"
+local H = require "spec.helper"
+
+local DIR = H.root .. "/spec/fixtures/spine/"
+
+local function read(path) return assert(io.open(path, "rb")):read("*a") end
+
+describe("Spine atlases", function()
+  for _, f in ipairs { "hero-3.8.atlas", "hero-4.x.atlas" } do
+    it("reads pages and regions of " .. f, function()
+      local a = assert(spine.atlas(read(DIR .. f), f))
+      assert.are.equal(2, #a.pages)
+      assert.are.equal("hero.png", a.pages[1].name)
+      assert.are.same({ 128, 64 }, { a.pages[1].width, a.pages[1].height })
+      assert.are.equal("hero2.png", a.pages[2].name)
+      assert.are.equal("Linear, Linear", (a.pages[1].filter:gsub(",%s*", ", ")))
+      assert.are.equal(11, #a.order)
+      -- body: rotated (its 30 x 44 takes 44 x 30 of the page), stripped of
+      -- whitespace (36 x 50 originally, 3, 2 from its bottom left)
+      local b = a.regions.body
+      assert.are.same({ page = "hero.png", name = "body", x = 2, y = 2, width = 30, height = 44, rotate = 90,
+        offset_x = 3, offset_y = 2, original_width = 36, original_height = 50, index = -1,
+        u = 2 / 128, v = 2 / 64, u2 = (2 + 44) / 128, v2 = (2 + 30) / 64 }, b)
+      local h = a.regions.head
+      assert.are.same({ 18, 20, 1, 0, 20, 20, 0 }, { h.width, h.height, h.offset_x, h.offset_y, h.original_width,
+        h.original_height, h.rotate })
+      assert.are.same({ 50 / 128, 2 / 64, 68 / 128, 22 / 64 }, { h.u, h.v, h.u2, h.v2 })
+      -- not stripped: the original size is the size
+      local r = a.regions["leg-red"]
+      assert.are.same({ "hero2.png", 12, 40, 0, 0, 12, 40 }, { r.page, r.width, r.height, r.offset_x, r.offset_y,
+        r.original_width, r.original_height })
+      assert.are.same({ 0, 0, 12 / 64, 40 / 64 }, { r.u, r.v, r.u2, r.v2 })
+      assert.are.equal(0, a.regions.leg.index)
+    end)
+  end
+
+  it("reads both layouts alike", function()
+    local a = assert(spine.atlas(read(DIR .. "hero-3.8.atlas"), "a"))
+    local b = assert(spine.atlas(read(DIR .. "hero-4.x.atlas"), "b"))
+    assert.are.same(a.order, b.order)
+    for _, n in ipairs(a.order) do assert.are.same(a.regions[n], b.regions[n], n) end
+  end)
+
+  it("gives each drawn attachment its region, skins' included", function()
+    local r = assert(anim.import_spine(DIR .. "hero-4.2.json", DIR .. "hero-4.x.atlas"))
+    local sk = r.skeleton.skins
+    assert.are.equal("hero.png", sk[1].attachments.body.body.region.page)
+    assert.are.equal(90, sk[1].attachments.body.body.region.rotate)
+    assert.are.equal("head", sk[1].attachments.head.head.region.name)
+    assert.are.equal("head-red", sk[2].attachments.head.head.region.name)
+    assert.are.equal("hero2.png", sk[3].attachments.leg.leg.region.page)
+    assert.is_nil(sk[1].attachments.hitbox.hitbox.region)
+    assert.are.equal(2, #r.atlas.pages)
+    -- without an atlas: no regions, no warnings about them
+    local bare = assert(anim.import_spine(DIR .. "hero-4.2.json"))
+    assert.is_nil(bare.skeleton.skins[1].attachments.body.body.region)
+    assert.is_nil(bare.atlas)
+  end)
+
+  it("reads CRLF lines, spaces anywhere, rotate in degrees and a page without size", function()
+    local a = assert(spine.atlas("\r\n  p.png  \r\n size:10 ,20\r\nr1\r\n bounds:1,2,3,4\r\n rotate: 270\r\n"
+      .. "r2\r\n xy: 0, 0\r\n size: 2, 2\r\n\r\nq.png\r\nr3\r\n bounds: 0,0,1,1\r\n", "t"))
+    assert.are.same({ "p.png", 10, 20 }, { a.pages[1].name, a.pages[1].width, a.pages[1].height })
+    assert.are.same({ 1 / 10, 2 / 20, (1 + 4) / 10, (2 + 3) / 20, 270 }, { a.regions.r1.u, a.regions.r1.v,
+      a.regions.r1.u2, a.regions.r1.v2, a.regions.r1.rotate })
+    assert.are.equal("q.png", a.regions.r3.page)
+    assert.is_nil(a.regions.r3.u) -- (a page without size: no UVs)
+  end)
+
+  it("says what is wrong with an atlas, naming it and the line", function()
+    local cases = {
+      { "p.png\nr\n bounds: 1, 2\n", "t.atlas: line 3: bounds: expected 4 numbers separated by commas, got '1, 2'" },
+      { "p.png\nr\n xy: a, 2\n", "t.atlas: line 3: xy: expected 2 numbers separated by commas, got 'a, 2'" },
+      { "p.png\nr\n rotate: 45\n bounds: 0,0,1,1\n", "t.atlas: line 3: rotate: expected true, false, 0, 90, 180 or 270, got '45'" },
+      { "p.png\nr\n index: 0\n", "t.atlas: the region 'r' (page 'p.png') has no bounds (nor xy and size)" },
+      { "p.png\nr\n bounds: 0,0,1,1\nr\n bounds: 0,0,1,1\n", "t.atlas: line 4: the region 'r' comes twice (first on page 'p.png')" },
+      { "\nsize: 1, 2\n", "t.atlas: line 2: expected a page's image name, got the field 'size'" },
+      { "\n\n", "t.atlas: an atlas needs at least one page (an image name, then its fields)" },
+    }
+    for _, c in ipairs(cases) do
+      local a, err = spine.atlas(c[1], "t.atlas")
+      assert.is_nil(a)
+      assert.are.equal(c[2], err)
+    end
+  end)
+
+  it("refuses an import whose atlas is bad, naming the atlas", function()
+    local tmp = os.tmpname()
+    local f = assert(io.open(tmp, "wb"))
+    f:write("p.png\nr\n bounds: 1\n")
+    f:close()
+    local r, err = anim.import_spine(DIR .. "hero-4.1.json", tmp)
+    os.remove(tmp)
+    assert.is_nil(r)
+    assert.are.equal(tmp .. ": line 3: bounds: expected 4 numbers separated by commas, got '1'", err)
+  end)
+
+  it("warns of an attachment whose region the atlas lacks", function()
+    local text = read(DIR .. "hero-4.1.json")
+    local atlas = read(DIR .. "hero-4.x.atlas"):gsub("\nleg%-blue\n[^\n]*\n", "\n")
+    local r = assert(spine.decode_text(text, "hero.json", atlas, "hero.atlas"))
+    local found
+    for _, w in ipairs(r.warnings) do if w.path == "skins[3].attachments.leg.leg" then found = w end end
+    assert.are.same({ path = "skins[3].attachments.leg.leg",
+      message = "no region 'leg-blue' in the atlas: the attachment has no image" }, found)
+    assert.is_nil(r.skeleton.skins[3].attachments.leg.leg.region)
+  end)
+end)
