@@ -247,3 +247,51 @@ describe("anim convert of a 2D skeleton", function()
     assert.truthy(g.clips[HERO .. "#hero/walk"])
   end)
 end)
+
+describe("the command on Spine exports", function()
+  local SP = H.absolute(H.root) .. "/spec/fixtures/spine/"
+
+  it("info prints the skeleton: version, dark colours, IK and transform constraints, data kept", function()
+    local code, out, err = run("info " .. q(SP .. "hero-4.2.json") .. " --animation walk")
+    assert.are.equal(0, code, err)
+    local l = lines(out)
+    assert.are.equal("  format     Spine 4.2.43 (y up)", l[2])
+    local bones = section(out, "bones (12)")
+    assert.are.equal("  head         parent torso  noScale  at 40, 0  rotation -10  scale 0.9, 1.1  length 20", bones[4])
+    assert.are.equal("  arm     bone arm_upper  attachment arm (of arm)  blend normal  color 1 1 1 0.7529  dark 0.1255"
+      .. " 0.1255 0.1255", section(out, "slots (10, in draw order)")[3])
+    assert.are.same({ "  arm_ik  bones arm_upper, arm_lower -> target target_arm  mix 1  bend -1  softness 5  stretch",
+      "  foot_ik  bones foot -> target target_foot  mix 0.5  bend 1  compress" }, section(out, "ik constraints (2)"))
+    assert.are.same({ "  gun_tc  bones gun -> target head  mix rotate 0.5, x 0.25, y 0.25, scale x 0.75, scale y 0.75,"
+      .. " shear y 0" }, section(out, "transform constraints (1)"))
+    assert.are.same({ "  path constraint 'rail_path'", "  physics constraint 'head_physics'",
+      "  path attachment 'rail' (skin default, slot rail)" }, section(out, "kept as data, not played (3)"))
+    assert.truthy(out:find("\n" .. SP .. "hero-4.2.json  animation walk\n", 1, true))
+    assert.falsy(out:find("animation act", 1, true))
+  end)
+
+  it("validate reads the atlas beside the export and skips it in a folder; convert names what .anim leaves out", function()
+    local dir = tmp .. "/sp"
+    os.execute("mkdir " .. q(dir))
+    copy(SP .. "hero-3.8.json", dir .. "/hero.json")
+    H.write(dir .. "/hero.atlas", "broken.png\nsize: x\n")
+    local code, out, err = run("validate sp")
+    assert.are.equal(1, code)
+    local _, want = anim.import_spine(dir .. "/hero.json", dir .. "/hero.atlas")
+    assert.are.equal(want:gsub("^" .. tmp:gsub("%p", "%%%0") .. "/", "") .. "\n", out)
+    assert.truthy(err:find("anim validate: skipped sp/hero.atlas: a texture atlas (a Spine skeleton's is checked with it)\n",
+      1, true))
+    copy(SP .. "hero-3.8.atlas", dir .. "/hero.atlas")
+    code = run("validate sp")
+    assert.are.equal(0, code)
+    code, _, err = run("convert " .. q(SP .. "hero-4.2.json") .. " -o sp.anim")
+    assert.are.equal(0, code, err)
+    assert.truthy(err:find(", 2 IK constraints (arm_ik, foot_ik), 1 transform constraint (gun_tc), 1 path constraint"
+      .. " (rail_path), 1 physics constraint (head_physics) are not in a .anim file", 1, true))
+    local r = assert(anim.open(SP .. "hero-4.2.json"))
+    for name, c0 in pairs(r.clips) do
+      local c = assert(anim.load(tmp .. "/sp." .. name .. ".anim"))
+      for _, t in ipairs { 0, 0.35, 0.9 } do assert.are.same(c0:sample(t), c:sample(t)) end
+    end
+  end)
+end)

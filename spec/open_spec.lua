@@ -357,6 +357,31 @@ describe("anim.open on 2D skeletons", function()
     assert.truthy(r.skeleton.skins[1].attachments.head_slot.head.region)
   end)
 
+  it("reads a Spine export with the atlas beside it (X.json, X.atlas) or the one named", function()
+    local SP = H.root .. "/spec/fixtures/spine/"
+    local want = assert(anim.import_spine(SP .. "hero-3.8.json", SP .. "hero-3.8.atlas"))
+    local r = assert(anim.open(SP .. "hero-3.8.json"))
+    assert.are.equal("spine", r.kind)
+    assert.are.same(keys(want.clips), keys(r.clips))
+    for name, c in pairs(want.clips) do assert.are.same(c:sample(0.4), r.clips[name]:sample(0.4)) end
+    assert.are.same(want.skeleton, r.skeleton)
+    assert.truthy(r.skeleton.skins[1].attachments.body.body.region)
+    assert.are.same({ "hero-3.8" }, keys(r.rigs))
+    assert.are.equal(r.rigs["hero-3.8"], r.rig)
+    assert.are.equal(#want.skeleton.bones, #r.rig:joints())
+    -- the warnings as "file: json.path: message" (the file's own: no path)
+    assert.are.equal(#want.warnings, #r.warnings)
+    for i, w in ipairs(want.warnings) do
+      assert.are.equal(SP .. "hero-3.8.json: " .. (w.path ~= "" and (w.path .. ": ") or "") .. w.message, r.warnings[i])
+    end
+    -- 4.x: no hero-4.2.atlas beside it; the one shared by name
+    r = assert(anim.open(SP .. "hero-4.2.json"))
+    assert.is_nil(r.skeleton.skins[1].attachments.body.body.region)
+    r = assert(anim.open(SP .. "hero-4.2.json", { atlas = SP .. "hero-4.x.atlas" }))
+    assert.are.same(assert(anim.import_spine(SP .. "hero-4.2.json", SP .. "hero-4.x.atlas")).skeleton, r.skeleton)
+    assert.truthy(r.skeleton.skins[1].attachments.body.body.region)
+  end)
+
   it("makes at most 256 rigs of a file, the default armature's first, and says which it left out", function()
     local parts = {}
     for i = 1, 300 do parts[i] = string.format('{"name":"a%03d","bone":[{"name":"b"}]}', i) end

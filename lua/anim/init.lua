@@ -396,7 +396,7 @@ local function open_2d(kind, path, text, opts)
   if kind == "dragonbones" then
     res, err = require("anim.import.dragonbones").decode(text, path, atlas_text, atlas)
   else
-    return nil, E.shown(path) .. ": a Spine skeleton, and this anim has no anim.import_spine"
+    res, err = require("anim.import.spine").decode_text(text, path, atlas_text, atlas)
   end
   if not res then return nil, err end
   local out = { clips = res.clips, skeleton = res.skeleton, skins = res.skins, armatures = res.armatures,

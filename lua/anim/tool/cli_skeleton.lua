@@ -18,10 +18,10 @@ local function width_of(list, field, least)
   return w
 end
 
--- "1, 0.5, 0.5, 1"
+-- "1 0.5 0.878 1" (colours: 4 digits)
 local function numbers(t)
   local parts = {}
-  for i, v in ipairs(t) do parts[i] = num(v) end
+  for i, v in ipairs(t) do parts[i] = num(tonumber(string.format("%.4g", v))) end
   return table.concat(parts, " ")
 end
 

@@ -28,6 +28,7 @@ local function wanted(path)
   if not text then return false, "cannot be read" end
   local lower = path:lower()
   if which == "texture" then return false, "a DragonBones texture atlas (checked with the skeleton beside it)" end
+  if lower:match("%.atlas$") then return false, "a texture atlas (a Spine skeleton's is checked with it)" end
   if by_content then
     if kind == "anim" or kind == "retarget" then return true end
     if anim[IMPORTER[kind]] == nil then return false, "a " .. FORMAT_NAME[kind] .. " file, and this anim cannot import them" end
