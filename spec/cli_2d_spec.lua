@@ -270,6 +270,31 @@ describe("the command on Spine exports", function()
     assert.falsy(out:find("animation act", 1, true))
   end)
 
+  it("info shows a skeleton without animations; --animation says there are none", function()
+    H.write(tmp .. "/bare.json", '{"skeleton":{"spine":"4.1.24"},"bones":[{"name":"root"}],"slots":[{"name":"s",'
+      .. '"bone":"root","attachment":"a"}],"skins":[{"name":"default","attachments":{"s":{"a":{"width":2,"height":2}}}}]}')
+    local code, out, err = run("info bare.json")
+    assert.are.equal(0, code, err)
+    assert.are.same({ "  default: 1 attachment: 1 region", "    region      s/a (no atlas region)" }, section(out, "skins (1)"))
+    assert.falsy(out:find("bare.json  animation", 1, true))
+    code, out, err = run("info bare.json --animation walk")
+    assert.are.same({ 2, "" }, { code, out })
+    assert.are.equal("anim info: bare.json: no animation 'walk' (it has: none) (see anim info --help)\n", err)
+  end)
+
+  it("walks each skin's own attachments, not skins times slots (3,000 skins beside 30,000 slots)", function()
+    local skel = require "anim.tool.cli_skeleton"
+    local desc = { bones = { { name = "r" } }, slots = {}, skins = {} }
+    for i = 1, 30000 do desc.slots[i] = { name = "s" .. i, bone = "r" } end
+    for i = 1, 3000 do desc.skins[i] = { name = "k" .. i, attachments = {} } end
+    desc.skins[7].attachments.s20000 = { a = { type = "path", vertices = { 0, 0 } } }
+    -- (90 million slot visits took 6 s; now a few instructions a skin and a slot)
+    local kept = H.bounded(2, function() return skel.kept(desc) end)
+    assert.are.same({ "path attachment 'a' (skin k7, slot s20000)" }, kept)
+    local left = H.bounded(5, function() return skel.left_out(desc) end)
+    assert.truthy(left:find("1 attachment (k7/s20000/a)", 1, true))
+  end)
+
   it("validate reads the atlas beside the export and skips it in a folder; convert names what .anim leaves out", function()
     local dir = tmp .. "/sp"
     os.execute("mkdir " .. q(dir))

@@ -201,14 +201,15 @@ local function read_clips(path)
   return sorted_clips(res), warnings
 end
 
--- The clips of a file, or stop with its loader's message.
+-- The clips of a file, or stop with its loader's message.  (`info`, with
+-- maps_too: a retarget map, or a 2D skeleton without animations, is shown.)
 local function must_read(path, maps_too)
   local list, warnings, skeleton = read_clips(path)
   if not list then fail(INPUT, "%s", warnings) end
   if list[1] and list[1].map and not maps_too then
     fail(INPUT, "%s: a retarget map, not a clip (anim info shows it)", shown(path))
   end
-  if #list == 0 then
+  if #list == 0 and not (maps_too and skeleton) then
     -- none imported: why the first was not
     for _, w in ipairs(warnings) do
       if w.not_imported then fail(INPUT, "%s", w.text) end
@@ -225,7 +226,7 @@ local function pick(path, list, animation)
     for _, e in ipairs(list) do if e.name == animation then return e.clip end end
     local names = {}
     for i, e in ipairs(list) do names[i] = e.name or "(unnamed)" end
-    fail(USAGE, "%s: no animation '%s' (it has: %s)", shown(path), shown(animation), shown_list(names))
+    fail(USAGE, "%s: no animation '%s' (it has: %s)", shown(path), shown(animation), #names > 0 and shown_list(names) or "none")
   end
   if #list > 1 then
     local names = {}

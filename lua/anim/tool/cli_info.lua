@@ -192,12 +192,14 @@ the counts, then the warnings anim validate gives.]],
     end
     local list, warnings, res = must_read(pos[1], true)
     local listed = 0
+    -- (--animation NAME not found: says which names there are, before printing anything)
+    if opt.animation and not (list[1] and list[1].map) then pick(pos[1], list, opt.animation) end
     if res and res.skeleton then
       -- a 2D file: its skeleton first
       skeleton.info(pos[1], res)
       listed = 1
     end
-    if list[1].map then
+    if list[1] and list[1].map then
       out(bold(one_line(pos[1])))
       info_map(list[1].map)
       list = {}
@@ -211,7 +213,6 @@ the counts, then the warnings anim validate gives.]],
         listed = listed + 1
       end
     end
-    if listed == (res and res.skeleton and 1 or 0) then pick(pos[1], list, opt.animation) end -- says which names there are
     -- what the import could not say as the file does (all of them, or the
     -- named animation's and the file's own)
     local ws = {}
