@@ -109,6 +109,19 @@ int anim_animator_property_slot(const anim_animator *a, int i, const char **name
   return 1;
 }
 
+int anim_props_generation(const anim_animator *a) { return a->pslots ? a->pslots->n : 0; }
+
+int anim_props_find(const anim_animator *a, const char *name, size_t len) { return find_slot(a->pslots, name, len); }
+
+int anim_props_at(const anim_animator *a, int slot, const double **v) {
+  const pslot *s;
+  if (slot < 0 || !a->pslots || slot >= a->pslots->n) return 0;
+  s = &a->pslots->slot[slot];
+  if (s->users <= 0 || !s->valid) return 0;
+  *v = s->v;
+  return s->arity;
+}
+
 /* ---- tracks ----------------------------------------------------------- */
 
 void anim_tprops_free(const anim_mem *m, anim_tprops *tp) {
