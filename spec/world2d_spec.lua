@@ -146,7 +146,7 @@ describe("2D world matrices", function()
     assert.is_true(math.abs(w[1] - r[1]) > 0.1)
   end)
 
-  it("poses the same bits on one thread and two, and a restored animator poses as the saved one", function()
+  it("poses the same bits through animator:update, anim.update on one thread and on two, and a restored animator poses as the saved one", function()
     local sk = assert(anim.skeleton2d{ bones = { ROOT, PARENT, with(CHILD, { inherit = "noScale" }) } })
     local clip = assert(anim.clip{ absolute = true, euler = "xyz", length = 2, loop = "loop", joints = {
       p = { rotation = { { 0, { 0, 0, 10 } }, { 2, { 0, 0, 400 } } } },
@@ -160,13 +160,17 @@ describe("2D world matrices", function()
       end
       return list
     end
-    local one, two = make(40), make(40)
+    local one, two, each = make(40), make(40), make(40)
     for _ = 1, 12 do
       anim.update(one, 1 / 30)
       anim.update(two, 1 / 30, { threads = 2 })
+      for _, a in ipairs(each) do a:update(1 / 30) end
     end
     for i = 1, 40 do
-      for _, b in ipairs({ "root", "p", "c" }) do assert.are.same(world(one[i], b), world(two[i], b)) end
+      for _, b in ipairs({ "root", "p", "c" }) do
+        assert.are.same(world(one[i], b), world(two[i], b))
+        assert.are.same(world(one[i], b), world(each[i], b))
+      end
     end
     -- save, restore into a fresh animator: the same matrices before any update
     local saved = one[7]:state()
@@ -190,5 +194,31 @@ describe("2D world matrices", function()
     assert.truthy(err:find("bad argument #1 to 'world2d' (unknown bone 'hed'; did you mean 'head'?)", 1, true), err)
     err = select(2, pcall(b.world2d, b, 3))
     assert.truthy(err:find("bad argument #1 to 'world2d' (bone name expected, got number)", 1, true), err)
+  end)
+
+  it("a frame allocates nothing, in Lua or in the core (bones, IK, shear, slots)", function()
+    local H = require "spec.helper"
+    local fa = H.failalloc()
+    local sk = assert(anim.skeleton2d{ bones = { ROOT, PARENT, with(CHILD, { length = 5 }),
+      { name = "t", parent = "root", x = 10, y = 4 } },
+      slots = { { name = "s", bone = "c", attachment = "a", attachment_names = { "a", "b" }, dark = { 0, 0, 0 } } },
+      ik = { { name = "leg", bones = { "p", "c" }, target = "t", softness = 2 } } })
+    local clip = assert(anim.clip{ absolute = true, euler = "xyz", length = 2, loop = "loop", joints = {
+      t = { position = { { 0, { 10, 4, 0 } }, { 1, { 2, 9, 0 } }, { 2, { 10, 4, 0 } } } } },
+      properties = { ["c.shear"] = { { 0, { 0, 0 } }, { 2, { 30, -5 } } }, ["ik.leg"] = { { 0, { 1, 2 } }, { 2, { 0.5, 4 } } },
+        ["slot.s.attachment"] = { keys = { { 0, 1, "step" }, { 1, 2, "step" } }, discrete = true },
+        ["slot.s.color"] = { { 0, { 1, 1, 1, 1 } }, { 2, { 0, 0, 0, 1 } } } } })
+    local a = anim.animator(sk)
+    a:play(clip, { fade = 0.2 })
+    local sum = 0
+    local function step()
+      a:update(1 / 60)
+      local x, y, z, w, u, v = a:world2d("c")
+      local _, r, g, b = a:slot("s")
+      sum = sum + x + y + z + w + u + v + r + g + b
+    end
+    local n = H.frame_allocations(fa, step)
+    assert.is_true(sum == sum)
+    assert.are.equal(0, n)
   end)
 end)

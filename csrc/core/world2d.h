@@ -2,8 +2,9 @@
  * DragonBones: issue 40): per bone its 2x3 world matrix in the file's own
  * axes, from the blended local pose (x, y from the position, the angle
  * about z, scaleX/Y) and its shear property, by its inherit mode; then
- * the constraints (IK of one and two bones) in the skeleton's update
- * order.  docs/formats.md, "2D skeletons", states every rule.  Plain C,
+ * the constraints (IK of one and two bones, transform constraints) in
+ * the skeleton's update order (bone2d.c: a bone's world; constraint2d.c:
+ * the constraints; world2d.c: the block and the stage).  docs/formats.md, "2D skeletons", states every rule.  Plain C,
  * no Lua. */
 #ifndef ANIM_WORLD2D_H
 #define ANIM_WORLD2D_H
@@ -18,7 +19,7 @@ enum { ANIM_INHERIT_NORMAL, ANIM_INHERIT_ONLY_TRANSLATION, ANIM_INHERIT_NO_ROTAT
 
 /* The steps of the update order: a bone's world from its local values, or
  * a constraint applied (it poses its own bones). */
-enum { ANIM_W2D_BONE = 1, ANIM_W2D_IK = 2 };
+enum { ANIM_W2D_BONE = 1, ANIM_W2D_IK = 2, ANIM_W2D_TRANSFORM = 3 };
 
 /* One bone (the rig's joint of the same index; the rig gives its parent). */
 typedef struct anim_w2d_bone {
@@ -40,14 +41,35 @@ typedef struct anim_w2d_ik {
   size_t name_len, flags_len;
 } anim_w2d_ik;
 
+/* A transform constraint: its bones (bones[first .. first + count) of the
+ * list given with them), its target, its setup mixes and offsets
+ * (rotate, x, y, scaleX, scaleY, shearY; the property transform.<name>
+ * replaces the mixes where a track animates it), local and relative. */
+typedef struct anim_w2d_tc {
+  int first, count, target;
+  double mix[6], offset[6];
+  int local, relative;
+  const char *name;        /* the property name (copied) */
+  size_t name_len;
+} anim_w2d_tc;
+
 typedef struct anim_world2d anim_world2d;
 
-/* A 2D block for an animator of a rig of nbones joints: the bones, the
- * constraints and the update order (nops steps of two ints: ANIM_W2D_*,
- * index).  NULL when out of memory, or *err says what is wrong (an index
+/* What anim_world2d_new reads: the bones (the rig's count), the IK and
+ * transform constraints with the transform constraints' bone list, the
+ * update order (nops steps of two ints: ANIM_W2D_*, index). */
+typedef struct anim_w2d_def {
+  int nbones, nik, ntc, ntcbones, nops;
+  const anim_w2d_bone *bones;
+  const anim_w2d_ik *ik;
+  const anim_w2d_tc *tc;
+  const int *tcbones, *ops;
+} anim_w2d_def;
+
+/* A 2D block for an animator of a rig of d->nbones joints (everything
+ * copied).  NULL when out of memory, or *err says what is wrong (an index
  * out of range). */
-anim_world2d *anim_world2d_new(const anim_mem *m, int nbones, const anim_w2d_bone *bones, int nik,
-                               const anim_w2d_ik *ik, int nops, const int *ops, const char **err);
+anim_world2d *anim_world2d_new(const anim_mem *m, const anim_w2d_def *d, const char **err);
 void anim_world2d_free(anim_world2d *w);
 
 /* Gives animator a the block (freeing the one it had; NULL: none): from

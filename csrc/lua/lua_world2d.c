@@ -11,6 +11,9 @@
  *                    mix, softness, bend (1 / -1), compress, stretch,
  *                    uniform (booleans), name = "ik.<n>",
  *                    flags = "ik.<n>.flags" }, ... }
+ *   desc.tc    = { { bones = { bone, ... }, target, mix = { 6 numbers },
+ *                    offset = { 6 numbers }, ["local"], relative (booleans),
+ *                    name = "transform.<n>" }, ... }  -- rotate x y scaleX scaleY shearY
  *   desc.ops   = { kind, index (1-based), kind, index, ... }  -- the update order */
 #include "lua.h"
 #include "lauxlib.h"
@@ -40,11 +43,26 @@ static int bool_field(lua_State *L, int t, const char *k) {
   return v;
 }
 
-/* a string of the description: it stays on the stack (the caller's
- * settop drops it) so that the pointer stays good */
+/* a string of the description: the caller drops it from the stack, the
+ * description (argument 2, which holds it) keeps it alive until the block
+ * has copied it, and Lua never moves a string */
 static const char *str_field(lua_State *L, int t, const char *k, size_t *len) {
   if (lua_getfield(L, t, k) != LUA_TSTRING) luaL_error(L, "2D description: field '%s' must be a string", k);
   return lua_tolstring(L, -1, len);
+}
+
+/* n numbers of the array field k into out */
+static void nums_field(lua_State *L, int t, const char *k, double *out, int n) {
+  int i;
+  if (lua_getfield(L, t, k) != LUA_TTABLE || lua_rawlen(L, -1) != (size_t)n)
+    luaL_error(L, "2D description: field '%s' must be %d numbers", k, n);
+  for (i = 0; i < n; i++) {
+    lua_rawgeti(L, -1, i + 1);
+    if (!lua_isnumber(L, -1)) luaL_error(L, "2D description: field '%s' must be %d numbers", k, n);
+    out[i] = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
 }
 
 static int list(lua_State *L, int d, const char *k) {
@@ -55,29 +73,45 @@ static int list(lua_State *L, int d, const char *k) {
 /* core.world2d_attach(animator, desc): the animator's updates run the 2D
  * stage from now on */
 static int world2d_attach(lua_State *L) {
-  int nb, nik, nops, bt, it, ot, i, top;
+  int bt, it, tt, ot, i, k, top, nb_all = 0;
   anim_w2d_bone *bones;
   anim_w2d_ik *ik;
-  int *ops;
+  anim_w2d_tc *tc;
+  int *ops, *tcb;
+  anim_w2d_def d;
   const char *err = NULL;
   anim_world2d *w;
   anim_mem m;
   anim_lua_checkanimator(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
-  nb = list(L, 2, "bones");
+  d.nbones = list(L, 2, "bones");
   bt = lua_gettop(L);
-  nik = list(L, 2, "ik");
+  d.nik = list(L, 2, "ik");
   it = lua_gettop(L);
-  nops = list(L, 2, "ops");
+  d.ntc = list(L, 2, "tc");
+  tt = lua_gettop(L);
+  d.nops = list(L, 2, "ops");
   ot = lua_gettop(L);
-  if (nb < 1 || nb > ANIM_MAX_RIG_JOINTS || nik > 4 * ANIM_MAX_RIG_JOINTS || nops % 2 ||
-      nops > 2 * (nb + nik) * (nik + 1))
+  if (d.nbones < 1 || d.nbones > ANIM_MAX_RIG_JOINTS || d.nik > 4 * ANIM_MAX_RIG_JOINTS ||
+      d.ntc > 4 * ANIM_MAX_RIG_JOINTS || d.nops % 2 ||
+      d.nops / 2 > (d.nbones + d.nik + d.ntc) * (d.nik + d.ntc + 1))
     luaL_error(L, "2D description: bad counts");
+  d.nops /= 2;
+  for (i = 0; i < d.ntc; i++) {
+    lua_rawgeti(L, tt, i + 1);
+    if (!lua_istable(L, -1) || lua_getfield(L, -1, "bones") != LUA_TTABLE)
+      luaL_error(L, "2D description: a transform constraint needs its bones");
+    nb_all += (int)lua_rawlen(L, -1);
+    if (nb_all > ANIM_MAX_RIG_JOINTS * 4) luaL_error(L, "2D description: bad counts");
+    lua_pop(L, 2);
+  }
   /* (scratch in userdata: nothing to free on an error) */
-  bones = lua_newuserdata(L, sizeof *bones * (size_t)nb);
-  ik = lua_newuserdata(L, sizeof *ik * (size_t)(nik ? nik : 1));
-  ops = lua_newuserdata(L, sizeof(int) * (size_t)(nops ? nops : 1));
-  for (i = 0; i < nb; i++) {
+  bones = lua_newuserdata(L, sizeof *bones * (size_t)d.nbones);
+  ik = lua_newuserdata(L, sizeof *ik * (size_t)(d.nik ? d.nik : 1));
+  tc = lua_newuserdata(L, sizeof *tc * (size_t)(d.ntc ? d.ntc : 1));
+  tcb = lua_newuserdata(L, sizeof(int) * (size_t)(nb_all ? nb_all : 1));
+  ops = lua_newuserdata(L, sizeof(int) * 2 * (size_t)(d.nops ? d.nops : 1));
+  for (i = 0; i < d.nbones; i++) {
     top = lua_gettop(L);
     if (lua_rawgeti(L, bt, i + 1) != LUA_TTABLE) luaL_error(L, "2D description: a bone must be a table");
     bones[i].inherit = int_field(L, top + 1, "inherit");
@@ -85,41 +119,70 @@ static int world2d_attach(lua_State *L) {
     bones[i].shear[1] = num_field(L, top + 1, "shear_y");
     bones[i].length = num_field(L, top + 1, "length");
     bones[i].shear_name = str_field(L, top + 1, "shear_name", &bones[i].shear_len);
-    /* (the table keeps the string: the pointer stays good) */
     lua_settop(L, top);
   }
-  for (i = 0; i < nik; i++) {
-    anim_w2d_ik *k = &ik[i];
+  for (i = 0; i < d.nik; i++) {
+    anim_w2d_ik *c = &ik[i];
     top = lua_gettop(L);
     if (lua_rawgeti(L, it, i + 1) != LUA_TTABLE) luaL_error(L, "2D description: a constraint must be a table");
-    k->bones[0] = int_field(L, top + 1, "bone1") - 1;
-    k->bones[1] = int_field(L, top + 1, "bone2") - 1;
-    k->nbones = k->bones[1] < 0 ? 1 : 2;
-    k->target = int_field(L, top + 1, "target") - 1;
-    k->mix = num_field(L, top + 1, "mix");
-    k->softness = num_field(L, top + 1, "softness");
-    k->bend = int_field(L, top + 1, "bend") < 0 ? -1 : 1;
-    k->compress = bool_field(L, top + 1, "compress");
-    k->stretch = bool_field(L, top + 1, "stretch");
-    k->uniform = bool_field(L, top + 1, "uniform");
-    k->name = str_field(L, top + 1, "name", &k->name_len);
-    k->flags = str_field(L, top + 1, "flags", &k->flags_len);
+    c->bones[0] = int_field(L, top + 1, "bone1") - 1;
+    c->bones[1] = int_field(L, top + 1, "bone2") - 1;
+    c->nbones = c->bones[1] < 0 ? 1 : 2;
+    c->target = int_field(L, top + 1, "target") - 1;
+    c->mix = num_field(L, top + 1, "mix");
+    c->softness = num_field(L, top + 1, "softness");
+    c->bend = int_field(L, top + 1, "bend") < 0 ? -1 : 1;
+    c->compress = bool_field(L, top + 1, "compress");
+    c->stretch = bool_field(L, top + 1, "stretch");
+    c->uniform = bool_field(L, top + 1, "uniform");
+    c->name = str_field(L, top + 1, "name", &c->name_len);
+    c->flags = str_field(L, top + 1, "flags", &c->flags_len);
     lua_settop(L, top);
   }
-  for (i = 0; i < nops; i++) {
+  for (i = 0, nb_all = 0; i < d.ntc; i++) {
+    anim_w2d_tc *c = &tc[i];
+    int n;
+    top = lua_gettop(L);
+    lua_rawgeti(L, tt, i + 1);
+    lua_getfield(L, top + 1, "bones");
+    n = (int)lua_rawlen(L, -1);
+    c->first = nb_all;
+    c->count = n;
+    for (k = 0; k < n; k++) {
+      lua_rawgeti(L, -1, k + 1);
+      if (!lua_isnumber(L, -1)) luaL_error(L, "2D description: a bone index must be a number");
+      tcb[nb_all++] = (int)lua_tonumber(L, -1) - 1;
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    c->target = int_field(L, top + 1, "target") - 1;
+    nums_field(L, top + 1, "mix", c->mix, 6);
+    nums_field(L, top + 1, "offset", c->offset, 6);
+    c->local = bool_field(L, top + 1, "local");
+    c->relative = bool_field(L, top + 1, "relative");
+    c->name = str_field(L, top + 1, "name", &c->name_len);
+    lua_settop(L, top);
+  }
+  for (i = 0; i < 2 * d.nops; i++) {
     lua_rawgeti(L, ot, i + 1);
     if (!lua_isnumber(L, -1)) luaL_error(L, "2D description: a step must be numbers");
     ops[i] = (int)lua_tonumber(L, -1) - (i % 2);  /* (indices 1-based: 0-based in C) */
     lua_pop(L, 1);
   }
+  d.bones = bones;
+  d.ik = ik;
+  d.tc = tc;
+  d.ntcbones = nb_all;
+  d.tcbones = tcb;
+  d.ops = ops;
   m = anim_lua_mem(L);
-  w = anim_world2d_new(&m, nb, bones, nik, ik, nops / 2, ops, &err);
+  w = anim_world2d_new(&m, &d, &err);
   if (!w && err) return luaL_error(L, "2D description: %s", err);
   if (!w) return anim_lua_nomem(L);
   /* (the animator taken again: nothing above ran Lua code, but stay safe) */
   if (anim_animator_set_world2d(anim_lua_checkanimator(L, 1), w) != 0) {
     anim_world2d_free(w);
-    return luaL_error(L, "2D description: %d bones for a rig of another number of joints", nb);
+    return luaL_error(L, "2D description: %d bones for a rig of another number of joints", d.nbones);
   }
   return 0;
 }

@@ -9,12 +9,12 @@
 --     rest scale [scale_x, scale_y, 1]), so that a 2D skeleton's clips play
 --     through the animators as any other (their channels absolute);
 --   * the 2D stage's description (csrc/lua/lua_world2d.c): per bone its
---     inherit mode, setup shear and length, the IK constraints, and the
+--     inherit mode, setup shear and length, the IK and transform constraints, and the
 --     update order: each bone's world after its parent's and after the
 --     constraints that move it (a constraint's target and its bones'
 --     parents posed before it, the bones below the ones it moves posed
 --     again after it).
--- Transform, path and physics constraints are kept as data (not played).
+-- Path and physics constraints are kept as data (not played).
 local E = require "anim.base.errors"
 local json = require "anim.base.json"
 local args = require "anim.base.args"
@@ -29,7 +29,7 @@ local hint = E.hint
 M.INHERIT = { "normal", "onlyTranslation", "noRotationOrReflection", "noScale", "noScaleOrReflection" }
 local BLENDS = { "normal", "additive", "multiply", "screen" }
 -- the steps of the update order (csrc/core/world2d.h: ANIM_W2D_*)
-local STEP_BONE, STEP_IK = 1, 2
+local STEP_BONE, STEP_IK, STEP_TRANSFORM = 1, 2, 3
 
 local function num(t, k, path, dflt)
   local v = t[k]
@@ -209,22 +209,45 @@ local function read_ik(d, bones, bmap, bnames)
   end)
 end
 
--- Kept as data (not played yet): their names and bones checked.
-local function read_transforms(d, bmap, bnames)
-  return named(opt_array(d, "transforms", ""), "transforms", "transform constraint", function(c, p)
-    for k, b in ipairs(E.array(c.bones, key(p, "bones"), "bones")) do
-      known(b, index(key(p, "bones"), k), bmap, bnames, "bone")
+-- (the mixes and offsets of a transform constraint, in the order of the
+-- property transform.<name>)
+local TC_MIX = { "mix_rotate", "mix_x", "mix_y", "mix_scale_x", "mix_scale_y", "mix_shear_y" }
+local TC_OFFSET = { "offset_rotation", "offset_x", "offset_y", "offset_scale_x", "offset_scale_y", "offset_shear_y" }
+
+local function read_transforms(d, bones, bmap, bnames)
+  return named(opt_array(d, "transforms", ""), "transforms", "transform constraint", function(c, p, name, i)
+    local bp = key(p, "bones")
+    local list, seen = {}, {}
+    for k, b in ipairs(E.array(c.bones, bp, "bones")) do
+      list[k] = known(b, index(bp, k), bmap, bnames, "bone")
+      if seen[list[k]] then fail(index(bp, k), "bone '%s' twice in one constraint", shown(b)) end
+      seen[list[k]] = true
     end
-    known(c.target, key(p, "target"), bmap, bnames, "bone")
-    return c
+    if #list == 0 then fail(bp, "a transform constraint needs at least one bone") end
+    local target = known(c.target, key(p, "target"), bmap, bnames, "bone")
+    for k, b in ipairs(list) do
+      if below(bones, target, b) then
+        fail(key(p, "target"), "the target '%s' cannot be a constrained bone or below one ('%s')",
+          shown(bnames[target]), shown(bnames[list[k]]))
+      end
+    end
+    local mix, offset = {}, {}
+    for k = 1, 6 do
+      mix[k] = num(c, TC_MIX[k], p, 1)
+      offset[k] = num(c, TC_OFFSET[k], p, 0)
+    end
+    return { name = name, order = num(c, "order", p, i - 1), bones = list, target = target, mix = mix,
+      offset = offset, ["local"] = bool(c, "local", p, false), relative = bool(c, "relative", p, false),
+      prop = "transform." .. name }
   end)
 end
 
 -- The update order (the steps of csrc/core/world2d.c): constraints by
--- `order` (ties by their place in the list), each after its target and
--- its first bone are posed; the bones below the ones a constraint moves
--- are posed again after it; then every bone not posed yet.
-local function update_order(bones, ik)
+-- `order` (ties: IK first, then by their place in their list), each after
+-- its target and its bones are posed; the bones below the ones a
+-- constraint moves are posed again after it; then every bone not posed
+-- yet.
+local function update_order(bones, ik, tcs)
   local children = {}
   for i, b in ipairs(bones) do
     if b.parent then
@@ -250,23 +273,23 @@ local function update_order(bones, ik)
     end
   end
   local byorder = {}
-  for k, c in ipairs(ik) do byorder[k] = { c = c, k = k } end
+  for k, c in ipairs(ik) do byorder[#byorder + 1] = { c = c, k = k, kind = STEP_IK, at = k } end
+  for k, c in ipairs(tcs) do byorder[#byorder + 1] = { c = c, k = #ik + k, kind = STEP_TRANSFORM, at = k } end
   table.sort(byorder, function(a, b)
     if a.c.order ~= b.c.order then return a.c.order < b.c.order end
     return a.k < b.k
   end)
   for _, e in ipairs(byorder) do
     local c = e.c
+    local moved = e.kind == STEP_IK and { c.bone1, c.bone2 ~= 0 and c.bone2 or nil } or c.bones
     pose(c.target)
-    pose(c.bone1)
-    ops[#ops + 1] = STEP_IK
-    ops[#ops + 1] = e.k
-    reset(c.bone1)
-    if c.bone2 ~= 0 then
-      sorted[c.bone2] = true
-      -- (the child's own children: posed again after it)
-      reset(c.bone2)
-    end
+    for _, b in ipairs(moved) do pose(b) end
+    ops[#ops + 1] = e.kind
+    ops[#ops + 1] = e.at
+    -- (the bones below those it moves: posed again after it; its own
+    -- bones it poses itself)
+    for _, b in ipairs(moved) do reset(b) end
+    for _, b in ipairs(moved) do sorted[b] = true end
   end
   for i = 1, #bones do pose(i) end
   return ops
@@ -279,7 +302,7 @@ local function build(d, name)
   local skins, kmap, knames = read_skins(d, smap, snames)
   local orders = read_draw_orders(d, smap, snames)
   local ik = read_ik(d, bones, bmap, bnames)
-  local transforms = read_transforms(d, bmap, bnames)
+  local transforms = read_transforms(d, bones, bmap, bnames)
   local joints = {}
   for i, b in ipairs(bones) do
     local h = b.rotation * math.pi / 360
@@ -304,7 +327,14 @@ local function build(d, name)
       softness = c.softness, bend = c.bend, compress = c.compress, stretch = c.stretch, uniform = c.uniform,
       name = c.prop, flags = c.flags }
   end
-  local ops = update_order(bones, ik)
+  local ctc = {}
+  for k, c in ipairs(transforms) do
+    local list = {}
+    for i, b in ipairs(c.bones) do list[i] = at[b] end
+    ctc[k] = { bones = list, target = at[c.target], mix = c.mix, offset = c.offset, ["local"] = c["local"],
+      relative = c.relative, name = c.prop }
+  end
+  local ops = update_order(bones, ik, transforms)
   for i = 2, #ops, 2 do
     if ops[i - 1] == STEP_BONE then ops[i] = at[ops[i]] end
   end
@@ -314,7 +344,7 @@ local function build(d, name)
     name = name, rig = rig, desc = d, bones = bones, bone_index = bmap, bone_names = bnames, rig_index = rig_index,
     slots = slots, slot_index = smap, slot_names = snames, skins = skins, skin_index = kmap, skin_names = knames,
     draw_orders = orders, ik = ik, transforms = transforms,
-    stage = { bones = cbones, ik = cik, ops = ops },
+    stage = { bones = cbones, ik = cik, tc = ctc, ops = ops },
   }
 end
 
@@ -390,7 +420,7 @@ function M.new(desc, name)
   return setmetatable({ _s = s }, mt)
 end
 
-M.STEP_BONE, M.STEP_IK = STEP_BONE, STEP_IK
+M.STEP_BONE, M.STEP_IK, M.STEP_TRANSFORM = STEP_BONE, STEP_IK, STEP_TRANSFORM
 M.MAX_BONES = codes.const.max_rig_joints
 
 return M
