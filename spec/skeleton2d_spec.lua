@@ -134,4 +134,40 @@ describe("anim.skeleton2d", function()
     assert.is_false(ok)
     assert.truthy(err:find("bad argument #1 to 'skeleton2d' (table expected, got number)", 1, true), err)
   end)
+
+  it("bounds what a skeleton costs a frame: constraints above long chains are refused, in bounded work", function()
+    local H = require "spec.helper"
+    local n = 2500
+    -- two chains under a root, each constraint turning the top of one at the
+    -- bottom of the other: each poses the other chain again
+    local bones = { { name = "root" } }
+    for _, c in ipairs({ "a", "b" }) do
+      for i = 1, n do bones[#bones + 1] = { name = c .. i, parent = i == 1 and "root" or c .. (i - 1), x = 1 } end
+    end
+    local ik = {}
+    for k = 1, 500 do
+      ik[k] = k % 2 == 1 and { name = "c" .. k, bones = { "a1" }, target = "b" .. n }
+        or { name = "c" .. k, bones = { "b1" }, target = "a" .. n }
+    end
+    local sk, err = H.bounded(400, function() return anim.skeleton2d({ bones = bones, ik = ik }, "s") end)
+    assert.is_nil(sk)
+    assert.are.equal("s: the update order would pose more than 1000000 bones and constraints a frame "
+      .. "(constraints above long chains of bones pose them again after each)", err)
+    -- 100 of them: 250,000 steps, played
+    for k = 101, 500 do ik[k] = nil end
+    sk = assert(anim.skeleton2d({ bones = bones, ik = ik }, "s"))
+    local a = anim.animator(sk)
+    a:update(0)
+    local w = { a:world2d("a" .. n) }
+    assert.is_true(w[5] == w[5] and math.abs(w[5]) <= n + 1)
+    -- transform constraints listing a million bones
+    local all = {}
+    for i = 1, n do all[i] = "b" .. i end
+    for i = 2, n do all[n + i - 1] = "a" .. i end
+    local tcs = {}
+    for k = 1, 201 do tcs[k] = { name = "x" .. k, bones = all, target = "a1" } end
+    sk, err = H.bounded(400, function() return anim.skeleton2d({ bones = bones, transforms = tcs }, "s") end)
+    assert.is_nil(sk)
+    assert.are.equal("s: transforms[201].bones: the transform constraints list more than 1000000 bones in all", err)
+  end)
 end)

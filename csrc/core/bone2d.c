@@ -18,6 +18,11 @@ double anim_w2d_wrap(double d) {
   return d;
 }
 
+double anim_w2d_angle(double *ap) {
+  if (isnan(ap[ANIM_AR])) ap[ANIM_AR] = atan2(ap[ANIM_ASR], ap[ANIM_ACR]) * DEG;
+  return ap[ANIM_AR];
+}
+
 int anim_w2d_in_frame(const double *f, double ox, double oy, double x, double y, double *lx, double *ly) {
   double det = f[0] * f[3] - f[1] * f[2];
   if (!(fabs(det) > TINY)) return 0;
@@ -63,10 +68,32 @@ static void frame(int inherit, const double *p, double *f) {
 void anim_w2d_bone_world(const anim_animator *a, anim_world2d *w, int j) {
   const double *ap = &w->ap[ANIM_AP * j];
   double *m = &w->wm[6 * j], *f = &w->fr[4 * j];
-  double rx = (ap[ANIM_AR] + ap[ANIM_ASHX]) * RAD, ry = (ap[ANIM_AR] + 90 + ap[ANIM_ASHY]) * RAD;
-  double la = cos(rx) * ap[ANIM_ASX], lb = cos(ry) * ap[ANIM_ASY];
-  double lc = sin(rx) * ap[ANIM_ASX], ld = sin(ry) * ap[ANIM_ASY];
+  double c, s, cx, sx, cy, sy, la, lb, lc, ld;
   int p = a->rig->parent[j];
+  /* cos and sin of r + shX and of r + 90 + shY: from the pose's cosine and
+   * sine (a shear turns them by its own), or from the angle a constraint set */
+  if (isnan(ap[ANIM_AR])) {
+    c = ap[ANIM_ACR];
+    s = ap[ANIM_ASR];
+  } else {
+    c = cos(ap[ANIM_AR] * RAD);
+    s = sin(ap[ANIM_AR] * RAD);
+  }
+  cx = c; sx = s; cy = -s; sy = c;
+  if (ap[ANIM_ASHX] != 0) {
+    double k = cos(ap[ANIM_ASHX] * RAD), q = sin(ap[ANIM_ASHX] * RAD);
+    cx = c * k - s * q;
+    sx = s * k + c * q;
+  }
+  if (ap[ANIM_ASHY] != 0) {
+    double k = cos(ap[ANIM_ASHY] * RAD), q = sin(ap[ANIM_ASHY] * RAD);
+    cy = -s * k - c * q;
+    sy = c * k - s * q;
+  }
+  la = cx * ap[ANIM_ASX];
+  lc = sx * ap[ANIM_ASX];
+  lb = cy * ap[ANIM_ASY];
+  ld = sy * ap[ANIM_ASY];
   if (p < 0) {
     f[0] = 1; f[1] = 0; f[2] = 0; f[3] = 1;
     m[4] = ap[ANIM_AX];

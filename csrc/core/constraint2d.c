@@ -27,6 +27,7 @@ static void ik_one(const anim_animator *a, anim_world2d *w, const anim_w2d_ik *k
   const double *t = &w->wm[6 * k->target];
   double lx, ly, r, len, d;
   if (!anim_w2d_in_frame(&w->fr[4 * j], m[4], m[5], t[4], t[5], &lx, &ly)) return;
+  anim_w2d_angle(ap);
   r = atan2(ly, lx) * DEG - ap[ANIM_ASHX] + (ap[ANIM_ASX] < 0 ? 180 : 0);
   ap[ANIM_AR] += wrap(r - ap[ANIM_AR]) * mix;
   len = w->bone[j].length * fabs(ap[ANIM_ASX]);
@@ -81,6 +82,8 @@ static void ik_two(const anim_animator *a, anim_world2d *w, const anim_w2d_ik *k
   th1 = atan2(ly, lx) - atan2(l2 * sin(th2), l1 + l2 * cos(th2));
   r1 = (th1 - al) * DEG;
   r2 = (th2 + al) * DEG - pa[ANIM_ASHX] - ca[ANIM_ASHX] + (ca[ANIM_ASX] < 0 ? 180 : 0);
+  anim_w2d_angle(pa);
+  anim_w2d_angle(ca);
   pa[ANIM_AR] += wrap(r1 - pa[ANIM_AR]) * mix;
   ca[ANIM_AR] += wrap(r2 - ca[ANIM_AR]) * mix;
   if (s != 1) {
@@ -152,7 +155,9 @@ static void tc_world(double *m, const double *t, const double *mix, const double
 
 /* The applied values ap of a constrained bone moved toward the target's
  * applied values t (or by them, relative). */
-static void tc_local(double *ap, const double *t, const double *mix, const double *off, int relative) {
+static void tc_local(double *ap, double *t, const double *mix, const double *off, int relative) {
+  anim_w2d_angle(ap);
+  anim_w2d_angle(t);
   if (relative) {
     ap[ANIM_AR] += (t[ANIM_AR] + off[TR]) * mix[TR];
     ap[ANIM_AX] += (t[ANIM_AX] + off[TX]) * mix[TX];

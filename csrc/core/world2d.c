@@ -187,7 +187,19 @@ static void read_local(const anim_animator *a, anim_world2d *w, int j) {
   anim_animator_local(a, j, l);
   ap[ANIM_AX] = l[0];
   ap[ANIM_AY] = l[1];
-  ap[ANIM_AR] = 2 * atan2(l[5], l[6]) * ANIM_W2D_DEG;
+  {
+    /* a turn about z: cos r = (w^2 - z^2) / n, sin r = 2 w z / n (n: the
+     * quaternion's length squared); its angle only when asked */
+    double z = l[5], q = l[6], n = q * q + z * z;
+    if (n > 0) {
+      ap[ANIM_ACR] = (q * q - z * z) / n;
+      ap[ANIM_ASR] = 2 * q * z / n;
+    } else {
+      ap[ANIM_ACR] = 1;
+      ap[ANIM_ASR] = 0;
+    }
+    ap[ANIM_AR] = NAN;
+  }
   ap[ANIM_ASX] = l[7];
   ap[ANIM_ASY] = l[8];
   ap[ANIM_ASHX] = prop_or(a, w->shear_slot[j], 0, w->bone[j].shear[0]);

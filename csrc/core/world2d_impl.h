@@ -16,8 +16,12 @@
 #define ANIM_W2D_TINY 1e-9
 
 /* the applied local values of a bone, ANIM_AP numbers each: what the
- * pose gave, as constraints changed them */
-enum { ANIM_AX, ANIM_AY, ANIM_AR, ANIM_ASX, ANIM_ASY, ANIM_ASHX, ANIM_ASHY, ANIM_AP };
+ * pose gave, as constraints changed them.  The rotation as the pose gives
+ * it is its cosine and sine (ANIM_ACR, ANIM_ASR, read off the quaternion:
+ * no atan2 and no sine per bone and update), ANIM_AR NaN; a constraint
+ * that reads the angle asks anim_w2d_angle, and one that sets it sets
+ * ANIM_AR, which bone2d.c then reads instead. */
+enum { ANIM_AX, ANIM_AY, ANIM_AR, ANIM_ASX, ANIM_ASY, ANIM_ASHX, ANIM_ASHY, ANIM_ACR, ANIM_ASR, ANIM_AP };
 
 struct anim_world2d {
   size_t size;
@@ -47,6 +51,9 @@ void anim_w2d_from_world(const anim_animator *a, anim_world2d *w, int j);
 /* The point (x, y) in the frame f of origin (ox, oy): 0 when the frame
  * has no inverse. */
 int anim_w2d_in_frame(const double *f, double ox, double oy, double x, double y, double *lx, double *ly);
+/* The rotation of applied values ap in degrees (made from its cosine and
+ * sine when the pose gave it). */
+double anim_w2d_angle(double *ap);
 /* An angle difference (degrees) brought into (-180, 180]. */
 double anim_w2d_wrap(double d);
 

@@ -92,9 +92,8 @@ static int world2d_attach(lua_State *L) {
   tt = lua_gettop(L);
   d.nops = list(L, 2, "ops");
   ot = lua_gettop(L);
-  if (d.nbones < 1 || d.nbones > ANIM_MAX_RIG_JOINTS || d.nik > 4 * ANIM_MAX_RIG_JOINTS ||
-      d.ntc > 4 * ANIM_MAX_RIG_JOINTS || d.nops % 2 ||
-      d.nops / 2 > (d.nbones + d.nik + d.ntc) * (d.nik + d.ntc + 1))
+  if (d.nbones < 1 || d.nbones > ANIM_MAX_RIG_JOINTS || d.nik > ANIM_MAX_RIG_JOINTS ||
+      d.ntc > ANIM_MAX_RIG_JOINTS || d.nops % 2 || d.nops / 2 > ANIM_MAX_2D_STEPS)
     luaL_error(L, "2D description: bad counts");
   d.nops /= 2;
   for (i = 0; i < d.ntc; i++) {
@@ -102,7 +101,7 @@ static int world2d_attach(lua_State *L) {
     if (!lua_istable(L, -1) || lua_getfield(L, -1, "bones") != LUA_TTABLE)
       luaL_error(L, "2D description: a transform constraint needs its bones");
     nb_all += (int)lua_rawlen(L, -1);
-    if (nb_all > ANIM_MAX_RIG_JOINTS * 4) luaL_error(L, "2D description: bad counts");
+    if (nb_all > ANIM_MAX_2D_STEPS) luaL_error(L, "2D description: bad counts");
     lua_pop(L, 2);
   }
   /* (scratch in userdata: nothing to free on an error) */

@@ -22,6 +22,10 @@ local codes = require "anim.base.codes"
 local rigmod = require "anim.format.rig"
 
 local M = {}
+M.MAX_BONES = codes.const.max_rig_joints
+-- The most steps of the update order (a bone posed, a constraint applied)
+-- a frame: what a skeleton may cost per update (docs/robustness.md).
+M.MAX_STEPS = codes.const.max_2d_steps
 
 local fail, key, index, shown = E.fail, E.key, E.index, E.shown
 local hint = E.hint
@@ -176,17 +180,39 @@ local function read_draw_orders(d, smap, snames)
   return out
 end
 
--- Whether bone a is b or below it.
-local function below(bones, a, b)
-  while a do
-    if a == b then return true end
-    a = bones[a].parent
+-- Each bone's interval in a depth-first walk (pre, post): a is b or below
+-- it when b's interval holds a's, in O(1) (walking up from a for every
+-- constraint's bones made a chain of 65,536 bones quadratic).
+local function intervals(bones)
+  local children, pre, post = {}, {}, {}
+  for i, b in ipairs(bones) do
+    if b.parent then
+      children[b.parent] = children[b.parent] or {}
+      local c = children[b.parent]
+      c[#c + 1] = i
+    end
   end
-  return false
+  local clock, stack = 0, {}
+  for i, b in ipairs(bones) do
+    if not b.parent then
+      stack[1] = { i, 0 }
+      while #stack > 0 do
+        local top = stack[#stack]
+        if top[2] == 0 then clock = clock + 1; pre[top[1]] = clock end
+        top[2] = top[2] + 1
+        local c = children[top[1]] and children[top[1]][top[2]]
+        if c then stack[#stack + 1] = { c, 0 }
+        else clock = clock + 1; post[top[1]] = clock; stack[#stack] = nil end
+      end
+    end
+  end
+  return function(a, b) return pre[b] <= pre[a] and post[a] <= post[b] end, children
 end
 
-local function read_ik(d, bones, bmap, bnames)
-  return named(opt_array(d, "ik", ""), "ik", "IK constraint", function(c, p, name, i)
+local function read_ik(d, bones, bmap, bnames, below)
+  local all = opt_array(d, "ik", "")
+  if #all > M.MAX_BONES then fail("ik", "too many IK constraints (%d; at most %d)", #all, M.MAX_BONES) end
+  return named(all, "ik", "IK constraint", function(c, p, name, i)
     local bp = key(p, "bones")
     local list = E.array(c.bones, bp, "bones")
     if #list < 1 or #list > 2 then fail(bp, "an IK constraint has one or two bones, got %d", #list) end
@@ -197,7 +223,7 @@ local function read_ik(d, bones, bmap, bnames)
         shown(bnames[b1]), shown(bnames[b2]))
     end
     local target = known(c.target, key(p, "target"), bmap, bnames, "bone")
-    if below(bones, target, b1) then
+    if below(target, b1) then
       fail(key(p, "target"), "the target '%s' cannot be a constrained bone or below one", shown(bnames[target]))
     end
     local bend = num(c, "bend", p, 1)
@@ -214,11 +240,18 @@ end
 local TC_MIX = { "mix_rotate", "mix_x", "mix_y", "mix_scale_x", "mix_scale_y", "mix_shear_y" }
 local TC_OFFSET = { "offset_rotation", "offset_x", "offset_y", "offset_scale_x", "offset_scale_y", "offset_shear_y" }
 
-local function read_transforms(d, bones, bmap, bnames)
-  return named(opt_array(d, "transforms", ""), "transforms", "transform constraint", function(c, p, name, i)
+local function read_transforms(d, bmap, bnames, below)
+  local all = opt_array(d, "transforms", "")
+  if #all > M.MAX_BONES then fail("transforms", "too many transform constraints (%d; at most %d)", #all, M.MAX_BONES) end
+  local listed = 0
+  return named(all, "transforms", "transform constraint", function(c, p, name, i)
     local bp = key(p, "bones")
     local list, seen = {}, {}
-    for k, b in ipairs(E.array(c.bones, bp, "bones")) do
+    listed = listed + #E.array(c.bones, bp, "bones")
+    if listed > M.MAX_STEPS then
+      fail(bp, "the transform constraints list more than %d bones in all", M.MAX_STEPS)
+    end
+    for k, b in ipairs(c.bones) do
       list[k] = known(b, index(bp, k), bmap, bnames, "bone")
       if seen[list[k]] then fail(index(bp, k), "bone '%s' twice in one constraint", shown(b)) end
       seen[list[k]] = true
@@ -226,7 +259,7 @@ local function read_transforms(d, bones, bmap, bnames)
     if #list == 0 then fail(bp, "a transform constraint needs at least one bone") end
     local target = known(c.target, key(p, "target"), bmap, bnames, "bone")
     for k, b in ipairs(list) do
-      if below(bones, target, b) then
+      if below(target, b) then
         fail(key(p, "target"), "the target '%s' cannot be a constrained bone or below one ('%s')",
           shown(bnames[target]), shown(bnames[list[k]]))
       end
@@ -247,28 +280,43 @@ end
 -- its target and its bones are posed; the bones below the ones a
 -- constraint moves are posed again after it; then every bone not posed
 -- yet.
-local function update_order(bones, ik, tcs)
-  local children = {}
-  for i, b in ipairs(bones) do
-    if b.parent then
-      children[b.parent] = children[b.parent] or {}
-      local c = children[b.parent]
-      c[#c + 1] = i
+local function update_order(bones, ik, tcs, children)
+  local sorted, ops, work = {}, {}, 0
+  -- (the steps, and the bones looked at to find them: bounded together)
+  local function spend(n)
+    work = work + n
+    if work > 4 * M.MAX_STEPS or #ops > 2 * M.MAX_STEPS then
+      fail("", "the update order would pose more than %d bones and constraints a frame (constraints above long "
+        .. "chains of bones pose them again after each)", M.MAX_STEPS)
     end
   end
-  local sorted, ops = {}, {}
+  local function step(kind, at)
+    ops[#ops + 1] = kind
+    ops[#ops + 1] = at
+    spend(1)
+  end
   local function pose(i)
-    if sorted[i] then return end
-    if bones[i].parent then pose(bones[i].parent) end
-    ops[#ops + 1] = STEP_BONE
-    ops[#ops + 1] = i
-    sorted[i] = true
+    -- (the parents not posed yet, then i: a loop, not a recursion as deep as the chain)
+    local chain, k = {}, i
+    while k and not sorted[k] do chain[#chain + 1] = k; k = bones[k].parent end
+    for n = #chain, 1, -1 do
+      step(STEP_BONE, chain[n])
+      sorted[chain[n]] = true
+    end
   end
   local function reset(i)
-    for _, c in ipairs(children[i] or {}) do
-      if sorted[c] then
-        sorted[c] = false
-        reset(c)
+    -- (the bones below i posed so far: to be posed again; each one unmarked
+    -- here is posed once more later, so the walk costs what the steps do)
+    local stack = { i }
+    while #stack > 0 do
+      local b = stack[#stack]
+      stack[#stack] = nil
+      spend(children[b] and #children[b] or 0)
+      for _, c in ipairs(children[b] or {}) do
+        if sorted[c] then
+          sorted[c] = false
+          stack[#stack + 1] = c
+        end
       end
     end
   end
@@ -284,8 +332,7 @@ local function update_order(bones, ik, tcs)
     local moved = e.kind == STEP_IK and { c.bone1, c.bone2 ~= 0 and c.bone2 or nil } or c.bones
     pose(c.target)
     for _, b in ipairs(moved) do pose(b) end
-    ops[#ops + 1] = e.kind
-    ops[#ops + 1] = e.at
+    step(e.kind, e.at)
     -- (the bones below those it moves: posed again after it; its own
     -- bones it poses itself)
     for _, b in ipairs(moved) do reset(b) end
@@ -301,8 +348,9 @@ local function build(d, name)
   local slots, smap, snames = read_slots(d, bmap, bnames)
   local skins, kmap, knames = read_skins(d, smap, snames)
   local orders = read_draw_orders(d, smap, snames)
-  local ik = read_ik(d, bones, bmap, bnames)
-  local transforms = read_transforms(d, bones, bmap, bnames)
+  local below, children = intervals(bones)
+  local ik = read_ik(d, bones, bmap, bnames, below)
+  local transforms = read_transforms(d, bmap, bnames, below)
   local joints = {}
   for i, b in ipairs(bones) do
     local h = b.rotation * math.pi / 360
@@ -334,7 +382,7 @@ local function build(d, name)
     ctc[k] = { bones = list, target = at[c.target], mix = c.mix, offset = c.offset, ["local"] = c["local"],
       relative = c.relative, name = c.prop }
   end
-  local ops = update_order(bones, ik, transforms)
+  local ops = update_order(bones, ik, transforms, children)
   for i = 2, #ops, 2 do
     if ops[i - 1] == STEP_BONE then ops[i] = at[ops[i]] end
   end
@@ -421,6 +469,5 @@ function M.new(desc, name)
 end
 
 M.STEP_BONE, M.STEP_IK, M.STEP_TRANSFORM = STEP_BONE, STEP_IK, STEP_TRANSFORM
-M.MAX_BONES = codes.const.max_rig_joints
 
 return M
