@@ -199,8 +199,18 @@ static int animator_world2d(lua_State *L) {
   return 6;
 }
 
+/* core.world2d_skin_handler(fn): what animator:skin calls on an animator of
+ * a 2D skeleton given a name or nothing (lua_skin.c) */
+static int world2d_skin_handler(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  lua_settop(L, 1);
+  lua_setfield(L, LUA_REGISTRYINDEX, ANIM_SKIN2D_KEY);
+  return 0;
+}
+
 static const luaL_Reg funcs[] = {
   {"world2d_attach", world2d_attach},
+  {"world2d_skin_handler", world2d_skin_handler},
   {"animator_world2d", animator_world2d},
   {NULL, NULL}
 };

@@ -92,15 +92,22 @@ function M.draw_order(self)
 end
 
 -- animator:skin() -> the current skin's name | nil; animator:skin(name):
--- switches (the default skin is consulted after the current one)
-function M.skin(self, name)
-  local s = data(self, "skin")
+-- switches (the default skin is consulted after the current one).  The
+-- method is the skinning matrices' too (animator:skin(out [, options])):
+-- its C side (csrc/lua/lua_skin.c) calls this on an animator of a 2D
+-- skeleton given a name or nothing, and raises with the message of a false
+-- answer (at the script's line, naming 'skin').
+function M.skin_handler(self, name)
   local st = animator_state(self)
-  if name == nil then return st.skin end
-  if not s.skin_index[name] then unknown("skin", "skin", name, s.skin_names) end
+  local s = skeleton2d.data(st.skeleton)
+  if name == nil then return true, st.skin end
+  if not s.skin_index[name] then
+    return false, string.format("unknown skin '%s'%s", E.shown(name), suggest.hint(name, s.skin_names))
+  end
   st.skin = name
-  return name
+  return true, name
 end
+core.world2d_skin_handler(M.skin_handler)
 
 -- animator:attachment(slot) -> the attachment table, its name | nil: the
 -- slot's attachment now, from the current skin, else the `default` skin
@@ -119,7 +126,7 @@ function M.attachment(self, slot)
   return nil
 end
 
--- (the animator's methods that are these)
-M.METHODS = { "world2d", "slot", "draw_order", "skin", "attachment" }
+-- (the animator's methods that are these; `skin` is the C method's)
+M.METHODS = { "world2d", "slot", "draw_order", "attachment" }
 
 return M
