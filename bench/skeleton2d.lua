@@ -20,6 +20,7 @@
 package.path = "lua/?.lua;lua/?/init.lua;./?.lua;" .. package.path
 local anim = require "anim"
 local w1 = require "bench.w1data"
+local median = require "bench.median"
 
 local args = { n = 1000, rounds = 5 }
 do
@@ -119,14 +120,6 @@ for round = 1, args.rounds do
   t2d[round] = a * 1e9 / (FRAMES * args.n * BONES)
   t3d[round] = b * 1e9 / (FRAMES * args.n * d.J)
   ratios[round] = t2d[round] / t3d[round]
-end
-
-local function median(t)
-  local s = {}
-  for i, v in ipairs(t) do s[i] = v end
-  table.sort(s)
-  local m = #s
-  return m % 2 == 1 and s[(m + 1) / 2] or (s[m / 2] + s[m / 2 + 1]) / 2
 end
 
 -- the Lua heap in steady play, the collector stopped

@@ -70,7 +70,7 @@ anim_world2d *anim_world2d_new(const anim_mem *m, const anim_w2d_def *d, const c
   o[0] = up8(sizeof *w);                                                    /* ap */
   o[1] = o[0] + sizeof(double) * ANIM_AP * (size_t)n;                       /* wm */
   o[2] = o[1] + sizeof(double) * 6 * (size_t)n;                             /* fr */
-  o[3] = up8(o[2] + sizeof(double) * 4 * (size_t)n);                        /* bone */
+  o[3] = up8(o[2] + sizeof(double) * 8 * (size_t)n);                        /* bone (after fr, sht) */
   o[4] = up8(o[3] + sizeof(anim_w2d_bone) * (size_t)n);                     /* ik */
   o[5] = up8(o[4] + sizeof(anim_w2d_ik) * (size_t)d->nik);                  /* tc */
   o[6] = up8(o[5] + sizeof(anim_w2d_tc) * (size_t)d->ntc);                  /* ops */
@@ -93,6 +93,7 @@ anim_world2d *anim_world2d_new(const anim_mem *m, const anim_w2d_def *d, const c
   w->ap = (double *)(void *)(mem + o[0]);
   w->wm = (double *)(void *)(mem + o[1]);
   w->fr = (double *)(void *)(mem + o[2]);
+  w->sht = w->fr + 4 * (size_t)n;
   w->bone = (anim_w2d_bone *)(void *)(mem + o[3]);
   w->ik = (anim_w2d_ik *)(void *)(mem + o[4]);
   w->tc = (anim_w2d_tc *)(void *)(mem + o[5]);
@@ -108,6 +109,10 @@ anim_world2d *anim_world2d_new(const anim_mem *m, const anim_w2d_def *d, const c
     w->bone[i] = d->bones[i];
     COPY(w->bone[i].shear_name, d->bones[i].shear_name, d->bones[i].shear_len);
     w->shear_slot[i] = -1;
+    w->sht[4 * i] = cos(d->bones[i].shear[0] * ANIM_W2D_RAD);
+    w->sht[4 * i + 1] = sin(d->bones[i].shear[0] * ANIM_W2D_RAD);
+    w->sht[4 * i + 2] = cos(d->bones[i].shear[1] * ANIM_W2D_RAD);
+    w->sht[4 * i + 3] = sin(d->bones[i].shear[1] * ANIM_W2D_RAD);
   }
   for (i = 0; i < d->nik; i++) {
     w->ik[i] = d->ik[i];

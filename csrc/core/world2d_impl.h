@@ -40,6 +40,7 @@ struct anim_world2d {
   double *ap;              /* ANIM_AP n */
   double *wm;              /* 6 n: a b c d x y */
   double *fr;              /* 4 n: the frame F the local matrix was applied in */
+  double *sht;             /* 4 n: cos, sin of the setup shearX, then of shearY (the usual shear) */
 };
 
 /* bone2d.c.  Bone j's world (and its frame) from its applied values and its parent's
