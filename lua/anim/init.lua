@@ -139,8 +139,9 @@ local function with_skeletons(name, res, err)
   local function make(t)
     local desc = t.skeleton
     if type(desc) ~= "table" or skeleton2d.is_skeleton(desc) then return true end
-    local sk, why = made[desc], nil
+    local sk = made[desc]
     if not sk then
+      local why
       sk, why = skeleton2d.new(desc, name)
       if not sk then return nil, why end
       made[desc] = sk
