@@ -418,7 +418,7 @@ describe("anim.import_dragonbones' work on hostile files", function()
     local t = with(function(_, a) a.skin = nil end)
     local text = spliced(t, '"skin":[{"slot":[{"name":"s","display":[' .. rep('{"name":"x"}', 20000, ",") .. ']}]}],')
     local r = assert(H.bounded(60, function() return anim.decode_dragonbones(text, "x.json") end))
-    local names = r.skeleton.slots[1].attachment_names
+    local names = r.description.slots[1].attachment_names
     assert.are.same({ 20000, "x", "x#2", "x#20000" }, { #names, names[1], names[2], names[20000] })
   end)
 end)

@@ -83,10 +83,11 @@ describe("anim.import_dragonbones: the description", function()
     assert.are.equal("hero", r.stage)
     assert.are.equal("5.5", r.version)
     assert.are.equal(r.armatures.hero.skeleton, r.skeleton)
+    assert.are.equal(r.armatures.hero.description, r.description)
     assert.are.equal(r.armatures.hero.clips, r.clips)
     assert.is_not_nil(r.armatures.prop.clips.spin)
     assert.are.same({ "default", "gold" }, r.skins)
-    local s = r.skeleton
+    local s = r.description
     assert.are.equal("dragonbones", s.format)
     assert.is_true(s.y_down)
     assert.are.same({ -80, -90, 200, 180 }, { s.x, s.y, s.width, s.height })
@@ -97,7 +98,7 @@ describe("anim.import_dragonbones: the description", function()
   end)
 
   it("maps transforms and inherit flags onto the contract's bones", function()
-    local s = load().skeleton
+    local s = load().description
     local b = bone(s, "body")
     -- x, y, rotation = skY, shear_y = skX - skY, scales; parents first
     assert.are.same({ "root", 10, -20, 30, 0, 1.5, 0.75, 60, "normal" },
@@ -124,7 +125,7 @@ describe("anim.import_dragonbones: the description", function()
   end)
 
   it("reads slots: bone, colour, blend, display list, setup attachment", function()
-    local s = load().skeleton
+    local s = load().description
     local h = slot(s, "head_slot")
     assert.are.same({ 0.5, 1, 1, 0.8 }, h.color)
     assert.are.equal("head", h.attachment)
@@ -143,7 +144,7 @@ describe("anim.import_dragonbones: the description", function()
   end)
 
   it("reads displays: regions with their atlas regions, meshes, boxes, armatures", function()
-    local s = load().skeleton
+    local s = load().description
     local d = s.skins[1].attachments
     local body = d.body_slot.body
     assert.are.same({ "region", 20, 2, 10, 0, 1.5, 64, 32 },
@@ -166,7 +167,7 @@ describe("anim.import_dragonbones: the description", function()
   end)
 
   it("turns a weighted mesh into the bones' bind spaces (Spine's layout)", function()
-    local s = load().skeleton
+    local s = load().description
     local m = s.skins[1].attachments.cape.cape
     assert.are.same({ "mesh", true, 4 }, { m.type, m.weighted, m.vertex_count })
     assert.are.same({ 0, 1, 2, 0, 2, 3 }, m.triangles)
@@ -184,14 +185,14 @@ describe("anim.import_dragonbones: the description", function()
   end)
 
   it("files another skin's displays under the default skin's names, index by index", function()
-    local s = load().skeleton
+    local s = load().description
     assert.are.equal("gold", s.skins[2].name)
     local att = s.skins[2].attachments.head_slot.head
     assert.are.same({ "head_gold", "head" }, { att.name, att.path })
   end)
 
   it("reads IK constraints: chains, weights, bend", function()
-    local s = load().skeleton
+    local s = load().description
     assert.are.same({ "leg_ik", { "leg_upper", "leg_lower" }, "foot_target", 1, -1 },
       { s.ik[1].name, s.ik[1].bones, s.ik[1].target, s.ik[1].mix, s.ik[1].bend })
     assert.are.same({ "aim", { "head" }, 0.5, 1 }, { s.ik[2].name, s.ik[2].bones, s.ik[2].mix, s.ik[2].bend })
@@ -243,7 +244,7 @@ describe("anim.import_dragonbones: the clips at chosen times", function()
 
   it("gives slots' displays, colours, the draw order and deform offsets", function()
     local r = load()
-    local s = r.skeleton
+    local s = r.description
     local at = function(t) return walk:sample(t).properties end
     -- display frames 0, 1 (body_alt), -1 (none) at frames 0, 12, 20
     assert.are.same({ 1, 2, 0 }, { at(0)["slot.body_slot.attachment"], at(12 / 16)["slot.body_slot.attachment"],
@@ -277,7 +278,7 @@ describe("anim.import_dragonbones: the clips at chosen times", function()
       for i, s in ipairs(walk:sounds()) do out[i] = { time = s.time, sound = s.sound } end
       return out
     end)())
-    assert.is_table(load().skeleton.events.step)
+    assert.is_table(load().description.events.step)
   end)
 
   it("reads the 4.5 layout into the same channels", function()

@@ -137,7 +137,7 @@ end
 function M.compare(r, ref, raw, null, check)
   for aname, a in pairs(ref.armatures) do
     local ra = assert(r.armatures[aname], aname)
-    local desc = ra.skeleton
+    local desc = ra.description
     local raw_arm
     for _, x in ipairs(raw.armature) do if x.name == aname then raw_arm = x end end
     local skip = {}

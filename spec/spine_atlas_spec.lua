@@ -48,7 +48,7 @@ describe("Spine atlases", function()
 
   it("gives each drawn attachment its region, skins' included", function()
     local r = assert(anim.import_spine(DIR .. "hero-4.2.json", DIR .. "hero-4.x.atlas"))
-    local sk = r.skeleton.skins
+    local sk = r.description.skins
     assert.are.equal("hero.png", sk[1].attachments.body.body.region.page)
     assert.are.equal(90, sk[1].attachments.body.body.region.rotate)
     assert.are.equal("head", sk[1].attachments.head.head.region.name)
@@ -58,7 +58,7 @@ describe("Spine atlases", function()
     assert.are.equal(2, #r.atlas.pages)
     -- without an atlas: no regions, no warnings about them
     local bare = assert(anim.import_spine(DIR .. "hero-4.2.json"))
-    assert.is_nil(bare.skeleton.skins[1].attachments.body.body.region)
+    assert.is_nil(bare.description.skins[1].attachments.body.body.region)
     assert.is_nil(bare.atlas)
   end)
 

@@ -52,7 +52,7 @@ describe("anim.import_spine: the skeleton", function()
   for _, v in ipairs { "3.8", "4.0", "4.1", "4.2" } do
     it("reads the setup pose of the " .. v .. " export", function()
       local r = load(v)
-      local d = r.skeleton
+      local d = r.description
       assert.are.equal("spine", d.format)
       assert.are.equal(false, d.y_down)
       assert.are.equal(12, #d.bones)
@@ -180,7 +180,7 @@ describe("anim.import_spine: each timeline at chosen times", function()
     end)
 
     it("draw order: the key's orders by the format's rule (" .. v .. ")", function()
-      local d = r.skeleton
+      local d = r.description
       assert.are.same({ "head", "body", "leg", "arm", "eye", "fx", "hitbox", "muzzle", "clip", "rail" }, d.draw_orders[1])
       assert.are.same({ "body", "arm", "fx", "head", "leg", "eye", "hitbox", "muzzle", "clip", "rail" }, d.draw_orders[2])
       local function k(t) return at("act", t).properties.draworder end
@@ -231,7 +231,7 @@ describe("anim.import_spine: clips on an animator", function()
   it("play on a rig of the bones: the local pose and the properties after an update", function()
     local r = load("3.8")
     local joints = {}
-    for i, b in ipairs(r.skeleton.bones) do
+    for i, b in ipairs(r.description.bones) do
       joints[i] = { name = b.name, parent = b.parent, position = { b.x, b.y, 0 },
         rotation = { 0, 0, b.rotation }, scale = { b.scale_x, b.scale_y, 1 } }
     end

@@ -103,7 +103,8 @@ local skeleton = {
   slots = {
     { name = "shadow", bone = "root", attachment = "shadow" },
     { name = "upper_l", bone = "upper_l", attachment = "limb", color = "d9d9d9ff" },
-    { name = "lower_l", bone = "lower_l", attachment = "hand", color = "d9d9d9ff" },
+    { name = "lower_l", bone = "lower_l", attachment = "limb", color = "d9d9d9ff" },
+    { name = "hand_l", bone = "lower_l", attachment = "hand", color = "d9d9d9ff" },
     { name = "thigh_l", bone = "thigh_l", attachment = "leg", color = "c8c8c8ff" },
     { name = "shin_l", bone = "shin_l", attachment = "leg", color = "c8c8c8ff" },
     { name = "thigh_r", bone = "thigh_r", attachment = "leg" },
@@ -112,7 +113,8 @@ local skeleton = {
     { name = "scarf", bone = "torso", attachment = "scarf" },
     { name = "head", bone = "head", attachment = "head" },
     { name = "upper_r", bone = "upper_r", attachment = "limb" },
-    { name = "lower_r", bone = "lower_r", attachment = "hand" },
+    { name = "lower_r", bone = "lower_r", attachment = "limb" },
+    { name = "hand_r", bone = "lower_r", attachment = "hand" },
   },
   ik = {
     { name = "aim-arm", order = 0, bones = { "upper_r", "lower_r" }, target = "aim", bendPositive = false, mix = 1 },
@@ -121,7 +123,8 @@ local skeleton = {
     { name = "default", attachments = {
       shadow = { shadow = region("shadow", 0, 0) },
       upper_l = { limb = region("limb", 19) }, upper_r = { limb = region("limb", 19) },
-      lower_l = { hand = region("hand", 26, 0) }, lower_r = { hand = region("hand", 26, 0) },
+      lower_l = { limb = region("limb", 17) }, lower_r = { limb = region("limb", 17) },
+      hand_l = { hand = region("hand", 36, 0) }, hand_r = { hand = region("hand", 36, 0) },
       thigh_l = { leg = region("leg", 24) }, thigh_r = { leg = region("leg", 24) },
       shin_l = { leg = region("leg", 25) }, shin_r = { leg = region("leg", 25) },
       -- the scarf: a strip of 2 x 5 vertices around the neck, each weighted
@@ -132,7 +135,7 @@ local skeleton = {
         for i = 0, 4 do
           for j = 0, 1 do
             local y = -30 + 15 * i
-            local tx, hx = 50 + 8 * j, -14 + 8 * j -- along the torso; along the head (64 further)
+            local tx, hx = 46 + 14 * j, -18 + 14 * j -- along the torso; along the head (64 further)
             local wh = j * 0.6
             verts[#verts + 1] = 2
             for _, v in ipairs({ 2, tx, y, 1 - wh, 3, hx, y, wh }) do verts[#verts + 1] = v end
@@ -212,8 +215,9 @@ skeleton.animations = {
   },
   wave = {
     bones = {
-      upper_r = { rotate = rotate({ { 0, 0 }, { 0.3, -150 }, { 0.6, -130 }, { 0.9, -150 }, { 1.2, 0 } }) },
-      lower_r = { rotate = rotate({ { 0, 0 }, { 0.3, -30 }, { 0.6, 10 }, { 0.9, -30 }, { 1.2, 0 } }) },
+      -- (the arm swings forward and up: from 170 degrees on the torso, down, to 330)
+      upper_r = { rotate = rotate({ { 0, 0 }, { 0.3, 160 }, { 0.6, 140 }, { 0.9, 160 }, { 1.2, 0 } }) },
+      lower_r = { rotate = rotate({ { 0, 0 }, { 0.3, 30 }, { 0.6, -10 }, { 0.9, 30 }, { 1.2, 0 } }) },
     },
     slots = { head = { rgba = { { time = 0, color = "ffffffff" }, { time = 0.3, color = "ffb3b3ff" }, { time = 0.9, color = "ffb3b3ff" },
       { time = 1.2, color = "ffffffff" } } } },

@@ -126,7 +126,7 @@ if test_dir then
     { 1.0, function() aim_at(560, 250) end, "idle, the arm aiming up right" },
     { 1.0, function() speed = 1.5 end, "walking" },
     { 0.6, function() ctl:fire("wave") end, "waving" },
-    { 1.5, function() hero:skin("gold") speed = 0 aim_at(300, 330) end, "gold skin, aiming down left" },
+    { 1.5, function() skin = "gold" hero:skin(skin) speed = 0 aim_at(300, 330) end, "gold skin, aiming down left" },
   }
   local step, t, shots = 1, 0, 0
   local dt = 1 / 60
@@ -146,11 +146,9 @@ if test_dir then
       if t == 0 then steps[step][2]() end
       love.update(dt)
       t = t + dt
-      love.graphics.origin()
-      love.graphics.clear()
-      love.draw()
-      love.graphics.present()
-      if t >= steps[step][1] then
+      local shoot = t >= steps[step][1]
+      if shoot then
+        -- (taken at the end of this frame's present: the frame drawn below)
         shots = shots + 1
         local name = string.format("shot-%d.png", shots)
         love.graphics.captureScreenshot(function(img)
@@ -162,8 +160,12 @@ if test_dir then
           f:close()
         end)
         say("shot %d: %s", shots, steps[step][3])
-        step, t = step + 1, 0
       end
+      love.graphics.origin()
+      love.graphics.clear()
+      love.draw()
+      love.graphics.present()
+      if shoot then step, t = step + 1, 0 end
     end
   end
 end

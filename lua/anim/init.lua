@@ -129,13 +129,42 @@ function anim.decode_aseprite(text, name)
   return require("anim.import.aseprite").decode_text(text, name or "aseprite")
 end
 
+-- An importer's 2D descriptions made skeletons (anim.skeleton2d): each
+-- result (and DragonBones' armatures) keeps its table as `description`;
+-- nil, message when one is refused (named by the file).
+local skeleton2d = require "anim.format.skeleton2d"
+local function with_skeletons(name, res, err)
+  if not res then return nil, err end
+  local made = {}
+  local function make(t)
+    local desc = t.skeleton
+    if type(desc) ~= "table" or skeleton2d.is_skeleton(desc) then return true end
+    local sk = made[desc]
+    if not sk then
+      local why
+      sk, why = skeleton2d.new(desc, name)
+      if not sk then return nil, why end
+      made[desc] = sk
+    end
+    t.description, t.skeleton = desc, sk
+    return true
+  end
+  for _, arm in pairs(res.armatures or {}) do
+    local ok, why = make(arm)
+    if not ok then return nil, why end
+  end
+  local ok, why = make(res)
+  if not ok then return nil, why end
+  return res, err
+end
+
 -- anim.import_dragonbones(ske_json [, tex_json]) -> { skeleton, clips,
 -- skins, armatures, warnings, version, stage } | nil, message: DragonBones
 -- 4.5-5.5 JSON with its TextureAtlas JSON (docs/formats.md, DragonBones)
 function anim.import_dragonbones(ske_path, tex_path)
   check_arg(ske_path, "string", 1, "import_dragonbones")
   check_arg(tex_path, "string", 2, "import_dragonbones", true)
-  return require("anim.import.dragonbones").import(ske_path, tex_path)
+  return with_skeletons(ske_path:match("[^/\\]*$"), require("anim.import.dragonbones").import(ske_path, tex_path))
 end
 
 -- anim.decode_dragonbones(ske_text [, name [, tex_text]]) -> as import_dragonbones
@@ -143,17 +172,18 @@ function anim.decode_dragonbones(text, name, tex_text)
   check_arg(text, "string", 1, "decode_dragonbones")
   check_arg(name, "string", 2, "decode_dragonbones", true)
   check_arg(tex_text, "string", 3, "decode_dragonbones", true)
-  return require("anim.import.dragonbones").decode(text, name or "dragonbones", tex_text)
+  return with_skeletons(name or "dragonbones", require("anim.import.dragonbones").decode(text, name or "dragonbones",
+    tex_text))
 end
 
 -- anim.import_spine(json_path [, atlas_path]) -> { skeleton =, clips =, skins =,
 -- warnings = } | nil, message: a Spine 3.8 or 4.0-4.2 JSON export and its
--- atlas (docs/api.md; docs/formats.md, "Spine").  Until anim.skeleton2d is
--- there, result.skeleton is the 2D skeleton's description table.
+-- atlas (docs/api.md; docs/formats.md, "Spine"); result.skeleton an
+-- anim.skeleton2d, result.description its table.
 function anim.import_spine(json_path, atlas_path)
   check_arg(json_path, "string", 1, "import_spine")
   check_arg(atlas_path, "string", 2, "import_spine", true)
-  return require("anim.import.spine").import(json_path, atlas_path)
+  return with_skeletons(json_path:match("[^/\\]*$"), require("anim.import.spine").import(json_path, atlas_path))
 end
 
 -- glTF's options root (a folder) and loop (the clips' loop mode), argument 2
@@ -258,7 +288,6 @@ local library = require "anim.runtime.library"
 function anim.rig(def, name) return rig.new(def, name) end
 -- anim.skeleton2d(desc [, name]) -> skeleton | nil, message: a 2D skeleton
 -- (Spine, DragonBones) for anim.animator
-local skeleton2d = require "anim.format.skeleton2d"
 function anim.skeleton2d(desc, name) return skeleton2d.new(desc, name) end
 -- anim.animator(rig | skeleton [, { side, space, library }]) -> animator
 function anim.animator(r, opts) return animator.new(r, opts) end
