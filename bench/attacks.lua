@@ -637,20 +637,6 @@ do -- issue 40: a 2D skeleton at its bound: two chains of 2,500 bones, 97 IK con
   measure("update", "40: one update of that skeleton (245,002 steps)", function() a:update(1 / 60) end)
 end
 
-do -- issue 40: anim.open of a DragonBones file of 4,096 one-bone armatures: a rig per
-  -- armature would be 4,096 rigs; it makes 256 (docs/robustness.md, Any file)
-  local parts = {}
-  for i = 1, 4096 do parts[i] = string.format('{"name":"a%d","bone":[{"name":"b"}]}', i) end
-  local path = os.tmpname()
-  local f = assert(io.open(path, "wb"))
-  f:write('{"version":"5.5","armature":[' .. table.concat(parts, ",") .. ']}')
-  f:close()
-  measure("import", "40: anim.open, DragonBones, 4,096 armatures (256 rigs)", function()
-    assert(anim.open(path))
-  end)
-  os.remove(path)
-end
-
 -- Report ---------------------------------------------------------------------------
 local failed = false
 print(string.format("%-8s %-58s %8s", "kind", "input", "CPU s"))

@@ -240,7 +240,7 @@ describe("anim convert of a 2D skeleton", function()
     for _, j in ipairs(g.rig:joints()) do names[#names + 1] = j.name end
     table.sort(names)
     local want = {}
-    for _, b in ipairs(assert(anim.open(HERO)).skeleton.bones) do want[#want + 1] = b.name end
+    for _, b in ipairs(assert(anim.open(HERO)).description.bones) do want[#want + 1] = b.name end
     table.sort(want)
     assert.are.same(want, names)
     -- (the animations named as the clips are: the file's path, #armature/animation)

@@ -331,14 +331,19 @@ describe("anim.open on 2D skeletons", function()
       assert.are.equal(c.name, r.clips[name].name)
       for _, t in ipairs { 0, 0.3, 1.1 } do assert.are.same(c:sample(t), r.clips[name]:sample(t)) end
     end
-    assert.are.same(want.skeleton, r.skeleton) -- (the atlas's regions in it)
-    assert.truthy(r.skeleton.skins[1].attachments.head_slot.head.region)
+    assert.are.same(want.description, r.description) -- (the atlas's regions in it)
+    assert.truthy(r.description.skins[1].attachments.head_slot.head.region)
+    -- the skeleton an animator plays, as the importer makes it
+    assert.is_true(tostring(r.skeleton):find("^anim.skeleton2d%(") ~= nil)
+    assert.are.same(want.skeleton:bones(), r.skeleton:bones())
     assert.are.same(want.skins, r.skins)
     assert.are.same(keys(want.armatures), keys(r.armatures))
     assert.are.same({ "hero", "prop" }, keys(r.rigs))
     assert.are.equal(r.rigs.hero, r.rig)
+    assert.are.equal(r.skeleton.rig, r.rig)
+    assert.are.equal(r.armatures.prop.skeleton.rig, r.rigs.prop)
     -- a joint per bone, at rest in its setup pose: body x 10, y -20, 30 degrees, scale 1.5 x 0.75
-    assert.are.equal(#want.skeleton.bones, #r.rig:joints())
+    assert.are.equal(#want.description.bones, #r.rig:joints())
     local a = anim.animator(r.rig)
     local t = { a:local_transform("body") }
     assert(H.maxdiff(t, { 10, -20, 0, 0, 0, math.sin(math.pi / 12), math.cos(math.pi / 12), 1.5, 0.75, 1 }) < 1e-15)
@@ -351,10 +356,10 @@ describe("anim.open on 2D skeletons", function()
 
   it("reads the atlas the option names; without one beside the file, none", function()
     local r = assert(anim.open(HERO45))
-    assert.is_nil(r.skeleton.skins[1].attachments.head_slot.head.region)
+    assert.is_nil(r.description.skins[1].attachments.head_slot.head.region)
     r = assert(anim.open(HERO45, { atlas = TEX }))
-    assert.are.same(assert(anim.import_dragonbones(HERO45, TEX)).skeleton, r.skeleton)
-    assert.truthy(r.skeleton.skins[1].attachments.head_slot.head.region)
+    assert.are.same(assert(anim.import_dragonbones(HERO45, TEX)).description, r.description)
+    assert.truthy(r.description.skins[1].attachments.head_slot.head.region)
   end)
 
   it("reads a Spine export with the atlas beside it (X.json, X.atlas) or the one named", function()
@@ -364,11 +369,12 @@ describe("anim.open on 2D skeletons", function()
     assert.are.equal("spine", r.kind)
     assert.are.same(keys(want.clips), keys(r.clips))
     for name, c in pairs(want.clips) do assert.are.same(c:sample(0.4), r.clips[name]:sample(0.4)) end
-    assert.are.same(want.skeleton, r.skeleton)
-    assert.truthy(r.skeleton.skins[1].attachments.body.body.region)
+    assert.are.same(want.description, r.description)
+    assert.truthy(r.description.skins[1].attachments.body.body.region)
+    assert.are.equal(r.skeleton.rig, r.rig)
     assert.are.same({ "hero-3.8" }, keys(r.rigs))
     assert.are.equal(r.rigs["hero-3.8"], r.rig)
-    assert.are.equal(#want.skeleton.bones, #r.rig:joints())
+    assert.are.equal(#want.description.bones, #r.rig:joints())
     -- the warnings as "file: json.path: message" (the file's own: no path)
     assert.are.equal(#want.warnings, #r.warnings)
     for i, w in ipairs(want.warnings) do
@@ -376,30 +382,10 @@ describe("anim.open on 2D skeletons", function()
     end
     -- 4.x: no hero-4.2.atlas beside it; the one shared by name
     r = assert(anim.open(SP .. "hero-4.2.json"))
-    assert.is_nil(r.skeleton.skins[1].attachments.body.body.region)
+    assert.is_nil(r.description.skins[1].attachments.body.body.region)
     r = assert(anim.open(SP .. "hero-4.2.json", { atlas = SP .. "hero-4.x.atlas" }))
-    assert.are.same(assert(anim.import_spine(SP .. "hero-4.2.json", SP .. "hero-4.x.atlas")).skeleton, r.skeleton)
-    assert.truthy(r.skeleton.skins[1].attachments.body.body.region)
-  end)
-
-  it("makes at most 256 rigs of a file, the default armature's first, and says which it left out", function()
-    local parts = {}
-    for i = 1, 300 do parts[i] = string.format('{"name":"a%03d","bone":[{"name":"b"}]}', i) end
-    parts[#parts + 1] = '{"name":"main","bone":[{"name":"root"},{"name":"hip","parent":"root"}]}'
-    local dir = H.tmpdir()
-    local path = dir .. "/many_ske.json"
-    H.write(path, '{"version":"5.5","stage":"main","armature":[' .. table.concat(parts, ",") .. ']}')
-    local r = assert(anim.open(path))
-    os.remove(path)
-    os.remove(dir)
-    assert.are.equal(301, #keys(r.armatures))
-    assert.are.equal(256, #keys(r.rigs))
-    assert.are.equal(r.rigs.main, r.rig)
-    assert.are.equal(2, #r.rig:joints())
-    assert.truthy(r.rigs.a255)
-    assert.is_nil(r.rigs.a256)
-    assert.are.same({ path .. ": 45 armatures make no rig, from 'a256' on (by name): anim.open makes at most 256 rigs"
-      .. " of a file (result.armatures has every skeleton)" }, r.warnings)
+    assert.are.same(assert(anim.import_spine(SP .. "hero-4.2.json", SP .. "hero-4.x.atlas")).description, r.description)
+    assert.truthy(r.description.skins[1].attachments.body.body.region)
   end)
 
   it("refuses a DragonBones texture atlas alone, a bad atlas, and an atlas option that is no string", function()

@@ -394,29 +394,11 @@ function OPEN.retarget()
   E.fail("", "a retarget map: read it with anim.load_retarget")
 end
 
--- A 2D skeleton's rig (the contract of issue 40): a joint per bone, of its
--- name, at rest in the bone's setup pose ([x, y, 0], the rotation about z,
--- [scale_x, scale_y, 1]).
-local function rig_2d(desc, name)
-  local joints = {}
-  for i, b in ipairs(desc.bones) do
-    local h = b.rotation * math.pi / 360
-    joints[i] = { name = b.name, parent = b.parent, translation = { b.x, b.y, 0 },
-      rotation = { 0, 0, math.sin(h), math.cos(h) }, scale = { b.scale_x, b.scale_y, 1 } }
-  end
-  local r, err = rig.new({ joints = joints }, name)
-  if not r then E.fail("", "%s", err) end
-  return r
-end
-
--- The most rigs anim.open makes of a 2D file: a DragonBones file may hold
--- a hundred thousand armatures of a bone (each rig costs 15 to 45 µs).
-local RIGS_2D = 256
-
 -- Spine and DragonBones: the importer's result from the file's text and
 -- its atlas (options.atlas, else the one beside it: kind.atlas_beside),
--- with a rig per skeleton (a DragonBones armature's by its name, a Spine
--- skeleton's by the file's) and the warnings as "file: path: message".
+-- its skeletons made anim.skeleton2d's as the importers' (with_skeletons),
+-- each one's rig in rigs (a DragonBones armature's by its name, a Spine
+-- skeleton's by the file's), the warnings as "file: path: message".
 -- Returns nil, message as the importer does (naming the atlas for its own).
 local function open_2d(kind, path, text, opts)
   local atlas, atlas_text = opts.atlas or kinds.atlas_beside(kind, path), nil
@@ -431,28 +413,15 @@ local function open_2d(kind, path, text, opts)
   else
     res, err = require("anim.import.spine").decode_text(text, path, atlas_text, atlas)
   end
+  res, err = with_skeletons(path:match("[^/\\]*$"), res, err)
   if not res then return nil, err end
-  local out = { clips = res.clips, skeleton = res.skeleton, skins = res.skins, armatures = res.armatures,
-    rigs = {}, warnings = {} }
+  local out = { clips = res.clips, skeleton = res.skeleton, description = res.description, skins = res.skins,
+    armatures = res.armatures, rigs = {}, warnings = {} }
   for i, w in ipairs(res.warnings) do
     out.warnings[i] = type(w) == "string" and (E.shown(path) .. ": " .. w) or E.message(path, { path = w.path, msg = w.message })
   end
-  -- the default skeleton's rig first, then the others' by name, at most RIGS_2D
   local main = res.stage or stem(path)
-  local skeletons, names = res.armatures or { [main] = res }, {}
-  for name in pairs(skeletons) do if name ~= main then names[#names + 1] = name end end
-  table.sort(names)
-  table.insert(names, 1, main)
-  for i, name in ipairs(names) do
-    if i > RIGS_2D then
-      out.warnings[#out.warnings + 1] = string.format("%s: %d armatures make no rig, from '%s' on (by name): anim.open"
-        .. " makes at most %d rigs of a file (result.armatures has every skeleton)", E.shown(path), #names - RIGS_2D,
-        E.shown(name), RIGS_2D)
-      break
-    end
-    local r, why = E.catch(path, rig_2d, skeletons[name].skeleton, name)
-    if r then out.rigs[name] = r else out.warnings[#out.warnings + 1] = why .. " (skeleton '" .. E.shown(name) .. "' makes no rig)" end
-  end
+  for name, a in pairs(res.armatures or { [main] = res }) do out.rigs[name] = a.skeleton.rig end
   out.rig = out.rigs[main]
   return out
 end
@@ -461,7 +430,7 @@ local OPEN_OPTIONS = args.names { "strict", "root", "loop", "molang", "easings",
 local BLOCKBENCH_OPTIONS = { "molang", "easings", "geckolib", "short_steps" }
 
 -- anim.open(path [, options]) -> { clips, rigs, warnings, kind [, rig, scene, sheet,
--- skeleton, skins, armatures] } | nil, message:
+-- skeleton, description, skins, armatures] } | nil, message:
 -- any file an importer reads (or a .anim), told by its content as the
 -- command tells them; options: each importer's own (strict, root, loop,
 -- molang, easings, geckolib, short_steps; atlas: a 2D skeleton's texture

@@ -192,7 +192,7 @@ and after, the largest error measured).  --exact writes every key.]],
     -- of the skeleton is in no .anim or glTF file: said, by name
     local rig = res and res.rig
     if res and res.skeleton then
-      local left = skeleton.left_out(res.skeleton)
+      local left = skeleton.left_out(res.description or res.skeleton)
       if left ~= "" then
         io.stderr:write(string.format("anim convert: %s: the skeleton's %s are not in a%s file (the clips keep their"
           .. " bones' channels and property channels)\n", shown(pos[1]), left,

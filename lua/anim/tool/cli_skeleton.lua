@@ -89,9 +89,10 @@ local function skins_of(desc)
   return out_list
 end
 
--- `anim info`: the skeleton of a 2D file (res: anim.open's result).
+-- `anim info`: the skeleton of a 2D file (res: anim.open's result: its
+-- description, the importer's table).
 function M.info(path, res)
-  local desc = res.skeleton
+  local desc = res.description or res.skeleton
   local function field(k, v) out("  %-10s %s", k, v) end
   out(bold(one_line(path) .. "  skeleton"))
   field("format", string.format("%s %s%s", FORMAT[desc.format] or tostring(desc.format), tostring(desc.version or "?"),
@@ -108,8 +109,9 @@ function M.info(path, res)
       local a = res.armatures[n]
       local clips = 0
       for _ in pairs(a.clips) do clips = clips + 1 end
-      names[i] = string.format("%s (%s, %s%s)", one_line(n), count(#a.skeleton.bones, "bone"), count(clips, "animation"),
-        a.skeleton == desc and "; shown" or "")
+      local d = a.description or a.skeleton
+      names[i] = string.format("%s (%s, %s%s)", one_line(n), count(#d.bones, "bone"), count(clips, "animation"),
+        d == desc and "; shown" or "")
     end
     field("armatures", table.concat(names, ", "))
   end
