@@ -320,3 +320,66 @@ describe("the command on Spine exports", function()
     end
   end)
 end)
+
+describe("anim sheet of a 2D skeleton", function()
+  it("draws each frame's attachments in draw order from their world outlines, over the bones", function()
+    local code, out, err = run("sheet " .. q(HERO) .. " --animation walk -o walk.svg")
+    assert.are.equal(0, code, err)
+    assert.are.equal("", out .. err)
+    local els = H.parse_xml(H.read(tmp .. "/walk.svg"))
+    local frames, current = {}, nil
+    for _, e in ipairs(els) do
+      if e.attrs.class == "frame" then
+        current = { time = tonumber(e.attrs["data-time"]), slots = {}, kinds = {}, bones = 0 }
+        frames[#frames + 1] = current
+      elseif e.attrs.class == "attachment" then
+        current.slots[#current.slots + 1] = e.attrs["data-slot"]
+        current.kinds[e.attrs["data-slot"]] = e.name .. " " .. e.attrs["data-kind"]
+      elseif e.attrs.class == "bone" then
+        current.bones = current.bones + 1
+      end
+    end
+    assert.are.equal(8, #frames)
+    -- the draw order: the setup's at 0, the animation's order 1 from 0.5 to 1.5 (arm_slot shows
+    -- nothing until 1, cape_copy nothing; the weapon's armature display and no points)
+    assert.are.same({ "body_slot", "head_slot", "cape", "hitbox" }, frames[1].slots)
+    assert.are.equal(0.5, frames[3].time)
+    assert.are.same({ "head_slot", "cape", "body_slot", "hitbox" }, frames[3].slots)
+    assert.are.same({ "head_slot", "cape", "arm_slot", "body_slot", "hitbox" }, frames[5].slots)
+    assert.are.same({ body_slot = "polygon region", head_slot = "polygon region", cape = "path mesh",
+      hitbox = "polygon boundingbox" }, frames[1].kinds)
+    assert.are.equal(14, frames[1].bones)
+  end)
+
+  it("places the outlines by the bones' world matrices: a bounding box by hand", function()
+    local sheet2d = require "anim.tool.sheet2d"
+    local r = assert(anim.open(HERO))
+    local sk = r.skeleton
+    local box = sk.desc.skins[1].attachments.hitbox.box
+    for _, t in ipairs { 0, 0.6, 1.3 } do
+      local pose = sheet2d.pose(sk, r.clips.walk, t)
+      local a = anim.animator(sk)
+      a:play(r.clips.walk, { fade = 0 }).time = t
+      a:update(0)
+      local ma, mb, mc, md, mx, my = a:world2d("body")
+      local shape
+      for _, sh in ipairs(pose.shapes) do if sh.slot == "hitbox" then shape = sh end end
+      assert.are.equal(#box.vertices / 2, #shape.points)
+      for i, p in ipairs(shape.points) do
+        local x, y = box.vertices[2 * i - 1], box.vertices[2 * i]
+        assert(math.abs(p[1] - (ma * x + mb * y + mx)) < 1e-9 and math.abs(p[2] - (mc * x + md * y + my)) < 1e-9,
+          string.format("t %g, vertex %d", t, i))
+      end
+    end
+  end)
+
+  it("outlines a mesh by the edges of one triangle only, and refuses the player rig", function()
+    local sheet2d = require "anim.tool.sheet2d"
+    -- a square of two triangles: its four sides, not the diagonal
+    assert.are.same({ { 0, 1 }, { 1, 2 }, { 2, 3 }, { 3, 0 } }, sheet2d.boundary { 0, 1, 2, 0, 2, 3 })
+    local code, _, err = run("sheet " .. q(HERO) .. " --rig player -o x.svg")
+    assert.are.equal(2, code)
+    assert.are.equal("anim sheet: --rig player: " .. HERO .. " is a 2D skeleton, drawn on its own bones (see anim sheet"
+      .. " --help)\n", err)
+  end)
+end)
