@@ -142,6 +142,23 @@ describe("attach2d", function()
     end
   end)
 
+  it("anim.love.world_vertices: nil for a display with no points, the box's corners otherwise", function()
+    local love2d = require "anim.love" -- (world_vertices needs no LÖVE)
+    local r = assert(anim.import_dragonbones("spec/fixtures/dragonbones/hero_ske.json"))
+    local a = anim.animator(r.skeleton)
+    a:update(0)
+    assert.are.equal("prop", (a:slot("weapon"))) -- (an armature display)
+    assert.is_nil(love2d.world_vertices(a, "weapon"))
+    local box = r.description.skins[1].attachments.hitbox.box.vertices
+    local m = { a:world2d("body") }
+    local got = assert(love2d.world_vertices(a, "hitbox"))
+    local want = {}
+    for i = 1, #box, 2 do
+      want[i], want[i + 1] = m[1] * box[i] + m[2] * box[i + 1] + m[5], m[3] * box[i] + m[4] * box[i + 1] + m[6]
+    end
+    same(got, want, 1e-9)
+  end)
+
   it("refuses what would read or write out of bounds, naming it", function()
     local c = attach2d.compile(DESC)
     local e = attach2d.lookup(c, nil, "hand", "skin")
