@@ -282,6 +282,30 @@ describe("the command on Spine exports", function()
     assert.are.equal("anim info: bare.json: no animation 'walk' (it has: none) (see anim info --help)\n", err)
   end)
 
+  it("files each warning under its animation (info --animation), and says which were not imported", function()
+    local code, out, err = run("info " .. q(SP .. "hero-4.2.json") .. " --animation walk")
+    assert.are.equal(0, code, err)
+    assert.are.same({ "  " .. SP .. "hero-4.2.json: kept as data, not played: path 'rail_path', physics 'head_physics'"
+      .. " (path and physics constraints and their timelines)" }, section(out, "warnings (1)"))
+    code, out = run("info " .. q(SP .. "hero-4.2.json") .. " --animation split")
+    assert.are.equal(0, code)
+    assert.are.equal("  " .. SP .. "hero-4.2.json: animations.split.bones.leg.inherit: the bone's inherit timeline is"
+      .. " not played (kept in the file)", section(out, "warnings (3)")[2])
+    -- (an animation past anim.limits.keys is not imported: the command says so, as of other files)
+    local C = require "anim.tool.cli_common"
+    H.write(tmp .. "/two.json", '{"skeleton":{"spine":"4.1.24"},"bones":[{"name":"r"}],"animations":{'
+      .. '"a":{"bones":{"r":{"translate":[{"x":1},{"time":1,"x":2}]}}},'
+      .. '"b":{"bones":{"r":{"translate":[{"x":1},{"time":1,"x":2}]}}}}}')
+    local old = anim.set_limits { keys = 5 }
+    local list, warnings = C.read_clips(tmp .. "/two.json")
+    anim.set_limits(old)
+    assert.are.equal(1, #list)
+    assert.are.equal("a", list[1].name)
+    assert.are.equal(1, #warnings)
+    assert.matches("two%.json: animations%.b: animation not imported: ", warnings[1].text)
+    assert.is_true(warnings[1].not_imported)
+  end)
+
   it("walks each skin's own attachments, not skins times slots (3,000 skins beside 30,000 slots)", function()
     local skel = require "anim.tool.cli_skeleton"
     local desc = { bones = { { name = "r" } }, slots = {}, skins = {} }

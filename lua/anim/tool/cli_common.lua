@@ -161,8 +161,15 @@ local function read_clips(path)
     -- (third result: the skeleton and its rigs, for info and convert)
     local res, err = anim.open(path)
     if not res then return nil, err end
+    -- a warning under animations.<name> (Spine's paths) is that animation's
+    local by_key, skip = {}, #E.shown(path) + 3
+    for n in pairs(res.clips) do by_key[E.key("animations", n)] = n end
     local warnings = {}
-    for i, w in ipairs(res.warnings) do warnings[i] = { text = w } end
+    for i, w in ipairs(res.warnings) do
+      local k = w:match("^(animations%.[%a_][%w_]*)", skip) or w:match("^(animations%b[])", skip)
+      warnings[i] = { text = w, animation = k and by_key[k], not_imported = w:find(": animation not imported: ", skip, true)
+        ~= nil or w:find("^%d+ animations not imported", skip) ~= nil }
+    end
     return sorted_clips(res.clips), warnings, res
   end
   if kind == "anim" then
