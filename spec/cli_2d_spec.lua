@@ -406,4 +406,10 @@ describe("anim sheet of a 2D skeleton", function()
     assert.are.equal("anim sheet: --rig player: " .. HERO .. " is a 2D skeleton, drawn on its own bones (see anim sheet"
       .. " --help)\n", err)
   end)
+
+  it("made docs/img/hero2d-sheet.svg (regenerate: see lua/anim/tool/cli.lua)", function()
+    local now = H.popen(string.format("cd %s && %s bin/anim sheet spec/fixtures/spine/hero-4.2.json --animation walk"
+      .. " --frames 4 -o -", q(H.root), H.lua))
+    assert.are.equal(H.read(H.root .. "/docs/img/hero2d-sheet.svg"), now)
+  end)
 end)

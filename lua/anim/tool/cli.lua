@@ -5,6 +5,7 @@
 -- them from the checkout (after `make build`), without make:
 --   bin/anim plot  examples/clips/walk.anim -o docs/img/walk-curves.svg
 --   bin/anim sheet examples/clips/walk.anim -o docs/img/walk-sheet.svg
+--   bin/anim sheet spec/fixtures/spine/hero-4.2.json --animation walk --frames 4 -o docs/img/hero2d-sheet.svg
 --
 -- Exit status: 0 success, 1 bad input (a file that is missing or does not
 -- load, a clip that cannot be written), 2 a wrong command line.
