@@ -41,6 +41,14 @@ local function copy(from, to)
   return to
 end
 
+describe("anim --help", function()
+  it("names the 2D skeletons among what the command reads", function()
+    local code, out = run("--help")
+    assert.are.equal(0, code)
+    assert.truthy(out:find("2D skeletons (Spine, DragonBones)", 1, true))
+  end)
+end)
+
 describe("anim info of a 2D skeleton", function()
   it("prints the skeleton: format, bones with parents and inherit modes, slots, skins by type, IK, data", function()
     local code, out, err = run("info " .. q(HERO))

@@ -60,7 +60,8 @@ end
 
 local function main_help()
   local lines = { "usage: anim COMMAND [ARGS]", "", "Inspect, check, convert and draw animation clips (.anim," ..
-    " legacy XML, Blockbench, glTF) and state machines (.animgraph).", "", "commands:" }
+    " legacy XML, Blockbench, glTF, Aseprite), 2D skeletons (Spine, DragonBones) and state machines" ..
+    " (.animgraph).", "", "commands:" }
   for _, n in ipairs(ORDER) do lines[#lines + 1] = string.format("  %-9s %s", n, verbs[n].summary) end
   lines[#lines + 1] = ""
   lines[#lines + 1] = "anim help COMMAND or anim COMMAND --help: the options of a command."
