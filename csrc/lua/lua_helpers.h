@@ -384,5 +384,6 @@ void anim_lua_open_restore(lua_State *L);
 void anim_lua_open_shown(lua_State *L);
 void anim_lua_open_buffer(lua_State *L);
 void anim_lua_open_skinverts(lua_State *L);
+void anim_lua_open_animc(lua_State *L);
 
 #endif

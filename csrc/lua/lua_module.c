@@ -45,6 +45,7 @@ ANIM_EXPORT int luaopen_anim_core(lua_State *L) {
   anim_lua_open_shown(L);
   anim_lua_open_buffer(L);
   anim_lua_open_skinverts(L);
+  anim_lua_open_animc(L);
   anim_lua_open_suggest(L);
   return 1;
 }

@@ -1,0 +1,27 @@
+-- fuzz/animc.lua: the driver of the fuzz_animc target (and of the replay of
+-- its inputs in spec/fuzz_regressions_spec.lua).
+--
+-- run(bytes) reads the bytes as a .animc file (what anim.load does with a
+-- file's bytes: lua/anim/format/animc.lua).  It must give a compressed clip
+-- or `nil, message` naming the source; raising is a bug.  What loads is used
+-- as every decoded clip is (fuzz/common.lua: sampled at odd times, its
+-- encoding refused, played a little) and written again: the same bytes (a
+-- file has one encoding).
+local animc = require "anim.format.animc"
+local E = require "anim.base.errors"
+local C = require "fuzz.common"
+
+local M = {}
+
+local NAME = C.NAME
+
+function M.run(bytes)
+  local clip, msg = C.must_not_raise("reading a .animc file", E.catch, NAME, animc.decode, bytes, NAME)
+  if not C.check_answer("reading a .animc file", clip, msg) then return end
+  if not clip.compressed then C.bug("a .animc file gave a clip that is not compressed") end
+  C.must_not_raise("using a clip of a .animc file", C.use_clip, clip, false)
+  local again = animc.bytes(clip)
+  if again ~= bytes then C.bug("a .animc file written again is not the same bytes (%d, then %d)", #bytes, #again) end
+end
+
+return M

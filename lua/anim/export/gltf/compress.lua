@@ -1,0 +1,360 @@
+-- export/gltf/compress.lua: anim.compress (issue 41): a clip made a compressed
+-- one within an error bound measured in model space -- the measure and the
+-- keyframe reduction of the small exports (reduce.lua), whose family this
+-- is -- stored in the core's pack (csrc/core/packed.h).
+--
+-- How (docs/performance.md, "Compressed clips"):
+-- 1. a frame rate: the first of RATES on which every key time of the clip
+--    falls (within a thousandth of a frame), else 1000 (at most 65536
+--    frames); every joint sampled at every frame (Euler rotations as
+--    quaternions, modifiers applied);
+-- 2. a channel that holds the identity at every frame is kept as such (no
+--    bytes); the others are reduced to linear keys at frames
+--    (reduce.reduce: a greedy choice within a tolerance from the
+--    hierarchy, tightened where the measure finds a joint beyond the
+--    bound), a constant one to one key;
+-- 3. the keys quantised: rotations as the smallest three components at 15
+--    bits, positions and scales at 16 bits over each channel's range
+--    ("narrow"), or as 32-bit floats ("wide");
+-- 4. each round's measure is of the clip the core samples (the pack built
+--    and played), so quantisation and the nlerp between keys are inside
+--    it; a joint still beyond the bound after the reduction gets its
+--    channels, and its parents', wide, and the whole is done again (at
+--    most WIDEN times; the last keeps every frame, wide).
+-- The figures (clip:compression()) are measured on the final clip at every
+-- frame and halfway between: the worst and the 99th percentile of the
+-- errors of every joint at every time.
+local compat = require "anim.base.compat"
+local core = require "anim.core"
+local codes = require "anim.base.codes"
+local E = require "anim.base.errors"
+local rigmod = require "anim.format.rig"
+local bind = require "anim.format.bind"
+local encode = require "anim.format.encode"
+local clipmod = require "anim.format.clip"
+local animc = require "anim.format.animc"
+local R = require "anim.export.gltf.reduce"
+local RC = require "anim.export.gltf.reduce_clip"
+local N = require "anim.export.gltf.nodes"
+
+local M = {}
+
+M.RATES = { 30, 24, 25, 60, 50, 48, 120, 100, 240, 1000 }
+M.MAX_FRAMES = 65536
+M.WIDEN = 3
+M.RATE_TRIES, M.MAX_RATE = 4, 480
+M.LEVELS = { fast = 3, best = 8 } -- reduce.lua's tightening rounds
+
+local PK_IDENTITY, PK_NARROW, PK_WIDE = 1, 2, 3
+local CH = { "position", "rotation", "scale" }
+local SLOT = codes.slot
+local ID = { { 0, 0, 0 }, { 0, 0, 0, 1 }, { 1, 1, 1 } }
+
+local function bad(fmt, ...) return nil, "anim.compress: " .. string.format(fmt, ...) end
+
+-- The options' values: nil, message when one is wrong.
+local function check(options)
+  local e, d, lv, rig = options.error, options.distance, options.level, options.rig
+  if rig ~= nil and not rigmod.is_rig(rig) then return bad("option 'rig' must be a rig, got %s", type(rig)) end
+  if e ~= nil and not (E.finite(e) and e > 0) then
+    return bad("option 'error' must be a finite number > 0, got %s", E.shown(tostring(e)))
+  end
+  if d ~= nil and not (E.finite(d) and d >= 0) then
+    return bad("option 'distance' must be a finite number >= 0, got %s", E.shown(tostring(d)))
+  end
+  if lv ~= nil and not M.LEVELS[lv] then
+    return bad("option 'level' must be \"fast\" or \"best\", got %s", E.shown(tostring(lv)))
+  end
+  return true
+end
+
+-- Every key time of the clip's joints, and the most keys of one channel.
+local function key_times(c, nj)
+  local list, densest = {}, 0
+  for cj = 1, nj do
+    for _, ch in ipairs(CH) do
+      local t = core.clip_keys(c, cj, SLOT[ch])
+      if t then
+        if #t > densest then densest = #t end
+        for _, x in ipairs(t) do list[#list + 1] = x end
+      end
+    end
+  end
+  return list, densest
+end
+
+local function pick_rate(times)
+  local floor, abs = math.floor, math.abs
+  for _, r in ipairs(M.RATES) do
+    local ok = true
+    for _, t in ipairs(times) do
+      local f = t * r
+      if abs(f - floor(f + 0.5)) > 1e-3 then ok = false break end
+    end
+    if ok then return r end
+  end
+  return M.RATES[#M.RATES]
+end
+
+local function same(a, b)
+  for i = 1, #a do if a[i] ~= b[i] then return false end end
+  return true
+end
+
+-- A jump: two values apart by more than this (the left limit at a frame
+-- and the value there) get two keys at the frame.
+local JUMP = 1e-6
+
+local function apart(x, y)
+  for i = 1, #x do if math.abs(x[i] - y[i]) > JUMP then return true end end
+  return false
+end
+
+-- One sample of joint cj at t: its flags and the three channels' values.
+local function sample3(c, cj, t)
+  local s = { core.clip_sample_joint(c, cj, t) }
+  return s[1], { { s[2], s[3], s[4] }, { s[5], s[6], s[7], s[8] }, { s[9], s[10], s[11] } }
+end
+
+-- The channels of every joint sampled at every frame: { cj, ch (1..3),
+-- times, vals, frames (each key's frame index), identity }; where a
+-- channel jumps at a frame (its value there is apart from its value just
+-- before: a step, a cut), two keys at that frame, the one before first.
+local function sample_all(c, nj, ftimes)
+  local recs = {}
+  local band = compat.band
+  local BIT = { codes.channel.position, codes.channel.rotation, codes.channel.scale }
+  for cj = 1, nj do
+    local at, left, flags = {}, {}, 0
+    for f, t in ipairs(ftimes) do
+      flags, at[f] = sample3(c, cj, t) -- (the flags: the same at every time)
+      if f > 1 then
+        local _, l = sample3(c, cj, t - 1e-9 * math.max(1, t))
+        left[f] = l
+      end
+    end
+    for ch = 1, 3 do
+      if band(flags, BIT[ch]) ~= 0 then
+        local times, vals, frames, id = {}, {}, {}, true
+        for f, t in ipairs(ftimes) do
+          local v = at[f][ch]
+          if f > 1 and apart(left[f][ch], v) then
+            times[#times + 1], vals[#vals + 1], frames[#frames + 1] = t, left[f][ch], f - 1
+          end
+          times[#times + 1], vals[#vals + 1], frames[#frames + 1] = t, v, f - 1
+        end
+        for _, x in ipairs(vals) do
+          if not (same(x, ID[ch]) or (ch == 2 and x[1] == 0 and x[2] == 0 and x[3] == 0 and x[4] == -1)) then
+            id = false
+            break
+          end
+        end
+        local all = {}
+        for k = 1, #vals do all[k] = k end
+        recs[#recs + 1] = { cj = cj, ch = ch, times = times, vals = vals, frames = frames, all = all, identity = id }
+      end
+    end
+  end
+  return recs
+end
+
+-- The 99th percentile of a list of numbers (sorted in place).
+local function p99(list)
+  if #list == 0 then return 0 end
+  table.sort(list)
+  return list[math.max(1, math.ceil(#list * 0.99))]
+end
+
+-- The clip's table with no keys: what the compressed clip is built from.
+local function stripped_of(src)
+  local out = {}
+  for k, v in pairs(src) do out[k] = v end
+  out.joints = {}
+  for jn, j in pairs(type(src.joints) == "table" and src.joints or {}) do
+    local o = {}
+    for k, v in pairs(j) do if not animc.KEY_FIELDS[k] then o[k] = v end end
+    out.joints[jn] = o
+  end
+  return out
+end
+
+-- The frames at a rate: S.rate, S.last (the last frame's index), S.ftimes
+-- (their clip times).
+local function frames_at(S, L, rate)
+  S.rate = rate
+  S.last = math.max(0, math.ceil(L * S.rate - 1e-6))
+  if S.last >= M.MAX_FRAMES then S.rate, S.last = (M.MAX_FRAMES - 1) / L, M.MAX_FRAMES - 1 end
+  S.ftimes = {}
+  for f = 0, S.last do S.ftimes[f + 1] = math.min(f / S.rate, L) end
+end
+
+-- The pack of the keys kept (kept[chan]: frame indices from 1, of the
+-- channels measured; nil: every frame), each channel narrow unless
+-- S.wide says wide.
+local function pack_of(S, kept)
+  local js, byj = {}, {}
+  for k, cj in ipairs(S.order) do js[k] = {}; byj[cj] = js[k] end
+  for _, r in ipairs(S.recs) do
+    local jt = byj[r.cj]
+    if r.identity then
+      jt[r.ch] = PK_IDENTITY
+    else
+      local keys = r.chan and kept[r.chan] or r.keys or r.all
+      if #keys == 2 and keys[1] == 1 and keys[2] == #r.vals then
+        local const = true
+        for f = 2, #r.vals do if not same(r.vals[f], r.vals[1]) then const = false break end end
+        if const then keys = { 1 } end
+      end
+      local fr, v = {}, {}
+      for n, k in ipairs(keys) do
+        fr[n] = r.frames[k]
+        for _, x in ipairs(r.vals[k]) do v[#v + 1] = x end
+      end
+      jt[r.ch] = S.wide[r] and PK_WIDE or PK_NARROW
+      jt[3 + r.ch] = { frames = fr, v = v }
+    end
+  end
+  return core.pack_write { rate = S.rate, nframes = S.last + 1, joints = js }
+end
+
+-- The error of compressed clip cc: every joint at every time of S.mtimes
+-- (every k-th when there are more than R.MAX_WORK joint poses): the worst,
+-- the 99th percentile, the worst of each joint.
+local function measure(S, cc)
+  local localB = S.localB_of(cc)
+  local worst, errs, per = 0, {}, {}
+  local step = math.max(1, math.ceil(#S.tjoints * #S.mtimes / R.MAX_WORK))
+  for i = 1, #S.tjoints do per[i] = 0 end
+  for k = 1, #S.mtimes, step do
+    local w, pj = R.measure(S.tjoints, S.localA, localB, { S.mtimes[k] }, S.distance)
+    if w > worst then worst = w end
+    for i, e in ipairs(pj) do
+      errs[#errs + 1] = e
+      if e > per[i] then per[i] = e end
+    end
+  end
+  return worst, p99(errs), per
+end
+
+-- The channels of the joints beyond the bound, and of their parents, made wide.
+local function widen(S, per)
+  local parent, hit = {}, {}
+  for _, j in ipairs(S.tjoints) do parent[j.name] = j.parent end
+  for i, e in ipairs(per) do
+    if e > S.err then
+      local p = S.tjoints[i].name
+      while p and not hit[p] do hit[p] = true; p = parent[p] end
+    end
+  end
+  for _, r in ipairs(S.recs) do
+    local b = S.bound_of[r.cj]
+    if b and hit[S.tjoints[b.rj].name] then S.wide[r] = true end
+  end
+end
+
+-- The reduction, then the measure of the clip the core plays, widened
+-- where it strays: the pack, its worst error and its 99th percentile.
+local function search(S, L)
+  local function apply(kept) return S.localB_of(assert(S.build(pack_of(S, kept)))) end
+  for attempt = 1, M.WIDEN + 1 do
+    local kept = {}
+    if attempt <= M.WIDEN and #S.chans > 0 then
+      kept = R.reduce(S.tjoints, S.chans, S.localA, apply, L, S.err, S.distance) or {}
+    else
+      for _, r in ipairs(S.recs) do S.wide[r] = true end
+    end
+    local pack = pack_of(S, kept)
+    local worst, q99, per = measure(S, assert(S.build(pack)))
+    if worst <= S.err or attempt == M.WIDEN + 1 then return pack, worst, q99 end
+    widen(S, per)
+  end
+end
+
+-- The tree the error is measured on (the rig, else the clip's skeleton and
+-- its joints off it, else the player rig's), the bound, the clip played
+-- on it.
+local function tree_of(S, c, options)
+  local tree = N.node_tree({ c }, options.rig)
+  S.tjoints = tree:joints()
+  local rest = {}
+  for i, j in ipairs(S.tjoints) do rest[i] = { t = j.translation, r = j.rotation, s = j.scale } end
+  local binds = bind.get(c, tree)
+  S.bound_of = {}
+  for _, b in ipairs(binds) do S.bound_of[b.cj] = b end
+  S.err, S.distance = R.bound(S.tjoints, options)
+  S.localA = RC.local_of(c, binds, rest)
+  S.localB_of = function(cc) return RC.local_of(cc, bind.get(cc, tree), rest) end
+end
+
+-- The channels measured (those of joints on the tree; the others are
+-- reduced on their own at the bound's tolerance).
+local function chans_of(S)
+  S.chans = {}
+  for _, r in ipairs(S.recs) do
+    local b = S.bound_of[r.cj]
+    if not r.identity and b then
+      S.chans[#S.chans + 1] = { j = b.rj, kind = CH[r.ch], times = r.times, vals = r.vals,
+        unit = 1 / (b.pscale or 1) }
+      r.chan = #S.chans
+    elseif not r.identity then
+      local tol = r.ch == 1 and S.err or S.err / math.max(S.distance, 1e-9)
+      r.keys = R.simplify(r.times, r.vals, tol, r.ch == 2)
+    end
+  end
+end
+
+function M.compress(c, options)
+  local ok, why = check(options)
+  if not ok then return nil, why end
+  local info = core.clip_info(c)
+  local name = info.name or "clip"
+  if rawget(info, "compression") then return bad("%s: the clip is compressed already", E.shown(name)) end
+  local src, err0 = encode.table(c, { version = 3 })
+  if not src then return nil, err0 end
+  local stripped = stripped_of(src)
+  local S = { nj = #info.joints }
+  function S.build(pack, stats)
+    return E.catch(name, animc.assemble, clipmod.copy(stripped), pack, stats or { 0, 0, 0, 0, 0 }, name)
+  end
+  local L = info.length
+  local times
+  times, S.densest = key_times(c, S.nj)
+  tree_of(S, c, options)
+  -- the clip's joints in the compressed clip's order
+  local empty = {}
+  for k = 1, S.nj do empty[k] = {} end
+  local shape = S.build(core.pack_write { rate = 30, nframes = 1, joints = empty })
+  if not shape then return bad("%s: its table without keys is not a clip", E.shown(name)) end
+  local index = {}
+  for cj, jn in ipairs(info.joints) do index[jn] = cj end
+  S.order = {}
+  for k, jn in ipairs(core.clip_info(shape).joints) do S.order[k] = index[jn] end
+  -- at the clip's own rate, then twice as many frames while the bound is
+  -- not held (curves between the frames)
+  local rate, pack, worst, q99 = pick_rate(times)
+  for _ = 1, M.RATE_TRIES do
+    frames_at(S, L, rate)
+    S.recs = sample_all(c, S.nj, S.ftimes)
+    chans_of(S)
+    S.wide = {}
+    S.mtimes = R.sample_times(#S.chans > 0 and S.chans or { { times = S.ftimes } }, L)
+    local rounds = R.ROUNDS
+    R.ROUNDS = M.LEVELS[options.level or "best"]
+    local okr
+    okr, pack, worst, q99 = pcall(search, S, L)
+    R.ROUNDS = rounds
+    if not okr then error(pack, 0) end
+    if worst <= S.err or S.last >= M.MAX_FRAMES - 1 or rate * 2 > M.MAX_RATE then break end
+    rate = rate * 2
+  end
+  local animated, seen = 0, {}
+  for _, r in ipairs(S.recs) do
+    if not seen[r.cj] then seen[r.cj] = true; animated = animated + 1 end
+  end
+  -- raw, as ozz and ACL count it: 10 float32 a joint at every key time of
+  -- the densest channel (the frames when no channel gives its keys)
+  local raw = 40 * animated * (S.densest > 0 and S.densest or #S.ftimes)
+  return S.build(pack, { S.err, S.distance, worst, q99, raw })
+end
+
+return M
