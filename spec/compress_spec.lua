@@ -179,6 +179,38 @@ describe("anim.compress", function()
     assert.are.same({ 0, 0 }, counts)
   end)
 
+  it("anim compress writes an .animc file and reports its figures", function()
+    local dir = H.tmpdir()
+    local src, out = dir .. "/full.anim", dir .. "/full.animc"
+    assert(anim.save(full_clip(), src))
+    local cmd = string.format("%s %s compress %s -o %s --error 0.002 --distance 0.05 --level fast --report 2>&1", H.lua,
+      H.sq(H.root .. "/bin/anim"), H.sq(src), H.sq(out))
+    local text, code = H.popen(cmd)
+    assert.are.equal(0, code, text)
+    local back = assert(anim.load(out))
+    local f = back:compression()
+    assert.are.same({ 0.002, 0.05 }, { f.error, f.distance })
+    assert.matches("anim compress: " .. src:gsub("%p", "%%%0") .. " %-> " .. out:gsub("%p", "%%%0"), text)
+    assert.matches(string.format("bytes: %d raw %%(10 float32 a joint at each of the densest channel's key times%%), "
+      .. "%d compressed, ratio %.2f:1", f.bytes_raw, f.bytes, f.ratio), text)
+    assert.matches(string.format("worst %s, 99th percentile %s %%(the bound 0.002 at distance 0.05%%)",
+      (string.format("%.3g", f.worst):gsub("%p", "%%%0")), (string.format("%.3g", f.p99):gsub("%p", "%%%0"))), text)
+    assert.matches("files: .*full%.anim %d+ bytes, .*full%.animc " .. H.read(out):len() .. " bytes", text)
+    -- usage errors: status 2
+    for _, case in ipairs {
+      { " --error -1", "anim compress: --error must be a number above 0, got '-1' (see anim compress --help)" },
+      { " --level max", "anim compress: --level must be fast or best, got 'max' (see anim compress --help)" },
+    } do
+      local t2, c2 = H.popen(cmd:gsub(" 2>&1$", case[1] .. " 2>&1"))
+      assert.are.equal(2, c2, t2)
+      assert.are.equal(case[2] .. "\n", t2)
+    end
+    local t3, c3 = H.popen(string.format("%s %s compress %s -o %s 2>&1", H.lua, H.sq(H.root .. "/bin/anim"), H.sq(src),
+      H.sq(dir .. "/x.anim")))
+    assert.are.equal(2, c3)
+    assert.matches("OUT must end in %.animc", t3)
+  end)
+
   it("refuses bad options by name, and what cannot be compressed", function()
     local c = full_clip()
     assert.has_error(function() anim.compress(c, { eror = 0.1 }) end,
