@@ -10,15 +10,9 @@ local verbs = {}
 M.verbs = verbs
 
 -- The options of anim.compress from the command line.
+-- (--error and --distance: convert's checks)
 local function options(opt)
-  local o = {}
-  for _, k in ipairs { "error", "distance" } do
-    if opt[k] then
-      local v = tonumber(opt[k])
-      if not v or not (v > 0 and v < math.huge) then fail(USAGE, "--%s must be a number above 0, got '%s'", k, shown(opt[k])) end
-      o[k] = v
-    end
-  end
+  local o = convert.reduce_options(opt)
   if opt.level then
     if opt.level ~= "fast" and opt.level ~= "best" then
       fail(USAGE, "--level must be fast or best, got '%s'", shown(opt.level))
