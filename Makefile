@@ -507,6 +507,17 @@ bench-attacks: deps
 	@$(MAKE) --no-print-directory build
 	$(RUN) bench/attacks.lua
 
+# Compressed clips (bench/compress.lua): bytes raw, .anim, .animc, ratio,
+# worst and 99th-percentile error, load and sample times, per clip of the
+# skinned glTF models and real Blockbench / Bedrock files of ../shared/data;
+# then W1 with compressed clips beside the exact batch update.
+.PHONY: bench-compress
+bench-compress: deps
+	@$(MAKE) --no-print-directory build
+	$(RUN) bench/compress.lua
+	$(RUN) bench/w1.lua --n 1000,10000 --runs 5 --batch
+	$(RUN) bench/w1.lua --n 1000,10000 --runs 5 --batch --compressed
+
 # The soak test of issue 9 (bench/soak.lua; not part of `make test`): looping
 # clips for 24 simulated hours at 60 fps per animator, checking marker counts
 # against loop counts, time within [0, length] and flat memory; prints one

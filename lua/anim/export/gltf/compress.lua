@@ -39,11 +39,13 @@ local N = require "anim.export.gltf.nodes"
 
 local M = {}
 
-M.RATES = { 30, 24, 25, 60, 50, 48, 120, 100, 240, 1000 }
+M.RATES = { 30, 24, 25, 60, 50, 48, 120, 100, 240 }
 M.MAX_FRAMES = 65536
 M.WIDEN = 3
 M.RATE_TRIES, M.MAX_RATE = 4, 480
-M.LEVELS = { fast = 3, best = 8 } -- reduce.lua's tightening rounds
+-- reduce.lua's tightening rounds, and the first tolerances tried (times
+-- the hierarchy's share: the smallest pack within the bound is kept)
+M.LEVELS = { fast = { rounds = 3, starts = { 1 } }, best = { rounds = 8, starts = { 1, 4, 16 } } }
 
 local PK_IDENTITY, PK_NARROW, PK_WIDE = 1, 2, 3
 local CH = { "position", "rotation", "scale" }
@@ -68,21 +70,24 @@ local function check(options)
   return true
 end
 
--- Every key time of the clip's joints, and the most keys of one channel.
+-- Every key time of the clip's joints (all, and per joint), and the most
+-- keys of one channel.
 local function key_times(c, nj)
-  local list, densest = {}, 0
+  local list, per, densest = {}, {}, 0
   for cj = 1, nj do
+    per[cj] = {}
     for _, ch in ipairs(CH) do
       local t = core.clip_keys(c, cj, SLOT[ch])
       if t then
         if #t > densest then densest = #t end
-        for _, x in ipairs(t) do list[#list + 1] = x end
+        for _, x in ipairs(t) do list[#list + 1] = x; per[cj][#per[cj] + 1] = x end
       end
     end
   end
-  return list, densest
+  return list, per, densest
 end
 
+-- The first of RATES on which every key time falls, or nil.
 local function pick_rate(times)
   local floor, abs = math.floor, math.abs
   for _, r in ipairs(M.RATES) do
@@ -93,7 +98,7 @@ local function pick_rate(times)
     end
     if ok then return r end
   end
-  return M.RATES[#M.RATES]
+  return nil
 end
 
 local function same(a, b)
@@ -116,17 +121,33 @@ local function sample3(c, cj, t)
   return s[1], { { s[2], s[3], s[4] }, { s[5], s[6], s[7], s[8] }, { s[9], s[10], s[11] } }
 end
 
--- The channels of every joint sampled at every frame: { cj, ch (1..3),
--- times, vals, frames (each key's frame index), identity }; where a
--- channel jumps at a frame (its value there is apart from its value just
--- before: a step, a cut), two keys at that frame, the one before first.
-local function sample_all(c, nj, ftimes)
+-- The ticks joint cj is sampled at: every frame of the grid (S.grid a
+-- second) and its keys' times, each to the nearest tick (S.rate a second).
+local function ticks_of(S, cj)
+  local set, list = {}, {}
+  local function add(k)
+    if k >= 0 and k <= S.last and not set[k] then set[k] = true; list[#list + 1] = k end
+  end
+  local n = math.ceil(S.L * S.grid - 1e-6)
+  for g = 0, n do add(math.min(S.last, math.floor(g * S.rate / S.grid + 0.5))) end
+  for _, t in ipairs(S.keyt[cj]) do add(math.floor(t * S.rate + 0.5)) end
+  table.sort(list)
+  return list
+end
+
+-- The channels of every joint sampled at its ticks (ticks_of): { cj, ch
+-- (1..3), times, vals, frames (each key's tick), identity }; where a
+-- channel jumps at a tick (its value there is apart from its value just
+-- before: a step, a cut), two keys at that tick, the one before first.
+local function sample_all(S, c)
   local recs = {}
   local band = compat.band
   local BIT = { codes.channel.position, codes.channel.rotation, codes.channel.scale }
-  for cj = 1, nj do
+  for cj = 1, S.nj do
+    local ticks = ticks_of(S, cj)
     local at, left, flags = {}, {}, 0
-    for f, t in ipairs(ftimes) do
+    for f, k in ipairs(ticks) do
+      local t = math.min(k / S.rate, S.L)
       flags, at[f] = sample3(c, cj, t) -- (the flags: the same at every time)
       if f > 1 then
         local _, l = sample3(c, cj, t - 1e-9 * math.max(1, t))
@@ -136,12 +157,12 @@ local function sample_all(c, nj, ftimes)
     for ch = 1, 3 do
       if band(flags, BIT[ch]) ~= 0 then
         local times, vals, frames, id = {}, {}, {}, true
-        for f, t in ipairs(ftimes) do
-          local v = at[f][ch]
+        for f, k in ipairs(ticks) do
+          local v, t = at[f][ch], math.min(k / S.rate, S.L)
           if f > 1 and apart(left[f][ch], v) then
-            times[#times + 1], vals[#vals + 1], frames[#frames + 1] = t, left[f][ch], f - 1
+            times[#times + 1], vals[#vals + 1], frames[#frames + 1] = t, left[f][ch], k
           end
-          times[#times + 1], vals[#vals + 1], frames[#frames + 1] = t, v, f - 1
+          times[#times + 1], vals[#vals + 1], frames[#frames + 1] = t, v, k
         end
         for _, x in ipairs(vals) do
           if not (same(x, ID[ch]) or (ch == 2 and x[1] == 0 and x[2] == 0 and x[3] == 0 and x[4] == -1)) then
@@ -178,14 +199,17 @@ local function stripped_of(src)
   return out
 end
 
--- The frames at a rate: S.rate, S.last (the last frame's index), S.ftimes
--- (their clip times).
-local function frames_at(S, L, rate)
-  S.rate = rate
+-- The ticks (the pack's frames) and the grid of samples: S.grid samples a
+-- second; S.rate ticks a second (the grid's, when every key time falls on
+-- it: `tick`; else as many as 16 bits allow over the clip), S.last the
+-- last tick.
+local function frames_at(S, grid, tick)
+  local L = S.L
+  S.grid = grid
+  S.rate = tick and grid or (L > 0 and (M.MAX_FRAMES - 1) / L or grid)
   S.last = math.max(0, math.ceil(L * S.rate - 1e-6))
   if S.last >= M.MAX_FRAMES then S.rate, S.last = (M.MAX_FRAMES - 1) / L, M.MAX_FRAMES - 1 end
-  S.ftimes = {}
-  for f = 0, S.last do S.ftimes[f + 1] = math.min(f / S.rate, L) end
+  if S.grid > S.rate then S.grid = S.rate end
 end
 
 -- The pack of the keys kept (kept[chan]: frame indices from 1, of the
@@ -210,7 +234,9 @@ local function pack_of(S, kept)
         fr[n] = r.frames[k]
         for _, x in ipairs(r.vals[k]) do v[#v + 1] = x end
       end
-      jt[r.ch] = S.wide[r] and PK_WIDE or PK_NARROW
+      -- (a position or scale of few keys is smaller as floats than with
+      -- its 24 bytes of range: 4 + 14 n bytes against 28 + 8 n)
+      jt[r.ch] = (S.wide[r] or (r.ch ~= 2 and #keys < 4)) and PK_WIDE or PK_NARROW
       jt[3 + r.ch] = { frames = fr, v = v }
     end
   end
@@ -318,7 +344,8 @@ function M.compress(c, options)
   end
   local L = info.length
   local times
-  times, S.densest = key_times(c, S.nj)
+  times, S.keyt, S.densest = key_times(c, S.nj)
+  S.L = L
   tree_of(S, c, options)
   -- the clip's joints in the compressed clip's order
   local empty = {}
@@ -329,22 +356,32 @@ function M.compress(c, options)
   for cj, jn in ipairs(info.joints) do index[jn] = cj end
   S.order = {}
   for k, jn in ipairs(core.clip_info(shape).joints) do S.order[k] = index[jn] end
-  -- at the clip's own rate, then twice as many frames while the bound is
-  -- not held (curves between the frames)
-  local rate, pack, worst, q99 = pick_rate(times)
+  -- at the clip's own rate (else 30 a second and the keys' times), then
+  -- twice as many frames while the bound is not held (curves between them)
+  local tick = pick_rate(times)
+  local rate, pack, worst, q99 = tick or M.RATES[1]
   for _ = 1, M.RATE_TRIES do
-    frames_at(S, L, rate)
-    S.recs = sample_all(c, S.nj, S.ftimes)
+    frames_at(S, rate, tick)
+    S.recs = sample_all(S, c)
     chans_of(S)
-    S.wide = {}
-    S.mtimes = R.sample_times(#S.chans > 0 and S.chans or { { times = S.ftimes } }, L)
-    local rounds = R.ROUNDS
-    R.ROUNDS = M.LEVELS[options.level or "best"]
-    local okr
-    okr, pack, worst, q99 = pcall(search, S, L)
-    R.ROUNDS = rounds
-    if not okr then error(pack, 0) end
-    if worst <= S.err or S.last >= M.MAX_FRAMES - 1 or rate * 2 > M.MAX_RATE then break end
+    S.mtimes = R.sample_times(#S.chans > 0 and S.chans or { { times = { 0, L } } }, L)
+    local level = M.LEVELS[options.level or "best"]
+    local rounds, start = R.ROUNDS, R.START
+    R.ROUNDS = level.rounds
+    -- from each first tolerance of the level: the smallest pack within the
+    -- bound (else the least error)
+    pack = nil
+    for _, st in ipairs(level.starts) do
+      S.wide = {}
+      R.START = st
+      local okr, p2, w2, q2 = pcall(search, S, L)
+      if not okr then R.ROUNDS, R.START = rounds, start; error(p2, 0) end
+      if not pack or (w2 <= S.err and (worst > S.err or #p2 < #pack)) or (worst > S.err and w2 < worst) then
+        pack, worst, q99 = p2, w2, q2
+      end
+    end
+    R.ROUNDS, R.START = rounds, start
+    if worst <= S.err or rate * 2 > M.MAX_RATE or rate * 2 * L > M.MAX_FRAMES - 1 then break end
     rate = rate * 2
   end
   local animated, seen = 0, {}
@@ -353,7 +390,7 @@ function M.compress(c, options)
   end
   -- raw, as ozz and ACL count it: 10 float32 a joint at every key time of
   -- the densest channel (the frames when no channel gives its keys)
-  local raw = 40 * animated * (S.densest > 0 and S.densest or #S.ftimes)
+  local raw = 40 * animated * (S.densest > 0 and S.densest or S.last + 1)
   return S.build(pack, { S.err, S.distance, worst, q99, raw })
 end
 

@@ -25,6 +25,9 @@ local M = {}
 
 M.ERROR, M.DISTANCE, M.HUMAN = 0.001, 0.1, 1.7
 M.ROUNDS = 8
+-- The factor of the first tolerance (1: the hierarchy's share, as the
+-- exports start; anim.compress starts looser and tightens, export/gltf/compress.lua)
+M.START = 1
 M.MAX_WORK = 1000000 -- joints measured x times measured, at most (else nothing is reduced)
 M.MIN_KEYS, M.MIN_RATE = 8, 10 -- a channel is dense from this many keys, most this many a second
 
@@ -418,7 +421,7 @@ function M.reduce(tjoints, channels, localA, apply, L, err, distance)
   end
   local factor, kept, frozen, states = {}, {}, {}, {}
   for c, ch in ipairs(channels) do
-    factor[c] = 1
+    factor[c] = M.START
     ch.tol = tolerance(ch, 1) -- (apply may round the values kept to a fraction of it)
   end
   local order = parents_first(depth)
