@@ -82,6 +82,20 @@ describe("anim.compress", function()
     assert.are.same({ "stepnil", "hitb", "step2" }, heard[1])
   end)
 
+  it("keeps steps as jumps: two keys at the tick, the value before it first", function()
+    local skel = { root = { translation = { 0, 0, 0 } } }
+    local c = assert(anim.clip({ version = 3, length = 2, skeleton = skel, joints = { root = {
+      position = { { 0, { 0, 0, 0 }, "step" }, { 0.5, { 1, 0, 0 }, "step" }, { 1.5, { 0, 2, 0 }, "step" } },
+      rotation = { { 0, { 0, 0, 0 }, "step" }, { 1, { 0, 90, 0 }, "step" } } } } }, "steps"))
+    local cc = assert(anim.compress(c))
+    assert.is_true(cc:compression().worst <= cc:compression().error)
+    for _, t in ipairs { 0.25, 0.5 - 1e-3, 0.5, 0.5 + 1e-3, 1 - 1e-3, 1, 1.25, 1.5 - 1e-3, 1.5, 1.9 } do
+      local a, b = c:sample(t).root, cc:sample(t).root
+      for k = 1, 3 do assert.is_true(math.abs(a.position[k] - b.position[k]) < 1e-4, "position at " .. t) end
+      assert.is_true(H.quatdiff(a.rotation, b.rotation) < 1e-3, "rotation at " .. t)
+    end
+  end)
+
   it("plays, blends and retargets like any other clip, near the original", function()
     seed(9)
     local skel, rig = random_rig(6)

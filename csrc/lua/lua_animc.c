@@ -9,7 +9,9 @@
  *   7 object: u32 n (1 ..), n times (u32 key length, key bytes, value),
  *   keys in increasing byte order, each once.
  * Little-endian throughout; an empty table is an empty array.  Nested at
- * most MAX_DEPTH deep. */
+ * most MAX_DEPTH deep; at most one value for every two bytes of the table
+ * (JSON text's own bound: "0,"), so that a file makes no more Lua values
+ * than JSON of its size would. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -306,6 +308,8 @@ static int value_encode(lua_State *L) {
 typedef struct rbuf {
   const unsigned char *p;
   size_t len, o, base;  /* base: where p is in the file, for messages */
+  size_t values;        /* the values still allowed: one for every two bytes,
+                         * as many as JSON text of that size holds ("0,") */
   const char *err;
   size_t at;
 } rbuf;
@@ -328,6 +332,8 @@ static int dec(lua_State *L, rbuf *r, int depth) {
   size_t n, k, at = r->o;
   if (depth > MAX_DEPTH) return fail(r, "nested too deep", at);
   if (r->o >= r->len) return fail(r, "truncated", r->len);
+  if (r->values == 0) return fail(r, "more values than one for every two bytes of the table", at);
+  r->values--;
   tag = r->p[r->o++];
   switch (tag) {
     case V_NULL: lua_pushlightuserdata(L, NULL); return 1;
@@ -437,6 +443,7 @@ static int animc_read(lua_State *L) {
   lua_settop(L, 1);
   if (!e) {
     r.p = parts.table, r.len = parts.tlen, r.o = 0, r.base = parts.table_at, r.err = NULL, r.at = 0;
+    r.values = parts.tlen / 2 + 1;
     if (dec(L, &r, 0) && r.o != r.len) { lua_pop(L, 1); fail(&r, "bytes after the table", r.o); }
     if (r.err) e = r.err, at = r.at;
   }

@@ -3,27 +3,15 @@
 -- keyframe reduction of the small exports (reduce.lua), whose family this
 -- is -- stored in the core's pack (csrc/core/packed.h).
 --
--- How (docs/performance.md, "Compressed clips"):
--- 1. a frame rate: the first of RATES on which every key time of the clip
---    falls (within a thousandth of a frame), else 1000 (at most 65536
---    frames); every joint sampled at every frame (Euler rotations as
---    quaternions, modifiers applied);
--- 2. a channel that holds the identity at every frame is kept as such (no
---    bytes); the others are reduced to linear keys at frames
---    (reduce.reduce: a greedy choice within a tolerance from the
---    hierarchy, tightened where the measure finds a joint beyond the
---    bound), a constant one to one key;
--- 3. the keys quantised: rotations as the smallest three components at 15
---    bits, positions and scales at 16 bits over each channel's range
---    ("narrow"), or as 32-bit floats ("wide");
--- 4. each round's measure is of the clip the core samples (the pack built
---    and played), so quantisation and the nlerp between keys are inside
---    it; a joint still beyond the bound after the reduction gets its
---    channels, and its parents', wide, and the whole is done again (at
---    most WIDEN times; the last keeps every frame, wide).
--- The figures (clip:compression()) are measured on the final clip at every
--- frame and halfway between: the worst and the 99th percentile of the
--- errors of every joint at every time.
+-- How (docs/performance.md, "Compressed clips", says it at length): key
+-- times are 16-bit ticks (the clip's rate, else as fine as 16 bits allow
+-- over the clip); each joint is sampled at a grid's frames and its keys'
+-- times (two keys where a value jumps); identity channels take no bytes;
+-- the rest is reduced to linear keys (reduce.reduce, from a few first
+-- tolerances: the smallest pack within the bound), quantised (smallest
+-- three at 15 bits, positions and scales at 16 over their range: "narrow";
+-- or 32-bit floats: "wide"), each round measuring the clip the core plays;
+-- joints still astray are made wide, then the grid is made finer.
 local compat = require "anim.base.compat"
 local core = require "anim.core"
 local codes = require "anim.base.codes"
@@ -110,8 +98,14 @@ end
 -- and the value there) get two keys at the frame.
 local JUMP = 1e-6
 
-local function apart(x, y)
-  for i = 1, #x do if math.abs(x[i] - y[i]) > JUMP then return true end end
+-- x the value just before a tick (e before it), y the value there, w the
+-- value 2e before: apart by more than JUMP, and by far more than the curve
+-- moves in e (a steep curve is no jump).
+local function apart(w, x, y)
+  for i = 1, #x do
+    local d = math.abs(x[i] - y[i])
+    if d > JUMP and d > 8 * math.abs(w[i] - x[i]) + JUMP then return true end
+  end
   return false
 end
 
@@ -145,13 +139,15 @@ local function sample_all(S, c)
   local BIT = { codes.channel.position, codes.channel.rotation, codes.channel.scale }
   for cj = 1, S.nj do
     local ticks = ticks_of(S, cj)
-    local at, left, flags = {}, {}, 0
+    local at, left, left2, flags = {}, {}, {}, 0
     for f, k in ipairs(ticks) do
       local t = math.min(k / S.rate, S.L)
       flags, at[f] = sample3(c, cj, t) -- (the flags: the same at every time)
       if f > 1 then
-        local _, l = sample3(c, cj, t - 1e-9 * math.max(1, t))
-        left[f] = l
+        local e = 1e-9 * math.max(1, t)
+        local _, l = sample3(c, cj, t - e)
+        local _, l2 = sample3(c, cj, t - 2 * e)
+        left[f], left2[f] = l, l2
       end
     end
     for ch = 1, 3 do
@@ -159,7 +155,7 @@ local function sample_all(S, c)
         local times, vals, frames, id = {}, {}, {}, true
         for f, k in ipairs(ticks) do
           local v, t = at[f][ch], math.min(k / S.rate, S.L)
-          if f > 1 and apart(left[f][ch], v) then
+          if f > 1 and apart(left2[f][ch], left[f][ch], v) then
             times[#times + 1], vals[#vals + 1], frames[#frames + 1] = t, left[f][ch], k
           end
           times[#times + 1], vals[#vals + 1], frames[#frames + 1] = t, v, k
@@ -247,18 +243,11 @@ end
 -- (every k-th when there are more than R.MAX_WORK joint poses): the worst,
 -- the 99th percentile, the worst of each joint.
 local function measure(S, cc)
-  local localB = S.localB_of(cc)
-  local worst, errs, per = 0, {}, {}
-  local step = math.max(1, math.ceil(#S.tjoints * #S.mtimes / R.MAX_WORK))
-  for i = 1, #S.tjoints do per[i] = 0 end
-  for k = 1, #S.mtimes, step do
-    local w, pj = R.measure(S.tjoints, S.localA, localB, { S.mtimes[k] }, S.distance)
-    if w > worst then worst = w end
-    for i, e in ipairs(pj) do
-      errs[#errs + 1] = e
-      if e > per[i] then per[i] = e end
-    end
-  end
+  local times, step = {}, math.max(1, math.ceil(#S.tjoints * #S.mtimes / R.MAX_WORK))
+  for k = 1, #S.mtimes, step do times[#times + 1] = S.mtimes[k] end
+  local errs = {}
+  local worst, per = R.measure(S.tjoints, S.localA, S.localB_of(cc), times, S.distance,
+    function(_, _, e) errs[#errs + 1] = e end)
   return worst, p99(errs), per
 end
 
@@ -282,16 +271,27 @@ end
 -- where it strays: the pack, its worst error and its 99th percentile.
 local function search(S, L)
   local function apply(kept) return S.localB_of(assert(S.build(pack_of(S, kept)))) end
+  local best
   for attempt = 1, M.WIDEN + 1 do
     local kept = {}
     if attempt <= M.WIDEN and #S.chans > 0 then
       kept = R.reduce(S.tjoints, S.chans, S.localA, apply, L, S.err, S.distance) or {}
+      -- (nearly every sample kept: noise, or keys already sparse; a looser
+      -- start would not cut much more)
+      local k, all = 0, 0
+      for c, ch in ipairs(S.chans) do k, all = k + (kept[c] and #kept[c] or #ch.times), all + #ch.times end
+      S.none_cut = k >= 0.6 * all
     else
       for _, r in ipairs(S.recs) do S.wide[r] = true end
     end
     local pack = pack_of(S, kept)
     local worst, q99, per = measure(S, assert(S.build(pack)))
-    if worst <= S.err or attempt == M.WIDEN + 1 then return pack, worst, q99 end
+    if worst <= S.err then return pack, worst, q99 end
+    -- (widening that gains less than a tenth: the error is not the
+    -- quantisation's; what the samples cannot say, more bits will not)
+    if best and worst > 0.9 * best[2] then return best[1], best[2], best[3] end
+    if not best or worst < best[2] then best = { pack, worst, q99 } end
+    if attempt == M.WIDEN + 1 then return best[1], best[2], best[3] end
     widen(S, per)
   end
 end
@@ -379,9 +379,15 @@ function M.compress(c, options)
       if not pack or (w2 <= S.err and (worst > S.err or #p2 < #pack)) or (worst > S.err and w2 < worst) then
         pack, worst, q99 = p2, w2, q2
       end
+      -- (a looser start does not hold what the first could not, nor cut
+      -- much where the first kept most)
+      if w2 > S.err or S.none_cut then break end
     end
     R.ROUNDS, R.START = rounds, start
-    if worst <= S.err or rate * 2 > M.MAX_RATE or rate * 2 * L > M.MAX_FRAMES - 1 then break end
+    -- (a grid as fine as the ticks samples nothing more when doubled)
+    if worst <= S.err or S.grid >= S.rate and not tick or rate * 2 > M.MAX_RATE or rate * 2 * L > M.MAX_FRAMES - 1 then
+      break
+    end
     rate = rate * 2
   end
   local animated, seen = 0, {}

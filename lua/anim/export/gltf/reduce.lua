@@ -321,7 +321,8 @@ end
 
 -- The worst error of each joint of `dirty` (a set: joints whose frames in
 -- localB may differ from localA's; every other joint is where fa has it).
-local function measure_dirty(parent, order, fa, localB, times, distance, dirty, per)
+-- each: nil, or called with every error (joint, time's index, error).
+local function measure_dirty(parent, order, fa, localB, times, distance, dirty, per, each)
   for i in pairs(dirty) do per[i] = 0 end
   local list, w = {}, {}
   for _, i in ipairs(order) do
@@ -344,20 +345,22 @@ local function measure_dirty(parent, order, fa, localB, times, distance, dirty, 
       local tr, q, s = localB(i, t)
       local e = point_error(fa[i], o, world_into(w[i], pw, tr, q, s), distance)
       if e > per[i] then per[i] = e end
+      if each then each(i, k, e) end
     end
   end
 end
 
 -- The model-space error of localB against localA over the times: the
--- worst, and the worst of each joint.
-function M.measure(tjoints, localA, localB, times, distance)
+-- worst, and the worst of each joint; each (optional) is called with every
+-- error (joint, time's index, error).
+function M.measure(tjoints, localA, localB, times, distance, each)
   local parent, _, depth = shape(tjoints)
   local order = parents_first(depth)
   local all = {}
   for i = 1, #tjoints do all[i] = true end
   local fa = frames(parent, order, localA, times, all)
   local per, worst = {}, 0
-  measure_dirty(parent, order, fa, localB, times, distance, all, per)
+  measure_dirty(parent, order, fa, localB, times, distance, all, per, each)
   for i = 1, #tjoints do worst = math.max(worst, per[i]) end
   return worst, per
 end
