@@ -94,6 +94,11 @@ and compressed, the ratio, the sizes of IN and OUT, and the worst and
       local ok, werr = anim.save(cc, j.out)
       if not ok then fail(INPUT, "%s", werr) end
       io.stderr:write(string.format("anim compress: %s -> %s\n", pos[1], j.out))
+      local f = cc:compression()
+      if f.worst > f.error then
+        io.stderr:write(string.format("anim compress: %s: the bound is not held: the worst error %.3g is above %.3g\n",
+          j.out, f.worst, f.error))
+      end
       if opt.report then report(cc, j.clip.name, pos[1], j.out) end
     end
     return 0

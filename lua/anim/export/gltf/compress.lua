@@ -27,10 +27,10 @@ local N = require "anim.export.gltf.nodes"
 
 local M = {}
 
-M.RATES = { 30, 24, 25, 60, 50, 48, 120, 100, 240 }
+M.GRID = 20 -- samples a second at least (then twice as many, while the bound is not held)
 M.MAX_FRAMES = 65536
 M.WIDEN = 3
-M.RATE_TRIES, M.MAX_RATE = 4, 480
+M.RATE_TRIES, M.MAX_RATE = 5, 640
 -- reduce.lua's tightening rounds, and the first tolerances tried (times
 -- the hierarchy's share: the smallest pack within the bound is kept)
 M.LEVELS = { fast = { rounds = 3, starts = { 1 } }, best = { rounds = 8, starts = { 1, 4, 16 } } }
@@ -75,18 +75,28 @@ local function key_times(c, nj)
   return list, per, densest
 end
 
--- The first of RATES on which every key time falls, or nil.
-local function pick_rate(times)
+-- The fewest ticks a second on which every key time falls (within a
+-- hundredth of a tick: glTF's 32-bit times), as many as 16 bits allow over
+-- the clip at most, and true; or, when some key times fall on no such
+-- grid (an importer's keys just before a jump), as many ticks as 16 bits
+-- allow over the clip on which the others fall, and false.
+local function pick_rate(times, L)
   local floor, abs = math.floor, math.abs
-  for _, r in ipairs(M.RATES) do
-    local ok = true
-    for _, t in ipairs(times) do
-      local f = t * r
-      if abs(f - floor(f + 0.5)) > 1e-3 then ok = false break end
+  local rate, limit, exact = 1, L > 0 and (M.MAX_FRAMES - 1) / L or 1e6, true
+  for _, t in ipairs(times) do
+    local x = t * rate
+    if abs(x - floor(x + 0.5)) > 0.01 then
+      local m = 2
+      while m <= 1000 do
+        local y = x * m
+        if abs(y - floor(y + 0.5)) <= 0.01 then break end
+        m = m + 1
+      end
+      if m > 1000 or rate * m > limit then exact = false else rate = rate * m end
     end
-    if ok then return r end
   end
-  return nil
+  if exact then return rate, true end
+  return rate * math.max(1, math.floor(limit / rate)), false
 end
 
 local function same(a, b)
@@ -196,16 +206,12 @@ local function stripped_of(src)
 end
 
 -- The ticks (the pack's frames) and the grid of samples: S.grid samples a
--- second; S.rate ticks a second (the grid's, when every key time falls on
--- it: `tick`; else as many as 16 bits allow over the clip), S.last the
--- last tick.
-local function frames_at(S, grid, tick)
+-- second, S.rate ticks a second, S.last the last tick.
+local function frames_at(S, grid, ticks)
   local L = S.L
-  S.grid = grid
-  S.rate = tick and grid or (L > 0 and (M.MAX_FRAMES - 1) / L or grid)
+  S.grid, S.rate = math.min(grid, ticks), ticks
   S.last = math.max(0, math.ceil(L * S.rate - 1e-6))
   if S.last >= M.MAX_FRAMES then S.rate, S.last = (M.MAX_FRAMES - 1) / L, M.MAX_FRAMES - 1 end
-  if S.grid > S.rate then S.grid = S.rate end
 end
 
 -- The pack of the keys kept (kept[chan]: frame indices from 1, of the
@@ -280,7 +286,7 @@ local function search(S, L)
       -- start would not cut much more)
       local k, all = 0, 0
       for c, ch in ipairs(S.chans) do k, all = k + (kept[c] and #kept[c] or #ch.times), all + #ch.times end
-      S.none_cut = k >= 0.6 * all
+      S.none_cut = k >= 0.9 * all
     else
       for _, r in ipairs(S.recs) do S.wide[r] = true end
     end
@@ -358,10 +364,14 @@ function M.compress(c, options)
   for k, jn in ipairs(core.clip_info(shape).joints) do S.order[k] = index[jn] end
   -- at the clip's own rate (else 30 a second and the keys' times), then
   -- twice as many frames while the bound is not held (curves between them)
-  local tick = pick_rate(times)
-  local rate, pack, worst, q99 = tick or M.RATES[1]
+  -- the samples: a grid of at least GRID a second (the ticks, when every key
+  -- falls on them) and each joint's keys; a grid twice as fine while the
+  -- bound is not held (curves between its frames)
+  local kr, exact = pick_rate(times, L)
+  local grid = exact and kr * math.ceil(M.GRID / kr) or M.GRID
+  local pack, worst, q99
   for _ = 1, M.RATE_TRIES do
-    frames_at(S, rate, tick)
+    frames_at(S, grid, exact and grid or kr)
     S.recs = sample_all(S, c)
     chans_of(S)
     S.mtimes = R.sample_times(#S.chans > 0 and S.chans or { { times = { 0, L } } }, L)
@@ -385,10 +395,10 @@ function M.compress(c, options)
     end
     R.ROUNDS, R.START = rounds, start
     -- (a grid as fine as the ticks samples nothing more when doubled)
-    if worst <= S.err or S.grid >= S.rate and not tick or rate * 2 > M.MAX_RATE or rate * 2 * L > M.MAX_FRAMES - 1 then
+    if worst <= S.err or (not exact and S.grid >= S.rate) or grid * 2 > M.MAX_RATE or grid * 2 * L > M.MAX_FRAMES - 1 then
       break
     end
-    rate = rate * 2
+    grid = grid * 2
   end
   local animated, seen = 0, {}
   for _, r in ipairs(S.recs) do
