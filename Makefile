@@ -412,12 +412,12 @@ tsan: deps-ci
 # (fuzz/README.md).  New inputs go to build/fuzz/corpus/<target>, crashes to
 # build/fuzz/artifacts/<target>/, the whole log to build/fuzz/<target>.log;
 # the committed seeds are fuzz/corpus/<target>, and fuzz/regressions/<target>
-# is run first.  `make fuzz-ci`: each for about 60 s, as CI does (five
+# is run first.  `make fuzz-ci`: each for about 60 s, as CI does (six
 # targets, three rounds: about four minutes, 55 s of them the builds).
 FUZZ_CC      = clang
 FUZZ_TIME   ?= 300
 FUZZ_JOBS   ?= 2
-FUZZ_TARGETS = decode animator script import state
+FUZZ_TARGETS = decode animator script import state animc
 FUZZ_DIR     = build/fuzz
 FUZZ_CFLAGS  = -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fsanitize=float-cast-overflow \
                -fno-sanitize-recover=all $(FPFLAGS)
@@ -434,6 +434,8 @@ FUZZ_FLAGS_script   = -max_len=1024 -len_control=0
 FUZZ_FLAGS_import   = -max_len=8192
 # (a scene of up to 24 operations, then up to 24 mutations of its state)
 FUZZ_FLAGS_state    = -max_len=512 -len_control=0
+# (.animc files of a few kB: the seeds are 0.4 to 2.7 kB)
+FUZZ_FLAGS_animc    = -max_len=8192
 
 fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
 
@@ -550,6 +552,17 @@ bench-skin: deps
 bench-attacks: deps
 	@$(MAKE) --no-print-directory build
 	$(RUN) bench/attacks.lua
+
+# Compressed clips (bench/compress.lua): bytes raw, .anim, .animc, ratio,
+# worst and 99th-percentile error, load and sample times, per clip of the
+# skinned glTF models and real Blockbench / Bedrock files of ../shared/data;
+# then W1 with compressed clips beside the exact batch update.
+.PHONY: bench-compress
+bench-compress: deps
+	@$(MAKE) --no-print-directory build
+	$(RUN) bench/compress.lua
+	$(RUN) bench/w1.lua --n 1000,10000 --runs 5 --batch
+	$(RUN) bench/w1.lua --n 1000,10000 --runs 5 --batch --compressed
 
 # The soak test of issue 9 (bench/soak.lua; not part of `make test`): looping
 # clips for 24 simulated hours at 60 fps per animator, checking marker counts

@@ -13,6 +13,8 @@
 -- Bedrock files (first byte 1) of ../shared/data, and the hostile texts of
 -- issue 19 (padded numbers, entities, a Bedrock file of many channels that
 -- change fast, a long Molang expression, bezier handles of 1e300).
+-- animc: four example clips compressed (anim.compress), as .animc files
+-- (the module from the checkout: LUA_PATH and LUA_CPATH as for the specs).
 local cjson = require "cjson"
 
 local shared = os.getenv("ANIM_SHARED") or "../shared"
@@ -31,7 +33,7 @@ local function write(path, s)
 end
 
 os.execute("rm -rf fuzz/corpus && mkdir -p fuzz/corpus/decode fuzz/corpus/animator fuzz/corpus/script fuzz/corpus/import"
-  .. " fuzz/corpus/state")
+  .. " fuzz/corpus/state fuzz/corpus/animc")
 
 -- decode -------------------------------------------------------------------------
 for _, name in ipairs { "walk.anim", "wave.anim", "attack.anim", "spark.anim", "goblin.retarget", "nod.xml" } do
@@ -381,5 +383,14 @@ do
     seed("resolve-" .. mode, 3, false, STD, false, {
       play("g1", { fade = 0 }), play("stride", { retarget = 1 }), update(0.1),
     }, 0, { mutate("resolve", mode), mutate("target", 1) })
+  end
+end
+
+-- animc ---------------------------------------------------------------------------
+do
+  local anim = require "anim"
+  for _, name in ipairs { "walk", "wave", "attack", "spark" } do
+    local cc = assert(anim.compress(assert(anim.load("examples/clips/" .. name .. ".anim"))))
+    assert(anim.save(cc, "fuzz/corpus/animc/example-" .. name .. ".animc"))
   end
 end

@@ -115,12 +115,12 @@ describe("anim usage errors", function()
     local code, out, err = run("frobnicate x")
     assert.are.equal(2, code)
     assert.are.equal("", out)
-    assert.are.equal("anim: unknown command 'frobnicate' (the commands: info, validate, convert, sample, plot, sheet, graph;"
+    assert.are.equal("anim: unknown command 'frobnicate' (the commands: info, validate, convert, compress, sample, plot, sheet, graph;"
       .. " see anim --help)\n", err)
     code, out, err = run("help frobnicate")
     assert.are.equal(2, code)
     assert.are.equal("", out)
-    assert.are.equal("anim: unknown command 'frobnicate' (the commands: info, validate, convert, sample, plot, sheet, graph)\n", err)
+    assert.are.equal("anim: unknown command 'frobnicate' (the commands: info, validate, convert, compress, sample, plot, sheet, graph)\n", err)
   end)
 
   it("refuse an unknown option, naming it", function()
@@ -1258,7 +1258,7 @@ describe("anim and typos", function()
   it("suggests the command or option meant", function()
     local code, _, err = run("infoo " .. q(WALK))
     assert.are.equal(2, code)
-    assert.are.equal("anim: unknown command 'infoo'; did you mean 'info'? (the commands: info, validate, convert,"
+    assert.are.equal("anim: unknown command 'infoo'; did you mean 'info'? (the commands: info, validate, convert, compress,"
       .. " sample, plot, sheet, graph; see anim --help)\n", err)
     code, _, err = run("sheet " .. q(WALK) .. " --rigg player -o x.svg")
     assert.are.equal(2, code)
@@ -1266,11 +1266,11 @@ describe("anim and typos", function()
     _, _, err = run("validate " .. q(WALK) .. " --strcit")
     assert.are.equal("anim validate: unknown option '--strcit'; did you mean '--strict'? (see anim validate --help)\n", err)
     _, _, err = run("help sampel")
-    assert.are.equal("anim: unknown command 'sampel'; did you mean 'sample'? (the commands: info, validate, convert,"
+    assert.are.equal("anim: unknown command 'sampel'; did you mean 'sample'? (the commands: info, validate, convert, compress,"
       .. " sample, plot, sheet, graph)\n", err)
     -- nothing close: no suggestion
     _, _, err = run("frobnicate")
-    assert.are.equal("anim: unknown command 'frobnicate' (the commands: info, validate, convert, sample, plot, sheet, graph;"
+    assert.are.equal("anim: unknown command 'frobnicate' (the commands: info, validate, convert, compress, sample, plot, sheet, graph;"
       .. " see anim --help)\n", err)
   end)
 

@@ -100,6 +100,38 @@ anim_clip *anim_clip_new(const anim_mem *mem, int njoints, int nitems) {
   return c;
 }
 
+const char *anim_clip_set_packed(anim_clip *c, const unsigned char *p, size_t len, size_t *at) {
+  static const int bit[3] = {ANIM_CH_POS, ANIM_CH_ROT, ANIM_CH_SCL};
+  anim_packed *pk;
+  unsigned char *copy;
+  const char *e;
+  int j, k;
+  *at = 0;
+  if (c->packed) return "the clip is compressed already";
+  for (j = 0; j < c->njoints; j++)
+    if (c->joints[j].channels) return "the clip's joints have keys";
+  if ((e = anim_packed_index(p, len, c->njoints, NULL, at))) return e;
+  pk = anim_clip_alloc(c, sizeof *pk);
+  copy = anim_clip_alloc(c, len ? len : 1);
+  if (!pk || !copy) return ANIM_CLIP_NOMEM;
+  pk->joints = anim_clip_alloc(c, sizeof(anim_pk_joint) * (size_t)(c->njoints ? c->njoints : 1));
+  if (!pk->joints) return ANIM_CLIP_NOMEM;
+  memcpy(copy, p, len);
+  anim_packed_index(copy, len, c->njoints, pk, at);
+  for (j = 0; j < c->njoints; j++) {
+    anim_joint *jt = &c->joints[j];
+    jt->packed = &pk->joints[j];
+    jt->channels = 0;
+    for (k = 0; k < 3; k++)
+      if (pk->joints[j].ch[k].kind != ANIM_PK_ABSENT) jt->channels |= bit[k];
+    jt->rot_quat = 1;
+    jt->fast = 0;
+    jt->linear = jt->shared = 0;
+  }
+  c->packed = pk;
+  return NULL;
+}
+
 void anim_clip_retain(anim_clip *c) { c->refs++; }
 
 void anim_clip_free(anim_clip *c) {
@@ -122,6 +154,7 @@ int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *hot, int *c
   const anim_joint *jt = &c->joints[j];
   int *h = hot, *x = hot ? cold : NULL;  /* NULL: binary searches */
   double *pos = out, *rot = out + 3, *scl = out + 7;
+  if (jt->packed) return anim_packed_sample(c->packed, jt->packed, t, hot, out);
   if (jt->fast && hot) return anim_clip_sample_fast(c, jt, t, hot, out);
   /* hot: first axes; cold: the other two axes of each channel, then the
    * pose weight */
