@@ -635,6 +635,8 @@ do -- issue 40: a 2D skeleton at its bound: two chains of 2,500 bones, 97 IK con
   end)
   local a = anim.animator(sk)
   measure("update", "40: one update of that skeleton (245,002 steps)", function() a:update(1 / 60) end)
+end
+
 do -- issue 41: anim.compress at its worst: 50,000 keys of noise on one joint (no key can
   -- go; the ticks over the clip coarser than its keys, so the bound cannot be held and every
   -- try is made), against the same clip saved as .anim; its budget is 4 times that save
