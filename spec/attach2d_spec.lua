@@ -113,6 +113,52 @@ describe("attach2d", function()
     same(numbers(scratch, 0, 4), { 2, 3, 5, 1 })
   end)
 
+  it("compiles DragonBones' attachments: a linked mesh of another slot's mesh, displays with no points", function()
+    -- (DragonBones' `share` names a mesh of any slot; an armature display
+    -- and an ellipse bounding box are kept as data: nothing to place)
+    local desc = {
+      bones = { { name = "root" }, { name = "arm", parent = "root" } },
+      slots = { { name = "cape", bone = "root" }, { name = "copy", bone = "arm" }, { name = "weapon", bone = "arm" } },
+      skins = { { name = "default", attachments = {
+        cape = { cape = { type = "mesh", weighted = false, uvs = { 0, 0, 1, 0, 0, 1 }, triangles = { 0, 1, 2 },
+          vertices = { 0, 0, 4, 0, 0, 2 } } },
+        copy = { link = { type = "linkedmesh", parent = "cape", skin = "default", deform = true } },
+        weapon = { prop = { type = "armature", path = "prop" },
+          ring = { type = "boundingbox", shape = "ellipse", width = 4, height = 2 } },
+      } } },
+    }
+    local c = attach2d.compile(desc)
+    local e = attach2d.lookup(c, nil, "copy", "link")
+    assert.are.equal(3, e.n)
+    assert.are.equal("deform.default.cape.cape", e.deform) -- (the parent's timelines)
+    local scratch = attach2d.buffer(6)
+    -- placed through its own slot's bone (arm: moved by 10, 0)
+    assert.are.equal(3, attach2d.place(world(1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 10, 0), e.record, nil, scratch))
+    same(numbers(scratch, 0, 6), { 10, 0, 14, 0, 10, 2 })
+    for _, name in ipairs { "prop", "ring" } do
+      local d = attach2d.lookup(c, nil, "weapon", name)
+      assert.is_nil(d.record)
+      assert.are.same({ 0, 0 }, { d.n, d.ntri })
+    end
+  end)
+
+  it("anim.love.world_vertices: nil for a display with no points, the box's corners otherwise", function()
+    local love2d = require "anim.love" -- (world_vertices needs no LÖVE)
+    local r = assert(anim.import_dragonbones("spec/fixtures/dragonbones/hero_ske.json"))
+    local a = anim.animator(r.skeleton)
+    a:update(0)
+    assert.are.equal("prop", (a:slot("weapon"))) -- (an armature display)
+    assert.is_nil(love2d.world_vertices(a, "weapon"))
+    local box = r.description.skins[1].attachments.hitbox.box.vertices
+    local m = { a:world2d("body") }
+    local got = assert(love2d.world_vertices(a, "hitbox"))
+    local want = {}
+    for i = 1, #box, 2 do
+      want[i], want[i + 1] = m[1] * box[i] + m[2] * box[i + 1] + m[5], m[3] * box[i] + m[4] * box[i + 1] + m[6]
+    end
+    same(got, want, 1e-9)
+  end)
+
   it("refuses what would read or write out of bounds, naming it", function()
     local c = attach2d.compile(DESC)
     local e = attach2d.lookup(c, nil, "hand", "skin")

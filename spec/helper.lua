@@ -185,6 +185,26 @@ function H.fresh(cmd, home, env)
     H.sq(cmd)))
 end
 
+-- A folder's absolute path; and runs the checkout's `anim ARGS` (a shell fragment) in dir, with no
+-- LUA_PATH (every variable by which Lua 5.1 to 5.4 take their module
+-- paths unset), as a user runs it: status, stdout, stderr.
+function H.absolute(path)
+  local p = assert(io.popen("cd " .. H.sq(path) .. " && pwd"))
+  local d = p:read("*l")
+  p:close()
+  return d
+end
+function H.anim_command(dir, args)
+  local root = H.absolute(H.root)
+  local errf = dir .. "/.stderr"
+  local out, code = H.popen(string.format("cd %s && env -u LUA_PATH -u LUA_CPATH -u LUA_PATH_5_4 -u LUA_CPATH_5_4"
+    .. " -u LUA_PATH_5_3 -u LUA_CPATH_5_3 -u LUA_PATH_5_2 -u LUA_CPATH_5_2 %s %s %s 2>%s", H.sq(dir), H.lua,
+    H.sq(root .. "/bin/anim"), args, H.sq(errf)))
+  local err = H.read(errf)
+  os.remove(errf)
+  return code, out, err
+end
+
 -- A clip from a table: length 1, looping, joint j moving along x, unless
 -- t says otherwise (t is filled in).
 function H.clip(t)

@@ -318,6 +318,95 @@ describe("anim.open", function()
   end)
 end)
 
+describe("anim.open on 2D skeletons", function()
+  local DB = H.root .. "/spec/fixtures/dragonbones/"
+  local HERO, HERO45, TEX = DB .. "hero_ske.json", DB .. "hero45_ske.json", DB .. "hero_tex.json"
+
+  it("reads a DragonBones skeleton with the atlas beside it: clips, skeleton, a rig per armature, warnings", function()
+    local want = assert(anim.import_dragonbones(HERO, TEX))
+    local r = assert(anim.open(HERO))
+    assert.are.equal("dragonbones", r.kind)
+    assert.are.same({ "walk", "wave" }, keys(r.clips))
+    for name, c in pairs(want.clips) do
+      assert.are.equal(c.name, r.clips[name].name)
+      for _, t in ipairs { 0, 0.3, 1.1 } do assert.are.same(c:sample(t), r.clips[name]:sample(t)) end
+    end
+    assert.are.same(want.description, r.description) -- (the atlas's regions in it)
+    assert.truthy(r.description.skins[1].attachments.head_slot.head.region)
+    -- the skeleton an animator plays, as the importer makes it
+    assert.is_true(tostring(r.skeleton):find("^anim.skeleton2d%(") ~= nil)
+    assert.are.same(want.skeleton:bones(), r.skeleton:bones())
+    assert.are.same(want.skins, r.skins)
+    assert.are.same(keys(want.armatures), keys(r.armatures))
+    assert.are.same({ "hero", "prop" }, keys(r.rigs))
+    assert.are.equal(r.rigs.hero, r.rig)
+    assert.are.equal(r.skeleton.rig, r.rig)
+    assert.are.equal(r.armatures.prop.skeleton.rig, r.rigs.prop)
+    -- a joint per bone, at rest in its setup pose: body x 10, y -20, 30 degrees, scale 1.5 x 0.75
+    assert.are.equal(#want.description.bones, #r.rig:joints())
+    local a = anim.animator(r.rig)
+    local t = { a:local_transform("body") }
+    assert(H.maxdiff(t, { 10, -20, 0, 0, 0, math.sin(math.pi / 12), math.cos(math.pi / 12), 1.5, 0.75, 1 }) < 1e-15)
+    -- the importer's warnings as "file: json.path: message"
+    assert.are.equal(#want.warnings, #r.warnings)
+    for i, w in ipairs(want.warnings) do assert.are.equal(HERO .. ": " .. w, r.warnings[i]) end
+    assert.are.equal(HERO .. ": armature[2].skin[1].slot[5].display[2]: bounding box 'ring': an ellipse is kept as data"
+      .. " (width, height), without vertices", r.warnings[6])
+  end)
+
+  it("reads the atlas the option names; without one beside the file, none", function()
+    local r = assert(anim.open(HERO45))
+    assert.is_nil(r.description.skins[1].attachments.head_slot.head.region)
+    r = assert(anim.open(HERO45, { atlas = TEX }))
+    assert.are.same(assert(anim.import_dragonbones(HERO45, TEX)).description, r.description)
+    assert.truthy(r.description.skins[1].attachments.head_slot.head.region)
+  end)
+
+  it("reads a Spine export with the atlas beside it (X.json, X.atlas) or the one named", function()
+    local SP = H.root .. "/spec/fixtures/spine/"
+    local want = assert(anim.import_spine(SP .. "hero-3.8.json", SP .. "hero-3.8.atlas"))
+    local r = assert(anim.open(SP .. "hero-3.8.json"))
+    assert.are.equal("spine", r.kind)
+    assert.are.same(keys(want.clips), keys(r.clips))
+    for name, c in pairs(want.clips) do assert.are.same(c:sample(0.4), r.clips[name]:sample(0.4)) end
+    assert.are.same(want.description, r.description)
+    assert.truthy(r.description.skins[1].attachments.body.body.region)
+    assert.are.equal(r.skeleton.rig, r.rig)
+    assert.are.same({ "hero-3.8" }, keys(r.rigs))
+    assert.are.equal(r.rigs["hero-3.8"], r.rig)
+    assert.are.equal(#want.description.bones, #r.rig:joints())
+    -- the warnings as "file: json.path: message" (the file's own: no path)
+    assert.are.equal(#want.warnings, #r.warnings)
+    for i, w in ipairs(want.warnings) do
+      assert.are.equal(SP .. "hero-3.8.json: " .. (w.path ~= "" and (w.path .. ": ") or "") .. w.message, r.warnings[i])
+    end
+    -- 4.x: no hero-4.2.atlas beside it; the one shared by name
+    r = assert(anim.open(SP .. "hero-4.2.json"))
+    assert.is_nil(r.description.skins[1].attachments.body.body.region)
+    r = assert(anim.open(SP .. "hero-4.2.json", { atlas = SP .. "hero-4.x.atlas" }))
+    assert.are.same(assert(anim.import_spine(SP .. "hero-4.2.json", SP .. "hero-4.x.atlas")).description, r.description)
+    assert.truthy(r.description.skins[1].attachments.body.body.region)
+  end)
+
+  it("refuses a DragonBones texture atlas alone, a bad atlas, and an atlas option that is no string", function()
+    assert.are.same({ nil, TEX .. ": a DragonBones texture atlas, not a skeleton: open the skeleton it goes with"
+      .. " (anim.open reads X_tex.json beside X_ske.json, or the file the option atlas names)" }, { anim.open(TEX) })
+    assert.are.same({ nil, "nope_tex.json: cannot open file: No such file or directory" },
+      { anim.open(HERO, { atlas = "nope_tex.json" }) })
+    -- the atlas's own message, naming it (a skeleton given as the atlas)
+    local r, err = anim.open(HERO, { atlas = HERO45 })
+    assert.is_nil(r)
+    assert.are.same({ nil, err }, { anim.import_dragonbones(HERO, HERO45) })
+    assert.matches("^" .. HERO45:gsub("%p", "%%%0") .. ": ", err)
+    local ok, e = pcall(anim.open, HERO, { atlas = 1 })
+    assert.is_false(ok)
+    assert.matches("bad argument #2 to 'open' %(option 'atlas' must be a string, got number%)$", e)
+    ok, e = pcall(anim.open, HERO, { atlass = TEX })
+    assert.is_false(ok)
+    assert.matches("bad argument #2 to 'open' %(unknown option 'atlass'; did you mean 'atlas'%?%)$", e)
+  end)
+end)
+
 describe("anim.load on another format's file names the function to use", function()
   local function hint(path)
     local c, err = anim.load(path)

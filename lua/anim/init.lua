@@ -405,18 +405,55 @@ function OPEN.retarget()
   E.fail("", "a retarget map: read it with anim.load_retarget")
 end
 
-local OPEN_OPTIONS = args.names { "strict", "root", "loop", "molang", "easings", "geckolib", "short_steps" }
+-- Spine and DragonBones: the importer's result from the file's text and
+-- its atlas (options.atlas, else the one beside it: kind.atlas_beside),
+-- its skeletons made anim.skeleton2d's as the importers' (with_skeletons),
+-- each one's rig in rigs (a DragonBones armature's by its name, a Spine
+-- skeleton's by the file's), the warnings as "file: path: message".
+-- Returns nil, message as the importer does (naming the atlas for its own).
+local function open_2d(kind, path, text, opts)
+  local atlas, atlas_text = opts.atlas or kinds.atlas_beside(kind, path), nil
+  if atlas then
+    local err
+    atlas_text, err = E.catch(atlas, json.read_file, atlas)
+    if not atlas_text then return nil, err end
+  end
+  local res, err
+  if kind == "dragonbones" then
+    res, err = require("anim.import.dragonbones").decode(text, path, atlas_text, atlas)
+  else
+    res, err = require("anim.import.spine").decode_text(text, path, atlas_text, atlas)
+  end
+  res, err = with_skeletons(path:match("[^/\\]*$"), res, err)
+  if not res then return nil, err end
+  local out = { clips = res.clips, skeleton = res.skeleton, description = res.description, skins = res.skins,
+    armatures = res.armatures, rigs = {}, warnings = {} }
+  for i, w in ipairs(res.warnings) do
+    out.warnings[i] = type(w) == "string" and (E.shown(path) .. ": " .. w) or E.message(path, { path = w.path, msg = w.message })
+  end
+  local main = res.stage or stem(path)
+  for name, a in pairs(res.armatures or { [main] = res }) do out.rigs[name] = a.skeleton.rig end
+  out.rig = out.rigs[main]
+  return out
+end
+
+local OPEN_OPTIONS = args.names { "strict", "root", "loop", "molang", "easings", "geckolib", "short_steps", "atlas" }
 local BLOCKBENCH_OPTIONS = { "molang", "easings", "geckolib", "short_steps" }
 
--- anim.open(path [, options]) -> { clips, rigs, warnings, kind [, rig, scene, sheet] } | nil, message:
+-- anim.open(path [, options]) -> { clips, rigs, warnings, kind [, rig, scene, sheet,
+-- skeleton, description, skins, armatures] } | nil, message:
 -- any file an importer reads (or a .anim), told by its content as the
 -- command tells them; options: each importer's own (strict, root, loop,
--- molang, easings, geckolib, short_steps), those of other formats unused.
+-- molang, easings, geckolib, short_steps; atlas: a 2D skeleton's texture
+-- atlas), those of other formats unused.
 function anim.open(path, options)
   check_arg(path, "string", 1, "open")
   local opts = args.options(options, OPEN_OPTIONS, 2, "open")
   if opts.strict ~= nil and type(opts.strict) ~= "boolean" then
     args.error(2, "open", "option 'strict' must be a boolean, got " .. args.typename(opts.strict))
+  end
+  if opts.atlas ~= nil and type(opts.atlas) ~= "string" then
+    args.error(2, "open", "option 'atlas' must be a string, got " .. args.typename(opts.atlas))
   end
   local gl, bb = {}, nil
   for _, k in ipairs { "root", "loop" } do
@@ -433,9 +470,18 @@ function anim.open(path, options)
   end
   local text, err = E.catch(path, json.read_file, path)
   if not text then return nil, err end
-  local kind = kinds.of(path, text)
+  local kind, _, which = kinds.of(path, text)
+  if which == "texture" then
+    return nil, E.shown(path) .. ": a DragonBones texture atlas, not a skeleton: open the skeleton it goes with"
+      .. " (anim.open reads X_tex.json beside X_ske.json, or the file the option atlas names)"
+  end
   if kind == "blockbench" and not bb then bb = { opts = {}, values = {} } end
-  local res, why = E.catch(path, OPEN[kind], path, text, opts, bb, gl)
+  local res, why
+  if kind == "spine" or kind == "dragonbones" then
+    res, why = open_2d(kind, path, text, opts)
+  else
+    res, why = E.catch(path, OPEN[kind], path, text, opts, bb, gl)
+  end
   if not res then return nil, why end
   res.kind = kind
   if res.rig == nil and kind ~= "gltf" then res.rig = select(2, next(res.rigs)) end

@@ -1,6 +1,7 @@
 -- format/kind.lua: which format a file is, told by its content: the one
 -- rule of anim.open, of anim.load's message on another format's file and
 -- of the command (lua/anim/tool/cli_common.lua).
+local core = require "anim.core"
 local E = require "anim.base.errors"
 local json = require "anim.base.json"
 
@@ -100,6 +101,16 @@ local WHAT = { xml = "a legacy XML animation", gltf = "a glTF asset", aseprite =
   retarget = "a retarget map", model = "a Blockbench model", bedrock = "a Bedrock animation file",
   spine = "a Spine skeleton (JSON export)", dragonbones = "a DragonBones skeleton",
   texture = "a DragonBones texture atlas (give it to anim.import_dragonbones beside its skeleton)" }
+
+-- The texture atlas beside a 2D skeleton, by name, when a regular file
+-- is there (else nil): a Spine export's "X.json" -> "X.atlas", a
+-- DragonBones "X_ske.json" -> "X_tex.json" (as the editors export them).
+local BESIDE = { spine = { "%.[Jj][Ss][Oo][Nn]$", ".atlas" }, dragonbones = { "_ske%.json$", "_tex.json" } }
+function M.atlas_beside(kind, path)
+  local rule = BESIDE[kind]
+  local name, n = path:gsub(rule[1], rule[2])
+  if n == 1 and core.file_kind(name) == "file" then return name end
+end
 
 -- When a file that did not load as a clip is another format's by its
 -- content (a retarget map also by its name): the message naming the

@@ -171,14 +171,15 @@ end
 
 -- world_vertices(animator, slot) -> { x1, y1, ... } of the slot's
 -- attachment (a bounding box, a mesh's vertices, a region's corners), or
--- nil when it shows none: for hit tests and bounding boxes.
+-- nil when it shows none or one with no points (a DragonBones armature
+-- display, an ellipse kept as data): for hit tests and bounding boxes.
 function M.world_vertices(animator, slot)
   local c = compiled(animator)
   local st = state_of(animator, c)
   place(animator, c, st)
   local name = animator:slot(slot)
   local e = name and attach2d.lookup(c, animator:skin(), slot, name)
-  if not e then return nil end
+  if not e or not e.record then return nil end
   local n = attach2d.place(st.world, e.record, deform_of(animator, st, e), st.scratch)
   local out = {}
   for i = 1, 2 * n do out[i] = st.scratch[i] end

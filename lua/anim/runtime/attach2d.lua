@@ -124,8 +124,10 @@ local function count(att)
 end
 
 -- One attachment made ready: { kind, name, slot, record, n, ntri, page,
--- color, deform (its property name), end_slot, x, y, rotation }.
-local function compile_one(desc, skin, slot, name, att, bone, parent)
+-- color, deform (its property name), end_slot, x, y, rotation }; one with
+-- no points (a DragonBones armature display, a bounding box kept as data)
+-- has no record.
+local function compile_one(desc, skin, slot, name, att, bone, parent, parent_slot)
   local e = { kind = att.type, name = name, slot = slot, color = color_of(att),
     deform = "deform." .. skin .. "." .. slot .. "." .. name }
   local region = att.region
@@ -156,9 +158,9 @@ local function compile_one(desc, skin, slot, name, att, bone, parent)
     local tris = uvs and src.triangles or nil
     e.record, e.n, e.ntri, e.page = geometry(src, bone, n, uvs, tris), n, tris and #tris / 3 or 0, region and region.page
     if att.type == "linkedmesh" and att.deform ~= false and parent then
-      e.deform = "deform." .. (att.skin or "default") .. "." .. slot .. "." .. (att.parent or name)
+      e.deform = "deform." .. (att.skin or "default") .. "." .. (parent_slot or slot) .. "." .. (att.parent or name)
     end
-  elseif att.type == "boundingbox" or att.type == "clipping" or att.type == "path" then
+  elseif (att.type == "boundingbox" or att.type == "clipping" or att.type == "path") and att.vertices then
     local n = count(att)
     if att.type == "clipping" and not att.weighted then
       local tris = M.triangulate(att.vertices)
@@ -172,6 +174,8 @@ local function compile_one(desc, skin, slot, name, att, bone, parent)
   elseif att.type == "point" then
     e.x, e.y, e.rotation = att.x or 0, att.y or 0, att.rotation or 0
     e.record, e.n, e.ntri = record(1, bone, 1, { e.x, e.y }), 1, 0
+  else -- (nothing to place: a DragonBones armature display, an ellipse kept as data)
+    e.n, e.ntri = 0, 0
   end
   return e
 end
@@ -190,9 +194,20 @@ function M.compile(desc)
     c.slots[s.name] = i
     slot_bone[s.name] = c.bones[s.bone]
   end
+  -- a linked mesh's parent: in its own slot (Spine), else the first slot
+  -- of the skin, in setup order, with a mesh of that name (DragonBones'
+  -- `share` names a mesh of any slot); and the parent's slot
   local function find(skin, slot, name)
     for _, sk in ipairs(desc.skins or {}) do
-      if sk.name == skin then return sk.attachments and sk.attachments[slot] and sk.attachments[slot][name] end
+      if sk.name == skin then
+        local atts = sk.attachments or {}
+        if atts[slot] and atts[slot][name] then return atts[slot][name], slot end
+        for _, s in ipairs(desc.slots or {}) do
+          local a = atts[s.name] and atts[s.name][name]
+          if a and a.type == "mesh" then return a, s.name end
+        end
+        return nil
+      end
     end
   end
   local most_per_slot = {}
@@ -202,9 +217,9 @@ function M.compile(desc)
     for slot, atts in pairs(sk.attachments or {}) do
       out[slot] = {}
       for name, att in pairs(atts) do
-        local parent
-        if att.type == "linkedmesh" then parent = find(att.skin or "default", slot, att.parent) end
-        local e = compile_one(desc, sk.name, slot, name, att, slot_bone[slot] or 0, parent)
+        local parent, parent_slot
+        if att.type == "linkedmesh" then parent, parent_slot = find(att.skin or "default", slot, att.parent) end
+        local e = compile_one(desc, sk.name, slot, name, att, slot_bone[slot] or 0, parent, parent_slot)
         out[slot][name] = e
         most_per_slot[slot] = math.max(most_per_slot[slot] or 0, 3 * e.ntri)
       end

@@ -145,9 +145,33 @@ local function warning_line(path, w)
   return shown(path) .. ": " .. where .. w.message
 end
 
+-- The clips of a result of anim.open, sorted by name.
+local function sorted_clips(clips)
+  local list = {}
+  for name, c in pairs(clips) do list[#list + 1] = { name = name, clip = c } end
+  table.sort(list, function(a, b) return a.name < b.name end)
+  return list
+end
+
 local function read_clips(path)
   local text = peek(path)
   local kind = kind_of(path, text)
+  if kind == "spine" or kind == "dragonbones" then
+    -- a 2D skeleton: anim.open's result, with the atlas beside the file
+    -- (third result: the skeleton and its rigs, for info and convert)
+    local res, err = anim.open(path)
+    if not res then return nil, err end
+    -- a warning under animations.<name> (Spine's paths) is that animation's
+    local by_key, skip = {}, #E.shown(path) + 3
+    for n in pairs(res.clips) do by_key[E.key("animations", n)] = n end
+    local warnings = {}
+    for i, w in ipairs(res.warnings) do
+      local k = w:match("^(animations%.[%a_][%w_]*)", skip) or w:match("^(animations%b[])", skip)
+      warnings[i] = { text = w, animation = k and by_key[k], not_imported = w:find(": animation not imported: ", skip, true)
+        ~= nil or w:find("^%d+ animations not imported", skip) ~= nil }
+    end
+    return sorted_clips(res.clips), warnings, res
+  end
   if kind == "anim" then
     local c, err = anim.load(path)
     if not c then return nil, err end
@@ -181,27 +205,25 @@ local function read_clips(path)
     warnings[#warnings + 1] = { text = warning_line(path, w), animation = w.animation,
       not_imported = w.message:match("^not imported") ~= nil or w.message:match("^%d+ animations not imported") ~= nil }
   end
-  local list = {}
-  for name, c in pairs(res) do list[#list + 1] = { name = name, clip = c } end
-  table.sort(list, function(a, b) return a.name < b.name end)
-  return list, warnings
+  return sorted_clips(res), warnings
 end
 
--- The clips of a file, or stop with its loader's message.
+-- The clips of a file, or stop with its loader's message.  (`info`, with
+-- maps_too: a retarget map, or a 2D skeleton without animations, is shown.)
 local function must_read(path, maps_too)
-  local list, warnings = read_clips(path)
+  local list, warnings, skeleton = read_clips(path)
   if not list then fail(INPUT, "%s", warnings) end
   if list[1] and list[1].map and not maps_too then
     fail(INPUT, "%s: a retarget map, not a clip (anim info shows it)", shown(path))
   end
-  if #list == 0 then
+  if #list == 0 and not (maps_too and skeleton) then
     -- none imported: why the first was not
     for _, w in ipairs(warnings) do
       if w.not_imported then fail(INPUT, "%s", w.text) end
     end
     fail(INPUT, "%s: no animations in the file", shown(path))
   end
-  return list, warnings
+  return list, warnings, skeleton
 end
 
 -- The one clip of a list a verb works on: --animation picks one of a
@@ -211,7 +233,7 @@ local function pick(path, list, animation)
     for _, e in ipairs(list) do if e.name == animation then return e.clip end end
     local names = {}
     for i, e in ipairs(list) do names[i] = e.name or "(unnamed)" end
-    fail(USAGE, "%s: no animation '%s' (it has: %s)", shown(path), shown(animation), shown_list(names))
+    fail(USAGE, "%s: no animation '%s' (it has: %s)", shown(path), shown(animation), #names > 0 and shown_list(names) or "none")
   end
   if #list > 1 then
     local names = {}

@@ -5,6 +5,7 @@ local clipmod = require "anim.format.clip"
 local compat = require "anim.base.compat"
 local C = require "anim.tool.cli_common"
 local reduce_clip = require "anim.export.gltf.reduce_clip"
+local skeleton = require "anim.tool.cli_skeleton"
 local fail, USAGE, INPUT, quote, one_line, shown, must_read, pick =
   C.fail, C.USAGE, C.INPUT, C.quote, C.one_line, C.shown, C.must_read, C.pick
 
@@ -79,9 +80,8 @@ local function reduced_text(r)
     r.after, r.error, r.bound, r.distance)
 end
 
-local function export_gltf(clips, path, src_label, ropts)
-  local rig
-  local has_skeleton = false
+local function export_gltf(clips, path, src_label, ropts, rig)
+  local has_skeleton = rig ~= nil
   for _, c in ipairs(clips) do
     if clipmod.info(c).skeleton then has_skeleton = true end
   end
@@ -101,16 +101,16 @@ end
 
 -- The clip with its dense channels reduced (reduce_clip.lua), on the node
 -- tree export_gltf would write it on; and the report, or nil.
-local function reduced(c, ropts)
+local function reduced(c, ropts, rig)
   if ropts.reduce == false then return c end
-  local rig = not clipmod.info(c).skeleton and anim.rig("player") or nil
+  rig = rig or (not clipmod.info(c).skeleton and anim.rig("player") or nil)
   local ok, c2, report = pcall(reduce_clip.reduce, c, rig, ropts)
   if not ok then fail(INPUT, "%s", tostring(c2)) end
   return c2, report
 end
 
-local function save_one(c0, path, src_label, ropts)
-  local c, report = reduced(c0, ropts)
+local function save_one(c0, path, src_label, ropts, rig)
+  local c, report = reduced(c0, ropts, rig)
   local import_approx = clipmod.info(c0).approx
   if path == "-" then
     local text, approx = anim.encode(c, { version = 3 })
@@ -159,7 +159,9 @@ When the version 3 file can only approximate what IN says (some imports),
 the note and its bound are printed on standard error; so is each warning of
 the import (path: json.path: message); the status stays 0.
 A version 1 clip that version 3 cannot hold (pose weights that vary) is an
-error.
+error.  A 2D skeleton's (DragonBones, Spine) clips are written with their
+bone and property channels; its slots, skins, attachments and constraints,
+which no .anim or glTF file holds, are named on standard error.
 
 IN may be a glTF file (.gltf, .glb): each animation becomes a .anim file
 as a Blockbench file's do.  OUT ending in .gltf or .glb writes every clip
@@ -181,10 +183,21 @@ and after, the largest error measured).  --exact writes every key.]],
   run = function(pos, opt)
     if #pos ~= 1 then fail(USAGE, "expected one input file, got %d arguments", #pos) end
     if not opt.output then fail(USAGE, "missing -o OUT.anim") end
-    local list, warnings = must_read(pos[1])
+    local list, warnings, res = must_read(pos[1])
     for _, w in ipairs(warnings) do
       if not opt.animation or w.animation == nil or w.animation == opt.animation then
         io.stderr:write("anim convert: ", one_line(w.text), "\n")
+      end
+    end
+    -- a 2D skeleton: its clips play on its rig (a joint per bone); the rest
+    -- of the skeleton is in no .anim or glTF file: said, by name
+    local rig = res and res.rig
+    if res and res.skeleton then
+      local left = skeleton.left_out(res.description or res.skeleton)
+      if left ~= "" then
+        io.stderr:write(string.format("anim convert: %s: the skeleton's %s are not in a%s file (the clips keep their"
+          .. " bones' channels and property channels)\n", shown(pos[1]), left,
+          (opt.output ~= "-" and gltf_out(opt.output)) and " glTF" or " .anim"))
       end
     end
     local jobs = {}
@@ -193,7 +206,7 @@ and after, the largest error measured).  --exact writes every key.]],
       local clips = {}
       if opt.animation then clips[1] = pick(pos[1], list, opt.animation)
       else for i, e in ipairs(list) do clips[i] = e.clip end end
-      export_gltf(clips, opt.output, pos[1], ropts)
+      export_gltf(clips, opt.output, pos[1], ropts, rig)
       return 0
     end
     -- a file of one animation (none other left out by the import) is
@@ -212,7 +225,7 @@ and after, the largest error measured).  --exact writes every key.]],
       for i, e in ipairs(list) do jobs[i] = { clip = e.clip, out = paths[i] } end
     end
     for _, j in ipairs(jobs) do
-      local approx = save_one(j.clip, j.out, pos[1], ropts)
+      local approx = save_one(j.clip, j.out, pos[1], ropts, rig)
       if approx then
         io.stderr:write(string.format("anim convert: %s: %s: %s\n", j.out, C.approx_text(approx), approx.note))
       end

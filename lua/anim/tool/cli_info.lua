@@ -6,6 +6,7 @@ local codes = require "anim.base.codes"
 local retarget = require "anim.format.retarget"
 local C = require "anim.tool.cli_common"
 local graph = require "anim.tool.cli_graph"
+local skeleton = require "anim.tool.cli_skeleton"
 local fail, USAGE, bold, out, one_line, must_read, pick, num, brief, count =
   C.fail, C.USAGE, C.bold, C.out, C.one_line, C.must_read, C.pick, C.num, C.brief, C.count
 
@@ -87,8 +88,8 @@ local function info_clip(c)
       local def = src.properties[p.name]
       local keys = E.is_array(def) and def or def.keys
       local mods = not E.is_array(def) and not E.absent(def.modifiers) and #def.modifiers or 0
-      out("  %-" .. pw .. "s  %s, %s%s", one_line(p.name), count(p.arity, "component"), count(#keys, "key"),
-        mods > 0 and (", " .. count(mods, "modifier")) or "")
+      out("  %-" .. pw .. "s  %s, %s%s%s", one_line(p.name), count(p.arity, "component"), count(#keys, "key"),
+        mods > 0 and (", " .. count(mods, "modifier")) or "", (not E.is_array(def) and def.discrete == true) and ", discrete" or "")
     end
   end
   local ms, es, ss, ps = c:markers(), c:events(), c:sounds(), c:plays()
@@ -173,6 +174,11 @@ NAME names), told apart by their content, not their names.  The import's
 warnings (what it read otherwise than the game, what it could not import)
 are listed last, one a line: path: json.path: message.
 
+A 2D skeleton (DragonBones _ske.json, with the _tex.json beside it; Spine
+JSON) shows its skeleton first: format and version, bones with parents and
+inherit modes, slots, skins with their attachments by type, IK and
+transform constraints, draw orders, events and what is kept as data.
+
 A state machine (*.animgraph) is listed as its parameters (type,
 default), its layers (blend, weight, mask, entry), each layer's states
 (their paths, air/fall inside a sub-machine, and what they play) and
@@ -184,9 +190,16 @@ the counts, then the warnings anim validate gives.]],
       if opt.animation then fail(USAGE, "--animation: a state machine (.animgraph) has no animations") end
       return graph.info(pos[1])
     end
-    local list, warnings = must_read(pos[1], true)
+    local list, warnings, res = must_read(pos[1], true)
     local listed = 0
-    if list[1].map then
+    -- (--animation NAME not found: says which names there are, before printing anything)
+    if opt.animation and not (list[1] and list[1].map) then pick(pos[1], list, opt.animation) end
+    if res and res.skeleton then
+      -- a 2D file: its skeleton first
+      skeleton.info(pos[1], res)
+      listed = 1
+    end
+    if list[1] and list[1].map then
       out(bold(one_line(pos[1])))
       info_map(list[1].map)
       list = {}
@@ -200,7 +213,6 @@ the counts, then the warnings anim validate gives.]],
         listed = listed + 1
       end
     end
-    if listed == 0 then pick(pos[1], list, opt.animation) end -- says which names there are
     -- what the import could not say as the file does (all of them, or the
     -- named animation's and the file's own)
     local ws = {}

@@ -4,6 +4,7 @@ local E = require "anim.base.errors"
 local suggest = require "anim.base.suggest"
 local plot = require "anim.tool.plot"
 local sheet = require "anim.tool.sheet"
+local sheet2d = require "anim.tool.sheet2d"
 local C = require "anim.tool.cli_common"
 local svg = require "anim.tool.svg"
 local fail, USAGE, INPUT, bold, out, shown, shown_list, write_output, one_clip, num, fixed =
@@ -12,9 +13,9 @@ local fail, USAGE, INPUT, bold, out, shown, shown_list, write_output, one_clip, 
 -- The clips a picture draws: the one --animation names, else every clip of
 -- the file (a page each), as { { name =, clip = }, ... }.
 local function clips_to_draw(path, animation)
-  local list = C.must_read(path)
-  if animation then return { { name = animation, clip = C.pick(path, list, animation) } } end
-  return list
+  local list, _, res = C.must_read(path)
+  if animation then return { { name = animation, clip = C.pick(path, list, animation) } }, res end
+  return list, res
 end
 
 -- A page's title: the file, and the animation when there are several or
@@ -111,6 +112,9 @@ their angle curves in degrees and quaternion rotations as their four
 components, keys marked by interpolation (circle linear, square step,
 diamond catmullrom, triangle bezier, inverted triangle easings), bezier
 handles, and markers, events, sounds and plays as labelled vertical lines.
+Property channels (a 2D skeleton's shears, slot colours, attachments,
+deforms...) get a panel each, a curve per component (at most 32); --joint
+NAME keeps that joint's properties (NAME.shear) too.
 A file of several animations gives a page each, one under the other
 (--animation NAME: only that one).  -o - writes the SVG to standard output.]],
   run = function(pos, opt)
@@ -149,7 +153,12 @@ skeleton picks one.  The times are length * i / N for a looping clip (the
 end is the start again) and length * i / (N - 1) otherwise, so the last
 frame is the end.  A file of several animations gives a sheet each, one
 under the other (--animation NAME: only that one).  -o - writes the SVG
-to standard output.]],
+to standard output.
+
+A 2D skeleton (Spine, DragonBones) is drawn on its own bones: at each
+time its attachments in draw order, from their world outlines (regions'
+corners, meshes' triangles and outline, bounding boxes and clipping
+polygons dashed, points), and its bones as lines.]],
   run = function(pos, opt)
     if #pos ~= 1 then fail(USAGE, "expected one FILE, got %d arguments", #pos) end
     if not opt.output then fail(USAGE, "missing -o OUT.svg") end
@@ -165,9 +174,18 @@ to standard output.]],
         fail(USAGE, "--frames needs a whole number from 1 to 200, got '%s'", shown(opt.frames))
       end
     end
-    local list = clips_to_draw(pos[1], opt.animation)
+    local list, res = clips_to_draw(pos[1], opt.animation)
     local several = #list > 1 or opt.animation ~= nil
     local pages = {}
+    if res and res.skeleton then
+      -- a 2D skeleton: drawn on its own bones, from its attachments' outlines
+      if rigname == "player" then fail(USAGE, "--rig player: %s is a 2D skeleton, drawn on its own bones", shown(pos[1])) end
+      for _, e in ipairs(list) do
+        pages[#pages + 1] = sheet2d.render(res.skeleton, e.clip, { frames = frames, title = page_title(pos[1], e, several) })
+      end
+      write_output(opt.output, pages_svg(pos[1], pages))
+      return 0
+    end
     for _, e in ipairs(list) do
       local c = e.clip
       local what = several and string.format("%s (%s)", shown(pos[1]), shown(e.name or "?")) or shown(pos[1])

@@ -24,9 +24,11 @@ local verbs = {}
 local function wanted(path)
   if path:match("%.anim$") or path:match("%.retarget$") or graph.is_graph(path) then return true end
   local text = peek(path)
-  local kind, by_content = kind_of(path, text or "")
+  local kind, by_content, which = kind_of(path, text or "")
   if not text then return false, "cannot be read" end
   local lower = path:lower()
+  if which == "texture" then return false, "a DragonBones texture atlas (checked with the skeleton beside it)" end
+  if lower:match("%.atlas$") then return false, "a texture atlas (a Spine skeleton's is checked with it)" end
   if by_content then
     if kind == "anim" or kind == "retarget" then return true end
     if anim[IMPORTER[kind]] == nil then return false, "a " .. FORMAT_NAME[kind] .. " file, and this anim cannot import them" end
@@ -106,6 +108,10 @@ that does not exist is a problem of its own ("path: cannot open file:
 ...").  Symbolic links to folders and files are followed.  Control
 characters in a line (a newline in a name) are written \n, \r, \t or
 \ddd, so that each problem is one line.
+
+A 2D skeleton (DragonBones _ske.json, Spine JSON) is read with the texture
+atlas beside it; in a DIR, a DragonBones texture atlas is skipped (it is
+checked with its skeleton).
 
 A state machine file (*.animgraph, in a DIR too) is read whole: the first
 error of the file (path: json.path: message, with a suggestion for a

@@ -8,6 +8,9 @@
 --   (what the file said), so the picture shows what an author wrote.
 -- * Position, scale and quaternion curves are clip:sample(t): exactly what
 --   plays.
+-- * Property channels (curves that are not joints: a 2D skeleton's shears,
+--   slot colours, attachments, deforms, constraint mixes) are drawn as
+--   their components, sampled by clip:sample(t).properties.
 -- * Euler rotation curves cannot be read back from clip:sample, which
 --   gives quaternions (angles beyond 180 degrees, or past gimbal lock, do
 --   not come back).  Angles are evaluated one axis at a time with exactly
@@ -26,6 +29,12 @@ local M = {}
 M.AXIS_COLOURS = { "#d62728", "#2ca02c", "#1f77b4", "#7f7f7f" }
 M.AXIS_NAMES = { "x", "y", "z", "w" }
 M.SAMPLES = 600 -- evenly spaced samples per curve, besides the key times
+-- the components of a property drawn (a deform's may be thousands): the first
+M.MAX_COMPONENTS = 32
+-- past the four axes, a property's components in a cycle of these
+local MORE_COLOURS = { "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf" }
+local function colour_of(a) return M.AXIS_COLOURS[a] or MORE_COLOURS[(a - 5) % #MORE_COLOURS + 1] end
+local function axis_name(c, a) return c.kind == "prop" and tostring(a) or M.AXIS_NAMES[a] end
 
 local EASINGS = { sine = true, quad = true, cubic = true, quart = true, quint = true,
   expo = true, circ = true, back = true, bounce = true, elastic = true }
@@ -62,6 +71,26 @@ local function curve_channels(src, names)
         out[#out + 1] = c
       end
     end
+  end
+  return out
+end
+
+-- The property channels of `names`: { joint = the property's name,
+-- channel = "property", kind = "prop", n = components drawn, arity, discrete, keys }.
+local function property_channels(src, names)
+  local out = {}
+  for _, name in ipairs(names) do
+    local def = src.properties[name]
+    local list = E.is_array(def) and def or def.keys
+    local c = { joint = name, channel = "property", kind = "prop", keys = {},
+      discrete = not E.is_array(def) and def.discrete == true }
+    for i, k in ipairs(list) do
+      local v = type(k[2]) == "number" and { k[2] } or k[2]
+      c.keys[i] = { t = k[1], v = v, interp = present(k[3]) and k[3] or "linear", extra = present(k[4]) and k[4] or nil }
+    end
+    c.arity = #c.keys[1].v
+    c.n = math.min(c.arity, M.MAX_COMPONENTS)
+    out[#out + 1] = c
   end
   return out
 end
@@ -134,7 +163,7 @@ end
 local function sample_curves(clip, shadow, channels, ts)
   for _, c in ipairs(channels) do
     c.curve = {}
-    for a = 1, (c.kind == "quat" and 4 or 3) do c.curve[a] = {} end
+    for a = 1, (c.kind == "quat" and 4 or c.n or 3) do c.curve[a] = {} end
   end
   for _, t in ipairs(ts) do
     local pose = clip:sample(t)
@@ -143,6 +172,9 @@ local function sample_curves(clip, shadow, channels, ts)
       local v
       if c.kind == "euler" then
         v = spose[c.joint] and spose[c.joint].position
+      elseif c.kind == "prop" then
+        v = pose.properties[c.joint]
+        if type(v) == "number" then v = { v } end
       else
         v = pose[c.joint] and pose[c.joint][c.channel]
       end
@@ -203,7 +235,7 @@ local function handles(c)
         local dt = h[1] * dir < 0 and 0 or h[1]
         local scale = math.abs(dt) > len and len / math.abs(dt) or 1
         local ends = {}
-        for a = 1, 3 do ends[a] = key.v[a] + handle_dv(h, a) * scale end
+        for a = 1, c.n or 3 do ends[a] = key.v[a] + handle_dv(h, a) * scale end
         out[#out + 1] = { key = key, t = key.t + dt * scale, v = ends }
       end
     end
@@ -268,6 +300,10 @@ local function marker(doc, fam, x, y, fill, a)
 end
 
 local function channel_title(c, euler)
+  if c.kind == "prop" then
+    return string.format("%s · property (%s%s)%s", c.joint, c.arity == 1 and "1 component" or (c.arity .. " components"),
+      c.n < c.arity and (", the first " .. c.n .. " drawn") or "", c.discrete and "  [discrete]" or "")
+  end
   local what = ({ position = "position (blocks)", scale = "scale (factor)" })[c.channel]
   if c.channel == "rotation" then
     what = c.kind == "euler" and ("rotation (degrees, Euler " .. euler .. ")") or "rotation (quaternion x y z w)"
@@ -284,7 +320,7 @@ local function value_range(c, hs)
   local function see(v) if v < lo then lo = v end if v > hi then hi = v end end
   for _, pts in ipairs(c.curve) do for _, p in ipairs(pts) do see(p[2]) end end
   for _, k in ipairs(c.keys) do for a = 1, #c.curve do see(k.shown[a]) end end
-  for _, h in ipairs(hs) do for a = 1, 3 do see(h.v[a]) end end
+  for _, h in ipairs(hs) do for a = 1, #h.v do see(h.v[a]) end end
   if lo > hi then lo, hi = 0, 1 end
   if hi - lo < 1e-9 then
     local pad = math.max(math.abs(hi) * 0.1, 1)
@@ -350,19 +386,24 @@ local KINDS = { { "linear", "linear" }, { "step", "step" }, { "catmullrom", "cat
 -- and `shown` is where a key is drawn on them.
 function M.curves(clip, joint)
   local info = clipmod.info(clip)
-  local names = clip:joints()
+  local names, props = clip:joints(), clip:properties()
   if joint then
-    local found = false
+    -- the joint's channels, and its properties ("<joint>.shear")
+    local found, mine = false, {}
     for _, n in ipairs(names) do if n == joint then found = true end end
-    if not found then
+    for _, p in ipairs(props) do
+      if p:sub(1, #joint + 1) == joint .. "." then mine[#mine + 1] = p end
+    end
+    if not found and #mine == 0 then
       return nil, string.format("no joint '%s' in the clip (its joints: %s)", E.shown(joint),
         #names > 0 and E.shown_list(names) or "none")
     end
-    names = { joint }
+    names, props = found and { joint } or {}, mine
   end
   -- info.source is rebuilt at each read (keys.lua): read once
   local src = info.source
   local channels = info.layout == "poses" and pose_channels(src, names) or curve_channels(src, names)
+  for _, c in ipairs(#props > 0 and property_channels(src, props) or {}) do channels[#channels + 1] = c end
   local t0, t1 = 0, info.length
   for _, c in ipairs(channels) do
     t0 = math.min(t0, c.keys[1].t)
@@ -438,22 +479,22 @@ function M.render(clip, opts)
       for a, pts in ipairs(c.curve) do
         local xy = {}
         for i, p in ipairs(pts) do xy[i] = { xof(p[1]), yof(p[2]) } end
-        doc:path(svg.simplify(xy, 0.05), { fill = "none", stroke = M.AXIS_COLOURS[a], ["stroke-width"] = 1.8, class = "curve",
+        doc:path(svg.simplify(xy, 0.05), { fill = "none", stroke = colour_of(a), ["stroke-width"] = 1.8, class = "curve",
           ["stroke-linejoin"] = "round", ["data-joint"] = c.joint, ["data-channel"] = c.channel,
-          ["data-axis"] = M.AXIS_NAMES[a] })
+          ["data-axis"] = axis_name(c, a) })
       end
       for _, h in ipairs(hs) do
-        for a = 1, 3 do
+        for a = 1, #h.v do
           local x1, y1, x2, y2 = xof(h.key.t), yof(h.key.v[a]), xof(h.t), yof(h.v[a])
-          doc:line(x1, y1, x2, y2, { stroke = M.AXIS_COLOURS[a], ["stroke-width"] = 1, class = "handle",
-            ["data-axis"] = M.AXIS_NAMES[a] })
-          doc:circle(x2, y2, 2.5, { fill = "#fff", stroke = M.AXIS_COLOURS[a], class = "handle-point" })
+          doc:line(x1, y1, x2, y2, { stroke = colour_of(a), ["stroke-width"] = 1, class = "handle",
+            ["data-axis"] = axis_name(c, a) })
+          doc:circle(x2, y2, 2.5, { fill = "#fff", stroke = colour_of(a), class = "handle-point" })
         end
       end
       for _, k in ipairs(c.keys) do
         for a = 1, #c.curve do
-          marker(doc, family(k.interp), xof(k.t), yof(k.shown[a]), M.AXIS_COLOURS[a],
-            { class = "key", ["data-axis"] = M.AXIS_NAMES[a], ["data-interp"] = k.interp })
+          marker(doc, family(k.interp), xof(k.t), yof(k.shown[a]), colour_of(a),
+            { class = "key", ["data-axis"] = axis_name(c, a), ["data-interp"] = k.interp })
         end
       end
     end)

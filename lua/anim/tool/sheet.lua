@@ -218,6 +218,33 @@ end
 local CELL_GAP, LABEL_H, MAX_SCALE = 18, 22, 70
 local VIEW_W, VIEW_H = 130, 200
 
+-- The sheet's picture: a title line, then a cell of cell_w x cell_h per
+-- frame time (4 a row), each framed and labelled with its time, its
+-- content drawn by draw(doc, i, x0, y0) (the cell's top-left).
+function M.grid(times, cell_w, cell_h, title, heading, draw)
+  local cols = math.min(#times, 4)
+  local rows = math.ceil(#times / cols)
+  local top = 44
+  local width = cols * cell_w + (cols + 1) * CELL_GAP
+  local height = top + rows * cell_h + (rows + 1) * CELL_GAP
+  local doc = svg.new(width, height, title .. " — contact sheet")
+  doc:rect(0, 0, width, height, { fill = "#ffffff" })
+  doc:text(CELL_GAP, 26, heading, { ["font-size"] = 15, ["font-weight"] = "bold", class = "title" })
+  for i, t in ipairs(times) do
+    local col, row = (i - 1) % cols, math.floor((i - 1) / cols)
+    local x0 = CELL_GAP + col * (cell_w + CELL_GAP)
+    local y0 = top + CELL_GAP + row * (cell_h + CELL_GAP)
+    doc:group({ class = "frame", ["data-time"] = E.num(t) }, function()
+      doc:rect(x0, y0, cell_w, cell_h, { fill = "#f7f7f4", stroke = "#ccc", rx = 6 })
+      doc:text(x0 + cell_w / 2, y0 + 16, string.format("t = %s s", E.num(tonumber(string.format("%.4g", t)))),
+        { ["text-anchor"] = "middle", ["font-weight"] = "bold", class = "frame-label" })
+      draw(doc, i, x0, y0)
+    end)
+  end
+  return doc:render()
+end
+M.LABEL_H = LABEL_H
+
 -- sheet.render(clip, { frames = n, title = text, rig = "player" | "skeleton" | nil })
 -- -> svg text | nil, why (a skeleton asked for that the clip has not)
 function M.render(clip, opts)
@@ -246,25 +273,9 @@ function M.render(clip, opts)
   for _, b in pairs(box) do
     scale = math.min(scale, (VIEW_W - 16) / math.max(b[3] - b[1], 1e-9), (VIEW_H - 16) / math.max(b[4] - b[2], 1e-9))
   end
-  local cols = math.min(#times, 4)
-  local rows = math.ceil(#times / cols)
-  local cell_w, cell_h = 2 * VIEW_W + 8, LABEL_H + VIEW_H + 16
-  local top = 44
-  local width = cols * cell_w + (cols + 1) * CELL_GAP
-  local height = top + rows * cell_h + (rows + 1) * CELL_GAP
   local title = opts.title or tostring(info.name)
-  local doc = svg.new(width, height, title .. " — contact sheet")
-  doc:rect(0, 0, width, height, { fill = "#ffffff" })
-  doc:text(CELL_GAP, 26, string.format("%s — %g s, %s, on the %s rig, %d frames", title, info.length, info.loop,
-    rigname == "skeleton" and "clip's own" or rigname, #times), { ["font-size"] = 15, ["font-weight"] = "bold", class = "title" })
-  for i, t in ipairs(times) do
-    local col, row = (i - 1) % cols, math.floor((i - 1) / cols)
-    local x0 = CELL_GAP + col * (cell_w + CELL_GAP)
-    local y0 = top + CELL_GAP + row * (cell_h + CELL_GAP)
-    doc:group({ class = "frame", ["data-time"] = E.num(t) }, function()
-      doc:rect(x0, y0, cell_w, cell_h, { fill = "#f7f7f4", stroke = "#ccc", rx = 6 })
-      doc:text(x0 + cell_w / 2, y0 + 16, string.format("t = %s s", E.num(tonumber(string.format("%.4g", t)))),
-        { ["text-anchor"] = "middle", ["font-weight"] = "bold", class = "frame-label" })
+  local text = M.grid(times, 2 * VIEW_W + 8, LABEL_H + VIEW_H + 16, title, string.format("%s — %g s, %s, on the %s rig, %d frames",
+    title, info.length, info.loop, rigname == "skeleton" and "clip's own" or rigname, #times), function(doc, i, x0, y0)
       for vi, view in ipairs(VIEWS) do
         local b = box[view.name]
         local vx = x0 + (vi - 1) * (VIEW_W + 8)
@@ -284,8 +295,7 @@ function M.render(clip, opts)
           fill = "#666", class = "view-label" })
       end
     end)
-  end
-  return doc:render(), note
+  return text, note
 end
 
 return M
