@@ -111,3 +111,22 @@ describe("Spine atlases", function()
     assert.is_nil(r.skeleton.skins[3].attachments.leg.leg.region)
   end)
 end)
+
+-- Hostile atlases: what a line may hold is bounded only by anim.limits.bytes.
+describe("Spine atlases, hostile", function()
+  local pad = string.rep(" ", 60000)
+
+  it("trims lines and numbers padded with 60,000 spaces in linear time (13 s each, quadratic, before)", function()
+    -- (the trailing-space pattern "%s+$" was tried at every space of a run
+    -- followed by anything else: a page name, a field's value, a number)
+    local a = assert(H.quick(0.5, "a padded page name", spine.atlas, "p" .. pad .. "q.png\nr\n bounds: 1,2,3,4\n", "t"))
+    assert.are.equal("p" .. pad .. "q.png", a.pages[1].name)
+    a = assert(H.quick(0.5, "padded numbers", spine.atlas, "p.png\nr\n bounds: 1" .. pad .. ", " .. pad .. "2" .. pad
+      .. "," .. pad .. "3,4" .. pad .. "\n", "t"))
+    assert.are.same({ 1, 2, 3, 4 }, { a.regions.r.x, a.regions.r.y, a.regions.r.width, a.regions.r.height })
+    local _, err = H.quick(0.5, "a padded number with junk", spine.atlas, "p.png\nr\n bounds: 1," .. pad .. "x,2,3\n", "t")
+    assert.truthy(err:find("^t: line 3: bounds: expected 4 numbers separated by commas, got '1,   "), err)
+    _, err = H.quick(0.5, "a padded value with junk", spine.atlas, "p.png\nr\n rotate: 9" .. pad .. "x\n", "t")
+    assert.truthy(err:find("^t: line 3: rotate: expected true, false, 0, 90, 180 or 270, got '9   "), err)
+  end)
+end)
