@@ -13,6 +13,9 @@
 -- Bedrock files (first byte 1) of ../shared/data, and the hostile texts of
 -- issue 19 (padded numbers, entities, a Bedrock file of many channels that
 -- change fast, a long Molang expression, bezier handles of 1e300).
+-- spine, dragonbones: the hero fixtures of spec/fixtures (first byte: bit 0
+-- an atlas after a NUL byte, bits 1-2 the limits of fuzz/common2d.lua);
+-- atlas: both atlas layouts.
 local cjson = require "cjson"
 
 local shared = os.getenv("ANIM_SHARED") or "../shared"
@@ -31,7 +34,7 @@ local function write(path, s)
 end
 
 os.execute("rm -rf fuzz/corpus && mkdir -p fuzz/corpus/decode fuzz/corpus/animator fuzz/corpus/script fuzz/corpus/import"
-  .. " fuzz/corpus/state")
+  .. " fuzz/corpus/state fuzz/corpus/spine fuzz/corpus/atlas fuzz/corpus/dragonbones")
 
 -- decode -------------------------------------------------------------------------
 for _, name in ipairs { "walk.anim", "wave.anim", "attack.anim", "spark.anim", "goblin.retarget", "nod.xml" } do
@@ -233,6 +236,23 @@ write("fuzz/corpus/import/hostile-entities.xml", "\0" .. hostile.entities(4) .. 
 write("fuzz/corpus/import/hostile-keys.animation.json", "\1" .. hostile.bedrock(24, 100, "math.sin(q.anim_time*2292)*20"))
 write("fuzz/corpus/import/hostile-molang.animation.json", "\1" .. hostile.bedrock(3, 100, hostile.molang_terms()))
 write("fuzz/corpus/import/hostile-handles.bbmodel", "\1" .. hostile.bezier_bbmodel())
+
+-- spine, atlas, dragonbones -------------------------------------------------------------
+local SP, DB = "spec/fixtures/spine/", "spec/fixtures/dragonbones/"
+for i, v in ipairs { "3.8", "4.0", "4.1", "4.2" } do
+  -- (each version alone under the default limits, then under the others)
+  write("fuzz/corpus/spine/hero-" .. v, string.char(0) .. read(SP .. "hero-" .. v .. ".json"))
+  write("fuzz/corpus/spine/hero-" .. v .. "-limits", string.char(2 * ((i - 1) % 3 + 1)) .. read(SP .. "hero-" .. v .. ".json"))
+end
+write("fuzz/corpus/spine/hero-3.8-atlas", "\1" .. read(SP .. "hero-3.8.json") .. "\0" .. read(SP .. "hero-3.8.atlas"))
+write("fuzz/corpus/spine/hero-4.1-atlas", "\1" .. read(SP .. "hero-4.1.json") .. "\0" .. read(SP .. "hero-4.x.atlas"))
+write("fuzz/corpus/atlas/hero-3.8.atlas", read(SP .. "hero-3.8.atlas"))
+write("fuzz/corpus/atlas/hero-4.x.atlas", read(SP .. "hero-4.x.atlas"))
+write("fuzz/corpus/dragonbones/hero-tex", "\1" .. read(DB .. "hero_ske.json") .. "\0" .. read(DB .. "hero_tex.json"))
+write("fuzz/corpus/dragonbones/hero", "\0" .. read(DB .. "hero_ske.json"))
+write("fuzz/corpus/dragonbones/hero-limits", "\2" .. read(DB .. "hero_ske.json"))
+write("fuzz/corpus/dragonbones/hero45", "\0" .. read(DB .. "hero45_ske.json"))
+write("fuzz/corpus/dragonbones/hero45-limits", "\6" .. read(DB .. "hero45_ske.json"))
 
 -- state -------------------------------------------------------------------------------
 -- A program of fuzz/state.lua: a header (the animator's options, its root

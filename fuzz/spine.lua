@@ -1,0 +1,37 @@
+-- fuzz/spine.lua: the driver of the fuzz_spine target (and of the replay of
+-- its inputs in spec/fuzz_regressions_spec.lua): the Spine JSON importer,
+-- with or without its atlas (fuzz/README.md).
+--
+-- run(bytes): the first byte's bit 0 says whether an atlas comes after the
+-- JSON (the rest split at its first NUL byte: JSON, atlas), bits 1-2 pick
+-- the limits the import runs under (fuzz/common2d.lua, PROFILES).  The
+-- import must return its result or `nil, message` naming the file (or the
+-- atlas), never raise, within M.budget; a result must keep the limits (its
+-- bones, animations, keys, warnings), and its clips must play (common2d.use).
+local anim = require "anim"
+local C = require "fuzz.common"
+local D = require "fuzz.common2d"
+local spine = require "anim.import.spine"
+
+local M = {}
+
+M.budget = D.budget
+
+local NAME, ATLAS = C.NAME, "fuzz.atlas"
+
+local function import(json, atlas)
+  local r, err = D.timed("anim.import_spine", spine.decode_text, json, NAME, atlas, ATLAS)
+  if r == nil then return D.refused("anim.import_spine", err, NAME, atlas and ATLAS) end
+  local lim = anim.limits
+  for i, w in ipairs(r.warnings) do
+    if type(w) ~= "table" or type(w.path) ~= "string" or type(w.message) ~= "string" then
+      C.bug("anim.import_spine: warnings[%d] is not { path, message }", i)
+    end
+  end
+  local n = D.use("anim.import_spine", r, lim, spine.MAX_WARNINGS + 1)
+  if n > lim.animations then C.bug("anim.import_spine: %d clips, over anim.limits.animations (%d)", n, lim.animations) end
+end
+
+function M.run(data) D.run_pair(data, import) end
+
+return M
