@@ -130,3 +130,21 @@ describe("Spine atlases, hostile", function()
     assert.truthy(err:find("^t: line 3: rotate: expected true, false, 0, 90, 180 or 270, got '9   "), err)
   end)
 end)
+
+describe("Spine atlases, numbers out of range", function()
+  it("refuses a region whose texture coordinates are not finite, naming its line", function()
+    -- (each number is finite, but 1e308 + 1e308 or 1e300 over a page of
+    -- 1e-320 pixels is not: the UVs were inf, drawn as garbage)
+    local cases = {
+      { "p.png\nsize: 10, 10\nr\n bounds: 1e308, 0, 1e308, 1\n",
+        "t: line 3: the region 'r': its texture coordinates are not finite (bounds 1e+308, 0, 1e+308, 1 on a page of 10 x 10)" },
+      { "p.png\nsize: 10, 10\nq\n bounds: 0, 0, 1, 1\n\nz.png\nsize: 1e-320, 1\nr\n xy: 1e300, 0\n size: 1, 1\n",
+        "t: line 8: the region 'r': its texture coordinates are not finite (bounds 1e+300, 0, 1, 1 on a page of 1e-320 x 1)" },
+    }
+    for _, c in ipairs(cases) do
+      local a, err = spine.atlas(c[1], "t")
+      assert.is_nil(a)
+      assert.are.equal(c[2], err)
+    end
+  end)
+end)
