@@ -617,6 +617,26 @@ do -- issue 40: a Spine draw order of 10,000 slots keyed 200,000 times (each key
     assert(r.warnings[1].message:find("too many draw order places", 1, true))
   end)
 end
+do -- issue 40: a 2D skeleton at its bound: two chains of 2,500 bones, 97 IK constraints each
+  -- turning the top of one at the bottom of the other, so that each poses the other chain
+  -- again (245,002 steps of the update order, under skeleton2d's 250,000): the description
+  -- read and its update order built, then one update of an animator made from it
+  local n, bones, ik = 2500, { { name = "root" } }, {}
+  for _, c in ipairs({ "a", "b" }) do
+    for i = 1, n do bones[#bones + 1] = { name = c .. i, parent = i == 1 and "root" or c .. (i - 1), x = 1 } end
+  end
+  for k = 1, 97 do
+    ik[k] = k % 2 == 1 and { name = "c" .. k, bones = { "a1" }, target = "b" .. n }
+      or { name = "c" .. k, bones = { "b1" }, target = "a" .. n }
+  end
+  local sk
+  measure("import", "40: skeleton2d of 5,001 bones, 97 IK: 245,002 steps", function()
+    sk = assert(anim.skeleton2d { bones = bones, ik = ik })
+  end)
+  local a = anim.animator(sk)
+  measure("update", "40: one update of that skeleton (245,002 steps)", function() a:update(1 / 60) end)
+end
+
 -- Report ---------------------------------------------------------------------------
 local failed = false
 print(string.format("%-8s %-58s %8s", "kind", "input", "CPU s"))

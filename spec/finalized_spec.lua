@@ -347,7 +347,7 @@ describe("every kind of object, finalized by hand", function()
       assert.are.equal(name .. " (finalized)", getmetatable(x))
       assert.has_error(function() gc(x) end)
     end
-    assert.has_error(function() anim.animator(r) end, "bad argument #1 to 'animator' (rig expected, got anim.rig (finalized))")
+    assert.has_error(function() anim.animator(r) end, "bad argument #1 to 'animator' (rig or 2D skeleton expected, got anim.rig (finalized))")
     assert.has_error(function() anim.update({ a }, 0.1) end,
       "bad argument #1 to 'update' (animator expected at index 1, got anim.animator (finalized))")
     -- the internal functions too, called directly

@@ -275,6 +275,34 @@ function H.without_jit(f)
   return compat.unpack(r, 2, r.n)
 end
 
+-- The allocation counter of tests/c/failalloc.c (built by `make test`)
+-- put in front of the state's allocator: what is made after this call
+-- allocates through it (the core takes the wrapper as its allocator).
+function H.failalloc()
+  local ok, fa = pcall(require, "failalloc")
+  assert(ok, "build/failalloc.so is missing: run `make test` (it builds tests/c/failalloc.c)")
+  fa.start(0)
+  fa.stop()
+  return fa
+end
+
+-- How many allocations 2,000 calls of frame(i) make, in Lua and in the
+-- core, once 300 of them have warmed up (fa from H.failalloc; the
+-- collector stopped while counting, LuaJIT's compiler off).
+function H.frame_allocations(fa, frame)
+  for i = 1, 300 do frame(i) end
+  collectgarbage(); collectgarbage()
+  collectgarbage("stop")
+  local n = H.without_jit(function()
+    for i = 1, 64 do frame(i) end -- (a collection shrinks the stack: grown back once)
+    fa.start(0)
+    for i = 1, 2000 do frame(i) end
+    return fa.stop()
+  end)
+  collectgarbage("restart")
+  return n
+end
+
 -- Where a and b differ (tables compared field by field, numbers to the
 -- bit: their subtype, the sign of zero, a NaN's bits where the runtime can
 -- read them, 5.3+), or nil.

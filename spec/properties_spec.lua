@@ -402,11 +402,8 @@ end)
 -- core is counted.
 describe("steady state with properties, overrides and a sprite-frame track", function()
   it("a frame allocates nothing, in Lua or in the core", function()
-    local ok_fa, fa = pcall(require, "failalloc")
-    assert(ok_fa, "build/failalloc.so is missing: run `make test` (it builds tests/c/failalloc.c)")
-    fa.start(0)
-    fa.stop() -- (installed: the core takes the wrapper as its allocator from now on)
     local H = require "spec.helper"
+    local fa = H.failalloc()
     local body = must(anim.clip{ length = 2, loop = "loop", joints = { head = { rotation = { { 0, { 0, -20, 0 } }, { 2, { 0, 20, 0 } } } } },
       properties = { glow = { { 0, 0 }, { 1, 1, "quad" }, { 2, 0 } }, tint = { { 0, { 1, 1, 1 } }, { 2, { 1, 0, 0 } } },
         alpha = { keys = { { 0, 1 }, { 2, 0.5 } }, modifiers = { { type = "noise", strength = 0.1 } } } } })
@@ -430,17 +427,7 @@ describe("steady state with properties, overrides and a sprite-frame track", fun
       local sx, sy = a:property("sway")
       sum = sum + a:property("glow") + r + g + b + a:property("alpha") + sx + sy + a:property("frame") + a:get("head")
     end
-    for i = 1, 300 do frame(i) end
-    collectgarbage(); collectgarbage()
-    collectgarbage("stop")
-    -- (H.without_jit: LuaJIT's compiler allocates through the same allocator)
-    local n = H.without_jit(function()
-      for i = 1, 64 do frame(i) end -- (a collection shrinks the stack: grown back once)
-      fa.start(0)
-      for i = 1, 2000 do frame(i) end
-      return fa.stop()
-    end)
-    collectgarbage("restart")
+    local n = H.frame_allocations(fa, frame)
     assert.is_true(sum == sum)
     assert.are.equal(0, n)
   end)

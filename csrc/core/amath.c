@@ -102,6 +102,9 @@ void anim_sincos(double x, double *s, double *c) {
    * exact for |k| < 2^20 (fdlibm's constants) */
   static const double PIO2_HI = 1.57079632673412561417e+00, PIO2_LO = 6.07710050650619224932e-11;
   double k, r, rs, rc;
+  /* (0 exactly as below gives it, sign of zero kept: an Euler channel's
+   * axes that do not turn, as a 2D skeleton's x and y, cost nothing) */
+  if (x == 0) { *s = x; *c = 1; return; }
   if (!(fabs(x) < 1e5)) { *s = sin(x); *c = cos(x); return; }
   k = floor(x * (2 / ANIM_PI) + 0.5);
   r = (x - k * PIO2_HI) - k * PIO2_LO;

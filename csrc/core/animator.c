@@ -7,6 +7,7 @@
 
 #include "animator_impl.h"
 #include "graph.h"
+#include "world2d.h"
 
 /* The animator and its per-joint arrays are one block (few cache misses
  * per character when thousands update in turn): the struct and the
@@ -71,6 +72,7 @@ void anim_animator_free(anim_animator *a) {
   anim_pslots_free(a);
   anim_overrides_free(a);
   anim_ik_free(a);
+  anim_world2d_free(a->w2d);
   anim_queue_free(a);
   anim_rig_free((anim_rig *)a->rig);
   anim_free(&a->mem, a, animator_bytes(n));

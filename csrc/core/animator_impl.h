@@ -19,6 +19,7 @@
  *   override.c  the scripts' overrides of joints
  *   propmix.c   the property channels
  *   ik.c        constraints after blending
+ *   world2d.c   a 2D skeleton's world matrices and constraints (world2d.h)
  * Plain C, no Lua. */
 #ifndef ANIM_ANIMATOR_IMPL_H
 #define ANIM_ANIMATOR_IMPL_H
@@ -166,6 +167,7 @@ struct anim_animator {
   int rm_joint;            /* the root motion joint (-1: none; rootmotion.c) */
   double rm[4];            /* this update's root motion: dx, dy, dz, yaw */
   struct anim_ik *ik;      /* the constraints (ik.c) */
+  struct anim_world2d *w2d; /* a 2D skeleton's stage (world2d.c), or NULL */
   struct anim_pool *serial; /* while a worker thread updates it: the pool whose lock its
                              * allocations take (queue.c), else NULL */
   struct anim_controller *ctl; /* its state machine (controller.c), or NULL */

@@ -146,7 +146,8 @@
   X(ANIM_MAX_PROP_ARITY, "max_prop_arity", 1024)      /* components of one property channel */ \
   X(ANIM_MAX_SPACE_POINTS, "max_space_points", 64)    /* points of a blend space */ \
   X(ANIM_MAX_THREADS, "max_threads", 64)              /* threads of one anim.update (pool.c) */ \
-  X(ANIM_THREADS_MIN_BATCH, "threads_min_batch", 256) /* the default uses threads from this many animators */
+  X(ANIM_THREADS_MIN_BATCH, "threads_min_batch", 256) /* the default uses threads from this many animators */ \
+  X(ANIM_MAX_2D_STEPS, "max_2d_steps", 250000)        /* steps of a 2D skeleton's update order (world2d.c) */
 
 /* The same for numbers that are not integers (exported as floats). */
 #define ANIM_DEFAULT_FADE 0.1   /* play, stop and adjust_weight (SEMANTICS 7a.10) */

@@ -23,6 +23,7 @@ typedef struct anim_prop {
   anim_keys *keys;         /* arity */
   anim_curve *curves;      /* arity: component a reads keys[a]; the builder sets their modifiers */
   double *base;            /* arity: the value at time 0 (an additive track adds its value minus it) */
+  int discrete;            /* 1: every key a step, blended by the largest share (propmix.c), not summed */
 } anim_prop;
 
 struct anim_clip;

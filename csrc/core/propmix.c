@@ -21,6 +21,9 @@ typedef struct pslot {
   int users;              /* installed track blocks that animate it (and a hold: below) */
   int held;               /* a restore holds it known until the next update (state.h) */
   int valid;              /* the last update gave it a value */
+  int discrete;           /* installed blocks whose property of this name is discrete */
+  double best;            /* a discrete slot's largest share in this blend (-1: none yet) */
+  long long best_id;      /* the id of the track that has it */
   long long stamp;        /* the level whose take it holds */
   double W, budget, T, take;
   double *v;              /* vcap */
@@ -104,6 +107,19 @@ int anim_animator_property_slot(const anim_animator *a, int i, const char **name
   *name = s->name;
   *len = s->len;
   return 1;
+}
+
+int anim_props_generation(const anim_animator *a) { return a->pslots ? a->pslots->n : 0; }
+
+int anim_props_find(const anim_animator *a, const char *name, size_t len) { return find_slot(a->pslots, name, len); }
+
+int anim_props_at(const anim_animator *a, int slot, const double **v) {
+  const pslot *s;
+  if (slot < 0 || !a->pslots || slot >= a->pslots->n) return 0;
+  s = &a->pslots->slot[slot];
+  if (s->users <= 0 || !s->valid) return 0;
+  *v = s->v;
+  return s->arity;
 }
 
 /* ---- tracks ----------------------------------------------------------- */
@@ -268,6 +284,7 @@ void anim_props_install(anim_animator *a, anim_track *t, anim_tprops *tp) {
     pslot *s = &a->pslots->slot[tp->slot[p]];
     if (s->users == 0) { s->arity = t->clip->props[p].arity; s->valid = 0; }
     s->users++;
+    s->discrete += t->clip->props[p].discrete;
   }
 }
 
@@ -275,7 +292,10 @@ void anim_props_detach(anim_animator *a, anim_track *t) {
   anim_tprops *tp = t->props;
   int p;
   if (!tp) return;
-  for (p = 0; p < tp->n; p++) a->pslots->slot[tp->slot[p]].users--;
+  for (p = 0; p < tp->n; p++) {
+    a->pslots->slot[tp->slot[p]].users--;
+    a->pslots->slot[tp->slot[p]].discrete -= t->clip->props[p].discrete;
+  }
   t->props = NULL;
   anim_tprops_free(&t->mem, tp);
 }
@@ -349,11 +369,24 @@ static void blend_level(anim_pslots *ps, int from, int to) {
   }
 }
 
+/* Track t's value v of share f for a discrete slot: kept when f is the
+ * largest yet, a tie going to the track started later (a crossfade
+ * switches at its middle, never to a value between). */
+static void pick(pslot *s, const anim_track *t, double f, const double *v) {
+  int c;
+  if (f < s->best || (f == s->best && t->id < s->best_id)) return;
+  s->best = f;
+  s->best_id = t->id;
+  for (c = 0; c < s->arity; c++) s->v[c] = v[c];
+}
+
 /* A property's value is sum_i f_i v_i over the normal tracks, f_i = (w_i /
  * W) (take / T): w / W of its level, the level's take, over T, the takes
  * of all levels (what a joint would leave to its rest is left out).  A
  * lone track has f = 1 exactly, whatever its weight: its value as it is.
- * Then each additive track adds w (v - v(0)). */
+ * Then each additive track adds w (v - v(0)).  A discrete name (a slot's
+ * attachment, a draw order: some track's clip says so) takes instead the
+ * value of the track of the largest f, additive tracks ignored. */
 void anim_props_blend(anim_animator *a) {
   anim_pslots *ps = a->pslots;
   int i, j, k, m = 0, p, c;
@@ -364,6 +397,8 @@ void anim_props_blend(anim_animator *a) {
     s->valid = 0;
     s->W = s->T = 0;
     s->budget = 1;
+    s->best = -1;
+    s->best_id = -1;
     for (c = 0; c < s->arity; c++) s->v[c] = 0;
   }
   for (i = 0; i < a->ntracks; i++) {
@@ -391,7 +426,8 @@ void anim_props_blend(anim_animator *a) {
       double f;
       if (!(s->T > 0) || !(tp->take[p] > 0)) continue;
       f = tp->a[p] * (tp->take[p] / s->T);
-      for (c = 0; c < s->arity; c++) s->v[c] += f * v[c];
+      if (s->discrete) pick(s, ps->order[j], f, v);
+      else for (c = 0; c < s->arity; c++) s->v[c] += f * v[c];
       s->valid = 1;
     }
   }
@@ -402,6 +438,7 @@ void anim_props_blend(anim_animator *a) {
     for (p = 0; p < tp->n; p++) {
       pslot *s = &ps->slot[tp->slot[p]];
       const double *v = tp->sample + tp->off[p], *b = t->clip->props[p].base;
+      if (s->discrete) continue;
       for (c = 0; c < s->arity; c++) s->v[c] += w * (v[c] - b[c]);
       s->valid = 1;
     }

@@ -26,6 +26,16 @@ const char *anim_animator_property_name(const anim_animator *a, int n, size_t *l
  * slot i is known now, 0 when it is not, -1 past the last slot. */
 int anim_animator_property_slot(const anim_animator *a, int i, const char **name, size_t *len);
 
+/* For the stages after the blend that read properties every update
+ * (world2d.c): a name's slot found once (-1: not known yet), its value
+ * read by the slot in O(1).  The slots of an animator only grow: a stage
+ * looks again for the names it lacks when anim_props_generation changes.
+ * anim_props_at: the components with *v pointing at them when a track
+ * gave the slot a value in the last update (or a restore), else 0. */
+int anim_props_generation(const anim_animator *a);
+int anim_props_find(const anim_animator *a, const char *name, size_t len);
+int anim_props_at(const anim_animator *a, int slot, const double **v);
+
 /* ---- tracks (the animator's files and reload.c) --------------------------- */
 
 /* What a track holds for its clip's properties (NULL for a clip without). */

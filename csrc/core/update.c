@@ -7,6 +7,7 @@
 
 #include "animator_impl.h"
 #include "graph.h"
+#include "world2d.h"
 #include "passes.h"
 #include "pool.h"
 #include "skin.h"
@@ -84,6 +85,9 @@ static int update_one(anim_animator *a, double dt, anim_track **dead) {
   anim_props_blend(a);
   /* after blending and the overrides, before the constraints */
   anim_ik_apply(a);
+  /* a 2D skeleton's world matrices and constraints, from the pose and
+   * the properties (only animators made from a skeleton have the block) */
+  if (a->w2d) anim_world2d_apply(a);
   if (a->nqueue > 1) anim_queue_sort(a);  /* (one entry is in order) */
   return a->oom ? ANIM_ST_NOMEM : ANIM_ST_OK;
 }

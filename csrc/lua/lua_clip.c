@@ -41,7 +41,9 @@
  *                   dt (NaN: absent), out dv[arity], in dv[arity], form },
  *            tan = nil | { [key] = in-tangent[arity], out-tangent[arity]
  *                   (2 * arity numbers, NaN: absent; cubicspline) },
- *            mods = nil | { [component] = { modifier, ... } } }
+ *            mods = nil | { [component] = { modifier, ... } },
+ *            discrete = nil | true (every key a step: the track of the
+ *                   largest share gives the value, propmix.c) }
  * The second argument, info, is the Lua side's table of the clip (names,
  * timed items, the source for encoding); it is kept as the user value. */
 #include <math.h>
@@ -355,6 +357,9 @@ static void read_props(lua_State *L, anim_clip *c) {
     }
     k = anim_prop_keys(c, p, name, len, n, arity, nh);
     if (!k) anim_lua_nomem(L);
+    lua_getfield(L, o, "discrete");
+    c->props[p].discrete = lua_toboolean(L, -1);
+    lua_pop(L, 1);
     nh = 0;
     for (i = 0; i < n; i++) {
       double ie = num_at(L, it, i + 1);

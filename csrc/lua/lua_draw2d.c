@@ -18,6 +18,8 @@
 #include "lauxlib.h"
 
 #include "core/skin.h"
+#include "core/world2d.h"
+#include "core/propmix.h"
 #include "core/verts2d.h"
 #include "lua_helpers.h"
 #include "lua_buffer.h"
@@ -163,7 +165,52 @@ static int region2d_corners(lua_State *L) {
   return 8;
 }
 
+/* core.world2d_into(animator, out, map): each bone's world matrix (6
+ * numbers) into out, in the description's order: map[i] is bone i's joint
+ * of the rig (0-based), as a buffer of doubles.  No Lua value is made. */
+static int world2d_into(lua_State *L) {
+  anim_animator *a = anim_lua_checkanimator(L, 1);
+  anim_lua_buffer *out = doubles(L, 2, "the bones' world matrices"), *map = doubles(L, 3, "the bones' joints");
+  const double *j = map->data;
+  size_t i, n = map->n, njoints = (size_t)anim_animator_rig(a)->n;
+  if (out->n != 6 * n) return anim_lua_argerror(L, 2, "%d numbers for %d bones (6 each)", (int)out->n, (int)n);
+  for (i = 0; i < n; i++) {
+    if (!whole(j[i], (double)njoints) || anim_animator_world2d(a, (int)j[i], (double *)out->data + 6 * i) != 0)
+      return anim_lua_argerror(L, 3, "bone %d: no 2D bone %d on this animator", (int)i + 1, (int)j[i]);
+  }
+  return 0;
+}
+
+/* core.property_buffer(animator, name [, buf]) -> buf | nil: the blended
+ * value of property `name` (a deform's offsets) copied into buf when it
+ * is a buffer of doubles of its size, else into a new one; nil when the
+ * property is unknown or has no value.  (A frame allocates only when a
+ * deform's size changes.) */
+static int property_buffer(lua_State *L) {
+  anim_animator *a = anim_lua_checkanimator(L, 1);
+  size_t len, i;
+  const char *name = luaL_checklstring(L, 2, &len);
+  anim_lua_buffer *b = anim_lua_tobuffer(L, 3);
+  const double *v;
+  int n = anim_animator_property(a, name, len, &v);
+  if (n <= 0) { lua_pushnil(L); return 1; }
+  if (!b || !b->is_double || b->n != (size_t)n) {
+    b = anim_lua_newbuffer(L, (size_t)n, 1);
+    /* (a new buffer: the blended values may have moved if its allocation collected; read them again) */
+    n = anim_animator_property(a, name, len, &v);
+    if (n <= 0 || b->n != (size_t)n) { lua_pushnil(L); return 1; }
+  } else {
+    lua_settop(L, 3);
+  }
+  for (i = 0; i < (size_t)n; i++) ((double *)b->data)[i] = v[i];
+  return 1;
+}
+
 void anim_lua_open_draw2d(lua_State *L) {
+  lua_pushcfunction(L, property_buffer);
+  lua_setfield(L, -2, "property_buffer");
+  lua_pushcfunction(L, world2d_into);
+  lua_setfield(L, -2, "world2d_into");
   lua_pushcfunction(L, attachment2d);
   lua_setfield(L, -2, "attachment2d");
   lua_pushcfunction(L, draw2d);

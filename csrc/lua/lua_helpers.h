@@ -35,6 +35,10 @@
 #define ANIM_CLIP_MT "anim.clip"
 #define ANIM_RIG_MT "anim.rig"
 #define ANIM_ANIMATOR_MT "anim.animator"
+/* The registry's key of the Lua function animator:skin calls on an
+ * animator of a 2D skeleton given a skin's name or nothing
+ * (core.world2d_skin_handler, lua/anim/runtime/animator2d.lua). */
+#define ANIM_SKIN2D_KEY "anim.skin2d"
 #define ANIM_TRACK_MT "anim.track"
 #define ANIM_RETARGET_MT "anim.retarget"
 #define ANIM_SPACE_MT "anim.blendspace"
@@ -385,5 +389,6 @@ void anim_lua_open_shown(lua_State *L);
 void anim_lua_open_buffer(lua_State *L);
 void anim_lua_open_skinverts(lua_State *L);
 void anim_lua_open_draw2d(lua_State *L);
+void anim_lua_open_world2d(lua_State *L);
 
 #endif

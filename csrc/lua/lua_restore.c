@@ -16,6 +16,7 @@
 #include "core/propmix.h"
 #include "core/state.h"
 #include "core/skin.h"
+#include "core/world2d.h"
 #include "lua_helpers.h"
 
 /* A count at idx: a decimal string of digits (what the Lua side passes:
@@ -594,6 +595,9 @@ static int animator_restore(lua_State *L) {
     }
     /* (the skinning target is the binding's, not the state's: it stays) */
     anim_animator_set_skin_target(made, anim_animator_skin_target(old));
+    /* (a 2D skeleton's block is derived data: it moves, and poses the
+     * restored animator when next read) */
+    anim_animator_set_world2d(made, anim_animator_take_world2d(old));
     b->a = made;
     anim_animator_free(old);
   }

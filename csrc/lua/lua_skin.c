@@ -13,6 +13,7 @@
 #include "lauxlib.h"
 
 #include "core/skin.h"
+#include "core/world2d.h"
 #include "lua_buffer.h"
 #include "lua_helpers.h"
 
@@ -200,12 +201,30 @@ static void skin_table(lua_State *L, animator_box *b, const anim_skin_out *o) {
 
 /* core.animator_skin(animator, out [, options]) -> the numbers written:
  * the method animator:skin itself (its errors name it). */
+/* animator:skin() / animator:skin(name) on an animator of a 2D skeleton:
+ * its skin, read or switched by the Lua handler, which answers true and
+ * the name, or false and why (raised here: the script's line). */
+static int skin2d(lua_State *L) {
+  lua_settop(L, 2);
+  if (lua_getfield(L, LUA_REGISTRYINDEX, ANIM_SKIN2D_KEY) != LUA_TFUNCTION)
+    return luaL_error(L, "the 2D skin handler is not registered");
+  lua_pushvalue(L, 1);
+  lua_pushvalue(L, 2);
+  lua_call(L, 2, 2);
+  if (!lua_toboolean(L, -2)) return anim_lua_argerror(L, 2, "%s", lua_tostring(L, -1));
+  return 1;
+}
+
 static int animator_skin(lua_State *L) {
   animator_box *b = anim_lua_reader_box(L);
   anim_skin_out o;
   double root[16];
   size_t n;
   int ptr;
+  /* (a 2D skeleton's skins: a name or nothing; anything else, the matrices) */
+  if (lua_gettop(L) <= 2 && (lua_isnoneornil(L, 2) || lua_type(L, 2) == LUA_TSTRING) && b->a &&
+      anim_animator_has_world2d(b->a))
+    return skin2d(L);
   lua_settop(L, 3);
   skin_options(L, 3, &o, root);
   o.data = NULL;

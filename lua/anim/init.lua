@@ -256,7 +256,11 @@ local library = require "anim.runtime.library"
 
 -- anim.rig("player") | anim.rig{ joints = {...} } -> rig | nil, message
 function anim.rig(def, name) return rig.new(def, name) end
--- anim.animator(rig [, { side, space, library }]) -> animator
+-- anim.skeleton2d(desc [, name]) -> skeleton | nil, message: a 2D skeleton
+-- (Spine, DragonBones) for anim.animator
+local skeleton2d = require "anim.format.skeleton2d"
+function anim.skeleton2d(desc, name) return skeleton2d.new(desc, name) end
+-- anim.animator(rig | skeleton [, { side, space, library }]) -> animator
 function anim.animator(r, opts) return animator.new(r, opts) end
 -- anim.update(animators, dt): animator:update(dt) on each, in one call into
 -- C; the callbacks are delivered after all are updated, in list order

@@ -138,7 +138,7 @@ local JOINTS = schema { expand = true, each = JOINT }
 -- a property channel: a list of keys, or { keys = [...], modifiers = [...] }
 local PROPERTY = schema {
   array = true, expand = true, each = KEY,
-  order = { "keys", "modifiers" }, fields = { keys = CHANNEL, modifiers = MODLIST },
+  order = { "keys", "discrete", "modifiers" }, fields = { keys = CHANNEL, modifiers = MODLIST },
 }
 local PROPERTIES = schema { expand = true, each = PROPERTY }
 local ITEM = schema {

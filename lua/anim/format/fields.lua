@@ -45,7 +45,7 @@ kind("joint", { "rotation", "position", "scale", "weight", "muted", "locked", "i
 })
 kind("skeleton_joint", { "parent", "position", "rotation", "translation", "scale" })
 -- a property channel: a list of keys, or this object (format/props.lua)
-kind("property_object", { "keys", "modifiers" }, { keys = "keys", modifiers = "modifier_list" })
+kind("property_object", { "keys", "discrete", "modifiers" }, { keys = "keys", modifiers = "modifier_list" })
 kind("modifier", { "type", "axis", "enabled", "before", "after", "step", "offset", "scale", "strength", "phase",
   "min", "max", "reference", "points" })
 kind("key_extra", { "ease", "in", "out", "in_tangent", "out_tangent", "type", "left", "right" })

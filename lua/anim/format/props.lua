@@ -39,8 +39,9 @@ local function components(v, vp)
   return v, #v
 end
 
--- The keys of property `name` at path: the core's description of them.
-local function read_keys(name, list, path)
+-- The keys of property `name` at path: the core's description of them
+-- (discrete: every key must be a `step`).
+local function read_keys(name, list, path, discrete)
   E.array(list, path, "property keys")
   local n = #list
   local t, v, ie, h, tan = {}, {}, {}, nil, nil
@@ -60,6 +61,10 @@ local function read_keys(name, list, path)
         na, na == 1 and "" or "s", arity)
     end
     local code = format.interp_code(k[3], index(kp, 3))
+    if discrete and code ~= STEP then
+      fail(index(kp, 3), "a discrete property's keys must all be 'step', got %s",
+        E.absent(k[3]) and "none (linear)" or "'" .. tostring(k[3]) .. "'")
+    end
     local byte = code + (E.absent(k[3]) and 0 or HAS_INTERP)
     if not E.absent(k[4]) then
       local bits, hd = format.read_extra(k[4], index(kp, 4), code, arity)
@@ -127,15 +132,21 @@ function M.read(c, desc, info)
   for _, name in ipairs(names) do
     local p = c.properties[name]
     local pp = key("properties", name)
-    local list, mods = p, nil
+    local list, mods, discrete = p, nil, nil
     if type(p) == "table" and not (next(p) == nil or E.is_array(p)) then
-      -- the object form: { keys = [...], modifiers = [...] } (other fields kept)
+      -- the object form: { keys = [...], modifiers = [...], discrete = bool }
+      -- (other fields kept)
       list = p.keys
       if E.absent(list) then fail(pp, "a property object needs its keys in 'keys'") end
+      if not E.absent(p.discrete) and type(p.discrete) ~= "boolean" then
+        fail(key(pp, "discrete"), "discrete must be true or false, got %s", describe(p.discrete))
+      end
+      discrete = p.discrete == true or nil
       pp = key(pp, "keys")
       if not E.absent(p.modifiers) then mods = p.modifiers end
     end
-    local d, t = read_keys(name, list, pp)
+    local d, t = read_keys(name, list, pp, discrete)
+    d.discrete = discrete
     if mods then
       local mp = key(key("properties", name), "modifiers")
       -- (checked even when there are no keys, as a joint's are)
@@ -143,7 +154,7 @@ function M.read(c, desc, info)
     end
     if d.arity then
       props[#props + 1] = d
-      info.properties[#info.properties + 1] = { name = name, arity = d.arity }
+      info.properties[#info.properties + 1] = { name = name, arity = d.arity, discrete = discrete }
       if t and (last == nil or t > last) then last = t end
     end
   end

@@ -43,26 +43,15 @@ vec4 effect(vec4 color, Image tex, vec2 uv, vec2 screen) {
 local BLEND = { normal = { "alpha", "alphamultiply" }, additive = { "add", "alphamultiply" },
   multiply = { "multiply", "premultiplied" }, screen = { "screen", "alphamultiply" } }
 
--- What is kept per skeleton description (weak: it goes with it) and per
--- animator (the world matrices, a scratch, the deform buffers).
-local compiled = setmetatable({}, { __mode = "k" })
+-- What is kept per animator (the world matrices, a scratch, the deform
+-- buffers; weak: it goes with the animator) and for all (the pages'
+-- meshes, the shader).
 local per_animator = setmetatable({}, { __mode = "k" })
 local shared = {}
 
-local function skeleton_of(animator)
-  local sk = animator.skeleton
-  if not sk then error("anim.love: the animator plays no 2D skeleton (make it with anim.animator(skeleton))", 3) end
-  return sk.description or sk
-end
-
-local function compile(desc)
-  local c = compiled[desc]
-  if not c then
-    c = attach2d.compile(desc)
-    c.blend = {}
-    for _, s in ipairs(desc.slots or {}) do c.blend[s.name] = s.blend or "normal" end
-    compiled[desc] = c
-  end
+local function compiled(animator)
+  local c = attach2d.of(animator)
+  if not c then error("anim.love: the animator plays no 2D skeleton (make it with anim.animator(skeleton))", 3) end
   return c
 end
 
@@ -82,30 +71,13 @@ local function state_of(animator, c)
 end
 
 -- The bones' world matrices into st.world.
-local function place(animator, c, st)
-  local w = st.world
-  for i, name in ipairs(c.bone_names) do
-    local k = 6 * (i - 1)
-    w[k + 1], w[k + 2], w[k + 3], w[k + 4], w[k + 5], w[k + 6] = animator:world2d(name)
-  end
-end
+local function place(animator, c, st) attach2d.world_into(animator, c, st.world) end
 
 -- A deform's offsets (its property, when a track animates it) in a
 -- buffer kept per animator and name; nil when none.
-local function fill(buf, n, ...)
-  for i = 1, n do buf[i] = (select(i, ...)) end
-end
 local function deform_of(animator, st, e)
-  -- (a name no clip played has raises: no deform then)
-  local ok, first = pcall(animator.property, animator, e.deform)
-  if not ok or first == nil then return nil end
-  local n = select("#", animator:property(e.deform))
-  local buf = st.deform[e.deform]
-  if not buf or #buf ~= n then
-    buf = attach2d.buffer(n)
-    st.deform[e.deform] = buf
-  end
-  fill(buf, n, animator:property(e.deform))
+  local buf = attach2d.deform(animator, e, st.deform[e.deform])
+  if buf then st.deform[e.deform] = buf end
   return buf
 end
 
@@ -133,8 +105,7 @@ end
 -- draw(animator, images [, x, y, r, sx, sy]): images maps the atlas pages'
 -- names to LÖVE images (or is the one image of a one-page atlas).
 function M.draw(animator, images, x, y, r, sx, sy)
-  local desc = skeleton_of(animator)
-  local c = compile(desc)
+  local c = compiled(animator)
   local st = state_of(animator, c)
   place(animator, c, st)
   local g = love.graphics
@@ -202,8 +173,7 @@ end
 -- attachment (a bounding box, a mesh's vertices, a region's corners), or
 -- nil when it shows none: for hit tests and bounding boxes.
 function M.world_vertices(animator, slot)
-  local desc = skeleton_of(animator)
-  local c = compile(desc)
+  local c = compiled(animator)
   local st = state_of(animator, c)
   place(animator, c, st)
   local name = animator:slot(slot)

@@ -25,6 +25,7 @@ local connections = require "anim.runtime.connect"
 local delivery = require "anim.runtime.deliver"
 local bindcheck = require "anim.runtime.bindcheck"
 local controller = require "anim.runtime.controller"
+local animator2d = require "anim.runtime.animator2d"
 
 local M = {}
 
@@ -81,7 +82,8 @@ local function opt_warn(opts, n, fname, dflt)
 end
 
 function M.new(rig, opts)
-  if not rigmod.is_rig(rig) then argerror(1, "animator", "rig expected, got " .. args.typename(rig)) end
+  local sk = animator2d.skeleton(rig); rig = sk and sk.rig or rig -- a 2D skeleton: its rig, then its stage
+  if not rigmod.is_rig(rig) then argerror(1, "animator", "rig or 2D skeleton expected, got " .. args.typename(rig)) end
   opts = args.options(opts, ANIMATOR_OPTIONS, 2, "animator")
   local side = opts.side or "both"
   if SIDES[side] == nil then
@@ -118,6 +120,7 @@ function M.new(rig, opts)
   owners[state] = a
   core.animator_hear(a, connections.ALWAYS)
   if motion then core.animator_set_root_motion(a, motion) end
+  if sk then animator2d.attach(a, state, sk) end
   return a
 end
 
@@ -385,6 +388,9 @@ function methods.restore(self, state, resolve)
   if result then core.animator_hear(self, animator_mask(st)) end
   return result, err
 end
+
+-- A 2D skeleton's readings (runtime/animator2d.lua).
+for _, n in ipairs(animator2d.METHODS) do methods[n] = animator2d[n] end
 
 -- Constraints (runtime/ik.lua).
 methods.two_bone_ik = ik.two_bone_ik

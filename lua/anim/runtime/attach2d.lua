@@ -14,6 +14,7 @@
 -- 180 or 270 degrees; `true` is 90) had its image turned that far
 -- counter-clockwise on the page: its uvs are turned back here.
 local core = require "anim.core"
+local skeleton2d = require "anim.format.skeleton2d"
 
 local M = {}
 
@@ -214,11 +215,36 @@ function M.compile(desc)
   return c
 end
 
+-- The compiled attachments of an animator's 2D skeleton (made once per
+-- skeleton: weak), with `rig_map` (each bone's joint of the rig, a buffer
+-- for core.world2d_into); nil when the animator has no 2D skeleton.
+local by_skeleton = setmetatable({}, { __mode = "k" })
+function M.of(animator)
+  local sk = core.animator_state(animator).skeleton
+  if not sk then return nil end
+  local c = by_skeleton[sk]
+  if not c then
+    local s = skeleton2d.data(sk)
+    c = M.compile(s.desc)
+    c.rig_map = core.buffer(#c.bone_names, "double")
+    for i, name in ipairs(c.bone_names) do c.rig_map[i] = s.rig_index[name] - 1 end
+    c.blend = {}
+    for _, sl in ipairs(s.desc.slots or {}) do c.blend[sl.name] = sl.blend or "normal" end
+    by_skeleton[sk] = c
+  end
+  return c
+end
+
+-- Every bone's world matrix into buf (6 doubles a bone, the description's order).
+function M.world_into(animator, c, buf) core.world2d_into(animator, buf, c.rig_map) end
+
 -- buffer(n): n doubles; draw(world, record, deform, scratch, out, first,
 -- r, g, b, a, dr, dg, db) -> vertices written; place(world, record,
 -- deform, scratch) -> n (csrc/lua/lua_draw2d.c)
 function M.buffer(n) return core.buffer(n, "double") end
 M.draw = core.draw2d
+-- deform(animator, entry [, buf]) -> buf | nil: the entry's deform offsets
+M.deform = function(animator, e, buf) return core.property_buffer(animator, e.deform, buf) end
 M.place = core.attachment2d
 
 -- The entry of attachment `name` on `slot` under skin `skin` (the default

@@ -1,0 +1,138 @@
+/* bone2d.c - a 2D bone's world matrix from its applied local values and
+ * its parent's world, by its inherit mode, and back (see world2d_impl.h;
+ * the rules and the readings chosen: docs/formats.md, "2D skeletons").
+ * The local matrix is the JSON export format page's:
+ * [cos(r+shX) sX, cos(r+90+shY) sY; sin(r+shX) sX, sin(r+90+shY) sY]. */
+#include <math.h>
+
+#include "world2d_impl.h"
+
+#define RAD ANIM_W2D_RAD
+#define DEG ANIM_W2D_DEG
+#define TINY ANIM_W2D_TINY
+
+double anim_w2d_wrap(double d) {
+  d = fmod(d, 360);
+  if (d > 180) d -= 360;
+  else if (d <= -180) d += 360;
+  return d;
+}
+
+double anim_w2d_angle(double *ap) {
+  if (isnan(ap[ANIM_AR])) ap[ANIM_AR] = atan2(ap[ANIM_ASR], ap[ANIM_ACR]) * DEG;
+  return ap[ANIM_AR];
+}
+
+int anim_w2d_in_frame(const double *f, double ox, double oy, double x, double y, double *lx, double *ly) {
+  double det = f[0] * f[3] - f[1] * f[2];
+  if (!(fabs(det) > TINY)) return 0;
+  x -= ox;
+  y -= oy;
+  *lx = (f[3] * x - f[1] * y) / det;
+  *ly = (f[0] * y - f[2] * x) / det;
+  return 1;
+}
+
+/* The frame f (2x2: a b c d) a bone's local matrix is applied in, from its
+ * parent's world matrix p by its inherit mode. */
+static void frame(int inherit, const double *p, double *f) {
+  double pa = p[0], pb = p[1], pc = p[2], pd = p[3], det = pa * pd - pb * pc;
+  double sx = sqrt(pa * pa + pc * pc), th, ct, st;
+  if (inherit == ANIM_INHERIT_NORMAL) { f[0] = pa; f[1] = pb; f[2] = pc; f[3] = pd; return; }
+  if (inherit == ANIM_INHERIT_ONLY_TRANSLATION) { f[0] = 1; f[1] = 0; f[2] = 0; f[3] = 1; return; }
+  /* the direction of the parent's x axis (of its y axis less a quarter
+   * turn when its x axis has no length) */
+  th = sx > TINY ? atan2(pc, pa) : atan2(pd, pb) - ANIM_PI / 2;
+  ct = cos(th);
+  st = sin(th);
+  if (inherit == ANIM_INHERIT_NO_ROTATION_OR_REFLECTION) {
+    /* the parent's scale along its own axes, its turn and reflection
+     * taken out: R(th) diag(sx, |det| / sx) R(-th) */
+    double sy = sx > TINY ? fabs(det) / sx : sqrt(pb * pb + pd * pd);
+    f[0] = ct * ct * sx + st * st * sy;
+    f[1] = f[2] = ct * st * (sx - sy);
+    f[3] = st * st * sx + ct * ct * sy;
+    return;
+  }
+  /* noScale: the parent's turn (and reflection: its y axis flipped when
+   * its determinant is negative); noScaleOrReflection: its turn only */
+  {
+    double r = inherit == ANIM_INHERIT_NO_SCALE && det < 0 ? -1 : 1;
+    f[0] = ct;
+    f[1] = -st * r;
+    f[2] = st;
+    f[3] = ct * r;
+  }
+}
+
+void anim_w2d_bone_world(const anim_animator *a, anim_world2d *w, int j) {
+  const double *ap = &w->ap[ANIM_AP * j];
+  double *m = &w->wm[6 * j], *f = &w->fr[4 * j];
+  double c, s, cx, sx, cy, sy, la, lb, lc, ld;
+  int p = a->rig->parent[j];
+  /* cos and sin of r + shX and of r + 90 + shY: from the pose's cosine and
+   * sine (a shear turns them by its own), or from the angle a constraint set */
+  if (isnan(ap[ANIM_AR])) {
+    c = ap[ANIM_ACR];
+    s = ap[ANIM_ASR];
+  } else {
+    c = cos(ap[ANIM_AR] * RAD);
+    s = sin(ap[ANIM_AR] * RAD);
+  }
+  cx = c; sx = s; cy = -s; sy = c;
+  /* (the setup shear's cosine and sine made with the block) */
+  if (ap[ANIM_ASHX] != 0) {
+    int same = ap[ANIM_ASHX] == w->bone[j].shear[0];
+    double k = same ? w->sht[4 * j] : cos(ap[ANIM_ASHX] * RAD), q = same ? w->sht[4 * j + 1] : sin(ap[ANIM_ASHX] * RAD);
+    cx = c * k - s * q;
+    sx = s * k + c * q;
+  }
+  if (ap[ANIM_ASHY] != 0) {
+    int same = ap[ANIM_ASHY] == w->bone[j].shear[1];
+    double k = same ? w->sht[4 * j + 2] : cos(ap[ANIM_ASHY] * RAD);
+    double q = same ? w->sht[4 * j + 3] : sin(ap[ANIM_ASHY] * RAD);
+    cy = -s * k - c * q;
+    sy = c * k - s * q;
+  }
+  la = cx * ap[ANIM_ASX];
+  lc = sx * ap[ANIM_ASX];
+  lb = cy * ap[ANIM_ASY];
+  ld = sy * ap[ANIM_ASY];
+  if (p < 0) {
+    f[0] = 1; f[1] = 0; f[2] = 0; f[3] = 1;
+    m[4] = ap[ANIM_AX];
+    m[5] = ap[ANIM_AY];
+  } else {
+    const double *pm = &w->wm[6 * p];
+    frame(w->bone[j].inherit, pm, f);
+    /* the origin: always the parent's point (x, y) */
+    m[4] = pm[0] * ap[ANIM_AX] + pm[1] * ap[ANIM_AY] + pm[4];
+    m[5] = pm[2] * ap[ANIM_AX] + pm[3] * ap[ANIM_AY] + pm[5];
+  }
+  m[0] = f[0] * la + f[1] * lc;
+  m[1] = f[0] * lb + f[1] * ld;
+  m[2] = f[2] * la + f[3] * lc;
+  m[3] = f[2] * lb + f[3] * ld;
+}
+
+void anim_w2d_from_world(const anim_animator *a, anim_world2d *w, int j) {
+  double *ap = &w->ap[ANIM_AP * j];
+  const double *m = &w->wm[6 * j], *f = &w->fr[4 * j];
+  double la, lb, lc, ld, r;
+  int p = a->rig->parent[j];
+  if (p < 0) {
+    ap[ANIM_AX] = m[4];
+    ap[ANIM_AY] = m[5];
+  } else {
+    const double *pm = &w->wm[6 * p];
+    if (!anim_w2d_in_frame(pm, pm[4], pm[5], m[4], m[5], &ap[ANIM_AX], &ap[ANIM_AY])) return;
+  }
+  /* L = F^-1 W, each column through the frame's inverse */
+  if (!anim_w2d_in_frame(f, 0, 0, m[0], m[2], &la, &lc) || !anim_w2d_in_frame(f, 0, 0, m[1], m[3], &lb, &ld)) return;
+  r = atan2(lc, la) * DEG;
+  ap[ANIM_AR] = r;
+  ap[ANIM_ASHX] = 0;
+  ap[ANIM_ASX] = sqrt(la * la + lc * lc);
+  ap[ANIM_ASY] = sqrt(lb * lb + ld * ld);
+  ap[ANIM_ASHY] = anim_w2d_wrap(atan2(ld, lb) * DEG - 90 - r);
+}

@@ -1,0 +1,193 @@
+/* constraint2d.c - a 2D skeleton's constraints, each applied at its step
+ * of the update order (see world2d_impl.h): IK of one bone and of two
+ * (the user guide's "IK constraints": mix, softness, bend direction,
+ * compress, stretch, uniform) and transform constraints (its "Transform
+ * constraints": the target's world or local transform copied, or added
+ * when relative, channel by channel with mixes and offsets).  Written from
+ * the pages' meaning, not from the Spine Runtimes' code; the formulas and
+ * the readings chosen are in docs/formats.md, "2D skeletons". */
+#include <math.h>
+
+#include "world2d_impl.h"
+
+#define RAD ANIM_W2D_RAD
+#define DEG ANIM_W2D_DEG
+#define TINY ANIM_W2D_TINY
+#define wrap anim_w2d_wrap
+
+/* ---- IK ----------------------------------------------------------------- */
+
+/* One bone: turned so that its x axis points at the target; compress and
+ * stretch scale it (its x, and y too when uniform) so that its tip reaches
+ * the target when nearer, farther than its length. */
+static void ik_one(const anim_animator *a, anim_world2d *w, const anim_w2d_ik *k, double mix, int compress,
+                   int stretch) {
+  int j = k->bones[0];
+  double *ap = &w->ap[ANIM_AP * j], *m = &w->wm[6 * j];
+  const double *t = &w->wm[6 * k->target];
+  double lx, ly, r, len, d;
+  if (!anim_w2d_in_frame(&w->fr[4 * j], m[4], m[5], t[4], t[5], &lx, &ly)) return;
+  anim_w2d_angle(ap);
+  r = atan2(ly, lx) * DEG - ap[ANIM_ASHX] + (ap[ANIM_ASX] < 0 ? 180 : 0);
+  ap[ANIM_AR] += wrap(r - ap[ANIM_AR]) * mix;
+  len = w->bone[j].length * fabs(ap[ANIM_ASX]);
+  d = sqrt(lx * lx + ly * ly);
+  if (len > TINY && ((compress && d < len) || (stretch && d > len))) {
+    double s = (d / len - 1) * mix + 1;
+    ap[ANIM_ASX] *= s;
+    if (k->uniform) ap[ANIM_ASY] *= s;
+  }
+  anim_w2d_bone_world(a, w, j);
+}
+
+/* Two bones, a parent and its child, solved in the parent's frame: the
+ * law of cosines on l1 (the parent's origin to the child's) and l2 (the
+ * child's length, scaled by its scaleX and the parent's), the reach eased
+ * by softness, or the parent stretched (its scaleX, and Y when uniform)
+ * so that the straight chain reaches a target beyond it. */
+static void ik_two(const anim_animator *a, anim_world2d *w, const anim_w2d_ik *k, double mix, double soft,
+                   int bend, int stretch) {
+  int p = k->bones[0], c = k->bones[1];
+  double *pa = &w->ap[ANIM_AP * p], *ca = &w->ap[ANIM_AP * c], *pm = &w->wm[6 * p];
+  const double *t = &w->wm[6 * k->target];
+  double lx, ly, a0, b0, c0, d0, cx, cy, l1, l2, al, d, reach, dd, cos2, th2, th1, r1, r2, s = 1;
+  if (!anim_w2d_in_frame(&w->fr[4 * p], pm[4], pm[5], t[4], t[5], &lx, &ly)) return;
+  /* the parent's local matrix at rotation 0: L(r) = R(r) L(0) */
+  a0 = cos(pa[ANIM_ASHX] * RAD) * pa[ANIM_ASX];
+  c0 = sin(pa[ANIM_ASHX] * RAD) * pa[ANIM_ASX];
+  b0 = cos((90 + pa[ANIM_ASHY]) * RAD) * pa[ANIM_ASY];
+  d0 = sin((90 + pa[ANIM_ASHY]) * RAD) * pa[ANIM_ASY];
+  cx = a0 * ca[ANIM_AX] + b0 * ca[ANIM_AY];
+  cy = c0 * ca[ANIM_AX] + d0 * ca[ANIM_AY];
+  l1 = sqrt(cx * cx + cy * cy);
+  al = atan2(cy, cx);
+  l2 = w->bone[c].length * fabs(ca[ANIM_ASX]) * fabs(pa[ANIM_ASX]);
+  if (!(l1 > TINY) || !(l2 > TINY)) return;
+  d = sqrt(lx * lx + ly * ly);
+  reach = l1 + l2;
+  dd = d;
+  if (stretch && d > reach) {
+    s = d / reach;
+    dd = reach;
+  } else if (soft > 0 && d > reach - soft) {
+    /* eased from reach - soft (slope 1) to straight at reach + soft (slope 0) */
+    double e = reach + soft - d;
+    dd = d >= reach + soft ? reach : reach - e * e / (4 * soft);
+  }
+  if (dd > reach) dd = reach;
+  if (dd < fabs(l1 - l2)) dd = fabs(l1 - l2);
+  cos2 = (dd * dd - l1 * l1 - l2 * l2) / (2 * l1 * l2);
+  cos2 = cos2 > 1 ? 1 : cos2 < -1 ? -1 : cos2;
+  th2 = (bend < 0 ? -1 : 1) * acos(cos2);
+  th1 = atan2(ly, lx) - atan2(l2 * sin(th2), l1 + l2 * cos(th2));
+  r1 = (th1 - al) * DEG;
+  r2 = (th2 + al) * DEG - pa[ANIM_ASHX] - ca[ANIM_ASHX] + (ca[ANIM_ASX] < 0 ? 180 : 0);
+  anim_w2d_angle(pa);
+  anim_w2d_angle(ca);
+  pa[ANIM_AR] += wrap(r1 - pa[ANIM_AR]) * mix;
+  ca[ANIM_AR] += wrap(r2 - ca[ANIM_AR]) * mix;
+  if (s != 1) {
+    s = (s - 1) * mix + 1;
+    pa[ANIM_ASX] *= s;
+    if (k->uniform) pa[ANIM_ASY] *= s;
+  }
+  anim_w2d_bone_world(a, w, p);
+  anim_w2d_bone_world(a, w, c);
+}
+
+void anim_w2d_ik_apply(const anim_animator *a, anim_world2d *w, int i, double mix, double soft, int bend,
+                       int compress, int stretch) {
+  const anim_w2d_ik *k = &w->ik[i];
+  if (!(mix != 0)) return;
+  if (k->nbones == 1) ik_one(a, w, k, mix, compress, stretch);
+  else ik_two(a, w, k, mix, soft, bend, stretch);
+}
+
+/* ---- transform constraints ------------------------------------------------ */
+
+enum { TR, TX, TY, TSX, TSY, TSHY };
+
+static double len2(double x, double y) { return sqrt(x * x + y * y); }
+
+/* The world matrix m of a constrained bone moved toward the target's t
+ * (or by it, relative): its axes turned, its origin moved, its axes
+ * scaled, its y axis turned against its x axis (shear). */
+static void tc_world(double *m, const double *t, const double *mix, const double *off, int relative) {
+  double r, s, k;
+  if (mix[TR] != 0) {
+    double tr = atan2(t[2], t[0]) * DEG + off[TR], cr, sr, x, y;
+    r = (relative ? wrap(tr) : wrap(tr - atan2(m[2], m[0]) * DEG)) * mix[TR] * RAD;
+    cr = cos(r);
+    sr = sin(r);
+    x = m[0]; y = m[2];
+    m[0] = cr * x - sr * y; m[2] = sr * x + cr * y;
+    x = m[1]; y = m[3];
+    m[1] = cr * x - sr * y; m[3] = sr * x + cr * y;
+  }
+  if (mix[TX] != 0 || mix[TY] != 0) {
+    /* the target's point at the offset, in its own axes */
+    double px = t[0] * off[TX] + t[1] * off[TY] + t[4], py = t[2] * off[TX] + t[3] * off[TY] + t[5];
+    m[4] += (relative ? px : px - m[4]) * mix[TX];
+    m[5] += (relative ? py : py - m[5]) * mix[TY];
+  }
+  if (mix[TSX] != 0 && (s = len2(m[0], m[2])) > TINY) {
+    double ts = len2(t[0], t[2]);
+    k = relative ? 1 + (ts - 1 + off[TSX]) * mix[TSX] : (s + (ts - s + off[TSX]) * mix[TSX]) / s;
+    m[0] *= k;
+    m[2] *= k;
+  }
+  if (mix[TSY] != 0 && (s = len2(m[1], m[3])) > TINY) {
+    double ts = len2(t[1], t[3]);
+    k = relative ? 1 + (ts - 1 + off[TSY]) * mix[TSY] : (s + (ts - s + off[TSY]) * mix[TSY]) / s;
+    m[1] *= k;
+    m[3] *= k;
+  }
+  if (mix[TSHY] != 0 && (s = len2(m[1], m[3])) > TINY) {
+    /* the angles from the x axis to the y axis (90: no shear) */
+    double bx = atan2(m[2], m[0]) * DEG, by = atan2(m[3], m[1]) * DEG;
+    double ts = wrap(atan2(t[3], t[1]) * DEG - atan2(t[2], t[0]) * DEG);
+    r = relative ? wrap(ts - 90 + off[TSHY]) : wrap(ts + off[TSHY] - (by - bx));
+    by = (by + r * mix[TSHY]) * RAD;
+    m[1] = cos(by) * s;
+    m[3] = sin(by) * s;
+  }
+}
+
+/* The applied values ap of a constrained bone moved toward the target's
+ * applied values t (or by them, relative). */
+static void tc_local(double *ap, double *t, const double *mix, const double *off, int relative) {
+  anim_w2d_angle(ap);
+  anim_w2d_angle(t);
+  if (relative) {
+    ap[ANIM_AR] += (t[ANIM_AR] + off[TR]) * mix[TR];
+    ap[ANIM_AX] += (t[ANIM_AX] + off[TX]) * mix[TX];
+    ap[ANIM_AY] += (t[ANIM_AY] + off[TY]) * mix[TY];
+    ap[ANIM_ASX] *= 1 + (t[ANIM_ASX] - 1 + off[TSX]) * mix[TSX];
+    ap[ANIM_ASY] *= 1 + (t[ANIM_ASY] - 1 + off[TSY]) * mix[TSY];
+    ap[ANIM_ASHY] += (t[ANIM_ASHY] + off[TSHY]) * mix[TSHY];
+    return;
+  }
+  ap[ANIM_AR] += wrap(t[ANIM_AR] + off[TR] - ap[ANIM_AR]) * mix[TR];
+  ap[ANIM_AX] += (t[ANIM_AX] + off[TX] - ap[ANIM_AX]) * mix[TX];
+  ap[ANIM_AY] += (t[ANIM_AY] + off[TY] - ap[ANIM_AY]) * mix[TY];
+  ap[ANIM_ASX] += (t[ANIM_ASX] + off[TSX] - ap[ANIM_ASX]) * mix[TSX];
+  ap[ANIM_ASY] += (t[ANIM_ASY] + off[TSY] - ap[ANIM_ASY]) * mix[TSY];
+  ap[ANIM_ASHY] += (t[ANIM_ASHY] + off[TSHY] - ap[ANIM_ASHY]) * mix[TSHY];
+}
+
+void anim_w2d_tc_apply(const anim_animator *a, anim_world2d *w, int i, const double mix[6]) {
+  const anim_w2d_tc *c = &w->tc[i];
+  int k, any = 0;
+  for (k = 0; k < 6; k++) any |= mix[k] != 0;
+  if (!any) return;
+  for (k = 0; k < c->count; k++) {
+    int j = w->tcbones[c->first + k];
+    if (c->local) {
+      tc_local(&w->ap[ANIM_AP * j], &w->ap[ANIM_AP * c->target], mix, c->offset, c->relative);
+    } else {
+      tc_world(&w->wm[6 * j], &w->wm[6 * c->target], mix, c->offset, c->relative);
+      anim_w2d_from_world(a, w, j);
+    }
+    anim_w2d_bone_world(a, w, j);
+  }
+}

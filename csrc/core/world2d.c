@@ -1,0 +1,258 @@
+/* world2d.c - the 2D stage: a 2D skeleton's block on an animator and its
+ * step of the update, after the property blend (see world2d.h; the rules,
+ * with the Spine pages they come from and the readings chosen where a page
+ * leaves a formula open, are in docs/formats.md, "2D skeletons").  Written
+ * from Esoteric's public pages, never from the Spine Runtimes' code.
+ *
+ * Per update: each bone's applied local values (x, y, rotation, scaleX/Y
+ * from the blended joint; shearX/Y from its `<bone>.shear` property, else
+ * the setup's), then the steps of the update order: a bone's world from
+ * its parent's (bone2d.c), or a constraint (constraint2d.c), which changes
+ * its bones' applied values and poses them again.  One block per animator,
+ * made with it: nothing is allocated per update. */
+#include "world2d.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "propmix.h"
+#include "world2d_impl.h"
+
+static size_t up8(size_t x) { return (x + 7) / 8 * 8; }
+
+/* What d asks for, checked: 0, or *err set. */
+static int check(const anim_w2d_def *d, size_t *strs, const char **err) {
+  int i, n = d->nbones;
+  *strs = 0;
+  if (n < 1 || d->nik < 0 || d->ntc < 0 || d->ntcbones < 0 || d->nops < 0) { *err = "bad counts"; return -1; }
+  for (i = 0; i < n; i++) {
+    if (d->bones[i].inherit < 0 || d->bones[i].inherit >= ANIM_INHERIT_COUNT) { *err = "bad inherit mode"; return -1; }
+    *strs += d->bones[i].shear_len + 1;
+  }
+  for (i = 0; i < d->nik; i++) {
+    const anim_w2d_ik *k = &d->ik[i];
+    if (k->nbones < 1 || k->nbones > 2 || k->target < 0 || k->target >= n || k->bones[0] < 0 ||
+        k->bones[0] >= n || (k->nbones == 2 && (k->bones[1] < 0 || k->bones[1] >= n))) {
+      *err = "IK bone out of range";
+      return -1;
+    }
+    *strs += k->name_len + k->flags_len + 2;
+  }
+  for (i = 0; i < d->ntcbones; i++)
+    if (d->tcbones[i] < 0 || d->tcbones[i] >= n) { *err = "transform constraint bone out of range"; return -1; }
+  for (i = 0; i < d->ntc; i++) {
+    const anim_w2d_tc *c = &d->tc[i];
+    if (c->first < 0 || c->count < 0 || c->count > d->ntcbones - c->first || c->target < 0 || c->target >= n) {
+      *err = "transform constraint out of range";
+      return -1;
+    }
+    *strs += c->name_len + 1;
+  }
+  for (i = 0; i < d->nops; i++) {
+    int kind = d->ops[2 * i], at = d->ops[2 * i + 1];
+    if (!((kind == ANIM_W2D_BONE && at >= 0 && at < n) || (kind == ANIM_W2D_IK && at >= 0 && at < d->nik) ||
+          (kind == ANIM_W2D_TRANSFORM && at >= 0 && at < d->ntc))) {
+      *err = "update step out of range";
+      return -1;
+    }
+  }
+  return 0;
+}
+
+anim_world2d *anim_world2d_new(const anim_mem *m, const anim_w2d_def *d, const char **err) {
+  size_t size, o[12], strs;
+  anim_world2d *w;
+  char *mem, *s;
+  int i, n = d->nbones;
+  *err = NULL;
+  if (check(d, &strs, err) != 0) return NULL;
+  /* one block: the doubles, the structs, the ints, the names */
+  o[0] = up8(sizeof *w);                                                    /* ap */
+  o[1] = o[0] + sizeof(double) * ANIM_AP * (size_t)n;                       /* wm */
+  o[2] = o[1] + sizeof(double) * 6 * (size_t)n;                             /* fr */
+  o[3] = up8(o[2] + sizeof(double) * 8 * (size_t)n);                        /* bone (after fr, sht) */
+  o[4] = up8(o[3] + sizeof(anim_w2d_bone) * (size_t)n);                     /* ik */
+  o[5] = up8(o[4] + sizeof(anim_w2d_ik) * (size_t)d->nik);                  /* tc */
+  o[6] = up8(o[5] + sizeof(anim_w2d_tc) * (size_t)d->ntc);                  /* ops */
+  o[7] = o[6] + sizeof(int) * 2 * (size_t)d->nops;                          /* shear_slot */
+  o[8] = o[7] + sizeof(int) * (size_t)n;                                    /* ik_slot */
+  o[9] = o[8] + sizeof(int) * 2 * (size_t)d->nik;                           /* tc_slot */
+  o[10] = o[9] + sizeof(int) * (size_t)d->ntc;                              /* tcbones */
+  o[11] = o[10] + sizeof(int) * (size_t)d->ntcbones;                        /* names */
+  size = o[11] + strs;
+  mem = anim_calloc(m, 1, size);
+  if (!mem) return NULL;
+  w = (anim_world2d *)(void *)mem;
+  w->size = size;
+  w->mem = *m;
+  w->n = n;
+  w->nik = d->nik;
+  w->ntc = d->ntc;
+  w->nops = d->nops;
+  w->gen = -1;
+  w->ap = (double *)(void *)(mem + o[0]);
+  w->wm = (double *)(void *)(mem + o[1]);
+  w->fr = (double *)(void *)(mem + o[2]);
+  w->sht = w->fr + 4 * (size_t)n;
+  w->bone = (anim_w2d_bone *)(void *)(mem + o[3]);
+  w->ik = (anim_w2d_ik *)(void *)(mem + o[4]);
+  w->tc = (anim_w2d_tc *)(void *)(mem + o[5]);
+  w->ops = (int *)(void *)(mem + o[6]);
+  w->shear_slot = (int *)(void *)(mem + o[7]);
+  w->ik_slot = (int *)(void *)(mem + o[8]);
+  w->tc_slot = (int *)(void *)(mem + o[9]);
+  w->tcbones = (int *)(void *)(mem + o[10]);
+  s = mem + o[11];
+  /* the names copied after the arrays, each ended by a 0 */
+#define COPY(dst, src, len) do { memcpy(s, (src), (len)); (dst) = s; s += (len) + 1; } while (0)
+  for (i = 0; i < n; i++) {
+    w->bone[i] = d->bones[i];
+    COPY(w->bone[i].shear_name, d->bones[i].shear_name, d->bones[i].shear_len);
+    w->shear_slot[i] = -1;
+    w->sht[4 * i] = cos(d->bones[i].shear[0] * ANIM_W2D_RAD);
+    w->sht[4 * i + 1] = sin(d->bones[i].shear[0] * ANIM_W2D_RAD);
+    w->sht[4 * i + 2] = cos(d->bones[i].shear[1] * ANIM_W2D_RAD);
+    w->sht[4 * i + 3] = sin(d->bones[i].shear[1] * ANIM_W2D_RAD);
+  }
+  for (i = 0; i < d->nik; i++) {
+    w->ik[i] = d->ik[i];
+    COPY(w->ik[i].name, d->ik[i].name, d->ik[i].name_len);
+    COPY(w->ik[i].flags, d->ik[i].flags, d->ik[i].flags_len);
+    w->ik_slot[2 * i] = w->ik_slot[2 * i + 1] = -1;
+  }
+  for (i = 0; i < d->ntc; i++) {
+    w->tc[i] = d->tc[i];
+    COPY(w->tc[i].name, d->tc[i].name, d->tc[i].name_len);
+    w->tc_slot[i] = -1;
+  }
+#undef COPY
+  if (d->ntcbones > 0) memcpy(w->tcbones, d->tcbones, sizeof(int) * (size_t)d->ntcbones);
+  if (d->nops > 0) memcpy(w->ops, d->ops, sizeof(int) * 2 * (size_t)d->nops);
+  return w;
+}
+
+void anim_world2d_free(anim_world2d *w) {
+  if (w) {
+    anim_mem m = w->mem;
+    anim_free(&m, w, w->size);
+  }
+}
+
+int anim_animator_set_world2d(anim_animator *a, anim_world2d *w) {
+  if (w && w->n != a->rig->n) return -1;
+  anim_world2d_free(a->w2d);
+  a->w2d = w;
+  if (w) w->valid = 0;
+  return 0;
+}
+
+anim_world2d *anim_animator_take_world2d(anim_animator *a) {
+  anim_world2d *w = a->w2d;
+  a->w2d = NULL;
+  if (w) w->valid = 0;
+  return w;
+}
+
+int anim_animator_has_world2d(const anim_animator *a) { return a->w2d != NULL; }
+
+/* ---- reading the pose ------------------------------------------------------ */
+
+/* The property slots of the names, looked up again only when the animator
+ * knows new names (a clip of new properties played): O(names log slots)
+ * then, nothing in steady play. */
+static void find_slots(const anim_animator *a, anim_world2d *w) {
+  int g = anim_props_generation(a), i;
+  if (g == w->gen) return;
+  w->gen = g;
+  for (i = 0; i < w->n; i++)
+    if (w->shear_slot[i] < 0) w->shear_slot[i] = anim_props_find(a, w->bone[i].shear_name, w->bone[i].shear_len);
+  for (i = 0; i < w->nik; i++) {
+    if (w->ik_slot[2 * i] < 0) w->ik_slot[2 * i] = anim_props_find(a, w->ik[i].name, w->ik[i].name_len);
+    if (w->ik_slot[2 * i + 1] < 0)
+      w->ik_slot[2 * i + 1] = anim_props_find(a, w->ik[i].flags, w->ik[i].flags_len);
+  }
+  for (i = 0; i < w->ntc; i++)
+    if (w->tc_slot[i] < 0) w->tc_slot[i] = anim_props_find(a, w->tc[i].name, w->tc[i].name_len);
+}
+
+/* Component c of the property in slot (-1: none), else dflt (no track
+ * gives it a value, or it has fewer components). */
+static double prop_or(const anim_animator *a, int slot, int c, double dflt) {
+  const double *v;
+  int n = anim_props_at(a, slot, &v);
+  return c < n ? v[c] : dflt;
+}
+
+/* Bone j's applied local values from the blended joint: the angle about z
+ * of its rotation (2 atan2(qz, qw): an absolute clip's quaternion is a
+ * turn about z, so any angle's sine and cosine come back), its shear from
+ * the property. */
+static void read_local(const anim_animator *a, anim_world2d *w, int j) {
+  double l[10], *ap = &w->ap[ANIM_AP * j];
+  anim_animator_local(a, j, l);
+  ap[ANIM_AX] = l[0];
+  ap[ANIM_AY] = l[1];
+  {
+    /* a turn about z: cos r = (w^2 - z^2) / n, sin r = 2 w z / n (n: the
+     * quaternion's length squared); its angle only when asked */
+    double z = l[5], q = l[6], n = q * q + z * z;
+    if (n > 0) {
+      ap[ANIM_ACR] = (q * q - z * z) / n;
+      ap[ANIM_ASR] = 2 * q * z / n;
+    } else {
+      ap[ANIM_ACR] = 1;
+      ap[ANIM_ASR] = 0;
+    }
+    ap[ANIM_AR] = NAN;
+  }
+  ap[ANIM_ASX] = l[7];
+  ap[ANIM_ASY] = l[8];
+  ap[ANIM_ASHX] = prop_or(a, w->shear_slot[j], 0, w->bone[j].shear[0]);
+  ap[ANIM_ASHY] = prop_or(a, w->shear_slot[j], 1, w->bone[j].shear[1]);
+}
+
+/* IK constraint i with its properties' values, else its setup's. */
+static void ik(const anim_animator *a, anim_world2d *w, int i) {
+  const anim_w2d_ik *k = &w->ik[i];
+  int s = w->ik_slot[2 * i], fs = w->ik_slot[2 * i + 1];
+  anim_w2d_ik_apply(a, w, i, prop_or(a, s, 0, k->mix), prop_or(a, s, 1, k->softness),
+                    prop_or(a, fs, 0, k->bend) < 0 ? -1 : 1, prop_or(a, fs, 1, k->compress) != 0,
+                    prop_or(a, fs, 2, k->stretch) != 0);
+}
+
+static void transform(const anim_animator *a, anim_world2d *w, int i) {
+  double mix[6];
+  int k;
+  for (k = 0; k < 6; k++) mix[k] = prop_or(a, w->tc_slot[i], k, w->tc[i].mix[k]);
+  anim_w2d_tc_apply(a, w, i, mix);
+}
+
+/* ---- the stage ------------------------------------------------------------ */
+
+static void pose(anim_animator *a, anim_world2d *w) {
+  int i;
+  find_slots(a, w);
+  for (i = 0; i < w->n; i++) read_local(a, w, i);
+  for (i = 0; i < w->nops; i++) {
+    int at = w->ops[2 * i + 1];
+    switch (w->ops[2 * i]) {
+    case ANIM_W2D_BONE: anim_w2d_bone_world(a, w, at); break;
+    case ANIM_W2D_IK: ik(a, w, at); break;
+    default: transform(a, w, at); break;
+    }
+  }
+  for (i = 0; i < 6 * w->n; i++) w->wm[i] = anim_finite(w->wm[i]);
+  w->valid = 1;
+}
+
+void anim_world2d_apply(anim_animator *a) {
+  if (a->w2d) pose(a, a->w2d);
+}
+
+int anim_animator_world2d(anim_animator *a, int j, double out[6]) {
+  anim_world2d *w = a->w2d;
+  if (!w || j < 0 || j >= w->n) return -1;
+  if (!w->valid) pose(a, w);
+  memcpy(out, &w->wm[6 * j], sizeof(double) * 6);
+  return 0;
+}

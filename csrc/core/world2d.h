@@ -1,0 +1,92 @@
+/* world2d.h - the 2D stage of an animator made from a 2D skeleton (Spine,
+ * DragonBones: issue 40): per bone its 2x3 world matrix in the file's own
+ * axes, from the blended local pose (x, y from the position, the angle
+ * about z, scaleX/Y) and its shear property, by its inherit mode; then
+ * the constraints (IK of one and two bones, transform constraints) in
+ * the skeleton's update order (bone2d.c: a bone's world; constraint2d.c:
+ * the constraints; world2d.c: the block and the stage).  docs/formats.md, "2D skeletons", states every rule.  Plain C,
+ * no Lua. */
+#ifndef ANIM_WORLD2D_H
+#define ANIM_WORLD2D_H
+
+#include <stddef.h>
+
+#include "animator.h"
+
+/* How a bone takes its parent's transform (Spine's names, in its order). */
+enum { ANIM_INHERIT_NORMAL, ANIM_INHERIT_ONLY_TRANSLATION, ANIM_INHERIT_NO_ROTATION_OR_REFLECTION,
+       ANIM_INHERIT_NO_SCALE, ANIM_INHERIT_NO_SCALE_OR_REFLECTION, ANIM_INHERIT_COUNT };
+
+/* The steps of the update order: a bone's world from its local values, or
+ * a constraint applied (it poses its own bones). */
+enum { ANIM_W2D_BONE = 1, ANIM_W2D_IK = 2, ANIM_W2D_TRANSFORM = 3 };
+
+/* One bone (the rig's joint of the same index; the rig gives its parent). */
+typedef struct anim_w2d_bone {
+  int inherit;             /* ANIM_INHERIT_* */
+  double shear[2];         /* setup shearX, shearY (degrees) */
+  double length;           /* setup length (one-bone IK's compress and stretch; two-bone IK's child) */
+  const char *shear_name;  /* the property "<bone>.shear" (copied) */
+  size_t shear_len;
+} anim_w2d_bone;
+
+/* An IK constraint: one bone, or a parent and its child; its setup values
+ * (the properties ik.<name> = [mix, softness] and ik.<name>.flags =
+ * [bend, compress, stretch] replace them where a track animates them). */
+typedef struct anim_w2d_ik {
+  int nbones, bones[2], target;
+  double mix, softness;
+  int bend, compress, stretch, uniform;
+  const char *name, *flags; /* the two property names (copied) */
+  size_t name_len, flags_len;
+} anim_w2d_ik;
+
+/* A transform constraint: its bones (bones[first .. first + count) of the
+ * list given with them), its target, its setup mixes and offsets
+ * (rotate, x, y, scaleX, scaleY, shearY; the property transform.<name>
+ * replaces the mixes where a track animates it), local and relative. */
+typedef struct anim_w2d_tc {
+  int first, count, target;
+  double mix[6], offset[6];
+  int local, relative;
+  const char *name;        /* the property name (copied) */
+  size_t name_len;
+} anim_w2d_tc;
+
+typedef struct anim_world2d anim_world2d;
+
+/* What anim_world2d_new reads: the bones (the rig's count), the IK and
+ * transform constraints with the transform constraints' bone list, the
+ * update order (nops steps of two ints: ANIM_W2D_*, index). */
+typedef struct anim_w2d_def {
+  int nbones, nik, ntc, ntcbones, nops;
+  const anim_w2d_bone *bones;
+  const anim_w2d_ik *ik;
+  const anim_w2d_tc *tc;
+  const int *tcbones, *ops;
+} anim_w2d_def;
+
+/* A 2D block for an animator of a rig of d->nbones joints (everything
+ * copied).  NULL when out of memory, or *err says what is wrong (an index
+ * out of range). */
+anim_world2d *anim_world2d_new(const anim_mem *m, const anim_w2d_def *d, const char **err);
+void anim_world2d_free(anim_world2d *w);
+
+/* Gives animator a the block (freeing the one it had; NULL: none): from
+ * then its updates run the 2D stage.  0, or -1 when the block was made for
+ * another number of bones (nothing changed). */
+int anim_animator_set_world2d(anim_animator *a, anim_world2d *w);
+/* Takes the block away from a (a restore moves it to the new animator). */
+anim_world2d *anim_animator_take_world2d(anim_animator *a);
+int anim_animator_has_world2d(const anim_animator *a);
+
+/* The stage (update.c, after the property blend): allocates nothing,
+ * O(bones + constraints). */
+void anim_world2d_apply(anim_animator *a);
+
+/* Bone j's world matrix a, b, c, d, x, y into out (x' = a x + b y + x,
+ * y' = c x + d y + y), computed now when no update made it (a restored
+ * animator).  0, or -1 without a block. */
+int anim_animator_world2d(anim_animator *a, int j, double out[6]);
+
+#endif

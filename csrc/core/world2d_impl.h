@@ -1,0 +1,68 @@
+/* world2d_impl.h - what the 2D stage's three files share: the block of an
+ * animator made from a 2D skeleton, a bone's applied local values, and
+ * the calls between them (bone2d.c: a bone's world and the frame it is
+ * applied in; constraint2d.c: IK and transform constraints; world2d.c:
+ * the block and the stage).  Plain C, no Lua. */
+#ifndef ANIM_WORLD2D_IMPL_H
+#define ANIM_WORLD2D_IMPL_H
+
+#include "amath.h"
+#include "animator_impl.h"
+#include "world2d.h"
+
+#define ANIM_W2D_RAD (ANIM_PI / 180)
+#define ANIM_W2D_DEG (180 / ANIM_PI)
+/* a scale or determinant below this is taken as none (a frame not inverted) */
+#define ANIM_W2D_TINY 1e-9
+
+/* the applied local values of a bone, ANIM_AP numbers each: what the
+ * pose gave, as constraints changed them.  The rotation as the pose gives
+ * it is its cosine and sine (ANIM_ACR, ANIM_ASR, read off the quaternion:
+ * no atan2 and no sine per bone and update), ANIM_AR NaN; a constraint
+ * that reads the angle asks anim_w2d_angle, and one that sets it sets
+ * ANIM_AR, which bone2d.c then reads instead. */
+enum { ANIM_AX, ANIM_AY, ANIM_AR, ANIM_ASX, ANIM_ASY, ANIM_ASHX, ANIM_ASHY, ANIM_ACR, ANIM_ASR, ANIM_AP };
+
+struct anim_world2d {
+  size_t size;
+  anim_mem mem;
+  int n, nik, ntc, nops;
+  int valid;               /* the matrices are those of the pose now */
+  int gen;                 /* anim_props_generation when the slots were looked up */
+  anim_w2d_bone *bone;     /* n */
+  anim_w2d_ik *ik;         /* nik */
+  anim_w2d_tc *tc;         /* ntc */
+  int *tcbones;            /* the transform constraints' bones */
+  int *ops;                /* 2 nops */
+  int *shear_slot;         /* n: the property slot of "<bone>.shear", or -1 */
+  int *ik_slot;            /* 2 nik: of ik.<name> and ik.<name>.flags */
+  int *tc_slot;            /* ntc: of transform.<name> */
+  double *ap;              /* ANIM_AP n */
+  double *wm;              /* 6 n: a b c d x y */
+  double *fr;              /* 4 n: the frame F the local matrix was applied in */
+  double *sht;             /* 4 n: cos, sin of the setup shearX, then of shearY (the usual shear) */
+};
+
+/* bone2d.c.  Bone j's world (and its frame) from its applied values and its parent's
+ * world. */
+void anim_w2d_bone_world(const anim_animator *a, anim_world2d *w, int j);
+/* Bone j's applied values from its world matrix as a constraint left it
+ * (shearX 0: its turn is its x axis'), so that posing it again keeps it. */
+void anim_w2d_from_world(const anim_animator *a, anim_world2d *w, int j);
+/* The point (x, y) in the frame f of origin (ox, oy): 0 when the frame
+ * has no inverse. */
+int anim_w2d_in_frame(const double *f, double ox, double oy, double x, double y, double *lx, double *ly);
+/* The rotation of applied values ap in degrees (made from its cosine and
+ * sine when the pose gave it). */
+double anim_w2d_angle(double *ap);
+/* An angle difference (degrees) brought into (-180, 180]. */
+double anim_w2d_wrap(double d);
+
+/* constraint2d.c: constraint i of its kind applied with the values of
+ * this update (world2d.c reads them from the properties; its bones posed
+ * again: those below them are the update order's). */
+void anim_w2d_ik_apply(const anim_animator *a, anim_world2d *w, int i, double mix, double softness, int bend,
+                       int compress, int stretch);
+void anim_w2d_tc_apply(const anim_animator *a, anim_world2d *w, int i, const double mix[6]);
+
+#endif

@@ -1,0 +1,178 @@
+-- anim.skeleton2d (issue 40): a 2D skeleton's description read and
+-- checked (every error with its path), its module rig, and what an
+-- animator made from it reads besides the bones: slots (attachment,
+-- colour, dark colour) and the draw order from setup values or property
+-- channels, skins switched at run time.
+local anim = require "anim"
+
+local function desc()
+  return {
+    format = "spine", version = "4.1.23",
+    bones = {
+      { name = "root" },
+      { name = "body", parent = "root", x = 5, y = 10, rotation = 30, scale_x = 2, scale_y = 0.5 },
+      { name = "head", parent = "body", x = 20, length = 8, inherit = "noScale" },
+    },
+    slots = {
+      { name = "back", bone = "body", attachment = "cape", attachment_names = { "cape", "cape2" } },
+      { name = "torso", bone = "body", color = { 1, 0.5, 0.25, 1 }, dark = { 0.1, 0.2, 0.3 }, attachment = "shirt",
+        attachment_names = { "shirt" }, blend = "additive" },
+      { name = "face", bone = "head", attachment = "smile", attachment_names = { "smile", "frown" } },
+    },
+    skins = {
+      { name = "default", attachments = { face = { smile = { type = "region", width = 10 }, frown = { type = "region" } },
+        back = { cape = { type = "mesh" } } } },
+      { name = "red", attachments = { face = { smile = { type = "region", width = 12 } } } },
+    },
+    draw_orders = { { "face", "torso", "back" } },
+  }
+end
+
+describe("anim.skeleton2d", function()
+  it("builds the module rig: a joint per bone, rests from the setup pose", function()
+    local sk = assert(anim.skeleton2d(desc(), "hero"))
+    assert.are.equal("anim.skeleton2d(hero, 3 bones)", tostring(sk))
+    local j = {}
+    for _, x in ipairs(sk.rig:joints()) do j[x.name] = x end
+    assert.are.same({ 5, 10, 0 }, j.body.translation)
+    assert.are.same({ 2, 0.5, 1 }, j.body.scale)
+    local q = j.body.rotation
+    assert.is_true(math.abs(q[3] - math.sin(math.pi / 12)) < 1e-12 and math.abs(q[4] - math.cos(math.pi / 12)) < 1e-12)
+    assert.are.equal("body", j.head.parent)
+    local bones = sk:bones()
+    assert.are.equal("noScale", bones[3].inherit)
+    assert.are.equal(8, bones[3].length)
+    assert.are.same({ "default", "red" }, sk:skins())
+    local slots = sk:slots()
+    assert.are.equal("additive", slots[2].blend)
+    assert.are.same({ 1, 1, 1, 1 }, slots[1].color)
+    assert.are.equal("head", slots[3].bone)
+  end)
+
+  it("gives slots and the draw order their setup values, or the properties' where tracks animate them", function()
+    local sk = assert(anim.skeleton2d(desc()))
+    local a = anim.animator(sk)
+    a:update(0)
+    assert.are.same({ "cape", 1, 1, 1, 1 }, { a:slot("back") })
+    assert.are.same({ "shirt", 1, 0.5, 0.25, 1, 0.1, 0.2, 0.3 }, { a:slot("torso") })
+    assert.are.same({ "back", "torso", "face" }, a:draw_order())
+    local clip = assert(anim.clip{ joints = {}, length = 2, properties = {
+      ["slot.face.attachment"] = { keys = { { 0, 2, "step" }, { 1, 0, "step" } }, discrete = true },
+      ["slot.torso.color"] = { { 0, { 0, 0, 0, 1 } }, { 2, { 1, 1, 1, 0 } } },
+      ["slot.torso.dark"] = { { 0, { 1, 1, 1 } } },
+      ["draworder"] = { keys = { { 0, 1, "step" }, { 1.5, 0, "step" } }, discrete = true },
+    } })
+    a:play(clip, { fade = 0 })
+    a:update(0.5)
+    assert.are.same({ "frown" }, { (a:slot("face")) })
+    assert.are.same({ "shirt", 0.25, 0.25, 0.25, 0.75, 1, 1, 1 }, { a:slot("torso") })
+    assert.are.same({ "face", "torso", "back" }, a:draw_order())
+    a:update(0.75)
+    assert.is_nil((a:slot("face"))) -- attachment 0: none
+    assert.are.same({ "face", "torso", "back" }, a:draw_order())
+    a:update(0.5)
+    assert.are.same({ "back", "torso", "face" }, a:draw_order()) -- 0: the setup order
+  end)
+
+  it("switches skins: the current one first, then the default skin", function()
+    local a = anim.animator(assert(anim.skeleton2d(desc())))
+    a:update(0)
+    assert.is_nil(a:skin())
+    local att, name = a:attachment("face")
+    assert.are.equal(10, att.width)
+    assert.are.equal("smile", name)
+    assert.are.equal("red", a:skin("red"))
+    assert.are.equal("red", a:skin())
+    assert.are.equal(12, (a:attachment("face")).width)
+    assert.are.equal("mesh", (a:attachment("back")).type) -- not in red: the default's
+    assert.is_nil(a:attachment("torso")) -- in no skin
+    local ok, err = pcall(a.skin, a, "rde")
+    assert.is_false(ok)
+    assert.truthy(err:find("bad argument #1 to 'skin' (unknown skin 'rde'; did you mean 'red'?)", 1, true), err)
+    -- given somewhere to write, skin is the skinning matrices' method still (mat3x4: 12 a bone)
+    local out = {}
+    assert.are.equal(3 * 12, a:skin(out))
+    assert.are.equal(36, #out)
+    assert.are.equal("red", a:skin())
+    err = select(2, pcall(a.slot, a, "fcae"))
+    assert.truthy(err:find("bad argument #1 to 'slot' (unknown slot 'fcae'; did you mean 'face'?)", 1, true), err)
+    err = select(2, pcall(a.attachment, a, "bak"))
+    assert.truthy(err:find("bad argument #1 to 'attachment' (unknown slot 'bak'; did you mean 'back'?)", 1, true), err)
+    local plain = anim.animator(anim.rig("player"))
+    err = select(2, pcall(plain.draw_order, plain))
+    assert.truthy(err:find("draw_order: this animator has no 2D skeleton", 1, true), err)
+  end)
+
+  it("refuses a bad description with nil and the path, suggesting misspelt names", function()
+    local function bad(edit, msg)
+      local d = desc()
+      edit(d)
+      local sk, err = anim.skeleton2d(d)
+      assert.is_nil(sk)
+      assert.are.equal(msg, err)
+    end
+    bad(function(d) d.slots[3].bone = "hed" end, "skeleton: slots[3].bone: unknown bone 'hed'; did you mean 'head'?")
+    bad(function(d) d.bones = {} end, "skeleton: bones: a skeleton needs at least one bone")
+    bad(function(d) d.bones = nil end, "skeleton: bones: bones must be an array, got nil")
+    bad(function(d) d.bones[3].name = "body" end, "skeleton: bones[3].name: two bones named 'body'")
+    bad(function(d) d.bones[3].parent = "bdy" end, "skeleton: bones[3].parent: unknown bone 'bdy'; did you mean 'body'?")
+    bad(function(d) d.bones[2].parent = "head" end,
+      "skeleton: bones[2].parent: parent 'head' must come before its child (parents first)")
+    bad(function(d) d.bones[3].inherit = "noscale" end,
+      "skeleton: bones[3].inherit: unknown inherit mode 'noscale'; did you mean 'noScale'? (expected normal, "
+        .. "onlyTranslation, noRotationOrReflection, noScale, noScaleOrReflection)")
+    bad(function(d) d.bones[2].rotation = 0 / 0 end, "skeleton: bones[2].rotation: rotation must be a finite number, got nan")
+    bad(function(d) d.slots[2].color = { 1, 1, 1 } end, "skeleton: slots[2].color: a colour has 4 numbers, got 3")
+    bad(function(d) d.slots[2].blend = "add" end,
+      "skeleton: slots[2].blend: unknown blend mode 'add'; did you mean 'additive'? (expected normal, additive, multiply, screen)")
+    bad(function(d) d.skins[2].attachments = { fase = {} } end,
+      "skeleton: skins[2].attachments.fase: unknown slot 'fase'; did you mean 'face'?")
+    bad(function(d) d.draw_orders[1] = { "face", "torso" } end,
+      "skeleton: draw_orders[1]: a draw order lists every slot once (3), got 2")
+    bad(function(d) d.draw_orders[1] = { "face", "torso", "face" } end,
+      "skeleton: draw_orders[1][3]: slot 'face' twice in one draw order")
+    bad(function(d) d.slots[1].attachment_names = { 1 } end,
+      "skeleton: slots[1].attachment_names[1]: attachment name must be a string, got number")
+    bad(function(d) d.transforms = { { name = "tc", bones = { "hed" }, target = "body" } } end,
+      "skeleton: transforms[1].bones[1]: unknown bone 'hed'; did you mean 'head'?")
+    local ok, err = pcall(anim.skeleton2d, 5)
+    assert.is_false(ok)
+    assert.truthy(err:find("bad argument #1 to 'skeleton2d' (table expected, got number)", 1, true), err)
+  end)
+
+  it("bounds what a skeleton costs a frame: constraints above long chains are refused, in bounded work", function()
+    local H = require "spec.helper"
+    local n = 2500
+    -- two chains under a root, each constraint turning the top of one at the
+    -- bottom of the other: each poses the other chain again
+    local bones = { { name = "root" } }
+    for _, c in ipairs({ "a", "b" }) do
+      for i = 1, n do bones[#bones + 1] = { name = c .. i, parent = i == 1 and "root" or c .. (i - 1), x = 1 } end
+    end
+    local ik = {}
+    for k = 1, 500 do
+      ik[k] = k % 2 == 1 and { name = "c" .. k, bones = { "a1" }, target = "b" .. n }
+        or { name = "c" .. k, bones = { "b1" }, target = "a" .. n }
+    end
+    local sk, err = H.bounded(400, function() return anim.skeleton2d({ bones = bones, ik = ik }, "s") end)
+    assert.is_nil(sk)
+    assert.are.equal("s: the update order would pose more than 250000 bones and constraints a frame "
+      .. "(constraints above long chains of bones pose them again after each)", err)
+    -- 90 of them: 230,002 steps, played
+    for k = 91, 500 do ik[k] = nil end
+    sk = assert(anim.skeleton2d({ bones = bones, ik = ik }, "s"))
+    local a = anim.animator(sk)
+    a:update(0)
+    local w = { a:world2d("a" .. n) }
+    assert.is_true(w[5] == w[5] and math.abs(w[5]) <= n + 1)
+    -- transform constraints listing 250,000 bones and more
+    local all = {}
+    for i = 1, n do all[i] = "b" .. i end
+    for i = 2, n do all[n + i - 1] = "a" .. i end
+    local tcs = {}
+    for k = 1, 51 do tcs[k] = { name = "x" .. k, bones = all, target = "a1" } end
+    sk, err = H.bounded(400, function() return anim.skeleton2d({ bones = bones, transforms = tcs }, "s") end)
+    assert.is_nil(sk)
+    assert.are.equal("s: transforms[51].bones: the transform constraints list more than 250000 bones in all", err)
+  end)
+end)

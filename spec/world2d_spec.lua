@@ -1,0 +1,224 @@
+-- The 2D stage (issue 40): a 2D skeleton's world matrices after each
+-- update, against values computed here from the rules of docs/formats.md
+-- ("2D skeletons"): the local matrix of Spine's JSON format page, each
+-- inherit mode's frame, shear from its property, a rotation key beyond half
+-- a turn; the same bits on one thread and two; a restored animator's.
+local anim = require "anim"
+
+local rad = math.pi / 180
+
+-- The local 2x2 of (rotation, shearX, shearY, scaleX, scaleY), degrees:
+-- [cos(r+shX) sX, cos(r+90+shY) sY; sin(r+shX) sX, sin(r+90+shY) sY].
+local function lmat(r, shx, shy, sx, sy)
+  return { math.cos((r + shx) * rad) * sx, math.cos((r + 90 + shy) * rad) * sy,
+    math.sin((r + shx) * rad) * sx, math.sin((r + 90 + shy) * rad) * sy }
+end
+
+local function mul(p, l)
+  return { p[1] * l[1] + p[2] * l[3], p[1] * l[2] + p[2] * l[4], p[3] * l[1] + p[4] * l[3], p[3] * l[2] + p[4] * l[4] }
+end
+
+-- The frame a child's local matrix is applied in, from its parent's 2x2 p.
+local function frame(mode, p)
+  local pa, pb, pc, pd = p[1], p[2], p[3], p[4]
+  if mode == "normal" then return p end
+  if mode == "onlyTranslation" then return { 1, 0, 0, 1 } end
+  local th = (rawget(math, "atan2") or math.atan)(pc, pa)
+  local sx = math.sqrt(pa * pa + pc * pc)
+  local det = pa * pd - pb * pc
+  local c, s = math.cos(th), math.sin(th)
+  if mode == "noRotationOrReflection" then
+    -- R(th) diag(sx, |det| / sx) R(-th)
+    return mul(mul({ c, -s, s, c }, { sx, 0, 0, math.abs(det) / sx }), { c, s, -s, c })
+  end
+  local f = (mode == "noScale" and det < 0) and -1 or 1
+  return { c, -s * f, s, c * f }
+end
+
+-- The world (a, b, c, d, x, y) of a chain of bone descriptions (each
+-- child of the one before), by the rules.
+local function chain_world(bones)
+  local w
+  for _, b in ipairs(bones) do
+    local l = lmat(b.rotation or 0, b.shear_x or 0, b.shear_y or 0, b.scale_x or 1, b.scale_y or 1)
+    local x, y = b.x or 0, b.y or 0
+    if not w then
+      w = { l[1], l[2], l[3], l[4], x, y }
+    else
+      local m = mul(frame(b.inherit or "normal", w), l)
+      w = { m[1], m[2], m[3], m[4], w[1] * x + w[2] * y + w[5], w[3] * x + w[4] * y + w[6] }
+    end
+  end
+  return w
+end
+
+local function near(want, got, tol, what)
+  for i = 1, 6 do
+    assert(math.abs(want[i] - got[i]) <= (tol or 1e-9), string.format("%s: component %d: want %.17g, got %.17g",
+      what or "", i, want[i], got[i]))
+  end
+end
+
+local function world(a, bone) return { a:world2d(bone) } end
+
+local ROOT = { name = "root", x = 4, y = -3, rotation = 25, scale_x = 1.5, scale_y = 0.7, shear_x = 5, shear_y = -8 }
+local PARENT = { name = "p", parent = "root", x = 12, y = 2, rotation = 40, scale_x = 2, scale_y = 0.5, shear_x = 15,
+  shear_y = -10 }
+local CHILD = { name = "c", parent = "p", x = 3, y = -2, rotation = -30, scale_x = 1.2, scale_y = 0.8, shear_x = 5,
+  shear_y = 7 }
+
+local function with(t, more)
+  local o = {}
+  for k, v in pairs(t) do o[k] = v end
+  for k, v in pairs(more or {}) do o[k] = v end
+  return o
+end
+
+describe("2D world matrices", function()
+  it("a lone root: its local matrix at (x, y), numbers written out", function()
+    local sk = assert(anim.skeleton2d{ bones = { { name = "root", x = 1, y = 2, rotation = 90, scale_x = 2, scale_y = 3 } } })
+    local a = anim.animator(sk)
+    a:update(0)
+    -- rotation 90: x axis (0, 2), y axis (-3, 0)
+    near({ 0, -3, 2, 0, 1, 2 }, world(a, "root"), 1e-12)
+  end)
+
+  for _, mode in ipairs({ "normal", "onlyTranslation", "noRotationOrReflection", "noScale", "noScaleOrReflection" }) do
+    it("inherit " .. mode .. ": non-uniform scale and shear above, by the rule", function()
+      local child = with(CHILD, { inherit = mode })
+      local sk = assert(anim.skeleton2d{ bones = { ROOT, PARENT, child } })
+      local a = anim.animator(sk)
+      a:update(0)
+      near(chain_world({ ROOT, PARENT }), world(a, "p"), 1e-9, "p")
+      near(chain_world({ ROOT, PARENT, child }), world(a, "c"), 1e-9, mode)
+      -- a reflected parent
+      local flipped = with(PARENT, { scale_x = -2 })
+      sk = assert(anim.skeleton2d{ bones = { ROOT, flipped, child } })
+      a = anim.animator(sk)
+      a:update(0)
+      near(chain_world({ ROOT, flipped, child }), world(a, "c"), 1e-9, mode .. " (reflected)")
+    end)
+  end
+
+  it("the modes against numbers worked by hand: a parent turned 90 degrees, scaled 2 by 3", function()
+    -- parent P = [0 -3; 2 0] at (0, 0); child at (1, 0), rotation 0, scale 1
+    local function child_of(mode, px)
+      local sk = assert(anim.skeleton2d{ bones = { { name = "p", rotation = 90, scale_x = px or 2, scale_y = 3 },
+        { name = "c", parent = "p", x = 1, inherit = mode } } })
+      local a = anim.animator(sk)
+      a:update(0)
+      return world(a, "c")
+    end
+    -- the origin is always the parent's point: P (1, 0) = (0, 2)
+    near({ 0, -3, 2, 0, 0, 2 }, child_of("normal"), 1e-12)
+    near({ 1, 0, 0, 1, 0, 2 }, child_of("onlyTranslation"), 1e-12)
+    -- the parent's x axis points up (90): its scale along it 2, across 3,
+    -- its turn taken out: the child stretched 2 along y, 3 along x
+    near({ 3, 0, 0, 2, 0, 2 }, child_of("noRotationOrReflection"), 1e-12)
+    -- the turn alone
+    near({ 0, -1, 1, 0, 0, 2 }, child_of("noScale"), 1e-12)
+    near({ 0, -1, 1, 0, 0, 2 }, child_of("noScaleOrReflection"), 1e-12)
+    -- reflected (scale_x -2: x axis down, y axis left): noScale keeps the
+    -- reflection, noScaleOrReflection and noRotationOrReflection do not
+    near({ 0, -1, -1, 0, 0, -2 }, child_of("noScale", -2), 1e-12)
+    near({ 0, 1, -1, 0, 0, -2 }, child_of("noScaleOrReflection", -2), 1e-12)
+    near({ 3, 0, 0, 2, 0, -2 }, child_of("noRotationOrReflection", -2), 1e-12)
+  end)
+
+  it("reads the pose of absolute clips: a rotation key beyond half a turn, scale, and the shear property", function()
+    local sk = assert(anim.skeleton2d{ bones = { ROOT, PARENT, CHILD } })
+    local clip = assert(anim.clip{ absolute = true, euler = "xyz", length = 1, joints = {
+      p = { rotation = { { 0, { 0, 0, 0 } }, { 1, { 0, 0, 270 } } },
+            scale = { { 0, { 2, 0.5, 1 } }, { 1, { 1, 1.5, 1 } } } },
+    }, properties = { ["c.shear"] = { { 0, { 0, 0 } }, { 1, { 20, 10 } } } } })
+    local a = anim.animator(sk)
+    a:play(clip, { fade = 0 })
+    for _, t in ipairs({ 0.25, 0.5, 0.9 }) do
+      a:update(t - (a:tracks()[1].time or 0))
+      local p = with(PARENT, { rotation = 270 * t, scale_x = 2 - t, scale_y = 0.5 + t })
+      local c = with(CHILD, { shear_x = 20 * t, shear_y = 10 * t })
+      near(chain_world({ ROOT, p }), world(a, "p"), 1e-9, "p at " .. t)
+      near(chain_world({ ROOT, p, c }), world(a, "c"), 1e-9, "c at " .. t)
+    end
+    -- at 0.9 the key's turn is 243 degrees (the short way would be -81)
+    local w = world(a, "p")
+    local r = chain_world({ ROOT, with(PARENT, { rotation = -81, scale_x = 1.1, scale_y = 1.4 }) })
+    assert.is_true(math.abs(w[1] - r[1]) > 0.1)
+  end)
+
+  it("poses the same bits through animator:update, anim.update on one thread and on two, and a restored animator poses as the saved one", function()
+    local sk = assert(anim.skeleton2d{ bones = { ROOT, PARENT, with(CHILD, { inherit = "noScale" }) } })
+    local clip = assert(anim.clip{ absolute = true, euler = "xyz", length = 2, loop = "loop", joints = {
+      p = { rotation = { { 0, { 0, 0, 10 } }, { 2, { 0, 0, 400 } } } },
+      c = { position = { { 0, { 3, -2, 0 } }, { 1, { 5, 1, 0 } }, { 2, { 3, -2, 0 } } } },
+    }, properties = { ["c.shear"] = { { 0, { 0, 0 } }, { 2, { 30, -5 } } } } })
+    local function make(n)
+      local list = {}
+      for i = 1, n do
+        list[i] = anim.animator(sk)
+        list[i]:play(clip, { fade = 0, speed = 0.5 + i / 37 })
+      end
+      return list
+    end
+    local one, two, each = make(40), make(40), make(40)
+    for _ = 1, 12 do
+      anim.update(one, 1 / 30)
+      anim.update(two, 1 / 30, { threads = 2 })
+      for _, a in ipairs(each) do a:update(1 / 30) end
+    end
+    for i = 1, 40 do
+      for _, b in ipairs({ "root", "p", "c" }) do
+        assert.are.same(world(one[i], b), world(two[i], b))
+        assert.are.same(world(one[i], b), world(each[i], b))
+      end
+    end
+    -- save, restore into a fresh animator: the same matrices before any update
+    local saved = one[7]:state()
+    local b = anim.animator(sk)
+    assert(b:restore(saved, function() return clip end))
+    for _, bone in ipairs({ "root", "p", "c" }) do near(world(one[7], bone), world(b, bone), 1e-12, bone) end
+    one[7]:update(0.1)
+    b:update(0.1)
+    for _, bone in ipairs({ "root", "p", "c" }) do assert.are.same(world(one[7], bone), world(b, bone)) end
+  end)
+
+  it("only animators made from a skeleton have the stage; its readers raise on others", function()
+    local a = anim.animator(anim.rig("player"))
+    local ok, err = pcall(a.world2d, a, "root")
+    assert.is_false(ok)
+    assert.truthy(err:find("world2d: this animator has no 2D skeleton", 1, true), err)
+    local sk = assert(anim.skeleton2d{ bones = { { name = "head" }, { name = "neck", parent = "head" } } })
+    local b = anim.animator(sk)
+    ok, err = pcall(b.world2d, b, "hed")
+    assert.is_false(ok)
+    assert.truthy(err:find("bad argument #1 to 'world2d' (unknown bone 'hed'; did you mean 'head'?)", 1, true), err)
+    err = select(2, pcall(b.world2d, b, 3))
+    assert.truthy(err:find("bad argument #1 to 'world2d' (bone name expected, got number)", 1, true), err)
+  end)
+
+  it("a frame allocates nothing, in Lua or in the core (bones, IK, shear, slots)", function()
+    local H = require "spec.helper"
+    local fa = H.failalloc()
+    local sk = assert(anim.skeleton2d{ bones = { ROOT, PARENT, with(CHILD, { length = 5 }),
+      { name = "t", parent = "root", x = 10, y = 4 } },
+      slots = { { name = "s", bone = "c", attachment = "a", attachment_names = { "a", "b" }, dark = { 0, 0, 0 } } },
+      ik = { { name = "leg", bones = { "p", "c" }, target = "t", softness = 2 } } })
+    local clip = assert(anim.clip{ absolute = true, euler = "xyz", length = 2, loop = "loop", joints = {
+      t = { position = { { 0, { 10, 4, 0 } }, { 1, { 2, 9, 0 } }, { 2, { 10, 4, 0 } } } } },
+      properties = { ["c.shear"] = { { 0, { 0, 0 } }, { 2, { 30, -5 } } }, ["ik.leg"] = { { 0, { 1, 2 } }, { 2, { 0.5, 4 } } },
+        ["slot.s.attachment"] = { keys = { { 0, 1, "step" }, { 1, 2, "step" } }, discrete = true },
+        ["slot.s.color"] = { { 0, { 1, 1, 1, 1 } }, { 2, { 0, 0, 0, 1 } } } } })
+    local a = anim.animator(sk)
+    a:play(clip, { fade = 0.2 })
+    local sum = 0
+    local function step()
+      a:update(1 / 60)
+      local x, y, z, w, u, v = a:world2d("c")
+      local _, r, g, b = a:slot("s")
+      sum = sum + x + y + z + w + u + v + r + g + b
+    end
+    local n = H.frame_allocations(fa, step)
+    assert.is_true(sum == sum)
+    assert.are.equal(0, n)
+  end)
+end)
