@@ -637,6 +637,25 @@ do -- issue 40: a 2D skeleton at its bound: two chains of 2,500 bones, 97 IK con
   measure("update", "40: one update of that skeleton (245,002 steps)", function() a:update(1 / 60) end)
 end
 
+do -- issue 40 (fuzz): a Spine atlas of 16 MB (anim.limits.bytes) whose lines pad names and
+  -- numbers with 100,000 spaces each (one line of 60,000 took 11.6 s: the trimming was
+  -- quadratic), read in linear time: budget 25 times a split of the text into its lines
+  local spine = require "anim.import.spine"
+  local spaces, lines = string.rep(" ", 100000), { "p.png", "size: 64," .. string.rep(" ", 100000) .. "64" }
+  for i = 1, 40 do
+    lines[#lines + 1] = "r" .. i .. spaces .. "x"
+    lines[#lines + 1] = "  bounds: 1," .. spaces .. "2, 3" .. spaces .. ",4" .. spaces
+  end
+  local text = table.concat(lines, "\n") .. "\n"
+  collectgarbage()
+  local t = os.clock()
+  for _ in text:gmatch("([^\n]*)\n") do end
+  local split = os.clock() - t
+  measure("import", string.format("40: a %.1f MB Spine atlas padded (budget 25 x its lines' %.3f s)", #text / 1e6,
+    split), function() assert(spine.atlas(text, "pad.atlas")) end)
+  rows[#rows][4] = 25 * split
+end
+
 -- Report ---------------------------------------------------------------------------
 local failed = false
 print(string.format("%-8s %-58s %8s", "kind", "input", "CPU s"))
