@@ -177,7 +177,7 @@ end
 -- The 2D runtime (once merged): the description made into a skeleton or
 -- refused with a message; the skeleton's animator plays the clips and is
 -- read.
-local function play2d(desc, clips, most)
+local function play2d(desc, clips, most, skins)
   local sk, err = must_not_raise("anim.skeleton2d", anim.skeleton2d, desc, C.NAME)
   if not sk then
     if type(err) ~= "string" or err == "" then bug("anim.skeleton2d returned nil without a message") end
@@ -195,7 +195,11 @@ local function play2d(desc, clips, most)
       if not C.plays_on_nothing(e) then bug("playing clip '%s' on the skeleton raised: %s", name, tostring(e)) end
     end
   end
-  for _, dt in ipairs(DTS) do
+  for k, dt in ipairs(DTS) do
+    -- (the skins in turn: an attachment is looked up in the current one,
+    -- then in the default)
+    local skin = type(skins) == "table" and skins[k]
+    if type(skin) == "string" then a:skin(skin) end
     a:update(dt)
     for j, b in ipairs(desc.bones) do
       if j > 64 then break end
@@ -204,6 +208,7 @@ local function play2d(desc, clips, most)
     for j, s in ipairs(desc.slots) do
       if j > 64 then break end
       C.touch(a:slot(s.name))
+      C.touch(a:attachment(s.name))
     end
     local order = a:draw_order()
     if type(order) ~= "table" or #order ~= #desc.slots then
@@ -221,7 +226,7 @@ function M.use(what, result, lim, warnings_max)
   M.check_desc(what, result.skeleton, lim)
   local n = M.check_clips(what, result.clips, lim)
   play(result.skeleton, result.clips, 4)
-  if anim.skeleton2d then play2d(result.skeleton, result.clips, 3) end
+  if anim.skeleton2d then play2d(result.skeleton, result.clips, 3, result.skins) end
   return n
 end
 
