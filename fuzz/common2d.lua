@@ -19,11 +19,11 @@ local bug, must_not_raise = C.bug, C.must_not_raise
 M.budget = { seconds = 0.5, mb = 512 }
 
 -- The limits an input is imported under, picked by bits of its first
--- byte: the defaults, or small ones that a file of a few kB reaches, so
+-- byte: the defaults, or small ones that a file of a few kB reaches (the hero fixtures have 12 bones), so
 -- that the limits' refusals and warnings are fuzzed too.
 M.PROFILES = {
   false,
-  { joints = 6, keys = 60, animations = 2, strings = 64 },
+  { joints = 12, keys = 300, animations = 2, strings = 64 },
   { joints = 40, keys = 2000, animations = 8, depth = 12 },
   { bytes = 600, keys = 400 },
 }
@@ -240,14 +240,134 @@ function M.refused(what, err, ...)
   bug("%s: the message does not name the file: %q", what, err:sub(1, 300))
 end
 
+-- Structured inputs: a fixture's decoded JSON changed where the bytes
+-- say, then encoded again, so that the importers see files that parse but
+-- hold what no editor writes (random bytes mostly break the JSON).
+local cjson = require("cjson").new()
+cjson.encode_number_precision(14)
+cjson.encode_sparse_array(true)
+
+local HOSTILE = { 0, -1, 1, 0.5, 2, 3, 7, 1e308, -1e308, 1e-320, 2 ^ 53, -2 ^ 63, 360.5, 1e9, -0.0,
+  "", "x", "default", "root", "linear", "stepped", "bezier", "normal", "additive", "region", "mesh",
+  "linkedmesh", "clipping", "point", "path", "boundingbox", "4.2.0", "3.8.99", "5.5", "4.5", "#ff00ffcc",
+  "ffffffff", "zz", true, false, cjson.null, "EMPTY_OBJECT", "EMPTY_ARRAY" }
+
+local function keys_of_table(t)
+  local ks = {}
+  for k in pairs(t) do ks[#ks + 1] = k end
+  table.sort(ks, function(a, b)
+    if type(a) == type(b) then return a < b end
+    return type(a) == "number"
+  end)
+  return ks
+end
+
+local function hostile(r)
+  local v = r:pick(HOSTILE)
+  if v == "EMPTY_OBJECT" then return {} end
+  if v == "EMPTY_ARRAY" then return setmetatable({}, cjson.array_mt) end
+  return v
+end
+
+-- A walk down the tree as the bytes say: (parent, key) of the node reached.
+local function walk(r, root)
+  local parent, key = nil, nil
+  local node = root
+  for depth = 1, 12 do
+    if type(node) ~= "table" then break end
+    local ks = keys_of_table(node)
+    -- (into a file, then into one of its fields at least: a whole file
+    -- changed is refused at once)
+    if #ks == 0 or (depth > 3 and r:byte() % 6 == 0) then break end
+    parent, key = node, ks[r:byte() % #ks + 1]
+    node = node[key]
+  end
+  return parent, key
+end
+
+-- One change of the tree at the place a walk reaches.
+local function mutate(r, root)
+  local parent, key = walk(r, root)
+  if not parent then return end
+  local op = r:byte() % 8
+  local v = parent[key]
+  local array = type(key) == "number" and #parent >= key
+  if op == 0 or op == 1 then
+    parent[key] = hostile(r)
+  elseif op == 2 then
+    if array then table.remove(parent, key) else parent[key] = nil end
+  elseif op == 3 and array then
+    -- an element repeated (up to 64 times)
+    -- (the same table: a later change of one changes them all)
+    for _ = 1, r:byte() % 64 + 1 do table.insert(parent, key, v) end
+  elseif op == 4 then
+    -- a value from elsewhere in the file
+    local p2, k2 = walk(r, root)
+    -- (a table that holds its own place is refused by the encoding)
+    if p2 then parent[key] = p2[k2] end
+  elseif op == 5 and type(v) == "number" then
+    parent[key] = v * r:pick({ -1, 1e6, 1e-6, 0, 1e300, 3 }) + r:pick({ 0, 1, -1, 0.001 })
+  elseif op == 6 and type(v) == "string" then
+    parent[key] = r:pick({ v .. "x", v:sub(2), string.upper(v), v .. v, "" })
+  elseif op == 7 and type(v) == "table" then
+    -- a field of another name, or an element, added
+    local k = r:pick({ "name", "parent", "bone", "time", "curve", "x", "y", "value", "offset", "type", "path",
+      "attachment", "skin", "vertices", "weights", "uvs", "triangles", "frame", "duration", "tweenEasing",
+      "display", "mesh", "bones", "slots", "target", "color", "light", "dark", "offsets", "slot" })
+    if #v > 0 then table.insert(v, hostile(r)) else v[k] = hostile(r) end
+  else
+    parent[key] = hostile(r)
+  end
+end
+
+-- The texts of fixtures `docs` (names -> JSON texts), decoded and changed
+-- by the bytes of reader r (at most 24 changes): name -> text (nil when
+-- the tree does not encode).
+function M.mutated(r, docs)
+  local root = {}
+  for name, text in pairs(docs) do root[name] = cjson.decode(text) end
+  local n = r:byte() % 24 + 1
+  for _ = 1, n do
+    if r:done() then break end
+    mutate(r, root)
+  end
+  local out = {}
+  for name in pairs(docs) do
+    -- (a whole file removed: an empty text)
+    local ok, text = pcall(cjson.encode, root[name])
+    if not ok then return nil end
+    out[name] = root[name] == nil and "" or text
+  end
+  return out
+end
+
+-- The text of a file of the checkout.
+function M.fixture(path)
+  local root = rawget(_G, "ANIM_ROOT") or os.getenv("ANIM_ROOT") or "."
+  local f = assert(io.open(root .. "/" .. path, "rb"))
+  local text = f:read("a")
+  f:close()
+  return text
+end
+
 -- An input of fuzz_spine or fuzz_dragonbones given to import(main,
--- second | nil): the first byte's bit 0 says whether the rest is split at
--- its first NUL byte (a file, then its atlas), bits 1-2 pick the limits of
--- the import (PROFILES).
-function M.run_pair(data, import)
+-- second | nil): the first byte's bits 1-2 pick the limits of the import
+-- (PROFILES); bit 3 clear: the rest is text, split at its first NUL byte
+-- when bit 0 is set (a file, then its atlas); bit 3 set: the next byte
+-- picks fixtures(k) (-> main, second | nil, their texts; second_json:
+-- whether the second is JSON, changed too), which the rest of the bytes
+-- change (M.mutated).
+function M.run_pair(data, import, fixtures)
   local b = data:byte(1) or 0
   local main, second = data:sub(2), nil
-  if b % 2 == 1 then
+  if b & 8 ~= 0 and fixtures then
+    local r = setmetatable({ s = data, i = 2 }, C.Reader)
+    local m, s2, s2_json = fixtures(r:byte(), b % 2 == 1)
+    local docs = { main = m, second = s2_json and s2 or nil }
+    local texts = M.mutated(r, docs)
+    if not texts then return end
+    main, second = texts.main, texts.second or s2
+  elseif b % 2 == 1 then
     local at = main:find("\0", 1, true)
     if at then main, second = main:sub(1, at - 1), main:sub(at + 1) end
   end

@@ -39,6 +39,17 @@ local function import(ske, tex)
   D.use("anim.decode_dragonbones", r, lim)
 end
 
-function M.run(data) D.run_pair(data, import) end
+-- The hero fixtures, read once: (skeleton text, atlas text | nil, true:
+-- the atlas is JSON, changed too).
+local NAMES, TEXTS = { "hero_ske", "hero45_ske" }, {}
+local function text(name)
+  TEXTS[name] = TEXTS[name] or D.fixture("spec/fixtures/dragonbones/" .. name .. ".json")
+  return TEXTS[name]
+end
+local function fixtures(k, with_atlas)
+  return text(NAMES[k % #NAMES + 1]), with_atlas and text("hero_tex") or nil, true
+end
+
+function M.run(data) D.run_pair(data, import, fixtures) end
 
 return M

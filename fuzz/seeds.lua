@@ -15,7 +15,8 @@
 -- change fast, a long Molang expression, bezier handles of 1e300).
 -- spine, dragonbones: the hero fixtures of spec/fixtures (first byte: bit 0
 -- an atlas after a NUL byte, bits 1-2 the limits of fuzz/common2d.lua);
--- atlas: both atlas layouts.
+-- atlas: both atlas layouts.  Structured inputs of spine and dragonbones
+-- (first byte's bit 3) change the fixtures' decoded trees.
 local cjson = require "cjson"
 
 local shared = os.getenv("ANIM_SHARED") or "../shared"
@@ -246,6 +247,14 @@ for i, v in ipairs { "3.8", "4.0", "4.1", "4.2" } do
 end
 write("fuzz/corpus/spine/hero-3.8-atlas", "\1" .. read(SP .. "hero-3.8.json") .. "\0" .. read(SP .. "hero-3.8.atlas"))
 write("fuzz/corpus/spine/hero-4.1-atlas", "\1" .. read(SP .. "hero-4.1.json") .. "\0" .. read(SP .. "hero-4.x.atlas"))
+-- (structured: first byte 8 + bit 0 for the atlas; the next picks the fixture, the
+-- rest change its decoded tree: fuzz/common2d.lua, M.mutated)
+for k = 0, 3 do
+  write("fuzz/corpus/spine/structured-" .. k, string.char(8 + k % 2, k, 2, 1, 2, 3, 1, 0, 4, 7, 1, 9))
+end
+for k = 0, 1 do
+  write("fuzz/corpus/dragonbones/structured-" .. k, string.char(9 - k, k, 2, 1, 2, 3, 1, 0, 4, 7, 1, 9))
+end
 write("fuzz/corpus/atlas/hero-3.8.atlas", read(SP .. "hero-3.8.atlas"))
 write("fuzz/corpus/atlas/hero-4.x.atlas", read(SP .. "hero-4.x.atlas"))
 write("fuzz/corpus/dragonbones/hero-tex", "\1" .. read(DB .. "hero_ske.json") .. "\0" .. read(DB .. "hero_tex.json"))

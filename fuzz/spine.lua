@@ -32,6 +32,17 @@ local function import(json, atlas)
   if n > lim.animations then C.bug("anim.import_spine: %d clips, over anim.limits.animations (%d)", n, lim.animations) end
 end
 
-function M.run(data) D.run_pair(data, import) end
+-- The hero fixtures, read once: (JSON text, atlas text | nil).
+local VERSIONS, TEXTS, ATLASES = { "3.8", "4.0", "4.1", "4.2" }, {}, {}
+local function fixtures(k, with_atlas)
+  local v = VERSIONS[k % #VERSIONS + 1]
+  if not TEXTS[v] then
+    TEXTS[v] = D.fixture("spec/fixtures/spine/hero-" .. v .. ".json")
+    ATLASES[v] = D.fixture("spec/fixtures/spine/hero-" .. (v == "3.8" and "3.8" or "4.x") .. ".atlas")
+  end
+  return TEXTS[v], with_atlas and ATLASES[v] or nil, false
+end
+
+function M.run(data) D.run_pair(data, import, fixtures) end
 
 return M
