@@ -28,6 +28,16 @@ local function import(json, atlas)
       C.bug("anim.import_spine: warnings[%d] is not { path, message }", i)
     end
   end
+  -- the vertices of its attachments, apart (a mesh counts its uvs' pairs)
+  local verts = 0
+  for _, skin in ipairs(r.skeleton.skins) do
+    for _, atts in pairs(skin.attachments) do
+      for _, att in pairs(atts) do
+        if att.uvs then verts = verts + #att.uvs // 2 elseif att.vertices and not att.weighted then verts = verts + #att.vertices // 2 end
+      end
+    end
+  end
+  if verts > lim.keys then C.bug("anim.import_spine: %d vertices, over anim.limits.keys (%d)", verts, lim.keys) end
   local n = D.use("anim.import_spine", r, lim, spine.MAX_WARNINGS + 1)
   if n > lim.animations then C.bug("anim.import_spine: %d clips, over anim.limits.animations (%d)", n, lim.animations) end
 end
