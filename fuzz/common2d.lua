@@ -235,7 +235,15 @@ function M.refused(what, err, ...)
   if type(err) ~= "string" then bug("%s returned nil without a message (%s)", what, type(err)) end
   for i = 1, select("#", ...) do
     local name = select(i, ...)
-    if name and err:sub(1, #name + 2) == name .. ": " then return end
+    if name and err:sub(1, #name + 2) == name .. ": " then
+      -- (the path is the file's: a clip table's, joints.x.position[2][1],
+      -- names no field of a Spine or DragonBones file)
+      local rest = err:sub(#name + 3)
+      if rest:find("^joints[%.%[]") or rest:find("^properties[%.%[]") then
+        bug("%s: the message gives a clip table's path, not the file's: %q", what, err:sub(1, 300))
+      end
+      return
+    end
   end
   bug("%s: the message does not name the file: %q", what, err:sub(1, 300))
 end
