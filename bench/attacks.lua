@@ -677,6 +677,23 @@ do -- issue 41: .animc files at the size limit (16 MiB): a table of 1-byte value
   local nums = file(math.floor((16 * 1048576 - 200) / 9), "\3" .. ("\0"):rep(7) .. "\64")
   measure("import", "41: a 16 MiB .animc of 1.9 million numbers", function() assert(anim.load(nums)) end)
   os.remove(nums)
+do -- issue 40 (fuzz): a Spine atlas of 16 MB (anim.limits.bytes) whose lines pad names and
+  -- numbers with 100,000 spaces each (one line of 60,000 took 11.6 s: the trimming was
+  -- quadratic), read in linear time: budget 25 times a split of the text into its lines
+  local spine = require "anim.import.spine"
+  local spaces, lines = string.rep(" ", 100000), { "p.png", "size: 64," .. string.rep(" ", 100000) .. "64" }
+  for i = 1, 40 do
+    lines[#lines + 1] = "r" .. i .. spaces .. "x"
+    lines[#lines + 1] = "  bounds: 1," .. spaces .. "2, 3" .. spaces .. ",4" .. spaces
+  end
+  local text = table.concat(lines, "\n") .. "\n"
+  collectgarbage()
+  local t = os.clock()
+  for _ in text:gmatch("([^\n]*)\n") do end
+  local split = os.clock() - t
+  measure("import", string.format("40: a %.1f MB Spine atlas padded (budget 25 x its lines' %.3f s)", #text / 1e6,
+    split), function() assert(spine.atlas(text, "pad.atlas")) end)
+  rows[#rows][4] = 25 * split
 end
 
 -- Report ---------------------------------------------------------------------------

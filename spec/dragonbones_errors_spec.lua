@@ -248,6 +248,19 @@ describe("anim.import_dragonbones refuses", function()
       "(anim.limits.items)", err)
   end)
 
+  it("an animation whose clip cannot be made, naming the animation's path (not the clip's)", function()
+    -- (found after fuzz_dragonbones: 1e15 frames at a frameRate of 1e-300 are
+    -- at an infinite time, and the message named joints.root.position[2][1],
+    -- a path of no file)
+    local t = with(function(d, a)
+      d.frameRate = 1e-300
+      a.animation[1].duration = 1e15 + 5
+      a.animation[1].bone[1].translateFrame[1].duration = 1e15
+    end)
+    refused(t, "x.json: armature[1].animation[1]: the clip made of animation 'go' is refused (joints.head.position[2][1]:"
+      .. " time must be a finite number, got inf)")
+  end)
+
   it("arguments that are not strings (raises, as every function does)", function()
     assert.has_error(function() anim.import_dragonbones(nil) end,
       "bad argument #1 to 'import_dragonbones' (string expected, got nil)")

@@ -111,6 +111,28 @@ describe("anim.import_spine refuses", function()
       .. " linkedmesh, boundingbox, point, clipping, path)")
   end)
 
+  it("constraints the 2D skeleton cannot pose, with the JSON path (not only when anim.skeleton2d reads them)", function()
+    -- (found by fuzz_spine: such a file imported, and anim.skeleton2d then
+    -- refused its description, naming the description's path)
+    local d = base(); d.ik[2] = { name = "k", bones = { "arm" }, target = "head" }
+    fails(d, "x.json: ik[2].name: two IK constraints are named 'k' (ik 1 and 2)")
+    d = base(); d.transform[2] = { name = "t", bones = { "head" }, target = "arm" }
+    fails(d, "x.json: transform[2].name: two transform constraints are named 't' (transform 1 and 2)")
+    d = base(); d.transform[1].bones = { "arm", "arm" }
+    fails(d, "x.json: transform[1].bones[2]: bone 'arm' twice in one constraint")
+    d = base(); d.bones[4] = { name = "hand", parent = "arm" }; d.transform[1].target = "hand"
+    fails(d, "x.json: transform[1].target: the target 'hand' cannot be a constrained bone or below one ('arm')")
+    d = base(); d.bones[4] = { name = "hand", parent = "arm" }; d.ik[1].target = "hand"
+    fails(d, "x.json: ik[1].target: the target 'hand' cannot be a constrained bone or below one ('arm')")
+    d = base(); d.ik[1].target = "arm"
+    fails(d, "x.json: ik[1].target: the target 'arm' cannot be a constrained bone or below one ('arm')")
+    d = base(); d.ik[1].bones = { "head", "arm" }
+    fails(d, "x.json: ik[1].bones[2]: the second bone of an IK constraint is a child of the first ('head'), got 'arm'")
+    -- what the importer reads, anim.skeleton2d makes
+    d = base(); d.bones[4] = { name = "hand", parent = "arm" }; d.ik[1].bones = { "arm", "hand" }
+    assert(anim.skeleton2d(assert(decode(d)).skeleton))
+  end)
+
   it("more bones than anim.limits.joints, more vertices than anim.limits.keys", function()
     local old = anim.set_limits { joints = 2 }
     fails(base(), "x.json: bones: too many bones: 3 (at most 2, anim.limits.joints)")

@@ -208,6 +208,7 @@ local function intervals(bones)
   end
   return function(a, b) return pre[b] <= pre[a] and post[a] <= post[b] end, children
 end
+M.intervals = intervals -- (the Spine importer checks its constraints by it)
 
 local function read_ik(d, bones, bmap, bnames, below)
   local all = opt_array(d, "ik", "")
