@@ -34,12 +34,16 @@ anim_keys *anim_joint_keys(const anim_joint *jt, int s) {
 }
 
 anim_keys *anim_clip_keys(anim_clip *c, int j, int ch, int n, int arity, int nh) {
+  return anim_clip_keys_dt(c, j, ch, n, arity, nh, 1);
+}
+
+anim_keys *anim_clip_keys_dt(anim_clip *c, int j, int ch, int n, int arity, int nh, int hdt) {
   anim_joint *jt = &c->joints[j];
   anim_keys *k;
   size_t nn = (size_t)n, words = nh ? (nn + 31) / 32 : 0, arcs = arity == 4 ? nn * 4 : 0, doubles, size;
   char *p;
   if (n < 0 || nh < 0 || nh > n || arity < 1 || arity > 4 || nn > ((size_t)-1) / 256 ||
-      ch < 0 || ch >= ANIM_K_COUNT)
+      ch < 0 || ch >= ANIM_K_COUNT || (hdt != 1 && hdt != ANIM_HDIMS(arity)))
     return NULL;
   if (ch >= ANIM_K_PW + 1 && !jt->axes) {
     jt->axes = anim_clip_alloc(c, sizeof(anim_keys) * (ANIM_K_COUNT - ANIM_K_PW - 1));
@@ -47,13 +51,14 @@ anim_keys *anim_clip_keys(anim_clip *c, int j, int ch, int n, int arity, int nh)
   }
   k = anim_joint_keys(jt, ch);
   /* doubles first, then the words, then the bytes: each aligned */
-  doubles = nn * (1 + (size_t)arity) + arcs + (size_t)nh * ANIM_HREC(arity);
+  doubles = nn * (1 + (size_t)arity) + arcs + (size_t)nh * ANIM_HREC_DT(hdt, arity);
   size = doubles * sizeof(double) + 2 * words * sizeof(unsigned) + nn;
   p = anim_clip_alloc(c, size ? size : 1);
   if (!p) return NULL;
   k->n = n;
   k->arity = arity;
   k->nh = nh;
+  k->hdt = hdt;
   k->t = (double *)p;
   k->v = k->t + nn;
   k->arc = arcs ? k->v + nn * 4 : NULL;

@@ -119,6 +119,10 @@ anim_keys *anim_joint_keys(const anim_joint *jt, int s);
  * (anim_keys_mark) to fill their records.
  * Returns the keys, or NULL when out of memory or too many. */
 anim_keys *anim_clip_keys(anim_clip *c, int j, int ch, int n, int arity, int nh);
+/* The same with hdt handle times a record (curve.h: 1, or
+ * ANIM_HDIMS(arity) for a channel whose axes have handles of their own
+ * times). */
+anim_keys *anim_clip_keys_dt(anim_clip *c, int j, int ch, int n, int arity, int nh, int hdt);
 /* Gives keys k (of clip c) room for tangents, all absent (NaN); returns
  * k->tan or NULL when out of memory. */
 double *anim_clip_tangents(anim_clip *c, anim_keys *k);

@@ -7,8 +7,9 @@
 --
 -- skeleton.lua reads the setup pose, timelines.lua each animation's
 -- timelines, curves.lua puts their keys on the module's curves exactly
--- (exact bezier splits; one warning where 4.x handles of one channel's
--- axes differ in time), atlas.lua the atlas.  An animation that cannot be
+-- (exact bezier splits, a handle time per component where 4.x curves of
+-- one channel differ; a warning where a cut leaves a handle outside its
+-- piece), atlas.lua the atlas.  An animation that cannot be
 -- built is left out with a warning naming it and why; a timeline that
 -- cannot be read likewise; `nil, message` is for a file that cannot be
 -- read at all (a version we do not read, a binary export, a slot on a
@@ -28,7 +29,7 @@ local M = {}
 
 local key, fail, shown = E.key, E.fail, E.shown
 
--- The segments of a file whose shared handle times are measured (63
+-- The segments of a file whose handles moved into their piece are measured (63
 -- samples each, two cubics solved per sample): the rest are reported, not
 -- measured.
 M.MEASURED = 256

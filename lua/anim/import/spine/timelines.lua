@@ -660,14 +660,15 @@ function M.keys(c, warn, where, budget)
     local extra
     if oh or ih then
       extra = {}
-      if oh then extra.out = { oh[1], vec(oh[2], 0) } end
-      if ih then extra["in"] = { ih[1], vec(ih[2], 0) } end
+      -- (a time per component: an axis no timeline moves takes the first's)
+      if oh then extra.out = { type(oh[1]) == "table" and vec(oh[1], oh[1][1]) or oh[1], vec(oh[2], 0) } end
+      if ih then extra["in"] = { type(ih[1]) == "table" and vec(ih[1], ih[1][1]) or ih[1], vec(ih[2], 0) } end
     end
     out[#out + 1] = { t, vec(v), discrete and "step" or interp, extra }
   end)
   if worst then
-    warn(c.where or where, string.format("the axes' bezier handles have different times at the key at %s s: shared in the"
-      .. " clip, %s deviates by up to %.3g%s", E.num(worst_t), c.joint and (c.joint .. "." .. c.channel) or c.prop, worst,
+    warn(c.where or where, string.format("a bezier handle outside its segment at the key at %s s: moved into it,"
+      .. " %s deviates by up to %.3g%s", E.num(worst_t), c.joint and (c.joint .. "." .. c.channel) or c.prop, worst,
       budget.left <= 0 and string.format(" (measured on the file's first %d such segments)", budget.size) or ""))
   end
   return out, count * #comps
