@@ -7,22 +7,31 @@
 -- sums).  Then against DragonBones' own MIT runtime
 -- (tools/dragonbones-reference: npm @cocos/dragonbones-js, the setup and
 -- 10 frame instants of each animation, spec/data/dragonbones_*.json):
--- every bone's world matrix, composed in spec/dragonbones_world.lua from
--- the clip's sampled local pose (the 2D stage is core2d's), every slot's
--- display and colour, the draw order.
+-- every bone's world matrix as animator:world2d gives it (an animator of
+-- the skeleton playing the clip: the 2D stage plays DragonBones' inherit
+-- flags and IK solver), every slot's display and colour (animator:slot),
+-- the draw order.  The hero's bones hold every flag the format has
+-- (inheritRotation, inheritScale, inheritTranslation false, both without
+-- scale; inheritReflection false under a reflecting parent) and both IK
+-- kinds (two bones with bendPositive and weight animated, one bone at
+-- weight 0.5).
 --
 -- Tolerances: the runtime keeps its frame values as 32-bit floats, so
--- matrices agree within 1e-5 (measured: 6e-6).  Where the runtime plays a
--- `curve` it samples the curve once per frame of its segment plus one and
--- reads between the samples linearly (ObjectDataParser._samplingEasingCurve,
+-- matrices agree within 1e-5 (measured: 6e-6; the setup pose, IK
+-- included: 4e-11).  Where the runtime plays a `curve` it samples the
+-- curve once per frame of its segment plus one and reads between the
+-- samples linearly (ObjectDataParser._samplingEasingCurve,
 -- TweenTimelineState._getEasingCurveValue); the module plays the exact
 -- bezier.  The only such segment on a bone the comparison reads is the
 -- body's turn over frames 0-16 of the 5.5 walk (0 to 170 degrees, curve
 -- [0.25, 0, 0.75, 1], 18 samples): there the matrices differ by up to
 -- 0.172 (the hand's position, ~80 units out: 0.12 degrees), and the
--- tolerance is 0.25; the exact value is checked by hand below.  The bones
--- an IK constraint moves are left out (the reference lists them): IK is
--- solved by the 2D stage.
+-- tolerance is 0.25; the exact value is checked by hand below.  The head,
+-- which the one-bone IK turns, sits on that body (up to 0.267 there: the
+-- IK aims from the moved origin; tolerance 0.3) and plays keys the module
+-- plays closer than the runtime itself: a `curve` (walk frames 24-32,
+-- wave 0-8) and tweenEasing 1.5 (walk 12-24; the importer warns with its
+-- bound): up to 0.0072 there, tolerance 0.01.
 local anim = require "anim"
 local cjson = require "cjson"
 local W = require "spec.dragonbones_world"
@@ -115,13 +124,15 @@ describe("anim.import_dragonbones: the description", function()
     end
   end)
 
-  it("warns for the inherit flags that have no exact mode", function()
+  it("keeps the inherit flags for the 2D stage, which plays them: no warning", function()
     local r = load()
     local text = table.concat(r.warnings, "\n")
-    assert.matches("armature%[2%]%.bone%[4%]: bone 'arm': inheritTranslation true, inheritRotation false, " ..
-      "inheritScale true, inheritReflection true: played as 'noRotationOrReflection', the nearest mode", text)
-    assert.matches("bone 'badge': inheritTranslation false.- %(no mode leaves the parent's translation out", text)
-    assert.not_matches("bone 'tail'", text) -- onlyTranslation is DragonBones' rule exactly
+    assert.not_matches("inheritRotation", text)
+    assert.not_matches("inheritTranslation", text)
+    assert.are.same({ inherit_translation = true, inherit_rotation = false, inherit_scale = true,
+      inherit_reflection = true }, bone(r.description, "arm").dragonbones)
+    assert.are.same({ inherit_translation = true, inherit_rotation = true, inherit_scale = false,
+      inherit_reflection = false }, bone(r.description, "mirror_drop").dragonbones)
   end)
 
   it("reads slots: bone, colour, blend, display list, setup attachment", function()
@@ -196,6 +207,8 @@ describe("anim.import_dragonbones: the description", function()
     assert.are.same({ "leg_ik", { "leg_upper", "leg_lower" }, "foot_target", 1, -1 },
       { s.ik[1].name, s.ik[1].bones, s.ik[1].target, s.ik[1].mix, s.ik[1].bend })
     assert.are.same({ "aim", { "head" }, 0.5, 1 }, { s.ik[2].name, s.ik[2].bones, s.ik[2].mix, s.ik[2].bend })
+    -- DragonBones' own solver (its scale flag kept as data)
+    assert.are.same({ scale = false }, s.ik[1].dragonbones)
   end)
 end)
 
@@ -300,18 +313,23 @@ end)
 
 -- The runtime's reference ----------------------------------------------------------
 
+-- The tolerance of a matrix element of `bone` in a sample (see the top).
+local function tolerance(file, kind, ik)
+  if kind == "exact" then return 1e-5 end
+  local walk, f = kind.animation == "walk", kind.frame
+  if file == "hero" and walk and f > 0 and f < 16 then return ik and 0.3 or 0.25 end
+  if ik and ((walk and f > 12) or (kind.animation == "wave" and f > 0 and f < 8)) then return 0.01 end
+  return 1e-5
+end
+
 local function compare(file, ref_file)
   local r = select(file == "hero" and 1 or 2, load())
   local ref = read_json("spec/data/dragonbones_" .. ref_file .. ".json")
   assert.are.equal(ref.stage, r.stage)
   local checked = 0
   W.compare(r, ref, read_json(ref.source), cjson.null, function(label, what, got, want, kind)
-    if what == "bone" then
-      local tol = 1e-5
-      if file == "hero" and kind ~= "exact" and kind.animation == "walk" and kind.frame > 0 and kind.frame < 16 then
-        tol = 0.25
-      end
-      near(got, want, tol, label)
+    if what == "bone" or what == "ik bone" then
+      near(got, want, tolerance(file, kind, what == "ik bone"), label)
       checked = checked + 1
     elseif what == "colour" then
       near(got, want, 1e-6, label)
@@ -326,10 +344,10 @@ describe("anim.import_dragonbones against DragonBones' runtime", function()
   it("5.5: world matrices, slots and draw order at 10 frame instants an animation", function()
     -- 2 armatures: hero (14 bones, 3 moved by IK) x (setup + 20 samples),
     -- prop (1 bone) x (setup + 10)
-    assert.are.equal(11 * 21 + 11, compare("hero", "hero"))
+    assert.are.equal(14 * 21 + 11, compare("hero", "hero"))
   end)
 
   it("4.5: the same", function()
-    assert.are.equal(11 * 21 + 11, compare("hero45", "hero45"))
+    assert.are.equal(14 * 21 + 11, compare("hero45", "hero45"))
   end)
 end)

@@ -121,6 +121,14 @@ describe("anim.skeleton2d", function()
     bad(function(d) d.bones[3].inherit = "noscale" end,
       "skeleton: bones[3].inherit: unknown inherit mode 'noscale'; did you mean 'noScale'? (expected normal, "
         .. "onlyTranslation, noRotationOrReflection, noScale, noScaleOrReflection)")
+    bad(function(d) d.bones[3].dragonbones = 5 end,
+      "skeleton: bones[3].dragonbones: DragonBones inherit flags must be an object, got number")
+    bad(function(d) d.bones[3].dragonbones = { inherit_scale = "no" } end,
+      "skeleton: bones[3].dragonbones.inherit_scale: inherit_scale must be true or false, got string")
+    bad(function(d) d.ik = { { name = "k", bones = { "head" }, target = "root", dragonbones = true } } end,
+      "skeleton: ik[1].dragonbones: DragonBones IK options must be an object, got boolean")
+    bad(function(d) d.ik = { { name = "k", bones = { "head" }, target = "root", dragonbones = { scale = 1 } } } end,
+      "skeleton: ik[1].dragonbones.scale: scale must be true or false, got number")
     bad(function(d) d.bones[2].rotation = 0 / 0 end, "skeleton: bones[2].rotation: rotation must be a finite number, got nan")
     bad(function(d) d.slots[2].color = { 1, 1, 1 } end, "skeleton: slots[2].color: a colour has 4 numbers, got 3")
     bad(function(d) d.slots[2].blend = "add" end,

@@ -27,31 +27,23 @@ end
 -- Bones -------------------------------------------------------------------------
 
 -- DragonBones' inherit flags (inheritTranslation, inheritRotation,
--- inheritScale, inheritReflection) onto the contract's modes, and whether
--- the mode is DragonBones' own rule (Bone._updateGlobalTransformMatrix):
---   all inherited                        normal              exact
---   scale, not rotation                  noRotationOrReflection  (DragonBones takes the parent's
---                                        world rotation, decomposed, off the bone's: nearest)
---   rotation, not scale (reflection)     noScale / noScaleOrReflection  (DragonBones adds the
---                                        parent's decomposed rotation, drops its scale and skew: nearest)
---   neither                              onlyTranslation     exact
--- inheritReflection matters only without scale (with it, the parent's
--- whole matrix carries its reflection).  inheritTranslation = false has no
--- mode: the bone keeps the mode of its other flags, with a warning.
-local function inherit_mode(tr, rot, sc, refl)
-  local mode, exact
-  if sc then
-    if rot then mode, exact = "normal", true
-    else mode, exact = "noRotationOrReflection", false end
-  elseif rot then
-    mode, exact = refl and "noScale" or "noScaleOrReflection", false
-  else
-    mode, exact = "onlyTranslation", true
-  end
-  return mode, exact and tr
+-- inheritScale, inheritReflection) go to the description as the bone's
+-- `dragonbones` table: the 2D stage then poses the bone by DragonBones'
+-- own rule (csrc/core/dragonbones2d.c, Bone._updateGlobalTransformMatrix
+-- of DragonBonesJS), exactly.  `inherit` holds the nearest of the
+-- contract's modes for a reader of the description that knows no flags
+-- (the same where both agree: all flags, or none but translation):
+--   all inherited                        normal
+--   scale, not rotation                  noRotationOrReflection
+--   rotation, not scale (reflection)     noScale / noScaleOrReflection
+--   neither                              onlyTranslation
+local function inherit_mode(rot, sc, refl)
+  if sc then return rot and "normal" or "noRotationOrReflection" end
+  if rot then return refl and "noScale" or "noScaleOrReflection" end
+  return "onlyTranslation"
 end
 
-local function read_bones(raw, path, A, warn)
+local function read_bones(raw, path, A)
   local list = F.array(raw, "bone", path)
   if #list > limits.current.joints then
     fail(key(path, "bone"), "too many bones: %d (at most %d, anim.limits.joints)", #list, limits.current.joints)
@@ -74,23 +66,17 @@ local function read_bones(raw, path, A, warn)
     local rot = F.boolean(b, "inheritRotation", p, true)
     local sc = F.boolean(b, "inheritScale", p, true)
     local refl = F.boolean(b, "inheritReflection", p, true)
-    local mode, exact = inherit_mode(tr, rot, sc, refl)
+    local mode = inherit_mode(rot, sc, refl)
     read[i] = {
       path = p, parent = F.string(b, "parent", p, nil),
       bone = {
         name = name, x = t.x, y = t.y, rotation = t.rotation, scale_x = t.scale_x, scale_y = t.scale_y,
         shear_x = 0, shear_y = t.skew, length = F.number(b, "length", p, 0), inherit = mode,
-        -- the file's own flags, for a 2D stage that plays DragonBones' rules
+        -- the file's own flags: the 2D stage plays DragonBones' rule by them
         dragonbones = { inherit_translation = tr, inherit_rotation = rot, inherit_scale = sc,
                         inherit_reflection = refl },
       },
     }
-    if not exact then
-      warn(p, "bone '%s': inheritTranslation %s, inheritRotation %s, inheritScale %s, inheritReflection %s: " ..
-        "played as '%s'%s", shown(name), tostring(tr), tostring(rot), tostring(sc), tostring(refl), mode,
-        tr and ", the nearest mode (DragonBones' rule differs)" or
-          " (no mode leaves the parent's translation out: the bone follows its parent)")
-    end
   end
   for _, r in ipairs(read) do
     if r.parent == "" then r.parent = nil end
@@ -472,6 +458,8 @@ local function read_ik(raw, path, A)
       -- bendPositive: the bend the runtime gives in its own axes (y down)
       bend = F.boolean(c, "bendPositive", p, true) and 1 or -1,
       compress = false, stretch = false, uniform = false,
+      -- DragonBones' own solver in the 2D stage (IKConstraint._computeA/B);
+      -- `scale` kept as data: the runtime reads it into nothing either
       dragonbones = { scale = F.boolean(c, "scale", p, false) },
     }
     A.desc.ik[i] = ik
@@ -489,7 +477,7 @@ function M.read(raw, path, warn, atlas, version)
     A.desc.x, A.desc.y = F.number(aabb, "x", ap, 0), F.number(aabb, "y", ap, 0)
     A.desc.width, A.desc.height = F.number(aabb, "width", ap, 0), F.number(aabb, "height", ap, 0)
   end
-  read_bones(raw, path, A, warn)
+  read_bones(raw, path, A)
   read_slots(raw, path, A, warn)
   read_skins(raw, path, A, warn, atlas)
   read_ik(raw, path, A)
