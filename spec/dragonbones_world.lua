@@ -16,6 +16,8 @@
 -- reflecting parent, skew turned half a turn with inheritReflection), the
 -- bone's own scale.  Without inheritTranslation the position is the
 -- bone's own.
+local O = require "spec.offsets2d"
+
 local M = {}
 
 local rad = math.pi / 180
@@ -51,7 +53,8 @@ end
 -- The local pose of each bone at time t of clip (nil: the setup pose):
 -- name -> { x, y, rotation, scale_x, scale_y, shear_y } (degrees).
 function M.pose(desc, clip, t)
-  local s = clip and clip:sample(t) or {}
+  -- (the clip's channels are offsets from the setup pose, made local values)
+  local s = clip and O.absolute(clip:sample(t), desc) or {}
   local props = s.properties or {}
   local out = {}
   for _, b in ipairs(desc.bones) do
