@@ -4,6 +4,8 @@
 -- a warning naming the part.  The files are made here from one small
 -- skeleton (base()) with one thing changed.
 local anim = require "anim"
+local O = require "spec.offsets2d" -- (the clips hold offsets from the setup pose)
+local S = O.sample
 local cjson = require "cjson"
 
 local function base()
@@ -29,8 +31,9 @@ local function mesh()
 end
 
 local function decode(t, tex)
-  return anim.decode_dragonbones(type(t) == "string" and t or cjson.encode(t), "x.json",
+  local r, err = anim.decode_dragonbones(type(t) == "string" and t or cjson.encode(t), "x.json",
     tex and (type(tex) == "string" and tex or cjson.encode(tex)))
+  return O.register(r), err
 end
 
 local function refused(t, want, tex)
@@ -287,7 +290,7 @@ describe("anim.import_dragonbones warns and goes on", function()
     assert.are.equal("armature[1].slot[1].blendMode: slot 's': blend mode 'overlay' is drawn as normal " ..
       "(the contract has normal, additive, multiply, screen)", warned(r, "overlay"))
     -- the rest plays
-    assert.are.equal(6, r.clips.go:sample(0.25).head.position[1])
+    assert.are.equal(6, S(r.clips.go, 0.25).head.position[1])
   end)
 
   it("for a tweenEasing it approximates, with the bound", function()
@@ -301,7 +304,7 @@ describe("anim.import_dragonbones warns and goes on", function()
     for i = 1, 99 do
       local p = i / 100
       local want = 1 + 10 * (p + 0.5 * (0.5 * (1 - math.cos(math.pi * p)) - p))
-      worst = math.max(worst, math.abs(r.clips.go:sample(p * 0.5).head.position[1] - want))
+      worst = math.max(worst, math.abs(S(r.clips.go, p * 0.5).head.position[1] - want))
     end
     assert.is_true(worst <= bound + 1e-9 and worst > bound * 0.9, worst)
   end)
@@ -315,7 +318,7 @@ describe("anim.import_dragonbones' timing rules", function()
         an.playTimes = play_times
         an.bone[1].translateFrame[2].tweenEasing = 0
       end)))
-      return r.clips.go:sample(t).head.position[1]
+      return S(r.clips.go, t).head.position[1]
     end
     -- frames 0-5: 0 -> 10; frames 5-10: the last frame (10) back to 0 when looping
     assert.are.equal(1 + 5, at(0, 0.75))
@@ -331,9 +334,9 @@ describe("anim.import_dragonbones' timing rules", function()
     end)))
     local c = r.clips.go
     -- x(t) = 1 + 10·progress; frames 0-5 are 0 .. 0.5 s
-    assert.is_true(math.abs(c:sample(0.125).head.position[1] - (1 + 4)) < 1e-9)
-    assert.is_true(math.abs(c:sample(0.25).head.position[1] - (1 + 8)) < 1e-9)
-    assert.is_true(math.abs(c:sample(0.375).head.position[1] - (1 + 9)) < 1e-9)
+    assert.is_true(math.abs(S(c, 0.125).head.position[1] - (1 + 4)) < 1e-9)
+    assert.is_true(math.abs(S(c, 0.25).head.position[1] - (1 + 8)) < 1e-9)
+    assert.is_true(math.abs(S(c, 0.375).head.position[1] - (1 + 9)) < 1e-9)
   end)
 
   it("counts frames past the animation's end out, with a warning", function()
@@ -342,7 +345,7 @@ describe("anim.import_dragonbones' timing rules", function()
     end)))
     assert.are.equal("armature[1].animation[1].bone[1].translateFrame[3]: bone 'head' translateFrame: 1 frame past the " ..
       "animation's end (frame 10) never reached", warned(r, "past the"))
-    assert.are.equal(11, r.clips.go:sample(1).head.position[1])
+    assert.are.equal(11, S(r.clips.go, 1).head.position[1])
   end)
 
   it("an empty frame list is no timeline (the demos have them)", function()
@@ -350,7 +353,7 @@ describe("anim.import_dragonbones' timing rules", function()
       a.animation[1].bone[1].rotateFrame = {} -- (encoded {}: read as an empty list)
       a.animation[1].slot = { { name = "s", colorFrame = {} } }
     end)))
-    local s = r.clips.go:sample(0.5)
+    local s = S(r.clips.go, 0.5)
     assert.is_nil(s.head.rotation)
     assert.is_nil(s.properties)
   end)

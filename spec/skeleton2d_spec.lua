@@ -74,6 +74,31 @@ describe("anim.skeleton2d", function()
     assert.are.same({ "back", "torso", "face" }, a:draw_order()) -- 0: the setup order
   end)
 
+  it("fills a table given to draw_order (nothing allocated a frame), its extra entries cleared", function()
+    local sk = assert(anim.skeleton2d(desc()))
+    local a = anim.animator(sk)
+    local clip = assert(anim.clip{ joints = {}, length = 2, properties = {
+      ["draworder"] = { keys = { { 0, 1, "step" } }, discrete = true } } })
+    a:update(0)
+    local into = { "x", "y", "z", "w", "v" }
+    assert.are.equal(into, a:draw_order(into))
+    assert.are.same({ "back", "torso", "face" }, into)
+    a:play(clip, { fade = 0 })
+    a:update(0.5)
+    local function frames(n) for _ = 1, n do a:draw_order(into) end end
+    frames(200) -- (LuaJIT: its traces compiled first, which the heap's count would show)
+    collectgarbage("collect")
+    collectgarbage("stop")
+    local kb = collectgarbage("count")
+    frames(200)
+    local grew = collectgarbage("count") - kb
+    collectgarbage("restart")
+    assert.are.equal(0, grew)
+    assert.are.same({ "face", "torso", "back" }, into)
+    local err = select(2, pcall(a.draw_order, a, "order"))
+    assert.truthy(err:find("bad argument #1 to 'draw_order' (a table to fill expected, got string)", 1, true), err)
+  end)
+
   it("switches skins: the current one first, then the default skin", function()
     local a = anim.animator(assert(anim.skeleton2d(desc())))
     a:update(0)

@@ -122,7 +122,7 @@ local function build(aname, box, look, desc, ctx, name)
   anim = nil -- luacheck: ignore 311
   -- (no `skeleton`: the rig is the 2D skeleton's, made once from the
   -- description, and a skeleton in each clip cost bones x animations)
-  local t = { version = 3, loop = "loop", euler = "xyz", absolute = true, joints = {} }
+  local t = { version = 3, loop = "loop", euler = "xyz", joints = {} }
   local props = {}
   local total = 0
   for _, cname in ipairs(ch) do
