@@ -29,11 +29,12 @@ local function load(v)
   return loaded[v]
 end
 
--- An animator of version v's hero playing clip (nil: the setup pose) at t.
+-- An animator of version v's hero playing clip (nil: the setup pose) at t
+-- (held at its end: act's last keys are at its length).
 local function played(v, clip, t)
   local r = load(v)
   local a = anim.animator(r.skeleton)
-  if clip then a:play(r.clips[clip], { fade = 0 }) end
+  if clip then a:play(r.clips[clip], { fade = 0, loop = "hold" }) end
   a:update(t or 0)
   return a
 end
@@ -160,7 +161,7 @@ local function expected(clip, t)
   return W, m, L
 end
 
-local TIMES = { walk = { 0, 0.1, 0.35, 0.6, 0.7, 0.95 }, act = { 0, 0.05, 0.1, 0.2, 0.25, 0.45, 0.8, 0.95, 1.1, 1.19 } }
+local TIMES = { walk = { 0, 0.1, 0.35, 0.6, 0.7, 0.95 }, act = { 0, 0.05, 0.1, 0.2, 0.25, 0.45, 0.8, 0.95, 1.1, 1.2 } }
 
 describe("the Spine hero posed: world matrices by the rules", function()
   it("the setup pose, each inherit mode, numbers written out", function()
@@ -237,6 +238,22 @@ describe("the Spine hero's IK by geometry", function()
     close(90, y, 1e-9, "y")
     local lx, ly = in_arm_frame(a, 60, 90)
     assert(math.sqrt(lx * lx + ly * ly) < 55 - 5, "the target is nearer than reach - softness")
+  end)
+
+  it("two bones at act's end: bend 1, no stretch, mix 1: the tip on the target, bent the other way", function()
+    local a = played("4.1", "act", 1.2)
+    local x, y = tip(a, "arm_lower", 25)
+    close(50, x, 1e-9, "x")
+    close(85, y, 1e-9, "y")
+    local b = played("4.1", "act", 1.1) -- (bend -1 before the key at 1.2)
+    local function side(p)
+      -- the elbow's side of the line from the shoulder to the tip, in F
+      local lo = { p:world2d("arm_lower") }
+      local ex, ey = in_arm_frame(p, lo[5], lo[6])
+      local tx, ty = in_arm_frame(p, tip(p, "arm_lower", 25))
+      return ex * ty - ey * tx
+    end
+    assert(side(a) * side(b) < 0, "bent the other way")
   end)
 
   it("two bones, softness: the reach eased to l1 + l2 - (l1 + l2 + s - d)^2 / 4s on the line to the target", function()
@@ -431,6 +448,7 @@ describe("the Spine hero's attachments, slots and events", function()
       ev(3, "shout", { int = 0, float = 0, string = "", audio = "shout.ogg", volume = 0.5, balance = -0.5 }, 0.04)
       ev(4, "hit", { int = 0, float = 0, string = "", volume = 1, balance = 0 }, 0.09)
       assert.are.equal(1, #sounds)
+      assert.are.equal("shout.ogg", sounds[1][1])
       assert.are.equal(0.5, sounds[1][2])
       close(0.04, sounds[1][3], 1e-9, "sound late")
     end)
