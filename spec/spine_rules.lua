@@ -164,6 +164,18 @@ function R.tc(S, L, W, F, bone, target, mix, off)
   l.shy = wrap(atan2(ld, lb) / rad - 90 - l.rotation)
 end
 
+-- A transform constraint, local and relative, on bone: the target's local
+-- values plus the offsets added, times the mixes (the scales multiplied).
+function R.tc_local_relative(L, bone, target, mix, off)
+  local l, t = L[bone], L[target]
+  l.rotation = l.rotation + (t.rotation + off[1]) * mix[1]
+  l.x = l.x + (t.x + off[2]) * mix[2]
+  l.y = l.y + (t.y + off[3]) * mix[3]
+  l.sx = l.sx * (1 + (t.sx - 1 + off[4]) * mix[4])
+  l.sy = l.sy * (1 + (t.sy - 1 + off[5]) * mix[5])
+  l.shy = l.shy + (t.shy + off[6]) * mix[6]
+end
+
 R.in_frame = in_frame
 
 return R

@@ -103,6 +103,11 @@ describe("anim.import_spine: the skeleton", function()
         { tc.mix_rotate, tc.mix_x, tc.mix_y, tc.mix_scale_x, tc.mix_scale_y, tc.mix_shear_y })
       assert.are.same({ 15, 2, -1, 0.1, 0, 5 }, { tc.offset_rotation, tc.offset_x, tc.offset_y, tc.offset_scale_x,
         tc.offset_scale_y, tc.offset_shear_y })
+      local tc2 = d.transforms[2]
+      assert.are.same({ "hand_tc", 1, true, true, 0.5, 0.1, 0.1, 1, 1, 1, 5, 1, 0, 0, 0.2, 3 }, { tc2.name, tc2.order,
+        tc2["local"], tc2.relative, tc2.mix_rotate, tc2.mix_x, tc2.mix_y, tc2.mix_scale_x, tc2.mix_scale_y,
+        tc2.mix_shear_y, tc2.offset_rotation, tc2.offset_x, tc2.offset_y, tc2.offset_scale_x, tc2.offset_scale_y,
+        tc2.offset_shear_y })
       assert.are.same({ int = 1, float = 0.5, string = "left", volume = 1, balance = 0 }, d.events.step)
       assert.are.same({ int = 0, float = 0, string = "", audio = "shout.ogg", volume = 0.8, balance = -0.5 }, d.events.shout)
       -- path (and 4.2 physics) constraints: data, and one warning

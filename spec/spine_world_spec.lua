@@ -140,8 +140,8 @@ local function constraint_values(clip, t)
 end
 
 -- Every bone's world by the rules: composed, then the constraints by their
--- order (arm_ik 0, foot_ik 1, gun_tc 2), the bones composed again after
--- each.  Returns W, and what the arm's IK measured.
+-- order (arm_ik 0, foot_ik 1, hand_tc 1, gun_tc 2), the bones composed
+-- again after each.  Returns W, and what the arm's IK measured.
 local function expected(clip, t)
   local L = clip == "walk" and walk_locals(t) or clip == "act" and act_locals(t) or setup_locals()
   local c = constraint_values(clip, t)
@@ -156,6 +156,8 @@ local function expected(clip, t)
     R.ik1(S, L, W, F, "foot", "target_foot", c.foot.mix, c.foot.compress, c.foot.stretch)
     R.compose(S, L, W, F)
   end
+  R.tc_local_relative(L, "hand", "head", { 0.5, 0.1, 0.1, 1, 1, 1 }, { 5, 1, 0, 0, 0.2, 3 })
+  R.compose(S, L, W, F)
   R.tc(S, L, W, F, "gun", "head", c.tc, { 15, 2, -1, 0.1, 0, 5 })
   R.compose(S, L, W, F)
   return W, m, L
@@ -189,15 +191,20 @@ describe("the Spine hero posed: world matrices by the rules", function()
     -- by the IK half way (mix 0.5) toward the target: checked below
     -- hand (noRotationOrReflection) under arm_lower (scaled non-uniformly
     -- by the hip above, sheared): the frame R(th) diag(sx, det / sx)
-    -- R(-th), th and sx the direction and length of arm_lower's x axis,
-    -- times the hand's own scale (1.5, 1), at arm_lower's point (25, 0)
+    -- R(-th), th and sx the direction and length of arm_lower's x axis.
+    -- Its local values: its own (x 25, scale (1.5, 1)) with hand_tc's
+    -- (local, relative) the head's plus the offsets added: rotation
+    -- (-10 + 5) 0.5, x (40 + 1) 0.1, scaleX (1 + (0.9 - 1)), scaleY
+    -- (1 + (1.1 - 1 + 0.2)), shearY 0 + 3
     local lo = { a:world2d("arm_lower") }
     local th, sx = R.atan2(lo[3], lo[1]), math.sqrt(lo[1] ^ 2 + lo[3] ^ 2)
     local sy = math.abs(lo[1] * lo[4] - lo[2] * lo[3]) / sx
     local c, s = math.cos(th), math.sin(th)
     local f = { c * c * sx + s * s * sy, c * s * (sx - sy), c * s * (sx - sy), s * s * sx + c * c * sy }
-    near6({ 1.5 * f[1], f[2], 1.5 * f[3], f[4], lo[1] * 25 + lo[5], lo[3] * 25 + lo[6] }, { a:world2d("hand") }, 1e-9,
-      "hand")
+    local l = { math.cos(-2.5 * rad) * 1.35, math.cos((90 - 2.5 + 3) * rad) * 1.3, math.sin(-2.5 * rad) * 1.35,
+      math.sin((90 - 2.5 + 3) * rad) * 1.3 }
+    near6({ f[1] * l[1] + f[2] * l[3], f[1] * l[2] + f[2] * l[4], f[3] * l[1] + f[4] * l[3], f[3] * l[2] + f[4] * l[4],
+      lo[1] * 29.1 + lo[5], lo[3] * 29.1 + lo[6] }, { a:world2d("hand") }, 1e-9, "hand")
   end)
 
   local WHAT = { walk = "walk at chosen times, every bone",
@@ -331,10 +338,10 @@ describe("the Spine hero's IK by geometry", function()
 end)
 
 -- A slot's attachment's world vertices (x, y, ...) through attach2d: the
--- animator's world matrices, its deform offsets, the current skin.
-local function vertices(a, slot, skin)
+-- animator's world matrices, its deform offsets, its current skin.
+local function vertices(a, slot)
   local c = attach2d.of(a)
-  local e = attach2d.lookup(c, skin, slot, (a:slot(slot)))
+  local e = attach2d.lookup(c, a:skin(), slot, (a:slot(slot)))
   local buf = attach2d.buffer(6 * #c.bone_names)
   attach2d.world_into(a, c, buf)
   local scratch = attach2d.buffer(2 * e.n)
@@ -372,11 +379,17 @@ describe("the Spine hero's attachments, slots and events", function()
       -- the red skin's linked mesh takes its parent's deform; the blue
       -- one's (deform false) does not
       a:skin("red")
-      same_list(want, vertices(a, "head", "red"), 1e-9, "red head at " .. t)
+      assert.are.equal("linkedmesh", a:attachment("head").type)
+      assert.are.equal("leg-red", a:attachment("leg").path)
+      -- (red has no body: the default skin's)
+      local body, bname = a:attachment("body")
+      assert.are.equal(1.1, body.scale_x)
+      assert.are.equal("body", bname)
+      same_list(want, vertices(a, "head"), 1e-9, "red head at " .. t)
       a:skin("blue")
       local plain = {}
       for i = 1, 4 do plain[2 * i - 1], plain[2 * i] = at(W.head, HEAD[2 * i - 1], HEAD[2 * i]) end
-      same_list(plain, vertices(a, "head", "blue"), 1e-9, "blue head at " .. t)
+      same_list(plain, vertices(a, "head"), 1e-9, "blue head at " .. t)
     end
   end)
 
