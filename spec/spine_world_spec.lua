@@ -101,6 +101,7 @@ local function walk_locals(t)
   if t < 0.5 then sx, sy = lerp(1, 1.2, t / 0.5), lerp(1, 0.8, t / 0.5) elseif t < 1 then sx, sy = 1.2, 0.8 end
   L.head.sx, L.head.sy = 0.9 * sx, 1.1 * sy
   if t >= 0.6 then L.hip.shx, L.hip.shy = 15, -8 end -- (stepped (0, 0) from 0.2: the setup's)
+  if t >= 0.8 then L.hip.sx = -1.2 end -- (stepped (1, 1) from 0.6, then (-1, 1))
   return L
 end
 
@@ -163,7 +164,7 @@ local function expected(clip, t)
   return W, m, L
 end
 
-local TIMES = { walk = { 0, 0.1, 0.35, 0.6, 0.7, 0.95 }, act = { 0, 0.05, 0.1, 0.2, 0.25, 0.45, 0.8, 0.95, 1.1, 1.2 } }
+local TIMES = { walk = { 0, 0.1, 0.35, 0.6, 0.7, 0.85, 0.95 }, act = { 0, 0.05, 0.1, 0.2, 0.25, 0.45, 0.8, 0.95, 1.1, 1.2 } }
 
 describe("the Spine hero posed: world matrices by the rules", function()
   it("the setup pose, each inherit mode, numbers written out", function()
@@ -205,6 +206,20 @@ describe("the Spine hero posed: world matrices by the rules", function()
       math.sin((90 - 2.5 + 3) * rad) * 1.3 }
     near6({ f[1] * l[1] + f[2] * l[3], f[1] * l[2] + f[2] * l[4], f[3] * l[1] + f[4] * l[3], f[3] * l[2] + f[4] * l[4],
       lo[1] * 29.1 + lo[5], lo[3] * 29.1 + lo[6] }, { a:world2d("hand") }, 1e-9, "hand")
+  end)
+
+  it("under the hip reflected (walk from 0.8): noScale keeps the reflection, onlyTranslation ignores it", function()
+    local a = played("3.8", "walk", 0.85)
+    local function det(m) return m[1] * m[4] - m[2] * m[3] end
+    local to, hd = { a:world2d("torso") }, { a:world2d("head") }
+    assert(det(to) < 0, "the torso reflected")
+    -- the head's own scale (1.2 0.9, 0.8 1.1), reflected
+    close(-1.08 * 0.88, det(hd), 1e-9, "head det")
+    close(1.08, math.sqrt(hd[1] ^ 2 + hd[3] ^ 2), 1e-9, "head x axis")
+    -- the leg (onlyTranslation): its own matrix, as in the setup pose
+    local lg = { a:world2d("leg") }
+    near6({ -math.cos(-95 * rad), math.cos(-5 * rad), -math.sin(-95 * rad), math.sin(-5 * rad), lg[5], lg[6] }, lg,
+      1e-12, "leg")
   end)
 
   local WHAT = { walk = "walk at chosen times, every bone",
