@@ -636,6 +636,24 @@ do -- issue 40: a 2D skeleton at its bound: two chains of 2,500 bones, 97 IK con
   local a = anim.animator(sk)
   measure("update", "40: one update of that skeleton (245,002 steps)", function() a:update(1 / 60) end)
 end
+do -- issue 40: a Spine deform of 1,000,000 empty keys of a 512-vertex mesh (each key of
+  -- 14 bytes stands for the mesh's 1,024 offsets: 1e9 numbers): refused at
+  -- anim.limits.vertices before a key is made (made, 20,000 such keys took 44 s and 7 GB)
+  local spine = require "anim.import.spine"
+  local uv, ks = {}, {}
+  for i = 1, 1024 do uv[i] = "0" end
+  for i = 1, 1000000 do ks[i] = string.format('{"time":%d}', i) end
+  uv = table.concat(uv, ",")
+  local text = '{"skeleton":{"spine":"4.1.24"},"bones":[{"name":"r"}],"slots":[{"name":"s","bone":"r"}],'
+    .. '"skins":[{"name":"default","attachments":{"s":{"m":{"type":"mesh","uvs":[' .. uv .. '],"vertices":[' .. uv
+    .. '],"triangles":[0,1,2]}}}}],"animations":{"a":{"attachments":{"default":{"s":{"m":{"deform":['
+    .. table.concat(ks, ",") .. ']}}}}}}}'
+  measure("import", string.format("40: a Spine deform of 1,000,000 empty keys, 512 vertices (%.1f MB)", #text / 1e6),
+    function()
+      local r = assert(spine.decode_text(text, "d.json"))
+      assert(r.warnings[1].message:find("anim.limits.vertices", 1, true))
+    end)
+end
 
 do -- issue 41: anim.compress at its worst: 50,000 keys of noise on one joint (no key can
   -- go; the ticks over the clip coarser than its keys, so the bound cannot be held and every

@@ -243,6 +243,39 @@ describe("anim.import_dragonbones refuses", function()
     assert.is_nil(r)
     assert.are.equal("x.json: armature[1].skin[1].slot[1].display[1]: too many mesh numbers: the armatures' vertices, uvs " ..
       "and weights come to more than 7 (anim.limits.keys)", err)
+    -- vertices: a mesh's 4, a polygon box's, deform frames' 4 each, across the armatures
+    old = anim.set_limits { vertices = 3 }
+    r, err = decode(with(function(_, a) a.skin = mesh_skin(mesh()) end))
+    anim.set_limits(old)
+    assert.is_nil(r)
+    assert.are.equal("x.json: armature[1].skin[1].slot[1].display[1]: too many vertices: the armatures' attachments " ..
+      "would have 4 (at most 3, anim.limits.vertices)", err)
+    old = anim.set_limits { vertices = 6 }
+    r, err = decode(with(function(t, a)
+      a.skin = mesh_skin(mesh())
+      local b = base().armature[1]
+      b.name = "b"
+      b.skin = mesh_skin({ type = "boundingbox", subType = "polygon", name = "box", vertices = { 0, 0, 1, 0, 1, 1 } })
+      t.armature[2] = b
+    end))
+    anim.set_limits(old)
+    assert.is_nil(r)
+    assert.are.equal("x.json: armature[2].skin[1].slot[1].display[1]: too many vertices: the armatures' attachments " ..
+      "would have 7 (at most 6, anim.limits.vertices)", err)
+    local function deformed(_, a)
+      a.skin = mesh_skin(mesh())
+      a.animation[1].ffd = { { name = "m", slot = "s", frame = { { duration = 5 }, { duration = 5 } } } }
+    end
+    old = anim.set_limits { vertices = 11 }
+    r, err = decode(with(deformed))
+    anim.set_limits(old)
+    assert.is_nil(r)
+    assert.are.equal("x.json: armature[1].animation[1].ffd[1].frame: too many vertices: the armatures' attachments and " ..
+      "deform frames would have 12 (at most 11, anim.limits.vertices)", err)
+    old = anim.set_limits { vertices = 12 }
+    r, err = decode(with(deformed))
+    anim.set_limits(old)
+    assert.is_table(r, err)
     old = anim.set_limits { items = 1 }
     r, err = decode(with(function(_, a) a.animation[1].frame = { { duration = 1, event = "a" }, { event = "b" } } end))
     anim.set_limits(old)

@@ -5,6 +5,7 @@
 local anim = require "anim"
 local spine = require "anim.import.spine"
 local cjson = require "cjson"
+local H = require "spec.helper"
 
 -- A small valid export, changed by each case.
 local function base(version)
@@ -133,14 +134,26 @@ describe("anim.import_spine refuses", function()
     assert(anim.skeleton2d(assert(decode(d)).skeleton))
   end)
 
-  it("more bones than anim.limits.joints, more vertices than anim.limits.keys", function()
+  it("more bones than anim.limits.joints, more vertices than anim.limits.vertices", function()
     local old = anim.set_limits { joints = 2 }
     fails(base(), "x.json: bones: too many bones: 3 (at most 2, anim.limits.joints)")
     anim.set_limits(old)
-    old = anim.set_limits { keys = 2 }
+    old = anim.set_limits { vertices = 2 }
     fails(base(), "x.json: skins[1].attachments.a.m: too many vertices: the attachments would have 3 (at most 2,"
-      .. " anim.limits.keys)")
+      .. " anim.limits.vertices)")
     anim.set_limits(old)
+    -- bounding boxes, clippings and paths count too
+    local d = base()
+    d.skins[1].attachments.b = { box = { type = "boundingbox", vertexCount = 4, vertices = { 0, 0, 1, 0, 1, 1, 0, 1 } } }
+    old = anim.set_limits { vertices = 6 }
+    fails(d, "x.json: skins[1].attachments.b.box: too many vertices: the attachments would have 7 (at most 6,"
+      .. " anim.limits.vertices)")
+    anim.set_limits(old)
+    -- (not the keys' limit any more)
+    old = anim.set_limits { keys = 2, vertices = 3 }
+    local r, err = decode(base())
+    anim.set_limits(old)
+    assert.is_table(r, err)
   end)
 
   it("a file too large (anim.limits.bytes), before reading it", function()
@@ -242,6 +255,42 @@ describe("anim.import_spine warns, and imports the rest", function()
       { W("attachments.default.a.img", "a region attachment has no vertices to deform: left out") })
     anim_warns({ deform = { red = { a = { m = { {} } } } } },
       { W("deform.red", "unknown skin 'red': left out") }, "4.0.64")
+  end)
+
+  it("deform keys past anim.limits.vertices", function()
+    -- the mesh's 3 vertices, then 3 a key: 3 keys would make 12
+    local keys = { { vertices = { 1, 2 } }, { time = 0.5 }, { time = 1, offset = 2, vertices = { 3, 4 } } }
+    local old = anim.set_limits { vertices = 11 }
+    local r = anim_warns({ attachments = { default = { a = { m = { deform = keys } } } } },
+      { W("attachments.default.a.m.deform", "too many vertices: the attachments and deform keys would have 12 (at"
+        .. " most 11, anim.limits.vertices): left out") })
+    anim.set_limits(old)
+    assert.are.same({}, r.clips.run:properties())
+    -- 3.8's layout, the same count
+    old = anim.set_limits { vertices = 11 }
+    anim_warns({ deform = { default = { a = { m = keys } } } },
+      { W("deform.default.a.m", "too many vertices: the attachments and deform keys would have 12 (at most 11,"
+        .. " anim.limits.vertices): left out") }, "3.8.99")
+    anim.set_limits { vertices = 12 }
+    r = anim_warns({ attachments = { default = { a = { m = { deform = keys } } } } }, {})
+    anim.set_limits(old)
+    assert.are.same({ "deform.default.a.m" }, r.clips.run:properties())
+  end)
+
+  it("empty deform keys standing for a whole mesh's offsets: left out before they are made", function()
+    -- a mesh of 512 vertices and 20,000 keys of 13 bytes each (0.3 MB):
+    -- 20 million offsets.  (Made and then refused at anim.limits.keys,
+    -- they took 44 s and 7 GB.)
+    local d, uv, keys = base(), {}, {}
+    for i = 1, 1024 do uv[i] = 0 end
+    d.skins[1].attachments.a.big = { type = "mesh", uvs = uv, vertices = uv, triangles = { 0, 1, 2 } }
+    for i = 1, 20000 do keys[i] = { time = i } end
+    d.animations = { run = { attachments = { default = { a = { big = { deform = keys } } } } } }
+    local text = cjson.encode(d)
+    local r = H.bounded(30, function() return assert(decode(text)) end)
+    assert.are.same({ { animation = "run", path = "animations.run.attachments.default.a.big.deform",
+      message = "too many vertices: the attachments and deform keys would have 10240515 (at most 1000000,"
+        .. " anim.limits.vertices): left out" } }, r.warnings)
   end)
 
   it("a draw order offset outside the order, an unknown event", function()

@@ -247,6 +247,7 @@ local function deform_timeline(raw, p, C, A)
   local starts = K.starts(frames, fp)
   local width = m.binding and (#m.att.vertices - n) / 2 or 2 * n -- (weighted: 2 a weight entry)
   K.reserve(C.ctx, #frames * width, fp)
+  armature.count_vertices(A, #frames * n, fp, "attachments and deform frames")
   local vals = values(frames, fp, function(f, q)
     local offset = F.whole(f, "offset", q, 0, 0)
     local verts = F.numbers(f, "vertices", q) or {}

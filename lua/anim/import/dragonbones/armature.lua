@@ -171,6 +171,18 @@ end
 local DISPLAY_TYPES = { "image", "armature", "mesh", "boundingbox", "path" }
 local BOX_TYPES = { [0] = "rectangle", "ellipse", "polygon" }
 
+-- The vertices of the file's attachments and deform frames (a frame of a
+-- mesh of n vertices counting n), across its armatures: at most
+-- anim.limits.vertices.  what: "attachments" or "attachments and deform frames".
+function M.count_vertices(A, n, path, what)
+  local c = A.count
+  if c.vertices + n > limits.current.vertices then
+    fail(path, "too many vertices: the armatures' %s would have %d (at most %d, anim.limits.vertices)", what,
+      c.vertices + n, limits.current.vertices)
+  end
+  c.vertices = c.vertices + n
+end
+
 local function count_values(A, n, path)
   A.values = A.values + n
   if A.values > limits.current.keys then
@@ -255,6 +267,7 @@ local function mesh(d, p, att, A)
   end
   if #tris % 3 ~= 0 then fail(key(p, "triangles"), "triangles holds 3 indices a triangle, got %d numbers", #tris) end
   count_values(A, #verts + #uvs + #tris, p)
+  M.count_vertices(A, n, p, "attachments")
   for i = 1, #tris do
     local t = tris[i]
     if t % 1 ~= 0 or t < 0 or t >= n then
@@ -275,7 +288,7 @@ local function mesh(d, p, att, A)
   end
 end
 
-local function bounding_box(d, p, att, warn)
+local function bounding_box(d, p, att, warn, A)
   att.type = "boundingbox"
   local sub = d.subType
   if type(sub) == "number" then sub = BOX_TYPES[sub] end
@@ -285,6 +298,7 @@ local function bounding_box(d, p, att, warn)
   if sub == "polygon" then
     att.vertices = F.numbers(d, "vertices", p) or {}
     if #att.vertices % 2 ~= 0 then fail(key(p, "vertices"), "vertices holds x, y pairs, got %d numbers", #att.vertices) end
+    M.count_vertices(A, #att.vertices / 2, p, "attachments")
   elseif sub == "rectangle" then
     local w, h = att.width / 2, att.height / 2
     att.vertices = { -w, -h, w, -h, w, h, -w, h }
@@ -322,7 +336,7 @@ local function display(d, p, A, warn, atlas)
       mesh(d, p, att, A)
     end
   elseif dtype == "boundingbox" then
-    bounding_box(d, p, att, warn)
+    bounding_box(d, p, att, warn, A)
   elseif dtype == "armature" then
     att.type = "armature" -- the armature it shows is result.armatures[path]: kept as data
   elseif dtype == "path" then
@@ -467,9 +481,11 @@ local function read_ik(raw, path, A)
   end
 end
 
--- The description of armature `raw` at `path`; raises a failure.
-function M.read(raw, path, warn, atlas, version)
-  local A = { desc = { format = "dragonbones", version = version, y_down = true }, values = 0 }
+-- The description of armature `raw` at `path`; raises a failure.  count:
+-- the import's counters ({ vertices = n }: count_vertices).
+function M.read(raw, path, warn, atlas, version, count)
+  local A = { desc = { format = "dragonbones", version = version, y_down = true }, values = 0,
+    count = count or { vertices = 0 } }
   A.name = F.string(raw, "name", path, "")
   local aabb = F.object(raw, "aabb", path)
   if aabb then

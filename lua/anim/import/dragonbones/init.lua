@@ -71,12 +71,12 @@ function M.build(doc, atlas, name)
   local list = F.array(doc, "armature", "")
   if #list == 0 then fail("armature", "a DragonBones skeleton needs at least one armature") end
   local result = { armatures = {}, warnings = warnings, version = version }
-  local count = { n = 0 }
+  local count = { n = 0, vertices = 0 }
   local first
   for i, raw in ipairs(list) do
     local p = index("armature", i)
     E.object(raw, p, "armature")
-    local A = armature.read(raw, p, warn, atlas, version)
+    local A = armature.read(raw, p, warn, atlas, version, count)
     local aname = A.name
     if result.armatures[aname] then fail(key(p, "name"), "two armatures are named '%s'", shown(aname)) end
     local rate = F.number(raw, "frameRate", p, rate0)

@@ -15,8 +15,8 @@
 -- read at all (a version we do not read, a binary export, a slot on a
 -- bone that is not there...).  The budgets: anim.limits.bytes (each file),
 -- joints (bones), animations (the first by name), keys (all the clips' keys, a key of n components
--- counting n, shared by the file's animations; and the vertices of its
--- attachments, apart).
+-- counting n, shared by the file's animations), vertices (its attachments'
+-- and its deform keys').
 local E = require "anim.base.errors"
 local json = require "anim.base.json"
 local limits = require "anim.base.limits"
@@ -201,13 +201,15 @@ function M.decode(text, name, atlas)
     if not E.is_failure(e) then error(e, 0) end
     ctx.warn(e.path or path, e.msg .. ": left out")
   end
+  -- the vertices of the attachments, then of the deform keys (a key of
+  -- a mesh of n vertices counting n): at most anim.limits.vertices
   local vertices = 0
-  function ctx.vertices(n, p)
-    vertices = vertices + n
-    if vertices > limits.current.keys then
-      fail(p, "too many vertices: the attachments would have %d (at most %d, anim.limits.keys)", vertices,
-        limits.current.keys)
+  function ctx.vertices(n, p, what)
+    if vertices + n > limits.current.vertices then
+      fail(p, "too many vertices: the %s would have %d (at most %d, anim.limits.vertices)", what or "attachments",
+        vertices + n, limits.current.vertices)
     end
+    vertices = vertices + n
   end
   -- a draw order key's work is its slots: the file's keys together make
   -- at most anim.limits.keys places

@@ -383,6 +383,9 @@ local function deform_timeline(list, tp, name, att, ch, ctx)
   if n > MAX_COMPONENTS then
     fail(tp, "a deform of %d numbers is more than a property's %d components: not imported", n, MAX_COMPONENTS)
   end
+  -- (charged before the keys are made: a key of a few bytes stands for
+  -- the whole mesh's offsets)
+  if type(list) == "table" then ctx.vertices(#list * math.ceil(n / 2), tp, "attachments and deform keys") end
   local comps = read_keys(list, tp, ctx, function(kv, kp)
     local off = num(kv.offset, kp, "offset", 0)
     local out = {}
