@@ -374,7 +374,7 @@ describe("anim.import_spine: 4.x split timelines", function()
       for _, t in ipairs { 0.02, 0.1, 0.2, 0.25, 0.3, 0.37, 0.45, 0.49, 0.5, 0.7 } do
         local x = t < 0.5 and bez_abs({ 0.1, 2, 0.4, 8 }, 0, 0, 0.5, 10, t) or 10
         local y = t < 0.5 and bez_abs({ 0.3, -1, 0.4, -3 }, 0, 0, 0.5, -4, t) or -4
-        near({ 5 + x, 2 + y, 0 }, c:sample(t).torso.position, 1e-9, "t = " .. t)
+        near({ 5 + x, 2 + y, 0 }, S(c, t).torso.position, 1e-9, "t = " .. t)
       end
       -- the clip keeps a handle time per axis
       local keys = require("anim.core").clip_info(c).source.joints.torso.position
