@@ -295,7 +295,7 @@ gltf-ref: deps-test gltf-ref-deps
 SPECS         ?= spec
 MEMCHECK_SKIP  = encode cli install examples runtimes love doc_examples architecture_doc layers blockbench molang \
                  xml import_rules import_budget realfiles gltf_export gltf_three gltf_roundtrip gltf_convert threads own_code lint_scripts docs_refs api_index cli_pictures unknown_fields messages \
-                 graph_format graph_cli
+                 graph_format graph_cli spine spine_errors spine_atlas dragonbones dragonbones_errors reduce
 MEMCHECK_SPECS = $(filter-out $(MEMCHECK_SKIP:%=spec/%_spec.lua),$(SPEC_FILES))
 VALGRIND = valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect \
            --errors-for-leak-kinds=definite --error-exitcode=99 --keep-debuginfo=yes
@@ -412,12 +412,13 @@ tsan: deps-ci
 # (fuzz/README.md).  New inputs go to build/fuzz/corpus/<target>, crashes to
 # build/fuzz/artifacts/<target>/, the whole log to build/fuzz/<target>.log;
 # the committed seeds are fuzz/corpus/<target>, and fuzz/regressions/<target>
-# is run first.  `make fuzz-ci`: each for about 60 s, as CI does (five
-# targets, three rounds: about four minutes, 55 s of them the builds).
+# is run first.  `make fuzz-ci`: each for 45 s, as CI does (nine
+# targets, five rounds of two: about four minutes of fuzzing, with the
+# builds about five).
 FUZZ_CC      = clang
 FUZZ_TIME   ?= 300
 FUZZ_JOBS   ?= 2
-FUZZ_TARGETS = decode animator script import state
+FUZZ_TARGETS = decode animator script import state animc spine atlas dragonbones
 FUZZ_DIR     = build/fuzz
 FUZZ_CFLAGS  = -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fsanitize=float-cast-overflow \
                -fno-sanitize-recover=all $(FPFLAGS)
@@ -434,6 +435,12 @@ FUZZ_FLAGS_script   = -max_len=1024 -len_control=0
 FUZZ_FLAGS_import   = -max_len=8192
 # (a scene of up to 24 operations, then up to 24 mutations of its state)
 FUZZ_FLAGS_state    = -max_len=512 -len_control=0
+# (.animc files of a few kB: the seeds are 0.4 to 2.7 kB)
+FUZZ_FLAGS_animc    = -max_len=8192
+# (the 2D importers: the hero fixtures are 14 to 17 kB, an atlas 0.5 to 1 kB)
+FUZZ_FLAGS_spine       = -max_len=32768
+FUZZ_FLAGS_dragonbones = -max_len=32768
+FUZZ_FLAGS_atlas       = -max_len=4096
 
 fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
 
@@ -448,7 +455,8 @@ FUZZ_RUN = mkdir -p $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/artifacts/$$t; \
 	  echo "fuzz_$$t: $(FUZZ_TIME) s, log in $(FUZZ_DIR)/$$t.log"; \
 	  case $$t in decode) flags="$(FUZZ_FLAGS_decode)" ;; animator) flags="$(FUZZ_FLAGS_animator)" ;; \
 	    script) flags="$(FUZZ_FLAGS_script)" ;; import) flags="$(FUZZ_FLAGS_import)" ;; \
-	    state) flags="$(FUZZ_FLAGS_state)" ;; *) flags= ;; esac; \
+	    state) flags="$(FUZZ_FLAGS_state)" ;; spine) flags="$(FUZZ_FLAGS_spine)" ;; \
+	    dragonbones) flags="$(FUZZ_FLAGS_dragonbones)" ;; atlas) flags="$(FUZZ_FLAGS_atlas)" ;; *) flags= ;; esac; \
 	  ( $(FUZZ_DIR)/fuzz_$$t $(FUZZ_FLAGS) $$flags $$dict -max_total_time=$(FUZZ_TIME) \
 	      -artifact_prefix=$(FUZZ_DIR)/artifacts/$$t/ $(FUZZ_DIR)/corpus/$$t fuzz/corpus/$$t \
 	      $$(ls -d fuzz/regressions/$$t 2>/dev/null) > $(FUZZ_DIR)/$$t.log 2>&1; \
@@ -471,7 +479,7 @@ fuzz: deps-ci
 	done; exit $$status
 
 fuzz-ci:
-	@$(MAKE) --no-print-directory fuzz FUZZ_TIME=60
+	@$(MAKE) --no-print-directory fuzz FUZZ_TIME=45
 
 # The benchmarks of bench/README.md: W1 (update, update+read, W1e) and the
 # hand-tuned C loops for N = 1, 100, 1000, 10000, loading, callbacks,
@@ -550,6 +558,17 @@ bench-skin: deps
 bench-attacks: deps
 	@$(MAKE) --no-print-directory build
 	$(RUN) bench/attacks.lua
+
+# Compressed clips (bench/compress.lua): bytes raw, .anim, .animc, ratio,
+# worst and 99th-percentile error, load and sample times, per clip of the
+# skinned glTF models and real Blockbench / Bedrock files of ../shared/data;
+# then W1 with compressed clips beside the exact batch update.
+.PHONY: bench-compress
+bench-compress: deps
+	@$(MAKE) --no-print-directory build
+	$(RUN) bench/compress.lua
+	$(RUN) bench/w1.lua --n 1000,10000 --runs 5 --batch
+	$(RUN) bench/w1.lua --n 1000,10000 --runs 5 --batch --compressed
 
 # The soak test of issue 9 (bench/soak.lua; not part of `make test`): looping
 # clips for 24 simulated hours at 60 fps per animator, checking marker counts

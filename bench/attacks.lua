@@ -636,6 +636,83 @@ do -- issue 40: a 2D skeleton at its bound: two chains of 2,500 bones, 97 IK con
   local a = anim.animator(sk)
   measure("update", "40: one update of that skeleton (245,002 steps)", function() a:update(1 / 60) end)
 end
+do -- issue 40: a Spine deform of 1,000,000 empty keys of a 512-vertex mesh (each key of
+  -- 14 bytes stands for the mesh's 1,024 offsets: 1e9 numbers): refused at
+  -- anim.limits.vertices before a key is made (made, 20,000 such keys took 44 s and 7 GB)
+  local spine = require "anim.import.spine"
+  local uv, ks = {}, {}
+  for i = 1, 1024 do uv[i] = "0" end
+  for i = 1, 1000000 do ks[i] = string.format('{"time":%d}', i) end
+  uv = table.concat(uv, ",")
+  local text = '{"skeleton":{"spine":"4.1.24"},"bones":[{"name":"r"}],"slots":[{"name":"s","bone":"r"}],'
+    .. '"skins":[{"name":"default","attachments":{"s":{"m":{"type":"mesh","uvs":[' .. uv .. '],"vertices":[' .. uv
+    .. '],"triangles":[0,1,2]}}}}],"animations":{"a":{"attachments":{"default":{"s":{"m":{"deform":['
+    .. table.concat(ks, ",") .. ']}}}}}}}'
+  measure("import", string.format("40: a Spine deform of 1,000,000 empty keys, 512 vertices (%.1f MB)", #text / 1e6),
+    function()
+      local r = assert(spine.decode_text(text, "d.json"))
+      assert(r.warnings[1].message:find("anim.limits.vertices", 1, true))
+    end)
+end
+
+do -- issue 41: anim.compress at its worst: 50,000 keys of noise on one joint (no key can
+  -- go; the ticks over the clip coarser than its keys, so the bound cannot be held and every
+  -- try is made), against the same clip saved as .anim; its budget is 4 times that save
+  local n, keys = 50000, {}
+  math.randomseed(4141)
+  for i = 0, n - 1 do keys[#keys + 1] = { i / 60, { math.random(), math.random(), math.random() } } end
+  local c = assert(anim.clip { version = 3, length = (n - 1) / 60, joints = { a = { position = keys } } })
+  local rig = assert(anim.rig { joints = { { name = "a" } } })
+  local out = os.tmpname() .. ".anim"
+  worst.export = worst.export or { 0 }
+  local start = os.clock()
+  assert(anim.save(c, out))
+  local whole = os.clock() - start
+  os.remove(out)
+  measure("export", "41: anim.compress of 50,000 keys of noise", function() assert(anim.compress(c, { rig = rig })) end)
+  rows[#rows][4] = 4 * whole
+end
+
+do -- issue 41: .animc files at the size limit (16 MiB): a table of 1-byte values (refused at
+  -- the values' bound, one for every two bytes) and one of 9-byte numbers in an unknown
+  -- field (1.9 million values, read and checked as a .anim's table is)
+  local core = require "anim.core"
+  local pack = core.pack_write { rate = 30, nframes = 1, joints = {} }
+  local function file(count, value)
+    -- { version = 3, joints = [], x = [count values] }: an object of three members
+    local t = "\7" .. compat.pack_u32le(3) .. compat.pack_u32le(6) .. "joints\6" .. compat.pack_u32le(0)
+      .. compat.pack_u32le(7) .. "version\4" .. compat.pack_u32le(3) .. compat.pack_u32le(0)
+      .. compat.pack_u32le(1) .. "x\6" .. compat.pack_u32le(count) .. value:rep(count)
+    local path = os.tmpname() .. ".animc"
+    local f = assert(io.open(path, "wb"))
+    f:write(core.animc_write({ 0, 0, 0, 0, 0 }, t, pack))
+    f:close()
+    return path
+  end
+  local nulls = file(16 * 1048576 - 200, "\0")
+  measure("import", "41: a 16 MiB .animc of nulls", function() assert(not anim.load(nulls)) end)
+  os.remove(nulls)
+  local nums = file(math.floor((16 * 1048576 - 200) / 9), "\3" .. ("\0"):rep(7) .. "\64")
+  measure("import", "41: a 16 MiB .animc of 1.9 million numbers", function() assert(anim.load(nums)) end)
+  os.remove(nums)
+do -- issue 40 (fuzz): a Spine atlas of 16 MB (anim.limits.bytes) whose lines pad names and
+  -- numbers with 100,000 spaces each (one line of 60,000 took 11.6 s: the trimming was
+  -- quadratic), read in linear time: budget 25 times a split of the text into its lines
+  local spine = require "anim.import.spine"
+  local spaces, lines = string.rep(" ", 100000), { "p.png", "size: 64," .. string.rep(" ", 100000) .. "64" }
+  for i = 1, 40 do
+    lines[#lines + 1] = "r" .. i .. spaces .. "x"
+    lines[#lines + 1] = "  bounds: 1," .. spaces .. "2, 3" .. spaces .. ",4" .. spaces
+  end
+  local text = table.concat(lines, "\n") .. "\n"
+  collectgarbage()
+  local t = os.clock()
+  for _ in text:gmatch("([^\n]*)\n") do end
+  local split = os.clock() - t
+  measure("import", string.format("40: a %.1f MB Spine atlas padded (budget 25 x its lines' %.3f s)", #text / 1e6,
+    split), function() assert(spine.atlas(text, "pad.atlas")) end)
+  rows[#rows][4] = 25 * split
+end
 
 -- Report ---------------------------------------------------------------------------
 local failed = false

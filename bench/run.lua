@@ -5,7 +5,8 @@
 -- For each N, in this order so that the figures to compare are measured
 -- minutes apart at most: the hand-tuned C loops (float, exact;
 -- build/bench/w1_ref from `make bench-ref`), then bench/w1.lua for W1
--- update (animator:update on each character, then the batch anim.update),
+-- update (animator:update on each character, then the batch anim.update,
+-- then the batch on compressed clips: "update(batch,compressed)"),
 -- W1 update+read (pose_array, a call a joint, pose_into's tables) and W1e
 -- update, and for N >= 1000 the batch on one thread and on two by the wall
 -- clock (in one process, their runs taking turns).  Then the float loop
@@ -72,7 +73,7 @@ for n in opts.n:gmatch("%d+") do
   for _, kind in ipairs { "float", "exact" } do
     run(string.format("%s/../build/bench/w1_ref --kind %s --n %d --runs %d --data %s", here, kind, n, r, data))
   end
-  for _, how in ipairs { "", " --batch", " --read", " --read-joints", " --read-table", " --variant w1e" } do
+  for _, how in ipairs { "", " --batch", " --batch --compressed", " --read", " --read-joints", " --read-table", " --variant w1e" } do
     run(string.format("%s %s/w1.lua --n %d --runs %d --data %s%s", lua, here, n, r, data, how))
   end
   -- the batch on one thread and on two, by the wall clock, their runs

@@ -3,7 +3,7 @@
 --
 --   lua5.4 bench/w1.lua [--n N] [--runs R] [--variant w1|w1e] [--batch] [--threads T[,T...]]
 --                       [--read | --read-joints | --read-table] [--frames F] [--gap MS]
---                       [--data w1.txt]
+--                       [--compressed] [--data w1.txt]
 --
 -- --n takes one N or a comma list (default 1,100,1000,10000); --runs the
 -- number of timed runs (default 5); --variant w1e builds the rotations as
@@ -29,6 +29,10 @@
 -- outside the timed part (each frame is timed alone), as a game's frame
 -- leaves time between updates: the pool's workers then go back to sleep
 -- and every update wakes them ("mode": "update(batch,threads=T,gap=MSms)").
+-- --compressed plays the clips compressed (anim.compress on the W1 rig, its
+-- default bound: 0.001 at 0.1; "compressed" in the mode, the bound and the
+-- worst error measured in "compressed": the cross-check then holds within
+-- the clips' error, not the README's 1e-3, and is not enforced).
 -- One JSON line per N (and thread count) on stdout.  For W1 the
 -- cross-check must match the README to 1e-3, else the script exits 1.
 --
@@ -47,7 +51,7 @@ local FRAMES, DT = 600, 1 / 60
 local function usage(msg)
   io.stderr:write("w1.lua: ", msg, "\n",
     "usage: lua5.4 bench/w1.lua [--n N[,N...]] [--runs R] [--variant w1|w1e] [--batch] [--threads T[,T...]]"
-    .. " [--read | --read-joints | --read-table] [--frames F] [--gap MS] [--data path/to/w1.txt]\n")
+    .. " [--read | --read-joints | --read-table] [--frames F] [--gap MS] [--compressed] [--data path/to/w1.txt]\n")
   os.exit(2)
 end
 
@@ -73,6 +77,7 @@ do
     elseif a == "--read-joints" then args.read = "joints"
     elseif a == "--read-table" then args.read = "table"
     elseif a == "--data" then args.path = value()
+    elseif a == "--compressed" then args.compressed = true
     else usage("unknown argument " .. a) end
     i = i + 1
   end
@@ -113,6 +118,17 @@ local clips = {}
 for c = 1, C do clips[c] = w1.clip(data, c) end
 
 local rig = w1.rig(data)
+local compressed = ""
+if args.compressed then
+  local worst, bytes, raw = 0, 0, 0
+  for c = 1, C do
+    clips[c] = assert(anim.compress(clips[c], { rig = rig }))
+    local f = clips[c]:compression()
+    worst, bytes, raw = math.max(worst, f.worst), bytes + f.bytes, raw + f.bytes_raw
+    compressed = string.format(',"compressed":{"error":%g,"distance":%g,"worst":%.3g,"bytes":%d,"bytes_raw":%d}',
+      f.error, f.distance, worst, bytes, raw)
+  end
+end
 
 -- N characters: one animator each, both clips at weight 0.5, no fade,
 -- both tracks starting at frac((i + 1) * phi) * 2 (i 0-based).
@@ -265,11 +281,12 @@ for _, n in ipairs(ns) do
     if args.batch then how[#how + 1] = "batch" end
     if t then how[#how + 1] = "threads=" .. t end
     if gap > 0 then how[#how + 1] = "gap=" .. args.gap .. "ms" end
+    if args.compressed then how[#how + 1] = "compressed" end
     local mode = "update" .. (#how > 0 and "(" .. table.concat(how, ",") .. ")" or "")
     print(string.format('{"workload":"W1","variant":"%s","n":%d,"mode":"%s","runs":%d,'
       .. '"ns_per_joint_sample":%.2f,"ms_per_frame":%.4f,"peak_rss_kb":%s,'
       .. '"check":{"q3":%s,"p3":%s,"psum":%.6f},'
-      .. '"ns_min":%.2f,"ns_max":%.2f,"lua_alloc_bytes_per_frame":%.1f,"malloc_calls_per_frame":%s,"clock":"%s"%s%s}',
+      .. '"ns_min":%.2f,"ns_max":%.2f,"lua_alloc_bytes_per_frame":%.1f,"malloc_calls_per_frame":%s,"clock":"%s"%s%s%s}',
       args.variant, n, mode .. (args.read == "table" and "+read_table" or args.read == "joints" and "+read_joints"
         or args.read and "+read" or ""), args.runs,
       med * per, med / args.frames * 1e3, tostring(peak_rss_kb() or "null"),
@@ -278,10 +295,11 @@ for _, n in ipairs(ns) do
       t and "monotonic" or "os.clock",
       t and string.format(',"threads":%d,"cpu_ms_per_frame":%.4f,"caller_cpu_ms_per_frame":%.4f', t,
         median(cpus[k]) / args.frames * 1e3, median(callers[k]) / args.frames * 1e3) or "",
-      (gap > 0 or args.frames ~= FRAMES) and string.format(',"frames":%d,"gap_ms":%g', args.frames, args.gap) or ""))
+      (gap > 0 or args.frames ~= FRAMES) and string.format(',"frames":%d,"gap_ms":%g', args.frames, args.gap) or "",
+      compressed))
     io.stdout:flush()
   end
-  if not euler then
+  if not euler and not args.compressed then
     local bad = w1.check_error(chk)
     if bad then
       io.stderr:write(string.format("w1.lua: N = %d: the W1 cross-check is off: %s\n", n, bad))

@@ -89,6 +89,9 @@ end
 local function check_pose(what, pose)
   for joint, ch in pairs(pose) do
     for kind, v in pairs(ch) do
+      -- (pose.properties[name]: a number for a property of one component,
+      -- else its numbers; no quaternion among them)
+      if joint == "properties" then v = type(v) == "number" and { v } or v; kind = "property " .. kind end
       for i = 1, #v do
         if type(v[i]) ~= "number" then M.bug("%s: %s.%s[%d] is a %s", what, joint, kind, i, type(v[i])) end
       end

@@ -13,6 +13,12 @@
 -- Bedrock files (first byte 1) of ../shared/data, and the hostile texts of
 -- issue 19 (padded numbers, entities, a Bedrock file of many channels that
 -- change fast, a long Molang expression, bezier handles of 1e300).
+-- animc: four example clips compressed (anim.compress), as .animc files
+-- (the module from the checkout: LUA_PATH and LUA_CPATH as for the specs).
+-- spine, dragonbones: the hero fixtures of spec/fixtures (first byte: bit 0
+-- an atlas after a NUL byte, bits 1-2 the limits of fuzz/common2d.lua);
+-- atlas: both atlas layouts.  Structured inputs of spine and dragonbones
+-- (first byte's bit 3) change the fixtures' decoded trees.
 local cjson = require "cjson"
 
 local shared = os.getenv("ANIM_SHARED") or "../shared"
@@ -31,7 +37,7 @@ local function write(path, s)
 end
 
 os.execute("rm -rf fuzz/corpus && mkdir -p fuzz/corpus/decode fuzz/corpus/animator fuzz/corpus/script fuzz/corpus/import"
-  .. " fuzz/corpus/state")
+  .. " fuzz/corpus/state fuzz/corpus/animc fuzz/corpus/spine fuzz/corpus/atlas fuzz/corpus/dragonbones")
 
 -- decode -------------------------------------------------------------------------
 for _, name in ipairs { "walk.anim", "wave.anim", "attack.anim", "spark.anim", "goblin.retarget", "nod.xml" } do
@@ -234,6 +240,31 @@ write("fuzz/corpus/import/hostile-keys.animation.json", "\1" .. hostile.bedrock(
 write("fuzz/corpus/import/hostile-molang.animation.json", "\1" .. hostile.bedrock(3, 100, hostile.molang_terms()))
 write("fuzz/corpus/import/hostile-handles.bbmodel", "\1" .. hostile.bezier_bbmodel())
 
+-- spine, atlas, dragonbones -------------------------------------------------------------
+local SP, DB = "spec/fixtures/spine/", "spec/fixtures/dragonbones/"
+for i, v in ipairs { "3.8", "4.0", "4.1", "4.2" } do
+  -- (each version alone under the default limits, then under the others)
+  write("fuzz/corpus/spine/hero-" .. v, string.char(0) .. read(SP .. "hero-" .. v .. ".json"))
+  write("fuzz/corpus/spine/hero-" .. v .. "-limits", string.char(2 * ((i - 1) % 3 + 1)) .. read(SP .. "hero-" .. v .. ".json"))
+end
+write("fuzz/corpus/spine/hero-3.8-atlas", "\1" .. read(SP .. "hero-3.8.json") .. "\0" .. read(SP .. "hero-3.8.atlas"))
+write("fuzz/corpus/spine/hero-4.1-atlas", "\1" .. read(SP .. "hero-4.1.json") .. "\0" .. read(SP .. "hero-4.x.atlas"))
+-- (structured: first byte 8 + bit 0 for the atlas; the next picks the fixture, the
+-- rest change its decoded tree: fuzz/common2d.lua, M.mutated)
+for k = 0, 3 do
+  write("fuzz/corpus/spine/structured-" .. k, string.char(8 + k % 2, k, 2, 1, 2, 3, 1, 0, 4, 7, 1, 9))
+end
+for k = 0, 1 do
+  write("fuzz/corpus/dragonbones/structured-" .. k, string.char(9 - k, k, 2, 1, 2, 3, 1, 0, 4, 7, 1, 9))
+end
+write("fuzz/corpus/atlas/hero-3.8.atlas", read(SP .. "hero-3.8.atlas"))
+write("fuzz/corpus/atlas/hero-4.x.atlas", read(SP .. "hero-4.x.atlas"))
+write("fuzz/corpus/dragonbones/hero-tex", "\1" .. read(DB .. "hero_ske.json") .. "\0" .. read(DB .. "hero_tex.json"))
+write("fuzz/corpus/dragonbones/hero", "\0" .. read(DB .. "hero_ske.json"))
+write("fuzz/corpus/dragonbones/hero-limits", "\2" .. read(DB .. "hero_ske.json"))
+write("fuzz/corpus/dragonbones/hero45", "\0" .. read(DB .. "hero45_ske.json"))
+write("fuzz/corpus/dragonbones/hero45-limits", "\6" .. read(DB .. "hero45_ske.json"))
+
 -- state -------------------------------------------------------------------------------
 -- A program of fuzz/state.lua: a header (the animator's options, its root
 -- motion joint, the number of scene operations, three dts, whether the
@@ -381,5 +412,14 @@ do
     seed("resolve-" .. mode, 3, false, STD, false, {
       play("g1", { fade = 0 }), play("stride", { retarget = 1 }), update(0.1),
     }, 0, { mutate("resolve", mode), mutate("target", 1) })
+  end
+end
+
+-- animc ---------------------------------------------------------------------------
+do
+  local anim = require "anim"
+  for _, name in ipairs { "walk", "wave", "attack", "spark" } do
+    local cc = assert(anim.compress(assert(anim.load("examples/clips/" .. name .. ".anim"))))
+    assert(anim.save(cc, "fuzz/corpus/animc/example-" .. name .. ".animc"))
   end
 end

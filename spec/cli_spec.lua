@@ -115,12 +115,12 @@ describe("anim usage errors", function()
     local code, out, err = run("frobnicate x")
     assert.are.equal(2, code)
     assert.are.equal("", out)
-    assert.are.equal("anim: unknown command 'frobnicate' (the commands: info, validate, convert, sample, plot, sheet, graph;"
+    assert.are.equal("anim: unknown command 'frobnicate' (the commands: info, validate, convert, compress, sample, plot, sheet, graph;"
       .. " see anim --help)\n", err)
     code, out, err = run("help frobnicate")
     assert.are.equal(2, code)
     assert.are.equal("", out)
-    assert.are.equal("anim: unknown command 'frobnicate' (the commands: info, validate, convert, sample, plot, sheet, graph)\n", err)
+    assert.are.equal("anim: unknown command 'frobnicate' (the commands: info, validate, convert, compress, sample, plot, sheet, graph)\n", err)
   end)
 
   it("refuse an unknown option, naming it", function()
@@ -945,6 +945,23 @@ describe("anim plot", function()
     end
   end)
 
+  it("draws each axis's handle at its own time when a handle has a time per axis", function()
+    write_clip("dts.anim", [=[{"length": 1, "joints": {"a": {"position": [
+      [0, [0, 0, 0], "bezier", {"out": [[0.1, 0.2, 0.3], 1]}], [1, [1, 1, 1], null, {"in": [-0.2, 1]}]]}}}]=])
+    local code, _, err = run("plot dts.anim -o dts.svg")
+    assert.are.equal(0, code, err)
+    local hl = find_els(parse_xml(H.read(tmp .. "/dts.svg")), "line", "handle")
+    assert.are.equal(2 * 3, #hl)
+    -- the out handle's ends at 0.1, 0.2 and 0.3 s: evenly spaced, in order
+    local x = {}
+    for i = 1, 3 do x[hl[i].attrs["data-axis"]] = tonumber(hl[i].attrs.x2) end
+    assert.is_true(x.x < x.y and x.y < x.z)
+    assert.is_true(math.abs((x.y - x.x) - (x.z - x.y)) < 1e-6)
+    -- the in handle's, all at 0.8 s
+    assert.are.equal(hl[4].attrs.x2, hl[5].attrs.x2)
+    assert.are.equal(hl[4].attrs.x2, hl[6].attrs.x2)
+  end)
+
   it("draws quaternion keys as four component curves, and --joint picks one joint", function()
     write_clip("q.anim", [=[{"joints": {
       "head": {"rotation": [[0, [0, 0, 0, 1], "step"], [1, [0, 1, 0, 0], "bounce"], [2, [1, 0, 0, 0]]]},
@@ -1258,7 +1275,7 @@ describe("anim and typos", function()
   it("suggests the command or option meant", function()
     local code, _, err = run("infoo " .. q(WALK))
     assert.are.equal(2, code)
-    assert.are.equal("anim: unknown command 'infoo'; did you mean 'info'? (the commands: info, validate, convert,"
+    assert.are.equal("anim: unknown command 'infoo'; did you mean 'info'? (the commands: info, validate, convert, compress,"
       .. " sample, plot, sheet, graph; see anim --help)\n", err)
     code, _, err = run("sheet " .. q(WALK) .. " --rigg player -o x.svg")
     assert.are.equal(2, code)
@@ -1266,11 +1283,11 @@ describe("anim and typos", function()
     _, _, err = run("validate " .. q(WALK) .. " --strcit")
     assert.are.equal("anim validate: unknown option '--strcit'; did you mean '--strict'? (see anim validate --help)\n", err)
     _, _, err = run("help sampel")
-    assert.are.equal("anim: unknown command 'sampel'; did you mean 'sample'? (the commands: info, validate, convert,"
+    assert.are.equal("anim: unknown command 'sampel'; did you mean 'sample'? (the commands: info, validate, convert, compress,"
       .. " sample, plot, sheet, graph)\n", err)
     -- nothing close: no suggestion
     _, _, err = run("frobnicate")
-    assert.are.equal("anim: unknown command 'frobnicate' (the commands: info, validate, convert, sample, plot, sheet, graph;"
+    assert.are.equal("anim: unknown command 'frobnicate' (the commands: info, validate, convert, compress, sample, plot, sheet, graph;"
       .. " see anim --help)\n", err)
   end)
 

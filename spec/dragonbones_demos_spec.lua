@@ -9,12 +9,18 @@
 -- Without them the test is pending, saying so.
 --
 -- What is compared: as spec/dragonbones_spec.lua, every bone's world
--- matrix (but those IK moves), every slot's display and colour, the draw
--- order, at the setup pose and 10 frame instants of every animation.
--- Tolerances: matrices 1e-5 + 1e-7 · |value| (32-bit frame values, the
--- demos' coordinates in the hundreds); in an animation with a `curve`,
+-- matrix as animator:world2d gives it (those IK moves too: the 2D stage
+-- plays DragonBones' inherit flags and IK solver), every slot's display
+-- and colour, the draw order, at the setup pose and 10 frame instants of
+-- every animation.  Tolerances: matrices 1e-5 + 1e-7 · |value| (32-bit
+-- frame values, the demos' coordinates in the hundreds; measured: 1.2e-5
+-- on a value of 300); the bones IK moves 1e-4 + 1e-7 · |value| (a leg
+-- nearly straight amplifies the runtime's 32-bit rounding of its target:
+-- the body demo's, 823 units long and 1.9 short of straight, 5.6e-5 at
+-- the knee); in an animation with a `curve`,
 -- which the runtime samples once per frame (docs/formats.md, DragonBones),
--- 0.1; colours 2e-4 (the runtime keeps percent steps).
+-- 0.1 (measured: 0.056, IK bones 0.02); colours 2e-4 (the runtime keeps
+-- percent steps).
 local anim = require "anim"
 local cjson = require "cjson"
 local W = require "spec.dragonbones_world"
@@ -78,8 +84,8 @@ describe("#long anim.import_dragonbones against DragonBones' runtime on its demo
         local with_curves = curved(raw)
         W.compare(r, ref, raw, cjson.null, function(label, what, got, want, kind)
           local aname = label:match("^(.-) ")
-          if what == "bone" then
-            local tol = 1e-5 + 1e-7 * math.abs(want)
+          if what == "bone" or what == "ik bone" then
+            local tol = (what == "ik bone" and 1e-4 or 1e-5) + 1e-7 * math.abs(want)
             if kind ~= "exact" and with_curves[aname .. "/" .. kind.animation] then tol = 0.1 end
             if math.abs(got - want) > tol then
               error(string.format("%s: %s: %.9g, the runtime %.9g", ref.source, label, got, want))

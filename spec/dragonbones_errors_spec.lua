@@ -4,6 +4,8 @@
 -- a warning naming the part.  The files are made here from one small
 -- skeleton (base()) with one thing changed.
 local anim = require "anim"
+local O = require "spec.offsets2d" -- (the clips hold offsets from the setup pose)
+local S = O.sample
 local cjson = require "cjson"
 
 local function base()
@@ -29,8 +31,9 @@ local function mesh()
 end
 
 local function decode(t, tex)
-  return anim.decode_dragonbones(type(t) == "string" and t or cjson.encode(t), "x.json",
+  local r, err = anim.decode_dragonbones(type(t) == "string" and t or cjson.encode(t), "x.json",
     tex and (type(tex) == "string" and tex or cjson.encode(tex)))
+  return O.register(r), err
 end
 
 local function refused(t, want, tex)
@@ -240,12 +243,58 @@ describe("anim.import_dragonbones refuses", function()
     assert.is_nil(r)
     assert.are.equal("x.json: armature[1].skin[1].slot[1].display[1]: too many mesh numbers: the armatures' vertices, uvs " ..
       "and weights come to more than 7 (anim.limits.keys)", err)
+    -- vertices: a mesh's 4, a polygon box's, deform frames' 4 each, across the armatures
+    old = anim.set_limits { vertices = 3 }
+    r, err = decode(with(function(_, a) a.skin = mesh_skin(mesh()) end))
+    anim.set_limits(old)
+    assert.is_nil(r)
+    assert.are.equal("x.json: armature[1].skin[1].slot[1].display[1]: too many vertices: the armatures' attachments " ..
+      "would have 4 (at most 3, anim.limits.vertices)", err)
+    old = anim.set_limits { vertices = 6 }
+    r, err = decode(with(function(t, a)
+      a.skin = mesh_skin(mesh())
+      local b = base().armature[1]
+      b.name = "b"
+      b.skin = mesh_skin({ type = "boundingbox", subType = "polygon", name = "box", vertices = { 0, 0, 1, 0, 1, 1 } })
+      t.armature[2] = b
+    end))
+    anim.set_limits(old)
+    assert.is_nil(r)
+    assert.are.equal("x.json: armature[2].skin[1].slot[1].display[1]: too many vertices: the armatures' attachments " ..
+      "would have 7 (at most 6, anim.limits.vertices)", err)
+    local function deformed(_, a)
+      a.skin = mesh_skin(mesh())
+      a.animation[1].ffd = { { name = "m", slot = "s", frame = { { duration = 5 }, { duration = 5 } } } }
+    end
+    old = anim.set_limits { vertices = 11 }
+    r, err = decode(with(deformed))
+    anim.set_limits(old)
+    assert.is_nil(r)
+    assert.are.equal("x.json: armature[1].animation[1].ffd[1].frame: too many vertices: the armatures' attachments and " ..
+      "deform frames would have 12 (at most 11, anim.limits.vertices)", err)
+    old = anim.set_limits { vertices = 12 }
+    r, err = decode(with(deformed))
+    anim.set_limits(old)
+    assert.is_table(r, err)
     old = anim.set_limits { items = 1 }
     r, err = decode(with(function(_, a) a.animation[1].frame = { { duration = 1, event = "a" }, { event = "b" } } end))
     anim.set_limits(old)
     assert.is_nil(r)
     assert.are.equal("x.json: armature[1].animation[1].frame[2].event: too many timed items: animation 'go' has more than 1 " ..
       "(anim.limits.items)", err)
+  end)
+
+  it("an animation whose clip cannot be made, naming the animation's path (not the clip's)", function()
+    -- (found after fuzz_dragonbones: 1e15 frames at a frameRate of 1e-300 are
+    -- at an infinite time, and the message named joints.root.position[2][1],
+    -- a path of no file)
+    local t = with(function(d, a)
+      d.frameRate = 1e-300
+      a.animation[1].duration = 1e15 + 5
+      a.animation[1].bone[1].translateFrame[1].duration = 1e15
+    end)
+    refused(t, "x.json: armature[1].animation[1]: the clip made of animation 'go' is refused (joints.head.position[2][1]:"
+      .. " time must be a finite number, got inf)")
   end)
 
   it("arguments that are not strings (raises, as every function does)", function()
@@ -274,7 +323,7 @@ describe("anim.import_dragonbones warns and goes on", function()
     assert.are.equal("armature[1].slot[1].blendMode: slot 's': blend mode 'overlay' is drawn as normal " ..
       "(the contract has normal, additive, multiply, screen)", warned(r, "overlay"))
     -- the rest plays
-    assert.are.equal(6, r.clips.go:sample(0.25).head.position[1])
+    assert.are.equal(6, S(r.clips.go, 0.25).head.position[1])
   end)
 
   it("for a tweenEasing it approximates, with the bound", function()
@@ -288,7 +337,7 @@ describe("anim.import_dragonbones warns and goes on", function()
     for i = 1, 99 do
       local p = i / 100
       local want = 1 + 10 * (p + 0.5 * (0.5 * (1 - math.cos(math.pi * p)) - p))
-      worst = math.max(worst, math.abs(r.clips.go:sample(p * 0.5).head.position[1] - want))
+      worst = math.max(worst, math.abs(S(r.clips.go, p * 0.5).head.position[1] - want))
     end
     assert.is_true(worst <= bound + 1e-9 and worst > bound * 0.9, worst)
   end)
@@ -302,7 +351,7 @@ describe("anim.import_dragonbones' timing rules", function()
         an.playTimes = play_times
         an.bone[1].translateFrame[2].tweenEasing = 0
       end)))
-      return r.clips.go:sample(t).head.position[1]
+      return S(r.clips.go, t).head.position[1]
     end
     -- frames 0-5: 0 -> 10; frames 5-10: the last frame (10) back to 0 when looping
     assert.are.equal(1 + 5, at(0, 0.75))
@@ -318,9 +367,9 @@ describe("anim.import_dragonbones' timing rules", function()
     end)))
     local c = r.clips.go
     -- x(t) = 1 + 10·progress; frames 0-5 are 0 .. 0.5 s
-    assert.is_true(math.abs(c:sample(0.125).head.position[1] - (1 + 4)) < 1e-9)
-    assert.is_true(math.abs(c:sample(0.25).head.position[1] - (1 + 8)) < 1e-9)
-    assert.is_true(math.abs(c:sample(0.375).head.position[1] - (1 + 9)) < 1e-9)
+    assert.is_true(math.abs(S(c, 0.125).head.position[1] - (1 + 4)) < 1e-9)
+    assert.is_true(math.abs(S(c, 0.25).head.position[1] - (1 + 8)) < 1e-9)
+    assert.is_true(math.abs(S(c, 0.375).head.position[1] - (1 + 9)) < 1e-9)
   end)
 
   it("counts frames past the animation's end out, with a warning", function()
@@ -329,7 +378,7 @@ describe("anim.import_dragonbones' timing rules", function()
     end)))
     assert.are.equal("armature[1].animation[1].bone[1].translateFrame[3]: bone 'head' translateFrame: 1 frame past the " ..
       "animation's end (frame 10) never reached", warned(r, "past the"))
-    assert.are.equal(11, r.clips.go:sample(1).head.position[1])
+    assert.are.equal(11, S(r.clips.go, 1).head.position[1])
   end)
 
   it("an empty frame list is no timeline (the demos have them)", function()
@@ -337,7 +386,7 @@ describe("anim.import_dragonbones' timing rules", function()
       a.animation[1].bone[1].rotateFrame = {} -- (encoded {}: read as an empty list)
       a.animation[1].slot = { { name = "s", colorFrame = {} } }
     end)))
-    local s = r.clips.go:sample(0.5)
+    local s = S(r.clips.go, 0.5)
     assert.is_nil(s.head.rotation)
     assert.is_nil(s.properties)
   end)

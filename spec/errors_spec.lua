@@ -264,6 +264,22 @@ describe("bad input", function()
       expect(h('{"in": ["x", 1]}'), "joints.a.position[1][4].in[1]: in handle time must be a finite number, got string")
     end)
 
+    it("dt may be three numbers, one per axis, checked as dv is", function()
+      expect(h('{"out": [[0.1, 0.2], 1]}'),
+        "joints.a.position[1][4].out[1]: out handle time must be an array of 3 numbers, got an array of 2")
+      expect(h('{"in": [[-0.1, -0.2, -0.3, -0.4], 1]}'),
+        "joints.a.position[1][4].in[1]: in handle time must be an array of 3 numbers, got an array of 4")
+      expect(h('{"out": [[0.1, "x", 0.3], 1]}'),
+        "joints.a.position[1][4].out[1][2]: out handle time component must be a finite number, got string")
+      expect(h('{"in": [[-0.1, -0.2, 1e999], 1]}'),
+        "joints.a.position[1][4].in[1][3]: in handle time component must be a finite number, got inf")
+      assert.are.equal("t.anim: joints.a.position[1][4].out[1][1]: out handle time component must be a finite number, got nan",
+        clip_err { joints = { a = { position = { { 0, { 0, 0, 0 }, "bezier", { out = { { 0 / 0, 0, 0 }, 0 } } } } } } })
+      -- a property's: as many as its components
+      expect('{"joints": {}, "properties": {"p": [[0, [1, 2], "bezier", {"out": [[0.1, 0.2, 0.3], 1]}], [1, [0, 0]]]}}',
+        "properties.p[1][4].out[1]: out handle time must be an array of 2 numbers, got an array of 3")
+    end)
+
     it("dv must be a number or three", function()
       expect(h('{"out": [0.1, [1, 2]]}'),
         "joints.a.position[1][4].out[2]: out handle value must be an array of 3 numbers, got an array of 2")

@@ -45,8 +45,12 @@ end
 
 local function rnd_handle(r)
   local x = r()
-  if x < 0.5 then return { r() * 0.1, rnd_number(r) } end
-  if x < 0.9 then return { r() * 0.1, rnd_vec(r, 3) } end
+  if x < 0.4 then return { r() * 0.1, rnd_number(r) } end
+  if x < 0.7 then return { r() * 0.1, rnd_vec(r, 3) } end
+  -- a time per axis: different, or one (written three times, -0 too)
+  if x < 0.8 then return { rnd_vec(r, 3), r() < 0.5 and rnd_number(r) or rnd_vec(r, 3) } end
+  if x < 0.85 then local dt = r() < 0.5 and -0.0 or r() * 0.1; return { { dt, dt, dt }, rnd_number(r) } end
+  if x < 0.9 then return { { 0.0, -0.0, 0.0 }, rnd_vec(r, 3) } end
   if x < 0.9 + 0.05 * bad then return { 1 } end
   if bad > 0 then return "h" end
   return { 0.1, 1 }
@@ -137,12 +141,25 @@ local function core_channel(clip, ji, slot)
   local t, v, ie, h, arity, tan = core.clip_keys(clip, ji, slot)
   return floats({ t = t, v = v, ie = ie, h = h or {}, arity = arity, tan = tan or {} })
 end
+-- (a channel where some key's handle has a time per axis keeps every
+-- record so, csrc/core/curve.h: the checker's records of one time a
+-- handle widened as the core widens them)
+local function checker_records(h)
+  local wide = false
+  for _, r in pairs(h) do wide = wide or #r == 13 end
+  if not wide then return h end
+  local out = {}
+  for k, r in pairs(h) do
+    out[k] = #r == 13 and r or { r[1], r[1], r[1], r[2], r[2], r[2], compat.unpack(r, 3, 9) }
+  end
+  return out
+end
 local function checker_channel(ch)
   local v, arity = {}, #ch.vals[1]
   for i, val in ipairs(ch.vals) do
     for a = 1, arity do v[(i - 1) * arity + a] = val[a] end
   end
-  return floats({ t = ch.t, v = v, ie = ch.ie, h = ch.h or {}, arity = arity, tan = ch.tan or {} })
+  return floats({ t = ch.t, v = v, ie = ch.ie, h = checker_records(ch.h or {}), arity = arity, tan = ch.tan or {} })
 end
 
 -- The checker's channels (check_all) against the numbers of clip c.

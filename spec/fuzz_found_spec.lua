@@ -53,3 +53,35 @@ describe("a reload of a blend space's first clip", function()
     assert.is_true(t.time >= 0 and t.time <= 0.25, tostring(t.time))
   end)
 end)
+
+-- What the fuzz targets of the 2D importers found (issue 40: fuzz_spine,
+-- fuzz_atlas, fuzz_dragonbones; fuzz/README.md).
+describe("2D importers, fuzzed", function()
+  local cjson = require "cjson"
+  local function db(animation)
+    return cjson.encode { version = "5.5", frameRate = 24, armature = { { name = "a", bone = { { name = "root" } },
+      animation = { animation } } } }
+  end
+
+  -- (fuzz_dragonbones: playTimes 1e308, a whole number as a double, raised
+  -- "number has no integer representation" formatting its warning)
+  it("DragonBones: a whole number past 2^53 is refused, naming its path", function()
+    for _, field in ipairs { "playTimes", "duration" } do
+      local animation = { name = "walk", duration = 4 }
+      animation[field] = 1e308
+      local r, err = anim.decode_dragonbones(db(animation), "x.json")
+      assert.is_nil(r)
+      assert.are.equal("x.json: armature[1].animation[1]." .. field .. ": " .. field
+        .. " must be a whole number from 0 to 2^53, got 1e+308", err)
+    end
+    local r, err = anim.decode_dragonbones(db { name = "walk", duration = 4, bone = { { name = "root",
+      translateFrame = { { duration = 1e18 }, { duration = 0 } } } } }, "x.json")
+    assert.is_nil(r)
+    assert.are.equal("x.json: armature[1].animation[1].bone[1].translateFrame[1].duration: duration must be a whole"
+      .. " number from 0 to 2^53, got 1e+18", err)
+    -- 2^53 itself is a whole number the file may hold
+    -- (written out: cjson's 14 digits would round it up)
+    local text = db { name = "walk", duration = 4, playTimes = 12345 }:gsub("12345", "9007199254740992")
+    assert(anim.decode_dragonbones(text, "x.json"))
+  end)
+end)

@@ -145,6 +145,26 @@ describe("anim.export_gltf", function()
     end
   end)
 
+  it("reads handles with a time per axis: thirds on every axis exact, other times baked and listed", function()
+    -- a: the channel keeps a time per axis (the linear key's out handle, which
+    -- plays no part) and its bezier handles are thirds: a Hermite segment
+    -- b: the out handle's times differ between the axes: baked
+    local clip = assert(anim.clip({ length = 1, joints = {
+      a = { position = { { 0, { 0, 0, 0 }, "bezier", { out = { { 0.25, 0.25, 0.25 }, { 1, 0, -1 } } } },
+        { 0.75, { 0, 1, 0 }, "linear", { ["in"] = { -0.25, { 0, 2, 0 } }, out = { { 0.1, 0.2, 0.3 }, 1 } } },
+        { 1, { 1, 1, 1 } } } },
+      b = { position = { { 0, { 0, 0, 0 }, "bezier", { out = { { 0.1, 0.5, 0.9 }, { 1, 1, 1 } } } }, { 1, { 0, 1, 0 } } } },
+    } }, "per_axis"))
+    local approx = assert(anim.export_gltf(clip, RIG, dir .. "/per_axis.glb", { reduce = false }))
+    assert.are.equal(1, #approx)
+    assert.are.equal("b", approx[1].joint)
+    assert.are.equal("position", approx[1].channel)
+    local back = assert(anim.import_gltf(dir .. "/per_axis.glb")).clips.per_axis
+    local worst = compare(RIG, clip, back, 97)
+    assert(worst["a.position"] <= 1e-6, worst["a.position"])
+    assert(worst["b.position"] > 1e-9 and worst["b.position"] <= 1.5 * approx[1].error + 1e-9, worst["b.position"])
+  end)
+
   it("bakes what glTF cannot hold at options.fps, and says how far it is", function()
     local walk = assert(anim.load(H.root .. "/examples/clips/walk.anim"))
     local rig = anim.rig("player")

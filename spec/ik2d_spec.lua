@@ -172,3 +172,47 @@ describe("2D IK: two bones", function()
       "s: ik[1].stretch: stretch must be true or false, got number")
   end)
 end)
+
+describe("2D IK: DragonBones' solver (a constraint with `dragonbones`)", function()
+  -- IKConstraint._computeA/_computeB of DragonBonesJS (docs/formats.md,
+  -- DragonBones): the bones' world matrices turned about their origins.
+  local function db_skeleton(ik)
+    return assert(anim.skeleton2d{ bones = {
+      { name = "root", scale_x = 2 },
+      { name = "b", parent = "root", length = 5 },
+      { name = "c", parent = "b", x = 5, length = 5 },
+      { name = "t", parent = "root", y = 10 },
+    }, ik = { ik } })
+  end
+
+  it("one bone: its world matrix turned at the target by the weight (not its local rotation)", function()
+    -- b's world [2 0; 0 1] at (0, 0), the target at (0, 10): a quarter turn
+    local a = posed(db_skeleton{ name = "k", bones = { "b" }, target = "t", dragonbones = { scale = false } })
+    local w = W(a, "b")
+    for i, v in ipairs({ 0, -1, 2, 0, 0, 0 }) do close(v, w[i], 1e-12, "b[" .. i .. "]") end
+    -- (Spine's solver turns the local rotation: P R(90) = [0 -2; 1 0])
+    a = posed(db_skeleton{ name = "k", bones = { "b" }, target = "t" })
+    close(-2, W(a, "b")[2], 1e-12, "Spine's b")
+    -- weight 0.5: an eighth of a turn
+    a = posed(db_skeleton{ name = "k", bones = { "b" }, target = "t", mix = 0.5, dragonbones = {} })
+    w = W(a, "b")
+    local c, s = math.cos(45 * rad), math.sin(45 * rad)
+    for i, v in ipairs({ 2 * c, -s, 2 * s, c, 0, 0 }) do close(v, w[i], 1e-12, "b[" .. i .. "] at 0.5") end
+  end)
+
+  it("two bones: the child's tip on the target, bent the way bendPositive says", function()
+    -- b's segment to c's origin is 10 long (x scaled 2), c's length 5 x 2 =
+    -- 10: the target at (0, 10) from b's origin, a triangle 10, 10, 10
+    for _, bend in ipairs({ 1, -1 }) do
+      local a = posed(db_skeleton{ name = "k", bones = { "b", "c" }, target = "t", bend = bend, dragonbones = {} })
+      local x, y = tip(a, "c", 5)
+      close(0, x, 1e-9, "tip x")
+      close(10, y, 1e-9, "tip y")
+      -- the knee 10 from both ends: at (±8.66, 5); bendPositive (y down)
+      -- puts it at +x
+      local w = W(a, "c")
+      close(bend * math.sqrt(75), w[5], 1e-9, "knee x, bend " .. bend)
+      close(5, w[6], 1e-9, "knee y")
+    end
+  end)
+end)

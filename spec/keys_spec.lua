@@ -43,7 +43,21 @@ local FORMS = doc([==[{
     ],
     "scale": [[0, [1, 1, 1], "catmullrom"], [2, [2, 2, 2]]]
   },
-  "b": {"rotation": [[0, [10, 20, 30], "elastic"], [1, [0, 0, 0]]], "locked": true}
+  "b": {"rotation": [[0, [10, 20, 30], "elastic"], [1, [0, 0, 0]]], "locked": true},
+  "c": {
+    "position": [
+      [0, [1, 2, 3], "bezier", {"out": [[0.1, 0.1, 0.1], 1]}],
+      [0.5, [4, 5, 6], "bezier", {"in": [-0.1, 2], "out": [[0.1, 0.2, 0.05], [1, 2, 3]]}],
+      [0.6, [4, 5, 6], "bezier", {"in": [[-0.01, -0.02, -0.03], 2], "out": [[0, -0, 0], 1]}],
+      [0.7, [4, 5, 6], "bezier", {"in": [[-0.01, -0.01, -0.01], [1, 2, 3]], "why": [null]}],
+      [0.9, [1, 1, 1]]
+    ],
+    "rotation": [
+      [0, [0.1, 0.2, 0.3, 0.9], "bezier", {"out": [[0.1, 0.2, 0.3], 2]}],
+      [0.5, [0, 0, 0.7071, 0.7071]]
+    ],
+    "scale": [[0, [1, 1, 1], "bezier", {"out": [[0.1, 0.1, 0.1], [1, 2, 3]]}], [2, [2, 2, 2]]]
+  }
 }]==])
 
 describe("keys held by the core", function()
@@ -182,7 +196,23 @@ describe("the core's description of keys", function()
     assert.truthy(err(d):find("description interpolation out of range", 1, true))
     d = base()
     d.h = { [1] = { 0.1, 0 / 0, 1, 1 } }
-    assert.truthy(err(d):find("description handle record must hold 9 numbers", 1, true))
+    assert.truthy(err(d):find("description handle record must hold 9 or 13 numbers", 1, true))
+    d = base()
+    d.h = { [1] = 7 }
+    assert.truthy(err(d):find("description handle record must hold 9 or 13 numbers", 1, true))
+    -- a record of a time per axis after one of one time a handle, and the
+    -- reverse: each read into the channel's (wide) records
+    d = base()
+    d.h = { { 0.1, 0 / 0, 1, 1, 1, 0, 0, 0, 0 }, { 0 / 0, 0 / 0, 0 / 0, -0.1, -0.2, -0.3, 0, 0, 0, 1, 1, 1, 0 } }
+    assert.is_truthy(core.clip_new(desc(d), {}))
+    -- a record wide the second time it is read (__len: 5.2 on)
+    if H.meta_pairs then
+      d = base()
+      local wide = 0
+      d.h = { setmetatable({}, { __len = function() wide = wide + 1; return wide > 1 and 13 or 9 end,
+        __index = function() return 0 end }) }
+      assert.truthy(err(d):find("description handles changed while read", 1, true))
+    end
     d = base()
     d.h = 5
     assert.truthy(err(d):find("description handles must be a table", 1, true))

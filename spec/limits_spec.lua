@@ -49,7 +49,7 @@ describe("the limits API", function()
   it("anim.limits reads the values in force, and is read-only", function()
     local defaults = { bytes = 16 * 1024 * 1024, depth = 128, keys = 1000000, strings = 65536, joints = 4096,
       items = 10000, modifiers = 4096, animations = 4096, bake_samples = 250000, molang_work = 40000000,
-      state_entries = 10000 }
+      state_entries = 10000, vertices = 1000000 }
     -- (pairs walks it on 5.2+, through __pairs; 5.1 and LuaJIT have no
     -- __pairs and walk the empty view: anim.set_limits {} gives a copy
     -- everywhere, docs/runtimes.md)
@@ -89,7 +89,7 @@ describe("the limits API", function()
       "bad argument #1 to 'set_limits' (unknown limit 'byte'; did you mean 'bytes'?)")
     assert.has_error(function() anim.set_limits { zzz = 5 } end,
       "bad argument #1 to 'set_limits' (unknown limit 'zzz'; the limits are animations, bake_samples, bytes, depth,"
-        .. " items, joints, keys, modifiers, molang_work, state_entries, strings)")
+        .. " items, joints, keys, modifiers, molang_work, state_entries, strings, vertices)")
     assert.has_error(function() anim.set_limits { keys = 0 } end,
       "bad argument #1 to 'set_limits' (keys must be from 1 to 100000000, got 0)")
     assert.has_error(function() anim.set_limits { keys = -3 } end,

@@ -16,119 +16,15 @@ local AJ = REAL .. "toms-mobs/showmaster.ajblueprint"
 -- of it, is beyond what the exporter measures in doubles)
 local F32 = 1e-6
 
-
--- A generator of the same numbers on every runtime (math.random's differ
--- between 5.1, 5.4 and LuaJIT, and these specs' sizes depend on the clip):
--- Park and Miller's, exact in doubles.
-local seed_state = 1
-local function seed(s) seed_state = s % 2147483646 + 1 end
-local function random()
-  seed_state = (seed_state * 16807) % 2147483647
-  return (seed_state - 1) / 2147483646
-end
+local D = require "spec.dense_clips"
+local seed, random_rig, random_clip = D.seed, D.random_rig, D.random_clip
+local model_error = D.model_error
 
 local function size(path)
   local f = assert(io.open(path, "rb"))
   local n = f:seek("end")
   f:close()
   return n
-end
-
--- A random rig: a chain of `depth` joints (each 0.05 to 0.25 from its
--- parent, turned a little at rest) and a branch of three off its middle;
--- as a clip's skeleton and as a rig.
-local function random_rig(depth)
-  local skel, joints = {}, {}
-  local function add(name, parent)
-    local t = { (random() - 0.5) * 0.1, 0.05 + 0.2 * random(), (random() - 0.5) * 0.1 }
-    local q = H.qmul(H.qaxis(1, (random() - 0.5) * 40), H.qaxis(3, (random() - 0.5) * 40))
-    skel[name] = { parent = parent, translation = t, rotation = q }
-    joints[#joints + 1] = { name = name, parent = parent, translation = t, rotation = q }
-  end
-  for i = 1, depth do add("j" .. i, i > 1 and "j" .. (i - 1) or nil) end
-  local mid = "j" .. math.floor(depth / 2)
-  add("b1", mid); add("b2", "b1"); add("b3", "b2")
-  return skel, assert(anim.rig { joints = joints })
-end
-
--- A dense clip on it: every joint turning (Euler degrees, sums of sines),
--- the root moving and one joint scaling, keyed at `rate` keys a second.
-local function random_clip(skel, rate, L)
-  local joints = {}
-  local names = {}
-  for n in pairs(skel) do names[#names + 1] = n end
-  table.sort(names)
-  for _, n in ipairs(names) do
-    local wave = {}
-    for a = 1, 3 do
-      wave[a] = { amp = 3 + 12 * random(), f = 0.2 + 0.8 * random(), ph = 6 * random() }
-    end
-    local rot, pos, scl = {}, {}, {}
-    for k = 0, math.floor(L * rate) do
-      local t = k / rate
-      local v = {}
-      for a = 1, 3 do v[a] = wave[a].amp * math.sin(2 * math.pi * wave[a].f * t + wave[a].ph) end
-      rot[#rot + 1] = { t, v }
-      pos[#pos + 1] = { t, { 0.1 * math.sin(3 * t), 0.05 * math.cos(2 * t), 0 } }
-      scl[#scl + 1] = { t, { 1 + 0.2 * math.sin(4 * t), 1, 1 } }
-    end
-    joints[n] = { rotation = rot }
-    if n == "j1" then joints[n].position = pos end
-    if n == "b2" then joints[n].scale = scl end
-  end
-  return assert(anim.clip({ version = 3, length = L, loop = "loop", euler = "xyz", skeleton = skel, joints = joints,
-    markers = { { time = 0.5, name = "step" } } }, "wave"))
-end
-
--- A function giving the world pose of rig when clip plays alone on it at
--- t: { name = { position, rotation, scale } }.
-local function world_of(rig, clip)
-  local a = anim.animator(rig)
-  local tr = a:play(clip, { fade = 0 })
-  a:update(0)
-  return function(t)
-    tr.time = t
-    a:update(0)
-    local out = {}
-    for _, j in ipairs(rig:joints()) do
-      local w = { a:world_transform(j.name) }
-      out[j.name] = { { w[1], w[2], w[3] }, { w[4], w[5], w[6], w[7] }, { w[8], w[9], w[10] } }
-    end
-    return out
-  end
-end
-
--- The largest distance between the points +-d on the axes of every joint
--- of two world poses.
-local function pose_error(pa, pb, d)
-  local worst = 0
-  for name, a in pairs(pa) do
-    local b = assert(pb[name], name)
-    for ax = 1, 3 do
-      for _, sg in ipairs { -1, 1 } do
-        local va, vb = { 0, 0, 0 }, { 0, 0, 0 }
-        va[ax], vb[ax] = sg * d * a[3][ax], sg * d * b[3][ax]
-        local ra, rb = H.qrotate(a[2], va), H.qrotate(b[2], vb)
-        local dx = a[1][1] + ra[1] - b[1][1] - rb[1]
-        local dy = a[1][2] + ra[2] - b[1][2] - rb[2]
-        local dz = a[1][3] + ra[3] - b[1][3] - rb[3]
-        worst = math.max(worst, math.sqrt(dx * dx + dy * dy + dz * dz))
-      end
-    end
-  end
-  return worst
-end
-
--- The worst model-space error of clip b on rig rb against clip a on rig
--- ra: at every key time (1 / rate), halfway between, and at random times.
-local function model_error(ra, a, rb, b, rate, L, d)
-  local times = {}
-  for k = 0, math.floor(L * rate) * 2 do times[#times + 1] = math.min(L - 1e-6, k / (2 * rate)) end
-  for _ = 1, 20 do times[#times + 1] = L * random() end
-  local worst = 0
-  local wa, wb = world_of(ra, a), world_of(rb, b)
-  for _, t in ipairs(times) do worst = math.max(worst, pose_error(wa(t), wb(t), d)) end
-  return worst
 end
 
 describe("small exports", function()

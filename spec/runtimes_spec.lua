@@ -137,7 +137,7 @@ describe("runtimes", function()
   it("__pairs: anim.limits and the codes are walked by pairs on 5.2+; copies everywhere", function()
     local n = 0
     for _ in pairs(anim.limits) do n = n + 1 end
-    assert.are.equal(H.meta_pairs and 11 or 0, n)
+    assert.are.equal(H.meta_pairs and 12 or 0, n)
     local all = anim.set_limits {}
     assert.are.equal(anim.limits.keys, all.keys)
     assert.are.equal(128, all.depth)

@@ -423,6 +423,35 @@ describe("sampling", function()
       near_vec({ 2, 0, -2 }, c:sample(1).a.position)
     end)
 
+    it("per-axis dt: each axis travels the segment on its own time line", function()
+      -- out [[1, 2, 0.5], [3, 0, 1]] on (0, 0); in [[-1, -2, -0.5], [6, 8, 1]] on (3, 0):
+      -- x: times 0, 1, 2, 3: t = 3u, v = 9u(1-u)^2 + 18u^2(1-u)
+      -- y: times 0, 2, 1, 3: t = 6u(1-u)^2 + 3u^2(1-u) + 3u^3, v = 24u^2(1-u)
+      -- z: times 0, 0.5, 2.5, 3: t = 1.5u(1-u)^2 + 7.5u^2(1-u) + 3u^3, v = 3u(1-u)
+      local keys = {
+        { 0, { 0, 0, 0 }, "bezier", { out = { { 1, 2, 0.5 }, { 3, 0, 1 } } } },
+        { 3, { 0, 0, 0 }, "linear", { ["in"] = { { -1, -2, -0.5 }, { 6, 8, 1 } } } },
+      }
+      local function x(u) return 9 * u * (1 - u) ^ 2 + 18 * u * u * (1 - u) end
+      for _, c in ipairs { bz(keys), decode(anim.encode(bz(keys))) } do
+        -- t = 1.5: u = 0.5 on every axis (each time line is symmetric)
+        near_vec({ 3.375, 3, 0.75 }, c:sample(1.5).a.position)
+        -- t = 1.03125: y at u = 0.25 (6 0.25 0.5625 + 3 0.0625 0.75 + 3 0.015625), x at u = t/3
+        local p = c:sample(1.03125).a.position
+        near(24 * 0.0625 * 0.75, p[2])
+        near(x(1.03125 / 3), p[1])
+        -- t = 0.609375: z at u = 0.25 (1.5 0.25 0.5625 + 7.5 0.0625 0.75 + 3 0.015625)
+        near(3 * 0.25 * 0.75, c:sample(0.609375).a.position[3])
+      end
+      -- a property's components likewise (here x and y of the channel above)
+      local c = clip_of { joints = {}, properties = { p = {
+        { 0, { 0, 0 }, "bezier", { out = { { 1, 2 }, { 3, 0 } } } },
+        { 3, { 0, 0 }, "linear", { ["in"] = { { -1, -2 }, { 6, 8 } } } },
+      } } }
+      near_vec({ 3.375, 3 }, c:sample(1.5).properties.p)
+      near_vec({ x(1.03125 / 3), 1.125 }, c:sample(1.03125).properties.p)
+    end)
+
     it("a scalar dv applies to all three axes", function()
       local c = bz {
         { 0, { 0, 0, 0 }, "bezier", { out = { 1, 3 } } },

@@ -74,6 +74,31 @@ describe("anim.skeleton2d", function()
     assert.are.same({ "back", "torso", "face" }, a:draw_order()) -- 0: the setup order
   end)
 
+  it("fills a table given to draw_order (nothing allocated a frame), its extra entries cleared", function()
+    local sk = assert(anim.skeleton2d(desc()))
+    local a = anim.animator(sk)
+    local clip = assert(anim.clip{ joints = {}, length = 2, properties = {
+      ["draworder"] = { keys = { { 0, 1, "step" } }, discrete = true } } })
+    a:update(0)
+    local into = { "x", "y", "z", "w", "v" }
+    assert.are.equal(into, a:draw_order(into))
+    assert.are.same({ "back", "torso", "face" }, into)
+    a:play(clip, { fade = 0 })
+    a:update(0.5)
+    local function frames(n) for _ = 1, n do a:draw_order(into) end end
+    frames(200) -- (LuaJIT: its traces compiled first, which the heap's count would show)
+    collectgarbage("collect")
+    collectgarbage("stop")
+    local kb = collectgarbage("count")
+    frames(200)
+    local grew = collectgarbage("count") - kb
+    collectgarbage("restart")
+    assert.are.equal(0, grew)
+    assert.are.same({ "face", "torso", "back" }, into)
+    local err = select(2, pcall(a.draw_order, a, "order"))
+    assert.truthy(err:find("bad argument #1 to 'draw_order' (a table to fill expected, got string)", 1, true), err)
+  end)
+
   it("switches skins: the current one first, then the default skin", function()
     local a = anim.animator(assert(anim.skeleton2d(desc())))
     a:update(0)
@@ -121,6 +146,14 @@ describe("anim.skeleton2d", function()
     bad(function(d) d.bones[3].inherit = "noscale" end,
       "skeleton: bones[3].inherit: unknown inherit mode 'noscale'; did you mean 'noScale'? (expected normal, "
         .. "onlyTranslation, noRotationOrReflection, noScale, noScaleOrReflection)")
+    bad(function(d) d.bones[3].dragonbones = 5 end,
+      "skeleton: bones[3].dragonbones: DragonBones inherit flags must be an object, got number")
+    bad(function(d) d.bones[3].dragonbones = { inherit_scale = "no" } end,
+      "skeleton: bones[3].dragonbones.inherit_scale: inherit_scale must be true or false, got string")
+    bad(function(d) d.ik = { { name = "k", bones = { "head" }, target = "root", dragonbones = true } } end,
+      "skeleton: ik[1].dragonbones: DragonBones IK options must be an object, got boolean")
+    bad(function(d) d.ik = { { name = "k", bones = { "head" }, target = "root", dragonbones = { scale = 1 } } } end,
+      "skeleton: ik[1].dragonbones.scale: scale must be true or false, got number")
     bad(function(d) d.bones[2].rotation = 0 / 0 end, "skeleton: bones[2].rotation: rotation must be a finite number, got nan")
     bad(function(d) d.slots[2].color = { 1, 1, 1 } end, "skeleton: slots[2].color: a colour has 4 numbers, got 3")
     bad(function(d) d.slots[2].blend = "add" end,

@@ -111,3 +111,40 @@ describe("Spine atlases", function()
     assert.is_nil(r.skeleton.skins[3].attachments.leg.leg.region)
   end)
 end)
+
+-- Hostile atlases: what a line may hold is bounded only by anim.limits.bytes.
+describe("Spine atlases, hostile", function()
+  local pad = string.rep(" ", 60000)
+
+  it("trims lines and numbers padded with 60,000 spaces in linear time (13 s each, quadratic, before)", function()
+    -- (the trailing-space pattern "%s+$" was tried at every space of a run
+    -- followed by anything else: a page name, a field's value, a number)
+    local a = assert(H.quick(0.5, "a padded page name", spine.atlas, "p" .. pad .. "q.png\nr\n bounds: 1,2,3,4\n", "t"))
+    assert.are.equal("p" .. pad .. "q.png", a.pages[1].name)
+    a = assert(H.quick(0.5, "padded numbers", spine.atlas, "p.png\nr\n bounds: 1" .. pad .. ", " .. pad .. "2" .. pad
+      .. "," .. pad .. "3,4" .. pad .. "\n", "t"))
+    assert.are.same({ 1, 2, 3, 4 }, { a.regions.r.x, a.regions.r.y, a.regions.r.width, a.regions.r.height })
+    local _, err = H.quick(0.5, "a padded number with junk", spine.atlas, "p.png\nr\n bounds: 1," .. pad .. "x,2,3\n", "t")
+    assert.truthy(err:find("^t: line 3: bounds: expected 4 numbers separated by commas, got '1,   "), err)
+    _, err = H.quick(0.5, "a padded value with junk", spine.atlas, "p.png\nr\n rotate: 9" .. pad .. "x\n", "t")
+    assert.truthy(err:find("^t: line 3: rotate: expected true, false, 0, 90, 180 or 270, got '9   "), err)
+  end)
+end)
+
+describe("Spine atlases, numbers out of range", function()
+  it("refuses a region whose texture coordinates are not finite, naming its line", function()
+    -- (each number is finite, but 1e308 + 1e308 or 1e300 over a page of
+    -- 1e-320 pixels is not: the UVs were inf, drawn as garbage)
+    local cases = {
+      { "p.png\nsize: 10, 10\nr\n bounds: 1e308, 0, 1e308, 1\n",
+        "t: line 3: the region 'r': its texture coordinates are not finite (bounds 1e+308, 0, 1e+308, 1 on a page of 10 x 10)" },
+      { "p.png\nsize: 10, 10\nq\n bounds: 0, 0, 1, 1\n\nz.png\nsize: 1e-320, 1\nr\n xy: 1e300, 0\n size: 1, 1\n",
+        "t: line 8: the region 'r': its texture coordinates are not finite (bounds 1e+300, 0, 1, 1 on a page of 1e-320 x 1)" },
+    }
+    for _, c in ipairs(cases) do
+      local a, err = spine.atlas(c[1], "t")
+      assert.is_nil(a)
+      assert.are.equal(c[2], err)
+    end
+  end)
+end)

@@ -5,6 +5,7 @@
 local anim = require "anim"
 local spine = require "anim.import.spine"
 local cjson = require "cjson"
+local H = require "spec.helper"
 
 -- A small valid export, changed by each case.
 local function base(version)
@@ -111,14 +112,48 @@ describe("anim.import_spine refuses", function()
       .. " linkedmesh, boundingbox, point, clipping, path)")
   end)
 
-  it("more bones than anim.limits.joints, more vertices than anim.limits.keys", function()
+  it("constraints the 2D skeleton cannot pose, with the JSON path (not only when anim.skeleton2d reads them)", function()
+    -- (found by fuzz_spine: such a file imported, and anim.skeleton2d then
+    -- refused its description, naming the description's path)
+    local d = base(); d.ik[2] = { name = "k", bones = { "arm" }, target = "head" }
+    fails(d, "x.json: ik[2].name: two IK constraints are named 'k' (ik 1 and 2)")
+    d = base(); d.transform[2] = { name = "t", bones = { "head" }, target = "arm" }
+    fails(d, "x.json: transform[2].name: two transform constraints are named 't' (transform 1 and 2)")
+    d = base(); d.transform[1].bones = { "arm", "arm" }
+    fails(d, "x.json: transform[1].bones[2]: bone 'arm' twice in one constraint")
+    d = base(); d.bones[4] = { name = "hand", parent = "arm" }; d.transform[1].target = "hand"
+    fails(d, "x.json: transform[1].target: the target 'hand' cannot be a constrained bone or below one ('arm')")
+    d = base(); d.bones[4] = { name = "hand", parent = "arm" }; d.ik[1].target = "hand"
+    fails(d, "x.json: ik[1].target: the target 'hand' cannot be a constrained bone or below one ('arm')")
+    d = base(); d.ik[1].target = "arm"
+    fails(d, "x.json: ik[1].target: the target 'arm' cannot be a constrained bone or below one ('arm')")
+    d = base(); d.ik[1].bones = { "head", "arm" }
+    fails(d, "x.json: ik[1].bones[2]: the second bone of an IK constraint is a child of the first ('head'), got 'arm'")
+    -- what the importer reads, anim.skeleton2d makes
+    d = base(); d.bones[4] = { name = "hand", parent = "arm" }; d.ik[1].bones = { "arm", "hand" }
+    assert(anim.skeleton2d(assert(decode(d)).skeleton))
+  end)
+
+  it("more bones than anim.limits.joints, more vertices than anim.limits.vertices", function()
     local old = anim.set_limits { joints = 2 }
     fails(base(), "x.json: bones: too many bones: 3 (at most 2, anim.limits.joints)")
     anim.set_limits(old)
-    old = anim.set_limits { keys = 2 }
+    old = anim.set_limits { vertices = 2 }
     fails(base(), "x.json: skins[1].attachments.a.m: too many vertices: the attachments would have 3 (at most 2,"
-      .. " anim.limits.keys)")
+      .. " anim.limits.vertices)")
     anim.set_limits(old)
+    -- bounding boxes, clippings and paths count too
+    local d = base()
+    d.skins[1].attachments.b = { box = { type = "boundingbox", vertexCount = 4, vertices = { 0, 0, 1, 0, 1, 1, 0, 1 } } }
+    old = anim.set_limits { vertices = 6 }
+    fails(d, "x.json: skins[1].attachments.b.box: too many vertices: the attachments would have 7 (at most 6,"
+      .. " anim.limits.vertices)")
+    anim.set_limits(old)
+    -- (not the keys' limit any more)
+    old = anim.set_limits { keys = 2, vertices = 3 }
+    local r, err = decode(base())
+    anim.set_limits(old)
+    assert.is_table(r, err)
   end)
 
   it("a file too large (anim.limits.bytes), before reading it", function()
@@ -222,6 +257,42 @@ describe("anim.import_spine warns, and imports the rest", function()
       { W("deform.red", "unknown skin 'red': left out") }, "4.0.64")
   end)
 
+  it("deform keys past anim.limits.vertices", function()
+    -- the mesh's 3 vertices, then 3 a key: 3 keys would make 12
+    local keys = { { vertices = { 1, 2 } }, { time = 0.5 }, { time = 1, offset = 2, vertices = { 3, 4 } } }
+    local old = anim.set_limits { vertices = 11 }
+    local r = anim_warns({ attachments = { default = { a = { m = { deform = keys } } } } },
+      { W("attachments.default.a.m.deform", "too many vertices: the attachments and deform keys would have 12 (at"
+        .. " most 11, anim.limits.vertices): left out") })
+    anim.set_limits(old)
+    assert.are.same({}, r.clips.run:properties())
+    -- 3.8's layout, the same count
+    old = anim.set_limits { vertices = 11 }
+    anim_warns({ deform = { default = { a = { m = keys } } } },
+      { W("deform.default.a.m", "too many vertices: the attachments and deform keys would have 12 (at most 11,"
+        .. " anim.limits.vertices): left out") }, "3.8.99")
+    anim.set_limits { vertices = 12 }
+    r = anim_warns({ attachments = { default = { a = { m = { deform = keys } } } } }, {})
+    anim.set_limits(old)
+    assert.are.same({ "deform.default.a.m" }, r.clips.run:properties())
+  end)
+
+  it("empty deform keys standing for a whole mesh's offsets: left out before they are made", function()
+    -- a mesh of 512 vertices and 20,000 keys of 13 bytes each (0.3 MB):
+    -- 20 million offsets.  (Made and then refused at anim.limits.keys,
+    -- they took 44 s and 7 GB.)
+    local d, uv, keys = base(), {}, {}
+    for i = 1, 1024 do uv[i] = 0 end
+    d.skins[1].attachments.a.big = { type = "mesh", uvs = uv, vertices = uv, triangles = { 0, 1, 2 } }
+    for i = 1, 20000 do keys[i] = { time = i } end
+    d.animations = { run = { attachments = { default = { a = { big = { deform = keys } } } } } }
+    local text = cjson.encode(d)
+    local r = H.bounded(30, function() return assert(decode(text)) end)
+    assert.are.same({ { animation = "run", path = "animations.run.attachments.default.a.big.deform",
+      message = "too many vertices: the attachments and deform keys would have 10240515 (at most 1000000,"
+        .. " anim.limits.vertices): left out" } }, r.warnings)
+  end)
+
   it("a draw order offset outside the order, an unknown event", function()
     anim_warns({ drawOrder = { { offsets = { { slot = "b", offset = 5 } } } } },
       { W("drawOrder[1].offsets[1].offset", "offset 5 moves slot 'b' to place 7, which is outside the draw order: left out") })
@@ -255,16 +326,28 @@ describe("anim.import_spine warns, and imports the rest", function()
     assert.are.same({}, r.clips.run:properties())
   end)
 
-  it("handles of one channel's axes at different times, measured on the file's first segments", function()
+  it("handles of one channel's axes at different times: no warning, each axis its own", function()
     local keys = { { x = 0, y = 0, curve = { 0.1, 2, 0.4, 8, 0.3, -1, 0.4, -3 } },
       { time = 0.5, x = 10, y = -4, curve = { 0.6, 10, 0.9, 5, 0.8, -4, 0.9, 0 } }, { time = 1, x = 0, y = 0 } }
-    local r = anim_warns({ bones = { head = { translate = keys } } }, { W("bones.head.translate", "the axes' bezier"
-      .. " handles have different times at the key at 0.5 s: shared in the clip, head.position deviates by up to 0.874") })
+    local r = anim_warns({ bones = { head = { translate = keys } } }, {})
+    local out = require("anim.core").clip_info(r.clips.run).source.joints.head.position[2][4].out
+    assert.are.same({ 0.6 - 0.5, 0.8 - 0.5, 0.6 - 0.5 }, out[1])
+  end)
+
+  it("a bezier handle outside its segment, moved into it, measured on the file's first segments", function()
+    -- y's beziers have handle times that cross (x1 > x2); x's keys cut them
+    -- at 0.25 and 0.75 s, and the in handle of each piece after a cut
+    -- starts before the piece (the format's curve scales it to the piece)
+    local tl = { translatex = { { time = 0.25, value = 0 }, { time = 0.75, value = 0 } },
+      translatey = { { time = 0.125, value = -1, curve = { 0.525, -18, 0.175, -25 } },
+        { time = 0.625, value = -2, curve = { 1.025, 10, 0.675, -20 } }, { time = 1.125, value = 3 } } }
+    local r = anim_warns({ bones = { head = tl } }, { W("bones.head.translatex", "a bezier handle"
+      .. " outside its segment at the key at 0.75 s: moved into it, head.position deviates by up to 0.66") })
     assert.is_true(anim.is_clip(r.clips.run))
     local was = spine.MEASURED
     spine.MEASURED = 1
-    anim_warns({ bones = { head = { translate = keys } } }, { W("bones.head.translate", "the axes' bezier"
-      .. " handles have different times at the key at 0 s: shared in the clip, head.position deviates by up to 0.672"
+    anim_warns({ bones = { head = tl } }, { W("bones.head.translatex", "a bezier handle"
+      .. " outside its segment at the key at 0.25 s: moved into it, head.position deviates by up to 0.395"
       .. " (measured on the file's first 1 such segments)") })
     spine.MEASURED = was
   end)

@@ -100,6 +100,44 @@ describe("2D world matrices", function()
     end)
   end
 
+  it("DragonBones' inherit flags by its runtime's rule, numbers worked by hand", function()
+    -- Bone._updateGlobalTransformMatrix of DragonBonesJS (docs/formats.md,
+    -- DragonBones).  P: turned 90 degrees, scaled 2 by 1, at (10, 0): its
+    -- x axis (0, 2), its y axis (-1, 0); Q: scaleX -1 (reflecting) at (0, 0).
+    local c30, s30 = math.cos(30 * rad), math.sin(30 * rad)
+    local function db(flags) return { inherit_translation = flags.t ~= false, inherit_rotation = flags.r ~= false,
+      inherit_scale = flags.s ~= false, inherit_reflection = flags.f ~= false } end
+    local sk = assert(anim.skeleton2d{ bones = {
+      { name = "p", x = 10, rotation = 90, scale_x = 2, dragonbones = db{} },
+      { name = "q", scale_x = -1, dragonbones = db{} },
+      { name = "all", parent = "p", x = 1, rotation = 30, dragonbones = db{} },
+      { name = "no_t", parent = "p", x = 5, y = 5, dragonbones = db{ t = false } },
+      { name = "no_s", parent = "p", x = 1, rotation = 30, dragonbones = db{ s = false } },
+      { name = "no_r", parent = "p", x = 1, rotation = 30, dragonbones = db{ r = false } },
+      { name = "no_rs", parent = "p", x = 1, rotation = 30, dragonbones = db{ r = false, s = false } },
+      { name = "refl", parent = "q", rotation = 30, scale_y = 2, dragonbones = db{ s = false } },
+      { name = "no_refl", parent = "q", rotation = 30, scale_y = 2, dragonbones = db{ s = false, f = false } },
+    } })
+    local a = anim.animator(sk)
+    a:update(0)
+    -- all inherited: P·L, the origin P(1, 0) + (10, 0) = (10, 2)
+    near({ -s30, -c30, 2 * c30, -2 * s30, 10, 2 }, world(a, "all"), 1e-12, "all")
+    -- no translation: the bone's own (5, 5), not P's point
+    near({ 0, -1, 2, 0, 5, 5 }, world(a, "no_t"), 1e-12, "no_t")
+    -- no scale: the rotation 30 plus the parent's 90, its own scale 1
+    near({ -s30 * 1, -c30, c30, -s30, 10, 2 }, world(a, "no_s"), 1e-12, "no_s")
+    -- no rotation: the local rotation less the parent's (30 - 90), times P
+    near({ 2 * 0 + -1 * math.sin(-60 * rad), -math.cos(-60 * rad) * 1, 2 * math.cos(-60 * rad), -2 * math.sin(-60 * rad),
+      10, 2 }, world(a, "no_r"), 1e-12, "no_r")
+    -- neither: the bone's own matrix at P's point
+    near({ c30, -s30, s30, c30, 10, 2 }, world(a, "no_rs"), 1e-12, "no_rs")
+    -- under a reflecting parent (x axis at 180): the rotation 180 - 30 = 150,
+    -- the y axis at 150 + 90, half a turn more with inheritReflection
+    local c150, s150 = math.cos(150 * rad), math.sin(150 * rad)
+    near({ c150, 2 * math.cos(60 * rad), s150, 2 * math.sin(60 * rad), 0, 0 }, world(a, "refl"), 1e-12, "refl")
+    near({ c150, 2 * math.cos(240 * rad), s150, 2 * math.sin(240 * rad), 0, 0 }, world(a, "no_refl"), 1e-12, "no_refl")
+  end)
+
   it("the modes against numbers worked by hand: a parent turned 90 degrees, scaled 2 by 3", function()
     -- parent P = [0 -3; 2 0] at (0, 0); child at (1, 0), rotation 0, scale 1
     local function child_of(mode, px)

@@ -121,15 +121,25 @@ void anim_sincos(double x, double *s, double *c) {
  * product of three one-axis quaternions, written out (a third of the
  * products of two general quaternion products). */
 void anim_quat_from_euler(double o[4], const double deg[3], int order) {
-  static const int axes[6][3] = {
-    {0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+  /* the axes of each order, and eps: e_a x e_b = eps e_c, +1 when a, b,
+   * c run x -> y -> z -> x */
+  static const int axes[6][4] = {
+    {0, 1, 2, 1}, {0, 2, 1, -1}, {1, 0, 2, -1}, {1, 2, 0, 1}, {2, 0, 1, 1}, {2, 1, 0, -1}};
   const int *ax = axes[order >= 0 && order < 6 ? order : ANIM_YXZ];
   int a = ax[0], b = ax[1], c = ax[2];
-  /* e_a x e_b = eps e_c: +1 when a, b, c run x -> y -> z -> x */
-  double eps = (b == (a + 1) % 3) ? 1 : -1;
-  double sa, ca, sb, cb, sc, cc, v[3], w;
-  anim_sincos(deg[a] * (ANIM_PI / 360), &sa, &ca);
-  anim_sincos(deg[b] * (ANIM_PI / 360), &sb, &cb);
+  double eps = ax[3];
+  double sa, ca, sb, cb, sc, cc, v[3], w, ha = deg[a] * (ANIM_PI / 360), hb = deg[b] * (ANIM_PI / 360);
+  /* a turn about the last axis alone (a 2D skeleton's channels, about z
+   * in xyz or yxz): the first two half angles are 0, whose sine and
+   * cosine anim_sincos gives as the angle itself (its zero's sign kept)
+   * and 1 -- without its two calls */
+  if (ha == 0 && hb == 0) {
+    sa = ha; ca = 1;
+    sb = hb; cb = 1;
+  } else {
+    anim_sincos(ha, &sa, &ca);
+    anim_sincos(hb, &sb, &cb);
+  }
   anim_sincos(deg[c] * (ANIM_PI / 360), &sc, &cc);
   /* q_a q_b = (ca sb e_b + cb sa e_a + sa sb (e_a x e_b), ca cb) */
   v[a] = sa * cb;

@@ -94,6 +94,11 @@ void anim_w2d_bone_world(const anim_animator *a, anim_world2d *w, int j) {
     cy = -s * k - c * q;
     sy = c * k - s * q;
   }
+  if (p >= 0 && w->bone[j].dragonbones) {
+    const double u[4] = { cx, sx, cy, sy };
+    anim_w2d_db_world(w, j, p, u);
+    return;
+  }
   la = cx * ap[ANIM_ASX];
   lc = sx * ap[ANIM_ASX];
   lb = cy * ap[ANIM_ASY];
@@ -113,6 +118,9 @@ void anim_w2d_bone_world(const anim_animator *a, anim_world2d *w, int j) {
   m[1] = f[0] * lb + f[1] * ld;
   m[2] = f[2] * la + f[3] * lc;
   m[3] = f[2] * lb + f[3] * ld;
+  /* (what DragonBones' rules read of a parent: its global scaleX's sign,
+   * a root's its own, a product's as DragonBones decomposes it) */
+  w->dbn[j] = ap[ANIM_ASX] < 0 && (p < 0 || m[0] < 0);
 }
 
 void anim_w2d_from_world(const anim_animator *a, anim_world2d *w, int j) {
@@ -120,7 +128,8 @@ void anim_w2d_from_world(const anim_animator *a, anim_world2d *w, int j) {
   const double *m = &w->wm[6 * j], *f = &w->fr[4 * j];
   double la, lb, lc, ld, r;
   int p = a->rig->parent[j];
-  if (p < 0) {
+  if (p < 0 || (w->bone[j].dragonbones && !(w->bone[j].dragonbones & ANIM_DB_TRANSLATION))) {
+    /* (a root's, or a DragonBones bone's that takes no translation: its own) */
     ap[ANIM_AX] = m[4];
     ap[ANIM_AY] = m[5];
   } else {

@@ -34,12 +34,16 @@ anim_keys *anim_joint_keys(const anim_joint *jt, int s) {
 }
 
 anim_keys *anim_clip_keys(anim_clip *c, int j, int ch, int n, int arity, int nh) {
+  return anim_clip_keys_dt(c, j, ch, n, arity, nh, 1);
+}
+
+anim_keys *anim_clip_keys_dt(anim_clip *c, int j, int ch, int n, int arity, int nh, int hdt) {
   anim_joint *jt = &c->joints[j];
   anim_keys *k;
   size_t nn = (size_t)n, words = nh ? (nn + 31) / 32 : 0, arcs = arity == 4 ? nn * 4 : 0, doubles, size;
   char *p;
   if (n < 0 || nh < 0 || nh > n || arity < 1 || arity > 4 || nn > ((size_t)-1) / 256 ||
-      ch < 0 || ch >= ANIM_K_COUNT)
+      ch < 0 || ch >= ANIM_K_COUNT || (hdt != 1 && hdt != ANIM_HDIMS(arity)))
     return NULL;
   if (ch >= ANIM_K_PW + 1 && !jt->axes) {
     jt->axes = anim_clip_alloc(c, sizeof(anim_keys) * (ANIM_K_COUNT - ANIM_K_PW - 1));
@@ -47,13 +51,14 @@ anim_keys *anim_clip_keys(anim_clip *c, int j, int ch, int n, int arity, int nh)
   }
   k = anim_joint_keys(jt, ch);
   /* doubles first, then the words, then the bytes: each aligned */
-  doubles = nn * (1 + (size_t)arity) + arcs + (size_t)nh * ANIM_HREC(arity);
+  doubles = nn * (1 + (size_t)arity) + arcs + (size_t)nh * ANIM_HREC_DT(hdt, arity);
   size = doubles * sizeof(double) + 2 * words * sizeof(unsigned) + nn;
   p = anim_clip_alloc(c, size ? size : 1);
   if (!p) return NULL;
   k->n = n;
   k->arity = arity;
   k->nh = nh;
+  k->hdt = hdt;
   k->t = (double *)p;
   k->v = k->t + nn;
   k->arc = arcs ? k->v + nn * 4 : NULL;
@@ -100,6 +105,38 @@ anim_clip *anim_clip_new(const anim_mem *mem, int njoints, int nitems) {
   return c;
 }
 
+const char *anim_clip_set_packed(anim_clip *c, const unsigned char *p, size_t len, size_t *at) {
+  static const int bit[3] = {ANIM_CH_POS, ANIM_CH_ROT, ANIM_CH_SCL};
+  anim_packed *pk;
+  unsigned char *copy;
+  const char *e;
+  int j, k;
+  *at = 0;
+  if (c->packed) return "the clip is compressed already";
+  for (j = 0; j < c->njoints; j++)
+    if (c->joints[j].channels) return "the clip's joints have keys";
+  if ((e = anim_packed_index(p, len, c->njoints, NULL, at))) return e;
+  pk = anim_clip_alloc(c, sizeof *pk);
+  copy = anim_clip_alloc(c, len ? len : 1);
+  if (!pk || !copy) return ANIM_CLIP_NOMEM;
+  pk->joints = anim_clip_alloc(c, sizeof(anim_pk_joint) * (size_t)(c->njoints ? c->njoints : 1));
+  if (!pk->joints) return ANIM_CLIP_NOMEM;
+  memcpy(copy, p, len);
+  anim_packed_index(copy, len, c->njoints, pk, at);
+  for (j = 0; j < c->njoints; j++) {
+    anim_joint *jt = &c->joints[j];
+    jt->packed = &pk->joints[j];
+    jt->channels = 0;
+    for (k = 0; k < 3; k++)
+      if (pk->joints[j].ch[k].kind != ANIM_PK_ABSENT) jt->channels |= bit[k];
+    jt->rot_quat = 1;
+    jt->fast = 0;
+    jt->linear = jt->shared = 0;
+  }
+  c->packed = pk;
+  return NULL;
+}
+
 void anim_clip_retain(anim_clip *c) { c->refs++; }
 
 void anim_clip_free(anim_clip *c) {
@@ -122,6 +159,7 @@ int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *hot, int *c
   const anim_joint *jt = &c->joints[j];
   int *h = hot, *x = hot ? cold : NULL;  /* NULL: binary searches */
   double *pos = out, *rot = out + 3, *scl = out + 7;
+  if (jt->packed) return anim_packed_sample(c->packed, jt->packed, t, hot, out);
   if (jt->fast && hot) return anim_clip_sample_fast(c, jt, t, hot, out);
   /* hot: first axes; cold: the other two axes of each channel, then the
    * pose weight */

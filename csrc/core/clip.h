@@ -9,6 +9,7 @@
 #include "amem.h"
 #include "codes.h"
 #include "curve.h"
+#include "packed.h"
 #include "property.h"
 
 /* Loop modes, blend modes, spaces, item kinds, sides, channel flags
@@ -59,6 +60,8 @@ typedef struct anim_joint {
   anim_curve pos[3], rot[3], scl[3];
   anim_qcurve qrot;
   anim_curve pose_weight;  /* version 1 pose weights; no keys when constant 1 */
+  const anim_pk_joint *packed; /* a compressed clip's joint: its channels in
+                            * the clip's pack (packed.h), none of the above */
 } anim_joint;
 
 
@@ -95,6 +98,7 @@ typedef struct anim_clip {
   unsigned gen;            /* reloads so far (reload.c): bindings made for
                             * one content are stale once it changes, which
                             * a finalizer run by an allocation may do */
+  const anim_packed *packed; /* a compressed clip (anim.compress): its pack */
   struct anim_track *tracks; /* the tracks that hold it, linked through them:
                             * a reload ends those it does not rebind
                             * (reload.c) */
@@ -115,6 +119,10 @@ anim_keys *anim_joint_keys(const anim_joint *jt, int s);
  * (anim_keys_mark) to fill their records.
  * Returns the keys, or NULL when out of memory or too many. */
 anim_keys *anim_clip_keys(anim_clip *c, int j, int ch, int n, int arity, int nh);
+/* The same with hdt handle times a record (curve.h: 1, or
+ * ANIM_HDIMS(arity) for a channel whose axes have handles of their own
+ * times). */
+anim_keys *anim_clip_keys_dt(anim_clip *c, int j, int ch, int n, int arity, int nh, int hdt);
 /* Gives keys k (of clip c) room for tangents, all absent (NaN); returns
  * k->tan or NULL when out of memory. */
 double *anim_clip_tangents(anim_clip *c, anim_keys *k);
@@ -125,6 +133,11 @@ const char *anim_clip_finish(anim_clip *c);
 /* What anim_clip_finish returns when an allocation failed (compare the
  * pointer). */
 extern const char ANIM_CLIP_NOMEM[];
+/* Makes a finished clip whose joints have no keys a compressed one: the
+ * pack p[0..len) (packed.h) copied, checked and indexed, each joint's
+ * channels read from it.  NULL, or a message with *at the byte offset in
+ * the pack (ANIM_CLIP_NOMEM: out of memory). */
+const char *anim_clip_set_packed(anim_clip *c, const unsigned char *p, size_t len, size_t *at);
 /* Drops a reference (the creator holds the first); the last frees it. */
 void anim_clip_free(anim_clip *c);
 void anim_clip_retain(anim_clip *c);

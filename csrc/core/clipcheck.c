@@ -25,10 +25,11 @@ static const char *keys_check(anim_keys *k) {
     if (ip >= ANIM_INTERP_COUNT || ez > ANIM_EASE_INOUT) return "bad interpolation";
   }
   if (anim_keys_rank(k) != k->nh) return "bad handle marks";
-  for (i = 0; i < k->nh * ANIM_HREC(k->arity); i++) {
-    int at = i % ANIM_HREC(k->arity);
+  if (k->nh && k->hdt != 1 && k->hdt != ANIM_HDIMS(k->arity)) return "bad handle record";
+  for (i = 0; i < k->nh * ANIM_KEYS_HREC(k); i++) {
+    int at = i % ANIM_KEYS_HREC(k);
     /* a handle's dt is NaN when absent; the rest is finite */
-    if (at > 1 ? !isfinite(k->h[i]) : (isinf(k->h[i]))) return "non-finite handle";
+    if (at >= 2 * k->hdt ? !isfinite(k->h[i]) : (isinf(k->h[i]))) return "non-finite handle";
   }
   if (k->tan) {
     /* a tangent is all finite, or all NaN (absent) */

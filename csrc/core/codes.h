@@ -80,8 +80,10 @@
   X(ANIM_IE_EASE, "ease_mask", 0x30) X(ANIM_IE_HAS_INTERP, "has_interp", 0x40) \
   X(ANIM_IE_HAS_EASE, "has_ease", 0x80)
 
-/* A bezier handle record's form flags: a handle's dv written as one number. */
-#define ANIM_HANDLE_CODES(X) X(ANIM_HFORM_OUT_ONE, "out_one", 1) X(ANIM_HFORM_IN_ONE, "in_one", 2)
+/* A bezier handle record's form flags: a handle's dv written as one number;
+ * its dt written as an array (one time per axis: curve.h). */
+#define ANIM_HANDLE_CODES(X) X(ANIM_HFORM_OUT_ONE, "out_one", 1) X(ANIM_HFORM_IN_ONE, "in_one", 2) \
+  X(ANIM_HFORM_OUT_DTS, "out_dts", 4) X(ANIM_HFORM_IN_DTS, "in_dts", 8)
 
 /* What the queue of an update holds (anim_event.type). */
 #define ANIM_EVENT_CODES(X) \

@@ -99,7 +99,8 @@ void anim_w2d_ik_apply(const anim_animator *a, anim_world2d *w, int i, double mi
                        int compress, int stretch) {
   const anim_w2d_ik *k = &w->ik[i];
   if (!(mix != 0)) return;
-  if (k->nbones == 1) ik_one(a, w, k, mix, compress, stretch);
+  if (k->dragonbones) anim_w2d_db_ik(a, w, i, mix, bend);
+  else if (k->nbones == 1) ik_one(a, w, k, mix, compress, stretch);
   else ik_two(a, w, k, mix, soft, bend, stretch);
 }
 

@@ -132,12 +132,12 @@ const double *anim_keys_handle(const anim_keys *k, int i) {
   w = k->hbits[i >> 5];
   bit = 1u << (i & 31);
   if (!(w & bit)) return NULL;
-  return k->h + (size_t)(k->hrank[i >> 5] + (unsigned)popcount(w & (bit - 1))) * ANIM_HREC(k->arity);
+  return k->h + (size_t)(k->hrank[i >> 5] + (unsigned)popcount(w & (bit - 1))) * ANIM_KEYS_HREC(k);
 }
 
 double *anim_keys_mark(anim_keys *k, int i, int rank) {
   k->hbits[i >> 5] |= 1u << (i & 31);
-  return k->h + (size_t)rank * ANIM_HREC(k->arity);
+  return k->h + (size_t)rank * ANIM_KEYS_HREC(k);
 }
 
 int anim_keys_rank(anim_keys *k) {
@@ -151,12 +151,15 @@ int anim_keys_rank(anim_keys *k) {
   return (int)total;
 }
 
-/* Key i's handle on the curve's axis: *dt (NaN: absent) and *dv. */
+/* Key i's handle on the curve's axis: *dt (NaN: absent) and *dv.  The
+ * axes share the dt of a record of one time per handle; else each axis
+ * reads its own (and solves its own parameter: bezier). */
 static void handle(const anim_curve *c, int i, int in, double *dt, double *dv) {
   const double *r = anim_keys_handle(c->k, i);
+  int hdt = c->k->hdt;
   if (!r) { *dt = NAN; *dv = 0; return; }
-  *dt = r[in];
-  *dv = r[2 + in * ANIM_HDIMS(c->k->arity) + c->axis];
+  *dt = r[in * hdt + (hdt > 1 ? c->axis : 0)];
+  *dv = r[2 * hdt + in * ANIM_HDIMS(c->k->arity) + c->axis];
 }
 
 /* The segment from key i to key i + 1 at time x. */

@@ -21,17 +21,22 @@
  * consecutive memory.  Bezier handles take room only for the keys that
  * have them: bit i of hbits marks key i, and the records are in key order
  * (anim_keys_handle finds key i's in O(1) from hrank, the count of marked
- * keys before each word of hbits).  A record is ANIM_HREC(arity) numbers:
- * out dt, in dt (NaN: that handle is absent), out dv[d], in dv[d] (d = 1
- * for arity 1, else 3: a handle's dv has three axes), then ANIM_HFORM_*
- * flags (for encoding; a quaternion key keeps its handles only for that).
- * Quaternion channels (arity 4) also get arc: per key, the slerp to the
- * next key prepared by anim_qcurve_prepare. */
+ * keys before each word of hbits).  A record is ANIM_HREC_DT(hdt, arity)
+ * numbers: out dt[hdt], in dt[hdt] (NaN: that handle is absent), out
+ * dv[d], in dv[d] (d = 1 for arity 1, else 3: a handle's dv has three
+ * axes), then ANIM_HFORM_* flags (for encoding; a quaternion key keeps its
+ * handles only for that).  hdt is 1 (the axes share each handle's time:
+ * ANIM_HREC(arity) numbers, the usual record) or d (each axis its own
+ * time: a channel where some key's axes differ; its every record is then
+ * of that size).  Quaternion channels (arity 4) also get arc: per key, the
+ * slerp to the next key prepared by anim_qcurve_prepare. */
 #define ANIM_HDIMS(arity) ((arity) == 1 ? 1 : 3)
-#define ANIM_HREC(arity) (3 + 2 * ANIM_HDIMS(arity))
+#define ANIM_HREC_DT(hdt, arity) (1 + 2 * (hdt) + 2 * ANIM_HDIMS(arity))
+#define ANIM_HREC(arity) ANIM_HREC_DT(1, arity)
 
 typedef struct anim_keys {
   int n, arity, nh;
+  int hdt;                 /* the handle times of a record: 1 or ANIM_HDIMS(arity) */
   double *t;               /* n times, not decreasing */
   double *v;               /* n * arity values, key after key, as the file wrote them */
   double *arc;             /* quaternions: n * 4 */
@@ -49,6 +54,9 @@ typedef struct anim_keys {
 
 /* Is v (arity numbers) a tangent the key gave (not NaN)? */
 #define ANIM_TAN_GIVEN(v) ((v)[0] == (v)[0])
+
+/* The numbers of one of k's handle records. */
+#define ANIM_KEYS_HREC(k) ANIM_HREC_DT((k)->hdt, (k)->arity)
 
 /* Key i's handle record, or NULL. */
 const double *anim_keys_handle(const anim_keys *k, int i);

@@ -26,7 +26,9 @@ static int check(const anim_w2d_def *d, size_t *strs, const char **err) {
   *strs = 0;
   if (n < 1 || d->nik < 0 || d->ntc < 0 || d->ntcbones < 0 || d->nops < 0) { *err = "bad counts"; return -1; }
   for (i = 0; i < n; i++) {
+    int db = d->bones[i].dragonbones;
     if (d->bones[i].inherit < 0 || d->bones[i].inherit >= ANIM_INHERIT_COUNT) { *err = "bad inherit mode"; return -1; }
+    if (db < 0 || db > ANIM_DB_ALL || (db != 0 && !(db & ANIM_DB_BONE))) { *err = "bad DragonBones flags"; return -1; }
     *strs += d->bones[i].shear_len + 1;
   }
   for (i = 0; i < d->nik; i++) {
@@ -36,6 +38,7 @@ static int check(const anim_w2d_def *d, size_t *strs, const char **err) {
       *err = "IK bone out of range";
       return -1;
     }
+    if (k->dragonbones != 0 && k->dragonbones != 1) { *err = "bad IK solver"; return -1; }
     *strs += k->name_len + k->flags_len + 2;
   }
   for (i = 0; i < d->ntcbones; i++)
@@ -60,7 +63,7 @@ static int check(const anim_w2d_def *d, size_t *strs, const char **err) {
 }
 
 anim_world2d *anim_world2d_new(const anim_mem *m, const anim_w2d_def *d, const char **err) {
-  size_t size, o[12], strs;
+  size_t size, o[13], strs;
   anim_world2d *w;
   char *mem, *s;
   int i, n = d->nbones;
@@ -78,8 +81,9 @@ anim_world2d *anim_world2d_new(const anim_mem *m, const anim_w2d_def *d, const c
   o[8] = o[7] + sizeof(int) * (size_t)n;                                    /* ik_slot */
   o[9] = o[8] + sizeof(int) * 2 * (size_t)d->nik;                           /* tc_slot */
   o[10] = o[9] + sizeof(int) * (size_t)d->ntc;                              /* tcbones */
-  o[11] = o[10] + sizeof(int) * (size_t)d->ntcbones;                        /* names */
-  size = o[11] + strs;
+  o[11] = o[10] + sizeof(int) * (size_t)d->ntcbones;                        /* dbn */
+  o[12] = o[11] + sizeof(int) * (size_t)n;                                  /* names */
+  size = o[12] + strs;
   mem = anim_calloc(m, 1, size);
   if (!mem) return NULL;
   w = (anim_world2d *)(void *)mem;
@@ -102,7 +106,8 @@ anim_world2d *anim_world2d_new(const anim_mem *m, const anim_w2d_def *d, const c
   w->ik_slot = (int *)(void *)(mem + o[8]);
   w->tc_slot = (int *)(void *)(mem + o[9]);
   w->tcbones = (int *)(void *)(mem + o[10]);
-  s = mem + o[11];
+  w->dbn = (int *)(void *)(mem + o[11]);
+  s = mem + o[12];
   /* the names copied after the arrays, each ended by a 0 */
 #define COPY(dst, src, len) do { memcpy(s, (src), (len)); (dst) = s; s += (len) + 1; } while (0)
   for (i = 0; i < n; i++) {

@@ -21,9 +21,15 @@ enum { ANIM_INHERIT_NORMAL, ANIM_INHERIT_ONLY_TRANSLATION, ANIM_INHERIT_NO_ROTAT
  * a constraint applied (it poses its own bones). */
 enum { ANIM_W2D_BONE = 1, ANIM_W2D_IK = 2, ANIM_W2D_TRANSFORM = 3 };
 
+/* A bone posed by DragonBones' rules instead of its inherit mode
+ * (dragonbones2d.c): ANIM_DB_BONE and the flags the file gives it. */
+enum { ANIM_DB_BONE = 1, ANIM_DB_TRANSLATION = 2, ANIM_DB_ROTATION = 4, ANIM_DB_SCALE = 8, ANIM_DB_REFLECTION = 16,
+       ANIM_DB_ALL = 31 };
+
 /* One bone (the rig's joint of the same index; the rig gives its parent). */
 typedef struct anim_w2d_bone {
   int inherit;             /* ANIM_INHERIT_* */
+  int dragonbones;         /* 0 (the inherit mode's rule), or ANIM_DB_BONE | ANIM_DB_* flags */
   double shear[2];         /* setup shearX, shearY (degrees) */
   double length;           /* setup length (one-bone IK's compress and stretch; two-bone IK's child) */
   const char *shear_name;  /* the property "<bone>.shear" (copied) */
@@ -37,6 +43,7 @@ typedef struct anim_w2d_ik {
   int nbones, bones[2], target;
   double mix, softness;
   int bend, compress, stretch, uniform;
+  int dragonbones;         /* 1: DragonBones' solver (bend > 0: bendPositive; mix: weight) */
   const char *name, *flags; /* the two property names (copied) */
   size_t name_len, flags_len;
 } anim_w2d_ik;

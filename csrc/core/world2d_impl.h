@@ -41,6 +41,7 @@ struct anim_world2d {
   double *wm;              /* 6 n: a b c d x y */
   double *fr;              /* 4 n: the frame F the local matrix was applied in */
   double *sht;             /* 4 n: cos, sin of the setup shearX, then of shearY (the usual shear) */
+  int *dbn;                /* n: DragonBones' global scaleX of the bone is negative (dragonbones2d.c) */
 };
 
 /* bone2d.c.  Bone j's world (and its frame) from its applied values and its parent's
@@ -57,6 +58,14 @@ int anim_w2d_in_frame(const double *f, double ox, double oy, double x, double y,
 double anim_w2d_angle(double *ap);
 /* An angle difference (degrees) brought into (-180, 180]. */
 double anim_w2d_wrap(double d);
+
+/* dragonbones2d.c (DragonBonesJS 5.7's Bone and IKConstraint, MIT): bone
+ * j's world (and frame) by DragonBones' rules from its parent p's, u the
+ * directions of its local x and y axes (cos, sin each) before its scale;
+ * and IK constraint i solved as DragonBones does, weight its mix, bend > 0
+ * its bendPositive. */
+void anim_w2d_db_world(anim_world2d *w, int j, int p, const double u[4]);
+void anim_w2d_db_ik(const anim_animator *a, anim_world2d *w, int i, double weight, int bend);
 
 /* constraint2d.c: constraint i of its kind applied with the values of
  * this update (world2d.c reads them from the properties; its bones posed

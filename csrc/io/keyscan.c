@@ -168,35 +168,66 @@ static int scan_leaf(lua_State *L, const scan *sc, int idx) {
   }
 }
 
-/* A handle [dt, dv] at h (dv a finite number, or three) into the record
- * at rec (read_values.lua's handle; at: 0 out, 1 in); *form gets 1 + at
- * for a one-number dv.  0 when not plain. */
-static int scan_handle(lua_State *L, scan *sc, int h, int rec, int at, int *form) {
-  int top = lua_gettop(L), dt = top + 1, dv = top + 2, tv, ok = 0, b = 3 + 3 * at, a, mh, mv;
-  double d;
-  if (scan_len(L, sc, h, lua_type(L, h), &mh) != 2) return 0;
-  SCAN_GETI(L, h, 1, mh);
-  tv = SCAN_GETI(L, h, 2, mh);
-  if (scan_finite(L, dt, lua_type(L, dt), &d, 0)) {
-    lua_pushvalue(L, dt);
-    lua_rawseti(L, rec, 1 + at);
-    if (tv == LUA_TTABLE) {
-      ok = scan_len(L, sc, dv, tv, &mv) == 3;
-      for (a = 0; a < 3 && ok; a++) {
-        ok = scan_finite(L, dv + 1, SCAN_GETI(L, dv, a + 1, mv), &d, 0);
-        lua_rawseti(L, rec, b + a);
+/* A handle [dt, dv] at h (dt and dv each a finite number, or three:
+ * read_values.lua's handle) into dt[3] and dv[3]; *form gets the
+ * handle's flags (one: ANIM_HFORM_*_ONE, dts: ANIM_HFORM_*_DTS).  0 when
+ * not plain. */
+static int scan_handle(lua_State *L, scan *sc, int h, double dt[3], double dv[3], int one, int dts, int *form) {
+  int top = lua_gettop(L), tt = top + 1, tv = top + 2, ok = 1, a, m;
+  double d = 0;
+  if (scan_len(L, sc, h, lua_type(L, h), &m) != 2) return 0;
+  SCAN_GETI(L, h, 1, m);
+  SCAN_GETI(L, h, 2, m);
+  for (a = 0; a < 2 && ok; a++) {
+    int at = a ? tv : tt, ty = lua_type(L, at), mv, b;
+    double *x = a ? dv : dt;
+    if (ty == LUA_TTABLE) {
+      ok = scan_len(L, sc, at, ty, &mv) == 3;
+      for (b = 0; b < 3 && ok; b++) {
+        ok = scan_finite(L, top + 3, SCAN_GETI(L, at, b + 1, mv), &x[b], 0);
+        lua_pop(L, 1);
       }
-    } else if (scan_finite(L, dv, tv, &d, 0)) {
-      for (a = 0; a < 3; a++) {
-        lua_pushvalue(L, dv);
-        lua_rawseti(L, rec, b + a);
-      }
-      *form += 1 + at;
-      ok = 1;
+      if (!a) *form |= dts;
+    } else {
+      ok = scan_finite(L, at, ty, &d, 0);
+      x[0] = x[1] = x[2] = d;
+      if (a) *form |= one;
     }
   }
   lua_settop(L, top);
   return ok;
+}
+
+/* Whether the three times of a handle are one (the same number, and the
+ * same sign of a zero: read_values.lua's one_time), or absent (NaN). */
+static int one_time(const double dt[3]) {
+  int a;
+  if (dt[0] != dt[0]) return 1;
+  for (a = 1; a < 3; a++)
+    if (dt[a] != dt[0] || signbit(dt[a]) != signbit(dt[0])) return 0;
+  return 1;
+}
+
+/* The handle record of out and in (dt[2][3], dv[2][3]: NaN times for an
+ * absent handle) pushed (read_values.lua's read_handles): one time a
+ * handle, or one per axis where a handle's differ. */
+static void scan_record(lua_State *L, const double dt[2][3], const double dv[2][3], int form) {
+  int nt = one_time(dt[0]) && one_time(dt[1]) ? 1 : 3, rec, side, a, i = 1;
+  lua_createtable(L, 1 + 2 * nt + 6, 0);
+  rec = lua_gettop(L);
+  for (side = 0; side < 2; side++)
+    for (a = 0; a < nt; a++) {
+      if (dt[side][a] != dt[side][a]) lua_pushvalue(L, UP(UP_NAN));
+      else lua_pushnumber(L, dt[side][a]);
+      lua_rawseti(L, rec, i++);
+    }
+  for (side = 0; side < 2; side++)
+    for (a = 0; a < 3; a++) {
+      lua_pushnumber(L, dv[side][a]);
+      lua_rawseti(L, rec, i++);
+    }
+  lua_pushinteger(L, form);
+  lua_rawseti(L, rec, i);
 }
 
 /* A tangent of nv finite numbers at v into the record at rec from index
@@ -285,16 +316,18 @@ static int scan_extra(lua_State *L, scan *sc, int e, int ty, int code, int nv, i
     hrec = lua_gettop(L);
   } else {
     /* out dt, in dt (NaN: absent), out dv[3], in dv[3], form */
-    int a, form = 0;
-    hrec = scan_nans(L, 2);
-    for (a = 3; a <= 8; a++) {
-      lua_pushinteger(L, 0);
-      lua_rawseti(L, hrec, a);
+    double dt[2][3] = { { NAN, NAN, NAN }, { NAN, NAN, NAN } }, dv[2][3] = { { 0, 0, 0 }, { 0, 0, 0 } };
+    int form = 0;
+    if (!lua_isnil(L, hout) && !scan_handle(L, sc, hout, dt[0], dv[0], ANIM_HFORM_OUT_ONE, ANIM_HFORM_OUT_DTS, &form)) {
+      lua_settop(L, top);
+      return 0;
     }
-    if (!lua_isnil(L, hout) && !scan_handle(L, sc, hout, hrec, 0, &form)) { lua_settop(L, top); return 0; }
-    if (!lua_isnil(L, hin) && !scan_handle(L, sc, hin, hrec, 1, &form)) { lua_settop(L, top); return 0; }
-    lua_pushinteger(L, form);
-    lua_rawseti(L, hrec, 9);
+    if (!lua_isnil(L, hin) && !scan_handle(L, sc, hin, dt[1], dv[1], ANIM_HFORM_IN_ONE, ANIM_HFORM_IN_DTS, &form)) {
+      lua_settop(L, top);
+      return 0;
+    }
+    scan_record(L, (const double (*)[3])dt, (const double (*)[3])dv, form);
+    hrec = lua_gettop(L);
   }
   if (lua_isnil(L, tin) && lua_isnil(L, tout)) {
     lua_pushnil(L);

@@ -28,7 +28,10 @@
  *            -- numbers per key (lua_helpers.h: core.key_scanner's)
  *            h = nil | { [key] = handle record of ANIM_HREC(arity) numbers:
  *                   out dt, in dt (NaN: absent), out dv[d], in dv[d], form
- *                   (ANIM_HANDLE_CODES) },
+ *                   (ANIM_HANDLE_CODES); or, a time per axis, of
+ *                   ANIM_HREC_DT(d, arity): out dt[d], in dt[d], out dv[d],
+ *                   in dv[d], form (the channel's records are then all
+ *                   kept so, curve.h) },
  *            mods = nil | { [axis] = { modifier, ... } } }
  *   modifier = { type = ANIM_MODIFIER_CODES, before, after = ANIM_CYCLE_CODES
  *                (repeat), p1..p4 = numbers (0; curve.h names them per type),
@@ -38,7 +41,9 @@
  *            t = { n times }, v = { n * arity numbers, key after key },
  *            ie = { n key bytes },
  *            h = nil | { [key] = record of 3 + 2 * arity numbers: out dt, in
- *                   dt (NaN: absent), out dv[arity], in dv[arity], form },
+ *                   dt (NaN: absent), out dv[arity], in dv[arity], form; or
+ *                   of 1 + 4 * arity: out dt[arity], in dt[arity], out
+ *                   dv[arity], in dv[arity], form },
  *            tan = nil | { [key] = in-tangent[arity], out-tangent[arity]
  *                   (2 * arity numbers, NaN: absent; cubicspline) },
  *            mods = nil | { [component] = { modifier, ... } },
@@ -181,15 +186,53 @@ static void key_values(lua_State *L, anim_keys *k, int i, int tt, int vt, int it
   k->ie[i] = (unsigned char)ie;
 }
 
+/* How many numbers a handle record at r (a table) holds, checked: one
+ * time a handle (ANIM_HREC(arity)) or, for a vector, one per axis (wide);
+ * *rdt gets the record's times a handle. */
+static int record_len(lua_State *L, int r, int arity, int *rdt) {
+  int rec = ANIM_HREC(arity), wide = ANIM_HREC_DT(ANIM_HDIMS(arity), arity);
+  lua_Integer len = lua_istable(L, r) ? luaL_len(L, r) : -1;
+  *rdt = len == wide && wide != rec ? ANIM_HDIMS(arity) : 1;
+  if (len == rec || len == wide) return (int)len;
+  if (wide == rec) return luaL_error(L, "description handle record must hold %d numbers", rec);
+  return luaL_error(L, "description handle record must hold %d or %d numbers", rec, wide);
+}
+
+/* Whether the handle records of table ht (n keys) have one time per axis;
+ * their count into *nh. */
+static int records_wide(lua_State *L, int ht, int n, int arity, int *nh) {
+  int i, wide = 0, rdt;
+  *nh = 0;
+  for (i = 0; i < n; i++) {
+    if (lua_geti(L, ht, i + 1) != LUA_TNIL) {
+      (*nh)++;
+      if (lua_istable(L, -1)) wide |= record_len(L, lua_gettop(L), arity, &rdt) && rdt > 1;
+    }
+    lua_pop(L, 1);
+  }
+  return wide;
+}
+
+/* The handle record at r into h, a record of hdt times a handle (curve.h):
+ * a record of one time a handle widened, its time given to each axis. */
+static void read_record(lua_State *L, int r, double *h, int arity, int hdt) {
+  int d = ANIM_HDIMS(arity), rdt, side, a;
+  record_len(L, r, arity, &rdt);
+  if (rdt > hdt) luaL_error(L, "description handles changed while read");
+  for (side = 0; side < 2; side++)
+    for (a = 0; a < hdt; a++) h[side * hdt + a] = num_at(L, r, side * rdt + (rdt > 1 ? a : 0) + 1);
+  for (a = 0; a < 2 * d + 1; a++) h[2 * hdt + a] = num_at(L, r, 2 * rdt + a + 1);
+}
+
 /* The keys of the table at ct into slot ch (ANIM_K_*, ANIM_K_AXIS) of
  * joint j: { t = {n times}, vals = {n arrays of arity numbers} or v = {n *
  * arity numbers}, ie = {n interpolation bytes (curve.h)} -- or block = a
  * key block of those (copied as it is) --, h = nil or
- * {[key] = handle record of ANIM_HREC(arity) numbers}, mods = nil or
+ * {[key] = handle record (read_record)}, mods = nil or
  * {[axis] = modifier list} }; the modifiers go to the ncurves curves cv. */
 static void read_keys(lua_State *L, anim_clip *c, int j, int ct, int ch, int arity, anim_curve *cv,
                       int ncurves) {
-  int n, i, a, nh = 0, top = lua_gettop(L), tt = 0, vt = 0, flat = 0, it = 0, ht = 0, rec = ANIM_HREC(arity);
+  int n, i, a, nh = 0, top = lua_gettop(L), tt = 0, vt = 0, flat = 0, it = 0, ht = 0, hdt = 1;
   anim_keys *k;
   const anim_keyblock *kb = NULL;
   if (lua_getfield(L, ct, "block") != LUA_TNIL) {
@@ -210,11 +253,11 @@ static void read_keys(lua_State *L, anim_clip *c, int j, int ct, int ch, int ari
   }
   if (lua_getfield(L, ct, "h") == LUA_TTABLE) {
     ht = lua_gettop(L);
-    for (i = 0; i < n; i++) nh += lua_geti(L, ht, i + 1) != LUA_TNIL, lua_pop(L, 1);
+    if (records_wide(L, ht, n, arity, &nh)) hdt = ANIM_HDIMS(arity);
   } else if (!lua_isnil(L, -1)) {
     luaL_error(L, "description handles must be a table");
   }
-  ANIM_LUA_RETRY(L, k, anim_clip_keys(c, j, ch, n, arity, nh));
+  ANIM_LUA_RETRY(L, k, anim_clip_keys_dt(c, j, ch, n, arity, nh, hdt));
   if (!k) anim_lua_nomem(L);
   nh = 0;
   if (kb) {
@@ -231,11 +274,10 @@ static void read_keys(lua_State *L, anim_clip *c, int j, int ct, int ch, int ari
     if (ht && lua_geti(L, ht, i + 1) != LUA_TNIL) {
       int r = lua_gettop(L);
       double *h;
-      if (!lua_istable(L, r) || luaL_len(L, r) != rec) luaL_error(L, "description handle record must hold %d numbers", rec);
       /* the table was counted above; a metatable may answer differently */
       if (nh >= k->nh) luaL_error(L, "description handles changed while read");
       h = anim_keys_mark(k, i, nh++);
-      for (a = 0; a < rec; a++) h[a] = num_at(L, r, a + 1);
+      read_record(L, r, h, arity, hdt);
     }
     if (ht) lua_pop(L, 1);
   }
@@ -332,7 +374,7 @@ static void read_props(lua_State *L, anim_clip *c) {
   if (np > MAX_KEYS) luaL_error(L, "description field 'props' too long");
   if (anim_clip_props(c, np) < 0) anim_lua_nomem(L);
   for (p = 0; p < np; p++) {
-    int o, n, arity, nh = 0, tt, vt, it, ht = 0, rec;
+    int o, n, arity, nh = 0, tt, vt, it, ht = 0, rec, wide;
     size_t len;
     const char *name;
     anim_keys *k;
@@ -342,6 +384,7 @@ static void read_props(lua_State *L, anim_clip *c) {
     name = lua_tolstring(L, -1, &len);
     arity = field_int(L, o, "arity", 1, 1, ANIM_MAX_PROP_ARITY);
     rec = 3 + 2 * arity;
+    wide = 1 + 4 * arity;
     n = push_array(L, o, "t");
     if (n < 0 || n > MAX_KEYS) luaL_error(L, "description property needs at most %d times", MAX_KEYS);
     tt = lua_gettop(L);
@@ -368,17 +411,25 @@ static void read_props(lua_State *L, anim_clip *c) {
       if (!(ie >= 0 && ie <= 255 && ie == floor(ie))) luaL_error(L, "description interpolation out of range");
       k[0].ie[i] = (unsigned char)ie;
       if (ht && lua_geti(L, ht, i + 1) != LUA_TNIL) {
-        int r = lua_gettop(L);
-        if (!lua_istable(L, r) || luaL_len(L, r) != rec) luaL_error(L, "description handle record must hold %d numbers", rec);
+        int r = lua_gettop(L), len, rdt;
+        lua_Integer b;
+        len = lua_istable(L, r) ? (int)luaL_len(L, r) : -1;
+        if (len != rec && len != wide) {
+          if (rec == wide) luaL_error(L, "description handle record must hold %d numbers", rec);
+          luaL_error(L, "description handle record must hold %d or %d numbers", rec, wide);
+        }
         if (nh >= k[0].nh) luaL_error(L, "description handles changed while read");
-        /* component a's record: out dt, in dt, its out dv and in dv, form */
+        /* component a's record: out dt, in dt, its out dv and in dv, form
+         * (a wide record: a time per component and handle) */
+        rdt = len == rec ? 1 : arity;
+        b = 2 * rdt;
         for (a = 0; a < arity; a++) {
           double *h = anim_keys_mark(&k[a], i, nh);
-          h[0] = num_at(L, r, 1);
-          h[1] = num_at(L, r, 2);
-          h[2] = num_at(L, r, 3 + a);
-          h[3] = num_at(L, r, 3 + arity + a);
-          h[4] = num_at(L, r, rec);
+          h[0] = num_at(L, r, 1 + (rdt > 1 ? a : 0));
+          h[1] = num_at(L, r, 1 + rdt + (rdt > 1 ? a : 0));
+          h[2] = num_at(L, r, b + 1 + a);
+          h[3] = num_at(L, r, b + 1 + arity + a);
+          h[4] = num_at(L, r, len);
         }
         nh++;
       }

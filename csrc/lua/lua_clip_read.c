@@ -143,7 +143,8 @@ static int clip_sample_joint(lua_State *L) {
 }
 
 /* core.clip_keys(clip, joint, ch) -> times, values (flat), interpolation
- * bytes, handles ({[key] = record} or nil), arity, tangents ({[key] =
+ * bytes, handles ({[key] = record} or nil: curve.h's records, of one time
+ * a handle or of one per axis), arity, tangents ({[key] =
  * {in, out: 2 * arity numbers, NaN when absent}} for the keys that give
  * one, or nil) -- or nothing when the channel has no keys.  joint is 1-based (the description's order), ch an
  * ANIM_K_* (0 position, 1 rotation, 2 scale, 3 pose weight).  For
@@ -180,9 +181,9 @@ static int keys_once(lua_State *L, clip_box *b, unsigned gen) {
     for (i = 0; i < n; i++) {
       AFTER_TABLE();
       if (!anim_keys_handle(KEYS(), i)) continue;
-      lua_createtable(L, ANIM_HREC(arity), 0);
+      lua_createtable(L, ANIM_KEYS_HREC(KEYS()), 0);
       AFTER_TABLE();
-      anim_lua_fillnumbers(L, anim_keys_handle(KEYS(), i), ANIM_HREC(arity));
+      anim_lua_fillnumbers(L, anim_keys_handle(KEYS(), i), (size_t)ANIM_KEYS_HREC(KEYS()));
       lua_rawseti(L, -2, i + 1);
     }
   } else {

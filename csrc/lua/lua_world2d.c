@@ -6,10 +6,11 @@
  * lua/anim/runtime/animator2d.lua.
  *
  *   desc.bones = { { inherit = ANIM_INHERIT_* code, shear_x, shear_y,
- *                    length, shear_name = "<bone>.shear" }, ... }  -- rig order
+ *                    length, shear_name = "<bone>.shear",
+ *                    dragonbones = 0 | ANIM_DB_* bits }, ... }  -- rig order
  *   desc.ik    = { { bone1, bone2 (0: one bone), target (1-based),
  *                    mix, softness, bend (1 / -1), compress, stretch,
- *                    uniform (booleans), name = "ik.<n>",
+ *                    uniform, dragonbones (booleans), name = "ik.<n>",
  *                    flags = "ik.<n>.flags" }, ... }
  *   desc.tc    = { { bones = { bone, ... }, target, mix = { 6 numbers },
  *                    offset = { 6 numbers }, ["local"], relative (booleans),
@@ -117,6 +118,7 @@ static int world2d_attach(lua_State *L) {
     bones[i].shear[0] = num_field(L, top + 1, "shear_x");
     bones[i].shear[1] = num_field(L, top + 1, "shear_y");
     bones[i].length = num_field(L, top + 1, "length");
+    bones[i].dragonbones = int_field(L, top + 1, "dragonbones");
     bones[i].shear_name = str_field(L, top + 1, "shear_name", &bones[i].shear_len);
     lua_settop(L, top);
   }
@@ -134,6 +136,7 @@ static int world2d_attach(lua_State *L) {
     c->compress = bool_field(L, top + 1, "compress");
     c->stretch = bool_field(L, top + 1, "stretch");
     c->uniform = bool_field(L, top + 1, "uniform");
+    c->dragonbones = bool_field(L, top + 1, "dragonbones");
     c->name = str_field(L, top + 1, "name", &c->name_len);
     c->flags = str_field(L, top + 1, "flags", &c->flags_len);
     lua_settop(L, top);

@@ -25,10 +25,21 @@ local function strict_of(opts, n, fname)
   return opts.strict == true
 end
 
--- anim.load(path [, { strict = true }]) -> clip | nil, message
+-- anim.load(path [, { strict = true }]) -> clip | nil, message; a .animc
+-- file (a compressed clip) is read with no JSON library
+local animc = require "anim.format.animc"
 function anim.load(path, opts)
   check_arg(path, "string", 1, "load")
-  return clip.load_file(path, path, nil, strict_of(opts, 2, "load"))
+  return animc.load_any(path, path, nil, strict_of(opts, 2, "load"))
+end
+
+-- anim.compress(clip [, { rig, error, distance, level }]) -> clip | nil,
+-- message: the clip compressed within the error bound (docs/api.md)
+local COMPRESS_OPTIONS = args.names { "rig", "error", "distance", "level" }
+function anim.compress(c, options)
+  if not clip.is_clip(c) then args.error(1, "compress", "anim.clip expected, got " .. args.typename(c)) end
+  options = args.options(options, COMPRESS_OPTIONS, 2, "compress")
+  return require("anim.export.gltf.compress").compress(c, options)
 end
 
 -- anim.decode(json_text [, name [, { strict = true }]]) -> clip | nil, message

@@ -14,7 +14,13 @@
 // (factory.buildArmature), its setup pose read, then each animation
 // played from its start with no fade (animation.gotoAndPlayByTime(name, 0):
 // fadeInTime 0, the animation's own playTimes) and the armature advanced
-// once by t (armature.advanceTime(t)).
+// once by t (armature.advanceTime(t)).  buildArmature has advanced the
+// armature once already, and the runtime applies an IK constraint again on
+// each update to bones no timeline moved since (Bone.update runs the
+// constraint; updateByConstraint recomposes only dirty bones): a weight
+// below 1 would count twice.  So every bone is made dirty first
+// (armature.invalidUpdate()): the pose of a frame, as the runtime gives
+// it whenever the animation moves the bones.
 //
 // How the runtime samples (read in TimelineState.update and
 // TweenTimelineState._onUpdateFrame): the key frame is found per frame
@@ -200,6 +206,7 @@ function reference(sk, outPath) {
   for (const armatureName of data.armatureNames) {
     const armatureData = data.getArmature(armatureName);
     const setup = factory.buildArmature(armatureName, sk.name);
+    setup.invalidUpdate();
     setup.advanceTime(0);
     const entry = {
       frame_rate: armatureData.frameRate,
@@ -216,6 +223,7 @@ function reference(sk, outPath) {
         const t = frame / armatureData.frameRate;
         const armature = factory.buildArmature(armatureName, sk.name);
         armature.animation.gotoAndPlayByTime(animName, 0);
+        armature.invalidUpdate();
         armature.advanceTime(t);
         samples.push({ frame, time: t, ...pose(armature) });
         armature.dispose();

@@ -14,7 +14,7 @@ local M = {}
 local Failure = {}
 Failure.__index = Failure
 
-local null = require("cjson").null -- what JSON null decodes to
+local null = core.null -- what JSON null decodes to (lua-cjson's cjson.null: the light userdata NULL)
 local function is_null(v)
   return v == null
 end

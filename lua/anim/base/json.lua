@@ -1,7 +1,10 @@
 -- json.lua: JSON decoding for the readers, with the module's limits
 -- (limits.lua: bytes, depth), and the check of a decoded tree against the
 -- limits that apply to what a clip keeps (strings, finite numbers).
-local cjson = require "cjson"
+-- lua-cjson, when the game has it: a game that reads only .animc files
+-- (compressed clips, format/animc.lua) may ship without it; decoding JSON
+-- then fails, saying so
+local has_cjson, cjson = pcall(function() return require "cjson" end)
 local compat = require "anim.base.compat"
 local core = require "anim.core"
 local TREE = require("anim.base.codes").tree
@@ -11,21 +14,31 @@ local limits = require "anim.base.limits"
 local M = {}
 
 local L = limits.current
-M.null = cjson.null
+-- JSON null: lua-cjson's cjson.null (the light userdata NULL), from the
+-- core (the same value), so that it is there without lua-cjson.
+M.null = core.null
 
 -- The defaults, for code that wants the numbers (the values in force are
 -- limits.current.bytes and .depth).
 
-local decoder = cjson.new()
-decoder.decode_invalid_numbers(false) -- no NaN, Infinity or hex: JSON numbers only
+local decoder, lenient
+local function decoders()
+  if not has_cjson then
+    E.fail("", "cannot decode JSON without lua-cjson (%s)", (tostring(cjson):gsub("\n.*", "")))
+  end
+  decoder = cjson.new()
+  decoder.decode_invalid_numbers(false) -- no NaN, Infinity or hex: JSON numbers only
+  lenient = cjson.new()
+  lenient.decode_invalid_numbers(true)
+end
 local depth_set
 local function set_depth()
+  if not decoder then decoders() end
   if depth_set ~= L.depth then
     decoder.decode_max_depth(L.depth)
     depth_set = L.depth
   end
 end
-set_depth()
 
 local function too_large(n)
   E.fail("", "too large (%d bytes; at most %d, anim.limits.bytes)", n, L.bytes)
@@ -54,8 +67,6 @@ end
 -- js/util/json.ts): a byte-order mark first, `//` and `/* */` comments
 -- (stripped only when the text does not parse without), and NaN,
 -- Infinity (the numbers Blockbench once wrote) where a number goes.
-local lenient = cjson.new()
-lenient.decode_invalid_numbers(true)
 local lenient_depth
 
 -- The text with its comments blanked out (each byte of a comment a space,
@@ -101,6 +112,7 @@ M.strip_comments = strip_comments
 
 function M.decode_lenient(text)
   if #text > L.bytes then too_large(#text) end
+  if not lenient then decoders() end
   if lenient_depth ~= L.depth then
     lenient.decode_max_depth(L.depth)
     lenient_depth = L.depth

@@ -19,6 +19,8 @@ local SPEC = {
   keys = { 1000000, 100000000, "keys in a clip (all channels) and envelope points" },
   strings = { 65536, 2 ^ 31 - 1, "bytes in any string of a clip or map (names, values, payloads)" },
   joints = { 4096, 65536, "joints of a clip, of its skeleton or of a retarget map" },
+  vertices = { 1000000, 100000000, "vertices of a 2D skeleton's import: its attachments' (meshes, bounding boxes, "
+    .. "clippings, paths) and its deform keys' (a key of a mesh of n vertices counting n)" },
   items = { 10000, 1000000, "timed items of a clip: markers, events, sounds and plays together" },
   modifiers = { 4096, 1000000, "curve modifiers of a clip" },
   animations = { 4096, 1000000, "animations imported from one Blockbench or Bedrock file" },

@@ -62,6 +62,15 @@ function methods.markers(self) return copy(info_of(self).markers) end
 function methods.events(self) return copy(info_of(self).events) end
 function methods.sounds(self) return copy(info_of(self).sounds) end
 function methods.plays(self) return copy(info_of(self).plays) end
+-- clip:compression() -> { bytes_raw, bytes, ratio, worst, p99, error,
+-- distance } of a compressed clip (anim.compress), else nil
+function methods.compression(self)
+  local f = rawget(info_of(self), "compression")
+  if not f then return nil end
+  local out = {}
+  for k, v in pairs(f) do out[k] = v end
+  return out
+end
 
 local fields = {
   name = true, version = true, length = true, loop = true, priority = true, speed = true,
@@ -76,12 +85,13 @@ mt.__index = function(self, k)
   local info = info_of(self)
   if fields[k] then return info[k] end
   if k == "mask" then return copy(info.mask) end
+  if k == "compressed" then return rawget(info, "compression") ~= nil end
   if k == "approx" then
     -- how far the version 3 table of an imported clip is from what it plays
     -- (nil: exactly)
     return info.approx and { bound = info.approx.bound, note = info.approx.note, err = info.approx.err } or nil
   end
-  args.no_field("anim.clip", k, methods, fields, { mask = true, approx = true })
+  args.no_field("anim.clip", k, methods, fields, { mask = true, approx = true, compressed = true })
 end
 mt.__newindex = function(_, k)
   args.raise("clips are read-only (cannot set '" .. E.shown(k) .. "')")

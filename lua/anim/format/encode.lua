@@ -16,6 +16,7 @@ local args = require "anim.base.args"
 local json = require "anim.base.json"
 local limits = require "anim.base.limits"
 local clipmod = require "anim.format.clip"
+local animc = require "anim.format.animc"
 local Q = require "anim.base.quat"
 local compat = require "anim.base.compat"
 
@@ -451,6 +452,9 @@ end
 
 -- The table to write for a clip, at the version asked for (nil: the best one).
 local function document(info, version)
+  if rawget(info, "compression") then
+    fail("", "a compressed clip keeps no keys to write as .anim: save it as .animc (anim.save(clip, \"x.animc\"))")
+  end
   local src = info.source
   if type(src) ~= "table" then fail("", "the clip keeps no source table to encode") end
   local out = {}
@@ -582,6 +586,13 @@ function M.save(c, path, options)
     args.error(2, "save", string.format("string expected, got %s", type(path)))
   end
   check_options(options, 3, "save")
+  if path:lower():match("%.animc$") then
+    local info = core.clip_info(c)
+    if not clipmod.is_clip(c) or not rawget(info, "compression") then
+      return nil, E.shown(info.name or "clip") .. ": only a compressed clip (anim.compress) is saved as .animc"
+    end
+    return M.write_atomic(path, animc.bytes(c))
+  end
   local text, approx = M.encode(c, options)
   if not text then return nil, approx end
   local ok, err = M.write_atomic(path, text)

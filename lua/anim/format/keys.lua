@@ -28,7 +28,25 @@ local SLOT = codes.slot -- position, rotation, scale: the core's key slots
 local INTERPS, EASES, HAS_INTERP, HAS_EASE = format.INTERPS, format.EASES, format.HAS_INTERP, format.HAS_EASE
 local INTERP_MASK, EASE_MASK, EASE_SHIFT = codes.keybyte.interp_mask, codes.keybyte.ease_mask, codes.keybyte.ease_shift
 local OUT_ONE, IN_ONE = codes.handle.out_one, codes.handle.in_one
+local OUT_DTS, IN_DTS = codes.handle.out_dts, codes.handle.in_dts
 local band = compat.band
+
+-- Handle `side` (1 out, 2 in) of a handle record r (csrc/core/curve.h: a
+-- time a handle, or one per axis; then dv[dims] each, and the form) as the
+-- file wrote it, or nil when absent.
+local function record_handle(r, side, dims, one, dts)
+  local nt = (#r - 1 - 2 * dims) / 2
+  local at = (side - 1) * nt
+  if r[at + 1] ~= r[at + 1] then return nil end
+  local form = compat.tointeger(r[#r])
+  local dt = r[at + 1]
+  if band(form, dts) ~= 0 then
+    dt = {}
+    for a = 1, dims do dt[a] = r[at + (nt > 1 and a or 1)] end
+  end
+  local b = 2 * nt + (side - 1) * dims
+  return { dt, band(form, one) ~= 0 and r[b + 1] or { compat.unpack(r, b + 1, b + dims) } }
+end
 
 -- The list of keys of channel ch of joint j (1-based, in info.joints'
 -- order) with placeholder p, as the file had it.
@@ -50,10 +68,9 @@ local function keys_of(clip, j, ch, p)
         extra = {}
         if band(byte, HAS_EASE) ~= 0 then extra.ease = EASES[compat.rshift(band(byte, EASE_MASK), EASE_SHIFT) + 1] end
         if r then
-          -- a record: out dt, in dt (NaN: absent), out dv[3], in dv[3], form
-          local form = compat.tointeger(r[9])
-          if r[1] == r[1] then extra.out = { r[1], band(form, OUT_ONE) ~= 0 and r[3] or { r[3], r[4], r[5] } } end
-          if r[2] == r[2] then extra["in"] = { r[2], band(form, IN_ONE) ~= 0 and r[6] or { r[6], r[7], r[8] } } end
+          local dims = arity == 1 and 1 or 3
+          extra.out = record_handle(r, 1, dims, OUT_ONE, OUT_DTS)
+          extra["in"] = record_handle(r, 2, dims, IN_ONE, IN_DTS)
         end
         if tg then
           -- cubicspline tangents: in then out, NaN when the key gave none

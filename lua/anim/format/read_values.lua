@@ -161,14 +161,17 @@ end
 
 -- Keys (versions 2 and 3) -------------------------------------------------------
 
--- A handle [dt, dv] with dv one number or an array of `dims` numbers
--- ([dx, dy, dz] for a joint's channel): dt and the dims values of dv.
+-- A handle [dt, dv] with dt and dv each one number or an array of `dims`
+-- numbers ([dx, dy, dz] for a joint's channel: a time and a value per
+-- axis): dt (the number or the array) and the dims values of dv.
 local function handle(h, path, which, dims)
   if type(h) ~= "table" or not E.is_array(h) or #h ~= 2 then
     fail(path, "%s handle must be [dt, dv], got %s", which,
       (type(h) == "table" and E.is_array(h)) and ("an array of " .. #h) or describe(h))
   end
-  local dt = E.number(h[1], index(path, 1), which .. " handle time")
+  local dt = h[1]
+  if type(dt) == "table" then vec(dt, dims, index(path, 1), which .. " handle time")
+  else E.number(dt, index(path, 1), which .. " handle time") end
   local dv = h[2]
   if type(dv) == "table" then
     vec(dv, dims, index(path, 2), which .. " handle value")
@@ -211,16 +214,57 @@ local EASE_UNIT = math.floor(2 ^ codes.keybyte.ease_shift)
 M.HAS_INTERP, M.HAS_EASE, M.EASE_UNIT = HAS_INTERP, HAS_EASE, EASE_UNIT
 
 -- A handle record for the core (csrc/core/curve.h, arity 3): out dt, in dt (NaN
--- when absent), out dv[3], in dv[3], then 1 when the out dv was written as
--- one number, + 2 when the in dv was.  (A property of n components has
--- records of 3 + 2n numbers: out dv[n], in dv[n].)
-local function handle_record(dims)
-  dims = dims or 3
-  local r = { 0 / 0, 0 / 0 }
-  for i = 3, 3 + 2 * dims do r[i] = 0 end
+-- when absent), out dv[3], in dv[3], then the form (codes.handle): 1 when
+-- the out dv was written as one number, + 2 when the in dv was, + 4 when
+-- the out dt was written as an array, + 8 when the in dt was.  (A property
+-- of n components has records of 3 + 2n numbers: out dv[n], in dv[n].)
+-- Where a handle's times differ between the axes, the record is wide, a
+-- time per axis: out dt[dims], in dt[dims], out dv[dims], in dv[dims],
+-- form (1 + 4 dims numbers).
+local OUT_ONE, IN_ONE = codes.handle.out_one, codes.handle.in_one
+local OUT_DTS, IN_DTS = codes.handle.out_dts, codes.handle.in_dts
+
+-- Whether an array of handle times holds one time for every axis (the
+-- same number, and the same sign of a zero): the record keeps one.
+local function one_time(dt)
+  local a = dt[1]
+  for i = 2, #dt do
+    local b = dt[i]
+    if b ~= a or (a == 0 and 1 / a ~= 1 / b) then return false end
+  end
+  return true
+end
+
+-- The record of a key's handles hout and hin (either may be absent) read
+-- at ep, of `dims` components.
+local function read_handles(hout, hin, ep, dims)
+  local odt, odv, idt, idv
+  if not E.absent(hout) then odt, odv = handle(hout, key(ep, "out"), "out", dims) end
+  if not E.absent(hin) then idt, idv = handle(hin, key(ep, "in"), "in", dims) end
+  local form = 0
+  if odv and type(hout[2]) ~= "table" then form = form + OUT_ONE end
+  if idv and type(hin[2]) ~= "table" then form = form + IN_ONE end
+  if type(odt) == "table" then form = form + OUT_DTS end
+  if type(idt) == "table" then form = form + IN_DTS end
+  local wide = (type(odt) == "table" and not one_time(odt)) or (type(idt) == "table" and not one_time(idt))
+  local nt = wide and dims or 1
+  local r = {}
+  -- the times: nt a handle (NaN: absent)
+  for side, dt in ipairs { odt or false, idt or false } do
+    for a = 1, nt do
+      local x = 0 / 0
+      if type(dt) == "table" then x = dt[a] elseif dt then x = dt end
+      r[(side - 1) * nt + a] = x
+    end
+  end
+  local b = 2 * nt
+  for a = 1, dims do
+    r[b + a] = odv and odv[a] or 0
+    r[b + dims + a] = idv and idv[a] or 0
+  end
+  r[b + 2 * dims + 1] = form
   return r
 end
-M.handle_record = handle_record
 
 -- The ease and handles of a key's extra (not absent) for a key of
 -- interpolation `code` whose values have `dims` components (3 for a
@@ -245,22 +289,7 @@ local function read_extra(extra, ep, code, dims)
   end
   local hout, hin = extra.out, extra["in"]
   local hd
-  if not E.absent(hout) or not E.absent(hin) then
-    hd = handle_record(dims)
-    local form = 3 + 2 * dims
-    if not E.absent(hout) then
-      local dt, dv = handle(hout, key(ep, "out"), "out", dims)
-      hd[1] = dt
-      for a = 1, dims do hd[2 + a] = dv[a] end
-      if type(hout[2]) ~= "table" then hd[form] = 1 end
-    end
-    if not E.absent(hin) then
-      local dt, dv = handle(hin, key(ep, "in"), "in", dims)
-      hd[2] = dt
-      for a = 1, dims do hd[2 + dims + a] = dv[a] end
-      if type(hin[2]) ~= "table" then hd[form] = hd[form] + 2 end
-    end
-  end
+  if not E.absent(hout) or not E.absent(hin) then hd = read_handles(hout, hin, ep, dims) end
   return bits + EASE_UNIT * ease, hd
 end
 M.read_extra = read_extra

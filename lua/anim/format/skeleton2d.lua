@@ -41,6 +41,8 @@ local function num(t, k, path, dflt)
   return E.number(v, key(path, k), k)
 end
 
+local db_flags -- (below)
+
 local function bool(t, k, path, dflt)
   local v = t[k]
   if E.absent(v) then return dflt end
@@ -94,6 +96,22 @@ local function named(list, field, what, read)
   return out, map, names
 end
 
+-- A bone's DragonBones inherit flags (absent: its inherit mode's rule):
+-- { inherit_translation, inherit_rotation, inherit_scale,
+-- inherit_reflection } booleans, true when absent, as the stage's bits
+-- (csrc/core/world2d.h: ANIM_DB_*).
+local DB_FLAGS = { { "inherit_translation", 2 }, { "inherit_rotation", 4 }, { "inherit_scale", 8 },
+  { "inherit_reflection", 16 } }
+db_flags = function(v, path)
+  if E.absent(v) then return nil end
+  E.object(v, path, "DragonBones inherit flags")
+  local bits = 1
+  for _, f in ipairs(DB_FLAGS) do
+    if bool(v, f[1], path, true) then bits = bits + f[2] end
+  end
+  return bits
+end
+
 local function read_bones(d)
   local list = E.array(d.bones, "bones", "bones")
   if #list == 0 then fail("bones", "a skeleton needs at least one bone") end
@@ -116,7 +134,7 @@ local function read_bones(d)
     local inherit = 1
     if not E.absent(b.inherit) then inherit = E.enum(b.inherit, M.INHERIT, key(p, "inherit"), "inherit mode") end
     return {
-      name = name, parent = parent, inherit = inherit,
+      name = name, parent = parent, inherit = inherit, dragonbones = db_flags(b.dragonbones, key(p, "dragonbones")),
       x = num(b, "x", p, 0), y = num(b, "y", p, 0), rotation = num(b, "rotation", p, 0),
       scale_x = num(b, "scale_x", p, 1), scale_y = num(b, "scale_y", p, 1),
       shear_x = num(b, "shear_x", p, 0), shear_y = num(b, "shear_y", p, 0), length = num(b, "length", p, 0),
@@ -208,6 +226,17 @@ local function intervals(bones)
   end
   return function(a, b) return pre[b] <= pre[a] and post[a] <= post[b] end, children
 end
+M.intervals = intervals -- (the Spine importer checks its constraints by it)
+
+-- An IK constraint solved by DragonBones' solver: its `dragonbones`
+-- options { scale = boolean } (data: DragonBones' runtime reads no scale
+-- either).
+local function db_ik(v, path)
+  if E.absent(v) then return false end
+  E.object(v, path, "DragonBones IK options")
+  bool(v, "scale", path, false)
+  return true
+end
 
 local function read_ik(d, bones, bmap, bnames, below)
   local all = opt_array(d, "ik", "")
@@ -231,7 +260,8 @@ local function read_ik(d, bones, bmap, bnames, below)
     return { name = name, order = num(c, "order", p, i - 1), bone1 = b1, bone2 = b2 or 0, target = target,
       mix = num(c, "mix", p, 1), softness = num(c, "softness", p, 0), bend = bend,
       compress = bool(c, "compress", p, false), stretch = bool(c, "stretch", p, false),
-      uniform = bool(c, "uniform", p, false), prop = "ik." .. name, flags = "ik." .. name .. ".flags" }
+      uniform = bool(c, "uniform", p, false), prop = "ik." .. name, flags = "ik." .. name .. ".flags",
+      dragonbones = db_ik(c.dragonbones, key(p, "dragonbones")) }
   end)
 end
 
@@ -367,13 +397,13 @@ local function build(d, name)
   local cbones = {}
   for i, b in ipairs(bones) do
     cbones[at[i]] = { inherit = b.inherit - 1, shear_x = b.shear_x, shear_y = b.shear_y, length = b.length,
-      shear_name = b.name .. ".shear" }
+      shear_name = b.name .. ".shear", dragonbones = b.dragonbones or 0 }
   end
   local cik = {}
   for k, c in ipairs(ik) do
     cik[k] = { bone1 = at[c.bone1], bone2 = c.bone2 ~= 0 and at[c.bone2] or 0, target = at[c.target], mix = c.mix,
       softness = c.softness, bend = c.bend, compress = c.compress, stretch = c.stretch, uniform = c.uniform,
-      name = c.prop, flags = c.flags }
+      dragonbones = c.dragonbones, name = c.prop, flags = c.flags }
   end
   local ctc = {}
   for k, c in ipairs(transforms) do

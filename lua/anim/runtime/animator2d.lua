@@ -81,13 +81,19 @@ function M.slot(self, name)
   return att, r, g, b, al, dr, dg, db
 end
 
--- animator:draw_order() -> { slot names } (a new table)
-function M.draw_order(self)
+-- animator:draw_order([into]) -> { slot names }: a new table, or `into`
+-- filled (its entries beyond the slots cleared), so that a frame's drawing
+-- allocates nothing
+function M.draw_order(self, into)
   local s = data(self, "draw_order")
+  if into ~= nil and type(into) ~= "table" then
+    argerror(1, "draw_order", "a table to fill expected, got " .. args.typename(into))
+  end
   local k = core_property(self, "draworder")
   local order = k and s.draw_orders[floor(k + 0.5)] or s.slot_names
-  local out = {}
-  for i = 1, #order do out[i] = order[i] end
+  local out, n = into or {}, #order
+  for i = 1, n do out[i] = order[i] end
+  for i = #out, n + 1, -1 do out[i] = nil end
   return out
 end
 

@@ -6,6 +6,7 @@ local core = require "anim.core"
 local args = require "anim.base.args"
 local E = require "anim.base.errors"
 local clipmod = require "anim.format.clip"
+local animc = require "anim.format.animc"
 local retarget = require "anim.format.retarget"
 local limits = require "anim.base.limits"
 local reload = require "anim.runtime.reload"
@@ -248,7 +249,7 @@ end
 function methods.clip(self, path)
   return cached(self, "clip", path, function(file, name, beneath)
     local mtime = core.file_mtime(file)
-    local c, err = clipmod.load_file(file, name, beneath)
+    local c, err = animc.load_any(file, name, beneath)
     if c then self.loaded[file] = { path = name, mtime = mtime, clip = c } end
     return c, err
   end)
@@ -275,7 +276,7 @@ function methods.reload(self, path)
   for _, e in pairs(self.loaded) do
     if e.clip == clip then e.mtime = mtime end
   end
-  local fresh, err = clipmod.load_file(file, path, beneath)
+  local fresh, err = animc.load_any(file, path, beneath)
   if not fresh then return nil, err end
   return reload.replace(clip, fresh, path)
 end

@@ -14,6 +14,7 @@ local args = require "anim.base.args"
 local E = require "anim.base.errors"
 local json = require "anim.base.json"
 local clipmod = require "anim.format.clip"
+local animc = require "anim.format.animc"
 local bind = require "anim.format.bind"
 local fieldset = require "anim.format.fields"
 local playing = require "anim.runtime.playing"
@@ -151,7 +152,7 @@ function M.reload(clip, source, strict)
     fresh, err = E.catch(name, function() return clipmod.build(json.decode(source), name, true, strict) end)
   elseif type(source) == "string" then
     where = source
-    fresh, err = clipmod.load_file(source, source, nil, strict)
+    fresh, err = animc.load_any(source, source, nil, strict)
   else
     args.error(2, "reload", "path, JSON text or table expected, got " .. args.typename(source))
   end

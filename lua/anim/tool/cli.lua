@@ -11,7 +11,7 @@
 -- load, a clip that cannot be written), 2 a wrong command line.
 --
 -- The verbs, a file each or two: cli_info.lua, cli_validate.lua,
--- cli_convert.lua, cli_show.lua (sample, plot, sheet), cli_graph.lua (graph,
+-- cli_convert.lua, cli_compress.lua, cli_show.lua (sample, plot, sheet), cli_graph.lua (graph,
 -- and .animgraph files for info and validate); what they share is
 -- in cli_common.lua.  This file holds the help, the command line and main.
 local argparse = require "argparse"
@@ -20,6 +20,7 @@ local C = require "anim.tool.cli_common"
 local info = require "anim.tool.cli_info"
 local validate = require "anim.tool.cli_validate"
 local convert = require "anim.tool.cli_convert"
+local compress = require "anim.tool.cli_compress"
 local show = require "anim.tool.cli_show"
 local graph = require "anim.tool.cli_graph"
 
@@ -28,8 +29,8 @@ local M = {}
 local Exit, USAGE, fail, one_line, shown = C.Exit, C.USAGE, C.fail, C.one_line, C.shown
 
 local verbs = {}
-local ORDER = { "info", "validate", "convert", "sample", "plot", "sheet", "graph" }
-for _, list in ipairs { info, validate, convert.verbs, show, graph.verbs } do
+local ORDER = { "info", "validate", "convert", "compress", "sample", "plot", "sheet", "graph" }
+for _, list in ipairs { info, validate, convert.verbs, compress.verbs, show, graph.verbs } do
   for name, v in pairs(list) do verbs[name] = v end
 end
 
@@ -42,7 +43,7 @@ M.output_name, M.output_names = convert.output_name, convert.output_names
 local OPTION_HELP = {
   output = "-o, --output PATH", at = "--at T", joint = "--joint NAME", animation = "--animation NAME",
   rig = "--rig NAME", frames = "--frames N", strict = "--strict",
-  error = "--error E", distance = "--distance D", exact = "--exact",
+  error = "--error E", distance = "--distance D", exact = "--exact", level = "--level fast|best", report = "--report",
 }
 
 local function verb_help(name)

@@ -71,6 +71,7 @@ local function reduce_options(opt)
   if opt.exact then o.reduce = false end
   return o
 end
+M.reduce_options = reduce_options
 
 -- The line a reduction is reported by.
 local function reduced_text(r)

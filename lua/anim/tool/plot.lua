@@ -212,13 +212,15 @@ local function place_keys(channels)
   end
 end
 
--- Bezier handles as drawn: { {t, v(axis values)} key point, {t, v} handle point }
--- for the out handle of each bezier key and the in handle of the key after
--- it, with the corrections playback applies (SEMANTICS 2.7).
-local function handle_dv(h, a)
-  local dv = h[2]
-  if type(dv) == "table" then return dv[a] end
-  return dv
+-- Bezier handles as drawn: { key, t = { time per axis }, v = { value per
+-- axis } } (the handle's ends) for the out handle of each bezier key and
+-- the in handle of the key after it, with the corrections playback
+-- applies (SEMANTICS 2.7).  A handle's dt and dv are each one number or
+-- one per axis.
+local function handle_part(h, i, a)
+  local x = h[i]
+  if type(x) == "table" then return x[a] end
+  return x
 end
 
 local function handles(c)
@@ -232,11 +234,15 @@ local function handles(c)
       local hi = n.extra and present(n.extra["in"]) and n.extra["in"] or { -len / 3, 0 }
       for _, side in ipairs { { k, ho, 1 }, { n, hi, -1 } } do
         local key, h, dir = side[1], side[2], side[3]
-        local dt = h[1] * dir < 0 and 0 or h[1]
-        local scale = math.abs(dt) > len and len / math.abs(dt) or 1
-        local ends = {}
-        for a = 1, c.n or 3 do ends[a] = key.v[a] + handle_dv(h, a) * scale end
-        out[#out + 1] = { key = key, t = key.t + dt * scale, v = ends }
+        local ends, times = {}, {}
+        for a = 1, c.n or 3 do
+          local dt = handle_part(h, 1, a)
+          if dt * dir < 0 then dt = 0 end
+          local scale = math.abs(dt) > len and len / math.abs(dt) or 1
+          times[a] = key.t + dt * scale
+          ends[a] = key.v[a] + handle_part(h, 2, a) * scale
+        end
+        out[#out + 1] = { key = key, t = times, v = ends }
       end
     end
   end
@@ -485,7 +491,7 @@ function M.render(clip, opts)
       end
       for _, h in ipairs(hs) do
         for a = 1, #h.v do
-          local x1, y1, x2, y2 = xof(h.key.t), yof(h.key.v[a]), xof(h.t), yof(h.v[a])
+          local x1, y1, x2, y2 = xof(h.key.t), yof(h.key.v[a]), xof(h.t[a]), yof(h.v[a])
           doc:line(x1, y1, x2, y2, { stroke = colour_of(a), ["stroke-width"] = 1, class = "handle",
             ["data-axis"] = axis_name(c, a) })
           doc:circle(x2, y2, 2.5, { fill = "#fff", stroke = colour_of(a), class = "handle-point" })

@@ -116,6 +116,18 @@ local function catmullrom_tangents(t, vals, i, wrap)
   return m0, m1
 end
 
+-- Handle `side` (1 out, 2 in) of a key's handle record r (nil: none;
+-- csrc/core/curve.h: a time a handle or one per axis, then dv[3] each):
+-- its time and its dv on each of the three axes; a handle left out is
+-- flat, `dt` long.
+local function handle_of(r, side, dt)
+  local nt = r and (#r - 7) / 2
+  local at = r and (side - 1) * nt
+  if not r or r[at + 1] ~= r[at + 1] then return { dt, dt, dt }, { 0, 0, 0 } end
+  local b = 2 * nt + (side - 1) * 3
+  return { r[at + 1], r[at + (nt > 1 and 2 or 1)], r[at + (nt > 1 and 3 or 1)] }, { r[b + 1], r[b + 2], r[b + 3] }
+end
+
 -- The segments of a channel: keys { t, v, kind, m0, m1 }.  `wrap`: the
 -- clip loops (catmullrom's neighbours).  quat: quaternion keys, for which
 -- only slerp, step and cubicspline are held.
@@ -149,12 +161,15 @@ local function segments(raw, arity, quat, wrap)
       elseif ip == I.bezier then
         -- handles a third of the segment long: x(u) = t0 + u L, a Hermite
         -- in time (csrc/core/curve.c, bezier: a missing handle is [L/3, 0])
-        local ro, ri = h and h[i], h and h[i + 1]
-        local odt, idt = ro and ro[1] or 0 / 0, ri and ri[2] or 0 / 0
-        local od, id = { 0, 0, 0 }, { 0, 0, 0 }
-        if odt == odt then od = { ro[3], ro[4], ro[5] } else odt = L / 3 end
-        if idt == idt then id = { ri[6], ri[7], ri[8] } else idt = -L / 3 end
-        if math.abs(odt - L / 3) <= 1e-12 * L and math.abs(idt + L / 3) <= 1e-12 * L then
+        -- (a handle whose times differ between the axes is a third of the
+        -- segment long on none of them, or on all: each axis is checked)
+        local odt, od = handle_of(h and h[i], 1, L / 3)
+        local idt, id = handle_of(h and h[i + 1], 2, -L / 3)
+        local third = true
+        for a = 1, 3 do
+          third = third and math.abs(odt[a] - L / 3) <= 1e-12 * L and math.abs(idt[a] + L / 3) <= 1e-12 * L
+        end
+        if third then
           k.kind = "herm"
           k.m0, k.m1 = {}, {}
           for a = 1, arity do k.m0[a] = 3 * od[a] / L; k.m1[a] = -3 * id[a] / L end

@@ -25,6 +25,9 @@ local M = {}
 
 M.ERROR, M.DISTANCE, M.HUMAN = 0.001, 0.1, 1.7
 M.ROUNDS = 8
+-- The factor of the first tolerance (1: the hierarchy's share, as the
+-- exports start; anim.compress starts looser and tightens, export/gltf/compress.lua)
+M.START = 1
 M.MAX_WORK = 1000000 -- joints measured x times measured, at most (else nothing is reduced)
 M.MIN_KEYS, M.MIN_RATE = 8, 10 -- a channel is dense from this many keys, most this many a second
 
@@ -318,7 +321,8 @@ end
 
 -- The worst error of each joint of `dirty` (a set: joints whose frames in
 -- localB may differ from localA's; every other joint is where fa has it).
-local function measure_dirty(parent, order, fa, localB, times, distance, dirty, per)
+-- each: nil, or called with every error (joint, time's index, error).
+local function measure_dirty(parent, order, fa, localB, times, distance, dirty, per, each)
   for i in pairs(dirty) do per[i] = 0 end
   local list, w = {}, {}
   for _, i in ipairs(order) do
@@ -341,20 +345,22 @@ local function measure_dirty(parent, order, fa, localB, times, distance, dirty, 
       local tr, q, s = localB(i, t)
       local e = point_error(fa[i], o, world_into(w[i], pw, tr, q, s), distance)
       if e > per[i] then per[i] = e end
+      if each then each(i, k, e) end
     end
   end
 end
 
 -- The model-space error of localB against localA over the times: the
--- worst, and the worst of each joint.
-function M.measure(tjoints, localA, localB, times, distance)
+-- worst, and the worst of each joint; each (optional) is called with every
+-- error (joint, time's index, error).
+function M.measure(tjoints, localA, localB, times, distance, each)
   local parent, _, depth = shape(tjoints)
   local order = parents_first(depth)
   local all = {}
   for i = 1, #tjoints do all[i] = true end
   local fa = frames(parent, order, localA, times, all)
   local per, worst = {}, 0
-  measure_dirty(parent, order, fa, localB, times, distance, all, per)
+  measure_dirty(parent, order, fa, localB, times, distance, all, per, each)
   for i = 1, #tjoints do worst = math.max(worst, per[i]) end
   return worst, per
 end
@@ -418,7 +424,7 @@ function M.reduce(tjoints, channels, localA, apply, L, err, distance)
   end
   local factor, kept, frozen, states = {}, {}, {}, {}
   for c, ch in ipairs(channels) do
-    factor[c] = 1
+    factor[c] = M.START
     ch.tol = tolerance(ch, 1) -- (apply may round the values kept to a fraction of it)
   end
   local order = parents_first(depth)

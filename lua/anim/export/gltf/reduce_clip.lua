@@ -146,4 +146,6 @@ function M.reduce(c, rig, options)
   return build(table_of(kept), name), { before = before, after = after, error = worst, bound = err, distance = distance }
 end
 
+M.local_of = local_of
+
 return M

@@ -1,7 +1,9 @@
 -- import/dragonbones/animation.lua: one DragonBones animation as a clip of
 -- the module, in the contract's channels (docs/formats.md, DragonBones):
--- absolute local values per bone (position [x, y, 0], rotation [0, 0,
--- degrees] in "xyz", scale [sx, sy, 1]), the property channels
+-- offsets from each bone's setup pose, as the file's frames are
+-- (position [x, y, 0] added, rotation [0, 0, degrees] in "xyz" added,
+-- scale [sx, sy, 1] multiplied: the module's offset clips, played without
+-- a conversion a sample), the property channels
 -- `<bone>.shear`, `slot.<slot>.attachment` / `.color`,
 -- `deform.<skin>.<slot>.<attachment>`, `draworder`, `ik.<name>` and
 -- `ik.<name>.flags`, and the frames' events, sounds and actions as timed
@@ -11,8 +13,10 @@
 -- the timeline states of src/dragonBones/animation/TimelineState.ts): a
 -- bone's frames are offsets from its setup pose -- x, y and the angles
 -- added, the scales multiplied (Bone._updateGlobalTransformMatrix:
--- origin + animationPose) -- so each key here is setup + offset, which
--- interpolates as the offset does.  A slot's display and colour frames are
+-- origin + animationPose) -- so each key here is the file's offset (the
+-- rig's rests are the setup pose); only on an axis whose setup scale is 0
+-- the scale is 1 (an offset clip's scale adds to a rest of 0, less 1:
+-- Bone's 0 x s is 0).  The skew is the absolute `<bone>.shear` property.  A slot's display and colour frames are
 -- absolute; a 4.5 slot timeline ("frame") drives both, a frame without a
 -- colour being white and opaque.  Deform (ffd) frames are offsets of the
 -- mesh's vertices from `offset` on (zero elsewhere).
@@ -117,6 +121,14 @@ local function named(raw, p, C, map, names, what)
   return found, name
 end
 
+-- A scale frame's offset on an axis whose setup scale is s0: the frame's
+-- factor, or 1 when s0 is 0 (the offset clip's scale then adds to the rest
+-- less 1: 0, as 0 x the factor is).
+local function scale(s0, v)
+  if s0 == 0 then return 1 end
+  return v
+end
+
 -- Bones: 5.x translateFrame / rotateFrame / scaleFrame, 4.5 frame.
 local function bone_timeline(raw, p, C, A)
   local b, name = named(raw, p, C, A.bones, A.bone_names, "bone")
@@ -129,7 +141,7 @@ local function bone_timeline(raw, p, C, A)
     local starts = K.starts(frames, fp)
     local un = K.unroll(angles, turns, starts)
     joint.rotation = K.build(frames, fp, values(frames, fp, function(_, _, i)
-      return { 0, 0, setup.rotation + un[i] } end), starts, timeline_ctx(C, what .. " rotation"), tw)
+      return { 0, 0, un[i] } end), starts, timeline_ctx(C, what .. " rotation"), tw)
     C.props[name .. ".shear"] = K.build(frames, fp, values(frames, fp, function(_, _, i)
       return { 0, setup.shear_y + skews[i] } end), starts, timeline_ctx(C, what .. " skew"), tw)
   end
@@ -137,7 +149,7 @@ local function bone_timeline(raw, p, C, A)
   if frames then
     local starts = K.starts(frames, fp)
     joint.position = K.build(frames, fp, values(frames, fp, function(f, q)
-      return { setup.x + F.number(f, "x", q, 0), setup.y + F.number(f, "y", q, 0), 0 } end),
+      return { F.number(f, "x", q, 0), F.number(f, "y", q, 0), 0 } end),
       starts, timeline_ctx(C, what .. " translateFrame"), true)
   end
   frames, fp = frames_of(raw, "rotateFrame", p)
@@ -155,7 +167,7 @@ local function bone_timeline(raw, p, C, A)
   if frames then
     local starts = K.starts(frames, fp)
     joint.scale = K.build(frames, fp, values(frames, fp, function(f, q)
-      return { setup.scale_x * F.number(f, "x", q, 1), setup.scale_y * F.number(f, "y", q, 1), 1 } end),
+      return { scale(setup.scale_x, F.number(f, "x", q, 1)), scale(setup.scale_y, F.number(f, "y", q, 1)), 1 } end),
       starts, timeline_ctx(C, what .. " scaleFrame"), true)
   end
   frames, fp = frames_of(raw, "frame", p)
@@ -172,9 +184,9 @@ local function bone_timeline(raw, p, C, A)
       items(f, q, starts[i] / C.ctx.rate, C, name, nil)
     end
     joint.position = K.build(frames, fp, values(frames, fp, function(_, _, i)
-      return { setup.x + ts[i].x, setup.y + ts[i].y, 0 } end), starts, timeline_ctx(C, what), true)
+      return { ts[i].x, ts[i].y, 0 } end), starts, timeline_ctx(C, what), true)
     joint.scale = K.build(frames, fp, values(frames, fp, function(_, _, i)
-      return { setup.scale_x * ts[i].scale_x, setup.scale_y * ts[i].scale_y, 1 } end), starts,
+      return { scale(setup.scale_x, ts[i].scale_x), scale(setup.scale_y, ts[i].scale_y), 1 } end), starts,
       timeline_ctx(C, what), true)
     rotation(frames, fp, angles, skews, turns, true)
   end
@@ -235,6 +247,7 @@ local function deform_timeline(raw, p, C, A)
   local starts = K.starts(frames, fp)
   local width = m.binding and (#m.att.vertices - n) / 2 or 2 * n -- (weighted: 2 a weight entry)
   K.reserve(C.ctx, #frames * width, fp)
+  armature.count_vertices(A, #frames * n, fp, "attachments and deform frames")
   local vals = values(frames, fp, function(f, q)
     local offset = F.whole(f, "offset", q, 0, 0)
     local verts = F.numbers(f, "vertices", q) or {}
@@ -390,7 +403,7 @@ function M.read(raw, p, A, rate, count, warn)
   table.sort(C.sounds, by_time)
   table.sort(C.markers, by_time)
   local t = {
-    version = 3, absolute = true, euler = "xyz", length = total / rate,
+    version = 3, euler = "xyz", length = total / rate,
     loop = play_times == 1 and "once" or "loop",
     joints = C.joints,
   }

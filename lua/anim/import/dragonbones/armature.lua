@@ -27,31 +27,23 @@ end
 -- Bones -------------------------------------------------------------------------
 
 -- DragonBones' inherit flags (inheritTranslation, inheritRotation,
--- inheritScale, inheritReflection) onto the contract's modes, and whether
--- the mode is DragonBones' own rule (Bone._updateGlobalTransformMatrix):
---   all inherited                        normal              exact
---   scale, not rotation                  noRotationOrReflection  (DragonBones takes the parent's
---                                        world rotation, decomposed, off the bone's: nearest)
---   rotation, not scale (reflection)     noScale / noScaleOrReflection  (DragonBones adds the
---                                        parent's decomposed rotation, drops its scale and skew: nearest)
---   neither                              onlyTranslation     exact
--- inheritReflection matters only without scale (with it, the parent's
--- whole matrix carries its reflection).  inheritTranslation = false has no
--- mode: the bone keeps the mode of its other flags, with a warning.
-local function inherit_mode(tr, rot, sc, refl)
-  local mode, exact
-  if sc then
-    if rot then mode, exact = "normal", true
-    else mode, exact = "noRotationOrReflection", false end
-  elseif rot then
-    mode, exact = refl and "noScale" or "noScaleOrReflection", false
-  else
-    mode, exact = "onlyTranslation", true
-  end
-  return mode, exact and tr
+-- inheritScale, inheritReflection) go to the description as the bone's
+-- `dragonbones` table: the 2D stage then poses the bone by DragonBones'
+-- own rule (csrc/core/dragonbones2d.c, Bone._updateGlobalTransformMatrix
+-- of DragonBonesJS), exactly.  `inherit` holds the nearest of the
+-- contract's modes for a reader of the description that knows no flags
+-- (the same where both agree: all flags, or none but translation):
+--   all inherited                        normal
+--   scale, not rotation                  noRotationOrReflection
+--   rotation, not scale (reflection)     noScale / noScaleOrReflection
+--   neither                              onlyTranslation
+local function inherit_mode(rot, sc, refl)
+  if sc then return rot and "normal" or "noRotationOrReflection" end
+  if rot then return refl and "noScale" or "noScaleOrReflection" end
+  return "onlyTranslation"
 end
 
-local function read_bones(raw, path, A, warn)
+local function read_bones(raw, path, A)
   local list = F.array(raw, "bone", path)
   if #list > limits.current.joints then
     fail(key(path, "bone"), "too many bones: %d (at most %d, anim.limits.joints)", #list, limits.current.joints)
@@ -74,23 +66,17 @@ local function read_bones(raw, path, A, warn)
     local rot = F.boolean(b, "inheritRotation", p, true)
     local sc = F.boolean(b, "inheritScale", p, true)
     local refl = F.boolean(b, "inheritReflection", p, true)
-    local mode, exact = inherit_mode(tr, rot, sc, refl)
+    local mode = inherit_mode(rot, sc, refl)
     read[i] = {
       path = p, parent = F.string(b, "parent", p, nil),
       bone = {
         name = name, x = t.x, y = t.y, rotation = t.rotation, scale_x = t.scale_x, scale_y = t.scale_y,
         shear_x = 0, shear_y = t.skew, length = F.number(b, "length", p, 0), inherit = mode,
-        -- the file's own flags, for a 2D stage that plays DragonBones' rules
+        -- the file's own flags: the 2D stage plays DragonBones' rule by them
         dragonbones = { inherit_translation = tr, inherit_rotation = rot, inherit_scale = sc,
                         inherit_reflection = refl },
       },
     }
-    if not exact then
-      warn(p, "bone '%s': inheritTranslation %s, inheritRotation %s, inheritScale %s, inheritReflection %s: " ..
-        "played as '%s'%s", shown(name), tostring(tr), tostring(rot), tostring(sc), tostring(refl), mode,
-        tr and ", the nearest mode (DragonBones' rule differs)" or
-          " (no mode leaves the parent's translation out: the bone follows its parent)")
-    end
   end
   for _, r in ipairs(read) do
     if r.parent == "" then r.parent = nil end
@@ -185,6 +171,18 @@ end
 local DISPLAY_TYPES = { "image", "armature", "mesh", "boundingbox", "path" }
 local BOX_TYPES = { [0] = "rectangle", "ellipse", "polygon" }
 
+-- The vertices of the file's attachments and deform frames (a frame of a
+-- mesh of n vertices counting n), across its armatures: at most
+-- anim.limits.vertices.  what: "attachments" or "attachments and deform frames".
+function M.count_vertices(A, n, path, what)
+  local c = A.count
+  if c.vertices + n > limits.current.vertices then
+    fail(path, "too many vertices: the armatures' %s would have %d (at most %d, anim.limits.vertices)", what,
+      c.vertices + n, limits.current.vertices)
+  end
+  c.vertices = c.vertices + n
+end
+
 local function count_values(A, n, path)
   A.values = A.values + n
   if A.values > limits.current.keys then
@@ -269,6 +267,7 @@ local function mesh(d, p, att, A)
   end
   if #tris % 3 ~= 0 then fail(key(p, "triangles"), "triangles holds 3 indices a triangle, got %d numbers", #tris) end
   count_values(A, #verts + #uvs + #tris, p)
+  M.count_vertices(A, n, p, "attachments")
   for i = 1, #tris do
     local t = tris[i]
     if t % 1 ~= 0 or t < 0 or t >= n then
@@ -289,7 +288,7 @@ local function mesh(d, p, att, A)
   end
 end
 
-local function bounding_box(d, p, att, warn)
+local function bounding_box(d, p, att, warn, A)
   att.type = "boundingbox"
   local sub = d.subType
   if type(sub) == "number" then sub = BOX_TYPES[sub] end
@@ -299,6 +298,7 @@ local function bounding_box(d, p, att, warn)
   if sub == "polygon" then
     att.vertices = F.numbers(d, "vertices", p) or {}
     if #att.vertices % 2 ~= 0 then fail(key(p, "vertices"), "vertices holds x, y pairs, got %d numbers", #att.vertices) end
+    M.count_vertices(A, #att.vertices / 2, p, "attachments")
   elseif sub == "rectangle" then
     local w, h = att.width / 2, att.height / 2
     att.vertices = { -w, -h, w, -h, w, h, -w, h }
@@ -336,7 +336,7 @@ local function display(d, p, A, warn, atlas)
       mesh(d, p, att, A)
     end
   elseif dtype == "boundingbox" then
-    bounding_box(d, p, att, warn)
+    bounding_box(d, p, att, warn, A)
   elseif dtype == "armature" then
     att.type = "armature" -- the armature it shows is result.armatures[path]: kept as data
   elseif dtype == "path" then
@@ -472,6 +472,8 @@ local function read_ik(raw, path, A)
       -- bendPositive: the bend the runtime gives in its own axes (y down)
       bend = F.boolean(c, "bendPositive", p, true) and 1 or -1,
       compress = false, stretch = false, uniform = false,
+      -- DragonBones' own solver in the 2D stage (IKConstraint._computeA/B);
+      -- `scale` kept as data: the runtime reads it into nothing either
       dragonbones = { scale = F.boolean(c, "scale", p, false) },
     }
     A.desc.ik[i] = ik
@@ -479,9 +481,11 @@ local function read_ik(raw, path, A)
   end
 end
 
--- The description of armature `raw` at `path`; raises a failure.
-function M.read(raw, path, warn, atlas, version)
-  local A = { desc = { format = "dragonbones", version = version, y_down = true }, values = 0 }
+-- The description of armature `raw` at `path`; raises a failure.  count:
+-- the import's counters ({ vertices = n }: count_vertices).
+function M.read(raw, path, warn, atlas, version, count)
+  local A = { desc = { format = "dragonbones", version = version, y_down = true }, values = 0,
+    count = count or { vertices = 0 } }
   A.name = F.string(raw, "name", path, "")
   local aabb = F.object(raw, "aabb", path)
   if aabb then
@@ -489,7 +493,7 @@ function M.read(raw, path, warn, atlas, version)
     A.desc.x, A.desc.y = F.number(aabb, "x", ap, 0), F.number(aabb, "y", ap, 0)
     A.desc.width, A.desc.height = F.number(aabb, "width", ap, 0), F.number(aabb, "height", ap, 0)
   end
-  read_bones(raw, path, A, warn)
+  read_bones(raw, path, A)
   read_slots(raw, path, A, warn)
   read_skins(raw, path, A, warn, atlas)
   read_ik(raw, path, A)

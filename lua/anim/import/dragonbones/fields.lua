@@ -18,13 +18,15 @@ function M.number(t, k, path, default)
   return v
 end
 
--- A whole number field >= lo.
+-- A whole number field >= lo, and at most 2^53: past it a double is
+-- whole but no integer (playTimes 1e308 raised formatting its warning).
 function M.whole(t, k, path, default, lo)
   local v = M.number(t, k, path, default)
   if v == nil then return nil end
   if v % 1 ~= 0 or v < lo then
     fail(key(path, k), "%s must be a whole number >= %d, got %s", k, lo, num(v))
   end
+  if v > 2 ^ 53 then fail(key(path, k), "%s must be a whole number from %d to 2^53, got %s", k, lo, num(v)) end
   return v
 end
 

@@ -71,12 +71,12 @@ function M.build(doc, atlas, name)
   local list = F.array(doc, "armature", "")
   if #list == 0 then fail("armature", "a DragonBones skeleton needs at least one armature") end
   local result = { armatures = {}, warnings = warnings, version = version }
-  local count = { n = 0 }
+  local count = { n = 0, vertices = 0 }
   local first
   for i, raw in ipairs(list) do
     local p = index("armature", i)
     E.object(raw, p, "armature")
-    local A = armature.read(raw, p, warn, atlas, version)
+    local A = armature.read(raw, p, warn, atlas, version, count)
     local aname = A.name
     if result.armatures[aname] then fail(key(p, "name"), "two armatures are named '%s'", shown(aname)) end
     local rate = F.number(raw, "frameRate", p, rate0)
@@ -86,7 +86,15 @@ function M.build(doc, atlas, name)
       local ap = index(key(p, "animation"), j)
       local cname, t = animation.read(anim_raw, ap, A, rate, count, warn)
       if clips[cname] then fail(key(ap, "name"), "two animations are named '%s'", shown(cname)) end
-      clips[cname] = clipmod.build(t, name .. "#" .. aname .. "/" .. cname, true)
+      -- (a clip the core refuses, e.g. frames at an infinite time: many
+      -- frames at a tiny frameRate, is named by the animation's path, the
+      -- clip's own path, which names no field of the file, in brackets)
+      local ok, clip = pcall(clipmod.build, t, name .. "#" .. aname .. "/" .. cname, true)
+      if not ok then
+        if not E.is_failure(clip) then error(clip, 0) end
+        fail(ap, "the clip made of animation '%s' is refused (%s)", shown(cname), (E.message("", clip):gsub("^: ", "")))
+      end
+      clips[cname] = clip
     end
     for k, s in ipairs(A.desc.skins) do skins[k] = s.name end
     A.desc.frame_rate = rate

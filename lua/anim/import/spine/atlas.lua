@@ -21,10 +21,19 @@ local E = require "anim.base.errors"
 
 local M = {}
 
+-- s without the white space around it, in linear time: "%s+$" is tried
+-- at every space of a run that something else follows, so a line of
+-- 60,000 spaces and a letter took 13 s ("^.*%S" backtracks once).
+local function trim(s)
+  local i = s:find("%S")
+  if not i then return "" end
+  return s:sub(i, #s:match("^.*%S"))
+end
+
 local function numbers(s, n, where, key)
   local out = {}
   for part in (s .. ","):gmatch("([^,]*),") do
-    local v = tonumber((part:gsub("^%s+", ""):gsub("%s+$", "")))
+    local v = tonumber(trim(part))
     if not v or not E.finite(v) then
       E.fail(where, "%s: expected %d numbers separated by commas, got '%s'", key, n, E.shown(s))
     end
@@ -44,7 +53,8 @@ local function rotation(s, where)
   E.fail(where, "rotate: expected true, false, 0, 90, 180 or 270, got '%s'", E.shown(s))
 end
 
-local function finish(r, page)
+-- (line: the region's first line, for a message)
+local function finish(r, page, line)
   if not r.x then return end -- (refused once the text is read)
   r.width = r.width or 0
   r.height = r.height or 0
@@ -58,6 +68,12 @@ local function finish(r, page)
     if r.rotate == 90 or r.rotate == 270 then w, h = h, w end
     r.u, r.v = r.x / pw, r.y / ph
     r.u2, r.v2 = (r.x + w) / pw, (r.y + h) / ph
+    -- (each number is finite, not always what they make: 1e308 + 1e308,
+    -- or 1e300 pixels over a page of 1e-320)
+    if not (E.finite(r.u) and E.finite(r.v) and E.finite(r.u2) and E.finite(r.v2)) then
+      E.fail("line " .. line, "the region '%s': its texture coordinates are not finite (bounds %s, %s, %s, %s on a page"
+        .. " of %s x %s)", E.shown(r.name), E.num(r.x), E.num(r.y), E.num(r.width), E.num(r.height), E.num(pw), E.num(ph))
+    end
   end
 end
 
@@ -66,16 +82,16 @@ end
 -- raises a failure naming the line.
 function M.parse(text)
   local pages, regions, order = {}, {}, {}
-  local page, region
+  local page, region, region_line
   local lineno = 0
   local blank = true
   for line in (text:gsub("\r\n?", "\n") .. "\n"):gmatch("([^\n]*)\n") do
     lineno = lineno + 1
     local where = "line " .. lineno
-    local s = line:gsub("^%s+", ""):gsub("%s+$", "")
+    local s = trim(line)
     if s == "" then
       blank = true
-      if region then finish(region, page) end
+      if region then finish(region, page, region_line) end
       region = nil
     else
       local key, value = s:match("^([%w_]+)%s*:%s*(.-)$")
@@ -86,11 +102,12 @@ function M.parse(text)
         pages[#pages + 1] = page
         blank = false
       elseif not key then
-        if region then finish(region, page) end
+        if region then finish(region, page, region_line) end
         if regions[s] then
           E.fail(where, "the region '%s' comes twice (first on page '%s')", E.shown(s), E.shown(regions[s].page))
         end
         region = { name = s, page = page.name, index = -1 }
+        region_line = lineno
         regions[s] = region
         order[#order + 1] = s
         page.regions[#page.regions + 1] = s
@@ -128,7 +145,7 @@ function M.parse(text)
       end
     end
   end
-  if region then finish(region, page) end
+  if region then finish(region, page, region_line) end
   for _, name in ipairs(order) do
     local r = regions[name]
     if not r.x then

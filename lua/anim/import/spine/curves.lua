@@ -13,9 +13,12 @@
 -- segment is a bezier whose handles lie on its line, so it shares any
 -- handle times; a stepped one holds its value and the next key jumps (two
 -- keys at one time, right-continuous).  Where two components' handles have
--- different times (4.x, cx differ) the module's one dt per channel cannot
--- say both: the first component's is taken and the largest deviation
--- measured is reported (an approximation the caller warns of).
+-- different times (4.x, cx differ) each keeps its own (the format's handle
+-- time per axis): exact.  A handle outside its segment (a file's curve
+-- whose time goes back, or a cut's piece: Spine's curve is a bezier in
+-- time, which the format's scaling does not follow) is moved into it and
+-- the largest deviation measured is reported (an approximation the caller
+-- warns of).
 local M = {}
 
 local abs, max = math.abs, math.max
@@ -145,13 +148,23 @@ local function value_from(keys, t, setup)
   return v
 end
 
+-- The handle times of the components: one number when they agree, else
+-- the list (the format's time per axis).
+local function one_time(dts)
+  for i = 2, #dts do
+    if dts[i] ~= dts[1] then return dts end
+  end
+  return dts[1]
+end
+
 -- The keys of one channel from its components: comps[i] = { keys =,
 -- setup = }.  Calls emit(t, values (one per component), interp ("linear",
--- "step" or "bezier"), out handle { dt, { dv... } } | nil, in handle |
--- nil) for each key in order, made as the merge goes (a channel's keys are
--- held once, by the caller); returns their count and the largest
--- deviation (value units) of a shared handle time, with the time of its
--- key (nil when exact).  budget.left: the segments that may still be
+-- "step" or "bezier"), out handle { dt (a number, or one per component
+-- where theirs differ), { dv... } } | nil, in handle | nil) for each key
+-- in order, made as the merge goes (a channel's keys are held once, by the
+-- caller); returns their count and the largest deviation (value units) of
+-- a handle moved into its segment, with the time of its key (nil when
+-- exact).  budget.left: the segments that may still be
 -- measured (63 samples each); past it a deviation is reported (0 when
 -- none was measured) without being measured.
 function M.merge(comps, budget, emit)
@@ -218,27 +231,34 @@ function M.merge(comps, budget, emit)
         interp = "bezier"
         local t1 = times[j + 1]
         local L = t1 - t
-        -- the shared handle times: the first bezier component's
-        local dt1, dt2
+        -- each component's handle times (a straight line's: the first
+        -- bezier component's, so that a channel whose curves agree keeps
+        -- one time a handle)
+        local dt1, dt2 = {}, {}
+        local first1, first2
         for i = 1, n do
           local s = seg[i]
-          if s.kind == "bezier" and not dt1 then dt1, dt2 = s.x1 - t, s.x2 - t1 end
+          if s.kind == "bezier" then
+            -- (a handle outside the segment, which the format's curve
+            -- cannot take, is moved into it: measured below)
+            dt1[i] = math.min(math.max(s.x1 - t, 0), L)
+            dt2[i] = math.max(math.min(s.x2 - t1, 0), -L)
+            if not first1 then first1, first2 = dt1[i], dt2[i] end
+          end
         end
-        dt1 = math.min(math.max(dt1, 0), L)
-        dt2 = math.max(math.min(dt2, 0), -L)
         local dv1, dv2 = {}, {}
         for i = 1, n do
           local s = seg[i]
           if s.kind == "bezier" then
             dv1[i], dv2[i] = s.y1 - s.v0, s.y2 - s.v1
-            local d = max(abs(s.x1 - t - dt1), abs(s.x2 - t1 - dt2))
+            local d = max(abs(s.x1 - t - dt1[i]), abs(s.x2 - t1 - dt2[i]))
             if d > 1e-12 * max(1, L) and budget.left <= 0 then
               -- (past the budget: known to deviate, not measured)
               worst, worst_t = worst or 0, worst_t or t
             elseif d > 1e-12 * max(1, L) then
               budget.left = budget.left - 1
-              -- how far the shared handle times take this component
-              local p = { t0 = t, v0 = s.v0, x1 = t + dt1, y1 = s.y1, x2 = t1 + dt2, y2 = s.y2, t1 = t1, v1 = s.v1 }
+              -- how far the handle moved into the segment takes the component
+              local p = { t0 = t, v0 = s.v0, x1 = t + dt1[i], y1 = s.y1, x2 = t1 + dt2[i], y2 = s.y2, t1 = t1, v1 = s.v1 }
               for q = 1, 63 do
                 local tt = t + L * q / 64
                 local e = abs(M.bezier_at(p, tt) - M.bezier_at(s, tt))
@@ -247,15 +267,17 @@ function M.merge(comps, budget, emit)
             end
           else
             -- a straight line (a linear or held segment: a step holds
-            -- v0 until the jump at the end) with its handles on it
+            -- v0 until the jump at the end) with its handles on it: the
+            -- line whatever their times
             local v0 = s.v0
             local v1 = s.kind == "step" and s.v0 or s.v1
-            dv1[i] = (v1 - v0) * dt1 / L
-            dv2[i] = (v1 - v0) * dt2 / L
+            dt1[i], dt2[i] = first1, first2
+            dv1[i] = (v1 - v0) * first1 / L
+            dv2[i] = (v1 - v0) * first2 / L
           end
         end
-        out_h = { dt1, dv1 }
-        pending_in = { dt2, dv2 }
+        out_h = { one_time(dt1), dv1 }
+        pending_in = { one_time(dt2), dv2 }
       end
     end
     put(t, v, interp, out_h, in_h)

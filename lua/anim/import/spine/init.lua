@@ -7,15 +7,16 @@
 --
 -- skeleton.lua reads the setup pose, timelines.lua each animation's
 -- timelines, curves.lua puts their keys on the module's curves exactly
--- (exact bezier splits; one warning where 4.x handles of one channel's
--- axes differ in time), atlas.lua the atlas.  An animation that cannot be
+-- (exact bezier splits, a handle time per component where 4.x curves of
+-- one channel differ; a warning where a cut leaves a handle outside its
+-- piece), atlas.lua the atlas.  An animation that cannot be
 -- built is left out with a warning naming it and why; a timeline that
 -- cannot be read likewise; `nil, message` is for a file that cannot be
 -- read at all (a version we do not read, a binary export, a slot on a
 -- bone that is not there...).  The budgets: anim.limits.bytes (each file),
 -- joints (bones), animations (the first by name), keys (all the clips' keys, a key of n components
--- counting n, shared by the file's animations; and the vertices of its
--- attachments, apart).
+-- counting n, shared by the file's animations), vertices (its attachments'
+-- and its deform keys').
 local E = require "anim.base.errors"
 local json = require "anim.base.json"
 local limits = require "anim.base.limits"
@@ -28,7 +29,7 @@ local M = {}
 
 local key, fail, shown = E.key, E.fail, E.shown
 
--- The segments of a file whose shared handle times are measured (63
+-- The segments of a file whose handles moved into their piece are measured (63
 -- samples each, two cubics solved per sample): the rest are reported, not
 -- measured.
 M.MEASURED = 256
@@ -121,7 +122,7 @@ local function build(aname, box, look, desc, ctx, name)
   anim = nil -- luacheck: ignore 311
   -- (no `skeleton`: the rig is the 2D skeleton's, made once from the
   -- description, and a skeleton in each clip cost bones x animations)
-  local t = { version = 3, loop = "loop", euler = "xyz", absolute = true, joints = {} }
+  local t = { version = 3, loop = "loop", euler = "xyz", joints = {} }
   local props = {}
   local total = 0
   for _, cname in ipairs(ch) do
@@ -200,13 +201,15 @@ function M.decode(text, name, atlas)
     if not E.is_failure(e) then error(e, 0) end
     ctx.warn(e.path or path, e.msg .. ": left out")
   end
+  -- the vertices of the attachments, then of the deform keys (a key of
+  -- a mesh of n vertices counting n): at most anim.limits.vertices
   local vertices = 0
-  function ctx.vertices(n, p)
-    vertices = vertices + n
-    if vertices > limits.current.keys then
-      fail(p, "too many vertices: the attachments would have %d (at most %d, anim.limits.keys)", vertices,
-        limits.current.keys)
+  function ctx.vertices(n, p, what)
+    if vertices + n > limits.current.vertices then
+      fail(p, "too many vertices: the %s would have %d (at most %d, anim.limits.vertices)", what or "attachments",
+        vertices + n, limits.current.vertices)
     end
+    vertices = vertices + n
   end
   -- a draw order key's work is its slots: the file's keys together make
   -- at most anim.limits.keys places

@@ -365,15 +365,45 @@ local function read_skins(doc, desc, look, ctx)
   end
 end
 
+-- The bone names of a constraint (no bone twice: the 2D skeleton would
+-- pose it twice).
 local function bone_list(v, p, look)
   E.array(v, p, "bones")
   if #v == 0 then fail(p, "a constraint needs at least one bone") end
-  local out = {}
-  for i = 1, #v do out[i] = look.bone_names[ref(v[i], look.bone, look.bone_names, index(p, i), "bone")] end
+  local out, seen = {}, {}
+  for i = 1, #v do
+    out[i] = look.bone_names[ref(v[i], look.bone, look.bone_names, index(p, i), "bone")]
+    if seen[out[i]] then fail(index(p, i), "bone '%s' twice in one constraint", shown(out[i])) end
+    seen[out[i]] = true
+  end
   return out
 end
 
+-- below(a, b): whether bone a is bone b or below it (names), in O(1), by
+-- anim.skeleton2d's own test (each bone's interval of one depth-first walk).
+local function below_test(desc, look)
+  local list = {}
+  for i, b in ipairs(desc.bones) do list[i] = { parent = b.parent and look.bone[b.parent] } end
+  local below = require("anim.format.skeleton2d").intervals(list)
+  return function(a, b) return below(look.bone[a], look.bone[b]) end
+end
+
+-- What the 2D skeleton refuses of a constraint (anim.skeleton2d's rules),
+-- with the file's path: a name twice in one kind, a target that is a
+-- constrained bone or below one.
+local function check_constraint(c, p, bones, target, names, kind, list, below)
+  if names[c.name] then
+    fail(key(p, "name"), "two %s are named '%s' (%s %d and %d)", kind, shown(c.name), list, names[c.name], c.index)
+  end
+  for _, b in ipairs(bones) do
+    if below(target, b) then
+      fail(key(p, "target"), "the target '%s' cannot be a constrained bone or below one ('%s')", shown(target), shown(b))
+    end
+  end
+end
+
 local function read_constraints(doc, desc, look, ver, ctx)
+  local below = below_test(desc, look)
   local ik = doc.ik
   if not E.absent(ik) then
     E.array(ik, "ik", "ik")
@@ -382,10 +412,16 @@ local function read_constraints(doc, desc, look, ver, ctx)
       E.object(c, p, "an IK constraint")
       local bones = bone_list(c.bones, key(p, "bones"), look)
       if #bones > 2 then fail(key(p, "bones"), "an IK constraint has one or two bones, got %d", #bones) end
+      if bones[2] and desc.bones[look.bone[bones[2]]].parent ~= bones[1] then
+        fail(index(key(p, "bones"), 2), "the second bone of an IK constraint is a child of the first ('%s'), got '%s'",
+          shown(bones[1]), shown(bones[2]))
+      end
       local name = E.string(c.name, key(p, "name"), "name")
+      local target = look.bone_names[ref(c.target, look.bone, look.bone_names, key(p, "target"), "bone")]
+      check_constraint({ name = name, index = i }, p, { bones[1] }, target, look.ik, "IK constraints", "ik", below)
       desc.ik[i] = {
         name = name, order = opt_number(c.order, p, "order", 0), bones = bones,
-        target = look.bone_names[ref(c.target, look.bone, look.bone_names, key(p, "target"), "bone")],
+        target = target,
         mix = opt_number(c.mix, p, "mix", 1),
         softness = opt_number(c.softness, p, "softness", 0),
         bend = opt_bool(c.bendPositive, p, "bendPositive", true) and 1 or -1,
@@ -428,6 +464,8 @@ local function read_constraints(doc, desc, look, ver, ctx)
         t.mix_scale_y = n("mixScaleY", t.mix_scale_x)
         t.mix_shear_y = n("mixShearY", 1)
       end
+      check_constraint({ name = name, index = i }, p, t.bones, t.target, look.transform, "transform constraints",
+        "transform", below)
       desc.transforms[i] = t
       look.transform[name] = i
       look.transform_names[i] = name

@@ -4,8 +4,12 @@
 --   bones.<bone>: rotate (3.8 angle, 4.x value), translate (x y), scale
 --     (x y, default 1), shear (x y); 4.x translatex translatey scalex
 --     scaley shearx sheary (value).  Values are relative to the setup
---     pose: added (rotate, translate, shear) or multiplied (scale); the
---     clip holds absolute values, so the setup pose is put in here.
+--     pose: added (rotate, translate, shear) or multiplied (scale), as the
+--     module's offset clips are (the rig's rests are the setup pose): the
+--     clip holds them as they are, played without a conversion a sample;
+--     only on an axis whose setup scale is 0 the scale is 1 (an offset
+--     clip's scale adds to a rest of 0, less 1: Spine's 0 x s is 0).  The
+--     shear is the absolute `<bone>.shear` property: its setup put in.
 --   slots.<slot>: attachment (name, null: none); 3.8 color (color
 --     RRGGBBAA), twoColor (light RRGGBBAA, dark RRGGBB); 4.x rgba (color),
 --     rgb (color RRGGBB), alpha (value), rgba2 (light, dark), rgb2 (light
@@ -231,6 +235,13 @@ local function each_timeline(anim, field, ap, by, names, what, ctx, fn)
   end
 end
 
+-- The map of a scale timeline's axis whose setup scale is s0: none (the
+-- offset as it is), or on a setup scale of 0 the constant 1 (0 v + 1).
+local function zero_scale(s0)
+  if s0 == 0 then return { 0, 1 } end
+  return false
+end
+
 local function bone_timelines(anim, ch, look, desc, ctx, ap)
   each_timeline(anim, "bones", ap, look.bone, look.bone_names, "bone", ctx, function(bi, tname, list, tp)
     local b = desc.bones[bi]
@@ -252,15 +263,15 @@ local function bone_timelines(anim, ch, look, desc, ctx, ap)
         end
         prev = a
         return { a }
-      end, 1, { { 1, b.rotation } }, 1)
+      end, 1, nil, 1)
       if comps then
-        put(channel(ctx, ch, bname .. "#rotation", { b.rotation },
+        put(channel(ctx, ch, bname .. "#rotation", { 0 },
           { joint = bname, channel = "rotation", pad = { 0, 0, false } }), 1, comps)
       end
     elseif tname == "translate" or tname == "scale" or tname == "shear" then
       local one = tname == "scale" and 1 or 0
-      local map = tname == "scale" and { { b.scale_x, 0 }, { b.scale_y, 0 } }
-        or tname == "translate" and { { 1, b.x }, { 1, b.y } } or { { 1, b.shear_x }, { 1, b.shear_y } }
+      local map = tname == "scale" and { zero_scale(b.scale_x), zero_scale(b.scale_y) }
+        or tname == "shear" and { { 1, b.shear_x }, { 1, b.shear_y } } or nil
       local comps = read_keys(list, tp, ctx, fields { { "x", one }, { "y", one } }, 2, map, 2)
       if comps then
         local c
@@ -268,7 +279,7 @@ local function bone_timelines(anim, ch, look, desc, ctx, ap)
           c = channel(ctx, ch, bname .. ".shear", { b.shear_x, b.shear_y }, { prop = bname .. ".shear" })
         else
           local jn = tname == "translate" and "position" or "scale"
-          c = channel(ctx, ch, bname .. "#" .. jn, tname == "scale" and { b.scale_x, b.scale_y } or { b.x, b.y },
+          c = channel(ctx, ch, bname .. "#" .. jn, { one, one },
             { joint = bname, channel = jn, pad = { false, false, one } })
         end
         put(c, 1, comps)
@@ -277,9 +288,9 @@ local function bone_timelines(anim, ch, look, desc, ctx, ap)
         or tname:match("^shear[xy]$")) then
       local base, axis = tname:sub(1, -2), tname:sub(-1)
       local i = axis == "x" and 1 or 2
-      local sv = ({ translate = { b.x, b.y }, scale = { b.scale_x, b.scale_y }, shear = { b.shear_x, b.shear_y } })[base]
-      local m = base == "scale" and { sv[i], 0 } or { 1, sv[i] }
-      local comps = read_keys(list, tp, ctx, fields { { "value", base == "scale" and 1 or 0 } }, 1, { m }, 1)
+      local sv = ({ translate = { 0, 0 }, scale = { 1, 1 }, shear = { b.shear_x, b.shear_y } })[base]
+      local m = base == "scale" and zero_scale(({ b.scale_x, b.scale_y })[i]) or base == "shear" and { 1, sv[i] } or nil
+      local comps = read_keys(list, tp, ctx, fields { { "value", base == "scale" and 1 or 0 } }, 1, m and { m }, 1)
       if comps then
         local c
         if base == "shear" then
@@ -372,6 +383,9 @@ local function deform_timeline(list, tp, name, att, ch, ctx)
   if n > MAX_COMPONENTS then
     fail(tp, "a deform of %d numbers is more than a property's %d components: not imported", n, MAX_COMPONENTS)
   end
+  -- (charged before the keys are made: a key of a few bytes stands for
+  -- the whole mesh's offsets)
+  if type(list) == "table" then ctx.vertices(#list * math.ceil(n / 2), tp, "attachments and deform keys") end
   local comps = read_keys(list, tp, ctx, function(kv, kp)
     local off = num(kv.offset, kp, "offset", 0)
     local out = {}
@@ -660,14 +674,15 @@ function M.keys(c, warn, where, budget)
     local extra
     if oh or ih then
       extra = {}
-      if oh then extra.out = { oh[1], vec(oh[2], 0) } end
-      if ih then extra["in"] = { ih[1], vec(ih[2], 0) } end
+      -- (a time per component: an axis no timeline moves takes the first's)
+      if oh then extra.out = { type(oh[1]) == "table" and vec(oh[1], oh[1][1]) or oh[1], vec(oh[2], 0) } end
+      if ih then extra["in"] = { type(ih[1]) == "table" and vec(ih[1], ih[1][1]) or ih[1], vec(ih[2], 0) } end
     end
     out[#out + 1] = { t, vec(v), discrete and "step" or interp, extra }
   end)
   if worst then
-    warn(c.where or where, string.format("the axes' bezier handles have different times at the key at %s s: shared in the"
-      .. " clip, %s deviates by up to %.3g%s", E.num(worst_t), c.joint and (c.joint .. "." .. c.channel) or c.prop, worst,
+    warn(c.where or where, string.format("a bezier handle outside its segment at the key at %s s: moved into it,"
+      .. " %s deviates by up to %.3g%s", E.num(worst_t), c.joint and (c.joint .. "." .. c.channel) or c.prop, worst,
       budget.left <= 0 and string.format(" (measured on the file's first %d such segments)", budget.size) or ""))
   end
   return out, count * #comps

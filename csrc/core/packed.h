@@ -1,0 +1,82 @@
+/* packed.h - the compressed clips' channel storage (anim.compress): each
+ * joint's position, rotation and scale as linear keys at frame indices,
+ * quantised.  One byte string (the "pack", little-endian, the same bytes
+ * in memory and in a .animc file: docs/formats.md) holds them all; a clip
+ * keeps it and an index of where each channel's keys are.  Plain C, no
+ * Lua.
+ *
+ * The pack:
+ *   u32 njoints, f64 rate (frames a second), u32 nframes (frame indices are
+ *   below it), then per joint (the clip's order) one byte of kinds, two
+ *   bits per channel (position, rotation, scale from bit 0):
+ *   ANIM_PK_ABSENT, ANIM_PK_IDENTITY (the channel is there and holds the
+ *   identity: no bytes), ANIM_PK_NARROW, ANIM_PK_WIDE, then for each channel
+ *   with keys:
+ *     u32 n (1 ..), and for a narrow position or scale f32 lo[3], f32 step[3]
+ *     (a component is lo + q step, q a u16), u16 frame[n] (increasing), then
+ *     the values: narrow: 6 bytes a key (a position or scale: three u16; a
+ *     rotation: the smallest three components of the unit quaternion with
+ *     the largest made positive, 15 bits each, above the index of the
+ *     largest in 2 bits), wide: f32 x 3 (x 4: a quaternion) a key.
+ * Between two keys positions and scales are linear, rotations normalised
+ * linear (nlerp, the second key in the first's hemisphere); before the
+ * first key and after the last the values are held. */
+#ifndef ANIM_PACKED_H
+#define ANIM_PACKED_H
+
+#include <stddef.h>
+
+#include "amem.h"
+
+enum { ANIM_PK_ABSENT = 0, ANIM_PK_IDENTITY = 1, ANIM_PK_NARROW = 2, ANIM_PK_WIDE = 3 };
+/* The most frames a pack indexes (frame indices are 16 bits). */
+#define ANIM_PK_MAX_FRAMES 65536
+
+/* One channel of one joint, read in place from the pack. */
+typedef struct anim_pk_ch {
+  int kind, n;
+  const unsigned char *fr;    /* n u16 frame indices */
+  const unsigned char *data;  /* the values */
+  double lo[3], step[3];      /* a narrow position or scale */
+} anim_pk_ch;
+
+typedef struct anim_pk_joint {
+  anim_pk_ch ch[3];           /* position, rotation, scale */
+} anim_pk_joint;
+
+typedef struct anim_packed {
+  double rate;
+  int nframes, njoints;
+  const unsigned char *bytes; /* the pack */
+  size_t len;
+  anim_pk_joint *joints;      /* njoints */
+} anim_packed;
+
+/* The pack's index: checks every byte of p[0..len) and, when out is not
+ * NULL, fills it (out->joints must have room for njoints, the count the
+ * pack gives: anim_packed_count reads it first).  NULL, or a message with
+ * *at the byte offset where the pack is wrong. */
+const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, anim_packed *out, size_t *at);
+/* The joint count of a pack of at least 4 bytes (-1 otherwise or beyond
+ * an int). */
+long anim_packed_count(const unsigned char *p, size_t len);
+
+/* Writing a pack: the bytes a channel takes (n keys of `kind`, rotation
+ * or not), and the channel written at out (values: n keys of 3 numbers, 4
+ * for a rotation: x, y, z, w; frames increasing).  Returns the bytes
+ * written.  The header and the kinds byte are the caller's
+ * (anim_packed_put_u32 and friends). */
+size_t anim_packed_ch_size(int kind, int rot, int n);
+size_t anim_packed_ch_write(unsigned char *out, int kind, int rot, int n, const int *frames, const double *values);
+void anim_packed_put_u32(unsigned char *p, unsigned long v);
+void anim_packed_put_f64(unsigned char *p, double v);
+unsigned long anim_packed_u32(const unsigned char *p);
+double anim_packed_f64(const unsigned char *p);
+
+/* Joint j of the pack sampled at clip time t into out (position 0..2,
+ * rotation 3..6, scale 7..9; out[10] = 1): cursors: NULL (binary
+ * searches) or 3 ints (-1 to start), with which steady play finds its
+ * keys in O(1).  Returns the ANIM_CH_* flags written. */
+int anim_packed_sample(const anim_packed *pk, const anim_pk_joint *jt, double t, int *cursors, double out[11]);
+
+#endif

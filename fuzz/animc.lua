@@ -1,0 +1,40 @@
+-- fuzz/animc.lua: the driver of the fuzz_animc target (and of the replay of
+-- its inputs in spec/fuzz_regressions_spec.lua).
+--
+-- run(bytes) reads the bytes as a .animc file (what anim.load does with a
+-- file's bytes: lua/anim/format/animc.lua).  It must give a compressed clip
+-- or `nil, message` naming the source; raising is a bug.  What loads is used
+-- as every decoded clip is (fuzz/common.lua: sampled at odd times, its
+-- encoding refused, played a little) and written again: the same bytes (a
+-- file has one encoding).  Then the same with the header's body length and
+-- checksum made right, so that the mutations reach the table's and the
+-- pack's readers (a checksum refuses nearly every random change).
+local core = require "anim.core"
+local compat = require "anim.base.compat"
+local animc = require "anim.format.animc"
+local E = require "anim.base.errors"
+local C = require "fuzz.common"
+
+local M = {}
+
+local NAME = C.NAME
+
+local function read(bytes)
+  local clip, msg = C.must_not_raise("reading a .animc file", E.catch, NAME, animc.decode, bytes, NAME)
+  if not C.check_answer("reading a .animc file", clip, msg) then return end
+  if not clip.compressed then C.bug("a .animc file gave a clip that is not compressed") end
+  C.must_not_raise("using a clip of a .animc file", C.use_clip, clip, false)
+  local again = animc.bytes(clip)
+  if again ~= bytes then C.bug("a .animc file written again is not the same bytes (%d, then %d)", #bytes, #again) end
+end
+
+function M.run(bytes)
+  read(bytes)
+  if #bytes >= 20 then
+    local body = bytes:sub(21)
+    local fixed = bytes:sub(1, 12) .. compat.pack_u32le(#body) .. compat.pack_u32le(core.crc32(body)) .. body
+    if fixed ~= bytes then read(fixed) end
+  end
+end
+
+return M

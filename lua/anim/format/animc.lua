@@ -1,0 +1,76 @@
+-- animc.lua: compressed clips (anim.compress) put together, and .animc files
+-- (docs/formats.md, ".animc") written and read with no JSON library.
+--
+-- A compressed clip is an ordinary clip built from its table with no keys
+-- (markers, events, sounds, plays, property channels, the skeleton: all as
+-- they were, by the usual reader) whose joints then read their channels
+-- from a pack (csrc/core/packed.h).  A .animc file holds the three parts:
+-- the compression's figures, that table in the value encoding
+-- (csrc/lua/lua_animc.c) and the pack, framed and checksummed by
+-- csrc/core/animc.c.
+local core = require "anim.core"
+local E = require "anim.base.errors"
+local json = require "anim.base.json"
+local clipmod = require "anim.format.clip"
+
+local M = {}
+
+M.MAGIC = "\137ANIMC\r\n"
+
+-- The joint fields that hold keys: what a compressed clip's table leaves
+-- out (weight, muted, locked stay).
+M.KEY_FIELDS = { position = true, rotation = true, scale = true, modifiers = true, interpolation = true }
+
+-- stats: { error, distance, worst, p99, bytes raw }, as the file keeps them.
+local function figures(stats, pack)
+  local raw = stats[5]
+  return { error = stats[1], distance = stats[2], worst = stats[3], p99 = stats[4], bytes_raw = raw,
+    bytes = #pack, ratio = #pack > 0 and raw / #pack or 0 }
+end
+
+-- The compressed clip of table tab (no keys), pack and stats; raises a
+-- failure.  pack_at: where the pack starts in its file (offsets in
+-- messages are the file's).
+function M.assemble(tab, pack, stats, name, pack_at)
+  local c = clipmod.build(tab, name, true)
+  local ok, why, at = core.clip_set_packed(c, pack)
+  if not ok then E.fail("", "byte %d: %s", (pack_at or 0) + at, why) end
+  local info = core.clip_info(c)
+  rawset(info, "compression", figures(stats, pack))
+  return c
+end
+
+-- The file's bytes of compressed clip c.
+function M.bytes(c)
+  local info = core.clip_info(c)
+  local f = info.compression
+  local pack = core.clip_pack(c)
+  local tab = rawget(info, "tree") or info.source
+  return core.animc_write({ f.error, f.distance, f.worst, f.p99, f.bytes_raw }, core.value_encode(tab), pack)
+end
+
+-- A compressed clip from a .animc file's bytes; raises a failure.
+function M.decode(bytes, name)
+  local tab, pack, stats, pack_at = core.animc_read(bytes)
+  if not tab then E.fail("", "byte %d: %s", stats, pack) end
+  if type(tab) ~= "table" then E.fail("", "byte %d: the clip's table is not an object", pack_at) end
+  return M.assemble(tab, pack, stats, name, pack_at)
+end
+
+-- anim.load of a .animc file: clip | nil, message naming the file and the
+-- byte offset.  beneath: see json.read_file.
+function M.load_file(path, name, beneath)
+  return E.catch(name, function() return M.decode(json.read_file(path, beneath), name) end)
+end
+
+-- A clip file of either kind, told by its name: .animc files here, any
+-- other by clip.load_file (anim.load, anim.reload, a library's clips).
+function M.load_any(path, name, beneath, strict)
+  if path:lower():match("%.animc$") then return M.load_file(path, name, beneath) end
+  return clipmod.load_file(path, name, beneath, strict)
+end
+
+-- Is this a .animc file's start?
+function M.is_animc(bytes) return bytes:sub(1, #M.MAGIC) == M.MAGIC end
+
+return M

@@ -1,0 +1,256 @@
+-- Compressed clips (issue 41): anim.compress(clip [, options]) keeps a
+-- clip's joints within an error bound measured in model space (the points
+-- +-distance on each axis of every joint, world transforms composed down
+-- the rig, measured here from the animator's world transforms at every
+-- key time, halfway between and at random times), stored quantised in
+-- the core; everything else of the clip as it was.  The .animc file:
+-- spec/animc_spec.lua.
+local anim = require "anim"
+local H = require "spec.helper"
+local D = require "spec.dense_clips"
+
+local seed, random_rig, random_clip, model_error = D.seed, D.random_rig, D.random_clip, D.model_error
+local full_clip = D.full_clip
+
+-- Every rig joint's ten numbers after playing clip c at time t.
+local function pose_at(rig, c, t)
+  local a = anim.animator(rig)
+  local tr = a:play(c, { fade = 0 })
+  tr.time = t
+  a:update(0)
+  return a:pose_array({})
+end
+
+describe("anim.compress", function()
+  it("keeps random clips within the bound in model space, deep chains included", function()
+    seed(4101)
+    for _, case in ipairs { { depth = 3, err = 0.001, d = 0.1 }, { depth = 12, err = 0.001, d = 0.1 },
+      { depth = 8, err = 0.0002, d = 0.03 } } do
+      local skel, rig = random_rig(case.depth)
+      local clip = random_clip(skel, 60, 1.5)
+      local cc = assert(anim.compress(clip, { rig = rig, error = case.err, distance = case.d }))
+      local f = cc:compression()
+      local what = string.format("depth %d: %d bytes raw to %d, worst %g, p99 %g", case.depth, f.bytes_raw, f.bytes,
+        f.worst, f.p99)
+      assert.is_true(f.worst <= case.err and f.p99 <= f.worst and f.worst > case.err / 20, what)
+      assert.is_true(f.ratio >= 3 and f.ratio == f.bytes_raw / f.bytes, what)
+      assert.are.same({ case.err, case.d }, { f.error, f.distance })
+      -- measured apart, from the animator's poses (random times included)
+      local worst = model_error(rig, clip, rig, cc, 60, 1.5, case.d)
+      assert.is_true(worst <= case.err * 1.05, what .. ": measured " .. worst)
+      assert.is_true(cc.compressed and not clip.compressed)
+    end
+  end)
+
+  it("measures on the clip's skeleton by default, the bound scaled to its size", function()
+    seed(77)
+    local skel, rig = random_rig(5)
+    local clip = random_clip(skel, 30, 1)
+    local f = assert(anim.compress(clip)):compression()
+    local R = require "anim.export.gltf.reduce"
+    local e, d = R.bound(rig:joints())
+    assert.are.same({ e, d }, { f.error, f.distance })
+    assert.is_true(f.worst <= f.error, tostring(f.worst))
+  end)
+
+  it("keeps markers, events, sounds, plays and property channels exactly", function()
+    local c = full_clip()
+    local cc = assert(anim.compress(c))
+    for _, m in ipairs { "markers", "events", "sounds", "plays", "properties", "joints" } do
+      assert.are.same(c[m](c), cc[m](cc), m)
+    end
+    for _, k in ipairs { "name", "length", "loop", "priority", "speed", "blend" } do assert.are.equal(c[k], cc[k], k) end
+    for t = 0, 2, 0.125 do
+      assert.are.same(c:sample(t).properties, cc:sample(t).properties, "at " .. t)
+    end
+    -- the constant and identity channels are there, exactly
+    local s = cc:sample(0.7)
+    assert.are.same({ 0, 0, 0, 1 }, s.still.rotation)
+    assert.are.same({ 2, 2, 2 }, s.still.scale)
+    -- the markers fire as the original's do
+    local rig = D.full_rig()
+    local heard = {}
+    for i, clip in ipairs { c, cc } do
+      local a = anim.animator(rig)
+      heard[i] = {}
+      a:on_marker(function(_, name, value) heard[i][#heard[i] + 1] = name .. tostring(value) end)
+      a:on_event(function(_, name, payload) heard[i][#heard[i] + 1] = name .. payload.tags[2] end)
+      a:play(clip)
+      for _ = 1, 17 do a:update(0.1) end -- (before the plays item: no library here)
+    end
+    assert.are.same(heard[1], heard[2])
+    assert.are.same({ "stepnil", "hitb", "step2" }, heard[1])
+  end)
+
+  it("keeps steps as jumps: two keys at the tick, the value before it first", function()
+    local skel = { root = { translation = { 0, 0, 0 } } }
+    local c = assert(anim.clip({ version = 3, length = 2, skeleton = skel, joints = { root = {
+      position = { { 0, { 0, 0, 0 }, "step" }, { 0.5, { 1, 0, 0 }, "step" }, { 1.5, { 0, 2, 0 }, "step" } },
+      rotation = { { 0, { 0, 0, 0 }, "step" }, { 1, { 0, 90, 0 }, "step" } } } } }, "steps"))
+    local cc = assert(anim.compress(c))
+    assert.is_true(cc:compression().worst <= cc:compression().error)
+    for _, t in ipairs { 0.25, 0.5 - 1e-3, 0.5, 0.5 + 1e-3, 1 - 1e-3, 1, 1.25, 1.5 - 1e-3, 1.5, 1.9 } do
+      local a, b = c:sample(t).root, cc:sample(t).root
+      for k = 1, 3 do assert.is_true(math.abs(a.position[k] - b.position[k]) < 1e-4, "position at " .. t) end
+      assert.is_true(H.quatdiff(a.rotation, b.rotation) < 1e-3, "rotation at " .. t)
+    end
+  end)
+
+  it("plays, blends and retargets like any other clip, near the original", function()
+    seed(9)
+    local skel, rig = random_rig(6)
+    local c1, c2 = random_clip(skel, 30, 1), random_clip(skel, 30, 1)
+    local k1, k2 = assert(anim.compress(c1, { rig = rig })), assert(anim.compress(c2, { rig = rig }))
+    local map = assert(anim.decode_retarget([[{"version": 1, "scale": 0.5, "joints": {"j2": "j3"}}]], "m"))
+    local function run(x, y)
+      local a = anim.animator(rig)
+      a:play(x, { fade = 0 })
+      a:play(y, { fade = 0, weight = 0.4, retarget = map })
+      local out = {}
+      for k = 1, 12 do
+        a:update(1 / 12)
+        out[k] = a:pose_array({}, "world")
+      end
+      return out
+    end
+    local exact, small = run(c1, c2), run(k1, k2)
+    for k = 1, #exact do
+      for i = 1, #exact[k] do assert.is_true(math.abs(exact[k][i] - small[k][i]) < 0.01, k .. ":" .. i) end
+    end
+    assert.are.same(exact[1] ~= nil, true)
+  end)
+
+  it("poses bit for bit the same on one and two threads", function()
+    seed(21)
+    local skel, rig = random_rig(4)
+    local clips = {}
+    for i = 1, 3 do clips[i] = assert(anim.compress(random_clip(skel, 30, 1 + i / 4), { rig = rig })) end
+    local function scene()
+      local list = {}
+      for i = 1, 24 do
+        local a = anim.animator(rig)
+        a:play(clips[i % 3 + 1], { fade = 0 })
+        a:play(clips[(i + 1) % 3 + 1], { fade = 0.3, weight = 0.5, speed = 1 + i / 10 })
+        list[i] = a
+      end
+      return list
+    end
+    local one, two = scene(), scene()
+    for _ = 1, 20 do
+      anim.update(one, 1 / 30, { threads = 1 })
+      anim.update(two, 1 / 30, { threads = 2 })
+    end
+    for i = 1, #one do
+      assert.is_nil(H.bitdiff(one[i]:pose_array({}), two[i]:pose_array({})))
+    end
+  end)
+
+  it("saves and restores an animator's state with compressed clips", function()
+    seed(5)
+    local skel, rig = random_rig(4)
+    local cc = assert(anim.compress(random_clip(skel, 30, 2), { rig = rig }))
+    local a = anim.animator(rig)
+    a:play(cc, { fade = 0.2 })
+    for _ = 1, 7 do a:update(0.07) end
+    local state = a:state()
+    local b = anim.animator(rig)
+    assert(b:restore(state, function(name) return name == cc.name and cc or nil end))
+    assert.is_nil(H.bitdiff(a:pose_array({}), b:pose_array({})))
+    for _ = 1, 9 do
+      a:update(0.05)
+      b:update(0.05)
+      assert.is_nil(H.bitdiff(a:pose_array({}), b:pose_array({})))
+    end
+  end)
+
+  it("samples with a cursor: no key search in steady play, nothing allocated per frame", function()
+    seed(3)
+    local skel, rig = random_rig(6)
+    local clip = random_clip(skel, 60, 1.5)
+    local cc = assert(anim.compress(clip, { rig = rig }))
+    -- the same samples forwards (cursors) as at random (binary searches)
+    local fwd = {}
+    for k = 0, 90 do fwd[k] = pose_at(rig, cc, k / 60) end
+    local a = anim.animator(rig)
+    local tr = a:play(cc, { fade = 0 })
+    for k = 0, 90 do
+      tr.time = k / 60
+      a:update(0)
+      assert.is_nil(H.bitdiff(fwd[k], a:pose_array({})), "at " .. k)
+    end
+    -- nothing allocated by 60 updates, as with the exact clip
+    local ok_fa, fa = pcall(require, "failalloc")
+    if not ok_fa then return end
+    local counts = {}
+    for i, c in ipairs { clip, cc } do
+      local b = anim.animator(rig)
+      b:play(c, { fade = 0 })
+      for _ = 1, 5 do b:update(1 / 60) end
+      collectgarbage("stop")
+      counts[i] = fa.pcall(0, false, function() for _ = 1, 60 do b:update(1 / 60) end end)
+      collectgarbage("restart")
+    end
+    assert.are.same({ 0, 0 }, counts)
+  end)
+
+  it("anim compress writes an .animc file and reports its figures", function()
+    local dir = H.tmpdir()
+    local src, out = dir .. "/full.anim", dir .. "/full.animc"
+    assert(anim.save(full_clip(), src))
+    local cmd = string.format("%s %s compress %s -o %s --error 0.002 --distance 0.05 --level fast --report 2>&1", H.lua,
+      H.sq(H.root .. "/bin/anim"), H.sq(src), H.sq(out))
+    local text, code = H.popen(cmd)
+    assert.are.equal(0, code, text)
+    local back = assert(anim.load(out))
+    local f = back:compression()
+    assert.are.same({ 0.002, 0.05 }, { f.error, f.distance })
+    assert.matches("anim compress: " .. src:gsub("%p", "%%%0") .. " %-> " .. out:gsub("%p", "%%%0"), text)
+    assert.matches(string.format("bytes: %d raw %%(10 float32 a joint at each of the densest channel's key times%%), "
+      .. "%d compressed, ratio %.2f:1", f.bytes_raw, f.bytes, f.ratio), text)
+    assert.matches(string.format("worst %s, 99th percentile %s %%(the bound 0.002 at distance 0.05%%)",
+      (string.format("%.3g", f.worst):gsub("%p", "%%%0")), (string.format("%.3g", f.p99):gsub("%p", "%%%0"))), text)
+    assert.matches("files: .*full%.anim %d+ bytes, .*full%.animc " .. H.read(out):len() .. " bytes", text)
+    -- usage errors: status 2
+    for _, case in ipairs {
+      { " --error -1", "anim compress: --error must be a number above 0, got '-1' (see anim compress --help)" },
+      { " --level max", "anim compress: --level must be fast or best, got 'max' (see anim compress --help)" },
+    } do
+      local t2, c2 = H.popen(cmd:gsub(" 2>&1$", case[1] .. " 2>&1"))
+      assert.are.equal(2, c2, t2)
+      assert.are.equal(case[2] .. "\n", t2)
+    end
+    local t3, c3 = H.popen(string.format("%s %s compress %s -o %s 2>&1", H.lua, H.sq(H.root .. "/bin/anim"), H.sq(src),
+      H.sq(dir .. "/x.anim")))
+    assert.are.equal(2, c3)
+    assert.matches("OUT must end in %.animc", t3)
+  end)
+
+  it("refuses bad options by name, and what cannot be compressed", function()
+    local c = full_clip()
+    assert.has_error(function() anim.compress(c, { eror = 0.1 }) end,
+      "bad argument #2 to 'compress' (unknown option 'eror'; did you mean 'error'?)")
+    assert.has_error(function() anim.compress("x") end, "bad argument #1 to 'compress' (anim.clip expected, got string)")
+    local function refused(opts, msg)
+      local r, e = anim.compress(c, opts)
+      assert.is_nil(r)
+      assert.are.equal(msg, e)
+    end
+    refused({ error = 0 }, "anim.compress: option 'error' must be a finite number > 0, got 0")
+    refused({ error = "big" }, "anim.compress: option 'error' must be a finite number > 0, got big")
+    refused({ distance = -1 }, "anim.compress: option 'distance' must be a finite number >= 0, got -1")
+    refused({ level = "max" }, "anim.compress: option 'level' must be \"fast\" or \"best\", got max")
+    refused({ rig = {} }, "anim.compress: option 'rig' must be a rig, got table")
+    local cc = assert(anim.compress(c, { level = "fast" }))
+    assert.is_true(cc:compression().worst <= cc:compression().error)
+    local r, e = anim.compress(cc)
+    assert.is_nil(r)
+    assert.are.equal("anim.compress: full: the clip is compressed already", e)
+    -- a compressed clip is written only as .animc
+    r, e = anim.encode(cc)
+    assert.is_nil(r)
+    assert.are.equal('full: a compressed clip keeps no keys to write as .anim: save it as .animc (anim.save(clip, "x.animc"))', e)
+    r, e = anim.save(c, H.tmpdir() .. "/x.animc")
+    assert.is_nil(r)
+    assert.are.equal("full: only a compressed clip (anim.compress) is saved as .animc", e)
+  end)
+end)
