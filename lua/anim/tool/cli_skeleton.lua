@@ -89,6 +89,20 @@ local function skins_of(desc)
   return out_list
 end
 
+-- A bone's inherit mode; a DragonBones bone that leaves some of its
+-- parent's transform out is posed by DragonBones' own rule (its flags).
+local function inherit_of(b)
+  local f = b.dragonbones
+  if type(f) == "table" then
+    local off = {}
+    for _, k in ipairs { "translation", "rotation", "scale", "reflection" } do
+      if f["inherit_" .. k] == false then off[#off + 1] = k end
+    end
+    if #off > 0 then return "DragonBones' rule, inheriting no " .. table.concat(off, ", no ") end
+  end
+  return b.inherit
+end
+
 -- `anim info`: the skeleton of a 2D file (res: anim.open's result: its
 -- description, the importer's table).
 function M.info(path, res)
@@ -120,7 +134,7 @@ function M.info(path, res)
   local w = width_of(bones, "name")
   for _, b in ipairs(bones) do
     out("  %-" .. w .. "s  %s  %s  at %s, %s  rotation %s  scale %s, %s%s%s", one_line(b.name),
-      b.parent and ("parent " .. one_line(b.parent)) or "(root)", b.inherit, num(b.x), num(b.y), num(b.rotation),
+      b.parent and ("parent " .. one_line(b.parent)) or "(root)", inherit_of(b), num(b.x), num(b.y), num(b.rotation),
       num(b.scale_x), num(b.scale_y),
       (b.shear_x ~= 0 or b.shear_y ~= 0) and string.format("  shear %s, %s", num(b.shear_x), num(b.shear_y)) or "",
       (b.length or 0) ~= 0 and ("  length " .. num(b.length)) or "")
