@@ -695,6 +695,8 @@ do -- issue 41: .animc files at the size limit (16 MiB): a table of 1-byte value
   local nums = file(math.floor((16 * 1048576 - 200) / 9), "\3" .. ("\0"):rep(7) .. "\64")
   measure("import", "41: a 16 MiB .animc of 1.9 million numbers", function() assert(anim.load(nums)) end)
   os.remove(nums)
+end
+
 do -- issue 40 (fuzz): a Spine atlas of 16 MB (anim.limits.bytes) whose lines pad names and
   -- numbers with 100,000 spaces each (one line of 60,000 took 11.6 s: the trimming was
   -- quadratic), read in linear time: budget 25 times a split of the text into its lines

@@ -90,14 +90,18 @@ function R.compose(S, L, W, F)
 end
 
 -- IK, one bone
-function R.ik1(S, L, W, F, bone, target, mix, compress, stretch)
+function R.ik1(S, L, W, F, bone, target, mix, compress, stretch, uniform)
   local l, w, f = L[bone], W[bone], F[bone]
   local t = W[target]
   local lx, ly = in_frame(f, w[5], w[6], t[5], t[6])
   local r = atan2(ly, lx) / rad - l.shx + (l.sx < 0 and 180 or 0)
   l.rotation = l.rotation + wrap(r - l.rotation) * mix
   local len, d = S.by[bone].length * math.abs(l.sx), math.sqrt(lx * lx + ly * ly)
-  if len > 0 and ((compress and d < len) or (stretch and d > len)) then l.sx = l.sx * ((d / len - 1) * mix + 1) end
+  if len > 0 and ((compress and d < len) or (stretch and d > len)) then
+    local k = (d / len - 1) * mix + 1
+    l.sx = l.sx * k
+    if uniform then l.sy = l.sy * k end
+  end
 end
 
 -- IK, two bones; returns what it measured

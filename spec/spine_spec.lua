@@ -100,6 +100,7 @@ describe("anim.import_spine: the skeleton", function()
       assert.are.same({ "foot" }, d.ik[2].bones)
       assert.are.equal(0.5, d.ik[2].mix)
       assert.is_true(d.ik[2].compress)
+      assert.is_true(d.ik[2].uniform)
       local tc = d.transforms[1]
       assert.are.same({ 0.5, 0.25, 0.25, 0.75, 0.75, 0 },
         { tc.mix_rotate, tc.mix_x, tc.mix_y, tc.mix_scale_x, tc.mix_scale_y, tc.mix_shear_y })

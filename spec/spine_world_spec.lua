@@ -154,7 +154,7 @@ local function expected(clip, t)
     R.compose(S, L, W, F)
   end
   if c.foot.mix ~= 0 then
-    R.ik1(S, L, W, F, "foot", "target_foot", c.foot.mix, c.foot.compress, c.foot.stretch)
+    R.ik1(S, L, W, F, "foot", "target_foot", c.foot.mix, c.foot.compress, c.foot.stretch, true)
     R.compose(S, L, W, F)
   end
   R.tc_local_relative(L, "hand", "head", { 0.5, 0.1, 0.1, 1, 1, 1 }, { 5, 1, 0, 0, 0.2, 3 })
@@ -312,27 +312,30 @@ describe("the Spine hero's IK by geometry", function()
     close(0, cx * ay - cy * ax, 1e-9, "straight")
   end)
 
-  it("one bone, compress with mix 0.5: turned half way, its scale half way to the target's distance", function()
+  it("one bone, compress with mix 0.5: turned half way, its scale (uniform) half way to the target's", function()
     -- act at 0.2: target_foot at (-10, 50); foot_ik's setup mix 0.5, compress
     local a = played("4.1", "act", 0.2)
     local f = { a:world2d("foot") }
     local d = math.sqrt((-10 - f[5]) ^ 2 + (50 - f[6]) ^ 2)
     assert(d < 60, "nearer than the foot's length")
     close(1 + (d / 60 - 1) * 0.5, math.sqrt(f[1] ^ 2 + f[3] ^ 2), 1e-9, "scaleX")
-    close(1, math.sqrt(f[2] ^ 2 + f[4] ^ 2), 1e-9, "scaleY")
+    close(1 + (d / 60 - 1) * 0.5, math.sqrt(f[2] ^ 2 + f[4] ^ 2), 1e-9, "scaleY (uniform)")
     -- the frame is a turn (noScaleOrReflection): the world angle half way
     -- from the unconstrained one (the leg's 85 + the foot's 90) to the target's
     local want = 175 + R.wrap(R.atan2(50 - f[6], -10 - f[5]) / rad - 175) / 2
     close(0, R.wrap(want - R.atan2(f[3], f[1]) / rad), 1e-9, "turn")
   end)
 
-  it("one bone, stretch with mix 1: the tip on the target", function()
+  it("one bone, stretch with mix 1: the tip on the target, uniform", function()
     for _, t in ipairs({ 0.95, 1.1 }) do
       local a = played("3.8", "act", t)
       local x, y = tip(a, "foot", 60)
       local tw = { a:world2d("target_foot") }
       close(tw[5], x, 1e-9, "x at " .. t)
       close(tw[6], y, 1e-9, "y at " .. t)
+      local f = { a:world2d("foot") }
+      assert(math.sqrt(f[1] ^ 2 + f[3] ^ 2) > 1.5, "stretched")
+      close(math.sqrt(f[1] ^ 2 + f[3] ^ 2), math.sqrt(f[2] ^ 2 + f[4] ^ 2), 1e-9, "uniform at " .. t)
     end
   end)
 
