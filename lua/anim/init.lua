@@ -140,32 +140,35 @@ function anim.decode_aseprite(text, name)
   return require("anim.import.aseprite").decode_text(text, name or "aseprite")
 end
 
--- An importer's 2D descriptions made skeletons (anim.skeleton2d): each
--- result (and DragonBones' armatures) keeps its table as `description`;
--- nil, message when one is refused (named by the file).
+-- An importer's 2D descriptions made skeletons (anim.skeleton2d): the
+-- result's (the default armature's) at once -- nil, message when it is
+-- refused, named by the file --, each other DragonBones armature's when
+-- first read (a file may hold thousands: making them all would cost a
+-- skeleton each); one the runtime refuses reads as nil, with its message
+-- in `skeleton_error`.  Each keeps its table as `description`.
 local skeleton2d = require "anim.format.skeleton2d"
+local LAZY = { __index = function(arm, k)
+  if k ~= "skeleton" then return nil end
+  local sk, why = skeleton2d.new(rawget(arm, "description"), rawget(arm, "file"))
+  rawset(arm, "skeleton", sk or false)
+  if not sk then rawset(arm, "skeleton_error", why) end
+  return sk or nil
+end }
 local function with_skeletons(name, res, err)
   if not res then return nil, err end
-  local made = {}
-  local function make(t)
-    local desc = t.skeleton
-    if type(desc) ~= "table" or skeleton2d.is_skeleton(desc) then return true end
-    local sk = made[desc]
-    if not sk then
-      local why
-      sk, why = skeleton2d.new(desc, name)
-      if not sk then return nil, why end
-      made[desc] = sk
-    end
-    t.description, t.skeleton = desc, sk
-    return true
-  end
+  local desc = res.skeleton
+  if type(desc) ~= "table" or skeleton2d.is_skeleton(desc) then return res, err end
+  local sk, why = skeleton2d.new(desc, name)
+  if not sk then return nil, why end
+  res.description, res.skeleton = desc, sk
   for _, arm in pairs(res.armatures or {}) do
-    local ok, why = make(arm)
-    if not ok then return nil, why end
+    if arm.skeleton == desc then
+      arm.description, arm.skeleton = desc, sk
+    elseif type(arm.skeleton) == "table" and not skeleton2d.is_skeleton(arm.skeleton) then
+      arm.description, arm.skeleton, arm.file = arm.skeleton, nil, name
+      setmetatable(arm, LAZY)
+    end
   end
-  local ok, why = make(res)
-  if not ok then return nil, why end
   return res, err
 end
 
