@@ -716,6 +716,22 @@ do -- issue 40 (fuzz): a Spine atlas of 16 MB (anim.limits.bytes) whose lines pa
   rows[#rows][4] = 25 * split
 end
 
+do -- issue 40: DragonBones' IK in its runtime's order (docs/formats.md, DragonBones): 4,095
+  -- one-bone constraints under one root (anim.limits.joints' 4,096 bones), each aiming at the
+  -- next one's bone, so that each root waits for the next (the runtime's round-robin sort
+  -- would pass over the list once a constraint; the importer's topological order is linear)
+  local n = 4095
+  local bones, ik = { '{"name":"root"}' }, {}
+  for i = 1, n do bones[#bones + 1] = string.format('{"name":"b%d","parent":"root","length":1}', i) end
+  for i = 1, n - 1 do ik[#ik + 1] = string.format('{"name":"k%d","bone":"b%d","target":"b%d"}', i, i, i + 1) end
+  local ske = '{"version":"5.5","armature":[{"name":"a","bone":[' .. table.concat(bones, ",") .. '],"ik":[' ..
+    table.concat(ik, ",") .. ']}]}'
+  measure("import", "40: DragonBones, 4,095 IK constraints each waiting for the next", function()
+    local r = assert(anim.decode_dragonbones(ske, "x"))
+    assert(r.description.ik[1].order > r.description.ik[2].order)
+  end)
+end
+
 -- Report ---------------------------------------------------------------------------
 local failed = false
 print(string.format("%-8s %-58s %8s", "kind", "input", "CPU s"))

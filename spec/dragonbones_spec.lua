@@ -218,6 +218,30 @@ describe("anim.import_dragonbones: the description", function()
   end)
 end)
 
+describe("anim.import_dragonbones: IK in the runtime's order", function()
+  it("applies a constraint whose target lies below a later one's root after that one", function()
+    -- 'a' (first in the file) aims 'aimer' at 'hand', below 'arm', which 'b'
+    -- turns toward 'tb' (0, -10): the runtime sorts arm before hand before
+    -- aimer (a root after its target), so b runs first: hand at (0, -10)
+    -- and aimer, at (0, 20), points straight down (DragonBones' runtime:
+    -- aimer [0, -1, 1, 0, 0, 20] in its order, x' = a·x + c·y + tx); in
+    -- the file's order it would aim at (10, 0).  world2d: x' = a·x + b·y + x.
+    local ske = [[{"frameRate":24,"name":"order","version":"5.5","armature":[{"type":"Armature","name":"a",
+      "bone":[{"name":"root"},{"name":"arm","parent":"root","length":10},
+        {"name":"hand","parent":"arm","transform":{"x":10}},
+        {"name":"aimer","parent":"root","length":5,"transform":{"y":20}},
+        {"name":"tb","parent":"root","transform":{"y":-10}}],
+      "ik":[{"name":"a","bone":"aimer","target":"hand"},{"name":"b","bone":"arm","target":"tb"}]}]}]]
+    local r = assert(anim.decode_dragonbones(ske, "order_ske.json"))
+    local ik = r.description.ik
+    assert.is_true(ik[2].order < ik[1].order)
+    local a = anim.animator(r.skeleton)
+    a:update(0)
+    near_list({ a:world2d("aimer") }, { 0, 1, -1, 0, 0, 20 }, 1e-12, "aimer")
+    near_list({ a:world2d("hand") }, { 0, 1, -1, 0, 0, -10 }, 1e-12, "hand")
+  end)
+end)
+
 describe("anim.import_dragonbones: the clips at chosen times", function()
   local walk
   before_each(function() walk = load().clips.walk end)

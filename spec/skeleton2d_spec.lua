@@ -42,6 +42,12 @@ describe("anim.skeleton2d", function()
     local bones = sk:bones()
     assert.are.equal("noScale", bones[3].inherit)
     assert.are.equal(8, bones[3].length)
+    assert.is_nil(bones[3].dragonbones)
+    -- DragonBones' flags, each true when absent
+    local d = desc()
+    d.bones[3].dragonbones = { inherit_scale = false }
+    assert.are.same({ inherit_translation = true, inherit_rotation = true, inherit_scale = false,
+      inherit_reflection = true }, assert(anim.skeleton2d(d)):bones()[3].dragonbones)
     assert.are.same({ "default", "red" }, sk:skins())
     local slots = sk:slots()
     assert.are.equal("additive", slots[2].blend)

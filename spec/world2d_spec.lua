@@ -138,6 +138,25 @@ describe("2D world matrices", function()
     near({ c150, 2 * math.cos(240 * rad), s150, 2 * math.sin(240 * rad), 0, 0 }, world(a, "no_refl"), 1e-12, "no_refl")
   end)
 
+  it("the core refuses DragonBones flags out of range (a description of the module's own: raised)", function()
+    local core = require "anim.core"
+    local skeleton2d = require "anim.format.skeleton2d"
+    local sk = assert(anim.skeleton2d{ bones = { { name = "r" }, { name = "c", parent = "r", dragonbones = {} } } })
+    local stage = skeleton2d.data(sk).stage
+    local a = anim.animator(sk)
+    for _, bits in ipairs({ 64, 2, -1 }) do
+      local bones = {}
+      for i, b in ipairs(stage.bones) do
+        bones[i] = {}
+        for k, v in pairs(b) do bones[i][k] = v end
+      end
+      bones[2].dragonbones = bits
+      local ok, err = pcall(core.world2d_attach, a, { bones = bones, ik = stage.ik, tc = stage.tc, ops = stage.ops })
+      assert.is_false(ok)
+      assert.truthy(err:find("2D description: bad DragonBones flags", 1, true), err)
+    end
+  end)
+
   it("the modes against numbers worked by hand: a parent turned 90 degrees, scaled 2 by 3", function()
     -- parent P = [0 -3; 2 0] at (0, 0); child at (1, 0), rotation 0, scale 1
     local function child_of(mode, px)

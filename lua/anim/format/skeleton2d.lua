@@ -430,13 +430,19 @@ local methods = {}
 local mt = { __name = "anim.skeleton2d" }
 
 -- skeleton:bones() -> { { name, parent, x, y, rotation, scale_x, scale_y,
--- shear_x, shear_y, length, inherit }, ... } (copies, in order)
+-- shear_x, shear_y, length, inherit [, dragonbones] }, ... } (copies, in
+-- order; dragonbones: the four flags, when the bone has them)
 function methods.bones(self)
   local s, out = rawget(self, "_s"), {}
   for i, b in ipairs(s.bones) do
+    local db
+    if b.dragonbones then
+      db = {}
+      for _, f in ipairs(DB_FLAGS) do db[f[1]] = b.dragonbones % (2 * f[2]) >= f[2] end
+    end
     out[i] = { name = b.name, parent = b.parent and s.bone_names[b.parent] or nil, x = b.x, y = b.y,
       rotation = b.rotation, scale_x = b.scale_x, scale_y = b.scale_y, shear_x = b.shear_x, shear_y = b.shear_y,
-      length = b.length, inherit = M.INHERIT[b.inherit] }
+      length = b.length, inherit = M.INHERIT[b.inherit], dragonbones = db }
   end
   return out
 end

@@ -450,6 +450,45 @@ end
 
 -- IK ----------------------------------------------------------------------------
 
+-- The order the runtime applies the IK constraints in: each when its root
+-- bone (the chain's parent, or the bone) updates, and it sorts its bones
+-- parents first and a root after the targets of its constraints
+-- (ArmatureData.sortBones).  Any such order gives the runtime's result (a
+-- constraint reads only its target, its bones and the root's parent, all
+-- sorted before its root), so a topological order of those edges (Kahn's,
+-- O(bones + constraints)) numbers them; ties keep the file's order.  Roots
+-- the edges make wait for each other (the runtime's sort never ends) come
+-- after the others, in the file's order.
+local function runtime_order(A)
+  local bones, at, waits, count, out = A.desc.bones, {}, {}, {}, {}
+  for k, b in ipairs(bones) do
+    at[b.name] = k
+    count[k] = b.parent and 1 or 0
+    waits[k] = {}
+  end
+  for k, b in ipairs(bones) do
+    if b.parent then local w = waits[at[b.parent]]; w[#w + 1] = k end
+  end
+  for _, c in ipairs(A.desc.ik) do
+    local root, target = at[c.bones[1]], at[c.target]
+    count[root] = count[root] + 1
+    waits[target][#waits[target] + 1] = root
+  end
+  local queue, head, rank = {}, 1, {}
+  for k = 1, #bones do if count[k] == 0 then queue[#queue + 1] = k end end
+  while queue[head] do
+    local k = queue[head]
+    head = head + 1
+    rank[k] = head - 1
+    for _, n in ipairs(waits[k]) do
+      count[n] = count[n] - 1
+      if count[n] == 0 then queue[#queue + 1] = n end
+    end
+  end
+  for i, c in ipairs(A.desc.ik) do out[i] = rank[at[c.bones[1]]] or #bones + i end
+  return out
+end
+
 local function read_ik(raw, path, A)
   A.desc.ik = {}
   A.ik = {}
@@ -467,7 +506,7 @@ local function read_ik(raw, path, A)
     local parent = A.bones[bone].bone.parent
     if F.whole(c, "chain", p, 0, 0) > 0 and parent then bones = { parent, bone } end
     local ik = {
-      name = name, order = i - 1, bones = bones, target = target,
+      name = name, bones = bones, target = target, -- (order: below)
       mix = F.number(c, "weight", p, 1), softness = 0,
       -- bendPositive: the bend the runtime gives in its own axes (y down)
       bend = F.boolean(c, "bendPositive", p, true) and 1 or -1,
@@ -479,6 +518,7 @@ local function read_ik(raw, path, A)
     A.desc.ik[i] = ik
     A.ik[name] = ik
   end
+  for i, order in ipairs(runtime_order(A)) do A.desc.ik[i].order = order end
 end
 
 -- The description of armature `raw` at `path`; raises a failure.  count:
