@@ -58,7 +58,8 @@ anim_keys *anim_clip_keys_dt(anim_clip *c, int j, int ch, int n, int arity, int 
   k->n = n;
   k->arity = arity;
   k->nh = nh;
-  k->hdt = hdt;
+  k->hdt = (unsigned char)hdt;
+  k->hrec = (unsigned char)ANIM_HREC_DT(hdt, arity);
   k->t = (double *)p;
   k->v = k->t + nn;
   k->arc = arcs ? k->v + nn * 4 : NULL;

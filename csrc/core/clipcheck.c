@@ -25,7 +25,8 @@ static const char *keys_check(anim_keys *k) {
     if (ip >= ANIM_INTERP_COUNT || ez > ANIM_EASE_INOUT) return "bad interpolation";
   }
   if (anim_keys_rank(k) != k->nh) return "bad handle marks";
-  if (k->nh && k->hdt != 1 && k->hdt != ANIM_HDIMS(k->arity)) return "bad handle record";
+  if (k->nh && ((k->hdt != 1 && k->hdt != ANIM_HDIMS(k->arity)) || k->hrec != ANIM_HREC_DT(k->hdt, k->arity)))
+    return "bad handle record";
   for (i = 0; i < k->nh * ANIM_KEYS_HREC(k); i++) {
     int at = i % ANIM_KEYS_HREC(k);
     /* a handle's dt is NaN when absent; the rest is finite */

@@ -154,7 +154,7 @@ int anim_keys_rank(anim_keys *k) {
 /* Key i's handle on the curve's axis: *dt (NaN: absent) and *dv.  The
  * axes share the dt of a record of one time per handle; else each axis
  * reads its own (and solves its own parameter: bezier). */
-static void handle(const anim_curve *c, int i, int in, double *dt, double *dv) {
+static ANIM_INLINE void handle(const anim_curve *c, int i, int in, double *dt, double *dv) {
   const double *r = anim_keys_handle(c->k, i);
   int hdt = c->k->hdt;
   if (!r) { *dt = NAN; *dv = 0; return; }

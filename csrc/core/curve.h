@@ -36,7 +36,9 @@
 
 typedef struct anim_keys {
   int n, arity, nh;
-  int hdt;                 /* the handle times of a record: 1 or ANIM_HDIMS(arity) */
+  unsigned char hdt;       /* the handle times of a record: 1 or ANIM_HDIMS(arity) */
+  unsigned char hrec;      /* the numbers of a record: ANIM_HREC_DT(hdt, arity) (no room
+                            * taken: the struct's padding) */
   double *t;               /* n times, not decreasing */
   double *v;               /* n * arity values, key after key, as the file wrote them */
   double *arc;             /* quaternions: n * 4 */
@@ -56,7 +58,7 @@ typedef struct anim_keys {
 #define ANIM_TAN_GIVEN(v) ((v)[0] == (v)[0])
 
 /* The numbers of one of k's handle records. */
-#define ANIM_KEYS_HREC(k) ANIM_HREC_DT((k)->hdt, (k)->arity)
+#define ANIM_KEYS_HREC(k) ((int)(k)->hrec)
 
 /* Key i's handle record, or NULL. */
 const double *anim_keys_handle(const anim_keys *k, int i);

@@ -53,6 +53,7 @@ anim_keys *anim_prop_keys(anim_clip *c, int p, const char *name, size_t len, int
     k->arity = 1;
     k->nh = nh;
     k->hdt = 1;  /* (a component is its own curve: its record has its own time) */
+    k->hrec = ANIM_HREC(1);
     k->t = d;
     k->v = d + nn + a * (nn + (size_t)nh * ANIM_HREC(1));
     k->h = k->v + nn;
