@@ -26,6 +26,7 @@
 --     mixScaleY(=mixScaleX) mixShearY (1).
 --   events: name -> int 0, float 0, string "", audio, volume 1, balance 0.
 local E = require "anim.base.errors"
+local skeleton2d = require "anim.format.skeleton2d"
 local limits = require "anim.base.limits"
 
 local M = {}
@@ -384,7 +385,7 @@ end
 local function below_test(desc, look)
   local list = {}
   for i, b in ipairs(desc.bones) do list[i] = { parent = b.parent and look.bone[b.parent] } end
-  local below = require("anim.format.skeleton2d").intervals(list)
+  local below = skeleton2d.intervals(list)
   return function(a, b) return below(look.bone[a], look.bone[b]) end
 end
 
