@@ -26,8 +26,8 @@
 --     mixScaleY(=mixScaleX) mixShearY (1).
 --   events: name -> int 0, float 0, string "", audio, volume 1, balance 0.
 local E = require "anim.base.errors"
-local skeleton2d = require "anim.format.skeleton2d"
 local limits = require "anim.base.limits"
+local skeleton2d = require "anim.format.skeleton2d"
 
 local M = {}
 
