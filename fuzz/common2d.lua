@@ -181,6 +181,12 @@ local function play2d(desc, clips, most, skins)
   local sk, err = must_not_raise("anim.skeleton2d", anim.skeleton2d, desc, C.NAME)
   if not sk then
     if type(err) ~= "string" or err == "" then bug("anim.skeleton2d returned nil without a message") end
+    -- (what an importer accepts, the skeleton makes: its refusal names the
+    -- description's path, not the file's; but the bound of the update
+    -- order is the skeleton's to find)
+    if not err:find("the update order would pose more than", 1, true) then
+      bug("anim.skeleton2d refused what the importer accepted: %s", err:sub(1, 300))
+    end
     return
   end
   local a = anim.animator(sk, { warn = false })

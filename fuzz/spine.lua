@@ -28,7 +28,8 @@ local function import(json, atlas)
       C.bug("anim.import_spine: warnings[%d] is not { path, message }", i)
     end
   end
-  -- the vertices of its attachments, apart (a mesh counts its uvs' pairs)
+  -- the vertices of its attachments, apart from the keys (a mesh counts its
+  -- uvs' pairs)
   local verts = 0
   for _, skin in ipairs(r.skeleton.skins) do
     for _, atts in pairs(skin.attachments) do
@@ -37,7 +38,9 @@ local function import(json, atlas)
       end
     end
   end
-  if verts > lim.keys then C.bug("anim.import_spine: %d vertices, over anim.limits.keys (%d)", verts, lim.keys) end
+  -- (anim.limits.vertices where the module has it, else keys)
+  local vmax = lim.vertices or lim.keys
+  if verts > vmax then C.bug("anim.import_spine: %d vertices, over the limit of vertices (%d)", verts, vmax) end
   local n = D.use("anim.import_spine", r, lim, spine.MAX_WARNINGS + 1)
   if n > lim.animations then C.bug("anim.import_spine: %d clips, over anim.limits.animations (%d)", n, lim.animations) end
 end

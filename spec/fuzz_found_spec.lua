@@ -84,4 +84,27 @@ describe("2D importers, fuzzed", function()
     local text = db { name = "walk", duration = 4, playTimes = 12345 }:gsub("12345", "9007199254740992")
     assert(anim.decode_dragonbones(text, "x.json"))
   end)
+
+  -- (fuzz_spine: a bone's setup rotation of 1e308 degrees, a finite number,
+  -- made rotation * pi overflow to inf, and the rig refused the NaN:
+  -- "bones: joints[9].rotation[3]: ... got nan")
+  it("2D skeleton: a bone turned 1e308 degrees is made, its rest rotation finite", function()
+    local sk = assert(anim.skeleton2d({ bones = { { name = "root" }, { name = "leg", parent = "root", rotation = 1e308,
+      scale_x = -1 } } }, "x"))
+    local want = math.fmod(1e308, 720) * math.pi / 360
+    local leg = sk.rig:joints()[2]
+    assert.are.equal("leg", leg.name)
+    assert.is_true(math.abs(leg.rotation[3] - math.sin(want)) < 1e-12, tostring(leg.rotation[3]))
+    assert.is_true(math.abs(leg.rotation[4] - math.cos(want)) < 1e-12, tostring(leg.rotation[4]))
+  end)
+
+  -- (fuzz_dragonbones: an armature without bones imported, and
+  -- anim.skeleton2d refused its description: "bones: a skeleton needs at
+  -- least one bone")
+  it("DragonBones: an armature without bones is refused, naming it", function()
+    local r, err = anim.decode_dragonbones(cjson.encode { version = "5.5", armature = { { name = "a", bone = {} } } },
+      "x.json")
+    assert.is_nil(r)
+    assert.are.equal("x.json: armature[1].bone: an armature needs at least one bone", err)
+  end)
 end)

@@ -383,7 +383,8 @@ local function build(d, name)
   local transforms = read_transforms(d, bmap, bnames, below)
   local joints = {}
   for i, b in ipairs(bones) do
-    local h = b.rotation * math.pi / 360
+    -- (reduced first, exactly: 1e308 * pi overflowed to inf, whose sine is NaN)
+    local h = math.fmod(b.rotation, 720) * math.pi / 360
     joints[i] = { name = b.name, parent = b.parent and bnames[b.parent] or nil,
       translation = { b.x, b.y, 0 }, rotation = { 0, 0, math.sin(h), math.cos(h) },
       scale = { b.scale_x, b.scale_y, 1 } }

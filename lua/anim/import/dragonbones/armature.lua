@@ -45,6 +45,9 @@ end
 
 local function read_bones(raw, path, A)
   local list = F.array(raw, "bone", path)
+  -- (a 2D skeleton has at least one bone: anim.skeleton2d refused such an
+  -- armature's description, naming no path of the file)
+  if #list == 0 then fail(key(path, "bone"), "an armature needs at least one bone") end
   if #list > limits.current.joints then
     fail(key(path, "bone"), "too many bones: %d (at most %d, anim.limits.joints)", #list, limits.current.joints)
   end
