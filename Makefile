@@ -412,7 +412,7 @@ tsan: deps-ci
 # (fuzz/README.md).  New inputs go to build/fuzz/corpus/<target>, crashes to
 # build/fuzz/artifacts/<target>/, the whole log to build/fuzz/<target>.log;
 # the committed seeds are fuzz/corpus/<target>, and fuzz/regressions/<target>
-# is run first.  `make fuzz-ci`: each for 45 s, as CI does (nine
+# is run first.  `make fuzz-ci`: each for 36 s, as CI does (nine
 # targets, five rounds of two: about four minutes of fuzzing, with the
 # builds about five).
 FUZZ_CC      = clang
@@ -479,7 +479,7 @@ fuzz: deps-ci
 	done; exit $$status
 
 fuzz-ci:
-	@$(MAKE) --no-print-directory fuzz FUZZ_TIME=45
+	@$(MAKE) --no-print-directory fuzz FUZZ_TIME=36
 
 # The benchmarks of bench/README.md: W1 (update, update+read, W1e) and the
 # hand-tuned C loops for N = 1, 100, 1000, 10000, loading, callbacks,
