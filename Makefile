@@ -413,8 +413,8 @@ tsan: deps-ci
 # build/fuzz/artifacts/<target>/, the whole log to build/fuzz/<target>.log;
 # the committed seeds are fuzz/corpus/<target>, and fuzz/regressions/<target>
 # is run first.  `make fuzz-ci`: each for 36 s, as CI does (nine
-# targets, five rounds of two: about four minutes of fuzzing, with the
-# builds about five).
+# targets, five rounds of two: the three minutes of fuzzing six targets
+# had; with the builds about four).
 FUZZ_CC      = clang
 FUZZ_TIME   ?= 300
 FUZZ_JOBS   ?= 2
