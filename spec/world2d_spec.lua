@@ -146,6 +146,17 @@ describe("2D world matrices", function()
     assert.is_true(math.abs(w[1] - r[1]) > 0.1)
   end)
 
+  it("gives finite matrices where the numbers overflow: +-DBL_MAX for inf, the rest as they are", function()
+    local sk = assert(anim.skeleton2d{ bones = { { name = "r", scale_x = 1e200, scale_y = 2 },
+      { name = "c", parent = "r", x = 1e300, y = 3, scale_x = 1e200, scale_y = 0.5 } } })
+    local a = anim.animator(sk)
+    a:update(0)
+    local m = { a:world2d("c") }
+    local max = 1.7976931348623157e308
+    assert.are.same({ max, 0, 0, 1, max, 6 }, m)
+    assert.are.same({ 1e200, 0, 0, 2, 0, 0 }, { a:world2d("r") })
+  end)
+
   it("an offset clip turning about z alone (its quaternion from the half angle) poses the general Euler path's bits", function()
     local sk = assert(anim.skeleton2d{ bones = { ROOT, PARENT, CHILD } })
     local function clip(x, euler)

@@ -179,7 +179,9 @@ static void find_slots(const anim_animator *a, anim_world2d *w) {
  * gives it a value, or it has fewer components). */
 static double prop_or(const anim_animator *a, int slot, int c, double dflt) {
   const double *v;
-  int n = anim_props_at(a, slot, &v);
+  int n;
+  if (slot < 0) return dflt;  /* (most bones: no call) */
+  n = anim_props_at(a, slot, &v);
   return c < n ? v[c] : dflt;
 }
 
@@ -241,7 +243,14 @@ static void pose(anim_animator *a, anim_world2d *w) {
     default: transform(a, w, at); break;
     }
   }
-  for (i = 0; i < 6 * w->n; i++) w->wm[i] = anim_finite(w->wm[i]);
+  {
+    /* the matrices made finite: x * 0 is 0 for a finite x, NaN else, so
+     * one sum tells whether any number needs anim_finite (rarely) */
+    double z0 = 0, z1 = 0;
+    for (i = 0; i < 6 * w->n; i += 2) { z0 += w->wm[i] * 0; z1 += w->wm[i + 1] * 0; }
+    if (z0 + z1 != 0)
+      for (i = 0; i < 6 * w->n; i++) w->wm[i] = anim_finite(w->wm[i]);
+  }
   w->valid = 1;
 }
 
