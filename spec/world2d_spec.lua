@@ -203,6 +203,45 @@ describe("2D world matrices", function()
     assert.is_true(math.abs(w[1] - r[1]) > 0.1)
   end)
 
+  it("gives finite matrices where the numbers overflow: +-DBL_MAX for inf, the rest as they are", function()
+    local sk = assert(anim.skeleton2d{ bones = { { name = "r", scale_x = 1e200, scale_y = 2 },
+      { name = "c", parent = "r", x = 1e300, y = 3, scale_x = 1e200, scale_y = 0.5 } } })
+    local a = anim.animator(sk)
+    a:update(0)
+    local m = { a:world2d("c") }
+    local max = 1.7976931348623157e308
+    assert.are.same({ max, 0, 0, 1, max, 6 }, m)
+    assert.are.same({ 1e200, 0, 0, 2, 0, 0 }, { a:world2d("r") })
+  end)
+
+  it("an offset clip turning about z alone (its quaternion from the half angle) poses the general Euler path's bits", function()
+    local sk = assert(anim.skeleton2d{ bones = { ROOT, PARENT, CHILD } })
+    local function clip(x, euler)
+      local keys = {}
+      for k = 0, 12 do keys[k + 1] = { k / 12, { x, 0, (k % 5 - 2) * 97.3 + k } } end
+      return assert(anim.clip{ euler = euler, length = 1, joints = { p = { rotation = keys }, c = { rotation = keys } } })
+    end
+    -- x keys of -0 take the general path (a turn about z alone is of +0 x and y keys)
+    for _, euler in ipairs { "xyz", "yxz" } do
+      local a, b = anim.animator(sk), anim.animator(sk)
+      a:play(clip(0, euler), { fade = 0, weight = 0.7 })
+      b:play(clip(-0.0, euler), { fade = 0, weight = 0.7 })
+      for i = 1, 60 do
+        a:update(1 / 61)
+        b:update(1 / 61)
+        for _, bone in ipairs { "p", "c" } do
+          local wa, wb = world(a, bone), world(b, bone)
+          for k = 1, 6 do
+            -- (the same bits: equal, zeros of one sign; the matrices are finite)
+            local x, y = wa[k], wb[k]
+            assert(x == y and (x ~= 0 or 1 / x == 1 / y),
+              string.format("%s %s at %d: component %d: %.17g, general path %.17g", euler, bone, i, k, x, y))
+          end
+        end
+      end
+    end
+  end)
+
   it("poses the same bits through animator:update, anim.update on one thread and on two, and a restored animator poses as the saved one", function()
     local sk = assert(anim.skeleton2d{ bones = { ROOT, PARENT, with(CHILD, { inherit = "noScale" }) } })
     local clip = assert(anim.clip{ absolute = true, euler = "xyz", length = 2, loop = "loop", joints = {

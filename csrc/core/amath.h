@@ -71,6 +71,22 @@ static inline double anim_finite(double v) {
  * * and floor: the same bits on every IEEE machine, unlike libm. */
 void anim_sincos(double x, double *s, double *c);
 
+/* anim_quat_from_euler of (+0, +0, z) degrees in an order whose last axis
+ * is z (eps 1: xyz; -1: yxz): its operations with the first two sines +0
+ * and cosines 1 written in (the products with 0 kept: their zeros' signs),
+ * so the same bits, with one sine and cosine and no call (a 2D bone's
+ * rotation channel). */
+static inline void anim_quat_about_z(double o[4], double z, double eps) {
+  double sc, cc, vc = eps * 0.0 * 0.0, a, b;
+  anim_sincos(z * (ANIM_PI / 360), &sc, &cc);
+  a = cc * 0.0 + sc * eps * 0.0;
+  b = cc * 0.0 - sc * eps * 0.0;
+  o[eps > 0 ? 0 : 1] = a;
+  o[eps > 0 ? 1 : 0] = b;
+  o[2] = cc * vc + 1 * sc;
+  o[3] = 1 * cc - sc * vc;
+}
+
 /* The series in scalars: Estrin's scheme in y = x^2 (short dependency
  * chains: a slerp waits on this), the same terms as Horner's. */
 static inline void anim_sincos_small_scalar(double x, double *s, double *c) {

@@ -46,6 +46,9 @@ typedef struct anim_joint {
   int linear;              /* ANIM_CH_* shared and linear throughout (or
                             * slerped: rotation); with no pose weights,
                             * all of them: the joint's fast path */
+  int zturn;               /* a fast joint's Euler rotation keys turn about
+                            * z alone (x and y +0) in xyz (1) or yxz (-1):
+                            * sampled by anim_quat_about_z; else 0 */
   /* A fast joint's position, rotation and scale keys as its inline
    * sampling reads them (anim_clip_sample_fast; n = 0 when not `fast`),
    * beside the fields above: the blend's usual joint reads one cache line
@@ -163,7 +166,9 @@ static ANIM_INLINE int anim_clip_sample_fast(const anim_clip *c, const anim_join
     else {
       double deg[3];
       anim_curves_lerp_inline(jt->rot, &jt->fk[1], t, hot + 1, deg);
-      anim_quat_from_euler(out + 3, deg, c->euler);
+      /* (x and y of such keys interpolate to +0: a + (b - a) s of +0s) */
+      if (jt->zturn) anim_quat_about_z(out + 3, deg[2], jt->zturn);
+      else anim_quat_from_euler(out + 3, deg, c->euler);
     }
   }
   if (ch & ANIM_CH_SCL) anim_curves_lerp_inline(jt->scl, &jt->fk[2], t, hot + 2, out + 7);

@@ -127,6 +127,22 @@ static int item_sides(const anim_item *it) {
   return bits;
 }
 
+/* A fast joint's zturn (clip.h): 1 or -1 when its rotation is Euler keys
+ * whose x and y are all +0 (then every sample's are: anim_quat_about_z
+ * gives anim_quat_from_euler's bits) in an order that ends in z; else 0. */
+static int zturn(const anim_clip *c, const anim_joint *jt) {
+  const anim_keys *k = &jt->keys[ANIM_K_ROT];
+  int i;
+  if (!(jt->channels & ANIM_CH_ROT) || jt->rot_quat || k->arity != 3 || k->n <= 0 ||
+      (c->euler != ANIM_XYZ && c->euler != ANIM_YXZ))
+    return 0;
+  for (i = 0; i < k->n; i++) {
+    const double *v = k->v + 3 * (size_t)i;
+    if (v[0] != 0 || v[1] != 0 || signbit(v[0]) || signbit(v[1])) return 0;
+  }
+  return c->euler == ANIM_XYZ ? 1 : -1;
+}
+
 const char *anim_clip_finish(anim_clip *c) {
   int j, a, i;
   int wrap = c->loop == ANIM_LOOP;
@@ -174,6 +190,7 @@ const char *anim_clip_finish(anim_clip *c) {
     if (jt->fast && jt->channels == (ANIM_CH_POS | ANIM_CH_ROT) && jt->rot_quat && !jt->muted)
       jt->fast = ANIM_FAST_PQ;
     memset(jt->fk, 0, sizeof jt->fk);
+    jt->zturn = jt->fast ? zturn(c, jt) : 0;
     if (jt->fast) {
       /* (a fast channel's curves share their keys: anim_curves_share_times) */
       static const int slot[3] = {ANIM_K_POS, ANIM_K_ROT, ANIM_K_SCL}, bit[3] = {ANIM_CH_POS, ANIM_CH_ROT, ANIM_CH_SCL};

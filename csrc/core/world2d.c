@@ -184,8 +184,35 @@ static void find_slots(const anim_animator *a, anim_world2d *w) {
  * gives it a value, or it has fewer components). */
 static double prop_or(const anim_animator *a, int slot, int c, double dflt) {
   const double *v;
-  int n = anim_props_at(a, slot, &v);
+  int n;
+  if (slot < 0) return dflt;  /* (most bones: no call) */
+  n = anim_props_at(a, slot, &v);
   return c < n ? v[c] : dflt;
+}
+
+/* Of bone j's local transform (anim_animator_local: the rest composed
+ * with the blended pose, then made finite as anim_finite10 makes it), what
+ * the 2D stage reads: x, y, the rotation's z and w, scale x and y, into
+ * out[6] -- the same numbers, without the call and the z axis.  (Each
+ * number but the rotation's is made finite alone by anim_finite10, the
+ * rotation as a whole: the identity when a component is not finite or
+ * all are 0.) */
+static void local2d(const anim_animator *a, int j, double out[6]) {
+  const anim_rig *r = a->rig;
+  const double *p = &a->pose[j * 10], *rp = r->rest_pos[j];
+  double q[4];
+  int k;
+  anim_quat_mul(q, r->rest_rot[j], p + 3);
+  if (!(q[0] * 0 + q[1] * 0 + q[2] * 0 + q[3] * 0 == 0) || (q[0] == 0 && q[1] == 0 && q[2] == 0 && q[3] == 0))
+    anim_quat_identity(q);
+  out[0] = anim_finite(rp[0] + p[0]);
+  out[1] = anim_finite(rp[1] + p[1]);
+  out[2] = q[2];
+  out[3] = q[3];
+  for (k = 0; k < 2; k++) {
+    double rs = r->rest_scl[j][k];
+    out[4 + k] = anim_finite(!r->scaled ? p[7 + k] : rs != 0 ? rs * p[7 + k] : p[7 + k] - 1);
+  }
 }
 
 /* Bone j's applied local values from the blended joint: the angle about z
@@ -193,14 +220,14 @@ static double prop_or(const anim_animator *a, int slot, int c, double dflt) {
  * turn about z, so any angle's sine and cosine come back), its shear from
  * the property. */
 static void read_local(const anim_animator *a, anim_world2d *w, int j) {
-  double l[10], *ap = &w->ap[ANIM_AP * j];
-  anim_animator_local(a, j, l);
+  double l[6], *ap = &w->ap[ANIM_AP * j];
+  local2d(a, j, l);
   ap[ANIM_AX] = l[0];
   ap[ANIM_AY] = l[1];
   {
     /* a turn about z: cos r = (w^2 - z^2) / n, sin r = 2 w z / n (n: the
      * quaternion's length squared); its angle only when asked */
-    double z = l[5], q = l[6], n = q * q + z * z;
+    double z = l[2], q = l[3], n = q * q + z * z;
     if (n > 0) {
       ap[ANIM_ACR] = (q * q - z * z) / n;
       ap[ANIM_ASR] = 2 * q * z / n;
@@ -210,8 +237,8 @@ static void read_local(const anim_animator *a, anim_world2d *w, int j) {
     }
     ap[ANIM_AR] = NAN;
   }
-  ap[ANIM_ASX] = l[7];
-  ap[ANIM_ASY] = l[8];
+  ap[ANIM_ASX] = l[4];
+  ap[ANIM_ASY] = l[5];
   ap[ANIM_ASHX] = prop_or(a, w->shear_slot[j], 0, w->bone[j].shear[0]);
   ap[ANIM_ASHY] = prop_or(a, w->shear_slot[j], 1, w->bone[j].shear[1]);
 }
@@ -246,7 +273,14 @@ static void pose(anim_animator *a, anim_world2d *w) {
     default: transform(a, w, at); break;
     }
   }
-  for (i = 0; i < 6 * w->n; i++) w->wm[i] = anim_finite(w->wm[i]);
+  {
+    /* the matrices made finite: x * 0 is 0 for a finite x, NaN else, so
+     * one sum tells whether any number needs anim_finite (rarely) */
+    double z0 = 0, z1 = 0;
+    for (i = 0; i < 6 * w->n; i += 2) { z0 += w->wm[i] * 0; z1 += w->wm[i + 1] * 0; }
+    if (z0 + z1 != 0)
+      for (i = 0; i < 6 * w->n; i++) w->wm[i] = anim_finite(w->wm[i]);
+  }
   w->valid = 1;
 }
 

@@ -534,6 +534,26 @@ int main(void) {
     }
     CHECK(qsame, "anim_quat_mul: the pairs give the scalar products' bits");
   }
+  {
+    /* a turn about z alone (a 2D bone's Euler channel, x and y +0):
+     * anim_quat_about_z gives anim_quat_from_euler's bits in xyz and yxz,
+     * zeros' signs too, at every angle (+-0, whole turns, huge) */
+    static const double zs[] = {0.0, -0.0, 360.0, -720.0, 180.0, 1e6, -1e300};
+    int i, k, zsame = 1;
+    for (i = -200000; i < 200000 + 7; i++) {
+      double z = i < 200000 ? i * 0.0137 : zs[i - 200000], deg[3], o[4], e[4];
+      int order;
+      for (order = 0; order < 2; order++) {
+        int eu = order ? ANIM_YXZ : ANIM_XYZ;
+        deg[0] = 0.0; deg[1] = 0.0; deg[2] = z;
+        anim_quat_from_euler(e, deg, eu);
+        anim_quat_about_z(o, z, order ? -1 : 1);
+        for (k = 0; k < 4; k++)
+          if (memcmp(&o[k], &e[k], sizeof o[k])) zsame = 0;
+      }
+    }
+    CHECK(zsame, "anim_quat_about_z: anim_quat_from_euler's bits, zeros' signs too");
+  }
 
   mem.f = counting_alloc;
   mem.ud = &cn;

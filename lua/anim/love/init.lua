@@ -64,7 +64,7 @@ local function state_of(animator, c)
         for _, e in pairs(atts) do most = math.max(most, e.n) end
       end
     end
-    st = { world = attach2d.buffer(6 * #c.bone_names), scratch = attach2d.buffer(2 * most), deform = {} }
+    st = { world = attach2d.buffer(6 * #c.bone_names), scratch = attach2d.buffer(2 * most), deform = {}, order = {} }
     per_animator[animator] = st
   end
   return st
@@ -102,6 +102,32 @@ local function image_of(images, page)
   return img
 end
 
+-- A frame's state, kept between frames so that drawing allocates nothing:
+-- the run of triangles of one page and blend mode not drawn yet, the
+-- vertices written per page this frame, the clipping attachment's stencil.
+local run = { page = nil, start = 0, used = 0, blend = nil }
+local used = {}
+local stencil = { mesh = nil, n = 0 }
+
+local function flush(g)
+  local p = run.page
+  if p and run.used > run.start then
+    local n = run.used - run.start
+    p.mesh:setVertices(p.data, run.start + 1, n)
+    p.mesh:setDrawRange(run.start + 1, n)
+    local b = BLEND[run.blend] or BLEND.normal
+    g.setBlendMode(b[1], b[2])
+    g.draw(p.mesh)
+  end
+  run.start = run.used
+end
+
+local function draw_stencil()
+  stencil.mesh:setVertices(stencil.data, 1, stencil.n)
+  stencil.mesh:setDrawRange(1, stencil.n)
+  love.graphics.draw(stencil.mesh)
+end
+
 -- draw(animator, images [, x, y, r, sx, sy]): images maps the atlas pages'
 -- names to LÖVE images (or is the one image of a one-page atlas).
 function M.draw(animator, images, x, y, r, sx, sy)
@@ -116,56 +142,44 @@ function M.draw(animator, images, x, y, r, sx, sy)
   g.scale(sx or 1, (sy or sx or 1) * (c.y_down and 1 or -1))
   g.setShader(shared.shader)
   local skin = animator:skin()
-  local run_page, run_start, run_used, run_blend, clip_end
-  local function flush()
-    if run_page and run_used > run_start then
-      local n = run_used - run_start
-      run_page.mesh:setVertices(run_page.data, run_start + 1, n)
-      run_page.mesh:setDrawRange(run_start + 1, n)
-      local b = BLEND[run_blend] or BLEND.normal
-      g.setBlendMode(b[1], b[2])
-      g.draw(run_page.mesh)
-    end
-    run_start = run_used
-  end
-  local used = {} -- (per page: the vertices written this frame)
-  for _, slot in ipairs(animator:draw_order()) do
+  local clip_end
+  run.page, run.start, run.used, run.blend = nil, 0, 0, nil
+  for p in pairs(used) do used[p] = nil end -- (per page: the vertices written this frame)
+  for _, slot in ipairs(animator:draw_order(st.order)) do
     local name, cr, cg, cb, ca, dr, dg, db = animator:slot(slot)
     local e = name and attach2d.lookup(c, skin, slot, name)
     if e and e.kind == "clipping" and e.ntri > 0 then
-      flush()
-      local stencil = page_mesh("stencil", 3 * e.ntri)
-      local n = attach2d.draw(st.world, e.record, nil, st.scratch, stencil.data, 0, 1, 1, 1, 1, 0, 0, 0)
-      g.stencil(function()
-        stencil.mesh:setVertices(stencil.data, 1, n)
-        stencil.mesh:setDrawRange(1, n)
-        g.draw(stencil.mesh)
-      end, "replace", 1)
+      flush(g)
+      local sp = page_mesh("stencil", 3 * e.ntri)
+      stencil.mesh, stencil.data = sp.mesh, sp.data
+      stencil.n = attach2d.draw(st.world, e.record, nil, st.scratch, sp.data, 0, 1, 1, 1, 1, 0, 0, 0)
+      g.stencil(draw_stencil, "replace", 1)
       g.setStencilTest("greater", 0)
       clip_end = e.end_slot
     elseif e and e.ntri > 0 and e.kind ~= "clipping" then
       local image = image_of(images, e.page)
       local p = page_mesh(image, c.most)
       local blend = c.blend[slot]
-      if p ~= run_page or blend ~= run_blend then
-        flush()
-        run_page, run_blend = p, blend
-        run_used = used[p] or 0
-        run_start = run_used
+      if p ~= run.page or blend ~= run.blend then
+        flush(g)
+        run.page, run.blend = p, blend
+        run.used = used[p] or 0
+        run.start = run.used
       end
       local k = e.color
-      local n = attach2d.draw(st.world, e.record, deform_of(animator, st, e), st.scratch, p.data, run_used - run_start,
+      local n = attach2d.draw(st.world, e.record, deform_of(animator, st, e), st.scratch, p.data, run.used - run.start,
         cr * k[1], cg * k[2], cb * k[3], ca * k[4], dr or 0, dg or 0, db or 0)
-      run_used = run_used + n
-      used[p] = run_used
+      run.used = run.used + n
+      used[p] = run.used
     end
     if clip_end and slot == clip_end then
-      flush()
+      flush(g)
       g.setStencilTest()
       clip_end = nil
     end
   end
-  flush()
+  flush(g)
+  run.page = nil
   g.pop()
 end
 
