@@ -374,7 +374,7 @@ end
 function M.run_pair(data, import, fixtures)
   local b = data:byte(1) or 0
   local main, second = data:sub(2), nil
-  if b & 8 ~= 0 and fixtures then
+  if math.floor(b / 8) % 2 == 1 and fixtures then
     local r = setmetatable({ s = data, i = 2 }, C.Reader)
     local m, s2, s2_json = fixtures(r:byte(), b % 2 == 1)
     local docs = { main = m, second = s2_json and s2 or nil }
@@ -385,7 +385,7 @@ function M.run_pair(data, import, fixtures)
     local at = main:find("\0", 1, true)
     if at then main, second = main:sub(1, at - 1), main:sub(at + 1) end
   end
-  M.with_limits(M.PROFILES[(b // 2) % 4 + 1], import, main, second)
+  M.with_limits(M.PROFILES[math.floor(b / 2) % 4 + 1], import, main, second)
 end
 
 return M

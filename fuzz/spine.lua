@@ -34,7 +34,7 @@ local function import(json, atlas)
   for _, skin in ipairs(r.skeleton.skins) do
     for _, atts in pairs(skin.attachments) do
       for _, att in pairs(atts) do
-        if att.uvs then verts = verts + #att.uvs // 2 elseif att.vertices and not att.weighted then verts = verts + #att.vertices // 2 end
+        if att.uvs then verts = verts + math.floor(#att.uvs / 2) elseif att.vertices and not att.weighted then verts = verts + math.floor(#att.vertices / 2) end
       end
     end
   end

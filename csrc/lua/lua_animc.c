@@ -4,7 +4,8 @@
  * with no JSON library); the .animc file's frame (csrc/core/animc.c).
  *
  * The value encoding (docs/formats.md), one tag byte then:
- *   0 null, 1 false, 2 true, 3 f64 (a float), 4 i64 (an integer),
+ *   0 null, 1 false, 2 true, 3 f64 (a float that is not a whole number of
+ *   at most 2^53, or -0), 4 i64 (an integer, or such a whole number),
  *   5 string: u32 length, bytes;  6 array: u32 n, n values;
  *   7 object: u32 n (1 ..), n times (u32 key length, key bytes, value),
  *   keys in increasing byte order, each once.
@@ -27,6 +28,11 @@
 #define MAX_DEPTH 128
 
 enum { V_NULL, V_FALSE, V_TRUE, V_F64, V_I64, V_STR, V_ARR, V_OBJ };
+
+/* A double written as an i64: whole, at most 2^53 in size, not -0. */
+static int whole_double(double d) {
+  return d == floor(d) && fabs(d) <= 9007199254740992.0 && !(d == 0 && signbit(d));
+}
 
 /* ---- the pack ---------------------------------------------------------- */
 
@@ -262,8 +268,12 @@ static void enc(lua_State *L, int i, wbuf *w, int depth) {
       return;
     case LUA_TNUMBER: {
       unsigned char b[8];
-      if (lua_isinteger(L, i)) {
-        int64_t v = (int64_t)lua_tointeger(L, i);
+      /* (one encoding a value, on every runtime: a whole double of at most
+       * 2^53 in size, -0 aside, is written as the integer it is, as an
+       * integer subtype is -- Lua 5.1, 5.2 and LuaJIT have none) */
+      double d = (double)lua_tonumber(L, i);
+      if (lua_isinteger(L, i) || whole_double(d)) {
+        int64_t v = lua_isinteger(L, i) ? (int64_t)lua_tointeger(L, i) : (int64_t)d;
         uint64_t u;
         int k;
         memcpy(&u, &v, 8);
@@ -343,6 +353,7 @@ static int dec(lua_State *L, rbuf *r, int depth) {
       if (tag == V_F64) {
         double v = anim_packed_f64(r->p + r->o);
         if (!isfinite(v)) return fail(r, "non-finite number", r->o);
+        if (whole_double(v)) return fail(r, "a whole number written as f64 (it is written as i64)", at);
         lua_pushnumber(L, v);
       } else {
         uint64_t u = 0;

@@ -454,7 +454,14 @@ end
 require("anim.runtime.library").on_graph_reload = function(old, g2)
   local list = {}
   for self in pairs(running[old] or {}) do list[#list + 1] = self end
-  for _, self in ipairs(list) do M.move(self, g2) end
+  for _, self in ipairs(list) do
+    -- (an animator found unreachable may be finalized by the collector in
+    -- the middle of its move -- LuaJIT runs a pending finalizer at any
+    -- allocation --: its controller is gone then, and so is the error)
+    local ctl = rawget(self, "_")
+    local ok, err = pcall(M.move, self, g2)
+    if not ok and (ctl.detached or core.animator_live(ctl.animator)) then error(err, 0) end
+  end
 end
 
 -- The handlers of the delivery (runtime/deliver.lua) --------------------------------------
