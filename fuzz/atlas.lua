@@ -20,7 +20,7 @@ local HERO
 do
   local root = rawget(_G, "ANIM_ROOT") or os.getenv("ANIM_ROOT") or "."
   local f = io.open(root .. "/spec/fixtures/spine/hero-4.1.json", "rb")
-  if f then HERO = f:read("a"); f:close() end
+  if f then HERO = f:read("*a"); f:close() end
 end
 
 local FIELDS = { "x", "y", "width", "height", "u", "v", "u2", "v2", "rotate", "offset_x", "offset_y",

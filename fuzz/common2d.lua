@@ -359,7 +359,7 @@ end
 function M.fixture(path)
   local root = rawget(_G, "ANIM_ROOT") or os.getenv("ANIM_ROOT") or "."
   local f = assert(io.open(root .. "/" .. path, "rb"))
-  local text = f:read("a")
+  local text = f:read("*a")
   f:close()
   return text
 end
