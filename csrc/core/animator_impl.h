@@ -75,6 +75,8 @@ struct anim_track {
   int *byjoint;            /* per rig joint: its binding, or -1 */
   int *cj;                 /* per binding: its clip joint */
   unsigned char *adjust;   /* per binding: converts turns or scales positions */
+  unsigned char *pkc;      /* a compressed clip's: the keys its sampling decoded
+                            * (packed.h's cache of the clip's pack), else NULL */
   double tw;               /* weight x fade, for this update's pose */
   double priority, speed;
   double time, tlo;        /* playhead, and the rounding carried (Kahan) */
@@ -275,8 +277,8 @@ static inline void anim_to_offsets(const anim_rig *r, int j, int ch, double *s) 
 }
 
 /* Samples binding b of track t at clip time `at` into s[SAMPLE_STRIDE]
- * with the key cursors (hot, cold) of the binding, or binary searches
- * when `cursors` is 0; retargeted turns and positions carried across;
+ * with the key cursors (hot, cold) of the binding (a compressed clip: the
+ * track's cache of decoded keys), or binary searches when `cursors` is 0; retargeted turns and positions carried across;
  * s[10] becomes the binding's effective weight: tw x joint weight x pose
  * weight (capped).  Returns the channels written, 0 for a muted joint. */
 static inline int anim_sample_binding(anim_track *t, int b, double at, int cursors, double tw,
@@ -285,9 +287,10 @@ static inline int anim_sample_binding(anim_track *t, int b, double at, int curso
   int cj = t->cj[b], ch;
   const anim_joint *jt = &c->joints[cj];
   if (jt->muted) return 0;
-  ch = cursors ? anim_clip_sample_joint(c, cj, at, &t->hot[b * ANIM_HOT_CURSORS],
-                                        &t->cold[b * ANIM_COLD_CURSORS], s)
-               : anim_clip_sample_joint(c, cj, at, NULL, NULL, s);
+  if (jt->packed) ch = anim_packed_sample(c->packed, jt->packed, at, NULL, cursors ? t->pkc : NULL, s);
+  else if (cursors) ch = anim_clip_sample_joint(c, cj, at, &t->hot[b * ANIM_HOT_CURSORS],
+                                                &t->cold[b * ANIM_COLD_CURSORS], s);
+  else ch = anim_clip_sample_joint(c, cj, at, NULL, NULL, s);
   if (t->adjust[b]) {
     /* retargeted: turns carried across, positions scaled; an absolute
      * clip's sample made offsets from the rests */

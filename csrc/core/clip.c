@@ -160,7 +160,7 @@ int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *hot, int *c
   const anim_joint *jt = &c->joints[j];
   int *h = hot, *x = hot ? cold : NULL;  /* NULL: binary searches */
   double *pos = out, *rot = out + 3, *scl = out + 7;
-  if (jt->packed) return anim_packed_sample(c->packed, jt->packed, t, hot, out);
+  if (jt->packed) return anim_packed_sample(c->packed, jt->packed, t, hot, NULL, out);
   if (jt->fast && hot) return anim_clip_sample_fast(c, jt, t, hot, out);
   /* hot: first axes; cold: the other two axes of each channel, then the
    * pose weight */

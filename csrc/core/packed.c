@@ -151,7 +151,7 @@ long anim_packed_count(const unsigned char *p, size_t len) {
 #define NEED(k) do { if ((size_t)(k) > len - o) { *at = len; return "truncated"; } } while (0)
 
 const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, anim_packed *out, size_t *at) {
-  size_t o = 0;
+  size_t o = 0, cache = 0;
   unsigned long nj, nframes;
   double rate;
   int j, c;
@@ -214,6 +214,11 @@ const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, a
           }
         }
         o += 2 * n;
+        ch.first = u16(ch.fr);
+        ch.last = u16(ch.fr + 2 * (n - 1));
+        ch.cache = cache;
+        /* (each entry at a multiple of 8 bytes: a rotation's holds doubles) */
+        cache += ((rot ? sizeof(anim_pk_qkey) : sizeof(anim_pk_vkey)) + 7) & ~(size_t)7;
         ch.data = p + o;
         if (kind == ANIM_PK_NARROW) {
           NEED(6 * n);
@@ -239,29 +244,33 @@ const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, a
     }
   }
   if (o != len) { *at = o; return "bytes after the last joint"; }
+  if (out) out->cache_size = cache;
   return NULL;
 }
 
 /* ---- sampling ---------------------------------------------------------- */
 
-static ANIM_INLINE void key_vec(const anim_pk_ch *c, int i, double v[3]) {
+/* Key i of a channel, rounded to float: what every sample interpolates,
+ * from the cache or not (a float keeps 24 bits, more than the pack's 15
+ * or 16 a component, and a wide key is a float already). */
+static ANIM_INLINE void key_vec(const anim_pk_ch *c, int i, float v[3]) {
   int a;
   if (c->kind == ANIM_PK_NARROW) {
     const unsigned char *d = c->data + 6 * (size_t)i;
-    for (a = 0; a < 3; a++) v[a] = c->lo[a] + (double)u16(d + 2 * a) * c->step[a];
+    for (a = 0; a < 3; a++) v[a] = (float)(c->lo[a] + (double)u16(d + 2 * a) * c->step[a]);
   } else {
     const unsigned char *d = c->data + 12 * (size_t)i;
     for (a = 0; a < 3; a++) v[a] = f32(d + 4 * a);
   }
 }
 
-static ANIM_INLINE void key_quat(const anim_pk_ch *c, int i, double q[4]) {
+static ANIM_INLINE void key_quat(const anim_pk_ch *c, int i, float out[4]) {
   int a;
   if (c->kind == ANIM_PK_NARROW) {
     const unsigned char *d = c->data + 6 * (size_t)i;
     unsigned long long w = 0;
     int big, k, s = 30;
-    double sum = 0;
+    double sum = 0, q[4];
     for (k = 0; k < 6; k++) w |= (unsigned long long)d[k] << (8 * k);
     big = (int)(w >> 45 & 3);
     for (a = 0; a < 4; a++) {
@@ -271,9 +280,10 @@ static ANIM_INLINE void key_quat(const anim_pk_ch *c, int i, double q[4]) {
       s -= 15;
     }
     q[big] = sum < 1 ? sqrt(1 - sum) : 0;
+    for (a = 0; a < 4; a++) out[a] = (float)q[a];
   } else {
     const unsigned char *d = c->data + 16 * (size_t)i;
-    for (a = 0; a < 4; a++) q[a] = f32(d + 4 * a);
+    for (a = 0; a < 4; a++) out[a] = f32(d + 4 * a);
   }
 }
 
@@ -312,15 +322,6 @@ static ANIM_INLINE int segment(const anim_pk_ch *c, double f, int *cursor, doubl
   return i;
 }
 
-static void sample_vec(const anim_pk_ch *c, double f, int *cursor, double out[3]) {
-  double u, a[3], b[3];
-  int i = segment(c, f, cursor, &u), k;
-  key_vec(c, i, a);
-  if (u < 0) { for (k = 0; k < 3; k++) out[k] = a[k]; return; }
-  key_vec(c, i + 1, b);
-  for (k = 0; k < 3; k++) out[k] = a[k] + (b[k] - a[k]) * u;
-}
-
 /* Between two keys, slerp approximated: nlerp at a corrected fraction.
  * The nlerp of a and b at s points where the slerp at u does when s =
  * sin(u t) / (sin(u t) + sin((1 - u) t)), t the keys' arc (cos t = d);
@@ -330,30 +331,96 @@ static void sample_vec(const anim_pk_ch *c, double f, int *cursor, double out[3]
  * within 6e-7 rad of slerp on a turn of 1 rad between two keys, 2e-5 on 2
  * rad, 1e-3 on a half turn -- so that keys chosen for a slerped curve
  * (reduce.lua measures with slerp) stay within its bound, for a few
- * multiplications instead of an acos and two sines. */
-static double slerp_u(double u, double d) {
-  double x = 1 - d, w = (u - 0.5) * (u - 0.5);
-  double k = x * (2.0 / 3 + x * (0.13658519572037026 + x * (0.018217259440747872 + x * 0.03307828180654799))) +
-             w * x * (0.0017596514155278254 + x * (0.48600935776855103 + x * 0.4564420121984589));
-  return u + u * (u - 0.5) * (u - 1) * k;
+ * multiplications instead of an acos and two sines.  With x = 1 - |d|,
+ * k = ka + (u - 1/2)^2 xb, and ka and xb depend on the keys only: they are
+ * worked out when the keys are decoded (b is taken into a's hemisphere
+ * by the sign sg). */
+static void quat_arc(anim_pk_qkey *e) {
+  double d = (double)e->a[0] * e->b[0] + (double)e->a[1] * e->b[1] + (double)e->a[2] * e->b[2] +
+             (double)e->a[3] * e->b[3];
+  double x = 1 - fabs(d);
+  e->sg = d < 0 ? -1.0f : 1.0f;
+  e->ka = (float)(x * (2.0 / 3 + x * (0.13658519572037026 + x * (0.018217259440747872 + x * 0.03307828180654799))));
+  e->xb = (float)(x * (0.0017596514155278254 + x * (0.48600935776855103 + x * 0.4564420121984589)));
 }
 
-static void sample_quat(const anim_pk_ch *c, double f, int *cursor, double out[4]) {
-  double u, a[4], b[4], d, l, wb;
-  int i = segment(c, f, cursor, &u), k;
-  key_quat(c, i, a);
-  if (u >= 0) {
-    key_quat(c, i + 1, b);
-    d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
-    u = slerp_u(u, fabs(d));
-    wb = d < 0 ? -u : u;
-    for (k = 0; k < 4; k++) a[k] = a[k] * (1 - u) + b[k] * wb;
+/* Whether the segment (or held key) cached as i is the one `segment`
+ * finds for f, and then its fraction *u (< 0: a held key). */
+static ANIM_INLINE int cache_hit(const anim_pk_ch *c, int i, double f, double *u) {
+  int n = c->n;
+  if (i >= n) {
+    *u = -1;
+    return i == n ? (n == 1 || f <= c->first) : (!(f <= c->first) && f >= c->last);
   }
-  l = 1 / sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2] + a[3] * a[3]);
-  for (k = 0; k < 4; k++) out[k] = a[k] * l;
+  if (i >= 0 && f > c->first) {
+    double f0 = u16(c->fr + 2 * (size_t)i), f1 = u16(c->fr + 2 * (size_t)i + 2);
+    if (f0 <= f && f < f1) { *u = (f - f0) / (f1 - f0); return 1; }
+  }
+  return 0;
 }
 
-int anim_packed_sample(const anim_packed *pk, const anim_pk_joint *jt, double t, int *cursors, double out[11]) {
+/* The segment of f (*u its fraction) found from the cursor, else from the
+ * segment cached (i, from where steady play looks a few keys on); the
+ * fill_ functions decode its keys into the cache's entry e (the next
+ * segment's first key is the cached one's second: not decoded again). */
+static int find(const anim_pk_ch *c, double f, int *cursor, int cached, double *u) {
+  int hint = cached >= 0 && cached < c->n ? cached : -1;
+  return segment(c, f, cursor ? cursor : &hint, u);
+}
+
+static ANIM_NOINLINE void fill_vec(const anim_pk_ch *c, double f, int *cursor, anim_pk_vkey *e, double *u) {
+  int was = e->i, i = find(c, f, cursor, was, u);
+  if (*u < 0) { e->i = c->n + i; key_vec(c, i, e->a); return; }
+  if (was >= 0 && i == was + 1) memcpy(e->a, e->b, sizeof e->a);
+  else key_vec(c, i, e->a);
+  key_vec(c, i + 1, e->b);
+  e->i = i;
+}
+
+static ANIM_NOINLINE void fill_quat(const anim_pk_ch *c, double f, int *cursor, anim_pk_qkey *e, double *u) {
+  int was = e->i, i = find(c, f, cursor, was, u);
+  if (*u < 0) { e->i = c->n + i; key_quat(c, i, e->a); return; }
+  if (was >= 0 && i == was + 1) memcpy(e->a, e->b, sizeof e->a);
+  else key_quat(c, i, e->a);
+  key_quat(c, i + 1, e->b);
+  quat_arc(e);
+  e->i = i;
+}
+
+static ANIM_INLINE void sample_vec(const anim_pk_ch *c, double f, int *cursor, anim_pk_vkey *e, double out[3]) {
+  double u;
+  int k;
+  if (!cache_hit(c, e->i, f, &u)) fill_vec(c, f, cursor, e, &u);
+  if (u < 0) { for (k = 0; k < 3; k++) out[k] = e->a[k]; return; }
+  for (k = 0; k < 3; k++) out[k] = (double)e->a[k] + ((double)e->b[k] - e->a[k]) * u;
+}
+
+static ANIM_INLINE void sample_quat(const anim_pk_ch *c, double f, int *cursor, anim_pk_qkey *e, double out[4]) {
+  double u, v[4], l;
+  int k;
+  if (!cache_hit(c, e->i, f, &u)) fill_quat(c, f, cursor, e, &u);
+  if (u < 0) {
+    for (k = 0; k < 4; k++) v[k] = e->a[k];
+  } else {
+    double w = (u - 0.5) * (u - 0.5), s = u + u * (u - 0.5) * (u - 1) * ((double)e->ka + w * e->xb);
+    double sb = s * e->sg;
+    for (k = 0; k < 4; k++) v[k] = e->a[k] * (1 - s) + e->b[k] * sb;
+  }
+  l = 1 / sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
+  for (k = 0; k < 4; k++) out[k] = v[k] * l;
+}
+
+void anim_packed_cache_init(const anim_packed *pk, unsigned char *cache) {
+  int j, c;
+  for (j = 0; j < pk->njoints; j++)
+    for (c = 0; c < 3; c++) {
+      const anim_pk_ch *k = &pk->joints[j].ch[c];
+      if (k->kind >= ANIM_PK_NARROW) ((anim_pk_vkey *)(void *)(cache + k->cache))->i = -1;
+    }
+}
+
+int anim_packed_sample(const anim_packed *pk, const anim_pk_joint *jt, double t, int *cursors,
+                       unsigned char *cache, double out[11]) {
   static const double id[10] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
   static const int bit[3] = {ANIM_CH_POS, ANIM_CH_ROT, ANIM_CH_SCL}, at[3] = {0, 3, 7};
   double f = t * pk->rate;
@@ -362,9 +429,17 @@ int anim_packed_sample(const anim_packed *pk, const anim_pk_joint *jt, double t,
     const anim_pk_ch *k = &jt->ch[c];
     if (k->kind == ANIM_PK_ABSENT) continue;
     ch |= bit[c];
-    if (k->kind == ANIM_PK_IDENTITY) memcpy(out + at[c], id + at[c], sizeof(double) * (c == 1 ? 4 : 3));
-    else if (c == 1) sample_quat(k, f, cursors ? cursors + 1 : NULL, out + 3);
-    else sample_vec(k, f, cursors ? cursors + c : NULL, out + at[c]);
+    if (k->kind == ANIM_PK_IDENTITY) {
+      memcpy(out + at[c], id + at[c], sizeof(double) * (c == 1 ? 4 : 3));
+    } else if (c == 1) {
+      anim_pk_qkey own, *e = cache ? (anim_pk_qkey *)(void *)(cache + k->cache) : &own;
+      if (!cache) own.i = -1;
+      sample_quat(k, f, cache || !cursors ? NULL : cursors + 1, e, out + 3);
+    } else {
+      anim_pk_vkey own, *e = cache ? (anim_pk_vkey *)(void *)(cache + k->cache) : &own;
+      if (!cache) own.i = -1;
+      sample_vec(k, f, cache || !cursors ? NULL : cursors + c, e, out + at[c]);
+    }
   }
   out[10] = 1;
   return ch;

@@ -35,10 +35,30 @@ enum { ANIM_PK_ABSENT = 0, ANIM_PK_IDENTITY = 1, ANIM_PK_NARROW = 2, ANIM_PK_WID
 /* One channel of one joint, read in place from the pack. */
 typedef struct anim_pk_ch {
   int kind, n;
+  size_t cache;               /* with keys: its entry in a track's cache, a byte offset */
   const unsigned char *fr;    /* n u16 frame indices */
   const unsigned char *data;  /* the values */
+  double first, last;         /* the frames of its first and last keys */
   double lo[3], step[3];      /* a narrow position or scale */
 } anim_pk_ch;
+
+/* A track's cache of a channel with keys: the two keys of the segment it
+ * last sampled, decoded (to float: what every sample interpolates, cached
+ * or not, so that both give the same bits), so that steady play decodes a
+ * key only when its playhead crosses one.  i: the segment (its first key),
+ * or n + k while key k is held (before the first key, after the last), or
+ * -1 (nothing yet).  A rotation's b is as decoded, sg (+-1) takes it
+ * into a's hemisphere, and ka, xb are the parts of the slerp correction
+ * that depend on the keys only (packed.c, quat_arc).  Each entry starts
+ * at a multiple of 8 bytes. */
+typedef struct anim_pk_vkey {
+  int i;
+  float a[3], b[3];
+} anim_pk_vkey;
+typedef struct anim_pk_qkey {
+  int i;
+  float a[4], b[4], sg, ka, xb;
+} anim_pk_qkey;
 
 typedef struct anim_pk_joint {
   anim_pk_ch ch[3];           /* position, rotation, scale */
@@ -49,6 +69,8 @@ typedef struct anim_packed {
   int nframes, njoints;
   const unsigned char *bytes; /* the pack */
   size_t len;
+  size_t cache_size;          /* the bytes of a track's cache (anim_pk_vkey, anim_pk_qkey)
+                               * of every channel with keys */
   anim_pk_joint *joints;      /* njoints */
 } anim_packed;
 
@@ -76,7 +98,14 @@ double anim_packed_f64(const unsigned char *p);
 /* Joint j of the pack sampled at clip time t into out (position 0..2,
  * rotation 3..6, scale 7..9; out[10] = 1): cursors: NULL (binary
  * searches) or 3 ints (-1 to start), with which steady play finds its
- * keys in O(1).  Returns the ANIM_CH_* flags written. */
-int anim_packed_sample(const anim_packed *pk, const anim_pk_joint *jt, double t, int *cursors, double out[11]);
+ * keys in O(1); cache: NULL, or a track's cache of the pack
+ * (pk->cache_size bytes, anim_packed_cache_init), which then serves
+ * instead of the cursors.  The same bits with or without either.
+ * Returns the ANIM_CH_* flags written. */
+int anim_packed_sample(const anim_packed *pk, const anim_pk_joint *jt, double t, int *cursors,
+                       unsigned char *cache, double out[11]);
+/* A track's cache of pk emptied (cache: pk->cache_size bytes, aligned as
+ * a double). */
+void anim_packed_cache_init(const anim_packed *pk, unsigned char *cache);
 
 #endif

@@ -33,6 +33,7 @@ int anim_rebind_prepare(anim_rebind *r, anim_track *t, const anim_clip *old, con
   r->byjoint = lay.byjoint;
   r->cj = lay.cj;
   r->adjust = lay.adjust;
+  r->pkc = lay.pkc;
   r->bind = lay.bind;
   r->sample = lay.sample;
   r->cold = lay.cold;
@@ -121,6 +122,7 @@ void anim_reload_commit(anim_clip *old, anim_clip *fresh, anim_rebind *r, int n)
     t->byjoint = r[i].byjoint;
     t->cj = r[i].cj;
     t->adjust = r[i].adjust;
+    t->pkc = r[i].pkc;
     t->bind = r[i].bind;
     t->sample = r[i].sample;
     t->cold = r[i].cold;

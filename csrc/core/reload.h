@@ -32,7 +32,7 @@ typedef struct anim_rebind {
   anim_tprops *props;
   anim_binding *bind;      /* the laid out arrays (pointers into arrays) */
   int *hot, *byjoint, *cj, *cold, *chans;
-  unsigned char *adjust;
+  unsigned char *adjust, *pkc;
   double *sample;
   int nbind, unique;
 } anim_rebind;

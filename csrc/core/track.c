@@ -24,7 +24,8 @@ static void ramp_set(ramp *r, double to, double dur) {
 /* The per-binding arrays of a track laid out from byte `base` of a block
  * at mem (NULL: only measured): what every update reads first (the hot
  * cursors, the binding of each rig joint, each binding's clip joint and
- * whether it is adjusted: they end at *hot_end), then the bindings (read
+ * whether it is adjusted, and a compressed clip's cache of decoded keys,
+ * packed.h: they end at *hot_end), then the bindings (read
  * only for retargeted joints), the other cursors and the samples of the
  * general blend.  Sets t's pointers to them, its bindings, unique and
  * fresh cursors.  Returns the end of the block.  (The track's own block
@@ -33,22 +34,26 @@ static void ramp_set(ramp *r, double to, double dur) {
 size_t anim_track_lay_arrays(anim_track *t, char *mem, size_t base, const anim_clip *c,
                              const anim_binding *binds, int nbind, int nrig, size_t *hot_end) {
   size_t nb = (size_t)(nbind > 0 ? nbind : 0), rn = (size_t)nrig;
-  size_t o_hot, o_byjoint, o_cj, o_adjust, o_bind, o_sample, o_cold, o_chans, size;
+  size_t o_hot, o_byjoint, o_cj, o_adjust, o_pkc, o_bind, o_sample, o_cold, o_chans, size;
+  size_t npkc = c->packed ? c->packed->cache_size : 0;
   o_hot = base;
   o_byjoint = o_hot + nb * sizeof(int) * ANIM_HOT_CURSORS;
   o_cj = o_byjoint + rn * sizeof(int);
   o_adjust = o_cj + nb * sizeof(int);
-  o_bind = round_up(o_adjust + nb, sizeof(double));
+  o_pkc = round_up(o_adjust + nb, sizeof(double));
+  o_bind = round_up(o_pkc + npkc, sizeof(double));
   o_sample = o_bind + nb * sizeof(anim_binding);
   o_cold = o_sample + nb * sizeof(double) * SAMPLE_STRIDE;
   o_chans = o_cold + nb * sizeof(int) * ANIM_COLD_CURSORS;
   size = o_chans + nb * sizeof(int);
-  if (hot_end) *hot_end = o_adjust + nb;
+  if (hot_end) *hot_end = o_pkc + npkc;
   if (!mem) return size;
   t->hot = (int *)(void *)(mem + o_hot);
   t->byjoint = (int *)(void *)(mem + o_byjoint);
   t->cj = (int *)(void *)(mem + o_cj);
   t->adjust = (unsigned char *)(mem + o_adjust);
+  t->pkc = npkc ? (unsigned char *)(mem + o_pkc) : NULL;
+  if (npkc) anim_packed_cache_init(c->packed, t->pkc);
   t->bind = (anim_binding *)(void *)(mem + o_bind);
   t->sample = (double *)(void *)(mem + o_sample);
   t->cold = (int *)(void *)(mem + o_cold);
