@@ -48,6 +48,8 @@ struct anim_tprops {
   int *cursor;            /* the components of all the properties */
   double *sample;         /* likewise */
   double *a, *take;       /* n each: w / W of its level, and the level's take */
+  unsigned char *disc;    /* n: whether each is discrete (kept: a reload may change the
+                           * clip's properties before this block is detached) */
 };
 
 /* Names in the order of `sorted`: shorter first, then by their bytes. */
@@ -219,7 +221,7 @@ int anim_props_conflict(const anim_animator *a, const anim_clip *c, const anim_c
 int anim_props_prepare(anim_animator *a, const anim_clip *c, const anim_clip *except, anim_tprops **out,
                        int *which, int *other) {
   int p, ncomp = 0, k;
-  size_t n, size, o_off, o_cur, o_sample, o_a;
+  size_t n, size, o_off, o_cur, o_sample, o_a, o_disc;
   anim_tprops *tp;
   char *mem;
   *out = NULL;
@@ -254,7 +256,8 @@ int anim_props_prepare(anim_animator *a, const anim_clip *c, const anim_clip *ex
   o_sample = o_a + 2 * n * sizeof(double);
   o_off = o_sample + (size_t)ncomp * sizeof(double);
   o_cur = o_off + 2 * n * sizeof(int);
-  size = o_cur + (size_t)ncomp * sizeof(int);
+  o_disc = o_cur + (size_t)ncomp * sizeof(int);
+  size = o_disc + n;
   mem = anim_calloc(&a->mem, 1, size);
   if (!mem) return ANIM_PROPS_NOMEM;
   tp = (anim_tprops *)(void *)mem;
@@ -266,8 +269,10 @@ int anim_props_prepare(anim_animator *a, const anim_clip *c, const anim_clip *ex
   tp->slot = (int *)(void *)(mem + o_off);
   tp->off = tp->slot + n;
   tp->cursor = (int *)(void *)(mem + o_cur);
+  tp->disc = (unsigned char *)(mem + o_disc);
   for (p = 0, k = 0; p < c->nprops; p++) {
     tp->slot[p] = find_slot(a->pslots, c->props[p].name, c->props[p].len);
+    tp->disc[p] = c->props[p].discrete ? 1 : 0;
     tp->off[p] = k;
     k += c->props[p].arity;
   }
@@ -284,7 +289,7 @@ void anim_props_install(anim_animator *a, anim_track *t, anim_tprops *tp) {
     pslot *s = &a->pslots->slot[tp->slot[p]];
     if (s->users == 0) { s->arity = t->clip->props[p].arity; s->valid = 0; }
     s->users++;
-    s->discrete += t->clip->props[p].discrete;
+    s->discrete += tp->disc[p];
   }
 }
 
@@ -294,7 +299,7 @@ void anim_props_detach(anim_animator *a, anim_track *t) {
   if (!tp) return;
   for (p = 0; p < tp->n; p++) {
     a->pslots->slot[tp->slot[p]].users--;
-    a->pslots->slot[tp->slot[p]].discrete -= t->clip->props[p].discrete;
+    a->pslots->slot[tp->slot[p]].discrete -= tp->disc[p];
   }
   t->props = NULL;
   anim_tprops_free(&t->mem, tp);
