@@ -30,7 +30,10 @@ local M = {}
 M.GRID = 20 -- samples a second at least (then twice as many, while the bound is not held)
 M.MAX_FRAMES = 65536
 M.WIDEN = 3
-M.RATE_TRIES, M.MAX_RATE = 5, 640
+-- (the grid may be as fine as the 16-bit ticks allow: M.MAX_FRAMES over
+-- the clip; a curve between keys -- Animated Java's catmull-rom Euler
+-- channels at a tight bound -- may need thousands a second)
+M.RATE_TRIES, M.MAX_RATE = 16, math.huge
 -- reduce.lua's tightening rounds, and the first tolerances tried (times
 -- the hierarchy's share: the smallest pack within the bound is kept)
 M.LEVELS = { fast = { rounds = 3, starts = { 1 } }, best = { rounds = 8, starts = { 1, 4, 16 } } }
