@@ -3,8 +3,8 @@
 -- quaternions, and a jump (two keys at one time) where the function jumps.
 --
 -- The importers use it for what a clip cannot say exactly (Molang of
--- time, easings the clip easings do not have, per-axis bezier handle
--- times, Blockbench's rest + angles).  The error is measured, not
+-- time, easings the clip easings do not have, Blockbench's rest +
+-- angles).  The error is measured, not
 -- assumed: every segment between two keys is compared with the function
 -- at its quarter points, and a segment that misses is halved (its
 -- midpoint and quarter points are reused by the halves), so a key costs

@@ -298,23 +298,27 @@ local function seg_value(K, i, mode, wrap, t)
   return out
 end
 
--- Bezier handles the clip can hold (one handle time for all axes): dt_out,
--- dt_in, or nil when the axes that move need different times.
+-- The bezier handle times of a segment, clamped into it as Blockbench
+-- clamps them (bezier_axis): dt_out, dt_in as one number when the axes
+-- that move share them, else as [dtx, dty, dtz] each (the clip's handles
+-- take a time per axis: docs/format-reference.md, "Bezier handles").
 local function bezier_times(b, a, v0, v1)
   local gap = a.t - b.t
-  local dto, dti
+  local dto, dti, rts, lts, same = nil, nil, {}, {}, true
   for x = 1, 3 do
     local rt = math.min(math.max(b.bz.rt[x], 0), gap)
     local lt = math.min(math.max(a.bz.lt[x], -gap), 0)
+    rts[x], lts[x] = rt, lt
     local flat = v0[x] == v1[x] and b.bz.rv[x] == 0 and a.bz.lv[x] == 0
     if not flat then
       if dto == nil then
         dto, dti = rt, lt
       elseif dto ~= rt or dti ~= lt then
-        return nil
+        same = false
       end
     end
   end
+  if not same then return rts, lts end
   if dto == nil then return gap / 3, -gap / 3 end -- every axis flat: any handle does
   return dto, dti
 end
@@ -395,13 +399,7 @@ local function plan_segments(chan, K, L, report)
         report.reasons[(a.ease.tool or "GeckoLib") .. " easing " .. a.ease.name] = true
       end
       if ok and m == "bezier" then
-        local dto, dti = bezier_times(b, a, vec3(b.post, 0), vec3(a.pre, 0))
-        if dto then
-          bz[i] = { dto, dti }
-        else
-          ok = false
-          report.reasons["bezier handle times that differ between axes"] = true
-        end
+        bz[i] = { bezier_times(b, a, vec3(b.post, 0), vec3(a.pre, 0)) }
       end
       exact[i] = ok
       all_exact = all_exact and ok
