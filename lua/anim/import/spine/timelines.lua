@@ -3,7 +3,8 @@
 -- export format" page's animation section (3.8 and 4.x):
 --   bones.<bone>: rotate (3.8 angle, 4.x value), translate (x y), scale
 --     (x y, default 1), shear (x y); 4.x translatex translatey scalex
---     scaley shearx sheary (value).  Values are relative to the setup
+--     scaley shearx sheary (value); 4.2 inherit (inherit, default
+--     "normal": the discrete property <bone>.inherit).  Values are relative to the setup
 --     pose: added (rotate, translate, shear) or multiplied (scale), as the
 --     module's offset clips are (the rig's rests are the setup pose): the
 --     clip holds them as they are, played without a conversion a sample;
@@ -303,7 +304,18 @@ local function bone_timelines(anim, ch, look, desc, ctx, ap)
         put(c, i, comps)
       end
     elseif tname == "inherit" and v4 then
-      ctx.warn(tp, "the bone's inherit timeline is not played (kept in the file)")
+      -- (4.2) the bone's inherit mode from each key on: the discrete
+      -- property <bone>.inherit, the mode's place in skel.INHERIT from 0
+      local comps = read_keys(list, tp, ctx, function(kv, kp)
+        local m = kv.inherit
+        if E.absent(m) then return { 0 } end
+        return { E.enum(m, skel.INHERIT, key(path(kp), "inherit"), "inherit mode") - 1 }
+      end, 1, nil, 0)
+      if comps then
+        for _, k in ipairs(comps[1]) do k.c = "stepped" end
+        local setup = E.enum(b.inherit, skel.INHERIT, tp, "inherit mode") - 1
+        put(channel(ctx, ch, bname .. ".inherit", { setup }, { prop = bname .. ".inherit", discrete = true }), 1, comps)
+      end
     else
       fail(tp, "unknown bone timeline '%s'%s", shown(tname), ctx.hint(tname, BONE_TIMELINES))
     end
