@@ -170,7 +170,7 @@ describe("anim.skeleton2d", function()
     local ms = m:state()
     ms.skin = "zzz"
     assert.are.equal("state.skin: skeleton 'crowd' has no skin 'zzz' (its skins: default, red, k3, k4, k5, k6, k7, k8,"
-      .. " and 4 more)", select(2, m:restore(ms)))
+      .. " ... (12 in all))", select(2, m:restore(ms)))
     local bare = desc()
     bare.skins = nil
     local n = anim.animator(assert(anim.skeleton2d(bare, "bare")))

@@ -481,11 +481,8 @@ local function plan_skin(st, s)
   end
   local d = skeleton2d.data(st.skeleton)
   if d.skin_index[name] then return name end
-  local list, n = {}, #d.skin_names
-  for i = 1, math.min(n, SKINS_SHOWN) do list[i] = shown(d.skin_names[i]) end
-  if n > SKINS_SHOWN then list[#list + 1] = string.format("and %d more", n - SKINS_SHOWN) end
   fail("state.skin", "skeleton '%s' has no skin '%s'%s (its skins: %s)", shown(d.name), shown(name),
-    suggest.hint(name, d.skin_names), n > 0 and table.concat(list, ", ") or "none")
+    suggest.hint(name, d.skin_names), #d.skin_names > 0 and E.shown_list(d.skin_names, SKINS_SHOWN) or "none")
 end
 
 -- The plan core.animator_restore builds from (see csrc/lua/lua_restore.c).
