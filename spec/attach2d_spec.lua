@@ -194,20 +194,23 @@ end)
 
 describe("anim.love's draw", function()
   it("allocates nothing a frame once its meshes are made (meshes, a clipping, the draw order kept)", function()
-    -- LÖVE's calls mocked: a mesh takes its vertices, a ByteData is a module buffer of floats
-    local calls = 0
+    -- LÖVE's calls mocked: a mesh takes its vertices, a ByteData is a module buffer of floats;
+    -- a mesh's texture must be an image, as LÖVE's setTexture checks (the images here are tables)
+    local calls, stencils = 0, 0
     local function mesh()
       local m = {}
       function m.setVertices() calls = calls + 1 end
       function m.setDrawRange() end
-      function m.setTexture() end
+      function m.setTexture(_, t)
+        if type(t) ~= "table" then error("bad argument #1 to 'setTexture' (Texture expected, got " .. type(t) .. ")") end
+      end
       return m
     end
     local g = { push = function() end, pop = function() end, translate = function() end, rotate = function() end,
       scale = function() end, setShader = function() end, setBlendMode = function() end, draw = function() end,
       setStencilTest = function() end, newShader = function() return {} end,
       newMesh = function() return mesh() end,
-      stencil = function(f) f() end }
+      stencil = function(f) stencils = stencils + 1; f() end }
     local saved = rawget(_G, "love")
     rawset(_G, "love", { graphics = g, data = { newByteData = function(bytes) return anim.buffer(bytes / 4, "float") end } })
     package.loaded["anim.love"] = nil
@@ -234,6 +237,7 @@ describe("anim.love's draw", function()
       local grew = collectgarbage("count") - kb
       collectgarbage("restart")
       assert.is_true(calls >= 100, calls)
+      assert.is_true(stencils >= 100, stencils) -- (the clipping drawn each frame)
       assert.are.equal(0, grew)
     end)
     rawset(_G, "love", saved)

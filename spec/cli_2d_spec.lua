@@ -299,10 +299,16 @@ describe("the command on Spine exports", function()
     assert.are.equal(0, code, err)
     assert.are.same({ "  " .. SP .. "hero-4.2.json: kept as data, not played: path 'rail_path', physics 'head_physics'"
       .. " (path and physics constraints and their timelines)" }, section(out, "warnings (1)"))
-    code, out = run("info " .. q(SP .. "hero-4.2.json") .. " --animation split")
+    -- (an animation's own warning under it alone, after the file's)
+    H.write(tmp .. "/own.json", '{"skeleton":{"spine":"4.2.43"},"bones":[{"name":"r"}],"animations":{'
+      .. '"a":{"bones":{"r":{"translate":[{"x":1}]}}},"b":{"bones":{"r":{"rotat":[{"value":1}]}}}}}')
+    code, out = run("info own.json --animation b")
     assert.are.equal(0, code)
-    assert.are.equal("  " .. SP .. "hero-4.2.json: animations.split.bones.leg.inherit: the bone's inherit timeline is"
-      .. " not played (kept in the file)", section(out, "warnings (2)")[2])
+    assert.are.same({ "  own.json: animations.b.bones.r.rotat: unknown bone timeline 'rotat'; did you mean 'rotate'?:"
+      .. " left out" }, section(out, "warnings (1)"))
+    code, out = run("info own.json --animation a")
+    assert.are.equal(0, code)
+    assert.falsy(out:find("warnings", 1, true), out)
     -- (an animation past anim.limits.keys is not imported: the command says so, as of other files)
     local C = require "anim.tool.cli_common"
     H.write(tmp .. "/two.json", '{"skeleton":{"spine":"4.1.24"},"bones":[{"name":"r"}],"animations":{'

@@ -241,6 +241,52 @@ describe("anim info", function()
     assert.truthy(has_line(out, "  torso     position in 1 of 2 keyframes"), out)
   end)
 
+  it("describes an .animc file: rate, bytes, the error bound and measured errors, channels by kind, keys", function()
+    -- hips and far move linearly (2 keys: cheaper as float32), head turns
+    -- and back (3 keys) with a scale at rest, spine holds a turn (1 key)
+    local clip = assert(anim.clip({ version = 3, length = 1, loop = "loop", joints = {
+      hips = { position = { { 0, { 0, 0, 0 } }, { 1, { 0.3, 0.6, 0.9 } } } },
+      spine = { rotation = { { 0, { 0, 40, 0 } }, { 1, { 0, 40, 0 } } } },
+      head = { rotation = { { 0, { 0, 0, 0 } }, { 0.5, { 30, 0, 0 } }, { 1, { 0, 0, 0 } } },
+        scale = { { 0, { 1, 1, 1 } }, { 1, { 1, 1, 1 } } }, weight = 0.5 },
+      far = { position = { { 0, { 0, 0, 0 } }, { 1, { 5000, 0, 0 } } } },
+      still = {},
+    }, markers = { { time = 0.5, name = "mid" } } }, "probe"))
+    local path = tmp .. "/probe.animc"
+    assert(anim.save(assert(anim.compress(clip)), path))
+    local f = assert(anim.load(path)):compression()
+    local code, out, err = run("info " .. q(path))
+    assert.are.equal(0, code, err)
+    assert.are.equal("", err)
+    -- (bytes by docs/formats.md's layout: a channel's u32 count and u16
+    -- frames, then 12 bytes a wide position key, 6 a narrow rotation's;
+    -- the header 16 bytes and one a joint)
+    local channels = (4 + 2 * 2 + 2 * 12) * 2 + (4 + 3 * 2 + 3 * 6) + (4 + 2 + 6)
+    assert.are.equal(channels + 16 + 5, f.bytes)
+    for _, l in ipairs {
+      "  version    3 (compressed: linear keys at frames)",
+      "compressed",
+      "  rate       20 frames a second (frames 0 to 20)",
+      string.format("  bytes      %d raw (10 float32 a joint at each of the densest channel's key times), %d packed,"
+        .. " ratio %.2f:1", f.bytes_raw, f.bytes, f.ratio),
+      "  file       " .. #H.read(path) .. " bytes",
+      string.format("  error      worst %.3g, 99th percentile %.3g on the rig's joints (the bound 0.001 at distance 0.1)",
+        f.worst, f.p99),
+      "  channels   2 narrow (16-bit; rotations the smallest three), 2 wide (float32), 1 identity, 10 absent",
+      "  keys       8 (" .. channels .. " bytes in channels, 21 bytes of header)",
+      "joints (5)",
+      "  far       position 2 keys, float32 (32 bytes)",
+      "  head      rotation 3 keys, smallest three at 15 bits (28 bytes), scale identity (no bytes); weight 0.5",
+      "  hips      position 2 keys, float32 (32 bytes)",
+      "  spine     rotation 1 key, smallest three at 15 bits (12 bytes)",
+      "  still     no channels (its rest)",
+      "markers (1)",
+    } do
+      assert.truthy(has_line(out, l), "missing line: " .. l .. "\n" .. out)
+    end
+    assert.is_true(f.worst <= 0.001 and f.bytes_raw == 480, out)
+  end)
+
   it("reports a missing file on stderr with status 1", function()
     local code, out, err = run("info nowhere.anim")
     assert.are.equal(1, code)

@@ -15,19 +15,8 @@ local love_run = require "spec.love_run"
 local OUT = H.root .. "/build/love2d"
 local unpack = table.unpack or unpack -- luacheck: ignore
 
-local function run(dir, env)
-  os.execute("rm -rf '" .. dir .. "' && mkdir -p '" .. dir .. "'")
-  local cmd = string.format("cd %q && ANIM_LOVE2D_TEST=%q %s timeout 120 xvfb-run -a -s '-screen 0 1024x768x24' "
-    .. "love examples/love2d 2>&1", H.root, dir, env or "")
-  local out, code = H.popen(cmd)
-  return code == 0, out
-end
-
-local function shot(dir, i)
-  local bytes = H.read(string.format("%s/shot-%d.rgba", dir, i))
-  assert.are.equal(800 * 500 * 4, #bytes)
-  return bytes
-end
+local function run(dir, env) return love_run.run("love2d", "ANIM_LOVE2D_TEST", dir, env) end
+local shot, differ = love_run.shot, love_run.differ
 
 -- Pixels near a colour of the atlas (within 40 a channel).
 local function pixels(bytes, r0, g0, b0)
@@ -39,14 +28,6 @@ local function pixels(bytes, r0, g0, b0)
   return n
 end
 local BLUE, GOLD, RED = { 0x2f, 0x5f, 0xb3 }, { 0xd8, 0xa9, 0x28 }, { 0xc8, 0x32, 0x3c }
-
-local function differ(a, b)
-  local n = 0
-  for i = 1, #a, 4 do
-    if a:sub(i, i + 2) ~= b:sub(i, i + 2) then n = n + 1 end
-  end
-  return n
-end
 
 local function check(dir)
   local s = {}

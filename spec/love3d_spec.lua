@@ -140,19 +140,9 @@ end)
 
 -- Runs the example's check mode, its output in dir; returns ok, output.
 local function run(dir, env)
-  os.execute("rm -rf '" .. dir .. "' && mkdir -p '" .. dir .. "'")
-  local cmd = string.format("cd %q && ANIM_SHARED=%q ANIM_LOVE3D_TEST=%q %s "
-    .. "timeout 120 xvfb-run -a -s '-screen 0 1024x768x24' love examples/love3d 2>&1", H.root, H.shared, dir, env or "")
-  local out, code = H.popen(cmd)
-  return code == 0, out
+  return love_run.run("love3d", "ANIM_LOVE3D_TEST", dir, string.format("ANIM_SHARED=%q %s", H.shared, env or ""))
 end
-
--- The raw RGBA screenshot i of dir (800 x 500: conf.lua).
-local function shot(dir, i)
-  local bytes = H.read(string.format("%s/shot-%d.rgba", dir, i))
-  assert.are.equal(800 * 500 * 4, #bytes)
-  return bytes
-end
+local shot, differ = love_run.shot, love_run.differ
 
 -- Pixels of the fox's fur: its texture's orange, lit or shaded (red well
 -- above blue, green between); the sky (158, 191, 224) and the ground
@@ -162,20 +152,6 @@ local function fox_pixels(bytes)
   for i = 1, #bytes, 8 do
     local r, g, b = bytes:byte(i, i + 2)
     if r > 90 and r - b > 60 and g > b and g < r then n = n + 1 end
-  end
-  return n
-end
-
--- Pixels of which a channel differs by more than `by` between a and b.
-local function differ(a, b, by)
-  local n = 0
-  for i = 1, #a, 4 do
-    for k = 0, 2 do
-      if math.abs(a:byte(i + k) - b:byte(i + k)) > by then
-        n = n + 1
-        break
-      end
-    end
   end
   return n
 end
@@ -236,10 +212,8 @@ describe("#long the 3D LÖVE example", function()
 
   it("says so and exits when the Fox is not there", function()
     local dir = OUT .. "-nofox"
-    os.execute("rm -rf '" .. dir .. "' && mkdir -p '" .. dir .. "'")
-    local out, code = H.popen(string.format("cd %q && ANIM_SHARED=%q ANIM_LOVE3D_TEST=%q timeout 60 xvfb-run -a "
-      .. "-s '-screen 0 1024x768x24' love examples/love3d 2>&1", H.root, dir .. "/none", dir))
-    assert.are_not.equal(0, code, out)
+    local ok, out = love_run.run("love3d", "ANIM_LOVE3D_TEST", dir, string.format("ANIM_SHARED=%q", dir .. "/none"), 60)
+    assert.is_false(ok, out)
     assert.truthy(out:find("love3d: the Fox model is not there: " .. dir .. "/none/data/gltf/Fox/glTF-Binary/Fox.glb",
       1, true), out)
   end)

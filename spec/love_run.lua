@@ -1,5 +1,7 @@
 -- spec/love_run.lua: what the specs of the LÖVE examples (love_spec.lua,
--- love3d_spec.lua) share: whether LÖVE can run them here.
+-- love2d_spec.lua, love3d_spec.lua) share: whether LÖVE can run them here;
+-- an example run in its check mode under Xvfb, its screenshots read and
+-- compared.
 local H = require "spec.helper"
 local compat = require "anim.base.compat"
 
@@ -24,6 +26,43 @@ function M.ready(target)
     return false
   end
   return true
+end
+
+-- Runs examples/<example> in its check mode (the variable test_var names
+-- dir, emptied first, where it writes its shots and log) under Xvfb, the
+-- shell assignments env before it, for at most `seconds` (120): ok (its
+-- exit status 0), its output.
+function M.run(example, test_var, dir, env, seconds)
+  os.execute("rm -rf '" .. dir .. "' && mkdir -p '" .. dir .. "'")
+  local cmd = string.format("cd %q && %s=%q %s timeout %d xvfb-run -a -s '-screen 0 1024x768x24' love examples/%s 2>&1",
+    H.root, test_var, dir, env or "", seconds or 120, example)
+  local out, code = H.popen(cmd)
+  return code == 0, out
+end
+
+-- The raw RGBA screenshot i of dir (800 x 500: the examples' conf.lua).
+function M.shot(dir, i)
+  local bytes = H.read(string.format("%s/shot-%d.rgba", dir, i))
+  if #bytes ~= 800 * 500 * 4 then
+    error(string.format("%s/shot-%d.rgba: %d bytes, not 800 x 500 x 4", dir, i, #bytes), 2)
+  end
+  return bytes
+end
+
+-- The pixels of which a channel differs by more than `by` (0: at all)
+-- between two shots.
+function M.differ(a, b, by)
+  by = by or 0
+  local n = 0
+  for i = 1, #a, 4 do
+    for k = 0, 2 do
+      if math.abs(a:byte(i + k) - b:byte(i + k)) > by then
+        n = n + 1
+        break
+      end
+    end
+  end
+  return n
 end
 
 return M

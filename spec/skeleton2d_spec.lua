@@ -134,6 +134,58 @@ describe("anim.skeleton2d", function()
     assert.truthy(err:find("draw_order: this animator has no 2D skeleton", 1, true), err)
   end)
 
+  it("saves the skin in the animator's state, restores it, and refuses a skin the skeleton lacks", function()
+    local sk = assert(anim.skeleton2d(desc(), "hero"))
+    local a = anim.animator(sk)
+    a:update(0)
+    assert.is_false(a:state().skin) -- (no skin set: the default's attachments)
+    a:skin("red")
+    local saved = a:state()
+    assert.are.equal("red", saved.skin)
+    local b = anim.animator(sk)
+    assert(b:restore(saved))
+    assert.are.equal("red", b:skin())
+    assert.are.equal(12, (b:attachment("face")).width)
+    -- a state with no skin (or one written before the field) puts the default back
+    saved.skin = false
+    assert(b:restore(saved))
+    assert.is_nil(b:skin())
+    saved.skin = nil
+    b:skin("red")
+    assert(b:restore(saved))
+    assert.is_nil(b:skin())
+    -- refused: the animator is left as it was
+    b:skin("red")
+    saved.skin = "rde"
+    local ok, err = b:restore(saved)
+    assert.is_nil(ok)
+    assert.are.equal("state.skin: skeleton 'hero' has no skin 'rde'; did you mean 'red'? (its skins: default, red)", err)
+    saved.skin = 3
+    assert.are.equal("state.skin: must be a skin's name or false, got number", select(2, b:restore(saved)))
+    assert.are.equal("red", b:skin())
+    -- (at most 8 of a skeleton's skins named; none: said so)
+    local many = desc()
+    for i = 3, 12 do many.skins[i] = { name = "k" .. i, attachments = {} } end
+    local m = anim.animator(assert(anim.skeleton2d(many, "crowd")))
+    local ms = m:state()
+    ms.skin = "zzz"
+    assert.are.equal("state.skin: skeleton 'crowd' has no skin 'zzz' (its skins: default, red, k3, k4, k5, k6, k7, k8,"
+      .. " ... (12 in all))", select(2, m:restore(ms)))
+    local bare = desc()
+    bare.skins = nil
+    local n = anim.animator(assert(anim.skeleton2d(bare, "bare")))
+    local ns = n:state()
+    ns.skin = "red"
+    assert.are.equal("state.skin: skeleton 'bare' has no skin 'red' (its skins: none)", select(2, n:restore(ns)))
+    -- an animator made from a rig has no skin: its state has none and takes none
+    local plain = anim.animator(anim.rig("player"))
+    local ps = plain:state()
+    assert.is_nil(ps.skin)
+    ps.skin = "red"
+    assert.are.equal("state.skin: this animator has no 2D skeleton (a state of one made from anim.skeleton2d's?)",
+      select(2, plain:restore(ps)))
+  end)
+
   it("refuses a bad description with nil and the path, suggesting misspelt names", function()
     local function bad(edit, msg)
       local d = desc()

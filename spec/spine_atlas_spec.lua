@@ -113,6 +113,54 @@ describe("Spine atlases", function()
 end)
 
 -- Hostile atlases: what a line may hold is bounded only by anim.limits.bytes.
+describe("Spine 4.1 sequences", function()
+  -- a sequence's regions are its path numbered start + i, at least
+  -- `digits` digits long: the setup frame's is drawn, with a warning
+  local ATLAS = "p.png\nsize: 64, 64\nfx1\n bounds: 0, 0, 8, 8\nfx2\n bounds: 8, 0, 8, 8\nfx003\n bounds: 16, 0, 8, 8\n"
+  local function doc(sequence)
+    return require("cjson").encode { skeleton = { spine = "4.1.24" }, bones = { { name = "root" } },
+      slots = { { name = "s", bone = "root", attachment = "fx" } },
+      skins = { { name = "default", attachments = { s = { fx = { width = 8, height = 8, sequence = sequence } } } } } }
+  end
+  local function imported(sequence)
+    return spine.decode_text(doc(sequence), "seq.json", ATLAS, "seq.atlas")
+  end
+
+  it("draws the setup frame's region, and says the sequence is not played", function()
+    local r = assert(imported({ count = 3, setupIndex = 1 }))
+    local att = r.skeleton.skins[1].attachments.s.fx
+    assert.are.equal("fx2", att.path)
+    assert.are.equal(8, att.region.x)
+    assert.are.same({ { path = "skins[1].attachments.s.fx.sequence", message = "a sequence of 3 regions: its setup region"
+      .. " 'fx2' is drawn, the sequence is not played" } }, (function()
+        local out = {}
+        for _, w in ipairs(r.warnings) do out[#out + 1] = { path = w.path, message = w.message } end
+        return out
+      end)())
+    r = assert(imported({ count = 5, start = 1, digits = 3, setupIndex = 2 }))
+    assert.are.equal(16, r.skeleton.skins[1].attachments.s.fx.region.x)
+    -- (defaults: start 1, setup index 0)
+    assert.are.equal("fx1", assert(imported({ count = 1 })).skeleton.skins[1].attachments.s.fx.path)
+  end)
+
+  it("leaves out an attachment whose sequence cannot be read, naming why", function()
+    for _, c in ipairs {
+      { {}, "sequence: count is required" },
+      { { count = 0 }, "sequence: count must be a whole number from 1 to 1000000000, got 0" },
+      { { count = 2, setupIndex = 2 }, "sequence: setupIndex must be a whole number from 0 to 1, got 2" },
+      { { count = 2, digits = 1e9 }, "sequence: digits must be a whole number from 0 to 20, got 1000000000" },
+      { { count = 2, start = 1.5 }, "sequence: start must be a whole number from 0 to 1000000000, got 1.5" },
+    } do
+      local r = assert(imported(c[1]))
+      assert.is_nil((r.skeleton.skins[1].attachments.s or {}).fx)
+      assert.are.equal("attachment skipped: " .. c[2], r.warnings[1].message)
+    end
+    local r, err = imported(5)
+    assert.is_nil(r)
+    assert.are.equal("seq.json: skins[1].attachments.s.fx.sequence: a sequence must be an object, got number", err)
+  end)
+end)
+
 describe("Spine atlases, hostile", function()
   local pad = string.rep(" ", 60000)
 

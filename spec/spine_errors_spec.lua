@@ -228,6 +228,15 @@ describe("anim.import_spine warns, and imports the rest", function()
     anim_warns({ transform = { tt = { {} } } },
       { W("transform.tt", "unknown transform constraint 'tt': left out") })
     anim_warns({ bone = {} }, { W("bone", "unknown animation field 'bone'; did you mean 'bones'?: left out") })
+    -- 4.2's inherit timeline: a mode it does not know, or not a string
+    anim_warns({ bones = { head = { inherit = { { inherit = "noScale" }, { time = 1, inherit = "noscale" } } } } },
+      { W("bones.head.inherit[2].inherit", "unknown inherit mode 'noscale'; did you mean 'noScale'? (expected normal,"
+        .. " onlyTranslation, noRotationOrReflection, noScale, noScaleOrReflection): left out") }, "4.2.43")
+    r = anim_warns({ bones = { head = { inherit = { { time = 0.5, inherit = 3 } }, rotate = { { value = 5 } } } } },
+      { W("bones.head.inherit[1].inherit", "inherit mode must be one of normal, onlyTranslation,"
+        .. " noRotationOrReflection, noScale, noScaleOrReflection, got number: left out") }, "4.2.43")
+    assert.are.same({}, r.clips.run:properties()) -- (the rest plays)
+    assert.is_table(r.clips.run:sample(0).head)
   end)
 
   it("an unknown curve, a curve of the wrong size, keys out of order", function()

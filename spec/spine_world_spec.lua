@@ -222,6 +222,33 @@ describe("the Spine hero posed: world matrices by the rules", function()
       1e-12, "leg")
   end)
 
+  it("4.2's inherit timeline: the leg's inherit mode from each key on, the setup's before the first", function()
+    local r = load("4.2")
+    for _, w in ipairs(r.warnings) do assert.is_nil(w.message:find("inherit", 1, true), w.message) end
+    assert.are.same({ "leg.inherit" }, r.clips.inherit:properties())
+    -- (the hip above it turned, sheared and scaled unevenly: every mode
+    -- gives the leg other axes)
+    for _, case in ipairs { { 0, "onlyTranslation" }, { 0.05, "onlyTranslation" }, { 0.1, "noScale" }, { 0.3, "noScale" },
+      { 0.5, "normal" }, { 0.7, "normal" }, { 0.8, "noRotationOrReflection" }, { 0.85, "noRotationOrReflection" },
+      { 0.9, "noScaleOrReflection" }, { 2, "noScaleOrReflection" } } do
+      local t, mode = case[1], case[2]
+      local bones = {}
+      for i, b in ipairs(BONES) do
+        bones[i] = {}
+        for k, v in pairs(b) do bones[i][k] = v end
+      end
+      bones[9].inherit = mode
+      local W, F = {}, {}
+      R.compose(R.new(bones), setup_locals(), W, F)
+      near6(W.leg, { played("4.2", "inherit", t):world2d("leg") }, 1e-9, string.format("leg at %g (%s)", t, mode))
+    end
+    -- the modes differ here: normal is not onlyTranslation
+    local a, b = { played("4.2", "inherit", 0):world2d("leg") }, { played("4.2", "inherit", 0.5):world2d("leg") }
+    local d = 0
+    for i = 1, 4 do d = math.max(d, math.abs(a[i] - b[i])) end
+    assert.is_true(d > 0.1, "the leg's axes change with its mode: " .. d)
+  end)
+
   local WHAT = { walk = "walk at chosen times, every bone",
     act = "act at chosen times: the targets moved, the constraints' timelines" }
   for _, v in ipairs(VERSIONS) do

@@ -29,7 +29,7 @@ static int check(const anim_w2d_def *d, size_t *strs, const char **err) {
     int db = d->bones[i].dragonbones;
     if (d->bones[i].inherit < 0 || d->bones[i].inherit >= ANIM_INHERIT_COUNT) { *err = "bad inherit mode"; return -1; }
     if (db < 0 || db > ANIM_DB_ALL || (db != 0 && !(db & ANIM_DB_BONE))) { *err = "bad DragonBones flags"; return -1; }
-    *strs += d->bones[i].shear_len + 1;
+    *strs += d->bones[i].shear_len + d->bones[i].inherit_len + 2;
   }
   for (i = 0; i < d->nik; i++) {
     const anim_w2d_ik *k = &d->ik[i];
@@ -78,7 +78,7 @@ anim_world2d *anim_world2d_new(const anim_mem *m, const anim_w2d_def *d, const c
   o[5] = up8(o[4] + sizeof(anim_w2d_ik) * (size_t)d->nik);                  /* tc */
   o[6] = up8(o[5] + sizeof(anim_w2d_tc) * (size_t)d->ntc);                  /* ops */
   o[7] = o[6] + sizeof(int) * 2 * (size_t)d->nops;                          /* shear_slot */
-  o[8] = o[7] + sizeof(int) * (size_t)n;                                    /* ik_slot */
+  o[8] = o[7] + sizeof(int) * 3 * (size_t)n;                                /* ik_slot (after inherit_slot) */
   o[9] = o[8] + sizeof(int) * 2 * (size_t)d->nik;                           /* tc_slot */
   o[10] = o[9] + sizeof(int) * (size_t)d->ntc;                              /* tcbones */
   o[11] = o[10] + sizeof(int) * (size_t)d->ntcbones;                        /* dbn */
@@ -103,6 +103,7 @@ anim_world2d *anim_world2d_new(const anim_mem *m, const anim_w2d_def *d, const c
   w->tc = (anim_w2d_tc *)(void *)(mem + o[5]);
   w->ops = (int *)(void *)(mem + o[6]);
   w->shear_slot = (int *)(void *)(mem + o[7]);
+  w->inherit_slot = w->shear_slot + n;
   w->ik_slot = (int *)(void *)(mem + o[8]);
   w->tc_slot = (int *)(void *)(mem + o[9]);
   w->tcbones = (int *)(void *)(mem + o[10]);
@@ -113,7 +114,9 @@ anim_world2d *anim_world2d_new(const anim_mem *m, const anim_w2d_def *d, const c
   for (i = 0; i < n; i++) {
     w->bone[i] = d->bones[i];
     COPY(w->bone[i].shear_name, d->bones[i].shear_name, d->bones[i].shear_len);
-    w->shear_slot[i] = -1;
+    COPY(w->bone[i].inherit_name, d->bones[i].inherit_name, d->bones[i].inherit_len);
+    w->shear_slot[i] = w->inherit_slot[i] = -1;
+    w->inherit_slot[n + i] = d->bones[i].inherit;
     w->sht[4 * i] = cos(d->bones[i].shear[0] * ANIM_W2D_RAD);
     w->sht[4 * i + 1] = sin(d->bones[i].shear[0] * ANIM_W2D_RAD);
     w->sht[4 * i + 2] = cos(d->bones[i].shear[1] * ANIM_W2D_RAD);
@@ -171,6 +174,8 @@ static void find_slots(const anim_animator *a, anim_world2d *w) {
   w->gen = g;
   for (i = 0; i < w->n; i++)
     if (w->shear_slot[i] < 0) w->shear_slot[i] = anim_props_find(a, w->bone[i].shear_name, w->bone[i].shear_len);
+  for (i = 0; i < w->n; i++)
+    if (w->inherit_slot[i] < 0) w->inherit_slot[i] = anim_props_find(a, w->bone[i].inherit_name, w->bone[i].inherit_len);
   for (i = 0; i < w->nik; i++) {
     if (w->ik_slot[2 * i] < 0) w->ik_slot[2 * i] = anim_props_find(a, w->ik[i].name, w->ik[i].name_len);
     if (w->ik_slot[2 * i + 1] < 0)
@@ -241,6 +246,11 @@ static void read_local(const anim_animator *a, anim_world2d *w, int j) {
   ap[ANIM_ASY] = l[5];
   ap[ANIM_ASHX] = prop_or(a, w->shear_slot[j], 0, w->bone[j].shear[0]);
   ap[ANIM_ASHY] = prop_or(a, w->shear_slot[j], 1, w->bone[j].shear[1]);
+  {
+    /* the inherit mode: the property's code, else (none, or not a mode) the setup's */
+    double m = prop_or(a, w->inherit_slot[j], 0, -1);
+    w->bone[j].inherit = m >= 0 && m < ANIM_INHERIT_COUNT ? (int)m : w->inherit_slot[w->n + j];
+  }
 }
 
 /* IK constraint i with its properties' values, else its setup's. */

@@ -34,6 +34,9 @@ typedef struct anim_w2d_bone {
   double length;           /* setup length (one-bone IK's compress and stretch; two-bone IK's child) */
   const char *shear_name;  /* the property "<bone>.shear" (copied) */
   size_t shear_len;
+  const char *inherit_name; /* the property "<bone>.inherit" (copied): a discrete ANIM_INHERIT_*
+                            * code that replaces `inherit` where a track gives it (Spine 4.2) */
+  size_t inherit_len;
 } anim_w2d_bone;
 
 /* An IK constraint: one bone, or a parent and its child; its setup values

@@ -35,6 +35,8 @@ struct anim_world2d {
   int *tcbones;            /* the transform constraints' bones */
   int *ops;                /* 2 nops */
   int *shear_slot;         /* n: the property slot of "<bone>.shear", or -1 */
+  int *inherit_slot;       /* 2 n: the property slot of "<bone>.inherit", or -1; then each bone's
+                            * setup inherit mode (bone[j].inherit is the mode of this update) */
   int *ik_slot;            /* 2 nik: of ik.<name> and ik.<name>.flags */
   int *tc_slot;            /* ntc: of transform.<name> */
   double *ap;              /* ANIM_AP n */

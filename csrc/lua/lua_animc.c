@@ -178,6 +178,30 @@ static int clip_pack(lua_State *L) {
   return 3;
 }
 
+/* core.clip_pack_channels(clip) -> { kind, keys, bytes, ... } (position,
+ * rotation, scale of each joint in the clip's order: 9 numbers a joint;
+ * kind ANIM_PK_*), what `anim info` says of a compressed clip; nil for
+ * another clip. */
+static int clip_pack_channels(lua_State *L) {
+  anim_clip *c = anim_lua_checkclip(L, 1);
+  const anim_packed *pk = c->packed;
+  int j, k, i = 0;
+  if (!pk) return 0;
+  lua_createtable(L, pk->njoints * 9, 0);
+  for (j = 0; j < pk->njoints; j++) {
+    for (k = 0; k < 3; k++) {
+      const anim_pk_ch *ch = &pk->joints[j].ch[k];
+      lua_pushinteger(L, ch->kind);
+      lua_rawseti(L, -2, ++i);
+      lua_pushinteger(L, ch->kind >= ANIM_PK_NARROW ? ch->n : 0);
+      lua_rawseti(L, -2, ++i);
+      lua_pushinteger(L, (lua_Integer)anim_packed_ch_size(ch->kind, k == 1, ch->kind >= ANIM_PK_NARROW ? ch->n : 0));
+      lua_rawseti(L, -2, ++i);
+    }
+  }
+  return 1;
+}
+
 /* ---- the value encoding: writing --------------------------------------- */
 
 typedef struct key_ref { const char *s; size_t len; } key_ref;
@@ -486,6 +510,7 @@ static const luaL_Reg funcs[] = {
   {"pack_write", pack_write},
   {"clip_set_packed", clip_set_packed},
   {"clip_pack", clip_pack},
+  {"clip_pack_channels", clip_pack_channels},
   {"value_encode", value_encode},
   {"animc_write", animc_write},
   {"animc_read", animc_read},

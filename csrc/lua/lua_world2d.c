@@ -7,6 +7,7 @@
  *
  *   desc.bones = { { inherit = ANIM_INHERIT_* code, shear_x, shear_y,
  *                    length, shear_name = "<bone>.shear",
+ *                    inherit_name = "<bone>.inherit",
  *                    dragonbones = 0 | ANIM_DB_* bits }, ... }  -- rig order
  *   desc.ik    = { { bone1, bone2 (0: one bone), target (1-based),
  *                    mix, softness, bend (1 / -1), compress, stretch,
@@ -120,6 +121,7 @@ static int world2d_attach(lua_State *L) {
     bones[i].length = num_field(L, top + 1, "length");
     bones[i].dragonbones = int_field(L, top + 1, "dragonbones");
     bones[i].shear_name = str_field(L, top + 1, "shear_name", &bones[i].shear_len);
+    bones[i].inherit_name = str_field(L, top + 1, "inherit_name", &bones[i].inherit_len);
     lua_settop(L, top);
   }
   for (i = 0; i < d.nik; i++) {

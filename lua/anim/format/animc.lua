@@ -70,6 +70,28 @@ function M.load_any(path, name, beneath, strict)
   return clipmod.load_file(path, name, beneath, strict)
 end
 
+-- What a compressed clip's pack holds (`anim info`): { rate, frames,
+-- joints = { [i] = { position, rotation, scale } } } in info.joints'
+-- order, each channel { kind = "absent" | "identity" | "narrow" | "wide",
+-- keys, bytes } (narrow: 16-bit positions and scales, rotations as the
+-- smallest three at 15 bits; wide: float32); nil for another clip.
+local KINDS = { [0] = "absent", "identity", "narrow", "wide" }
+local CHANNELS = { "position", "rotation", "scale" }
+function M.channels(c)
+  local _, rate, frames = core.clip_pack(c)
+  if not rate then return nil end
+  local flat, joints = core.clip_pack_channels(c), {}
+  for j = 1, #flat / 9 do
+    local jt = {}
+    for k, ch in ipairs(CHANNELS) do
+      local at = (j - 1) * 9 + (k - 1) * 3
+      jt[ch] = { kind = KINDS[flat[at + 1]], keys = flat[at + 2], bytes = flat[at + 3] }
+    end
+    joints[j] = jt
+  end
+  return { rate = rate, frames = frames, joints = joints }
+end
+
 -- Is this a .animc file's start?
 function M.is_animc(bytes) return bytes:sub(1, #M.MAGIC) == M.MAGIC end
 

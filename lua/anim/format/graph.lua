@@ -164,7 +164,8 @@ local function all_paths(desc)
   return set, list
 end
 
-local function trim(s) return (s:gsub("^%s+", ""):gsub("%s+$", "")) end
+-- (linear: "%s+$" on a mix key of 40,000 spaces between two letters took 5 s)
+local trim = E.trim
 
 -- The mix table read into { { from = path or "*", to = path or "*", d }, ... }
 -- and resolved on each layer's states (layer.mix).

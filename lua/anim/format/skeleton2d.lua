@@ -398,7 +398,7 @@ local function build(d, name)
   local cbones = {}
   for i, b in ipairs(bones) do
     cbones[at[i]] = { inherit = b.inherit - 1, shear_x = b.shear_x, shear_y = b.shear_y, length = b.length,
-      shear_name = b.name .. ".shear", dragonbones = b.dragonbones or 0 }
+      shear_name = b.name .. ".shear", inherit_name = b.name .. ".inherit", dragonbones = b.dragonbones or 0 }
   end
   local cik = {}
   for k, c in ipairs(ik) do

@@ -44,10 +44,12 @@ local BLEND = { normal = { "alpha", "alphamultiply" }, additive = { "add", "alph
   multiply = { "multiply", "premultiplied" }, screen = { "screen", "alphamultiply" } }
 
 -- What is kept per animator (the world matrices, a scratch, the deform
--- buffers; weak: it goes with the animator) and for all (the pages'
--- meshes, the shader).
+-- buffers; weak: it goes with the animator) and for all: the pages'
+-- meshes by image, and apart from them the shader and the clipping's
+-- stencil mesh (which has no texture).
 local per_animator = setmetatable({}, { __mode = "k" })
-local shared = {}
+local pages = {}
+local shared = { shader = nil, stencil = nil }
 
 local function compiled(animator)
   local c = attach2d.of(animator)
@@ -81,16 +83,31 @@ local function deform_of(animator, st, e)
   return buf
 end
 
+-- A mesh of at least `most` vertices and its ByteData, textured with
+-- image when one is given.
+local function new_mesh(most, image)
+  local cap = math.max(most, 1024)
+  local p = { cap = cap, mesh = love.graphics.newMesh(FORMAT, cap, "triangles", "stream"),
+    data = love.data.newByteData(cap * STRIDE * 4) }
+  if image then p.mesh:setTexture(image) end
+  return p
+end
+
 -- A page's mesh and ByteData (made on first use, grown when a skeleton
--- needs more), per page image.
+-- needs more), per page image; the stencil's, one for all.
 local function page_mesh(image, most)
-  local p = shared[image]
+  local p = pages[image]
   if not p or p.cap < most then
-    local cap = math.max(most, 1024)
-    p = { cap = cap, mesh = love.graphics.newMesh(FORMAT, cap, "triangles", "stream"),
-      data = love.data.newByteData(cap * STRIDE * 4) }
-    p.mesh:setTexture(image)
-    shared[image] = p
+    p = new_mesh(most, image)
+    pages[image] = p
+  end
+  return p
+end
+local function stencil_mesh(most)
+  local p = shared.stencil
+  if not p or p.cap < most then
+    p = new_mesh(most)
+    shared.stencil = p
   end
   return p
 end
@@ -150,7 +167,7 @@ function M.draw(animator, images, x, y, r, sx, sy)
     local e = name and attach2d.lookup(c, skin, slot, name)
     if e and e.kind == "clipping" and e.ntri > 0 then
       flush(g)
-      local sp = page_mesh("stencil", 3 * e.ntri)
+      local sp = stencil_mesh(3 * e.ntri)
       stencil.mesh, stencil.data = sp.mesh, sp.data
       stencil.n = attach2d.draw(st.world, e.record, nil, st.scratch, sp.data, 0, 1, 1, 1, 1, 0, 0, 0)
       g.stencil(draw_stencil, "replace", 1)

@@ -15,6 +15,8 @@ local bind = require "anim.format.bind"
 local clipmod = require "anim.format.clip"
 local retarget = require "anim.format.retarget"
 local rigmod = require "anim.format.rig"
+local skeleton2d = require "anim.format.skeleton2d"
+local suggest = require "anim.base.suggest"
 local spaces = require "anim.runtime.blendspace"
 local playing = require "anim.runtime.playing"
 local dispatch = require "anim.runtime.dispatch"
@@ -156,6 +158,8 @@ function M.save(animator, st)
     out.constraints[i] = r
   end
   if st.controller then out.controller = cstate.save(st.controller) end
+  -- (a 2D skeleton's animator: its skin, false for none set)
+  if st.skeleton then out.skin = st.skin or false end
   return out
 end
 
@@ -465,16 +469,33 @@ local function plan_constraints(plan, s, rinfo)
   end
 end
 
+-- The skin of the state (a 2D skeleton's animator): a name the skeleton
+-- has, or false or absent (none set: the default skin's attachments).
+local SKINS_SHOWN = 8
+local function plan_skin(st, s)
+  local name = s.skin
+  if name == nil or name == false then return nil end
+  if type(name) ~= "string" then fail("state.skin", "must be a skin's name or false, got %s", E.describe(name)) end
+  if not st.skeleton then
+    fail("state.skin", "this animator has no 2D skeleton (a state of one made from anim.skeleton2d's?)")
+  end
+  local d = skeleton2d.data(st.skeleton)
+  if d.skin_index[name] then return name end
+  fail("state.skin", "skeleton '%s' has no skin '%s'%s (its skins: %s)", shown(d.name), shown(name),
+    suggest.hint(name, d.skin_names), #d.skin_names > 0 and E.shown_list(d.skin_names, SKINS_SHOWN) or "none")
+end
+
 -- The plan core.animator_restore builds from (see csrc/lua/lua_restore.c).
 local function plan_of(st, s, resolve)
   local rinfo = rigmod.info(st.rig)
   check_head(st, s, rinfo)
+  local skin = plan_skin(st, s)
   local ctx = { index = rinfo.index, states = STATES }
   local n = #rinfo.joints
   local plan = {
     side = SIDES[st.side], out = {}, live = {}, queued_after = setmetatable({}, { __mode = "kv" }),
     animator = unrecord(FIELDS.animator, s.animator, "state.animator", ctx, ANIMATOR_KEYS),
-    pose = {}, animated = {}, leads = {}, properties = {}, overrides = {}, constraints = {},
+    pose = {}, animated = {}, leads = {}, properties = {}, overrides = {}, constraints = {}, skin = skin,
   }
   local pose = list_of(s.pose, "state.pose", "an array of one pose per joint")
   local animated = list_of(s.animated, "state.animated", "an array of flags per joint")
@@ -589,6 +610,7 @@ local function restore_once(animator, st, s, resolve)
   for _, lead in ipairs(plan.leads) do st.cbs[lead.id], st.src[lead.id] = lead.cbs, lead.src end
   ov_commit()
   ik_commit()
+  if st.skeleton then st.skin = plan.skin end
   for i, lead in ipairs(plan.leads) do result.tracks[lead.id] = out[i] end
   st.masks = nil
   for i, lead in ipairs(plan.leads) do

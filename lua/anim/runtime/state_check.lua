@@ -214,7 +214,7 @@ local TRACK_KEYS = names(names_list(FIELDS.track, { "id", "clip", "space", "at",
 local POINT_KEYS = names(names_list(FIELDS.track))
 local ANIMATOR_KEYS = names(names_list(FIELDS.animator))
 local TOP_KEYS = names { "format", "version", "rig", "side", "space", "animator", "pose", "animated", "tracks",
-  "properties", "overrides", "constraints", "controller" }
+  "properties", "overrides", "constraints", "controller", "skin" }
 local RIG_KEYS = names { "name", "joints" }
 local SPACE_KEYS = names { "name", "sync", "markers", "points" }
 local SPACE_POINT_KEYS = names { "clip", "at" }

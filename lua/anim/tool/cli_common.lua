@@ -307,6 +307,15 @@ function M.euler_of(q, order)
   return e
 end
 
+-- The bytes of the file at path, or nil when it cannot be opened.
+local function file_size(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local n = f:seek("end")
+  f:close()
+  return n
+end
+
 local function count(list, word)
   return string.format("%d %s%s", list, word, list == 1 and "" or "s")
 end
@@ -317,6 +326,6 @@ M.write_output = write_output
 M.IMPORTER, M.FORMAT_NAME, M.kind_by_name = IMPORTER, FORMAT_NAME, kind_by_name
 M.warning_line, M.approx_text = warning_line, approx_text
 M.kind_of, M.peek, M.read_clips, M.must_read, M.pick, M.one_clip = kind_of, peek, read_clips, must_read, pick, one_clip
-M.num, M.fixed, M.brief, M.count = num, fixed, brief, count
+M.num, M.fixed, M.brief, M.count, M.file_size = num, fixed, brief, count, file_size
 
 return M

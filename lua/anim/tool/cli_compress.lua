@@ -4,6 +4,7 @@ local anim = require "anim"
 local C = require "anim.tool.cli_common"
 local convert = require "anim.tool.cli_convert"
 local fail, USAGE, INPUT, shown, must_read, pick = C.fail, C.USAGE, C.INPUT, C.shown, C.must_read, C.pick
+local size = C.file_size
 
 local M = {}
 local verbs = {}
@@ -20,14 +21,6 @@ local function options(opt)
     o.level = opt.level
   end
   return o
-end
-
-local function size(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local n = f:seek("end")
-  f:close()
-  return n
 end
 
 -- OUT for each of a file's animations: the name put before .animc, as

@@ -1,6 +1,7 @@
 -- cli_info.lua: `anim info`: what a clip (or a retarget map) holds, in
 -- words.
 local clipmod = require "anim.format.clip"
+local animc = require "anim.format.animc"
 local E = require "anim.base.errors"
 local codes = require "anim.base.codes"
 local retarget = require "anim.format.retarget"
@@ -19,8 +20,9 @@ local PLAYBACK_FIELDS = {
 }
 local EDITOR_FIELDS = { "rig", "fps", "viewModel" }
 
--- The channels of a joint, in words: "rotation 3 keys (Euler), position 2 keys".
-local function joint_line(src, layout, name)
+-- The channels of a joint, in words: "rotation 3 keys (Euler), position 2 keys";
+-- channels: a compressed clip's words for them instead.
+local function joint_line(src, layout, name, channels)
   local parts = {}
   if layout == "poses" then
     local n, pos, rot = #src.keyframes, 0, 0
@@ -36,7 +38,9 @@ local function joint_line(src, layout, name)
   local j = src.joints[name]
   for _, ch in ipairs { "position", "rotation", "scale" } do
     local keys = j[ch]
-    if not E.absent(keys) then
+    if channels then
+      parts[#parts + 1] = channels[ch]
+    elseif not E.absent(keys) then
       local s = ch .. " " .. count(#keys, "key")
       if ch == "rotation" and #keys > 0 then s = s .. (#keys[1][2] == 4 and " (quaternion)" or " (Euler)") end
       local mods = not E.absent(j.modifiers) and j.modifiers[ch]
@@ -49,17 +53,62 @@ local function joint_line(src, layout, name)
   if j.muted == true then flags[#flags + 1] = "muted" end
   if j.locked == true then flags[#flags + 1] = "locked" end
   if type(j.interpolation) == "string" then flags[#flags + 1] = "new keys " .. j.interpolation end
-  local s = #parts > 0 and table.concat(parts, ", ") or "no keys"
+  local s = #parts > 0 and table.concat(parts, ", ") or channels and "no channels (its rest)" or "no keys"
   if #flags > 0 then s = s .. "; " .. table.concat(flags, ", ") end
   return s
 end
 
-local function info_clip(c)
+-- A compressed clip's channel, in words: "rotation 11 keys, smallest three
+-- at 15 bits (92 bytes)"; nil when absent.
+local PACKED = { narrow = { position = "16-bit over its range", rotation = "smallest three at 15 bits",
+  scale = "16-bit over its range" }, wide = "float32" }
+local function packed_channel(ch, what)
+  if ch.kind == "absent" then return nil end
+  if ch.kind == "identity" then return what .. " identity (no bytes)" end
+  local how = ch.kind == "wide" and PACKED.wide or PACKED.narrow[what]
+  return string.format("%s %s, %s (%s)", what, count(ch.keys, "key"), how, count(ch.bytes, "byte"))
+end
+
+-- What a compressed clip (an .animc file's) holds: its rate, bytes, error
+-- bound and measured errors, its channels by kind and their keys; and a
+-- joint's line of its channels.
+local function info_packed(c, path)
+  local f, p = c:compression(), animc.channels(c)
+  local function field(k, v) out("  %-10s %s", k, v) end
+  out(bold("compressed"))
+  field("rate", string.format("%s frames a second (frames 0 to %d)", num(p.rate), p.frames - 1))
+  field("bytes", string.format("%d raw (10 float32 a joint at each of the densest channel's key times), %d packed,"
+    .. " ratio %.2f:1", f.bytes_raw, f.bytes, f.ratio))
+  local fsize = path:lower():match("%.animc$") and C.file_size(path)
+  if fsize then field("file", count(fsize, "byte")) end
+  field("error", string.format("worst %.3g, 99th percentile %.3g on the rig's joints (the bound %.3g at distance %.3g)",
+    f.worst, f.p99, f.error, f.distance))
+  local n = { absent = 0, identity = 0, narrow = 0, wide = 0 }
+  local keys, bytes = 0, 0
+  for _, j in ipairs(p.joints) do
+    for _, ch in pairs(j) do
+      n[ch.kind] = n[ch.kind] + 1
+      keys, bytes = keys + ch.keys, bytes + ch.bytes
+    end
+  end
+  field("channels", string.format("%d narrow (16-bit; rotations the smallest three), %d wide (float32), %d identity,"
+    .. " %d absent", n.narrow, n.wide, n.identity, n.absent))
+  field("keys", string.format("%d (%s in channels, %s of header)", keys, count(bytes, "byte"),
+    count(f.bytes - bytes, "byte")))
+  local words = {}
+  for i, j in ipairs(p.joints) do
+    words[i] = {}
+    for ch, v in pairs(j) do words[i][ch] = packed_channel(v, ch) end
+  end
+  return words
+end
+
+local function info_clip(c, path)
   local info = clipmod.info(c)
   local src = info.source
   local function field(k, v) out("  %-10s %s", k, v) end
-  field("version", string.format("%s (%s)", num(info.version),
-    info.layout == "poses" and "poses at keyframes" or "curves per joint"))
+  field("version", string.format("%s (%s)", num(info.version), c.compressed and "compressed: linear keys at frames"
+    or info.layout == "poses" and "poses at keyframes" or "curves per joint"))
   field("length", num(info.length) .. " s")
   field("loop", info.loop)
   local pname = codes.name("priority", info.priority)
@@ -74,11 +123,15 @@ local function info_clip(c)
   if info.approx then
     field("approx", string.format("%s: %s", C.approx_text(info.approx), info.approx.note))
   end
+  local packed = c.compressed and info_packed(c, path)
   local names = c:joints()
   out(bold(string.format("joints (%d)", #names)))
   local width = 8
   for _, n in ipairs(names) do width = math.max(width, #n) end
-  for _, n in ipairs(names) do out("  %-" .. width .. "s  %s", one_line(n), one_line(joint_line(src, info.layout, n))) end
+  for i, n in ipairs(names) do
+    local line = joint_line(src, info.layout, n, packed and packed[i])
+    out("  %-" .. width .. "s  %s", one_line(n), one_line(line))
+  end
   local props = clipmod.info(c).properties or {}
   if #props > 0 then
     out(bold(string.format("properties (%d)", #props)))
@@ -174,6 +227,12 @@ NAME names), told apart by their content, not their names.  The import's
 warnings (what it read otherwise than the game, what it could not import)
 are listed last, one a line: path: json.path: message.
 
+A compressed clip (.animc) shows what its file holds: the frame rate, the
+bytes (raw, packed, the ratio; the file's), the error bound and the worst
+and 99th-percentile errors measured, channels by kind (narrow: 16-bit or
+the smallest three; wide: float32; identity; absent) and the keys, and
+each joint's channels with their keys and bytes.
+
 A 2D skeleton (DragonBones _ske.json, with the _tex.json beside it; Spine
 JSON) shows its skeleton first: format and version, bones with parents and
 inherit modes, slots, skins with their attachments by type, IK and
@@ -209,7 +268,7 @@ the counts, then the warnings anim validate gives.]],
       if not opt.animation or e.name == opt.animation then
         if listed > 0 then out("") end
         out(bold(one_line(pos[1] .. (e.name and ("  animation " .. e.name) or ""))))
-        info_clip(e.clip)
+        info_clip(e.clip, pos[1])
         listed = listed + 1
       end
     end

@@ -15,7 +15,10 @@
 --     color path), "mesh" (uvs triangles vertices hull edges width height
 --     color path), "linkedmesh" (parent skin deform / 4.x timelines),
 --     "boundingbox" (vertexCount vertices), "point" (x y rotation),
---     "clipping" (end vertexCount vertices), "path" (kept).  A mesh's
+--     "clipping" (end vertexCount vertices), "path" (kept).  A region's or
+--     mesh's sequence (4.1: count, start 1, digits 0, setupIndex 0) names
+--     its regions path .. (start + i) with at least `digits` digits: the
+--     setup frame's is drawn, the sequence is not played.  A mesh's
 --     vertices are weighted when there are more numbers than its uvs:
 --     per vertex a bone count, then bone index, x, y, weight per bone.
 --   ik: name order bones target mix 1 softness 0 bendPositive true
@@ -212,6 +215,34 @@ local function layout(att, verts, n, nbones)
   return weighted(att, verts, n, nbones)
 end
 
+-- The region a sequence shows in the setup pose: the attachment's path
+-- with the number start + setupIndex (at least `digits` digits), or nil
+-- and why the sequence cannot be read.
+local MAX_DIGITS = 20
+local function sequence_path(s, path, p)
+  local sp = key(p, "sequence")
+  if type(s) ~= "table" or s[1] ~= nil then E.object(s, sp, "a sequence") end
+  local function whole(f, default, lo, hi)
+    local v = opt_number(s[f], sp, f, default)
+    if v == nil then return nil, string.format("sequence: %s is required", f) end
+    if v % 1 ~= 0 or v < lo or v > hi then
+      return nil, string.format("sequence: %s must be a whole number from %d to %d, got %s", f, lo, hi, E.num(v))
+    end
+    return v
+  end
+  local count, why = whole("count", nil, 1, 1e9)
+  if not count then return nil, why end
+  local start, digits, setup
+  start, why = whole("start", 1, 0, 1e9)
+  if not start then return nil, why end
+  digits, why = whole("digits", 0, 0, MAX_DIGITS)
+  if not digits then return nil, why end
+  setup, why = whole("setupIndex", 0, 0, count - 1)
+  if not setup then return nil, why end
+  local n = string.format("%d", start + setup)
+  return path .. string.rep("0", digits - #n) .. n, count
+end
+
 -- One attachment, or nil and why it was skipped (the rest still plays).
 local function read_attachment(a, name, p, look, ctx)
   if type(a) ~= "table" or a[1] ~= nil then E.object(a, p, "an attachment") end
@@ -285,6 +316,14 @@ local function read_attachment(a, name, p, look, ctx)
       if not E.absent(a.lengths) then att.lengths = numbers(a.lengths, key(p, "lengths"), "lengths") end
     end
     if not E.absent(a.color) then att.color = opt_color(a.color, p, "color", 4) end
+  end
+  if (ty == "region" or ty == "mesh") and not E.absent(a.sequence) then
+    local base = att.path
+    local path, count = sequence_path(a.sequence, base, p)
+    if not path then return nil, count end
+    att.path = path
+    ctx.warn(key(p, "sequence"), string.format("a sequence of %d regions: its setup region '%s' is drawn, the sequence"
+      .. " is not played", count, shown(path)))
   end
   return att
 end

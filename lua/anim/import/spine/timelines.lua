@@ -3,7 +3,8 @@
 -- export format" page's animation section (3.8 and 4.x):
 --   bones.<bone>: rotate (3.8 angle, 4.x value), translate (x y), scale
 --     (x y, default 1), shear (x y); 4.x translatex translatey scalex
---     scaley shearx sheary (value).  Values are relative to the setup
+--     scaley shearx sheary (value); 4.2 inherit (inherit, default
+--     "normal": the discrete property <bone>.inherit).  Values are relative to the setup
 --     pose: added (rotate, translate, shear) or multiplied (scale), as the
 --     module's offset clips are (the rig's rests are the setup pose): the
 --     clip holds them as they are, played without a conversion a sample;
@@ -209,6 +210,13 @@ local function put(c, first, comps)
   end
 end
 
+-- A discrete property of one component (its keys made steps): an
+-- attachment, a draw order, an inherit mode.
+local function put_discrete(ctx, ch, name, setup, comps)
+  for _, k in ipairs(comps[1]) do k.c = "stepped" end
+  put(channel(ctx, ch, name, { setup }, { prop = name, discrete = true }), 1, comps)
+end
+
 local BONE_TIMELINES = { "rotate", "translate", "scale", "shear", "translatex", "translatey", "scalex", "scaley",
   "shearx", "sheary", "inherit" }
 
@@ -303,7 +311,16 @@ local function bone_timelines(anim, ch, look, desc, ctx, ap)
         put(c, i, comps)
       end
     elseif tname == "inherit" and v4 then
-      ctx.warn(tp, "the bone's inherit timeline is not played (kept in the file)")
+      -- (4.2) the bone's inherit mode from each key on: the discrete
+      -- property <bone>.inherit, the mode's place in skel.INHERIT from 0
+      local comps = read_keys(list, tp, ctx, function(kv, kp)
+        local m = kv.inherit
+        if E.absent(m) then return { 0 } end
+        return { E.enum(m, skel.INHERIT, key(path(kp), "inherit"), "inherit mode") - 1 }
+      end, 1, nil, 0)
+      if comps then
+        put_discrete(ctx, ch, bname .. ".inherit", E.enum(b.inherit, skel.INHERIT, tp, "inherit mode") - 1, comps)
+      end
     else
       fail(tp, "unknown bone timeline '%s'%s", shown(tname), ctx.hint(tname, BONE_TIMELINES))
     end
@@ -341,12 +358,7 @@ local function slot_timelines(anim, ch, look, desc, ctx, ap)
         if E.absent(n) then n = nil elseif type(n) ~= "string" then E.string(n, key(path(kp), "name"), "name") end
         return { attachment_index(s, n) }
       end, 1, nil, 0)
-      if comps then
-        for _, k in ipairs(comps[1]) do k.c = "stepped" end
-        local c = channel(ctx, ch, "slot." .. sname .. ".attachment", { attachment_index(s, s.attachment) },
-          { prop = "slot." .. sname .. ".attachment", discrete = true })
-        put(c, 1, comps)
-      end
+      if comps then put_discrete(ctx, ch, "slot." .. sname .. ".attachment", attachment_index(s, s.attachment), comps) end
     elseif (tname == "color" and not v4) or (tname == "rgba" and v4) then
       local comps = read_keys(list, tp, ctx, colors { { "color", 4, WHITE4 } }, 4, nil, 4)
       if comps then col(1, comps) end
@@ -511,10 +523,7 @@ local function draw_order_timeline(list, tp, ch, look, desc, ctx)
     end
     return { k }
   end, 1, nil, 0)
-  if comps then
-    for _, k in ipairs(comps[1]) do k.c = "stepped" end
-    put(channel(ctx, ch, "draworder", { 0 }, { prop = "draworder", discrete = true }), 1, comps)
-  end
+  if comps then put_discrete(ctx, ch, "draworder", 0, comps) end
 end
 
 local function event_timeline(list, tp, desc, items, ctx)

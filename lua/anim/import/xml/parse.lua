@@ -119,15 +119,8 @@ local function quote(s)
   return '"' .. E.shown(s) .. '"'
 end
 
--- s without the white space around it, in linear time: the pattern
--- "^%s*(.-)%s*$" tries the trailing %s* at every length of the middle, so
--- "1", 80,000 spaces and "x" took 16 s.  ("^.*%S" backtracks once over the
--- trailing spaces.)
-local function trim(s)
-  local i = s:find("%S")
-  if not i then return "" end
-  return s:sub(i, #s:match("^.*%S"))
-end
+-- (s without the white space around it, in linear time: errors.lua)
+local trim = E.trim
 M.trim = trim
 
 -- A number as Java's Float.parseFloat reads decimal text: white space
