@@ -147,7 +147,7 @@ describe("Blockbench import budgets (issue 19)", function()
     local dt, clips, w = timed(function() return anim.decode_blockbench(text, "bezier.bbmodel") end)
     assert.is_true(dt < H.seconds(0.5), string.format("%.2f s", dt))
     assert.are.same({}, w)
-    assert.is_nil(require("anim.core").clip_info(clips.a).approx)
+    assert.is_nil(core.clip_info(clips.a).approx)
   end)
 
   it("a host that trusts its files raises the budgets", function()
