@@ -62,7 +62,7 @@ static double *tnums(lua_State *L, int t, lua_Integer n) {
 /* One channel { frames = {...}, v = {...} } at the top of the stack:
  * checked, written at out (NULL: only measured).  Returns its bytes. */
 static size_t pack_channel(lua_State *L, int kind, int rot, int nframes, unsigned char *out) {
-  int ch = lua_gettop(L), fr, vv, i, *frames;
+  int ch = lua_gettop(L), fr, vv, i, *frames, bits;
   lua_Integer n;
   double *fv, *v;
   size_t size;
@@ -73,6 +73,10 @@ static size_t pack_channel(lua_State *L, int kind, int rot, int nframes, unsigne
   n = (lua_Integer)lua_rawlen(L, fr);
   if (n < 1 || n > 2 * (lua_Integer)nframes || (lua_Integer)lua_rawlen(L, vv) != n * (rot ? 4 : 3))
     luaL_error(L, "pack description: bad key count");
+  lua_getfield(L, ch, "bits");
+  bits = lua_isnil(L, -1) ? 16 : (int)lua_tointeger(L, -1);
+  if (bits < 1 || bits > 16) luaL_error(L, "pack description: bits must be 1 .. 16");
+  lua_pop(L, 1);
   fv = tnums(L, fr, n);
   v = tnums(L, vv, n * (rot ? 4 : 3));
   frames = lua_newuserdatauv(L, sizeof(int) * (size_t)n, 0);
@@ -82,8 +86,8 @@ static size_t pack_channel(lua_State *L, int kind, int rot, int nframes, unsigne
       luaL_error(L, "pack description: frames must be integers below nframes, not decreasing, two at most alike");
     frames[i] = (int)fv[i];
   }
-  size = anim_packed_ch_size(kind, rot, (int)n);
-  if (out) anim_packed_ch_write(out, kind, rot, (int)n, frames, v);
+  size = anim_packed_ch_size(kind, rot, (int)n, frames, bits);
+  if (out) anim_packed_ch_write(out, kind, rot, (int)n, frames, v, bits);
   lua_settop(L, ch);
   return size;
 }
@@ -136,7 +140,8 @@ static size_t pack_walk(lua_State *L, int d, unsigned char *out) {
  * = { kind of position, of rotation, of scale (ANIM_PK_*: 0 absent, 1
  * identity, 2 narrow, 3 wide), channel, channel, channel } where a channel
  * with keys is { frames = { increasing frame indices }, v = { 3 numbers a
- * key, 4 for a rotation (x, y, z, w) } }. */
+ * key, 4 for a rotation (x, y, z, w) }, bits = a narrow one's bits a
+ * component (1 .. 16; 16 when absent) }. */
 static int pack_write(lua_State *L) {
   size_t size;
   unsigned char *out;
