@@ -195,8 +195,8 @@ print(select(2, anim.load(%q)))
     local function with(kinds, ch) return core.animc_write({ 0, 0, 0, 0, 0 }, t, head .. string.char(kinds) .. ch) end
     local POS, ROT = 2, 2 * 4 -- narrow position, narrow rotation
     local range = ("\0"):rep(24)
-    -- (a good one first: two keys at frames 0 and 2, 16 bits a component)
-    assert(E.catch("x", animc.decode, with(POS, "\2" .. "\0\0\1" .. "\1" .. "\16" .. range .. ("\0"):rep(12)), "x"))
+    -- (a good one first: two keys at frames 0 and 2 -- the least delta 1, then 1 bit --, 16 bits a component)
+    assert(E.catch("x", animc.decode, with(POS, "\2" .. "\0\0\1\1" .. "\1" .. "\16" .. range .. ("\0"):rep(12)), "x"))
     local count = "key count must be 1 .. twice the frame count"
     refused(with(POS, "\0"), "byte " .. C .. ": " .. count)
     refused(with(POS, "\129\0"), "byte " .. C .. ": " .. count) -- (1 in two bytes: one encoding only)
@@ -204,11 +204,12 @@ print(select(2, anim.load(%q)))
     refused(with(POS, "\255\255\255\1"), "byte " .. C .. ": " .. count)
     refused(with(POS, "\2\0"), "byte " .. (C + 2) .. ": truncated")
     refused(with(POS, "\2" .. "\31\0\0"), "byte " .. (C + 1) .. ": frame indices must stay below the frame count")
-    refused(with(POS, "\2" .. "\0\0\17"), "byte " .. (C + 3) .. ": bad frame delta byte (bits 0 .. 16, base 0 or 1)")
-    refused(with(POS, "\2" .. "\0\0\64"), "byte " .. (C + 3) .. ": bad frame delta byte (bits 0 .. 16, base 0 or 1)")
+    refused(with(POS, "\2" .. "\0\0\17"), "byte " .. (C + 3) .. ": frame delta bits must be 0 .. 16")
+    refused(with(POS, "\2" .. "\0\0\0\31"), "byte " .. (C + 4) .. ": least frame delta beyond the frames")
+    refused(with(POS, "\2" .. "\0\0\0\128\0"), "byte " .. (C + 4) .. ": least frame delta beyond the frames")
     -- three keys at frame 0 (deltas 0 at 0 bits), and deltas past the last frame
-    refused(with(POS, "\3" .. "\0\0\0"), "byte " .. (C + 4) .. ": three keys at a frame")
-    refused(with(POS, "\2" .. "\29\0\33" .. "\1"), "byte " .. (C + 4) .. ": frame indices must stay below the frame count")
+    refused(with(POS, "\3" .. "\0\0\0\0"), "byte " .. (C + 5) .. ": three keys at a frame")
+    refused(with(POS, "\2" .. "\29\0\1\1" .. "\1"), "byte " .. (C + 5) .. ": frame indices must stay below the frame count")
     local bits = "bad bits byte (bits a component 1 .. 16, a rotation's dropped component 0 .. 3)"
     refused(with(POS, "\1" .. "\0" .. range .. "\0\0"), "byte " .. (C + 1) .. ": " .. bits)
     refused(with(POS, "\1" .. "\17" .. range .. "\0\0"), "byte " .. (C + 1) .. ": " .. bits)
@@ -220,8 +221,8 @@ print(select(2, anim.load(%q)))
     refused(with(POS, "\1" .. "\8" .. "\0\0\0\0" .. "\0\0\128\127" .. ("\0"):rep(16) .. "\0\0\0"),
       "byte " .. (C + 1 + 1 + 4) .. ": bad range")
     refused(with(POS, "\1" .. "\8" .. range .. "\0\0"), "byte " .. (C + 1 + 25 + 2) .. ": truncated")
-    refused(with(ROT, "\2" .. "\0\0\33" .. "\0" .. "\15" .. ("\0"):rep(12) .. ("\0"):rep(5)),
-      "byte " .. (C + 5 + 13 + 5) .. ": truncated")
+    refused(with(ROT, "\2" .. "\0\0\1\1" .. "\0" .. "\15" .. ("\0"):rep(12) .. ("\0"):rep(5)),
+      "byte " .. (C + 6 + 13 + 5) .. ": truncated")
     refused(with(POS, "\1" .. "\8" .. range .. "\0\0\0\0"), "byte " .. (C + 1 + 25 + 3) .. ": bytes after the last joint")
   end)
 

@@ -76,13 +76,12 @@ static size_t put_varint(unsigned char *p, unsigned long v) {
   return k;
 }
 
-/* A channel's frame deltas: the least (0, or 1 when no two keys share a
- * frame), and the bits the others take above it (0: every delta is the
- * least, as in a key at every frame). */
+/* A channel's frame deltas: the least, and the bits the others take
+ * above it (0: every delta is the least, as in a key at every frame). */
 static int delta_base(int n, const int *frames) {
-  int i;
-  for (i = 1; i < n; i++) if (frames[i] == frames[i - 1]) return 0;
-  return 1;
+  int i, b = frames[1] - frames[0];
+  for (i = 2; i < n; i++) if (frames[i] - frames[i - 1] < b) b = frames[i] - frames[i - 1];
+  return b;
 }
 static int delta_bits(int n, const int *frames) {
   int i, b = 0, base = delta_base(n, frames);
@@ -101,7 +100,8 @@ size_t anim_packed_ch_size(int kind, int rot, int n, const int *frames, int bits
   size_t nn = (size_t)n, size;
   if (kind < ANIM_PK_NARROW) return 0;
   size = varint_size((unsigned long)n);
-  if (n > 1) size += 3 + bit_bytes((nn - 1) * (size_t)delta_bits(n, frames));
+  if (n > 1)
+    size += 3 + varint_size((unsigned long)delta_base(n, frames)) + bit_bytes((nn - 1) * (size_t)delta_bits(n, frames));
   if (kind == ANIM_PK_NARROW) return size + 1 + (rot ? 12 : 24) + bit_bytes(nn * 3 * (size_t)bits);
   return size + nn * (rot ? 16 : 12);
 }
@@ -201,8 +201,9 @@ size_t anim_packed_ch_write(unsigned char *out, int kind, int rot, int n, const 
     int db = delta_bits(n, frames), base = delta_base(n, frames);
     size_t nb = bit_bytes((size_t)(n - 1) * (size_t)db);
     put_u16(p, (unsigned)frames[0]);
-    p[2] = (unsigned char)(db | base << 5);
+    p[2] = (unsigned char)db;
     p += 3;
+    p += put_varint(p, (unsigned long)base);
     memset(p, 0, nb);
     for (i = 1; i < n && db; i++)
       put_bits(p, (size_t)(i - 1) * (size_t)db, db, (unsigned)(frames[i] - frames[i - 1] - base));
@@ -236,21 +237,32 @@ long anim_packed_count(const unsigned char *p, size_t len) {
 
 /* A channel's key count and frames from p + *o: checked, and written as
  * u16 at fr (when not NULL).  NULL or a message (*at where). */
-static const char *index_frames(const unsigned char *p, size_t len, size_t *o_, unsigned long nframes,
-                                unsigned long *n_, unsigned char *fr, size_t *at) {
-  size_t o = *o_, start = o, nb;
-  unsigned long n = 0, f, prev = 1, i;
-  int k, db, base;
+/* A varint at p + *o of at most `most`, in its one encoding (no last
+ * byte of zeros); NULL or `why` (*at where it starts). */
+static const char *get_varint(const unsigned char *p, size_t len, size_t *o_, unsigned long most, unsigned long *v,
+                              const char *why, size_t *at) {
+  size_t o = *o_, start = o;
+  unsigned long n = 0;
+  int k;
   for (k = 0; k < 3; k++) {
     NEED(1);
     n |= (unsigned long)(p[o] & 127) << (7 * k);
     if (!(p[o++] & 128)) break;
   }
-  /* (one encoding: no byte of zeros last, no fourth byte) */
-  if (k == 3 || (k > 0 && p[o - 1] == 0) || n < 1 || n > 2 * nframes) {
-    *at = start;
-    return "key count must be 1 .. twice the frame count";
-  }
+  if (k == 3 || (k > 0 && p[o - 1] == 0) || n > most) { *at = start; return why; }
+  *o_ = o;
+  *v = n;
+  return NULL;
+}
+
+static const char *index_frames(const unsigned char *p, size_t len, size_t *o_, unsigned long nframes,
+                                unsigned long *n_, unsigned char *fr, size_t *at) {
+  size_t o = *o_, start = o, nb;
+  unsigned long n = 0, f, prev = 1, i, base;
+  int db;
+  const char *e;
+  if ((e = get_varint(p, len, &o, 2 * nframes, &n, "key count must be 1 .. twice the frame count", at))) return e;
+  if (n < 1) { *at = start; return "key count must be 1 .. twice the frame count"; }
   f = 0;
   if (fr) put_u16(fr, 0);
   if (n > 1) {
@@ -258,10 +270,10 @@ static const char *index_frames(const unsigned char *p, size_t len, size_t *o_, 
     f = u16(p + o);
     if (f >= nframes) { *at = o; return "frame indices must stay below the frame count"; }
     if (fr) put_u16(fr, (unsigned)f);
-    db = p[o + 2] & 31;
-    base = p[o + 2] >> 5;
-    if (db > 16 || base > 1) { *at = o + 2; return "bad frame delta byte (bits 0 .. 16, base 0 or 1)"; }
+    db = p[o + 2];
+    if (db > 16) { *at = o + 2; return "frame delta bits must be 0 .. 16"; }
     o += 3;
+    if ((e = get_varint(p, len, &o, nframes - 1, &base, "least frame delta beyond the frames", at))) return e;
     nb = bit_bytes((size_t)(n - 1) * (size_t)db);
     NEED(nb);
     for (i = 1; i < n; i++) {

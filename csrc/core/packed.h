@@ -15,8 +15,8 @@
  *     n, the key count (1 .. 2 nframes), in 1 to 3 bytes (7 bits a byte,
  *     low first, the top bit set on all but the last);
  *     when n > 1 (one key is at frame 0): u16 the first key's frame, u8
- *     db (0 .. 16) + 32 base (0 or 1), the n - 1 frame deltas, each base
- *     plus db bits (two keys at a frame at most);
+ *     db (0 .. 16), the least delta (a varint, as n), the n - 1 frame
+ *     deltas, each the least plus db bits (two keys at a frame at most);
  *     narrow: u8 k (1 .. 16) + 32 d, the range, then 3 numbers a key at k
  *     bits each, number c = lo[c] + q step[c]: a position or scale (d = 0):
  *     x, y, z, the range f32 lo[3], f32 step[3]; a rotation: the unit

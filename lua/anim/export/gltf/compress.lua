@@ -426,10 +426,10 @@ local function widen(S, per)
   end
 end
 
--- ACL's search of bit rates: the narrow channels given one bit fewer
--- each in turn (the most bytes first), round after round, each while the
--- clip the core builds keeps the bound (at most `tries` measures); the
--- pack, its worst error and 99th percentile.
+-- ACL's search of bit rates: the narrow channels given one bit fewer,
+-- all at once while the clip the core builds keeps the bound, then each in
+-- turn (the most bytes first), round after round (at most `tries`
+-- measures); the pack, its worst error and 99th percentile.
 local function lower(S, kept, pack, worst, q99, tries)
   local list = {}
   for _, r in ipairs(S.recs) do
@@ -439,23 +439,32 @@ local function lower(S, kept, pack, worst, q99, tries)
     end
   end
   table.sort(list, function(a, b) return a.bytes > b.bytes end)
+  -- one bit fewer for the channels of `set` (true: kept)
+  local function try(set)
+    tries = tries - 1
+    for _, e in ipairs(set) do S.bits[e.r] = S.bits[e.r] - 1 end
+    local p = pack_of(S, kept)
+    local w, q = measure(S, assert(S.build(p)))
+    if w > S.err then
+      for _, e in ipairs(set) do S.bits[e.r] = S.bits[e.r] + 1 end
+      return false
+    end
+    pack, worst, q99 = p, w, q
+    for _, e in ipairs(set) do e.done = S.bits[e.r] <= M.MIN_BITS end
+    return true
+  end
+  local function open()
+    local o = {}
+    for _, e in ipairs(list) do if not e.done then o[#o + 1] = e end end
+    return o
+  end
+  while tries > 0 and #open() > 1 and try(open()) do end
   local more = true
   while more and tries > 0 do
     more = false
     for _, e in ipairs(list) do
-      local r = e.r
       if not e.done and tries > 0 then
-        tries = tries - 1
-        S.bits[r] = S.bits[r] - 1
-        local p = pack_of(S, kept)
-        local w, q = measure(S, assert(S.build(p)))
-        if w > S.err then
-          S.bits[r], e.done = S.bits[r] + 1, true
-        else
-          pack, worst, q99 = p, w, q
-          e.done = S.bits[r] <= M.MIN_BITS
-          more = true
-        end
+        if try({ e }) then more = true else e.done = true end
       end
     end
   end
