@@ -195,8 +195,8 @@ print(select(2, anim.load(%q)))
     local function with(kinds, ch) return core.animc_write({ 0, 0, 0, 0, 0 }, t, head .. string.char(kinds) .. ch) end
     local POS, ROT = 2, 2 * 4 -- narrow position, narrow rotation
     local range = ("\0"):rep(24)
-    -- (a good one first: two keys at frames 0 and 2 -- the least delta 1, then 1 bit --, 16 bits a component)
-    assert(E.catch("x", animc.decode, with(POS, "\2" .. "\0\0\1\1" .. "\1" .. "\16" .. range .. ("\0"):rep(12)), "x"))
+    -- (a good one first: two keys at frames 0 and 2 -- the least delta 1, then 1 bit --, 16 bits a number)
+    assert(E.catch("x", animc.decode, with(POS, "\2" .. "\0\0\1\1" .. "\1" .. "\16\16\16" .. range .. ("\0"):rep(12)), "x"))
     local count = "key count must be 1 .. twice the frame count"
     refused(with(POS, "\0"), "byte " .. C .. ": " .. count)
     refused(with(POS, "\129\0"), "byte " .. C .. ": " .. count) -- (1 in two bytes: one encoding only)
@@ -210,20 +210,24 @@ print(select(2, anim.load(%q)))
     -- three keys at frame 0 (deltas 0 at 0 bits), and deltas past the last frame
     refused(with(POS, "\3" .. "\0\0\0\0"), "byte " .. (C + 5) .. ": three keys at a frame")
     refused(with(POS, "\2" .. "\29\0\1\1" .. "\1"), "byte " .. (C + 5) .. ": frame indices must stay below the frame count")
-    local bits = "bad bits byte (bits a component 1 .. 16, a rotation's dropped component 0 .. 3)"
-    refused(with(POS, "\1" .. "\0" .. range .. "\0\0"), "byte " .. (C + 1) .. ": " .. bits)
-    refused(with(POS, "\1" .. "\17" .. range .. "\0\0"), "byte " .. (C + 1) .. ": " .. bits)
-    refused(with(POS, "\1" .. "\40" .. range .. "\0\0"), "byte " .. (C + 1) .. ": " .. bits) -- (a position drops nothing)
-    refused(with(ROT, "\1" .. "\136" .. ("\0"):rep(12) .. "\0\0"), "byte " .. (C + 1) .. ": " .. bits)
-    -- a range that is no range, and key bits cut short
-    refused(with(POS, "\1" .. "\8" .. ("\0"):rep(12) .. "\0\0\128\191" .. ("\0"):rep(8) .. "\0\0\0"),
-      "byte " .. (C + 1 + 1 + 12) .. ": bad range")
-    refused(with(POS, "\1" .. "\8" .. "\0\0\0\0" .. "\0\0\128\127" .. ("\0"):rep(16) .. "\0\0\0"),
-      "byte " .. (C + 1 + 1 + 4) .. ": bad range")
-    refused(with(POS, "\1" .. "\8" .. range .. "\0\0"), "byte " .. (C + 1 + 25 + 2) .. ": truncated")
-    refused(with(ROT, "\2" .. "\0\0\1\1" .. "\0" .. "\15" .. ("\0"):rep(12) .. ("\0"):rep(5)),
-      "byte " .. (C + 6 + 13 + 5) .. ": truncated")
-    refused(with(POS, "\1" .. "\8" .. range .. "\0\0\0\0"), "byte " .. (C + 1 + 25 + 3) .. ": bytes after the last joint")
+    local bits = "bad bits byte (bits a number 0 .. 16, a rotation's dropped component 0 .. 3)"
+    refused(with(POS, "\1" .. "\17\0\0" .. range .. "\0\0"), "byte " .. (C + 1) .. ": " .. bits)
+    refused(with(POS, "\1" .. "\0\0\17" .. range .. "\0\0"), "byte " .. (C + 3) .. ": " .. bits)
+    refused(with(POS, "\1" .. "\40\8\8" .. range .. "\0\0"), "byte " .. (C + 1) .. ": " .. bits) -- (a position drops nothing)
+    refused(with(ROT, "\1" .. "\136\8\8" .. ("\0"):rep(12) .. "\0\0"), "byte " .. (C + 1) .. ": " .. bits)
+    -- a range that is no range, and key bits cut short (8 + 8 + 8 bits a key)
+    local k8 = "\8\8\8"
+    refused(with(POS, "\1" .. k8 .. ("\0"):rep(12) .. "\0\0\128\191" .. ("\0"):rep(8) .. "\0\0\0"),
+      "byte " .. (C + 1 + 3 + 12) .. ": bad range")
+    refused(with(POS, "\1" .. k8 .. "\0\0\0\0" .. "\0\0\128\127" .. ("\0"):rep(16) .. "\0\0\0"),
+      "byte " .. (C + 1 + 3 + 4) .. ": bad range")
+    refused(with(POS, "\1" .. k8 .. range .. "\0\0"), "byte " .. (C + 1 + 27 + 2) .. ": truncated")
+    -- (a rotation: 15 + 15 + 0 bits a key, 2 keys: 8 bytes)
+    refused(with(ROT, "\2" .. "\0\0\1\1" .. "\0" .. "\15\15\0" .. ("\0"):rep(12) .. ("\0"):rep(7)),
+      "byte " .. (C + 6 + 15 + 7) .. ": truncated")
+    assert(E.catch("x", animc.decode, with(ROT, "\2" .. "\0\0\1\1" .. "\0" .. "\15\15\0" .. ("\0"):rep(12)
+      .. ("\0"):rep(8)), "x"))
+    refused(with(POS, "\1" .. k8 .. range .. "\0\0\0\0"), "byte " .. (C + 1 + 27 + 3) .. ": bytes after the last joint")
   end)
 
   it("never crashes on random changes with the checksum right", function()

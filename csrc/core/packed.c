@@ -48,12 +48,14 @@ double anim_packed_f64(const unsigned char *p) {
 
 /* ---- bit strings --------------------------------------------------------- */
 
-/* k bits (1 .. 16) at bit offset b of d, least significant first; reads
+/* k bits (0 .. 16) at bit offset b of d, least significant first; reads
  * only the bytes those bits are in. */
 static ANIM_INLINE unsigned get_bits(const unsigned char *d, size_t b, int k) {
   const unsigned char *p = d + (b >> 3);
   int s = (int)(b & 7);
-  unsigned long w = p[0];
+  unsigned long w;
+  if (!k) return 0;
+  w = p[0];
   if (s + k > 8) w |= (unsigned long)p[1] << 8;
   if (s + k > 16) w |= (unsigned long)p[2] << 16;
   return (unsigned)(w >> s & ((1UL << k) - 1));
@@ -96,16 +98,6 @@ static int delta_bits(int n, const int *frames) {
 
 /* ---- writing ----------------------------------------------------------- */
 
-size_t anim_packed_ch_size(int kind, int rot, int n, const int *frames, int bits) {
-  size_t nn = (size_t)n, size;
-  if (kind < ANIM_PK_NARROW) return 0;
-  size = varint_size((unsigned long)n);
-  if (n > 1)
-    size += 3 + varint_size((unsigned long)delta_base(n, frames)) + bit_bytes((nn - 1) * (size_t)delta_bits(n, frames));
-  if (kind == ANIM_PK_NARROW) return size + 1 + (rot ? 12 : 24) + bit_bytes(nn * 3 * (size_t)bits);
-  return size + nn * (rot ? 16 : 12);
-}
-
 static void quat_unit(const double *q, double *u) {
   double l = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
   int c;
@@ -138,57 +130,117 @@ static double narrow_part(const double *values, int rot, int d, int i, int a) {
   return u[d] < 0 ? -u[a + (a >= d)] : u[a + (a >= d)];
 }
 
-/* A narrow channel: u8 its bits (and a rotation's dropped component
- * above them), its range, and three numbers a key, each lo + q step with
- * q of `bits` bits, lo and step floats over the channel's range. */
-static unsigned char *put_narrow(unsigned char *p, int rot, int n, const double *values, int bits) {
-  double top = (double)((1UL << bits) - 1);
+/* How a narrow channel is written: its dropped component d (a
+ * rotation's), each number's bits kb (the widest range's `bits`, the
+ * others' fewer by the whole powers of 2 their ranges are narrower: about
+ * the same step; 0 for a number that never changes), and each number's
+ * range as written (lo, step or l16, e16) and as the index reads it
+ * (rlo, rstep). */
+typedef struct pk_plan {
+  int d, kb[3];
   float lo[3], step[3];
-  double rlo[3], rstep[3]; /* (as the index reads them) */
-  int i, a, d = rot ? dropped(n, values) : 0;
-  size_t nb;
+  double l16[3], e16[3], rlo[3], rstep[3];
+} pk_plan;
+
+static void narrow_plan(int rot, int n, const double *values, int bits, pk_plan *pl) {
+  double mn[3], mx[3], w[3], wmax = 0;
+  int i, a;
+  pl->d = rot ? dropped(n, values) : 0;
   for (a = 0; a < 3; a++) {
-    double mn = 0, mx = 0;
     for (i = 0; i < n; i++) {
-      double x = narrow_part(values, rot, d, i, a);
-      if (i == 0 || x < mn) mn = x;
-      if (i == 0 || x > mx) mx = x;
+      double x = narrow_part(values, rot, pl->d, i, a);
+      if (i == 0 || x < mn[a]) mn[a] = x;
+      if (i == 0 || x > mx[a]) mx[a] = x;
     }
     if (rot) {
-      double l16 = floor((mn + 1) / PK_R16), e16;
+      double l16 = floor((mn[a] + 1) / PK_R16), e16;
       if (l16 < 0) l16 = 0;
       if (l16 > 65535) l16 = 65535;
-      e16 = ceil((mx - (-1 + l16 * PK_R16)) / PK_R16);
+      e16 = ceil((mx[a] - (-1 + l16 * PK_R16)) / PK_R16);
       if (e16 < 0) e16 = 0;
       if (e16 > 65535) e16 = 65535;
-      put_u16(p + 1 + 4 * a, (unsigned)l16);
-      put_u16(p + 3 + 4 * a, (unsigned)e16);
-      rlo[a] = -1 + l16 * PK_R16;
-      rstep[a] = e16 * PK_R16 / top;
+      pl->l16[a] = l16, pl->e16[a] = e16;
+      w[a] = e16;
+    } else {
+      pl->lo[a] = (float)mn[a];
+      if ((double)pl->lo[a] > mn[a]) pl->lo[a] = nextafterf(pl->lo[a], -INFINITY);
+      w[a] = mx[a] - (double)pl->lo[a];
+    }
+    if (w[a] > wmax) wmax = w[a];
+  }
+  for (a = 0; a < 3; a++) {
+    int k = 0;
+    double top;
+    if (w[a] > 0) {
+      k = bits;
+      while (k > 1 && w[a] * 2 <= wmax / (double)(1L << (bits - k))) k--;
+    }
+    pl->kb[a] = k;
+    top = (double)((1UL << k) - 1);
+    if (rot) {
+      pl->rlo[a] = -1 + pl->l16[a] * PK_R16;
+      pl->rstep[a] = k ? pl->e16[a] * PK_R16 / top : 0;
       continue;
     }
-    lo[a] = (float)mn;
-    if ((double)lo[a] > mn) lo[a] = nextafterf(lo[a], -INFINITY);
-    step[a] = (float)((mx - (double)lo[a]) / top);
+    pl->step[a] = k ? (float)((mx[a] - (double)pl->lo[a]) / top) : 0;
     /* (the float step rounded down would leave the largest value out of reach) */
-    if ((double)lo[a] + top * (double)step[a] < mx) step[a] = nextafterf(step[a], INFINITY);
-    put_f32(p + 1 + 4 * a, lo[a]);
-    put_f32(p + 13 + 4 * a, step[a]);
-    rlo[a] = lo[a], rstep[a] = step[a];
+    if (k && (double)pl->lo[a] + top * (double)pl->step[a] < mx[a]) pl->step[a] = nextafterf(pl->step[a], INFINITY);
+    pl->rlo[a] = pl->lo[a], pl->rstep[a] = pl->step[a];
   }
-  p[0] = (unsigned char)(bits | d << 5);
-  p += rot ? 13 : 25;
-  nb = bit_bytes((size_t)n * 3 * (size_t)bits);
+}
+
+static size_t narrow_size(int rot, int n, const pk_plan *pl) {
+  return 3 + (rot ? 12 : 24) + bit_bytes((size_t)n * (size_t)(pl->kb[0] + pl->kb[1] + pl->kb[2]));
+}
+
+/* A narrow channel: its three bits bytes (a rotation's dropped component
+ * above the first's bits), its range, and three numbers a key, each lo +
+ * q step with q of its kb bits. */
+static unsigned char *put_narrow(unsigned char *p, int rot, int n, const double *values, int bits) {
+  pk_plan pl;
+  int i, a, kk;
+  size_t nb, b = 0;
+  narrow_plan(rot, n, values, bits, &pl);
+  kk = pl.kb[0] + pl.kb[1] + pl.kb[2];
+  p[0] = (unsigned char)(pl.kb[0] | pl.d << 5);
+  p[1] = (unsigned char)pl.kb[1];
+  p[2] = (unsigned char)pl.kb[2];
+  for (a = 0; a < 3; a++) {
+    if (rot) {
+      put_u16(p + 3 + 4 * a, (unsigned)pl.l16[a]);
+      put_u16(p + 5 + 4 * a, (unsigned)pl.e16[a]);
+    } else {
+      put_f32(p + 3 + 4 * a, pl.lo[a]);
+      put_f32(p + 15 + 4 * a, pl.step[a]);
+    }
+  }
+  p += rot ? 15 : 27;
+  nb = bit_bytes((size_t)n * (size_t)kk);
   memset(p, 0, nb);
   for (i = 0; i < n; i++)
     for (a = 0; a < 3; a++) {
-      long q = 0;
-      if (rstep[a] > 0) q = lround((narrow_part(values, rot, d, i, a) - rlo[a]) / rstep[a]);
+      long q = 0, top = (1L << pl.kb[a]) - 1;
+      if (pl.rstep[a] > 0) q = lround((narrow_part(values, rot, pl.d, i, a) - pl.rlo[a]) / pl.rstep[a]);
       if (q < 0) q = 0;
-      if (q > (long)top) q = (long)top;
-      put_bits(p, ((size_t)i * 3 + (size_t)a) * (size_t)bits, bits, (unsigned)q);
+      if (q > top) q = top;
+      put_bits(p, b, pl.kb[a], (unsigned)q);
+      b += (size_t)pl.kb[a];
     }
   return p + nb;
+}
+
+size_t anim_packed_ch_size(int kind, int rot, int n, const int *frames, const double *values, int bits) {
+  size_t nn = (size_t)n, size;
+  if (kind < ANIM_PK_NARROW) return 0;
+  size = varint_size((unsigned long)n);
+  if (n > 1)
+    size += 3 + varint_size((unsigned long)delta_base(n, frames)) + bit_bytes((nn - 1) * (size_t)delta_bits(n, frames));
+  if (kind == ANIM_PK_NARROW) {
+    pk_plan pl;
+    narrow_plan(rot, n, values, bits, &pl);
+    return size + narrow_size(rot, n, &pl);
+  }
+  return size + nn * (rot ? 16 : 12);
 }
 
 size_t anim_packed_ch_write(unsigned char *out, int kind, int rot, int n, const int *frames, const double *values,
@@ -341,31 +393,34 @@ const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, a
         /* (each entry at a multiple of 8 bytes: a rotation's holds doubles) */
         cache += ((rot ? sizeof(anim_pk_qkey) : sizeof(anim_pk_vkey)) + 7) & ~(size_t)7;
         if (kind == ANIM_PK_NARROW) {
-          NEED(rot ? 13 : 25);
-          ch.bits = p[o] & 31;
+          NEED(rot ? 15 : 27);
           ch.drop = p[o] >> 5;
-          if (ch.bits < 1 || ch.bits > 16 || (ch.drop && !rot) || ch.drop > 3) {
-            *at = o;
-            return "bad bits byte (bits a component 1 .. 16, a rotation's dropped component 0 .. 3)";
+          for (a = 0; a < 3; a++) {
+            ch.kb[a] = a ? p[o + (size_t)a] : p[o] & 31;
+            if (ch.kb[a] > 16 || (a == 0 && ((ch.drop && !rot) || ch.drop > 3))) {
+              *at = o + (size_t)a;
+              return "bad bits byte (bits a number 0 .. 16, a rotation's dropped component 0 .. 3)";
+            }
           }
+          ch.bits = ch.kb[0] + ch.kb[1] + ch.kb[2];
           for (a = 0; a < 3 && rot; a++) {
-            ch.lo[a] = -1 + u16(p + o + 1 + 4 * a) * PK_R16;
-            ch.step[a] = u16(p + o + 3 + 4 * a) * PK_R16 / (double)((1UL << ch.bits) - 1);
+            ch.lo[a] = -1 + u16(p + o + 3 + 4 * a) * PK_R16;
+            ch.step[a] = ch.kb[a] ? u16(p + o + 5 + 4 * a) * PK_R16 / (double)((1UL << ch.kb[a]) - 1) : 0;
           }
           for (a = 0; a < 3 && !rot; a++) {
-            float lo = f32(p + o + 1 + 4 * a), st = f32(p + o + 13 + 4 * a);
-            double top = lo + (double)((1UL << ch.bits) - 1) * st;
+            float lo = f32(p + o + 3 + 4 * a), st = f32(p + o + 15 + 4 * a);
+            double top = lo + (double)((1UL << ch.kb[a]) - 1) * st;
             if (!isfinite(lo) || !isfinite(st) || st < 0 || !isfinite(top)) {
-              *at = o + 1 + 4 * (size_t)a + (isfinite(lo) ? 12 : 0); /* (the number at fault) */
+              *at = o + 3 + 4 * (size_t)a + (isfinite(lo) ? 12 : 0); /* (the number at fault) */
               return "bad range";
             }
             ch.lo[a] = lo;
             ch.step[a] = st;
           }
-          o += rot ? 13 : 25;
+          o += rot ? 15 : 27;
           ch.data = p + o;
-          NEED(bit_bytes(n * 3 * (size_t)ch.bits));
-          o += bit_bytes(n * 3 * (size_t)ch.bits);
+          NEED(bit_bytes(n * (size_t)ch.bits));
+          o += bit_bytes(n * (size_t)ch.bits);
         } else {
           size_t m = rot ? 4 : 3;
           ch.data = p + o;
@@ -399,9 +454,11 @@ const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, a
 static ANIM_INLINE void key_vec(const anim_pk_ch *c, int i, float v[3]) {
   int a;
   if (c->kind == ANIM_PK_NARROW) {
-    size_t b = (size_t)i * 3 * (size_t)c->bits;
-    for (a = 0; a < 3; a++, b += (size_t)c->bits)
-      v[a] = (float)(c->lo[a] + (double)get_bits(c->data, b, c->bits) * c->step[a]);
+    size_t b = (size_t)i * (size_t)c->bits;
+    for (a = 0; a < 3; a++) {
+      v[a] = (float)(c->lo[a] + (double)get_bits(c->data, b, c->kb[a]) * c->step[a]);
+      b += (size_t)c->kb[a];
+    }
   } else {
     const unsigned char *d = c->data + 12 * (size_t)i;
     for (a = 0; a < 3; a++) v[a] = f32(d + 4 * a);
@@ -414,11 +471,12 @@ static ANIM_INLINE void key_vec(const anim_pk_ch *c, int i, float v[3]) {
 static ANIM_INLINE void key_quat(const anim_pk_ch *c, int i, float out[4]) {
   int a;
   if (c->kind == ANIM_PK_NARROW) {
-    size_t b = (size_t)i * 3 * (size_t)c->bits;
+    size_t b = (size_t)i * (size_t)c->bits;
     double q[3], sum = 0, w = 0, l = 1;
-    for (a = 0; a < 3; a++, b += (size_t)c->bits) {
-      q[a] = c->lo[a] + (double)get_bits(c->data, b, c->bits) * c->step[a];
+    for (a = 0; a < 3; a++) {
+      q[a] = c->lo[a] + (double)get_bits(c->data, b, c->kb[a]) * c->step[a];
       sum += q[a] * q[a];
+      b += (size_t)c->kb[a];
     }
     if (sum < 1) w = sqrt(1 - sum); else l = 1 / sqrt(sum);
     for (a = 0; a < 3; a++) out[a + (a >= c->drop)] = (float)(q[a] * l);

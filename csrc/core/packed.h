@@ -17,13 +17,14 @@
  *     when n > 1 (one key is at frame 0): u16 the first key's frame, u8
  *     db (0 .. 16), the least delta (a varint, as n), the n - 1 frame
  *     deltas, each the least plus db bits (two keys at a frame at most);
- *     narrow: u8 k (1 .. 16) + 32 d, the range, then 3 numbers a key at k
- *     bits each, number c = lo[c] + q step[c]: a position or scale (d = 0):
- *     x, y, z, the range f32 lo[3], f32 step[3]; a rotation: the unit
- *     quaternion's components but the d-th (0 .. 3: x, y, z, w), that one
- *     made >= 0 and rebuilt as sqrt(1 - the others' squares), the range
- *     u16 pairs (l, e) for each: lo = -1 + l 2/65535, step = e 2/65535 /
- *     (2^k - 1);
+ *     narrow: u8 k[0] + 32 d, u8 k[1], u8 k[2] (each 0 .. 16), the range,
+ *     then 3 numbers a key, number c of k[c] bits, its value lo[c] + q
+ *     step[c]: a position or scale (d = 0): x, y, z, the range f32 lo[3],
+ *     f32 step[3]; a rotation: the unit quaternion's components but the
+ *     d-th (0 .. 3: x, y, z, w), that one made >= 0 and rebuilt as
+ *     sqrt(1 - the others' squares), the range u16 pairs (l, e) for each:
+ *     lo = -1 + l 2/65535, step = e 2/65535 / (2^k[c] - 1) (0 when k[c]
+ *     is 0);
  *     wide: f32 x 3 (x 4: a quaternion x, y, z, w) a key.
  *   Bit strings are packed least significant bit first from each byte's
  *   bit 0, and end on a whole byte.
@@ -44,8 +45,8 @@ enum { ANIM_PK_ABSENT = 0, ANIM_PK_IDENTITY = 1, ANIM_PK_NARROW = 2, ANIM_PK_WID
 /* One channel of one joint, read in place from the pack. */
 typedef struct anim_pk_ch {
   int kind, n;
-  int bits, drop;             /* a narrow channel's bits a component; a narrow rotation's
-                               * component rebuilt from the others (0 .. 3: x .. w) */
+  int kb[3], bits, drop;      /* a narrow channel's bits of each number, and of a key; a
+                               * narrow rotation's component rebuilt from the others (0 .. 3) */
   size_t cache;               /* with keys: its entry in a track's cache, a byte offset */
   const unsigned char *fr;    /* n u16 frame indices (in anim_packed's frames) */
   const unsigned char *data;  /* the values */
@@ -99,12 +100,13 @@ const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, a
 long anim_packed_count(const unsigned char *p, size_t len);
 
 /* Writing a pack: the bytes a channel takes (n keys of `kind`, rotation
- * or not, at those frames; a narrow one at `bits` bits a component, 1 ..
- * 16), and the channel written at out (values: n keys of 3 numbers, 4 for
- * a rotation: x, y, z, w; frames not decreasing, two alike at most).
- * Returns the bytes written.  The header and the kinds byte are the
- * caller's (anim_packed_put_u32 and friends). */
-size_t anim_packed_ch_size(int kind, int rot, int n, const int *frames, int bits);
+ * or not, at those frames, of those values: n keys of 3 numbers, 4 for a
+ * rotation: x, y, z, w; frames not decreasing, two alike at most; a narrow
+ * one at `bits` bits, 1 .. 16, for its widest number, fewer for the
+ * others), and the channel written at out.  Returns the bytes written.
+ * The header and the kinds byte are the caller's (anim_packed_put_u32 and
+ * friends). */
+size_t anim_packed_ch_size(int kind, int rot, int n, const int *frames, const double *values, int bits);
 size_t anim_packed_ch_write(unsigned char *out, int kind, int rot, int n, const int *frames, const double *values,
                             int bits);
 void anim_packed_put_u32(unsigned char *p, unsigned long v);

@@ -86,7 +86,7 @@ static size_t pack_channel(lua_State *L, int kind, int rot, int nframes, unsigne
       luaL_error(L, "pack description: frames must be integers below nframes, not decreasing, two at most alike");
     frames[i] = (int)fv[i];
   }
-  size = anim_packed_ch_size(kind, rot, (int)n, frames, bits);
+  size = anim_packed_ch_size(kind, rot, (int)n, frames, v, bits);
   if (out) anim_packed_ch_write(out, kind, rot, (int)n, frames, v, bits);
   lua_settop(L, ch);
   return size;

@@ -346,7 +346,7 @@ end
 
 -- The bytes of a channel of n keys, narrow at `bits` or wide (packed.h;
 -- the frames aside, the same for both).
-local function narrow_bytes(n, bits, rot) return (rot and 13 or 25) + math.ceil(n * 3 * bits / 8) end
+local function narrow_bytes(n, bits, rot) return (rot and 15 or 27) + math.ceil(n * 3 * bits / 8) end
 local function wide_bytes(n, rot) return n * (rot and 16 or 12) end
 
 -- The pack of the keys kept (kept[chan]: frame indices from 1, of the
