@@ -228,6 +228,15 @@ print(select(2, anim.load(%q)))
     assert(E.catch("x", animc.decode, with(ROT, "\2" .. "\0\0\1\1" .. "\0" .. "\15\15\0" .. ("\0"):rep(12)
       .. ("\0"):rep(8)), "x"))
     refused(with(POS, "\1" .. k8 .. range .. "\0\0\0\0"), "byte " .. (C + 1 + 27 + 3) .. ": bytes after the last joint")
+    -- keys of no bits (numbers that never change, a key at every frame):
+    -- at most 8 a byte of the pack, as the index keeps 2 bytes a key
+    head = compat.pack_u32le(1) .. "\0\0\0\0\0\0\62\64" .. compat.pack_u32le(65536)
+    local function keys(n) -- (n in 2 varint bytes)
+      return with(POS, string.char(n % 128 + 128, math.floor(n / 128)) .. "\0\0\0\1" .. "\0\0\0" .. range)
+    end
+    assert(E.catch("x", animc.decode, keys(400), "x")) -- (the pack's 50 bytes)
+    refused(keys(401), "byte " .. C .. ": more keys than 8 a byte of the pack")
+    refused(keys(16000), "byte " .. C .. ": more keys than 8 a byte of the pack")
   end)
 
   it("never crashes on random changes with the checksum right", function()

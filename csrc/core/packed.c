@@ -381,7 +381,12 @@ const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, a
       ch.kind = kind;
       if (kind >= ANIM_PK_NARROW) {
         unsigned char *fr = out ? out->frames + 2 * keys : NULL;
+        size_t start = o;
         if ((e = index_frames(p, len, &o, nframes, &n, fr, at))) return e;
+        /* (a key may take no bits -- a number that never changes, a frame
+         * at the usual step --, but the index keeps 2 bytes a key: at most
+         * 8 keys a byte of the pack bounds it by 16 times the pack) */
+        if (keys + n > 8 * len) { *at = start; return "more keys than 8 a byte of the pack"; }
         ch.n = (int)n;
         ch.fr = fr;
         if (fr) {
