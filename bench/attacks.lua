@@ -759,9 +759,9 @@ do -- issue 41 (pack version 2): a 4 MiB .animc whose keys take one bit each (no
   -- 131,072 keys: the index decodes 33.5 million frames into 67 MB
   local core = require "anim.core"
   local nj, n = 256, 131072
-  local names, joints = {}, {}
-  for j = 1, nj do names[j] = string.format("j%03d", j); joints[names[j]] = {} end
-  local t = core.value_encode({ version = 3, joints = joints })
+  local names, js = {}, {}
+  for j = 1, nj do names[j] = string.format("j%03d", j); js[names[j]] = {} end
+  local t = core.value_encode({ version = 3, joints = js })
   -- a narrow position: n (3-byte varint), first frame 0, 1 bit a delta, least 0, the deltas,
   -- 0 bits a number, its range
   local ch = string.char(n % 128 + 128, math.floor(n / 128) % 128 + 128, math.floor(n / 16384)) .. "\0\0\1\0"
