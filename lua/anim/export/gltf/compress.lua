@@ -8,10 +8,12 @@
 -- over the clip); each joint is sampled at a grid's frames and its keys'
 -- times (two keys where a value jumps); identity channels take no bytes;
 -- the rest is reduced to linear keys (reduce.reduce, from a few first
--- tolerances: the smallest pack within the bound), quantised (smallest
--- three at 15 bits, positions and scales at 16 over their range: "narrow";
--- or 32-bit floats: "wide"), each round measuring the clip the core plays;
--- joints still astray are made wide, then the grid is made finer.
+-- tolerances: the smallest pack within the bound), quantised at bits
+-- chosen per channel over its range ("narrow": a rotation's three
+-- components but the largest; or 32-bit floats: "wide"), each round
+-- measuring the clip the core plays; joints still astray get more bits,
+-- then are made wide, then the grid is made finer; last, ACL's search of
+-- bit rates takes the bits the bound does not need.
 local compat = require "anim.base.compat"
 local core = require "anim.core"
 local codes = require "anim.base.codes"
