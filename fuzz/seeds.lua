@@ -13,7 +13,8 @@
 -- Bedrock files (first byte 1) of ../shared/data, and the hostile texts of
 -- issue 19 (padded numbers, entities, a Bedrock file of many channels that
 -- change fast, a long Molang expression, bezier handles of 1e300).
--- animc: four example clips compressed (anim.compress), as .animc files
+-- animc: four example clips and a dense one (at two bounds) compressed
+-- (anim.compress), as .animc files
 -- (the module from the checkout: LUA_PATH and LUA_CPATH as for the specs).
 -- spine, dragonbones: the hero fixtures of spec/fixtures (first byte: bit 0
 -- an atlas after a NUL byte, bits 1-2 the limits of fuzz/common2d.lua);
@@ -421,5 +422,12 @@ do
   for _, name in ipairs { "walk", "wave", "attack", "spark" } do
     local cc = assert(anim.compress(assert(anim.load("examples/clips/" .. name .. ".anim"))))
     assert(anim.save(cc, "fuzz/corpus/animc/example-" .. name .. ".animc"))
+  end
+  -- (dense keys, jumps and properties: narrow channels at several bit
+  -- widths, frame deltas of several widths; at two bounds)
+  local D = require "spec.dense_clips"
+  for k, e in ipairs { 0.001, 0.00001 } do
+    local cc = assert(anim.compress(D.full_clip(), { error = e, distance = 0.1 }))
+    assert(anim.save(cc, "fuzz/corpus/animc/dense-" .. k .. ".animc"))
   end
 end

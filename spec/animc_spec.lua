@@ -69,9 +69,9 @@ describe(".animc", function()
     if H.integers then assert.are.equal("integer", math.type(p.damage)) end
     assert.are.equal(0.25, p.f)
     assert.are.equal(anim.null, p.none)
-    -- the header: magic, version 1, the body's length and checksum
+    -- the header: magic, version 2, the body's length and checksum
     assert.are.equal("\137ANIMC\r\n", b:sub(1, 8))
-    assert.are.equal(1, compat.u32le(b, 9))
+    assert.are.equal(2, compat.u32le(b, 9))
     assert.are.equal(#b - 20, compat.u32le(b, 13))
     assert.are.equal(core.crc32(b:sub(21)), compat.u32le(b, 17))
     assert.are.equal(0xCBF43926, core.crc32("123456789"))
@@ -158,7 +158,7 @@ print(select(2, anim.load(%q)))
         assert.matches(": byte %d+: ", err)
       end
     end
-    refused(set_u32(b, 8, 2), "byte 8: version not supported (this reader reads version 1)")
+    refused(set_u32(b, 8, 3), "byte 8: version not supported (this reader reads version 2)")
     refused(b:sub(1, 20) .. "x" .. b:sub(22), "byte 16: checksum mismatch")
     -- counts beyond the file, with the checksum right: refused before anything is made for them
     local T = 64 -- the table: its tag at 64 (an object), its count at 65
@@ -177,6 +177,66 @@ print(select(2, anim.load(%q)))
     local pack2 = core.pack_write { rate = 30, nframes = 1, joints = { {} } }
     local err = refused(core.animc_write({ 0, 0, 0, 0, 0 }, t2, pack2))
     assert.matches("joints%.x%.weight: weight must be between 0 and 1, got 7", err)
+  end)
+
+  it("refuses a version 1 file (8 bytes a key), telling to compress the clip again", function()
+    -- (written by the version 1 writer: spec/fixtures/animc/version1.animc)
+    local v1 = H.read(H.root .. "/spec/fixtures/animc/version1.animc")
+    assert.are.equal(1, compat.u32le(v1, 9))
+    refused(v1, "byte 8: version 1 is no longer read (this reader reads version 2): compress the clip again "
+      .. "(anim compress source.anim -o clip.animc)", true)
+  end)
+
+  it("refuses a version 2 channel's bad counts, frame deltas, bit widths and ranges by offset", function()
+    -- one joint, one channel (kinds byte: 2 bits a channel), 31 frames at 30 a second (an f64)
+    local t = core.value_encode({ version = 3, joints = { a = {} } })
+    local head = compat.pack_u32le(1) .. "\0\0\0\0\0\0\62\64" .. compat.pack_u32le(31)
+    local C = 20 + 40 + 4 + #t + 4 + 16 + 1 -- the channel's first byte in the file
+    local function with(kinds, ch) return core.animc_write({ 0, 0, 0, 0, 0 }, t, head .. string.char(kinds) .. ch) end
+    local POS, ROT = 2, 2 * 4 -- narrow position, narrow rotation
+    local range = ("\0"):rep(24)
+    -- (a good one first: two keys at frames 0 and 2 -- the least delta 1, then 1 bit --, 16 bits a number)
+    assert(E.catch("x", animc.decode, with(POS, "\2" .. "\0\0\1\1" .. "\1" .. "\16\16\16" .. range .. ("\0"):rep(12)), "x"))
+    local count = "key count must be 1 .. twice the frame count"
+    refused(with(POS, "\0"), "byte " .. C .. ": " .. count)
+    refused(with(POS, "\129\0"), "byte " .. C .. ": " .. count) -- (1 in two bytes: one encoding only)
+    refused(with(POS, "\255\255\1"), "byte " .. C .. ": " .. count)
+    refused(with(POS, "\255\255\255\1"), "byte " .. C .. ": " .. count)
+    refused(with(POS, "\2\0"), "byte " .. (C + 2) .. ": truncated")
+    refused(with(POS, "\2" .. "\31\0\0"), "byte " .. (C + 1) .. ": frame indices must stay below the frame count")
+    refused(with(POS, "\2" .. "\0\0\17"), "byte " .. (C + 3) .. ": frame delta bits must be 0 .. 16")
+    refused(with(POS, "\2" .. "\0\0\0\31"), "byte " .. (C + 4) .. ": least frame delta beyond the frames")
+    refused(with(POS, "\2" .. "\0\0\0\128\0"), "byte " .. (C + 4) .. ": least frame delta beyond the frames")
+    -- three keys at frame 0 (deltas 0 at 0 bits), and deltas past the last frame
+    refused(with(POS, "\3" .. "\0\0\0\0"), "byte " .. (C + 5) .. ": three keys at a frame")
+    refused(with(POS, "\2" .. "\29\0\1\1" .. "\1"), "byte " .. (C + 5) .. ": frame indices must stay below the frame count")
+    local bits = "bad bits byte (bits a number 0 .. 16, a rotation's dropped component 0 .. 3)"
+    refused(with(POS, "\1" .. "\17\0\0" .. range .. "\0\0"), "byte " .. (C + 1) .. ": " .. bits)
+    refused(with(POS, "\1" .. "\0\0\17" .. range .. "\0\0"), "byte " .. (C + 3) .. ": " .. bits)
+    refused(with(POS, "\1" .. "\40\8\8" .. range .. "\0\0"), "byte " .. (C + 1) .. ": " .. bits) -- (a position drops nothing)
+    refused(with(ROT, "\1" .. "\136\8\8" .. ("\0"):rep(12) .. "\0\0"), "byte " .. (C + 1) .. ": " .. bits)
+    -- a range that is no range, and key bits cut short (8 + 8 + 8 bits a key)
+    local k8 = "\8\8\8"
+    refused(with(POS, "\1" .. k8 .. ("\0"):rep(12) .. "\0\0\128\191" .. ("\0"):rep(8) .. "\0\0\0"),
+      "byte " .. (C + 1 + 3 + 12) .. ": bad range")
+    refused(with(POS, "\1" .. k8 .. "\0\0\0\0" .. "\0\0\128\127" .. ("\0"):rep(16) .. "\0\0\0"),
+      "byte " .. (C + 1 + 3 + 4) .. ": bad range")
+    refused(with(POS, "\1" .. k8 .. range .. "\0\0"), "byte " .. (C + 1 + 27 + 2) .. ": truncated")
+    -- (a rotation: 15 + 15 + 0 bits a key, 2 keys: 8 bytes)
+    refused(with(ROT, "\2" .. "\0\0\1\1" .. "\0" .. "\15\15\0" .. ("\0"):rep(12) .. ("\0"):rep(7)),
+      "byte " .. (C + 6 + 15 + 7) .. ": truncated")
+    assert(E.catch("x", animc.decode, with(ROT, "\2" .. "\0\0\1\1" .. "\0" .. "\15\15\0" .. ("\0"):rep(12)
+      .. ("\0"):rep(8)), "x"))
+    refused(with(POS, "\1" .. k8 .. range .. "\0\0\0\0"), "byte " .. (C + 1 + 27 + 3) .. ": bytes after the last joint")
+    -- keys of no bits (numbers that never change, a key at every frame):
+    -- at most 8 a byte of the pack, as the index keeps 2 bytes a key
+    head = compat.pack_u32le(1) .. "\0\0\0\0\0\0\62\64" .. compat.pack_u32le(65536)
+    local function keys(n) -- (n in 2 varint bytes)
+      return with(POS, string.char(n % 128 + 128, math.floor(n / 128)) .. "\0\0\0\1" .. "\0\0\0" .. range)
+    end
+    assert(E.catch("x", animc.decode, keys(400), "x")) -- (the pack's 50 bytes)
+    refused(keys(401), "byte " .. C .. ": more keys than 8 a byte of the pack")
+    refused(keys(16000), "byte " .. C .. ": more keys than 8 a byte of the pack")
   end)
 
   it("never crashes on random changes with the checksum right", function()

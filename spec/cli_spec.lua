@@ -258,11 +258,17 @@ describe("anim info", function()
     local code, out, err = run("info " .. q(path))
     assert.are.equal(0, code, err)
     assert.are.equal("", err)
-    -- (bytes by docs/formats.md's layout: a channel's u32 count and u16
-    -- frames, then 12 bytes a wide position key, 6 a narrow rotation's;
-    -- the header 16 bytes and one a joint)
-    local channels = (4 + 2 * 2 + 2 * 12) * 2 + (4 + 3 * 2 + 3 * 6) + (4 + 2 + 6)
-    assert.are.equal(channels + 16 + 5, f.bytes)
+    -- (the header: 16 bytes and one a joint; a wide key 12 or 16 bytes
+    -- after its channel's count and frames; the narrow rotation's bits
+    -- as the pack chose them, its bytes the rest)
+    local ch = require("anim.format.animc").channels(assert(anim.load(path)))
+    local head
+    for i, n in ipairs(assert(anim.load(path)):joints()) do if n == "head" then head = ch.joints[i].rotation end end
+    -- (a wide channel: its count 1 byte; two keys: the first frame 2, db 1, the least delta 1,
+    -- no delta bits, 2 x 12; one key: no frames, 16)
+    local wide = 29 + 29 + 17
+    assert.are.equal("narrow", head.kind)
+    assert.are.equal(f.bytes - 21 - wide, head.bytes)
     for _, l in ipairs {
       "  version    3 (compressed: linear keys at frames)",
       "compressed",
@@ -272,13 +278,15 @@ describe("anim info", function()
       "  file       " .. #H.read(path) .. " bytes",
       string.format("  error      worst %.3g, 99th percentile %.3g on the rig's joints (the bound 0.001 at distance 0.1)",
         f.worst, f.p99),
-      "  channels   2 narrow (16-bit; rotations the smallest three), 2 wide (float32), 1 identity, 10 absent",
-      "  keys       8 (" .. channels .. " bytes in channels, 21 bytes of header)",
+      "  channels   1 narrow (bits a number chosen per channel; rotations: three components, the fourth rebuilt),"
+        .. " 3 wide (float32), 1 identity, 10 absent",
+      "  keys       8 (" .. (f.bytes - 21) .. " bytes in channels, 21 bytes of header)",
       "joints (5)",
-      "  far       position 2 keys, float32 (32 bytes)",
-      "  head      rotation 3 keys, smallest three at 15 bits (28 bytes), scale identity (no bytes); weight 0.5",
-      "  hips      position 2 keys, float32 (32 bytes)",
-      "  spine     rotation 1 key, smallest three at 15 bits (12 bytes)",
+      "  far       position 2 keys, float32 (29 bytes)",
+      string.format("  head      rotation 3 keys, x, y, z at %s bits, w rebuilt (%d bytes), scale identity (no bytes);"
+        .. " weight 0.5", table.concat(head.bits, ", "), head.bytes),
+      "  hips      position 2 keys, float32 (29 bytes)",
+      "  spine     rotation 1 key, float32 (17 bytes)",
       "  still     no channels (its rest)",
       "markers (1)",
     } do

@@ -56,7 +56,16 @@ const char *anim_animc_split(const unsigned char *p, size_t len, anim_animc_part
   if (len < 8 || memcmp(p, ANIM_ANIMC_MAGIC, 8) != 0) return "not an .animc file (no magic number)";
   if (len < ANIM_ANIMC_HEAD) { *at = len; return "truncated"; }
   v = anim_packed_u32(p + 8);
-  if (v != ANIM_ANIMC_VERSION) { *at = 8; return "version not supported (this reader reads version 1)"; }
+  /* (version 1 packed every key in 8 bytes: the key widths and the frame
+   * deltas of version 2 are a new layout, and reading both would keep two
+   * decoders on the sampling path for files that compressing again makes
+   * smaller) */
+  if (v == 1) {
+    *at = 8;
+    return "version 1 is no longer read (this reader reads version 2): compress the clip again "
+           "(anim compress source.anim -o clip.animc)";
+  }
+  if (v != ANIM_ANIMC_VERSION) { *at = 8; return "version not supported (this reader reads version 2)"; }
   body = anim_packed_u32(p + 12);
   if (body != len - ANIM_ANIMC_HEAD) {
     *at = body < len - ANIM_ANIMC_HEAD ? ANIM_ANIMC_HEAD + body : len;

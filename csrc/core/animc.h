@@ -11,7 +11,7 @@
 /* The header: 8 bytes of magic, u32 version, u32 body length, u32 CRC-32
  * of the body. */
 #define ANIM_ANIMC_HEAD 20
-#define ANIM_ANIMC_VERSION 1
+#define ANIM_ANIMC_VERSION 2
 #define ANIM_ANIMC_NSTATS 5
 extern const unsigned char ANIM_ANIMC_MAGIC[8];
 

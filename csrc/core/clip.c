@@ -111,19 +111,21 @@ const char *anim_clip_set_packed(anim_clip *c, const unsigned char *p, size_t le
   anim_packed *pk;
   unsigned char *copy;
   const char *e;
+  size_t nkeys = 0;
   int j, k;
   *at = 0;
   if (c->packed) return "the clip is compressed already";
   for (j = 0; j < c->njoints; j++)
     if (c->joints[j].channels) return "the clip's joints have keys";
-  if ((e = anim_packed_index(p, len, c->njoints, NULL, at))) return e;
+  if ((e = anim_packed_index(p, len, c->njoints, NULL, &nkeys, at))) return e;
   pk = anim_clip_alloc(c, sizeof *pk);
   copy = anim_clip_alloc(c, len ? len : 1);
   if (!pk || !copy) return ANIM_CLIP_NOMEM;
   pk->joints = anim_clip_alloc(c, sizeof(anim_pk_joint) * (size_t)(c->njoints ? c->njoints : 1));
-  if (!pk->joints) return ANIM_CLIP_NOMEM;
+  pk->frames = anim_clip_alloc(c, 2 * nkeys + 1);
+  if (!pk->joints || !pk->frames) return ANIM_CLIP_NOMEM;
   memcpy(copy, p, len);
-  anim_packed_index(copy, len, c->njoints, pk, at);
+  anim_packed_index(copy, len, c->njoints, pk, NULL, at);
   for (j = 0; j < c->njoints; j++) {
     anim_joint *jt = &c->joints[j];
     jt->packed = &pk->joints[j];

@@ -9,10 +9,6 @@
 #include "amath.h"
 #include "codes.h"
 
-/* The smallest three components of a unit quaternion lie in [-K, K]. */
-#define PK_K 0.70710678118654752440
-#define PK_Q15 32766.0 /* (even: 0 is a code) */
-#define PK_Q16 65535.0
 
 /* Little-endian numbers, byte by byte: the same on every host. */
 void anim_packed_put_u32(unsigned char *p, unsigned long v) {
@@ -50,13 +46,57 @@ double anim_packed_f64(const unsigned char *p) {
   return v;
 }
 
-/* ---- writing ----------------------------------------------------------- */
+/* ---- bit strings --------------------------------------------------------- */
 
-size_t anim_packed_ch_size(int kind, int rot, int n) {
-  size_t nn = (size_t)n, head = 4 + ((kind == ANIM_PK_NARROW && !rot) ? 24 : 0);
-  if (kind < ANIM_PK_NARROW) return 0;
-  return head + 2 * nn + nn * (kind == ANIM_PK_NARROW ? 6 : (rot ? 16 : 12));
+/* k bits (0 .. 16) at bit offset b of d, least significant first; reads
+ * only the bytes those bits are in. */
+static ANIM_INLINE unsigned get_bits(const unsigned char *d, size_t b, int k) {
+  const unsigned char *p = d + (b >> 3);
+  int s = (int)(b & 7);
+  unsigned long w;
+  if (!k) return 0;
+  w = p[0];
+  if (s + k > 8) w |= (unsigned long)p[1] << 8;
+  if (s + k > 16) w |= (unsigned long)p[2] << 16;
+  return (unsigned)(w >> s & ((1UL << k) - 1));
 }
+/* (the bytes written to must be zero first) */
+static void put_bits(unsigned char *d, size_t b, int k, unsigned v) {
+  int i;
+  for (i = 0; i < k; i++, b++)
+    if (v >> i & 1) d[b >> 3] = (unsigned char)(d[b >> 3] | 1u << (b & 7));
+}
+static size_t bit_bytes(size_t nbits) { return (nbits + 7) / 8; }
+
+/* A key count in 1 to 3 bytes: 7 bits a byte, the low ones first, the top
+ * bit set on every byte but the last. */
+static size_t varint_size(unsigned long v) { return v < 128 ? 1 : v < 16384 ? 2 : 3; }
+static size_t put_varint(unsigned char *p, unsigned long v) {
+  size_t k = 0;
+  while (v >= 128) { p[k++] = (unsigned char)(v & 127) | 128; v >>= 7; }
+  p[k++] = (unsigned char)v;
+  return k;
+}
+
+/* A channel's frame deltas: the least, and the bits the others take
+ * above it (0: every delta is the least, as in a key at every frame). */
+static int delta_base(int n, const int *frames) {
+  int i, b = frames[1] - frames[0];
+  for (i = 2; i < n; i++) if (frames[i] - frames[i - 1] < b) b = frames[i] - frames[i - 1];
+  return b;
+}
+static int delta_bits(int n, const int *frames) {
+  int i, b = 0, base = delta_base(n, frames);
+  for (i = 1; i < n; i++)
+    while (frames[i] - frames[i - 1] - base >= 1 << b) b++;
+  return b;
+}
+
+/* A narrow rotation's range: lo and its extent as u16 over [-1, 1] and
+ * [0, 2] (a unit quaternion's components), rounded outwards. */
+#define PK_R16 (2.0 / 65535)
+
+/* ---- writing ----------------------------------------------------------- */
 
 static void quat_unit(const double *q, double *u) {
   double l = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
@@ -64,77 +104,174 @@ static void quat_unit(const double *q, double *u) {
   for (c = 0; c < 4; c++) u[c] = l > 0 ? q[c] / l : (c == 3);
 }
 
-/* A unit quaternion in 48 bits: the largest component made positive (q
- * and -q are one rotation), its index, the other three at 15 bits. */
-static void put_q48(unsigned char *p, const double *q) {
-  double u[4];
-  unsigned long long w;
-  int c, big = 0, k;
-  quat_unit(q, u);
-  for (c = 1; c < 4; c++) if (fabs(u[c]) > fabs(u[big])) big = c;
-  if (u[big] < 0) for (c = 0; c < 4; c++) u[c] = -u[c];
-  w = (unsigned long long)big;
-  for (c = 0; c < 4; c++) {
-    double x;
-    long code;
-    if (c == big) continue;
-    x = (u[c] + PK_K) / (2 * PK_K) * PK_Q15;
-    code = lround(x);
-    if (code < 0) code = 0;
-    if (code > 32766) code = 32766;
-    w = w << 15 | (unsigned long long)code;
+/* The component of a rotation channel's unit quaternions a narrow channel
+ * leaves out: the one whose smallest size over the keys is the largest
+ * (rebuilt from the others, its error is theirs over its size: a few
+ * times theirs at most, ACL's dropped w without its loss near w = 0). */
+static int dropped(int n, const double *values) {
+  double least[4] = {2, 2, 2, 2};
+  int i, c, d = 3;
+  for (i = 0; i < n; i++) {
+    double u[4];
+    quat_unit(values + 4 * i, u);
+    for (c = 0; c < 4; c++) if (fabs(u[c]) < least[c]) least[c] = fabs(u[c]);
   }
-  for (k = 0; k < 6; k++) p[k] = (unsigned char)(w >> (8 * k) & 255);
+  for (c = 0; c < 4; c++) if (least[c] > least[d]) d = c;
+  return d;
 }
 
-size_t anim_packed_ch_write(unsigned char *out, int kind, int rot, int n, const int *frames, const double *values) {
-  unsigned char *p = out;
-  int i, a, m = rot ? 4 : 3;
-  if (kind < ANIM_PK_NARROW) return 0;
-  anim_packed_put_u32(p, (unsigned long)n);
-  p += 4;
-  if (kind == ANIM_PK_NARROW && !rot) {
-    float lo[3], step[3];
-    for (a = 0; a < 3; a++) {
-      double mn = values[a], mx = values[a];
-      for (i = 1; i < n; i++) {
-        double v = values[3 * i + a];
-        if (v < mn) mn = v;
-        if (v > mx) mx = v;
-      }
-      lo[a] = (float)mn;
-      step[a] = (float)((mx - (double)lo[a]) / PK_Q16);
-      /* (the float step rounded down would leave the largest value out of reach) */
-      if ((double)lo[a] + PK_Q16 * (double)step[a] < mx) step[a] = nextafterf(step[a], INFINITY);
-      put_f32(p + 4 * a, lo[a]);
-      put_f32(p + 12 + 4 * a, step[a]);
+/* Component a (0 .. 2) of key i of a narrow channel: a position's or
+ * scale's, or of a rotation the a-th of those kept (the dropped one, d,
+ * made >= 0: q and -q are one rotation). */
+static double narrow_part(const double *values, int rot, int d, int i, int a) {
+  double u[4];
+  if (!rot) return values[3 * i + a];
+  quat_unit(values + 4 * i, u);
+  return u[d] < 0 ? -u[a + (a >= d)] : u[a + (a >= d)];
+}
+
+/* How a narrow channel is written: its dropped component d (a
+ * rotation's), each number's bits kb (the widest range's `bits`, the
+ * others' fewer by the whole powers of 2 their ranges are narrower: about
+ * the same step; 0 for a number that never changes), and each number's
+ * range as written (lo, step or l16, e16) and as the index reads it
+ * (rlo, rstep). */
+typedef struct pk_plan {
+  int d, kb[3];
+  float lo[3], step[3];
+  double l16[3], e16[3], rlo[3], rstep[3];
+} pk_plan;
+
+static void narrow_plan(int rot, int n, const double *values, int bits, pk_plan *pl) {
+  double mn[3], mx[3], w[3], wmax = 0;
+  int i, a;
+  pl->d = rot ? dropped(n, values) : 0;
+  for (a = 0; a < 3; a++) {
+    for (i = 0; i < n; i++) {
+      double x = narrow_part(values, rot, pl->d, i, a);
+      if (i == 0 || x < mn[a]) mn[a] = x;
+      if (i == 0 || x > mx[a]) mx[a] = x;
     }
-    p += 24;
-    for (i = 0; i < n; i++) put_u16(p + 2 * i, (unsigned)frames[i]);
-    p += 2 * (size_t)n;
-    for (i = 0; i < n; i++)
-      for (a = 0; a < 3; a++) {
-        long q = 0;
-        if (step[a] > 0) q = lround((values[3 * i + a] - (double)lo[a]) / (double)step[a]);
-        if (q < 0) q = 0;
-        if (q > 65535) q = 65535;
-        put_u16(p, (unsigned)q);
-        p += 2;
-      }
-    return (size_t)(p - out);
+    if (rot) {
+      double l16 = floor((mn[a] + 1) / PK_R16), e16;
+      if (l16 < 0) l16 = 0;
+      if (l16 > 65535) l16 = 65535;
+      e16 = ceil((mx[a] - (-1 + l16 * PK_R16)) / PK_R16);
+      if (e16 < 0) e16 = 0;
+      if (e16 > 65535) e16 = 65535;
+      pl->l16[a] = l16, pl->e16[a] = e16;
+      w[a] = e16;
+    } else {
+      pl->lo[a] = (float)mn[a];
+      if ((double)pl->lo[a] > mn[a]) pl->lo[a] = nextafterf(pl->lo[a], -INFINITY);
+      w[a] = mx[a] - (double)pl->lo[a];
+    }
+    if (w[a] > wmax) wmax = w[a];
   }
-  for (i = 0; i < n; i++) put_u16(p + 2 * i, (unsigned)frames[i]);
-  p += 2 * (size_t)n;
+  for (a = 0; a < 3; a++) {
+    int k = 0;
+    double top;
+    if (w[a] > 0) {
+      k = bits;
+      while (k > 1 && w[a] * 2 <= wmax / (double)(1L << (bits - k))) k--;
+    }
+    pl->kb[a] = k;
+    top = (double)((1UL << k) - 1);
+    if (rot) {
+      pl->rlo[a] = -1 + pl->l16[a] * PK_R16;
+      pl->rstep[a] = k ? pl->e16[a] * PK_R16 / top : 0;
+      continue;
+    }
+    pl->step[a] = k ? (float)((mx[a] - (double)pl->lo[a]) / top) : 0;
+    /* (the float step rounded down would leave the largest value out of reach) */
+    if (k && (double)pl->lo[a] + top * (double)pl->step[a] < mx[a]) pl->step[a] = nextafterf(pl->step[a], INFINITY);
+    pl->rlo[a] = pl->lo[a], pl->rstep[a] = pl->step[a];
+  }
+}
+
+static size_t narrow_size(int rot, int n, const pk_plan *pl) {
+  return 3 + (rot ? 12 : 24) + bit_bytes((size_t)n * (size_t)(pl->kb[0] + pl->kb[1] + pl->kb[2]));
+}
+
+/* A narrow channel: its three bits bytes (a rotation's dropped component
+ * above the first's bits), its range, and three numbers a key, each lo +
+ * q step with q of its kb bits. */
+static unsigned char *put_narrow(unsigned char *p, int rot, int n, const double *values, int bits) {
+  pk_plan pl;
+  int i, a, kk;
+  size_t nb, b = 0;
+  narrow_plan(rot, n, values, bits, &pl);
+  kk = pl.kb[0] + pl.kb[1] + pl.kb[2];
+  p[0] = (unsigned char)(pl.kb[0] | pl.d << 5);
+  p[1] = (unsigned char)pl.kb[1];
+  p[2] = (unsigned char)pl.kb[2];
+  for (a = 0; a < 3; a++) {
+    if (rot) {
+      put_u16(p + 3 + 4 * a, (unsigned)pl.l16[a]);
+      put_u16(p + 5 + 4 * a, (unsigned)pl.e16[a]);
+    } else {
+      put_f32(p + 3 + 4 * a, pl.lo[a]);
+      put_f32(p + 15 + 4 * a, pl.step[a]);
+    }
+  }
+  p += rot ? 15 : 27;
+  nb = bit_bytes((size_t)n * (size_t)kk);
+  memset(p, 0, nb);
+  for (i = 0; i < n; i++)
+    for (a = 0; a < 3; a++) {
+      long q = 0, top = (1L << pl.kb[a]) - 1;
+      if (pl.rstep[a] > 0) q = lround((narrow_part(values, rot, pl.d, i, a) - pl.rlo[a]) / pl.rstep[a]);
+      if (q < 0) q = 0;
+      if (q > top) q = top;
+      put_bits(p, b, pl.kb[a], (unsigned)q);
+      b += (size_t)pl.kb[a];
+    }
+  return p + nb;
+}
+
+size_t anim_packed_ch_size(int kind, int rot, int n, const int *frames, const double *values, int bits) {
+  size_t nn = (size_t)n, size;
+  if (kind < ANIM_PK_NARROW) return 0;
+  size = varint_size((unsigned long)n);
+  if (n > 1)
+    size += 3 + varint_size((unsigned long)delta_base(n, frames)) + bit_bytes((nn - 1) * (size_t)delta_bits(n, frames));
+  if (kind == ANIM_PK_NARROW) {
+    pk_plan pl;
+    narrow_plan(rot, n, values, bits, &pl);
+    return size + narrow_size(rot, n, &pl);
+  }
+  return size + nn * (rot ? 16 : 12);
+}
+
+size_t anim_packed_ch_write(unsigned char *out, int kind, int rot, int n, const int *frames, const double *values,
+                            int bits) {
+  unsigned char *p = out;
+  int i, a;
+  if (kind < ANIM_PK_NARROW) return 0;
+  p += put_varint(p, (unsigned long)n);
+  if (n > 1) {
+    int db = delta_bits(n, frames), base = delta_base(n, frames);
+    size_t nb = bit_bytes((size_t)(n - 1) * (size_t)db);
+    put_u16(p, (unsigned)frames[0]);
+    p[2] = (unsigned char)db;
+    p += 3;
+    p += put_varint(p, (unsigned long)base);
+    memset(p, 0, nb);
+    for (i = 1; i < n && db; i++)
+      put_bits(p, (size_t)(i - 1) * (size_t)db, db, (unsigned)(frames[i] - frames[i - 1] - base));
+    p += nb;
+  }
+  if (kind == ANIM_PK_NARROW) return (size_t)(put_narrow(p, rot, n, values, bits) - out);
   for (i = 0; i < n; i++) {
-    if (rot && kind == ANIM_PK_NARROW) { put_q48(p, values + 4 * i); p += 6; continue; }
     if (rot) {
       double u[4];
       quat_unit(values + 4 * i, u);
       for (a = 0; a < 4; a++) put_f32(p + 4 * a, (float)u[a]);
+      p += 16;
     } else {
       for (a = 0; a < 3; a++) put_f32(p + 4 * a, (float)values[3 * i + a]);
+      p += 12;
     }
-    p += 4 * m;
   }
   return (size_t)(p - out);
 }
@@ -150,11 +287,70 @@ long anim_packed_count(const unsigned char *p, size_t len) {
 
 #define NEED(k) do { if ((size_t)(k) > len - o) { *at = len; return "truncated"; } } while (0)
 
-const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, anim_packed *out, size_t *at) {
-  size_t o = 0, cache = 0;
+/* A channel's key count and frames from p + *o: checked, and written as
+ * u16 at fr (when not NULL).  NULL or a message (*at where). */
+/* A varint at p + *o of at most `most`, in its one encoding (no last
+ * byte of zeros); NULL or `why` (*at where it starts). */
+static const char *get_varint(const unsigned char *p, size_t len, size_t *o_, unsigned long most, unsigned long *v,
+                              const char *why, size_t *at) {
+  size_t o = *o_, start = o;
+  unsigned long n = 0;
+  int k;
+  for (k = 0; k < 3; k++) {
+    NEED(1);
+    n |= (unsigned long)(p[o] & 127) << (7 * k);
+    if (!(p[o++] & 128)) break;
+  }
+  if (k == 3 || (k > 0 && p[o - 1] == 0) || n > most) { *at = start; return why; }
+  *o_ = o;
+  *v = n;
+  return NULL;
+}
+
+static const char *index_frames(const unsigned char *p, size_t len, size_t *o_, unsigned long nframes,
+                                unsigned long *n_, unsigned char *fr, size_t *at) {
+  size_t o = *o_, start = o, nb;
+  unsigned long n = 0, f, prev = 1, i, base;
+  int db;
+  const char *e;
+  if ((e = get_varint(p, len, &o, 2 * nframes, &n, "key count must be 1 .. twice the frame count", at))) return e;
+  if (n < 1) { *at = start; return "key count must be 1 .. twice the frame count"; }
+  f = 0;
+  if (fr) put_u16(fr, 0);
+  if (n > 1) {
+    NEED(3);
+    f = u16(p + o);
+    if (f >= nframes) { *at = o; return "frame indices must stay below the frame count"; }
+    if (fr) put_u16(fr, (unsigned)f);
+    db = p[o + 2];
+    if (db > 16) { *at = o + 2; return "frame delta bits must be 0 .. 16"; }
+    o += 3;
+    if ((e = get_varint(p, len, &o, nframes - 1, &base, "least frame delta beyond the frames", at))) return e;
+    nb = bit_bytes((size_t)(n - 1) * (size_t)db);
+    NEED(nb);
+    for (i = 1; i < n; i++) {
+      unsigned long d = base + (db ? get_bits(p + o, (size_t)(i - 1) * (size_t)db, db) : 0);
+      /* (two keys at a frame: a jump, the value before it first) */
+      if (d == 0 && prev == 0) { *at = o + (size_t)(i - 1) * (size_t)db / 8; return "three keys at a frame"; }
+      f += d;
+      if (f >= nframes) { *at = o + (size_t)(i - 1) * (size_t)db / 8; return "frame indices must stay below the frame count"; }
+      if (fr) put_u16(fr + 2 * i, (unsigned)f);
+      prev = d;
+    }
+    o += nb;
+  }
+  *o_ = o;
+  *n_ = n;
+  return NULL;
+}
+
+const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, anim_packed *out, size_t *nkeys,
+                              size_t *at) {
+  size_t o = 0, cache = 0, keys = 0;
   unsigned long nj, nframes;
   double rate;
   int j, c;
+  const char *e;
   *at = 0;
   NEED(16);
   nj = anim_packed_u32(p);
@@ -184,49 +380,55 @@ const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, a
       memset(&ch, 0, sizeof ch);
       ch.kind = kind;
       if (kind >= ANIM_PK_NARROW) {
-        NEED(4);
-        n = anim_packed_u32(p + o);
-        if (n < 1 || n > 2 * nframes) { *at = o; return "key count must be 1 .. twice the frame count"; }
-        o += 4;
+        unsigned char *fr = out ? out->frames + 2 * keys : NULL;
+        size_t start = o;
+        if ((e = index_frames(p, len, &o, nframes, &n, fr, at))) return e;
+        /* (a key may take no bits -- a number that never changes, a frame
+         * at the usual step --, but the index keeps 2 bytes a key: at most
+         * 8 keys a byte of the pack bounds it by 16 times the pack) */
+        if (keys + n > 8 * len) { *at = start; return "more keys than 8 a byte of the pack"; }
         ch.n = (int)n;
-        if (kind == ANIM_PK_NARROW && !rot) {
-          NEED(24);
+        ch.fr = fr;
+        if (fr) {
+          ch.first = u16(fr);
+          ch.last = u16(fr + 2 * (n - 1));
+        }
+        keys += n;
+        ch.cache = cache;
+        /* (each entry at a multiple of 8 bytes: a rotation's holds doubles) */
+        cache += ((rot ? sizeof(anim_pk_qkey) : sizeof(anim_pk_vkey)) + 7) & ~(size_t)7;
+        if (kind == ANIM_PK_NARROW) {
+          NEED(rot ? 15 : 27);
+          ch.drop = p[o] >> 5;
           for (a = 0; a < 3; a++) {
-            float lo = f32(p + o + 4 * a), st = f32(p + o + 12 + 4 * a);
-            if (!isfinite(lo) || !isfinite(st) || st < 0 || !isfinite((double)lo + PK_Q16 * (double)st)) {
-              *at = o + 4 * (size_t)a;
+            ch.kb[a] = a ? p[o + (size_t)a] : p[o] & 31;
+            if (ch.kb[a] > 16 || (a == 0 && ((ch.drop && !rot) || ch.drop > 3))) {
+              *at = o + (size_t)a;
+              return "bad bits byte (bits a number 0 .. 16, a rotation's dropped component 0 .. 3)";
+            }
+          }
+          ch.bits = ch.kb[0] + ch.kb[1] + ch.kb[2];
+          for (a = 0; a < 3 && rot; a++) {
+            ch.lo[a] = -1 + u16(p + o + 3 + 4 * a) * PK_R16;
+            ch.step[a] = ch.kb[a] ? u16(p + o + 5 + 4 * a) * PK_R16 / (double)((1UL << ch.kb[a]) - 1) : 0;
+          }
+          for (a = 0; a < 3 && !rot; a++) {
+            float lo = f32(p + o + 3 + 4 * a), st = f32(p + o + 15 + 4 * a);
+            double top = lo + (double)((1UL << ch.kb[a]) - 1) * st;
+            if (!isfinite(lo) || !isfinite(st) || st < 0 || !isfinite(top)) {
+              *at = o + 3 + 4 * (size_t)a + (isfinite(lo) ? 12 : 0); /* (the number at fault) */
               return "bad range";
             }
             ch.lo[a] = lo;
             ch.step[a] = st;
           }
-          o += 24;
-        }
-        NEED(2 * n);
-        ch.fr = p + o;
-        for (i = 0; i < n; i++) {
-          unsigned f = u16(p + o + 2 * i);
-          /* (two keys at a frame: a jump, the value before it first) */
-          if (f >= nframes || (i > 0 && f < u16(p + o + 2 * i - 2)) ||
-              (i > 1 && f == u16(p + o + 2 * i - 4))) {
-            *at = o + 2 * i;
-            return "frame indices must not decrease (two keys at a frame at most) and stay below the frame count";
-          }
-        }
-        o += 2 * n;
-        ch.first = u16(ch.fr);
-        ch.last = u16(ch.fr + 2 * (n - 1));
-        ch.cache = cache;
-        /* (each entry at a multiple of 8 bytes: a rotation's holds doubles) */
-        cache += ((rot ? sizeof(anim_pk_qkey) : sizeof(anim_pk_vkey)) + 7) & ~(size_t)7;
-        ch.data = p + o;
-        if (kind == ANIM_PK_NARROW) {
-          NEED(6 * n);
-          for (i = 0; i < n && rot; i++)
-            if (p[o + 6 * i + 5] & 0x80) { *at = o + 6 * i + 5; return "bad rotation key"; }
-          o += 6 * n;
+          o += rot ? 15 : 27;
+          ch.data = p + o;
+          NEED(bit_bytes(n * (size_t)ch.bits));
+          o += bit_bytes(n * (size_t)ch.bits);
         } else {
           size_t m = rot ? 4 : 3;
+          ch.data = p + o;
           NEED(4 * m * n);
           for (i = 0; i < n; i++) {
             double l2 = 0;
@@ -239,48 +441,52 @@ const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, a
           }
           o += 4 * m * n;
         }
+        ch.bytes = o - start;
       }
       if (out) out->joints[j].ch[c] = ch;
     }
   }
   if (o != len) { *at = o; return "bytes after the last joint"; }
   if (out) out->cache_size = cache;
+  if (nkeys) *nkeys = keys;
   return NULL;
 }
 
 /* ---- sampling ---------------------------------------------------------- */
 
 /* Key i of a channel, rounded to float: what every sample interpolates,
- * from the cache or not (a float keeps 24 bits, more than the pack's 15
- * or 16 a component, and a wide key is a float already). */
+ * from the cache or not (a float keeps 24 bits, more than the pack's 16
+ * at most a component, and a wide key is a float already). */
 static ANIM_INLINE void key_vec(const anim_pk_ch *c, int i, float v[3]) {
   int a;
   if (c->kind == ANIM_PK_NARROW) {
-    const unsigned char *d = c->data + 6 * (size_t)i;
-    for (a = 0; a < 3; a++) v[a] = (float)(c->lo[a] + (double)u16(d + 2 * a) * c->step[a]);
+    size_t b = (size_t)i * (size_t)c->bits;
+    for (a = 0; a < 3; a++) {
+      v[a] = (float)(c->lo[a] + (double)get_bits(c->data, b, c->kb[a]) * c->step[a]);
+      b += (size_t)c->kb[a];
+    }
   } else {
     const unsigned char *d = c->data + 12 * (size_t)i;
     for (a = 0; a < 3; a++) v[a] = f32(d + 4 * a);
   }
 }
 
+/* A narrow rotation: three components, and the dropped one (>= 0) made
+ * from them (the three scaled to unit length and it 0 when quantisation
+ * took them beyond). */
 static ANIM_INLINE void key_quat(const anim_pk_ch *c, int i, float out[4]) {
   int a;
   if (c->kind == ANIM_PK_NARROW) {
-    const unsigned char *d = c->data + 6 * (size_t)i;
-    unsigned long long w = 0;
-    int big, k, s = 30;
-    double sum = 0, q[4];
-    for (k = 0; k < 6; k++) w |= (unsigned long long)d[k] << (8 * k);
-    big = (int)(w >> 45 & 3);
-    for (a = 0; a < 4; a++) {
-      if (a == big) continue;
-      q[a] = (double)(w >> s & 32767) * (2 * PK_K / PK_Q15) - PK_K;
+    size_t b = (size_t)i * (size_t)c->bits;
+    double q[3], sum = 0, w = 0, l = 1;
+    for (a = 0; a < 3; a++) {
+      q[a] = c->lo[a] + (double)get_bits(c->data, b, c->kb[a]) * c->step[a];
       sum += q[a] * q[a];
-      s -= 15;
+      b += (size_t)c->kb[a];
     }
-    q[big] = sum < 1 ? sqrt(1 - sum) : 0;
-    for (a = 0; a < 4; a++) out[a] = (float)q[a];
+    if (sum < 1) w = sqrt(1 - sum); else l = 1 / sqrt(sum);
+    for (a = 0; a < 3; a++) out[a + (a >= c->drop)] = (float)(q[a] * l);
+    out[c->drop] = (float)w;
   } else {
     const unsigned char *d = c->data + 16 * (size_t)i;
     for (a = 0; a < 4; a++) out[a] = f32(d + 4 * a);

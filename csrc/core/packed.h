@@ -5,19 +5,29 @@
  * keeps it and an index of where each channel's keys are.  Plain C, no
  * Lua.
  *
- * The pack:
+ * The pack (version 2 of the .animc file; docs/formats.md):
  *   u32 njoints, f64 rate (frames a second), u32 nframes (frame indices are
  *   below it), then per joint (the clip's order) one byte of kinds, two
  *   bits per channel (position, rotation, scale from bit 0):
  *   ANIM_PK_ABSENT, ANIM_PK_IDENTITY (the channel is there and holds the
  *   identity: no bytes), ANIM_PK_NARROW, ANIM_PK_WIDE, then for each channel
  *   with keys:
- *     u32 n (1 ..), and for a narrow position or scale f32 lo[3], f32 step[3]
- *     (a component is lo + q step, q a u16), u16 frame[n] (increasing), then
- *     the values: narrow: 6 bytes a key (a position or scale: three u16; a
- *     rotation: the smallest three components of the unit quaternion with
- *     the largest made positive, 15 bits each, above the index of the
- *     largest in 2 bits), wide: f32 x 3 (x 4: a quaternion) a key.
+ *     n, the key count (1 .. 2 nframes), in 1 to 3 bytes (7 bits a byte,
+ *     low first, the top bit set on all but the last);
+ *     when n > 1 (one key is at frame 0): u16 the first key's frame, u8
+ *     db (0 .. 16), the least delta (a varint, as n), the n - 1 frame
+ *     deltas, each the least plus db bits (two keys at a frame at most);
+ *     narrow: u8 k[0] + 32 d, u8 k[1], u8 k[2] (each 0 .. 16), the range,
+ *     then 3 numbers a key, number c of k[c] bits, its value lo[c] + q
+ *     step[c]: a position or scale (d = 0): x, y, z, the range f32 lo[3],
+ *     f32 step[3]; a rotation: the unit quaternion's components but the
+ *     d-th (0 .. 3: x, y, z, w), that one made >= 0 and rebuilt as
+ *     sqrt(1 - the others' squares), the range u16 pairs (l, e) for each:
+ *     lo = -1 + l 2/65535, step = e 2/65535 / (2^k[c] - 1) (0 when k[c]
+ *     is 0);
+ *     wide: f32 x 3 (x 4: a quaternion x, y, z, w) a key.
+ *   Bit strings are packed least significant bit first from each byte's
+ *   bit 0, and end on a whole byte.
  * Between two keys positions and scales are linear, rotations normalised
  * linear (nlerp, the second key in the first's hemisphere); before the
  * first key and after the last the values are held. */
@@ -35,8 +45,11 @@ enum { ANIM_PK_ABSENT = 0, ANIM_PK_IDENTITY = 1, ANIM_PK_NARROW = 2, ANIM_PK_WID
 /* One channel of one joint, read in place from the pack. */
 typedef struct anim_pk_ch {
   int kind, n;
+  int kb[3], bits, drop;      /* a narrow channel's bits of each number, and of a key; a
+                               * narrow rotation's component rebuilt from the others (0 .. 3) */
   size_t cache;               /* with keys: its entry in a track's cache, a byte offset */
-  const unsigned char *fr;    /* n u16 frame indices */
+  size_t bytes;               /* with keys: the bytes it takes in the pack */
+  const unsigned char *fr;    /* n u16 frame indices (in anim_packed's frames) */
   const unsigned char *data;  /* the values */
   double first, last;         /* the frames of its first and last keys */
   double lo[3], step[3];      /* a narrow position or scale */
@@ -68,6 +81,8 @@ typedef struct anim_packed {
   double rate;
   int nframes, njoints;
   const unsigned char *bytes; /* the pack */
+  unsigned char *frames;      /* every channel's frame indices as u16, decoded from the
+                               * pack's deltas by the index (2 bytes a key) */
   size_t len;
   size_t cache_size;          /* the bytes of a track's cache (anim_pk_vkey, anim_pk_qkey)
                                * of every channel with keys */
@@ -76,20 +91,25 @@ typedef struct anim_packed {
 
 /* The pack's index: checks every byte of p[0..len) and, when out is not
  * NULL, fills it (out->joints must have room for njoints, the count the
- * pack gives: anim_packed_count reads it first).  NULL, or a message with
+ * pack gives: anim_packed_count reads it first; out->frames for 2 bytes a
+ * key: the count *nkeys gives, when not NULL).  NULL, or a message with
  * *at the byte offset where the pack is wrong. */
-const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, anim_packed *out, size_t *at);
+const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, anim_packed *out, size_t *nkeys,
+                              size_t *at);
 /* The joint count of a pack of at least 4 bytes (-1 otherwise or beyond
  * an int). */
 long anim_packed_count(const unsigned char *p, size_t len);
 
 /* Writing a pack: the bytes a channel takes (n keys of `kind`, rotation
- * or not), and the channel written at out (values: n keys of 3 numbers, 4
- * for a rotation: x, y, z, w; frames increasing).  Returns the bytes
- * written.  The header and the kinds byte are the caller's
- * (anim_packed_put_u32 and friends). */
-size_t anim_packed_ch_size(int kind, int rot, int n);
-size_t anim_packed_ch_write(unsigned char *out, int kind, int rot, int n, const int *frames, const double *values);
+ * or not, at those frames, of those values: n keys of 3 numbers, 4 for a
+ * rotation: x, y, z, w; frames not decreasing, two alike at most; a narrow
+ * one at `bits` bits, 1 .. 16, for its widest number, fewer for the
+ * others), and the channel written at out.  Returns the bytes written.
+ * The header and the kinds byte are the caller's (anim_packed_put_u32 and
+ * friends). */
+size_t anim_packed_ch_size(int kind, int rot, int n, const int *frames, const double *values, int bits);
+size_t anim_packed_ch_write(unsigned char *out, int kind, int rot, int n, const int *frames, const double *values,
+                            int bits);
 void anim_packed_put_u32(unsigned char *p, unsigned long v);
 void anim_packed_put_f64(unsigned char *p, double v);
 unsigned long anim_packed_u32(const unsigned char *p);

@@ -62,7 +62,7 @@ static double *tnums(lua_State *L, int t, lua_Integer n) {
 /* One channel { frames = {...}, v = {...} } at the top of the stack:
  * checked, written at out (NULL: only measured).  Returns its bytes. */
 static size_t pack_channel(lua_State *L, int kind, int rot, int nframes, unsigned char *out) {
-  int ch = lua_gettop(L), fr, vv, i, *frames;
+  int ch = lua_gettop(L), fr, vv, i, *frames, bits;
   lua_Integer n;
   double *fv, *v;
   size_t size;
@@ -73,6 +73,10 @@ static size_t pack_channel(lua_State *L, int kind, int rot, int nframes, unsigne
   n = (lua_Integer)lua_rawlen(L, fr);
   if (n < 1 || n > 2 * (lua_Integer)nframes || (lua_Integer)lua_rawlen(L, vv) != n * (rot ? 4 : 3))
     luaL_error(L, "pack description: bad key count");
+  lua_getfield(L, ch, "bits");
+  bits = lua_isnil(L, -1) ? 16 : (int)lua_tointeger(L, -1);
+  if (bits < 1 || bits > 16) luaL_error(L, "pack description: bits must be 1 .. 16");
+  lua_pop(L, 1);
   fv = tnums(L, fr, n);
   v = tnums(L, vv, n * (rot ? 4 : 3));
   frames = lua_newuserdatauv(L, sizeof(int) * (size_t)n, 0);
@@ -82,8 +86,8 @@ static size_t pack_channel(lua_State *L, int kind, int rot, int nframes, unsigne
       luaL_error(L, "pack description: frames must be integers below nframes, not decreasing, two at most alike");
     frames[i] = (int)fv[i];
   }
-  size = anim_packed_ch_size(kind, rot, (int)n);
-  if (out) anim_packed_ch_write(out, kind, rot, (int)n, frames, v);
+  size = anim_packed_ch_size(kind, rot, (int)n, frames, v, bits);
+  if (out) anim_packed_ch_write(out, kind, rot, (int)n, frames, v, bits);
   lua_settop(L, ch);
   return size;
 }
@@ -136,7 +140,8 @@ static size_t pack_walk(lua_State *L, int d, unsigned char *out) {
  * = { kind of position, of rotation, of scale (ANIM_PK_*: 0 absent, 1
  * identity, 2 narrow, 3 wide), channel, channel, channel } where a channel
  * with keys is { frames = { increasing frame indices }, v = { 3 numbers a
- * key, 4 for a rotation (x, y, z, w) } }. */
+ * key, 4 for a rotation (x, y, z, w) }, bits = a narrow one's bits a
+ * component (1 .. 16; 16 when absent) }. */
 static int pack_write(lua_State *L) {
   size_t size;
   unsigned char *out;
@@ -178,25 +183,32 @@ static int clip_pack(lua_State *L) {
   return 3;
 }
 
-/* core.clip_pack_channels(clip) -> { kind, keys, bytes, ... } (position,
- * rotation, scale of each joint in the clip's order: 9 numbers a joint;
- * kind ANIM_PK_*), what `anim info` says of a compressed clip; nil for
- * another clip. */
+/* core.clip_pack_channels(clip) -> { kind, keys, bytes, bits x, y, z,
+ * dropped, ... } (position, rotation, scale of each joint in the clip's
+ * order: 7 numbers a channel, 21 a joint; kind ANIM_PK_*; a narrow
+ * channel's bits of each number it keeps, and a narrow rotation's
+ * component rebuilt from the others, 0 .. 3 for x .. w), what `anim info`
+ * says of a compressed clip; nil for another clip. */
 static int clip_pack_channels(lua_State *L) {
   anim_clip *c = anim_lua_checkclip(L, 1);
   const anim_packed *pk = c->packed;
-  int j, k, i = 0;
+  int j, k, a, i = 0;
   if (!pk) return 0;
-  lua_createtable(L, pk->njoints * 9, 0);
+  lua_createtable(L, pk->njoints * 21, 0);
   for (j = 0; j < pk->njoints; j++) {
     for (k = 0; k < 3; k++) {
       const anim_pk_ch *ch = &pk->joints[j].ch[k];
-      lua_pushinteger(L, ch->kind);
-      lua_rawseti(L, -2, ++i);
-      lua_pushinteger(L, ch->kind >= ANIM_PK_NARROW ? ch->n : 0);
-      lua_rawseti(L, -2, ++i);
-      lua_pushinteger(L, (lua_Integer)anim_packed_ch_size(ch->kind, k == 1, ch->kind >= ANIM_PK_NARROW ? ch->n : 0));
-      lua_rawseti(L, -2, ++i);
+      int keyed = ch->kind >= ANIM_PK_NARROW, narrow = ch->kind == ANIM_PK_NARROW;
+      lua_Integer v[7];
+      v[0] = ch->kind;
+      v[1] = keyed ? ch->n : 0;
+      v[2] = keyed ? (lua_Integer)ch->bytes : 0;
+      for (a = 0; a < 3; a++) v[3 + a] = narrow ? ch->kb[a] : 0;
+      v[6] = narrow ? ch->drop : 0;
+      for (a = 0; a < 7; a++) {
+        lua_pushinteger(L, v[a]);
+        lua_rawseti(L, -2, ++i);
+      }
     }
   }
   return 1;

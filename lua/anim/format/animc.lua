@@ -73,19 +73,27 @@ end
 -- What a compressed clip's pack holds (`anim info`): { rate, frames,
 -- joints = { [i] = { position, rotation, scale } } } in info.joints'
 -- order, each channel { kind = "absent" | "identity" | "narrow" | "wide",
--- keys, bytes } (narrow: 16-bit positions and scales, rotations as the
--- smallest three at 15 bits; wide: float32); nil for another clip.
+-- keys, bytes, and for a narrow one bits = { the bits of each number it
+-- keeps }, and a rotation's dropped = "x" | "y" | "z" | "w" (the component
+-- rebuilt from the others) } (docs/formats.md, "The pack"); nil for
+-- another clip.
 local KINDS = { [0] = "absent", "identity", "narrow", "wide" }
 local CHANNELS = { "position", "rotation", "scale" }
+local AXES = { [0] = "x", "y", "z", "w" }
 function M.channels(c)
   local _, rate, frames = core.clip_pack(c)
   if not rate then return nil end
   local flat, joints = core.clip_pack_channels(c), {}
-  for j = 1, #flat / 9 do
+  for j = 1, #flat / 21 do
     local jt = {}
     for k, ch in ipairs(CHANNELS) do
-      local at = (j - 1) * 9 + (k - 1) * 3
-      jt[ch] = { kind = KINDS[flat[at + 1]], keys = flat[at + 2], bytes = flat[at + 3] }
+      local at = (j - 1) * 21 + (k - 1) * 7
+      local t = { kind = KINDS[flat[at + 1]], keys = flat[at + 2], bytes = flat[at + 3] }
+      if t.kind == "narrow" then
+        t.bits = { flat[at + 4], flat[at + 5], flat[at + 6] }
+        if ch == "rotation" then t.dropped = AXES[flat[at + 7]] end
+      end
+      jt[ch] = t
     end
     joints[j] = jt
   end

@@ -58,14 +58,20 @@ local function joint_line(src, layout, name, channels)
   return s
 end
 
--- A compressed clip's channel, in words: "rotation 11 keys, smallest three
--- at 15 bits (92 bytes)"; nil when absent.
-local PACKED = { narrow = { position = "16-bit over its range", rotation = "smallest three at 15 bits",
-  scale = "16-bit over its range" }, wide = "float32" }
+-- A compressed clip's channel, in words: "rotation 11 keys, y, z, w at 9,
+-- 7, 0 bits, x rebuilt (52 bytes)"; nil when absent.
 local function packed_channel(ch, what)
   if ch.kind == "absent" then return nil end
   if ch.kind == "identity" then return what .. " identity (no bytes)" end
-  local how = ch.kind == "wide" and PACKED.wide or PACKED.narrow[what]
+  local how = "float32"
+  if ch.kind == "narrow" then
+    local names = {}
+    for _, a in ipairs { "x", "y", "z", "w" } do
+      if a ~= ch.dropped then names[#names + 1] = a end
+    end
+    how = string.format("%s at %s bits", table.concat(names, ", ", 1, 3), table.concat(ch.bits, ", "))
+      .. (ch.dropped and (", " .. ch.dropped .. " rebuilt") or " over its range")
+  end
   return string.format("%s %s, %s (%s)", what, count(ch.keys, "key"), how, count(ch.bytes, "byte"))
 end
 
@@ -91,7 +97,8 @@ local function info_packed(c, path)
       keys, bytes = keys + ch.keys, bytes + ch.bytes
     end
   end
-  field("channels", string.format("%d narrow (16-bit; rotations the smallest three), %d wide (float32), %d identity,"
+  field("channels", string.format("%d narrow (bits a number chosen per channel; rotations: three components, the"
+    .. " fourth rebuilt), %d wide (float32), %d identity,"
     .. " %d absent", n.narrow, n.wide, n.identity, n.absent))
   field("keys", string.format("%d (%s in channels, %s of header)", keys, count(bytes, "byte"),
     count(f.bytes - bytes, "byte")))

@@ -8,10 +8,12 @@
 -- over the clip); each joint is sampled at a grid's frames and its keys'
 -- times (two keys where a value jumps); identity channels take no bytes;
 -- the rest is reduced to linear keys (reduce.reduce, from a few first
--- tolerances: the smallest pack within the bound), quantised (smallest
--- three at 15 bits, positions and scales at 16 over their range: "narrow";
--- or 32-bit floats: "wide"), each round measuring the clip the core plays;
--- joints still astray are made wide, then the grid is made finer.
+-- tolerances: the smallest pack within the bound), quantised at bits
+-- chosen per channel over its range ("narrow": a rotation's three
+-- components but the largest; or 32-bit floats: "wide"), each round
+-- measuring the clip the core plays; joints still astray get more bits,
+-- then are made wide, then the grid is made finer; last, ACL's search of
+-- bit rates takes the bits the bound does not need.
 local compat = require "anim.base.compat"
 local core = require "anim.core"
 local codes = require "anim.base.codes"
@@ -33,10 +35,18 @@ M.WIDEN = 3
 -- (the grid may be as fine as the 16-bit ticks allow: M.MAX_FRAMES over
 -- the clip; a curve between keys -- Animated Java's catmull-rom Euler
 -- channels at a tight bound -- may need thousands a second)
+-- Bits a component of a narrow channel: at least MIN_BITS, first the fewest
+-- whose quantisation takes FRAC of the channel's tolerance (small: at half,
+-- the quantisation's error made the reduction keep every sample of
+-- geo_npc's Happy at the tight bound, 6,375 bytes against 1,071; the
+-- search of bit rates, lower, then takes the bits the bound does not
+-- need); BITS_UP more for a joint astray.
+M.MIN_BITS, M.FRAC, M.BITS_UP = 4, 0.125, 4
 M.RATE_TRIES, M.MAX_RATE = 16, math.huge
 -- reduce.lua's tightening rounds, and the first tolerances tried (times
 -- the hierarchy's share: the smallest pack within the bound is kept)
-M.LEVELS = { fast = { rounds = 3, starts = { 1 } }, best = { rounds = 8, starts = { 1, 4, 16 } } }
+-- (lower: the most measures of the search of bit rates, lower)
+M.LEVELS = { fast = { rounds = 3, starts = { 1 }, lower = 20 }, best = { rounds = 8, starts = { 1, 4, 16 }, lower = 60 } }
 
 local PK_IDENTITY, PK_NARROW, PK_WIDE = 1, 2, 3
 local CH = { "position", "rotation", "scale" }
@@ -217,9 +227,140 @@ local function frames_at(S, grid, ticks)
   if S.last >= M.MAX_FRAMES then S.rate, S.last = (M.MAX_FRAMES - 1) / L, M.MAX_FRAMES - 1 end
 end
 
+-- A channel's numbers as the pack quantises them (packed.c, put_narrow):
+-- three a key (a rotation's unit quaternion but the component d whose
+-- smallest size is the largest, that one made >= 0), and d.
+local function narrow_parts(r)
+  if r.parts then return r.parts, r.drop end
+  local parts, d = {}, 0
+  if r.ch == 2 then
+    local least, units = { 2, 2, 2, 2 }, {}
+    for k, v in ipairs(r.vals) do
+      local l = math.sqrt(v[1] * v[1] + v[2] * v[2] + v[3] * v[3] + v[4] * v[4])
+      local u = l > 0 and { v[1] / l, v[2] / l, v[3] / l, v[4] / l } or { 0, 0, 0, 1 }
+      units[k] = u
+      for c = 1, 4 do least[c] = math.min(least[c], math.abs(u[c])) end
+    end
+    d = 4
+    for c = 1, 4 do if least[c] > least[d] then d = c end end
+    for k, u in ipairs(units) do
+      local sg, x = u[d] < 0 and -1 or 1, {}
+      for c = 1, 4 do if c ~= d then x[#x + 1] = sg * u[c] end end
+      parts[k] = x
+    end
+  else
+    parts = r.vals
+  end
+  r.parts, r.drop = parts, d
+  return parts, d
+end
+
+-- The largest error of channel r's samples quantised at `bits` bits a
+-- component over their range: radians for a rotation (the dropped
+-- component rebuilt), else the distance in the channel's values.
+local function quant_error(r, bits)
+  local parts, top = narrow_parts(r), 2 ^ bits - 1
+  local lo, step = {}, {}
+  for a = 1, 3 do
+    local mn, mx = math.huge, -math.huge
+    for _, x in ipairs(parts) do
+      if x[a] < mn then mn = x[a] end
+      if x[a] > mx then mx = x[a] end
+    end
+    lo[a], step[a] = mn, (mx - mn) / top
+  end
+  local floor, worst = math.floor, 0
+  for _, x in ipairs(parts) do
+    local q, d2 = {}, 0
+    for a = 1, 3 do
+      q[a] = step[a] > 0 and lo[a] + floor((x[a] - lo[a]) / step[a] + 0.5) * step[a] or lo[a]
+      d2 = d2 + (q[a] - x[a]) ^ 2
+    end
+    local e
+    if r.ch == 2 then
+      local s2 = q[1] * q[1] + q[2] * q[2] + q[3] * q[3]
+      local w, l = 0, 1
+      if s2 < 1 then w = math.sqrt(1 - s2) else l = 1 / math.sqrt(s2) end
+      local xw = math.sqrt(math.max(0, 1 - x[1] * x[1] - x[2] * x[2] - x[3] * x[3]))
+      local dot = math.abs((q[1] * x[1] + q[2] * x[2] + q[3] * x[3]) * l + w * xw)
+      e = 2 * math.acos(math.min(1, dot))
+    else
+      e = math.sqrt(d2)
+    end
+    if e > worst then worst = e end
+  end
+  return worst
+end
+
+-- The fewest bits a component (MIN_BITS .. 16) at which channel r's
+-- quantisation stays within FRAC of its tolerance (the rest is the
+-- reduction's): ACL's choice of a bit rate a track, the measure of the
+-- whole clip (search) then raising it where a joint strays.
+local function bits_for(S, r)
+  local tol = r.chan and S.chans[r.chan].tol or r.tol
+  if not tol then return 16 end
+  tol = tol * M.FRAC
+  local lo, hi = M.MIN_BITS, 16
+  while lo < hi do
+    local mid = math.floor((lo + hi) / 2)
+    if quant_error(r, mid) <= tol then hi = mid else lo = mid + 1 end
+  end
+  return lo
+end
+
+-- The angle between two rotations (radians).
+local function angle(a, b)
+  local d = math.abs(a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4])
+  local la = a[1] * a[1] + a[2] * a[2] + a[3] * a[3] + a[4] * a[4]
+  local lb = b[1] * b[1] + b[2] * b[2] + b[3] * b[3] + b[4] * b[4]
+  return 2 * math.acos(math.min(1, d / math.sqrt(la * lb)))
+end
+
+-- One value for a channel whose samples all lie within FRAC of its
+-- tolerance of it (a constant up to noise: one key, where the reduction
+-- keeps its ends), else nil: a position's or scale's middle of its
+-- range, a rotation's sample nearest the middle of its components' range.
+local function near_constant(S, r)
+  if r.const ~= nil then return r.const or nil end
+  r.const = false
+  local tol = r.chan and S.chans[r.chan].tol or r.tol
+  if not tol or #r.vals < 2 then return nil end
+  tol = tol * M.FRAC
+  local m = #r.vals[1]
+  local lo, hi = {}, {}
+  for a = 1, m do lo[a], hi[a] = math.huge, -math.huge end
+  for _, v in ipairs(r.vals) do
+    for a = 1, m do lo[a], hi[a] = math.min(lo[a], v[a]), math.max(hi[a], v[a]) end
+  end
+  local mid = {}
+  for a = 1, m do mid[a] = (lo[a] + hi[a]) / 2 end
+  if r.ch == 2 then
+    local best, bd = nil, math.huge
+    for _, v in ipairs(r.vals) do
+      local d = 0
+      for a = 1, 4 do d = d + (v[a] - mid[a]) ^ 2 end
+      if d < bd then best, bd = v, d end
+    end
+    for _, v in ipairs(r.vals) do if angle(v, best) > tol then return nil end end
+    r.const = best
+  else
+    local d2 = 0
+    for a = 1, 3 do d2 = d2 + ((hi[a] - lo[a]) / 2) ^ 2 end
+    if math.sqrt(d2) > tol then return nil end
+    r.const = mid
+  end
+  return r.const
+end
+
+-- The bytes of a channel of n keys, narrow at `bits` or wide (packed.h;
+-- the frames aside, the same for both).
+local function narrow_bytes(n, bits, rot) return (rot and 15 or 27) + math.ceil(n * 3 * bits / 8) end
+local function wide_bytes(n, rot) return n * (rot and 16 or 12) end
+
 -- The pack of the keys kept (kept[chan]: frame indices from 1, of the
--- channels measured; nil: every frame), each channel narrow unless
--- S.wide says wide.
+-- channels measured; nil: every frame), each channel narrow at S.bits[r]
+-- bits (bits_for the first time) unless S.wide says wide or it is smaller
+-- wide (a few keys: the range's 25 bytes).
 local function pack_of(S, kept)
   local js, byj = {}, {}
   for k, cj in ipairs(S.order) do js[k] = {}; byj[cj] = js[k] end
@@ -235,14 +376,21 @@ local function pack_of(S, kept)
         if const then keys = { 1 } end
       end
       local fr, v = {}, {}
-      for n, k in ipairs(keys) do
-        fr[n] = r.frames[k]
-        for _, x in ipairs(r.vals[k]) do v[#v + 1] = x end
+      local const = not S.exact[r] and near_constant(S, r)
+      if const then
+        fr[1] = r.frames[1]
+        for _, x in ipairs(const) do v[#v + 1] = x end
+        keys = { 1 }
+      else
+        for n, k in ipairs(keys) do
+          fr[n] = r.frames[k]
+          for _, x in ipairs(r.vals[k]) do v[#v + 1] = x end
+        end
       end
-      -- (a position or scale of few keys is smaller as floats than with
-      -- its 24 bytes of range: 4 + 14 n bytes against 28 + 8 n)
-      jt[r.ch] = (S.wide[r] or (r.ch ~= 2 and #keys < 4)) and PK_WIDE or PK_NARROW
-      jt[3 + r.ch] = { frames = fr, v = v }
+      if not S.bits[r] then S.bits[r] = bits_for(S, r) end
+      local bits = S.bits[r]
+      jt[r.ch] = (S.wide[r] or wide_bytes(#keys, r.ch == 2) <= narrow_bytes(#keys, bits, r.ch == 2)) and PK_WIDE or PK_NARROW
+      jt[3 + r.ch] = { frames = fr, v = v, bits = bits }
     end
   end
   return core.pack_write { rate = S.rate, nframes = S.last + 1, joints = js }
@@ -260,7 +408,8 @@ local function measure(S, cc)
   return worst, p99(errs), per
 end
 
--- The channels of the joints beyond the bound, and of their parents, made wide.
+-- The channels of the joints beyond the bound, and of their parents, given
+-- BITS_UP more bits a component (at 16 already: made wide).
 local function widen(S, per)
   local parent, hit = {}, {}
   for _, j in ipairs(S.tjoints) do parent[j.name] = j.parent end
@@ -272,8 +421,62 @@ local function widen(S, per)
   end
   for _, r in ipairs(S.recs) do
     local b = S.bound_of[r.cj]
-    if b and hit[S.tjoints[b.rj].name] then S.wide[r] = true end
+    if b and hit[S.tjoints[b.rj].name] then
+      local bits = S.bits[r] or 16
+      if r.const and not S.exact[r] then
+        S.exact[r] = true
+      elseif bits >= 16 then
+        S.wide[r] = true
+      else
+        S.bits[r] = math.min(16, bits + M.BITS_UP)
+      end
+    end
   end
+end
+
+-- ACL's search of bit rates: the narrow channels given one bit fewer,
+-- all at once while the clip the core builds keeps the bound, then each in
+-- turn (the most bytes first), round after round (at most `tries`
+-- measures); the pack, its worst error and 99th percentile.
+local function lower(S, kept, pack, worst, q99, tries)
+  local list = {}
+  for _, r in ipairs(S.recs) do
+    if S.bits[r] and not S.wide[r] and not (r.const and not S.exact[r]) and S.bits[r] > M.MIN_BITS then
+      local keys = r.chan and kept[r.chan] or r.keys or r.all
+      list[#list + 1] = { r = r, bytes = #keys * S.bits[r] }
+    end
+  end
+  table.sort(list, function(a, b) return a.bytes > b.bytes end)
+  -- one bit fewer for the channels of `set` (true: kept)
+  local function try(set)
+    tries = tries - 1
+    for _, e in ipairs(set) do S.bits[e.r] = S.bits[e.r] - 1 end
+    local p = pack_of(S, kept)
+    local w, q = measure(S, assert(S.build(p)))
+    if w > S.err then
+      for _, e in ipairs(set) do S.bits[e.r] = S.bits[e.r] + 1 end
+      return false
+    end
+    pack, worst, q99 = p, w, q
+    for _, e in ipairs(set) do e.done = S.bits[e.r] <= M.MIN_BITS end
+    return true
+  end
+  local function open()
+    local o = {}
+    for _, e in ipairs(list) do if not e.done then o[#o + 1] = e end end
+    return o
+  end
+  while tries > 0 and #open() > 1 and try(open()) do end
+  local more = true
+  while more and tries > 0 do
+    more = false
+    for _, e in ipairs(list) do
+      if not e.done and tries > 0 then
+        if try({ e }) then more = true else e.done = true end
+      end
+    end
+  end
+  return pack, worst, q99
 end
 
 -- The reduction, then the measure of the clip the core plays, widened
@@ -295,7 +498,7 @@ local function search(S, L)
     end
     local pack = pack_of(S, kept)
     local worst, q99, per = measure(S, assert(S.build(pack)))
-    if worst <= S.err then return pack, worst, q99 end
+    if worst <= S.err then return pack, worst, q99, kept end
     -- (widening that gains less than a tenth: the error is not the
     -- quantisation's; what the samples cannot say, more bits will not)
     if best and worst > 0.9 * best[2] then return best[1], best[2], best[3] end
@@ -334,6 +537,7 @@ local function chans_of(S)
     elseif not r.identity then
       local tol = r.ch == 1 and S.err or S.err / math.max(S.distance, 1e-9)
       r.keys = R.simplify(r.times, r.vals, tol, r.ch == 2)
+      r.tol = tol
     end
   end
 end
@@ -384,19 +588,26 @@ function M.compress(c, options)
     -- from each first tolerance of the level: the smallest pack within the
     -- bound (else the least error)
     pack = nil
+    local held
     for _, st in ipairs(level.starts) do
-      S.wide = {}
+      S.wide, S.bits, S.exact = {}, {}, {}
       R.START = st
-      local okr, p2, w2, q2 = pcall(search, S, L)
+      local okr, p2, w2, q2, k2 = pcall(search, S, L)
       if not okr then R.ROUNDS, R.START = rounds, start; error(p2, 0) end
       if not pack or (w2 <= S.err and (worst > S.err or #p2 < #pack)) or (worst > S.err and w2 < worst) then
         pack, worst, q99 = p2, w2, q2
+        held = k2 and { kept = k2, bits = S.bits, wide = S.wide, exact = S.exact }
       end
       -- (a looser start does not hold what the first could not, nor cut
       -- much where the first kept most)
       if w2 > S.err or S.none_cut then break end
     end
     R.ROUNDS, R.START = rounds, start
+    -- then the fewest bits that keep the bound, from the smallest pack's
+    if held and worst <= S.err then
+      S.bits, S.wide, S.exact = held.bits, held.wide, held.exact
+      pack, worst, q99 = lower(S, held.kept, pack, worst, q99, level.lower)
+    end
     -- (a grid as fine as the ticks samples nothing more when doubled)
     if worst <= S.err or (not exact and S.grid >= S.rate) or grid * 2 > M.MAX_RATE or grid * 2 * L > M.MAX_FRAMES - 1 then
       break
