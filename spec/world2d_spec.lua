@@ -182,6 +182,35 @@ describe("2D world matrices", function()
     near({ 3, 0, 0, 2, 0, -2 }, child_of("noRotationOrReflection", -2), 1e-12)
   end)
 
+  it("the modes' frames where the parent's x axis has no length or its length overflows, by the rule", function()
+    -- (the frame's direction is the parent's x axis over its length, and
+    -- where that length is 0 its y axis' less a quarter turn; where the
+    -- length's square overflows, the direction of the axis still)
+    local function child_of(mode, parent)
+      local sk = assert(anim.skeleton2d{ bones = { parent, { name = "c", parent = "p", y = 2, inherit = mode } } })
+      local a = anim.animator(sk)
+      a:update(0)
+      return world(a, "c")
+    end
+    -- no x axis: P = [0 -3; 0 0] (turned 90, scaled 0 by 3): its y axis
+    -- points left (180), so the direction is 90
+    local flat = { name = "p", rotation = 90, scale_x = 0, scale_y = 3 }
+    -- point (0, 2) at P (0, 2) = (-6, 0)
+    near({ 0, -1, 1, 0, -6, 0 }, child_of("noScale", flat), 1e-12, "noScale")
+    near({ 0, -1, 1, 0, -6, 0 }, child_of("noScaleOrReflection", flat), 1e-12, "noScaleOrReflection")
+    -- the scale along the direction 0 (no x axis), across it 3
+    near({ 3, 0, 0, 0, -6, 0 }, child_of("noRotationOrReflection", flat), 1e-12, "noRotationOrReflection")
+    -- an x axis of length 1e200 at 30 degrees (its square overflows)
+    local c30, s30 = math.cos(30 * rad), math.sin(30 * rad)
+    local huge = { name = "p", rotation = 30, scale_x = 1e200, scale_y = 1 }
+    near({ c30, -s30, s30, c30, -2 * s30, 2 * c30 }, child_of("noScale", huge), 1e-12, "noScale (huge)")
+    -- the y axis of length 1e200 and none along x: the direction 30 still
+    local tall = { name = "p", rotation = 30, scale_x = 0, scale_y = 1e200 }
+    local w = child_of("noScaleOrReflection", tall)
+    near({ c30, -s30, s30, c30, w[5], w[6] }, w, 1e-12, "noScaleOrReflection (tall)")
+    assert(math.abs(w[5] / (-2e200 * s30) - 1) < 1e-12 and math.abs(w[6] / (2e200 * c30) - 1) < 1e-12)
+  end)
+
   it("reads the pose of absolute clips: a rotation key beyond half a turn, scale, and the shear property", function()
     local sk = assert(anim.skeleton2d{ bones = { ROOT, PARENT, CHILD } })
     local clip = assert(anim.clip{ absolute = true, euler = "xyz", length = 1, joints = {

@@ -3,6 +3,7 @@
  * the rules and the readings chosen: docs/formats.md, "2D skeletons").
  * The local matrix is the JSON export format page's:
  * [cos(r+shX) sX, cos(r+90+shY) sY; sin(r+shX) sX, sin(r+90+shY) sY]. */
+#include <float.h>
 #include <math.h>
 
 #include "world2d_impl.h"
@@ -37,18 +38,32 @@ int anim_w2d_in_frame(const double *f, double ox, double oy, double x, double y,
  * parent's world matrix p by its inherit mode. */
 static void frame(int inherit, const double *p, double *f) {
   double pa = p[0], pb = p[1], pc = p[2], pd = p[3], det = pa * pd - pb * pc;
-  double sx = sqrt(pa * pa + pc * pc), th, ct, st;
+  double sx = sqrt(pa * pa + pc * pc), sy2, ct, st;
   if (inherit == ANIM_INHERIT_NORMAL) { f[0] = pa; f[1] = pb; f[2] = pc; f[3] = pd; return; }
   if (inherit == ANIM_INHERIT_ONLY_TRANSLATION) { f[0] = 1; f[1] = 0; f[2] = 0; f[3] = 1; return; }
-  /* the direction of the parent's x axis (of its y axis less a quarter
-   * turn when its x axis has no length) */
-  th = sx > TINY ? atan2(pc, pa) : atan2(pd, pb) - ANIM_PI / 2;
-  ct = cos(th);
-  st = sin(th);
+  /* the direction th of the parent's x axis (of its y axis less a quarter
+   * turn when its x axis has no length): cos th and sin th are the axis
+   * over its length, without atan2 and its sine and cosine (the same
+   * values within rounding); by the angle only where a length is 0 or
+   * overflowed (its square infinite), which atan2 reads as a direction */
+  sy2 = pb * pb + pd * pd;
+  if (sx > TINY && sx <= DBL_MAX) {
+    ct = pa / sx;
+    st = pc / sx;
+  } else if (!(sx > TINY) && sy2 > 0 && sy2 <= DBL_MAX) {
+    double n = sqrt(sy2);
+    /* cos(phi - 90) = sin phi, sin(phi - 90) = -cos phi */
+    ct = pd / n;
+    st = -pb / n;
+  } else {
+    double th = sx > TINY ? atan2(pc, pa) : atan2(pd, pb) - ANIM_PI / 2;
+    ct = cos(th);
+    st = sin(th);
+  }
   if (inherit == ANIM_INHERIT_NO_ROTATION_OR_REFLECTION) {
     /* the parent's scale along its own axes, its turn and reflection
      * taken out: R(th) diag(sx, |det| / sx) R(-th) */
-    double sy = sx > TINY ? fabs(det) / sx : sqrt(pb * pb + pd * pd);
+    double sy = sx > TINY ? fabs(det) / sx : sqrt(sy2);
     f[0] = ct * ct * sx + st * st * sy;
     f[1] = f[2] = ct * st * (sx - sy);
     f[3] = st * st * sx + ct * ct * sy;
