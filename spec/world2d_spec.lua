@@ -243,28 +243,38 @@ describe("2D world matrices", function()
     assert.are.same({ 1e200, 0, 0, 2, 0, 0 }, { a:world2d("r") })
   end)
 
-  it("an offset clip turning about z alone (its quaternion from the half angle) poses the general Euler path's bits", function()
+  it("an offset clip turning about z alone (its quaternion by its segments) poses the general Euler path's matrices, and the same bits played in order and by jumps", function()
     local sk = assert(anim.skeleton2d{ bones = { ROOT, PARENT, CHILD } })
     local function clip(x, euler)
       local keys = {}
+      -- (steps of 97 to 391 degrees: segments up to half a turn and beyond)
       for k = 0, 12 do keys[k + 1] = { k / 12, { x, 0, (k % 5 - 2) * 97.3 + k } } end
       return assert(anim.clip{ euler = euler, length = 1, joints = { p = { rotation = keys }, c = { rotation = keys } } })
     end
-    -- x keys of -0 take the general path (a turn about z alone is of +0 x and y keys)
+    -- x keys of -0 take the general path (a turn about z alone is of +0 x
+    -- and y keys): the lerped angle's sine and cosine, where the z turn
+    -- turns its segment's middle half angle by the series (curve.h)
     for _, euler in ipairs { "xyz", "yxz" } do
+      local zc = clip(0, euler)
       local a, b = anim.animator(sk), anim.animator(sk)
-      a:play(clip(0, euler), { fade = 0, weight = 0.7 })
+      a:play(zc, { fade = 0, weight = 0.7 })
       b:play(clip(-0.0, euler), { fade = 0, weight = 0.7 })
       for i = 1, 60 do
         a:update(1 / 61)
         b:update(1 / 61)
+        -- the same time reached by a jump (a fresh track: its key searched)
+        local c = anim.animator(sk)
+        c:play(zc, { fade = 0, weight = 0.7 }).time = a:tracks()[1].time
+        c:update(0)
         for _, bone in ipairs { "p", "c" } do
-          local wa, wb = world(a, bone), world(b, bone)
+          local wa = world(a, bone)
+          near(world(b, bone), wa, 1e-13, string.format("%s %s at %d", euler, bone, i))
+          local wc = world(c, bone)
           for k = 1, 6 do
             -- (the same bits: equal, zeros of one sign; the matrices are finite)
-            local x, y = wa[k], wb[k]
+            local x, y = wa[k], wc[k]
             assert(x == y and (x ~= 0 or 1 / x == 1 / y),
-              string.format("%s %s at %d: component %d: %.17g, general path %.17g", euler, bone, i, k, x, y))
+              string.format("%s %s at %d: component %d: %.17g, by a jump %.17g", euler, bone, i, k, x, y))
           end
         end
       end

@@ -281,6 +281,42 @@ void anim_curves_lerp_shared(const anim_curve c[3], double t, int *cursor, doubl
   lerp3_at(k, i, t, out);
 }
 
+void anim_zturn_prepare(const anim_keys *k, double *zt) {
+  int i;
+  for (i = 0; i + 1 < k->n; i++) {
+    const double *a = k->v + 3 * (size_t)i;
+    double *z = zt + ANIM_ZTURN_REC * (size_t)i;
+    double d = (a[5] - a[2]) * (ANIM_PI / 360), m = (a[2] * 0.5 + a[5] * 0.5) * (ANIM_PI / 360);
+    /* (|m| < 1e5: anim_sincos's reduction is exact there) */
+    if (fabs(d) <= ANIM_PI / 2 && fabs(m) < 1e5) {
+      anim_sincos(m, &z[0], &z[1]);
+      z[2] = d;
+      z[3] = 1;
+    } else {
+      z[0] = z[1] = z[2] = z[3] = 0;
+    }
+  }
+}
+
+/* The quaternion on segment i at t, f's arc the prepared records. */
+static void zturn_at(const anim_fastkeys *f, int i, double t, double eps, double out[4]) {
+  const double *z = f->arc + ANIM_ZTURN_REC * (size_t)i, *tt = f->t + i;
+  double s = (t - tt[0]) / (tt[1] - tt[0]), sx, cx;
+  if (z[3] == 0) {
+    const double *a = f->v + 3 * (size_t)i;
+    anim_quat_about_z(out, a[2] + (a[5] - a[2]) * s, eps);
+    return;
+  }
+  anim_sincos_small((s - 0.5) * z[2], &sx, &cx);
+  anim_quat_z_sincos(out, z[0] * cx + z[1] * sx, z[1] * cx - z[0] * sx, eps);
+}
+
+void anim_zturn_eval(const anim_fastkeys *f, double t, int *cursor, double eps, double out[4]) {
+  int n = f->n, i = find_key(f->t, n, t, cursor);
+  if (i < 0 || i >= n - 1) anim_quat_about_z(out, f->v[3 * (size_t)(i < 0 ? 0 : n - 1) + 2], eps);
+  else zturn_at(f, i, t, eps, out);
+}
+
 int anim_curves_share_times(const anim_curve c[3]) {
   int a;
   for (a = 0; a < 3; a++)
