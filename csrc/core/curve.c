@@ -284,31 +284,39 @@ void anim_curves_lerp_shared(const anim_curve c[3], double t, int *cursor, doubl
 void anim_zturn_prepare(const anim_keys *k, double *zt) {
   int i;
   for (i = 0; i + 1 < k->n; i++) {
-    const double *a = k->v + 3 * (size_t)i;
+    const double *a = k->v + 3 * (size_t)i, *t = k->t + i;
     double *z = zt + ANIM_ZTURN_REC * (size_t)i;
     double d = (a[5] - a[2]) * (ANIM_PI / 360), m = (a[2] * 0.5 + a[5] * 0.5) * (ANIM_PI / 360);
-    /* (|m| < 1e5: anim_sincos's reduction is exact there) */
-    if (fabs(d) <= ANIM_PI / 2 && fabs(m) < 1e5) {
+    /* (|m| < 1e5: anim_sincos's reduction is exact there; a segment of no
+     * length is never sampled) */
+    if (fabs(d) <= ANIM_PI / 2 && fabs(m) < 1e5 && t[1] > t[0]) {
       anim_sincos(m, &z[0], &z[1]);
-      z[2] = d;
-      z[3] = 1;
+      z[2] = d / (t[1] - t[0]);
+      z[3] = t[0] * 0.5 + t[1] * 0.5;
     } else {
-      z[0] = z[1] = z[2] = z[3] = 0;
+      z[0] = z[1] = z[3] = 0;
+      z[2] = NAN;
     }
   }
 }
 
-/* The quaternion on segment i at t, f's arc the prepared records. */
+/* The quaternion on segment i at t, f's arc the prepared records: x =
+ * (t - t_m) d / (t1 - t0) from the middle time t_m (no division a sample),
+ * the quaternion (+0, +0, sin, cos) (a turn about z: its x and y zeros of
+ * one sign, where anim_quat_about_z's carry the signs of its products). */
 static void zturn_at(const anim_fastkeys *f, int i, double t, double eps, double out[4]) {
-  const double *z = f->arc + ANIM_ZTURN_REC * (size_t)i, *tt = f->t + i;
-  double s = (t - tt[0]) / (tt[1] - tt[0]), sx, cx;
-  if (z[3] == 0) {
-    const double *a = f->v + 3 * (size_t)i;
+  const double *z = f->arc + ANIM_ZTURN_REC * (size_t)i;
+  double sx, cx;
+  if (!(z[2] == z[2])) {
+    const double *a = f->v + 3 * (size_t)i, *tt = f->t + i;
+    double s = (t - tt[0]) / (tt[1] - tt[0]);
     anim_quat_about_z(out, a[2] + (a[5] - a[2]) * s, eps);
     return;
   }
-  anim_sincos_small((s - 0.5) * z[2], &sx, &cx);
-  anim_quat_z_sincos(out, z[0] * cx + z[1] * sx, z[1] * cx - z[0] * sx, eps);
+  anim_sincos_small((t - z[3]) * z[2], &sx, &cx);
+  out[0] = out[1] = 0;
+  out[2] = z[0] * cx + z[1] * sx;
+  out[3] = z[1] * cx - z[0] * sx;
 }
 
 void anim_zturn_eval(const anim_fastkeys *f, double t, int *cursor, double eps, double out[4]) {

@@ -210,13 +210,14 @@ static ANIM_INLINE void anim_qcurve_slerp_inline(const anim_qcurve *c, const ani
 /* A turn about z alone: Euler keys (+0, +0, z) lerped, as a quaternion
  * (eps 1: xyz, -1: yxz; a 2D bone's rotation channel).  Per segment
  * anim_zturn_prepare keeps the sine and cosine of its middle half angle
- * h_m and its half turn d (radians): the half angle at s is h_m + x, x =
- * (s - 1/2) d, whose sine and cosine are those of h_m turned by x's from
- * the series (|x| <= pi/4 where its error is below 1e-15): the lerped
- * angle's quaternion within rounding, no anim_sincos a sample.  A segment
- * turning more than half a turn (its |d| > pi/2), or of angles too large
- * for it, keeps the lerped angle (anim_quat_about_z); so do the keys
- * themselves before the first and after the last. */
+ * h_m, its half turn d (radians) over its length and its middle time: the
+ * half angle at t is h_m + x, x = (t - t_m) d / (t1 - t0), whose sine and
+ * cosine are those of h_m turned by x's from the series (|x| <= pi/4
+ * where its error is below 1e-15): the lerped angle's quaternion within
+ * rounding, no anim_sincos and no division a sample.  A segment turning
+ * more than half a turn (its |d| > pi/2), or of angles too large for it,
+ * keeps the lerped angle (anim_quat_about_z); so do the keys themselves
+ * before the first and after the last. */
 #define ANIM_ZTURN_REC 4
 /* Fills zt (ANIM_ZTURN_REC (n - 1) numbers) from the n keys of arity 3. */
 void anim_zturn_prepare(const anim_keys *k, double *zt);
