@@ -96,7 +96,11 @@ static const char *props_finish(anim_clip *c, int wrap) {
       cv->wrap = wrap;
       if ((e = curve_check_mods(cv))) return e;
     }
-    for (a = 0; a < pr->arity; a++) pr->base[a] = anim_finite(anim_curve_eval(&pr->curves[a], 0, NULL));
+    pr->linear = pr->keys[0].n > 0;
+    for (a = 0; a < pr->arity; a++) {
+      pr->base[a] = anim_finite(anim_curve_eval(&pr->curves[a], 0, NULL));
+      if (!anim_curve_all_linear(&pr->curves[a])) pr->linear = 0;
+    }
   }
   return NULL;
 }

@@ -325,6 +325,21 @@ void anim_zturn_eval(const anim_fastkeys *f, double t, int *cursor, double eps, 
   else zturn_at(f, i, t, eps, out);
 }
 
+void anim_curves_lerp_n(const anim_curve *c, int n, double t, int *cursor, double *out) {
+  const anim_keys *k = c[0].k;
+  int nk = k->n, i = find_key(k->t, nk, t, cursor), a;
+  double s;
+  if (i < 0 || i >= nk - 1) {
+    for (a = 0; a < n; a++) out[a] = VAL(&c[a], i < 0 ? 0 : nk - 1);
+    return;
+  }
+  s = (t - k->t[i]) / (k->t[i + 1] - k->t[i]);
+  for (a = 0; a < n; a++) {
+    double va = VAL(&c[a], i), vb = VAL(&c[a], i + 1);
+    out[a] = va + (vb - va) * s;
+  }
+}
+
 int anim_curves_share_times(const anim_curve c[3]) {
   int a;
   for (a = 0; a < 3; a++)

@@ -120,6 +120,11 @@ int anim_qcurve_all_slerp(const anim_qcurve *c);
  * time): one key search and one fraction for the three axes. */
 void anim_curves_lerp_shared(const anim_curve c[3], double t, int *cursor, double out[3]);
 
+/* n curves of one key array's times each (a property's components), all
+ * linear: anim_curve_eval's values, one key search (cursor: the first
+ * curve's) and one fraction for the n. */
+void anim_curves_lerp_n(const anim_curve *c, int n, double t, int *cursor, double *out);
+
 /* Whether the quaternion keys need k->unit (anim_qcurve_prepare fills it). */
 int anim_qcurve_needs_unit(const anim_keys *k);
 /* Fills k->arc (and k->unit when set): each key's slerp to the next, the
