@@ -37,10 +37,11 @@ int anim_w2d_in_frame(const double *f, double ox, double oy, double x, double y,
 /* The frame f (2x2: a b c d) a bone's local matrix is applied in, from its
  * parent's world matrix p by its inherit mode. */
 static void frame(int inherit, const double *p, double *f) {
-  double pa = p[0], pb = p[1], pc = p[2], pd = p[3], det = pa * pd - pb * pc;
-  double sx = sqrt(pa * pa + pc * pc), sy2, ct, st;
+  double pa = p[0], pb = p[1], pc = p[2], pd = p[3], det, sx, sy2, ct, st;
   if (inherit == ANIM_INHERIT_NORMAL) { f[0] = pa; f[1] = pb; f[2] = pc; f[3] = pd; return; }
   if (inherit == ANIM_INHERIT_ONLY_TRANSLATION) { f[0] = 1; f[1] = 0; f[2] = 0; f[3] = 1; return; }
+  det = pa * pd - pb * pc;
+  sx = sqrt(pa * pa + pc * pc);
   /* the direction th of the parent's x axis (of its y axis less a quarter
    * turn when its x axis has no length): cos th and sin th are the axis
    * over its length, without atan2 and its sine and cosine (the same
