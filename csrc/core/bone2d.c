@@ -98,15 +98,15 @@ void anim_w2d_bone_world(const anim_animator *a, anim_world2d *w, int j) {
   cx = c; sx = s; cy = -s; sy = c;
   /* (the setup shear's cosine and sine made with the block) */
   if (ap[ANIM_ASHX] != 0) {
-    int same = ap[ANIM_ASHX] == w->bone[j].shear[0];
-    double k = same ? w->sht[4 * j] : cos(ap[ANIM_ASHX] * RAD), q = same ? w->sht[4 * j + 1] : sin(ap[ANIM_ASHX] * RAD);
+    double k = w->sht[4 * j], q = w->sht[4 * j + 1];
+    /* (an animated shear: its cosine and sine as one sincos) */
+    if (ap[ANIM_ASHX] != w->bone[j].shear[0]) { k = cos(ap[ANIM_ASHX] * RAD); q = sin(ap[ANIM_ASHX] * RAD); }
     cx = c * k - s * q;
     sx = s * k + c * q;
   }
   if (ap[ANIM_ASHY] != 0) {
-    int same = ap[ANIM_ASHY] == w->bone[j].shear[1];
-    double k = same ? w->sht[4 * j + 2] : cos(ap[ANIM_ASHY] * RAD);
-    double q = same ? w->sht[4 * j + 3] : sin(ap[ANIM_ASHY] * RAD);
+    double k = w->sht[4 * j + 2], q = w->sht[4 * j + 3];
+    if (ap[ANIM_ASHY] != w->bone[j].shear[1]) { k = cos(ap[ANIM_ASHY] * RAD); q = sin(ap[ANIM_ASHY] * RAD); }
     cy = -s * k - c * q;
     sy = c * k - s * q;
   }
