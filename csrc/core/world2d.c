@@ -203,7 +203,18 @@ static void local2d(const anim_animator *a, int j, double out[6]) {
   const double *p = &a->pose[j * 10], *rp = r->rest_pos[j];
   double q[4], x = rp[0] + p[0], y = rp[1] + p[1], sc[2];
   int k;
-  anim_quat_mul(q, r->rest_rot[j], p + 3);
+  if (r->rest_rot[j][0] == 0 && r->rest_rot[j][1] == 0) {
+    /* (a 2D rest: a turn about z, whose product with the pose's quaternion
+     * is anim_quat_mul's with its zero terms left out: the same values,
+     * the zeros' signs aside) */
+    const double *rq = r->rest_rot[j], *b = p + 3;
+    q[0] = rq[3] * b[0] - rq[2] * b[1];
+    q[1] = rq[3] * b[1] + rq[2] * b[0];
+    q[2] = rq[3] * b[2] + rq[2] * b[3];
+    q[3] = rq[3] * b[3] - rq[2] * b[2];
+  } else {
+    anim_quat_mul(q, r->rest_rot[j], p + 3);
+  }
   if (!(q[0] * 0 + q[1] * 0 + q[2] * 0 + q[3] * 0 == 0)) { q[2] = 0; q[3] = 1; }
   for (k = 0; k < 2; k++) {
     double rs = r->rest_scl[j][k];
