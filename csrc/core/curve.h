@@ -154,7 +154,8 @@ static ANIM_INLINE int anim_keys_segment(const double *tt, int n, double t, int 
 /* A channel's keys as the inline sampling below reads them (an
  * anim_joint keeps one per channel of a `fast` joint, set by
  * anim_clip_finish): times, values (quaternions: made unit when the keys
- * needed it: anim_keys' unit, else v), the slerps' arcs, the count; n = 0
+ * needed it: anim_keys' unit, else v), the slerps' arcs (a turn about z
+ * alone: its segments' records, anim_zturn_prepare), the count; n = 0
  * sends every sample through the curve functions. */
 typedef struct anim_fastkeys {
   const double *t, *v, *arc;
