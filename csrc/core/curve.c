@@ -287,11 +287,13 @@ void anim_zturn_prepare(const anim_keys *k, double *zt) {
     const double *a = k->v + 3 * (size_t)i, *t = k->t + i;
     double *z = zt + ANIM_ZTURN_REC * (size_t)i;
     double d = (a[5] - a[2]) * (ANIM_PI / 360), m = (a[2] * 0.5 + a[5] * 0.5) * (ANIM_PI / 360);
-    /* (|m| < 1e5: anim_sincos's reduction is exact there; a segment of no
-     * length is never sampled) */
-    if (fabs(d) <= ANIM_PI / 2 && fabs(m) < 1e5 && t[1] > t[0]) {
+    double r = t[1] > t[0] ? d / (t[1] - t[0]) : NAN;
+    /* (|m| < 1e5: anim_sincos's reduction is exact there; r finite: not a
+     * segment of no length, which is never sampled, nor one so short that
+     * its turn over its length overflows) */
+    if (fabs(d) <= ANIM_PI / 2 && fabs(m) < 1e5 && r - r == 0) {
       anim_sincos(m, &z[0], &z[1]);
-      z[2] = d / (t[1] - t[0]);
+      z[2] = r;
       z[3] = t[0] * 0.5 + t[1] * 0.5;
     } else {
       z[0] = z[1] = z[3] = 0;

@@ -605,6 +605,18 @@ int main(void) {
         }
       }
     }
+    {
+      /* two keys 1e-310 s apart (the turn over the length overflows):
+       * the lerped angle */
+      double t2[2] = {0, 1e-310}, v2[6] = {0.0, 0.0, 10, 0.0, 0.0, 40}, at = 0.5e-310, o[4], e[4];
+      double s = (at - t2[0]) / (t2[1] - t2[0]);
+      k.n = 2; k.t = t2; k.v = v2;
+      anim_zturn_prepare(&k, zt);
+      f.t = t2; f.v = v2; f.arc = zt; f.n = 2;
+      anim_zturn_eval(&f, at, NULL, 1, o);
+      anim_quat_about_z(e, 10 + (40 - 10) * s, 1);
+      CHECK(memcmp(o, e, sizeof o) == 0 && o[3] == o[3], "anim_zturn_eval: a segment too short for its record lerps the angle");
+    }
     CHECK(bits, "anim_zturn_eval: the same bits with a cursor and without");
     CHECK(exact, "anim_zturn_eval: anim_quat_about_z's bits beyond the keys and on segments beyond half a turn");
     CHECK(err <= 4, "anim_zturn_eval: within 4 roundings of the half angle of the lerped angle's quaternion");
