@@ -182,6 +182,35 @@ describe("2D world matrices", function()
     near({ 3, 0, 0, 2, 0, -2 }, child_of("noRotationOrReflection", -2), 1e-12)
   end)
 
+  it("the modes' frames where the parent's x axis has no length or its length overflows, by the rule", function()
+    -- (the frame's direction is the parent's x axis over its length, and
+    -- where that length is 0 its y axis' less a quarter turn; where the
+    -- length's square overflows, the direction of the axis still)
+    local function child_of(mode, parent)
+      local sk = assert(anim.skeleton2d{ bones = { parent, { name = "c", parent = "p", y = 2, inherit = mode } } })
+      local a = anim.animator(sk)
+      a:update(0)
+      return world(a, "c")
+    end
+    -- no x axis: P = [0 -3; 0 0] (turned 90, scaled 0 by 3): its y axis
+    -- points left (180), so the direction is 90
+    local flat = { name = "p", rotation = 90, scale_x = 0, scale_y = 3 }
+    -- point (0, 2) at P (0, 2) = (-6, 0)
+    near({ 0, -1, 1, 0, -6, 0 }, child_of("noScale", flat), 1e-12, "noScale")
+    near({ 0, -1, 1, 0, -6, 0 }, child_of("noScaleOrReflection", flat), 1e-12, "noScaleOrReflection")
+    -- the scale along the direction 0 (no x axis), across it 3
+    near({ 3, 0, 0, 0, -6, 0 }, child_of("noRotationOrReflection", flat), 1e-12, "noRotationOrReflection")
+    -- an x axis of length 1e200 at 30 degrees (its square overflows)
+    local c30, s30 = math.cos(30 * rad), math.sin(30 * rad)
+    local huge = { name = "p", rotation = 30, scale_x = 1e200, scale_y = 1 }
+    near({ c30, -s30, s30, c30, -2 * s30, 2 * c30 }, child_of("noScale", huge), 1e-12, "noScale (huge)")
+    -- the y axis of length 1e200 and none along x: the direction 30 still
+    local tall = { name = "p", rotation = 30, scale_x = 0, scale_y = 1e200 }
+    local w = child_of("noScaleOrReflection", tall)
+    near({ c30, -s30, s30, c30, w[5], w[6] }, w, 1e-12, "noScaleOrReflection (tall)")
+    assert(math.abs(w[5] / (-2e200 * s30) - 1) < 1e-12 and math.abs(w[6] / (2e200 * c30) - 1) < 1e-12)
+  end)
+
   it("reads the pose of absolute clips: a rotation key beyond half a turn, scale, and the shear property", function()
     local sk = assert(anim.skeleton2d{ bones = { ROOT, PARENT, CHILD } })
     local clip = assert(anim.clip{ absolute = true, euler = "xyz", length = 1, joints = {
@@ -214,28 +243,38 @@ describe("2D world matrices", function()
     assert.are.same({ 1e200, 0, 0, 2, 0, 0 }, { a:world2d("r") })
   end)
 
-  it("an offset clip turning about z alone (its quaternion from the half angle) poses the general Euler path's bits", function()
+  it("an offset clip turning about z alone (its quaternion by its segments) poses the general Euler path's matrices, and the same bits played in order and by jumps", function()
     local sk = assert(anim.skeleton2d{ bones = { ROOT, PARENT, CHILD } })
     local function clip(x, euler)
       local keys = {}
+      -- (steps of 97 to 391 degrees: segments up to half a turn and beyond)
       for k = 0, 12 do keys[k + 1] = { k / 12, { x, 0, (k % 5 - 2) * 97.3 + k } } end
       return assert(anim.clip{ euler = euler, length = 1, joints = { p = { rotation = keys }, c = { rotation = keys } } })
     end
-    -- x keys of -0 take the general path (a turn about z alone is of +0 x and y keys)
+    -- x keys of -0 take the general path (a turn about z alone is of +0 x
+    -- and y keys): the lerped angle's sine and cosine, where the z turn
+    -- turns its segment's middle half angle by the series (curve.h)
     for _, euler in ipairs { "xyz", "yxz" } do
+      local zc = clip(0, euler)
       local a, b = anim.animator(sk), anim.animator(sk)
-      a:play(clip(0, euler), { fade = 0, weight = 0.7 })
+      a:play(zc, { fade = 0, weight = 0.7 })
       b:play(clip(-0.0, euler), { fade = 0, weight = 0.7 })
       for i = 1, 60 do
         a:update(1 / 61)
         b:update(1 / 61)
+        -- the same time reached by a jump (a fresh track: its key searched)
+        local c = anim.animator(sk)
+        c:play(zc, { fade = 0, weight = 0.7 }).time = a:tracks()[1].time
+        c:update(0)
         for _, bone in ipairs { "p", "c" } do
-          local wa, wb = world(a, bone), world(b, bone)
+          local wa = world(a, bone)
+          near(world(b, bone), wa, 1e-13, string.format("%s %s at %d", euler, bone, i))
+          local wc = world(c, bone)
           for k = 1, 6 do
             -- (the same bits: equal, zeros of one sign; the matrices are finite)
-            local x, y = wa[k], wb[k]
+            local x, y = wa[k], wc[k]
             assert(x == y and (x ~= 0 or 1 / x == 1 / y),
-              string.format("%s %s at %d: component %d: %.17g, general path %.17g", euler, bone, i, k, x, y))
+              string.format("%s %s at %d: component %d: %.17g, by a jump %.17g", euler, bone, i, k, x, y))
           end
         end
       end

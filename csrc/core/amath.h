@@ -72,19 +72,26 @@ static inline double anim_finite(double v) {
 void anim_sincos(double x, double *s, double *c);
 
 /* anim_quat_from_euler of (+0, +0, z) degrees in an order whose last axis
- * is z (eps 1: xyz; -1: yxz): its operations with the first two sines +0
- * and cosines 1 written in (the products with 0 kept: their zeros' signs),
- * so the same bits, with one sine and cosine and no call (a 2D bone's
- * rotation channel). */
-static inline void anim_quat_about_z(double o[4], double z, double eps) {
-  double sc, cc, vc = eps * 0.0 * 0.0, a, b;
-  anim_sincos(z * (ANIM_PI / 360), &sc, &cc);
+ * is z (eps 1: xyz; -1: yxz), from the sine sc and cosine cc of the half
+ * angle z / 2: its operations with the first two sines +0 and cosines 1
+ * written in (the products with 0 kept: their zeros' signs), so the same
+ * bits for anim_sincos's sc and cc (a 2D bone's rotation channel). */
+static inline void anim_quat_z_sincos(double o[4], double sc, double cc, double eps) {
+  double vc = eps * 0.0 * 0.0, a, b;
   a = cc * 0.0 + sc * eps * 0.0;
   b = cc * 0.0 - sc * eps * 0.0;
   o[eps > 0 ? 0 : 1] = a;
   o[eps > 0 ? 1 : 0] = b;
   o[2] = cc * vc + 1 * sc;
   o[3] = 1 * cc - sc * vc;
+}
+
+/* The same of the angle z (degrees): one sine and cosine, no call to
+ * anim_quat_from_euler, its bits. */
+static inline void anim_quat_about_z(double o[4], double z, double eps) {
+  double sc, cc;
+  anim_sincos(z * (ANIM_PI / 360), &sc, &cc);
+  anim_quat_z_sincos(o, sc, cc, eps);
 }
 
 /* The series in scalars: Estrin's scheme in y = x^2 (short dependency

@@ -3,6 +3,7 @@
  * the rules and the readings chosen: docs/formats.md, "2D skeletons").
  * The local matrix is the JSON export format page's:
  * [cos(r+shX) sX, cos(r+90+shY) sY; sin(r+shX) sX, sin(r+90+shY) sY]. */
+#include <float.h>
 #include <math.h>
 
 #include "world2d_impl.h"
@@ -36,19 +37,34 @@ int anim_w2d_in_frame(const double *f, double ox, double oy, double x, double y,
 /* The frame f (2x2: a b c d) a bone's local matrix is applied in, from its
  * parent's world matrix p by its inherit mode. */
 static void frame(int inherit, const double *p, double *f) {
-  double pa = p[0], pb = p[1], pc = p[2], pd = p[3], det = pa * pd - pb * pc;
-  double sx = sqrt(pa * pa + pc * pc), th, ct, st;
+  double pa = p[0], pb = p[1], pc = p[2], pd = p[3], det, sx, sy2, ct, st;
   if (inherit == ANIM_INHERIT_NORMAL) { f[0] = pa; f[1] = pb; f[2] = pc; f[3] = pd; return; }
   if (inherit == ANIM_INHERIT_ONLY_TRANSLATION) { f[0] = 1; f[1] = 0; f[2] = 0; f[3] = 1; return; }
-  /* the direction of the parent's x axis (of its y axis less a quarter
-   * turn when its x axis has no length) */
-  th = sx > TINY ? atan2(pc, pa) : atan2(pd, pb) - ANIM_PI / 2;
-  ct = cos(th);
-  st = sin(th);
+  det = pa * pd - pb * pc;
+  sx = sqrt(pa * pa + pc * pc);
+  /* the direction th of the parent's x axis (of its y axis less a quarter
+   * turn when its x axis has no length): cos th and sin th are the axis
+   * over its length, without atan2 and its sine and cosine (the same
+   * values within rounding); by the angle only where a length is 0 or
+   * overflowed (its square infinite), which atan2 reads as a direction */
+  sy2 = pb * pb + pd * pd;
+  if (sx > TINY && sx <= DBL_MAX) {
+    ct = pa / sx;
+    st = pc / sx;
+  } else if (!(sx > TINY) && sy2 > 0 && sy2 <= DBL_MAX) {
+    double n = sqrt(sy2);
+    /* cos(phi - 90) = sin phi, sin(phi - 90) = -cos phi */
+    ct = pd / n;
+    st = -pb / n;
+  } else {
+    double th = sx > TINY ? atan2(pc, pa) : atan2(pd, pb) - ANIM_PI / 2;
+    ct = cos(th);
+    st = sin(th);
+  }
   if (inherit == ANIM_INHERIT_NO_ROTATION_OR_REFLECTION) {
     /* the parent's scale along its own axes, its turn and reflection
      * taken out: R(th) diag(sx, |det| / sx) R(-th) */
-    double sy = sx > TINY ? fabs(det) / sx : sqrt(pb * pb + pd * pd);
+    double sy = sx > TINY ? fabs(det) / sx : sqrt(sy2);
     f[0] = ct * ct * sx + st * st * sy;
     f[1] = f[2] = ct * st * (sx - sy);
     f[3] = st * st * sx + ct * ct * sy;
@@ -82,15 +98,15 @@ void anim_w2d_bone_world(const anim_animator *a, anim_world2d *w, int j) {
   cx = c; sx = s; cy = -s; sy = c;
   /* (the setup shear's cosine and sine made with the block) */
   if (ap[ANIM_ASHX] != 0) {
-    int same = ap[ANIM_ASHX] == w->bone[j].shear[0];
-    double k = same ? w->sht[4 * j] : cos(ap[ANIM_ASHX] * RAD), q = same ? w->sht[4 * j + 1] : sin(ap[ANIM_ASHX] * RAD);
+    double k = w->sht[4 * j], q = w->sht[4 * j + 1];
+    /* (an animated shear: its cosine and sine as one sincos) */
+    if (ap[ANIM_ASHX] != w->bone[j].shear[0]) { k = cos(ap[ANIM_ASHX] * RAD); q = sin(ap[ANIM_ASHX] * RAD); }
     cx = c * k - s * q;
     sx = s * k + c * q;
   }
   if (ap[ANIM_ASHY] != 0) {
-    int same = ap[ANIM_ASHY] == w->bone[j].shear[1];
-    double k = same ? w->sht[4 * j + 2] : cos(ap[ANIM_ASHY] * RAD);
-    double q = same ? w->sht[4 * j + 3] : sin(ap[ANIM_ASHY] * RAD);
+    double k = w->sht[4 * j + 2], q = w->sht[4 * j + 3];
+    if (ap[ANIM_ASHY] != w->bone[j].shear[1]) { k = cos(ap[ANIM_ASHY] * RAD); q = sin(ap[ANIM_ASHY] * RAD); }
     cy = -s * k - c * q;
     sy = c * k - s * q;
   }

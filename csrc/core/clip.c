@@ -169,6 +169,7 @@ int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *hot, int *c
   if (jt->channels & ANIM_CH_POS) sample3(jt->pos, jt->shared & ANIM_CH_POS, t, h, x, pos);
   if (jt->channels & ANIM_CH_ROT) {
     if (jt->rot_quat) anim_qcurve_eval(&jt->qrot, t, h ? h + 1 : NULL, rot);
+    else if (jt->zturn) anim_zturn_eval(&jt->fk[1], t, h ? h + 1 : NULL, jt->zturn, rot);
     else {
       double deg[3];
       sample3(jt->rot, jt->shared & ANIM_CH_ROT, t, h ? h + 1 : NULL, x ? x + 2 : NULL, deg);

@@ -48,7 +48,8 @@ typedef struct anim_joint {
                             * all of them: the joint's fast path */
   int zturn;               /* a fast joint's Euler rotation keys turn about
                             * z alone (x and y +0) in xyz (1) or yxz (-1):
-                            * sampled by anim_quat_about_z; else 0 */
+                            * sampled by anim_zturn_eval (curve.h; fk[1].arc
+                            * its segments), with cursors or without; else 0 */
   /* A fast joint's position, rotation and scale keys as its inline
    * sampling reads them (anim_clip_sample_fast; n = 0 when not `fast`),
    * beside the fields above: the blend's usual joint reads one cache line
@@ -163,12 +164,11 @@ static ANIM_INLINE int anim_clip_sample_fast(const anim_clip *c, const anim_join
   if (ch & ANIM_CH_POS) anim_curves_lerp_inline(jt->pos, &jt->fk[0], t, hot, out);
   if (ch & ANIM_CH_ROT) {
     if (jt->rot_quat) anim_qcurve_slerp_inline(&jt->qrot, &jt->fk[1], t, hot + 1, out + 3);
+    else if (jt->zturn) anim_zturn_eval(&jt->fk[1], t, hot + 1, jt->zturn, out + 3);
     else {
       double deg[3];
       anim_curves_lerp_inline(jt->rot, &jt->fk[1], t, hot + 1, deg);
-      /* (x and y of such keys interpolate to +0: a + (b - a) s of +0s) */
-      if (jt->zturn) anim_quat_about_z(out + 3, deg[2], jt->zturn);
-      else anim_quat_from_euler(out + 3, deg, c->euler);
+      anim_quat_from_euler(out + 3, deg, c->euler);
     }
   }
   if (ch & ANIM_CH_SCL) anim_curves_lerp_inline(jt->scl, &jt->fk[2], t, hot + 2, out + 7);

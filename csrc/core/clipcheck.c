@@ -96,7 +96,11 @@ static const char *props_finish(anim_clip *c, int wrap) {
       cv->wrap = wrap;
       if ((e = curve_check_mods(cv))) return e;
     }
-    for (a = 0; a < pr->arity; a++) pr->base[a] = anim_finite(anim_curve_eval(&pr->curves[a], 0, NULL));
+    pr->linear = pr->keys[0].n > 0;
+    for (a = 0; a < pr->arity; a++) {
+      pr->base[a] = anim_finite(anim_curve_eval(&pr->curves[a], 0, NULL));
+      if (!anim_curve_all_linear(&pr->curves[a])) pr->linear = 0;
+    }
   }
   return NULL;
 }
@@ -128,8 +132,8 @@ static int item_sides(const anim_item *it) {
 }
 
 /* A fast joint's zturn (clip.h): 1 or -1 when its rotation is Euler keys
- * whose x and y are all +0 (then every sample's are: anim_quat_about_z
- * gives anim_quat_from_euler's bits) in an order that ends in z; else 0. */
+ * whose x and y are all +0 (then every sample's are: a turn about z alone,
+ * anim_zturn_eval) in an order that ends in z; else 0. */
 static int zturn(const anim_clip *c, const anim_joint *jt) {
   const anim_keys *k = &jt->keys[ANIM_K_ROT];
   int i;
@@ -202,6 +206,14 @@ const char *anim_clip_finish(anim_clip *c) {
         jt->fk[a].arc = k->arc;
         jt->fk[a].n = k->n;
       }
+    }
+    if (jt->zturn && jt->keys[ANIM_K_ROT].n > 1) {
+      /* (its segments' half angles: anim_zturn_prepare) */
+      const anim_keys *k = &jt->keys[ANIM_K_ROT];
+      double *zt = anim_clip_alloc(c, sizeof(double) * ANIM_ZTURN_REC * (size_t)(k->n - 1));
+      if (!zt) return ANIM_CLIP_NOMEM;
+      anim_zturn_prepare(k, zt);
+      jt->fk[1].arc = zt;
     }
   }
   {

@@ -281,6 +281,67 @@ void anim_curves_lerp_shared(const anim_curve c[3], double t, int *cursor, doubl
   lerp3_at(k, i, t, out);
 }
 
+void anim_zturn_prepare(const anim_keys *k, double *zt) {
+  int i;
+  for (i = 0; i + 1 < k->n; i++) {
+    const double *a = k->v + 3 * (size_t)i, *t = k->t + i;
+    double *z = zt + ANIM_ZTURN_REC * (size_t)i;
+    double d = (a[5] - a[2]) * (ANIM_PI / 360), m = (a[2] * 0.5 + a[5] * 0.5) * (ANIM_PI / 360);
+    double r = t[1] > t[0] ? d / (t[1] - t[0]) : NAN;
+    /* (|m| < 1e5: anim_sincos's reduction is exact there; r finite: not a
+     * segment of no length, which is never sampled, nor one so short that
+     * its turn over its length overflows) */
+    if (fabs(d) <= ANIM_PI / 2 && fabs(m) < 1e5 && r - r == 0) {
+      anim_sincos(m, &z[0], &z[1]);
+      z[2] = r;
+      z[3] = t[0] * 0.5 + t[1] * 0.5;
+    } else {
+      z[0] = z[1] = z[3] = 0;
+      z[2] = NAN;
+    }
+  }
+}
+
+/* The quaternion on segment i at t, f's arc the prepared records: x =
+ * (t - t_m) d / (t1 - t0) from the middle time t_m (no division a sample),
+ * the quaternion (+0, +0, sin, cos) (a turn about z: its x and y zeros of
+ * one sign, where anim_quat_about_z's carry the signs of its products). */
+static void zturn_at(const anim_fastkeys *f, int i, double t, double eps, double out[4]) {
+  const double *z = f->arc + ANIM_ZTURN_REC * (size_t)i;
+  double sx, cx;
+  if (!(z[2] == z[2])) {
+    const double *a = f->v + 3 * (size_t)i, *tt = f->t + i;
+    double s = (t - tt[0]) / (tt[1] - tt[0]);
+    anim_quat_about_z(out, a[2] + (a[5] - a[2]) * s, eps);
+    return;
+  }
+  anim_sincos_small((t - z[3]) * z[2], &sx, &cx);
+  out[0] = out[1] = 0;
+  out[2] = z[0] * cx + z[1] * sx;
+  out[3] = z[1] * cx - z[0] * sx;
+}
+
+void anim_zturn_eval(const anim_fastkeys *f, double t, int *cursor, double eps, double out[4]) {
+  int n = f->n, i = find_key(f->t, n, t, cursor);
+  if (i < 0 || i >= n - 1) anim_quat_about_z(out, f->v[3 * (size_t)(i < 0 ? 0 : n - 1) + 2], eps);
+  else zturn_at(f, i, t, eps, out);
+}
+
+void anim_curves_lerp_n(const anim_curve *c, int n, double t, int *cursor, double *out) {
+  const anim_keys *k = c[0].k;
+  int nk = k->n, i = find_key(k->t, nk, t, cursor), a;
+  double s;
+  if (i < 0 || i >= nk - 1) {
+    for (a = 0; a < n; a++) out[a] = VAL(&c[a], i < 0 ? 0 : nk - 1);
+    return;
+  }
+  s = (t - k->t[i]) / (k->t[i + 1] - k->t[i]);
+  for (a = 0; a < n; a++) {
+    double va = VAL(&c[a], i), vb = VAL(&c[a], i + 1);
+    out[a] = va + (vb - va) * s;
+  }
+}
+
 int anim_curves_share_times(const anim_curve c[3]) {
   int a;
   for (a = 0; a < 3; a++)

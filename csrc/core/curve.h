@@ -120,6 +120,11 @@ int anim_qcurve_all_slerp(const anim_qcurve *c);
  * time): one key search and one fraction for the three axes. */
 void anim_curves_lerp_shared(const anim_curve c[3], double t, int *cursor, double out[3]);
 
+/* n curves of one key array's times each (a property's components), all
+ * linear: anim_curve_eval's values, one key search (cursor: the first
+ * curve's) and one fraction for the n. */
+void anim_curves_lerp_n(const anim_curve *c, int n, double t, int *cursor, double *out);
+
 /* Whether the quaternion keys need k->unit (anim_qcurve_prepare fills it). */
 int anim_qcurve_needs_unit(const anim_keys *k);
 /* Fills k->arc (and k->unit when set): each key's slerp to the next, the
@@ -149,7 +154,8 @@ static ANIM_INLINE int anim_keys_segment(const double *tt, int n, double t, int 
 /* A channel's keys as the inline sampling below reads them (an
  * anim_joint keeps one per channel of a `fast` joint, set by
  * anim_clip_finish): times, values (quaternions: made unit when the keys
- * needed it: anim_keys' unit, else v), the slerps' arcs, the count; n = 0
+ * needed it: anim_keys' unit, else v), the slerps' arcs (a turn about z
+ * alone: its segments' records, anim_zturn_prepare), the count; n = 0
  * sends every sample through the curve functions. */
 typedef struct anim_fastkeys {
   const double *t, *v, *arc;
@@ -206,6 +212,27 @@ static ANIM_INLINE void anim_qcurve_slerp_inline(const anim_qcurve *c, const ani
     anim_v2_store(out + 2, anim_v2_lin(va, anim_v2_load(v + 2), vb, anim_v2_load(v + 6)));
   }
 }
+
+/* A turn about z alone: Euler keys (+0, +0, z) lerped, as a quaternion
+ * (eps 1: xyz, -1: yxz; a 2D bone's rotation channel).  Per segment
+ * anim_zturn_prepare keeps the sine and cosine of its middle half angle
+ * h_m, its half turn d (radians) over its length and its middle time: the
+ * half angle at t is h_m + x, x = (t - t_m) d / (t1 - t0), whose sine and
+ * cosine are those of h_m turned by x's from the series (|x| <= pi/4
+ * where its error is below 1e-15): the lerped angle's quaternion within
+ * rounding, no anim_sincos and no division a sample.  A segment turning
+ * more than half a turn (its |d| > pi/2), or of angles too large for it,
+ * keeps the lerped angle (anim_quat_about_z); so do the keys themselves
+ * before the first and after the last. */
+#define ANIM_ZTURN_REC 4
+/* Fills zt (ANIM_ZTURN_REC (n - 1) numbers) from the n keys of arity 3. */
+void anim_zturn_prepare(const anim_keys *k, double *zt);
+
+/* The quaternion at t, any t (a binary search when cursor is NULL).  Out
+ * of line: inline in the blend's pose_one_level it would save 2D bones 23
+ * instructions a bone-sample but take registers from W1's joints there (2
+ * instructions more a joint-sample: bench/skeleton2d.lua --grind). */
+void anim_zturn_eval(const anim_fastkeys *f, double t, int *cursor, double eps, double out[4]);
 
 /* The noise of the noise modifier: smooth (C2), deterministic, in [0, 1]. */
 double anim_noise(double x, double phase);

@@ -24,6 +24,8 @@ typedef struct anim_prop {
   anim_curve *curves;      /* arity: component a reads keys[a]; the builder sets their modifiers */
   double *base;            /* arity: the value at time 0 (an additive track adds its value minus it) */
   int discrete;            /* 1: every key a step, blended by the largest share (propmix.c), not summed */
+  int linear;              /* every component's keys linear, no modifier (anim_clip_finish):
+                            * sampled with one key search and one fraction */
 } anim_prop;
 
 struct anim_clip;

@@ -198,26 +198,45 @@ static double prop_or(const anim_animator *a, int slot, int c, double dflt) {
 /* Of bone j's local transform (anim_animator_local: the rest composed
  * with the blended pose, then made finite as anim_finite10 makes it), what
  * the 2D stage reads: x, y, the rotation's z and w, scale x and y, into
- * out[6] -- the same numbers, without the call and the z axis.  (Each
- * number but the rotation's is made finite alone by anim_finite10, the
- * rotation as a whole: the identity when a component is not finite or
- * all are 0.) */
+ * out[6] -- without the call and the z axis.  (Each number but the
+ * rotation's is made finite alone by anim_finite10, the rotation as a
+ * whole: the identity when a component is not finite or all are 0.  Here
+ * a rotation of four zeros stays: read_local gives it the identity's
+ * cosine and sine.  One sum tells whether any number needs the checks.) */
 static void local2d(const anim_animator *a, int j, double out[6]) {
   const anim_rig *r = a->rig;
   const double *p = &a->pose[j * 10], *rp = r->rest_pos[j];
-  double q[4];
+  double q[4], x = rp[0] + p[0], y = rp[1] + p[1], sc[2];
   int k;
-  anim_quat_mul(q, r->rest_rot[j], p + 3);
-  if (!(q[0] * 0 + q[1] * 0 + q[2] * 0 + q[3] * 0 == 0) || (q[0] == 0 && q[1] == 0 && q[2] == 0 && q[3] == 0))
-    anim_quat_identity(q);
-  out[0] = anim_finite(rp[0] + p[0]);
-  out[1] = anim_finite(rp[1] + p[1]);
-  out[2] = q[2];
-  out[3] = q[3];
+  if (r->rest_rot[j][0] == 0 && r->rest_rot[j][1] == 0) {
+    /* (a 2D rest: a turn about z, whose product with the pose's quaternion
+     * is anim_quat_mul's with its zero terms left out: the same values,
+     * the zeros' signs aside) */
+    const double *rq = r->rest_rot[j], *b = p + 3;
+    q[0] = rq[3] * b[0] - rq[2] * b[1];
+    q[1] = rq[3] * b[1] + rq[2] * b[0];
+    q[2] = rq[3] * b[2] + rq[2] * b[3];
+    q[3] = rq[3] * b[3] - rq[2] * b[2];
+  } else {
+    anim_quat_mul(q, r->rest_rot[j], p + 3);
+  }
+  if (!(q[0] * 0 + q[1] * 0 + q[2] * 0 + q[3] * 0 == 0)) { q[2] = 0; q[3] = 1; }
   for (k = 0; k < 2; k++) {
     double rs = r->rest_scl[j][k];
-    out[4 + k] = anim_finite(!r->scaled ? p[7 + k] : rs != 0 ? rs * p[7 + k] : p[7 + k] - 1);
+    sc[k] = !r->scaled ? p[7 + k] : rs != 0 ? rs * p[7 + k] : p[7 + k] - 1;
   }
+  if (!(x * 0 + y * 0 + (sc[0] * 0 + sc[1] * 0) == 0)) {
+    x = anim_finite(x);
+    y = anim_finite(y);
+    sc[0] = anim_finite(sc[0]);
+    sc[1] = anim_finite(sc[1]);
+  }
+  out[0] = x;
+  out[1] = y;
+  out[2] = q[2];
+  out[3] = q[3];
+  out[4] = sc[0];
+  out[5] = sc[1];
 }
 
 /* Bone j's applied local values from the blended joint: the angle about z
@@ -286,9 +305,14 @@ static void pose(anim_animator *a, anim_world2d *w) {
   {
     /* the matrices made finite: x * 0 is 0 for a finite x, NaN else, so
      * one sum tells whether any number needs anim_finite (rarely) */
-    double z0 = 0, z1 = 0;
-    for (i = 0; i < 6 * w->n; i += 2) { z0 += w->wm[i] * 0; z1 += w->wm[i + 1] * 0; }
-    if (z0 + z1 != 0)
+    anim_v2 z0 = anim_v2_splat(0), z1 = z0, z2 = z0, zero = z0;
+    for (i = 0; i < 6 * w->n; i += 6) {
+      z0 = anim_v2_add(z0, anim_v2_mul(anim_v2_load(&w->wm[i]), zero));
+      z1 = anim_v2_add(z1, anim_v2_mul(anim_v2_load(&w->wm[i + 2]), zero));
+      z2 = anim_v2_add(z2, anim_v2_mul(anim_v2_load(&w->wm[i + 4]), zero));
+    }
+    z0 = anim_v2_add(anim_v2_add(z0, z1), z2);
+    if (anim_v2_lo(z0) + anim_v2_hi(z0) != 0)
       for (i = 0; i < 6 * w->n; i++) w->wm[i] = anim_finite(w->wm[i]);
   }
   w->valid = 1;

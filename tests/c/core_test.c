@@ -554,6 +554,74 @@ int main(void) {
     }
     CHECK(zsame, "anim_quat_about_z: anim_quat_from_euler's bits, zeros' signs too");
   }
+  {
+    /* a turn about z alone sampled by its segments (anim_zturn_eval): the
+     * lerped angle's quaternion within 4 roundings of its half angle on
+     * segments of at most half a turn (keys near 0 and near -1e4 degrees),
+     * its bits on longer ones and beyond the keys; the same bits with a
+     * cursor and without */
+    enum { NK = 64 };
+    double t[NK], v[3 * NK], zt[ANIM_ZTURN_REC * NK], err = 0;
+    anim_keys k;
+    anim_fastkeys f;
+    int i, order, start, bits = 1, exact = 1;
+    unsigned seed = 40;
+    for (start = 0; start < 2; start++) {
+      int cursor = -1;
+      memset(&k, 0, sizeof k);
+      for (i = 0; i < NK; i++) {
+        seed = seed * 1103515245u + 12345u;
+        t[i] = i * 0.25;
+        v[3 * i] = v[3 * i + 1] = 0.0;
+        /* steps up to 190 degrees (a few beyond half a turn) */
+        v[3 * i + 2] = (i ? v[3 * i - 1] : start ? -1e4 + 9.75 : 0.3) + ((double)(seed >> 8 & 0xffff) / 65535 - 0.45) * 380;
+      }
+      v[3 * 10 + 2] = v[3 * 9 + 2] + 180;   /* exactly half a turn: the series */
+      k.n = NK; k.arity = 3; k.t = t; k.v = v;
+      anim_zturn_prepare(&k, zt);
+      f.t = t; f.v = v; f.arc = zt; f.n = NK;
+      for (order = 0; order < 2; order++) {
+        double eps = order ? -1 : 1;
+        for (i = -40; i < 64 * 40 + 40; i++) {
+          double at = i * (0.25 / 40) + 0.001, o[4], p[4], e[4], deg;
+          int seg = (int)floor(at / 0.25), c;
+          anim_zturn_eval(&f, at, &cursor, eps, o);
+          anim_zturn_eval(&f, at, NULL, eps, p);
+          if (memcmp(o, p, sizeof o)) bits = 0;
+          if (seg < 0 || seg >= NK - 1) deg = v[3 * (seg < 0 ? 0 : NK - 1) + 2];
+          else {
+            double s = (at - t[seg]) / (t[seg + 1] - t[seg]);
+            deg = v[3 * seg + 2] + (v[3 * seg + 5] - v[3 * seg + 2]) * s;
+          }
+          anim_quat_about_z(e, deg, eps);
+          if (seg < 0 || seg >= NK - 1 || fabs(v[3 * seg + 5] - v[3 * seg + 2]) > 180) {
+            if (memcmp(o, e, sizeof o)) exact = 0;
+          } else {
+            /* (in units of the rounding of the half angle h itself: 2^-52 max(1, |h|)) */
+            double u = ldexp(fmax(1, fabs(deg) * (ANIM_PI / 360)), -52);
+            for (c = 0; c < 4; c++) if (fabs(o[c] - e[c]) / u > err) err = fabs(o[c] - e[c]) / u;
+            if (o[0] != 0 || o[1] != 0) exact = 0;
+          }
+        }
+      }
+    }
+    {
+      /* two keys 1e-310 s apart (the turn over the length overflows):
+       * the lerped angle */
+      double t2[2] = {0, 1e-310}, v2[6] = {0.0, 0.0, 10, 0.0, 0.0, 40}, at = 0.5e-310, o[4], e[4];
+      double s = (at - t2[0]) / (t2[1] - t2[0]);
+      k.n = 2; k.t = t2; k.v = v2;
+      anim_zturn_prepare(&k, zt);
+      f.t = t2; f.v = v2; f.arc = zt; f.n = 2;
+      anim_zturn_eval(&f, at, NULL, 1, o);
+      anim_quat_about_z(e, 10 + (40 - 10) * s, 1);
+      CHECK(memcmp(o, e, sizeof o) == 0 && o[3] == o[3], "anim_zturn_eval: a segment too short for its record lerps the angle");
+    }
+    CHECK(bits, "anim_zturn_eval: the same bits with a cursor and without");
+    CHECK(exact, "anim_zturn_eval: anim_quat_about_z's bits beyond the keys and on segments beyond half a turn");
+    CHECK(err <= 4, "anim_zturn_eval: within 4 roundings of the half angle of the lerped angle's quaternion");
+    if (err > 4) fprintf(stderr, "anim_zturn_eval: error %g roundings\n", err);
+  }
 
   mem.f = counting_alloc;
   mem.ud = &cn;
