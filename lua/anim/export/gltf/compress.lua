@@ -226,6 +226,7 @@ local function pack_of(S, kept)
       jt[r.ch] = PK_IDENTITY
     else
       local keys = r.chan and kept[r.chan] or r.keys or r.all
+      local fv = keys.vals -- (values placed off the samples: reduce.choose)
       if #keys == 2 and keys[1] == 1 and keys[2] == #r.vals then
         local const = true
         for f = 2, #r.vals do if not same(r.vals[f], r.vals[1]) then const = false break end end
@@ -234,7 +235,7 @@ local function pack_of(S, kept)
       local fr, v = {}, {}
       for n, k in ipairs(keys) do
         fr[n] = r.frames[k]
-        for _, x in ipairs(r.vals[k]) do v[#v + 1] = x end
+        for _, x in ipairs(fv and fv[n] or r.vals[k]) do v[#v + 1] = x end
       end
       -- (a position or scale of few keys is smaller as floats than with
       -- its 24 bytes of range: 4 + 14 n bytes against 28 + 8 n)

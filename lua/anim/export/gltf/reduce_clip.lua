@@ -120,9 +120,10 @@ function M.reduce(c, rig, options)
         local places = 0
         while places < 15 and 10 ^ -places > ch.tol / 16 do places = places + 1 end
         local fmt = "%." .. places .. "f"
+        local fv = kept[ci].vals
         for n, k in ipairs(kept[ci]) do
           local v = {}
-          for a, x in ipairs(list[k][2]) do v[a] = tonumber(fmt:format(x)) end
+          for a, x in ipairs(fv and fv[n] or list[k][2]) do v[a] = tonumber(fmt:format(x)) end
           keys[n] = { list[k][1], v }
         end
         j[ch.ch] = keys
