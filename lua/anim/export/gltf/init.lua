@@ -235,7 +235,26 @@ local function reduce_channels(c, out, tjoints, rest, L, err, distance)
       return p and p(t) or a, r and r(t) or b, s and s(t) or d
     end
   end
-  local kept, worst = R.reduce(tjoints, chans, localA, apply, L, err, distance)
+  -- (the bytes of the keys, about: a sampler's times are written once for
+  -- the channels that have the same; an accessor's JSON about 150 bytes)
+  local function cost(kept)
+    local seen, bytes, reduced = {}, 0, {}
+    for ci in ipairs(chans) do reduced[idx[ci]] = ci end
+    for oi, o in ipairs(out) do
+      local ci = reduced[oi]
+      local k, ts = ci and kept[ci], {}
+      if k then
+        for n, i in ipairs(k) do ts[n] = chans[ci].times[i] end
+      else
+        for n, key in ipairs(o.keys) do ts[n] = key.t end
+      end
+      local tk = table.concat(ts, " ")
+      if not seen[tk] then seen[tk] = true; bytes = bytes + 4 * #ts + 150 end
+      bytes = bytes + #ts * (k and o.ch == "rotation" and 8 or 4 * o.n * (o.mode == "CUBICSPLINE" and 3 or 1)) + 150
+    end
+    return bytes
+  end
+  local kept, worst = R.reduce(tjoints, chans, localA, apply, L, err, distance, cost)
   if not kept then return { skipped = worst } end
   local before, after = 0, 0
   for ci, ch in ipairs(chans) do

@@ -17,8 +17,10 @@
 -- from it to the farthest virtual point below it); the clip is then
 -- measured in model space at every original key time and halfway between
 -- (the dense keys' own step, halved); the channels of a joint whose points
--- stray beyond the bound, and of its parents, are reduced again at half the
--- tolerance, up to ROUNDS times, after which they are kept as they were.
+-- stray beyond the bound, and of its parents, are reduced again at 0.7 times
+-- the tolerance, up to ROUNDS times, after which they are kept as they were;
+-- then the channels of joints well inside the bound are reduced again at a
+-- looser tolerance, kept where the clip stays within it (loosen, below).
 local mat4 = require "anim.base.mat4"
 local K = require "anim.export.gltf.keys"
 local C = require "anim.export.gltf.reduce_curve"
@@ -27,6 +29,10 @@ local M = {}
 
 M.ERROR, M.DISTANCE, M.HUMAN = 0.001, 0.1, 1.7
 M.ROUNDS = 8
+-- Loosening a group within the bound: passes at most, the room a joint's
+-- points must have (its worst error and those below it at most ROOM times
+-- the bound), the most a pass loosens by
+M.LOOSEN, M.ROOM, M.LOOSER = 4, 0.7, 4
 -- The factor of the first tolerance (1: the hierarchy's share, as the
 -- exports start; anim.compress starts looser and tightens, export/gltf/compress.lua)
 M.START = 1
@@ -275,19 +281,145 @@ local function same_keys(a, b)
   return true
 end
 
+-- The channels of group g chosen again where their factor changed (or
+-- written whole: frozen), and the joints they move measured: the group's
+-- worst error.  S: reduce's state (below).
+local function remeasure(S, g)
+  local channels, kept, parent, order = S.channels, S.kept, S.parent, S.order
+  local changed = S.force or {} -- (joints whose keys went back to earlier ones: loosen)
+  S.force = nil
+  for _, c in ipairs(g.cs) do
+    local ch = channels[c]
+    if S.frozen[c] then
+      if kept[c] then changed[ch.j] = true end
+      kept[c] = nil
+    elseif not kept[c] or kept[c].factor ~= S.factor[c] then
+      local k
+      k, S.states[c] = C.choose(ch.times, ch.vals, S.tolerance(ch, S.factor[c]), ch.kind == "rotation", S.states[c],
+        ch.round)
+      if not same_keys(k, kept[c]) then changed[ch.j] = true end
+      kept[c] = k
+      k.factor = S.factor[c]
+    end
+  end
+  local dirty = {}
+  for _, i in ipairs(order) do
+    if changed[i] or (parent[i] and dirty[parent[i]]) then dirty[i] = true end
+  end
+  if next(dirty) ~= nil then
+    measure_dirty(parent, order, S.fa, S.apply(kept, dirty), g.times, S.distance, dirty, S.per)
+  end
+  local gworst = 0
+  for i in pairs(g.moved) do gworst = math.max(gworst, S.per[i]) end
+  return gworst
+end
+
+-- The joints of group g beyond the bound, and their parents (a set).
+local function astray(S, g)
+  local hit = {}
+  for i in pairs(g.moved) do
+    if S.per[i] > S.err then
+      local p = i
+      while p and not hit[p] do hit[p] = true; p = S.parent[p] end
+    end
+  end
+  return hit
+end
+
+-- Group g chosen and measured, the channels of its joints astray (and of
+-- their parents) tightened by 0.7 a round, up to ROUNDS times, then written
+-- whole: its worst error.
+local function tighten(S, g)
+  for round = 1, M.ROUNDS + 1 do
+    M.rounds = round
+    local gworst = remeasure(S, g)
+    if gworst <= S.err or round > M.ROUNDS then return gworst end
+    local hit = astray(S, g)
+    for _, c in ipairs(g.cs) do
+      if hit[S.channels[c].j] then
+        if round >= M.ROUNDS then S.frozen[c] = true else S.factor[c] = S.factor[c] * 0.7 end
+      end
+    end
+  end
+end
+
+-- Group g within the bound (its worst error gworst) made smaller where it
+-- has room: the channels of each joint whose points, and those of every
+-- joint below it, are within ROOM of the bound get a looser tolerance (by
+-- the room, LOOSER times at most), kept when the group stays within the
+-- bound; else those of the joints that strayed (and of their parents) go
+-- back, the rest kept if the group is then within the bound (else all go
+-- back), and the next pass loosens by less.  LOOSEN passes at most: the
+-- group's worst error.
+local function loosen(S, g, gworst)
+  local err, per, channels = S.err, S.per, S.channels
+  local most = M.LOOSER
+  for _ = 1, M.LOOSEN do
+    if gworst > M.ROOM * err or most < 1.1 then break end
+    local sub = {}
+    for i in pairs(g.moved) do
+      local p = i
+      while p do
+        if (sub[p] or 0) < per[i] then sub[p] = per[i] end
+        p = S.parent[p]
+      end
+    end
+    local was, saved = {}, {}
+    for _, c in ipairs(g.cs) do
+      local e = sub[channels[c].j]
+      if not S.frozen[c] and e <= M.ROOM * err then
+        was[c] = { S.factor[c], S.kept[c] }
+        S.factor[c] = S.factor[c] * math.min(most, math.max(1.25, 0.9 * err / math.max(e, 1e-300)))
+      end
+    end
+    if next(was) == nil then break end
+    for i in pairs(g.moved) do saved[i] = per[i] end
+    local bytes = S.cost and S.cost(S.kept)
+    local function back(which)
+      S.force = S.force or {}
+      for c, v in pairs(was) do
+        if not which or which[channels[c].j] then
+          S.factor[c], S.kept[c], was[c] = v[1], v[2], nil
+          S.force[channels[c].j] = true
+        end
+      end
+    end
+    local w = remeasure(S, g)
+    if w > err then
+      back(astray(S, g))
+      w = next(was) ~= nil and remeasure(S, g) or math.huge
+      most = math.sqrt(most)
+    end
+    -- (kept when smaller as written: glTF writes a sampler's times once for
+    -- the channels that have the same, which a looser choice may part)
+    if w <= err and not (bytes and S.cost(S.kept) >= bytes) then
+      gworst = w
+    else
+      -- (every key as it was when `saved` was measured)
+      back()
+      S.force = nil
+      for i, e in pairs(saved) do per[i] = e end
+    end
+  end
+  return gworst
+end
+
 -- Reduces channels { j (tree joint index), kind ("position", "rotation",
 -- "scale", or "euler": degrees), times, vals, unit (tolerance factor: the
 -- channel's values per rig unit; 1 when absent), slack (radians a rotation's
 -- values may be off already: its tolerance is that much smaller), round
 -- (optional: what a value placed off the samples becomes as written) };
 -- sets each one's tol (its first tolerance, in its own values).
--- apply(kept) gives localB for kept[c] (the key indices of channel c, and
--- kept[c].vals their values when placed off the samples, else nil: the
--- samples' own, vals[kept[c][n]]); localA is the original.  Returns kept and the worst error measured;
+-- apply(kept, dirty) gives localB for kept[c] (the key indices of channel c,
+-- and kept[c].vals their values when placed off the samples, else nil: the
+-- samples' own, vals[kept[c][n]]), asked only of the joints of `dirty` (a
+-- set of tree indices); localA is the original; cost (optional) gives the
+-- bytes kept would be written in (a looser choice that writes more is not
+-- kept).  Returns kept and the worst error measured;
 -- kept is nil (and the second result says why) when measuring would take
 -- more than MAX_WORK joint poses a round (the channels are then written
 -- whole).
-function M.reduce(tjoints, channels, localA, apply, L, err, distance)
+function M.reduce(tjoints, channels, localA, apply, L, err, distance, cost)
   local parent, world, depth, height = shape(tjoints)
   local n = #tjoints
   -- the farthest rest distance from each joint to a joint below it
@@ -356,51 +488,14 @@ function M.reduce(tjoints, channels, localA, apply, L, err, distance)
   end
   local per = {}
   for i = 1, n do per[i] = 0 end
+  local S = { channels = channels, kept = kept, factor = factor, frozen = frozen, states = states, per = per,
+    parent = parent, order = order, apply = apply, distance = distance, err = err, tolerance = tolerance, cost = cost }
   local worst = 0
   for _, g in ipairs(plan) do
-    local fa = frames(parent, order, localA, g.times, g.need)
-    for round = 1, M.ROUNDS + 1 do
-      M.rounds = round
-      local changed = {}
-      for _, c in ipairs(g.cs) do
-        local ch = channels[c]
-        if frozen[c] then
-          if kept[c] then changed[ch.j] = true end
-          kept[c] = nil
-        elseif not kept[c] or kept[c].factor ~= factor[c] then
-          local k
-          k, states[c] = C.choose(ch.times, ch.vals, tolerance(ch, factor[c]), ch.kind == "rotation", states[c],
-            ch.round)
-          if not same_keys(k, kept[c]) then changed[ch.j] = true end
-          kept[c] = k
-          k.factor = factor[c]
-        end
-      end
-      local dirty = {}
-      for _, i in ipairs(order) do
-        if changed[i] or (parent[i] and dirty[parent[i]]) then dirty[i] = true end
-      end
-      measure_dirty(parent, order, fa, apply(kept), g.times, distance, dirty, per)
-      local gworst = 0
-      for i in pairs(g.moved) do gworst = math.max(gworst, per[i]) end
-      if gworst <= err or round > M.ROUNDS then
-        worst = math.max(worst, gworst)
-        break
-      end
-      -- the joints astray and their parents: tighter, or (last round) kept whole
-      local hit = {}
-      for i in pairs(g.moved) do
-        if per[i] > err then
-          local p = i
-          while p and not hit[p] do hit[p] = true; p = parent[p] end
-        end
-      end
-      for _, c in ipairs(g.cs) do
-        if hit[channels[c].j] then
-          if round >= M.ROUNDS then frozen[c] = true else factor[c] = factor[c] * 0.7 end
-        end
-      end
-    end
+    S.fa = frames(parent, order, localA, g.times, g.need)
+    local gworst = tighten(S, g)
+    if gworst <= err then gworst = loosen(S, g, gworst) end
+    worst = math.max(worst, gworst)
   end
   return kept, worst
 end

@@ -103,13 +103,16 @@ function M.reduce(c, rig, options)
   if #chans == 0 then return c end
   local err, distance = R.bound(tjoints, options)
   -- the clip's table with the channels cut to the keys kept
-  local function table_of(kept)
+  -- (only: nil, or the set of the joints wanted, by name: the others left out)
+  local function table_of(kept, only)
     local out, joints = {}, {}
     for k, v in pairs(src) do out[k] = v end
-    for k, v in pairs(src.joints) do joints[k] = v end
+    for k, v in pairs(src.joints) do
+      if not only or only[k] then joints[k] = v end
+    end
     out.joints, out.version = joints, 3
     for ci, ch in ipairs(chans) do
-      if kept[ci] then
+      if kept[ci] and joints[ch.joint] then
         local j = {}
         for k, v in pairs(joints[ch.joint]) do j[k] = v end
         local list, keys = src.joints[ch.joint][ch.ch], {}
@@ -133,8 +136,16 @@ function M.reduce(c, rig, options)
     return out
   end
   local localA = local_of(c, binds, rest)
-  local function apply(kept)
-    local c2 = build(table_of(kept), name)
+  -- (the clip built of the joints measured only: `dirty`, tree indices)
+  local name_of = {}
+  for _, b in ipairs(binds) do name_of[b.rj] = info.joints[b.cj] end
+  local function apply(kept, dirty)
+    local only
+    if dirty then
+      only = {}
+      for i in pairs(dirty) do if name_of[i] then only[name_of[i]] = true end end
+    end
+    local c2 = build(table_of(kept, only), name)
     return local_of(c2, bind.get(c2, tree), rest)
   end
   local kept, worst = R.reduce(tjoints, chans, localA, apply, info.length, err, distance)
