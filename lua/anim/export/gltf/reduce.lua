@@ -32,7 +32,7 @@ M.ROUNDS = 8
 -- Loosening a group within the bound: passes at most, the room a joint's
 -- points must have (its worst error and those below it at most ROOM times
 -- the bound), the most a pass loosens by
-M.LOOSEN, M.ROOM, M.LOOSER = 4, 0.7, 4
+M.LOOSEN, M.ROOM, M.LOOSER = 2, 0.7, 4
 -- The factor of the first tolerance (1: the hierarchy's share, as the
 -- exports start; anim.compress starts looser and tightens, export/gltf/compress.lua)
 M.START = 1
@@ -364,12 +364,13 @@ local function loosen(S, g, gworst)
         p = S.parent[p]
       end
     end
-    local was, saved = {}, {}
+    local was, saved, tried = {}, {}, 1
     for _, c in ipairs(g.cs) do
       local e = sub[channels[c].j]
       if not S.frozen[c] and e <= M.ROOM * err then
         was[c] = { S.factor[c], S.kept[c] }
-        S.factor[c] = S.factor[c] * math.min(most, math.max(1.25, 0.9 * err / math.max(e, 1e-300)))
+        local by = math.min(most, math.max(1.25, 0.9 * err / math.max(e, 1e-300)))
+        S.factor[c], tried = S.factor[c] * by, math.max(tried, by)
       end
     end
     if next(was) == nil then break end
@@ -388,17 +389,17 @@ local function loosen(S, g, gworst)
     if w > err then
       back(astray(S, g))
       w = next(was) ~= nil and remeasure(S, g) or math.huge
-      most = math.sqrt(most)
     end
     -- (kept when smaller as written: glTF writes a sampler's times once for
     -- the channels that have the same, which a looser choice may part)
     if w <= err and not (bytes and S.cost(S.kept) >= bytes) then
       gworst = w
     else
-      -- (every key as it was when `saved` was measured)
+      -- (every key as it was when `saved` was measured; the next pass looser by less)
       back()
       S.force = nil
       for i, e in pairs(saved) do per[i] = e end
+      most = math.sqrt(tried)
     end
   end
   return gworst

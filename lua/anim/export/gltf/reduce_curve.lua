@@ -58,13 +58,22 @@ local function farthest_lin(times, vals, a, b, stop, va, vb, errs)
   local worst, wi = -1, nil
   local m = #va
   stop = stop or math.huge
+  -- (three components, the most common, written out)
+  local a1, a2, a3, d1, d2, d3 = va[1], va[2], va[3], vb[1] - va[1], vb[2] - va[2], vb[3] - va[3]
   for i = lo, hi do
     local u = span > 0 and (times[i] - t0) / span or (i == b and 1 or 0)
     local v = vals[i]
     local e = 0
-    for c = 1, m do
-      local dd = abs(v[c] - (va[c] + (vb[c] - va[c]) * u))
-      if dd > e then e = dd end
+    if m == 3 then
+      local e1, e2, e3 = abs(v[1] - (a1 + d1 * u)), abs(v[2] - (a2 + d2 * u)), abs(v[3] - (a3 + d3 * u))
+      if e1 > e then e = e1 end
+      if e2 > e then e = e2 end
+      if e3 > e then e = e3 end
+    else
+      for c = 1, m do
+        local dd = abs(v[c] - (va[c] + (vb[c] - va[c]) * u))
+        if dd > e then e = dd end
+      end
     end
     if errs then errs[i] = e end
     if e > worst then
@@ -132,7 +141,7 @@ M.FIT = true
 -- (on the glTF models and the bakes, 2 holds least often and 1.6 most)
 M.LOOSE = { 2, 1.6, 1.3 }
 M.LAWSON = 4 -- reweighting rounds of a fit
-M.REPAIR = 4 -- rounds of keys added where a fit strays
+M.REPAIR = 3 -- rounds of keys added where a fit strays
 
 -- The values at the keys `knots` (ascending key indices from 1 to n) of the
 -- least-squares curve through vals (m components each) weighted by w; nil
@@ -271,9 +280,12 @@ function M.choose(times, vals, tol, quat, state, round)
     state.cont = cont
   end
   state.errs = state.errs or {}
+  local last
   for _, g in ipairs(M.LOOSE) do
     local knots = M.simplify(times, vals, tol * g, quat, state)
-    if #knots < #kept then
+    -- (as many keys as the looser choice before: the same keys, no better fitted)
+    if #knots < #kept and #knots ~= last then
+      last = #knots
       local fv, k2 = fit(state, times, knots, tol, #kept, round)
       if fv then
         kept = k2
