@@ -290,6 +290,8 @@ function M.choose(times, vals, tol, quat, state, round)
       if fv then
         kept = k2
         kept.vals = fv
+        -- (held with no key added: a tighter choice keeps at least as many)
+        if #k2 == #knots then break end
       end
     end
   end
