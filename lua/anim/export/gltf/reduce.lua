@@ -366,7 +366,7 @@ local function loosen(S, g, gworst)
     end
     local was, saved, tried = {}, {}, 1
     for _, c in ipairs(g.cs) do
-      local e = sub[channels[c].j]
+      local e = sub[channels[c].j] or 0 -- (nil: its points and those below it exact)
       if not S.frozen[c] and e <= M.ROOM * err then
         was[c] = { S.factor[c], S.kept[c] }
         local by = math.min(most, math.max(1.25, 0.9 * err / math.max(e, 1e-300)))
