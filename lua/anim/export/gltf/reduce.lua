@@ -355,7 +355,7 @@ local function loosen(S, g, gworst)
   local err, per, channels = S.err, S.per, S.channels
   local most = M.LOOSER
   for _ = 1, M.LOOSEN do
-    if gworst > M.ROOM * err or most < 1.1 then break end
+    if most < 1.1 then break end
     local sub = {}
     for i in pairs(g.moved) do
       local p = i
