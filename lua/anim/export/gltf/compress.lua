@@ -377,8 +377,11 @@ function M.compress(c, options)
     chans_of(S)
     S.mtimes = R.sample_times(#S.chans > 0 and S.chans or { { times = { 0, L } } }, L)
     local level = M.LEVELS[options.level or "best"]
-    local rounds, start = R.ROUNDS, R.START
-    R.ROUNDS = level.rounds
+    -- (no loosening: the pack is measured at every joint's sample times, the
+    -- reduction at its subtree's; a looser choice held at the latter strayed
+    -- at the former: showmaster's walk 0.000508 against 0.000441)
+    local rounds, start, loosen = R.ROUNDS, R.START, R.LOOSEN
+    R.ROUNDS, R.LOOSEN = level.rounds, 0
     -- from each first tolerance of the level: the smallest pack within the
     -- bound (else the least error)
     pack = nil
@@ -386,7 +389,7 @@ function M.compress(c, options)
       S.wide = {}
       R.START = st
       local okr, p2, w2, q2 = pcall(search, S, L)
-      if not okr then R.ROUNDS, R.START = rounds, start; error(p2, 0) end
+      if not okr then R.ROUNDS, R.START, R.LOOSEN = rounds, start, loosen; error(p2, 0) end
       if not pack or (w2 <= S.err and (worst > S.err or #p2 < #pack)) or (worst > S.err and w2 < worst) then
         pack, worst, q99 = p2, w2, q2
       end
@@ -394,7 +397,7 @@ function M.compress(c, options)
       -- much where the first kept most)
       if w2 > S.err or S.none_cut then break end
     end
-    R.ROUNDS, R.START = rounds, start
+    R.ROUNDS, R.START, R.LOOSEN = rounds, start, loosen
     -- (a grid as fine as the ticks samples nothing more when doubled)
     if worst <= S.err or (not exact and S.grid >= S.rate) or grid * 2 > M.MAX_RATE or grid * 2 * L > M.MAX_FRAMES - 1 then
       break
