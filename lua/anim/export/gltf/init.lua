@@ -193,7 +193,7 @@ local function reduce_channels(c, out, tjoints, rest, L, err, distance)
       for i, k in ipairs(o.keys) do vals[i] = o.ch == "rotation" and K.short_quat(k.v) or k.v end
       -- (a short's rounding turns a unit quaternion by at most 2 asin(sqrt(4) / 2 / 32767))
       chans[#chans + 1] = { j = o.node_index + 1, kind = o.ch, times = times, vals = vals,
-        slack = o.ch == "rotation" and 1e-4 or nil }
+        slack = o.ch == "rotation" and 1e-4 or nil, round = o.ch == "rotation" and K.short_quat or nil }
       idx[#chans] = oi
     end
   end
@@ -222,7 +222,8 @@ local function reduce_channels(c, out, tjoints, rest, L, err, distance)
     for ci, ch in ipairs(chans) do
       if kept[ci] then
         local ts, vs = {}, {}
-        for n, k in ipairs(kept[ci]) do ts[n], vs[n] = ch.times[k], ch.vals[k] end
+        local fv = kept[ci].vals
+        for n, k in ipairs(kept[ci]) do ts[n], vs[n] = ch.times[k], fv and fv[n] or ch.vals[k] end
         by[ch.j][ch.kind] = R.evaluator(ts, vs, ch.kind == "rotation")
       end
     end
@@ -234,18 +235,37 @@ local function reduce_channels(c, out, tjoints, rest, L, err, distance)
       return p and p(t) or a, r and r(t) or b, s and s(t) or d
     end
   end
-  local kept, worst = R.reduce(tjoints, chans, localA, apply, L, err, distance)
+  -- (the bytes of the keys, about: a sampler's times are written once for
+  -- the channels that have the same; an accessor's JSON about 150 bytes)
+  local function cost(kept)
+    local seen, bytes, reduced = {}, 0, {}
+    for ci in ipairs(chans) do reduced[idx[ci]] = ci end
+    for oi, o in ipairs(out) do
+      local ci = reduced[oi]
+      local k, ts = ci and kept[ci], {}
+      if k then
+        for n, i in ipairs(k) do ts[n] = chans[ci].times[i] end
+      else
+        for n, key in ipairs(o.keys) do ts[n] = key.t end
+      end
+      local tk = table.concat(ts, " ")
+      if not seen[tk] then seen[tk] = true; bytes = bytes + 4 * #ts + 150 end
+      bytes = bytes + #ts * (k and o.ch == "rotation" and 8 or 4 * o.n * (o.mode == "CUBICSPLINE" and 3 or 1)) + 150
+    end
+    return bytes
+  end
+  local kept, worst = R.reduce(tjoints, chans, localA, apply, L, err, distance, cost)
   if not kept then return { skipped = worst } end
   local before, after = 0, 0
   for ci, ch in ipairs(chans) do
     local o = out[idx[ci]]
     before = before + #o.keys
     if kept[ci] then
-      local keys = {}
+      local keys, fv = {}, kept[ci].vals
       for n, k in ipairs(kept[ci]) do
         local key = {}
         for f, x in pairs(o.keys[k]) do key[f] = x end
-        key.v = ch.vals[k]
+        key.v = fv and fv[n] or ch.vals[k]
         keys[n] = key
       end
       o.keys, o.reduced, o.short = keys, true, o.ch == "rotation"

@@ -10,29 +10,39 @@
 -- scaled by the rig's rest-pose extent over 1.7 (a Minecraft model in
 -- pixels gets a bound to its size).
 --
--- How: each dense channel is reduced on its own (a greedy choice of its
--- keys, linear or slerped between the keys kept) to a tolerance derived
+-- How: each dense channel is reduced on its own (reduce_curve.lua: a
+-- greedy choice of its keys, linear or slerped between the keys kept, their
+-- values placed off the samples when that keeps fewer) to a tolerance derived
 -- from the hierarchy (the joint's share of the error, over the distance
 -- from it to the farthest virtual point below it); the clip is then
 -- measured in model space at every original key time and halfway between
 -- (the dense keys' own step, halved); the channels of a joint whose points
--- stray beyond the bound, and of its parents, are reduced again at half the
--- tolerance, up to ROUNDS times, after which they are kept as they were.
+-- stray beyond the bound, and of its parents, are reduced again at 0.7 times
+-- the tolerance, up to ROUNDS times, after which they are kept as they were;
+-- then the channels of joints well inside the bound are reduced again at a
+-- looser tolerance, kept where the clip stays within it (loosen, below).
 local mat4 = require "anim.base.mat4"
 local K = require "anim.export.gltf.keys"
+local C = require "anim.export.gltf.reduce_curve"
 
 local M = {}
 
 M.ERROR, M.DISTANCE, M.HUMAN = 0.001, 0.1, 1.7
 M.ROUNDS = 8
+-- Loosening a group within the bound: passes at most, the room a joint's
+-- points must have (its worst error and those below it at most ROOM times
+-- the bound), the most a pass loosens by
+M.LOOSEN, M.ROOM, M.LOOSER = 2, 0.7, 4
 -- The factor of the first tolerance (1: the hierarchy's share, as the
 -- exports start; anim.compress starts looser and tightens, export/gltf/compress.lua)
 M.START = 1
 M.MAX_WORK = 1000000 -- joints measured x times measured, at most (else nothing is reduced)
 M.MIN_KEYS, M.MIN_RATE = 8, 10 -- a channel is dense from this many keys, most this many a second
 
-local lerp, qnorm = K.lerp, K.qnorm
-
+local qnorm = K.qnorm
+local abs, sqrt = math.abs, math.sqrt
+-- (one channel's keys: reduce_curve.lua)
+M.simplify, M.choose, M.evaluator = C.simplify, C.choose, C.evaluator
 
 -- Is a channel of these key times dense: many keys (MIN_KEYS), most of
 -- them close (the median step at most 1 / MIN_RATE s: a bake's steps, even
@@ -44,134 +54,6 @@ function M.dense(times)
   for i = 2, n do steps[i - 1] = times[i] - times[i - 1] end
   table.sort(steps)
   return steps[math.floor(n / 2)] <= 1 / M.MIN_RATE + 1e-9
-end
-
--- The largest distance from the keys a+1 .. b-1 to the interpolation of
--- keys a and b (slerp for unit quaternions: the angle, radians; else the
--- largest difference of a component), and the key where it is.  Written
--- out, allocating nothing: it is the reduction's inner loop.
-local acos, sin, abs, sqrt = math.acos, math.sin, math.abs, math.sqrt
-local function farthest_quat(times, vals, a, b)
-  local qa, qb = vals[a], vals[b]
-  local ax, ay, az, aw = qa[1], qa[2], qa[3], qa[4]
-  local bx, by, bz, bw = qb[1], qb[2], qb[3], qb[4]
-  local d = ax * bx + ay * by + az * bz + aw * bw
-  if d < 0 then bx, by, bz, bw, d = -bx, -by, -bz, -bw, -d end
-  local th = d < 1 and acos(d) or 0
-  local sth = sin(th)
-  local t0, span = times[a], times[b] - times[a]
-  local worst, wi = -1, nil
-  for i = a + 1, b - 1 do
-    local u = span > 0 and (times[i] - t0) / span or 0
-    local wa, wb
-    if th < 1e-4 then wa, wb = 1 - u, u else wa, wb = sin((1 - u) * th) / sth, sin(u * th) / sth end
-    local x, y, z, w = wa * ax + wb * bx, wa * ay + wb * by, wa * az + wb * bz, wa * aw + wb * bw
-    local q = vals[i]
-    local n = sqrt(x * x + y * y + z * z + w * w)
-    local dot = abs(x * q[1] + y * q[2] + z * q[3] + w * q[4]) / n
-    local e = dot < 1 and 2 * acos(dot) or 0
-    if e > worst then worst, wi = e, i end
-  end
-  return worst, wi
-end
-local function farthest_lin(times, vals, a, b)
-  local va, vb = vals[a], vals[b]
-  local t0, span = times[a], times[b] - times[a]
-  local worst, wi = -1, nil
-  local m = #va
-  for i = a + 1, b - 1 do
-    local u = span > 0 and (times[i] - t0) / span or 0
-    local v = vals[i]
-    local e = 0
-    for c = 1, m do
-      local dd = abs(v[c] - (va[c] + (vb[c] - va[c]) * u))
-      if dd > e then e = dd end
-    end
-    if e > worst then worst, wi = e, i end
-  end
-  return worst, wi
-end
-
--- The indices of the keys kept (ascending) so that the keys kept,
--- interpolated (slerp for quaternions, else linearly), stay within tol of
--- every key left out.  Greedy: from each key kept, the farthest key the
--- segment can reach (doubling the reach, then halving the interval), which
--- keeps about a quarter fewer keys than Douglas-Peucker on smooth motion.
--- The work is O(n log n) distances for n keys.  `state` (from an earlier
--- call on the same keys) keeps the quaternions made unit.
-function M.simplify(times, vals, tol, quat, state)
-  local n = #times
-  if not state then
-    state = { vals = vals, far = farthest_lin }
-    if quat then
-      local unit = {}
-      for i, q in ipairs(vals) do unit[i] = qnorm(q) end
-      state.vals, state.far = unit, farthest_quat
-    end
-  end
-  local far, units = state.far, state.vals
-  local function fits(a, b) return b - a < 2 or far(times, units, a, b) <= tol end
-  local out, a = { 1 }, 1
-  while a < n do
-    local good, step = a + 1, 2
-    while good < n do
-      local b = math.min(n, a + step)
-      if not fits(a, b) then break end
-      good, step = b, step * 2
-    end
-    local hi = math.min(n, a + step)
-    while hi - good > 1 do
-      local mid = math.floor((good + hi) / 2)
-      if fits(a, mid) then good = mid else hi = mid end
-    end
-    out[#out + 1] = good
-    a = good
-  end
-  return out, state
-end
-
--- The function that gives the value at t of keys (times, vals)
--- interpolated as above (held before the first and after the last).  It
--- is fastest for times in increasing order (it keeps its place).
-function M.evaluator(times, vals, quat)
-  local n, lo = #times, 1
-  if not quat then
-    return function(t)
-      if t <= times[1] then return vals[1] end
-      if t >= times[n] then return vals[n] end
-      if t < times[lo] then lo = 1 end
-      while times[lo + 1] <= t do lo = lo + 1 end
-      local span = times[lo + 1] - times[lo]
-      return lerp(vals[lo], vals[lo + 1], span > 0 and (t - times[lo]) / span or 1)
-    end
-  end
-  -- slerp, the arc of the current segment kept (its keys made unit, the
-  -- second in the first's hemisphere), into one table
-  local units = {}
-  for i, q in ipairs(vals) do units[i] = qnorm(q) end
-  local out, seg = { 0, 0, 0, 1 }, nil
-  local ax, ay, az, aw, bx, by, bz, bw, th, sth
-  return function(t)
-    if t <= times[1] then return units[1] end
-    if t >= times[n] then return units[n] end
-    if t < times[lo] then lo = 1 end
-    while times[lo + 1] <= t do lo = lo + 1 end
-    if seg ~= lo then
-      seg = lo
-      local qa, qb = units[lo], units[lo + 1]
-      ax, ay, az, aw, bx, by, bz, bw = qa[1], qa[2], qa[3], qa[4], qb[1], qb[2], qb[3], qb[4]
-      local dd = ax * bx + ay * by + az * bz + aw * bw
-      if dd < 0 then bx, by, bz, bw, dd = -bx, -by, -bz, -bw, -dd end
-      th = dd < 1 and acos(dd) or 0
-      sth = sin(th)
-    end
-    local span = times[lo + 1] - times[lo]
-    local u = span > 0 and (t - times[lo]) / span or 1
-    local wa, wb
-    if th < 1e-4 then wa, wb = 1 - u, u else wa, wb = sin((1 - u) * th) / sth, sin(u * th) / sth end
-    out[1], out[2], out[3], out[4] = wa * ax + wb * bx, wa * ay + wb * by, wa * az + wb * bz, wa * aw + wb * bw
-    return out
-  end
 end
 
 -- The tree ------------------------------------------------------------------------------
@@ -386,17 +268,159 @@ end
 
 -- The driver -----------------------------------------------------------------------------
 
+-- Are two choices of keys (M.choose's) the same keys with the same values?
+local function same_keys(a, b)
+  if not b or #a ~= #b or (a.vals == nil) ~= (b.vals == nil) then return false end
+  for i = 1, #a do if a[i] ~= b[i] then return false end end
+  if a.vals then
+    for i, v in ipairs(a.vals) do
+      local w = b.vals[i]
+      for c = 1, #v do if v[c] ~= w[c] then return false end end
+    end
+  end
+  return true
+end
+
+-- The channels of group g chosen again where their factor changed (or
+-- written whole: frozen), and the joints they move measured: the group's
+-- worst error.  S: reduce's state (below).
+local function remeasure(S, g)
+  local channels, kept, parent, order = S.channels, S.kept, S.parent, S.order
+  local changed = S.force or {} -- (joints whose keys went back to earlier ones: loosen)
+  S.force = nil
+  for _, c in ipairs(g.cs) do
+    local ch = channels[c]
+    if S.frozen[c] then
+      if kept[c] then changed[ch.j] = true end
+      kept[c] = nil
+    elseif not kept[c] or kept[c].factor ~= S.factor[c] then
+      local k
+      k, S.states[c] = C.choose(ch.times, ch.vals, S.tolerance(ch, S.factor[c]), ch.kind == "rotation", S.states[c],
+        ch.round)
+      if not same_keys(k, kept[c]) then changed[ch.j] = true end
+      kept[c] = k
+      k.factor = S.factor[c]
+    end
+  end
+  local dirty = {}
+  for _, i in ipairs(order) do
+    if changed[i] or (parent[i] and dirty[parent[i]]) then dirty[i] = true end
+  end
+  if next(dirty) ~= nil then
+    measure_dirty(parent, order, S.fa, S.apply(kept, dirty), g.times, S.distance, dirty, S.per)
+  end
+  local gworst = 0
+  for i in pairs(g.moved) do gworst = math.max(gworst, S.per[i]) end
+  return gworst
+end
+
+-- The joints of group g beyond the bound, and their parents (a set).
+local function astray(S, g)
+  local hit = {}
+  for i in pairs(g.moved) do
+    if S.per[i] > S.err then
+      local p = i
+      while p and not hit[p] do hit[p] = true; p = S.parent[p] end
+    end
+  end
+  return hit
+end
+
+-- Group g chosen and measured, the channels of its joints astray (and of
+-- their parents) tightened by 0.7 a round, up to ROUNDS times, then written
+-- whole: its worst error.
+local function tighten(S, g)
+  for round = 1, M.ROUNDS + 1 do
+    M.rounds = round
+    local gworst = remeasure(S, g)
+    if gworst <= S.err or round > M.ROUNDS then return gworst end
+    local hit = astray(S, g)
+    for _, c in ipairs(g.cs) do
+      if hit[S.channels[c].j] then
+        if round >= M.ROUNDS then S.frozen[c] = true else S.factor[c] = S.factor[c] * 0.7 end
+      end
+    end
+  end
+end
+
+-- Group g within the bound (its worst error gworst) made smaller where it
+-- has room: the channels of each joint whose points, and those of every
+-- joint below it, are within ROOM of the bound get a looser tolerance (by
+-- the room, LOOSER times at most), kept when the group stays within the
+-- bound; else those of the joints that strayed (and of their parents) go
+-- back, the rest kept if the group is then within the bound (else all go
+-- back), and the next pass loosens by less.  LOOSEN passes at most: the
+-- group's worst error.
+local function loosen(S, g, gworst)
+  local err, per, channels = S.err, S.per, S.channels
+  local most = M.LOOSER
+  for _ = 1, M.LOOSEN do
+    if most < 1.1 then break end
+    local sub = {}
+    for i in pairs(g.moved) do
+      local p = i
+      while p do
+        if (sub[p] or 0) < per[i] then sub[p] = per[i] end
+        p = S.parent[p]
+      end
+    end
+    local was, saved, tried = {}, {}, 1
+    for _, c in ipairs(g.cs) do
+      local e = sub[channels[c].j] or 0 -- (nil: its points and those below it exact)
+      if not S.frozen[c] and e <= M.ROOM * err then
+        was[c] = { S.factor[c], S.kept[c] }
+        local by = math.min(most, math.max(1.25, 0.9 * err / math.max(e, 1e-300)))
+        S.factor[c], tried = S.factor[c] * by, math.max(tried, by)
+      end
+    end
+    if next(was) == nil then break end
+    for i in pairs(g.moved) do saved[i] = per[i] end
+    local bytes = S.cost and S.cost(S.kept)
+    local function back(which)
+      S.force = S.force or {}
+      for c, v in pairs(was) do
+        if not which or which[channels[c].j] then
+          S.factor[c], S.kept[c], was[c] = v[1], v[2], nil
+          S.force[channels[c].j] = true
+        end
+      end
+    end
+    local w = remeasure(S, g)
+    if w > err then
+      back(astray(S, g))
+      w = next(was) ~= nil and remeasure(S, g) or math.huge
+    end
+    -- (kept when smaller as written: glTF writes a sampler's times once for
+    -- the channels that have the same, which a looser choice may part)
+    if w <= err and not (bytes and S.cost(S.kept) >= bytes) then
+      gworst = w
+    else
+      -- (every key as it was when `saved` was measured; the next pass looser by less)
+      back()
+      S.force = nil
+      for i, e in pairs(saved) do per[i] = e end
+      most = math.sqrt(tried)
+    end
+  end
+  return gworst
+end
+
 -- Reduces channels { j (tree joint index), kind ("position", "rotation",
 -- "scale", or "euler": degrees), times, vals, unit (tolerance factor: the
 -- channel's values per rig unit; 1 when absent), slack (radians a rotation's
--- values may be off already: its tolerance is that much smaller) }; sets each one's tol
--- (its first tolerance, in its own values).  apply(kept) gives
--- localB for kept[c] (the key indices of channel c); localA is the
--- original.  Returns kept and the worst error measured;
+-- values may be off already: its tolerance is that much smaller), round
+-- (optional: what a value placed off the samples becomes as written) };
+-- sets each one's tol (its first tolerance, in its own values).
+-- apply(kept, dirty) gives localB for kept[c] (the key indices of channel c,
+-- and kept[c].vals their values when placed off the samples, else nil: the
+-- samples' own, vals[kept[c][n]]), asked only of the joints of `dirty` (a
+-- set of tree indices); localA is the original; cost (optional) gives the
+-- bytes kept would be written in (a looser choice that writes more is not
+-- kept).  Returns kept and the worst error measured;
 -- kept is nil (and the second result says why) when measuring would take
 -- more than MAX_WORK joint poses a round (the channels are then written
 -- whole).
-function M.reduce(tjoints, channels, localA, apply, L, err, distance)
+function M.reduce(tjoints, channels, localA, apply, L, err, distance, cost)
   local parent, world, depth, height = shape(tjoints)
   local n = #tjoints
   -- the farthest rest distance from each joint to a joint below it
@@ -465,50 +489,14 @@ function M.reduce(tjoints, channels, localA, apply, L, err, distance)
   end
   local per = {}
   for i = 1, n do per[i] = 0 end
+  local S = { channels = channels, kept = kept, factor = factor, frozen = frozen, states = states, per = per,
+    parent = parent, order = order, apply = apply, distance = distance, err = err, tolerance = tolerance, cost = cost }
   local worst = 0
   for _, g in ipairs(plan) do
-    local fa = frames(parent, order, localA, g.times, g.need)
-    for round = 1, M.ROUNDS + 1 do
-      M.rounds = round
-      local changed = {}
-      for _, c in ipairs(g.cs) do
-        local ch = channels[c]
-        if frozen[c] then
-          if kept[c] then changed[ch.j] = true end
-          kept[c] = nil
-        elseif not kept[c] or kept[c].factor ~= factor[c] then
-          local k
-          k, states[c] = M.simplify(ch.times, ch.vals, tolerance(ch, factor[c]), ch.kind == "rotation", states[c])
-          if not kept[c] or #k ~= #kept[c] then changed[ch.j] = true end
-          kept[c] = k
-          k.factor = factor[c]
-        end
-      end
-      local dirty = {}
-      for _, i in ipairs(order) do
-        if changed[i] or (parent[i] and dirty[parent[i]]) then dirty[i] = true end
-      end
-      measure_dirty(parent, order, fa, apply(kept), g.times, distance, dirty, per)
-      local gworst = 0
-      for i in pairs(g.moved) do gworst = math.max(gworst, per[i]) end
-      if gworst <= err or round > M.ROUNDS then
-        worst = math.max(worst, gworst)
-        break
-      end
-      -- the joints astray and their parents: tighter, or (last round) kept whole
-      local hit = {}
-      for i in pairs(g.moved) do
-        if per[i] > err then
-          local p = i
-          while p and not hit[p] do hit[p] = true; p = parent[p] end
-        end
-      end
-      for _, c in ipairs(g.cs) do
-        if hit[channels[c].j] then
-          if round >= M.ROUNDS then frozen[c] = true else factor[c] = factor[c] * 0.7 end
-        end
-      end
-    end
+    S.fa = frames(parent, order, localA, g.times, g.need)
+    local gworst = tighten(S, g)
+    if gworst <= err then gworst = loosen(S, g, gworst) end
+    worst = math.max(worst, gworst)
   end
   return kept, worst
 end

@@ -103,13 +103,16 @@ function M.reduce(c, rig, options)
   if #chans == 0 then return c end
   local err, distance = R.bound(tjoints, options)
   -- the clip's table with the channels cut to the keys kept
-  local function table_of(kept)
+  -- (only: nil, or the set of the joints wanted, by name: the others left out)
+  local function table_of(kept, only)
     local out, joints = {}, {}
     for k, v in pairs(src) do out[k] = v end
-    for k, v in pairs(src.joints) do joints[k] = v end
+    for k, v in pairs(src.joints) do
+      if not only or only[k] then joints[k] = v end
+    end
     out.joints, out.version = joints, 3
     for ci, ch in ipairs(chans) do
-      if kept[ci] then
+      if kept[ci] and joints[ch.joint] then
         local j = {}
         for k, v in pairs(joints[ch.joint]) do j[k] = v end
         local list, keys = src.joints[ch.joint][ch.ch], {}
@@ -120,9 +123,10 @@ function M.reduce(c, rig, options)
         local places = 0
         while places < 15 and 10 ^ -places > ch.tol / 16 do places = places + 1 end
         local fmt = "%." .. places .. "f"
+        local fv = kept[ci].vals
         for n, k in ipairs(kept[ci]) do
           local v = {}
-          for a, x in ipairs(list[k][2]) do v[a] = tonumber(fmt:format(x)) end
+          for a, x in ipairs(fv and fv[n] or list[k][2]) do v[a] = tonumber(fmt:format(x)) end
           keys[n] = { list[k][1], v }
         end
         j[ch.ch] = keys
@@ -132,8 +136,16 @@ function M.reduce(c, rig, options)
     return out
   end
   local localA = local_of(c, binds, rest)
-  local function apply(kept)
-    local c2 = build(table_of(kept), name)
+  -- (the clip built of the joints measured only: `dirty`, tree indices)
+  local name_of = {}
+  for _, b in ipairs(binds) do name_of[b.rj] = info.joints[b.cj] end
+  local function apply(kept, dirty)
+    local only
+    if dirty then
+      only = {}
+      for i in pairs(dirty) do if name_of[i] then only[name_of[i]] = true end end
+    end
+    local c2 = build(table_of(kept, only), name)
     return local_of(c2, bind.get(c2, tree), rest)
   end
   local kept, worst = R.reduce(tjoints, chans, localA, apply, info.length, err, distance)
