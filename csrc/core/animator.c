@@ -12,10 +12,11 @@
 /* The animator and its per-joint arrays are one block (few cache misses
  * per character when thousands update in turn): the struct and the
  * animated flags, then from the next cache line the pose, the world
- * transforms, the accumulators of the general blend and the world
- * matrices of the skinning (skin.c: nothing allocated per frame). */
+ * transforms and the world matrices of the skinning (skin.c: nothing
+ * allocated per frame).  (The general blend's accumulators are on its
+ * stack: blend.c.) */
 static size_t animator_bytes(size_t n) {
-  return sizeof(anim_animator) + n + LINE + sizeof(double) * n * (10 + 10 + ACC_SIZE + 12);
+  return sizeof(anim_animator) + n + LINE + sizeof(double) * n * (10 + 10 + 12);
 }
 
 anim_animator *anim_animator_new(const anim_mem *mem, const anim_rig *rig, int side) {
@@ -36,8 +37,7 @@ anim_animator *anim_animator_new(const anim_mem *mem, const anim_rig *rig, int s
   p += (LINE - (size_t)((uintptr_t)p % LINE)) % LINE;  /* the pose starts a line */
   a->pose = (double *)(void *)p;
   a->world = a->pose + n * 10;
-  a->acc = a->world + n * 10;
-  a->mats = a->acc + n * ACC_SIZE;
+  a->mats = a->world + n * 10;
   a->rm_joint = -1;
   a->speed = 1;
   {

@@ -68,11 +68,11 @@ enum { TR_PENDING, TR_PLAYING, TR_ENDED, TR_QUEUED };
  * usual joint needs, the binding per rig joint, each binding's clip joint
  * and whether it is adjusted): few cache lines per track, together, which
  * the batch update prefetches.  The rest (the bindings themselves, the
- * other cursors, the samples of the general blend) follows them. */
+ * other cursors, the chains of the general blend) follows them. */
 struct anim_track {
   const anim_clip *clip;
   int *hot;                /* nbind * ANIM_HOT_CURSORS */
-  int *byjoint;            /* per rig joint: its binding, or -1 */
+  int *byjoint;            /* per rig joint: its (first) binding, or -1 */
   int *cj;                 /* per binding: its clip joint */
   unsigned char *adjust;   /* per binding: converts turns or scales positions */
   unsigned char *pkc;      /* a compressed clip's: the keys its sampling decoded
@@ -109,8 +109,8 @@ struct anim_track {
   size_t size;
   anim_binding *bind;
   int *cold;               /* nbind * ANIM_COLD_CURSORS */
-  double *sample;          /* nbind * SAMPLE_STRIDE */
-  int *chans;              /* channels each binding wrote */
+  int *nextb;              /* per binding: the next binding of its rig joint, or -1
+                            * (the general blend's walk, joint by joint: blend.c) */
   anim_track_reload reload; /* the block of the arrays above once a reload rebound
                             * the track (reload.h) */
   anim_track_chain chain;  /* queued clips (chain.h) */
@@ -158,7 +158,6 @@ struct anim_animator {
   long long next_id;
   void *qraw;              /* the block queue is in */
   anim_event *qtmp;
-  double *acc;             /* per rig joint: see ACC_* */
   double *world;           /* per rig joint: 10 numbers */
   double *mats;            /* per rig joint: its world matrix, 3x4 (skin.c's scratch) */
   anim_skin_out skin_target; /* a batch update's per-animator target (data NULL: none) */
@@ -179,7 +178,8 @@ struct anim_animator {
   int nspare;
 };
 
-/* Blend accumulators per rig joint. */
+/* The general blend's accumulators of a joint (blend.c: on its stack, for
+ * a chunk of joints at a time). */
 enum { ACC_BUDGET = 0, ACC_POS = 3, ACC_ROT = 6, ACC_SCL = 10, ACC_REF = 13, ACC_HASREF = 17,
        ACC_LW = 18, ACC_LPOS = 21, ACC_LROT = 24, ACC_LSCL = 28, ACC_SIZE = 31 };
 

@@ -35,9 +35,8 @@ int anim_rebind_prepare(anim_rebind *r, anim_track *t, const anim_clip *old, con
   r->adjust = lay.adjust;
   r->pkc = lay.pkc;
   r->bind = lay.bind;
-  r->sample = lay.sample;
   r->cold = lay.cold;
-  r->chans = lay.chans;
+  r->nextb = lay.nextb;
   r->nbind = lay.nbind;
   r->unique = lay.unique;
   t->reload.rebound = 1;  /* (prepared: anim_reload_covers, and no second time) */
@@ -124,9 +123,8 @@ void anim_reload_commit(anim_clip *old, anim_clip *fresh, anim_rebind *r, int n)
     t->adjust = r[i].adjust;
     t->pkc = r[i].pkc;
     t->bind = r[i].bind;
-    t->sample = r[i].sample;
     t->cold = r[i].cold;
-    t->chans = r[i].chans;
+    t->nextb = r[i].nextb;
     t->nbind = r[i].nbind;
     t->unique = (unsigned char)r[i].unique;
     forget_root_motion(t);

@@ -26,15 +26,16 @@ static void ramp_set(ramp *r, double to, double dur) {
  * cursors, the binding of each rig joint, each binding's clip joint and
  * whether it is adjusted, and a compressed clip's cache of decoded keys,
  * packed.h: they end at *hot_end), then the bindings (read
- * only for retargeted joints), the other cursors and the samples of the
- * general blend.  Sets t's pointers to them, its bindings, unique and
- * fresh cursors.  Returns the end of the block.  (The track's own block
+ * only for retargeted joints), the other cursors and the chains of the
+ * general blend (nextb: byjoint and nextb list each rig joint's bindings
+ * in order).  Sets t's pointers to them, its bindings, unique and fresh
+ * cursors.  Returns the end of the block.  (The track's own block
  * holds them after its struct; a reload gives them a block of their
  * own, reload.c.) */
 size_t anim_track_lay_arrays(anim_track *t, char *mem, size_t base, const anim_clip *c,
                              const anim_binding *binds, int nbind, int nrig, size_t *hot_end) {
   size_t nb = (size_t)(nbind > 0 ? nbind : 0), rn = (size_t)nrig;
-  size_t o_hot, o_byjoint, o_cj, o_adjust, o_pkc, o_bind, o_sample, o_cold, o_chans, size;
+  size_t o_hot, o_byjoint, o_cj, o_adjust, o_pkc, o_bind, o_cold, o_nextb, size;
   size_t npkc = c->packed ? c->packed->cache_size : 0;
   o_hot = base;
   o_byjoint = o_hot + nb * sizeof(int) * ANIM_HOT_CURSORS;
@@ -42,10 +43,9 @@ size_t anim_track_lay_arrays(anim_track *t, char *mem, size_t base, const anim_c
   o_adjust = o_cj + nb * sizeof(int);
   o_pkc = round_up(o_adjust + nb, sizeof(double));
   o_bind = round_up(o_pkc + npkc, sizeof(double));
-  o_sample = o_bind + nb * sizeof(anim_binding);
-  o_cold = o_sample + nb * sizeof(double) * SAMPLE_STRIDE;
-  o_chans = o_cold + nb * sizeof(int) * ANIM_COLD_CURSORS;
-  size = o_chans + nb * sizeof(int);
+  o_cold = o_bind + nb * sizeof(anim_binding);
+  o_nextb = o_cold + nb * sizeof(int) * ANIM_COLD_CURSORS;
+  size = o_nextb + nb * sizeof(int);
   if (hot_end) *hot_end = o_pkc + npkc;
   if (!mem) return size;
   t->hot = (int *)(void *)(mem + o_hot);
@@ -55,21 +55,25 @@ size_t anim_track_lay_arrays(anim_track *t, char *mem, size_t base, const anim_c
   t->pkc = npkc ? (unsigned char *)(mem + o_pkc) : NULL;
   if (npkc) anim_packed_cache_init(c->packed, t->pkc);
   t->bind = (anim_binding *)(void *)(mem + o_bind);
-  t->sample = (double *)(void *)(mem + o_sample);
   t->cold = (int *)(void *)(mem + o_cold);
-  t->chans = (int *)(void *)(mem + o_chans);
+  t->nextb = (int *)(void *)(mem + o_nextb);
   if (nb) memcpy(t->bind, binds, nb * sizeof(anim_binding));
   t->nbind = (int)nb;
   {
     int j, b;
     t->unique = 1;
     for (j = 0; j < (int)rn; j++) t->byjoint[j] = -1;
-    for (b = 0; b < (int)nb; b++) {
+    /* (backwards: each joint's chain in the bindings' order, byjoint its
+     * first) */
+    for (b = (int)nb - 1; b >= 0; b--) {
       int rj = binds[b].rj;
       t->cj[b] = binds[b].cj;
       t->adjust[b] = binds[b].convert || binds[b].pscale != 1 || c->absolute;
-      if (rj < 0 || rj >= (int)rn || t->byjoint[rj] >= 0) t->unique = 0;
-      else t->byjoint[rj] = b;
+      t->nextb[b] = -1;
+      if (rj < 0 || rj >= (int)rn) { t->unique = 0; continue; }
+      if (t->byjoint[rj] >= 0) t->unique = 0;
+      t->nextb[b] = t->byjoint[rj];
+      t->byjoint[rj] = b;
     }
   }
   {
