@@ -71,7 +71,8 @@ enum { TR_PENDING, TR_PLAYING, TR_ENDED, TR_QUEUED };
  * other cursors, the chains of the general blend) follows them. */
 struct anim_track {
   const anim_clip *clip;
-  int *hot;                /* nbind * ANIM_HOT_CURSORS */
+  int *hot;                /* nbind * ANIM_HOT_CURSORS; NULL when every joint it
+                            * binds is compressed (track.c: track_needs) */
   int *byjoint;            /* per rig joint: its (first) binding, or -1 */
   int *cj;                 /* per binding: its clip joint */
   unsigned char *adjust;   /* per binding: converts turns or scales positions */
@@ -107,8 +108,10 @@ struct anim_track {
   anim_animator *owner;    /* NULL once the animator let go of it */
   anim_mem mem;            /* the track frees itself (it may outlive its animator) */
   size_t size;
-  anim_binding *bind;
-  int *cold;               /* nbind * ANIM_COLD_CURSORS */
+  int *rj;                 /* per binding: its rig joint */
+  anim_binding *bind;      /* per binding, when one is retargeted (else NULL) */
+  int *cold;               /* nbind * ANIM_COLD_CURSORS; NULL when no joint it
+                            * binds needs them (compressed or fast: track.c) */
   int *nextb;              /* per binding: the next binding of its rig joint, or -1
                             * (the general blend's walk, joint by joint: blend.c) */
   anim_track_reload reload; /* the block of the arrays above once a reload rebound
@@ -288,19 +291,19 @@ static inline int anim_sample_binding(anim_track *t, int b, double at, int curso
   const anim_joint *jt = &c->joints[cj];
   if (jt->muted) return 0;
   if (jt->packed) ch = anim_packed_sample(c->packed, jt->packed, at, NULL, cursors ? t->pkc : NULL, s);
-  else if (cursors) ch = anim_clip_sample_joint(c, cj, at, &t->hot[b * ANIM_HOT_CURSORS],
-                                                &t->cold[b * ANIM_COLD_CURSORS], s);
+  else if (cursors) ch = anim_clip_sample_joint(c, cj, at, t->hot + b * ANIM_HOT_CURSORS,
+                                                t->cold ? t->cold + b * ANIM_COLD_CURSORS : NULL, s);
   else ch = anim_clip_sample_joint(c, cj, at, NULL, NULL, s);
   if (t->adjust[b]) {
     /* retargeted: turns carried across, positions scaled; an absolute
      * clip's sample made offsets from the rests */
-    const anim_binding *bd = &t->bind[b];
-    if (bd->convert && (ch & ANIM_CH_ROT)) {
+    const anim_binding *bd = t->bind ? &t->bind[b] : NULL;
+    if (bd && bd->convert && (ch & ANIM_CH_ROT)) {
       anim_quat_mul(s + 3, bd->pre, s + 3);
       anim_quat_mul(s + 3, s + 3, bd->post);
     }
-    if ((ch & ANIM_CH_POS) && bd->pscale != 1) { s[0] *= bd->pscale; s[1] *= bd->pscale; s[2] *= bd->pscale; }
-    if (c->absolute) anim_to_offsets(t->owner->rig, bd->rj, ch, s);
+    if (bd && (ch & ANIM_CH_POS) && bd->pscale != 1) { s[0] *= bd->pscale; s[1] *= bd->pscale; s[2] *= bd->pscale; }
+    if (c->absolute) anim_to_offsets(t->owner->rig, t->rj[b], ch, s);
   }
   s[10] *= tw * jt->weight;
   /* capped so that a level's sum of weights stays finite */

@@ -156,17 +156,19 @@ typedef struct track_view {
  * usual joint's (fast, not muted, not adjusted) inline: the same bits. */
 static ANIM_INLINE int sample_one(const track_view *v, int b, double *s) {
   const anim_joint *jt = &v->joints[v->cj[b]];
-  int ch, *hot = &v->hot[b * ANIM_HOT_CURSORS];
+  int ch;
   double w;
   if (v->adjust[b]) return anim_sample_binding(v->t, b, v->time, 1, v->tw, s);
+  /* (a fast joint is not compressed: the track has hot cursors) */
   if (jt->fast == ANIM_FAST_PQ) {
     /* anim_clip_sample_fast of a position and a quaternion rotation (not
      * muted: ANIM_FAST_PQ says so) */
+    int *hot = v->hot + b * ANIM_HOT_CURSORS;
     anim_curves_lerp_inline(jt->pos, &jt->fk[0], v->time, hot, s);
     anim_qcurve_slerp_inline(&jt->qrot, &jt->fk[1], v->time, hot + 1, s + 3);
     ch = ANIM_CH_POS | ANIM_CH_ROT;
   } else if (jt->fast && !jt->muted) {
-    ch = anim_clip_sample_fast(v->t->clip, jt, v->time, hot, s);
+    ch = anim_clip_sample_fast(v->t->clip, jt, v->time, v->hot + b * ANIM_HOT_CURSORS, s);
   } else {
     return anim_sample_binding(v->t, b, v->time, 1, v->tw, s);
   }

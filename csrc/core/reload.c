@@ -34,6 +34,7 @@ int anim_rebind_prepare(anim_rebind *r, anim_track *t, const anim_clip *old, con
   r->cj = lay.cj;
   r->adjust = lay.adjust;
   r->pkc = lay.pkc;
+  r->rj = lay.rj;
   r->bind = lay.bind;
   r->cold = lay.cold;
   r->nextb = lay.nextb;
@@ -122,6 +123,7 @@ void anim_reload_commit(anim_clip *old, anim_clip *fresh, anim_rebind *r, int n)
     t->cj = r[i].cj;
     t->adjust = r[i].adjust;
     t->pkc = r[i].pkc;
+    t->rj = r[i].rj;
     t->bind = r[i].bind;
     t->cold = r[i].cold;
     t->nextb = r[i].nextb;

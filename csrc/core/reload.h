@@ -31,7 +31,7 @@ typedef struct anim_rebind {
   size_t size, hot_end;
   anim_tprops *props;
   anim_binding *bind;      /* the laid out arrays (pointers into arrays) */
-  int *hot, *byjoint, *cj, *cold, *nextb;
+  int *hot, *byjoint, *cj, *rj, *cold, *nextb;
   unsigned char *adjust, *pkc;
   int nbind, unique;
 } anim_rebind;
