@@ -181,6 +181,18 @@ struct anim_animator {
   int nspare;
 };
 
+/* The world transforms (10 doubles a rig joint) and the skinning's world
+ * matrices (12), each in a block made at its first use (pose.c's
+ * anim_animator_world_room, skin.c's anim_animator_skin_room): its bytes
+ * (one for a rig of none), and the block made in *p (on a worker thread
+ * under the pool's lock, as queue.c's); 0 when out of memory. */
+#define ANIM_WORLD_STRIDE 10
+#define ANIM_MATS_STRIDE 12
+static inline size_t anim_scratch_bytes(const anim_rig *r, size_t per_joint) {
+  return r->n > 0 ? sizeof(double) * (size_t)r->n * per_joint : 1;
+}
+int anim_scratch_room(anim_animator *a, double **p, size_t per_joint);
+
 /* The general blend's accumulators of a joint (blend.c: on its stack, for
  * a chunk of joints at a time). */
 enum { ACC_BUDGET = 0, ACC_POS = 3, ACC_ROT = 6, ACC_SCL = 10, ACC_REF = 13, ACC_HASREF = 17,
