@@ -11,12 +11,16 @@
 
 /* The animator and its per-joint arrays are one block (few cache misses
  * per character when thousands update in turn): the struct and the
- * animated flags, then from the next cache line the pose, the world
- * transforms, the accumulators of the general blend and the world
- * matrices of the skinning (skin.c: nothing allocated per frame). */
+ * animated flags, then from the next cache line the pose.  (The general
+ * blend's accumulators are on its stack: blend.c.  The world transforms
+ * and the skinning's matrices have blocks of their own, made at their
+ * first use: pose.c's anim_animator_world_room, skin.c's
+ * anim_animator_skin_room.) */
 static size_t animator_bytes(size_t n) {
-  return sizeof(anim_animator) + n + LINE + sizeof(double) * n * (10 + 10 + ACC_SIZE + 12);
+  return sizeof(anim_animator) + n + LINE + sizeof(double) * n * 10;
 }
+
+
 
 anim_animator *anim_animator_new(const anim_mem *mem, const anim_rig *rig, int side) {
   size_t n = (size_t)rig->n;
@@ -35,9 +39,6 @@ anim_animator *anim_animator_new(const anim_mem *mem, const anim_rig *rig, int s
   p = (char *)(a + 1) + n;
   p += (LINE - (size_t)((uintptr_t)p % LINE)) % LINE;  /* the pose starts a line */
   a->pose = (double *)(void *)p;
-  a->world = a->pose + n * 10;
-  a->acc = a->world + n * 10;
-  a->mats = a->acc + n * ACC_SIZE;
   a->rm_joint = -1;
   a->speed = 1;
   {
@@ -74,6 +75,8 @@ void anim_animator_free(anim_animator *a) {
   anim_ik_free(a);
   anim_world2d_free(a->w2d);
   anim_queue_free(a);
+  anim_free(&a->mem, a->world, anim_scratch_bytes(a->rig, ANIM_WORLD_STRIDE));
+  anim_free(&a->mem, a->mats, anim_scratch_bytes(a->rig, ANIM_MATS_STRIDE));
   anim_rig_free((anim_rig *)a->rig);
   anim_free(&a->mem, a, animator_bytes(n));
 }

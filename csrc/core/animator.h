@@ -129,9 +129,14 @@ const anim_event *anim_animator_events(const anim_animator *a, int *n);
 /* The blended offsets of joint j (position, rotation, scale: 10 numbers),
  * identity where nothing animates; *animated gets ANIM_CH_* flags. */
 void anim_animator_get(const anim_animator *a, int j, double out[10], int *animated);
-/* Local and world transforms (10 numbers) from the rests and offsets. */
+/* Local and world transforms (10 numbers) from the rests and offsets.
+ * The world transforms are kept in a block made at their first use:
+ * anim_animator_world_room makes it (0 when out of memory), which a
+ * caller that can report that calls first (anim_animator_world itself
+ * then gives the local transform and marks the update out of memory). */
 void anim_animator_local(const anim_animator *a, int j, double out[10]);
 void anim_animator_world(anim_animator *a, int j, double out[10]);
+int anim_animator_world_room(anim_animator *a);
 
 /* Tracks. */
 void anim_track_retain(anim_track *t);

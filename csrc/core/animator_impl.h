@@ -68,11 +68,12 @@ enum { TR_PENDING, TR_PLAYING, TR_ENDED, TR_QUEUED };
  * usual joint needs, the binding per rig joint, each binding's clip joint
  * and whether it is adjusted): few cache lines per track, together, which
  * the batch update prefetches.  The rest (the bindings themselves, the
- * other cursors, the samples of the general blend) follows them. */
+ * other cursors, the chains of the general blend) follows them. */
 struct anim_track {
   const anim_clip *clip;
-  int *hot;                /* nbind * ANIM_HOT_CURSORS */
-  int *byjoint;            /* per rig joint: its binding, or -1 */
+  int *hot;                /* nbind * ANIM_HOT_CURSORS; NULL when every joint it
+                            * binds is compressed (track.c: track_needs) */
+  int *byjoint;            /* per rig joint: its (first) binding, or -1 */
   int *cj;                 /* per binding: its clip joint */
   unsigned char *adjust;   /* per binding: converts turns or scales positions */
   unsigned char *pkc;      /* a compressed clip's: the keys its sampling decoded
@@ -107,10 +108,12 @@ struct anim_track {
   anim_animator *owner;    /* NULL once the animator let go of it */
   anim_mem mem;            /* the track frees itself (it may outlive its animator) */
   size_t size;
-  anim_binding *bind;
-  int *cold;               /* nbind * ANIM_COLD_CURSORS */
-  double *sample;          /* nbind * SAMPLE_STRIDE */
-  int *chans;              /* channels each binding wrote */
+  int *rj;                 /* per binding: its rig joint */
+  anim_binding *bind;      /* per binding, when one is retargeted (else NULL) */
+  int *cold;               /* nbind * ANIM_COLD_CURSORS; NULL when no joint it
+                            * binds needs them (compressed or fast: track.c) */
+  int *nextb;              /* per binding: the next binding of its rig joint, or -1
+                            * (the general blend's walk, joint by joint: blend.c) */
   anim_track_reload reload; /* the block of the arrays above once a reload rebound
                             * the track (reload.h) */
   anim_track_chain chain;  /* queued clips (chain.h) */
@@ -158,7 +161,6 @@ struct anim_animator {
   long long next_id;
   void *qraw;              /* the block queue is in */
   anim_event *qtmp;
-  double *acc;             /* per rig joint: see ACC_* */
   double *world;           /* per rig joint: 10 numbers */
   double *mats;            /* per rig joint: its world matrix, 3x4 (skin.c's scratch) */
   anim_skin_out skin_target; /* a batch update's per-animator target (data NULL: none) */
@@ -179,7 +181,20 @@ struct anim_animator {
   int nspare;
 };
 
-/* Blend accumulators per rig joint. */
+/* The world transforms (10 doubles a rig joint) and the skinning's world
+ * matrices (12), each in a block made at its first use (pose.c's
+ * anim_animator_world_room, skin.c's anim_animator_skin_room): its bytes
+ * (one for a rig of none), and the block made in *p (on a worker thread
+ * under the pool's lock, as queue.c's); 0 when out of memory. */
+#define ANIM_WORLD_STRIDE 10
+#define ANIM_MATS_STRIDE 12
+static inline size_t anim_scratch_bytes(const anim_rig *r, size_t per_joint) {
+  return r->n > 0 ? sizeof(double) * (size_t)r->n * per_joint : 1;
+}
+int anim_scratch_room(anim_animator *a, double **p, size_t per_joint);
+
+/* The general blend's accumulators of a joint (blend.c: on its stack, for
+ * a chunk of joints at a time). */
 enum { ACC_BUDGET = 0, ACC_POS = 3, ACC_ROT = 6, ACC_SCL = 10, ACC_REF = 13, ACC_HASREF = 17,
        ACC_LW = 18, ACC_LPOS = 21, ACC_LROT = 24, ACC_LSCL = 28, ACC_SIZE = 31 };
 
@@ -288,19 +303,19 @@ static inline int anim_sample_binding(anim_track *t, int b, double at, int curso
   const anim_joint *jt = &c->joints[cj];
   if (jt->muted) return 0;
   if (jt->packed) ch = anim_packed_sample(c->packed, jt->packed, at, NULL, cursors ? t->pkc : NULL, s);
-  else if (cursors) ch = anim_clip_sample_joint(c, cj, at, &t->hot[b * ANIM_HOT_CURSORS],
-                                                &t->cold[b * ANIM_COLD_CURSORS], s);
+  else if (cursors) ch = anim_clip_sample_joint(c, cj, at, t->hot + b * ANIM_HOT_CURSORS,
+                                                t->cold ? t->cold + b * ANIM_COLD_CURSORS : NULL, s);
   else ch = anim_clip_sample_joint(c, cj, at, NULL, NULL, s);
   if (t->adjust[b]) {
     /* retargeted: turns carried across, positions scaled; an absolute
      * clip's sample made offsets from the rests */
-    const anim_binding *bd = &t->bind[b];
-    if (bd->convert && (ch & ANIM_CH_ROT)) {
+    const anim_binding *bd = t->bind ? &t->bind[b] : NULL;
+    if (bd && bd->convert && (ch & ANIM_CH_ROT)) {
       anim_quat_mul(s + 3, bd->pre, s + 3);
       anim_quat_mul(s + 3, s + 3, bd->post);
     }
-    if ((ch & ANIM_CH_POS) && bd->pscale != 1) { s[0] *= bd->pscale; s[1] *= bd->pscale; s[2] *= bd->pscale; }
-    if (c->absolute) anim_to_offsets(t->owner->rig, bd->rj, ch, s);
+    if (bd && (ch & ANIM_CH_POS) && bd->pscale != 1) { s[0] *= bd->pscale; s[1] *= bd->pscale; s[2] *= bd->pscale; }
+    if (c->absolute) anim_to_offsets(t->owner->rig, t->rj[b], ch, s);
   }
   s[10] *= tw * jt->weight;
   /* capped so that a level's sum of weights stays finite */

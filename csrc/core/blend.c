@@ -9,12 +9,6 @@ static int contributes(const anim_track *t) {
   return t->state == TR_PLAYING || t->shows_last;
 }
 
-/* The same into the binding's slot of t->sample (kept for the blending
- * that reads it back). */
-static int sample_binding(anim_track *t, int b, double tw) {
-  return t->chans[b] = anim_sample_binding(t, b, t->time, 1, tw, &t->sample[b * SAMPLE_STRIDE]);
-}
-
 /* weight x fade; a blend space's points share their lead's, each x its
  * point's weight (spaceplay.c) */
 static double track_weight(const anim_track *t) {
@@ -22,20 +16,27 @@ static double track_weight(const anim_track *t) {
   return anim_ramp_value(&l->weight) * anim_ramp_value(&l->fade) * t->sp.bw;
 }
 
-/* Normal tracks of one priority level [from, to) of a->order, in one pass
- * over their bindings: each is sampled and summed at once into the
+/* The joints the general blend takes at a time: its accumulators (see
+ * ACC_*) are on its stack, GEN_CHUNK x ACC_SIZE doubles (4 KB), instead
+ * of 31 doubles a rig joint in every animator. */
+#define GEN_CHUNK 16
+
+/* Normal tracks of one priority level [from, to) of a->order, for the
+ * joints [j0, j1) (acc: their accumulators, joint j0 first): each track's
+ * bindings of those joints are sampled and summed at once into the
  * level's sums (LW: the weights W of each channel; LPOS, LROT, LSCL: the
  * weighted values).  Then per joint the level takes min(W, budget) of
  * each channel: its sums scaled by take / W (1 while W fits the budget: no
  * division), and the budget shrinks by what it took.  A rotation is
  * turned into the hemisphere of the first one that counts (the reference),
  * so that q and -q add up; one counts when its weight and the budget left
- * before the level are both > 0. */
-static void blend_level(anim_animator *a, int from, int to) {
-  int n = a->rig->n, i, j, b;
-  double *acc = a->acc;
-  for (j = 0; j < n; j++) {
-    double *ac = &acc[j * ACC_SIZE];
+ * before the level are both > 0.  A joint's samples are summed in the
+ * order of the tracks, then of their bindings (byjoint, nextb): the order
+ * of a pass over every binding of every track, so the same bits. */
+static void blend_level(anim_animator *a, int from, int to, int j0, int j1, double *acc) {
+  int i, j, b;
+  for (j = j0; j < j1; j++) {
+    double *ac = &acc[(j - j0) * ACC_SIZE];
     ac[ACC_LW] = ac[ACC_LW + 1] = ac[ACC_LW + 2] = 0;
     ac[ACC_LPOS] = ac[ACC_LPOS + 1] = ac[ACC_LPOS + 2] = 0;
     ac[ACC_LROT] = ac[ACC_LROT + 1] = ac[ACC_LROT + 2] = ac[ACC_LROT + 3] = 0;
@@ -43,44 +44,47 @@ static void blend_level(anim_animator *a, int from, int to) {
   }
   for (i = from; i < to; i++) {
     anim_track *t = a->order[i];
-    const anim_binding *bd = t->bind;
-    for (b = 0; b < t->nbind; b++) {
-      int rj = bd[b].rj, ch = sample_binding(t, b, t->tw);
-      const double *sv = &t->sample[b * SAMPLE_STRIDE];
-      double w = sv[10], *ac = &acc[rj * ACC_SIZE];
-      a->animated[rj] |= ch;
-      if (ch & ANIM_CH_POS) {
-        ac[ACC_LW] += w;
-        ac[ACC_LPOS] += w * sv[0];
-        ac[ACC_LPOS + 1] += w * sv[1];
-        ac[ACC_LPOS + 2] += w * sv[2];
-      }
-      if (ch & ANIM_CH_ROT) {
-        ac[ACC_LW + 1] += w;
-        if (w > 0 && ac[ACC_BUDGET + 1] > 0) {
-          double *r = &ac[ACC_REF], sw = w;
-          if (!ac[ACC_HASREF]) {
-            r[0] = sv[3]; r[1] = sv[4]; r[2] = sv[5]; r[3] = sv[6];
-            ac[ACC_HASREF] = 1;
-          } else if (r[0] * sv[3] + r[1] * sv[4] + r[2] * sv[5] + r[3] * sv[6] < 0) {
-            sw = -w;
-          }
-          ac[ACC_LROT] += sw * sv[3];
-          ac[ACC_LROT + 1] += sw * sv[4];
-          ac[ACC_LROT + 2] += sw * sv[5];
-          ac[ACC_LROT + 3] += sw * sv[6];
+    for (j = j0; j < j1; j++) {
+      double *ac = &acc[(j - j0) * ACC_SIZE];
+      for (b = t->byjoint[j]; b >= 0; b = t->nextb[b]) {
+        double sv[SAMPLE_STRIDE], w;
+        int ch = anim_sample_binding(t, b, t->time, 1, t->tw, sv);
+        if (!ch) continue;
+        w = sv[10];
+        a->animated[j] |= ch;
+        if (ch & ANIM_CH_POS) {
+          ac[ACC_LW] += w;
+          ac[ACC_LPOS] += w * sv[0];
+          ac[ACC_LPOS + 1] += w * sv[1];
+          ac[ACC_LPOS + 2] += w * sv[2];
         }
-      }
-      if (ch & ANIM_CH_SCL) {
-        ac[ACC_LW + 2] += w;
-        ac[ACC_LSCL] += w * sv[7];
-        ac[ACC_LSCL + 1] += w * sv[8];
-        ac[ACC_LSCL + 2] += w * sv[9];
+        if (ch & ANIM_CH_ROT) {
+          ac[ACC_LW + 1] += w;
+          if (w > 0 && ac[ACC_BUDGET + 1] > 0) {
+            double *r = &ac[ACC_REF], sw = w;
+            if (!ac[ACC_HASREF]) {
+              r[0] = sv[3]; r[1] = sv[4]; r[2] = sv[5]; r[3] = sv[6];
+              ac[ACC_HASREF] = 1;
+            } else if (r[0] * sv[3] + r[1] * sv[4] + r[2] * sv[5] + r[3] * sv[6] < 0) {
+              sw = -w;
+            }
+            ac[ACC_LROT] += sw * sv[3];
+            ac[ACC_LROT + 1] += sw * sv[4];
+            ac[ACC_LROT + 2] += sw * sv[5];
+            ac[ACC_LROT + 3] += sw * sv[6];
+          }
+        }
+        if (ch & ANIM_CH_SCL) {
+          ac[ACC_LW + 2] += w;
+          ac[ACC_LSCL] += w * sv[7];
+          ac[ACC_LSCL + 1] += w * sv[8];
+          ac[ACC_LSCL + 2] += w * sv[9];
+        }
       }
     }
   }
-  for (j = 0; j < n; j++) {
-    double *ac = &acc[j * ACC_SIZE], share[3];
+  for (j = j0; j < j1; j++) {
+    double *ac = &acc[(j - j0) * ACC_SIZE], share[3];
     int ch, k;
     for (ch = 0; ch < 3; ch++) {
       double W = ac[ACC_LW + ch], B = ac[ACC_BUDGET + ch];
@@ -93,25 +97,30 @@ static void blend_level(anim_animator *a, int from, int to) {
   }
 }
 
-static void apply_additive(anim_animator *a, anim_track *t) {
-  int b, k;
-  for (b = 0; b < t->nbind; b++) sample_binding(t, b, t->tw);
-  for (b = 0; b < t->nbind; b++) {
-    int rj = t->bind[b].rj;
-    double *p = &a->pose[rj * 10];
-    const double *s = &t->sample[b * SAMPLE_STRIDE];
-    double w = s[10];
-    a->animated[rj] |= t->chans[b];
-    if (t->chans[b] & ANIM_CH_POS)
-      for (k = 0; k < 3; k++) p[k] += w * s[k];
-    if (t->chans[b] & ANIM_CH_ROT) {
-      double id[4] = {0, 0, 0, 1}, r[4];
-      anim_quat_slerp(r, id, s + 3, w);
-      anim_quat_mul(p + 3, p + 3, r);
-      anim_quat_normalize(p + 3);
+/* Additive track t on the pose of joints [j0, j1), each binding sampled
+ * and applied in turn (a sample reads nothing of the pose: the order of a
+ * pass that samples them all first, so the same bits). */
+static void apply_additive(anim_animator *a, anim_track *t, int j0, int j1) {
+  int j, b, k;
+  for (j = j0; j < j1; j++) {
+    double *p = &a->pose[j * 10];
+    for (b = t->byjoint[j]; b >= 0; b = t->nextb[b]) {
+      double s[SAMPLE_STRIDE], w;
+      int ch = anim_sample_binding(t, b, t->time, 1, t->tw, s);
+      if (!ch) continue;
+      w = s[10];
+      a->animated[j] |= ch;
+      if (ch & ANIM_CH_POS)
+        for (k = 0; k < 3; k++) p[k] += w * s[k];
+      if (ch & ANIM_CH_ROT) {
+        double id[4] = {0, 0, 0, 1}, r[4];
+        anim_quat_slerp(r, id, s + 3, w);
+        anim_quat_mul(p + 3, p + 3, r);
+        anim_quat_normalize(p + 3);
+      }
+      if (ch & ANIM_CH_SCL)
+        for (k = 0; k < 3; k++) p[7 + k] *= 1 + (s[7 + k] - 1) * w;
     }
-    if (t->chans[b] & ANIM_CH_SCL)
-      for (k = 0; k < 3; k++) p[7 + k] *= 1 + (s[7 + k] - 1) * w;
   }
 }
 
@@ -147,17 +156,19 @@ typedef struct track_view {
  * usual joint's (fast, not muted, not adjusted) inline: the same bits. */
 static ANIM_INLINE int sample_one(const track_view *v, int b, double *s) {
   const anim_joint *jt = &v->joints[v->cj[b]];
-  int ch, *hot = &v->hot[b * ANIM_HOT_CURSORS];
+  int ch;
   double w;
   if (v->adjust[b]) return anim_sample_binding(v->t, b, v->time, 1, v->tw, s);
+  /* (a fast joint is not compressed: the track has hot cursors) */
   if (jt->fast == ANIM_FAST_PQ) {
     /* anim_clip_sample_fast of a position and a quaternion rotation (not
      * muted: ANIM_FAST_PQ says so) */
+    int *hot = v->hot + b * ANIM_HOT_CURSORS;
     anim_curves_lerp_inline(jt->pos, &jt->fk[0], v->time, hot, s);
     anim_qcurve_slerp_inline(&jt->qrot, &jt->fk[1], v->time, hot + 1, s + 3);
     ch = ANIM_CH_POS | ANIM_CH_ROT;
   } else if (jt->fast && !jt->muted) {
-    ch = anim_clip_sample_fast(v->t->clip, jt, v->time, hot, s);
+    ch = anim_clip_sample_fast(v->t->clip, jt, v->time, v->hot + b * ANIM_HOT_CURSORS, s);
   } else {
     return anim_sample_binding(v->t, b, v->time, 1, v->tw, s);
   }
@@ -312,8 +323,48 @@ static void pose_one_level(anim_animator *a, int m, int j0, int j1) {
   else pose_chunk(a, m, j0, j1);
 }
 
+/* The pose of joints [j0, j1) (at most GEN_CHUNK) from the m tracks of
+ * a->order in blend order: the normal levels, highest first, each taking
+ * what the budget left, the rest (the identity) the remainder; then the
+ * additive tracks on top. */
+static void blend_general(anim_animator *a, int m, int j0, int j1) {
+  double acc[GEN_CHUNK * ACC_SIZE];
+  int i, j, k;
+  for (j = j0; j < j1; j++) {
+    /* the accumulators the levels add to (each zeroes its own sums) */
+    double *ac = &acc[(j - j0) * ACC_SIZE];
+    ac[ACC_BUDGET] = ac[ACC_BUDGET + 1] = ac[ACC_BUDGET + 2] = 1;
+    ac[ACC_POS] = ac[ACC_POS + 1] = ac[ACC_POS + 2] = 0;
+    ac[ACC_ROT] = ac[ACC_ROT + 1] = ac[ACC_ROT + 2] = ac[ACC_ROT + 3] = 0;
+    ac[ACC_SCL] = ac[ACC_SCL + 1] = ac[ACC_SCL + 2] = 0;
+    ac[ACC_HASREF] = 0;
+    a->animated[j] = 0;
+  }
+  for (i = 0; i < m && a->order[i]->clip->blend != ANIM_BLEND_ADDITIVE; i = k) {
+    for (k = i + 1; k < m && a->order[k]->clip->blend != ANIM_BLEND_ADDITIVE &&
+                    a->order[k]->priority == a->order[i]->priority; k++) {}
+    blend_level(a, i, k, j0, j1, acc);
+  }
+  for (j = j0; j < j1; j++) {
+    double *ac = &acc[(j - j0) * ACC_SIZE], *p = &a->pose[j * 10];
+    for (k = 0; k < 3; k++) p[k] = ac[ACC_POS + k];
+    for (k = 0; k < 3; k++) p[7 + k] = ac[ACC_SCL + k] + ac[ACC_BUDGET + 2];
+    if (ac[ACC_HASREF]) {
+      /* the rest (identity) takes the budget left, aligned to the reference */
+      double left = ac[ACC_BUDGET + 1];
+      for (k = 0; k < 4; k++) p[3 + k] = ac[ACC_ROT + k];
+      p[6] += (ac[ACC_REF + 3] < 0 ? -left : left);
+      anim_quat_normalize(p + 3);
+    } else {
+      anim_quat_identity(p + 3);
+    }
+  }
+  for (; i < m; i++) apply_additive(a, a->order[i], j0, j1);
+  for (j = j0; j < j1; j++) anim_finite10(&a->pose[j * 10]);
+}
+
 void anim_blend_pose(anim_animator *a) {
-  int n = a->rig->n, m = 0, i, j, k, one_level = 1;
+  int n = a->rig->n, m = 0, i, j0, k, one_level = 1;
   for (i = 0; i < a->ntracks; i++) {
     anim_track *t = a->tracks[i];
     if (!contributes(t)) continue;
@@ -328,38 +379,9 @@ void anim_blend_pose(anim_animator *a) {
   }
   a->norder = m;
   if (one_level) {
-    for (j = 0; j < n; j += ONE_LEVEL_CHUNK) pose_one_level(a, m, j, j + ONE_LEVEL_CHUNK < n ? j + ONE_LEVEL_CHUNK : n);
+    for (j0 = 0; j0 < n; j0 += ONE_LEVEL_CHUNK)
+      pose_one_level(a, m, j0, j0 + ONE_LEVEL_CHUNK < n ? j0 + ONE_LEVEL_CHUNK : n);
     return;
   }
-  for (j = 0; j < n; j++) {
-    /* the accumulators the levels add to (each zeroes its own sums) */
-    double *ac = &a->acc[j * ACC_SIZE];
-    ac[ACC_BUDGET] = ac[ACC_BUDGET + 1] = ac[ACC_BUDGET + 2] = 1;
-    ac[ACC_POS] = ac[ACC_POS + 1] = ac[ACC_POS + 2] = 0;
-    ac[ACC_ROT] = ac[ACC_ROT + 1] = ac[ACC_ROT + 2] = ac[ACC_ROT + 3] = 0;
-    ac[ACC_SCL] = ac[ACC_SCL + 1] = ac[ACC_SCL + 2] = 0;
-    ac[ACC_HASREF] = 0;
-    a->animated[j] = 0;
-  }
-  for (i = 0; i < m && a->order[i]->clip->blend != ANIM_BLEND_ADDITIVE; i = k) {
-    for (k = i + 1; k < m && a->order[k]->clip->blend != ANIM_BLEND_ADDITIVE &&
-                    a->order[k]->priority == a->order[i]->priority; k++) {}
-    blend_level(a, i, k);
-  }
-  for (j = 0; j < n; j++) {
-    double *ac = &a->acc[j * ACC_SIZE], *p = &a->pose[j * 10];
-    for (k = 0; k < 3; k++) p[k] = ac[ACC_POS + k];
-    for (k = 0; k < 3; k++) p[7 + k] = ac[ACC_SCL + k] + ac[ACC_BUDGET + 2];
-    if (ac[ACC_HASREF]) {
-      /* the rest (identity) takes the budget left, aligned to the reference */
-      double left = ac[ACC_BUDGET + 1];
-      for (k = 0; k < 4; k++) p[3 + k] = ac[ACC_ROT + k];
-      p[6] += (ac[ACC_REF + 3] < 0 ? -left : left);
-      anim_quat_normalize(p + 3);
-    } else {
-      anim_quat_identity(p + 3);
-    }
-  }
-  for (; i < m; i++) apply_additive(a, a->order[i]);
-  for (j = 0; j < n; j++) anim_finite10(&a->pose[j * 10]);
+  for (j0 = 0; j0 < n; j0 += GEN_CHUNK) blend_general(a, m, j0, j0 + GEN_CHUNK < n ? j0 + GEN_CHUNK : n);
 }

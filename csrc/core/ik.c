@@ -329,6 +329,9 @@ static int valid(const anim_animator *a, const anim_ik_desc *d) {
 long long anim_ik_add(anim_animator *a, const anim_ik_desc *d) {
   struct anim_ik *ik = a->ik;
   if (!valid(a, d)) return -2;
+  /* (the constraints read world transforms in every update: their block
+   * made now, not there) */
+  if (!anim_animator_world_room(a)) return -1;
   if (!ik) {
     ik = anim_calloc(&a->mem, 1, sizeof *ik);
     if (!ik) return -1;

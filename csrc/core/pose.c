@@ -9,6 +9,7 @@
 
 #include "amath.h"
 #include "animator_impl.h"
+#include "pool.h"
 
 void anim_animator_get(const anim_animator *a, int j, double out[10], int *animated) {
   memcpy(out, &a->pose[j * 10], sizeof(double) * 10);
@@ -54,7 +55,22 @@ void anim_pose_compose(const double pw[10], const double l[10], double w[10]) {
   anim_finite10(w);
 }
 
+int anim_scratch_room(anim_animator *a, double **p, size_t per_joint) {
+  if (*p) return 1;
+  if (a->serial) anim_pool_lock(a->serial);
+  *p = anim_malloc(&a->mem, anim_scratch_bytes(a->rig, per_joint));
+  if (a->serial) anim_pool_unlock(a->serial);
+  return *p != NULL;
+}
+
+int anim_animator_world_room(anim_animator *a) { return anim_scratch_room(a, &a->world, ANIM_WORLD_STRIDE); }
+
 void anim_animator_world(anim_animator *a, int j, double out[10]) {
+  if (!anim_animator_world_room(a)) {
+    a->oom = 1;
+    anim_animator_local(a, j, out);
+    return;
+  }
   if (!a->world_valid) {
     const anim_rig *r = a->rig;
     int i;

@@ -34,10 +34,10 @@ int anim_rebind_prepare(anim_rebind *r, anim_track *t, const anim_clip *old, con
   r->cj = lay.cj;
   r->adjust = lay.adjust;
   r->pkc = lay.pkc;
+  r->rj = lay.rj;
   r->bind = lay.bind;
-  r->sample = lay.sample;
   r->cold = lay.cold;
-  r->chans = lay.chans;
+  r->nextb = lay.nextb;
   r->nbind = lay.nbind;
   r->unique = lay.unique;
   t->reload.rebound = 1;  /* (prepared: anim_reload_covers, and no second time) */
@@ -123,10 +123,10 @@ void anim_reload_commit(anim_clip *old, anim_clip *fresh, anim_rebind *r, int n)
     t->cj = r[i].cj;
     t->adjust = r[i].adjust;
     t->pkc = r[i].pkc;
+    t->rj = r[i].rj;
     t->bind = r[i].bind;
-    t->sample = r[i].sample;
     t->cold = r[i].cold;
-    t->chans = r[i].chans;
+    t->nextb = r[i].nextb;
     t->nbind = r[i].nbind;
     t->unique = (unsigned char)r[i].unique;
     forget_root_motion(t);

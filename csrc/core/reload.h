@@ -31,9 +31,8 @@ typedef struct anim_rebind {
   size_t size, hot_end;
   anim_tprops *props;
   anim_binding *bind;      /* the laid out arrays (pointers into arrays) */
-  int *hot, *byjoint, *cj, *cold, *chans;
+  int *hot, *byjoint, *cj, *rj, *cold, *nextb;
   unsigned char *adjust, *pkc;
-  double *sample;
   int nbind, unique;
 } anim_rebind;
 

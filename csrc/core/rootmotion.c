@@ -59,12 +59,7 @@ static double yaw_of(const double q[4]) {
 
 /* The track's binding of rig joint j, or -1 (the first, should two clip
  * joints play on it). */
-static int binding_of(const anim_track *t, int j) {
-  int b;
-  if (t->unique) return t->byjoint[j];
-  for (b = 0; b < t->nbind; b++) if (t->bind[b].rj == j) return b;
-  return -1;
-}
+static int binding_of(const anim_track *t, int j) { return t->byjoint[j]; }
 
 /* v, or the nearest finite number (0 for a NaN).  The motion a track
  * sums over an update is kept finite with it: a speed of 1e300 for 1e9 s

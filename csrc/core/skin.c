@@ -128,12 +128,14 @@ static void skin_floats(const anim_animator *a, float *out, int layout) {
   }
 }
 
+int anim_animator_skin_room(anim_animator *a) { return anim_scratch_room(a, &a->mats, ANIM_MATS_STRIDE); }
+
 size_t anim_animator_skin(anim_animator *a, const anim_skin_out *o) {
   size_t size, at;
   int k, e, nskin = a->rig->nskin, layout = o->layout;
   if (!o->data || (layout != ANIM_SKIN_MAT3X4 && layout != ANIM_SKIN_MAT4)) return 0;
   size = anim_skin_size(a->rig, layout);
-  if (o->offset > o->cap || size > o->cap - o->offset) return 0;
+  if (o->offset > o->cap || size > o->cap - o->offset || !anim_animator_skin_room(a)) return 0;
   anim_animator_skin_prepare(a);
   if (!o->is_double && !o->root && a->rig->inv_bind_kind != ANIM_IB_GENERAL) {
     skin_floats(a, (float *)o->data + o->offset, layout);

@@ -37,7 +37,11 @@ size_t anim_skin_size(const anim_rig *r, int layout);
 size_t anim_animator_skin(anim_animator *a, const anim_skin_out *o);
 /* The two steps of it, for a writer of another kind (a Lua table): the
  * world matrices of the current pose computed into the animator's
- * scratch, then skin joint k's 4x4 (column-major) read from them. */
+ * scratch, then skin joint k's 4x4 (column-major) read from them.  The
+ * scratch is made at the first skinning: anim_animator_skin_room (0 when
+ * out of memory), which anim_animator_skin calls (0 written then) and a
+ * caller of these two first. */
+int anim_animator_skin_room(anim_animator *a);
 void anim_animator_skin_prepare(anim_animator *a);
 void anim_animator_skin_joint(const anim_animator *a, int k, const double *root, double m[16]);
 

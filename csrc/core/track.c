@@ -21,61 +21,89 @@ static void ramp_set(ramp *r, double to, double dur) {
   r->interp = ANIM_LINEAR;
 }
 
+/* What the bindings of a track of c need beside their joints: the hot
+ * cursors (any joint not compressed: a compressed one is sampled through
+ * the track's cache instead), the cold ones (any joint neither compressed
+ * nor `fast`: a fast joint's sampling reads the hot ones alone, clip.h)
+ * and the bindings themselves (any retargeted: turns converted or
+ * positions scaled). */
+enum { NEED_HOT = 1, NEED_COLD = 2, NEED_BIND = 4 };
+static int track_needs(const anim_clip *c, const anim_binding *binds, size_t nb) {
+  size_t b;
+  int need = 0;
+  for (b = 0; b < nb; b++) {
+    const anim_joint *jt = &c->joints[binds[b].cj];
+    if (!jt->packed) need |= jt->fast ? NEED_HOT : NEED_HOT | NEED_COLD;
+    if (binds[b].convert || binds[b].pscale != 1) need |= NEED_BIND;
+  }
+  return need;
+}
+
 /* The per-binding arrays of a track laid out from byte `base` of a block
  * at mem (NULL: only measured): what every update reads first (the hot
  * cursors, the binding of each rig joint, each binding's clip joint and
  * whether it is adjusted, and a compressed clip's cache of decoded keys,
- * packed.h: they end at *hot_end), then the bindings (read
- * only for retargeted joints), the other cursors and the samples of the
- * general blend.  Sets t's pointers to them, its bindings, unique and
- * fresh cursors.  Returns the end of the block.  (The track's own block
- * holds them after its struct; a reload gives them a block of their
- * own, reload.c.) */
+ * packed.h: they end at *hot_end), then each binding's rig joint, the
+ * bindings (read only for retargeted joints), the other cursors and the
+ * chains of the general blend (nextb: byjoint and nextb list each rig
+ * joint's bindings in order).  The cursors and the bindings only when
+ * some binding needs them (track_needs; else NULL).  Sets t's pointers to
+ * them, its bindings, unique and fresh cursors.  Returns the end of the
+ * block.  (The track's own block holds them after its struct; a reload
+ * gives them a block of their own, reload.c.) */
 size_t anim_track_lay_arrays(anim_track *t, char *mem, size_t base, const anim_clip *c,
                              const anim_binding *binds, int nbind, int nrig, size_t *hot_end) {
   size_t nb = (size_t)(nbind > 0 ? nbind : 0), rn = (size_t)nrig;
-  size_t o_hot, o_byjoint, o_cj, o_adjust, o_pkc, o_bind, o_sample, o_cold, o_chans, size;
+  size_t o_hot, o_byjoint, o_cj, o_adjust, o_pkc, o_rj, o_bind, o_cold, o_nextb, size;
   size_t npkc = c->packed ? c->packed->cache_size : 0;
+  int need = track_needs(c, binds, nb);
+  size_t nhot = need & NEED_HOT ? nb * ANIM_HOT_CURSORS : 0, ncold = need & NEED_COLD ? nb * ANIM_COLD_CURSORS : 0;
   o_hot = base;
-  o_byjoint = o_hot + nb * sizeof(int) * ANIM_HOT_CURSORS;
+  o_byjoint = o_hot + nhot * sizeof(int);
   o_cj = o_byjoint + rn * sizeof(int);
   o_adjust = o_cj + nb * sizeof(int);
   o_pkc = round_up(o_adjust + nb, sizeof(double));
-  o_bind = round_up(o_pkc + npkc, sizeof(double));
-  o_sample = o_bind + nb * sizeof(anim_binding);
-  o_cold = o_sample + nb * sizeof(double) * SAMPLE_STRIDE;
-  o_chans = o_cold + nb * sizeof(int) * ANIM_COLD_CURSORS;
-  size = o_chans + nb * sizeof(int);
+  o_rj = o_pkc + npkc;
+  o_bind = round_up(o_rj + nb * sizeof(int), sizeof(double));
+  o_cold = o_bind + (need & NEED_BIND ? nb * sizeof(anim_binding) : 0);
+  o_nextb = o_cold + ncold * sizeof(int);
+  size = o_nextb + nb * sizeof(int);
   if (hot_end) *hot_end = o_pkc + npkc;
   if (!mem) return size;
-  t->hot = (int *)(void *)(mem + o_hot);
+  t->hot = nhot ? (int *)(void *)(mem + o_hot) : NULL;
   t->byjoint = (int *)(void *)(mem + o_byjoint);
   t->cj = (int *)(void *)(mem + o_cj);
   t->adjust = (unsigned char *)(mem + o_adjust);
   t->pkc = npkc ? (unsigned char *)(mem + o_pkc) : NULL;
   if (npkc) anim_packed_cache_init(c->packed, t->pkc);
-  t->bind = (anim_binding *)(void *)(mem + o_bind);
-  t->sample = (double *)(void *)(mem + o_sample);
-  t->cold = (int *)(void *)(mem + o_cold);
-  t->chans = (int *)(void *)(mem + o_chans);
-  if (nb) memcpy(t->bind, binds, nb * sizeof(anim_binding));
+  t->rj = (int *)(void *)(mem + o_rj);
+  t->bind = need & NEED_BIND ? (anim_binding *)(void *)(mem + o_bind) : NULL;
+  t->cold = ncold ? (int *)(void *)(mem + o_cold) : NULL;
+  t->nextb = (int *)(void *)(mem + o_nextb);
+  if (t->bind) memcpy(t->bind, binds, nb * sizeof(anim_binding));
   t->nbind = (int)nb;
   {
     int j, b;
     t->unique = 1;
     for (j = 0; j < (int)rn; j++) t->byjoint[j] = -1;
-    for (b = 0; b < (int)nb; b++) {
+    /* (backwards: each joint's chain in the bindings' order, byjoint its
+     * first) */
+    for (b = (int)nb - 1; b >= 0; b--) {
       int rj = binds[b].rj;
       t->cj[b] = binds[b].cj;
+      t->rj[b] = rj;
       t->adjust[b] = binds[b].convert || binds[b].pscale != 1 || c->absolute;
-      if (rj < 0 || rj >= (int)rn || t->byjoint[rj] >= 0) t->unique = 0;
-      else t->byjoint[rj] = b;
+      t->nextb[b] = -1;
+      if (rj < 0 || rj >= (int)rn) { t->unique = 0; continue; }
+      if (t->byjoint[rj] >= 0) t->unique = 0;
+      t->nextb[b] = t->byjoint[rj];
+      t->byjoint[rj] = b;
     }
   }
   {
     size_t i;
-    for (i = 0; i < nb * ANIM_HOT_CURSORS; i++) t->hot[i] = -1;
-    for (i = 0; i < nb * ANIM_COLD_CURSORS; i++) t->cold[i] = -1;
+    for (i = 0; i < nhot; i++) t->hot[i] = -1;
+    for (i = 0; i < ncold; i++) t->cold[i] = -1;
   }
   return size;
 }

@@ -150,8 +150,11 @@ static void prefetch_next(anim_animator *const *as, int i, int end) {
 
 /* After an animator's update in a batch: its skinning matrices written
  * (skin.h) into the batch's shared target at its place (skin_at, set by
- * place_skins), else into its own target when it has one. */
-static void skin_after(anim_animator *a, const anim_skin_out *shared) {
+ * place_skins), else into its own target when it has one.  0 when the
+ * scratch of its first skinning could not be made (nothing written). */
+static int skin_after(anim_animator *a, const anim_skin_out *shared) {
+  if (!shared && !a->skin_target.data) return 1;
+  if (!anim_animator_skin_room(a)) return 0;
   if (shared) {
     anim_skin_out o = *shared;
     o.offset = a->skin_at;
@@ -159,6 +162,7 @@ static void skin_after(anim_animator *a, const anim_skin_out *shared) {
   } else if (a->skin_target.data) {
     anim_animator_skin(a, &a->skin_target);
   }
+  return 1;
 }
 
 /* Each animator's place in the shared target, in list order from its
@@ -188,7 +192,8 @@ static int update_list(anim_animator *const *as, int n, double dt, const anim_sk
   for (i = 0; i < n; i++) {
     prefetch_next(as, i, n);
     r = update_one(as[i], dt, NULL);
-    skin_after(as[i], shared);  /* (its pose is made, its queue or not) */
+    /* (its pose is made, its queue or not) */
+    if (!skin_after(as[i], shared)) r = ANIM_ST_NOMEM;
     if (r == ANIM_ST_NOMEM) break;
     if (anim_animator_to_deliver(as[i]) && queued) queued[k++] = i;
   }
@@ -241,8 +246,8 @@ static void batch_part(void *arg, int part, int nparts) {
      * tracks left for the calling thread) */
     a->serial = pool;
     r = update_one(a, dt, &dead);
+    if (!skin_after(a, b->skin)) r = ANIM_ST_NOMEM;
     a->serial = NULL;
-    skin_after(a, b->skin);
     if (r == ANIM_ST_NOMEM && (!fail || i + 1 < fail)) fail = i + 1;
     if (queued) queued[i] = r != ANIM_ST_NOMEM && anim_animator_to_deliver(a) ? i : -1;
   }

@@ -110,6 +110,8 @@ static int animator_world(lua_State *L) {
   int j;
   anim_animator *a = joint_reader(L, &j);
   double v[10];
+  /* (the world transforms' block, made at the first read) */
+  if (!anim_animator_world_room(a)) return anim_lua_nomem(L);
   anim_animator_world(a, j, v);
   return push10(L, v);
 }
@@ -122,7 +124,10 @@ static int animator_world(lua_State *L) {
 static ANIM_LUA_HOT anim_animator *pose_joint(lua_State *L, animator_box *b, int mode, int j, double *v) {
   anim_animator *a = b->a;
   if (!a) anim_lua_finalized(L, ANIM_BOX_ANIMATOR);
-  if (mode == 2) anim_animator_world(a, j, v);
+  if (mode == 2) {
+    if (!anim_animator_world_room(a)) anim_lua_nomem(L);
+    anim_animator_world(a, j, v);
+  }
   else if (mode == 1) anim_animator_local(a, j, v);
   else anim_animator_get(a, j, v, NULL);
   return a;

@@ -185,6 +185,7 @@ static void skin_options(lua_State *L, int idx, anim_skin_out *o, double root[16
 static void skin_table(lua_State *L, animator_box *b, const anim_skin_out *o) {
   int k, e, nskin;
   lua_Integer at = (lua_Integer)o->offset;
+  if (!anim_animator_skin_room(b->a)) anim_lua_nomem(L);
   anim_animator_skin_prepare(b->a);
   nskin = anim_animator_rig(b->a)->nskin;
   for (k = 0; k < nskin; k++) {
@@ -234,6 +235,9 @@ static int animator_skin(lua_State *L) {
   /* (the calls above ran Lua code: the animator is taken again) */
   if (!b->a) return anim_lua_finalized(L, ANIM_BOX_ANIMATOR);
   n = anim_skin_size(anim_animator_rig(b->a), o.layout);
+  /* (the skinning's scratch, made at the first: out of memory is not a
+   * lack of room in out) */
+  if (!anim_animator_skin_room(b->a)) return anim_lua_nomem(L);
   if (!ptr) skin_table(L, b, &o);
   else if (anim_animator_skin(b->a, &o) != n) return anim_lua_skin_room(L, 2, &o, n, ptr == 1);
   lua_pushinteger(L, (lua_Integer)n);
@@ -260,6 +264,8 @@ static int animator_skin_target(lua_State *L) {
   if (!b->a) return anim_lua_finalized(L, ANIM_BOX_ANIMATOR);
   n = anim_skin_size(anim_animator_rig(b->a), o.layout);
   if (anim_animator_set_skin_target(b->a, &o) != 0) return anim_lua_skin_room(L, 2, &o, n, kind == 1);
+  /* (the skinning's scratch made now, not in the batch) */
+  if (o.data && !anim_animator_skin_room(b->a)) return anim_lua_nomem(L);
   lua_getiuservalue(L, 1, ANIM_UV_ANIMATOR_STATE);
   if (lua_type(L, -1) == LUA_TTABLE) {
     lua_pushliteral(L, "skin_target");
