@@ -221,6 +221,11 @@ print(select(2, anim.load(%q)))
       "byte " .. (C + 1 + 3 + 12) .. ": bad range")
     refused(with(POS, "\1" .. k8 .. "\0\0\0\0" .. "\0\0\128\127" .. ("\0"):rep(16) .. "\0\0\0"),
       "byte " .. (C + 1 + 3 + 4) .. ": bad range")
+    -- (a top beyond a float's: 3e38 + 65535 x 3e38, finite as a double; every key is
+    -- decoded to a float, where it would be inf)
+    local big = "\230\177\97\127"
+    refused(with(POS, "\1" .. "\16\0\0" .. big .. ("\0"):rep(8) .. big .. ("\0"):rep(8) .. "\0\0"),
+      "byte " .. (C + 1 + 3 + 12) .. ": bad range")
     refused(with(POS, "\1" .. k8 .. range .. "\0\0"), "byte " .. (C + 1 + 27 + 2) .. ": truncated")
     -- (a rotation: 15 + 15 + 0 bits a key, 2 keys: 8 bytes)
     refused(with(ROT, "\2" .. "\0\0\1\1" .. "\0" .. "\15\15\0" .. ("\0"):rep(12) .. ("\0"):rep(7)),

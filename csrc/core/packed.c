@@ -2,6 +2,7 @@
  * checked and indexed, and sampled with a cursor per channel. */
 #include "packed.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -415,7 +416,8 @@ const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, a
           for (a = 0; a < 3 && !rot; a++) {
             float lo = f32(p + o + 3 + 4 * a), st = f32(p + o + 15 + 4 * a);
             double top = lo + (double)((1UL << ch.kb[a]) - 1) * st;
-            if (!isfinite(lo) || !isfinite(st) || st < 0 || !isfinite(top)) {
+            /* (a key is decoded to float: its top finite as a float too) */
+            if (!isfinite(lo) || !isfinite(st) || st < 0 || !(fabs(top) <= FLT_MAX)) {
               *at = o + 3 + 4 * (size_t)a + (isfinite(lo) ? 12 : 0); /* (the number at fault) */
               return "bad range";
             }

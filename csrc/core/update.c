@@ -148,13 +148,20 @@ static void prefetch_next(anim_animator *const *as, int i, int end) {
   if (i + 1 < end) prefetch_hot(as[i + 1]);
 }
 
+/* Before an animator's update in a batch: the scratch of its first
+ * skinning made, when it will be skinned; 0 when it could not be (then the
+ * animator is not updated: out of memory leaves it as it was, its events
+ * unqueued). */
+static int skin_ready(anim_animator *a, const anim_skin_out *shared) {
+  if (!shared && !a->skin_target.data) return 1;
+  return anim_animator_skin_room(a);
+}
+
 /* After an animator's update in a batch: its skinning matrices written
  * (skin.h) into the batch's shared target at its place (skin_at, set by
- * place_skins), else into its own target when it has one.  0 when the
- * scratch of its first skinning could not be made (nothing written). */
-static int skin_after(anim_animator *a, const anim_skin_out *shared) {
-  if (!shared && !a->skin_target.data) return 1;
-  if (!anim_animator_skin_room(a)) return 0;
+ * place_skins), else into its own target when it has one (skin_ready made
+ * the scratch). */
+static void skin_after(anim_animator *a, const anim_skin_out *shared) {
   if (shared) {
     anim_skin_out o = *shared;
     o.offset = a->skin_at;
@@ -162,7 +169,6 @@ static int skin_after(anim_animator *a, const anim_skin_out *shared) {
   } else if (a->skin_target.data) {
     anim_animator_skin(a, &a->skin_target);
   }
-  return 1;
 }
 
 /* Each animator's place in the shared target, in list order from its
@@ -191,9 +197,10 @@ static int update_list(anim_animator *const *as, int n, double dt, const anim_sk
   prefetch_start(as, 0, n);
   for (i = 0; i < n; i++) {
     prefetch_next(as, i, n);
+    if (!skin_ready(as[i], shared)) { r = ANIM_ST_NOMEM; break; }
     r = update_one(as[i], dt, NULL);
     /* (its pose is made, its queue or not) */
-    if (!skin_after(as[i], shared)) r = ANIM_ST_NOMEM;
+    skin_after(as[i], shared);
     if (r == ANIM_ST_NOMEM) break;
     if (anim_animator_to_deliver(as[i]) && queued) queued[k++] = i;
   }
@@ -245,8 +252,12 @@ static void batch_part(void *arg, int part, int nparts) {
     /* (each animator's allocations under the pool's lock, its freed
      * tracks left for the calling thread) */
     a->serial = pool;
-    r = update_one(a, dt, &dead);
-    if (!skin_after(a, b->skin)) r = ANIM_ST_NOMEM;
+    if (skin_ready(a, b->skin)) {
+      r = update_one(a, dt, &dead);
+      skin_after(a, b->skin);
+    } else {
+      r = ANIM_ST_NOMEM;
+    }
     a->serial = NULL;
     if (r == ANIM_ST_NOMEM && (!fail || i + 1 < fail)) fail = i + 1;
     if (queued) queued[i] = r != ANIM_ST_NOMEM && anim_animator_to_deliver(a) ? i : -1;

@@ -263,9 +263,10 @@ static int animator_skin_target(lua_State *L) {
                                    " writes it on its threads), got a table");
   if (!b->a) return anim_lua_finalized(L, ANIM_BOX_ANIMATOR);
   n = anim_skin_size(anim_animator_rig(b->a), o.layout);
-  if (anim_animator_set_skin_target(b->a, &o) != 0) return anim_lua_skin_room(L, 2, &o, n, kind == 1);
-  /* (the skinning's scratch made now, not in the batch) */
+  /* (the skinning's scratch made now, not in the batch, and before the
+   * target is set: out of memory leaves the animator as it was) */
   if (o.data && !anim_animator_skin_room(b->a)) return anim_lua_nomem(L);
+  if (anim_animator_set_skin_target(b->a, &o) != 0) return anim_lua_skin_room(L, 2, &o, n, kind == 1);
   lua_getiuservalue(L, 1, ANIM_UV_ANIMATOR_STATE);
   if (lua_type(L, -1) == LUA_TTABLE) {
     lua_pushliteral(L, "skin_target");

@@ -305,7 +305,10 @@ function M.update_list(list, dt, opts)
   end
   give_back(pend, list)
   if n < 0 then args.raise(refusal(n, i, first, list, dt, opts and opts.skin)) end
-  if i then error("not enough memory for the callback queue", 0) end
+  -- (with a shared skin target an animator's first skinning makes its
+  -- scratch before its update: out of memory there leaves it as it was)
+  if i then error(skin and "not enough memory for the callback queue or the skinning" or
+    "not enough memory for the callback queue", 0) end
   raise_first(first, "batch")
 end
 

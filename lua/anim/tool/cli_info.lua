@@ -236,8 +236,9 @@ are listed last, one a line: path: json.path: message.
 
 A compressed clip (.animc) shows what its file holds: the frame rate, the
 bytes (raw, packed, the ratio; the file's), the error bound and the worst
-and 99th-percentile errors measured, channels by kind (narrow: 16-bit or
-the smallest three; wide: float32; identity; absent) and the keys, and
+and 99th-percentile errors measured, channels by kind (narrow: the bits
+chosen per channel, a rotation's fourth component rebuilt; wide: float32;
+identity; absent) and the keys, and
 each joint's channels with their keys and bytes.
 
 A 2D skeleton (DragonBones _ske.json, with the _tex.json beside it; Spine
