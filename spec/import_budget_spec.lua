@@ -106,15 +106,21 @@ describe("Blockbench import budgets (issue 19)", function()
     assert.truthy(w[1].message:find("anim.limits.molang_work", 1, true), w[1].message)
   end)
 
-  it("19.10: baked bezier handles of 1e300 are refused within 0.5 s", function()
-    -- (bones with a rest rotation: their channels are baked, R(rest)^-1 R(rest + angles);
-    -- handle times that differ per axis are kept exact otherwise, next test)
+  -- Two bezier rotation keys with handles of 1e300 whose times differ per axis.
+  local function huge_bezier_keys()
     local kfs = {}
     for i = 0, 1 do
       kfs[#kfs + 1] = { channel = "rotation", time = i, interpolation = "bezier", data_points = { { x = "0", y = "0", z = "0" } },
         bezier_left_time = { -0.1, -0.2, -0.3 }, bezier_right_time = { 0.1, 0.2, 0.3 },
         bezier_left_value = { 1e300, -1e300, 1e300 }, bezier_right_value = { -1e300, 1e300, -1e300 } }
     end
+    return kfs
+  end
+
+  it("19.10: baked bezier handles of 1e300 are refused within 0.5 s", function()
+    -- (bones with a rest rotation: their channels are baked, R(rest)^-1 R(rest + angles);
+    -- handle times that differ per axis are kept exact otherwise, next test)
+    local kfs = huge_bezier_keys()
     local channels = {}
     for i = 1, 6 do
       channels["u" .. i] = { name = "b" .. i, keyframes = kfs }
@@ -135,12 +141,7 @@ describe("Blockbench import budgets (issue 19)", function()
   end)
 
   it("19.10: bezier handles of 1e300 whose times differ per axis import exact, unbaked, at once", function()
-    local kfs = {}
-    for i = 0, 1 do
-      kfs[#kfs + 1] = { channel = "rotation", time = i, interpolation = "bezier", data_points = { { x = "0", y = "0", z = "0" } },
-        bezier_left_time = { -0.1, -0.2, -0.3 }, bezier_right_time = { 0.1, 0.2, 0.3 },
-        bezier_left_value = { 1e300, -1e300, 1e300 }, bezier_right_value = { -1e300, 1e300, -1e300 } }
-    end
+    local kfs = huge_bezier_keys()
     local text = cjson.encode { meta = { format_version = "5.0" }, groups = { { name = "b", uuid = "u", origin = { 0, 0, 0 } } },
       outliner = { { uuid = "u", children = {} } },
       animations = { { name = "a", length = 1, animators = { u = { name = "b", keyframes = kfs } } } } }

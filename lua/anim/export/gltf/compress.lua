@@ -32,9 +32,6 @@ local M = {}
 M.GRID = 20 -- samples a second at least (then twice as many, while the bound is not held)
 M.MAX_FRAMES = 65536
 M.WIDEN = 3
--- (the grid may be as fine as the 16-bit ticks allow: M.MAX_FRAMES over
--- the clip; a curve between keys -- Animated Java's catmull-rom Euler
--- channels at a tight bound -- may need thousands a second)
 -- Bits a component of a narrow channel: at least MIN_BITS, first the fewest
 -- whose quantisation takes FRAC of the channel's tolerance (small: at half,
 -- the quantisation's error made the reduction keep every sample of
@@ -42,7 +39,11 @@ M.WIDEN = 3
 -- search of bit rates, lower, then takes the bits the bound does not
 -- need); BITS_UP more for a joint astray.
 M.MIN_BITS, M.FRAC, M.BITS_UP = 4, 0.125, 4
-M.RATE_TRIES, M.MAX_RATE = 16, math.huge
+-- The grid's doublings at most: it may get as fine as the 16-bit ticks
+-- allow (M.MAX_FRAMES over the clip, which ends the doubling first); a
+-- curve between keys -- Animated Java's catmull-rom Euler
+-- channels at a tight bound -- may need thousands a second.
+M.RATE_TRIES = 16
 -- reduce.lua's tightening rounds, and the first tolerances tried (times
 -- the hierarchy's share: the smallest pack within the bound is kept)
 -- (lower: the most measures of the search of bit rates, lower)
@@ -613,7 +614,7 @@ function M.compress(c, options)
       pack, worst, q99 = lower(S, held.kept, pack, worst, q99, level.lower)
     end
     -- (a grid as fine as the ticks samples nothing more when doubled)
-    if worst <= S.err or (not exact and S.grid >= S.rate) or grid * 2 > M.MAX_RATE or grid * 2 * L > M.MAX_FRAMES - 1 then
+    if worst <= S.err or (not exact and S.grid >= S.rate) or grid * 2 * L > M.MAX_FRAMES - 1 then
       break
     end
     grid = grid * 2
