@@ -768,6 +768,10 @@ local function same_as_restored(a, what)
   local ok, res, err = pcall(b.restore, b, s, function(name, kind)
     if kind == "retarget" then return MAP end
     if kind == "graph" then return G.resolve_graph(name) end
+    -- (an animator with no library driven by a library's graph: its
+    -- clips' res:// paths come here, as the docs say, and a game gives
+    -- them from its library)
+    if name:match("^res://") then return (library:clip(name)) end
     return S.named[name]
   end)
   if not ok then

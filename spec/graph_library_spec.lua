@@ -123,4 +123,32 @@ describe("a library's graphs", function()
     end
     assert.are.equal("walk", (b.controller:current()))
   end)
+  it("an animator with no library, driven by a library's graph: its res:// names go to resolve", function()
+    local _, lib = setup()
+    local a = anim.animator(rig)
+    a:control(assert(lib:graph("res://hero/hero.animgraph"))):set("speed", 1)
+    for _ = 1, 2 do a:update(0.05) end -- (idle fading out, walk in)
+    local s = a:state()
+    assert.are.equal("res://hero/hero.animgraph", s.controller.graph)
+    local asked = {}
+    local function resolve(name, kind)
+      asked[#asked + 1] = kind .. " " .. name
+      if kind == "graph" then return lib:graph(name) end
+      return lib:clip(name)
+    end
+    local b = anim.animator(rig)
+    assert(b:restore(s, resolve))
+    table.sort(asked)
+    assert.are.same({ "clip res://hero/idle.anim", "clip res://hero/walk.anim", "graph res://hero/hero.animgraph" }, asked)
+    a:update(0.1)
+    b:update(0.1)
+    assert.are.same({ a:get("rightArm") }, { b:get("rightArm") })
+    -- without the game's clips: refused, naming the path and the name
+    local ok, err = anim.animator(rig):restore(s, function(name, kind)
+      if kind == "graph" then return lib:graph(name) end
+    end)
+    assert.is_nil(ok)
+    assert.truthy(err:find("resolve('res://hero/", 1, true), err)
+    assert.truthy(err:find("gave no clip (got nil)", 1, true), err)
+  end)
 end)
