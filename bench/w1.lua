@@ -3,7 +3,7 @@
 --
 --   lua5.4 bench/w1.lua [--n N] [--runs R] [--variant w1|w1e] [--batch] [--threads T[,T...]]
 --                       [--read | --read-joints | --read-table] [--frames F] [--gap MS]
---                       [--compressed] [--data w1.txt]
+--                       [--compressed [--animc DIR]] [--data w1.txt]
 --
 -- --n takes one N or a comma list (default 1,100,1000,10000); --runs the
 -- number of timed runs (default 5); --variant w1e builds the rotations as
@@ -32,7 +32,9 @@
 -- --compressed plays the clips compressed (anim.compress on the W1 rig, its
 -- default bound: 0.001 at 0.1; "compressed" in the mode, the bound and the
 -- worst error measured in "compressed": the cross-check then holds within
--- the clips' error, not the README's 1e-3, and is not enforced).
+-- the clips' error, not the README's 1e-3, and is not enforced); --animc
+-- DIR keeps them in DIR as .animc files, made the first time and loaded
+-- after (compressing takes seconds; under valgrind, minutes).
 -- One JSON line per N (and thread count) on stdout.  For W1 the
 -- cross-check must match the README to 1e-3, else the script exits 1.
 --
@@ -78,6 +80,7 @@ do
     elseif a == "--read-table" then args.read = "table"
     elseif a == "--data" then args.path = value()
     elseif a == "--compressed" then args.compressed = true
+    elseif a == "--animc" then args.animc = value(); args.compressed = true
     else usage("unknown argument " .. a) end
     i = i + 1
   end
@@ -122,7 +125,16 @@ local compressed = ""
 if args.compressed then
   local worst, bytes, raw = 0, 0, 0
   for c = 1, C do
-    clips[c] = assert(anim.compress(clips[c], { rig = rig }))
+    -- (--animc DIR: the compressed clips kept in DIR, made the first time)
+    local file = args.animc and string.format("%s/w1_%s_%d.animc", args.animc, args.variant, c)
+    local kept = file and io.open(file, "rb")
+    if kept then
+      kept:close()
+      clips[c] = assert(anim.load(file))
+    else
+      clips[c] = assert(anim.compress(clips[c], { rig = rig }))
+      if file then assert(anim.save(clips[c], file)) end
+    end
     local f = clips[c]:compression()
     worst, bytes, raw = math.max(worst, f.worst), bytes + f.bytes, raw + f.bytes_raw
     compressed = string.format(',"compressed":{"error":%g,"distance":%g,"worst":%.3g,"bytes":%d,"bytes_raw":%d}',
