@@ -238,9 +238,9 @@ describe("anim.love's draw", function()
         local kb = collectgarbage("count")
         calls = 0
         frames(100)
-        local g = collectgarbage("count") - kb
+        local grown = collectgarbage("count") - kb
         collectgarbage("restart")
-        return g
+        return grown
       end)
       assert.is_true(calls >= 100, calls)
       assert.is_true(stencils >= 100, stencils) -- (the clipping drawn each frame)
