@@ -130,8 +130,14 @@ function M.options(opts, known, n, fname)
     error(format("bad argument #%d to '%s' (table of options expected, got %s)", n, fname, M.typename(opts)),
       outside_level())
   end
-  -- (raw: a __pairs of the script's decides nothing here)
-  for k in next, opts do
+  -- (raw: a __pairs of the script's decides nothing here.  A while loop,
+  -- not `for k in next, opts`: Debian 12's LuaJIT (2.1.0-beta3, git
+  -- 2022-03-20) misses LuaJIT commit 1cdff194 (issue #827), so that a
+  -- compiled ITERN loop entered after the loop was despecialised reads a
+  -- key as a node index and iterates from the wrong node: here it gave a
+  -- key the table never had, an option refused at random)
+  local k = next(opts)
+  while k ~= nil do
     if not known.set[k] then
       local msg
       if type(k) == "string" then
@@ -143,6 +149,7 @@ function M.options(opts, known, n, fname)
       end
       error(format("bad argument #%d to '%s' (%s)", n, fname, msg), outside_level())
     end
+    k = next(opts, k)
   end
   return opts
 end
