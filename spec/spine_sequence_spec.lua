@@ -169,6 +169,86 @@ describe("Spine sequences: the setup pose and the drawn region", function()
   end)
 end)
 
+describe("Spine sequences drawn by anim.love", function()
+  it("writes the frame's uvs (LÖVE mocked), and allocates nothing a frame", function()
+    -- LÖVE's calls mocked as attach2d_spec does: a ByteData is a module
+    -- buffer of floats; each setVertices' range is read back (12 floats a
+    -- vertex: x, y, u, v, ...)
+    local written, recording = {}, true
+    local function mesh()
+      local m = {}
+      function m.setVertices(_, data, from, n)
+        if recording then written[#written + 1] = { data, from, n } end
+      end
+      function m.setDrawRange() end
+      function m.setTexture() end
+      return m
+    end
+    local g = { push = function() end, pop = function() end, translate = function() end, rotate = function() end,
+      scale = function() end, setShader = function() end, setBlendMode = function() end, draw = function() end,
+      setStencilTest = function() end, newShader = function() return {} end, newMesh = function() return mesh() end,
+      stencil = function(f) f() end }
+    local saved = rawget(_G, "love")
+    rawset(_G, "love", { graphics = g, data = { newByteData = function(bytes) return anim.buffer(bytes / 4, "float") end } })
+    package.loaded["anim.love"] = nil
+    local ok, err = pcall(function()
+      local draw2d = require "anim.love"
+      local r = load("4.1")
+      local a = anim.animator(r.skeleton)
+      a:play(r.clips.sequence, { loop = "once" })
+      local images = setmetatable({}, { __index = function(t, k) local v = {}; rawset(t, k, v); return v end })
+      -- the spark frames' uv corners seen in a frame's vertices (spark0k: x
+      -- 10 (k - 1), y 44, 8 x 8 on a 64 x 64 page; only they lie at v 44/64
+      -- or 52/64 with u at a multiple of 10/64)
+      local function frames_seen()
+        local seen = {}
+        for _, w in ipairs(written) do
+          local data, from, n = w[1], w[2], w[3]
+          for i = from, from + n - 1 do
+            local u, v = data[12 * (i - 1) + 3], data[12 * (i - 1) + 4]
+            if math.abs(v - 52 / 64) < 1e-6 then
+              for k = 0, 3 do
+                if math.abs(u - 10 * k / 64) < 1e-6 then seen[#seen + 1] = k end
+              end
+            end
+          end
+        end
+        table.sort(seen)
+        return seen
+      end
+      local now = 0
+      -- (at 0.3 frame 0, 0.4 frame 1, 0.6 frame 2, 1.3 frame 3: the
+      -- bottom-left and bottom-right corners at v2, each written by both
+      -- triangles of the bottom-left one: the left corner twice, the right
+      -- once, the left's u the frame's)
+      for _, tf in ipairs { { 0.3, 0 }, { 0.4, 1 }, { 0.6, 2 }, { 1.3, 3 } } do
+        a:update(tf[1] - now)
+        now = tf[1]
+        written = {}
+        draw2d.draw(a, images)
+        assert.are.same({ tf[2], tf[2] }, frames_seen(), "at " .. tf[1])
+      end
+      -- (the frames changing as it draws: 1.3 s to 1.8 s, once then pingpong)
+      recording = false
+      local grew = H.without_jit(function()
+        collectgarbage("collect")
+        collectgarbage("stop")
+        for _ = 1, 10 do a:update(1 / 120); draw2d.draw(a, images) end
+        local kb = collectgarbage("count")
+        for _ = 1, 50 do a:update(1 / 120); draw2d.draw(a, images) end
+        local d = collectgarbage("count") - kb
+        collectgarbage("restart")
+        return d
+      end)
+      assert.are.equal(0, grew)
+    end)
+    rawset(_G, "love", saved)
+    package.loaded["anim.love"] = nil
+    collectgarbage("restart")
+    assert(ok, err)
+  end)
+end)
+
 describe("Spine sequences: bad input", function()
   local ATLAS = "p.png\nsize: 64, 64\nfx1\n bounds: 0, 0, 8, 8\nfx2\n bounds: 8, 0, 8, 8\nfx3\n bounds: 16, 0, 8, 8\n"
   local function doc(keys, att)
