@@ -12,6 +12,7 @@ local spine = require "anim.import.spine"
 local seqmod = require "anim.import.spine.sequence"
 local attach2d = require "anim.runtime.attach2d"
 local H = require "spec.helper"
+local love_mock = require "spec.love_mock"
 
 local DIR = H.root .. "/spec/fixtures/spine/"
 
@@ -171,28 +172,13 @@ end)
 
 describe("Spine sequences drawn by anim.love", function()
   it("writes the frame's uvs (LÖVE mocked), and allocates nothing a frame", function()
-    -- LÖVE's calls mocked as attach2d_spec does: a ByteData is a module
-    -- buffer of floats; each setVertices' range is read back (12 floats a
-    -- vertex: x, y, u, v, ...)
+    -- LÖVE's calls mocked (spec/love_mock.lua); each setVertices' range
+    -- is read back (12 floats a vertex: x, y, u, v, ...)
     local written, recording = {}, true
-    local function mesh()
-      local m = {}
-      function m.setVertices(_, data, from, n)
-        if recording then written[#written + 1] = { data, from, n } end
-      end
-      function m.setDrawRange() end
-      function m.setTexture() end
-      return m
+    local function vertices(data, from, n)
+      if recording then written[#written + 1] = { data, from, n } end
     end
-    local g = { push = function() end, pop = function() end, translate = function() end, rotate = function() end,
-      scale = function() end, setShader = function() end, setBlendMode = function() end, draw = function() end,
-      setStencilTest = function() end, newShader = function() return {} end, newMesh = function() return mesh() end,
-      stencil = function(f) f() end }
-    local saved = rawget(_G, "love")
-    rawset(_G, "love", { graphics = g, data = { newByteData = function(bytes) return anim.buffer(bytes / 4, "float") end } })
-    package.loaded["anim.love"] = nil
-    local ok, err = pcall(function()
-      local draw2d = require "anim.love"
+    love_mock.run({ vertices = vertices }, function(draw2d)
       local r = load("4.1")
       local a = anim.animator(r.skeleton)
       a:play(r.clips.sequence, { loop = "once" })
@@ -242,10 +228,6 @@ describe("Spine sequences drawn by anim.love", function()
       end)
       assert.are.equal(0, grew)
     end)
-    rawset(_G, "love", saved)
-    package.loaded["anim.love"] = nil
-    collectgarbage("restart")
-    assert(ok, err)
   end)
 end)
 
