@@ -237,7 +237,6 @@ describe("anim.skeleton2d", function()
   end)
 
   it("bounds what a skeleton costs a frame: constraints above long chains are refused, in bounded work", function()
-    local H = require "spec.helper"
     local n = 2500
     -- two chains under a root, each constraint turning the top of one at the
     -- bottom of the other: each poses the other chain again
