@@ -4,6 +4,7 @@
 local anim = require "anim"
 local attach2d = require "anim.runtime.attach2d"
 local H = require "spec.helper"
+local love_mock = require "spec.love_mock"
 
 local function near(a, b, tol) return math.abs(a - b) <= (tol or 1e-12) end
 local function same(got, want, tol)
@@ -195,28 +196,10 @@ end)
 
 describe("anim.love's draw", function()
   it("allocates nothing a frame once its meshes are made (meshes, a clipping, the draw order kept)", function()
-    -- LÖVE's calls mocked: a mesh takes its vertices, a ByteData is a module buffer of floats;
-    -- a mesh's texture must be an image, as LÖVE's setTexture checks (the images here are tables)
+    -- LÖVE's calls mocked (spec/love_mock.lua)
     local calls, stencils = 0, 0
-    local function mesh()
-      local m = {}
-      function m.setVertices() calls = calls + 1 end
-      function m.setDrawRange() end
-      function m.setTexture(_, t)
-        if type(t) ~= "table" then error("bad argument #1 to 'setTexture' (Texture expected, got " .. type(t) .. ")") end
-      end
-      return m
-    end
-    local g = { push = function() end, pop = function() end, translate = function() end, rotate = function() end,
-      scale = function() end, setShader = function() end, setBlendMode = function() end, draw = function() end,
-      setStencilTest = function() end, newShader = function() return {} end,
-      newMesh = function() return mesh() end,
-      stencil = function(f) stencils = stencils + 1; f() end }
-    local saved = rawget(_G, "love")
-    rawset(_G, "love", { graphics = g, data = { newByteData = function(bytes) return anim.buffer(bytes / 4, "float") end } })
-    package.loaded["anim.love"] = nil
-    local ok, err = pcall(function()
-      local draw2d = require "anim.love"
+    love_mock.run({ vertices = function() calls = calls + 1 end, stencil = function() stencils = stencils + 1 end },
+      function(draw2d)
       local dir = "spec/fixtures/spine/"
       local r = assert(anim.import_spine(dir .. "hero-4.1.json", dir .. "hero-4.x.atlas"))
       local a = anim.animator(r.skeleton)
@@ -246,9 +229,5 @@ describe("anim.love's draw", function()
       assert.is_true(stencils >= 100, stencils) -- (the clipping drawn each frame)
       assert.are.equal(0, grew)
     end)
-    rawset(_G, "love", saved)
-    package.loaded["anim.love"] = nil
-    collectgarbage("restart")
-    assert(ok, err)
   end)
 end)

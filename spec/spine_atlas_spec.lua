@@ -19,7 +19,7 @@ describe("Spine atlases", function()
       assert.are.same({ 128, 64 }, { a.pages[1].width, a.pages[1].height })
       assert.are.equal("hero2.png", a.pages[2].name)
       assert.are.equal("Linear, Linear", (a.pages[1].filter:gsub(",%s*", ", ")))
-      assert.are.equal(11, #a.order)
+      assert.are.equal(15, #a.order) -- (11, and the 4.1 sequence's 4 frames)
       -- body: rotated (its 30 x 44 takes 44 x 30 of the page), stripped of
       -- whitespace (36 x 50 originally, 3, 2 from its bottom left)
       local b = a.regions.body
@@ -115,7 +115,8 @@ end)
 -- Hostile atlases: what a line may hold is bounded only by anim.limits.bytes.
 describe("Spine 4.1 sequences", function()
   -- a sequence's regions are its path numbered start + i, at least
-  -- `digits` digits long: the setup frame's is drawn, with a warning
+  -- `digits` digits long: each frame's looked up, the setup frame's drawn
+  -- in the setup pose
   local ATLAS = "p.png\nsize: 64, 64\nfx1\n bounds: 0, 0, 8, 8\nfx2\n bounds: 8, 0, 8, 8\nfx003\n bounds: 16, 0, 8, 8\n"
   local function doc(sequence)
     return require("cjson").encode { skeleton = { spine = "4.1.24" }, bones = { { name = "root" } },
@@ -126,13 +127,16 @@ describe("Spine 4.1 sequences", function()
     return spine.decode_text(doc(sequence), "seq.json", ATLAS, "seq.atlas")
   end
 
-  it("draws the setup frame's region, and says the sequence is not played", function()
+  it("gives each frame its region, the setup frame's drawn; a frame the atlas lacks is named", function()
     local r = assert(imported({ count = 3, setupIndex = 1 }))
     local att = r.skeleton.skins[1].attachments.s.fx
     assert.are.equal("fx2", att.path)
     assert.are.equal(8, att.region.x)
-    assert.are.same({ { path = "skins[1].attachments.s.fx.sequence", message = "a sequence of 3 regions: its setup region"
-      .. " 'fx2' is drawn, the sequence is not played" } }, (function()
+    assert.are.same({ count = 3, start = 1, digits = 0, setup_index = 1, path = "fx" }, att.sequence)
+    assert.are.same({ 0, 8 }, { att.regions[1].x, att.regions[2].x })
+    assert.is_nil(att.regions[3])
+    assert.are.same({ { path = "skins[1].attachments.s.fx.sequence", message = "no region 'fx3' in the atlas: frame 2"
+      .. " of the sequence has no image; did you mean 'fx1'?" } }, (function()
         local out = {}
         for _, w in ipairs(r.warnings) do out[#out + 1] = { path = w.path, message = w.message } end
         return out

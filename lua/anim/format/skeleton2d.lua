@@ -20,6 +20,7 @@ local json = require "anim.base.json"
 local args = require "anim.base.args"
 local codes = require "anim.base.codes"
 local rigmod = require "anim.format.rig"
+local limits = require "anim.base.limits"
 
 local M = {}
 M.MAX_BONES = codes.const.max_rig_joints
@@ -162,6 +163,23 @@ local function read_slots(d, bmap, bnames)
   end)
 end
 
+-- An attachment's sequence (a region's or mesh's frames, docs/api.md):
+-- count (1 to anim.limits.vertices), setup_index (0 to count - 1, 0
+-- when absent), regions (absent, or an array: frame i's region at 1 + i).
+local function sequence(v, p)
+  E.object(v, p, "sequence")
+  local count = E.number(v.count, key(p, "count"), "count")
+  local most = limits.current.vertices
+  if count % 1 ~= 0 or count < 1 or count > most then
+    fail(key(p, "count"), "count must be a whole number from 1 to %d (anim.limits.vertices), got %s", most, E.num(count))
+  end
+  local setup = num(v, "setup_index", p, 0)
+  if setup % 1 ~= 0 or setup < 0 or setup >= count then
+    fail(key(p, "setup_index"), "setup_index must be a whole number from 0 to %d, got %s", count - 1, E.num(setup))
+  end
+  if not E.absent(v.regions) then E.array(v.regions, key(p, "regions"), "regions") end
+end
+
 local function read_skins(d, smap, snames)
   return named(opt_array(d, "skins", ""), "skins", "skin", function(s, p, name)
     local atts = s.attachments
@@ -174,6 +192,7 @@ local function read_skins(d, smap, snames)
       for an, att in pairs(byname) do
         E.string(an, sp, "attachment name")
         E.object(att, key(sp, an), "attachment")
+        if not E.absent(att.sequence) then sequence(att.sequence, key(key(sp, an), "sequence")) end
       end
     end
     return { name = name, attachments = atts }

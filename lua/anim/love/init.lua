@@ -145,6 +145,25 @@ local function draw_stencil()
   love.graphics.draw(stencil.mesh)
 end
 
+-- One attachment's triangles (its record now: rec, on page) added to the
+-- run of its page and blend mode.
+local function draw_one(g, animator, st, c, e, slot, rec, page, images, cr, cg, cb, ca, dr, dg, db)
+  local image = image_of(images, page)
+  local p = page_mesh(image, c.most)
+  local blend = c.blend[slot]
+  if p ~= run.page or blend ~= run.blend then
+    flush(g)
+    run.page, run.blend = p, blend
+    run.used = used[p] or 0
+    run.start = run.used
+  end
+  local k = e.color
+  local n = attach2d.draw(st.world, rec, deform_of(animator, st, e), st.scratch, p.data, run.used - run.start,
+    cr * k[1], cg * k[2], cb * k[3], ca * k[4], dr or 0, dg or 0, db or 0)
+  run.used = run.used + n
+  used[p] = run.used
+end
+
 -- draw(animator, images [, x, y, r, sx, sy]): images maps the atlas pages'
 -- names to LÖVE images (or is the one image of a one-page atlas).
 function M.draw(animator, images, x, y, r, sx, sy)
@@ -174,20 +193,10 @@ function M.draw(animator, images, x, y, r, sx, sy)
       g.setStencilTest("greater", 0)
       clip_end = e.end_slot
     elseif e and e.ntri > 0 and e.kind ~= "clipping" then
-      local image = image_of(images, e.page)
-      local p = page_mesh(image, c.most)
-      local blend = c.blend[slot]
-      if p ~= run.page or blend ~= run.blend then
-        flush(g)
-        run.page, run.blend = p, blend
-        run.used = used[p] or 0
-        run.start = run.used
+      local rec, ntri, page = attach2d.frame(animator, e) -- (a sequence's frame now)
+      if ntri > 0 then
+        draw_one(g, animator, st, c, e, slot, rec, page, images, cr, cg, cb, ca, dr, dg, db)
       end
-      local k = e.color
-      local n = attach2d.draw(st.world, e.record, deform_of(animator, st, e), st.scratch, p.data, run.used - run.start,
-        cr * k[1], cg * k[2], cb * k[3], ca * k[4], dr or 0, dg or 0, db or 0)
-      run.used = run.used + n
-      used[p] = run.used
     end
     if clip_end and slot == clip_end then
       flush(g)
@@ -211,7 +220,7 @@ function M.world_vertices(animator, slot)
   local name = animator:slot(slot)
   local e = name and attach2d.lookup(c, animator:skin(), slot, name)
   if not e or not e.record then return nil end
-  local n = attach2d.place(st.world, e.record, deform_of(animator, st, e), st.scratch)
+  local n = attach2d.place(st.world, (attach2d.frame(animator, e)), deform_of(animator, st, e), st.scratch)
   local out = {}
   for i = 1, 2 * n do out[i] = st.scratch[i] end
   return out

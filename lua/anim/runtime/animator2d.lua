@@ -115,8 +115,11 @@ function M.skin_handler(self, name)
 end
 core.world2d_skin_handler(M.skin_handler)
 
--- animator:attachment(slot) -> the attachment table, its name | nil: the
--- slot's attachment now, from the current skin, else the `default` skin
+-- animator:attachment(slot) -> the attachment table, its name [, frame] |
+-- nil: the slot's attachment now, from the current skin, else the
+-- `default` skin; with a sequence, the frame it shows (0-based: its
+-- property sequence.<skin>.<slot>.<attachment> when a track plays it,
+-- else the sequence's setup_index)
 function M.attachment(self, slot)
   local s = data(self, "attachment")
   if not s.slot_index[slot] then unknown("attachment", "slot", slot, s.slot_names) end
@@ -125,11 +128,17 @@ function M.attachment(self, slot)
   local function find(skin)
     local k = skin and s.skin_index[skin]
     local byslot = k and s.skins[k].attachments[slot]
-    return byslot and byslot[att]
+    return byslot and byslot[att], skin
   end
-  local found = find(animator_state(self).skin) or find("default")
-  if found then return found, att end
-  return nil
+  local found, skin = find(animator_state(self).skin)
+  if not found then found, skin = find("default") end
+  if not found then return nil end
+  local seq = found.sequence
+  if type(seq) ~= "table" or (found.type ~= "region" and found.type ~= "mesh") then return found, att end
+  local k = core_property(self, "sequence." .. skin .. "." .. slot .. "." .. att)
+  k = k and floor(k + 0.5)
+  if not k or k < 0 or k >= seq.count then k = seq.setup_index or 0 end
+  return found, att, k
 end
 
 -- (the animator's methods that are these; `skin` is the C method's)

@@ -123,14 +123,9 @@ local function count(att)
   return #att.vertices / 2
 end
 
--- One attachment made ready: { kind, name, slot, record, n, ntri, page,
--- color, deform (its property name), end_slot, x, y, rotation }; one with
--- no points (a DragonBones armature display, a bounding box kept as data)
--- has no record.
-local function compile_one(desc, skin, slot, name, att, bone, parent, parent_slot)
-  local e = { kind = att.type, name = name, slot = slot, color = color_of(att),
-    deform = "deform." .. skin .. "." .. slot .. "." .. name }
-  local region = att.region
+-- A region's or mesh's record drawn with `region` (nil: no image, no
+-- triangles): record, n, ntri, page.
+local function placed(desc, att, region, bone, parent)
   if att.type == "region" then
     local r = region or {}
     local c = { core.region2d_corners(att.x or 0, att.y or 0, att.rotation or 0, att.scale_x or 1, att.scale_y or 1,
@@ -145,18 +140,53 @@ local function compile_one(desc, skin, slot, name, att, bone, parent, parent_slo
       uvs = {}
       for i = 1, 4 do uvs[2 * i - 1], uvs[2 * i] = M.page_uv(region, ss[i], ts[i]) end
     end
-    e.record, e.n, e.ntri, e.page = record(1, bone, 4, c, uvs, uvs and { 0, 1, 2, 2, 3, 0 }), 4, uvs and 2 or 0,
-      region and region.page
+    return record(1, bone, 4, c, uvs, uvs and { 0, 1, 2, 2, 3, 0 }), 4, uvs and 2 or 0, region and region.page
+  end
+  local src = parent or att
+  local n = count(src)
+  local uvs
+  if region and src.uvs then
+    uvs = {}
+    for i = 1, n do uvs[2 * i - 1], uvs[2 * i] = M.page_uv(region, src.uvs[2 * i - 1], src.uvs[2 * i]) end
+  end
+  local tris = uvs and src.triangles or nil
+  return geometry(src, bone, n, uvs, tris), n, tris and #tris / 3 or 0, region and region.page
+end
+
+-- A sequence's frames (a region's or mesh's `sequence`): e.frames[1 + i]
+-- = { record, ntri, page } of frame i (its region att.regions[1 + i]),
+-- e.sequence the property that plays them, e.setup_index; the entry's own
+-- record is the setup frame's.  (e.ntri: the most of any frame's.)
+local function frames(desc, e, att, bone, skin, slot, name)
+  local seq = att.sequence
+  e.frames, e.setup_index = {}, seq.setup_index or 0
+  e.sequence = "sequence." .. skin .. "." .. slot .. "." .. name
+  local most = 0
+  for i = 1, seq.count do
+    local r -- (a description with no frames' regions: its region the setup frame's)
+    if att.regions then r = att.regions[i] elseif i == e.setup_index + 1 then r = att.region end
+    local rec, _, ntri, page = placed(desc, att, r, bone)
+    e.frames[i] = { record = rec, ntri = ntri, page = page }
+    if ntri > most then most = ntri end
+  end
+  local f = e.frames[e.setup_index + 1]
+  e.record, e.page, e.ntri = f.record, f.page, most
+end
+
+-- One attachment made ready: { kind, name, slot, record, n, ntri, page,
+-- color, deform (its property name), end_slot, x, y, rotation [, frames,
+-- sequence, setup_index] }; one with no points (a DragonBones armature
+-- display, a bounding box kept as data) has no record.
+local function compile_one(desc, skin, slot, name, att, bone, parent, parent_slot)
+  local e = { kind = att.type, name = name, slot = slot, color = color_of(att),
+    deform = "deform." .. skin .. "." .. slot .. "." .. name }
+  if (att.type == "region" or att.type == "mesh") and type(att.sequence) == "table" then
+    e.n = att.type == "region" and 4 or count(att)
+    frames(desc, e, att, bone, skin, slot, name)
+  elseif att.type == "region" then
+    e.record, e.n, e.ntri, e.page = placed(desc, att, att.region, bone)
   elseif att.type == "mesh" or att.type == "linkedmesh" then
-    local src = parent or att
-    local n = count(src)
-    local uvs
-    if region and src.uvs then
-      uvs = {}
-      for i = 1, n do uvs[2 * i - 1], uvs[2 * i] = M.page_uv(region, src.uvs[2 * i - 1], src.uvs[2 * i]) end
-    end
-    local tris = uvs and src.triangles or nil
-    e.record, e.n, e.ntri, e.page = geometry(src, bone, n, uvs, tris), n, tris and #tris / 3 or 0, region and region.page
+    e.record, e.n, e.ntri, e.page = placed(desc, att, att.region, bone, parent)
     if att.type == "linkedmesh" and att.deform ~= false and parent then
       e.deform = "deform." .. (att.skin or "default") .. "." .. (parent_slot or slot) .. "." .. (att.parent or name)
     end
@@ -261,6 +291,17 @@ M.draw = core.draw2d
 -- deform(animator, entry [, buf]) -> buf | nil: the entry's deform offsets
 M.deform = function(animator, e, buf) return core.property_buffer(animator, e.deform, buf) end
 M.place = core.attachment2d
+
+-- The record an entry draws now, its triangles and page: a sequence's
+-- frame by its property (when a track plays it), else its setup frame.
+local core_property, floor = core.animator_property, math.floor
+function M.frame(animator, e)
+  local fr = e.frames
+  if not fr then return e.record, e.ntri, e.page end
+  local k = core_property(animator, e.sequence)
+  local f = k and fr[floor(k + 0.5) + 1] or fr[e.setup_index + 1]
+  return f.record, f.ntri, f.page
+end
 
 -- The entry of attachment `name` on `slot` under skin `skin` (the default
 -- skin after it, as Spine looks attachments up), or nil.

@@ -81,7 +81,7 @@ function M.pose(skeleton, clip, t)
     local e = name and attach2d.lookup(c, skin, slot, name)
     if e and e.record then
       local scratch = attach2d.buffer(2 * math.max(e.n, 1))
-      local n = attach2d.place(world, e.record, attach2d.deform(a, e), scratch)
+      local n = attach2d.place(world, (attach2d.frame(a, e)), attach2d.deform(a, e), scratch)
       local pts = {}
       for i = 1, n do pts[i] = { scratch[2 * i - 1], scratch[2 * i] } end
       local sh = { slot = slot, attachment = name, kind = e.kind, points = pts, color = { r, g, b, al },

@@ -24,6 +24,7 @@ local clipmod = require "anim.format.clip"
 local skel = require "anim.import.spine.skeleton"
 local timelines = require "anim.import.spine.timelines"
 local atlasmod = require "anim.import.spine.atlas"
+local sequence = require "anim.import.spine.sequence"
 
 local M = {}
 
@@ -91,15 +92,35 @@ local function attachment_names(desc)
   end
 end
 
+-- A sequence's frames' regions (att.regions[1 + i], frame i; the setup
+-- frame's is att.region), a missing one warned of by name.
+local function sequence_regions(att, atlas, p, ctx)
+  local seq = att.sequence
+  att.regions = {}
+  for i = 0, seq.count - 1 do
+    local name = skel.frame_path(seq.path, seq.start + i, seq.digits)
+    local r = atlas.regions[name]
+    if r then
+      att.regions[i + 1] = r
+    else
+      ctx.warn(key(p, "sequence"), string.format("no region '%s' in the atlas: frame %d of the sequence has no image%s",
+        shown(name), i, ctx.hint(name, atlas.order)))
+    end
+  end
+  att.region = att.regions[seq.setup_index + 1]
+end
+
 -- The atlas's regions given to the attachments that draw one (by path).
 local function attach_regions(desc, atlas, ctx)
   for i, skin in ipairs(desc.skins) do
     for _, sname in ipairs(sorted(skin.attachments)) do
       for _, an in ipairs(sorted(skin.attachments[sname])) do
         local att = skin.attachments[sname][an]
-        if att.type == "region" or att.type == "mesh" or att.type == "linkedmesh" then
+        local p = key(key(key(E.index("skins", i), "attachments"), sname), an)
+        if att.sequence then
+          sequence_regions(att, atlas, p, ctx)
+        elseif att.type == "region" or att.type == "mesh" or att.type == "linkedmesh" then
           local r = atlas.regions[att.path]
-          local p = key(key(key(E.index("skins", i), "attachments"), sname), an)
           if r then
             att.region = r
           else
@@ -127,15 +148,34 @@ local function build(aname, box, look, desc, ctx, name)
   local total = 0
   for _, cname in ipairs(ch) do
     local c = ch[cname]
-    local keys, n = timelines.keys(c, ctx.warn, ap, ctx.measure)
-    c.comps = nil -- (garbage now: a channel's keys are held once at a time)
-    total = total + n
-    for _, k in ipairs(keys) do if k[1] > last then last = k[1] end end
-    if c.joint then
-      t.joints[c.joint] = t.joints[c.joint] or {}
-      t.joints[c.joint][c.channel] = keys
+    if c.sequence then -- (its last key counts; its frames are baked below)
+      if c.sequence.last > last then last = c.sequence.last end
     else
-      props[c.prop] = c.discrete and { keys = keys, discrete = true } or keys
+      local keys, n = timelines.keys(c, ctx.warn, ap, ctx.measure)
+      c.comps = nil -- (garbage now: a channel's keys are held once at a time)
+      total = total + n
+      for _, k in ipairs(keys) do if k[1] > last then last = k[1] end end
+      if c.joint then
+        t.joints[c.joint] = t.joints[c.joint] or {}
+        t.joints[c.joint][c.channel] = keys
+      else
+        props[c.prop] = c.discrete and { keys = keys, discrete = true } or keys
+      end
+    end
+  end
+  -- the sequences baked up to the clip's end, within the keys left
+  for _, cname in ipairs(ch) do
+    local c = ch[cname]
+    local sq = c.sequence
+    if sq then
+      local keys, n = sequence.bake(sq.keys, sq.setup, sq.count, last, ctx.keys_left - total)
+      if keys then
+        total = total + n
+        props[c.prop] = { keys = keys, discrete = true }
+      else
+        ctx.warn(c.where, string.format("the sequence timeline would make %d keys or more, more than the %d the file's"
+          .. " clips may still have (anim.limits.keys is %d): not played", n, ctx.keys_left - total, limits.current.keys))
+      end
     end
   end
   if total > ctx.keys_left then

@@ -17,8 +17,8 @@
 --     "boundingbox" (vertexCount vertices), "point" (x y rotation),
 --     "clipping" (end vertexCount vertices), "path" (kept).  A region's or
 --     mesh's sequence (4.1: count, start 1, digits 0, setupIndex 0) names
---     its regions path .. (start + i) with at least `digits` digits: the
---     setup frame's is drawn, the sequence is not played.  A mesh's
+--     its regions path .. (start + i) with at least `digits` digits
+--     (att.sequence; the frames played: sequence.lua).  A mesh's
 --     vertices are weighted when there are more numbers than its uvs:
 --     per vertex a bone count, then bone index, x, y, weight per bone.
 --   ik: name order bones target mix 1 softness 0 bendPositive true
@@ -215,11 +215,18 @@ local function layout(att, verts, n, nbones)
   return weighted(att, verts, n, nbones)
 end
 
--- The region a sequence shows in the setup pose: the attachment's path
--- with the number start + setupIndex (at least `digits` digits), or nil
--- and why the sequence cannot be read.
+-- The region name of frame number `number` of a sequence on path `path`:
+-- the number written with at least `digits` digits.
+function M.frame_path(path, number, digits)
+  local n = string.format("%d", number)
+  return path .. string.rep("0", digits - #n) .. n
+end
+
+-- A region's or mesh's sequence: { count, start, digits, setup_index,
+-- path (the attachment's, which the frames number) }, or nil and why it
+-- cannot be read.
 local MAX_DIGITS = 20
-local function sequence_path(s, path, p)
+local function read_sequence(s, path, p)
   local sp = key(p, "sequence")
   if type(s) ~= "table" or s[1] ~= nil then E.object(s, sp, "a sequence") end
   local function whole(f, default, lo, hi)
@@ -239,8 +246,7 @@ local function sequence_path(s, path, p)
   if not digits then return nil, why end
   setup, why = whole("setupIndex", 0, 0, count - 1)
   if not setup then return nil, why end
-  local n = string.format("%d", start + setup)
-  return path .. string.rep("0", digits - #n) .. n, count
+  return { count = count, start = start, digits = digits, setup_index = setup, path = path }
 end
 
 -- One attachment, or nil and why it was skipped (the rest still plays).
@@ -318,12 +324,13 @@ local function read_attachment(a, name, p, look, ctx)
     if not E.absent(a.color) then att.color = opt_color(a.color, p, "color", 4) end
   end
   if (ty == "region" or ty == "mesh") and not E.absent(a.sequence) then
-    local base = att.path
-    local path, count = sequence_path(a.sequence, base, p)
-    if not path then return nil, count end
-    att.path = path
-    ctx.warn(key(p, "sequence"), string.format("a sequence of %d regions: its setup region '%s' is drawn, the sequence"
-      .. " is not played", count, shown(path)))
+    local seq, why = read_sequence(a.sequence, att.path, p)
+    if not seq then return nil, why end
+    -- (each frame draws the attachment's vertices with its own region's
+    -- uvs: counted as vertices, a region's 4, beyond the first frame's)
+    ctx.vertices((seq.count - 1) * (ty == "mesh" and #att.uvs / 2 or 4), key(p, "sequence"), "attachments' frames")
+    att.sequence = seq
+    att.path = M.frame_path(seq.path, seq.start + seq.setup_index, seq.digits)
   end
   return att
 end

@@ -17,7 +17,7 @@
 --     RRGGBB, dark).  Absolute.
 --   deform (3.8, 4.0) skin.slot.attachment / 4.1+ attachments.skin.slot.
 --     attachment.deform: offset 0, vertices (offsets from the setup
---     vertices, starting at `offset`; the rest 0).
+--     vertices, starting at `offset`; the rest 0); 4.1+ .sequence: sequence.lua.
 --   drawOrder (or draworder): offsets [{ slot, offset }]; none: setup.
 --   events: name, int, float, string, volume, balance (the event's own
 --     values by default).
@@ -35,6 +35,7 @@
 local E = require "anim.base.errors"
 local curves = require "anim.import.spine.curves"
 local skel = require "anim.import.spine.skeleton"
+local sequence = require "anim.import.spine.sequence"
 
 local M = {}
 
@@ -446,8 +447,10 @@ local function deform_timelines(tree, tp0, ch, look, desc, ctx, nested)
                 fail(p, "no attachment '%s' for slot '%s' in skin '%s'%s", shown(an), shown(sname), shown(skname),
                   ctx.hint(an, function() return ctx.sorted(atts) end))
               end
-              if not att.deform_count then fail(p, "a %s attachment has no vertices to deform", att.type) end
               local list = tree[skname][sname][an]
+              if not att.deform_count and (not nested or type(list) ~= "table" or list.deform ~= nil) then
+                fail(p, "a %s attachment has no vertices to deform", att.type)
+              end
               if nested then
                 E.object(list, p, "an attachment's timelines")
                 for tn in pairs(list) do
@@ -457,7 +460,7 @@ local function deform_timelines(tree, tp0, ch, look, desc, ctx, nested)
                         att, ch, ctx)
                     end)
                   elseif tn == "sequence" then
-                    ctx.warn(key(p, tn), "the attachment's sequence timeline is not played (kept in the file)")
+                    sequence.put(ctx, list.sequence, key(p, tn), skname .. "." .. sname .. "." .. an, att, ch)
                   else
                     ctx.warn(key(p, tn), string.format("unknown attachment timeline '%s'%s: left out", shown(tn),
                       ctx.hint(tn, { "deform", "sequence" })))
@@ -622,8 +625,7 @@ M.ANIMATION_FIELDS = { "bones", "slots", "ik", "transform", "path", "physics", "
 -- properties, events, sounds, its length, and the keys it makes.
 function M.read(anim, ap, look, desc, ctx)
   E.object(anim, ap, "an animation")
-  local ch = {}
-  local items = { events = {}, sounds = {} }
+  local ch, items = {}, { events = {}, sounds = {} }
   local kept = {}
   for _, f in ipairs(ctx.sorted(anim)) do
     local known = false
@@ -653,9 +655,7 @@ function M.read(anim, ap, look, desc, ctx)
       last = event_timeline(anim.events, key(ap, "events"), desc, items, ctx)
     end)
   end
-  for _, f in ipairs { "path", "physics" } do
-    if not E.absent(anim[f]) then kept[f] = anim[f] end
-  end
+  for _, f in ipairs { "path", "physics" } do if not E.absent(anim[f]) then kept[f] = anim[f] end end
   return ch, items, last, kept
 end
 

@@ -1,0 +1,40 @@
+-- LÖVE's graphics calls mocked for the specs of anim.love's drawing
+-- (attach2d_spec, spine_sequence_spec): a ByteData is a module buffer of
+-- floats, a mesh hands its vertices to hooks.vertices(data, from, n), a
+-- stencil calls hooks.stencil(); a mesh's texture must be an image (a
+-- table here), as LÖVE's setTexture checks.
+local anim = require "anim"
+
+local M = {}
+
+-- fn(draw2d) with `love` mocked and anim.love loaded fresh; both put back
+-- after, whatever fn raised (raised again then).
+function M.run(hooks, fn)
+  local function mesh()
+    local m = {}
+    function m.setVertices(_, data, from, n) if hooks.vertices then hooks.vertices(data, from, n) end end
+    function m.setDrawRange() end
+    function m.setTexture(_, t)
+      if type(t) ~= "table" then error("bad argument #1 to 'setTexture' (Texture expected, got " .. type(t) .. ")") end
+    end
+    return m
+  end
+  local g = { push = function() end, pop = function() end, translate = function() end, rotate = function() end,
+    scale = function() end, setShader = function() end, setBlendMode = function() end, draw = function() end,
+    setStencilTest = function() end, newShader = function() return {} end,
+    newMesh = function() return mesh() end,
+    stencil = function(f)
+      if hooks.stencil then hooks.stencil() end
+      f()
+    end }
+  local saved = rawget(_G, "love")
+  rawset(_G, "love", { graphics = g, data = { newByteData = function(bytes) return anim.buffer(bytes / 4, "float") end } })
+  package.loaded["anim.love"] = nil
+  local ok, err = pcall(function() fn(require "anim.love") end)
+  rawset(_G, "love", saved)
+  package.loaded["anim.love"] = nil
+  collectgarbage("restart")
+  assert(ok, err)
+end
+
+return M
