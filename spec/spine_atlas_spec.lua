@@ -143,6 +143,11 @@ describe("Spine 4.1 sequences", function()
       end)())
     r = assert(imported({ count = 5, start = 1, digits = 3, setupIndex = 2 }))
     assert.are.equal(16, r.skeleton.skins[1].attachments.s.fx.region.x)
+    -- (the exports' `setup`; `setupIndex` read only when it is left out)
+    r = assert(imported({ count = 5, start = 1, digits = 3, setup = 2 }))
+    assert.are.equal(16, r.skeleton.skins[1].attachments.s.fx.region.x)
+    r = assert(imported({ count = 3, setup = 0, setupIndex = 1 }))
+    assert.are.equal(0, r.skeleton.skins[1].attachments.s.fx.region.x)
     -- (defaults: start 1, setup index 0)
     assert.are.equal("fx1", assert(imported({ count = 1 })).skeleton.skins[1].attachments.s.fx.path)
   end)
@@ -152,6 +157,7 @@ describe("Spine 4.1 sequences", function()
       { {}, "sequence: count is required" },
       { { count = 0 }, "sequence: count must be a whole number from 1 to 1000000000, got 0" },
       { { count = 2, setupIndex = 2 }, "sequence: setupIndex must be a whole number from 0 to 1, got 2" },
+      { { count = 2, setup = -1 }, "sequence: setup must be a whole number from 0 to 1, got -1" },
       { { count = 2, digits = 1e9 }, "sequence: digits must be a whole number from 0 to 20, got 1000000000" },
       { { count = 2, start = 1.5 }, "sequence: start must be a whole number from 0 to 1000000000, got 1.5" },
     } do

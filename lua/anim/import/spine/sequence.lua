@@ -3,9 +3,9 @@
 -- (https://esotericsoftware.com/spine-json-format), never from the Spine
 -- Runtimes' code:
 --   * a region's or mesh's `sequence` { count, start 1, digits 0,
---     setupIndex 0 }: its regions are the attachment's path numbered
+--     setup 0 }: its regions are the attachment's path numbered
 --     start + i (i from 0 to count - 1), at least `digits` digits long;
---     the setup pose shows frame setupIndex;
+--     the setup pose shows frame setup;
 --   * the attachment timeline `sequence` (animations.<name>.attachments.
 --     <skin>.<slot>.<attachment>.sequence): keys { time 0, mode "hold",
 --     index 0, delay 0 }, the modes hold, once, loop, pingpong,
@@ -21,7 +21,7 @@
 --     a round: period 2n - 2; n = 1: 0) from place p; a reverse mode
 --     shows n - 1 - (its forward mode's frame): `index` counts from the
 --     last frame;
---   * before the timeline's first key the setup frame (setupIndex).
+--   * before the timeline's first key the setup frame (setup).
 -- The timeline is baked into the discrete property
 -- `sequence.<skin>.<slot>.<attachment>` (the frame, 0-based): a stepped
 -- key at each frame change up to the next key, the last segment up to the

@@ -16,7 +16,7 @@
 --     color path), "linkedmesh" (parent skin deform / 4.x timelines),
 --     "boundingbox" (vertexCount vertices), "point" (x y rotation),
 --     "clipping" (end vertexCount vertices), "path" (kept).  A region's or
---     mesh's sequence (4.1: count, start 1, digits 0, setupIndex 0) names
+--     mesh's sequence (4.1: count, start 1, digits 0, setup 0) names
 --     its regions path .. (start + i) with at least `digits` digits
 --     (att.sequence; the frames played: sequence.lua).  A mesh's
 --     vertices are weighted when there are more numbers than its uvs:
@@ -244,7 +244,10 @@ local function read_sequence(s, path, p)
   if not start then return nil, why end
   digits, why = whole("digits", 0, 0, MAX_DIGITS)
   if not digits then return nil, why end
-  setup, why = whole("setupIndex", 0, 0, count - 1)
+  -- (the exports write `setup`, as the files converted from .skel by
+  -- tools show; `setupIndex`, the runtimes' name of it, is read when
+  -- `setup` is left out)
+  setup, why = whole(s.setup == nil and s.setupIndex ~= nil and "setupIndex" or "setup", 0, 0, count - 1)
   if not setup then return nil, why end
   return { count = count, start = start, digits = digits, setup_index = setup, path = path }
 end
