@@ -149,7 +149,8 @@ typedef struct track_view {
   const int *byjoint, *cj;
   const unsigned char *adjust;
   int *hot;
-  double time, tw;
+  unsigned char *pkc;          /* a compressed clip's: the track's decoded keys */
+  double time, tw, frame;      /* frame: a compressed clip's time in its frames */
 } track_view;
 
 /* Binding b of track v.t sampled into s: anim_sample_binding, with the
@@ -160,7 +161,14 @@ static ANIM_INLINE int sample_one(const track_view *v, int b, double *s) {
   double w;
   if (v->adjust[b]) return anim_sample_binding(v->t, b, v->time, 1, v->tw, s);
   /* (a fast joint is not compressed: the track has hot cursors) */
-  if (jt->fast == ANIM_FAST_PQ) {
+  if (jt->packed && jt->packed->pq && !jt->muted) {
+    /* anim_packed_sample of a compressed joint of a position and a
+     * rotation with keys, no scale, on the track's decoded keys */
+    const anim_pk_joint *pj = jt->packed;
+    anim_pk_vec(&pj->ch[0], v->frame, NULL, (anim_pk_vkey *)(void *)(v->pkc + pj->ch[0].cache), s);
+    anim_pk_quat(&pj->ch[1], v->frame, NULL, (anim_pk_qkey *)(void *)(v->pkc + pj->ch[1].cache), s + 3);
+    ch = ANIM_CH_POS | ANIM_CH_ROT;
+  } else if (jt->fast == ANIM_FAST_PQ) {
     /* anim_clip_sample_fast of a position and a quaternion rotation (not
      * muted: ANIM_FAST_PQ says so) */
     int *hot = v->hot + b * ANIM_HOT_CURSORS;
@@ -301,8 +309,10 @@ static ANIM_INLINE void pose_chunk(anim_animator *a, int m, int j0, int j1) {
     v.cj = t->cj;
     v.adjust = t->adjust;
     v.hot = t->hot;
+    v.pkc = t->pkc;
     v.time = t->time;
     v.tw = t->tw;
+    v.frame = t->clip->packed ? t->time * t->clip->packed->rate : 0;
     for (j = j0; j < j1; j++) {
       int b = v.byjoint[j];
       chs[i][j - j0] = b < 0 ? 0 : sample_one(&v, b, sv[i][j - j0]);

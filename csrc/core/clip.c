@@ -119,7 +119,7 @@ const char *anim_clip_set_packed(anim_clip *c, const unsigned char *p, size_t le
     if (c->joints[j].channels) return "the clip's joints have keys";
   if ((e = anim_packed_index(p, len, c->njoints, NULL, &nkeys, at))) return e;
   pk = anim_clip_alloc(c, sizeof *pk);
-  copy = anim_clip_alloc(c, len ? len : 1);
+  copy = anim_clip_alloc(c, len + ANIM_PK_PAD); /* (zeroed: the padding sampling reads) */
   if (!pk || !copy) return ANIM_CLIP_NOMEM;
   pk->joints = anim_clip_alloc(c, sizeof(anim_pk_joint) * (size_t)(c->njoints ? c->njoints : 1));
   pk->frames = anim_clip_alloc(c, 2 * nkeys + 1);

@@ -447,6 +447,10 @@ const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, a
       }
       if (out) out->joints[j].ch[c] = ch;
     }
+    if (out) {
+      const anim_pk_ch *ch = out->joints[j].ch;
+      out->joints[j].pq = ch[0].kind >= ANIM_PK_NARROW && ch[1].kind >= ANIM_PK_NARROW && ch[2].kind == ANIM_PK_ABSENT;
+    }
   }
   if (o != len) { *at = o; return "bytes after the last joint"; }
   if (out) out->cache_size = cache;
@@ -459,14 +463,39 @@ const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, a
 /* Key i of a channel, rounded to float: what every sample interpolates,
  * from the cache or not (a float keeps 24 bits, more than the pack's 16
  * at most a component, and a wide key is a float already). */
+/* The 64 bits at byte p, little-endian (the pack's padding makes the 8
+ * bytes readable). */
+static ANIM_INLINE uint64_t load64(const unsigned char *p) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint64_t w;
+  memcpy(&w, p, 8);
+  return w;
+#else
+  uint64_t w = 0;
+  int k;
+  for (k = 7; k >= 0; k--) w = w << 8 | p[k];
+  return w;
+#endif
+}
+
+/* Key i's three quantised numbers of a narrow channel: one load (its bits
+ * start within a byte and take 48 at most: 55 of the 64 read). */
+static ANIM_INLINE void key_bits(const anim_pk_ch *c, int i, unsigned q[3]) {
+  size_t b = (size_t)i * (size_t)c->bits;
+  uint64_t w = load64(c->data + (b >> 3)) >> (b & 7);
+  q[0] = (unsigned)(w & ((1u << c->kb[0]) - 1));
+  w >>= c->kb[0];
+  q[1] = (unsigned)(w & ((1u << c->kb[1]) - 1));
+  w >>= c->kb[1];
+  q[2] = (unsigned)(w & ((1u << c->kb[2]) - 1));
+}
+
 static ANIM_INLINE void key_vec(const anim_pk_ch *c, int i, float v[3]) {
   int a;
   if (c->kind == ANIM_PK_NARROW) {
-    size_t b = (size_t)i * (size_t)c->bits;
-    for (a = 0; a < 3; a++) {
-      v[a] = (float)(c->lo[a] + (double)get_bits(c->data, b, c->kb[a]) * c->step[a]);
-      b += (size_t)c->kb[a];
-    }
+    unsigned q[3];
+    key_bits(c, i, q);
+    for (a = 0; a < 3; a++) v[a] = (float)(c->lo[a] + (double)q[a] * c->step[a]);
   } else {
     const unsigned char *d = c->data + 12 * (size_t)i;
     for (a = 0; a < 3; a++) v[a] = f32(d + 4 * a);
@@ -479,12 +508,12 @@ static ANIM_INLINE void key_vec(const anim_pk_ch *c, int i, float v[3]) {
 static ANIM_INLINE void key_quat(const anim_pk_ch *c, int i, float out[4]) {
   int a;
   if (c->kind == ANIM_PK_NARROW) {
-    size_t b = (size_t)i * (size_t)c->bits;
+    unsigned k[3];
     double q[3], sum = 0, w = 0, l = 1;
+    key_bits(c, i, k);
     for (a = 0; a < 3; a++) {
-      q[a] = c->lo[a] + (double)get_bits(c->data, b, c->kb[a]) * c->step[a];
+      q[a] = c->lo[a] + (double)k[a] * c->step[a];
       sum += q[a] * q[a];
-      b += (size_t)c->kb[a];
     }
     if (sum < 1) w = sqrt(1 - sum); else l = 1 / sqrt(sum);
     for (a = 0; a < 3; a++) out[a + (a >= c->drop)] = (float)(q[a] * l);
@@ -552,70 +581,39 @@ static void quat_arc(anim_pk_qkey *e) {
   e->xb = (float)(x * (0.0017596514155278254 + x * (0.48600935776855103 + x * 0.4564420121984589)));
 }
 
-/* Whether the segment (or held key) cached as i is the one `segment`
- * finds for f, and then its fraction *u (< 0: a held key). */
-static ANIM_INLINE int cache_hit(const anim_pk_ch *c, int i, double f, double *u) {
-  int n = c->n;
-  if (i >= n) {
-    *u = -1;
-    return i == n ? (n == 1 || f <= c->first) : (!(f <= c->first) && f >= c->last);
-  }
-  if (i >= 0 && f > c->first) {
-    double f0 = u16(c->fr + 2 * (size_t)i), f1 = u16(c->fr + 2 * (size_t)i + 2);
-    if (f0 <= f && f < f1) { *u = (f - f0) / (f1 - f0); return 1; }
-  }
-  return 0;
-}
-
 /* The segment of f (*u its fraction) found from the cursor, else from the
  * segment cached (i, from where steady play looks a few keys on); the
  * fill_ functions decode its keys into the cache's entry e (the next
  * segment's first key is the cached one's second: not decoded again). */
 static int find(const anim_pk_ch *c, double f, int *cursor, int cached, double *u) {
   int hint = cached >= 0 && cached < c->n ? cached : -1;
+  /* steady play: the segment after the cached one, which `segment` finds
+   * from it (f > the first key and below the last: no key held) */
+  if (!cursor && hint >= 0 && hint + 2 < c->n && anim_pk_hit(c, hint + 1, f, u)) return hint + 1;
   return segment(c, f, cursor ? cursor : &hint, u);
 }
 
-static ANIM_NOINLINE void fill_vec(const anim_pk_ch *c, double f, int *cursor, anim_pk_vkey *e, double *u) {
+ANIM_NOINLINE void anim_pk_fill_vec(const anim_pk_ch *c, double f, int *cursor, anim_pk_vkey *e, double *u) {
   int was = e->i, i = find(c, f, cursor, was, u);
-  if (*u < 0) { e->i = c->n + i; key_vec(c, i, e->a); return; }
+  if (*u < 0) { e->i = c->n + i; e->f0 = e->f1 = 0; key_vec(c, i, e->a); return; }
   if (was >= 0 && i == was + 1) memcpy(e->a, e->b, sizeof e->a);
   else key_vec(c, i, e->a);
   key_vec(c, i + 1, e->b);
   e->i = i;
+  e->f0 = (float)anim_pk_frame(c->fr, i);
+  e->f1 = (float)anim_pk_frame(c->fr, i + 1);
 }
 
-static ANIM_NOINLINE void fill_quat(const anim_pk_ch *c, double f, int *cursor, anim_pk_qkey *e, double *u) {
+ANIM_NOINLINE void anim_pk_fill_quat(const anim_pk_ch *c, double f, int *cursor, anim_pk_qkey *e, double *u) {
   int was = e->i, i = find(c, f, cursor, was, u);
-  if (*u < 0) { e->i = c->n + i; key_quat(c, i, e->a); return; }
+  if (*u < 0) { e->i = c->n + i; e->f0 = e->f1 = 0; key_quat(c, i, e->a); return; }
   if (was >= 0 && i == was + 1) memcpy(e->a, e->b, sizeof e->a);
   else key_quat(c, i, e->a);
   key_quat(c, i + 1, e->b);
   quat_arc(e);
   e->i = i;
-}
-
-static ANIM_INLINE void sample_vec(const anim_pk_ch *c, double f, int *cursor, anim_pk_vkey *e, double out[3]) {
-  double u;
-  int k;
-  if (!cache_hit(c, e->i, f, &u)) fill_vec(c, f, cursor, e, &u);
-  if (u < 0) { for (k = 0; k < 3; k++) out[k] = e->a[k]; return; }
-  for (k = 0; k < 3; k++) out[k] = (double)e->a[k] + ((double)e->b[k] - e->a[k]) * u;
-}
-
-static ANIM_INLINE void sample_quat(const anim_pk_ch *c, double f, int *cursor, anim_pk_qkey *e, double out[4]) {
-  double u, v[4], l;
-  int k;
-  if (!cache_hit(c, e->i, f, &u)) fill_quat(c, f, cursor, e, &u);
-  if (u < 0) {
-    for (k = 0; k < 4; k++) v[k] = e->a[k];
-  } else {
-    double w = (u - 0.5) * (u - 0.5), s = u + u * (u - 0.5) * (u - 1) * ((double)e->ka + w * e->xb);
-    double sb = s * e->sg;
-    for (k = 0; k < 4; k++) v[k] = e->a[k] * (1 - s) + e->b[k] * sb;
-  }
-  l = 1 / sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
-  for (k = 0; k < 4; k++) out[k] = v[k] * l;
+  e->f0 = (float)anim_pk_frame(c->fr, i);
+  e->f1 = (float)anim_pk_frame(c->fr, i + 1);
 }
 
 void anim_packed_cache_init(const anim_packed *pk, unsigned char *cache) {
@@ -623,7 +621,11 @@ void anim_packed_cache_init(const anim_packed *pk, unsigned char *cache) {
   for (j = 0; j < pk->njoints; j++)
     for (c = 0; c < 3; c++) {
       const anim_pk_ch *k = &pk->joints[j].ch[c];
-      if (k->kind >= ANIM_PK_NARROW) ((anim_pk_vkey *)(void *)(cache + k->cache))->i = -1;
+      if (k->kind >= ANIM_PK_NARROW) {
+        anim_pk_vkey *e = (anim_pk_vkey *)(void *)(cache + k->cache);
+        e->i = -1;
+        e->f0 = e->f1 = 0;
+      }
     }
 }
 
@@ -641,12 +643,12 @@ int anim_packed_sample(const anim_packed *pk, const anim_pk_joint *jt, double t,
       memcpy(out + at[c], id + at[c], sizeof(double) * (c == 1 ? 4 : 3));
     } else if (c == 1) {
       anim_pk_qkey own, *e = cache ? (anim_pk_qkey *)(void *)(cache + k->cache) : &own;
-      if (!cache) own.i = -1;
-      sample_quat(k, f, cache || !cursors ? NULL : cursors + 1, e, out + 3);
+      if (!cache) { own.i = -1; own.f0 = own.f1 = 0; }
+      anim_pk_quat(k, f, cache || !cursors ? NULL : cursors + 1, e, out + 3);
     } else {
       anim_pk_vkey own, *e = cache ? (anim_pk_vkey *)(void *)(cache + k->cache) : &own;
-      if (!cache) own.i = -1;
-      sample_vec(k, f, cache || !cursors ? NULL : cursors + c, e, out + at[c]);
+      if (!cache) { own.i = -1; own.f0 = own.f1 = 0; }
+      anim_pk_vec(k, f, cache || !cursors ? NULL : cursors + c, e, out + at[c]);
     }
   }
   out[10] = 1;

@@ -34,11 +34,17 @@
 #ifndef ANIM_PACKED_H
 #define ANIM_PACKED_H
 
+#include <math.h>
 #include <stddef.h>
 
+#include "amath.h"
 #include "amem.h"
 
 enum { ANIM_PK_ABSENT = 0, ANIM_PK_IDENTITY = 1, ANIM_PK_NARROW = 2, ANIM_PK_WIDE = 3 };
+/* The zero bytes that follow a pack in memory (anim_clip_set_packed): a
+ * key's numbers are read 8 bytes at a time, which may reach past the
+ * pack's last byte (by 7 at most). */
+#define ANIM_PK_PAD 8
 /* The most frames a pack indexes (frame indices are 16 bits). */
 #define ANIM_PK_MAX_FRAMES 65536
 
@@ -66,21 +72,25 @@ typedef struct anim_pk_ch {
  * at a multiple of 8 bytes. */
 typedef struct anim_pk_vkey {
   int i;
+  float f0, f1;               /* a segment's frames (u16: exact); 0, 0 else */
   float a[3], b[3];
 } anim_pk_vkey;
 typedef struct anim_pk_qkey {
   int i;
+  float f0, f1;
   float a[4], b[4], sg, ka, xb;
 } anim_pk_qkey;
 
 typedef struct anim_pk_joint {
   anim_pk_ch ch[3];           /* position, rotation, scale */
+  int pq;                     /* a position and a rotation with keys, no scale: the
+                               * blend samples it inline (anim_pk_vec, anim_pk_quat) */
 } anim_pk_joint;
 
 typedef struct anim_packed {
   double rate;
   int nframes, njoints;
-  const unsigned char *bytes; /* the pack */
+  const unsigned char *bytes; /* the pack (ANIM_PK_PAD zero bytes after it) */
   unsigned char *frames;      /* every channel's frame indices as u16, decoded from the
                                * pack's deltas by the index (2 bytes a key) */
   size_t len;
@@ -127,5 +137,68 @@ int anim_packed_sample(const anim_packed *pk, const anim_pk_joint *jt, double t,
 /* A track's cache of pk emptied (cache: pk->cache_size bytes, aligned as
  * a double). */
 void anim_packed_cache_init(const anim_packed *pk, unsigned char *cache);
+
+/* ---- sampling a channel with keys, inline (the blend's usual joint and
+ * anim_packed_sample: one code, the same bits) ---------------------------- */
+
+/* packed.c: the segment of frame f (*u its fraction; < 0: a key held)
+ * found from the cursor, else from the segment e caches, and its keys
+ * decoded into e (only the new one when the playhead crossed one). */
+void anim_pk_fill_vec(const anim_pk_ch *c, double f, int *cursor, anim_pk_vkey *e, double *u);
+void anim_pk_fill_quat(const anim_pk_ch *c, double f, int *cursor, anim_pk_qkey *e, double *u);
+
+static ANIM_INLINE double anim_pk_frame(const unsigned char *fr, int i) {
+  return (double)((unsigned)fr[2 * (size_t)i] | (unsigned)fr[2 * (size_t)i + 1] << 8);
+}
+
+/* Whether the segment (or held key) cached as i is the one the fill
+ * functions find for f, and then its fraction *u (< 0: a held key): from
+ * the channel's frames. */
+static ANIM_INLINE int anim_pk_hit(const anim_pk_ch *c, int i, double f, double *u) {
+  int n = c->n;
+  if (i >= n) {
+    *u = -1;
+    return i == n ? (n == 1 || f <= c->first) : (!(f <= c->first) && f >= c->last);
+  }
+  if (i >= 0 && f > c->first) {
+    double f0 = anim_pk_frame(c->fr, i), f1 = anim_pk_frame(c->fr, i + 1);
+    if (f0 <= f && f < f1) { *u = (f - f0) / (f1 - f0); return 1; }
+  }
+  return 0;
+}
+
+/* A position or scale channel at frame f into out[3]: the keys of e
+ * lerped (decoded first when the playhead left e's segment). */
+static ANIM_INLINE void anim_pk_vec(const anim_pk_ch *c, double f, int *cursor, anim_pk_vkey *e, double out[3]) {
+  double u, f0 = e->f0, f1 = e->f1;
+  int k;
+  /* steady play: strictly inside the segment e caches, read from e alone
+   * (at its first frame, or a key held, anim_pk_hit decides) */
+  if (f0 < f && f < f1) u = (f - f0) / (f1 - f0);
+  else if (!anim_pk_hit(c, e->i, f, &u)) anim_pk_fill_vec(c, f, cursor, e, &u);
+  if (u < 0) { for (k = 0; k < 3; k++) out[k] = e->a[k]; return; }
+  /* (written out: -O2 keeps the loop) */
+  out[0] = (double)e->a[0] + ((double)e->b[0] - e->a[0]) * u;
+  out[1] = (double)e->a[1] + ((double)e->b[1] - e->a[1]) * u;
+  out[2] = (double)e->a[2] + ((double)e->b[2] - e->a[2]) * u;
+}
+
+/* A rotation channel at frame f into out[4]: nlerp at the corrected
+ * fraction (packed.c, quat_arc), normalised. */
+static ANIM_INLINE void anim_pk_quat(const anim_pk_ch *c, double f, int *cursor, anim_pk_qkey *e, double out[4]) {
+  double u, v[4], l, f0 = e->f0, f1 = e->f1;
+  int k;
+  if (f0 < f && f < f1) u = (f - f0) / (f1 - f0);
+  else if (!anim_pk_hit(c, e->i, f, &u)) anim_pk_fill_quat(c, f, cursor, e, &u);
+  if (u < 0) {
+    for (k = 0; k < 4; k++) v[k] = e->a[k];
+  } else {
+    double w = (u - 0.5) * (u - 0.5), s = u + u * (u - 0.5) * (u - 1) * ((double)e->ka + w * e->xb);
+    double sb = s * e->sg;
+    for (k = 0; k < 4; k++) v[k] = e->a[k] * (1 - s) + e->b[k] * sb;
+  }
+  l = 1 / sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
+  for (k = 0; k < 4; k++) out[k] = v[k] * l;
+}
 
 #endif
