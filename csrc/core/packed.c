@@ -409,6 +409,7 @@ const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, a
             }
           }
           ch.bits = ch.kb[0] + ch.kb[1] + ch.kb[2];
+          for (a = 0; a < 3; a++) ch.mask[a] = (1u << ch.kb[a]) - 1;
           for (a = 0; a < 3 && rot; a++) {
             ch.lo[a] = -1 + u16(p + o + 3 + 4 * a) * PK_R16;
             ch.step[a] = ch.kb[a] ? u16(p + o + 5 + 4 * a) * PK_R16 / (double)((1UL << ch.kb[a]) - 1) : 0;
@@ -483,11 +484,11 @@ static ANIM_INLINE uint64_t load64(const unsigned char *p) {
 static ANIM_INLINE void key_bits(const anim_pk_ch *c, int i, unsigned q[3]) {
   size_t b = (size_t)i * (size_t)c->bits;
   uint64_t w = load64(c->data + (b >> 3)) >> (b & 7);
-  q[0] = (unsigned)(w & ((1u << c->kb[0]) - 1));
+  q[0] = (unsigned)w & c->mask[0];
   w >>= c->kb[0];
-  q[1] = (unsigned)(w & ((1u << c->kb[1]) - 1));
+  q[1] = (unsigned)w & c->mask[1];
   w >>= c->kb[1];
-  q[2] = (unsigned)(w & ((1u << c->kb[2]) - 1));
+  q[2] = (unsigned)w & c->mask[2];
 }
 
 static ANIM_INLINE void key_vec(const anim_pk_ch *c, int i, float v[3]) {
@@ -509,15 +510,21 @@ static ANIM_INLINE void key_quat(const anim_pk_ch *c, int i, float out[4]) {
   int a;
   if (c->kind == ANIM_PK_NARROW) {
     unsigned k[3];
-    double q[3], sum = 0, w = 0, l = 1;
+    double q0, q1, q2, sum, w = 0, l = 1;
+    int d = c->drop;
     key_bits(c, i, k);
-    for (a = 0; a < 3; a++) {
-      q[a] = c->lo[a] + (double)k[a] * c->step[a];
-      sum += q[a] * q[a];
-    }
+    /* (written out, the sum in the loop's order: -O2 kept the loops) */
+    q0 = c->lo[0] + (double)k[0] * c->step[0];
+    q1 = c->lo[1] + (double)k[1] * c->step[1];
+    q2 = c->lo[2] + (double)k[2] * c->step[2];
+    sum = q0 * q0;
+    sum += q1 * q1;
+    sum += q2 * q2;
     if (sum < 1) w = sqrt(1 - sum); else l = 1 / sqrt(sum);
-    for (a = 0; a < 3; a++) out[a + (a >= c->drop)] = (float)(q[a] * l);
-    out[c->drop] = (float)w;
+    out[d <= 0] = (float)(q0 * l);
+    out[1 + (d <= 1)] = (float)(q1 * l);
+    out[2 + (d <= 2)] = (float)(q2 * l);
+    out[d] = (float)w;
   } else {
     const unsigned char *d = c->data + 16 * (size_t)i;
     for (a = 0; a < 4; a++) out[a] = f32(d + 4 * a);
@@ -585,7 +592,7 @@ static void quat_arc(anim_pk_qkey *e) {
  * segment cached (i, from where steady play looks a few keys on); the
  * fill_ functions decode its keys into the cache's entry e (the next
  * segment's first key is the cached one's second: not decoded again). */
-static int find(const anim_pk_ch *c, double f, int *cursor, int cached, double *u) {
+static ANIM_INLINE int find(const anim_pk_ch *c, double f, int *cursor, int cached, double *u) {
   int hint = cached >= 0 && cached < c->n ? cached : -1;
   /* steady play: the segment after the cached one, which `segment` finds
    * from it (f > the first key and below the last: no key held) */

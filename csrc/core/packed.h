@@ -53,6 +53,7 @@ typedef struct anim_pk_ch {
   int kind, n;
   int kb[3], bits, drop;      /* a narrow channel's bits of each number, and of a key; a
                                * narrow rotation's component rebuilt from the others (0 .. 3) */
+  unsigned mask[3];           /* (1 << kb[c]) - 1 */
   size_t cache;               /* with keys: its entry in a track's cache, a byte offset */
   size_t bytes;               /* with keys: the bytes it takes in the pack */
   const unsigned char *fr;    /* n u16 frame indices (in anim_packed's frames) */
