@@ -496,7 +496,9 @@ static ANIM_INLINE void key_vec(const anim_pk_ch *c, int i, float v[3]) {
   if (c->kind == ANIM_PK_NARROW) {
     unsigned q[3];
     key_bits(c, i, q);
-    for (a = 0; a < 3; a++) v[a] = (float)(c->lo[a] + (double)q[a] * c->step[a]);
+    v[0] = (float)(c->lo[0] + (double)q[0] * c->step[0]);
+    v[1] = (float)(c->lo[1] + (double)q[1] * c->step[1]);
+    v[2] = (float)(c->lo[2] + (double)q[2] * c->step[2]);
   } else {
     const unsigned char *d = c->data + 12 * (size_t)i;
     for (a = 0; a < 3; a++) v[a] = f32(d + 4 * a);
