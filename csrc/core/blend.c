@@ -160,20 +160,21 @@ static ANIM_INLINE int sample_one(const track_view *v, int b, double *s) {
   int ch;
   double w;
   if (v->adjust[b]) return anim_sample_binding(v->t, b, v->time, 1, v->tw, s);
-  /* (a fast joint is not compressed: the track has hot cursors) */
-  if (jt->packed && jt->packed->pq && !jt->muted) {
-    /* anim_packed_sample of a compressed joint of a position and a
-     * rotation with keys, no scale, on the track's decoded keys */
-    const anim_pk_joint *pj = jt->packed;
-    anim_pk_vec(&pj->ch[0], v->frame, NULL, (anim_pk_vkey *)(void *)(v->pkc + pj->ch[0].cache), s);
-    anim_pk_quat(&pj->ch[1], v->frame, NULL, (anim_pk_qkey *)(void *)(v->pkc + pj->ch[1].cache), s + 3);
-    ch = ANIM_CH_POS | ANIM_CH_ROT;
-  } else if (jt->fast == ANIM_FAST_PQ) {
+  /* (a fast joint is not compressed: the track has hot cursors; the
+   * exact clip's test first, so that it pays nothing for the other) */
+  if (jt->fast == ANIM_FAST_PQ) {
     /* anim_clip_sample_fast of a position and a quaternion rotation (not
      * muted: ANIM_FAST_PQ says so) */
     int *hot = v->hot + b * ANIM_HOT_CURSORS;
     anim_curves_lerp_inline(jt->pos, &jt->fk[0], v->time, hot, s);
     anim_qcurve_slerp_inline(&jt->qrot, &jt->fk[1], v->time, hot + 1, s + 3);
+    ch = ANIM_CH_POS | ANIM_CH_ROT;
+  } else if (jt->packed && jt->packed->pq && !jt->muted) {
+    /* anim_packed_sample of a compressed joint of a position and a
+     * rotation with keys, no scale, on the track's decoded keys */
+    const anim_pk_joint *pj = jt->packed;
+    anim_pk_vec(&pj->ch[0], v->frame, NULL, (anim_pk_vkey *)(void *)(v->pkc + pj->ch[0].cache), s);
+    anim_pk_quat(&pj->ch[1], v->frame, NULL, (anim_pk_qkey *)(void *)(v->pkc + pj->ch[1].cache), s + 3);
     ch = ANIM_CH_POS | ANIM_CH_ROT;
   } else if (jt->fast && !jt->muted) {
     ch = anim_clip_sample_fast(v->t->clip, jt, v->time, v->hot + b * ANIM_HOT_CURSORS, s);
