@@ -199,11 +199,31 @@ local function sample_all(S, c)
   return recs
 end
 
--- The 99th percentile of a list of numbers (sorted in place).
+-- The k-th smallest of a list of numbers (reordered in place): list[k]
+-- after table.sort(list), found by quickselect (Hoare's partition) in
+-- linear time on average.
+local function kth(list, k)
+  local lo, hi = 1, #list
+  while lo < hi do
+    local pivot = list[math.floor((lo + hi) / 2)]
+    local i, j = lo, hi
+    while i <= j do
+      while list[i] < pivot do i = i + 1 end
+      while list[j] > pivot do j = j - 1 end
+      if i <= j then
+        list[i], list[j] = list[j], list[i]
+        i, j = i + 1, j - 1
+      end
+    end
+    if k <= j then hi = j elseif k >= i then lo = i else return list[k] end
+  end
+  return list[k]
+end
+
+-- The 99th percentile of a list of numbers (reordered in place).
 local function p99(list)
   if #list == 0 then return 0 end
-  table.sort(list)
-  return list[math.max(1, math.ceil(#list * 0.99))]
+  return kth(list, math.max(1, math.ceil(#list * 0.99)))
 end
 
 -- The clip's table with no keys: what the compressed clip is built from.
@@ -400,14 +420,20 @@ end
 
 -- The error of compressed clip cc: every joint at every time of S.mtimes
 -- (every k-th when there are more than R.MAX_WORK joint poses): the worst,
--- the 99th percentile, the worst of each joint.
+-- every error (p99 gives their 99th percentile: asked only of the packs
+-- kept), the worst of each joint.  The original's frames are measured once
+-- for the times (S.mcache).
 local function measure(S, cc)
-  local times, step = {}, math.max(1, math.ceil(#S.tjoints * #S.mtimes / R.MAX_WORK))
-  for k = 1, #S.mtimes, step do times[#times + 1] = S.mtimes[k] end
+  local times = S.mcache.times
+  if S.mcache.mtimes ~= S.mtimes then
+    local step = math.max(1, math.ceil(#S.tjoints * #S.mtimes / R.MAX_WORK))
+    times = {}
+    for k = 1, #S.mtimes, step do times[#times + 1] = S.mtimes[k] end
+    S.mcache = { mtimes = S.mtimes, times = times } -- (R.measure adds the frames)
+  end
   local errs = {}
-  local worst, per = R.measure(S.tjoints, S.localA, S.localB_of(cc), times, S.distance,
-    function(_, _, e) errs[#errs + 1] = e end)
-  return worst, p99(errs), per
+  local worst, per = R.measure(S.tjoints, S.localA, S.localB_of(cc), times, S.distance, errs, S.mcache)
+  return worst, errs, per
 end
 
 -- The channels of the joints beyond the bound, and of their parents, given
@@ -454,12 +480,12 @@ local function lower(S, kept, pack, worst, q99, tries)
     tries = tries - 1
     for _, e in ipairs(set) do S.bits[e.r] = S.bits[e.r] - 1 end
     local p = pack_of(S, kept)
-    local w, q = measure(S, assert(S.build(p)))
+    local w, errs = measure(S, assert(S.build(p)))
     if w > S.err then
       for _, e in ipairs(set) do S.bits[e.r] = S.bits[e.r] + 1 end
       return false
     end
-    pack, worst, q99 = p, w, q
+    pack, worst, q99 = p, w, p99(errs)
     for _, e in ipairs(set) do e.done = S.bits[e.r] <= M.MIN_BITS end
     return true
   end
@@ -499,13 +525,13 @@ local function search(S, L)
       for _, r in ipairs(S.recs) do S.wide[r] = true end
     end
     local pack = pack_of(S, kept)
-    local worst, q99, per = measure(S, assert(S.build(pack)))
-    if worst <= S.err then return pack, worst, q99, kept end
+    local worst, errs, per = measure(S, assert(S.build(pack)))
+    if worst <= S.err then return pack, worst, p99(errs), kept end
     -- (widening that gains less than a tenth: the error is not the
     -- quantisation's; what the samples cannot say, more bits will not)
-    if best and worst > 0.9 * best[2] then return best[1], best[2], best[3] end
-    if not best or worst < best[2] then best = { pack, worst, q99 } end
-    if attempt == M.WIDEN + 1 then return best[1], best[2], best[3] end
+    if best and worst > 0.9 * best[2] then return best[1], best[2], p99(best[3]) end
+    if not best or worst < best[2] then best = { pack, worst, errs } end
+    if attempt == M.WIDEN + 1 then return best[1], best[2], p99(best[3]) end
     widen(S, per)
   end
 end
@@ -553,7 +579,7 @@ function M.compress(c, options)
   local src, err0 = encode.table(c, { version = 3 })
   if not src then return nil, err0 end
   local stripped = stripped_of(src)
-  local S = { nj = #info.joints }
+  local S = { nj = #info.joints, mcache = {} }
   function S.build(pack, stats)
     return E.catch(name, animc.assemble, clipmod.copy(stripped), pack, stats or { 0, 0, 0, 0, 0 }, name)
   end

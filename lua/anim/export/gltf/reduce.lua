@@ -203,8 +203,11 @@ end
 
 -- The worst error of each joint of `dirty` (a set: joints whose frames in
 -- localB may differ from localA's; every other joint is where fa has it).
--- each: nil, or called with every error (joint, time's index, error).
+-- each: nil, called with every error (joint, time's index, error), or a
+-- list every error is appended to.
 local function measure_dirty(parent, order, fa, localB, times, distance, dirty, per, each)
+  local into = type(each) == "table" and each
+  if into then each = nil end
   for i in pairs(dirty) do per[i] = 0 end
   local list, w = {}, {}
   for _, i in ipairs(order) do
@@ -227,20 +230,31 @@ local function measure_dirty(parent, order, fa, localB, times, distance, dirty, 
       local tr, q, s = localB(i, t)
       local e = point_error(fa[i], o, world_into(w[i], pw, tr, q, s), distance)
       if e > per[i] then per[i] = e end
-      if each then each(i, k, e) end
+      if into then into[#into + 1] = e elseif each then each(i, k, e) end
     end
   end
 end
 
 -- The model-space error of localB against localA over the times: the
 -- worst, and the worst of each joint; each (optional) is called with every
--- error (joint, time's index, error).
-function M.measure(tjoints, localA, localB, times, distance, each)
-  local parent, _, depth = shape(tjoints)
-  local order = parents_first(depth)
+-- error (joint, time's index, error), or is a list they are appended to.  cache (optional): a table that
+-- keeps localA's frames for the next call with the same localA and times.
+function M.measure(tjoints, localA, localB, times, distance, each, cache)
+  local parent, order, fa
+  if cache and cache.localA == localA and cache.times == times then
+    parent, order, fa = cache.parent, cache.order, cache.fa
+  else
+    local p, _, depth = shape(tjoints)
+    parent, order = p, parents_first(depth)
+    local all = {}
+    for i = 1, #tjoints do all[i] = true end
+    fa = frames(parent, order, localA, times, all)
+    if cache then
+      cache.localA, cache.times, cache.parent, cache.order, cache.fa = localA, times, parent, order, fa
+    end
+  end
   local all = {}
   for i = 1, #tjoints do all[i] = true end
-  local fa = frames(parent, order, localA, times, all)
   local per, worst = {}, 0
   measure_dirty(parent, order, fa, localB, times, distance, all, per, each)
   for i = 1, #tjoints do worst = math.max(worst, per[i]) end
