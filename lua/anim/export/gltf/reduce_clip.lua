@@ -14,6 +14,7 @@ local bind = require "anim.format.bind"
 local E = require "anim.base.errors"
 local R = require "anim.export.gltf.reduce"
 local N = require "anim.export.gltf.nodes"
+local S = require "anim.export.gltf.sample"
 
 local M = {}
 
@@ -40,22 +41,13 @@ local function dense_keys(list, c, cj, ch)
   return times, vals, kar
 end
 
--- A quaternion product a * b (anim.base.quat's mul, the same arithmetic
--- in the same order), as four numbers.
-local function qmul(a1, a2, a3, a4, b1, b2, b3, b4)
-  return a4 * b1 + a1 * b4 + a2 * b3 - a3 * b2,
-    a4 * b2 - a1 * b3 + a2 * b4 + a3 * b1,
-    a4 * b3 + a1 * b2 - a2 * b1 + a3 * b4,
-    a4 * b4 - a1 * b1 - a2 * b2 - a3 * b3
-end
-
 -- The local transform of every node of the tree for clip c: localf(i, t),
--- what sample.lua's `played` gives (the same arithmetic), into tables kept
--- per node: valid until the next call for that node (the measure uses
--- them at once).  The clip's and the bindings' invariants are read once.
+-- what sample.lua's `played` gives (played_into: the same arithmetic),
+-- into tables kept per node: valid until the next call for that node (the
+-- measure uses them at once).  The clip's `absolute` is read once.
 local function local_of(c, binds, rest)
   local absolute = c.absolute
-  local sample, band = core.clip_sample_joint, compat.band
+  local sample, band, into = core.clip_sample_joint, compat.band, S.played_into
   local FP, FR, FS = CH_FLAG.position, CH_FLAG.rotation, CH_FLAG.scale
   local on, outs = {}, {}
   for _, b in ipairs(binds) do
@@ -67,43 +59,11 @@ local function local_of(c, binds, rest)
     local b = on[i]
     if not b then return r.t, r.r, r.s end
     local o = outs[i]
-    local flags, p1, p2, p3, x, y, z, w, s1, s2, s3 = sample(c, b.cj, t)
     local tr, q, sc = r.t, r.r, r.s
-    if band(flags, FP) ~= 0 then
-      local k = b.pscale or 1
-      tr = o[1]
-      if absolute then
-        tr[1], tr[2], tr[3] = p1 * k, p2 * k, p3 * k
-      else
-        local rt = r.t
-        tr[1], tr[2], tr[3] = rt[1] + k * p1, rt[2] + k * p2, rt[3] + k * p3
-      end
-    end
-    if band(flags, FR) ~= 0 then
-      local pre = b.pre
-      if pre then
-        local post = b.post
-        x, y, z, w = qmul(pre[1], pre[2], pre[3], pre[4], x, y, z, w)
-        x, y, z, w = qmul(x, y, z, w, post[1], post[2], post[3], post[4])
-      end
-      if not absolute then
-        local rr = r.r
-        x, y, z, w = qmul(rr[1], rr[2], rr[3], rr[4], x, y, z, w)
-      end
-      q = o[2]
-      q[1], q[2], q[3], q[4] = x, y, z, w
-    end
-    if band(flags, FS) ~= 0 then
-      sc = o[3]
-      if absolute then
-        sc[1], sc[2], sc[3] = s1, s2, s3
-      else
-        local rs = r.s
-        sc[1] = rs[1] ~= 0 and rs[1] * s1 or s1 - 1
-        sc[2] = rs[2] ~= 0 and rs[2] * s2 or s2 - 1
-        sc[3] = rs[3] ~= 0 and rs[3] * s3 or s3 - 1
-      end
-    end
+    local f, p1, p2, p3, x, y, z, w, s1, s2, s3 = sample(c, b.cj, t)
+    if band(f, FP) ~= 0 then tr = into(o[1], absolute, b, r, 1, f, p1, p2, p3, x, y, z, w, s1, s2, s3) end
+    if band(f, FR) ~= 0 then q = into(o[2], absolute, b, r, 2, f, p1, p2, p3, x, y, z, w, s1, s2, s3) end
+    if band(f, FS) ~= 0 then sc = into(o[3], absolute, b, r, 3, f, p1, p2, p3, x, y, z, w, s1, s2, s3) end
     return tr, q, sc
   end
 end
