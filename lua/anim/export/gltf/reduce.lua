@@ -21,6 +21,7 @@
 -- the tolerance, up to ROUNDS times, after which they are kept as they were;
 -- then the channels of joints well inside the bound are reduced again at a
 -- looser tolerance, kept where the clip stays within it (loosen, below).
+local core = require "anim.core"
 local mat4 = require "anim.base.mat4"
 local K = require "anim.export.gltf.keys"
 local C = require "anim.export.gltf.reduce_curve"
@@ -172,11 +173,41 @@ local function parents_first(depth)
   return order
 end
 
+-- The measure in C (csrc/core/measure.c: the same arithmetic as
+-- world_into and point_error, and as sample.lua's played_into) for the
+-- local transforms reduce_clip.lua's local_of makes: each such function ->
+-- { clip, binds (bind.get's), absolute, rest (10 numbers a node), n }.
+local native = setmetatable({}, { __mode = "k" })
+function M.native(localf, desc)
+  native[localf] = desc
+  return localf
+end
+
+-- The tree as core.measure_* take it, with the rests of desc.
+local function native_tree(parent, desc)
+  local p0 = {}
+  for i = 1, desc.n do p0[i] = parent[i] or 0 end
+  return { parent = p0, rest = desc.rest }
+end
+
+-- (the key of a frames table made in C: its userdata; the joints' lists
+-- are made from it when a Lua localB asks for them)
+local NATIVE = {}
+local function native_frames(parent, desc, times, list, need)
+  local needed = {}
+  for _, i in ipairs(list) do if need[i] then needed[#needed + 1] = i end end
+  local ud = core.measure_frames(native_tree(parent, desc), desc.clip, desc.binds, desc.absolute, times, list, needed)
+  return setmetatable({ [NATIVE] = ud }, { __index = function(fa, i)
+    if type(i) ~= "number" then return nil end
+    local f = core.measure_frame(ud, i)
+    rawset(fa, i, f)
+    return f
+  end })
+end
+
 -- The world matrices of localA at each time, for the joints `need`: flat
 -- lists of 12 numbers a time (the three axes, then the origin).
 local function frames(parent, order, localA, times, need)
-  local fa = {}
-  for i in pairs(need) do fa[i] = {} end
   -- (the joints needed and those above them)
   local up = {}
   for i in pairs(need) do
@@ -185,6 +216,9 @@ local function frames(parent, order, localA, times, need)
   end
   local list = {}
   for _, i in ipairs(order) do if up[i] then list[#list + 1] = i end end
+  if native[localA] then return native_frames(parent, native[localA], times, list, need) end
+  local fa = {}
+  for i in pairs(need) do fa[i] = {} end
   local w = {}
   for _, i in ipairs(list) do w[i] = {} end
   for k, t in ipairs(times) do
@@ -212,6 +246,17 @@ local function measure_dirty(parent, order, fa, localB, times, distance, dirty, 
   local list, w = {}, {}
   for _, i in ipairs(order) do
     if dirty[i] then list[#list + 1] = i; w[i] = {} end
+  end
+  local ud, desc = rawget(fa, NATIVE), native[localB]
+  if ud and desc then
+    local errs = each and {} or into or nil
+    core.measure_error(ud, native_tree(parent, desc), desc.clip, desc.binds, desc.absolute, list, distance, per, errs)
+    if each then
+      for k = 1, #times do
+        for l, i in ipairs(list) do each(i, k, errs[(k - 1) * #list + l]) end
+      end
+    end
+    return
   end
   local pm = {}
   for k, t in ipairs(times) do

@@ -54,7 +54,7 @@ local function local_of(c, binds, rest)
     on[b.rj] = b
     outs[b.rj] = { {}, {}, {} }
   end
-  return function(i, t)
+  local function localf(i, t)
     local r = rest[i]
     local b = on[i]
     if not b then return r.t, r.r, r.s end
@@ -66,6 +66,16 @@ local function local_of(c, binds, rest)
     if band(f, FS) ~= 0 then sc = into(o[3], absolute, b, r, 3, f, p1, p2, p3, x, y, z, w, s1, s2, s3) end
     return tr, q, sc
   end
+  -- (the measure in C plays the same: reduce.lua's native, when every
+  -- rest is numbers)
+  local flat = {}
+  for i, r in ipairs(rest) do
+    local o = (i - 1) * 10
+    for a = 1, 3 do flat[o + a], flat[o + 7 + a] = r.t[a], r.s[a] end
+    for a = 1, 4 do flat[o + 3 + a] = r.r[a] end
+  end
+  for k = 1, 10 * #rest do if type(flat[k]) ~= "number" then return localf end end
+  return R.native(localf, { clip = c, binds = binds, absolute = absolute, rest = flat, n = #rest })
 end
 
 -- (a fresh copy each time: building a clip moves the keys of its table
