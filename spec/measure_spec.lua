@@ -1,8 +1,9 @@
 -- The model-space measure in C (csrc/core/measure.c, csrc/lua/lua_measure.c)
 -- gives the Lua measure's bits (lua/anim/export/gltf/reduce.lua's world_into
 -- and point_error over reduce_clip.lua's local_of): the worst error, each
--- joint's, every error, the keys the reduction keeps; and its arguments
--- are checked.
+-- joint's, every error, the keys the reduction keeps; so does the greedy
+-- choice of a channel's keys in C (csrc/core/keyreduce.c); and their
+-- arguments are checked.
 local anim = require "anim"
 local core = require "anim.core"
 local D = require "spec.dense_clips"
@@ -100,6 +101,49 @@ describe("the measure in C", function()
     assert.are.same(in_lua, with_c)
   end)
 
+  it("chooses the Lua choice's keys of a dense channel (reduce_curve.simplify)", function()
+    local C = require "anim.export.gltf.reduce_curve"
+    D.seed(4343)
+    local function walk(n, m, quat, nan)
+      local times, vals, v = {}, {}, {}
+      for a = 1, m do v[a] = D.random() end
+      for k = 1, n do
+        times[k] = (k - 1) / 60 + (k % 7 == 0 and 1e-4 or 0)
+        local x = {}
+        for a = 1, m do
+          v[a] = v[a] + (D.random() - 0.5) * 0.05 + 0.01 * math.sin(k / 9)
+          x[a] = v[a]
+        end
+        if nan and k == math.floor(n / 2) then x[2] = 0 / 0 end
+        vals[k] = x
+      end
+      if quat then
+        for k, x in ipairs(vals) do
+          local l = math.sqrt(x[1] * x[1] + x[2] * x[2] + x[3] * x[3] + x[4] * x[4])
+          vals[k] = { x[1] / l, x[2] / l, x[3] / l, x[4] / l }
+        end
+      end
+      return times, vals
+    end
+    local n = 0
+    for _, case in ipairs { { 600, 4, true }, { 600, 3 }, { 300, 5 }, { 200, 3, false, true }, { 2, 3 }, { 1, 4, true } } do
+      local times, vals = walk(case[1], case[2], case[3], case[4])
+      for _, tol in ipairs { 1e-4, 1e-3, 0.01, 0.05, 0.3 } do
+        local kept, st = C.simplify(times, vals, tol, case[3])
+        assert.is_truthy(st.packed, "the channel went to C")
+        local lua = C.simplify(times, vals, tol, case[3], { vals = st.vals, far = st.far, packed = false })
+        assert.are.same(lua, kept)
+        n = n + #kept
+      end
+    end
+    assert.is_true(n > 100)
+    -- (values of more than 16 numbers: Lua's)
+    local times, vals = walk(50, 17)
+    local kept, st = C.simplify(times, vals, 0.01)
+    assert.is_false(st.packed)
+    assert.is_true(#kept > 2)
+  end)
+
   it("refuses bad arguments, naming them", function()
     local clip, rig = clip_table()
     local tjoints = setup(clip, rig)
@@ -154,6 +198,8 @@ describe("the measure in C", function()
     local part = core.measure_frames(tr, clip, binds, false, { 0 }, { order[1] }, { order[1] })
     assert.matches("was not measured", err(core.measure_error, part, tr, clip, binds, false, { order[2] }, 0.1, {}))
     assert.matches("the node was not measured", err(core.measure_frame, part, order[2]))
+    assert.matches("keys expected", err(core.keys_simplify, fr, 0.1))
+    assert.matches("#times ~= #vals", err(core.keys_pack, { 0 }, {}, false))
     local per = {}
     core.measure_error(fr, tr, clip, binds, false, all, 0.1, per)
     for i = 1, n do assert.are.equal(0, per[i]) end

@@ -10,13 +10,18 @@
  * tree: { parent = { p, ... } (0 at a root), rest = { 10 numbers a node:
  * translation, rotation, scale } }; binds: bind.get's list for clip;
  * list: node indices (1-based), parents first, each one's parent listed
- * before it or not at all; need: node indices. */
+ * before it or not at all; need: node indices.  And the greedy choice of
+ * a dense channel's keys (csrc/core/keyreduce.h) for reduce_curve.lua:
+ *   core.keys_pack(times, vals, quat) -> keys, or nil (vals not all lists
+ *     of the same count of numbers, 3 to 16; 4 for quaternions)
+ *   core.keys_simplify(keys, tol) -> the indices of the keys kept */
 #include <math.h>
 #include <stdint.h>
 
 #include "lua.h"
 #include "lauxlib.h"
 
+#include "core/keyreduce.h"
 #include "core/measure.h"
 #include "lua_helpers.h"
 
@@ -227,7 +232,74 @@ static int measure_frame(lua_State *L) {
   return 1;
 }
 
+#define KEYS_MT "anim.measure_keys"
+#define KEYS_TAG 0x616e6b79u
+
+/* The keys' userdata: this head, then the times, then the values. */
+typedef struct { unsigned tag; int n, m, quat; } keys_head;
+
+static size_t k_size(int n, int m) { return sizeof(keys_head) + sizeof(double) * (size_t)n * (size_t)(m + 1); }
+
+/* core.keys_pack(times, vals, quat) */
+static int keys_pack(lua_State *L) {
+  keys_head *h;
+  double *d;
+  int n, m = 0, i, c;
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  if (lua_rawlen(L, 1) != lua_rawlen(L, 2) || lua_rawlen(L, 1) > (size_t)INT32_MAX / 64) luaL_error(L, "#times ~= #vals");
+  n = (int)lua_rawlen(L, 1);
+  if (n > 0) {
+    lua_rawgeti(L, 2, 1);
+    if (lua_type(L, -1) == LUA_TTABLE && lua_rawlen(L, -1) >= 3 && lua_rawlen(L, -1) <= 16) m = (int)lua_rawlen(L, -1);
+    lua_pop(L, 1);
+    if (m == 0) return 0;
+  }
+  if (lua_toboolean(L, 3) && n > 0 && m != 4) return 0;
+  h = lua_newuserdatauv(L, k_size(n, m), 0);
+  h->tag = KEYS_TAG, h->n = n, h->m = m, h->quat = lua_toboolean(L, 3);
+  luaL_setmetatable(L, KEYS_MT);
+  d = (double *)(void *)(h + 1);
+  for (i = 0; i < n; i++) d[i] = number_at(L, 1, i + 1, "times");
+  d += n;
+  for (i = 0; i < n; i++) {
+    lua_rawgeti(L, 2, i + 1);
+    if (lua_type(L, -1) != LUA_TTABLE || lua_rawlen(L, -1) != (size_t)m) return 0;
+    for (c = 0; c < m; c++) {
+      lua_rawgeti(L, -1, c + 1);
+      if (lua_type(L, -1) != LUA_TNUMBER) return 0;
+      d[i * m + c] = lua_tonumber(L, -1);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  return 1;
+}
+
+/* core.keys_simplify(keys, tol) */
+static int keys_simplify(lua_State *L) {
+  keys_head *h = luaL_testudata(L, 1, KEYS_MT);
+  double tol = luaL_checknumber(L, 2);
+  anim_keychan ch;
+  int *out, k, nk;
+  if (!h || lua_rawlen(L, 1) < sizeof *h || h->tag != KEYS_TAG || lua_rawlen(L, 1) != k_size(h->n, h->m))
+    return anim_lua_argerror(L, 1, "keys expected, got %s", anim_lua_typename(L, 1));
+  out = lua_newuserdatauv(L, sizeof(int) * (size_t)(h->n ? h->n : 1), 0);
+  ch.n = h->n, ch.m = h->m, ch.quat = h->quat;
+  ch.times = (const double *)(const void *)(h + 1);
+  ch.vals = ch.times + h->n;
+  nk = anim_keys_simplify(&ch, tol, out);
+  lua_createtable(L, nk, 0);
+  for (k = 0; k < nk; k++) {
+    lua_pushinteger(L, out[k] + 1);
+    lua_rawseti(L, -2, k + 1);
+  }
+  return 1;
+}
+
 static const luaL_Reg funcs[] = {
+  {"keys_pack", keys_pack},
+  {"keys_simplify", keys_simplify},
   {"measure_frames", measure_frames},
   {"measure_error", measure_error},
   {"measure_frame", measure_frame},
@@ -236,6 +308,10 @@ static const luaL_Reg funcs[] = {
 
 void anim_lua_open_measure(lua_State *L) {
   luaL_newmetatable(L, FRAMES_MT);
+  lua_pushboolean(L, 0);
+  lua_setfield(L, -2, "__metatable");
+  lua_pop(L, 1);
+  luaL_newmetatable(L, KEYS_MT);
   lua_pushboolean(L, 0);
   lua_setfield(L, -2, "__metatable");
   lua_pop(L, 1);

@@ -5,6 +5,7 @@
 -- the exports and the core play it (linear; slerp for quaternions).  The
 -- tolerance and the model-space measure that holds the clip to its bound:
 -- reduce.lua.
+local core = require "anim.core"
 local K = require "anim.export.gltf.keys"
 
 local M = {}
@@ -101,6 +102,9 @@ function M.simplify(times, vals, tol, quat, state)
       state.vals, state.far = unit, farthest_quat
     end
   end
+  -- (in C when the values are lists of numbers, one count: the same keys)
+  if state.packed == nil then state.packed = core.keys_pack(times, state.vals, quat or false) or false end
+  if state.packed then return core.keys_simplify(state.packed, tol), state end
   local far, units = state.far, state.vals
   local function fits(a, b) return b - a < 2 or far(times, units, a, b, tol) <= tol end
   local out, a = { 1 }, 1
