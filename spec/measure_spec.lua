@@ -137,6 +137,38 @@ describe("the measure in C", function()
       end
     end
     assert.is_true(n > 100)
+    -- the choice with values placed off the samples (the fit's least
+    -- squares and distances in C), rounded as the glTF export rounds
+    local K = require "anim.export.gltf.keys"
+    local placed = 0
+    local function smooth(nk, m, quat)
+      local times, vals = {}, {}
+      for k = 1, nk do
+        local t = (k - 1) / 60
+        times[k] = t
+        local x = {}
+        for a = 1, m do x[a] = math.sin(1.3 * a * t + a) + 0.3 * math.cos(3.1 * t) end
+        if quat then
+          local l = math.sqrt(x[1] * x[1] + x[2] * x[2] + x[3] * x[3] + x[4] * x[4])
+          for a = 1, 4 do x[a] = x[a] / l end
+        end
+        vals[k] = x
+      end
+      return times, vals
+    end
+    for _, case in ipairs { { 900, 4, true }, { 900, 3 }, { 400, 4, true, false, K.short_quat } } do
+      local times, vals = smooth(case[1], case[2], case[3])
+      for _, tol in ipairs { 1e-3, 0.01, 0.05 } do
+        local st0 = select(2, C.simplify(times, vals, tol, case[3]))
+        local kept, st = C.choose(times, vals, tol, case[3], nil, case[5])
+        assert.is_truthy(st.lsq_packed)
+        local lua = C.choose(times, vals, tol, case[3], { vals = st0.vals, far = st0.far, packed = false }, case[5])
+        assert.are.same(lua, kept)
+        assert.are.same(lua.vals, kept.vals)
+        placed = placed + (kept.vals and 1 or 0)
+      end
+    end
+    assert.is_true(placed >= 3, "some choices placed their values")
     -- (values of more than 16 numbers: Lua's)
     local times, vals = walk(50, 17)
     local kept, st = C.simplify(times, vals, 0.01)
@@ -199,6 +231,11 @@ describe("the measure in C", function()
     assert.matches("was not measured", err(core.measure_error, part, tr, clip, binds, false, { order[2] }, 0.1, {}))
     assert.matches("the node was not measured", err(core.measure_frame, part, order[2]))
     assert.matches("keys expected", err(core.keys_simplify, fr, 0.1))
+    local keys = core.keys_pack({ 0, 1, 2 }, { { 0, 0, 0 }, { 1, 1, 1 }, { 2, 2, 2 } }, false)
+    assert.matches("knots%[2%] is not after knots%[1%]", err(core.keys_lsq, keys, { 2, 1 }, { 1, 1, 1 }))
+    assert.matches("w%[3%] must be a number", err(core.keys_lsq, keys, { 1, 3 }, { 1, 1 }))
+    assert.matches("#fv ~= #knots", err(core.keys_errors, keys, { 1, 3 }, { { 0, 0, 0 } }, {}))
+    assert.matches("fv%[2%] must hold 3 numbers", err(core.keys_errors, keys, { 1, 3 }, { { 0, 0, 0 }, { 1 } }, {}))
     assert.matches("#times ~= #vals", err(core.keys_pack, { 0 }, {}, false))
     local per = {}
     core.measure_error(fr, tr, clip, binds, false, all, 0.1, per)

@@ -21,4 +21,18 @@ typedef struct anim_keychan {
  * count. */
 int anim_keys_simplify(const anim_keychan *ch, double tol, int *out);
 
+/* The distances of every sample of the segments between the knots
+ * knots[0..nk) (ascending sample indices) to the keys placed at them,
+ * fv (nk * ch->m numbers), as played (slerp, or linearly): errs[i] each
+ * sample's (the square root of 8 (1 - cos) for a quaternion; a knot's
+ * from the segment after it), segw[j] the largest of segment j (radians;
+ * -1 when none compares): fit_once's farthest_quat / farthest_lin calls. */
+void anim_keys_errors(const anim_keychan *ch, const int *knots, int nk, const double *fv, double *errs, double *segw);
+
+/* The values at the knots (nk * m numbers into out) of the least-squares
+ * piecewise-linear curve through the samples (m <= 4 numbers each) weighted
+ * by w (n numbers): reduce_curve.lua's lsq; 0 when the system is singular
+ * (out then undefined), else 1.  scratch: 9 * nk doubles. */
+int anim_keys_lsq(const anim_keychan *ch, const int *knots, int nk, const double *w, double *out, double *scratch);
+
 #endif

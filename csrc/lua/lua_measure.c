@@ -14,7 +14,11 @@
  * a dense channel's keys (csrc/core/keyreduce.h) for reduce_curve.lua:
  *   core.keys_pack(times, vals, quat) -> keys, or nil (vals not all lists
  *     of the same count of numbers, 3 to 16; 4 for quaternions)
- *   core.keys_simplify(keys, tol) -> the indices of the keys kept */
+ *   core.keys_simplify(keys, tol) -> the indices of the keys kept
+ *   core.keys_lsq(keys, knots, w) -> the values at the knots (lists of m
+ *     numbers, m <= 4), or nil (singular)
+ *   core.keys_errors(keys, knots, fv, errs) -> each segment's worst; errs[i]
+ *     each sample's (an exact 0 and -1 are Lua's integers, as the Lua's) */
 #include <math.h>
 #include <stdint.h>
 
@@ -276,18 +280,108 @@ static int keys_pack(lua_State *L) {
   return 1;
 }
 
+/* The keys at 1 into ch. */
+static void check_keys(lua_State *L, anim_keychan *ch) {
+  keys_head *h = luaL_testudata(L, 1, KEYS_MT);
+  if (!h || lua_rawlen(L, 1) < sizeof *h || h->tag != KEYS_TAG || lua_rawlen(L, 1) != k_size(h->n, h->m))
+    anim_lua_argerror(L, 1, "keys expected, got %s", anim_lua_typename(L, 1));
+  ch->n = h->n, ch->m = h->m, ch->quat = h->quat;
+  ch->times = (const double *)(const void *)(h + 1);
+  ch->vals = ch->times + h->n;
+}
+
+/* The knots at idx (1-based sample indices, ascending) into a userdata
+ * pushed; their count in *nk. */
+static int *check_knots(lua_State *L, int idx, int n, int *nk) {
+  int *knots, k;
+  luaL_checktype(L, idx, LUA_TTABLE);
+  if (lua_rawlen(L, idx) > (size_t)n) luaL_error(L, "more knots than samples");
+  *nk = (int)lua_rawlen(L, idx);
+  knots = lua_newuserdatauv(L, sizeof(int) * (size_t)(*nk ? *nk : 1), 0);
+  for (k = 0; k < *nk; k++) {
+    knots[k] = node_at(L, idx, k + 1, n, "knots");
+    if (k > 0 && knots[k] <= knots[k - 1]) luaL_error(L, "knots[%d] is not after knots[%d]", k + 1, k);
+  }
+  return knots;
+}
+
+/* A number pushed: an exact 0 or -1 as an integer (the Lua's literals). */
+static void push_lua(lua_State *L, double v) {
+  if (v == 0 || v == -1) lua_pushinteger(L, (lua_Integer)v);
+  else lua_pushnumber(L, v);
+}
+
+/* core.keys_lsq(keys, knots, w) */
+static int keys_lsq(lua_State *L) {
+  anim_keychan ch;
+  int nk, k, c, *knots;
+  double *w, *out, *scratch;
+  check_keys(L, &ch);
+  if (ch.m > 4) luaL_error(L, "lsq fits 4 numbers a sample at most");
+  knots = check_knots(L, 2, ch.n, &nk);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  w = lua_newuserdatauv(L, sizeof(double) * (size_t)(ch.n ? ch.n : 1), 0);
+  out = lua_newuserdatauv(L, sizeof(double) * (size_t)(nk ? nk * ch.m : 1), 0);
+  scratch = lua_newuserdatauv(L, sizeof(double) * 9 * (size_t)(nk ? nk : 1), 0);
+  for (k = 0; k < ch.n; k++) w[k] = number_at(L, 3, k + 1, "w");
+  check_keys(L, &ch);
+  if (!anim_keys_lsq(&ch, knots, nk, w, out, scratch)) return 0;
+  lua_createtable(L, nk, 0);
+  for (k = 0; k < nk; k++) {
+    lua_createtable(L, ch.m, 0);
+    for (c = 0; c < ch.m; c++) {
+      lua_pushnumber(L, out[k * ch.m + c]);
+      lua_rawseti(L, -2, c + 1);
+    }
+    lua_rawseti(L, -2, k + 1);
+  }
+  return 1;
+}
+
+/* core.keys_errors(keys, knots, fv, errs) */
+static int keys_errors(lua_State *L) {
+  anim_keychan ch;
+  int nk, k, c, *knots;
+  double *fv, *errs, *segw;
+  check_keys(L, &ch);
+  knots = check_knots(L, 2, ch.n, &nk);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  luaL_checktype(L, 4, LUA_TTABLE);
+  if (lua_rawlen(L, 3) != (size_t)nk) luaL_error(L, "#fv ~= #knots");
+  fv = lua_newuserdatauv(L, sizeof(double) * (size_t)(nk ? nk * ch.m : 1), 0);
+  errs = lua_newuserdatauv(L, sizeof(double) * (size_t)(ch.n ? ch.n : 1), 0);
+  segw = lua_newuserdatauv(L, sizeof(double) * (size_t)(nk ? nk : 1), 0);
+  for (k = 0; k < nk; k++) {
+    lua_rawgeti(L, 3, k + 1);
+    if (lua_type(L, -1) != LUA_TTABLE || lua_rawlen(L, -1) != (size_t)ch.m)
+      luaL_error(L, "fv[%d] must hold %d numbers", k + 1, ch.m);
+    for (c = 0; c < ch.m; c++) fv[k * ch.m + c] = number_at(L, lua_gettop(L), c + 1, "fv[k]");
+    lua_pop(L, 1);
+  }
+  check_keys(L, &ch);
+  anim_keys_errors(&ch, knots, nk, fv, errs, segw);
+  if (nk > 1) {
+    for (k = knots[0]; k <= knots[nk - 1]; k++) {
+      push_lua(L, errs[k]);
+      lua_rawseti(L, 4, k + 1);
+    }
+  }
+  lua_createtable(L, nk ? nk - 1 : 0, 0);
+  for (k = 0; k + 1 < nk; k++) {
+    push_lua(L, segw[k]);
+    lua_rawseti(L, -2, k + 1);
+  }
+  return 1;
+}
+
 /* core.keys_simplify(keys, tol) */
 static int keys_simplify(lua_State *L) {
-  keys_head *h = luaL_testudata(L, 1, KEYS_MT);
   double tol = luaL_checknumber(L, 2);
   anim_keychan ch;
   int *out, k, nk;
-  if (!h || lua_rawlen(L, 1) < sizeof *h || h->tag != KEYS_TAG || lua_rawlen(L, 1) != k_size(h->n, h->m))
-    return anim_lua_argerror(L, 1, "keys expected, got %s", anim_lua_typename(L, 1));
-  out = lua_newuserdatauv(L, sizeof(int) * (size_t)(h->n ? h->n : 1), 0);
-  ch.n = h->n, ch.m = h->m, ch.quat = h->quat;
-  ch.times = (const double *)(const void *)(h + 1);
-  ch.vals = ch.times + h->n;
+  check_keys(L, &ch);
+  out = lua_newuserdatauv(L, sizeof(int) * (size_t)(ch.n ? ch.n : 1), 0);
+  check_keys(L, &ch);
   nk = anim_keys_simplify(&ch, tol, out);
   lua_createtable(L, nk, 0);
   for (k = 0; k < nk; k++) {
@@ -300,6 +394,8 @@ static int keys_simplify(lua_State *L) {
 static const luaL_Reg funcs[] = {
   {"keys_pack", keys_pack},
   {"keys_simplify", keys_simplify},
+  {"keys_lsq", keys_lsq},
+  {"keys_errors", keys_errors},
   {"measure_frames", measure_frames},
   {"measure_error", measure_error},
   {"measure_frame", measure_frame},

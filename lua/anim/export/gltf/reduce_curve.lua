@@ -203,7 +203,12 @@ end
 -- nil when the fit fails (not finite, a zero quaternion).
 local function fit_once(st, times, knots, w, round)
   local vals, far = st.cont or st.vals, st.far
-  local fv = lsq(times, vals, knots, w, #vals[1])
+  -- (in C when simplify's samples are: keyreduce.c, the same arithmetic)
+  if st.packed and st.lsq_packed == nil then
+    st.lsq_packed = #vals[1] <= 4 and (st.cont and core.keys_pack(times, st.cont, false) or st.packed) or false
+  end
+  local fv
+  if st.lsq_packed then fv = core.keys_lsq(st.lsq_packed, knots, w) else fv = lsq(times, vals, knots, w, #vals[1]) end
   if not fv then return nil end
   for j, v in ipairs(fv) do
     if not finite(v) then return nil end
@@ -215,6 +220,7 @@ local function fit_once(st, times, knots, w, round)
     fv[j] = round and round(v) or v
   end
   local errs, segw = st.errs, {}
+  if st.packed then return fv, core.keys_errors(st.packed, knots, fv, errs) end
   for j = 1, #knots - 1 do
     segw[j] = far(times, st.vals, knots[j], knots[j + 1], nil, fv[j], fv[j + 1], errs)
   end
