@@ -199,11 +199,31 @@ local function sample_all(S, c)
   return recs
 end
 
--- The 99th percentile of a list of numbers (sorted in place).
+-- The k-th smallest of a list of numbers (reordered in place): list[k]
+-- after table.sort(list), found by quickselect (Hoare's partition) in
+-- linear time on average.
+local function kth(list, k)
+  local lo, hi = 1, #list
+  while lo < hi do
+    local pivot = list[math.floor((lo + hi) / 2)]
+    local i, j = lo, hi
+    while i <= j do
+      while list[i] < pivot do i = i + 1 end
+      while list[j] > pivot do j = j - 1 end
+      if i <= j then
+        list[i], list[j] = list[j], list[i]
+        i, j = i + 1, j - 1
+      end
+    end
+    if k <= j then hi = j elseif k >= i then lo = i else return list[k] end
+  end
+  return list[k]
+end
+
+-- The 99th percentile of a list of numbers (reordered in place).
 local function p99(list)
   if #list == 0 then return 0 end
-  table.sort(list)
-  return list[math.max(1, math.ceil(#list * 0.99))]
+  return kth(list, math.max(1, math.ceil(#list * 0.99)))
 end
 
 -- The clip's table with no keys: what the compressed clip is built from.
@@ -258,8 +278,11 @@ end
 
 -- The largest error of channel r's samples quantised at `bits` bits a
 -- component over their range: radians for a rotation (the dropped
--- component rebuilt), else the distance in the channel's values.
+-- component rebuilt), else the distance in the channel's values.  Kept
+-- per channel and bits (r.qerr): the same samples at every search.
 local function quant_error(r, bits)
+  r.qerr = r.qerr or {}
+  if r.qerr[bits] then return r.qerr[bits] end
   local parts, top = narrow_parts(r), 2 ^ bits - 1
   local lo, step = {}, {}
   for a = 1, 3 do
@@ -270,26 +293,34 @@ local function quant_error(r, bits)
     end
     lo[a], step[a] = mn, (mx - mn) / top
   end
-  local floor, worst = math.floor, 0
+  local floor, sqrt, worst = math.floor, math.sqrt, 0
+  local lo1, lo2, lo3, st1, st2, st3 = lo[1], lo[2], lo[3], step[1], step[2], step[3]
+  local rot = r.ch == 2
+  -- (each component's quantised value and the sum of squares, in the
+  -- order of the three components: no table a sample)
   for _, x in ipairs(parts) do
-    local q, d2 = {}, 0
-    for a = 1, 3 do
-      q[a] = step[a] > 0 and lo[a] + floor((x[a] - lo[a]) / step[a] + 0.5) * step[a] or lo[a]
-      d2 = d2 + (q[a] - x[a]) ^ 2
-    end
+    local x1, x2, x3 = x[1], x[2], x[3]
+    local q1 = st1 > 0 and lo1 + floor((x1 - lo1) / st1 + 0.5) * st1 or lo1
+    local q2 = st2 > 0 and lo2 + floor((x2 - lo2) / st2 + 0.5) * st2 or lo2
+    local q3 = st3 > 0 and lo3 + floor((x3 - lo3) / st3 + 0.5) * st3 or lo3
     local e
-    if r.ch == 2 then
-      local s2 = q[1] * q[1] + q[2] * q[2] + q[3] * q[3]
+    if rot then
+      local s2 = q1 * q1 + q2 * q2 + q3 * q3
       local w, l = 0, 1
-      if s2 < 1 then w = math.sqrt(1 - s2) else l = 1 / math.sqrt(s2) end
-      local xw = math.sqrt(math.max(0, 1 - x[1] * x[1] - x[2] * x[2] - x[3] * x[3]))
-      local dot = math.abs((q[1] * x[1] + q[2] * x[2] + q[3] * x[3]) * l + w * xw)
+      if s2 < 1 then w = sqrt(1 - s2) else l = 1 / sqrt(s2) end
+      local xw = sqrt(math.max(0, 1 - x1 * x1 - x2 * x2 - x3 * x3))
+      local dot = math.abs((q1 * x1 + q2 * x2 + q3 * x3) * l + w * xw)
       e = 2 * math.acos(math.min(1, dot))
     else
-      e = math.sqrt(d2)
+      local d2 = 0
+      d2 = d2 + (q1 - x1) ^ 2
+      d2 = d2 + (q2 - x2) ^ 2
+      d2 = d2 + (q3 - x3) ^ 2
+      e = sqrt(d2)
     end
     if e > worst then worst = e end
   end
+  r.qerr[bits] = worst
   return worst
 end
 
@@ -362,12 +393,16 @@ local function wide_bytes(n, rot) return n * (rot and 16 or 12) end
 -- channels measured; nil: every frame), each channel narrow at S.bits[r]
 -- bits (bits_for the first time) unless S.wide says wide or it is smaller
 -- wide (a few keys: the range's 25 bytes).
-local function pack_of(S, kept)
+-- only (optional): the set of the clip joints whose channels are wanted
+-- (the others' left out: a joint of a pack is sampled from its own
+-- channels alone, so the ones wanted play as in the whole pack).
+local function pack_of(S, kept, only)
   local js, byj = {}, {}
   for k, cj in ipairs(S.order) do js[k] = {}; byj[cj] = js[k] end
   for _, r in ipairs(S.recs) do
     local jt = byj[r.cj]
-    if r.identity then
+    if only and not only[r.cj] then -- luacheck: ignore 542 (left out)
+    elseif r.identity then
       jt[r.ch] = PK_IDENTITY
     else
       local keys = r.chan and kept[r.chan] or r.keys or r.all
@@ -377,16 +412,19 @@ local function pack_of(S, kept)
         for f = 2, #r.vals do if not same(r.vals[f], r.vals[1]) then const = false break end end
         if const then keys = { 1 } end
       end
-      local fr, v = {}, {}
+      local fr, v, nv = {}, {}, 0
       local const = not S.exact[r] and near_constant(S, r)
       if const then
         fr[1] = r.frames[1]
         for _, x in ipairs(const) do v[#v + 1] = x end
         keys = { 1 }
       else
+        local frames, vals = r.frames, r.vals
         for n, k in ipairs(keys) do
-          fr[n] = r.frames[k]
-          for _, x in ipairs(fv and fv[n] or r.vals[k]) do v[#v + 1] = x end
+          fr[n] = frames[k]
+          local x = fv and fv[n] or vals[k]
+          for a = 1, #x do v[nv + a] = x[a] end
+          nv = nv + #x
         end
       end
       if not S.bits[r] then S.bits[r] = bits_for(S, r) end
@@ -400,14 +438,20 @@ end
 
 -- The error of compressed clip cc: every joint at every time of S.mtimes
 -- (every k-th when there are more than R.MAX_WORK joint poses): the worst,
--- the 99th percentile, the worst of each joint.
+-- every error (p99 gives their 99th percentile: asked only of the packs
+-- kept), the worst of each joint.  The original's frames are measured once
+-- for the times (S.mcache).
 local function measure(S, cc)
-  local times, step = {}, math.max(1, math.ceil(#S.tjoints * #S.mtimes / R.MAX_WORK))
-  for k = 1, #S.mtimes, step do times[#times + 1] = S.mtimes[k] end
+  local times = S.mcache.times
+  if S.mcache.mtimes ~= S.mtimes then
+    local step = math.max(1, math.ceil(#S.tjoints * #S.mtimes / R.MAX_WORK))
+    times = {}
+    for k = 1, #S.mtimes, step do times[#times + 1] = S.mtimes[k] end
+    S.mcache = { mtimes = S.mtimes, times = times } -- (R.measure adds the frames)
+  end
   local errs = {}
-  local worst, per = R.measure(S.tjoints, S.localA, S.localB_of(cc), times, S.distance,
-    function(_, _, e) errs[#errs + 1] = e end)
-  return worst, p99(errs), per
+  local worst, per = R.measure(S.tjoints, S.localA, S.localB_of(cc), times, S.distance, errs, S.mcache)
+  return worst, errs, per
 end
 
 -- The channels of the joints beyond the bound, and of their parents, given
@@ -454,12 +498,12 @@ local function lower(S, kept, pack, worst, q99, tries)
     tries = tries - 1
     for _, e in ipairs(set) do S.bits[e.r] = S.bits[e.r] - 1 end
     local p = pack_of(S, kept)
-    local w, q = measure(S, assert(S.build(p)))
+    local w, errs = measure(S, assert(S.build(p)))
     if w > S.err then
       for _, e in ipairs(set) do S.bits[e.r] = S.bits[e.r] + 1 end
       return false
     end
-    pack, worst, q99 = p, w, q
+    pack, worst, q99 = p, w, p99(errs)
     for _, e in ipairs(set) do e.done = S.bits[e.r] <= M.MIN_BITS end
     return true
   end
@@ -484,7 +528,16 @@ end
 -- The reduction, then the measure of the clip the core plays, widened
 -- where it strays: the pack, its worst error and its 99th percentile.
 local function search(S, L)
-  local function apply(kept) return S.localB_of(assert(S.build(pack_of(S, kept)))) end
+  -- (the reduction measures the joints of `dirty` alone, tree indices: the
+  -- pack of their channels)
+  local function apply(kept, dirty)
+    local only
+    if dirty then
+      only = {}
+      for cj, b in pairs(S.bound_of) do if dirty[b.rj] then only[cj] = true end end
+    end
+    return S.localB_of(assert(S.build(pack_of(S, kept, only))))
+  end
   local best
   for attempt = 1, M.WIDEN + 1 do
     local kept = {}
@@ -499,13 +552,13 @@ local function search(S, L)
       for _, r in ipairs(S.recs) do S.wide[r] = true end
     end
     local pack = pack_of(S, kept)
-    local worst, q99, per = measure(S, assert(S.build(pack)))
-    if worst <= S.err then return pack, worst, q99, kept end
+    local worst, errs, per = measure(S, assert(S.build(pack)))
+    if worst <= S.err then return pack, worst, p99(errs), kept end
     -- (widening that gains less than a tenth: the error is not the
     -- quantisation's; what the samples cannot say, more bits will not)
-    if best and worst > 0.9 * best[2] then return best[1], best[2], best[3] end
-    if not best or worst < best[2] then best = { pack, worst, q99 } end
-    if attempt == M.WIDEN + 1 then return best[1], best[2], best[3] end
+    if best and worst > 0.9 * best[2] then return best[1], best[2], p99(best[3]) end
+    if not best or worst < best[2] then best = { pack, worst, errs } end
+    if attempt == M.WIDEN + 1 then return best[1], best[2], p99(best[3]) end
     widen(S, per)
   end
 end
@@ -553,7 +606,7 @@ function M.compress(c, options)
   local src, err0 = encode.table(c, { version = 3 })
   if not src then return nil, err0 end
   local stripped = stripped_of(src)
-  local S = { nj = #info.joints }
+  local S = { nj = #info.joints, mcache = {} }
   function S.build(pack, stats)
     return E.catch(name, animc.assemble, clipmod.copy(stripped), pack, stats or { 0, 0, 0, 0, 0 }, name)
   end

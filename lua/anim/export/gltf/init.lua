@@ -201,20 +201,24 @@ local function reduce_channels(c, out, tjoints, rest, L, err, distance)
   local on = {}
   for i = 1, #tjoints do on[i] = {} end
   for _, o in ipairs(out) do on[o.node_index + 1][o.ch] = o end
-  -- (one sample of the joint for its channels)
-  local function one(o, ch, t, got)
-    if not o then return nil, got end
-    got = got or o.sample(t)
-    return played(c, o.b, o.rest, ch, got), got
-  end
+  -- (one sample of the joint for its channels, played into tables kept
+  -- per node: the measure uses them at once)
+  local absolute, sample, into, NONE = c.absolute, core.clip_sample_joint, S.played_into, {}
+  local kept_out = {}
+  for i = 1, #tjoints do kept_out[i] = { {}, {}, {} } end
   local function localA(i, t, skip)
     local r, got = rest[i], on[i]
-    local p, q, sc, smp
-    skip = skip or {}
-    if not skip.position then p, smp = one(got.position, "position", t, nil) end
-    if not skip.rotation then q, smp = one(got.rotation, "rotation", t, smp) end
-    if not skip.scale then sc = one(got.scale, "scale", t, smp) end
-    return p or r.t, q or r.r, sc or r.s
+    skip = skip or NONE
+    local po, ro, so = not skip.position and got.position, not skip.rotation and got.rotation,
+      not skip.scale and got.scale
+    local first = po or ro or so
+    if not first then return r.t, r.r, r.s end
+    local o = kept_out[i]
+    local f, p1, p2, p3, x, y, z, w, s1, s2, s3 = sample(c, first.b.cj, t)
+    local p = po and into(o[1], absolute, po.b, po.rest, 1, f, p1, p2, p3, x, y, z, w, s1, s2, s3) or r.t
+    local q = ro and into(o[2], absolute, ro.b, ro.rest, 2, f, p1, p2, p3, x, y, z, w, s1, s2, s3) or r.r
+    local sc = so and into(o[3], absolute, so.b, so.rest, 3, f, p1, p2, p3, x, y, z, w, s1, s2, s3) or r.s
+    return p, q, sc
   end
   local function apply(kept)
     local by = {}
@@ -334,14 +338,17 @@ local function compare_back(c, out, check, cname, L, fps, approx)
   for i, nm in ipairs(info_of(back).joints) do bindex[nm] = i end
   local rate = 4 * fps
   local steps = math.max(1, math.ceil(L * rate - 1e-9))
-  local AT = { position = 2, rotation = 5, scale = 9 }
+  local AT, CH = { position = 2, rotation = 5, scale = 9 }, { position = 1, rotation = 2, scale = 3 }
+  -- (the clip's `absolute` read once; tables kept: S.difference uses them at once)
+  local absolute, sample, into, want, gv = c.absolute, core.clip_sample_joint, S.played_into, {}, {}
   for _, o in ipairs(out) do
-    local worst, bj, at = 0, bindex[o.node], AT[o.ch]
+    local worst, bj, at, ch = 0, bindex[o.node], AT[o.ch], CH[o.ch]
     for k = 0, steps do
       local tt = math.min(L, k / rate)
-      local want = played(c, o.b, o.rest, o.ch, o.sample(tt))
-      local got = { core.clip_sample_joint(back, bj, tt) }
-      local d = S.difference(o.ch, want, { got[at], got[at + 1], got[at + 2], got[at + 3] })
+      into(want, absolute, o.b, o.rest, ch, sample(c, o.b.cj, tt))
+      local got = { sample(back, bj, tt) }
+      gv[1], gv[2], gv[3], gv[4] = got[at], got[at + 1], got[at + 2], got[at + 3]
+      local d = S.difference(o.ch, want, gv)
       if d > worst then worst = d end
     end
     if o.baked or o.reduced or worst > M.EXACT then

@@ -21,6 +21,7 @@
 -- the tolerance, up to ROUNDS times, after which they are kept as they were;
 -- then the channels of joints well inside the bound are reduced again at a
 -- looser tolerance, kept where the clip stays within it (loosen, below).
+local core = require "anim.core"
 local mat4 = require "anim.base.mat4"
 local K = require "anim.export.gltf.keys"
 local C = require "anim.export.gltf.reduce_curve"
@@ -172,11 +173,41 @@ local function parents_first(depth)
   return order
 end
 
+-- The measure in C (csrc/core/measure.c: the same arithmetic as
+-- world_into and point_error, and as sample.lua's played_into) for the
+-- local transforms reduce_clip.lua's local_of makes: each such function ->
+-- { clip, binds (bind.get's), absolute, rest (10 numbers a node), n }.
+local native = setmetatable({}, { __mode = "k" })
+function M.native(localf, desc)
+  native[localf] = desc
+  return localf
+end
+
+-- The tree as core.measure_* take it, with the rests of desc.
+local function native_tree(parent, desc)
+  local p0 = {}
+  for i = 1, desc.n do p0[i] = parent[i] or 0 end
+  return { parent = p0, rest = desc.rest }
+end
+
+-- (the key of a frames table made in C: its userdata; the joints' lists
+-- are made from it when a Lua localB asks for them)
+local NATIVE = {}
+local function native_frames(parent, desc, times, list, need)
+  local needed = {}
+  for _, i in ipairs(list) do if need[i] then needed[#needed + 1] = i end end
+  local ud = core.measure_frames(native_tree(parent, desc), desc.clip, desc.binds, desc.absolute, times, list, needed)
+  return setmetatable({ [NATIVE] = ud }, { __index = function(fa, i)
+    if type(i) ~= "number" then return nil end
+    local f = core.measure_frame(ud, i)
+    rawset(fa, i, f)
+    return f
+  end })
+end
+
 -- The world matrices of localA at each time, for the joints `need`: flat
 -- lists of 12 numbers a time (the three axes, then the origin).
 local function frames(parent, order, localA, times, need)
-  local fa = {}
-  for i in pairs(need) do fa[i] = {} end
   -- (the joints needed and those above them)
   local up = {}
   for i in pairs(need) do
@@ -185,6 +216,9 @@ local function frames(parent, order, localA, times, need)
   end
   local list = {}
   for _, i in ipairs(order) do if up[i] then list[#list + 1] = i end end
+  if native[localA] then return native_frames(parent, native[localA], times, list, need) end
+  local fa = {}
+  for i in pairs(need) do fa[i] = {} end
   local w = {}
   for _, i in ipairs(list) do w[i] = {} end
   for k, t in ipairs(times) do
@@ -203,12 +237,26 @@ end
 
 -- The worst error of each joint of `dirty` (a set: joints whose frames in
 -- localB may differ from localA's; every other joint is where fa has it).
--- each: nil, or called with every error (joint, time's index, error).
+-- each: nil, called with every error (joint, time's index, error), or a
+-- list every error is appended to.
 local function measure_dirty(parent, order, fa, localB, times, distance, dirty, per, each)
+  local into = type(each) == "table" and each
+  if into then each = nil end
   for i in pairs(dirty) do per[i] = 0 end
   local list, w = {}, {}
   for _, i in ipairs(order) do
     if dirty[i] then list[#list + 1] = i; w[i] = {} end
+  end
+  local ud, desc = rawget(fa, NATIVE), native[localB]
+  if ud and desc then
+    local errs = each and {} or into or nil
+    core.measure_error(ud, native_tree(parent, desc), desc.clip, desc.binds, desc.absolute, list, distance, per, errs)
+    if each then
+      for k = 1, #times do
+        for l, i in ipairs(list) do each(i, k, errs[(k - 1) * #list + l]) end
+      end
+    end
+    return
   end
   local pm = {}
   for k, t in ipairs(times) do
@@ -227,20 +275,31 @@ local function measure_dirty(parent, order, fa, localB, times, distance, dirty, 
       local tr, q, s = localB(i, t)
       local e = point_error(fa[i], o, world_into(w[i], pw, tr, q, s), distance)
       if e > per[i] then per[i] = e end
-      if each then each(i, k, e) end
+      if into then into[#into + 1] = e elseif each then each(i, k, e) end
     end
   end
 end
 
 -- The model-space error of localB against localA over the times: the
 -- worst, and the worst of each joint; each (optional) is called with every
--- error (joint, time's index, error).
-function M.measure(tjoints, localA, localB, times, distance, each)
-  local parent, _, depth = shape(tjoints)
-  local order = parents_first(depth)
+-- error (joint, time's index, error), or is a list they are appended to.  cache (optional): a table that
+-- keeps localA's frames for the next call with the same localA and times.
+function M.measure(tjoints, localA, localB, times, distance, each, cache)
+  local parent, order, fa
+  if cache and cache.localA == localA and cache.times == times then
+    parent, order, fa = cache.parent, cache.order, cache.fa
+  else
+    local p, _, depth = shape(tjoints)
+    parent, order = p, parents_first(depth)
+    local all = {}
+    for i = 1, #tjoints do all[i] = true end
+    fa = frames(parent, order, localA, times, all)
+    if cache then
+      cache.localA, cache.times, cache.parent, cache.order, cache.fa = localA, times, parent, order, fa
+    end
+  end
   local all = {}
   for i = 1, #tjoints do all[i] = true end
-  local fa = frames(parent, order, localA, times, all)
   local per, worst = {}, 0
   measure_dirty(parent, order, fa, localB, times, distance, all, per, each)
   for i = 1, #tjoints do worst = math.max(worst, per[i]) end

@@ -41,21 +41,41 @@ local function dense_keys(list, c, cj, ch)
   return times, vals, kar
 end
 
--- The local transform of every node of the tree for clip c: localf(i, t).
+-- The local transform of every node of the tree for clip c: localf(i, t),
+-- what sample.lua's `played` gives (played_into: the same arithmetic),
+-- into tables kept per node: valid until the next call for that node (the
+-- measure uses them at once).  The clip's `absolute` is read once.
 local function local_of(c, binds, rest)
-  local on = {}
-  for _, b in ipairs(binds) do on[b.rj] = b end
-  return function(i, t)
+  local absolute = c.absolute
+  local sample, band, into = core.clip_sample_joint, compat.band, S.played_into
+  local FP, FR, FS = CH_FLAG.position, CH_FLAG.rotation, CH_FLAG.scale
+  local on, outs = {}, {}
+  for _, b in ipairs(binds) do
+    on[b.rj] = b
+    outs[b.rj] = { {}, {}, {} }
+  end
+  local function localf(i, t)
     local r = rest[i]
     local b = on[i]
     if not b then return r.t, r.r, r.s end
-    local s = { core.clip_sample_joint(c, b.cj, t) }
-    local flags = s[1]
-    local tr = compat.band(flags, CH_FLAG.position) ~= 0 and S.played(c, b, r, "position", s) or r.t
-    local q = compat.band(flags, CH_FLAG.rotation) ~= 0 and S.played(c, b, r, "rotation", s) or r.r
-    local sc = compat.band(flags, CH_FLAG.scale) ~= 0 and S.played(c, b, r, "scale", s) or r.s
+    local o = outs[i]
+    local tr, q, sc = r.t, r.r, r.s
+    local f, p1, p2, p3, x, y, z, w, s1, s2, s3 = sample(c, b.cj, t)
+    if band(f, FP) ~= 0 then tr = into(o[1], absolute, b, r, 1, f, p1, p2, p3, x, y, z, w, s1, s2, s3) end
+    if band(f, FR) ~= 0 then q = into(o[2], absolute, b, r, 2, f, p1, p2, p3, x, y, z, w, s1, s2, s3) end
+    if band(f, FS) ~= 0 then sc = into(o[3], absolute, b, r, 3, f, p1, p2, p3, x, y, z, w, s1, s2, s3) end
     return tr, q, sc
   end
+  -- (the measure in C plays the same: reduce.lua's native, when every
+  -- rest is numbers)
+  local flat = {}
+  for i, r in ipairs(rest) do
+    local o = (i - 1) * 10
+    for a = 1, 3 do flat[o + a], flat[o + 7 + a] = r.t[a], r.s[a] end
+    for a = 1, 4 do flat[o + 3 + a] = r.r[a] end
+  end
+  for k = 1, 10 * #rest do if type(flat[k]) ~= "number" then return localf end end
+  return R.native(localf, { clip = c, binds = binds, absolute = absolute, rest = flat, n = #rest })
 end
 
 -- (a fresh copy each time: building a clip moves the keys of its table

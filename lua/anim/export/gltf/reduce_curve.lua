@@ -5,6 +5,7 @@
 -- the exports and the core play it (linear; slerp for quaternions).  The
 -- tolerance and the model-space measure that holds the clip to its bound:
 -- reduce.lua.
+local core = require "anim.core"
 local K = require "anim.export.gltf.keys"
 
 local M = {}
@@ -101,6 +102,9 @@ function M.simplify(times, vals, tol, quat, state)
       state.vals, state.far = unit, farthest_quat
     end
   end
+  -- (in C when the values are lists of numbers, one count: the same keys)
+  if state.packed == nil then state.packed = core.keys_pack(times, state.vals, quat or false) or false end
+  if state.packed then return core.keys_simplify(state.packed, tol), state end
   local far, units = state.far, state.vals
   local function fits(a, b) return b - a < 2 or far(times, units, a, b, tol) <= tol end
   local out, a = { 1 }, 1
@@ -199,7 +203,12 @@ end
 -- nil when the fit fails (not finite, a zero quaternion).
 local function fit_once(st, times, knots, w, round)
   local vals, far = st.cont or st.vals, st.far
-  local fv = lsq(times, vals, knots, w, #vals[1])
+  -- (in C when simplify's samples are: keyreduce.c, the same arithmetic)
+  if st.packed and st.lsq_packed == nil then
+    st.lsq_packed = #vals[1] <= 4 and (st.cont and core.keys_pack(times, st.cont, false) or st.packed) or false
+  end
+  local fv
+  if st.lsq_packed then fv = core.keys_lsq(st.lsq_packed, knots, w) else fv = lsq(times, vals, knots, w, #vals[1]) end
   if not fv then return nil end
   for j, v in ipairs(fv) do
     if not finite(v) then return nil end
@@ -211,6 +220,7 @@ local function fit_once(st, times, knots, w, round)
     fv[j] = round and round(v) or v
   end
   local errs, segw = st.errs, {}
+  if st.packed then return fv, core.keys_errors(st.packed, knots, fv, errs) end
   for j = 1, #knots - 1 do
     segw[j] = far(times, st.vals, knots[j], knots[j + 1], nil, fv[j], fv[j + 1], errs)
   end

@@ -1,0 +1,193 @@
+/* keyreduce.c - the greedy choice of a dense channel's keys (keyreduce.h):
+ * reduce_curve.lua's simplify and the two distances it asks, written with
+ * their arithmetic in their order (the build has no FMA contraction; the
+ * sines and arc cosines are the C library's, which Lua's math calls). */
+#include <math.h>
+
+#include "keyreduce.h"
+
+#define KR_PI 3.141592653589793238462643383279502884
+
+/* The slerp of two keys (qa at sample a, qb at b: the second in the
+ * first's hemisphere), as farthest_quat sets it up. */
+typedef struct {
+  double ax, ay, az, aw, bx, by, bz, bw, th, sth, t0, span;
+  int b;
+} kr_slerp;
+
+static void slerp_of(const anim_keychan *ch, int a, int b, const double *qa, const double *qb, kr_slerp *s) {
+  double d = qa[0] * qb[0] + qa[1] * qb[1] + qa[2] * qb[2] + qa[3] * qb[3];
+  s->ax = qa[0], s->ay = qa[1], s->az = qa[2], s->aw = qa[3], s->bx = qb[0], s->by = qb[1], s->bz = qb[2], s->bw = qb[3];
+  if (d < 0) s->bx = -s->bx, s->by = -s->by, s->bz = -s->bz, s->bw = -s->bw, d = -d;
+  s->th = d < 1 ? acos(d) : 0;
+  s->sth = sin(s->th);
+  s->t0 = ch->times[a], s->span = ch->times[b] - ch->times[a], s->b = b;
+}
+
+/* The cosine of half the angle between sample i and the slerp at its time. */
+static double slerp_dot(const anim_keychan *ch, const kr_slerp *s, int i) {
+  double u = s->span > 0 ? (ch->times[i] - s->t0) / s->span : (i == s->b ? 1 : 0), wa, wb, x, y, z, w, n;
+  const double *q = ch->vals + 4 * i;
+  if (s->th < 1e-4) wa = 1 - u, wb = u;
+  else wa = sin((1 - u) * s->th) / s->sth, wb = sin(u * s->th) / s->sth;
+  x = wa * s->ax + wb * s->bx, y = wa * s->ay + wb * s->by, z = wa * s->az + wb * s->bz, w = wa * s->aw + wb * s->bw;
+  n = sqrt(x * x + y * y + z * z + w * w);
+  return fabs(x * q[0] + y * q[1] + z * q[2] + w * q[3]) / n;
+}
+
+/* The first distance above stop from the samples a+1 .. b-1 to the slerp
+ * of samples a and b (radians), else the largest; -1 when none compares
+ * (NaN): farthest_quat with stop. */
+static double farthest_quat(const anim_keychan *ch, int a, int b, double stop) {
+  kr_slerp s;
+  double least = 2, stopd = stop < KR_PI ? cos(stop / 2) : -1;
+  int i, found = 0;
+  slerp_of(ch, a, b, ch->vals + 4 * a, ch->vals + 4 * b, &s);
+  for (i = a + 1; i <= b - 1; i++) {
+    double dot = slerp_dot(ch, &s, i);
+    if (dot < least) {
+      least = dot, found = 1;
+      if (dot < stopd) break;
+    }
+  }
+  if (!found) return -1;
+  return least < 1 ? 2 * acos(least) : 0;
+}
+
+/* The same for linear samples of m components: farthest_lin with stop. */
+static double farthest_lin(const anim_keychan *ch, int a, int b, double stop) {
+  int m = ch->m, i, c;
+  const double *va = ch->vals + m * a, *vb = ch->vals + m * b, *times = ch->times;
+  double t0 = times[a], span = times[b] - times[a], worst = -1;
+  for (i = a + 1; i <= b - 1; i++) {
+    double u = span > 0 ? (times[i] - t0) / span : (i == b ? 1 : 0), e = 0;
+    const double *v = ch->vals + m * i;
+    for (c = 0; c < m; c++) {
+      double dd = fabs(v[c] - (va[c] + (vb[c] - va[c]) * u));
+      if (dd > e) e = dd;
+    }
+    if (e > worst) {
+      worst = e;
+      if (e > stop) break;
+    }
+  }
+  return worst;
+}
+
+/* Do the keys a and b hold every sample between them within tol? */
+static int fits(const anim_keychan *ch, int a, int b, double tol) {
+  if (b - a < 2) return 1;
+  return (ch->quat ? farthest_quat(ch, a, b, tol) : farthest_lin(ch, a, b, tol)) <= tol;
+}
+
+int anim_keys_simplify(const anim_keychan *ch, double tol, int *out) {
+  /* (1-based as the Lua: the indices written less one) */
+  long n = ch->n, a = 1;
+  int k = 0;
+  out[k++] = 0;
+  while (a < n) {
+    long good = a + 1, step = 2, hi;
+    while (good < n) {
+      long b = n < a + step ? n : a + step;
+      if (!fits(ch, (int)a - 1, (int)b - 1, tol)) break;
+      good = b, step = step * 2;
+    }
+    hi = n < a + step ? n : a + step;
+    while (hi - good > 1) {
+      long mid = (good + hi) / 2;
+      if (fits(ch, (int)a - 1, (int)mid - 1, tol)) good = mid;
+      else hi = mid;
+    }
+    out[k++] = (int)good - 1;
+    a = good;
+  }
+  return k;
+}
+
+/* One segment's distances for keys placed at a and b (values qa, qb):
+ * farthest_quat with qa, qb and errs (no stop). */
+static double segment_quat(const anim_keychan *ch, int a, int b, const double *qa, const double *qb, double *errs) {
+  kr_slerp s;
+  double least = 2;
+  int i, found = 0;
+  slerp_of(ch, a, b, qa, qb, &s);
+  for (i = a; i <= b; i++) {
+    double dot = slerp_dot(ch, &s, i);
+    errs[i] = dot < 1 ? sqrt(8 * (1 - dot)) : 0;
+    if (dot < least) least = dot, found = 1;
+  }
+  if (!found) return -1;
+  return least < 1 ? 2 * acos(least) : 0;
+}
+
+/* The same, linear: farthest_lin with va, vb and errs. */
+static double segment_lin(const anim_keychan *ch, int a, int b, const double *va, const double *vb, double *errs) {
+  int m = ch->m, i, c;
+  const double *times = ch->times;
+  double t0 = times[a], span = times[b] - times[a], worst = -1;
+  for (i = a; i <= b; i++) {
+    double u = span > 0 ? (times[i] - t0) / span : (i == b ? 1 : 0), e = 0;
+    const double *v = ch->vals + m * i;
+    for (c = 0; c < m; c++) {
+      double dd = fabs(v[c] - (va[c] + (vb[c] - va[c]) * u));
+      if (dd > e) e = dd;
+    }
+    errs[i] = e;
+    if (e > worst) worst = e;
+  }
+  return worst;
+}
+
+void anim_keys_errors(const anim_keychan *ch, const int *knots, int nk, const double *fv, double *errs, double *segw) {
+  int j, m = ch->m;
+  for (j = 0; j + 1 < nk; j++) {
+    const double *va = fv + m * j, *vb = fv + m * (j + 1);
+    segw[j] = ch->quat ? segment_quat(ch, knots[j], knots[j + 1], va, vb, errs)
+                       : segment_lin(ch, knots[j], knots[j + 1], va, vb, errs);
+  }
+}
+
+/* The normal equations' diagonal d, off-diagonal o and right-hand sides
+ * r (4 * nk: the components' in turn) of lsq, summed segment by segment. */
+static void lsq_sums(const anim_keychan *ch, const int *knots, int nk, const double *w, double *d, double *o, double *r) {
+  const double *times = ch->times;
+  double *r1 = r, *r2 = r + nk, *r3 = r + 2 * nk, *r4 = r + 3 * nk;
+  int j, i, m = ch->m;
+  for (j = 0; j < nk; j++) d[j] = o[j] = r1[j] = r2[j] = r3[j] = r4[j] = 0;
+  for (j = 0; j + 1 < nk; j++) {
+    int a = knots[j], b = knots[j + 1], last = j == nk - 2 ? b : b - 1;
+    double t0 = times[a], span = times[b] - times[a];
+    double dj = d[j], dk = d[j + 1], oj = o[j], x1 = r1[j], x2 = r2[j], x3 = r3[j], x4 = r4[j];
+    double y1 = 0, y2 = 0, y3 = 0, y4 = 0;
+    for (i = a; i <= last; i++) {
+      double u = span > 0 ? (times[i] - t0) / span : (i == b ? 1 : 0);
+      double wi = w[i], p = (1 - u) * wi, q = u * wi;
+      const double *v = ch->vals + m * i;
+      double v1 = v[0], v2 = v[1], v3 = v[2], v4 = m > 3 ? v[3] : 0;
+      dj = dj + p * (1 - u), dk = dk + q * u, oj = oj + p * u;
+      x1 = x1 + p * v1, x2 = x2 + p * v2, x3 = x3 + p * v3, x4 = x4 + p * v4;
+      y1 = y1 + q * v1, y2 = y2 + q * v2, y3 = y3 + q * v3, y4 = y4 + q * v4;
+    }
+    d[j] = dj, d[j + 1] = dk, o[j] = oj, r1[j] = x1, r2[j] = x2, r3[j] = x3, r4[j] = x4;
+    r1[j + 1] = y1, r2[j + 1] = y2, r3[j + 1] = y3, r4[j + 1] = y4;
+  }
+}
+
+int anim_keys_lsq(const anim_keychan *ch, const int *knots, int nk, const double *w, double *out, double *scratch) {
+  double *d = scratch, *o = d + nk, *r = o + nk, *cp = r + 4 * nk, *den = cp + nk, *y = den + nk;
+  int j, c, m = ch->m;
+  lsq_sums(ch, knots, nk, w, d, o, r);
+  /* (Thomas's elimination: the matrix is symmetric positive definite) */
+  for (j = 0; j < nk; j++) {
+    double dj = d[j] - (j > 0 ? o[j - 1] * cp[j - 1] : 0);
+    if (dj != dj || dj <= 0) return 0;
+    den[j] = dj, cp[j] = o[j] / dj;
+  }
+  for (c = 0; c < m; c++) {
+    const double *rc = r + c * nk;
+    for (j = 0; j < nk; j++) y[j] = (rc[j] - (j > 0 ? o[j - 1] * y[j - 1] : 0)) / den[j];
+    out[(nk - 1) * m + c] = y[nk - 1];
+    for (j = nk - 2; j >= 0; j--) out[j * m + c] = y[j] - cp[j] * out[(j + 1) * m + c];
+  }
+  return 1;
+}

@@ -1,0 +1,38 @@
+/* keyreduce.h - the greedy choice of a dense channel's keys
+ * (lua/anim/export/gltf/reduce_curve.lua's simplify, with its
+ * farthest_quat and farthest_lin): the same arithmetic in the same order,
+ * so that the keys kept are the Lua choice's.  Plain arrays; nothing
+ * allocated. */
+#ifndef ANIM_KEYREDUCE_H
+#define ANIM_KEYREDUCE_H
+
+/* A channel's n samples: times[0..n), m numbers a sample in vals (sample i
+ * at vals + i * m); quat: unit quaternions (m = 4), slerped, the distance
+ * an angle in radians; else interpolated linearly, the distance the
+ * largest difference of a component. */
+typedef struct anim_keychan {
+  int n, m, quat;
+  const double *times, *vals;
+} anim_keychan;
+
+/* The indices (0-based, ascending, the first sample first) of the keys
+ * kept so that the keys kept, interpolated, stay within tol of every
+ * sample left out, into out (n numbers of room, at least 1); returns their
+ * count. */
+int anim_keys_simplify(const anim_keychan *ch, double tol, int *out);
+
+/* The distances of every sample of the segments between the knots
+ * knots[0..nk) (ascending sample indices) to the keys placed at them,
+ * fv (nk * ch->m numbers), as played (slerp, or linearly): errs[i] each
+ * sample's (the square root of 8 (1 - cos) for a quaternion; a knot's
+ * from the segment after it), segw[j] the largest of segment j (radians;
+ * -1 when none compares): fit_once's farthest_quat / farthest_lin calls. */
+void anim_keys_errors(const anim_keychan *ch, const int *knots, int nk, const double *fv, double *errs, double *segw);
+
+/* The values at the knots (nk * m numbers into out) of the least-squares
+ * piecewise-linear curve through the samples (m <= 4 numbers each) weighted
+ * by w (n numbers): reduce_curve.lua's lsq; 0 when the system is singular
+ * (out then undefined), else 1.  scratch: 9 * nk doubles. */
+int anim_keys_lsq(const anim_keychan *ch, const int *knots, int nk, const double *w, double *out, double *scratch);
+
+#endif

@@ -1,0 +1,145 @@
+/* measure.c - the model-space measure (measure.h): each node's local
+ * transform as sample.lua's played_into makes it, its world matrix as
+ * reduce.lua's world_into, the error as its point_error -- each written
+ * with their arithmetic in their order (the build has no FMA contraction:
+ * the same bits as Lua's doubles). */
+#include <math.h>
+
+#include "amath.h"
+#include "measure.h"
+
+/* a * b (anim.base.quat's mul) into o; o may be a or b. */
+static void qmul(const double a[4], const double b[4], double o[4]) {
+  double x = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
+  double y = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
+  double z = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
+  double w = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+  o[0] = x, o[1] = y, o[2] = z, o[3] = w;
+}
+
+/* Node i's local translation, rotation and scale at t (the rest's where
+ * the clip does not animate them): reduce_clip.lua's local_of. */
+static void local_at(const anim_mtree *tree, const anim_mclip *mc, int i, double t, double tr[3], double q[4],
+                     double sc[3]) {
+  const double *r = tree->rest + 10 * i;
+  const anim_binding *b = mc->on[i];
+  double s[11], v[10] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
+  int ch, k, a;
+  for (a = 0; a < 3; a++) tr[a] = r[a], sc[a] = r[7 + a];
+  for (a = 0; a < 4; a++) q[a] = r[3 + a];
+  if (!b) return;
+  /* (core.clip_sample_joint's values: the ones not animated 0, identity, 1;
+   * made finite) */
+  {
+    const anim_clip *c = mc->clip;
+    int j = b->cj;
+    int *hot = mc->cursors ? mc->cursors + j * ANIM_HOT_CURSORS : NULL;
+    int *cold = mc->cursors ? mc->cursors + c->njoints * ANIM_HOT_CURSORS + j * ANIM_COLD_CURSORS : NULL;
+    ch = anim_clip_sample_joint(c, j, t, hot, cold, s);
+  }
+  if (ch & ANIM_CH_POS) for (k = 0; k < 3; k++) v[k] = s[k];
+  if (ch & ANIM_CH_ROT) for (k = 0; k < 4; k++) v[3 + k] = s[3 + k];
+  if (ch & ANIM_CH_SCL) for (k = 0; k < 3; k++) v[7 + k] = s[7 + k];
+  anim_finite10(v);
+  if (ch & ANIM_CH_POS) {
+    double kk = b->pscale;
+    if (mc->absolute) for (a = 0; a < 3; a++) tr[a] = v[a] * kk;
+    else for (a = 0; a < 3; a++) tr[a] = r[a] + kk * v[a];
+  }
+  if (ch & ANIM_CH_ROT) {
+    double x[4];
+    for (a = 0; a < 4; a++) x[a] = v[3 + a];
+    if (b->convert) {
+      qmul(b->pre, x, x);
+      qmul(x, b->post, x);
+    }
+    if (!mc->absolute) qmul(r + 3, x, x);
+    for (a = 0; a < 4; a++) q[a] = x[a];
+  }
+  if (ch & ANIM_CH_SCL) {
+    if (mc->absolute) for (a = 0; a < 3; a++) sc[a] = v[7 + a];
+    else for (a = 0; a < 3; a++) sc[a] = r[7 + a] != 0 ? r[7 + a] * v[7 + a] : v[7 + a] - 1;
+  }
+}
+
+/* The world matrix m (T * R * S, column-major: three axes and the origin)
+ * from the local transform and the parent's world pm (NULL at a root):
+ * reduce.lua's world_into. */
+static void world_into(double m[12], const double *pm, const double tr[3], const double q[4], const double s[3]) {
+  double x = q[0], y = q[1], z = q[2], w = q[3];
+  double n = sqrt(x * x + y * y + z * z + w * w);
+  double a1, a2, a3, b1, b2, b3, c1, c2, c3, o1 = tr[0], o2 = tr[1], o3 = tr[2];
+  if (n > 0) x = x / n, y = y / n, z = z / n, w = w / n;
+  a1 = (1 - 2 * (y * y + z * z)) * s[0], a2 = 2 * (x * y + z * w) * s[0], a3 = 2 * (x * z - y * w) * s[0];
+  b1 = 2 * (x * y - z * w) * s[1], b2 = (1 - 2 * (x * x + z * z)) * s[1], b3 = 2 * (y * z + x * w) * s[1];
+  c1 = 2 * (x * z + y * w) * s[2], c2 = 2 * (y * z - x * w) * s[2], c3 = (1 - 2 * (x * x + y * y)) * s[2];
+  if (!pm) {
+    m[0] = a1, m[1] = a2, m[2] = a3, m[3] = b1, m[4] = b2, m[5] = b3;
+    m[6] = c1, m[7] = c2, m[8] = c3, m[9] = o1, m[10] = o2, m[11] = o3;
+    return;
+  }
+  {
+    double p1 = pm[0], p2 = pm[1], p3 = pm[2], p4 = pm[3], p5 = pm[4], p6 = pm[5], p7 = pm[6], p8 = pm[7], p9 = pm[8];
+    double p10 = pm[9], p11 = pm[10], p12 = pm[11];
+    m[0] = p1 * a1 + p4 * a2 + p7 * a3, m[1] = p2 * a1 + p5 * a2 + p8 * a3, m[2] = p3 * a1 + p6 * a2 + p9 * a3;
+    m[3] = p1 * b1 + p4 * b2 + p7 * b3, m[4] = p2 * b1 + p5 * b2 + p8 * b3, m[5] = p3 * b1 + p6 * b2 + p9 * b3;
+    m[6] = p1 * c1 + p4 * c2 + p7 * c3, m[7] = p2 * c1 + p5 * c2 + p8 * c3, m[8] = p3 * c1 + p6 * c2 + p9 * c3;
+    m[9] = p1 * o1 + p4 * o2 + p7 * o3 + p10;
+    m[10] = p2 * o1 + p5 * o2 + p8 * o3 + p11;
+    m[11] = p3 * o1 + p6 * o2 + p9 * o3 + p12;
+  }
+}
+
+/* The largest distance between the points +-d on each axis of a node's
+ * frame in world matrices a and b: reduce.lua's point_error. */
+static double point_error(const double *a, const double *b, double d) {
+  double ox = a[9] - b[9], oy = a[10] - b[10], oz = a[11] - b[11];
+  double oo = ox * ox + oy * oy + oz * oz, worst = 0;
+  int ax;
+  for (ax = 0; ax <= 6; ax += 3) {
+    double cx = d * (a[ax] - b[ax]), cy = d * (a[ax + 1] - b[ax + 1]), cz = d * (a[ax + 2] - b[ax + 2]);
+    /* |o + c| or |o - c|, the larger: |o|^2 + |c|^2 + 2 |o . c| */
+    double e = oo + cx * cx + cy * cy + cz * cz + 2 * fabs(ox * cx + oy * cy + oz * cz);
+    if (e > worst) worst = e;
+  }
+  return sqrt(worst);
+}
+
+void anim_measure_frames(const anim_mtree *tree, const anim_mclip *mc, const anim_mframes *f, const int *list, int nl,
+                         double *w) {
+  int k, l, x;
+  for (k = 0; k < f->nt; k++) {
+    double t = f->times[k];
+    for (l = 0; l < nl; l++) {
+      int i = list[l], p = tree->parent[i];
+      double tr[3], q[4], sc[3], *m = w + 12 * i;
+      local_at(tree, mc, i, t, tr, q, sc);
+      world_into(m, p >= 0 ? w + 12 * p : NULL, tr, q, sc);
+      if (f->slot[i] >= 0) {
+        double *o = f->fa + ((size_t)f->slot[i] * (size_t)f->nt + (size_t)k) * 12;
+        for (x = 0; x < 12; x++) o[x] = m[x];
+      }
+    }
+  }
+}
+
+void anim_measure_error(const anim_mtree *tree, const anim_mclip *mc, const anim_mframes *f, const int *list, int nl,
+                        const unsigned char *dirty, double distance, double *w, double *per, double *errs) {
+  int k, l;
+  size_t nt = (size_t)f->nt;
+  for (l = 0; l < nl; l++) per[l] = 0;
+  for (k = 0; k < f->nt; k++) {
+    double t = f->times[k];
+    for (l = 0; l < nl; l++) {
+      int i = list[l], p = tree->parent[i];
+      double tr[3], q[4], sc[3], e, *m = w + 12 * i;
+      const double *pw = NULL;
+      if (p >= 0) pw = dirty[p] ? w + 12 * p : f->fa + ((size_t)f->slot[p] * nt + (size_t)k) * 12;
+      local_at(tree, mc, i, t, tr, q, sc);
+      world_into(m, pw, tr, q, sc);
+      e = point_error(f->fa + ((size_t)f->slot[i] * nt + (size_t)k) * 12, m, distance);
+      if (e > per[l]) per[l] = e;
+      if (errs) errs[(size_t)k * (size_t)nl + (size_t)l] = e;
+    }
+  }
+}

@@ -1,0 +1,61 @@
+/* measure.h - the model-space measure of anim.compress and of the .anim
+ * reduction (lua/anim/export/gltf/reduce.lua, reduce_clip.lua): a node
+ * tree played from a clip as sample.lua's `played` puts each node's local
+ * transform together, its world matrices (reduce.lua's world_into) and the
+ * error of a second clip's against them (point_error), with the same
+ * arithmetic in the same order, so that the results are the same bits as
+ * the Lua measure's.  Plain arrays; nothing allocated. */
+#ifndef ANIM_MEASURE_H
+#define ANIM_MEASURE_H
+
+#include "animator.h"
+#include "clip.h"
+
+/* The tree: n nodes, each one's parent (-1 at a root) and its rest (10
+ * numbers: translation, rotation x y z w, scale). */
+typedef struct anim_mtree {
+  int n;
+  const int *parent;
+  const double *rest;
+} anim_mtree;
+
+/* A clip played on the tree: on[node] its binding (cj, pre/post when
+ * convert, pscale; animator.h), or NULL (the node keeps its rest);
+ * absolute: the clip's values are the nodes' own, not offsets from their
+ * rests; cursors: the clip's (clip.h: ANIM_HOT_CURSORS then
+ * ANIM_COLD_CURSORS a joint) or NULL. */
+typedef struct anim_mclip {
+  const anim_clip *clip;
+  int *cursors;
+  int absolute;
+  const anim_binding *const *on;
+} anim_mclip;
+
+/* The times and where a node's world matrices are: node i's at time k at
+ * fa + slot[i] * nt * 12 + k * 12 (12 numbers: the three axes, then the
+ * origin) when slot[i] >= 0. */
+typedef struct anim_mframes {
+  int nt;
+  const double *times;
+  const int *slot;
+  double *fa;
+} anim_mframes;
+
+/* The world matrices of the nodes list[0..nl) (parents first; each one's
+ * parent is listed before it, or is none) at every time, kept in f->fa for
+ * those with a slot; w: 12 * tree->n doubles of scratch. */
+void anim_measure_frames(const anim_mtree *tree, const anim_mclip *mc, const anim_mframes *f, const int *list, int nl,
+                         double *w);
+
+/* The error of mc against f's frames at every time, for the nodes
+ * list[0..nl) (parents first; dirty[i] for each, and no other): per[k] the
+ * worst of list[k]'s (the largest distance between where the two put the
+ * points +-distance on each axis of the node's frame), errs (NULL, or nt *
+ * nl numbers) every error, time after time, in the list's order.  A
+ * listed node's world is made from its parent's in mc when the parent is
+ * dirty, else from the parent's in f (which must have a slot, as every
+ * listed node must).  w: 12 * tree->n doubles of scratch. */
+void anim_measure_error(const anim_mtree *tree, const anim_mclip *mc, const anim_mframes *f, const int *list, int nl,
+                        const unsigned char *dirty, double distance, double *w, double *per, double *errs);
+
+#endif

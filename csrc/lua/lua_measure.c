@@ -1,0 +1,415 @@
+/* lua_measure.c - the model-space measure in C (csrc/core/measure.h) for
+ * lua/anim/export/gltf/reduce.lua, when both clips are played by
+ * reduce_clip.lua's local_of (anim.compress, the .anim reduction):
+ *   core.measure_frames(tree, clip, binds, absolute, times, list, need)
+ *     -> frames: the world matrices of the nodes `need` at every time
+ *   core.measure_error(frames, tree, clip, binds, absolute, list,
+ *     distance, per [, errs]): per[i] the worst error of each node i of
+ *     `list`, errs (a list) gets every error, time after time
+ *   core.measure_frame(frames, node) -> the node's 12 numbers a time
+ * tree: { parent = { p, ... } (0 at a root), rest = { 10 numbers a node:
+ * translation, rotation, scale } }; binds: bind.get's list for clip;
+ * list: node indices (1-based), parents first, each one's parent listed
+ * before it or not at all; need: node indices.  And the greedy choice of
+ * a dense channel's keys (csrc/core/keyreduce.h) for reduce_curve.lua:
+ *   core.keys_pack(times, vals, quat) -> keys, or nil (vals not all lists
+ *     of the same count of numbers, 3 to 16; 4 for quaternions)
+ *   core.keys_simplify(keys, tol) -> the indices of the keys kept
+ *   core.keys_lsq(keys, knots, w) -> the values at the knots (lists of m
+ *     numbers, m <= 4), or nil (singular)
+ *   core.keys_errors(keys, knots, fv, errs) -> each segment's worst; errs[i]
+ *     each sample's (an exact 0 and -1 are Lua's integers, as the Lua's) */
+#include <math.h>
+#include <stdint.h>
+
+#include "lua.h"
+#include "lauxlib.h"
+
+#include "core/keyreduce.h"
+#include "core/measure.h"
+#include "lua_helpers.h"
+
+#define FRAMES_MT "anim.measure_frames"
+#define FRAMES_TAG 0x616e6d66u
+
+/* The frames' userdata: this head, then times, the matrices, the slots. */
+typedef struct { unsigned tag; int n, nt, ns; } frames_head;
+
+static double *f_times(frames_head *h) { return (double *)(void *)(h + 1); }
+static double *f_fa(frames_head *h) { return f_times(h) + h->nt; }
+static int *f_slot(frames_head *h) { return (int *)(void *)(f_fa(h) + (size_t)h->ns * (size_t)h->nt * 12); }
+static size_t f_size(int n, int nt, int ns) {
+  return sizeof(frames_head) + sizeof(double) * ((size_t)nt + (size_t)ns * (size_t)nt * 12) + sizeof(int) * (size_t)n;
+}
+
+static frames_head *check_frames(lua_State *L, int idx) {
+  frames_head *h = luaL_testudata(L, idx, FRAMES_MT);
+  if (!h || lua_rawlen(L, idx) < sizeof *h || h->tag != FRAMES_TAG || lua_rawlen(L, idx) != f_size(h->n, h->nt, h->ns))
+    anim_lua_argerror(L, idx, "measure frames expected, got %s", anim_lua_typename(L, idx));
+  return h;
+}
+
+/* t[k] of the table at idx, a number (what names it in the message). */
+static double number_at(lua_State *L, int idx, lua_Integer k, const char *what) {
+  double v;
+  lua_rawgeti(L, idx, k);
+  if (lua_type(L, -1) != LUA_TNUMBER) luaL_error(L, "%s[%d] must be a number", what, (int)k);
+  v = lua_tonumber(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
+/* A node index (1-based) at t[k], as a 0-based int. */
+static int node_at(lua_State *L, int idx, lua_Integer k, int n, const char *what) {
+  double v = number_at(L, idx, k, what);
+  if (!(v >= 1 && v <= n && v == floor(v))) luaL_error(L, "%s[%d] must be a node index in 1..%d", what, (int)k, n);
+  return (int)v - 1;
+}
+
+/* The tree at idx into t (its arrays in userdata pushed on the stack). */
+static void read_tree(lua_State *L, int idx, anim_mtree *t) {
+  int n, i, *parent;
+  double *rest;
+  luaL_checktype(L, idx, LUA_TTABLE);
+  lua_getfield(L, idx, "parent");
+  lua_getfield(L, idx, "rest");
+  if (!lua_istable(L, -2) || !lua_istable(L, -1)) luaL_error(L, "tree.parent and tree.rest must be tables");
+  if (lua_rawlen(L, -2) > (size_t)ANIM_MAX_RIG_JOINTS) luaL_error(L, "too many nodes");
+  n = (int)lua_rawlen(L, -2);
+  if (lua_rawlen(L, -1) != (size_t)n * 10) luaL_error(L, "#tree.rest must be 10 a node (%d)", n * 10);
+  parent = lua_newuserdatauv(L, sizeof(int) * (size_t)(n ? n : 1), 0);
+  rest = lua_newuserdatauv(L, sizeof(double) * (size_t)(n ? 10 * n : 1), 0);
+  for (i = 0; i < n; i++) {
+    double p = number_at(L, -4, i + 1, "tree.parent");
+    if (!(p >= 0 && p <= n && p == floor(p) && p != i + 1)) luaL_error(L, "tree.parent[%d] must be 0 or a node index", i + 1);
+    parent[i] = (int)p - 1;
+  }
+  for (i = 0; i < 10 * n; i++) rest[i] = number_at(L, -3, i + 1, "tree.rest");
+  t->n = n, t->parent = parent, t->rest = rest;
+}
+
+/* The clip at ci played on n nodes by the bindings at bi (absolute at ai)
+ * into mc, each node's binding (the last for it) in a userdata pushed.
+ * The clip and its cursors are taken last: call again (take) after any
+ * allocation, which may run finalizers. */
+static void read_clip(lua_State *L, int ci, int bi, int ai, int n, anim_mclip *mc) {
+  anim_clip *c = anim_lua_checkclip(L, ci);
+  const anim_binding **on;
+  anim_binding *binds;
+  int nb, k;
+  unsigned gen = c->gen;
+  int nj = c->njoints;
+  on = lua_newuserdatauv(L, sizeof *on * (size_t)(n ? n : 1), 0);
+  for (k = 0; k < n; k++) on[k] = NULL;
+  binds = anim_lua_checkbindings(L, bi, nj, gen, n, &nb);
+  if (!binds || anim_lua_checkclip(L, ci)->gen != gen) luaL_error(L, "the bindings are not of the clip's content");
+  for (k = 0; k < nb; k++) on[binds[k].rj] = &binds[k];
+  mc->on = on;
+  mc->absolute = lua_toboolean(L, ai);
+}
+
+/* mc's clip and cursors, taken again (after the last allocation). */
+static void take(lua_State *L, int ci, anim_mclip *mc) {
+  mc->clip = anim_lua_checkclip(L, ci);
+  mc->cursors = ((anim_clip_box *)lua_touserdata(L, ci))->cursors;
+}
+
+/* The list at idx (nl nodes) into list, checked: each node once, its
+ * parent listed before it (or, when slot is given, with a slot); marks
+ * the nodes listed in `listed` (tree->n bytes, in a userdata pushed). */
+static unsigned char *read_list(lua_State *L, int idx, const anim_mtree *tree, int *list, int nl, const int *slot) {
+  unsigned char *listed = lua_newuserdatauv(L, (size_t)(tree->n ? tree->n : 1), 0);
+  int k;
+  for (k = 0; k < tree->n; k++) listed[k] = 0;
+  for (k = 0; k < nl; k++) {
+    int i = node_at(L, idx, k + 1, tree->n, "list"), p = tree->parent[i];
+    if (listed[i]) luaL_error(L, "list[%d]: node %d is listed twice", k + 1, i + 1);
+    if (p >= 0 && !listed[p] && !(slot && slot[p] >= 0))
+      luaL_error(L, "list[%d]: the parent of node %d is neither listed before it nor measured", k + 1, i + 1);
+    if (slot && slot[i] < 0) luaL_error(L, "list[%d]: node %d was not measured", k + 1, i + 1);
+    listed[i] = 1;
+    list[k] = i;
+  }
+  return listed;
+}
+
+/* core.measure_frames(tree, clip, binds, absolute, times, list, need) */
+static int measure_frames(lua_State *L) {
+  anim_mtree tree;
+  anim_mclip mc;
+  anim_mframes f;
+  frames_head *h;
+  int nt, nl, ns, k, hi, *list, *slot;
+  unsigned char *listed;
+  double *w;
+  luaL_checktype(L, 5, LUA_TTABLE);
+  luaL_checktype(L, 6, LUA_TTABLE);
+  luaL_checktype(L, 7, LUA_TTABLE);
+  lua_settop(L, 7);
+  read_tree(L, 1, &tree);
+  read_clip(L, 2, 3, 4, tree.n, &mc);
+  if (lua_rawlen(L, 5) > (size_t)INT32_MAX / 16 || lua_rawlen(L, 6) > (size_t)tree.n || lua_rawlen(L, 7) > (size_t)tree.n)
+    luaL_error(L, "too many times or nodes");
+  nt = (int)lua_rawlen(L, 5), nl = (int)lua_rawlen(L, 6), ns = (int)lua_rawlen(L, 7);
+  if ((double)ns * (double)nt * 96 > (double)(SIZE_MAX / 4)) luaL_error(L, "too many frames");
+  list = lua_newuserdatauv(L, sizeof(int) * (size_t)(nl ? nl : 1), 0);
+  w = lua_newuserdatauv(L, sizeof(double) * 12 * (size_t)(tree.n ? tree.n : 1), 0);
+  h = lua_newuserdatauv(L, f_size(tree.n, nt, ns), 0);
+  h->tag = FRAMES_TAG, h->n = tree.n, h->nt = nt, h->ns = ns;
+  luaL_setmetatable(L, FRAMES_MT);
+  hi = lua_gettop(L);
+  slot = f_slot(h);
+  for (k = 0; k < tree.n; k++) slot[k] = -1;
+  for (k = 0; k < nt; k++) f_times(h)[k] = number_at(L, 5, k + 1, "times");
+  for (k = 0; k < ns; k++) {
+    int i = node_at(L, 7, k + 1, tree.n, "need");
+    if (slot[i] >= 0) luaL_error(L, "need[%d]: node %d is needed twice", k + 1, i + 1);
+    slot[i] = k;
+  }
+  listed = read_list(L, 6, &tree, list, nl, NULL);
+  for (k = 0; k < tree.n; k++)
+    if (slot[k] >= 0 && !listed[k]) luaL_error(L, "need: node %d is not in the list", k + 1);
+  f.nt = nt, f.times = f_times(h), f.slot = slot, f.fa = f_fa(h);
+  take(L, 2, &mc);
+  anim_measure_frames(&tree, &mc, &f, list, nl, w);
+  lua_pushvalue(L, hi);
+  return 1;
+}
+
+/* core.measure_error(frames, tree, clip, binds, absolute, list, distance,
+ * per [, errs]) */
+static int measure_error(lua_State *L) {
+  anim_mtree tree;
+  anim_mclip mc;
+  anim_mframes f;
+  frames_head *h = check_frames(L, 1);
+  double distance = luaL_checknumber(L, 7), *w, *per, *errs = NULL;
+  int nl, k, *list;
+  unsigned char *dirty;
+  lua_Integer at;
+  luaL_checktype(L, 6, LUA_TTABLE);
+  luaL_checktype(L, 8, LUA_TTABLE);
+  if (!lua_isnoneornil(L, 9)) luaL_checktype(L, 9, LUA_TTABLE);
+  lua_settop(L, 9);
+  read_tree(L, 2, &tree);
+  if (tree.n != h->n) luaL_error(L, "the tree has %d nodes, the frames %d", tree.n, h->n);
+  read_clip(L, 3, 4, 5, tree.n, &mc);
+  if (lua_rawlen(L, 6) > (size_t)tree.n) luaL_error(L, "too many nodes listed");
+  nl = (int)lua_rawlen(L, 6);
+  list = lua_newuserdatauv(L, sizeof(int) * (size_t)(nl ? nl : 1), 0);
+  w = lua_newuserdatauv(L, sizeof(double) * 12 * (size_t)(tree.n ? tree.n : 1), 0);
+  per = lua_newuserdatauv(L, sizeof(double) * (size_t)(nl ? nl : 1), 0);
+  if (!lua_isnil(L, 9)) errs = lua_newuserdatauv(L, sizeof(double) * ((size_t)h->nt * (size_t)nl + 1), 0);
+  dirty = read_list(L, 6, &tree, list, nl, f_slot(h));
+  f.nt = h->nt, f.times = f_times(h), f.slot = f_slot(h), f.fa = f_fa(h);
+  take(L, 3, &mc);
+  anim_measure_error(&tree, &mc, &f, list, nl, dirty, distance, w, per, errs);
+  /* (an error of exactly 0 is Lua's integer 0, as reduce.lua's start) */
+  for (k = 0; k < nl; k++) {
+    if (per[k] == 0) lua_pushinteger(L, 0);
+    else lua_pushnumber(L, per[k]);
+    lua_rawseti(L, 8, list[k] + 1);
+  }
+  if (errs) {
+    size_t e, ne = (size_t)h->nt * (size_t)nl;
+    at = (lua_Integer)lua_rawlen(L, 9);
+    for (e = 0; e < ne; e++) {
+      lua_pushnumber(L, errs[e]);
+      lua_rawseti(L, 9, at + (lua_Integer)e + 1);
+    }
+  }
+  return 0;
+}
+
+/* core.measure_frame(frames, node) -> its 12 numbers a time */
+static int measure_frame(lua_State *L) {
+  frames_head *h = check_frames(L, 1);
+  int i = (int)anim_lua_checkrange(L, 2, 1, h->n, "node") - 1, s = f_slot(h)[i];
+  size_t k, n = (size_t)h->nt * 12;
+  if (s < 0) return luaL_argerror(L, 2, "the node was not measured");
+  lua_createtable(L, (int)n, 0);
+  h = lua_touserdata(L, 1);
+  for (k = 0; k < n; k++) {
+    lua_pushnumber(L, f_fa(h)[(size_t)s * n + k]);
+    lua_rawseti(L, -2, (lua_Integer)k + 1);
+  }
+  return 1;
+}
+
+#define KEYS_MT "anim.measure_keys"
+#define KEYS_TAG 0x616e6b79u
+
+/* The keys' userdata: this head, then the times, then the values. */
+typedef struct { unsigned tag; int n, m, quat; } keys_head;
+
+static size_t k_size(int n, int m) { return sizeof(keys_head) + sizeof(double) * (size_t)n * (size_t)(m + 1); }
+
+/* core.keys_pack(times, vals, quat) */
+static int keys_pack(lua_State *L) {
+  keys_head *h;
+  double *d;
+  int n, m = 0, i, c;
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  if (lua_rawlen(L, 1) != lua_rawlen(L, 2) || lua_rawlen(L, 1) > (size_t)INT32_MAX / 64) luaL_error(L, "#times ~= #vals");
+  n = (int)lua_rawlen(L, 1);
+  if (n > 0) {
+    lua_rawgeti(L, 2, 1);
+    if (lua_type(L, -1) == LUA_TTABLE && lua_rawlen(L, -1) >= 3 && lua_rawlen(L, -1) <= 16) m = (int)lua_rawlen(L, -1);
+    lua_pop(L, 1);
+    if (m == 0) return 0;
+  }
+  if (lua_toboolean(L, 3) && n > 0 && m != 4) return 0;
+  h = lua_newuserdatauv(L, k_size(n, m), 0);
+  h->tag = KEYS_TAG, h->n = n, h->m = m, h->quat = lua_toboolean(L, 3);
+  luaL_setmetatable(L, KEYS_MT);
+  d = (double *)(void *)(h + 1);
+  for (i = 0; i < n; i++) d[i] = number_at(L, 1, i + 1, "times");
+  d += n;
+  for (i = 0; i < n; i++) {
+    lua_rawgeti(L, 2, i + 1);
+    if (lua_type(L, -1) != LUA_TTABLE || lua_rawlen(L, -1) != (size_t)m) return 0;
+    for (c = 0; c < m; c++) {
+      lua_rawgeti(L, -1, c + 1);
+      if (lua_type(L, -1) != LUA_TNUMBER) return 0;
+      d[i * m + c] = lua_tonumber(L, -1);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  return 1;
+}
+
+/* The keys at 1 into ch. */
+static void check_keys(lua_State *L, anim_keychan *ch) {
+  keys_head *h = luaL_testudata(L, 1, KEYS_MT);
+  if (!h || lua_rawlen(L, 1) < sizeof *h || h->tag != KEYS_TAG || lua_rawlen(L, 1) != k_size(h->n, h->m))
+    anim_lua_argerror(L, 1, "keys expected, got %s", anim_lua_typename(L, 1));
+  ch->n = h->n, ch->m = h->m, ch->quat = h->quat;
+  ch->times = (const double *)(const void *)(h + 1);
+  ch->vals = ch->times + h->n;
+}
+
+/* The knots at idx (1-based sample indices, ascending) into a userdata
+ * pushed; their count in *nk. */
+static int *check_knots(lua_State *L, int idx, int n, int *nk) {
+  int *knots, k;
+  luaL_checktype(L, idx, LUA_TTABLE);
+  if (lua_rawlen(L, idx) > (size_t)n) luaL_error(L, "more knots than samples");
+  *nk = (int)lua_rawlen(L, idx);
+  knots = lua_newuserdatauv(L, sizeof(int) * (size_t)(*nk ? *nk : 1), 0);
+  for (k = 0; k < *nk; k++) {
+    knots[k] = node_at(L, idx, k + 1, n, "knots");
+    if (k > 0 && knots[k] <= knots[k - 1]) luaL_error(L, "knots[%d] is not after knots[%d]", k + 1, k);
+  }
+  return knots;
+}
+
+/* A number pushed: an exact 0 or -1 as an integer (the Lua's literals). */
+static void push_lua(lua_State *L, double v) {
+  if (v == 0 || v == -1) lua_pushinteger(L, (lua_Integer)v);
+  else lua_pushnumber(L, v);
+}
+
+/* core.keys_lsq(keys, knots, w) */
+static int keys_lsq(lua_State *L) {
+  anim_keychan ch;
+  int nk, k, c, *knots;
+  double *w, *out, *scratch;
+  check_keys(L, &ch);
+  if (ch.m > 4) luaL_error(L, "lsq fits 4 numbers a sample at most");
+  knots = check_knots(L, 2, ch.n, &nk);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  w = lua_newuserdatauv(L, sizeof(double) * (size_t)(ch.n ? ch.n : 1), 0);
+  out = lua_newuserdatauv(L, sizeof(double) * (size_t)(nk ? nk * ch.m : 1), 0);
+  scratch = lua_newuserdatauv(L, sizeof(double) * 9 * (size_t)(nk ? nk : 1), 0);
+  for (k = 0; k < ch.n; k++) w[k] = number_at(L, 3, k + 1, "w");
+  check_keys(L, &ch);
+  if (!anim_keys_lsq(&ch, knots, nk, w, out, scratch)) return 0;
+  lua_createtable(L, nk, 0);
+  for (k = 0; k < nk; k++) {
+    lua_createtable(L, ch.m, 0);
+    for (c = 0; c < ch.m; c++) {
+      lua_pushnumber(L, out[k * ch.m + c]);
+      lua_rawseti(L, -2, c + 1);
+    }
+    lua_rawseti(L, -2, k + 1);
+  }
+  return 1;
+}
+
+/* core.keys_errors(keys, knots, fv, errs) */
+static int keys_errors(lua_State *L) {
+  anim_keychan ch;
+  int nk, k, c, *knots;
+  double *fv, *errs, *segw;
+  check_keys(L, &ch);
+  knots = check_knots(L, 2, ch.n, &nk);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  luaL_checktype(L, 4, LUA_TTABLE);
+  if (lua_rawlen(L, 3) != (size_t)nk) luaL_error(L, "#fv ~= #knots");
+  fv = lua_newuserdatauv(L, sizeof(double) * (size_t)(nk ? nk * ch.m : 1), 0);
+  errs = lua_newuserdatauv(L, sizeof(double) * (size_t)(ch.n ? ch.n : 1), 0);
+  segw = lua_newuserdatauv(L, sizeof(double) * (size_t)(nk ? nk : 1), 0);
+  for (k = 0; k < nk; k++) {
+    lua_rawgeti(L, 3, k + 1);
+    if (lua_type(L, -1) != LUA_TTABLE || lua_rawlen(L, -1) != (size_t)ch.m)
+      luaL_error(L, "fv[%d] must hold %d numbers", k + 1, ch.m);
+    for (c = 0; c < ch.m; c++) fv[k * ch.m + c] = number_at(L, lua_gettop(L), c + 1, "fv[k]");
+    lua_pop(L, 1);
+  }
+  check_keys(L, &ch);
+  anim_keys_errors(&ch, knots, nk, fv, errs, segw);
+  if (nk > 1) {
+    for (k = knots[0]; k <= knots[nk - 1]; k++) {
+      push_lua(L, errs[k]);
+      lua_rawseti(L, 4, k + 1);
+    }
+  }
+  lua_createtable(L, nk ? nk - 1 : 0, 0);
+  for (k = 0; k + 1 < nk; k++) {
+    push_lua(L, segw[k]);
+    lua_rawseti(L, -2, k + 1);
+  }
+  return 1;
+}
+
+/* core.keys_simplify(keys, tol) */
+static int keys_simplify(lua_State *L) {
+  double tol = luaL_checknumber(L, 2);
+  anim_keychan ch;
+  int *out, k, nk;
+  check_keys(L, &ch);
+  out = lua_newuserdatauv(L, sizeof(int) * (size_t)(ch.n ? ch.n : 1), 0);
+  check_keys(L, &ch);
+  nk = anim_keys_simplify(&ch, tol, out);
+  lua_createtable(L, nk, 0);
+  for (k = 0; k < nk; k++) {
+    lua_pushinteger(L, out[k] + 1);
+    lua_rawseti(L, -2, k + 1);
+  }
+  return 1;
+}
+
+static const luaL_Reg funcs[] = {
+  {"keys_pack", keys_pack},
+  {"keys_simplify", keys_simplify},
+  {"keys_lsq", keys_lsq},
+  {"keys_errors", keys_errors},
+  {"measure_frames", measure_frames},
+  {"measure_error", measure_error},
+  {"measure_frame", measure_frame},
+  {NULL, NULL}
+};
+
+void anim_lua_open_measure(lua_State *L) {
+  luaL_newmetatable(L, FRAMES_MT);
+  lua_pushboolean(L, 0);
+  lua_setfield(L, -2, "__metatable");
+  lua_pop(L, 1);
+  luaL_newmetatable(L, KEYS_MT);
+  lua_pushboolean(L, 0);
+  lua_setfield(L, -2, "__metatable");
+  lua_pop(L, 1);
+  luaL_setfuncs(L, funcs, 0);
+}

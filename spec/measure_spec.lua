@@ -1,0 +1,244 @@
+-- The model-space measure in C (csrc/core/measure.c, csrc/lua/lua_measure.c)
+-- gives the Lua measure's bits (lua/anim/export/gltf/reduce.lua's world_into
+-- and point_error over reduce_clip.lua's local_of): the worst error, each
+-- joint's, every error, the keys the reduction keeps; so does the greedy
+-- choice of a channel's keys in C (csrc/core/keyreduce.c); and their
+-- arguments are checked.
+local anim = require "anim"
+local core = require "anim.core"
+local D = require "spec.dense_clips"
+local R = require "anim.export.gltf.reduce"
+local RC = require "anim.export.gltf.reduce_clip"
+local N = require "anim.export.gltf.nodes"
+local bind = require "anim.format.bind"
+local unpack = table.unpack or unpack -- luacheck: ignore 113 (5.1's global)
+
+-- The node tree of clip on rig: its joints, the rests, local_of for a clip
+-- (C-measured) and the same in a plain closure (Lua-measured).
+local function setup(clip, rig)
+  local tree = N.node_tree({ clip }, rig)
+  local tjoints = tree:joints()
+  local rest = {}
+  for i, j in ipairs(tjoints) do rest[i] = { t = j.translation, r = j.rotation, s = j.scale } end
+  local function native(c) return RC.local_of(c, bind.get(c, tree), rest) end
+  local function plain(c)
+    local f = native(c)
+    return function(i, t) return f(i, t) end
+  end
+  return tjoints, native, plain
+end
+
+-- A dense clip's table on a random rig (its skeleton's rests: bindings
+-- with pre and post turns), and the clip made of it.
+local function clip_table(absolute)
+  D.seed(4242)
+  local skel, rig = D.random_rig(6)
+  local c = D.random_clip(skel, 30, 1)
+  local t = anim.table(c)
+  t.absolute = absolute or nil
+  return assert(anim.clip(t, "wave")), rig
+end
+
+-- Every error of localB against localA at the times, with R.measure.
+local function measured(tjoints, localA, localB, times, d)
+  local errs = {}
+  local worst, per = R.measure(tjoints, localA, localB, times, d, errs)
+  return { worst = worst, per = per, errs = errs }
+end
+
+local function times_of(n, L)
+  local out = {}
+  for k = 0, n do out[#out + 1] = L * k / n end
+  out[#out + 1] = L * 0.377
+  return out
+end
+
+describe("the measure in C", function()
+  for _, absolute in ipairs { false, true } do
+    it("gives the Lua measure's bits" .. (absolute and " (an absolute clip)" or ""), function()
+      local clip, rig = clip_table(absolute)
+      local cc = assert(anim.compress(clip, { rig = rig, level = "fast" }))
+      local tjoints, native, plain = setup(clip, rig)
+      local times = times_of(40, clip.length)
+      local c_side = measured(tjoints, native(clip), native(cc), times, 0.1)
+      local lua_side = measured(tjoints, plain(clip), plain(cc), times, 0.1)
+      -- (the frames made in C read back for a localB in Lua)
+      local mixed = measured(tjoints, native(clip), plain(cc), times, 0.1)
+      assert.is_true(lua_side.worst > 0 and #lua_side.errs == #tjoints * #times)
+      assert.are.same(lua_side, c_side)
+      assert.are.same(lua_side, mixed)
+      -- (and bit for bit: are.same compares numbers with ==; 17 digits tell
+      -- every double apart, and -0 from 0)
+      for k, e in ipairs(lua_side.errs) do
+        assert(string.format("%.17g", e) == string.format("%.17g", c_side.errs[k]), "error " .. k)
+      end
+    end)
+  end
+
+  it("gives the .anim reduction and anim.compress the Lua measure's results", function()
+    local clip, rig = clip_table()
+    local base = os.tmpname()
+    local path = base .. ".animc"
+    local function run()
+      local c2, report = RC.reduce(clip, rig)
+      local cc = assert(anim.compress(clip, { rig = rig, level = "fast" }))
+      assert(anim.save(cc, path))
+      local f = assert(io.open(path, "rb"))
+      local bytes = f:read("*a")
+      f:close()
+      return { anim.table(c2), report, cc:compression(), bytes }
+    end
+    local with_c = run()
+    local native = R.native
+    -- (local_of's functions not handed to the C measure: reduce.lua's Lua)
+    R.native = function(f) return f end
+    local ok, in_lua = pcall(run)
+    R.native = native
+    os.remove(path)
+    os.remove(base)
+    assert(ok, in_lua)
+    assert.is_true(with_c[2].after < with_c[2].before, "the reduction cut keys")
+    assert.are.same(in_lua, with_c)
+  end)
+
+  it("chooses the Lua choice's keys of a dense channel (reduce_curve.simplify)", function()
+    local C = require "anim.export.gltf.reduce_curve"
+    D.seed(4343)
+    local function walk(n, m, quat, nan)
+      local times, vals, v = {}, {}, {}
+      for a = 1, m do v[a] = D.random() end
+      for k = 1, n do
+        times[k] = (k - 1) / 60 + (k % 7 == 0 and 1e-4 or 0)
+        local x = {}
+        for a = 1, m do
+          v[a] = v[a] + (D.random() - 0.5) * 0.05 + 0.01 * math.sin(k / 9)
+          x[a] = v[a]
+        end
+        if nan and k == math.floor(n / 2) then x[2] = 0 / 0 end
+        vals[k] = x
+      end
+      if quat then
+        for k, x in ipairs(vals) do
+          local l = math.sqrt(x[1] * x[1] + x[2] * x[2] + x[3] * x[3] + x[4] * x[4])
+          vals[k] = { x[1] / l, x[2] / l, x[3] / l, x[4] / l }
+        end
+      end
+      return times, vals
+    end
+    local n = 0
+    for _, case in ipairs { { 600, 4, true }, { 600, 3 }, { 300, 5 }, { 200, 3, false, true }, { 2, 3 }, { 1, 4, true } } do
+      local times, vals = walk(case[1], case[2], case[3], case[4])
+      for _, tol in ipairs { 1e-4, 1e-3, 0.01, 0.05, 0.3 } do
+        local kept, st = C.simplify(times, vals, tol, case[3])
+        assert.is_truthy(st.packed, "the channel went to C")
+        local lua = C.simplify(times, vals, tol, case[3], { vals = st.vals, far = st.far, packed = false })
+        assert.are.same(lua, kept)
+        n = n + #kept
+      end
+    end
+    assert.is_true(n > 100)
+    -- the choice with values placed off the samples (the fit's least
+    -- squares and distances in C), rounded as the glTF export rounds
+    local K = require "anim.export.gltf.keys"
+    local placed = 0
+    local function smooth(nk, m, quat)
+      local times, vals = {}, {}
+      for k = 1, nk do
+        local t = (k - 1) / 60
+        times[k] = t
+        local x = {}
+        for a = 1, m do x[a] = math.sin(1.3 * a * t + a) + 0.3 * math.cos(3.1 * t) end
+        if quat then
+          local l = math.sqrt(x[1] * x[1] + x[2] * x[2] + x[3] * x[3] + x[4] * x[4])
+          for a = 1, 4 do x[a] = x[a] / l end
+        end
+        vals[k] = x
+      end
+      return times, vals
+    end
+    for _, case in ipairs { { 900, 4, true }, { 900, 3 }, { 400, 4, true, false, K.short_quat } } do
+      local times, vals = smooth(case[1], case[2], case[3])
+      for _, tol in ipairs { 1e-3, 0.01, 0.05 } do
+        local st0 = select(2, C.simplify(times, vals, tol, case[3]))
+        local kept, st = C.choose(times, vals, tol, case[3], nil, case[5])
+        assert.is_truthy(st.lsq_packed)
+        local lua = C.choose(times, vals, tol, case[3], { vals = st0.vals, far = st0.far, packed = false }, case[5])
+        assert.are.same(lua, kept)
+        assert.are.same(lua.vals, kept.vals)
+        placed = placed + (kept.vals and 1 or 0)
+      end
+    end
+    assert.is_true(placed >= 3, "some choices placed their values")
+    -- (values of more than 16 numbers: Lua's)
+    local times, vals = walk(50, 17)
+    local kept, st = C.simplify(times, vals, 0.01)
+    assert.is_false(st.packed)
+    assert.is_true(#kept > 2)
+  end)
+
+  it("refuses bad arguments, naming them", function()
+    local clip, rig = clip_table()
+    local tjoints = setup(clip, rig)
+    local tree = N.node_tree({ clip }, rig)
+    local binds = bind.get(clip, tree)
+    local n = #tjoints
+    local parent, rest = {}, {}
+    local index = {}
+    for i, j in ipairs(tjoints) do index[j.name] = i end
+    for i, j in ipairs(tjoints) do
+      parent[i] = j.parent and index[j.parent] or 0
+      for _, x in ipairs { j.translation[1], j.translation[2], j.translation[3], j.rotation[1], j.rotation[2],
+        j.rotation[3], j.rotation[4], j.scale[1], j.scale[2], j.scale[3] } do rest[#rest + 1] = x end
+    end
+    local tr = { parent = parent, rest = rest }
+    local all = {}
+    -- (parents first: the tree's joints are)
+    local order = {}
+    local depth = {}
+    for i = 1, n do
+      local d, p = 0, parent[i]
+      while p ~= 0 do d, p = d + 1, parent[p] end
+      depth[i] = d
+      order[i] = i
+    end
+    table.sort(order, function(a, b) return depth[a] < depth[b] or (depth[a] == depth[b] and a < b) end)
+    for i = 1, n do all[i] = order[i] end
+    local function err(f, ...)
+      local ok, e = pcall(f, ...)
+      assert.is_false(ok)
+      return tostring(e)
+    end
+    local fr = core.measure_frames(tr, clip, binds, false, { 0, 0.5 }, all, all)
+    assert.are.equal(12 * 2, #core.measure_frame(fr, 1))
+    assert.matches("tree.rest must be 10 a node", err(core.measure_frames, { parent = parent, rest = { 1 } }, clip,
+      binds, false, { 0 }, all, all))
+    assert.matches("tree.parent%[1%] must be 0 or a node index", err(core.measure_frames,
+      { parent = { 1, unpack(parent, 2) }, rest = rest }, clip, binds, false, { 0 }, all, all))
+    assert.matches("times%[2%] must be a number", err(core.measure_frames, tr, clip, binds, false, { 0, "x" }, all, all))
+    local child = order[n]
+    assert.matches("neither listed before it nor measured", err(core.measure_frames, tr, clip, binds, false, { 0 },
+      { child }, {}))
+    assert.matches("is not in the list", err(core.measure_frames, tr, clip, binds, false, { 0 }, { order[1] },
+      { order[1], child }))
+    assert.matches("listed twice", err(core.measure_frames, tr, clip, binds, false, { 0 }, { order[1], order[1] }, {}))
+    assert.matches("must be a node index in 1%.%.", err(core.measure_frames, tr, clip, binds, false, { 0 }, { n + 1 },
+      {}))
+    assert.matches("the bindings are not of the clip's content", err(core.measure_frames, tr, clip, { gen = 99 }, false,
+      { 0 }, all, all))
+    assert.matches("anim.clip expected", err(core.measure_frames, tr, {}, binds, false, { 0 }, all, all))
+    assert.matches("measure frames expected", err(core.measure_error, {}, tr, clip, binds, false, all, 0.1, {}))
+    local part = core.measure_frames(tr, clip, binds, false, { 0 }, { order[1] }, { order[1] })
+    assert.matches("was not measured", err(core.measure_error, part, tr, clip, binds, false, { order[2] }, 0.1, {}))
+    assert.matches("the node was not measured", err(core.measure_frame, part, order[2]))
+    assert.matches("keys expected", err(core.keys_simplify, fr, 0.1))
+    local keys = core.keys_pack({ 0, 1, 2 }, { { 0, 0, 0 }, { 1, 1, 1 }, { 2, 2, 2 } }, false)
+    assert.matches("knots%[2%] is not after knots%[1%]", err(core.keys_lsq, keys, { 2, 1 }, { 1, 1, 1 }))
+    assert.matches("w%[3%] must be a number", err(core.keys_lsq, keys, { 1, 3 }, { 1, 1 }))
+    assert.matches("#fv ~= #knots", err(core.keys_errors, keys, { 1, 3 }, { { 0, 0, 0 } }, {}))
+    assert.matches("fv%[2%] must hold 3 numbers", err(core.keys_errors, keys, { 1, 3 }, { { 0, 0, 0 }, { 1 } }, {}))
+    assert.matches("#times ~= #vals", err(core.keys_pack, { 0 }, {}, false))
+    local per = {}
+    core.measure_error(fr, tr, clip, binds, false, all, 0.1, per)
+    for i = 1, n do assert.are.equal(0, per[i]) end
+  end)
+end)
