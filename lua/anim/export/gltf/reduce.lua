@@ -285,21 +285,19 @@ end
 -- error (joint, time's index, error), or is a list they are appended to.  cache (optional): a table that
 -- keeps localA's frames for the next call with the same localA and times.
 function M.measure(tjoints, localA, localB, times, distance, each, cache)
+  local all = {}
+  for i = 1, #tjoints do all[i] = true end
   local parent, order, fa
   if cache and cache.localA == localA and cache.times == times then
     parent, order, fa = cache.parent, cache.order, cache.fa
   else
     local p, _, depth = shape(tjoints)
     parent, order = p, parents_first(depth)
-    local all = {}
-    for i = 1, #tjoints do all[i] = true end
     fa = frames(parent, order, localA, times, all)
     if cache then
       cache.localA, cache.times, cache.parent, cache.order, cache.fa = localA, times, parent, order, fa
     end
   end
-  local all = {}
-  for i = 1, #tjoints do all[i] = true end
   local per, worst = {}, 0
   measure_dirty(parent, order, fa, localB, times, distance, all, per, each)
   for i = 1, #tjoints do worst = math.max(worst, per[i]) end

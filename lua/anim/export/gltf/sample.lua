@@ -15,28 +15,6 @@ local f32, next32, prev32, floor32, qnorm = K.f32, K.next32, K.prev32, K.floor32
 
 -- Sampling what the animator plays ------------------------------------------------------------
 
--- The local transform the animator gives rig joint rj for clip joint cj's
--- sample s (11 values of core.clip_sample_joint), one channel: position,
--- rotation or scale.
-local function played(c, b, rest, ch, s)
-  if ch == "position" then
-    local p = { s[2], s[3], s[4] }
-    local k = b.pscale or 1
-    if c.absolute then return { p[1] * k, p[2] * k, p[3] * k } end
-    return { rest.t[1] + k * p[1], rest.t[2] + k * p[2], rest.t[3] + k * p[3] }
-  elseif ch == "rotation" then
-    local q = { s[5], s[6], s[7], s[8] }
-    if b.pre then q = Q.mul(Q.mul(b.pre, q), b.post) end
-    if c.absolute then return q end
-    return Q.mul(rest.r, q)
-  end
-  local v = { s[9], s[10], s[11] }
-  if c.absolute then return v end
-  local out = {}
-  for a = 1, 3 do out[a] = rest.s[a] ~= 0 and rest.s[a] * v[a] or v[a] - 1 end
-  return out
-end
-
 -- A quaternion product a * b (anim.base.quat's mul, the same arithmetic
 -- in the same order), as four numbers.
 local function qmul(a1, a2, a3, a4, b1, b2, b3, b4)
@@ -46,10 +24,10 @@ local function qmul(a1, a2, a3, a4, b1, b2, b3, b4)
     a4 * b4 - a1 * b1 - a2 * b2 - a3 * b3
 end
 
--- What `played` gives, into `out` (no table made: the measure's inner
+-- The local transform the animator gives a rig joint for one channel of
+-- its clip joint's sample, into `out` (no table made: the measure's inner
 -- loop), from the numbers of core.clip_sample_joint (its flags first) and
 -- the clip's `absolute` read once; ch: 1 position, 2 rotation, 3 scale.
--- The same arithmetic in the same order as `played`.
 local function played_into(out, absolute, b, rest, ch, _, p1, p2, p3, x, y, z, w, s1, s2, s3)
   if ch == 1 then
     local k = b.pscale or 1
@@ -80,6 +58,15 @@ local function played_into(out, absolute, b, rest, ch, _, p1, p2, p3, x, y, z, w
     out[3] = rs[3] ~= 0 and rs[3] * s3 or s3 - 1
   end
   return out
+end
+
+-- The local transform the animator gives rig joint rj for clip joint cj's
+-- sample s (11 values of core.clip_sample_joint), one channel: position,
+-- rotation or scale, in a new table (played_into's arithmetic).
+local CH_INDEX = { position = 1, rotation = 2, scale = 3 }
+local function played(c, b, rest, ch, s)
+  return played_into({}, c.absolute, b, rest, CH_INDEX[ch], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8], s[9],
+    s[10], s[11])
 end
 
 -- The functions that turn a channel's key values and tangents into what is
