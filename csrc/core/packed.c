@@ -461,9 +461,6 @@ const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, a
 
 /* ---- sampling ---------------------------------------------------------- */
 
-/* Key i of a channel, rounded to float: what every sample interpolates,
- * from the cache or not (a float keeps 24 bits, more than the pack's 16
- * at most a component, and a wide key is a float already). */
 /* The 64 bits at byte p, little-endian (the pack's padding makes the 8
  * bytes readable). */
 static ANIM_INLINE uint64_t load64(const unsigned char *p) {
@@ -491,6 +488,9 @@ static ANIM_INLINE void key_bits(const anim_pk_ch *c, int i, unsigned q[3]) {
   q[2] = (unsigned)w & c->mask[2];
 }
 
+/* Key i of a channel, rounded to float: what every sample interpolates,
+ * from the cache or not (a float keeps 24 bits, more than the pack's 16
+ * at most a component, and a wide key is a float already). */
 static ANIM_INLINE void key_vec(const anim_pk_ch *c, int i, float v[3]) {
   int a;
   if (c->kind == ANIM_PK_NARROW) {
@@ -542,12 +542,12 @@ static ANIM_INLINE int segment(const anim_pk_ch *c, double f, int *cursor, doubl
   int n = c->n, i, lo, hi, k;
   const unsigned char *fr = c->fr;
   *u = -1;
-  if (n == 1 || f <= (double)u16(fr)) return 0;
-  if (f >= (double)u16(fr + 2 * (size_t)(n - 1))) return n - 1;
+  if (n == 1 || f <= anim_pk_frame(fr, 0)) return 0;
+  if (f >= anim_pk_frame(fr, n - 1)) return n - 1;
   i = cursor ? *cursor : -1;
-  if (i >= 0 && i < n - 1 && (double)u16(fr + 2 * (size_t)i) <= f) {
-    for (k = 0; k < PK_SCAN && !(f < (double)u16(fr + 2 * (size_t)i + 2)); k++) i++;
-    if (!(f < (double)u16(fr + 2 * (size_t)i + 2))) i = -1;
+  if (i >= 0 && i < n - 1 && anim_pk_frame(fr, i) <= f) {
+    for (k = 0; k < PK_SCAN && !(f < anim_pk_frame(fr, i + 1)); k++) i++;
+    if (!(f < anim_pk_frame(fr, i + 1))) i = -1;
   } else {
     i = -1;
   }
@@ -556,13 +556,13 @@ static ANIM_INLINE int segment(const anim_pk_ch *c, double f, int *cursor, doubl
     hi = n - 1;
     while (hi - lo > 1) {
       int mid = lo + (hi - lo) / 2;
-      if ((double)u16(fr + 2 * (size_t)mid) <= f) lo = mid; else hi = mid;
+      if (anim_pk_frame(fr, mid) <= f) lo = mid; else hi = mid;
     }
     i = lo;
   }
   if (cursor) *cursor = i;
   {
-    double f0 = u16(fr + 2 * (size_t)i), f1 = u16(fr + 2 * (size_t)i + 2);
+    double f0 = anim_pk_frame(fr, i), f1 = anim_pk_frame(fr, i + 1);
     *u = (f - f0) / (f1 - f0);
   }
   return i;
