@@ -256,6 +256,41 @@ describe("a clip's reload under a state machine", function()
     if H.table_gc then assert.are.equal(0, hosted) end
   end)
 
+  -- (found by fuzz_animator: a finalizer reloaded a clip while a track's
+  -- object was made; the reload hosted the same track again, and the
+  -- first object, left over, ended the track when it was collected)
+  it("in the middle of a hosting gives the track one object", function()
+    local dispatch = require "anim.runtime.dispatch"
+    local m1 = clip("m1", { "head" }, { markers = { { time = 0.5, name = "step" } } })
+    local other = clip("other", { "torso" })
+    local a = anim.animator(rig)
+    a:control(two(m1, clip("b1", { "torso" })))
+    a:update(0.1)  -- (m1's track has no object)
+    local marks, reloaded = dispatch.marks, nil
+    -- (the marker tables of m1's new object are made by Lua code: as a
+    -- finalizer, it may reload a clip, which hosts every controller's tracks)
+    dispatch.marks = function(t)
+      if reloaded == nil then
+        reloaded = false
+        reloaded = anim.reload(other, { length = 1, loop = "loop", joints = { torso = { rotation = { { 0, { 0, 0, 0 } } } } } })
+      end
+      return marks(t)
+    end
+    local ok, list = pcall(a.tracks, a)
+    dispatch.marks = marks
+    assert(ok, list)
+    assert.are.equal(other, reloaded)
+    assert.are.equal(1, #list)
+    collectgarbage()
+    collectgarbage()
+    assert.are.same({ "m1", true }, { a:tracks()[1].clip.name, a:tracks()[1].is_playing })
+    assert.are.equal(list[1], a:tracks()[1])
+    local heard = {}
+    a:on_marker(function(t, name) heard[#heard + 1] = { t == list[1], name } end)
+    a:update(0.5)
+    assert.are.same({ { true, "step" } }, heard)
+  end)
+
   -- (found by fuzz_animator: the list of controllers is weak, and keeps a
   -- collected animator's until the cycle after its finalizer ran)
   it("passes over the controllers of animators collected since", function()

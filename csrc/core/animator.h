@@ -119,6 +119,8 @@ void anim_track_hear(anim_track *t, unsigned mask);
  * lead's): the binding finds its own objects for an entry by it, without
  * a search. */
 void anim_track_set_slot(anim_track *t, int slot);
+/* That number (0: the track has no binding yet). */
+int anim_track_slot(const anim_track *t);
 /* The animator's own mask (what anim_animator_hear set). */
 unsigned anim_animator_hears(const anim_animator *a);
 const anim_event *anim_animator_event(const anim_animator *a, int i);

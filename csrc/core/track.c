@@ -298,6 +298,7 @@ long long anim_track_id(const anim_track *t) { return t->id; }
 const anim_track *anim_track_lead(const anim_track *t) { return t->sp.lead; }
 void anim_track_hear(anim_track *t, unsigned mask) { t->hear = (unsigned char)(mask & ANIM_HEAR_ALL); }
 void anim_track_set_slot(anim_track *t, int slot) { t->slot = slot; }
+int anim_track_slot(const anim_track *t) { return t->slot; }
 double anim_track_time(const anim_track *t) { return t->time; }
 double anim_track_speed(const anim_track *t) { return t->speed; }
 double anim_track_weight(const anim_track *t) { return anim_ramp_value(&t->weight); }

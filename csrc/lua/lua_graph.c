@@ -513,7 +513,19 @@ static int controller_adopt(lua_State *L) {
     box = anim_lua_newtrack(L);
     lua_rawgeti(L, 2, gs + 1);            /* box + 1: the source */
     lua_newtable(L);                      /* box + 2: the callbacks */
-    anim_lua_settrack(L, box, t, box + 1, 1, box + 2);
+    anim_lua_pushslots(L);                /* (made now if new: anim_lua_slot makes nothing) */
+    lua_pop(L, 1);
+    /* A finalizer those ran may have hosted t already: a clip's reload
+     * hosts every controller's tracks (runtime/reload.lua), this one's
+     * too.  Then it keeps that object (two would both own its slot), and
+     * from here to its slot nothing runs the collector: t is hosted before
+     * any finalizer can start another host. */
+    if (b->a != a || anim_track_slot(t) != 0) {
+      anim_track_release(t);
+      lua_settop(L, 7);
+      continue;
+    }
+    anim_lua_bindtrack(L, box, t, box + 1, 1, box + 2);
     anim_track_release(t);
     lua_pushvalue(L, box);
     lua_rawseti(L, 3, id);
@@ -529,12 +541,14 @@ static int controller_adopt(lua_State *L) {
       lua_pop(L, 1);
     }
     lua_settop(L, box + 2);
-    if (items) {
+    anim_lua_slot(L, box);
+    /* (the finalizers may run from here) */
+    anim_lua_account(L, b->acct);
+    if (items) {  /* (the marker tables reach the slot: anim_lua_set_dispatch) */
       lua_pushvalue(L, 7);
       lua_pushvalue(L, box);
       lua_call(L, 1, 0);
     }
-    anim_lua_slot(L, box);
     lua_settop(L, 7);
   }
   if (b->a) anim_animator_reslot(b->a);

@@ -210,6 +210,9 @@ void anim_lua_checkplayopts(lua_State *L, int idx, anim_play_opts *o);
 anim_binding *anim_lua_checkbindings(lua_State *L, int idx, int njoints, unsigned gen, int nrig, int *n);
 int anim_lua_newtrack(lua_State *L);
 void anim_lua_settrack(lua_State *L, int box, anim_track *t, int src, int animator, int cbs);
+/* The same without telling the collector (which may run finalizers): the
+ * caller calls anim_lua_account when it may. */
+void anim_lua_bindtrack(lua_State *L, int box, anim_track *t, int src, int animator, int cbs);
 
 /* The animator at index 1 of a function called per joint, per character,
  * per frame (a reader of the pose): its metatable is compared with the

@@ -85,6 +85,12 @@ int anim_lua_newtrack(lua_State *L) {
 }
 
 void anim_lua_settrack(lua_State *L, int box, anim_track *t, int src, int animator, int cbs) {
+  anim_lua_bindtrack(L, box, t, src, animator, cbs);
+  /* (last: the collector may run finalizers) */
+  anim_lua_account(L, ((anim_animator_box *)lua_touserdata(L, animator))->acct);
+}
+
+void anim_lua_bindtrack(lua_State *L, int box, anim_track *t, int src, int animator, int cbs) {
   anim_track_box *tb = lua_touserdata(L, box);
   if (!t) anim_lua_nomem(L);
   tb->t = t;
@@ -96,6 +102,4 @@ void anim_lua_settrack(lua_State *L, int box, anim_track *t, int src, int animat
   lua_pushvalue(L, cbs);
   lua_setiuservalue(L, box, ANIM_UV_TRACK_CALLBACKS);
   lua_settop(L, box);
-  /* (last: the collector may run finalizers) */
-  anim_lua_account(L, ((anim_animator_box *)lua_touserdata(L, animator))->acct);
 }
