@@ -91,6 +91,58 @@ describe("play refuses a clip that plays on nothing", function()
   end)
 end)
 
+-- (found by fuzz_animator: a finalizer run while the unbound joints were
+-- listed reloaded the clip; the list of the old content and the joint
+-- count of the new said "no joint" of a clip whose joint was on the rig)
+describe("a reload in the middle of play's check", function()
+  local bind = require "anim.format.bind"
+  local function rot() return { rotation = { { 0, { 0, 10, 0 } } } } end
+  -- play(c) on the player rig, c reloaded to `to` (once, as a finalizer
+  -- would) after its unbound joints were listed: ok, err
+  local function play_reloaded(c, to)
+    local unmatched, reloaded = bind.unmatched, false
+    bind.unmatched = function(...)
+      local u = unmatched(...)
+      if not reloaded then
+        reloaded = true
+        assert(anim.reload(c, to))
+      end
+      return u
+    end
+    local ok, err = pcall(function() return anim.animator(player, { warn = false }):play(c) end)
+    bind.unmatched = unmatched
+    assert.is_true(reloaded)
+    return ok, err
+  end
+
+  it("checks the clip's new content, not a mix of the two", function()
+    -- head and tail (tail unbound) made head alone: it plays
+    local c = assert(anim.clip({ length = 1, joints = { head = rot(), tail = rot() } }, "mixed"))
+    local ok, err = play_reloaded(c, { length = 1, joints = { head = rot() } })
+    assert(ok, err)
+    -- made tail and fin, on no joint of the rig: refused, naming them
+    local d = assert(anim.clip({ length = 1, joints = { head = rot(), tail = rot() } }, "flipped"))
+    ok, err = play_reloaded(d, { length = 1, joints = { tail = rot(), fin = rot() } })
+    assert.is_false(ok)
+    assert.matches("clip 'flipped' plays on no joint of rig 'player': its joints 'fin', 'tail', the rig's", bare(err), 1, true)
+  end)
+
+  it("gives up, saying so, when the clip is reloaded at every try", function()
+    local c = assert(anim.clip({ length = 1, joints = { head = rot() } }, "restless"))
+    local unmatched, n = bind.unmatched, 0
+    bind.unmatched = function(...)
+      n = n + 1
+      assert(anim.reload(c, { length = 1, joints = { head = rot(), [n % 2 == 0 and "tail" or "fin"] = rot() } }))
+      return unmatched(...)
+    end
+    local ok, err = pcall(function() return anim.animator(player, { warn = false }):play(c) end)
+    bind.unmatched = unmatched
+    assert.is_false(ok)
+    assert.are.equal(8, n)
+    assert.are.equal("play: clip 'restless' kept being reloaded (by finalizers) while its joints were bound", bare(err))
+  end)
+end)
+
 describe("the default warn", function()
   it("writes one line per clip and rig, whatever the animators and plays", function()
     local c, d = partial("c"), partial("d")

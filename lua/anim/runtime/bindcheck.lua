@@ -14,7 +14,7 @@ local M = {}
 
 local shown = E.shown
 local UV_ANIMATOR = require("anim.base.codes").uv.track_animator
-local clip_info, rig_info = core.clip_info, core.rig_info
+local clip_info, rig_info, clip_reloads = core.clip_info, core.rig_info, core.clip_reloads
 
 -- bindings (bind.get's table) -> what bind.unmatched said for them; weak:
 -- the bindings of a reloaded clip are made again, and these with them.
@@ -33,16 +33,32 @@ end
 -- list, each entry also naming the clip: `clip = c`).  Raises argument 1 of
 -- fname when none of its joints plays and it has no property channel:
 -- `what` prefixes the clip's name in the message (a blend space's point).
+-- (the list and the clip's joints are read again while a finalizer run by
+-- their making reloads the clip: the list of one content and the joints of
+-- another said "no joint" of a clip that had one; a finalizer runs once)
+local TRIES = 8
 function M.check(c, rig, map, fname, what)
-  local b = bind.get(c, rig, map)
-  local u = unmatched_of[b]
-  if u == nil then
-    u = bind.unmatched(c, rig, map)
-    for _, e in ipairs(u) do e.clip = c end
-    unmatched_of[b] = u
+  local u, ci
+  for _ = 1, TRIES do
+    local gen = clip_reloads(c)
+    local b = bind.get(c, rig, map)
+    u = unmatched_of[b]
+    if u == nil then
+      u = bind.unmatched(c, rig, map)
+      for _, e in ipairs(u) do e.clip = c end
+    end
+    ci = clip_info(c)
+    if clip_reloads(c) == gen then
+      unmatched_of[b] = u
+      break
+    end
+    u = nil
+  end
+  if not u then
+    args.raise(string.format("%s: %sclip '%s' kept being reloaded (by finalizers) while its joints were bound", fname,
+      what or "", shown(clip_info(c).name)))
   end
   if #u == 0 then return u end
-  local ci = clip_info(c)
   if #u == #ci.joints and #ci.properties == 0 then
     local ri = rig_info(rig)
     args.error(1, fname, string.format("%sclip '%s' plays on no joint of rig '%s': its joints %s, the rig's %s%s",
