@@ -767,3 +767,83 @@ describe("state machines on threads", function()
     assert.are.same(many(1), many(2))
   end)
 end)
+
+-- (found by fuzz_animator: a state whose clip gave a property another
+-- number of components than a track on the animator could not start its
+-- track, and the update raised "not enough memory for the callback queue")
+describe("a property's number of components under a state machine", function()
+  local function pclip(name, v)
+    return assert(anim.clip({ length = 1, loop = "loop", joints = { head = { rotation = { { 0, { 0, 0, 0 } } } } },
+      properties = { glow = { { 0, v } } } }, name))
+  end
+  local p1, p1b, p3 = pclip("p1", 1), pclip("p1b", 0.5), pclip("p3", { 1, 2, 3 })
+
+  it("is one for every clip of a graph: anim.graph refuses two, in two layers or in one", function()
+    local g, err = anim.graph({ version = 1, layers = { { name = "base", entry = "a", states = { a = { clip = "p1" } } },
+      { name = "top", entry = "b", states = { b = { clip = "p3" } } } } }, { p1 = p1, p3 = p3 })
+    assert.is_nil(g)
+    assert.are.equal("graph: layers[2].states.b: clip 'p3': its property 'glow' has 3 components, clip 'p1'"
+      .. " (layers[1].states.a) gives it 1 (a property keeps one number of components on an animator)", err)
+    g, err = anim.graph({ version = 1, parameters = { s = { type = "float" } }, layers = { { name = "base", entry = "a",
+      states = { a = { clip = "p1" }, m = { space = { parameters = { "s" }, points = { { 0, "p3" }, { 1, "p3" } } } } } } } },
+      { p1 = p1, p3 = p3 })
+    assert.is_nil(g)
+    assert.are.equal("graph: layers[1].states.m.space.points[1]: clip 'p3': its property 'glow' has 3 components, clip"
+      .. " 'p1' (layers[1].states.a) gives it 1 (a property keeps one number of components on an animator)", err)
+    assert(anim.graph({ version = 1, layers = { { name = "base", entry = "a", states = { a = { clip = "p1" },
+      b = { clip = "p1b" } } } } }, { p1 = p1, p1b = p1b }))
+  end)
+
+  it("enters a state that a script's track keeps from playing with no track, warning once, and plays it later", function()
+    local g = assert(anim.graph({ version = 1, parameters = { go = { type = "trigger" } }, layers = { { name = "base",
+      entry = "a", states = { a = { empty = true }, b = { clip = "p1" } },
+      transitions = { { from = "a", to = "b", when = { { "go" } } }, { from = "b", to = "a", when = { { "go" } } } } } } },
+      { p1 = p1 }))
+    local lines = {}
+    local w = rawget(_G, "warn")
+    if w then rawset(_G, "warn", function(m) lines[#lines + 1] = m end)
+    else rawset(io, "stderr", { write = function(_, m) lines[#lines + 1] = m end }) end
+    local ok, err = pcall(function()
+      local a = anim.animator(rig)
+      local c = a:control(g)
+      local t3 = a:play(p3, { fade = 0 })
+      for _ = 1, 2 do  -- (entered twice, warned once)
+        c:fire("go")
+        a:update(0.1)
+        assert.are.equal("b", (c:current()))
+        assert.are.same({ t3 }, a:tracks())
+        assert.are.same({ 1, 2, 3 }, { a:property("glow") })
+        c:fire("go")
+        a:update(0.1)
+      end
+      t3:stop(0)
+      a:update(0.1)
+      c:fire("go")
+      a:update(0.1)
+      assert.are.equal("p1", a:tracks()[1].clip.name)
+      assert.are.same({ 1 }, { a:property("glow") })
+    end)
+    if w then rawset(_G, "warn", w) else rawset(io, "stderr", io.stderr) end
+    assert(ok, err)
+    assert.are.equal(1, #lines)
+    assert.are.equal("anim: graph 'graph': layer 'base': state 'b': clip 'p1': its property 'glow' has 1 component, but a"
+      .. " track on the animator gives it 3: the state plays no track (a property keeps one number of components on an"
+      .. " animator)", lines[1]:gsub("\n$", ""))
+  end)
+
+  it("is kept by a reload: content that gives another number than the graph's other clips is refused", function()
+    local q1 = pclip("q1", 1)
+    local g = assert(anim.graph({ version = 1, layers = { { name = "base", entry = "a", states = { a = { clip = "q1" },
+      b = { clip = "q2b" } } } } }, { q1 = q1, q2b = pclip("q2b", 7) }))
+    local a = anim.animator(rig)
+    a:control(g)
+    a:update(0.1)
+    local ok, err2 = anim.reload(q1, { length = 1, loop = "loop", joints = { head = { rotation = { { 0, { 0, 0, 0 } } } } },
+      properties = { glow = { { 0, { 1, 2 } } } } })
+    assert.is_nil(ok)
+    assert.are.equal("q1: bad argument #1 to 'reload' (graph 'graph': layer 'base': state 'b': clip 'q2b': its property"
+      .. " 'glow' has 1 component, clip 'q1' (layer 'base': state 'a') gives it 2 (a property keeps one number of"
+      .. " components on an animator))", err2)
+    assert.are.same({ 1 }, { (function() a:update(0.1) return a:property("glow") end)() })
+  end)
+end)

@@ -20,6 +20,7 @@
 #include "controller_impl.h"
 #include "graph.h"
 #include "pool.h"
+#include "propmix.h"
 #include "spaceplay.h"
 
 /* ---- the state's clock ---------------------------------------------------- */
@@ -257,6 +258,30 @@ static void stop_at(anim_track *t, double at, double dur, int interp, int ease) 
   t->stop_at = at;
 }
 
+/* Whether state s of layer l would play a clip (a blend space's point)
+ * that gives a property another number of components than a track on the
+ * animator (a track the script played: a property keeps one number of
+ * components on an animator, and play refuses what would break that; a
+ * state's track cannot be refused, so the state plays none).  The first of
+ * an update is kept for the host to warn of. */
+static int clashes(anim_controller *c, int l, int s, const anim_gstate *st) {
+  const anim_space *sp = st->space >= 0 ? c->g->spaces[st->space] : NULL;
+  int i, n = sp ? sp->n : 1, which, other;
+  for (i = 0; i < n; i++) {
+    const anim_clip *k = sp ? sp->clip[i] : c->g->clips[st->clip];
+    if (anim_props_conflict(c->a, k, NULL, &which, &other) == ANIM_PROPS_OK) continue;
+    if (!c->clash[0]) {
+      c->clash[0] = l + 1;
+      c->clash[1] = s;
+      c->clash[2] = i;
+      c->clash[3] = which;
+      c->clash[4] = other;
+    }
+    return 1;
+  }
+  return 0;
+}
+
 /* Layer l enters state s at `at` (its normalized time nt0), its track
  * fading in over `fade` with the curve. */
 static void enter(anim_controller *c, int l, int s, double at, double nt0, double fade, int interp, int ease) {
@@ -274,7 +299,7 @@ static void enter(anim_controller *c, int l, int s, double at, double nt0, doubl
   L->nt_e = at;
   L->track = NULL;
   queue(c, l, ANIM_EV_ENTER, at, s, -1);
-  if (st->clip < 0 && st->space < 0) return;
+  if ((st->clip < 0 && st->space < 0) || clashes(c, l, s, st)) return;
   k = st->clip >= 0 ? c->g->clips[st->clip] : c->g->spaces[st->space]->clip[0];
   o.fade = fade;
   o.weight = 1;
@@ -393,6 +418,7 @@ void anim_controller_step(anim_controller *c) {
   double dt = c->a->dt;
   int l, i;
   c->over = 0;
+  c->clash[0] = 0;
   if (c->marked) {
     /* (the marks' entries of this update sort after none of the last's) */
     c->marked = 0;

@@ -45,6 +45,12 @@ struct anim_controller {
   int *nbind;                  /* with a clip one, with a blend space one per point, else none */
   int *bind0;                  /* per state: its first list */
   unsigned over;
+  /* The first state entered in the last update whose clip (a point's)
+   * gives a property another number of components than a track on the
+   * animator: entered with no track (anim_controller_clash).  layer + 1
+   * (0: none), the layer's state, the point (0 for a clip state), the
+   * clip's property, the components the animator's tracks give it. */
+  int clash[5];
   int armed_any;           /* a trigger may be armed (the end of an update clears them) */
   unsigned hear;           /* the entries queued: 1 << (ANIM_EV_EXIT .. _ENTER - ANIM_EV_EXIT) */
   anim_binding *rebound;   /* the bindings of a rebind (anim_controller_rebind), else NULL */

@@ -256,7 +256,7 @@ anim_track *anim_animator_unhosted(const anim_animator *a, int queued_only, int 
 int anim_animator_needs_host(const anim_animator *a) {
   int k;
   if (!a->ctl) return 0;
-  if (a->ctl->over) return 1;
+  if (a->ctl->over || a->ctl->clash[0]) return 1;
   for (k = 0; k < a->nqueue; k++)
     if (needs_object(&a->queue[k])) return 1;
   return 0;
@@ -267,13 +267,14 @@ int anim_animator_spares(const anim_animator *a) { return a->nspare; }
 int anim_animator_to_deliver(const anim_animator *a) {
   int k;
   if (!a->ctl) return a->nqueue > 0;
-  if (a->ctl->over) return 1;
+  if (a->ctl->over || a->ctl->clash[0]) return 1;
   for (k = 0; k < a->nqueue; k++)
     if (a->queue[k].slot != 0 || a->queue[k].type != ANIM_EV_ENDED) return 1;
   return 0;
 }
 
 unsigned anim_controller_over(const anim_controller *c) { return c->over; }
+const int *anim_controller_clash(const anim_controller *c) { return c->clash[0] ? c->clash : NULL; }
 void anim_controller_hear(anim_controller *c, unsigned mask) { c->hear = mask & 7u; }
 const anim_graph *anim_controller_graph(const anim_controller *c) { return c->g; }
 size_t anim_controller_hot(const anim_controller *c) { return c->hot; }

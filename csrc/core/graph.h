@@ -178,6 +178,12 @@ void anim_controller_weight(anim_controller *c, int l, double w, double fade);
 /* The layers that had more transitions than ANIM_GRAPH_MAX_STEPS in its
  * last update (a bit per layer, the 31st for every layer past 30). */
 unsigned anim_controller_over(const anim_controller *c);
+/* The first state entered in its last update with no track because its
+ * clip (a blend space point's) gives a property another number of
+ * components than a track on the animator: { layer + 1, the layer's
+ * state, the point (0 for a clip state), the clip's property, the
+ * components the tracks give it }; NULL when none. */
+const int *anim_controller_clash(const anim_controller *c);
 /* The tracks a controller starts have no host object (no slot: 0) until
  * the host gives them one: at a delivery those that have entries queued,
  * or all of them when the host's script asks for its tracks.  The next

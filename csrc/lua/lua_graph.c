@@ -470,6 +470,22 @@ static int controller_hear(lua_State *L) {
   return 0;
 }
 
+/* core.controller_clash(animator) -> nil | layer, state, point, property,
+ * components: the first state its last update entered with no track, its
+ * clip's property having another number of components than a track on the
+ * animator gives it (graph.h, anim_controller_clash; 1-based: the
+ * layer's state, the blend space's point (1 for a clip state), the clip's
+ * property) */
+static int controller_clash(lua_State *L) {
+  anim_animator *a = anim_lua_checkanimator(L, 1);
+  const int *k = anim_animator_controller(a) ? anim_controller_clash(anim_animator_controller(a)) : NULL;
+  int i;
+  if (!k) return 0;
+  for (i = 0; i < 4; i++) lua_pushinteger(L, k[i] + (i > 0));
+  lua_pushinteger(L, k[4]);
+  return 5;
+}
+
 /* core.controller_detach(animator) */
 static int controller_detach(lua_State *L) {
   anim_animator_detach(anim_lua_checkanimator(L, 1));
@@ -568,6 +584,7 @@ static const luaL_Reg funcs[] = {
   {"controller_detach", controller_detach},
   {"controller_travel", controller_travel},
   {"controller_hear", controller_hear},
+  {"controller_clash", controller_clash},
   {"controller_save", controller_save},
   {"controller_load", controller_load},
   {"controller_weight", controller_weight},

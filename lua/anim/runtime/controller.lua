@@ -83,7 +83,7 @@ function M.bindings_for(st, info, fname, swap)
   fname = fname or "control"
   swap = swap or {}
   local rig, rinfo = st.rig, rigmod.info(st.rig)
-  local binds = {}
+  local binds, seen = {}, {}
   for _, layer in ipairs(info.layers) do
     local mask
     if layer.mask then
@@ -113,6 +113,10 @@ function M.bindings_for(st, info, fname, swap)
           argerror(1, fname, string.format("%sclip '%s' is a view clip: a body animator cannot play it", where,
             shown(clipmod.info(c).name)))
         end
+        -- (and gives each property the components the graph's other clips give it: anim.graph's rule)
+        local why = graphs.components_problem(seen, c, string.format("layer '%s': state '%s'%s", shown(layer.name),
+          shown(layer.states[si]), #list > 1 and ": points[" .. pi .. "]" or ""))
+        if why then argerror(1, fname, where .. why) end
         bindcheck.check(c, rig, nil, fname, where)
         local b = bindings(c, rig, mask, rinfo)
         if mask and #b == 0 then
@@ -161,7 +165,7 @@ function M.control(animator, graph)
   for i = 1, #info.layers do cbs[i] = {} end
   local marks = with_bindings(st, info, "control", function(binds) return core.controller_new(animator, graph, binds, MARK, cbs) end)
   for _, m in ipairs(marks) do core.track_slot(m) end
-  local ctl = { animator = animator, graph = graph, info = info, marks = marks, over_warned = {} }
+  local ctl = { animator = animator, graph = graph, info = info, marks = marks, over_warned = {}, clash_warned = {} }
   connections.hooks[ctl] = hear
   local self = setmetatable({ _ = ctl }, cmt)
   st.controller = self
@@ -493,10 +497,33 @@ local function adopt(animator, all)
     dispatch.marks, all)
 end
 
+-- The warning of a state entered with no track: its clip (a point's)
+-- gives a property another number of components than a track on the
+-- animator (csrc/core/controller.c, clashes); once per state.
+local function warn_clash(ctl, l, si, point, p, other)
+  local layer = ctl.info.layers[l]
+  local key = layer.state0 + si
+  if ctl.clash_warned[key] then return end
+  ctl.clash_warned[key] = true
+  local src = ctl.info.state_clips[key]
+  local c = spaces.is_space_box(src) and spaces.info(src).clips[point] or src
+  local cinfo = clipmod.info(c)
+  local prop = cinfo.properties[p]
+  E.warn(string.format("anim: graph '%s': layer '%s': state '%s': %sclip '%s': its property '%s' has %d component%s, but a"
+    .. " track on the animator gives it %d: the state plays no track (a property keeps one number of components on an"
+    .. " animator)", shown(ctl.info.name), shown(layer.name), shown(layer.states[si]),
+    spaces.is_space_box(src) and "points[" .. point .. "]." or "", shown(cinfo.name), shown(prop.name), prop.arity,
+    prop.arity == 1 and "" or "s", other))
+end
+
 -- At a delivery: the tracks whose entries are queued (their callbacks
--- reach them), and the warning of a layer over the bound.
+-- reach them), and the warnings of a layer over the bound and of a state
+-- that plays no track.
 function delivery.adopt(animator)
   local over = adopt(animator, false)
+  local cl, si, point, p, other = core.controller_clash(animator)
+  local self = animator_state(animator).controller
+  if cl and self then warn_clash(rawget(self, "_"), cl, si, point, p, other) end
   if over ~= 0 then
     local ctl = rawget(animator_state(animator).controller, "_")
     for l, layer in ipairs(ctl.info.layers) do

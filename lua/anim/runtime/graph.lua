@@ -57,11 +57,31 @@ local function resolve(desc, clips)
   return get
 end
 
+-- A property keeps one number of components on an animator (play
+-- refuses a clip that would break that), so every clip of a graph gives a
+-- property one number: two that differ could not play at once, in two
+-- layers or in a transition's fade.  seen: name -> { components, where,
+-- clip name } of the first clip that gave it; clip c (named `where` in a
+-- message) checked against them: nil, or the message's end.
+function M.components_problem(seen, c, where)
+  local info = clipmod.info(c)
+  for _, prop in ipairs(info.properties) do
+    local s = seen[prop.name]
+    if not s then
+      seen[prop.name] = { prop.arity, where, info.name }
+    elseif s[1] ~= prop.arity then
+      return string.format("clip '%s': its property '%s' has %d component%s, clip '%s' (%s) gives it %d (a property keeps"
+        .. " one number of components on an animator)", shown(info.name), shown(prop.name), prop.arity,
+        prop.arity == 1 and "" or "s", shown(s[3]), s[2], s[1])
+    end
+  end
+end
+
 -- The blend space of each space state (anim.blendspace's checks: a
 -- problem is nil, message with the state's path); the clips of a layer
--- must blend as it says.
+-- must blend as it says, and give each property one number of components.
 local function check_states(desc, get)
-  local made = {}
+  local made, seen = {}, {}
   for _, layer in ipairs(desc.layers) do
     for _, s in ipairs(layer.states) do
       local clips = {}
@@ -78,12 +98,15 @@ local function check_states(desc, get)
         end
         made[s] = sp
       end
-      for _, c in ipairs(clips) do
+      for i, c in ipairs(clips) do
         local blend = clipmod.info(c).blend
         if blend ~= layer.blend then
           return nil, string.format("%s: clip '%s' blends %s, its layer '%s' %s (a layer's clips blend as it says)",
             s.json, shown(clipmod.info(c).name), blend, shown(layer.name), layer.blend)
         end
+        local where = s.kind == "space" and string.format("%s.space.points[%d]", s.json, i) or s.json
+        local why = M.components_problem(seen, c, where)
+        if why then return nil, where .. ": " .. why end
       end
     end
   end
