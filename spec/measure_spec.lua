@@ -39,6 +39,19 @@ local function clip_table(absolute)
   return assert(anim.clip(t, "wave")), rig
 end
 
+-- What run() gives with the measure in C, and with reduce.lua's Lua (no
+-- function handed to the C measure).
+local function both(run)
+  local ok, with_c = pcall(run)
+  assert(ok, with_c)
+  local native = R.native
+  R.native = function(f) return f end
+  local ok2, in_lua = pcall(run)
+  R.native = native
+  assert(ok2, in_lua)
+  return with_c, in_lua
+end
+
 -- Every error of localB against localA at the times, with R.measure.
 local function measured(tjoints, localA, localB, times, d)
   local errs = {}
@@ -88,18 +101,43 @@ describe("the measure in C", function()
       f:close()
       return { anim.table(c2), report, cc:compression(), bytes }
     end
-    local with_c = run()
-    local native = R.native
-    -- (local_of's functions not handed to the C measure: reduce.lua's Lua)
-    R.native = function(f) return f end
-    local ok, in_lua = pcall(run)
-    R.native = native
+    local with_c, in_lua = both(run)
     os.remove(path)
     os.remove(base)
-    assert(ok, in_lua)
     assert.is_true(with_c[2].after < with_c[2].before, "the reduction cut keys")
     assert.are.same(in_lua, with_c)
   end)
+
+  for _, absolute in ipairs { false, true } do
+    it("measures the glTF export's channels and reduced keys as its Lua does" .. (absolute and " (absolute)" or ""),
+      function()
+        local clip, rig = clip_table(absolute)
+        local base = os.tmpname()
+        local path = base .. ".glb"
+        local function run()
+          local approx = assert(anim.export_gltf({ clip }, rig, path))
+          local f = assert(io.open(path, "rb"))
+          local bytes = f:read("*a")
+          f:close()
+          return { approx, bytes }
+        end
+        -- (the C measure was given the export's channels and reduced keys)
+        local measure_error, keyed = core.measure_error, 0
+        core.measure_error = function(...)
+          local chans = select(10, ...)
+          if chans and chans.mask and chans.keys and next(chans.keys) then keyed = keyed + 1 end
+          return measure_error(...)
+        end
+        local ok, with_c, in_lua = pcall(both, run)
+        core.measure_error = measure_error
+        os.remove(path)
+        os.remove(base)
+        assert(ok, with_c)
+        assert.is_true(keyed > 0, "measured in C")
+        assert.is_true(with_c[1].reduced[1].after < with_c[1].reduced[1].before, "the reduction cut keys")
+        assert.are.same(in_lua, with_c)
+      end)
+  end
 
   it("chooses the Lua choice's keys of a dense channel (reduce_curve.simplify)", function()
     local C = require "anim.export.gltf.reduce_curve"
@@ -237,7 +275,26 @@ describe("the measure in C", function()
     assert.matches("#fv ~= #knots", err(core.keys_errors, keys, { 1, 3 }, { { 0, 0, 0 } }, {}))
     assert.matches("fv%[2%] must hold 3 numbers", err(core.keys_errors, keys, { 1, 3 }, { { 0, 0, 0 }, { 1 } }, {}))
     assert.matches("#times ~= #vals", err(core.keys_pack, { 0 }, {}, false))
+    -- the glTF export's channels (chans)
+    local mask = {}
+    for i = 1, n do mask[i] = 7 end
+    local q3 = core.keys_pack({ 0, 1 }, { { 0, 0, 0, 1 }, { 0, 0, 0, 1 } }, true)
+    local k3 = core.keys_pack({ 0, 1 }, { { 0, 0, 0 }, { 1, 1, 1 } }, false)
+    local function chans_err(chans)
+      return err(core.measure_error, fr, tr, clip, binds, false, all, 0.1, {}, nil, chans)
+    end
+    assert.matches("chans.mask must hold a number a node", chans_err({ mask = { 7 } }))
+    assert.matches("chans.mask%[1%] must be channel flags", chans_err({ mask = { 8, unpack(mask, 2) } }))
+    assert.matches("chans.mask%[2%] must be channel flags", chans_err({ mask = { 1, 0.5, unpack(mask, 3) } }))
+    assert.matches("chans.keys must be a table", chans_err({ mask = mask, keys = 1 }))
+    assert.matches("chans.keys%[1%] must be 3%-number keys", chans_err({ mask = mask, keys = { q3 } }))
+    assert.matches("chans.keys%[2%] must be quaternion keys", chans_err({ mask = mask, keys = { nil, k3 } }))
+    assert.matches("chans.keys%[3%] must be 3%-number keys", chans_err({ mask = mask, keys = { [3] = "x" } }))
+    assert.matches("chans.mask must hold", err(core.measure_frames, tr, clip, binds, false, { 0 }, all, all, { mask = {} }))
+    assert.matches("chans.keys%[1%] must be 3%-number keys", err(core.measure_frames, tr, clip, binds, false, { 0 }, all,
+      all, { mask = mask, keys = { fr } }))
     local per = {}
+    core.measure_error(fr, tr, clip, binds, false, all, 0.1, per, nil, { mask = mask, keys = { [2] = q3 } })
     core.measure_error(fr, tr, clip, binds, false, all, 0.1, per)
     for i = 1, n do assert.are.equal(0, per[i]) end
   end)

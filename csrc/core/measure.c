@@ -17,17 +17,71 @@ static void qmul(const double a[4], const double b[4], double o[4]) {
   o[0] = x, o[1] = y, o[2] = z, o[3] = w;
 }
 
+/* q made unit (keys.lua's qnorm) into u. */
+static void unit_of(const double *q, double u[4]) {
+  double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  u[0] = q[0] / n, u[1] = q[1] / n, u[2] = q[2] / n, u[3] = q[3] / n;
+}
+
+/* The value at t of keys k into out: reduce_curve.lua's evaluator (the
+ * segment the last key at or before t begins, as its scan finds it). */
+static void keys_at(const anim_keychan *k, double t, double *out) {
+  const double *T = k->times;
+  int n = k->n, m = k->m, lo = 0, hi = n - 1, a;
+  double span, u;
+  if (t <= T[0] || t >= T[n - 1]) {
+    const double *v = k->vals + (t <= T[0] ? 0 : (size_t)(n - 1) * (size_t)m);
+    if (k->quat) unit_of(v, out);
+    else for (a = 0; a < m; a++) out[a] = v[a];
+    return;
+  }
+  while (hi - lo > 1) {
+    int mid = lo + (hi - lo) / 2;
+    if (T[mid] <= t) lo = mid;
+    else hi = mid;
+  }
+  span = T[lo + 1] - T[lo];
+  u = span > 0 ? (t - T[lo]) / span : 1;
+  if (!k->quat) {
+    const double *va = k->vals + (size_t)lo * (size_t)m, *vb = va + m;
+    for (a = 0; a < m; a++) out[a] = va[a] + (vb[a] - va[a]) * u;
+    return;
+  }
+  {
+    double qa[4], qb[4], dd, th, sth, wa, wb;
+    unit_of(k->vals + (size_t)lo * 4, qa);
+    unit_of(k->vals + (size_t)(lo + 1) * 4, qb);
+    dd = qa[0] * qb[0] + qa[1] * qb[1] + qa[2] * qb[2] + qa[3] * qb[3];
+    if (dd < 0) {
+      for (a = 0; a < 4; a++) qb[a] = -qb[a];
+      dd = -dd;
+    }
+    th = dd < 1 ? acos(dd) : 0;
+    sth = sin(th);
+    if (th < 1e-4) wa = 1 - u, wb = u;
+    else wa = sin((1 - u) * th) / sth, wb = sin(u * th) / sth;
+    for (a = 0; a < 4; a++) out[a] = wa * qa[a] + wb * qb[a];
+  }
+}
+
 /* Node i's local translation, rotation and scale at t (the rest's where
- * the clip does not animate them): reduce_clip.lua's local_of. */
+ * the clip does not animate them): reduce_clip.lua's local_of; with a mask
+ * and keys, export/gltf/init.lua's localA and the localB of its apply. */
 static void local_at(const anim_mtree *tree, const anim_mclip *mc, int i, double t, double tr[3], double q[4],
                      double sc[3]) {
   const double *r = tree->rest + 10 * i;
   const anim_binding *b = mc->on[i];
+  const anim_keychan *const *kk = mc->keys ? mc->keys + 3 * i : NULL;
   double s[11], v[10] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
-  int ch, k, a;
+  int ch, k, a, keyed = 0;
   for (a = 0; a < 3; a++) tr[a] = r[a], sc[a] = r[7 + a];
   for (a = 0; a < 4; a++) q[a] = r[3 + a];
-  if (!b) return;
+  if (kk) {
+    if (kk[0]) keys_at(kk[0], t, tr), keyed |= ANIM_CH_POS;
+    if (kk[1]) keys_at(kk[1], t, q), keyed |= ANIM_CH_ROT;
+    if (kk[2]) keys_at(kk[2], t, sc), keyed |= ANIM_CH_SCL;
+  }
+  if (!b || (mc->mask && !(mc->mask[i] & ~keyed))) return;
   /* (core.clip_sample_joint's values: the ones not animated 0, identity, 1;
    * made finite) */
   {
@@ -41,6 +95,7 @@ static void local_at(const anim_mtree *tree, const anim_mclip *mc, int i, double
   if (ch & ANIM_CH_ROT) for (k = 0; k < 4; k++) v[3 + k] = s[3 + k];
   if (ch & ANIM_CH_SCL) for (k = 0; k < 3; k++) v[7 + k] = s[7 + k];
   anim_finite10(v);
+  ch = (mc->mask ? mc->mask[i] : ch) & ~keyed;
   if (ch & ANIM_CH_POS) {
     double kk = b->pscale;
     if (mc->absolute) for (a = 0; a < 3; a++) tr[a] = v[a] * kk;

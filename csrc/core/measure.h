@@ -10,6 +10,7 @@
 
 #include "animator.h"
 #include "clip.h"
+#include "keyreduce.h"
 
 /* The tree: n nodes, each one's parent (-1 at a root) and its rest (10
  * numbers: translation, rotation x y z w, scale). */
@@ -23,12 +24,20 @@ typedef struct anim_mtree {
  * convert, pscale; animator.h), or NULL (the node keeps its rest);
  * absolute: the clip's values are the nodes' own, not offsets from their
  * rests; cursors: the clip's (clip.h: ANIM_HOT_CURSORS then
- * ANIM_COLD_CURSORS a joint) or NULL. */
+ * ANIM_COLD_CURSORS a joint) or NULL.  The glTF export's channels
+ * (lua/anim/export/gltf/init.lua's localA and its reduced channels): mask
+ * NULL, or mask[node] the channels (ANIM_CH_*) the node takes from the
+ * clip, the rest's for the others; keys NULL, or keys[3 node + c] (c: 0
+ * position, 1 rotation, 2 scale) NULL or the channel's keys, which it takes
+ * instead (reduce_curve.lua's evaluator: linear, quaternions made unit and
+ * slerped; held before the first key and after the last). */
 typedef struct anim_mclip {
   const anim_clip *clip;
   int *cursors;
   int absolute;
   const anim_binding *const *on;
+  const unsigned char *mask;
+  const anim_keychan *const *keys;
 } anim_mclip;
 
 /* The times and where a node's world matrices are: node i's at time k at

@@ -10,7 +10,12 @@
  * tree: { parent = { p, ... } (0 at a root), rest = { 10 numbers a node:
  * translation, rotation, scale } }; binds: bind.get's list for clip;
  * list: node indices (1-based), parents first, each one's parent listed
- * before it or not at all; need: node indices.  And the greedy choice of
+ * before it or not at all; need: node indices.  Both take a last argument
+ * chans (the glTF export's channels, measure.h's mask and keys): nil, or
+ * { mask = { n numbers: the channels each node takes from the clip,
+ * codes.channel's flags }, keys = { [3 (node - 1) + c] = keys (c: 1
+ * position, 2 rotation: quaternions, 3 scale; core.keys_pack's) } }.
+ * And the greedy choice of
  * a dense channel's keys (csrc/core/keyreduce.h) for reduce_curve.lua:
  *   core.keys_pack(times, vals, quat) -> keys, or nil (vals not all lists
  *     of the same count of numbers, 3 to 16; 4 for quaternions)
@@ -114,6 +119,54 @@ static void take(lua_State *L, int ci, anim_mclip *mc) {
   mc->cursors = ((anim_clip_box *)lua_touserdata(L, ci))->cursors;
 }
 
+/* The channels at idx (nil, or chans: above) into mc: the mask read, the
+ * keys' table left on the stack (its index in *kt, 0 when none) and room
+ * for their pointers in userdata pushed; take_keys sets them, after the
+ * last allocation. */
+static void read_chans(lua_State *L, int idx, int n, anim_mclip *mc, int *kt) {
+  unsigned char *mask;
+  int i;
+  mc->mask = NULL, mc->keys = NULL, *kt = 0;
+  if (lua_isnoneornil(L, idx)) return;
+  luaL_checktype(L, idx, LUA_TTABLE);
+  lua_getfield(L, idx, "mask");
+  if (!lua_istable(L, -1) || lua_rawlen(L, -1) != (size_t)n) luaL_error(L, "chans.mask must hold a number a node (%d)", n);
+  mask = lua_newuserdatauv(L, (size_t)(n ? n : 1), 0);
+  for (i = 0; i < n; i++) {
+    double m = number_at(L, -2, i + 1, "chans.mask");
+    if (!(m >= 0 && m <= (ANIM_CH_POS | ANIM_CH_ROT | ANIM_CH_SCL) && m == floor(m)))
+      luaL_error(L, "chans.mask[%d] must be channel flags (0 to 7)", i + 1);
+    mask[i] = (unsigned char)m;
+  }
+  mc->mask = mask;
+  lua_getfield(L, idx, "keys");
+  if (lua_isnil(L, -1)) return;
+  if (!lua_istable(L, -1)) luaL_error(L, "chans.keys must be a table");
+  *kt = lua_gettop(L);
+  mc->keys = lua_newuserdatauv(L, (sizeof(anim_keychan *) + sizeof(anim_keychan)) * (size_t)(n ? 3 * n : 1), 0);
+}
+
+static int to_keys(lua_State *L, int idx, anim_keychan *ch);
+
+/* The keys' pointers of read_chans (kt: the keys' table), checked: a
+ * rotation's quaternions, 3 numbers a key for the others. */
+static void take_keys(lua_State *L, int kt, int n, anim_mclip *mc) {
+  const anim_keychan **on = (const anim_keychan **)(void *)mc->keys;
+  anim_keychan *store = (anim_keychan *)(void *)(on + 3 * n);
+  int s;
+  if (!kt) return;
+  for (s = 0; s < 3 * n; s++) {
+    on[s] = NULL;
+    lua_rawgeti(L, kt, s + 1);
+    if (!lua_isnil(L, -1)) {
+      if (!to_keys(L, lua_gettop(L), &store[s]) || store[s].n < 1 || store[s].quat != (s % 3 == 1) || store[s].m != (s % 3 == 1 ? 4 : 3))
+        luaL_error(L, "chans.keys[%d] must be %s keys", s + 1, s % 3 == 1 ? "quaternion" : "3-number");
+      on[s] = &store[s];
+    }
+    lua_pop(L, 1);
+  }
+}
+
 /* The list at idx (nl nodes) into list, checked: each node once, its
  * parent listed before it (or, when slot is given, with a slot); marks
  * the nodes listed in `listed` (tree->n bytes, in a userdata pushed). */
@@ -139,15 +192,16 @@ static int measure_frames(lua_State *L) {
   anim_mclip mc;
   anim_mframes f;
   frames_head *h;
-  int nt, nl, ns, k, hi, *list, *slot;
+  int nt, nl, ns, k, hi, kt, *list, *slot;
   unsigned char *listed;
   double *w;
   luaL_checktype(L, 5, LUA_TTABLE);
   luaL_checktype(L, 6, LUA_TTABLE);
   luaL_checktype(L, 7, LUA_TTABLE);
-  lua_settop(L, 7);
+  lua_settop(L, 8);
   read_tree(L, 1, &tree);
   read_clip(L, 2, 3, 4, tree.n, &mc);
+  read_chans(L, 8, tree.n, &mc, &kt);
   if (lua_rawlen(L, 5) > (size_t)INT32_MAX / 16 || lua_rawlen(L, 6) > (size_t)tree.n || lua_rawlen(L, 7) > (size_t)tree.n)
     luaL_error(L, "too many times or nodes");
   nt = (int)lua_rawlen(L, 5), nl = (int)lua_rawlen(L, 6), ns = (int)lua_rawlen(L, 7);
@@ -171,29 +225,31 @@ static int measure_frames(lua_State *L) {
     if (slot[k] >= 0 && !listed[k]) luaL_error(L, "need: node %d is not in the list", k + 1);
   f.nt = nt, f.times = f_times(h), f.slot = slot, f.fa = f_fa(h);
   take(L, 2, &mc);
+  take_keys(L, kt, tree.n, &mc);
   anim_measure_frames(&tree, &mc, &f, list, nl, w);
   lua_pushvalue(L, hi);
   return 1;
 }
 
 /* core.measure_error(frames, tree, clip, binds, absolute, list, distance,
- * per [, errs]) */
+ * per [, errs [, chans]]) */
 static int measure_error(lua_State *L) {
   anim_mtree tree;
   anim_mclip mc;
   anim_mframes f;
   frames_head *h = check_frames(L, 1);
   double distance = luaL_checknumber(L, 7), *w, *per, *errs = NULL;
-  int nl, k, *list;
+  int nl, k, kt, *list;
   unsigned char *dirty;
   lua_Integer at;
   luaL_checktype(L, 6, LUA_TTABLE);
   luaL_checktype(L, 8, LUA_TTABLE);
   if (!lua_isnoneornil(L, 9)) luaL_checktype(L, 9, LUA_TTABLE);
-  lua_settop(L, 9);
+  lua_settop(L, 10);
   read_tree(L, 2, &tree);
   if (tree.n != h->n) luaL_error(L, "the tree has %d nodes, the frames %d", tree.n, h->n);
   read_clip(L, 3, 4, 5, tree.n, &mc);
+  read_chans(L, 10, tree.n, &mc, &kt);
   if (lua_rawlen(L, 6) > (size_t)tree.n) luaL_error(L, "too many nodes listed");
   nl = (int)lua_rawlen(L, 6);
   list = lua_newuserdatauv(L, sizeof(int) * (size_t)(nl ? nl : 1), 0);
@@ -203,6 +259,7 @@ static int measure_error(lua_State *L) {
   dirty = read_list(L, 6, &tree, list, nl, f_slot(h));
   f.nt = h->nt, f.times = f_times(h), f.slot = f_slot(h), f.fa = f_fa(h);
   take(L, 3, &mc);
+  take_keys(L, kt, tree.n, &mc);
   anim_measure_error(&tree, &mc, &f, list, nl, dirty, distance, w, per, errs);
   /* (an error of exactly 0 is Lua's integer 0, as reduce.lua's start) */
   for (k = 0; k < nl; k++) {
@@ -280,14 +337,19 @@ static int keys_pack(lua_State *L) {
   return 1;
 }
 
-/* The keys at 1 into ch. */
-static void check_keys(lua_State *L, anim_keychan *ch) {
-  keys_head *h = luaL_testudata(L, 1, KEYS_MT);
-  if (!h || lua_rawlen(L, 1) < sizeof *h || h->tag != KEYS_TAG || lua_rawlen(L, 1) != k_size(h->n, h->m))
-    anim_lua_argerror(L, 1, "keys expected, got %s", anim_lua_typename(L, 1));
+/* The keys at idx into ch; 0 when it holds none. */
+static int to_keys(lua_State *L, int idx, anim_keychan *ch) {
+  keys_head *h = luaL_testudata(L, idx, KEYS_MT);
+  if (!h || lua_rawlen(L, idx) < sizeof *h || h->tag != KEYS_TAG || lua_rawlen(L, idx) != k_size(h->n, h->m)) return 0;
   ch->n = h->n, ch->m = h->m, ch->quat = h->quat;
   ch->times = (const double *)(const void *)(h + 1);
   ch->vals = ch->times + h->n;
+  return 1;
+}
+
+/* The keys at 1 into ch. */
+static void check_keys(lua_State *L, anim_keychan *ch) {
+  if (!to_keys(L, 1, ch)) anim_lua_argerror(L, 1, "keys expected, got %s", anim_lua_typename(L, 1));
 }
 
 /* The knots at idx (1-based sample indices, ascending) into a userdata

@@ -176,28 +176,30 @@ local function clip_channels(c, info, tree, tjoints, rest, fps)
   return out
 end
 
--- Reduces the dense channels of `out` (baked, or linear with many keys)
--- within the model-space bound (export/gltf/reduce.lua): each one's keys become
--- the fewest of them that stay within it.  Returns { clip, before, after
--- (keys), error (the worst measured), bound, distance }, { skipped = why }
--- or nil.
-local function reduce_channels(c, out, tjoints, rest, L, err, distance)
-  local chans, idx = {}, {}
-  for oi, o in ipairs(out) do
-    local times = {}
-    for i, k in ipairs(o.keys) do times[i] = k.t end
-    if o.mode == "LINEAR" and #o.keys > 2 and (o.baked or R.dense(times)) then
-      -- (rotations are written as normalized shorts: reduced with the values
-      -- a reader decodes, so that the measure sees them)
-      local vals = {}
-      for i, k in ipairs(o.keys) do vals[i] = o.ch == "rotation" and K.short_quat(k.v) or k.v end
-      -- (a short's rounding turns a unit quaternion by at most 2 asin(sqrt(4) / 2 / 32767))
-      chans[#chans + 1] = { j = o.node_index + 1, kind = o.ch, times = times, vals = vals,
-        slack = o.ch == "rotation" and 1e-4 or nil, round = o.ch == "rotation" and K.short_quat or nil }
-      idx[#chans] = oi
-    end
+-- The measure in C for the clip's channels `out` (reduce.lua's native):
+-- the channels each node takes from the clip (chans.mask), when each
+-- node's channels are of the binding the measure plays it by (the last of
+-- bind.get's for it) and every rest is numbers; else nil (measured in Lua).
+local CH_SLOT = { position = 1, rotation = 2, scale = 3 }
+local function native_desc(c, tree, out, rest)
+  local binds = bind.get(c, tree)
+  local last, mask, flat = {}, {}, R.flat_rest(rest)
+  for _, b in ipairs(binds) do last[b.rj] = b end
+  for i = 1, #rest do mask[i] = 0 end
+  for _, o in ipairs(out) do
+    local i = o.node_index + 1
+    if last[i] ~= o.b then return nil end
+    mask[i] = mask[i] + CH_FLAG[o.ch]
   end
-  if #chans == 0 then return nil end
+  if not flat then return nil end
+  return { clip = c, binds = binds, absolute = c.absolute, rest = flat, n = #rest, chans = { mask = mask } }
+end
+
+-- What reduce.lua measures for the channels `out` of clip c, the dense ones
+-- `chans`: localA (each node as the clip plays it) and apply(kept) (the
+-- reduced channels from the keys kept); measured in C when it can
+-- (native_desc: the keys of each choice packed once).
+local function players(c, tree, out, chans, tjoints, rest)
   local on = {}
   for i = 1, #tjoints do on[i] = {} end
   for _, o in ipairs(out) do on[o.node_index + 1][o.ch] = o end
@@ -220,25 +222,79 @@ local function reduce_channels(c, out, tjoints, rest, L, err, distance)
     local sc = so and into(o[3], absolute, so.b, so.rest, 3, f, p1, p2, p3, x, y, z, w, s1, s2, s3) or r.s
     return p, q, sc
   end
-  local function apply(kept)
-    local by = {}
-    for i = 1, #tjoints do by[i] = {} end
-    for ci, ch in ipairs(chans) do
-      if kept[ci] then
-        local ts, vs = {}, {}
-        local fv = kept[ci].vals
-        for n, k in ipairs(kept[ci]) do ts[n], vs[n] = ch.times[k], fv and fv[n] or ch.vals[k] end
-        by[ch.j][ch.kind] = R.evaluator(ts, vs, ch.kind == "rotation")
-      end
+  -- (measured in C when it can: the keys of each choice packed once)
+  local desc = native_desc(c, tree, out, rest)
+  if desc then localA = R.native(localA, desc) end
+  local packs = setmetatable({}, { __mode = "k" })
+  local function keys_of(ch, k)
+    local p = packs[k]
+    if not p then
+      local ts, vs = {}, {}
+      local fv = k.vals
+      for n, x in ipairs(k) do ts[n], vs[n] = ch.times[x], fv and fv[n] or ch.vals[x] end
+      p = { ts, vs }
+      packs[k] = p
     end
-    return function(i, t)
+    return p
+  end
+  local function apply(kept)
+    local by
+    local function localB(i, t)
+      if not by then
+        by = {}
+        for j = 1, #tjoints do by[j] = {} end
+        for ci, ch in ipairs(chans) do
+          if kept[ci] then
+            local p = keys_of(ch, kept[ci])
+            by[ch.j][ch.kind] = R.evaluator(p[1], p[2], ch.kind == "rotation")
+          end
+        end
+      end
       local k = by[i]
       local p, r, s = k.position, k.rotation, k.scale
       if p and r and s then return p(t), r(t), s(t) end
       local a, b, d = localA(i, t, k)
       return p and p(t) or a, r and r(t) or b, s and s(t) or d
     end
+    if not desc then return localB end
+    local keys = {}
+    for ci, ch in ipairs(chans) do
+      if kept[ci] then
+        local p = keys_of(ch, kept[ci])
+        if p.packed == nil then p.packed = core.keys_pack(p[1], p[2], ch.kind == "rotation") or false end
+        if not p.packed then return localB end
+        keys[3 * (ch.j - 1) + CH_SLOT[ch.kind]] = p.packed
+      end
+    end
+    return R.native(localB, { clip = c, binds = desc.binds, absolute = desc.absolute, rest = desc.rest, n = desc.n,
+      chans = { mask = desc.chans.mask, keys = keys } })
   end
+  return localA, apply
+end
+
+-- Reduces the dense channels of `out` (baked, or linear with many keys)
+-- within the model-space bound (export/gltf/reduce.lua): each one's keys become
+-- the fewest of them that stay within it.  Returns { clip, before, after
+-- (keys), error (the worst measured), bound, distance }, { skipped = why }
+-- or nil.
+local function reduce_channels(c, tree, out, tjoints, rest, L, err, distance)
+  local chans, idx = {}, {}
+  for oi, o in ipairs(out) do
+    local times = {}
+    for i, k in ipairs(o.keys) do times[i] = k.t end
+    if o.mode == "LINEAR" and #o.keys > 2 and (o.baked or R.dense(times)) then
+      -- (rotations are written as normalized shorts: reduced with the values
+      -- a reader decodes, so that the measure sees them)
+      local vals = {}
+      for i, k in ipairs(o.keys) do vals[i] = o.ch == "rotation" and K.short_quat(k.v) or k.v end
+      -- (a short's rounding turns a unit quaternion by at most 2 asin(sqrt(4) / 2 / 32767))
+      chans[#chans + 1] = { j = o.node_index + 1, kind = o.ch, times = times, vals = vals,
+        slack = o.ch == "rotation" and 1e-4 or nil, round = o.ch == "rotation" and K.short_quat or nil }
+      idx[#chans] = oi
+    end
+  end
+  if #chans == 0 then return nil end
+  local localA, apply = players(c, tree, out, chans, tjoints, rest)
   -- (the bytes of the keys, about: a sampler's times are written once for
   -- the channels that have the same; an accessor's JSON about 150 bytes)
   local function cost(kept)
@@ -418,7 +474,7 @@ function M.export(clips, rig, path, options)
     local out = clip_channels(c, info, tree, tjoints, rest, fps)
     for _, o in ipairs(out) do o.node_index = node_of[o.node] end
     if reducing then
-      local r = reduce_channels(c, out, tjoints, rest, info.length, bound, distance)
+      local r = reduce_channels(c, tree, out, tjoints, rest, info.length, bound, distance)
       if r then
         r.clip = cname
         approx.reduced = approx.reduced or {}
