@@ -194,18 +194,29 @@ describe("the measure in C", function()
       end
       return times, vals
     end
+    -- (the fit's rounds in C: core.keys_fit, as the Lua's fit)
+    local keys_fit, fits = core.keys_fit, 0
+    core.keys_fit = function(...)
+      fits = fits + 1
+      return keys_fit(...)
+    end
     for _, case in ipairs { { 900, 4, true }, { 900, 3 }, { 400, 4, true, false, K.short_quat } } do
       local times, vals = smooth(case[1], case[2], case[3])
       for _, tol in ipairs { 1e-3, 0.01, 0.05 } do
         local st0 = select(2, C.simplify(times, vals, tol, case[3]))
+        local calls = fits
         local kept, st = C.choose(times, vals, tol, case[3], nil, case[5])
+        assert.is_true(fits > calls or not kept.vals, "fitted in C")
+        calls = fits
         assert.is_truthy(st.lsq_packed)
         local lua = C.choose(times, vals, tol, case[3], { vals = st0.vals, far = st0.far, packed = false }, case[5])
+        assert.are.equal(calls, fits)
         assert.are.same(lua, kept)
         assert.are.same(lua.vals, kept.vals)
         placed = placed + (kept.vals and 1 or 0)
       end
     end
+    core.keys_fit = keys_fit
     assert.is_true(placed >= 3, "some choices placed their values")
     -- (values of more than 16 numbers: Lua's)
     local times, vals = walk(50, 17)
@@ -275,6 +286,18 @@ describe("the measure in C", function()
     assert.matches("#fv ~= #knots", err(core.keys_errors, keys, { 1, 3 }, { { 0, 0, 0 } }, {}))
     assert.matches("fv%[2%] must hold 3 numbers", err(core.keys_errors, keys, { 1, 3 }, { { 0, 0, 0 }, { 1 } }, {}))
     assert.matches("#times ~= #vals", err(core.keys_pack, { 0 }, {}, false))
+    local q4 = core.keys_pack({ 0, 1, 2 }, { { 0, 0, 0, 1 }, { 0, 0, 0, 1 }, { 0, 0, 0, 1 } }, true)
+    local k2 = core.keys_pack({ 0, 1 }, { { 0, 0, 0 }, { 1, 1, 1 } }, false)
+    assert.are.same({ { 1, 3 }, { { 0, 0, 0 }, { 2, 2, 2 } } }, { core.keys_fit(keys, keys, { 1, 3 }, 0.1, 3, 4, 3) })
+    assert.is_nil(core.keys_fit(keys, keys, { 1, 3 }, -1, 3, 4, 3))
+    assert.matches("keys expected", err(core.keys_fit, keys, {}, { 1, 3 }, 0.1, 3, 4, 3))
+    assert.matches("as many, of as many numbers", err(core.keys_fit, keys, k2, { 1, 2 }, 0.1, 3, 4, 3))
+    assert.matches("as many, of as many numbers", err(core.keys_fit, keys, q4, { 1, 3 }, 0.1, 3, 4, 3))
+    assert.matches("must begin at the first sample and end at the last", err(core.keys_fit, keys, keys, { 1, 2 }, 0.1,
+      3, 4, 3))
+    assert.matches("lawson", err(core.keys_fit, keys, keys, { 1, 3 }, 0.1, 3, 0, 3))
+    assert.matches("cont and shorts are for quaternions", err(core.keys_fit, keys, keys, { 1, 3 }, 0.1, 3, 4, 3, true))
+    assert.matches("knots%[2%] is not after", err(core.keys_fit, keys, keys, { 3, 1 }, 0.1, 3, 4, 3))
     -- the glTF export's channels (chans)
     local mask = {}
     for i = 1, n do mask[i] = 7 end

@@ -23,7 +23,10 @@
  *   core.keys_lsq(keys, knots, w) -> the values at the knots (lists of m
  *     numbers, m <= 4), or nil (singular)
  *   core.keys_errors(keys, knots, fv, errs) -> each segment's worst; errs[i]
- *     each sample's (an exact 0 and -1 are Lua's integers, as the Lua's) */
+ *     each sample's (an exact 0 and -1 are Lua's integers, as the Lua's)
+ *   core.keys_fit(keys, fitted, knots, tol, most, lawson, repair, cont,
+ *     shorts) -> knots, values (reduce_curve.lua's fit: keyreduce.h's
+ *     anim_keys_fit), or nil */
 #include <math.h>
 #include <stdint.h>
 
@@ -373,10 +376,24 @@ static void push_lua(lua_State *L, double v) {
   else lua_pushnumber(L, v);
 }
 
+/* A list of nk lists of m numbers (v: nk * m) pushed. */
+static void push_rows(lua_State *L, const double *v, int nk, int m) {
+  int k, c;
+  lua_createtable(L, nk, 0);
+  for (k = 0; k < nk; k++) {
+    lua_createtable(L, m, 0);
+    for (c = 0; c < m; c++) {
+      lua_pushnumber(L, v[k * m + c]);
+      lua_rawseti(L, -2, c + 1);
+    }
+    lua_rawseti(L, -2, k + 1);
+  }
+}
+
 /* core.keys_lsq(keys, knots, w) */
 static int keys_lsq(lua_State *L) {
   anim_keychan ch;
-  int nk, k, c, *knots;
+  int nk, k, *knots;
   double *w, *out, *scratch;
   check_keys(L, &ch);
   if (ch.m > 4) luaL_error(L, "lsq fits 4 numbers a sample at most");
@@ -388,15 +405,7 @@ static int keys_lsq(lua_State *L) {
   for (k = 0; k < ch.n; k++) w[k] = number_at(L, 3, k + 1, "w");
   check_keys(L, &ch);
   if (!anim_keys_lsq(&ch, knots, nk, w, out, scratch)) return 0;
-  lua_createtable(L, nk, 0);
-  for (k = 0; k < nk; k++) {
-    lua_createtable(L, ch.m, 0);
-    for (c = 0; c < ch.m; c++) {
-      lua_pushnumber(L, out[k * ch.m + c]);
-      lua_rawseti(L, -2, c + 1);
-    }
-    lua_rawseti(L, -2, k + 1);
-  }
+  push_rows(L, out, nk, ch.m);
   return 1;
 }
 
@@ -453,11 +462,47 @@ static int keys_simplify(lua_State *L) {
   return 1;
 }
 
+/* core.keys_fit(keys, fitted, knots, tol, most, lawson, repair, cont, shorts) */
+static int keys_fit(lua_State *L) {
+  anim_keychan ch, fc;
+  anim_fitopts o;
+  int nk, k, *knots, *room, *add;
+  double *fv, *scratch;
+  check_keys(L, &ch);
+  if (!to_keys(L, 2, &fc)) anim_lua_argerror(L, 2, "keys expected, got %s", anim_lua_typename(L, 2));
+  if (fc.n != ch.n || fc.m != ch.m || fc.m > 4) luaL_error(L, "the fitted keys must be as many, of as many numbers (4 at most)");
+  o.tol = luaL_checknumber(L, 4);
+  o.most = (int)anim_lua_checkrange(L, 5, 0, INT32_MAX, "most");
+  o.lawson = (int)anim_lua_checkrange(L, 6, 1, 1000, "lawson");
+  o.repair = (int)anim_lua_checkrange(L, 7, 0, 1000, "repair");
+  o.cont = lua_toboolean(L, 8), o.shorts = lua_toboolean(L, 9);
+  if ((o.cont || o.shorts) && ch.m != 4) luaL_error(L, "cont and shorts are for quaternions");
+  knots = check_knots(L, 3, ch.n, &nk);
+  if (nk < 2 || knots[0] != 0 || knots[nk - 1] != ch.n - 1) luaL_error(L, "the knots must begin at the first sample and end at the last");
+  room = lua_newuserdatauv(L, sizeof(int) * 2 * (size_t)ch.n, 0);
+  add = room + ch.n;
+  fv = lua_newuserdatauv(L, sizeof(double) * (size_t)ch.n * (size_t)ch.m, 0);
+  scratch = lua_newuserdatauv(L, sizeof(double) * 12 * (size_t)ch.n, 0);
+  for (k = 0; k < nk; k++) room[k] = knots[k];
+  check_keys(L, &ch);
+  to_keys(L, 2, &fc);
+  nk = anim_keys_fit(&ch, &fc, room, nk, &o, fv, scratch, add);
+  if (nk == 0) return 0;
+  lua_createtable(L, nk, 0);
+  for (k = 0; k < nk; k++) {
+    lua_pushinteger(L, room[k] + 1);
+    lua_rawseti(L, -2, k + 1);
+  }
+  push_rows(L, fv, nk, ch.m);
+  return 2;
+}
+
 static const luaL_Reg funcs[] = {
   {"keys_pack", keys_pack},
   {"keys_simplify", keys_simplify},
   {"keys_lsq", keys_lsq},
   {"keys_errors", keys_errors},
+  {"keys_fit", keys_fit},
   {"measure_frames", measure_frames},
   {"measure_error", measure_error},
   {"measure_frame", measure_frame},

@@ -201,12 +201,18 @@ end
 -- The values fitted at `knots` (made unit and rounded for quaternions, see
 -- above), every sample's error (errs) and the worst of each segment (segw);
 -- nil when the fit fails (not finite, a zero quaternion).
-local function fit_once(st, times, knots, w, round)
-  local vals, far = st.cont or st.vals, st.far
-  -- (in C when simplify's samples are: keyreduce.c, the same arithmetic)
+-- (in C when simplify's samples are: keyreduce.c, the same arithmetic)
+local function lsq_packed(st, times)
   if st.packed and st.lsq_packed == nil then
+    local vals = st.cont or st.vals
     st.lsq_packed = #vals[1] <= 4 and (st.cont and core.keys_pack(times, st.cont, false) or st.packed) or false
   end
+  return st.lsq_packed
+end
+
+local function fit_once(st, times, knots, w, round)
+  local vals, far = st.cont or st.vals, st.far
+  lsq_packed(st, times)
   local fv
   if st.lsq_packed then fv = core.keys_lsq(st.lsq_packed, knots, w) else fv = lsq(times, vals, knots, w, #vals[1]) end
   if not fv then return nil end
@@ -231,6 +237,14 @@ end
 -- added where the fit strayed: REPAIR rounds), or nil when no fit holds
 -- with fewer than `most` keys.
 local function fit(st, times, knots, tol, most, round)
+  -- (in C, rounds and all, when its samples are and the rounding is none
+  -- or keys.lua's shorts: keyreduce.c's anim_keys_fit)
+  if (round == nil or round == K.short_quat) and lsq_packed(st, times) then
+    local k2, fv = core.keys_fit(st.packed, st.lsq_packed, knots, tol, most, M.LAWSON, M.REPAIR, st.cont ~= nil,
+      round ~= nil)
+    if not k2 then return nil end
+    return fv, k2
+  end
   local n = #times
   -- (the weights carry over to the next round, keys added)
   local w = {}
