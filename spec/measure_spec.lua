@@ -139,6 +139,49 @@ describe("the measure in C", function()
       end)
   end
 
+  for _, absolute in ipairs { false, true } do
+    it("bakes a channel sampled in C (core.measure_local) as in Lua" .. (absolute and " (absolute)" or ""), function()
+      local S = require "anim.export.gltf.sample"
+      local clip, rig = clip_table(absolute)
+      local tree = N.node_tree({ clip }, rig)
+      local rest, zeros = {}, {}
+      for i, j in ipairs(tree:joints()) do
+        rest[i] = { t = j.translation, r = j.rotation, s = j.scale }
+        zeros[i] = 0
+      end
+      local mtree = { parent = zeros, rest = R.flat_rest(rest) }
+      local binds, n = bind.get(clip, tree), 0
+      for _, b in ipairs(binds) do
+        for chi, ch in ipairs { "position", "rotation", "scale" } do
+          local keys = core.clip_keys(clip, b.cj, chi - 1) or {}
+          local function conv(s) return S.played(clip, b, rest[b.rj], ch, s) end
+          local function batch(ts)
+            return core.measure_local(mtree, clip, { gen = binds.gen, b }, clip.absolute, b.rj, chi, ts)
+          end
+          local lua = S.bake(S.sampler(clip, b.cj), conv, clip.length, 60, keys, ch == "rotation")
+          local c_side = S.bake(S.sampler(clip, b.cj), conv, clip.length, 60, keys, ch == "rotation", batch)
+          assert.are.same(lua, c_side)
+          n = n + #lua
+        end
+      end
+      assert.is_true(n > 100)
+      local b = binds[1]
+      local function err(...)
+        local ok, e = pcall(core.measure_local, ...)
+        assert.is_false(ok)
+        return tostring(e)
+      end
+      local one = { gen = binds.gen, b }
+      assert.matches("node", err(mtree, clip, one, false, #zeros + 1, 1, { 0 }))
+      assert.matches("channel", err(mtree, clip, one, false, b.rj, 4, { 0 }))
+      assert.matches("times%[2%] must be a number", err(mtree, clip, one, false, b.rj, 1, { 0, "x" }))
+      assert.matches("times%[1%] must be finite", err(mtree, clip, one, false, b.rj, 1, { 1 / 0 }))
+      assert.matches("binding out of range", err({ parent = { 0 }, rest = { 0, 0, 0, 0, 0, 0, 1, 1, 1, 1 } }, clip,
+        { gen = binds.gen, { cj = b.cj, rj = 2 } }, false, 1, 1, { 0 }))
+      assert.are.same({}, core.measure_local(mtree, clip, one, false, b.rj, 2, {}))
+    end)
+  end
+
   it("chooses the Lua choice's keys of a dense channel (reduce_curve.simplify)", function()
     local C = require "anim.export.gltf.reduce_curve"
     D.seed(4343)

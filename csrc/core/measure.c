@@ -198,3 +198,14 @@ void anim_measure_error(const anim_mtree *tree, const anim_mclip *mc, const anim
     }
   }
 }
+
+void anim_measure_local(const anim_mtree *tree, const anim_mclip *mc, int i, int ch, const double *times, int nt,
+                        double *out) {
+  int k, a;
+  for (k = 0; k < nt; k++) {
+    double tr[3], q[4], sc[3];
+    local_at(tree, mc, i, times[k], tr, q, sc);
+    if (ch == ANIM_CH_ROT) for (a = 0; a < 4; a++) *out++ = q[a];
+    else for (a = 0; a < 3; a++) *out++ = ch == ANIM_CH_POS ? tr[a] : sc[a];
+  }
+}

@@ -67,4 +67,10 @@ void anim_measure_frames(const anim_mtree *tree, const anim_mclip *mc, const ani
 void anim_measure_error(const anim_mtree *tree, const anim_mclip *mc, const anim_mframes *f, const int *list, int nl,
                         const unsigned char *dirty, double distance, double *w, double *per, double *errs);
 
+/* Node i's local channel ch (ANIM_CH_POS, _ROT or _SCL) at times[0..nt),
+ * as mc plays it (sample.lua's played: mc->mask[i] should be ch): 3
+ * numbers a time into out (4 for a rotation). */
+void anim_measure_local(const anim_mtree *tree, const anim_mclip *mc, int i, int ch, const double *times, int nt,
+                        double *out);
+
 #endif

@@ -7,6 +7,10 @@
  *     distance, per [, errs]): per[i] the worst error of each node i of
  *     `list`, errs (a list) gets every error, time after time
  *   core.measure_frame(frames, node) -> the node's 12 numbers a time
+ *   core.measure_local(tree, clip, binds, absolute, node, ch, times) -> the
+ *     node's local channel ch (1 position, 2 rotation, 3 scale) at every
+ *     time as the clip plays it (sample.lua's played), flat: 3 numbers a
+ *     time, 4 for a rotation
  * tree: { parent = { p, ... } (0 at a root), rest = { 10 numbers a node:
  * translation, rotation, scale } }; binds: bind.get's list for clip;
  * list: node indices (1-based), parents first, each one's parent listed
@@ -296,6 +300,43 @@ static int measure_frame(lua_State *L) {
   return 1;
 }
 
+/* core.measure_local(tree, clip, binds, absolute, node, ch, times) */
+static int measure_local(lua_State *L) {
+  static const int CH[3] = {ANIM_CH_POS, ANIM_CH_ROT, ANIM_CH_SCL};
+  anim_mtree tree;
+  anim_mclip mc;
+  unsigned char *mask;
+  double *times, *out;
+  int node, ch, nt, k, ar;
+  luaL_checktype(L, 7, LUA_TTABLE);
+  lua_settop(L, 7);
+  read_tree(L, 1, &tree);
+  node = (int)anim_lua_checkrange(L, 5, 1, tree.n, "node") - 1;
+  ch = CH[anim_lua_checkrange(L, 6, 1, 3, "channel") - 1];
+  ar = ch == ANIM_CH_ROT ? 4 : 3;
+  read_clip(L, 2, 3, 4, tree.n, &mc);
+  if (lua_rawlen(L, 7) > (size_t)INT32_MAX / 64) luaL_error(L, "too many times");
+  nt = (int)lua_rawlen(L, 7);
+  mask = lua_newuserdatauv(L, (size_t)tree.n, 0);
+  times = lua_newuserdatauv(L, sizeof(double) * (size_t)(nt ? nt : 1), 0);
+  out = lua_newuserdatauv(L, sizeof(double) * (size_t)(nt ? nt * ar : 1), 0);
+  for (k = 0; k < tree.n; k++) mask[k] = 0;
+  mask[node] = (unsigned char)ch;
+  for (k = 0; k < nt; k++) {
+    times[k] = number_at(L, 7, k + 1, "times");
+    if (!isfinite(times[k])) luaL_error(L, "times[%d] must be finite", k + 1);
+  }
+  lua_createtable(L, nt * ar, 0);
+  take(L, 2, &mc);
+  mc.mask = mask, mc.keys = NULL;
+  anim_measure_local(&tree, &mc, node, ch, times, nt, out);
+  for (k = 0; k < nt * ar; k++) {
+    lua_pushnumber(L, out[k]);
+    lua_rawseti(L, -2, k + 1);
+  }
+  return 1;
+}
+
 #define KEYS_MT "anim.measure_keys"
 #define KEYS_TAG 0x616e6b79u
 
@@ -506,6 +547,7 @@ static const luaL_Reg funcs[] = {
   {"measure_frames", measure_frames},
   {"measure_error", measure_error},
   {"measure_frame", measure_frame},
+  {"measure_local", measure_local},
   {NULL, NULL}
 };
 

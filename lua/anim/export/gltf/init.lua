@@ -52,6 +52,7 @@ local arr = J.arr
 local CHANNELS = { { "position", "translation", SLOT.position, 3 }, { "rotation", "rotation", SLOT.rotation, 4 },
   { "scale", "scale", SLOT.scale, 3 } }
 local CH_FLAG = { position = codes.channel.position, rotation = codes.channel.rotation, scale = codes.channel.scale }
+local CH_SLOT = { position = 1, rotation = 2, scale = 3 }
 
 -- A clip's name as an animation's: its last path component, less .anim.
 local function animation_name(c)
@@ -118,13 +119,14 @@ end
 -- Each channel of clip c on the node tree, as it is written: { joint,
 -- node, ch, gpath, n, mode, keys, baked, b, rest, sample }, its keys
 -- exact where glTF holds them, else baked at fps.
-local function clip_channels(c, info, tree, tjoints, rest, fps)
+local function clip_channels(c, info, tree, tjoints, rest, fps, mtree)
   local cname = info.name or "clip"
   local L = info.length
   local src = source_of(info)
   local wrap = info.loop == "loop"
   local out = {}
-  for _, b in ipairs(bind.get(c, tree)) do
+  local binds = bind.get(c, tree)
+  for _, b in ipairs(binds) do
     local jname = info.joints[b.cj]
     local sj = src.joints and src.joints[jname]
     local muted = type(sj) == "table" and sj.muted == true
@@ -151,7 +153,14 @@ local function clip_channels(c, info, tree, tjoints, rest, fps)
           local f, df = S.converters(c, b, r, ch)
           written, mode = K.gltf_keys(K.clamp_keys(keys, L, ch == "rotation"), f, df)
         else
-          written, mode = S.bake(sample, function(s) return played(c, b, r, ch, s) end, L, fps, t or {}, ch == "rotation")
+          -- (sampled in C when the rests are numbers: core.measure_local plays as played)
+          local batch
+          if mtree then
+            local one, node, chi = { gen = binds.gen, b }, b.rj, CH_SLOT[ch]
+            batch = function(ts) return core.measure_local(mtree, c, one, c.absolute, node, chi, ts) end
+          end
+          written, mode = S.bake(sample, function(s) return played(c, b, r, ch, s) end, L, fps, t or {}, ch == "rotation",
+            batch)
           if not written then
             fail("", "%s: joint '%s' %s: baking at %g fps would need more than %d keys", E.shown(cname), E.shown(jname), ch, fps,
               MAX_CURVE_KEYS)
@@ -180,7 +189,6 @@ end
 -- the channels each node takes from the clip (chans.mask), when each
 -- node's channels are of the binding the measure plays it by (the last of
 -- bind.get's for it) and every rest is numbers; else nil (measured in Lua).
-local CH_SLOT = { position = 1, rotation = 2, scale = 3 }
 local function native_desc(c, tree, out, rest)
   local binds = bind.get(c, tree)
   local last, mask, flat = {}, {}, R.flat_rest(rest)
@@ -463,6 +471,13 @@ function M.export(clips, rig, path, options)
     node_of[j.name] = i - 1
     rest[i] = { t = j.translation, r = j.rotation, s = j.scale }
   end
+  -- (the tree as core.measure_local takes it, when every rest is numbers)
+  local flat, mtree = R.flat_rest(rest), nil
+  if flat then
+    local zeros = {}
+    for i = 1, #tjoints do zeros[i] = 0 end
+    mtree = { parent = zeros, rest = flat }
+  end
   local buf, input_cache = new_buffer(), {}
   local approx = {}
   local reducing = not options or options.reduce ~= false
@@ -471,7 +486,7 @@ function M.export(clips, rig, path, options)
   for ci, c in ipairs(clips) do
     local info = info_of(c)
     local cname = info.name or "clip"
-    local out = clip_channels(c, info, tree, tjoints, rest, fps)
+    local out = clip_channels(c, info, tree, tjoints, rest, fps, mtree)
     for _, o in ipairs(out) do o.node_index = node_of[o.node] end
     if reducing then
       local r = reduce_channels(c, tree, out, tjoints, rest, info.length, bound, distance)
