@@ -40,14 +40,16 @@ local function clip_table(absolute)
 end
 
 -- What run() gives with the measure in C, and with reduce.lua's Lua (no
--- function handed to the C measure).
+-- function handed to the C measure, no rests as it takes them: the glTF
+-- export's bake and check in Lua too).
 local function both(run)
   local ok, with_c = pcall(run)
   assert(ok, with_c)
-  local native = R.native
+  local native, flat_rest = R.native, R.flat_rest
   R.native = function(f) return f end
+  R.flat_rest = function() return nil end
   local ok2, in_lua = pcall(run)
-  R.native = native
+  R.native, R.flat_rest = native, flat_rest
   assert(ok2, in_lua)
   return with_c, in_lua
 end
@@ -121,19 +123,30 @@ describe("the measure in C", function()
           f:close()
           return { approx, bytes }
         end
-        -- (the C measure was given the export's channels and reduced keys)
-        local measure_error, keyed = core.measure_error, 0
+        -- (the C measure was given the export's channels and reduced keys;
+        -- the bake and the check read back sampled in C)
+        local measure_error, keyed, calls = core.measure_error, 0, {}
         core.measure_error = function(...)
           local chans = select(10, ...)
           if chans and chans.mask and chans.keys and next(chans.keys) then keyed = keyed + 1 end
           return measure_error(...)
         end
+        local saved = {}
+        for _, f in ipairs { "measure_local", "measure_compare" } do
+          saved[f], calls[f] = core[f], 0
+          core[f] = function(...)
+            calls[f] = calls[f] + 1
+            return saved[f](...)
+          end
+        end
         local ok, with_c, in_lua = pcall(both, run)
         core.measure_error = measure_error
+        for f, g in pairs(saved) do core[f] = g end
         os.remove(path)
         os.remove(base)
         assert(ok, with_c)
         assert.is_true(keyed > 0, "measured in C")
+        assert.is_true(calls.measure_local > 0 and calls.measure_compare > 0, "baked and checked in C")
         assert.is_true(with_c[1].reduced[1].after < with_c[1].reduced[1].before, "the reduction cut keys")
         assert.are.same(in_lua, with_c)
       end)
@@ -179,6 +192,12 @@ describe("the measure in C", function()
       assert.matches("binding out of range", err({ parent = { 0 }, rest = { 0, 0, 0, 0, 0, 0, 1, 1, 1, 1 } }, clip,
         { gen = binds.gen, { cj = b.cj, rj = 2 } }, false, 1, 1, { 0 }))
       assert.are.same({}, core.measure_local(mtree, clip, one, false, b.rj, 2, {}))
+      assert.are.equal(0, core.measure_compare(mtree, clip, one, false, clip, one, false, b.rj, 2, { 0, 0.5 }))
+      assert.is_true(core.measure_compare(mtree, clip, one, false, clip, one, true, b.rj, 2, { 0, 0.5 }) > 0)
+      assert.matches("channel", select(2, pcall(core.measure_compare, mtree, clip, one, false, clip, one, false, b.rj, 0,
+        { 0 })))
+      assert.matches("times%[1%] must be finite", select(2, pcall(core.measure_compare, mtree, clip, one, false, clip,
+        one, false, b.rj, 1, { 0 / 0 })))
     end)
   end
 

@@ -209,3 +209,43 @@ void anim_measure_local(const anim_mtree *tree, const anim_mclip *mc, int i, int
     else for (a = 0; a < 3; a++) *out++ = ch == ANIM_CH_POS ? tr[a] : sc[a];
   }
 }
+
+/* The difference of two values of channel ch: sample.lua's difference
+ * (x ^ 2 is Lua 5.4's x * x). */
+static double difference(int ch, const double *a, const double *b) {
+  double m = 0;
+  int i;
+  if (ch == ANIM_CH_ROT) {
+    double qa[4], qb[4], d, sg, dn = 0, sn = 0;
+    unit_of(a, qa);
+    unit_of(b, qb);
+    d = qa[0] * qb[0] + qa[1] * qb[1] + qa[2] * qb[2] + qa[3] * qb[3];
+    sg = d < 0 ? -1 : 1;
+    for (i = 0; i < 4; i++) {
+      double x = qa[i] - sg * qb[i], y = qa[i] + sg * qb[i];
+      dn = dn + x * x, sn = sn + y * y;
+    }
+    return 2 * atan2(sqrt(dn), sqrt(sn));
+  }
+  for (i = 0; i < 3; i++) {
+    double x = fabs(a[i] - b[i]);
+    if (m < x) m = x;
+  }
+  return m;
+}
+
+double anim_measure_compare(const anim_mtree *tree, const anim_mclip *a, const anim_mclip *b, int i, int ch,
+                            const double *times, int nt) {
+  double worst = 0;
+  int k;
+  for (k = 0; k < nt; k++) {
+    double tr[2][3], q[2][4], sc[2][3], d;
+    local_at(tree, a, i, times[k], tr[0], q[0], sc[0]);
+    local_at(tree, b, i, times[k], tr[1], q[1], sc[1]);
+    if (ch == ANIM_CH_ROT) d = difference(ch, q[0], q[1]);
+    else if (ch == ANIM_CH_POS) d = difference(ch, tr[0], tr[1]);
+    else d = difference(ch, sc[0], sc[1]);
+    if (d > worst) worst = d;
+  }
+  return worst;
+}

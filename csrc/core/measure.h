@@ -73,4 +73,11 @@ void anim_measure_error(const anim_mtree *tree, const anim_mclip *mc, const anim
 void anim_measure_local(const anim_mtree *tree, const anim_mclip *mc, int i, int ch, const double *times, int nt,
                         double *out);
 
+/* The largest difference of node i's local channel ch between a and b
+ * (each with mask[i] ch) at times[0..nt): sample.lua's difference (the
+ * angle between two turns, radians; else the largest difference of a
+ * component), as export/gltf/init.lua's compare_back takes it. */
+double anim_measure_compare(const anim_mtree *tree, const anim_mclip *a, const anim_mclip *b, int i, int ch,
+                            const double *times, int nt);
+
 #endif

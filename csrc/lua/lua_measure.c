@@ -11,6 +11,9 @@
  *     node's local channel ch (1 position, 2 rotation, 3 scale) at every
  *     time as the clip plays it (sample.lua's played), flat: 3 numbers a
  *     time, 4 for a rotation
+ *   core.measure_compare(tree, clip, binds, absolute, clip2, binds2,
+ *     absolute2, node, ch, times) -> the largest difference of the node's
+ *     channel ch as the two clips play it (sample.lua's difference)
  * tree: { parent = { p, ... } (0 at a root), rest = { 10 numbers a node:
  * translation, rotation, scale } }; binds: bind.get's list for clip;
  * list: node indices (1-based), parents first, each one's parent listed
@@ -300,9 +303,30 @@ static int measure_frame(lua_State *L) {
   return 1;
 }
 
+static const int CH_OF[3] = {ANIM_CH_POS, ANIM_CH_ROT, ANIM_CH_SCL};
+static void push_lua(lua_State *L, double v);
+
+/* The finite times at idx into a userdata pushed, their count in *nt;
+ * a mask of the tree's n nodes with node's channel ch alone in another. */
+static double *read_times(lua_State *L, int idx, int n, int node, int ch, int *nt, unsigned char **mask) {
+  double *times;
+  int k;
+  luaL_checktype(L, idx, LUA_TTABLE);
+  if (lua_rawlen(L, idx) > (size_t)INT32_MAX / 64) luaL_error(L, "too many times");
+  *nt = (int)lua_rawlen(L, idx);
+  *mask = lua_newuserdatauv(L, (size_t)n, 0);
+  times = lua_newuserdatauv(L, sizeof(double) * (size_t)(*nt ? *nt : 1), 0);
+  for (k = 0; k < n; k++) (*mask)[k] = 0;
+  (*mask)[node] = (unsigned char)ch;
+  for (k = 0; k < *nt; k++) {
+    times[k] = number_at(L, idx, k + 1, "times");
+    if (!isfinite(times[k])) luaL_error(L, "times[%d] must be finite", k + 1);
+  }
+  return times;
+}
+
 /* core.measure_local(tree, clip, binds, absolute, node, ch, times) */
 static int measure_local(lua_State *L) {
-  static const int CH[3] = {ANIM_CH_POS, ANIM_CH_ROT, ANIM_CH_SCL};
   anim_mtree tree;
   anim_mclip mc;
   unsigned char *mask;
@@ -312,20 +336,11 @@ static int measure_local(lua_State *L) {
   lua_settop(L, 7);
   read_tree(L, 1, &tree);
   node = (int)anim_lua_checkrange(L, 5, 1, tree.n, "node") - 1;
-  ch = CH[anim_lua_checkrange(L, 6, 1, 3, "channel") - 1];
+  ch = CH_OF[anim_lua_checkrange(L, 6, 1, 3, "channel") - 1];
   ar = ch == ANIM_CH_ROT ? 4 : 3;
   read_clip(L, 2, 3, 4, tree.n, &mc);
-  if (lua_rawlen(L, 7) > (size_t)INT32_MAX / 64) luaL_error(L, "too many times");
-  nt = (int)lua_rawlen(L, 7);
-  mask = lua_newuserdatauv(L, (size_t)tree.n, 0);
-  times = lua_newuserdatauv(L, sizeof(double) * (size_t)(nt ? nt : 1), 0);
+  times = read_times(L, 7, tree.n, node, ch, &nt, &mask);
   out = lua_newuserdatauv(L, sizeof(double) * (size_t)(nt ? nt * ar : 1), 0);
-  for (k = 0; k < tree.n; k++) mask[k] = 0;
-  mask[node] = (unsigned char)ch;
-  for (k = 0; k < nt; k++) {
-    times[k] = number_at(L, 7, k + 1, "times");
-    if (!isfinite(times[k])) luaL_error(L, "times[%d] must be finite", k + 1);
-  }
   lua_createtable(L, nt * ar, 0);
   take(L, 2, &mc);
   mc.mask = mask, mc.keys = NULL;
@@ -334,6 +349,30 @@ static int measure_local(lua_State *L) {
     lua_pushnumber(L, out[k]);
     lua_rawseti(L, -2, k + 1);
   }
+  return 1;
+}
+
+/* core.measure_compare(tree, clip, binds, absolute, clip2, binds2,
+ * absolute2, node, ch, times) */
+static int measure_compare(lua_State *L) {
+  anim_mtree tree;
+  anim_mclip a, b;
+  unsigned char *mask;
+  double *times;
+  int node, ch, nt;
+  luaL_checktype(L, 10, LUA_TTABLE);
+  lua_settop(L, 10);
+  read_tree(L, 1, &tree);
+  node = (int)anim_lua_checkrange(L, 8, 1, tree.n, "node") - 1;
+  ch = CH_OF[anim_lua_checkrange(L, 9, 1, 3, "channel") - 1];
+  read_clip(L, 2, 3, 4, tree.n, &a);
+  read_clip(L, 5, 6, 7, tree.n, &b);
+  times = read_times(L, 10, tree.n, node, ch, &nt, &mask);
+  take(L, 2, &a);
+  take(L, 5, &b);
+  a.mask = b.mask = mask, a.keys = b.keys = NULL;
+  /* (none above 0: Lua's integer 0, as compare_back's start) */
+  push_lua(L, anim_measure_compare(&tree, &a, &b, node, ch, times, nt));
   return 1;
 }
 
@@ -548,6 +587,7 @@ static const luaL_Reg funcs[] = {
   {"measure_error", measure_error},
   {"measure_frame", measure_frame},
   {"measure_local", measure_local},
+  {"measure_compare", measure_compare},
   {NULL, NULL}
 };
 

@@ -395,7 +395,7 @@ end
 
 -- The clip c against its channels read back (check), at four times the
 -- bake rate: adds to approx each channel baked or farther than M.EXACT.
-local function compare_back(c, out, check, cname, L, fps, approx)
+local function compare_back(c, out, check, cname, L, fps, approx, mtree)
   local ok, back = pcall(clipmod.build, check, cname .. " (as written)", true)
   if not ok then error(E.is_failure(back) and E.message("check", back) or back, 0) end
   local bindex = {}
@@ -405,15 +405,27 @@ local function compare_back(c, out, check, cname, L, fps, approx)
   local AT, CH = { position = 2, rotation = 5, scale = 9 }, { position = 1, rotation = 2, scale = 3 }
   -- (the clip's `absolute` read once; tables kept: S.difference uses them at once)
   local absolute, sample, into, want, gv = c.absolute, core.clip_sample_joint, S.played_into, {}, {}
+  -- (in C when the rests are numbers: core.measure_compare, the same
+  -- samples and difference)
+  local times, gen, bgen
+  if mtree then
+    times, gen, bgen = {}, core.clip_reloads(c), core.clip_reloads(back)
+    for k = 0, steps do times[k + 1] = math.min(L, k / rate) end
+  end
   for _, o in ipairs(out) do
     local worst, bj, at, ch = 0, bindex[o.node], AT[o.ch], CH[o.ch]
-    for k = 0, steps do
-      local tt = math.min(L, k / rate)
-      into(want, absolute, o.b, o.rest, ch, sample(c, o.b.cj, tt))
-      local got = { sample(back, bj, tt) }
-      gv[1], gv[2], gv[3], gv[4] = got[at], got[at + 1], got[at + 2], got[at + 3]
-      local d = S.difference(o.ch, want, gv)
-      if d > worst then worst = d end
+    if times then
+      worst = core.measure_compare(mtree, c, { gen = gen, o.b }, absolute, back,
+        { gen = bgen, { cj = bj, rj = o.b.rj } }, true, o.b.rj, ch, times)
+    else
+      for k = 0, steps do
+        local tt = math.min(L, k / rate)
+        into(want, absolute, o.b, o.rest, ch, sample(c, o.b.cj, tt))
+        local got = { sample(back, bj, tt) }
+        gv[1], gv[2], gv[3], gv[4] = got[at], got[at + 1], got[at + 2], got[at + 3]
+        local d = S.difference(o.ch, want, gv)
+        if d > worst then worst = d end
+      end
     end
     if o.baked or o.reduced or worst > M.EXACT then
       approx[#approx + 1] = { clip = cname, joint = o.joint, channel = o.ch, error = worst, reduced = o.reduced }
@@ -498,7 +510,7 @@ function M.export(clips, rig, path, options)
     end
     local samplers, channels, check = write_channels(out, buf, input_cache, cname, info.length, rest)
     -- the clip against its channels read back, at four times the bake rate
-    if #out > 0 then compare_back(c, out, check, cname, info.length, fps, approx) end
+    if #out > 0 then compare_back(c, out, check, cname, info.length, fps, approx, mtree) end
     local anim_def = { name = animation_name(c), samplers = samplers, channels = channels }
     local x = extras_of(c)
     if x then anim_def.extras = x end
