@@ -305,20 +305,28 @@ local function reduce_channels(c, tree, out, tjoints, rest, L, err, distance)
   local localA, apply = players(c, tree, out, chans, tjoints, rest)
   -- (the bytes of the keys, about: a sampler's times are written once for
   -- the channels that have the same; an accessor's JSON about 150 bytes)
+  -- (each choice's times as text made once: kept[ci], or o when whole)
+  local texts = setmetatable({}, { __mode = "k" })
   local function cost(kept)
     local seen, bytes, reduced = {}, 0, {}
     for ci in ipairs(chans) do reduced[idx[ci]] = ci end
     for oi, o in ipairs(out) do
       local ci = reduced[oi]
-      local k, ts = ci and kept[ci], {}
-      if k then
-        for n, i in ipairs(k) do ts[n] = chans[ci].times[i] end
-      else
-        for n, key in ipairs(o.keys) do ts[n] = key.t end
+      local k = ci and kept[ci]
+      local tx = texts[k or o]
+      if not tx then
+        local ts = {}
+        if k then
+          for n, i in ipairs(k) do ts[n] = chans[ci].times[i] end
+        else
+          for n, key in ipairs(o.keys) do ts[n] = key.t end
+        end
+        tx = { table.concat(ts, " "), #ts }
+        texts[k or o] = tx
       end
-      local tk = table.concat(ts, " ")
-      if not seen[tk] then seen[tk] = true; bytes = bytes + 4 * #ts + 150 end
-      bytes = bytes + #ts * (k and o.ch == "rotation" and 8 or 4 * o.n * (o.mode == "CUBICSPLINE" and 3 or 1)) + 150
+      local tk, nts = tx[1], tx[2]
+      if not seen[tk] then seen[tk] = true; bytes = bytes + 4 * nts + 150 end
+      bytes = bytes + nts * (k and o.ch == "rotation" and 8 or 4 * o.n * (o.mode == "CUBICSPLINE" and 3 or 1)) + 150
     end
     return bytes
   end

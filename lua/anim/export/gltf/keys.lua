@@ -382,11 +382,13 @@ end
 -- written so, half a float's bytes): q made unit, each component the
 -- nearest n / 32767, the value a reader decodes.
 local SHORT = 32767
+local floor, sqrt = math.floor, math.sqrt
 function M.short_quat(q)
-  local u = qnorm(q)
-  local out = {}
-  for a = 1, 4 do out[a] = math.floor(u[a] * SHORT + 0.5) / SHORT end
-  return out
+  -- (qnorm's arithmetic, written out: no table between)
+  local x, y, z, w = q[1], q[2], q[3], q[4]
+  local n = sqrt(x * x + y * y + z * z + w * w)
+  return { floor(x / n * SHORT + 0.5) / SHORT, floor(y / n * SHORT + 0.5) / SHORT, floor(z / n * SHORT + 0.5) / SHORT,
+    floor(w / n * SHORT + 0.5) / SHORT }
 end
 
 -- The bytes of such values (each n / 32767), little-endian.
