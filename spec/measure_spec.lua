@@ -278,6 +278,23 @@ describe("the measure in C", function()
         placed = placed + (kept.vals and 1 or 0)
       end
     end
+    -- quaternions not unit, in both hemispheres: made unit and in one
+    -- hemisphere in C (keys_pack's unit, keys_cont) as in Lua
+    local qtimes, qvals = smooth(600, 4, true)
+    for k, q in ipairs(qvals) do
+      local f = (k % 3 == 0 and -1 or 1) * (1 + (k % 5) / 7)
+      qvals[k] = { q[1] * f, q[2] * f, q[3] * f, q[4] * f }
+    end
+    for _, round in ipairs { false, K.short_quat } do
+      local kept, st = C.choose(qtimes, qvals, 0.01, true, nil, round or nil)
+      assert.is_truthy(st.cont_packed)
+      assert.is_nil(rawget(st, "vals"), "no Lua tables of the samples")
+      local st0 = select(2, C.simplify(qtimes, qvals, 0.01, true))
+      local lua = C.choose(qtimes, qvals, 0.01, true, { vals = st0.vals, far = st0.far, packed = false }, round or nil)
+      assert.are.same(lua, kept)
+      assert.are.same(lua.vals, kept.vals)
+      assert.is_truthy(kept.vals)
+    end
     core.keys_fit = keys_fit
     assert.is_true(placed >= 3, "some choices placed their values")
     -- (values of more than 16 numbers: Lua's)
@@ -348,6 +365,8 @@ describe("the measure in C", function()
     assert.matches("#fv ~= #knots", err(core.keys_errors, keys, { 1, 3 }, { { 0, 0, 0 } }, {}))
     assert.matches("fv%[2%] must hold 3 numbers", err(core.keys_errors, keys, { 1, 3 }, { { 0, 0, 0 }, { 1 } }, {}))
     assert.matches("#times ~= #vals", err(core.keys_pack, { 0 }, {}, false))
+    assert.matches("quaternion keys expected", err(core.keys_cont, keys))
+    assert.matches("keys expected", err(core.keys_cont, {}))
     local q4 = core.keys_pack({ 0, 1, 2 }, { { 0, 0, 0, 1 }, { 0, 0, 0, 1 }, { 0, 0, 0, 1 } }, true)
     local k2 = core.keys_pack({ 0, 1 }, { { 0, 0, 0 }, { 1, 1, 1 } }, false)
     assert.are.same({ { 1, 3 }, { { 0, 0, 0 }, { 2, 2, 2 } } }, { core.keys_fit(keys, keys, { 1, 3 }, 0.1, 3, 4, 3) })

@@ -269,3 +269,20 @@ int anim_keys_fit(const anim_keychan *ch, const anim_keychan *fc, int *knots, in
   }
   return 0;
 }
+
+void anim_keys_unit(double *q, int n) {
+  int i;
+  for (i = 0; i < n; i++, q += 4) {
+    double l = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    q[0] = q[0] / l, q[1] = q[1] / l, q[2] = q[2] / l, q[3] = q[3] / l;
+  }
+}
+
+void anim_keys_cont(const double *in, double *out, int n) {
+  int i, c;
+  for (i = 0; i < n; i++) {
+    const double *q = in + 4 * i, *p = out + 4 * (i - 1);
+    int flip = i > 0 && q[0] * p[0] + q[1] * p[1] + q[2] * p[2] + q[3] * p[3] < 0;
+    for (c = 0; c < 4; c++) out[4 * i + c] = flip ? -q[c] : q[c];
+  }
+}

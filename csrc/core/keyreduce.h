@@ -35,6 +35,14 @@ void anim_keys_errors(const anim_keychan *ch, const int *knots, int nk, const do
  * (out then undefined), else 1.  scratch: 9 * nk doubles. */
 int anim_keys_lsq(const anim_keychan *ch, const int *knots, int nk, const double *w, double *out, double *scratch);
 
+/* n quaternions (4 numbers each) made unit in place: keys.lua's qnorm. */
+void anim_keys_unit(double *q, int n);
+
+/* n quaternions of in into out, each in the hemisphere of the one before
+ * it as written (negated when their dot product is below 0):
+ * reduce_curve.lua's choose, its `cont`. */
+void anim_keys_cont(const double *in, double *out, int n);
+
 /* The fit's options: the tolerance, the keys it must keep fewer than,
  * its reweighting rounds (lawson, at least 1) and its rounds of keys added
  * (repair); cont: quaternions fitted in components, made unit; shorts:

@@ -24,8 +24,11 @@
  * position, 2 rotation: quaternions, 3 scale; core.keys_pack's) } }.
  * And the greedy choice of
  * a dense channel's keys (csrc/core/keyreduce.h) for reduce_curve.lua:
- *   core.keys_pack(times, vals, quat) -> keys, or nil (vals not all lists
- *     of the same count of numbers, 3 to 16; 4 for quaternions)
+ *   core.keys_pack(times, vals, quat [, unit]) -> keys, or nil (vals not
+ *     all lists of the same count of numbers, 3 to 16; 4 for quaternions,
+ *     made unit when unit: keys.lua's qnorm)
+ *   core.keys_cont(keys) -> quaternion keys as not quaternions, each in the
+ *     hemisphere of the one before (reduce_curve.lua's choose: cont)
  *   core.keys_simplify(keys, tol) -> the indices of the keys kept
  *   core.keys_lsq(keys, knots, w) -> the values at the knots (lists of m
  *     numbers, m <= 4), or nil (singular)
@@ -384,7 +387,7 @@ typedef struct { unsigned tag; int n, m, quat; } keys_head;
 
 static size_t k_size(int n, int m) { return sizeof(keys_head) + sizeof(double) * (size_t)n * (size_t)(m + 1); }
 
-/* core.keys_pack(times, vals, quat) */
+/* core.keys_pack(times, vals, quat [, unit]) */
 static int keys_pack(lua_State *L) {
   keys_head *h;
   double *d;
@@ -417,6 +420,7 @@ static int keys_pack(lua_State *L) {
     }
     lua_pop(L, 1);
   }
+  if (h->quat && lua_toboolean(L, 4)) anim_keys_unit(d, n);
   return 1;
 }
 
@@ -542,6 +546,25 @@ static int keys_simplify(lua_State *L) {
   return 1;
 }
 
+/* core.keys_cont(keys) -> keys */
+static int keys_cont(lua_State *L) {
+  anim_keychan ch;
+  keys_head *h;
+  check_keys(L, &ch);
+  if (!ch.quat) luaL_argerror(L, 1, "quaternion keys expected");
+  h = lua_newuserdatauv(L, k_size(ch.n, 4), 0);
+  h->tag = KEYS_TAG, h->n = ch.n, h->m = 4, h->quat = 0;
+  luaL_setmetatable(L, KEYS_MT);
+  check_keys(L, &ch);
+  {
+    double *d = (double *)(void *)(h + 1);
+    int i;
+    for (i = 0; i < ch.n; i++) d[i] = ch.times[i];
+    anim_keys_cont(ch.vals, d + ch.n, ch.n);
+  }
+  return 1;
+}
+
 /* core.keys_fit(keys, fitted, knots, tol, most, lawson, repair, cont, shorts) */
 static int keys_fit(lua_State *L) {
   anim_keychan ch, fc;
@@ -583,6 +606,7 @@ static const luaL_Reg funcs[] = {
   {"keys_lsq", keys_lsq},
   {"keys_errors", keys_errors},
   {"keys_fit", keys_fit},
+  {"keys_cont", keys_cont},
   {"measure_frames", measure_frames},
   {"measure_error", measure_error},
   {"measure_frame", measure_frame},
