@@ -3,7 +3,11 @@
  * reduce.lua's world_into, the error as its point_error -- each written
  * with their arithmetic in their order (the build has no FMA contraction:
  * the same bits as Lua's doubles). */
+#include <float.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "amath.h"
 #include "measure.h"
@@ -199,17 +203,6 @@ void anim_measure_error(const anim_mtree *tree, const anim_mclip *mc, const anim
   }
 }
 
-void anim_measure_local(const anim_mtree *tree, const anim_mclip *mc, int i, int ch, const double *times, int nt,
-                        double *out) {
-  int k, a;
-  for (k = 0; k < nt; k++) {
-    double tr[3], q[4], sc[3];
-    local_at(tree, mc, i, times[k], tr, q, sc);
-    if (ch == ANIM_CH_ROT) for (a = 0; a < 4; a++) *out++ = q[a];
-    else for (a = 0; a < 3; a++) *out++ = ch == ANIM_CH_POS ? tr[a] : sc[a];
-  }
-}
-
 /* The difference of two values of channel ch: sample.lua's difference
  * (x ^ 2 is Lua 5.4's x * x). */
 static double difference(int ch, const double *a, const double *b) {
@@ -248,4 +241,82 @@ double anim_measure_compare(const anim_mtree *tree, const anim_mclip *a, const a
     if (d > worst) worst = d;
   }
   return worst;
+}
+
+/* keys.lua's 32-bit floats: f32 (core.float32), the float after (up) or
+ * before x by its bits (next32, prev32), the largest float at most t. */
+static double f32(double x) { return isfinite(x) && fabs(x) <= FLT_MAX ? (double)(float)x : x; }
+static double step32(double x, int up) {
+  float f;
+  uint32_t w = 1;
+  if (x == 0) {
+    memcpy(&f, &w, sizeof f);
+    return up ? (double)f : -(double)f;
+  }
+  f = (float)x;
+  memcpy(&w, &f, sizeof w);
+  w = (x > 0) == (up != 0) ? w + 1 : w - 1;
+  memcpy(&f, &w, sizeof f);
+  return (double)f;
+}
+static double floor32(double t) {
+  double f = f32(t);
+  return f > t ? step32(f, 0) : f;
+}
+
+static int cmp_time(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* Node i's channel ch at t into v (3 numbers, 4 for a rotation). */
+static void channel_at(const anim_mtree *tree, const anim_mclip *mc, int i, int ch, double t, double v[4]) {
+  double tr[3], q[4], sc[3];
+  int a;
+  local_at(tree, mc, i, t, tr, q, sc);
+  for (a = 0; a < 4; a++) v[a] = ch == ANIM_CH_ROT ? q[a] : a < 3 ? (ch == ANIM_CH_POS ? tr[a] : sc[a]) : 0;
+}
+
+int anim_measure_bake(const anim_mtree *tree, const anim_mclip *mc, int i, int ch, double *ts, int nts, double *ot,
+                      double *ov) {
+  int ar = ch == ANIM_CH_ROT ? 4 : 3, n = 0, k, a;
+  double last = 0;
+  qsort(ts, (size_t)nts, sizeof *ts, cmp_time);
+  for (k = 0; k < nts; k++) {
+    double t = ts[k], ft, before, v[4], vb[4];
+    int have = 0;
+    if (n > 0 && t == last) continue;
+    ft = f32(t);
+    if (n > 0 && ft <= ot[n - 1]) ft = step32(ot[n - 1], 1);
+    /* a jump at t: the value arriving, one float before */
+    before = step32(floor32(t), 0);
+    if (n > 0 && before > ot[n - 1]) {
+      double d = 0;
+      channel_at(tree, mc, i, ch, before, vb);
+      channel_at(tree, mc, i, ch, t, v);
+      have = 1;
+      for (a = 0; a < ar; a++) {
+        double x = fabs(v[a] - vb[a]);
+        if (d < x) d = x;
+      }
+      if (d > 1e-9 * (1 + fabs(v[0])) && d > 1e-6) {
+        ot[n] = before;
+        for (a = 0; a < ar; a++) ov[n * ar + a] = vb[a];
+        n++;
+        ft = floor32(t);
+      }
+    }
+    if (!have) channel_at(tree, mc, i, ch, t, v);
+    /* in the hemisphere of the key before (the slerp takes the short way either way) */
+    if (ar == 4 && n > 0) {
+      const double *p = ov + (n - 1) * 4;
+      if (p[0] * v[0] + p[1] * v[1] + p[2] * v[2] + p[3] * v[3] < 0)
+        for (a = 0; a < 4; a++) v[a] = -v[a];
+    }
+    ot[n] = ft;
+    for (a = 0; a < ar; a++) ov[n * ar + a] = v[a];
+    n++;
+    last = t;
+  }
+  return n;
 }

@@ -67,11 +67,15 @@ void anim_measure_frames(const anim_mtree *tree, const anim_mclip *mc, const ani
 void anim_measure_error(const anim_mtree *tree, const anim_mclip *mc, const anim_mframes *f, const int *list, int nl,
                         const unsigned char *dirty, double distance, double *w, double *per, double *errs);
 
-/* Node i's local channel ch (ANIM_CH_POS, _ROT or _SCL) at times[0..nt),
- * as mc plays it (sample.lua's played: mc->mask[i] should be ch): 3
- * numbers a time into out (4 for a rotation). */
-void anim_measure_local(const anim_mtree *tree, const anim_mclip *mc, int i, int ch, const double *times, int nt,
-                        double *out);
+/* sample.lua's bake of node i's local channel ch (ANIM_CH_POS, _ROT or
+ * _SCL) as mc plays it (mask[i] ch: sample.lua's played): the times ts[0..nts) sorted in place, then a key at each (its time
+ * the 32-bit float after the last key's when it is not above it), a key
+ * one float before it where the value jumps, quaternions each in the
+ * hemisphere of the key before; the keys' times into ot and values into ov
+ * (3 numbers a key, 4 for a rotation), room for 2 * nts keys; returns their
+ * count. */
+int anim_measure_bake(const anim_mtree *tree, const anim_mclip *mc, int i, int ch, double *ts, int nts, double *ot,
+                      double *ov);
 
 /* The largest difference of node i's local channel ch between a and b
  * (each with mask[i] ch) at times[0..nt): sample.lua's difference (the

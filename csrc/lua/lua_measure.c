@@ -7,10 +7,9 @@
  *     distance, per [, errs]): per[i] the worst error of each node i of
  *     `list`, errs (a list) gets every error, time after time
  *   core.measure_frame(frames, node) -> the node's 12 numbers a time
- *   core.measure_local(tree, clip, binds, absolute, node, ch, times) -> the
- *     node's local channel ch (1 position, 2 rotation, 3 scale) at every
- *     time as the clip plays it (sample.lua's played), flat: 3 numbers a
- *     time, 4 for a rotation
+ *   core.measure_bake(tree, clip, binds, absolute, node, ch, times) -> the
+ *     node's local channel ch (1 position, 2 rotation, 3 scale) baked at
+ *     the times as the clip plays it: sample.lua's bake, its keys { t, v }
  *   core.measure_compare(tree, clip, binds, absolute, clip2, binds2,
  *     absolute2, node, ch, times) -> the largest difference of the node's
  *     channel ch as the two clips play it (sample.lua's difference)
@@ -328,13 +327,13 @@ static double *read_times(lua_State *L, int idx, int n, int node, int ch, int *n
   return times;
 }
 
-/* core.measure_local(tree, clip, binds, absolute, node, ch, times) */
-static int measure_local(lua_State *L) {
+/* core.measure_bake(tree, clip, binds, absolute, node, ch, times) */
+static int measure_bake(lua_State *L) {
   anim_mtree tree;
   anim_mclip mc;
   unsigned char *mask;
-  double *times, *out;
-  int node, ch, nt, k, ar;
+  double *times, *ot, *ov;
+  int node, ch, nt, n, k, a, ar;
   luaL_checktype(L, 7, LUA_TTABLE);
   lua_settop(L, 7);
   read_tree(L, 1, &tree);
@@ -343,13 +342,22 @@ static int measure_local(lua_State *L) {
   ar = ch == ANIM_CH_ROT ? 4 : 3;
   read_clip(L, 2, 3, 4, tree.n, &mc);
   times = read_times(L, 7, tree.n, node, ch, &nt, &mask);
-  out = lua_newuserdatauv(L, sizeof(double) * (size_t)(nt ? nt * ar : 1), 0);
-  lua_createtable(L, nt * ar, 0);
+  ot = lua_newuserdatauv(L, sizeof(double) * (size_t)(nt ? 2 * nt * (ar + 1) : 1), 0);
+  ov = ot + 2 * (size_t)nt;
   take(L, 2, &mc);
   mc.mask = mask, mc.keys = NULL;
-  anim_measure_local(&tree, &mc, node, ch, times, nt, out);
-  for (k = 0; k < nt * ar; k++) {
-    lua_pushnumber(L, out[k]);
+  n = anim_measure_bake(&tree, &mc, node, ch, times, nt, ot, ov);
+  lua_createtable(L, n, 0);
+  for (k = 0; k < n; k++) {
+    lua_createtable(L, 0, 2);
+    lua_pushnumber(L, ot[k]);
+    lua_setfield(L, -2, "t");
+    lua_createtable(L, ar, 0);
+    for (a = 0; a < ar; a++) {
+      lua_pushnumber(L, ov[k * ar + a]);
+      lua_rawseti(L, -2, a + 1);
+    }
+    lua_setfield(L, -2, "v");
     lua_rawseti(L, -2, k + 1);
   }
   return 1;
@@ -610,7 +618,7 @@ static const luaL_Reg funcs[] = {
   {"measure_frames", measure_frames},
   {"measure_error", measure_error},
   {"measure_frame", measure_frame},
-  {"measure_local", measure_local},
+  {"measure_bake", measure_bake},
   {"measure_compare", measure_compare},
   {NULL, NULL}
 };

@@ -153,14 +153,14 @@ local function clip_channels(c, info, tree, tjoints, rest, fps, mtree)
           local f, df = S.converters(c, b, r, ch)
           written, mode = K.gltf_keys(K.clamp_keys(keys, L, ch == "rotation"), f, df)
         else
-          -- (sampled in C when the rests are numbers: core.measure_local plays as played)
-          local batch
+          -- (in C when the rests are numbers: core.measure_bake plays as played)
+          local native
           if mtree then
             local one, node, chi = { gen = binds.gen, b }, b.rj, CH_SLOT[ch]
-            batch = function(ts) return core.measure_local(mtree, c, one, c.absolute, node, chi, ts) end
+            native = function(ts) return core.measure_bake(mtree, c, one, c.absolute, node, chi, ts) end
           end
           written, mode = S.bake(sample, function(s) return played(c, b, r, ch, s) end, L, fps, t or {}, ch == "rotation",
-            batch)
+            native)
           if not written then
             fail("", "%s: joint '%s' %s: baking at %g fps would need more than %d keys", E.shown(cname), E.shown(jname), ch, fps,
               MAX_CURVE_KEYS)

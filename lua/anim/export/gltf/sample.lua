@@ -106,10 +106,10 @@ end
 
 -- The times a channel is baked at: every 1/fps over [0, L], its key times
 -- inside, and just before each instant where it jumps (keys one float
--- apart, as exact channels write jumps).  The values: conv(sample(t)), or
--- batch (optional: batch(times) -> conv(sample(t)) of every time, flat,
--- 4 numbers a time for quat, else 3), asked twice.
-local function bake(sample, conv, L, fps, key_times, quat, batch)
+-- apart, as exact channels write jumps).  The values: conv(sample(t)); or
+-- native (optional: native(times) -> the keys, the same, baked in C:
+-- core.measure_bake).
+local function bake(sample, conv, L, fps, key_times, quat, native)
   local ts = {}
   local steps = math.max(1, math.ceil(L * fps - 1e-9))
   if L == 0 then steps = 0 end
@@ -120,30 +120,18 @@ local function bake(sample, conv, L, fps, key_times, quat, batch)
   for _, t in ipairs(key_times) do
     if t > 0 and t < L then ts[#ts + 1] = t end
   end
+  if native then return native(ts), "LINEAR" end
   table.sort(ts)
-  -- (the value at time k, or one float before it)
-  local bs, value = {}
-  for k, t in ipairs(ts) do bs[k] = prev32(floor32(t)) end
-  if batch then
-    local at, bt, ar = batch(ts), batch(bs), quat and 4 or 3
-    value = function(k, early)
-      local x, o = early and bt or at, (k - 1) * ar
-      if ar == 4 then return { x[o + 1], x[o + 2], x[o + 3], x[o + 4] } end
-      return { x[o + 1], x[o + 2], x[o + 3] }
-    end
-  else
-    value = function(k, early) return conv(sample(early and bs[k] or ts[k])) end
-  end
   local out = {}
   local last
-  for k, t in ipairs(ts) do
+  for _, t in ipairs(ts) do
     if t ~= last then
       local ft = f32(t)
       if out[#out] and ft <= out[#out].t then ft = next32(out[#out].t) end
       -- a jump at t: the value arriving, one float before
-      local before = bs[k]
+      local before = prev32(floor32(t))
       if last and before > out[#out].t then
-        local vb, va = value(k, true), value(k)
+        local vb, va = conv(sample(before)), conv(sample(t))
         local d = 0
         for a = 1, #va do d = math.max(d, math.abs(va[a] - vb[a])) end
         if d > 1e-9 * (1 + math.abs(va[1])) and d > 1e-6 then
@@ -151,7 +139,7 @@ local function bake(sample, conv, L, fps, key_times, quat, batch)
           ft = floor32(t)
         end
       end
-      local v = value(k)
+      local v = conv(sample(t))
       if quat and out[#out] then
         -- in the hemisphere of the key before (the slerp takes the short way either way)
         local p = out[#out].v
