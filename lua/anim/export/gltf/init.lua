@@ -305,8 +305,16 @@ local function reduce_channels(c, tree, out, tjoints, rest, L, err, distance)
   local localA, apply = players(c, tree, out, chans, tjoints, rest)
   -- (the bytes of the keys, about: a sampler's times are written once for
   -- the channels that have the same; an accessor's JSON about 150 bytes)
-  -- (each choice's times as text made once: kept[ci], or o when whole)
-  local texts = setmetatable({}, { __mode = "k" })
+  -- (each choice's times as text made once: kept[ci], or o when whole;
+  -- each time's text once, as table.concat writes it, but whole numbers:
+  -- an integer and a float of one value are one key of `shown`)
+  local texts, shown = setmetatable({}, { __mode = "k" }), {}
+  local function text(t)
+    if t % 1 == 0 then return t end
+    local x = shown[t]
+    if not x then x = tostring(t); shown[t] = x end
+    return x
+  end
   local function cost(kept)
     local seen, bytes, reduced = {}, 0, {}
     for ci in ipairs(chans) do reduced[idx[ci]] = ci end
@@ -317,9 +325,9 @@ local function reduce_channels(c, tree, out, tjoints, rest, L, err, distance)
       if not tx then
         local ts = {}
         if k then
-          for n, i in ipairs(k) do ts[n] = chans[ci].times[i] end
+          for n, i in ipairs(k) do ts[n] = text(chans[ci].times[i]) end
         else
-          for n, key in ipairs(o.keys) do ts[n] = key.t end
+          for n, key in ipairs(o.keys) do ts[n] = text(key.t) end
         end
         tx = { table.concat(ts, " "), #ts }
         texts[k or o] = tx
