@@ -220,6 +220,31 @@ describe("the measure in C", function()
     end)
   end
 
+  it("gives sample_times' times in C as in Lua (core.keys_times)", function()
+    D.seed(4545)
+    local chans = {}
+    for c = 1, 4 do
+      local ts = {}
+      for k = 1, 300 do ts[k] = math.floor(D.random() * 400) / 97 - 0.3 end
+      ts[#ts + 1] = 2
+      chans[c] = { times = ts }
+    end
+    chans[5] = { times = {} }
+    local keys_times = core.keys_times
+    for _, L in ipairs { 3, 0.5, 0, -1 } do
+      local c_side = R.sample_times(chans, L)
+      core.keys_times = function() return nil end
+      local ok, lua = pcall(R.sample_times, chans, L)
+      core.keys_times = keys_times
+      assert(ok, lua)
+      assert.are.same(lua, c_side)
+      assert.is_true(#c_side > (L > 1 and 500 or 0))
+    end
+    assert.are.same({ 0 }, core.keys_times({}, 1))
+    assert.is_nil(core.keys_times({ { 0, "x" } }, 1))
+    assert.matches("lists%[2%] must be a table", select(2, pcall(core.keys_times, { {}, 1 }, 1)))
+  end)
+
   it("chooses the Lua choice's keys of a dense channel (reduce_curve.simplify)", function()
     local C = require "anim.export.gltf.reduce_curve"
     D.seed(4343)

@@ -3,6 +3,7 @@
  * their arithmetic in their order (the build has no FMA contraction; the
  * sines and arc cosines are the C library's, which Lua's math calls). */
 #include <math.h>
+#include <stdlib.h>
 
 #include "keyreduce.h"
 
@@ -285,4 +286,23 @@ void anim_keys_cont(const double *in, double *out, int n) {
     int flip = i > 0 && q[0] * p[0] + q[1] * p[1] + q[2] * p[2] + q[3] * p[3] < 0;
     for (c = 0; c < 4; c++) out[4 * i + c] = flip ? -q[c] : q[c];
   }
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+int anim_keys_times(double *all, int n, double L, double *out) {
+  int i, k = 0, m = 0;
+  for (i = 0; i < n; i++)
+    if (all[i] >= 0 && all[i] <= L) all[m++] = all[i];
+  qsort(all, (size_t)m, sizeof *all, cmp_double);
+  for (i = 0; i < m; i++) {
+    if (i > 0 && all[i] == all[i - 1]) continue;
+    if (k > 0) out[k] = (out[k - 1] + all[i]) / 2, out[k + 1] = all[i], k += 2;
+    else out[k++] = all[i];
+  }
+  if (k == 0) out[k++] = 0;
+  return k;
 }

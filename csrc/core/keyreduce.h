@@ -43,6 +43,12 @@ void anim_keys_unit(double *q, int n);
  * reduce_curve.lua's choose, its `cont`. */
 void anim_keys_cont(const double *in, double *out, int n);
 
+/* The times a clip is measured at (reduce.lua's sample_times): of the n
+ * times in all (sorted in place), those in [0, L] once each, ascending,
+ * and halfway between two, into out (room for 2 n, at least 1); 0 when
+ * none is. Returns their count. */
+int anim_keys_times(double *all, int n, double L, double *out);
+
 /* The fit's options: the tolerance, the keys it must keep fewer than,
  * its reweighting rounds (lawson, at least 1) and its rounds of keys added
  * (repair); cont: quaternions fitted in components, made unit; shorts:

@@ -26,6 +26,8 @@
  *   core.keys_pack(times, vals, quat [, unit]) -> keys, or nil (vals not
  *     all lists of the same count of numbers, 3 to 16; 4 for quaternions,
  *     made unit when unit: keys.lua's qnorm)
+ *   core.keys_times(lists, L) -> reduce.lua's sample_times of the lists
+ *     of times (keyreduce.h's anim_keys_times), or nil (a time not a number)
  *   core.keys_cont(keys) -> quaternion keys as not quaternions, each in the
  *     hemisphere of the one before (reduce_curve.lua's choose: cont)
  *   core.keys_simplify(keys, tol) -> the indices of the keys kept
@@ -554,6 +556,43 @@ static int keys_simplify(lua_State *L) {
   return 1;
 }
 
+/* core.keys_times(lists, L) */
+static int keys_times(lua_State *L) {
+  double len = luaL_checknumber(L, 2), *all, *out;
+  size_t n = 0, nl, l, i;
+  int k, no;
+  luaL_checktype(L, 1, LUA_TTABLE);
+  nl = lua_rawlen(L, 1);
+  for (l = 1; l <= nl; l++) {
+    lua_rawgeti(L, 1, (lua_Integer)l);
+    if (!lua_istable(L, -1)) luaL_error(L, "lists[%d] must be a table", (int)l);
+    n += lua_rawlen(L, -1);
+    lua_pop(L, 1);
+    if (n > (size_t)INT32_MAX / 4) luaL_error(L, "too many times");
+  }
+  all = lua_newuserdatauv(L, sizeof(double) * (n ? 3 * n : 1), 0);
+  out = all + n;
+  for (l = 1, i = 0; l <= nl; l++) {
+    size_t m, j;
+    lua_rawgeti(L, 1, (lua_Integer)l);
+    m = lua_rawlen(L, -1);
+    for (j = 1; j <= m && i < n; j++) {
+      lua_rawgeti(L, -1, (lua_Integer)j);
+      if (lua_type(L, -1) != LUA_TNUMBER) return 0;
+      all[i++] = lua_tonumber(L, -1);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  no = anim_keys_times(all, (int)i, len, out);
+  lua_createtable(L, no, 0);
+  for (k = 0; k < no; k++) {
+    lua_pushnumber(L, out[k]);
+    lua_rawseti(L, -2, k + 1);
+  }
+  return 1;
+}
+
 /* core.keys_cont(keys) -> keys */
 static int keys_cont(lua_State *L) {
   anim_keychan ch;
@@ -615,6 +654,7 @@ static const luaL_Reg funcs[] = {
   {"keys_errors", keys_errors},
   {"keys_fit", keys_fit},
   {"keys_cont", keys_cont},
+  {"keys_times", keys_times},
   {"measure_frames", measure_frames},
   {"measure_error", measure_error},
   {"measure_frame", measure_frame},
