@@ -12,6 +12,7 @@ local RC = require "anim.export.gltf.reduce_clip"
 local N = require "anim.export.gltf.nodes"
 local bind = require "anim.format.bind"
 local K = require "anim.export.gltf.keys"
+local codes = require "anim.base.codes"
 local unpack = table.unpack or unpack -- luacheck: ignore 113 (5.1's global)
 
 -- The node tree of clip on rig: its joints, the rests, local_of for a clip
@@ -219,6 +220,18 @@ describe("the measure in C", function()
         one, false, b.rj, 1, { 0 / 0 })))
     end)
   end
+
+  it("knows an Euler channel turning about several axes from its values (keys.euler_turns_several)", function()
+    local lin = codes.interp.linear
+    for _, case in ipairs { { { 0, 0, 0, 10, 0, 0, 20, 0, 0 }, false }, { { 0, 0, 0, 10, 5, 0, 20, 0, 0 }, true },
+      { { 1, 2, 3, 1, 2, 3, 1, 2, 3 }, false }, { { 0, 0, 0, 0, 0, 0, 0, 0, 7 }, false },
+      { { 0, 0, 0, 0, 1, 0, 0, 0, 7 }, true } } do
+      local v = case[1]
+      local keys = K.segments({ t = { 0, 1, 2 }, v = v, ie = { lin, lin, lin } }, 3, false, false)
+      assert.are.equal(case[2], K.euler_turns_several(v))
+      assert.are.equal(case[2], K.euler_as_quats(keys, "xyz") == nil)
+    end
+  end)
 
   it("gives sample_times' times in C as in Lua (core.keys_times)", function()
     D.seed(4545)

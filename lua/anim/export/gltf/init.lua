@@ -143,7 +143,10 @@ local function clip_channels(c, info, tree, tjoints, rest, fps, mtree)
           for _, m in ipairs(mods) do if type(m) == "table" and m.enabled ~= false then modded = true end end
         end
         local keys
-        if t and not modded and (kar == arity or (ch == "rotation" and kar == 3)) then
+        -- (an Euler channel turning about several axes is baked: known
+        -- from its values, before its segments are made)
+        local several = kar == 3 and ch == "rotation" and t and K.euler_turns_several(v)
+        if t and not modded and (kar == arity or (ch == "rotation" and kar == 3)) and not several then
           keys = K.segments({ t = t, v = v, ie = ie, h = h, tan = tan }, kar, kar == 4, wrap)
           if kar == 3 and ch == "rotation" then keys = K.euler_as_quats(keys, info.euler) end
           if keys and not K.all_exact(keys) then keys = nil end

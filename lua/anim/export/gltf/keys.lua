@@ -224,6 +224,20 @@ local function all_exact(keys)
   return true
 end
 
+-- Does an Euler channel of these values (flat: three a key, as
+-- core.clip_keys gives them) turn about more than one axis?  Then
+-- euler_as_quats below gives nil whatever its segments (their values are
+-- these), which the exporter knows before making them.
+local function euler_turns_several(v)
+  local varying = 0
+  for a = 1, 3 do
+    for b = a + 3, #v, 3 do
+      if v[b] ~= v[a] then varying = varying + 1 break end
+    end
+  end
+  return varying > 1
+end
+
 -- An Euler channel that turns about one axis only, by less than half a
 -- turn between keys, with linear and step segments: its quaternions slerp
 -- exactly as the angles interpolate.  Returns the keys made quaternions.
@@ -405,5 +419,6 @@ end
 M.f32, M.next32, M.prev32, M.floor32, M.qnorm, M.qslerp, M.lerp = f32, next32, prev32, floor32, qnorm, qslerp, lerp
 M.segments, M.all_exact, M.euler_as_quats, M.clamp_keys, M.gltf_keys = segments, all_exact, euler_as_quats, clamp_keys,
   gltf_keys
+M.euler_turns_several = euler_turns_several
 
 return M
