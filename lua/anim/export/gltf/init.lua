@@ -502,7 +502,7 @@ function M.export(clips, rig, path, options)
     node_of[j.name] = i - 1
     rest[i] = { t = j.translation, r = j.rotation, s = j.scale }
   end
-  -- (the tree as core.measure_local takes it, when every rest is numbers)
+  -- (the tree as core.measure_bake and measure_compare take it, when every rest is numbers)
   local flat, mtree = R.flat_rest(rest), nil
   if flat then
     local zeros = {}
