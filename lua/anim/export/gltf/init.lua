@@ -318,25 +318,35 @@ local function reduce_channels(c, tree, out, tjoints, rest, L, err, distance)
     if not x then x = tostring(t); shown[t] = x end
     return x
   end
+  -- (times of a count no other channel has are written apart: no text
+  -- needed, as two texts of other counts of times differ)
   local function cost(kept)
-    local seen, bytes, reduced = {}, 0, {}
+    local seen, bytes, reduced, counts = {}, 0, {}, {}
     for ci in ipairs(chans) do reduced[idx[ci]] = ci end
     for oi, o in ipairs(out) do
       local ci = reduced[oi]
+      local n = ci and kept[ci] and #kept[ci] or #o.keys
+      counts[n] = (counts[n] or 0) + 1
+    end
+    for oi, o in ipairs(out) do
+      local ci = reduced[oi]
       local k = ci and kept[ci]
-      local tx = texts[k or o]
-      if not tx then
+      local nts = k and #k or #o.keys
+      local tx = counts[nts] > 1 and texts[k or o]
+      if counts[nts] > 1 and not tx then
         local ts = {}
         if k then
           for n, i in ipairs(k) do ts[n] = text(chans[ci].times[i]) end
         else
           for n, key in ipairs(o.keys) do ts[n] = text(key.t) end
         end
-        tx = { table.concat(ts, " "), #ts }
+        tx = table.concat(ts, " ")
         texts[k or o] = tx
       end
-      local tk, nts = tx[1], tx[2]
-      if not seen[tk] then seen[tk] = true; bytes = bytes + 4 * nts + 150 end
+      if not tx or not seen[tx] then
+        if tx then seen[tx] = true end
+        bytes = bytes + 4 * nts + 150
+      end
       bytes = bytes + nts * (k and o.ch == "rotation" and 8 or 4 * o.n * (o.mode == "CUBICSPLINE" and 3 or 1)) + 150
     end
     return bytes
