@@ -185,11 +185,18 @@ describe("the measure in C", function()
           local keys = core.clip_keys(clip, b.cj, chi - 1) or {}
           local function conv(s) return S.played(clip, b, rest[b.rj], ch, s) end
           local function native(ts)
-            return core.measure_bake(mtree, clip, { gen = binds.gen, b }, clip.absolute, b.rj, chi, ts)
+            return core.measure_bake(mtree, clip, { gen = binds.gen, b }, clip.absolute, b.rj, chi, ts, true)
           end
           local lua = S.bake(S.sampler(clip, b.cj), conv, clip.length, 60, keys, ch == "rotation")
-          local c_side = S.bake(S.sampler(clip, b.cj), conv, clip.length, 60, keys, ch == "rotation", native)
+          local c_side, _, times, vals = S.bake(S.sampler(clip, b.cj), conv, clip.length, 60, keys, ch == "rotation",
+            native)
           assert.are.same(lua, c_side)
+          -- (the keys' times, and their values: a rotation's as shorts, else the keys' own)
+          assert.are.equal(#lua, #times)
+          for k, key in ipairs(c_side) do
+            assert(key.t == times[k])
+            if ch == "rotation" then assert.are.same(K.short_quat(key.v), vals[k]) else assert(key.v == vals[k]) end
+          end
           for k = 2, #lua do
             assert(string.format("%.17g", lua[k].t) == string.format("%.17g", c_side[k].t))
             if lua[k].t - lua[k - 1].t < 1e-6 then jumps = jumps + 1 end

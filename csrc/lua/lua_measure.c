@@ -7,9 +7,11 @@
  *     distance, per [, errs]): per[i] the worst error of each node i of
  *     `list`, errs (a list) gets every error, time after time
  *   core.measure_frame(frames, node) -> the node's 12 numbers a time
- *   core.measure_bake(tree, clip, binds, absolute, node, ch, times) -> the
- *     node's local channel ch (1 position, 2 rotation, 3 scale) baked at
- *     the times as the clip plays it: sample.lua's bake, its keys { t, v }
+ *   core.measure_bake(tree, clip, binds, absolute, node, ch, times
+ *     [, shorts]) -> the node's local channel ch (1 position, 2 rotation, 3
+ *     scale) baked at the times as the clip plays it: sample.lua's bake,
+ *     its keys { t, v }; their times; their values (each key's v, or with
+ *     shorts a rotation's made unit and rounded as keys.lua's short_quat)
  *   core.measure_compare(tree, clip, binds, absolute, clip2, binds2,
  *     absolute2, node, ch, times) -> the largest difference of the node's
  *     channel ch as the two clips play it (sample.lua's difference)
@@ -329,13 +331,25 @@ static double *read_times(lua_State *L, int idx, int n, int node, int ch, int *n
   return times;
 }
 
-/* core.measure_bake(tree, clip, binds, absolute, node, ch, times) */
+/* A key's ar values at v pushed as a list; with shorts, a quaternion as
+ * keys.lua's short_quat makes it (unit, then the nearest n / 32767). */
+static void push_value(lua_State *L, const double *v, int ar, int shorts) {
+  double n = shorts ? sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]) : 1;
+  int a;
+  lua_createtable(L, ar, 0);
+  for (a = 0; a < ar; a++) {
+    lua_pushnumber(L, shorts ? floor(v[a] / n * 32767 + 0.5) / 32767 : v[a]);
+    lua_rawseti(L, -2, a + 1);
+  }
+}
+
+/* core.measure_bake(tree, clip, binds, absolute, node, ch, times [, shorts]) */
 static int measure_bake(lua_State *L) {
   anim_mtree tree;
   anim_mclip mc;
   unsigned char *mask;
   double *times, *ot, *ov;
-  int node, ch, nt, n, k, a, ar;
+  int node, ch, nt, n, k, ar, shorts = lua_toboolean(L, 8), top;
   luaL_checktype(L, 7, LUA_TTABLE);
   lua_settop(L, 7);
   read_tree(L, 1, &tree);
@@ -349,20 +363,30 @@ static int measure_bake(lua_State *L) {
   take(L, 2, &mc);
   mc.mask = mask, mc.keys = NULL;
   n = anim_measure_bake(&tree, &mc, node, ch, times, nt, ot, ov);
+  shorts = shorts && ch == ANIM_CH_ROT;
   lua_createtable(L, n, 0);
+  lua_createtable(L, n, 0);
+  lua_createtable(L, n, 0);
+  top = lua_gettop(L);
   for (k = 0; k < n; k++) {
     lua_createtable(L, 0, 2);
     lua_pushnumber(L, ot[k]);
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, top - 1, k + 1);
     lua_setfield(L, -2, "t");
-    lua_createtable(L, ar, 0);
-    for (a = 0; a < ar; a++) {
-      lua_pushnumber(L, ov[k * ar + a]);
-      lua_rawseti(L, -2, a + 1);
+    push_value(L, ov + k * ar, ar, 0);
+    if (!shorts) {
+      lua_pushvalue(L, -1);
+      lua_rawseti(L, top, k + 1);
     }
     lua_setfield(L, -2, "v");
-    lua_rawseti(L, -2, k + 1);
+    lua_rawseti(L, top - 2, k + 1);
+    if (shorts) {
+      push_value(L, ov + k * ar, ar, 1);
+      lua_rawseti(L, top, k + 1);
+    }
   }
-  return 1;
+  return 3;
 }
 
 /* core.measure_compare(tree, clip, binds, absolute, clip2, binds2,

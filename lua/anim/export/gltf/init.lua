@@ -119,7 +119,7 @@ end
 -- Each channel of clip c on the node tree, as it is written: { joint,
 -- node, ch, gpath, n, mode, keys, baked, b, rest, sample }, its keys
 -- exact where glTF holds them, else baked at fps.
-local function clip_channels(c, info, tree, tjoints, rest, fps, mtree)
+local function clip_channels(c, info, tree, tjoints, rest, fps, mtree, reducing)
   local cname = info.name or "clip"
   local L = info.length
   local src = source_of(info)
@@ -151,7 +151,7 @@ local function clip_channels(c, info, tree, tjoints, rest, fps, mtree)
           if kar == 3 and ch == "rotation" then keys = K.euler_as_quats(keys, info.euler) end
           if keys and not K.all_exact(keys) then keys = nil end
         end
-        local written, mode, baked
+        local written, mode, baked, ktimes, kvals
         if keys then
           local f, df = S.converters(c, b, r, ch)
           written, mode = K.gltf_keys(K.clamp_keys(keys, L, ch == "rotation"), f, df)
@@ -160,10 +160,11 @@ local function clip_channels(c, info, tree, tjoints, rest, fps, mtree)
           local native
           if mtree then
             local one, node, chi = { gen = binds.gen, b }, b.rj, CH_SLOT[ch]
-            native = function(ts) return core.measure_bake(mtree, c, one, c.absolute, node, chi, ts) end
+            -- (its times and values as reduce_channels takes them: rotations as shorts)
+            native = function(ts) return core.measure_bake(mtree, c, one, c.absolute, node, chi, ts, reducing) end
           end
-          written, mode = S.bake(sample, function(s) return played(c, b, r, ch, s) end, L, fps, t or {}, ch == "rotation",
-            native)
+          written, mode, ktimes, kvals = S.bake(sample, function(s) return played(c, b, r, ch, s) end, L, fps, t or {},
+            ch == "rotation", native)
           if not written then
             fail("", "%s: joint '%s' %s: baking at %g fps would need more than %d keys", E.shown(cname), E.shown(jname), ch, fps,
               MAX_CURVE_KEYS)
@@ -171,7 +172,7 @@ local function clip_channels(c, info, tree, tjoints, rest, fps, mtree)
           baked = true
         end
         out[#out + 1] = { joint = jname, node = tjoints[b.rj].name, ch = ch, gpath = chd[2], n = arity,
-          mode = mode, keys = written, baked = baked, b = b, rest = r, sample = sample }
+          mode = mode, keys = written, baked = baked, b = b, rest = r, sample = sample, ktimes = ktimes, kvals = kvals }
       end
     end
   end
@@ -184,6 +185,7 @@ local function clip_channels(c, info, tree, tjoints, rest, fps, mtree)
     local zero = {}
     for a = 1, out[1].n do zero[a] = 0 end
     out[1].keys[#out[1].keys + 1] = { t = f32(L) < L and next32(f32(L)) or f32(L), v = k.v, a = zero, b = zero }
+    out[1].ktimes, out[1].kvals = nil, nil
   end
   return out
 end
@@ -291,13 +293,20 @@ end
 local function reduce_channels(c, tree, out, tjoints, rest, L, err, distance)
   local chans, idx = {}, {}
   for oi, o in ipairs(out) do
-    local times = {}
-    for i, k in ipairs(o.keys) do times[i] = k.t end
+    -- (the bake's, when it gave them)
+    local times = o.ktimes
+    if not times then
+      times = {}
+      for i, k in ipairs(o.keys) do times[i] = k.t end
+    end
     if o.mode == "LINEAR" and #o.keys > 2 and (o.baked or R.dense(times)) then
       -- (rotations are written as normalized shorts: reduced with the values
       -- a reader decodes, so that the measure sees them)
-      local vals = {}
-      for i, k in ipairs(o.keys) do vals[i] = o.ch == "rotation" and K.short_quat(k.v) or k.v end
+      local vals = o.kvals
+      if not vals then
+        vals = {}
+        for i, k in ipairs(o.keys) do vals[i] = o.ch == "rotation" and K.short_quat(k.v) or k.v end
+      end
       -- (a short's rounding turns a unit quaternion by at most 2 asin(sqrt(4) / 2 / 32767))
       chans[#chans + 1] = { j = o.node_index + 1, kind = o.ch, times = times, vals = vals,
         slack = o.ch == "rotation" and 1e-4 or nil, round = o.ch == "rotation" and K.short_quat or nil }
@@ -527,7 +536,7 @@ function M.export(clips, rig, path, options)
   for ci, c in ipairs(clips) do
     local info = info_of(c)
     local cname = info.name or "clip"
-    local out = clip_channels(c, info, tree, tjoints, rest, fps, mtree)
+    local out = clip_channels(c, info, tree, tjoints, rest, fps, mtree, reducing)
     for _, o in ipairs(out) do o.node_index = node_of[o.node] end
     if reducing then
       local r = reduce_channels(c, tree, out, tjoints, rest, info.length, bound, distance)
