@@ -3,7 +3,9 @@
 -- exactly (--exact: what the command wrote before keyframe reduction) and
 -- reduced (the default), with the worst model-space error measured and
 -- the bound; the time to read the file (anim.open) beside the times to
--- convert it (read and write).  One JSON line per file and format.
+-- convert it (read and write), and the time to write (the conversion's
+-- less the read's) over the read's ("as fast to write as to read": 1).
+-- One JSON line per file and format.
 --   lua5.4 bench/exports.lua [FILE ...]     (not part of `make bench`)
 local anim = require "anim"
 local cli = require "anim.tool.cli"
@@ -86,9 +88,9 @@ for _, path in ipairs(files) do
     end
     print(string.format('{"bench": "exports", "file": "%s", "format": "%s", "source_bytes": %d, "bytes_exact": %d, '
       .. '"bytes": %d, "ratio_to_source": %.3f, "worst_error": %.3g, "bound": %s, "distance": %s, "read_s": %.3f, '
-      .. '"convert_exact_s": %.3f, "convert_s": %.3f}', path:match("[^/]+$"), fmt, src, exact, bytes, bytes / src,
-      worst, bound and string.format("%.3g", bound) or "null", dist and string.format("%.3g", dist) or "null", read,
-      t_exact, t))
+      .. '"convert_exact_s": %.3f, "convert_s": %.3f, "write_to_read": %.2f}', path:match("[^/]+$"), fmt, src, exact,
+      bytes, bytes / src, worst, bound and string.format("%.3g", bound) or "null",
+      dist and string.format("%.3g", dist) or "null", read, t_exact, t, (t - read) / math.max(read, 1e-9)))
   end
 end
 os.execute("rm -rf " .. tmp)

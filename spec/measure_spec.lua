@@ -11,6 +11,8 @@ local R = require "anim.export.gltf.reduce"
 local RC = require "anim.export.gltf.reduce_clip"
 local N = require "anim.export.gltf.nodes"
 local bind = require "anim.format.bind"
+local K = require "anim.export.gltf.keys"
+local codes = require "anim.base.codes"
 local unpack = table.unpack or unpack -- luacheck: ignore 113 (5.1's global)
 
 -- The node tree of clip on rig: its joints, the rests, local_of for a clip
@@ -37,6 +39,21 @@ local function clip_table(absolute)
   local t = anim.table(c)
   t.absolute = absolute or nil
   return assert(anim.clip(t, "wave")), rig
+end
+
+-- What run() gives with the measure in C, and with reduce.lua's Lua (no
+-- function handed to the C measure, no rests as it takes them: the glTF
+-- export's bake and check in Lua too).
+local function both(run)
+  local ok, with_c = pcall(run)
+  assert(ok, with_c)
+  local native, flat_rest = R.native, R.flat_rest
+  R.native = function(f) return f end
+  R.flat_rest = function() return nil end
+  local ok2, in_lua = pcall(run)
+  R.native, R.flat_rest = native, flat_rest
+  assert(ok2, in_lua)
+  return with_c, in_lua
 end
 
 -- Every error of localB against localA at the times, with R.measure.
@@ -88,17 +105,164 @@ describe("the measure in C", function()
       f:close()
       return { anim.table(c2), report, cc:compression(), bytes }
     end
-    local with_c = run()
-    local native = R.native
-    -- (local_of's functions not handed to the C measure: reduce.lua's Lua)
-    R.native = function(f) return f end
-    local ok, in_lua = pcall(run)
-    R.native = native
+    local with_c, in_lua = both(run)
     os.remove(path)
     os.remove(base)
-    assert(ok, in_lua)
     assert.is_true(with_c[2].after < with_c[2].before, "the reduction cut keys")
     assert.are.same(in_lua, with_c)
+  end)
+
+  for _, absolute in ipairs { false, true } do
+    it("measures the glTF export's channels and reduced keys as its Lua does" .. (absolute and " (absolute)" or ""),
+      function()
+        local clip, rig = clip_table(absolute)
+        local base = os.tmpname()
+        local path = base .. ".glb"
+        local function run()
+          local approx = assert(anim.export_gltf({ clip }, rig, path))
+          local f = assert(io.open(path, "rb"))
+          local bytes = f:read("*a")
+          f:close()
+          return { approx, bytes }
+        end
+        -- (the C measure was given the export's channels and reduced keys;
+        -- the bake and the check read back sampled in C)
+        local measure_error, keyed, calls = core.measure_error, 0, {}
+        core.measure_error = function(...)
+          local chans = select(10, ...)
+          if chans and chans.mask and chans.keys and next(chans.keys) then keyed = keyed + 1 end
+          return measure_error(...)
+        end
+        local saved = {}
+        for _, f in ipairs { "measure_bake", "measure_compare" } do
+          saved[f], calls[f] = core[f], 0
+          core[f] = function(...)
+            calls[f] = calls[f] + 1
+            return saved[f](...)
+          end
+        end
+        local ok, with_c, in_lua = pcall(both, run)
+        core.measure_error = measure_error
+        for f, g in pairs(saved) do core[f] = g end
+        os.remove(path)
+        os.remove(base)
+        assert(ok, with_c)
+        assert.is_true(keyed > 0, "measured in C")
+        assert.is_true(calls.measure_bake > 0 and calls.measure_compare > 0, "baked and checked in C")
+        assert.is_true(with_c[1].reduced[1].after < with_c[1].reduced[1].before, "the reduction cut keys")
+        assert.are.same(in_lua, with_c)
+      end)
+  end
+
+  -- (a clip that steps and jumps, quaternions crossing hemispheres)
+  local function jumpy()
+    local S2 = math.sqrt(0.5)
+    return assert(anim.clip({ length = 3, joints = {
+      j1 = {
+        position = { { 0, { 0, 0, 0 } }, { 0.5, { 1, 2, 3 }, "step" }, { 1, { 2, 2, 2 } }, { 1, { 5, 5, 5 } },
+          { 2.5, { 0, 0, 0 }, "catmullrom" }, { 3, { 2, 0, 0 } } },
+        rotation = { { 0, { 0, 0, 0 } }, { 1, { 90, 40, 0 } }, { 2, { -60, 0, 170 }, "step" }, { 3, { 10, 0, 0 } } },
+      },
+      j2 = { rotation = { { 0, { 0, 0, 0, 1 }, "step" }, { 1, { 0, S2, 0, S2 } }, { 2, { 0, 0, 0, -1 } } } },
+    } }, "jumpy"))
+  end
+
+  for _, case in ipairs { "offset", "absolute", "jumpy" } do
+    it("bakes a channel in C (core.measure_bake) as in Lua (" .. case .. ")", function()
+      local S = require "anim.export.gltf.sample"
+      local clip, rig = clip_table(case == "absolute")
+      if case == "jumpy" then clip = jumpy() end
+      local tree = N.node_tree({ clip }, rig)
+      local rest, zeros = {}, {}
+      for i, j in ipairs(tree:joints()) do
+        rest[i] = { t = j.translation, r = j.rotation, s = j.scale }
+        zeros[i] = 0
+      end
+      local mtree = { parent = zeros, rest = R.flat_rest(rest) }
+      local binds, n, jumps = bind.get(clip, tree), 0, 0
+      for _, b in ipairs(binds) do
+        for chi, ch in ipairs { "position", "rotation", "scale" } do
+          local keys = core.clip_keys(clip, b.cj, chi - 1) or {}
+          local function conv(s) return S.played(clip, b, rest[b.rj], ch, s) end
+          local function native(ts)
+            return core.measure_bake(mtree, clip, { gen = binds.gen, b }, clip.absolute, b.rj, chi, ts, true)
+          end
+          local lua = S.bake(S.sampler(clip, b.cj), conv, clip.length, 60, keys, ch == "rotation")
+          local c_side, _, times, vals = S.bake(S.sampler(clip, b.cj), conv, clip.length, 60, keys, ch == "rotation",
+            native)
+          assert.are.same(lua, c_side)
+          -- (the keys' times, and their values: a rotation's as shorts, else the keys' own)
+          assert.are.equal(#lua, #times)
+          for k, key in ipairs(c_side) do
+            assert(key.t == times[k])
+            if ch == "rotation" then assert.are.same(K.short_quat(key.v), vals[k]) else assert(key.v == vals[k]) end
+          end
+          for k = 2, #lua do
+            assert(string.format("%.17g", lua[k].t) == string.format("%.17g", c_side[k].t))
+            if lua[k].t - lua[k - 1].t < 1e-6 then jumps = jumps + 1 end
+          end
+          n = n + #lua
+        end
+      end
+      assert.is_true(n > 100)
+      if case == "jumpy" then assert.is_true(jumps >= 2, "keys one float apart at the jumps") end
+      local b = binds[1]
+      local function err(...)
+        local ok, e = pcall(core.measure_bake, ...)
+        assert.is_false(ok)
+        return tostring(e)
+      end
+      local one = { gen = binds.gen, b }
+      assert.matches("node", err(mtree, clip, one, false, #zeros + 1, 1, { 0 }))
+      assert.matches("channel", err(mtree, clip, one, false, b.rj, 4, { 0 }))
+      assert.matches("times%[2%] must be a number", err(mtree, clip, one, false, b.rj, 1, { 0, "x" }))
+      assert.matches("times%[1%] must be finite", err(mtree, clip, one, false, b.rj, 1, { 1 / 0 }))
+      assert.matches("binding out of range", err({ parent = { 0 }, rest = { 0, 0, 0, 0, 0, 0, 1, 1, 1, 1 } }, clip,
+        { gen = binds.gen, { cj = b.cj, rj = 2 } }, false, 1, 1, { 0 }))
+      assert.are.same({}, core.measure_bake(mtree, clip, one, false, b.rj, 2, {}))
+      assert.are.equal(0, core.measure_compare(mtree, clip, one, false, clip, one, false, b.rj, 2, { 0, 0.5 }))
+      assert.matches("channel", select(2, pcall(core.measure_compare, mtree, clip, one, false, clip, one, false, b.rj, 0,
+        { 0 })))
+      assert.matches("times%[1%] must be finite", select(2, pcall(core.measure_compare, mtree, clip, one, false, clip,
+        one, false, b.rj, 1, { 0 / 0 })))
+    end)
+  end
+
+  it("knows an Euler channel turning about several axes from its values (keys.euler_turns_several)", function()
+    local lin = codes.interp.linear
+    for _, case in ipairs { { { 0, 0, 0, 10, 0, 0, 20, 0, 0 }, false }, { { 0, 0, 0, 10, 5, 0, 20, 0, 0 }, true },
+      { { 1, 2, 3, 1, 2, 3, 1, 2, 3 }, false }, { { 0, 0, 0, 0, 0, 0, 0, 0, 7 }, false },
+      { { 0, 0, 0, 0, 1, 0, 0, 0, 7 }, true } } do
+      local v = case[1]
+      local keys = K.segments({ t = { 0, 1, 2 }, v = v, ie = { lin, lin, lin } }, 3, false, false)
+      assert.are.equal(case[2], K.euler_turns_several(v))
+      assert.are.equal(case[2], K.euler_as_quats(keys, "xyz") == nil)
+    end
+  end)
+
+  it("gives sample_times' times in C as in Lua (core.keys_times)", function()
+    D.seed(4545)
+    local chans = {}
+    for c = 1, 4 do
+      local ts = {}
+      for k = 1, 300 do ts[k] = math.floor(D.random() * 400) / 97 - 0.3 end
+      ts[#ts + 1] = 2
+      chans[c] = { times = ts }
+    end
+    chans[5] = { times = {} }
+    local keys_times = core.keys_times
+    for _, L in ipairs { 3, 0.5, 0, -1 } do
+      local c_side = R.sample_times(chans, L)
+      core.keys_times = function() return nil end
+      local ok, lua = pcall(R.sample_times, chans, L)
+      core.keys_times = keys_times
+      assert(ok, lua)
+      assert.are.same(lua, c_side)
+      assert.is_true(#c_side > (L > 1 and 500 or 0))
+    end
+    assert.are.same({ 0 }, core.keys_times({}, 1))
+    assert.is_nil(core.keys_times({ { 0, "x" } }, 1))
+    assert.matches("lists%[2%] must be a table", select(2, pcall(core.keys_times, { {}, 1 }, 1)))
   end)
 
   it("chooses the Lua choice's keys of a dense channel (reduce_curve.simplify)", function()
@@ -139,7 +303,6 @@ describe("the measure in C", function()
     assert.is_true(n > 100)
     -- the choice with values placed off the samples (the fit's least
     -- squares and distances in C), rounded as the glTF export rounds
-    local K = require "anim.export.gltf.keys"
     local placed = 0
     local function smooth(nk, m, quat)
       local times, vals = {}, {}
@@ -156,18 +319,46 @@ describe("the measure in C", function()
       end
       return times, vals
     end
+    -- (the fit's rounds in C: core.keys_fit, as the Lua's fit)
+    local keys_fit, fits = core.keys_fit, 0
+    core.keys_fit = function(...)
+      fits = fits + 1
+      return keys_fit(...)
+    end
     for _, case in ipairs { { 900, 4, true }, { 900, 3 }, { 400, 4, true, false, K.short_quat } } do
       local times, vals = smooth(case[1], case[2], case[3])
       for _, tol in ipairs { 1e-3, 0.01, 0.05 } do
         local st0 = select(2, C.simplify(times, vals, tol, case[3]))
+        local calls = fits
         local kept, st = C.choose(times, vals, tol, case[3], nil, case[5])
+        assert.is_true(fits > calls or not kept.vals, "fitted in C")
+        calls = fits
         assert.is_truthy(st.lsq_packed)
         local lua = C.choose(times, vals, tol, case[3], { vals = st0.vals, far = st0.far, packed = false }, case[5])
+        assert.are.equal(calls, fits)
         assert.are.same(lua, kept)
         assert.are.same(lua.vals, kept.vals)
         placed = placed + (kept.vals and 1 or 0)
       end
     end
+    -- quaternions not unit, in both hemispheres: made unit and in one
+    -- hemisphere in C (keys_pack's unit, keys_cont) as in Lua
+    local qtimes, qvals = smooth(600, 4, true)
+    for k, q in ipairs(qvals) do
+      local f = (k % 3 == 0 and -1 or 1) * (1 + (k % 5) / 7)
+      qvals[k] = { q[1] * f, q[2] * f, q[3] * f, q[4] * f }
+    end
+    for _, round in ipairs { false, K.short_quat } do
+      local kept, st = C.choose(qtimes, qvals, 0.01, true, nil, round or nil)
+      assert.is_truthy(st.cont_packed)
+      assert.is_nil(rawget(st, "vals"), "no Lua tables of the samples")
+      local st0 = select(2, C.simplify(qtimes, qvals, 0.01, true))
+      local lua = C.choose(qtimes, qvals, 0.01, true, { vals = st0.vals, far = st0.far, packed = false }, round or nil)
+      assert.are.same(lua, kept)
+      assert.are.same(lua.vals, kept.vals)
+      assert.is_truthy(kept.vals)
+    end
+    core.keys_fit = keys_fit
     assert.is_true(placed >= 3, "some choices placed their values")
     -- (values of more than 16 numbers: Lua's)
     local times, vals = walk(50, 17)
@@ -237,7 +428,40 @@ describe("the measure in C", function()
     assert.matches("#fv ~= #knots", err(core.keys_errors, keys, { 1, 3 }, { { 0, 0, 0 } }, {}))
     assert.matches("fv%[2%] must hold 3 numbers", err(core.keys_errors, keys, { 1, 3 }, { { 0, 0, 0 }, { 1 } }, {}))
     assert.matches("#times ~= #vals", err(core.keys_pack, { 0 }, {}, false))
+    assert.matches("quaternion keys expected", err(core.keys_cont, keys))
+    assert.matches("keys expected", err(core.keys_cont, {}))
+    local q4 = core.keys_pack({ 0, 1, 2 }, { { 0, 0, 0, 1 }, { 0, 0, 0, 1 }, { 0, 0, 0, 1 } }, true)
+    local k2 = core.keys_pack({ 0, 1 }, { { 0, 0, 0 }, { 1, 1, 1 } }, false)
+    assert.are.same({ { 1, 3 }, { { 0, 0, 0 }, { 2, 2, 2 } } }, { core.keys_fit(keys, keys, { 1, 3 }, 0.1, 3, 4, 3) })
+    assert.is_nil(core.keys_fit(keys, keys, { 1, 3 }, -1, 3, 4, 3))
+    assert.matches("keys expected", err(core.keys_fit, keys, {}, { 1, 3 }, 0.1, 3, 4, 3))
+    assert.matches("as many, of as many numbers", err(core.keys_fit, keys, k2, { 1, 2 }, 0.1, 3, 4, 3))
+    assert.matches("as many, of as many numbers", err(core.keys_fit, keys, q4, { 1, 3 }, 0.1, 3, 4, 3))
+    assert.matches("must begin at the first sample and end at the last", err(core.keys_fit, keys, keys, { 1, 2 }, 0.1,
+      3, 4, 3))
+    assert.matches("lawson", err(core.keys_fit, keys, keys, { 1, 3 }, 0.1, 3, 0, 3))
+    assert.matches("cont and shorts are for quaternions", err(core.keys_fit, keys, keys, { 1, 3 }, 0.1, 3, 4, 3, true))
+    assert.matches("knots%[2%] is not after", err(core.keys_fit, keys, keys, { 3, 1 }, 0.1, 3, 4, 3))
+    -- the glTF export's channels (chans)
+    local mask = {}
+    for i = 1, n do mask[i] = 7 end
+    local q3 = core.keys_pack({ 0, 1 }, { { 0, 0, 0, 1 }, { 0, 0, 0, 1 } }, true)
+    local k3 = core.keys_pack({ 0, 1 }, { { 0, 0, 0 }, { 1, 1, 1 } }, false)
+    local function chans_err(chans)
+      return err(core.measure_error, fr, tr, clip, binds, false, all, 0.1, {}, nil, chans)
+    end
+    assert.matches("chans.mask must hold a number a node", chans_err({ mask = { 7 } }))
+    assert.matches("chans.mask%[1%] must be channel flags", chans_err({ mask = { 8, unpack(mask, 2) } }))
+    assert.matches("chans.mask%[2%] must be channel flags", chans_err({ mask = { 1, 0.5, unpack(mask, 3) } }))
+    assert.matches("chans.keys must be a table", chans_err({ mask = mask, keys = 1 }))
+    assert.matches("chans.keys%[1%] must be 3%-number keys", chans_err({ mask = mask, keys = { q3 } }))
+    assert.matches("chans.keys%[2%] must be quaternion keys", chans_err({ mask = mask, keys = { nil, k3 } }))
+    assert.matches("chans.keys%[3%] must be 3%-number keys", chans_err({ mask = mask, keys = { [3] = "x" } }))
+    assert.matches("chans.mask must hold", err(core.measure_frames, tr, clip, binds, false, { 0 }, all, all, { mask = {} }))
+    assert.matches("chans.keys%[1%] must be 3%-number keys", err(core.measure_frames, tr, clip, binds, false, { 0 }, all,
+      all, { mask = mask, keys = { fr } }))
     local per = {}
+    core.measure_error(fr, tr, clip, binds, false, all, 0.1, per, nil, { mask = mask, keys = { [2] = q3 } })
     core.measure_error(fr, tr, clip, binds, false, all, 0.1, per)
     for i = 1, n do assert.are.equal(0, per[i]) end
   end)

@@ -3,6 +3,7 @@
  * their arithmetic in their order (the build has no FMA contraction; the
  * sines and arc cosines are the C library's, which Lua's math calls). */
 #include <math.h>
+#include <stdlib.h>
 
 #include "keyreduce.h"
 
@@ -190,4 +191,118 @@ int anim_keys_lsq(const anim_keychan *ch, const int *knots, int nk, const double
     for (j = nk - 2; j >= 0; j--) out[j * m + c] = y[j] - cp[j] * out[(j + 1) * m + c];
   }
   return 1;
+}
+
+/* One fit: the values at the knots (finite; made unit when o->cont,
+ * rounded to shorts when o->shorts) and their distances (errs, segw);
+ * 0 when it fails: reduce_curve.lua's fit_once. */
+static int fit_once(const anim_keychan *ch, const anim_keychan *fc, const int *knots, int nk, const double *w,
+                    const anim_fitopts *o, double *fv, double *errs, double *segw, double *scratch) {
+  int j, c, m = fc->m;
+  if (!anim_keys_lsq(fc, knots, nk, w, fv, scratch)) return 0;
+  for (j = 0; j < nk; j++) {
+    double *v = fv + j * m;
+    for (c = 0; c < m; c++)
+      if (v[c] != v[c] || v[c] == HUGE_VAL || v[c] == -HUGE_VAL) return 0;
+    if (o->cont) {
+      double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
+      if (n != n || n <= 0) return 0;
+      v[0] = v[0] / n, v[1] = v[1] / n, v[2] = v[2] / n, v[3] = v[3] / n;
+    }
+    if (o->shorts) {
+      /* (short_quat: made unit, each component the nearest n / 32767) */
+      double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
+      for (c = 0; c < 4; c++) v[c] = floor(v[c] / n * 32767 + 0.5) / 32767;
+    }
+  }
+  anim_keys_errors(ch, knots, nk, fv, errs, segw);
+  return 1;
+}
+
+/* The worst sample of each segment of fit astray (beyond tol, or NaN)
+ * into add; its count, or -1 when a segment astray has no sample inside. */
+static int astray(const int *knots, int nk, const double *errs, const double *segw, double tol, int *add) {
+  int j, i, na = 0;
+  for (j = 0; j + 1 < nk; j++) {
+    double e = segw[j];
+    if (e > tol || e != e) {
+      int wi = -1;
+      double we = -1;
+      for (i = knots[j] + 1; i <= knots[j + 1] - 1; i++)
+        if (errs[i] > we) wi = i, we = errs[i];
+      if (wi < 0) return -1;
+      add[na++] = wi;
+    }
+  }
+  return na;
+}
+
+int anim_keys_fit(const anim_keychan *ch, const anim_keychan *fc, int *knots, int nk, const anim_fitopts *o, double *fv,
+                  double *scratch, int *add) {
+  int n = ch->n, r, l, i, j, na;
+  double *w = scratch, *errs = w + n, *segw = errs + n, *lsq = segw + n;
+  for (i = 0; i < n; i++) w[i] = 1;
+  for (r = 0; r < o->repair; r++) {
+    for (l = 1; l <= o->lawson; l++) {
+      double worst = 0, sum = 0;
+      if (!fit_once(ch, fc, knots, nk, w, o, fv, errs, segw, lsq)) return 0;
+      for (j = 0; j + 1 < nk; j++)
+        if (segw[j] > worst) worst = segw[j];
+      if (worst <= o->tol || l == o->lawson) break;
+      /* (Lawson: each weight times its error; a floor keeps the system regular) */
+      for (i = 0; i < n; i++) sum = sum + w[i] * errs[i];
+      if (sum != sum || sum <= 0) break;
+      for (i = 0; i < n; i++) {
+        double x = w[i] * errs[i] * n / sum;
+        w[i] = x < 1e-6 ? 1e-6 : x;
+      }
+    }
+    na = astray(knots, nk, errs, segw, o->tol, add);
+    if (na < 0) return 0;
+    if (na == 0) return nk;
+    if (nk + na >= o->most) return 0;
+    /* (the knots and those added merged, from the back: both ascending) */
+    {
+      int x = nk - 1, y = na - 1, z = nk + na - 1;
+      while (y >= 0) knots[z--] = x >= 0 && knots[x] > add[y] ? knots[x--] : add[y--];
+    }
+    nk += na;
+  }
+  return 0;
+}
+
+void anim_keys_unit(double *q, int n) {
+  int i;
+  for (i = 0; i < n; i++, q += 4) {
+    double l = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    q[0] = q[0] / l, q[1] = q[1] / l, q[2] = q[2] / l, q[3] = q[3] / l;
+  }
+}
+
+void anim_keys_cont(const double *in, double *out, int n) {
+  int i, c;
+  for (i = 0; i < n; i++) {
+    const double *q = in + 4 * i, *p = out + 4 * (i - 1);
+    int flip = i > 0 && q[0] * p[0] + q[1] * p[1] + q[2] * p[2] + q[3] * p[3] < 0;
+    for (c = 0; c < 4; c++) out[4 * i + c] = flip ? -q[c] : q[c];
+  }
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+int anim_keys_times(double *all, int n, double L, double *out) {
+  int i, k = 0, m = 0;
+  for (i = 0; i < n; i++)
+    if (all[i] >= 0 && all[i] <= L) all[m++] = all[i];
+  qsort(all, (size_t)m, sizeof *all, cmp_double);
+  for (i = 0; i < m; i++) {
+    if (i > 0 && all[i] == all[i - 1]) continue;
+    if (k > 0) out[k] = (out[k - 1] + all[i]) / 2, out[k + 1] = all[i], k += 2;
+    else out[k++] = all[i];
+  }
+  if (k == 0) out[k++] = 0;
+  return k;
 }

@@ -35,4 +35,38 @@ void anim_keys_errors(const anim_keychan *ch, const int *knots, int nk, const do
  * (out then undefined), else 1.  scratch: 9 * nk doubles. */
 int anim_keys_lsq(const anim_keychan *ch, const int *knots, int nk, const double *w, double *out, double *scratch);
 
+/* n quaternions (4 numbers each) made unit in place: keys.lua's qnorm. */
+void anim_keys_unit(double *q, int n);
+
+/* n quaternions of in into out, each in the hemisphere of the one before
+ * it as written (negated when their dot product is below 0):
+ * reduce_curve.lua's choose, its `cont`. */
+void anim_keys_cont(const double *in, double *out, int n);
+
+/* The times a clip is measured at (reduce.lua's sample_times): of the n
+ * times in all (sorted in place), those in [0, L] once each, ascending,
+ * and halfway between two, into out (room for 2 n, at least 1); 0 when
+ * none is. Returns their count. */
+int anim_keys_times(double *all, int n, double L, double *out);
+
+/* The fit's options: the tolerance, the keys it must keep fewer than,
+ * its reweighting rounds (lawson, at least 1) and its rounds of keys added
+ * (repair); cont: quaternions fitted in components, made unit; shorts:
+ * each value then rounded to normalized shorts (keys.lua's short_quat). */
+typedef struct anim_fitopts {
+  double tol;
+  int most, lawson, repair, cont, shorts;
+} anim_fitopts;
+
+/* reduce_curve.lua's fit: the values at the knots knots[0..nk) (room for
+ * ch->n) of the least-squares curve through fc's samples (m <= 4 numbers,
+ * a quaternion's in one hemisphere when cont), reweighted towards the
+ * least largest error of ch's samples as played (ch: the samples
+ * keys_errors measures, fc's made unit), the worst sample of each segment
+ * still astray made a knot; into fv (ch->n * m numbers).  Returns the count
+ * of knots, or 0 when no fit holds with fewer than o->most.  scratch: 12 *
+ * ch->n doubles; add: ch->n ints. */
+int anim_keys_fit(const anim_keychan *ch, const anim_keychan *fc, int *knots, int nk, const anim_fitopts *o, double *fv,
+                  double *scratch, int *add);
+
 #endif

@@ -3,7 +3,11 @@
  * reduce.lua's world_into, the error as its point_error -- each written
  * with their arithmetic in their order (the build has no FMA contraction:
  * the same bits as Lua's doubles). */
+#include <float.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "amath.h"
 #include "measure.h"
@@ -17,17 +21,71 @@ static void qmul(const double a[4], const double b[4], double o[4]) {
   o[0] = x, o[1] = y, o[2] = z, o[3] = w;
 }
 
+/* q made unit (keys.lua's qnorm) into u. */
+static void unit_of(const double *q, double u[4]) {
+  double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  u[0] = q[0] / n, u[1] = q[1] / n, u[2] = q[2] / n, u[3] = q[3] / n;
+}
+
+/* The value at t of keys k into out: reduce_curve.lua's evaluator (the
+ * segment the last key at or before t begins, as its scan finds it). */
+static void keys_at(const anim_keychan *k, double t, double *out) {
+  const double *T = k->times;
+  int n = k->n, m = k->m, lo = 0, hi = n - 1, a;
+  double span, u;
+  if (t <= T[0] || t >= T[n - 1]) {
+    const double *v = k->vals + (t <= T[0] ? 0 : (size_t)(n - 1) * (size_t)m);
+    if (k->quat) unit_of(v, out);
+    else for (a = 0; a < m; a++) out[a] = v[a];
+    return;
+  }
+  while (hi - lo > 1) {
+    int mid = lo + (hi - lo) / 2;
+    if (T[mid] <= t) lo = mid;
+    else hi = mid;
+  }
+  span = T[lo + 1] - T[lo];
+  u = span > 0 ? (t - T[lo]) / span : 1;
+  if (!k->quat) {
+    const double *va = k->vals + (size_t)lo * (size_t)m, *vb = va + m;
+    for (a = 0; a < m; a++) out[a] = va[a] + (vb[a] - va[a]) * u;
+    return;
+  }
+  {
+    double qa[4], qb[4], dd, th, sth, wa, wb;
+    unit_of(k->vals + (size_t)lo * 4, qa);
+    unit_of(k->vals + (size_t)(lo + 1) * 4, qb);
+    dd = qa[0] * qb[0] + qa[1] * qb[1] + qa[2] * qb[2] + qa[3] * qb[3];
+    if (dd < 0) {
+      for (a = 0; a < 4; a++) qb[a] = -qb[a];
+      dd = -dd;
+    }
+    th = dd < 1 ? acos(dd) : 0;
+    sth = sin(th);
+    if (th < 1e-4) wa = 1 - u, wb = u;
+    else wa = sin((1 - u) * th) / sth, wb = sin(u * th) / sth;
+    for (a = 0; a < 4; a++) out[a] = wa * qa[a] + wb * qb[a];
+  }
+}
+
 /* Node i's local translation, rotation and scale at t (the rest's where
- * the clip does not animate them): reduce_clip.lua's local_of. */
+ * the clip does not animate them): reduce_clip.lua's local_of; with a mask
+ * and keys, export/gltf/init.lua's localA and the localB of its apply. */
 static void local_at(const anim_mtree *tree, const anim_mclip *mc, int i, double t, double tr[3], double q[4],
                      double sc[3]) {
   const double *r = tree->rest + 10 * i;
   const anim_binding *b = mc->on[i];
+  const anim_keychan *const *kk = mc->keys ? mc->keys + 3 * i : NULL;
   double s[11], v[10] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
-  int ch, k, a;
+  int ch, k, a, keyed = 0;
   for (a = 0; a < 3; a++) tr[a] = r[a], sc[a] = r[7 + a];
   for (a = 0; a < 4; a++) q[a] = r[3 + a];
-  if (!b) return;
+  if (kk) {
+    if (kk[0]) keys_at(kk[0], t, tr), keyed |= ANIM_CH_POS;
+    if (kk[1]) keys_at(kk[1], t, q), keyed |= ANIM_CH_ROT;
+    if (kk[2]) keys_at(kk[2], t, sc), keyed |= ANIM_CH_SCL;
+  }
+  if (!b || (mc->mask && !(mc->mask[i] & ~keyed))) return;
   /* (core.clip_sample_joint's values: the ones not animated 0, identity, 1;
    * made finite) */
   {
@@ -41,6 +99,7 @@ static void local_at(const anim_mtree *tree, const anim_mclip *mc, int i, double
   if (ch & ANIM_CH_ROT) for (k = 0; k < 4; k++) v[3 + k] = s[3 + k];
   if (ch & ANIM_CH_SCL) for (k = 0; k < 3; k++) v[7 + k] = s[7 + k];
   anim_finite10(v);
+  ch = (mc->mask ? mc->mask[i] : ch) & ~keyed;
   if (ch & ANIM_CH_POS) {
     double kk = b->pscale;
     if (mc->absolute) for (a = 0; a < 3; a++) tr[a] = v[a] * kk;
@@ -142,4 +201,122 @@ void anim_measure_error(const anim_mtree *tree, const anim_mclip *mc, const anim
       if (errs) errs[(size_t)k * (size_t)nl + (size_t)l] = e;
     }
   }
+}
+
+/* The difference of two values of channel ch: sample.lua's difference
+ * (x ^ 2 is Lua 5.4's x * x). */
+static double difference(int ch, const double *a, const double *b) {
+  double m = 0;
+  int i;
+  if (ch == ANIM_CH_ROT) {
+    double qa[4], qb[4], d, sg, dn = 0, sn = 0;
+    unit_of(a, qa);
+    unit_of(b, qb);
+    d = qa[0] * qb[0] + qa[1] * qb[1] + qa[2] * qb[2] + qa[3] * qb[3];
+    sg = d < 0 ? -1 : 1;
+    for (i = 0; i < 4; i++) {
+      double x = qa[i] - sg * qb[i], y = qa[i] + sg * qb[i];
+      dn = dn + x * x, sn = sn + y * y;
+    }
+    return 2 * atan2(sqrt(dn), sqrt(sn));
+  }
+  for (i = 0; i < 3; i++) {
+    double x = fabs(a[i] - b[i]);
+    if (m < x) m = x;
+  }
+  return m;
+}
+
+double anim_measure_compare(const anim_mtree *tree, const anim_mclip *a, const anim_mclip *b, int i, int ch,
+                            const double *times, int nt) {
+  double worst = 0;
+  int k;
+  for (k = 0; k < nt; k++) {
+    double tr[2][3], q[2][4], sc[2][3], d;
+    local_at(tree, a, i, times[k], tr[0], q[0], sc[0]);
+    local_at(tree, b, i, times[k], tr[1], q[1], sc[1]);
+    if (ch == ANIM_CH_ROT) d = difference(ch, q[0], q[1]);
+    else if (ch == ANIM_CH_POS) d = difference(ch, tr[0], tr[1]);
+    else d = difference(ch, sc[0], sc[1]);
+    if (d > worst) worst = d;
+  }
+  return worst;
+}
+
+/* keys.lua's 32-bit floats: f32 (core.float32), the float after (up) or
+ * before x by its bits (next32, prev32), the largest float at most t. */
+static double f32(double x) { return isfinite(x) && fabs(x) <= FLT_MAX ? (double)(float)x : x; }
+static double step32(double x, int up) {
+  float f;
+  uint32_t w = 1;
+  if (x == 0) {
+    memcpy(&f, &w, sizeof f);
+    return up ? (double)f : -(double)f;
+  }
+  f = (float)x;
+  memcpy(&w, &f, sizeof w);
+  w = (x > 0) == (up != 0) ? w + 1 : w - 1;
+  memcpy(&f, &w, sizeof f);
+  return (double)f;
+}
+static double floor32(double t) {
+  double f = f32(t);
+  return f > t ? step32(f, 0) : f;
+}
+
+static int cmp_time(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* Node i's channel ch at t into v (3 numbers, 4 for a rotation). */
+static void channel_at(const anim_mtree *tree, const anim_mclip *mc, int i, int ch, double t, double v[4]) {
+  double tr[3], q[4], sc[3];
+  int a;
+  local_at(tree, mc, i, t, tr, q, sc);
+  for (a = 0; a < 4; a++) v[a] = ch == ANIM_CH_ROT ? q[a] : a < 3 ? (ch == ANIM_CH_POS ? tr[a] : sc[a]) : 0;
+}
+
+int anim_measure_bake(const anim_mtree *tree, const anim_mclip *mc, int i, int ch, double *ts, int nts, double *ot,
+                      double *ov) {
+  int ar = ch == ANIM_CH_ROT ? 4 : 3, n = 0, k, a;
+  double last = 0;
+  qsort(ts, (size_t)nts, sizeof *ts, cmp_time);
+  for (k = 0; k < nts; k++) {
+    double t = ts[k], ft, before, v[4], vb[4];
+    int have = 0;
+    if (n > 0 && t == last) continue;
+    ft = f32(t);
+    if (n > 0 && ft <= ot[n - 1]) ft = step32(ot[n - 1], 1);
+    /* a jump at t: the value arriving, one float before */
+    before = step32(floor32(t), 0);
+    if (n > 0 && before > ot[n - 1]) {
+      double d = 0;
+      channel_at(tree, mc, i, ch, before, vb);
+      channel_at(tree, mc, i, ch, t, v);
+      have = 1;
+      for (a = 0; a < ar; a++) {
+        double x = fabs(v[a] - vb[a]);
+        if (d < x) d = x;
+      }
+      if (d > 1e-9 * (1 + fabs(v[0])) && d > 1e-6) {
+        ot[n] = before;
+        for (a = 0; a < ar; a++) ov[n * ar + a] = vb[a];
+        n++;
+        ft = floor32(t);
+      }
+    }
+    if (!have) channel_at(tree, mc, i, ch, t, v);
+    /* in the hemisphere of the key before (the slerp takes the short way either way) */
+    if (ar == 4 && n > 0) {
+      const double *p = ov + (n - 1) * 4;
+      if (p[0] * v[0] + p[1] * v[1] + p[2] * v[2] + p[3] * v[3] < 0)
+        for (a = 0; a < 4; a++) v[a] = -v[a];
+    }
+    ot[n] = ft;
+    for (a = 0; a < ar; a++) ov[n * ar + a] = v[a];
+    n++;
+    last = t;
+  }
+  return n;
 }

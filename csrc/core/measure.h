@@ -10,6 +10,7 @@
 
 #include "animator.h"
 #include "clip.h"
+#include "keyreduce.h"
 
 /* The tree: n nodes, each one's parent (-1 at a root) and its rest (10
  * numbers: translation, rotation x y z w, scale). */
@@ -23,12 +24,20 @@ typedef struct anim_mtree {
  * convert, pscale; animator.h), or NULL (the node keeps its rest);
  * absolute: the clip's values are the nodes' own, not offsets from their
  * rests; cursors: the clip's (clip.h: ANIM_HOT_CURSORS then
- * ANIM_COLD_CURSORS a joint) or NULL. */
+ * ANIM_COLD_CURSORS a joint) or NULL.  The glTF export's channels
+ * (lua/anim/export/gltf/init.lua's localA and its reduced channels): mask
+ * NULL, or mask[node] the channels (ANIM_CH_*) the node takes from the
+ * clip, the rest's for the others; keys NULL, or keys[3 node + c] (c: 0
+ * position, 1 rotation, 2 scale) NULL or the channel's keys, which it takes
+ * instead (reduce_curve.lua's evaluator: linear, quaternions made unit and
+ * slerped; held before the first key and after the last). */
 typedef struct anim_mclip {
   const anim_clip *clip;
   int *cursors;
   int absolute;
   const anim_binding *const *on;
+  const unsigned char *mask;
+  const anim_keychan *const *keys;
 } anim_mclip;
 
 /* The times and where a node's world matrices are: node i's at time k at
@@ -57,5 +66,22 @@ void anim_measure_frames(const anim_mtree *tree, const anim_mclip *mc, const ani
  * listed node must).  w: 12 * tree->n doubles of scratch. */
 void anim_measure_error(const anim_mtree *tree, const anim_mclip *mc, const anim_mframes *f, const int *list, int nl,
                         const unsigned char *dirty, double distance, double *w, double *per, double *errs);
+
+/* sample.lua's bake of node i's local channel ch (ANIM_CH_POS, _ROT or
+ * _SCL) as mc plays it (mask[i] ch: sample.lua's played): the times ts[0..nts) sorted in place, then a key at each (its time
+ * the 32-bit float after the last key's when it is not above it), a key
+ * one float before it where the value jumps, quaternions each in the
+ * hemisphere of the key before; the keys' times into ot and values into ov
+ * (3 numbers a key, 4 for a rotation), room for 2 * nts keys; returns their
+ * count. */
+int anim_measure_bake(const anim_mtree *tree, const anim_mclip *mc, int i, int ch, double *ts, int nts, double *ot,
+                      double *ov);
+
+/* The largest difference of node i's local channel ch between a and b
+ * (each with mask[i] ch) at times[0..nt): sample.lua's difference (the
+ * angle between two turns, radians; else the largest difference of a
+ * component), as export/gltf/init.lua's compare_back takes it. */
+double anim_measure_compare(const anim_mtree *tree, const anim_mclip *a, const anim_mclip *b, int i, int ch,
+                            const double *times, int nt);
 
 #endif

@@ -7,18 +7,39 @@
  *     distance, per [, errs]): per[i] the worst error of each node i of
  *     `list`, errs (a list) gets every error, time after time
  *   core.measure_frame(frames, node) -> the node's 12 numbers a time
+ *   core.measure_bake(tree, clip, binds, absolute, node, ch, times
+ *     [, shorts]) -> the node's local channel ch (1 position, 2 rotation, 3
+ *     scale) baked at the times as the clip plays it: sample.lua's bake,
+ *     its keys { t, v }; their times; their values (each key's v, or with
+ *     shorts a rotation's made unit and rounded as keys.lua's short_quat)
+ *   core.measure_compare(tree, clip, binds, absolute, clip2, binds2,
+ *     absolute2, node, ch, times) -> the largest difference of the node's
+ *     channel ch as the two clips play it (sample.lua's difference)
  * tree: { parent = { p, ... } (0 at a root), rest = { 10 numbers a node:
  * translation, rotation, scale } }; binds: bind.get's list for clip;
  * list: node indices (1-based), parents first, each one's parent listed
- * before it or not at all; need: node indices.  And the greedy choice of
+ * before it or not at all; need: node indices.  Both take a last argument
+ * chans (the glTF export's channels, measure.h's mask and keys): nil, or
+ * { mask = { n numbers: the channels each node takes from the clip,
+ * codes.channel's flags }, keys = { [3 (node - 1) + c] = keys (c: 1
+ * position, 2 rotation: quaternions, 3 scale; core.keys_pack's) } }.
+ * And the greedy choice of
  * a dense channel's keys (csrc/core/keyreduce.h) for reduce_curve.lua:
- *   core.keys_pack(times, vals, quat) -> keys, or nil (vals not all lists
- *     of the same count of numbers, 3 to 16; 4 for quaternions)
+ *   core.keys_pack(times, vals, quat [, unit]) -> keys, or nil (vals not
+ *     all lists of the same count of numbers, 3 to 16; 4 for quaternions,
+ *     made unit when unit: keys.lua's qnorm)
+ *   core.keys_times(lists, L) -> reduce.lua's sample_times of the lists
+ *     of times (keyreduce.h's anim_keys_times), or nil (a time not a number)
+ *   core.keys_cont(keys) -> quaternion keys as not quaternions, each in the
+ *     hemisphere of the one before (reduce_curve.lua's choose: cont)
  *   core.keys_simplify(keys, tol) -> the indices of the keys kept
  *   core.keys_lsq(keys, knots, w) -> the values at the knots (lists of m
  *     numbers, m <= 4), or nil (singular)
  *   core.keys_errors(keys, knots, fv, errs) -> each segment's worst; errs[i]
- *     each sample's (an exact 0 and -1 are Lua's integers, as the Lua's) */
+ *     each sample's (an exact 0 and -1 are Lua's integers, as the Lua's)
+ *   core.keys_fit(keys, fitted, knots, tol, most, lawson, repair, cont,
+ *     shorts) -> knots, values (reduce_curve.lua's fit: keyreduce.h's
+ *     anim_keys_fit), or nil */
 #include <math.h>
 #include <stdint.h>
 
@@ -114,6 +135,54 @@ static void take(lua_State *L, int ci, anim_mclip *mc) {
   mc->cursors = ((anim_clip_box *)lua_touserdata(L, ci))->cursors;
 }
 
+/* The channels at idx (nil, or chans: above) into mc: the mask read, the
+ * keys' table left on the stack (its index in *kt, 0 when none) and room
+ * for their pointers in userdata pushed; take_keys sets them, after the
+ * last allocation. */
+static void read_chans(lua_State *L, int idx, int n, anim_mclip *mc, int *kt) {
+  unsigned char *mask;
+  int i;
+  mc->mask = NULL, mc->keys = NULL, *kt = 0;
+  if (lua_isnoneornil(L, idx)) return;
+  luaL_checktype(L, idx, LUA_TTABLE);
+  lua_getfield(L, idx, "mask");
+  if (!lua_istable(L, -1) || lua_rawlen(L, -1) != (size_t)n) luaL_error(L, "chans.mask must hold a number a node (%d)", n);
+  mask = lua_newuserdatauv(L, (size_t)(n ? n : 1), 0);
+  for (i = 0; i < n; i++) {
+    double m = number_at(L, -2, i + 1, "chans.mask");
+    if (!(m >= 0 && m <= (ANIM_CH_POS | ANIM_CH_ROT | ANIM_CH_SCL) && m == floor(m)))
+      luaL_error(L, "chans.mask[%d] must be channel flags (0 to 7)", i + 1);
+    mask[i] = (unsigned char)m;
+  }
+  mc->mask = mask;
+  lua_getfield(L, idx, "keys");
+  if (lua_isnil(L, -1)) return;
+  if (!lua_istable(L, -1)) luaL_error(L, "chans.keys must be a table");
+  *kt = lua_gettop(L);
+  mc->keys = lua_newuserdatauv(L, (sizeof(anim_keychan *) + sizeof(anim_keychan)) * (size_t)(n ? 3 * n : 1), 0);
+}
+
+static int to_keys(lua_State *L, int idx, anim_keychan *ch);
+
+/* The keys' pointers of read_chans (kt: the keys' table), checked: a
+ * rotation's quaternions, 3 numbers a key for the others. */
+static void take_keys(lua_State *L, int kt, int n, anim_mclip *mc) {
+  const anim_keychan **on = (const anim_keychan **)(void *)mc->keys;
+  anim_keychan *store = (anim_keychan *)(void *)(on + 3 * n);
+  int s;
+  if (!kt) return;
+  for (s = 0; s < 3 * n; s++) {
+    on[s] = NULL;
+    lua_rawgeti(L, kt, s + 1);
+    if (!lua_isnil(L, -1)) {
+      if (!to_keys(L, lua_gettop(L), &store[s]) || store[s].n < 1 || store[s].quat != (s % 3 == 1) || store[s].m != (s % 3 == 1 ? 4 : 3))
+        luaL_error(L, "chans.keys[%d] must be %s keys", s + 1, s % 3 == 1 ? "quaternion" : "3-number");
+      on[s] = &store[s];
+    }
+    lua_pop(L, 1);
+  }
+}
+
 /* The list at idx (nl nodes) into list, checked: each node once, its
  * parent listed before it (or, when slot is given, with a slot); marks
  * the nodes listed in `listed` (tree->n bytes, in a userdata pushed). */
@@ -139,15 +208,16 @@ static int measure_frames(lua_State *L) {
   anim_mclip mc;
   anim_mframes f;
   frames_head *h;
-  int nt, nl, ns, k, hi, *list, *slot;
+  int nt, nl, ns, k, hi, kt, *list, *slot;
   unsigned char *listed;
   double *w;
   luaL_checktype(L, 5, LUA_TTABLE);
   luaL_checktype(L, 6, LUA_TTABLE);
   luaL_checktype(L, 7, LUA_TTABLE);
-  lua_settop(L, 7);
+  lua_settop(L, 8);
   read_tree(L, 1, &tree);
   read_clip(L, 2, 3, 4, tree.n, &mc);
+  read_chans(L, 8, tree.n, &mc, &kt);
   if (lua_rawlen(L, 5) > (size_t)INT32_MAX / 16 || lua_rawlen(L, 6) > (size_t)tree.n || lua_rawlen(L, 7) > (size_t)tree.n)
     luaL_error(L, "too many times or nodes");
   nt = (int)lua_rawlen(L, 5), nl = (int)lua_rawlen(L, 6), ns = (int)lua_rawlen(L, 7);
@@ -171,29 +241,31 @@ static int measure_frames(lua_State *L) {
     if (slot[k] >= 0 && !listed[k]) luaL_error(L, "need: node %d is not in the list", k + 1);
   f.nt = nt, f.times = f_times(h), f.slot = slot, f.fa = f_fa(h);
   take(L, 2, &mc);
+  take_keys(L, kt, tree.n, &mc);
   anim_measure_frames(&tree, &mc, &f, list, nl, w);
   lua_pushvalue(L, hi);
   return 1;
 }
 
 /* core.measure_error(frames, tree, clip, binds, absolute, list, distance,
- * per [, errs]) */
+ * per [, errs [, chans]]) */
 static int measure_error(lua_State *L) {
   anim_mtree tree;
   anim_mclip mc;
   anim_mframes f;
   frames_head *h = check_frames(L, 1);
   double distance = luaL_checknumber(L, 7), *w, *per, *errs = NULL;
-  int nl, k, *list;
+  int nl, k, kt, *list;
   unsigned char *dirty;
   lua_Integer at;
   luaL_checktype(L, 6, LUA_TTABLE);
   luaL_checktype(L, 8, LUA_TTABLE);
   if (!lua_isnoneornil(L, 9)) luaL_checktype(L, 9, LUA_TTABLE);
-  lua_settop(L, 9);
+  lua_settop(L, 10);
   read_tree(L, 2, &tree);
   if (tree.n != h->n) luaL_error(L, "the tree has %d nodes, the frames %d", tree.n, h->n);
   read_clip(L, 3, 4, 5, tree.n, &mc);
+  read_chans(L, 10, tree.n, &mc, &kt);
   if (lua_rawlen(L, 6) > (size_t)tree.n) luaL_error(L, "too many nodes listed");
   nl = (int)lua_rawlen(L, 6);
   list = lua_newuserdatauv(L, sizeof(int) * (size_t)(nl ? nl : 1), 0);
@@ -203,6 +275,7 @@ static int measure_error(lua_State *L) {
   dirty = read_list(L, 6, &tree, list, nl, f_slot(h));
   f.nt = h->nt, f.times = f_times(h), f.slot = f_slot(h), f.fa = f_fa(h);
   take(L, 3, &mc);
+  take_keys(L, kt, tree.n, &mc);
   anim_measure_error(&tree, &mc, &f, list, nl, dirty, distance, w, per, errs);
   /* (an error of exactly 0 is Lua's integer 0, as reduce.lua's start) */
   for (k = 0; k < nl; k++) {
@@ -236,6 +309,110 @@ static int measure_frame(lua_State *L) {
   return 1;
 }
 
+static const int CH_OF[3] = {ANIM_CH_POS, ANIM_CH_ROT, ANIM_CH_SCL};
+static void push_lua(lua_State *L, double v);
+
+/* The finite times at idx into a userdata pushed, their count in *nt;
+ * a mask of the tree's n nodes with node's channel ch alone in another. */
+static double *read_times(lua_State *L, int idx, int n, int node, int ch, int *nt, unsigned char **mask) {
+  double *times;
+  int k;
+  luaL_checktype(L, idx, LUA_TTABLE);
+  if (lua_rawlen(L, idx) > (size_t)INT32_MAX / 64) luaL_error(L, "too many times");
+  *nt = (int)lua_rawlen(L, idx);
+  *mask = lua_newuserdatauv(L, (size_t)n, 0);
+  times = lua_newuserdatauv(L, sizeof(double) * (size_t)(*nt ? *nt : 1), 0);
+  for (k = 0; k < n; k++) (*mask)[k] = 0;
+  (*mask)[node] = (unsigned char)ch;
+  for (k = 0; k < *nt; k++) {
+    times[k] = number_at(L, idx, k + 1, "times");
+    if (!isfinite(times[k])) luaL_error(L, "times[%d] must be finite", k + 1);
+  }
+  return times;
+}
+
+/* A key's ar values at v pushed as a list; with shorts, a quaternion as
+ * keys.lua's short_quat makes it (unit, then the nearest n / 32767). */
+static void push_value(lua_State *L, const double *v, int ar, int shorts) {
+  double n = shorts ? sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]) : 1;
+  int a;
+  lua_createtable(L, ar, 0);
+  for (a = 0; a < ar; a++) {
+    lua_pushnumber(L, shorts ? floor(v[a] / n * 32767 + 0.5) / 32767 : v[a]);
+    lua_rawseti(L, -2, a + 1);
+  }
+}
+
+/* core.measure_bake(tree, clip, binds, absolute, node, ch, times [, shorts]) */
+static int measure_bake(lua_State *L) {
+  anim_mtree tree;
+  anim_mclip mc;
+  unsigned char *mask;
+  double *times, *ot, *ov;
+  int node, ch, nt, n, k, ar, shorts = lua_toboolean(L, 8), top;
+  luaL_checktype(L, 7, LUA_TTABLE);
+  lua_settop(L, 7);
+  read_tree(L, 1, &tree);
+  node = (int)anim_lua_checkrange(L, 5, 1, tree.n, "node") - 1;
+  ch = CH_OF[anim_lua_checkrange(L, 6, 1, 3, "channel") - 1];
+  ar = ch == ANIM_CH_ROT ? 4 : 3;
+  read_clip(L, 2, 3, 4, tree.n, &mc);
+  times = read_times(L, 7, tree.n, node, ch, &nt, &mask);
+  ot = lua_newuserdatauv(L, sizeof(double) * (size_t)(nt ? 2 * nt * (ar + 1) : 1), 0);
+  ov = ot + 2 * (size_t)nt;
+  take(L, 2, &mc);
+  mc.mask = mask, mc.keys = NULL;
+  n = anim_measure_bake(&tree, &mc, node, ch, times, nt, ot, ov);
+  shorts = shorts && ch == ANIM_CH_ROT;
+  lua_createtable(L, n, 0);
+  lua_createtable(L, n, 0);
+  lua_createtable(L, n, 0);
+  top = lua_gettop(L);
+  for (k = 0; k < n; k++) {
+    lua_createtable(L, 0, 2);
+    lua_pushnumber(L, ot[k]);
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, top - 1, k + 1);
+    lua_setfield(L, -2, "t");
+    push_value(L, ov + k * ar, ar, 0);
+    if (!shorts) {
+      lua_pushvalue(L, -1);
+      lua_rawseti(L, top, k + 1);
+    }
+    lua_setfield(L, -2, "v");
+    lua_rawseti(L, top - 2, k + 1);
+    if (shorts) {
+      push_value(L, ov + k * ar, ar, 1);
+      lua_rawseti(L, top, k + 1);
+    }
+  }
+  return 3;
+}
+
+/* core.measure_compare(tree, clip, binds, absolute, clip2, binds2,
+ * absolute2, node, ch, times) */
+static int measure_compare(lua_State *L) {
+  anim_mtree tree;
+  anim_mclip a, b;
+  unsigned char *mask;
+  double *times;
+  int node, ch, nt;
+  luaL_checktype(L, 10, LUA_TTABLE);
+  lua_settop(L, 10);
+  read_tree(L, 1, &tree);
+  node = (int)anim_lua_checkrange(L, 8, 1, tree.n, "node") - 1;
+  ch = CH_OF[anim_lua_checkrange(L, 9, 1, 3, "channel") - 1];
+  read_clip(L, 2, 3, 4, tree.n, &a);
+  read_clip(L, 5, 6, 7, tree.n, &b);
+  times = read_times(L, 10, tree.n, node, ch, &nt, &mask);
+  take(L, 2, &a);
+  take(L, 5, &b);
+  a.mask = b.mask = mask, a.keys = b.keys = NULL;
+  /* (none above 0: Lua's integer 0, as compare_back's start) */
+  push_lua(L, anim_measure_compare(&tree, &a, &b, node, ch, times, nt));
+  return 1;
+}
+
 #define KEYS_MT "anim.measure_keys"
 #define KEYS_TAG 0x616e6b79u
 
@@ -244,7 +421,7 @@ typedef struct { unsigned tag; int n, m, quat; } keys_head;
 
 static size_t k_size(int n, int m) { return sizeof(keys_head) + sizeof(double) * (size_t)n * (size_t)(m + 1); }
 
-/* core.keys_pack(times, vals, quat) */
+/* core.keys_pack(times, vals, quat [, unit]) */
 static int keys_pack(lua_State *L) {
   keys_head *h;
   double *d;
@@ -277,17 +454,23 @@ static int keys_pack(lua_State *L) {
     }
     lua_pop(L, 1);
   }
+  if (h->quat && lua_toboolean(L, 4)) anim_keys_unit(d, n);
+  return 1;
+}
+
+/* The keys at idx into ch; 0 when it holds none. */
+static int to_keys(lua_State *L, int idx, anim_keychan *ch) {
+  keys_head *h = luaL_testudata(L, idx, KEYS_MT);
+  if (!h || lua_rawlen(L, idx) < sizeof *h || h->tag != KEYS_TAG || lua_rawlen(L, idx) != k_size(h->n, h->m)) return 0;
+  ch->n = h->n, ch->m = h->m, ch->quat = h->quat;
+  ch->times = (const double *)(const void *)(h + 1);
+  ch->vals = ch->times + h->n;
   return 1;
 }
 
 /* The keys at 1 into ch. */
 static void check_keys(lua_State *L, anim_keychan *ch) {
-  keys_head *h = luaL_testudata(L, 1, KEYS_MT);
-  if (!h || lua_rawlen(L, 1) < sizeof *h || h->tag != KEYS_TAG || lua_rawlen(L, 1) != k_size(h->n, h->m))
-    anim_lua_argerror(L, 1, "keys expected, got %s", anim_lua_typename(L, 1));
-  ch->n = h->n, ch->m = h->m, ch->quat = h->quat;
-  ch->times = (const double *)(const void *)(h + 1);
-  ch->vals = ch->times + h->n;
+  if (!to_keys(L, 1, ch)) anim_lua_argerror(L, 1, "keys expected, got %s", anim_lua_typename(L, 1));
 }
 
 /* The knots at idx (1-based sample indices, ascending) into a userdata
@@ -311,10 +494,24 @@ static void push_lua(lua_State *L, double v) {
   else lua_pushnumber(L, v);
 }
 
+/* A list of nk lists of m numbers (v: nk * m) pushed. */
+static void push_rows(lua_State *L, const double *v, int nk, int m) {
+  int k, c;
+  lua_createtable(L, nk, 0);
+  for (k = 0; k < nk; k++) {
+    lua_createtable(L, m, 0);
+    for (c = 0; c < m; c++) {
+      lua_pushnumber(L, v[k * m + c]);
+      lua_rawseti(L, -2, c + 1);
+    }
+    lua_rawseti(L, -2, k + 1);
+  }
+}
+
 /* core.keys_lsq(keys, knots, w) */
 static int keys_lsq(lua_State *L) {
   anim_keychan ch;
-  int nk, k, c, *knots;
+  int nk, k, *knots;
   double *w, *out, *scratch;
   check_keys(L, &ch);
   if (ch.m > 4) luaL_error(L, "lsq fits 4 numbers a sample at most");
@@ -326,15 +523,7 @@ static int keys_lsq(lua_State *L) {
   for (k = 0; k < ch.n; k++) w[k] = number_at(L, 3, k + 1, "w");
   check_keys(L, &ch);
   if (!anim_keys_lsq(&ch, knots, nk, w, out, scratch)) return 0;
-  lua_createtable(L, nk, 0);
-  for (k = 0; k < nk; k++) {
-    lua_createtable(L, ch.m, 0);
-    for (c = 0; c < ch.m; c++) {
-      lua_pushnumber(L, out[k * ch.m + c]);
-      lua_rawseti(L, -2, c + 1);
-    }
-    lua_rawseti(L, -2, k + 1);
-  }
+  push_rows(L, out, nk, ch.m);
   return 1;
 }
 
@@ -391,14 +580,110 @@ static int keys_simplify(lua_State *L) {
   return 1;
 }
 
+/* core.keys_times(lists, L) */
+static int keys_times(lua_State *L) {
+  double len = luaL_checknumber(L, 2), *all, *out;
+  size_t n = 0, nl, l, i;
+  int k, no;
+  luaL_checktype(L, 1, LUA_TTABLE);
+  nl = lua_rawlen(L, 1);
+  for (l = 1; l <= nl; l++) {
+    lua_rawgeti(L, 1, (lua_Integer)l);
+    if (!lua_istable(L, -1)) luaL_error(L, "lists[%d] must be a table", (int)l);
+    n += lua_rawlen(L, -1);
+    lua_pop(L, 1);
+    if (n > (size_t)INT32_MAX / 4) luaL_error(L, "too many times");
+  }
+  all = lua_newuserdatauv(L, sizeof(double) * (n ? 3 * n : 1), 0);
+  out = all + n;
+  for (l = 1, i = 0; l <= nl; l++) {
+    size_t m, j;
+    lua_rawgeti(L, 1, (lua_Integer)l);
+    m = lua_rawlen(L, -1);
+    for (j = 1; j <= m && i < n; j++) {
+      lua_rawgeti(L, -1, (lua_Integer)j);
+      if (lua_type(L, -1) != LUA_TNUMBER) return 0;
+      all[i++] = lua_tonumber(L, -1);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  no = anim_keys_times(all, (int)i, len, out);
+  lua_createtable(L, no, 0);
+  for (k = 0; k < no; k++) {
+    lua_pushnumber(L, out[k]);
+    lua_rawseti(L, -2, k + 1);
+  }
+  return 1;
+}
+
+/* core.keys_cont(keys) -> keys */
+static int keys_cont(lua_State *L) {
+  anim_keychan ch;
+  keys_head *h;
+  check_keys(L, &ch);
+  if (!ch.quat) luaL_argerror(L, 1, "quaternion keys expected");
+  h = lua_newuserdatauv(L, k_size(ch.n, 4), 0);
+  h->tag = KEYS_TAG, h->n = ch.n, h->m = 4, h->quat = 0;
+  luaL_setmetatable(L, KEYS_MT);
+  check_keys(L, &ch);
+  {
+    double *d = (double *)(void *)(h + 1);
+    int i;
+    for (i = 0; i < ch.n; i++) d[i] = ch.times[i];
+    anim_keys_cont(ch.vals, d + ch.n, ch.n);
+  }
+  return 1;
+}
+
+/* core.keys_fit(keys, fitted, knots, tol, most, lawson, repair, cont, shorts) */
+static int keys_fit(lua_State *L) {
+  anim_keychan ch, fc;
+  anim_fitopts o;
+  int nk, k, *knots, *room, *add;
+  double *fv, *scratch;
+  check_keys(L, &ch);
+  if (!to_keys(L, 2, &fc)) anim_lua_argerror(L, 2, "keys expected, got %s", anim_lua_typename(L, 2));
+  if (fc.n != ch.n || fc.m != ch.m || fc.m > 4) luaL_error(L, "the fitted keys must be as many, of as many numbers (4 at most)");
+  o.tol = luaL_checknumber(L, 4);
+  o.most = (int)anim_lua_checkrange(L, 5, 0, INT32_MAX, "most");
+  o.lawson = (int)anim_lua_checkrange(L, 6, 1, 1000, "lawson");
+  o.repair = (int)anim_lua_checkrange(L, 7, 0, 1000, "repair");
+  o.cont = lua_toboolean(L, 8), o.shorts = lua_toboolean(L, 9);
+  if ((o.cont || o.shorts) && ch.m != 4) luaL_error(L, "cont and shorts are for quaternions");
+  knots = check_knots(L, 3, ch.n, &nk);
+  if (nk < 2 || knots[0] != 0 || knots[nk - 1] != ch.n - 1) luaL_error(L, "the knots must begin at the first sample and end at the last");
+  room = lua_newuserdatauv(L, sizeof(int) * 2 * (size_t)ch.n, 0);
+  add = room + ch.n;
+  fv = lua_newuserdatauv(L, sizeof(double) * (size_t)ch.n * (size_t)ch.m, 0);
+  scratch = lua_newuserdatauv(L, sizeof(double) * 12 * (size_t)ch.n, 0);
+  for (k = 0; k < nk; k++) room[k] = knots[k];
+  check_keys(L, &ch);
+  to_keys(L, 2, &fc);
+  nk = anim_keys_fit(&ch, &fc, room, nk, &o, fv, scratch, add);
+  if (nk == 0) return 0;
+  lua_createtable(L, nk, 0);
+  for (k = 0; k < nk; k++) {
+    lua_pushinteger(L, room[k] + 1);
+    lua_rawseti(L, -2, k + 1);
+  }
+  push_rows(L, fv, nk, ch.m);
+  return 2;
+}
+
 static const luaL_Reg funcs[] = {
   {"keys_pack", keys_pack},
   {"keys_simplify", keys_simplify},
   {"keys_lsq", keys_lsq},
   {"keys_errors", keys_errors},
+  {"keys_fit", keys_fit},
+  {"keys_cont", keys_cont},
+  {"keys_times", keys_times},
   {"measure_frames", measure_frames},
   {"measure_error", measure_error},
   {"measure_frame", measure_frame},
+  {"measure_bake", measure_bake},
+  {"measure_compare", measure_compare},
   {NULL, NULL}
 };
 

@@ -52,6 +52,7 @@ local arr = J.arr
 local CHANNELS = { { "position", "translation", SLOT.position, 3 }, { "rotation", "rotation", SLOT.rotation, 4 },
   { "scale", "scale", SLOT.scale, 3 } }
 local CH_FLAG = { position = codes.channel.position, rotation = codes.channel.rotation, scale = codes.channel.scale }
+local CH_SLOT = { position = 1, rotation = 2, scale = 3 }
 
 -- A clip's name as an animation's: its last path component, less .anim.
 local function animation_name(c)
@@ -118,13 +119,14 @@ end
 -- Each channel of clip c on the node tree, as it is written: { joint,
 -- node, ch, gpath, n, mode, keys, baked, b, rest, sample }, its keys
 -- exact where glTF holds them, else baked at fps.
-local function clip_channels(c, info, tree, tjoints, rest, fps)
+local function clip_channels(c, info, tree, tjoints, rest, fps, mtree, reducing)
   local cname = info.name or "clip"
   local L = info.length
   local src = source_of(info)
   local wrap = info.loop == "loop"
   local out = {}
-  for _, b in ipairs(bind.get(c, tree)) do
+  local binds = bind.get(c, tree)
+  for _, b in ipairs(binds) do
     local jname = info.joints[b.cj]
     local sj = src.joints and src.joints[jname]
     local muted = type(sj) == "table" and sj.muted == true
@@ -141,17 +143,28 @@ local function clip_channels(c, info, tree, tjoints, rest, fps)
           for _, m in ipairs(mods) do if type(m) == "table" and m.enabled ~= false then modded = true end end
         end
         local keys
-        if t and not modded and (kar == arity or (ch == "rotation" and kar == 3)) then
+        -- (an Euler channel turning about several axes is baked: known
+        -- from its values, before its segments are made)
+        local several = kar == 3 and ch == "rotation" and t and K.euler_turns_several(v)
+        if t and not modded and (kar == arity or (ch == "rotation" and kar == 3)) and not several then
           keys = K.segments({ t = t, v = v, ie = ie, h = h, tan = tan }, kar, kar == 4, wrap)
           if kar == 3 and ch == "rotation" then keys = K.euler_as_quats(keys, info.euler) end
           if keys and not K.all_exact(keys) then keys = nil end
         end
-        local written, mode, baked
+        local written, mode, baked, ktimes, kvals
         if keys then
           local f, df = S.converters(c, b, r, ch)
           written, mode = K.gltf_keys(K.clamp_keys(keys, L, ch == "rotation"), f, df)
         else
-          written, mode = S.bake(sample, function(s) return played(c, b, r, ch, s) end, L, fps, t or {}, ch == "rotation")
+          -- (in C when the rests are numbers: core.measure_bake plays as played)
+          local native
+          if mtree then
+            local one, node, chi = { gen = binds.gen, b }, b.rj, CH_SLOT[ch]
+            -- (its times and values as reduce_channels takes them: rotations as shorts)
+            native = function(ts) return core.measure_bake(mtree, c, one, c.absolute, node, chi, ts, reducing) end
+          end
+          written, mode, ktimes, kvals = S.bake(sample, function(s) return played(c, b, r, ch, s) end, L, fps, t or {},
+            ch == "rotation", native)
           if not written then
             fail("", "%s: joint '%s' %s: baking at %g fps would need more than %d keys", E.shown(cname), E.shown(jname), ch, fps,
               MAX_CURVE_KEYS)
@@ -159,7 +172,7 @@ local function clip_channels(c, info, tree, tjoints, rest, fps)
           baked = true
         end
         out[#out + 1] = { joint = jname, node = tjoints[b.rj].name, ch = ch, gpath = chd[2], n = arity,
-          mode = mode, keys = written, baked = baked, b = b, rest = r, sample = sample }
+          mode = mode, keys = written, baked = baked, b = b, rest = r, sample = sample, ktimes = ktimes, kvals = kvals }
       end
     end
   end
@@ -172,32 +185,34 @@ local function clip_channels(c, info, tree, tjoints, rest, fps)
     local zero = {}
     for a = 1, out[1].n do zero[a] = 0 end
     out[1].keys[#out[1].keys + 1] = { t = f32(L) < L and next32(f32(L)) or f32(L), v = k.v, a = zero, b = zero }
+    out[1].ktimes, out[1].kvals = nil, nil
   end
   return out
 end
 
--- Reduces the dense channels of `out` (baked, or linear with many keys)
--- within the model-space bound (export/gltf/reduce.lua): each one's keys become
--- the fewest of them that stay within it.  Returns { clip, before, after
--- (keys), error (the worst measured), bound, distance }, { skipped = why }
--- or nil.
-local function reduce_channels(c, out, tjoints, rest, L, err, distance)
-  local chans, idx = {}, {}
-  for oi, o in ipairs(out) do
-    local times = {}
-    for i, k in ipairs(o.keys) do times[i] = k.t end
-    if o.mode == "LINEAR" and #o.keys > 2 and (o.baked or R.dense(times)) then
-      -- (rotations are written as normalized shorts: reduced with the values
-      -- a reader decodes, so that the measure sees them)
-      local vals = {}
-      for i, k in ipairs(o.keys) do vals[i] = o.ch == "rotation" and K.short_quat(k.v) or k.v end
-      -- (a short's rounding turns a unit quaternion by at most 2 asin(sqrt(4) / 2 / 32767))
-      chans[#chans + 1] = { j = o.node_index + 1, kind = o.ch, times = times, vals = vals,
-        slack = o.ch == "rotation" and 1e-4 or nil, round = o.ch == "rotation" and K.short_quat or nil }
-      idx[#chans] = oi
-    end
+-- The measure in C for the clip's channels `out` (reduce.lua's native):
+-- the channels each node takes from the clip (chans.mask), when each
+-- node's channels are of the binding the measure plays it by (the last of
+-- bind.get's for it) and every rest is numbers; else nil (measured in Lua).
+local function native_desc(c, tree, out, rest)
+  local binds = bind.get(c, tree)
+  local last, mask, flat = {}, {}, R.flat_rest(rest)
+  for _, b in ipairs(binds) do last[b.rj] = b end
+  for i = 1, #rest do mask[i] = 0 end
+  for _, o in ipairs(out) do
+    local i = o.node_index + 1
+    if last[i] ~= o.b then return nil end
+    mask[i] = mask[i] + CH_FLAG[o.ch]
   end
-  if #chans == 0 then return nil end
+  if not flat then return nil end
+  return { clip = c, binds = binds, absolute = c.absolute, rest = flat, n = #rest, chans = { mask = mask } }
+end
+
+-- What reduce.lua measures for the channels `out` of clip c, the dense ones
+-- `chans`: localA (each node as the clip plays it) and apply(kept) (the
+-- reduced channels from the keys kept); measured in C when it can
+-- (native_desc: the keys of each choice packed once).
+local function players(c, tree, out, chans, tjoints, rest)
   local on = {}
   for i = 1, #tjoints do on[i] = {} end
   for _, o in ipairs(out) do on[o.node_index + 1][o.ch] = o end
@@ -220,41 +235,128 @@ local function reduce_channels(c, out, tjoints, rest, L, err, distance)
     local sc = so and into(o[3], absolute, so.b, so.rest, 3, f, p1, p2, p3, x, y, z, w, s1, s2, s3) or r.s
     return p, q, sc
   end
-  local function apply(kept)
-    local by = {}
-    for i = 1, #tjoints do by[i] = {} end
-    for ci, ch in ipairs(chans) do
-      if kept[ci] then
-        local ts, vs = {}, {}
-        local fv = kept[ci].vals
-        for n, k in ipairs(kept[ci]) do ts[n], vs[n] = ch.times[k], fv and fv[n] or ch.vals[k] end
-        by[ch.j][ch.kind] = R.evaluator(ts, vs, ch.kind == "rotation")
-      end
+  -- (measured in C when it can: the keys of each choice packed once)
+  local desc = native_desc(c, tree, out, rest)
+  if desc then localA = R.native(localA, desc) end
+  local packs = setmetatable({}, { __mode = "k" })
+  local function keys_of(ch, k)
+    local p = packs[k]
+    if not p then
+      local ts, vs = {}, {}
+      local fv = k.vals
+      for n, x in ipairs(k) do ts[n], vs[n] = ch.times[x], fv and fv[n] or ch.vals[x] end
+      p = { ts, vs }
+      packs[k] = p
     end
-    return function(i, t)
+    return p
+  end
+  local function apply(kept)
+    local by
+    local function localB(i, t)
+      if not by then
+        by = {}
+        for j = 1, #tjoints do by[j] = {} end
+        for ci, ch in ipairs(chans) do
+          if kept[ci] then
+            local p = keys_of(ch, kept[ci])
+            by[ch.j][ch.kind] = R.evaluator(p[1], p[2], ch.kind == "rotation")
+          end
+        end
+      end
       local k = by[i]
       local p, r, s = k.position, k.rotation, k.scale
       if p and r and s then return p(t), r(t), s(t) end
       local a, b, d = localA(i, t, k)
       return p and p(t) or a, r and r(t) or b, s and s(t) or d
     end
+    if not desc then return localB end
+    local keys = {}
+    for ci, ch in ipairs(chans) do
+      if kept[ci] then
+        local p = keys_of(ch, kept[ci])
+        if p.packed == nil then p.packed = core.keys_pack(p[1], p[2], ch.kind == "rotation") or false end
+        if not p.packed then return localB end
+        keys[3 * (ch.j - 1) + CH_SLOT[ch.kind]] = p.packed
+      end
+    end
+    return R.native(localB, { clip = c, binds = desc.binds, absolute = desc.absolute, rest = desc.rest, n = desc.n,
+      chans = { mask = desc.chans.mask, keys = keys } })
   end
+  return localA, apply
+end
+
+-- Reduces the dense channels of `out` (baked, or linear with many keys)
+-- within the model-space bound (export/gltf/reduce.lua): each one's keys become
+-- the fewest of them that stay within it.  Returns { clip, before, after
+-- (keys), error (the worst measured), bound, distance }, { skipped = why }
+-- or nil.
+local function reduce_channels(c, tree, out, tjoints, rest, L, err, distance)
+  local chans, idx = {}, {}
+  for oi, o in ipairs(out) do
+    -- (the bake's, when it gave them)
+    local times = o.ktimes
+    if not times then
+      times = {}
+      for i, k in ipairs(o.keys) do times[i] = k.t end
+    end
+    if o.mode == "LINEAR" and #o.keys > 2 and (o.baked or R.dense(times)) then
+      -- (rotations are written as normalized shorts: reduced with the values
+      -- a reader decodes, so that the measure sees them)
+      local vals = o.kvals
+      if not vals then
+        vals = {}
+        for i, k in ipairs(o.keys) do vals[i] = o.ch == "rotation" and K.short_quat(k.v) or k.v end
+      end
+      -- (a short's rounding turns a unit quaternion by at most 2 asin(sqrt(4) / 2 / 32767))
+      chans[#chans + 1] = { j = o.node_index + 1, kind = o.ch, times = times, vals = vals,
+        slack = o.ch == "rotation" and 1e-4 or nil, round = o.ch == "rotation" and K.short_quat or nil }
+      idx[#chans] = oi
+    end
+  end
+  if #chans == 0 then return nil end
+  local localA, apply = players(c, tree, out, chans, tjoints, rest)
   -- (the bytes of the keys, about: a sampler's times are written once for
   -- the channels that have the same; an accessor's JSON about 150 bytes)
+  -- (each choice's times as text made once: kept[ci], or o when whole;
+  -- each time's text once, as table.concat writes it, but whole numbers:
+  -- an integer and a float of one value are one key of `shown`)
+  local texts, shown = setmetatable({}, { __mode = "k" }), {}
+  local function text(t)
+    if t % 1 == 0 then return t end
+    local x = shown[t]
+    if not x then x = tostring(t); shown[t] = x end
+    return x
+  end
+  -- (times of a count no other channel has are written apart: no text
+  -- needed, as two texts of other counts of times differ)
   local function cost(kept)
-    local seen, bytes, reduced = {}, 0, {}
+    local seen, bytes, reduced, counts = {}, 0, {}, {}
     for ci in ipairs(chans) do reduced[idx[ci]] = ci end
     for oi, o in ipairs(out) do
       local ci = reduced[oi]
-      local k, ts = ci and kept[ci], {}
-      if k then
-        for n, i in ipairs(k) do ts[n] = chans[ci].times[i] end
-      else
-        for n, key in ipairs(o.keys) do ts[n] = key.t end
+      local n = ci and kept[ci] and #kept[ci] or #o.keys
+      counts[n] = (counts[n] or 0) + 1
+    end
+    for oi, o in ipairs(out) do
+      local ci = reduced[oi]
+      local k = ci and kept[ci]
+      local nts = k and #k or #o.keys
+      local tx = counts[nts] > 1 and texts[k or o]
+      if counts[nts] > 1 and not tx then
+        local ts = {}
+        if k then
+          for n, i in ipairs(k) do ts[n] = text(chans[ci].times[i]) end
+        else
+          for n, key in ipairs(o.keys) do ts[n] = text(key.t) end
+        end
+        tx = table.concat(ts, " ")
+        texts[k or o] = tx
       end
-      local tk = table.concat(ts, " ")
-      if not seen[tk] then seen[tk] = true; bytes = bytes + 4 * #ts + 150 end
-      bytes = bytes + #ts * (k and o.ch == "rotation" and 8 or 4 * o.n * (o.mode == "CUBICSPLINE" and 3 or 1)) + 150
+      if not tx or not seen[tx] then
+        if tx then seen[tx] = true end
+        bytes = bytes + 4 * nts + 150
+      end
+      bytes = bytes + nts * (k and o.ch == "rotation" and 8 or 4 * o.n * (o.mode == "CUBICSPLINE" and 3 or 1)) + 150
     end
     return bytes
   end
@@ -331,7 +433,7 @@ end
 
 -- The clip c against its channels read back (check), at four times the
 -- bake rate: adds to approx each channel baked or farther than M.EXACT.
-local function compare_back(c, out, check, cname, L, fps, approx)
+local function compare_back(c, out, check, cname, L, fps, approx, mtree)
   local ok, back = pcall(clipmod.build, check, cname .. " (as written)", true)
   if not ok then error(E.is_failure(back) and E.message("check", back) or back, 0) end
   local bindex = {}
@@ -341,15 +443,27 @@ local function compare_back(c, out, check, cname, L, fps, approx)
   local AT, CH = { position = 2, rotation = 5, scale = 9 }, { position = 1, rotation = 2, scale = 3 }
   -- (the clip's `absolute` read once; tables kept: S.difference uses them at once)
   local absolute, sample, into, want, gv = c.absolute, core.clip_sample_joint, S.played_into, {}, {}
+  -- (in C when the rests are numbers: core.measure_compare, the same
+  -- samples and difference)
+  local times, gen, bgen
+  if mtree then
+    times, gen, bgen = {}, core.clip_reloads(c), core.clip_reloads(back)
+    for k = 0, steps do times[k + 1] = math.min(L, k / rate) end
+  end
   for _, o in ipairs(out) do
     local worst, bj, at, ch = 0, bindex[o.node], AT[o.ch], CH[o.ch]
-    for k = 0, steps do
-      local tt = math.min(L, k / rate)
-      into(want, absolute, o.b, o.rest, ch, sample(c, o.b.cj, tt))
-      local got = { sample(back, bj, tt) }
-      gv[1], gv[2], gv[3], gv[4] = got[at], got[at + 1], got[at + 2], got[at + 3]
-      local d = S.difference(o.ch, want, gv)
-      if d > worst then worst = d end
+    if times then
+      worst = core.measure_compare(mtree, c, { gen = gen, o.b }, absolute, back,
+        { gen = bgen, { cj = bj, rj = o.b.rj } }, true, o.b.rj, ch, times)
+    else
+      for k = 0, steps do
+        local tt = math.min(L, k / rate)
+        into(want, absolute, o.b, o.rest, ch, sample(c, o.b.cj, tt))
+        local got = { sample(back, bj, tt) }
+        gv[1], gv[2], gv[3], gv[4] = got[at], got[at + 1], got[at + 2], got[at + 3]
+        local d = S.difference(o.ch, want, gv)
+        if d > worst then worst = d end
+      end
     end
     if o.baked or o.reduced or worst > M.EXACT then
       approx[#approx + 1] = { clip = cname, joint = o.joint, channel = o.ch, error = worst, reduced = o.reduced }
@@ -407,6 +521,13 @@ function M.export(clips, rig, path, options)
     node_of[j.name] = i - 1
     rest[i] = { t = j.translation, r = j.rotation, s = j.scale }
   end
+  -- (the tree as core.measure_bake and measure_compare take it, when every rest is numbers)
+  local flat, mtree = R.flat_rest(rest), nil
+  if flat then
+    local zeros = {}
+    for i = 1, #tjoints do zeros[i] = 0 end
+    mtree = { parent = zeros, rest = flat }
+  end
   local buf, input_cache = new_buffer(), {}
   local approx = {}
   local reducing = not options or options.reduce ~= false
@@ -415,10 +536,10 @@ function M.export(clips, rig, path, options)
   for ci, c in ipairs(clips) do
     local info = info_of(c)
     local cname = info.name or "clip"
-    local out = clip_channels(c, info, tree, tjoints, rest, fps)
+    local out = clip_channels(c, info, tree, tjoints, rest, fps, mtree, reducing)
     for _, o in ipairs(out) do o.node_index = node_of[o.node] end
     if reducing then
-      local r = reduce_channels(c, out, tjoints, rest, info.length, bound, distance)
+      local r = reduce_channels(c, tree, out, tjoints, rest, info.length, bound, distance)
       if r then
         r.clip = cname
         approx.reduced = approx.reduced or {}
@@ -427,7 +548,7 @@ function M.export(clips, rig, path, options)
     end
     local samplers, channels, check = write_channels(out, buf, input_cache, cname, info.length, rest)
     -- the clip against its channels read back, at four times the bake rate
-    if #out > 0 then compare_back(c, out, check, cname, info.length, fps, approx) end
+    if #out > 0 then compare_back(c, out, check, cname, info.length, fps, approx, mtree) end
     local anim_def = { name = animation_name(c), samplers = samplers, channels = channels }
     local x = extras_of(c)
     if x then anim_def.extras = x end

@@ -224,6 +224,20 @@ local function all_exact(keys)
   return true
 end
 
+-- Does an Euler channel of these values (flat: three a key, as
+-- core.clip_keys gives them) turn about more than one axis?  Then
+-- euler_as_quats below gives nil whatever its segments (their values are
+-- these), which the exporter knows before making them.
+local function euler_turns_several(v)
+  local varying = 0
+  for a = 1, 3 do
+    for b = a + 3, #v, 3 do
+      if v[b] ~= v[a] then varying = varying + 1 break end
+    end
+  end
+  return varying > 1
+end
+
 -- An Euler channel that turns about one axis only, by less than half a
 -- turn between keys, with linear and step segments: its quaternions slerp
 -- exactly as the angles interpolate.  Returns the keys made quaternions.
@@ -382,11 +396,13 @@ end
 -- written so, half a float's bytes): q made unit, each component the
 -- nearest n / 32767, the value a reader decodes.
 local SHORT = 32767
+local floor, sqrt = math.floor, math.sqrt
 function M.short_quat(q)
-  local u = qnorm(q)
-  local out = {}
-  for a = 1, 4 do out[a] = math.floor(u[a] * SHORT + 0.5) / SHORT end
-  return out
+  -- (qnorm's arithmetic, written out: no table between)
+  local x, y, z, w = q[1], q[2], q[3], q[4]
+  local n = sqrt(x * x + y * y + z * z + w * w)
+  return { floor(x / n * SHORT + 0.5) / SHORT, floor(y / n * SHORT + 0.5) / SHORT, floor(z / n * SHORT + 0.5) / SHORT,
+    floor(w / n * SHORT + 0.5) / SHORT }
 end
 
 -- The bytes of such values (each n / 32767), little-endian.
@@ -403,5 +419,6 @@ end
 M.f32, M.next32, M.prev32, M.floor32, M.qnorm, M.qslerp, M.lerp = f32, next32, prev32, floor32, qnorm, qslerp, lerp
 M.segments, M.all_exact, M.euler_as_quats, M.clamp_keys, M.gltf_keys = segments, all_exact, euler_as_quats, clamp_keys,
   gltf_keys
+M.euler_turns_several = euler_turns_several
 
 return M

@@ -176,11 +176,26 @@ end
 -- The measure in C (csrc/core/measure.c: the same arithmetic as
 -- world_into and point_error, and as sample.lua's played_into) for the
 -- local transforms reduce_clip.lua's local_of makes: each such function ->
--- { clip, binds (bind.get's), absolute, rest (10 numbers a node), n }.
+-- { clip, binds (bind.get's), absolute, rest (10 numbers a node), n,
+-- chans (nil, or the glTF export's channels: core.measure_frames') }.
 local native = setmetatable({}, { __mode = "k" })
 function M.native(localf, desc)
   native[localf] = desc
   return localf
+end
+
+-- The rests { t, r, s } of the nodes as the C measure takes them: 10
+-- numbers a node (translation, rotation, scale); nil when one is not a
+-- number.
+function M.flat_rest(rest)
+  local flat = {}
+  for i, r in ipairs(rest) do
+    local o = (i - 1) * 10
+    for a = 1, 3 do flat[o + a], flat[o + 7 + a] = r.t[a], r.s[a] end
+    for a = 1, 4 do flat[o + 3 + a] = r.r[a] end
+  end
+  for k = 1, 10 * #rest do if type(flat[k]) ~= "number" then return nil end end
+  return flat
 end
 
 -- The tree as core.measure_* take it, with the rests of desc.
@@ -196,7 +211,8 @@ local NATIVE = {}
 local function native_frames(parent, desc, times, list, need)
   local needed = {}
   for _, i in ipairs(list) do if need[i] then needed[#needed + 1] = i end end
-  local ud = core.measure_frames(native_tree(parent, desc), desc.clip, desc.binds, desc.absolute, times, list, needed)
+  local ud = core.measure_frames(native_tree(parent, desc), desc.clip, desc.binds, desc.absolute, times, list, needed,
+    desc.chans)
   return setmetatable({ [NATIVE] = ud }, { __index = function(fa, i)
     if type(i) ~= "number" then return nil end
     local f = core.measure_frame(ud, i)
@@ -250,7 +266,8 @@ local function measure_dirty(parent, order, fa, localB, times, distance, dirty, 
   local ud, desc = rawget(fa, NATIVE), native[localB]
   if ud and desc then
     local errs = each and {} or into or nil
-    core.measure_error(ud, native_tree(parent, desc), desc.clip, desc.binds, desc.absolute, list, distance, per, errs)
+    core.measure_error(ud, native_tree(parent, desc), desc.clip, desc.binds, desc.absolute, list, distance, per, errs,
+      desc.chans)
     if each then
       for k = 1, #times do
         for l, i in ipairs(list) do each(i, k, errs[(k - 1) * #list + l]) end
@@ -307,6 +324,11 @@ end
 -- The times to measure at: every key time of the channels (in [0, L]) and
 -- halfway between two.
 function M.sample_times(channels, L)
+  -- (in C when the times are numbers: keyreduce.c, the same times)
+  local lists = {}
+  for i, ch in ipairs(channels) do lists[i] = ch.times end
+  local fast = core.keys_times(lists, L)
+  if fast then return fast end
   local set, list = {}, {}
   for _, ch in ipairs(channels) do
     for _, t in ipairs(ch.times) do

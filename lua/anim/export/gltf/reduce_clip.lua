@@ -68,13 +68,8 @@ local function local_of(c, binds, rest)
   end
   -- (the measure in C plays the same: reduce.lua's native, when every
   -- rest is numbers)
-  local flat = {}
-  for i, r in ipairs(rest) do
-    local o = (i - 1) * 10
-    for a = 1, 3 do flat[o + a], flat[o + 7 + a] = r.t[a], r.s[a] end
-    for a = 1, 4 do flat[o + 3 + a] = r.r[a] end
-  end
-  for k = 1, 10 * #rest do if type(flat[k]) ~= "number" then return localf end end
+  local flat = R.flat_rest(rest)
+  if not flat then return localf end
   return R.native(localf, { clip = c, binds = binds, absolute = absolute, rest = flat, n = #rest })
 end
 

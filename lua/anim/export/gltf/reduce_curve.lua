@@ -92,11 +92,43 @@ end
 -- keeps about a quarter fewer keys than Douglas-Peucker on smooth motion.
 -- The work is O(n log n) distances for n keys.  `state` (from an earlier
 -- call on the same keys) keeps the quaternions made unit.
+-- (quaternions in one hemisphere: each negated when it is in the other
+-- half from the one before it as written; choose's `cont`)
+local function cont_of(units)
+  local cont, prev = {}, nil
+  for i, q in ipairs(units) do
+    if prev and q[1] * prev[1] + q[2] * prev[2] + q[3] * prev[3] + q[4] * prev[4] < 0 then
+      q = { -q[1], -q[2], -q[3], -q[4] }
+    end
+    cont[i], prev = q, q
+  end
+  return cont
+end
+
+-- (a state of quaternions packed in C, made unit there: its Lua tables,
+-- vals made unit and cont, made when asked)
+local LAZY = { __index = function(st, k)
+  local v
+  if k == "vals" then
+    v = {}
+    for i, q in ipairs(rawget(st, "raw")) do v[i] = qnorm(q) end
+  elseif k == "cont" then
+    v = cont_of(st.vals)
+  else
+    return nil
+  end
+  rawset(st, k, v)
+  return v
+end }
+
 function M.simplify(times, vals, tol, quat, state)
   local n = #times
   if not state then
     state = { vals = vals, far = farthest_lin }
-    if quat then
+    local packed = quat and core.keys_pack(times, vals, true, true)
+    if packed then
+      state = setmetatable({ raw = vals, far = farthest_quat, packed = packed }, LAZY)
+    elseif quat then
       local unit = {}
       for i, q in ipairs(vals) do unit[i] = qnorm(q) end
       state.vals, state.far = unit, farthest_quat
@@ -201,12 +233,22 @@ end
 -- The values fitted at `knots` (made unit and rounded for quaternions, see
 -- above), every sample's error (errs) and the worst of each segment (segw);
 -- nil when the fit fails (not finite, a zero quaternion).
+-- (in C when simplify's samples are: keyreduce.c, the same arithmetic)
+local function lsq_packed(st, times)
+  if st.packed and st.lsq_packed == nil then
+    if st.cont_packed then
+      st.lsq_packed = st.cont_packed
+    else
+      local vals = st.cont or st.vals
+      st.lsq_packed = #vals[1] <= 4 and (st.cont and core.keys_pack(times, st.cont, false) or st.packed) or false
+    end
+  end
+  return st.lsq_packed
+end
+
 local function fit_once(st, times, knots, w, round)
   local vals, far = st.cont or st.vals, st.far
-  -- (in C when simplify's samples are: keyreduce.c, the same arithmetic)
-  if st.packed and st.lsq_packed == nil then
-    st.lsq_packed = #vals[1] <= 4 and (st.cont and core.keys_pack(times, st.cont, false) or st.packed) or false
-  end
+  lsq_packed(st, times)
   local fv
   if st.lsq_packed then fv = core.keys_lsq(st.lsq_packed, knots, w) else fv = lsq(times, vals, knots, w, #vals[1]) end
   if not fv then return nil end
@@ -231,6 +273,14 @@ end
 -- added where the fit strayed: REPAIR rounds), or nil when no fit holds
 -- with fewer than `most` keys.
 local function fit(st, times, knots, tol, most, round)
+  -- (in C, rounds and all, when its samples are and the rounding is none
+  -- or keys.lua's shorts: keyreduce.c's anim_keys_fit)
+  if (round == nil or round == K.short_quat) and lsq_packed(st, times) then
+    local cont = st.cont_packed ~= nil or rawget(st, "cont") ~= nil
+    local k2, fv = core.keys_fit(st.packed, st.lsq_packed, knots, tol, most, M.LAWSON, M.REPAIR, cont, round ~= nil)
+    if not k2 then return nil end
+    return fv, k2
+  end
   local n = #times
   -- (the weights carry over to the next round, keys added)
   local w = {}
@@ -279,15 +329,11 @@ function M.choose(times, vals, tol, quat, state, round)
   local kept
   kept, state = M.simplify(times, vals, tol, quat, state)
   if not M.FIT or #kept <= 2 then return kept, state end
-  if quat and not state.cont then
-    local cont, prev = {}, nil
-    for i, q in ipairs(state.vals) do
-      if prev and q[1] * prev[1] + q[2] * prev[2] + q[3] * prev[3] + q[4] * prev[4] < 0 then
-        q = { -q[1], -q[2], -q[3], -q[4] }
-      end
-      cont[i], prev = q, q
-    end
-    state.cont = cont
+  if quat and rawget(state, "raw") then
+    -- (packed in C: in one hemisphere there)
+    if state.cont_packed == nil then state.cont_packed = core.keys_cont(state.packed) end
+  elseif quat and not state.cont then
+    state.cont = cont_of(state.vals)
   end
   state.errs = state.errs or {}
   local last

@@ -106,8 +106,11 @@ end
 
 -- The times a channel is baked at: every 1/fps over [0, L], its key times
 -- inside, and just before each instant where it jumps (keys one float
--- apart, as exact channels write jumps).
-local function bake(sample, conv, L, fps, key_times, quat)
+-- apart, as exact channels write jumps).  The values: conv(sample(t)); or
+-- native (optional: native(times) -> the keys, the same, baked in C:
+-- core.measure_bake, and its key times and values, returned after the
+-- mode).
+local function bake(sample, conv, L, fps, key_times, quat, native)
   local ts = {}
   local steps = math.max(1, math.ceil(L * fps - 1e-9))
   if L == 0 then steps = 0 end
@@ -117,6 +120,10 @@ local function bake(sample, conv, L, fps, key_times, quat)
   for k = 0, steps do ts[#ts + 1] = math.min(L, k / fps) end
   for _, t in ipairs(key_times) do
     if t > 0 and t < L then ts[#ts + 1] = t end
+  end
+  if native then
+    local keys, times, vals = native(ts)
+    return keys, "LINEAR", times, vals
   end
   table.sort(ts)
   local out = {}
