@@ -396,8 +396,8 @@ const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, a
         }
         keys += n;
         ch.cache = cache;
-        /* (each entry at a multiple of 8 bytes: a rotation's holds doubles) */
-        cache += ((rot ? sizeof(anim_pk_qkey) : sizeof(anim_pk_vkey)) + 7) & ~(size_t)7;
+        /* (each entry at a multiple of 4 bytes: ints and floats) */
+        cache += ((rot ? sizeof(anim_pk_qkey) : sizeof(anim_pk_vkey)) + 3) & ~(size_t)3;
         if (kind == ANIM_PK_NARROW) {
           NEED(rot ? 15 : 27);
           ch.drop = p[o] >> 5;
@@ -581,7 +581,7 @@ static ANIM_INLINE int segment(const anim_pk_ch *c, double f, int *cursor, doubl
  * k = ka + (u - 1/2)^2 xb, and ka and xb depend on the keys only: they are
  * worked out when the keys are decoded (b is taken into a's hemisphere
  * by the sign sg). */
-static void quat_arc(anim_pk_qkey *e) {
+static ANIM_INLINE void quat_arc(anim_pk_qkey *e) {
   double d = (double)e->a[0] * e->b[0] + (double)e->a[1] * e->b[1] + (double)e->a[2] * e->b[2] +
              (double)e->a[3] * e->b[3];
   double x = 1 - fabs(d);
@@ -602,20 +602,29 @@ static ANIM_INLINE int find(const anim_pk_ch *c, double f, int *cursor, int cach
   return segment(c, f, cursor ? cursor : &hint, u);
 }
 
+/* The frame of key i + 2 when segment i + 1 may be stepped into from the
+ * entry of segment i (anim_pk_hit's test of it, f > the first frame,
+ * then holds whenever f1 <= f: segment i + 1 starts after the first
+ * frame), else 0 (no step: f1 <= f < 0 never holds). */
+static ANIM_INLINE float next_frame(const anim_pk_ch *c, int i) {
+  return i + 2 < c->n && anim_pk_frame(c->fr, i + 1) > c->first ? (float)anim_pk_frame(c->fr, i + 2) : 0;
+}
+
 ANIM_NOINLINE void anim_pk_fill_vec(const anim_pk_ch *c, double f, int *cursor, anim_pk_vkey *e, double *u) {
   int was = e->i, i = find(c, f, cursor, was, u);
-  if (*u < 0) { e->i = c->n + i; e->f0 = e->f1 = 0; key_vec(c, i, e->a); return; }
+  if (*u < 0) { e->i = c->n + i; e->f0 = e->f1 = e->f2 = 0; key_vec(c, i, e->a); return; }
   if (was >= 0 && i == was + 1) memcpy(e->a, e->b, sizeof e->a);
   else key_vec(c, i, e->a);
   key_vec(c, i + 1, e->b);
   e->i = i;
   e->f0 = (float)anim_pk_frame(c->fr, i);
   e->f1 = (float)anim_pk_frame(c->fr, i + 1);
+  e->f2 = next_frame(c, i);
 }
 
 ANIM_NOINLINE void anim_pk_fill_quat(const anim_pk_ch *c, double f, int *cursor, anim_pk_qkey *e, double *u) {
   int was = e->i, i = find(c, f, cursor, was, u);
-  if (*u < 0) { e->i = c->n + i; e->f0 = e->f1 = 0; key_quat(c, i, e->a); return; }
+  if (*u < 0) { e->i = c->n + i; e->f0 = e->f1 = e->f2 = 0; key_quat(c, i, e->a); return; }
   if (was >= 0 && i == was + 1) memcpy(e->a, e->b, sizeof e->a);
   else key_quat(c, i, e->a);
   key_quat(c, i + 1, e->b);
@@ -623,6 +632,30 @@ ANIM_NOINLINE void anim_pk_fill_quat(const anim_pk_ch *c, double f, int *cursor,
   e->i = i;
   e->f0 = (float)anim_pk_frame(c->fr, i);
   e->f1 = (float)anim_pk_frame(c->fr, i + 1);
+  e->f2 = next_frame(c, i);
+}
+
+/* The step into the next segment (e's f2 said it may: key e->i + 2
+ * exists), as the fill functions make it when `find` gives e->i + 1. */
+ANIM_NOINLINE void anim_pk_next_vec(const anim_pk_ch *c, anim_pk_vkey *e) {
+  int i = e->i + 1;
+  memcpy(e->a, e->b, sizeof e->a);
+  key_vec(c, i + 1, e->b);
+  e->i = i;
+  e->f0 = e->f1;
+  e->f1 = e->f2;
+  e->f2 = i + 2 < c->n ? (float)anim_pk_frame(c->fr, i + 2) : 0;
+}
+
+ANIM_NOINLINE void anim_pk_next_quat(const anim_pk_ch *c, anim_pk_qkey *e) {
+  int i = e->i + 1;
+  memcpy(e->a, e->b, sizeof e->a);
+  key_quat(c, i + 1, e->b);
+  quat_arc(e);
+  e->i = i;
+  e->f0 = e->f1;
+  e->f1 = e->f2;
+  e->f2 = i + 2 < c->n ? (float)anim_pk_frame(c->fr, i + 2) : 0;
 }
 
 void anim_packed_cache_init(const anim_packed *pk, unsigned char *cache) {
@@ -633,7 +666,7 @@ void anim_packed_cache_init(const anim_packed *pk, unsigned char *cache) {
       if (k->kind >= ANIM_PK_NARROW) {
         anim_pk_vkey *e = (anim_pk_vkey *)(void *)(cache + k->cache);
         e->i = -1;
-        e->f0 = e->f1 = 0;
+        e->f0 = e->f1 = e->f2 = 0;
       }
     }
 }
@@ -652,11 +685,11 @@ int anim_packed_sample(const anim_packed *pk, const anim_pk_joint *jt, double t,
       memcpy(out + at[c], id + at[c], sizeof(double) * (c == 1 ? 4 : 3));
     } else if (c == 1) {
       anim_pk_qkey own, *e = cache ? (anim_pk_qkey *)(void *)(cache + k->cache) : &own;
-      if (!cache) { own.i = -1; own.f0 = own.f1 = 0; }
+      if (!cache) { own.i = -1; own.f0 = own.f1 = own.f2 = 0; }
       anim_pk_quat(k, f, cache || !cursors ? NULL : cursors + 1, e, out + 3);
     } else {
       anim_pk_vkey own, *e = cache ? (anim_pk_vkey *)(void *)(cache + k->cache) : &own;
-      if (!cache) { own.i = -1; own.f0 = own.f1 = 0; }
+      if (!cache) { own.i = -1; own.f0 = own.f1 = own.f2 = 0; }
       anim_pk_vec(k, f, cache || !cursors ? NULL : cursors + c, e, out + at[c]);
     }
   }

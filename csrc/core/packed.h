@@ -67,18 +67,22 @@ typedef struct anim_pk_ch {
  * or not, so that both give the same bits), so that steady play decodes a
  * key only when its playhead crosses one.  i: the segment (its first key),
  * or n + k while key k is held (before the first key, after the last), or
- * -1 (nothing yet).  A rotation's b is as decoded, sg (+-1) takes it
- * into a's hemisphere, and ka, xb are the parts of the slerp correction
- * that depend on the keys only (packed.c, quat_arc).  Each entry starts
- * at a multiple of 8 bytes. */
+ * -1 (nothing yet).  f0, f1: the segment's frames (u16: exact), 0, 0 else;
+ * f2: the next key's frame when the playhead may step into the next
+ * segment from the entry alone (anim_pk_next_vec: key i + 2 exists and
+ * the next segment starts after the channel's first frame), else 0 (the
+ * step's test, f1 <= f < f2, then fails).  A rotation's b is as decoded,
+ * sg (+-1) takes it into a's hemisphere, and ka, xb are the parts of the
+ * slerp correction that depend on the keys only (packed.c, quat_arc).
+ * Each entry starts at a multiple of 4 bytes. */
 typedef struct anim_pk_vkey {
   int i;
-  float f0, f1;               /* a segment's frames (u16: exact); 0, 0 else */
+  float f0, f1, f2;
   float a[3], b[3];
 } anim_pk_vkey;
 typedef struct anim_pk_qkey {
   int i;
-  float f0, f1;
+  float f0, f1, f2;
   float a[4], b[4], sg, ka, xb;
 } anim_pk_qkey;
 
@@ -147,6 +151,12 @@ void anim_packed_cache_init(const anim_packed *pk, unsigned char *cache);
  * decoded into e (only the new one when the playhead crossed one). */
 void anim_pk_fill_vec(const anim_pk_ch *c, double f, int *cursor, anim_pk_vkey *e, double *u);
 void anim_pk_fill_quat(const anim_pk_ch *c, double f, int *cursor, anim_pk_qkey *e, double *u);
+/* packed.c: e moved on to the next segment (the playhead crossed key
+ * e->i + 1 into it: f1 <= f < f2): the second key becomes the first, the
+ * next one is decoded, the frames move on (what the fill functions do
+ * then, without finding the segment). */
+void anim_pk_next_vec(const anim_pk_ch *c, anim_pk_vkey *e);
+void anim_pk_next_quat(const anim_pk_ch *c, anim_pk_qkey *e);
 
 static ANIM_INLINE double anim_pk_frame(const unsigned char *fr, int i) {
   return (double)((unsigned)fr[2 * (size_t)i] | (unsigned)fr[2 * (size_t)i + 1] << 8);
@@ -168,15 +178,30 @@ static ANIM_INLINE int anim_pk_hit(const anim_pk_ch *c, int i, double f, double 
   return 0;
 }
 
+/* The fraction u of frame f in e's segment, e made to hold it first:
+ * steady play strictly inside the segment e caches, read from e alone;
+ * the playhead just past its second key, into the next segment (the
+ * entry's f2), one key decoded; else (at a segment's first frame, a key
+ * held, a seek) anim_pk_hit and the fill decide.  u < 0: e->a held. */
+#define ANIM_PK_STEP(c, f, cursor, e, u, next, fill)                           \
+  do {                                                                        \
+    double f0_ = (e)->f0, f1_ = (e)->f1, f2_ = (e)->f2;                       \
+    if (f0_ < (f) && (f) < f1_) {                                             \
+      (u) = ((f) - f0_) / (f1_ - f0_);                                        \
+    } else if (f1_ <= (f) && (f) < f2_) {                                     \
+      next((c), (e));                                                         \
+      (u) = ((f) - f1_) / (f2_ - f1_);                                        \
+    } else if (!anim_pk_hit((c), (e)->i, (f), &(u))) {                        \
+      fill((c), (f), (cursor), (e), &(u));                                    \
+    }                                                                         \
+  } while (0)
+
 /* A position or scale channel at frame f into out[3]: the keys of e
  * lerped (decoded first when the playhead left e's segment). */
 static ANIM_INLINE void anim_pk_vec(const anim_pk_ch *c, double f, int *cursor, anim_pk_vkey *e, double out[3]) {
-  double u, f0 = e->f0, f1 = e->f1;
+  double u;
   int k;
-  /* steady play: strictly inside the segment e caches, read from e alone
-   * (at its first frame, or a key held, anim_pk_hit decides) */
-  if (f0 < f && f < f1) u = (f - f0) / (f1 - f0);
-  else if (!anim_pk_hit(c, e->i, f, &u)) anim_pk_fill_vec(c, f, cursor, e, &u);
+  ANIM_PK_STEP(c, f, cursor, e, u, anim_pk_next_vec, anim_pk_fill_vec);
   if (u < 0) { for (k = 0; k < 3; k++) out[k] = e->a[k]; return; }
   /* (written out: -O2 keeps the loop) */
   out[0] = (double)e->a[0] + ((double)e->b[0] - e->a[0]) * u;
@@ -187,10 +212,9 @@ static ANIM_INLINE void anim_pk_vec(const anim_pk_ch *c, double f, int *cursor, 
 /* A rotation channel at frame f into out[4]: nlerp at the corrected
  * fraction (packed.c, quat_arc), normalised. */
 static ANIM_INLINE void anim_pk_quat(const anim_pk_ch *c, double f, int *cursor, anim_pk_qkey *e, double out[4]) {
-  double u, v[4], l, f0 = e->f0, f1 = e->f1;
+  double u, v[4], l;
   int k;
-  if (f0 < f && f < f1) u = (f - f0) / (f1 - f0);
-  else if (!anim_pk_hit(c, e->i, f, &u)) anim_pk_fill_quat(c, f, cursor, e, &u);
+  ANIM_PK_STEP(c, f, cursor, e, u, anim_pk_next_quat, anim_pk_fill_quat);
   if (u < 0) {
     for (k = 0; k < 4; k++) v[k] = e->a[k];
   } else {
