@@ -380,6 +380,8 @@ void anim_blend_pose(anim_animator *a) {
     anim_track *t = a->tracks[i];
     if (!contributes(t)) continue;
     t->tw = track_weight(t);
+    /* (a compressed clip's decoded keys moved on first: packed.h) */
+    if (t->pkc) anim_packed_refresh(t->clip->packed, t->pkc, t->time * t->clip->packed->rate);
     if (!t->unique || t->clip->blend == ANIM_BLEND_ADDITIVE ||
         (m > 0 && t->priority != a->order[0]->priority) || m == ONE_LEVEL_MAX)
       one_level = 0;

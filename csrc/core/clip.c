@@ -126,6 +126,10 @@ const char *anim_clip_set_packed(anim_clip *c, const unsigned char *p, size_t le
   if (!pk->joints || !pk->frames) return ANIM_CLIP_NOMEM;
   memcpy(copy, p, len);
   anim_packed_index(copy, len, c->njoints, pk, NULL, at);
+  pk->keyed = anim_clip_alloc(c, sizeof(const anim_pk_ch *) * (size_t)(pk->nvec + pk->nquat + 1));
+  pk->keyoff = anim_clip_alloc(c, sizeof(unsigned) * (size_t)(pk->nvec + pk->nquat + 1));
+  if (!pk->keyed || !pk->keyoff) return ANIM_CLIP_NOMEM;
+  anim_packed_list(pk);
   for (j = 0; j < c->njoints; j++) {
     anim_joint *jt = &c->joints[j];
     jt->packed = &pk->joints[j];

@@ -1,5 +1,5 @@
 /* packed.c - compressed clips' channels (see packed.h): the pack written,
- * checked and indexed, and sampled with a cursor per channel. */
+ * checked and indexed (the sampling: packsample.c). */
 #include "packed.h"
 
 #include <float.h>
@@ -25,12 +25,6 @@ static void put_f32(unsigned char *p, float f) {
   uint32_t w;
   memcpy(&w, &f, 4);
   anim_packed_put_u32(p, w);
-}
-static float f32(const unsigned char *p) {
-  uint32_t w = (uint32_t)anim_packed_u32(p);
-  float f;
-  memcpy(&f, &w, 4);
-  return f;
 }
 void anim_packed_put_f64(unsigned char *p, double v) {
   uint64_t w;
@@ -348,6 +342,7 @@ static const char *index_frames(const unsigned char *p, size_t len, size_t *o_, 
 const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, anim_packed *out, size_t *nkeys,
                               size_t *at) {
   size_t o = 0, cache = 0, keys = 0;
+  int nvec = 0, nquat = 0;
   unsigned long nj, nframes;
   double rate;
   int j, c;
@@ -396,8 +391,9 @@ const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, a
         }
         keys += n;
         ch.cache = cache;
-        /* (each entry at a multiple of 8 bytes: a rotation's holds doubles) */
-        cache += ((rot ? sizeof(anim_pk_qkey) : sizeof(anim_pk_vkey)) + 7) & ~(size_t)7;
+        if (rot) nquat++; else nvec++;
+        /* (each entry at a multiple of 4 bytes: ints and floats) */
+        cache += ((rot ? sizeof(anim_pk_qkey) : sizeof(anim_pk_vkey)) + 3) & ~(size_t)3;
         if (kind == ANIM_PK_NARROW) {
           NEED(rot ? 15 : 27);
           ch.drop = p[o] >> 5;
@@ -415,7 +411,7 @@ const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, a
             ch.step[a] = ch.kb[a] ? u16(p + o + 5 + 4 * a) * PK_R16 / (double)((1UL << ch.kb[a]) - 1) : 0;
           }
           for (a = 0; a < 3 && !rot; a++) {
-            float lo = f32(p + o + 3 + 4 * a), st = f32(p + o + 15 + 4 * a);
+            float lo = anim_pk_f32(p + o + 3 + 4 * a), st = anim_pk_f32(p + o + 15 + 4 * a);
             double top = lo + (double)((1UL << ch.kb[a]) - 1) * st;
             /* (a key is decoded to float: its top finite as a float too) */
             if (!isfinite(lo) || !isfinite(st) || st < 0 || !(fabs(top) <= FLT_MAX)) {
@@ -436,7 +432,7 @@ const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, a
           for (i = 0; i < n; i++) {
             double l2 = 0;
             for (a = 0; a < (int)m; a++) {
-              float v = f32(p + o + 4 * (m * i + (size_t)a));
+              float v = anim_pk_f32(p + o + 4 * (m * i + (size_t)a));
               if (!isfinite(v)) { *at = o + 4 * (m * i + (size_t)a); return "non-finite value"; }
               l2 += (double)v * v;
             }
@@ -454,212 +450,10 @@ const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, a
     }
   }
   if (o != len) { *at = o; return "bytes after the last joint"; }
-  if (out) out->cache_size = cache;
+  if (out) { /* (after the entries, anim_packed_refresh's bounds) */
+    out->bounds = cache, out->nvec = nvec, out->nquat = nquat;
+    out->cache_size = cache + 2 * sizeof(float) * (((size_t)nvec + (size_t)nquat + 3) & ~(size_t)3);
+  }
   if (nkeys) *nkeys = keys;
   return NULL;
-}
-
-/* ---- sampling ---------------------------------------------------------- */
-
-/* The 64 bits at byte p, little-endian (the pack's padding makes the 8
- * bytes readable). */
-static ANIM_INLINE uint64_t load64(const unsigned char *p) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  uint64_t w;
-  memcpy(&w, p, 8);
-  return w;
-#else
-  uint64_t w = 0;
-  int k;
-  for (k = 7; k >= 0; k--) w = w << 8 | p[k];
-  return w;
-#endif
-}
-
-/* Key i's three quantised numbers of a narrow channel: one load (its bits
- * start within a byte and take 48 at most: 55 of the 64 read). */
-static ANIM_INLINE void key_bits(const anim_pk_ch *c, int i, unsigned q[3]) {
-  size_t b = (size_t)i * (size_t)c->bits;
-  uint64_t w = load64(c->data + (b >> 3)) >> (b & 7);
-  q[0] = (unsigned)w & c->mask[0];
-  w >>= c->kb[0];
-  q[1] = (unsigned)w & c->mask[1];
-  w >>= c->kb[1];
-  q[2] = (unsigned)w & c->mask[2];
-}
-
-/* Key i of a channel, rounded to float: what every sample interpolates,
- * from the cache or not (a float keeps 24 bits, more than the pack's 16
- * at most a component, and a wide key is a float already). */
-static ANIM_INLINE void key_vec(const anim_pk_ch *c, int i, float v[3]) {
-  int a;
-  if (c->kind == ANIM_PK_NARROW) {
-    unsigned q[3];
-    key_bits(c, i, q);
-    v[0] = (float)(c->lo[0] + (double)q[0] * c->step[0]);
-    v[1] = (float)(c->lo[1] + (double)q[1] * c->step[1]);
-    v[2] = (float)(c->lo[2] + (double)q[2] * c->step[2]);
-  } else {
-    const unsigned char *d = c->data + 12 * (size_t)i;
-    for (a = 0; a < 3; a++) v[a] = f32(d + 4 * a);
-  }
-}
-
-/* A narrow rotation: three components, and the dropped one (>= 0) made
- * from them (the three scaled to unit length and it 0 when quantisation
- * took them beyond). */
-static ANIM_INLINE void key_quat(const anim_pk_ch *c, int i, float out[4]) {
-  int a;
-  if (c->kind == ANIM_PK_NARROW) {
-    unsigned k[3];
-    double q0, q1, q2, sum, w = 0, l = 1;
-    int d = c->drop;
-    key_bits(c, i, k);
-    /* (written out, the sum in the loop's order: -O2 kept the loops) */
-    q0 = c->lo[0] + (double)k[0] * c->step[0];
-    q1 = c->lo[1] + (double)k[1] * c->step[1];
-    q2 = c->lo[2] + (double)k[2] * c->step[2];
-    sum = q0 * q0;
-    sum += q1 * q1;
-    sum += q2 * q2;
-    if (sum < 1) w = sqrt(1 - sum); else l = 1 / sqrt(sum);
-    out[d <= 0] = (float)(q0 * l);
-    out[1 + (d <= 1)] = (float)(q1 * l);
-    out[2 + (d <= 2)] = (float)(q2 * l);
-    out[d] = (float)w;
-  } else {
-    const unsigned char *d = c->data + 16 * (size_t)i;
-    for (a = 0; a < 4; a++) out[a] = f32(d + 4 * a);
-  }
-}
-
-/* The key before f (frame units) and the fraction towards the next: the
- * cursor's segment or one of the next few (steady play: a clip's keys
- * sparser than the frames, or a few a frame), else a binary search.
- * *u < 0: hold key *i. */
-#define PK_SCAN 4
-static ANIM_INLINE int segment(const anim_pk_ch *c, double f, int *cursor, double *u) {
-  int n = c->n, i, lo, hi, k;
-  const unsigned char *fr = c->fr;
-  *u = -1;
-  if (n == 1 || f <= anim_pk_frame(fr, 0)) return 0;
-  if (f >= anim_pk_frame(fr, n - 1)) return n - 1;
-  i = cursor ? *cursor : -1;
-  if (i >= 0 && i < n - 1 && anim_pk_frame(fr, i) <= f) {
-    for (k = 0; k < PK_SCAN && !(f < anim_pk_frame(fr, i + 1)); k++) i++;
-    if (!(f < anim_pk_frame(fr, i + 1))) i = -1;
-  } else {
-    i = -1;
-  }
-  if (i < 0) {
-    lo = 0;
-    hi = n - 1;
-    while (hi - lo > 1) {
-      int mid = lo + (hi - lo) / 2;
-      if (anim_pk_frame(fr, mid) <= f) lo = mid; else hi = mid;
-    }
-    i = lo;
-  }
-  if (cursor) *cursor = i;
-  {
-    double f0 = anim_pk_frame(fr, i), f1 = anim_pk_frame(fr, i + 1);
-    *u = (f - f0) / (f1 - f0);
-  }
-  return i;
-}
-
-/* Between two keys, slerp approximated: nlerp at a corrected fraction.
- * The nlerp of a and b at s points where the slerp at u does when s =
- * sin(u t) / (sin(u t) + sin((1 - u) t)), t the keys' arc (cos t = d);
- * for a small arc that is u + u (u - 1/2) (u - 1) k with k = 2 (1 - d) / 3,
- * and the terms after it were fitted (least squares over arcs to 2.4 rad
- * of turn, in the manner of A. Kapoulkine's "Approximating slerp", 2015):
- * within 6e-7 rad of slerp on a turn of 1 rad between two keys, 2e-5 on 2
- * rad, 1e-3 on a half turn -- so that keys chosen for a slerped curve
- * (reduce.lua measures with slerp) stay within its bound, for a few
- * multiplications instead of an acos and two sines.  With x = 1 - |d|,
- * k = ka + (u - 1/2)^2 xb, and ka and xb depend on the keys only: they are
- * worked out when the keys are decoded (b is taken into a's hemisphere
- * by the sign sg). */
-static void quat_arc(anim_pk_qkey *e) {
-  double d = (double)e->a[0] * e->b[0] + (double)e->a[1] * e->b[1] + (double)e->a[2] * e->b[2] +
-             (double)e->a[3] * e->b[3];
-  double x = 1 - fabs(d);
-  e->sg = d < 0 ? -1.0f : 1.0f;
-  e->ka = (float)(x * (2.0 / 3 + x * (0.13658519572037026 + x * (0.018217259440747872 + x * 0.03307828180654799))));
-  e->xb = (float)(x * (0.0017596514155278254 + x * (0.48600935776855103 + x * 0.4564420121984589)));
-}
-
-/* The segment of f (*u its fraction) found from the cursor, else from the
- * segment cached (i, from where steady play looks a few keys on); the
- * fill_ functions decode its keys into the cache's entry e (the next
- * segment's first key is the cached one's second: not decoded again). */
-static ANIM_INLINE int find(const anim_pk_ch *c, double f, int *cursor, int cached, double *u) {
-  int hint = cached >= 0 && cached < c->n ? cached : -1;
-  /* steady play: the segment after the cached one, which `segment` finds
-   * from it (f > the first key and below the last: no key held) */
-  if (!cursor && hint >= 0 && hint + 2 < c->n && anim_pk_hit(c, hint + 1, f, u)) return hint + 1;
-  return segment(c, f, cursor ? cursor : &hint, u);
-}
-
-ANIM_NOINLINE void anim_pk_fill_vec(const anim_pk_ch *c, double f, int *cursor, anim_pk_vkey *e, double *u) {
-  int was = e->i, i = find(c, f, cursor, was, u);
-  if (*u < 0) { e->i = c->n + i; e->f0 = e->f1 = 0; key_vec(c, i, e->a); return; }
-  if (was >= 0 && i == was + 1) memcpy(e->a, e->b, sizeof e->a);
-  else key_vec(c, i, e->a);
-  key_vec(c, i + 1, e->b);
-  e->i = i;
-  e->f0 = (float)anim_pk_frame(c->fr, i);
-  e->f1 = (float)anim_pk_frame(c->fr, i + 1);
-}
-
-ANIM_NOINLINE void anim_pk_fill_quat(const anim_pk_ch *c, double f, int *cursor, anim_pk_qkey *e, double *u) {
-  int was = e->i, i = find(c, f, cursor, was, u);
-  if (*u < 0) { e->i = c->n + i; e->f0 = e->f1 = 0; key_quat(c, i, e->a); return; }
-  if (was >= 0 && i == was + 1) memcpy(e->a, e->b, sizeof e->a);
-  else key_quat(c, i, e->a);
-  key_quat(c, i + 1, e->b);
-  quat_arc(e);
-  e->i = i;
-  e->f0 = (float)anim_pk_frame(c->fr, i);
-  e->f1 = (float)anim_pk_frame(c->fr, i + 1);
-}
-
-void anim_packed_cache_init(const anim_packed *pk, unsigned char *cache) {
-  int j, c;
-  for (j = 0; j < pk->njoints; j++)
-    for (c = 0; c < 3; c++) {
-      const anim_pk_ch *k = &pk->joints[j].ch[c];
-      if (k->kind >= ANIM_PK_NARROW) {
-        anim_pk_vkey *e = (anim_pk_vkey *)(void *)(cache + k->cache);
-        e->i = -1;
-        e->f0 = e->f1 = 0;
-      }
-    }
-}
-
-int anim_packed_sample(const anim_packed *pk, const anim_pk_joint *jt, double t, int *cursors,
-                       unsigned char *cache, double out[11]) {
-  static const double id[10] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
-  static const int bit[3] = {ANIM_CH_POS, ANIM_CH_ROT, ANIM_CH_SCL}, at[3] = {0, 3, 7};
-  double f = t * pk->rate;
-  int c, ch = 0;
-  for (c = 0; c < 3; c++) {
-    const anim_pk_ch *k = &jt->ch[c];
-    if (k->kind == ANIM_PK_ABSENT) continue;
-    ch |= bit[c];
-    if (k->kind == ANIM_PK_IDENTITY) {
-      memcpy(out + at[c], id + at[c], sizeof(double) * (c == 1 ? 4 : 3));
-    } else if (c == 1) {
-      anim_pk_qkey own, *e = cache ? (anim_pk_qkey *)(void *)(cache + k->cache) : &own;
-      if (!cache) { own.i = -1; own.f0 = own.f1 = 0; }
-      anim_pk_quat(k, f, cache || !cursors ? NULL : cursors + 1, e, out + 3);
-    } else {
-      anim_pk_vkey own, *e = cache ? (anim_pk_vkey *)(void *)(cache + k->cache) : &own;
-      if (!cache) { own.i = -1; own.f0 = own.f1 = 0; }
-      anim_pk_vec(k, f, cache || !cursors ? NULL : cursors + c, e, out + at[c]);
-    }
-  }
-  out[10] = 1;
-  return ch;
 }

@@ -36,6 +36,8 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "amath.h"
 #include "amem.h"
@@ -67,18 +69,22 @@ typedef struct anim_pk_ch {
  * or not, so that both give the same bits), so that steady play decodes a
  * key only when its playhead crosses one.  i: the segment (its first key),
  * or n + k while key k is held (before the first key, after the last), or
- * -1 (nothing yet).  A rotation's b is as decoded, sg (+-1) takes it
- * into a's hemisphere, and ka, xb are the parts of the slerp correction
- * that depend on the keys only (packed.c, quat_arc).  Each entry starts
- * at a multiple of 8 bytes. */
+ * -1 (nothing yet).  f0, f1: the segment's frames (u16: exact), 0, 0 else;
+ * f2: the next key's frame when the playhead may step into the next
+ * segment from the entry alone (packsample.c, next_vec: key i + 2 exists and
+ * the next segment starts after the channel's first frame), else 0 (the
+ * step's test, f1 <= f < f2, then fails).  A rotation's b is as decoded,
+ * sg (+-1) takes it into a's hemisphere, and ka, xb are the parts of the
+ * slerp correction that depend on the keys only (packsample.c, quat_arc).
+ * Each entry starts at a multiple of 4 bytes. */
 typedef struct anim_pk_vkey {
   int i;
-  float f0, f1;               /* a segment's frames (u16: exact); 0, 0 else */
+  float f0, f1, f2;
   float a[3], b[3];
 } anim_pk_vkey;
 typedef struct anim_pk_qkey {
   int i;
-  float f0, f1;
+  float f0, f1, f2;
   float a[4], b[4], sg, ka, xb;
 } anim_pk_qkey;
 
@@ -95,9 +101,15 @@ typedef struct anim_packed {
   unsigned char *frames;      /* every channel's frame indices as u16, decoded from the
                                * pack's deltas by the index (2 bytes a key) */
   size_t len;
-  size_t cache_size;          /* the bytes of a track's cache (anim_pk_vkey, anim_pk_qkey)
-                               * of every channel with keys */
+  size_t cache_size;          /* the bytes of a track's cache: an anim_pk_vkey or anim_pk_qkey
+                               * for every channel with keys, then the bounds */
+  size_t bounds;              /* where the bounds start: of the channels with keys (as keyed),
+                               * each entry's f0 and f1 as anim_packed_refresh last saw them,
+                               * the f0s then the f1s, nvec + nquat rounded up to 4 of each */
   anim_pk_joint *joints;      /* njoints */
+  int nvec, nquat;            /* the channels with keys: positions and scales, rotations */
+  const anim_pk_ch **keyed;   /* those channels, the nvec first (anim_packed_list) */
+  unsigned *keyoff;           /* their entries in a track's cache (as keyed) */
 } anim_packed;
 
 /* The pack's index: checks every byte of p[0..len) and, when out is not
@@ -135,6 +147,15 @@ double anim_packed_f64(const unsigned char *p);
  * Returns the ANIM_CH_* flags written. */
 int anim_packed_sample(const anim_packed *pk, const anim_pk_joint *jt, double t, int *cursors,
                        unsigned char *cache, double out[11]);
+/* pk's keyed and keyoff filled (room for nvec + nquat each, the counts
+ * anim_packed_index gives). */
+void anim_packed_list(anim_packed *pk);
+/* A track's cache made to hold, for every channel with keys, the segment
+ * of frame f (or the key held there), before the track's joints are
+ * sampled at f: the playhead's crossings of keys found first, without a
+ * branch a channel, then decoded one after the other (a crossing in the
+ * sampling would be a mispredicted branch each, its decoding waited on). */
+void anim_packed_refresh(const anim_packed *pk, unsigned char *cache, double f);
 /* A track's cache of pk emptied (cache: pk->cache_size bytes, aligned as
  * a double). */
 void anim_packed_cache_init(const anim_packed *pk, unsigned char *cache);
@@ -142,11 +163,21 @@ void anim_packed_cache_init(const anim_packed *pk, unsigned char *cache);
 /* ---- sampling a channel with keys, inline (the blend's usual joint and
  * anim_packed_sample: one code, the same bits) ---------------------------- */
 
-/* packed.c: the segment of frame f (*u its fraction; < 0: a key held)
+/* packsample.c: the segment of frame f (*u its fraction; < 0: a key held)
  * found from the cursor, else from the segment e caches, and its keys
  * decoded into e (only the new one when the playhead crossed one). */
 void anim_pk_fill_vec(const anim_pk_ch *c, double f, int *cursor, anim_pk_vkey *e, double *u);
 void anim_pk_fill_quat(const anim_pk_ch *c, double f, int *cursor, anim_pk_qkey *e, double *u);
+
+/* The 32-bit float at p, little-endian (a wide key's numbers, a narrow
+ * position's range). */
+static ANIM_INLINE float anim_pk_f32(const unsigned char *p) {
+  unsigned long w = (unsigned long)p[0] | (unsigned long)p[1] << 8 | (unsigned long)p[2] << 16 | (unsigned long)p[3] << 24;
+  uint32_t u = (uint32_t)w;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
 
 static ANIM_INLINE double anim_pk_frame(const unsigned char *fr, int i) {
   return (double)((unsigned)fr[2 * (size_t)i] | (unsigned)fr[2 * (size_t)i + 1] << 8);
@@ -168,38 +199,63 @@ static ANIM_INLINE int anim_pk_hit(const anim_pk_ch *c, int i, double f, double 
   return 0;
 }
 
-/* A position or scale channel at frame f into out[3]: the keys of e
- * lerped (decoded first when the playhead left e's segment). */
-static ANIM_INLINE void anim_pk_vec(const anim_pk_ch *c, double f, int *cursor, anim_pk_vkey *e, double out[3]) {
-  double u, f0 = e->f0, f1 = e->f1;
-  int k;
-  /* steady play: strictly inside the segment e caches, read from e alone
-   * (at its first frame, or a key held, anim_pk_hit decides) */
-  if (f0 < f && f < f1) u = (f - f0) / (f1 - f0);
-  else if (!anim_pk_hit(c, e->i, f, &u)) anim_pk_fill_vec(c, f, cursor, e, &u);
-  if (u < 0) { for (k = 0; k < 3; k++) out[k] = e->a[k]; return; }
-  /* (written out: -O2 keeps the loop) */
-  out[0] = (double)e->a[0] + ((double)e->b[0] - e->a[0]) * u;
-  out[1] = (double)e->a[1] + ((double)e->b[1] - e->a[1]) * u;
+/* Two floats p[0], p[1] as doubles (exact), in a pair. */
+static ANIM_INLINE anim_v2 anim_pk_v2f(const float *p) {
+#if ANIM_VECTOR
+  /* (so written, one load and one conversion of the pair: cvtps2pd) */
+  typedef float f4 __attribute__((vector_size(16)));
+  f4 x = {p[0], p[1], 0, 0};
+  anim_v2 r = {(double)x[0], (double)x[1]};
+  return r;
+#else
+  return anim_v2_set(p[0], p[1]);
+#endif
+}
+
+/* e's keys lerped at u (0 <= u < 1): a + (b - a) u, x and y in a pair. */
+static ANIM_INLINE void anim_pk_lerp(const anim_pk_vkey *e, double u, double out[3]) {
+  anim_v2 a01 = anim_pk_v2f(e->a);
+  anim_v2_store(out, anim_v2_add(a01, anim_v2_mul(anim_v2_sub(anim_pk_v2f(e->b), a01), anim_v2_splat(u))));
   out[2] = (double)e->a[2] + ((double)e->b[2] - e->a[2]) * u;
 }
 
-/* A rotation channel at frame f into out[4]: nlerp at the corrected
- * fraction (packed.c, quat_arc), normalised. */
+/* e's keys nlerped at u (0 <= u < 1): at the corrected fraction s
+ * (packsample.c, quat_arc), a (1 - s) + b s sg, then made unit (the sum
+ * of squares in the order x, y, z, w), the components in pairs. */
+static ANIM_INLINE void anim_pk_nlerp(const anim_pk_qkey *e, double u, double out[4]) {
+  double w = (u - 0.5) * (u - 0.5), s = u + u * (u - 0.5) * (u - 1) * ((double)e->ka + w * e->xb);
+  anim_v2 sa = anim_v2_splat(1 - s), sb = anim_v2_splat(s * e->sg), v01, v23, q01, q23, l;
+  v01 = anim_v2_lin(anim_pk_v2f(e->a), sa, anim_pk_v2f(e->b), sb);
+  v23 = anim_v2_lin(anim_pk_v2f(e->a + 2), sa, anim_pk_v2f(e->b + 2), sb);
+  q01 = anim_v2_mul(v01, v01);
+  q23 = anim_v2_mul(v23, v23);
+  l = anim_v2_splat(1 / sqrt(((anim_v2_lo(q01) + anim_v2_hi(q01)) + anim_v2_lo(q23)) + anim_v2_hi(q23)));
+  anim_v2_store(out, anim_v2_mul(v01, l));
+  anim_v2_store(out + 2, anim_v2_mul(v23, l));
+}
+
+/* packsample.c: a sample whose frame f is not strictly inside the
+ * segment e holds (the playhead past it, at its first frame, a key held,
+ * a seek): e made to hold f -- moved on a key when f is in the next
+ * segment (f1 <= f < f2), else as anim_pk_hit and the fill find it --,
+ * then the sample as below (a key held: as it is, a rotation made unit). */
+void anim_pk_vec_other(const anim_pk_ch *c, double f, int *cursor, anim_pk_vkey *e, double out[3]);
+void anim_pk_quat_other(const anim_pk_ch *c, double f, int *cursor, anim_pk_qkey *e, double out[4]);
+
+/* A position or scale channel at frame f into out[3]: the keys of e
+ * lerped.  Steady play is strictly inside the segment e holds (a track's
+ * entries moved on first: anim_packed_refresh), read from e alone. */
+static ANIM_INLINE void anim_pk_vec(const anim_pk_ch *c, double f, int *cursor, anim_pk_vkey *e, double out[3]) {
+  double f0 = e->f0, f1 = e->f1;
+  if (f0 < f && f < f1) anim_pk_lerp(e, (f - f0) / (f1 - f0), out);
+  else anim_pk_vec_other(c, f, cursor, e, out);
+}
+
+/* A rotation channel at frame f into out[4]: the keys of e nlerped. */
 static ANIM_INLINE void anim_pk_quat(const anim_pk_ch *c, double f, int *cursor, anim_pk_qkey *e, double out[4]) {
-  double u, v[4], l, f0 = e->f0, f1 = e->f1;
-  int k;
-  if (f0 < f && f < f1) u = (f - f0) / (f1 - f0);
-  else if (!anim_pk_hit(c, e->i, f, &u)) anim_pk_fill_quat(c, f, cursor, e, &u);
-  if (u < 0) {
-    for (k = 0; k < 4; k++) v[k] = e->a[k];
-  } else {
-    double w = (u - 0.5) * (u - 0.5), s = u + u * (u - 0.5) * (u - 1) * ((double)e->ka + w * e->xb);
-    double sb = s * e->sg;
-    for (k = 0; k < 4; k++) v[k] = e->a[k] * (1 - s) + e->b[k] * sb;
-  }
-  l = 1 / sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
-  for (k = 0; k < 4; k++) out[k] = v[k] * l;
+  double f0 = e->f0, f1 = e->f1;
+  if (f0 < f && f < f1) anim_pk_nlerp(e, (f - f0) / (f1 - f0), out);
+  else anim_pk_quat_other(c, f, cursor, e, out);
 }
 
 #endif

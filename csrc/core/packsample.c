@@ -1,0 +1,383 @@
+/* packsample.c - compressed clips' channels sampled (see packed.h): a
+ * key decoded, the segment of a frame found, a track's decoded keys
+ * filled, moved on a key, refreshed before its joints are sampled. */
+#include "packed.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "amath.h"
+#include "codes.h"
+
+/* ---- sampling ---------------------------------------------------------- */
+
+/* The 64 bits at byte p, little-endian (the pack's padding makes the 8
+ * bytes readable). */
+static ANIM_INLINE uint64_t load64(const unsigned char *p) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint64_t w;
+  memcpy(&w, p, 8);
+  return w;
+#else
+  uint64_t w = 0;
+  int k;
+  for (k = 7; k >= 0; k--) w = w << 8 | p[k];
+  return w;
+#endif
+}
+
+/* Key i's three quantised numbers of a narrow channel: one load (its bits
+ * start within a byte and take 48 at most: 55 of the 64 read). */
+static ANIM_INLINE void key_bits(const anim_pk_ch *c, int i, unsigned q[3]) {
+  size_t b = (size_t)i * (size_t)c->bits;
+  uint64_t w = load64(c->data + (b >> 3)) >> (b & 7);
+  q[0] = (unsigned)w & c->mask[0];
+  w >>= c->kb[0];
+  q[1] = (unsigned)w & c->mask[1];
+  w >>= c->kb[1];
+  q[2] = (unsigned)w & c->mask[2];
+}
+
+/* Key i of a channel, rounded to float: what every sample interpolates,
+ * from the cache or not (a float keeps 24 bits, more than the pack's 16
+ * at most a component, and a wide key is a float already). */
+static ANIM_INLINE void key_vec(const anim_pk_ch *c, int i, float v[3]) {
+  int a;
+  if (c->kind == ANIM_PK_NARROW) {
+    unsigned q[3];
+    key_bits(c, i, q);
+    v[0] = (float)(c->lo[0] + (double)q[0] * c->step[0]);
+    v[1] = (float)(c->lo[1] + (double)q[1] * c->step[1]);
+    v[2] = (float)(c->lo[2] + (double)q[2] * c->step[2]);
+  } else {
+    const unsigned char *d = c->data + 12 * (size_t)i;
+    for (a = 0; a < 3; a++) v[a] = anim_pk_f32(d + 4 * a);
+  }
+}
+
+/* A narrow rotation: three components, and the dropped one (>= 0) made
+ * from them (the three scaled to unit length and it 0 when quantisation
+ * took them beyond). */
+static ANIM_INLINE void key_quat(const anim_pk_ch *c, int i, float out[4]) {
+  int a;
+  if (c->kind == ANIM_PK_NARROW) {
+    unsigned k[3];
+    double q0, q1, q2, sum, w = 0, l = 1;
+    int d = c->drop;
+    key_bits(c, i, k);
+    /* (written out, the sum in the loop's order: -O2 kept the loops) */
+    q0 = c->lo[0] + (double)k[0] * c->step[0];
+    q1 = c->lo[1] + (double)k[1] * c->step[1];
+    q2 = c->lo[2] + (double)k[2] * c->step[2];
+    sum = q0 * q0;
+    sum += q1 * q1;
+    sum += q2 * q2;
+    if (sum < 1) w = sqrt(1 - sum); else l = 1 / sqrt(sum);
+    out[d <= 0] = (float)(q0 * l);
+    out[1 + (d <= 1)] = (float)(q1 * l);
+    out[2 + (d <= 2)] = (float)(q2 * l);
+    out[d] = (float)w;
+  } else {
+    const unsigned char *d = c->data + 16 * (size_t)i;
+    for (a = 0; a < 4; a++) out[a] = anim_pk_f32(d + 4 * a);
+  }
+}
+
+/* The key before f (frame units) and the fraction towards the next: the
+ * cursor's segment or one of the next few (steady play: a clip's keys
+ * sparser than the frames, or a few a frame), else a binary search.
+ * *u < 0: hold key *i. */
+#define PK_SCAN 4
+static ANIM_INLINE int segment(const anim_pk_ch *c, double f, int *cursor, double *u) {
+  int n = c->n, i, lo, hi, k;
+  const unsigned char *fr = c->fr;
+  *u = -1;
+  if (n == 1 || f <= anim_pk_frame(fr, 0)) return 0;
+  if (f >= anim_pk_frame(fr, n - 1)) return n - 1;
+  i = cursor ? *cursor : -1;
+  if (i >= 0 && i < n - 1 && anim_pk_frame(fr, i) <= f) {
+    for (k = 0; k < PK_SCAN && !(f < anim_pk_frame(fr, i + 1)); k++) i++;
+    if (!(f < anim_pk_frame(fr, i + 1))) i = -1;
+  } else {
+    i = -1;
+  }
+  if (i < 0) {
+    lo = 0;
+    hi = n - 1;
+    while (hi - lo > 1) {
+      int mid = lo + (hi - lo) / 2;
+      if (anim_pk_frame(fr, mid) <= f) lo = mid; else hi = mid;
+    }
+    i = lo;
+  }
+  if (cursor) *cursor = i;
+  {
+    double f0 = anim_pk_frame(fr, i), f1 = anim_pk_frame(fr, i + 1);
+    *u = (f - f0) / (f1 - f0);
+  }
+  return i;
+}
+
+/* Between two keys, slerp approximated: nlerp at a corrected fraction.
+ * The nlerp of a and b at s points where the slerp at u does when s =
+ * sin(u t) / (sin(u t) + sin((1 - u) t)), t the keys' arc (cos t = d);
+ * for a small arc that is u + u (u - 1/2) (u - 1) k with k = 2 (1 - d) / 3,
+ * and the terms after it were fitted (least squares over arcs to 2.4 rad
+ * of turn, in the manner of A. Kapoulkine's "Approximating slerp", 2015):
+ * within 6e-7 rad of slerp on a turn of 1 rad between two keys, 2e-5 on 2
+ * rad, 1e-3 on a half turn -- so that keys chosen for a slerped curve
+ * (reduce.lua measures with slerp) stay within its bound, for a few
+ * multiplications instead of an acos and two sines.  With x = 1 - |d|,
+ * k = ka + (u - 1/2)^2 xb, and ka and xb depend on the keys only: they are
+ * worked out when the keys are decoded (b is taken into a's hemisphere
+ * by the sign sg). */
+static ANIM_INLINE void quat_arc(anim_pk_qkey *e) {
+  double d = (double)e->a[0] * e->b[0] + (double)e->a[1] * e->b[1] + (double)e->a[2] * e->b[2] +
+             (double)e->a[3] * e->b[3];
+  double x = 1 - fabs(d);
+  e->sg = d < 0 ? -1.0f : 1.0f;
+  e->ka = (float)(x * (2.0 / 3 + x * (0.13658519572037026 + x * (0.018217259440747872 + x * 0.03307828180654799))));
+  e->xb = (float)(x * (0.0017596514155278254 + x * (0.48600935776855103 + x * 0.4564420121984589)));
+}
+
+/* The segment of f (*u its fraction) found from the cursor, else from the
+ * segment cached (i, from where steady play looks a few keys on); the
+ * fill_ functions decode its keys into the cache's entry e (the next
+ * segment's first key is the cached one's second: not decoded again). */
+static ANIM_INLINE int find(const anim_pk_ch *c, double f, int *cursor, int cached, double *u) {
+  int hint = cached >= 0 && cached < c->n ? cached : -1;
+  /* steady play: the segment after the cached one, which `segment` finds
+   * from it (f > the first key and below the last: no key held) */
+  if (!cursor && hint >= 0 && hint + 2 < c->n && anim_pk_hit(c, hint + 1, f, u)) return hint + 1;
+  return segment(c, f, cursor ? cursor : &hint, u);
+}
+
+/* The frame of key i + 2 when segment i + 1 may be stepped into from the
+ * entry of segment i (anim_pk_hit's test of it, f > the first frame,
+ * then holds whenever f1 <= f: segment i + 1 starts after the first
+ * frame), else 0 (no step: f1 <= f < 0 never holds). */
+static ANIM_INLINE float next_frame(const anim_pk_ch *c, int i) {
+  return i + 2 < c->n && anim_pk_frame(c->fr, i + 1) > c->first ? (float)anim_pk_frame(c->fr, i + 2) : 0;
+}
+
+ANIM_NOINLINE void anim_pk_fill_vec(const anim_pk_ch *c, double f, int *cursor, anim_pk_vkey *e, double *u) {
+  int was = e->i, i = find(c, f, cursor, was, u);
+  if (*u < 0) { e->i = c->n + i; e->f0 = e->f1 = e->f2 = 0; key_vec(c, i, e->a); return; }
+  if (was >= 0 && i == was + 1) memcpy(e->a, e->b, sizeof e->a);
+  else key_vec(c, i, e->a);
+  key_vec(c, i + 1, e->b);
+  e->i = i;
+  e->f0 = (float)anim_pk_frame(c->fr, i);
+  e->f1 = (float)anim_pk_frame(c->fr, i + 1);
+  e->f2 = next_frame(c, i);
+}
+
+ANIM_NOINLINE void anim_pk_fill_quat(const anim_pk_ch *c, double f, int *cursor, anim_pk_qkey *e, double *u) {
+  int was = e->i, i = find(c, f, cursor, was, u);
+  if (*u < 0) { e->i = c->n + i; e->f0 = e->f1 = e->f2 = 0; key_quat(c, i, e->a); return; }
+  if (was >= 0 && i == was + 1) memcpy(e->a, e->b, sizeof e->a);
+  else key_quat(c, i, e->a);
+  key_quat(c, i + 1, e->b);
+  quat_arc(e);
+  e->i = i;
+  e->f0 = (float)anim_pk_frame(c->fr, i);
+  e->f1 = (float)anim_pk_frame(c->fr, i + 1);
+  e->f2 = next_frame(c, i);
+}
+
+/* The step into the next segment (e's f2 said it may: key e->i + 2
+ * exists), as the fill functions make it when `find` gives e->i + 1. */
+static ANIM_INLINE void next_vec(const anim_pk_ch *c, anim_pk_vkey *e) {
+  int i = e->i + 1;
+  memcpy(e->a, e->b, sizeof e->a);
+  key_vec(c, i + 1, e->b);
+  e->i = i;
+  e->f0 = e->f1;
+  e->f1 = e->f2;
+  e->f2 = i + 2 < c->n ? (float)anim_pk_frame(c->fr, i + 2) : 0;
+}
+
+static ANIM_INLINE void next_quat(const anim_pk_ch *c, anim_pk_qkey *e) {
+  int i = e->i + 1;
+  memcpy(e->a, e->b, sizeof e->a);
+  key_quat(c, i + 1, e->b);
+  quat_arc(e);
+  e->i = i;
+  e->f0 = e->f1;
+  e->f1 = e->f2;
+  e->f2 = i + 2 < c->n ? (float)anim_pk_frame(c->fr, i + 2) : 0;
+}
+
+/* Entry e made to hold frame f when it does not strictly inside its
+ * segment, as the sampling finds it: moved on a key when f is in the next
+ * segment (f1 <= f < f2), else anim_pk_hit and the fill; f's fraction in
+ * the segment (< 0: e->a held). */
+static ANIM_INLINE double move_vec(const anim_pk_ch *c, double f, int *cursor, anim_pk_vkey *e) {
+  double u, f1 = e->f1, f2 = e->f2;
+  if (f1 <= f && f < f2) {
+    next_vec(c, e);
+    u = (f - f1) / (f2 - f1);
+  } else if (!anim_pk_hit(c, e->i, f, &u)) {
+    anim_pk_fill_vec(c, f, cursor, e, &u);
+  }
+  return u;
+}
+static ANIM_INLINE double move_quat(const anim_pk_ch *c, double f, int *cursor, anim_pk_qkey *e) {
+  double u, f1 = e->f1, f2 = e->f2;
+  if (f1 <= f && f < f2) {
+    next_quat(c, e);
+    u = (f - f1) / (f2 - f1);
+  } else if (!anim_pk_hit(c, e->i, f, &u)) {
+    anim_pk_fill_quat(c, f, cursor, e, &u);
+  }
+  return u;
+}
+
+ANIM_NOINLINE void anim_pk_vec_other(const anim_pk_ch *c, double f, int *cursor, anim_pk_vkey *e, double out[3]) {
+  double u = move_vec(c, f, cursor, e);
+  if (u < 0) { out[0] = e->a[0], out[1] = e->a[1], out[2] = e->a[2]; return; }
+  anim_pk_lerp(e, u, out);
+}
+
+ANIM_NOINLINE void anim_pk_quat_other(const anim_pk_ch *c, double f, int *cursor, anim_pk_qkey *e, double out[4]) {
+  double u = move_quat(c, f, cursor, e);
+  if (u < 0) {
+    double v[4], l;
+    int k;
+    for (k = 0; k < 4; k++) v[k] = e->a[k];
+    l = 1 / sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
+    for (k = 0; k < 4; k++) out[k] = v[k] * l;
+    return;
+  }
+  anim_pk_nlerp(e, u, out);
+}
+
+void anim_packed_list(anim_packed *pk) {
+  int j, c, v = 0, q = pk->nvec;
+  for (j = 0; j < pk->njoints; j++)
+    for (c = 0; c < 3; c++) {
+      const anim_pk_ch *k = &pk->joints[j].ch[c];
+      int at;
+      if (k->kind < ANIM_PK_NARROW) continue;
+      at = c == 1 ? q++ : v++;
+      pk->keyed[at] = k;
+      pk->keyoff[at] = (unsigned)k->cache;
+    }
+}
+
+/* The index of m's lowest bit set (m != 0). */
+static ANIM_INLINE int low_bit(uint64_t m) {
+#if defined(__GNUC__)
+  return __builtin_ctzll(m);
+#else
+  /* (de Bruijn's multiplication: the lowest bit times the sequence puts
+   * a different 6 bits on top for each of the 64) */
+  static const unsigned char at[64] = {
+    0, 1, 48, 2, 57, 49, 28, 3, 61, 58, 50, 42, 38, 29, 17, 4, 62, 55, 59, 36, 53, 51, 43, 22, 45, 39, 33, 30,
+    24, 18, 12, 5, 63, 47, 56, 27, 60, 41, 37, 16, 54, 35, 52, 21, 44, 32, 23, 11, 46, 26, 40, 15, 34, 20, 31,
+    10, 25, 14, 19, 9, 13, 8, 7, 6};
+  return at[((m & (0 - m)) * UINT64_C(0x03f79d71b4cb0a89)) >> 58];
+#endif
+}
+
+/* The channels 64 at a time: those whose bounds do not hold f strictly
+ * inside marked first, four at a time with no branch a channel (the
+ * frames are whole: f0 < f when f0 < ceil(f), f < f1 when floor(f) < f1;
+ * the tests in float), then each marked one moved (move_vec, move_quat)
+ * and its bounds saved, the positions and scales (the first nvec) apart
+ * from the rotations.  The bounds are only a hint: a sample checks its
+ * entry's own frames, and a channel marked where its entry held f already
+ * is left as it is. */
+void anim_packed_refresh(const anim_packed *pk, unsigned char *cache, double f) {
+  int n = pk->nvec + pk->nquat, n4 = (n + 3) & ~3, k0, k;
+  float *lo = (float *)(void *)(cache + pk->bounds), *hi = lo + n4;
+  float fc = (float)ceil(f), ff = (float)floor(f);
+#if ANIM_VECTOR
+  typedef float f4 __attribute__((vector_size(16)));
+  typedef int i4 __attribute__((vector_size(16)));
+  f4 vc = {fc, fc, fc, fc}, vf = {ff, ff, ff, ff};
+  i4 bit = {1, 2, 4, 8};
+#endif
+  for (k0 = 0; k0 < n; k0 += 64) {
+    int m = n - k0 < 64 ? n - k0 : 64;
+    uint64_t miss = 0, vec;
+#if ANIM_VECTOR
+    for (k = 0; k < m; k += 4) {
+      f4 l, h;
+      i4 x;
+      memcpy(&l, lo + k0 + k, sizeof l);
+      memcpy(&h, hi + k0 + k, sizeof h);
+      x = ((l >= vc) | (h <= vf)) & bit;
+      miss |= (uint64_t)(unsigned)(x[0] | x[1] | x[2] | x[3]) << k;
+    }
+#else
+    for (k = 0; k < m; k++) miss |= (uint64_t)(!(lo[k0 + k] < fc) | !(ff < hi[k0 + k])) << k;
+#endif
+    if (m < 64) miss &= ((uint64_t)1 << m) - 1;
+    /* (the positions and scales of this 64: bits below nvec - k0) */
+    vec = pk->nvec - k0 >= 64 ? ~(uint64_t)0 : pk->nvec <= k0 ? 0 : ((uint64_t)1 << (pk->nvec - k0)) - 1;
+    for (vec &= miss, miss &= ~vec; vec; vec &= vec - 1) {
+      int b = k0 + low_bit(vec);
+      anim_pk_vkey *e = (anim_pk_vkey *)(void *)(cache + pk->keyoff[b]);
+      move_vec(pk->keyed[b], f, NULL, e);
+      lo[b] = e->f0, hi[b] = e->f1;
+    }
+    for (; miss; miss &= miss - 1) {
+      int b = k0 + low_bit(miss);
+      anim_pk_qkey *e = (anim_pk_qkey *)(void *)(cache + pk->keyoff[b]);
+      move_quat(pk->keyed[b], f, NULL, e);
+      lo[b] = e->f0, hi[b] = e->f1;
+    }
+  }
+}
+
+void anim_packed_cache_init(const anim_packed *pk, unsigned char *cache) {
+  int j, c;
+  for (j = 0; j < pk->njoints; j++)
+    for (c = 0; c < 3; c++) {
+      const anim_pk_ch *k = &pk->joints[j].ch[c];
+      if (k->kind >= ANIM_PK_NARROW) {
+        anim_pk_vkey *e = (anim_pk_vkey *)(void *)(cache + k->cache);
+        e->i = -1;
+        e->f0 = e->f1 = e->f2 = 0;
+      }
+    }
+  /* (the bounds: [0, 0) holds no frame, the padding's every one) */
+  {
+    int n4 = (pk->nvec + pk->nquat + 3) & ~3, b;
+    float *lo = (float *)(void *)(cache + pk->bounds), *hi = lo + n4;
+    for (b = 0; b < n4; b++) {
+      int pad = b >= pk->nvec + pk->nquat;
+      lo[b] = pad ? -FLT_MAX : 0;
+      hi[b] = pad ? FLT_MAX : 0;
+    }
+  }
+}
+
+int anim_packed_sample(const anim_packed *pk, const anim_pk_joint *jt, double t, int *cursors,
+                       unsigned char *cache, double out[11]) {
+  static const double id[10] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
+  static const int bit[3] = {ANIM_CH_POS, ANIM_CH_ROT, ANIM_CH_SCL}, at[3] = {0, 3, 7};
+  double f = t * pk->rate;
+  int c, ch = 0;
+  for (c = 0; c < 3; c++) {
+    const anim_pk_ch *k = &jt->ch[c];
+    if (k->kind == ANIM_PK_ABSENT) continue;
+    ch |= bit[c];
+    if (k->kind == ANIM_PK_IDENTITY) {
+      memcpy(out + at[c], id + at[c], sizeof(double) * (c == 1 ? 4 : 3));
+    } else if (c == 1) {
+      anim_pk_qkey own, *e = cache ? (anim_pk_qkey *)(void *)(cache + k->cache) : &own;
+      if (!cache) { own.i = -1; own.f0 = own.f1 = own.f2 = 0; }
+      anim_pk_quat(k, f, cache || !cursors ? NULL : cursors + 1, e, out + 3);
+    } else {
+      anim_pk_vkey own, *e = cache ? (anim_pk_vkey *)(void *)(cache + k->cache) : &own;
+      if (!cache) { own.i = -1; own.f0 = own.f1 = own.f2 = 0; }
+      anim_pk_vec(k, f, cache || !cursors ? NULL : cursors + c, e, out + at[c]);
+    }
+  }
+  out[10] = 1;
+  return ch;
+}
