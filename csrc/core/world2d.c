@@ -195,80 +195,88 @@ static double prop_or(const anim_animator *a, int slot, int c, double dflt) {
   return c < n ? v[c] : dflt;
 }
 
-/* Of bone j's local transform (anim_animator_local: the rest composed
- * with the blended pose, then made finite as anim_finite10 makes it), what
- * the 2D stage reads: x, y, the rotation's z and w, scale x and y, into
- * out[6] -- without the call and the z axis.  (Each number but the
- * rotation's is made finite alone by anim_finite10, the rotation as a
- * whole: the identity when a component is not finite or all are 0.  Here
- * a rotation of four zeros stays: read_local gives it the identity's
- * cosine and sine.  One sum tells whether any number needs the checks.) */
-static void local2d(const anim_animator *a, int j, double out[6]) {
+/* The bones' applied local values from the blended joints: of each
+ * bone's local transform (anim_animator_local: the rest composed with the
+ * blended pose, then made finite as anim_finite10 makes it), what the 2D
+ * stage reads -- x, y, the rotation's z and w, scale x and y -- without the
+ * call and the z axis; its shear from the property, its inherit mode.
+ * (Each number but the rotation's is made finite alone by anim_finite10,
+ * the rotation as a whole: the identity when a component is not finite or
+ * all are 0.  Here a rotation of four zeros stays: it gets the identity's
+ * cosine and sine below.  One sum tells whether any number needs the
+ * checks.)  The rotation as the pose gives it is a turn about z: an
+ * absolute clip's quaternion is one, so any angle's sine and cosine come
+ * back: cos r = (w^2 - z^2) / n, sin r = 2 w z / n (n: the quaternion's
+ * length squared); its angle (2 atan2(z, w)) only when a constraint asks. */
+static void read_locals(const anim_animator *a, anim_world2d *w) {
   const anim_rig *r = a->rig;
-  const double *p = &a->pose[j * 10], *rp = r->rest_pos[j];
-  double q[4], x = rp[0] + p[0], y = rp[1] + p[1], sc[2];
-  int k;
-  if (r->rest_rot[j][0] == 0 && r->rest_rot[j][1] == 0) {
-    /* (a 2D rest: a turn about z, whose product with the pose's quaternion
-     * is anim_quat_mul's with its zero terms left out: the same values,
-     * the zeros' signs aside) */
-    const double *rq = r->rest_rot[j], *b = p + 3;
-    q[0] = rq[3] * b[0] - rq[2] * b[1];
-    q[1] = rq[3] * b[1] + rq[2] * b[0];
-    q[2] = rq[3] * b[2] + rq[2] * b[3];
-    q[3] = rq[3] * b[3] - rq[2] * b[2];
-  } else {
-    anim_quat_mul(q, r->rest_rot[j], p + 3);
-  }
-  if (!(q[0] * 0 + q[1] * 0 + q[2] * 0 + q[3] * 0 == 0)) { q[2] = 0; q[3] = 1; }
-  for (k = 0; k < 2; k++) {
-    double rs = r->rest_scl[j][k];
-    sc[k] = !r->scaled ? p[7 + k] : rs != 0 ? rs * p[7 + k] : p[7 + k] - 1;
-  }
-  if (!(x * 0 + y * 0 + (sc[0] * 0 + sc[1] * 0) == 0)) {
-    x = anim_finite(x);
-    y = anim_finite(y);
-    sc[0] = anim_finite(sc[0]);
-    sc[1] = anim_finite(sc[1]);
-  }
-  out[0] = x;
-  out[1] = y;
-  out[2] = q[2];
-  out[3] = q[3];
-  out[4] = sc[0];
-  out[5] = sc[1];
-}
-
-/* Bone j's applied local values from the blended joint: the angle about z
- * of its rotation (2 atan2(qz, qw): an absolute clip's quaternion is a
- * turn about z, so any angle's sine and cosine come back), its shear from
- * the property. */
-static void read_local(const anim_animator *a, anim_world2d *w, int j) {
-  double l[6], *ap = &w->ap[ANIM_AP * j];
-  local2d(a, j, l);
-  ap[ANIM_AX] = l[0];
-  ap[ANIM_AY] = l[1];
-  {
-    /* a turn about z: cos r = (w^2 - z^2) / n, sin r = 2 w z / n (n: the
-     * quaternion's length squared); its angle only when asked */
-    double z = l[2], q = l[3], n = q * q + z * z;
-    if (n > 0) {
-      ap[ANIM_ACR] = (q * q - z * z) / n;
-      ap[ANIM_ASR] = 2 * q * z / n;
+  const double *pose = a->pose;
+  double(*rest_pos)[3] = r->rest_pos, (*rest_rot)[4] = r->rest_rot, (*rest_scl)[3] = r->rest_scl;
+  const int *shear_slot = w->shear_slot, *inherit_slot = w->inherit_slot;
+  anim_w2d_bone *bone = w->bone;
+  double *ap = w->ap;
+  int n = w->n, scaled = r->scaled, j;
+  for (j = 0; j < n; j++, ap += ANIM_AP, pose += 10) {
+    const double *rq = rest_rot[j], *b = pose + 3;
+    double q[4], x = rest_pos[j][0] + pose[0], y = rest_pos[j][1] + pose[1], sc[2], z, qw, nq;
+    int k;
+    if (rq[0] == 0 && rq[1] == 0) {
+      /* (a 2D rest: a turn about z, whose product with the pose's quaternion
+       * is anim_quat_mul's with its zero terms left out: the same values,
+       * the zeros' signs aside) */
+      q[0] = rq[3] * b[0] - rq[2] * b[1];
+      q[1] = rq[3] * b[1] + rq[2] * b[0];
+      q[2] = rq[3] * b[2] + rq[2] * b[3];
+      q[3] = rq[3] * b[3] - rq[2] * b[2];
+    } else {
+      anim_quat_mul(q, rq, b);
+    }
+    if (!scaled) {
+      sc[0] = pose[7];
+      sc[1] = pose[8];
+    } else {
+      for (k = 0; k < 2; k++) {
+        double rs = rest_scl[j][k];
+        sc[k] = rs != 0 ? rs * pose[7 + k] : pose[7 + k] - 1;
+      }
+    }
+    if (!((x * 0 + y * 0) + (sc[0] * 0 + sc[1] * 0) + ((q[0] * 0 + q[1] * 0) + (q[2] * 0 + q[3] * 0)) == 0)) {
+      /* (rarely: something not finite) */
+      if (!(q[0] * 0 + q[1] * 0 + q[2] * 0 + q[3] * 0 == 0)) { q[2] = 0; q[3] = 1; }
+      x = anim_finite(x);
+      y = anim_finite(y);
+      sc[0] = anim_finite(sc[0]);
+      sc[1] = anim_finite(sc[1]);
+    }
+    z = q[2];
+    qw = q[3];
+    nq = qw * qw + z * z;
+    ap[ANIM_AX] = x;
+    ap[ANIM_AY] = y;
+    if (nq > 0) {
+      ap[ANIM_ACR] = (qw * qw - z * z) / nq;
+      ap[ANIM_ASR] = 2 * qw * z / nq;
     } else {
       ap[ANIM_ACR] = 1;
       ap[ANIM_ASR] = 0;
     }
     ap[ANIM_AR] = NAN;
-  }
-  ap[ANIM_ASX] = l[4];
-  ap[ANIM_ASY] = l[5];
-  ap[ANIM_ASHX] = prop_or(a, w->shear_slot[j], 0, w->bone[j].shear[0]);
-  ap[ANIM_ASHY] = prop_or(a, w->shear_slot[j], 1, w->bone[j].shear[1]);
-  {
-    /* the inherit mode: the property's code, else (none, or not a mode) the setup's */
-    double m = prop_or(a, w->inherit_slot[j], 0, -1);
-    w->bone[j].inherit = m >= 0 && m < ANIM_INHERIT_COUNT ? (int)m : w->inherit_slot[w->n + j];
+    ap[ANIM_ASX] = sc[0];
+    ap[ANIM_ASY] = sc[1];
+    if (shear_slot[j] < 0) {
+      ap[ANIM_ASHX] = bone[j].shear[0];
+      ap[ANIM_ASHY] = bone[j].shear[1];
+    } else {
+      ap[ANIM_ASHX] = prop_or(a, shear_slot[j], 0, bone[j].shear[0]);
+      ap[ANIM_ASHY] = prop_or(a, shear_slot[j], 1, bone[j].shear[1]);
+    }
+    if (inherit_slot[j] < 0) {
+      bone[j].inherit = inherit_slot[n + j];
+    } else {
+      /* the inherit mode: the property's code, else (none, or not a mode) the setup's */
+      double m = prop_or(a, inherit_slot[j], 0, -1);
+      bone[j].inherit = m >= 0 && m < ANIM_INHERIT_COUNT ? (int)m : inherit_slot[n + j];
+    }
   }
 }
 
@@ -293,11 +301,16 @@ static void transform(const anim_animator *a, anim_world2d *w, int i) {
 static void pose(anim_animator *a, anim_world2d *w) {
   int i;
   find_slots(a, w);
-  for (i = 0; i < w->n; i++) read_local(a, w, i);
+  read_locals(a, w);
   for (i = 0; i < w->nops; i++) {
-    int at = w->ops[2 * i + 1];
+    int at = w->ops[2 * i + 1], k;
     switch (w->ops[2 * i]) {
-    case ANIM_W2D_BONE: anim_w2d_bone_world(a, w, at); break;
+    case ANIM_W2D_BONE:
+      /* (the bones' steps in a row: one call) */
+      for (k = i + 1; k < w->nops && w->ops[2 * k] == ANIM_W2D_BONE; k++) continue;
+      anim_w2d_bones_world(a, w, &w->ops[2 * i], k - i);
+      i = k - 1;
+      break;
     case ANIM_W2D_IK: ik(a, w, at); break;
     default: transform(a, w, at); break;
     }
