@@ -13,7 +13,8 @@
 #define TINY ANIM_W2D_TINY
 
 double anim_w2d_wrap(double d) {
-  d = fmod(d, 360);
+  /* (fmod(d, 360) is d itself when |d| < 360: the call only beyond) */
+  if (!(fabs(d) < 360)) d = fmod(d, 360);
   if (d > 180) d -= 360;
   else if (d <= -180) d += 360;
   return d;
@@ -98,7 +99,7 @@ void anim_w2d_bones_world(const anim_animator *a, anim_world2d *w, const int *op
    * would otherwise make the compiler read the arrays again) */
   for (i = 0; i < count; i++) {
     int j = ops[2 * i + 1], p = parent[j];
-    const double *ap = &aps[ANIM_AP * j], *sht = &shts[4 * j];
+    const double *ap = &aps[ANIM_AP * j], *sht = &shts[ANIM_SHT * j];
     const anim_w2d_bone *b = &bone[j];
     double *m = &wm[6 * j], *f = &fr[4 * j];
     double c, s, cx, sx, cy, sy, la, lb, lc, ld, f0, f1, f2, f3, m0;

@@ -52,11 +52,21 @@ static void ik_two(const anim_animator *a, anim_world2d *w, const anim_w2d_ik *k
   const double *t = &w->wm[6 * k->target];
   double lx, ly, a0, b0, c0, d0, cx, cy, l1, l2, al, d, reach, dd, cos2, th2, th1, r1, r2, s = 1;
   if (!anim_w2d_in_frame(&w->fr[4 * p], pm[4], pm[5], t[4], t[5], &lx, &ly)) return;
-  /* the parent's local matrix at rotation 0: L(r) = R(r) L(0) */
-  a0 = cos(pa[ANIM_ASHX] * RAD) * pa[ANIM_ASX];
-  c0 = sin(pa[ANIM_ASHX] * RAD) * pa[ANIM_ASX];
-  b0 = cos((90 + pa[ANIM_ASHY]) * RAD) * pa[ANIM_ASY];
-  d0 = sin((90 + pa[ANIM_ASHY]) * RAD) * pa[ANIM_ASY];
+  /* the parent's local matrix at rotation 0: L(r) = R(r) L(0) (the setup
+   * shear's cosines and sines made with the block) */
+  {
+    const double *sht = &w->sht[ANIM_SHT * p];
+    double kx = sht[0], qx = sht[1], ky = sht[4], qy = sht[5];
+    if (pa[ANIM_ASHX] != w->bone[p].shear[0]) { kx = cos(pa[ANIM_ASHX] * RAD); qx = sin(pa[ANIM_ASHX] * RAD); }
+    if (pa[ANIM_ASHY] != w->bone[p].shear[1]) {
+      ky = cos((90 + pa[ANIM_ASHY]) * RAD);
+      qy = sin((90 + pa[ANIM_ASHY]) * RAD);
+    }
+    a0 = kx * pa[ANIM_ASX];
+    c0 = qx * pa[ANIM_ASX];
+    b0 = ky * pa[ANIM_ASY];
+    d0 = qy * pa[ANIM_ASY];
+  }
   cx = a0 * ca[ANIM_AX] + b0 * ca[ANIM_AY];
   cy = c0 * ca[ANIM_AX] + d0 * ca[ANIM_AY];
   l1 = sqrt(cx * cx + cy * cy);

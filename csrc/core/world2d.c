@@ -73,7 +73,7 @@ anim_world2d *anim_world2d_new(const anim_mem *m, const anim_w2d_def *d, const c
   o[0] = up8(sizeof *w);                                                    /* ap */
   o[1] = o[0] + sizeof(double) * ANIM_AP * (size_t)n;                       /* wm */
   o[2] = o[1] + sizeof(double) * 6 * (size_t)n;                             /* fr */
-  o[3] = up8(o[2] + sizeof(double) * 8 * (size_t)n);                        /* bone (after fr, sht) */
+  o[3] = up8(o[2] + sizeof(double) * (4 + ANIM_SHT) * (size_t)n);           /* bone (after fr, sht) */
   o[4] = up8(o[3] + sizeof(anim_w2d_bone) * (size_t)n);                     /* ik */
   o[5] = up8(o[4] + sizeof(anim_w2d_ik) * (size_t)d->nik);                  /* tc */
   o[6] = up8(o[5] + sizeof(anim_w2d_tc) * (size_t)d->ntc);                  /* ops */
@@ -117,10 +117,13 @@ anim_world2d *anim_world2d_new(const anim_mem *m, const anim_w2d_def *d, const c
     COPY(w->bone[i].inherit_name, d->bones[i].inherit_name, d->bones[i].inherit_len);
     w->shear_slot[i] = w->inherit_slot[i] = -1;
     w->inherit_slot[n + i] = d->bones[i].inherit;
-    w->sht[4 * i] = cos(d->bones[i].shear[0] * ANIM_W2D_RAD);
-    w->sht[4 * i + 1] = sin(d->bones[i].shear[0] * ANIM_W2D_RAD);
-    w->sht[4 * i + 2] = cos(d->bones[i].shear[1] * ANIM_W2D_RAD);
-    w->sht[4 * i + 3] = sin(d->bones[i].shear[1] * ANIM_W2D_RAD);
+    w->sht[ANIM_SHT * i] = cos(d->bones[i].shear[0] * ANIM_W2D_RAD);
+    w->sht[ANIM_SHT * i + 1] = sin(d->bones[i].shear[0] * ANIM_W2D_RAD);
+    w->sht[ANIM_SHT * i + 2] = cos(d->bones[i].shear[1] * ANIM_W2D_RAD);
+    w->sht[ANIM_SHT * i + 3] = sin(d->bones[i].shear[1] * ANIM_W2D_RAD);
+    /* (as constraint2d.c's two-bone IK computes them, the same bits) */
+    w->sht[ANIM_SHT * i + 4] = cos((90 + d->bones[i].shear[1]) * ANIM_W2D_RAD);
+    w->sht[ANIM_SHT * i + 5] = sin((90 + d->bones[i].shear[1]) * ANIM_W2D_RAD);
   }
   for (i = 0; i < d->nik; i++) {
     w->ik[i] = d->ik[i];

@@ -22,6 +22,8 @@
  * that reads the angle asks anim_w2d_angle, and one that sets it sets
  * ANIM_AR, which bone2d.c then reads instead. */
 enum { ANIM_AX, ANIM_AY, ANIM_AR, ANIM_ASX, ANIM_ASY, ANIM_ASHX, ANIM_ASHY, ANIM_ACR, ANIM_ASR, ANIM_AP };
+/* the numbers of a bone's setup shear kept with the block (sht) */
+#define ANIM_SHT 6
 
 struct anim_world2d {
   size_t size;
@@ -42,7 +44,8 @@ struct anim_world2d {
   double *ap;              /* ANIM_AP n */
   double *wm;              /* 6 n: a b c d x y */
   double *fr;              /* 4 n: the frame F the local matrix was applied in */
-  double *sht;             /* 4 n: cos, sin of the setup shearX, then of shearY (the usual shear) */
+  double *sht;             /* ANIM_SHT n: cos, sin of the setup shearX, of shearY, of 90 + shearY
+                            * (the usual shear; the last two the two-bone IK's) */
   int *dbn;                /* n: DragonBones' global scaleX of the bone is negative (dragonbones2d.c) */
 };
 
