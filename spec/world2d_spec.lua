@@ -243,6 +243,26 @@ describe("2D world matrices", function()
     assert.are.same({ 1e200, 0, 0, 2, 0, 0 }, { a:world2d("r") })
   end)
 
+  it("reads a pose number that overflows as +-DBL_MAX, that bone's alone (the whole skeleton's numbers read again)", function()
+    local max = 1.7976931348623157e308
+    local function skeleton(sx)
+      return assert(anim.skeleton2d{ bones = { { name = "r", x = 1, y = 2 },
+        { name = "c", parent = "r", x = 3, y = 4, rotation = 30, scale_x = sx, scale_y = 2 },
+        { name = "d", parent = "r", x = 5, rotation = 40, scale_x = 1.5 } } })
+    end
+    -- the rest's 1e200 times the override's 1e200: inf, read as DBL_MAX
+    local a = anim.animator(skeleton(1e200))
+    a:override("c", { scale = { 1e200, 1, 1 } })
+    a:update(0)
+    local b = anim.animator(skeleton(max))
+    b:update(0)
+    for _, bone in ipairs { "r", "c", "d" } do
+      assert.are.same({ b:world2d(bone) }, { a:world2d(bone) }, bone)
+    end
+    local c = { a:world2d("c") }
+    assert.is_true(c[1] < max and c[1] > 1e308, "c's x axis: cos 30 DBL_MAX, not the overflow's DBL_MAX")
+  end)
+
   it("an offset clip turning about z alone (its quaternion by its segments) poses the general Euler path's matrices, and the same bits played in order and by jumps", function()
     local sk = assert(anim.skeleton2d{ bones = { ROOT, PARENT, CHILD } })
     local function clip(x, euler)

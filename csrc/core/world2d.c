@@ -206,12 +206,15 @@ static double prop_or(const anim_animator *a, int slot, int c, double dflt) {
  * (Each number but the rotation's is made finite alone by anim_finite10,
  * the rotation as a whole: the identity when a component is not finite or
  * all are 0.  Here a rotation of four zeros stays: it gets the identity's
- * cosine and sine below.  One sum tells whether any number needs the
- * checks.)  The rotation as the pose gives it is a turn about z: an
- * absolute clip's quaternion is one, so any angle's sine and cosine come
- * back: cos r = (w^2 - z^2) / n, sin r = 2 w z / n (n: the quaternion's
- * length squared); its angle (2 atan2(z, w)) only when a constraint asks. */
-static void read_locals(const anim_animator *a, anim_world2d *w) {
+ * cosine and sine below.)  The rotation as the pose gives it is a turn
+ * about z: an absolute clip's quaternion is one, so any angle's sine and
+ * cosine come back: cos r = (w^2 - z^2) / n, sin r = 2 w z / n (n: the
+ * quaternion's length squared); its angle (2 atan2(z, w)) only when a
+ * constraint asks.  Unchecked, the numbers are summed over the skeleton
+ * (a sum is finite only when every number is; an overflow only makes the
+ * caller check): 0 when the sum is not, and the caller reads them again
+ * checked, each bone's numbers made finite (rarely). */
+static int read_locals(const anim_animator *a, anim_world2d *w, int checked) {
   const anim_rig *r = a->rig;
   const double *pose = a->pose;
   double(*rest_pos)[3] = r->rest_pos, (*rest_rot)[4] = r->rest_rot, (*rest_scl)[3] = r->rest_scl;
@@ -219,43 +222,42 @@ static void read_locals(const anim_animator *a, anim_world2d *w) {
   anim_w2d_bone *bone = w->bone;
   double *ap = w->ap;
   int n = w->n, scaled = r->scaled, j;
+  anim_v2 sum = anim_v2_splat(0);
   for (j = 0; j < n; j++, ap += ANIM_AP, pose += 10) {
     const double *rq = rest_rot[j], *b = pose + 3;
-    double q[4], x = rest_pos[j][0] + pose[0], y = rest_pos[j][1] + pose[1], sc[2], z, qw, nq;
-    int k;
+    anim_v2 xy = anim_v2_add(anim_v2_load(rest_pos[j]), anim_v2_load(pose)), q01, q23, sc;
+    double z, qw, nq;
     if (rq[0] == 0 && rq[1] == 0) {
       /* (a 2D rest: a turn about z, whose product with the pose's quaternion
        * is anim_quat_mul's with its zero terms left out: the same values,
-       * the zeros' signs aside) */
-      q[0] = rq[3] * b[0] - rq[2] * b[1];
-      q[1] = rq[3] * b[1] + rq[2] * b[0];
-      q[2] = rq[3] * b[2] + rq[2] * b[3];
-      q[3] = rq[3] * b[3] - rq[2] * b[2];
+       * the zeros' signs aside; u - v as u + -v, the same bits) */
+      anim_v2 r2 = anim_v2_splat(rq[2]), r3 = anim_v2_splat(rq[3]);
+      q01 = anim_v2_lin(r3, anim_v2_load(b), r2, anim_v2_set(-b[1], b[0]));
+      q23 = anim_v2_lin(r3, anim_v2_load(b + 2), r2, anim_v2_set(b[3], -b[2]));
     } else {
+      double q[4];
       anim_quat_mul(q, rq, b);
+      q01 = anim_v2_load(q);
+      q23 = anim_v2_load(q + 2);
     }
     if (!scaled) {
-      sc[0] = pose[7];
-      sc[1] = pose[8];
+      sc = anim_v2_load(pose + 7);
     } else {
-      for (k = 0; k < 2; k++) {
-        double rs = rest_scl[j][k];
-        sc[k] = rs != 0 ? rs * pose[7 + k] : pose[7 + k] - 1;
-      }
+      double rx = rest_scl[j][0], ry = rest_scl[j][1];
+      sc = anim_v2_set(rx != 0 ? rx * pose[7] : pose[7] - 1, ry != 0 ? ry * pose[8] : pose[8] - 1);
     }
-    if (!((x * 0 + y * 0) + (sc[0] * 0 + sc[1] * 0) + ((q[0] * 0 + q[1] * 0) + (q[2] * 0 + q[3] * 0)) == 0)) {
-      /* (rarely: something not finite) */
-      if (!(q[0] * 0 + q[1] * 0 + q[2] * 0 + q[3] * 0 == 0)) { q[2] = 0; q[3] = 1; }
-      x = anim_finite(x);
-      y = anim_finite(y);
-      sc[0] = anim_finite(sc[0]);
-      sc[1] = anim_finite(sc[1]);
+    if (!checked) {
+      sum = anim_v2_add(sum, anim_v2_add(anim_v2_add(xy, sc), anim_v2_add(q01, q23)));
+    } else {
+      anim_v2 zero = anim_v2_splat(0), t = anim_v2_add(anim_v2_mul(q01, zero), anim_v2_mul(q23, zero));
+      if (!(anim_v2_lo(t) + anim_v2_hi(t) == 0)) q23 = anim_v2_set(0, 1);
+      xy = anim_v2_set(anim_finite(anim_v2_lo(xy)), anim_finite(anim_v2_hi(xy)));
+      sc = anim_v2_set(anim_finite(anim_v2_lo(sc)), anim_finite(anim_v2_hi(sc)));
     }
-    z = q[2];
-    qw = q[3];
+    z = anim_v2_lo(q23);
+    qw = anim_v2_hi(q23);
     nq = qw * qw + z * z;
-    ap[ANIM_AX] = x;
-    ap[ANIM_AY] = y;
+    anim_v2_store(&ap[ANIM_AX], xy);
     if (nq > 0) {
       ap[ANIM_ACR] = (qw * qw - z * z) / nq;
       ap[ANIM_ASR] = 2 * qw * z / nq;
@@ -264,8 +266,7 @@ static void read_locals(const anim_animator *a, anim_world2d *w) {
       ap[ANIM_ASR] = 0;
     }
     ap[ANIM_AR] = NAN;
-    ap[ANIM_ASX] = sc[0];
-    ap[ANIM_ASY] = sc[1];
+    anim_v2_store(&ap[ANIM_ASX], sc);
     if (shear_slot[j] < 0) {
       ap[ANIM_ASHX] = bone[j].shear[0];
       ap[ANIM_ASHY] = bone[j].shear[1];
@@ -281,6 +282,7 @@ static void read_locals(const anim_animator *a, anim_world2d *w) {
       bone[j].inherit = m >= 0 && m < ANIM_INHERIT_COUNT ? (int)m : inherit_slot[n + j];
     }
   }
+  return (anim_v2_lo(sum) + anim_v2_hi(sum)) * 0 == 0;
 }
 
 /* IK constraint i with its properties' values, else its setup's. */
@@ -304,7 +306,7 @@ static void transform(const anim_animator *a, anim_world2d *w, int i) {
 static void pose(anim_animator *a, anim_world2d *w) {
   int i;
   find_slots(a, w);
-  read_locals(a, w);
+  if (!read_locals(a, w, 0)) read_locals(a, w, 1);
   for (i = 0; i < w->nops; i++) {
     int at = w->ops[2 * i + 1], k;
     switch (w->ops[2 * i]) {
