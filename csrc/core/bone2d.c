@@ -83,11 +83,11 @@ static ANIM_INLINE void frame(int inherit, const double *p, double *f) {
 }
 
 /* Bone j's world (and its frame) from its applied values and its
- * parent's world.  Not general: the usual bone, whose rotation is the
- * pose's cosine and sine, whose shears are 0 or the setup's and which
+ * parent's world: 1.  Not general, only the usual bone, whose rotation is
+ * the pose's cosine and sine, whose shears are 0 or the setup's and which
  * takes its inherit mode's rule -- no call, so that the bones' loop keeps
- * its registers; general: any bone. */
-static ANIM_INLINE void pose_bone(const anim_animator *a, anim_world2d *w, int j, int general) {
+ * its registers --, else 0 before anything is written; general: any bone. */
+static ANIM_INLINE int pose_bone(const anim_animator *a, anim_world2d *w, int j, int general) {
   const double *ap = &w->ap[ANIM_AP * j], *sht = &w->sht[ANIM_SHT * j];
   const anim_w2d_bone *b = &w->bone[j];
   double *m = &w->wm[6 * j], *f = &w->fr[4 * j];
@@ -98,9 +98,11 @@ static ANIM_INLINE void pose_bone(const anim_animator *a, anim_world2d *w, int j
    * would otherwise make the compiler read the arrays again) */
   /* cos and sin of r + shX and of r + 90 + shY: from the pose's cosine and
    * sine (a shear turns them by its own), or from the angle a constraint set */
-  if (!general || isnan(ap[ANIM_AR])) {
+  if (isnan(ap[ANIM_AR])) {
     c = ap[ANIM_ACR];
     s = ap[ANIM_ASR];
+  } else if (!general) {
+    return 0;
   } else {
     c = cos(ap[ANIM_AR] * RAD);
     s = sin(ap[ANIM_AR] * RAD);
@@ -110,20 +112,29 @@ static ANIM_INLINE void pose_bone(const anim_animator *a, anim_world2d *w, int j
   if (shx != 0) {
     double k = sht[0], q = sht[1];
     /* (an animated shear: its cosine and sine as one sincos) */
-    if (general && shx != b->shear[0]) { k = cos(shx * RAD); q = sin(shx * RAD); }
+    if (shx != b->shear[0]) {
+      if (!general) return 0;
+      k = cos(shx * RAD);
+      q = sin(shx * RAD);
+    }
     cx = c * k - s * q;
     sx = s * k + c * q;
   }
   if (shy != 0) {
     double k = sht[2], q = sht[3];
-    if (general && shy != b->shear[1]) { k = cos(shy * RAD); q = sin(shy * RAD); }
+    if (shy != b->shear[1]) {
+      if (!general) return 0;
+      k = cos(shy * RAD);
+      q = sin(shy * RAD);
+    }
     cy = -s * k - c * q;
     sy = c * k - s * q;
   }
-  if (general && p >= 0 && b->dragonbones) {
+  if (p >= 0 && b->dragonbones) {
     const double u[4] = { cx, sx, cy, sy };
+    if (!general) return 0;
     anim_w2d_db_world(w, j, p, u);
-    return;
+    return 1;
   }
   la = cx * scx;
   lc = sx * scx;
@@ -156,25 +167,19 @@ static ANIM_INLINE void pose_bone(const anim_animator *a, anim_world2d *w, int j
   /* (what DragonBones' rules read of a parent: its global scaleX's sign,
    * a root's its own, a product's as DragonBones decomposes it) */
   w->dbn[j] = scx < 0 && (p < 0 || m0 < 0);
+  return 1;
 }
 
 /* (a call apart from the bones' loop: the rare bone) */
-static void ANIM_NOINLINE pose_general(const anim_animator *a, anim_world2d *w, int j) { pose_bone(a, w, j, 1); }
+static void ANIM_NOINLINE pose_general(const anim_animator *a, anim_world2d *w, int j) { (void)pose_bone(a, w, j, 1); }
 
 void anim_w2d_bone_world(const anim_animator *a, anim_world2d *w, int j) { pose_general(a, w, j); }
 
-void anim_w2d_bones_world(const anim_animator *a, anim_world2d *w, const int *ops, int count) {
+int anim_w2d_bones_world(const anim_animator *a, anim_world2d *w, const int *ops, int count) {
   int i;
-  for (i = 0; i < count; i++) {
-    int j = ops[2 * i + 1];
-    const double *ap = &w->ap[ANIM_AP * j];
-    const anim_w2d_bone *b = &w->bone[j];
-    if (!isnan(ap[ANIM_AR]) || (ap[ANIM_ASHX] != 0 && ap[ANIM_ASHX] != b->shear[0]) ||
-        (ap[ANIM_ASHY] != 0 && ap[ANIM_ASHY] != b->shear[1]) || (b->dragonbones && a->rig->parent[j] >= 0))
-      pose_general(a, w, j);
-    else
-      pose_bone(a, w, j, 0);
-  }
+  for (i = 0; i < count && ops[2 * i] == ANIM_W2D_BONE; i++)
+    if (!pose_bone(a, w, ops[2 * i + 1], 0)) pose_general(a, w, ops[2 * i + 1]);
+  return i;
 }
 
 

@@ -308,13 +308,11 @@ static void pose(anim_animator *a, anim_world2d *w) {
   find_slots(a, w);
   if (!read_locals(a, w, 0)) read_locals(a, w, 1);
   for (i = 0; i < w->nops; i++) {
-    int at = w->ops[2 * i + 1], k;
+    int at = w->ops[2 * i + 1];
     switch (w->ops[2 * i]) {
     case ANIM_W2D_BONE:
       /* (the bones' steps in a row: one call) */
-      for (k = i + 1; k < w->nops && w->ops[2 * k] == ANIM_W2D_BONE; k++) continue;
-      anim_w2d_bones_world(a, w, &w->ops[2 * i], k - i);
-      i = k - 1;
+      i += anim_w2d_bones_world(a, w, &w->ops[2 * i], w->nops - i) - 1;
       break;
     case ANIM_W2D_IK: ik(a, w, at); break;
     default: transform(a, w, at); break;

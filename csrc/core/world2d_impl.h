@@ -52,9 +52,10 @@ struct anim_world2d {
 /* bone2d.c.  Bone j's world (and its frame) from its applied values and its parent's
  * world. */
 void anim_w2d_bone_world(const anim_animator *a, anim_world2d *w, int j);
-/* The same for count steps of the update order in a row that are bones
- * (ops: the steps' pairs, ANIM_W2D_BONE and the bone): one call. */
-void anim_w2d_bones_world(const anim_animator *a, anim_world2d *w, const int *ops, int count);
+/* The same for the steps of the update order from ops (its pairs,
+ * ANIM_W2D_BONE and the bone; count of them at most) up to the first that
+ * is not a bone's: one call; how many it took. */
+int anim_w2d_bones_world(const anim_animator *a, anim_world2d *w, const int *ops, int count);
 /* Bone j's applied values from its world matrix as a constraint left it
  * (shearX 0: its turn is its x axis'), so that posing it again keeps it. */
 void anim_w2d_from_world(const anim_animator *a, anim_world2d *w, int j);
