@@ -7,6 +7,7 @@
  * the pages' meaning, not from the Spine Runtimes' code; the formulas and
  * the readings chosen are in docs/formats.md, "2D skeletons". */
 #include <math.h>
+#include <string.h>
 
 #include "world2d_impl.h"
 
@@ -70,7 +71,19 @@ static void ik_two(const anim_animator *a, anim_world2d *w, const anim_w2d_ik *k
   cx = a0 * ca[ANIM_AX] + b0 * ca[ANIM_AY];
   cy = c0 * ca[ANIM_AX] + d0 * ca[ANIM_AY];
   l1 = sqrt(cx * cx + cy * cy);
-  al = atan2(cy, cx);
+  {
+    /* (its direction kept with the block: the same numbers, to the bit,
+     * give the same atan2 -- a chain's local geometry rarely moves) */
+    double *memo = &w->ikal[3 * (k - w->ik)], in[2];
+    in[0] = cx;
+    in[1] = cy;
+    if (memcmp(in, memo, sizeof in) != 0) {
+      memo[0] = cx;
+      memo[1] = cy;
+      memo[2] = atan2(cy, cx);
+    }
+    al = memo[2];
+  }
   l2 = w->bone[c].length * fabs(ca[ANIM_ASX]) * fabs(pa[ANIM_ASX]);
   if (!(l1 > TINY) || !(l2 > TINY)) return;
   d = sqrt(lx * lx + ly * ly);

@@ -73,7 +73,7 @@ anim_world2d *anim_world2d_new(const anim_mem *m, const anim_w2d_def *d, const c
   o[0] = up8(sizeof *w);                                                    /* ap */
   o[1] = o[0] + sizeof(double) * ANIM_AP * (size_t)n;                       /* wm */
   o[2] = o[1] + sizeof(double) * 6 * (size_t)n;                             /* fr */
-  o[3] = up8(o[2] + sizeof(double) * (4 + ANIM_SHT) * (size_t)n);           /* bone (after fr, sht) */
+  o[3] = up8(o[2] + sizeof(double) * ((4 + ANIM_SHT) * (size_t)n + 3 * (size_t)d->nik)); /* bone (after fr, sht, ikal) */
   o[4] = up8(o[3] + sizeof(anim_w2d_bone) * (size_t)n);                     /* ik */
   o[5] = up8(o[4] + sizeof(anim_w2d_ik) * (size_t)d->nik);                  /* tc */
   o[6] = up8(o[5] + sizeof(anim_w2d_tc) * (size_t)d->ntc);                  /* ops */
@@ -98,6 +98,7 @@ anim_world2d *anim_world2d_new(const anim_mem *m, const anim_w2d_def *d, const c
   w->wm = (double *)(void *)(mem + o[1]);
   w->fr = (double *)(void *)(mem + o[2]);
   w->sht = w->fr + 4 * (size_t)n;
+  w->ikal = w->sht + ANIM_SHT * (size_t)n;
   w->bone = (anim_w2d_bone *)(void *)(mem + o[3]);
   w->ik = (anim_w2d_ik *)(void *)(mem + o[4]);
   w->tc = (anim_w2d_tc *)(void *)(mem + o[5]);
@@ -319,16 +320,18 @@ static void pose(anim_animator *a, anim_world2d *w) {
     }
   }
   {
-    /* the matrices made finite: x * 0 is 0 for a finite x, NaN else, so
-     * one sum tells whether any number needs anim_finite (rarely) */
-    anim_v2 z0 = anim_v2_splat(0), z1 = z0, z2 = z0, zero = z0;
+    /* the matrices made finite: a sum of numbers is finite only when each
+     * is (an overflow of finite ones only makes anim_finite run, which
+     * leaves them as they are), so one sum tells whether any number needs
+     * anim_finite (rarely) */
+    anim_v2 z0 = anim_v2_splat(0), z1 = z0, z2 = z0;
     for (i = 0; i < 6 * w->n; i += 6) {
-      z0 = anim_v2_add(z0, anim_v2_mul(anim_v2_load(&w->wm[i]), zero));
-      z1 = anim_v2_add(z1, anim_v2_mul(anim_v2_load(&w->wm[i + 2]), zero));
-      z2 = anim_v2_add(z2, anim_v2_mul(anim_v2_load(&w->wm[i + 4]), zero));
+      z0 = anim_v2_add(z0, anim_v2_load(&w->wm[i]));
+      z1 = anim_v2_add(z1, anim_v2_load(&w->wm[i + 2]));
+      z2 = anim_v2_add(z2, anim_v2_load(&w->wm[i + 4]));
     }
     z0 = anim_v2_add(anim_v2_add(z0, z1), z2);
-    if (anim_v2_lo(z0) + anim_v2_hi(z0) != 0)
+    if (!((anim_v2_lo(z0) + anim_v2_hi(z0)) * 0 == 0))
       for (i = 0; i < 6 * w->n; i++) w->wm[i] = anim_finite(w->wm[i]);
   }
   w->valid = 1;

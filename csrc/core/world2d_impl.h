@@ -46,6 +46,8 @@ struct anim_world2d {
   double *fr;              /* 4 n: the frame F the local matrix was applied in */
   double *sht;             /* ANIM_SHT n: cos, sin of the setup shearX, of shearY, of 90 + shearY
                             * (the usual shear; the last two the two-bone IK's) */
+  double *ikal;            /* 3 nik: a two-bone IK's last child origin (x, y) in its parent's axes
+                            * and its direction atan2(y, x) (0, 0, 0 at first: atan2's) */
   int *dbn;                /* n: DragonBones' global scaleX of the bone is negative (dragonbones2d.c) */
 };
 
