@@ -161,8 +161,12 @@ static ANIM_INLINE int sample_one(const track_view *v, int b, double *s, int zin
   double w;
   if (v->adjust[b]) return anim_sample_binding(v->t, b, v->time, 1, v->tw, s);
   /* (a fast joint is not compressed: the track has hot cursors; the
-   * exact clip's test first, so that it pays nothing for the other) */
-  if (jt->fast == ANIM_FAST_PQ) {
+   * exact clip's test first, so that it pays nothing for the other; in a
+   * 2D skeleton's copy, a turn about z alone's first: its joint is fast,
+   * and not of the two others) */
+  if (zinline && jt->zturn && !jt->muted) {
+    ch = anim_clip_sample_fast_2d(v->t->clip, jt, v->time, v->hot + b * ANIM_HOT_CURSORS, s);
+  } else if (jt->fast == ANIM_FAST_PQ) {
     /* anim_clip_sample_fast of a position and a quaternion rotation (not
      * muted: ANIM_FAST_PQ says so) */
     int *hot = v->hot + b * ANIM_HOT_CURSORS;
