@@ -351,16 +351,8 @@ describe("2D world matrices", function()
     assert.truthy(err:find("bad argument #1 to 'world2d' (bone name expected, got number)", 1, true), err)
   end)
 
-  it("a two-bone IK whose child moves in its parent's axes poses as a fresh animator does, frame by frame", function()
-    -- (the block keeps the child's direction from the last update: it must
-    -- follow the child's x, y and the parent's scale)
-    local sk = assert(anim.skeleton2d{ bones = { ROOT, PARENT, with(CHILD, { length = 5 }),
-      { name = "t", parent = "root", x = 10, y = 4 } },
-      ik = { { name = "leg", bones = { "p", "c" }, target = "t" } } })
-    local clip = assert(anim.clip{ absolute = true, euler = "xyz", length = 1, joints = {
-      c = { position = { { 0, { 3, 0, 0 } }, { 0.5, { 4, -3, 0 } }, { 1, { -2, 2, 0 } } } },
-      p = { scale = { { 0, { 1, 1, 1 } }, { 0.6, { 1, 1, 1 } }, { 1, { 2, 0.5, 1 } } } },
-      t = { position = { { 0, { 10, 4, 0 } }, { 1, { 2, 9, 0 } } } } } })
+  -- (clip played 0.1 s a frame, p and c posed as by a fresh animator at each time)
+  local function posed_as_fresh(sk, clip)
     local a = anim.animator(sk)
     a:play(clip, { fade = 0 })
     for i = 1, 10 do
@@ -372,6 +364,31 @@ describe("2D world matrices", function()
         assert.are.same({ b:world2d(bone) }, { a:world2d(bone) }, bone .. " at " .. i)
       end
     end
+  end
+
+  it("a two-bone IK whose child moves in its parent's axes poses as a fresh animator does, frame by frame", function()
+    -- (the block keeps the child's direction from the last update: it must
+    -- follow the child's x, y and the parent's scale)
+    local sk = assert(anim.skeleton2d{ bones = { ROOT, PARENT, with(CHILD, { length = 5 }),
+      { name = "t", parent = "root", x = 10, y = 4 } },
+      ik = { { name = "leg", bones = { "p", "c" }, target = "t" } } })
+    local clip = assert(anim.clip{ absolute = true, euler = "xyz", length = 1, joints = {
+      c = { position = { { 0, { 3, 0, 0 } }, { 0.5, { 4, -3, 0 } }, { 1, { -2, 2, 0 } } } },
+      p = { scale = { { 0, { 1, 1, 1 } }, { 0.6, { 1, 1, 1 } }, { 1, { 2, 0.5, 1 } } } },
+      t = { position = { { 0, { 10, 4, 0 } }, { 1, { 2, 9, 0 } } } } } })
+    posed_as_fresh(sk, clip)
+  end)
+
+  it("a two-bone IK of mix 0.5 whose bones turn poses as a fresh animator does, frame by frame", function()
+    -- (each bone keeps the angle it read from its pose's cosine and sine
+    -- last: it must follow the pose's turn)
+    local sk = assert(anim.skeleton2d{ bones = { ROOT, PARENT, with(CHILD, { length = 5 }),
+      { name = "t", parent = "root", x = 10, y = 4 } },
+      ik = { { name = "leg", bones = { "p", "c" }, target = "t", mix = 0.5 } } })
+    local clip = assert(anim.clip{ euler = "xyz", length = 1, joints = {
+      p = { rotation = { { 0, { 0, 0, 0 } }, { 0.4, { 0, 0, 0 } }, { 1, { 0, 0, 120 } } } },
+      c = { rotation = { { 0, { 0, 0, 10 } }, { 0.3, { 0, 0, 10 } }, { 1, { 0, 0, -200 } } } } } })
+    posed_as_fresh(sk, clip)
   end)
 
   it("a frame allocates nothing, in Lua or in the core (bones, IK, shear, slots)", function()

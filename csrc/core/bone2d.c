@@ -5,6 +5,7 @@
  * [cos(r+shX) sX, cos(r+90+shY) sY; sin(r+shX) sX, sin(r+90+shY) sY]. */
 #include <float.h>
 #include <math.h>
+#include <string.h>
 
 #include "world2d_impl.h"
 
@@ -21,7 +22,15 @@ double anim_w2d_wrap(double d) {
 }
 
 double anim_w2d_angle(double *ap) {
-  if (isnan(ap[ANIM_AR])) ap[ANIM_AR] = atan2(ap[ANIM_ASR], ap[ANIM_ACR]) * DEG;
+  if (isnan(ap[ANIM_AR])) {
+    /* (the same cosine and sine, to the bit, give the same angle) */
+    if (memcmp(&ap[ANIM_ACR], &ap[ANIM_AMC], 2 * sizeof(double)) != 0) {
+      ap[ANIM_AMC] = ap[ANIM_ACR];
+      ap[ANIM_AMS] = ap[ANIM_ASR];
+      ap[ANIM_AMR] = atan2(ap[ANIM_ASR], ap[ANIM_ACR]) * DEG;
+    }
+    ap[ANIM_AR] = ap[ANIM_AMR];
+  }
   return ap[ANIM_AR];
 }
 
