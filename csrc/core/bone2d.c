@@ -191,7 +191,6 @@ int anim_w2d_bones_world(const anim_animator *a, anim_world2d *w, const int *ops
   return i;
 }
 
-
 void anim_w2d_from_world(const anim_animator *a, anim_world2d *w, int j) {
   double *ap = &w->ap[ANIM_AP * j];
   const double *m = &w->wm[6 * j], *f = &w->fr[4 * j];
