@@ -243,6 +243,26 @@ describe("2D world matrices", function()
     assert.are.same({ 1e200, 0, 0, 2, 0, 0 }, { a:world2d("r") })
   end)
 
+  it("reads a pose number that overflows as +-DBL_MAX, that bone's alone (the whole skeleton's numbers read again)", function()
+    local max = 1.7976931348623157e308
+    local function skeleton(sx)
+      return assert(anim.skeleton2d{ bones = { { name = "r", x = 1, y = 2 },
+        { name = "c", parent = "r", x = 3, y = 4, rotation = 30, scale_x = sx, scale_y = 2 },
+        { name = "d", parent = "r", x = 5, rotation = 40, scale_x = 1.5 } } })
+    end
+    -- the rest's 1e200 times the override's 1e200: inf, read as DBL_MAX
+    local a = anim.animator(skeleton(1e200))
+    a:override("c", { scale = { 1e200, 1, 1 } })
+    a:update(0)
+    local b = anim.animator(skeleton(max))
+    b:update(0)
+    for _, bone in ipairs { "r", "c", "d" } do
+      assert.are.same({ b:world2d(bone) }, { a:world2d(bone) }, bone)
+    end
+    local c = { a:world2d("c") }
+    assert.is_true(c[1] < max and c[1] > 1e308, "c's x axis: cos 30 DBL_MAX, not the overflow's DBL_MAX")
+  end)
+
   it("an offset clip turning about z alone (its quaternion by its segments) poses the general Euler path's matrices, and the same bits played in order and by jumps", function()
     local sk = assert(anim.skeleton2d{ bones = { ROOT, PARENT, CHILD } })
     local function clip(x, euler)
@@ -329,6 +349,46 @@ describe("2D world matrices", function()
     assert.truthy(err:find("bad argument #1 to 'world2d' (unknown bone 'hed'; did you mean 'head'?)", 1, true), err)
     err = select(2, pcall(b.world2d, b, 3))
     assert.truthy(err:find("bad argument #1 to 'world2d' (bone name expected, got number)", 1, true), err)
+  end)
+
+  -- (clip played 0.1 s a frame, p and c posed as by a fresh animator at each time)
+  local function posed_as_fresh(sk, clip)
+    local a = anim.animator(sk)
+    a:play(clip, { fade = 0 })
+    for i = 1, 10 do
+      a:update(0.1)
+      local b = anim.animator(sk)
+      b:play(clip, { fade = 0 })
+      b:update(0.1 * i)
+      for _, bone in ipairs { "p", "c" } do
+        assert.are.same({ b:world2d(bone) }, { a:world2d(bone) }, bone .. " at " .. i)
+      end
+    end
+  end
+
+  it("a two-bone IK whose child moves in its parent's axes poses as a fresh animator does, frame by frame", function()
+    -- (the block keeps the child's direction from the last update: it must
+    -- follow the child's x, y and the parent's scale)
+    local sk = assert(anim.skeleton2d{ bones = { ROOT, PARENT, with(CHILD, { length = 5 }),
+      { name = "t", parent = "root", x = 10, y = 4 } },
+      ik = { { name = "leg", bones = { "p", "c" }, target = "t" } } })
+    local clip = assert(anim.clip{ absolute = true, euler = "xyz", length = 1, joints = {
+      c = { position = { { 0, { 3, 0, 0 } }, { 0.5, { 4, -3, 0 } }, { 1, { -2, 2, 0 } } } },
+      p = { scale = { { 0, { 1, 1, 1 } }, { 0.6, { 1, 1, 1 } }, { 1, { 2, 0.5, 1 } } } },
+      t = { position = { { 0, { 10, 4, 0 } }, { 1, { 2, 9, 0 } } } } } })
+    posed_as_fresh(sk, clip)
+  end)
+
+  it("a two-bone IK of mix 0.5 whose bones turn poses as a fresh animator does, frame by frame", function()
+    -- (each bone keeps the angle it read from its pose's cosine and sine
+    -- last: it must follow the pose's turn)
+    local sk = assert(anim.skeleton2d{ bones = { ROOT, PARENT, with(CHILD, { length = 5 }),
+      { name = "t", parent = "root", x = 10, y = 4 } },
+      ik = { { name = "leg", bones = { "p", "c" }, target = "t", mix = 0.5 } } })
+    local clip = assert(anim.clip{ euler = "xyz", length = 1, joints = {
+      p = { rotation = { { 0, { 0, 0, 0 } }, { 0.4, { 0, 0, 0 } }, { 1, { 0, 0, 120 } } } },
+      c = { rotation = { { 0, { 0, 0, 10 } }, { 0.3, { 0, 0, 10 } }, { 1, { 0, 0, -200 } } } } } })
+    posed_as_fresh(sk, clip)
   end)
 
   it("a frame allocates nothing, in Lua or in the core (bones, IK, shear, slots)", function()

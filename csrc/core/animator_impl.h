@@ -221,8 +221,11 @@ void anim_items_pass(anim_animator *a, anim_track *t, double from, double to, in
                      double e0, double sp);
 void anim_passes_queue_all(anim_animator *a, anim_track *t, const struct anim_passes *ps);
 /* Then for the animator: */
-/* blend.c: the pose of this update from the contributing tracks. */
+/* blend.c: the pose of this update from the contributing tracks (_2d: of
+ * an animator made from a 2D skeleton, its turns about z alone sampled
+ * inline in a copy of the pose's code of its own: the same pose). */
 void anim_blend_pose(anim_animator *a);
+void anim_blend_pose_2d(anim_animator *a);
 /* override.c: the scripts' overrides of joints, on the blended pose, in
  * creation order (before any constraint). */
 void anim_overrides_apply(anim_animator *a);

@@ -155,14 +155,18 @@ typedef struct track_view {
 
 /* Binding b of track v.t sampled into s: anim_sample_binding, with the
  * usual joint's (fast, not muted, not adjusted) inline: the same bits. */
-static ANIM_INLINE int sample_one(const track_view *v, int b, double *s) {
+static ANIM_INLINE int sample_one(const track_view *v, int b, double *s, int zinline) {
   const anim_joint *jt = &v->joints[v->cj[b]];
   int ch;
   double w;
   if (v->adjust[b]) return anim_sample_binding(v->t, b, v->time, 1, v->tw, s);
   /* (a fast joint is not compressed: the track has hot cursors; the
-   * exact clip's test first, so that it pays nothing for the other) */
-  if (jt->fast == ANIM_FAST_PQ) {
+   * exact clip's test first, so that it pays nothing for the other; in a
+   * 2D skeleton's copy, a turn about z alone's first: its joint is fast,
+   * and not of the two others) */
+  if (zinline && jt->zturn && !jt->muted) {
+    ch = anim_clip_sample_fast_2d(v->t->clip, jt, v->time, v->hot + b * ANIM_HOT_CURSORS, s);
+  } else if (jt->fast == ANIM_FAST_PQ) {
     /* anim_clip_sample_fast of a position and a quaternion rotation (not
      * muted: ANIM_FAST_PQ says so) */
     int *hot = v->hot + b * ANIM_HOT_CURSORS;
@@ -177,7 +181,8 @@ static ANIM_INLINE int sample_one(const track_view *v, int b, double *s) {
     anim_pk_quat(&pj->ch[1], v->frame, NULL, (anim_pk_qkey *)(void *)(v->pkc + pj->ch[1].cache), s + 3);
     ch = ANIM_CH_POS | ANIM_CH_ROT;
   } else if (jt->fast && !jt->muted) {
-    ch = anim_clip_sample_fast(v->t->clip, jt, v->time, v->hot + b * ANIM_HOT_CURSORS, s);
+    if (zinline) ch = anim_clip_sample_fast_2d(v->t->clip, jt, v->time, v->hot + b * ANIM_HOT_CURSORS, s);
+    else ch = anim_clip_sample_fast(v->t->clip, jt, v->time, v->hot + b * ANIM_HOT_CURSORS, s);
   } else {
     return anim_sample_binding(v->t, b, v->time, 1, v->tw, s);
   }
@@ -297,7 +302,7 @@ static ANIM_INLINE void pose_joint(anim_animator *a, int m, int j, int jj,
  * out-of-order execution covers their latency, and the hints cost about 60
  * instructions a joint (7% of W1's update) and, timed, about 1% of its time
  * (bench/w1pair.lua, docs/performance.md). */
-static ANIM_INLINE void pose_chunk(anim_animator *a, int m, int j0, int j1) {
+static ANIM_INLINE void pose_chunk(anim_animator *a, int m, int j0, int j1, int zinline) {
   double sv[ONE_LEVEL_MAX][ONE_LEVEL_CHUNK][SAMPLE_STRIDE];
   int chs[ONE_LEVEL_MAX][ONE_LEVEL_CHUNK];
   int i, j;
@@ -316,7 +321,7 @@ static ANIM_INLINE void pose_chunk(anim_animator *a, int m, int j0, int j1) {
     v.frame = t->clip->packed ? t->time * t->clip->packed->rate : 0;
     for (j = j0; j < j1; j++) {
       int b = v.byjoint[j];
-      chs[i][j - j0] = b < 0 ? 0 : sample_one(&v, b, sv[i][j - j0]);
+      chs[i][j - j0] = b < 0 ? 0 : sample_one(&v, b, sv[i][j - j0], zinline);
     }
   }
   for (j = j0; j < j1; j++) {
@@ -330,8 +335,16 @@ static ANIM_INLINE void pose_chunk(anim_animator *a, int m, int j0, int j1) {
 /* pose_chunk with the number of tracks a constant for the usual 2 (its
  * loops then unrolled). */
 static void pose_one_level(anim_animator *a, int m, int j0, int j1) {
-  if (m == 2) pose_chunk(a, 2, j0, j1);
-  else pose_chunk(a, m, j0, j1);
+  if (m == 2) pose_chunk(a, 2, j0, j1, 0);
+  else pose_chunk(a, m, j0, j1, 0);
+}
+
+/* The same for a 2D skeleton's animator, its turns about z alone sampled
+ * inline (anim_zturn_inline: the same bits), in a copy of its own so that
+ * the usual pose keeps its registers. */
+static void pose_one_level_2d(anim_animator *a, int m, int j0, int j1) {
+  if (m == 2) pose_chunk(a, 2, j0, j1, 1);
+  else pose_chunk(a, m, j0, j1, 0);
 }
 
 /* The pose of joints [j0, j1) (at most GEN_CHUNK) from the m tracks of
@@ -374,7 +387,9 @@ static void blend_general(anim_animator *a, int m, int j0, int j1) {
   for (j = j0; j < j1; j++) anim_finite10(&a->pose[j * 10]);
 }
 
-void anim_blend_pose(anim_animator *a) {
+/* The pose of animator a; twod, a constant: a 2D skeleton's animator
+ * (pose_one_level_2d). */
+static ANIM_INLINE void blend_pose(anim_animator *a, int twod) {
   int n = a->rig->n, m = 0, i, j0, k, one_level = 1;
   for (i = 0; i < a->ntracks; i++) {
     anim_track *t = a->tracks[i];
@@ -392,9 +407,14 @@ void anim_blend_pose(anim_animator *a) {
   }
   a->norder = m;
   if (one_level) {
-    for (j0 = 0; j0 < n; j0 += ONE_LEVEL_CHUNK)
-      pose_one_level(a, m, j0, j0 + ONE_LEVEL_CHUNK < n ? j0 + ONE_LEVEL_CHUNK : n);
+    for (j0 = 0; j0 < n; j0 += ONE_LEVEL_CHUNK) {
+      if (twod) pose_one_level_2d(a, m, j0, j0 + ONE_LEVEL_CHUNK < n ? j0 + ONE_LEVEL_CHUNK : n);
+      else pose_one_level(a, m, j0, j0 + ONE_LEVEL_CHUNK < n ? j0 + ONE_LEVEL_CHUNK : n);
+    }
     return;
   }
   for (j0 = 0; j0 < n; j0 += GEN_CHUNK) blend_general(a, m, j0, j0 + GEN_CHUNK < n ? j0 + GEN_CHUNK : n);
 }
+
+void anim_blend_pose(anim_animator *a) { blend_pose(a, 0); }
+void anim_blend_pose_2d(anim_animator *a) { blend_pose(a, 1); }

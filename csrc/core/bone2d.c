@@ -5,6 +5,7 @@
  * [cos(r+shX) sX, cos(r+90+shY) sY; sin(r+shX) sX, sin(r+90+shY) sY]. */
 #include <float.h>
 #include <math.h>
+#include <string.h>
 
 #include "world2d_impl.h"
 
@@ -13,14 +14,23 @@
 #define TINY ANIM_W2D_TINY
 
 double anim_w2d_wrap(double d) {
-  d = fmod(d, 360);
+  /* (fmod(d, 360) is d itself when |d| < 360: the call only beyond) */
+  if (!(fabs(d) < 360)) d = fmod(d, 360);
   if (d > 180) d -= 360;
   else if (d <= -180) d += 360;
   return d;
 }
 
 double anim_w2d_angle(double *ap) {
-  if (isnan(ap[ANIM_AR])) ap[ANIM_AR] = atan2(ap[ANIM_ASR], ap[ANIM_ACR]) * DEG;
+  if (isnan(ap[ANIM_AR])) {
+    /* (the same cosine and sine, to the bit, give the same angle) */
+    if (memcmp(&ap[ANIM_ACR], &ap[ANIM_AMC], 2 * sizeof(double)) != 0) {
+      ap[ANIM_AMC] = ap[ANIM_ACR];
+      ap[ANIM_AMS] = ap[ANIM_ASR];
+      ap[ANIM_AMR] = atan2(ap[ANIM_ASR], ap[ANIM_ACR]) * DEG;
+    }
+    ap[ANIM_AR] = ap[ANIM_AMR];
+  }
   return ap[ANIM_AR];
 }
 
@@ -36,7 +46,7 @@ int anim_w2d_in_frame(const double *f, double ox, double oy, double x, double y,
 
 /* The frame f (2x2: a b c d) a bone's local matrix is applied in, from its
  * parent's world matrix p by its inherit mode. */
-static void frame(int inherit, const double *p, double *f) {
+static ANIM_INLINE void frame(int inherit, const double *p, double *f) {
   double pa = p[0], pb = p[1], pc = p[2], pd = p[3], det, sx, sy2, ct, st;
   if (inherit == ANIM_INHERIT_NORMAL) { f[0] = pa; f[1] = pb; f[2] = pc; f[3] = pd; return; }
   if (inherit == ANIM_INHERIT_ONLY_TRANSLATION) { f[0] = 1; f[1] = 0; f[2] = 0; f[3] = 1; return; }
@@ -81,62 +91,104 @@ static void frame(int inherit, const double *p, double *f) {
   }
 }
 
-void anim_w2d_bone_world(const anim_animator *a, anim_world2d *w, int j) {
-  const double *ap = &w->ap[ANIM_AP * j];
+/* Bone j's world (and its frame) from its applied values and its
+ * parent's world: 1.  Not general, only the usual bone, whose rotation is
+ * the pose's cosine and sine, whose shears are 0 or the setup's and which
+ * takes its inherit mode's rule -- no call, so that the bones' loop keeps
+ * its registers --, else 0 before anything is written; general: any bone. */
+static ANIM_INLINE int pose_bone(const anim_animator *a, anim_world2d *w, int j, int general) {
+  const double *ap = &w->ap[ANIM_AP * j], *sht = &w->sht[ANIM_SHT * j];
+  const anim_w2d_bone *b = &w->bone[j];
   double *m = &w->wm[6 * j], *f = &w->fr[4 * j];
-  double c, s, cx, sx, cy, sy, la, lb, lc, ld;
+  double c, s, cx, sx, cy, sy, la, lb, lc, ld, f0, f1, f2, f3, m0;
+  double shx = ap[ANIM_ASHX], shy = ap[ANIM_ASHY], scx = ap[ANIM_ASX], scy = ap[ANIM_ASY];
   int p = a->rig->parent[j];
+  /* (everything read into locals first, each matrix written once: a store
+   * would otherwise make the compiler read the arrays again) */
   /* cos and sin of r + shX and of r + 90 + shY: from the pose's cosine and
    * sine (a shear turns them by its own), or from the angle a constraint set */
   if (isnan(ap[ANIM_AR])) {
     c = ap[ANIM_ACR];
     s = ap[ANIM_ASR];
+  } else if (!general) {
+    return 0;
   } else {
     c = cos(ap[ANIM_AR] * RAD);
     s = sin(ap[ANIM_AR] * RAD);
   }
   cx = c; sx = s; cy = -s; sy = c;
   /* (the setup shear's cosine and sine made with the block) */
-  if (ap[ANIM_ASHX] != 0) {
-    double k = w->sht[4 * j], q = w->sht[4 * j + 1];
+  if (shx != 0) {
+    double k = sht[0], q = sht[1];
     /* (an animated shear: its cosine and sine as one sincos) */
-    if (ap[ANIM_ASHX] != w->bone[j].shear[0]) { k = cos(ap[ANIM_ASHX] * RAD); q = sin(ap[ANIM_ASHX] * RAD); }
+    if (shx != b->shear[0]) {
+      if (!general) return 0;
+      k = cos(shx * RAD);
+      q = sin(shx * RAD);
+    }
     cx = c * k - s * q;
     sx = s * k + c * q;
   }
-  if (ap[ANIM_ASHY] != 0) {
-    double k = w->sht[4 * j + 2], q = w->sht[4 * j + 3];
-    if (ap[ANIM_ASHY] != w->bone[j].shear[1]) { k = cos(ap[ANIM_ASHY] * RAD); q = sin(ap[ANIM_ASHY] * RAD); }
+  if (shy != 0) {
+    double k = sht[2], q = sht[3];
+    if (shy != b->shear[1]) {
+      if (!general) return 0;
+      k = cos(shy * RAD);
+      q = sin(shy * RAD);
+    }
     cy = -s * k - c * q;
     sy = c * k - s * q;
   }
-  if (p >= 0 && w->bone[j].dragonbones) {
+  if (p >= 0 && b->dragonbones) {
     const double u[4] = { cx, sx, cy, sy };
+    if (!general) return 0;
     anim_w2d_db_world(w, j, p, u);
-    return;
+    return 1;
   }
-  la = cx * ap[ANIM_ASX];
-  lc = sx * ap[ANIM_ASX];
-  lb = cy * ap[ANIM_ASY];
-  ld = sy * ap[ANIM_ASY];
+  la = cx * scx;
+  lc = sx * scx;
+  lb = cy * scy;
+  ld = sy * scy;
   if (p < 0) {
-    f[0] = 1; f[1] = 0; f[2] = 0; f[3] = 1;
+    f0 = 1; f1 = 0; f2 = 0; f3 = 1;
     m[4] = ap[ANIM_AX];
     m[5] = ap[ANIM_AY];
   } else {
     const double *pm = &w->wm[6 * p];
-    frame(w->bone[j].inherit, pm, f);
+    double x = ap[ANIM_AX], y = ap[ANIM_AY];
+    if (b->inherit == ANIM_INHERIT_NORMAL) {
+      f0 = pm[0]; f1 = pm[1]; f2 = pm[2]; f3 = pm[3];
+    } else {
+      double fo[4];
+      frame(b->inherit, pm, fo);
+      f0 = fo[0]; f1 = fo[1]; f2 = fo[2]; f3 = fo[3];
+    }
     /* the origin: always the parent's point (x, y) */
-    m[4] = pm[0] * ap[ANIM_AX] + pm[1] * ap[ANIM_AY] + pm[4];
-    m[5] = pm[2] * ap[ANIM_AX] + pm[3] * ap[ANIM_AY] + pm[5];
+    m[4] = pm[0] * x + pm[1] * y + pm[4];
+    m[5] = pm[2] * x + pm[3] * y + pm[5];
   }
-  m[0] = f[0] * la + f[1] * lc;
-  m[1] = f[0] * lb + f[1] * ld;
-  m[2] = f[2] * la + f[3] * lc;
-  m[3] = f[2] * lb + f[3] * ld;
+  f[0] = f0; f[1] = f1; f[2] = f2; f[3] = f3;
+  m0 = f0 * la + f1 * lc;
+  m[0] = m0;
+  m[1] = f0 * lb + f1 * ld;
+  m[2] = f2 * la + f3 * lc;
+  m[3] = f2 * lb + f3 * ld;
   /* (what DragonBones' rules read of a parent: its global scaleX's sign,
    * a root's its own, a product's as DragonBones decomposes it) */
-  w->dbn[j] = ap[ANIM_ASX] < 0 && (p < 0 || m[0] < 0);
+  w->dbn[j] = scx < 0 && (p < 0 || m0 < 0);
+  return 1;
+}
+
+/* (a call apart from the bones' loop: the rare bone) */
+static void ANIM_NOINLINE pose_general(const anim_animator *a, anim_world2d *w, int j) { (void)pose_bone(a, w, j, 1); }
+
+void anim_w2d_bone_world(const anim_animator *a, anim_world2d *w, int j) { pose_general(a, w, j); }
+
+int anim_w2d_bones_world(const anim_animator *a, anim_world2d *w, const int *ops, int count) {
+  int i;
+  for (i = 0; i < count && ops[2 * i] == ANIM_W2D_BONE; i++)
+    if (!pose_bone(a, w, ops[2 * i + 1], 0)) pose_general(a, w, ops[2 * i + 1]);
+  return i;
 }
 
 void anim_w2d_from_world(const anim_animator *a, anim_world2d *w, int j) {

@@ -157,23 +157,30 @@ int anim_clip_sample_joint(const anim_clip *c, int j, double t, int *hot, int *c
 /* anim_clip_sample_joint for a joint with `fast` set, with its hot
  * cursors: linear positions and scales, slerped rotations (the usual
  * clip), inline in the steady case (anim_curves_lerp_inline,
- * anim_qcurve_slerp_inline): the same bits. */
-static ANIM_INLINE int anim_clip_sample_fast(const anim_clip *c, const anim_joint *jt, double t, int *hot,
-                                             double out[11]) {
-  int ch = jt->channels;
-  if (ch & ANIM_CH_POS) anim_curves_lerp_inline(jt->pos, &jt->fk[0], t, hot, out);
-  if (ch & ANIM_CH_ROT) {
-    if (jt->rot_quat) anim_qcurve_slerp_inline(&jt->qrot, &jt->fk[1], t, hot + 1, out + 3);
-    else if (jt->zturn) anim_zturn_eval(&jt->fk[1], t, hot + 1, jt->zturn, out + 3);
-    else {
-      double deg[3];
-      anim_curves_lerp_inline(jt->rot, &jt->fk[1], t, hot + 1, deg);
-      anim_quat_from_euler(out + 3, deg, c->euler);
-    }
+ * anim_qcurve_slerp_inline): the same bits.  _2d: a turn about z alone
+ * inline too (anim_zturn_inline), for a 2D skeleton's copy of the blend
+ * (blend.c).  (One body for both, written out by the macro: the usual
+ * one as it was, so that W1's blend keeps its registers.) */
+#define ANIM_CLIP_SAMPLE_FAST(name, zfn)                                                         \
+  static ANIM_INLINE int name(const anim_clip *c, const anim_joint *jt, double t, int *hot,      \
+                              double out[11]) {                                                  \
+    int ch = jt->channels;                                                                       \
+    if (ch & ANIM_CH_POS) anim_curves_lerp_inline(jt->pos, &jt->fk[0], t, hot, out);             \
+    if (ch & ANIM_CH_ROT) {                                                                      \
+      if (jt->rot_quat) anim_qcurve_slerp_inline(&jt->qrot, &jt->fk[1], t, hot + 1, out + 3);    \
+      else if (jt->zturn) zfn(&jt->fk[1], t, hot + 1, jt->zturn, out + 3);                       \
+      else {                                                                                     \
+        double deg[3];                                                                           \
+        anim_curves_lerp_inline(jt->rot, &jt->fk[1], t, hot + 1, deg);                           \
+        anim_quat_from_euler(out + 3, deg, c->euler);                                            \
+      }                                                                                          \
+    }                                                                                            \
+    if (ch & ANIM_CH_SCL) anim_curves_lerp_inline(jt->scl, &jt->fk[2], t, hot + 2, out + 7);     \
+    out[10] = 1;                                                                                 \
+    return ch;                                                                                   \
   }
-  if (ch & ANIM_CH_SCL) anim_curves_lerp_inline(jt->scl, &jt->fk[2], t, hot + 2, out + 7);
-  out[10] = 1;
-  return ch;
-}
+ANIM_CLIP_SAMPLE_FAST(anim_clip_sample_fast, anim_zturn_eval)
+ANIM_CLIP_SAMPLE_FAST(anim_clip_sample_fast_2d, anim_zturn_inline)
+#undef ANIM_CLIP_SAMPLE_FAST
 
 #endif

@@ -7,6 +7,7 @@
  * the pages' meaning, not from the Spine Runtimes' code; the formulas and
  * the readings chosen are in docs/formats.md, "2D skeletons". */
 #include <math.h>
+#include <string.h>
 
 #include "world2d_impl.h"
 
@@ -52,15 +53,37 @@ static void ik_two(const anim_animator *a, anim_world2d *w, const anim_w2d_ik *k
   const double *t = &w->wm[6 * k->target];
   double lx, ly, a0, b0, c0, d0, cx, cy, l1, l2, al, d, reach, dd, cos2, th2, th1, r1, r2, s = 1;
   if (!anim_w2d_in_frame(&w->fr[4 * p], pm[4], pm[5], t[4], t[5], &lx, &ly)) return;
-  /* the parent's local matrix at rotation 0: L(r) = R(r) L(0) */
-  a0 = cos(pa[ANIM_ASHX] * RAD) * pa[ANIM_ASX];
-  c0 = sin(pa[ANIM_ASHX] * RAD) * pa[ANIM_ASX];
-  b0 = cos((90 + pa[ANIM_ASHY]) * RAD) * pa[ANIM_ASY];
-  d0 = sin((90 + pa[ANIM_ASHY]) * RAD) * pa[ANIM_ASY];
+  /* the parent's local matrix at rotation 0: L(r) = R(r) L(0) (the setup
+   * shear's cosines and sines made with the block) */
+  {
+    const double *sht = &w->sht[ANIM_SHT * p];
+    double kx = sht[0], qx = sht[1], ky = sht[4], qy = sht[5];
+    if (pa[ANIM_ASHX] != w->bone[p].shear[0]) { kx = cos(pa[ANIM_ASHX] * RAD); qx = sin(pa[ANIM_ASHX] * RAD); }
+    if (pa[ANIM_ASHY] != w->bone[p].shear[1]) {
+      ky = cos((90 + pa[ANIM_ASHY]) * RAD);
+      qy = sin((90 + pa[ANIM_ASHY]) * RAD);
+    }
+    a0 = kx * pa[ANIM_ASX];
+    c0 = qx * pa[ANIM_ASX];
+    b0 = ky * pa[ANIM_ASY];
+    d0 = qy * pa[ANIM_ASY];
+  }
   cx = a0 * ca[ANIM_AX] + b0 * ca[ANIM_AY];
   cy = c0 * ca[ANIM_AX] + d0 * ca[ANIM_AY];
   l1 = sqrt(cx * cx + cy * cy);
-  al = atan2(cy, cx);
+  {
+    /* (its direction kept with the block: the same numbers, to the bit,
+     * give the same atan2 -- a chain's local geometry rarely moves) */
+    double *memo = &w->ikal[3 * (k - w->ik)], in[2];
+    in[0] = cx;
+    in[1] = cy;
+    if (memcmp(in, memo, sizeof in) != 0) {
+      memo[0] = cx;
+      memo[1] = cy;
+      memo[2] = atan2(cy, cx);
+    }
+    al = memo[2];
+  }
   l2 = w->bone[c].length * fabs(ca[ANIM_ASX]) * fabs(pa[ANIM_ASX]);
   if (!(l1 > TINY) || !(l2 > TINY)) return;
   d = sqrt(lx * lx + ly * ly);

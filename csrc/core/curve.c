@@ -302,23 +302,18 @@ void anim_zturn_prepare(const anim_keys *k, double *zt) {
   }
 }
 
-/* The quaternion on segment i at t, f's arc the prepared records: x =
- * (t - t_m) d / (t1 - t0) from the middle time t_m (no division a sample),
- * the quaternion (+0, +0, sin, cos) (a turn about z: its x and y zeros of
- * one sign, where anim_quat_about_z's carry the signs of its products). */
+/* The quaternion on segment i at t, f's arc the prepared records
+ * (anim_zturn_series, curve.h; the lerped angle's where the record says
+ * so). */
 static void zturn_at(const anim_fastkeys *f, int i, double t, double eps, double out[4]) {
   const double *z = f->arc + ANIM_ZTURN_REC * (size_t)i;
-  double sx, cx;
   if (!(z[2] == z[2])) {
     const double *a = f->v + 3 * (size_t)i, *tt = f->t + i;
     double s = (t - tt[0]) / (tt[1] - tt[0]);
     anim_quat_about_z(out, a[2] + (a[5] - a[2]) * s, eps);
     return;
   }
-  anim_sincos_small((t - z[3]) * z[2], &sx, &cx);
-  out[0] = out[1] = 0;
-  out[2] = z[0] * cx + z[1] * sx;
-  out[3] = z[1] * cx - z[0] * sx;
+  anim_zturn_series(z, t, out);
 }
 
 void anim_zturn_eval(const anim_fastkeys *f, double t, int *cursor, double eps, double out[4]) {

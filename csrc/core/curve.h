@@ -229,10 +229,34 @@ static ANIM_INLINE void anim_qcurve_slerp_inline(const anim_qcurve *c, const ani
 void anim_zturn_prepare(const anim_keys *k, double *zt);
 
 /* The quaternion at t, any t (a binary search when cursor is NULL).  Out
- * of line: inline in the blend's pose_one_level it would save 2D bones 23
- * instructions a bone-sample but take registers from W1's joints there (2
- * instructions more a joint-sample: bench/skeleton2d.lua --grind). */
+ * of line: inline in the blend's usual pose it would take registers from
+ * W1's joints there (2 instructions more a joint-sample:
+ * bench/skeleton2d.lua --grind); a 2D animator's blend has its own copy
+ * of the pose, which takes anim_zturn_inline. */
 void anim_zturn_eval(const anim_fastkeys *f, double t, int *cursor, double eps, double out[4]);
+
+/* The quaternion at t on the prepared record z of its segment (z[2] not
+ * NaN): x = (t - t_m) d / (t1 - t0) from the middle time t_m (no division
+ * a sample), the quaternion (+0, +0, sin, cos) (a turn about z: its x and
+ * y zeros of one sign, where anim_quat_about_z's carry the signs of its
+ * products). */
+static ANIM_INLINE void anim_zturn_series(const double *z, double t, double out[4]) {
+  double sx, cx;
+  anim_sincos_small((t - z[3]) * z[2], &sx, &cx);
+  out[0] = out[1] = 0;
+  out[2] = z[0] * cx + z[1] * sx;
+  out[3] = z[1] * cx - z[0] * sx;
+}
+
+/* anim_zturn_eval with a cursor, inline on the cursor's segment or the
+ * next when its record is the series' (the same arithmetic, so the same
+ * bits); anything else through the function. */
+static ANIM_INLINE void anim_zturn_inline(const anim_fastkeys *f, double t, int *cursor, double eps, double out[4]) {
+  int i = anim_keys_segment(f->t, f->n, t, cursor);
+  const double *z = f->arc + ANIM_ZTURN_REC * (size_t)(i < 0 ? 0 : i);
+  if (i < 0 || !(z[2] == z[2])) anim_zturn_eval(f, t, cursor, eps, out);
+  else anim_zturn_series(z, t, out);
+}
 
 /* The noise of the noise modifier: smooth (C2), deterministic, in [0, 1]. */
 double anim_noise(double x, double phase);

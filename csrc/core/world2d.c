@@ -73,7 +73,7 @@ anim_world2d *anim_world2d_new(const anim_mem *m, const anim_w2d_def *d, const c
   o[0] = up8(sizeof *w);                                                    /* ap */
   o[1] = o[0] + sizeof(double) * ANIM_AP * (size_t)n;                       /* wm */
   o[2] = o[1] + sizeof(double) * 6 * (size_t)n;                             /* fr */
-  o[3] = up8(o[2] + sizeof(double) * 8 * (size_t)n);                        /* bone (after fr, sht) */
+  o[3] = up8(o[2] + sizeof(double) * ((4 + ANIM_SHT) * (size_t)n + 3 * (size_t)d->nik)); /* bone (after fr, sht, ikal) */
   o[4] = up8(o[3] + sizeof(anim_w2d_bone) * (size_t)n);                     /* ik */
   o[5] = up8(o[4] + sizeof(anim_w2d_ik) * (size_t)d->nik);                  /* tc */
   o[6] = up8(o[5] + sizeof(anim_w2d_tc) * (size_t)d->ntc);                  /* ops */
@@ -98,6 +98,7 @@ anim_world2d *anim_world2d_new(const anim_mem *m, const anim_w2d_def *d, const c
   w->wm = (double *)(void *)(mem + o[1]);
   w->fr = (double *)(void *)(mem + o[2]);
   w->sht = w->fr + 4 * (size_t)n;
+  w->ikal = w->sht + ANIM_SHT * (size_t)n;
   w->bone = (anim_w2d_bone *)(void *)(mem + o[3]);
   w->ik = (anim_w2d_ik *)(void *)(mem + o[4]);
   w->tc = (anim_w2d_tc *)(void *)(mem + o[5]);
@@ -117,10 +118,13 @@ anim_world2d *anim_world2d_new(const anim_mem *m, const anim_w2d_def *d, const c
     COPY(w->bone[i].inherit_name, d->bones[i].inherit_name, d->bones[i].inherit_len);
     w->shear_slot[i] = w->inherit_slot[i] = -1;
     w->inherit_slot[n + i] = d->bones[i].inherit;
-    w->sht[4 * i] = cos(d->bones[i].shear[0] * ANIM_W2D_RAD);
-    w->sht[4 * i + 1] = sin(d->bones[i].shear[0] * ANIM_W2D_RAD);
-    w->sht[4 * i + 2] = cos(d->bones[i].shear[1] * ANIM_W2D_RAD);
-    w->sht[4 * i + 3] = sin(d->bones[i].shear[1] * ANIM_W2D_RAD);
+    w->sht[ANIM_SHT * i] = cos(d->bones[i].shear[0] * ANIM_W2D_RAD);
+    w->sht[ANIM_SHT * i + 1] = sin(d->bones[i].shear[0] * ANIM_W2D_RAD);
+    w->sht[ANIM_SHT * i + 2] = cos(d->bones[i].shear[1] * ANIM_W2D_RAD);
+    w->sht[ANIM_SHT * i + 3] = sin(d->bones[i].shear[1] * ANIM_W2D_RAD);
+    /* (as constraint2d.c's two-bone IK computes them, the same bits) */
+    w->sht[ANIM_SHT * i + 4] = cos((90 + d->bones[i].shear[1]) * ANIM_W2D_RAD);
+    w->sht[ANIM_SHT * i + 5] = sin((90 + d->bones[i].shear[1]) * ANIM_W2D_RAD);
   }
   for (i = 0; i < d->nik; i++) {
     w->ik[i] = d->ik[i];
@@ -195,81 +199,91 @@ static double prop_or(const anim_animator *a, int slot, int c, double dflt) {
   return c < n ? v[c] : dflt;
 }
 
-/* Of bone j's local transform (anim_animator_local: the rest composed
- * with the blended pose, then made finite as anim_finite10 makes it), what
- * the 2D stage reads: x, y, the rotation's z and w, scale x and y, into
- * out[6] -- without the call and the z axis.  (Each number but the
- * rotation's is made finite alone by anim_finite10, the rotation as a
- * whole: the identity when a component is not finite or all are 0.  Here
- * a rotation of four zeros stays: read_local gives it the identity's
- * cosine and sine.  One sum tells whether any number needs the checks.) */
-static void local2d(const anim_animator *a, int j, double out[6]) {
+/* The bones' applied local values from the blended joints: of each
+ * bone's local transform (anim_animator_local: the rest composed with the
+ * blended pose, then made finite as anim_finite10 makes it), what the 2D
+ * stage reads -- x, y, the rotation's z and w, scale x and y -- without the
+ * call and the z axis; its shear from the property, its inherit mode.
+ * (Each number but the rotation's is made finite alone by anim_finite10,
+ * the rotation as a whole: the identity when a component is not finite or
+ * all are 0.  Here a rotation of four zeros stays: it gets the identity's
+ * cosine and sine below.)  The rotation as the pose gives it is a turn
+ * about z: an absolute clip's quaternion is one, so any angle's sine and
+ * cosine come back: cos r = (w^2 - z^2) / n, sin r = 2 w z / n (n: the
+ * quaternion's length squared); its angle (2 atan2(z, w)) only when a
+ * constraint asks.  Unchecked, the numbers are summed over the skeleton
+ * (a sum is finite only when every number is; an overflow only makes the
+ * caller check): 0 when the sum is not, and the caller reads them again
+ * checked, each bone's numbers made finite (rarely). */
+static int read_locals(const anim_animator *a, anim_world2d *w, int checked) {
   const anim_rig *r = a->rig;
-  const double *p = &a->pose[j * 10], *rp = r->rest_pos[j];
-  double q[4], x = rp[0] + p[0], y = rp[1] + p[1], sc[2];
-  int k;
-  if (r->rest_rot[j][0] == 0 && r->rest_rot[j][1] == 0) {
-    /* (a 2D rest: a turn about z, whose product with the pose's quaternion
-     * is anim_quat_mul's with its zero terms left out: the same values,
-     * the zeros' signs aside) */
-    const double *rq = r->rest_rot[j], *b = p + 3;
-    q[0] = rq[3] * b[0] - rq[2] * b[1];
-    q[1] = rq[3] * b[1] + rq[2] * b[0];
-    q[2] = rq[3] * b[2] + rq[2] * b[3];
-    q[3] = rq[3] * b[3] - rq[2] * b[2];
-  } else {
-    anim_quat_mul(q, r->rest_rot[j], p + 3);
-  }
-  if (!(q[0] * 0 + q[1] * 0 + q[2] * 0 + q[3] * 0 == 0)) { q[2] = 0; q[3] = 1; }
-  for (k = 0; k < 2; k++) {
-    double rs = r->rest_scl[j][k];
-    sc[k] = !r->scaled ? p[7 + k] : rs != 0 ? rs * p[7 + k] : p[7 + k] - 1;
-  }
-  if (!(x * 0 + y * 0 + (sc[0] * 0 + sc[1] * 0) == 0)) {
-    x = anim_finite(x);
-    y = anim_finite(y);
-    sc[0] = anim_finite(sc[0]);
-    sc[1] = anim_finite(sc[1]);
-  }
-  out[0] = x;
-  out[1] = y;
-  out[2] = q[2];
-  out[3] = q[3];
-  out[4] = sc[0];
-  out[5] = sc[1];
-}
-
-/* Bone j's applied local values from the blended joint: the angle about z
- * of its rotation (2 atan2(qz, qw): an absolute clip's quaternion is a
- * turn about z, so any angle's sine and cosine come back), its shear from
- * the property. */
-static void read_local(const anim_animator *a, anim_world2d *w, int j) {
-  double l[6], *ap = &w->ap[ANIM_AP * j];
-  local2d(a, j, l);
-  ap[ANIM_AX] = l[0];
-  ap[ANIM_AY] = l[1];
-  {
-    /* a turn about z: cos r = (w^2 - z^2) / n, sin r = 2 w z / n (n: the
-     * quaternion's length squared); its angle only when asked */
-    double z = l[2], q = l[3], n = q * q + z * z;
-    if (n > 0) {
-      ap[ANIM_ACR] = (q * q - z * z) / n;
-      ap[ANIM_ASR] = 2 * q * z / n;
+  const double *pose = a->pose;
+  double(*rest_pos)[3] = r->rest_pos, (*rest_rot)[4] = r->rest_rot, (*rest_scl)[3] = r->rest_scl;
+  const int *shear_slot = w->shear_slot, *inherit_slot = w->inherit_slot;
+  anim_w2d_bone *bone = w->bone;
+  double *ap = w->ap;
+  int n = w->n, scaled = r->scaled, j;
+  anim_v2 sum = anim_v2_splat(0);
+  for (j = 0; j < n; j++, ap += ANIM_AP, pose += 10) {
+    const double *rq = rest_rot[j], *b = pose + 3;
+    anim_v2 xy = anim_v2_add(anim_v2_load(rest_pos[j]), anim_v2_load(pose)), q01, q23, sc;
+    double z, qw, nq;
+    if (rq[0] == 0 && rq[1] == 0) {
+      /* (a 2D rest: a turn about z, whose product with the pose's quaternion
+       * is anim_quat_mul's with its zero terms left out: the same values,
+       * the zeros' signs aside; u - v as u + -v, the same bits) */
+      anim_v2 r2 = anim_v2_splat(rq[2]), r3 = anim_v2_splat(rq[3]);
+      q01 = anim_v2_lin(r3, anim_v2_load(b), r2, anim_v2_set(-b[1], b[0]));
+      q23 = anim_v2_lin(r3, anim_v2_load(b + 2), r2, anim_v2_set(b[3], -b[2]));
+    } else {
+      double q[4];
+      anim_quat_mul(q, rq, b);
+      q01 = anim_v2_load(q);
+      q23 = anim_v2_load(q + 2);
+    }
+    if (!scaled) {
+      sc = anim_v2_load(pose + 7);
+    } else {
+      double rx = rest_scl[j][0], ry = rest_scl[j][1];
+      sc = anim_v2_set(rx != 0 ? rx * pose[7] : pose[7] - 1, ry != 0 ? ry * pose[8] : pose[8] - 1);
+    }
+    if (!checked) {
+      sum = anim_v2_add(sum, anim_v2_add(anim_v2_add(xy, sc), anim_v2_add(q01, q23)));
+    } else {
+      anim_v2 zero = anim_v2_splat(0), t = anim_v2_add(anim_v2_mul(q01, zero), anim_v2_mul(q23, zero));
+      if (!(anim_v2_lo(t) + anim_v2_hi(t) == 0)) q23 = anim_v2_set(0, 1);
+      xy = anim_v2_set(anim_finite(anim_v2_lo(xy)), anim_finite(anim_v2_hi(xy)));
+      sc = anim_v2_set(anim_finite(anim_v2_lo(sc)), anim_finite(anim_v2_hi(sc)));
+    }
+    z = anim_v2_lo(q23);
+    qw = anim_v2_hi(q23);
+    nq = qw * qw + z * z;
+    anim_v2_store(&ap[ANIM_AX], xy);
+    if (nq > 0) {
+      ap[ANIM_ACR] = (qw * qw - z * z) / nq;
+      ap[ANIM_ASR] = 2 * qw * z / nq;
     } else {
       ap[ANIM_ACR] = 1;
       ap[ANIM_ASR] = 0;
     }
     ap[ANIM_AR] = NAN;
+    anim_v2_store(&ap[ANIM_ASX], sc);
+    if (shear_slot[j] < 0) {
+      ap[ANIM_ASHX] = bone[j].shear[0];
+      ap[ANIM_ASHY] = bone[j].shear[1];
+    } else {
+      ap[ANIM_ASHX] = prop_or(a, shear_slot[j], 0, bone[j].shear[0]);
+      ap[ANIM_ASHY] = prop_or(a, shear_slot[j], 1, bone[j].shear[1]);
+    }
+    if (inherit_slot[j] < 0) {
+      bone[j].inherit = inherit_slot[n + j];
+    } else {
+      /* the inherit mode: the property's code, else (none, or not a mode) the setup's */
+      double m = prop_or(a, inherit_slot[j], 0, -1);
+      bone[j].inherit = m >= 0 && m < ANIM_INHERIT_COUNT ? (int)m : inherit_slot[n + j];
+    }
   }
-  ap[ANIM_ASX] = l[4];
-  ap[ANIM_ASY] = l[5];
-  ap[ANIM_ASHX] = prop_or(a, w->shear_slot[j], 0, w->bone[j].shear[0]);
-  ap[ANIM_ASHY] = prop_or(a, w->shear_slot[j], 1, w->bone[j].shear[1]);
-  {
-    /* the inherit mode: the property's code, else (none, or not a mode) the setup's */
-    double m = prop_or(a, w->inherit_slot[j], 0, -1);
-    w->bone[j].inherit = m >= 0 && m < ANIM_INHERIT_COUNT ? (int)m : w->inherit_slot[w->n + j];
-  }
+  return (anim_v2_lo(sum) + anim_v2_hi(sum)) * 0 == 0;
 }
 
 /* IK constraint i with its properties' values, else its setup's. */
@@ -293,26 +307,31 @@ static void transform(const anim_animator *a, anim_world2d *w, int i) {
 static void pose(anim_animator *a, anim_world2d *w) {
   int i;
   find_slots(a, w);
-  for (i = 0; i < w->n; i++) read_local(a, w, i);
+  if (!read_locals(a, w, 0)) read_locals(a, w, 1);
   for (i = 0; i < w->nops; i++) {
     int at = w->ops[2 * i + 1];
     switch (w->ops[2 * i]) {
-    case ANIM_W2D_BONE: anim_w2d_bone_world(a, w, at); break;
+    case ANIM_W2D_BONE:
+      /* (the bones' steps in a row: one call) */
+      i += anim_w2d_bones_world(a, w, &w->ops[2 * i], w->nops - i) - 1;
+      break;
     case ANIM_W2D_IK: ik(a, w, at); break;
     default: transform(a, w, at); break;
     }
   }
   {
-    /* the matrices made finite: x * 0 is 0 for a finite x, NaN else, so
-     * one sum tells whether any number needs anim_finite (rarely) */
-    anim_v2 z0 = anim_v2_splat(0), z1 = z0, z2 = z0, zero = z0;
+    /* the matrices made finite: a sum of numbers is finite only when each
+     * is (an overflow of finite ones only makes anim_finite run, which
+     * leaves them as they are), so one sum tells whether any number needs
+     * anim_finite (rarely) */
+    anim_v2 z0 = anim_v2_splat(0), z1 = z0, z2 = z0;
     for (i = 0; i < 6 * w->n; i += 6) {
-      z0 = anim_v2_add(z0, anim_v2_mul(anim_v2_load(&w->wm[i]), zero));
-      z1 = anim_v2_add(z1, anim_v2_mul(anim_v2_load(&w->wm[i + 2]), zero));
-      z2 = anim_v2_add(z2, anim_v2_mul(anim_v2_load(&w->wm[i + 4]), zero));
+      z0 = anim_v2_add(z0, anim_v2_load(&w->wm[i]));
+      z1 = anim_v2_add(z1, anim_v2_load(&w->wm[i + 2]));
+      z2 = anim_v2_add(z2, anim_v2_load(&w->wm[i + 4]));
     }
     z0 = anim_v2_add(anim_v2_add(z0, z1), z2);
-    if (anim_v2_lo(z0) + anim_v2_hi(z0) != 0)
+    if (!((anim_v2_lo(z0) + anim_v2_hi(z0)) * 0 == 0))
       for (i = 0; i < 6 * w->n; i++) w->wm[i] = anim_finite(w->wm[i]);
   }
   w->valid = 1;

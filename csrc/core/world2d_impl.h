@@ -21,7 +21,13 @@
  * no atan2 and no sine per bone and update), ANIM_AR NaN; a constraint
  * that reads the angle asks anim_w2d_angle, and one that sets it sets
  * ANIM_AR, which bone2d.c then reads instead. */
-enum { ANIM_AX, ANIM_AY, ANIM_AR, ANIM_ASX, ANIM_ASY, ANIM_ASHX, ANIM_ASHY, ANIM_ACR, ANIM_ASR, ANIM_AP };
+enum { ANIM_AX, ANIM_AY, ANIM_AR, ANIM_ASX, ANIM_ASY, ANIM_ASHX, ANIM_ASHY, ANIM_ACR, ANIM_ASR,
+       ANIM_AMC, ANIM_AMS, ANIM_AMR, ANIM_AP };
+/* (ANIM_AMC, ANIM_AMS: the cosine and sine anim_w2d_angle last read an
+ * angle from, ANIM_AMR that angle: kept between updates, 0, 0, 0 at first,
+ * atan2's; a constraint's bone the pose does not turn asks no atan2) */
+/* the numbers of a bone's setup shear kept with the block (sht) */
+#define ANIM_SHT 6
 
 struct anim_world2d {
   size_t size;
@@ -42,13 +48,20 @@ struct anim_world2d {
   double *ap;              /* ANIM_AP n */
   double *wm;              /* 6 n: a b c d x y */
   double *fr;              /* 4 n: the frame F the local matrix was applied in */
-  double *sht;             /* 4 n: cos, sin of the setup shearX, then of shearY (the usual shear) */
+  double *sht;             /* ANIM_SHT n: cos, sin of the setup shearX, of shearY, of 90 + shearY
+                            * (the usual shear; the last two the two-bone IK's) */
+  double *ikal;            /* 3 nik: a two-bone IK's last child origin (x, y) in its parent's axes
+                            * and its direction atan2(y, x) (0, 0, 0 at first: atan2's) */
   int *dbn;                /* n: DragonBones' global scaleX of the bone is negative (dragonbones2d.c) */
 };
 
 /* bone2d.c.  Bone j's world (and its frame) from its applied values and its parent's
  * world. */
 void anim_w2d_bone_world(const anim_animator *a, anim_world2d *w, int j);
+/* The same for the steps of the update order from ops (its pairs,
+ * ANIM_W2D_BONE and the bone; count of them at most) up to the first that
+ * is not a bone's: one call; how many it took. */
+int anim_w2d_bones_world(const anim_animator *a, anim_world2d *w, const int *ops, int count);
 /* Bone j's applied values from its world matrix as a constraint left it
  * (shearX 0: its turn is its x axis'), so that posing it again keeps it. */
 void anim_w2d_from_world(const anim_animator *a, anim_world2d *w, int j);
