@@ -167,13 +167,11 @@ static int to_keys(lua_State *L, int idx, anim_keychan *ch);
 /* The keys' pointers of read_chans (kt: the keys' table), checked: a
  * rotation's quaternions, 3 numbers a key for the others. */
 static void take_keys(lua_State *L, int kt, int n, anim_mclip *mc) {
-  const anim_keychan **on;
-  anim_keychan *store;
+  const anim_keychan **on = (const anim_keychan **)(void *)mc->keys;
   int s;
   if (!kt) return;  /* (no keys: mc->keys is NULL, nothing to point into) */
-  on = (const anim_keychan **)(void *)mc->keys;
-  store = (anim_keychan *)(void *)(on + 3 * n);
   for (s = 0; s < 3 * n; s++) {
+    anim_keychan *store = (anim_keychan *)(void *)(on + 3 * n);  /* (after the pointers) */
     on[s] = NULL;
     lua_rawgeti(L, kt, s + 1);
     if (!lua_isnil(L, -1)) {
