@@ -444,10 +444,21 @@ FUZZ_FLAGS_atlas       = -max_len=4096
 
 fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
 
-$(FUZZ_DIR)/fuzz_%: fuzz/harness.c $(CORE_SRC) $(CORE_HDR)
+# The core compiled once for all the targets (only the harness differs, by
+# its driver): its objects instrumented as the targets are, without
+# libFuzzer's main (fuzzer-no-link), which each target's link adds.
+COMMA    := ,
+FUZZ_OBJ = $(CORE_SRC:csrc/%.c=$(FUZZ_DIR)/obj/%.o)
+.SECONDARY: $(FUZZ_OBJ)
+$(FUZZ_DIR)/obj/%.o: csrc/%.c $(CORE_HDR)
+	@mkdir -p $(dir $@)
+	@$(FUZZ_CC) $(subst -fsanitize=fuzzer$(COMMA),-fsanitize=fuzzer-no-link$(COMMA),$(FUZZ_CFLAGS)) -I$(LUA_INC) -Icsrc \
+	  -c $< -o $@
+
+$(FUZZ_DIR)/fuzz_%: fuzz/harness.c $(FUZZ_OBJ)
 	@mkdir -p $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -DFUZZ_DRIVER='"$*"' -DANIM_ROOT='"$(CURDIR)"' -I$(LUA_INC) -Icsrc \
-	  fuzz/harness.c $(CORE_SRC) -o $@ -l$(LUA_LIB) -lm $(THREADS)
+	  fuzz/harness.c $(FUZZ_OBJ) -o $@ -l$(LUA_LIB) -lm $(THREADS)
 
 # (one target: its run in the background, its exit status in a file)
 FUZZ_RUN = mkdir -p $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/artifacts/$$t; \
