@@ -394,6 +394,7 @@ void anim_lua_open_skinverts(lua_State *L);
 void anim_lua_open_draw2d(lua_State *L);
 void anim_lua_open_world2d(lua_State *L);
 void anim_lua_open_animc(lua_State *L);
+void anim_lua_open_skeleton(lua_State *L);
 void anim_lua_open_measure(lua_State *L);
 
 #endif

@@ -19,6 +19,8 @@ local read_modifier = require("anim.format.read_modifiers").read_modifier
 local read_items = require("anim.format.read_items").read_items
 local read_curves = require("anim.format.read_curves").read_curves
 local read_v1 = require("anim.format.read_poses").read_v1
+local limits = require("anim.base.limits").current
+local core = require "anim.core"
 
 local M = {}
 
@@ -64,8 +66,14 @@ local function read_common(c, info, desc)
 end
 
 -- skeleton: joint name -> { parent, position, rotation [, translation,
--- scale] } (SEMANTICS 5).
+-- scale] } (SEMANTICS 5).  The usual skeleton (plain joints, plain
+-- vectors, a hierarchy) is read by the core (csrc/lua/lua_skeleton.c):
+-- the same tables, at a fraction of the cost; any other is read here,
+-- where every message is made.
+local skeleton_plain = core.skeleton_plain
 function M.skeleton(s, path)
+  local plain = skeleton_plain(s, limits.joints)
+  if plain then return plain end
   E.object(s, path, "skeleton")
   -- in name order, so that the joint a message names does not depend on
   -- the order pairs() visits the table

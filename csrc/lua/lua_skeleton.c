@@ -1,0 +1,215 @@
+/* lua_skeleton.c - core.skeleton_plain: a clip's skeleton table read in C
+ * when it is the usual one (lua/anim/format/read.lua, M.skeleton: the
+ * reader of both .anim and .animc files), so that the skeleton of a small
+ * clip costs less than its JSON text.
+ *
+ * Only the plain case is read here: every joint an object of string keys,
+ * its parent absent or a string naming a joint, its position, translation
+ * and scale absent or arrays of 3 finite numbers, its rotation absent, 3
+ * numbers (Euler angles, kept) or a non-zero quaternion (normalised as
+ * read_values.lua's quat does, the same operations in the same order),
+ * the parents a hierarchy, the count within anim.limits.joints, no
+ * metatable anywhere.  Anything else gives nil and the Lua reader reads
+ * the table again: its checks and messages are the only ones, and what
+ * is read here is what it would return (the same tables, made in the
+ * same order). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lua.h"
+#include "lauxlib.h"
+
+#include "lua_helpers.h"
+
+/* The largest integer every double holds exactly (beyond, read_values'
+ * math.abs and division could differ from C's: left to Lua). */
+#define EXACT_INT 9007199254740992.0
+
+typedef struct {
+  const char *name;
+  size_t len;
+  int parent; /* index in the sorted names, -1: none */
+  int state;  /* 0 unseen, 1 on the chain being followed, 2 reaches a root */
+} sk_joint;
+
+static int is_null(lua_State *L, int idx) {
+  return lua_type(L, idx) == LUA_TLIGHTUSERDATA && lua_touserdata(L, idx) == NULL;
+}
+
+static int absent(lua_State *L, int idx) { return lua_isnil(L, idx) || is_null(L, idx); }
+
+/* The byte order of Lua's string comparison in the C locale (table.sort
+ * of the names: read.lua). */
+static int name_cmp(const void *a, const void *b) {
+  const sk_joint *x = a, *y = b;
+  size_t m = x->len < y->len ? x->len : y->len;
+  int c = memcmp(x->name, y->name, m);
+  if (c) return c;
+  return x->len < y->len ? -1 : x->len > y->len;
+}
+
+/* read_values.lua's plain_vec: a table of no metatable holding exactly
+ * n finite numbers at 1 .. n; into out when out is not NULL. */
+static int plain_vec(lua_State *L, int idx, int n, double *out) {
+  int i, ok = 1;
+  if (!lua_istable(L, idx) || lua_getmetatable(L, idx)) {
+    if (lua_istable(L, idx)) lua_pop(L, 1);
+    return 0;
+  }
+  if ((lua_Integer)lua_rawlen(L, idx) != n) return 0;
+  lua_pushinteger(L, n);
+  if (lua_next(L, idx)) { lua_pop(L, 2); return 0; }
+  for (i = 1; i <= n && ok; i++) {
+    lua_rawgeti(L, idx, i);
+    if (lua_type(L, -1) != LUA_TNUMBER) ok = 0;
+    else {
+      double d = (double)lua_tonumber(L, -1);
+      if (!isfinite(d) || (lua_isinteger(L, -1) && fabs(d) > EXACT_INT)) ok = 0;
+      if (out) out[i - 1] = d;
+    }
+    lua_pop(L, 1);
+  }
+  return ok;
+}
+
+/* Field k of the joint at j, a plain vec of n or absent: pushes it (nil
+ * when absent) and returns 1; 0 (nothing pushed) otherwise. */
+static int vec_field(lua_State *L, int j, const char *k, int n) {
+  lua_getfield(L, j, k);
+  if (absent(L, -1)) { lua_pop(L, 1); lua_pushnil(L); return 1; }
+  if (plain_vec(L, lua_gettop(L), n, NULL)) return 1;
+  lua_pop(L, 1);
+  return 0;
+}
+
+/* The rotation of the joint at j, as read.lua reads it: pushes it (nil
+ * when absent), 0 (nothing pushed) when it is not plain. */
+static int rotation(lua_State *L, int j) {
+  double q[4], m = 0, x, y, z, w, len;
+  int i, r;
+  lua_getfield(L, j, "rotation");
+  r = lua_gettop(L);
+  if (absent(L, r)) { lua_pop(L, 1); lua_pushnil(L); return 1; }
+  if (plain_vec(L, r, 4, q)) {
+    for (i = 0; i < 4; i++) if (fabs(q[i]) > m) m = fabs(q[i]);
+    if (m == 0) { lua_pop(L, 1); return 0; } /* (the reader's message) */
+    x = q[0] / m, y = q[1] / m, z = q[2] / m, w = q[3] / m;
+    len = sqrt(x * x + y * y + z * z + w * w);
+    lua_pop(L, 1);
+    lua_createtable(L, 4, 0);
+    lua_pushnumber(L, x / len); lua_rawseti(L, -2, 1);
+    lua_pushnumber(L, y / len); lua_rawseti(L, -2, 2);
+    lua_pushnumber(L, z / len); lua_rawseti(L, -2, 3);
+    lua_pushnumber(L, w / len); lua_rawseti(L, -2, 4);
+    return 1;
+  }
+  if (plain_vec(L, r, 3, NULL)) return 1; /* (Euler angles, kept) */
+  lua_pop(L, 1);
+  return 0;
+}
+
+/* Joint i's table of the result, made from the joint at j and pushed; 0
+ * (nothing pushed) when the joint is not plain. */
+static int read_joint(lua_State *L, int j, sk_joint *js, int n, int i) {
+  int top = lua_gettop(L), out, k;
+  lua_pushnil(L);
+  while (lua_next(L, j)) {
+    if (lua_type(L, -2) != LUA_TSTRING) { lua_settop(L, top); return 0; }
+    lua_pop(L, 1);
+  }
+  js[i].parent = -1;
+  lua_getfield(L, j, "parent");
+  if (lua_type(L, -1) == LUA_TSTRING) {
+    sk_joint key, *p;
+    key.name = lua_tolstring(L, -1, &key.len);
+    p = bsearch(&key, js, (size_t)n, sizeof *js, name_cmp);
+    if (!p) { lua_settop(L, top); return 0; } /* (an unknown parent: the reader's message) */
+    js[i].parent = (int)(p - js);
+  } else if (absent(L, -1)) {
+    lua_pop(L, 1);
+    lua_pushnil(L);
+  } else {
+    lua_settop(L, top);
+    return 0;
+  }
+  if (!vec_field(L, j, "position", 3)) { lua_settop(L, top); return 0; }
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    lua_createtable(L, 3, 0);
+    for (k = 1; k <= 3; k++) { lua_pushinteger(L, 0); lua_rawseti(L, -2, k); }
+  }
+  if (!rotation(L, j) || !vec_field(L, j, "translation", 3) || !vec_field(L, j, "scale", 3)) {
+    lua_settop(L, top);
+    return 0;
+  }
+  /* stack: parent, position, rotation, translation, scale */
+  lua_createtable(L, 0, 5);
+  out = lua_gettop(L);
+  lua_pushvalue(L, top + 1); lua_setfield(L, out, "parent");
+  lua_pushvalue(L, top + 2); lua_setfield(L, out, "position");
+  lua_pushvalue(L, top + 3); lua_setfield(L, out, "rotation");
+  lua_pushvalue(L, top + 4); lua_setfield(L, out, "translation");
+  lua_pushvalue(L, top + 5); lua_setfield(L, out, "scale");
+  lua_replace(L, top + 1);
+  lua_settop(L, top + 1);
+  return 1;
+}
+
+/* Do the parents form a hierarchy (following them from any joint reaches
+ * a root)? */
+static int hierarchy(sk_joint *js, int n) {
+  int i, at, k;
+  for (i = 0; i < n; i++) js[i].state = 0;
+  for (i = 0; i < n; i++) {
+    for (at = i; at >= 0 && js[at].state == 0; at = js[at].parent) js[at].state = 1;
+    if (at >= 0 && js[at].state == 1) return 0;
+    for (k = i; k >= 0 && js[k].state == 1; k = js[k].parent) js[k].state = 2;
+  }
+  return 1;
+}
+
+/* core.skeleton_plain(s, max_joints) -> the skeleton read.lua's M.skeleton
+ * returns (joint name -> { parent, position, rotation, translation,
+ * scale }) | nil when s is not plain (the Lua reader then reads it). */
+static int skeleton_plain(lua_State *L) {
+  lua_Integer max = luaL_checkinteger(L, 2);
+  int n = 0, i, out;
+  sk_joint *js;
+  lua_settop(L, 2);
+  if (!lua_istable(L, 1) || lua_getmetatable(L, 1)) return 0;
+  lua_pushnil(L);
+  while (lua_next(L, 1)) {
+    lua_pop(L, 1);
+    if (lua_type(L, -1) != LUA_TSTRING || ++n > max) return 0;
+  }
+  js = lua_newuserdatauv(L, sizeof *js * (size_t)(n ? n : 1), 0); /* 3 */
+  n = 0;
+  lua_pushnil(L);
+  while (lua_next(L, 1)) {
+    lua_pop(L, 1);
+    js[n].name = lua_tolstring(L, -1, &js[n].len); /* (the key, held by s) */
+    n++;
+  }
+  qsort(js, (size_t)n, sizeof *js, name_cmp);
+  lua_newtable(L); /* 4 */
+  out = 4;
+  for (i = 0; i < n; i++) {
+    lua_pushlstring(L, js[i].name, js[i].len); /* 5 */
+    lua_pushvalue(L, 5);
+    lua_rawget(L, 1); /* 6 */
+    if (!lua_istable(L, 6) || lua_getmetatable(L, 6)) return 0;
+    if (!read_joint(L, 6, js, n, i)) return 0;
+    lua_replace(L, 6);
+    lua_rawset(L, out);
+  }
+  if (!hierarchy(js, n)) return 0;
+  return 1;
+}
+
+static const luaL_Reg funcs[] = {
+  {"skeleton_plain", skeleton_plain},
+  {NULL, NULL}
+};
+
+void anim_lua_open_skeleton(lua_State *L) { luaL_setfuncs(L, funcs, 0); }
