@@ -358,6 +358,8 @@ typedef struct rbuf {
                          * as many as JSON text of that size holds ("0,") */
   const char *err;
   size_t at;
+  size_t longest;       /* the longest string or key read */
+  int deepest;          /* the deepest table read (the top one: 1) */
 } rbuf;
 
 static int fail(rbuf *r, const char *e, size_t at) {
@@ -408,6 +410,7 @@ static int dec(lua_State *L, rbuf *r, int depth) {
     case V_STR:
       if (!get_u32(r, &n)) return 0;
       if (n > r->len - r->o) return fail(r, "string length beyond the file", r->o - 4);
+      if (n > r->longest) r->longest = n;
       lua_pushlstring(L, (const char *)r->p + r->o, n);
       r->o += n;
       return 1;
@@ -419,6 +422,7 @@ static int dec(lua_State *L, rbuf *r, int depth) {
       if (n > (r->len - r->o) / (tag == V_ARR ? 1 : 6)) return fail(r, "count beyond the file", cnt_at);
       /* (one encoding of a value: an empty table is an empty array) */
       if (tag == V_OBJ && n == 0) return fail(r, "empty object (written as an empty array)", at);
+      if (depth + 1 > r->deepest) r->deepest = depth + 1;
       luaL_checkstack(L, 4, "value decoding");
       if (tag == V_ARR) lua_createtable(L, (int)n, 0); else lua_createtable(L, 0, (int)n);
       t = lua_gettop(L);
@@ -433,6 +437,7 @@ static int dec(lua_State *L, rbuf *r, int depth) {
             if (c > 0 || (c == 0 && prev_len >= klen)) { fail(r, "keys out of order or repeated", kat); break; }
           }
           prev_at = r->o, prev_len = klen;
+          if (klen > r->longest) r->longest = klen;
           lua_pushlstring(L, (const char *)r->p + r->o, klen);
           r->o += klen;
           if (!dec(L, r, depth + 1)) break;
@@ -477,9 +482,12 @@ static int animc_write(lua_State *L) {
   return 1;
 }
 
-/* core.animc_read(bytes) -> table, pack, stats, pack's offset | nil,
- * message, byte offset.  The pack is checked when a clip takes it
- * (clip_set_packed, whose offsets are the pack's: add the fourth result). */
+/* core.animc_read(bytes) -> table, pack, stats, pack's offset, longest,
+ * deepest | nil, message, byte offset.  The pack is checked when a clip
+ * takes it (clip_set_packed, whose offsets are the pack's: add the fourth
+ * result).  longest: the longest string or key in the table, deepest: its
+ * nesting (the top table 1), for the check of the limits (json.check's:
+ * the encoding holds no other value it refuses). */
 static int animc_read(lua_State *L) {
   size_t len, at;
   const unsigned char *p = (const unsigned char *)luaL_checklstring(L, 1, &len);
@@ -490,6 +498,7 @@ static int animc_read(lua_State *L) {
   lua_settop(L, 1);
   if (!e) {
     r.p = parts.table, r.len = parts.tlen, r.o = 0, r.base = parts.table_at, r.err = NULL, r.at = 0;
+    r.longest = 0, r.deepest = 0;
     r.values = parts.tlen / 2 + 1;
     if (dec(L, &r, 0) && r.o != r.len) { lua_pop(L, 1); fail(&r, "bytes after the table", r.o); }
     if (r.err) e = r.err, at = r.at;
@@ -508,7 +517,9 @@ static int animc_read(lua_State *L) {
     lua_rawseti(L, -2, i + 1);
   }
   lua_pushinteger(L, (lua_Integer)parts.pack_at);
-  return 4;
+  lua_pushinteger(L, (lua_Integer)r.longest);
+  lua_pushinteger(L, (lua_Integer)r.deepest);
+  return 6;
 }
 
 static int crc32_of(lua_State *L) {

@@ -12,6 +12,7 @@ local core = require "anim.core"
 local E = require "anim.base.errors"
 local json = require "anim.base.json"
 local clipmod = require "anim.format.clip"
+local limits = require("anim.base.limits").current
 
 local M = {}
 
@@ -30,9 +31,10 @@ end
 
 -- The compressed clip of table tab (no keys), pack and stats; raises a
 -- failure.  pack_at: where the pack starts in its file (offsets in
--- messages are the file's).
-function M.assemble(tab, pack, stats, name, pack_at)
-  local c = clipmod.build(tab, name, true)
+-- messages are the file's).  checked: tab is known to be within the
+-- limits json.check holds a file's table to (format/read.lua).
+function M.assemble(tab, pack, stats, name, pack_at, checked)
+  local c = clipmod.build(tab, name, true, nil, checked)
   local ok, why, at = core.clip_set_packed(c, pack)
   if not ok then E.fail("", "byte %d: %s", (pack_at or 0) + at, why) end
   local info = core.clip_info(c)
@@ -50,11 +52,14 @@ function M.bytes(c)
 end
 
 -- A compressed clip from a .animc file's bytes; raises a failure.
+-- (The encoding holds only what JSON does, finite numbers and string
+-- keys: its longest string and its nesting are all json.check would
+-- look for, and when they are within the limits it is not walked.)
 function M.decode(bytes, name)
-  local tab, pack, stats, pack_at = core.animc_read(bytes)
+  local tab, pack, stats, pack_at, longest, deepest = core.animc_read(bytes)
   if not tab then E.fail("", "byte %d: %s", stats, pack) end
   if type(tab) ~= "table" then E.fail("", "byte %d: the clip's table is not an object", pack_at) end
-  return M.assemble(tab, pack, stats, name, pack_at)
+  return M.assemble(tab, pack, stats, name, pack_at, longest <= limits.strings and deepest <= limits.depth)
 end
 
 -- anim.load of a .animc file: clip | nil, message naming the file and the

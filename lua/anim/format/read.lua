@@ -142,7 +142,9 @@ end
 -- JSON within the limits (finite numbers, strings within
 -- anim.limits.strings); a table from Lua may hold any value in the fields
 -- this reader does not know (anim.encode refuses what JSON cannot say).
-function M.read(c, from_file)
+-- `checked_tree`: c is known to hold nothing json.check refuses (a .animc's
+-- table within the limits: format/animc.lua), so it is not walked again.
+function M.read(c, from_file, checked_tree)
   V.reset_counts()
   if type(c) ~= "table" or (next(c) ~= nil and E.is_array(c)) then
     fail("", "expected an object with joints or keyframes, got %s", describe(c))
@@ -207,7 +209,7 @@ function M.read(c, from_file)
     desc.length = math.max(last or 0, 0)
   end
   info.length = desc.length
-  if from_file then json.check(c, next(checked) and checked) end
+  if from_file and not checked_tree then json.check(c, next(checked) and checked) end
   return desc, info
 end
 
