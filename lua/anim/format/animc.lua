@@ -71,7 +71,7 @@ end
 -- A clip file of either kind, told by its name: .animc files here, any
 -- other by clip.load_file (anim.load, anim.reload, a library's clips).
 function M.load_any(path, name, beneath, strict)
-  if path:lower():match("%.animc$") then return M.load_file(path, name, beneath) end
+  if path:sub(-6):lower() == ".animc" then return M.load_file(path, name, beneath) end
   return clipmod.load_file(path, name, beneath, strict)
 end
 
