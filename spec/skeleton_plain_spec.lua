@@ -43,6 +43,9 @@ describe("core.skeleton_plain", function()
       assert.is_table(c, text)
       assert.is_true(same(c, by_lua(s)), text)
     end
+    -- a joint of length 0 is an object whatever its keys (E.object)
+    local s = { a = { [2.5] = true, position = { 1, 2, 3 } }, b = { [3] = 1, parent = "a" } }
+    assert.is_true(same(core.skeleton_plain(s, 1000), by_lua(s)))
   end)
 
   it("keeps the file's vectors and makes a normalised quaternion", function()

@@ -3,16 +3,16 @@
  * reader of both .anim and .animc files), so that the skeleton of a small
  * clip costs less than its JSON text.
  *
- * Only the plain case is read here: every joint an object of string keys,
- * its parent absent or a string naming a joint, its position, translation
- * and scale absent or arrays of 3 finite numbers, its rotation absent, 3
- * numbers (Euler angles, kept) or a non-zero quaternion (normalised as
- * read_values.lua's quat does, the same operations in the same order),
- * the parents a hierarchy, the count within anim.limits.joints, no
- * metatable anywhere.  Anything else gives nil and the Lua reader reads
- * the table again: its checks and messages are the only ones, and what
- * is read here is what it would return (the same tables, made in the
- * same order). */
+ * Only the plain case is read here: every joint a table of length 0 (an
+ * object, whatever its keys), its parent absent or a string naming a
+ * joint, its position, translation and scale absent or arrays of 3 finite
+ * numbers, its rotation absent, 3 numbers (Euler angles, kept) or a
+ * non-zero quaternion (normalised as read_values.lua's quat does, the same
+ * operations in the same order), the parents a hierarchy, the count within
+ * anim.limits.joints, no metatable anywhere.  Anything else gives nil and
+ * the Lua reader reads the table again: its checks and messages are the
+ * only ones, and what is read here is what it would return (the same
+ * tables, made in the same order). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +25,12 @@
 /* The largest integer every double holds exactly (beyond, read_values'
  * math.abs and division could differ from C's: left to Lua). */
 #define EXACT_INT 9007199254740992.0
+
+/* The fields of a joint of the result, in read.lua's order. */
+static const char *const FIELDS[5] = {"parent", "position", "rotation", "translation", "scale"};
+
+/* Joints read with their table on the C stack (more: in a userdata). */
+#define ON_STACK 64
 
 typedef struct {
   const char *name;
@@ -113,11 +119,9 @@ static int rotation(lua_State *L, int j) {
  * (nothing pushed) when the joint is not plain. */
 static int read_joint(lua_State *L, int j, sk_joint *js, int n, int i) {
   int top = lua_gettop(L), out, k;
-  lua_pushnil(L);
-  while (lua_next(L, j)) {
-    if (lua_type(L, -2) != LUA_TSTRING) { lua_settop(L, top); return 0; }
-    lua_pop(L, 1);
-  }
+  /* (a table whose length is 0 is empty or no array: an object to
+   * E.object, whatever its keys) */
+  if (lua_rawlen(L, j) != 0) return 0;
   js[i].parent = -1;
   lua_getfield(L, j, "parent");
   if (lua_type(L, -1) == LUA_TSTRING) {
@@ -146,11 +150,12 @@ static int read_joint(lua_State *L, int j, sk_joint *js, int n, int i) {
   /* stack: parent, position, rotation, translation, scale */
   lua_createtable(L, 0, 5);
   out = lua_gettop(L);
-  lua_pushvalue(L, top + 1); lua_setfield(L, out, "parent");
-  lua_pushvalue(L, top + 2); lua_setfield(L, out, "position");
-  lua_pushvalue(L, top + 3); lua_setfield(L, out, "rotation");
-  lua_pushvalue(L, top + 4); lua_setfield(L, out, "translation");
-  lua_pushvalue(L, top + 5); lua_setfield(L, out, "scale");
+  /* (in the order of read.lua's constructor; a nil is no entry there) */
+  for (k = 0; k < 5; k++) {
+    if (lua_isnil(L, top + 1 + k)) continue;
+    lua_pushvalue(L, top + 1 + k);
+    lua_setfield(L, out, FIELDS[k]);
+  }
   lua_replace(L, top + 1);
   lua_settop(L, top + 1);
   return 1;
@@ -175,7 +180,7 @@ static int hierarchy(sk_joint *js, int n) {
 static int skeleton_plain(lua_State *L) {
   lua_Integer max = luaL_checkinteger(L, 2);
   int n = 0, i, out;
-  sk_joint *js;
+  sk_joint stack[ON_STACK], *js;
   lua_settop(L, 2);
   if (!lua_istable(L, 1) || lua_getmetatable(L, 1)) return 0;
   lua_pushnil(L);
@@ -183,7 +188,8 @@ static int skeleton_plain(lua_State *L) {
     lua_pop(L, 1);
     if (lua_type(L, -1) != LUA_TSTRING || ++n > max) return 0;
   }
-  js = lua_newuserdatauv(L, sizeof *js * (size_t)(n ? n : 1), 0); /* 3 */
+  js = n <= ON_STACK ? stack : lua_newuserdatauv(L, sizeof *js * (size_t)n, 0);
+  lua_settop(L, 3); /* (3: the userdata or nothing) */
   n = 0;
   lua_pushnil(L);
   while (lua_next(L, 1)) {
