@@ -28,6 +28,17 @@ function H.is_integer(v)
   return type(v) == "number" and v % 1 == 0
 end
 
+-- Deep equality of a and b, down to a number's subtype where there is one
+-- (12 and 12.0 differ on 5.3+).
+function H.same_typed(a, b)
+  if type(a) ~= type(b) then return false end
+  if type(a) == "number" then return a == b and H.is_integer(a) == H.is_integer(b) end
+  if type(a) ~= "table" then return a == b end
+  for k, v in pairs(a) do if not H.same_typed(v, b[k]) then return false end end
+  for k in pairs(b) do if a[k] == nil then return false end end
+  return true
+end
+
 -- A table whose finalizer calls fn(t) when it is collected.  5.2+ run a
 -- table's __gc; 5.1 and LuaJIT run __gc for userdata only, so there the
 -- table holds a newproxy (its key hidden from the specs' fields) whose

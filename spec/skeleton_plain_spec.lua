@@ -4,19 +4,11 @@
 -- the Lua reader must see (its messages are the only ones).
 local anim = require "anim"
 local core = require "anim.core"
+local H = require "spec.helper"
 local json = require "anim.base.json"
 local format = require "anim.format.read"
 
--- Deep equality, down to the number's subtype where there is one.
-local mtype = math.type or function() return "number" end
-local function same(a, b)
-  if type(a) ~= type(b) then return false end
-  if type(a) == "number" then return a == b and mtype(a) == mtype(b) end
-  if type(a) ~= "table" then return a == b end
-  for k, v in pairs(a) do if not same(v, b[k]) then return false end end
-  for k in pairs(b) do if a[k] == nil then return false end end
-  return true
-end
+local same = H.same_typed
 
 -- The Lua reader's result: a metatable (empty: it changes nothing the
 -- reader reads) keeps the table from the core's reading.

@@ -27,7 +27,10 @@
 
 #define MAX_DEPTH 128
 
-enum { V_NULL, V_FALSE, V_TRUE, V_F64, V_I64, V_STR, V_ARR, V_OBJ };
+enum {
+  V_NULL = ANIM_VE_NULL, V_FALSE = ANIM_VE_FALSE, V_TRUE = ANIM_VE_TRUE, V_F64 = ANIM_VE_F64,
+  V_I64 = ANIM_VE_I64, V_STR = ANIM_VE_STR, V_ARR = ANIM_VE_ARR, V_OBJ = ANIM_VE_OBJ
+};
 
 /* A double written as an i64: whole, at most 2^53 in size, not -0. */
 static int whole_double(double d) {
@@ -360,6 +363,7 @@ typedef struct rbuf {
   size_t at;
   size_t longest;       /* the longest string or key read */
   int deepest;          /* the deepest table read (the top one: 1) */
+  size_t sk_at, sk_end; /* the top object's skeleton's bytes (sk_end 0: none) */
 } rbuf;
 
 static int fail(rbuf *r, const char *e, size_t at) {
@@ -415,7 +419,7 @@ static int dec(lua_State *L, rbuf *r, int depth) {
       r->o += n;
       return 1;
     case V_ARR: case V_OBJ: {
-      size_t cnt_at = r->o, prev_at = 0, prev_len = 0;
+      size_t cnt_at = r->o, prev_at = 0, prev_len = 0, vat;
       int t;
       if (!get_u32(r, &n)) return 0;
       /* (each element takes a byte at least, each member five) */
@@ -440,7 +444,9 @@ static int dec(lua_State *L, rbuf *r, int depth) {
           if (klen > r->longest) r->longest = klen;
           lua_pushlstring(L, (const char *)r->p + r->o, klen);
           r->o += klen;
+          vat = r->o;
           if (!dec(L, r, depth + 1)) break;
+          if (depth == 0 && klen == 8 && memcmp(r->p + prev_at, "skeleton", 8) == 0) r->sk_at = vat, r->sk_end = r->o;
           lua_rawset(L, t);
         } else {
           if (!dec(L, r, depth + 1)) break;
@@ -482,15 +488,18 @@ static int animc_write(lua_State *L) {
   return 1;
 }
 
-/* core.animc_read(bytes) -> table, pack, stats, pack's offset, longest,
- * deepest | nil, message, byte offset.  The pack is checked when a clip
- * takes it (clip_set_packed, whose offsets are the pack's: add the fourth
- * result).  longest: the longest string or key in the table, deepest: its
- * nesting (the top table 1), for the check of the limits (json.check's:
- * the encoding holds no other value it refuses). */
+/* core.animc_read(bytes [, max joints]) -> table, pack, stats, pack's
+ * offset, longest, deepest, skeleton | nil, message, byte offset.  The
+ * pack is checked when a clip takes it (clip_set_packed, whose offsets are
+ * the pack's: add the fourth result).  longest: the longest string or key
+ * in the table, deepest: its nesting (the top table 1), for the check of
+ * the limits (json.check's: the encoding holds no other value it refuses).
+ * skeleton: given max joints, the table's skeleton as format/read.lua
+ * reads it when it is plain (lua_skeleton.c), else nil. */
 static int animc_read(lua_State *L) {
   size_t len, at;
   const unsigned char *p = (const unsigned char *)luaL_checklstring(L, 1, &len);
+  lua_Integer max_joints = luaL_optinteger(L, 2, -1);
   anim_animc_parts parts;
   const char *e = anim_animc_split(p, len, &parts, &at);
   rbuf r;
@@ -498,7 +507,7 @@ static int animc_read(lua_State *L) {
   lua_settop(L, 1);
   if (!e) {
     r.p = parts.table, r.len = parts.tlen, r.o = 0, r.base = parts.table_at, r.err = NULL, r.at = 0;
-    r.longest = 0, r.deepest = 0;
+    r.longest = 0, r.deepest = 0, r.sk_at = 0, r.sk_end = 0;
     r.values = parts.tlen / 2 + 1;
     if (dec(L, &r, 0) && r.o != r.len) { lua_pop(L, 1); fail(&r, "bytes after the table", r.o); }
     if (r.err) e = r.err, at = r.at;
@@ -519,7 +528,14 @@ static int animc_read(lua_State *L) {
   lua_pushinteger(L, (lua_Integer)parts.pack_at);
   lua_pushinteger(L, (lua_Integer)r.longest);
   lua_pushinteger(L, (lua_Integer)r.deepest);
-  return 6;
+  if (max_joints >= 0 && r.sk_end > 0 && lua_istable(L, 2)) {
+    lua_getfield(L, 2, "skeleton");
+    if (anim_lua_skeleton_bytes(L, r.p + r.sk_at, r.sk_end - r.sk_at, -1, max_joints)) lua_remove(L, -2);
+    else { lua_pop(L, 1); lua_pushnil(L); }
+  } else {
+    lua_pushnil(L);
+  }
+  return 7;
 }
 
 static int crc32_of(lua_State *L) {

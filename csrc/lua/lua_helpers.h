@@ -395,6 +395,15 @@ void anim_lua_open_draw2d(lua_State *L);
 void anim_lua_open_world2d(lua_State *L);
 void anim_lua_open_animc(lua_State *L);
 void anim_lua_open_skeleton(lua_State *L);
+
+/* The value encoding's tags (lua_animc.c, docs/formats.md). */
+enum { ANIM_VE_NULL, ANIM_VE_FALSE, ANIM_VE_TRUE, ANIM_VE_F64, ANIM_VE_I64, ANIM_VE_STR, ANIM_VE_ARR, ANIM_VE_OBJ };
+
+/* lua_skeleton.c: the skeleton read.lua reads from the value encoding's
+ * bytes p[0 .. len) of a skeleton the decoder made into the table at sk
+ * (so that they are known to be well formed), pushed; 0 (nothing pushed)
+ * when it is not plain or has more than max joints. */
+int anim_lua_skeleton_bytes(lua_State *L, const unsigned char *p, size_t len, int sk, lua_Integer max);
 void anim_lua_open_measure(lua_State *L);
 
 #endif

@@ -31,10 +31,9 @@ end
 
 -- The compressed clip of table tab (no keys), pack and stats; raises a
 -- failure.  pack_at: where the pack starts in its file (offsets in
--- messages are the file's).  checked: tab is known to be within the
--- limits json.check holds a file's table to (format/read.lua).
-function M.assemble(tab, pack, stats, name, pack_at, checked)
-  local c = clipmod.build(tab, name, true, nil, checked)
+-- messages are the file's).  known: what is known of tab (format.read).
+function M.assemble(tab, pack, stats, name, pack_at, known)
+  local c = clipmod.build(tab, name, true, nil, known)
   local ok, why, at = core.clip_set_packed(c, pack)
   if not ok then E.fail("", "byte %d: %s", (pack_at or 0) + at, why) end
   local info = core.clip_info(c)
@@ -54,12 +53,14 @@ end
 -- A compressed clip from a .animc file's bytes; raises a failure.
 -- (The encoding holds only what JSON does, finite numbers and string
 -- keys: its longest string and its nesting are all json.check would
--- look for, and when they are within the limits it is not walked.)
+-- look for, and when they are within the limits it is not walked.  A
+-- plain skeleton is read from its bytes by the decoder.)
 function M.decode(bytes, name)
-  local tab, pack, stats, pack_at, longest, deepest = core.animc_read(bytes)
+  local tab, pack, stats, pack_at, longest, deepest, skeleton = core.animc_read(bytes, limits.joints)
   if not tab then E.fail("", "byte %d: %s", stats, pack) end
   if type(tab) ~= "table" then E.fail("", "byte %d: the clip's table is not an object", pack_at) end
-  return M.assemble(tab, pack, stats, name, pack_at, longest <= limits.strings and deepest <= limits.depth)
+  return M.assemble(tab, pack, stats, name, pack_at,
+    { tree_checked = longest <= limits.strings and deepest <= limits.depth, skeleton = skeleton })
 end
 
 -- anim.load of a .animc file: clip | nil, message naming the file and the

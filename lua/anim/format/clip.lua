@@ -111,9 +111,9 @@ function M.copy(v) return json.copy(v, true) end
 -- Builds a clip from a table in the file's shape; raises a failure.
 -- `from_file`: t was decoded from a file or text (format.read checks it all).
 -- `strict`: a field the format does not know is a failure too.
--- `checked`: see format.read.
-function M.build(t, name, from_file, strict, checked)
-  local desc, info = format.read(t, from_file, checked)
+-- `known`: see format.read.
+function M.build(t, name, from_file, strict, known)
+  local desc, info = format.read(t, from_file, known)
   props.read(t, desc, info)
   if strict then
     local u = fieldset.unknown(t, "clip")[1]

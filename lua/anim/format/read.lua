@@ -36,7 +36,7 @@ local euler_code = V.euler_code
 
 -- Top-level fields common to every version ------------------------------------------
 
-local function read_common(c, info, desc)
+local function read_common(c, info, desc, skeleton)
   if not E.absent(c.mask) then
     info.mask = M.mask(c.mask, "mask") -- (applied by format/bind.lua: the core plays the joints it is given)
   end
@@ -56,7 +56,7 @@ local function read_common(c, info, desc)
     info.absolute = E.boolean(c.absolute, "absolute", "absolute")
     desc.absolute = info.absolute and 1 or 0
   end
-  if not E.absent(c.skeleton) then info.skeleton = M.skeleton(c.skeleton, "skeleton") end
+  if not E.absent(c.skeleton) then info.skeleton = skeleton or M.skeleton(c.skeleton, "skeleton") end
   if not E.absent(c.retarget) then
     E.object(c.retarget, "retarget", "retarget")
     local r = {}
@@ -142,9 +142,10 @@ end
 -- JSON within the limits (finite numbers, strings within
 -- anim.limits.strings); a table from Lua may hold any value in the fields
 -- this reader does not know (anim.encode refuses what JSON cannot say).
--- `checked_tree`: c is known to hold nothing json.check refuses (a .animc's
--- table within the limits: format/animc.lua), so it is not walked again.
-function M.read(c, from_file, checked_tree)
+-- `known`: nil, or what is known of a .animc's table (format/animc.lua):
+-- { tree_checked = it holds nothing json.check refuses (it is not walked
+-- again), skeleton = its skeleton as M.skeleton reads it, or nil }.
+function M.read(c, from_file, known)
   V.reset_counts()
   if type(c) ~= "table" or (next(c) ~= nil and E.is_array(c)) then
     fail("", "expected an object with joints or keyframes, got %s", describe(c))
@@ -197,7 +198,7 @@ function M.read(c, from_file, checked_tree)
   info.speed = desc.speed
   info.autoplay = false
   if not E.absent(c.autoplay) then info.autoplay = E.boolean(c.autoplay, "autoplay", "autoplay") end
-  read_common(c, info, desc)
+  read_common(c, info, desc, known and known.skeleton)
   desc.items = {}
   local last_item = read_items(c, info, desc.items, "", from_file)
   if curves and last_item and (last == nil or last_item > last) then last = last_item end
@@ -209,7 +210,7 @@ function M.read(c, from_file, checked_tree)
     desc.length = math.max(last or 0, 0)
   end
   info.length = desc.length
-  if from_file and not checked_tree then json.check(c, next(checked) and checked) end
+  if from_file and not (known and known.tree_checked) then json.check(c, next(checked) and checked) end
   return desc, info
 end
 
