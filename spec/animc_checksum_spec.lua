@@ -1,6 +1,6 @@
--- The .animc checksum (core.crc32: csrc/core/animc.c), a byte at a time
--- below 1,024 bytes and four at a time from there (issue 41: a small
--- file's load), against the polynomial worked bit by bit.
+-- The .animc checksum (core.crc32: csrc/core/animc.c), four bytes a step
+-- and the last one to three a byte at a time (issue 41: a small file's
+-- load), against the polynomial worked bit by bit.
 local core = require "anim.core"
 local compat = require "anim.base.compat"
 
@@ -19,7 +19,7 @@ local function reference(s)
 end
 
 describe("core.crc32", function()
-  it("is CRC-32 at every length, on both sides of the four-byte steps", function()
+  it("is CRC-32 at every length, whole four-byte steps or not", function()
     local seed = 12345
     local bytes = {}
     for i = 1, 2053 do
