@@ -13,16 +13,41 @@ local core = require "anim.core"
 local compat = require "anim.base.compat"
 local animc = require "anim.format.animc"
 local E = require "anim.base.errors"
+local json = require "anim.base.json"
+local format = require "anim.format.read"
 local C = require "fuzz.common"
 
 local M = {}
 
 local NAME = C.NAME
 
+-- Deep equality down to a number's subtype (12 and 12.0 differ on 5.3+).
+local mtype = math.type or function() return "number" end
+local function same(a, b)
+  if type(a) ~= type(b) then return false end
+  if type(a) == "number" then return a == b and mtype(a) == mtype(b) end
+  if type(a) ~= "table" then return a == b end
+  for k, v in pairs(a) do if not same(v, b[k]) then return false end end
+  for k in pairs(b) do if a[k] == nil then return false end end
+  return true
+end
+
+-- The skeleton the clip took (from the table's bytes when plain:
+-- csrc/lua/lua_skeleton.c) against the Lua reader's of the same table.
+local function same_skeleton(clip)
+  local info = core.clip_info(clip)
+  local tree = rawget(info, "tree") or info.source
+  if type(tree.skeleton) ~= "table" then return end
+  local ok, lua = pcall(format.skeleton, setmetatable(json.copy(tree.skeleton), {}), "skeleton")
+  if not ok then C.bug("a .animc skeleton read that the Lua reader refuses: %s", tostring(lua.msg or lua)) end
+  if not same(info.skeleton, lua) then C.bug("a .animc skeleton read otherwise than the Lua reader reads it") end
+end
+
 local function read(bytes)
   local clip, msg = C.must_not_raise("reading a .animc file", E.catch, NAME, animc.decode, bytes, NAME)
   if not C.check_answer("reading a .animc file", clip, msg) then return end
   if not clip.compressed then C.bug("a .animc file gave a clip that is not compressed") end
+  same_skeleton(clip)
   C.must_not_raise("using a clip of a .animc file", C.use_clip, clip, false)
   local again = animc.bytes(clip)
   if again ~= bytes then C.bug("a .animc file written again is not the same bytes (%d, then %d)", #bytes, #again) end
