@@ -8,7 +8,8 @@
 -- the pack and of the .animc file, the ratio, the worst and 99th-percentile
 -- errors, the time to compress, to load the .animc against the .anim, and
 -- to sample (100 animators updated by anim.update, ns a joint) compressed
--- against exact.  One JSON line per clip, then a Markdown table.
+-- against exact; then two generated rigs of 20 and 60 joints.  One JSON
+-- line per clip, then a Markdown table.
 --   lua5.4 bench/compress.lua [FILE ...]        (make bench-compress)
 local anim = require "anim"
 local R = require "anim.export.gltf.reduce"
@@ -104,6 +105,34 @@ for _, file in ipairs(files) do
     local rig = r.rig or anim.rig("player")
     measure(file, n, clip, rig)
     measure(file, n, clip, rig, true)
+  end
+end
+
+-- Generated rigs (BrainStem-like: a tree of n joints, each turning on its
+-- own sines, keyed at 30 a second for 2 s; the root moving too), when no
+-- file is named: a load's cost by the joints.
+local function generated(n)
+  local skel, joints, rigj = {}, {}, {}
+  for i = 1, n do
+    local name = string.format("joint_%02d", i)
+    local parent = i > 1 and string.format("joint_%02d", math.floor((i - 2) / 3) + 1) or nil
+    skel[name] = { parent = parent, translation = { 0, 0.1 * (i % 5), 0.05 }, rotation = { 0, 0, 0, 1 }, scale = { 1, 1, 1 } }
+    rigj[i] = { name = name, parent = parent, translation = { 0, 0.1 * (i % 5), 0.05 } }
+    local rot, pos = {}, {}
+    for k = 0, 60 do
+      local t = k / 30
+      rot[#rot + 1] = { t, { 20 * math.sin(t * 3 + i), 10 * math.cos(t * 2 + i), 5 * math.sin(t + i) } }
+      pos[#pos + 1] = { t, { 0.1 * math.sin(t), 0, 0.2 * t } }
+    end
+    joints[name] = { rotation = rot, position = i == 1 and pos or nil }
+  end
+  local c = assert(anim.clip({ version = 3, length = 2, loop = "loop", skeleton = skel, joints = joints }, "generated"))
+  return c, assert(anim.rig { joints = rigj })
+end
+if select("#", ...) == 0 then
+  for _, n in ipairs { 20, 60 } do
+    local c, rig = generated(n)
+    measure("generated-" .. n, "joints " .. n, c, rig)
   end
 end
 
