@@ -252,6 +252,8 @@ SPECS_RUN = $(RUN_ENV) LUA=$(LUA) JOBS=$(JOBS) sh scripts/specs.sh
 TEST_TIMEOUT ?= 180
 test: deps-test
 	@$(MAKE) --no-print-directory -j$(JOBS) build build/core_test build/skin_test build/verts2d_test $(BUILD)/failalloc.so $(BUILD)/bytedata.so
+	@# the LÖVE example's spec runs LÖVE on build/luajit's core when one was built: keep it current
+	@if [ -e build/luajit/anim/core.so ] && [ "$(LUA)" != luajit ]; then $(MAKE) --no-print-directory -j$(JOBS) build LUA=luajit; fi
 	build/core_test
 	build/skin_test
 	build/verts2d_test
