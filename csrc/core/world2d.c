@@ -266,7 +266,7 @@ static int read_locals(const anim_animator *a, anim_world2d *w, int checked) {
       ap[ANIM_ACR] = 1;
       ap[ANIM_ASR] = 0;
     }
-    ap[ANIM_AR] = NAN;
+    ap[ANIM_AR] = ap[ANIM_AHV] = NAN;
     anim_v2_store(&ap[ANIM_ASX], sc);
     if (shear_slot[j] < 0) {
       ap[ANIM_ASHX] = bone[j].shear[0];
