@@ -181,7 +181,7 @@ static ANIM_INLINE int pose_bone(const anim_animator *a, anim_world2d *w, int j,
   m[3] = f2 * lb + f3 * ld;
   /* (what DragonBones' rules read of a parent: its global scaleX's sign,
    * a root's its own, a product's as DragonBones decomposes it) */
-  w->dbn[j] = scx < 0 && (p < 0 || m0 < 0);
+  if (w->anydb) w->dbn[j] = scx < 0 && (p < 0 || m0 < 0);
   return 1;
 }
 

@@ -56,6 +56,9 @@ struct anim_world2d {
   double *ikal;            /* 3 nik: a two-bone IK's last child origin (x, y) in its parent's axes
                             * and its direction atan2(y, x) (0, 0, 0 at first: atan2's) */
   int *dbn;                /* n: DragonBones' global scaleX of the bone is negative (dragonbones2d.c) */
+  int anydb;               /* a bone or an IK constraint takes DragonBones' rules (else dbn is not kept) */
+  int rest2d;              /* -1 not known yet; 1: each rest of the rig a turn about z alone and each
+                            * rest scale's x and y not 0 (read_locals' loop without their tests) */
 };
 
 /* bone2d.c.  Bone j's world (and its frame) from its applied values and its parent's
