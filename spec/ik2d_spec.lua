@@ -151,6 +151,40 @@ describe("2D IK: two bones", function()
     close(1, w[3], 1e-12, "bend -1 from the flags")
   end)
 
+  it("at mix 1 poses sheared and reflected bones as the angles do (their turns set from vectors)", function()
+    -- At mix 1 the solve sets the bones' cosines and sines from its vectors
+    -- where their shearX is 0 or the setup's; an animated shearX takes the
+    -- angles.  The same shear given both ways: the same pose within
+    -- rounding; the one bone's axis at the target.
+    local function arm(shear, flip)
+      local sh = shear and 0 or 12
+      return assert(anim.skeleton2d{ bones = {
+        { name = "root", rotation = 10 },
+        { name = "upper", parent = "root", length = 10, rotation = 20, shear_x = sh, shear_y = 7 },
+        { name = "lower", parent = "upper", x = 10, y = 1, length = 10, rotation = 15, shear_x = sh,
+          scale_x = flip and -1 or 1 },
+        { name = "aim", parent = "root", length = 5, shear_x = sh, scale_x = flip and -2 or 1 },
+        { name = "t", parent = "root", x = 8, y = 9 },
+      }, ik = { { name = "leg", bones = { "upper", "lower" }, target = "t", order = 1 },
+                { name = "one", bones = { "aim" }, target = "t", order = 2 } } })
+    end
+    local sheared = assert(anim.clip{ joints = {}, length = 1, properties = {
+      ["upper.shear"] = { { 0, { 12, 7 } } }, ["lower.shear"] = { { 0, { 12, 0 } } },
+      ["aim.shear"] = { { 0, { 12, 0 } } } } })
+    for _, flip in ipairs({ false, true }) do
+      local a, b = posed(arm(false, flip)), posed(arm(true, flip), sheared)
+      for _, bone in ipairs({ "upper", "lower", "aim" }) do
+        local wa, wb = W(a, bone), W(b, bone)
+        for i = 1, 6 do close(wb[i], wa[i], 1e-12, bone .. "[" .. i .. "]") end
+      end
+      -- the one bone's x axis (its column) at the target, reflected or not
+      local w, tw = W(a, "aim"), W(a, "t")
+      local dx, dy = tw[5] - w[5], tw[6] - w[6]
+      close(0, w[1] * dy - w[3] * dx, 1e-9, "aim across")
+      assert(w[1] * dx + w[3] * dy > 0, "aim at the target")
+    end
+  end)
+
   it("refuses constraints that cannot be posed, naming the path", function()
     local function bad(ik, msg)
       local sk, err = anim.skeleton2d({ bones = { { name = "root" }, { name = "upper", parent = "root" },

@@ -65,6 +65,30 @@ describe("2D transform constraints", function()
       W(a, "b"), 1e-9)
   end)
 
+  it("world: a target whose x axis has no length turns the bone toward the direction 0", function()
+    -- (the turn is one atan2 of the axes' cross and dot products, which an
+    -- axis of no length leaves at 0: its direction is then atan2(0, 0), 0)
+    local sk = assert(anim.skeleton2d{ bones = {
+      { name = "root" },
+      { name = "t", parent = "root", x = 10, y = 5, rotation = 30, scale_x = 0 },
+      { name = "b", parent = "root", x = 1, y = 2, rotation = 20, scale_x = 1.5 },
+    }, transforms = { zero_mixes(tc{ mix_rotate = 0.5 }) } })
+    local a = anim.animator(sk)
+    a:update(0)
+    -- from 20 toward 0, half way: 10
+    near({ 1.5 * math.cos(10 * rad), -math.sin(10 * rad), 1.5 * math.sin(10 * rad), math.cos(10 * rad), 1, 2 },
+      W(a, "b"), 1e-9)
+  end)
+
+  it("world: a turn and a shear read back and posed again through the bone's child", function()
+    -- the constrained bone's local values are read back from its world
+    -- (its turn kept as its x axis' direction, its shearY with its cosine
+    -- and sine): its child, posed after it, follows the world it was given
+    local a = posed(zero_mixes(tc{ mix_rotate = 0.7, mix_shear_y = 0.6, mix_scale_y = 0.4, offset_shear_y = 5 }))
+    local b, k = W(a, "b"), W(a, "k")
+    near({ b[1], b[2], b[3], b[4], b[1] * 4 + b[5], b[3] * 4 + b[6] }, k, 1e-12, "k")
+  end)
+
   it("world: scale and shear copied, with offsets", function()
     local a = posed(zero_mixes(tc{ mix_scale_x = 1, mix_scale_y = 0.5, offset_scale_x = 0.5 }))
     local b = W(a, "b")

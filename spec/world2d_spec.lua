@@ -211,6 +211,20 @@ describe("2D world matrices", function()
     assert(math.abs(w[5] / (-2e200 * s30) - 1) < 1e-12 and math.abs(w[6] / (2e200 * c30) - 1) < 1e-12)
   end)
 
+  it("an axis whose setup scale is 0 takes the scale channel added (s0 + scale - 1), the others multiplied", function()
+    -- (a skeleton with such a bone reads its pose through the rests' tests;
+    -- the others through a loop without them: both by the rule)
+    local sk = assert(anim.skeleton2d{ bones = { { name = "root" },
+      { name = "z", parent = "root", scale_x = 0, scale_y = 2 }, { name = "s", parent = "root", scale_x = 1.5 } } })
+    local clip = assert(anim.clip{ length = 1, joints = {
+      z = { scale = { { 0, { 3, 2, 1 } } } }, s = { scale = { { 0, { 2, 3, 1 } } } } } })
+    local a = anim.animator(sk)
+    a:play(clip, { fade = 0 })
+    a:update(0)
+    near({ 2, 0, 0, 4, 0, 0 }, world(a, "z"), 1e-12, "z: 0 + 3 - 1, 2 x 2")
+    near({ 3, 0, 0, 3, 0, 0 }, world(a, "s"), 1e-12, "s: 1.5 x 2, 1 x 3")
+  end)
+
   it("reads the pose of absolute clips: a rotation key beyond half a turn, scale, and the shear property", function()
     local sk = assert(anim.skeleton2d{ bones = { ROOT, PARENT, CHILD } })
     local clip = assert(anim.clip{ absolute = true, euler = "xyz", length = 1, joints = {

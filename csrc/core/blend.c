@@ -153,6 +153,13 @@ typedef struct track_view {
   double time, tw, frame;      /* frame: a compressed clip's time in its frames */
 } track_view;
 
+/* (a sample's flag beside its ANIM_CH_*, in the 2D copy only: its
+ * rotation a turn about z alone, x and y zeros -- anim_zturn_inline's,
+ * anim_zturn_eval's) */
+#define CH_ZTURN 0x40
+/* (pose_joint's constant for samples that wrote nothing) */
+#define CH_NONE 0x80
+
 /* Binding b of track v.t sampled into s: anim_sample_binding, with the
  * usual joint's (fast, not muted, not adjusted) inline: the same bits. */
 static ANIM_INLINE int sample_one(const track_view *v, int b, double *s, int zinline) {
@@ -165,7 +172,7 @@ static ANIM_INLINE int sample_one(const track_view *v, int b, double *s, int zin
    * 2D skeleton's copy, a turn about z alone's first: its joint is fast,
    * and not of the two others) */
   if (zinline && jt->zturn && !jt->muted) {
-    ch = anim_clip_sample_fast_2d(v->t->clip, jt, v->time, v->hot + b * ANIM_HOT_CURSORS, s);
+    ch = anim_clip_sample_fast_2d(v->t->clip, jt, v->time, v->hot + b * ANIM_HOT_CURSORS, s) | CH_ZTURN;
   } else if (jt->fast == ANIM_FAST_PQ) {
     /* anim_clip_sample_fast of a position and a quaternion rotation (not
      * muted: ANIM_FAST_PQ says so) */
@@ -192,11 +199,15 @@ static ANIM_INLINE int sample_one(const track_view *v, int b, double *s, int zin
 }
 
 /* The sums and the pose of joint j from the m samples sv[i][jj] that
- * wrote chs[i][jj]: pq, every one a position and a rotation (a constant
- * where it is called, so that the tests fold). */
+ * wrote chs[i][jj]: cst, 0 or what every one wrote (a constant where it
+ * is called, so that the tests fold: ANIM_CH_POS | ANIM_CH_ROT in the
+ * usual blend; in the 2D copy also a rotation alone, a turn about z alone
+ * (CH_ZTURN: its x and y sums are +0 whatever the zeros' signs, so they
+ * are left out, the same bits), or nothing (CH_NONE)); zinline, the 2D
+ * copy's (its samples' flags carry CH_ZTURN). */
 static ANIM_INLINE void pose_joint(anim_animator *a, int m, int j, int jj,
                                    double sv[ONE_LEVEL_MAX][ONE_LEVEL_CHUNK][SAMPLE_STRIDE],
-                                   int chs[ONE_LEVEL_MAX][ONE_LEVEL_CHUNK], int pq) {
+                                   int chs[ONE_LEVEL_MAX][ONE_LEVEL_CHUNK], int cst, int zinline) {
   int i;
   /* the sums (f: the reference rotation), x and y of each in a pair
    * (anim_v2: P01 is P0, P1 of the scalars), in registers: no call
@@ -206,7 +217,7 @@ static ANIM_INLINE void pose_joint(anim_animator *a, int m, int j, int jj,
   int hasref = 0, animated = 0;
   for (i = 0; i < m; i++) {
     const double *v = sv[i][jj];
-    int ch = pq ? ANIM_CH_POS | ANIM_CH_ROT : chs[i][jj];
+    int ch = cst ? cst & ~CH_NONE : chs[i][jj];
     double w;
     anim_v2 vw;
     if (!ch) continue;
@@ -221,7 +232,8 @@ static ANIM_INLINE void pose_joint(anim_animator *a, int m, int j, int jj,
     if (ch & ANIM_CH_ROT) {
       W1 += w;
       if (w > 0) {
-        anim_v2 r01 = anim_v2_load(v + 3), r23 = anim_v2_load(v + 5), vs = vw;
+        anim_v2 r01 = (cst & CH_ZTURN) ? anim_v2_splat(0) : anim_v2_load(v + 3), r23 = anim_v2_load(v + 5),
+                vs = vw;
         if (!hasref) { f01 = r01; f23 = r23; f3 = v[6]; hasref = 1; }
         else {
           /* f . v in the scalar order: ((f0 v3 + f1 v4) + f2 v5) + f3 v6 */
@@ -239,7 +251,7 @@ static ANIM_INLINE void pose_joint(anim_animator *a, int m, int j, int jj,
       S2 += w * v[9];
     }
   }
-  a->animated[j] = (unsigned char)animated;
+  a->animated[j] = (unsigned char)(zinline ? animated & ANIM_CHANNEL_ALL : animated);
   {
     /* p[k] = 0 + sh * P_k (0 +: a sum of -0 gives 0, as the general
      * blend's); z: the sum anim_finite10 tests, by pairs (its order
@@ -325,10 +337,25 @@ static ANIM_INLINE void pose_chunk(anim_animator *a, int m, int j0, int j1, int 
     }
   }
   for (j = j0; j < j1; j++) {
-    int jj = j - j0, pq = 1;
-    for (i = 0; i < m; i++) pq &= chs[i][jj] == (ANIM_CH_POS | ANIM_CH_ROT);
-    if (pq) pose_joint(a, m, j, jj, sv, chs, 1);
-    else pose_joint(a, m, j, jj, sv, chs, 0);
+    int jj = j - j0, pq = 1, same = 1;
+    if (!zinline) {
+      for (i = 0; i < m; i++) pq &= chs[i][jj] == (ANIM_CH_POS | ANIM_CH_ROT);
+      if (pq) pose_joint(a, m, j, jj, sv, chs, ANIM_CH_POS | ANIM_CH_ROT, 0);
+      else pose_joint(a, m, j, jj, sv, chs, 0, 0);
+      continue;
+    }
+    /* (a 2D bone: what every track wrote, when they agree, a constant) */
+    for (i = 1; i < m; i++) same &= chs[i][jj] == chs[0][jj];
+#define CASE(c) case c: pose_joint(a, m, j, jj, sv, chs, c, 1); break
+    switch (same ? chs[0][jj] : -1) {
+    CASE(ANIM_CH_ROT | CH_ZTURN);
+    CASE(ANIM_CH_POS | ANIM_CH_ROT | CH_ZTURN);
+    CASE(ANIM_CH_ROT | ANIM_CH_SCL | CH_ZTURN);
+    CASE(ANIM_CH_POS);
+    case 0: pose_joint(a, m, j, jj, sv, chs, CH_NONE, 1); break;
+    default: pose_joint(a, m, j, jj, sv, chs, 0, 1); break;
+    }
+#undef CASE
   }
 }
 

@@ -133,8 +133,14 @@ static ANIM_INLINE int pose_bone(const anim_animator *a, anim_world2d *w, int j,
     double k = sht[2], q = sht[3];
     if (shy != b->shear[1]) {
       if (!general) return 0;
-      k = cos(shy * RAD);
-      q = sin(shy * RAD);
+      if (shy == ap[ANIM_AHV]) {
+        /* (a constraint's, which knew its cosine and sine) */
+        k = ap[ANIM_AHC];
+        q = ap[ANIM_AHS];
+      } else {
+        k = cos(shy * RAD);
+        q = sin(shy * RAD);
+      }
     }
     cy = -s * k - c * q;
     sy = c * k - s * q;
@@ -175,7 +181,7 @@ static ANIM_INLINE int pose_bone(const anim_animator *a, anim_world2d *w, int j,
   m[3] = f2 * lb + f3 * ld;
   /* (what DragonBones' rules read of a parent: its global scaleX's sign,
    * a root's its own, a product's as DragonBones decomposes it) */
-  w->dbn[j] = scx < 0 && (p < 0 || m0 < 0);
+  if (w->anydb) w->dbn[j] = scx < 0 && (p < 0 || m0 < 0);
   return 1;
 }
 
@@ -194,7 +200,7 @@ int anim_w2d_bones_world(const anim_animator *a, anim_world2d *w, const int *ops
 void anim_w2d_from_world(const anim_animator *a, anim_world2d *w, int j) {
   double *ap = &w->ap[ANIM_AP * j];
   const double *m = &w->wm[6 * j], *f = &w->fr[4 * j];
-  double la, lb, lc, ld, r;
+  double la, lb, lc, ld, r, sx, sy;
   int p = a->rig->parent[j];
   if (p < 0 || (w->bone[j].dragonbones && !(w->bone[j].dragonbones & ANIM_DB_TRANSLATION))) {
     /* (a root's, or a DragonBones bone's that takes no translation: its own) */
@@ -206,10 +212,30 @@ void anim_w2d_from_world(const anim_animator *a, anim_world2d *w, int j) {
   }
   /* L = F^-1 W, each column through the frame's inverse */
   if (!anim_w2d_in_frame(f, 0, 0, m[0], m[2], &la, &lc) || !anim_w2d_in_frame(f, 0, 0, m[1], m[3], &lb, &ld)) return;
-  r = atan2(lc, la) * DEG;
-  ap[ANIM_AR] = r;
+  sx = sqrt(la * la + lc * lc);
+  sy = sqrt(lb * lb + ld * ld);
   ap[ANIM_ASHX] = 0;
-  ap[ANIM_ASX] = sqrt(la * la + lc * lc);
-  ap[ANIM_ASY] = sqrt(lb * lb + ld * ld);
-  ap[ANIM_ASHY] = anim_w2d_wrap(atan2(ld, lb) * DEG - 90 - r);
+  ap[ANIM_ASX] = sx;
+  ap[ANIM_ASY] = sy;
+  if (!(sx > 0 && sx <= DBL_MAX && sy > 0 && sy <= DBL_MAX)) {
+    r = atan2(lc, la) * DEG;
+    ap[ANIM_AR] = r;
+    ap[ANIM_ASHY] = anim_w2d_wrap(atan2(ld, lb) * DEG - 90 - r);
+    return;
+  }
+  /* the turn as the x axis' direction (its cosine and sine: no atan2, and
+   * no sine when the bone is posed), shearY from the angle phi between the
+   * axes, whose cosine and sine are kept with it: cos(phi - 90) = sin phi,
+   * sin(phi - 90) = -cos phi (the same values within rounding as the
+   * axes' two angles' difference) */
+  ap[ANIM_ACR] = la / sx;
+  ap[ANIM_ASR] = lc / sx;
+  ap[ANIM_AR] = NAN;
+  {
+    double cp = (la * lb + lc * ld) / (sx * sy), sp = (la * ld - lc * lb) / (sx * sy);
+    ap[ANIM_ASHY] = anim_w2d_wrap(atan2(sp, cp) * DEG - 90);
+    ap[ANIM_AHV] = ap[ANIM_ASHY];
+    ap[ANIM_AHC] = sp;
+    ap[ANIM_AHS] = -cp;
+  }
 }

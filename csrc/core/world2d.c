@@ -94,6 +94,7 @@ anim_world2d *anim_world2d_new(const anim_mem *m, const anim_w2d_def *d, const c
   w->ntc = d->ntc;
   w->nops = d->nops;
   w->gen = -1;
+  w->rest2d = -1;
   w->ap = (double *)(void *)(mem + o[0]);
   w->wm = (double *)(void *)(mem + o[1]);
   w->fr = (double *)(void *)(mem + o[2]);
@@ -114,6 +115,7 @@ anim_world2d *anim_world2d_new(const anim_mem *m, const anim_w2d_def *d, const c
 #define COPY(dst, src, len) do { memcpy(s, (src), (len)); (dst) = s; s += (len) + 1; } while (0)
   for (i = 0; i < n; i++) {
     w->bone[i] = d->bones[i];
+    w->anydb |= d->bones[i].dragonbones != 0;
     COPY(w->bone[i].shear_name, d->bones[i].shear_name, d->bones[i].shear_len);
     COPY(w->bone[i].inherit_name, d->bones[i].inherit_name, d->bones[i].inherit_len);
     w->shear_slot[i] = w->inherit_slot[i] = -1;
@@ -128,6 +130,7 @@ anim_world2d *anim_world2d_new(const anim_mem *m, const anim_w2d_def *d, const c
   }
   for (i = 0; i < d->nik; i++) {
     w->ik[i] = d->ik[i];
+    w->anydb |= d->ik[i].dragonbones != 0;
     COPY(w->ik[i].name, d->ik[i].name, d->ik[i].name_len);
     COPY(w->ik[i].flags, d->ik[i].flags, d->ik[i].flags_len);
     w->ik_slot[2 * i] = w->ik_slot[2 * i + 1] = -1;
@@ -154,7 +157,10 @@ int anim_animator_set_world2d(anim_animator *a, anim_world2d *w) {
   if (w && w->n != a->rig->n) return -1;
   anim_world2d_free(a->w2d);
   a->w2d = w;
-  if (w) w->valid = 0;
+  if (w) {
+    w->valid = 0;
+    w->rest2d = -1;
+  }
   return 0;
 }
 
@@ -215,7 +221,7 @@ static double prop_or(const anim_animator *a, int slot, int c, double dflt) {
  * (a sum is finite only when every number is; an overflow only makes the
  * caller check): 0 when the sum is not, and the caller reads them again
  * checked, each bone's numbers made finite (rarely). */
-static int read_locals(const anim_animator *a, anim_world2d *w, int checked) {
+static ANIM_INLINE int read_locals_in(const anim_animator *a, anim_world2d *w, int checked, int rest2d) {
   const anim_rig *r = a->rig;
   const double *pose = a->pose;
   double(*rest_pos)[3] = r->rest_pos, (*rest_rot)[4] = r->rest_rot, (*rest_scl)[3] = r->rest_scl;
@@ -228,7 +234,7 @@ static int read_locals(const anim_animator *a, anim_world2d *w, int checked) {
     const double *rq = rest_rot[j], *b = pose + 3;
     anim_v2 xy = anim_v2_add(anim_v2_load(rest_pos[j]), anim_v2_load(pose)), q01, q23, sc;
     double z, qw, nq;
-    if (rq[0] == 0 && rq[1] == 0) {
+    if (rest2d || (rq[0] == 0 && rq[1] == 0)) {
       /* (a 2D rest: a turn about z, whose product with the pose's quaternion
        * is anim_quat_mul's with its zero terms left out: the same values,
        * the zeros' signs aside; u - v as u + -v, the same bits) */
@@ -243,6 +249,8 @@ static int read_locals(const anim_animator *a, anim_world2d *w, int checked) {
     }
     if (!scaled) {
       sc = anim_v2_load(pose + 7);
+    } else if (rest2d) {
+      sc = anim_v2_mul(anim_v2_load(rest_scl[j]), anim_v2_load(pose + 7));
     } else {
       double rx = rest_scl[j][0], ry = rest_scl[j][1];
       sc = anim_v2_set(rx != 0 ? rx * pose[7] : pose[7] - 1, ry != 0 ? ry * pose[8] : pose[8] - 1);
@@ -266,7 +274,7 @@ static int read_locals(const anim_animator *a, anim_world2d *w, int checked) {
       ap[ANIM_ACR] = 1;
       ap[ANIM_ASR] = 0;
     }
-    ap[ANIM_AR] = NAN;
+    ap[ANIM_AR] = ap[ANIM_AHV] = NAN;
     anim_v2_store(&ap[ANIM_ASX], sc);
     if (shear_slot[j] < 0) {
       ap[ANIM_ASHX] = bone[j].shear[0];
@@ -284,6 +292,22 @@ static int read_locals(const anim_animator *a, anim_world2d *w, int checked) {
     }
   }
   return (anim_v2_lo(sum) + anim_v2_hi(sum)) * 0 == 0;
+}
+
+/* read_locals_in, its loop without the rests' tests where each rest is a
+ * turn about z and no rest scale is 0 (rest2d: found once; the same
+ * operations, so the same bits) */
+static int read_locals(const anim_animator *a, anim_world2d *w, int checked) {
+  if (w->rest2d < 0) {
+    const anim_rig *r = a->rig;
+    int j;
+    w->rest2d = 1;
+    for (j = 0; j < r->n; j++)
+      if (r->rest_rot[j][0] != 0 || r->rest_rot[j][1] != 0 || r->rest_scl[j][0] == 0 || r->rest_scl[j][1] == 0)
+        w->rest2d = 0;
+  }
+  if (!checked && w->rest2d) return read_locals_in(a, w, 0, 1);
+  return read_locals_in(a, w, checked, 0);
 }
 
 /* IK constraint i with its properties' values, else its setup's. */

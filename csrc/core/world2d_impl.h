@@ -22,10 +22,13 @@
  * that reads the angle asks anim_w2d_angle, and one that sets it sets
  * ANIM_AR, which bone2d.c then reads instead. */
 enum { ANIM_AX, ANIM_AY, ANIM_AR, ANIM_ASX, ANIM_ASY, ANIM_ASHX, ANIM_ASHY, ANIM_ACR, ANIM_ASR,
-       ANIM_AMC, ANIM_AMS, ANIM_AMR, ANIM_AP };
+       ANIM_AMC, ANIM_AMS, ANIM_AMR, ANIM_AHV, ANIM_AHC, ANIM_AHS, ANIM_AP };
 /* (ANIM_AMC, ANIM_AMS: the cosine and sine anim_w2d_angle last read an
  * angle from, ANIM_AMR that angle: kept between updates, 0, 0, 0 at first,
- * atan2's; a constraint's bone the pose does not turn asks no atan2) */
+ * atan2's; a constraint's bone the pose does not turn asks no atan2;
+ * ANIM_AHV: the shearY whose cosine and sine a constraint that set it
+ * knew, ANIM_AHC and ANIM_AHS, so that bone2d.c asks no sine for it --
+ * NaN from each update's reading of the pose) */
 /* the numbers of a bone's setup shear kept with the block (sht) */
 #define ANIM_SHT 6
 
@@ -53,6 +56,9 @@ struct anim_world2d {
   double *ikal;            /* 3 nik: a two-bone IK's last child origin (x, y) in its parent's axes
                             * and its direction atan2(y, x) (0, 0, 0 at first: atan2's) */
   int *dbn;                /* n: DragonBones' global scaleX of the bone is negative (dragonbones2d.c) */
+  int anydb;               /* a bone or an IK constraint takes DragonBones' rules (else dbn is not kept) */
+  int rest2d;              /* -1 not known yet; 1: each rest of the rig a turn about z alone and each
+                            * rest scale's x and y not 0 (read_locals' loop without their tests) */
 };
 
 /* bone2d.c.  Bone j's world (and its frame) from its applied values and its parent's
