@@ -89,8 +89,9 @@ function M.reduce(c, rig, options)
   local info = core.clip_info(c)
   if info.layout == "poses" then return c end
   -- (the clip's own table holds its keys in the core: the file's shape is
-  -- what anim.table gives)
-  local src, why = encode.table(c, { version = 3 })
+  -- what anim.table gives; read only, and every clip built of a copy: not
+  -- copied, encode.table_shared)
+  local src, why = encode.table_shared(c, { version = 3 })
   if not src then error(why, 0) end
   if type(src.joints) ~= "table" then return c end
   local name = info.name or "clip"
