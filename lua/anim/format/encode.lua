@@ -229,6 +229,8 @@ local function check_depth(depth, path)
   end
 end
 
+local HUGE = math.huge
+
 -- One-line form, or nil as soon as it would be longer than budget.
 local function inline(v, sch, path, depth, budget)
   if type(v) ~= "table" then
@@ -245,8 +247,17 @@ local function inline(v, sch, path, depth, budget)
     local sep = i > 1 and 2 or 0
     local room = budget - len - sep - #prefix
     if room < 0 then return nil end
-    local s = inline(rawget(v, k), child_schema(sch, k), { up = path, k = k }, depth + 1, room)
-    if not s then return nil end
+    local x = rawget(v, k)
+    local s
+    -- (a finite number, most of a clip's text: its text as inline's, with
+    -- no place made for a message it cannot have)
+    if type(x) == "number" and x == x and x ~= HUGE and x ~= -HUGE then
+      s = number_text(x)
+      if #s > room then return nil end
+    else
+      s = inline(x, child_schema(sch, k), { up = path, k = k }, depth + 1, room)
+      if not s then return nil end
+    end
     parts[i] = prefix .. s
     len = len + sep + #prefix + #s
   end
