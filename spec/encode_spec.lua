@@ -776,6 +776,17 @@ describe("encode refuses values JSON cannot hold", function()
   end)
 end)
 
+describe("encode.table_shared", function()
+  it("gives anim.table's table, not copied again, and its failures", function()
+    local encode = require "anim.format.encode"
+    local c = assert(anim.clip { length = 1, joints = { a = { position = { { 0, { 0, 0, 0 } }, { 1, { 1, 0, 0 } } } } },
+      markers = { { time = 0.5, name = "m" } } })
+    assert.are.same(anim.table(c, { version = 3 }), encode.table_shared(c, { version = 3 }))
+    assert.are.same({ anim.table(c, { version = 1 }) }, { encode.table_shared(c, { version = 1 }) })
+    assert.has_error(function() encode.table_shared("x") end)
+  end)
+end)
+
 describe("encode of an imported clip", function()
   it("returns the importer's approx, and writes nothing extra for it", function()
     local src = { joints = { a = { position = { { 0, { 0, 0, 0 } }, { 1, { 1, 0, 0 } } } } } }

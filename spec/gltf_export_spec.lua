@@ -145,6 +145,29 @@ describe("anim.export_gltf", function()
     end
   end)
 
+  it("turns tangents (df) only for CUBICSPLINE keys: LINEAR and STEP write none", function()
+    local K = require "anim.export.gltf.keys"
+    local turned = 0
+    local function f(v) return { v[1] + 1, v[2], v[3] } end
+    local function df(m)
+      turned = turned + 1
+      return { 2 * m[1], m[2], m[3] }
+    end
+    local lin = { { t = 0, v = { 0, 0, 0 }, kind = "lin" }, { t = 0.5, v = { 1, 2, 3 }, kind = "lin" },
+      { t = 1, v = { 2, 2, 2 } } }
+    local out, mode = K.gltf_keys(lin, f, df)
+    assert.are.equal("LINEAR", mode)
+    assert.are.equal(0, turned)
+    assert.are.same({ 0, 0.5, 1 }, { out[1].t, out[2].t, out[3].t })
+    assert.are.same({ { 1, 0, 0 }, { 2, 2, 3 }, { 3, 2, 2 } }, { out[1].v, out[2].v, out[3].v })
+    local herm = { { t = 0, v = { 0, 0, 0 }, kind = "herm", m0 = { 1, 0, 0 }, m1 = { 0, 1, 0 } }, { t = 1, v = { 1, 1, 1 } } }
+    out, mode = K.gltf_keys(herm, f, df)
+    assert.are.equal("CUBICSPLINE", mode)
+    assert.are.equal(4, turned)
+    assert.are.same({ 2, 0, 0 }, out[1].b)
+    assert.are.same({ 0, 1, 0 }, out[2].a)
+  end)
+
   it("reads handles with a time per axis: thirds on every axis exact, other times baked and listed", function()
     -- a: the channel keeps a time per axis (the linear key's out handle, which
     -- plays no part) and its bezier handles are thirds: a Hermite segment

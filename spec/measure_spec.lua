@@ -225,6 +225,17 @@ describe("the measure in C", function()
         { 0 })))
       assert.matches("times%[1%] must be finite", select(2, pcall(core.measure_compare, mtree, clip, one, false, clip,
         one, false, b.rj, 1, { 0 / 0 })))
+      -- a node's channels compared in one pass (a list of channels): the
+      -- differences of one channel at a time, in the list's order
+      local two, ts, each = { gen = binds.gen, { cj = binds[#binds].cj, rj = b.rj } }, { 0, 0.3, 0.5, 1, 1.7, 2.5 }, {}
+      local function cmp(chs) return { core.measure_compare(mtree, clip, one, false, clip, two, false, b.rj, chs, ts) } end
+      for chi = 1, 3 do each[chi] = cmp(chi)[1] end
+      assert.is_true(each[1] + each[2] + each[3] > 0)
+      assert.are.same(each, cmp { 1, 2, 3 })
+      assert.are.same({ each[3], each[1] }, cmp { 3, 1 })
+      assert.are.same({ each[2] }, cmp { 2 })
+      assert.matches("channel", select(2, pcall(cmp, { 1, 4 })))
+      assert.matches("1 to 3 channels", select(2, pcall(cmp, {})))
     end)
   end
 

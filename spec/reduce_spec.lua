@@ -128,6 +128,31 @@ describe("small exports", function()
     for _, a in ipairs(approx) do assert.is_nil(a.reduced) end
   end)
 
+  it("return a clip with nothing dense as it is, before its node tree is made (.anim)", function()
+    local RC = require "anim.export.gltf.reduce_clip"
+    local N = require "anim.export.gltf.nodes"
+    local sparse = assert(anim.clip { length = 2, joints = { head = {
+      rotation = { { 0, { 0, 0, 0 } }, { 1, { 0, 40, 0 } }, { 2, { 0, 0, 0 } } },
+      position = { { 0, { 0, 0, 0 } }, { 2, { 0, 1, 0 } } } } } })
+    local skel, rig = random_rig(3)
+    local dense = random_clip(skel, 60, 1)
+    local node_tree, trees = N.node_tree, 0
+    N.node_tree = function(...)
+      trees = trees + 1
+      return node_tree(...)
+    end
+    local ok, err = pcall(function()
+      assert.are.equal(sparse, RC.reduce(sparse, anim.rig("player")))
+      assert.are.equal(0, trees)
+      local c2, report = RC.reduce(dense, rig)
+      assert.are_not.equal(dense, c2)
+      assert.is_true(report.after < report.before)
+      assert.are.equal(1, trees)
+    end)
+    N.node_tree = node_tree
+    assert(ok, err)
+  end)
+
   it("refuse bad options, naming them", function()
     local c = anim.clip { version = 3, length = 1, joints = {} }
     assert.has_error(function() anim.export_gltf(c, "x.glb", { error = 0 }) end,

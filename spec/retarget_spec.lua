@@ -89,6 +89,28 @@ describe("name resolution", function()
     assert.are.same({ by = "unmatched" }, clip_of { "arm" }:bindings(player).arm)
   end)
 
+  it("makes each name's guessing key once (the glTF export resolves a clip several times)", function()
+    local bind = require "anim.format.bind"
+    local c, guess, calls = clip_of { "arm_L_x1", "BodyX1" }, bind.guess_key, {}
+    bind.guess_key = function(n)
+      calls[n] = (calls[n] or 0) + 1
+      return guess(n)
+    end
+    local ok, err = pcall(function()
+      for _ = 1, 3 do
+        local r = bind.resolve(c, player)
+        assert.are.same({ by = "unmatched" }, r.arm_L_x1)
+      end
+    end)
+    bind.guess_key = guess
+    assert(ok, err)
+    assert.are.same(1, calls.arm_L_x1)
+    assert.are.same(1, calls.BodyX1)
+    -- (the same keys as made afresh: a guess found through the kept ones)
+    assert.are.same({ joint = "leftArm", by = "guess" }, clip_of { "ARM-L" }:bindings(player)["ARM-L"])
+    assert.are.same({ joint = "leftArm", by = "guess" }, clip_of { "ARM-L" }:bindings(player)["ARM-L"])
+  end)
+
   it("takes the map first, then the clip's retarget field, then the same name, then a guess", function()
     local c = clip_of({ "head", "torso", "body", "left-arm" }, { retarget = { head = "leftLeg", ["left-arm"] = "" } })
     local m = assert(anim.decode_retarget [[{"version": 1, "joints": {"head": "rightArm", "torso": ""}}]])

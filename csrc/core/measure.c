@@ -227,20 +227,18 @@ static double difference(int ch, const double *a, const double *b) {
   return m;
 }
 
-double anim_measure_compare(const anim_mtree *tree, const anim_mclip *a, const anim_mclip *b, int i, int ch,
-                            const double *times, int nt) {
-  double worst = 0;
-  int k;
+void anim_measure_compare(const anim_mtree *tree, const anim_mclip *a, const anim_mclip *b, int i, int chs,
+                          const double *times, int nt, double worst[3]) {
+  int k, c;
+  for (c = 0; c < 3; c++) worst[c] = 0;
   for (k = 0; k < nt; k++) {
     double tr[2][3], q[2][4], sc[2][3], d;
     local_at(tree, a, i, times[k], tr[0], q[0], sc[0]);
     local_at(tree, b, i, times[k], tr[1], q[1], sc[1]);
-    if (ch == ANIM_CH_ROT) d = difference(ch, q[0], q[1]);
-    else if (ch == ANIM_CH_POS) d = difference(ch, tr[0], tr[1]);
-    else d = difference(ch, sc[0], sc[1]);
-    if (d > worst) worst = d;
+    if ((chs & ANIM_CH_POS) && (d = difference(ANIM_CH_POS, tr[0], tr[1])) > worst[0]) worst[0] = d;
+    if ((chs & ANIM_CH_ROT) && (d = difference(ANIM_CH_ROT, q[0], q[1])) > worst[1]) worst[1] = d;
+    if ((chs & ANIM_CH_SCL) && (d = difference(ANIM_CH_SCL, sc[0], sc[1])) > worst[2]) worst[2] = d;
   }
-  return worst;
 }
 
 /* keys.lua's 32-bit floats: f32 (core.float32), the float after (up) or

@@ -77,11 +77,13 @@ void anim_measure_error(const anim_mtree *tree, const anim_mclip *mc, const anim
 int anim_measure_bake(const anim_mtree *tree, const anim_mclip *mc, int i, int ch, double *ts, int nts, double *ot,
                       double *ov);
 
-/* The largest difference of node i's local channel ch between a and b
- * (each with mask[i] ch) at times[0..nt): sample.lua's difference (the
- * angle between two turns, radians; else the largest difference of a
- * component), as export/gltf/init.lua's compare_back takes it. */
-double anim_measure_compare(const anim_mtree *tree, const anim_mclip *a, const anim_mclip *b, int i, int ch,
-                            const double *times, int nt);
+/* The largest difference of each of node i's local channels chs (flags)
+ * between a and b (each with mask[i] chs) at times[0..nt), into worst
+ * (position, rotation, scale; 0 for a channel not asked): sample.lua's
+ * difference (the angle between two turns, radians; else the largest
+ * difference of a component), as export/gltf/init.lua's compare_back
+ * takes it -- a node's channels in one pass, each played once a time. */
+void anim_measure_compare(const anim_mtree *tree, const anim_mclip *a, const anim_mclip *b, int i, int chs,
+                          const double *times, int nt, double worst[3]);
 
 #endif

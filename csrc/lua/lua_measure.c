@@ -14,7 +14,8 @@
  *     shorts a rotation's made unit and rounded as keys.lua's short_quat)
  *   core.measure_compare(tree, clip, binds, absolute, clip2, binds2,
  *     absolute2, node, ch, times) -> the largest difference of the node's
- *     channel ch as the two clips play it (sample.lua's difference)
+ *     channel ch as the two clips play it (sample.lua's difference); ch
+ *     a list of channels: one such difference each, in one pass
  * tree: { parent = { p, ... } (0 at a root), rest = { 10 numbers a node:
  * translation, rotation, scale } }; binds: bind.get's list for clip;
  * list: node indices (1-based), parents first, each one's parent listed
@@ -117,9 +118,8 @@ static void read_clip(lua_State *L, int ci, int bi, int ai, int n, anim_mclip *m
   anim_clip *c = anim_lua_checkclip(L, ci);
   const anim_binding **on;
   anim_binding *binds;
-  int nb, k;
+  int nb, k, nj = c->njoints;
   unsigned gen = c->gen;
-  int nj = c->njoints;
   on = lua_newuserdatauv(L, sizeof *on * (size_t)(n ? n : 1), 0);
   for (k = 0; k < n; k++) on[k] = NULL;
   binds = anim_lua_checkbindings(L, bi, nj, gen, n, &nb);
@@ -163,6 +163,7 @@ static void read_chans(lua_State *L, int idx, int n, anim_mclip *mc, int *kt) {
 }
 
 static int to_keys(lua_State *L, int idx, anim_keychan *ch);
+static void push_lua(lua_State *L, double v);
 
 /* The keys' pointers of read_chans (kt: the keys' table), checked: a
  * rotation's quaternions, 3 numbers a key for the others. */
@@ -211,9 +212,7 @@ static int measure_frames(lua_State *L) {
   int nt, nl, ns, k, hi, kt, *list, *slot;
   unsigned char *listed;
   double *w;
-  luaL_checktype(L, 5, LUA_TTABLE);
-  luaL_checktype(L, 6, LUA_TTABLE);
-  luaL_checktype(L, 7, LUA_TTABLE);
+  for (k = 5; k <= 7; k++) luaL_checktype(L, k, LUA_TTABLE);
   lua_settop(L, 8);
   read_tree(L, 1, &tree);
   read_clip(L, 2, 3, 4, tree.n, &mc);
@@ -277,12 +276,8 @@ static int measure_error(lua_State *L) {
   take(L, 3, &mc);
   take_keys(L, kt, tree.n, &mc);
   anim_measure_error(&tree, &mc, &f, list, nl, dirty, distance, w, per, errs);
-  /* (an error of exactly 0 is Lua's integer 0, as reduce.lua's start) */
-  for (k = 0; k < nl; k++) {
-    if (per[k] == 0) lua_pushinteger(L, 0);
-    else lua_pushnumber(L, per[k]);
-    lua_rawseti(L, 8, list[k] + 1);
-  }
+  /* (an error of exactly 0 is Lua's integer 0, as reduce.lua's start: push_lua) */
+  for (k = 0; k < nl; k++) push_lua(L, per[k]), lua_rawseti(L, 8, list[k] + 1);
   if (errs) {
     size_t e, ne = (size_t)h->nt * (size_t)nl;
     at = (lua_Integer)lua_rawlen(L, 9);
@@ -310,7 +305,6 @@ static int measure_frame(lua_State *L) {
 }
 
 static const int CH_OF[3] = {ANIM_CH_POS, ANIM_CH_ROT, ANIM_CH_SCL};
-static void push_lua(lua_State *L, double v);
 
 /* The finite times at idx into a userdata pushed, their count in *nt;
  * a mask of the tree's n nodes with node's channel ch alone in another. */
@@ -390,27 +384,32 @@ static int measure_bake(lua_State *L) {
 }
 
 /* core.measure_compare(tree, clip, binds, absolute, clip2, binds2,
- * absolute2, node, ch, times) */
+ * absolute2, node, ch (or a list of them), times) */
 static int measure_compare(lua_State *L) {
   anim_mtree tree;
   anim_mclip a, b;
   unsigned char *mask;
-  double *times;
-  int node, ch, nt;
+  double *times, worst[3];
+  int node, chs = 0, slot[3], nt, k, list = lua_istable(L, 9), nc = list ? (int)lua_rawlen(L, 9) : 1;
   luaL_checktype(L, 10, LUA_TTABLE);
   lua_settop(L, 10);
+  if (nc < 1 || nc > 3) luaL_error(L, "1 to 3 channels");
+  for (k = 0; k < nc; k++, lua_settop(L, 10)) {
+    if (list) lua_rawgeti(L, 9, k + 1);
+    chs |= CH_OF[slot[k] = (int)anim_lua_checkrange(L, list ? 11 : 9, 1, 3, "channel") - 1];
+  }
   read_tree(L, 1, &tree);
   node = (int)anim_lua_checkrange(L, 8, 1, tree.n, "node") - 1;
-  ch = CH_OF[anim_lua_checkrange(L, 9, 1, 3, "channel") - 1];
   read_clip(L, 2, 3, 4, tree.n, &a);
   read_clip(L, 5, 6, 7, tree.n, &b);
-  times = read_times(L, 10, tree.n, node, ch, &nt, &mask);
+  times = read_times(L, 10, tree.n, node, chs, &nt, &mask);
   take(L, 2, &a);
   take(L, 5, &b);
   a.mask = b.mask = mask, a.keys = b.keys = NULL;
+  anim_measure_compare(&tree, &a, &b, node, chs, times, nt, worst);
   /* (none above 0: Lua's integer 0, as compare_back's start) */
-  push_lua(L, anim_measure_compare(&tree, &a, &b, node, ch, times, nt));
-  return 1;
+  for (k = 0; k < nc; k++) push_lua(L, worst[slot[k]]);
+  return nc;
 }
 
 #define KEYS_MT "anim.measure_keys"

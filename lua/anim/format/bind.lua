@@ -52,6 +52,20 @@ function M.guess_key(name)
   return side .. ":" .. core_name
 end
 
+-- (each name's key made once: the glTF export resolves every clip on its
+-- node tree several times, the rig's joints and the clip's each time;
+-- a few thousand names kept at most)
+local guessed, nguessed = {}, 0
+local function guess(name)
+  local k = guessed[name]
+  if not k then
+    k = M.guess_key(name)
+    if nguessed >= 4096 then guessed, nguessed = {}, 0 end
+    guessed[name], nguessed = k, nguessed + 1
+  end
+  return k
+end
+
 -- Rests ---------------------------------------------------------------------------
 
 -- Rig-space rest rotations of a clip skeleton (composed down its parents).
@@ -99,7 +113,7 @@ function M.resolve(clip, rig, map)
   local keys = {}
   for _, j in ipairs(rinfo.joints) do
     if not taken[j.name] then
-      local k = M.guess_key(j.name)
+      local k = guess(j.name)
       if keys[k] == nil then keys[k] = j.name else keys[k] = false end -- false: ambiguous
     end
   end
@@ -107,11 +121,11 @@ function M.resolve(clip, rig, map)
   -- and no other clip joint guessing the same rig joint
   local claims = {}
   for _, name in ipairs(pending) do
-    local hit = keys[M.guess_key(name)]
+    local hit = keys[guess(name)]
     if hit then claims[hit] = (claims[hit] or 0) + 1 end
   end
   for _, name in ipairs(pending) do
-    local hit = keys[M.guess_key(name)]
+    local hit = keys[guess(name)]
     if hit and claims[hit] == 1 then out[name] = { joint = hit, by = "guess" }
     else out[name] = { by = "unmatched" } end
   end

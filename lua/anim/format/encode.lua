@@ -229,6 +229,8 @@ local function check_depth(depth, path)
   end
 end
 
+local HUGE = math.huge
+
 -- One-line form, or nil as soon as it would be longer than budget.
 local function inline(v, sch, path, depth, budget)
   if type(v) ~= "table" then
@@ -245,8 +247,17 @@ local function inline(v, sch, path, depth, budget)
     local sep = i > 1 and 2 or 0
     local room = budget - len - sep - #prefix
     if room < 0 then return nil end
-    local s = inline(rawget(v, k), child_schema(sch, k), { up = path, k = k }, depth + 1, room)
-    if not s then return nil end
+    local x = rawget(v, k)
+    local s
+    -- (a finite number, most of a clip's text: its text as inline's, with
+    -- no place made for a message it cannot have)
+    if type(x) == "number" and x == x and x ~= HUGE and x ~= -HUGE then
+      s = number_text(x)
+      if #s > room then return nil end
+    else
+      s = inline(x, child_schema(sch, k), { up = path, k = k }, depth + 1, room)
+      if not s then return nil end
+    end
     parts[i] = prefix .. s
     len = len + sep + #prefix + #s
   end
@@ -289,20 +300,27 @@ end
 -- text may have (anim.limits.bytes: each value takes at least one), before
 -- anything is written.
 local function check_size(t)
-  local memo, max = {}, limits.current.bytes
-  local function size(v, depth, path)
+  -- (the keys down to a table in `keys`: its path, { up, k }, made only for
+  -- a message)
+  local memo, max, keys = {}, limits.current.bytes, {}
+  local function size(v, depth)
     if type(v) ~= "table" then return 1 end
     if memo[v] then return memo[v] end
-    check_depth(depth, path)
+    if depth > limits.current.depth then
+      local path
+      for d = 2, depth do path = { up = path, k = keys[d] } end
+      check_depth(depth, path)
+    end
     local n = 1
     for k, x in next, v do
-      n = n + size(x, depth + 1, { up = path, k = k })
+      keys[depth + 1] = k
+      n = n + size(x, depth + 1)
       if n > max then break end
     end
     memo[v] = n
     return n
   end
-  if size(t, 1, nil) > max then
+  if size(t, 1) > max then
     fail("", "the text would hold more than %d values, beyond anim.limits.bytes (a table held at several places"
       .. " is written at each)", max)
   end
@@ -503,16 +521,23 @@ local function deep_copy(v)
   return out
 end
 
-function M.table(c, options)
+local function table_of(c, options, copy)
   check_clip(c, "table")
   local version = check_options(options, 2, "table")
   local info = core.clip_info(c)
   return E.catch(info.name or "clip", function()
     local doc = document(info, version)
     check_size(doc)
-    return deep_copy(doc), info.approx
+    return copy and deep_copy(doc) or doc, info.approx
   end)
 end
+function M.table(c, options) return table_of(c, options, true) end
+
+-- The same table not copied again (a clip's source is rebuilt at each
+-- ask, keys.lua; the copy is for scripts that change what they get): for
+-- readers that change nothing in it (export/gltf/reduce_clip.lua, whose
+-- clips are built of copies).
+function M.table_shared(c, options) return table_of(c, options, false) end
 
 -- Writes text to path atomically: a temporary file beside it, renamed
 -- over it (anim.save, anim.export_gltf).  true, or nil and

@@ -445,16 +445,30 @@ local function compare_back(c, out, check, cname, L, fps, approx, mtree)
   local absolute, sample, into, want, gv = c.absolute, core.clip_sample_joint, S.played_into, {}, {}
   -- (in C when the rests are numbers: core.measure_compare, the same
   -- samples and difference)
-  local times, gen, bgen
+  local times, gen, bgen, by
   if mtree then
     times, gen, bgen = {}, core.clip_reloads(c), core.clip_reloads(back)
     for k = 0, steps do times[k + 1] = math.min(L, k / rate) end
+    -- (the channels of one binding compared in one pass: each time played
+    -- once for all of them, the same differences)
+    by = {}
+    for _, o in ipairs(out) do
+      local g = by[o.b] or {}
+      by[o.b], g[#g + 1] = g, o
+    end
   end
   for _, o in ipairs(out) do
     local worst, bj, at, ch = 0, bindex[o.node], AT[o.ch], CH[o.ch]
     if times then
-      worst = core.measure_compare(mtree, c, { gen = gen, o.b }, absolute, back,
-        { gen = bgen, { cj = bj, rj = o.b.rj } }, true, o.b.rj, ch, times)
+      local g = by[o.b]
+      if not g.worst then
+        local chs = {}
+        for k, x in ipairs(g) do chs[k] = CH[x.ch] end
+        g.worst = { core.measure_compare(mtree, c, { gen = gen, o.b }, absolute, back,
+          { gen = bgen, { cj = bj, rj = o.b.rj } }, true, o.b.rj, chs, times) }
+        for k, x in ipairs(g) do g[x] = g.worst[k] end
+      end
+      worst = g[o]
     else
       for k = 0, steps do
         local tt = math.min(L, k / rate)

@@ -1,6 +1,7 @@
 -- export/gltf/json.lua: the JSON text of a glTF document (arrays marked
 -- as such, numbers written to round-trip), and padding to 4 bytes.
 local E = require "anim.base.errors"
+local compat = require "anim.base.compat"
 local encode = require "anim.format.encode"
 
 local M = {}
@@ -14,42 +15,60 @@ local fail = E.fail
 local ARRAY = {}
 local function arr(t) return setmetatable(t or {}, ARRAY) end
 
-local function json(v, out)
-  local ty = type(v)
-  if ty ~= "table" then
-    out[#out + 1] = encode.scalar_text(v, "")
-    return
-  end
-  local mt = getmetatable(v)
-  if mt == ARRAY or (mt == nil and #v > 0 and E.is_array(v)) then
-    out[#out + 1] = "["
-    for i, x in ipairs(v) do
-      if i > 1 then out[#out + 1] = "," end
-      json(x, out)
-    end
-    out[#out + 1] = "]"
-    return
-  end
-  local keys = {}
-  for k in pairs(v) do
-    if type(k) ~= "string" then fail("", "a table with keys that are not strings cannot be written as JSON") end
-    keys[#keys + 1] = k
-  end
-  table.sort(keys)
-  out[#out + 1] = "{"
-  for i, k in ipairs(keys) do
-    if i > 1 then out[#out + 1] = "," end
-    out[#out + 1] = encode.scalar_text(k, "")
-    out[#out + 1] = ":"
-    json(v[k], out)
-  end
-  out[#out + 1] = "}"
-end
+-- (one string per value of the text, kept in `out` at n; each key's text
+-- made once a document; integers written as number_text writes them)
+local scalar_text, mtype, format, sort, concat = encode.scalar_text, compat.mtype, string.format, table.sort, table.concat
 
-local function json_text(v)
-  local out = {}
-  json(v, out)
-  return table.concat(out)
+local function json_text(doc)
+  local out, n, texts = {}, 0, {}
+  local function key_text(k)
+    local x = texts[k]
+    if not x then
+      x = scalar_text(k, "")
+      texts[k] = x
+    end
+    return x
+  end
+  local function json(v)
+    local ty = type(v)
+    if ty ~= "table" then
+      n = n + 1
+      if ty == "number" and mtype(v) == "integer" then out[n] = format("%d", v) else out[n] = scalar_text(v, "") end
+      return
+    end
+    local mt = getmetatable(v)
+    if mt == ARRAY or (mt == nil and #v > 0 and E.is_array(v)) then
+      n = n + 1
+      out[n] = "["
+      for i, x in ipairs(v) do
+        if i > 1 then
+          n = n + 1
+          out[n] = ","
+        end
+        json(x)
+      end
+      n = n + 1
+      out[n] = "]"
+      return
+    end
+    local keys = {}
+    for k in pairs(v) do
+      if type(k) ~= "string" then fail("", "a table with keys that are not strings cannot be written as JSON") end
+      keys[#keys + 1] = k
+    end
+    sort(keys)
+    n = n + 1
+    out[n] = "{"
+    for i, k in ipairs(keys) do
+      n = n + 1
+      out[n] = (i > 1 and "," or "") .. key_text(k) .. ":"
+      json(v[k])
+    end
+    n = n + 1
+    out[n] = "}"
+  end
+  json(doc)
+  return concat(out)
 end
 
 local function pad4(s, with) return s .. string.rep(with, (4 - #s % 4) % 4) end

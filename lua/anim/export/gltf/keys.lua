@@ -327,8 +327,9 @@ local function clamp_keys(keys, L, quat)
 end
 
 -- glTF keys of an exact channel: times, values, and for CUBICSPLINE in- and
--- out-tangents; interpolation.  f(v) and df(m) turn values and tangents
--- into what is written (rests, retargeting).
+-- out-tangents (a, b: only CUBICSPLINE writes them, no other mode turns
+-- them by df); interpolation.  f(v) and df(m) turn
+-- values and tangents into what is written (rests, retargeting).
 local function gltf_keys(keys, f, df)
   local n = #keys
   local mode = "STEP"
@@ -376,12 +377,14 @@ local function gltf_keys(keys, f, df)
       if k.kind ~= "jump" then emit(disc and tf or f32(k.t), f(k.v)) end
     else
       if prev and prev.kind == "step" then emit(prev32(tf), f(prev.v), zero, zero) end
+      local herm = mode == "CUBICSPLINE"
       if k.kind == "jump" then
         -- the first of keys at one time: the value arriving, held until just
         -- before (after a step or jump it never shows)
-        if not disc then emit(prev32(tf), f(k.v), df(arriving(i)), zero) end
+        if not disc then emit(prev32(tf), f(k.v), herm and df(arriving(i)) or nil, zero) end
       else
-        emit(disc and tf or f32(k.t), f(k.v), disc and zero or df(arriving(i)), df(leaving(i)))
+        emit(disc and tf or f32(k.t), f(k.v), herm and (disc and zero or df(arriving(i))) or nil,
+          herm and df(leaving(i)) or nil)
       end
     end
   end

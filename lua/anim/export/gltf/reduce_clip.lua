@@ -89,11 +89,29 @@ function M.reduce(c, rig, options)
   local info = core.clip_info(c)
   if info.layout == "poses" then return c end
   -- (the clip's own table holds its keys in the core: the file's shape is
-  -- what anim.table gives)
-  local src, why = encode.table(c, { version = 3 })
+  -- what anim.table gives; read only, and every clip built of a copy: not
+  -- copied, encode.table_shared)
+  local src, why = encode.table_shared(c, { version = 3 })
   if not src then error(why, 0) end
   if type(src.joints) ~= "table" then return c end
   local name = info.name or "clip"
+  -- the dense channels of each clip joint, found before the node tree is
+  -- made: a clip with none is returned as it is (most of a file's clips:
+  -- geo_npc's 22 have 4 with dense channels)
+  local dense, any = {}, false
+  for cj, jname in ipairs(info.joints) do
+    local sj = src.joints[jname]
+    local mods = type(sj) == "table" and sj.modifiers
+    if type(sj) == "table" and sj.muted ~= true and (type(mods) ~= "table" or next(mods) == nil) then
+      local found = {}
+      for _, ch in ipairs(CHANNELS) do
+        local times, vals, kar = dense_keys(sj[ch], c, cj, ch)
+        if times then found[#found + 1], any = { ch = ch, times = times, vals = vals, kar = kar }, true end
+      end
+      dense[cj] = found
+    end
+  end
+  if not any then return c end
   local tree = N.node_tree({ c }, rig)
   local tjoints = tree:joints()
   local rest = {}
@@ -101,18 +119,11 @@ function M.reduce(c, rig, options)
   local binds = bind.get(c, tree)
   local chans = {}
   for _, b in ipairs(binds) do
-    local jname = info.joints[b.cj]
-    local sj = src.joints[jname]
-    local mods = type(sj) == "table" and sj.modifiers
-    if type(sj) == "table" and sj.muted ~= true and (type(mods) ~= "table" or next(mods) == nil) then
-      for _, ch in ipairs(CHANNELS) do
-        local times, vals, kar = dense_keys(sj[ch], c, b.cj, ch)
-        if times then
-          local kind = ch == "rotation" and (kar == 3 and "euler" or "rotation") or ch
-          chans[#chans + 1] = { j = b.rj, kind = kind, times = times, vals = vals, unit = 1 / (b.pscale or 1),
-            joint = jname, ch = ch }
-        end
-      end
+    for _, d in ipairs(dense[b.cj] or {}) do
+      local ch, kar = d.ch, d.kar
+      local kind = ch == "rotation" and (kar == 3 and "euler" or "rotation") or ch
+      chans[#chans + 1] = { j = b.rj, kind = kind, times = d.times, vals = d.vals, unit = 1 / (b.pscale or 1),
+        joint = info.joints[b.cj], ch = ch }
     end
   end
   if #chans == 0 then return c end
