@@ -80,8 +80,13 @@ static ANIM_INLINE void key_quat(const anim_pk_ch *c, int i, float out[4]) {
     out[2 + (d <= 2)] = (float)(q2 * l);
     out[d] = (float)w;
   } else {
+    /* (made unit: the index takes a wide key within 1% of it, and the
+     * nlerp's length is worked out for unit keys: anim_pk_nlerp) */
     const unsigned char *d = c->data + 16 * (size_t)i;
-    for (a = 0; a < 4; a++) out[a] = anim_pk_f32(d + 4 * a);
+    double v[4], l;
+    for (a = 0; a < 4; a++) v[a] = anim_pk_f32(d + 4 * a);
+    l = 1 / sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
+    for (a = 0; a < 4; a++) out[a] = (float)(v[a] * l);
   }
 }
 
@@ -140,6 +145,7 @@ static ANIM_INLINE void quat_arc(anim_pk_qkey *e) {
   e->sg = d < 0 ? -1.0f : 1.0f;
   e->ka = (float)(x * (2.0 / 3 + x * (0.13658519572037026 + x * (0.018217259440747872 + x * 0.03307828180654799))));
   e->xb = (float)(x * (0.0017596514155278254 + x * (0.48600935776855103 + x * 0.4564420121984589)));
+  e->g = (float)(2 * x);
 }
 
 /* The segment of f (*u its fraction) found from the cursor, else from the
