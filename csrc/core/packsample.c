@@ -72,9 +72,11 @@ static ANIM_INLINE void key_vec(const anim_pk_ch *c, int i, float v[3]) {
 static ANIM_INLINE void key_quat(const anim_pk_ch *c, int i, float out[4]) {
   int a;
   if (c->kind == ANIM_PK_NARROW) {
+    /* (where the three go and the dropped one, for each dropped one) */
+    static const unsigned char at[4][4] = {{1, 2, 3, 0}, {0, 2, 3, 1}, {0, 1, 3, 2}, {0, 1, 2, 3}};
+    const unsigned char *to = at[c->drop];
     unsigned k[3];
-    double q0, q1, q2, sum, w = 0, l = 1;
-    int d = c->drop;
+    double q0, q1, q2, sum, w = 0;
     key_bits(c, i, k);
     /* (written out, the sum in the loop's order: -O2 kept the loops) */
     q0 = c->lo[0] + (double)k[0] * c->step[0];
@@ -83,11 +85,16 @@ static ANIM_INLINE void key_quat(const anim_pk_ch *c, int i, float out[4]) {
     sum = q0 * q0;
     sum += q1 * q1;
     sum += q2 * q2;
-    if (sum < 1) w = sqrt(1 - sum); else l = 1 / sqrt(sum);
-    out[d <= 0] = (float)(q0 * l);
-    out[1 + (d <= 1)] = (float)(q1 * l);
-    out[2 + (d <= 2)] = (float)(q2 * l);
-    out[d] = (float)w;
+    if (sum < 1) {
+      w = sqrt(1 - sum);
+    } else {
+      double l = 1 / sqrt(sum);
+      q0 *= l, q1 *= l, q2 *= l;
+    }
+    out[to[0]] = (float)q0;
+    out[to[1]] = (float)q1;
+    out[to[2]] = (float)q2;
+    out[to[3]] = (float)w;
   } else {
     /* (made unit: the index takes a wide key within 1% of it, and the
      * nlerp's length is worked out for unit keys: anim_pk_nlerp) */
@@ -306,6 +313,21 @@ static ANIM_INLINE int low_bit(uint64_t m) {
 #endif
 }
 
+/* floor(f) and ceil(f) as floats, through an integer when f is within
+ * 2^52 of 0 (SSE2 has no rounding instruction: the library's sequences
+ * took 45 instructions a refresh). */
+static ANIM_INLINE void frame_bounds(double f, float *fl, float *ce) {
+  if (fabs(f) < 4503599627370496.0) {
+    double d = (double)(int64_t)f;
+    d -= d > f;
+    *fl = (float)d;
+    *ce = (float)(d + (d < f));
+  } else {
+    *fl = (float)floor(f);
+    *ce = (float)ceil(f);
+  }
+}
+
 /* The channels 64 at a time: those whose bounds do not hold f strictly
  * inside marked first, four at a time with no branch a channel (the
  * frames are whole: f0 < f when f0 < ceil(f), f < f1 when floor(f) < f1;
@@ -317,14 +339,21 @@ static ANIM_INLINE int low_bit(uint64_t m) {
 void anim_packed_refresh(const anim_packed *pk, unsigned char *cache, double f) {
   int n = pk->nvec + pk->nquat, n4 = (n + 3) & ~3, k0, k;
   float *lo = (float *)(void *)(cache + pk->bounds), *hi = lo + n4;
-  float fc = (float)ceil(f), ff = (float)floor(f);
+  float fc, ff;
 #if ANIM_PK_SSE
-  __m128 vc = _mm_set1_ps(fc), vf = _mm_set1_ps(ff);
+  __m128 vc, vf;
 #elif ANIM_VECTOR
   typedef float f4 __attribute__((vector_size(16)));
   typedef int i4 __attribute__((vector_size(16)));
-  f4 vc = {fc, fc, fc, fc}, vf = {ff, ff, ff, ff};
+  f4 vc, vf;
   i4 bit = {1, 2, 4, 8};
+#endif
+  frame_bounds(f, &ff, &fc);
+#if ANIM_PK_SSE
+  vc = _mm_set1_ps(fc), vf = _mm_set1_ps(ff);
+#elif ANIM_VECTOR
+  vc[0] = vc[1] = vc[2] = vc[3] = fc;
+  vf[0] = vf[1] = vf[2] = vf[3] = ff;
 #endif
   for (k0 = 0; k0 < n; k0 += 64) {
     int m = n - k0 < 64 ? n - k0 : 64;
