@@ -244,6 +244,24 @@ print(select(2, anim.load(%q)))
     refused(keys(16000), "byte " .. C .. ": more keys than 8 a byte of the pack")
   end)
 
+  it("samples a wide rotation channel's keys made unit, as the index takes them within 1% of it", function()
+    -- (packsample.c, key_quat: the nlerp works its length out for unit
+    -- keys, packed.h's anim_pk_nlerp; one joint, a wide rotation channel,
+    -- keys (0, 0, 0, 1.0078125) at frame 0 and (0.5, 0, 0, 0.875) at 30)
+    local t = core.value_encode({ version = 3, length = 1, joints = { a = {} } })
+    local head = compat.pack_u32le(1) .. "\0\0\0\0\0\0\62\64" .. compat.pack_u32le(31)
+    local z = "\0\0\0\0"
+    local keys = z .. z .. z .. "\0\0\129\63" .. "\0\0\0\63" .. z .. z .. "\0\0\96\63"
+    local data = core.animc_write({ 0, 0, 0, 0, 0 }, t, head .. string.char(3 * 4) .. "\2" .. "\0\0\0\30" .. keys)
+    local c = assert(E.catch("x", animc.decode, data, "x"))
+    local worst = 0
+    for k = 0, 30 do
+      local q = c:sample(k / 30).a.rotation
+      worst = math.max(worst, math.abs(math.sqrt(q[1] ^ 2 + q[2] ^ 2 + q[3] ^ 2 + q[4] ^ 2) - 1))
+    end
+    assert.is_true(worst < 2e-7, "length off by " .. worst)
+  end)
+
   it("never crashes on random changes with the checksum right", function()
     local b = file()
     D.seed(7)

@@ -279,6 +279,39 @@ describe("anim.compress", function()
     end
   end)
 
+  it("samples unit rotations between keys far apart: the nlerp's length from its keys' arc", function()
+    -- (packed.h, anim_pk_nlerp: the length an nlerp is divided by is worked
+    -- out from s and the keys' dot product, not summed from the sample;
+    -- keys 1 to 2.8 rad of turn apart, where its square falls to 0.59,
+    -- sampled between them; and the samples near the exact clip's)
+    seed(41)
+    local skel = { root = { translation = { 0, 0, 0 } } }
+    local rot, q = {}, { 0, 0, 0, 1 }
+    for k = 0, 12 do
+      -- (each key turned from the last by 1 to 2.8 rad about a random axis)
+      local ax = { D.random() - 0.5, D.random() - 0.5, D.random() - 0.5 }
+      local n = math.sqrt(ax[1] ^ 2 + ax[2] ^ 2 + ax[3] ^ 2)
+      local h = (1 + 1.8 * D.random()) / 2
+      local sx, sy, sz, cw = math.sin(h) * ax[1] / n, math.sin(h) * ax[2] / n, math.sin(h) * ax[3] / n, math.cos(h)
+      q = { cw * q[1] + sx * q[4] + sy * q[3] - sz * q[2], cw * q[2] - sx * q[3] + sy * q[4] + sz * q[1],
+        cw * q[3] + sx * q[2] - sy * q[1] + sz * q[4], cw * q[4] - sx * q[1] - sy * q[2] - sz * q[3] }
+      rot[#rot + 1] = { k / 6, q }
+    end
+    local c = assert(anim.clip({ version = 3, length = 2, skeleton = skel, joints = { root = { rotation = rot } } }, "turns"))
+    local cc = assert(anim.compress(c, { error = 0.01, distance = 1 }))
+    local worst_len, worst_off = 0, 0
+    for k = 0, 960 do
+      local t = k / 480
+      local r, e = cc:sample(t).root.rotation, c:sample(t).root.rotation
+      local l = math.sqrt(r[1] ^ 2 + r[2] ^ 2 + r[3] ^ 2 + r[4] ^ 2)
+      local dot = r[1] * e[1] + r[2] * e[2] + r[3] * e[3] + r[4] * e[4]
+      worst_len = math.max(worst_len, math.abs(l - 1))
+      worst_off = math.max(worst_off, 1 - math.abs(dot))
+    end
+    assert.is_true(worst_len < 2e-7, "length off by " .. worst_len)
+    assert.is_true(worst_off < 1e-3, "off the exact clip by " .. worst_off)
+  end)
+
   it("anim compress writes an .animc file and reports its figures", function()
     local dir = H.tmpdir()
     local src, out = dir .. "/full.anim", dir .. "/full.animc"

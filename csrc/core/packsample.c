@@ -11,6 +11,15 @@
 #include "amath.h"
 #include "codes.h"
 
+/* SSE (every x86-64) for the refresh's marks, the portable vector or
+ * scalar code elsewhere (the same marks). */
+#if defined(__SSE__) && !defined(ANIM_NO_VECTOR)
+#include <xmmintrin.h>
+#define ANIM_PK_SSE 1
+#else
+#define ANIM_PK_SSE 0
+#endif
+
 /* ---- sampling ---------------------------------------------------------- */
 
 /* The 64 bits at byte p, little-endian (the pack's padding makes the 8
@@ -63,9 +72,11 @@ static ANIM_INLINE void key_vec(const anim_pk_ch *c, int i, float v[3]) {
 static ANIM_INLINE void key_quat(const anim_pk_ch *c, int i, float out[4]) {
   int a;
   if (c->kind == ANIM_PK_NARROW) {
+    /* (where the three go and the dropped one, for each dropped one) */
+    static const unsigned char at[4][4] = {{1, 2, 3, 0}, {0, 2, 3, 1}, {0, 1, 3, 2}, {0, 1, 2, 3}};
+    const unsigned char *to = at[c->drop];
     unsigned k[3];
-    double q0, q1, q2, sum, w = 0, l = 1;
-    int d = c->drop;
+    double q0, q1, q2, sum, w = 0;
     key_bits(c, i, k);
     /* (written out, the sum in the loop's order: -O2 kept the loops) */
     q0 = c->lo[0] + (double)k[0] * c->step[0];
@@ -74,14 +85,24 @@ static ANIM_INLINE void key_quat(const anim_pk_ch *c, int i, float out[4]) {
     sum = q0 * q0;
     sum += q1 * q1;
     sum += q2 * q2;
-    if (sum < 1) w = sqrt(1 - sum); else l = 1 / sqrt(sum);
-    out[d <= 0] = (float)(q0 * l);
-    out[1 + (d <= 1)] = (float)(q1 * l);
-    out[2 + (d <= 2)] = (float)(q2 * l);
-    out[d] = (float)w;
+    if (sum < 1) {
+      w = sqrt(1 - sum);
+    } else {
+      double l = 1 / sqrt(sum);
+      q0 *= l, q1 *= l, q2 *= l;
+    }
+    out[to[0]] = (float)q0;
+    out[to[1]] = (float)q1;
+    out[to[2]] = (float)q2;
+    out[to[3]] = (float)w;
   } else {
+    /* (made unit: the index takes a wide key within 1% of it, and the
+     * nlerp's length is worked out for unit keys: anim_pk_nlerp) */
     const unsigned char *d = c->data + 16 * (size_t)i;
-    for (a = 0; a < 4; a++) out[a] = anim_pk_f32(d + 4 * a);
+    double v[4], l;
+    for (a = 0; a < 4; a++) v[a] = anim_pk_f32(d + 4 * a);
+    l = 1 / sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
+    for (a = 0; a < 4; a++) out[a] = (float)(v[a] * l);
   }
 }
 
@@ -134,12 +155,22 @@ static ANIM_INLINE int segment(const anim_pk_ch *c, double f, int *cursor, doubl
  * worked out when the keys are decoded (b is taken into a's hemisphere
  * by the sign sg). */
 static ANIM_INLINE void quat_arc(anim_pk_qkey *e) {
-  double d = (double)e->a[0] * e->b[0] + (double)e->a[1] * e->b[1] + (double)e->a[2] * e->b[2] +
-             (double)e->a[3] * e->b[3];
-  double x = 1 - fabs(d);
+  /* (in pairs: d as (a0 b0 + a2 b2) + (a1 b1 + a3 b3), and the two
+   * polynomials side by side, ka's lane x (2/3 + x (0.1366 + x (0.0182 +
+   * x 0.0331))), xb's x (0.00176 + x (0.486 + x (0.456 + x 0))): the
+   * added 0 changes no bit) */
+  anim_v2 p = anim_v2_add(anim_v2_mul(anim_pk_v2f(e->a), anim_pk_v2f(e->b)),
+                          anim_v2_mul(anim_pk_v2f(e->a + 2), anim_pk_v2f(e->b + 2)));
+  double d = anim_v2_lo(p) + anim_v2_hi(p), x = 1 - fabs(d);
+  anim_v2 vx = anim_v2_splat(x), k;
+  k = anim_v2_add(anim_v2_set(0.018217259440747872, 0.4564420121984589), anim_v2_mul(vx, anim_v2_set(0.03307828180654799, 0)));
+  k = anim_v2_add(anim_v2_set(0.13658519572037026, 0.48600935776855103), anim_v2_mul(vx, k));
+  k = anim_v2_add(anim_v2_set(2.0 / 3, 0.0017596514155278254), anim_v2_mul(vx, k));
+  k = anim_v2_mul(vx, k);
   e->sg = d < 0 ? -1.0f : 1.0f;
-  e->ka = (float)(x * (2.0 / 3 + x * (0.13658519572037026 + x * (0.018217259440747872 + x * 0.03307828180654799))));
-  e->xb = (float)(x * (0.0017596514155278254 + x * (0.48600935776855103 + x * 0.4564420121984589)));
+  e->ka = (float)anim_v2_lo(k);
+  e->xb = (float)anim_v2_hi(k);
+  e->g = (float)(2 * x);
 }
 
 /* The segment of f (*u its fraction) found from the cursor, else from the
@@ -282,6 +313,21 @@ static ANIM_INLINE int low_bit(uint64_t m) {
 #endif
 }
 
+/* floor(f) and ceil(f) as floats, through an integer when f is within
+ * 2^52 of 0 (SSE2 has no rounding instruction: the library's sequences
+ * took 45 instructions a refresh). */
+static ANIM_INLINE void frame_bounds(double f, float *fl, float *ce) {
+  if (fabs(f) < 4503599627370496.0) {
+    double d = (double)(int64_t)f;
+    d -= d > f;
+    *fl = (float)d;
+    *ce = (float)(d + (d < f));
+  } else {
+    *fl = (float)floor(f);
+    *ce = (float)ceil(f);
+  }
+}
+
 /* The channels 64 at a time: those whose bounds do not hold f strictly
  * inside marked first, four at a time with no branch a channel (the
  * frames are whole: f0 < f when f0 < ceil(f), f < f1 when floor(f) < f1;
@@ -293,17 +339,32 @@ static ANIM_INLINE int low_bit(uint64_t m) {
 void anim_packed_refresh(const anim_packed *pk, unsigned char *cache, double f) {
   int n = pk->nvec + pk->nquat, n4 = (n + 3) & ~3, k0, k;
   float *lo = (float *)(void *)(cache + pk->bounds), *hi = lo + n4;
-  float fc = (float)ceil(f), ff = (float)floor(f);
-#if ANIM_VECTOR
+  float fc, ff;
+#if ANIM_PK_SSE
+  __m128 vc, vf;
+#elif ANIM_VECTOR
   typedef float f4 __attribute__((vector_size(16)));
   typedef int i4 __attribute__((vector_size(16)));
-  f4 vc = {fc, fc, fc, fc}, vf = {ff, ff, ff, ff};
+  f4 vc, vf;
   i4 bit = {1, 2, 4, 8};
+#endif
+  frame_bounds(f, &ff, &fc);
+#if ANIM_PK_SSE
+  vc = _mm_set1_ps(fc), vf = _mm_set1_ps(ff);
+#elif ANIM_VECTOR
+  vc[0] = vc[1] = vc[2] = vc[3] = fc;
+  vf[0] = vf[1] = vf[2] = vf[3] = ff;
 #endif
   for (k0 = 0; k0 < n; k0 += 64) {
     int m = n - k0 < 64 ? n - k0 : 64;
     uint64_t miss = 0, vec;
-#if ANIM_VECTOR
+#if ANIM_PK_SSE
+    /* (the four tests' signs in four bits: movmskps) */
+    for (k = 0; k < m; k += 4) {
+      __m128 x = _mm_or_ps(_mm_cmpge_ps(_mm_loadu_ps(lo + k0 + k), vc), _mm_cmple_ps(_mm_loadu_ps(hi + k0 + k), vf));
+      miss |= (uint64_t)(unsigned)_mm_movemask_ps(x) << k;
+    }
+#elif ANIM_VECTOR
     for (k = 0; k < m; k += 4) {
       f4 l, h;
       i4 x;
