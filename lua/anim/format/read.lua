@@ -143,10 +143,11 @@ end
 -- fields.lua's.
 M.PLAIN_FIELDS = { version = true, length = true, loop = true, euler = true, absolute = true, skeleton = true,
   joints = true }
-M.FULL_FIELDS = { looped = true, speed = true, autoplay = true, priority = true, mask = true, blend = true,
-  space = true, retarget = true, keyframes = true, markers = true, events = true, sounds = true,
-  plays = true, properties = true }
-local FULL = M.FULL_FIELDS
+-- (the timed items first: what a compressed clip's table most often holds)
+local FULL = { "events", "markers", "sounds", "plays", "properties", "priority", "speed", "autoplay", "mask", "blend",
+  "space", "retarget", "keyframes", "looped" }
+M.FULL_FIELDS = {}
+for _, k in ipairs(FULL) do M.FULL_FIELDS[k] = true end
 local LOOP_CODE, EULER_CODE = {}, {}
 for i, n in ipairs(M.LOOPS) do LOOP_CODE[n] = i end
 for i, n in ipairs(M.EULERS) do EULER_CODE[n] = i - 1 end
@@ -159,6 +160,9 @@ for i, n in ipairs(M.EULERS) do EULER_CODE[n] = i - 1 end
 -- M.read makes them, with none of its checks' work; else nil (M.read
 -- reads it and words any message).
 local function read_plain(c, known)
+  for i = 1, #FULL do
+    if c[FULL[i]] ~= nil then return nil end
+  end
   local joints, skeleton, version, length = c.joints, c.skeleton, c.version, c.length
   if type(joints) ~= "table" or getmetatable(joints) ~= nil or (skeleton ~= nil and not known.skeleton) then return nil end
   if version ~= nil and version ~= 2 and version ~= 3 then return nil end
@@ -169,9 +173,6 @@ local function read_plain(c, known)
   if c.loop ~= nil then loop = LOOP_CODE[c.loop] end
   if c.euler ~= nil then euler = EULER_CODE[c.euler] end
   if not loop or not euler then return nil end
-  for k in pairs(c) do
-    if FULL[k] then return nil end
-  end
   local names, n = {}, 0
   for name, j in pairs(joints) do
     if type(name) ~= "string" or type(j) ~= "table" or next(j) ~= nil or getmetatable(j) ~= nil then return nil end
