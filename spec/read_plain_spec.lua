@@ -1,5 +1,6 @@
 -- A compressed clip's usual table read with none of the checks' work
--- (format/read.lua's read_plain; issue 41: a small .animc's load): the
+-- (format/read.lua's read_plain, its tables made by core.plain_tables in
+-- csrc/lua/lua_readplain.c; issue 41: a small .animc's load): the
 -- same desc and info as the full reading; nil, the full reading then
 -- wording any message, for every table it does not read.
 local core = require "anim.core"
@@ -33,6 +34,10 @@ describe("format.read_plain", function()
       { joints = { a = {} }, absolute = true, length = 1 },
       { joints = { a = {} }, absolute = false },
     }
+    -- (more joints than csrc/lua/lua_readplain.c sorts on the C stack)
+    local many = { joints = {}, loop = "once" }
+    for i = 1, 100 do many.joints[string.format("j%d", (i * 37) % 101)] = {} end
+    cases[#cases + 1] = many
     for i, t in ipairs(cases) do
       local tab, known = decoded(t)
       local desc, info = format.read_plain(tab, known)
@@ -70,6 +75,10 @@ describe("format.read_plain", function()
     assert.is_nil(format.read_plain(tab, { tree_checked = true }))
     tab.joints = setmetatable({}, {})
     assert.is_nil(format.read_plain(tab, { tree_checked = true, skeleton = {} }))
+    -- (core.plain_tables: more joints than the limit, a joint with a metatable)
+    assert.is_nil(core.plain_tables({ a = {}, b = {} }, 1))
+    assert.is_table(core.plain_tables({ a = {}, b = {} }, 2))
+    assert.is_nil(core.plain_tables({ a = setmetatable({}, {}) }, 10))
   end)
 
   it("knows every top-level field the reader knows", function()

@@ -148,6 +148,7 @@ local FULL = { "events", "markers", "sounds", "plays", "properties", "priority",
   "space", "retarget", "keyframes", "looped" }
 M.FULL_FIELDS = {}
 for _, k in ipairs(FULL) do M.FULL_FIELDS[k] = true end
+local plain_tables = core.plain_tables -- (the joints' tables, desc's and info's: csrc/lua/lua_readplain.c)
 local LOOP_CODE, EULER_CODE = {}, {}
 for i, n in ipairs(M.LOOPS) do LOOP_CODE[n] = i end
 for i, n in ipairs(M.EULERS) do EULER_CODE[n] = i - 1 end
@@ -164,7 +165,7 @@ local function read_plain(c, known)
     if c[FULL[i]] ~= nil then return nil end
   end
   local joints, skeleton, version, length = c.joints, c.skeleton, c.version, c.length
-  if type(joints) ~= "table" or getmetatable(joints) ~= nil or (skeleton ~= nil and not known.skeleton) then return nil end
+  if type(joints) ~= "table" or (skeleton ~= nil and not known.skeleton) then return nil end
   if version ~= nil and version ~= 2 and version ~= 3 then return nil end
   if length ~= nil and not (type(length) == "number" and length >= 0 and length ~= math.huge) then return nil end
   local absolute = c.absolute
@@ -173,24 +174,15 @@ local function read_plain(c, known)
   if c.loop ~= nil then loop = LOOP_CODE[c.loop] end
   if c.euler ~= nil then euler = EULER_CODE[c.euler] end
   if not loop or not euler then return nil end
-  local names, n = {}, 0
-  for name, j in pairs(joints) do
-    if type(name) ~= "string" or type(j) ~= "table" or next(j) ~= nil or getmetatable(j) ~= nil then return nil end
-    n = n + 1
-    names[n] = name
-  end
-  if n > limits.joints then return nil end
-  table.sort(names)
+  local desc, info = plain_tables(joints, limits.joints)
+  if not desc then return nil end
   V.reset_counts()
-  local dj = {}
-  for i = 1, n do dj[i] = { name = names[i] } end
   length = length or 0
-  local desc = { loop = loop - 1, euler = euler, joints = dj, priority = 0, speed = 1, items = {}, length = length,
-    absolute = absolute ~= nil and (absolute and 1 or 0) or nil }
-  local info = { source = c, version = compat.tointeger(version or 2), layout = "curves", loop = M.LOOPS[loop],
-    euler = M.EULERS[euler + 1], compact = {}, joints = names, priority = 0, speed = 1, autoplay = false,
-    blend = "normal", space = "body", absolute = absolute == true, skeleton = skeleton ~= nil and known.skeleton or nil,
-    markers = {}, events = {}, sounds = {}, plays = {}, length = length }
+  desc.loop, desc.euler, desc.length = loop - 1, euler, length
+  if absolute ~= nil then desc.absolute = absolute and 1 or 0 end
+  info.source, info.version, info.loop, info.euler = c, compat.tointeger(version or 2), M.LOOPS[loop], M.EULERS[euler + 1]
+  info.absolute, info.length = absolute == true, length
+  if skeleton ~= nil then info.skeleton = known.skeleton end
   return desc, info
 end
 M.read_plain = read_plain
