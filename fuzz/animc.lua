@@ -15,6 +15,7 @@ local animc = require "anim.format.animc"
 local E = require "anim.base.errors"
 local json = require "anim.base.json"
 local format = require "anim.format.read"
+local limits = require("anim.base.limits").current
 local C = require "fuzz.common"
 
 local M = {}
@@ -43,7 +44,20 @@ local function same_skeleton(clip)
   if not same(info.skeleton, lua) then C.bug("a .animc skeleton read otherwise than the Lua reader reads it") end
 end
 
+-- A table the plain reading takes (format/read.lua's read_plain) against
+-- the full reading of the same table: the same desc and info.
+local function same_plain(bytes)
+  local tab, _, _, _, longest, deepest, skeleton = core.animc_read(bytes, limits.joints)
+  if type(tab) ~= "table" or longest > limits.strings or deepest > limits.depth then return end
+  local desc, info = format.read_plain(tab, { tree_checked = true, skeleton = skeleton })
+  if not desc then return end
+  local ok, d2, i2 = pcall(format.read, tab, true, nil)
+  if not ok then C.bug("a .animc table read plain that the full reading refuses: %s", tostring(d2.msg or d2)) end
+  if not same(desc, d2) or not same(info, i2) then C.bug("a .animc table read plain otherwise than the full reading") end
+end
+
 local function read(bytes)
+  same_plain(bytes)
   local clip, msg = C.must_not_raise("reading a .animc file", E.catch, NAME, animc.decode, bytes, NAME)
   if not C.check_answer("reading a .animc file", clip, msg) then return end
   if not clip.compressed then C.bug("a .animc file gave a clip that is not compressed") end

@@ -13,8 +13,8 @@
 -- Bedrock files (first byte 1) of ../shared/data, and the hostile texts of
 -- issue 19 (padded numbers, entities, a Bedrock file of many channels that
 -- change fast, a long Molang expression, bezier handles of 1e300).
--- animc: four example clips and a dense one (at two bounds) compressed
--- (anim.compress), as .animc files
+-- animc: four example clips, a dense one (at two bounds) and one of plain
+-- fields compressed (anim.compress), as .animc files
 -- (the module from the checkout: LUA_PATH and LUA_CPATH as for the specs).
 -- spine, dragonbones: the hero fixtures of spec/fixtures (first byte: bit 0
 -- an atlas after a NUL byte, bits 1-2 the limits of fuzz/common2d.lua);
@@ -430,4 +430,12 @@ do
     local cc = assert(anim.compress(D.full_clip(), { error = e, distance = 0.1 }))
     assert(anim.save(cc, "fuzz/corpus/animc/dense-" .. k .. ".animc"))
   end
+  -- (a table of only the fields format/read.lua's read_plain reads, and an
+  -- editor's: the plain reading, which the driver compares to the full one)
+  local plain = assert(anim.clip({ version = 3, length = 1, loop = "pingpong", euler = "zyx", absolute = false,
+    rig = "a.bbmodel", skeleton = { root = { position = { 0, 1, 0 }, rotation = { 0, 0, 0, 1 } },
+      arm = { parent = "root", position = { 0.5, 0, 0 }, rotation = { 0, 0.6, 0, 0.8 }, scale = { 1, 1, 1 } } },
+    joints = { root = { position = { { 0, { 0, 0, 0 } }, { 1, { 0, 0.5, 0 } } } },
+      arm = { rotation = { { 0, { 0, 0, 0 } }, { 0.5, { 0, 45, 0 } }, { 1, { 0, 0, 0 } } } } } }, "plain"))
+  assert(anim.save(assert(anim.compress(plain)), "fuzz/corpus/animc/plain.animc"))
 end

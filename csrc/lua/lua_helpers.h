@@ -395,6 +395,7 @@ void anim_lua_open_draw2d(lua_State *L);
 void anim_lua_open_world2d(lua_State *L);
 void anim_lua_open_animc(lua_State *L);
 void anim_lua_open_skeleton(lua_State *L);
+void anim_lua_open_readplain(lua_State *L);
 
 /* The value encoding's tags (lua_animc.c, docs/formats.md). */
 enum { ANIM_VE_NULL, ANIM_VE_FALSE, ANIM_VE_TRUE, ANIM_VE_F64, ANIM_VE_I64, ANIM_VE_STR, ANIM_VE_ARR, ANIM_VE_OBJ };

@@ -213,7 +213,7 @@ static int skeleton_plain(lua_State *L) {
     n++;
   }
   qsort(js, (size_t)n, sizeof *js, name_cmp);
-  lua_newtable(L); /* 4 */
+  lua_createtable(L, 0, n); /* 4 (presized: no rehash as it fills) */
   out = 4;
   for (i = 0; i < n; i++) {
     lua_pushlstring(L, js[i].name, js[i].len); /* 5 */
@@ -419,7 +419,7 @@ int anim_lua_skeleton_bytes(lua_State *L, const unsigned char *p, size_t len, in
     js[i].parent = (int)(q - js);
   }
   if (i != n || b.o != len || !hierarchy(js, (int)n)) { lua_settop(L, top); return 0; }
-  lua_newtable(L);
+  lua_createtable(L, 0, (int)n); /* (presized: no rehash as it fills) */
   out = lua_gettop(L);
   for (i = 0; i < n; i++) {
     lua_pushlstring(L, js[i].name, js[i].len);

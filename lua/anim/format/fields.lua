@@ -130,6 +130,13 @@ end
 -- The unknown fields of a decoded tree of `kind` ("clip", "retarget",
 -- "rig"): a list of { path =, name =, suggestion = (or nil) }, in the
 -- order of the paths.
+-- The names object kind k may hold (a copy), in fields.lua's order.
+function M.names(k)
+  local out = {}
+  for i, n in ipairs(KINDS[k].fields.list) do out[i] = n end
+  return out
+end
+
 function M.unknown(tree, k)
   local out = {}
   walk(tree, "", k, out, {})
