@@ -183,6 +183,13 @@ describe("anim.import_dragonbones refuses", function()
       "x.json: armature[1].ik[1].target: unknown bone 'roo'; did you mean 'root'?" },
     { function(_, a) a.ik = { { name = "k", bone = "head", target = "root" }, { name = "k", bone = "head", target = "root" } } end,
       "x.json: armature[1].ik[2].name: two IK constraints are named 'k'" },
+    -- (a target that moves with the bones it aims: the runtime's bone sort never ends)
+    { function(_, a) a.ik = { { bone = "root", target = "head" } } end,
+      "x.json: armature[1].ik[1].target: the target 'head' cannot be a constrained bone or below one ('root')" },
+    { function(_, a) a.ik = { { bone = "head", target = "head" } } end,
+      "x.json: armature[1].ik[1].target: the target 'head' cannot be a constrained bone or below one ('head')" },
+    { function(_, a) a.ik = { { bone = "head", chain = 1, target = "head" } } end,
+      "x.json: armature[1].ik[1].target: the target 'head' cannot be a constrained bone or below one ('root')" },
     { function(_, a) local m = mesh(); m.vertices = nil; a.skin = mesh_skin(m) end, D .. ".vertices: a mesh needs its vertices" },
     { function(_, a) local m = mesh(); m.uvs = nil; a.skin = mesh_skin(m) end, D .. ".uvs: a mesh needs its uvs" },
     { function(_, a) local m = mesh(); m.triangles = nil; a.skin = mesh_skin(m) end, D .. ".triangles: a mesh needs its triangles" },

@@ -508,6 +508,14 @@ local function read_ik(raw, path, A)
     local bones = { bone }
     local parent = A.bones[bone].bone.parent
     if F.whole(c, "chain", p, 0, 0) > 0 and parent then bones = { parent, bone } end
+    -- a target that moves with the chain: the runtime's sort of the bones
+    -- never ends (the chain's root waits for the target, the target for its
+    -- parent), and anim.skeleton2d refuses it, as the Spine importer does
+    local up = target
+    while up and up ~= bones[1] do up = A.bones[up].bone.parent end
+    if up then
+      fail(key(p, "target"), "the target '%s' cannot be a constrained bone or below one ('%s')", shown(target), shown(bones[1]))
+    end
     local ik = {
       name = name, bones = bones, target = target, -- (order: below)
       mix = F.number(c, "weight", p, 1), softness = 0,
