@@ -414,6 +414,13 @@ describe("animator:state and animator:restore", function()
         "state.tracks[1].after: only a queued track waits for another" },
       { "two tracks of one id", function(s) s.tracks[2].id = s.tracks[1].id end,
         "state.tracks[2].id: is the id of state.tracks[1] too" },
+      { "two properties of one name (the first repeat named, with the first of its name)", function(s)
+          for i, n in ipairs { "a", "b", "c", "b", "a", "b" } do s.properties[i] = { name = n, value = false } end
+        end, "state.properties[4].name: is the name of state.properties[2] too" },
+      { "a property's bad field before a later repeat", function(s)
+          for i, n in ipairs { "a", "b", "a" } do s.properties[i] = { name = n, value = false } end
+          s.properties[2].vlaue = 1
+        end, "state.properties[2]: unknown field 'vlaue'; did you mean 'value'?" },
       { "an override of no joint", function(s) s.overrides[1].joint = "hed" end,
         "state.overrides[1].joint: no joint 'hed' in the rig; did you mean 'head'?" },
       { "an override of a bad weight", function(s) s.overrides[1].weight = 2 end,
