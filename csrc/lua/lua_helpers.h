@@ -9,6 +9,8 @@
 #ifndef ANIM_LUA_HELPERS_H
 #define ANIM_LUA_HELPERS_H
 
+#include <string.h>
+
 #include "lua.h"
 
 #include "lua_compat.h"
@@ -399,6 +401,14 @@ void anim_lua_open_readplain(lua_State *L);
 
 /* The value encoding's tags (lua_animc.c, docs/formats.md). */
 enum { ANIM_VE_NULL, ANIM_VE_FALSE, ANIM_VE_TRUE, ANIM_VE_F64, ANIM_VE_I64, ANIM_VE_STR, ANIM_VE_ARR, ANIM_VE_OBJ };
+
+/* Lua's string order in the C locale (memcmp, then the shorter first): the
+ * order table.sort gives the names in read.lua (lua_skeleton.c, lua_readplain.c). */
+static inline int anim_lua_bytes_cmp(const char *a, size_t alen, const char *b, size_t blen) {
+  int c = memcmp(a, b, alen < blen ? alen : blen);
+  if (c) return c;
+  return alen < blen ? -1 : alen > blen;
+}
 
 /* lua_skeleton.c: the skeleton read.lua reads from the value encoding's
  * bytes p[0 .. len) of a skeleton the decoder made into the table at sk

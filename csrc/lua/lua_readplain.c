@@ -29,10 +29,7 @@ typedef struct {
  * the table is left to read.lua). */
 static int name_cmp(const void *a, const void *b) {
   const pl_name *x = a, *y = b;
-  size_t m = x->len < y->len ? x->len : y->len;
-  int c = memcmp(x->s, y->s, m);
-  if (c) return c;
-  return x->len < y->len ? -1 : x->len > y->len;
+  return anim_lua_bytes_cmp(x->s, x->len, y->s, y->len);
 }
 
 /* The count of joints at 1 when every one is an empty table of no

@@ -52,10 +52,7 @@ static int absent(lua_State *L, int idx) { return lua_isnil(L, idx) || is_null(L
  * of the names: read.lua). */
 static int name_cmp(const void *a, const void *b) {
   const sk_joint *x = a, *y = b;
-  size_t m = x->len < y->len ? x->len : y->len;
-  int c = memcmp(x->name, y->name, m);
-  if (c) return c;
-  return x->len < y->len ? -1 : x->len > y->len;
+  return anim_lua_bytes_cmp(x->name, x->len, y->name, y->len);
 }
 
 /* read_values.lua's plain_vec: a table of no metatable holding exactly
