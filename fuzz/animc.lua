@@ -9,6 +9,7 @@
 -- file has one encoding).  Then the same with the header's body length and
 -- checksum made right, so that the mutations reach the table's and the
 -- pack's readers (a checksum refuses nearly every random change).
+require("anim.base.luajit").no_traversal_traces()
 local core = require "anim.core"
 local compat = require "anim.base.compat"
 local animc = require "anim.format.animc"

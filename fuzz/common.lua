@@ -4,6 +4,7 @@
 -- driver raises an error starting "BUG" when the module breaks a
 -- documented contract; running out of memory ("not enough memory") is not
 -- a bug.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local compat = require "anim.base.compat"
 

@@ -5,6 +5,7 @@
 -- animator of the skeleton's bones (and, where the module has the 2D
 -- runtime, anim.skeleton2d of its description made or refused with a
 -- message, an animator of it updated and read: world2d, slot, draw_order).
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local C = require "fuzz.common"
 local compat = require "anim.base.compat"

@@ -8,6 +8,7 @@
 -- `nil, message` naming the file, never raise, within the budget; every
 -- armature must keep the limits (bones, slots; the keys of all the file's
 -- clips together), and its clips must play (common2d.use).
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local C = require "fuzz.common"
 local D = require "fuzz.common2d"

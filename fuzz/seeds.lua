@@ -20,6 +20,7 @@
 -- an atlas after a NUL byte, bits 1-2 the limits of fuzz/common2d.lua);
 -- atlas: both atlas layouts.  Structured inputs of spine and dragonbones
 -- (first byte's bit 3) change the fixtures' decoded trees.
+require("anim.base.luajit").no_traversal_traces()
 local cjson = require "cjson"
 
 local shared = os.getenv("ANIM_SHARED") or "../shared"

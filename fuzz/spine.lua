@@ -8,6 +8,7 @@
 -- import must return its result or `nil, message` naming the file (or the
 -- atlas), never raise, within M.budget; a result must keep the limits (its
 -- bones, animations, keys, warnings), and its clips must play (common2d.use).
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local C = require "fuzz.common"
 local D = require "fuzz.common2d"

@@ -30,6 +30,7 @@
 -- One byte picks an operation, the next ones its operands; reading past
 -- the end gives zeros.  Work is bounded: MAX_SCENE operations, MAX_PLAYS
 -- tracks, MAX_MUTATIONS mutations, arrays grown to at most MAX_GROW.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local C = require "fuzz.common"
 local compat = require "anim.base.compat"

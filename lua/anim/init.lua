@@ -1,5 +1,6 @@
 -- anim: animation clips, rigs and animators for Lua 5.4, with a C core.
 -- See docs/api.md for the whole API.
+require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local args = require "anim.base.args"
 local json = require "anim.base.json"

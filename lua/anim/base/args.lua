@@ -4,6 +4,7 @@
 -- the call: the first stack frame outside the module's own files, however
 -- deep inside the module the check runs (a C function called by the
 -- script gets the same from luaL_argerror in csrc/lua/lua_args.c).
+require("anim.base.luajit").no_traversal_traces()
 local suggest = require "anim.base.suggest"
 local E = require "anim.base.errors"
 

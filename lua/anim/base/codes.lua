@@ -7,6 +7,7 @@
 -- The groups are plain tables here, copied once from the C export: the
 -- module table itself is read-only (as anim.core.codes is), so no script
 -- can change a number the core relies on.
+require("anim.base.luajit").no_traversal_traces()
 local core = require "anim.core"
 
 local plain = core.codes_copy()

@@ -4,6 +4,7 @@
 -- reader and turns such a failure into `nil, "name: path: message"`, the
 -- shape every loading function of the module returns for bad input.
 -- Anything else raised inside (a bug) propagates as a normal Lua error.
+require("anim.base.luajit").no_traversal_traces()
 local compat = require "anim.base.compat"
 local core = require "anim.core"
 -- (the quoting rule of every message: csrc/lua/lua_shown.c)

@@ -4,6 +4,7 @@
 -- lua-cjson, when the game has it: a game that reads only .animc files
 -- (compressed clips, format/animc.lua) may ship without it; decoding JSON
 -- then fails, saying so
+require("anim.base.luajit").no_traversal_traces()
 local has_cjson, cjson = pcall(function() return require "cjson" end)
 local compat = require "anim.base.compat"
 local core = require "anim.core"

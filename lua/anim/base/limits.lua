@@ -5,6 +5,7 @@
 -- them up at each call, so a host changes them with anim.set_limits{...}
 -- (which returns the previous values, to restore them later) and reads them
 -- through anim.limits (read-only).
+require("anim.base.luajit").no_traversal_traces()
 local args = require "anim.base.args"
 local compat = require "anim.base.compat"
 local suggest = require "anim.base.suggest"

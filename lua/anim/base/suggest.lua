@@ -17,6 +17,7 @@
 -- spends at most MAX_CELLS (a name looked at costs 1, a cell of a
 -- distance table 1).  The suggestion is quoted as user data is
 -- (errors.lua's E.shown): it may be a name of the file's.
+require("anim.base.luajit").no_traversal_traces()
 local core = require "anim.core"
 local E = require "anim.base.errors"
 

@@ -6,6 +6,7 @@
 -- `retarget` field, the rig joint of the same name, a guess from the name
 -- (unique matches only, both ways, among rig joints no earlier rule took).  An empty
 -- name keeps the joint still.  Masks match the clip or the rig name.
+require("anim.base.luajit").no_traversal_traces()
 local core = require "anim.core"
 local rigmod = require "anim.format.rig"
 

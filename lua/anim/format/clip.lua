@@ -1,6 +1,7 @@
 -- clip.lua: the Lua face of clips (userdata made by the C core).
 -- Scalar metadata are fields (clip.length), lists are methods
 -- (clip:markers()), and clip:sample(t) evaluates every curve in C.
+require("anim.base.luajit").no_traversal_traces()
 local core = require "anim.core"
 local E = require "anim.base.errors"
 local args = require "anim.base.args"

@@ -10,6 +10,7 @@
 --
 -- The JSON writer is our own: Debian's lua-cjson writes at most 14
 -- significant digits, which would change the numbers and so the samples.
+require("anim.base.luajit").no_traversal_traces()
 local core = require "anim.core"
 local E = require "anim.base.errors"
 local args = require "anim.base.args"

@@ -10,6 +10,7 @@
 -- Editor-only fields (rig, fps, viewModel, locked, interpolation, a key's
 -- type, left and right, an event's preview, a map's source and target)
 -- are known: they are never reported.
+require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local suggest = require "anim.base.suggest"
 

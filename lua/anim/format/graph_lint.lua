@@ -3,6 +3,7 @@
 -- M.lint, each "json.path: message", and the check of its clip names
 -- against what a resolver knows (M.check_clips).  All of it is linear in
 -- the size of the description (a suggestion's work is bounded: suggest.lua).
+require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local suggest = require "anim.base.suggest"
 

@@ -4,6 +4,7 @@
 -- failing with the JSON path and a suggestion ("unknown operator '=<';
 -- did you mean '<='?"), or the list of the names when none is close.
 -- format/graph.lua and format/graph_machine.lua read the file with them.
+require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local suggest = require "anim.base.suggest"
 local codes = require "anim.base.codes"

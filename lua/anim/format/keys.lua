@@ -11,6 +11,7 @@
 -- integer beyond 2^53).  info.source rebuilds the whole table on demand,
 -- from the core's numbers (the file's own: csrc/core/curve.h) and those.
 -- Version 1 clips (poses at keyframes) keep their table as it is.
+require("anim.base.luajit").no_traversal_traces()
 local compat = require "anim.base.compat"
 local core = require "anim.core"
 local format = require "anim.format.read"

@@ -1,6 +1,7 @@
 -- format/kind.lua: which format a file is, told by its content: the one
 -- rule of anim.open, of anim.load's message on another format's file and
 -- of the command (lua/anim/tool/cli_common.lua).
+require("anim.base.luajit").no_traversal_traces()
 local core = require "anim.core"
 local E = require "anim.base.errors"
 local json = require "anim.base.json"

@@ -11,6 +11,7 @@
 -- for every key; handles, interpolations, easings and modifiers likewise.
 -- The keys stay in the clip's source table as they were (anim.encode
 -- writes them back as given).
+require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local codes = require "anim.base.codes"
 local format = require "anim.format.read"

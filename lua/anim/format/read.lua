@@ -9,6 +9,7 @@
 -- read_curves.lua (versions 2 and 3: curves per joint) and read_poses.lua
 -- (version 1: poses at keyframes).  This file reads the top-level fields
 -- and the skeleton, and keeps the names the other modules take from it.
+require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local codes = require "anim.base.codes"
 local json = require "anim.base.json"

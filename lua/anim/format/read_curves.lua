@@ -1,6 +1,7 @@
 -- read_curves.lua: versions 2 and 3 of a .anim clip: curves per joint
 -- (position, rotation, scale; weight, muted, modifiers), each channel's
 -- keys read by read_keys.lua, into the C core's description of the joints.
+require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local V = require "anim.format.read_values"
 local K = require "anim.format.read_keys"

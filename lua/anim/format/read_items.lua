@@ -1,6 +1,7 @@
 -- read_items.lua: reads the timed items of a .anim clip (markers, events,
 -- sounds, plays) into the info table the Lua API reads and the C core's
 -- list of items by time.
+require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local compat = require "anim.base.compat"
 local codes = require "anim.base.codes"

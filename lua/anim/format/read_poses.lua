@@ -2,6 +2,7 @@
 -- position, a rotation or Euler angles, an easing and a weight per joint
 -- and keyframe), turned into curves with a key per keyframe for every
 -- joint, in the C core's description of the joints.
+require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local Q = require "anim.base.quat"
 local codes = require "anim.base.codes"

@@ -4,6 +4,7 @@
 -- masks, handles, key extras and tangents, a key's time, and the clip's
 -- counts of joints, keys and modifiers against anim.limits.  Each check
 -- fails with the JSON path of what is wrong (errors.lua).
+require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local limits = require "anim.base.limits"
 local codes = require "anim.base.codes"

@@ -2,6 +2,7 @@
 -- A map names, for clip joints, the rig joint each plays on ("" keeps it
 -- still), optionally with the rest rotations on both rigs (so a turn is
 -- carried across as the same turn in the world) and a scale for positions.
+require("anim.base.luajit").no_traversal_traces()
 local core = require "anim.core"
 local E = require "anim.base.errors"
 local args = require "anim.base.args"

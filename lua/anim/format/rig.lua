@@ -8,6 +8,7 @@
 -- (animator:skin), one 16-number column-major matrix a joint,
 -- inverse_binds[i] going with joints[i]; the skin's order is the rig's
 -- (rig:joints()).
+require("anim.base.luajit").no_traversal_traces()
 local core = require "anim.core"
 local compat = require "anim.base.compat"
 local E = require "anim.base.errors"

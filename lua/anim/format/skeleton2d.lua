@@ -15,6 +15,7 @@
 --     parents posed before it, the bones below the ones it moves posed
 --     again after it).
 -- Path and physics constraints are kept as data (not played).
+require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local json = require "anim.base.json"
 local args = require "anim.base.args"

@@ -11,6 +11,7 @@
 -- one blend mode.  Two-colour tinting (a slot's dark colour) goes through
 -- a small shader; clipping attachments through the stencil.  Spine's
 -- skeletons are y up: they are drawn flipped, so that up is up on screen.
+require("anim.base.luajit").no_traversal_traces()
 local attach2d = require "anim.runtime.attach2d"
 
 local love = rawget(_G, "love")

@@ -3,9 +3,9 @@
 -- queue to the Lua callbacks in order (SEMANTICS 7): the core's update
 -- delivers it from C (csrc/lua/lua_deliver.c), calling runtime/deliver.lua's
 -- handlers for what only Lua can do (plays, callbacks that could yield);
--- runtime/connect.lua keeps the connections.  Nothing
--- here runs per joint; the per-frame path allocates nothing while
--- callbacks fire.
+-- runtime/connect.lua keeps the connections.  Nothing here runs per joint;
+-- the per-frame path allocates nothing while callbacks fire.
+require("anim.base.luajit").no_traversal_traces()
 local core = require "anim.core"
 local format = require "anim.format.read"
 local codes = require "anim.base.codes"

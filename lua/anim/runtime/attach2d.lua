@@ -13,6 +13,7 @@
 -- bones that move it.  An atlas region turned when packed (`rotate` 90,
 -- 180 or 270 degrees; `true` is 90) had its image turned that far
 -- counter-clockwise on the page: its uvs are turned back here.
+require("anim.base.luajit").no_traversal_traces()
 local core = require "anim.core"
 local skeleton2d = require "anim.format.skeleton2d"
 

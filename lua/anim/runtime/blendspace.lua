@@ -3,6 +3,7 @@
 --                    [, markers = "dominant" | "all" | "none"] [, name] }
 -- `at` is a number (1D) or { x, y } (2D); animator:play(space, { at = ... })
 -- plays it (runtime/animator.lua), track.at moves its parameter.
+require("anim.base.luajit").no_traversal_traces()
 local core = require "anim.core"
 local args = require "anim.base.args"
 local codes = require "anim.base.codes"

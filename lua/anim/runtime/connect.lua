@@ -3,6 +3,7 @@
 -- a connection, c:disconnect()).  The C side queues only what a callback
 -- hears: every change of a list tells it (sync), and a track's marker
 -- callbacks go to what the delivery from C reads (runtime/dispatch.lua).
+require("anim.base.luajit").no_traversal_traces()
 local core = require "anim.core"
 local codes = require "anim.base.codes"
 local args = require "anim.base.args"

@@ -6,6 +6,7 @@
 -- delivers the controller's exits, transitions and entries to on_exit,
 -- on_transition and on_enter (the state handler), in the update's one
 -- time-ordered stream.
+require("anim.base.luajit").no_traversal_traces()
 local core = require "anim.core"
 local codes = require "anim.base.codes"
 local bind = require "anim.format.bind"

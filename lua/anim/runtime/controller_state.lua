@@ -5,6 +5,7 @@
 -- normalized time, transition under way, travel, force and weight, and
 -- its current track by id.  Read back strictly, before the animator
 -- changes: a wrong field is "state.controller.path: why".
+require("anim.base.luajit").no_traversal_traces()
 local core = require "anim.core"
 local E = require "anim.base.errors"
 local compat = require "anim.base.compat"

@@ -6,6 +6,7 @@
 -- of its own), `plays` starts what a `plays` item names.  The first error
 -- comes back from C; it is raised here.  Nothing here allocates while
 -- callbacks fire.
+require("anim.base.luajit").no_traversal_traces()
 local core = require "anim.core"
 local codes = require "anim.base.codes"
 local args = require "anim.base.args"

@@ -21,6 +21,7 @@
 -- without its marker table).
 -- Tables are replaced, never changed in place, so that a delivery that
 -- read one goes on with it.
+require("anim.base.luajit").no_traversal_traces()
 local core = require "anim.core"
 local codes = require "anim.base.codes"
 

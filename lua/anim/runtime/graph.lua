@@ -5,6 +5,7 @@
 -- order, conditions, and every transition's fade durations resolved from
 -- the mix table).  The graph is shared by the animators it controls
 -- (runtime/controller.lua) and never changes.
+require("anim.base.luajit").no_traversal_traces()
 local core = require "anim.core"
 local codes = require "anim.base.codes"
 local gformat = require "anim.format.graph"

@@ -5,6 +5,7 @@
 -- read and set (c:set_target(x, y, z) and c:set_pole(x, y, z) allocate
 -- nothing); c:remove().  The core applies them in creation order at the
 -- end of every update (runtime/animator.lua installs the two methods).
+require("anim.base.luajit").no_traversal_traces()
 local core = require "anim.core"
 local args = require "anim.base.args"
 local codes = require "anim.base.codes"

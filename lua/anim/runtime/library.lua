@@ -2,6 +2,7 @@
 -- lib:clip("res://a/b.anim") loads once and caches; a path that leaves the
 -- root (.., an absolute path, a symlink out, even one put there between
 -- the check and the read) is refused.
+require("anim.base.luajit").no_traversal_traces()
 local core = require "anim.core"
 local args = require "anim.base.args"
 local E = require "anim.base.errors"

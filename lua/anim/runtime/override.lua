@@ -5,6 +5,7 @@
 -- (from the next update on), and setting them copies numbers into the
 -- core: a script that sets h.rotation from a table it reuses every frame
 -- allocates nothing.
+require("anim.base.luajit").no_traversal_traces()
 local core = require "anim.core"
 local args = require "anim.base.args"
 local codes = require "anim.base.codes"

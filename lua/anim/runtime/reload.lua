@@ -6,6 +6,7 @@
 -- a source that fails to load leaves the clip untouched (nil, message).
 -- The C side (csrc/core/reload.c) makes everything that can fail before
 -- it changes anything.
+require("anim.base.luajit").no_traversal_traces()
 local core = require "anim.core"
 local codes = require "anim.base.codes"
 -- (a track's user values, named in csrc/core/codes.h)

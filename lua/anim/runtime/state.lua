@@ -7,6 +7,7 @@
 -- lua-cjson keeps 14 significant digits), and checks a state strictly
 -- before anything is built: a wrong field is "state.path: why", and the
 -- animator is left as it was.
+require("anim.base.luajit").no_traversal_traces()
 local core = require "anim.core"
 local codes = require "anim.base.codes"
 local E = require "anim.base.errors"

@@ -2,6 +2,7 @@
 -- restores it): each field of its kind and range, every table's keys
 -- among the known ones (with a suggestion), and the records of named
 -- fields back to the core's flat arrays (core.state_fields).
+require("anim.base.luajit").no_traversal_traces()
 local core = require "anim.core"
 local E = require "anim.base.errors"
 local suggest = require "anim.base.suggest"

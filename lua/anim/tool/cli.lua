@@ -14,6 +14,7 @@
 -- cli_convert.lua, cli_compress.lua, cli_show.lua (sample, plot, sheet), cli_graph.lua (graph,
 -- and .animgraph files for info and validate); what they share is
 -- in cli_common.lua.  This file holds the help, the command line and main.
+require("anim.base.luajit").no_traversal_traces()
 local argparse = require "argparse"
 local suggest = require "anim.base.suggest"
 local C = require "anim.tool.cli_common"

@@ -2,6 +2,7 @@
 -- the failure that stops a verb with its status, output (colour, one-line
 -- text, files written atomically), reading clips of any format (told
 -- apart by content), numbers and payloads in words, Euler angles.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local E = require "anim.base.errors"
 local compat = require "anim.base.compat"

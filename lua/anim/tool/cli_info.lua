@@ -1,5 +1,6 @@
 -- cli_info.lua: `anim info`: what a clip (or a retarget map) holds, in
 -- words.
+require("anim.base.luajit").no_traversal_traces()
 local clipmod = require "anim.format.clip"
 local animc = require "anim.format.animc"
 local E = require "anim.base.errors"

@@ -2,6 +2,7 @@
 -- anim.open reads it: the description of issue 40's contract) in words,
 -- for `anim info`; and what of it a .anim file cannot hold, for `anim
 -- convert`.
+require("anim.base.luajit").no_traversal_traces()
 local C = require "anim.tool.cli_common"
 local bold, out, one_line, num, count, shown_list = C.bold, C.out, C.one_line, C.num, C.count, C.shown_list
 

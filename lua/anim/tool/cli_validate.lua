@@ -1,5 +1,6 @@
 -- cli_validate.lua: `anim validate`: every file given, or found under a
 -- folder, loaded and checked, one line per problem.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local clipmod = require "anim.format.clip"
 local compat = require "anim.base.compat"

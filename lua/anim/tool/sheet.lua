@@ -10,6 +10,7 @@
 -- the track is sought to each time and updated by 0 (a seek fires nothing,
 -- SEMANTICS 7a.6), and every part is a box placed by its joint's world
 -- transform, drawn as the convex outline of its 8 projected corners.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local clipmod = require "anim.format.clip"
 local E = require "anim.base.errors"

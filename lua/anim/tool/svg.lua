@@ -3,6 +3,7 @@
 -- (later ones paint over earlier ones), attribute values and text are
 -- escaped, and numbers are written short (two decimals are far below a
 -- pixel), so the files stay small enough to commit and diff.
+require("anim.base.luajit").no_traversal_traces()
 local compat = require "anim.base.compat"
 
 local M = {}

@@ -14,6 +14,7 @@
 -- measuring the clip the core plays; joints still astray get more bits,
 -- then are made wide, then the grid is made finer; last, ACL's search of
 -- bit rates takes the bits the bound does not need.
+require("anim.base.luajit").no_traversal_traces()
 local compat = require "anim.base.compat"
 local core = require "anim.core"
 local codes = require "anim.base.codes"

@@ -20,6 +20,7 @@
 -- animator plays, and baking), nodes.lua (the node tree and the skin),
 -- json.lua (the document's text).  This file writes the channels of each
 -- clip into one buffer, checks them read back, and writes the document.
+require("anim.base.luajit").no_traversal_traces()
 local compat = require "anim.base.compat"
 local core = require "anim.core"
 local E = require "anim.base.errors"

@@ -1,5 +1,6 @@
 -- export/gltf/json.lua: the JSON text of a glTF document (arrays marked
 -- as such, numbers written to round-trip), and padding to 4 bytes.
+require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local compat = require "anim.base.compat"
 local encode = require "anim.format.encode"

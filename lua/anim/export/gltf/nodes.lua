@@ -1,6 +1,7 @@
 -- export/gltf/nodes.lua: the node tree the clips are written on (a rig,
 -- or the clips' skeletons, or the built-in player rig) and the skin's
 -- inverse bind matrices.
+require("anim.base.luajit").no_traversal_traces()
 local core = require "anim.core"
 local E = require "anim.base.errors"
 local mat4 = require "anim.base.mat4"

@@ -21,6 +21,7 @@
 -- the tolerance, up to ROUNDS times, after which they are kept as they were;
 -- then the channels of joints well inside the bound are reduced again at a
 -- looser tolerance, kept where the clip stays within it (loosen, below).
+require("anim.base.luajit").no_traversal_traces()
 local core = require "anim.core"
 local mat4 = require "anim.base.mat4"
 local K = require "anim.export.gltf.keys"

@@ -5,6 +5,7 @@
 -- `anim convert` writes glTF on (the clip's skeleton, else the player rig).
 -- Every other part of the clip's table (sparse channels, markers, events,
 -- sounds, plays, property channels, unknown fields) is kept as it is.
+require("anim.base.luajit").no_traversal_traces()
 local compat = require "anim.base.compat"
 local core = require "anim.core"
 local codes = require "anim.base.codes"

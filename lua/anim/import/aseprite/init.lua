@@ -17,6 +17,7 @@
 --   no repeat (or "0"): the tag loops.
 -- The sheet: sheet.frames[i + 1] = { x, y, w, h, duration (seconds), name }
 -- for frame i, sheet.image, sheet.w, sheet.h from meta.
+require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local json = require "anim.base.json"
 local limits = require "anim.base.limits"

@@ -16,6 +16,7 @@
 -- Key easings follow the file's tool (the GeckoLib plugin's format:
 -- GeckoLib; Animated Java: its own; else Blockbench, which plays none).
 -- Groups and animations of one name are told apart with #2, #3...
+require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local CH = require "anim.import.blockbench.channel"
 local bedrock = require "anim.import.blockbench.bedrock"

@@ -17,6 +17,7 @@
 --
 -- Each animation is read by its own function (M.read lists them), so that
 -- init.lua can import the others when one cannot be.
+require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local CH = require "anim.import.blockbench.channel"
 local molang = require "anim.import.blockbench.molang"

@@ -24,6 +24,7 @@
 --
 -- M.convert writes exact keys wherever the clip format can say the same
 -- thing, and bakes the rest (bake.lua) within bake.BOUND.
+require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local molang = require "anim.import.blockbench.molang"
 local bake = require "anim.import.blockbench.bake"

@@ -13,6 +13,7 @@
 -- An object whose fields projects and plugins extend freely (a project's
 -- top level, `meta`, a group) is checked only for near misses of the
 -- fields the importer reads (M.near): a plugin's own setting is not a typo.
+require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local suggest = require "anim.base.suggest"
 

@@ -14,6 +14,7 @@
 -- (anim.limits keys, animations, bake_samples, molang_work) live in the
 -- decode's context and are shared by all its animations.
 -- docs/formats.md ("Blockbench and Bedrock") lists every rule.
+require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local args = require "anim.base.args"
 local suggest = require "anim.base.suggest"

@@ -3,6 +3,7 @@
 -- out, floats only), the random ones as their mean, the query functions,
 -- and how a name the expression does not assign reads (the animation's
 -- time, a preview value, the game's or the file's value, or 0 with a note).
+require("anim.base.luajit").no_traversal_traces()
 local compat = require "anim.base.compat"
 local E = require "anim.base.errors"
 local shown = E.shown

@@ -20,6 +20,7 @@
 -- absolute; a 4.5 slot timeline ("frame") drives both, a frame without a
 -- colour being white and opaque.  Deform (ffd) frames are offsets of the
 -- mesh's vertices from `offset` on (zero elsewhere).
+require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local limits = require "anim.base.limits"
 local F = require "anim.import.dragonbones.fields"

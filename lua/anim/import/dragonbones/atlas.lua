@@ -10,6 +10,7 @@
 -- quarter: `rotated`), offset_x, offset_y (where the trimmed region sits
 -- in the original image: -frameX, -frameY) and original_width/height
 -- (frameWidth/Height, else the region's own).
+require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local F = require "anim.import.dragonbones.fields"
 

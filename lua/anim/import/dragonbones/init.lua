@@ -15,6 +15,7 @@
 -- 4.5, 5.0 or 5.5 (the layouts this reads); any other is refused, naming
 -- it.  DragonBones' binary export (.dbbin, "DBDT") is refused, naming the
 -- JSON export.
+require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local json = require "anim.base.json"
 local clipmod = require "anim.format.clip"

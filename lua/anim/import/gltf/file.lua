@@ -6,6 +6,7 @@
 -- leaves it (.., an absolute path, a link out) is refused, a FIFO or a
 -- folder is never read.  Failures carry the glTF JSON's own 0-based paths
 -- (buffers[1].uri) or, for a .glb's structure, a byte offset.
+require("anim.base.luajit").no_traversal_traces()
 local compat = require "anim.base.compat"
 local library = require "anim.runtime.library"
 local core = require "anim.core"

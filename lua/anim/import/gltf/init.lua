@@ -13,6 +13,7 @@
 -- 0-based indices and what is wrong; what the module cannot play (morph
 -- unknown extensions) is skipped with a warning; morph target weights are
 -- properties named "<node>.weights".
+require("anim.base.luajit").no_traversal_traces()
 local compat = require "anim.base.compat"
 local E = require "anim.base.errors"
 local Q = require "anim.base.quat"

@@ -11,6 +11,7 @@
 -- range, an accessor of a type the attribute cannot have) fails with its
 -- JSON path; a primitive the module does not draw (not triangles, no
 -- POSITION) is skipped with a warning, the rest imported.
+require("anim.base.luajit").no_traversal_traces()
 local compat = require "anim.base.compat"
 local core = require "anim.core"
 local E = require "anim.base.errors"

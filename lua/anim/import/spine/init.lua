@@ -17,6 +17,7 @@
 -- joints (bones), animations (the first by name), keys (all the clips' keys, a key of n components
 -- counting n, shared by the file's animations), vertices (its attachments'
 -- and its deform keys').
+require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local json = require "anim.base.json"
 local limits = require "anim.base.limits"

@@ -28,6 +28,7 @@
 --     shearMix (1), 4.x mixRotate mixX mixY(=mixX) mixScaleX
 --     mixScaleY(=mixScaleX) mixShearY (1).
 --   events: name -> int 0, float 0, string "", audio, volume 1, balance 0.
+require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local limits = require "anim.base.limits"
 local skeleton2d = require "anim.format.skeleton2d"

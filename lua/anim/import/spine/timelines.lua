@@ -3,9 +3,8 @@
 -- export format" page's animation section (3.8 and 4.x):
 --   bones.<bone>: rotate (3.8 angle, 4.x value), translate (x y), scale
 --     (x y, default 1), shear (x y); 4.x translatex translatey scalex
---     scaley shearx sheary (value); 4.2 inherit (inherit, default
---     "normal": the discrete property <bone>.inherit).  Values are relative to the setup
---     pose: added (rotate, translate, shear) or multiplied (scale), as the
+--     scaley shearx sheary (value); 4.2 inherit (inherit, default "normal":
+--     the discrete property <bone>.inherit).  Values are relative to the setup pose: added (rotate, translate, shear) or multiplied (scale), as the
 --     module's offset clips are (the rig's rests are the setup pose): the
 --     clip holds them as they are, played without a conversion a sample;
 --     only on an axis whose setup scale is 0 the scale is 1 (an offset
@@ -32,6 +31,7 @@
 --     except deform's, whose cy are 0..1 of the way between the keys.
 -- A timeline that cannot be read is left out with a warning naming its
 -- path and why; the rest of the animation plays.
+require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local curves = require "anim.import.spine.curves"
 local skel = require "anim.import.spine.skeleton"

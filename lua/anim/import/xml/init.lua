@@ -15,6 +15,7 @@
 -- The parts: parse.lua (the text and its elements), curves.lua (the
 -- viewer's curves, an axis each, and the axes merged), channel.lua (a
 -- channel for the core and its version 3 keys, and their distance).
+require("anim.base.luajit").no_traversal_traces()
 local keyset = require "anim.format.keys"
 local E = require "anim.base.errors"
 local suggest = require "anim.base.suggest"

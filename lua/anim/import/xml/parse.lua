@@ -1,6 +1,7 @@
 -- import/xml/parse.lua: the legacy XML text parsed with expat (never with
 -- patterns) into a tree of elements, within anim.limits, and the readers
 -- of its elements: numbers, interpolations, a transformation's keys.
+require("anim.base.luajit").no_traversal_traces()
 local lxp = require "lxp"
 local E = require "anim.base.errors"
 local limits = require "anim.base.limits"
