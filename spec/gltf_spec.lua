@@ -43,11 +43,7 @@ local function matrix(px, py, pz, x, y, z, w, sx, sy, sz)
     2 * (xz + wy) * sz, 2 * (yz - wx) * sz, (1 - 2 * (xx + yy)) * sz, 0, px, py, pz, 1 }
 end
 
-local function count(t)
-  local n = 0
-  for _ in pairs(t) do n = n + 1 end
-  return n
-end
+local count = H.count
 
 describe("glTF import of the sample models", function()
   it("samples every animation as reference.json does", function()

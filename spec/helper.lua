@@ -100,6 +100,13 @@ function H.ls(dir, pattern)
   return out
 end
 
+-- The number of a table's keys.
+function H.count(t)
+  local n = 0
+  for _ in pairs(t) do n = n + 1 end
+  return n
+end
+
 function H.near(a, b, tol)
   return math.abs(a - b) <= tol
 end

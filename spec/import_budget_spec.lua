@@ -18,11 +18,7 @@ local function timed(f)
   return os.clock() - t0, compat.unpack(r, 1, r.n)
 end
 
-local function count(t)
-  local n = 0
-  for _ in pairs(t) do n = n + 1 end
-  return n
-end
+local count = H.count
 
 local function keys_of(clip)
   local n = 0

@@ -15,11 +15,7 @@ local bounded = H.bounded
 -- (the budget of docs/robustness.md for a hostile input: 0.5 s of CPU)
 local function quick(what, fn, ...) return H.quick(0.5, what, fn, ...) end
 
-local function count(t)
-  local n = 0
-  for _ in pairs(t) do n = n + 1 end
-  return n
-end
+local count = H.count
 
 local lib = assert(anim.library("examples/clips"))
 local walk = assert(lib:clip("res://walk.anim"))
