@@ -38,27 +38,35 @@ end
 -- csrc/lua/lua_skeleton.c) against the Lua reader's of the same table.
 local function same_skeleton(clip)
   local info = core.clip_info(clip)
-  local tree = rawget(info, "tree") or info.source
+  local tree = info.tree or info.source
   if type(tree.skeleton) ~= "table" then return end
   local ok, lua = pcall(format.skeleton, setmetatable(json.copy(tree.skeleton), {}), "skeleton")
   if not ok then C.bug("a .animc skeleton read that the Lua reader refuses: %s", tostring(lua.msg or lua)) end
   if not same(info.skeleton, lua) then C.bug("a .animc skeleton read otherwise than the Lua reader reads it") end
 end
 
--- A table the plain reading takes (format/read.lua's read_plain) against
--- the full reading of the same table: the same desc and info.
-local function same_plain(bytes)
-  local tab, _, _, _, longest, deepest, skeleton = core.animc_read(bytes, limits.joints)
-  if type(tab) ~= "table" or longest > limits.strings or deepest > limits.depth then return end
-  local desc, info = format.read_plain(tab, { tree_checked = true, skeleton = skeleton })
-  if not desc then return end
-  local ok, d2, i2 = pcall(format.read, tab, true, nil)
-  if not ok then C.bug("a .animc table read plain that the full reading refuses: %s", tostring(d2.msg or d2)) end
-  if not same(desc, d2) or not same(info, i2) then C.bug("a .animc table read plain otherwise than the full reading") end
+-- A file the core loads from its bytes (csrc/lua/lua_animc_plain.c)
+-- against the full reading of it: the same info (its table decoded when
+-- asked for), the same clip written again.
+local function same_fast(bytes)
+  local fast = core.animc_plain(bytes, format.FULL_FIELDS, limits.joints, limits.strings, limits.depth)
+  if not fast then return end
+  local tab, pack, stats, pack_at, longest, deepest, skeleton = core.animc_read(bytes, limits.joints)
+  if type(tab) ~= "table" then C.bug("a .animc file loaded from its bytes that the decoder refuses") end
+  local ok, full = pcall(animc.assemble, tab, pack, stats, NAME, pack_at,
+    { tree_checked = longest <= limits.strings and deepest <= limits.depth, skeleton = skeleton })
+  if not ok then C.bug("a .animc file loaded from its bytes that the full reading refuses: %s", tostring(full.msg or full)) end
+  local clip = animc.decode(bytes, NAME)
+  local a, b = core.clip_info(clip), core.clip_info(full)
+  if rawget(a, "tree") ~= nil then C.bug("a .animc file loaded from its bytes decoded its table before it was asked for") end
+  a.clip, b.clip = nil, nil
+  if not same(a.tree, b.tree) or not same(a, b) then C.bug("a .animc file loaded from its bytes otherwise than the full reading") end
+  a.clip, b.clip = clip, full
+  if animc.bytes(clip) ~= animc.bytes(full) then C.bug("a .animc file loaded from its bytes written otherwise") end
 end
 
 local function read(bytes)
-  same_plain(bytes)
+  same_fast(bytes)
   local clip, msg = C.must_not_raise("reading a .animc file", E.catch, NAME, animc.decode, bytes, NAME)
   if not C.check_answer("reading a .animc file", clip, msg) then return end
   if not clip.compressed then C.bug("a .animc file gave a clip that is not compressed") end

@@ -431,8 +431,8 @@ do
     local cc = assert(anim.compress(D.full_clip(), { error = e, distance = 0.1 }))
     assert(anim.save(cc, "fuzz/corpus/animc/dense-" .. k .. ".animc"))
   end
-  -- (a table of only the fields format/read.lua's read_plain reads, and an
-  -- editor's: the plain reading, which the driver compares to the full one)
+  -- (a compressed clip's usual table, and an editor's field: the core
+  -- reads it from the bytes, which the driver compares to the full reading)
   local plain = assert(anim.clip({ version = 3, length = 1, loop = "pingpong", euler = "zyx", absolute = false,
     rig = "a.bbmodel", skeleton = { root = { position = { 0, 1, 0 }, rotation = { 0, 0, 0, 1 } },
       arm = { parent = "root", position = { 0.5, 0, 0 }, rotation = { 0, 0.6, 0, 0.8 }, scale = { 1, 1, 1 } } },

@@ -228,7 +228,7 @@ void anim_animc_write(unsigned char *out, const double stats[ANIM_ANIMC_NSTATS],
   anim_packed_put_u32(out + 16, anim_crc32(b, body));
 }
 
-const char *anim_animc_split(const unsigned char *p, size_t len, anim_animc_parts *out, size_t *at) {
+static const char *split(const unsigned char *p, size_t len, anim_animc_parts *out, size_t *at, int crc) {
   size_t body, o;
   unsigned long v;
   int i;
@@ -251,7 +251,7 @@ const char *anim_animc_split(const unsigned char *p, size_t len, anim_animc_part
     *at = body < len - ANIM_ANIMC_HEAD ? ANIM_ANIMC_HEAD + body : len;
     return body < len - ANIM_ANIMC_HEAD ? "bytes after the body" : "truncated";
   }
-  if (anim_crc32(p + ANIM_ANIMC_HEAD, body) != anim_packed_u32(p + 16)) { *at = 16; return "checksum mismatch"; }
+  if (crc && !anim_animc_crc_ok(p, len)) { *at = 16; return "checksum mismatch"; }
   o = ANIM_ANIMC_HEAD;
   if (body < BODY_FIXED) { *at = len; return "truncated"; }
   for (i = 0; i < ANIM_ANIMC_NSTATS; i++, o += 8) {
@@ -270,4 +270,17 @@ const char *anim_animc_split(const unsigned char *p, size_t len, anim_animc_part
   out->pack = p + o + 4;
   out->pack_at = o + 4;
   return NULL;
+}
+
+const char *anim_animc_split(const unsigned char *p, size_t len, anim_animc_parts *out, size_t *at) {
+  return split(p, len, out, at, 1);
+}
+
+const char *anim_animc_split_unchecked(const unsigned char *p, size_t len, anim_animc_parts *out, size_t *at) {
+  return split(p, len, out, at, 0);
+}
+
+int anim_animc_crc_ok(const unsigned char *p, size_t len) {
+  return len >= ANIM_ANIMC_HEAD &&
+         anim_crc32(p + ANIM_ANIMC_HEAD, len - ANIM_ANIMC_HEAD) == anim_packed_u32(p + 16);
 }

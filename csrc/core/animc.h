@@ -32,5 +32,10 @@ void anim_animc_write(unsigned char *out, const double stats[ANIM_ANIMC_NSTATS],
 /* Checks the header, the checksum and the parts' lengths of p[0..len).
  * NULL, or a message with *at the byte offset where the file is wrong. */
 const char *anim_animc_split(const unsigned char *p, size_t len, anim_animc_parts *out, size_t *at);
+/* The same without the checksum (a reader that looks at the parts before
+ * it knows it wants them), and the checksum's check of a file whose
+ * header anim_animc_split_unchecked read. */
+const char *anim_animc_split_unchecked(const unsigned char *p, size_t len, anim_animc_parts *out, size_t *at);
+int anim_animc_crc_ok(const unsigned char *p, size_t len);
 
 #endif

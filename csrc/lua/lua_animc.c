@@ -364,6 +364,7 @@ typedef struct rbuf {
   size_t longest;       /* the longest string or key read */
   int deepest;          /* the deepest table read (the top one: 1) */
   size_t sk_at, sk_end; /* the top object's skeleton's bytes (sk_end 0: none) */
+  int push;             /* 0: checked only, nothing pushed (anim_lua_animc_scan) */
 } rbuf;
 
 static int fail(rbuf *r, const char *e, size_t at) {
@@ -378,9 +379,10 @@ static int get_u32(rbuf *r, size_t *v) {
   return 1;
 }
 
-/* Pushes the value at r->o (nothing on failure: r->err says why). */
+/* Pushes the value at r->o (nothing on failure: r->err says why); with
+ * r->push 0, checks it the same and pushes nothing. */
 static int dec(lua_State *L, rbuf *r, int depth) {
-  int tag;
+  int tag, push = r->push;
   size_t n, k, at = r->o;
   if (depth > MAX_DEPTH) return fail(r, "nested too deep", at);
   if (r->o >= r->len) return fail(r, "truncated", r->len);
@@ -388,26 +390,17 @@ static int dec(lua_State *L, rbuf *r, int depth) {
   r->values--;
   tag = r->p[r->o++];
   switch (tag) {
-    case V_NULL: lua_pushlightuserdata(L, NULL); return 1;
-    case V_FALSE: case V_TRUE: lua_pushboolean(L, tag == V_TRUE); return 1;
+    case V_NULL: if (push) lua_pushlightuserdata(L, NULL); return 1;
+    case V_FALSE: case V_TRUE: if (push) lua_pushboolean(L, tag == V_TRUE); return 1;
     case V_F64: case V_I64:
       if (r->len - r->o < 8) return fail(r, "truncated", r->len);
       if (tag == V_F64) {
         double v = anim_packed_f64(r->p + r->o);
         if (!isfinite(v)) return fail(r, "non-finite number", r->o);
         if (whole_double(v)) return fail(r, "a whole number written as f64 (it is written as i64)", at);
-        lua_pushnumber(L, v);
-      } else {
-        uint64_t u = 0;
-        int64_t v;
-        int b;
-        for (b = 0; b < 8; b++) u |= (uint64_t)r->p[r->o + (size_t)b] << (8 * b);
-        memcpy(&v, &u, 8);
-#if LUA_VERSION_NUM >= 503
-        lua_pushinteger(L, (lua_Integer)v);
-#else
-        lua_pushnumber(L, (lua_Number)v);
-#endif
+        if (push) lua_pushnumber(L, v);
+      } else if (push) {
+        anim_lua_push_i64(L, r->p + r->o);
       }
       r->o += 8;
       return 1;
@@ -415,21 +408,23 @@ static int dec(lua_State *L, rbuf *r, int depth) {
       if (!get_u32(r, &n)) return 0;
       if (n > r->len - r->o) return fail(r, "string length beyond the file", r->o - 4);
       if (n > r->longest) r->longest = n;
-      lua_pushlstring(L, (const char *)r->p + r->o, n);
+      if (push) lua_pushlstring(L, (const char *)r->p + r->o, n);
       r->o += n;
       return 1;
     case V_ARR: case V_OBJ: {
       size_t cnt_at = r->o, prev_at = 0, prev_len = 0, vat;
-      int t;
+      int t = 0;
       if (!get_u32(r, &n)) return 0;
       /* (each element takes a byte at least, each member five) */
       if (n > (r->len - r->o) / (tag == V_ARR ? 1 : 6)) return fail(r, "count beyond the file", cnt_at);
       /* (one encoding of a value: an empty table is an empty array) */
       if (tag == V_OBJ && n == 0) return fail(r, "empty object (written as an empty array)", at);
       if (depth + 1 > r->deepest) r->deepest = depth + 1;
-      luaL_checkstack(L, 4, "value decoding");
-      if (tag == V_ARR) lua_createtable(L, (int)n, 0); else lua_createtable(L, 0, (int)n);
-      t = lua_gettop(L);
+      if (push) {
+        luaL_checkstack(L, 4, "value decoding");
+        if (tag == V_ARR) lua_createtable(L, (int)n, 0); else lua_createtable(L, 0, (int)n);
+        t = lua_gettop(L);
+      }
       for (k = 0; k < n; k++) {
         if (tag == V_OBJ) {
           size_t klen, kat = r->o;
@@ -442,23 +437,38 @@ static int dec(lua_State *L, rbuf *r, int depth) {
           }
           prev_at = r->o, prev_len = klen;
           if (klen > r->longest) r->longest = klen;
-          lua_pushlstring(L, (const char *)r->p + r->o, klen);
+          if (push) lua_pushlstring(L, (const char *)r->p + r->o, klen);
           r->o += klen;
           vat = r->o;
           if (!dec(L, r, depth + 1)) break;
           if (depth == 0 && klen == 8 && memcmp(r->p + prev_at, "skeleton", 8) == 0) r->sk_at = vat, r->sk_end = r->o;
-          lua_rawset(L, t);
+          if (push) lua_rawset(L, t);
         } else {
           if (!dec(L, r, depth + 1)) break;
-          lua_rawseti(L, t, (lua_Integer)k + 1);
+          if (push) lua_rawseti(L, t, (lua_Integer)k + 1);
         }
       }
-      if (r->err) { lua_settop(L, t - 1); return 0; }
+      if (r->err) { if (push) lua_settop(L, t - 1); return 0; }
       return 1;
     }
     default: break;
   }
   return fail(r, "bad value tag", at);
+}
+
+static void rbuf_init(rbuf *r, const anim_animc_parts *parts, int push) {
+  r->p = parts->table, r->len = parts->tlen, r->o = 0, r->base = parts->table_at, r->err = NULL, r->at = 0;
+  r->longest = 0, r->deepest = 0, r->sk_at = 0, r->sk_end = 0;
+  r->values = parts->tlen / 2 + 1;
+  r->push = push;
+}
+
+int anim_lua_animc_scan(const anim_animc_parts *parts, size_t *longest, int *deepest) {
+  rbuf r;
+  rbuf_init(&r, parts, 0);
+  if (!dec(NULL, &r, 0) || r.o != r.len) return 0;
+  *longest = r.longest, *deepest = r.deepest;
+  return 1;
 }
 
 /* ---- the file ---------------------------------------------------------- */
@@ -506,9 +516,7 @@ static int animc_read(lua_State *L) {
   int i;
   lua_settop(L, 1);
   if (!e) {
-    r.p = parts.table, r.len = parts.tlen, r.o = 0, r.base = parts.table_at, r.err = NULL, r.at = 0;
-    r.longest = 0, r.deepest = 0, r.sk_at = 0, r.sk_end = 0;
-    r.values = parts.tlen / 2 + 1;
+    rbuf_init(&r, &parts, 1);
     if (dec(L, &r, 0) && r.o != r.len) { lua_pop(L, 1); fail(&r, "bytes after the table", r.o); }
     if (r.err) e = r.err, at = r.at;
   }

@@ -477,11 +477,12 @@ static size_t prop_components(const anim_clip *c) {
 }
 
 /* core.clip_new(desc, info) -> clip userdata (info kept as its user value) */
+static void clip_whole(lua_State *L, clip_box *b, int info);
+
 static int clip_new(lua_State *L) {
   clip_box *b;
   anim_clip *c;
   int nj, ni, i;
-  const char *err;
   luaL_checktype(L, 1, LUA_TTABLE);
   luaL_checktype(L, 2, LUA_TTABLE);
   b = anim_lua_newbox(L, ANIM_BOX_CLIP, sizeof *b, 1);
@@ -527,26 +528,58 @@ static int clip_new(lua_State *L) {
     lua_pop(L, 1);
   }
   read_props(L, c);
-  err = anim_clip_finish(c);
+  clip_whole(L, b, 2);
+  return 1;
+}
+
+/* The clip of box b (on the top of the stack) finished, its cursors made
+ * and the info table at info set as its Lua side; raises on failure. */
+static void clip_whole(lua_State *L, clip_box *b, int info) {
+  anim_clip *c = b->clip;
+  int nj = c->njoints;
+  const char *err = anim_clip_finish(c);
   if (err == ANIM_CLIP_NOMEM && anim_lua_retry(L)) err = anim_clip_finish(c);
   if (err) {
-    if (err == ANIM_CLIP_NOMEM) return anim_lua_nomem(L);
-    return luaL_error(L, "invalid clip description: %s", err);
+    if (err == ANIM_CLIP_NOMEM) anim_lua_nomem(L);
+    luaL_error(L, "invalid clip description: %s", err);
   }
   {
     /* the joints' cursors, then the properties' */
     size_t nc = (size_t)ANIM_JOINT_CURSORS * (size_t)(nj ? nj : 1) + prop_components(c), k;
     ANIM_LUA_RETRY(L, b->cursors, anim_malloc(&c->mem, sizeof(int) * nc));
-    if (!b->cursors) return anim_lua_nomem(L);
+    if (!b->cursors) anim_lua_nomem(L);
     b->ncursors = nc;
     for (k = 0; k < nc; k++) b->cursors[k] = -1;
   }
-  lua_pushvalue(L, 2);
+  lua_pushvalue(L, info);
   lua_setiuservalue(L, -2, 1);
   /* the clip is whole: the collector hears of its memory (finalizers may
    * run: nothing of it is used after this) */
   anim_lua_account(L, anim_lua_acct_of(L));
-  return 1;
+}
+
+anim_clip *anim_lua_clip_named(lua_State *L, const anim_lua_name *names, int n, const anim_clip *fields, int info) {
+  clip_box *b;
+  anim_clip *c;
+  int i;
+  info = lua_absindex(L, info);
+  b = anim_lua_newbox(L, ANIM_BOX_CLIP, sizeof *b, 1);
+  {
+    anim_mem m = anim_lua_mem(L);
+    ANIM_LUA_RETRY(L, c, anim_clip_new(&m, n, 0));
+    b->clip = c;
+  }
+  if (!c) anim_lua_nomem(L);
+  c->length = fields->length, c->loop = fields->loop, c->euler = fields->euler, c->absolute = fields->absolute;
+  for (i = 0; i < n; i++) {
+    anim_joint *j = &c->joints[i];
+    ANIM_LUA_RETRY(L, j->name, anim_clip_strdup(c, names[i].s, names[i].len));
+    if (!j->name) anim_lua_nomem(L);
+    j->name_len = names[i].len;
+    j->weight = 1;
+  }
+  clip_whole(L, b, info);
+  return c;
 }
 
 /* core.clip_info(clip) -> the info table given to clip_new */

@@ -9,6 +9,7 @@
 #ifndef ANIM_LUA_HELPERS_H
 #define ANIM_LUA_HELPERS_H
 
+#include <stdint.h>
 #include <string.h>
 
 #include "lua.h"
@@ -397,23 +398,52 @@ void anim_lua_open_draw2d(lua_State *L);
 void anim_lua_open_world2d(lua_State *L);
 void anim_lua_open_animc(lua_State *L);
 void anim_lua_open_skeleton(lua_State *L);
-void anim_lua_open_readplain(lua_State *L);
+void anim_lua_open_animc_plain(lua_State *L);
 
 /* The value encoding's tags (lua_animc.c, docs/formats.md). */
 enum { ANIM_VE_NULL, ANIM_VE_FALSE, ANIM_VE_TRUE, ANIM_VE_F64, ANIM_VE_I64, ANIM_VE_STR, ANIM_VE_ARR, ANIM_VE_OBJ };
 
 /* Lua's string order in the C locale (memcmp, then the shorter first): the
- * order table.sort gives the names in read.lua (lua_skeleton.c, lua_readplain.c). */
+ * order table.sort gives the names in read.lua (lua_skeleton.c). */
 static inline int anim_lua_bytes_cmp(const char *a, size_t alen, const char *b, size_t blen) {
   int c = memcmp(a, b, alen < blen ? alen : blen);
   if (c) return c;
   return alen < blen ? -1 : alen > blen;
 }
 
+/* The value encoding's i64 at p (8 bytes, little-endian), pushed: an
+ * integer on 5.3+, a number before (lua_animc.c, lua_skeleton.c). */
+static inline void anim_lua_push_i64(lua_State *L, const unsigned char *p) {
+  uint64_t u = 0;
+  int64_t v;
+  int b;
+  for (b = 0; b < 8; b++) u |= (uint64_t)p[b] << (8 * b);
+  memcpy(&v, &u, 8);
+#if LUA_VERSION_NUM >= 503
+  lua_pushinteger(L, (lua_Integer)v);
+#else
+  lua_pushnumber(L, (lua_Number)v);
+#endif
+}
+
+/* lua_clip.c: a clip of n joints named names[] and no keys, with the
+ * length, loop, euler and absolute of fields (the rest the defaults),
+ * pushed with the table at info as its Lua side (core.clip_info); raises
+ * when out of memory. */
+typedef struct { const char *s; size_t len; } anim_lua_name;
+anim_clip *anim_lua_clip_named(lua_State *L, const anim_lua_name *names, int n, const anim_clip *fields, int info);
+
+/* lua_animc.c: the table of a .animc's parts checked as the decoder
+ * checks it, nothing made: 1 with its longest string or key and its
+ * nesting (the top table 1), 0 when the decoder would refuse it. */
+struct anim_animc_parts;
+int anim_lua_animc_scan(const struct anim_animc_parts *parts, size_t *longest, int *deepest);
+
 /* lua_skeleton.c: the skeleton read.lua reads from the value encoding's
  * bytes p[0 .. len) of a skeleton the decoder made into the table at sk
- * (so that they are known to be well formed), pushed; 0 (nothing pushed)
- * when it is not plain or has more than max joints. */
+ * (its vectors are shared) or checked (sk 0: its vectors made from the
+ * bytes), pushed; 0 (nothing pushed) when it is not plain or has more
+ * than max joints. */
 int anim_lua_skeleton_bytes(lua_State *L, const unsigned char *p, size_t len, int sk, lua_Integer max);
 void anim_lua_open_measure(lua_State *L);
 

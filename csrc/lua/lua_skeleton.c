@@ -356,9 +356,22 @@ static int joint_bytes(sk_bytes *b, sk_fields *f) {
   return 1;
 }
 
+/* The vector whose value is at p (an array of numbers the decoder
+ * checked), pushed as the decoder makes it. */
+static void push_vec_bytes(lua_State *L, const unsigned char *p) {
+  size_t n = anim_packed_u32(p + 1), i;
+  lua_createtable(L, (int)n, 0);
+  for (i = 0; i < n; i++) {
+    const unsigned char *e = p + 5 + 9 * i;
+    if (e[0] == ANIM_VE_I64) anim_lua_push_i64(L, e + 1);
+    else lua_pushnumber(L, anim_packed_f64(e + 1));
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+}
+
 /* Joint i's table of the result: fields f, the kept vectors from its
- * table at jt; pushed. */
-static void push_joint(lua_State *L, int jt, const sk_fields *f) {
+ * table at jt (0: none, made anew from the bytes p); pushed. */
+static void push_joint(lua_State *L, int jt, const unsigned char *p, const sk_fields *f) {
   int o, k;
   lua_createtable(L, 0, 5);
   o = lua_gettop(L);
@@ -368,7 +381,8 @@ static void push_joint(lua_State *L, int jt, const sk_fields *f) {
   }
   for (k = 1; k < 5; k++) {
     if (k == 2 && f->quat) push_quat(L, f->q);
-    else if (f->at[k]) lua_getfield(L, jt, FIELDS[k]);
+    else if (f->at[k] && jt) lua_getfield(L, jt, FIELDS[k]);
+    else if (f->at[k]) push_vec_bytes(L, p + f->at[k] - 1);
     else if (k == 1) {
       lua_createtable(L, 3, 0);
       lua_pushinteger(L, 0); lua_rawseti(L, -2, 1);
@@ -385,7 +399,7 @@ int anim_lua_skeleton_bytes(lua_State *L, const unsigned char *p, size_t len, in
   sk_joint stack[ON_STACK], *js;
   sk_fields fstack[ON_STACK], *fs;
   int top = lua_gettop(L), out;
-  sk = lua_absindex(L, sk);
+  if (sk) sk = lua_absindex(L, sk);
   b.p = p, b.o = 1, b.len = len;
   if (len == 0) return 0;
   if (p[0] == ANIM_VE_ARR) { /* (the empty table) */
@@ -420,9 +434,14 @@ int anim_lua_skeleton_bytes(lua_State *L, const unsigned char *p, size_t len, in
   out = lua_gettop(L);
   for (i = 0; i < n; i++) {
     lua_pushlstring(L, js[i].name, js[i].len);
-    lua_pushvalue(L, -1);
-    lua_rawget(L, sk);
-    push_joint(L, lua_gettop(L), &fs[i]);
+    if (sk) {
+      lua_pushvalue(L, -1);
+      lua_rawget(L, sk);
+      push_joint(L, lua_gettop(L), p, &fs[i]);
+    } else {
+      lua_pushnil(L);
+      push_joint(L, 0, p, &fs[i]);
+    }
     lua_replace(L, -2);
     lua_rawset(L, out);
   }

@@ -12,6 +12,8 @@ local core = require "anim.core"
 local E = require "anim.base.errors"
 local json = require "anim.base.json"
 local clipmod = require "anim.format.clip"
+local keys = require "anim.format.keys"
+local read = require "anim.format.read"
 local limits = require("anim.base.limits").current
 
 local M = {}
@@ -22,11 +24,10 @@ M.MAGIC = "\137ANIMC\r\n"
 -- out (weight, muted, locked stay).
 M.KEY_FIELDS = { position = true, rotation = true, scale = true, modifiers = true, interpolation = true }
 
--- stats: { error, distance, worst, p99, bytes raw }, as the file keeps them.
-local function figures(stats, pack)
-  local raw = stats[5]
-  return { error = stats[1], distance = stats[2], worst = stats[3], p99 = stats[4], bytes_raw = raw,
-    bytes = #pack, ratio = #pack > 0 and raw / #pack or 0 }
+-- info.compression: the figures the file keeps, and the pack's bytes.
+local function figures(e, d, worst, p99, raw, plen)
+  return { error = e, distance = d, worst = worst, p99 = p99, bytes_raw = raw, bytes = plen,
+    ratio = plen > 0 and raw / plen or 0 }
 end
 
 -- The compressed clip of table tab (no keys), pack and stats; raises a
@@ -37,7 +38,7 @@ function M.assemble(tab, pack, stats, name, pack_at, known)
   local ok, why, at = core.clip_set_packed(c, pack)
   if not ok then E.fail("", "byte %d: %s", (pack_at or 0) + at, why) end
   local info = core.clip_info(c)
-  rawset(info, "compression", figures(stats, pack))
+  rawset(info, "compression", figures(stats[1], stats[2], stats[3], stats[4], stats[5], #pack))
   return c
 end
 
@@ -46,16 +47,27 @@ function M.bytes(c)
   local info = core.clip_info(c)
   local f = info.compression
   local pack = core.clip_pack(c)
-  local tab = rawget(info, "tree") or info.source
+  local tab = info.tree or info.source
   return core.animc_write({ f.error, f.distance, f.worst, f.p99, f.bytes_raw }, core.value_encode(tab), pack)
 end
 
--- A compressed clip from a .animc file's bytes; raises a failure.
+-- A compressed clip from a .animc file's bytes; raises a failure.  A
+-- compressed clip's usual table is read from the bytes by the core
+-- (csrc/lua/lua_animc_plain.c: the clip, its info and skeleton, the table
+-- decoded when first asked for); any other file the full way.
 -- (The encoding holds only what JSON does, finite numbers and string
 -- keys: its longest string and its nesting are all json.check would
 -- look for, and when they are within the limits it is not walked.  A
 -- plain skeleton is read from its bytes by the decoder.)
 function M.decode(bytes, name)
+  local c, info, e, d, worst, p99, raw, plen = core.animc_plain(bytes, read.FULL_FIELDS, limits.joints,
+    limits.strings, limits.depth)
+  if c then
+    info.name = name
+    info.compression = figures(e, d, worst, p99, raw, plen)
+    keys.lazy(info, c, function() return (core.animc_read(bytes)) end)
+    return c
+  end
   local tab, pack, stats, pack_at, longest, deepest, skeleton = core.animc_read(bytes, limits.joints)
   if not tab then E.fail("", "byte %d: %s", stats, pack) end
   if type(tab) ~= "table" then E.fail("", "byte %d: the clip's table is not an object", pack_at) end

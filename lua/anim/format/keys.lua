@@ -108,6 +108,26 @@ end
 
 local INFO = { __index = function(info, k) if k == "source" then return rebuild(info) end end }
 
+-- A clip whose table is decoded when first asked for (a .animc's whose
+-- info the core made from the file's bytes: format/animc.lua): decode()
+-- gives what info.tree holds for a clip built from the table.  (The
+-- functions sit in a table of weak keys: info holds no field of its own.)
+local DECODE = setmetatable({}, { __mode = "k" })
+local LAZY = { __index = function(info, k)
+  if k ~= "tree" and k ~= "source" then return nil end
+  local tree = DECODE[info]()
+  DECODE[info] = nil
+  rawset(info, "tree", tree)
+  setmetatable(info, INFO)
+  return info[k]
+end }
+
+function M.lazy(info, clip, decode)
+  info.clip = clip
+  DECODE[info] = decode
+  setmetatable(info, LAZY)
+end
+
 -- core.clip_new(desc, info), then the keys of info.source handed over to
 -- the core.  format.read listed the channels (info.compact); a channel
 -- whose description an importer replaced (its exact curves) keeps its keys.

@@ -137,56 +137,19 @@ end
 
 -- A compressed clip's usual table ----------------------------------------------------------
 
--- The top-level fields the plain reading below reads; any other that the
--- reader reads (the rest of fields.lua's "clip" list, less the editor's
--- rig, fps and viewModel, which nothing reads) sends the table to the
--- full reading.  spec/read_plain_spec.lua checks the two lists cover
+-- The top-level fields of a compressed clip's usual table, which the core
+-- reads from a .animc's bytes (csrc/lua/lua_animc_plain.c); any other that
+-- the reader reads (the rest of fields.lua's "clip" list, less the
+-- editor's rig, fps and viewModel, which nothing reads) sends the file to
+-- the full reading.  spec/animc_plain_spec.lua checks the two lists cover
 -- fields.lua's.
 M.PLAIN_FIELDS = { version = true, length = true, loop = true, euler = true, absolute = true, skeleton = true,
   joints = true }
--- (the timed items first: what a compressed clip's table most often holds)
-local FULL = { "events", "markers", "sounds", "plays", "properties", "priority", "speed", "autoplay", "mask", "blend",
-  "space", "retarget", "keyframes", "looped" }
 M.FULL_FIELDS = {}
-for _, k in ipairs(FULL) do M.FULL_FIELDS[k] = true end
-local plain_tables = core.plain_tables -- (the joints' tables, desc's and info's: csrc/lua/lua_readplain.c)
-local LOOP_CODE, EULER_CODE = {}, {}
-for i, n in ipairs(M.LOOPS) do LOOP_CODE[n] = i end
-for i, n in ipairs(M.EULERS) do EULER_CODE[n] = i - 1 end
-
--- The table of a .animc whose json walk was left out (known.tree_checked)
--- when it holds only plain fields -- a version 2 or 3, a loop and euler
--- named as the reader names them, a length >= 0, absolute true or false,
--- joints that are all empty objects (a compressed clip's), a skeleton the
--- decoder read (known.skeleton) -- and unknown ones: desc and info as
--- M.read makes them, with none of its checks' work; else nil (M.read
--- reads it and words any message).
-local function read_plain(c, known)
-  for i = 1, #FULL do
-    if c[FULL[i]] ~= nil then return nil end
-  end
-  local joints, skeleton, version, length = c.joints, c.skeleton, c.version, c.length
-  if type(joints) ~= "table" or (skeleton ~= nil and not known.skeleton) then return nil end
-  if version ~= nil and version ~= 2 and version ~= 3 then return nil end
-  if length ~= nil and not (type(length) == "number" and length >= 0 and length ~= math.huge) then return nil end
-  local absolute = c.absolute
-  if absolute ~= nil and type(absolute) ~= "boolean" then return nil end
-  local loop, euler = 1, codes.euler.yxz
-  if c.loop ~= nil then loop = LOOP_CODE[c.loop] end
-  if c.euler ~= nil then euler = EULER_CODE[c.euler] end
-  if not loop or not euler then return nil end
-  local desc, info = plain_tables(joints, limits.joints)
-  if not desc then return nil end
-  V.reset_counts()
-  length = length or 0
-  desc.loop, desc.euler, desc.length = loop - 1, euler, length
-  if absolute ~= nil then desc.absolute = absolute and 1 or 0 end
-  info.source, info.version, info.loop, info.euler = c, compat.tointeger(version or 2), M.LOOPS[loop], M.EULERS[euler + 1]
-  info.absolute, info.length = absolute == true, length
-  if skeleton ~= nil then info.skeleton = known.skeleton end
-  return desc, info
+for _, k in ipairs { "events", "markers", "sounds", "plays", "properties", "priority", "speed", "autoplay", "mask",
+  "blend", "space", "retarget", "keyframes", "looped" } do
+  M.FULL_FIELDS[k] = true
 end
-M.read_plain = read_plain
 
 -- Entry point -----------------------------------------------------------------------------
 
@@ -198,13 +161,8 @@ M.read_plain = read_plain
 -- this reader does not know (anim.encode refuses what JSON cannot say).
 -- `known`: nil, or what is known of a .animc's table (format/animc.lua):
 -- { tree_checked = it holds nothing json.check refuses (it is not walked
--- again), skeleton = its skeleton as M.skeleton reads it, or nil }; a
--- compressed clip's usual table is then read by read_plain above.
+-- again), skeleton = its skeleton as M.skeleton reads it, or nil }.
 function M.read(c, from_file, known)
-  if known and known.tree_checked and type(c) == "table" and getmetatable(c) == nil then
-    local desc, info = read_plain(c, known)
-    if desc then return desc, info end
-  end
   V.reset_counts()
   if type(c) ~= "table" or (next(c) ~= nil and E.is_array(c)) then
     fail("", "expected an object with joints or keyframes, got %s", describe(c))

@@ -17,7 +17,7 @@ local function info_of(c) return core.clip_info(c) end
 
 -- The source table a clip keeps (its joints' muted flags and modifiers).
 local function source_of(info)
-  return rawget(info, "tree") or rawget(info, "source") or {}
+  return info.tree or rawget(info, "source") or {}
 end
 
 -- Nodes from the clips' skeletons: { name, parent, translation, rotation,
