@@ -235,6 +235,7 @@ static int animc_plain(lua_State *L) {
   int deepest, info, k;
   luaL_checktype(L, 2, LUA_TTABLE);
   lua_settop(L, 5);
+  luaL_checkstack(L, 24, "animc_plain");
   /* (the top object first: a file of another table costs the full
    * reading little more) */
   if (anim_animc_split_unchecked(p, len, &parts, &at) || !read_top(L, parts.table, parts.tlen, 2, &t)) return 0;
