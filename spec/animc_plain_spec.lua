@@ -115,6 +115,18 @@ describe("core.animc_plain", function()
     assert.is_nil(rawget(core.clip_info(c), "tree"))
   end)
 
+  it("keeps the table's bytes for it, which core.value_decode reads as the file's decoder does", function()
+    local t = { joints = { a = {} }, skeleton = SKELETON, loop = "loop", length = 1, fps = 24, tags = { "x", 2.5, true } }
+    local enc = core.value_encode(t)
+    local r = { core.animc_plain(file(t), format.FULL_FIELDS, limits.joints, limits.strings, limits.depth) }
+    assert.are.equal(enc, r[9])
+    assert.is_true(same(core.value_decode(enc), (core.animc_read(file(t)))))
+    -- (its messages: the decoder's, the offsets the table's own)
+    assert.are.same({ nil, "count beyond the file", 1 }, { core.value_decode(enc:sub(1, 5)) })
+    assert.are.same({ nil, "truncated", 3 }, { core.value_decode(enc:sub(1, 3)) })
+    assert.are.same({ nil, "bytes after the table", #enc }, { core.value_decode(enc .. "\0") })
+  end)
+
   it("leaves every other file to the full reading", function()
     local base = { joints = { a = {} }, skeleton = SKELETON, version = 3, loop = "loop", euler = "zyx", length = 1 }
     local function with(k, v)

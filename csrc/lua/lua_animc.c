@@ -471,6 +471,25 @@ int anim_lua_animc_scan(const anim_animc_parts *parts, size_t *longest, int *dee
   return 1;
 }
 
+/* core.value_decode(bytes) -> the value of a clip table's encoding alone
+ * (what core.animc_read decodes of a file) | nil, message, byte offset. */
+static int value_decode(lua_State *L) {
+  size_t len;
+  const unsigned char *p = (const unsigned char *)luaL_checklstring(L, 1, &len);
+  anim_animc_parts parts;
+  rbuf r;
+  memset(&parts, 0, sizeof parts);
+  parts.table = p, parts.tlen = len;
+  rbuf_init(&r, &parts, 1);
+  lua_settop(L, 1);
+  if (dec(L, &r, 0) && r.o != r.len) { lua_pop(L, 1); fail(&r, "bytes after the table", r.o); }
+  if (!r.err) return 1;
+  lua_pushnil(L);
+  lua_pushstring(L, r.err);
+  lua_pushinteger(L, (lua_Integer)r.at);
+  return 3;
+}
+
 /* ---- the file ---------------------------------------------------------- */
 
 /* core.animc_write(stats, table bytes, pack) -> the file's bytes; stats
@@ -559,6 +578,7 @@ static const luaL_Reg funcs[] = {
   {"clip_pack", clip_pack},
   {"clip_pack_channels", clip_pack_channels},
   {"value_encode", value_encode},
+  {"value_decode", value_decode},
   {"animc_write", animc_write},
   {"animc_read", animc_read},
   {"crc32", crc32_of},

@@ -218,7 +218,8 @@ static int push_info(lua_State *L, const plain_top *t, const anim_lua_name *ns, 
 }
 
 /* core.animc_plain(bytes, full fields, max joints, max string, max depth)
- * -> clip, info, error, distance, worst, p99, bytes raw, the pack's bytes
+ * -> clip, info, error, distance, worst, p99, bytes raw, the pack's bytes,
+ * the table's encoding (for core.value_decode when it is asked for)
  * | nothing: the file is not a plain one within the limits (or is wrong:
  * core.animc_read says where). */
 static int animc_plain(lua_State *L) {
@@ -262,7 +263,8 @@ static int animc_plain(lua_State *L) {
   lua_pushvalue(L, info);
   for (k = 0; k < ANIM_ANIMC_NSTATS; k++) lua_pushnumber(L, parts.stats[k]);
   lua_pushinteger(L, (lua_Integer)parts.plen);
-  return 2 + ANIM_ANIMC_NSTATS + 1;
+  lua_pushlstring(L, (const char *)parts.table, parts.tlen);
+  return 2 + ANIM_ANIMC_NSTATS + 2;
 }
 
 static const luaL_Reg funcs[] = {

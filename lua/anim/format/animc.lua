@@ -60,12 +60,13 @@ end
 -- look for, and when they are within the limits it is not walked.  A
 -- plain skeleton is read from its bytes by the decoder.)
 function M.decode(bytes, name)
-  local c, info, e, d, worst, p99, raw, plen = core.animc_plain(bytes, read.FULL_FIELDS, limits.joints,
+  local c, info, e, d, worst, p99, raw, plen, tbytes = core.animc_plain(bytes, read.FULL_FIELDS, limits.joints,
     limits.strings, limits.depth)
   if c then
     info.name = name
     info.compression = figures(e, d, worst, p99, raw, plen)
-    keys.lazy(info, c, function() return (core.animc_read(bytes)) end)
+    -- (the table's bytes kept, not the file's: the core holds the pack)
+    keys.lazy(info, c, function() return (core.value_decode(tbytes)) end)
     return c
   end
   local tab, pack, stats, pack_at, longest, deepest, skeleton = core.animc_read(bytes, limits.joints)
