@@ -108,9 +108,16 @@ static void unbind(anim_track *t) {
 
 void anim_reload_commit(anim_clip *old, anim_clip *fresh, anim_rebind *r, int n) {
   int i;
-  /* every track's names leave first: a name whose number of components
-   * changes is then free to (propmix.c) */
+  /* every track's names leave first, those of the tracks not rebound too
+   * (an ended one: it ends below): a name whose number of components
+   * changes is then free to (propmix.c; anim_props_conflict counted them
+   * all as leaving) */
   for (i = 0; i < n; i++) anim_props_detach(r[i].t->owner, r[i].t);
+  {
+    anim_track *t;
+    for (t = old->tracks; t; t = t->clip_next)
+      if (!t->reload.rebound && t->owner) anim_props_detach(t->owner, t);
+  }
   swap_content(old, fresh);
   for (i = 0; i < n; i++) {
     anim_track *t = r[i].t;
