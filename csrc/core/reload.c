@@ -157,8 +157,8 @@ void anim_reload_commit(anim_clip *old, anim_clip *fresh, anim_rebind *r, int n)
    * reload that leaves out a live track: csrc/lua/lua_reload.c; an ended
    * one may be left out) would go on with arrays laid out for the old
    * content: it ends here, firing nothing, plays nothing more, and leaves
-   * its animator at its next update (its property slots now: nothing
-   * reads it before). */
+   * its animator at its next update (its property slots it left at the
+   * top: nothing reads it before). */
   {
     anim_track *t;
     for (t = old->tracks; t; t = t->clip_next) {
@@ -167,7 +167,6 @@ void anim_reload_commit(anim_clip *old, anim_clip *fresh, anim_rebind *r, int n)
        * content: it goes (core.animator_event read past the new items) */
       if (t->owner) t->owner->nqueue = 0;
       if (t->reload.rebound) { t->reload.rebound = 0; continue; }
-      if (t->owner) anim_props_detach(t->owner, t);
       anim_track_end_now(t);
       unbind(t);
     }

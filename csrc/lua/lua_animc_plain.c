@@ -144,11 +144,7 @@ static long joint_names(const unsigned char *v, lua_Integer max, anim_lua_name *
 
 /* The number of the length's value at v (an i64 >= 0 or an f64). */
 static double length_of(const unsigned char *v) {
-  uint64_t u = 0;
-  int b;
-  if (v[0] == ANIM_VE_F64) return anim_packed_f64(v + 1);
-  for (b = 0; b < 8; b++) u |= (uint64_t)v[1 + b] << (8 * b);
-  return (double)u; /* (its sign bit is clear: read_top) */
+  return v[0] == ANIM_VE_F64 ? anim_packed_f64(v + 1) : (double)anim_lua_i64_at(v + 1);
 }
 
 static void set_new_table(lua_State *L, int t, const char *k) {

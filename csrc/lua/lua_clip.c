@@ -476,9 +476,9 @@ static size_t prop_components(const anim_clip *c) {
   return n;
 }
 
-/* core.clip_new(desc, info) -> clip userdata (info kept as its user value) */
 static void clip_whole(lua_State *L, clip_box *b, int info);
 
+/* core.clip_new(desc, info) -> clip userdata (info kept as its user value) */
 static int clip_new(lua_State *L) {
   clip_box *b;
   anim_clip *c;

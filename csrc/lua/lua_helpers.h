@@ -411,14 +411,20 @@ static inline int anim_lua_bytes_cmp(const char *a, size_t alen, const char *b, 
   return alen < blen ? -1 : alen > blen;
 }
 
-/* The value encoding's i64 at p (8 bytes, little-endian), pushed: an
- * integer on 5.3+, a number before (lua_animc.c, lua_skeleton.c). */
-static inline void anim_lua_push_i64(lua_State *L, const unsigned char *p) {
+/* The value encoding's i64 at p (8 bytes, little-endian). */
+static inline int64_t anim_lua_i64_at(const unsigned char *p) {
   uint64_t u = 0;
   int64_t v;
   int b;
   for (b = 0; b < 8; b++) u |= (uint64_t)p[b] << (8 * b);
   memcpy(&v, &u, 8);
+  return v;
+}
+
+/* That i64 pushed: an integer on 5.3+, a number before (lua_animc.c,
+ * lua_skeleton.c, lua_animc_plain.c). */
+static inline void anim_lua_push_i64(lua_State *L, const unsigned char *p) {
+  int64_t v = anim_lua_i64_at(p);
 #if LUA_VERSION_NUM >= 503
   lua_pushinteger(L, (lua_Integer)v);
 #else

@@ -292,11 +292,7 @@ static int vec_bytes(sk_bytes *b, size_t n, double *v) {
     double d;
     if (e[0] == ANIM_VE_F64) d = anim_packed_f64(e + 1);
     else if (e[0] == ANIM_VE_I64) {
-      uint64_t u = 0;
-      int64_t x;
-      int k;
-      for (k = 0; k < 8; k++) u |= (uint64_t)e[1 + k] << (8 * k);
-      memcpy(&x, &u, 8);
+      int64_t x = anim_lua_i64_at(e + 1);
       if (x > (int64_t)EXACT_INT || x < -(int64_t)EXACT_INT) return 0;
       d = (double)x;
     } else return 0;
