@@ -67,6 +67,9 @@ check() {
   fi
   if [ "$1" = test ]; then
     command -v luarocks >/dev/null 2>&1 || need luarocks
+    # spec/locale_spec.lua makes a collating locale (en_US.UTF-8) with
+    # localedef from the definitions this package holds
+    [ -f /usr/share/i18n/locales/en_US ] && [ -f /usr/share/i18n/charmaps/UTF-8.gz ] || need locales
   fi
   if [ "$mode" = ci ]; then
     command -v valgrind >/dev/null 2>&1 || need valgrind

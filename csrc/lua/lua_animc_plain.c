@@ -164,9 +164,9 @@ static void set_integer(lua_State *L, int t, const char *k, lua_Integer v) {
 
 /* The info table format/read.lua, props.read and keys.build make of t, pushed
  * (but its name, clip, compression and tree: format/animc.lua's); the
- * joints' list at names.  0 (nothing pushed) when Lua's < does not put
- * the names in their bytes' order (read.lua's sort is Lua's). */
-static int push_info(lua_State *L, const plain_top *t, const anim_lua_name *ns, long n) {
+ * joints' list at names, in their bytes' order (the table's keys; what
+ * read.lua's sort gives, lua/anim/base/order.lua). */
+static void push_info(lua_State *L, const plain_top *t, const anim_lua_name *ns, long n) {
   int i, nt;
   long k;
   lua_createtable(L, 0, 24);
@@ -175,17 +175,6 @@ static int push_info(lua_State *L, const plain_top *t, const anim_lua_name *ns, 
   nt = i + 1;
   for (k = 0; k < n; k++) {
     lua_pushlstring(L, ns[k].s, ns[k].len);
-    if (k > 0) {
-      int less;
-      lua_rawgeti(L, nt, (lua_Integer)k);
-#if LUA_VERSION_NUM >= 502
-      less = lua_compare(L, -1, -2, LUA_OPLT);
-#else
-      less = lua_lessthan(L, -1, -2);
-#endif
-      lua_pop(L, 1);
-      if (!less) { lua_settop(L, i - 1); return 0; }
-    }
     lua_rawseti(L, nt, (lua_Integer)k + 1);
   }
   lua_setfield(L, i, "joints");
@@ -210,7 +199,6 @@ static int push_info(lua_State *L, const plain_top *t, const anim_lua_name *ns, 
   else if (t->length[0] == ANIM_VE_I64) anim_lua_push_i64(L, t->length + 1);
   else lua_pushnumber(L, anim_packed_f64(t->length + 1));
   lua_setfield(L, i, "length");
-  return 1;
 }
 
 /* core.animc_plain(bytes, full fields, max joints, max string, max depth)
@@ -243,7 +231,8 @@ static int animc_plain(lua_State *L) {
     ns = lua_newuserdatauv(L, sizeof *ns * (size_t)n, 0);
     joint_names(t.joints, max, ns, n);
   }
-  if (n < 0 || !push_info(L, &t, ns, n)) return 0;
+  if (n < 0) return 0;
+  push_info(L, &t, ns, n);
   info = lua_gettop(L);
   if (t.skeleton) {
     if (!anim_lua_skeleton_bytes(L, t.skeleton, t.sklen, 0, max)) return 0;

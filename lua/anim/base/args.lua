@@ -7,6 +7,7 @@
 require("anim.base.luajit").no_traversal_traces()
 local suggest = require "anim.base.suggest"
 local E = require "anim.base.errors"
+local byteorder = require "anim.base.order"
 
 local M = {}
 
@@ -58,7 +59,7 @@ function M.no_field(what, k, ...)
       if type(n) == "string" and n:sub(1, 1) ~= "_" then names[#names + 1] = n end
     end
   end
-  table.sort(names)
+  byteorder.sort(names)
   M.raise(format("no field '%s' on %s%s", E.shown(k), what, suggest.hint(k, names)))
 end
 

@@ -10,6 +10,7 @@ local args = require "anim.base.args"
 local compat = require "anim.base.compat"
 local suggest = require "anim.base.suggest"
 local E = require "anim.base.errors"
+local byteorder = require "anim.base.order"
 
 local M = {}
 
@@ -42,7 +43,7 @@ M.generation = 0
 local function names()
   local list = {}
   for k in pairs(SPEC) do list[#list + 1] = k end
-  table.sort(list)
+  byteorder.sort(list)
   return list
 end
 

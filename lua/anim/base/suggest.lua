@@ -20,6 +20,7 @@
 require("anim.base.luajit").no_traversal_traces()
 local core = require "anim.core"
 local E = require "anim.base.errors"
+local byteorder = require "anim.base.order"
 
 local M = {}
 
@@ -36,7 +37,7 @@ function M.prepare(names)
   if #names == 0 and next(names) ~= nil then
     list = {}
     for k in pairs(names) do if type(k) == "string" then list[#list + 1] = k end end
-    table.sort(list)
+    byteorder.sort(list)
   end
   return { list = list, [PREPARED] = true }
 end

@@ -171,13 +171,7 @@ end
 -- Tables -------------------------------------------------------------------------------
 
 -- Byte order, whatever the C locale says (Lua's < on strings uses strcoll).
-local function byte_less(a, b)
-  for i = 1, math.min(#a, #b) do
-    local x, y = a:byte(i), b:byte(i)
-    if x ~= y then return x < y end
-  end
-  return #a < #b
-end
+local byte_less = require("anim.base.order").less
 
 -- What a table is in JSON: "array" with its length, or "object" with its
 -- keys in writing order.  Raw access: metatables play no part in a clip.

@@ -13,6 +13,7 @@
 require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local suggest = require "anim.base.suggest"
+local byteorder = require "anim.base.order"
 
 local M = {}
 
@@ -112,7 +113,7 @@ function walk(v, path, k, out, seen)
   if next(v) ~= nil and v[1] ~= nil then return end
   local names = {}
   for name in pairs(v) do names[#names + 1] = name end
-  table.sort(names, function(a, b) return tostring(a) < tostring(b) end)
+  table.sort(names, function(a, b) return byteorder.less(tostring(a), tostring(b)) end)
   for _, name in ipairs(names) do
     if type(name) == "string" then
       if not spec.fields.set[name] then

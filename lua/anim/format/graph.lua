@@ -76,6 +76,7 @@ local compat = require "anim.base.compat"
 local N = require "anim.format.graph_names"
 local machine = require "anim.format.graph_machine"
 local lint = require "anim.format.graph_lint"
+local byteorder = require "anim.base.order"
 
 local M = {}
 
@@ -160,7 +161,7 @@ local function all_paths(desc)
       if not set[s.path] then set[s.path] = true; list[#list + 1] = s.path end
     end
   end
-  table.sort(list)
+  byteorder.sort(list)
   return set, list
 end
 

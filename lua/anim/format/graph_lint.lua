@@ -6,6 +6,7 @@
 require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local suggest = require "anim.base.suggest"
+local byteorder = require "anim.base.order"
 
 local M = {}
 
@@ -152,7 +153,7 @@ function M.check_clips(desc, has_clip, known)
     if not known then
       known = {}
       for k in pairs(has_clip) do if type(k) == "string" then known[#known + 1] = k end end
-      table.sort(known)
+      byteorder.sort(known)
     end
   end
   local prepared = known and suggest.prepare(known)

@@ -9,6 +9,7 @@ local E = require "anim.base.errors"
 local suggest = require "anim.base.suggest"
 local codes = require "anim.base.codes"
 local V = require "anim.format.read_values"
+local byteorder = require "anim.base.order"
 
 local M = {}
 
@@ -172,7 +173,7 @@ function M.sorted_keys(v, path, what)
     end
     names[#names + 1] = k
   end
-  table.sort(names)
+  byteorder.sort(names)
   return names
 end
 

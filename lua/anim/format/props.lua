@@ -15,6 +15,7 @@ require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local codes = require "anim.base.codes"
 local format = require "anim.format.read"
+local byteorder = require "anim.base.order"
 
 local M = {}
 
@@ -128,7 +129,7 @@ function M.read(c, desc, info)
     if type(name) ~= "string" then fail("properties", "property names must be strings, got %s", describe(name)) end
     names[#names + 1] = name
   end
-  table.sort(names)
+  byteorder.sort(names)
   local props, last = {}, nil
   for _, name in ipairs(names) do
     local p = c.properties[name]

@@ -22,6 +22,7 @@ local read_curves = require("anim.format.read_curves").read_curves
 local read_v1 = require("anim.format.read_poses").read_v1
 local limits = require("anim.base.limits").current
 local core = require "anim.core"
+local byteorder = require "anim.base.order"
 
 local M = {}
 
@@ -84,7 +85,7 @@ function M.skeleton(s, path)
     names[#names + 1] = name
   end
   count_joints(#names, path)
-  table.sort(names)
+  byteorder.sort(names)
   local out = {}
   for _, name in ipairs(names) do
     local j = s[name]

@@ -8,6 +8,7 @@ require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local limits = require "anim.base.limits"
 local codes = require "anim.base.codes"
+local byteorder = require "anim.base.order"
 
 local M = {}
 
@@ -340,7 +341,7 @@ local function sorted_keys(t)
     if type(k) ~= "string" then fail("joints", "joint names must be strings") end
     ks[#ks + 1] = k
   end
-  table.sort(ks)
+  byteorder.sort(ks)
   return ks
 end
 M.sorted_keys = sorted_keys

@@ -19,6 +19,7 @@ local fields = require "anim.format.fields"
 local format = require "anim.format.read"
 local Q = require "anim.base.quat"
 local suggest = require "anim.base.suggest"
+local byteorder = require "anim.base.order"
 
 local M = {}
 local fail, key, index = E.fail, E.key, E.index
@@ -160,7 +161,7 @@ function M.from_skeleton(skeleton, name, order)
   if not order then
     order = {}
     for n in pairs(skeleton) do order[#order + 1] = n end
-    table.sort(order)
+    byteorder.sort(order)
   end
   local joints = {}
   for i, n in ipairs(order) do

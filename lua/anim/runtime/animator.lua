@@ -45,6 +45,7 @@ local args = require "anim.base.args"
 local argerror = args.error
 
 local E = require "anim.base.errors"
+local byteorder = require "anim.base.order"
 local compat_rawlen = compat.rawlen
 local finite = E.finite
 local show = args.show
@@ -351,8 +352,7 @@ local core_property, core_property_names = core.animator_property, core.animator
 
 local function property_result(self, name, first, ...)
   if first == false then
-    local known = core_property_names(self)
-    table.sort(known)
+    local known = byteorder.sort(core_property_names(self))
     local why = "no track on this animator has property channels"
     if #known > 0 then why = "the properties: " .. E.shown_list(known) end
     argerror(1, "property", string.format("unknown property '%s'%s (%s)", shown(name), suggest.hint(name, known), why))

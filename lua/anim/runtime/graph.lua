@@ -13,6 +13,7 @@ local clipmod = require "anim.format.clip"
 local spaces = require "anim.runtime.blendspace"
 local args = require "anim.base.args"
 local E = require "anim.base.errors"
+local byteorder = require "anim.base.order"
 
 local M = {}
 
@@ -51,7 +52,7 @@ local function resolve(desc, clips)
   local msg = gformat.check_clips(desc, get, type(clips) == "table" and (function()
     local known = {}
     for k, v in pairs(clips) do if type(k) == "string" and clipmod.is_clip(v) then known[#known + 1] = k end end
-    table.sort(known)
+    byteorder.sort(known)
     return known
   end)() or nil)
   if msg then return nil, msg end

@@ -13,6 +13,7 @@ local limits = require "anim.base.limits"
 local reload = require "anim.runtime.reload"
 local json = require "anim.base.json"
 local graphs = require "anim.runtime.graph"
+local byteorder = require "anim.base.order"
 
 local M = {}
 local methods = {}
@@ -290,7 +291,7 @@ function methods.changed(self)
   for file, e in pairs(self.loaded) do
     if core.file_mtime(file) ~= e.mtime then out[#out + 1] = e.path end
   end
-  table.sort(out)
+  byteorder.sort(out)
   return out
 end
 

@@ -35,6 +35,7 @@ M.FORMAT, M.VERSION = "anim.state", 1
 -- (the checks of a state's fields: runtime/state_check.lua; FIELDS: the
 -- core's fields of a track and of an animator, core.state_fields)
 local C = require "anim.runtime.state_check"
+local byteorder = require "anim.base.order"
 local FIELDS, JOINT_FIELDS = C.FIELDS, C.JOINT_FIELDS
 local SIDES, OVR, IKK = codes.side, codes.override, codes.ik
 local MAX_ARITY, MAX_POINTS = codes.const.max_prop_arity, codes.const.max_space_points
@@ -134,7 +135,7 @@ function M.save(animator, st)
     end
   end
   -- (by name: the core's slots are in the order names first played)
-  table.sort(raw.properties, function(x, y) return x.name < y.name end)
+  table.sort(raw.properties, function(x, y) return byteorder.less(x.name, y.name) end)
   for i, p in ipairs(raw.properties) do
     -- (a name known with no value has value false)
     out.properties[i] = { name = p.name, value = #p.v > 0 and hexes(p.v, 1, #p.v) }
@@ -415,7 +416,7 @@ local function repeated(list)
   end
   table.sort(order, function(a, b)
     local x, y = list[a].name, list[b].name
-    if x ~= y then return x < y end
+    if x ~= y then return byteorder.less(x, y) end
     return a < b
   end)
   local first = order[1]

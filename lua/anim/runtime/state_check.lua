@@ -7,6 +7,7 @@ local core = require "anim.core"
 local E = require "anim.base.errors"
 local suggest = require "anim.base.suggest"
 local compat = require "anim.base.compat"
+local byteorder = require "anim.base.order"
 
 local M = {}
 
@@ -146,7 +147,7 @@ local function joint_of(v, path, k, index_of, none)
   if not j then
     local list = {}
     for n in pairs(index_of) do list[#list + 1] = n end
-    table.sort(list)
+    byteorder.sort(list)
     fail(at(path, k), "no joint '%s' in the rig%s", shown(v), suggest.hint(v, list))
   end
   return j - 1

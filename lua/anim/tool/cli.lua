@@ -24,6 +24,7 @@ local convert = require "anim.tool.cli_convert"
 local compress = require "anim.tool.cli_compress"
 local show = require "anim.tool.cli_show"
 local graph = require "anim.tool.cli_graph"
+local byteorder = require "anim.base.order"
 
 local M = {}
 
@@ -53,7 +54,7 @@ local function verb_help(name)
   local opts = {}
   for k in pairs(v.options) do opts[#opts + 1] = OPTION_HELP[k] end
   for k in pairs(v.flags or {}) do opts[#opts + 1] = OPTION_HELP[k] end
-  table.sort(opts)
+  byteorder.sort(opts)
   opts[#opts + 1] = "-h, --help"
   lines[#lines + 1] = "options: " .. table.concat(opts, ", ")
   lines[#lines + 1] = "exit status: 0 done, 1 bad input, 2 wrong command line"
@@ -127,7 +128,7 @@ local function one_error(msg, v)
     local names = { "help" }
     for o in pairs(v.options) do names[#names + 1] = o end
     for f in pairs(v.flags or {}) do names[#names + 1] = f end
-    table.sort(names)
+    byteorder.sort(names)
     local s = suggest.closest(bad, names)
     if s then return first .. "; did you mean '--" .. s .. "'?" end
   end

@@ -9,6 +9,7 @@ local compat = require "anim.base.compat"
 local json = require "anim.base.json"
 local fields = require "anim.format.fields"
 local kinds = require "anim.format.kind"
+local byteorder = require "anim.base.order"
 
 local M = {}
 
@@ -150,7 +151,7 @@ end
 local function sorted_clips(clips)
   local list = {}
   for name, c in pairs(clips) do list[#list + 1] = { name = name, clip = c } end
-  table.sort(list, function(a, b) return a.name < b.name end)
+  table.sort(list, function(a, b) return byteorder.less(a.name, b.name) end)
   return list
 end
 
@@ -272,7 +273,7 @@ local function brief(v, depth)
   end
   local ks = {}
   for k in pairs(v) do ks[#ks + 1] = tostring(k) end
-  table.sort(ks)
+  byteorder.sort(ks)
   for i, k in ipairs(ks) do parts[i] = brief(k) .. ": " .. brief(v[k], depth + 1) end
   return "{" .. table.concat(parts, ", ") .. "}"
 end

@@ -8,6 +8,7 @@ local graph = require "anim.format.graph"
 local N = require "anim.format.graph_names"
 local C = require "anim.tool.cli_common"
 local draw = require "anim.tool.graph_svg"
+local byteorder = require "anim.base.order"
 local fail, USAGE, INPUT, out, bold, one_line, shown, num, count, write_output =
   C.fail, C.USAGE, C.INPUT, C.out, C.bold, C.one_line, C.shown, C.num, C.count, C.write_output
 
@@ -40,7 +41,7 @@ local function names_under(dir)
   local files, arg = C.find(dir, "-name '*.anim' -type f")
   local list = {}
   for i, f in ipairs(files) do list[i] = f:sub(#arg + 2):gsub("%.anim$", "") end
-  table.sort(list)
+  byteorder.sort(list)
   return list
 end
 

@@ -9,6 +9,7 @@ local retarget = require "anim.format.retarget"
 local C = require "anim.tool.cli_common"
 local graph = require "anim.tool.cli_graph"
 local skeleton = require "anim.tool.cli_skeleton"
+local byteorder = require "anim.base.order"
 local fail, USAGE, bold, out, one_line, must_read, pick, num, brief, count =
   C.fail, C.USAGE, C.bold, C.out, C.one_line, C.must_read, C.pick, C.num, C.brief, C.count
 
@@ -187,7 +188,7 @@ local function info_clip(c, path)
     for _, e in ipairs(EDITOR_FIELDS) do known = known or e == k end
     if not known then other[#other + 1] = tostring(k) end
   end
-  table.sort(other)
+  byteorder.sort(other)
   if #other > 0 then editor[#editor + 1] = { "other", table.concat(other, ", ") } end
   out(bold(string.format("editor (%d)", #editor)))
   for _, e in ipairs(editor) do field(e[1], e[2]) end
@@ -201,7 +202,7 @@ local function info_map(m)
   field("scale", num(info.scale or 1))
   local names = {}
   for name in pairs(info.joints) do names[#names + 1] = name end
-  table.sort(names)
+  byteorder.sort(names)
   out("")
   out(bold(string.format("joints (%d)", #names)))
   local width = 0

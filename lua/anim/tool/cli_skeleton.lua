@@ -4,6 +4,7 @@
 -- convert`.
 require("anim.base.luajit").no_traversal_traces()
 local C = require "anim.tool.cli_common"
+local byteorder = require "anim.base.order"
 local bold, out, one_line, num, count, shown_list = C.bold, C.out, C.one_line, C.num, C.count, C.shown_list
 
 local M = {}
@@ -43,7 +44,7 @@ local function each_attachment(desc, fn)
       if type(by_name) == "table" then
         local names = {}
         for n in pairs(by_name) do names[#names + 1] = n end
-        table.sort(names)
+        byteorder.sort(names)
         for _, n in ipairs(names) do fn(skin, slot, n, by_name[n]) end
       end
     end
@@ -119,7 +120,7 @@ function M.info(path, res)
   if res.armatures then
     local names = {}
     for n in pairs(res.armatures) do names[#names + 1] = n end
-    table.sort(names)
+    byteorder.sort(names)
     for i, n in ipairs(names) do
       local a = res.armatures[n]
       local clips = 0
@@ -182,7 +183,7 @@ function M.info(path, res)
   for i, o in ipairs(orders) do out("  %d  %s", i, one_line(table.concat(o, ", "))) end
   local events = {}
   for n in pairs(desc.events or {}) do events[#events + 1] = n end
-  table.sort(events)
+  byteorder.sort(events)
   out(bold(string.format("events (%d)", #events)))
   if #events > 0 then out("  %s", one_line(table.concat(events, ", "))) end
   local kept = M.kept(desc)

@@ -9,6 +9,7 @@ local rigmod = require "anim.format.rig"
 local E = require "anim.base.errors"
 local C = require "anim.tool.cli_common"
 local graph = require "anim.tool.cli_graph"
+local byteorder = require "anim.base.order"
 local fail, USAGE, out, quote, one_line, shown, kind_of, peek, read_clips, count =
   C.fail, C.USAGE, C.out, C.quote, C.one_line, C.shown, C.kind_of, C.peek, C.read_clips, C.count
 
@@ -59,8 +60,8 @@ local function files_under(dir)
     local ok, why = wanted(f)
     if ok then list[#list + 1] = f else skipped[#skipped + 1] = { path = f, why = why } end
   end
-  table.sort(list, function(a, b) return a < b end)
-  table.sort(skipped, function(a, b) return a.path < b.path end)
+  byteorder.sort(list)
+  table.sort(skipped, function(a, b) return byteorder.less(a.path, b.path) end)
   return list, skipped
 end
 

@@ -5,6 +5,7 @@
 -- pixel), so the files stay small enough to commit and diff.
 require("anim.base.luajit").no_traversal_traces()
 local compat = require "anim.base.compat"
+local byteorder = require "anim.base.order"
 
 local M = {}
 
@@ -51,7 +52,7 @@ local function attrs(a)
   if not a then return "" end
   local ks = {}
   for k in pairs(a) do ks[#ks + 1] = k end
-  table.sort(ks)
+  byteorder.sort(ks)
   local out = {}
   for _, k in ipairs(ks) do
     local v = a[k]

@@ -4,6 +4,7 @@ require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local compat = require "anim.base.compat"
 local encode = require "anim.format.encode"
+local byteorder = require "anim.base.order"
 
 local M = {}
 local fail = E.fail
@@ -57,7 +58,7 @@ local function json_text(doc)
       if type(k) ~= "string" then fail("", "a table with keys that are not strings cannot be written as JSON") end
       keys[#keys + 1] = k
     end
-    sort(keys)
+    sort(keys, byteorder.less)
     n = n + 1
     out[n] = "{"
     for i, k in ipairs(keys) do

@@ -7,6 +7,7 @@ local E = require "anim.base.errors"
 local mat4 = require "anim.base.mat4"
 local rigmod = require "anim.format.rig"
 local bind = require "anim.format.bind"
+local byteorder = require "anim.base.order"
 
 local M = {}
 local fail = E.fail
@@ -29,7 +30,7 @@ local function skeleton_nodes(clips)
     if sk then
       local names = {}
       for n in pairs(sk) do names[#names + 1] = n end
-      table.sort(names)
+      byteorder.sort(names)
       for _, n in ipairs(names) do
         if not seen[n] then
           local j = sk[n]

@@ -21,6 +21,7 @@ local E = require "anim.base.errors"
 local CH = require "anim.import.blockbench.channel"
 local bedrock = require "anim.import.blockbench.bedrock"
 local known = require "anim.import.blockbench.fields"
+local byteorder = require "anim.base.order"
 
 local M = {}
 
@@ -345,7 +346,7 @@ local function read_animation(a, path, ctx)
   E.object(animators, ap, field)
   local ids = {}
   for id in pairs(animators) do ids[#ids + 1] = id end
-  table.sort(ids)
+  byteorder.sort(ids)
   local joints = {}
   for _, id in ipairs(ids) do
     local an = animators[id]

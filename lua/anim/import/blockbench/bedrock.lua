@@ -22,6 +22,7 @@ local E = require "anim.base.errors"
 local CH = require "anim.import.blockbench.channel"
 local molang = require "anim.import.blockbench.molang"
 local fields = require "anim.import.blockbench.fields"
+local byteorder = require "anim.base.order"
 
 local M = {}
 
@@ -175,7 +176,7 @@ local function read_channel(v, path, where, channel, ctx)
     -- their text, byte-wise: both stay, a jump from the first to the second
     table.sort(keys, function(a, b)
       if a.t ~= b.t then return a.t < b.t end
-      return a.text < b.text
+      return byteorder.less(a.text, b.text)
     end)
   else
     keys[1] = read_key(v, 0, path, where, channel, chan, ctx)
@@ -359,7 +360,7 @@ local function read_animation(name, a, ctx)
     E.object(a.bones, bp, "bones")
     local bones = {}
     for b in pairs(a.bones) do bones[#bones + 1] = b end
-    table.sort(bones)
+    byteorder.sort(bones)
     for _, bname in ipairs(bones) do
       local b = a.bones[bname]
       local jp = key(bp, bname)
@@ -397,7 +398,7 @@ function M.read(doc, ctx)
   E.object(doc.animations, "animations", "animations")
   local names = {}
   for n in pairs(doc.animations) do names[#names + 1] = n end
-  table.sort(names)
+  byteorder.sort(names)
   local out = {}
   for _, name in ipairs(names) do
     out[#out + 1] = {

@@ -30,6 +30,7 @@ local molang = require "anim.import.blockbench.molang"
 local bake = require "anim.import.blockbench.bake"
 local easing = require "anim.import.blockbench.easing"
 local Q = require "anim.base.quat"
+local byteorder = require "anim.base.order"
 
 local M = {}
 
@@ -441,7 +442,7 @@ local function too_many(bk, points, key, t0, t1)
   end
   local reasons = {}
   for r in pairs(bk.report.reasons) do reasons[#reasons + 1] = r end
-  table.sort(reasons)
+  byteorder.sort(reasons)
   fail(key.path, "%s: baked for %s, it changes too fast: %s", bk.chan.where or "channel",
     table.concat(reasons, ", "), cap)
 end

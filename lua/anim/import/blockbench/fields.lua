@@ -16,6 +16,7 @@
 require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local suggest = require "anim.base.suggest"
+local byteorder = require "anim.base.order"
 
 local M = {}
 
@@ -75,7 +76,7 @@ local function sorted_names(obj)
   for name in pairs(obj) do
     if type(name) == "string" then names[#names + 1] = name end
   end
-  table.sort(names)
+  byteorder.sort(names)
   return names
 end
 

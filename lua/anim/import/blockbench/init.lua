@@ -27,6 +27,7 @@ local CH = require "anim.import.blockbench.channel"
 local bbmodel = require "anim.import.blockbench.bbmodel"
 local bedrock = require "anim.import.blockbench.bedrock"
 local limits = require "anim.base.limits"
+local byteorder = require "anim.base.order"
 
 local M = {}
 
@@ -152,7 +153,7 @@ local function build(anim, file, rig, ctx)
           err = math.max(err, rep.err)
           local reasons = {}
           for r in pairs(rep.reasons) do reasons[#reasons + 1] = r end
-          table.sort(reasons)
+          byteorder.sort(reasons)
           notes[#notes + 1] = string.format("%s.%s baked for %s%s at %.4g keys/s (measured error %.2g)",
             E.shown(j.name), ch, table.concat(reasons, ", "), rep.quat and " as quaternions" or "", rep.rate, rep.err)
         end

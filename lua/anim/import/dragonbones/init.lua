@@ -23,6 +23,7 @@ local F = require "anim.import.dragonbones.fields"
 local atlasmod = require "anim.import.dragonbones.atlas"
 local armature = require "anim.import.dragonbones.armature"
 local animation = require "anim.import.dragonbones.animation"
+local byteorder = require "anim.base.order"
 
 local M = {}
 
@@ -106,7 +107,7 @@ function M.build(doc, atlas, name)
   if stage and not result.armatures[stage] then
     local names = {}
     for k in pairs(result.armatures) do names[#names + 1] = k end
-    table.sort(names)
+    byteorder.sort(names)
     fail("stage", "stage names armature '%s', which the file does not have%s", shown(stage), E.hint(stage, names))
   end
   result.stage = stage or first

@@ -26,6 +26,7 @@ local skel = require "anim.import.spine.skeleton"
 local timelines = require "anim.import.spine.timelines"
 local atlasmod = require "anim.import.spine.atlas"
 local sequence = require "anim.import.spine.sequence"
+local byteorder = require "anim.base.order"
 
 local M = {}
 
@@ -46,7 +47,7 @@ M.VERSIONS = { ["3.8"] = 3.8, ["4.0"] = 4.0, ["4.1"] = 4.1, ["4.2"] = 4.2 }
 local function sorted(t)
   local out = {}
   for k in pairs(t) do if type(k) == "string" then out[#out + 1] = k end end
-  table.sort(out)
+  byteorder.sort(out)
   return out
 end
 
@@ -86,7 +87,7 @@ local function attachment_names(desc)
     local seen, list = {}, s.attachment_names
     if s.attachment then list[1] = s.attachment; seen[s.attachment] = true end
     local more = by_slot[s.name] or {}
-    table.sort(more)
+    byteorder.sort(more)
     for _, an in ipairs(more) do
       if not seen[an] then seen[an] = true; list[#list + 1] = an end
     end

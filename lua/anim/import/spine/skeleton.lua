@@ -32,6 +32,7 @@ require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local limits = require "anim.base.limits"
 local skeleton2d = require "anim.format.skeleton2d"
+local byteorder = require "anim.base.order"
 
 local M = {}
 
@@ -360,14 +361,14 @@ local function read_skins(doc, desc, look, ctx)
       E.object(atts, key(p, "attachments"), "attachments")
       local slots = {}
       for sname in pairs(atts) do slots[#slots + 1] = sname end
-      table.sort(slots)
+      byteorder.sort(slots)
       for _, sname in ipairs(slots) do
         local sp = key(key(p, "attachments"), sname)
         if not look.slot[sname] then ref(sname, look.slot, look.slot_names, sp, "slot") end
         E.object(atts[sname], sp, "a slot's attachments")
         local names = {}
         for an in pairs(atts[sname]) do names[#names + 1] = an end
-        table.sort(names)
+        byteorder.sort(names)
         local out = {}
         for _, an in ipairs(names) do
           local ap = key(sp, an)

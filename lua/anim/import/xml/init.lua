@@ -23,6 +23,7 @@ local format = require "anim.format.read"
 local P = require "anim.import.xml.parse"
 local curves = require "anim.import.xml.curves"
 local CH = require "anim.import.xml.channel"
+local byteorder = require "anim.base.order"
 
 local M = {}
 
@@ -95,7 +96,7 @@ local function unknown(el, out)
     for k in pairs(el.attrs) do
       if type(k) == "string" then names[#names + 1] = k end
     end
-    table.sort(names)
+    byteorder.sort(names)
     for _, k in ipairs(names) do
       local known = false
       for _, a in ipairs(attrs) do known = known or a == k end
