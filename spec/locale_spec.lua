@@ -1,32 +1,40 @@
--- The module's orders are its names' bytes whatever the C locale a host
--- sets (lua/anim/base/order.lua): Lua's < on strings follows strcoll, and
--- under en_US.UTF-8 it puts "a" before "B" where bytes put "B" first.  A
--- Lua process made to collate so (a locale made with localedef from
--- Debian's `locales`, scripts/deps.sh) reads a compressed clip written
--- under the C locale with each joint's own motion (its pack is matched to
--- the joints by index: before, joint a played B's), and keeps byte order
--- in a clip's joints, a state's properties and what messages list.
+-- What the module reads, writes and orders does not depend on the C
+-- locale a host sets (os.setlocale; a game choosing its language).  Child
+-- processes run under locales made with localedef from Debian's `locales`
+-- (scripts/deps.sh):
+-- - en_US.UTF-8 collates: Lua's < on strings (strcoll) puts "a" before "B"
+--   where bytes put "B" first.  Names sort by their bytes there too
+--   (lua/anim/base/order.lua): a compressed clip written under the C locale
+--   keeps each joint's motion (its pack is matched to the joints by index:
+--   before, joint a played B's), and a clip's joints, a state's properties
+--   and what messages list keep byte order.
+-- - de_DE.UTF-8 writes 0.5 as "0,5": a state's "%a" numbers keep their '.'
+--   (before, a peer under another locale refused them), and numbers of
+--   files read on every runtime (compat.number; before, Lua 5.1 and 5.2 read
+--   no "1.5" there and a Bedrock import raised).
 local anim = require "anim"
 local H = require "spec.helper"
 
--- A directory holding the en_US.UTF-8 locale, made once.
+-- A directory holding the en_US.UTF-8 and de_DE.UTF-8 locales, made once.
 local locdir
 local function locale_dir()
   if not locdir then
     locdir = H.tmpdir()
-    local out, code = H.popen(string.format("localedef -i en_US -f UTF-8 %s 2>&1",
-      H.sq(locdir .. "/en_US.UTF-8")))
-    assert(code == 0, "localedef could not make en_US.UTF-8 (scripts/deps.sh test installs `locales`): " .. out)
+    for _, l in ipairs { "en_US", "de_DE" } do
+      local out, code = H.popen(string.format("localedef -i %s -f UTF-8 %s 2>&1", l, H.sq(locdir .. "/" .. l .. ".UTF-8")))
+      assert(code == 0, "localedef could not make " .. l .. ".UTF-8 (scripts/deps.sh test installs `locales`): " .. out)
+    end
   end
   return locdir
 end
 
--- Runs the Lua code in a process collating as en_US.UTF-8 (LOCPATH: the
--- locale made above; the module's paths as this process has them); its
--- output lines.
-local function collating(code, ...)
+-- Runs the Lua code in a process under the locale (os.setlocale(locale,
+-- category); LOCPATH: the locales made above; the module's paths as this
+-- process has them); its output lines.
+local function under(locale, category, code, ...)
   local dir = H.tmpdir()
-  H.write(dir .. "/run.lua", 'assert(os.setlocale("en_US.UTF-8", "collate"), "no en_US.UTF-8")\n' .. code)
+  H.write(dir .. "/run.lua", string.format("assert(os.setlocale(%q, %q), %q)\n", locale, category, "no " .. locale)
+    .. code)
   local args = {}
   for i, a in ipairs { ... } do args[i] = H.sq(a) end
   local out, status = H.popen(string.format("cd %s && LOCPATH=%s %s %s %s 2>&1", H.sq(H.root), H.sq(locale_dir()), H.lua,
@@ -36,6 +44,8 @@ local function collating(code, ...)
   for l in out:gmatch("[^\n]+") do lines[#lines + 1] = l end
   return lines
 end
+local function collating(code, ...) return under("en_US.UTF-8", "collate", code, ...) end
+local function comma(code, ...) return under("de_DE.UTF-8", "all", code, ...) end
 
 local TWO = [[
   local anim = require "anim"
@@ -88,5 +98,70 @@ describe("orders under a collating locale", function()
     assert.are.equal("B,a", lines[2])
     assert.are.equal("B,a", lines[3])
     assert.truthy(lines[4]:find("the properties: B, a", 1, true), lines[4])
+  end)
+end)
+
+-- A scene of the player rig: a clip of fractional keys, played and updated
+-- to fractions of a second; its state encoded (cjson writes its numbers
+-- and strings as they are).
+local SCENE = [[
+  local anim = require "anim"
+  local cjson = require "cjson"
+  local clip = assert(anim.clip({ length = 1.25, joints = { head = {
+    position = { { 0, { 0.1, 0, 0 } }, { 1.25, { 1.5, 0.25, 0 } } },
+    rotation = { { 0, { 0, 0, 0 } }, { 1.25, { 0, 37.5, 0 } } } } } }, "c"))
+  local function scene()
+    local a = anim.animator(anim.rig("player"))
+    a:play(clip, { speed = 0.75 })
+    a:update(0.3)
+    return a
+  end
+]]
+
+describe("numbers under a locale whose point is a comma", function()
+  it("is what the child process formats by: the locale acts", function()
+    -- (LuaJIT formats and reads numbers by its own code, whatever the locale)
+    assert.are.same({ rawget(_G, "jit") and "0.5" or "0,5" }, comma('print(string.format("%.1f", 0.5))'))
+  end)
+
+  it("writes a state's numbers with '.' and restores a peer's written under another locale", function()
+    local here = assert((rawget(_G, "loadstring") or load)(SCENE .. " return scene, clip, cjson"))
+    local scene, clip, cjson = here()
+    local mine = scene():state()
+    local dir = H.tmpdir()
+    H.write(dir .. "/mine.json", cjson.encode(mine))
+    local lines = comma(SCENE .. [[
+      local f = assert(io.open(arg[1] .. "/theirs.json", "wb"))
+      f:write(cjson.encode(scene():state()))
+      f:close()
+      f = assert(io.open(arg[1] .. "/mine.json", "rb"))
+      local b = anim.animator(anim.rig("player"))
+      local ok, why = b:restore(cjson.decode(f:read("*a")), function() return clip end)
+      print(ok and "restored" or why)
+      f:close()
+    ]], dir)
+    assert.are.same({ "restored" }, lines)
+    local f = assert(io.open(dir .. "/theirs.json", "rb"))
+    local theirs = cjson.decode(f:read("*a"))
+    f:close()
+    assert.are.same(mine, theirs)
+    local b = anim.animator(anim.rig("player"))
+    assert(b:restore(theirs, function() return clip end))
+  end)
+
+  it("reads a Bedrock file's time keys and Molang numbers as under the C locale", function()
+    local doc = [[{"format_version": "1.8.0", "animations": {"a": {"animation_length": 1.5, "bones": {"b": {
+      "position": {"0.0": [0.5, 0, 0], "0.75": [1.25, "math.sin(query.anim_time * 90.5) * 1.5", 0],
+                   "1.5": [0.5, 0, 0]}}}}}}]]
+    local code = [[
+      local anim = require "anim"
+      local clips = assert(anim.decode_blockbench(arg[1], "b"))
+      local p = clips.a:sample(0.6).b.position
+      os.setlocale("C", "numeric") -- (the figures printed with '.')
+      print(string.format("%.9e %.9e", p[1], p[2]))
+    ]]
+    local want = under("C", "all", code, doc)
+    assert.are.equal(1, #want)
+    assert.are.same(want, comma(code, doc))
   end)
 end)

@@ -176,12 +176,36 @@ M.atan2 = math.atan2 or math.atan -- luacheck: ignore 143
 -- 5.1 reads as math.log(x)
 M.log10 = math.log10 or function(x) return math.log(x, 10) end -- luacheck: ignore 143
 
+-- The text of a number with '.' for its point (JSON's, a file's, the
+-- states' "%a" strings) read whatever the C locale: Lua 5.1 and 5.2 read
+-- numbers with strtod, whose point is the locale's (a host's
+-- setlocale(LC_NUMERIC): under de_DE tonumber("1.5") is nil there); 5.3+
+-- and LuaJIT read '.' in any locale.  (Text with the locale's own point,
+-- "1,5" under de_DE, reads as that locale reads it, as on 5.3+.)  Anything
+-- but a string goes to tonumber as it is.  Where numbers are many, callers
+-- write `tonumber(s) or number(s)`: the same, with a call only when
+-- tonumber fails.
+local reads_dot = M.version >= 503 or M.jit
+function M.number(s)
+  local v = tonumber(s)
+  if v ~= nil or reads_dot or type(s) ~= "string" or not s:find(".", 1, true) then return v end
+  local p = string.format("%.1f", 0.5):sub(2, -2)
+  if p == "." then return nil end
+  return tonumber((s:gsub("%.", p)))
+end
+
 -- A finite double as a hex float string that tonumber reads back bit for
 -- bit: string.format("%a") where the version has it (5.1 has not: there,
--- the same digits from math.frexp, each step exact in binary).
+-- the same digits from math.frexp, each step exact in binary), its point
+-- '.' whatever the C locale (printf writes the locale's: "0x1,8p+0" under
+-- de_DE, which a peer under another locale could not read back).
 local has_a = pcall(string.format, "%a", 1)
 function M.hexfloat(x)
-  if has_a then return string.format("%a", x) end
+  if has_a then
+    local t = string.format("%a", x)
+    if t:find("[^%x%+%-xXpP%.]") then t = t:gsub("[^%x%+%-xXpP%.]+", ".") end
+    return t
+  end
   if x == 0 then return 1 / x < 0 and "-0x0p+0" or "0x0p+0" end
   local sign = ""
   if x < 0 then sign, x = "-", -x end

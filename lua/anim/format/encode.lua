@@ -20,6 +20,7 @@ local clipmod = require "anim.format.clip"
 local animc = require "anim.format.animc"
 local Q = require "anim.base.quat"
 local compat = require "anim.base.compat"
+local dot_number = require("anim.base.compat").number
 
 local M = {}
 
@@ -48,7 +49,7 @@ local foreign_point = false
 
 local function g(fmt, v)
   local s = fmt:format(v)
-  -- tonumber reads '.' in any locale, so the round-trip checks still hold
+  -- (dot_number reads '.' in any locale: the round-trip checks still hold)
   if foreign_point then s = s:gsub("[^%deE+%-]+", ".") end
   return s
 end
@@ -66,9 +67,9 @@ local function number_text(v, path)
   if v == 0 then return 1 / v < 0 and "-0" or "0" end
   if v % 1 == 0 and v >= -2 ^ 53 and v <= 2 ^ 53 then return string.format("%d", v) end
   local s = g("%.15g", v)
-  if tonumber(s) == v then return s end
+  if dot_number(s) == v then return s end
   s = g("%.16g", v)
-  if tonumber(s) == v then return s end
+  if dot_number(s) == v then return s end
   return g("%.17g", v)
 end
 

@@ -8,6 +8,7 @@ local E = require "anim.base.errors"
 local suggest = require "anim.base.suggest"
 local compat = require "anim.base.compat"
 local byteorder = require "anim.base.order"
+local dot_number = require("anim.base.compat").number
 
 local M = {}
 
@@ -81,7 +82,7 @@ end
 local huge = math.huge
 local function num(v, path, k)
   local x = v
-  if type(v) == "string" then x = tonumber(v) end
+  if type(v) == "string" then x = tonumber(v) or dot_number(v) end
   if type(x) ~= "number" or x ~= x or x == huge or x == -huge then fail(at(path, k), "must be a finite number") end
   return x
 end
@@ -93,7 +94,7 @@ local function nums(v, path, k, n, out)
   local m = #out
   for i = 1, n do
     local x = v[i]
-    if type(x) == "string" then x = tonumber(x) end
+    if type(x) == "string" then x = tonumber(x) or dot_number(x) end
     if type(x) ~= "number" or x ~= x or x == huge or x == -huge then fail(index(at(path, k), i), "must be a finite number") end
     out[m + i] = x
   end

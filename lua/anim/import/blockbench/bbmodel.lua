@@ -22,6 +22,7 @@ local CH = require "anim.import.blockbench.channel"
 local bedrock = require "anim.import.blockbench.bedrock"
 local known = require "anim.import.blockbench.fields"
 local byteorder = require "anim.base.order"
+local dot_number = require("anim.base.compat").number
 
 local M = {}
 
@@ -182,7 +183,7 @@ local function read_easing(kf, path, where, ctx, chan)
     E.array(kf.easingArgs, key(path, "easingArgs"), "easingArgs")
     local a = kf.easingArgs[1]
     if a ~= nil and not E.is_null(a) then
-      if type(a) == "string" then a = tonumber(a) end
+      if type(a) == "string" then a = dot_number(a) end
       if type(a) ~= "number" or not E.finite(a) then
         fail(index(key(path, "easingArgs"), 1), "%s: easing argument must be a constant number, got %s", where,
           describe(kf.easingArgs[1]))

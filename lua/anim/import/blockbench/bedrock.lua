@@ -23,6 +23,7 @@ local CH = require "anim.import.blockbench.channel"
 local molang = require "anim.import.blockbench.molang"
 local fields = require "anim.import.blockbench.fields"
 local byteorder = require "anim.base.order"
+local dot_number = require("anim.base.compat").number
 
 local M = {}
 
@@ -164,7 +165,7 @@ local function read_channel(v, path, where, channel, ctx)
   local keys = chan.keys
   if is_object(v) and v.vector == nil and v.pre == nil and v.post == nil then
     for ts, kv in pairs(v) do
-      local t = type(ts) == "string" and tonumber(ts)
+      local t = type(ts) == "string" and dot_number(ts)
       if not t or not E.finite(t) then
         fail(key(path, ts), "%s: key time must be a number in a string like \"0.5\", got '%s'", where, shown(ts))
       end
@@ -225,7 +226,7 @@ local function read_effects(a, path, where, anim, ctx)
     E.object(m, fp, field)
     local times = {}
     for ts in pairs(m) do
-      local t = type(ts) == "string" and tonumber(ts)
+      local t = type(ts) == "string" and dot_number(ts)
       if not t or not E.finite(t) then
         fail(key(fp, ts), "%s: time must be a number in a string like \"0.5\", got '%s'", where, shown(ts))
       end

@@ -31,6 +31,7 @@ local bake = require "anim.import.blockbench.bake"
 local easing = require "anim.import.blockbench.easing"
 local Q = require "anim.base.quat"
 local byteorder = require "anim.base.order"
+local dot_number = require("anim.base.compat").number
 
 local M = {}
 
@@ -122,7 +123,7 @@ end
 -- string that is one ("1.5"); nil for NaN or anything else (Blockbench
 -- then keeps the field's default).  E.number refuses what is not finite.
 function M.number_field(v, path, what)
-  if type(v) == "string" then v = tonumber(v) or v end
+  if type(v) == "string" then v = dot_number(v) or v end
   if type(v) == "number" and v ~= v then return nil end
   if type(v) ~= "number" then return nil end
   return E.number(v, path, what)

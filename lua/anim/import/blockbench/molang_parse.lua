@@ -3,6 +3,7 @@
 -- grammar and precedence (molang.lua says the rules), bounded in depth.
 local lpeg = require "lpeg"
 local E = require "anim.base.errors"
+local dot_number = require("anim.base.compat").number
 -- (an expression or a name of the file a message quotes: escaped, cut at
 -- E.SHOWN bytes)
 local shown = E.shown
@@ -40,7 +41,7 @@ for i = 2, #OPS do operator = operator + P(OPS[i]) end
 -- number (a float), { name = canonical name }, { str = text } or an
 -- operator string.  The captures stay flat, however deep the expression.
 local lexer = space * Ct((Cp() * (
-  C(number) * S "fF" ^ -1 / function(x) return tonumber(x) + 0.0 end
+  C(number) * S "fF" ^ -1 / function(x) return dot_number(x) + 0.0 end
   + C(word * (P "." * word) ^ 0) / function(n) return { name = M.canonical(n) } end
   + P "'" * C((1 - P "'") ^ 0) * P "'" / function(s) return { str = s } end
   + C(operator)) * space) ^ 0) * Cp()

@@ -18,6 +18,7 @@
 -- bottom left.  u, v, u2, v2 are the packed rectangle's corners over the
 -- page's size (nil when the page gives no size).
 local E = require "anim.base.errors"
+local dot_number = require("anim.base.compat").number
 
 local M = {}
 
@@ -28,7 +29,7 @@ local trim = E.trim
 local function numbers(s, n, where, key)
   local out = {}
   for part in (s .. ","):gmatch("([^,]*),") do
-    local v = tonumber(trim(part))
+    local v = dot_number(trim(part))
     if not v or not E.finite(v) then
       E.fail(where, "%s: expected %d numbers separated by commas, got '%s'", key, n, E.shown(s))
     end
@@ -43,7 +44,7 @@ end
 local function rotation(s, where)
   if s == "true" then return 90 end
   if s == "false" then return 0 end
-  local d = tonumber(s)
+  local d = dot_number(s)
   if d == 0 or d == 90 or d == 180 or d == 270 then return d end
   E.fail(where, "rotate: expected true, false, 0, 90, 180 or 270, got '%s'", E.shown(s))
 end

@@ -6,6 +6,7 @@ local lxp = require "lxp"
 local E = require "anim.base.errors"
 local limits = require "anim.base.limits"
 local codes = require "anim.base.codes"
+local dot_number = require("anim.base.compat").number
 
 local M = {}
 
@@ -131,7 +132,7 @@ M.trim = trim
 local function number(s, path, what)
   local body = trim(s):gsub("[fFdD]$", "", 1)
   local mant = body:match("^([+-]?[%d.]+)[eE][+-]?%d+$") or body:match("^[+-]?[%d.]+$")
-  local v = mant and select(2, mant:gsub("%.", "")) <= 1 and mant:find("%d") and tonumber(body)
+  local v = mant and select(2, mant:gsub("%.", "")) <= 1 and mant:find("%d") and dot_number(body)
   if type(path) == "table" and not (v and v == v and v ~= math.huge and v ~= -math.huge) then path = where(path) end
   if not v then
     if body == "" then fail(path, "%s must be a number, got nothing", what) end
