@@ -45,9 +45,13 @@ local function too_large(n)
   E.fail("", "too large (%d bytes; at most %d, anim.limits.bytes)", n, L.bytes)
 end
 
--- Raises the failure for cjson's error message `err`.
-local function not_json(err)
+-- Raises the failure for cjson's error message `err` (its positions
+-- moved by skip: the bytes taken off the text's start).
+local function not_json(err, skip)
   local msg = tostring(err):gsub("^.-:%d+: ", "")
+  if skip and skip > 0 then
+    msg = msg:gsub("character (%d+)", function(n) return "character " .. (tonumber(n) + skip) end)
+  end
   local at = msg:match("^Found too many nested data structures %(%d+%) at (character %d+)")
   if at then
     E.fail("", "not valid JSON: nested deeper than %d levels (anim.limits.depth) at %s", L.depth, at)
@@ -56,11 +60,17 @@ local function not_json(err)
 end
 
 -- Decodes text or raises a failure (errors.lua) saying why it is not JSON.
+-- A UTF-8 byte order mark first is left out (editors such as Windows'
+-- Notepad wrote one; RFC 8259, 8.1, lets a parser ignore it); the
+-- message's positions stay the file's.
+local BOM = "\239\187\191"
 function M.decode(text)
   if #text > L.bytes then too_large(#text) end
   set_depth()
+  local skip = 0
+  if text:sub(1, 3) == BOM then text, skip = text:sub(4), 3 end
   local ok, v = pcall(decoder.decode, text)
-  if not ok then not_json(v) end
+  if not ok then not_json(v, skip) end
   return v
 end
 
@@ -118,7 +128,8 @@ function M.decode_lenient(text)
     lenient.decode_max_depth(L.depth)
     lenient_depth = L.depth
   end
-  if text:sub(1, 3) == "\239\187\191" then text = text:sub(4) end
+  local skip = 0
+  if text:sub(1, 3) == BOM then text, skip = text:sub(4), 3 end
   local ok, v = pcall(lenient.decode, text)
   if not ok and text:find("/", 1, true) then
     local stripped = strip_comments(text)
@@ -127,7 +138,7 @@ function M.decode_lenient(text)
       if ok2 then return v2 end
     end
   end
-  if not ok then not_json(v) end
+  if not ok then not_json(v, skip) end
   return v
 end
 

@@ -81,6 +81,8 @@ function M.parse(text)
   local page, region, region_line
   local lineno = 0
   local blank = true
+  -- (a UTF-8 byte order mark first is left out, as JSON's readers do)
+  if text:sub(1, 3) == "\239\187\191" then text = text:sub(4) end
   for line in (text:gsub("\r\n?", "\n") .. "\n"):gmatch("([^\n]*)\n") do
     lineno = lineno + 1
     local where = "line " .. lineno

@@ -202,7 +202,8 @@ end
 -- The result of a JSON text (and an atlas that atlas.lua read, or nil);
 -- raises a failure for a file that cannot be read at all.
 function M.decode(text, name, atlas)
-  local first = text:match("^%s*(.)")
+  -- (after a UTF-8 byte order mark, which json.decode leaves out)
+  local first = text:match("^\239\187\191%s*(.)") or text:match("^%s*(.)")
   if first ~= "{" then
     if name:match("%.skel$") or (first and first:find("[%z\1-\8\14-\31\128-\255]")) then
       fail("", "a binary Spine export (.skel) is not read: export the skeleton as JSON (Spine's Export dialog,"

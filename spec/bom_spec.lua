@@ -1,0 +1,74 @@
+-- A UTF-8 byte order mark (EF BB BF) at the start of a JSON or atlas file is
+-- left out, as RFC 8259 (8.1) lets a JSON parser do: editors such as older
+-- Windows Notepad saved one.  Before, an .anim with one was "not valid
+-- JSON" at character 1 and a Spine export with one was taken for the
+-- binary .skel.  A message's positions stay those of the file's bytes.
+local anim = require "anim"
+local H = require "spec.helper"
+
+local BOM = "\239\187\191"
+
+-- What an import gave, told apart from another: its warnings, the
+-- description's slot names and each clip's first joint sampled.
+local function summary(r)
+  local clips = {}
+  for name, c in pairs(r.clips) do
+    local j = c:joints()[1]
+    clips[name] = j and c:sample(c.length / 3)[j] or false
+  end
+  local slots = {}
+  for i, s in ipairs(r.description.slots) do slots[i] = s.name end
+  return { warnings = r.warnings, slots = slots, clips = clips }
+end
+
+local function with_bom(dir, name, source)
+  local path = dir .. "/" .. name
+  H.write(path, BOM .. H.read(source))
+  return path
+end
+
+describe("a UTF-8 byte order mark first", function()
+  local dir = H.tmpdir()
+
+  it("is left out of an .anim file and text", function()
+    local src = H.root .. "/examples/clips/attack.anim"
+    local c = assert(anim.load(with_bom(dir, "attack.anim", src)))
+    local want = assert(anim.load(src))
+    assert.are.same(want:sample(0.3), c:sample(0.3))
+    assert.truthy(anim.decode(BOM .. '{"version": 3, "length": 1, "joints": {}}', "t"))
+  end)
+
+  it("leaves a message's positions those of the file's bytes", function()
+    -- (43 bytes: the mark and 40 of an object not closed, the end found
+    -- after the last, at character 44)
+    local text = BOM .. '{"version": 3, "length": 1, "joints": {}'
+    local c, err = anim.decode(text, "t")
+    assert.is_nil(c)
+    assert.are.equal("t: not valid JSON: Expected comma or object end but found T_END at character 44", err)
+    c, err = anim.decode(text:sub(4), "t")
+    assert.is_nil(c)
+    assert.are.equal("t: not valid JSON: Expected comma or object end but found T_END at character 41", err)
+  end)
+
+  it("is refused anywhere else", function()
+    local c, err = anim.decode(' ' .. BOM .. '{"version": 3, "length": 1, "joints": {}}', "t")
+    assert.is_nil(c)
+    assert.truthy(err:find("^t: not valid JSON: .* at character 2"), err)
+  end)
+
+  -- (import(file, atlas) of the fixtures in folder, with a mark before each
+  -- file and without: the same result)
+  local function same_import(import, folder, file, atlas)
+    local F = H.root .. "/spec/fixtures/" .. folder .. "/"
+    local r = assert(import(with_bom(dir, "m_" .. file, F .. file), with_bom(dir, "m_" .. atlas, F .. atlas)))
+    assert.are.same(summary(assert(import(F .. file, F .. atlas))), summary(r))
+  end
+
+  it("is left out of a Spine export and its atlas", function()
+    same_import(anim.import_spine, "spine", "hero-4.1.json", "hero-4.x.atlas")
+  end)
+
+  it("is left out of a DragonBones skeleton and its texture atlas", function()
+    same_import(anim.import_dragonbones, "dragonbones", "hero_ske.json", "hero_tex.json")
+  end)
+end)
