@@ -3,6 +3,7 @@
 -- Windows Notepad saved one.  Before, an .anim with one was "not valid
 -- JSON" at character 1 and a Spine export with one was taken for the
 -- binary .skel.  A message's positions stay those of the file's bytes.
+-- Text saved as UTF-16 (Windows' "Unicode") is refused saying so.
 local anim = require "anim"
 local H = require "spec.helper"
 
@@ -70,5 +71,32 @@ describe("a UTF-8 byte order mark first", function()
 
   it("is left out of a DragonBones skeleton and its texture atlas", function()
     same_import(anim.import_dragonbones, "dragonbones", "hero_ske.json", "hero_tex.json")
+  end)
+end)
+
+describe("UTF-16 text", function()
+  -- (a UTF-16 byte order mark, little- or big-endian, and the text's first
+  -- characters in two bytes each)
+  local function utf16(le, ascii)
+    local out = { le and "\255\254" or "\254\255" }
+    for c in ascii:gmatch(".") do out[#out + 1] = le and (c .. "\0") or ("\0" .. c) end
+    return table.concat(out)
+  end
+  local WHY = "the text is UTF-16 (it starts with a UTF-16 byte order mark): save it as UTF-8"
+
+  it("is refused saying so: an .anim, a Blockbench file, a Spine export, an atlas", function()
+    local dir = H.tmpdir()
+    for _, le in ipairs { true, false } do
+      local text = utf16(le, '{"version": 3, "length": 1, "joints": {}}')
+      assert.are.same({ nil, "t: not valid JSON: " .. WHY }, { anim.decode(text, "t") })
+      H.write(dir .. "/g.animation.json", text)
+      assert.are.same({ nil, dir .. "/g.animation.json: not valid JSON: " .. WHY }, { anim.open(dir .. "/g.animation.json") })
+      H.write(dir .. "/h.json", text)
+      assert.are.same({ nil, dir .. "/h.json: not valid JSON: " .. WHY }, { anim.import_spine(dir .. "/h.json") })
+      H.write(dir .. "/h.atlas", utf16(le, "hero.png\nsize: 4, 4\n"))
+      local r, err = anim.import_spine(H.root .. "/spec/fixtures/spine/hero-4.1.json", dir .. "/h.atlas")
+      assert.is_nil(r)
+      assert.are.equal(dir .. "/h.atlas: the atlas is UTF-16 text (it starts with a UTF-16 byte order mark): save it as UTF-8", err)
+    end
   end)
 end)

@@ -64,11 +64,21 @@ end
 -- Notepad wrote one; RFC 8259, 8.1, lets a parser ignore it); the
 -- message's positions stay the file's.
 local BOM = "\239\187\191"
+-- Text saved as UTF-16 (Windows' "Unicode"): said so, not "invalid token
+-- at character 1".
+local function not_utf16(text)
+  local two = text:sub(1, 2)
+  if two == "\255\254" or two == "\254\255" then
+    E.fail("", "not valid JSON: the text is UTF-16 (it starts with a UTF-16 byte order mark): save it as UTF-8")
+  end
+end
+M.not_utf16 = not_utf16
 function M.decode(text)
   if #text > L.bytes then too_large(#text) end
   set_depth()
   local skip = 0
   if text:sub(1, 3) == BOM then text, skip = text:sub(4), 3 end
+  not_utf16(text)
   local ok, v = pcall(decoder.decode, text)
   if not ok then not_json(v, skip) end
   return v
@@ -130,6 +140,7 @@ function M.decode_lenient(text)
   end
   local skip = 0
   if text:sub(1, 3) == BOM then text, skip = text:sub(4), 3 end
+  not_utf16(text)
   local ok, v = pcall(lenient.decode, text)
   if not ok and text:find("/", 1, true) then
     local stripped = strip_comments(text)

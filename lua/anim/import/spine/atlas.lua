@@ -83,6 +83,9 @@ function M.parse(text)
   local blank = true
   -- (a UTF-8 byte order mark first is left out, as JSON's readers do)
   if text:sub(1, 3) == "\239\187\191" then text = text:sub(4) end
+  if text:sub(1, 2) == "\255\254" or text:sub(1, 2) == "\254\255" then
+    E.fail("", "the atlas is UTF-16 text (it starts with a UTF-16 byte order mark): save it as UTF-8")
+  end
   for line in (text:gsub("\r\n?", "\n") .. "\n"):gmatch("([^\n]*)\n") do
     lineno = lineno + 1
     local where = "line " .. lineno

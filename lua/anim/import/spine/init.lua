@@ -202,6 +202,7 @@ end
 -- The result of a JSON text (and an atlas that atlas.lua read, or nil);
 -- raises a failure for a file that cannot be read at all.
 function M.decode(text, name, atlas)
+  json.not_utf16(text) -- (UTF-16 text is not a binary export)
   -- (after a UTF-8 byte order mark, which json.decode leaves out)
   local first = text:match("^\239\187\191%s*(.)") or text:match("^%s*(.)")
   if first ~= "{" then
