@@ -231,6 +231,23 @@ describe("anim.skeleton2d", function()
       "skeleton: slots[1].attachment_names[1]: attachment name must be a string, got number")
     bad(function(d) d.transforms = { { name = "tc", bones = { "hed" }, target = "body" } } end,
       "skeleton: transforms[1].bones[1]: unknown bone 'hed'; did you mean 'head'?")
+    -- a misspelt field is refused, not left out unread (the first, by its
+    -- bytes, when there are more)
+    bad(function(d) d.bones[2].lenght = 3 end, "skeleton: bones[2].lenght: unknown field; did you mean 'length'?")
+    bad(function(d) d.bones[2].scaleX, d.bones[2].Rotation = 2, 1 end,
+      "skeleton: bones[2].Rotation: unknown field; did you mean 'rotation'?")
+    bad(function(d) d.bones[2][1] = 0 end, "skeleton: bones[2]: unknown field [1]")
+    bad(function(d) d.bones[3].dragonbones = { inherit_scal = false } end,
+      "skeleton: bones[3].dragonbones.inherit_scal: unknown field; did you mean 'inherit_scale'?")
+    bad(function(d) d.slots[2].colour = { 1, 1, 1, 1 } end, "skeleton: slots[2].colour: unknown field; did you mean 'color'?")
+    bad(function(d) d.skins[2].atachments = {} end,
+      "skeleton: skins[2].atachments: unknown field; did you mean 'attachments'?")
+    bad(function(d) d.ik = { { name = "k", bones = { "head" }, target = "root", softnes = 1 } } end,
+      "skeleton: ik[1].softnes: unknown field; did you mean 'softness'?")
+    bad(function(d) d.ik = { { name = "k", bones = { "head" }, target = "root", dragonbones = { scal = true } } } end,
+      "skeleton: ik[1].dragonbones.scal: unknown field; did you mean 'scale'?")
+    bad(function(d) d.transforms = { { name = "tc", bones = { "head" }, target = "body", mixRotate = 0.5 } } end,
+      "skeleton: transforms[1].mixRotate: unknown field; did you mean 'mix_rotate'?")
     local ok, err = pcall(anim.skeleton2d, 5)
     assert.is_false(ok)
     assert.truthy(err:find("bad argument #1 to 'skeleton2d' (table expected, got number)", 1, true), err)

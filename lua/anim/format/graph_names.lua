@@ -152,7 +152,7 @@ function M.object(v, path, fields, what)
       E.object(v, path, what) -- (an array: said so)
       fail(path, "the keys of %s must be strings, got %s", what, type(k) == "number" and num(k) or describe(k))
     end
-    if not fields.set[k] and (bad == nil or k < bad) then bad = k end
+    if not fields.set[k] and (bad == nil or byteorder.less(k, bad)) then bad = k end
   end
   if bad then
     local s = suggest.closest(bad, fields.list)

@@ -22,6 +22,7 @@ local args = require "anim.base.args"
 local codes = require "anim.base.codes"
 local rigmod = require "anim.format.rig"
 local limits = require "anim.base.limits"
+local byteorder = require "anim.base.order"
 
 local M = {}
 M.MAX_BONES = codes.const.max_rig_joints
@@ -55,6 +56,48 @@ local function opt_array(t, k, path)
   local v = t[k]
   if E.absent(v) then return {} end
   return E.array(v, key(path, k), k)
+end
+
+-- The fields each kind of object in a description may have (docs/api.md):
+-- another (a misspelt `lenght`, Spine's `mixRotate` for `mix_rotate`) is
+-- refused with a suggestion, where it would be left out unread.  (The
+-- mixes and offsets of a transform constraint in the order of the
+-- property transform.<name>.)
+local TC_MIX = { "mix_rotate", "mix_x", "mix_y", "mix_scale_x", "mix_scale_y", "mix_shear_y" }
+local TC_OFFSET = { "offset_rotation", "offset_x", "offset_y", "offset_scale_x", "offset_scale_y", "offset_shear_y" }
+local function field_set(...)
+  local list, set = {}, {}
+  for _, l in ipairs { ... } do
+    for _, k in ipairs(l) do list[#list + 1], set[k] = k, true end
+  end
+  return { list = byteorder.sort(list), set = set }
+end
+local FIELDS = {
+  bone = field_set { "name", "parent", "inherit", "dragonbones", "x", "y", "rotation", "scale_x", "scale_y", "shear_x",
+    "shear_y", "length" },
+  dragonbones_bone = field_set { "inherit_translation", "inherit_rotation", "inherit_scale", "inherit_reflection" },
+  slot = field_set { "name", "bone", "attachment", "attachment_names", "blend", "color", "dark" },
+  -- (a Spine skin's bones and constraints kept as data)
+  skin = field_set { "name", "attachments", "bones", "ik", "transform", "path", "physics" },
+  sequence = field_set { "count", "setup_index", "regions", "start", "digits", "path" },
+  ik = field_set { "name", "order", "bones", "target", "mix", "softness", "bend", "compress", "stretch", "uniform",
+    "dragonbones" },
+  dragonbones_ik = field_set { "scale" },
+  transform = field_set({ "name", "order", "bones", "target", "local", "relative" }, TC_MIX, TC_OFFSET),
+}
+
+-- Object v (at path) has only the fields of `fields`: else the first other
+-- one (by its bytes) fails, with a suggestion.
+local function only(v, path, fields)
+  local bad
+  for k in pairs(v) do
+    if not fields.set[k] and (bad == nil or byteorder.less(tostring(k), tostring(bad))) then bad = k end
+  end
+  if bad == nil then return end
+  if type(bad) ~= "string" then
+    fail(path, "unknown field [%s]", type(bad) == "number" and E.num(bad) or E.describe(bad))
+  end
+  fail(key(path, bad), "unknown field%s", hint(bad, fields.list))
 end
 
 -- A name of a list: a string, not seen before in it.
@@ -107,6 +150,7 @@ local DB_FLAGS = { { "inherit_translation", 2 }, { "inherit_rotation", 4 }, { "i
 db_flags = function(v, path)
   if E.absent(v) then return nil end
   E.object(v, path, "DragonBones inherit flags")
+  only(v, path, FIELDS.dragonbones_bone)
   local bits = 1
   for _, f in ipairs(DB_FLAGS) do
     if bool(v, f[1], path, true) then bits = bits + f[2] end
@@ -119,6 +163,7 @@ local function read_bones(d)
   if #list == 0 then fail("bones", "a skeleton needs at least one bone") end
   if #list > rigmod.MAX_JOINTS then fail("bones", "too many bones (%d; at most %d)", #list, rigmod.MAX_JOINTS) end
   return named(list, "bones", "bone", function(b, p, name, i, map, names)
+    only(b, p, FIELDS.bone)
     local parent
     if not E.absent(b.parent) then
       local pp = key(p, "parent")
@@ -146,6 +191,7 @@ end
 
 local function read_slots(d, bmap, bnames)
   return named(opt_array(d, "slots", ""), "slots", "slot", function(s, p, name)
+    only(s, p, FIELDS.slot)
     local bone = known(s.bone, key(p, "bone"), bmap, bnames, "bone")
     local att = s.attachment
     if not E.absent(att) then E.string(att, key(p, "attachment"), "attachment name") else att = nil end
@@ -169,6 +215,7 @@ end
 -- when absent), regions (absent, or an array: frame i's region at 1 + i).
 local function sequence(v, p)
   E.object(v, p, "sequence")
+  only(v, p, FIELDS.sequence)
   local count = E.number(v.count, key(p, "count"), "count")
   local most = limits.current.vertices
   if count % 1 ~= 0 or count < 1 or count > most then
@@ -183,6 +230,7 @@ end
 
 local function read_skins(d, smap, snames)
   return named(opt_array(d, "skins", ""), "skins", "skin", function(s, p, name)
+    only(s, p, FIELDS.skin)
     local atts = s.attachments
     if E.absent(atts) then atts = {} end
     E.object(atts, key(p, "attachments"), "attachments")
@@ -254,6 +302,7 @@ M.intervals = intervals -- (the Spine importer checks its constraints by it)
 local function db_ik(v, path)
   if E.absent(v) then return false end
   E.object(v, path, "DragonBones IK options")
+  only(v, path, FIELDS.dragonbones_ik)
   bool(v, "scale", path, false)
   return true
 end
@@ -262,6 +311,7 @@ local function read_ik(d, bones, bmap, bnames, below)
   local all = opt_array(d, "ik", "")
   if #all > M.MAX_BONES then fail("ik", "too many IK constraints (%d; at most %d)", #all, M.MAX_BONES) end
   return named(all, "ik", "IK constraint", function(c, p, name, i)
+    only(c, p, FIELDS.ik)
     local bp = key(p, "bones")
     local list = E.array(c.bones, bp, "bones")
     if #list < 1 or #list > 2 then fail(bp, "an IK constraint has one or two bones, got %d", #list) end
@@ -285,16 +335,13 @@ local function read_ik(d, bones, bmap, bnames, below)
   end)
 end
 
--- (the mixes and offsets of a transform constraint, in the order of the
--- property transform.<name>)
-local TC_MIX = { "mix_rotate", "mix_x", "mix_y", "mix_scale_x", "mix_scale_y", "mix_shear_y" }
-local TC_OFFSET = { "offset_rotation", "offset_x", "offset_y", "offset_scale_x", "offset_scale_y", "offset_shear_y" }
 
 local function read_transforms(d, bmap, bnames, below)
   local all = opt_array(d, "transforms", "")
   if #all > M.MAX_BONES then fail("transforms", "too many transform constraints (%d; at most %d)", #all, M.MAX_BONES) end
   local listed = 0
   return named(all, "transforms", "transform constraint", function(c, p, name, i)
+    only(c, p, FIELDS.transform)
     local bp = key(p, "bones")
     local list, seen = {}, {}
     listed = listed + #E.array(c.bones, bp, "bones")

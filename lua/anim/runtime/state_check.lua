@@ -64,7 +64,7 @@ local function fields_of(v, path, allowed, what)
   local ok = allowed.set
   local bad
   for k in pairs(v) do
-    if not ok[k] and (bad == nil or tostring(k) < tostring(bad)) then bad = k end
+    if not ok[k] and (bad == nil or byteorder.less(tostring(k), tostring(bad))) then bad = k end
   end
   if bad ~= nil then
     fail(path, "unknown field %s%s", got(bad), type(bad) == "string" and suggest.hint(bad, allowed.list) or "")
