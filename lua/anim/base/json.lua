@@ -141,6 +141,12 @@ function M.decode_lenient(text)
   local skip = 0
   if text:sub(1, 3) == BOM then text, skip = text:sub(4), 3 end
   not_utf16(text)
+  if text:sub(1, 4) == "<lz>" then
+    -- (Blockbench's autoParseJSON inflates it: LZ-UTF8 in a
+    -- StorageBinaryString, what Blockbench writes its backups in)
+    E.fail("", "a compressed Blockbench file ('<lz>', as Blockbench writes its backups) is not read:"
+      .. " open it in Blockbench and save the project (File > Save Project)")
+  end
   local ok, v = pcall(lenient.decode, text)
   if not ok and text:find("/", 1, true) then
     local stripped = strip_comments(text)

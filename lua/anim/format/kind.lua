@@ -79,6 +79,9 @@ end
 function M.of(path, text)
   if text then
     local first = text:gsub("^\239\187\191", ""):match("^%s*(.)")
+    -- (a compressed Blockbench file, which the Blockbench reader refuses
+    -- saying so, is not XML)
+    if text:match("^\239\187\191<lz>") or text:sub(1, 4) == "<lz>" then return "blockbench", true, "model" end
     if first == "<" then return "xml", true end
     if text:sub(1, 4) == "glTF" then return "gltf", true end -- a .glb's magic
     if first == "{" or first == "[" or first == "/" then

@@ -1,9 +1,12 @@
--- A UTF-8 byte order mark (EF BB BF) at the start of a JSON or atlas file is
+-- What a text file starts with.  A UTF-8 byte order mark (EF BB BF) at the
+-- start of a JSON or atlas file is
 -- left out, as RFC 8259 (8.1) lets a JSON parser do: editors such as older
 -- Windows Notepad saved one.  Before, an .anim with one was "not valid
 -- JSON" at character 1 and a Spine export with one was taken for the
 -- binary .skel.  A message's positions stay those of the file's bytes.
--- Text saved as UTF-16 (Windows' "Unicode") is refused saying so.
+-- Text saved as UTF-16 (Windows' "Unicode") is refused saying so, and so
+-- is a compressed Blockbench file ("<lz>": Blockbench's backups), which
+-- was "not valid XML".
 local anim = require "anim"
 local H = require "spec.helper"
 
@@ -98,5 +101,24 @@ describe("UTF-16 text", function()
       assert.is_nil(r)
       assert.are.equal(dir .. "/h.atlas: the atlas is UTF-16 text (it starts with a UTF-16 byte order mark): save it as UTF-8", err)
     end
+  end)
+end)
+
+describe("a compressed Blockbench file", function()
+  it("is refused saying so, not read as XML", function()
+    local dir = H.tmpdir()
+    -- ('<lz>' and LZ-UTF8 in a StorageBinaryString, as Blockbench writes it)
+    local text = "<lz>\228\184\128\231\137\128abc"
+    local why = "a compressed Blockbench file ('<lz>', as Blockbench writes its backups) is not read: open it in"
+      .. " Blockbench and save the project (File > Save Project)"
+    for _, name in ipairs { "x.bbmodel", "y.animation.json", "z.json" } do
+      local path = dir .. "/" .. name
+      H.write(path, text)
+      assert.are.same({ nil, path .. ": " .. why }, { anim.open(path) })
+      H.write(path, BOM .. text)
+      assert.are.same({ nil, path .. ": " .. why }, { anim.open(path) })
+    end
+    assert.are.same({ nil, dir .. "/x.bbmodel: " .. why }, { anim.import_blockbench(dir .. "/x.bbmodel") })
+    assert.are.same({ nil, "b: " .. why }, { anim.decode_blockbench(text, "b") })
   end)
 end)
