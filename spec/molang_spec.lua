@@ -430,6 +430,10 @@ describe("Molang: the constructs Blockbench evaluates (molangjs)", function()
     local e = assert(molang.compile("math.sin(q.anim_time * 360) * 2", { work = work }))
     for i = 1, 100 do e.fn(i / 100) end
     assert.are.equal(100 * e.cost, work.used)
+    -- (a math function's call counts CALL_COST steps beside itself and
+    -- its arguments: q.anim_time * 360 three, the call one, * 2 two)
+    assert.are.equal(16, molang.CALL_COST)
+    assert.are.equal(3 + 1 + molang.CALL_COST + 2, e.cost)
     -- loops count their iterations before they run
     work.used = 0
     local ok, err = pcall(molang.compile, "v.n = 0; loop(1000, {loop(1000, {v.n = v.n + 1;});}); return v.n;",

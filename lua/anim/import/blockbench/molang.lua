@@ -70,6 +70,7 @@ M.MAX_DEPTH = Parse.MAX_DEPTH
 M.MAX_CANDIDATES = 10000
 M.MAX_LOOP = B.MAX_LOOP
 M.CLOSURE_COST = B.CLOSURE_COST
+M.CALL_COST = B.CALL_COST
 M.Budget = B.Budget
 M.canonical = Parse.canonical
 M.parse = Parse.parse
