@@ -59,10 +59,6 @@ local function not_json(err, skip)
   E.fail("", "not valid JSON: %s", msg)
 end
 
--- Decodes text or raises a failure (errors.lua) saying why it is not JSON.
--- A UTF-8 byte order mark first is left out (editors such as Windows'
--- Notepad wrote one; RFC 8259, 8.1, lets a parser ignore it); the
--- message's positions stay the file's.
 local BOM = "\239\187\191"
 -- Text saved as UTF-16 (Windows' "Unicode"): said so, not "invalid token
 -- at character 1".
@@ -73,6 +69,11 @@ local function not_utf16(text)
   end
 end
 M.not_utf16 = not_utf16
+
+-- Decodes text or raises a failure (errors.lua) saying why it is not JSON.
+-- A UTF-8 byte order mark first is left out (editors such as Windows'
+-- Notepad wrote one; RFC 8259, 8.1, lets a parser ignore it); the
+-- message's positions stay the file's.
 function M.decode(text)
   if #text > L.bytes then too_large(#text) end
   set_depth()

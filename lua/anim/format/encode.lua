@@ -20,7 +20,7 @@ local clipmod = require "anim.format.clip"
 local animc = require "anim.format.animc"
 local Q = require "anim.base.quat"
 local compat = require "anim.base.compat"
-local dot_number = require("anim.base.compat").number
+local dot_number = compat.number
 
 local M = {}
 

@@ -8,7 +8,7 @@ local E = require "anim.base.errors"
 local suggest = require "anim.base.suggest"
 local compat = require "anim.base.compat"
 local byteorder = require "anim.base.order"
-local dot_number = require("anim.base.compat").number
+local dot_number = compat.number
 
 local M = {}
 
