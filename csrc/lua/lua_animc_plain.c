@@ -196,8 +196,10 @@ static void push_info(lua_State *L, const plain_top *t, const anim_lua_name *ns,
   lua_pushboolean(L, t->absolute == 1);
   lua_setfield(L, i, "absolute");
   if (!t->length) lua_pushinteger(L, 0);
-  else if (t->length[0] == ANIM_VE_I64) anim_lua_push_i64(L, t->length + 1);
-  else lua_pushnumber(L, anim_packed_f64(t->length + 1));
+  /* (an i64 beyond 2^53 as the double the clip plays, as read.lua has it) */
+  else if (t->length[0] == ANIM_VE_I64 && anim_lua_i64_at(t->length + 1) <= ((int64_t)1 << 53))
+    anim_lua_push_i64(L, t->length + 1);
+  else lua_pushnumber(L, length_of(t->length));
   lua_setfield(L, i, "length");
 }
 

@@ -223,6 +223,9 @@ function M.read(c, from_file, known)
   if not E.absent(c.length) then
     local len = E.number(c.length, "length", "length")
     if len < 0 then fail("length", "length must be >= 0, got %s", num(len)) end
+    -- (an integer a double cannot hold, beyond 2^53, as the double the
+    -- clip plays: clip.length is then the length its tracks keep to)
+    if compat.mtype(len) == "integer" and len > 9007199254740992 then len = len + 0.0 end
     desc.length = len
   else
     desc.length = math.max(last or 0, 0)
