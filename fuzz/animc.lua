@@ -6,7 +6,8 @@
 -- or `nil, message` naming the source; raising is a bug.  What loads is used
 -- as every decoded clip is (fuzz/common.lua: sampled at odd times, its
 -- encoding refused, played a little) and written again: the same bytes (a
--- file has one encoding).  Then the same with the header's body length and
+-- file has one encoding; on a runtime without integers, unless it holds an
+-- integer beyond 2^53).  Then the same with the header's body length and
 -- checksum made right, so that the mutations reach the table's and the
 -- pack's readers (a checksum refuses nearly every random change).
 require("anim.base.luajit").no_traversal_traces()
@@ -65,6 +66,18 @@ local function same_fast(bytes)
   if animc.bytes(clip) ~= animc.bytes(full) then C.bug("a .animc file loaded from its bytes written otherwise") end
 end
 
+-- Whether a decoded table holds a whole number of 2^53 or more: on 5.1,
+-- 5.2 and LuaJIT an i64 beyond 2^53 is read as the nearest double
+-- (docs/runtimes.md, "Integers"), which cannot be written back as it was.
+local function beyond_2_53(v, depth)
+  if type(v) == "number" then return v % 1 == 0 and math.abs(v) >= 9007199254740992 end
+  if type(v) ~= "table" or (depth or 0) > 200 then return false end
+  for _, x in pairs(v) do
+    if beyond_2_53(x, (depth or 0) + 1) then return true end
+  end
+  return false
+end
+
 local function read(bytes)
   same_fast(bytes)
   local clip, msg = C.must_not_raise("reading a .animc file", E.catch, NAME, animc.decode, bytes, NAME)
@@ -73,7 +86,9 @@ local function read(bytes)
   same_skeleton(clip)
   C.must_not_raise("using a clip of a .animc file", C.use_clip, clip, false)
   local again = animc.bytes(clip)
-  if again ~= bytes then C.bug("a .animc file written again is not the same bytes (%d, then %d)", #bytes, #again) end
+  if again ~= bytes and (compat.integers or not beyond_2_53(core.clip_info(clip).tree)) then
+    C.bug("a .animc file written again is not the same bytes (%d, then %d)", #bytes, #again)
+  end
 end
 
 function M.run(bytes)
