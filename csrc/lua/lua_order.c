@@ -1,9 +1,8 @@
 /* lua_order.c - strings in byte order (core.bytes_less), whatever the C
  * locale: Lua's < on strings compares with strcoll, so under a host's
  * locale (a game may call setlocale) two different names can sort apart
- * from byte order, or tie.  What the module sorts for its output or to
- * find repeated names compares through this (lua/anim/runtime/state.lua,
- * lua/anim/format/encode.lua). */
+ * from byte order, or tie.  Every order the module keeps, writes or lists
+ * compares through this (lua/anim/base/order.lua). */
 #include <string.h>
 
 #include "lua.h"
@@ -17,10 +16,11 @@
 static int bytes_less(lua_State *L) {
   size_t la, lb;
   const char *a, *b;
+  int c;
   luaL_checktype(L, 1, LUA_TSTRING);
   luaL_checktype(L, 2, LUA_TSTRING);
   a = lua_tolstring(L, 1, &la), b = lua_tolstring(L, 2, &lb);
-  int c = memcmp(a, b, la < lb ? la : lb);
+  c = memcmp(a, b, la < lb ? la : lb);
   lua_pushboolean(L, c < 0 || (c == 0 && la < lb));
   return 1;
 }

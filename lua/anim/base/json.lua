@@ -59,27 +59,41 @@ local function not_json(err, skip)
   E.fail("", "not valid JSON: %s", msg)
 end
 
-local BOM = "\239\187\191"
--- Text saved as UTF-16 (Windows' "Unicode"): said so, not "invalid token
--- at character 1".
-local function not_utf16(text)
+-- A text file's first bytes, for every reader of text (JSON, the Spine
+-- atlas): a UTF-8 byte order mark is left out (editors such as Windows'
+-- Notepad wrote one; RFC 8259, 8.1, lets a parser ignore it): the text
+-- and the bytes taken off; UTF-16 (Windows' "Unicode") is told apart.
+function M.bom_off(text)
+  if text:sub(1, 3) == "\239\187\191" then return text:sub(4), 3 end
+  return text, 0
+end
+function M.is_utf16(text)
   local two = text:sub(1, 2)
-  if two == "\255\254" or two == "\254\255" then
+  return two == "\255\254" or two == "\254\255"
+end
+-- UTF-16 text said so, not "invalid token at character 1".
+local function not_utf16(text)
+  if M.is_utf16(text) then
     E.fail("", "not valid JSON: the text is UTF-16 (it starts with a UTF-16 byte order mark): save it as UTF-8")
   end
 end
 M.not_utf16 = not_utf16
 
--- Decodes text or raises a failure (errors.lua) saying why it is not JSON.
--- A UTF-8 byte order mark first is left out (editors such as Windows'
--- Notepad wrote one; RFC 8259, 8.1, lets a parser ignore it); the
--- message's positions stay the file's.
+-- The text a decoder reads (the mark left out, UTF-16 refused) and the
+-- bytes taken off, by which its message's positions stay the file's.
+local function prepared(text)
+  local body, skip = M.bom_off(text)
+  not_utf16(body)
+  return body, skip
+end
+
+-- Decodes text (prepared) or raises a failure (errors.lua) saying why it
+-- is not JSON.
 function M.decode(text)
   if #text > L.bytes then too_large(#text) end
   set_depth()
-  local skip = 0
-  if text:sub(1, 3) == BOM then text, skip = text:sub(4), 3 end
-  not_utf16(text)
+  local skip
+  text, skip = prepared(text)
   local ok, v = pcall(decoder.decode, text)
   if not ok then not_json(v, skip) end
   return v
@@ -139,9 +153,8 @@ function M.decode_lenient(text)
     lenient.decode_max_depth(L.depth)
     lenient_depth = L.depth
   end
-  local skip = 0
-  if text:sub(1, 3) == BOM then text, skip = text:sub(4), 3 end
-  not_utf16(text)
+  local skip
+  text, skip = prepared(text)
   if text:sub(1, 4) == "<lz>" then
     -- (Blockbench's autoParseJSON inflates it: LZ-UTF8 in a
     -- StorageBinaryString, what Blockbench writes its backups in)

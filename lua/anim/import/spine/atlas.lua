@@ -18,6 +18,7 @@
 -- bottom left.  u, v, u2, v2 are the packed rectangle's corners over the
 -- page's size (nil when the page gives no size).
 local E = require "anim.base.errors"
+local json = require "anim.base.json"
 local dot_number = require("anim.base.compat").number
 
 local M = {}
@@ -82,8 +83,8 @@ function M.parse(text)
   local lineno = 0
   local blank = true
   -- (a UTF-8 byte order mark first is left out, as JSON's readers do)
-  if text:sub(1, 3) == "\239\187\191" then text = text:sub(4) end
-  if text:sub(1, 2) == "\255\254" or text:sub(1, 2) == "\254\255" then
+  text = json.bom_off(text)
+  if json.is_utf16(text) then
     E.fail("", "the atlas is UTF-16 text (it starts with a UTF-16 byte order mark): save it as UTF-8")
   end
   for line in (text:gsub("\r\n?", "\n") .. "\n"):gmatch("([^\n]*)\n") do
