@@ -575,6 +575,7 @@ local function playing_clip(clip)
 end
 -- What fresh content for clip would break (a message), or nil: a state
 -- of a controller's graph would play on no joint of its rig or mask.
+-- (An animator finalized meanwhile keeps its state table: checked alike.)
 function delivery.reload_problem(clip, fresh)
   for _, ctl in ipairs(playing_clip(clip)) do
     local ok, err = pcall(M.bindings_for, animator_state(ctl.animator), ctl.info, "reload", { [clip] = fresh })
@@ -582,9 +583,15 @@ function delivery.reload_problem(clip, fresh)
   end
 end
 -- After the reload: those controllers' states play it with new bindings.
+-- (A finalizer run by an allocation here may finalize an animator listed
+-- live: its controller is gone then, and so is the error.)
 function delivery.rebind(clip)
   for _, ctl in ipairs(playing_clip(clip)) do
-    with_bindings(animator_state(ctl.animator), ctl.info, "reload", function(binds) core.controller_rebind(ctl.animator, binds) end)
+    local ok, err = pcall(function()
+      with_bindings(animator_state(ctl.animator), ctl.info, "reload",
+        function(binds) core.controller_rebind(ctl.animator, binds) end)
+    end)
+    if not ok and core.animator_live(ctl.animator) then error(err, 0) end
   end
 end
 
