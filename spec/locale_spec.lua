@@ -11,7 +11,9 @@
 -- - de_DE.UTF-8 writes 0.5 as "0,5": a state's "%a" numbers keep their '.'
 --   (before, a peer under another locale refused them), and numbers of
 --   files read on every runtime (compat.number; before, Lua 5.1 and 5.2 read
---   no "1.5" there and a Bedrock import raised).
+--   no "1.5" there and a Bedrock import raised), and numbers written into
+--   text keep '.' (compat.numtext: Molang written as Lua, a DragonBones
+--   version given as a number, messages).
 local anim = require "anim"
 local H = require "spec.helper"
 
@@ -163,5 +165,36 @@ describe("numbers under a locale whose point is a comma", function()
     local want = under("C", "all", code, doc)
     assert.are.equal(1, #want)
     assert.are.same(want, comma(code, doc))
+  end)
+
+  it("writes Molang as Lua as under the C locale: the same value for the same work", function()
+    -- (a literal written "90,5" made the generated chunk fail to load: the
+    -- expression fell back to its closures, eight times the work counted,
+    -- so that a file read under C could run out of its budget)
+    local code = [[
+      local molang = require "anim.import.blockbench.molang"
+      local work = { used = 0, limit = 1e9 }
+      local e = assert(molang.compile("math.sin(query.anim_time * 90.5) * 1.5", { work = work }))
+      local v = e.fn(0.25)
+      os.setlocale("C", "numeric")
+      print(string.format("%.17g %d", v, work.used))
+    ]]
+    local want = under("C", "all", code)
+    assert.are.same(want, comma(code))
+  end)
+
+  it("reads a DragonBones version given as a number, and writes messages' numbers with '.'", function()
+    local path = H.tmpdir() .. "/v.json"
+    H.write(path, '{"version": 5.5, "name": "x", "frameRate": 24, "armature": [{"name": "a", "type": "Armature",'
+      .. ' "bone": [{"name": "root"}], "slot": [], "skin": [], "animation": [{"name": "idle", "duration": 24}]}]}')
+    local lines = comma([[
+      local anim = require "anim"
+      local r, err = anim.import_dragonbones(arg[1])
+      print(r and "read" or err)
+      print(tostring(assert(anim.clip({ length = 1.25, joints = {} }, "c"))))
+      print(select(2, pcall(anim.set_limits, { keys = 1.5 })))
+    ]], path)
+    assert.are.same({ "read", "anim.clip(c, 1.25 s, 0 joints)",
+      "bad argument #1 to 'set_limits' (keys must be a whole number, got 1.5)" }, lines)
   end)
 end)

@@ -194,6 +194,16 @@ function M.number(s)
   return tonumber((s:gsub("%.", p)))
 end
 
+-- string.format(fmt, x) of one number, its point '.' whatever the C
+-- locale (printf writes the locale's: "%.2f" of 1.5 is "1,50" under
+-- de_DE): the numbers of generated code, of a file's or a message's text.
+function M.numtext(fmt, x)
+  local s = string.format(fmt, x)
+  local p = string.format("%.1f", 0.5):sub(2, -2)
+  if p ~= "." then s = s:gsub(p:gsub("%p", "%%%0"), ".") end
+  return s
+end
+
 -- A finite double as a hex float string that tonumber reads back bit for
 -- bit: string.format("%a") where the version has it (5.1 has not: there,
 -- the same digits from math.frexp, each step exact in binary), its point

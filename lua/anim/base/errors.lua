@@ -68,6 +68,10 @@ function M.describe(v)
   return ty
 end
 
+-- string.format(fmt, x) of a message's number, its point '.' whatever the
+-- C locale (compat.numtext).
+M.numtext = compat.numtext
+
 -- A number for messages: the shortest text that reads back as the same
 -- number (0.1, not 0.10000000000000001), or nan / inf / -inf.
 function M.num(x)
@@ -79,10 +83,10 @@ function M.num(x)
   local i = compat.tointeger(x)
   if i and i > -1e15 and i < 1e15 then return tostring(i) end
   for p = 1, 16 do
-    local s = string.format("%." .. p .. "g", x)
-    if tonumber(s) == x then return s end
+    local s = compat.numtext("%." .. p .. "g", x)
+    if compat.number(s) == x then return s end
   end
-  return string.format("%.17g", x)
+  return compat.numtext("%.17g", x)
 end
 
 function M.fail(path, fmt, ...)

@@ -71,11 +71,11 @@ function M.set(t)
     end
     if compat.mtype(v) ~= "integer" and not (type(v) == "number" and v % 1 == 0 and v == v) then
       args.error(1, "set_limits", string.format("%s must be a whole number, got %s",
-        k, type(v) == "number" and string.format("%.14g", v) or type(v)))
+        k, type(v) == "number" and compat.numtext("%.14g", v) or type(v)))
     end
     if v < 1 or v > s[2] then
       args.error(1, "set_limits", string.format("%s must be from 1 to %d, got %s",
-        k, compat.tointeger(s[2]), string.format("%.14g", v)))
+        k, compat.tointeger(s[2]), compat.numtext("%.14g", v)))
     end
   end
   local old = M.get()

@@ -99,7 +99,7 @@ mt.__newindex = function(_, k)
 end
 mt.__tostring = function(self)
   local info = info_of(self)
-  return string.format("anim.clip(%s, %g s, %d joints)", info.name, info.length, #info.joints)
+  return string.format("anim.clip(%s, %s s, %d joints)", info.name, E.numtext("%g", info.length), #info.joints)
 end
 args.methods(methods, mt, "anim.clip")
 M.methods = methods

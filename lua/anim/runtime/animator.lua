@@ -622,7 +622,7 @@ end
 tmt.__tostring = function(self)
   local src = track_uv(self, UV_SOURCE)
   local info = spaces.is_space_box(src) and space_info(src) or clip_info(src)
-  return string.format("anim.track(%s, t=%g)", shown(info.name), core.track_time(self))
+  return string.format("anim.track(%s, t=%s)", shown(info.name), compat.numtext("%g", core.track_time(self)))
 end
 
 -- After finalization ---------------------------------------------------------------

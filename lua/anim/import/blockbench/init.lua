@@ -154,8 +154,9 @@ local function build(anim, file, rig, ctx)
           local reasons = {}
           for r in pairs(rep.reasons) do reasons[#reasons + 1] = r end
           byteorder.sort(reasons)
-          notes[#notes + 1] = string.format("%s.%s baked for %s%s at %.4g keys/s (measured error %.2g)",
-            E.shown(j.name), ch, table.concat(reasons, ", "), rep.quat and " as quaternions" or "", rep.rate, rep.err)
+          notes[#notes + 1] = string.format("%s.%s baked for %s%s at %s keys/s (measured error %s)",
+            E.shown(j.name), ch, table.concat(reasons, ", "), rep.quat and " as quaternions" or "",
+            E.numtext("%.4g", rep.rate), E.numtext("%.2g", rep.err))
         end
         if chosen and chosen.fallback then
           -- where the span ends against where it starts: the jump a loop shows
@@ -199,10 +200,10 @@ local function build(anim, file, rig, ctx)
   ctx.keys_left = ctx.keys_left - total
   if chosen and chosen.fallback then
     notes[#notes + 1] = string.format(
-      "no animation length and the Molang does not repeat within %g s: baked over %g s, where the loop seam jumps by up to %.4g",
-      M.MAX_SPAN, length, seam)
+      "no animation length and the Molang does not repeat within %s s: baked over %s s, where the loop seam jumps by up to %s",
+      E.numtext("%g", M.MAX_SPAN), E.numtext("%g", length), E.numtext("%.4g", seam))
   elseif chosen then
-    notes[#notes + 1] = string.format("no animation length: %.6g s, a whole number of every sin/cos period", length)
+    notes[#notes + 1] = string.format("no animation length: %s s, a whole number of every sin/cos period", E.numtext("%.6g", length))
   end
   if baked or (chosen and chosen.fallback) then
     clipmod.info(clip).approx = {

@@ -22,7 +22,7 @@ local function lit(v)
   if v ~= v then return "(0/0)" end
   if v == math.huge then return "(1/0)" end
   if v == -math.huge then return "(-1/0)" end
-  local s = string.format("%.17g", v)
+  local s = compat.numtext("%.17g", v) -- (a locale's "1,5" is no Lua number)
   if not s:find("[.eEn]") then s = s .. ".0" end
   return "(" .. s .. ")"
 end

@@ -17,6 +17,7 @@
 -- JSON export.
 require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
+local compat = require "anim.base.compat"
 local json = require "anim.base.json"
 local clipmod = require "anim.format.clip"
 local F = require "anim.import.dragonbones.fields"
@@ -44,13 +45,13 @@ end
 local function version_of(doc)
   local v = doc.version
   if E.absent(v) then fail("version", "a DragonBones skeleton names its data version (version), none here") end
-  if type(v) == "number" then v = string.format("%.1f", v) end
+  if type(v) == "number" then v = compat.numtext("%.1f", v) end
   if type(v) ~= "string" then fail("version", "version must be a string, got %s", E.describe(v)) end
   if M.VERSIONS[v] then return v end
-  local compat = doc.compatibleVersion
-  if type(compat) == "string" and M.VERSIONS[compat] then return compat end
+  local cv = doc.compatibleVersion
+  if type(cv) == "string" and M.VERSIONS[cv] then return cv end
   fail("version", "DragonBones data version '%s'%s is not read (read: 4.5, 5.0 and 5.5): export it from DragonBones Pro 5.5 or later as JSON",
-    shown(v), type(compat) == "string" and (" (compatibleVersion '" .. shown(compat) .. "')") or "")
+    shown(v), type(cv) == "string" and (" (compatibleVersion '" .. shown(cv) .. "')") or "")
 end
 
 -- The result of a decoded skeleton with its atlas (atlas.lua's, or nil);

@@ -691,7 +691,7 @@ function M.keys(c, warn, where, budget)
   end)
   if worst then
     warn(c.where or where, string.format("a bezier handle outside its segment at the key at %s s: moved into it,"
-      .. " %s deviates by up to %.3g%s", E.num(worst_t), c.joint and (c.joint .. "." .. c.channel) or c.prop, worst,
+      .. " %s deviates by up to %s%s", E.num(worst_t), c.joint and (c.joint .. "." .. c.channel) or c.prop, E.numtext("%.3g", worst),
       budget.left <= 0 and string.format(" (measured on the file's first %d such segments)", budget.size) or ""))
   end
   return out, count * #comps

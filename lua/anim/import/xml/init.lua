@@ -209,7 +209,7 @@ function M.read(text, name)
     end
     if clip_err > 0 then
       notes[#notes + 1] = string.format("a transformation's length cuts a SMOOTH segment, which is" ..
-        " played as cubic pieces within %.3g", clip_err)
+        " played as cubic pieces within %s", E.numtext("%.3g", clip_err))
     end
     info.approx = {
       bound = bound,
