@@ -14,6 +14,20 @@ local M = {}
 -- Whether string a comes before string b by their bytes.
 M.less = core.bytes_less
 
+-- The key of table t that `set` lacks (set[k] not true), the first by the
+-- bytes of its text (tostring), or nil: the unknown field a description's
+-- message names, the same whatever the table's order or the locale.
+function M.first_unknown(t, set)
+  local bad, bad_text
+  for k in pairs(t) do
+    if not set[k] then
+      local text = tostring(k)
+      if bad == nil or M.less(text, bad_text) then bad, bad_text = k, text end
+    end
+  end
+  return bad
+end
+
 -- The list of strings sorted in place by their bytes; returns it.
 function M.sort(list)
   table.sort(list, M.less)

@@ -146,14 +146,13 @@ end
 -- other field (in byte order) fails, with a suggestion or the list.
 function M.object(v, path, fields, what)
   if type(v) ~= "table" then E.object(v, path, what) end
-  local bad
   for k in pairs(v) do
     if type(k) ~= "string" then
       E.object(v, path, what) -- (an array: said so)
       fail(path, "the keys of %s must be strings, got %s", what, type(k) == "number" and num(k) or describe(k))
     end
-    if not fields.set[k] and (bad == nil or byteorder.less(k, bad)) then bad = k end
   end
+  local bad = byteorder.first_unknown(v, fields.set)
   if bad then
     local s = suggest.closest(bad, fields.list)
     if s then fail(key(path, bad), "unknown field; did you mean '%s'?", s) end

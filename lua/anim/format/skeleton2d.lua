@@ -89,10 +89,7 @@ local FIELDS = {
 -- Object v (at path) has only the fields of `fields`: else the first other
 -- one (by its bytes) fails, with a suggestion.
 local function only(v, path, fields)
-  local bad
-  for k in pairs(v) do
-    if not fields.set[k] and (bad == nil or byteorder.less(tostring(k), tostring(bad))) then bad = k end
-  end
+  local bad = byteorder.first_unknown(v, fields.set)
   if bad == nil then return end
   if type(bad) ~= "string" then
     fail(path, "unknown field [%s]", type(bad) == "number" and E.num(bad) or E.describe(bad))

@@ -61,11 +61,7 @@ end
 -- with a suggestion.
 local function fields_of(v, path, allowed, what)
   if type(v) ~= "table" then fail(path, "must be %s, got %s", what, E.describe(v)) end
-  local ok = allowed.set
-  local bad
-  for k in pairs(v) do
-    if not ok[k] and (bad == nil or byteorder.less(tostring(k), tostring(bad))) then bad = k end
-  end
+  local bad = byteorder.first_unknown(v, allowed.set)
   if bad ~= nil then
     fail(path, "unknown field %s%s", got(bad), type(bad) == "string" and suggest.hint(bad, allowed.list) or "")
   end
