@@ -69,6 +69,10 @@ static int message_as_is(lua_State *L) {
 
 int anim_lua_pushdeliver(lua_State *L) {
   size_t i;
+  /* (more than the LUA_MINSTACK slots a C function is promised: without
+   * this, opening the module wrote past the stack's end when it had no
+   * room to spare; spec/core_open_spec.lua) */
+  luaL_checkstack(L, UV_COUNT + 2, "anim.core: the delivery's upvalues");
   luaL_getmetatable(L, ANIM_ANIMATOR_MT);
   lua_getglobal(L, "debug");
   if (lua_type(L, -1) == LUA_TTABLE) lua_getfield(L, -1, "traceback");
