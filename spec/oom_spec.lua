@@ -306,4 +306,34 @@ describe("out of memory", function()
     end)
     assert.is_true(grown > 8e5, "an animator of 10000 joints took " .. grown .. " bytes")
   end)
+
+  it("fails every allocation of the scan for a name held twice in turn: a memory error or the answer, nothing kept",
+    function()
+      local core = require "anim.core"
+      -- (names with escapes, decoded into the scan's arena; objects deep
+      -- and wide enough to grow its lists)
+      local parts = {}
+      for i = 1, 40 do parts[i] = string.format('"k\\u00%02x%d": {"a": [1, {"b": 2}]}', 48 + i % 10, i) end
+      local twice = '{"x": [{' .. table.concat(parts, ", ") .. ', "k11": 0}]}' -- (k11: the first, decoded)
+      local want = { core.json_duplicate(twice) }
+      assert.are.same({ { "x", 1 }, "k11", 1, 1 }, want)
+      collectgarbage()
+      collectgarbage()
+      local base = fa.live()
+      local total = fa.pcall(0, false, core.json_duplicate, twice)
+      assert.is_true(total >= 5, "the scan allocates (" .. total .. ")")
+      for n = 1, total + 2 do
+        for _, persist in ipairs { true, false } do
+          local r = compat.pack(fa.pcall(n, persist, core.json_duplicate, twice))
+          if r[2] then
+            assert.are.same(want, { r[3], r[4], r[5], r[6] })
+          else
+            assert.truthy(tostring(r[3]):find("not enough memory", 1, true), tostring(r[3]))
+          end
+        end
+      end
+      collectgarbage()
+      collectgarbage()
+      assert.is_true(fa.live() - base < 4096, "live bytes grew by " .. (fa.live() - base))
+    end)
 end)

@@ -267,9 +267,6 @@ static const luaL_Reg fs_funcs[] = {
 };
 
 void anim_lua_open_fs(lua_State *L) {
-  luaL_newmetatable(L, FD_BOX);
-  lua_pushcfunction(L, fd_box_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_pop(L, 1);
+  anim_lua_gcmeta(L, FD_BOX, fd_box_gc);
   luaL_setfuncs(L, fs_funcs, 0);
 }

@@ -9,6 +9,8 @@
  * value is skipped by counting its brackets outside strings), and what it
  * cannot follow gives nil. */
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "lua.h"
 #include "lauxlib.h"
@@ -93,9 +95,329 @@ static int json_members(lua_State *L) {
   }
 }
 
+/* -- Duplicate names ---------------------------------------------------------
+ * JSON keeps one value of a name an object holds twice (RFC 8259, 4: the
+ * behaviour "is unpredictable"; cjson and JavaScript's JSON.parse keep the
+ * last), so that a block pasted twice under one name loses the first one
+ * without a word.  The scan below finds such a name in a text cjson
+ * accepted: each object's names sorted when it closes (n log n: a sheet's
+ * hash of 10,000 frames), compared as decoded (escapes written out), so
+ * that "a" and "\u0061" are the same name. */
+
+typedef struct {
+  const char *name; /* the name's bytes: in the text, or decoded in the arena */
+  size_t len;
+  size_t pos;       /* its opening quote in the text */
+} Name;
+
+typedef struct {
+  int object;
+  size_t base;      /* objects: the first of their names in names[] */
+  size_t index;     /* arrays: the element being read, from 0 */
+} Open;
+
+typedef struct {
+  lua_Alloc f;      /* the state's allocator (a host's limit holds) */
+  void *ud;
+  const char *s;
+  size_t n;
+  Name *names;
+  size_t nnames, capnames;
+  Open *opens;
+  size_t nopens, capopens;
+  char *arena;      /* decoded names: at most n bytes in all */
+  size_t used;
+  int nomem;
+  size_t first, second; /* a duplicate: its two names' indexes (positions) */
+} Scan;
+
+static int grow(Scan *sc, void **p, size_t *cap, size_t need, size_t size) {
+  size_t c = *cap ? *cap : 16;
+  void *q;
+  if (need <= *cap) return 1;
+  while (c < need) c *= 2;
+  q = sc->f(sc->ud, *p, *p ? *cap * size : 0, c * size);
+  if (!q) {
+    sc->nomem = 1;
+    return 0;
+  }
+  *p = q;
+  *cap = c;
+  return 1;
+}
+
+static void scan_free(Scan *sc) {
+  if (sc->names) sc->f(sc->ud, sc->names, sc->capnames * sizeof *sc->names, 0);
+  if (sc->opens) sc->f(sc->ud, sc->opens, sc->capopens * sizeof *sc->opens, 0);
+  if (sc->arena) sc->f(sc->ud, sc->arena, sc->n + 1, 0);
+  sc->names = NULL;
+  sc->opens = NULL;
+  sc->arena = NULL;
+  sc->capnames = sc->capopens = 0;
+}
+
+/* The scan lives in a userdata whose __gc frees its blocks: a Lua error
+ * (out of memory) while the results are pushed leaves nothing behind. */
+#define SCAN_BOX "anim.jsonscan"
+
+static int scan_gc(lua_State *L) {
+  Scan *sc = luaL_checkudata(L, 1, SCAN_BOX);
+  if (lua_rawlen(L, 1) != sizeof *sc) return luaL_argerror(L, 1, "a JSON scan expected");
+  if (sc->f) scan_free(sc);
+  return 0;
+}
+
+static int hexval(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+static unsigned long hex4(const char *p) {
+  unsigned long v = 0;
+  int k;
+  for (k = 0; k < 4; k++) {
+    int h = hexval(p[k]);
+    if (h < 0) return 0xFFFFFFFFUL;
+    v = v * 16 + (unsigned long)h;
+  }
+  return v;
+}
+
+static char *put_utf8(char *o, unsigned long cp) {
+  if (cp < 0x80) *o++ = (char)cp;
+  else if (cp < 0x800) {
+    *o++ = (char)(0xC0 | (cp >> 6));
+    *o++ = (char)(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    *o++ = (char)(0xE0 | (cp >> 12));
+    *o++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+    *o++ = (char)(0x80 | (cp & 0x3F));
+  } else {
+    *o++ = (char)(0xF0 | (cp >> 18));
+    *o++ = (char)(0x80 | ((cp >> 12) & 0x3F));
+    *o++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+    *o++ = (char)(0x80 | (cp & 0x3F));
+  }
+  return o;
+}
+
+/* The name of the string at s[a] (its quote) .. s[b] (after the closing
+ * one) into nm: in place, or decoded into the arena when it has escapes
+ * (the decoded text is never longer than the escaped one). */
+static int name_of(Scan *sc, size_t a, size_t b, Name *nm) {
+  const char *p = sc->s + a + 1, *end = sc->s + b - 1;
+  char *o;
+  nm->pos = a;
+  if (!memchr(p, '\\', (size_t)(end - p))) {
+    nm->name = p;
+    nm->len = (size_t)(end - p);
+    return 1;
+  }
+  if (!sc->arena && !(sc->arena = sc->f(sc->ud, NULL, 0, sc->n + 1))) {
+    sc->nomem = 1;
+    return 0;
+  }
+  o = sc->arena + sc->used;
+  nm->name = o;
+  while (p < end) {
+    if (*p != '\\') {
+      *o++ = *p++;
+      continue;
+    }
+    if (p + 1 >= end) return 0;
+    switch (p[1]) {
+    case 'b': *o++ = '\b'; break;
+    case 'f': *o++ = '\f'; break;
+    case 'n': *o++ = '\n'; break;
+    case 'r': *o++ = '\r'; break;
+    case 't': *o++ = '\t'; break;
+    case 'u': {
+      unsigned long cp;
+      if (end - p < 6 || (cp = hex4(p + 2)) > 0xFFFF) return 0;
+      p += 6;
+      if (cp >= 0xD800 && cp < 0xDC00 && end - p >= 6 && p[0] == '\\' && p[1] == 'u') {
+        unsigned long lo = hex4(p + 2);
+        if (lo >= 0xDC00 && lo < 0xE000) {
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+          p += 6;
+        }
+      }
+      o = put_utf8(o, cp);
+      continue;
+    }
+    default: *o++ = p[1]; break; /* " \ / */
+    }
+    p += 2;
+  }
+  nm->len = (size_t)(o - nm->name);
+  sc->used += nm->len;
+  return 1;
+}
+
+static int name_cmp(const void *x, const void *y) {
+  const Name *a = x, *b = y;
+  size_t m = a->len < b->len ? a->len : b->len;
+  int c = memcmp(a->name, b->name, m);
+  if (c) return c;
+  if (a->len != b->len) return a->len < b->len ? -1 : 1;
+  return a->pos < b->pos ? -1 : a->pos > b->pos; /* (text order among equals) */
+}
+
+/* The object on top closes: its names sorted; a name held twice -> 1 (the
+ * pair whose second comes first in the text kept in sc). */
+static int closes_with_duplicate(Scan *sc) {
+  size_t base = sc->opens[sc->nopens - 1].base, k, found = 0;
+  Name *nm = sc->names;
+  if (sc->nnames - base < 2) return 0;
+  qsort(nm + base, sc->nnames - base, sizeof *nm, name_cmp);
+  for (k = base + 1; k < sc->nnames; k++) {
+    if (nm[k].len == nm[k - 1].len && memcmp(nm[k].name, nm[k - 1].name, nm[k].len) == 0 &&
+        (!found || nm[k].pos < nm[sc->second].pos)) {
+      sc->first = k - 1;
+      sc->second = k;
+      found = 1;
+    }
+  }
+  return (int)found;
+}
+
+/* Scans the text: 1 (a duplicate: sc->first, sc->second, the opens its
+ * path), 0 (none), -1 (what cjson accepted and this cannot follow, or no
+ * memory). */
+static int scan_duplicates(Scan *sc) {
+  const char *s = sc->s;
+  size_t n = sc->n, i = skip_space(s, n, 0);
+  for (;;) {
+    /* a value at i */
+    if (i >= n) return -1;
+    if (s[i] == '{' || s[i] == '[') {
+      Open *op;
+      if (!grow(sc, (void **)&sc->opens, &sc->capopens, sc->nopens + 1, sizeof *sc->opens)) return -1;
+      op = &sc->opens[sc->nopens++];
+      op->object = s[i] == '{';
+      op->base = sc->nnames;
+      op->index = 0;
+      i = skip_space(s, n, i + 1);
+      if (i < n && s[i] == (op->object ? '}' : ']')) {
+        sc->nopens--;
+        i++;
+      } else if (op->object) {
+        goto name;
+      } else {
+        continue;
+      }
+    } else {
+      size_t j = s[i] == '"' ? skip_string(s, n, i) : skip_value(s, n, i);
+      if (j == 0) return -1;
+      i = j;
+    }
+    /* after a value: a comma, or its container's end */
+    for (;;) {
+      Open *op;
+      i = skip_space(s, n, i);
+      if (sc->nopens == 0) return 0;
+      op = &sc->opens[sc->nopens - 1];
+      if (i >= n) return -1;
+      if (s[i] == ',') {
+        i = skip_space(s, n, i + 1);
+        if (op->object) goto name;
+        op->index++;
+        break;
+      }
+      if (s[i] != (op->object ? '}' : ']')) return -1;
+      if (op->object && closes_with_duplicate(sc)) return 1;
+      if (op->object) sc->nnames = op->base;
+      sc->nopens--;
+      i++;
+    }
+    continue;
+  name:
+    {
+      size_t after;
+      if (i >= n || s[i] != '"' || (after = skip_string(s, n, i)) == 0) return -1;
+      if (!grow(sc, (void **)&sc->names, &sc->capnames, sc->nnames + 1, sizeof *sc->names)) return -1;
+      if (!name_of(sc, i, after, &sc->names[sc->nnames])) return -1;
+      sc->nnames++;
+      i = skip_space(s, n, after);
+      if (i >= n || s[i] != ':') return -1;
+      i = skip_space(s, n, i + 1);
+    }
+  }
+}
+
+static lua_Integer line_at(const char *s, size_t pos) {
+  lua_Integer line = 1;
+  size_t k;
+  for (k = 0; k < pos; k++) line += s[k] == '\n';
+  return line;
+}
+
+/* The path of the object that closed: for each open container below it,
+ * its member's name (the last of its names so far) or element (1-based). */
+static void push_path(lua_State *L, const Scan *sc) {
+  size_t k;
+  lua_createtable(L, (int)(sc->nopens - 1), 0);
+  for (k = 0; k + 1 < sc->nopens; k++) {
+    const Open *op = &sc->opens[k];
+    if (op->object) {
+      const Name *nm = &sc->names[sc->opens[k + 1].base - 1];
+      lua_pushlstring(L, nm->name, nm->len);
+    } else {
+      lua_pushinteger(L, (lua_Integer)op->index + 1);
+    }
+    lua_rawseti(L, -2, (lua_Integer)k + 1);
+  }
+}
+
+/* core.json_duplicate(text) -> nil | path, name, line, line: the first
+ * name an object of text (a text cjson accepted) holds twice -- path the
+ * object's ({ names and 1-based indexes }), the lines of both -- or nil
+ * when every object's names differ (or the scan cannot follow the text:
+ * then it claims nothing). */
+static int json_duplicate(lua_State *L) {
+  Scan *sc;
+  int r = 0, tries;
+  size_t n;
+  const char *s = luaL_checklstring(L, 1, &n);
+  sc = lua_newuserdatauv(L, sizeof *sc, 0);
+  memset(sc, 0, sizeof *sc);
+  luaL_setmetatable(L, SCAN_BOX);
+  /* (out of memory: one full collection, then one retry, as the core's
+   * allocations; lua_mem.c) */
+  for (tries = 0; tries < 2; tries++) {
+    scan_free(sc);
+    memset(sc, 0, sizeof *sc);
+    sc->f = lua_getallocf(L, &sc->ud);
+    sc->s = s;
+    sc->n = n;
+    r = scan_duplicates(sc);
+    if (!sc->nomem) break;
+    if (tries == 0) anim_lua_retry(L);
+  }
+  if (sc->nomem) {
+    scan_free(sc);
+    return anim_lua_nomem(L);
+  }
+  if (r == 1) {
+    const Name *a = &sc->names[sc->first], *b = &sc->names[sc->second];
+    push_path(L, sc);
+    lua_pushlstring(L, b->name, b->len);
+    lua_pushinteger(L, line_at(sc->s, a->pos));
+    lua_pushinteger(L, line_at(sc->s, b->pos));
+  }
+  scan_free(sc);
+  return r == 1 ? 4 : 0;
+}
+
 static const luaL_Reg jsonkeys_funcs[] = {
   {"json_members", json_members},
+  {"json_duplicate", json_duplicate},
   {NULL, NULL}
 };
 
-void anim_lua_open_jsonkeys(lua_State *L) { luaL_setfuncs(L, jsonkeys_funcs, 0); }
+void anim_lua_open_jsonkeys(lua_State *L) {
+  anim_lua_gcmeta(L, SCAN_BOX, scan_gc);
+  luaL_setfuncs(L, jsonkeys_funcs, 0);
+}

@@ -97,6 +97,13 @@ static int dead_tostring(lua_State *L) {
   return 1;
 }
 
+void anim_lua_gcmeta(lua_State *L, const char *name, lua_CFunction gc) {
+  luaL_newmetatable(L, name);
+  lua_pushcfunction(L, gc);
+  lua_setfield(L, -2, "__gc");
+  lua_pop(L, 1);
+}
+
 void anim_lua_newmeta(lua_State *L, int kind, lua_CFunction gc, const char *field) {
   static const char *const uses[] = {"__index", "__newindex", "__call", "__len", "__concat", NULL};
   int i;

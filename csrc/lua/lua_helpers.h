@@ -185,6 +185,10 @@ void anim_lua_fillnumbers(lua_State *L, const double *v, size_t n);
  * finalized boxes, and sets them as fields `field` and `field`_finalized
  * of the table on the top of the stack. */
 void anim_lua_newmeta(lua_State *L, int kind, lua_CFunction gc, const char *field);
+/* Registers the metatable `name` (luaL_newmetatable) of a scratch box the
+ * binding keeps to itself, with gc as its __gc (which frees what the box
+ * holds when a Lua error cuts a call short). */
+void anim_lua_gcmeta(lua_State *L, const char *name, lua_CFunction gc);
 /* Pushes user value n of the box of kind `kind` at index 1, live or
  * finalized: the Lua side's table of an object (returns 1). */
 int anim_lua_uservalue(lua_State *L, int kind, int n);

@@ -190,9 +190,6 @@ static const luaL_Reg funcs[] = {
 };
 
 void anim_lua_open_reload(lua_State *L) {
-  luaL_newmetatable(L, SCRATCH_MT);
-  lua_pushcfunction(L, scratch_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_pop(L, 1);
+  anim_lua_gcmeta(L, SCRATCH_MT, scratch_gc);
   luaL_setfuncs(L, funcs, 0);
 }

@@ -87,22 +87,46 @@ local function prepared(text)
   return body, skip
 end
 
+-- A name an object of the text holds twice (core.json_duplicate, on a
+-- text the decoder took): the member's path (as messages write paths), the
+-- words saying so and the object's path, or nil.  An array's elements are
+-- counted from `base` (default 1, as the module's paths; glTF's from 0).
+-- JSON keeps one value of such a name (cjson, as JavaScript's JSON.parse,
+-- the last): a block pasted twice under one name would lose the first
+-- without a word.
+function M.duplicate(text, base)
+  local path, name, first, second = core.json_duplicate(text)
+  if not path then return nil end
+  local p = ""
+  for _, seg in ipairs(path) do p = type(seg) == "number" and E.index(p, seg - 1 + (base or 1)) or E.key(p, seg) end
+  return E.key(p, name), string.format("named twice in one object (lines %d and %d), where JSON keeps only the"
+    .. " last", first, second), p
+end
+
 -- Decodes text (prepared) or raises a failure (errors.lua) saying why it
--- is not JSON.
-function M.decode(text)
+-- is not JSON, or that an object holds a name twice.  twice = "warn" (the
+-- importers: the tools that read their files, as JavaScript's JSON.parse,
+-- keep the last): the last kept, and M.duplicate's results after the
+-- value, for the importer's warning.
+function M.decode(text, twice, base)
   if #text > L.bytes then too_large(#text) end
   set_depth()
   local skip
   text, skip = prepared(text)
   local ok, v = pcall(decoder.decode, text)
   if not ok then not_json(v, skip) end
-  return v
+  local where, words, parent = M.duplicate(text, base)
+  if not where then return v end
+  if twice == "warn" then return v, where, words, parent end
+  E.fail(where, "%s: give each its own name", words)
 end
 
 -- The JSON the game and Blockbench read (Blockbench's autoParseJSON in
 -- js/util/json.ts): a byte-order mark first, `//` and `/* */` comments
 -- (stripped only when the text does not parse without), and NaN,
--- Infinity (the numbers Blockbench once wrote) where a number goes.
+-- Infinity (the numbers Blockbench once wrote) where a number goes.  A
+-- name an object holds twice is read as JSON.parse reads it, the last
+-- kept: the value, then M.duplicate's results for the importer's warning.
 local lenient_depth
 
 -- The text with its comments blanked out (each byte of a comment a space,
@@ -166,11 +190,12 @@ function M.decode_lenient(text)
     local stripped = strip_comments(text)
     if stripped ~= text then
       local ok2, v2 = pcall(lenient.decode, stripped)
-      if ok2 then return v2 end
+      if ok2 then ok, v, text = true, v2, stripped end
     end
   end
   if not ok then not_json(v, skip) end
-  return v
+  -- (as M.decode's "warn": Blockbench and the game read the last)
+  return v, M.duplicate(text)
 end
 
 -- What core.read_file and core.read_beneath say, as read_file says it.

@@ -7,6 +7,7 @@
 -- pack is matched to them by index), what its files and states hold, what
 -- its messages and commands list -- sorts names with these instead
 -- (core.bytes_less: memcmp, the shorter first).
+require("anim.base.luajit").no_traversal_traces()
 local core = require "anim.core"
 
 local M = {}

@@ -329,11 +329,12 @@ M.kind_of = kind_of
 -- `values` come from M.options.
 function M.decode(text, name, opts, values)
   opts = opts or {}
-  local doc = json.decode_lenient(text)
+  local doc, twice, twice_words = json.decode_lenient(text)
   if type(doc) ~= "table" or (next(doc) ~= nil and E.is_array(doc)) then
     E.fail("", "expected a Blockbench project or a Bedrock animation file (a JSON object), got %s", E.describe(doc))
   end
   local warnings = {}
+  if twice then warnings[1] = { channel = twice, message = twice_words .. ": the last is read" } end
   local current -- the animation whose warnings are being made
   local ctx = {
     options = opts,

@@ -37,9 +37,12 @@ local function text_of(text, what)
   if text:sub(1, 4) == "DBDT" then
     fail("", "this is DragonBones' binary export (DBDT): export the %s as JSON (DragonBones Pro: Export, data type JSON)", what)
   end
-  local doc = json.decode(text)
+  -- (a name an object holds twice: the last value kept, as JavaScript's
+  -- JSON.parse keeps it, and a warning)
+  local doc, twice, words = json.decode(text, "warn")
   json.check(doc)
-  return doc
+  return doc, twice and string.format("%s%s: %s: the last is read", what == "skeleton" and "" or "the " .. what .. ": ",
+    E.path(twice), words) or nil
 end
 
 local function version_of(doc)
@@ -55,8 +58,8 @@ local function version_of(doc)
 end
 
 -- The result of a decoded skeleton with its atlas (atlas.lua's, or nil);
--- raises a failure.
-function M.build(doc, atlas, name)
+-- raises a failure.  early: warnings of the reading, listed first.
+function M.build(doc, atlas, name, early)
   if type(doc) ~= "table" or (next(doc) ~= nil and E.is_array(doc)) then
     fail("", "expected a DragonBones skeleton (an object with version and armature), got %s", E.describe(doc))
   end
@@ -65,6 +68,7 @@ function M.build(doc, atlas, name)
   end
   local version = version_of(doc)
   local warnings = {}
+  for i, w in ipairs(early or {}) do warnings[i] = w end
   local function warn(path, fmt, ...)
     local msg = select("#", ...) > 0 and string.format(fmt, ...) or fmt
     warnings[#warnings + 1] = (path == "" and "" or E.path(path) .. ": ") .. msg
@@ -117,28 +121,40 @@ function M.build(doc, atlas, name)
   return result
 end
 
--- The atlas of a TextureAtlas JSON text, or nil, message naming tex_name.
+-- The atlas of a TextureAtlas JSON text and the reading's warning (or
+-- nil), or nil, message naming tex_name.
 local function atlas_of(text_fn, tex_name)
-  return E.catch(tex_name, function() return atlasmod.read(text_of(text_fn(), "texture atlas")) end)
+  return E.catch(tex_name, function()
+    local doc, warning = text_of(text_fn(), "texture atlas")
+    return atlasmod.read(doc), warning
+  end)
+end
+
+-- The result of the skeleton's text (read by text_fn) with its atlas (as
+-- atlas_of gives it, or nil).
+local function skeleton_of(text_fn, name, tex_fn, tex_name)
+  local atlas, early = nil, {}
+  if tex_fn then
+    local a, warning = atlas_of(tex_fn, tex_name)
+    if not a then return nil, warning end
+    atlas, early[1] = a, warning
+  end
+  return E.catch(name, function()
+    local doc, warning = text_of(text_fn(), "skeleton")
+    if warning then table.insert(early, 1, warning) end
+    return M.build(doc, atlas, name, early)
+  end)
 end
 
 -- From texts (names: the files', for messages).
 function M.decode(ske_text, name, tex_text, tex_name)
-  local atlas, err
-  if tex_text then
-    atlas, err = atlas_of(function() return tex_text end, tex_name or (name .. " (texture atlas)"))
-    if not atlas then return nil, err end
-  end
-  return E.catch(name, function() return M.build(text_of(ske_text, "skeleton"), atlas, name) end)
+  return skeleton_of(function() return ske_text end, name, tex_text and function() return tex_text end,
+    tex_name or (name .. " (texture atlas)"))
 end
 
 function M.import(ske_path, tex_path)
-  local atlas, err
-  if tex_path then
-    atlas, err = atlas_of(function() return json.read_file(tex_path) end, tex_path)
-    if not atlas then return nil, err end
-  end
-  return E.catch(ske_path, function() return M.build(text_of(json.read_file(ske_path), "skeleton"), atlas, ske_path) end)
+  return skeleton_of(function() return json.read_file(ske_path) end, ske_path,
+    tex_path and function() return json.read_file(tex_path) end, tex_path)
 end
 
 return M

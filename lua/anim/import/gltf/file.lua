@@ -122,7 +122,7 @@ end
 -- .glb's BIN chunk, or nil), ... }.  options.root: the folder buffers may
 -- be read from (default: the folder of path).
 function M.open(path, options)
-  local ctx = { spent = 0, buffers = {}, warnings = {} }
+  local ctx = { spent = 0, buffers = {}, warnings = {}, file = path }
   if path:find("\0", 1, true) then fail("", "cannot open file: the path holds a NUL byte") end
   local real, err = core.realpath(path)
   if not real then fail("", "cannot open file: %s", err) end
@@ -141,7 +141,7 @@ function M.open(path, options)
   if text:sub(1, 4) == "glTF" then
     M.read_glb(ctx, text)
   else
-    ctx.doc = M.decode_json(text, "")
+    ctx.doc = M.decode_json(text, "", ctx)
   end
   local doc = ctx.doc
   if type(doc) ~= "table" or (next(doc) ~= nil and E.is_array(doc)) then
@@ -162,10 +162,18 @@ end
 
 -- JSON text (a .gltf, or a .glb's JSON chunk at byte `where`), after a
 -- UTF-8 byte order mark if there is one (three.js's TextDecoder drops it).
-function M.decode_json(text, where)
+-- A name an object holds twice: the last kept, as three.js's JSON.parse
+-- keeps it, and a warning in ctx's.
+function M.decode_json(text, where, ctx)
   if text:sub(1, 3) == "\239\187\191" then text = text:sub(4) end
-  local ok, doc = pcall(json.decode, text)
-  if ok then return doc end
+  local ok, doc, twice, words = pcall(json.decode, text, "warn", 0)
+  if ok then
+    if twice then
+      ctx.warnings[#ctx.warnings + 1] = string.format("%s: %s%s: %s: the last is read", ctx.file,
+        where == "" and "" or "the JSON chunk at " .. where .. ": ", E.path(twice), words)
+    end
+    return doc
+  end
   if not E.is_failure(doc) then error(doc, 0) end
   fail(where, "%s", doc.msg)
 end
@@ -199,7 +207,7 @@ function M.read_glb(ctx, text)
       if ctype ~= GLB_JSON then
         fail("byte " .. (pos + 4), "the first chunk must be JSON (type 0x4E4F534A), got 0x%08X", ctype)
       end
-      ctx.doc = M.decode_json(text:sub(data + 1, data + clen), "byte " .. data)
+      ctx.doc = M.decode_json(text:sub(data + 1, data + clen), "byte " .. data, ctx)
     elseif ctype == GLB_BIN and not ctx.bin then
       ctx.bin = text:sub(data + 1, data + clen)
     elseif ctype == GLB_JSON then

@@ -211,7 +211,7 @@ function M.decode(text, name, atlas)
         .. " JSON) and import that")
     end
   end
-  local doc = json.decode(text)
+  local doc, twice, twice_words = json.decode(text, "warn")
   if type(doc) ~= "table" or (next(doc) ~= nil and E.is_array(doc)) then
     fail("", "expected a Spine JSON export (an object with skeleton, bones, slots...), got %s", E.describe(doc))
   end
@@ -225,6 +225,8 @@ function M.decode(text, name, atlas)
     warnings[#warnings + 1] = { animation = current, path = path, message = message }
   end
   function ctx.full() return #warnings >= M.MAX_WARNINGS end
+  -- (the last value kept, as JavaScript's JSON.parse keeps it)
+  if twice then ctx.warn(twice, twice_words .. ": the last is read") end
   function ctx.skip() unlisted = unlisted + 1 end
   -- "; did you mean ...?" for the file's first M.HINTS misspelt names only
   -- (each search is bounded; a file may misspell a million); names may be
