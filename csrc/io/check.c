@@ -129,9 +129,11 @@ static int check_tree(lua_State *L) {
   lua_pushvalue(L, 1);
   if (!check(&w, 1)) return 0;
   {
-    /* the path, outermost first */
+    /* the path, outermost first (the walk's levels left their keys on
+     * the stack, and the room each asked for: three more) */
     lua_Integer n = (lua_Integer)lua_rawlen(L, w.path), i;
     int what = lua_gettop(L);
+    luaL_checkstack(L, 3, "nested too deep");
     lua_pushinteger(L, w.code);
     lua_createtable(L, (int)n, 0);
     for (i = 1; i <= n; i++) {
