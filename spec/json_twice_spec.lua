@@ -41,6 +41,13 @@ describe("a name an object holds twice, in the module's own files", function()
     local path, name = core.json_duplicate('[{"x": {"\\ud83d\\ude00": 1, "\240\159\152\128": 2}}]')
     assert.are.same({ 1, "x" }, path)
     assert.are.equal("\240\159\152\128", name)
+    -- (300 escaped names between the two: the decoded names' room grows
+    -- and moves while the first is kept)
+    local names = {}
+    for i = 1, 300 do names[i] = string.format('"\\u0062%d": %d', i, i) end
+    local l1, l2
+    path, name, l1, l2 = core.json_duplicate('{"o": {"\\u0061\\u0062": 0,\n' .. table.concat(names, ", ") .. ',\n"ab": 1}}')
+    assert.are.same({ { "o" }, "ab", 1, 3 }, { path, name, l1, l2 })
   end)
 
   it("passes names that differ, empty objects and arrays, and names equal only in other objects", function()
@@ -73,6 +80,15 @@ describe("a name an object holds twice, in an imported file", function()
     assert.are.same({ -0.25, 0.3125, 0.375 }, clips.a:sample(0.5).b.position)
     assert.are.same({ channel = "animations.a.bones.b", message = "named twice in one object (lines 2 and 3),"
       .. " where JSON keeps only the last: the last is read" }, warnings[1])
+  end)
+
+  it("Bedrock with comments: the lines of the file as written (a comment's line ends kept)", function()
+    local clips, warnings = anim.decode_blockbench('{"format_version": "1.8.0", /* one\ntwo\nthree */ "animations": {"a": {\n'
+      .. '"animation_length": 1, "animation_length": 2, "bones": {}}}}', "x.animation.json")
+    assert(clips, warnings)
+    assert.are.equal("named twice in one object (lines 4 and 4), where JSON keeps only the last: the last is read",
+      warnings[1].message)
+    assert.are.equal(2, clips.a.length)
   end)
 
   it("Spine, DragonBones (skeleton and texture atlas) and glTF: a warning each", function()

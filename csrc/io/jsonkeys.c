@@ -105,9 +105,11 @@ static int json_members(lua_State *L) {
  * that "a" and "\u0061" are the same name. */
 
 typedef struct {
-  const char *name; /* the name's bytes: in the text, or decoded in the arena */
+  const char *name; /* its bytes, set from off before each use (bytes_of) */
+  size_t off;       /* where they are: in the text, or in the arena */
   size_t len;
   size_t pos;       /* its opening quote in the text */
+  int decoded;      /* in the arena (the name has escapes), else in the text */
 } Name;
 
 typedef struct {
@@ -125,8 +127,8 @@ typedef struct {
   size_t nnames, capnames;
   Open *opens;
   size_t nopens, capopens;
-  char *arena;      /* decoded names: at most n bytes in all */
-  size_t used;
+  char *arena;      /* the decoded names (grown: a realloc moves it) */
+  size_t used, caparena;
   int nomem;
   size_t first, second; /* a duplicate: its two names' indexes (positions) */
 } Scan;
@@ -149,11 +151,11 @@ static int grow(Scan *sc, void **p, size_t *cap, size_t need, size_t size) {
 static void scan_free(Scan *sc) {
   if (sc->names) sc->f(sc->ud, sc->names, sc->capnames * sizeof *sc->names, 0);
   if (sc->opens) sc->f(sc->ud, sc->opens, sc->capopens * sizeof *sc->opens, 0);
-  if (sc->arena) sc->f(sc->ud, sc->arena, sc->n + 1, 0);
+  if (sc->arena) sc->f(sc->ud, sc->arena, sc->caparena, 0);
   sc->names = NULL;
   sc->opens = NULL;
   sc->arena = NULL;
-  sc->capnames = sc->capopens = 0;
+  sc->capnames = sc->capopens = sc->caparena = 0;
 }
 
 /* The scan lives in a userdata whose __gc frees its blocks: a Lua error
@@ -203,24 +205,28 @@ static char *put_utf8(char *o, unsigned long cp) {
   return o;
 }
 
+/* The bytes of a name, wherever they are now. */
+static const char *bytes_of(const Scan *sc, const Name *nm) {
+  return (nm->decoded ? sc->arena : sc->s) + nm->off;
+}
+
 /* The name of the string at s[a] (its quote) .. s[b] (after the closing
  * one) into nm: in place, or decoded into the arena when it has escapes
  * (the decoded text is never longer than the escaped one). */
 static int name_of(Scan *sc, size_t a, size_t b, Name *nm) {
   const char *p = sc->s + a + 1, *end = sc->s + b - 1;
-  char *o;
+  char *o, *start;
   nm->pos = a;
+  nm->decoded = 0;
   if (!memchr(p, '\\', (size_t)(end - p))) {
-    nm->name = p;
+    nm->off = a + 1;
     nm->len = (size_t)(end - p);
     return 1;
   }
-  if (!sc->arena && !(sc->arena = sc->f(sc->ud, NULL, 0, sc->n + 1))) {
-    sc->nomem = 1;
-    return 0;
-  }
-  o = sc->arena + sc->used;
-  nm->name = o;
+  if (!grow(sc, (void **)&sc->arena, &sc->caparena, sc->used + (b - a), 1)) return 0;
+  nm->decoded = 1;
+  nm->off = sc->used;
+  o = start = sc->arena + sc->used;
   while (p < end) {
     if (*p != '\\') {
       *o++ = *p++;
@@ -251,7 +257,7 @@ static int name_of(Scan *sc, size_t a, size_t b, Name *nm) {
     }
     p += 2;
   }
-  nm->len = (size_t)(o - nm->name);
+  nm->len = (size_t)(o - start);
   sc->used += nm->len;
   return 1;
 }
@@ -271,6 +277,7 @@ static int closes_with_duplicate(Scan *sc) {
   size_t base = sc->opens[sc->nopens - 1].base, k, found = 0;
   Name *nm = sc->names;
   if (sc->nnames - base < 2) return 0;
+  for (k = base; k < sc->nnames; k++) nm[k].name = bytes_of(sc, &nm[k]);
   qsort(nm + base, sc->nnames - base, sizeof *nm, name_cmp);
   for (k = base + 1; k < sc->nnames; k++) {
     if (nm[k].len == nm[k - 1].len && memcmp(nm[k].name, nm[k - 1].name, nm[k].len) == 0 &&
@@ -363,7 +370,7 @@ static void push_path(lua_State *L, const Scan *sc) {
     const Open *op = &sc->opens[k];
     if (op->object) {
       const Name *nm = &sc->names[sc->opens[k + 1].base - 1];
-      lua_pushlstring(L, nm->name, nm->len);
+      lua_pushlstring(L, bytes_of(sc, nm), nm->len);
     } else {
       lua_pushinteger(L, (lua_Integer)op->index + 1);
     }
@@ -371,8 +378,9 @@ static void push_path(lua_State *L, const Scan *sc) {
   }
 }
 
-/* core.json_duplicate(text) -> nil | path, name, line, line: the first
- * name an object of text (a text cjson accepted) holds twice -- path the
+/* core.json_duplicate(text) -> nil | path, name, line, line: a name an
+ * object of text (a text cjson accepted) holds twice -- of several, one in
+ * the first object to close holding one; path the
  * object's ({ names and 1-based indexes }), the lines of both -- or nil
  * when every object's names differ (or the scan cannot follow the text:
  * then it claims nothing). */
@@ -403,7 +411,7 @@ static int json_duplicate(lua_State *L) {
   if (r == 1) {
     const Name *a = &sc->names[sc->first], *b = &sc->names[sc->second];
     push_path(L, sc);
-    lua_pushlstring(L, b->name, b->len);
+    lua_pushlstring(L, bytes_of(sc, b), b->len);
     lua_pushinteger(L, line_at(sc->s, a->pos));
     lua_pushinteger(L, line_at(sc->s, b->pos));
   }

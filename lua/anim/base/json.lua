@@ -88,8 +88,9 @@ local function prepared(text)
 end
 
 -- A name an object of the text holds twice (core.json_duplicate, on a
--- text the decoder took): the member's path (as messages write paths), the
--- words saying so and the object's path, or nil.  An array's elements are
+-- text the decoder took; of several, one in the first object to close
+-- holding one): the member's path (as messages write paths), the words
+-- saying so and the object's path, or nil.  An array's elements are
 -- counted from `base` (default 1, as the module's paths; glTF's from 0).
 -- JSON keeps one value of such a name (cjson, as JavaScript's JSON.parse,
 -- the last): a block pasted twice under one name would lose the first
@@ -129,8 +130,9 @@ end
 -- kept: the value, then M.duplicate's results for the importer's warning.
 local lenient_depth
 
--- The text with its comments blanked out (each byte of a comment a space,
--- so that the decoder's positions stay right); strings are kept whole.
+-- The text with its comments blanked out (each byte of a comment a space
+-- but its line ends, so that the decoder's positions and the lines
+-- M.duplicate counts stay right); strings are kept whole.
 local function strip_comments(text)
   local parts, pos, n = {}, 1, #text
   local i = 1
@@ -156,7 +158,7 @@ local function strip_comments(text)
       end
       if e then
         parts[#parts + 1] = text:sub(pos, s - 1)
-        parts[#parts + 1] = string.rep(" ", e - s + 1)
+        parts[#parts + 1] = (text:sub(s, e):gsub("[^\r\n]", " "))
         pos = e + 1
         i = e + 1
       else

@@ -8,6 +8,7 @@
 -- its messages and commands list -- sorts names with these instead
 -- (core.bytes_less: memcmp, the shorter first).
 require("anim.base.luajit").no_traversal_traces()
+local compat = require "anim.base.compat"
 local core = require "anim.core"
 
 local M = {}
@@ -16,13 +17,14 @@ local M = {}
 M.less = core.bytes_less
 
 -- The key of table t that `set` lacks (set[k] not true), the first by the
--- bytes of its text (tostring), or nil: the unknown field a description's
--- message names, the same whatever the table's order or the locale.
+-- bytes of its text, or nil: the unknown field a description's message
+-- names, the same whatever the table's order or the locale (a number's
+-- text with '.': 5.4's tostring writes the locale's point).
 function M.first_unknown(t, set)
   local bad, bad_text
   for k in pairs(t) do
     if not set[k] then
-      local text = tostring(k)
+      local text = type(k) == "number" and compat.numtext("%.17g", k) or tostring(k)
       if bad == nil or M.less(text, bad_text) then bad, bad_text = k, text end
     end
   end
