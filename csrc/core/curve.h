@@ -253,8 +253,15 @@ static ANIM_INLINE void anim_zturn_series(const double *z, double t, double out[
  * bits); anything else through the function. */
 static ANIM_INLINE void anim_zturn_inline(const anim_fastkeys *f, double t, int *cursor, double eps, double out[4]) {
   int i = anim_keys_segment(f->t, f->n, t, cursor);
-  const double *z = f->arc + ANIM_ZTURN_REC * (size_t)(i < 0 ? 0 : i);
-  if (i < 0 || !(z[2] == z[2])) anim_zturn_eval(f, t, cursor, eps, out);
+  const double *z;
+  /* (a channel of one key has no records: arc is NULL, and not an
+   * address to add to, even 0; found by fuzz_spine under UBSan) */
+  if (i < 0) {
+    anim_zturn_eval(f, t, cursor, eps, out);
+    return;
+  }
+  z = f->arc + ANIM_ZTURN_REC * (size_t)i;
+  if (!(z[2] == z[2])) anim_zturn_eval(f, t, cursor, eps, out);
   else anim_zturn_series(z, t, out);
 }
 
