@@ -220,16 +220,18 @@ function M.read(c, from_file, known)
   desc.items = {}
   local last_item = read_items(c, info, desc.items, "", from_file)
   if curves and last_item and (last == nil or last_item > last) then last = last_item end
+  local len
   if not E.absent(c.length) then
-    local len = E.number(c.length, "length", "length")
+    len = E.number(c.length, "length", "length")
     if len < 0 then fail("length", "length must be >= 0, got %s", num(len)) end
-    -- (an integer a double cannot hold, beyond 2^53, as the double the
-    -- clip plays: clip.length is then the length its tracks keep to)
-    if compat.mtype(len) == "integer" and len > 9007199254740992 then len = len + 0.0 end
-    desc.length = len
   else
-    desc.length = math.max(last or 0, 0)
+    len = math.max(last or 0, 0)
   end
+  -- (an integer a double cannot hold, beyond 2^53 -- the length given, or
+  -- the last key's or item's time --, as the double the clip plays:
+  -- clip.length is then the length its tracks keep to)
+  if compat.mtype(len) == "integer" and len > 9007199254740992 then len = len + 0.0 end
+  desc.length = len
   info.length = desc.length
   if from_file and not (known and known.tree_checked) then json.check(c, next(checked) and checked) end
   return desc, info
