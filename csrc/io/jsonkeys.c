@@ -119,54 +119,36 @@ typedef struct {
 } Open;
 
 typedef struct {
-  lua_Alloc f;      /* the state's allocator (a host's limit holds) */
-  void *ud;
+  lua_State *L;
+  int slot;         /* the stack slots of the buffers: names, opens, arena */
   const char *s;
   size_t n;
   Name *names;
   size_t nnames, capnames;
   Open *opens;
   size_t nopens, capopens;
-  char *arena;      /* the decoded names (grown: a realloc moves it) */
+  char *arena;      /* the decoded names (grown: a new buffer each time) */
   size_t used, caparena;
-  int nomem;
   size_t first, second; /* a duplicate: its two names' indexes (positions) */
 } Scan;
 
-static int grow(Scan *sc, void **p, size_t *cap, size_t need, size_t size) {
+/* Room for `need` elements of `size` bytes in the buffer *p (stack slot
+ * sc->slot + which): a userdata twice as large, the old one's elements
+ * copied and the old one left to the collector.  The scan's memory is
+ * Lua's: a memory error (raised here, after Lua's own emergency
+ * collection) leaves nothing behind that only a finalizer would free --
+ * a finalizer a collection may fail to run when memory is short (Lua
+ * 5.3 then drops the object without it). */
+static void grow(Scan *sc, int which, void **p, size_t *cap, size_t need, size_t size) {
   size_t c = *cap ? *cap : 16;
   void *q;
-  if (need <= *cap) return 1;
+  if (need <= *cap) return;
   while (c < need) c *= 2;
-  q = sc->f(sc->ud, *p, *p ? *cap * size : 0, c * size);
-  if (!q) {
-    sc->nomem = 1;
-    return 0;
-  }
+  q = lua_newuserdatauv(sc->L, c * size, 0);
+  if (*cap) memcpy(q, *p, *cap * size);
+  lua_replace(sc->L, sc->slot + which);
   *p = q;
   *cap = c;
-  return 1;
-}
-
-static void scan_free(Scan *sc) {
-  if (sc->names) sc->f(sc->ud, sc->names, sc->capnames * sizeof *sc->names, 0);
-  if (sc->opens) sc->f(sc->ud, sc->opens, sc->capopens * sizeof *sc->opens, 0);
-  if (sc->arena) sc->f(sc->ud, sc->arena, sc->caparena, 0);
-  sc->names = NULL;
-  sc->opens = NULL;
-  sc->arena = NULL;
-  sc->capnames = sc->capopens = sc->caparena = 0;
-}
-
-/* The scan lives in a userdata whose __gc frees its blocks: a Lua error
- * (out of memory) while the results are pushed leaves nothing behind. */
-#define SCAN_BOX "anim.jsonscan"
-
-static int scan_gc(lua_State *L) {
-  Scan *sc = luaL_checkudata(L, 1, SCAN_BOX);
-  if (lua_rawlen(L, 1) != sizeof *sc) return luaL_argerror(L, 1, "a JSON scan expected");
-  if (sc->f) scan_free(sc);
-  return 0;
 }
 
 static int hexval(char c) {
@@ -223,7 +205,7 @@ static int name_of(Scan *sc, size_t a, size_t b, Name *nm) {
     nm->len = (size_t)(end - p);
     return 1;
   }
-  if (!grow(sc, (void **)&sc->arena, &sc->caparena, sc->used + (b - a), 1)) return 0;
+  grow(sc, 2, (void **)&sc->arena, &sc->caparena, sc->used + (b - a), 1);
   nm->decoded = 1;
   nm->off = sc->used;
   o = start = sc->arena + sc->used;
@@ -291,8 +273,7 @@ static int closes_with_duplicate(Scan *sc) {
 }
 
 /* Scans the text: 1 (a duplicate: sc->first, sc->second, the opens its
- * path), 0 (none), -1 (what cjson accepted and this cannot follow, or no
- * memory). */
+ * path), 0 (none), -1 (what cjson accepted and this cannot follow). */
 static int scan_duplicates(Scan *sc) {
   const char *s = sc->s;
   size_t n = sc->n, i = skip_space(s, n, 0);
@@ -301,7 +282,7 @@ static int scan_duplicates(Scan *sc) {
     if (i >= n) return -1;
     if (s[i] == '{' || s[i] == '[') {
       Open *op;
-      if (!grow(sc, (void **)&sc->opens, &sc->capopens, sc->nopens + 1, sizeof *sc->opens)) return -1;
+      grow(sc, 1, (void **)&sc->opens, &sc->capopens, sc->nopens + 1, sizeof *sc->opens);
       op = &sc->opens[sc->nopens++];
       op->object = s[i] == '{';
       op->base = sc->nnames;
@@ -344,7 +325,7 @@ static int scan_duplicates(Scan *sc) {
     {
       size_t after;
       if (i >= n || s[i] != '"' || (after = skip_string(s, n, i)) == 0) return -1;
-      if (!grow(sc, (void **)&sc->names, &sc->capnames, sc->nnames + 1, sizeof *sc->names)) return -1;
+      grow(sc, 0, (void **)&sc->names, &sc->capnames, sc->nnames + 1, sizeof *sc->names);
       if (!name_of(sc, i, after, &sc->names[sc->nnames])) return -1;
       sc->nnames++;
       i = skip_space(s, n, after);
@@ -385,38 +366,27 @@ static void push_path(lua_State *L, const Scan *sc) {
  * when every object's names differ (or the scan cannot follow the text:
  * then it claims nothing). */
 static int json_duplicate(lua_State *L) {
-  Scan *sc;
-  int r = 0, tries;
-  size_t n;
-  const char *s = luaL_checklstring(L, 1, &n);
-  sc = lua_newuserdatauv(L, sizeof *sc, 0);
-  memset(sc, 0, sizeof *sc);
-  luaL_setmetatable(L, SCAN_BOX);
-  /* (out of memory: one full collection, then one retry, as the core's
-   * allocations; lua_mem.c) */
-  for (tries = 0; tries < 2; tries++) {
-    scan_free(sc);
-    memset(sc, 0, sizeof *sc);
-    sc->f = lua_getallocf(L, &sc->ud);
-    sc->s = s;
-    sc->n = n;
-    r = scan_duplicates(sc);
-    if (!sc->nomem) break;
-    if (tries == 0) anim_lua_retry(L);
+  Scan sc;
+  int r;
+  memset(&sc, 0, sizeof sc);
+  sc.s = luaL_checklstring(L, 1, &sc.n);
+  sc.L = L;
+  lua_settop(L, 1);
+  luaL_checkstack(L, 8, "json_duplicate");
+  lua_pushnil(L);
+  lua_pushnil(L);
+  lua_pushnil(L);
+  sc.slot = 2;
+  r = scan_duplicates(&sc);
+  if (r != 1) return 0;
+  {
+    const Name *a = &sc.names[sc.first], *b = &sc.names[sc.second];
+    push_path(L, &sc);
+    lua_pushlstring(L, bytes_of(&sc, b), b->len);
+    lua_pushinteger(L, line_at(sc.s, a->pos));
+    lua_pushinteger(L, line_at(sc.s, b->pos));
+    return 4;
   }
-  if (sc->nomem) {
-    scan_free(sc);
-    return anim_lua_nomem(L);
-  }
-  if (r == 1) {
-    const Name *a = &sc->names[sc->first], *b = &sc->names[sc->second];
-    push_path(L, sc);
-    lua_pushlstring(L, bytes_of(sc, b), b->len);
-    lua_pushinteger(L, line_at(sc->s, a->pos));
-    lua_pushinteger(L, line_at(sc->s, b->pos));
-  }
-  scan_free(sc);
-  return r == 1 ? 4 : 0;
 }
 
 static const luaL_Reg jsonkeys_funcs[] = {
@@ -426,6 +396,5 @@ static const luaL_Reg jsonkeys_funcs[] = {
 };
 
 void anim_lua_open_jsonkeys(lua_State *L) {
-  anim_lua_gcmeta(L, SCAN_BOX, scan_gc);
   luaL_setfuncs(L, jsonkeys_funcs, 0);
 }
