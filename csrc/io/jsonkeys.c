@@ -395,6 +395,4 @@ static const luaL_Reg jsonkeys_funcs[] = {
   {NULL, NULL}
 };
 
-void anim_lua_open_jsonkeys(lua_State *L) {
-  luaL_setfuncs(L, jsonkeys_funcs, 0);
-}
+void anim_lua_open_jsonkeys(lua_State *L) { luaL_setfuncs(L, jsonkeys_funcs, 0); }

@@ -186,10 +186,13 @@ M.log10 = math.log10 or function(x) return math.log(x, 10) end -- luacheck: igno
 -- write `tonumber(s) or number(s)`: the same, with a call only when
 -- tonumber fails.
 local reads_dot = M.version >= 503 or M.jit
+-- The point the C library writes and reads now (a host may change the
+-- locale at any time: asked each time).
+local function locale_point() return string.format("%.1f", 0.5):sub(2, -2) end
 function M.number(s)
   local v = tonumber(s)
   if v ~= nil or reads_dot or type(s) ~= "string" or not s:find(".", 1, true) then return v end
-  local p = string.format("%.1f", 0.5):sub(2, -2)
+  local p = locale_point()
   if p == "." then return nil end
   return tonumber((s:gsub("%.", p)))
 end
@@ -199,7 +202,7 @@ end
 -- de_DE): the numbers of generated code, of a file's or a message's text.
 function M.numtext(fmt, x)
   local s = string.format(fmt, x)
-  local p = string.format("%.1f", 0.5):sub(2, -2)
+  local p = locale_point()
   if p ~= "." then s = s:gsub(p:gsub("%p", "%%%0"), ".") end
   return s
 end

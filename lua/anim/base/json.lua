@@ -104,12 +104,19 @@ function M.duplicate(text, base)
     .. " last", first, second), p
 end
 
+-- What an importer warns of a name held twice (M.duplicate's where and
+-- words): the member's path and the message, or nothing.
+local function read_last(where, words)
+  if where then return where, words .. ": the last is read" end
+end
+
 -- Decodes text (prepared) or raises a failure (errors.lua) saying why it
 -- is not JSON, or that an object holds a name twice.  twice = "warn" (the
 -- importers: the tools that read their files, as JavaScript's JSON.parse,
--- keep the last): the last kept, and M.duplicate's results after the
--- value, for the importer's warning.
-function M.decode(text, twice, base)
+-- keep the last): the last kept, and the warning's path and message after
+-- the value.  own: the path of an object whose repeated names the caller
+-- judges itself (passed over here).
+function M.decode(text, twice, base, own)
   if #text > L.bytes then too_large(#text) end
   set_depth()
   local skip
@@ -117,8 +124,8 @@ function M.decode(text, twice, base)
   local ok, v = pcall(decoder.decode, text)
   if not ok then not_json(v, skip) end
   local where, words, parent = M.duplicate(text, base)
-  if not where then return v end
-  if twice == "warn" then return v, where, words, parent end
+  if not where or (own and parent == own) then return v end
+  if twice == "warn" then return v, read_last(where, words) end
   E.fail(where, "%s: give each its own name", words)
 end
 
@@ -127,7 +134,7 @@ end
 -- (stripped only when the text does not parse without), and NaN,
 -- Infinity (the numbers Blockbench once wrote) where a number goes.  A
 -- name an object holds twice is read as JSON.parse reads it, the last
--- kept: the value, then M.duplicate's results for the importer's warning.
+-- kept: the value, then the warning's path and message (M.decode's "warn").
 local lenient_depth
 
 -- The text with its comments blanked out (each byte of a comment a space
@@ -197,7 +204,7 @@ function M.decode_lenient(text)
   end
   if not ok then not_json(v, skip) end
   -- (as M.decode's "warn": Blockbench and the game read the last)
-  return v, M.duplicate(text)
+  return v, read_last(M.duplicate(text))
 end
 
 -- What core.read_file and core.read_beneath say, as read_file says it.

@@ -274,8 +274,7 @@ end
 local function read_sheet(text)
   -- (a name an object holds twice is refused, as anim's own files; a frame
   -- name twice in the hash form by the frames' own words, below)
-  local doc, twice, words, parent = json.decode(text, "warn")
-  if twice and parent ~= "frames" then fail(twice, "%s: give each its own name", words) end
+  local doc = json.decode(text, nil, nil, "frames")
   if type(doc) ~= "table" or (next(doc) ~= nil and E.is_array(doc)) then
     fail("", "expected the JSON Aseprite exports with a sprite sheet (an object with frames and meta), got %s",
       describe(doc))

@@ -334,7 +334,7 @@ function M.decode(text, name, opts, values)
     E.fail("", "expected a Blockbench project or a Bedrock animation file (a JSON object), got %s", E.describe(doc))
   end
   local warnings = {}
-  if twice then warnings[1] = { channel = twice, message = twice_words .. ": the last is read" } end
+  if twice then warnings[1] = { channel = twice, message = twice_words } end
   local current -- the animation whose warnings are being made
   local ctx = {
     options = opts,

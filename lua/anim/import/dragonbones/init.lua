@@ -41,7 +41,7 @@ local function text_of(text, what)
   -- JSON.parse keeps it, and a warning)
   local doc, twice, words = json.decode(text, "warn")
   json.check(doc)
-  return doc, twice and string.format("%s%s: %s: the last is read", what == "skeleton" and "" or "the " .. what .. ": ",
+  return doc, twice and string.format("%s%s: %s", what == "skeleton" and "" or "the " .. what .. ": ",
     E.path(twice), words) or nil
 end
 

@@ -169,7 +169,7 @@ function M.decode_json(text, where, ctx)
   local ok, doc, twice, words = pcall(json.decode, text, "warn", 0)
   if ok then
     if twice then
-      ctx.warnings[#ctx.warnings + 1] = string.format("%s: %s%s: %s: the last is read", ctx.file,
+      ctx.warnings[#ctx.warnings + 1] = string.format("%s: %s%s: %s", ctx.file,
         where == "" and "" or "the JSON chunk at " .. where .. ": ", E.path(twice), words)
     end
     return doc

@@ -226,7 +226,7 @@ function M.decode(text, name, atlas)
   end
   function ctx.full() return #warnings >= M.MAX_WARNINGS end
   -- (the last value kept, as JavaScript's JSON.parse keeps it)
-  if twice then ctx.warn(twice, twice_words .. ": the last is read") end
+  if twice then ctx.warn(twice, twice_words) end
   function ctx.skip() unlisted = unlisted + 1 end
   -- "; did you mean ...?" for the file's first M.HINTS misspelt names only
   -- (each search is bounded; a file may misspell a million); names may be
