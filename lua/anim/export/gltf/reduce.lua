@@ -376,7 +376,7 @@ local function remeasure(S, g)
     elseif not kept[c] or kept[c].factor ~= S.factor[c] then
       local k
       k, S.states[c] = C.choose(ch.times, ch.vals, S.tolerance(ch, S.factor[c]), ch.kind == "rotation", S.states[c],
-        ch.round)
+        ch.round, ch.fixed)
       if not same_keys(k, kept[c]) then changed[ch.j] = true end
       kept[c] = k
       k.factor = S.factor[c]
@@ -489,7 +489,10 @@ end
 -- "scale", or "euler": degrees), times, vals, unit (tolerance factor: the
 -- channel's values per rig unit; 1 when absent), slack (radians a rotation's
 -- values may be off already: its tolerance is that much smaller), round
--- (optional: what a value placed off the samples becomes as written) };
+-- (optional: what a value placed off the samples becomes as written), fixed
+-- (true: its first and last values stay the samples': none placed), of
+-- (optional: channels of one `of` are runs of one channel, sharing its
+-- part of the error) };
 -- sets each one's tol (its first tolerance, in its own values).
 -- apply(kept, dirty) gives localB for kept[c] (the key indices of channel c,
 -- and kept[c].vals their values when placed off the samples, else nil: the
@@ -515,8 +518,12 @@ function M.reduce(tjoints, channels, localA, apply, L, err, distance, cost)
     end
   end
   -- (the channels of one joint share its part)
-  local on = {}
-  for _, ch in ipairs(channels) do on[ch.j] = (on[ch.j] or 0) + 1 end
+  -- (a channel's runs, one `of`, are one channel here)
+  local on, seen = {}, {}
+  for _, ch in ipairs(channels) do
+    local id = ch.of or ch
+    if not seen[id] then seen[id], on[ch.j] = true, (on[ch.j] or 0) + 1 end
+  end
   local function tolerance(ch, factor)
     local j = ch.j
     local share = err / math.sqrt(depth[j] + height[j] + 1) / on[j] * factor

@@ -24,22 +24,70 @@ local INTERP_MASK, EASE_MASK = codes.keybyte.interp_mask, codes.keybyte.ease_mas
 local CHANNELS = { "position", "rotation", "scale" }
 local CH_FLAG = { position = codes.channel.position, rotation = codes.channel.rotation, scale = codes.channel.scale }
 
--- The key list of a channel in the clip's table when it is dense: every
--- key [t, [x, y, z]] (or a quaternion), linear, as the core holds them.
-local function dense_keys(list, c, cj, ch)
+-- The dense runs of a channel in the clip's table: each run a list of
+-- keys a .. b of it whose segments are all linear (no easing), [t, [x, y, z]]
+-- (or a quaternion) as the core holds them, dense (reduce.lua's rule) on
+-- its own.  A channel of such keys alone is one run, all of it reduced
+-- (its ends included: placed off the curve, rounded); in a channel that
+-- also holds other keys (an importer's bake of Molang between hand-keyed
+-- easings), a run keeps its two ends as they are (each also ends or starts
+-- a curve of another kind) and only the keys between them are cut.
+-- Returns { { times, vals, a, b, whole } ... } and the value's arity, or nil.
+local function dense_runs(list, c, cj, ch)
   if type(list) ~= "table" or #list < 3 then return nil end
   local t, _, ie, _, kar = core.clip_keys(c, cj, SLOT[ch])
   if not t or #t ~= #list or not (kar == 3 or (ch == "rotation" and kar == 4)) then return nil end
-  local times = {}
+  local n = #list
+  -- plain[i]: key i is [t, value] of kar numbers, at the core's time;
+  -- linear[i]: its segment to key i + 1 is a plain lerp (slerp)
+  local plain, linear = {}, {}
   for i, k in ipairs(list) do
-    if type(k) ~= "table" or #k ~= 2 or type(k[2]) ~= "table" or #k[2] ~= kar or k[1] ~= t[i] then return nil end
-    if i < #list and (compat.band(ie[i], INTERP_MASK) ~= I.linear or compat.band(ie[i], EASE_MASK) ~= 0) then return nil end
-    times[i] = k[1]
+    if type(k) ~= "table" or k[1] ~= t[i] then return nil end
+    plain[i] = #k == 2 and type(k[2]) == "table" and #k[2] == kar
+    linear[i] = i < n and compat.band(ie[i], INTERP_MASK) == I.linear and compat.band(ie[i], EASE_MASK) == 0
   end
-  if not R.dense(times) then return nil end
-  local vals = {}
-  for i, k in ipairs(list) do vals[i] = k[2] end
-  return times, vals, kar
+  local runs, a = {}, 1
+  while a < n do
+    -- a run: from a key whose segment is linear, through plain linear keys,
+    -- to the first key that is not (or the last)
+    local b = a
+    if linear[a] and type(list[a][2]) == "table" and #list[a][2] == kar then
+      b = a + 1
+      while b < n and plain[b] and linear[b] do b = b + 1 end
+      if type(list[b][2]) ~= "table" or #list[b][2] ~= kar then b = b - 1 end
+    end
+    if b - a >= 2 then
+      local times, vals = {}, {}
+      for i = a, b do times[#times + 1], vals[#vals + 1] = list[i][1], list[i][2] end
+      local whole = a == 1 and b == n and plain[a] and plain[b]
+      if R.dense(times) then runs[#runs + 1] = { times = times, vals = vals, a = a, b = b, whole = whole } end
+    end
+    a = math.max(b, a + 1)
+  end
+  if #runs == 0 then return nil end
+  return runs, kar
+end
+
+-- The dense runs of each clip joint's channels (dense[cj]: a list of each
+-- channel's runs), or nil when there is none.
+local function dense_of(c, info, src)
+  local dense, any = {}, false
+  for cj, jname in ipairs(info.joints) do
+    local sj = src.joints[jname]
+    local mods = type(sj) == "table" and sj.modifiers
+    if type(sj) == "table" and sj.muted ~= true and (type(mods) ~= "table" or next(mods) == nil) then
+      local found = {}
+      for _, ch in ipairs(CHANNELS) do
+        local runs, kar = dense_runs(sj[ch], c, cj, ch)
+        if runs then
+          for _, r in ipairs(runs) do r.ch, r.kar = ch, kar end
+          found[#found + 1], any = runs, true
+        end
+      end
+      dense[cj] = found
+    end
+  end
+  return any and dense or nil
 end
 
 -- The local transform of every node of the tree for clip c: localf(i, t),
@@ -99,20 +147,8 @@ function M.reduce(c, rig, options)
   -- the dense channels of each clip joint, found before the node tree is
   -- made: a clip with none is returned as it is (most of a file's clips:
   -- geo_npc's 22 have 4 with dense channels)
-  local dense, any = {}, false
-  for cj, jname in ipairs(info.joints) do
-    local sj = src.joints[jname]
-    local mods = type(sj) == "table" and sj.modifiers
-    if type(sj) == "table" and sj.muted ~= true and (type(mods) ~= "table" or next(mods) == nil) then
-      local found = {}
-      for _, ch in ipairs(CHANNELS) do
-        local times, vals, kar = dense_keys(sj[ch], c, cj, ch)
-        if times then found[#found + 1], any = { ch = ch, times = times, vals = vals, kar = kar }, true end
-      end
-      dense[cj] = found
-    end
-  end
-  if not any then return c end
+  local dense = dense_of(c, info, src)
+  if not dense then return c end
   local tree = N.node_tree({ c }, rig)
   local tjoints = tree:joints()
   local rest = {}
@@ -120,15 +156,42 @@ function M.reduce(c, rig, options)
   local binds = bind.get(c, tree)
   local chans = {}
   for _, b in ipairs(binds) do
-    for _, d in ipairs(dense[b.cj] or {}) do
-      local ch, kar = d.ch, d.kar
-      local kind = ch == "rotation" and (kar == 3 and "euler" or "rotation") or ch
-      chans[#chans + 1] = { j = b.rj, kind = kind, times = d.times, vals = d.vals, unit = 1 / (b.pscale or 1),
-        joint = info.joints[b.cj], ch = ch }
+    for _, runs in ipairs(dense[b.cj] or {}) do
+      -- (the runs of one channel share its part of the error: `of`)
+      for _, d in ipairs(runs) do
+        local ch, kar = d.ch, d.kar
+        local kind = ch == "rotation" and (kar == 3 and "euler" or "rotation") or ch
+        chans[#chans + 1] = { j = b.rj, kind = kind, times = d.times, vals = d.vals, unit = 1 / (b.pscale or 1),
+          joint = info.joints[b.cj], ch = ch, of = runs, a = d.a, b = d.b, fixed = not d.whole }
+      end
     end
   end
   if #chans == 0 then return c end
   local err, distance = R.bound(tjoints, options)
+  -- the clip's table with the channels cut to the keys kept
+  -- (only: nil, or the set of the joints wanted, by name: the others left out)
+  -- the keys of one run as kept: its ci's keys, to the decimals that a
+  -- sixteenth of the channel's tolerance needs (the text is shorter; the
+  -- measure sees the values rounded), a fixed run's ends as they were;
+  -- appended to keys from its from-th (2 when its first key ended the
+  -- run before)
+  -- (counted, not math.log(x, 10): Lua 5.1 has no base argument)
+  local function run_into(keys, list, ch, k, from)
+    local places = 0
+    while places < 15 and 10 ^ -places > ch.tol / 16 do places = places + 1 end
+    local fmt = "%." .. places .. "f"
+    local fv, last = k.vals, #k
+    for n = from, last do
+      local key = list[ch.a + k[n] - 1]
+      if ch.fixed and (n == 1 or n == last) then
+        keys[#keys + 1] = key
+      else
+        local v = {}
+        for a, x in ipairs(fv and fv[n] or key[2]) do v[a] = tonumber(fmt:format(x)) end
+        keys[#keys + 1] = { key[1], v }
+      end
+    end
+  end
   -- the clip's table with the channels cut to the keys kept
   -- (only: nil, or the set of the joints wanted, by name: the others left out)
   local function table_of(kept, only)
@@ -138,27 +201,34 @@ function M.reduce(c, rig, options)
       if not only or only[k] then joints[k] = v end
     end
     out.joints, out.version = joints, 3
-    for ci, ch in ipairs(chans) do
-      if kept[ci] and joints[ch.joint] then
+    -- (each channel's list once, from its runs: they follow each other in chans)
+    local ci = 1
+    while ci <= #chans do
+      local ch = chans[ci]
+      local last = ci
+      while chans[last + 1] and chans[last + 1].of == ch.of do last = last + 1 end
+      local some = false
+      for r = ci, last do some = some or kept[r] ~= nil end
+      if some and joints[ch.joint] then
         local j = {}
         for k, v in pairs(joints[ch.joint]) do j[k] = v end
-        local list, keys = src.joints[ch.joint][ch.ch], {}
-        -- the values kept, to the decimals that a sixteenth of the
-        -- channel's tolerance needs (the text is shorter; the measure
-        -- sees the values rounded)
-        -- (counted, not math.log(x, 10): Lua 5.1 has no base argument)
-        local places = 0
-        while places < 15 and 10 ^ -places > ch.tol / 16 do places = places + 1 end
-        local fmt = "%." .. places .. "f"
-        local fv = kept[ci].vals
-        for n, k in ipairs(kept[ci]) do
-          local v = {}
-          for a, x in ipairs(fv and fv[n] or list[k][2]) do v[a] = tonumber(fmt:format(x)) end
-          keys[n] = { list[k][1], v }
+        local list, keys, at = src.joints[ch.joint][ch.ch], {}, 1
+        for r = ci, last do
+          local run = chans[r]
+          for i = at, run.a - 1 do keys[#keys + 1] = list[i] end
+          local from = run.a < at and 2 or 1
+          if kept[r] then
+            run_into(keys, list, run, kept[r], from)
+          else
+            for i = run.a + from - 1, run.b do keys[#keys + 1] = list[i] end
+          end
+          at = run.b + 1
         end
+        for i = at, #list do keys[#keys + 1] = list[i] end
         j[ch.ch] = keys
         joints[ch.joint] = j
       end
+      ci = last + 1
     end
     return out
   end

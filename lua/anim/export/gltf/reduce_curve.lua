@@ -325,10 +325,12 @@ end
 -- samples' own): the greedy choice at tol, or, when fewer, a looser one
 -- with its values fitted (within tol of every sample as played).  round:
 -- nil, or what a value becomes as written (applied before the check).
-function M.choose(times, vals, tol, quat, state, round)
+-- fixed: the greedy choice alone (the fit would move the first and last
+-- values, which then stay the samples').
+function M.choose(times, vals, tol, quat, state, round, fixed)
   local kept
   kept, state = M.simplify(times, vals, tol, quat, state)
-  if not M.FIT or #kept <= 2 then return kept, state end
+  if fixed or not M.FIT or #kept <= 2 then return kept, state end
   if quat and rawget(state, "raw") then
     -- (packed in C: in one hemisphere there)
     if state.cont_packed == nil then state.cont_packed = core.keys_cont(state.packed) end
