@@ -30,7 +30,10 @@
 static int realpath_l(lua_State *L) {
   size_t len;
   const char *p = luaL_checklstring(L, 1, &len);
-  char *r = strlen(p) != len ? NULL : realpath(p, NULL);  /* (a NUL byte would cut the path) */
+  /* (into a buffer of its own, not malloc's: a memory error of the push
+   * below would lose a block of malloc's) */
+  char buf[PATH_MAX];
+  char *r = strlen(p) != len ? NULL : realpath(p, buf);  /* (a NUL byte would cut the path) */
   if (!r && strlen(p) != len) {
     lua_pushnil(L);
     lua_pushliteral(L, "the path holds a NUL byte");
@@ -42,7 +45,6 @@ static int realpath_l(lua_State *L) {
     return 2;
   }
   lua_pushstring(L, r);
-  free(r);
   return 1;
 }
 
@@ -94,31 +96,21 @@ static int file_mtime(lua_State *L) {
 #define DIR_OPEN (O_RDONLY | O_DIRECTORY)
 #endif
 
-/* The descriptor read_beneath has open, in a userdata made before it
- * opens anything: when an allocation fails half way (the read buffer),
- * the collector closes it. */
-#define FD_BOX "anim.fd"
-typedef struct { int fd; } fd_box;
-
-static void fd_box_set(fd_box *f, int fd) {
-  if (f->fd >= 0) close(f->fd);
-  f->fd = fd;
-}
-
-static int fd_box_gc(lua_State *L) {
-  fd_box *f = luaL_checkudata(L, 1, FD_BOX);
-  if (lua_rawlen(L, 1) != sizeof *f) return luaL_argerror(L, 1, "a file box expected");
-  fd_box_set(f, -1);
-  return 0;
-}
-
-/* nil, why (a word for the caller's message), detail; closes the file. */
-static int read_fail(lua_State *L, fd_box *f, const char *why, const char *detail) {
-  fd_box_set(f, -1);
+/* nil, why (a word for the caller's message), detail.  Called with no
+ * descriptor open, or inside read_open's protected call: the strings it
+ * pushes may raise a memory error. */
+static int read_fail(lua_State *L, const char *why, const char *detail) {
   lua_pushnil(L);
   lua_pushstring(L, why);
   lua_pushstring(L, detail);
   return 3;
+}
+
+/* A descriptor closed (errno kept for the message after it). */
+static void close_fd(int fd) {
+  int e = errno;
+  if (fd >= 0) close(fd);
+  errno = e;
 }
 
 /* What a file that is not a regular one is, for a message. */
@@ -140,27 +132,33 @@ static const char *kind_of(mode_t mode) {
 
 /* Why open(2) failed, for the caller: a socket cannot be opened (ENXIO),
  * so a path that names one is told as such (st: what a stat of the path
- * found, or NULL). */
-static int open_fail(lua_State *L, fd_box *f, int e, const struct stat *st) {
-  if (e == ENXIO && st && S_ISSOCK(st->st_mode)) return read_fail(L, f, "other", "a socket");
-  return read_fail(L, f, "open", strerror(e));
+ * found, or NULL).  No descriptor is open. */
+static int open_fail(lua_State *L, int e, const struct stat *st) {
+  if (e == ENXIO && st && S_ISSOCK(st->st_mode)) return read_fail(L, "other", "a socket");
+  return read_fail(L, "open", strerror(e));
 }
 
-/* The file open in f, read whole if it is a regular file of at most limit
- * bytes: text | nil, why, detail (read_fail).  It is fstat()ed once open,
- * not before (no stat-then-open race), and never more than limit + 1
+/* The file open at fd, read whole if it is a regular file of at most
+ * limit bytes: text | nil, why, detail (read_fail).  It is fstat()ed once
+ * open, not before (no stat-then-open race), and never more than limit + 1
  * bytes are read, even from a file that grows meanwhile; the first read
  * asks for the size fstat gave (one read(2) for a file that does not
- * change). */
-static int read_open(lua_State *L, fd_box *f, lua_Integer limit) {
+ * change).  Run by read_open in a protected call: a memory error of the
+ * buffer or a message comes back to it, which closes fd first. */
+typedef struct { int fd; lua_Integer limit; } read_job;
+
+static int read_open_p(lua_State *L) {
+  const read_job *job = lua_touserdata(L, 1);
+  int fd = job->fd;
+  lua_Integer limit = job->limit;
   struct stat st;
   luaL_Buffer b;
   size_t total = 0, want;
-  if (fstat(f->fd, &st) != 0) return read_fail(L, f, "open", strerror(errno));
-  if (S_ISDIR(st.st_mode)) return read_fail(L, f, "directory", "");
-  if (!S_ISREG(st.st_mode)) return read_fail(L, f, "other", kind_of(st.st_mode));
+  if (fstat(fd, &st) != 0) return read_fail(L, "open", strerror(errno));
+  if (S_ISDIR(st.st_mode)) return read_fail(L, "directory", "");
+  if (!S_ISREG(st.st_mode)) return read_fail(L, "other", kind_of(st.st_mode));
   if (limit < 0) limit = 0;
-  if (st.st_size > limit) return read_fail(L, f, "large", anim_lua_pushint(L, (lua_Integer)st.st_size));
+  if (st.st_size > limit) return read_fail(L, "large", anim_lua_pushint(L, (lua_Integer)st.st_size));
   want = (size_t)st.st_size + 1; /* (at most limit + 1) */
   luaL_buffinit(L, &b);
   for (;;) {
@@ -170,9 +168,9 @@ static int read_open(lua_State *L, fd_box *f, lua_Integer limit) {
     char *p = luaL_prepbuffer(&b);
     if (want > LUAL_BUFFERSIZE) want = LUAL_BUFFERSIZE;
 #endif
-    ssize_t n = read(f->fd, p, want);
+    ssize_t n = read(fd, p, want);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return read_fail(L, f, "read", strerror(errno));
+    if (n < 0) return read_fail(L, "read", strerror(errno));
     if (n == 0) break;
     luaL_addsize(&b, (size_t)n);
     total += (size_t)n;
@@ -182,16 +180,32 @@ static int read_open(lua_State *L, fd_box *f, lua_Integer limit) {
     if ((lua_Integer)want > limit + 1 - (lua_Integer)total) want = (size_t)(limit + 1 - (lua_Integer)total);
   }
   luaL_pushresult(&b);
-  fd_box_set(f, -1);
   return 1;
 }
 
-/* A box for a descriptor, made before anything is opened. */
-static fd_box *new_fd_box(lua_State *L) {
-  fd_box *f = lua_newuserdatauv(L, sizeof *f, 0);
-  f->fd = -1;
-  luaL_setmetatable(L, FD_BOX);
-  return f;
+/* The descriptor is a plain int, never in a box a finalizer closes: a
+ * collection short of memory may not run a finalizer (Lua 5.4 then drops
+ * the object, its descriptor open), so each failure that raised a memory
+ * error here lost one.  read_open_p is pushed before anything is opened
+ * (5.1 makes a closure of it), its reading runs in a protected call, and
+ * the descriptor is closed whatever it gave before its error goes on. */
+static void read_prepare(lua_State *L) {
+  luaL_checkstack(L, 4, NULL);
+  lua_pushcfunction(L, read_open_p);
+}
+
+/* With read_open_p on the top (read_prepare) and fd open: its results,
+ * fd closed. */
+static int read_open(lua_State *L, int fd, lua_Integer limit) {
+  read_job job;
+  int base = lua_gettop(L) - 1, status;
+  job.fd = fd;
+  job.limit = limit;
+  lua_pushlightuserdata(L, &job);
+  status = lua_pcall(L, 1, LUA_MULTRET, 0);
+  close_fd(fd);
+  if (status != 0) return lua_error(L);
+  return lua_gettop(L) - base;
 }
 
 /* core.read_file(path, limit) -> text | nil, why, detail: the whole of
@@ -203,15 +217,16 @@ static int read_file(lua_State *L) {
   size_t len;
   const char *path = luaL_checklstring(L, 1, &len);
   lua_Integer limit = anim_lua_checkrange(L, 2, ANIM_LUA_IMIN, ANIM_LUA_IMAX - 1, "limit");
-  fd_box *f = new_fd_box(L);
-  if (strlen(path) != len) return read_fail(L, f, "open", "the path holds a NUL byte");
-  f->fd = open(path, READ_OPEN);
-  if (f->fd < 0) {
+  int fd;
+  if (strlen(path) != len) return read_fail(L, "open", "the path holds a NUL byte");
+  read_prepare(L);
+  fd = open(path, READ_OPEN);
+  if (fd < 0) {
     int e = errno;
     struct stat st;
-    return open_fail(L, f, e, stat(path, &st) == 0 ? &st : NULL);
+    return open_fail(L, e, stat(path, &st) == 0 ? &st : NULL);
   }
-  return read_open(L, f, limit);
+  return read_open(L, fd, limit);
 }
 
 /* core.read_beneath(root, rel, limit) -> text | nil, why, detail.  Reads
@@ -226,35 +241,45 @@ static int read_beneath(lua_State *L) {
   const char *root = luaL_checklstring(L, 1, &rootlen);
   const char *rel = luaL_checklstring(L, 2, &len);
   lua_Integer limit = anim_lua_checkrange(L, 3, ANIM_LUA_IMIN, ANIM_LUA_IMAX - 1, "limit");
-  fd_box *f = new_fd_box(L);
-  if (strlen(root) != rootlen || memchr(rel, 0, len)) return read_fail(L, f, "open", "the path holds a NUL byte");
-  f->fd = open(root, DIR_OPEN | O_CLOEXEC);
-  if (f->fd < 0) return read_fail(L, f, "open", strerror(errno));
+  int fd;
+  if (strlen(root) != rootlen || memchr(rel, 0, len)) return read_fail(L, "open", "the path holds a NUL byte");
+  read_prepare(L);
+  /* (each failure closes fd before its message is pushed) */
+  fd = open(root, DIR_OPEN | O_CLOEXEC);
+  if (fd < 0) return read_fail(L, "open", strerror(errno));
   while (i < len) {
     size_t j = i;
     char name[NAME_MAX + 1];
     int last, next;
     while (j < len && rel[j] != '/') j++;
     last = j == len;
-    if (j - i > NAME_MAX) return read_fail(L, f, "open", strerror(ENAMETOOLONG));
+    if (j - i > NAME_MAX) {
+      close_fd(fd);
+      return read_fail(L, "open", strerror(ENAMETOOLONG));
+    }
     memcpy(name, rel + i, j - i);
     name[j - i] = 0;
     i = j + 1;
     if (name[0] == 0 || strcmp(name, ".") == 0) continue;
-    if (strcmp(name, "..") == 0) return read_fail(L, f, "link", "..");
-    next = openat(f->fd, name, (last ? READ_OPEN : DIR_OPEN | O_CLOEXEC) | O_NOFOLLOW);
+    if (strcmp(name, "..") == 0) {
+      close_fd(fd);
+      return read_fail(L, "link", "..");
+    }
+    next = openat(fd, name, (last ? READ_OPEN : DIR_OPEN | O_CLOEXEC) | O_NOFOLLOW);
     if (next < 0) {
       /* O_NOFOLLOW on a link: ELOOP for the last component, ENOTDIR with
        * O_DIRECTORY on Linux; ask the directory what the name is */
       int e = errno;
       struct stat ln;
-      int known = fstatat(f->fd, name, &ln, AT_SYMLINK_NOFOLLOW) == 0;
-      if (e == ELOOP || (known && S_ISLNK(ln.st_mode))) return read_fail(L, f, "link", "");
-      return open_fail(L, f, e, known ? &ln : NULL);
+      int known = fstatat(fd, name, &ln, AT_SYMLINK_NOFOLLOW) == 0;
+      close_fd(fd);
+      if (e == ELOOP || (known && S_ISLNK(ln.st_mode))) return read_fail(L, "link", "");
+      return open_fail(L, e, known ? &ln : NULL);
     }
-    fd_box_set(f, next);
+    close_fd(fd);
+    fd = next;
   }
-  return read_open(L, f, limit);
+  return read_open(L, fd, limit);
 }
 
 static const luaL_Reg fs_funcs[] = {
@@ -267,6 +292,5 @@ static const luaL_Reg fs_funcs[] = {
 };
 
 void anim_lua_open_fs(lua_State *L) {
-  anim_lua_gcmeta(L, FD_BOX, fd_box_gc);
   luaL_setfuncs(L, fs_funcs, 0);
 }
