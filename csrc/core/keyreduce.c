@@ -293,6 +293,10 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
+double anim_keys_before(double t) {
+  return t - 1e-9 * (fabs(t) > 1 ? fabs(t) : 1);
+}
+
 int anim_keys_times(double *all, int n, double L, double *out) {
   int i, k = 0, m = 0;
   for (i = 0; i < n; i++)

@@ -49,6 +49,10 @@ void anim_keys_cont(const double *in, double *out, int n);
  * none is. Returns their count. */
 int anim_keys_times(double *all, int n, double L, double *out);
 
+/* The time a jump at t is measured before it at (the value arriving):
+ * a nanosecond a second of t's size before, 1e-9 at most below 1. */
+double anim_keys_before(double t);
+
 /* The fit's options: the tolerance, the keys it must keep fewer than,
  * its reweighting rounds (lawson, at least 1) and its rounds of keys added
  * (repair); cont: quaternions fitted in components, made unit; shorts:

@@ -23,14 +23,13 @@
  * chans (the glTF export's channels, measure.h's mask and keys): nil, or
  * { mask = { n numbers: the channels each node takes from the clip,
  * codes.channel's flags }, keys = { [3 (node - 1) + c] = keys (c: 1
- * position, 2 rotation: quaternions, 3 scale; core.keys_pack's) } }.
- * And the greedy choice of
- * a dense channel's keys (csrc/core/keyreduce.h) for reduce_curve.lua:
+ * position, 2 rotation: quaternions, 3 scale; core.keys_pack's) } }.  And
+ * the greedy choice of a dense channel's keys (core/keyreduce.h) for reduce_curve.lua:
  *   core.keys_pack(times, vals, quat [, unit]) -> keys, or nil (vals not
  *     all lists of the same count of numbers, 3 to 16; 4 for quaternions,
  *     made unit when unit: keys.lua's qnorm)
- *   core.keys_times(lists, L) -> reduce.lua's sample_times of the lists
- *     of times (keyreduce.h's anim_keys_times), or nil (a time not a number)
+ *   core.keys_times(lists, L) -> reduce.lua's sample_times of the lists of
+ *     times (anim_keys_times, anim_keys_before), or nil (a time not a number)
  *   core.keys_cont(keys) -> quaternion keys as not quaternions, each in the
  *     hemisphere of the one before (reduce_curve.lua's choose: cont)
  *   core.keys_simplify(keys, tol) -> the indices of the keys kept
@@ -593,15 +592,17 @@ static int keys_times(lua_State *L) {
     lua_pop(L, 1);
     if (n > (size_t)INT32_MAX / 4) luaL_error(L, "too many times");
   }
-  all = lua_newuserdatauv(L, sizeof(double) * (n ? 3 * n : 1), 0);
-  out = all + n;
+  all = lua_newuserdatauv(L, sizeof(double) * (n ? 6 * n : 1), 0); /* (a time before each: 2 n) */
+  out = all + 2 * n;
   for (l = 1, i = 0; l <= nl; l++) {
     size_t m, j;
     lua_rawgeti(L, 1, (lua_Integer)l);
     m = lua_rawlen(L, -1);
-    for (j = 1; j <= m && i < n; j++) {
+    for (j = 1; j <= m && i < 2 * n; j++) {
       lua_rawgeti(L, -1, (lua_Integer)j);
       if (lua_type(L, -1) != LUA_TNUMBER) return 0;
+      /* (a jump, two keys of a list at one time: a time just before it too) */
+      if (j > 1 && all[i - 1] == lua_tonumber(L, -1)) all[i++] = anim_keys_before(lua_tonumber(L, -1));
       all[i++] = lua_tonumber(L, -1);
       lua_pop(L, 1);
     }

@@ -323,7 +323,10 @@ function M.measure(tjoints, localA, localB, times, distance, each, cache)
 end
 
 -- The times to measure at: every key time of the channels (in [0, L]) and
--- halfway between two.
+-- halfway between two, and just before a jump (two keys of a channel at
+-- one time: the value arriving, where the one leaving is at the time).
+local function before(t) return t - 1e-9 * math.max(math.abs(t), 1) end
+
 function M.sample_times(channels, L)
   -- (in C when the times are numbers: keyreduce.c, the same times)
   local lists = {}
@@ -331,9 +334,13 @@ function M.sample_times(channels, L)
   local fast = core.keys_times(lists, L)
   if fast then return fast end
   local set, list = {}, {}
+  local function add(t)
+    if t >= 0 and t <= L and not set[t] then set[t] = true; list[#list + 1] = t end
+  end
   for _, ch in ipairs(channels) do
-    for _, t in ipairs(ch.times) do
-      if t >= 0 and t <= L and not set[t] then set[t] = true; list[#list + 1] = t end
+    for j, t in ipairs(ch.times) do
+      if j > 1 and ch.times[j - 1] == t then add(before(t)) end
+      add(t)
     end
   end
   table.sort(list)
@@ -386,6 +393,16 @@ local function remeasure(S, g)
   for _, i in ipairs(order) do
     if changed[i] or (parent[i] and dirty[parent[i]]) then dirty[i] = true end
   end
+  -- (and the moved joints above them: a joint's points are measured
+  -- through its parents' frames as written, which an earlier round may
+  -- have moved -- a joint loosened under a parent reduced before was
+  -- measured as if its parent were exact)
+  local above = {}
+  for i in pairs(dirty) do
+    local p = parent[i]
+    while p and g.moved[p] and not dirty[p] and not above[p] do above[p] = true; p = parent[p] end
+  end
+  for i in pairs(above) do dirty[i] = true end
   if next(dirty) ~= nil then
     measure_dirty(parent, order, S.fa, S.apply(kept, dirty), g.times, S.distance, dirty, S.per)
   end

@@ -46,6 +46,14 @@ local function dense_runs(list, c, cj, ch)
     plain[i] = #k == 2 and type(k[2]) == "table" and #k[2] == kar
     linear[i] = i < n and compat.band(ie[i], INTERP_MASK) == I.linear and compat.band(ie[i], EASE_MASK) == 0
   end
+  -- a Catmull-Rom segment i .. i + 1 is bent by keys i - 1 and i + 2
+  -- (SEMANTICS 6): they end runs, as they are
+  for i = 1, n - 1 do
+    if compat.band(ie[i], INTERP_MASK) == I.catmullrom then
+      if i > 1 then plain[i - 1] = false end
+      if i + 2 <= n then plain[i + 2] = false end
+    end
+  end
   local runs, a = {}, 1
   while a < n do
     -- a run: from a key whose segment is linear, through plain linear keys,
