@@ -261,16 +261,29 @@ describe("the measure in C", function()
       chans[c] = { times = ts }
     end
     chans[5] = { times = {} }
+    -- jumps: two and three keys at one time, at 0 and beyond 1
+    chans[6] = { times = { 0, 0, 0.25, 0.5, 0.5, 1.5, 1.5, 1.5, 2 } }
     local keys_times = core.keys_times
     for _, L in ipairs { 3, 0.5, 0, -1 } do
-      local c_side = R.sample_times(chans, L)
-      core.keys_times = function() return nil end
-      local ok, lua = pcall(R.sample_times, chans, L)
-      core.keys_times = keys_times
-      assert(ok, lua)
-      assert.are.same(lua, c_side)
-      assert.is_true(#c_side > (L > 1 and 500 or 0))
+      for _, jumps in ipairs { true, false } do
+        local c_side = R.sample_times(chans, L, jumps)
+        core.keys_times = function() return nil end
+        local ok, lua = pcall(R.sample_times, chans, L, jumps)
+        core.keys_times = keys_times
+        assert(ok, lua)
+        assert.are.same(lua, c_side)
+        assert.is_true(#c_side > (L > 1 and 500 or 0))
+      end
     end
+    -- just before a jump (at 0: before the clip, left out)
+    local function has(list, t)
+      for _, x in ipairs(list) do if x == t then return true end end
+      return false
+    end
+    local with, without = R.sample_times({ chans[6] }, 3), R.sample_times({ chans[6] }, 3, false)
+    assert.is_true(has(with, 0.5 - 1e-9) and has(with, 1.5 - 1e-9 * 1.5) and not has(with, -1e-9))
+    assert.is_false(has(without, 0.5 - 1e-9) or has(without, 1.5 - 1e-9 * 1.5))
+    assert.are.equal(#without + 4, #with) -- (two times and their halfways)
     assert.are.same({ 0 }, core.keys_times({}, 1))
     assert.is_nil(core.keys_times({ { 0, "x" } }, 1))
     assert.matches("lists%[2%] must be a table", select(2, pcall(core.keys_times, { {}, 1 }, 1)))

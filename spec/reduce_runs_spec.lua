@@ -123,61 +123,7 @@ describe("reduced runs in mixed channels", function()
       assert.is_true(after < before / 2, jc[1] .. ": " .. after)
     end
   end)
-  -- A random clip of that kind (the generator of spec/dense_clips.lua, the
-  -- same on every runtime): channels of linear keys at 60 a second with
-  -- gaps, a few eased keys among them, and with jumps (two keys at one
-  -- time) when asked.
-  local function mixed(seed, jumps)
-    D.seed(seed)
-    local R = D.random
-    local skel, rig = D.random_rig(2 + math.floor(R() * 4))
-    local joints, names = {}, {}
-    local L = 1 + R() * 4
-    for n in pairs(skel) do names[#names + 1] = n end
-    table.sort(names)
-    for _, n in ipairs(names) do
-      if R() < 0.7 then
-        local j = {}
-        for _, ch in ipairs { "rotation", "position", "scale" } do
-          if R() < 0.6 then
-            local keys, t = {}, 0
-            local amp, f = R() * 20, 0.2 + R() * 2
-            while t <= L do
-              local v
-              if ch == "rotation" then v = { amp * math.sin(f * t), amp * math.cos(f * t * 0.7), 0 }
-              elseif ch == "position" then v = { 0.01 * amp * math.sin(f * t), 0, 0 }
-              else v = { 1 + 0.01 * amp * math.sin(f * t), 1, 1 } end
-              local k, r = { t, v }, R()
-              if r < 0.02 then k[3], k[4] = "sine", { ease = "inOut" }
-              elseif r < 0.04 and jumps then keys[#keys + 1] = { t, { v[1] + 1, v[2], v[3] } } end
-              keys[#keys + 1] = k
-              t = t + (R() < 0.9 and 1 / 60 or R() * 0.3)
-            end
-            j[ch] = keys
-          end
-        end
-        joints[n] = j
-      end
-    end
-    return assert(anim.clip { version = 3, length = L, skeleton = skel, joints = joints }), rig, L
-  end
-
-  -- The worst error of small against clip by the reduction's own measure
-  -- (every joint's world matrix, the points +-0.1 on its axes), at 480
-  -- times a second: between the times the reduction measures at.
-  local function worst_between(clip, small, rig, L)
-    local N = require "anim.export.gltf.nodes"
-    local bind = require "anim.format.bind"
-    local R = require "anim.export.gltf.reduce"
-    local tree = N.node_tree({ clip }, rig)
-    local tj = tree:joints()
-    local rest = {}
-    for i, j in ipairs(tj) do rest[i] = { t = j.translation, r = j.rotation, s = j.scale } end
-    local times = {}
-    for k = 0, math.floor(L * 480) do times[#times + 1] = k / 480 end
-    return R.measure(tj, RC.local_of(clip, bind.get(clip, tree), rest), RC.local_of(small, bind.get(small, tree), rest),
-      times, 0.1)
-  end
+  local mixed, worst_between = D.mixed_clip, D.worst_between
 
   it("keep the keys a Catmull-Rom segment is bent by (the one before it, the one after next)", function()
     D.seed(9)

@@ -28,8 +28,8 @@
  *   core.keys_pack(times, vals, quat [, unit]) -> keys, or nil (vals not
  *     all lists of the same count of numbers, 3 to 16; 4 for quaternions,
  *     made unit when unit: keys.lua's qnorm)
- *   core.keys_times(lists, L) -> reduce.lua's sample_times of the lists of
- *     times (anim_keys_times, anim_keys_before), or nil (a time not a number)
+ *   core.keys_times(lists, L, jumps) -> reduce.lua's sample_times of the lists
+ *     of times (anim_keys_times; anim_keys_before with jumps), or nil
  *   core.keys_cont(keys) -> quaternion keys as not quaternions, each in the
  *     hemisphere of the one before (reduce_curve.lua's choose: cont)
  *   core.keys_simplify(keys, tol) -> the indices of the keys kept
@@ -582,7 +582,7 @@ static int keys_simplify(lua_State *L) {
 static int keys_times(lua_State *L) {
   double len = luaL_checknumber(L, 2), *all, *out;
   size_t n = 0, nl, l, i;
-  int k, no;
+  int k, no, jumps = lua_toboolean(L, 3);
   luaL_checktype(L, 1, LUA_TTABLE);
   nl = lua_rawlen(L, 1);
   for (l = 1; l <= nl; l++) {
@@ -602,7 +602,7 @@ static int keys_times(lua_State *L) {
       lua_rawgeti(L, -1, (lua_Integer)j);
       if (lua_type(L, -1) != LUA_TNUMBER) return 0;
       /* (a jump, two keys of a list at one time: a time just before it too) */
-      if (j > 1 && all[i - 1] == lua_tonumber(L, -1)) all[i++] = anim_keys_before(lua_tonumber(L, -1));
+      if (jumps && j > 1 && all[i - 1] == lua_tonumber(L, -1)) all[i++] = anim_keys_before(lua_tonumber(L, -1));
       all[i++] = lua_tonumber(L, -1);
       lua_pop(L, 1);
     }

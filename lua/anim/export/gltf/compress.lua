@@ -74,20 +74,31 @@ local function check(options)
 end
 
 -- Every key time of the clip's joints (all, and per joint), and the most
--- keys of one channel.
+-- keys of one channel; per joint, the quarters of each segment that is not
+-- a line (an easing, a Bezier or Catmull-Rom curve, a step): sampled too, so
+-- that a curve between two samples is seen -- the halfway measure alone
+-- passes over an ease in and out, which crosses the line there.
 local function key_times(c, nj)
-  local list, per, densest = {}, {}, 0
+  local list, per, densest, inner = {}, {}, 0, {}
+  local band, IM, EM, LINEAR = compat.band, codes.keybyte.interp_mask, codes.keybyte.ease_mask, codes.interp.linear
   for cj = 1, nj do
-    per[cj] = {}
+    per[cj], inner[cj] = {}, {}
     for _, ch in ipairs(CH) do
-      local t = core.clip_keys(c, cj, SLOT[ch])
+      local t, _, ie = core.clip_keys(c, cj, SLOT[ch])
       if t then
         if #t > densest then densest = #t end
-        for _, x in ipairs(t) do list[#list + 1] = x; per[cj][#per[cj] + 1] = x end
+        for i, x in ipairs(t) do
+          list[#list + 1] = x
+          per[cj][#per[cj] + 1] = x
+          local d = i < #t and t[i + 1] - x or 0
+          if d > 0 and (band(ie[i], IM) ~= LINEAR or band(ie[i], EM) ~= 0) then
+            for q = 1, 3 do inner[cj][#inner[cj] + 1] = x + d * q / 4 end
+          end
+        end
       end
     end
   end
-  return list, per, densest
+  return list, per, densest, inner
 end
 
 -- The fewest ticks a second on which every key time falls (within a
@@ -141,7 +152,8 @@ local function sample3(c, cj, t)
 end
 
 -- The ticks joint cj is sampled at: every frame of the grid (S.grid a
--- second) and its keys' times, each to the nearest tick (S.rate a second).
+-- second), its keys' times and the quarters of its curves (S.inner), each
+-- to the nearest tick (S.rate a second).
 local function ticks_of(S, cj)
   local set, list = {}, {}
   local function add(k)
@@ -150,6 +162,7 @@ local function ticks_of(S, cj)
   local n = math.ceil(S.L * S.grid - 1e-6)
   for g = 0, n do add(math.min(S.last, math.floor(g * S.rate / S.grid + 0.5))) end
   for _, t in ipairs(S.keyt[cj]) do add(math.floor(t * S.rate + 0.5)) end
+  for _, t in ipairs(S.inner[cj]) do add(math.floor(t * S.rate + 0.5)) end
   table.sort(list)
   return list
 end
@@ -613,7 +626,7 @@ function M.compress(c, options)
   end
   local L = info.length
   local times
-  times, S.keyt, S.densest = key_times(c, S.nj)
+  times, S.keyt, S.densest, S.inner = key_times(c, S.nj)
   S.L = L
   tree_of(S, c, options)
   -- the clip's joints in the compressed clip's order
@@ -637,13 +650,13 @@ function M.compress(c, options)
     frames_at(S, grid, exact and grid or kr)
     S.recs = sample_all(S, c)
     chans_of(S)
-    S.mtimes = R.sample_times(#S.chans > 0 and S.chans or { { times = { 0, L } } }, L)
+    S.mtimes = R.sample_times(#S.chans > 0 and S.chans or { { times = { 0, L } } }, L, false)
     local level = M.LEVELS[options.level or "best"]
     -- (no loosening: the pack is measured at every joint's sample times, the
     -- reduction at its subtree's; a looser choice held at the latter strayed
     -- at the former: showmaster's walk 0.000508 against 0.000441)
     local rounds, start, loosen = R.ROUNDS, R.START, R.LOOSEN
-    R.ROUNDS, R.LOOSEN = level.rounds, 0
+    R.ROUNDS, R.LOOSEN, R.JUMPS = level.rounds, 0, false
     -- from each first tolerance of the level: the smallest pack within the
     -- bound (else the least error)
     pack = nil
@@ -652,7 +665,7 @@ function M.compress(c, options)
       S.wide, S.bits, S.exact = {}, {}, {}
       R.START = st
       local okr, p2, w2, q2, k2 = pcall(search, S, L)
-      if not okr then R.ROUNDS, R.START, R.LOOSEN = rounds, start, loosen; error(p2, 0) end
+      if not okr then R.ROUNDS, R.START, R.LOOSEN, R.JUMPS = rounds, start, loosen, true; error(p2, 0) end
       if not pack or (w2 <= S.err and (worst > S.err or #p2 < #pack)) or (worst > S.err and w2 < worst) then
         pack, worst, q99 = p2, w2, q2
         held = k2 and { kept = k2, bits = S.bits, wide = S.wide, exact = S.exact }
@@ -661,7 +674,7 @@ function M.compress(c, options)
       -- much where the first kept most)
       if w2 > S.err or S.none_cut then break end
     end
-    R.ROUNDS, R.START, R.LOOSEN = rounds, start, loosen
+    R.ROUNDS, R.START, R.LOOSEN, R.JUMPS = rounds, start, loosen, true
     -- then the fewest bits that keep the bound, from the smallest pack's
     if held and worst <= S.err then
       S.bits, S.wide, S.exact = held.bits, held.wide, held.exact

@@ -323,15 +323,20 @@ function M.measure(tjoints, localA, localB, times, distance, each, cache)
 end
 
 -- The times to measure at: every key time of the channels (in [0, L]) and
--- halfway between two, and just before a jump (two keys of a channel at
--- one time: the value arriving, where the one leaving is at the time).
+-- halfway between two, and, with jumps (M.JUMPS when nil), just before a jump (two keys of
+-- a channel at one time: the value arriving, where the one leaving is at
+-- the time).  (anim.compress measures none there: its keys are on ticks, a
+-- jump of the clip's within a hundredth of one of them, and the nanosecond
+-- before the tick may be after the clip's jump.)
+M.JUMPS = true
 local function before(t) return t - 1e-9 * math.max(math.abs(t), 1) end
 
-function M.sample_times(channels, L)
+function M.sample_times(channels, L, jumps)
+  if jumps == nil then jumps = M.JUMPS end
   -- (in C when the times are numbers: keyreduce.c, the same times)
   local lists = {}
   for i, ch in ipairs(channels) do lists[i] = ch.times end
-  local fast = core.keys_times(lists, L)
+  local fast = core.keys_times(lists, L, jumps)
   if fast then return fast end
   local set, list = {}, {}
   local function add(t)
@@ -339,7 +344,7 @@ function M.sample_times(channels, L)
   end
   for _, ch in ipairs(channels) do
     for j, t in ipairs(ch.times) do
-      if j > 1 and ch.times[j - 1] == t then add(before(t)) end
+      if jumps and j > 1 and ch.times[j - 1] == t then add(before(t)) end
       add(t)
     end
   end
@@ -425,18 +430,25 @@ end
 
 -- Group g chosen and measured, the channels of its joints astray (and of
 -- their parents) tightened by 0.7 a round, up to ROUNDS times, then written
--- whole: its worst error.
+-- whole, and again those of the joints astray after that (a parent's
+-- channels written whole can move a child's reduced ones off: no longer
+-- measured, it stayed beyond the bound) until no more is written whole:
+-- its worst error.
 local function tighten(S, g)
-  for round = 1, M.ROUNDS + 1 do
+  local round = 0
+  while true do
+    round = round + 1
     M.rounds = round
     local gworst = remeasure(S, g)
-    if gworst <= S.err or round > M.ROUNDS then return gworst end
-    local hit = astray(S, g)
+    if gworst <= S.err then return gworst end
+    local hit, more = astray(S, g), false
     for _, c in ipairs(g.cs) do
-      if hit[S.channels[c].j] then
+      if hit[S.channels[c].j] and not S.frozen[c] then
         if round >= M.ROUNDS then S.frozen[c] = true else S.factor[c] = S.factor[c] * 0.7 end
+        more = true
       end
     end
+    if not more then return gworst end
   end
 end
 
