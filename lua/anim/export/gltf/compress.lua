@@ -27,6 +27,7 @@ local animc = require "anim.format.animc"
 local R = require "anim.export.gltf.reduce"
 local RC = require "anim.export.gltf.reduce_clip"
 local N = require "anim.export.gltf.nodes"
+local Q = require "anim.export.gltf.compress_quant"
 
 local M = {}
 
@@ -262,142 +263,6 @@ local function frames_at(S, grid, ticks)
   if S.last >= M.MAX_FRAMES then S.rate, S.last = (M.MAX_FRAMES - 1) / L, M.MAX_FRAMES - 1 end
 end
 
--- A channel's numbers as the pack quantises them (packed.c, put_narrow):
--- three a key (a rotation's unit quaternion but the component d whose
--- smallest size is the largest, that one made >= 0), and d.
-local function narrow_parts(r)
-  if r.parts then return r.parts, r.drop end
-  local parts, d = {}, 0
-  if r.ch == 2 then
-    local least, units = { 2, 2, 2, 2 }, {}
-    for k, v in ipairs(r.vals) do
-      local l = math.sqrt(v[1] * v[1] + v[2] * v[2] + v[3] * v[3] + v[4] * v[4])
-      local u = l > 0 and { v[1] / l, v[2] / l, v[3] / l, v[4] / l } or { 0, 0, 0, 1 }
-      units[k] = u
-      for c = 1, 4 do least[c] = math.min(least[c], math.abs(u[c])) end
-    end
-    d = 4
-    for c = 1, 4 do if least[c] > least[d] then d = c end end
-    for k, u in ipairs(units) do
-      local sg, x = u[d] < 0 and -1 or 1, {}
-      for c = 1, 4 do if c ~= d then x[#x + 1] = sg * u[c] end end
-      parts[k] = x
-    end
-  else
-    parts = r.vals
-  end
-  r.parts, r.drop = parts, d
-  return parts, d
-end
-
--- The largest error of channel r's samples quantised at `bits` bits a
--- component over their range: radians for a rotation (the dropped
--- component rebuilt), else the distance in the channel's values.  Kept
--- per channel and bits (r.qerr): the same samples at every search.
-local function quant_error(r, bits)
-  r.qerr = r.qerr or {}
-  if r.qerr[bits] then return r.qerr[bits] end
-  local parts, top = narrow_parts(r), 2 ^ bits - 1
-  local lo, step = {}, {}
-  for a = 1, 3 do
-    local mn, mx = math.huge, -math.huge
-    for _, x in ipairs(parts) do
-      if x[a] < mn then mn = x[a] end
-      if x[a] > mx then mx = x[a] end
-    end
-    lo[a], step[a] = mn, (mx - mn) / top
-  end
-  local floor, sqrt, worst = math.floor, math.sqrt, 0
-  local lo1, lo2, lo3, st1, st2, st3 = lo[1], lo[2], lo[3], step[1], step[2], step[3]
-  local rot = r.ch == 2
-  -- (each component's quantised value and the sum of squares, in the
-  -- order of the three components: no table a sample)
-  for _, x in ipairs(parts) do
-    local x1, x2, x3 = x[1], x[2], x[3]
-    local q1 = st1 > 0 and lo1 + floor((x1 - lo1) / st1 + 0.5) * st1 or lo1
-    local q2 = st2 > 0 and lo2 + floor((x2 - lo2) / st2 + 0.5) * st2 or lo2
-    local q3 = st3 > 0 and lo3 + floor((x3 - lo3) / st3 + 0.5) * st3 or lo3
-    local e
-    if rot then
-      local s2 = q1 * q1 + q2 * q2 + q3 * q3
-      local w, l = 0, 1
-      if s2 < 1 then w = sqrt(1 - s2) else l = 1 / sqrt(s2) end
-      local xw = sqrt(math.max(0, 1 - x1 * x1 - x2 * x2 - x3 * x3))
-      local dot = math.abs((q1 * x1 + q2 * x2 + q3 * x3) * l + w * xw)
-      e = 2 * math.acos(math.min(1, dot))
-    else
-      local d2 = 0
-      d2 = d2 + (q1 - x1) ^ 2
-      d2 = d2 + (q2 - x2) ^ 2
-      d2 = d2 + (q3 - x3) ^ 2
-      e = sqrt(d2)
-    end
-    if e > worst then worst = e end
-  end
-  r.qerr[bits] = worst
-  return worst
-end
-
--- The fewest bits a component (MIN_BITS .. 16) at which channel r's
--- quantisation stays within FRAC of its tolerance (the rest is the
--- reduction's): ACL's choice of a bit rate a track, the measure of the
--- whole clip (search) then raising it where a joint strays.
-local function bits_for(S, r)
-  local tol = r.chan and S.chans[r.chan].tol or r.tol
-  if not tol then return 16 end
-  tol = tol * M.FRAC
-  local lo, hi = M.MIN_BITS, 16
-  while lo < hi do
-    local mid = math.floor((lo + hi) / 2)
-    if quant_error(r, mid) <= tol then hi = mid else lo = mid + 1 end
-  end
-  return lo
-end
-
--- The angle between two rotations (radians).
-local function angle(a, b)
-  local d = math.abs(a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4])
-  local la = a[1] * a[1] + a[2] * a[2] + a[3] * a[3] + a[4] * a[4]
-  local lb = b[1] * b[1] + b[2] * b[2] + b[3] * b[3] + b[4] * b[4]
-  return 2 * math.acos(math.min(1, d / math.sqrt(la * lb)))
-end
-
--- One value for a channel whose samples all lie within FRAC of its
--- tolerance of it (a constant up to noise: one key, where the reduction
--- keeps its ends), else nil: a position's or scale's middle of its
--- range, a rotation's sample nearest the middle of its components' range.
-local function near_constant(S, r)
-  if r.const ~= nil then return r.const or nil end
-  r.const = false
-  local tol = r.chan and S.chans[r.chan].tol or r.tol
-  if not tol or #r.vals < 2 then return nil end
-  tol = tol * M.FRAC
-  local m = #r.vals[1]
-  local lo, hi = {}, {}
-  for a = 1, m do lo[a], hi[a] = math.huge, -math.huge end
-  for _, v in ipairs(r.vals) do
-    for a = 1, m do lo[a], hi[a] = math.min(lo[a], v[a]), math.max(hi[a], v[a]) end
-  end
-  local mid = {}
-  for a = 1, m do mid[a] = (lo[a] + hi[a]) / 2 end
-  if r.ch == 2 then
-    local best, bd = nil, math.huge
-    for _, v in ipairs(r.vals) do
-      local d = 0
-      for a = 1, 4 do d = d + (v[a] - mid[a]) ^ 2 end
-      if d < bd then best, bd = v, d end
-    end
-    for _, v in ipairs(r.vals) do if angle(v, best) > tol then return nil end end
-    r.const = best
-  else
-    local d2 = 0
-    for a = 1, 3 do d2 = d2 + ((hi[a] - lo[a]) / 2) ^ 2 end
-    if math.sqrt(d2) > tol then return nil end
-    r.const = mid
-  end
-  return r.const
-end
-
 -- The bytes of a channel of n keys, narrow at `bits` or wide (packed.h;
 -- the frames aside, the same for both).
 local function narrow_bytes(n, bits, rot) return (rot and 15 or 27) + math.ceil(n * 3 * bits / 8) end
@@ -405,7 +270,7 @@ local function wide_bytes(n, rot) return n * (rot and 16 or 12) end
 
 -- The pack of the keys kept (kept[chan]: frame indices from 1, of the
 -- channels measured; nil: every frame), each channel narrow at S.bits[r]
--- bits (bits_for the first time) unless S.wide says wide or it is smaller
+-- bits (Q.bits_for the first time) unless S.wide says wide or it is smaller
 -- wide (a few keys: the range's 25 bytes).
 -- only (optional): the set of the clip joints whose channels are wanted
 -- (the others' left out: a joint of a pack is sampled from its own
@@ -427,7 +292,7 @@ local function pack_of(S, kept, only)
         if const then keys = { 1 } end
       end
       local fr, v, nv = {}, {}, 0
-      local const = not S.exact[r] and near_constant(S, r)
+      local const = not S.exact[r] and Q.near_constant(S, r, M.FRAC)
       if const then
         fr[1] = r.frames[1]
         for _, x in ipairs(const) do v[#v + 1] = x end
@@ -441,7 +306,7 @@ local function pack_of(S, kept, only)
           nv = nv + #x
         end
       end
-      if not S.bits[r] then S.bits[r] = bits_for(S, r) end
+      if not S.bits[r] then S.bits[r] = Q.bits_for(S, r, M.MIN_BITS, M.FRAC) end
       local bits = S.bits[r]
       jt[r.ch] = (S.wide[r] or wide_bytes(#keys, r.ch == 2) <= narrow_bytes(#keys, bits, r.ch == 2)) and PK_WIDE or PK_NARROW
       jt[3 + r.ch] = { frames = fr, v = v, bits = bits }
@@ -645,7 +510,7 @@ function M.compress(c, options)
   -- bound is not held (curves between its frames)
   local kr, exact = pick_rate(times, L)
   local grid = exact and kr * math.ceil(M.GRID / kr) or M.GRID
-  local pack, worst, q99
+  local pack, worst, q99, prev
   for _ = 1, M.RATE_TRIES do
     frames_at(S, grid, exact and grid or kr)
     S.recs = sample_all(S, c)
@@ -684,6 +549,15 @@ function M.compress(c, options)
     if worst <= S.err or (not exact and S.grid >= S.rate) or grid * 2 * L > M.MAX_FRAMES - 1 then
       break
     end
+    -- (a finer grid that gains nothing: what strays is no curve between its
+    -- frames -- a jump between two ticks --, and no grid will hold it; the
+    -- smaller pack kept, where doubling up to the ticks took seconds and
+    -- hundreds of kilobytes)
+    if prev and worst >= 0.99 * prev[2] then
+      pack, worst, q99 = prev[1], prev[2], prev[3]
+      break
+    end
+    prev = { pack, worst, q99 }
     grid = grid * 2
   end
   local animated, seen = 0, {}
