@@ -49,8 +49,9 @@ void anim_keys_cont(const double *in, double *out, int n);
  * none is. Returns their count. */
 int anim_keys_times(double *all, int n, double L, double *out);
 
-/* The time a jump at t is measured before it at (the value arriving):
- * a nanosecond a second of t's size before, 1e-9 at most below 1. */
+/* The time just before a jump at t, where it is measured too (the value
+ * arriving): t less 1e-9 times the larger of |t| and 1 (a nanosecond up
+ * to a second, relative beyond, where a nanosecond may be no double). */
 double anim_keys_before(double t);
 
 /* The fit's options: the tolerance, the keys it must keep fewer than,

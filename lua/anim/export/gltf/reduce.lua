@@ -322,12 +322,12 @@ function M.measure(tjoints, localA, localB, times, distance, each, cache)
   return worst, per
 end
 
--- The times to measure at: every key time of the channels (in [0, L]) and
--- halfway between two, and, with jumps (M.JUMPS when nil), just before a jump (two keys of
--- a channel at one time: the value arriving, where the one leaving is at
--- the time).  (anim.compress measures none there: its keys are on ticks, a
--- jump of the clip's within a hundredth of one of them, and the nanosecond
--- before the tick may be after the clip's jump.)
+-- The times to measure at: every key time of the channels (in [0, L]),
+-- halfway between two, and, with jumps (M.JUMPS when nil), just before a
+-- jump (two keys of a channel at one time: the value arriving, where the
+-- one leaving is at the time).  (anim.compress measures none there: its
+-- keys are on ticks, a jump of the clip's within a hundredth of one of
+-- them, and the nanosecond before the tick may be after the clip's jump.)
 M.JUMPS = true
 local function before(t) return t - 1e-9 * math.max(math.abs(t), 1) end
 

@@ -176,8 +176,6 @@ function M.reduce(c, rig, options)
   end
   if #chans == 0 then return c end
   local err, distance = R.bound(tjoints, options)
-  -- the clip's table with the channels cut to the keys kept
-  -- (only: nil, or the set of the joints wanted, by name: the others left out)
   -- the keys of one run as kept: its ci's keys, to the decimals that a
   -- sixteenth of the channel's tolerance needs (the text is shorter; the
   -- measure sees the values rounded), a fixed run's ends as they were;
