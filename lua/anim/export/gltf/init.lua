@@ -117,9 +117,26 @@ local function new_buffer()
   return buf
 end
 
+-- The times a channel of keys t is baked at besides the frames: its keys
+-- and the quarters of each segment that is not a line (ie: the core's
+-- interpolation and easing bytes), so that a curve shorter than a frame is
+-- followed (an ease in and out meets the line through its keys halfway).
+local function bake_times(t, ie)
+  if not t then return {} end
+  local out, IM, EM = {}, codes.keybyte.interp_mask, codes.keybyte.ease_mask
+  for i, x in ipairs(t) do
+    out[#out + 1] = x
+    local d = i < #t and t[i + 1] - x or 0
+    if d > 0 and (compat.band(ie[i], IM) ~= codes.interp.linear or compat.band(ie[i], EM) ~= 0) then
+      for q = 1, 3 do out[#out + 1] = x + d * q / 4 end
+    end
+  end
+  return out
+end
+
 -- Each channel of clip c on the node tree, as it is written: { joint,
 -- node, ch, gpath, n, mode, keys, baked, b, rest, sample }, its keys
--- exact where glTF holds them, else baked at fps.
+-- exact where glTF holds them, else baked at fps (and bake_times).
 local function clip_channels(c, info, tree, tjoints, rest, fps, mtree, reducing)
   local cname = info.name or "clip"
   local L = info.length
@@ -164,8 +181,8 @@ local function clip_channels(c, info, tree, tjoints, rest, fps, mtree, reducing)
             -- (its times and values as reduce_channels takes them: rotations as shorts)
             native = function(ts) return core.measure_bake(mtree, c, one, c.absolute, node, chi, ts, reducing) end
           end
-          written, mode, ktimes, kvals = S.bake(sample, function(s) return played(c, b, r, ch, s) end, L, fps, t or {},
-            ch == "rotation", native)
+          written, mode, ktimes, kvals = S.bake(sample, function(s) return played(c, b, r, ch, s) end, L, fps,
+            bake_times(t, ie), ch == "rotation", native)
           if not written then
             fail("", "%s: joint '%s' %s: baking at %g fps would need more than %d keys", E.shown(cname), E.shown(jname), ch, fps,
               MAX_CURVE_KEYS)
