@@ -28,6 +28,7 @@ local R = require "anim.export.gltf.reduce"
 local RC = require "anim.export.gltf.reduce_clip"
 local N = require "anim.export.gltf.nodes"
 local Q = require "anim.export.gltf.compress_quant"
+local K = require "anim.export.gltf.keys"
 
 local M = {}
 
@@ -75,27 +76,19 @@ local function check(options)
 end
 
 -- Every key time of the clip's joints (all, and per joint), and the most
--- keys of one channel; per joint, the quarters of each segment that is not
--- a line (an easing, a Bezier or Catmull-Rom curve, a step): sampled too, so
--- that a curve between two samples is seen -- the halfway measure alone
--- passes over an ease in and out, which crosses the line there.
+-- keys of one channel; per joint, the quarters of its curves (keys.lua's
+-- curve_quarters: an easing, a Bezier or Catmull-Rom segment, a step),
+-- sampled too.
 local function key_times(c, nj)
   local list, per, densest, inner = {}, {}, 0, {}
-  local band, IM, EM, LINEAR = compat.band, codes.keybyte.interp_mask, codes.keybyte.ease_mask, codes.interp.linear
   for cj = 1, nj do
     per[cj], inner[cj] = {}, {}
     for _, ch in ipairs(CH) do
       local t, _, ie = core.clip_keys(c, cj, SLOT[ch])
       if t then
         if #t > densest then densest = #t end
-        for i, x in ipairs(t) do
-          list[#list + 1] = x
-          per[cj][#per[cj] + 1] = x
-          local d = i < #t and t[i + 1] - x or 0
-          if d > 0 and (band(ie[i], IM) ~= LINEAR or band(ie[i], EM) ~= 0) then
-            for q = 1, 3 do inner[cj][#inner[cj] + 1] = x + d * q / 4 end
-          end
-        end
+        for _, x in ipairs(t) do list[#list + 1] = x; per[cj][#per[cj] + 1] = x end
+        K.curve_quarters(t, ie, inner[cj])
       end
     end
   end

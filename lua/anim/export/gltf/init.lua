@@ -118,20 +118,12 @@ local function new_buffer()
 end
 
 -- The times a channel of keys t is baked at besides the frames: its keys
--- and the quarters of each segment that is not a line (ie: the core's
--- interpolation and easing bytes), so that a curve shorter than a frame is
--- followed (an ease in and out meets the line through its keys halfway).
+-- and the quarters of its curves (keys.lua's curve_quarters).
 local function bake_times(t, ie)
   if not t then return {} end
-  local out, IM, EM = {}, codes.keybyte.interp_mask, codes.keybyte.ease_mask
-  for i, x in ipairs(t) do
-    out[#out + 1] = x
-    local d = i < #t and t[i + 1] - x or 0
-    if d > 0 and (compat.band(ie[i], IM) ~= codes.interp.linear or compat.band(ie[i], EM) ~= 0) then
-      for q = 1, 3 do out[#out + 1] = x + d * q / 4 end
-    end
-  end
-  return out
+  local out = {}
+  for i, x in ipairs(t) do out[i] = x end
+  return K.curve_quarters(t, ie, out)
 end
 
 -- Each channel of clip c on the node tree, as it is written: { joint,

@@ -419,6 +419,28 @@ function M.pack_shorts(values)
   return table.concat(out)
 end
 
+-- Segments that are lines, and curves' quarters ------------------------------------------
+
+-- Is a segment whose first key has the core's interpolation and easing
+-- byte `code` a plain line (a lerp; a slerp for quaternions)?
+function M.is_line(code)
+  return compat.band(code, INTERP_MASK) == I.linear and compat.band(code, EASE_MASK) == 0
+end
+
+-- The quarters of each segment of keys at times t (their bytes ie) that is
+-- not a line, appended to out: where a curve is sampled besides its keys,
+-- so that one shorter than the samples' step is followed (an ease in and
+-- out meets the line through its keys halfway, where a measure looks).
+function M.curve_quarters(t, ie, out)
+  for i = 1, #t - 1 do
+    local x, d = t[i], t[i + 1] - t[i]
+    if d > 0 and not M.is_line(ie[i]) then
+      for q = 1, 3 do out[#out + 1] = x + d * q / 4 end
+    end
+  end
+  return out
+end
+
 M.f32, M.next32, M.prev32, M.floor32, M.qnorm, M.qslerp, M.lerp = f32, next32, prev32, floor32, qnorm, qslerp, lerp
 M.segments, M.all_exact, M.euler_as_quats, M.clamp_keys, M.gltf_keys = segments, all_exact, euler_as_quats, clamp_keys,
   gltf_keys

@@ -14,13 +14,14 @@ local encode = require "anim.format.encode"
 local bind = require "anim.format.bind"
 local E = require "anim.base.errors"
 local R = require "anim.export.gltf.reduce"
+local K = require "anim.export.gltf.keys"
 local N = require "anim.export.gltf.nodes"
 local S = require "anim.export.gltf.sample"
 
 local M = {}
 
 local SLOT, I = codes.slot, codes.interp
-local INTERP_MASK, EASE_MASK = codes.keybyte.interp_mask, codes.keybyte.ease_mask
+local INTERP_MASK = codes.keybyte.interp_mask
 local CHANNELS = { "position", "rotation", "scale" }
 local CH_FLAG = { position = codes.channel.position, rotation = codes.channel.rotation, scale = codes.channel.scale }
 
@@ -44,7 +45,7 @@ local function dense_runs(list, c, cj, ch)
   for i, k in ipairs(list) do
     if type(k) ~= "table" or k[1] ~= t[i] then return nil end
     plain[i] = #k == 2 and type(k[2]) == "table" and #k[2] == kar
-    linear[i] = i < n and compat.band(ie[i], INTERP_MASK) == I.linear and compat.band(ie[i], EASE_MASK) == 0
+    linear[i] = i < n and K.is_line(ie[i])
   end
   -- a Catmull-Rom segment i .. i + 1 is bent by keys i - 1 and i + 2
   -- (SEMANTICS 6): they end runs, as they are
