@@ -523,8 +523,12 @@ local function table_of(c, options, copy)
   local info = core.clip_info(c)
   return E.catch(info.name or "clip", function()
     local doc = document(info, version)
+    -- (a shared table is for readers that walk a table held at several
+    -- places once, as anim.clip's copy does: only a copy for a script, or
+    -- the text, may grow with them)
+    if not copy then return doc, info.approx end
     check_size(doc)
-    return copy and deep_copy(doc) or doc, info.approx
+    return deep_copy(doc), info.approx
   end)
 end
 function M.table(c, options) return table_of(c, options, true) end

@@ -131,12 +131,88 @@ local function local_of(c, binds, rest)
   return R.native(localf, { clip = c, binds = binds, absolute = absolute, rest = flat, n = #rest })
 end
 
--- (a fresh copy each time: building a clip moves the keys of its table
--- into the core, leaving placeholders in the table)
+-- (building a clip moves the keys of its table into the core, leaving
+-- placeholders in its joint tables (format/keys.lua): table_of, below,
+-- gives each build joint tables of its own and shares the rest, which
+-- nothing changes, as a clip's rebuilt source does)
 local function build(tab, name)
-  local ok, c = pcall(clipmod.build, clipmod.copy(tab), name, true)
+  local ok, c = pcall(clipmod.build, tab, name, true)
   if not ok then error(E.is_failure(c) and E.message(name, c) or c, 0) end
   return c
+end
+
+-- The keys of one run as kept: its ci's keys, to the decimals that a
+-- sixteenth of the channel's tolerance needs (the text is shorter; the
+-- measure sees the values rounded), a fixed run's ends as they were;
+-- appended to keys from its from-th (2 when its first key ended the
+-- run before)
+-- (counted, not math.log(x, 10): Lua 5.1 has no base argument)
+-- (made: the keys made once for each choice k, by k (the rounds of the
+-- search measure a channel's choice again while another's changes))
+local function run_into(made, keys, list, ch, k, from)
+  local places = 0
+  while places < 15 and 10 ^ -places > ch.tol / 16 do places = places + 1 end
+  local m = made[k]
+  if not m or m.places ~= places or m.ch ~= ch then
+    local fmt = "%." .. places .. "f"
+    local fv, last = k.vals, #k
+    m = { places = places, ch = ch }
+    for n = 1, last do
+      local key = list[ch.a + k[n] - 1]
+      if ch.fixed and (n == 1 or n == last) then
+        m[n] = key
+      else
+        local v = {}
+        for a, x in ipairs(fv and fv[n] or key[2]) do v[a] = tonumber(fmt:format(x)) end
+        m[n] = { key[1], v }
+      end
+    end
+    made[k] = m
+  end
+  for n = from, #m do keys[#keys + 1] = m[n] end
+end
+
+-- The clip's table with the channels cut to the keys kept
+-- (only: nil, or the set of the joints wanted, by name: the others left out)
+local function table_of(src, chans, made, kept, only)
+  local out, joints = {}, {}
+  for k, v in pairs(src) do out[k] = v end
+  for k, v in pairs(src.joints) do
+    if not only or only[k] then
+      local j = {}
+      for f, x in pairs(v) do j[f] = x end
+      joints[k] = j
+    end
+  end
+  out.joints, out.version = joints, 3
+  -- (each channel's list once, from its runs: they follow each other in chans)
+  local ci = 1
+  while ci <= #chans do
+    local ch = chans[ci]
+    local last = ci
+    while chans[last + 1] and chans[last + 1].of == ch.of do last = last + 1 end
+    local some = false
+    for r = ci, last do some = some or kept[r] ~= nil end
+    local j = joints[ch.joint]
+    if some and j then
+      local list, keys, at = src.joints[ch.joint][ch.ch], {}, 1
+      for r = ci, last do
+        local run = chans[r]
+        for i = at, run.a - 1 do keys[#keys + 1] = list[i] end
+        local from = run.a < at and 2 or 1
+        if kept[r] then
+          run_into(made, keys, list, run, kept[r], from)
+        else
+          for i = run.a + from - 1, run.b do keys[#keys + 1] = list[i] end
+        end
+        at = run.b + 1
+      end
+      for i = at, #list do keys[#keys + 1] = list[i] end
+      j[ch.ch] = keys
+    end
+    ci = last + 1
+  end
+  return out
 end
 
 -- reduce(c, rig, options) -> clip, report | c (nothing dense).  rig: the
@@ -147,8 +223,8 @@ function M.reduce(c, rig, options)
   local info = core.clip_info(c)
   if info.layout == "poses" then return c end
   -- (the clip's own table holds its keys in the core: the file's shape is
-  -- what anim.table gives; read only, and every clip built of a copy: not
-  -- copied, encode.table_shared)
+  -- what anim.table gives; read only, and every clip built of fresh joint
+  -- tables: not copied, encode.table_shared)
   local src, why = encode.table_shared(c, { version = 3 })
   if not src then error(why, 0) end
   if type(src.joints) ~= "table" then return c end
@@ -177,68 +253,7 @@ function M.reduce(c, rig, options)
   end
   if #chans == 0 then return c end
   local err, distance = R.bound(tjoints, options)
-  -- the keys of one run as kept: its ci's keys, to the decimals that a
-  -- sixteenth of the channel's tolerance needs (the text is shorter; the
-  -- measure sees the values rounded), a fixed run's ends as they were;
-  -- appended to keys from its from-th (2 when its first key ended the
-  -- run before)
-  -- (counted, not math.log(x, 10): Lua 5.1 has no base argument)
-  local function run_into(keys, list, ch, k, from)
-    local places = 0
-    while places < 15 and 10 ^ -places > ch.tol / 16 do places = places + 1 end
-    local fmt = "%." .. places .. "f"
-    local fv, last = k.vals, #k
-    for n = from, last do
-      local key = list[ch.a + k[n] - 1]
-      if ch.fixed and (n == 1 or n == last) then
-        keys[#keys + 1] = key
-      else
-        local v = {}
-        for a, x in ipairs(fv and fv[n] or key[2]) do v[a] = tonumber(fmt:format(x)) end
-        keys[#keys + 1] = { key[1], v }
-      end
-    end
-  end
-  -- the clip's table with the channels cut to the keys kept
-  -- (only: nil, or the set of the joints wanted, by name: the others left out)
-  local function table_of(kept, only)
-    local out, joints = {}, {}
-    for k, v in pairs(src) do out[k] = v end
-    for k, v in pairs(src.joints) do
-      if not only or only[k] then joints[k] = v end
-    end
-    out.joints, out.version = joints, 3
-    -- (each channel's list once, from its runs: they follow each other in chans)
-    local ci = 1
-    while ci <= #chans do
-      local ch = chans[ci]
-      local last = ci
-      while chans[last + 1] and chans[last + 1].of == ch.of do last = last + 1 end
-      local some = false
-      for r = ci, last do some = some or kept[r] ~= nil end
-      if some and joints[ch.joint] then
-        local j = {}
-        for k, v in pairs(joints[ch.joint]) do j[k] = v end
-        local list, keys, at = src.joints[ch.joint][ch.ch], {}, 1
-        for r = ci, last do
-          local run = chans[r]
-          for i = at, run.a - 1 do keys[#keys + 1] = list[i] end
-          local from = run.a < at and 2 or 1
-          if kept[r] then
-            run_into(keys, list, run, kept[r], from)
-          else
-            for i = run.a + from - 1, run.b do keys[#keys + 1] = list[i] end
-          end
-          at = run.b + 1
-        end
-        for i = at, #list do keys[#keys + 1] = list[i] end
-        j[ch.ch] = keys
-        joints[ch.joint] = j
-      end
-      ci = last + 1
-    end
-    return out
-  end
+  local made = setmetatable({}, { __mode = "k" })
   local localA = local_of(c, binds, rest)
   -- (the clip built of the joints measured only: `dirty`, tree indices)
   local name_of = {}
@@ -249,7 +264,7 @@ function M.reduce(c, rig, options)
       only = {}
       for i in pairs(dirty) do if name_of[i] then only[name_of[i]] = true end end
     end
-    local c2 = build(table_of(kept, only), name)
+    local c2 = build(table_of(src, chans, made, kept, only), name)
     return local_of(c2, bind.get(c2, tree), rest)
   end
   local kept, worst = R.reduce(tjoints, chans, localA, apply, info.length, err, distance)
@@ -259,7 +274,7 @@ function M.reduce(c, rig, options)
     before = before + #ch.times
     after = after + (kept[ci] and #kept[ci] or #ch.times)
   end
-  return build(table_of(kept), name), { before = before, after = after, error = worst, bound = err, distance = distance }
+  return build(table_of(src, chans, made, kept), name), { before = before, after = after, error = worst, bound = err, distance = distance }
 end
 
 M.local_of = local_of
