@@ -104,6 +104,13 @@ void anim_lua_gcmeta(lua_State *L, const char *name, lua_CFunction gc) {
   lua_pop(L, 1);
 }
 
+void anim_lua_sealed_meta(lua_State *L, const char *name) {
+  luaL_newmetatable(L, name);
+  lua_pushboolean(L, 0);
+  lua_setfield(L, -2, "__metatable");
+  lua_pop(L, 1);
+}
+
 void anim_lua_newmeta(lua_State *L, int kind, lua_CFunction gc, const char *field) {
   static const char *const uses[] = {"__index", "__newindex", "__call", "__len", "__concat", NULL};
   int i;

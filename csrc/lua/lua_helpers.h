@@ -185,6 +185,10 @@ void anim_lua_fillnumbers(lua_State *L, const double *v, size_t n);
  * finalized boxes, and sets them as fields `field` and `field`_finalized
  * of the table on the top of the stack. */
 void anim_lua_newmeta(lua_State *L, int kind, lua_CFunction gc, const char *field);
+/* Registers the metatable `name` (luaL_newmetatable) of a userdata only
+ * the bindings read, its __metatable false: getmetatable gives a script
+ * nothing to change. */
+void anim_lua_sealed_meta(lua_State *L, const char *name);
 /* Registers the metatable `name` (luaL_newmetatable) of a scratch box the
  * binding keeps to itself, with gc as its __gc (which frees what the box
  * holds when a Lua error cuts a call short). */
@@ -456,6 +460,19 @@ int anim_lua_animc_scan(const struct anim_animc_parts *parts, size_t *longest, i
  * bytes), pushed; 0 (nothing pushed) when it is not plain or has more
  * than max joints. */
 int anim_lua_skeleton_bytes(lua_State *L, const unsigned char *p, size_t len, int sk, lua_Integer max);
+
+/* lua_measure.c, for itself and lua_keyreduce.c: t[k] of the table at
+ * idx, a number (what names it in the message); a node index (1-based)
+ * at t[k], as a 0-based int below n; a number pushed, an exact 0 or -1
+ * as an integer (the Lua's literals). */
+double anim_lua_number_at(lua_State *L, int idx, lua_Integer k, const char *what);
+int anim_lua_node_at(lua_State *L, int idx, lua_Integer k, int n, const char *what);
+void anim_lua_push_exact(lua_State *L, double v);
 void anim_lua_open_measure(lua_State *L);
+/* lua_keyreduce.c: the keys (core.keys_pack's userdata) at idx into ch;
+ * 0 when it holds none. */
+struct anim_keychan;
+int anim_lua_to_keys(lua_State *L, int idx, struct anim_keychan *ch);
+void anim_lua_open_keyreduce(lua_State *L);
 
 #endif

@@ -27,8 +27,5 @@ anim_keyblock *anim_lua_tokeyblock(lua_State *L, int idx) {
 }
 
 void anim_lua_open_keyblock(lua_State *L) {
-  luaL_newmetatable(L, ANIM_KEYBLOCK_MT);
-  lua_pushboolean(L, 0);
-  lua_setfield(L, -2, "__metatable");
-  lua_pop(L, 1);
+  anim_lua_sealed_meta(L, ANIM_KEYBLOCK_MT);
 }

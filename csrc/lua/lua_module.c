@@ -51,6 +51,7 @@ ANIM_EXPORT int luaopen_anim_core(lua_State *L) {
   anim_lua_open_skeleton(L);
   anim_lua_open_animc_plain(L);
   anim_lua_open_measure(L);
+  anim_lua_open_keyreduce(L);
   anim_lua_open_suggest(L);
   anim_lua_open_world2d(L);
   return 1;
