@@ -414,7 +414,7 @@ local function search(S, L)
   for attempt = 1, M.WIDEN + 1 do
     local kept = {}
     if attempt <= M.WIDEN and #S.chans > 0 then
-      kept = R.reduce(S.tjoints, S.chans, S.localA, apply, L, S.err, S.distance) or {}
+      kept = R.reduce(S.tjoints, S.chans, S.localA, apply, L, S.err, S.distance, nil, S.tune) or {}
       -- (nearly every sample kept: noise, or keys already sparse; a looser
       -- start would not cut much more)
       local k, all = 0, 0
@@ -513,17 +513,14 @@ function M.compress(c, options)
     -- (no loosening: the pack is measured at every joint's sample times, the
     -- reduction at its subtree's; a looser choice held at the latter strayed
     -- at the former: showmaster's walk 0.000508 against 0.000441)
-    local rounds, start, loosen = R.ROUNDS, R.START, R.LOOSEN
-    R.ROUNDS, R.LOOSEN, R.JUMPS = level.rounds, 0, false
     -- from each first tolerance of the level: the smallest pack within the
     -- bound (else the least error)
     pack = nil
     local held
     for _, st in ipairs(level.starts) do
       S.wide, S.bits, S.exact = {}, {}, {}
-      R.START = st
-      local okr, p2, w2, q2, k2 = pcall(search, S, L)
-      if not okr then R.ROUNDS, R.START, R.LOOSEN, R.JUMPS = rounds, start, loosen, true; error(p2, 0) end
+      S.tune = { rounds = level.rounds, start = st, loosen = 0, jumps = false }
+      local p2, w2, q2, k2 = search(S, L)
       if not pack or (w2 <= S.err and (worst > S.err or #p2 < #pack)) or (worst > S.err and w2 < worst) then
         pack, worst, q99 = p2, w2, q2
         held = k2 and { kept = k2, bits = S.bits, wide = S.wide, exact = S.exact }
@@ -532,7 +529,6 @@ function M.compress(c, options)
       -- much where the first kept most)
       if w2 > S.err or S.none_cut then break end
     end
-    R.ROUNDS, R.START, R.LOOSEN, R.JUMPS = rounds, start, loosen, true
     -- then the fewest bits that keep the bound, from the smallest pack's
     if held and worst <= S.err then
       S.bits, S.wide, S.exact = held.bits, held.wide, held.exact

@@ -323,16 +323,15 @@ function M.measure(tjoints, localA, localB, times, distance, each, cache)
 end
 
 -- The times to measure at: every key time of the channels (in [0, L]),
--- halfway between two, and, with jumps (M.JUMPS when nil), just before a
--- jump (two keys of a channel at one time: the value arriving, where the
--- one leaving is at the time).  (anim.compress measures none there: its
--- keys are on ticks, a jump of the clip's within a hundredth of one of
--- them, and the nanosecond before the tick may be after the clip's jump.)
-M.JUMPS = true
+-- halfway between two, and, unless jumps is false, just before a jump
+-- (two keys of a channel at one time: the value arriving, where the one
+-- leaving is at the time).  (anim.compress measures none there: its keys
+-- are on ticks, a jump of the clip's within a hundredth of one of them,
+-- and the nanosecond before the tick may be after the clip's jump.)
 local function before(t) return t - 1e-9 * math.max(math.abs(t), 1) end
 
 function M.sample_times(channels, L, jumps)
-  if jumps == nil then jumps = M.JUMPS end
+  jumps = jumps ~= false
   -- (in C when the times are numbers: keyreduce.c, the same times)
   local lists = {}
   for i, ch in ipairs(channels) do lists[i] = ch.times end
@@ -438,13 +437,12 @@ local function tighten(S, g)
   local round = 0
   while true do
     round = round + 1
-    M.rounds = round
     local gworst = remeasure(S, g)
     if gworst <= S.err then return gworst end
     local hit, more = astray(S, g), false
     for _, c in ipairs(g.cs) do
       if hit[S.channels[c].j] and not S.frozen[c] then
-        if round >= M.ROUNDS then S.frozen[c] = true else S.factor[c] = S.factor[c] * 0.7 end
+        if round >= S.rounds then S.frozen[c] = true else S.factor[c] = S.factor[c] * 0.7 end
         more = true
       end
     end
@@ -463,7 +461,7 @@ end
 local function loosen(S, g, gworst)
   local err, per, channels = S.err, S.per, S.channels
   local most = M.LOOSER
-  for _ = 1, M.LOOSEN do
+  for _ = 1, S.loosen do
     if most < 1.1 then break end
     local sub = {}
     for i in pairs(g.moved) do
@@ -531,8 +529,10 @@ end
 -- kept).  Returns kept and the worst error measured;
 -- kept is nil (and the second result says why) when measuring would take
 -- more than MAX_WORK joint poses a round (the channels are then written
--- whole).
-function M.reduce(tjoints, channels, localA, apply, L, err, distance, cost)
+-- whole).  tune (optional): { rounds, start, loosen, jumps } in place of
+-- ROUNDS, START, LOOSEN and sample_times' jumps (anim.compress's levels).
+function M.reduce(tjoints, channels, localA, apply, L, err, distance, cost, tune)
+  tune = tune or {}
   local parent, world, depth, height = shape(tjoints)
   local n = #tjoints
   -- the farthest rest distance from each joint to a joint below it
@@ -564,7 +564,7 @@ function M.reduce(tjoints, channels, localA, apply, L, err, distance, cost)
   end
   local factor, kept, frozen, states = {}, {}, {}, {}
   for c, ch in ipairs(channels) do
-    factor[c] = M.START
+    factor[c] = tune.start or M.START
     ch.tol = tolerance(ch, 1) -- (apply may round the values kept to a fraction of it)
   end
   local order = parents_first(depth)
@@ -582,7 +582,7 @@ function M.reduce(tjoints, channels, localA, apply, L, err, distance, cost)
   for gi, r in ipairs(glist) do
     local chs = {}
     for k, c in ipairs(groups[r]) do chs[k] = channels[c] end
-    local times = M.sample_times(chs, L)
+    local times = M.sample_times(chs, L, tune.jumps)
     -- the joints reduction may move (a channel's joint and those below it),
     -- and their parents, whose frames in the original are kept
     local moved, need = {}, {}
@@ -606,7 +606,8 @@ function M.reduce(tjoints, channels, localA, apply, L, err, distance, cost)
   local per = {}
   for i = 1, n do per[i] = 0 end
   local S = { channels = channels, kept = kept, factor = factor, frozen = frozen, states = states, per = per,
-    parent = parent, order = order, apply = apply, distance = distance, err = err, tolerance = tolerance, cost = cost }
+    parent = parent, order = order, apply = apply, distance = distance, err = err, tolerance = tolerance, cost = cost,
+    rounds = tune.rounds or M.ROUNDS, loosen = tune.loosen or M.LOOSEN }
   local worst = 0
   for _, g in ipairs(plan) do
     S.fa = frames(parent, order, localA, g.times, g.need)
