@@ -183,6 +183,24 @@ describe("numbers under a locale whose point is a comma", function()
     assert.are.same(want, comma(code))
   end)
 
+  it("writes a clip's text as under the C locale: every number with '.', read back the same", function()
+    -- (numbers of 15, 16 and 17 digits, tiny and huge ones, -0; the .anim
+    -- writer's shortest text that reads back: csrc/lua/lua_numtext.c)
+    local code = [[
+      local anim = require "anim"
+      local c = assert(anim.clip({ version = 3, length = 1.5, joints = { a = { position = {
+        { 0, { 0.1, 1 / 3, 2 / 3 } }, { 0.25, { 1e-300, 1.5e300, -0.0 } },
+        { 1.5, { 0.30000000000000004, 123456.789, -2.5e-7 } } } } } }, "c"))
+      local text = assert(anim.encode(c))
+      local back = assert(anim.decode(text, "c"))
+      io.write(text, assert(anim.encode(back)) == text and "same\n" or "other\n")
+    ]]
+    local want = under("C", "all", code)
+    assert.are.equal("same", want[#want])
+    assert.is_truthy(table.concat(want, "\n"):find("0.3333333333333333", 1, true))
+    assert.are.same(want, comma(code))
+  end)
+
   it("reads a DragonBones version given as a number, and writes messages' numbers with '.'", function()
     local path = H.tmpdir() .. "/v.json"
     H.write(path, '{"version": 5.5, "name": "x", "frameRate": 24, "armature": [{"name": "a", "type": "Armature",'

@@ -400,6 +400,7 @@ void anim_lua_open_state(lua_State *L);
 void anim_lua_open_suggest(lua_State *L);
 void anim_lua_open_restore(lua_State *L);
 void anim_lua_open_shown(lua_State *L);
+void anim_lua_open_numtext(lua_State *L);
 void anim_lua_open_order(lua_State *L);
 void anim_lua_open_buffer(lua_State *L);
 void anim_lua_open_skinverts(lua_State *L);

@@ -43,6 +43,7 @@ ANIM_EXPORT int luaopen_anim_core(lua_State *L) {
   anim_lua_open_state(L);
   anim_lua_open_restore(L);
   anim_lua_open_shown(L);
+  anim_lua_open_numtext(L);
   anim_lua_open_order(L);
   anim_lua_open_buffer(L);
   anim_lua_open_skinverts(L);

@@ -20,7 +20,6 @@ local clipmod = require "anim.format.clip"
 local animc = require "anim.format.animc"
 local Q = require "anim.base.quat"
 local compat = require "anim.base.compat"
-local dot_number = compat.number
 
 local M = {}
 
@@ -42,17 +41,9 @@ local function path_text(p)
   return key(base, p.k)
 end
 
--- printf writes the locale's decimal point, JSON wants '.': true when the
--- C locale of the moment (os.setlocale) writes something else.  Checked
--- once per text written.
-local foreign_point = false
-
-local function g(fmt, v)
-  local s = fmt:format(v)
-  -- (dot_number reads '.' in any locale: the round-trip checks still hold)
-  if foreign_point then s = s:gsub("[^%deE+%-]+", ".") end
-  return s
-end
+-- (the shortest of %.15g, %.16g and %.17g that reads back, its point '.'
+-- in any C locale: in C, csrc/lua/lua_numtext.c)
+local number_tail = core.number_text
 
 -- The shortest of %.15g, %.16g and %.17g that reads back as the same double
 -- (%.17g always does), integers without a fraction, and -0 kept as -0 so
@@ -66,11 +57,7 @@ local function number_text(v, path)
   end
   if v == 0 then return 1 / v < 0 and "-0" or "0" end
   if v % 1 == 0 and v >= -2 ^ 53 and v <= 2 ^ 53 then return string.format("%d", v) end
-  local s = g("%.15g", v)
-  if dot_number(s) == v then return s end
-  s = g("%.16g", v)
-  if dot_number(s) == v then return s end
-  return g("%.17g", v)
+  return number_tail(v)
 end
 
 local ESCAPES = {
@@ -326,7 +313,6 @@ end
 -- converters of the importers).  Raises a failure (errors.lua) for values
 -- JSON cannot hold.
 function M.json_text(t)
-  foreign_point = string.format("%.1f", 0.5) ~= "0.5"
   check_size(t)
   return render(t, ROOT, nil, 1, "", 0) .. "\n"
 end
