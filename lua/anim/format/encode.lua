@@ -17,6 +17,7 @@ local args = require "anim.base.args"
 local json = require "anim.base.json"
 local limits = require "anim.base.limits"
 local clipmod = require "anim.format.clip"
+local keylists = require "anim.format.keys"
 local animc = require "anim.format.animc"
 local Q = require "anim.base.quat"
 local compat = require "anim.base.compat"
@@ -248,6 +249,28 @@ local function inline(v, sch, path, depth, budget)
   return "{ " .. table.concat(parts, ", ") .. " }"
 end
 
+-- A key of a list keys.lua made (made: keys.made's entry; i its index),
+-- as inline writes it, or nil where inline must (the file's own key, an
+-- extra, nesting at the limit, anything but finite numbers): the most of
+-- a clip's text, written without classify's and the schema's look at
+-- every table.
+local function fresh_key(k, made, i, depth)
+  if (made ~= true and made[i]) or depth + 1 > limits.current.depth or rawget(k, 4) ~= nil then return nil end
+  local t, vals, ip = rawget(k, 1), rawget(k, 2), rawget(k, 3)
+  if type(t) ~= "number" or type(vals) ~= "table" or (ip ~= nil and type(ip) ~= "string") then return nil end
+  local n = #vals
+  if n == 0 or t ~= t or t == HUGE or t == -HUGE then return nil end
+  local parts = {}
+  for a = 1, n do
+    local x = vals[a]
+    if type(x) ~= "number" or x ~= x or x == HUGE or x == -HUGE then return nil end
+    parts[a] = number_text(x)
+  end
+  local s = "[" .. number_text(t) .. ", [" .. table.concat(parts, ", ") .. "]"
+  if ip then s = s .. ", " .. string_text(ip) end
+  return s .. "]"
+end
+
 -- The value at `path`, written at `indent`; `used` columns of its line are
 -- already taken (indent and key).
 local function render(v, sch, path, depth, indent, used)
@@ -263,8 +286,11 @@ local function render(v, sch, path, depth, indent, used)
   local inner = indent .. "  "
   local lines = {}
   if kind == "array" then
+    local made = sch == CHANNEL and keylists.made[v]
     for i = 1, what do
-      lines[i] = inner .. render(rawget(v, i), child_schema(sch, i), { up = path, k = i }, depth + 1, inner, #inner)
+      local x = rawget(v, i)
+      local s = made and type(x) == "table" and fresh_key(x, made, i, depth + 1)
+      lines[i] = inner .. (s or render(x, child_schema(sch, i), { up = path, k = i }, depth + 1, inner, #inner))
     end
     return "[\n" .. table.concat(lines, ",\n") .. "\n" .. indent .. "]"
   end
@@ -300,7 +326,9 @@ local function check_size(t)
       n = n + size(x, depth + 1)
       if n > max then break end
     end
-    memo[v] = n
+    -- (a table of a few values walked again where it is found again: a
+    -- key's, most of a clip's tables, not put in the memo)
+    if n > 16 then memo[v] = n end
     return n
   end
   if size(t, 1) > max then

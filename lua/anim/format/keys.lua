@@ -49,6 +49,12 @@ local function record_handle(r, side, dims, one, dts)
   return { dt, band(form, one) ~= 0 and r[b + 1] or { compat.unpack(r, b + 1, b + dims) } }
 end
 
+-- The lists of keys made here, by list: true, or the table of the keys
+-- kept whole (by index: the file's own tables).  anim.encode writes the
+-- others without looking them over again (encode.lua's fresh_key): each
+-- is { t, values[, interpolation[, extra]] } of the core's numbers.
+M.made = setmetatable({}, { __mode = "k" })
+
 -- The list of keys of channel ch of joint j (1-based, in info.joints'
 -- order) with placeholder p, as the file had it.
 local function keys_of(clip, j, ch, p)
@@ -83,6 +89,7 @@ local function keys_of(clip, j, ch, p)
     end
     out[i] = k
   end
+  M.made[out] = whole or true
   return out
 end
 
