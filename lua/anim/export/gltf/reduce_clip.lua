@@ -148,15 +148,16 @@ end
 -- run before)
 -- (counted, not math.log(x, 10): Lua 5.1 has no base argument)
 -- (made: the keys made once for each choice k, by k (the rounds of the
--- search measure a channel's choice again while another's changes))
+-- search measure a channel's choice again while another's changes; a
+-- choice is one channel's, whose tolerance R.reduce sets once))
 local function run_into(made, keys, list, ch, k, from)
-  local places = 0
-  while places < 15 and 10 ^ -places > ch.tol / 16 do places = places + 1 end
   local m = made[k]
-  if not m or m.places ~= places or m.ch ~= ch then
+  if not m then
+    local places = 0
+    while places < 15 and 10 ^ -places > ch.tol / 16 do places = places + 1 end
     local fmt = "%." .. places .. "f"
     local fv, last = k.vals, #k
-    m = { places = places, ch = ch }
+    m = {}
     for n = 1, last do
       local key = list[ch.a + k[n] - 1]
       if ch.fixed and (n == 1 or n == last) then
