@@ -24,12 +24,11 @@ static int number_text(lua_State *L) {
   const char *dp = localeconv()->decimal_point;
   size_t dl = strlen(dp), i, o = 0;
   int prec;
-  for (prec = 15; prec < 17; prec++) {
+  for (prec = 15;; prec++) {
     snprintf(buf, sizeof buf, "%.*g", prec, v);
     /* (strtod reads the locale's point, as printf wrote it) */
-    if (strtod(buf, NULL) == v) break;
+    if (prec == 17 || strtod(buf, NULL) == v) break;
   }
-  if (prec == 17) snprintf(buf, sizeof buf, "%.17g", v);
   for (i = 0; buf[i]; ) {
     if (dl > 0 && strncmp(buf + i, dp, dl) == 0) {
       out[o++] = '.';
