@@ -1,4 +1,5 @@
 -- Rigs, and how an animator blends its tracks into a pose (SEMANTICS 1, 6).
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local compat = require "anim.base.compat"
 

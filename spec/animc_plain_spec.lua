@@ -4,6 +4,7 @@
 -- the same clip as the full reading (format/animc.lua's assemble), its
 -- table decoded only when asked for; every other file left to the full
 -- reading, whose messages are unchanged.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local core = require "anim.core"
 local H = require "spec.helper"

@@ -3,6 +3,7 @@
 -- the same tables as the Lua reader's (format/read.lua), its vectors the
 -- decoded table's own; nil for any other skeleton, which the Lua reader
 -- then reads and words.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local core = require "anim.core"
 local H = require "spec.helper"

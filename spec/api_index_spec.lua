@@ -1,6 +1,7 @@
 -- docs/api.md opens with a quick reference (issue 37): every function of
 -- `require "anim"` and every method of its objects, one a line, linked to
 -- its section (spec/docs_refs_spec.lua checks that the links land).
+require("anim.base.luajit").no_traversal_traces()
 local H = require "spec.helper"
 local anim = require "anim"
 

@@ -3,6 +3,7 @@
 -- hand in that shape: frames as a hash and as an array, per-frame
 -- durations, tags in every direction, with and without repeat) into clips
 -- whose `frame` property plays as Aseprite plays the tag.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local H = require "spec.helper"
 

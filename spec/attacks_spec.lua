@@ -4,6 +4,7 @@
 -- names the limit, in well under half a second, and memory stays bounded.
 -- (Defect 1, finalizers by hand, is spec/finalized_spec.lua; the XML
 -- importer's, spec/xml_spec.lua.)
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local H = require "spec.helper"
 local compat = require "anim.base.compat"

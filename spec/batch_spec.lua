@@ -2,6 +2,7 @@
 -- on each animator of the list in order, except that the callbacks are
 -- delivered after all are updated (animator by animator, in list order);
 -- bad arguments change nothing; a frame allocates nothing.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local H = require "spec.helper"
 local compat = require "anim.base.compat"

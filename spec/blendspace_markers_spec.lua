@@ -7,6 +7,7 @@
 -- point with a weight.  "none": no point (the track's own looped, stopped,
 -- ended still do).  Markers, events, sounds and plays alike; the mode is
 -- saved with the space in animator:state().
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local H = require "spec.helper"
 

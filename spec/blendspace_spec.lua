@@ -3,6 +3,7 @@
 -- triangulation, points on one circle split from the lowest index, the
 -- nearest hull point outside), synced and free clocks, the pose, the
 -- timed items of the points, track.at, and every message.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 
 local function near(a, b, tol) return math.abs(a - b) <= (tol or 1e-12) end

@@ -12,6 +12,7 @@
 -- positions in blocks (pixels / 16).  Bedrock files and .bbmodel files
 -- before format 5.0 store position x and rotation x, y with the opposite
 -- sign, so those change sign on import.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local core = require "anim.core"
 local cjson = require "cjson"

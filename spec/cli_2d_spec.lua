@@ -2,6 +2,7 @@
 -- convert of DragonBones files (spec/fixtures/dragonbones: our own
 -- skeleton, its atlas beside it), run as a subprocess as spec/cli_spec.lua
 -- runs the command.
+require("anim.base.luajit").no_traversal_traces()
 local H = require "spec.helper"
 local anim = require "anim"
 

@@ -2,6 +2,7 @@
 -- subprocess, from another directory and without LUA_PATH, as a user runs
 -- it from the checkout; exit statuses, output, files written, and the
 -- SVG pictures parsed with expat.
+require("anim.base.luajit").no_traversal_traces()
 local H = require "spec.helper"
 local anim = require "anim"
 local compat = require "anim.base.compat"

@@ -1,6 +1,7 @@
 -- Clip metadata as Lua sees it (issue 2, SEMANTICS 5): scalar fields,
 -- joint names, timed items with their defaults, editor-only and unknown
 -- fields kept, the skeleton checked, and clips read-only.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local core = require "anim.core"
 local H = require "spec.helper"

@@ -2,6 +2,7 @@
 -- the binding exports it as the read-only anim.core.codes, and the Lua side
 -- takes its numbers from lua/anim/base/codes.lua.  This reads codes.h as
 -- text and checks that Lua sees exactly its names and numbers.
+require("anim.base.luajit").no_traversal_traces()
 local H = require "spec.helper"
 local core = require "anim.core"
 local codes = require "anim.base.codes"

@@ -5,6 +5,7 @@
 -- key time, halfway between and at random times), stored quantised in
 -- the core; everything else of the clip as it was.  The .animc file:
 -- spec/animc_spec.lua.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local H = require "spec.helper"
 local D = require "spec.dense_clips"

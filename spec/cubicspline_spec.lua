@@ -1,6 +1,7 @@
 -- The cubicspline interpolation (this module's extension of .anim, glTF's
 -- CUBICSPLINE): a Hermite spline through the keys with their in- and
 -- out-tangents scaled by the segment's length; quaternions made unit.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local H = require "spec.helper"
 

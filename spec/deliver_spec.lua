@@ -6,6 +6,7 @@
 -- coroutine ("the Lua side" below) each goes through the `call` handler,
 -- in a coroutine of its own.  Both must call the same callbacks, in the
 -- same order, with the same arguments, and raise the same first error.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local H = require "spec.helper"
 local core = require "anim.core"

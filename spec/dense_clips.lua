@@ -3,6 +3,7 @@
 -- against another measured from the animator's world transforms: the
 -- specs of keyframe reduction (spec/reduce_spec.lua) and of compressed
 -- clips (spec/compress_spec.lua).
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local H = require "spec.helper"
 

@@ -7,6 +7,7 @@
 -- (animator:world2d: the 2D stage plays DragonBones' inherit flags and IK
 -- solver, csrc/core/dragonbones2d.c), every slot's display and colour
 -- (animator:slot) and the draw order (animator:draw_order).
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 
 local M = {}

@@ -2,6 +2,7 @@
 -- round trips of every clip the suite can load, the version 1 conversion,
 -- the number and string writer, the layout, options, errors, and atomic
 -- saving.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 -- anim.clip keeping the fields the format does not know (strict is its
 -- default): encoding loses nothing of them

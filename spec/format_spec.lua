@@ -8,6 +8,7 @@
 -- what the clip encodes to), as the scanner gives: random channels, well
 -- formed and not, the conformance clips and a channel of every kind the
 -- loading benchmark writes, read by anim.decode and by the checker alone.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local cjson = require "cjson"
 local core = require "anim.core"

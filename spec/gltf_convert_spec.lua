@@ -4,6 +4,7 @@
 -- itself (`anim convert Box.glb -o m.anim` wrote m.animation0.anim); a
 -- file of several, or of one imported and others left out, keeps one file
 -- per animation, its name before .anim.
+require("anim.base.luajit").no_traversal_traces()
 local H = require "spec.helper"
 local anim = require "anim"
 

@@ -1,6 +1,7 @@
 -- anim.export_gltf: clips written as glTF animations, then imported again:
 -- what glTF holds is exact (within 1e-6, the 32-bit floats), what it does
 -- not is baked and listed in approx with the difference measured.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local H = require "spec.helper"
 local cjson = require "cjson"

@@ -4,6 +4,7 @@
 -- each giving nil, "file: json.path: why" (glTF's own 0-based indices, a
 -- byte offset in a .glb), never a Lua error, never a file read outside the
 -- model's folder.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local H = require "spec.helper"
 local cjson = require "cjson"

@@ -6,6 +6,7 @@
 -- (JSON with a data: URI buffer) for KHR_mesh_quantization's types,
 -- primitives of other modes, and files that break the specification's
 -- rules or claim more than their bytes hold.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local H = require "spec.helper"
 local cjson = require "cjson"

@@ -6,6 +6,7 @@
 -- model's other nodes keep their places; export then import is a fixed
 -- point for files of several skins and scenes and of unnamed nodes.  Before,
 -- RecursiveSkeletons gave 10 joints out and 840 back, flat.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local H = require "spec.helper"
 local cjson = require "cjson"

@@ -4,6 +4,7 @@
 -- sampling rules), the names, lengths and warnings its _meta records, the
 -- rigs against the files' nodes, and world transforms against world.json
 -- (three.js's world matrices).
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local H = require "spec.helper"
 local cjson = require "cjson"

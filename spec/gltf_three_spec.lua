@@ -5,6 +5,7 @@
 -- within the 32-bit floats for what is exact and within the measured error
 -- for what was baked.  It needs node and three.js in tools/gltf-ref
 -- (`make gltf-ref` installs them and runs this; `make test-long` too).
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local H = require "spec.helper"
 local cjson = require "cjson"

@@ -4,6 +4,7 @@
 -- description (parameter indices, states per machine, transitions in
 -- evaluation order, conditions as indices and codes), the mix table's
 -- precedence, the warnings of lint and the clip check.
+require("anim.base.luajit").no_traversal_traces()
 local H = require "spec.helper"
 local graph = require "anim.format.graph"
 local json = require "anim.base.json"

@@ -2,6 +2,7 @@
 -- controller starts are made only when something asks for them (a
 -- callback's entry, tracks(), stop(), state(), a detach, a reload), and a
 -- clip's reload reaches the controllers whose graphs play it.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local core = require "anim.core"
 local H = require "spec.helper"

@@ -1,6 +1,7 @@
 -- A state machine's transition and state options (docs/format-reference.md
 -- ".animgraph" and "Playing a graph"): offset, sync, can_self, curve; a
 -- state's speed, speed_parameter and loop.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 
 local rig = anim.rig("player")

@@ -2,6 +2,7 @@
 -- transitions at their exact instants, whatever the frame rate; fades,
 -- interruptions, triggers, callbacks in the update's stream; the
 -- controller's API and its messages.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 
 local rig = anim.rig("player")

@@ -2,6 +2,7 @@
 -- entries some callback listens to (codes.hear), and the Lua side tells it
 -- whenever a registration changes.  core.animator_queued counts what the
 -- last update queued: 0 is no Lua work at all for that update.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local core = require "anim.core"
 local H = require "spec.helper"

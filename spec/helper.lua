@@ -1,7 +1,20 @@
 -- spec/helper.lua: shared by the specs (paths to the repository and to the
 -- shared data laid beside it, and comparisons).
+require("anim.base.luajit").no_traversal_traces()
 local compat = require "anim.base.compat"
 local H = {}
+
+-- luassert's deep comparisons and copies walk tables with next, in every
+-- assert.are.same: on LuaJIT they are kept from the compiler as the
+-- module's own walks are (lua/anim/base/luajit.lua).
+if require("anim.base.luajit").guarded then
+  local ok, util = pcall(require, "luassert.util")
+  if ok and type(util) == "table" then
+    for _, f in pairs(util) do
+      if type(f) == "function" then jit.off(f, true) end -- luacheck: ignore 113
+    end
+  end
+end
 
 local here = debug.getinfo(1, "S").source:match("^@(.*)/spec/helper%.lua$") or "."
 H.root = here

@@ -3,6 +3,7 @@
 -- raise, re-enter, yield, stop everything or drop the last reference --
 -- raises a plain error or is bounded, and never leaves the animator stuck,
 -- corrupt or crashed.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local H = require "spec.helper"
 

@@ -3,6 +3,7 @@
 -- bend directions, softness, stretch), checked by geometry worked here:
 -- where the tip is, how long the bones are, which angles the law of
 -- cosines gives (docs/formats.md, "IK constraints").
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 
 local rad = math.pi / 180

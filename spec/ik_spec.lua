@@ -3,6 +3,7 @@
 -- pole's side, unreachable targets straight toward, weights, softening,
 -- degenerate chains) and aim (forward on the target within 1e-6 rad, up
 -- nearest +y), in creation order after blending, and every message.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local H = require "spec.helper"
 

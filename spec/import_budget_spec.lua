@@ -3,6 +3,7 @@
 -- per file -- keys, animations, bake samples, Molang work -- and a hostile
 -- file is imported or refused within 0.5 s, each refusal a warning that
 -- names the limit and how to raise it.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local cjson = require "cjson"
 local core = require "anim.core"

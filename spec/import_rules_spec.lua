@@ -3,6 +3,7 @@
 -- 4.x/5.x, Animated Java): the two results that used to be wrong, GeckoLib
 -- and Animated Java easings, Animated Java projects, the file shapes that
 -- used to be refused, and the options.  Fixtures are synthetic.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local cjson = require "cjson"
 local core = require "anim.core"

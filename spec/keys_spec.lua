@@ -2,6 +2,7 @@
 -- clip's table keeps placeholders, info.source and anim.encode rebuild
 -- every key as the file wrote it, handles are found by rank, and the core
 -- refuses descriptions that do not hold together.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local core = require "anim.core"
 local cjson = require "cjson"

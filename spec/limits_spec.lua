@@ -4,6 +4,7 @@
 -- anim.set_limits.  No number written in a file sizes an allocation or a
 -- loop beyond them: a file that claims a huge length, count or period is
 -- refused (or bounded), quickly.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local core = require "anim.core"
 local H = require "spec.helper"

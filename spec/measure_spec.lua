@@ -4,6 +4,7 @@
 -- joint's, every error, the keys the reduction keeps; so does the greedy
 -- choice of a channel's keys in C (csrc/core/keyreduce.c); and their
 -- arguments are checked.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local core = require "anim.core"
 local D = require "spec.dense_clips"

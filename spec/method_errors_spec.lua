@@ -5,6 +5,7 @@
 -- wrote a:get(x), a.get(a, x), a[name](a, x) or hoisted the method first
 -- (local get = a.get).  Called by pcall itself, with no line of the
 -- script's in between, the message has no position.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local H = require "spec.helper"
 

@@ -4,6 +4,7 @@
 -- the periods that decide a clip's length, bounded work, and the baking of
 -- expressions of time into keys (anim.import.blockbench.bake) within 0.01 degree or
 -- block.
+require("anim.base.luajit").no_traversal_traces()
 local molang = require "anim.import.blockbench.molang"
 local bake = require "anim.import.blockbench.bake"
 local anim = require "anim"

@@ -4,6 +4,7 @@
 -- animator poses them (docs/format-reference.md, "Posing a joint": T(p0 +
 -- p) R(q0 q) S(s0 s); on an axis whose setup scale is 0, s - 1), for the
 -- specs that compare those with values computed from the format's rules.
+require("anim.base.luajit").no_traversal_traces()
 local M = {}
 
 -- absolute(sample, desc) -> the same table, its joints' channels made local values

@@ -4,6 +4,7 @@
 -- the state's allocator, so its allocations fail too.  Each failure must
 -- raise "not enough memory" -- never crash, leak or leave a half-built
 -- object behind.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local H = require "spec.helper"
 local compat = require "anim.base.compat"

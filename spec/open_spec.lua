@@ -5,6 +5,7 @@
 -- { clips, rigs, warnings, kind }; anim.load on another format's file names
 -- the function to read it with.  On the real files of ../shared/data and
 -- examples/ (fixtures written here are labelled "synthetic").
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local H = require "spec.helper"
 local deepcompare = require("luassert.util").deepcompare

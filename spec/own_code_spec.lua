@@ -5,6 +5,7 @@
 -- needs no importer dependency (LPeg, expat, argparse hidden).  The
 -- LuaRocks tree's setup is spec/install_spec.lua's, LÖVE's
 -- spec/love_dist_spec.lua's.
+require("anim.base.luajit").no_traversal_traces()
 local H = require "spec.helper"
 
 local ROOT = H.popen("cd " .. H.sq(H.root) .. " && pwd"):gsub("\n$", "")

@@ -4,6 +4,7 @@
 -- one, in C (csrc/lua/lua_shown.c), for the messages of both sides.  And
 -- a misspelt name is matched against the known ones in bounded work,
 -- however long both are.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local E = require "anim.base.errors"
 local cjson = require "cjson"

@@ -5,6 +5,7 @@
 -- integer index in range) by a shorter path than the rest
 -- (csrc/lua/lua_pose.c, joint_reader); a name, a float index and
 -- pose_into go the other ways, so comparing them compares the paths.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local H = require "spec.helper"
 local S = require "spec.scenes"

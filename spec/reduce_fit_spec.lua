@@ -5,6 +5,7 @@
 -- its sagitta instead of all of it, and a looser choice of keys holds the
 -- same tolerance.  A circle is the case that shows it: keys on the curve
 -- cannot span more than a set number of samples.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local R = require "anim.export.gltf.reduce"
 local RC = require "anim.export.gltf.reduce_clip"

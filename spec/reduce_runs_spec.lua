@@ -3,6 +3,7 @@
 -- hand-keyed easings, as GeckoLib's files hold) has its runs reduced: the
 -- keys inside a run cut within the bound, every other key and each run's
 -- two ends written as they were.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local H = require "spec.helper"
 local D = require "spec.dense_clips"

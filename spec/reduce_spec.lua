@@ -5,6 +5,7 @@
 -- world transforms composed down the rig (so a parent's error counts in
 -- its children).  Measured here from the animator's world transforms, at
 -- every original key time, halfway between and at random times.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local H = require "spec.helper"
 

@@ -7,6 +7,7 @@
 -- spec/finalized_spec.lua, which runs in a process of its own.)  make
 -- asan runs this spec: a binding index left from the old content reads
 -- outside the new arrays there.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local H = require "spec.helper"
 

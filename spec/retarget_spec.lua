@@ -1,5 +1,6 @@
 -- Retargeting (SEMANTICS 8): retarget maps, name resolution and guessing,
 -- rest-rotation carry-over checked on world transforms, scale, masks.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local H = require "spec.helper"
 

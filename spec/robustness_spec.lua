@@ -2,6 +2,7 @@
 -- randomly damaged clips (as tables and as JSON text), random descriptions
 -- handed straight to the C core, and random sequences of animator calls.
 -- A crash ends the busted process, so every case here is a real check.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local core = require "anim.core"
 local cjson = require "cjson"

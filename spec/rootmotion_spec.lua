@@ -3,6 +3,7 @@
 -- handed out per update by animator:root_motion(), loop-aware (N loops
 -- move N x (end - start) whatever dt is), pingpong and backwards, seeks
 -- moving nothing, blended like the pose.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local H = require "spec.helper"
 local compat = require "anim.base.compat"

@@ -1,5 +1,6 @@
 -- What the runtimes do differently (docs/runtimes.md), checked on the one
 -- the suite runs under: each case states what that runtime does.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local H = require "spec.helper"
 local compat = require "anim.base.compat"

@@ -2,6 +2,7 @@
 -- working is written next to each expectation; the easing and rotation
 -- expectations are computed here with independent formulas (easings.net
 -- verbatim, rotation matrices), not with the module's code.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local H = require "spec.helper"
 

@@ -2,6 +2,7 @@
 -- exactly nil, message with its name and the JSON path; what can be left
 -- out while the rest still plays is a warning naming its path and why.
 -- Every message of the importer is here.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local spine = require "anim.import.spine"
 local cjson = require "cjson"

@@ -5,6 +5,7 @@
 -- relative to the setup pose: added, or multiplied for scale; a bezier's
 -- time and value are cubics of one parameter, solved here by bisection);
 -- the 3.8 and 4.x exports of one animation must sample alike.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local O = require "spec.offsets2d" -- (the clips hold offsets from the setup pose)
 local S = O.sample

@@ -8,6 +8,7 @@
 -- constraint; a mesh's world vertices with its deform offsets through
 -- attach2d; slots and draw order; events and sounds delivered with their
 -- `late`; and the four versions pose alike.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local attach2d = require "anim.runtime.attach2d"
 local H = require "spec.helper"

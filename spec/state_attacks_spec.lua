@@ -5,6 +5,7 @@
 -- the budgets of docs/robustness.md where the work is the core's) and
 -- bounded memory, and a refusal leaves the animator as it was.  (States
 -- the module wrote after play at the extremes: spec/state_spec.lua.)
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local H = require "spec.helper"
 local compat = require "anim.base.compat"

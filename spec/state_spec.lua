@@ -9,6 +9,7 @@
 -- and then updated 200 times with random dts, every number compared with
 -- ==, every callback (names, values, late) in order.  Then each refusal
 -- of a bad state by its message, and the animator untouched after one.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local compat = require "anim.base.compat"
 local cjson = require "cjson"

@@ -7,6 +7,7 @@
 -- Text saved as UTF-16 (Windows' "Unicode") is refused saying so, and so
 -- is a compressed Blockbench file ("<lz>": Blockbench's backups), which
 -- was "not valid XML".
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local H = require "spec.helper"
 

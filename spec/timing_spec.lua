@@ -1,6 +1,7 @@
 -- Timing of markers and track state callbacks (SEMANTICS 7 and 7a): exact
 -- sequences (name, order, count) and `late` within 1e-9.  Every expected
 -- sequence is worked by hand in the comment above it.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local H = require "spec.helper"
 local compat = require "anim.base.compat"

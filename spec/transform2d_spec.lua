@@ -2,6 +2,7 @@
 -- transform copied to the constrained bones (or added, relative), channel
 -- by channel with mixes and offsets (docs/formats.md, "2D skeletons"),
 -- against values worked here from the rules.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 
 local rad = math.pi / 180

@@ -3,6 +3,7 @@
 -- ("2D skeletons"): the local matrix of Spine's JSON format page, each
 -- inherit mode's frame, shear from its property, a rotation key beyond half
 -- a turn; the same bits on one thread and two; a restored animator's.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 
 local rad = math.pi / 180

@@ -9,6 +9,7 @@
 --   SMOOTH_OUT  v0 + D*(1 - cos(pi*s/2))      (sine in: leaves flat)
 -- Rotations are compared as quaternions up to sign; the expected one is
 -- built here from Euler yxz with x = pitch, y = -yaw, z = roll.
+require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local core = require "anim.core"
 local H = require "spec.helper"

@@ -20,8 +20,9 @@
 -- trace that reaches one of them is aborted, so no traversal of the
 -- module's is compiled.  The module's work per frame is in its C core;
 -- these files are read, checked and converted in LuaJIT's interpreter.
--- spec/luajit_spec.lua checks that every such file does it, and that no
--- trace of the module's code holds a compiled traversal.
+-- spec/luajit_spec.lua checks that every such file does it (the specs'
+-- own files too: a compiled loop of spec/helper.lua crashed the same way),
+-- and that no trace of the module's code holds a compiled traversal.
 local M = {}
 
 local jit = rawget(_G, "jit")
