@@ -59,11 +59,14 @@ local function without(t, ...)
 end
 
 -- Times to sample a clip at: a grid from before the start to after the
--- end, every key time of its source, and just beside each.
+-- end, every key time of its source, and just beside each (each time
+-- once: a baked clip's joints share their key times).
 local function sample_times(c, src)
-  local ts, len = {}, c.length
+  local ts, len, seen = {}, c.length, {}
   for i = 0, 160 do ts[#ts + 1] = -1 + i * (len + 2) / 160 end
   local function add(t)
+    if seen[t] then return end
+    seen[t] = true
     ts[#ts + 1] = t
     ts[#ts + 1] = t - 1e-7
     ts[#ts + 1] = t + 1e-7
