@@ -124,22 +124,29 @@ static int read_top(lua_State *L, const unsigned char *p, size_t len, int full, 
   return t->joints != NULL;
 }
 
-/* The joints' names (every joint an empty table: an empty array), at most
- * max; -1 when they are not. */
-static long joint_names(const unsigned char *v, lua_Integer max, anim_lua_name *out, long room) {
-  size_t n, k, o = 5;
+/* How many joints the joints' value at v holds (an object of them, or an
+ * empty array), at most max; -1 when it is neither. */
+static long joint_count(const unsigned char *v, lua_Integer max) {
+  size_t n;
   if (v[0] != ANIM_VE_ARR && v[0] != ANIM_VE_OBJ) return -1;
   n = anim_packed_u32(v + 1);
   if (v[0] == ANIM_VE_ARR) return n == 0 ? 0 : -1;
-  if (n > (size_t)max) return -1;
+  return n > (size_t)max ? -1 : (long)n;
+}
+
+/* The n names of the joints' object at v into out: 0 unless every joint
+ * is an empty table (an empty array). */
+static int joint_names(const unsigned char *v, long n, anim_lua_name *out) {
+  size_t o = 5;
+  long k;
   for (k = 0; k < n; k++) {
     size_t klen = anim_packed_u32(v + o);
     const unsigned char *e = v + o + 4 + klen;
-    if (e[0] != ANIM_VE_ARR || anim_packed_u32(e + 1) != 0) return -1;
-    if ((long)k < room) out[k].s = (const char *)v + o + 4, out[k].len = klen;
+    if (e[0] != ANIM_VE_ARR || anim_packed_u32(e + 1) != 0) return 0;
+    out[k].s = (const char *)v + o + 4, out[k].len = klen;
     o += 4 + klen + 5;
   }
-  return (long)n;
+  return 1;
 }
 
 /* The number of the length's value at v (an i64 >= 0 or an f64). */
@@ -228,12 +235,9 @@ static int animc_plain(lua_State *L) {
   if (anim_animc_split_unchecked(p, len, &parts, &at) || !read_top(L, parts.table, parts.tlen, 2, &t)) return 0;
   if (!anim_animc_crc_ok(p, len) || !anim_lua_animc_scan(&parts, &longest, &deepest)) return 0;
   if (longest > (size_t)max_string || deepest > max_depth) return 0;
-  n = joint_names(t.joints, max, ns, ON_STACK);
-  if (n > ON_STACK) {
-    ns = lua_newuserdatauv(L, sizeof *ns * (size_t)n, 0);
-    joint_names(t.joints, max, ns, n);
-  }
-  if (n < 0) return 0;
+  if ((n = joint_count(t.joints, max)) < 0) return 0;
+  if (n > ON_STACK) ns = lua_newuserdatauv(L, sizeof *ns * (size_t)n, 0);
+  if (!joint_names(t.joints, n, ns)) return 0;
   push_info(L, &t, ns, n);
   info = lua_gettop(L);
   if (t.skeleton) {
