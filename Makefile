@@ -292,7 +292,8 @@ gltf-ref: deps-test gltf-ref-deps
 # under valgrind), the docs' and layers' checks, the installer -- and the
 # threaded specs (make tsan runs them under ThreadSanitizer): make asan
 # runs all of them with the core under ASan and UBSan, and `make
-# memcheck-full` runs every spec file under valgrind.  SPECS=... runs
+# memcheck-full` runs every spec file under valgrind.  Three specs do less
+# under valgrind (ANIM_MEMCHECK; docs/robustness.md says what).  SPECS=... runs
 # some specs only (memcheck, memcheck-full and asan).
 SPECS         ?= spec
 MEMCHECK_SKIP  = encode cli install examples runtimes love doc_examples architecture_doc layers blockbench molang \
