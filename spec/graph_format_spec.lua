@@ -492,6 +492,21 @@ describe(".animgraph: lint", function()
   end)
 end)
 
+describe("anim.graph of a file and no clips", function()
+  it("says where its clips come from: given, or found beside it by library:graph", function()
+    local anim = require "anim"
+    local path = H.root .. "/examples/clips/hero.animgraph"
+    local g, msg = anim.graph(path)
+    assert.is_nil(g)
+    assert.truthy(msg:find("^" .. path:gsub("%p", "%%%0") .. ": 7 clips not found: "), msg)
+    assert.truthy(msg:find(" %(no clips given: pass them, or read the graph with library:graph%)$"), msg)
+    -- (clips given, some missing: the message is the clips')
+    g, msg = anim.graph(path, {})
+    assert.is_nil(g)
+    assert.is_nil(msg:find("no clips given", 1, true))
+  end)
+end)
+
 describe(".animgraph: check_clips", function()
   local desc = assert(graph.decode(base(), NAME))
 

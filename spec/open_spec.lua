@@ -430,6 +430,18 @@ describe("anim.load on another format's file names the function to use", functio
     assert.are.equal(EX .. "goblin.retarget: a retarget map: read it with anim.load_retarget", hint(EX .. "goblin.retarget"))
   end)
 
+  it("a state machine, by its content whatever its name: anim.open says the same", function()
+    local GRAPH = "a state machine (.animgraph): read it with anim.graph, or library:graph to find its clips beside it"
+    assert.are.equal(EX .. "hero.animgraph: " .. GRAPH, hint(EX .. "hero.animgraph"))
+    assert.are.same({ nil, EX .. "hero.animgraph: " .. GRAPH }, { anim.open(EX .. "hero.animgraph") })
+    local dir = H.tmpdir()
+    local path = dir .. "/hero.json"
+    H.write(path, H.read(EX .. "hero.animgraph"))
+    assert.are.equal(path .. ": " .. GRAPH, hint(path))
+    os.remove(path)
+    os.remove(dir)
+  end)
+
   it("a broken .anim file keeps its own message; so does a name that only claims a format", function()
     local dir = H.tmpdir()
     local function with(name, text)

@@ -221,6 +221,8 @@ describe("anim.rig's inverse_binds", function()
     local function try(ibm) return anim.rig { joints = { { name = "a" }, { name = "b", parent = "a" } }, inverse_binds = ibm } end
     local _, err = try { id }
     assert.are.equal("rig: inverse_binds: 2 matrices expected (one a joint), got 1", err)
+    _, err = anim.rig { joints = { { name = "a" } }, inverse_binds = { id, id } }
+    assert.are.equal("rig: inverse_binds: 1 matrix expected (one a joint), got 2", err)
     _, err = try { id, { 1, 2, 3 } }
     assert.are.equal("rig: inverse_binds[2]: a matrix must be an array of 16 numbers (a column-major 4x4), got an array of 3", err)
     _, err = try { id, "m" }

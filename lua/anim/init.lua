@@ -408,6 +408,9 @@ end
 function OPEN.retarget()
   E.fail("", "a retarget map: read it with anim.load_retarget")
 end
+function OPEN.graph()
+  E.fail("", kinds.GRAPH)
+end
 
 -- Spine and DragonBones: the importer's result from the file's text and
 -- its atlas (options.atlas, else the one beside it: kind.atlas_beside),

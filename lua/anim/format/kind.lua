@@ -8,12 +8,13 @@ local json = require "anim.base.json"
 
 local M = {}
 
--- What a file's name suggests: "xml", "retarget", "gltf", "blockbench",
--- "aseprite" or "anim".
+-- What a file's name suggests: "xml", "retarget", "graph", "gltf",
+-- "blockbench", "aseprite" or "anim".
 function M.by_name(path)
   local lower = path:lower()
   if lower:match("%.xml$") then return "xml" end
   if lower:match("%.retarget$") then return "retarget" end
+  if lower:match("%.animgraph$") then return "graph" end
   if lower:match("%.gltf$") or lower:match("%.glb$") then return "gltf" end
   if lower:match("%.bbmodel$") or lower:match("%.json$") or lower:match("%.ajblueprint$") or lower:match("%.ajmodel$") then
     return lower:match("%.aseprite%.json$") and "aseprite" or "blockbench"
@@ -61,6 +62,8 @@ local function json_kind(path, doc)
   end
   if list(doc.armature) then return "dragonbones" end
   if list(doc.SubTexture) and not E.absent(doc.imagePath) then return "dragonbones", "texture" end
+  -- a state machine (.animgraph, docs/format-reference.md): layers of states
+  if list(doc.layers) and E.absent(doc.joints) and E.absent(doc.keyframes) then return "graph" end
   if not E.absent(doc.joints) or not E.absent(doc.keyframes) or not E.absent(doc.version) then
     return M.by_name(path) == "retarget" and "retarget" or "anim"
   end
@@ -72,7 +75,7 @@ end
 -- or animation_controllers), or a project with meta, outliner and
 -- animations, is Blockbench or Bedrock; frames without joints an Aseprite
 -- sheet; joints of names a retarget map; an asset with a version glTF;
--- joints, keyframes or a version .anim.  Only when the content says none
+-- a list of layers a state machine; joints, keyframes or a version .anim.  Only when the content says none
 -- of these (an empty object, text that is not JSON) does the name decide.
 -- Returns the kind, whether the content told it, and for Blockbench which
 -- of its files ("model" or "bedrock").
@@ -97,10 +100,13 @@ end
 
 -- Which function of the module reads each kind, and the file as a message
 -- names it.
+-- (A state machine is no clip file: anim.graph or library:graph reads it,
+-- with the clips it plays; M.GRAPH says so.)
 M.IMPORTER = { xml = "import_xml", blockbench = "import_blockbench", gltf = "import_gltf", aseprite = "import_aseprite",
   retarget = "load_retarget", anim = "load", spine = "import_spine", dragonbones = "import_dragonbones" }
 M.FORMAT_NAME = { xml = "legacy XML", blockbench = "Blockbench", gltf = "glTF", aseprite = "Aseprite",
-  retarget = "retarget map", anim = ".anim", spine = "Spine", dragonbones = "DragonBones" }
+  retarget = "retarget map", anim = ".anim", spine = "Spine", dragonbones = "DragonBones", graph = "state machine" }
+M.GRAPH = "a state machine (.animgraph): read it with anim.graph, or library:graph to find its clips beside it"
 local WHAT = { xml = "a legacy XML animation", gltf = "a glTF asset", aseprite = "an Aseprite sprite sheet's JSON",
   retarget = "a retarget map", model = "a Blockbench model", bedrock = "a Bedrock animation file",
   spine = "a Spine skeleton (JSON export)", dragonbones = "a DragonBones skeleton",
@@ -124,6 +130,7 @@ function M.hint(name, path, text)
   local kind, by_content, which = M.of(path, text)
   if not by_content or kind == "anim" or (kind == "retarget" and M.by_name(path) ~= "retarget") then return nil end
   if which == "texture" then return string.format("%s: %s", E.shown(name), WHAT.texture) end
+  if kind == "graph" then return string.format("%s: %s", E.shown(name), M.GRAPH) end
   return string.format("%s: %s: read it with anim.%s%s", E.shown(name), WHAT[which or kind], M.IMPORTER[kind],
     kind == "retarget" and "" or " or anim.open")
 end

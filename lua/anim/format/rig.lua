@@ -103,7 +103,7 @@ end
 function M.inverse_binds(list, n)
   E.array(list, "inverse_binds", "inverse_binds")
   if #list ~= n then
-    fail("inverse_binds", "%d matrices expected (one a joint), got %d", n, #list)
+    fail("inverse_binds", "%d %s expected (one a joint), got %d", n, n == 1 and "matrix" or "matrices", #list)
   end
   for i, m in ipairs(list) do
     if not format.plain_vec(m, 16) then

@@ -55,6 +55,8 @@ local function resolve(desc, clips)
     byteorder.sort(known)
     return known
   end)() or nil)
+  -- (no clips given: where they come from)
+  if msg and clips == nil then msg = msg .. " (no clips given: pass them, or read the graph with library:graph)" end
   if msg then return nil, msg end
   return get
 end

@@ -179,6 +179,7 @@ local function read_clips(path)
     if not c then return nil, err end
     return { { clip = c } }, unknown_fields(path, text, "clip")
   end
+  if kind == "graph" then return nil, string.format("%s: %s", shown(path), kinds.GRAPH) end
   if kind == "retarget" then
     local m, err = anim.load_retarget(path)
     if not m then return nil, err end
