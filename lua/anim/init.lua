@@ -201,6 +201,18 @@ function anim.import_spine(json_path, atlas_path)
   return with_skeletons(json_path:match("[^/\\]*$"), require("anim.import.spine").import(json_path, atlas_path))
 end
 
+-- anim.decode_spine(json_text [, name [, atlas_text [, atlas_name]]]) -> as
+-- import_spine, from texts (a game reads them through love.filesystem, which
+-- a fused .love archive needs)
+function anim.decode_spine(text, name, atlas_text, atlas_name)
+  check_arg(text, "string", 1, "decode_spine")
+  check_arg(name, "string", 2, "decode_spine", true)
+  check_arg(atlas_text, "string", 3, "decode_spine", true)
+  check_arg(atlas_name, "string", 4, "decode_spine", true)
+  name = name or "spine"
+  return with_skeletons(name, require("anim.import.spine").decode_text(text, name, atlas_text, atlas_name or "atlas"))
+end
+
 -- glTF's options root (a folder) and loop (the clips' loop mode), argument 2
 -- of fname.
 local function gltf_option(k, v, fname)
