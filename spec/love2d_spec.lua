@@ -1,6 +1,6 @@
 -- The 2D LÖVE example (examples/love2d/, issue 40): a Spine character of
 -- our own (examples/love2d/hero/, tools/make-love2d-hero.lua) read by
--- anim.import_spine, run by a state machine, drawn by anim.love.  Tagged
+-- anim.decode_spine, run by a state machine, drawn by anim.love.  Tagged
 -- long (make love2d-test and make test-long run it): the example in a real
 -- LÖVE 11 under Xvfb in its check mode, four shots (idle aiming up right,
 -- walking, waving, the gold skin aiming down left).  The checks: the

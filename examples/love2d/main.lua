@@ -2,7 +2,8 @@
 -- LÖVE 11 (`make love2d`).
 --
 -- The hero (hero/: a Spine 4.1 JSON export, its atlas and page, made by
--- tools/make-love2d-hero.lua) read by anim.import_spine, played by one
+-- tools/make-love2d-hero.lua) read by anim.decode_spine through
+-- love.filesystem (so it also reads them from a fused .love), played by one
 -- animator under a state machine (idle, walk, wave) and drawn by anim.love
 -- (one mesh per atlas page, filled in C each frame).  Its right arm aims
 -- at the mouse: a two-bone IK constraint whose target bone follows the
@@ -27,7 +28,6 @@ local anim = require "anim"
 local draw2d = require "anim.love"
 
 local test_dir = os.getenv("ANIM_LOVE2D_TEST")
-local HERE = love.filesystem.getSource()
 
 local log = {}
 local function say(fmt, ...)
@@ -58,7 +58,8 @@ local GRAPH = {
 }
 
 function love.load()
-  local result = assert(anim.import_spine(HERE .. "/hero/hero.json", HERE .. "/hero/hero.atlas"))
+  local result = assert(anim.decode_spine(love.filesystem.read("hero/hero.json"), "hero/hero.json",
+    love.filesystem.read("hero/hero.atlas"), "hero/hero.atlas"))
   for _, w in ipairs(result.warnings or {}) do say("warning: %s", w) end
   images = { ["hero.png"] = love.graphics.newImage("hero/hero.png") }
   hero = anim.animator(result.skeleton)
