@@ -180,8 +180,9 @@ local BOX_TYPES = { [0] = "rectangle", "ellipse", "polygon" }
 function M.count_vertices(A, n, path, what)
   local c = A.count
   if c.vertices + n > limits.current.vertices then
-    fail(path, "too many vertices: the armatures' %s would have %d (at most %d, anim.limits.vertices)", what,
-      c.vertices + n, limits.current.vertices)
+    -- (%s: a count the file gave may be whole but no integer)
+    fail(path, "too many vertices: the armatures' %s would have %s (at most %d, anim.limits.vertices)", what,
+      E.num(c.vertices + n), limits.current.vertices)
   end
   c.vertices = c.vertices + n
 end

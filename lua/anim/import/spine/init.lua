@@ -252,8 +252,9 @@ function M.decode(text, name, atlas)
   local vertices = 0
   function ctx.vertices(n, p, what)
     if vertices + n > limits.current.vertices then
-      fail(p, "too many vertices: the %s would have %d (at most %d, anim.limits.vertices)", what or "attachments",
-        vertices + n, limits.current.vertices)
+      -- (%s: a count the file gave, 1e300 say, is whole but no integer)
+      fail(p, "too many vertices: the %s would have %s (at most %d, anim.limits.vertices)", what or "attachments",
+        E.num(vertices + n), limits.current.vertices)
     end
     vertices = vertices + n
   end
