@@ -154,7 +154,7 @@ describe("anim.import_spine refuses", function()
     -- vertex-count-1e300: the message's %d raised)
     d = base()
     d.skins[1].attachments.b = { box = { type = "boundingbox", vertexCount = 1e300, vertices = { 0, 0, 1, 0 } } }
-    fails(cjson.encode(d):gsub("1e%+300", "1e300"), "x.json: skins[1].attachments.b.box: too many vertices: the attachments"
+    fails(d, "x.json: skins[1].attachments.b.box: too many vertices: the attachments"
       .. " would have 1e+300 (at most " .. anim.limits.vertices .. ", anim.limits.vertices)")
     -- (not the keys' limit any more)
     old = anim.set_limits { keys = 2, vertices = 3 }
