@@ -292,12 +292,12 @@ gltf-ref: deps-test gltf-ref-deps
 # under valgrind), the docs' and layers' checks, the installer -- and the
 # threaded specs (make tsan runs them under ThreadSanitizer): make asan
 # runs all of them with the core under ASan and UBSan, and `make
-# memcheck-full` runs every spec file under valgrind.  Three specs do less
+# memcheck-full` runs every spec file under valgrind.  Six specs do less
 # under valgrind (ANIM_MEMCHECK; docs/robustness.md says what).  SPECS=... runs
 # some specs only (memcheck, memcheck-full and asan).
 SPECS         ?= spec
 MEMCHECK_SKIP  = encode cli install examples runtimes love doc_examples architecture_doc layers blockbench molang \
-                 xml import_rules import_budget realfiles gltf_export gltf_three gltf_roundtrip gltf_convert threads own_code lint_scripts docs_refs api_index cli_pictures unknown_fields messages \
+                 xml import_rules import_budget import_fields realfiles gltf_export gltf_three gltf_roundtrip gltf_convert threads own_code lint_scripts docs_refs api_index cli_pictures unknown_fields messages \
                  graph_format graph_cli spine spine_errors spine_atlas dragonbones dragonbones_errors reduce
 MEMCHECK_SPECS = $(filter-out $(MEMCHECK_SKIP:%=spec/%_spec.lua),$(SPEC_FILES))
 VALGRIND = valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect \

@@ -609,7 +609,7 @@ describe("a finalizer that reloads a clip in the middle of a call", function()
       for i = 1, n do k[i] = { (i - 1) / n, { i, 0, 0 } } end
       return { length = 1, joints = { j2 = { position = k } } }
     end
-    local d = assert(anim.clip(long(200000), "long"))
+    local d = assert(anim.clip(long(H.valgrind and 20000 or 200000), "long"))
     local keys = {}
     ok, keys[1], keys[2] = H.during_finalizer_in(core, "clip_keys", recording(d, long(3), result),
       function() return core.clip_keys(d, 1, 0) end)

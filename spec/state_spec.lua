@@ -11,6 +11,7 @@
 -- of a bad state by its message, and the animator untouched after one.
 require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
+local H = require "spec.helper"
 local compat = require "anim.base.compat"
 local cjson = require "cjson"
 
@@ -223,7 +224,7 @@ describe("animator:state and animator:restore", function()
   end
 
   it("restores the states of play at the extremes and goes on bit for bit (issue 35)", function()
-    for seed = 1, 60 do
+    for seed = 1, H.valgrind and 20 or 60 do
       math.randomseed(3500 + seed)
       local r = math.random
       local pool, named = {}, {}
