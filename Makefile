@@ -298,7 +298,7 @@ gltf-ref: deps-test gltf-ref-deps
 SPECS         ?= spec
 MEMCHECK_SKIP  = encode cli install examples runtimes love doc_examples architecture_doc layers blockbench molang \
                  xml import_rules import_budget import_fields realfiles gltf_export gltf_three gltf_roundtrip gltf_convert threads own_code lint_scripts docs_refs api_index cli_pictures unknown_fields messages \
-                 graph_format graph_cli spine spine_errors spine_atlas dragonbones dragonbones_errors reduce
+                 graph_format graph_cli spine spine_errors spine_atlas dragonbones dragonbones_errors reduce gltf_decode
 MEMCHECK_SPECS = $(filter-out $(MEMCHECK_SKIP:%=spec/%_spec.lua),$(SPEC_FILES))
 VALGRIND = valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect \
            --errors-for-leak-kinds=definite --error-exitcode=99 --keep-debuginfo=yes

@@ -213,14 +213,15 @@ function anim.decode_spine(text, name, atlas_text, atlas_name)
   return with_skeletons(name, require("anim.import.spine").decode_text(text, name, atlas_text, atlas_name or "atlas"))
 end
 
--- glTF's options root (a folder) and loop (the clips' loop mode), argument 2
--- of fname.
-local function gltf_option(k, v, fname)
+-- glTF's options root (a folder) and loop (the clips' loop mode), argument
+-- pos (default 2) of fname.
+local function gltf_option(k, v, fname, pos)
+  pos = pos or 2
   if k == "root" then
-    if type(v) ~= "string" then args.error(2, fname, "option 'root' must be a string, got " .. args.typename(v)) end
+    if type(v) ~= "string" then args.error(pos, fname, "option 'root' must be a string, got " .. args.typename(v)) end
   elseif k == "loop" then
     if not require("anim.import.gltf").LOOPS[v] then
-      args.error(2, fname, "option 'loop' must be once, loop, hold or pingpong, got " ..
+      args.error(pos, fname, "option 'loop' must be once, loop, hold or pingpong, got " ..
         (type(v) == "string" and "'" .. E.shown(v) .. "'" or args.typename(v)))
     end
   end
@@ -245,6 +246,37 @@ function anim.import_gltf(path, options)
     end
   end
   return E.catch(path, gltf.import, path, options)
+end
+
+-- anim.decode_gltf(bytes [, name [, options]]) -> as import_gltf, from the
+-- asset's bytes (a .glb, or a .gltf's JSON: a game reads them through
+-- love.filesystem, which a fused .love archive needs); name (default
+-- "gltf") in messages and the folder of the textures' paths.  options:
+-- loop, meshes, and read (a function(uri) -> bytes | nil, message that
+-- reads the files the buffers name; without it only a .glb's own buffer
+-- and data: URIs are read).
+function anim.decode_gltf(bytes, name, options)
+  check_arg(bytes, "string", 1, "decode_gltf")
+  check_arg(name, "string", 2, "decode_gltf", true)
+  check_arg(options, "table", 3, "decode_gltf", true)
+  local gltf = require "anim.import.gltf"
+  if options then
+    for k, v in pairs(options) do
+      if k == "root" then
+        args.error(3, "decode_gltf", "option 'root' is import_gltf's: the bytes have no folder (options.read reads "
+          .. "the files the buffers name)")
+      elseif k ~= "read" and k ~= "loop" and k ~= "meshes" then
+        args.error(3, "decode_gltf", "unknown option '" .. E.shown(k) .. "' (expected read, loop, meshes)")
+      elseif k == "meshes" and type(v) ~= "boolean" then
+        args.error(3, "decode_gltf", "option 'meshes' must be a boolean, got " .. args.typename(v))
+      elseif k == "read" and type(v) ~= "function" then
+        args.error(3, "decode_gltf", "option 'read' must be a function, got " .. args.typename(v))
+      end
+      gltf_option(k, v, "decode_gltf", 3)
+    end
+  end
+  name = name or "gltf"
+  return E.catch(name, gltf.decode, bytes, name, options)
 end
 
 -- anim.export_gltf(clips [, rig], path [, options]) -> approx | nil, message

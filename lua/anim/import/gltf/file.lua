@@ -118,26 +118,9 @@ local function read_below(ctx, root, real, path, shown)
   return text
 end
 
--- Opens the asset at `path`: returns ctx { doc (the decoded JSON), bin (the
--- .glb's BIN chunk, or nil), ... }.  options.root: the folder buffers may
--- be read from (default: the folder of path).
-function M.open(path, options)
-  local ctx = { spent = 0, buffers = {}, warnings = {}, file = path }
-  if path:find("\0", 1, true) then fail("", "cannot open file: the path holds a NUL byte") end
-  local real, err = core.realpath(path)
-  if not real then fail("", "cannot open file: %s", err) end
-  local rdir = split(real)
-  local text = read_below(ctx, rdir, real, "", nil)
-  -- buffers are relative to the folder of the path as given (as a browser
-  -- resolves them against the URL), confined to it or to options.root
-  ctx.dir = split(path)
-  local root = options and options.root or ctx.dir
-  ctx.root_given = options and options.root ~= nil
-  local rreal, rerr = core.realpath(root)
-  if not rreal then
-    fail("", "cannot open the folder %s: %s", ctx.root_given and "options.root" or "of the file", rerr)
-  end
-  ctx.root = rreal
+-- The document of the asset's bytes `text` into ctx: a .glb's chunks or a
+-- .gltf's JSON, checked to be a glTF 2.0 asset.
+local function parse(ctx, text)
   if text:sub(1, 4) == "glTF" then
     M.read_glb(ctx, text)
   else
@@ -158,6 +141,42 @@ function M.open(path, options)
       type(v) == "string" and string.format("%q", v) or describe(v))
   end
   return ctx
+end
+
+-- Opens the asset at `path`: returns ctx { doc (the decoded JSON), bin (the
+-- .glb's BIN chunk, or nil), ... }.  options.root: the folder buffers may
+-- be read from (default: the folder of path).
+function M.open(path, options)
+  local ctx = { spent = 0, buffers = {}, warnings = {}, file = path }
+  if path:find("\0", 1, true) then fail("", "cannot open file: the path holds a NUL byte") end
+  local real, err = core.realpath(path)
+  if not real then fail("", "cannot open file: %s", err) end
+  local rdir = split(real)
+  local text = read_below(ctx, rdir, real, "", nil)
+  -- buffers are relative to the folder of the path as given (as a browser
+  -- resolves them against the URL), confined to it or to options.root
+  ctx.dir = split(path)
+  local root = options and options.root or ctx.dir
+  ctx.root_given = options and options.root ~= nil
+  local rreal, rerr = core.realpath(root)
+  if not rreal then
+    fail("", "cannot open the folder %s: %s", ctx.root_given and "options.root" or "of the file", rerr)
+  end
+  ctx.root = rreal
+  return parse(ctx, text)
+end
+
+-- The asset of the bytes `text` (a .gltf's JSON or a .glb), `name` in
+-- messages and the folder of its textures' paths (anim.decode_gltf: a game
+-- reads it through love.filesystem, which a fused .love archive needs).  A
+-- buffer in a file is read by read(uri) -> bytes | nil, message (the uri
+-- percent-decoded, as the file names it); with no read, such a buffer is
+-- refused, naming its file.  No file is opened here.
+function M.open_text(text, name, read)
+  local ctx = { spent = 0, buffers = {}, warnings = {}, file = name, read = read or false }
+  spend(ctx, #text, "")
+  ctx.dir = split(name)
+  return parse(ctx, text)
 end
 
 -- JSON text (a .gltf, or a .glb's JSON chunk at byte `where`), after a
@@ -261,8 +280,23 @@ local function file_uri(ctx, uri, path)
     fail(path, "refused: only relative paths and data: URIs are read, not a '%s:' URI", scheme)
   end
   local rel = decode_uri(uri, path)
-  local file = rel:sub(1, 1) == "/" and rel or (ctx.dir == "/" and "/" or ctx.dir .. "/") .. rel
   local shown = string.format("'%s'", library.show(rel))
+  if ctx.read ~= nil then
+    -- (an asset given as bytes: the caller's function reads the file)
+    if not ctx.read then
+      fail(path, "the buffer is the file %s: anim.decode_gltf reads no file itself (options.read can)", shown)
+    end
+    local bytes, err = ctx.read(rel)
+    if type(bytes) ~= "string" then
+      if bytes == nil then
+        fail(path, "cannot read %s: %s", shown, err == nil and "options.read gave nil" or E.shown(tostring(err)))
+      end
+      fail(path, "options.read must give the bytes of %s as a string, got %s", shown, describe(bytes))
+    end
+    spend(ctx, #bytes, path)
+    return bytes
+  end
+  local file = rel:sub(1, 1) == "/" and rel or (ctx.dir == "/" and "/" or ctx.dir .. "/") .. rel
   local real, err = core.realpath(file)
   if not real then fail(path, "cannot open %s: %s", shown, err) end
   return read_below(ctx, ctx.root, real, path, shown)

@@ -607,13 +607,13 @@ end
 
 -- The importer -------------------------------------------------------------------------------
 
-local LOOPS = {}
-for _, l in ipairs(codes.names("loop")) do LOOPS[l] = true end
+M.LOOPS = {}
+for _, l in ipairs(codes.names("loop")) do M.LOOPS[l] = true end
 
--- Raises a failure for bad input; returns the result table.
-function M.import(path, options)
-  local ctx = F.open(path, options)
-  ctx.name = path
+-- The asset of ctx (file.lua's open or open_text), label in messages:
+-- raises a failure for bad input; returns the result table.
+local function import(ctx, label, options)
+  ctx.name = label
   ctx.keys = 0 -- the keys of the file's clips so far (anim.limits.keys bounds them together)
   local doc = ctx.doc
   -- extensions: those it does not know are read past, said once each
@@ -692,5 +692,8 @@ function M.import(path, options)
   return result
 end
 
-M.LOOPS = LOOPS
+-- anim.import_gltf's file at path; anim.decode_gltf's bytes, name in
+-- messages (options.read reads the files its buffers name: F.open_text).
+function M.import(path, options) return import(F.open(path, options), path, options) end
+function M.decode(text, name, options) return import(F.open_text(text, name, options and options.read), name, options) end
 return M
