@@ -1,7 +1,8 @@
 -- fuzz/seeds.lua: writes the committed seed corpora, fuzz/corpus/<target>/.
 -- Run from the checkout, with ../shared beside it (or ANIM_SHARED):
 --   lua5.4 fuzz/seeds.lua
--- decode: the example clips, the retarget map and the XML clip, every third
+-- decode: the example clips, the retarget map, the XML clip and the state
+-- machines (the example's, two of the specs'), every third
 -- clip of the conformance vectors (each a small .anim text), the legacy XML
 -- files and two small Bedrock animation files of ../shared/data.
 -- animator: hand-made programs for fuzz/animator.lua (see its OPS: one byte
@@ -10,9 +11,10 @@
 -- state: scenes for fuzz/state.lua, each saved and its state mutated
 -- (fuzz/state.lua's `program` names its operations and operands).
 -- import: the legacy XML files (first byte 0) and the small Blockbench and
--- Bedrock files (first byte 1) of ../shared/data, and the hostile texts of
+-- Bedrock files (first byte 1) of ../shared/data, the hostile texts of
 -- issue 19 (padded numbers, entities, a Bedrock file of many channels that
--- change fast, a long Molang expression, bezier handles of 1e300).
+-- change fast, a long Molang expression, bezier handles of 1e300), and
+-- glTF files the module writes (first byte 2 or 6).
 -- animc: four example clips, a dense one (at two bounds) and one of plain
 -- fields compressed (anim.compress), as .animc files
 -- (the module from the checkout: LUA_PATH and LUA_CPATH as for the specs).
@@ -59,6 +61,11 @@ end
 for _, name in ipairs { "race_car", "bat" } do
   write("fuzz/corpus/decode/bedrock-" .. name .. ".animation.json",
     read(shared .. "/data/blockbench/geckolib/1.20.4/" .. name .. ".animation.json"))
+end
+-- (state machines: fuzz/decode.lua gives every input to anim.graph too)
+write("fuzz/corpus/decode/graph-example-hero.animgraph", read("examples/clips/hero.animgraph"))
+for _, name in ipairs { "hero", "nested" } do
+  write("fuzz/corpus/decode/graph-" .. name .. ".animgraph", read("spec/data/graphs/" .. name .. ".animgraph"))
 end
 
 -- animator ---------------------------------------------------------------------------
@@ -241,6 +248,40 @@ write("fuzz/corpus/import/hostile-entities.xml", "\0" .. hostile.entities(4) .. 
 write("fuzz/corpus/import/hostile-keys.animation.json", "\1" .. hostile.bedrock(24, 100, "math.sin(q.anim_time*2292)*20"))
 write("fuzz/corpus/import/hostile-molang.animation.json", "\1" .. hostile.bedrock(3, 100, hostile.molang_terms()))
 write("fuzz/corpus/import/hostile-handles.bbmodel", "\1" .. hostile.bezier_bbmodel())
+-- glTF (first byte 2, 6 with meshes): the module's own files -- the
+-- critter example, walk.anim exported as .glb and as .gltf, and that
+-- .gltf with its buffer in a file (the bytes after fuzz/import.lua's SEP)
+do
+  local anim = require "anim"
+  local SEP = require("fuzz.import").SEP
+  write("fuzz/corpus/import/gltf-critter.gltf", "\6" .. read("examples/clips/critter.gltf"))
+  local tmp = os.tmpname()
+  local walk = assert(anim.load("examples/clips/walk.anim"))
+  for _, ext in ipairs { "glb", "gltf" } do
+    assert(anim.export_gltf(walk, tmp .. "." .. ext))
+    write("fuzz/corpus/import/gltf-walk." .. ext, "\2" .. read(tmp .. "." .. ext))
+  end
+  local doc = cjson.decode(read(tmp .. ".gltf"))
+  local bin = assert(require("anim.core").base64_decode(doc.buffers[1].uri, #"data:application/octet-stream;base64," + 1))
+  doc.buffers[1].uri = "walk.bin"
+  write("fuzz/corpus/import/gltf-walk-file.gltf", "\2" .. cjson.encode(doc) .. SEP .. bin)
+  for _, f in ipairs { tmp, tmp .. ".glb", tmp .. ".gltf" } do os.remove(f) end
+  -- a skinned triangle (positions, 8-bit joints, weights, 16-bit indices),
+  -- for the meshes' reading
+  local b = string.pack("<fffffffff", 0, 0, 0, 1, 0, 0, 0, 1, 0) .. string.pack("<BBBBBBBBBBBB", 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0) .. string.pack("<ffffffffffff", 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0) .. string.pack("<HHHH", 0, 1, 2, 0)
+  local tri = { asset = { version = "2.0" }, scene = 0, scenes = { { nodes = { 0, 1 } } },
+    nodes = { { name = "bone" }, { name = "body", mesh = 0, skin = 0 } }, skins = { { joints = { 0 } } },
+    meshes = { { primitives = { { attributes = { POSITION = 0, JOINTS_0 = 1, WEIGHTS_0 = 2 }, indices = 3 } } } },
+    buffers = { { byteLength = #b, uri = "data:application/octet-stream;base64," .. require("anim.core").base64_encode(b) } },
+    bufferViews = { { buffer = 0, byteLength = 36 }, { buffer = 0, byteOffset = 36, byteLength = 12 },
+      { buffer = 0, byteOffset = 48, byteLength = 48 }, { buffer = 0, byteOffset = 96, byteLength = 6 } },
+    accessors = { { bufferView = 0, componentType = 5126, count = 3, type = "VEC3", min = { 0, 0, 0 }, max = { 1, 1, 0 } },
+      { bufferView = 1, componentType = 5121, count = 3, type = "VEC4" },
+      { bufferView = 2, componentType = 5126, count = 3, type = "VEC4" },
+      { bufferView = 3, componentType = 5123, count = 3, type = "SCALAR" } } }
+  write("fuzz/corpus/import/gltf-triangle.gltf", "\6" .. cjson.encode(tri))
+end
 
 -- spine, atlas, dragonbones -------------------------------------------------------------
 local SP, DB = "spec/fixtures/spine/", "spec/fixtures/dragonbones/"
