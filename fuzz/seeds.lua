@@ -252,8 +252,8 @@ write("fuzz/corpus/import/hostile-handles.bbmodel", "\1" .. hostile.bezier_bbmod
 -- critter example, walk.anim exported as .glb and as .gltf, and that
 -- .gltf with its buffer in a file (the bytes after fuzz/import.lua's SEP)
 do
-  local anim = require "anim"
-  local SEP = require("fuzz.import").SEP
+  local anim, core = require "anim", require "anim.core"
+  local SEP, DATA = require("fuzz.import").SEP, "data:application/octet-stream;base64,"
   write("fuzz/corpus/import/gltf-critter.gltf", "\6" .. read("examples/clips/critter.gltf"))
   local tmp = os.tmpname()
   local walk = assert(anim.load("examples/clips/walk.anim"))
@@ -262,7 +262,7 @@ do
     write("fuzz/corpus/import/gltf-walk." .. ext, "\2" .. read(tmp .. "." .. ext))
   end
   local doc = cjson.decode(read(tmp .. ".gltf"))
-  local bin = assert(require("anim.core").base64_decode(doc.buffers[1].uri, #"data:application/octet-stream;base64," + 1))
+  local bin = assert(core.base64_decode(doc.buffers[1].uri, #DATA + 1))
   doc.buffers[1].uri = "walk.bin"
   write("fuzz/corpus/import/gltf-walk-file.gltf", "\2" .. cjson.encode(doc) .. SEP .. bin)
   for _, f in ipairs { tmp, tmp .. ".glb", tmp .. ".gltf" } do os.remove(f) end
@@ -273,7 +273,7 @@ do
   local tri = { asset = { version = "2.0" }, scene = 0, scenes = { { nodes = { 0, 1 } } },
     nodes = { { name = "bone" }, { name = "body", mesh = 0, skin = 0 } }, skins = { { joints = { 0 } } },
     meshes = { { primitives = { { attributes = { POSITION = 0, JOINTS_0 = 1, WEIGHTS_0 = 2 }, indices = 3 } } } },
-    buffers = { { byteLength = #b, uri = "data:application/octet-stream;base64," .. require("anim.core").base64_encode(b) } },
+    buffers = { { byteLength = #b, uri = DATA .. core.base64_encode(b) } },
     bufferViews = { { buffer = 0, byteLength = 36 }, { buffer = 0, byteOffset = 36, byteLength = 12 },
       { buffer = 0, byteOffset = 48, byteLength = 48 }, { buffer = 0, byteOffset = 96, byteLength = 6 } },
     accessors = { { bufferView = 0, componentType = 5126, count = 3, type = "VEC3", min = { 0, 0, 0 }, max = { 1, 1, 0 } },

@@ -151,8 +151,7 @@ describe("anim.decode_gltf", function()
     assert.truthy(refused("{}", {}):find("bad argument #2 to 'decode_gltf' (string expected, got table)", 1, true))
     assert.truthy(refused("{}", "x", 1):find("bad argument #3 to 'decode_gltf' (table expected, got number)", 1, true))
     local e = refused("{}", "x", { raed = print })
-    assert.truthy(e:find("bad argument #3 to 'decode_gltf' (unknown option 'raed' (expected read, loop, meshes))", 1,
-      true), e)
+    assert.truthy(e:find("bad argument #3 to 'decode_gltf' (unknown option 'raed'; did you mean 'read'?)", 1, true), e)
     e = refused("{}", "x", { root = "." })
     assert.truthy(e:find("option 'root' is import_gltf's: the bytes have no folder (options.read reads the files "
       .. "the buffers name)", 1, true), e)

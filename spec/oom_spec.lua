@@ -79,8 +79,7 @@ describe("out of memory", function()
   -- the scenario makes (points); returns how many runs failed
   local function sweep(persist, total, ref_seen, ref_time, scen)
     local failures, base = 0, nil
-    local tried = points(total + 5)
-    for _, n in ipairs(tried) do
+    for _, n in ipairs(points(total + 5)) do
       local host = anim.animator(rig)
       local _, ok, seen, time = fa.pcall(n, persist, scen, host)
       if ok then

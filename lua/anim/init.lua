@@ -213,8 +213,9 @@ function anim.decode_spine(text, name, atlas_text, atlas_name)
   return with_skeletons(name, require("anim.import.spine").decode_text(text, name, atlas_text, atlas_name or "atlas"))
 end
 
--- glTF's options root (a folder) and loop (the clips' loop mode), argument
--- pos (default 2) of fname.
+-- glTF's options root (a folder), loop (the clips' loop mode), meshes (a
+-- boolean) and read (decode_gltf's function), argument pos (default 2) of
+-- fname.
 local function gltf_option(k, v, fname, pos)
   pos = pos or 2
   if k == "root" then
@@ -224,6 +225,10 @@ local function gltf_option(k, v, fname, pos)
       args.error(pos, fname, "option 'loop' must be once, loop, hold or pingpong, got " ..
         (type(v) == "string" and "'" .. E.shown(v) .. "'" or args.typename(v)))
     end
+  elseif k == "meshes" and type(v) ~= "boolean" then
+    args.error(pos, fname, "option 'meshes' must be a boolean, got " .. args.typename(v))
+  elseif k == "read" and type(v) ~= "function" then
+    args.error(pos, fname, "option 'read' must be a function, got " .. args.typename(v))
   end
 end
 
@@ -239,8 +244,6 @@ function anim.import_gltf(path, options)
     for k, v in pairs(options) do
       if k ~= "root" and k ~= "loop" and k ~= "meshes" then
         args.error(2, "import_gltf", "unknown option '" .. E.shown(k) .. "' (expected root, loop, meshes)")
-      elseif k == "meshes" and type(v) ~= "boolean" then
-        args.error(2, "import_gltf", "option 'meshes' must be a boolean, got " .. args.typename(v))
       end
       gltf_option(k, v, "import_gltf")
     end
@@ -255,24 +258,20 @@ end
 -- loop, meshes, and read (a function(uri) -> bytes | nil, message that
 -- reads the files the buffers name; without it only a .glb's own buffer
 -- and data: URIs are read).
+local DECODE_GLTF_OPTIONS = args.names { "read", "loop", "meshes" }
 function anim.decode_gltf(bytes, name, options)
   check_arg(bytes, "string", 1, "decode_gltf")
   check_arg(name, "string", 2, "decode_gltf", true)
   check_arg(options, "table", 3, "decode_gltf", true)
   local gltf = require "anim.import.gltf"
   if options then
-    for k, v in pairs(options) do
-      if k == "root" then
-        args.error(3, "decode_gltf", "option 'root' is import_gltf's: the bytes have no folder (options.read reads "
-          .. "the files the buffers name)")
-      elseif k ~= "read" and k ~= "loop" and k ~= "meshes" then
-        args.error(3, "decode_gltf", "unknown option '" .. E.shown(k) .. "' (expected read, loop, meshes)")
-      elseif k == "meshes" and type(v) ~= "boolean" then
-        args.error(3, "decode_gltf", "option 'meshes' must be a boolean, got " .. args.typename(v))
-      elseif k == "read" and type(v) ~= "function" then
-        args.error(3, "decode_gltf", "option 'read' must be a function, got " .. args.typename(v))
-      end
-      gltf_option(k, v, "decode_gltf", 3)
+    if rawget(options, "root") ~= nil then
+      args.error(3, "decode_gltf", "option 'root' is import_gltf's: the bytes have no folder (options.read reads "
+        .. "the files the buffers name)")
+    end
+    args.options(options, DECODE_GLTF_OPTIONS, 3, "decode_gltf")
+    for _, k in ipairs(DECODE_GLTF_OPTIONS.list) do
+      if options[k] ~= nil then gltf_option(k, options[k], "decode_gltf", 3) end
     end
   end
   name = name or "gltf"
