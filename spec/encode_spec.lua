@@ -726,7 +726,7 @@ describe("encode options", function()
     assert.has_error(function() anim.encode(v3, 3) end, "bad argument #2 to 'encode' (table of options expected, got number)")
     assert.has_error(function() anim.encode(v3, { verison = 3 }) end,
       "bad argument #2 to 'encode' (unknown option 'verison'; did you mean 'version'?)")
-    assert.has_error(function() anim.encode(v3, { zzz = 3 }) end, "bad argument #2 to 'encode' (unknown option 'zzz')")
+    assert.has_error(function() anim.encode(v3, { zzz = 3 }) end, "bad argument #2 to 'encode' (unknown option 'zzz'; the only option is 'version')")
     assert.has_error(function() anim.encode(v3, { version = 2 }) end,
       "bad argument #2 to 'encode' (option 'version' must be 1 or 3, got 2)")
     assert.has_error(function() anim.encode(v3, { version = "3" }) end,

@@ -275,7 +275,13 @@ describe("anim.export_gltf", function()
     assert.has_error(function() anim.export_gltf(c, anim.rig("player"), "x.glb", { fps = 0 }) end,
       "bad argument #4 to 'export_gltf' (option 'fps' must be a number above 0 and at most 10000, got 0)")
     assert.has_error(function() anim.export_gltf(c, "x.glb", { speed = 1 }) end,
-      "bad argument #3 to 'export_gltf' (unknown option 'speed' (expected fps, error, distance or reduce))")
+      "bad argument #3 to 'export_gltf' (unknown option 'speed'; expected one of fps, error, distance, reduce)")
+    assert.has_error(function() anim.export_gltf(c, "x.glb", { distanse = 1 }) end,
+      "bad argument #3 to 'export_gltf' (unknown option 'distanse'; did you mean 'distance'?)")
+    assert.has_error(function() anim.export_gltf(c, "x.glb", { reduce = "no" }) end,
+      "bad argument #3 to 'export_gltf' (option 'reduce' must be a boolean, got string)")
+    assert.has_error(function() anim.export_gltf(c, "x.glb", { error = -1 }) end,
+      "bad argument #3 to 'export_gltf' (option 'error' must be a number above 0, got -1)")
     local r, err = anim.export_gltf(c, dir .. "/big.glb")
     assert.is_nil(r)
     assert.are.equal(dir .. "/big.glb: clip: joint 'a' position: 1e+39 cannot be written as a 32-bit float", err)

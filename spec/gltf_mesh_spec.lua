@@ -158,7 +158,11 @@ describe("glTF meshes of the sample models", function()
     assert.truthy(err:find("option 'meshes' must be a boolean, got number", 1, true), err)
     ok, err = pcall(anim.import_gltf, "x.gltf", { mesh = true })
     assert.is_false(ok)
-    assert.truthy(err:find("unknown option 'mesh' (expected root, loop, meshes)", 1, true), err)
+    assert.truthy(err:find("bad argument #2 to 'import_gltf' (unknown option 'mesh'; did you mean 'meshes'?)", 1, true),
+      err)
+    ok, err = pcall(anim.import_gltf, "x.gltf", { speed = 1 })
+    assert.is_false(ok)
+    assert.truthy(err:find("(unknown option 'speed'; expected one of root, loop, meshes)", 1, true), err)
   end)
 end)
 

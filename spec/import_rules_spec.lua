@@ -408,7 +408,7 @@ describe("options", function()
       assert.has_error(function() anim.decode_blockbench("{}", "f", opts) end, "bad argument #3 to 'decode_blockbench' (" .. msg .. ")")
     end
     bad(5, "table of options expected, got number")
-    bad({ speed = 1 }, "unknown option 'speed'")
+    bad({ speed = 1 }, "unknown option 'speed'; expected one of molang, easings, geckolib, short_steps")
     bad({ easing = "geckolib" }, "unknown option 'easing'; did you mean 'easings'?")
     bad({ easings = "maya" }, "options.easings must be \"blockbench\", \"geckolib\" or \"animated_java\", got maya")
     bad({ geckolib = 2 }, "options.geckolib must be 3, 4 or 5, got 2")

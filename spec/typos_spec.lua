@@ -38,7 +38,8 @@ describe("an options table with a name nobody knows raises, with a suggestion", 
       "bad argument #2 to 'play' (unknown option 'wieght'; did you mean 'weight'?)")
     raises_here(function() a:play(walk, { FADE = 0.5 }) end,
       "bad argument #2 to 'play' (unknown option 'FADE'; did you mean 'fade'?)")
-    raises_here(function() a:play(walk, { loudness = 1 }) end, "bad argument #2 to 'play' (unknown option 'loudness')")
+    raises_here(function() a:play(walk, { loudness = 1 }) end, "bad argument #2 to 'play' (unknown option 'loudness';"
+      .. " expected one of fade, weight, speed, priority, retarget, warn, at, after, loop)")
     raises_here(function() a:play(walk, { 0.5 }) end,
       "bad argument #2 to 'play' (options are named: number is not an option name"
       .. " (the options are fade, weight, speed, priority, retarget, warn, at, after, loop))")

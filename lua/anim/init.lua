@@ -236,16 +236,15 @@ end
 -- (.gltf and .glb; docs/formats.md, glTF).  options: root (the folder
 -- buffers may be read from), loop (the clips' loop mode), meshes (true:
 -- result.meshes, the mesh primitives with their attributes in buffers).
+local IMPORT_GLTF_OPTIONS = args.names { "root", "loop", "meshes" }
 function anim.import_gltf(path, options)
   check_arg(path, "string", 1, "import_gltf")
   check_arg(options, "table", 2, "import_gltf", true)
   local gltf = require "anim.import.gltf"
   if options then
-    for k, v in pairs(options) do
-      if k ~= "root" and k ~= "loop" and k ~= "meshes" then
-        args.error(2, "import_gltf", "unknown option '" .. E.shown(k) .. "' (expected root, loop, meshes)")
-      end
-      gltf_option(k, v, "import_gltf")
+    args.options(options, IMPORT_GLTF_OPTIONS, 2, "import_gltf")
+    for _, k in ipairs(IMPORT_GLTF_OPTIONS.list) do
+      if options[k] ~= nil then gltf_option(k, options[k], "import_gltf") end
     end
   end
   return E.catch(path, gltf.import, path, options)
@@ -278,6 +277,23 @@ function anim.decode_gltf(bytes, name, options)
   return E.catch(name, gltf.decode, bytes, name, options)
 end
 
+-- One option of export_gltf (its name checked already), at argument pos.
+local function export_option(k, v, pos)
+  if k == "reduce" then
+    if type(v) ~= "boolean" then
+      args.error(pos, "export_gltf", "option 'reduce' must be a boolean, got " .. args.typename(v))
+    end
+  elseif k ~= "fps" then
+    if type(v) ~= "number" or not (v > 0 and v < math.huge) then
+      args.error(pos, "export_gltf", "option '" .. k .. "' must be a number above 0, got " ..
+        (type(v) == "number" and tostring(v) or args.typename(v)))
+    end
+  elseif type(v) ~= "number" or not (v > 0 and v <= 10000) then
+    args.error(pos, "export_gltf", "option 'fps' must be a number above 0 and at most 10000, got " ..
+      (type(v) == "number" and tostring(v) or args.typename(v)))
+  end
+end
+
 -- anim.export_gltf(clips [, rig], path [, options]) -> approx | nil, message
 -- clips: a clip or a list of clips; a .gltf (buffer embedded) or .glb by
 -- the path's extension; options.fps: the rate curves glTF cannot hold are
@@ -286,6 +302,7 @@ end
 -- scaled by the rig's extent over 1.7); options.reduce = false writes them
 -- whole.  approx: { { clip, joint, channel, error [, reduced] }, ...,
 -- reduced = { { clip, before, after, error, bound, distance }, ... } }
+local EXPORT_GLTF_OPTIONS = args.names { "fps", "error", "distance", "reduce" }
 function anim.export_gltf(clips, rig, path, options)
   local rigmod = require "anim.format.rig"
   if type(rig) == "string" or (rig == nil and type(path) ~= "string") then
@@ -303,22 +320,9 @@ function anim.export_gltf(clips, rig, path, options)
   end
   check_arg(options, "table", n + 1, "export_gltf", true)
   if options then
-    for k, v in pairs(options) do
-      if k ~= "fps" and k ~= "error" and k ~= "distance" and k ~= "reduce" then
-        args.error(n + 1, "export_gltf", "unknown option '" .. E.shown(k) .. "' (expected fps, error, distance or reduce)")
-      elseif k == "reduce" then
-        if type(v) ~= "boolean" then
-          args.error(n + 1, "export_gltf", "option 'reduce' must be a boolean, got " .. args.typename(v))
-        end
-      elseif k ~= "fps" then
-        if type(v) ~= "number" or not (v > 0 and v < math.huge) then
-          args.error(n + 1, "export_gltf", "option '" .. k .. "' must be a number above 0, got " ..
-            (type(v) == "number" and tostring(v) or args.typename(v)))
-        end
-      elseif type(v) ~= "number" or not (v > 0 and v <= 10000) then
-        args.error(n + 1, "export_gltf", "option 'fps' must be a number above 0 and at most 10000, got " ..
-          (type(v) == "number" and tostring(v) or args.typename(v)))
-      end
+    args.options(options, EXPORT_GLTF_OPTIONS, n + 1, "export_gltf")
+    for _, k in ipairs(EXPORT_GLTF_OPTIONS.list) do
+      if options[k] ~= nil then export_option(k, options[k], n + 1) end
     end
   end
   local list = clips

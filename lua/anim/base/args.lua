@@ -125,7 +125,8 @@ end
 
 -- Checks an options table (nil: no options): a table whose every key is
 -- one of known (from args.names); an unknown one raises "unknown option
--- 'wieght'; did you mean 'weight'?".  Returns the table (or an empty one).
+-- 'wieght'; did you mean 'weight'?" (with no name close to it, "...;
+-- expected one of" the names).  Returns the table (or an empty one).
 function M.options(opts, known, n, fname)
   if opts == nil then return {} end
   if type(opts) ~= "table" then
@@ -143,8 +144,12 @@ function M.options(opts, known, n, fname)
     if not known.set[k] then
       local msg
       if type(k) == "string" then
-        msg = format("unknown option '%s'%s", E.shown(k),
-          #known.list == 0 and format("; '%s' takes no options", fname) or suggest.hint(k, known.list))
+        local hint = #known.list == 0 and format("; '%s' takes no options", fname) or suggest.hint(k, known.list)
+        if hint == "" then
+          hint = #known.list == 1 and format("; the only option is '%s'", known.list[1])
+            or "; expected one of " .. table.concat(known.list, ", ")
+        end
+        msg = format("unknown option '%s'%s", E.shown(k), hint)
       else
         msg = format("options are named: %s is not an option name (the options are %s)", M.typename(k),
           table.concat(known.list, ", "))
