@@ -181,6 +181,67 @@ describe("anim.compress", function()
     end
   end)
 
+  it("keeps a jump between two ticks a jump: at a 32-bit time, and at irregular times", function()
+    local skel = { root = { translation = { 0, 0, 0 } }, arm = { parent = "root", translation = { 0, 1, 0 } } }
+    local rig = assert(anim.rig { joints = { { name = "root" }, { name = "arm", parent = "root", translation = { 0, 1, 0 } } } })
+    local function near(c, cc, t, what)
+      for _, j in ipairs { "root", "arm" } do
+        local a, b = c:sample(t)[j] or {}, cc:sample(t)[j] or {}
+        for k = 1, 3 do
+          local x, y = a.position and a.position[k] or 0, b.position and b.position[k] or 0
+          assert.is_true(math.abs(x - y) < 1e-3, what .. ": " .. j .. " position at " .. t)
+        end
+        local q0 = { 0, 0, 0, 1 }
+        assert.is_true(H.quatdiff(a.rotation or q0, b.rotation or q0) < 1e-2, what .. ": " .. j .. " rotation at " .. t)
+      end
+    end
+    -- a glTF STEP key at 1/3 s as a 32-bit float (0.33333334), the other
+    -- keys on the 30 fps grid: the jump was a line over the tick after
+    -- the grid's (0.25 off inside it, and in the worst figure)
+    local t32 = 0.3333333432674408
+    local c = assert(anim.clip({ version = 3, length = 1, skeleton = skel, joints = {
+      root = { position = { { 0, { 0, 0, 0 }, "step" }, { t32, { 0.5, 0, 0 }, "step" }, { 2 / 3, { 0.5, 0.2, 0 } },
+        { 1, { 0, 0, 0 } } } } } }, "gltf step"))
+    local cc = assert(anim.compress(c, { rig = rig }))
+    local f = cc:compression()
+    assert.is_true(f.worst <= f.error, "worst " .. f.worst)
+    for _, t in ipairs { 0.3, 1 / 3 - 1e-6, t32, t32 + 1e-9, 0.34, 0.35, 0.5, 0.9 } do near(c, cc, t, "32-bit") end
+    -- steps and cuts (two keys at one time) at irregular times, no grid
+    -- holding them: each played from its own time on as the clip plays it,
+    -- from at most one tick (f.tick) before it
+    seed(4177)
+    local pos, rot, t = { { 0, { 0, 0, 0 }, "step" } }, { { 0, { 0, 0, 0 }, "step" } }, 0
+    for i = 1, 12 do
+      t = t + 0.05 + 0.1 * D.random()
+      pos[#pos + 1] = { t, { D.random() - 0.5, D.random(), 0 }, i % 3 == 0 and "linear" or "step" }
+      if i % 3 == 0 then pos[#pos + 1] = { t, { D.random(), 0, 0.5 }, "linear" } end
+      rot[#rot + 1] = { t + 0.02 * D.random(), { 0, 180 * (D.random() - 0.5), 0 }, "step" }
+    end
+    local L = t + 0.1
+    c = assert(anim.clip({ version = 3, length = L, skeleton = skel,
+      joints = { root = { position = pos }, arm = { rotation = rot } } }, "irregular"))
+    cc = assert(anim.compress(c, { rig = rig }))
+    f = cc:compression()
+    assert.is_true(f.worst <= f.error, "worst " .. f.worst)
+    local _, rate = require("anim.core").clip_pack(cc)
+    for _, list in ipairs { pos, rot } do
+      for _, k in ipairs(list) do
+        for _, dt in ipairs { 0, 1e-9, 1e-4, -1.01 / rate, -0.02 } do
+          if k[1] + dt > 0 and k[1] + dt < L then near(c, cc, k[1] + dt, "irregular") end
+        end
+      end
+    end
+    -- (between the keys, 480 times a second: all but the tick before a jump)
+    local jumps = {}
+    for _, list in ipairs { pos, rot } do for _, k in ipairs(list) do jumps[#jumps + 1] = k[1] end end
+    for k = 1, math.floor(L * 480) do
+      local x, skip = k / 480, false
+      for _, tj in ipairs(jumps) do if x < tj and x >= tj - 1 / rate then skip = true end end
+      if not skip then near(c, cc, x, "irregular") end
+    end
+    assert.is_true(f.tick == 1 / rate and f.tick < 3e-5, "tick " .. f.tick)
+  end)
+
   it("plays, blends and retargets like any other clip, near the original", function()
     seed(9)
     local skel, rig = random_rig(6)

@@ -64,12 +64,14 @@ function methods.events(self) return copy(info_of(self).events) end
 function methods.sounds(self) return copy(info_of(self).sounds) end
 function methods.plays(self) return copy(info_of(self).plays) end
 -- clip:compression() -> { bytes_raw, bytes, ratio, worst, p99, error,
--- distance } of a compressed clip (anim.compress), else nil
+-- distance, tick } of a compressed clip (anim.compress), else nil
 function methods.compression(self)
   local f = rawget(info_of(self), "compression")
   if not f then return nil end
   local out = {}
   for k, v in pairs(f) do out[k] = v end
+  local _, rate = core.clip_pack(self)
+  out.tick = 1 / rate -- (the pack's time step: a jump between two plays up to one early)
   return out
 end
 

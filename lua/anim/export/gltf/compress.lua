@@ -32,6 +32,11 @@ local K = require "anim.export.gltf.keys"
 
 local M = {}
 
+-- A jump between two ticks within this many seconds (times max(1, its
+-- time)) before one is moved to it (moved_jumps: a 32-bit time, 0.7 s as
+-- 0.69999999), else to the tick before it; pick_rate takes a grid as the
+-- clip's own only when its jumps are within it of their ticks.
+M.LATE = 1e-6
 M.GRID = 20 -- samples a second at least (then twice as many, while the bound is not held)
 M.MAX_FRAMES = 65536
 M.WIDEN = 3
@@ -98,9 +103,10 @@ end
 -- The fewest ticks a second on which every key time falls (within a
 -- hundredth of a tick: glTF's 32-bit times), as many as 16 bits allow over
 -- the clip at most, and true; or, when some key times fall on no such
--- grid (an importer's keys just before a jump), as many ticks as 16 bits
--- allow over the clip on which the others fall, and false.
-local function pick_rate(times, L)
+-- grid (an importer's keys just before a jump), or a jump (jumps: their
+-- times) is not within M.LATE of a tick, as many ticks as 16 bits allow
+-- over the clip on which the others fall, and false.
+local function pick_rate(times, L, jumps)
   local floor, abs = math.floor, math.abs
   local rate, limit, exact = 1, L > 0 and (M.MAX_FRAMES - 1) / L or 1e6, true
   for _, t in ipairs(times) do
@@ -114,6 +120,11 @@ local function pick_rate(times, L)
       end
       if m > 1000 or rate * m > limit then exact = false else rate = rate * m end
     end
+  end
+  -- (a jump plays at a tick: the clip's own grid only when each jump is
+  -- within M.LATE of one, else as many ticks as 16 bits allow)
+  for _, t in ipairs(exact and jumps or {}) do
+    if abs(t * rate - floor(t * rate + 0.5)) > M.LATE * math.max(1, t) * rate then exact = false end
   end
   if exact then return rate, true end
   return rate * math.max(1, math.floor(limit / rate)), false
@@ -145,6 +156,97 @@ local function sample3(c, cj, t)
   return s[1], { { s[2], s[3], s[4] }, { s[5], s[6], s[7], s[8] }, { s[9], s[10], s[11] } }
 end
 
+-- The times each joint jumps at (a step, a cut: its value at a key time
+-- apart from its value just before), once: { [cj] = { { t, chans } } },
+-- chans[ch] true for the channels that jump.
+local function jumps_of(S, c)
+  local out = {}
+  for cj = 1, S.nj do
+    local list, seen = {}, {}
+    for _, t in ipairs(S.keyt[cj]) do
+      if t > 0 and t <= S.L and not seen[t] then
+        seen[t] = true
+        local e = 1e-9 * math.max(1, t)
+        local _, v = sample3(c, cj, t)
+        local _, l = sample3(c, cj, t - e)
+        local _, l2 = sample3(c, cj, t - 2 * e)
+        local chans, any = {}, false
+        for ch = 1, 3 do
+          if apart(l2[ch], l[ch], v[ch]) then chans[ch], any = true, true end
+        end
+        if any then list[#list + 1] = { t, chans } end
+      end
+    end
+    out[cj] = list
+  end
+  return out
+end
+
+-- The jumps that fall between two ticks at S.rate (a glTF STEP key at a
+-- 32-bit time, a key at an irregular time) moved to a tick: the pack jumps
+-- only at a tick, and a jump between two was a line over the whole tick
+-- (0.25 off inside it).  To the tick before it, so that from the jump's
+-- own time on the clip is as it was; to the tick after it when it is
+-- within M.LATE seconds of that one on the clip's own grid (S.on_grid: a
+-- 32-bit time's rounding).  A jump
+-- at a tick, or within the nanosecond before one, is left to sample_all's
+-- test at the tick (it is part of a moved one at that tick).
+-- { [tick] = { lo, hi (the moved part: from the first of the tick and the
+-- jumps to the last), joints = { [cj] = chans } } }.
+local function moved_jumps(S)
+  local moved, rate, L = {}, S.rate, S.L
+  local function tt(k) return math.min(k / rate, L) end
+  local function put(k, t, cj, chans)
+    local m = moved[k]
+    if not m then m = { lo = tt(k), hi = tt(k), joints = {} }; moved[k] = m end
+    m.lo, m.hi = math.min(m.lo, t), math.max(m.hi, t)
+    local cs = m.joints[cj] or {}
+    m.joints[cj] = cs
+    for ch in pairs(chans) do cs[ch] = true end
+  end
+  local at_tick = {}
+  for cj, list in pairs(S.jumps) do
+    for _, j in ipairs(list) do
+      local t = j[1]
+      local k = math.floor(t * rate)
+      if tt(k + 1) <= t then k = k + 1 elseif tt(k) > t then k = k - 1 end
+      local t1 = tt(k + 1)
+      if tt(k) == t then
+        at_tick[#at_tick + 1] = { k, j, cj }
+      elseif t > t1 - 1e-9 * math.max(1, t1) then
+        at_tick[#at_tick + 1] = { k + 1, j, cj }
+      elseif S.on_grid and t1 - t <= M.LATE * math.max(1, t) and k + 1 <= S.last then
+        put(k + 1, t, cj, j[2])
+      else
+        put(k, t, cj, j[2])
+      end
+    end
+  end
+  for _, a in ipairs(at_tick) do
+    if moved[a[1]] then put(a[1], a[2][1], a[3], a[2][2]) end
+  end
+  return moved
+end
+
+-- The list of times to measure at with none inside a moved jump: a time
+-- from its lo up to its hi measured at hi (the pack has jumped there, the
+-- clip has not yet, or the other way); nil when no jump was moved.
+local function retimer(S)
+  local w = {}
+  for _, m in pairs(S.moved) do w[#w + 1] = { m.lo, m.hi } end
+  if #w == 0 then return nil end
+  table.sort(w, function(a, b) return a[1] < b[1] end)
+  return function(times)
+    local out, j = {}, 1
+    for _, t in ipairs(times) do
+      while w[j] and w[j][2] <= t do j = j + 1 end
+      if w[j] and t >= w[j][1] then t = w[j][2] end
+      if out[#out] ~= t then out[#out + 1] = t end
+    end
+    return out
+  end
+end
+
 -- The ticks joint cj is sampled at: every frame of the grid (S.grid a
 -- second), its keys' times and the quarters of its curves (S.inner), each
 -- to the nearest tick (S.rate a second).
@@ -157,6 +259,7 @@ local function ticks_of(S, cj)
   for g = 0, n do add(math.min(S.last, math.floor(g * S.rate / S.grid + 0.5))) end
   for _, t in ipairs(S.keyt[cj]) do add(math.floor(t * S.rate + 0.5)) end
   for _, t in ipairs(S.inner[cj]) do add(math.floor(t * S.rate + 0.5)) end
+  for k, m in pairs(S.moved) do if m.joints[cj] then add(k) end end
   table.sort(list)
   return list
 end
@@ -171,15 +274,23 @@ local function sample_all(S, c)
   local BIT = { codes.channel.position, codes.channel.rotation, codes.channel.scale }
   for cj = 1, S.nj do
     local ticks = ticks_of(S, cj)
-    local at, left, left2, flags = {}, {}, {}, 0
+    local at, left, left2, high, flags = {}, {}, {}, {}, 0
     for f, k in ipairs(ticks) do
       local t = math.min(k / S.rate, S.L)
       flags, at[f] = sample3(c, cj, t) -- (the flags: the same at every time)
+      local e = 1e-9 * math.max(1, t)
       if f > 1 then
-        local e = 1e-9 * math.max(1, t)
         local _, l = sample3(c, cj, t - e)
         local _, l2 = sample3(c, cj, t - 2 * e)
         left[f], left2[f] = l, l2
+      end
+      -- (jumps moved to this tick: the value just before the first of the
+      -- tick and the jumps, then the value at the last)
+      local m = S.moved[k]
+      if m and m.joints[cj] then
+        local _, h = sample3(c, cj, m.hi)
+        local _, l = sample3(c, cj, m.lo > 0 and m.lo - 1e-9 * math.max(1, m.lo) or 0)
+        high[f] = { h, m.joints[cj], l }
       end
     end
     for ch = 1, 3 do
@@ -187,7 +298,11 @@ local function sample_all(S, c)
         local times, vals, frames, id = {}, {}, {}, true
         for f, k in ipairs(ticks) do
           local v, t = at[f][ch], math.min(k / S.rate, S.L)
-          if f > 1 and apart(left2[f][ch], left[f][ch], v) then
+          local h = high[f]
+          if h and h[2][ch] then
+            times[#times + 1], vals[#vals + 1], frames[#frames + 1] = t, h[3][ch], k
+            v = h[1][ch]
+          elseif f > 1 and apart(left2[f][ch], left[f][ch], v) then
             times[#times + 1], vals[#vals + 1], frames[#frames + 1] = t, left[f][ch], k
           end
           times[#times + 1], vals[#vals + 1], frames[#frames + 1] = t, v, k
@@ -501,14 +616,21 @@ function M.compress(c, options)
   -- the samples: a grid of at least GRID a second (the ticks, when every key
   -- falls on them) and each joint's keys; a grid twice as fine while the
   -- bound is not held (curves between its frames)
-  local kr, exact = pick_rate(times, L)
+  S.jumps = jumps_of(S, c)
+  local jt = {}
+  for _, list in pairs(S.jumps) do for _, j in ipairs(list) do jt[#jt + 1] = j[1] end end
+  local kr, exact = pick_rate(times, L, jt)
+  S.on_grid = exact
   local grid = exact and kr * math.ceil(M.GRID / kr) or M.GRID
   local pack, worst, q99, prev
   for _ = 1, M.RATE_TRIES do
     frames_at(S, grid, exact and grid or kr)
+    S.moved = moved_jumps(S)
+    S.retime = retimer(S)
     S.recs = sample_all(S, c)
     chans_of(S)
     S.mtimes = R.sample_times(#S.chans > 0 and S.chans or { { times = { 0, L } } }, L, false)
+    if S.retime then S.mtimes = S.retime(S.mtimes) end
     local level = M.LEVELS[options.level or "best"]
     -- (no loosening: the pack is measured at every joint's sample times, the
     -- reduction at its subtree's; a looser choice held at the latter strayed
@@ -519,7 +641,7 @@ function M.compress(c, options)
     local held
     for _, st in ipairs(level.starts) do
       S.wide, S.bits, S.exact = {}, {}, {}
-      S.tune = { rounds = level.rounds, start = st, loosen = 0, jumps = false }
+      S.tune = { rounds = level.rounds, start = st, loosen = 0, jumps = false, retime = S.retime }
       local p2, w2, q2, k2 = search(S, L)
       if not pack or (w2 <= S.err and (worst > S.err or #p2 < #pack)) or (worst > S.err and w2 < worst) then
         pack, worst, q99 = p2, w2, q2

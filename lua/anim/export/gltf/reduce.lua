@@ -530,7 +530,9 @@ end
 -- kept is nil (and the second result says why) when measuring would take
 -- more than MAX_WORK joint poses a round (the channels are then written
 -- whole).  tune (optional): { rounds, start, loosen, jumps } in place of
--- ROUNDS, START, LOOSEN and sample_times' jumps (anim.compress's levels).
+-- ROUNDS, START, LOOSEN and sample_times' jumps (anim.compress's levels),
+-- and retime: a function of the list of times measured giving the list
+-- measured instead (anim.compress: none inside a jump it moved).
 function M.reduce(tjoints, channels, localA, apply, L, err, distance, cost, tune)
   tune = tune or {}
   local parent, world, depth, height = shape(tjoints)
@@ -583,6 +585,7 @@ function M.reduce(tjoints, channels, localA, apply, L, err, distance, cost, tune
     local chs = {}
     for k, c in ipairs(groups[r]) do chs[k] = channels[c] end
     local times = M.sample_times(chs, L, tune.jumps)
+    if tune.retime then times = tune.retime(times) end
     -- the joints reduction may move (a channel's joint and those below it),
     -- and their parents, whose frames in the original are kept
     local moved, need = {}, {}
