@@ -94,10 +94,11 @@ describe("anim.compress", function()
     assert.is_true(f.worst <= f.error and f.bytes < 5000, f.bytes .. " bytes, worst " .. f.worst)
   end)
 
-  it("stops making its grid finer when that gains nothing: jumps between two ticks, said, not chased", function()
+  it("stops making its grid finer when two doublings gain little: what is left said, not chased", function()
     -- (seed 7's jumps fall at irregular times, between the 16-bit ticks:
-    -- no grid holds the bound there; the grid was doubled up to the ticks,
-    -- 784,248 bytes in 15 s, for a worst error of 0.56)
+    -- the grid was doubled up to the ticks, 784,248 bytes in 15 s, for a
+    -- worst error of 0.56; with the jumps moved to a tick, 0.0018 is left,
+    -- which each doubling cut by a tenth, up to 621,188 bytes)
     local clip, rig = D.mixed_clip(7, true)
     local cc = assert(anim.compress(clip, { rig = rig, error = 0.001, distance = 0.1, level = "fast" }))
     local f = cc:compression()
@@ -240,6 +241,42 @@ describe("anim.compress", function()
       if not skip then near(c, cc, x, "irregular") end
     end
     assert.is_true(f.tick == 1 / rate and f.tick < 3e-5, "tick " .. f.tick)
+  end)
+
+  it("plays a jump at a tick from its own time on, where time times rate rounds below the tick", function()
+    -- (4.1 s at 30 a second is frame 122.99999999999999: the step at 4.1
+    -- showed the value before it at 4.1 itself)
+    local skel = { root = { translation = { 0, 0, 0 } } }
+    local c = assert(anim.clip({ version = 3, length = 5, skeleton = skel, joints = { root = {
+      position = { { 0, { 0, 0, 0 } }, { 1 / 30, { 0, 0, 0 }, "step" }, { 4.1, { 1, 0, 0 }, "step" }, { 5, { 1, 0, 0 } } } } } },
+      "at 4.1"))
+    local cc = assert(anim.compress(c))
+    assert.is_true(4.1 * 30 < 123)
+    for _, t in ipairs { 4.1 - 1e-6, 4.1, 4.1 + 1e-12 } do
+      assert.are.equal(c:sample(t).root.position[1], cc:sample(t).root.position[1], "at " .. t)
+    end
+    local f = cc:compression()
+    assert.is_true(f.worst <= f.error and f.tick == 1 / 30, "worst " .. f.worst .. ", tick " .. f.tick)
+  end)
+
+  it("samples a curve shorter than the grid's step finer each time the grid is made finer", function()
+    -- (Euler rotations keyed at random: a Catmull-Rom segment of 7 ms
+    -- turning 31 degrees, whose quarters alone left it 0.005 off, and the
+    -- grid's doubling stopped as it gained nothing there)
+    local rot = { { 0.0046, { -25.7, -20.7, 0 }, "linear" }, { 0.1736, { 44.4, -31.2, 0 }, "linear" },
+      { 0.2043, { -39.4, 20.1, 0 }, "linear" }, { 0.3683, { -9.3, -10.3, 0 }, "linear" },
+      { 0.5325, { -20.3, -35.0, 0 }, "catmullrom" }, { 0.5393, { 10.7, -13.6, 0 }, "linear" },
+      { 0.7345, { -12.7, 37.5, 0 }, "step" }, { 0.9395, { 13.5, -41.3, 0 }, "linear" },
+      { 1.0401, { 35.1, 6.4, 0 }, "step" }, { 1.1992, { -27.2, 40.1, 0 }, "linear" },
+      { 1.2381, { 39.6, 22.9, 0 }, "catmullrom" }, { 1.4899, { 6.7, -18.6, 0 }, "linear" },
+      { 1.6206, { 21.7, 39.7, 0 }, "step" }, { 1.6322, { -13.1, 1.3, 0 }, "catmullrom" },
+      { 1.7609, { 2.3, 23.1, 0 }, "step" } }
+    local c = assert(anim.clip({ version = 3, length = 1.9, skeleton = { j1 = { translation = { 0, 0.3, 0 } } },
+      joints = { j1 = { rotation = rot } } }, "short curves"))
+    local rig = assert(anim.rig { joints = { { name = "j1", translation = { 0, 0.3, 0 } },
+      { name = "tip", parent = "j1", translation = { 0, 0.3, 0 } } } })
+    local f = assert(anim.compress(c, { rig = rig, level = "fast" })):compression()
+    assert.is_true(f.worst <= f.error, string.format("worst %g, bound %g", f.worst, f.error))
   end)
 
   it("plays, blends and retargets like any other clip, near the original", function()

@@ -330,7 +330,7 @@ static ANIM_INLINE void pose_chunk(anim_animator *a, int m, int j0, int j1, int 
     v.pkc = t->pkc;
     v.time = t->time;
     v.tw = t->tw;
-    v.frame = t->clip->packed ? t->time * t->clip->packed->rate : 0;
+    v.frame = t->clip->packed ? anim_packed_frame_at(t->clip->packed, t->time) : 0;
     for (j = j0; j < j1; j++) {
       int b = v.byjoint[j];
       chs[i][j - j0] = b < 0 ? 0 : sample_one(&v, b, sv[i][j - j0], zinline);
@@ -423,7 +423,7 @@ static ANIM_INLINE void blend_pose(anim_animator *a, int twod) {
     if (!contributes(t)) continue;
     t->tw = track_weight(t);
     /* (a compressed clip's decoded keys moved on first: packed.h) */
-    if (t->pkc) anim_packed_refresh(t->clip->packed, t->pkc, t->time * t->clip->packed->rate);
+    if (t->pkc) anim_packed_refresh(t->clip->packed, t->pkc, anim_packed_frame_at(t->clip->packed, t->time));
     if (!t->unique || t->clip->blend == ANIM_BLEND_ADDITIVE ||
         (m > 0 && t->priority != a->order[0]->priority) || m == ONE_LEVEL_MAX)
       one_level = 0;

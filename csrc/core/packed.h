@@ -184,6 +184,17 @@ static ANIM_INLINE double anim_pk_frame(const unsigned char *fr, int i) {
   return (double)((unsigned)fr[2 * (size_t)i] | (unsigned)fr[2 * (size_t)i + 1] << 8);
 }
 
+/* The frame of clip time t: t times the rate, or the next frame when t is
+ * within a nanosecond (times t beyond 1 s) before it.  anim.compress puts a
+ * jump of the clip's that close before a frame at that frame
+ * (export/gltf/compress.lua), and t * rate may round a frame's own time to
+ * just below it: so such a jump plays from its own time on, as the
+ * clip's. */
+static ANIM_INLINE double anim_packed_frame_at(const anim_packed *pk, double t) {
+  double f = t * pk->rate, r = floor(f) + 1;
+  return r - f <= 1e-9 * (t > 1 ? t : 1) * pk->rate ? r : f;
+}
+
 /* Whether the segment (or held key) cached as i is the one the fill
  * functions find for f, and then its fraction *u (< 0: a held key): from
  * the channel's frames. */

@@ -421,7 +421,7 @@ int anim_packed_sample(const anim_packed *pk, const anim_pk_joint *jt, double t,
                        unsigned char *cache, double out[11]) {
   static const double id[10] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
   static const int bit[3] = {ANIM_CH_POS, ANIM_CH_ROT, ANIM_CH_SCL}, at[3] = {0, 3, 7};
-  double f = t * pk->rate;
+  double f = anim_packed_frame_at(pk, t);
   int c, ch = 0;
   for (c = 0; c < 3; c++) {
     const anim_pk_ch *k = &jt->ch[c];

@@ -29,14 +29,10 @@ local RC = require "anim.export.gltf.reduce_clip"
 local N = require "anim.export.gltf.nodes"
 local Q = require "anim.export.gltf.compress_quant"
 local K = require "anim.export.gltf.keys"
+local J = require "anim.export.gltf.compress_jumps"
 
 local M = {}
 
--- A jump between two ticks within this many seconds (times max(1, its
--- time)) before one is moved to it (moved_jumps: a 32-bit time, 0.7 s as
--- 0.69999999), else to the tick before it; pick_rate takes a grid as the
--- clip's own only when its jumps are within it of their ticks.
-M.LATE = 1e-6
 M.GRID = 20 -- samples a second at least (then twice as many, while the bound is not held)
 M.MAX_FRAMES = 65536
 M.WIDEN = 3
@@ -52,6 +48,10 @@ M.MIN_BITS, M.FRAC, M.BITS_UP = 4, 0.125, 4
 -- curve between keys -- Animated Java's catmull-rom Euler
 -- channels at a tight bound -- may need thousands a second.
 M.RATE_TRIES = 16
+-- Two doublings of the grid that leave more than this squared of the
+-- worst error gain too little to go on (a curve's falls to about a
+-- quarter a doubling).
+M.GAIN = 0.75
 -- reduce.lua's tightening rounds, and the first tolerances tried (times
 -- the hierarchy's share: the smallest pack within the bound is kept)
 -- (lower: the most measures of the search of bit rates, lower)
@@ -81,9 +81,9 @@ local function check(options)
 end
 
 -- Every key time of the clip's joints (all, and per joint), and the most
--- keys of one channel; per joint, the quarters of its curves (keys.lua's
--- curve_quarters: an easing, a Bezier or Catmull-Rom segment, a step),
--- sampled too.
+-- keys of one channel; per joint, its curved segments { time, length }
+-- (an easing, a Bezier or Catmull-Rom segment, a step), sampled inside too
+-- (ticks_of).
 local function key_times(c, nj)
   local list, per, densest, inner = {}, {}, 0, {}
   for cj = 1, nj do
@@ -93,7 +93,10 @@ local function key_times(c, nj)
       if t then
         if #t > densest then densest = #t end
         for _, x in ipairs(t) do list[#list + 1] = x; per[cj][#per[cj] + 1] = x end
-        K.curve_quarters(t, ie, inner[cj])
+        for i = 1, #t - 1 do
+          local d = t[i + 1] - t[i]
+          if d > 0 and not K.is_line(ie[i]) then inner[cj][#inner[cj] + 1] = { t[i], d } end
+        end
       end
     end
   end
@@ -104,7 +107,7 @@ end
 -- hundredth of a tick: glTF's 32-bit times), as many as 16 bits allow over
 -- the clip at most, and true; or, when some key times fall on no such
 -- grid (an importer's keys just before a jump), or a jump (jumps: their
--- times) is not within M.LATE of a tick, as many ticks as 16 bits allow
+-- times) is not within compress_jumps.LATE of a tick, as many ticks as 16 bits allow
 -- over the clip on which the others fall, and false.
 local function pick_rate(times, L, jumps)
   local floor, abs = math.floor, math.abs
@@ -124,7 +127,7 @@ local function pick_rate(times, L, jumps)
   -- (a jump plays at a tick: the clip's own grid only when each jump is
   -- within M.LATE of one, else as many ticks as 16 bits allow)
   for _, t in ipairs(exact and jumps or {}) do
-    if abs(t * rate - floor(t * rate + 0.5)) > M.LATE * math.max(1, t) * rate then exact = false end
+    if abs(t * rate - floor(t * rate + 0.5)) > J.LATE * math.max(1, t) * rate then exact = false end
   end
   if exact then return rate, true end
   return rate * math.max(1, math.floor(limit / rate)), false
@@ -135,130 +138,23 @@ local function same(a, b)
   return true
 end
 
--- A jump: two values apart by more than this (the left limit at a frame
--- and the value there) get two keys at the frame.
-local JUMP = 1e-6
-
--- x the value just before a tick (e before it), y the value there, w the
--- value 2e before: apart by more than JUMP, and by far more than the curve
--- moves in e (a steep curve is no jump).
-local function apart(w, x, y)
-  for i = 1, #x do
-    local d = math.abs(x[i] - y[i])
-    if d > JUMP and d > 8 * math.abs(w[i] - x[i]) + JUMP then return true end
-  end
-  return false
-end
-
--- One sample of joint cj at t: its flags and the three channels' values.
-local function sample3(c, cj, t)
-  local s = { core.clip_sample_joint(c, cj, t) }
-  return s[1], { { s[2], s[3], s[4] }, { s[5], s[6], s[7], s[8] }, { s[9], s[10], s[11] } }
-end
-
--- The times each joint jumps at (a step, a cut: its value at a key time
--- apart from its value just before), once: { [cj] = { { t, chans } } },
--- chans[ch] true for the channels that jump.
-local function jumps_of(S, c)
-  local out = {}
-  for cj = 1, S.nj do
-    local list, seen = {}, {}
-    for _, t in ipairs(S.keyt[cj]) do
-      if t > 0 and t <= S.L and not seen[t] then
-        seen[t] = true
-        local e = 1e-9 * math.max(1, t)
-        local _, v = sample3(c, cj, t)
-        local _, l = sample3(c, cj, t - e)
-        local _, l2 = sample3(c, cj, t - 2 * e)
-        local chans, any = {}, false
-        for ch = 1, 3 do
-          if apart(l2[ch], l[ch], v[ch]) then chans[ch], any = true, true end
-        end
-        if any then list[#list + 1] = { t, chans } end
-      end
-    end
-    out[cj] = list
-  end
-  return out
-end
-
--- The jumps that fall between two ticks at S.rate (a glTF STEP key at a
--- 32-bit time, a key at an irregular time) moved to a tick: the pack jumps
--- only at a tick, and a jump between two was a line over the whole tick
--- (0.25 off inside it).  To the tick before it, so that from the jump's
--- own time on the clip is as it was; to the tick after it when it is
--- within M.LATE seconds of that one on the clip's own grid (S.on_grid: a
--- 32-bit time's rounding).  A jump
--- at a tick, or within the nanosecond before one, is left to sample_all's
--- test at the tick (it is part of a moved one at that tick).
--- { [tick] = { lo, hi (the moved part: from the first of the tick and the
--- jumps to the last), joints = { [cj] = chans } } }.
-local function moved_jumps(S)
-  local moved, rate, L = {}, S.rate, S.L
-  local function tt(k) return math.min(k / rate, L) end
-  local function put(k, t, cj, chans)
-    local m = moved[k]
-    if not m then m = { lo = tt(k), hi = tt(k), joints = {} }; moved[k] = m end
-    m.lo, m.hi = math.min(m.lo, t), math.max(m.hi, t)
-    local cs = m.joints[cj] or {}
-    m.joints[cj] = cs
-    for ch in pairs(chans) do cs[ch] = true end
-  end
-  local at_tick = {}
-  for cj, list in pairs(S.jumps) do
-    for _, j in ipairs(list) do
-      local t = j[1]
-      local k = math.floor(t * rate)
-      if tt(k + 1) <= t then k = k + 1 elseif tt(k) > t then k = k - 1 end
-      local t1 = tt(k + 1)
-      if tt(k) == t then
-        at_tick[#at_tick + 1] = { k, j, cj }
-      elseif t > t1 - 1e-9 * math.max(1, t1) then
-        at_tick[#at_tick + 1] = { k + 1, j, cj }
-      elseif S.on_grid and t1 - t <= M.LATE * math.max(1, t) and k + 1 <= S.last then
-        put(k + 1, t, cj, j[2])
-      else
-        put(k, t, cj, j[2])
-      end
-    end
-  end
-  for _, a in ipairs(at_tick) do
-    if moved[a[1]] then put(a[1], a[2][1], a[3], a[2][2]) end
-  end
-  return moved
-end
-
--- The list of times to measure at with none inside a moved jump: a time
--- from its lo up to its hi measured at hi (the pack has jumped there, the
--- clip has not yet, or the other way); nil when no jump was moved.
-local function retimer(S)
-  local w = {}
-  for _, m in pairs(S.moved) do w[#w + 1] = { m.lo, m.hi } end
-  if #w == 0 then return nil end
-  table.sort(w, function(a, b) return a[1] < b[1] end)
-  return function(times)
-    local out, j = {}, 1
-    for _, t in ipairs(times) do
-      while w[j] and w[j][2] <= t do j = j + 1 end
-      if w[j] and t >= w[j][1] then t = w[j][2] end
-      if out[#out] ~= t then out[#out + 1] = t end
-    end
-    return out
-  end
-end
-
 -- The ticks joint cj is sampled at: every frame of the grid (S.grid a
--- second), its keys' times and the quarters of its curves (S.inner), each
--- to the nearest tick (S.rate a second).
+-- second), its keys' times and S.parts parts of each of its curved
+-- segments (S.inner: 4, twice as many each time the grid is made finer),
+-- each to the nearest tick (S.rate a second).
 local function ticks_of(S, cj)
   local set, list = {}, {}
   local function add(k)
     if k >= 0 and k <= S.last and not set[k] then set[k] = true; list[#list + 1] = k end
   end
-  local n = math.ceil(S.L * S.grid - 1e-6)
-  for g = 0, n do add(math.min(S.last, math.floor(g * S.rate / S.grid + 0.5))) end
+  for g = 0, math.ceil(S.L * S.grid - 1e-6) do add(math.min(S.last, math.floor(g * S.rate / S.grid + 0.5))) end
   for _, t in ipairs(S.keyt[cj]) do add(math.floor(t * S.rate + 0.5)) end
-  for _, t in ipairs(S.inner[cj]) do add(math.floor(t * S.rate + 0.5)) end
+  -- (each curved segment in S.parts, as many as its ticks at most)
+  for _, sg in ipairs(S.inner[cj]) do
+    local x, d = sg[1], sg[2]
+    local n = math.max(4, math.min(S.parts, math.ceil(d * S.rate)))
+    for q = 1, n - 1 do add(math.floor((x + d * q / n) * S.rate + 0.5)) end
+  end
   for k, m in pairs(S.moved) do if m.joints[cj] then add(k) end end
   table.sort(list)
   return list
@@ -277,19 +173,19 @@ local function sample_all(S, c)
     local at, left, left2, high, flags = {}, {}, {}, {}, 0
     for f, k in ipairs(ticks) do
       local t = math.min(k / S.rate, S.L)
-      flags, at[f] = sample3(c, cj, t) -- (the flags: the same at every time)
+      flags, at[f] = J.sample3(c, cj, t) -- (the flags: the same at every time)
       local e = 1e-9 * math.max(1, t)
       if f > 1 then
-        local _, l = sample3(c, cj, t - e)
-        local _, l2 = sample3(c, cj, t - 2 * e)
+        local _, l = J.sample3(c, cj, t - e)
+        local _, l2 = J.sample3(c, cj, t - 2 * e)
         left[f], left2[f] = l, l2
       end
       -- (jumps moved to this tick: the value just before the first of the
       -- tick and the jumps, then the value at the last)
       local m = S.moved[k]
       if m and m.joints[cj] then
-        local _, h = sample3(c, cj, m.hi)
-        local _, l = sample3(c, cj, m.lo > 0 and m.lo - 1e-9 * math.max(1, m.lo) or 0)
+        local _, h = J.sample3(c, cj, m.hi)
+        local _, l = J.sample3(c, cj, m.lo > 0 and m.lo - 1e-9 * math.max(1, m.lo) or 0)
         high[f] = { h, m.joints[cj], l }
       end
     end
@@ -302,7 +198,7 @@ local function sample_all(S, c)
           if h and h[2][ch] then
             times[#times + 1], vals[#vals + 1], frames[#frames + 1] = t, h[3][ch], k
             v = h[1][ch]
-          elseif f > 1 and apart(left2[f][ch], left[f][ch], v) then
+          elseif f > 1 and J.apart(left2[f][ch], left[f][ch], v) then
             times[#times + 1], vals[#vals + 1], frames[#frames + 1] = t, left[f][ch], k
           end
           times[#times + 1], vals[#vals + 1], frames[#frames + 1] = t, v, k
@@ -616,17 +512,19 @@ function M.compress(c, options)
   -- the samples: a grid of at least GRID a second (the ticks, when every key
   -- falls on them) and each joint's keys; a grid twice as fine while the
   -- bound is not held (curves between its frames)
-  S.jumps = jumps_of(S, c)
+  S.jumps = J.jumps_of(S, c)
   local jt = {}
   for _, list in pairs(S.jumps) do for _, j in ipairs(list) do jt[#jt + 1] = j[1] end end
   local kr, exact = pick_rate(times, L, jt)
   S.on_grid = exact
   local grid = exact and kr * math.ceil(M.GRID / kr) or M.GRID
   local pack, worst, q99, prev
+  local grid0 = grid
   for _ = 1, M.RATE_TRIES do
     frames_at(S, grid, exact and grid or kr)
-    S.moved = moved_jumps(S)
-    S.retime = retimer(S)
+    S.parts = 4 * grid / grid0
+    S.moved = J.moved(S)
+    S.retime = J.retimer(S)
     S.recs = sample_all(S, c)
     chans_of(S)
     S.mtimes = R.sample_times(#S.chans > 0 and S.chans or { { times = { 0, L } } }, L, false)
@@ -660,15 +558,18 @@ function M.compress(c, options)
     if worst <= S.err or (not exact and S.grid >= S.rate) or grid * 2 * L > M.MAX_FRAMES - 1 then
       break
     end
-    -- (a finer grid that gains nothing: what strays is no curve between its
-    -- frames -- a jump between two ticks --, and no grid will hold it; the
-    -- smaller pack kept, where doubling up to the ticks took seconds and
-    -- hundreds of kilobytes)
-    if prev and worst >= 0.99 * prev[2] then
-      pack, worst, q99 = prev[1], prev[2], prev[3]
+    -- (two doublings of the grid that gained little together -- a curve's
+    -- error falls by about 4 each time --: what strays is something no
+    -- grid holds, keys at times no tick falls on in fast motion, and
+    -- doubling up to the ticks took seconds and hundreds of kilobytes: of
+    -- this pack and the one before, measured at this grid's times, the one
+    -- farther within, the smaller at a tie)
+    if prev and prev.before and worst > M.GAIN * M.GAIN * prev.before then
+      local w, errs = measure(S, assert(S.build(prev[1])))
+      if w < worst or (w == worst and #prev[1] < #pack) then pack, worst, q99 = prev[1], w, p99(errs) end
       break
     end
-    prev = { pack, worst, q99 }
+    prev = { pack, worst, q99, before = prev and prev[2] }
     grid = grid * 2
   end
   local animated, seen = 0, {}
