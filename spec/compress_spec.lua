@@ -279,6 +279,28 @@ describe("anim.compress", function()
     assert.is_true(f.worst <= f.error, string.format("worst %g, bound %g", f.worst, f.error))
   end)
 
+  it("refuses values beyond 32-bit floats, naming them, and takes a clip of a microsecond", function()
+    -- (both raised: "byte 87: bad range", "pack description: bad rate or
+    -- frame count")
+    local skel = { root = { translation = { 0, 0, 0 } } }
+    local c = assert(anim.clip({ version = 3, length = 1, skeleton = skel, joints = { root = {
+      position = { { 0, { 0, 0, 0 } }, { 0.5, { 1e39, 0, 0 } }, { 1, { 0, 0, 0 } } } } } }, "far"))
+    local cc, err = anim.compress(c)
+    assert.is_nil(cc)
+    -- (the first sample beyond: the grid's at 0.1 s, on the line to the key)
+    assert.are.equal("anim.compress: far: joint 'root' position: 2e+38 at 0.1 s is beyond what a compressed clip"
+      .. " keeps (32-bit floats, at most 1e+38)", err)
+    c = assert(anim.clip({ version = 3, length = 1, skeleton = skel, joints = { root = {
+      position = { { 0, { -3e38, 0, 0 } }, { 1, { 3e38, 0, 0 } } } } } }, "wide"))
+    cc, err = anim.compress(c)
+    assert.is_nil(cc)
+    assert.truthy(err:find("anim.compress: wide: joint 'root' position: -3e+38 at 0 s is beyond", 1, true), err)
+    c = assert(anim.clip({ version = 3, length = 1e-6, skeleton = skel, joints = { root = {
+      position = { { 0, { 0, 0, 0 } }, { 1e-6, { 1, 0, 0 } } } } } }, "short"))
+    local f = assert(anim.compress(c)):compression()
+    assert.is_true(f.worst <= f.error and f.tick == 1e-6, "worst " .. f.worst .. ", tick " .. f.tick)
+  end)
+
   it("plays, blends and retargets like any other clip, near the original", function()
     seed(9)
     local skel, rig = random_rig(6)

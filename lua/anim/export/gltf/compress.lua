@@ -35,6 +35,10 @@ local M = {}
 
 M.GRID = 20 -- samples a second at least (then twice as many, while the bound is not held)
 M.MAX_FRAMES = 65536
+M.MAX_RATE = 1e6 -- frames a second at most (the pack's: packed.h)
+-- The largest size of a value a pack keeps: its keys are 32-bit floats
+-- (or quantised over a range of them), so larger values are refused.
+M.MAX_VALUE = 1e38
 M.WIDEN = 3
 -- Bits a component of a narrow channel: at least MIN_BITS, first the fewest
 -- whose quantisation takes FRAC of the channel's tolerance (small: at half,
@@ -106,12 +110,13 @@ end
 -- The fewest ticks a second on which every key time falls (within a
 -- hundredth of a tick: glTF's 32-bit times), as many as 16 bits allow over
 -- the clip at most, and true; or, when some key times fall on no such
--- grid (an importer's keys just before a jump), or a jump (jumps: their
--- times) is not within compress_jumps.LATE of a tick, as many ticks as 16 bits allow
--- over the clip on which the others fall, and false.
+-- grid (an importer's keys just before a jump), two fall on one tick, or
+-- a jump (jumps: their times) is not within compress_jumps.LATE of a tick,
+-- as many ticks as 16 bits allow over the clip on which the others fall,
+-- and false.
 local function pick_rate(times, L, jumps)
   local floor, abs = math.floor, math.abs
-  local rate, limit, exact = 1, L > 0 and (M.MAX_FRAMES - 1) / L or 1e6, true
+  local rate, limit, exact = 1, L > 0 and math.min(M.MAX_RATE, (M.MAX_FRAMES - 1) / L) or M.MAX_RATE, true
   for _, t in ipairs(times) do
     local x = t * rate
     if abs(x - floor(x + 0.5)) > 0.01 then
@@ -128,6 +133,17 @@ local function pick_rate(times, L, jumps)
   -- within M.LATE of one, else as many ticks as 16 bits allow)
   for _, t in ipairs(exact and jumps or {}) do
     if abs(t * rate - floor(t * rate + 0.5)) > J.LATE * math.max(1, t) * rate then exact = false end
+  end
+  -- (two key times more than a nanosecond apart on one tick -- a clip
+  -- shorter than a tick: 0 and 1e-6 s at 1 a second -- are no grid's)
+  if exact then
+    local sorted = {}
+    for i, t in ipairs(times) do sorted[i] = t end
+    table.sort(sorted)
+    for i = 2, #sorted do
+      local a, b = sorted[i - 1], sorted[i]
+      if b - a > 1e-9 * math.max(1, b) and floor(a * rate + 0.5) == floor(b * rate + 0.5) then exact = false end
+    end
   end
   if exact then return rate, true end
   return rate * math.max(1, math.floor(limit / rate)), false
@@ -262,7 +278,7 @@ end
 -- second, S.rate ticks a second, S.last the last tick.
 local function frames_at(S, grid, ticks)
   local L = S.L
-  S.grid, S.rate = math.min(grid, ticks), ticks
+  S.grid, S.rate = math.min(grid, ticks, M.MAX_RATE), math.min(ticks, M.MAX_RATE)
   S.last = math.max(0, math.ceil(L * S.rate - 1e-6))
   if S.last >= M.MAX_FRAMES then S.rate, S.last = (M.MAX_FRAMES - 1) / L, M.MAX_FRAMES - 1 end
 end
@@ -446,6 +462,21 @@ local function search(S, L)
   end
 end
 
+-- The first sample beyond M.MAX_VALUE (or not finite), said, else nil.
+local function beyond(S, info)
+  for _, r in ipairs(S.recs) do
+    for k, v in ipairs(r.vals) do
+      for a = 1, #v do
+        if v[a] ~= v[a] or math.abs(v[a]) > M.MAX_VALUE then
+          return string.format("joint '%s' %s: %s at %.9g s is beyond what a compressed clip keeps (32-bit floats, at"
+            .. " most %g)", E.shown(info.joints[r.cj]), CH[r.ch], tostring(v[a]), r.times[k], M.MAX_VALUE)
+        end
+      end
+    end
+  end
+  return nil
+end
+
 -- The tree the error is measured on (the rig, else the clip's skeleton and
 -- its joints off it, else the player rig's), the bound, the clip played
 -- on it.
@@ -526,6 +557,8 @@ function M.compress(c, options)
     S.moved = J.moved(S)
     S.retime = J.retimer(S)
     S.recs = sample_all(S, c)
+    local far = beyond(S, info)
+    if far then return bad("%s: %s", E.shown(name), far) end
     chans_of(S)
     S.mtimes = R.sample_times(#S.chans > 0 and S.chans or { { times = { 0, L } } }, L, false)
     if S.retime then S.mtimes = S.retime(S.mtimes) end
