@@ -2,7 +2,8 @@
 -- of its regression inputs in spec/fuzz_regressions_spec.lua).
 --
 -- run(bytes) hands the bytes to every loader of text: anim.decode,
--- anim.decode_retarget, anim.decode_xml and anim.decode_blockbench.  Each
+-- anim.decode_retarget, anim.decode_xml and anim.decode_blockbench (and a
+-- small decoded clip to anim.compress).  Each
 -- must return a whole object or `nil, message` with a message that names the
 -- source; raising is a bug (docs/api.md: "Loading functions never raise for
 -- bad input").  What loads is then used: sampled at odd times, encoded and
@@ -12,8 +13,12 @@
 -- memory ("not enough memory") is not a bug.
 local anim = require "anim"
 local C = require "fuzz.common"
+local E = require "anim.base.errors"
+local animc = require "anim.format.animc"
 
 local M = {}
+
+M.COMPRESS_BYTES = 2048 -- decoded clips of texts up to this long are compressed too
 
 local NAME = C.NAME
 local player = anim.rig("player")
@@ -73,9 +78,35 @@ use_graph = function(g)
   end
 end
 
+-- A small decoded clip compressed ("fast"): a compressed clip, or nil and
+-- a message of anim.compress's; used, and its .animc bytes read back to
+-- the same bytes.
+local function compress(clip)
+  local cc, msg = anim.compress(clip, { level = "fast" })
+  if cc == nil then
+    if type(msg) ~= "string" or msg:sub(1, 15) ~= "anim.compress: " then
+      bug("anim.compress returned nil without its message: %s", tostring(msg):sub(1, 300))
+    end
+    return
+  end
+  local f = cc:compression()
+  for _, k in ipairs { "worst", "p99", "error", "distance", "bytes", "ratio", "tick" } do
+    if type(f[k]) ~= "number" or f[k] ~= f[k] then bug("compression().%s is %s", k, tostring(f[k])) end
+  end
+  use_clip(cc, false)
+  local bytes = animc.bytes(cc)
+  local again = E.catch(NAME, animc.decode, bytes, NAME)
+  if not again then bug("the .animc bytes of a compressed clip do not read back") end
+  if animc.bytes(again) ~= bytes then bug("a compressed clip's .animc bytes read back written otherwise") end
+end
+
 function M.run(data)
   local clip = check_answer("anim.decode", must_not_raise("anim.decode", anim.decode, data, NAME))
   if clip then must_not_raise("using a decoded clip", use_clip, clip, true) end
+  -- (compressing takes milliseconds a small clip: the small ones)
+  if clip and #data <= M.COMPRESS_BYTES and clip.length <= 60 then
+    must_not_raise("compressing a decoded clip", compress, clip)
+  end
 
   local map = check_answer("anim.decode_retarget", must_not_raise("anim.decode_retarget", anim.decode_retarget, data, NAME))
   if map then must_not_raise("using a decoded retarget map", use_map, map) end

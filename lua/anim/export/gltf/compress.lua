@@ -52,10 +52,9 @@ M.MIN_BITS, M.FRAC, M.BITS_UP = 4, 0.125, 4
 -- curve between keys -- Animated Java's catmull-rom Euler
 -- channels at a tight bound -- may need thousands a second.
 M.RATE_TRIES = 16
--- Two doublings of the grid that leave more than this squared of the
--- worst error gain too little to go on (a curve's falls to about a
--- quarter a doubling).
-M.GAIN = 0.75
+-- Three doublings of the grid that leave more than this cubed of the
+-- worst error end them (a curve's error falls to about a quarter each).
+M.GAIN = 0.4
 -- reduce.lua's tightening rounds, and the first tolerances tried (times
 -- the hierarchy's share: the smallest pack within the bound is kept)
 -- (lower: the most measures of the search of bit rates, lower)
@@ -518,7 +517,7 @@ function M.compress(c, options)
   local name = info.name or "clip"
   if rawget(info, "compression") then return bad("%s: the clip is compressed already", E.shown(name)) end
   local src, err0 = encode.table(c, { version = 3 })
-  if not src then return nil, err0 end
+  if not src then return nil, "anim.compress: " .. err0 end
   local stripped = stripped_of(src)
   local S = { nj = #info.joints, mcache = {} }
   function S.build(pack, stats)
@@ -550,7 +549,7 @@ function M.compress(c, options)
   S.on_grid = exact
   local grid = exact and kr * math.ceil(M.GRID / kr) or M.GRID
   local pack, worst, q99, prev
-  local grid0 = grid
+  local grid0, worsts = grid, {}
   for _ = 1, M.RATE_TRIES do
     frames_at(S, grid, exact and grid or kr)
     S.parts = 4 * grid / grid0
@@ -591,18 +590,20 @@ function M.compress(c, options)
     if worst <= S.err or (not exact and S.grid >= S.rate) or grid * 2 * L > M.MAX_FRAMES - 1 then
       break
     end
-    -- (two doublings of the grid that gained little together -- a curve's
-    -- error falls by about 4 each time --: what strays is something no
-    -- grid holds, keys at times no tick falls on in fast motion, and
-    -- doubling up to the ticks took seconds and hundreds of kilobytes: of
-    -- this pack and the one before, measured at this grid's times, the one
-    -- farther within, the smaller at a tie)
-    if prev and prev.before and worst > M.GAIN * M.GAIN * prev.before then
+    -- (three doublings of the grid that cut the worst error by less than a
+    -- curve's would -- about a quarter each time --: what strays is
+    -- something no grid holds, or holds only as fine as the ticks, keys at
+    -- times no tick falls on in fast motion, whose error halves a doubling,
+    -- and doubling up to the ticks took seconds and hundreds of kilobytes:
+    -- of this pack and the one before, measured at this grid's times, the
+    -- one farther within, the smaller at a tie)
+    worsts[#worsts + 1] = worst
+    if #worsts >= 4 and worst > M.GAIN ^ 3 * worsts[#worsts - 3] then
       local w, errs = measure(S, assert(S.build(prev[1])))
       if w < worst or (w == worst and #prev[1] < #pack) then pack, worst, q99 = prev[1], w, p99(errs) end
       break
     end
-    prev = { pack, worst, q99, before = prev and prev[2] }
+    prev = { pack, worst, q99 }
     grid = grid * 2
   end
   local animated, seen = 0, {}
