@@ -86,6 +86,9 @@ describe("an options table with a name nobody knows raises, with a suggestion", 
       "bad argument #3 to 'clip' (unknown option 'stirct'; did you mean 'strict'?)")
     raises_here(function() anim.rig { joints = { { name = "arm", parnet = "body" } } } end,
       "bad argument #1 to 'rig' (joints[1].parnet: unknown field; did you mean 'parent'?)")
+    raises_here(function() anim.rig { name = "bat", joints = { { name = "arm" } } } end,
+      "bad argument #1 to 'rig' (name: unknown field; a rig's name is anim.rig's second argument:"
+        .. " anim.rig(definition, name))")
     raises_here(function() anim.rig { joint = {} } end, "bad argument #1 to 'rig' (joint: unknown field; did you mean 'joints'?)")
     -- strict = false keeps such fields, as a file's are kept
     local c = assert(anim.clip({ joints = {}, author = "me" }, "c", { strict = false }))

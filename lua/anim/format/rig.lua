@@ -196,7 +196,12 @@ function M.new(def, name)
   local copy, err = E.catch(name or "rig", json.copy, def)
   if not copy then return nil, err end
   local unknown = fields.unknown(copy, "rig")[1]
-  if unknown then args.error(1, "rig", fields.message(unknown, true)) end
+  if unknown then
+    local msg = fields.message(unknown, true)
+    -- (the field a script reaches for first: the name is an argument)
+    if unknown.path == "name" then msg = msg .. "; a rig's name is anim.rig's second argument: anim.rig(definition, name)" end
+    args.error(1, "rig", msg)
+  end
   return E.catch(name or "rig", build, copy, name or "rig")
 end
 
