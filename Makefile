@@ -292,7 +292,7 @@ gltf-ref: deps-test gltf-ref-deps
 # under valgrind), the docs' and layers' checks, the installer -- and the
 # threaded specs (make tsan runs them under ThreadSanitizer): make asan
 # runs all of them with the core under ASan and UBSan, and `make
-# memcheck-full` runs every spec file under valgrind.  Six specs do less
+# memcheck-full` runs every spec file under valgrind.  Seven specs do less
 # under valgrind (ANIM_MEMCHECK; docs/robustness.md says what).  SPECS=... runs
 # some specs only (memcheck, memcheck-full and asan).
 SPECS         ?= spec
