@@ -66,17 +66,27 @@ static ANIM_INLINE void key_vec(const anim_pk_ch *c, int i, float v[3]) {
   }
 }
 
+/* out[0..3] = a, b, c, d in one store. */
+static ANIM_INLINE void store4(float out[4], float a, float b, float c, float d) {
+#if ANIM_VECTOR
+  typedef float f4 __attribute__((vector_size(16)));
+  f4 v = {a, b, c, d};
+  memcpy(out, &v, sizeof v);
+#else
+  out[0] = a, out[1] = b, out[2] = c, out[3] = d;
+#endif
+}
+
 /* A narrow rotation: three components, and the dropped one (>= 0) made
  * from them (the three scaled to unit length and it 0 when quantisation
  * took them beyond). */
 static ANIM_INLINE void key_quat(const anim_pk_ch *c, int i, float out[4]) {
   int a;
   if (c->kind == ANIM_PK_NARROW) {
-    /* (where the three go and the dropped one, for each dropped one) */
-    static const unsigned char at[4][4] = {{1, 2, 3, 0}, {0, 2, 3, 1}, {0, 1, 3, 2}, {0, 1, 2, 3}};
-    const unsigned char *to = at[c->drop];
     unsigned k[3];
+    int d = c->drop;
     double q0, q1, q2, sum, w = 0;
+    float x, y, z, ww;
     key_bits(c, i, k);
     /* (written out, the sum in the loop's order: -O2 kept the loops) */
     q0 = c->lo[0] + (double)k[0] * c->step[0];
@@ -91,10 +101,12 @@ static ANIM_INLINE void key_quat(const anim_pk_ch *c, int i, float out[4]) {
       double l = 1 / sqrt(sum);
       q0 *= l, q1 *= l, q2 *= l;
     }
-    out[to[0]] = (float)q0;
-    out[to[1]] = (float)q1;
-    out[to[2]] = (float)q2;
-    out[to[3]] = (float)w;
+    x = (float)q0, y = (float)q1, z = (float)q2, ww = (float)w;
+    /* the three in order, the dropped one in its place, selected into
+     * one store of four: stored one at a time at places read from a
+     * table, they were not forwarded to quat_arc's loads of pairs, which
+     * waited for the stores to reach the cache */
+    store4(out, d == 0 ? ww : x, d == 0 ? x : d == 1 ? ww : y, d <= 1 ? y : d == 2 ? ww : z, d == 3 ? ww : z);
   } else {
     /* (made unit: the index takes a wide key within 1% of it, and the
      * nlerp's length is worked out for unit keys: anim_pk_nlerp) */
