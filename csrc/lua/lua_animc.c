@@ -186,6 +186,16 @@ static int clip_pack(lua_State *L) {
   return 3;
 }
 
+/* core.clip_pack_rate(clip) -> a compressed clip's rate and frame count
+ * (clip_pack's without a copy of the pack); nil for another clip. */
+static int clip_pack_rate(lua_State *L) {
+  anim_clip *c = anim_lua_checkclip(L, 1);
+  if (!c->packed) return 0;
+  lua_pushnumber(L, c->packed->rate);
+  lua_pushinteger(L, c->packed->nframes);
+  return 2;
+}
+
 /* core.clip_pack_channels(clip) -> { kind, keys, bytes, bits x, y, z,
  * dropped, ... } (position, rotation, scale of each joint in the clip's
  * order: 7 numbers a channel, 21 a joint; kind ANIM_PK_*; a narrow
@@ -576,6 +586,7 @@ static const luaL_Reg funcs[] = {
   {"pack_write", pack_write},
   {"clip_set_packed", clip_set_packed},
   {"clip_pack", clip_pack},
+  {"clip_pack_rate", clip_pack_rate},
   {"clip_pack_channels", clip_pack_channels},
   {"value_encode", value_encode},
   {"value_decode", value_decode},

@@ -100,7 +100,7 @@ local KINDS = { [0] = "absent", "identity", "narrow", "wide" }
 local CHANNELS = { "position", "rotation", "scale" }
 local AXES = { [0] = "x", "y", "z", "w" }
 function M.channels(c)
-  local _, rate, frames = core.clip_pack(c)
+  local rate, frames = core.clip_pack_rate(c)
   if not rate then return nil end
   local flat, joints = core.clip_pack_channels(c), {}
   for j = 1, #flat / 21 do

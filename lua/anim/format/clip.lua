@@ -70,7 +70,7 @@ function methods.compression(self)
   if not f then return nil end
   local out = {}
   for k, v in pairs(f) do out[k] = v end
-  local _, rate = core.clip_pack(self)
+  local rate = core.clip_pack_rate(self)
   out.tick = 1 / rate -- (the pack's time step: a jump between two plays up to one early)
   return out
 end
