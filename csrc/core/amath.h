@@ -127,11 +127,15 @@ static inline void anim_sincos_small_scalar(double x, double *s, double *c) {
  * builds give the same bits. */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(ANIM_NO_VECTOR)
 #define ANIM_VECTOR 1
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 typedef double anim_v2 __attribute__((vector_size(16)));
 static inline anim_v2 anim_v2_set(double a, double b) { anim_v2 r = {a, b}; return r; }
 static inline anim_v2 anim_v2_add(anim_v2 a, anim_v2 b) { return a + b; }
 static inline anim_v2 anim_v2_sub(anim_v2 a, anim_v2 b) { return a - b; }
 static inline anim_v2 anim_v2_mul(anim_v2 a, anim_v2 b) { return a * b; }
+static inline anim_v2 anim_v2_div(anim_v2 a, anim_v2 b) { return a / b; }
 static inline double anim_v2_lo(anim_v2 a) { return a[0]; }
 static inline double anim_v2_hi(anim_v2 a) { return a[1]; }
 #else
@@ -141,10 +145,17 @@ static inline anim_v2 anim_v2_set(double a, double b) { anim_v2 r; r.l[0] = a; r
 static inline anim_v2 anim_v2_add(anim_v2 a, anim_v2 b) { return anim_v2_set(a.l[0] + b.l[0], a.l[1] + b.l[1]); }
 static inline anim_v2 anim_v2_sub(anim_v2 a, anim_v2 b) { return anim_v2_set(a.l[0] - b.l[0], a.l[1] - b.l[1]); }
 static inline anim_v2 anim_v2_mul(anim_v2 a, anim_v2 b) { return anim_v2_set(a.l[0] * b.l[0], a.l[1] * b.l[1]); }
+static inline anim_v2 anim_v2_div(anim_v2 a, anim_v2 b) { return anim_v2_set(a.l[0] / b.l[0], a.l[1] / b.l[1]); }
 static inline double anim_v2_lo(anim_v2 a) { return a.l[0]; }
 static inline double anim_v2_hi(anim_v2 a) { return a.l[1]; }
 #endif
 static inline anim_v2 anim_v2_splat(double a) { return anim_v2_set(a, a); }
+/* the square roots of both lanes (one instruction with SSE2) */
+#if ANIM_VECTOR && defined(__SSE2__)
+static inline anim_v2 anim_v2_sqrt(anim_v2 a) { return (anim_v2)_mm_sqrt_pd((__m128d)a); }
+#else
+static inline anim_v2 anim_v2_sqrt(anim_v2 a) { return anim_v2_set(sqrt(anim_v2_lo(a)), sqrt(anim_v2_hi(a))); }
+#endif
 /* p[0], p[1] (any alignment) */
 static inline anim_v2 anim_v2_load(const double *p) {
   anim_v2 r;

@@ -240,13 +240,24 @@ static ANIM_INLINE void anim_pk_lerp(const anim_pk_vkey *e, double u, double out
  * division, not on the sum's squares as well (the keys are floats, unit
  * within 1.2e-7 and g rounded to a float: the sample's length is 1 within
  * 1e-7, about what the keys' rounding allows; the division folded into
- * the two weights instead put it before the sum: 1.5% slower in W1). */
-static ANIM_INLINE void anim_pk_nlerp(const anim_pk_qkey *e, double u, double out[4]) {
+ * the two weights instead put it before the sum: 1.5% slower in W1).
+ * anim_pk_nlerp_sum leaves the division to its caller: the sum into out,
+ * the length squared into *len2 (the blend divides two samples at once,
+ * blend.c's divide_nlerps). */
+static ANIM_INLINE void anim_pk_nlerp_sum(const anim_pk_qkey *e, double u, double out[4], double *len2) {
   double w = (u - 0.5) * (u - 0.5), s = u + u * (u - 0.5) * (u - 1) * ((double)e->ka + w * e->xb);
   anim_v2 sa = anim_v2_splat(1 - s), sb = anim_v2_splat(s * e->sg);
-  anim_v2 l = anim_v2_splat(1 / sqrt(1 - s * (1 - s) * e->g));
-  anim_v2_store(out, anim_v2_mul(anim_v2_lin(anim_pk_v2f(e->a), sa, anim_pk_v2f(e->b), sb), l));
-  anim_v2_store(out + 2, anim_v2_mul(anim_v2_lin(anim_pk_v2f(e->a + 2), sa, anim_pk_v2f(e->b + 2), sb), l));
+  *len2 = 1 - s * (1 - s) * e->g;
+  anim_v2_store(out, anim_v2_lin(anim_pk_v2f(e->a), sa, anim_pk_v2f(e->b), sb));
+  anim_v2_store(out + 2, anim_v2_lin(anim_pk_v2f(e->a + 2), sa, anim_pk_v2f(e->b + 2), sb));
+}
+static ANIM_INLINE void anim_pk_nlerp(const anim_pk_qkey *e, double u, double out[4]) {
+  double len2;
+  anim_v2 l;
+  anim_pk_nlerp_sum(e, u, out, &len2);
+  l = anim_v2_splat(1 / sqrt(len2));
+  anim_v2_store(out, anim_v2_mul(anim_v2_load(out), l));
+  anim_v2_store(out + 2, anim_v2_mul(anim_v2_load(out + 2), l));
 }
 
 /* packsample.c: a sample whose frame f is not strictly inside the
@@ -264,6 +275,15 @@ static ANIM_INLINE void anim_pk_vec(const anim_pk_ch *c, double f, int *cursor, 
   double f0 = e->f0, f1 = e->f1;
   if (f0 < f && f < f1) anim_pk_lerp(e, (f - f0) / (f1 - f0), out);
   else anim_pk_vec_other(c, f, cursor, e, out);
+}
+
+/* A rotation channel at frame f into out[4]: the keys of e nlerped
+ * (anim_pk_quat_sum: the nlerp's sum, *len2 its length squared, which the
+ * caller divides by: 1 for a sample made otherwise, unit already). */
+static ANIM_INLINE void anim_pk_quat_sum(const anim_pk_ch *c, double f, anim_pk_qkey *e, double out[4], double *len2) {
+  double f0 = e->f0, f1 = e->f1;
+  if (f0 < f && f < f1) anim_pk_nlerp_sum(e, (f - f0) / (f1 - f0), out, len2);
+  else { anim_pk_quat_other(c, f, NULL, e, out); *len2 = 1; }
 }
 
 /* A rotation channel at frame f into out[4]: the keys of e nlerped. */
