@@ -232,6 +232,14 @@ static ANIM_INLINE void divide_nlerps(double sv[ONE_LEVEL_CHUNK][SAMPLE_STRIDE],
   }
 }
 
+/* What pose_joint leaves to pose_tails: its rotation's sum of squares (-1:
+ * no rotation counted, the identity) and z, the pose's numbers summed
+ * for anim_finite10's test, the rotation's not yet. */
+typedef struct joint_tail {
+  double ss;
+  anim_v2 z;
+} joint_tail;
+
 /* The sums and the pose of joint j from the m samples sv[i][jj] that
  * wrote chs[i][jj]: cst, 0 or what every one wrote (a constant where it
  * is called, so that the tests fold: ANIM_CH_POS | ANIM_CH_ROT in the
@@ -241,7 +249,7 @@ static ANIM_INLINE void divide_nlerps(double sv[ONE_LEVEL_CHUNK][SAMPLE_STRIDE],
  * copy's (its samples' flags carry CH_ZTURN). */
 static ANIM_INLINE void pose_joint(anim_animator *a, int m, int j, int jj,
                                    double sv[ONE_LEVEL_MAX][ONE_LEVEL_CHUNK][SAMPLE_STRIDE],
-                                   int chs[ONE_LEVEL_MAX][ONE_LEVEL_CHUNK], int cst, int zinline) {
+                                   int chs[ONE_LEVEL_MAX][ONE_LEVEL_CHUNK], int cst, int zinline, joint_tail *tail) {
   int i;
   /* the sums (f: the reference rotation), x and y of each in a pair
    * (anim_v2: P01 is P0, P1 of the scalars), in registers: no call
@@ -292,7 +300,6 @@ static ANIM_INLINE void pose_joint(anim_animator *a, int m, int j, int jj,
      * does not matter: anim_finite10_fix changes only what is not
      * finite, or a rotation of no length) */
     anim_v2 p01, s01, z;
-    double n2 = 0;
     sh = W0 <= 1 ? 1 : 1 / W0;
     p01 = anim_v2_add(anim_v2_splat(0), anim_v2_mul(anim_v2_splat(sh), P01));
     anim_v2_store(p, p01);
@@ -304,8 +311,8 @@ static ANIM_INLINE void pose_joint(anim_animator *a, int m, int j, int jj,
     z = anim_v2_add(p01, s01);
     if (hasref) {
       /* q = 0 + sh R, w += the rest's share (+0 on z: q's z is never
-       * -0), then anim_quat_normalize written out on the pairs (its sum
-       * of squares in its order) */
+       * -0), and its sum of squares in anim_quat_normalize's order: the
+       * division is pose_tails' */
       anim_v2 vsh, q01, q23, s01q, s23q;
       if (W1 <= 1) { sh = 1; left = 1 - W1; } else { sh = 1 / W1; left = 0; }
       vsh = anim_v2_splat(sh);
@@ -313,26 +320,52 @@ static ANIM_INLINE void pose_joint(anim_animator *a, int m, int j, int jj,
       q23 = anim_v2_add(anim_v2_add(anim_v2_splat(0), anim_v2_mul(vsh, R23)), anim_v2_set(0, anim_neg_if(left, f3 < 0)));
       s01q = anim_v2_mul(q01, q01);
       s23q = anim_v2_mul(q23, q23);
-      n2 = sqrt(((anim_v2_lo(s01q) + anim_v2_hi(s01q)) + anim_v2_lo(s23q)) + anim_v2_hi(s23q));
-      if (n2 > 0) {
-        anim_v2 r = anim_v2_splat(1 / n2);
-        q01 = anim_v2_mul(q01, r);
-        q23 = anim_v2_mul(q23, r);
-        anim_v2_store(p + 3, q01);
-        anim_v2_store(p + 5, q23);
-        z = anim_v2_add(z, anim_v2_add(q01, q23));
-      } else {
-        anim_quat_identity(p + 3);
-      }
+      anim_v2_store(p + 3, q01);
+      anim_v2_store(p + 5, q23);
+      tail->ss = ((anim_v2_lo(s01q) + anim_v2_hi(s01q)) + anim_v2_lo(s23q)) + anim_v2_hi(s23q);
     } else {
-      anim_quat_identity(p + 3);
+      tail->ss = -1;
     }
-    /* a rotation of finite length > 0 made unit has a component of
-     * about 1/2 or more: not of no length */
-    {
-      double zz = (anim_v2_lo(z) + anim_v2_hi(z)) + (p[2] + p[9]);
-      if (!(zz - zz == 0) || !(n2 <= 1.7976931348623157e308)) anim_finite10_fix(p);
-    }
+    tail->z = z;
+  }
+}
+
+/* Joint p's rotation made unit (n2: its length, r = 1 / n2) and the pose's
+ * test (anim_finite10's): a rotation of finite length > 0 made unit has a
+ * component of about 1/2 or more: not of no length. */
+static ANIM_INLINE void pose_tail(double *p, anim_v2 z, double n2, double r) {
+  double zz;
+  if (n2 > 0) {
+    anim_v2 q01 = anim_v2_mul(anim_v2_load(p + 3), anim_v2_splat(r)), q23 = anim_v2_mul(anim_v2_load(p + 5), anim_v2_splat(r));
+    anim_v2_store(p + 3, q01);
+    anim_v2_store(p + 5, q23);
+    z = anim_v2_add(z, anim_v2_add(q01, q23));
+  } else {
+    anim_quat_identity(p + 3);
+  }
+  zz = (anim_v2_lo(z) + anim_v2_hi(z)) + (p[2] + p[9]);
+  if (!(zz - zz == 0) || !(n2 <= 1.7976931348623157e308)) anim_finite10_fix(p);
+}
+
+/* The tails of pose_joint's n joints from j0: each rotation divided by its
+ * length as anim_quat_normalize divides (the same bits), two joints at a
+ * time (one square root and one division of pairs, their operands ready:
+ * at each joint they ended a chain the next joint waited behind). */
+static ANIM_INLINE void pose_tails(anim_animator *a, int j0, int n, const joint_tail *tails) {
+  int jj, held = -1;
+  for (jj = 0; jj < n; jj++) {
+    anim_v2 n2, r;
+    if (tails[jj].ss < 0) { pose_tail(&a->pose[(j0 + jj) * 10], tails[jj].z, 0, 0); continue; }
+    if (held < 0) { held = jj; continue; }
+    n2 = anim_v2_sqrt(anim_v2_set(tails[held].ss, tails[jj].ss));
+    r = anim_v2_div(anim_v2_splat(1), n2);
+    pose_tail(&a->pose[(j0 + held) * 10], tails[held].z, anim_v2_lo(n2), anim_v2_lo(r));
+    pose_tail(&a->pose[(j0 + jj) * 10], tails[jj].z, anim_v2_hi(n2), anim_v2_hi(r));
+    held = -1;
+  }
+  if (held >= 0) {
+    double n2 = sqrt(tails[held].ss);
+    pose_tail(&a->pose[(j0 + held) * 10], tails[held].z, n2, 1 / n2);
   }
 }
 
@@ -351,6 +384,7 @@ static ANIM_INLINE void pose_joint(anim_animator *a, int m, int j, int jj,
 static ANIM_INLINE void pose_chunk(anim_animator *a, int m, int j0, int j1, int zinline) {
   double sv[ONE_LEVEL_MAX][ONE_LEVEL_CHUNK][SAMPLE_STRIDE];
   int chs[ONE_LEVEL_MAX][ONE_LEVEL_CHUNK];
+  joint_tail tails[ONE_LEVEL_CHUNK];
   int i, j;
   for (i = 0; i < m; i++) {
     anim_track *t = a->order[i];
@@ -375,23 +409,24 @@ static ANIM_INLINE void pose_chunk(anim_animator *a, int m, int j0, int j1, int 
     int jj = j - j0, pq = 1, same = 1;
     if (!zinline) {
       for (i = 0; i < m; i++) pq &= chs[i][jj] == (ANIM_CH_POS | ANIM_CH_ROT);
-      if (pq) pose_joint(a, m, j, jj, sv, chs, ANIM_CH_POS | ANIM_CH_ROT, 0);
-      else pose_joint(a, m, j, jj, sv, chs, 0, 0);
+      if (pq) pose_joint(a, m, j, jj, sv, chs, ANIM_CH_POS | ANIM_CH_ROT, 0, &tails[jj]);
+      else pose_joint(a, m, j, jj, sv, chs, 0, 0, &tails[jj]);
       continue;
     }
     /* (a 2D bone: what every track wrote, when they agree, a constant) */
     for (i = 1; i < m; i++) same &= chs[i][jj] == chs[0][jj];
-#define CASE(c) case c: pose_joint(a, m, j, jj, sv, chs, c, 1); break
+#define CASE(c) case c: pose_joint(a, m, j, jj, sv, chs, c, 1, &tails[jj]); break
     switch (same ? chs[0][jj] : -1) {
     CASE(ANIM_CH_ROT | CH_ZTURN);
     CASE(ANIM_CH_POS | ANIM_CH_ROT | CH_ZTURN);
     CASE(ANIM_CH_ROT | ANIM_CH_SCL | CH_ZTURN);
     CASE(ANIM_CH_POS);
-    case 0: pose_joint(a, m, j, jj, sv, chs, CH_NONE, 1); break;
-    default: pose_joint(a, m, j, jj, sv, chs, 0, 1); break;
+    case 0: pose_joint(a, m, j, jj, sv, chs, CH_NONE, 1, &tails[jj]); break;
+    default: pose_joint(a, m, j, jj, sv, chs, 0, 1, &tails[jj]); break;
     }
 #undef CASE
   }
+  pose_tails(a, j0, j1 - j0, tails);
 }
 
 /* pose_chunk with the number of tracks a constant for the usual 2 (its
