@@ -79,18 +79,18 @@ end
 -- "--at 0.5", "--at=0.5", "-o out.svg"; "--" ends the options.
 local SHORT = { output = "-o" }
 
-local function build_parser()
+-- (the parser of the one command asked for: M.main has checked its name;
+-- a parser of all of them took an eighth of a small file's `anim convert`)
+local function build_parser(name)
   local p = argparse("anim"):add_help(false):command_target("command")
-  for _, name in ipairs(ORDER) do
-    local v = verbs[name]
-    local c = p:command(name):add_help(false)
-    c:argument("args"):args("*")
-    c:flag("-h --help")
-    for opt in pairs(v.options) do
-      c:option((SHORT[opt] and (SHORT[opt] .. " ") or "") .. "--" .. opt):args(1)
-    end
-    for flag in pairs(v.flags or {}) do c:flag("--" .. flag) end
+  local v = verbs[name]
+  local c = p:command(name):add_help(false)
+  c:argument("args"):args("*")
+  c:flag("-h --help")
+  for opt in pairs(v.options) do
+    c:option((SHORT[opt] and (SHORT[opt] .. " ") or "") .. "--" .. opt):args(1)
   end
+  for flag in pairs(v.flags or {}) do c:flag("--" .. flag) end
   return p
 end
 
@@ -141,7 +141,7 @@ local function parse(name, argv, first)
   local v = verbs[name]
   local args = { name }
   for _, a in ipairs(join_negative(v, argv, first)) do args[#args + 1] = a end
-  local ok, res = build_parser():pparse(args)
+  local ok, res = build_parser(name):pparse(args)
   if not ok then fail(USAGE, "%s", one_error(res, v)) end
   local opt = { help = res.help or nil }
   for o in pairs(v.options) do opt[o] = res[o] end
