@@ -23,6 +23,12 @@ local function pose_at(rig, c, t)
 end
 
 describe("anim.compress", function()
+  -- (tests whose subject is the compressor's Lua -- its grid, its rounds
+  -- of reduction -- left out under valgrind, where each took from 6 s to
+  -- a minute: the C they reach, the pack's writer, index and sampling,
+  -- the others run under it too; make test and make asan run them all)
+  local lua_only = H.valgrind and pending or it
+
   it("keeps random clips within the bound in model space, deep chains included", function()
     seed(4101)
     for _, case in ipairs { { depth = 3, err = 0.001, d = 0.1 }, { depth = 12, err = 0.001, d = 0.1 },
@@ -43,7 +49,7 @@ describe("anim.compress", function()
     end
   end)
 
-  it("holds the bound on curves between keys, the grid as fine as they need", function()
+  lua_only("holds the bound on curves between keys, the grid as fine as they need", function()
     -- Animated Java's catmull-rom Euler channels, at the tight bound
     -- (0.0001 at 0.03, scaled): a grid of 640 a second left them astray
     local r = assert(anim.open(H.shared .. "/data/realfiles/toms-mobs/showmaster.ajblueprint"))
@@ -72,7 +78,7 @@ describe("anim.compress", function()
     end
   end)
 
-  it("writes whole the channels of joints astray after the last tightening, as often as that leaves some", function()
+  lua_only("writes whole the channels of joints astray after the last tightening, as often as that leaves some", function()
     -- Fox's Survey at the tight bound: freezing the astray joints' channels
     -- in the last round moved both feet's reduced ones off (0.0399 against
     -- 0.0061), measured no more; the bits widened instead and the pack was
@@ -94,8 +100,6 @@ describe("anim.compress", function()
     assert.is_true(f.worst <= f.error and f.bytes < 5000, f.bytes .. " bytes, worst " .. f.worst)
   end)
 
-  -- (its subject the compressor's Lua: left out under valgrind, where it took a minute)
-  local lua_only = H.valgrind and pending or it
   lua_only("stops making its grid finer when three doublings gain less than a curve's would: said, not chased", function()
     -- (seed 7's jumps fall at irregular times, between the 16-bit ticks:
     -- the grid was doubled up to the ticks, 784,248 bytes in 15 s, for a
