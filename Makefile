@@ -260,15 +260,19 @@ test: deps-test
 	LOGS=$(BUILD)/test TIMEOUT=$(TEST_TIMEOUT) $(SPECS_RUN) --exclude-tags=long -- $(SPEC_FILES)
 
 # three.js's reading of the glTF files anim.export_gltf writes is among the
-# long specs (it installs three.js first).
+# long specs (it installs three.js first).  Two at once (the machine's two
+# cores): the long specs in one busted (the LÖVE ones among them, one
+# Xvfb at a time), and beside it the long sweeps of oom_spec, then the
+# soak (its log printed after the specs'); either failing fails it.
 .PHONY: test-long
 test-long: deps-test gltf-ref-deps
 	@$(MAKE) --no-print-directory build build/core_test $(BUILD)/failalloc.so $(BUILD)/bytedata.so
 	@LUA=luajit sh scripts/deps.sh love
 	@$(MAKE) --no-print-directory build LUA=luajit
-	$(BUSTED) --tags=long --exclude-pattern=oom_spec spec
-	$(BUSTED) --tags=long spec/oom_spec.lua
-	$(RUN) bench/soak.lua 24
+	@mkdir -p $(BUILD)/test-long
+	{ $(BUSTED) --tags=long spec/oom_spec.lua && $(RUN) bench/soak.lua 24; } > $(BUILD)/test-long/oom-soak.log 2>&1 & pid=$$!; \
+	  st=0; $(BUSTED) --tags=long --exclude-pattern=oom_spec spec || st=1; \
+	  wait $$pid || st=1; cat $(BUILD)/test-long/oom-soak.log; exit $$st
 # `make gltf-ref`: three.js (tools/gltf-ref, from the npm registry: node and
 # npm needed) loads the glTF files anim.export_gltf writes and plays them;
 # spec/gltf_three_spec.lua compares with what the module plays.
@@ -288,8 +292,9 @@ gltf-ref: deps-test gltf-ref-deps
 # its own, JOBS at a time, the slowest first (scripts/specs.sh: logs and
 # times in build/memcheck/).  Left out (MEMCHECK_SKIP): the specs whose
 # subject is Lua code or other processes -- the importers, the encoder,
-# the exporter, the command and the examples (their subprocesses never ran
-# under valgrind), the docs' and layers' checks, the installer -- and the
+# the exporter, the command (2D too) and the examples (their subprocesses
+# never ran under valgrind), the docs' and layers' checks, LuaJIT's
+# traversal guards, the installer -- and the
 # threaded specs (make tsan runs them under ThreadSanitizer): make asan
 # runs all of them but the installer's with the core under ASan and UBSan, and `make
 # memcheck-full` runs every spec file under valgrind.  Seven specs do less
@@ -298,7 +303,8 @@ gltf-ref: deps-test gltf-ref-deps
 SPECS         ?= spec
 MEMCHECK_SKIP  = encode cli install examples runtimes love doc_examples architecture_doc layers blockbench molang \
                  xml import_rules import_budget import_fields realfiles gltf_export gltf_three gltf_roundtrip gltf_convert threads own_code lint_scripts docs_refs api_index cli_pictures unknown_fields messages \
-                 graph_format graph_cli spine spine_errors spine_atlas dragonbones dragonbones_errors reduce gltf_decode
+                 graph_format graph_cli spine spine_errors spine_atlas dragonbones dragonbones_errors reduce gltf_decode \
+                 cli_2d luajit
 MEMCHECK_SPECS = $(filter-out $(MEMCHECK_SKIP:%=spec/%_spec.lua),$(SPEC_FILES))
 VALGRIND = valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect \
            --errors-for-leak-kinds=definite --error-exitcode=99 --keep-debuginfo=yes
