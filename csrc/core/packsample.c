@@ -242,9 +242,8 @@ static ANIM_INLINE void next_vec(const anim_pk_ch *c, anim_pk_vkey *e) {
   e->f2 = i + 2 < c->n ? (float)anim_pk_frame(c->fr, i + 2) : 0;
 }
 
-/* (the keys moved on, the arc left to the caller: the refresh works out
- * the arcs of its steps after all of them) */
-static ANIM_INLINE void next_quat_keys(const anim_pk_ch *c, anim_pk_qkey *e) {
+/* (the keys moved on, the arc left to the caller: move_quat_keys) */
+static ANIM_INLINE void next_quat(const anim_pk_ch *c, anim_pk_qkey *e) {
   int i = e->i + 1;
   memcpy(e->a, e->b, sizeof e->a);
   key_quat(c, i + 1, e->b);
@@ -252,11 +251,6 @@ static ANIM_INLINE void next_quat_keys(const anim_pk_ch *c, anim_pk_qkey *e) {
   e->f0 = e->f1;
   e->f1 = e->f2;
   e->f2 = i + 2 < c->n ? (float)anim_pk_frame(c->fr, i + 2) : 0;
-}
-
-static ANIM_INLINE void next_quat(const anim_pk_ch *c, anim_pk_qkey *e) {
-  next_quat_keys(c, e);
-  quat_arc(e);
 }
 
 /* Entry e made to hold frame f when it does not strictly inside its
@@ -273,14 +267,22 @@ static ANIM_INLINE double move_vec(const anim_pk_ch *c, double f, int *cursor, a
   }
   return u;
 }
-static ANIM_INLINE double move_quat(const anim_pk_ch *c, double f, int *cursor, anim_pk_qkey *e) {
-  double u, f1 = e->f1, f2 = e->f2;
+/* (a rotation's: 1 when it stepped into the next segment, its arc then
+ * left to the caller -- the refresh works out the arcs of its steps after
+ * all of them; the fill works out its own) */
+static ANIM_INLINE int move_quat_keys(const anim_pk_ch *c, double f, int *cursor, anim_pk_qkey *e, double *u) {
+  double f1 = e->f1, f2 = e->f2;
   if (f1 <= f && f < f2) {
     next_quat(c, e);
-    u = (f - f1) / (f2 - f1);
-  } else if (!anim_pk_hit(c, e->i, f, &u)) {
-    anim_pk_fill_quat(c, f, cursor, e, &u);
+    *u = (f - f1) / (f2 - f1);
+    return 1;
   }
+  if (!anim_pk_hit(c, e->i, f, u)) anim_pk_fill_quat(c, f, cursor, e, u);
+  return 0;
+}
+static ANIM_INLINE double move_quat(const anim_pk_ch *c, double f, int *cursor, anim_pk_qkey *e) {
+  double u;
+  if (move_quat_keys(c, f, cursor, e, &u)) quat_arc(e);
   return u;
 }
 
@@ -403,22 +405,16 @@ void anim_packed_refresh(const anim_packed *pk, unsigned char *cache, double f) 
       move_vec(pk->keyed[b], f, NULL, e);
       lo[b] = e->f0, hi[b] = e->f1;
     }
-    /* (the rotations as move_quat moves them, but the arcs of the steps
-     * in a loop of their own after: a step's key decoded, then its arc
+    /* (the rotations moved by move_quat_keys, the arcs of the steps in
+     * a loop of their own after: a step's key decoded, then its arc
      * from it, were one chain of operations -- a square root, then the
      * arc's dot product and polynomials -- that the next channel's step
      * waited behind; 1.5% of W1's compressed update) */
     for (stepped = 0; miss; miss &= miss - 1) {
       int b = k0 + low_bit(miss);
       anim_pk_qkey *e = (anim_pk_qkey *)(void *)(cache + pk->keyoff[b]);
-      const anim_pk_ch *c = pk->keyed[b];
       double u;
-      if (e->f1 <= f && f < e->f2) {
-        next_quat_keys(c, e);
-        stepped |= miss & (0 - miss);
-      } else if (!anim_pk_hit(c, e->i, f, &u)) {
-        anim_pk_fill_quat(c, f, NULL, e, &u);
-      }
+      if (move_quat_keys(pk->keyed[b], f, NULL, e, &u)) stepped |= miss & (0 - miss);
       lo[b] = e->f0, hi[b] = e->f1;
     }
     for (; stepped; stepped &= stepped - 1)
