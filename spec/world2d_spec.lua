@@ -144,7 +144,6 @@ describe("2D world matrices", function()
     local skeleton2d = require "anim.format.skeleton2d"
     local sk = assert(anim.skeleton2d{ bones = { { name = "r" }, { name = "c", parent = "r", dragonbones = {} } } })
     local stage = skeleton2d.data(sk).stage
-    local a = anim.animator(sk)
     for _, bits in ipairs({ 64, 2, -1 }) do
       local bones = {}
       for i, b in ipairs(stage.bones) do
@@ -152,7 +151,7 @@ describe("2D world matrices", function()
         for k, v in pairs(b) do bones[i][k] = v end
       end
       bones[2].dragonbones = bits
-      local ok, err = pcall(core.world2d_attach, a, { bones = bones, ik = stage.ik, tc = stage.tc, ops = stage.ops })
+      local ok, err = pcall(core.world2d_shape, { bones = bones, ik = stage.ik, tc = stage.tc, ops = stage.ops })
       assert.is_false(ok)
       assert.truthy(err:find("2D description: bad DragonBones flags", 1, true), err)
     end
@@ -350,6 +349,75 @@ describe("2D world matrices", function()
     one[7]:update(0.1)
     b:update(0.1)
     for _, bone in ipairs({ "root", "p", "c" }) do assert.are.same(world(one[7], bone), world(b, bone)) end
+  end)
+
+  it("the animators of a skeleton share its shape, made once; each its own inherit mode and shear", function()
+    local core = require "anim.core"
+    local skeleton2d = require "anim.format.skeleton2d"
+    local made, real_shape = 0, core.world2d_shape
+    core.world2d_shape = function(...) made = made + 1; return real_shape(...) end
+    local ok, err = pcall(function()
+      local sk = assert(anim.skeleton2d{ bones = { ROOT, PARENT, CHILD } })
+      local one, other, fresh = anim.animator(sk), anim.animator(sk), anim.animator(sk)
+      local shape = skeleton2d.data(sk).shape
+      assert.are.equal("userdata", type(shape))
+      assert.are.equal(1, made)
+      -- one animator's track turns c's inherit mode and shear: the others keep the setup's
+      local clip = assert(anim.clip{ length = 1, loop = "loop", joints = {}, properties = {
+        ["c.inherit"] = { { 0, { 3 }, "step" }, { 1, { 3 }, "step" } },
+        ["c.shear"] = { { 0, { 30, -5 } }, { 1, { 30, -5 } } } } })
+      one:play(clip, { fade = 0 })
+      for _, a in ipairs({ one, other, fresh }) do a:update(0.25) end
+      local bones = { ROOT, PARENT, with(CHILD, { inherit = "noScale", shear_x = 30, shear_y = -5 }) }
+      near(chain_world(bones), world(one, "c"), 1e-9, "the animated one")
+      near(chain_world({ ROOT, PARENT, CHILD }), world(other, "c"), 1e-9, "the other")
+      assert.are.same(world(fresh, "c"), world(other, "c"))
+      assert.are.equal(shape, skeleton2d.data(sk).shape)
+      assert.are.equal(1, made)
+    end)
+    core.world2d_shape = real_shape
+    assert(ok, err)
+  end)
+
+  it("a shape finalized by hand: its animators keep posing, a new animator of it raises", function()
+    local skeleton2d = require "anim.format.skeleton2d"
+    local sk = assert(anim.skeleton2d{ bones = { ROOT, PARENT, CHILD } })
+    local a = anim.animator(sk)
+    local shape = skeleton2d.data(sk).shape
+    assert.is_false(getmetatable(shape))
+    local gc = debug.getmetatable(shape).__gc
+    gc(shape)
+    gc(shape)
+    collectgarbage()
+    a:update(0.1)
+    near(chain_world({ ROOT, PARENT, CHILD }), world(a, "c"), 1e-9, "after")
+    local ok, err = pcall(anim.animator, sk)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("2D skeleton's shape used after it was finalized", 1, true), err)
+  end)
+
+  it("a restored animator reads its own properties, not those the animator it restores into played", function()
+    local sk = assert(anim.skeleton2d{ bones = { { name = "root" }, { name = "p", parent = "root", x = 1 },
+      { name = "c", parent = "p", x = 2 } } })
+    local function held(bone, v)
+      return assert(anim.clip({ length = 1, loop = "loop", joints = {},
+        properties = { [bone .. ".shear"] = { { 0, { v, 0 } }, { 1, { v, 0 } } } } }, bone))
+    end
+    local cshear, pshear = held("c", 20), held("p", 45)
+    local saved = anim.animator(sk)
+    saved:play(pshear, { fade = 0 })
+    saved:update(0.1)
+    local state = saved:state()
+    -- b played c's shear (the first property it knew), then takes the saved state: p's alone
+    local b = anim.animator(sk)
+    b:play(cshear, { fade = 0 })
+    b:update(0.1)
+    assert(b:restore(state, function(name) return name == "c" and cshear or pshear end))
+    saved:update(0.1)
+    b:update(0.1)
+    for _, bone in ipairs({ "p", "c" }) do assert.are.same(world(saved, bone), world(b, bone)) end
+    near(chain_world({ { name = "root" }, { name = "p", x = 1, shear_x = 45 }, { name = "c", x = 2 } }), world(b, "c"),
+      1e-12, "c")
   end)
 
   it("only animators made from a skeleton have the stage; its readers raise on others", function()

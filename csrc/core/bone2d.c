@@ -117,7 +117,7 @@ static ANIM_INLINE int pose_bone(const anim_animator *a, anim_world2d *w, int j,
     s = sin(ap[ANIM_AR] * RAD);
   }
   cx = c; sx = s; cy = -s; sy = c;
-  /* (the setup shear's cosine and sine made with the block) */
+  /* (the setup shear's cosine and sine made with the shape) */
   if (shx != 0) {
     double k = sht[0], q = sht[1];
     /* (an animated shear: its cosine and sine as one sincos) */
@@ -162,11 +162,12 @@ static ANIM_INLINE int pose_bone(const anim_animator *a, anim_world2d *w, int j,
   } else {
     const double *pm = &w->wm[6 * p];
     double x = ap[ANIM_AX], y = ap[ANIM_AY];
-    if (b->inherit == ANIM_INHERIT_NORMAL) {
+    int mode = w->mode[j];
+    if (mode == ANIM_INHERIT_NORMAL) {
       f0 = pm[0]; f1 = pm[1]; f2 = pm[2]; f3 = pm[3];
     } else {
       double fo[4];
-      frame(b->inherit, pm, fo);
+      frame(mode, pm, fo);
       f0 = fo[0]; f1 = fo[1]; f2 = fo[2]; f3 = fo[3];
     }
     /* the origin: always the parent's point (x, y) */

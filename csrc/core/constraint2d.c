@@ -20,7 +20,7 @@
 /* ---- IK ----------------------------------------------------------------- */
 
 /* The cosine and sine of applied values ap's shearX (bone j's): 0's, the
- * setup's (made with the block), else 0 (an animated shear: the caller
+ * setup's (made with the shape), else 0 (an animated shear: the caller
  * takes the angles). */
 static int shear_cs(const anim_world2d *w, int j, const double *ap, double *k, double *q) {
   double sh = ap[ANIM_ASHX];
@@ -119,7 +119,7 @@ static void ik_two(const anim_animator *a, anim_world2d *w, const anim_w2d_ik *k
   double lx, ly, a0, b0, c0, d0, cx, cy, l1, l2, d, reach, dd, cos2, th2, th1, r1, r2, s = 1;
   if (!anim_w2d_in_frame(&w->fr[4 * p], pm[4], pm[5], t[4], t[5], &lx, &ly)) return;
   /* the parent's local matrix at rotation 0: L(r) = R(r) L(0) (the setup
-   * shear's cosines and sines made with the block) */
+   * shear's cosines and sines made with the shape) */
   {
     const double *sht = &w->sht[ANIM_SHT * p];
     double kx = sht[0], qx = sht[1], ky = sht[4], qy = sht[5];

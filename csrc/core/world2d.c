@@ -9,7 +9,9 @@
  * the setup's), then the steps of the update order: a bone's world from
  * its parent's (bone2d.c), or a constraint (constraint2d.c), which changes
  * its bones' applied values and poses them again.  One block per animator,
- * made with it: nothing is allocated per update. */
+ * made with it, of what its updates write; what they only read is the
+ * skeleton's shape, one for all its animators (shape2d.c): nothing is
+ * allocated per update. */
 #include "world2d.h"
 
 #include <math.h>
@@ -20,135 +22,67 @@
 
 static size_t up8(size_t x) { return (x + 7) / 8 * 8; }
 
-/* What d asks for, checked: 0, or *err set. */
-static int check(const anim_w2d_def *d, size_t *strs, const char **err) {
-  int i, n = d->nbones;
-  *strs = 0;
-  if (n < 1 || d->nik < 0 || d->ntc < 0 || d->ntcbones < 0 || d->nops < 0) { *err = "bad counts"; return -1; }
-  for (i = 0; i < n; i++) {
-    int db = d->bones[i].dragonbones;
-    if (d->bones[i].inherit < 0 || d->bones[i].inherit >= ANIM_INHERIT_COUNT) { *err = "bad inherit mode"; return -1; }
-    if (db < 0 || db > ANIM_DB_ALL || (db != 0 && !(db & ANIM_DB_BONE))) { *err = "bad DragonBones flags"; return -1; }
-    *strs += d->bones[i].shear_len + d->bones[i].inherit_len + 2;
+/* No property slot known (an animator's own numbering: looked up at its
+ * next update), each bone in its setup's inherit mode. */
+static void forget_slots(anim_world2d *w) {
+  int i;
+  w->gen = -1;
+  for (i = 0; i < w->n; i++) {
+    w->mode[i] = w->bone[i].inherit;
+    w->shear_slot[i] = w->inherit_slot[i] = -1;
   }
-  for (i = 0; i < d->nik; i++) {
-    const anim_w2d_ik *k = &d->ik[i];
-    if (k->nbones < 1 || k->nbones > 2 || k->target < 0 || k->target >= n || k->bones[0] < 0 ||
-        k->bones[0] >= n || (k->nbones == 2 && (k->bones[1] < 0 || k->bones[1] >= n))) {
-      *err = "IK bone out of range";
-      return -1;
-    }
-    if (k->dragonbones != 0 && k->dragonbones != 1) { *err = "bad IK solver"; return -1; }
-    *strs += k->name_len + k->flags_len + 2;
-  }
-  for (i = 0; i < d->ntcbones; i++)
-    if (d->tcbones[i] < 0 || d->tcbones[i] >= n) { *err = "transform constraint bone out of range"; return -1; }
-  for (i = 0; i < d->ntc; i++) {
-    const anim_w2d_tc *c = &d->tc[i];
-    if (c->first < 0 || c->count < 0 || c->count > d->ntcbones - c->first || c->target < 0 || c->target >= n) {
-      *err = "transform constraint out of range";
-      return -1;
-    }
-    *strs += c->name_len + 1;
-  }
-  for (i = 0; i < d->nops; i++) {
-    int kind = d->ops[2 * i], at = d->ops[2 * i + 1];
-    if (!((kind == ANIM_W2D_BONE && at >= 0 && at < n) || (kind == ANIM_W2D_IK && at >= 0 && at < d->nik) ||
-          (kind == ANIM_W2D_TRANSFORM && at >= 0 && at < d->ntc))) {
-      *err = "update step out of range";
-      return -1;
-    }
-  }
-  return 0;
+  for (i = 0; i < 2 * w->nik; i++) w->ik_slot[i] = -1;
+  for (i = 0; i < w->ntc; i++) w->tc_slot[i] = -1;
 }
 
-anim_world2d *anim_world2d_new(const anim_mem *m, const anim_w2d_def *d, const char **err) {
-  size_t size, o[13], strs;
+anim_world2d *anim_world2d_new(const anim_mem *m, anim_w2d_shape *sh) {
+  size_t size, o[4];
   anim_world2d *w;
-  char *mem, *s;
-  int i, n = d->nbones;
-  *err = NULL;
-  if (check(d, &strs, err) != 0) return NULL;
-  /* one block: the doubles, the structs, the ints, the names */
-  o[0] = up8(sizeof *w);                                                    /* ap */
-  o[1] = o[0] + sizeof(double) * ANIM_AP * (size_t)n;                       /* wm */
-  o[2] = o[1] + sizeof(double) * 6 * (size_t)n;                             /* fr */
-  o[3] = up8(o[2] + sizeof(double) * ((4 + ANIM_SHT) * (size_t)n + 3 * (size_t)d->nik)); /* bone (after fr, sht, ikal) */
-  o[4] = up8(o[3] + sizeof(anim_w2d_bone) * (size_t)n);                     /* ik */
-  o[5] = up8(o[4] + sizeof(anim_w2d_ik) * (size_t)d->nik);                  /* tc */
-  o[6] = up8(o[5] + sizeof(anim_w2d_tc) * (size_t)d->ntc);                  /* ops */
-  o[7] = o[6] + sizeof(int) * 2 * (size_t)d->nops;                          /* shear_slot */
-  o[8] = o[7] + sizeof(int) * 3 * (size_t)n;                                /* ik_slot (after inherit_slot) */
-  o[9] = o[8] + sizeof(int) * 2 * (size_t)d->nik;                           /* tc_slot */
-  o[10] = o[9] + sizeof(int) * (size_t)d->ntc;                              /* tcbones */
-  o[11] = o[10] + sizeof(int) * (size_t)d->ntcbones;                        /* dbn */
-  o[12] = o[11] + sizeof(int) * (size_t)n;                                  /* names */
-  size = o[12] + strs;
+  char *mem;
+  int n = sh->n;
+  /* one block: the doubles, then the ints */
+  o[0] = up8(sizeof *w);                                                        /* ap */
+  o[1] = o[0] + sizeof(double) * ANIM_AP * (size_t)n;                           /* wm */
+  o[2] = o[1] + sizeof(double) * 6 * (size_t)n;                                 /* fr, then ikal */
+  o[3] = o[2] + sizeof(double) * (4 * (size_t)n + 3 * (size_t)sh->nik);         /* the ints */
+  size = o[3] + sizeof(int) * (4 * (size_t)n + 2 * (size_t)sh->nik + (size_t)sh->ntc);
   mem = anim_calloc(m, 1, size);
   if (!mem) return NULL;
   w = (anim_world2d *)(void *)mem;
   w->size = size;
   w->mem = *m;
+  w->shape = sh;
+  anim_w2d_shape_retain(sh);
   w->n = n;
-  w->nik = d->nik;
-  w->ntc = d->ntc;
-  w->nops = d->nops;
-  w->gen = -1;
+  w->nik = sh->nik;
+  w->ntc = sh->ntc;
+  w->nops = sh->nops;
+  w->anydb = sh->anydb;
+  w->bone = sh->bone;
+  w->ik = sh->ik;
+  w->tc = sh->tc;
+  w->tcbones = sh->tcbones;
+  w->ops = sh->ops;
+  w->sht = sh->sht;
   w->rest2d = -1;
   w->ap = (double *)(void *)(mem + o[0]);
   w->wm = (double *)(void *)(mem + o[1]);
   w->fr = (double *)(void *)(mem + o[2]);
-  w->sht = w->fr + 4 * (size_t)n;
-  w->ikal = w->sht + ANIM_SHT * (size_t)n;
-  w->bone = (anim_w2d_bone *)(void *)(mem + o[3]);
-  w->ik = (anim_w2d_ik *)(void *)(mem + o[4]);
-  w->tc = (anim_w2d_tc *)(void *)(mem + o[5]);
-  w->ops = (int *)(void *)(mem + o[6]);
-  w->shear_slot = (int *)(void *)(mem + o[7]);
+  w->ikal = w->fr + 4 * (size_t)n;
+  w->mode = (int *)(void *)(mem + o[3]);
+  w->shear_slot = w->mode + n;
   w->inherit_slot = w->shear_slot + n;
-  w->ik_slot = (int *)(void *)(mem + o[8]);
-  w->tc_slot = (int *)(void *)(mem + o[9]);
-  w->tcbones = (int *)(void *)(mem + o[10]);
-  w->dbn = (int *)(void *)(mem + o[11]);
-  s = mem + o[12];
-  /* the names copied after the arrays, each ended by a 0 */
-#define COPY(dst, src, len) do { memcpy(s, (src), (len)); (dst) = s; s += (len) + 1; } while (0)
-  for (i = 0; i < n; i++) {
-    w->bone[i] = d->bones[i];
-    w->anydb |= d->bones[i].dragonbones != 0;
-    COPY(w->bone[i].shear_name, d->bones[i].shear_name, d->bones[i].shear_len);
-    COPY(w->bone[i].inherit_name, d->bones[i].inherit_name, d->bones[i].inherit_len);
-    w->shear_slot[i] = w->inherit_slot[i] = -1;
-    w->inherit_slot[n + i] = d->bones[i].inherit;
-    w->sht[ANIM_SHT * i] = cos(d->bones[i].shear[0] * ANIM_W2D_RAD);
-    w->sht[ANIM_SHT * i + 1] = sin(d->bones[i].shear[0] * ANIM_W2D_RAD);
-    w->sht[ANIM_SHT * i + 2] = cos(d->bones[i].shear[1] * ANIM_W2D_RAD);
-    w->sht[ANIM_SHT * i + 3] = sin(d->bones[i].shear[1] * ANIM_W2D_RAD);
-    /* (as constraint2d.c's two-bone IK computes them, the same bits) */
-    w->sht[ANIM_SHT * i + 4] = cos((90 + d->bones[i].shear[1]) * ANIM_W2D_RAD);
-    w->sht[ANIM_SHT * i + 5] = sin((90 + d->bones[i].shear[1]) * ANIM_W2D_RAD);
-  }
-  for (i = 0; i < d->nik; i++) {
-    w->ik[i] = d->ik[i];
-    w->anydb |= d->ik[i].dragonbones != 0;
-    COPY(w->ik[i].name, d->ik[i].name, d->ik[i].name_len);
-    COPY(w->ik[i].flags, d->ik[i].flags, d->ik[i].flags_len);
-    w->ik_slot[2 * i] = w->ik_slot[2 * i + 1] = -1;
-  }
-  for (i = 0; i < d->ntc; i++) {
-    w->tc[i] = d->tc[i];
-    COPY(w->tc[i].name, d->tc[i].name, d->tc[i].name_len);
-    w->tc_slot[i] = -1;
-  }
-#undef COPY
-  if (d->ntcbones > 0) memcpy(w->tcbones, d->tcbones, sizeof(int) * (size_t)d->ntcbones);
-  if (d->nops > 0) memcpy(w->ops, d->ops, sizeof(int) * 2 * (size_t)d->nops);
+  w->dbn = w->inherit_slot + n;
+  w->ik_slot = w->dbn + n;
+  w->tc_slot = w->ik_slot + 2 * (size_t)sh->nik;
+  forget_slots(w);
   return w;
 }
 
 void anim_world2d_free(anim_world2d *w) {
   if (w) {
     anim_mem m = w->mem;
+    anim_w2d_shape_release(w->shape);
     anim_free(&m, w, w->size);
   }
 }
@@ -158,8 +92,11 @@ int anim_animator_set_world2d(anim_animator *a, anim_world2d *w) {
   anim_world2d_free(a->w2d);
   a->w2d = w;
   if (w) {
+    /* (a block moved from another animator, by a restore: its slots were
+     * that one's) */
     w->valid = 0;
     w->rest2d = -1;
+    forget_slots(w);
   }
   return 0;
 }
@@ -226,7 +163,8 @@ static ANIM_INLINE int read_locals_in(const anim_animator *a, anim_world2d *w, i
   const double *pose = a->pose;
   double(*rest_pos)[3] = r->rest_pos, (*rest_rot)[4] = r->rest_rot, (*rest_scl)[3] = r->rest_scl;
   const int *shear_slot = w->shear_slot, *inherit_slot = w->inherit_slot;
-  anim_w2d_bone *bone = w->bone;
+  const anim_w2d_bone *bone = w->bone;
+  int *mode = w->mode;
   double *ap = w->ap;
   int n = w->n, scaled = r->scaled, j;
   anim_v2 sum = anim_v2_splat(0);
@@ -283,12 +221,10 @@ static ANIM_INLINE int read_locals_in(const anim_animator *a, anim_world2d *w, i
       ap[ANIM_ASHX] = prop_or(a, shear_slot[j], 0, bone[j].shear[0]);
       ap[ANIM_ASHY] = prop_or(a, shear_slot[j], 1, bone[j].shear[1]);
     }
-    if (inherit_slot[j] < 0) {
-      bone[j].inherit = inherit_slot[n + j];
-    } else {
+    if (inherit_slot[j] >= 0) {
       /* the inherit mode: the property's code, else (none, or not a mode) the setup's */
       double m = prop_or(a, inherit_slot[j], 0, -1);
-      bone[j].inherit = m >= 0 && m < ANIM_INHERIT_COUNT ? (int)m : inherit_slot[n + j];
+      mode[j] = m >= 0 && m < ANIM_INHERIT_COUNT ? (int)m : bone[j].inherit;
     }
   }
   return (anim_v2_lo(sum) + anim_v2_hi(sum)) * 0 == 0;

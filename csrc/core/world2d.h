@@ -64,8 +64,12 @@ typedef struct anim_w2d_tc {
 } anim_w2d_tc;
 
 typedef struct anim_world2d anim_world2d;
+/* What every animator of one 2D skeleton reads and none writes (its
+ * bones, constraints and update order): made once, shared by their
+ * blocks (shape2d.c). */
+typedef struct anim_w2d_shape anim_w2d_shape;
 
-/* What anim_world2d_new reads: the bones (the rig's count), the IK and
+/* What anim_w2d_shape_new reads: the bones (the rig's count), the IK and
  * transform constraints with the transform constraints' bone list, the
  * update order (nops steps of two ints: ANIM_W2D_*, index). */
 typedef struct anim_w2d_def {
@@ -76,10 +80,19 @@ typedef struct anim_w2d_def {
   const int *tcbones, *ops;
 } anim_w2d_def;
 
-/* A 2D block for an animator of a rig of d->nbones joints (everything
- * copied).  NULL when out of memory, or *err says what is wrong (an index
- * out of range). */
-anim_world2d *anim_world2d_new(const anim_mem *m, const anim_w2d_def *d, const char **err);
+/* The shape of d (everything copied; its count of references 1).  NULL
+ * when out of memory, or *err says what is wrong (an index out of
+ * range). */
+anim_w2d_shape *anim_w2d_shape_new(const anim_mem *m, const anim_w2d_def *d, const char **err);
+/* A reference dropped (NULL: nothing); the last frees the shape. */
+void anim_w2d_shape_release(anim_w2d_shape *s);
+/* The bones of the shape (the rig's joints it is made for). */
+int anim_w2d_shape_bones(const anim_w2d_shape *s);
+
+/* A 2D block of shape s for an animator (a reference to s taken): what
+ * each update writes, per animator.  NULL when out of memory. */
+anim_world2d *anim_world2d_new(const anim_mem *m, anim_w2d_shape *s);
+/* The block freed (NULL: nothing), its reference to the shape dropped. */
 void anim_world2d_free(anim_world2d *w);
 
 /* Gives animator a the block (freeing the one it had; NULL: none): from

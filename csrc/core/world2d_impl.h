@@ -1,8 +1,9 @@
-/* world2d_impl.h - what the 2D stage's three files share: the block of an
+/* world2d_impl.h - what the 2D stage's files share: the shape and block of an
  * animator made from a 2D skeleton, a bone's applied local values, and
  * the calls between them (bone2d.c: a bone's world and the frame it is
- * applied in; constraint2d.c: IK and transform constraints; world2d.c:
- * the block and the stage).  Plain C, no Lua. */
+ * applied in; constraint2d.c: IK and transform constraints; shape2d.c:
+ * what the animators of a skeleton share; world2d.c: an animator's block
+ * and the stage).  Plain C, no Lua. */
 #ifndef ANIM_WORLD2D_IMPL_H
 #define ANIM_WORLD2D_IMPL_H
 
@@ -29,37 +30,60 @@ enum { ANIM_AX, ANIM_AY, ANIM_AR, ANIM_ASX, ANIM_ASY, ANIM_ASHX, ANIM_ASHY, ANIM
  * ANIM_AHV: the shearY whose cosine and sine a constraint that set it
  * knew, ANIM_AHC and ANIM_AHS, so that bone2d.c asks no sine for it --
  * NaN from each update's reading of the pose) */
-/* the numbers of a bone's setup shear kept with the block (sht) */
+/* the numbers of a bone's setup shear kept with the shape (sht) */
 #define ANIM_SHT 6
 
-struct anim_world2d {
+/* The shape (shape2d.c): one block, counted (its owner, a Lua skeleton's
+ * userdata, and each animator's block); written only when made, so that
+ * the animators of a skeleton, on any thread, read one copy, which stays
+ * in the caches from one animator's update to the next's. */
+struct anim_w2d_shape {
   size_t size;
   anim_mem mem;
+  int refs;
   int n, nik, ntc, nops;
-  int valid;               /* the matrices are those of the pose now */
-  int gen;                 /* anim_props_generation when the slots were looked up */
-  anim_w2d_bone *bone;     /* n */
+  int anydb;               /* a bone or an IK constraint takes DragonBones' rules (else dbn is not kept) */
+  anim_w2d_bone *bone;     /* n: bone[j].inherit is the setup's mode */
   anim_w2d_ik *ik;         /* nik */
   anim_w2d_tc *tc;         /* ntc */
   int *tcbones;            /* the transform constraints' bones */
   int *ops;                /* 2 nops */
+  double *sht;             /* ANIM_SHT n: cos, sin of the setup shearX, of shearY, of 90 + shearY
+                            * (the usual shear; the last two the two-bone IK's) */
+};
+
+/* An animator's block: what its updates write, and the shape's numbers
+ * and arrays copied beside them (read by every step). */
+struct anim_world2d {
+  size_t size;
+  anim_mem mem;
+  anim_w2d_shape *shape;
+  int n, nik, ntc, nops, anydb;
+  const anim_w2d_bone *bone;
+  const anim_w2d_ik *ik;
+  const anim_w2d_tc *tc;
+  const int *tcbones, *ops;
+  const double *sht;
+  int valid;               /* the matrices are those of the pose now */
+  int gen;                 /* anim_props_generation when the slots were looked up */
+  int *mode;               /* n: each bone's inherit mode in this update (its setup's, or
+                            * the "<bone>.inherit" property's) */
   int *shear_slot;         /* n: the property slot of "<bone>.shear", or -1 */
-  int *inherit_slot;       /* 2 n: the property slot of "<bone>.inherit", or -1; then each bone's
-                            * setup inherit mode (bone[j].inherit is the mode of this update) */
+  int *inherit_slot;       /* n: the property slot of "<bone>.inherit", or -1 */
   int *ik_slot;            /* 2 nik: of ik.<name> and ik.<name>.flags */
   int *tc_slot;            /* ntc: of transform.<name> */
   double *ap;              /* ANIM_AP n */
   double *wm;              /* 6 n: a b c d x y */
   double *fr;              /* 4 n: the frame F the local matrix was applied in */
-  double *sht;             /* ANIM_SHT n: cos, sin of the setup shearX, of shearY, of 90 + shearY
-                            * (the usual shear; the last two the two-bone IK's) */
   double *ikal;            /* 3 nik: a two-bone IK's last child origin (x, y) in its parent's axes
                             * and its direction atan2(y, x) (0, 0, 0 at first: atan2's) */
   int *dbn;                /* n: DragonBones' global scaleX of the bone is negative (dragonbones2d.c) */
-  int anydb;               /* a bone or an IK constraint takes DragonBones' rules (else dbn is not kept) */
   int rest2d;              /* -1 not known yet; 1: each rest of the rig a turn about z alone and each
                             * rest scale's x and y not 0 (read_locals' loop without their tests) */
 };
+
+/* shape2d.c: a reference to s taken (by a block). */
+void anim_w2d_shape_retain(anim_w2d_shape *s);
 
 /* bone2d.c.  Bone j's world (and its frame) from its applied values and its parent's
  * world. */

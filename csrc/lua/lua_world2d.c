@@ -1,9 +1,10 @@
-/* lua_world2d.c - the binding of the 2D stage (csrc/core/world2d.c): an
- * animator given a 2D skeleton's block, and a bone's world matrix read.
- * The description is made by lua/anim/format/skeleton2d.lua, which has
- * checked the user's table; a description of another shape is a bug of
- * the module's and raises.  The friendly face is animator:world2d in
- * lua/anim/runtime/animator2d.lua.
+/* lua_world2d.c - the binding of the 2D stage (csrc/core/world2d.c): a
+ * 2D skeleton's shape made from its description (once a skeleton: its
+ * animators share it, csrc/core/shape2d.c), an animator given a block of
+ * it, and a bone's world matrix read.  The description is made by
+ * lua/anim/format/skeleton2d.lua, which has checked the user's table; a
+ * description of another shape is a bug of the module's and raises.  The
+ * friendly face is animator:world2d in lua/anim/runtime/animator2d.lua.
  *
  *   desc.bones = { { inherit = ANIM_INHERIT_* code, shear_x, shear_y,
  *                    length, shear_name = "<bone>.shear",
@@ -46,7 +47,7 @@ static int bool_field(lua_State *L, int t, const char *k) {
 }
 
 /* a string of the description: the caller drops it from the stack, the
- * description (argument 2, which holds it) keeps it alive until the block
+ * description (argument 1, which holds it) keeps it alive until the shape
  * has copied it, and Lua never moves a string */
 static const char *str_field(lua_State *L, int t, const char *k, size_t *len) {
   if (lua_getfield(L, t, k) != LUA_TSTRING) luaL_error(L, "2D description: field '%s' must be a string", k);
@@ -72,9 +73,20 @@ static int list(lua_State *L, int d, const char *k) {
   return (int)lua_rawlen(L, -1);
 }
 
-/* core.world2d_attach(animator, desc): the animator's updates run the 2D
- * stage from now on */
-static int world2d_attach(lua_State *L) {
+/* A shape's userdata: the shape (NULL once its __gc ran). */
+#define SHAPE_MT "anim.world2d_shape"
+typedef struct { anim_w2d_shape *shape; } shape_box;
+
+static int shape_gc(lua_State *L) {
+  shape_box *b = luaL_checkudata(L, 1, SHAPE_MT);
+  anim_w2d_shape_release(b->shape);
+  b->shape = NULL;
+  return 0;
+}
+
+/* core.world2d_shape(desc) -> shape: what the animators of the skeleton
+ * share, for core.world2d_attach */
+static int world2d_shape(lua_State *L) {
   int bt, it, tt, ot, i, k, top, nb_all = 0;
   anim_w2d_bone *bones;
   anim_w2d_ik *ik;
@@ -82,17 +94,20 @@ static int world2d_attach(lua_State *L) {
   int *ops, *tcb;
   anim_w2d_def d;
   const char *err = NULL;
-  anim_world2d *w;
   anim_mem m;
-  anim_lua_checkanimator(L, 1);
-  luaL_checktype(L, 2, LUA_TTABLE);
-  d.nbones = list(L, 2, "bones");
+  shape_box *box;
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_settop(L, 1);
+  box = lua_newuserdata(L, sizeof *box);
+  box->shape = NULL;
+  luaL_setmetatable(L, SHAPE_MT);
+  d.nbones = list(L, 1, "bones");
   bt = lua_gettop(L);
-  d.nik = list(L, 2, "ik");
+  d.nik = list(L, 1, "ik");
   it = lua_gettop(L);
-  d.ntc = list(L, 2, "tc");
+  d.ntc = list(L, 1, "tc");
   tt = lua_gettop(L);
-  d.nops = list(L, 2, "ops");
+  d.nops = list(L, 1, "ops");
   ot = lua_gettop(L);
   if (d.nbones < 1 || d.nbones > ANIM_MAX_RIG_JOINTS || d.nik > ANIM_MAX_RIG_JOINTS ||
       d.ntc > ANIM_MAX_RIG_JOINTS || d.nops % 2 || d.nops / 2 > ANIM_MAX_2D_STEPS)
@@ -180,13 +195,27 @@ static int world2d_attach(lua_State *L) {
   d.tcbones = tcb;
   d.ops = ops;
   m = anim_lua_mem(L);
-  w = anim_world2d_new(&m, &d, &err);
-  if (!w && err) return luaL_error(L, "2D description: %s", err);
+  box->shape = anim_w2d_shape_new(&m, &d, &err);
+  if (!box->shape && err) return luaL_error(L, "2D description: %s", err);
+  if (!box->shape) return anim_lua_nomem(L);
+  lua_pushvalue(L, 2);
+  return 1;
+}
+
+/* core.world2d_attach(animator, shape): the animator's updates run the 2D
+ * stage from now on */
+static int world2d_attach(lua_State *L) {
+  shape_box *box = luaL_checkudata(L, 2, SHAPE_MT);
+  anim_mem m = anim_lua_mem(L);
+  anim_world2d *w;
+  anim_lua_checkanimator(L, 1);
+  if (!box->shape) return luaL_error(L, "2D skeleton's shape used after it was finalized");
+  w = anim_world2d_new(&m, box->shape);
   if (!w) return anim_lua_nomem(L);
-  /* (the animator taken again: nothing above ran Lua code, but stay safe) */
   if (anim_animator_set_world2d(anim_lua_checkanimator(L, 1), w) != 0) {
     anim_world2d_free(w);
-    return luaL_error(L, "2D description: %d bones for a rig of another number of joints", d.nbones);
+    return luaL_error(L, "2D description: %d bones for a rig of another number of joints",
+                      anim_w2d_shape_bones(box->shape));
   }
   return 0;
 }
@@ -214,10 +243,15 @@ static int world2d_skin_handler(lua_State *L) {
 }
 
 static const luaL_Reg funcs[] = {
+  {"world2d_shape", world2d_shape},
   {"world2d_attach", world2d_attach},
   {"world2d_skin_handler", world2d_skin_handler},
   {"animator_world2d", animator_world2d},
   {NULL, NULL}
 };
 
-void anim_lua_open_world2d(lua_State *L) { luaL_setfuncs(L, funcs, 0); }
+void anim_lua_open_world2d(lua_State *L) {
+  anim_lua_gcmeta(L, SHAPE_MT, shape_gc);
+  anim_lua_sealed_meta(L, SHAPE_MT);  /* (the same table, sealed) */
+  luaL_setfuncs(L, funcs, 0);
+}

@@ -22,11 +22,13 @@ local floor = math.floor
 -- v when it is a 2D skeleton, else nil.
 function M.skeleton(v) return skeleton2d.is_skeleton(v) and v or nil end
 
--- anim.animator(skeleton, ...)'s part: the animator's 2D stage, and the
--- skeleton kept in its state.
+-- anim.animator(skeleton, ...)'s part: the animator's 2D stage (a block
+-- of the skeleton's shape, made at its first animator and shared by all),
+-- and the skeleton kept in its state.
 function M.attach(a, st, sk)
   local s = skeleton2d.data(sk)
-  core.world2d_attach(a, s.stage)
+  s.shape = s.shape or core.world2d_shape(s.stage)
+  core.world2d_attach(a, s.shape)
   st.skeleton = sk
   st.skin = nil
 end
