@@ -221,11 +221,13 @@ for c = 1, d.C do clips[c] = w1.clip(d, c) end
 local list3d = w1.characters(rig, clips, args.n, d.D)
 
 -- The vertices, as anim.love's draw writes them (without its LÖVE calls):
--- one buffer of floats for all the skeletons' triangles (a page's mesh),
--- per skeleton its world matrices, a scratch and its draw order kept.
+-- each skeleton's triangles from the start of one buffer of floats (a
+-- page's mesh: anim.love.draw starts each animator's vertices at the
+-- page's first and hands them to LÖVE before the next animator's), per
+-- skeleton its world matrices, a scratch and its draw order kept.
 local compiled = attach2d.of(real[1])
 local per_skeleton = 3 * 18 * SLOTS
-local out = anim.buffer(12 * per_skeleton * args.n, "float")
+local out = anim.buffer(12 * per_skeleton, "float")
 local state = {}
 for i, a in ipairs(real) do
   state[i] = { world = attach2d.buffer(6 * BONES), scratch = attach2d.buffer(32), order = {}, deform = {} }
@@ -233,9 +235,9 @@ for i, a in ipairs(real) do
 end
 local lookup, draw, deform = attach2d.lookup, attach2d.draw, attach2d.deform
 local function vertices(list)
-  local used = 0
+  local written = 0
   for i = 1, #list do
-    local a, st = list[i], state[i]
+    local a, st, used = list[i], state[i], 0
     attach2d.world_into(a, compiled, st.world)
     local skin = a:skin()
     local order = a:draw_order(st.order)
@@ -251,8 +253,9 @@ local function vertices(list)
           dr or 0, dg or 0, db or 0)
       end
     end
+    written = written + used
   end
-  return used
+  return written
 end
 
 local opts = { threads = 1 }
