@@ -1,8 +1,10 @@
 /* shape2d.c - what the animators of one 2D skeleton share (world2d_impl.h,
  * struct anim_w2d_shape): its bones, IK and transform constraints, update
  * order, the cosines and sines of the bones' setup shears and the
- * properties' names, checked and copied into one block when the skeleton
- * is made, read by each of its animators' updates, never written after.
+ * properties' names, checked and copied into one block when the
+ * skeleton's first animator is made (lua/anim/runtime/animator2d.lua keeps
+ * it with the skeleton), read by each of its animators' updates, never
+ * written after.
  * One copy for all: a thousand animators of one skeleton read the same
  * lines, which stay in the caches (a copy each was 3.7 kB an animator of
  * 30 bones, missed from beyond the second level at each update).  Plain
