@@ -17,7 +17,8 @@ typedef struct anim_mem {
 } anim_mem;
 
 /* x rounded up to a multiple of 8: where the next array of a block made of
- * several starts (graph.c, ctlstate.c). */
+ * several starts (graph.c, ctlstate.c, blendspace.c, track.c, shape2d.c,
+ * world2d.c). */
 static inline size_t anim_align8(size_t x) { return (x + 7) / 8 * 8; }
 
 /* NULL when out of memory or when the size overflows. */

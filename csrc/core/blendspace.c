@@ -9,8 +9,6 @@
 
 #include <math.h>
 
-static size_t round8(size_t x) { return (x + 7) / 8 * 8; }
-
 /* ---- the 2D triangulation --------------------------------------------- */
 
 static double cross(const double *o, const double *a, const double *b) {
@@ -171,10 +169,10 @@ anim_space *anim_space_new(const anim_mem *mem, int n, int dim, const anim_clip 
       if (clips[i]->loop != clips[0]->loop) { *err = "a synced blend space's clips need one loop mode"; return NULL; }
     }
   }
-  o_clip = round8(sizeof *s);
-  o_at = round8(o_clip + sizeof(anim_clip *) * (size_t)n);
+  o_clip = anim_align8(sizeof *s);
+  o_at = anim_align8(o_clip + sizeof(anim_clip *) * (size_t)n);
   o_order = o_at + sizeof(double) * 2 * (size_t)n;
-  o_tri = round8(o_order + sizeof(int) * (size_t)n);
+  o_tri = anim_align8(o_order + sizeof(int) * (size_t)n);
   o_edge = o_tri + sizeof(int) * 3 * (size_t)tcap;
   size = o_edge + sizeof(int) * 2 * (size_t)ecap;
   m = anim_calloc(mem, 1, size);

@@ -14,8 +14,6 @@
 
 #include "world2d_impl.h"
 
-static size_t up8(size_t x) { return (x + 7) / 8 * 8; }
-
 /* What d asks for, checked: 0, or *err set. */
 static int check(const anim_w2d_def *d, size_t *strs, const char **err) {
   int i, n = d->nbones;
@@ -66,11 +64,11 @@ anim_w2d_shape *anim_w2d_shape_new(const anim_mem *m, const anim_w2d_def *d, con
   *err = NULL;
   if (check(d, &strs, err) != 0) return NULL;
   /* one block: the doubles, the structs, the ints, the names */
-  o[0] = up8(sizeof *s);                                                   /* sht */
+  o[0] = anim_align8(sizeof *s);                                                   /* sht */
   o[1] = o[0] + sizeof(double) * ANIM_SHT * (size_t)n;                     /* bone */
-  o[2] = up8(o[1] + sizeof(anim_w2d_bone) * (size_t)n);                    /* ik */
-  o[3] = up8(o[2] + sizeof(anim_w2d_ik) * (size_t)d->nik);                 /* tc */
-  o[4] = up8(o[3] + sizeof(anim_w2d_tc) * (size_t)d->ntc);                 /* ops, then tcbones */
+  o[2] = anim_align8(o[1] + sizeof(anim_w2d_bone) * (size_t)n);                    /* ik */
+  o[3] = anim_align8(o[2] + sizeof(anim_w2d_ik) * (size_t)d->nik);                 /* tc */
+  o[4] = anim_align8(o[3] + sizeof(anim_w2d_tc) * (size_t)d->ntc);                 /* ops, then tcbones */
   o[5] = o[4] + sizeof(int) * (2 * (size_t)d->nops + (size_t)d->ntcbones); /* names */
   size = o[5] + strs;
   mem = anim_calloc(m, 1, size);

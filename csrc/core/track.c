@@ -10,8 +10,6 @@
 #include "pool.h"
 #include "spaceplay.h"
 
-static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
-
 /* A new ramp to `to` over `dur`, from where the current one is now. */
 static void ramp_set(ramp *r, double to, double dur) {
   r->from = anim_ramp_value(r);
@@ -62,9 +60,9 @@ size_t anim_track_lay_arrays(anim_track *t, char *mem, size_t base, const anim_c
   o_byjoint = o_hot + nhot * sizeof(int);
   o_cj = o_byjoint + rn * sizeof(int);
   o_adjust = o_cj + nb * sizeof(int);
-  o_pkc = round_up(o_adjust + nb, sizeof(double));
+  o_pkc = anim_align8(o_adjust + nb);
   o_rj = o_pkc + npkc;
-  o_bind = round_up(o_rj + nb * sizeof(int), sizeof(double));
+  o_bind = anim_align8(o_rj + nb * sizeof(int));
   o_cold = o_bind + (need & NEED_BIND ? nb * sizeof(anim_binding) : 0);
   o_nextb = o_cold + ncold * sizeof(int);
   size = o_nextb + nb * sizeof(int);

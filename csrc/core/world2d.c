@@ -20,8 +20,6 @@
 #include "propmix.h"
 #include "world2d_impl.h"
 
-static size_t up8(size_t x) { return (x + 7) / 8 * 8; }
-
 /* No property slot known (an animator's own numbering: looked up at its
  * next update), each bone in its setup's inherit mode. */
 static void forget_slots(anim_world2d *w) {
@@ -41,7 +39,7 @@ anim_world2d *anim_world2d_new(const anim_mem *m, anim_w2d_shape *sh) {
   char *mem;
   int n = sh->n;
   /* one block: the doubles, then the ints */
-  o[0] = up8(sizeof *w);                                                        /* ap */
+  o[0] = anim_align8(sizeof *w);                                                        /* ap */
   o[1] = o[0] + sizeof(double) * ANIM_AP * (size_t)n;                           /* wm */
   o[2] = o[1] + sizeof(double) * 6 * (size_t)n;                                 /* fr, then ikal */
   o[3] = o[2] + sizeof(double) * (4 * (size_t)n + 3 * (size_t)sh->nik);         /* the ints */
