@@ -205,14 +205,14 @@ static int world2d_shape(lua_State *L) {
 /* core.world2d_attach(animator, shape): the animator's updates run the 2D
  * stage from now on */
 static int world2d_attach(lua_State *L) {
+  anim_animator *a = anim_lua_checkanimator(L, 1);
   shape_box *box = luaL_checkudata(L, 2, SHAPE_MT);
   anim_mem m = anim_lua_mem(L);
   anim_world2d *w;
-  anim_lua_checkanimator(L, 1);
   if (!box->shape) return luaL_error(L, "2D skeleton's shape used after it was finalized");
   w = anim_world2d_new(&m, box->shape);
   if (!w) return anim_lua_nomem(L);
-  if (anim_animator_set_world2d(anim_lua_checkanimator(L, 1), w) != 0) {
+  if (anim_animator_set_world2d(a, w) != 0) {
     anim_world2d_free(w);
     return luaL_error(L, "2D description: %d bones for a rig of another number of joints",
                       anim_w2d_shape_bones(box->shape));
