@@ -27,6 +27,7 @@
 #include <stddef.h>
 
 #include "amath.h"
+#include "prefetch.h"
 #include "animator.h"
 #include "batch.h"
 #include "chain.h"
@@ -198,7 +199,7 @@ int anim_scratch_room(anim_animator *a, double **p, size_t per_joint);
 enum { ACC_BUDGET = 0, ACC_POS = 3, ACC_ROT = 6, ACC_SCL = 10, ACC_REF = 13, ACC_HASREF = 17,
        ACC_LW = 18, ACC_LPOS = 21, ACC_LROT = 24, ACC_LSCL = 28, ACC_SIZE = 31 };
 
-#define LINE 64  /* cache line bytes (for the layout and prefetching) */
+#define LINE ANIM_LINE /* cache line bytes (prefetch.h: for the layout and prefetching) */
 
 
 /* The stages of an update, in the order anim_animator_update takes them

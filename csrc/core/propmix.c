@@ -392,6 +392,21 @@ static void pick(pslot *s, const anim_track *t, double f, const double *v) {
  * Then each additive track adds w (v - v(0)).  A discrete name (a slot's
  * attachment, a draw order: some track's clip says so) takes instead the
  * value of the track of the largest f, additive tracks ignored. */
+void anim_props_prefetch(const anim_animator *a, int stage) {
+  const anim_pslots *ps = a->pslots;
+  int i;
+  if (!ps) return;
+  if (stage == 0) {
+    ANIM_PREFETCH_W(ps);
+  } else if (stage == 1) {
+    anim_prefetch_range(ps->slot, sizeof(pslot) * (size_t)ps->n);
+    for (i = 0; i < a->ntracks; i++)
+      if (a->tracks[i]->props) anim_prefetch_range(a->tracks[i]->props, a->tracks[i]->props->size);
+  } else {
+    for (i = 0; i < ps->n; i++) ANIM_PREFETCH_W(ps->slot[i].v);
+  }
+}
+
 void anim_props_blend(anim_animator *a) {
   anim_pslots *ps = a->pslots;
   int i, j, k, m = 0, p, c;

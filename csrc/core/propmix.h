@@ -71,6 +71,11 @@ void anim_tprops_free(const anim_mem *m, anim_tprops *tp);
 
 /* The properties of this update, after the pose: allocates nothing. */
 void anim_props_blend(anim_animator *a);
+/* What anim_props_blend reads, prefetched (prefetch.h) animators ahead
+ * of a batch update, in stages, each following the pointers the stage
+ * before brought in: 0 the slots' header, 1 the slots and the tracks'
+ * blocks, 2 the slots' values.  Nothing when a has no properties. */
+void anim_props_prefetch(const anim_animator *a, int stage);
 /* Frees the animator's slots (anim_animator_free). */
 void anim_pslots_free(anim_animator *a);
 

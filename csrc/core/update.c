@@ -10,6 +10,7 @@
 #include "world2d.h"
 #include "passes.h"
 #include "pool.h"
+#include "propmix.h"
 #include "skin.h"
 #include "spaceplay.h"
 
@@ -116,34 +117,19 @@ int anim_animator_update(anim_animator *a, double dt) { return update_one(a, dt,
 
 /* ---- updating many animators --------------------------------------------- */
 
-/* Software prefetching (a hint: no effect on results; nothing where the
- * compiler has no such builtin).  Hot data is read and written. */
-#if defined(__GNUC__) || defined(__clang__)
-#define PREFETCH_W(p) __builtin_prefetch((p), 1, 3)
-#define PREFETCH_L2(p) __builtin_prefetch((p), 0, 1)
-#else
-#define PREFETCH_W(p) ((void)(p))
-#define PREFETCH_L2(p) ((void)(p))
-#endif
-
-static void prefetch_range(const void *p, size_t bytes) {
-  uintptr_t c = (uintptr_t)p / LINE * LINE, end = (uintptr_t)p + bytes;
-  for (; c < end; c += LINE) PREFETCH_W((const void *)c);
-}
-
 /* The three stages of an animator's prefetch, each reading only what the
  * stage before brought in: its struct; then its tracks' structs, the
  * animated flags and the pose it writes; then the rest of its tracks'
  * hot data (a track's hot_end is in its struct). */
-static void prefetch_head(const anim_animator *a) { prefetch_range(a, sizeof *a); }
+static void prefetch_head(const anim_animator *a) { anim_prefetch_range(a, sizeof *a); }
 
 static void prefetch_tracks(const anim_animator *a) {
   size_t n = (size_t)a->rig->n;
   int i;
-  for (i = 0; i < a->ntracks; i++) PREFETCH_W(a->tracks[i]);
-  if (a->ctl) PREFETCH_W(a->ctl);
-  prefetch_range(a->animated, n);
-  prefetch_range(a->pose, sizeof(double) * 10 * n);
+  for (i = 0; i < a->ntracks; i++) ANIM_PREFETCH_W(a->tracks[i]);
+  if (a->ctl) ANIM_PREFETCH_W(a->ctl);
+  anim_prefetch_range(a->animated, n);
+  anim_prefetch_range(a->pose, sizeof(double) * 10 * n);
 }
 
 /* A compressed clip's decoded keys (a track's pkc), a stage earlier,
@@ -158,7 +144,7 @@ static void prefetch_keys_l2(const anim_animator *a) {
     uintptr_t c, end;
     if (!t->pkc) continue;
     c = (uintptr_t)t->pkc / LINE * LINE, end = (uintptr_t)t->pkc + t->clip->packed->cache_size;
-    for (; c < end; c += LINE) PREFETCH_L2((const void *)c);
+    for (; c < end; c += LINE) ANIM_PREFETCH_L2((const void *)c);
   }
 }
 
@@ -170,9 +156,9 @@ static void prefetch_hot(const anim_animator *a) {
   for (i = 0; i < a->ntracks; i++) {
     const anim_track *t = a->tracks[i];
     uintptr_t at = (uintptr_t)t, k = (uintptr_t)t->pkc;
-    prefetch_range(t, k > at && k < at + t->hot_end ? k - at : t->hot_end);
+    anim_prefetch_range(t, k > at && k < at + t->hot_end ? k - at : t->hot_end);
   }
-  if (a->ctl) prefetch_range(a->ctl, anim_controller_hot(a->ctl));
+  if (a->ctl) anim_prefetch_range(a->ctl, anim_controller_hot(a->ctl));
 }
 
 /* The prefetches run four, three, two (a compressed clip's decoded keys,
@@ -193,6 +179,11 @@ static void prefetch_next(anim_animator *const *as, int i, int end) {
   if (i + 3 < end) prefetch_tracks(as[i + 3]);
   if (i + 2 < end) prefetch_keys_l2(as[i + 2]);
   if (i + 1 < end) prefetch_hot(as[i + 1]);
+  /* (a 2D skeleton's and properties' parts, by their files, in three
+   * stages of their own: what each reads is behind the one before) */
+  if (i + 3 < end) { anim_world2d_prefetch(as[i + 3]->w2d, 0); anim_props_prefetch(as[i + 3], 0); }
+  if (i + 2 < end) { anim_world2d_prefetch(as[i + 2]->w2d, 1); anim_props_prefetch(as[i + 2], 1); }
+  if (i + 1 < end) anim_props_prefetch(as[i + 1], 2);
 }
 
 /* Before an animator's update in a batch: the scratch of its first

@@ -77,6 +77,12 @@ anim_world2d *anim_world2d_new(const anim_mem *m, anim_w2d_shape *sh) {
   return w;
 }
 
+void anim_world2d_prefetch(const anim_world2d *w, int stage) {
+  if (!w) return;
+  if (stage == 0) anim_prefetch_range(w, sizeof *w);
+  else anim_prefetch_range(w->mode, sizeof(int) * (4 * (size_t)w->n + 2 * (size_t)w->nik + (size_t)w->ntc));
+}
+
 void anim_world2d_free(anim_world2d *w) {
   if (w) {
     anim_mem m = w->mem;

@@ -94,6 +94,10 @@ int anim_w2d_shape_bones(const anim_w2d_shape *s);
 anim_world2d *anim_world2d_new(const anim_mem *m, anim_w2d_shape *s);
 /* The block freed (NULL: nothing), its reference to the shape dropped. */
 void anim_world2d_free(anim_world2d *w);
+/* The block's lines a batch update reads first, prefetched (prefetch.h)
+ * animators ahead: stage 0 its struct, stage 1 (the struct in) its
+ * property slots and modes.  w may be NULL. */
+void anim_world2d_prefetch(const anim_world2d *w, int stage);
 
 /* Gives animator a the block (freeing the one it had; NULL: none): from
  * then its updates run the 2D stage.  0, or -1 when the block was made for
