@@ -80,6 +80,16 @@ int anim_weighted2d_check(const double *layout, size_t len, size_t nbones, size_
   return 1;
 }
 
+size_t anim_weighted2d_bones(const double *layout, size_t len) {
+  size_t at = 0, need = 0;
+  while (at < len) {
+    size_t k = (size_t)layout[at++], j;
+    for (j = 0; j < k; j++, at += 4)
+      if ((size_t)layout[at] + 1 > need) need = (size_t)layout[at] + 1;
+  }
+  return need;
+}
+
 void anim_weighted2d_world(const double *world, const double *layout, size_t len, const double *deform,
                            double *out, size_t stride) {
   size_t at = 0, v = 0, e = 0;

@@ -34,6 +34,9 @@ void anim_points2d_world(const double m[6], const double *v, const double *defor
  * counts in *nverts, *nentries; else 0 and *nverts the offset (in
  * numbers) of the first wrong one.  Run once, at load. */
 int anim_weighted2d_check(const double *layout, size_t len, size_t nbones, size_t *nverts, size_t *nentries);
+/* The bones a checked layout reads: 1 + its highest bone index (0 when it
+ * has no entry), so that a later check against a skeleton is one test. */
+size_t anim_weighted2d_bones(const double *layout, size_t len);
 
 /* Each vertex: the sum over its entries of weight * M(bone) * (x + dx, y + dy),
  * (dx, dy) the entry's deform offsets (2 per entry, or NULL).  world: 6

@@ -64,6 +64,7 @@ int main(void) {
     CHECK(anim_weighted2d_check(layout, 14, 2, &nv, &ne) == 1 && nv == 2 && ne == 3, "weighted: checked");
     anim_weighted2d_world(world, layout, 14, d, out, 2);
     CHECK(all_near(out, want, 4), "weighted: the bones' positions mixed by the weights, deformed");
+    CHECK(anim_weighted2d_bones(layout, 14) == 2 && anim_weighted2d_bones(layout, 5) == 1, "weighted: the bones it reads");
     CHECK(anim_weighted2d_check(layout, 14, 1, &nv, &ne) == 0 && nv == 10, "weighted: a bone out of range, at its number");
     CHECK(anim_weighted2d_check(layout, 13, 2, &nv, &ne) == 0 && nv == 5, "weighted: cut short, at the vertex");
     layout[5] = 2.5;
