@@ -224,21 +224,24 @@ local list3d = w1.characters(rig, clips, args.n, d.D)
 -- each skeleton's triangles from the start of one buffer of floats (a
 -- page's mesh: anim.love.draw starts each animator's vertices at the
 -- page's first and hands them to LÖVE before the next animator's), per
--- skeleton its world matrices, a scratch and its draw order kept.
+-- skeleton its drawer (world matrices, a scratch, deforms) and its draw
+-- order kept.
 local compiled = attach2d.of(real[1])
 local per_skeleton = 3 * 18 * SLOTS
 local out = anim.buffer(12 * per_skeleton, "float")
 local state = {}
 for i, a in ipairs(real) do
-  state[i] = { world = attach2d.buffer(6 * BONES), scratch = attach2d.buffer(32), order = {}, deform = {} }
+  local st = { world = attach2d.buffer(6 * BONES), scratch = attach2d.buffer(32), order = {} }
+  st.drawer = attach2d.drawer(compiled, st.world, st.scratch)
+  state[i] = st
   assert(attach2d.of(a) == compiled)
 end
-local lookup, draw, deform = attach2d.lookup, attach2d.draw, attach2d.deform
+local lookup, draw, pose = attach2d.lookup, attach2d.draw, attach2d.pose
 local function vertices(list)
   local written = 0
   for i = 1, #list do
     local a, st, used = list[i], state[i], 0
-    attach2d.world_into(a, compiled, st.world)
+    pose(st.drawer, a, compiled)
     local skin = a:skin()
     local order = a:draw_order(st.order)
     for s = 1, #order do
@@ -246,11 +249,9 @@ local function vertices(list)
       local name, cr, cg, cb, ca, dr, dg, db = a:slot(slot)
       local e = name and lookup(compiled, skin, slot, name)
       if e and e.ntri > 0 then
-        local buf = deform(a, e, st.deform[e.deform])
-        if buf then st.deform[e.deform] = buf end
         local k = e.color
-        used = used + draw(st.world, e.record, buf, st.scratch, out, used, cr * k[1], cg * k[2], cb * k[3], ca * k[4],
-          dr or 0, dg or 0, db or 0)
+        used = used + draw(st.drawer, e.record, out, used, cr * k[1], cg * k[2], cb * k[3], ca * k[4], dr or 0, dg or 0,
+          db or 0)
       end
     end
     written = written + used

@@ -2,6 +2,7 @@
 -- tests (lua/anim/runtime/attach2d.lua, csrc/lua/lua_draw2d.c,
 -- csrc/core/verts2d.c), against values worked out by hand.
 local anim = require "anim"
+local core = require "anim.core"
 local attach2d = require "anim.runtime.attach2d"
 local H = require "spec.helper"
 local love_mock = require "spec.love_mock"
@@ -95,7 +96,7 @@ describe("attach2d", function()
     -- the root turned 90 degrees and moved to (100, 50): (x, y) -> (-y + 100, x + 50)
     local w = world(0, -1, 1, 0, 100, 50, 1, 0, 0, 1, 0, 0)
     local out = anim.buffer(6 * 12 + 12, "double")
-    local n = attach2d.draw(w, e.record, nil, attach2d.buffer(8), out, 1, 0.5, 1, 1, 0.8, 0.1, 0.2, 0.3)
+    local n = attach2d.draw(attach2d.drawer(c, w, attach2d.buffer(8)), e.record, out, 1, 0.5, 1, 1, 0.8, 0.1, 0.2, 0.3)
     assert.are.equal(6, n)
     -- corners (8, -1) (8, 1) (12, 1) (12, -1) -> (101, 58) (99, 58) (99, 62) (101, 62); triangles 0 1 2, 2 3 0
     local pos = { { 101, 58 }, { 99, 58 }, { 99, 62 }, { 99, 62 }, { 101, 62 }, { 101, 58 } }
@@ -170,27 +171,120 @@ describe("attach2d", function()
       assert.is_false(ok)
       return tostring(msg)
     end
-    assert.truthy(err(attach2d.place, world(1, 0, 0, 1, 0, 0), e.record, nil, attach2d.buffer(4))
-      :find("its weights are broken at number 10 of its layout (a count, or a bone not one of the 1)", 1, true))
-    assert.truthy(err(attach2d.place, w, e.record, world(0, 0), attach2d.buffer(4)):find("2 offsets, the attachment needs 6", 1, true))
-    assert.truthy(err(attach2d.place, w, e.record, nil, attach2d.buffer(3)):find("too small: 3 doubles, 4 needed", 1, true))
-    assert.truthy(err(attach2d.place, w, world(1, 0, 2, 3, 0, 0), nil, attach2d.buffer(4)):find("its header says 9", 1, true))
-    assert.truthy(err(attach2d.place, w, world(1, 5, 1, 2, 0, 0, 0, 0), nil, attach2d.buffer(4)):find("its bone 5 is not one of the 2 bones", 1, true))
-    assert.truthy(err(attach2d.place, w, world(7, 0, 1, 2, 0, 0, 0, 0), nil, attach2d.buffer(4)):find("its header is broken", 1, true))
-    assert.truthy(err(attach2d.place, world(1, 2, 3), e.record, nil, attach2d.buffer(4)):find("3 numbers: not 6 a bone", 1, true))
-    assert.truthy(err(attach2d.place, w, anim.buffer(8, "float"), nil, attach2d.buffer(4)):find("an anim.buffer of doubles, got a buffer of floats", 1, true))
+    local function has(msg, want) assert(msg:find(want, 1, true), msg) end
+    -- (what a record does not know: the bones, its deform, the scratch)
+    has(err(attach2d.place, world(1, 0, 0, 1, 0, 0), e.record, nil, attach2d.buffer(4)),
+      "its weights are broken at number 10 of its layout (a count, or a bone not one of the 1)")
+    has(err(attach2d.place, w, e.record, world(0, 0), attach2d.buffer(4)), "2 offsets, the attachment needs 6")
+    has(err(attach2d.place, w, e.record, nil, attach2d.buffer(3)), "too small: 3 doubles, 4 needed")
+    has(err(attach2d.place, w, core.record2d(world(1, 5, 1, 2, 0, 0, 0, 0)), nil, attach2d.buffer(4)),
+      "its bone 5 is not one of the 2 bones")
+    has(err(attach2d.place, world(1, 2, 3), e.record, nil, attach2d.buffer(4)), "3 numbers: not 6 a bone")
+    has(err(attach2d.place, w, world(1, 0, 1, 2, 0, 0, 0, 0), nil, attach2d.buffer(4)),
+      "an attachment record (core.record2d) expected, got anim.buffer")
+    -- (drawing)
+    local d = attach2d.drawer(c, w, attach2d.buffer(8))
     local box = attach2d.lookup(c, nil, "body", "box")
-    assert.truthy(err(attach2d.draw, w, box.record, nil, attach2d.buffer(8), anim.buffer(71), 0, 1, 1, 1, 1, 0, 0, 0)
-      :find("too small: 72 floats needed (72 from offset 0), it holds 71", 1, true))
+    has(err(attach2d.draw, d, box.record, anim.buffer(71), 0, 1, 1, 1, 1, 0, 0, 0),
+      "too small: 72 floats needed (72 from offset 0), it holds 71")
     -- (a mesh with uvs and no triangles draws nothing)
-    assert.are.equal(0, attach2d.draw(w, e.record, nil, attach2d.buffer(8), anim.buffer(72), 0, 1, 1, 1, 1, 0, 0, 0))
+    assert.are.equal(0, attach2d.draw(d, e.record, anim.buffer(72), 0, 1, 1, 1, 1, 0, 0, 0))
     local hit = attach2d.lookup(c, nil, "hand", "hit")
-    assert.truthy(err(attach2d.draw, w, hit.record, nil, attach2d.buffer(8), anim.buffer(72), 0, 1, 1, 1, 1, 0, 0, 0)
-      :find("the attachment has no uvs: it is not drawn", 1, true))
-    assert.truthy(err(attach2d.draw, w, box.record, nil, attach2d.buffer(8), anim.buffer(72), 0.5, 1, 1, 1, 1, 0, 0, 0)
-      :find("first must be an integer in [0, 2^26), got 0.5", 1, true))
-    local bad = attach2d.record(1, 0, 3, { 0, 0, 1, 0, 0, 1 }, { 0, 0, 0, 0, 0, 0 }, { 0, 1, 3 })
-    assert.truthy(err(attach2d.place, w, bad, nil, attach2d.buffer(6)):find("triangle corner 3 is not a vertex (of 3)", 1, true))
+    has(err(attach2d.draw, d, hit.record, anim.buffer(72), 0, 1, 1, 1, 1, 0, 0, 0), "the attachment has no uvs: it is not drawn")
+    has(err(attach2d.draw, d, box.record, anim.buffer(72), 0.5, 1, 1, 1, 1, 0, 0, 0), "first must be an integer in [0, 2^26), got 0.5")
+    has(err(attach2d.draw, w, box.record, anim.buffer(72), 0, 1, 1, 1, 1, 0, 0, 0), "a drawer (core.drawer2d) expected, got anim.buffer")
+    has(err(attach2d.draw, d, w, anim.buffer(72), 0, 1, 1, 1, 1, 0, 0, 0), "an attachment record (core.record2d) expected, got anim.buffer")
+    local arm = attach2d.record(1, 1, 3, { 0, 0, 1, 0, 0, 1 }, { 0, 0, 0, 0, 0, 0 }, { 0, 1, 2 })
+    has(err(attach2d.draw, attach2d.drawer(c, world(1, 0, 0, 1, 0, 0), attach2d.buffer(8)), arm, anim.buffer(72), 0, 1, 1, 1, 1, 0, 0, 0),
+      "its bone 1 is not one of the 1 bones")
+    has(err(attach2d.draw, attach2d.drawer(c, w, attach2d.buffer(6)), box.record, anim.buffer(72), 0, 1, 1, 1, 1, 0, 0, 0),
+      "4 vertices: the drawer's scratch holds 3")
+    has(err(attach2d.draw, core.drawer2d(w, attach2d.buffer(8), {}), box.record, anim.buffer(72), 0, 1, 1, 1, 1, 0, 0, 0),
+      "is not one of the drawer's 0")
+    -- (a drawer made)
+    has(err(core.drawer2d, world(1, 2, 3), attach2d.buffer(8), {}), "3 numbers: not 6 a bone")
+    has(err(core.drawer2d, w, anim.buffer(8), {}), "the scratch must be an anim.buffer of doubles, got a buffer of floats")
+    has(err(core.drawer2d, w, attach2d.buffer(8), { "deform.a", 3 }), "deform 2: a property's name expected, got number")
+  end)
+
+  it("checks a record once, when it is made, naming what is broken", function()
+    local function err(...)
+      local ok, msg = pcall(core.record2d, ...)
+      assert.is_false(ok)
+      return tostring(msg)
+    end
+    local function has(msg, want) assert(msg:find(want, 1, true), msg) end
+    has(err(world(1, 0, 2, 3, 0, 0)), "its header says 9")
+    has(err(world(7, 0, 1, 2, 0, 0, 0, 0)), "its header is broken")
+    has(err(anim.buffer(8, "float")), "an anim.buffer of doubles, got a buffer of floats")
+    has(err(world(1, 0, 1, 4, 0, 0, 0, 0, 0, 0)), "not an attachment record (4 numbers for 1 points)")
+    has(err(world(1, -1, 1, 2, 0, 0, 0, 0)), "its bone -1 is not a bone's index")
+    has(err(world(2, -1, 1, 5, 0, 0, 1, 1.5, 0, 0, 1)),
+      "its weights are broken at number 1 of its layout (a count, or a bone not a bone's index)")
+    has(err(world(2, -1, 2, 5, 0, 0, 1, 0, 0, 0, 1)), "its weights give 1 vertices, its header 2")
+    has(err(world(1, 0, 1, 2, 0, 0, 0, 0), 0), "a deform's index (1, 2, ...) expected")
+    local ok, msg = pcall(attach2d.record, 1, 0, 3, { 0, 0, 1, 0, 0, 1 }, { 0, 0, 0, 0, 0, 0 }, { 0, 1, 3 })
+    assert.is_false(ok)
+    has(tostring(msg), "triangle corner 3 is not a vertex (of 3)")
+    -- (made, it is read as it was made, and never written)
+    local r = core.record2d(world(1, 0, 1, 2, 0, 0, 5, 6))
+    assert.are.same({ 8, 1, 5, 6 }, { #r, r[1], r[7], r[8] })
+    has(select(2, pcall(function() return r[9] end)), "index 9 out of the record's 8 numbers")
+    assert.is_false(pcall(function() r[1] = 2 end))
+  end)
+
+  it("draws a mesh with its deform of this frame, its slot found again when the animator knows new names", function()
+    local desc = {
+      bones = { { name = "root" }, { name = "arm", parent = "root", x = 10 } },
+      slots = { { name = "hand", bone = "arm", attachment = "m" } },
+      skins = { { name = "default", attachments = { hand = { m = { type = "mesh", weighted = false,
+        uvs = { 0, 0, 1, 0, 0, 1 }, triangles = { 0, 1, 2 }, vertices = { 0, 0, 4, 0, 0, 2 }, region = REGION } } } } },
+    }
+    local sk = assert(anim.skeleton2d(desc))
+    local a = anim.animator(sk)
+    local function clip(name, v)
+      -- (a root turned by 0: a clip needs a joint)
+      return assert(anim.clip({ length = 1, joints = { root = { rotation = { { 0, { 0, 0, 0 } } } } },
+        properties = { [name] = { { 0, v }, { 1, v } } } }, name))
+    end
+    local c = attach2d.of(a)
+    local wm, scratch = attach2d.buffer(12), attach2d.buffer(2 * c.points)
+    local d = attach2d.drawer(c, wm, scratch)
+    local e = attach2d.lookup(c, nil, "hand", "m")
+    local out = anim.buffer(3 * 12, "double")
+    local function xs()
+      attach2d.pose(d, a, c)
+      assert.are.equal(3, attach2d.draw(d, e.record, out, 0, 1, 1, 1, 1, 0, 0, 0))
+      return { out[1], out[2], out[13], out[14], out[25], out[26] }
+    end
+    a:update(0)
+    same(xs(), { 10, 0, 14, 0, 10, 2 })
+    a:play(clip("other", { 1 }), { fade = 0 })
+    a:update(0.1)
+    same(xs(), { 10, 0, 14, 0, 10, 2 })
+    a:play(clip("deform.default.hand.m", { 1, 0, 0, 1, 0, 0 }), { fade = 0 })
+    a:update(0.1)
+    same(xs(), { 11, 0, 14, 1, 10, 2 }) -- (a new name known: the deform found)
+    -- (as the hit tests place it, given the deform)
+    assert.are.equal(3, attach2d.place(wm, e.record, attach2d.deform(a, e), scratch))
+    same(numbers(scratch, 0, 6), { 11, 0, 14, 1, 10, 2 })
+    -- (another animator through the same drawer: its slots looked up again;
+    -- its deform of another size refused)
+    a = anim.animator(sk)
+    a:play(clip("deform.default.hand.m", { 1, 0 }), { fade = 0 })
+    a:update(0.1)
+    local ok, msg = pcall(xs)
+    assert.is_false(ok)
+    assert.truthy(tostring(msg):find("its deform 'deform.default.hand.m': 2 offsets, the attachment needs 6", 1, true), msg)
+    local function err(...)
+      local okp, m = pcall(attach2d.pose, ...)
+      assert.is_false(okp)
+      return tostring(m)
+    end
+    assert.truthy(err(d, a, { rig_map = attach2d.buffer(3) }):find("3 joints for 2 bones", 1, true))
+    local map = attach2d.buffer(2)
+    map[1], map[2] = 0, 7
+    assert.truthy(err(d, a, { rig_map = map }):find("bone 2: no 2D bone 7 on this animator", 1, true))
   end)
 end)
 

@@ -2,21 +2,31 @@
  * (csrc/core/verts2d.c): the numbers anim.love draws and
  * world_vertices gives, computed in C so that a frame allocates nothing.
  *
- * An attachment is a record in a module buffer of doubles, built once by
- * the runtime (lua/anim/runtime/attach2d.lua):
+ * An attachment is a record (core.record2d), made once by the runtime
+ * (lua/anim/runtime/attach2d.lua) from a module buffer of doubles:
  *   [0] kind: 1 points in one bone's frame, 2 weighted (Spine's layout)
  *   [1] the bone (0-based; kind 1), [2] n its vertices, [3] len the
  *   numbers of its geometry (kind 1: 2n; kind 2: the layout's), [4] ntri
  *   its triangles, [5] 1 when uvs follow the geometry; then the geometry,
  *   2n uvs (when [5] is 1) and 3 ntri vertex indices (0-based).
- * Every call checks the record against itself and the bones it is given:
- * a broken buffer raises, never reads out of bounds. */
+ * The record is checked against itself once, when made, and copied into a
+ * userdata no script can write: a call checks only what the record does
+ * not know (the bones it is given, its deform's size), so that a broken
+ * record raises when made and none reads out of bounds.
+ *
+ * A drawer (core.drawer2d, one per animator) holds what the draw of one
+ * animator's slots reads beside the records: the bones' world matrices and
+ * a scratch (module buffers it keeps), and the deforms' offsets of this
+ * frame, copied by core.drawer2d_pose from the animator's property slots
+ * (looked up by name only when the animator knows new names). */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "lua.h"
 #include "lauxlib.h"
 
+#include "core/amem.h"
 #include "core/skin.h"
 #include "core/world2d.h"
 #include "core/propmix.h"
@@ -25,11 +35,19 @@
 #include "lua_buffer.h"
 
 #define HEAD 6
+#define RECORD_TAG 0x72656332u /* "rec2" */
+#define DRAWER_TAG 0x64726132u /* "dra2" */
+#define RECORD_MT "anim.record2d"
+#define DRAWER_MT "anim.drawer2d"
 
+/* A record: the header's numbers, then (in the same block) the record's
+ * numbers as made (h: its 1-based reads) and its corners as indices. */
 typedef struct {
-  const double *h, *geom, *uv, *tri;
-  size_t n, len, ntri, nent;
-  int kind, bone;
+  unsigned tag;
+  int kind, bone, deform;  /* deform: its index among a drawer's (0-based), or -1 */
+  size_t n, len, ntri, nent, need, total; /* need: the bones it reads; total: the numbers of h */
+  const double *h, *geom, *uv;
+  const unsigned *tri;
 } record;
 
 static anim_lua_buffer *doubles(lua_State *L, int arg, const char *what) {
@@ -41,12 +59,11 @@ static anim_lua_buffer *doubles(lua_State *L, int arg, const char *what) {
 
 static int whole(double v, double below) { return v >= 0 && v < below && v == floor(v); }
 
-/* The record at arg, checked; nbones: the bones of world (6 numbers each). */
-static void read_record(lua_State *L, int arg, size_t nbones, record *r) {
-  anim_lua_buffer *b = doubles(L, arg, "the attachment");
-  const double *h = b->data;
-  size_t need, i;
-  if (b->n < HEAD || !(h[0] == 1 || h[0] == 2) || !whole(h[2], 1 << 24) || !whole(h[3], 1 << 26) ||
+/* The header of the buffer at arg, checked against itself: kind, counts
+ * and what follows it; into r (its pointers into h). */
+static void check_header(lua_State *L, int arg, const double *h, size_t nh, record *r) {
+  size_t need;
+  if (nh < HEAD || !(h[0] == 1 || h[0] == 2) || !whole(h[2], 1 << 24) || !whole(h[3], 1 << 26) ||
       !whole(h[4], 1 << 24) || !(h[5] == 0 || h[5] == 1))
     anim_lua_argerror(L, arg, "not an attachment record (its header is broken)");
   r->kind = (int)h[0];
@@ -54,100 +71,354 @@ static void read_record(lua_State *L, int arg, size_t nbones, record *r) {
   r->len = (size_t)h[3];
   r->ntri = (size_t)h[4];
   need = HEAD + r->len + (h[5] == 1 ? 2 * r->n : 0) + 3 * r->ntri;
-  if (b->n != need) anim_lua_argerror(L, arg, "not an attachment record (%d numbers, its header says %d)", (int)b->n, (int)need);
+  if (nh != need) anim_lua_argerror(L, arg, "not an attachment record (%d numbers, its header says %d)", (int)nh, (int)need);
+  r->total = nh;
   r->geom = h + HEAD;
   r->uv = h[5] == 1 ? r->geom + r->len : NULL;
-  r->tri = r->geom + r->len + (r->uv ? 2 * r->n : 0);
+}
+
+/* The geometry of r checked (its bone, or its weights' layout, of any
+ * skeleton: the bones a call gives are checked against r->need). */
+static void check_geometry(lua_State *L, int arg, const double *h, record *r) {
   if (r->kind == 1) {
     if (r->len != 2 * r->n) anim_lua_argerror(L, arg, "not an attachment record (%d numbers for %d points)", (int)r->len, (int)r->n);
-    if (!whole(h[1], (double)nbones)) {
+    if (!whole(h[1], 1 << 24)) {
       char num[32];
       snprintf(num, sizeof num, "%g", h[1]);
-      anim_lua_argerror(L, arg, "its bone %s is not one of the %d bones", num, (int)nbones);
+      anim_lua_argerror(L, arg, "its bone %s is not a bone's index", num);
     }
     r->bone = (int)h[1];
     r->nent = r->n;
+    r->need = (size_t)r->bone + 1;
   } else {
     size_t nv = 0, ne = 0;
-    if (!anim_weighted2d_check(r->geom, r->len, nbones, &nv, &ne))
-      anim_lua_argerror(L, arg, "its weights are broken at number %d of its layout (a count, or a bone not one of the %d)", (int)nv, (int)nbones);
+    if (!anim_weighted2d_check(r->geom, r->len, (size_t)1 << 24, &nv, &ne))
+      anim_lua_argerror(L, arg, "its weights are broken at number %d of its layout (a count, or a bone not a bone's index)", (int)nv);
     if (nv != r->n) anim_lua_argerror(L, arg, "its weights give %d vertices, its header %d", (int)nv, (int)r->n);
+    r->bone = -1;
     r->nent = ne;
+    r->need = anim_weighted2d_bones(r->geom, r->len);
   }
-  for (i = 0; i < 3 * r->ntri; i++)
-    if (!whole(r->tri[i], (double)r->n)) anim_lua_argerror(L, arg, "triangle corner %d is not a vertex (of %d)", (int)i + 1, (int)r->n);
 }
 
-/* The world positions of r's n vertices into scratch (2 doubles each). */
-static void place(lua_State *L, int wa, int ra, int da, int sa, record *r, double **xy) {
-  anim_lua_buffer *w = doubles(L, wa, "the bones' world matrices"), *d = NULL, *s;
-  if (w->n % 6) anim_lua_argerror(L, wa, "%d numbers: not 6 a bone", (int)w->n);
-  read_record(L, ra, w->n / 6, r);
-  if (!lua_isnoneornil(L, da)) {
-    d = doubles(L, da, "the deform");
-    if (d->n != 2 * r->nent) anim_lua_argerror(L, da, "%d offsets, the attachment needs %d", (int)d->n, (int)(2 * r->nent));
+/* core.record2d(buffer [, deform]) -> record: the record in buffer (the
+ * layout above) checked and copied; deform the 1-based index of its
+ * deform among its drawer's (nil: none). */
+static int record2d(lua_State *L) {
+  anim_lua_buffer *b = doubles(L, 1, "the attachment");
+  const double *h = b->data, *tri;
+  record r, *out;
+  size_t i, at;
+  double *hc;
+  unsigned *tc;
+  check_header(L, 1, h, b->n, &r);
+  check_geometry(L, 1, h, &r);
+  tri = r.geom + r.len + (r.uv ? 2 * r.n : 0);
+  for (i = 0; i < 3 * r.ntri; i++)
+    if (!whole(tri[i], (double)r.n)) anim_lua_argerror(L, 1, "triangle corner %d is not a vertex (of %d)", (int)i + 1, (int)r.n);
+  r.deform = -1;
+  if (!lua_isnoneornil(L, 2)) {
+    lua_Number d = luaL_checknumber(L, 2);
+    if (!whole(d - 1, 1 << 24)) return anim_lua_argerror(L, 2, "a deform's index (1, 2, ...) expected");
+    r.deform = (int)d - 1;
   }
-  s = doubles(L, sa, "the scratch");
-  if (s->n < 2 * r->n) anim_lua_argerror(L, sa, "too small: %d doubles, %d needed", (int)s->n, (int)(2 * r->n));
-  if (r->kind == 1)
-    anim_points2d_world((const double *)w->data + 6 * r->bone, r->geom, d ? d->data : NULL, r->n, s->data, 2);
-  else
-    anim_weighted2d_world(w->data, r->geom, r->len, d ? d->data : NULL, s->data, 2);
-  *xy = s->data;
-}
-
-/* core.attachment2d(world, record, deform|nil, scratch) -> n */
-static int attachment2d(lua_State *L) {
-  record r;
-  double *xy;
-  place(L, 1, 2, 3, 4, &r, &xy);
-  lua_pushinteger(L, (lua_Integer)r.n);
+  at = anim_align8(sizeof r);
+  out = lua_newuserdatauv(L, at + r.total * sizeof(double) + 3 * r.ntri * sizeof(unsigned), 0);
+  hc = (double *)(void *)((char *)out + at);
+  tc = (unsigned *)(void *)(hc + r.total);
+  memcpy(hc, h, r.total * sizeof(double));
+  for (i = 0; i < 3 * r.ntri; i++) tc[i] = (unsigned)tri[i];
+  r.tag = RECORD_TAG;
+  r.h = hc;
+  r.geom = hc + HEAD;
+  r.uv = r.uv ? r.geom + r.len : NULL;
+  r.tri = tc;
+  *out = r;
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_setmetatable(L, -2);
   return 1;
+}
+
+/* The userdata at arg when its metatable is the one at upvalue up (no
+ * lookup in the registry) and its size and tag are a `size` block's. */
+static void *typed(lua_State *L, int arg, int up, size_t size, unsigned tag) {
+  const unsigned *p = lua_touserdata(L, arg);
+  int same;
+  if (!p || lua_type(L, arg) != LUA_TUSERDATA || lua_rawlen(L, arg) < size || *p != tag || !lua_getmetatable(L, arg))
+    return NULL;
+  same = lua_topointer(L, -1) == lua_topointer(L, lua_upvalueindex(up));
+  lua_pop(L, 1);
+  return same ? (void *)p : NULL;
+}
+
+/* The record at arg (upvalue 1 its metatable). */
+static const record *check_record(lua_State *L, int arg) {
+  const record *r = typed(L, arg, 1, sizeof(record), RECORD_TAG);
+  if (!r) anim_lua_argerror(L, arg, "an attachment record (core.record2d) expected, got %s", anim_lua_typename(L, arg));
+  return r;
+}
+
+/* r read with the world matrices of nbones bones: raises when it reads a
+ * bone beyond them (the message of the first such number). */
+static void check_bones(lua_State *L, int arg, const record *r, size_t nbones) {
+  size_t nv = 0, ne = 0;
+  if (r->need <= nbones) return;
+  if (r->kind == 1) anim_lua_argerror(L, arg, "its bone %d is not one of the %d bones", r->bone, (int)nbones);
+  anim_weighted2d_check(r->geom, r->len, nbones, &nv, &ne);
+  anim_lua_argerror(L, arg, "its weights are broken at number %d of its layout (a count, or a bone not one of the %d)", (int)nv, (int)nbones);
+}
+
+/* The world positions of r's n vertices into xy (2 doubles each). */
+static void place(const record *r, const double *world, const double *deform, double *xy) {
+  if (r->kind == 1)
+    anim_points2d_world(world + 6 * r->bone, r->geom, deform, r->n, xy, 2);
+  else
+    anim_weighted2d_world(world, r->geom, r->len, deform, xy, 2);
+}
+
+/* core.attachment2d(world, record, deform|nil, scratch) -> n: its
+ * positions into scratch (2 doubles a vertex) */
+static int attachment2d(lua_State *L) {
+  anim_lua_buffer *w = doubles(L, 1, "the bones' world matrices"), *d = NULL, *s;
+  const record *r;
+  if (w->n % 6) return anim_lua_argerror(L, 1, "%d numbers: not 6 a bone", (int)w->n);
+  r = check_record(L, 2);
+  check_bones(L, 2, r, w->n / 6);
+  if (!lua_isnoneornil(L, 3)) {
+    d = doubles(L, 3, "the deform");
+    if (d->n != 2 * r->nent) return anim_lua_argerror(L, 3, "%d offsets, the attachment needs %d", (int)d->n, (int)(2 * r->nent));
+  }
+  s = doubles(L, 4, "the scratch");
+  if (s->n < 2 * r->n) return anim_lua_argerror(L, 4, "too small: %d doubles, %d needed", (int)s->n, (int)(2 * r->n));
+  place(r, w->data, d ? d->data : NULL, s->data);
+  lua_pushinteger(L, (lua_Integer)r->n);
+  return 1;
+}
+
+/* A deform of a drawer: its property's name (in the drawer's block), its
+ * slot among the animator's properties (-1: not known), and this frame's
+ * offsets (n of them, 0: none; v a block of cap doubles, anchored in the
+ * drawer's table, made when first needed). */
+typedef struct {
+  const char *name;
+  size_t len, n, cap;
+  int slot;
+  double *v;
+} deform2d;
+
+/* A drawer: its world and scratch buffers' numbers (the buffers kept in
+ * its table: a buffer's numbers are in its own block, which neither moves
+ * nor changes size while it lives), its deforms, and the animator and
+ * generation of its properties the slots were looked up for. */
+typedef struct {
+  unsigned tag;
+  double *world, *scratch;
+  size_t nbones, nscratch, ndef;
+  const void *animator;
+  int gen;
+  deform2d *def;
+} drawer;
+
+static drawer *check_drawer(lua_State *L, int arg) {
+  drawer *d = typed(L, arg, 2, sizeof(drawer), DRAWER_TAG);
+  if (!d) anim_lua_argerror(L, arg, "a drawer (core.drawer2d) expected, got %s", anim_lua_typename(L, arg));
+  return d;
+}
+
+/* core.drawer2d(world, scratch, deforms) -> drawer: world (6 doubles a
+ * bone) and scratch module buffers of doubles, deforms the names of the
+ * deform properties its records name by index. */
+static int drawer2d(lua_State *L) {
+  anim_lua_buffer *w = doubles(L, 1, "the bones' world matrices"), *s = doubles(L, 2, "the scratch");
+  size_t ndef, i, names = 0, at;
+  drawer *d;
+  char *text;
+  if (w->n % 6) return anim_lua_argerror(L, 1, "%d numbers: not 6 a bone", (int)w->n);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  ndef = (size_t)lua_rawlen(L, 3);
+  for (i = 0; i < ndef; i++) {
+    size_t len;
+    anim_lua_rawgetn(L, 3, (int)i + 1);
+    if (lua_type(L, -1) != LUA_TSTRING) return anim_lua_argerror(L, 3, "deform %d: a property's name expected, got %s", (int)i + 1, anim_lua_typename(L, -1));
+    lua_tolstring(L, -1, &len);
+    names += len + 1;
+    lua_pop(L, 1);
+  }
+  at = anim_align8(sizeof *d);
+  d = lua_newuserdatauv(L, at + ndef * sizeof(deform2d) + names, 1);
+  memset(d, 0, at + ndef * sizeof(deform2d) + names);
+  d->tag = DRAWER_TAG;
+  d->world = w->data;
+  d->scratch = s->data;
+  d->nbones = w->n / 6;
+  d->nscratch = s->n / 2;
+  d->ndef = ndef;
+  d->gen = -1;
+  d->def = (deform2d *)(void *)((char *)d + at);
+  text = (char *)(d->def + ndef);
+  for (i = 0; i < ndef; i++) {
+    const char *name;
+    anim_lua_rawgetn(L, 3, (int)i + 1);
+    name = lua_tolstring(L, -1, &d->def[i].len);
+    memcpy(text, name, d->def[i].len);
+    d->def[i].name = text;
+    d->def[i].slot = -1;
+    text += d->def[i].len + 1;
+    lua_pop(L, 1);
+  }
+  /* (its table: [1] world, [2] scratch, [2 + k] deform k's block) */
+  lua_createtable(L, 2 + (int)ndef, 0);
+  lua_pushvalue(L, 1);
+  anim_lua_rawsetn(L, -2, 1);
+  lua_pushvalue(L, 2);
+  anim_lua_rawsetn(L, -2, 2);
+  lua_setiuservalue(L, -2, 1);
+  lua_pushvalue(L, lua_upvalueindex(2));
+  lua_setmetatable(L, -2);
+  return 1;
+}
+
+/* Each bone's world matrix (6 numbers) into out, in the description's
+ * order: map[i] bone i's joint of the rig (0-based). */
+static void world_into(lua_State *L, anim_animator *a, double *out, const anim_lua_buffer *map, int maparg) {
+  const double *j = map->data;
+  size_t i, njoints = (size_t)anim_animator_rig(a)->n;
+  for (i = 0; i < map->n; i++) {
+    if (!whole(j[i], (double)njoints) || anim_animator_world2d(a, (int)j[i], out + 6 * i) != 0)
+      anim_lua_argerror(L, maparg, "bone %d: no 2D bone %d on this animator", (int)i + 1, (int)j[i]);
+  }
+}
+
+/* The slots of d's deforms among a's properties: kept while a is the
+ * animator they were found on and knows no new name (its slots only
+ * grow); a slot found is read only while its name is still the deform's. */
+static void find_deforms(const anim_animator *a, drawer *d) {
+  int g = anim_props_generation(a);
+  size_t k;
+  if ((const void *)a == d->animator && g == d->gen) return;
+  if ((const void *)a != d->animator)
+    for (k = 0; k < d->ndef; k++) d->def[k].slot = -1;
+  d->animator = a;
+  d->gen = g;
+  for (k = 0; k < d->ndef; k++)
+    if (d->def[k].slot < 0) d->def[k].slot = anim_props_find(a, d->def[k].name, d->def[k].len);
+}
+
+/* Deform k's offsets of this frame copied (none: n 0); a block for them
+ * made when it first needs one or a larger one. */
+static void copy_deform(lua_State *L, const anim_animator *a, drawer *d, size_t k) {
+  deform2d *f = &d->def[k];
+  const double *v;
+  const char *name;
+  size_t len, i;
+  int n;
+  f->n = 0;
+  if (f->slot < 0) return;
+  if (anim_animator_property_slot(a, f->slot, &name, &len) != 1 || len != f->len || memcmp(name, f->name, len) != 0) {
+    f->slot = anim_props_find(a, f->name, f->len);
+    if (f->slot < 0) return;
+  }
+  n = anim_props_at(a, f->slot, &v);
+  if (n <= 0) return;
+  if ((size_t)n > f->cap) {
+    lua_getiuservalue(L, 1, 1);
+    f->v = anim_lua_newbuffer(L, (size_t)n, 1)->data;
+    f->cap = (size_t)n;
+    anim_lua_rawsetn(L, -2, 3 + (int)k);
+    lua_pop(L, 1);
+    /* (the allocation may have collected: the values are read again) */
+    n = anim_props_at(a, f->slot, &v);
+    if (n <= 0 || (size_t)n > f->cap) return;
+  }
+  for (i = 0; i < (size_t)n; i++) f->v[i] = v[i];
+  f->n = (size_t)n;
+}
+
+/* core.drawer2d_pose(drawer, animator, map): the bones' world matrices
+ * into the drawer's world (map: each bone's joint of the rig, a buffer of
+ * doubles), its deforms' offsets of this frame copied. */
+static int drawer2d_pose(lua_State *L) {
+  drawer *d = check_drawer(L, 1);
+  anim_animator *a = anim_lua_checkanimator(L, 2);
+  anim_lua_buffer *map = doubles(L, 3, "the bones' joints");
+  size_t k;
+  if (map->n != d->nbones) return anim_lua_argerror(L, 3, "%d joints for %d bones", (int)map->n, (int)d->nbones);
+  world_into(L, a, d->world, map, 3);
+  find_deforms(a, d);
+  for (k = 0; k < d->ndef; k++) copy_deform(L, a, d, k);
+  return 0;
 }
 
 #define STRIDE 12 /* x, y, u, v, r, g, b, a, dark r, g, b, 1 */
 
-/* core.draw2d(world, record, deform|nil, scratch, out, first, r, g, b, a,
- * dr, dg, db) -> vertices written: the triangles unrolled from vertex
- * `first` of out (a module buffer or a ByteData of floats), 12 numbers a
- * vertex (LÖVE's mesh format of anim.love). */
+/* core.draw2d(drawer, record, out, first, r, g, b, a, dr, dg, db) ->
+ * vertices written: the triangles unrolled from vertex `first` of out (a
+ * module buffer or a ByteData of floats), 12 numbers a vertex (LÖVE's
+ * mesh format of anim.love), placed by the drawer's world matrices and
+ * the record's deform of this frame. */
 static int draw2d(lua_State *L) {
-  record r;
-  double *xy, col[8];
+  drawer *d = check_drawer(L, 1);
+  const record *r = check_record(L, 2);
+  const double *def = NULL, *xy = d->scratch;
+  double col[8];
   anim_skin_out o = { 0 };
   size_t first, i, k;
   int kind, c;
-  lua_Number f = luaL_checknumber(L, 6);
-  place(L, 1, 2, 3, 4, &r, &xy);
-  if (!r.uv) return anim_lua_argerror(L, 2, "the attachment has no uvs: it is not drawn");
-  kind = anim_lua_skin_target(L, 5, 5, &o);
-  if (kind == 0) return anim_lua_argerror(L, 5, "a module buffer or a ByteData expected, got a table");
+  lua_Number f = luaL_checknumber(L, 4);
+  check_bones(L, 2, r, d->nbones);
+  if (!r->uv) return anim_lua_argerror(L, 2, "the attachment has no uvs: it is not drawn");
+  if (r->n > d->nscratch) return anim_lua_argerror(L, 2, "%d vertices: the drawer's scratch holds %d", (int)r->n, (int)d->nscratch);
+  if (r->deform >= 0) {
+    const deform2d *df;
+    if ((size_t)r->deform >= d->ndef) return anim_lua_argerror(L, 2, "its deform %d is not one of the drawer's %d", r->deform + 1, (int)d->ndef);
+    df = &d->def[r->deform];
+    if (df->n && df->n != 2 * r->nent)
+      return anim_lua_argerror(L, 2, "its deform '%s': %d offsets, the attachment needs %d", df->name, (int)df->n, (int)(2 * r->nent));
+    if (df->n) def = df->v;
+  }
+  kind = anim_lua_skin_target(L, 3, 3, &o);
+  if (kind == 0) return anim_lua_argerror(L, 3, "a module buffer or a ByteData expected, got a table");
   if (!whole(f, 1 << 26)) {
     char num[32];
     snprintf(num, sizeof num, "%g", (double)f);
-    return anim_lua_argerror(L, 6, "first must be an integer in [0, 2^26), got %s", num);
+    return anim_lua_argerror(L, 4, "first must be an integer in [0, 2^26), got %s", num);
   }
   first = (size_t)f;
-  for (c = 0; c < 7; c++) col[c] = luaL_checknumber(L, 7 + c);
+  for (c = 0; c < 7; c++) col[c] = luaL_checknumber(L, 5 + c);
   col[7] = 1;
-  if ((first + 3 * r.ntri) * STRIDE > o.cap) {
+  if ((first + 3 * r->ntri) * STRIDE > o.cap) {
     o.offset = first * STRIDE;
-    return anim_lua_skin_room(L, 5, &o, 3 * r.ntri * STRIDE, kind == 1);
+    return anim_lua_skin_room(L, 3, &o, 3 * r->ntri * STRIDE, kind == 1);
   }
-  for (i = 0; i < 3 * r.ntri; i++) {
-    size_t v = (size_t)r.tri[i], at = (first + i) * STRIDE;
+  place(r, d->world, def, d->scratch);
+  for (i = 0; i < 3 * r->ntri; i++) {
+    size_t v = r->tri[i], at = (first + i) * STRIDE;
     double row[STRIDE];
     row[0] = xy[2 * v];
     row[1] = xy[2 * v + 1];
-    row[2] = r.uv[2 * v];
-    row[3] = r.uv[2 * v + 1];
+    row[2] = r->uv[2 * v];
+    row[3] = r->uv[2 * v + 1];
     for (k = 0; k < 8; k++) row[4 + k] = col[k];
     if (o.is_double)
       for (k = 0; k < STRIDE; k++) ((double *)o.data)[at + k] = row[k];
     else
       for (k = 0; k < STRIDE; k++) ((float *)o.data)[at + k] = (float)row[k];
   }
-  lua_pushinteger(L, (lua_Integer)(3 * r.ntri));
+  lua_pushinteger(L, (lua_Integer)(3 * r->ntri));
+  return 1;
+}
+
+/* record[i]: the i-th number it was made of (1-based); #record */
+static int record_index(lua_State *L) {
+  const record *r = check_record(L, 1);
+  lua_Number i = luaL_checknumber(L, 2);
+  if (!whole(i - 1, (double)r->total)) return anim_lua_argerror(L, 2, "index %d out of the record's %d numbers", (int)i, (int)r->total);
+  lua_pushnumber(L, r->h[(size_t)i - 1]);
+  return 1;
+}
+
+static int record_len(lua_State *L) {
+  lua_pushinteger(L, (lua_Integer)check_record(L, 1)->total);
   return 1;
 }
 
@@ -171,13 +442,8 @@ static int region2d_corners(lua_State *L) {
 static int world2d_into(lua_State *L) {
   anim_animator *a = anim_lua_checkanimator(L, 1);
   anim_lua_buffer *out = doubles(L, 2, "the bones' world matrices"), *map = doubles(L, 3, "the bones' joints");
-  const double *j = map->data;
-  size_t i, n = map->n, njoints = (size_t)anim_animator_rig(a)->n;
-  if (out->n != 6 * n) return anim_lua_argerror(L, 2, "%d numbers for %d bones (6 each)", (int)out->n, (int)n);
-  for (i = 0; i < n; i++) {
-    if (!whole(j[i], (double)njoints) || anim_animator_world2d(a, (int)j[i], (double *)out->data + 6 * i) != 0)
-      return anim_lua_argerror(L, 3, "bone %d: no 2D bone %d on this animator", (int)i + 1, (int)j[i]);
-  }
+  if (out->n != 6 * map->n) return anim_lua_argerror(L, 2, "%d numbers for %d bones (6 each)", (int)out->n, (int)map->n);
+  world_into(L, a, out->data, map, 3);
   return 0;
 }
 
@@ -206,15 +472,41 @@ static int property_buffer(lua_State *L) {
   return 1;
 }
 
+/* (the functions that take records and drawers: upvalue 1 the records'
+ * metatable, 2 the drawers') */
+static const luaL_Reg typed_funcs[] = {
+  {"record2d", record2d},
+  {"attachment2d", attachment2d},
+  {"drawer2d", drawer2d},
+  {"drawer2d_pose", drawer2d_pose},
+  {"draw2d", draw2d},
+  {NULL, NULL}
+};
+
 void anim_lua_open_draw2d(lua_State *L) {
   lua_pushcfunction(L, property_buffer);
   lua_setfield(L, -2, "property_buffer");
   lua_pushcfunction(L, world2d_into);
   lua_setfield(L, -2, "world2d_into");
-  lua_pushcfunction(L, attachment2d);
-  lua_setfield(L, -2, "attachment2d");
-  lua_pushcfunction(L, draw2d);
-  lua_setfield(L, -2, "draw2d");
   lua_pushcfunction(L, region2d_corners);
   lua_setfield(L, -2, "region2d_corners");
+  luaL_newmetatable(L, RECORD_MT);
+  luaL_newmetatable(L, DRAWER_MT);
+  lua_pushliteral(L, DRAWER_MT);
+  lua_setfield(L, -2, "__metatable");
+  lua_pushvalue(L, -3);
+  lua_pushvalue(L, -3);
+  lua_pushvalue(L, -3);
+  luaL_setfuncs(L, typed_funcs, 2);
+  lua_pop(L, 2);
+  /* (the stack: module, records' metatable) */
+  lua_pushvalue(L, -1);
+  lua_pushcclosure(L, record_index, 1);
+  lua_setfield(L, -2, "__index");
+  lua_pushvalue(L, -1);
+  lua_pushcclosure(L, record_len, 1);
+  lua_setfield(L, -2, "__len");
+  lua_pushliteral(L, RECORD_MT);
+  lua_setfield(L, -2, "__metatable");
+  lua_pop(L, 1);
 }

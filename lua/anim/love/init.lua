@@ -44,10 +44,11 @@ vec4 effect(vec4 color, Image tex, vec2 uv, vec2 screen) {
 local BLEND = { normal = { "alpha", "alphamultiply" }, additive = { "add", "alphamultiply" },
   multiply = { "multiply", "premultiplied" }, screen = { "screen", "alphamultiply" } }
 
--- What is kept per animator (the world matrices, a scratch, the deform
--- buffers; weak: it goes with the animator) and for all: the pages'
--- meshes by image, and apart from them the shader and the clipping's
--- stencil mesh (which has no texture).
+-- What is kept per animator (the world matrices, a scratch, the drawer
+-- that places the attachments with them, the deform buffers of
+-- world_vertices; weak: it goes with the animator) and for all: the
+-- pages' meshes by image, and apart from them the shader and the
+-- clipping's stencil mesh (which has no texture).
 local per_animator = setmetatable({}, { __mode = "k" })
 local pages = {}
 local shared = { shader = nil, stencil = nil }
@@ -61,13 +62,8 @@ end
 local function state_of(animator, c)
   local st = per_animator[animator]
   if not st then
-    local most = 8
-    for _, sk in pairs(c.skins) do
-      for _, atts in pairs(sk) do
-        for _, e in pairs(atts) do most = math.max(most, e.n) end
-      end
-    end
-    st = { world = attach2d.buffer(6 * #c.bone_names), scratch = attach2d.buffer(2 * most), deform = {}, order = {} }
+    st = { world = attach2d.buffer(6 * #c.bone_names), scratch = attach2d.buffer(2 * c.points), deform = {}, order = {} }
+    st.drawer = attach2d.drawer(c, st.world, st.scratch)
     per_animator[animator] = st
   end
   return st
@@ -148,7 +144,7 @@ end
 
 -- One attachment's triangles (its record now: rec, on page) added to the
 -- run of its page and blend mode.
-local function draw_one(g, animator, st, c, e, slot, rec, page, images, cr, cg, cb, ca, dr, dg, db)
+local function draw_one(g, st, c, e, slot, rec, page, images, cr, cg, cb, ca, dr, dg, db)
   local image = image_of(images, page)
   local p = page_mesh(image, c.most)
   local blend = c.blend[slot]
@@ -159,8 +155,8 @@ local function draw_one(g, animator, st, c, e, slot, rec, page, images, cr, cg, 
     run.start = run.used
   end
   local k = e.color
-  local n = attach2d.draw(st.world, rec, deform_of(animator, st, e), st.scratch, p.data, run.used - run.start,
-    cr * k[1], cg * k[2], cb * k[3], ca * k[4], dr or 0, dg or 0, db or 0)
+  local n = attach2d.draw(st.drawer, rec, p.data, run.used - run.start, cr * k[1], cg * k[2], cb * k[3], ca * k[4],
+    dr or 0, dg or 0, db or 0)
   run.used = run.used + n
   used[p] = run.used
 end
@@ -170,7 +166,7 @@ end
 function M.draw(animator, images, x, y, r, sx, sy)
   local c = compiled(animator)
   local st = state_of(animator, c)
-  place(animator, c, st)
+  attach2d.pose(st.drawer, animator, c) -- (the world matrices and deforms of this frame)
   local g = love.graphics
   shared.shader = shared.shader or g.newShader(SHADER)
   g.push("all")
@@ -189,14 +185,14 @@ function M.draw(animator, images, x, y, r, sx, sy)
       flush(g)
       local sp = stencil_mesh(3 * e.ntri)
       stencil.mesh, stencil.data = sp.mesh, sp.data
-      stencil.n = attach2d.draw(st.world, e.record, nil, st.scratch, sp.data, 0, 1, 1, 1, 1, 0, 0, 0)
+      stencil.n = attach2d.draw(st.drawer, e.record, sp.data, 0, 1, 1, 1, 1, 0, 0, 0)
       g.stencil(draw_stencil, "replace", 1)
       g.setStencilTest("greater", 0)
       clip_end = e.end_slot
     elseif e and e.ntri > 0 and e.kind ~= "clipping" then
       local rec, ntri, page = attach2d.frame(animator, e) -- (a sequence's frame now)
       if ntri > 0 then
-        draw_one(g, animator, st, c, e, slot, rec, page, images, cr, cg, cb, ca, dr, dg, db)
+        draw_one(g, st, c, e, slot, rec, page, images, cr, cg, cb, ca, dr, dg, db)
       end
     end
     if clip_end and slot == clip_end then

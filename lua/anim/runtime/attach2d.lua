@@ -21,9 +21,10 @@ local M = {}
 
 local HEAD = 6
 
--- A record (csrc/lua/lua_draw2d.c): kind 1 (points on bone) or 2
--- (weighted), its geometry, uvs (or nil) and triangles (0-based).
-local function record(kind, bone, n, geom, uvs, tris)
+-- A record (csrc/lua/lua_draw2d.c: checked once, here): kind 1 (points
+-- on bone) or 2 (weighted), its geometry, uvs (or nil), triangles
+-- (0-based) and the index of its deform among the skeleton's (or nil).
+local function record(kind, bone, n, geom, uvs, tris, deform)
   local ntri = tris and #tris / 3 or 0
   local b = core.buffer(HEAD + #geom + (uvs and 2 * n or 0) + 3 * ntri, "double")
   b[1], b[2], b[3], b[4], b[5], b[6] = kind, bone or -1, n, #geom, ntri, uvs and 1 or 0
@@ -35,7 +36,7 @@ local function record(kind, bone, n, geom, uvs, tris)
     at = at + 2 * n
   end
   for i = 1, 3 * ntri do b[at + i] = tris[i] end
-  return b
+  return core.record2d(b, deform)
 end
 M.record = record
 
@@ -104,9 +105,9 @@ end
 
 -- The points of a mesh-like attachment (mesh, bounding box, clipping,
 -- path) as a record: weighted ones with their bones as indices.
-local function geometry(att, bone, n, uvs, tris)
-  if att.weighted then return record(2, nil, n, att.vertices, uvs, tris) end
-  return record(1, bone, n, att.vertices, uvs, tris)
+local function geometry(att, bone, n, uvs, tris, deform)
+  if att.weighted then return record(2, nil, n, att.vertices, uvs, tris, deform) end
+  return record(1, bone, n, att.vertices, uvs, tris, deform)
 end
 
 -- The vertex count of a mesh-like attachment: its uvs', else counted from
@@ -125,8 +126,8 @@ local function count(att)
 end
 
 -- A region's or mesh's record drawn with `region` (nil: no image, no
--- triangles): record, n, ntri, page.
-local function placed(desc, att, region, bone, parent)
+-- triangles), its deform the skeleton's deform-th: record, n, ntri, page.
+local function placed(desc, att, region, bone, parent, deform)
   if att.type == "region" then
     local r = region or {}
     local c = { core.region2d_corners(att.x or 0, att.y or 0, att.rotation or 0, att.scale_x or 1, att.scale_y or 1,
@@ -141,7 +142,7 @@ local function placed(desc, att, region, bone, parent)
       uvs = {}
       for i = 1, 4 do uvs[2 * i - 1], uvs[2 * i] = M.page_uv(region, ss[i], ts[i]) end
     end
-    return record(1, bone, 4, c, uvs, uvs and { 0, 1, 2, 2, 3, 0 }), 4, uvs and 2 or 0, region and region.page
+    return record(1, bone, 4, c, uvs, uvs and { 0, 1, 2, 2, 3, 0 }, deform), 4, uvs and 2 or 0, region and region.page
   end
   local src = parent or att
   local n = count(src)
@@ -151,14 +152,14 @@ local function placed(desc, att, region, bone, parent)
     for i = 1, n do uvs[2 * i - 1], uvs[2 * i] = M.page_uv(region, src.uvs[2 * i - 1], src.uvs[2 * i]) end
   end
   local tris = uvs and src.triangles or nil
-  return geometry(src, bone, n, uvs, tris), n, tris and #tris / 3 or 0, region and region.page
+  return geometry(src, bone, n, uvs, tris, deform), n, tris and #tris / 3 or 0, region and region.page
 end
 
 -- A sequence's frames (a region's or mesh's `sequence`): e.frames[1 + i]
 -- = { record, ntri, page } of frame i (its region att.regions[1 + i]),
 -- e.sequence the property that plays them, e.setup_index; the entry's own
 -- record is the setup frame's.  (e.ntri: the most of any frame's.)
-local function frames(desc, e, att, bone, skin, slot, name)
+local function frames(desc, e, att, bone, skin, slot, name, deform)
   local seq = att.sequence
   e.frames, e.setup_index = {}, seq.setup_index or 0
   e.sequence = "sequence." .. skin .. "." .. slot .. "." .. name
@@ -166,7 +167,7 @@ local function frames(desc, e, att, bone, skin, slot, name)
   for i = 1, seq.count do
     local r -- (a description with no frames' regions: its region the setup frame's)
     if att.regions then r = att.regions[i] elseif i == e.setup_index + 1 then r = att.region end
-    local rec, _, ntri, page = placed(desc, att, r, bone)
+    local rec, _, ntri, page = placed(desc, att, r, bone, nil, deform)
     e.frames[i] = { record = rec, ntri = ntri, page = page }
     if ntri > most then most = ntri end
   end
@@ -177,20 +178,22 @@ end
 -- One attachment made ready: { kind, name, slot, record, n, ntri, page,
 -- color, deform (its property name), end_slot, x, y, rotation [, frames,
 -- sequence, setup_index] }; one with no points (a DragonBones armature
--- display, a bounding box kept as data) has no record.
-local function compile_one(desc, skin, slot, name, att, bone, parent, parent_slot)
+-- display, a bounding box kept as data) has no record.  The records
+-- drawn (a region's, a mesh's, a sequence's frames') name their deform
+-- by its index in c.deforms (deform_index gives it, made on first use).
+local function compile_one(desc, skin, slot, name, att, bone, parent, parent_slot, deform_index)
   local e = { kind = att.type, name = name, slot = slot, color = color_of(att),
     deform = "deform." .. skin .. "." .. slot .. "." .. name }
+  if att.type == "linkedmesh" and att.deform ~= false and parent then
+    e.deform = "deform." .. (att.skin or "default") .. "." .. (parent_slot or slot) .. "." .. (att.parent or name)
+  end
   if (att.type == "region" or att.type == "mesh") and type(att.sequence) == "table" then
     e.n = att.type == "region" and 4 or count(att)
-    frames(desc, e, att, bone, skin, slot, name)
+    frames(desc, e, att, bone, skin, slot, name, deform_index(e.deform))
   elseif att.type == "region" then
-    e.record, e.n, e.ntri, e.page = placed(desc, att, att.region, bone)
+    e.record, e.n, e.ntri, e.page = placed(desc, att, att.region, bone, nil, deform_index(e.deform))
   elseif att.type == "mesh" or att.type == "linkedmesh" then
-    e.record, e.n, e.ntri, e.page = placed(desc, att, att.region, bone, parent)
-    if att.type == "linkedmesh" and att.deform ~= false and parent then
-      e.deform = "deform." .. (att.skin or "default") .. "." .. (parent_slot or slot) .. "." .. (att.parent or name)
-    end
+    e.record, e.n, e.ntri, e.page = placed(desc, att, att.region, bone, parent, deform_index(e.deform))
   elseif (att.type == "boundingbox" or att.type == "clipping" or att.type == "path") and att.vertices then
     local n = count(att)
     if att.type == "clipping" and not att.weighted then
@@ -212,10 +215,22 @@ local function compile_one(desc, skin, slot, name, att, bone, parent, parent_slo
 end
 
 -- compile(desc) -> { bones = { name = 0-based }, bone_names, slots = { name
--- = index }, skins = { skin = { slot = { name = entry } } }, most } with
--- `most` the largest number of triangle vertices one frame can draw.
+-- = index }, skins = { skin = { slot = { name = entry } } }, most, points,
+-- deforms } with `most` the largest number of triangle vertices one frame
+-- can draw, `points` the most vertices of one attachment (at least 8),
+-- `deforms` the deform properties' names the records name by index.
 function M.compile(desc)
-  local c = { bones = {}, bone_names = {}, slots = {}, skins = {}, y_down = desc.y_down and true or false }
+  local c = { bones = {}, bone_names = {}, slots = {}, skins = {}, y_down = desc.y_down and true or false,
+    deforms = {}, points = 8 }
+  local deforms = {}
+  local function deform_index(name)
+    local k = deforms[name]
+    if not k then
+      k = #c.deforms + 1
+      c.deforms[k], deforms[name] = name, k
+    end
+    return k
+  end
   for i, b in ipairs(desc.bones) do
     c.bones[b.name] = i - 1
     c.bone_names[i] = b.name
@@ -250,8 +265,9 @@ function M.compile(desc)
       for name, att in pairs(atts) do
         local parent, parent_slot
         if att.type == "linkedmesh" then parent, parent_slot = find(att.skin or "default", slot, att.parent) end
-        local e = compile_one(desc, sk.name, slot, name, att, slot_bone[slot] or 0, parent, parent_slot)
+        local e = compile_one(desc, sk.name, slot, name, att, slot_bone[slot] or 0, parent, parent_slot, deform_index)
         out[slot][name] = e
+        c.points = math.max(c.points, e.n)
         most_per_slot[slot] = math.max(most_per_slot[slot] or 0, 3 * e.ntri)
       end
     end
@@ -284,10 +300,19 @@ end
 -- Every bone's world matrix into buf (6 doubles a bone, the description's order).
 function M.world_into(animator, c, buf) core.world2d_into(animator, buf, c.rig_map) end
 
--- buffer(n): n doubles; draw(world, record, deform, scratch, out, first,
--- r, g, b, a, dr, dg, db) -> vertices written; place(world, record,
--- deform, scratch) -> n (csrc/lua/lua_draw2d.c)
+-- buffer(n): n doubles; place(world, record, deform, scratch) -> n
+-- (csrc/lua/lua_draw2d.c)
 function M.buffer(n) return core.buffer(n, "double") end
+
+-- drawer(c, world, scratch) -> the drawer of one animator's attachments
+-- (csrc/lua/lua_draw2d.c), placing them with the world matrices in world
+-- (6 doubles a bone) through scratch (2 doubles a vertex: c.points');
+-- pose(drawer, animator, c): world and deforms of this frame (c.rig_map:
+-- attach2d.of's); draw(drawer, record, out, first, r, g, b, a, dr, dg,
+-- db) -> vertices written.
+function M.drawer(c, world, scratch) return core.drawer2d(world, scratch, c.deforms) end
+local drawer_pose = core.drawer2d_pose
+function M.pose(drawer, animator, c) drawer_pose(drawer, animator, c.rig_map) end
 M.draw = core.draw2d
 -- deform(animator, entry [, buf]) -> buf | nil: the entry's deform offsets
 M.deform = function(animator, e, buf) return core.property_buffer(animator, e.deform, buf) end
