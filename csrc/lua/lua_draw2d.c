@@ -18,7 +18,7 @@
  * animator's slots reads beside the records: the bones' world matrices and
  * a scratch (module buffers it keeps), and the deforms' offsets of this
  * frame, copied by core.drawer2d_pose from the animator's property slots
- * (looked up by name only when the animator knows new names). */
+ * (a slot found kept while the animator is the same). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -208,14 +208,13 @@ typedef struct {
 
 /* A drawer: its world and scratch buffers' numbers (the buffers kept in
  * its table: a buffer's numbers are in its own block, which neither moves
- * nor changes size while it lives), its deforms, and the animator and
- * generation of its properties the slots were looked up for. */
+ * nor changes size while it lives), its deforms, and the animator their
+ * slots were found on. */
 typedef struct {
   unsigned tag;
   double *world, *scratch;
   size_t nbones, nscratch, ndef;
   const void *animator;
-  int gen;
   deform2d *def;
 } drawer;
 
@@ -253,7 +252,6 @@ static int drawer2d(lua_State *L) {
   d->nbones = w->n / 6;
   d->nscratch = s->n / 2;
   d->ndef = ndef;
-  d->gen = -1;
   d->def = (deform2d *)(void *)((char *)d + at);
   text = (char *)(d->def + ndef);
   for (i = 0; i < ndef; i++) {
@@ -289,17 +287,17 @@ static void world_into(lua_State *L, anim_animator *a, double *out, const anim_l
   }
 }
 
-/* The slots of d's deforms among a's properties: kept while a is the
- * animator they were found on and knows no new name (its slots only
- * grow); a slot found is read only while its name is still the deform's. */
+/* The slots of d's deforms among a's properties.  A slot found is kept
+ * while a is the animator it was found on, and read only while its name
+ * is still the deform's (copy_deform); a deform not found is looked for
+ * again at every pose (a binary search of a's names): a clip played since
+ * may have brought it, and a's address may be a freed animator's, whose
+ * names told nothing of a's. */
 static void find_deforms(const anim_animator *a, drawer *d) {
-  int g = anim_props_generation(a);
   size_t k;
-  if ((const void *)a == d->animator && g == d->gen) return;
   if ((const void *)a != d->animator)
     for (k = 0; k < d->ndef; k++) d->def[k].slot = -1;
   d->animator = a;
-  d->gen = g;
   for (k = 0; k < d->ndef; k++)
     if (d->def[k].slot < 0) d->def[k].slot = anim_props_find(a, d->def[k].name, d->def[k].len);
 }
