@@ -47,6 +47,7 @@ typedef struct {
   int kind, bone, deform;  /* deform: its index among a drawer's (0-based), or -1 */
   size_t n, len, ntri, nent, need, total; /* need: the bones it reads; total: the numbers of h */
   const double *h, *geom, *uv;
+  const float *uvf;        /* the uvs as the vertices' floats (NULL: no uvs) */
   const unsigned *tri;
 } record;
 
@@ -110,6 +111,7 @@ static int record2d(lua_State *L) {
   record r, *out;
   size_t i, at;
   double *hc;
+  float *uf;
   unsigned *tc;
   check_header(L, 1, h, b->n, &r);
   check_geometry(L, 1, h, &r);
@@ -123,14 +125,18 @@ static int record2d(lua_State *L) {
     r.deform = (int)d - 1;
   }
   at = anim_align8(sizeof r);
-  out = lua_newuserdatauv(L, at + r.total * sizeof(double) + 3 * r.ntri * sizeof(unsigned), 0);
+  out = lua_newuserdatauv(L, at + r.total * sizeof(double) + (r.uv ? 2 * r.n * sizeof(float) : 0) +
+                                 3 * r.ntri * sizeof(unsigned), 0);
   hc = (double *)(void *)((char *)out + at);
-  tc = (unsigned *)(void *)(hc + r.total);
+  uf = (float *)(void *)(hc + r.total);
+  tc = (unsigned *)(void *)(uf + (r.uv ? 2 * r.n : 0));
+  for (i = 0; r.uv && i < 2 * r.n; i++) uf[i] = (float)r.uv[i];
   memcpy(hc, h, r.total * sizeof(double));
   for (i = 0; i < 3 * r.ntri; i++) tc[i] = (unsigned)tri[i];
   r.tag = RECORD_TAG;
   r.h = hc;
   r.geom = hc + HEAD;
+  r.uvf = r.uv ? uf : NULL;
   r.uv = r.uv ? r.geom + r.len : NULL;
   r.tri = tc;
   *out = r;
@@ -389,18 +395,37 @@ static int draw2d(lua_State *L) {
     return anim_lua_skin_room(L, 3, &o, 3 * r->ntri * STRIDE, kind == 1);
   }
   place(r, d->world, def, d->scratch);
-  for (i = 0; i < 3 * r->ntri; i++) {
-    size_t v = r->tri[i], at = (first + i) * STRIDE;
-    double row[STRIDE];
-    row[0] = xy[2 * v];
-    row[1] = xy[2 * v + 1];
-    row[2] = r->uv[2 * v];
-    row[3] = r->uv[2 * v + 1];
-    for (k = 0; k < 8; k++) row[4 + k] = col[k];
-    if (o.is_double)
-      for (k = 0; k < STRIDE; k++) ((double *)o.data)[at + k] = row[k];
-    else
-      for (k = 0; k < STRIDE; k++) ((float *)o.data)[at + k] = (float)row[k];
+  if (o.is_double) {
+    for (i = 0; i < 3 * r->ntri; i++) {
+      size_t v = r->tri[i];
+      double *row = (double *)o.data + (first + i) * STRIDE;
+      row[0] = xy[2 * v];
+      row[1] = xy[2 * v + 1];
+      row[2] = r->uv[2 * v];
+      row[3] = r->uv[2 * v + 1];
+      for (k = 0; k < 8; k++) row[4 + k] = col[k];
+    }
+  } else {
+    /* (floats: each vertex's position converted once, not at each of its
+     * corners, into the scratch's front: vertex v's pair of floats takes
+     * the bytes of double v, read before it is written and never after;
+     * the uvs were converted when the record was made; the same floats) */
+    unsigned char *xyf = (unsigned char *)d->scratch; /* (written and read by memcpy: doubles alias it) */
+    float colf[8];
+    for (i = 0; i < r->n; i++) {
+      float p[2];
+      p[0] = (float)xy[2 * i];
+      p[1] = (float)xy[2 * i + 1];
+      memcpy(xyf + i * sizeof p, p, sizeof p);
+    }
+    for (k = 0; k < 8; k++) colf[k] = (float)col[k];
+    for (i = 0; i < 3 * r->ntri; i++) {
+      size_t v = r->tri[i];
+      float *row = (float *)o.data + (first + i) * STRIDE;
+      memcpy(row, xyf + v * 2 * sizeof(float), 2 * sizeof(float));
+      memcpy(row + 2, r->uvf + 2 * v, 2 * sizeof(float));
+      memcpy(row + 4, colf, sizeof colf);
+    }
   }
   lua_pushinteger(L, (lua_Integer)(3 * r->ntri));
   return 1;
