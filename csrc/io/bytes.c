@@ -219,6 +219,37 @@ static int gltf_pack_floats(lua_State *L) {
   return 1;
 }
 
+/* core.gltf_pack_shorts(values) -> bytes
+ * Values of a normalized short (each n / 32767, as keys.lua's short_quat
+ * makes them) as glTF's little-endian SHORT: n = floor(x * 32767 + 0.5),
+ * negative ones as their 16-bit complement.  The same arithmetic as the Lua
+ * it replaces (export/gltf/keys.lua's pack_shorts), without a string a
+ * value; a value out of a short's range is an argument error. */
+static int gltf_pack_shorts(lua_State *L) {
+  lua_Integer n, i;
+  luaL_Buffer b;
+  char *p;
+  luaL_checktype(L, 1, LUA_TTABLE);
+  n = (lua_Integer)lua_rawlen(L, 1);
+  luaL_argcheck(L, n < (lua_Integer)1 << 28, 1, "too many values");
+  p = luaL_buffinitsize(L, &b, (size_t)n * 2);
+  for (i = 1; i <= n; i++) {
+    double x, k;
+    long u;
+    lua_rawgeti(L, 1, i);
+    x = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    k = floor(x * 32767.0 + 0.5);
+    if (k < 0) k += 65536;
+    if (!(k >= 0 && k < 65536)) return luaL_argerror(L, 1, "a value out of a normalized short's range");
+    u = (long)k;
+    p[(i - 1) * 2] = (char)(u & 0xff);
+    p[(i - 1) * 2 + 1] = (char)(u >> 8 & 0xff);
+  }
+  luaL_pushresultsize(&b, (size_t)n * 2);
+  return 1;
+}
+
 /* core.float32(x) -> the 32-bit float nearest x, as a number (x itself
  * when it is not finite or beyond a float's range: the caller checks). */
 static int float32(lua_State *L) {
@@ -256,6 +287,7 @@ static const luaL_Reg bytes_funcs[] = {
   {"base64_encode", base64_encode},
   {"gltf_unpack", gltf_unpack},
   {"gltf_pack_floats", gltf_pack_floats},
+  {"gltf_pack_shorts", gltf_pack_shorts},
   {"float32", float32},
   {NULL, NULL}
 };

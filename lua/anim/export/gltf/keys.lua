@@ -408,16 +408,9 @@ function M.short_quat(q)
     floor(w / n * SHORT + 0.5) / SHORT }
 end
 
--- The bytes of such values (each n / 32767), little-endian.
-function M.pack_shorts(values)
-  local out = {}
-  for i, x in ipairs(values) do
-    local n = math.floor(x * SHORT + 0.5)
-    if n < 0 then n = n + 65536 end
-    out[i] = string.char(n % 256, math.floor(n / 256))
-  end
-  return table.concat(out)
-end
+-- The bytes of such values (each n / 32767), little-endian (in C: one
+-- buffer, no string a value).
+M.pack_shorts = core.gltf_pack_shorts
 
 -- Segments that are lines, and curves' quarters ------------------------------------------
 

@@ -81,7 +81,12 @@ local function converters(c, b, rest, ch)
     local pre = b.pre or { 0, 0, 0, 1 }
     local post = b.post or { 0, 0, 0, 1 }
     if not c.absolute then pre = Q.mul(rest.r, pre) end
-    local function f(q) return Q.mul(Q.mul(pre, q), post) end
+    -- (Q.mul's arithmetic, as qmul's: one table a key, not two)
+    local a1, a2, a3, a4, o1, o2, o3, o4 = pre[1], pre[2], pre[3], pre[4], post[1], post[2], post[3], post[4]
+    local function f(q)
+      local x, y, z, w = qmul(a1, a2, a3, a4, q[1], q[2], q[3], q[4])
+      return { qmul(x, y, z, w, o1, o2, o3, o4) }
+    end
     return f, f
   end
   if c.absolute then
