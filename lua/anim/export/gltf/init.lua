@@ -89,12 +89,15 @@ end
 
 -- The binary buffer the accessors of the document point into: add(numbers,
 -- type, components, minmax) -> the accessor's index, or nil and the index
--- of a number a 32-bit float cannot hold.
+-- of a number a 32-bit float cannot hold.  (packed: the floats' bytes
+-- when the caller has them already)
 local function new_buffer()
   local buf = { bin = {}, views = arr(), accessors = arr(), len = 0 }
-  function buf.add(numbers, ty, ncomp, minmax, short)
-    local bytes, bad
-    if short then bytes = K.pack_shorts(numbers) else bytes, bad = core.gltf_pack_floats(numbers) end
+  function buf.add(numbers, ty, ncomp, minmax, short, packed)
+    local bytes, bad = packed, nil
+    if not bytes then
+      if short then bytes = K.pack_shorts(numbers) else bytes, bad = core.gltf_pack_floats(numbers) end
+    end
     if not bytes then return nil, bad end
     local acc = { componentType = short and 5122 or 5126, count = math.floor(#numbers / ncomp), type = ty,
       normalized = short or nil }
@@ -413,7 +416,7 @@ local function write_channels(out, buf, input_cache, cname, L, rest)
     local tbytes = core.gltf_pack_floats(times)
     local input = input_cache[tbytes]
     if not input then
-      input = buf.add(times, "SCALAR", 1, true)
+      input = buf.add(times, "SCALAR", 1, true, nil, tbytes)
       input_cache[tbytes] = input
     end
     local output, bad = buf.add(outs, o.n == 4 and "VEC4" or "VEC3", o.n, nil, o.short)

@@ -128,6 +128,10 @@ local function handle_of(r, side, dt)
   return { r[at + 1], r[at + (nt > 1 and 2 or 1)], r[at + (nt > 1 and 3 or 1)] }, { r[b + 1], r[b + 2], r[b + 3] }
 end
 
+-- The easing of a segment's interpolation and easing byte (asked only of
+-- the eased segments).
+local function ease_of(code) return compat.rshift(compat.band(code, EASE_MASK), EASE_SHIFT) end
+
 -- The segments of a channel: keys { t, v, kind, m0, m1 }.  `wrap`: the
 -- clip loops (catmullrom's neighbours).  quat: quaternion keys, for which
 -- only slerp, step and cubicspline are held.
@@ -135,14 +139,21 @@ local function segments(raw, arity, quat, wrap)
   local t, v, ie, h, tan = raw.t, raw.v, raw.ie, raw.h, raw.tan
   local n = #t
   local vals = {}
-  for i = 1, n do vals[i] = value_of(v, arity, i) end
+  -- (value_of's tables, written out for the common arities)
+  if arity == 3 then
+    for i = 1, n do vals[i] = { v[3 * i - 2], v[3 * i - 1], v[3 * i] } end
+  elseif arity == 4 then
+    for i = 1, n do vals[i] = { v[4 * i - 3], v[4 * i - 2], v[4 * i - 1], v[4 * i] } end
+  else
+    for i = 1, n do vals[i] = value_of(v, arity, i) end
+  end
   local keys = {}
+  local band = compat.band
   for i = 1, n do
     local k = { t = t[i], v = vals[i] }
     keys[i] = k
     if i < n then
-      local ip = compat.band(ie[i], INTERP_MASK)
-      local ease = compat.rshift(compat.band(ie[i], EASE_MASK), EASE_SHIFT)
+      local ip = band(ie[i], INTERP_MASK)
       local L = t[i + 1] - t[i]
       if L == 0 then
         k.kind = "jump"
@@ -174,9 +185,9 @@ local function segments(raw, arity, quat, wrap)
           k.m0, k.m1 = {}, {}
           for a = 1, arity do k.m0[a] = 3 * od[a] / L; k.m1[a] = -3 * id[a] / L end
         end
-      elseif (ip == I.quad or ip == I.cubic) and ease ~= EASE.inOut then
+      elseif (ip == I.quad or ip == I.cubic) and ease_of(ie[i]) ~= EASE.inOut then
         -- v0 + d s^2, v0 + d s^3 and their "out" mirrors: cubics in time
-        local p = ip == I.quad and 2 or 3
+        local p, ease = ip == I.quad and 2 or 3, ease_of(ie[i])
         k.kind = "herm"
         k.m0, k.m1 = {}, {}
         for a = 1, arity do
@@ -371,7 +382,8 @@ local function gltf_keys(keys, f, df)
     -- written at the float at or before its time, so that at its time it
     -- shows its value, and the value held until then one float before
     local disc = prev and (prev.kind == "step" or prev.kind == "jump")
-    local tf = floor32(k.t)
+    -- (the float at or before the time: used only at a discontinuity or a jump)
+    local tf = (disc or k.kind == "jump") and floor32(k.t)
     if mode == "STEP" then
       -- (of keys at one time only the last shows)
       if k.kind ~= "jump" then emit(disc and tf or f32(k.t), f(k.v)) end
