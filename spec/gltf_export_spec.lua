@@ -298,4 +298,17 @@ describe("anim.export_gltf", function()
     assert.are.equal(2, back.length)
     assert.are.equal("m", back:markers()[1].name)
   end)
+
+  it("packs rotations' normalized shorts as glTF's little-endian SHORT, refusing a value beyond one", function()
+    local core = require "anim.core"
+    -- n = floor(x * 32767 + 0.5): 1 -> 32767, -1 -> -32767 (0x8001), 0.5 -> 16384, -0.25 -> -8192 (0xe000)
+    assert.are.equal("\255\127\001\128\000\064\000\224\000\000",
+      core.gltf_pack_shorts({ 1, -1, 0.5, -0.25, 0 }))
+    assert.are.equal("", core.gltf_pack_shorts({}))
+    for _, bad in ipairs { 2, -1.01, 0 / 0 } do
+      local ok, err = pcall(core.gltf_pack_shorts, { 0, bad })
+      assert.is_false(ok)
+      assert.truthy(tostring(err):find("a value out of a normalized short's range", 1, true), err)
+    end
+  end)
 end)

@@ -240,8 +240,9 @@ static int gltf_pack_shorts(lua_State *L) {
     x = lua_tonumber(L, -1);
     lua_pop(L, 1);
     k = floor(x * 32767.0 + 0.5);
+    /* (the range tested before the complement: 2 would wrap to -2) */
+    if (!(k >= -32768 && k <= 32767)) return luaL_argerror(L, 1, "a value out of a normalized short's range");
     if (k < 0) k += 65536;
-    if (!(k >= 0 && k < 65536)) return luaL_argerror(L, 1, "a value out of a normalized short's range");
     u = (long)k;
     p[(i - 1) * 2] = (char)(u & 0xff);
     p[(i - 1) * 2 + 1] = (char)(u >> 8 & 0xff);
