@@ -385,13 +385,6 @@ static void pick(pslot *s, const anim_track *t, double f, const double *v) {
   for (c = 0; c < s->arity; c++) s->v[c] = v[c];
 }
 
-/* A property's value is sum_i f_i v_i over the normal tracks, f_i = (w_i /
- * W) (take / T): w / W of its level, the level's take, over T, the takes
- * of all levels (what a joint would leave to its rest is left out).  A
- * lone track has f = 1 exactly, whatever its weight: its value as it is.
- * Then each additive track adds w (v - v(0)).  A discrete name (a slot's
- * attachment, a draw order: some track's clip says so) takes instead the
- * value of the track of the largest f, additive tracks ignored. */
 void anim_props_prefetch(const anim_animator *a, int stage) {
   const anim_pslots *ps = a->pslots;
   int i;
@@ -407,6 +400,13 @@ void anim_props_prefetch(const anim_animator *a, int stage) {
   }
 }
 
+/* A property's value is sum_i f_i v_i over the normal tracks, f_i = (w_i /
+ * W) (take / T): w / W of its level, the level's take, over T, the takes
+ * of all levels (what a joint would leave to its rest is left out).  A
+ * lone track has f = 1 exactly, whatever its weight: its value as it is.
+ * Then each additive track adds w (v - v(0)).  A discrete name (a slot's
+ * attachment, a draw order: some track's clip says so) takes instead the
+ * value of the track of the largest f, additive tracks ignored. */
 void anim_props_blend(anim_animator *a) {
   anim_pslots *ps = a->pslots;
   int i, j, k, m = 0, p, c;
