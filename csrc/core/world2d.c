@@ -33,6 +33,11 @@ static void forget_slots(anim_world2d *w) {
   for (i = 0; i < w->ntc; i++) w->tc_slot[i] = -1;
 }
 
+/* The ints of a block (after its doubles): each bone's mode, shear and
+ * inherit slots and DragonBones sign, the IK constraints' two slots, the
+ * transform constraints' slot. */
+static size_t block_ints(int n, int nik, int ntc) { return 4 * (size_t)n + 2 * (size_t)nik + (size_t)ntc; }
+
 anim_world2d *anim_world2d_new(const anim_mem *m, anim_w2d_shape *sh) {
   size_t size, o[4];
   anim_world2d *w;
@@ -43,7 +48,7 @@ anim_world2d *anim_world2d_new(const anim_mem *m, anim_w2d_shape *sh) {
   o[1] = o[0] + sizeof(double) * ANIM_AP * (size_t)n;                           /* wm */
   o[2] = o[1] + sizeof(double) * 6 * (size_t)n;                                 /* fr, then ikal */
   o[3] = o[2] + sizeof(double) * (4 * (size_t)n + 3 * (size_t)sh->nik);         /* the ints */
-  size = o[3] + sizeof(int) * (4 * (size_t)n + 2 * (size_t)sh->nik + (size_t)sh->ntc);
+  size = o[3] + sizeof(int) * block_ints(n, sh->nik, sh->ntc);
   mem = anim_calloc(m, 1, size);
   if (!mem) return NULL;
   w = (anim_world2d *)(void *)mem;
@@ -80,7 +85,7 @@ anim_world2d *anim_world2d_new(const anim_mem *m, anim_w2d_shape *sh) {
 void anim_world2d_prefetch(const anim_world2d *w, int stage) {
   if (!w) return;
   if (stage == 0) anim_prefetch_range(w, sizeof *w);
-  else anim_prefetch_range(w->mode, sizeof(int) * (4 * (size_t)w->n + 2 * (size_t)w->nik + (size_t)w->ntc));
+  else anim_prefetch_range(w->mode, sizeof(int) * block_ints(w->n, w->nik, w->ntc));
 }
 
 void anim_world2d_free(anim_world2d *w) {
