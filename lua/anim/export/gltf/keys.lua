@@ -185,14 +185,18 @@ local function segments(raw, arity, quat, wrap)
           k.m0, k.m1 = {}, {}
           for a = 1, arity do k.m0[a] = 3 * od[a] / L; k.m1[a] = -3 * id[a] / L end
         end
-      elseif (ip == I.quad or ip == I.cubic) and ease_of(ie[i]) ~= EASE.inOut then
+      elseif ip == I.quad or ip == I.cubic then
         -- v0 + d s^2, v0 + d s^3 and their "out" mirrors: cubics in time
-        local p, ease = ip == I.quad and 2 or 3, ease_of(ie[i])
-        k.kind = "herm"
-        k.m0, k.m1 = {}, {}
-        for a = 1, arity do
-          local slope = (vals[i + 1][a] - vals[i][a]) * p / L
-          if ease == EASE["in"] then k.m0[a], k.m1[a] = 0, slope else k.m0[a], k.m1[a] = slope, 0 end
+        -- (in and out: none)
+        local ease = ease_of(ie[i])
+        if ease ~= EASE.inOut then
+          local p = ip == I.quad and 2 or 3
+          k.kind = "herm"
+          k.m0, k.m1 = {}, {}
+          for a = 1, arity do
+            local slope = (vals[i + 1][a] - vals[i][a]) * p / L
+            if ease == EASE["in"] then k.m0[a], k.m1[a] = 0, slope else k.m0[a], k.m1[a] = slope, 0 end
+          end
         end
       end
       if k.kind == "herm" and not k.m0 then
