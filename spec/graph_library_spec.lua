@@ -93,6 +93,25 @@ describe("a library's graphs", function()
     assert.truthy(err:find("^res://hero/hero.animgraph"), err)
   end)
 
+  -- (found by fuzz_animator: a script held the graph from before a reload
+  -- and gave it to animator:control; the next reload left that controller
+  -- on the old graph)
+  it("reload moves a controller of a graph the file made before the last reload too", function()
+    local dir, lib = setup()
+    local g0 = assert(lib:graph("res://hero/hero.animgraph"))
+    local g1 = assert(lib:reload("res://hero/hero.animgraph"))
+    assert.are_not.equal(g0, g1)
+    local a, b = anim.animator(rig, { library = lib }), anim.animator(rig, { library = lib })
+    local c, d = a:control(g0), b:control(g1)
+    c:set("speed", 1)
+    for _ = 1, 3 do a:update(0.1); b:update(0.1) end
+    H.write(dir .. "/hero/hero.animgraph", (GRAPH:gsub('"duration": 0.2', '"duration": 0.3')))
+    local g2 = assert(lib:reload("res://hero/hero.animgraph"))
+    assert.are.equal(g2, c.graph)
+    assert.are.equal(g2, d.graph)
+    assert.are.same({ "walk", 1 }, { (c:current()), c:get("speed") })
+  end)
+
   it("reload passes over the controllers of collected animators", function()
     local dir, lib = setup()
     local g = assert(lib:graph("res://hero/hero.animgraph"))

@@ -390,7 +390,7 @@ function M.move(self, g2)
   local ctl = rawget(self, "_")
   -- (a collected animator's controller may stay known until the next cycle)
   if ctl.detached or not core.animator_live(ctl.animator) then return end
-  local animator, info, info2 = ctl.animator, ctl.info, graphs.info(g2)
+  local animator, info, info2, from = ctl.animator, ctl.info, graphs.info(g2), ctl.graph
   local st = animator_state(animator)
   delivery.host(animator)
   local old = core.controller_save(animator)
@@ -451,6 +451,9 @@ function M.move(self, g2)
   for k, v in pairs(rawget(fresh, "_")) do ctl[k] = v end
   running[g2][fresh] = nil
   running[g2][self] = self
+  -- (no longer running the graph it left: a later reload of a graph the
+  -- file made before does not move it again)
+  if running[from] and from ~= g2 then running[from][self] = nil end
   st.controller = self
   hear(ctl)
 end

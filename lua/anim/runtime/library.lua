@@ -361,9 +361,10 @@ args.methods(methods, Library, "anim.library")
 -- (it takes no options: a table of them is refused, naming the key)
 local NO_OPTIONS = args.names {}
 -- A graph reloaded: made again from its file (a file that fails leaves the
--- old one in place); every controller running the old one moves onto the
--- new (runtime/controller.lua: current states kept where they still
--- exist, else the entry).
+-- old one in place); every controller running the old one, or a graph the
+-- file made before it (a script may hold one and control an animator with
+-- it after a reload), moves onto the new (runtime/controller.lua: current
+-- states kept where they still exist, else the entry).
 function M.reload_graph(self, key, rel, path)
   local cache = self.cache.graph
   local old = cache.path[key]
@@ -379,7 +380,11 @@ function M.reload_graph(self, key, rel, path)
   cache.path[key], cache.file[file], cache.file_of[key] = g, g, file
   push(cache.keys, key, #key)
   self.loaded[file] = { path = path, mtime = mtime, graph = g }
-  M.on_graph_reload(old, g)
+  -- (the file's earlier graphs, weak: a collected one has no controller)
+  local earlier = self.earlier[key] or setmetatable({}, { __mode = "k" })
+  self.earlier[key] = earlier
+  if old then earlier[old] = true end
+  for before in pairs(earlier) do M.on_graph_reload(before, g) end
   return g
 end
 
@@ -392,7 +397,8 @@ function M.new(root, opts)
   if root:find("\0", 1, true) then return nil, show(root) .. ": cannot open library root: the path holds a NUL byte" end
   local real, err = core.realpath(root)
   if not real then return nil, show(root) .. ": cannot open library root: " .. err end
-  return setmetatable({ root = root, real = real, cache = {}, loaded = {} }, Library)
+  -- (earlier: per graph path, the graphs its file made before the current one)
+  return setmetatable({ root = root, real = real, cache = {}, loaded = {}, earlier = {} }, Library)
 end
 
 local getmt = debug.getmetatable
