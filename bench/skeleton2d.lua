@@ -231,27 +231,29 @@ local per_skeleton = 3 * 18 * SLOTS
 local out = anim.buffer(12 * per_skeleton, "float")
 local state = {}
 for i, a in ipairs(real) do
-  local st = { world = attach2d.buffer(6 * BONES), scratch = attach2d.buffer(32), order = {} }
-  st.drawer = attach2d.drawer(compiled, st.world, st.scratch)
+  local st = { world = attach2d.buffer(6 * BONES), scratch = attach2d.buffer(32), slots = {} }
+  st.drawer, st.reader = attach2d.drawer(compiled, st.world, st.scratch), attach2d.slots(compiled)
   state[i] = st
   assert(attach2d.of(a) == compiled)
 end
-local lookup, draw, pose = attach2d.lookup, attach2d.draw, attach2d.pose
+local draw, pose, read_slots, slot_entries = attach2d.draw, attach2d.pose, attach2d.read_slots, attach2d.slot_entries
+local orders = compiled.orders
 local function vertices(list)
   local written = 0
   for i = 1, #list do
     local a, st, used = list[i], state[i], 0
     pose(st.drawer, a, compiled)
-    local skin = a:skin()
-    local order = a:draw_order(st.order)
-    for s = 1, #order do
-      local slot = order[s]
-      local name, cr, cg, cb, ca, dr, dg, db = a:slot(slot)
-      local e = name and lookup(compiled, skin, slot, name)
+    local sv = st.slots
+    local order = orders[read_slots(st.reader, a, sv)] or orders[0]
+    local entries = slot_entries(compiled, a:skin())
+    for o = 1, #order do
+      local s = order[o]
+      local b = 8 * (s - 1)
+      local e = entries[s][sv[b + 1]]
       if e and e.ntri > 0 then
         local k = e.color
-        used = used + draw(st.drawer, e.record, out, used, cr * k[1], cg * k[2], cb * k[3], ca * k[4], dr or 0, dg or 0,
-          db or 0)
+        used = used + draw(st.drawer, e.record, out, used, sv[b + 2] * k[1], sv[b + 3] * k[2], sv[b + 4] * k[3],
+          sv[b + 5] * k[4], sv[b + 6], sv[b + 7], sv[b + 8])
       end
     end
     written = written + used

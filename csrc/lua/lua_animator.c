@@ -42,6 +42,7 @@ static int animator_new(lua_State *L) {
    * finalizers, and the retry collects) */
   ANIM_LUA_RETRY(L, b->a, anim_animator_new(&m, anim_lua_checkrig(L, 1), side));
   if (!b->a) return anim_lua_nomem(L);
+  b->serial = ++b->acct->serials;
   lua_pushvalue(L, 1);
   lua_setiuservalue(L, -2, ANIM_UV_ANIMATOR_RIG);
   lua_pushvalue(L, 3);

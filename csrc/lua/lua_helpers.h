@@ -78,6 +78,8 @@ typedef struct {
   unsigned long long mark;
   unsigned long long unslots;  /* acct->unslots when its queue was made (lua_deliver.c) */
   int queued;                  /* the entries of its queue when a batch update queued it (lua_update.c) */
+  unsigned long long serial;   /* its animator's number in the state (acct->serials when it was made or
+                                * restored): never another's, where an address may be a freed one's */
 } anim_animator_box;
 typedef struct { unsigned tag; anim_track *t; int slot; } anim_track_box;
 typedef struct { unsigned tag; } anim_retarget_box;
@@ -100,6 +102,7 @@ struct anim_lua_acct {
   int delivering;    /* animators delivering now, or queued by a batch update (anim_lua_setdelivering;
                       * core.delivering) */
   unsigned long long unslots; /* tracks taken out of the slot table so far (lua_slots.c) */
+  unsigned long long serials; /* animators made or restored so far (anim_animator_box's serial) */
 };
 
 /* The core's allocator for this state: the state's allocator, counted. */
@@ -405,6 +408,7 @@ void anim_lua_open_order(lua_State *L);
 void anim_lua_open_buffer(lua_State *L);
 void anim_lua_open_skinverts(lua_State *L);
 void anim_lua_open_draw2d(lua_State *L);
+void anim_lua_open_slots2d(lua_State *L);
 void anim_lua_open_world2d(lua_State *L);
 void anim_lua_open_animc(lua_State *L);
 void anim_lua_open_skeleton(lua_State *L);

@@ -41,6 +41,7 @@ anim_lua_acct *anim_lua_acct_of(lua_State *L) {
   acct->debt = 0;
   acct->delivering = 0;
   acct->unslots = 0;
+  acct->serials = 0;
   /* the thread that made it, kept alive by the registry (5.1 has no
    * LUA_RIDX_MAINTHREAD; any thread of the state tells its allocator) */
   acct->main = L;

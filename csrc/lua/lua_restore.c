@@ -599,6 +599,7 @@ static int animator_restore(lua_State *L) {
      * restored animator when next read) */
     anim_animator_set_world2d(made, anim_animator_take_world2d(old));
     b->a = made;
+    b->serial = ++b->acct->serials;
     anim_animator_free(old);
   }
   lua_pushvalue(L, res);

@@ -62,8 +62,9 @@ end
 local function state_of(animator, c)
   local st = per_animator[animator]
   if not st then
-    st = { world = attach2d.buffer(6 * #c.bone_names), scratch = attach2d.buffer(2 * c.points), deform = {}, order = {} }
+    st = { world = attach2d.buffer(6 * #c.bone_names), scratch = attach2d.buffer(2 * c.points), deform = {}, slots = {} }
     st.drawer = attach2d.drawer(c, st.world, st.scratch)
+    st.reader = attach2d.slots(c)
     per_animator[animator] = st
   end
   return st
@@ -144,10 +145,9 @@ end
 
 -- One attachment's triangles (its record now: rec, on page) added to the
 -- run of its page and blend mode.
-local function draw_one(g, st, c, e, slot, rec, page, images, cr, cg, cb, ca, dr, dg, db)
+local function draw_one(g, st, c, e, blend, rec, page, images, cr, cg, cb, ca, dr, dg, db)
   local image = image_of(images, page)
   local p = page_mesh(image, c.most)
-  local blend = c.blend[slot]
   if p ~= run.page or blend ~= run.blend then
     flush(g)
     run.page, run.blend = p, blend
@@ -156,7 +156,7 @@ local function draw_one(g, st, c, e, slot, rec, page, images, cr, cg, cb, ca, dr
   end
   local k = e.color
   local n = attach2d.draw(st.drawer, rec, p.data, run.used - run.start, cr * k[1], cg * k[2], cb * k[3], ca * k[4],
-    dr or 0, dg or 0, db or 0)
+    dr, dg, db)
   run.used = run.used + n
   used[p] = run.used
 end
@@ -174,13 +174,18 @@ function M.draw(animator, images, x, y, r, sx, sy)
   g.rotate(r or 0)
   g.scale(sx or 1, (sy or sx or 1) * (c.y_down and 1 or -1))
   g.setShader(shared.shader)
-  local skin = animator:skin()
+  -- (every slot's attachment and colours of this frame in one call, as
+  -- animator:slot gives them: sv[8 (i - 1) + 1 .. 8 i] for slot i)
+  local sv = st.slots
+  local order = c.orders[attach2d.read_slots(st.reader, animator, sv)] or c.orders[0]
+  local entries, list = attach2d.slot_entries(c, animator:skin()), c.slot_list
   local clip_end
   run.page, run.start, run.used, run.blend = nil, 0, 0, nil
   for p in pairs(used) do used[p] = nil end -- (per page: the vertices written this frame)
-  for _, slot in ipairs(animator:draw_order(st.order)) do
-    local name, cr, cg, cb, ca, dr, dg, db = animator:slot(slot)
-    local e = name and attach2d.lookup(c, skin, slot, name)
+  for o = 1, #order do
+    local i = order[o]
+    local b = 8 * (i - 1)
+    local e = entries[i][sv[b + 1]]
     if e and e.kind == "clipping" and e.ntri > 0 then
       flush(g)
       local sp = stencil_mesh(3 * e.ntri)
@@ -192,10 +197,11 @@ function M.draw(animator, images, x, y, r, sx, sy)
     elseif e and e.ntri > 0 and e.kind ~= "clipping" then
       local rec, ntri, page = attach2d.frame(animator, e) -- (a sequence's frame now)
       if ntri > 0 then
-        draw_one(g, st, c, e, slot, rec, page, images, cr, cg, cb, ca, dr, dg, db)
+        draw_one(g, st, c, e, c.slot_blend[i], rec, page, images, sv[b + 2], sv[b + 3], sv[b + 4], sv[b + 5], sv[b + 6],
+          sv[b + 7], sv[b + 8])
       end
     end
-    if clip_end and slot == clip_end then
+    if clip_end and list[i].name == clip_end then
       flush(g)
       g.setStencilTest()
       clip_end = nil

@@ -277,6 +277,34 @@ function M.compile(desc)
   return c
 end
 
+-- What the drawing reads of the slots each frame through one call
+-- (core.slots2d_read, csrc/lua/lua_slots2d.c) instead of animator:slot a
+-- slot: the properties' names (the draw order's, then each slot's
+-- attachment, colour and dark colour: false without a setup dark colour,
+-- as animator:slot reads none then) and the setup's numbers (8 a slot:
+-- its attachment's index, -1 for the setup attachment, 0 none; colour;
+-- dark colour, 0s without one); the draw orders as slot indices (0: the
+-- setup's), each slot's blend mode and name, and the entries by index
+-- per skin (slot_entries).
+local function slot_tables(c, s)
+  local names, setup = { "draworder" }, core.buffer(8 * #s.slots, "double")
+  c.slot_list, c.slot_blend, c.by_skin, c.orders = {}, {}, {}, { [0] = {} }
+  for i, sl in ipairs(s.slots) do
+    names[#names + 1], names[#names + 2], names[#names + 3] = sl.p_attachment, sl.p_color, sl.dark and sl.p_dark or false
+    local b = 8 * (i - 1)
+    setup[b + 1] = sl.attachment and -1 or 0
+    for k = 1, 4 do setup[b + 1 + k] = sl.color[k] end
+    for k = 1, 3 do setup[b + 5 + k] = sl.dark and sl.dark[k] or 0 end
+    c.slot_list[i], c.slot_blend[i], c.orders[0][i] = sl, c.blend[sl.name], i
+  end
+  for k, order in ipairs(s.draw_orders) do
+    local o = {}
+    for j, name in ipairs(order) do o[j] = s.slot_index[name] end
+    c.orders[k] = o
+  end
+  c.slot_props, c.slot_setup = names, setup
+end
+
 -- The compiled attachments of an animator's 2D skeleton (made once per
 -- skeleton: weak), with `rig_map` (each bone's joint of the rig, a buffer
 -- for core.world2d_into); nil when the animator has no 2D skeleton.
@@ -292,6 +320,7 @@ function M.of(animator)
     for i, name in ipairs(c.bone_names) do c.rig_map[i] = s.rig_index[name] - 1 end
     c.blend = {}
     for _, sl in ipairs(s.desc.slots or {}) do c.blend[sl.name] = sl.blend or "normal" end
+    slot_tables(c, s)
     by_skeleton[sk] = c
   end
   return c
@@ -327,6 +356,32 @@ function M.frame(animator, e)
   local k = core_property(animator, e.sequence)
   local f = k and fr[floor(k + 0.5) + 1] or fr[e.setup_index + 1]
   return f.record, f.ntri, f.page
+end
+
+-- slots(c) -> a reader of the slots' attachments and colours (one per
+-- animator); read_slots(reader, animator, out) -> the draw order's index
+-- into c.orders (0 the setup's; csrc/lua/lua_slots2d.c), out[8 (i - 1) +
+-- 1 .. 8 i] slot i's attachment index (into slot_entries' list), colour
+-- and dark colour, as animator:slot gives them.
+function M.slots(c) return core.slots2d(c.slot_props, c.slot_setup) end
+M.read_slots = core.slots2d_read
+
+-- slot_entries(c, skin) -> { [slot index] = { [attachment index] = entry
+-- } }: the entry each of a slot's attachment names (and, at -1, its setup
+-- attachment) draws under skin (M.lookup's), made once per skin.
+function M.slot_entries(c, skin)
+  local key = skin or false
+  local t = c.by_skin[key]
+  if t then return t end
+  t = {}
+  for i, sl in ipairs(c.slot_list) do
+    local e = {}
+    for k, name in ipairs(sl.attachment_names) do e[k] = M.lookup(c, skin, sl.name, name) end
+    if sl.attachment then e[-1] = M.lookup(c, skin, sl.name, sl.attachment) end
+    t[i] = e
+  end
+  c.by_skin[key] = t
+  return t
 end
 
 -- The entry of attachment `name` on `slot` under skin `skin` (the default

@@ -1,0 +1,190 @@
+/* lua_slots2d.c - a 2D skeleton's slots as the drawing reads them each
+ * frame: every slot's attachment, colour and dark colour and the draw
+ * order, from the animator's properties (slot.<slot>.attachment,
+ * .color, .dark, draworder: docs/formats.md, "The 2D model") or the
+ * setup's, in one call instead of animator:slot's Lua function a slot.
+ *
+ * A reader (core.slots2d, one per animator: anim.love keeps it beside its
+ * drawer) holds the properties' names and their slots among an animator's
+ * properties.  A slot found is that name's for as long as the animator
+ * lives (its slots are never removed nor renumbered: propmix.c); a name
+ * not found is looked for again only when the animator knows more names
+ * or is another one (its box's serial: an address may be a freed
+ * animator's, and a restore puts a new animator in the same box). */
+#include <math.h>
+#include <string.h>
+
+#include "lua.h"
+#include "lauxlib.h"
+
+#include "core/amem.h"
+#include "core/propmix.h"
+#include "lua_helpers.h"
+#include "lua_buffer.h"
+
+#define READER_TAG 0x736c7432u /* "slt2" */
+#define READER_MT "anim.slots2d"
+/* the numbers a slot gives (slots2d_read) and takes from the setup */
+#define PER_SLOT 8
+
+typedef struct {
+  const char *name; /* NULL: none (a slot without a dark colour) */
+  size_t len;
+  int slot;         /* among the animator's properties, -1: not known */
+} prop;
+
+/* A reader: the draw order's property, then each slot's attachment,
+ * colour and dark colour (1 + 3 nslots), the setup's numbers (PER_SLOT a
+ * slot), and the animator and its count of names when they were found. */
+typedef struct {
+  unsigned tag;
+  size_t nslots;
+  prop *p;
+  double *setup;
+  unsigned long long serial;
+  int gen;
+} reader;
+
+/* core.slots2d(names, setup) -> reader: names the 1 + 3n property names
+ * (the draw order's, then each slot's attachment, colour and dark colour:
+ * false for a slot without one), setup a module buffer of 8n doubles
+ * (each slot's attachment index, -1 for the setup attachment; colour r,
+ * g, b, a; dark r, g, b). */
+static int slots2d(lua_State *L) {
+  size_t n, i, text = 0, at, ats;
+  anim_lua_buffer *s;
+  reader *r;
+  char *out;
+  luaL_checktype(L, 1, LUA_TTABLE);
+  n = (size_t)lua_rawlen(L, 1);
+  if (n % 3 != 1) return anim_lua_argerror(L, 1, "%d names: not 1 + 3 a slot", (int)n);
+  for (i = 0; i < n; i++) {
+    anim_lua_rawgetn(L, 1, (int)i + 1);
+    if (lua_type(L, -1) == LUA_TSTRING) text += lua_rawlen(L, -1) + 1;
+    else if (!(i % 3 == 0 && i > 0 && lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1)))
+      return anim_lua_argerror(L, 1, "name %d: a property's name%s expected, got %s", (int)i + 1,
+                               i % 3 == 0 && i > 0 ? " or false" : "", anim_lua_typename(L, -1));
+    lua_pop(L, 1);
+  }
+  s = anim_lua_tobuffer(L, 2);
+  if (!s || !s->is_double || s->n != PER_SLOT * (n / 3))
+    return anim_lua_argerror(L, 2, "a module buffer of %d doubles expected (8 a slot)", (int)(PER_SLOT * (n / 3)));
+  for (i = 0; i < s->n; i += PER_SLOT) {
+    double k = ((const double *)s->data)[i];
+    if (!(k >= -1 && k < 2147483648.0 && k == floor(k)))
+      return anim_lua_argerror(L, 2, "slot %d: its setup attachment index is not a whole number from -1", (int)(i / PER_SLOT) + 1);
+  }
+  at = anim_align8(sizeof *r);
+  ats = anim_align8(at + n * sizeof(prop));
+  r = lua_newuserdatauv(L, ats + s->n * sizeof(double) + text, 0);
+  r->tag = READER_TAG;
+  r->nslots = n / 3;
+  r->p = (prop *)(void *)((char *)r + at);
+  r->setup = (double *)(void *)((char *)r + ats);
+  memcpy(r->setup, s->data, s->n * sizeof(double));
+  r->serial = 0;
+  r->gen = -1;
+  out = (char *)(r->setup + s->n);
+  for (i = 0; i < n; i++) {
+    prop *p = &r->p[i];
+    anim_lua_rawgetn(L, 1, (int)i + 1);
+    p->slot = -1;
+    p->name = NULL;
+    p->len = 0;
+    if (lua_type(L, -1) == LUA_TSTRING) {
+      const char *name = lua_tolstring(L, -1, &p->len);
+      memcpy(out, name, p->len);
+      out[p->len] = 0;
+      p->name = out;
+      out += p->len + 1;
+    }
+    lua_pop(L, 1);
+  }
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_setmetatable(L, -2);
+  return 1;
+}
+
+static reader *check_reader(lua_State *L, int arg) {
+  reader *r = lua_touserdata(L, arg);
+  int same = 0;
+  if (r && lua_type(L, arg) == LUA_TUSERDATA && lua_rawlen(L, arg) >= sizeof *r && r->tag == READER_TAG &&
+      lua_getmetatable(L, arg)) {
+    same = lua_topointer(L, -1) == lua_topointer(L, lua_upvalueindex(1));
+    lua_pop(L, 1);
+  }
+  if (!same) anim_lua_argerror(L, arg, "a slot reader (core.slots2d) expected, got %s", anim_lua_typename(L, arg));
+  return r;
+}
+
+/* The slots of r's names among a's properties (serial: a's box's). */
+static void find(const anim_animator *a, reader *r, unsigned long long serial) {
+  size_t i, n = 1 + 3 * r->nslots;
+  int gen = anim_props_generation(a);
+  if (serial != r->serial)
+    for (i = 0; i < n; i++) r->p[i].slot = -1;
+  else if (gen == r->gen)
+    return;
+  r->serial = serial;
+  r->gen = gen;
+  for (i = 0; i < n; i++)
+    if (r->p[i].slot < 0 && r->p[i].name) r->p[i].slot = anim_props_find(a, r->p[i].name, r->p[i].len);
+}
+
+/* An index property's value as a whole number (animator2d.lua's
+ * floor(k + 0.5)), 0 when it names nothing (below 1, too large, NaN);
+ * dflt when it has no value. */
+static lua_Integer index_of(const anim_animator *a, const prop *p, lua_Integer dflt) {
+  const double *v;
+  double k;
+  if (anim_props_at(a, p->slot, &v) < 1) return dflt;
+  k = floor(v[0] + 0.5);
+  return k >= 1 && k < 2147483648.0 ? (lua_Integer)k : 0;
+}
+
+/* core.slots2d_read(reader, animator, out) -> the draw order's index (0:
+ * the setup's): out[8 (i - 1) + 1 .. 8 i] slot i's attachment index (its
+ * attachment_names' 1-based, 0 none, -1 the setup attachment), colour r,
+ * g, b, a and dark r, g, b (each component the property's when a track
+ * gives it, else the setup's). */
+static int slots2d_read(lua_State *L) {
+  reader *r = check_reader(L, 1);
+  anim_animator *a = anim_lua_checkanimator(L, 2);
+  const anim_animator_box *b = lua_touserdata(L, 2);
+  size_t i;
+  int c;
+  luaL_checktype(L, 3, LUA_TTABLE);
+  find(a, r, b->serial);
+  for (i = 0; i < r->nslots; i++) {
+    const prop *p = &r->p[1 + 3 * i];
+    const double *s = &r->setup[PER_SLOT * i], *v;
+    int base = PER_SLOT * (int)i, n;
+    lua_pushinteger(L, index_of(a, &p[0], (lua_Integer)s[0]));
+    lua_rawseti(L, 3, base + 1);
+    n = anim_props_at(a, p[1].slot, &v);
+    for (c = 0; c < 4; c++) {
+      lua_pushnumber(L, c < n ? v[c] : s[1 + c]);
+      lua_rawseti(L, 3, base + 2 + c);
+    }
+    n = anim_props_at(a, p[2].slot, &v);
+    for (c = 0; c < 3; c++) {
+      lua_pushnumber(L, c < n ? v[c] : s[5 + c]);
+      lua_rawseti(L, 3, base + 6 + c);
+    }
+  }
+  lua_pushinteger(L, index_of(a, &r->p[0], 0));
+  return 1;
+}
+
+static const luaL_Reg funcs[] = {
+  {"slots2d", slots2d},
+  {"slots2d_read", slots2d_read},
+  {NULL, NULL}
+};
+
+void anim_lua_open_slots2d(lua_State *L) {
+  luaL_newmetatable(L, READER_MT);
+  lua_pushliteral(L, READER_MT);
+  lua_setfield(L, -2, "__metatable");
+  luaL_setfuncs(L, funcs, 1);
+}
