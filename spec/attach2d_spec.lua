@@ -288,6 +288,48 @@ describe("attach2d", function()
   end)
 end)
 
+describe("attach2d's drawer after a restore", function()
+  it("finds its deforms again when a restore puts another animator in the box", function()
+    local desc = {
+      bones = { { name = "root" } },
+      slots = { { name = "hand", bone = "root", attachment = "m" } },
+      skins = { { name = "default", attachments = { hand = { m = { type = "mesh", weighted = false,
+        uvs = { 0, 0, 1, 0, 0, 1 }, triangles = { 0, 1, 2 }, vertices = { 0, 0, 4, 0, 0, 2 }, region = REGION } } } } },
+    }
+    local sk = assert(anim.skeleton2d(desc))
+    local clips = {}
+    for _, name in ipairs { "deform.default.hand.m", "other" } do
+      local v = name == "other" and { 1 } or { 1, 0, 0, 1, 0, 0 }
+      clips[name] = assert(anim.clip({ length = 1, joints = { root = { rotation = { { 0, { 0, 0, 0 } } } } },
+        properties = { [name] = { { 0, v }, { 1, v } } } }, name))
+    end
+    local function resolve(name) return clips[name] end
+    local a, b = anim.animator(sk), anim.animator(sk)
+    a:play(clips["deform.default.hand.m"], { fade = 0 })
+    b:play(clips.other, { fade = 0 })
+    a:update(0.1)
+    b:update(0.1)
+    local c = attach2d.of(a)
+    local d = attach2d.drawer(c, attach2d.buffer(6), attach2d.buffer(2 * c.points))
+    local e = attach2d.lookup(c, nil, "hand", "m")
+    local out = anim.buffer(3 * 12, "double")
+    local function xs()
+      attach2d.pose(d, a, c)
+      assert.are.equal(3, attach2d.draw(d, e.record, out, 0, 1, 1, 1, 1, 0, 0, 0))
+      return { out[1], out[2], out[13], out[14], out[25], out[26] }
+    end
+    same(xs(), { 1, 0, 4, 1, 0, 2 })
+    -- (two restores between poses: the animator the drawer saw is freed and
+    -- the one in the box now may have its address, as many names known)
+    local sa, sb = a:state(), b:state()
+    assert(a:restore(sb, resolve))
+    assert(a:restore(sb, resolve))
+    same(xs(), { 0, 0, 4, 0, 0, 2 })
+    assert(a:restore(sa, resolve))
+    same(xs(), { 1, 0, 4, 1, 0, 2 })
+  end)
+end)
+
 describe("anim.love's draw", function()
   it("allocates nothing a frame once its meshes are made (meshes, a clipping, the draw order kept)", function()
     -- LÖVE's calls mocked (spec/love_mock.lua)

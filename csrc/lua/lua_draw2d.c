@@ -18,7 +18,7 @@
  * animator's slots reads beside the records: the bones' world matrices and
  * a scratch (module buffers it keeps), and the deforms' offsets of this
  * frame, copied by core.drawer2d_pose from the animator's property slots
- * (a slot found kept while the animator is the same). */
+ * (found again only when the animator knows more names or is another). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -220,7 +220,8 @@ typedef struct {
   unsigned tag;
   double *world, *scratch;
   size_t nbones, nscratch, ndef;
-  const void *animator;
+  unsigned long long serial;   /* the animator the deforms' slots are of (its box's serial) */
+  int gen;                     /* and its count of names then */
   deform2d *def;
 } drawer;
 
@@ -258,6 +259,7 @@ static int drawer2d(lua_State *L) {
   d->nbones = w->n / 6;
   d->nscratch = s->n / 2;
   d->ndef = ndef;
+  d->gen = -1;
   d->def = (deform2d *)(void *)((char *)d + at);
   text = (char *)(d->def + ndef);
   for (i = 0; i < ndef; i++) {
@@ -293,17 +295,21 @@ static void world_into(lua_State *L, anim_animator *a, double *out, const anim_l
   }
 }
 
-/* The slots of d's deforms among a's properties.  A slot found is kept
- * while a is the animator it was found on, and read only while its name
- * is still the deform's (copy_deform); a deform not found is looked for
- * again at every pose (a binary search of a's names): a clip played since
- * may have brought it, and a's address may be a freed animator's, whose
- * names told nothing of a's. */
-static void find_deforms(const anim_animator *a, drawer *d) {
+/* The slots of d's deforms among a's properties (serial: a's box's).  A
+ * slot found is that name's while a lives (an animator's slots are never
+ * removed nor renumbered: propmix.c); a deform not found is looked for
+ * again when a knows more names, or when a is another animator (the
+ * serial, not the address: it may be a freed animator's, and a restore
+ * puts a new animator in the same box). */
+static void find_deforms(const anim_animator *a, drawer *d, unsigned long long serial) {
   size_t k;
-  if ((const void *)a != d->animator)
+  int gen = anim_props_generation(a);
+  if (serial != d->serial)
     for (k = 0; k < d->ndef; k++) d->def[k].slot = -1;
-  d->animator = a;
+  else if (gen == d->gen)
+    return;
+  d->serial = serial;
+  d->gen = gen;
   for (k = 0; k < d->ndef; k++)
     if (d->def[k].slot < 0) d->def[k].slot = anim_props_find(a, d->def[k].name, d->def[k].len);
 }
@@ -313,15 +319,10 @@ static void find_deforms(const anim_animator *a, drawer *d) {
 static void copy_deform(lua_State *L, const anim_animator *a, drawer *d, size_t k) {
   deform2d *f = &d->def[k];
   const double *v;
-  const char *name;
-  size_t len, i;
+  size_t i;
   int n;
   f->n = 0;
   if (f->slot < 0) return;
-  if (anim_animator_property_slot(a, f->slot, &name, &len) != 1 || len != f->len || memcmp(name, f->name, len) != 0) {
-    f->slot = anim_props_find(a, f->name, f->len);
-    if (f->slot < 0) return;
-  }
   n = anim_props_at(a, f->slot, &v);
   if (n <= 0) return;
   if ((size_t)n > f->cap) {
@@ -344,11 +345,12 @@ static void copy_deform(lua_State *L, const anim_animator *a, drawer *d, size_t 
 static int drawer2d_pose(lua_State *L) {
   drawer *d = check_drawer(L, 1);
   anim_animator *a = anim_lua_checkanimator(L, 2);
+  const anim_animator_box *b = lua_touserdata(L, 2);
   anim_lua_buffer *map = doubles(L, 3, "the bones' joints");
   size_t k;
   if (map->n != d->nbones) return anim_lua_argerror(L, 3, "%d joints for %d bones", (int)map->n, (int)d->nbones);
   world_into(L, a, d->world, map, 3);
-  find_deforms(a, d);
+  find_deforms(a, d, b->serial);
   for (k = 0; k < d->ndef; k++) copy_deform(L, a, d, k);
   return 0;
 }
