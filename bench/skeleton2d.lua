@@ -231,30 +231,42 @@ local per_skeleton = 3 * 18 * SLOTS
 local out = anim.buffer(12 * per_skeleton, "float")
 local state = {}
 for i, a in ipairs(real) do
-  local st = { world = attach2d.buffer(6 * BONES), scratch = attach2d.buffer(32), slots = {} }
+  local st = { world = attach2d.buffer(6 * BONES), scratch = attach2d.buffer(32) }
   st.drawer, st.reader = attach2d.drawer(compiled, st.world, st.scratch), attach2d.slots(compiled)
   state[i] = st
   assert(attach2d.of(a) == compiled)
 end
 local draw, pose, read_slots, slot_entries = attach2d.draw, attach2d.pose, attach2d.read_slots, attach2d.slot_entries
+local run, draw_list, page_id, blend_id = attach2d.run, attach2d.draw_list, attach2d.page_id, attach2d.blend_id
+local slot_values = attach2d.slot_values
 local orders = compiled.orders
 local function vertices(list)
   local written = 0
   for i = 1, #list do
     local a, st, used = list[i], state[i], 0
     pose(st.drawer, a, compiled)
-    local sv = st.slots
-    local order = orders[read_slots(st.reader, a, sv)] or orders[0]
-    local entries = slot_entries(compiled, a:skin())
-    for o = 1, #order do
+    local order = orders[read_slots(st.reader, a)] or orders[0]
+    local skin = a:skin()
+    local entries, dlist = slot_entries(compiled, skin), draw_list(compiled, skin)
+    -- (as anim.love.draw: the slots of one page and blend in C, the
+    -- others, each starting a run, in Lua)
+    local o, n, page, blend = 1, #order, nil, nil
+    while o <= n do
+      if page then
+        local wrote
+        o, wrote = run(st.drawer, st.reader, a, dlist, order, o, out, used, page, blend, 0)
+        used = used + wrote
+        if o > n then break end
+      end
       local s = order[o]
-      local b = 8 * (s - 1)
-      local e = entries[s][sv[b + 1]]
+      local ki, cr, cg, cb, ca, dr, dg, db = slot_values(st.reader, a, s)
+      local e = entries[s][ki]
       if e and e.ntri > 0 then
         local k = e.color
-        used = used + draw(st.drawer, e.record, out, used, sv[b + 2] * k[1], sv[b + 3] * k[2], sv[b + 4] * k[3],
-          sv[b + 5] * k[4], sv[b + 6], sv[b + 7], sv[b + 8])
+        used = used + draw(st.drawer, e.record, out, used, cr * k[1], cg * k[2], cb * k[3], ca * k[4], dr, dg, db)
+        page, blend = page_id(compiled, e.page), blend_id(compiled, compiled.slot_blend[s])
       end
+      o = o + 1
     end
     written = written + used
   end

@@ -1,8 +1,9 @@
 -- LÖVE's graphics calls mocked for the specs of anim.love's drawing
--- (attach2d_spec, spine_sequence_spec): a ByteData is a module buffer of
--- floats, a mesh hands its vertices to hooks.vertices(data, from, n), a
--- stencil calls hooks.stencil(); a mesh's texture must be an image (a
--- table here), as LÖVE's setTexture checks.
+-- (attach2d_spec, spine_sequence_spec, slots2d_spec): a ByteData is a
+-- module buffer of floats, a mesh hands its vertices to
+-- hooks.vertices(data, from, n), a stencil calls hooks.stencil(), a
+-- stencil test hooks.stencil_test(mode) (nil: off); a mesh's texture
+-- must be an image (a table here), as LÖVE's setTexture checks.
 local anim = require "anim"
 
 local M = {}
@@ -21,7 +22,8 @@ function M.run(hooks, fn)
   end
   local g = { push = function() end, pop = function() end, translate = function() end, rotate = function() end,
     scale = function() end, setShader = function() end, setBlendMode = function() end, draw = function() end,
-    setStencilTest = function() end, newShader = function() return {} end,
+    setStencilTest = function(mode) if hooks.stencil_test then hooks.stencil_test(mode) end end,
+    newShader = function() return {} end,
     newMesh = function() return mesh() end,
     stencil = function(f)
       if hooks.stencil then hooks.stencil() end

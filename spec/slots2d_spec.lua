@@ -1,11 +1,20 @@
 -- A 2D skeleton's slots read for drawing in one call a frame
--- (csrc/lua/lua_slots2d.c, attach2d.slots / read_slots / slot_entries):
+-- (csrc/lua/lua_draw2d_slots.c, attach2d.slots / read_slots / slot_entries):
 -- the same attachments, colours and draw order as animator:slot and
 -- animator:draw_order, whatever plays, after a restore, and the errors.
 require("anim.base.luajit").no_traversal_traces()
 local anim = require "anim"
 local core = require "anim.core"
 local attach2d = require "anim.runtime.attach2d"
+local love_mock = require "spec.love_mock"
+local unpack = table.unpack or unpack -- luacheck: ignore 113 (5.1's global)
+
+-- The message of f(...)'s error (it must raise).
+local function err(f, ...)
+  local ok, msg = pcall(f, ...)
+  assert.is_false(ok)
+  return tostring(msg)
+end
 
 -- What the reader says of an animator now, in animator:slot's terms: per
 -- slot name { attachment name | false, r, g, b, a, dr, dg, db }, and the
@@ -151,11 +160,6 @@ describe("slots2d", function()
   end)
 
   it("refuses what it cannot read, naming it", function()
-    local function err(f, ...)
-      local ok, msg = pcall(f, ...)
-      assert.is_false(ok)
-      return tostring(msg)
-    end
     local setup = anim.buffer(8, "double")
     assert.truthy(err(core.slots2d, { "draworder", "a" }, setup):find("2 names: not 1 + 3 a slot", 1, true))
     assert.truthy(err(core.slots2d, { "draworder", "a", 3, false }, setup)
@@ -179,11 +183,175 @@ describe("slots2d", function()
     local a = anim.animator(sk)
     assert.truthy(err(core.slots2d_read, {}, a, {}):find("a slot reader (core.slots2d) expected, got table", 1, true))
     assert.truthy(err(core.slots2d_read, setup, a, {}):find("a slot reader (core.slots2d) expected", 1, true))
-    assert.truthy(err(core.slots2d_read, reader, a, nil):find("table expected", 1, true))
+    assert.truthy(err(core.slots2d_read, reader, a, 5):find("table expected", 1, true))
     assert.truthy(err(core.slots2d_read, reader, {}, {}):find("bad argument #2", 1, true))
     -- (what it reads for a skeleton of one slot and no tracks)
     local sv = {}
     assert.are.equal(0, core.slots2d_read(reader, a, sv))
     assert.are.same({ 0, 0, 0, 0, 0, 0, 0, 0 }, sv)
+  end)
+end)
+
+-- The vertices a frame writes, slot by slot as anim.love drew them before
+-- its runs in C (animator:slot, attach2d.lookup and frame, core.draw2d a
+-- slot): the triangles of the draw order, a clipping's stencil where it
+-- starts; as numbers (floats, 12 a vertex).
+local function reference(a, c, drawer)
+  local out, marks, buf = {}, {}, anim.buffer(12 * 3 * 4096, "float")
+  local function add(n) for q = 1, 12 * n do out[#out + 1] = buf[q] end end
+  attach2d.pose(drawer, a, c)
+  local skin = a:skin()
+  local clip_end
+  for _, slot in ipairs(a:draw_order()) do
+    local name, r, g, b, al, dr, dg, db = a:slot(slot)
+    local e = name and attach2d.lookup(c, skin, slot, name)
+    if e and e.kind == "clipping" and e.ntri > 0 then
+      add(attach2d.draw(drawer, e.record, buf, 0, 1, 1, 1, 1, 0, 0, 0))
+      marks[#marks + 1] = "greater " .. #out
+      clip_end = e.end_slot
+    elseif e and e.ntri > 0 then
+      local rec, ntri = attach2d.frame(a, e)
+      local k = e.color
+      if ntri > 0 then add(attach2d.draw(drawer, rec, buf, 0, r * k[1], g * k[2], b * k[3], al * k[4], dr or 0, dg or 0, db or 0)) end
+    end
+    if clip_end and slot == clip_end then
+      marks[#marks + 1] = "off " .. #out
+      clip_end = nil
+    end
+  end
+  return out, marks
+end
+
+describe("a run of slots drawn in one call (core.draw2d_run)", function()
+  it("anim.love.draw writes what a draw slot by slot writes: every clip, skin, page, blend and the clipping", function()
+    local got, marks, clipped = {}, {}, 0
+    love_mock.run({ vertices = function(data, _, n)
+      for q = 1, 12 * n do got[#got + 1] = data[q] end
+    end, stencil_test = function(mode) marks[#marks + 1] = (mode or "off") .. " " .. #got end }, function(draw2d)
+      local images = setmetatable({}, { __index = function(t, k) local v = {}; rawset(t, k, v); return v end })
+      for _, cs in ipairs {
+        { anim.import_spine, "spec/fixtures/spine/hero-4.1.json", "spec/fixtures/spine/hero-4.x.atlas" },
+        { anim.import_dragonbones, "spec/fixtures/dragonbones/hero_ske.json", "spec/fixtures/dragonbones/hero_tex.json" },
+      } do
+        local r = assert(cs[1](cs[2], cs[3]))
+        local names = {}
+        for name in pairs(r.clips) do names[#names + 1] = name end
+        table.sort(names)
+        for _, name in ipairs(names) do
+          for _, skin in ipairs { false, "red", "gold" } do
+            local a = anim.animator(r.skeleton)
+            if skin then pcall(a.skin, a, skin) end
+            a:play(r.clips[name], { fade = 0 })
+            local c = attach2d.of(a)
+            local drawer = attach2d.drawer(c, attach2d.buffer(6 * #c.bone_names), attach2d.buffer(2 * c.points))
+            for _ = 1, 8 do
+              a:update(1 / 8)
+              got, marks = {}, {}
+              draw2d.draw(a, images)
+              local want, want_marks = reference(a, c, drawer)
+              assert.are.same(want_marks, marks, name)
+              clipped = clipped + #marks
+              assert.are.equal(#want, #got, name)
+              for q = 1, #want do
+                if want[q] ~= got[q] then error(string.format("%s %s: number %d: %.9g, expected %.9g", name, tostring(skin), q, got[q], want[q])) end
+              end
+            end
+          end
+        end
+      end
+    end)
+    assert.is_true(clipped > 0) -- (the clipping started and ended)
+  end)
+
+  it("draws while the page and blend are the run's; stops at another, at Lua's attachments and at the stop slot", function()
+    local other = { page = "q.png", u = 0, v = 0, u2 = 1, v2 = 1, width = 2, height = 2 }
+    local reg = { page = "p.png", u = 0, v = 0, u2 = 1, v2 = 1, width = 2, height = 2 }
+    local function region(r, color) return { type = "region", width = 2, height = 2, region = r, color = color } end
+    local slots, atts = {}, {}
+    local kinds = { "a", "b", "none", "page", "add", "clip", "c" }
+    for i, n in ipairs(kinds) do
+      slots[i] = { name = n, bone = "root", attachment = n ~= "none" and "x" or nil, blend = n == "add" and "additive" or nil }
+      atts[n] = { x = region(n == "page" and other or reg, n == "b" and { 0.5, 1, 1, 1 } or nil) }
+    end
+    atts.clip = { x = { type = "clipping", vertices = { 0, 0, 1, 0, 0, 1 }, ["end"] = "c" } }
+    atts.none = nil
+    local sk = assert(anim.skeleton2d({ bones = { { name = "root" } }, slots = slots,
+      skins = { { name = "default", attachments = atts } } }))
+    local a = anim.animator(sk)
+    a:update(0)
+    local c = attach2d.of(a)
+    local d = attach2d.drawer(c, attach2d.buffer(6), attach2d.buffer(2 * c.points))
+    attach2d.pose(d, a, c)
+    local reader, list = attach2d.slots(c), attach2d.draw_list(c, nil)
+    local order = c.orders[attach2d.read_slots(reader, a)] or c.orders[0]
+    local out = anim.buffer(12 * 6 * 8, "float")
+    local P, N = attach2d.page_id(c, "p.png"), attach2d.blend_id(c, "normal")
+    -- (a, b and none on p.png, normal: drawn; then the page changes)
+    local o, n = attach2d.run(d, reader, a, list, order, 1, out, 0, P, N, 0)
+    assert.are.same({ 4, 12 }, { o, n })
+    assert.are.equal(0.5, out[6 * 12 + 5]) -- (b's red: the slot's 1 times its attachment's 0.5)
+    -- (another page, another blend, a clipping: each stops the run where it is)
+    assert.are.same({ 4, 0 }, { attach2d.run(d, reader, a, list, order, 4, out, 0, P, N, 0) })
+    assert.are.same({ 5, 6 }, { attach2d.run(d, reader, a, list, order, 4, out, 0, attach2d.page_id(c, "q.png"), N, 0) })
+    assert.are.same({ 6, 6 }, { attach2d.run(d, reader, a, list, order, 5, out, 0, P, attach2d.blend_id(c, "additive"), 0) })
+    assert.are.same({ 7, 0 }, { attach2d.run(d, reader, a, list, order, 7, out, 0, P, N, 7) })
+    assert.are.same({ 8, 6 }, { attach2d.run(d, reader, a, list, order, 7, out, 0, P, N, 0) })
+    assert.are.same({ 8, 0 }, { attach2d.run(d, reader, a, list, order, 8, out, 0, P, N, 0) })
+  end)
+
+  it("refuses what it cannot draw, naming it", function()
+    local rec = core.record2d((function()
+      local b = anim.buffer(6 + 6 + 6 + 3, "double")
+      local v = { 1, 0, 3, 6, 1, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 1, 2 }
+      for q = 1, #v do b[q] = v[q] end
+      return b
+    end)())
+    local row = { 1, 1, 0, 0, false, 0, 0, 0, 0, 0, 0, false, 0, 0, 0, 0, 1, 1, rec, 1, 1, 1, 1 }
+    assert.truthy(err(core.draw2d_list, { 7 }):find("row 1: a table expected, got number", 1, true))
+    assert.truthy(err(core.draw2d_list, { { 1, -1 } }):find("row 1: its number of names must be a whole number from 0", 1, true))
+    assert.truthy(err(core.draw2d_list, { { 1.5, 1 } }):find("row 1: its blend must be a whole number", 1, true))
+    assert.truthy(err(core.draw2d_list, { { 1, 1, 0 } }):find("row 1: 3 numbers, 23 expected (2, then 7 for each index from -1 to 1)", 1, true))
+    local bad = { unpack(row) }
+    bad[3] = 3
+    assert.truthy(err(core.draw2d_list, { bad }):find("row 1: a flag must be a whole number from 0 to 2", 1, true))
+    bad = { unpack(row) }
+    bad[10] = 1
+    assert.truthy(err(core.draw2d_list, { bad }):find("row 1: index 0 (none) draws nothing", 1, true))
+    bad = { unpack(row) }
+    bad[19] = {}
+    assert.truthy(err(core.draw2d_list, { bad }):find("row 1: index 1: a record (core.record2d) expected, got table", 1, true))
+    bad = { unpack(row) }
+    bad[21] = "x"
+    assert.truthy(err(core.draw2d_list, { bad }):find("row 1: index 1: a colour's number expected", 1, true))
+    local list = core.draw2d_list({ row })
+    -- (a run: a drawer, a reader of as many slots, an animator)
+    local sk = assert(anim.skeleton2d({ bones = { { name = "root" } }, slots = { { name = "s", bone = "root" } } }))
+    local a = anim.animator(sk)
+    local c = attach2d.of(a)
+    local d = attach2d.drawer(c, attach2d.buffer(6), attach2d.buffer(2 * c.points))
+    local reader = attach2d.slots(c)
+    local out = anim.buffer(12 * 3, "float")
+    local run = core.draw2d_run
+    assert.truthy(err(run, {}, reader, a, list, { 1 }, 1, out, 0, 1, 1, 0):find("anim.drawer2d expected", 1, true))
+    assert.truthy(err(run, d, {}, a, list, { 1 }, 1, out, 0, 1, 1, 0):find("anim.slots2d expected", 1, true))
+    assert.truthy(err(run, d, reader, a, {}, { 1 }, 1, out, 0, 1, 1, 0):find("a draw list (core.draw2d_list) expected, got table", 1, true))
+    assert.truthy(err(run, d, reader, a, list, { 1 }, 3, out, 0, 1, 1, 0):find("o must be a whole number from 1 to 2", 1, true))
+    assert.truthy(err(run, d, reader, a, list, { 1 }, 1, {}, 0, 1, 1, 0):find("a module buffer or a ByteData expected, got a table", 1, true))
+    assert.truthy(err(run, d, reader, a, list, { 1 }, 1, out, -1, 1, 1, 0):find("first must be a whole number", 1, true))
+    assert.truthy(err(run, d, reader, a, list, { 2 }, 1, out, 0, 1, 1, 0):find("order[1] is not a slot's index (1 to 1)", 1, true))
+    assert.truthy(err(run, d, reader, a, core.draw2d_list({ row, row }), { 1 }, 1, out, 0, 1, 1, 0)
+      :find("2 slots, the reader's 1", 1, true))
+    -- (its slot shows no attachment: nothing drawn; given index 1 by a
+    -- track, its record, which needs room for 3 vertices)
+    assert.are.same({ 2, 0 }, { run(d, reader, a, list, { 1 }, 1, out, 0, 1, 1, 0) })
+    local clip = assert(anim.clip({ length = 1, joints = { root = { rotation = { { 0, { 0, 0, 0 } } } } },
+      properties = { ["slot.s.attachment"] = { { 0, { 1 }, "step" } } } }, "k"))
+    a:play(clip, { fade = 0 })
+    a:update(0.1)
+    attach2d.pose(d, a, c)
+    assert.are.same({ 2, 3 }, { run(d, reader, a, list, { 1 }, 1, out, 0, 1, 1, 0) })
+    assert.truthy(err(run, d, reader, a, list, { 1 }, 1, out, 1, 1, 1, 0):find("bad argument #7", 1, true))
+    assert.truthy(err(core.slots2d_slot, reader, a, 2):find("a slot's index (1 to 1) expected", 1, true))
+    assert.are.same({ 1, 1, 1, 1, 1, 0, 0, 0 }, { core.slots2d_slot(reader, a, 1) })
   end)
 end)

@@ -33,23 +33,17 @@
 #include "core/verts2d.h"
 #include "lua_helpers.h"
 #include "lua_buffer.h"
+#include "lua_draw2d.h"
 
 #define HEAD 6
+typedef anim_record2d record;
+typedef anim_deform2d deform2d;
+typedef anim_drawer2d drawer;
 #define RECORD_TAG 0x72656332u /* "rec2" */
 #define DRAWER_TAG 0x64726132u /* "dra2" */
-#define RECORD_MT "anim.record2d"
-#define DRAWER_MT "anim.drawer2d"
+#define RECORD_MT ANIM_RECORD2D_MT
+#define DRAWER_MT ANIM_DRAWER2D_MT
 
-/* A record: the header's numbers, then (in the same block) the record's
- * numbers as made (h: its 1-based reads) and its corners as indices. */
-typedef struct {
-  unsigned tag;
-  int kind, bone, deform;  /* deform: its index among a drawer's (0-based), or -1 */
-  size_t n, len, ntri, nent, need, total; /* need: the bones it reads; total: the numbers of h */
-  const double *h, *geom, *uv;
-  const float *uvf;        /* the uvs as the vertices' floats (NULL: no uvs) */
-  const unsigned *tri;
-} record;
 
 static anim_lua_buffer *doubles(lua_State *L, int arg, const char *what) {
   anim_lua_buffer *b = anim_lua_tobuffer(L, arg);
@@ -201,29 +195,7 @@ static int attachment2d(lua_State *L) {
   return 1;
 }
 
-/* A deform of a drawer: its property's name (in the drawer's block), its
- * slot among the animator's properties (-1: not known), and this frame's
- * offsets (n of them, 0: none; v a block of cap doubles, anchored in the
- * drawer's table, made when first needed). */
-typedef struct {
-  const char *name;
-  size_t len, n, cap;
-  int slot;
-  double *v;
-} deform2d;
 
-/* A drawer: its world and scratch buffers' numbers (the buffers kept in
- * its table: a buffer's numbers are in its own block, which neither moves
- * nor changes size while it lives), its deforms, and the animator their
- * slots were found on. */
-typedef struct {
-  unsigned tag;
-  double *world, *scratch;
-  size_t nbones, nscratch, ndef;
-  unsigned long long serial;   /* the animator the deforms' slots are of (its box's serial) */
-  int gen;                     /* and its count of names then */
-  deform2d *def;
-} drawer;
 
 static drawer *check_drawer(lua_State *L, int arg) {
   drawer *d = typed(L, arg, 2, sizeof(drawer), DRAWER_TAG);
@@ -355,52 +327,37 @@ static int drawer2d_pose(lua_State *L) {
   return 0;
 }
 
-#define STRIDE 12 /* x, y, u, v, r, g, b, a, dark r, g, b, 1 */
+#define STRIDE ANIM_DRAW2D_STRIDE
 
-/* core.draw2d(drawer, record, out, first, r, g, b, a, dr, dg, db) ->
- * vertices written: the triangles unrolled from vertex `first` of out (a
- * module buffer or a ByteData of floats), 12 numbers a vertex (LÖVE's
- * mesh format of anim.love), placed by the drawer's world matrices and
- * the record's deform of this frame. */
-static int draw2d(lua_State *L) {
-  drawer *d = check_drawer(L, 1);
-  const record *r = check_record(L, 2);
-  const double *def = NULL, *xy = d->scratch;
-  double col[8];
-  anim_skin_out o = { 0 };
-  size_t first, i, k;
-  int kind, c;
-  lua_Number f = luaL_checknumber(L, 4);
-  check_bones(L, 2, r, d->nbones);
-  if (!r->uv) return anim_lua_argerror(L, 2, "the attachment has no uvs: it is not drawn");
-  if (r->n > d->nscratch) return anim_lua_argerror(L, 2, "%d vertices: the drawer's scratch holds %d", (int)r->n, (int)d->nscratch);
-  if (r->deform >= 0) {
-    const deform2d *df;
-    if ((size_t)r->deform >= d->ndef) return anim_lua_argerror(L, 2, "its deform %d is not one of the drawer's %d", r->deform + 1, (int)d->ndef);
-    df = &d->def[r->deform];
-    if (df->n && df->n != 2 * r->nent)
-      return anim_lua_argerror(L, 2, "its deform '%s': %d offsets, the attachment needs %d", df->name, (int)df->n, (int)(2 * r->nent));
-    if (df->n) def = df->v;
-  }
-  kind = anim_lua_skin_target(L, 3, 3, &o);
-  if (kind == 0) return anim_lua_argerror(L, 3, "a module buffer or a ByteData expected, got a table");
-  if (!whole(f, 1 << 26)) {
-    char num[32];
-    snprintf(num, sizeof num, "%g", (double)f);
-    return anim_lua_argerror(L, 4, "first must be an integer in [0, 2^26), got %s", num);
-  }
-  first = (size_t)f;
-  for (c = 0; c < 7; c++) col[c] = luaL_checknumber(L, 5 + c);
-  col[7] = 1;
-  if ((first + 3 * r->ntri) * STRIDE > o.cap) {
-    o.offset = first * STRIDE;
-    return anim_lua_skin_room(L, 3, &o, 3 * r->ntri * STRIDE, kind == 1);
+/* The deform of r in d (NULL: none this frame), after the checks of what
+ * r reads of d: its bones, its uvs, the scratch, its deform's size. */
+static const double *checked(lua_State *L, int arg, const drawer *d, const record *r) {
+  const deform2d *df;
+  check_bones(L, arg, r, d->nbones);
+  if (!r->uv) anim_lua_argerror(L, arg, "the attachment has no uvs: it is not drawn");
+  if (r->n > d->nscratch) anim_lua_argerror(L, arg, "%d vertices: the drawer's scratch holds %d", (int)r->n, (int)d->nscratch);
+  if (r->deform < 0) return NULL;
+  if ((size_t)r->deform >= d->ndef) anim_lua_argerror(L, arg, "its deform %d is not one of the drawer's %d", r->deform + 1, (int)d->ndef);
+  df = &d->def[r->deform];
+  if (df->n && df->n != 2 * r->nent)
+    anim_lua_argerror(L, arg, "its deform '%s': %d offsets, the attachment needs %d", df->name, (int)df->n, (int)(2 * r->nent));
+  return df->n ? df->v : NULL;
+}
+
+size_t anim_lua_draw2d_record(lua_State *L, int arg, drawer *d, const record *r, int outarg, const anim_skin_out *o,
+                              int bytes, size_t first, const double col[8]) {
+  const double *def = checked(L, arg, d, r), *xy = d->scratch;
+  size_t i, k;
+  if ((first + 3 * r->ntri) * STRIDE > o->cap) {
+    anim_skin_out room = *o;
+    room.offset = first * STRIDE;
+    anim_lua_skin_room(L, outarg, &room, 3 * r->ntri * STRIDE, bytes);
   }
   place(r, d->world, def, d->scratch);
-  if (o.is_double) {
+  if (o->is_double) {
     for (i = 0; i < 3 * r->ntri; i++) {
       size_t v = r->tri[i];
-      double *row = (double *)o.data + (first + i) * STRIDE;
+      double *row = (double *)o->data + (first + i) * STRIDE;
       row[0] = xy[2 * v];
       row[1] = xy[2 * v + 1];
       row[2] = r->uv[2 * v];
@@ -423,13 +380,38 @@ static int draw2d(lua_State *L) {
     for (k = 0; k < 8; k++) colf[k] = (float)col[k];
     for (i = 0; i < 3 * r->ntri; i++) {
       size_t v = r->tri[i];
-      float *row = (float *)o.data + (first + i) * STRIDE;
+      float *row = (float *)o->data + (first + i) * STRIDE;
       memcpy(row, xyf + v * 2 * sizeof(float), 2 * sizeof(float));
       memcpy(row + 2, r->uvf + 2 * v, 2 * sizeof(float));
       memcpy(row + 4, colf, sizeof colf);
     }
   }
-  lua_pushinteger(L, (lua_Integer)(3 * r->ntri));
+  return 3 * r->ntri;
+}
+
+/* core.draw2d(drawer, record, out, first, r, g, b, a, dr, dg, db) ->
+ * vertices written: the triangles unrolled from vertex `first` of out (a
+ * module buffer or a ByteData of floats), 12 numbers a vertex (LÖVE's
+ * mesh format of anim.love), placed by the drawer's world matrices and
+ * the record's deform of this frame. */
+static int draw2d(lua_State *L) {
+  drawer *d = check_drawer(L, 1);
+  const record *r = check_record(L, 2);
+  double col[8];
+  anim_skin_out o = { 0 };
+  int kind, c;
+  lua_Number f = luaL_checknumber(L, 4);
+  (void)checked(L, 2, d, r); /* (what the record reads raises before the target's checks) */
+  kind = anim_lua_skin_target(L, 3, 3, &o);
+  if (kind == 0) return anim_lua_argerror(L, 3, "a module buffer or a ByteData expected, got a table");
+  if (!whole(f, 1 << 26)) {
+    char num[32];
+    snprintf(num, sizeof num, "%g", (double)f);
+    return anim_lua_argerror(L, 4, "first must be an integer in [0, 2^26), got %s", num);
+  }
+  for (c = 0; c < 7; c++) col[c] = luaL_checknumber(L, 5 + c);
+  col[7] = 1;
+  lua_pushinteger(L, (lua_Integer)anim_lua_draw2d_record(L, 2, d, r, 3, &o, kind == 1, (size_t)f, col));
   return 1;
 }
 

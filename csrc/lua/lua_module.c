@@ -48,7 +48,8 @@ ANIM_EXPORT int luaopen_anim_core(lua_State *L) {
   anim_lua_open_buffer(L);
   anim_lua_open_skinverts(L);
   anim_lua_open_draw2d(L);
-  anim_lua_open_slots2d(L);
+  anim_lua_open_draw2d_slots(L);
+  anim_lua_open_draw2d_run(L);
   anim_lua_open_animc(L);
   anim_lua_open_skeleton(L);
   anim_lua_open_animc_plain(L);

@@ -16,6 +16,7 @@ local attach2d = require "anim.runtime.attach2d"
 
 local love = rawget(_G, "love")
 local M = {}
+local draw_run, slot_values = attach2d.run, attach2d.slot_values
 
 -- x, y, u, v, r, g, b, a, and the dark colour (r, g, b, 1): 12 floats.
 local FORMAT = { { "VertexPosition", "float", 2 }, { "VertexTexCoord", "float", 2 }, { "VertexColor", "float", 4 },
@@ -62,7 +63,7 @@ end
 local function state_of(animator, c)
   local st = per_animator[animator]
   if not st then
-    st = { world = attach2d.buffer(6 * #c.bone_names), scratch = attach2d.buffer(2 * c.points), deform = {}, slots = {} }
+    st = { world = attach2d.buffer(6 * #c.bone_names), scratch = attach2d.buffer(2 * c.points), deform = {} }
     st.drawer = attach2d.drawer(c, st.world, st.scratch)
     st.reader = attach2d.slots(c)
     per_animator[animator] = st
@@ -159,6 +160,8 @@ local function draw_one(g, st, c, e, blend, rec, page, images, cr, cg, cb, ca, d
     dr, dg, db)
   run.used = run.used + n
   used[p] = run.used
+  -- (what the run in C goes on with: slots drawn to this page's name and blend)
+  run.page_id, run.blend_id = attach2d.page_id(c, page), attach2d.blend_id(c, blend)
 end
 
 -- draw(animator, images [, x, y, r, sx, sy]): images maps the atlas pages'
@@ -174,38 +177,48 @@ function M.draw(animator, images, x, y, r, sx, sy)
   g.rotate(r or 0)
   g.scale(sx or 1, (sy or sx or 1) * (c.y_down and 1 or -1))
   g.setShader(shared.shader)
-  -- (every slot's attachment and colours of this frame in one call, as
-  -- animator:slot gives them: sv[8 (i - 1) + 1 .. 8 i] for slot i)
-  local sv = st.slots
-  local order = c.orders[attach2d.read_slots(st.reader, animator, sv)] or c.orders[0]
-  local entries, list = attach2d.slot_entries(c, animator:skin()), c.slot_list
-  local clip_end
+  local reader, drawer = st.reader, st.drawer
+  local order = c.orders[attach2d.read_slots(reader, animator)] or c.orders[0]
+  local skin = animator:skin()
+  local entries, list, dlist = attach2d.slot_entries(c, skin), c.slot_list, attach2d.draw_list(c, skin)
+  local clip_end, stop = nil, 0
   run.page, run.start, run.used, run.blend = nil, 0, 0, nil
   for p in pairs(used) do used[p] = nil end -- (per page: the vertices written this frame)
-  for o = 1, #order do
+  local o, n = 1, #order
+  while o <= n do
+    if run.page then
+      -- (the slots on this run's page and blend, in C: csrc/lua/lua_draw2d_run.c)
+      local wrote
+      o, wrote = draw_run(drawer, reader, animator, dlist, order, o, run.page.data, run.used - run.start, run.page_id,
+        run.blend_id, stop)
+      run.used = run.used + wrote
+      used[run.page] = run.used
+      if o > n then break end
+    end
     local i = order[o]
-    local b = 8 * (i - 1)
-    local e = entries[i][sv[b + 1]]
+    -- (the slot's attachment and colours, as animator:slot gives them)
+    local k, cr, cg, cb, ca, dr, dg, db = slot_values(reader, animator, i)
+    local e = entries[i][k]
     if e and e.kind == "clipping" and e.ntri > 0 then
       flush(g)
       local sp = stencil_mesh(3 * e.ntri)
       stencil.mesh, stencil.data = sp.mesh, sp.data
-      stencil.n = attach2d.draw(st.drawer, e.record, sp.data, 0, 1, 1, 1, 1, 0, 0, 0)
+      stencil.n = attach2d.draw(drawer, e.record, sp.data, 0, 1, 1, 1, 1, 0, 0, 0)
       g.stencil(draw_stencil, "replace", 1)
       g.setStencilTest("greater", 0)
-      clip_end = e.end_slot
+      clip_end, stop = e.end_slot, c.slots[e.end_slot] or 0
     elseif e and e.ntri > 0 and e.kind ~= "clipping" then
       local rec, ntri, page = attach2d.frame(animator, e) -- (a sequence's frame now)
       if ntri > 0 then
-        draw_one(g, st, c, e, c.slot_blend[i], rec, page, images, sv[b + 2], sv[b + 3], sv[b + 4], sv[b + 5], sv[b + 6],
-          sv[b + 7], sv[b + 8])
+        draw_one(g, st, c, e, c.slot_blend[i], rec, page, images, cr, cg, cb, ca, dr, dg, db)
       end
     end
     if clip_end and list[i].name == clip_end then
       flush(g)
       g.setStencilTest()
-      clip_end = nil
+      clip_end, stop = nil, 0
     end
+    o = o + 1
   end
   flush(g)
   run.page = nil

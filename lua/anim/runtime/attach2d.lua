@@ -278,7 +278,7 @@ function M.compile(desc)
 end
 
 -- What the drawing reads of the slots each frame through one call
--- (core.slots2d_read, csrc/lua/lua_slots2d.c) instead of animator:slot a
+-- (core.slots2d_read, csrc/lua/lua_draw2d_slots.c) instead of animator:slot a
 -- slot: the properties' names (the draw order's, then each slot's
 -- attachment, colour and dark colour: false without a setup dark colour,
 -- as animator:slot reads none then) and the setup's numbers (8 a slot:
@@ -289,6 +289,7 @@ end
 local function slot_tables(c, s)
   local names, setup = { "draworder" }, core.buffer(8 * #s.slots, "double")
   c.slot_list, c.slot_blend, c.by_skin, c.orders = {}, {}, {}, { [0] = {} }
+  c.lists, c.page_ids, c.blend_ids = {}, { n = 0 }, { n = 0 }
   for i, sl in ipairs(s.slots) do
     names[#names + 1], names[#names + 2], names[#names + 3] = sl.p_attachment, sl.p_color, sl.dark and sl.p_dark or false
     local b = 8 * (i - 1)
@@ -359,12 +360,14 @@ function M.frame(animator, e)
 end
 
 -- slots(c) -> a reader of the slots' attachments and colours (one per
--- animator); read_slots(reader, animator, out) -> the draw order's index
--- into c.orders (0 the setup's; csrc/lua/lua_slots2d.c), out[8 (i - 1) +
--- 1 .. 8 i] slot i's attachment index (into slot_entries' list), colour
--- and dark colour, as animator:slot gives them.
+-- animator); read_slots(reader, animator [, out]) -> the draw order's
+-- index into c.orders (0 the setup's; csrc/lua/lua_draw2d_slots.c), with
+-- out[8 (i - 1) + 1 .. 8 i] slot i's attachment index (into
+-- slot_entries' lists), colour and dark colour, as animator:slot gives
+-- them; slot_values(reader, animator, i) -> those 8 numbers of slot i.
 function M.slots(c) return core.slots2d(c.slot_props, c.slot_setup) end
 M.read_slots = core.slots2d_read
+M.slot_values = core.slots2d_slot
 
 -- slot_entries(c, skin) -> { [slot index] = { [attachment index] = entry
 -- } }: the entry each of a slot's attachment names (and, at -1, its setup
@@ -383,6 +386,57 @@ function M.slot_entries(c, skin)
   c.by_skin[key] = t
   return t
 end
+
+-- The ids a draw list (core.draw2d_list) gives pages and blend modes: a
+-- page's name (false: none) or a blend's, numbered in the order first
+-- met, per skeleton.
+local function id_of(ids, name)
+  local key = name == nil and false or name
+  local id = ids[key]
+  if not id then
+    ids.n = ids.n + 1
+    id = ids.n
+    ids[key] = id
+  end
+  return id
+end
+function M.page_id(c, page) return id_of(c.page_ids, page) end
+function M.blend_id(c, blend) return id_of(c.blend_ids, blend) end
+
+-- draw_list(c, skin) -> the draw list of skin (made once per skin:
+-- csrc/lua/lua_draw2d_run.c): for each slot, its blend's id, and for each
+-- of its attachment indices (-1 its setup attachment, 0 none, 1.. its
+-- names) what slot_entries' entry draws: nothing (none, or no
+-- triangles), its record on its page with its colour, or Lua's (a
+-- clipping, a sequence).  run(drawer, reader, animator, list, order, o,
+-- out, first, page, blend, stop) -> o', written: draw2d_run.
+local NOCOLOR = { 0, 0, 0, 0 }
+function M.draw_list(c, skin)
+  local key = skin or false
+  local l = c.lists[key]
+  if l then return l end
+  local entries, rows = M.slot_entries(c, skin), {}
+  for i, sl in ipairs(c.slot_list) do
+    local m = #sl.attachment_names
+    local row = { M.blend_id(c, c.slot_blend[i]), m }
+    for k = -1, m do
+      local e = k ~= 0 and entries[i][k]
+      local flag, page, rec, col = 0, 0, false, NOCOLOR
+      if e and e.ntri > 0 then
+        if e.kind == "clipping" or e.frames then flag = 2
+        else flag, page, rec, col = 1, M.page_id(c, e.page), e.record, e.color end
+      end
+      local b = #row
+      row[b + 1], row[b + 2], row[b + 3], row[b + 4], row[b + 5], row[b + 6], row[b + 7] = flag, page, rec, col[1],
+        col[2], col[3], col[4]
+    end
+    rows[i] = row
+  end
+  l = core.draw2d_list(rows)
+  c.lists[key] = l
+  return l
+end
+M.run = core.draw2d_run
 
 -- The entry of attachment `name` on `slot` under skin `skin` (the default
 -- skin after it, as Spine looks attachments up), or nil.

@@ -1,4 +1,4 @@
-/* lua_slots2d.c - a 2D skeleton's slots as the drawing reads them each
+/* lua_draw2d_slots.c - a 2D skeleton's slots as the drawing reads them each
  * frame: every slot's attachment, colour and dark colour and the draw
  * order, from the animator's properties (slot.<slot>.attachment,
  * .color, .dark, draworder: docs/formats.md, "The 2D model") or the
@@ -21,9 +21,10 @@
 #include "core/propmix.h"
 #include "lua_helpers.h"
 #include "lua_buffer.h"
+#include "lua_draw2d.h"
 
 #define READER_TAG 0x736c7432u /* "slt2" */
-#define READER_MT "anim.slots2d"
+#define READER_MT ANIM_SLOTS2D_MT
 /* the numbers a slot gives (slots2d_read) and takes from the setup */
 #define PER_SLOT 8
 
@@ -36,14 +37,15 @@ typedef struct {
 /* A reader: the draw order's property, then each slot's attachment,
  * colour and dark colour (1 + 3 nslots), the setup's numbers (PER_SLOT a
  * slot), and the animator and its count of names when they were found. */
-typedef struct {
+struct anim_slots2d {
   unsigned tag;
   size_t nslots;
   prop *p;
   double *setup;
   unsigned long long serial;
   int gen;
-} reader;
+};
+typedef anim_slots2d reader;
 
 /* core.slots2d(names, setup) -> reader: names the 1 + 3n property names
  * (the draw order's, then each slot's attachment, colour and dark colour:
@@ -117,8 +119,10 @@ static reader *check_reader(lua_State *L, int arg) {
   return r;
 }
 
+size_t anim_slots2d_count(const reader *r) { return r->nslots; }
+
 /* The slots of r's names among a's properties (serial: a's box's). */
-static void find(const anim_animator *a, reader *r, unsigned long long serial) {
+void anim_slots2d_find(const anim_animator *a, reader *r, unsigned long long serial) {
   size_t i, n = 1 + 3 * r->nslots;
   int gen = anim_props_generation(a);
   if (serial != r->serial)
@@ -142,47 +146,73 @@ static lua_Integer index_of(const anim_animator *a, const prop *p, lua_Integer d
   return k >= 1 && k < 2147483648.0 ? (lua_Integer)k : 0;
 }
 
-/* core.slots2d_read(reader, animator, out) -> the draw order's index (0:
- * the setup's): out[8 (i - 1) + 1 .. 8 i] slot i's attachment index (its
- * attachment_names' 1-based, 0 none, -1 the setup attachment), colour r,
- * g, b, a and dark r, g, b (each component the property's when a track
- * gives it, else the setup's). */
+void anim_slots2d_values(const anim_animator *a, const reader *r, size_t i, lua_Integer *k, double out[7]) {
+  const prop *p = &r->p[1 + 3 * i];
+  const double *s = &r->setup[PER_SLOT * i], *v;
+  int n, c;
+  *k = index_of(a, &p[0], (lua_Integer)s[0]);
+  n = anim_props_at(a, p[1].slot, &v);
+  for (c = 0; c < 4; c++) out[c] = c < n ? v[c] : s[1 + c];
+  n = anim_props_at(a, p[2].slot, &v);
+  for (c = 0; c < 3; c++) out[4 + c] = c < n ? v[c] : s[5 + c];
+}
+
+/* core.slots2d_read(reader, animator [, out]) -> the draw order's index
+ * (0: the setup's), with out (a table) filled: out[8 (i - 1) + 1 .. 8 i]
+ * slot i's attachment index (its attachment_names' 1-based, 0 none, -1
+ * the setup attachment), colour r, g, b, a and dark r, g, b (each
+ * component the property's when a track gives it, else the setup's). */
 static int slots2d_read(lua_State *L) {
   reader *r = check_reader(L, 1);
   anim_animator *a = anim_lua_checkanimator(L, 2);
   const anim_animator_box *b = lua_touserdata(L, 2);
   size_t i;
   int c;
-  luaL_checktype(L, 3, LUA_TTABLE);
-  find(a, r, b->serial);
-  for (i = 0; i < r->nslots; i++) {
-    const prop *p = &r->p[1 + 3 * i];
-    const double *s = &r->setup[PER_SLOT * i], *v;
-    int base = PER_SLOT * (int)i, n;
-    lua_pushinteger(L, index_of(a, &p[0], (lua_Integer)s[0]));
+  if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
+  anim_slots2d_find(a, r, b->serial);
+  for (i = 0; !lua_isnoneornil(L, 3) && i < r->nslots; i++) {
+    int base = PER_SLOT * (int)i;
+    lua_Integer k;
+    double v[7];
+    anim_slots2d_values(a, r, i, &k, v);
+    lua_pushinteger(L, k);
     lua_rawseti(L, 3, base + 1);
-    n = anim_props_at(a, p[1].slot, &v);
-    for (c = 0; c < 4; c++) {
-      lua_pushnumber(L, c < n ? v[c] : s[1 + c]);
+    for (c = 0; c < 7; c++) {
+      lua_pushnumber(L, v[c]);
       lua_rawseti(L, 3, base + 2 + c);
-    }
-    n = anim_props_at(a, p[2].slot, &v);
-    for (c = 0; c < 3; c++) {
-      lua_pushnumber(L, c < n ? v[c] : s[5 + c]);
-      lua_rawseti(L, 3, base + 6 + c);
     }
   }
   lua_pushinteger(L, index_of(a, &r->p[0], 0));
   return 1;
 }
 
+/* core.slots2d_slot(reader, animator, i) -> slot i's (1-based) attachment
+ * index, r, g, b, a, dr, dg, db: what slots2d_read gives it. */
+static int slots2d_slot(lua_State *L) {
+  reader *r = check_reader(L, 1);
+  anim_animator *a = anim_lua_checkanimator(L, 2);
+  const anim_animator_box *b = lua_touserdata(L, 2);
+  lua_Number i = luaL_checknumber(L, 3);
+  lua_Integer k;
+  double v[7];
+  int c;
+  if (!(i >= 1 && i <= (lua_Number)r->nslots) || i != floor(i))
+    return anim_lua_argerror(L, 3, "a slot's index (1 to %d) expected", (int)r->nslots);
+  anim_slots2d_find(a, r, b->serial);
+  anim_slots2d_values(a, r, (size_t)i - 1, &k, v);
+  lua_pushinteger(L, k);
+  for (c = 0; c < 7; c++) lua_pushnumber(L, v[c]);
+  return 8;
+}
+
 static const luaL_Reg funcs[] = {
   {"slots2d", slots2d},
   {"slots2d_read", slots2d_read},
+  {"slots2d_slot", slots2d_slot},
   {NULL, NULL}
 };
 
-void anim_lua_open_slots2d(lua_State *L) {
+void anim_lua_open_draw2d_slots(lua_State *L) {
   luaL_newmetatable(L, READER_MT);
   lua_pushliteral(L, READER_MT);
   lua_setfield(L, -2, "__metatable");
