@@ -178,6 +178,27 @@ end
 -- The 2D runtime (once merged): the description made into a skeleton or
 -- refused with a message; the skeleton's animator plays the clips and is
 -- read.
+-- anim.love's drawing, with LÖVE's calls stood in for (a ByteData is a
+-- module buffer of floats, a mesh takes its vertices and draws nothing):
+-- made once, where LÖVE is not.
+local draw2d
+local function drawing()
+  if draw2d ~= nil then return draw2d end
+  if rawget(_G, "love") then draw2d = false; return false end
+  local function mesh()
+    return { setVertices = function() end, setDrawRange = function() end, setTexture = function() end }
+  end
+  local g = { push = function() end, pop = function() end, translate = function() end, rotate = function() end,
+    scale = function() end, setShader = function() end, setBlendMode = function() end, draw = function() end,
+    setStencilTest = function() end, newShader = function() return {} end, newMesh = mesh,
+    stencil = function(f) f() end }
+  rawset(_G, "love", { graphics = g, data = { newByteData = function(bytes) return anim.buffer(bytes / 4, "float") end } })
+  draw2d = require "anim.love"
+  return draw2d
+end
+-- (every atlas page an image: a table, as the mock's meshes take)
+local IMAGES = setmetatable({}, { __index = function(t, k) local v = {}; rawset(t, k, v); return v end })
+
 local function play2d(desc, clips, most, skins)
   local sk, err = must_not_raise("anim.skeleton2d", anim.skeleton2d, desc, C.NAME)
   if not sk then
@@ -220,6 +241,15 @@ local function play2d(desc, clips, most, skins)
     local order = a:draw_order()
     if type(order) ~= "table" or #order ~= #desc.slots then
       bug("draw_order() gave %s for %d slots", type(order) == "table" and #order or type(order), #desc.slots)
+    end
+    -- (drawn as anim.love draws it: the slots' runs in C, lua_draw2d_run.c)
+    local d = drawing()
+    if d then
+      must_not_raise("anim.love.draw", d.draw, a, IMAGES)
+      for j, s in ipairs(desc.slots) do
+        if j > 8 then break end
+        C.touch(must_not_raise("anim.love.world_vertices", d.world_vertices, a, s.name))
+      end
     end
   end
 end
