@@ -365,25 +365,33 @@ size_t anim_lua_draw2d_record(lua_State *L, int arg, drawer *d, const record *r,
       for (k = 0; k < 8; k++) row[4 + k] = col[k];
     }
   } else {
-    /* (floats: each vertex's position converted once, not at each of its
-     * corners, into the scratch's front: vertex v's pair of floats takes
-     * the bytes of double v, read before it is written and never after;
-     * the uvs were converted when the record was made; the same floats) */
-    unsigned char *xyf = (unsigned char *)d->scratch; /* (written and read by memcpy: doubles alias it) */
+    /* (floats: each vertex's position and uv made once, not at each of
+     * its corners, into the scratch: vertex v's four floats take the
+     * bytes of its two doubles, read before they are written and never
+     * after; the uvs were converted when the record was made; a corner is
+     * then two copies, its vertex's 16 bytes and the colours' 32; the same
+     * floats) */
+    unsigned char *xyuv = (unsigned char *)d->scratch; /* (written and read by memcpy: doubles alias it) */
     float colf[8];
     for (i = 0; i < r->n; i++) {
-      float p[2];
+      float p[4];
       p[0] = (float)xy[2 * i];
       p[1] = (float)xy[2 * i + 1];
-      memcpy(xyf + i * sizeof p, p, sizeof p);
+      p[2] = r->uvf[2 * i];
+      p[3] = r->uvf[2 * i + 1];
+      memcpy(xyuv + i * sizeof p, p, sizeof p);
     }
     for (k = 0; k < 8; k++) colf[k] = (float)col[k];
-    for (i = 0; i < 3 * r->ntri; i++) {
-      size_t v = r->tri[i];
-      float *row = (float *)o->data + (first + i) * STRIDE;
-      memcpy(row, xyf + v * 2 * sizeof(float), 2 * sizeof(float));
-      memcpy(row + 2, r->uvf + 2 * v, 2 * sizeof(float));
-      memcpy(row + 4, colf, sizeof colf);
+    {
+      /* (in locals: the copies could write r's and o's fields for all the
+       * compiler knows, which it would then read again at each corner) */
+      const unsigned *tri = r->tri;
+      float *row = (float *)o->data + first * STRIDE;
+      size_t nc = 3 * r->ntri;
+      for (i = 0; i < nc; i++, row += STRIDE) {
+        memcpy(row, xyuv + (size_t)tri[i] * 4 * sizeof(float), 4 * sizeof(float));
+        memcpy(row + 4, colf, sizeof colf);
+      }
     }
   }
   return 3 * r->ntri;
