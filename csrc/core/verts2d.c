@@ -93,11 +93,14 @@ size_t anim_weighted2d_bones(const double *layout, size_t len) {
 void anim_weighted2d_world(const double *world, const double *layout, size_t len, const double *deform,
                            double *out, size_t stride) {
   size_t at = 0, v = 0, e = 0;
+  /* (counts and bones through long long: whole numbers below the
+   * layout's length and the bones' count, checked, where a conversion to
+   * size_t is a test and two paths a number on x86-64) */
   while (at < len) {
-    size_t k = (size_t)layout[at++], j;
+    size_t k = (size_t)(long long)layout[at++], j;
     double wx = 0, wy = 0;
     for (j = 0; j < k; j++, e++, at += 4) {
-      const double *m = world + 6 * (size_t)layout[at];
+      const double *m = world + 6 * (size_t)(long long)layout[at];
       double x = layout[at + 1], y = layout[at + 2], w = layout[at + 3];
       if (deform) x += deform[2 * e], y += deform[2 * e + 1];
       wx += (m[0] * x + m[1] * y + m[4]) * w;
