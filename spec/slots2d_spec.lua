@@ -103,20 +103,25 @@ describe("slots2d", function()
     local entries = attach2d.slot_entries(c, nil)
     assert.are.equal(attach2d.lookup(c, nil, "s", "b"), entries[1][-1])
     assert.are.equal(attach2d.lookup(c, nil, "s", "c"), entries[1][3])
-    for _, case in ipairs { { 1.4, "a" }, { 2.6, "c" }, { 0, false }, { -3, false }, { 4, false }, { 1e300, false },
-      } do
+    for _, case in ipairs { { 1.4, "a" }, { 2.6, "c" }, { 0, false }, { -3, false }, { 4, false }, { 1e300, false } } do
+      -- (and a colour and a dark colour of fewer components: the setup's
+      -- for the rest, in animator:slot as in the reader)
       local clip = assert(anim.clip({ length = 1, joints = { root = { rotation = { { 0, { 0, 0, 0 } } } } },
         properties = { ["slot.s.attachment"] = { { 0, { case[1] }, "step" } },
-          ["slot.t.color"] = { { 0, { 0.5, 0.25 } } } } }, "k"))
+          ["slot.t.color"] = { { 0, { 0.5, 0.25 } } }, ["slot.s.dark"] = { { 0, { 0.7 } } } } }, "k"))
       a = anim.animator(sk)
       a:play(clip, { fade = 0 })
       a:update(0.5)
-      slots = read(c, reader, a, sv)
+      slots = same_as_methods(c, reader, a, sv)
       assert.are.equal(case[2], slots.s[1], tostring(case[1]))
-      if case[1] == case[1] then assert.are.equal(case[2], a:slot("s") or false, tostring(case[1])) end
-      -- (a colour of fewer components: the setup's for the rest)
       assert.are.same({ false, 0.5, 0.25, 1, 1, 0, 0, 0 }, slots.t)
+      assert.are.same({ 1, 1, 1, 1, 0.7, 0.2, 0.3 }, { select(2, unpack(slots.s)) })
     end
+    -- (the ids of pages and blends: a page may be named "n")
+    local n1, a1 = attach2d.page_id(c, "n"), attach2d.page_id(c, "a.png")
+    assert.are_not.equal(n1, a1)
+    assert.are.same({ n1, a1 }, { attach2d.page_id(c, "n"), attach2d.page_id(c, "a.png") })
+    assert.are_not.equal(attach2d.blend_id(c, "n"), attach2d.blend_id(c, "normal"))
   end)
 
   it("finds the names again when a restore puts another animator in the box", function()
@@ -192,13 +197,22 @@ describe("slots2d", function()
   end)
 end)
 
--- The vertices a frame writes, slot by slot as anim.love drew them before
--- its runs in C (animator:slot, attach2d.lookup and frame, core.draw2d a
--- slot): the triangles of the draw order, a clipping's stencil where it
--- starts; as numbers (floats, 12 a vertex).
-local function reference(a, c, drawer)
-  local out, marks, buf = {}, {}, anim.buffer(12 * 3 * 4096, "float")
+-- What a frame draws, slot by slot as anim.love drew it before its runs
+-- in C (animator:slot, attach2d.lookup and frame, core.draw2d a slot):
+-- the triangles of the draw order, a clipping's stencil where it starts,
+-- as numbers (floats, 12 a vertex); the stencil tests (mode and the
+-- numbers written before); and the draws: a run of slots of one image
+-- and blend mode, ended by another image or blend, a clipping's start or
+-- its end, "<image> <LÖVE blend> <vertices>" (a stencil's image "-").
+local LOVE_BLEND = { normal = "alpha", additive = "add", multiply = "multiply", screen = "screen" }
+local function reference(a, c, drawer, images)
+  local out, marks, draws, buf = {}, {}, {}, anim.buffer(12 * 3 * 4096, "float")
+  local run = { n = 0 }
   local function add(n) for q = 1, 12 * n do out[#out + 1] = buf[q] end end
+  local function flush()
+    if run.n > 0 then draws[#draws + 1] = string.format("%s %s %d", run.image.name, run.blend, run.n) end
+    run.n = 0
+  end
   attach2d.pose(drawer, a, c)
   local skin = a:skin()
   local clip_end
@@ -206,29 +220,50 @@ local function reference(a, c, drawer)
     local name, r, g, b, al, dr, dg, db = a:slot(slot)
     local e = name and attach2d.lookup(c, skin, slot, name)
     if e and e.kind == "clipping" and e.ntri > 0 then
-      add(attach2d.draw(drawer, e.record, buf, 0, 1, 1, 1, 1, 0, 0, 0))
+      flush()
+      local n = attach2d.draw(drawer, e.record, buf, 0, 1, 1, 1, 1, 0, 0, 0)
+      add(n)
+      draws[#draws + 1] = string.format("- %s %d", run.blend or "-", n)
       marks[#marks + 1] = "greater " .. #out
       clip_end = e.end_slot
     elseif e and e.ntri > 0 then
-      local rec, ntri = attach2d.frame(a, e)
+      local rec, ntri, page = attach2d.frame(a, e)
       local k = e.color
-      if ntri > 0 then add(attach2d.draw(drawer, rec, buf, 0, r * k[1], g * k[2], b * k[3], al * k[4], dr or 0, dg or 0, db or 0)) end
+      if ntri > 0 then
+        local image, blend = images[page], LOVE_BLEND[c.blend[slot]]
+        if image ~= run.image or blend ~= run.blend then
+          flush()
+          run.image, run.blend = image, blend
+        end
+        local n = attach2d.draw(drawer, rec, buf, 0, r * k[1], g * k[2], b * k[3], al * k[4], dr or 0, dg or 0, db or 0)
+        add(n)
+        run.n = run.n + n
+      end
     end
     if clip_end and slot == clip_end then
+      flush()
       marks[#marks + 1] = "off " .. #out
       clip_end = nil
     end
   end
-  return out, marks
+  flush()
+  return out, marks, draws
 end
 
 describe("a run of slots drawn in one call (core.draw2d_run)", function()
-  it("anim.love.draw writes what a draw slot by slot writes: every clip, skin, page, blend and the clipping", function()
-    local got, marks, clipped = {}, {}, 0
-    love_mock.run({ vertices = function(data, _, n)
-      for q = 1, 12 * n do got[#got + 1] = data[q] end
-    end, stencil_test = function(mode) marks[#marks + 1] = (mode or "off") .. " " .. #got end }, function(draw2d)
-      local images = setmetatable({}, { __index = function(t, k) local v = {}; rawset(t, k, v); return v end })
+  it("anim.love.draw draws what a draw slot by slot draws: every clip, skin, page, blend and the clipping", function()
+    local got, marks, draws, clipped = {}, {}, {}, 0
+    love_mock.run({
+      vertices = function(data, _, n) for q = 1, 12 * n do got[#got + 1] = data[q] end end,
+      stencil_test = function(mode) marks[#marks + 1] = (mode or "off") .. " " .. #got end,
+      draw = function(texture, blend, n)
+        draws[#draws + 1] = string.format("%s %s %d", texture and texture.name or "-", blend or "-", n)
+      end }, function(draw2d)
+      -- (each page its image; then one image for every page, as two names
+      -- of one image: a page's change is then no change of mesh)
+      local by_page = setmetatable({}, { __index = function(t, k) local v = { name = k }; rawset(t, k, v); return v end })
+      local one = { name = "one" }
+      local all_one = setmetatable({}, { __index = function() return one end })
       for _, cs in ipairs {
         { anim.import_spine, "spec/fixtures/spine/hero-4.1.json", "spec/fixtures/spine/hero-4.x.atlas" },
         { anim.import_dragonbones, "spec/fixtures/dragonbones/hero_ske.json", "spec/fixtures/dragonbones/hero_tex.json" },
@@ -237,23 +272,26 @@ describe("a run of slots drawn in one call (core.draw2d_run)", function()
         local names = {}
         for name in pairs(r.clips) do names[#names + 1] = name end
         table.sort(names)
-        for _, name in ipairs(names) do
-          for _, skin in ipairs { false, "red", "gold" } do
-            local a = anim.animator(r.skeleton)
-            if skin then pcall(a.skin, a, skin) end
-            a:play(r.clips[name], { fade = 0 })
-            local c = attach2d.of(a)
-            local drawer = attach2d.drawer(c, attach2d.buffer(6 * #c.bone_names), attach2d.buffer(2 * c.points))
-            for _ = 1, 8 do
-              a:update(1 / 8)
-              got, marks = {}, {}
-              draw2d.draw(a, images)
-              local want, want_marks = reference(a, c, drawer)
-              assert.are.same(want_marks, marks, name)
-              clipped = clipped + #marks
-              assert.are.equal(#want, #got, name)
-              for q = 1, #want do
-                if want[q] ~= got[q] then error(string.format("%s %s: number %d: %.9g, expected %.9g", name, tostring(skin), q, got[q], want[q])) end
+        for _, images in ipairs { by_page, all_one } do
+          for _, name in ipairs(names) do
+            for _, skin in ipairs { false, "red", "gold" } do
+              local a = anim.animator(r.skeleton)
+              if skin then pcall(a.skin, a, skin) end
+              a:play(r.clips[name], { fade = 0 })
+              local c = attach2d.of(a)
+              local drawer = attach2d.drawer(c, attach2d.buffer(6 * #c.bone_names), attach2d.buffer(2 * c.points))
+              for _ = 1, 8 do
+                a:update(1 / 8)
+                got, marks, draws = {}, {}, {}
+                draw2d.draw(a, images)
+                local want, want_marks, want_draws = reference(a, c, drawer, images)
+                assert.are.same(want_draws, draws, name)
+                assert.are.same(want_marks, marks, name)
+                clipped = clipped + #marks
+                assert.are.equal(#want, #got, name)
+                for q = 1, #want do
+                  if want[q] ~= got[q] then error(string.format("%s %s: number %d: %.9g, expected %.9g", name, tostring(skin), q, got[q], want[q])) end
+                end
               end
             end
           end
@@ -309,9 +347,11 @@ describe("a run of slots drawn in one call (core.draw2d_run)", function()
     local row = { 1, 1, 0, 0, false, 0, 0, 0, 0, 0, 0, false, 0, 0, 0, 0, 1, 1, rec, 1, 1, 1, 1 }
     assert.truthy(err(core.draw2d_list, { 7 }):find("row 1: a table expected, got number", 1, true))
     assert.truthy(err(core.draw2d_list, { { 1, -1 } }):find("row 1: its number of names must be a whole number from 0", 1, true))
-    assert.truthy(err(core.draw2d_list, { { 1.5, 1 } }):find("row 1: its blend must be a whole number", 1, true))
     assert.truthy(err(core.draw2d_list, { { 1, 1, 0 } }):find("row 1: 3 numbers, 23 expected (2, then 7 for each index from -1 to 1)", 1, true))
     local bad = { unpack(row) }
+    bad[1] = 1.5
+    assert.truthy(err(core.draw2d_list, { bad }):find("row 1: its blend must be a whole number", 1, true))
+    bad = { unpack(row) }
     bad[3] = 3
     assert.truthy(err(core.draw2d_list, { bad }):find("row 1: a flag must be a whole number from 0 to 2", 1, true))
     bad = { unpack(row) }

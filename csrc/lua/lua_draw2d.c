@@ -234,10 +234,16 @@ static int drawer2d(lua_State *L) {
   d->gen = -1;
   d->def = (deform2d *)(void *)((char *)d + at);
   text = (char *)(d->def + ndef);
+  /* (the names read again into the block: the allocation may have run
+   * finalizers, which may have changed the table; a name that no longer
+   * fits, or is no longer one, is refused) */
   for (i = 0; i < ndef; i++) {
     const char *name;
     anim_lua_rawgetn(L, 3, (int)i + 1);
+    if (lua_type(L, -1) != LUA_TSTRING || lua_rawlen(L, -1) + 1 > names)
+      return anim_lua_argerror(L, 3, "deform %d changed while it was read", (int)i + 1);
     name = lua_tolstring(L, -1, &d->def[i].len);
+    names -= d->def[i].len + 1;
     memcpy(text, name, d->def[i].len);
     d->def[i].name = text;
     d->def[i].slot = -1;
@@ -286,44 +292,59 @@ static void find_deforms(const anim_animator *a, drawer *d, unsigned long long s
     if (d->def[k].slot < 0) d->def[k].slot = anim_props_find(a, d->def[k].name, d->def[k].len);
 }
 
-/* Deform k's offsets of this frame copied (none: n 0); a block for them
- * made when it first needs one or a larger one. */
-static void copy_deform(lua_State *L, const anim_animator *a, drawer *d, size_t k) {
+/* A block for deform k's offsets of this frame made when it needs one or
+ * a larger one: 1 when one was made (an allocation: finalizers may have
+ * run), else 0. */
+static int deform_room(lua_State *L, const anim_animator *a, drawer *d, size_t k) {
+  deform2d *f = &d->def[k];
+  const double *v;
+  int n = f->slot < 0 ? 0 : anim_props_at(a, f->slot, &v);
+  if (n <= 0 || (size_t)n <= f->cap) return 0;
+  lua_getiuservalue(L, 1, 1);
+  f->v = anim_lua_newbuffer(L, (size_t)n, 1)->data;
+  f->cap = (size_t)n;
+  anim_lua_rawsetn(L, -2, 3 + (int)k);
+  lua_pop(L, 1);
+  return 1;
+}
+
+/* Deform k's offsets of this frame copied (none: n 0), into its block,
+ * which deform_room made large enough. */
+static void copy_deform(const anim_animator *a, drawer *d, size_t k) {
   deform2d *f = &d->def[k];
   const double *v;
   size_t i;
-  int n;
+  int n = f->slot < 0 ? 0 : anim_props_at(a, f->slot, &v);
   f->n = 0;
-  if (f->slot < 0) return;
-  n = anim_props_at(a, f->slot, &v);
-  if (n <= 0) return;
-  if ((size_t)n > f->cap) {
-    lua_getiuservalue(L, 1, 1);
-    f->v = anim_lua_newbuffer(L, (size_t)n, 1)->data;
-    f->cap = (size_t)n;
-    anim_lua_rawsetn(L, -2, 3 + (int)k);
-    lua_pop(L, 1);
-    /* (the allocation may have collected: the values are read again) */
-    n = anim_props_at(a, f->slot, &v);
-    if (n <= 0 || (size_t)n > f->cap) return;
-  }
+  if (n <= 0 || (size_t)n > f->cap) return;
   for (i = 0; i < (size_t)n; i++) f->v[i] = v[i];
   f->n = (size_t)n;
 }
 
 /* core.drawer2d_pose(drawer, animator, map): the bones' world matrices
  * into the drawer's world (map: each bone's joint of the rig, a buffer of
- * doubles), its deforms' offsets of this frame copied. */
+ * doubles), its deforms' offsets of this frame copied.  The deforms'
+ * blocks are made first, and the animator taken again after each round
+ * that made one: an allocation may run finalizers, and one may restore
+ * the animator (a new one in its box, the old one freed). */
 static int drawer2d_pose(lua_State *L) {
   drawer *d = check_drawer(L, 1);
-  anim_animator *a = anim_lua_checkanimator(L, 2);
-  const anim_animator_box *b = lua_touserdata(L, 2);
+  anim_animator *a;
+  const anim_animator_box *b;
   anim_lua_buffer *map = doubles(L, 3, "the bones' joints");
   size_t k;
+  int grew;
+  (void)anim_lua_checkanimator(L, 2);
   if (map->n != d->nbones) return anim_lua_argerror(L, 3, "%d joints for %d bones", (int)map->n, (int)d->nbones);
+  do {
+    a = anim_lua_checkanimator(L, 2);
+    b = lua_touserdata(L, 2);
+    find_deforms(a, d, b->serial);
+    /* (after a block is made, nothing of a is read: it is taken again) */
+    for (grew = 0, k = 0; k < d->ndef && !grew; k++) grew = deform_room(L, a, d, k);
+  } while (grew);
   world_into(L, a, d->world, map, 3);
-  find_deforms(a, d, b->serial);
-  for (k = 0; k < d->ndef; k++) copy_deform(L, a, d, k);
+  for (k = 0; k < d->ndef; k++) copy_deform(a, d, k);
   return 0;
 }
 

@@ -65,14 +65,21 @@ static int draw2d_list(lua_State *L) {
   size_t n, i, total = 0, at, ate;
   int nrec = 0;
   dlist *l;
-  entry *e;
+  entry *e, *end;
   luaL_checktype(L, 1, LUA_TTABLE);
   lua_settop(L, 1);
   n = (size_t)lua_rawlen(L, 1);
   for (i = 0; i < n; i++) {
+    int m;
     anim_lua_rawgetn(L, 1, (int)i + 1);
     if (!lua_istable(L, -1)) return anim_lua_argerror(L, 1, "row %d: a table expected, got %s", (int)i + 1, anim_lua_typename(L, -1));
-    total += (size_t)row_int(L, lua_gettop(L), 2, 0, 1 << 20, (int)i + 1, "its number of names") + 2;
+    m = row_int(L, 2, 2, 0, 1 << 20, (int)i + 1, "its number of names");
+    if ((size_t)lua_rawlen(L, 2) != 2 + PER_ENTRY * ((size_t)m + 2))
+      return anim_lua_argerror(L, 1, "row %d: %d numbers, %d expected (2, then 7 for each index from -1 to %d)", (int)i + 1,
+                               (int)lua_rawlen(L, 2), (int)(2 + PER_ENTRY * (m + 2)), m);
+    /* (each row's numbers are in a table of its own: the entries cannot
+     * outnumber what memory holds of them, nor this sum overflow) */
+    total += (size_t)m + 2;
     lua_pop(L, 1);
   }
   at = anim_align8(sizeof *l);
@@ -83,18 +90,21 @@ static int draw2d_list(lua_State *L) {
   l->nslots = n;
   l->s = (lslot *)(void *)((char *)l + at);
   e = (entry *)(void *)((char *)l + ate);
+  end = e + total;
   /* (its uservalue, at 3: the records, kept alive while the list is) */
   lua_createtable(L, 0, 0);
+  /* (the rows are read again: the allocations may have run finalizers,
+   * which may have changed them; a row that no longer fits is refused) */
   for (i = 0; i < n; i++) {
     int row, k, m;
     anim_lua_rawgetn(L, 1, (int)i + 1);
     row = 4;
+    if (!lua_istable(L, row)) return anim_lua_argerror(L, 1, "row %d changed while it was read", (int)i + 1);
     l->s[i].blend = row_int(L, row, 1, 0, 1 << 20, (int)i + 1, "its blend");
     m = l->s[i].m = row_int(L, row, 2, 0, 1 << 20, (int)i + 1, "its number of names");
+    if ((size_t)(end - e) < (size_t)m + 2 || (size_t)lua_rawlen(L, row) != 2 + PER_ENTRY * ((size_t)m + 2))
+      return anim_lua_argerror(L, 1, "row %d changed while it was read", (int)i + 1);
     l->s[i].e = e;
-    if ((size_t)lua_rawlen(L, row) != 2 + PER_ENTRY * ((size_t)m + 2))
-      return anim_lua_argerror(L, 1, "row %d: %d numbers, %d expected (2, then 7 for each index from -1 to %d)", (int)i + 1,
-                               (int)lua_rawlen(L, row), (int)(2 + PER_ENTRY * (m + 2)), m);
     for (k = -1; k <= m; k++, e++) {
       int base = 2 + PER_ENTRY * (k + 1), c;
       e->flag = row_int(L, row, base + 1, 0, 2, (int)i + 1, "a flag");
@@ -144,12 +154,13 @@ static int arg_int(lua_State *L, int arg, int lo, int hi, const char *what) {
 static int draw2d_run(lua_State *L) {
   anim_drawer2d *d = luaL_checkudata(L, 1, ANIM_DRAWER2D_MT);
   anim_slots2d *rd = luaL_checkudata(L, 2, ANIM_SLOTS2D_MT);
-  anim_animator *a = anim_lua_checkanimator(L, 3);
-  const anim_animator_box *b = lua_touserdata(L, 3);
+  anim_animator *a;
+  const anim_animator_box *b;
   const dlist *l = check_list(L, 4);
   anim_skin_out o = { 0 };
   int kind, page, blend, stop, n, at;
   size_t first, written = 0;
+  (void)anim_lua_checkanimator(L, 3);
   luaL_checktype(L, 5, LUA_TTABLE);
   n = (int)lua_rawlen(L, 5);
   at = arg_int(L, 6, 1, n + 1, "o");
@@ -161,6 +172,13 @@ static int draw2d_run(lua_State *L) {
   stop = arg_int(L, 11, 0, 1 << 30, "stop");
   if (anim_slots2d_count(rd) != l->nslots)
     return anim_lua_argerror(L, 4, "%d slots, the reader's %d", (int)l->nslots, (int)anim_slots2d_count(rd));
+  /* (the animator taken after the target's getPointer and getSize, Lua
+   * code that may have restored it: a new animator in the box, the old
+   * one freed) */
+  a = anim_lua_checkanimator(L, 3);
+  b = lua_touserdata(L, 3);
+  n = (int)lua_rawlen(L, 5);
+  if (at > n + 1) return anim_lua_argerror(L, 6, "o must be a whole number from 1 to %d", n + 1);
   anim_slots2d_find(a, rd, b->serial);
   for (; at <= n; at++) {
     const lslot *s;

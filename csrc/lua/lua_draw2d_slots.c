@@ -71,11 +71,6 @@ static int slots2d(lua_State *L) {
   s = anim_lua_tobuffer(L, 2);
   if (!s || !s->is_double || s->n != PER_SLOT * (n / 3))
     return anim_lua_argerror(L, 2, "a module buffer of %d doubles expected (8 a slot)", (int)(PER_SLOT * (n / 3)));
-  for (i = 0; i < s->n; i += PER_SLOT) {
-    double k = ((const double *)s->data)[i];
-    if (!(k >= -1 && k < 2147483648.0 && k == floor(k)))
-      return anim_lua_argerror(L, 2, "slot %d: its setup attachment index is not a whole number from -1", (int)(i / PER_SLOT) + 1);
-  }
   at = anim_align8(sizeof *r);
   ats = anim_align8(at + n * sizeof(prop));
   r = lua_newuserdatauv(L, ats + s->n * sizeof(double) + text, 0);
@@ -83,9 +78,17 @@ static int slots2d(lua_State *L) {
   r->nslots = n / 3;
   r->p = (prop *)(void *)((char *)r + at);
   r->setup = (double *)(void *)((char *)r + ats);
-  memcpy(r->setup, s->data, s->n * sizeof(double));
   r->serial = 0;
   r->gen = -1;
+  /* (what was measured is read again into the block: the allocation may
+   * have run finalizers, which may have changed the table or the buffer;
+   * what no longer fits, or is no longer of its kind, is refused) */
+  memcpy(r->setup, s->data, s->n * sizeof(double));
+  for (i = 0; i < s->n; i += PER_SLOT) {
+    double k = r->setup[i];
+    if (!(k >= -1 && k < 2147483648.0 && k == floor(k)))
+      return anim_lua_argerror(L, 2, "slot %d: its setup attachment index is not a whole number from -1", (int)(i / PER_SLOT) + 1);
+  }
   out = (char *)(r->setup + s->n);
   for (i = 0; i < n; i++) {
     prop *p = &r->p[i];
@@ -95,10 +98,14 @@ static int slots2d(lua_State *L) {
     p->len = 0;
     if (lua_type(L, -1) == LUA_TSTRING) {
       const char *name = lua_tolstring(L, -1, &p->len);
+      if (p->len + 1 > text) return anim_lua_argerror(L, 1, "name %d changed while it was read", (int)i + 1);
       memcpy(out, name, p->len);
       out[p->len] = 0;
       p->name = out;
       out += p->len + 1;
+      text -= p->len + 1;
+    } else if (!(i % 3 == 0 && i > 0 && lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1))) {
+      return anim_lua_argerror(L, 1, "name %d changed while it was read", (int)i + 1);
     }
     lua_pop(L, 1);
   }

@@ -55,10 +55,14 @@ function M.world2d(self, bone)
   return core_world2d(self, i)
 end
 
--- n numbers of a property (false: unknown or no value), else the setup's
+-- Three components of a property, each the setup's where the property
+-- has no value (false: unknown or none) or fewer components (as
+-- csrc/lua/lua_draw2d_slots.c reads them for the drawing)
 local function prop3(self, name, d1, d2, d3)
   local a, b, c = core_property(self, name)
   if not a then return d1, d2, d3 end
+  if b == nil then b = d2 end
+  if c == nil then c = d3 end
   return a, b, c
 end
 
@@ -76,7 +80,12 @@ function M.slot(self, name)
   end
   local c = sl.color
   local r, g, b, al = core_property(self, sl.p_color)
-  if not r then r, g, b, al = c[1], c[2], c[3], c[4] end
+  if not r then r, g, b, al = c[1], c[2], c[3], c[4]
+  else
+    if g == nil then g = c[2] end
+    if b == nil then b = c[3] end
+    if al == nil then al = c[4] end
+  end
   local dk = sl.dark
   if not dk then return att, r, g, b, al end
   local dr, dg, db = prop3(self, sl.p_dark, dk[1], dk[2], dk[3])

@@ -289,7 +289,7 @@ end
 local function slot_tables(c, s)
   local names, setup = { "draworder" }, core.buffer(8 * #s.slots, "double")
   c.slot_list, c.slot_blend, c.by_skin, c.orders = {}, {}, {}, { [0] = {} }
-  c.lists, c.page_ids, c.blend_ids = {}, { n = 0 }, { n = 0 }
+  c.lists, c.page_ids, c.blend_ids = {}, { of = {}, n = 0 }, { of = {}, n = 0 }
   for i, sl in ipairs(s.slots) do
     names[#names + 1], names[#names + 2], names[#names + 3] = sl.p_attachment, sl.p_color, sl.dark and sl.p_dark or false
     local b = 8 * (i - 1)
@@ -389,14 +389,15 @@ end
 
 -- The ids a draw list (core.draw2d_list) gives pages and blend modes: a
 -- page's name (false: none) or a blend's, numbered in the order first
--- met, per skeleton.
+-- met, per skeleton (ids.of: by name; ids.n: the count, apart from the
+-- names, one of which may be "n").
 local function id_of(ids, name)
   local key = name == nil and false or name
-  local id = ids[key]
+  local id = ids.of[key]
   if not id then
     ids.n = ids.n + 1
     id = ids.n
-    ids[key] = id
+    ids.of[key] = id
   end
   return id
 end
