@@ -395,3 +395,56 @@ describe("a run of slots drawn in one call (core.draw2d_run)", function()
     assert.are.same({ 1, 1, 1, 1, 1, 0, 0, 0 }, { core.slots2d_slot(reader, a, 1) })
   end)
 end)
+
+describe("the 2D drawing's tables read again after an allocation", function()
+  -- A finalizer may run at an allocation and change the table being read
+  -- (found with ASan): what no longer fits what was measured is refused.
+  -- Each case runs until a finalizer has changed the table inside the
+  -- call (a few hundred tries at most with the collector this eager).
+  local function until_changed(call, change, reset)
+    local armed = false
+    local mt = { __gc = function() if armed then change() end end }
+    -- (5.1 and LuaJIT finalize userdata only: newproxy's)
+    local newproxy = rawget(_G, "newproxy")
+    local function garbage()
+      if not newproxy then return setmetatable({}, mt) end
+      local p = newproxy(true)
+      getmetatable(p).__gc = mt.__gc
+      return p
+    end
+    collectgarbage("setpause", 10)
+    collectgarbage("setstepmul", 400)
+    local msg
+    for _ = 1, 100000 do
+      for _ = 1, 4 do garbage() end
+      reset()
+      armed = true
+      local ok, e = pcall(call)
+      armed = false
+      if not ok then msg = tostring(e); break end
+    end
+    collectgarbage("setpause", 200)
+    collectgarbage("setstepmul", 200)
+    collectgarbage("collect")
+    return msg
+  end
+
+  it("core.slots2d, core.draw2d_list, core.drawer2d: a name or a row grown meanwhile is refused", function()
+    local LONG = string.rep("x", 4000)
+    local names, setup = { "draworder", "a", "b", false }, anim.buffer(8, "double")
+    local msg = until_changed(function() return core.slots2d(names, setup) end, function() names[2] = LONG end,
+      function() names[2] = "a" end)
+    assert.truthy(msg and msg:find("name 2 changed while it was read", 1, true), msg)
+    local small = { 1, 0, 0, 0, false, 0, 0, 0, 0, 0, 0, false, 0, 0, 0, 0 }
+    local big = { 1, 200 }
+    for _ = -1, 200 do for q = 1, 7 do big[#big + 1] = q == 3 and false or 0 end end
+    local rows = { small }
+    msg = until_changed(function() return core.draw2d_list(rows) end, function() rows[1] = big end,
+      function() rows[1] = small end)
+    assert.truthy(msg and msg:find("row 1 changed while it was read", 1, true), msg)
+    local deforms = { "a" }
+    msg = until_changed(function() return core.drawer2d(attach2d.buffer(6), attach2d.buffer(8), deforms) end,
+      function() deforms[1] = LONG end, function() deforms[1] = "a" end)
+    assert.truthy(msg and msg:find("deform 1 changed while it was read", 1, true), msg)
+  end)
+end)
