@@ -125,8 +125,17 @@ local function count(att)
   return #att.vertices / 2
 end
 
--- A region's or mesh's record drawn with `region` (nil: no image, no
--- triangles), its deform the skeleton's deform-th: record, n, ntri, page.
+-- Whether a region has its rectangle on its page (u, v, u2, v2): an
+-- atlas page of no size gives none (the importers warn), nor may a
+-- description's region.
+local function on_page(region)
+  return region ~= nil and type(region.u) == "number" and type(region.v) == "number" and type(region.u2) == "number"
+    and type(region.v2) == "number"
+end
+
+-- A region's or mesh's record drawn with `region` (nil, or a region not
+-- on_page: no image, no triangles; a region's own size still places its
+-- corners), its deform the skeleton's deform-th: record, n, ntri, page.
 local function placed(desc, att, region, bone, parent, deform)
   if att.type == "region" then
     local r = region or {}
@@ -134,7 +143,7 @@ local function placed(desc, att, region, bone, parent, deform)
       att.width or 0, att.height or 0, r.width or 0, r.height or 0, r.offset_x or 0, r.offset_y or 0,
       r.original_width or 0, r.original_height or 0) }
     local uvs
-    if region then
+    if on_page(region) then
       -- (corners bottom-left, top-left, top-right, bottom-right in y-up
       -- axes: the image's bottom-left first; in y-down axes its top-left)
       local ts = desc.y_down and { 0, 1, 1, 0 } or { 1, 0, 0, 1 }
@@ -147,7 +156,7 @@ local function placed(desc, att, region, bone, parent, deform)
   local src = parent or att
   local n = count(src)
   local uvs
-  if region and src.uvs then
+  if on_page(region) and src.uvs then
     uvs = {}
     for i = 1, n do uvs[2 * i - 1], uvs[2 * i] = M.page_uv(region, src.uvs[2 * i - 1], src.uvs[2 * i]) end
   end

@@ -356,6 +356,10 @@ local function display(d, p, A, warn, atlas)
     if r then
       att.region = r
       if att.type == "region" then att.width, att.height = r.original_width, r.original_height end
+      if not r.u then
+        warn(key(p, "path"), "display '%s': the texture atlas gives no page size (width, height), so region '%s' has"
+          .. " no texture coordinates; it is drawn without an image", shown(name), shown(path))
+      end
     else
       warn(key(p, "path"), "display '%s': no region '%s' in the texture atlas; it is drawn without one",
         shown(name), shown(path))

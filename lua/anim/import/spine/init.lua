@@ -104,6 +104,10 @@ local function sequence_regions(att, atlas, p, ctx)
     local r = atlas.regions[name]
     if r then
       att.regions[i + 1] = r
+      if not r.u then
+        ctx.warn(key(p, "sequence"), string.format("the atlas page '%s' has no size, so region '%s' has no texture"
+          .. " coordinates: frame %d of the sequence has no image", shown(r.page), shown(name), i))
+      end
     else
       ctx.warn(key(p, "sequence"), string.format("no region '%s' in the atlas: frame %d of the sequence has no image%s",
         shown(name), i, ctx.hint(name, atlas.order)))
@@ -125,6 +129,10 @@ local function attach_regions(desc, atlas, ctx)
           local r = atlas.regions[att.path]
           if r then
             att.region = r
+            if not r.u then
+              ctx.warn(p, string.format("the atlas page '%s' has no size, so region '%s' has no texture coordinates:"
+                .. " the attachment has no image", shown(r.page), shown(att.path)))
+            end
           else
             ctx.warn(p, string.format("no region '%s' in the atlas: the attachment has no image%s", shown(att.path),
               ctx.hint(att.path, atlas.order)))
