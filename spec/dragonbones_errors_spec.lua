@@ -333,6 +333,26 @@ describe("anim.import_dragonbones warns and goes on", function()
     assert.are.equal(6, S(r.clips.go, 0.25).head.position[1])
   end)
 
+  it("for a linked mesh whose mesh is not there, and regions of an atlas without a page size", function()
+    local r = assert(decode(with(function(_, a)
+      a.skin = mesh_skin({ type = "mesh", name = "link", share = "m" })
+    end)))
+    assert.are.equal("armature[1].skin[1]: slot 's', display 'link': it shares mesh 'm' of skin 'default', which no slot"
+      .. " of that skin has; it is skipped", warned(r, "shares"))
+    assert.is_nil(r.description.skins[1].attachments.s.link)
+    r = assert(decode(with(function(_, a)
+      a.skin = { { name = "4.2.0", slot = { { name = "s", display = { mesh(), { type = "mesh", name = "link", share = "m" } } } } } }
+    end)))
+    assert.are.equal("armature[1].skin[1]: slot 's', display 'link': it shares mesh 'm' of skin 'default', which is not"
+      .. " a skin; it is skipped", warned(r, "shares"))
+    r = assert(decode(base(), { SubTexture = { { name = "img", width = 4, height = 4 } } }))
+    assert.are.equal("armature[1].skin[1].slot[1].display[1].path: display 'img': the texture atlas gives no page size"
+      .. " (width, height), so region 'img' has no texture coordinates; it is drawn without an image", warned(r, "page size"))
+    refused(base(), "x.json (texture atlas): SubTexture[1]: the region 'img': its texture coordinates are not finite (x 1e+308,"
+      .. " y 0, width 1e+308, height 1 on a page of 1 x 1)",
+      { width = 1, height = 1, SubTexture = { { name = "img", x = 1e308, width = 1e308, height = 1 } } })
+  end)
+
   it("for a tweenEasing it approximates, with the bound", function()
     local r = assert(decode(with(function(_, a) a.animation[1].bone[1].translateFrame[1].tweenEasing = 1.5 end)))
     -- 0.5 (the blend) x 0.0100085067 (smoothstep against the sine) x 10

@@ -22,7 +22,7 @@ local function desc()
     },
     skins = {
       { name = "default", attachments = { face = { smile = { type = "region", width = 10 }, frown = { type = "region" } },
-        back = { cape = { type = "mesh" } } } },
+        back = { cape = { type = "mesh", vertices = { 0, 0, 1, 0, 0, 1 }, uvs = { 0, 0, 1, 0, 0, 1 }, triangles = { 0, 1, 2 } } } } },
       { name = "red", attachments = { face = { smile = { type = "region", width = 12 } } } },
     },
     draw_orders = { { "face", "torso", "back" } },
@@ -251,6 +251,49 @@ describe("anim.skeleton2d", function()
     local ok, err = pcall(anim.skeleton2d, 5)
     assert.is_false(ok)
     assert.truthy(err:find("bad argument #1 to 'skeleton2d' (table expected, got number)", 1, true), err)
+  end)
+
+  it("refuses an attachment the drawing could not read, naming its path", function()
+    local function bad(edit, msg)
+      local d = desc()
+      local cape = d.skins[1].attachments.back.cape
+      edit(cape, d)
+      local sk, err = anim.skeleton2d(d)
+      assert.is_nil(sk, msg)
+      assert.are.equal("skeleton: skins[1].attachments.back.cape" .. msg, err)
+    end
+    -- (the description's mesh as it is: made)
+    assert(anim.skeleton2d(desc()))
+    bad(function(c) c.vertices = nil end, ".vertices: a mesh's vertices expected")
+    bad(function(c) c.vertices = { 0, 0, 1 } end, ".vertices: 3 numbers: not 2 a vertex")
+    bad(function(c) c.vertices = { 0, 0, 1, 0, 0, "1" } end, ".vertices[6]: a finite number expected, got string")
+    bad(function(c) c.vertices = { 0, 0, 1, 0, 0, 1 / 0 } end, ".vertices[6]: a finite number expected, got inf")
+    bad(function(c) c.uvs = { 0, 0, 1, 0 } end, ".uvs: 2 vertices, the vertices give 3")
+    bad(function(c) c.uvs = { 0, 0, 1 } end, ".uvs: 3 numbers: not 2 a vertex")
+    bad(function(c) c.triangles = { 0, 1 } end, ".triangles: 2 corners: not 3 a triangle")
+    bad(function(c) c.triangles = { 0, 1, 3 } end, ".triangles[3]: a vertex's index expected (0 to 2), got 3")
+    bad(function(c) c.triangles = { 0, 1, 0.5 } end, ".triangles[3]: a vertex's index expected (0 to 2), got 0.5")
+    -- (weighted: per vertex its count, then bone, x, y, weight; the bones 0-based)
+    bad(function(c) c.weighted, c.vertices = true, { 1, 0, 0, 0, 1, 1, 9, 1, 0, 1, 1, 0, 0, 1, 1 } end,
+      ".vertices[7]: a bone's index expected (0 to 2), got 9")
+    bad(function(c) c.weighted, c.vertices = true, { 1, 0, 0, 0, 1, 2, 0, 1, 0, 1 } end,
+      ".vertices[6]: a vertex's count of bones expected (a whole number, its entries after it), got 2")
+    bad(function(c) c.weighted, c.uvs = 1, nil end, ".weighted: true or false expected, got number")
+    bad(function(c) c.region = { u = 0, v = 0 } end, ".region: a region's u, v, u2 and v2 come together (its rectangle on"
+      .. " its page), got 2 of them")
+    bad(function(c) c.region = { u = 0, v = 0, u2 = 1, v2 = 0 / 0 } end, ".region.v2: a finite number expected, got nan")
+    bad(function(c) c.x = "1" end, ".x: a finite number expected, got string")
+    -- (a weighted mesh of the skeleton's bones, and a linked mesh of it: made)
+    local d = desc()
+    local cape = d.skins[1].attachments.back.cape
+    cape.weighted, cape.vertices = true, { 1, 0, 0, 0, 1, 2, 1, 1, 0, 0.5, 2, 1, 0, 0.5, 1, 2, 0, 1, 1 }
+    d.skins[1].attachments.back.cape2 = { type = "linkedmesh", parent = "cape" }
+    assert(anim.skeleton2d(d))
+    d.skins[1].attachments.back.cape2.parent = "cap"
+    local sk, err = anim.skeleton2d(d)
+    assert.is_nil(sk)
+    assert.are.equal("skeleton: skins[1].attachments.back.cape2.parent: no mesh 'cap' in skin 'default' (on slot 'back'"
+      .. " or another)", err)
   end)
 
   it("bounds what a skeleton costs a frame: constraints above long chains are refused, in bounded work", function()

@@ -23,6 +23,7 @@ local codes = require "anim.base.codes"
 local rigmod = require "anim.format.rig"
 local limits = require "anim.base.limits"
 local byteorder = require "anim.base.order"
+local attachments2d = require "anim.format.attachments2d"
 
 local M = {}
 M.MAX_BONES = codes.const.max_rig_joints
@@ -441,6 +442,21 @@ local function build(d, name)
   local bones, bmap, bnames = read_bones(d)
   local slots, smap, snames = read_slots(d, bmap, bnames)
   local skins, kmap, knames = read_skins(d, smap, snames)
+  -- (each attachment's geometry, in the skins' order, the slots', then by name)
+  for i, sk in ipairs(skins) do
+    for _, sname in ipairs(snames) do
+      local byname = sk.attachments[sname]
+      if byname then
+        local names = {}
+        for an in pairs(byname) do names[#names + 1] = an end
+        byteorder.sort(names)
+        for _, an in ipairs(names) do
+          attachments2d.check({ skins = skins, slots = slots }, byname[an], sname,
+            key(key(key(index("skins", i), "attachments"), sname), an), #bones)
+        end
+      end
+    end
+  end
   local orders = read_draw_orders(d, smap, snames)
   local below, children = intervals(bones)
   local ik = read_ik(d, bones, bmap, bnames, below)

@@ -12,13 +12,22 @@
 -- slot's display index -> attachment channel value, and the meshes by
 -- skin, slot and display name (a deform timeline's offsets are turned into
 -- the bones' spaces as the mesh's weights are).
+require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local limits = require "anim.base.limits"
 local F = require "anim.import.dragonbones.fields"
+local byteorder = require "anim.base.order"
 
 local M = {}
 
 local key, index, fail, shown = E.key, E.index, E.fail, E.shown
+
+-- The string keys of t (nil: none) in byte order.
+local function sorted_keys(t)
+  local out = {}
+  for k in pairs(t or {}) do if type(k) == "string" then out[#out + 1] = k end end
+  return byteorder.sort(out)
+end
 
 local function unknown(path, what, name, names)
   fail(path, "unknown %s '%s'%s", what, shown(name), E.hint(name, names))
@@ -437,6 +446,37 @@ local function read_skins(raw, path, A, warn, atlas)
           if att.type == "mesh" then
             A.meshes[s.name][sname][att.name] = { key = at, att = att, binding = att.binding }
             att.binding = nil
+          end
+        end
+      end
+    end
+  end
+  -- linked meshes (`share`): their parent as the runtime finds it
+  -- (attach2d.compile: the mesh of that name in the named skin, in the
+  -- display's slot, else in the first slot in setup order that has one);
+  -- one whose parent is not there is skipped, as Spine's are
+  local by_name = {}
+  for _, skin in ipairs(A.desc.skins) do by_name[skin.name] = skin end
+  for n, skin in ipairs(A.desc.skins) do
+    local s = skins[order[n]]
+    for _, sname in ipairs(A.slot_names) do
+      local atts = skin.attachments[sname]
+      for _, an in ipairs(sorted_keys(atts)) do
+        local att = atts[an]
+        if att.type == "linkedmesh" then
+          local ps = by_name[att.skin]
+          local found = ps and ps.attachments[sname] and ps.attachments[sname][att.parent]
+          if not (found and found.type == "mesh") and ps then
+            found = nil
+            for _, other in ipairs(A.slot_names) do
+              local o = ps.attachments[other] and ps.attachments[other][att.parent]
+              if o and o.type == "mesh" then found = o; break end
+            end
+          end
+          if not (found and found.type == "mesh") then
+            warn(s.path, "slot '%s', display '%s': it shares mesh '%s' of skin '%s', which %s; it is skipped",
+              shown(sname), shown(an), shown(att.parent), shown(att.skin), ps and "no slot of that skin has" or "is not a skin")
+            atts[an] = nil
           end
         end
       end

@@ -56,6 +56,12 @@ function M.read(doc)
       local w, h = r.width, r.height
       if r.rotate then w, h = h, w end
       r.u, r.v, r.u2, r.v2 = r.x / pw, r.y / ph, (r.x + w) / pw, (r.y + h) / ph
+      -- (each number finite, not always what they make: 1e308 pixels over
+      -- a page of 1e-300; refused as the Spine atlas's are)
+      if not (E.finite(r.u) and E.finite(r.v) and E.finite(r.u2) and E.finite(r.v2)) then
+        fail(p, "the region '%s': its texture coordinates are not finite (x %s, y %s, width %s, height %s on a page"
+          .. " of %s x %s)", E.shown(name), E.num(r.x), E.num(r.y), E.num(r.width), E.num(r.height), E.num(pw), E.num(ph))
+      end
     end
     regions[name] = r
     count = count + 1

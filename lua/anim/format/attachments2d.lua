@@ -1,0 +1,151 @@
+-- attachments2d.lua: what anim.skeleton2d checks of a description's
+-- attachments before anything draws them (lua/anim/runtime/attach2d.lua
+-- places and draws a region's, a mesh's and a polygon's points): their
+-- numbers are numbers, a mesh's uvs, vertices and triangles agree, a
+-- weighted layout names bones of the skeleton, a linked mesh's parent is
+-- there. The importers give only such attachments (what they cannot read
+-- they leave out with a warning); a description made by hand is refused
+-- with the path of the first thing wrong, instead of an error from the
+-- drawing's depths at its first frame. The rest of an attachment's fields
+-- are kept as data, unread.
+require("anim.base.luajit").no_traversal_traces()
+local E = require "anim.base.errors"
+
+local M = {}
+
+local fail, key, index = E.fail, E.key, E.index
+
+-- What a value not a finite number is, for a message: its type, or the number.
+local function got(x) return type(x) == "number" and E.num(x) or type(x) end
+
+-- v[k], when present, a finite number.
+local function opt_num(v, k, p)
+  local x = v[k]
+  if x == nil then return end
+  if type(x) ~= "number" or not E.finite(x) then fail(key(p, k), "a finite number expected, got %s", got(x)) end
+end
+
+-- v[k], when present, an array of finite numbers: it (nil when absent).
+local function numbers(v, k, p)
+  local t = v[k]
+  if t == nil then return nil end
+  E.array(t, key(p, k), k)
+  for i = 1, #t do
+    if type(t[i]) ~= "number" or not E.finite(t[i]) then
+      fail(index(key(p, k), i), "a finite number expected, got %s", got(t[i]))
+    end
+  end
+  return t
+end
+
+local function whole(x, lo, hi) return x % 1 == 0 and x >= lo and x <= hi end
+
+-- A region's numbers: its rectangle on its page (u, v, u2, v2: all four or
+-- none, as an atlas page without a size gives none), its sizes.
+local function region(r, p)
+  if r == nil then return end
+  E.object(r, p, "region")
+  for _, k in ipairs { "u", "v", "u2", "v2", "x", "y", "width", "height", "offset_x", "offset_y", "original_width",
+    "original_height" } do opt_num(r, k, p) end
+  local n = (r.u and 1 or 0) + (r.v and 1 or 0) + (r.u2 and 1 or 0) + (r.v2 and 1 or 0)
+  if n ~= 0 and n ~= 4 then fail(p, "a region's u, v, u2 and v2 come together (its rectangle on its page), got %d of them", n) end
+end
+
+-- The vertex count of the points of an attachment (vertices, weighted or
+-- not: Spine's layout, per vertex its count then (bone, x, y, weight) of
+-- each bone, the bone 0-based among nbones), checked.
+local function points(att, p, nbones)
+  local v = numbers(att, "vertices", p)
+  if not v then return nil end
+  if att.weighted == nil or att.weighted == false then
+    if #v % 2 ~= 0 then fail(key(p, "vertices"), "%d numbers: not 2 a vertex", #v) end
+    return #v / 2
+  end
+  if att.weighted ~= true then fail(key(p, "weighted"), "true or false expected, got %s", type(att.weighted)) end
+  local n, at = 0, 1
+  while at <= #v do
+    local k = v[at]
+    if not whole(k, 0, (#v - at) / 4) then
+      fail(index(key(p, "vertices"), at), "a vertex's count of bones expected (a whole number, its entries after it), got %s",
+        got(k))
+    end
+    for e = 0, k - 1 do
+      local b = v[at + 1 + 4 * e]
+      if not whole(b, 0, nbones - 1) then
+        fail(index(key(p, "vertices"), at + 1 + 4 * e), "a bone's index expected (0 to %d), got %s", nbones - 1, got(b))
+      end
+    end
+    n, at = n + 1, at + 1 + 4 * k
+  end
+  return n
+end
+
+-- A mesh's uvs (a pair a vertex) and triangles (corners among them).
+local function mesh(att, p, nbones)
+  local n = points(att, p, nbones)
+  if not n then fail(key(p, "vertices"), "a mesh's vertices expected") end
+  local uvs = numbers(att, "uvs", p)
+  if uvs then
+    if #uvs % 2 ~= 0 then fail(key(p, "uvs"), "%d numbers: not 2 a vertex", #uvs) end
+    if #uvs / 2 ~= n then fail(key(p, "uvs"), "%d vertices, the vertices give %d", #uvs / 2, n) end
+  end
+  local tris = numbers(att, "triangles", p)
+  if tris then
+    if #tris % 3 ~= 0 then fail(key(p, "triangles"), "%d corners: not 3 a triangle", #tris) end
+    for i = 1, #tris do
+      if not whole(tris[i], 0, n - 1) then
+        fail(index(key(p, "triangles"), i), "a vertex's index expected (0 to %d), got %s", n - 1, got(tris[i]))
+      end
+    end
+  end
+  opt_num(att, "hull", p)
+end
+
+-- The mesh a linked mesh shows, as attach2d finds it: in the skin it
+-- names (default: "default"), in its own slot, else in the first slot of
+-- the description's order with a mesh of that name.
+local function parent_of(desc, att, slot)
+  local skin = att.skin or "default"
+  for _, sk in ipairs(desc.skins or {}) do
+    if sk.name == skin then
+      local atts = sk.attachments or {}
+      local own = atts[slot] and atts[slot][att.parent]
+      if own and own.type == "mesh" then return own end
+      for _, s in ipairs(desc.slots or {}) do
+        local a = atts[s.name] and atts[s.name][att.parent]
+        if a and a.type == "mesh" then return a end
+      end
+      return nil
+    end
+  end
+end
+
+-- Attachment att (at path p, on slot `slot`) of description desc, whose
+-- bones are nbones: raises a failure naming what is wrong.
+function M.check(desc, att, slot, p, nbones)
+  local t = att.type
+  for _, k in ipairs { "x", "y", "rotation", "scale_x", "scale_y", "width", "height" } do opt_num(att, k, p) end
+  if t == "region" or t == "mesh" then
+    region(att.region, key(p, "region"))
+    if att.regions ~= nil then
+      E.array(att.regions, key(p, "regions"), "regions")
+      for i, r in pairs(att.regions) do
+        if type(i) == "number" then region(r, index(key(p, "regions"), i)) end
+      end
+    end
+  end
+  if t == "mesh" then
+    mesh(att, p, nbones)
+  elseif t == "linkedmesh" then
+    region(att.region, key(p, "region"))
+    if type(att.parent) ~= "string" then fail(key(p, "parent"), "the name of the mesh it shows expected, got %s", type(att.parent)) end
+    if not parent_of(desc, att, slot) then
+      fail(key(p, "parent"), "no mesh '%s' in skin '%s' (on slot '%s' or another)", E.shown(att.parent),
+        E.shown(att.skin or "default"), E.shown(slot))
+    end
+  elseif t == "boundingbox" or t == "clipping" or t == "path" then
+    points(att, p, nbones)
+  end
+end
+
+return M
