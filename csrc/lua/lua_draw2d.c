@@ -40,7 +40,7 @@ typedef anim_record2d record;
 typedef anim_deform2d deform2d;
 typedef anim_drawer2d drawer;
 #define RECORD_TAG 0x72656332u /* "rec2" */
-#define DRAWER_TAG 0x64726132u /* "dra2" */
+#define DRAWER_TAG ANIM_DRAWER2D_TAG
 #define RECORD_MT ANIM_RECORD2D_MT
 #define DRAWER_MT ANIM_DRAWER2D_MT
 
@@ -200,6 +200,13 @@ static int attachment2d(lua_State *L) {
 static drawer *check_drawer(lua_State *L, int arg) {
   drawer *d = typed(L, arg, 2, sizeof(drawer), DRAWER_TAG);
   if (!d) anim_lua_argerror(L, arg, "a drawer (core.drawer2d) expected, got %s", anim_lua_typename(L, arg));
+  return d;
+}
+
+anim_drawer2d *anim_lua_checkdrawer2d(lua_State *L, int arg) {
+  drawer *d = luaL_testudata(L, arg, DRAWER_MT);
+  if (!d || lua_rawlen(L, arg) < sizeof *d || d->tag != DRAWER_TAG)
+    anim_lua_argerror(L, arg, "a drawer (core.drawer2d) expected, got %s", anim_lua_typename(L, arg));
   return d;
 }
 

@@ -14,6 +14,8 @@
 #define ANIM_RECORD2D_MT "anim.record2d"
 #define ANIM_DRAWER2D_MT "anim.drawer2d"
 #define ANIM_SLOTS2D_MT "anim.slots2d"
+#define ANIM_DRAWER2D_TAG 0x64726132u /* "dra2" */
+#define ANIM_SLOTS2D_TAG 0x736c7432u  /* "slt2" */
 
 /* A record: the header's numbers, then (in the same block) the record's
  * numbers as made (h: its 1-based reads) and its corners as indices. */
@@ -67,6 +69,10 @@ size_t anim_lua_draw2d_record(lua_State *L, int arg, anim_drawer2d *d, const ani
  * the setup attachment) and colours (v: r, g, b, a, dark r, g, b) now,
  * the property slots found first (serial: the animator's box's). */
 typedef struct anim_slots2d anim_slots2d;
+/* The drawer, the reader at arg (their metatables by name, their tags and
+ * sizes), else raises naming what was given. */
+anim_drawer2d *anim_lua_checkdrawer2d(lua_State *L, int arg);
+anim_slots2d *anim_lua_checkslots2d(lua_State *L, int arg);
 size_t anim_slots2d_count(const anim_slots2d *r);
 void anim_slots2d_find(const anim_animator *a, anim_slots2d *r, unsigned long long serial);
 void anim_slots2d_values(const anim_animator *a, const anim_slots2d *r, size_t i, lua_Integer *k, double v[7]);

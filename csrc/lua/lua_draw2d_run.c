@@ -152,8 +152,8 @@ static int arg_int(lua_State *L, int arg, int lo, int hi, const char *what) {
  * the first slot not drawn (#order + 1 when none is left): one of another
  * page or blend, one of Lua's, or slot `stop` (0: none). */
 static int draw2d_run(lua_State *L) {
-  anim_drawer2d *d = luaL_checkudata(L, 1, ANIM_DRAWER2D_MT);
-  anim_slots2d *rd = luaL_checkudata(L, 2, ANIM_SLOTS2D_MT);
+  anim_drawer2d *d = anim_lua_checkdrawer2d(L, 1);
+  anim_slots2d *rd = anim_lua_checkslots2d(L, 2);
   anim_animator *a;
   const anim_animator_box *b;
   const dlist *l = check_list(L, 4);

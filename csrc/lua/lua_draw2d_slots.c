@@ -23,7 +23,7 @@
 #include "lua_buffer.h"
 #include "lua_draw2d.h"
 
-#define READER_TAG 0x736c7432u /* "slt2" */
+#define READER_TAG ANIM_SLOTS2D_TAG
 #define READER_MT ANIM_SLOTS2D_MT
 /* the numbers a slot gives (slots2d_read) and takes from the setup */
 #define PER_SLOT 8
@@ -123,6 +123,13 @@ static reader *check_reader(lua_State *L, int arg) {
     lua_pop(L, 1);
   }
   if (!same) anim_lua_argerror(L, arg, "a slot reader (core.slots2d) expected, got %s", anim_lua_typename(L, arg));
+  return r;
+}
+
+anim_slots2d *anim_lua_checkslots2d(lua_State *L, int arg) {
+  reader *r = luaL_testudata(L, arg, READER_MT);
+  if (!r || lua_rawlen(L, arg) < sizeof *r || r->tag != READER_TAG)
+    anim_lua_argerror(L, arg, "a slot reader (core.slots2d) expected, got %s", anim_lua_typename(L, arg));
   return r;
 }
 
