@@ -337,14 +337,25 @@ describe("anim.import_dragonbones warns and goes on", function()
     local r = assert(decode(with(function(_, a)
       a.skin = mesh_skin({ type = "mesh", name = "link", share = "m" })
     end)))
-    assert.are.equal("armature[1].skin[1]: slot 's', display 'link': it shares mesh 'm' of skin 'default', which no slot"
-      .. " of that skin has; it is skipped", warned(r, "shares"))
+    assert.are.equal("armature[1].skin[1].slot[1].display[1]: display 'link': it shares mesh 'm' of skin 'default', which"
+      .. " no slot of that skin has; it is skipped", warned(r, "shares"))
     assert.is_nil(r.description.skins[1].attachments.s.link)
     r = assert(decode(with(function(_, a)
       a.skin = { { name = "4.2.0", slot = { { name = "s", display = { mesh(), { type = "mesh", name = "link", share = "m" } } } } } }
     end)))
-    assert.are.equal("armature[1].skin[1]: slot 's', display 'link': it shares mesh 'm' of skin 'default', which is not"
-      .. " a skin; it is skipped", warned(r, "shares"))
+    assert.are.equal("armature[1].skin[1].slot[1].display[2]: display 'link': it shares mesh 'm' of skin 'default', which"
+      .. " is not a skin; it is skipped", warned(r, "shares"))
+    -- (a mesh named by its display name, in a skin that files it under the
+    -- default skin's name at its index: its parent is that name)
+    r = assert(decode(with(function(_, a)
+      local red = mesh()
+      red.name = "mRed"
+      a.skin = { { slot = { { name = "s", display = { mesh(), { name = "img" } } } } },
+        { name = "red", slot = { { name = "s", display = { red, { type = "mesh", name = "link", share = "mRed", skin = "red" } } } } } }
+    end)))
+    local red = r.description.skins[2].attachments.s
+    assert.are.same({ "linkedmesh", "m", "red" }, { red.img.type, red.img.parent, red.img.skin })
+    assert.are.same({ "mesh", "mRed" }, { red.m.type, red.m.name })
     r = assert(decode(base(), { SubTexture = { { name = "img", width = 4, height = 4 } } }))
     assert.are.equal("armature[1].skin[1].slot[1].display[1].path: display 'img': the texture atlas gives no page size"
       .. " (width, height), so region 'img' has no texture coordinates; it is drawn without an image", warned(r, "page size"))

@@ -264,25 +264,25 @@ describe("anim.skeleton2d", function()
     end
     -- (the description's mesh as it is: made)
     assert(anim.skeleton2d(desc()))
-    bad(function(c) c.vertices = nil end, ".vertices: a mesh's vertices expected")
-    bad(function(c) c.vertices = { 0, 0, 1 } end, ".vertices: 3 numbers: not 2 a vertex")
-    bad(function(c) c.vertices = { 0, 0, 1, 0, 0, "1" } end, ".vertices[6]: a finite number expected, got string")
-    bad(function(c) c.vertices = { 0, 0, 1, 0, 0, 1 / 0 } end, ".vertices[6]: a finite number expected, got inf")
-    bad(function(c) c.uvs = { 0, 0, 1, 0 } end, ".uvs: 2 vertices, the vertices give 3")
-    bad(function(c) c.uvs = { 0, 0, 1 } end, ".uvs: 3 numbers: not 2 a vertex")
-    bad(function(c) c.triangles = { 0, 1 } end, ".triangles: 2 corners: not 3 a triangle")
-    bad(function(c) c.triangles = { 0, 1, 3 } end, ".triangles[3]: a vertex's index expected (0 to 2), got 3")
-    bad(function(c) c.triangles = { 0, 1, 0.5 } end, ".triangles[3]: a vertex's index expected (0 to 2), got 0.5")
+    bad(function(c) c.vertices = nil end, ".vertices: a mesh must have its vertices")
+    bad(function(c) c.vertices = { 0, 0, 1 } end, ".vertices: vertices holds 3 numbers: not 2 a vertex")
+    bad(function(c) c.vertices = { 0, 0, 1, 0, 0, "1" } end, ".vertices[6]: a number of vertices must be a finite number, got string")
+    bad(function(c) c.vertices = { 0, 0, 1, 0, 0, 1 / 0 } end, ".vertices[6]: a number of vertices must be a finite number, got inf")
+    bad(function(c) c.uvs = { 0, 0, 1, 0 } end, ".uvs: uvs holds 4 numbers for 3 vertices (2 a vertex)")
+    bad(function(c) c.uvs = { 0, 0, 1 } end, ".uvs: uvs holds 3 numbers for 3 vertices (2 a vertex)")
+    bad(function(c) c.triangles = { 0, 1 } end, ".triangles: triangles holds 2 corners: not 3 a triangle")
+    bad(function(c) c.triangles = { 0, 1, 3 } end, ".triangles[3]: a corner must be a vertex's index from 0 to 2, got 3")
+    bad(function(c) c.triangles = { 0, 1, 0.5 } end, ".triangles[3]: a corner must be a vertex's index from 0 to 2, got 0.5")
     -- (weighted: per vertex its count, then bone, x, y, weight; the bones 0-based)
     bad(function(c) c.weighted, c.vertices = true, { 1, 0, 0, 0, 1, 1, 9, 1, 0, 1, 1, 0, 0, 1, 1 } end,
-      ".vertices[7]: a bone's index expected (0 to 2), got 9")
+      ".vertices[7]: a bone's index must be a whole number from 0 to 2, got 9")
     bad(function(c) c.weighted, c.vertices = true, { 1, 0, 0, 0, 1, 2, 0, 1, 0, 1 } end,
-      ".vertices[6]: a vertex's count of bones expected (a whole number, its entries after it), got 2")
-    bad(function(c) c.weighted, c.uvs = 1, nil end, ".weighted: true or false expected, got number")
+      ".vertices[6]: a vertex's count of bones must be a whole number, its 4 numbers each after it, got 2")
+    bad(function(c) c.weighted, c.uvs = 1, nil end, ".weighted: weighted must be true or false, got number")
     bad(function(c) c.region = { u = 0, v = 0 } end, ".region: a region's u, v, u2 and v2 come together (its rectangle on"
       .. " its page), got 2 of them")
-    bad(function(c) c.region = { u = 0, v = 0, u2 = 1, v2 = 0 / 0 } end, ".region.v2: a finite number expected, got nan")
-    bad(function(c) c.x = "1" end, ".x: a finite number expected, got string")
+    bad(function(c) c.region = { u = 0, v = 0, u2 = 1, v2 = 0 / 0 } end, ".region.v2: v2 must be a finite number, got nan")
+    bad(function(c) c.x = "1" end, ".x: x must be a finite number, got string")
     -- (a weighted mesh of the skeleton's bones, and a linked mesh of it: made)
     local d = desc()
     local cape = d.skins[1].attachments.back.cape
@@ -294,6 +294,16 @@ describe("anim.skeleton2d", function()
     assert.is_nil(sk)
     assert.are.equal("skeleton: skins[1].attachments.back.cape2.parent: no mesh 'cap' in skin 'default' (on slot 'back'"
       .. " or another)", err)
+    -- (a region's turn, a colour, a sequence's frames with a hole: the
+    -- Spine importer leaves a frame the atlas lacks out)
+    bad(function(c) c.region = { rotate = "x" } end, ".region.rotate: rotate must be true, false or a finite number of"
+      .. " degrees, got string")
+    bad(function(c) c.color = { 1, "1", 1, 1 } end, ".color[2]: a colour's component must be a finite number, got string")
+    bad(function(c) c.regions = { [1] = {}, x = {} } end, ".regions: regions holds a key 'x': frame i's region is at 1 + i")
+    d = desc()
+    d.skins[1].attachments.back.cape.regions = { [1] = {}, [3] = {} }
+    d.skins[1].attachments.back.cape.sequence = { count = 3 }
+    assert(anim.skeleton2d(d))
   end)
 
   it("bounds what a skeleton costs a frame: constraints above long chains are refused, in bounded work", function()

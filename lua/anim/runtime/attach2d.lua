@@ -249,14 +249,17 @@ function M.compile(desc)
     c.slots[s.name] = i
     slot_bone[s.name] = c.bones[s.bone]
   end
-  -- a linked mesh's parent: in its own slot (Spine), else the first slot
-  -- of the skin, in setup order, with a mesh of that name (DragonBones'
-  -- `share` names a mesh of any slot); and the parent's slot
+  -- a linked mesh's parent: the mesh of that name in its own slot (Spine),
+  -- else in the first slot of the skin, in setup order, that has one
+  -- (DragonBones' `share` names a mesh of any slot); and the parent's slot
+  -- (anim.skeleton2d refused a linked mesh with none:
+  -- lua/anim/format/attachments2d.lua)
   local function find(skin, slot, name)
     for _, sk in ipairs(desc.skins or {}) do
       if sk.name == skin then
         local atts = sk.attachments or {}
-        if atts[slot] and atts[slot][name] then return atts[slot][name], slot end
+        local own = atts[slot] and atts[slot][name]
+        if own and own.type == "mesh" then return own, slot end
         for _, s in ipairs(desc.slots or {}) do
           local a = atts[s.name] and atts[s.name][name]
           if a and a.type == "mesh" then return a, s.name end

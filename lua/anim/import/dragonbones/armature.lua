@@ -12,22 +12,13 @@
 -- slot's display index -> attachment channel value, and the meshes by
 -- skin, slot and display name (a deform timeline's offsets are turned into
 -- the bones' spaces as the mesh's weights are).
-require("anim.base.luajit").no_traversal_traces()
 local E = require "anim.base.errors"
 local limits = require "anim.base.limits"
 local F = require "anim.import.dragonbones.fields"
-local byteorder = require "anim.base.order"
 
 local M = {}
 
 local key, index, fail, shown = E.key, E.index, E.fail, E.shown
-
--- The string keys of t (nil: none) in byte order.
-local function sorted_keys(t)
-  local out = {}
-  for k in pairs(t or {}) do if type(k) == "string" then out[#out + 1] = k end end
-  return byteorder.sort(out)
-end
 
 local function unknown(path, what, name, names)
   fail(path, "unknown %s '%s'%s", what, shown(name), E.hint(name, names))
@@ -390,7 +381,7 @@ local function read_skins(raw, path, A, warn, atlas)
   A.desc.skins = {}
   A.meshes = {}
   local default_at
-  local skins = {}
+  local skins, links = {}, {}
   for i, s in ipairs(list) do
     local p = index(key(path, "skin"), i)
     E.object(s, p, "skin")
@@ -443,6 +434,9 @@ local function read_skins(raw, path, A, warn, atlas)
             at = nm
           end
           atts[at] = att
+          if att.type == "linkedmesh" then
+            links[#links + 1] = { att = att, atts = atts, key = at, slot = sname, path = dp }
+          end
           if att.type == "mesh" then
             A.meshes[s.name][sname][att.name] = { key = at, att = att, binding = att.binding }
             att.binding = nil
@@ -451,35 +445,28 @@ local function read_skins(raw, path, A, warn, atlas)
       end
     end
   end
-  -- linked meshes (`share`): their parent as the runtime finds it
-  -- (attach2d.compile: the mesh of that name in the named skin, in the
-  -- display's slot, else in the first slot in setup order that has one);
-  -- one whose parent is not there is skipped, as Spine's are
-  local by_name = {}
-  for _, skin in ipairs(A.desc.skins) do by_name[skin.name] = skin end
-  for n, skin in ipairs(A.desc.skins) do
-    local s = skins[order[n]]
-    for _, sname in ipairs(A.slot_names) do
-      local atts = skin.attachments[sname]
-      for _, an in ipairs(sorted_keys(atts)) do
-        local att = atts[an]
-        if att.type == "linkedmesh" then
-          local ps = by_name[att.skin]
-          local found = ps and ps.attachments[sname] and ps.attachments[sname][att.parent]
-          if not (found and found.type == "mesh") and ps then
-            found = nil
-            for _, other in ipairs(A.slot_names) do
-              local o = ps.attachments[other] and ps.attachments[other][att.parent]
-              if o and o.type == "mesh" then found = o; break end
-            end
-          end
-          if not (found and found.type == "mesh") then
-            warn(s.path, "slot '%s', display '%s': it shares mesh '%s' of skin '%s', which %s; it is skipped",
-              shown(sname), shown(an), shown(att.parent), shown(att.skin), ps and "no slot of that skin has" or "is not a skin")
-            atts[an] = nil
-          end
-        end
+  -- linked meshes (`share`, the display name of a mesh of the skin it
+  -- names): their parent by its key in that skin (the name its display is
+  -- filed under, the default skin's at its index), on the display's slot,
+  -- else on the first slot in setup order that has it (attach2d.compile
+  -- looks for it so); one whose mesh is not there is skipped, as Spine's
+  -- are, with a warning at the display
+  for _, l in ipairs(links) do
+    local att = l.att
+    local bys = A.meshes[att.skin]
+    local m = bys and bys[l.slot] and bys[l.slot][att.parent]
+    if bys and not m then
+      for _, other in ipairs(A.slot_names) do
+        m = bys[other] and bys[other][att.parent]
+        if m then break end
       end
+    end
+    if m then
+      att.parent = m.key
+    else
+      warn(l.path, "display '%s': it shares mesh '%s' of skin '%s', which %s; it is skipped", shown(att.name),
+        shown(att.parent), shown(att.skin), bys and "no slot of that skin has" or "is not a skin")
+      l.atts[l.key] = nil
     end
   end
   -- the setup attachment: the display at displayIndex of the default skin
