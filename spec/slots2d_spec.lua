@@ -495,3 +495,30 @@ describe("an atlas page without a size", function()
     assert.are.equal(0, draws)
   end)
 end)
+
+describe("a linked mesh's parent", function()
+  it("is the mesh of its name, not another attachment of that name on its own slot (DragonBones' share)", function()
+    local cjson = require "cjson"
+    local function mesh(name)
+      return { type = "mesh", name = name, vertices = { 0, 0, 10, 0, 10, 10, 0, 10 }, uvs = { 0, 0, 1, 0, 1, 1, 0, 1 },
+        triangles = { 0, 1, 2, 0, 2, 3 } }
+    end
+    -- (slot s shows an image "m" and a mesh sharing "m", which is slot t's)
+    local ske = cjson.encode { version = "5.5", frameRate = 10, armature = { {
+      name = "a", bone = { { name = "root" } },
+      slot = { { name = "s", parent = "root", displayIndex = 1 }, { name = "t", parent = "root" } },
+      skin = { { slot = { { name = "s", display = { { name = "m" }, { type = "mesh", name = "link", share = "m" } } },
+        { name = "t", display = { mesh("m") } } } } } } } }
+    local tex = cjson.encode { width = 64, height = 64, imagePath = "t.png", SubTexture = {
+      { name = "m", x = 0, y = 0, width = 8, height = 8 }, { name = "link", x = 8, y = 0, width = 8, height = 8 } } }
+    local r = assert(anim.decode_dragonbones(ske, "x.json", tex))
+    local counts = {}
+    love_mock.run({ draw = function(_, _, n) counts[#counts + 1] = n end }, function(draw2d)
+      local a = anim.animator(r.skeleton)
+      a:update(0.1)
+      draw2d.draw(a, setmetatable({}, { __index = function(t, k) local v = { name = k }; rawset(t, k, v); return v end }))
+    end)
+    -- (both slots' meshes drawn: 6 corners each, in one run of the page)
+    assert.are.same({ 12 }, counts)
+  end)
+end)
