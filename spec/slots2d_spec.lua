@@ -522,3 +522,49 @@ describe("a linked mesh's parent", function()
     assert.are.same({ 12 }, counts)
   end)
 end)
+
+describe("a DragonBones skin that lists a slot", function()
+  it("replaces the default skin's displays of it whole: a null display, an index past its list, draw nothing", function()
+    local cjson = require "cjson"
+    local ske = cjson.encode { version = "5.5", frameRate = 10, armature = { {
+      name = "a", bone = { { name = "root" } }, slot = { { name = "s", parent = "root" }, { name = "t", parent = "root" } },
+      skin = {
+        { slot = { { name = "s", display = { { name = "a0" }, { name = "a1" } } }, { name = "t", display = { { name = "b0" } } } } },
+        { name = "red", slot = { { name = "s", display = { cjson.null, { name = "r1" } } } } },
+        { name = "blue", slot = { { name = "s", display = { { name = "u0" } } } } } } } } }
+    local sub = {}
+    for i, n in ipairs { "a0", "a1", "b0", "r1", "u0" } do sub[i] = { name = n, x = 8 * (i - 1), y = 0, width = 8, height = 8 } end
+    local tex = cjson.encode { width = 64, height = 64, imagePath = "t.png", SubTexture = sub }
+    local r = assert(anim.decode_dragonbones(ske, "x.json", tex))
+    local drawn
+    love_mock.run({ vertices = function(data, _, n)
+      for q = 0, n - 1 do drawn[#drawn + 1] = string.format("%.3f", data[12 * q + 3]) end -- (each corner's u)
+    end }, function(draw2d)
+      local images = setmetatable({}, { __index = function(t, k) local v = { name = k }; rawset(t, k, v); return v end })
+      -- (which regions a frame draws: each one's first corner's u, 6 corners a region)
+      local function shown(skin, index)
+        local a = anim.animator(r.skeleton)
+        if skin then a:skin(skin) end
+        local clip = assert(anim.clip({ length = 1, joints = { root = { rotation = { { 0, { 0, 0, 0 } } } } },
+          properties = { ["slot.s.attachment"] = { { 0, { index }, "step" } } } }, "k"))
+        a:play(clip, { fade = 0 })
+        a:update(0.1)
+        drawn = {}
+        draw2d.draw(a, images)
+        local firsts = {}
+        for q = 1, #drawn, 6 do firsts[#firsts + 1] = drawn[q] end
+        return firsts, a
+      end
+      local default0 = shown(nil, 1)
+      assert.are.same(2, #default0) -- (a0 on s, b0 on t)
+      local red0, a = shown("red", 1)
+      assert.are.same({ default0[2] }, red0) -- (red's null display: s shows nothing, t its default)
+      assert.are.same({ type = "none" }, (a:attachment("s")))
+      local red1 = shown("red", 2)
+      assert.are.equal(2, #red1)
+      assert.are_not.equal(shown(nil, 2)[1], red1[1]) -- (r1, not a1)
+      local blue1 = shown("blue", 2)
+      assert.are.same({ default0[2] }, blue1) -- (past blue's list of one: nothing)
+    end)
+  end)
+end)

@@ -469,6 +469,24 @@ local function read_skins(raw, path, A, warn, atlas)
       l.atts[l.key] = nil
     end
   end
+  -- a skin that lists a slot replaces the default skin's displays of it
+  -- whole (BaseFactory._buildSlots): an index it leaves null, or does not
+  -- reach, shows nothing under it, where the contract would fall back to
+  -- the default skin's attachment of that name; such a name is filed as
+  -- an attachment that draws nothing ({ type = "none" })
+  if default_at then
+    for n = 2, #order do
+      local skin = A.desc.skins[n]
+      for _, sname in ipairs(A.slot_names) do
+        local atts = skin.attachments[sname]
+        if atts then
+          for _, nm in ipairs(A.slots[sname].slot.attachment_names) do
+            if atts[nm] == nil then atts[nm] = { type = "none" } end
+          end
+        end
+      end
+    end
+  end
   -- the setup attachment: the display at displayIndex of the default skin
   for _, name in ipairs(A.slot_names) do
     local slot = A.slots[name]
