@@ -22,6 +22,14 @@ local function world(...)
   return b
 end
 
+-- The corners (x, y each) of entry e's one triangle, drawn by drawer d
+-- into out (doubles) with animator a's pose of this frame.
+local function triangle(d, a, c, e, out)
+  attach2d.pose(d, a, c)
+  assert.are.equal(3, attach2d.draw(d, e.record, out, 0, 1, 1, 1, 1, 0, 0, 0))
+  return { out[1], out[2], out[13], out[14], out[25], out[26] }
+end
+
 local function numbers(buf, from, n)
   local out = {}
   for i = 1, n do out[i] = buf[from + i] end
@@ -252,11 +260,7 @@ describe("attach2d", function()
     local d = attach2d.drawer(c, wm, scratch)
     local e = attach2d.lookup(c, nil, "hand", "m")
     local out = anim.buffer(3 * 12, "double")
-    local function xs()
-      attach2d.pose(d, a, c)
-      assert.are.equal(3, attach2d.draw(d, e.record, out, 0, 1, 1, 1, 1, 0, 0, 0))
-      return { out[1], out[2], out[13], out[14], out[25], out[26] }
-    end
+    local function xs() return triangle(d, a, c, e, out) end
     a:update(0)
     same(xs(), { 10, 0, 14, 0, 10, 2 })
     a:play(clip("other", { 1 }), { fade = 0 })
@@ -313,11 +317,7 @@ describe("attach2d's drawer after a restore", function()
     local d = attach2d.drawer(c, attach2d.buffer(6), attach2d.buffer(2 * c.points))
     local e = attach2d.lookup(c, nil, "hand", "m")
     local out = anim.buffer(3 * 12, "double")
-    local function xs()
-      attach2d.pose(d, a, c)
-      assert.are.equal(3, attach2d.draw(d, e.record, out, 0, 1, 1, 1, 1, 0, 0, 0))
-      return { out[1], out[2], out[13], out[14], out[25], out[26] }
-    end
+    local function xs() return triangle(d, a, c, e, out) end
     same(xs(), { 1, 0, 4, 1, 0, 2 })
     -- (two restores between poses: the animator the drawer saw is freed and
     -- the one in the box now may have its address, as many names known)

@@ -195,14 +195,8 @@ static int attachment2d(lua_State *L) {
   return 1;
 }
 
-
-
-static drawer *check_drawer(lua_State *L, int arg) {
-  drawer *d = typed(L, arg, 2, sizeof(drawer), DRAWER_TAG);
-  if (!d) anim_lua_argerror(L, arg, "a drawer (core.drawer2d) expected, got %s", anim_lua_typename(L, arg));
-  return d;
-}
-
+/* (by the registry's metatable, for lua_draw2d_run.c's core.draw2d_run
+ * too, which has not this file's upvalues: one check for both) */
 anim_drawer2d *anim_lua_checkdrawer2d(lua_State *L, int arg) {
   drawer *d = luaL_testudata(L, arg, DRAWER_MT);
   if (!d || lua_rawlen(L, arg) < sizeof *d || d->tag != DRAWER_TAG)
@@ -335,7 +329,7 @@ static void copy_deform(const anim_animator *a, drawer *d, size_t k) {
  * that made one: an allocation may run finalizers, and one may restore
  * the animator (a new one in its box, the old one freed). */
 static int drawer2d_pose(lua_State *L) {
-  drawer *d = check_drawer(L, 1);
+  drawer *d = anim_lua_checkdrawer2d(L, 1);
   anim_animator *a;
   const anim_animator_box *b;
   anim_lua_buffer *map = doubles(L, 3, "the bones' joints");
@@ -431,7 +425,7 @@ size_t anim_lua_draw2d_record(lua_State *L, int arg, drawer *d, const record *r,
  * mesh format of anim.love), placed by the drawer's world matrices and
  * the record's deform of this frame. */
 static int draw2d(lua_State *L) {
-  drawer *d = check_drawer(L, 1);
+  drawer *d = anim_lua_checkdrawer2d(L, 1);
   const record *r = check_record(L, 2);
   double col[8];
   anim_skin_out o = { 0 };

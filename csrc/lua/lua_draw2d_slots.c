@@ -114,18 +114,6 @@ static int slots2d(lua_State *L) {
   return 1;
 }
 
-static reader *check_reader(lua_State *L, int arg) {
-  reader *r = lua_touserdata(L, arg);
-  int same = 0;
-  if (r && lua_type(L, arg) == LUA_TUSERDATA && lua_rawlen(L, arg) >= sizeof *r && r->tag == READER_TAG &&
-      lua_getmetatable(L, arg)) {
-    same = lua_topointer(L, -1) == lua_topointer(L, lua_upvalueindex(1));
-    lua_pop(L, 1);
-  }
-  if (!same) anim_lua_argerror(L, arg, "a slot reader (core.slots2d) expected, got %s", anim_lua_typename(L, arg));
-  return r;
-}
-
 anim_slots2d *anim_lua_checkslots2d(lua_State *L, int arg) {
   reader *r = luaL_testudata(L, arg, READER_MT);
   if (!r || lua_rawlen(L, arg) < sizeof *r || r->tag != READER_TAG)
@@ -177,7 +165,7 @@ void anim_slots2d_values(const anim_animator *a, const reader *r, size_t i, lua_
  * the setup attachment), colour r, g, b, a and dark r, g, b (each
  * component the property's when a track gives it, else the setup's). */
 static int slots2d_read(lua_State *L) {
-  reader *r = check_reader(L, 1);
+  reader *r = anim_lua_checkslots2d(L, 1);
   anim_animator *a = anim_lua_checkanimator(L, 2);
   const anim_animator_box *b = lua_touserdata(L, 2);
   size_t i;
@@ -203,7 +191,7 @@ static int slots2d_read(lua_State *L) {
 /* core.slots2d_slot(reader, animator, i) -> slot i's (1-based) attachment
  * index, r, g, b, a, dr, dg, db: what slots2d_read gives it. */
 static int slots2d_slot(lua_State *L) {
-  reader *r = check_reader(L, 1);
+  reader *r = anim_lua_checkslots2d(L, 1);
   anim_animator *a = anim_lua_checkanimator(L, 2);
   const anim_animator_box *b = lua_touserdata(L, 2);
   lua_Number i = luaL_checknumber(L, 3);

@@ -106,19 +106,20 @@ local function mesh(att, p, nbones)
   opt_num(att, "hull", p)
 end
 
--- The mesh a linked mesh shows, as attach2d finds it: in the skin it
--- names (default: "default"), in its own slot, else in the first slot of
--- the description's order with a mesh of that name.
-local function parent_of(desc, att, slot)
-  local skin = att.skin or "default"
+-- parent(desc, skin, slot, name) -> the mesh a linked mesh on `slot`
+-- shows and its slot, or nil: in skin `skin` of desc, the mesh `name` on
+-- that slot (Spine), else on the first slot of the description's order
+-- that has one (DragonBones' `share` names a mesh of any slot). The one
+-- rule of the check here and of the drawing (attach2d.compile).
+function M.parent(desc, skin, slot, name)
   for _, sk in ipairs(desc.skins or {}) do
     if sk.name == skin then
       local atts = sk.attachments or {}
-      local own = atts[slot] and atts[slot][att.parent]
-      if own and own.type == "mesh" then return own end
+      local own = atts[slot] and atts[slot][name]
+      if own and own.type == "mesh" then return own, slot end
       for _, s in ipairs(desc.slots or {}) do
-        local a = atts[s.name] and atts[s.name][att.parent]
-        if a and a.type == "mesh" then return a end
+        local a = atts[s.name] and atts[s.name][name]
+        if a and a.type == "mesh" then return a, s.name end
       end
       return nil
     end
@@ -153,7 +154,7 @@ function M.check(desc, att, slot, p, nbones)
   elseif t == "linkedmesh" then
     E.string(att.parent, key(p, "parent"), "parent")
     if att.skin ~= nil then E.string(att.skin, key(p, "skin"), "skin") end
-    if not parent_of(desc, att, slot) then
+    if not M.parent(desc, att.skin or "default", slot, att.parent) then
       fail(key(p, "parent"), "no mesh '%s' in skin '%s' (on slot '%s' or another)", E.shown(att.parent),
         E.shown(att.skin or "default"), E.shown(slot))
     end

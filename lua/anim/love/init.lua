@@ -180,8 +180,8 @@ function M.draw(animator, images, x, y, r, sx, sy)
   local reader, drawer = st.reader, st.drawer
   local order = c.orders[attach2d.read_slots(reader, animator)] or c.orders[0]
   local skin = animator:skin()
-  local entries, list, dlist = attach2d.slot_entries(c, skin), c.slot_list, attach2d.draw_list(c, skin)
-  local clip_end, stop = nil, 0
+  local entries, dlist = attach2d.slot_entries(c, skin), attach2d.draw_list(c, skin)
+  local stop = 0 -- (the slot that ends the clipping drawn, 0: none)
   run.page, run.start, run.used, run.blend = nil, 0, 0, nil
   for p in pairs(used) do used[p] = nil end -- (per page: the vertices written this frame)
   local o, n = 1, #order
@@ -206,17 +206,17 @@ function M.draw(animator, images, x, y, r, sx, sy)
       stencil.n = attach2d.draw(drawer, e.record, sp.data, 0, 1, 1, 1, 1, 0, 0, 0)
       g.stencil(draw_stencil, "replace", 1)
       g.setStencilTest("greater", 0)
-      clip_end, stop = e.end_slot, c.slots[e.end_slot] or 0
+      stop = c.slots[e.end_slot] or 0
     elseif e and e.ntri > 0 and e.kind ~= "clipping" then
       local rec, ntri, page = attach2d.frame(animator, e) -- (a sequence's frame now)
       if ntri > 0 then
         draw_one(g, st, c, e, c.slot_blend[i], rec, page, images, cr, cg, cb, ca, dr, dg, db)
       end
     end
-    if clip_end and list[i].name == clip_end then
+    if i == stop then
       flush(g)
       g.setStencilTest()
-      clip_end, stop = nil, 0
+      stop = 0
     end
     o = o + 1
   end

@@ -16,6 +16,7 @@
 require("anim.base.luajit").no_traversal_traces()
 local core = require "anim.core"
 local skeleton2d = require "anim.format.skeleton2d"
+local attachments2d = require "anim.format.attachments2d"
 
 local M = {}
 
@@ -249,25 +250,6 @@ function M.compile(desc)
     c.slots[s.name] = i
     slot_bone[s.name] = c.bones[s.bone]
   end
-  -- a linked mesh's parent: the mesh of that name in its own slot (Spine),
-  -- else in the first slot of the skin, in setup order, that has one
-  -- (DragonBones' `share` names a mesh of any slot); and the parent's slot
-  -- (anim.skeleton2d refused a linked mesh with none:
-  -- lua/anim/format/attachments2d.lua)
-  local function find(skin, slot, name)
-    for _, sk in ipairs(desc.skins or {}) do
-      if sk.name == skin then
-        local atts = sk.attachments or {}
-        local own = atts[slot] and atts[slot][name]
-        if own and own.type == "mesh" then return own, slot end
-        for _, s in ipairs(desc.slots or {}) do
-          local a = atts[s.name] and atts[s.name][name]
-          if a and a.type == "mesh" then return a, s.name end
-        end
-        return nil
-      end
-    end
-  end
   local most_per_slot = {}
   for _, sk in ipairs(desc.skins or {}) do
     local out = {}
@@ -276,7 +258,10 @@ function M.compile(desc)
       out[slot] = {}
       for name, att in pairs(atts) do
         local parent, parent_slot
-        if att.type == "linkedmesh" then parent, parent_slot = find(att.skin or "default", slot, att.parent) end
+        -- (a linked mesh's parent: anim.skeleton2d refused one with none)
+        if att.type == "linkedmesh" then
+          parent, parent_slot = attachments2d.parent(desc, att.skin or "default", slot, att.parent)
+        end
         local e = compile_one(desc, sk.name, slot, name, att, slot_bone[slot] or 0, parent, parent_slot, deform_index)
         out[slot][name] = e
         c.points = math.max(c.points, e.n)
@@ -289,9 +274,8 @@ function M.compile(desc)
   return c
 end
 
--- What the drawing reads of the slots each frame through one call
--- (core.slots2d_read, csrc/lua/lua_draw2d_slots.c) instead of animator:slot a
--- slot: the properties' names (the draw order's, then each slot's
+-- What the drawing's slot reader (csrc/lua/lua_draw2d_slots.c) needs to
+-- read every slot in C instead of through animator:slot: the properties' names (the draw order's, then each slot's
 -- attachment, colour and dark colour: false without a setup dark colour,
 -- as animator:slot reads none then) and the setup's numbers (8 a slot:
 -- its attachment's index, -1 for the setup attachment, 0 none; colour;
