@@ -397,12 +397,14 @@ local root = ...
 local real = assert(core.realpath(root))
 -- (those naming a file or folder of the checkout: the pipe of the popen
 -- that lists them may be there or not, as the shell runs before or after
--- the popen closes its end)
+-- the popen closes its end; when it closes between ls's reading the
+-- folder and its reading the link, ls says so on its error stream, which
+-- is not the count's: dropped)
 local function open_fds()
   local f = io.open("/proc/self/stat")
   local pid = f:read("*l"):match("^(%d+)")
   f:close()
-  local p = io.popen("ls -l /proc/" .. pid .. "/fd")
+  local p = io.popen("ls -l /proc/" .. pid .. "/fd 2>/dev/null")
   local n = 0
   for l in p:lines() do
     if l:find(" -> " .. real, 1, true) then n = n + 1 end
