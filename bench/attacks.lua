@@ -778,23 +778,34 @@ end
 
 do -- issue 41 (pack version 2): a 4 MiB .animc whose keys take one bit each (no value bits,
   -- frame deltas 0 and 1 in turn: the most keys a pack holds, 8 a byte), 256 joints of
-  -- 131,072 keys: the index decodes 33.5 million frames into 67 MB
+  -- 131,072 keys: 33.5 million keys, refused under anim.limits.keys (a clip keeps its keys
+  -- decoded, 24 bytes a position's); then 32 of those joints, 4.2 million keys, with the
+  -- limit raised to let them in: the index decodes their frames (8 MB) and keys (101 MB)
   local core = require "anim.core"
-  local nj, n = 256, 131072
-  local names, js = {}, {}
-  for j = 1, nj do names[j] = string.format("j%03d", j); js[names[j]] = {} end
-  local t = core.value_encode({ version = 3, joints = js })
+  local n = 131072
   -- a narrow position: n (3-byte varint), first frame 0, 1 bit a delta, least 0, the deltas,
   -- 0 bits a number, its range
   local ch = string.char(n % 128 + 128, math.floor(n / 128) % 128 + 128, math.floor(n / 16384)) .. "\0\0\1\0"
     .. ("\170"):rep(16383) .. "\42" .. "\0\0\0" .. ("\0"):rep(24) -- (n - 1 deltas: 0, 1, 0, 1 ...)
-  local pack = compat.pack_u32le(nj) .. "\0\0\0\0\0\0\62\64" .. compat.pack_u32le(65536) .. ("\2" .. ch):rep(nj)
-  local path = os.tmpname() .. ".animc"
-  local f = assert(io.open(path, "wb"))
-  f:write(core.animc_write({ 0, 0, 0, 0, 0 }, t, pack))
-  f:close()
-  measure("import", string.format("41: a %.1f MiB .animc of %d keys of one bit", #pack / 1048576, nj * n),
-    function() assert(anim.load(path)) end)
+  local function file(nj) -- (its path and the pack's bytes)
+    local js = {}
+    for j = 1, nj do js[string.format("j%03d", j)] = {} end
+    local pack = compat.pack_u32le(nj) .. "\0\0\0\0\0\0\62\64" .. compat.pack_u32le(65536) .. ("\2" .. ch):rep(nj)
+    local path = os.tmpname() .. ".animc"
+    local f = assert(io.open(path, "wb"))
+    f:write(core.animc_write({ 0, 0, 0, 0, 0 }, core.value_encode({ version = 3, joints = js }), pack))
+    f:close()
+    return path, #pack
+  end
+  local path, bytes = file(256)
+  measure("import", string.format("41: a %.1f MiB .animc of %d keys of one bit (refused)", bytes / 1048576, 256 * n),
+    function() assert(not anim.load(path)) end)
+  os.remove(path)
+  path, bytes = file(32)
+  local old = anim.set_limits { keys = 32 * n }
+  measure("import", string.format("41: a %.1f MiB .animc of %d keys of one bit, anim.limits.keys raised",
+    bytes / 1048576, 32 * n), function() assert(anim.load(path)) end)
+  anim.set_limits(old)
   os.remove(path)
 end
 

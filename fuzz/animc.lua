@@ -50,7 +50,7 @@ end
 -- against the full reading of it: the same info (its table decoded when
 -- asked for), the same clip written again.
 local function same_fast(bytes)
-  local fast = core.animc_plain(bytes, format.FULL_FIELDS, limits.joints, limits.strings, limits.depth)
+  local fast = core.animc_plain(bytes, format.FULL_FIELDS, limits.joints, limits.strings, limits.depth, limits.keys)
   if not fast then return end
   local tab, pack, stats, pack_at, longest, deepest, skeleton = core.animc_read(bytes, limits.joints)
   if type(tab) ~= "table" then C.bug("a .animc file loaded from its bytes that the decoder refuses") end

@@ -35,7 +35,7 @@ local function file(t, pack)
 end
 
 local function fast(bytes)
-  return core.animc_plain(bytes, format.FULL_FIELDS, limits.joints, limits.strings, limits.depth)
+  return core.animc_plain(bytes, format.FULL_FIELDS, limits.joints, limits.strings, limits.depth, limits.keys)
 end
 
 -- The full reading's clip of the bytes.
@@ -119,7 +119,7 @@ describe("core.animc_plain", function()
   it("keeps the table's bytes for it, which core.value_decode reads as the file's decoder does", function()
     local t = { joints = { a = {} }, skeleton = SKELETON, loop = "loop", length = 1, fps = 24, tags = { "x", 2.5, true } }
     local enc = core.value_encode(t)
-    local r = { core.animc_plain(file(t), format.FULL_FIELDS, limits.joints, limits.strings, limits.depth) }
+    local r = { core.animc_plain(file(t), format.FULL_FIELDS, limits.joints, limits.strings, limits.depth, limits.keys) }
     assert.are.equal(enc, r[9])
     assert.is_true(same(core.value_decode(enc), (core.animc_read(file(t)))))
     -- (its messages: the decoder's, the offsets the table's own)

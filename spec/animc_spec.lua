@@ -242,6 +242,22 @@ print(select(2, anim.load(%q)))
     assert(E.catch("x", animc.decode, keys(400), "x")) -- (the pack's 50 bytes)
     refused(keys(401), "byte " .. C .. ": more keys than 8 a byte of the pack")
     refused(keys(16000), "byte " .. C .. ": more keys than 8 a byte of the pack")
+    -- and at most anim.limits.keys in all, as a clip's (the clip keeps them
+    -- decoded, packed.h): a position and a scale of 200 keys each, the
+    -- second refused at its first byte
+    local function two(n)
+      local ch = string.char(n % 128 + 128, math.floor(n / 128)) .. "\0\0\0\1" .. "\0\0\0" .. range
+      return with(POS + 2 * 16, ch .. ch)
+    end
+    local old = anim.set_limits { keys = 399 }
+    refused(two(200), "byte " .. (C + 33) .. ": more keys than anim.limits.keys (399)")
+    refused(keys(400), "byte " .. C .. ": more keys than anim.limits.keys (399)")
+    refused(keys(400), "byte " .. C .. ": more keys than anim.limits.keys (399)", true) -- (anim.load: the fast reading too)
+    anim.set_limits { keys = 400 }
+    local ok, c = pcall(E.catch, "x", animc.decode, two(200), "x")
+    anim.set_limits(old)
+    assert.is_true(ok)
+    assert.is_true(anim.is_clip(c))
   end)
 
   it("samples a wide rotation channel's keys made unit, as the index takes them within 1% of it", function()

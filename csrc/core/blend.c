@@ -149,7 +149,7 @@ typedef struct track_view {
   const int *byjoint, *cj;
   const unsigned char *adjust;
   int *hot;
-  unsigned char *pkc;          /* a compressed clip's: the track's decoded keys */
+  unsigned char *pkc;          /* a compressed clip's: the track's cache (packed.h) */
   double time, tw, frame;      /* frame: a compressed clip's time in its frames */
 } track_view;
 
@@ -187,8 +187,8 @@ static ANIM_INLINE int sample_one(const track_view *v, int b, double *s, int zin
     /* anim_packed_sample of a compressed joint of a position and a
      * rotation with keys, no scale, on the track's decoded keys */
     const anim_pk_joint *pj = jt->packed;
-    anim_pk_vec(&pj->ch[0], v->frame, NULL, (anim_pk_vkey *)(void *)(v->pkc + pj->ch[0].cache), s);
-    anim_pk_quat_sum(&pj->ch[1], v->frame, (anim_pk_qkey *)(void *)(v->pkc + pj->ch[1].cache), s + 3, s + 7);
+    anim_pk_vec_track(&pj->ch[0], v->frame, v->pkc, s);
+    anim_pk_quat_sum(&pj->ch[1], v->frame, v->pkc, s + 3, s + 7);
     ch = ANIM_CH_POS | ANIM_CH_ROT | CH_NLERP;
   } else if (jt->fast && !jt->muted) {
     if (zinline) ch = anim_clip_sample_fast_2d(v->t->clip, jt, v->time, v->hot + b * ANIM_HOT_CURSORS, s);

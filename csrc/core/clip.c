@@ -106,10 +106,11 @@ anim_clip *anim_clip_new(const anim_mem *mem, int njoints, int nitems) {
   return c;
 }
 
-const char *anim_clip_set_packed(anim_clip *c, const unsigned char *p, size_t len, size_t *at) {
+const char *anim_clip_set_packed(anim_clip *c, const unsigned char *p, size_t len, size_t max_keys, size_t *at) {
   static const int bit[3] = {ANIM_CH_POS, ANIM_CH_ROT, ANIM_CH_SCL};
   anim_packed *pk;
   unsigned char *copy;
+  float *table;
   const char *e;
   size_t nkeys = 0;
   int j, k;
@@ -117,7 +118,7 @@ const char *anim_clip_set_packed(anim_clip *c, const unsigned char *p, size_t le
   if (c->packed) return "the clip is compressed already";
   for (j = 0; j < c->njoints; j++)
     if (c->joints[j].channels) return "the clip's joints have keys";
-  if ((e = anim_packed_index(p, len, c->njoints, NULL, &nkeys, at))) return e;
+  if ((e = anim_packed_index(p, len, c->njoints, max_keys, NULL, &nkeys, at))) return e;
   pk = anim_clip_alloc(c, sizeof *pk);
   copy = anim_clip_alloc(c, len + ANIM_PK_PAD); /* (zeroed: the padding sampling reads) */
   if (!pk || !copy) return ANIM_CLIP_NOMEM;
@@ -125,10 +126,11 @@ const char *anim_clip_set_packed(anim_clip *c, const unsigned char *p, size_t le
   pk->frames = anim_clip_alloc(c, 2 * nkeys + 1);
   if (!pk->joints || !pk->frames) return ANIM_CLIP_NOMEM;
   memcpy(copy, p, len);
-  anim_packed_index(copy, len, c->njoints, pk, NULL, at);
+  anim_packed_index(copy, len, c->njoints, max_keys, pk, NULL, at);
   pk->keyed = anim_clip_alloc(c, sizeof(const anim_pk_ch *) * (size_t)(pk->nvec + pk->nquat + 1));
-  pk->keyoff = anim_clip_alloc(c, sizeof(unsigned) * (size_t)(pk->nvec + pk->nquat + 1));
-  if (!pk->keyed || !pk->keyoff) return ANIM_CLIP_NOMEM;
+  table = anim_clip_alloc(c, sizeof(float) * (pk->table + 1));
+  if (!pk->keyed || !table) return ANIM_CLIP_NOMEM;
+  anim_packed_decode(pk, table);
   anim_packed_list(pk);
   for (j = 0; j < c->njoints; j++) {
     anim_joint *jt = &c->joints[j];

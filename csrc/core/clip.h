@@ -138,10 +138,11 @@ const char *anim_clip_finish(anim_clip *c);
  * pointer). */
 extern const char ANIM_CLIP_NOMEM[];
 /* Makes a finished clip whose joints have no keys a compressed one: the
- * pack p[0..len) (packed.h) copied, checked and indexed, each joint's
- * channels read from it.  NULL, or a message with *at the byte offset in
- * the pack (ANIM_CLIP_NOMEM: out of memory). */
-const char *anim_clip_set_packed(anim_clip *c, const unsigned char *p, size_t len, size_t *at);
+ * pack p[0..len) (packed.h) copied, checked (at most max_keys keys) and
+ * indexed, its keys decoded, each joint's channels read from it.  NULL,
+ * or a message with *at the byte offset in the pack (ANIM_CLIP_NOMEM: out
+ * of memory; ANIM_PK_TOO_MANY_KEYS: more keys than max_keys). */
+const char *anim_clip_set_packed(anim_clip *c, const unsigned char *p, size_t len, size_t max_keys, size_t *at);
 /* Drops a reference (the creator holds the first); the last frees it. */
 void anim_clip_free(anim_clip *c);
 void anim_clip_retain(anim_clip *c);

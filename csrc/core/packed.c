@@ -339,9 +339,11 @@ static const char *index_frames(const unsigned char *p, size_t len, size_t *o_, 
   return NULL;
 }
 
-const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, anim_packed *out, size_t *nkeys,
-                              size_t *at) {
-  size_t o = 0, cache = 0, keys = 0;
+const char ANIM_PK_TOO_MANY_KEYS[] = "more keys than the limit";
+
+const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, size_t max_keys, anim_packed *out,
+                              size_t *nkeys, size_t *at) {
+  size_t o = 0, keys = 0, table = 0;
   int nvec = 0, nquat = 0;
   unsigned long nj, nframes;
   double rate;
@@ -383,6 +385,7 @@ const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, a
          * at the usual step --, but the index keeps 2 bytes a key: at most
          * 8 keys a byte of the pack bounds it by 16 times the pack) */
         if (keys + n > 8 * len) { *at = start; return "more keys than 8 a byte of the pack"; }
+        if (keys + n > max_keys) { *at = start; return ANIM_PK_TOO_MANY_KEYS; }
         ch.n = (int)n;
         ch.fr = fr;
         if (fr) {
@@ -390,10 +393,10 @@ const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, a
           ch.last = u16(fr + 2 * (n - 1));
         }
         keys += n;
-        ch.cache = cache;
+        ch.slot = nvec + nquat;
+        ch.cache = 48 * ((unsigned)ch.slot >> 2) + 4 * ((unsigned)ch.slot & 3); /* (anim_pk_key) */
         if (rot) nquat++; else nvec++;
-        /* (each entry at a multiple of 4 bytes: ints and floats) */
-        cache += ((rot ? sizeof(anim_pk_qkey) : sizeof(anim_pk_vkey)) + 3) & ~(size_t)3;
+        table += (n > 1 ? n - 1 : 1) * (size_t)(rot ? ANIM_PK_QREC : ANIM_PK_VREC);
         if (kind == ANIM_PK_NARROW) {
           NEED(rot ? 15 : 27);
           ch.drop = p[o] >> 5;
@@ -450,9 +453,10 @@ const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, a
     }
   }
   if (o != len) { *at = o; return "bytes after the last joint"; }
-  if (out) { /* (after the entries, anim_packed_refresh's bounds) */
-    out->bounds = cache, out->nvec = nvec, out->nquat = nquat;
-    out->cache_size = cache + 2 * sizeof(float) * (((size_t)nvec + (size_t)nquat + 3) & ~(size_t)3);
+  if (out) {
+    out->nvec = nvec, out->nquat = nquat, out->table = table;
+    /* (groups of four f0, f1, i: anim_pk_key) */
+    out->cache_size = 3 * sizeof(float) * (((size_t)nvec + (size_t)nquat + 3) & ~(size_t)3);
   }
   if (nkeys) *nkeys = keys;
   return NULL;

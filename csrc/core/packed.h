@@ -30,7 +30,20 @@
  *   bit 0, and end on a whole byte.
  * Between two keys positions and scales are linear, rotations normalised
  * linear (nlerp, the second key in the first's hemisphere); before the
- * first key and after the last the values are held. */
+ * first key and after the last the values are held.
+ *
+ * In memory a clip also keeps its keys decoded, once, when it takes the
+ * pack (anim_packed_decode): a table of floats with a record a segment
+ * (a channel's key i and i + 1; one record, the key twice, for a channel
+ * of one key), what every sample interpolates.  A position's or scale's
+ * record: a[3], b[3] (ANIM_PK_VREC floats); a rotation's: a[4], b[4] as
+ * decoded, then sg (+-1: b taken into a's hemisphere), ka, xb (the parts
+ * of the slerp correction that depend on the keys only: packsample.c,
+ * quat_arc) and g = 2 (1 - |a.b|), of which the nlerp's length follows
+ * (anim_pk_nlerp): ANIM_PK_QREC floats.  Every track playing the clip
+ * reads the one table, and keeps only where its playhead is (below):
+ * decoding into each track's cache at every crossing cost more than the
+ * sampling's reads of the shared records (docs/performance.md). */
 #ifndef ANIM_PACKED_H
 #define ANIM_PACKED_H
 
@@ -56,7 +69,9 @@ typedef struct anim_pk_ch {
   int kb[3], bits, drop;      /* a narrow channel's bits of each number, and of a key; a
                                * narrow rotation's component rebuilt from the others (0 .. 3) */
   unsigned mask[3];           /* (1 << kb[c]) - 1 */
-  size_t cache;               /* with keys: its entry in a track's cache, a byte offset */
+  int slot;                   /* with keys: its place among them (anim_packed_list) */
+  unsigned cache;             /* with keys: its f0's byte offset in a track's cache (anim_pk_key) */
+  const float *rec;           /* with keys: its records in the clip's table (max(n - 1, 1)) */
   size_t bytes;               /* with keys: the bytes it takes in the pack */
   const unsigned char *fr;    /* n u16 frame indices (in anim_packed's frames) */
   const unsigned char *data;  /* the values */
@@ -64,30 +79,24 @@ typedef struct anim_pk_ch {
   double lo[3], step[3];      /* a narrow position or scale */
 } anim_pk_ch;
 
-/* A track's cache of a channel with keys: the two keys of the segment it
- * last sampled, decoded (to float: what every sample interpolates, cached
- * or not, so that both give the same bits), so that steady play decodes a
- * key only when its playhead crosses one.  i: the segment (its first key),
- * or n + k while key k is held (before the first key, after the last), or
- * -1 (nothing yet).  f0, f1: the segment's frames (u16: exact), 0, 0 else;
- * f2: the next key's frame when the playhead may step into the next
- * segment from the entry alone (packsample.c, next_vec: key i + 2 exists and
- * the next segment starts after the channel's first frame), else 0 (the
- * step's test, f1 <= f < f2, then fails).  A rotation's b is as decoded,
- * sg (+-1) takes it into a's hemisphere, and ka, xb are the parts of the
- * slerp correction that depend on the keys only (packsample.c, quat_arc);
- * g = 2 (1 - |a.b|), of which the nlerp's length follows (anim_pk_nlerp).
- * Each entry starts at a multiple of 4 bytes. */
-typedef struct anim_pk_vkey {
-  int i;
-  float f0, f1, f2;
-  float a[3], b[3];
-} anim_pk_vkey;
-typedef struct anim_pk_qkey {
-  int i;
-  float f0, f1, f2;
-  float a[4], b[4], sg, ka, xb, g;
-} anim_pk_qkey;
+/* A track's cache of a compressed clip: where its playhead is in each
+ * channel with keys, so that steady play finds its segment with no
+ * search.  The channels with keys by slot in groups of four, each group
+ * 48 bytes: f0[4] and f1[4], the segments' frames (u16: exact; 0, 0 else,
+ * and in the padding -FLT_MAX, FLT_MAX: they hold every frame), which
+ * anim_packed_refresh tests four at a time, then i[4]: the segment (its
+ * first key; its record the channel's rec + i ANIM_PK_VREC or _QREC
+ * floats), or n + k while key k is held (before the first key, after the
+ * last), or -1 (nothing yet).  A channel's f0 is at its `cache` offset,
+ * its f1 16 bytes on, its i 32.  An anim_pk_key points at a channel's
+ * three (anim_pk_entry), or at a sample's own. */
+typedef struct anim_pk_key {
+  float *f0, *f1;
+  int *i;
+} anim_pk_key;
+/* A record's floats: a position or scale, a rotation (above). */
+#define ANIM_PK_VREC 6
+#define ANIM_PK_QREC 12
 
 typedef struct anim_pk_joint {
   anim_pk_ch ch[3];           /* position, rotation, scale */
@@ -102,24 +111,26 @@ typedef struct anim_packed {
   unsigned char *frames;      /* every channel's frame indices as u16, decoded from the
                                * pack's deltas by the index (2 bytes a key) */
   size_t len;
-  size_t cache_size;          /* the bytes of a track's cache: an anim_pk_vkey or anim_pk_qkey
-                               * for every channel with keys, then the bounds */
-  size_t bounds;              /* where the bounds start: of the channels with keys (as keyed),
-                               * each entry's f0 and f1 as anim_packed_refresh last saw them,
-                               * the f0s then the f1s, nvec + nquat rounded up to 4 of each */
+  size_t cache_size;          /* the bytes of a track's cache (anim_pk_key) */
   anim_pk_joint *joints;      /* njoints */
   int nvec, nquat;            /* the channels with keys: positions and scales, rotations */
-  const anim_pk_ch **keyed;   /* those channels, the nvec first (anim_packed_list) */
-  unsigned *keyoff;           /* their entries in a track's cache (as keyed) */
+  const anim_pk_ch **keyed;   /* those channels, by slot (anim_packed_list) */
+  size_t table;               /* the floats of the decoded keys' table (anim_packed_decode) */
 } anim_packed;
 
-/* The pack's index: checks every byte of p[0..len) and, when out is not
- * NULL, fills it (out->joints must have room for njoints, the count the
- * pack gives: anim_packed_count reads it first; out->frames for 2 bytes a
- * key: the count *nkeys gives, when not NULL).  NULL, or a message with
- * *at the byte offset where the pack is wrong. */
-const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, anim_packed *out, size_t *nkeys,
-                              size_t *at);
+/* The pack's index: checks every byte of p[0..len), its keys at most
+ * max_keys in all, and, when out is not NULL, fills it (out->joints must
+ * have room for njoints, the count the pack gives: anim_packed_count
+ * reads it first; out->frames for 2 bytes a key: the count *nkeys gives,
+ * when not NULL; the records' pointers are anim_packed_decode's).  NULL,
+ * or a message with *at the byte offset where the pack is wrong (ANIM_PK_
+ * TOO_MANY_KEYS: more keys than max_keys). */
+const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, size_t max_keys, anim_packed *out,
+                              size_t *nkeys, size_t *at);
+extern const char ANIM_PK_TOO_MANY_KEYS[];
+/* The keys of an indexed pack decoded into table (pk->table floats),
+ * each channel's records pointed at. */
+void anim_packed_decode(anim_packed *pk, float *table);
 /* The joint count of a pack of at least 4 bytes (-1 otherwise or beyond
  * an int). */
 long anim_packed_count(const unsigned char *p, size_t len);
@@ -148,14 +159,14 @@ double anim_packed_f64(const unsigned char *p);
  * Returns the ANIM_CH_* flags written. */
 int anim_packed_sample(const anim_packed *pk, const anim_pk_joint *jt, double t, int *cursors,
                        unsigned char *cache, double out[11]);
-/* pk's keyed and keyoff filled (room for nvec + nquat each, the counts
- * anim_packed_index gives). */
+/* pk's keyed filled (room for nvec + nquat, the counts anim_packed_index
+ * gives). */
 void anim_packed_list(anim_packed *pk);
 /* A track's cache made to hold, for every channel with keys, the segment
  * of frame f (or the key held there), before the track's joints are
  * sampled at f: the playhead's crossings of keys found first, without a
- * branch a channel, then decoded one after the other (a crossing in the
- * sampling would be a mispredicted branch each, its decoding waited on). */
+ * branch a channel, then moved one after the other (a crossing in the
+ * sampling would be a mispredicted branch each). */
 void anim_packed_refresh(const anim_packed *pk, unsigned char *cache, double f);
 /* A track's cache of pk emptied (cache: pk->cache_size bytes, aligned as
  * a double). */
@@ -165,10 +176,9 @@ void anim_packed_cache_init(const anim_packed *pk, unsigned char *cache);
  * anim_packed_sample: one code, the same bits) ---------------------------- */
 
 /* packsample.c: the segment of frame f (*u its fraction; < 0: a key held)
- * found from the cursor, else from the segment e caches, and its keys
- * decoded into e (only the new one when the playhead crossed one). */
-void anim_pk_fill_vec(const anim_pk_ch *c, double f, int *cursor, anim_pk_vkey *e, double *u);
-void anim_pk_fill_quat(const anim_pk_ch *c, double f, int *cursor, anim_pk_qkey *e, double *u);
+ * found from the cursor, else from the segment e caches, and e made to
+ * hold it. */
+void anim_pk_fill(const anim_pk_ch *c, double f, int *cursor, anim_pk_key *e, double *u);
 
 /* The 32-bit float at p, little-endian (a wide key's numbers, a narrow
  * position's range). */
@@ -178,6 +188,17 @@ static ANIM_INLINE float anim_pk_f32(const unsigned char *p) {
   float f;
   memcpy(&f, &u, 4);
   return f;
+}
+
+/* Channel c's entry in a track's cache. */
+#define ANIM_PK_F1 16 /* (bytes from an entry's f0 to its f1, to its i) */
+#define ANIM_PK_I 32
+static ANIM_INLINE anim_pk_key anim_pk_entry(unsigned char *cache, const anim_pk_ch *c) {
+  anim_pk_key e;
+  e.f0 = (float *)(void *)(cache + c->cache);
+  e.f1 = (float *)(void *)(cache + c->cache + ANIM_PK_F1);
+  e.i = (int *)(void *)(cache + c->cache + ANIM_PK_I);
+  return e;
 }
 
 static ANIM_INLINE double anim_pk_frame(const unsigned char *fr, int i) {
@@ -224,14 +245,16 @@ static ANIM_INLINE anim_v2 anim_pk_v2f(const float *p) {
 #endif
 }
 
-/* e's keys lerped at u (0 <= u < 1): a + (b - a) u, x and y in a pair. */
-static ANIM_INLINE void anim_pk_lerp(const anim_pk_vkey *e, double u, double out[3]) {
-  anim_v2 a01 = anim_pk_v2f(e->a);
-  anim_v2_store(out, anim_v2_add(a01, anim_v2_mul(anim_v2_sub(anim_pk_v2f(e->b), a01), anim_v2_splat(u))));
-  out[2] = (double)e->a[2] + ((double)e->b[2] - e->a[2]) * u;
+/* The keys of record k lerped at u (0 <= u < 1): a + (b - a) u, x and y
+ * in a pair. */
+static ANIM_INLINE void anim_pk_lerp(const float *k, double u, double out[3]) {
+  const float *a = k, *b = k + 3;
+  anim_v2 a01 = anim_pk_v2f(a);
+  anim_v2_store(out, anim_v2_add(a01, anim_v2_mul(anim_v2_sub(anim_pk_v2f(b), a01), anim_v2_splat(u))));
+  out[2] = (double)a[2] + ((double)b[2] - a[2]) * u;
 }
 
-/* e's keys nlerped at u (0 <= u < 1): at the corrected fraction s
+/* The keys of record k nlerped at u (0 <= u < 1): at the corrected fraction s
  * (packsample.c, quat_arc), (a (1 - s) + b s sg) / its length, the
  * components in pairs.  For unit keys that length squared is
  * (1 - s)^2 + s^2 + 2 s (1 - s) |a.b| = 1 - s (1 - s) g, so it is worked
@@ -244,17 +267,18 @@ static ANIM_INLINE void anim_pk_lerp(const anim_pk_vkey *e, double u, double out
  * anim_pk_nlerp_sum leaves the division to its caller: the sum into out,
  * the length squared into *len2 (the blend divides two samples at once,
  * blend.c's divide_nlerps). */
-static ANIM_INLINE void anim_pk_nlerp_sum(const anim_pk_qkey *e, double u, double out[4], double *len2) {
-  double w = (u - 0.5) * (u - 0.5), s = u + u * (u - 0.5) * (u - 1) * ((double)e->ka + w * e->xb);
-  anim_v2 sa = anim_v2_splat(1 - s), sb = anim_v2_splat(s * e->sg);
-  *len2 = 1 - s * (1 - s) * e->g;
-  anim_v2_store(out, anim_v2_lin(anim_pk_v2f(e->a), sa, anim_pk_v2f(e->b), sb));
-  anim_v2_store(out + 2, anim_v2_lin(anim_pk_v2f(e->a + 2), sa, anim_pk_v2f(e->b + 2), sb));
+static ANIM_INLINE void anim_pk_nlerp_sum(const float *k, double u, double out[4], double *len2) {
+  const float *a = k, *b = k + 4;
+  double w = (u - 0.5) * (u - 0.5), s = u + u * (u - 0.5) * (u - 1) * ((double)k[9] + w * k[10]);
+  anim_v2 sa = anim_v2_splat(1 - s), sb = anim_v2_splat(s * k[8]);
+  *len2 = 1 - s * (1 - s) * k[11];
+  anim_v2_store(out, anim_v2_lin(anim_pk_v2f(a), sa, anim_pk_v2f(b), sb));
+  anim_v2_store(out + 2, anim_v2_lin(anim_pk_v2f(a + 2), sa, anim_pk_v2f(b + 2), sb));
 }
-static ANIM_INLINE void anim_pk_nlerp(const anim_pk_qkey *e, double u, double out[4]) {
+static ANIM_INLINE void anim_pk_nlerp(const float *k, double u, double out[4]) {
   double len2;
   anim_v2 l;
-  anim_pk_nlerp_sum(e, u, out, &len2);
+  anim_pk_nlerp_sum(k, u, out, &len2);
   l = anim_v2_splat(1 / sqrt(len2));
   anim_v2_store(out, anim_v2_mul(anim_v2_load(out), l));
   anim_v2_store(out + 2, anim_v2_mul(anim_v2_load(out + 2), l));
@@ -265,31 +289,53 @@ static ANIM_INLINE void anim_pk_nlerp(const anim_pk_qkey *e, double u, double ou
  * a seek): e made to hold f -- moved on a key when f is in the next
  * segment (f1 <= f < f2), else as anim_pk_hit and the fill find it --,
  * then the sample as below (a key held: as it is, a rotation made unit). */
-void anim_pk_vec_other(const anim_pk_ch *c, double f, int *cursor, anim_pk_vkey *e, double out[3]);
-void anim_pk_quat_other(const anim_pk_ch *c, double f, int *cursor, anim_pk_qkey *e, double out[4]);
+void anim_pk_vec_other(const anim_pk_ch *c, double f, int *cursor, anim_pk_key *e, double out[3]);
+void anim_pk_quat_other(const anim_pk_ch *c, double f, int *cursor, anim_pk_key *e, double out[4]);
 
-/* A position or scale channel at frame f into out[3]: the keys of e
- * lerped.  Steady play is strictly inside the segment e holds (a track's
- * entries moved on first: anim_packed_refresh), read from e alone. */
-static ANIM_INLINE void anim_pk_vec(const anim_pk_ch *c, double f, int *cursor, anim_pk_vkey *e, double out[3]) {
-  double f0 = e->f0, f1 = e->f1;
-  if (f0 < f && f < f1) anim_pk_lerp(e, (f - f0) / (f1 - f0), out);
+/* A position or scale channel at frame f into out[3]: the keys of e's
+ * record lerped.  Steady play is strictly inside the segment e holds (a
+ * track's entries moved on first: anim_packed_refresh). */
+static ANIM_INLINE void anim_pk_vec(const anim_pk_ch *c, double f, int *cursor, anim_pk_key *e, double out[3]) {
+  double f0 = *e->f0, f1 = *e->f1;
+  if (f0 < f && f < f1) anim_pk_lerp(c->rec + (size_t)*e->i * ANIM_PK_VREC, (f - f0) / (f1 - f0), out);
   else anim_pk_vec_other(c, f, cursor, e, out);
 }
 
-/* A rotation channel at frame f into out[4]: the keys of e nlerped
- * (anim_pk_quat_sum: the nlerp's sum, *len2 its length squared, which the
- * caller divides by: 1 for a sample made otherwise, unit already). */
-static ANIM_INLINE void anim_pk_quat_sum(const anim_pk_ch *c, double f, anim_pk_qkey *e, double out[4], double *len2) {
-  double f0 = e->f0, f1 = e->f1;
-  if (f0 < f && f < f1) anim_pk_nlerp_sum(e, (f - f0) / (f1 - f0), out, len2);
-  else { anim_pk_quat_other(c, f, NULL, e, out); *len2 = 1; }
+/* The blend's: anim_pk_vec on a track's cache (base: its slot 0), and a
+ * rotation's nlerp left undivided: its sum into out, *len2 its length
+ * squared, which the caller divides by (1 for a sample made otherwise,
+ * unit already).  (The entry is made only for the call: made before the
+ * test, it was kept in memory for it, a store and a load a field.) */
+static ANIM_INLINE void anim_pk_vec_track(const anim_pk_ch *c, double f, unsigned char *cache, double out[3]) {
+  const unsigned char *p = cache + c->cache;
+  double f0 = *(const float *)(const void *)p, f1 = *(const float *)(const void *)(p + ANIM_PK_F1);
+  if (f0 < f && f < f1) {
+    anim_pk_lerp(c->rec + (size_t) * (const int *)(const void *)(p + ANIM_PK_I) * ANIM_PK_VREC, (f - f0) / (f1 - f0),
+                 out);
+  } else {
+    anim_pk_key e = anim_pk_entry(cache, c);
+    anim_pk_vec_other(c, f, NULL, &e, out);
+  }
+}
+static ANIM_INLINE void anim_pk_quat_sum(const anim_pk_ch *c, double f, unsigned char *cache, double out[4],
+                                         double *len2) {
+  const unsigned char *p = cache + c->cache;
+  double f0 = *(const float *)(const void *)p, f1 = *(const float *)(const void *)(p + ANIM_PK_F1);
+  if (f0 < f && f < f1) {
+    anim_pk_nlerp_sum(c->rec + (size_t) * (const int *)(const void *)(p + ANIM_PK_I) * ANIM_PK_QREC,
+                      (f - f0) / (f1 - f0), out, len2);
+  } else {
+    anim_pk_key e = anim_pk_entry(cache, c);
+    anim_pk_quat_other(c, f, NULL, &e, out);
+    *len2 = 1;
+  }
 }
 
-/* A rotation channel at frame f into out[4]: the keys of e nlerped. */
-static ANIM_INLINE void anim_pk_quat(const anim_pk_ch *c, double f, int *cursor, anim_pk_qkey *e, double out[4]) {
-  double f0 = e->f0, f1 = e->f1;
-  if (f0 < f && f < f1) anim_pk_nlerp(e, (f - f0) / (f1 - f0), out);
+/* A rotation channel at frame f into out[4]: the keys of e's record
+ * nlerped. */
+static ANIM_INLINE void anim_pk_quat(const anim_pk_ch *c, double f, int *cursor, anim_pk_key *e, double out[4]) {
+  double f0 = *e->f0, f1 = *e->f1;
+  if (f0 < f && f < f1) anim_pk_nlerp(c->rec + (size_t)*e->i * ANIM_PK_QREC, (f - f0) / (f1 - f0), out);
   else anim_pk_quat_other(c, f, cursor, e, out);
 }
 

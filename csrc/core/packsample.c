@@ -1,6 +1,7 @@
-/* packsample.c - compressed clips' channels sampled (see packed.h): a
- * key decoded, the segment of a frame found, a track's decoded keys
- * filled, moved on a key, refreshed before its joints are sampled. */
+/* packsample.c - compressed clips' channels sampled (see packed.h): the
+ * keys decoded into the clip's table, the segment of a frame found, a
+ * track's entries filled, moved on a key, refreshed before its joints are
+ * sampled. */
 #include "packed.h"
 
 #include <float.h>
@@ -165,30 +166,28 @@ static ANIM_INLINE int segment(const anim_pk_ch *c, double f, int *cursor, doubl
  * multiplications instead of an acos and two sines.  With x = 1 - |d|,
  * k = ka + (u - 1/2)^2 xb, and ka and xb depend on the keys only: they are
  * worked out when the keys are decoded (b is taken into a's hemisphere
- * by the sign sg). */
-static ANIM_INLINE void quat_arc(anim_pk_qkey *e) {
+ * by the sign sg): r, a rotation's record (packed.h). */
+static void quat_arc(float *r) {
   /* (in pairs: d as (a0 b0 + a2 b2) + (a1 b1 + a3 b3), and the two
    * polynomials side by side, ka's lane x (2/3 + x (0.1366 + x (0.0182 +
    * x 0.0331))), xb's x (0.00176 + x (0.486 + x (0.456 + x 0))): the
    * added 0 changes no bit) */
-  anim_v2 p = anim_v2_add(anim_v2_mul(anim_pk_v2f(e->a), anim_pk_v2f(e->b)),
-                          anim_v2_mul(anim_pk_v2f(e->a + 2), anim_pk_v2f(e->b + 2)));
+  anim_v2 p = anim_v2_add(anim_v2_mul(anim_pk_v2f(r), anim_pk_v2f(r + 4)),
+                          anim_v2_mul(anim_pk_v2f(r + 2), anim_pk_v2f(r + 6)));
   double d = anim_v2_lo(p) + anim_v2_hi(p), x = 1 - fabs(d);
   anim_v2 vx = anim_v2_splat(x), k;
   k = anim_v2_add(anim_v2_set(0.018217259440747872, 0.4564420121984589), anim_v2_mul(vx, anim_v2_set(0.03307828180654799, 0)));
   k = anim_v2_add(anim_v2_set(0.13658519572037026, 0.48600935776855103), anim_v2_mul(vx, k));
   k = anim_v2_add(anim_v2_set(2.0 / 3, 0.0017596514155278254), anim_v2_mul(vx, k));
   k = anim_v2_mul(vx, k);
-  e->sg = d < 0 ? -1.0f : 1.0f;
-  e->ka = (float)anim_v2_lo(k);
-  e->xb = (float)anim_v2_hi(k);
-  e->g = (float)(2 * x);
+  r[8] = d < 0 ? -1.0f : 1.0f;
+  r[9] = (float)anim_v2_lo(k);
+  r[10] = (float)anim_v2_hi(k);
+  r[11] = (float)(2 * x);
 }
 
 /* The segment of f (*u its fraction) found from the cursor, else from the
- * segment cached (i, from where steady play looks a few keys on); the
- * fill_ functions decode its keys into the cache's entry e (the next
- * segment's first key is the cached one's second: not decoded again). */
+ * segment cached (i, from where steady play looks a few keys on). */
 static ANIM_INLINE int find(const anim_pk_ch *c, double f, int *cursor, int cached, double *u) {
   int hint = cached >= 0 && cached < c->n ? cached : -1;
   /* steady play: the segment after the cached one, which `segment` finds
@@ -205,116 +204,102 @@ static ANIM_INLINE float next_frame(const anim_pk_ch *c, int i) {
   return i + 2 < c->n && anim_pk_frame(c->fr, i + 1) > c->first ? (float)anim_pk_frame(c->fr, i + 2) : 0;
 }
 
-ANIM_NOINLINE void anim_pk_fill_vec(const anim_pk_ch *c, double f, int *cursor, anim_pk_vkey *e, double *u) {
-  int was = e->i, i = find(c, f, cursor, was, u);
-  if (*u < 0) { e->i = c->n + i; e->f0 = e->f1 = e->f2 = 0; key_vec(c, i, e->a); return; }
-  if (was >= 0 && i == was + 1) memcpy(e->a, e->b, sizeof e->a);
-  else key_vec(c, i, e->a);
-  key_vec(c, i + 1, e->b);
-  e->i = i;
-  e->f0 = (float)anim_pk_frame(c->fr, i);
-  e->f1 = (float)anim_pk_frame(c->fr, i + 1);
-  e->f2 = next_frame(c, i);
+/* Key k's numbers in the channel's records: the a of record k, the b of
+ * the last one for the last key (a channel of one key: its one record). */
+static const float *held_key(const anim_pk_ch *c, int k, int stride) {
+  if (k < c->n - 1 || c->n == 1) return c->rec + (size_t)k * (size_t)stride;
+  return c->rec + (size_t)(k - 1) * (size_t)stride + (stride == ANIM_PK_VREC ? 3 : 4);
 }
 
-ANIM_NOINLINE void anim_pk_fill_quat(const anim_pk_ch *c, double f, int *cursor, anim_pk_qkey *e, double *u) {
-  int was = e->i, i = find(c, f, cursor, was, u);
-  if (*u < 0) { e->i = c->n + i; e->f0 = e->f1 = e->f2 = 0; key_quat(c, i, e->a); return; }
-  if (was >= 0 && i == was + 1) memcpy(e->a, e->b, sizeof e->a);
-  else key_quat(c, i, e->a);
-  key_quat(c, i + 1, e->b);
-  quat_arc(e);
-  e->i = i;
-  e->f0 = (float)anim_pk_frame(c->fr, i);
-  e->f1 = (float)anim_pk_frame(c->fr, i + 1);
-  e->f2 = next_frame(c, i);
-}
-
-/* The step into the next segment (e's f2 said it may: key e->i + 2
- * exists), as the fill functions make it when `find` gives e->i + 1. */
-static ANIM_INLINE void next_vec(const anim_pk_ch *c, anim_pk_vkey *e) {
-  int i = e->i + 1;
-  memcpy(e->a, e->b, sizeof e->a);
-  key_vec(c, i + 1, e->b);
-  e->i = i;
-  e->f0 = e->f1;
-  e->f1 = e->f2;
-  e->f2 = i + 2 < c->n ? (float)anim_pk_frame(c->fr, i + 2) : 0;
-}
-
-/* (the keys moved on, the arc left to the caller: move_quat_keys) */
-static ANIM_INLINE void next_quat(const anim_pk_ch *c, anim_pk_qkey *e) {
-  int i = e->i + 1;
-  memcpy(e->a, e->b, sizeof e->a);
-  key_quat(c, i + 1, e->b);
-  e->i = i;
-  e->f0 = e->f1;
-  e->f1 = e->f2;
-  e->f2 = i + 2 < c->n ? (float)anim_pk_frame(c->fr, i + 2) : 0;
+ANIM_NOINLINE void anim_pk_fill(const anim_pk_ch *c, double f, int *cursor, anim_pk_key *e, double *u) {
+  int i = find(c, f, cursor, *e->i, u);
+  if (*u < 0) { *e->i = c->n + i; *e->f0 = *e->f1 = 0; return; }
+  *e->i = i;
+  *e->f0 = (float)anim_pk_frame(c->fr, i);
+  *e->f1 = (float)anim_pk_frame(c->fr, i + 1);
 }
 
 /* Entry e made to hold frame f when it does not strictly inside its
  * segment, as the sampling finds it: moved on a key when f is in the next
- * segment (f1 <= f < f2), else anim_pk_hit and the fill; f's fraction in
- * the segment (< 0: e->a held). */
-static ANIM_INLINE double move_vec(const anim_pk_ch *c, double f, int *cursor, anim_pk_vkey *e) {
-  double u, f1 = e->f1, f2 = e->f2;
+ * segment (f1 <= f < f2, f2 next_frame's: the step `find` would take),
+ * else anim_pk_hit and the fill; f's fraction in the segment (< 0: key
+ * *e->i - n held). */
+static ANIM_INLINE double move(const anim_pk_ch *c, double f, int *cursor, anim_pk_key *e) {
+  int i = *e->i;
+  double u, f1 = *e->f1, f2 = i >= 0 && i < c->n ? next_frame(c, i) : 0;
   if (f1 <= f && f < f2) {
-    next_vec(c, e);
+    *e->i = i + 1;
+    *e->f0 = *e->f1;
+    *e->f1 = (float)f2;
     u = (f - f1) / (f2 - f1);
-  } else if (!anim_pk_hit(c, e->i, f, &u)) {
-    anim_pk_fill_vec(c, f, cursor, e, &u);
+  } else if (!anim_pk_hit(c, i, f, &u)) {
+    anim_pk_fill(c, f, cursor, e, &u);
   }
   return u;
 }
-/* (a rotation's: 1 when it stepped into the next segment, its arc then
- * left to the caller -- the refresh works out the arcs of its steps after
- * all of them; the fill works out its own) */
-static ANIM_INLINE int move_quat_keys(const anim_pk_ch *c, double f, int *cursor, anim_pk_qkey *e, double *u) {
-  double f1 = e->f1, f2 = e->f2;
-  if (f1 <= f && f < f2) {
-    next_quat(c, e);
-    *u = (f - f1) / (f2 - f1);
-    return 1;
-  }
-  if (!anim_pk_hit(c, e->i, f, u)) anim_pk_fill_quat(c, f, cursor, e, u);
-  return 0;
-}
-static ANIM_INLINE double move_quat(const anim_pk_ch *c, double f, int *cursor, anim_pk_qkey *e) {
-  double u;
-  if (move_quat_keys(c, f, cursor, e, &u)) quat_arc(e);
-  return u;
-}
 
-ANIM_NOINLINE void anim_pk_vec_other(const anim_pk_ch *c, double f, int *cursor, anim_pk_vkey *e, double out[3]) {
-  double u = move_vec(c, f, cursor, e);
-  if (u < 0) { out[0] = e->a[0], out[1] = e->a[1], out[2] = e->a[2]; return; }
-  anim_pk_lerp(e, u, out);
-}
-
-ANIM_NOINLINE void anim_pk_quat_other(const anim_pk_ch *c, double f, int *cursor, anim_pk_qkey *e, double out[4]) {
-  double u = move_quat(c, f, cursor, e);
+ANIM_NOINLINE void anim_pk_vec_other(const anim_pk_ch *c, double f, int *cursor, anim_pk_key *e, double out[3]) {
+  double u = move(c, f, cursor, e);
   if (u < 0) {
+    const float *k = held_key(c, *e->i - c->n, ANIM_PK_VREC);
+    out[0] = k[0], out[1] = k[1], out[2] = k[2];
+    return;
+  }
+  anim_pk_lerp(c->rec + (size_t)*e->i * ANIM_PK_VREC, u, out);
+}
+
+ANIM_NOINLINE void anim_pk_quat_other(const anim_pk_ch *c, double f, int *cursor, anim_pk_key *e, double out[4]) {
+  double u = move(c, f, cursor, e);
+  if (u < 0) {
+    const float *q = held_key(c, *e->i - c->n, ANIM_PK_QREC);
     double v[4], l;
     int k;
-    for (k = 0; k < 4; k++) v[k] = e->a[k];
+    for (k = 0; k < 4; k++) v[k] = q[k];
     l = 1 / sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
     for (k = 0; k < 4; k++) out[k] = v[k] * l;
     return;
   }
-  anim_pk_nlerp(e, u, out);
+  anim_pk_nlerp(c->rec + (size_t)*e->i * ANIM_PK_QREC, u, out);
+}
+
+/* A channel's keys decoded into its records (packed.h): each key once,
+ * the b of a record the a of the next. */
+static void decode_channel(const anim_pk_ch *c, float *r, int rot) {
+  int i, stride = rot ? ANIM_PK_QREC : ANIM_PK_VREC, m = rot ? 4 : 3;
+  if (rot) key_quat(c, 0, r); else key_vec(c, 0, r);
+  if (c->n == 1) {
+    memcpy(r + m, r, sizeof(float) * (size_t)m);
+  } else {
+    for (i = 0; i + 1 < c->n; i++, r += stride) {
+      if (i > 0) memcpy(r, r - stride + m, sizeof(float) * (size_t)m);
+      if (rot) key_quat(c, i + 1, r + m); else key_vec(c, i + 1, r + m);
+      if (rot) quat_arc(r);
+    }
+    return;
+  }
+  if (rot) quat_arc(r);
+}
+
+void anim_packed_decode(anim_packed *pk, float *table) {
+  int j, c;
+  size_t at = 0;
+  for (j = 0; j < pk->njoints; j++)
+    for (c = 0; c < 3; c++) {
+      anim_pk_ch *k = &pk->joints[j].ch[c];
+      size_t recs = k->n > 1 ? (size_t)k->n - 1 : 1;
+      if (k->kind < ANIM_PK_NARROW) continue;
+      k->rec = table + at;
+      decode_channel(k, table + at, c == 1);
+      at += recs * (c == 1 ? ANIM_PK_QREC : ANIM_PK_VREC);
+    }
 }
 
 void anim_packed_list(anim_packed *pk) {
-  int j, c, v = 0, q = pk->nvec;
+  int j, c;
   for (j = 0; j < pk->njoints; j++)
     for (c = 0; c < 3; c++) {
       const anim_pk_ch *k = &pk->joints[j].ch[c];
-      int at;
-      if (k->kind < ANIM_PK_NARROW) continue;
-      at = c == 1 ? q++ : v++;
-      pk->keyed[at] = k;
-      pk->keyoff[at] = (unsigned)k->cache;
+      if (k->kind >= ANIM_PK_NARROW) pk->keyed[k->slot] = k;
     }
 }
 
@@ -348,17 +333,14 @@ static ANIM_INLINE void frame_bounds(double f, float *fl, float *ce) {
   }
 }
 
-/* The channels 64 at a time: those whose bounds do not hold f strictly
+/* The channels 64 at a time: those whose frames do not hold f strictly
  * inside marked first, four at a time with no branch a channel (the
  * frames are whole: f0 < f when f0 < ceil(f), f < f1 when floor(f) < f1;
- * the tests in float), then each marked one moved (move_vec, move_quat)
- * and its bounds saved, the positions and scales (the first nvec) apart
- * from the rotations.  The bounds are only a hint: a sample checks its
- * entry's own frames, and a channel marked where its entry held f already
- * is left as it is. */
+ * the tests in float), then each marked one moved.  A channel marked
+ * where its entry held f already (a key held, f at a segment's first
+ * frame) is left as it is. */
 void anim_packed_refresh(const anim_packed *pk, unsigned char *cache, double f) {
-  int n = pk->nvec + pk->nquat, n4 = (n + 3) & ~3, k0, k;
-  float *lo = (float *)(void *)(cache + pk->bounds), *hi = lo + n4;
+  int n = pk->nvec + pk->nquat, k0, k;
   float fc, ff;
 #if ANIM_PK_SSE
   __m128 vc, vf;
@@ -377,71 +359,48 @@ void anim_packed_refresh(const anim_packed *pk, unsigned char *cache, double f) 
 #endif
   for (k0 = 0; k0 < n; k0 += 64) {
     int m = n - k0 < 64 ? n - k0 : 64;
-    uint64_t miss = 0, vec, stepped;
+    uint64_t miss = 0;
 #if ANIM_PK_SSE
     /* (the four tests' signs in four bits: movmskps) */
     for (k = 0; k < m; k += 4) {
-      __m128 x = _mm_or_ps(_mm_cmpge_ps(_mm_loadu_ps(lo + k0 + k), vc), _mm_cmple_ps(_mm_loadu_ps(hi + k0 + k), vf));
+      const float *g = (const float *)(const void *)(cache + 12 * (size_t)(k0 + k)); /* (its group) */
+      __m128 x = _mm_or_ps(_mm_cmpge_ps(_mm_loadu_ps(g), vc), _mm_cmple_ps(_mm_loadu_ps(g + 4), vf));
       miss |= (uint64_t)(unsigned)_mm_movemask_ps(x) << k;
     }
 #elif ANIM_VECTOR
     for (k = 0; k < m; k += 4) {
+      const unsigned char *g = cache + 12 * (size_t)(k0 + k);
       f4 l, h;
       i4 x;
-      memcpy(&l, lo + k0 + k, sizeof l);
-      memcpy(&h, hi + k0 + k, sizeof h);
+      memcpy(&l, g, sizeof l);
+      memcpy(&h, g + ANIM_PK_F1, sizeof h);
       x = ((l >= vc) | (h <= vf)) & bit;
       miss |= (uint64_t)(unsigned)(x[0] | x[1] | x[2] | x[3]) << k;
     }
 #else
-    for (k = 0; k < m; k++) miss |= (uint64_t)(!(lo[k0 + k] < fc) | !(ff < hi[k0 + k])) << k;
+    for (k = 0; k < m; k++) {
+      int s = k0 + k;
+      const float *f0 = (const float *)(const void *)(cache + 48 * (s >> 2) + 4 * (s & 3));
+      miss |= (uint64_t)(!(f0[0] < fc) | !(ff < f0[4])) << k;
+    }
 #endif
     if (m < 64) miss &= ((uint64_t)1 << m) - 1;
-    /* (the positions and scales of this 64: bits below nvec - k0) */
-    vec = pk->nvec - k0 >= 64 ? ~(uint64_t)0 : pk->nvec <= k0 ? 0 : ((uint64_t)1 << (pk->nvec - k0)) - 1;
-    for (vec &= miss, miss &= ~vec; vec; vec &= vec - 1) {
-      int b = k0 + low_bit(vec);
-      anim_pk_vkey *e = (anim_pk_vkey *)(void *)(cache + pk->keyoff[b]);
-      move_vec(pk->keyed[b], f, NULL, e);
-      lo[b] = e->f0, hi[b] = e->f1;
+    for (; miss; miss &= miss - 1) {
+      const anim_pk_ch *c = pk->keyed[k0 + low_bit(miss)];
+      anim_pk_key e = anim_pk_entry(cache, c);
+      move(c, f, NULL, &e);
     }
-    /* (the rotations moved by move_quat_keys, the arcs of the steps in
-     * a loop of their own after: a step's key decoded, then its arc
-     * from it, were one chain of operations -- a square root, then the
-     * arc's dot product and polynomials -- that the next channel's step
-     * waited behind; 1.5% of W1's compressed update) */
-    for (stepped = 0; miss; miss &= miss - 1) {
-      int b = k0 + low_bit(miss);
-      anim_pk_qkey *e = (anim_pk_qkey *)(void *)(cache + pk->keyoff[b]);
-      double u;
-      if (move_quat_keys(pk->keyed[b], f, NULL, e, &u)) stepped |= miss & (0 - miss);
-      lo[b] = e->f0, hi[b] = e->f1;
-    }
-    for (; stepped; stepped &= stepped - 1)
-      quat_arc((anim_pk_qkey *)(void *)(cache + pk->keyoff[k0 + low_bit(stepped)]));
   }
 }
 
 void anim_packed_cache_init(const anim_packed *pk, unsigned char *cache) {
-  int j, c;
-  for (j = 0; j < pk->njoints; j++)
-    for (c = 0; c < 3; c++) {
-      const anim_pk_ch *k = &pk->joints[j].ch[c];
-      if (k->kind >= ANIM_PK_NARROW) {
-        anim_pk_vkey *e = (anim_pk_vkey *)(void *)(cache + k->cache);
-        e->i = -1;
-        e->f0 = e->f1 = e->f2 = 0;
-      }
-    }
-  /* (the bounds: [0, 0) holds no frame, the padding's every one) */
-  {
-    int n4 = (pk->nvec + pk->nquat + 3) & ~3, b;
-    float *lo = (float *)(void *)(cache + pk->bounds), *hi = lo + n4;
-    for (b = 0; b < n4; b++) {
-      int pad = b >= pk->nvec + pk->nquat;
-      lo[b] = pad ? -FLT_MAX : 0;
-      hi[b] = pad ? FLT_MAX : 0;
-    }
+  /* (a channel's [0, 0) holds no frame, the padding's every one) */
+  int n = pk->nvec + pk->nquat, n4 = (n + 3) & ~3, b;
+  for (b = 0; b < n4; b++) {
+    float *f0 = (float *)(void *)(cache + 48 * (b >> 2) + 4 * (b & 3));
+    f0[0] = b >= n ? -FLT_MAX : 0;
+    f0[4] = b >= n ? FLT_MAX : 0;
+    *(int *)(void *)(f0 + 8) = -1;
   }
 }
 
@@ -457,14 +416,15 @@ int anim_packed_sample(const anim_packed *pk, const anim_pk_joint *jt, double t,
     ch |= bit[c];
     if (k->kind == ANIM_PK_IDENTITY) {
       memcpy(out + at[c], id + at[c], sizeof(double) * (c == 1 ? 4 : 3));
-    } else if (c == 1) {
-      anim_pk_qkey own, *e = cache ? (anim_pk_qkey *)(void *)(cache + k->cache) : &own;
-      if (!cache) { own.i = -1; own.f0 = own.f1 = own.f2 = 0; }
-      anim_pk_quat(k, f, cache || !cursors ? NULL : cursors + 1, e, out + 3);
     } else {
-      anim_pk_vkey own, *e = cache ? (anim_pk_vkey *)(void *)(cache + k->cache) : &own;
-      if (!cache) { own.i = -1; own.f0 = own.f1 = own.f2 = 0; }
-      anim_pk_vec(k, f, cache || !cursors ? NULL : cursors + c, e, out + at[c]);
+      /* (without a track's cache, an entry of the sample's own, empty) */
+      float f0 = 0, f1 = 0;
+      int i = -1, *cur = cache || !cursors ? NULL : cursors + c;
+      anim_pk_key e;
+      if (cache) e = anim_pk_entry(cache, k);
+      else e.f0 = &f0, e.f1 = &f1, e.i = &i;
+      if (c == 1) anim_pk_quat(k, f, cur, &e, out + 3);
+      else anim_pk_vec(k, f, cur, &e, out + at[c]);
     }
   }
   out[10] = 1;

@@ -156,18 +156,21 @@ static int pack_write(lua_State *L) {
   return 1;
 }
 
-/* core.clip_set_packed(clip, pack) -> true | nil, message, byte offset:
- * a clip just built with no keys made a compressed one. */
+/* core.clip_set_packed(clip, pack, max keys) -> true | nil, message, byte
+ * offset: a clip just built with no keys made a compressed one, its keys
+ * (all channels) at most max keys (anim.limits.keys). */
 static int clip_set_packed(lua_State *L) {
   anim_clip *c = anim_lua_checkclip(L, 1);
   size_t len, at;
   const char *p = luaL_checklstring(L, 2, &len), *e;
+  lua_Integer max = luaL_checkinteger(L, 3);
   if (c->tracks) e = "the clip is playing", at = 0;
-  else e = anim_clip_set_packed(c, (const unsigned char *)p, len, &at);
+  else e = anim_clip_set_packed(c, (const unsigned char *)p, len, max > 0 ? (size_t)max : 0, &at);
   if (e == ANIM_CLIP_NOMEM) return anim_lua_nomem(L);
   if (e) {
     lua_pushnil(L);
-    lua_pushstring(L, e);
+    if (e == ANIM_PK_TOO_MANY_KEYS) lua_pushfstring(L, "more keys than anim.limits.keys (%d)", (int)max);
+    else lua_pushstring(L, e);
     lua_pushinteger(L, (lua_Integer)at);
     return 3;
   }

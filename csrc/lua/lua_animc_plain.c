@@ -210,7 +210,8 @@ static void push_info(lua_State *L, const plain_top *t, const anim_lua_name *ns,
   lua_setfield(L, i, "length");
 }
 
-/* core.animc_plain(bytes, full fields, max joints, max string, max depth)
+/* core.animc_plain(bytes, full fields, max joints, max string, max depth,
+ * max keys)
  * -> clip, info, error, distance, worst, p99, bytes raw, the pack's bytes,
  * the table's encoding (for core.value_decode when it is asked for)
  * | nothing: the file is not a plain one within the limits (or is wrong:
@@ -219,7 +220,7 @@ static int animc_plain(lua_State *L) {
   size_t len, at, longest;
   const unsigned char *p = (const unsigned char *)luaL_checklstring(L, 1, &len);
   lua_Integer max = luaL_checkinteger(L, 3), max_string = luaL_checkinteger(L, 4);
-  lua_Integer max_depth = luaL_checkinteger(L, 5);
+  lua_Integer max_depth = luaL_checkinteger(L, 5), max_keys = luaL_checkinteger(L, 6);
   anim_animc_parts parts;
   plain_top t;
   anim_lua_name stack[ON_STACK], *ns = stack;
@@ -228,7 +229,7 @@ static int animc_plain(lua_State *L) {
   long n;
   int deepest, info, k;
   luaL_checktype(L, 2, LUA_TTABLE);
-  lua_settop(L, 5);
+  lua_settop(L, 6);
   luaL_checkstack(L, 24, "animc_plain");
   /* (the top object first: a file of another table costs the full
    * reading little more) */
@@ -250,7 +251,7 @@ static int animc_plain(lua_State *L) {
   fields.euler = t.euler < 0 ? ANIM_YXZ : t.euler;
   fields.absolute = t.absolute == 1;
   c = anim_lua_clip_named(L, ns, (int)n, &fields, info);
-  if (anim_clip_set_packed(c, parts.pack, parts.plen, &at)) return 0;
+  if (anim_clip_set_packed(c, parts.pack, parts.plen, max_keys > 0 ? (size_t)max_keys : 0, &at)) return 0;
   lua_pushvalue(L, info);
   for (k = 0; k < ANIM_ANIMC_NSTATS; k++) lua_pushnumber(L, parts.stats[k]);
   lua_pushinteger(L, (lua_Integer)parts.plen);

@@ -35,7 +35,7 @@ end
 -- messages are the file's).  known: what is known of tab (format.read).
 function M.assemble(tab, pack, stats, name, pack_at, known)
   local c = clipmod.build(tab, name, true, nil, known)
-  local ok, why, at = core.clip_set_packed(c, pack)
+  local ok, why, at = core.clip_set_packed(c, pack, limits.keys)
   if not ok then E.fail("", "byte %d: %s", (pack_at or 0) + at, why) end
   local info = core.clip_info(c)
   rawset(info, "compression", figures(stats[1], stats[2], stats[3], stats[4], stats[5], #pack))
@@ -61,7 +61,7 @@ end
 -- plain skeleton is read from its bytes by the decoder.)
 function M.decode(bytes, name)
   local c, info, e, d, worst, p99, raw, plen, tbytes = core.animc_plain(bytes, read.FULL_FIELDS, limits.joints,
-    limits.strings, limits.depth)
+    limits.strings, limits.depth, limits.keys)
   if c then
     info.name = name
     info.compression = figures(e, d, worst, p99, raw, plen)
