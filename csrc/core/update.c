@@ -132,40 +132,21 @@ static void prefetch_tracks(const anim_animator *a) {
   anim_prefetch_range(a->pose, sizeof(double) * 10 * n);
 }
 
-/* A compressed clip's decoded keys (a track's pkc), a stage earlier,
- * towards the second-level cache only (prefetcht2 on x86): 2.4 KB a W1
- * track, which the first-level prefetches alone, all issued one animator
- * ahead, did not bring in time from beyond the second level (docs/performance.md, "Compressed clips":
- * W1 compressed at N = 2000 150 -> 100 ns a joint sample). */
-static void prefetch_keys_l2(const anim_animator *a) {
-  int i;
-  for (i = 0; i < a->ntracks; i++) {
-    const anim_track *t = a->tracks[i];
-    uintptr_t c, end;
-    if (!t->pkc) continue;
-    c = (uintptr_t)t->pkc / LINE * LINE, end = (uintptr_t)t->pkc + t->clip->packed->cache_size;
-    for (; c < end; c += LINE) ANIM_PREFETCH_L2((const void *)c);
-  }
-}
-
-/* (a compressed clip's decoded keys left out: they are in the second
- * level already, prefetch_keys_l2, and their lines were a prefetch each,
- * 26M of W1's 1,339M instructions at N = 100, for no time) */
+/* (a compressed clip's track cache, packed.h, is the end of its hot
+ * block: 12 bytes a channel with keys, in the range) */
 static void prefetch_hot(const anim_animator *a) {
   int i;
   for (i = 0; i < a->ntracks; i++) {
     const anim_track *t = a->tracks[i];
-    uintptr_t at = (uintptr_t)t, k = (uintptr_t)t->pkc;
-    anim_prefetch_range(t, k > at && k < at + t->hot_end ? k - at : t->hot_end);
+    anim_prefetch_range(t, t->hot_end);
   }
   if (a->ctl) anim_prefetch_range(a->ctl, anim_controller_hot(a->ctl));
 }
 
-/* The prefetches run four, three, two (a compressed clip's decoded keys,
- * to the second level) and one animators ahead of the one being updated:
- * each stage has a whole update's time to arrive.  Only current pointers
- * are followed (an animator's ended tracks are freed by its own
- * update), so a list naming one animator twice is safe too.  The
+/* The prefetches run four, three and one animators ahead of the one
+ * being updated: each stage has a whole update's time to arrive.  Only
+ * current pointers are followed (an animator's ended tracks are freed by
+ * its own update), so a list naming one animator twice is safe too.  The
  * animators of as[i + 1 .. end) are the caller's to read. */
 static void prefetch_start(anim_animator *const *as, int i, int end) {
   int k;
@@ -177,7 +158,6 @@ static void prefetch_start(anim_animator *const *as, int i, int end) {
 static void prefetch_next(anim_animator *const *as, int i, int end) {
   if (i + 4 < end) prefetch_head(as[i + 4]);
   if (i + 3 < end) prefetch_tracks(as[i + 3]);
-  if (i + 2 < end) prefetch_keys_l2(as[i + 2]);
   if (i + 1 < end) prefetch_hot(as[i + 1]);
   /* (a 2D skeleton's and properties' parts, by their files, in three
    * stages of their own: what each reads is behind the one before) */
