@@ -344,6 +344,41 @@ describe("anim.compress", function()
     assert.are.same(exact[1] ~= nil, true)
   end)
 
+  it("keeps a muted joint still in a clip whose every joint has a position and a rotation", function()
+    -- (such a clip's tracks are sampled with none of the usual joint's
+    -- tests, blend.c's sample_pq: the muted joint makes its track take
+    -- the usual way)
+    local js, joints = {}, {}
+    for i = 1, 3 do
+      local rot, pos = {}, {}
+      for k = 0, 30 do
+        local t = k / 30
+        rot[#rot + 1] = { t, { 20 * math.sin(4 * t + i), 10 * math.cos(3 * t), 5 * i * t } }
+        pos[#pos + 1] = { t, { 0.1 * math.sin(3 * t + i), 0.2 + 0.05 * math.cos(2 * t), 0 } }
+      end
+      js["j" .. i] = { rotation = rot, position = pos, muted = i == 2 or nil }
+      joints[i] = { name = "j" .. i, parent = i > 1 and "j" .. (i - 1) or nil, translation = { 0, 0.2, 0 } }
+    end
+    local rig = assert(anim.rig { joints = joints })
+    local c = assert(anim.clip({ version = 3, length = 1, loop = "loop", euler = "xyz", joints = js }, "m"))
+    local cc = assert(anim.compress(c, { rig = rig }))
+    local function run(x)
+      local a = anim.animator(rig)
+      a:play(x, { fade = 0 })
+      local out = {}
+      for k = 1, 10 do
+        a:update(0.093)
+        out[k] = a:pose_array({})
+      end
+      return out
+    end
+    local exact, small = run(c), run(cc)
+    for k = 1, 10 do
+      for i = 11, 20 do assert.are.equal(exact[k][i], small[k][i], k .. ":" .. i) end -- (j2: its rest)
+      for i = 1, 30 do assert.is_true(math.abs(exact[k][i] - small[k][i]) < 0.01, k .. ":" .. i) end
+    end
+  end)
+
   it("poses bit for bit the same on one and two threads", function()
     seed(21)
     local skel, rig = random_rig(4)

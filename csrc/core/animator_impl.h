@@ -94,6 +94,9 @@ struct anim_track {
   unsigned char stopping, stop_pending;
   unsigned char shows_last; /* ended by `once` in this update: still posed */
   unsigned char unique;    /* no rig joint has two bindings */
+  unsigned char pq;        /* a compressed clip's track whose every binding is a joint of a
+                            * position and a rotation with keys, unmuted, not adjusted: the
+                            * blend samples them with no test a joint (blend.c, sample_pq) */
   unsigned char own_priority; /* the priority came from play, not from the clip */
   unsigned char loop;      /* 0: its clip's loop mode; else play's, as ANIM_* + 1 (anim_track_loop) */
   unsigned char hear;      /* ANIM_HEAR_* its own callbacks listen to (a space's lead: all its points') */

@@ -163,6 +163,20 @@ typedef struct track_view {
  * the sum, s[7] its length squared; pose_chunk divides, two at once) */
 #define CH_NLERP 0x20
 
+/* Binding b of a track whose every binding is a compressed joint of a
+ * position and a rotation with keys (anim_track's pq): sample_one's case
+ * of it, with none of its tests. */
+static ANIM_INLINE int sample_pq(const track_view *v, int b, double *s) {
+  const anim_joint *jt = &v->joints[v->cj[b]];
+  const anim_pk_joint *pj = jt->packed;
+  double w;
+  anim_pk_vec_track(&pj->ch[0], v->frame, v->pkc, s);
+  anim_pk_quat_sum(&pj->ch[1], v->frame, v->pkc, s + 3, s + 7);
+  w = v->tw * jt->weight;
+  s[10] = w > ANIM_WEIGHT_CAP ? ANIM_WEIGHT_CAP : w;
+  return ANIM_CH_POS | ANIM_CH_ROT | CH_NLERP;
+}
+
 /* Binding b of track v.t sampled into s: anim_sample_binding, with the
  * usual joint's (fast, not muted, not adjusted) inline: the same bits. */
 static ANIM_INLINE int sample_one(const track_view *v, int b, double *s, int zinline) {
@@ -185,11 +199,8 @@ static ANIM_INLINE int sample_one(const track_view *v, int b, double *s, int zin
     ch = ANIM_CH_POS | ANIM_CH_ROT;
   } else if (jt->packed && jt->packed->pq && !jt->muted) {
     /* anim_packed_sample of a compressed joint of a position and a
-     * rotation with keys, no scale, on the track's decoded keys */
-    const anim_pk_joint *pj = jt->packed;
-    anim_pk_vec_track(&pj->ch[0], v->frame, v->pkc, s);
-    anim_pk_quat_sum(&pj->ch[1], v->frame, v->pkc, s + 3, s + 7);
-    ch = ANIM_CH_POS | ANIM_CH_ROT | CH_NLERP;
+     * rotation with keys, no scale, on the track's cache */
+    return sample_pq(v, b, s);
   } else if (jt->fast && !jt->muted) {
     if (zinline) ch = anim_clip_sample_fast_2d(v->t->clip, jt, v->time, v->hot + b * ANIM_HOT_CURSORS, s);
     else ch = anim_clip_sample_fast(v->t->clip, jt, v->time, v->hot + b * ANIM_HOT_CURSORS, s);
@@ -399,9 +410,16 @@ static ANIM_INLINE void pose_chunk(anim_animator *a, int m, int j0, int j1, int 
     v.time = t->time;
     v.tw = t->tw;
     v.frame = t->clip->packed ? anim_packed_frame_at(t->clip->packed, t->time) : 0;
-    for (j = j0; j < j1; j++) {
-      int b = v.byjoint[j];
-      chs[i][j - j0] = b < 0 ? 0 : sample_one(&v, b, sv[i][j - j0], zinline);
+    if (t->pq) {
+      for (j = j0; j < j1; j++) {
+        int b = v.byjoint[j];
+        chs[i][j - j0] = b < 0 ? 0 : sample_pq(&v, b, sv[i][j - j0]);
+      }
+    } else {
+      for (j = j0; j < j1; j++) {
+        int b = v.byjoint[j];
+        chs[i][j - j0] = b < 0 ? 0 : sample_one(&v, b, sv[i][j - j0], zinline);
+      }
     }
     if (v.pkc) divide_nlerps(sv[i], chs[i], j1 - j0);
   }

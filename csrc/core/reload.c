@@ -40,6 +40,7 @@ int anim_rebind_prepare(anim_rebind *r, anim_track *t, const anim_clip *old, con
   r->nextb = lay.nextb;
   r->nbind = lay.nbind;
   r->unique = lay.unique;
+  r->pq = lay.pq;
   t->reload.rebound = 1;  /* (prepared: anim_reload_covers, and no second time) */
   return ANIM_PROPS_OK;
 }
@@ -136,6 +137,7 @@ void anim_reload_commit(anim_clip *old, anim_clip *fresh, anim_rebind *r, int n)
     t->nextb = r[i].nextb;
     t->nbind = r[i].nbind;
     t->unique = (unsigned char)r[i].unique;
+    t->pq = (unsigned char)r[i].pq;
     forget_root_motion(t);
     t->reload.rebound = 1;  /* (cleared below, with the others) */
     /* (the batch update prefetches the struct only: the arrays moved) */

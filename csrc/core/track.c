@@ -46,7 +46,7 @@ static int track_needs(const anim_clip *c, const anim_binding *binds, size_t nb)
  * chains of the general blend (nextb: byjoint and nextb list each rig
  * joint's bindings in order).  The cursors and the bindings only when
  * some binding needs them (track_needs; else NULL).  Sets t's pointers to
- * them, its bindings, unique and fresh cursors.  Returns the end of the
+ * them, its bindings, unique, pq and fresh cursors.  Returns the end of the
  * block.  (The track's own block holds them after its struct; a reload
  * gives them a block of their own, reload.c.) */
 size_t anim_track_lay_arrays(anim_track *t, char *mem, size_t base, const anim_clip *c,
@@ -83,6 +83,7 @@ size_t anim_track_lay_arrays(anim_track *t, char *mem, size_t base, const anim_c
   {
     int j, b;
     t->unique = 1;
+    t->pq = c->packed != NULL;
     for (j = 0; j < (int)rn; j++) t->byjoint[j] = -1;
     /* (backwards: each joint's chain in the bindings' order, byjoint its
      * first) */
@@ -92,6 +93,10 @@ size_t anim_track_lay_arrays(anim_track *t, char *mem, size_t base, const anim_c
       t->rj[b] = rj;
       t->adjust[b] = binds[b].convert || binds[b].pscale != 1 || c->absolute;
       t->nextb[b] = -1;
+      {
+        const anim_joint *jt = &c->joints[binds[b].cj];
+        if (t->adjust[b] || jt->muted || !jt->packed || !jt->packed->pq) t->pq = 0;
+      }
       if (rj < 0 || rj >= (int)rn) { t->unique = 0; continue; }
       if (t->byjoint[rj] >= 0) t->unique = 0;
       t->nextb[b] = t->byjoint[rj];
