@@ -65,17 +65,19 @@ enum { ANIM_PK_ABSENT = 0, ANIM_PK_IDENTITY = 1, ANIM_PK_NARROW = 2, ANIM_PK_WID
 
 /* One channel of one joint, read in place from the pack. */
 typedef struct anim_pk_ch {
+  /* (first what sampling and the refresh read: one line) */
   int kind, n;
+  unsigned cache;             /* with keys: its f0's byte offset in a track's cache (anim_pk_key) */
+  int slot;                   /* with keys: its place among them (anim_packed_list) */
+  const float *rec;           /* with keys: its records in the clip's table (max(n - 1, 1)) */
+  const unsigned char *fr;    /* n u16 frame indices (in anim_packed's frames) */
+  double first, last;         /* the frames of its first and last keys */
+  /* (then what the decoding reads) */
   int kb[3], bits, drop;      /* a narrow channel's bits of each number, and of a key; a
                                * narrow rotation's component rebuilt from the others (0 .. 3) */
   unsigned mask[3];           /* (1 << kb[c]) - 1 */
-  int slot;                   /* with keys: its place among them (anim_packed_list) */
-  unsigned cache;             /* with keys: its f0's byte offset in a track's cache (anim_pk_key) */
-  const float *rec;           /* with keys: its records in the clip's table (max(n - 1, 1)) */
   size_t bytes;               /* with keys: the bytes it takes in the pack */
-  const unsigned char *fr;    /* n u16 frame indices (in anim_packed's frames) */
   const unsigned char *data;  /* the values */
-  double first, last;         /* the frames of its first and last keys */
   double lo[3], step[3];      /* a narrow position or scale */
 } anim_pk_ch;
 
@@ -201,8 +203,15 @@ static ANIM_INLINE anim_pk_key anim_pk_entry(unsigned char *cache, const anim_pk
   return e;
 }
 
+/* Frame index i of fr (u16, little-endian: one load where the host is). */
 static ANIM_INLINE double anim_pk_frame(const unsigned char *fr, int i) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint16_t v;
+  memcpy(&v, fr + 2 * (size_t)i, 2);
+  return (double)v;
+#else
   return (double)((unsigned)fr[2 * (size_t)i] | (unsigned)fr[2 * (size_t)i + 1] << 8);
+#endif
 }
 
 /* The frame of clip time t: t times the rate, or the next frame when t is

@@ -196,14 +196,6 @@ static ANIM_INLINE int find(const anim_pk_ch *c, double f, int *cursor, int cach
   return segment(c, f, cursor ? cursor : &hint, u);
 }
 
-/* The frame of key i + 2 when segment i + 1 may be stepped into from the
- * entry of segment i (anim_pk_hit's test of it, f > the first frame,
- * then holds whenever f1 <= f: segment i + 1 starts after the first
- * frame), else 0 (no step: f1 <= f < 0 never holds). */
-static ANIM_INLINE float next_frame(const anim_pk_ch *c, int i) {
-  return i + 2 < c->n && anim_pk_frame(c->fr, i + 1) > c->first ? (float)anim_pk_frame(c->fr, i + 2) : 0;
-}
-
 /* Key k's numbers in the channel's records: the a of record k, the b of
  * the last one for the last key (a channel of one key: its one record). */
 static const float *held_key(const anim_pk_ch *c, int k, int stride) {
@@ -221,12 +213,18 @@ ANIM_NOINLINE void anim_pk_fill(const anim_pk_ch *c, double f, int *cursor, anim
 
 /* Entry e made to hold frame f when it does not strictly inside its
  * segment, as the sampling finds it: moved on a key when f is in the next
- * segment (f1 <= f < f2, f2 next_frame's: the step `find` would take),
- * else anim_pk_hit and the fill; f's fraction in the segment (< 0: key
- * *e->i - n held). */
+ * segment (f1 <= f < f2), else anim_pk_hit and the fill; f's fraction in
+ * the segment (< 0: key *e->i - n held).  f2: the frame of key i + 2 when
+ * segment i + 1 may be stepped into from segment i (anim_pk_hit's test of
+ * it, f > the first frame, then holds whenever f1 <= f: segment i + 1
+ * starts after the first frame, as it does for i > 0, three keys never
+ * sharing a frame), else 0 (a held key, none, the last segment: f1 <= f
+ * < 0 never holds). */
 static ANIM_INLINE double move(const anim_pk_ch *c, double f, int *cursor, anim_pk_key *e) {
   int i = *e->i;
-  double u, f1 = *e->f1, f2 = i >= 0 && i < c->n ? next_frame(c, i) : 0;
+  double u, f1 = *e->f1, f2 = i >= 0 && i + 2 < c->n && (i > 0 || anim_pk_frame(c->fr, 1) > c->first)
+                                  ? anim_pk_frame(c->fr, i + 2)
+                                  : 0;
   if (f1 <= f && f < f2) {
     *e->i = i + 1;
     *e->f0 = *e->f1;
