@@ -250,9 +250,9 @@ print(select(2, anim.load(%q)))
       return with(POS + 2 * 16, ch .. ch)
     end
     local old = anim.set_limits { keys = 399 }
-    refused(two(200), "byte " .. (C + 33) .. ": more keys than anim.limits.keys (399)")
-    refused(keys(400), "byte " .. C .. ": more keys than anim.limits.keys (399)")
-    refused(keys(400), "byte " .. C .. ": more keys than anim.limits.keys (399)", true) -- (anim.load: the fast reading too)
+    refused(two(200), "byte " .. (C + 33) .. ": too many keys (at most 399, anim.limits.keys)")
+    refused(keys(400), "byte " .. C .. ": too many keys (at most 399, anim.limits.keys)")
+    refused(keys(400), "byte " .. C .. ": too many keys (at most 399, anim.limits.keys)", true) -- (anim.load: the fast reading too)
     anim.set_limits { keys = 400 }
     local ok, c = pcall(E.catch, "x", animc.decode, two(200), "x")
     anim.set_limits(old)

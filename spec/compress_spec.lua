@@ -379,6 +379,21 @@ describe("anim.compress", function()
     end
   end)
 
+  it("gives back no clip of more keys than anim.limits.keys, naming the limit", function()
+    -- (its .animc file would be refused: the clip keeps its keys decoded,
+    -- packed.h; the tries it measures are at any count)
+    seed(5)
+    local skel, rig = random_rig(3)
+    local clip = random_clip(skel, 30, 1)
+    local old = anim.set_limits { keys = 20 }
+    local ok, c, msg = pcall(anim.compress, clip, { rig = rig })
+    anim.set_limits(old)
+    assert.is_true(ok, tostring(c))
+    assert.is_nil(c)
+    assert.are.equal("anim.compress: wave: too many keys (at most 20, anim.limits.keys)", msg)
+    assert.is_true(anim.is_clip(assert(anim.compress(clip, { rig = rig }))))
+  end)
+
   it("poses bit for bit the same on one and two threads", function()
     seed(21)
     local skel, rig = random_rig(4)

@@ -77,8 +77,8 @@ struct anim_track {
   int *byjoint;            /* per rig joint: its (first) binding, or -1 */
   int *cj;                 /* per binding: its clip joint */
   unsigned char *adjust;   /* per binding: converts turns or scales positions */
-  unsigned char *pkc;      /* a compressed clip's: the keys its sampling decoded
-                            * (packed.h's cache of the clip's pack), else NULL */
+  unsigned char *pkc;      /* a compressed clip's: where its playhead is in each
+                            * channel (packed.h's track cache), else NULL */
   double tw;               /* weight x fade, for this update's pose */
   double priority, speed;
   double time, tlo;        /* playhead, and the rounding carried (Kahan) */
@@ -300,7 +300,8 @@ static inline void anim_to_offsets(const anim_rig *r, int j, int ch, double *s) 
 
 /* Samples binding b of track t at clip time `at` into s[SAMPLE_STRIDE]
  * with the key cursors (hot, cold) of the binding (a compressed clip: the
- * track's cache of decoded keys), or binary searches when `cursors` is 0; retargeted turns and positions carried across;
+ * track's cache, packed.h), or binary searches when `cursors` is 0;
+ * retargeted turns and positions carried across;
  * s[10] becomes the binding's effective weight: tw x joint weight x pose
  * weight (capped).  Returns the channels written, 0 for a muted joint. */
 static inline int anim_sample_binding(anim_track *t, int b, double at, int cursors, double tw,

@@ -510,7 +510,7 @@ static ANIM_INLINE void blend_pose(anim_animator *a, int twod) {
     anim_track *t = a->tracks[i];
     if (!contributes(t)) continue;
     t->tw = track_weight(t);
-    /* (a compressed clip's decoded keys moved on first: packed.h) */
+    /* (a compressed clip's track cache moved on first: packed.h) */
     if (t->pkc) anim_packed_refresh(t->clip->packed, t->pkc, anim_packed_frame_at(t->clip->packed, t->time));
     if (!t->unique || t->clip->blend == ANIM_BLEND_ADDITIVE ||
         (m > 0 && t->priority != a->order[0]->priority) || m == ONE_LEVEL_MAX)

@@ -40,7 +40,7 @@ static int track_needs(const anim_clip *c, const anim_binding *binds, size_t nb)
 /* The per-binding arrays of a track laid out from byte `base` of a block
  * at mem (NULL: only measured): what every update reads first (the hot
  * cursors, the binding of each rig joint, each binding's clip joint and
- * whether it is adjusted, and a compressed clip's cache of decoded keys,
+ * whether it is adjusted, and a compressed clip's track cache,
  * packed.h: they end at *hot_end), then each binding's rig joint, the
  * bindings (read only for retargeted joints), the other cursors and the
  * chains of the general blend (nextb: byjoint and nextb list each rig

@@ -169,7 +169,7 @@ static int clip_set_packed(lua_State *L) {
   if (e == ANIM_CLIP_NOMEM) return anim_lua_nomem(L);
   if (e) {
     lua_pushnil(L);
-    if (e == ANIM_PK_TOO_MANY_KEYS) lua_pushfstring(L, "more keys than anim.limits.keys (%d)", (int)max);
+    if (e == ANIM_PK_TOO_MANY_KEYS) lua_pushfstring(L, "too many keys (at most %d, anim.limits.keys)", (int)max);
     else lua_pushstring(L, e);
     lua_pushinteger(L, (lua_Integer)at);
     return 3;

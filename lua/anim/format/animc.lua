@@ -33,9 +33,10 @@ end
 -- The compressed clip of table tab (no keys), pack and stats; raises a
 -- failure.  pack_at: where the pack starts in its file (offsets in
 -- messages are the file's).  known: what is known of tab (format.read).
-function M.assemble(tab, pack, stats, name, pack_at, known)
+-- max_keys: the most keys the pack may hold (anim.limits.keys).
+function M.assemble(tab, pack, stats, name, pack_at, known, max_keys)
   local c = clipmod.build(tab, name, true, nil, known)
-  local ok, why, at = core.clip_set_packed(c, pack, limits.keys)
+  local ok, why, at = core.clip_set_packed(c, pack, max_keys or limits.keys)
   if not ok then E.fail("", "byte %d: %s", (pack_at or 0) + at, why) end
   local info = core.clip_info(c)
   rawset(info, "compression", figures(stats[1], stats[2], stats[3], stats[4], stats[5], #pack))

@@ -19,6 +19,7 @@ local compat = require "anim.base.compat"
 local core = require "anim.core"
 local codes = require "anim.base.codes"
 local E = require "anim.base.errors"
+local limits = require "anim.base.limits"
 local rigmod = require "anim.format.rig"
 local bind = require "anim.format.bind"
 local encode = require "anim.format.encode"
@@ -66,6 +67,7 @@ local SLOT = codes.slot
 local ID = { { 0, 0, 0 }, { 0, 0, 0, 1 }, { 1, 1, 1 } }
 
 local function bad(fmt, ...) return nil, "anim.compress: " .. string.format(fmt, ...) end
+local KEYS_MAX = limits.SPEC.keys[2]
 
 -- The options' values: nil, message when one is wrong.
 local function check(options)
@@ -520,8 +522,11 @@ function M.compress(c, options)
   if not src then return nil, "anim.compress: " .. err0 end
   local stripped = stripped_of(src)
   local S = { nj = #info.joints, mcache = {} }
-  function S.build(pack, stats)
-    return E.catch(name, animc.assemble, clipmod.copy(stripped), pack, stats or { 0, 0, 0, 0, 0 }, name)
+  -- (the measures' clips at the most keys any clip may have; the clip
+  -- given back within anim.limits.keys, as a .animc file of it is read)
+  function S.build(pack, stats, max_keys)
+    return E.catch(name, animc.assemble, clipmod.copy(stripped), pack, stats or { 0, 0, 0, 0, 0 }, name, nil, nil,
+      max_keys or KEYS_MAX)
   end
   local L = info.length
   local times
@@ -613,7 +618,11 @@ function M.compress(c, options)
   -- raw, as ozz and ACL count it: 10 float32 a joint at every key time of
   -- the densest channel (the frames when no channel gives its keys)
   local raw = 40 * animated * (S.densest > 0 and S.densest or S.last + 1)
-  return S.build(pack, { S.err, S.distance, worst, q99, raw })
+  local out, failed = S.build(pack, { S.err, S.distance, worst, q99, raw }, limits.current.keys)
+  if not out and S.build(pack) then
+    return bad("%s: too many keys (at most %d, anim.limits.keys)", E.shown(name), limits.current.keys)
+  end
+  return out, failed
 end
 
 return M
