@@ -127,7 +127,7 @@ const char *anim_clip_set_packed(anim_clip *c, const unsigned char *p, size_t le
   if (!pk->joints || !pk->frames) return ANIM_CLIP_NOMEM;
   memcpy(copy, p, len);
   anim_packed_index(copy, len, c->njoints, max_keys, pk, NULL, at);
-  pk->keyed = anim_clip_alloc(c, sizeof(const anim_pk_ch *) * (size_t)(pk->nvec + pk->nquat + 1));
+  pk->keyed = anim_clip_alloc(c, sizeof(const anim_pk_ch *) * (size_t)(pk->nkeyed + 1));
   /* (a size_t of 32 bits: the records' bytes must not wrap) */
   table = pk->table < ((size_t)-1) / (2 * sizeof(float)) ? anim_clip_alloc(c, sizeof(float) * (pk->table + 1)) : NULL;
   if (!pk->keyed || !table) return ANIM_CLIP_NOMEM;

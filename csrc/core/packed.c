@@ -344,7 +344,7 @@ const char ANIM_PK_TOO_MANY_KEYS[] = "more keys than the limit";
 const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, size_t max_keys, anim_packed *out,
                               size_t *nkeys, size_t *at) {
   size_t o = 0, keys = 0, table = 0;
-  int nvec = 0, nquat = 0;
+  int nkeyed = 0;
   unsigned long nj, nframes;
   double rate;
   int j, c;
@@ -393,9 +393,8 @@ const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, s
           ch.last = u16(fr + 2 * (n - 1));
         }
         keys += n;
-        ch.slot = nvec + nquat;
-        ch.cache = 48 * ((unsigned)ch.slot >> 2) + 4 * ((unsigned)ch.slot & 3); /* (anim_pk_key) */
-        if (rot) nquat++; else nvec++;
+        ch.slot = nkeyed++;
+        ch.cache = (unsigned)anim_pk_slot_at(ch.slot);
         table += (n > 1 ? n - 1 : 1) * (size_t)(rot ? ANIM_PK_QREC : ANIM_PK_VREC);
         if (kind == ANIM_PK_NARROW) {
           NEED(rot ? 15 : 27);
@@ -454,9 +453,9 @@ const char *anim_packed_index(const unsigned char *p, size_t len, int njoints, s
   }
   if (o != len) { *at = o; return "bytes after the last joint"; }
   if (out) {
-    out->nvec = nvec, out->nquat = nquat, out->table = table;
+    out->nkeyed = nkeyed, out->table = table;
     /* (groups of four f0, f1, i: anim_pk_key) */
-    out->cache_size = 3 * sizeof(float) * (((size_t)nvec + (size_t)nquat + 3) & ~(size_t)3);
+    out->cache_size = 3 * sizeof(float) * (((size_t)nkeyed + 3) & ~(size_t)3);
   }
   if (nkeys) *nkeys = keys;
   return NULL;

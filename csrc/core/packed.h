@@ -115,7 +115,7 @@ typedef struct anim_packed {
   size_t len;
   size_t cache_size;          /* the bytes of a track's cache (anim_pk_key) */
   anim_pk_joint *joints;      /* njoints */
-  int nvec, nquat;            /* the channels with keys: positions and scales, rotations */
+  int nkeyed;                 /* the channels with keys */
   const anim_pk_ch **keyed;   /* those channels, by slot (anim_packed_list) */
   size_t table;               /* the floats of the decoded keys' table (anim_packed_decode) */
 } anim_packed;
@@ -161,7 +161,7 @@ double anim_packed_f64(const unsigned char *p);
  * Returns the ANIM_CH_* flags written. */
 int anim_packed_sample(const anim_packed *pk, const anim_pk_joint *jt, double t, int *cursors,
                        unsigned char *cache, double out[11]);
-/* pk's keyed filled (room for nvec + nquat, the counts anim_packed_index
+/* pk's keyed filled (room for nkeyed, the count anim_packed_index
  * gives). */
 void anim_packed_list(anim_packed *pk);
 /* A track's cache made to hold, for every channel with keys, the segment
@@ -192,9 +192,11 @@ static ANIM_INLINE float anim_pk_f32(const unsigned char *p) {
   return f;
 }
 
-/* Channel c's entry in a track's cache. */
+/* Where slot s's f0 is in a track's cache (its group of four, its lane). */
 #define ANIM_PK_F1 16 /* (bytes from an entry's f0 to its f1, to its i) */
 #define ANIM_PK_I 32
+static ANIM_INLINE size_t anim_pk_slot_at(int s) { return 48 * ((size_t)s >> 2) + 4 * ((size_t)s & 3); }
+/* Channel c's entry in a track's cache. */
 static ANIM_INLINE anim_pk_key anim_pk_entry(unsigned char *cache, const anim_pk_ch *c) {
   anim_pk_key e;
   e.f0 = (float *)(void *)(cache + c->cache);

@@ -265,17 +265,20 @@ ANIM_NOINLINE void anim_pk_quat_other(const anim_pk_ch *c, double f, int *cursor
 static void decode_channel(const anim_pk_ch *c, float *r, int rot) {
   int i, stride = rot ? ANIM_PK_QREC : ANIM_PK_VREC, m = rot ? 4 : 3;
   if (rot) key_quat(c, 0, r); else key_vec(c, 0, r);
-  if (c->n == 1) {
+  if (c->n == 1) { /* (one key: the key twice) */
     memcpy(r + m, r, sizeof(float) * (size_t)m);
-  } else {
-    for (i = 0; i + 1 < c->n; i++, r += stride) {
-      if (i > 0) memcpy(r, r - stride + m, sizeof(float) * (size_t)m);
-      if (rot) key_quat(c, i + 1, r + m); else key_vec(c, i + 1, r + m);
-      if (rot) quat_arc(r);
-    }
+    if (rot) quat_arc(r);
     return;
   }
-  if (rot) quat_arc(r);
+  for (i = 0; i + 1 < c->n; i++, r += stride) {
+    if (i > 0) memcpy(r, r - stride + m, sizeof(float) * (size_t)m);
+    if (rot) {
+      key_quat(c, i + 1, r + m);
+      quat_arc(r);
+    } else {
+      key_vec(c, i + 1, r + m);
+    }
+  }
 }
 
 void anim_packed_decode(anim_packed *pk, float *table) {
@@ -338,7 +341,7 @@ static ANIM_INLINE void frame_bounds(double f, float *fl, float *ce) {
  * where its entry held f already (a key held, f at a segment's first
  * frame) is left as it is. */
 void anim_packed_refresh(const anim_packed *pk, unsigned char *cache, double f) {
-  int n = pk->nvec + pk->nquat, k0, k;
+  int n = pk->nkeyed, k0, k;
   float fc, ff;
 #if ANIM_PK_SSE
   __m128 vc, vf;
@@ -361,13 +364,13 @@ void anim_packed_refresh(const anim_packed *pk, unsigned char *cache, double f) 
 #if ANIM_PK_SSE
     /* (the four tests' signs in four bits: movmskps) */
     for (k = 0; k < m; k += 4) {
-      const float *g = (const float *)(const void *)(cache + 12 * (size_t)(k0 + k)); /* (its group) */
+      const float *g = (const float *)(const void *)(cache + anim_pk_slot_at(k0 + k)); /* (its group) */
       __m128 x = _mm_or_ps(_mm_cmpge_ps(_mm_loadu_ps(g), vc), _mm_cmple_ps(_mm_loadu_ps(g + 4), vf));
       miss |= (uint64_t)(unsigned)_mm_movemask_ps(x) << k;
     }
 #elif ANIM_VECTOR
     for (k = 0; k < m; k += 4) {
-      const unsigned char *g = cache + 12 * (size_t)(k0 + k);
+      const unsigned char *g = cache + anim_pk_slot_at(k0 + k);
       f4 l, h;
       i4 x;
       memcpy(&l, g, sizeof l);
@@ -377,9 +380,11 @@ void anim_packed_refresh(const anim_packed *pk, unsigned char *cache, double f) 
     }
 #else
     for (k = 0; k < m; k++) {
-      int s = k0 + k;
-      const float *f0 = (const float *)(const void *)(cache + 48 * (s >> 2) + 4 * (s & 3));
-      miss |= (uint64_t)(!(f0[0] < fc) | !(ff < f0[4])) << k;
+      const unsigned char *p = cache + anim_pk_slot_at(k0 + k);
+      float f0, f1;
+      memcpy(&f0, p, sizeof f0);
+      memcpy(&f1, p + ANIM_PK_F1, sizeof f1);
+      miss |= (uint64_t)(!(f0 < fc) | !(ff < f1)) << k;
     }
 #endif
     if (m < 64) miss &= ((uint64_t)1 << m) - 1;
@@ -393,12 +398,12 @@ void anim_packed_refresh(const anim_packed *pk, unsigned char *cache, double f) 
 
 void anim_packed_cache_init(const anim_packed *pk, unsigned char *cache) {
   /* (a channel's [0, 0) holds no frame, the padding's every one) */
-  int n = pk->nvec + pk->nquat, n4 = (n + 3) & ~3, b;
+  int n = pk->nkeyed, n4 = (n + 3) & ~3, b;
   for (b = 0; b < n4; b++) {
-    float *f0 = (float *)(void *)(cache + 48 * (b >> 2) + 4 * (b & 3));
-    f0[0] = b >= n ? -FLT_MAX : 0;
-    f0[4] = b >= n ? FLT_MAX : 0;
-    *(int *)(void *)(f0 + 8) = -1;
+    unsigned char *p = cache + anim_pk_slot_at(b);
+    *(float *)(void *)p = b >= n ? -FLT_MAX : 0;
+    *(float *)(void *)(p + ANIM_PK_F1) = b >= n ? FLT_MAX : 0;
+    *(int *)(void *)(p + ANIM_PK_I) = -1;
   }
 }
 

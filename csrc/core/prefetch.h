@@ -15,10 +15,8 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define ANIM_PREFETCH_W(p) __builtin_prefetch((p), 1, 3)
-#define ANIM_PREFETCH_L2(p) __builtin_prefetch((p), 0, 1)
 #else
 #define ANIM_PREFETCH_W(p) ((void)(p))
-#define ANIM_PREFETCH_L2(p) ((void)(p))
 #endif
 
 /* Every line of [p, p + bytes). */
