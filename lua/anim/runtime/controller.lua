@@ -465,10 +465,13 @@ require("anim.runtime.library").on_graph_reload = function(old, g2)
   for _, self in ipairs(list) do
     -- (an animator found unreachable may be finalized by the collector in
     -- the middle of its move -- LuaJIT runs a pending finalizer at any
-    -- allocation --: its controller is gone then, and so is the error)
+    -- allocation --: its controller is gone then, and so is the error.
+    -- Its finalizer marks the controller detached: whether the animator
+    -- lives decides, as delivery.rebind's does; move passes over one
+    -- detached before it)
     local ctl = rawget(self, "_")
     local ok, err = pcall(M.move, self, g2)
-    if not ok and (ctl.detached or core.animator_live(ctl.animator)) then error(err, 0) end
+    if not ok and core.animator_live(ctl.animator) then error(err, 0) end
   end
 end
 
