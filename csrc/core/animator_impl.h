@@ -80,6 +80,8 @@ struct anim_track {
   unsigned char *pkc;      /* a compressed clip's: where its playhead is in each
                             * channel (packed.h's track cache), else NULL */
   double tw;               /* weight x fade, for this update's pose */
+  double frame;            /* a compressed clip's: the time in its frames, for this
+                            * update's pose (anim_packed_frame_at) */
   double priority, speed;
   double time, tlo;        /* playhead, and the rounding carried (Kahan) */
   double last_at;          /* the latest event queued in this update */
@@ -97,6 +99,10 @@ struct anim_track {
   unsigned char pq;        /* a compressed clip's track whose every binding is a joint of a
                             * position and a rotation with keys, unmuted, not adjusted: the
                             * blend samples them with no test a joint (blend.c, sample_pq) */
+  unsigned char direct;    /* pq, binding rig joint j to clip joint j, whose every joint is
+                            * pq: its channels' slots 2j and 2j + 1 (blendpq.c) */
+  unsigned char inside;    /* a compressed clip's: anim_packed_refresh found every segment
+                            * holding this update's frame strictly inside */
   unsigned char own_priority; /* the priority came from play, not from the clip */
   unsigned char loop;      /* 0: its clip's loop mode; else play's, as ANIM_* + 1 (anim_track_loop) */
   unsigned char hear;      /* ANIM_HEAR_* its own callbacks listen to (a space's lead: all its points') */
@@ -229,6 +235,11 @@ void anim_passes_queue_all(anim_animator *a, anim_track *t, const struct anim_pa
  * an animator made from a 2D skeleton, its turns about z alone sampled
  * inline in a copy of the pose's code of its own: the same pose). */
 void anim_blend_pose(anim_animator *a);
+/* blendpq.c: the pose of the m tracks of a->order (1 <= m <=
+ * ANIM_ONE_LEVEL_MAX), one level whose every track is pq, in floats
+ * (blend.c chooses it) */
+#define ANIM_ONE_LEVEL_MAX 8
+void anim_blend_pq(anim_animator *a, int m);
 void anim_blend_pose_2d(anim_animator *a);
 /* override.c: the scripts' overrides of joints, on the blended pose, in
  * creation order (before any constraint). */

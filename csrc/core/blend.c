@@ -125,7 +125,7 @@ static void apply_additive(anim_animator *a, anim_track *t, int j0, int j1) {
 }
 
 /* The most tracks pose_one_level takes (their samples are on its stack). */
-#define ONE_LEVEL_MAX 8
+#define ONE_LEVEL_MAX ANIM_ONE_LEVEL_MAX
 
 static int blend_before(const anim_track *x, const anim_track *y) {
   int ax = x->clip->blend == ANIM_BLEND_ADDITIVE, ay = y->clip->blend == ANIM_BLEND_ADDITIVE;
@@ -409,7 +409,7 @@ static ANIM_INLINE void pose_chunk(anim_animator *a, int m, int j0, int j1, int 
     v.pkc = t->pkc;
     v.time = t->time;
     v.tw = t->tw;
-    v.frame = t->clip->packed ? anim_packed_frame_at(t->clip->packed, t->time) : 0;
+    v.frame = t->frame;
     if (t->pq) {
       for (j = j0; j < j1; j++) {
         int b = v.byjoint[j];
@@ -505,13 +505,15 @@ static void blend_general(anim_animator *a, int m, int j0, int j1) {
 /* The pose of animator a; twod, a constant: a 2D skeleton's animator
  * (pose_one_level_2d). */
 static ANIM_INLINE void blend_pose(anim_animator *a, int twod) {
-  int n = a->rig->n, m = 0, i, j0, k, one_level = 1;
+  int n = a->rig->n, m = 0, i, j0, k, one_level = 1, allpq = 1;
   for (i = 0; i < a->ntracks; i++) {
     anim_track *t = a->tracks[i];
     if (!contributes(t)) continue;
     t->tw = track_weight(t);
     /* (a compressed clip's track cache moved on first: packed.h) */
-    if (t->pkc) anim_packed_refresh(t->clip->packed, t->pkc, anim_packed_frame_at(t->clip->packed, t->time));
+    if (t->clip->packed) t->frame = anim_packed_frame_at(t->clip->packed, t->time);
+    if (t->pkc) t->inside = (unsigned char)anim_packed_refresh(t->clip->packed, t->pkc, t->frame);
+    allpq &= t->pq && t->tw <= 1e30; /* (anim_blend_pq's weights are floats) */
     if (!t->unique || t->clip->blend == ANIM_BLEND_ADDITIVE ||
         (m > 0 && t->priority != a->order[0]->priority) || m == ONE_LEVEL_MAX)
       one_level = 0;
@@ -521,6 +523,10 @@ static ANIM_INLINE void blend_pose(anim_animator *a, int twod) {
     m++;
   }
   a->norder = m;
+  if (one_level && allpq && m > 0 && !twod) {
+    anim_blend_pq(a, m);
+    return;
+  }
   if (one_level) {
     for (j0 = 0; j0 < n; j0 += ONE_LEVEL_CHUNK) {
       if (twod) pose_one_level_2d(a, m, j0, j0 + ONE_LEVEL_CHUNK < n ? j0 + ONE_LEVEL_CHUNK : n);

@@ -168,8 +168,10 @@ void anim_packed_list(anim_packed *pk);
  * of frame f (or the key held there), before the track's joints are
  * sampled at f: the playhead's crossings of keys found first, without a
  * branch a channel, then moved one after the other (a crossing in the
- * sampling would be a mispredicted branch each). */
-void anim_packed_refresh(const anim_packed *pk, unsigned char *cache, double f);
+ * sampling would be a mispredicted branch each).  Returns 1 when every
+ * channel's segment then holds f strictly inside (f0 < f < f1: no key
+ * held, f at no key's frame), else 0. */
+int anim_packed_refresh(const anim_packed *pk, unsigned char *cache, double f);
 /* A track's cache of pk emptied (cache: pk->cache_size bytes, aligned as
  * a double). */
 void anim_packed_cache_init(const anim_packed *pk, unsigned char *cache);
@@ -302,6 +304,11 @@ static ANIM_INLINE void anim_pk_nlerp(const float *k, double u, double out[4]) {
  * then the sample as below (a key held: as it is, a rotation made unit). */
 void anim_pk_vec_other(const anim_pk_ch *c, double f, int *cursor, anim_pk_key *e, double out[3]);
 void anim_pk_quat_other(const anim_pk_ch *c, double f, int *cursor, anim_pk_key *e, double out[4]);
+/* Channel c's entry in a track's cache made to hold frame f (as the two
+ * above make it, stride its records' floats): f's fraction in its
+ * segment, *k the record; or < 0, a key held, *k its numbers (blendpq.c:
+ * after the refresh, f at a segment's first frame or a key held). */
+double anim_pk_move_to(const anim_pk_ch *c, double f, unsigned char *cache, int stride, const float **k);
 
 /* A position or scale channel at frame f into out[3]: the keys of e's
  * record lerped.  Steady play is strictly inside the segment e holds (a

@@ -260,6 +260,13 @@ ANIM_NOINLINE void anim_pk_quat_other(const anim_pk_ch *c, double f, int *cursor
   anim_pk_nlerp(c->rec + (size_t)*e->i * ANIM_PK_QREC, u, out);
 }
 
+ANIM_NOINLINE double anim_pk_move_to(const anim_pk_ch *c, double f, unsigned char *cache, int stride, const float **k) {
+  anim_pk_key e = anim_pk_entry(cache, c);
+  double u = move(c, f, NULL, &e);
+  *k = u < 0 ? held_key(c, *e.i - c->n, stride) : c->rec + (size_t)*e.i * (size_t)stride;
+  return u;
+}
+
 /* A channel's keys decoded into its records (packed.h): each key once,
  * the b of a record the a of the next. */
 static void decode_channel(const anim_pk_ch *c, float *r, int rot) {
@@ -340,8 +347,8 @@ static ANIM_INLINE void frame_bounds(double f, float *fl, float *ce) {
  * the tests in float), then each marked one moved.  A channel marked
  * where its entry held f already (a key held, f at a segment's first
  * frame) is left as it is. */
-void anim_packed_refresh(const anim_packed *pk, unsigned char *cache, double f) {
-  int n = pk->nkeyed, k0, k;
+int anim_packed_refresh(const anim_packed *pk, unsigned char *cache, double f) {
+  int n = pk->nkeyed, k0, k, inside = 1;
   float fc, ff;
 #if ANIM_PK_SSE
   __m128 vc, vf;
@@ -391,9 +398,10 @@ void anim_packed_refresh(const anim_packed *pk, unsigned char *cache, double f) 
     for (; miss; miss &= miss - 1) {
       const anim_pk_ch *c = pk->keyed[k0 + low_bit(miss)];
       anim_pk_key e = anim_pk_entry(cache, c);
-      move(c, f, NULL, &e);
+      inside &= move(c, f, NULL, &e) > 0;
     }
   }
+  return inside;
 }
 
 void anim_packed_cache_init(const anim_packed *pk, unsigned char *cache) {

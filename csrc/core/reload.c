@@ -41,6 +41,7 @@ int anim_rebind_prepare(anim_rebind *r, anim_track *t, const anim_clip *old, con
   r->nbind = lay.nbind;
   r->unique = lay.unique;
   r->pq = lay.pq;
+  r->direct = lay.direct;
   t->reload.rebound = 1;  /* (prepared: anim_reload_covers, and no second time) */
   return ANIM_PROPS_OK;
 }
@@ -138,6 +139,7 @@ void anim_reload_commit(anim_clip *old, anim_clip *fresh, anim_rebind *r, int n)
     t->nbind = r[i].nbind;
     t->unique = (unsigned char)r[i].unique;
     t->pq = (unsigned char)r[i].pq;
+    t->direct = (unsigned char)r[i].direct;
     forget_root_motion(t);
     t->reload.rebound = 1;  /* (cleared below, with the others) */
     /* (the batch update prefetches the struct only: the arrays moved) */

@@ -33,7 +33,7 @@ typedef struct anim_rebind {
   anim_binding *bind;      /* the laid out arrays (pointers into arrays) */
   int *hot, *byjoint, *cj, *rj, *cold, *nextb;
   unsigned char *adjust, *pkc;
-  int nbind, unique, pq;
+  int nbind, unique, pq, direct;
 } anim_rebind;
 
 /* Makes r ready for track t (playing clip `old`, on a live animator) to

@@ -46,7 +46,7 @@ static int track_needs(const anim_clip *c, const anim_binding *binds, size_t nb)
  * chains of the general blend (nextb: byjoint and nextb list each rig
  * joint's bindings in order).  The cursors and the bindings only when
  * some binding needs them (track_needs; else NULL).  Sets t's pointers to
- * them, its bindings, unique, pq and fresh cursors.  Returns the end of the
+ * them, its bindings, unique, pq, direct and fresh cursors.  Returns the end of the
  * block.  (The track's own block holds them after its struct; a reload
  * gives them a block of their own, reload.c.) */
 size_t anim_track_lay_arrays(anim_track *t, char *mem, size_t base, const anim_clip *c,
@@ -102,6 +102,12 @@ size_t anim_track_lay_arrays(anim_track *t, char *mem, size_t base, const anim_c
       t->nextb[b] = t->byjoint[rj];
       t->byjoint[rj] = b;
     }
+    /* (direct: besides, every joint of the clip pq, so that clip joint c's
+     * channels are the slots 2c and 2c + 1, anim_packed_list: blendpq.c
+     * finds them without the joint) */
+    t->direct = t->pq && t->unique;
+    for (j = 0; j < (c->packed ? c->packed->njoints : 0) && t->direct; j++)
+      if (!c->packed->joints[j].pq) t->direct = 0;
   }
   {
     size_t i;
