@@ -24,8 +24,8 @@ end
 
 -- A rig of n joints in a chain (`extra`: one more, no clip animates it)
 -- and a clip keying every joint's position and rotation (`scaled`: a joint
--- "tail" the rig lacks, keying a scale; `muted`: that joint's name muted),
--- compressed on the rig.
+-- "tail" the rig lacks, keying a scale; `muted`: that joint's name muted;
+-- j2's position one key: a channel of one key), compressed on the rig.
 local made = {}
 local function setup(n, extra, scaled, muted)
   -- (each compressed once: anim.compress takes most of this file's time)
@@ -41,6 +41,7 @@ local function setup(n, extra, scaled, muted)
       rot[#rot + 1] = { t, { 40 * math.sin(3 * t + i), 25 * math.cos(2 * t + i), 200 * t } }
       pos[#pos + 1] = { t, { 0.1 * math.sin(3 * t + i), 0.2 + 0.05 * math.cos(2 * t), 0.03 * i * t } }
     end
+    if i == 2 then pos = { { 0, { 0.05, 0.25, -0.02 } } } end
     js["j" .. i] = { rotation = rot, position = pos, muted = muted == "j" .. i or nil }
     joints[i] = { name = "j" .. i, parent = i > 1 and "j" .. (i - 1) or nil, translation = { 0, 0.2, 0 } }
   end
@@ -138,9 +139,34 @@ describe("compressed tracks blended in floats", function()
 
   it("weights the tracks: the identity's share under 1, the weights' sum over 1, weight 0, three tracks", function()
     local rig, _, cc = setup(9, true)
-    for _, ws in ipairs { { 0.3, 0.2 }, { 2, 1 }, { 0.5, 0.25, 1 }, { 0, 0.7 }, { 0.6 } } do
+    -- (1e-50: a weight no float holds, still > 0: its rotation the reference)
+    for _, ws in ipairs { { 0.3, 0.2 }, { 2, 1 }, { 0.5, 0.25, 1 }, { 0, 0.7 }, { 0.6 }, { 1e-50, 0.5 } } do
       check(rig, { cc }, ws, updates(40), 1 / 30, true)
     end
+  end)
+
+  it("writes +0, not -0, where every weight is 0, and sums positions near the floats' limit", function()
+    local rig, _, cc = setup(9, true)
+    local a = anim.animator(rig)
+    a:play(cc, { weight = 0, fade = 0 }).time = 0.9
+    a:update(0)
+    local out = a:pose_array({}, "offsets")
+    for j = 0, 9 do
+      for k = 1, 3 do assert.are.equal(math.huge, 1 / out[10 * j + k], "joint " .. (j + 1)) end
+    end
+    -- positions of 5e37 at weights 4 and 4: their sum times the weights is
+    -- beyond a float's 3.4e38, the mean is not
+    local pos = {}
+    for k = 0, 10 do pos[#pos + 1] = { k / 10, { 5e37 * (1 - k / 20), -4e37, 1 } } end
+    local big = assert(anim.clip({ version = 3, length = 1, joints = { j1 = { position = pos,
+      rotation = { { 0, { 0, 0, 0 } }, { 1, { 0, 0, 90 } } } } } }, "big"))
+    local bc = assert(anim.compress(big, { rig = rig }))
+    local b = anim.animator(rig)
+    b:play(bc, { weight = 4, fade = 0 }).time = 0.3
+    b:play(bc, { weight = 4, fade = 0 }).time = 0.3
+    b:update(0)
+    local got, want = b:pose_array({}, "offsets"), bc:sample(0.3).j1.position
+    for k = 1, 2 do assert.is_true(math.abs(got[k] / want[k] - 1) < 1e-6, got[k] .. " " .. want[k]) end
   end)
 
   it("finds each joint's channels itself when the clip has a joint that is not a position and rotation", function()

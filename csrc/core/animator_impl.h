@@ -99,10 +99,10 @@ struct anim_track {
   unsigned char pq;        /* a compressed clip's track whose every binding is a joint of a
                             * position and a rotation with keys, unmuted, not adjusted: the
                             * blend samples them with no test a joint (blend.c, sample_pq) */
-  unsigned char direct;    /* pq, binding rig joint j to clip joint j, whose every joint is
-                            * pq: its channels' slots 2j and 2j + 1 (blendpq.c) */
+  unsigned char direct;    /* pq and unique, of a clip whose every joint is pq: clip joint
+                            * c's channels in the cache's slots 2c and 2c + 1 (blendpq.c) */
   unsigned char inside;    /* a compressed clip's: anim_packed_refresh found every segment
-                            * holding this update's frame strictly inside */
+                            * holding this update's frame strictly inside (or of one key) */
   unsigned char own_priority; /* the priority came from play, not from the clip */
   unsigned char loop;      /* 0: its clip's loop mode; else play's, as ANIM_* + 1 (anim_track_loop) */
   unsigned char hear;      /* ANIM_HEAR_* its own callbacks listen to (a space's lead: all its points') */

@@ -12,16 +12,23 @@
  * positions summed and divided by the weights' sum when it is over 1, the
  * rotations turned into the hemisphere of the first that counts (weight >
  * 0), summed likewise, the identity taking what the weights leave below 1,
- * the sum made unit; the scale 1 (a pq joint has none).  Only the
- * arithmetic is single precision: a pose within about 1e-7 (relative) of
- * the double blend's, far inside any compressed clip's bound (api.md,
- * anim.compress).  The same bits on every thread and build (f4.h).
+ * the sum made unit; the scale 1 (a pq joint has none); each weight
+ * divided by the weights' sum first (sums within the samples' range), a
+ * weight > 0 kept > 0 however small, +0 where every weight is 0.  Only
+ * the arithmetic is single precision: a pose within a few float
+ * roundings of the double blend's (3e-7 in W1), except where rounding
+ * decides -- two rotations at right angles within a float's precision may
+ * be summed in opposite hemispheres, rotations that nearly cancel lose
+ * digits --, as in any float blend (api.md, anim.compress).  The same
+ * bits on every thread and build (f4.h).
  *
  * Per group of four joints and track: each lane's segment (the track's
  * cache, moved on by anim_packed_refresh before the pose; a key held or a
  * segment not yet reached moved here, anim_pk_move_to), then the lanes'
  * keys turned from records (x y z | w) into components (xxxx yyyy ...)
  * and lerped and nlerped four at a time. */
+#include <float.h>
+
 #include "animator_impl.h"
 #include "f4.h"
 
@@ -43,6 +50,13 @@ typedef struct lanes {
 /* (four floats written one by one, read as one: built in a register, not
  * loaded from the four stores, which the store buffer does not forward) */
 static ANIM_INLINE anim_f4 lanes4(const float *x) { return anim_f4_set(x[0], x[1], x[2], x[3]); }
+
+/* A sample's weight as a float: one > 0 stays > 0 (the first of weight >
+ * 0 is the rotations' reference), however small. */
+static ANIM_INLINE float weight_of(double w) {
+  float x = (float)w;
+  return x == 0 && w > 0 ? FLT_MIN : x;
+}
 
 /* Lane l of L with no binding: weight 0, records of zeros. */
 static ANIM_INLINE void unbound(lanes *L, int l) {
@@ -96,7 +110,7 @@ static ANIM_INLINE void gather(const anim_track *t, int j0, int count, lanes *L)
     }
     L->bound |= 1 << l;
     jt = &joints[t->cj[b]];
-    L->w[l] = (float)(tw * jt->weight);
+    L->w[l] = weight_of(tw * jt->weight);
     L->p[l] = segment_of(&jt->packed->ch[0], f, t->pkc, ANIM_PK_VREC, &L->pd[l], &L->ps[l], L->hp[l]);
     L->q[l] = segment_of(&jt->packed->ch[1], f, t->pkc, ANIM_PK_QREC, &L->qd[l], &L->qs[l], L->hq[l]);
   }
@@ -115,8 +129,9 @@ static ANIM_INLINE void gather_direct(const anim_track *t, int j0, int count, la
   int l;
   L->bound = 0;
   for (l = 0; l < 4; l++) {
-    int b = l < count ? t->byjoint[j0 + l] : -1, c;
+    int b = l < count ? t->byjoint[j0 + l] : -1, c, ip, iq;
     const unsigned char *pe, *qe;
+    const anim_pk_ch *pc, *qc;
     float p0, q0;
     if (b < 0) {
       unbound(L, l);
@@ -124,32 +139,42 @@ static ANIM_INLINE void gather_direct(const anim_track *t, int j0, int count, la
     }
     L->bound |= 1 << l;
     c = t->cj[b];
+    pc = &pj[c].ch[0];
+    qc = &pj[c].ch[1];
     pe = cache + anim_pk_slot_at(2 * c);
     qe = pe + 4;
     p0 = *(const float *)(const void *)pe;
     q0 = *(const float *)(const void *)qe;
+    ip = *(const int *)(const void *)(pe + ANIM_PK_I);
+    iq = *(const int *)(const void *)(qe + ANIM_PK_I);
     L->pd[l] = (float)(f - p0);
     L->ps[l] = *(const float *)(const void *)(pe + ANIM_PK_F1) - p0;
     L->qd[l] = (float)(f - q0);
     L->qs[l] = *(const float *)(const void *)(qe + ANIM_PK_F1) - q0;
-    L->w[l] = (float)(tw * joints[c].weight);
-    L->p[l] = pj[c].ch[0].rec + (size_t) * (const int *)(const void *)(pe + ANIM_PK_I) * ANIM_PK_VREC;
-    L->q[l] = pj[c].ch[1].rec + (size_t) * (const int *)(const void *)(qe + ANIM_PK_I) * ANIM_PK_QREC;
+    /* (a channel of one key, which the refresh counts as holding every
+     * frame: its one record, the key twice, at 0) */
+    if (ip >= pc->n) { ip = 0; L->pd[l] = 0; L->ps[l] = 1; }
+    if (iq >= qc->n) { iq = 0; L->qd[l] = 0; L->qs[l] = 1; }
+    L->w[l] = weight_of(tw * joints[c].weight);
+    L->p[l] = pc->rec + (size_t)ip * ANIM_PK_VREC;
+    L->q[l] = qc->rec + (size_t)iq * ANIM_PK_QREC;
   }
 }
 
 /* What a group's tracks add up to: each lane's position (x y z, in
  * its own register), the rotations' components four lanes at a time. */
 typedef struct sums {
-  anim_f4 p[4], r[4], ref[4], w, has; /* has: a rotation counted (1) or not (0) */
+  anim_f4 p[4], r[4], ref[4], has; /* has: a rotation counted (1) or not (0) */
 } sums;
 
-/* One track's samples of a group (its lanes L) added to the sums s;
- * first (a constant): the level's first track, whose samples start the
- * sums (and are the references where their weight is > 0). */
-static ANIM_INLINE void add_track(const lanes *L, sums *s, int first) {
-  anim_f4 a[4], b[4], u, w = lanes4(L->w), one = anim_f4_splat(1), zero = anim_f4_splat(0);
-  anim_f4 t, sg, k9, k10, g, sq, c0, c1, len2, wn;
+/* One track's samples of a group (its lanes L) added to the sums s, its
+ * weights times sh (each lane's 1 / W when the weights' sum W is over 1,
+ * else 1: the sums stay within the samples' range); first (a constant):
+ * the level's first track, whose samples start the sums (and are the
+ * references where their weight is > 0). */
+static ANIM_INLINE void add_track(const lanes *L, sums *s, anim_f4 sh, int first) {
+  anim_f4 a[4], b[4], u, one = anim_f4_splat(1), zero = anim_f4_splat(0);
+  anim_f4 w0 = lanes4(L->w), w = anim_f4_mul(w0, sh), t, sg, k9, k10, g, sq, c0, c1, len2, wn;
   int l, k;
   /* positions, a lane at a time: a (and b's first) from the record's
    * floats 0..3, b from 2..5 */
@@ -157,10 +182,9 @@ static ANIM_INLINE void add_track(const lanes *L, sums *s, int first) {
   for (l = 0; l < 4; l++) {
     anim_f4 x = anim_f4_load(L->p[l]), y = anim_f4_tail3(anim_f4_load(L->p[l] + 2));
     y = anim_f4_mul(anim_f4_add(x, anim_f4_mul(anim_f4_sub(y, x), anim_f4_splat(anim_f4_at(u, l)))),
-                    anim_f4_splat(L->w[l]));
+                    anim_f4_splat(anim_f4_at(w, l)));
     s->p[l] = first ? y : anim_f4_add(s->p[l], y);
   }
-  s->w = first ? w : anim_f4_add(s->w, w);
   /* rotations: the keys a and b, then the terms (sg ka xb g), turned
    * into components */
   for (l = 0; l < 4; l++) { a[l] = anim_f4_load(L->q[l]); b[l] = anim_f4_load(L->q[l] + 4); }
@@ -185,7 +209,7 @@ static ANIM_INLINE void add_track(const lanes *L, sums *s, int first) {
   wn = anim_f4_div(w, anim_f4_sqrt(len2));
   if (first) {
     /* (the references: these samples where their weight is > 0) */
-    anim_i4 on = ANIM_F4_GT(w, zero);
+    anim_i4 on = ANIM_F4_GT(w0, zero);
     for (k = 0; k < 4; k++) {
       s->r[k] = anim_f4_mul(a[k], wn);
       s->ref[k] = anim_f4_pick(on, a[k], zero);
@@ -198,7 +222,7 @@ static ANIM_INLINE void add_track(const lanes *L, sums *s, int first) {
      * is its reference */
     anim_f4 d = anim_f4_add(anim_f4_add(anim_f4_mul(s->ref[0], a[0]), anim_f4_mul(s->ref[1], a[1])),
                             anim_f4_add(anim_f4_mul(s->ref[2], a[2]), anim_f4_mul(s->ref[3], a[3])));
-    anim_i4 now = ANIM_F4_GT(anim_f4_pick(ANIM_F4_GT(w, zero), anim_f4_sub(one, s->has), zero), zero);
+    anim_i4 now = ANIM_F4_GT(anim_f4_pick(ANIM_F4_GT(w0, zero), anim_f4_sub(one, s->has), zero), zero);
     wn = anim_f4_neg_if(wn, d);
     for (k = 0; k < 4; k++) {
       s->r[k] = anim_f4_add(s->r[k], anim_f4_mul(a[k], wn));
@@ -208,16 +232,16 @@ static ANIM_INLINE void add_track(const lanes *L, sums *s, int first) {
   }
 }
 
-/* The pose of joints [j0, j0 + count) (count <= 4) from the sums. */
-static ANIM_INLINE void finish(anim_animator *a, int j0, int count, const sums *s, int bound) {
-  anim_f4 one = anim_f4_splat(1), zero = anim_f4_splat(0), sh, left, r[4], n2, z;
+/* The pose of joints [j0, j0 + count) (count <= 4) from the sums and the
+ * weights' sums W. */
+static ANIM_INLINE void finish(anim_animator *a, int j0, int count, const sums *s, anim_f4 W, int bound) {
+  anim_f4 one = anim_f4_splat(1), zero = anim_f4_splat(0), r[4], n2, z;
   anim_i4 has = ANIM_F4_GT(s->has, zero);
   int l, k;
-  /* the weights' sum W: sh = 1 / W over 1 (min(1, 1 / W)), the identity's share 1 - W below */
-  sh = anim_f4_min(one, anim_f4_div(one, s->w));
-  left = anim_f4_max(zero, anim_f4_sub(one, s->w));
-  for (k = 0; k < 4; k++) r[k] = anim_f4_mul(s->r[k], sh);
-  r[3] = anim_f4_add(r[3], anim_f4_neg_if(left, s->ref[3]));
+  /* (0 + x: a sum of -0 gives +0, as the double blend's) */
+  for (k = 0; k < 4; k++) r[k] = anim_f4_add(zero, s->r[k]);
+  /* the identity's share, 1 - W below 1, in the reference's hemisphere */
+  r[3] = anim_f4_add(r[3], anim_f4_neg_if(anim_f4_max(zero, anim_f4_sub(one, W)), s->ref[3]));
   n2 = anim_f4_add(anim_f4_add(anim_f4_mul(r[0], r[0]), anim_f4_mul(r[1], r[1])),
                    anim_f4_add(anim_f4_mul(r[2], r[2]), anim_f4_mul(r[3], r[3])));
   n2 = anim_f4_div(one, anim_f4_sqrt(n2));
@@ -226,8 +250,8 @@ static ANIM_INLINE void finish(anim_animator *a, int j0, int count, const sums *
   anim_f4_transpose(r); /* each joint's rotation */
   for (l = 0; l < count; l++) {
     double *p = &a->pose[(j0 + l) * 10];
-    anim_f4 x = anim_f4_mul(s->p[l], anim_f4_splat(anim_f4_at(sh, l)));
-    z = anim_f4_add(z, x); /* (x's lane 3: a sum of records' numbers, finite as they are) */
+    anim_f4 x = anim_f4_add(zero, s->p[l]);
+    z = anim_f4_add(z, x); /* (x's lane 3: a weighted mean of records' numbers, finite as they are) */
     anim_f4_store_doubles(p, x); /* (p[3], x's lane 3, the rotation's next) */
     anim_f4_store_doubles(p + 3, r[l]);
     p[7] = p[8] = p[9] = 1;
@@ -240,23 +264,32 @@ static ANIM_INLINE void finish(anim_animator *a, int j0, int count, const sums *
     for (l = 0; l < count; l++) anim_finite10_fix(&a->pose[(j0 + l) * 10]);
 }
 
-/* The pose of the joints from m tracks (m a constant where it is 2). */
+/* The pose of the joints from m tracks (m a constant where it is 2): per
+ * group of four joints, every track's lanes, the weights' sums, then the
+ * sums of the samples. */
 static ANIM_INLINE void blend(anim_animator *a, int m) {
   int n = a->rig->n, j0, i;
+  anim_f4 one = anim_f4_splat(1);
   for (j0 = 0; j0 < n; j0 += 4) {
     int count = n - j0 < 4 ? n - j0 : 4, bound = 0;
-    lanes L;
+    lanes L[ANIM_ONE_LEVEL_MAX];
+    anim_f4 W, sh;
     sums s;
-    s.w = s.has = anim_f4_splat(0); /* (set by the first track: for the compiler) */
+    s.has = anim_f4_splat(0); /* (set by the first track: for the compiler) */
     for (i = 0; i < m; i++) {
       const anim_track *t = a->order[i];
-      if (t->direct && t->inside) gather_direct(t, j0, count, &L);
-      else gather(t, j0, count, &L);
-      bound |= L.bound;
-      if (i == 0) add_track(&L, &s, 1);
-      else add_track(&L, &s, 0);
+      if (t->direct && t->inside) gather_direct(t, j0, count, &L[i]);
+      else gather(t, j0, count, &L[i]);
+      bound |= L[i].bound;
     }
-    finish(a, j0, count, &s, bound);
+    W = anim_f4_splat(0);
+    for (i = 0; i < m; i++) W = anim_f4_add(W, lanes4(L[i].w));
+    sh = anim_f4_min(one, anim_f4_div(one, W)); /* (min(1, 1 / W): 1 / W over 1) */
+    for (i = 0; i < m; i++) {
+      if (i == 0) add_track(&L[i], &s, sh, 1);
+      else add_track(&L[i], &s, sh, 0);
+    }
+    finish(a, j0, count, &s, W, bound);
   }
 }
 

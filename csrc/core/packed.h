@@ -170,7 +170,7 @@ void anim_packed_list(anim_packed *pk);
  * branch a channel, then moved one after the other (a crossing in the
  * sampling would be a mispredicted branch each).  Returns 1 when every
  * channel's segment then holds f strictly inside (f0 < f < f1: no key
- * held, f at no key's frame), else 0. */
+ * held, f at no key's frame) or the channel has one key, else 0. */
 int anim_packed_refresh(const anim_packed *pk, unsigned char *cache, double f);
 /* A track's cache of pk emptied (cache: pk->cache_size bytes, aligned as
  * a double). */

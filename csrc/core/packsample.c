@@ -398,7 +398,7 @@ int anim_packed_refresh(const anim_packed *pk, unsigned char *cache, double f) {
     for (; miss; miss &= miss - 1) {
       const anim_pk_ch *c = pk->keyed[k0 + low_bit(miss)];
       anim_pk_key e = anim_pk_entry(cache, c);
-      inside &= move(c, f, NULL, &e) > 0;
+      inside &= move(c, f, NULL, &e) > 0 || c->n == 1;
     }
   }
   return inside;
