@@ -23,10 +23,11 @@
  * bits on every thread and build (f4.h).
  *
  * Per group of four joints and track: each lane's segment (the track's
- * cache, moved on by anim_packed_refresh before the pose; a key held or a
- * segment not yet reached moved here, anim_pk_move_to), then the lanes'
- * keys turned from records (x y z | w) into components (xxxx yyyy ...)
- * and lerped and nlerped four at a time. */
+ * cache, moved on by anim_packed_refresh before the pose; where it left
+ * an entry not strictly holding the frame -- the frame on a segment's
+ * first, a key held -- the record found by anim_pk_move_to), then the
+ * lanes' keys turned from records (x y z | w) into components (xxxx yyyy
+ * ...) and lerped and nlerped four at a time. */
 #include <float.h>
 
 #include "animator_impl.h"

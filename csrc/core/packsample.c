@@ -236,20 +236,29 @@ static ANIM_INLINE double move(const anim_pk_ch *c, double f, int *cursor, anim_
   return u;
 }
 
-ANIM_NOINLINE void anim_pk_vec_other(const anim_pk_ch *c, double f, int *cursor, anim_pk_key *e, double out[3]) {
+/* move, then where the numbers are: the segment's record (the fraction
+ * returned), or the key held (< 0) -- the three below's one way. */
+static ANIM_INLINE double locate(const anim_pk_ch *c, double f, int *cursor, anim_pk_key *e, int stride,
+                                 const float **k) {
   double u = move(c, f, cursor, e);
+  *k = u < 0 ? held_key(c, *e->i - c->n, stride) : c->rec + (size_t)*e->i * (size_t)stride;
+  return u;
+}
+
+ANIM_NOINLINE void anim_pk_vec_other(const anim_pk_ch *c, double f, int *cursor, anim_pk_key *e, double out[3]) {
+  const float *k;
+  double u = locate(c, f, cursor, e, ANIM_PK_VREC, &k);
   if (u < 0) {
-    const float *k = held_key(c, *e->i - c->n, ANIM_PK_VREC);
     out[0] = k[0], out[1] = k[1], out[2] = k[2];
     return;
   }
-  anim_pk_lerp(c->rec + (size_t)*e->i * ANIM_PK_VREC, u, out);
+  anim_pk_lerp(k, u, out);
 }
 
 ANIM_NOINLINE void anim_pk_quat_other(const anim_pk_ch *c, double f, int *cursor, anim_pk_key *e, double out[4]) {
-  double u = move(c, f, cursor, e);
+  const float *q;
+  double u = locate(c, f, cursor, e, ANIM_PK_QREC, &q);
   if (u < 0) {
-    const float *q = held_key(c, *e->i - c->n, ANIM_PK_QREC);
     double v[4], l;
     int k;
     for (k = 0; k < 4; k++) v[k] = q[k];
@@ -257,14 +266,12 @@ ANIM_NOINLINE void anim_pk_quat_other(const anim_pk_ch *c, double f, int *cursor
     for (k = 0; k < 4; k++) out[k] = v[k] * l;
     return;
   }
-  anim_pk_nlerp(c->rec + (size_t)*e->i * ANIM_PK_QREC, u, out);
+  anim_pk_nlerp(q, u, out);
 }
 
 ANIM_NOINLINE double anim_pk_move_to(const anim_pk_ch *c, double f, unsigned char *cache, int stride, const float **k) {
   anim_pk_key e = anim_pk_entry(cache, c);
-  double u = move(c, f, NULL, &e);
-  *k = u < 0 ? held_key(c, *e.i - c->n, stride) : c->rec + (size_t)*e.i * (size_t)stride;
-  return u;
+  return locate(c, f, NULL, &e, stride, k);
 }
 
 /* A channel's keys decoded into its records (packed.h): each key once,
